@@ -1,0 +1,88 @@
+#!/usr/bin/env node
+// The shebang shim. `--version` is answered from package.json without loading
+// anything else. Every other command loads dist/petctl.cjs through V8's code
+// cache (Node 20 has no module.enableCompileCache), sets process.exitCode to
+// what main returns, and leaves exiting to Node once output is flushed.
+import { mkdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
+import Module, { createRequire } from 'node:module';
+import { dirname } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { setFlagsFromString } from 'node:v8';
+import { Script } from 'node:vm';
+
+const args = process.argv.slice(2);
+if (args.length === 1 && (args[0] === '--version' || args[0] === '-V')) {
+  const { version } = JSON.parse(readFileSync(new URL('../package.json', import.meta.url), 'utf8'));
+  process.stdout.write(`${version}\n`);
+} else {
+  await run();
+}
+
+async function run() {
+  setFlagsFromString('--liftoff-only');
+  const bundle = fileURLToPath(new URL('../dist/petctl.cjs', import.meta.url));
+  let source;
+  try {
+    source = readFileSync(bundle, 'utf8');
+  } catch {
+    process.stderr.write('error: petctl is not built; run `npm install` (or `npm run build`) in its folder\n');
+    process.exitCode = 1;
+    return;
+  }
+
+  // The cache sits beside the bundle, owned like the code it belongs to: V8
+  // trusts cached bytecode, so it never lives in a shared directory such as /tmp.
+  // "full" caches come from runs that loaded the HTTP core, "lite" from the rest.
+  const cacheDir = fileURLToPath(new URL('../dist/.cache/', import.meta.url));
+  const cacheName = (kind) => `${cacheDir}${process.version}-${process.arch}-${kind}.bin`;
+  let cachedData;
+  let cacheKind;
+  for (const kind of ['full', 'lite']) {
+    try {
+      cachedData = readFileSync(cacheName(kind));
+      cacheKind = kind;
+      break;
+    } catch {}
+  }
+
+  const script = new Script(Module.wrap(source), { filename: bundle, cachedData });
+  const module = { exports: {} };
+  script.runInThisContext()(module.exports, createRequire(bundle), module, bundle, dirname(bundle));
+
+  const controller = new AbortController();
+  const interrupt = () => {
+    // A second Ctrl-C while cleaning up ends the process at once.
+    if (controller.signal.aborted) process.exit(130);
+    controller.abort();
+  };
+  process.on('SIGINT', interrupt);
+  process.on('SIGTERM', interrupt);
+  // `petctl pets list | head -1`: a closed pipe is not an error.
+  process.stdout.on('error', (error) => {
+    if (error.code === 'EPIPE') process.exit(process.exitCode ?? 0);
+  });
+
+  // stdin is created on first use only: opening it costs start-up time and only auth login reads it.
+  const io = { stdout: process.stdout, stderr: process.stderr, get stdin() { return process.stdin; } };
+  process.exitCode = await module.exports.main(args, { io, env: process.env, signal: controller.signal });
+
+  const ranFull = module.exports.loadedHttpCore?.() === true;
+  if (cachedData === undefined || script.cachedDataRejected || (ranFull && cacheKind !== 'full')) {
+    try {
+      mkdirSync(cacheDir, { recursive: true });
+      const target = cacheName(ranFull ? 'full' : 'lite');
+      const temp = `${target}.${process.pid}.tmp`;
+      writeFileSync(temp, script.createCachedData());
+      renameSync(temp, target);
+    } catch {
+      // A read-only install runs without a cache, just slower to start.
+    }
+  }
+
+  // Exit as soon as stdout and stderr are flushed. Waiting for the event loop
+  // to drain costs ~100 ms: V8 keeps optimising undici's WebAssembly HTTP parser
+  // in the background, and Node waits for that before exiting.
+  const pending = [process.stdout, process.stderr].filter((stream) => stream.writableLength > 0);
+  await Promise.all(pending.map((stream) => new Promise((resolve) => stream.once('drain', resolve))));
+  process.exit();
+}

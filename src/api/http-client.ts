@@ -1,0 +1,304 @@
+import type { Dispatcher } from 'undici';
+import { ApiError, InterruptedError, InvalidResponseError, NetworkError, PetctlError, RateLimitError } from '../errors';
+import { ErrorBody } from '../schemas/pet';
+import { parseJson, stringifyJson } from '../schemas/json';
+import type { RateLimitGate } from './rate-limit-state';
+import { sendRequest } from './transport';
+import {
+  type AttemptOutcome,
+  type RateHeaders,
+  delayFor,
+  parseHttpDate,
+  parseRateHeaders,
+  parseRetryAfter,
+  resetDelayMs,
+  shouldRetry,
+} from './retry';
+
+/**
+ * The HTTP core: one undici dispatcher, the auth and identity headers, the
+ * rate-limit gate and the retry loop. Endpoint functions (pets.ts) sit on top
+ * and validate bodies; nothing here knows what a Pet is.
+ */
+
+export interface HttpClientOptions {
+  /** e.g. https://api.example.org/v1 (no trailing slash). */
+  baseUrl: string;
+  apiKey: string;
+  userAgent: string;
+  timeoutMs: number;
+  retries: number;
+  maxWaitMs: number;
+  dispatcher: Dispatcher;
+  gate: RateLimitGate;
+  now: () => number;
+  random: () => number;
+  /** Waits `ms`, showing why; rejects when `signal` aborts. */
+  wait: (ms: number, why: string) => Promise<void>;
+  signal: AbortSignal;
+  /** --verbose: one line at a time to stderr. The Authorization header never reaches it. */
+  trace?: (line: string) => void;
+}
+
+export interface ApiRequest {
+  method: 'GET' | 'POST';
+  /** Relative to the base URL, e.g. /pets */
+  path: string;
+  query?: Record<string, string | number | undefined>;
+  body?: unknown;
+  /** Sees the headers of every answer, errors included (e.g. Sunset on a deprecated operation). */
+  observe?: (header: (name: string) => string | undefined) => void;
+}
+
+export interface ApiResponse {
+  status: number;
+  url: string;
+  body: unknown;
+  rate: RateHeaders;
+  header(name: string): string | undefined;
+}
+
+type RawResponse = { status: number; text: string; header(name: string): string | undefined };
+
+const TIMEOUT = Symbol('timeout');
+
+function headerGetter(headers: Record<string, string | string[] | undefined>) {
+  return (name: string): string | undefined => {
+    const value = headers[name.toLowerCase()];
+    return Array.isArray(value) ? value.join(', ') : value;
+  };
+}
+
+function formatWait(ms: number): string {
+  const seconds = Math.ceil(ms / 1000);
+  return seconds < 120 ? `${seconds}s` : `${Math.floor(seconds / 60)}m${seconds % 60}s`;
+}
+
+function clockTime(epochMs: number): string {
+  return new Date(epochMs).toISOString().replace('.000Z', 'Z');
+}
+
+export class HttpClient {
+  constructor(private readonly options: HttpClientOptions) {}
+
+  buildUrl(path: string, query?: ApiRequest['query']): string {
+    const url = new URL(this.options.baseUrl + path);
+    for (const [name, value] of Object.entries(query ?? {})) {
+      if (value !== undefined) url.searchParams.set(name, String(value));
+    }
+    return url.toString();
+  }
+
+  /** Sends the request, waiting out rate limits and retrying where safe. Resolves only with a 2xx. */
+  async send(request: ApiRequest): Promise<ApiResponse> {
+    const { options } = this;
+    const url = this.buildUrl(request.path, request.query);
+    const body = request.body === undefined ? undefined : stringifyJson(request.body);
+    let waitedMs = 0;
+    let retriesDone = 0;
+
+    for (;;) {
+      waitedMs += await this.waitForGate(waitedMs);
+
+      let outcome: AttemptOutcome;
+      let response: RawResponse | undefined;
+      let failure: PetctlError | undefined;
+      try {
+        response = await this.attempt(request.method, url, body);
+        outcome = { kind: 'response', status: response.status };
+      } catch (error) {
+        if (!(error instanceof NetworkError)) throw error;
+        failure = error;
+        outcome = { kind: 'network', sent: true };
+      }
+
+      let retryAfterMs: number | undefined;
+      if (response) {
+        request.observe?.(response.header);
+        const rate = parseRateHeaders(response.header);
+        const serverDate = parseHttpDate(response.header('date'));
+        retryAfterMs = await this.recordLimits(response, rate, serverDate);
+        if (response.status >= 200 && response.status < 300) {
+          return { status: response.status, url, body: this.parseBody(response, request.method, url), rate, header: response.header };
+        }
+        failure = this.errorFor(response, request.method, url, retryAfterMs);
+      }
+
+      if (!shouldRetry(outcome, retriesDone, options.retries, request.method)) throw failure;
+      const delay = delayFor(retryAfterMs, retriesDone, options.random);
+      if (waitedMs + delay > options.maxWaitMs) throw failure;
+      retriesDone += 1;
+      const why = response ? `HTTP ${response.status}` : 'network error';
+      await options.wait(delay, `${why}; retry ${retriesDone}/${options.retries} in ${formatWait(delay)}`);
+      waitedMs += delay;
+    }
+  }
+
+  /** Sends nothing while a 429 or an exhausted window, seen by this or another process, is in force. */
+  private async waitForGate(waitedMs: number): Promise<number> {
+    const block = this.options.gate.current();
+    const now = this.options.now();
+    if (!block || block.blockedUntil <= now) return 0;
+    const ms = block.blockedUntil - now;
+    if (waitedMs + ms > this.options.maxWaitMs) {
+      const why = block.reason === 'key_banned' ? 'the API key is temporarily banned' : 'rate limit reached';
+      throw new RateLimitError(`${why}; nothing sent. Try again after ${clockTime(block.blockedUntil)} (in ${formatWait(ms)})`, {
+        code: block.reason,
+        retryAt: block.blockedUntil,
+        hint: this.options.maxWaitMs === 0 ? undefined : 'raise --max-wait to wait longer',
+      });
+    }
+    await this.options.wait(ms, `rate limit reached; waiting ${formatWait(ms)} for the window to reopen`);
+    return ms;
+  }
+
+  /** Remembers limits for later requests and processes; returns the 429's Retry-After in ms. */
+  private async recordLimits(response: RawResponse, rate: RateHeaders, serverDate: number | undefined): Promise<number | undefined> {
+    const now = this.options.now();
+    const { gate } = this.options;
+    if (response.status === 429) {
+      const retryAfterMs = parseRetryAfter(response.header('retry-after'), serverDate, now);
+      const banned = this.errorCode(response) === 'key_banned';
+      // Without Retry-After the backoff decides; block at least until the window's reset when known.
+      const until = retryAfterMs !== undefined ? now + retryAfterMs : now + (resetDelayMs(rate.resetEpochSeconds, serverDate, now) ?? 0);
+      if (until > now) await gate.block(until, banned ? 'key_banned' : 'rate_limited');
+      return retryAfterMs;
+    }
+    if (rate.remaining === 0) {
+      const delay = resetDelayMs(rate.resetEpochSeconds, serverDate, now);
+      if (delay !== undefined) await gate.block(now + delay, 'quota_exhausted');
+    }
+    return undefined;
+  }
+
+  private errorCode(response: RawResponse): string | undefined {
+    try {
+      const parsed = ErrorBody.safeParse(parseJson(response.text));
+      return parsed.success ? parsed.data.code : undefined;
+    } catch {
+      return undefined;
+    }
+  }
+
+  private async attempt(method: string, url: string, body: string | undefined): Promise<RawResponse> {
+    const { options } = this;
+    const trace = options.trace;
+    const started = options.now();
+    trace?.(`> ${method} ${url}`);
+    trace?.('> Authorization: Bearer [redacted]');
+
+    const attempt = new AbortController();
+    const onAbort = () => attempt.abort(options.signal.reason);
+    if (options.signal.aborted) throw new InterruptedError();
+    options.signal.addEventListener('abort', onAbort, { once: true });
+    const timer = setTimeout(() => attempt.abort(TIMEOUT), options.timeoutMs);
+    try {
+      const target = new URL(url);
+      const response = await sendRequest(options.dispatcher, {
+        origin: target.origin,
+        path: target.pathname + target.search,
+        method: method as Dispatcher.HttpMethod,
+        headers: {
+          authorization: `Bearer ${options.apiKey}`,
+          accept: 'application/json',
+          'user-agent': options.userAgent,
+          ...(body === undefined ? {} : { 'content-type': 'application/json' }),
+        },
+        body,
+        signal: attempt.signal,
+        headersTimeout: options.timeoutMs,
+        bodyTimeout: options.timeoutMs,
+      });
+      const text = await response.body.text();
+      const header = headerGetter(response.headers);
+      if (trace) {
+        const limits = ['x-ratelimit-limit', 'x-ratelimit-remaining', 'x-ratelimit-reset', 'retry-after']
+          .map((name) => [name, header(name)] as const)
+          .filter(([, value]) => value !== undefined)
+          .map(([name, value]) => `${name}=${value}`)
+          .join(' ');
+        trace(`< ${response.statusCode} in ${options.now() - started} ms${limits ? ` ${limits}` : ''}`);
+      }
+      return { status: response.statusCode, text, header };
+    } catch (error) {
+      if (options.signal.aborted) throw new InterruptedError();
+      const timedOut = attempt.signal.aborted && attempt.signal.reason === TIMEOUT;
+      const code = (error as { code?: string }).code ?? '';
+      if (timedOut || /TIMEOUT/.test(code)) {
+        throw new NetworkError(`no answer from ${new URL(url).host} within ${options.timeoutMs / 1000}s (--timeout)`, 'timeout', error);
+      }
+      throw new NetworkError(`${method} ${url} failed: ${describeNetworkError(error)}`, 'network_error', error);
+    } finally {
+      clearTimeout(timer);
+      options.signal.removeEventListener('abort', onAbort);
+    }
+  }
+
+  private parseBody(response: RawResponse, method: string, url: string): unknown {
+    if (response.status === 204 || response.text === '') return undefined;
+    try {
+      return parseJson(response.text);
+    } catch {
+      throw new InvalidResponseError(`${method} ${url} answered ${response.status} with a body that is not JSON${snippet(response.text)}`, response.status);
+    }
+  }
+
+  private errorFor(response: RawResponse, method: string, url: string, retryAfterMs: number | undefined): PetctlError {
+    let parsed: ReturnType<typeof ErrorBody.safeParse> | undefined;
+    try {
+      parsed = ErrorBody.safeParse(parseJson(response.text));
+    } catch {
+      parsed = undefined;
+    }
+    const status = response.status;
+    if (status === 429) {
+      const body = parsed?.success ? parsed.data : undefined;
+      const banned = body?.code === 'key_banned';
+      const retryAt = retryAfterMs === undefined ? undefined : this.options.now() + retryAfterMs;
+      const when = retryAt === undefined ? 'later' : `after ${clockTime(retryAt)} (in ${formatWait(retryAfterMs!)})`;
+      const what = banned ? 'the API key is temporarily banned' : 'rate limited';
+      return new RateLimitError(`${what}: ${body?.message ?? 'too many requests'}. Try again ${when}`, {
+        code: body?.code ?? 'rate_limited',
+        status,
+        body,
+        retryAt,
+        hint: banned ? undefined : 'raise --retries or --max-wait to wait longer',
+      });
+    }
+    if (parsed?.success) {
+      return new ApiError(method, url, status, parsed.data, hintFor(status));
+    }
+    if (status >= 500) {
+      return new InvalidResponseError(`${method} ${url} failed with HTTP ${status}${snippet(response.text)}`, status);
+    }
+    // A 4xx without the Error body the specification promises: keep the status's meaning.
+    return new ApiError(method, url, status, { code: `http_${status}`, message: `HTTP ${status} without an Error body${snippet(response.text)}` }, hintFor(status));
+  }
+}
+
+function hintFor(status: number): string | undefined {
+  if (status === 401) return 'run petctl auth login';
+  return undefined;
+}
+
+function snippet(text: string): string {
+  const flat = text.replace(/\s+/g, ' ').trim();
+  if (!flat) return '';
+  return `: ${flat.length > 80 ? `${flat.slice(0, 77)}...` : flat}`;
+}
+
+function describeNetworkError(error: unknown): string {
+  const err = error as { code?: string; message?: string; cause?: { code?: string; message?: string } };
+  const code = err.code ?? err.cause?.code;
+  const known: Record<string, string> = {
+    ECONNREFUSED: 'connection refused',
+    ECONNRESET: 'connection reset by the server',
+    ENOTFOUND: 'host not found',
+    EAI_AGAIN: 'DNS lookup failed',
+    EHOSTUNREACH: 'host unreachable',
+    UND_ERR_SOCKET: 'the connection closed before the answer was complete',
+    UND_ERR_RES_CONTENT_LENGTH_MISMATCH: 'the answer was cut short',
+    UND_ERR_RES_EXCEEDED_MAX_SIZE: 'the answer was too large',
+  };
+  return (code && known[code]) ?? err.message ?? String(error);
+}

@@ -1,0 +1,65 @@
+import type { z } from 'zod';
+import { InvalidResponseError, NetworkError } from '../errors';
+import { GET_PET_SUNSET } from '../schemas/constants';
+import { NewPet, Pet, Pets, type PetStatus } from '../schemas/pet';
+import type { ApiResponse, HttpClient } from './http-client';
+import { parseHttpDate } from './retry';
+
+/** Typed endpoint functions: one per operation of the specification, each validating what it sends and gets. */
+
+function validated<T>(schema: z.ZodType<T>, response: ApiResponse, what: string): T {
+  const result = schema.safeParse(response.body);
+  if (result.success) return result.data;
+  const issue = result.error.issues[0];
+  const where = issue && issue.path.length > 0 ? `${issue.path.join('.')}: ` : '';
+  throw new InvalidResponseError(
+    `the server's answer to ${what} is not what the specification says (${where}${issue?.message ?? 'invalid'})`,
+    response.status,
+  );
+}
+
+export interface ListPetsParams {
+  limit?: number;
+  status?: PetStatus;
+}
+
+/** listPets: GET /pets */
+export async function listPets(http: HttpClient, params: ListPetsParams): Promise<{ pets: Pets; response: ApiResponse }> {
+  const response = await http.send({ method: 'GET', path: '/pets', query: { limit: params.limit, status: params.status } });
+  return { pets: validated(Pets, response, 'GET /pets'), response };
+}
+
+/** createPet: POST /pets. Never retried once sent (except after a 429, which was not processed). */
+export async function createPet(http: HttpClient, newPet: NewPet): Promise<Pet> {
+  const body = NewPet.parse(newPet);
+  try {
+    const response = await http.send({ method: 'POST', path: '/pets', body });
+    return validated(Pet, response, 'POST /pets');
+  } catch (error) {
+    if (error instanceof NetworkError) {
+      throw new NetworkError(
+        error.message,
+        error.code as 'network_error' | 'timeout',
+        error,
+        'the animal may or may not have been created; check with petctl pets list before adding it again',
+      );
+    }
+    throw error;
+  }
+}
+
+/**
+ * The removal date of a deprecated operation: the Sunset header (RFC 8594)
+ * when the server sends one, else the date the specification states.
+ */
+export function sunsetDate(header: (name: string) => string | undefined): string {
+  const at = parseHttpDate(header('sunset'));
+  return at === undefined ? GET_PET_SUNSET : new Date(at).toISOString().slice(0, 10);
+}
+
+/** getPet: GET /pets/{petId} (deprecated). `onSunset` hears the removal date from every answer, errors included. */
+export async function getPet(http: HttpClient, petId: number | bigint, onSunset?: (date: string) => void): Promise<Pet> {
+  const path = `/pets/${petId.toString()}`;
+  const response = await http.send({ method: 'GET', path, observe: (header) => onSunset?.(sunsetDate(header)) });
+  return validated(Pet, response, `GET ${path}`);
+}

@@ -1,0 +1,56 @@
+import type { Context } from '../context';
+import { isLoopbackHost } from '../config/base-url';
+import { type ResolvedTarget, requireKey, resolveTarget } from '../config/credentials';
+import { VERSION } from '../version';
+import { HttpClient } from './http-client';
+import { openRateLimitState } from './rate-limit-state';
+import { createDispatcher } from './transport';
+
+/** The HTTP core bound to the profile in use. */
+export interface ApiSession {
+  http: HttpClient;
+  target: ResolvedTarget & { baseUrl: string; apiKey: string };
+}
+
+export async function openApiSession(ctx: Context): Promise<ApiSession> {
+  const store = await ctx.profiles();
+  const resolved = resolveTarget(store, { profileFlag: ctx.globals.profile, baseUrlFlag: ctx.globals.baseUrl, env: ctx.env });
+  const apiKey = requireKey(resolved, store);
+
+  let baseUrl = resolved.baseUrl;
+  if (baseUrl === undefined) {
+    // The built-in sandbox profile: the embedded service, in this process, on an ephemeral loopback port.
+    const { startSandbox } = await import('../sandbox/server');
+    const minuteMs = Number(ctx.env.PETCTL_SANDBOX_MINUTE_MS) || undefined;
+    const sandbox = await startSandbox({ host: '127.0.0.1', port: 0, dataFile: ctx.paths.sandboxDataFile, minuteMs });
+    ctx.onCleanup(() => sandbox.close());
+    baseUrl = sandbox.baseUrl;
+  }
+
+  const { hostname } = new URL(baseUrl);
+  const dispatcher = await createDispatcher({
+    timeoutMs: ctx.globals.timeoutMs,
+    env: ctx.env,
+    // A proxy cannot reach this machine's loopback, and the in-process sandbox must never leave it.
+    direct: isLoopbackHost(hostname),
+  });
+  ctx.onCleanup(() => dispatcher.close());
+
+  const http = new HttpClient({
+    baseUrl,
+    apiKey,
+    userAgent: `petctl/${VERSION}`,
+    timeoutMs: ctx.globals.timeoutMs,
+    retries: ctx.globals.retries,
+    maxWaitMs: ctx.globals.maxWaitMs,
+    dispatcher,
+    // The in-process sandbox gets a new port each run; its limits belong to its data file.
+    gate: await openRateLimitState(ctx.paths.stateFile, resolved.baseUrl ?? `sandbox:${ctx.paths.sandboxDataFile}`, apiKey, ctx.now),
+    now: ctx.now,
+    random: ctx.random,
+    wait: (ms, why) => ctx.wait(ms, why),
+    signal: ctx.signal,
+    trace: ctx.globals.verbose ? (line) => ctx.io.stderr.write(`${line}\n`) : undefined,
+  });
+  return { http, target: { ...resolved, baseUrl, apiKey } };
+}

@@ -1,0 +1,52 @@
+import { InvalidArgumentError } from 'commander';
+import { LIMIT_MAX, LIMIT_MIN, PET_STATUSES, type PetStatusValue } from '../schemas/constants';
+import { parseInt64 } from '../schemas/int64';
+
+/**
+ * Flag and argument parsers. Each throws commander's InvalidArgumentError,
+ * which commander turns into "option '--x <v>' argument 'bad' is invalid. <why>"
+ * before any request is made; main.ts maps it to exit 2.
+ */
+
+export function parseLimit(value: string): number {
+  if (!/^\d+$/.test(value) || Number(value) < LIMIT_MIN || Number(value) > LIMIT_MAX) {
+    throw new InvalidArgumentError(`Allowed: an integer from ${LIMIT_MIN} to ${LIMIT_MAX}.`);
+  }
+  return Number(value);
+}
+
+export function parseStatus(value: string): PetStatusValue {
+  if (!(PET_STATUSES as readonly string[]).includes(value)) {
+    throw new InvalidArgumentError(`Allowed: ${PET_STATUSES.join(', ')}.`);
+  }
+  return value as PetStatusValue;
+}
+
+export function parseInt64Value(value: string): number | bigint {
+  const parsed = parseInt64(value);
+  if (parsed === undefined) {
+    throw new InvalidArgumentError('Allowed: an int64, a whole number from -9223372036854775808 to 9223372036854775807.');
+  }
+  return parsed;
+}
+
+export function parseSeconds(value: string): number {
+  if (!/^\d+(\.\d+)?$/.test(value)) throw new InvalidArgumentError('Allowed: a number of seconds, 0 or more.');
+  return Number(value);
+}
+
+export function parsePositiveSeconds(value: string): number {
+  const seconds = parseSeconds(value);
+  if (seconds <= 0) throw new InvalidArgumentError('Allowed: a number of seconds greater than 0.');
+  return seconds;
+}
+
+export function parseCount(value: string): number {
+  if (!/^\d+$/.test(value) || Number(value) > 100) throw new InvalidArgumentError('Allowed: a whole number from 0 to 100.');
+  return Number(value);
+}
+
+export function parsePort(value: string): number {
+  if (!/^\d+$/.test(value) || Number(value) > 65535) throw new InvalidArgumentError('Allowed: a port from 0 to 65535 (0 picks a free one).');
+  return Number(value);
+}

@@ -1,0 +1,42 @@
+import { Argument, type Command } from 'commander';
+import type { Context } from '../../context';
+import { GET_PET_SUNSET } from '../../schemas/constants';
+import { parseInt64Value } from '../parsers';
+import type { Invoke } from '../root';
+
+export interface GetOptions {
+  petId: number | bigint;
+}
+
+export function registerGet(pets: Command, invoke: Invoke): void {
+  pets
+    .command('get')
+    .description(`show one animal (GET /pets/{petId}; deprecated, removed on ${GET_PET_SUNSET})`)
+    .addArgument(new Argument('<petId>', 'the animal\'s id (int64)').argParser(parseInt64Value))
+    .addHelpText(
+      'after',
+      `
+Examples:
+  $ petctl pets get 42
+  $ petctl pets list --status available     # the replacement`,
+    )
+    .action((petId: number | bigint) => invoke((ctx) => getRun({ petId }, ctx)));
+}
+
+export async function getRun(options: GetOptions, ctx: Context): Promise<void> {
+  const [{ http }, { getPet }, { renderPet }, { renderOptions }] = await Promise.all([
+    ctx.api(),
+    import('../../api/pets'),
+    import('../../output/pets'),
+    import('../../output/settings'),
+  ]);
+  let sunset = GET_PET_SUNSET;
+  try {
+    const pet = await getPet(http, options.petId, (date) => (sunset = date));
+    ctx.io.stdout.write(renderPet(pet, ctx.globals.output, renderOptions(ctx)));
+  } finally {
+    ctx.warn(
+      `GET /pets/{petId} is deprecated and is to be removed on ${sunset}; use \`petctl pets list --status <status>\` instead`,
+    );
+  }
+}

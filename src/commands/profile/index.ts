@@ -1,0 +1,137 @@
+import type { Command } from 'commander';
+import type { Context } from '../../context';
+import type { Invoke } from '../root';
+
+/**
+ * profile list | show [name] | add <name> --base-url <url> | use <name> | remove <name>.
+ * Each leaf is small, so the group lives in one file; each has its own run function.
+ */
+export function registerProfile(program: Command, invoke: Invoke): void {
+  const profile = program.command('profile').helpCommand(false).description('manage profiles: one base URL and one API key each');
+
+  profile
+    .command('list')
+    .description('list profiles; * marks the active one')
+    .action(() => invoke((ctx) => profileListRun(ctx)));
+
+  profile
+    .command('show')
+    .description('show a profile (default: the one in use) and what overrides it')
+    .argument('[name]', 'profile name')
+    .action((name: string | undefined) => invoke((ctx) => profileShowRun({ name }, ctx)));
+
+  profile
+    .command('add')
+    .description('add a profile')
+    .argument('<name>', 'profile name: letters, digits, ".", "_" and "-"')
+    .requiredOption('--base-url <url>', 'https://…/v1 (http only for loopback)')
+    .addHelpText(
+      'after',
+      `
+Examples:
+  $ petctl profile add production --base-url https://api.example.org/v1
+  $ petctl profile add staging --base-url https://staging.example.org/v1
+  $ petctl auth login -p staging`,
+    )
+    .action((name: string, options: { baseUrl: string }) => invoke((ctx) => profileAddRun({ name, baseUrl: options.baseUrl }, ctx)));
+
+  profile
+    .command('use')
+    .description('make a profile the active one')
+    .argument('<name>', 'profile name')
+    .action((name: string) => invoke((ctx) => profileUseRun({ name }, ctx)));
+
+  profile
+    .command('remove')
+    .description('remove a profile and its stored key')
+    .argument('<name>', 'profile name')
+    .action((name: string) => invoke((ctx) => profileRemoveRun({ name }, ctx)));
+}
+
+const SANDBOX_URL_TEXT = 'embedded sandbox (in-process)';
+
+export async function profileListRun(ctx: Context): Promise<void> {
+  const [store, { maskKey }, { renderRecords }, { renderOptions }] = await Promise.all([
+    ctx.profiles(),
+    import('../../config/credentials'),
+    import('../../output/records'),
+    import('../../output/settings'),
+  ]);
+  const active = store.activeName();
+  const rows = store.list().map((profile) => ({
+    name: profile.name,
+    active: profile.name === active,
+    baseUrl: profile.baseUrl ?? null,
+    builtIn: profile.builtIn,
+    key: profile.apiKey ? maskKey(profile.apiKey) : null,
+  }));
+  type Row = (typeof rows)[number];
+  const columns = [
+    { key: 'active', header: '', value: (row: Row) => (row.active ? '*' : '') },
+    { key: 'name', header: 'NAME', value: (row: Row) => row.name },
+    { key: 'baseUrl', header: 'BASE URL', value: (row: Row) => row.baseUrl ?? SANDBOX_URL_TEXT },
+    { key: 'key', header: 'KEY', value: (row: Row) => row.key ?? (row.builtIn ? 'built-in' : 'none') },
+  ];
+  ctx.io.stdout.write(renderRecords(columns, rows, ctx.globals.output, renderOptions(ctx)));
+}
+
+export async function profileShowRun(options: { name?: string }, ctx: Context): Promise<void> {
+  const [store, { maskKey, resolveTarget }, { renderDetails }] = await Promise.all([
+    ctx.profiles(),
+    import('../../config/credentials'),
+    import('../../output/details'),
+  ]);
+  const target = resolveTarget(store, { profileFlag: options.name ?? ctx.globals.profile, baseUrlFlag: ctx.globals.baseUrl, env: ctx.env });
+  const stored = store.get(target.profile);
+  const overrides = [
+    ...(ctx.env.PETCTL_API_KEY ? ['PETCTL_API_KEY overrides the stored key'] : []),
+    ...(target.baseUrlSource === 'env' ? ['PETCTL_BASE_URL overrides the base URL'] : []),
+    ...(target.baseUrlSource === 'flag' ? ['--base-url overrides the base URL'] : []),
+  ];
+  const object = {
+    name: target.profile,
+    active: target.profile === store.activeName(),
+    builtIn: stored?.builtIn ?? false,
+    baseUrl: stored?.baseUrl ?? null,
+    effectiveBaseUrl: target.baseUrl ?? null,
+    storedKey: stored?.apiKey ? maskKey(stored.apiKey) : null,
+    effectiveKey: target.apiKey ? maskKey(target.apiKey) : null,
+    keySource: target.keySource ?? null,
+    overrides,
+  };
+  ctx.io.stdout.write(
+    renderDetails(
+      [
+        { key: 'name', label: 'Profile', text: `${object.name}${object.active ? ' (active)' : ''}` },
+        { key: 'baseUrl', label: 'Base URL', text: target.baseUrl ?? SANDBOX_URL_TEXT },
+        { key: 'storedKey', label: 'Stored key', text: object.storedKey ?? (object.builtIn ? 'none (uses the built-in sandbox key)' : 'none: run petctl auth login') },
+        { key: 'effectiveKey', label: 'Key in use', text: object.effectiveKey ? `${object.effectiveKey} (${object.keySource})` : 'none' },
+        { key: 'overrides', label: 'Overrides', text: overrides.length ? overrides.join('; ') : 'none' },
+      ],
+      object,
+      ctx.globals.output,
+    ),
+  );
+}
+
+export async function profileAddRun(options: { name: string; baseUrl: string }, ctx: Context): Promise<void> {
+  const store = await ctx.profiles();
+  await store.add(options.name, options.baseUrl);
+  ctx.notice(`Profile "${options.name}" added. Store its key with: petctl auth login -p ${options.name}`);
+}
+
+export async function profileUseRun(options: { name: string }, ctx: Context): Promise<void> {
+  const store = await ctx.profiles();
+  await store.use(options.name);
+  ctx.notice(`Active profile: ${options.name}`);
+  if (ctx.env.PETCTL_PROFILE && ctx.env.PETCTL_PROFILE !== options.name) {
+    ctx.warn(`PETCTL_PROFILE=${ctx.env.PETCTL_PROFILE} is set and takes precedence while it is`);
+  }
+}
+
+export async function profileRemoveRun(options: { name: string }, ctx: Context): Promise<void> {
+  const store = await ctx.profiles();
+  const wasActive = store.activeName() === options.name;
+  await store.remove(options.name);
+  ctx.notice(`Profile "${options.name}" removed.${wasActive ? ' The active profile is now "sandbox".' : ''}`);
+}

@@ -1,0 +1,99 @@
+import { Command, Option } from 'commander';
+import type { Context, GlobalOptions } from '../context';
+import { OUTPUT_FORMATS, type OutputFormat } from '../output/format';
+import { VERSION } from '../version';
+import { registerAuth } from './auth';
+import { parseCount, parsePositiveSeconds, parseSeconds } from './parsers';
+import { registerPets } from './pets';
+import { registerProfile } from './profile';
+import { registerSandbox } from './sandbox';
+
+/** How a leaf command's action reaches its run function: main.ts builds the Context from the global flags. */
+export type Invoke = (run: (ctx: Context) => Promise<void>) => Promise<void>;
+
+interface RawGlobals {
+  profile?: string;
+  output: OutputFormat;
+  json?: boolean;
+  baseUrl?: string;
+  timeout: number;
+  retries: number;
+  maxWait: number;
+  verbose?: boolean;
+  quiet?: boolean;
+  color: boolean;
+}
+
+/** Global flags → GlobalOptions. Environment fallbacks for profile and base URL are applied in config/credentials.ts. */
+export function toGlobalOptions(raw: RawGlobals): GlobalOptions {
+  return {
+    profile: raw.profile,
+    output: raw.json ? 'json' : raw.output,
+    baseUrl: raw.baseUrl,
+    timeoutMs: Math.round(raw.timeout * 1000),
+    retries: raw.retries,
+    maxWaitMs: Math.round(raw.maxWait * 1000),
+    verbose: raw.verbose === true,
+    quiet: raw.quiet === true,
+    color: raw.color,
+  };
+}
+
+export function globalOptions(program: Command): GlobalOptions {
+  return toGlobalOptions(program.opts<RawGlobals>());
+}
+
+export interface HelpOutput {
+  writeOut(text: string): void;
+  writeErr(text: string): void;
+}
+
+/**
+ * Builds the whole command tree. Loads nothing heavy: run functions import what
+ * they need. Settings made before the subcommands are added are inherited by
+ * them: commander throws instead of exiting, and prints help through `output`
+ * but no errors (main.ts prints those, in human or JSON form).
+ */
+export function buildProgram(invoke: Invoke, output: HelpOutput): Command {
+  const program = new Command('petctl')
+    .exitOverride()
+    .configureOutput({ writeOut: output.writeOut, writeErr: output.writeErr, outputError: () => {} })
+    .description('Command-line client for the Pet Adoption Service')
+    .version(VERSION, '-V, --version', 'print the version')
+    .helpOption('-h, --help', 'show help')
+    .helpCommand(false)
+    .showSuggestionAfterError(true)
+    .option('-p, --profile <name>', 'profile to use (env PETCTL_PROFILE; else the active profile)')
+    .addOption(new Option('-o, --output <format>', 'output format').choices(OUTPUT_FORMATS).default('table'))
+    .option('--json', 'same as --output json')
+    .option('--base-url <url>', "override the profile's base URL (env PETCTL_BASE_URL), e.g. https://api.example.org/v1")
+    .addOption(new Option('--timeout <seconds>', 'per-request timeout').argParser(parsePositiveSeconds).default(30))
+    .addOption(
+      new Option('--retries <n>', 'retries after a 429, and for GET also after 502/503/504 or a network error').argParser(parseCount).default(4),
+    )
+    .addOption(
+      new Option('--max-wait <seconds>', 'longest total wait for rate limits before giving up with exit 5 (0 = never wait)').argParser(parseSeconds).default(60),
+    )
+    .option('-v, --verbose', 'HTTP trace on stderr (Authorization redacted)')
+    .option('-q, --quiet', 'no notices or warnings on stderr')
+    .option('--no-color', 'no colour (also NO_COLOR=1); never coloured when stdout is not a terminal');
+
+  program.addHelpText(
+    'after',
+    `
+Examples:
+  $ petctl pets list --status available
+  $ petctl pets add --name Rex --category-id 1
+  $ petctl -p staging pets list -o json | jq '.[].name'
+  $ petctl profile add production --base-url https://api.example.org/v1
+
+Exit codes: 0 ok, 1 unexpected, 2 usage, 3 not found, 4 auth, 5 rate limited,
+6 rejected (400), 7 network/server/invalid response, 130 interrupted.`,
+  );
+
+  registerPets(program, invoke);
+  registerAuth(program, invoke);
+  registerProfile(program, invoke);
+  registerSandbox(program, invoke);
+  return program;
+}

@@ -1,0 +1,63 @@
+import net from 'node:net';
+import { UsageError } from '../errors';
+
+const EXAMPLE = 'expected e.g. https://api.example.org/v1';
+
+/**
+ * Checks a base URL given by --base-url, PETCTL_BASE_URL or `profile add` and
+ * returns it normalised: scheme and host lower-cased, default port dropped, no
+ * trailing slash (request paths such as `/pets` are appended to it).
+ *
+ * The API key travels in the Authorization header of every request, so plain
+ * http:// is refused unless the host is loopback, where nothing leaves the
+ * machine. `label` names where the value came from in error messages. The raw
+ * value is never echoed: it may hold credentials, or be a key pasted into the
+ * wrong place.
+ */
+export function validateBaseUrl(raw: string, label = 'base URL'): string {
+  let url: URL;
+  try {
+    url = new URL(raw);
+  } catch {
+    throw new UsageError(`${label} is not an absolute URL`, EXAMPLE);
+  }
+
+  if (url.protocol !== 'https:' && url.protocol !== 'http:') {
+    throw new UsageError(`${label} must use https:// (got ${url.protocol}//)`, EXAMPLE);
+  }
+  if (url.protocol === 'http:' && !isLoopbackHost(url.hostname)) {
+    throw new UsageError(
+      `${label} uses http:// for ${url.hostname}: the API key would travel in clear text; use https://`,
+      'http:// is accepted only for loopback hosts (localhost, 127.0.0.0/8, [::1])',
+    );
+  }
+  if (url.username !== '' || url.password !== '') {
+    throw new UsageError(`${label} must not contain a user name or password`, 'petctl sends the API key itself; store it with petctl auth login');
+  }
+  // An empty `?` or `#` leaves search/hash empty but still shows in href.
+  if (url.search !== '' || url.hash !== '' || url.href.includes('?') || url.href.includes('#')) {
+    throw new UsageError(`${label} must not contain a query (?...) or a fragment (#...)`, EXAMPLE);
+  }
+
+  return `${url.protocol}//${url.host}${url.pathname.replace(/\/+$/, '')}`;
+}
+
+/**
+ * True for hosts that can only be this machine: `localhost`, 127.0.0.0/8 and
+ * ::1 (bracketed or not). Takes a URL's `hostname`, which WHATWG URL parsing
+ * has already normalised (`127.1` → `127.0.0.1`, `[0::1]` → `[::1]`).
+ * Other names that merely resolve to loopback (`foo.localhost`, nip.io) are
+ * not trusted: resolution can differ between this check and the connection.
+ */
+export function isLoopbackHost(hostname: string): boolean {
+  const host = hostname.toLowerCase();
+  if (host === 'localhost') return true;
+  if (net.isIPv4(host)) return host.startsWith('127.');
+  const bare = host.startsWith('[') && host.endsWith(']') ? host.slice(1, -1) : host;
+  if (!net.isIPv6(bare)) return false;
+  try {
+    return new URL(`http://[${bare}]/`).hostname === '[::1]';
+  } catch {
+    return false;
+  }
+}

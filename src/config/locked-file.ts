@@ -1,0 +1,91 @@
+import fs from 'node:fs';
+import path from 'node:path';
+import { parseJson, stringifyJson } from '../schemas/json';
+
+/** Raised when a state file exists but is not readable JSON: we stop rather than overwrite what it holds. */
+export class CorruptFileError extends Error {
+  constructor(readonly file: string, cause: unknown) {
+    super(`${file} is not valid JSON; fix or remove it`, { cause });
+    this.name = 'CorruptFileError';
+  }
+}
+
+/** Creates the directory readable by its owner only (0700); an existing directory is tightened. */
+export function ensurePrivateDir(dir: string): void {
+  fs.mkdirSync(dir, { recursive: true, mode: 0o700 });
+  if (process.platform !== 'win32' && (fs.statSync(dir).mode & 0o077) !== 0) fs.chmodSync(dir, 0o700);
+}
+
+/**
+ * Runs `fn` while holding an exclusive lock on `file` (a `<file>.lock` directory,
+ * which mkdir creates atomically across processes). Stale locks of crashed
+ * processes are taken over after 10 s.
+ */
+export async function withFileLock<T>(file: string, fn: () => Promise<T> | T): Promise<T> {
+  ensurePrivateDir(path.dirname(file));
+  // Loaded here, not at the top: read-only commands never need it.
+  const { default: lockfile } = await import('proper-lockfile');
+  const release = await lockfile.lock(file, {
+    realpath: false,
+    stale: 10_000,
+    retries: { retries: 200, factor: 1.2, minTimeout: 5, maxTimeout: 100, randomize: true },
+    // The default throws from a timer; a compromised lock only means another process took it over.
+    onCompromised: () => {},
+  });
+  try {
+    return await fn();
+  } finally {
+    await release().catch(() => {});
+  }
+}
+
+/** Reads a JSON file keeping int64 numbers exact; undefined when it does not exist. */
+export function readJsonFile(file: string): unknown {
+  let text: string;
+  try {
+    text = fs.readFileSync(file, 'utf8');
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return undefined;
+    throw error;
+  }
+  try {
+    return parseJson(text);
+  } catch (error) {
+    throw new CorruptFileError(file, error);
+  }
+}
+
+let tempCounter = 0;
+
+/**
+ * Writes `text` to a temporary file beside `file`, flushes it, and renames it
+ * over `file`: a reader sees the old or the new content, never half of one.
+ * The file is created 0600 because it may hold API keys.
+ */
+export function writeFileAtomic(file: string, text: string): void {
+  ensurePrivateDir(path.dirname(file));
+  // Unique per process and call; the directory is private, so the name needs no secrecy.
+  const temp = `${file}.${process.pid}.${(tempCounter += 1)}.tmp`;
+  const fd = fs.openSync(temp, 'w', 0o600);
+  try {
+    fs.writeFileSync(fd, text);
+    fs.fsyncSync(fd);
+  } finally {
+    fs.closeSync(fd);
+  }
+  try {
+    fs.renameSync(temp, file);
+  } catch (error) {
+    fs.rmSync(temp, { force: true });
+    throw error;
+  }
+}
+
+/** Locked read-modify-write of a JSON file; `update` gets the current content (undefined when absent). */
+export async function updateJsonFile<T>(file: string, update: (current: unknown) => T | Promise<T>): Promise<T> {
+  return withFileLock(file, async () => {
+    const next = await update(readJsonFile(file));
+    writeFileAtomic(file, `${stringifyJson(next, 2)}\n`);
+    return next;
+  });
+}

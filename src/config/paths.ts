@@ -1,0 +1,24 @@
+import path from 'node:path';
+import envPaths from 'env-paths';
+
+export interface PetctlPaths {
+  /** Directory (mode 0700) holding config.json, state.json and the sandbox's data. */
+  dir: string;
+  /** Profiles and keys, written through conf. */
+  configFile: string;
+  /** Rate-limit state per base URL and key: kept out of conf, which is not safe for concurrent writers. */
+  stateFile: string;
+  /** The built-in sandbox profile's animals. */
+  sandboxDataFile: string;
+}
+
+/** PETCTL_CONFIG_DIR wins; otherwise the OS's config directory (what conf would pick for "petctl"). */
+export function resolvePaths(env: NodeJS.ProcessEnv): PetctlPaths {
+  const dir = env.PETCTL_CONFIG_DIR ? path.resolve(env.PETCTL_CONFIG_DIR) : envPaths('petctl', { suffix: '' }).config;
+  return {
+    dir,
+    configFile: path.join(dir, 'config.json'),
+    stateFile: path.join(dir, 'state.json'),
+    sandboxDataFile: path.join(dir, 'sandbox-data.json'),
+  };
+}

@@ -1,0 +1,302 @@
+import fs from 'node:fs';
+import type Conf from 'conf';
+import { UsageError } from '../errors';
+import { validateBaseUrl } from './base-url';
+import { CorruptFileError, ensurePrivateDir, readJsonFile, withFileLock } from './locked-file';
+import type { PetctlPaths } from './paths';
+
+/**
+ * The profile store: named API endpoints, each with its own key, in
+ * `<config dir>/config.json` (mode 0600, directory 0700), written through conf.
+ *
+ * Stored shape:
+ *
+ *   {
+ *     "activeProfile"?: string,            // absent = "sandbox"
+ *     "profiles": {
+ *       "<name>": { "baseUrl": string, "apiKey"?: string },
+ *       "sandbox"?: { "apiKey"?: string }  // the built-in profile only ever stores a key
+ *     }
+ *   }
+ *
+ * Keys the store does not know (top level or inside a profile) are kept as they
+ * are when it writes, so a newer petctl's additions survive an older one.
+ *
+ * Concurrency: conf rewrites the whole file on every write and has no lock, so
+ * every change runs inside withFileLock(config.json) and re-reads the file
+ * there (conf's `store` getter reads the file on each access) before writing:
+ * two processes changing profiles at once both keep their change.
+ *
+ * Cost: importing conf loads ajv, ajv-formats and semver (about 100 ms on
+ * Node 20), and every command opens this store. So reading is a plain read of
+ * the same JSON file (atomic renames mean it is always a whole file), and conf
+ * is imported only when something is written. A read-only command on a fresh
+ * install creates nothing, not even the directory.
+ */
+
+export const SANDBOX_PROFILE = 'sandbox';
+/** The key the embedded sandbox accepts out of the box; used when the sandbox profile stores none. */
+export const SANDBOX_DEFAULT_KEY = 'sandbox-free';
+
+const PROFILE_NAME = /^[A-Za-z0-9._-]{1,64}$/;
+
+export interface StoredProfile {
+  name: string;
+  /** Absent for the built-in sandbox (the in-process service) and for a hand-edited entry without one. */
+  baseUrl?: string;
+  apiKey?: string;
+  builtIn: boolean;
+}
+
+export interface ProfileStore {
+  /** The config file (it may not exist yet). */
+  readonly path: string;
+  /** The active profile's name: "sandbox" on a fresh install. It may name a profile removed by hand. */
+  activeName(): string;
+  get(name: string): StoredProfile | undefined;
+  /** The sandbox first, then the others by name. */
+  list(): StoredProfile[];
+  /** Adds a profile without a key; refuses an existing name and the sandbox. */
+  add(name: string, baseUrl: string): Promise<void>;
+  use(name: string): Promise<void>;
+  /** Removing the active profile makes the sandbox active again. */
+  remove(name: string): Promise<void>;
+  setKey(name: string, key: string): Promise<void>;
+  /** True when a stored key was removed. */
+  clearKey(name: string): Promise<boolean>;
+}
+
+/** Throws UsageError unless `name` is 1..64 letters, digits, ".", "_" or "-". */
+export function validateProfileName(name: string): string {
+  if (!PROFILE_NAME.test(name)) {
+    throw new UsageError(`invalid profile name ${JSON.stringify(name)}`, 'use 1 to 64 letters, digits, ".", "_" or "-"');
+  }
+  return name;
+}
+
+/**
+ * Throws UsageError unless the key can go into an `Authorization: Bearer` header
+ * as is: not empty, printable ASCII, no spaces. The key is never echoed.
+ */
+export function validateApiKey(key: string, label = 'the API key'): string {
+  if (key === '') throw new UsageError(`${label} is empty`);
+  if (/[^\x21-\x7e]/.test(key)) {
+    throw new UsageError(`${label} contains spaces, control or non-ASCII characters`, 'check that only the key itself was pasted');
+  }
+  return key;
+}
+
+export async function openProfileStore(paths: PetctlPaths): Promise<ProfileStore> {
+  return new ConfProfileStore(paths, parseConfig(readJsonFile(paths.configFile)));
+}
+
+interface ProfileEntry {
+  baseUrl?: string;
+  apiKey?: string;
+}
+
+interface Snapshot {
+  active?: string;
+  profiles: Map<string, ProfileEntry>;
+}
+
+/** The file's content as conf reads and writes it; profiles is a null-prototype object so any name is a plain key. */
+type ConfigDocument = Record<string, unknown> & { profiles: Record<string, unknown> };
+
+function isRecord(value: unknown): value is Record<string, unknown> {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
+}
+
+/** Reads what the store understands; malformed parts (a hand edit) are skipped rather than fatal. */
+function parseConfig(raw: unknown): Snapshot {
+  const doc = isRecord(raw) ? raw : {};
+  const profiles = new Map<string, ProfileEntry>();
+  if (isRecord(doc.profiles)) {
+    for (const [name, entry] of Object.entries(doc.profiles)) {
+      if (!isRecord(entry)) continue;
+      const builtIn = name === SANDBOX_PROFILE;
+      profiles.set(name, {
+        baseUrl: !builtIn && typeof entry.baseUrl === 'string' ? entry.baseUrl : undefined,
+        apiKey: typeof entry.apiKey === 'string' && entry.apiKey !== '' ? entry.apiKey : undefined,
+      });
+    }
+  }
+  const active = typeof doc.activeProfile === 'string' && doc.activeProfile !== '' ? doc.activeProfile : undefined;
+  return { active, profiles };
+}
+
+function toDocument(raw: unknown): ConfigDocument {
+  const doc: Record<string, unknown> = Object.assign(Object.create(null), isRecord(raw) ? raw : {});
+  const profiles: Record<string, unknown> = Object.create(null);
+  if (isRecord(doc.profiles)) {
+    for (const [name, entry] of Object.entries(doc.profiles)) profiles[name] = entry;
+  }
+  doc.profiles = profiles;
+  return doc as ConfigDocument;
+}
+
+function entryOf(doc: ConfigDocument, name: string): Record<string, unknown> | undefined {
+  const entry = Object.hasOwn(doc.profiles, name) ? doc.profiles[name] : undefined;
+  return isRecord(entry) ? entry : undefined;
+}
+
+function profileExists(doc: ConfigDocument, name: string): boolean {
+  return name === SANDBOX_PROFILE || entryOf(doc, name) !== undefined;
+}
+
+function knownNames(doc: ConfigDocument): string[] {
+  const others = Object.keys(doc.profiles).filter((name) => name !== SANDBOX_PROFILE && entryOf(doc, name) !== undefined);
+  return [SANDBOX_PROFILE, ...others.sort(byName)];
+}
+
+function byName(a: string, b: string): number {
+  return a < b ? -1 : a > b ? 1 : 0;
+}
+
+function unknownProfile(name: string, known: string[]): UsageError {
+  return new UsageError(
+    `unknown profile ${JSON.stringify(name)} (known: ${known.join(', ')})`,
+    `add it with petctl profile add ${name} --base-url <url>`,
+  );
+}
+
+class ConfProfileStore implements ProfileStore {
+  readonly path: string;
+  #paths: PetctlPaths;
+  #snapshot: Snapshot;
+  #conf?: Conf<ConfigDocument>;
+
+  constructor(paths: PetctlPaths, snapshot: Snapshot) {
+    this.#paths = paths;
+    this.path = paths.configFile;
+    this.#snapshot = snapshot;
+  }
+
+  activeName(): string {
+    return this.#snapshot.active ?? SANDBOX_PROFILE;
+  }
+
+  get(name: string): StoredProfile | undefined {
+    const entry = this.#snapshot.profiles.get(name);
+    if (name === SANDBOX_PROFILE) return { name, apiKey: entry?.apiKey, builtIn: true };
+    if (!entry) return undefined;
+    return { name, baseUrl: entry.baseUrl, apiKey: entry.apiKey, builtIn: false };
+  }
+
+  list(): StoredProfile[] {
+    const names = [...this.#snapshot.profiles.keys()].filter((name) => name !== SANDBOX_PROFILE).sort(byName);
+    return [SANDBOX_PROFILE, ...names].map((name) => this.get(name) as StoredProfile);
+  }
+
+  async add(name: string, baseUrl: string): Promise<void> {
+    if (name === SANDBOX_PROFILE) {
+      throw new UsageError(`"${SANDBOX_PROFILE}" is the built-in profile and cannot be added or replaced`, 'choose another name');
+    }
+    validateProfileName(name);
+    const url = validateBaseUrl(baseUrl, '--base-url');
+    await this.#change((doc) => {
+      if (profileExists(doc, name)) {
+        throw new UsageError(`profile ${JSON.stringify(name)} already exists`, `to replace it, run petctl profile remove ${name} first`);
+      }
+      doc.profiles[name] = { baseUrl: url };
+    });
+  }
+
+  async use(name: string): Promise<void> {
+    await this.#change((doc) => {
+      if (!profileExists(doc, name)) throw unknownProfile(name, knownNames(doc));
+      doc.activeProfile = name;
+    });
+  }
+
+  async remove(name: string): Promise<void> {
+    if (name === SANDBOX_PROFILE) {
+      throw new UsageError(`the built-in "${SANDBOX_PROFILE}" profile cannot be removed`, `to forget its key, run petctl auth logout -p ${SANDBOX_PROFILE}`);
+    }
+    await this.#change((doc) => {
+      if (!profileExists(doc, name)) throw unknownProfile(name, knownNames(doc));
+      delete doc.profiles[name];
+      if (doc.activeProfile === name) doc.activeProfile = SANDBOX_PROFILE;
+    });
+  }
+
+  async setKey(name: string, key: string): Promise<void> {
+    validateApiKey(key);
+    await this.#change((doc) => {
+      if (!profileExists(doc, name)) throw unknownProfile(name, knownNames(doc));
+      doc.profiles[name] = { ...entryOf(doc, name), apiKey: key };
+    });
+  }
+
+  async clearKey(name: string): Promise<boolean> {
+    let removed = false;
+    await this.#change((doc) => {
+      if (!profileExists(doc, name)) throw unknownProfile(name, knownNames(doc));
+      const entry = entryOf(doc, name);
+      if (entry === undefined || !Object.hasOwn(entry, 'apiKey')) return;
+      const { apiKey, ...rest } = entry;
+      removed = typeof apiKey === 'string' && apiKey !== '';
+      // The sandbox's entry exists only to hold a key.
+      if (name === SANDBOX_PROFILE && Object.keys(rest).length === 0) delete doc.profiles[name];
+      else doc.profiles[name] = rest;
+    });
+    return removed;
+  }
+
+  /**
+   * Locked read-modify-write. `change` sees the file as it is now (not as it
+   * was when the store was opened) and may throw to abort; nothing is written
+   * when it changes nothing.
+   */
+  async #change(change: (doc: ConfigDocument) => void): Promise<void> {
+    const file = this.#paths.configFile;
+    await withFileLock(file, async () => {
+      const conf = await this.#openConf();
+      const doc = toDocument(readStore(conf, file));
+      const before = JSON.stringify(doc);
+      change(doc);
+      if (JSON.stringify(doc) !== before) {
+        conf.store = doc;
+        // conf's non-atomic fallbacks (SNAP, EXDEV) write in place and keep an existing file's mode.
+        if (process.platform !== 'win32' && (fs.statSync(file).mode & 0o777) !== 0o600) fs.chmodSync(file, 0o600);
+      }
+      this.#snapshot = parseConfig(doc);
+    });
+  }
+
+  async #openConf(): Promise<Conf<ConfigDocument>> {
+    if (this.#conf) return this.#conf;
+    // conf would create the directory with the umask's mode (usually 0755).
+    ensurePrivateDir(this.#paths.dir);
+    const { default: ConfClass } = await import('conf');
+    // The constructor reads the file; without defaults or migrations it never writes.
+    const conf = wrapCorrupt(this.#paths.configFile, () => new ConfClass<ConfigDocument>({
+      cwd: this.#paths.dir,
+      configName: 'config',
+      fileExtension: 'json',
+      configFileMode: 0o600,
+      // Profile names may contain dots.
+      accessPropertiesByDotNotation: false,
+      // Throw on a damaged file instead of silently replacing it with an empty config.
+      clearInvalidConfig: false,
+    }));
+    // The lock is taken on paths.configFile: conf must be writing that very file.
+    if (conf.path !== this.#paths.configFile) throw new Error(`conf writes ${conf.path}, expected ${this.#paths.configFile}`);
+    this.#conf = conf;
+    return conf;
+  }
+}
+
+/** conf's `store` getter re-reads the file on every access. */
+function readStore(conf: Conf<ConfigDocument>, file: string): unknown {
+  return wrapCorrupt(file, () => conf.store);
+}
+
+function wrapCorrupt<T>(file: string, read: () => T): T {
+  try {
+    return read();
+  } catch (error) {
+    if (error instanceof SyntaxError) throw new CorruptFileError(file, error);
+    throw error;
+  }
+}

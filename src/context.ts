@@ -1,0 +1,164 @@
+import type { ApiSession } from './api/session';
+import type { ProfileStore } from './config/profiles';
+import { type PetctlPaths, resolvePaths } from './config/paths';
+import { InterruptedError } from './errors';
+import type { OutputFormat } from './output/format';
+
+/**
+ * What commands are given. Commands never touch process.*, conf or the clock
+ * directly; tests build a Context with their own streams, env and clock.
+ * Everything heavy (the profile store, the HTTP core) is created on first use.
+ */
+
+export interface OutStream {
+  write(chunk: string): unknown;
+  isTTY?: boolean;
+  columns?: number;
+}
+
+export interface InStream extends NodeJS.ReadableStream {
+  isTTY?: boolean;
+  setRawMode?(mode: boolean): unknown;
+}
+
+export interface IO {
+  stdout: OutStream;
+  stderr: OutStream;
+  stdin: InStream;
+}
+
+/** The global flags, parsed and checked (see commands/root.ts). */
+export interface GlobalOptions {
+  profile?: string;
+  output: OutputFormat;
+  baseUrl?: string;
+  timeoutMs: number;
+  retries: number;
+  maxWaitMs: number;
+  verbose: boolean;
+  quiet: boolean;
+  /** false when --no-color was given. */
+  color: boolean;
+}
+
+export interface Context {
+  io: IO;
+  env: Readonly<NodeJS.ProcessEnv>;
+  globals: GlobalOptions;
+  paths: PetctlPaths;
+  /** Aborted by Ctrl-C (SIGINT) or SIGTERM. */
+  signal: AbortSignal;
+  now(): number;
+  random(): number;
+  /** Sleeps, rejecting with InterruptedError when the signal aborts. */
+  sleep(ms: number): Promise<void>;
+  /** A waiting period the user should see: a countdown on a TTY, one line otherwise (none with --quiet). */
+  wait(ms: number, why: string): Promise<void>;
+  /** Informational line on stderr; --quiet silences it. */
+  notice(message: string): void;
+  /** `warning: ...` on stderr; --quiet silences it. */
+  warn(message: string): void;
+  profiles(): Promise<ProfileStore>;
+  /** The HTTP core for the profile in use (starting the in-process sandbox when that is the profile). */
+  api(): Promise<ApiSession>;
+  /** Runs on exit, success or failure: closes sockets and the in-process sandbox. */
+  onCleanup(fn: () => Promise<void> | void): void;
+  cleanup(): Promise<void>;
+}
+
+export interface ContextDeps {
+  io: IO;
+  env: NodeJS.ProcessEnv;
+  signal: AbortSignal;
+  now?: () => number;
+  random?: () => number;
+}
+
+let httpCoreLoaded = false;
+
+/** Whether this run loaded the HTTP core: bin/petctl.js then keeps a code cache that covers it. */
+export function loadedHttpCore(): boolean {
+  return httpCoreLoaded;
+}
+
+export function createContext(globals: GlobalOptions, deps: ContextDeps): Context {
+  const { io, env, signal } = deps;
+  const now = deps.now ?? Date.now;
+  const paths = resolvePaths(env);
+  const cleanups: Array<() => Promise<void> | void> = [];
+  let profiles: Promise<ProfileStore> | undefined;
+  let api: Promise<ApiSession> | undefined;
+
+  const sleep = (ms: number) =>
+    new Promise<void>((resolve, reject) => {
+      if (signal.aborted) return reject(new InterruptedError());
+      const onAbort = () => {
+        clearTimeout(timer);
+        reject(new InterruptedError());
+      };
+      const timer = setTimeout(() => {
+        signal.removeEventListener('abort', onAbort);
+        resolve();
+      }, ms);
+      signal.addEventListener('abort', onAbort, { once: true });
+    });
+
+  const ctx: Context = {
+    io,
+    env,
+    globals,
+    paths,
+    signal,
+    now,
+    random: deps.random ?? Math.random,
+    sleep,
+    async wait(ms, why) {
+      if (globals.quiet || ms < 1000) return sleep(ms);
+      if (!io.stderr.isTTY) {
+        io.stderr.write(`petctl: ${why}\n`);
+        return sleep(ms);
+      }
+      // On a terminal the line counts down in place and is cleared when the wait ends.
+      const until = now() + ms;
+      try {
+        for (let left = ms; left > 0; left = until - now()) {
+          io.stderr.write(`\r\x1b[Kpetctl: ${why} (${Math.ceil(left / 1000)}s left)`);
+          // Sleep to the next whole second so the count shown stays exact.
+          await sleep(left % 1000 || 1000);
+        }
+      } finally {
+        io.stderr.write('\r\x1b[K');
+      }
+    },
+    notice(message) {
+      if (!globals.quiet) io.stderr.write(`${message}\n`);
+    },
+    warn(message) {
+      if (!globals.quiet) io.stderr.write(`warning: ${message}\n`);
+    },
+    profiles() {
+      profiles ??= import('./config/profiles').then(({ openProfileStore }) => openProfileStore(paths));
+      return profiles;
+    },
+    api() {
+      api ??= import('./api/session').then(({ openApiSession }) => {
+        httpCoreLoaded = true;
+        return openApiSession(ctx);
+      });
+      return api;
+    },
+    onCleanup(fn) {
+      cleanups.push(fn);
+    },
+    async cleanup() {
+      for (const fn of cleanups.splice(0).reverse()) {
+        try {
+          await fn();
+        } catch {
+          // Cleanup failures must not mask the command's own result.
+        }
+      }
+    },
+  };
+  return ctx;
+}

@@ -1,0 +1,115 @@
+/**
+ * The exit-code table and the few error types that carry one. main.ts is the
+ * only place that turns an error into an exit code; everything else throws.
+ */
+export const ExitCode = {
+  OK: 0,
+  FAILURE: 1,
+  USAGE: 2,
+  NOT_FOUND: 3,
+  AUTH: 4,
+  RATE_LIMITED: 5,
+  REJECTED: 6,
+  NETWORK: 7,
+  INTERRUPTED: 130,
+} as const;
+export type ExitCode = (typeof ExitCode)[keyof typeof ExitCode];
+
+export interface ErrorDetails {
+  /** Machine-readable code: the server's Error `code`, or one the client makes. */
+  code: string;
+  /** HTTP status, or 0 when there was no HTTP response. */
+  status?: number;
+  /** One extra line telling the user what to do next. */
+  hint?: string;
+  /** The Error body exactly as the server sent it, for `-o json` error output. */
+  body?: Record<string, unknown>;
+  cause?: unknown;
+}
+
+export class PetctlError extends Error {
+  readonly exitCode: ExitCode;
+  readonly code: string;
+  readonly status: number;
+  readonly hint?: string;
+  readonly body?: Record<string, unknown>;
+
+  constructor(exitCode: ExitCode, message: string, details: ErrorDetails) {
+    super(message, details.cause === undefined ? undefined : { cause: details.cause });
+    this.name = new.target.name;
+    this.exitCode = exitCode;
+    this.code = details.code;
+    this.status = details.status ?? 0;
+    this.hint = details.hint;
+    this.body = details.body;
+  }
+}
+
+/** A bad flag or value: nothing was sent. */
+export class UsageError extends PetctlError {
+  constructor(message: string, hint?: string) {
+    super(ExitCode.USAGE, message, { code: 'usage_error', hint });
+  }
+}
+
+/** No API key for the profile in use, or an unknown profile. */
+export class NotConfiguredError extends PetctlError {
+  constructor(message: string, hint?: string) {
+    super(ExitCode.AUTH, message, { code: 'not_configured', hint });
+  }
+}
+
+/** An HTTP error answer that carried a valid Error body. */
+export class ApiError extends PetctlError {
+  readonly method: string;
+  /** The request URL; it never holds the key, which travels only in the Authorization header. */
+  readonly url: string;
+
+  constructor(method: string, url: string, status: number, body: { code: string; message: string } & Record<string, unknown>, hint?: string) {
+    super(exitCodeForStatus(status), body.message, { code: body.code, status, body, hint });
+    this.method = method;
+    this.url = url;
+  }
+}
+
+/** 429s that could not be waited out within --retries / --max-wait, or a banned key. */
+export class RateLimitError extends PetctlError {
+  /** Epoch milliseconds after which a retry may succeed, when known. */
+  readonly retryAt?: number;
+
+  constructor(message: string, details: ErrorDetails & { retryAt?: number }) {
+    super(ExitCode.RATE_LIMITED, message, details);
+    this.retryAt = details.retryAt;
+  }
+}
+
+/** The connection failed or was dropped, or no answer came in time. */
+export class NetworkError extends PetctlError {
+  constructor(message: string, code: 'network_error' | 'timeout' = 'network_error', cause?: unknown, hint?: string) {
+    super(ExitCode.NETWORK, message, { code, cause, hint });
+  }
+}
+
+/** The server answered, but not with what the specification says (HTML from a proxy, a Pet without id, ...). */
+export class InvalidResponseError extends PetctlError {
+  constructor(message: string, status: number) {
+    super(ExitCode.NETWORK, message, { code: 'invalid_response', status });
+  }
+}
+
+/** Ctrl-C or SIGTERM. */
+export class InterruptedError extends PetctlError {
+  constructor() {
+    super(ExitCode.INTERRUPTED, 'interrupted', { code: 'interrupted' });
+  }
+}
+
+/** Maps an HTTP error status to the documented exit code. */
+export function exitCodeForStatus(status: number): ExitCode {
+  if (status === 400 || status === 413 || status === 422) return ExitCode.REJECTED;
+  if (status === 401 || status === 403) return ExitCode.AUTH;
+  if (status === 404) return ExitCode.NOT_FOUND;
+  if (status === 429) return ExitCode.RATE_LIMITED;
+  if (status >= 500) return ExitCode.NETWORK;
+  return ExitCode.FAILURE;
+}

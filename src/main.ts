@@ -1,0 +1,87 @@
+import { CommanderError } from 'commander';
+import { buildProgram, globalOptions } from './commands/root';
+import { type Context, type IO, createContext } from './context';
+
+export { loadedHttpCore } from './context';
+import { ExitCode, InterruptedError, PetctlError, UsageError } from './errors';
+
+/**
+ * Builds the program, runs it, and turns every error into an exit code and
+ * one clear message. The only place that decides how petctl ends.
+ */
+
+export interface MainDeps {
+  io: IO;
+  env: NodeJS.ProcessEnv;
+  /** Aborted on Ctrl-C / SIGTERM. */
+  signal: AbortSignal;
+  now?: () => number;
+  random?: () => number;
+}
+
+export async function main(argv: string[], deps: MainDeps): Promise<number> {
+  const { io } = deps;
+  let ctx: Context | undefined;
+  const program = buildProgram(
+    async (run) => {
+      ctx = createContext(globalOptions(program), deps);
+      await run(ctx);
+    },
+    { writeOut: (text) => io.stdout.write(text), writeErr: (text) => io.stderr.write(text) },
+  );
+
+  try {
+    await program.parseAsync(argv, { from: 'user' });
+    return ExitCode.OK;
+  } catch (error) {
+    const wantsJson = jsonErrors(argv, ctx);
+    return reportError(error, io, wantsJson, deps.signal);
+  } finally {
+    await ctx?.cleanup();
+  }
+}
+
+/** -o json/ndjson makes errors a JSON line on stderr too; read from argv when parsing itself failed. */
+function jsonErrors(argv: string[], ctx: Context | undefined): boolean {
+  if (ctx) return ctx.globals.output === 'json' || ctx.globals.output === 'ndjson';
+  for (let i = 0; i < argv.length; i++) {
+    const arg = argv[i]!;
+    if (arg === '--') break;
+    if (arg === '--json' || /^(--output=|-o=?)n?d?json$/.test(arg)) return true;
+    if ((arg === '-o' || arg === '--output') && /^n?d?json$/.test(argv[i + 1] ?? '')) return true;
+  }
+  return false;
+}
+
+function toPetctlError(error: unknown, signal: AbortSignal): PetctlError | { exitCode: number; silent: true } {
+  if (error instanceof PetctlError) return error;
+  if (error instanceof CommanderError) {
+    // --help and --version end with these codes after printing.
+    if (error.code === 'commander.helpDisplayed' || error.code === 'commander.version') return { exitCode: ExitCode.OK, silent: true };
+    // A group without a subcommand (`petctl pets`) printed its help to stderr.
+    if (error.code === 'commander.help' || error.code === 'commander.executeSubCommandAsync') return { exitCode: ExitCode.USAGE, silent: true };
+    return new UsageError(error.message.replace(/^error: /, ''), 'see petctl --help');
+  }
+  if (signal.aborted) return new InterruptedError();
+  const message = error instanceof Error ? error.message : String(error);
+  return new PetctlError(ExitCode.FAILURE, `unexpected failure: ${message}`, { code: 'internal_error', cause: error });
+}
+
+function reportError(error: unknown, io: IO, wantsJson: boolean, signal: AbortSignal): number {
+  const failure = toPetctlError(error, signal);
+  if (!(failure instanceof PetctlError)) return failure.exitCode;
+  if (failure instanceof InterruptedError) {
+    // The shell already shows ^C; a newline keeps the prompt on its own line.
+    io.stderr.write('\n');
+    return failure.exitCode;
+  }
+  if (wantsJson) {
+    const body = failure.body ?? { code: failure.code, message: failure.message, status: failure.status };
+    io.stderr.write(`${JSON.stringify(body, (_key, value: unknown) => (typeof value === 'bigint' ? value.toString() : value))}\n`);
+    return failure.exitCode;
+  }
+  const where = failure.status ? `${failure.code}, HTTP ${failure.status}` : failure.code;
+  io.stderr.write(`error: ${failure.message} (${where})\n`);
+  if (failure.hint) io.stderr.write(`hint: ${failure.hint}\n`);
+  return failure.exitCode;
+}

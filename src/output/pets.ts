@@ -1,0 +1,35 @@
+import type { Pet, PetStatus } from '../schemas/pet';
+import type { Painter } from './color';
+import type { OutputFormat } from './format';
+import { renderRecord, renderRecords, type RecordColumn, type RenderOptions } from './records';
+
+const STATUS_STYLE: Record<PetStatus, (chalk: Painter) => (text: string) => string> = {
+  available: (chalk) => chalk.green,
+  pending: (chalk) => chalk.yellow,
+  // dim rather than gray: bright black vanishes on some dark themes (Solarized).
+  sold: (chalk) => chalk.dim,
+};
+
+/** ID, NAME, CATEGORY, STATUS; in csv: id,name,categoryId,status (the spec's property names). */
+export const PET_COLUMNS: readonly RecordColumn<Pet>[] = [
+  // String() of a bigint is exact, so an int64 id keeps every digit.
+  { key: 'id', header: 'ID', value: (pet) => String(pet.id) },
+  { key: 'name', header: 'NAME', value: (pet) => pet.name, truncate: true },
+  { key: 'categoryId', header: 'CATEGORY', value: (pet) => String(pet.categoryId) },
+  {
+    key: 'status',
+    header: 'STATUS',
+    value: (pet) => pet.status,
+    color: (pet, chalk) => (pet.status ? STATUS_STYLE[pet.status]?.(chalk) : undefined),
+  },
+];
+
+/** `pets list`: the Pets array in the chosen format. */
+export function renderPets(pets: readonly Pet[], format: OutputFormat, options: RenderOptions): string {
+  return renderRecords(PET_COLUMNS, pets, format, options);
+}
+
+/** `pets add` and `pets get`: one Pet; json prints the object with every field the server sent. */
+export function renderPet(pet: Pet, format: OutputFormat, options: RenderOptions): string {
+  return renderRecord(PET_COLUMNS, pet, format, options);
+}

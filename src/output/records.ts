@@ -1,0 +1,63 @@
+import { stringifyJson } from '../schemas/json';
+import type { ColorLevel } from './color';
+import { renderCsv } from './csv';
+import type { OutputFormat } from './format';
+import { renderTable, renderTsv, type Column } from './table';
+
+/** A column of a record view: `header` on a TTY, `key` as the csv header name. */
+export interface RecordColumn<Row> extends Column<Row> {
+  /** The field name in csv, matching the row's JSON property, e.g. `categoryId`. */
+  key: string;
+}
+
+/** What the caller learnt about stdout; the renderers never look at process.*. */
+export interface RenderOptions {
+  /** stdout is a terminal: `table` draws a table, otherwise it prints TSV. */
+  tty: boolean;
+  level: ColorLevel;
+  /** Terminal width in columns, to truncate the table to. */
+  width?: number;
+}
+
+/**
+ * A list in the chosen format, as a string the caller writes to stdout.
+ * - table: a table on a TTY, TSV lines off it;
+ * - json: the rows themselves as a pretty array (every property kept, int64 exact);
+ * - ndjson: one compact JSON object per line;
+ * - csv: a header of column keys, then the rows.
+ * No rows gives '' (table, tsv, ndjson), `[]\n` (json) or the header line (csv);
+ * saying "nothing found" on stderr is the caller's job.
+ */
+export function renderRecords<Row extends object>(
+  columns: readonly RecordColumn<Row>[],
+  rows: readonly Row[],
+  format: OutputFormat,
+  options: RenderOptions,
+): string {
+  switch (format) {
+    case 'table':
+      return options.tty
+        ? renderTable(columns, rows, { level: options.level, width: options.width })
+        : renderTsv(columns, rows);
+    case 'json':
+      return stringifyJson(rows, 2) + '\n';
+    case 'ndjson':
+      return rows.map((row) => stringifyJson(row) + '\n').join('');
+    case 'csv':
+      return renderCsv(
+        columns.map((column) => ({ header: column.key, value: (row: Row) => column.value(row) })),
+        rows,
+      );
+  }
+}
+
+/** One record: like a one-row list, except that json prints the object, not an array. */
+export function renderRecord<Row extends object>(
+  columns: readonly RecordColumn<Row>[],
+  row: Row,
+  format: OutputFormat,
+  options: RenderOptions,
+): string {
+  if (format === 'json') return stringifyJson(row, 2) + '\n';
+  return renderRecords(columns, [row], format, options);
+}

@@ -1,0 +1,149 @@
+import Table from 'cli-table3';
+import { makeChalk, type ColorLevel, type Painter } from './color';
+import { displayWidth, truncateToWidth } from './text-width';
+
+/** One column of a human-readable view, generic over the row type. */
+export interface Column<Row> {
+  /** Heading on a TTY, e.g. `NAME`. */
+  header: string;
+  /** The cell text; undefined when the row has no value (shown as `-`). */
+  value(row: Row): string | undefined;
+  /**
+   * The style for this row's cell, e.g. `chalk.green`, or undefined for plain
+   * text. It returns a style rather than finished text so the table can
+   * truncate first and colour after: cutting an already coloured string could
+   * drop its reset code and bleed colour into the next cell.
+   */
+  color?(row: Row, chalk: Painter): ((text: string) => string) | undefined;
+  /**
+   * May be cut with `…` to fit the terminal. When no column says so, any
+   * column may be cut; the widest one always gives way first.
+   */
+  truncate?: boolean;
+}
+
+export interface TableOptions {
+  level: ColorLevel;
+  /** Terminal width in columns; without it nothing is truncated. */
+  width?: number;
+}
+
+/** Shown where a row has no value, so every line keeps the same number of fields. */
+export const MISSING_VALUE = '-';
+
+/** Spaces between columns. */
+const COLUMN_GAP = 2;
+/** A truncated column keeps at least this many columns (or its header's width). */
+const MIN_TRUNCATED_WIDTH = 5;
+
+/**
+ * A cell is one line of printable text. Tabs, CR and LF would break the
+ * one-record-per-line contract of TSV (`cut -f2`) and the table layout; other
+ * control characters (ESC above all) would let a pet name sent by the server
+ * drive the user's terminal. Each becomes a space.
+ */
+export function toSingleLine(text: string): string {
+  return text.replace(/\p{Cc}/gu, ' ');
+}
+
+function cellText<Row>(column: Column<Row>, row: Row): string {
+  return toSingleLine(column.value(row) ?? MISSING_VALUE);
+}
+
+// gh-like borderless layout: a bold header row, columns separated by two
+// spaces, no rules. Compact, and a copied line still reads as data.
+const NO_BORDERS = {
+  top: '', 'top-mid': '', 'top-left': '', 'top-right': '',
+  bottom: '', 'bottom-mid': '', 'bottom-left': '', 'bottom-right': '',
+  left: '', 'left-mid': '', mid: '', 'mid-mid': '',
+  right: '', 'right-mid': '', middle: ' '.repeat(COLUMN_GAP),
+};
+
+/**
+ * The table for a terminal. Rows never wrap: when `width` is given and the
+ * table is wider, truncatable columns are cut with `…` (widest first) until it
+ * fits or they reach their minimum. Returns '' for no rows, so the caller can
+ * say "nothing found" on stderr instead.
+ */
+export function renderTable<Row>(
+  columns: readonly Column<Row>[],
+  rows: readonly Row[],
+  { level, width }: TableOptions,
+): string {
+  if (rows.length === 0) return '';
+  const chalk = makeChalk(level);
+  const texts = rows.map((row) => columns.map((column) => cellText(column, row)));
+  const widths = fitColumnWidths(columns, texts, width);
+
+  const table = new Table({
+    head: columns.map((column) => (level > 0 ? chalk.bold(column.header) : column.header)),
+    chars: NO_BORDERS,
+    // Empty styles keep cli-table3 from loading @colors/colors, which decides
+    // on colour by itself from process.argv and process.env.
+    style: { head: [], border: [], 'padding-left': 0, 'padding-right': 0, compact: true },
+    wordWrap: false,
+  });
+  rows.forEach((row, rowIndex) => {
+    table.push(
+      columns.map((column, columnIndex) => {
+        const full = texts[rowIndex]?.[columnIndex] ?? '';
+        const limit = widths[columnIndex] ?? displayWidth(full);
+        const text = displayWidth(full) > limit ? truncateToWidth(full, limit) : full;
+        const style = level > 0 ? column.color?.(row, chalk) : undefined;
+        return style ? style(text) : text;
+      }),
+    );
+  });
+  // cli-table3 pads the last column too; trailing blanks only confuse copy and paste.
+  return (
+    table
+      .toString()
+      .split('\n')
+      .map((line) => line.trimEnd())
+      .join('\n') + '\n'
+  );
+}
+
+function fitColumnWidths<Row>(
+  columns: readonly Column<Row>[],
+  texts: readonly string[][],
+  terminalWidth: number | undefined,
+): number[] {
+  const widths = columns.map((column, index) =>
+    Math.max(displayWidth(column.header), ...texts.map((cells) => displayWidth(cells[index] ?? ''))),
+  );
+  if (terminalWidth === undefined || !Number.isFinite(terminalWidth) || terminalWidth <= 0) {
+    return widths;
+  }
+  const anyMarked = columns.some((column) => column.truncate);
+  const minimums = columns.map((column, index) =>
+    Math.min(widths[index] ?? 0, Math.max(displayWidth(column.header), MIN_TRUNCATED_WIDTH)),
+  );
+  let overflow =
+    widths.reduce((sum, w) => sum + w, 0) + COLUMN_GAP * (columns.length - 1) - terminalWidth;
+  while (overflow > 0) {
+    let widest = -1;
+    columns.forEach((column, index) => {
+      if (anyMarked && !column.truncate) return;
+      if ((widths[index] ?? 0) <= (minimums[index] ?? 0)) return;
+      if (widest === -1 || (widths[index] ?? 0) > (widths[widest] ?? 0)) widest = index;
+    });
+    // Nothing left to give: the line stays too long rather than wrapping a row.
+    if (widest === -1) break;
+    widths[widest] = (widths[widest] ?? 0) - 1;
+    overflow -= 1;
+  }
+  return widths;
+}
+
+/**
+ * The table's off-a-TTY form (as gh prints when piped): no header, no
+ * borders, no colour, no truncation; one row per line, fields separated by
+ * tabs, so `cut -f2` and `while IFS=$'\t' read` work. Returns '' for no rows.
+ */
+export function renderTsv<Row>(columns: readonly Pick<Column<Row>, 'value'>[], rows: readonly Row[]): string {
+  if (rows.length === 0) return '';
+  return rows
+    .map((row) => columns.map((column) => toSingleLine(column.value(row) ?? MISSING_VALUE)).join('\t') + '\n')
+    .join('');
+}

@@ -1,0 +1,33 @@
+import { SandboxHttpError } from './errors';
+import { findSandboxKey, type SandboxKey } from './keys';
+
+export const AUTH_REALM = 'petctl-sandbox';
+
+/**
+ * HTTP bearer authentication (RFC 6750): `Authorization: Bearer <key>`, the
+ * scheme name case-insensitive. The WWW-Authenticate challenge follows §3:
+ * no error attribute when no bearer credentials were sent (no header, or
+ * another scheme), `invalid_request` for a malformed bearer header,
+ * `invalid_token` for a well-formed but unknown key.
+ */
+export function authenticate(header: string | undefined, keys: readonly SandboxKey[]): SandboxKey {
+  if (header === undefined || header.trim() === '') {
+    throw unauthorized('an API key is required: send Authorization: Bearer <key>');
+  }
+  const match = /^([A-Za-z][A-Za-z0-9!#$%&'*+.^_`|~-]*)(?: +(.*))?$/.exec(header.trim());
+  if (!match || match[1]?.toLowerCase() !== 'bearer') {
+    throw unauthorized('the Authorization header must use the Bearer scheme: Authorization: Bearer <key>');
+  }
+  const token = match[2] ?? '';
+  if (!/^[A-Za-z0-9\-._~+/]+=*$/.test(token)) {
+    throw unauthorized('the Authorization header is malformed: expected Authorization: Bearer <key>', 'invalid_request');
+  }
+  const key = findSandboxKey(keys, token);
+  if (!key) throw unauthorized('the API key is not valid', 'invalid_token');
+  return key;
+}
+
+function unauthorized(message: string, error?: 'invalid_request' | 'invalid_token'): SandboxHttpError {
+  const challenge = `Bearer realm="${AUTH_REALM}"${error ? `, error="${error}"` : ''}`;
+  return new SandboxHttpError('unauthorized', message, { 'WWW-Authenticate': challenge });
+}

@@ -1,0 +1,40 @@
+/**
+ * The sandbox's error codes: the `code` of every Error body it sends.
+ * The specification leaves the set of codes open; these are stable, and
+ * documented in server.ts and README.md.
+ */
+export const SANDBOX_ERROR_CODES = {
+  invalid_json: 400,
+  invalid_body: 400,
+  missing_field: 400,
+  invalid_field: 400,
+  unknown_field: 400,
+  invalid_parameter: 400,
+  unauthorized: 401,
+  not_found: 404,
+  pet_not_found: 404,
+  method_not_allowed: 405,
+  payload_too_large: 413,
+  unsupported_media_type: 415,
+  rate_limited: 429,
+  key_banned: 429,
+  internal_error: 500,
+  service_unavailable: 503,
+} as const;
+
+export type SandboxErrorCode = keyof typeof SANDBOX_ERROR_CODES;
+
+/** A refusal on its way to becoming an Error response. */
+export class SandboxHttpError extends Error {
+  readonly status: number;
+
+  constructor(
+    readonly code: SandboxErrorCode,
+    message: string,
+    readonly headers: Readonly<Record<string, string>> = {},
+  ) {
+    super(message);
+    this.name = 'SandboxHttpError';
+    this.status = SANDBOX_ERROR_CODES[code];
+  }
+}

@@ -1,0 +1,52 @@
+/**
+ * The sandbox's API keys, one per plan of the specification's "Rate limits by
+ * plan" table. They are public on purpose: the sandbox is a local stand-in for
+ * the service, and `petctl sandbox` prints them.
+ */
+
+export type SandboxPlan = 'free' | 'pro' | 'business' | 'enterprise';
+
+export interface SandboxKey {
+  /** The bearer token: `Authorization: Bearer <key>`. */
+  readonly key: string;
+  readonly plan: SandboxPlan;
+  readonly perMinute: number;
+  readonly perDay: number;
+}
+
+/** Enterprise quotas are "custom" in the specification; these are the sandbox's defaults. */
+export const ENTERPRISE_DEFAULT_PER_MINUTE = 5_000;
+export const ENTERPRISE_DEFAULT_PER_DAY = 1_000_000;
+
+export interface SandboxKeyOptions {
+  enterprisePerMinute?: number;
+  enterprisePerDay?: number;
+}
+
+/** The four keys, with the Enterprise quotas set as given (the defaults otherwise). */
+export function sandboxKeys(options: SandboxKeyOptions = {}): readonly SandboxKey[] {
+  const enterprisePerMinute = positiveInteger(
+    options.enterprisePerMinute ?? ENTERPRISE_DEFAULT_PER_MINUTE,
+    'enterprisePerMinute',
+  );
+  const enterprisePerDay = positiveInteger(options.enterprisePerDay ?? ENTERPRISE_DEFAULT_PER_DAY, 'enterprisePerDay');
+  return Object.freeze([
+    Object.freeze({ key: 'sandbox-free', plan: 'free', perMinute: 60, perDay: 1_000 }),
+    Object.freeze({ key: 'sandbox-pro', plan: 'pro', perMinute: 300, perDay: 10_000 }),
+    Object.freeze({ key: 'sandbox-business', plan: 'business', perMinute: 1_000, perDay: 100_000 }),
+    Object.freeze({ key: 'sandbox-enterprise', plan: 'enterprise', perMinute: enterprisePerMinute, perDay: enterprisePerDay }),
+  ] satisfies SandboxKey[]);
+}
+
+/** The keys with the default Enterprise quotas. */
+export const SANDBOX_KEYS: readonly SandboxKey[] = sandboxKeys();
+
+/** The key whose token is exactly `token` (keys are case-sensitive), if any. */
+export function findSandboxKey(keys: readonly SandboxKey[], token: string): SandboxKey | undefined {
+  return keys.find((candidate) => candidate.key === token);
+}
+
+function positiveInteger(value: number, name: string): number {
+  if (!Number.isSafeInteger(value) || value < 1) throw new RangeError(`${name} must be a positive integer, got ${value}`);
+  return value;
+}

@@ -1,0 +1,105 @@
+import { parseInt64 } from '../schemas/json';
+import { LIMIT_DEFAULT, LIMIT_MAX, LIMIT_MIN, NewPet, PET_STATUSES, type PetStatus } from '../schemas/pet';
+import { SandboxHttpError } from './errors';
+import type { PetQuery } from './store';
+
+/**
+ * Checks of what a client sends: listPets' query, getPet's path parameter and
+ * createPet's body. Each returns the typed value or throws a SandboxHttpError
+ * whose message names the parameter or field and what is allowed.
+ */
+
+const STATUS_LIST = PET_STATUSES.join(', ');
+
+/** listPets: `limit` (integer 1..100, default 20) and `status` (PetStatus). Other parameters are ignored. */
+export function parseListQuery(params: URLSearchParams): PetQuery {
+  const limitText = single(params, 'limit');
+  let limit = LIMIT_DEFAULT;
+  if (limitText !== undefined) {
+    limit = /^[0-9]{1,4}$/.test(limitText) ? Number(limitText) : Number.NaN;
+    if (!(limit >= LIMIT_MIN && limit <= LIMIT_MAX)) {
+      throw new SandboxHttpError(
+        'invalid_parameter',
+        `limit must be an integer from ${LIMIT_MIN} to ${LIMIT_MAX}, got ${JSON.stringify(limitText)}`,
+      );
+    }
+  }
+  const statusText = single(params, 'status');
+  if (statusText !== undefined && !isPetStatus(statusText)) {
+    throw new SandboxHttpError(
+      'invalid_parameter',
+      `status must be one of ${STATUS_LIST}, got ${JSON.stringify(statusText)}`,
+    );
+  }
+  return statusText === undefined ? { limit } : { limit, status: statusText };
+}
+
+function single(params: URLSearchParams, name: string): string | undefined {
+  const values = params.getAll(name);
+  if (values.length > 1) throw new SandboxHttpError('invalid_parameter', `${name} may be given only once`);
+  return values[0];
+}
+
+function isPetStatus(text: string): text is PetStatus {
+  return (PET_STATUSES as readonly string[]).includes(text);
+}
+
+/** getPet's `petId` path segment (still percent-encoded): an int64. */
+export function parsePetId(segment: string): bigint {
+  let text: string;
+  try {
+    text = decodeURIComponent(segment);
+  } catch {
+    text = segment;
+  }
+  const id = parseInt64(text);
+  if (id === undefined) {
+    throw new SandboxHttpError(
+      'invalid_parameter',
+      `petId must be an int64 integer (decimal digits, no leading zeros), got ${JSON.stringify(text)}`,
+    );
+  }
+  return BigInt(id);
+}
+
+const NEW_PET_FIELDS = ['name', 'categoryId', 'status'] as const;
+const REQUIRED_FIELDS = ['name', 'categoryId'] as const;
+
+const FIELD_RULES: Record<(typeof NEW_PET_FIELDS)[number], string> = {
+  name: 'name must be a non-empty string',
+  categoryId: 'categoryId must be an integer in the int64 range (-9223372036854775808 to 9223372036854775807)',
+  status: `status must be one of ${STATUS_LIST}`,
+};
+
+/**
+ * createPet's body, already parsed with parseJson (so numbers beyond 2^53 are
+ * exact bigints and decimals beyond a double are LosslessNumbers, which fail).
+ * Checked in this order, the first problem wins: an object; no `id`; no
+ * unknown field; both required fields present; each value valid.
+ */
+export function parseNewPet(body: unknown): NewPet {
+  if (typeof body !== 'object' || body === null || Array.isArray(body)) {
+    throw new SandboxHttpError('invalid_body', 'the body must be a JSON object with name, categoryId and optional status');
+  }
+  if (Object.hasOwn(body, 'id')) {
+    throw new SandboxHttpError('invalid_field', 'id is assigned by the service and must not be sent');
+  }
+  const unknown = Object.keys(body).filter((field) => !(NEW_PET_FIELDS as readonly string[]).includes(field));
+  if (unknown.length > 0) {
+    throw new SandboxHttpError(
+      'unknown_field',
+      `unknown field${unknown.length > 1 ? 's' : ''} ${unknown.map((field) => JSON.stringify(field)).join(', ')}; a NewPet has name, categoryId and status`,
+    );
+  }
+  const missing = REQUIRED_FIELDS.filter((field) => !Object.hasOwn(body, field));
+  if (missing.length > 0) {
+    throw new SandboxHttpError('missing_field', `missing required field${missing.length > 1 ? 's' : ''} ${missing.join(' and ')}`);
+  }
+  const result = NewPet.safeParse(body);
+  if (!result.success) {
+    const field = result.error.issues[0]?.path[0];
+    const rule = typeof field === 'string' && field in FIELD_RULES ? FIELD_RULES[field as keyof typeof FIELD_RULES] : undefined;
+    throw new SandboxHttpError('invalid_field', rule ?? result.error.issues[0]?.message ?? 'the body is not a valid NewPet');
+  }
+  return result.data;
+}

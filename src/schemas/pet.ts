@@ -1,0 +1,47 @@
+import { z } from 'zod';
+
+import { INT64_MAX, INT64_MIN, PET_STATUSES } from './constants';
+
+export { GET_PET_SUNSET, INT64_MAX, INT64_MIN, LIMIT_DEFAULT, LIMIT_MAX, LIMIT_MIN, PET_STATUSES } from './constants';
+
+export const PetStatus = z.enum(PET_STATUSES);
+export type PetStatus = z.infer<typeof PetStatus>;
+
+
+/**
+ * An int64 as it comes out of `parseJson`: a plain number while it is a safe
+ * integer, a bigint beyond 2^53 (JSON.parse would round 9007199254740993 to ...992).
+ */
+export const Int64 = z.union([
+  z.int(),
+  z.bigint().gte(INT64_MIN).lte(INT64_MAX),
+]);
+export type Int64 = z.infer<typeof Int64>;
+
+/** NewPet: the request body of createPet. The service assigns `id`, so a client never sends one. */
+export const NewPet = z.strictObject({
+  name: z.string().trim().min(1, 'name must not be empty'),
+  categoryId: Int64,
+  status: PetStatus.optional(),
+});
+export type NewPet = z.infer<typeof NewPet>;
+
+/** Pet: every field of NewPet plus `id`. Loose, so fields a newer server adds survive into json output. */
+export const Pet = z.looseObject({
+  id: Int64,
+  name: z.string(),
+  categoryId: Int64,
+  status: PetStatus.optional(),
+});
+export type Pet = z.infer<typeof Pet>;
+
+export const Pets = z.array(Pet);
+export type Pets = z.infer<typeof Pets>;
+
+/** The Error body: all three fields are required by the specification. */
+export const ErrorBody = z.looseObject({
+  code: z.string(),
+  message: z.string(),
+  status: z.int(),
+});
+export type ErrorBody = z.infer<typeof ErrorBody>;

@@ -1,0 +1,276 @@
+import fs from 'node:fs';
+import { describe, expect, it } from 'vitest';
+import { maskKey, requireKey, resolveProfileName, resolveTarget, type ResolvedTarget } from '../../src/config/credentials';
+import type { PetctlPaths } from '../../src/config/paths';
+import { openProfileStore, SANDBOX_DEFAULT_KEY, type ProfileStore } from '../../src/config/profiles';
+import { NotConfiguredError, UsageError } from '../../src/errors';
+import { tempPaths } from './temp-config';
+
+const PROD_KEY = 'sk_prod_0123456789abcdef';
+
+/** sandbox (active unless told), production (with a key), staging (without). */
+async function configuredStore(options: { active?: string; sandboxKey?: string } = {}): Promise<ProfileStore> {
+  const store = await openProfileStore(tempPaths());
+  await store.add('production', 'https://api.example.org/v1');
+  await store.setKey('production', PROD_KEY);
+  await store.add('staging', 'https://staging.example.org/v1');
+  if (options.sandboxKey) await store.setKey('sandbox', options.sandboxKey);
+  if (options.active) await store.use(options.active);
+  return store;
+}
+
+function thrown(fn: () => unknown): unknown {
+  try {
+    fn();
+  } catch (error) {
+    return error;
+  }
+  throw new Error('did not throw');
+}
+
+describe('resolveProfileName', () => {
+  it.each([
+    // flag,       PETCTL_PROFILE, active,       → name,        source
+    [undefined, undefined, 'sandbox', 'sandbox', 'active'],
+    [undefined, undefined, 'production', 'production', 'active'],
+    [undefined, '', 'production', 'production', 'active'],
+    [undefined, 'staging', 'production', 'staging', 'env'],
+    ['sandbox', 'staging', 'production', 'sandbox', 'flag'],
+    ['staging', undefined, 'production', 'staging', 'flag'],
+  ] as const)('flag %s, PETCTL_PROFILE %s, active %s → %s from %s', async (profileFlag, envProfile, active, name, source) => {
+    const store = await configuredStore({ active });
+    const env = envProfile === undefined ? {} : { PETCTL_PROFILE: envProfile };
+    expect(resolveProfileName(store, { profileFlag, env })).toEqual({ name, source });
+  });
+
+  it.each([
+    ['prod', {}, '--profile'],
+    [undefined, { PETCTL_PROFILE: 'qa' }, 'PETCTL_PROFILE'],
+  ] as const)('an unknown profile (%s %j) is not configured, naming it, its source and the known ones', async (profileFlag, env, from) => {
+    const store = await configuredStore();
+    const error = thrown(() => resolveProfileName(store, { profileFlag, env })) as NotConfiguredError;
+    expect(error).toBeInstanceOf(NotConfiguredError);
+    expect(error.exitCode).toBe(4);
+    expect(error.message).toContain(`"${profileFlag ?? env.PETCTL_PROFILE}"`);
+    expect(error.message).toContain(from);
+    expect(error.message).toContain('known profiles: sandbox, production, staging');
+    expect(error.hint).toBe('petctl profile list');
+  });
+
+  it('an active profile removed by hand is not configured either', async () => {
+    const paths: PetctlPaths = tempPaths();
+    fs.mkdirSync(paths.dir, { recursive: true });
+    fs.writeFileSync(paths.configFile, JSON.stringify({ activeProfile: 'gone', profiles: {} }));
+    const store = await openProfileStore(paths);
+    const error = thrown(() => resolveProfileName(store, { env: {} })) as NotConfiguredError;
+    expect(error).toBeInstanceOf(NotConfiguredError);
+    expect(error.message).toMatch(/"gone" \(from the active profile\)/);
+  });
+
+  it('an empty --profile is a usage error', async () => {
+    const store = await configuredStore();
+    expect(thrown(() => resolveProfileName(store, { profileFlag: '', env: {} }))).toBeInstanceOf(UsageError);
+  });
+});
+
+describe('resolveTarget', () => {
+  type Row = {
+    name: string;
+    active?: string;
+    sandboxKey?: string;
+    profileFlag?: string;
+    baseUrlFlag?: string;
+    env?: NodeJS.ProcessEnv;
+    expected: Partial<ResolvedTarget>;
+  };
+  const rows: Row[] = [
+    {
+      name: 'fresh sandbox: in-process service with the default key',
+      expected: { profile: 'sandbox', profileSource: 'active', baseUrl: undefined, baseUrlSource: 'sandbox', apiKey: SANDBOX_DEFAULT_KEY, keySource: 'sandbox-default', hasStoredKey: false },
+    },
+    {
+      name: 'sandbox with a stored key',
+      sandboxKey: 'my-sandbox-key',
+      expected: { profile: 'sandbox', baseUrlSource: 'sandbox', apiKey: 'my-sandbox-key', keySource: 'profile', hasStoredKey: true },
+    },
+    {
+      name: 'PETCTL_API_KEY beats the sandbox key',
+      sandboxKey: 'my-sandbox-key',
+      env: { PETCTL_API_KEY: 'env-key' },
+      expected: { profile: 'sandbox', apiKey: 'env-key', keySource: 'env', hasStoredKey: true },
+    },
+    {
+      name: 'sandbox pointed elsewhere by PETCTL_BASE_URL keeps its key',
+      env: { PETCTL_BASE_URL: 'http://127.0.0.1:9000/v1/' },
+      expected: { profile: 'sandbox', baseUrl: 'http://127.0.0.1:9000/v1', baseUrlSource: 'env', apiKey: SANDBOX_DEFAULT_KEY, keySource: 'sandbox-default' },
+    },
+    {
+      name: 'the active profile',
+      active: 'production',
+      expected: { profile: 'production', profileSource: 'active', activeProfile: 'production', baseUrl: 'https://api.example.org/v1', baseUrlSource: 'profile', apiKey: PROD_KEY, keySource: 'profile', hasStoredKey: true },
+    },
+    {
+      name: '-p picks a profile other than the active one',
+      profileFlag: 'production',
+      expected: { profile: 'production', profileSource: 'flag', activeProfile: 'sandbox', baseUrl: 'https://api.example.org/v1', apiKey: PROD_KEY },
+    },
+    {
+      name: 'PETCTL_PROFILE picks a profile',
+      env: { PETCTL_PROFILE: 'production' },
+      expected: { profile: 'production', profileSource: 'env', apiKey: PROD_KEY },
+    },
+    {
+      name: 'PETCTL_API_KEY beats the stored key',
+      profileFlag: 'production',
+      env: { PETCTL_API_KEY: 'env-key' },
+      expected: { apiKey: 'env-key', keySource: 'env', hasStoredKey: true },
+    },
+    {
+      name: 'an empty PETCTL_API_KEY is unset',
+      profileFlag: 'production',
+      env: { PETCTL_API_KEY: '' },
+      expected: { apiKey: PROD_KEY, keySource: 'profile' },
+    },
+    {
+      name: 'a profile without a key gets none (and no sandbox default)',
+      profileFlag: 'staging',
+      expected: { profile: 'staging', baseUrl: 'https://staging.example.org/v1', apiKey: undefined, keySource: undefined, hasStoredKey: false },
+    },
+    {
+      name: 'a profile without a key takes PETCTL_API_KEY',
+      profileFlag: 'staging',
+      env: { PETCTL_API_KEY: 'env-key' },
+      expected: { apiKey: 'env-key', keySource: 'env', hasStoredKey: false },
+    },
+    {
+      name: 'PETCTL_BASE_URL beats the profile',
+      profileFlag: 'production',
+      env: { PETCTL_BASE_URL: 'https://eu.example.org/v1' },
+      expected: { baseUrl: 'https://eu.example.org/v1', baseUrlSource: 'env', apiKey: PROD_KEY, keySource: 'profile' },
+    },
+    {
+      name: '--base-url beats PETCTL_BASE_URL',
+      profileFlag: 'production',
+      baseUrlFlag: 'http://[::1]:8080/v1/',
+      env: { PETCTL_BASE_URL: 'https://eu.example.org/v1' },
+      expected: { baseUrl: 'http://[::1]:8080/v1', baseUrlSource: 'flag' },
+    },
+    {
+      name: '--base-url replaces the in-process sandbox',
+      baseUrlFlag: 'http://localhost:3000',
+      expected: { profile: 'sandbox', baseUrl: 'http://localhost:3000', baseUrlSource: 'flag', keySource: 'sandbox-default' },
+    },
+    {
+      name: 'an empty PETCTL_BASE_URL is unset',
+      profileFlag: 'production',
+      env: { PETCTL_BASE_URL: '' },
+      expected: { baseUrl: 'https://api.example.org/v1', baseUrlSource: 'profile' },
+    },
+  ];
+
+  it.each(rows)('$name', async ({ active, sandboxKey, profileFlag, baseUrlFlag, env, expected }) => {
+    const store = await configuredStore({ active, sandboxKey });
+    expect(resolveTarget(store, { profileFlag, baseUrlFlag, env: env ?? {} })).toMatchObject(expected);
+  });
+
+  it.each([
+    [{ baseUrlFlag: 'http://api.example.org/v1' }, /^--base-url .*clear text/],
+    [{ env: { PETCTL_BASE_URL: 'http://api.example.org/v1' } }, /^PETCTL_BASE_URL .*clear text/],
+    [{ env: { PETCTL_BASE_URL: 'ftp://api.example.org' } }, /^PETCTL_BASE_URL must use https/],
+    [{ baseUrlFlag: '' }, /^--base-url is not an absolute URL/],
+  ])('refuses a bad base URL from %j', async (options, message) => {
+    const store = await configuredStore();
+    const error = thrown(() => resolveTarget(store, { env: {}, ...options })) as UsageError;
+    expect(error).toBeInstanceOf(UsageError);
+    expect(error.message).toMatch(message);
+  });
+
+  it('refuses a PETCTL_API_KEY that cannot go in a header, without echoing it', async () => {
+    const store = await configuredStore();
+    const error = thrown(() => resolveTarget(store, { env: { PETCTL_API_KEY: 'sk live s3cret' } })) as UsageError;
+    expect(error).toBeInstanceOf(UsageError);
+    expect(error.message).toMatch(/^PETCTL_API_KEY contains spaces/);
+    expect(error.message).not.toContain('s3cret');
+  });
+
+  it('reports a hand-edited profile whose base URL or key is unusable as not configured', async () => {
+    const paths = tempPaths();
+    fs.mkdirSync(paths.dir, { recursive: true });
+    fs.writeFileSync(
+      paths.configFile,
+      JSON.stringify({
+        profiles: {
+          plain: { baseUrl: 'http://api.example.org/v1' },
+          nourl: { apiKey: 'k3y' },
+          badkey: { baseUrl: 'https://api.example.org/v1', apiKey: 'two words' },
+        },
+      }),
+    );
+    const store = await openProfileStore(paths);
+    for (const [profileFlag, message] of [
+      ['plain', /^the base URL of profile "plain" uses http:\/\//],
+      ['nourl', /^profile "nourl" has no base URL/],
+      ['badkey', /^the API key stored in profile "badkey" contains spaces/],
+    ] as const) {
+      const error = thrown(() => resolveTarget(store, { profileFlag, env: {} })) as NotConfiguredError;
+      expect(error, profileFlag).toBeInstanceOf(NotConfiguredError);
+      expect(error.message).toMatch(message);
+      expect(error.message).not.toContain('two words');
+    }
+    // Overriding what is broken makes the profile usable.
+    expect(resolveTarget(store, { profileFlag: 'nourl', baseUrlFlag: 'https://ok.example.org', env: {} }).apiKey).toBe('k3y');
+    expect(resolveTarget(store, { profileFlag: 'badkey', env: { PETCTL_API_KEY: 'good' } }).apiKey).toBe('good');
+  });
+});
+
+describe('requireKey', () => {
+  it('returns the resolved key', async () => {
+    const store = await configuredStore();
+    expect(requireKey(resolveTarget(store, { profileFlag: 'production', env: {} }))).toBe(PROD_KEY);
+    expect(requireKey(resolveTarget(store, { env: {} }))).toBe(SANDBOX_DEFAULT_KEY);
+  });
+
+  it('tells how to log in to the active profile', async () => {
+    const store = await configuredStore({ active: 'staging' });
+    const error = thrown(() => requireKey(resolveTarget(store, { env: {} }))) as NotConfiguredError;
+    expect(error).toBeInstanceOf(NotConfiguredError);
+    expect(error.exitCode).toBe(4);
+    expect(error.message).toBe('no API key for profile "staging"');
+    expect(error.hint).toBe('run petctl auth login');
+  });
+
+  it('names the profile when it is not the active one', async () => {
+    const store = await configuredStore({ active: 'production' });
+    for (const options of [{ profileFlag: 'staging', env: {} }, { env: { PETCTL_PROFILE: 'staging' } }]) {
+      const target = resolveTarget(store, options);
+      const error = thrown(() => requireKey(target)) as NotConfiguredError;
+      expect(error.hint).toBe('run petctl auth login -p staging');
+      expect((thrown(() => requireKey(target, store)) as NotConfiguredError).hint).toBe('run petctl auth login -p staging');
+    }
+  });
+});
+
+describe('maskKey', () => {
+  it.each([
+    ['', '****'],
+    ['abc', '****'],
+    [SANDBOX_DEFAULT_KEY, '****'],
+    ['0123456789abcde', '****'],
+    ['0123456789abcdef', '****cdef'],
+    ['sk_live_0123456789abcdefghijklmnopqrstuvwxyz', '****wxyz'],
+  ])('%j → %s', (key, masked) => {
+    expect(maskKey(key)).toBe(masked);
+  });
+
+  it('never shows more than a quarter of the key, nor more than 4 characters, nor its length', () => {
+    const alphabet = 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789';
+    for (let length = 0; length <= alphabet.length; length++) {
+      const key = alphabet.slice(0, length);
+      const masked = maskKey(key);
+      expect(masked.startsWith('****'), key).toBe(true);
+      const shown = masked.slice(4);
+      expect(shown.length, key).toBeLessThanOrEqual(Math.min(4, Math.floor(length / 4)));
+      expect(key.endsWith(shown), key).toBe(true);
+    }
+  });
+});

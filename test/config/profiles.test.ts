@@ -1,0 +1,318 @@
+import fs from 'node:fs';
+import Conf from 'conf';
+import { describe, expect, it } from 'vitest';
+import { CorruptFileError } from '../../src/config/locked-file';
+import { openProfileStore, SANDBOX_PROFILE, type ProfileStore } from '../../src/config/profiles';
+import { UsageError } from '../../src/errors';
+import { modeOf, readConfigFile, tempPaths } from './temp-config';
+
+async function usageError(promise: Promise<unknown>): Promise<UsageError> {
+  const error = await promise.then(
+    () => undefined,
+    (caught: unknown) => caught,
+  );
+  expect(error).toBeInstanceOf(UsageError);
+  return error as UsageError;
+}
+
+describe('a fresh install', () => {
+  it('has only the sandbox, active, without a base URL or key', async () => {
+    const store = await openProfileStore(tempPaths());
+    expect(store.activeName()).toBe(SANDBOX_PROFILE);
+    expect(store.list()).toEqual([{ name: 'sandbox', baseUrl: undefined, apiKey: undefined, builtIn: true }]);
+    expect(store.get('sandbox')).toEqual({ name: 'sandbox', apiKey: undefined, builtIn: true });
+    expect(store.get('production')).toBeUndefined();
+  });
+
+  it('creates nothing, not even the directory, when only read', async () => {
+    const paths = tempPaths();
+    const store = await openProfileStore(paths);
+    store.activeName();
+    store.list();
+    store.get('sandbox');
+    expect(fs.existsSync(paths.dir)).toBe(false);
+  });
+
+  it('does not touch an existing file when only read', async () => {
+    const paths = tempPaths();
+    await (await openProfileStore(paths)).add('prod', 'https://api.example.org/v1');
+    const before = fs.readFileSync(paths.configFile, 'utf8');
+    const past = new Date(Date.now() - 60_000);
+    fs.utimesSync(paths.configFile, past, past);
+    const statBefore = fs.statSync(paths.configFile);
+    const store = await openProfileStore(paths);
+    store.list();
+    store.activeName();
+    const statAfter = fs.statSync(paths.configFile);
+    expect(fs.readFileSync(paths.configFile, 'utf8')).toBe(before);
+    // A rewrite (conf renames a temporary file over it) would change both.
+    expect(statAfter.ino).toBe(statBefore.ino);
+    expect(statAfter.mtimeMs).toBe(statBefore.mtimeMs);
+  });
+});
+
+describe('profile lifecycle', () => {
+  it('adds, lists, uses, stores keys and removes, persisting each step', async () => {
+    const paths = tempPaths();
+    const store = await openProfileStore(paths);
+    await store.add('staging', 'https://staging.example.org/v1/');
+    await store.add('production', 'https://api.example.org/v1');
+    expect(store.list().map((p) => p.name)).toEqual(['sandbox', 'production', 'staging']);
+    expect(store.get('staging')).toEqual({ name: 'staging', baseUrl: 'https://staging.example.org/v1', apiKey: undefined, builtIn: false });
+    expect(store.activeName()).toBe('sandbox');
+
+    await store.use('staging');
+    await store.setKey('staging', 'sk_staging_0123456789');
+    expect(store.activeName()).toBe('staging');
+    expect(store.get('staging')?.apiKey).toBe('sk_staging_0123456789');
+
+    const reopened = await openProfileStore(paths);
+    expect(reopened.activeName()).toBe('staging');
+    expect(reopened.get('staging')?.apiKey).toBe('sk_staging_0123456789');
+    expect(reopened.get('production')?.apiKey).toBeUndefined();
+
+    expect(await reopened.clearKey('staging')).toBe(true);
+    expect(await reopened.clearKey('staging')).toBe(false);
+    expect(reopened.get('staging')?.apiKey).toBeUndefined();
+
+    await reopened.remove('production');
+    expect(reopened.get('production')).toBeUndefined();
+    expect(reopened.activeName()).toBe('staging');
+    expect((await openProfileStore(paths)).list().map((p) => p.name)).toEqual(['sandbox', 'staging']);
+  });
+
+  it('writes the documented shape', async () => {
+    const paths = tempPaths();
+    const store = await openProfileStore(paths);
+    await store.add('production', 'https://api.example.org/v1');
+    await store.setKey('production', 'sk_live_0123456789abcdef');
+    await store.add('staging', 'https://staging.example.org/v1');
+    await store.setKey('sandbox', 'my-sandbox-key');
+    await store.use('production');
+    expect(readConfigFile(paths)).toEqual({
+      activeProfile: 'production',
+      profiles: {
+        production: { baseUrl: 'https://api.example.org/v1', apiKey: 'sk_live_0123456789abcdef' },
+        staging: { baseUrl: 'https://staging.example.org/v1' },
+        sandbox: { apiKey: 'my-sandbox-key' },
+      },
+    });
+  });
+
+  it('is a file conf itself reads back', async () => {
+    const paths = tempPaths();
+    const store = await openProfileStore(paths);
+    await store.add('eu.prod', 'https://eu.example.org/v1');
+    const conf = new Conf<Record<string, unknown>>({ cwd: paths.dir, configName: 'config', accessPropertiesByDotNotation: false });
+    expect(conf.path).toBe(paths.configFile);
+    expect(conf.get('profiles')).toEqual({ 'eu.prod': { baseUrl: 'https://eu.example.org/v1' } });
+  });
+
+  it('removing the active profile makes the sandbox active again', async () => {
+    const paths = tempPaths();
+    const store = await openProfileStore(paths);
+    await store.add('production', 'https://api.example.org/v1');
+    await store.use('production');
+    await store.remove('production');
+    expect(store.activeName()).toBe('sandbox');
+    expect((await openProfileStore(paths)).activeName()).toBe('sandbox');
+  });
+
+  it('refuses to add an existing profile and suggests removing it', async () => {
+    const paths = tempPaths();
+    const store = await openProfileStore(paths);
+    await store.add('production', 'https://api.example.org/v1');
+    await store.setKey('production', 'sk_live_0123456789abcdef');
+    const error = await usageError(store.add('production', 'https://other.example.org/v1'));
+    expect(error.message).toContain('"production" already exists');
+    expect(error.hint).toContain('petctl profile remove production');
+    expect((await openProfileStore(paths)).get('production')).toMatchObject({ baseUrl: 'https://api.example.org/v1', apiKey: 'sk_live_0123456789abcdef' });
+  });
+
+  it.each(['use', 'remove', 'setKey', 'clearKey'] as const)('%s of an unknown profile lists the known ones', async (method) => {
+    const store = await openProfileStore(tempPaths());
+    await store.add('production', 'https://api.example.org/v1');
+    const call: Record<typeof method, () => Promise<unknown>> = {
+      use: () => store.use('prod'),
+      remove: () => store.remove('prod'),
+      setKey: () => store.setKey('prod', 'k3y'),
+      clearKey: () => store.clearKey('prod'),
+    };
+    const error = await usageError(call[method]());
+    expect(error.message).toBe('unknown profile "prod" (known: sandbox, production)');
+    expect(store.activeName()).toBe('sandbox');
+  });
+
+  it.each(['a', 'Prod-2', 'eu.prod_1', 'x'.repeat(64), '.hidden', '__proto__', 'constructor', 'toString'])('accepts the name %j', async (name) => {
+    const paths = tempPaths();
+    const store = await openProfileStore(paths);
+    await store.add(name, 'https://api.example.org/v1');
+    await store.setKey(name, 'k3y');
+    await store.use(name);
+    const reopened = await openProfileStore(paths);
+    expect(reopened.get(name)).toEqual({ name, baseUrl: 'https://api.example.org/v1', apiKey: 'k3y', builtIn: false });
+    expect(reopened.list().map((p) => p.name)).toEqual(['sandbox', name]);
+    expect(reopened.activeName()).toBe(name);
+    expect(Object.getPrototypeOf(readConfigFile(paths))).toBe(Object.prototype);
+  });
+
+  it.each(['', 'x'.repeat(65), 'a b', 'a/b', '../etc', 'é', 'a\nb', 'prod:1'])('refuses the name %j and writes nothing', async (name) => {
+    const paths = tempPaths();
+    const store = await openProfileStore(paths);
+    const error = await usageError(store.add(name, 'https://api.example.org/v1'));
+    expect(error.message).toMatch(/^invalid profile name/);
+    expect(fs.existsSync(paths.dir)).toBe(false);
+  });
+
+  it('validates the base URL before writing', async () => {
+    const paths = tempPaths();
+    const store = await openProfileStore(paths);
+    const error = await usageError(store.add('production', 'http://api.example.org/v1'));
+    expect(error.message).toMatch(/clear text/);
+    expect(fs.existsSync(paths.dir)).toBe(false);
+  });
+
+  it.each([
+    ['', /is empty/],
+    ['has space', /spaces/],
+    ['trailing-newline\n', /control/],
+    ['tab\tkey', /control/],
+    ['ключ', /non-ASCII/],
+  ])('refuses the key %j without echoing it', async (key, why) => {
+    const store = await openProfileStore(tempPaths());
+    const error = await usageError(store.setKey('sandbox', key));
+    expect(error.message).toMatch(why);
+    if (key !== '') expect(error.message).not.toContain(key);
+    expect(store.get('sandbox')?.apiKey).toBeUndefined();
+  });
+});
+
+describe('the built-in sandbox profile', () => {
+  it('cannot be added, replaced or removed', async () => {
+    const paths = tempPaths();
+    const store = await openProfileStore(paths);
+    expect((await usageError(store.add('sandbox', 'https://api.example.org/v1'))).message).toMatch(/built-in/);
+    expect((await usageError(store.remove('sandbox'))).message).toMatch(/cannot be removed/);
+    expect(store.get('sandbox')?.baseUrl).toBeUndefined();
+    expect(fs.existsSync(paths.configFile)).toBe(false);
+  });
+
+  it('holds a key of its own, and clearing it drops its entry', async () => {
+    const paths = tempPaths();
+    const store = await openProfileStore(paths);
+    await store.setKey('sandbox', 'my-sandbox-key');
+    expect(store.get('sandbox')).toEqual({ name: 'sandbox', apiKey: 'my-sandbox-key', builtIn: true });
+    expect(await store.clearKey('sandbox')).toBe(true);
+    expect(readConfigFile(paths)).toEqual({ profiles: {} });
+    expect(await store.clearKey('sandbox')).toBe(false);
+  });
+
+  it('can be made active again', async () => {
+    const store = await openProfileStore(tempPaths());
+    await store.add('production', 'https://api.example.org/v1');
+    await store.use('production');
+    await store.use('sandbox');
+    expect(store.activeName()).toBe('sandbox');
+  });
+
+  it('ignores a base URL written into its entry by hand', async () => {
+    const paths = tempPaths();
+    fs.mkdirSync(paths.dir, { recursive: true });
+    fs.writeFileSync(paths.configFile, JSON.stringify({ profiles: { sandbox: { baseUrl: 'https://evil.example.org', apiKey: 'k3y' } } }));
+    const store = await openProfileStore(paths);
+    expect(store.get('sandbox')).toEqual({ name: 'sandbox', apiKey: 'k3y', builtIn: true });
+  });
+});
+
+describe('file and directory', () => {
+  it('creates the directory 0700 and the file 0600, leaving no lock or temporary file', async () => {
+    const paths = tempPaths();
+    const store = await openProfileStore(paths);
+    await store.add('production', 'https://api.example.org/v1');
+    await store.setKey('production', 'sk_live_0123456789abcdef');
+    expect(modeOf(paths.dir)).toBe(0o700);
+    expect(modeOf(paths.configFile)).toBe(0o600);
+    expect(fs.readdirSync(paths.dir)).toEqual(['config.json']);
+  });
+
+  it('tightens a directory and file that were readable by others on the next write', async () => {
+    const paths = tempPaths();
+    fs.mkdirSync(paths.dir, { recursive: true, mode: 0o755 });
+    fs.chmodSync(paths.dir, 0o755);
+    fs.writeFileSync(paths.configFile, JSON.stringify({ profiles: {} }), { mode: 0o644 });
+    fs.chmodSync(paths.configFile, 0o644);
+    const store = await openProfileStore(paths);
+    await store.setKey('sandbox', 'k3y');
+    expect(modeOf(paths.dir)).toBe(0o700);
+    expect(modeOf(paths.configFile)).toBe(0o600);
+  });
+
+  it('keeps what it does not know about', async () => {
+    const paths = tempPaths();
+    fs.mkdirSync(paths.dir, { recursive: true });
+    const original = {
+      futureSetting: { colour: 'always' },
+      profiles: { production: { baseUrl: 'https://api.example.org/v1', region: 'eu' }, junk: 42 },
+    };
+    fs.writeFileSync(paths.configFile, JSON.stringify(original));
+    const store = await openProfileStore(paths);
+    expect(store.list().map((p) => p.name)).toEqual(['sandbox', 'production']);
+    await store.setKey('production', 'k3y');
+    expect(readConfigFile(paths)).toEqual({
+      futureSetting: { colour: 'always' },
+      profiles: { production: { baseUrl: 'https://api.example.org/v1', region: 'eu', apiKey: 'k3y' }, junk: 42 },
+    });
+  });
+
+  it('refuses to open or overwrite a file that is not JSON', async () => {
+    const paths = tempPaths();
+    const store = await openProfileStore(paths);
+    await store.add('production', 'https://api.example.org/v1');
+    fs.writeFileSync(paths.configFile, '{"profiles": {');
+    await expect(openProfileStore(paths)).rejects.toBeInstanceOf(CorruptFileError);
+    await expect(store.add('staging', 'https://staging.example.org/v1')).rejects.toBeInstanceOf(CorruptFileError);
+    expect(fs.readFileSync(paths.configFile, 'utf8')).toBe('{"profiles": {');
+  });
+
+  it('reports an active profile removed by hand instead of silently switching', async () => {
+    const paths = tempPaths();
+    fs.mkdirSync(paths.dir, { recursive: true });
+    fs.writeFileSync(paths.configFile, JSON.stringify({ activeProfile: 'gone', profiles: {} }));
+    const store = await openProfileStore(paths);
+    expect(store.activeName()).toBe('gone');
+    expect(store.get('gone')).toBeUndefined();
+  });
+});
+
+describe('several writers', () => {
+  it('re-reads the file before each write instead of trusting what it read when opened', async () => {
+    const paths = tempPaths();
+    const first = await openProfileStore(paths);
+    const second = await openProfileStore(paths);
+    await first.add('production', 'https://api.example.org/v1');
+    await second.add('staging', 'https://staging.example.org/v1');
+    // `second` never saw production, yet may use it and now lists it.
+    await second.use('production');
+    expect(second.list().map((p) => p.name)).toEqual(['sandbox', 'production', 'staging']);
+    const reopened = await openProfileStore(paths);
+    expect(reopened.list().map((p) => p.name)).toEqual(['sandbox', 'production', 'staging']);
+    expect(reopened.activeName()).toBe('production');
+  });
+
+  it('loses no change when many store instances write at once', async () => {
+    const paths = tempPaths();
+    const stores: ProfileStore[] = await Promise.all(Array.from({ length: 12 }, () => openProfileStore(paths)));
+    await Promise.all(
+      stores.map(async (store, i) => {
+        await store.add(`p${i}`, `https://p${i}.example.org/v1`);
+        await store.setKey(`p${i}`, `key-${i}`);
+        await store.setKey('sandbox', `sandbox-${i}`);
+      }),
+    );
+    const reopened = await openProfileStore(paths);
+    for (let i = 0; i < stores.length; i++) {
+      expect(reopened.get(`p${i}`)).toEqual({ name: `p${i}`, baseUrl: `https://p${i}.example.org/v1`, apiKey: `key-${i}`, builtIn: false });
+    }
+    expect(reopened.get('sandbox')?.apiKey).toMatch(/^sandbox-\d+$/);
+  });
+});

@@ -1,0 +1,26 @@
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { afterEach } from 'vitest';
+import { type PetctlPaths, resolvePaths } from '../../src/config/paths';
+
+const roots: string[] = [];
+
+afterEach(() => {
+  for (const root of roots.splice(0)) fs.rmSync(root, { recursive: true, force: true });
+});
+
+/** Paths under a fresh temporary directory; the config directory itself does not exist yet. */
+export function tempPaths(): PetctlPaths {
+  const root = fs.mkdtempSync(path.join(os.tmpdir(), 'petctl-config-'));
+  roots.push(root);
+  return resolvePaths({ PETCTL_CONFIG_DIR: path.join(root, 'petctl') });
+}
+
+export function readConfigFile(paths: PetctlPaths): unknown {
+  return JSON.parse(fs.readFileSync(paths.configFile, 'utf8'));
+}
+
+export function modeOf(file: string): number {
+  return fs.statSync(file).mode & 0o777;
+}

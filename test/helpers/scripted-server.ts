@@ -1,0 +1,114 @@
+import http from 'node:http';
+import type { AddressInfo } from 'node:net';
+
+/**
+ * A scripted HTTP server on 127.0.0.1 port 0 for the fault cases the sandbox
+ * never produces (HTML 502s, dropped connections, skewed clocks). It records
+ * every request; `verify()` fails when scripted answers were left unused
+ * (after gh's httpmock.Verify).
+ */
+
+export interface RecordedRequest {
+  method: string;
+  url: string;
+  /** The path without the query, e.g. /v1/pets */
+  path: string;
+  /** The query parameters, decoded. */
+  query: Record<string, string>;
+  headers: http.IncomingHttpHeaders;
+  body: string;
+  /** The body exactly as received, to check int64 digits byte for byte. */
+  bodyBytes: Buffer;
+  /** Date.now() when the request arrived. */
+  at: number;
+}
+
+export type Reply =
+  | { status: number; headers?: Record<string, string>; body?: string | object; /** answer this late */ delayMs?: number }
+  | { destroy: true }
+  /** Never answer: the connection stays open until the client gives up or the server closes. */
+  | { hang: true }
+  | ((request: RecordedRequest, res: http.ServerResponse) => void);
+
+export interface ScriptedServer {
+  baseUrl: string;
+  /** The port, for URLs of another form (e.g. http://localhost:<port>). */
+  port: number;
+  requests: RecordedRequest[];
+  /** Queue answers, used in order; when the queue is empty `fallback` answers. */
+  reply(...replies: Reply[]): void;
+  /** Resolves once `count` requests have arrived (in total). */
+  received(count: number): Promise<RecordedRequest[]>;
+  verify(): void;
+  close(): Promise<void>;
+}
+
+export function json(status: number, body: object, headers: Record<string, string> = {}): Reply {
+  return { status, body, headers };
+}
+
+export async function startScriptedServer(fallback: Reply = { status: 500, body: { code: 'unscripted', message: 'no reply scripted', status: 500 } }): Promise<ScriptedServer> {
+  const queue: Reply[] = [];
+  const requests: RecordedRequest[] = [];
+  const timers = new Set<NodeJS.Timeout>();
+  const waiters: Array<{ count: number; resolve: (requests: RecordedRequest[]) => void }> = [];
+  const server = http.createServer((req, res) => {
+    const chunks: Buffer[] = [];
+    req.on('data', (chunk: Buffer) => chunks.push(chunk));
+    req.on('end', () => {
+      const target = new URL(req.url ?? '/', 'http://scripted.invalid');
+      const bodyBytes = Buffer.concat(chunks);
+      const recorded: RecordedRequest = {
+        method: req.method ?? '',
+        url: req.url ?? '',
+        path: target.pathname,
+        query: Object.fromEntries(target.searchParams),
+        headers: req.headers,
+        body: bodyBytes.toString('utf8'),
+        bodyBytes,
+        at: Date.now(),
+      };
+      requests.push(recorded);
+      for (const waiter of waiters.filter((w) => requests.length >= w.count)) {
+        waiters.splice(waiters.indexOf(waiter), 1);
+        waiter.resolve(requests.slice());
+      }
+      const reply = queue.shift() ?? fallback;
+      if (typeof reply === 'function') return reply(recorded, res);
+      if ('destroy' in reply) return req.socket.destroy();
+      if ('hang' in reply) return;
+      const body = typeof reply.body === 'string' ? reply.body : reply.body === undefined ? '' : JSON.stringify(reply.body);
+      const answer = () => {
+        if (res.destroyed) return;
+        res.writeHead(reply.status, { 'content-type': 'application/json', ...reply.headers });
+        res.end(body);
+      };
+      if (!reply.delayMs) return answer();
+      const timer = setTimeout(() => {
+        timers.delete(timer);
+        answer();
+      }, reply.delayMs);
+      timers.add(timer);
+    });
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const { port } = server.address() as AddressInfo;
+  return {
+    baseUrl: `http://127.0.0.1:${port}/v1`,
+    port,
+    requests,
+    reply: (...replies) => queue.push(...replies),
+    received: (count) =>
+      requests.length >= count ? Promise.resolve(requests.slice()) : new Promise((resolve) => waiters.push({ count, resolve })),
+    verify() {
+      if (queue.length > 0) throw new Error(`${queue.length} scripted replies were never requested`);
+    },
+    close: () =>
+      new Promise<void>((resolve) => {
+        for (const timer of timers) clearTimeout(timer);
+        timers.clear();
+        server.closeAllConnections();
+        server.close(() => resolve());
+      }),
+  };
+}

@@ -1,0 +1,120 @@
+import { readFileSync, statSync, writeFileSync } from 'node:fs';
+import path from 'node:path';
+import { afterEach, describe, expect, it } from 'vitest';
+
+import { SandboxDataFileError } from '../../src/sandbox/store';
+import { startSandbox } from '../../src/sandbox/server';
+import { parseJson } from '../../src/schemas/json';
+import type { Pet } from '../../src/schemas/pet';
+import { call, ENTERPRISE, postJson, tempDir } from './helpers';
+
+const cleanups: Array<() => Promise<void> | void> = [];
+afterEach(async () => {
+  while (cleanups.length > 0) await cleanups.pop()?.();
+});
+function scratch(): string {
+  const { dir, remove } = tempDir();
+  cleanups.push(remove);
+  return dir;
+}
+async function start(options: Parameters<typeof startSandbox>[0]): ReturnType<typeof startSandbox> {
+  const sandbox = await startSandbox({ port: 0, ...options });
+  cleanups.push(() => sandbox.close());
+  return sandbox;
+}
+
+describe('the sandbox with --data', () => {
+  it('returns int64 ids above 2^53 from the data file digit for digit, and assigns the next one exactly', async () => {
+    const dataFile = path.join(scratch(), 'sandbox.json');
+    writeFileSync(
+      dataFile,
+      '{"version":1,"pets":[{"id":9007199254740993,"name":"Huge","categoryId":9223372036854775807,"status":"available"}]}',
+    );
+    const { baseUrl } = await start({ dataFile });
+
+    const got = await call(baseUrl, '/pets/9007199254740993', { key: ENTERPRISE });
+    expect(got.status).toBe(200);
+    expect(got.text).toBe('{"id":9007199254740993,"name":"Huge","categoryId":9223372036854775807,"status":"available"}');
+
+    // 9007199254740992 is what JSON.parse would have made of the stored id.
+    expect((await call(baseUrl, '/pets/9007199254740992', { key: ENTERPRISE })).status).toBe(404);
+
+    const listed = await call(baseUrl, '/pets', { key: ENTERPRISE });
+    expect(listed.text).toContain('"id":9007199254740993');
+
+    const created = await postJson(baseUrl, '{"name":"Next","categoryId":1}', ENTERPRISE);
+    expect(created.status).toBe(201);
+    expect(created.text).toBe('{"id":9007199254740994,"name":"Next","categoryId":1}');
+    expect(created.headers.location).toBe('/v1/pets/9007199254740994');
+    expect(readFileSync(dataFile, 'utf8')).toContain('"id": 9007199254740994');
+  });
+
+  it('keeps animals across a restart', async () => {
+    const dataFile = path.join(scratch(), 'sandbox.json');
+    const first = await startSandbox({ port: 0, dataFile });
+    const created = await call(first.baseUrl, '/pets', { key: ENTERPRISE, body: { name: 'Survivor', categoryId: 3, status: 'sold' } });
+    await first.close();
+
+    const second = await start({ dataFile });
+    const again = await call(second.baseUrl, `/pets/${(created.body as Pet).id}`, { key: ENTERPRISE });
+    expect(again.status).toBe(200);
+    expect(again.body).toEqual(created.body);
+    expect((await call(second.baseUrl, '/pets?limit=100', { key: ENTERPRISE })).body).toHaveLength(13);
+  });
+
+  it('creates the data file 0600 in a new 0700 directory, seeded with the sample animals', async () => {
+    const dataFile = path.join(scratch(), 'state', 'sandbox.json');
+    const sandbox = await start({ dataFile });
+    expect(sandbox.dataFile).toBe(dataFile);
+    expect(statSync(dataFile).mode & 0o777).toBe(0o600);
+    expect(statSync(path.dirname(dataFile)).mode & 0o777).toBe(0o700);
+    expect((parseJson(readFileSync(dataFile, 'utf8')) as { pets: Pet[] }).pets).toHaveLength(12);
+  });
+
+  it('loses no animal when two servers share the file and each takes 20 concurrent adds', async () => {
+    const dataFile = path.join(scratch(), 'sandbox.json');
+    const [one, two] = await Promise.all([start({ dataFile }), start({ dataFile })]);
+    const replies = await Promise.all(
+      [one, two].flatMap((sandbox, server) =>
+        Array.from({ length: 20 }, (_, i) =>
+          call(sandbox.baseUrl, '/pets', { key: ENTERPRISE, body: { name: `s${server}-${i}`, categoryId: server + 1 } }),
+        ),
+      ),
+    );
+    expect(replies.map((reply) => reply.status)).toEqual(Array(40).fill(201));
+    const createdIds = replies.map((reply) => String((reply.body as Pet).id));
+    expect(new Set(createdIds).size).toBe(40);
+
+    for (const sandbox of [one, two]) {
+      const pets = (await call(sandbox.baseUrl, '/pets?limit=100', { key: ENTERPRISE })).body as Pet[];
+      expect(pets).toHaveLength(52);
+      expect(new Set(pets.map((pet) => String(pet.id))).size).toBe(52);
+      const names = pets.map((pet) => pet.name);
+      for (let server = 0; server < 2; server += 1) {
+        for (let i = 0; i < 20; i += 1) expect(names).toContain(`s${server}-${i}`);
+      }
+    }
+  }, 20_000);
+
+  it('refuses to start on a corrupt data file, naming it, and leaves it untouched', async () => {
+    const dataFile = path.join(scratch(), 'sandbox.json');
+    writeFileSync(dataFile, '{"version":1,"pets":[{"id":1,"name":"Rex"');
+    const starting = startSandbox({ port: 0, dataFile });
+    await expect(starting).rejects.toBeInstanceOf(SandboxDataFileError);
+    await expect(starting).rejects.toThrow(`sandbox data file ${dataFile} is not valid JSON`);
+    expect(readFileSync(dataFile, 'utf8')).toBe('{"version":1,"pets":[{"id":1,"name":"Rex"');
+  });
+
+  it('answers 500 internal_error naming the file when it turns corrupt while serving', async () => {
+    const dataFile = path.join(scratch(), 'sandbox.json');
+    const logLines: string[] = [];
+    const { baseUrl } = await start({ dataFile, persistRateLimits: false, log: (line) => logLines.push(line) });
+    writeFileSync(dataFile, 'not json');
+    const reply = await call(baseUrl, '/pets', { key: ENTERPRISE });
+    expect(reply.status).toBe(500);
+    expect(reply.body).toMatchObject({ code: 'internal_error', status: 500 });
+    expect((reply.body as { message: string }).message).toContain(dataFile);
+    expect(readFileSync(dataFile, 'utf8')).toBe('not json');
+    expect(logLines.some((line) => line.includes('SandboxDataFileError'))).toBe(true);
+  });
+});

@@ -1,0 +1,88 @@
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { request } from 'undici';
+
+import { parseJson } from '../../src/schemas/json';
+
+export const FREE = 'sandbox-free';
+export const PRO = 'sandbox-pro';
+export const BUSINESS = 'sandbox-business';
+export const ENTERPRISE = 'sandbox-enterprise';
+
+export interface Reply {
+  status: number;
+  headers: Record<string, string>;
+  /** The raw body text, to check int64 digits exactly. */
+  text: string;
+  /** The body parsed with parseJson (int64 exact). */
+  body: unknown;
+}
+
+export interface CallOptions {
+  /** API key sent as a bearer token; null sends no Authorization header. */
+  key?: string | null;
+  method?: string;
+  headers?: Record<string, string>;
+  /** A string or Buffer is sent as is; anything else as JSON with Content-Type application/json. */
+  body?: unknown;
+}
+
+/** One HTTP request to the sandbox over loopback; `target` is relative to the base URL (e.g. "/pets?limit=5"). */
+export async function call(baseUrl: string, target: string, options: CallOptions = {}): Promise<Reply> {
+  const headers: Record<string, string> = { ...options.headers };
+  const key = options.key === undefined ? FREE : options.key;
+  if (key !== null) headers.authorization = `Bearer ${key}`;
+  let body: string | Buffer | undefined;
+  if (typeof options.body === 'string' || Buffer.isBuffer(options.body)) {
+    body = options.body;
+  } else if (options.body !== undefined) {
+    body = JSON.stringify(options.body);
+    headers['content-type'] ??= 'application/json';
+  }
+  const response = await request(`${baseUrl}${target}`, {
+    method: (options.method ?? (body === undefined ? 'GET' : 'POST')) as 'GET',
+    headers,
+    ...(body === undefined ? {} : { body }),
+  });
+  const text = await response.body.text();
+  const flat: Record<string, string> = {};
+  for (const [name, value] of Object.entries(response.headers)) {
+    if (value !== undefined) flat[name] = Array.isArray(value) ? value.join(', ') : value;
+  }
+  let parsed: unknown;
+  try {
+    parsed = text === '' ? undefined : parseJson(text);
+  } catch {
+    parsed = undefined;
+  }
+  return { status: response.statusCode, headers: flat, text, body: parsed };
+}
+
+/** A POST of a raw JSON text (to send numbers JSON.stringify cannot write). */
+export function postJson(baseUrl: string, text: string, key: string = FREE): Promise<Reply> {
+  return call(baseUrl, '/pets', { key, body: text, headers: { 'content-type': 'application/json' } });
+}
+
+export function tempDir(): { dir: string; remove: () => void } {
+  const dir = mkdtempSync(path.join(tmpdir(), 'petctl-sandbox-test-'));
+  return { dir, remove: () => rmSync(dir, { recursive: true, force: true }) };
+}
+
+/** A clock the test moves by hand. */
+export function fakeClock(start = Date.UTC(2026, 0, 15, 10, 0, 30, 500)): { now: () => number; advance: (ms: number) => void; set: (ms: number) => void } {
+  let current = start;
+  return {
+    now: () => current,
+    advance: (ms) => {
+      current += ms;
+    },
+    set: (ms) => {
+      current = ms;
+    },
+  };
+}
+
+export function sleep(ms: number): Promise<void> {
+  return new Promise((resolve) => setTimeout(resolve, ms));
+}
