@@ -16,13 +16,18 @@ export function ensurePrivateDir(dir: string): void {
   if (process.platform !== 'win32' && (fs.statSync(dir).mode & 0o077) !== 0) fs.chmodSync(dir, 0o700);
 }
 
+/** Creates a missing directory as 0700; an existing one (maybe shared, e.g. for --data) is left as it is. */
+function ensureParentDir(file: string): void {
+  fs.mkdirSync(path.dirname(file), { recursive: true, mode: 0o700 });
+}
+
 /**
  * Runs `fn` while holding an exclusive lock on `file` (a `<file>.lock` directory,
  * which mkdir creates atomically across processes). Stale locks of crashed
  * processes are taken over after 10 s.
  */
 export async function withFileLock<T>(file: string, fn: () => Promise<T> | T): Promise<T> {
-  ensurePrivateDir(path.dirname(file));
+  ensureParentDir(file);
   // Loaded here, not at the top: read-only commands never need it.
   const { default: lockfile } = await import('proper-lockfile');
   const release = await lockfile.lock(file, {
@@ -63,7 +68,7 @@ let tempCounter = 0;
  * The file is created 0600 because it may hold API keys.
  */
 export function writeFileAtomic(file: string, text: string): void {
-  ensurePrivateDir(path.dirname(file));
+  ensureParentDir(file);
   // Unique per process and call; the directory is private, so the name needs no secrecy.
   const temp = `${file}.${process.pid}.${(tempCounter += 1)}.tmp`;
   const fd = fs.openSync(temp, 'w', 0o600);

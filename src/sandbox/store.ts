@@ -1,9 +1,8 @@
-import { randomBytes } from 'node:crypto';
-import { mkdir, open, readFile, rename, rm } from 'node:fs/promises';
+import { readFile } from 'node:fs/promises';
 import path from 'node:path';
-import lockfile from 'proper-lockfile';
 import { z } from 'zod';
 
+import { withFileLock, writeFileAtomic } from '../config/locked-file';
 import { parseJson, stringifyJson } from '../schemas/json';
 import { INT64_MAX, Pet, type NewPet, type PetStatus } from '../schemas/pet';
 import { parseRateLimitState, type RateLimitState } from './rate-limiter';
@@ -102,16 +101,6 @@ const DataFileShape = z.looseObject({
   rateLimits: z.unknown().optional(),
 });
 
-/** Lock settings: other holders keep it for milliseconds; a crashed holder's lock goes stale after 10 s. */
-const LOCK_OPTIONS = {
-  realpath: false,
-  stale: 10_000,
-  retries: { retries: 150, factor: 1.3, minTimeout: 5, maxTimeout: 100, randomize: true },
-  // The default throws from a timer and would crash the server; a compromised
-  // lock only means another process judged ours stale and took it over.
-  onCompromised: () => {},
-} satisfies Parameters<typeof lockfile.lock>[1];
-
 export function createMemoryStore(options: MemoryStoreOptions = {}): PetStore {
   const document: DataDocument = { pets: copyPets(options.pets ?? sampleAnimals()), rateLimits: {}, other: {} };
   const mutex = new Mutex();
@@ -138,21 +127,16 @@ export async function openFileStore(dataFile: string, options: FileStoreOptions 
   // over the lock directory), and across processes by the lock.
   const transact = <T>(change: (document: DataDocument) => T): Promise<T> =>
     mutex.run(async () => {
-      await mkdir(path.dirname(file), { recursive: true, mode: 0o700 });
-      let release: () => Promise<void>;
       try {
-        release = await lockfile.lock(file, LOCK_OPTIONS);
+        return await withFileLock(file, async () => {
+          const document = (await readDocument(file)) ?? freshDocument();
+          const result = change(document);
+          writeFileAtomic(file, documentText(document));
+          return result;
+        });
       } catch (error) {
         if ((error as NodeJS.ErrnoException).code === 'ELOCKED') throw new StoreBusyError(file, { cause: error });
         throw error;
-      }
-      try {
-        const document = (await readDocument(file)) ?? freshDocument();
-        const result = change(document);
-        await writeDocument(file, document);
-        return result;
-      } finally {
-        await release().catch(() => {});
       }
     });
 
@@ -259,22 +243,8 @@ async function readDocument(file: string): Promise<DataDocument | undefined> {
   return { pets, rateLimits: parseRateLimitState(rateLimits), other };
 }
 
-async function writeDocument(file: string, document: DataDocument): Promise<void> {
-  const text = `${stringifyJson({ version: DATA_FILE_VERSION, ...document.other, pets: document.pets, rateLimits: document.rateLimits }, 2)}\n`;
-  const temporary = path.join(path.dirname(file), `.${path.basename(file)}.${process.pid}.${randomBytes(6).toString('hex')}.tmp`);
-  try {
-    const handle = await open(temporary, 'wx', 0o600);
-    try {
-      await handle.writeFile(text, 'utf8');
-      await handle.sync();
-    } finally {
-      await handle.close();
-    }
-    await rename(temporary, file);
-  } catch (error) {
-    await rm(temporary, { force: true });
-    throw error;
-  }
+function documentText(document: DataDocument): string {
+  return `${stringifyJson({ version: DATA_FILE_VERSION, ...document.other, pets: document.pets, rateLimits: document.rateLimits }, 2)}\n`;
 }
 
 /** Runs tasks one at a time, in call order. */
