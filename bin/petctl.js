@@ -3,12 +3,7 @@
 // anything else. Every other command loads dist/petctl.cjs through V8's code
 // cache (Node 20 has no module.enableCompileCache), sets process.exitCode to
 // what main returns, and leaves exiting to Node once output is flushed.
-import { mkdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
-import Module, { createRequire } from 'node:module';
-import { dirname } from 'node:path';
-import { fileURLToPath } from 'node:url';
-import { setFlagsFromString } from 'node:v8';
-import { Script } from 'node:vm';
+import { readFileSync } from 'node:fs';
 
 const args = process.argv.slice(2);
 if (args.length === 1 && (args[0] === '--version' || args[0] === '-V')) {
@@ -19,6 +14,11 @@ if (args.length === 1 && (args[0] === '--version' || args[0] === '-V')) {
 }
 
 async function run() {
+  const [{ mkdirSync, renameSync, writeFileSync }, { default: Module, createRequire }, { dirname }, { fileURLToPath }, { setFlagsFromString }, { Script }] =
+    await Promise.all([import('node:fs'), import('node:module'), import('node:path'), import('node:url'), import('node:v8'), import('node:vm')]);
+  // undici parses HTTP with WebAssembly. V8 compiles it quickly (Liftoff), then
+  // optimises it on a background thread, and the process cannot exit until that
+  // finishes: ~100 ms per run for code a CLI runs once. Liftoff alone is plenty.
   setFlagsFromString('--liftoff-only');
   const bundle = fileURLToPath(new URL('../dist/petctl.cjs', import.meta.url));
   let source;
@@ -79,9 +79,8 @@ async function run() {
     }
   }
 
-  // Exit as soon as stdout and stderr are flushed. Waiting for the event loop
-  // to drain costs ~100 ms: V8 keeps optimising undici's WebAssembly HTTP parser
-  // in the background, and Node waits for that before exiting.
+  // Exit as soon as stdout and stderr are flushed, rather than when the event
+  // loop drains: nothing petctl started is still needed (main cleaned up).
   const pending = [process.stdout, process.stderr].filter((stream) => stream.writableLength > 0);
   await Promise.all(pending.map((stream) => new Promise((resolve) => stream.once('drain', resolve))));
   process.exit();

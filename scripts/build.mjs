@@ -43,7 +43,7 @@ await build({
   platform: 'node',
   format: 'cjs',
   target: 'node20.18',
-  minify: true,
+  minify: process.env.PETCTL_NO_MINIFY !== "1",
   keepNames: true,
   legalComments: 'linked',
   define: { __PETCTL_VERSION__: JSON.stringify(pkg.version) },

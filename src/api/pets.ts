@@ -1,4 +1,4 @@
-import type { z } from 'zod';
+import type * as z from 'zod/mini';
 import { InvalidResponseError, NetworkError } from '../errors';
 import { GET_PET_SUNSET } from '../schemas/constants';
 import { NewPet, Pet, Pets, type PetStatus } from '../schemas/pet';
@@ -7,7 +7,7 @@ import { parseHttpDate } from './retry';
 
 /** Typed endpoint functions: one per operation of the specification, each validating what it sends and gets. */
 
-function validated<T>(schema: z.ZodType<T>, response: ApiResponse, what: string): T {
+function validated<T>(schema: z.ZodMiniType<T>, response: ApiResponse, what: string): T {
   const result = schema.safeParse(response.body);
   if (result.success) return result.data;
   const issue = result.error.issues[0];

@@ -7,7 +7,13 @@
  * table measures and truncates before it colours.
  */
 
-const graphemes = new Intl.Segmenter(undefined, { granularity: 'grapheme' });
+// Created on first use: building a Segmenter initialises ICU (~13 ms), which
+// piped output (TSV, JSON) never needs.
+let segmenter: Intl.Segmenter | undefined;
+function graphemes(text: string): Intl.Segments {
+  segmenter ??= new Intl.Segmenter(undefined, { granularity: 'grapheme' });
+  return segmenter.segment(text);
+}
 
 // East Asian Wide (W) and Fullwidth (F) blocks, the same main ranges
 // is-fullwidth-code-point uses.
@@ -49,7 +55,7 @@ function graphemeWidth(cluster: string): number {
 /** How many terminal columns `text` takes. */
 export function displayWidth(text: string): number {
   let width = 0;
-  for (const { segment } of graphemes.segment(text)) width += graphemeWidth(segment);
+  for (const { segment } of graphemes(text)) width += graphemeWidth(segment);
   return width;
 }
 
@@ -63,7 +69,7 @@ export function truncateToWidth(text: string, maxWidth: number, ellipsis = '…'
   if (budget < 0) return '';
   let kept = '';
   let width = 0;
-  for (const { segment } of graphemes.segment(text)) {
+  for (const { segment } of graphemes(text)) {
     const next = graphemeWidth(segment);
     if (width + next > budget) break;
     kept += segment;

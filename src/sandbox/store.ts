@@ -1,6 +1,6 @@
 import { readFile } from 'node:fs/promises';
 import path from 'node:path';
-import { z } from 'zod';
+import * as z from 'zod/mini';
 
 import { withFileLock, writeFileAtomic } from '../config/locked-file';
 import { parseJson, stringifyJson } from '../schemas/json';
@@ -96,9 +96,9 @@ interface DataDocument {
 const DATA_FILE_VERSION = 1;
 
 const DataFileShape = z.looseObject({
-  version: z.literal(DATA_FILE_VERSION).optional(),
+  version: z.optional(z.literal(DATA_FILE_VERSION)),
   pets: z.array(Pet),
-  rateLimits: z.unknown().optional(),
+  rateLimits: z.optional(z.unknown()),
 });
 
 export function createMemoryStore(options: MemoryStoreOptions = {}): PetStore {
