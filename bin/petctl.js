@@ -14,7 +14,7 @@ if (args.length === 1 && (args[0] === '--version' || args[0] === '-V')) {
 }
 
 async function run() {
-  const [{ mkdirSync, renameSync, writeFileSync }, { default: Module, createRequire }, { dirname }, { fileURLToPath }, { setFlagsFromString }, { Script }] =
+  const [{ mkdirSync, renameSync, writeFileSync }, { default: Module, createRequire }, { dirname }, { fileURLToPath }, { setFlagsFromString }, { Script, constants: vmConstants }] =
     await Promise.all([import('node:fs'), import('node:module'), import('node:path'), import('node:url'), import('node:v8'), import('node:vm')]);
   // undici parses HTTP with WebAssembly. V8 compiles it quickly (Liftoff), then
   // optimises it on a background thread, and the process cannot exit until that
@@ -45,7 +45,12 @@ async function run() {
     } catch {}
   }
 
-  const script = new Script(Module.wrap(source), { filename: bundle, cachedData });
+  const script = new Script(Module.wrap(source), {
+    filename: bundle,
+    cachedData,
+    // Lets an import() of a Node built-in inside the bundle resolve as it would in a module.
+    importModuleDynamically: vmConstants?.USE_MAIN_CONTEXT_DEFAULT_LOADER,
+  });
   const module = { exports: {} };
   script.runInThisContext()(module.exports, createRequire(bundle), module, bundle, dirname(bundle));
 

@@ -103,6 +103,9 @@ export function createContext(globals: GlobalOptions, deps: ContextDeps): Contex
       signal.addEventListener('abort', onAbort, { once: true });
     });
 
+  // --quiet silences everything on stderr but errors; with -o json it leaves the one JSON error line.
+  const silent = globals.quiet;
+
   const ctx: Context = {
     io,
     env,
@@ -113,7 +116,7 @@ export function createContext(globals: GlobalOptions, deps: ContextDeps): Contex
     random: deps.random ?? Math.random,
     sleep,
     async wait(ms, why) {
-      if (globals.quiet || ms < 1000) return sleep(ms);
+      if (silent || ms < 1000) return sleep(ms);
       if (!io.stderr.isTTY) {
         io.stderr.write(`petctl: ${why}\n`);
         return sleep(ms);
@@ -131,10 +134,10 @@ export function createContext(globals: GlobalOptions, deps: ContextDeps): Contex
       }
     },
     notice(message) {
-      if (!globals.quiet) io.stderr.write(`${message}\n`);
+      if (!silent) io.stderr.write(`${message}\n`);
     },
     warn(message) {
-      if (!globals.quiet) io.stderr.write(`warning: ${message}\n`);
+      if (!silent) io.stderr.write(`warning: ${message}\n`);
     },
     profiles() {
       profiles ??= import('./config/profiles').then(({ openProfileStore }) => openProfileStore(paths));

@@ -85,8 +85,15 @@ export class RateLimitError extends PetctlError {
 
 /** The connection failed or was dropped, or no answer came in time. */
 export class NetworkError extends PetctlError {
-  constructor(message: string, code: 'network_error' | 'timeout' = 'network_error', cause?: unknown, hint?: string) {
-    super(ExitCode.NETWORK, message, { code, cause, hint });
+  /**
+   * Whether the request may have reached the server: false only when the
+   * connection itself was never made (refused, unknown host, connect timeout).
+   */
+  readonly sent: boolean;
+
+  constructor(message: string, details: { code?: 'network_error' | 'timeout'; sent: boolean; cause?: unknown; hint?: string }) {
+    super(ExitCode.NETWORK, message, { code: details.code ?? 'network_error', cause: details.cause, hint: details.hint });
+    this.sent = details.sent;
   }
 }
 

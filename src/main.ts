@@ -1,6 +1,6 @@
 import { CommanderError } from 'commander';
 import { buildProgram, globalOptions } from './commands/root';
-import { type Context, type IO, createContext } from './context';
+import { type Context, type ContextDeps, type IO, createContext } from './context';
 
 export { loadedHttpCore } from './context';
 import { ExitCode, InterruptedError, PetctlError, UsageError } from './errors';
@@ -10,14 +10,8 @@ import { ExitCode, InterruptedError, PetctlError, UsageError } from './errors';
  * one clear message. The only place that decides how petctl ends.
  */
 
-export interface MainDeps {
-  io: IO;
-  env: NodeJS.ProcessEnv;
-  /** Aborted on Ctrl-C / SIGTERM. */
-  signal: AbortSignal;
-  now?: () => number;
-  random?: () => number;
-}
+/** What bin/petctl.js hands in: the process's streams, env and an AbortSignal for Ctrl-C / SIGTERM. */
+export type MainDeps = ContextDeps;
 
 export async function main(argv: string[], deps: MainDeps): Promise<number> {
   const { io } = deps;

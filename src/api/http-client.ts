@@ -109,7 +109,7 @@ export class HttpClient {
       } catch (error) {
         if (!(error instanceof NetworkError)) throw error;
         failure = error;
-        outcome = { kind: 'network', sent: true };
+        outcome = { kind: 'network', sent: error.sent };
       }
 
       let retryAfterMs: number | undefined;
@@ -126,7 +126,8 @@ export class HttpClient {
 
       if (!shouldRetry(outcome, retriesDone, options.retries, request.method)) throw failure;
       const delay = delayFor(retryAfterMs, retriesDone, options.random);
-      if (waitedMs + delay > options.maxWaitMs) throw failure;
+      // --max-wait 0 means never wait, even when the jitter happens to come out at 0 ms.
+      if (waitedMs + delay > options.maxWaitMs || options.maxWaitMs === 0) throw failure;
       retriesDone += 1;
       const why = response ? `HTTP ${response.status}` : 'network error';
       await options.wait(delay, `${why}; retry ${retriesDone}/${options.retries} in ${formatWait(delay)}`);
@@ -223,11 +224,12 @@ export class HttpClient {
     } catch (error) {
       if (options.signal.aborted) throw new InterruptedError();
       const timedOut = attempt.signal.aborted && attempt.signal.reason === TIMEOUT;
-      const code = (error as { code?: string }).code ?? '';
+      const code = errorCode(error) ?? '';
+      const sent = !NOT_CONNECTED_CODES.has(code);
       if (timedOut || /TIMEOUT/.test(code)) {
-        throw new NetworkError(`no answer from ${new URL(url).host} within ${options.timeoutMs / 1000}s (--timeout)`, 'timeout', error);
+        throw new NetworkError(`no answer from ${new URL(url).host} within ${options.timeoutMs / 1000}s (--timeout)`, { code: 'timeout', sent, cause: error });
       }
-      throw new NetworkError(`${method} ${url} failed: ${describeNetworkError(error)}`, 'network_error', error);
+      throw new NetworkError(`${method} ${url} failed: ${describeNetworkError(error)}`, { sent, cause: error });
     } finally {
       clearTimeout(timer);
       options.signal.removeEventListener('abort', onAbort);
@@ -287,9 +289,17 @@ function snippet(text: string): string {
   return `: ${flat.length > 80 ? `${flat.slice(0, 77)}...` : flat}`;
 }
 
+/** Failures that happen before a connection exists: the request cannot have reached the server. */
+const NOT_CONNECTED_CODES = new Set(['ECONNREFUSED', 'ENOTFOUND', 'EAI_AGAIN', 'EHOSTUNREACH', 'ENETUNREACH', 'UND_ERR_CONNECT_TIMEOUT']);
+
+function errorCode(error: unknown): string | undefined {
+  const err = error as { code?: string; cause?: { code?: string } } | undefined;
+  return err?.code ?? err?.cause?.code;
+}
+
 function describeNetworkError(error: unknown): string {
-  const err = error as { code?: string; message?: string; cause?: { code?: string; message?: string } };
-  const code = err.code ?? err.cause?.code;
+  const err = error as { message?: string };
+  const code = errorCode(error);
   const known: Record<string, string> = {
     ECONNREFUSED: 'connection refused',
     ECONNRESET: 'connection reset by the server',

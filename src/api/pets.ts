@@ -36,13 +36,13 @@ export async function createPet(http: HttpClient, newPet: NewPet): Promise<Pet> 
     const response = await http.send({ method: 'POST', path: '/pets', body });
     return validated(Pet, response, 'POST /pets');
   } catch (error) {
-    if (error instanceof NetworkError) {
-      throw new NetworkError(
-        error.message,
-        error.code as 'network_error' | 'timeout',
-        error,
-        'the animal may or may not have been created; check with petctl pets list before adding it again',
-      );
+    if (error instanceof NetworkError && error.sent) {
+      throw new NetworkError(error.message, {
+        code: error.code as 'network_error' | 'timeout',
+        sent: true,
+        cause: error,
+        hint: 'the animal may or may not have been created; check with petctl pets list before adding it again',
+      });
     }
     throw error;
   }

@@ -35,8 +35,10 @@ interface StateFile {
 const PRUNE_AFTER_MS = 24 * 60 * 60 * 1000;
 
 export async function limitId(baseUrl: string, apiKey: string): Promise<string> {
-  // Loaded on demand: most runs have no recorded limits and never hash.
-  const { createHash } = await import('node:crypto');
+  // Loaded on demand: most runs have no recorded limits and never hash. Not
+  // with import(): bin/petctl.js runs the bundle through vm.Script, which has
+  // no dynamic-import callback, so import('node:crypto') threw there (exit 1 on every 429).
+  const { createHash } = process.getBuiltinModule('node:crypto');
   return createHash('sha256').update(`${baseUrl}\n${apiKey}`).digest('hex').slice(0, 32);
 }
 

@@ -7,6 +7,13 @@ export const BACKOFF_BASE_MS = 1_000;
 export const BACKOFF_CAP_MS = 30_000;
 /** Rate-limit windows in the specification are a minute and a day; a Reset further off than this is nonsense. */
 export const MAX_PLAUSIBLE_RESET_MS = 25 * 60 * 60 * 1000;
+/**
+ * Longest Retry-After taken at its word. A longer one is capped rather than
+ * ignored: ignoring it would mean retrying a 429 at once. Without a cap a
+ * Retry-After of 10^14 seconds made `new Date(retryAt)` invalid, so every
+ * later run failed with "Invalid time value" while the state file held it.
+ */
+export const MAX_RETRY_AFTER_MS = MAX_PLAUSIBLE_RESET_MS;
 
 /** What one attempt came to. `sent` tells whether the request may have reached the server. */
 export type AttemptOutcome =
@@ -17,7 +24,7 @@ export type AttemptOutcome =
  * A 429 was not processed, so any method may be retried after it. A GET is
  * idempotent, so it is also retried after a gateway error or a network failure.
  * A POST that may have been received is never sent again: it could create the
- * animal twice.
+ * animal twice. One whose connection was never made (refused) can be.
  */
 export function shouldRetry(outcome: AttemptOutcome, retriesDone: number, maxRetries: number, method: string): boolean {
   if (retriesDone >= maxRetries) return false;
@@ -25,7 +32,7 @@ export function shouldRetry(outcome: AttemptOutcome, retriesDone: number, maxRet
     if (outcome.status === 429) return true;
     return method === 'GET' && (outcome.status === 502 || outcome.status === 503 || outcome.status === 504);
   }
-  return method === 'GET';
+  return method === 'GET' || !outcome.sent;
 }
 
 /**
@@ -39,10 +46,24 @@ export function delayFor(retryAfterMs: number | undefined, retriesDone: number, 
   return Math.floor(random() * ceiling);
 }
 
-/** Parses an HTTP-date (RFC 9110 IMF-fixdate and the obsolete forms Date.parse accepts); undefined if invalid. */
+/** RFC 9110 §5.6.7: IMF-fixdate, and the obsolete RFC 850 and asctime forms a recipient must also accept. */
+const IMF_FIXDATE = /^[a-z]{3}, \d{2} [a-z]{3} \d{4} \d{2}:\d{2}:\d{2} GMT$/i;
+const RFC850_DATE = /^[a-z]{6,9}, \d{2}-[a-z]{3}-\d{2} \d{2}:\d{2}:\d{2} GMT$/i;
+const ASCTIME_DATE = /^[a-z]{3} [a-z]{3} [ \d]\d \d{2}:\d{2}:\d{2} \d{4}$/i;
+
+/**
+ * Parses an HTTP-date; undefined if invalid. Only the three forms of RFC 9110
+ * are accepted: Date.parse alone reads "1.5" or "-5" as dates in 2001, which
+ * turned such a Retry-After into an immediate retry after a 429.
+ */
 export function parseHttpDate(value: string | undefined): number | undefined {
   if (!value) return undefined;
-  const ms = Date.parse(value);
+  const text = value.trim();
+  let ms: number;
+  if (IMF_FIXDATE.test(text) || RFC850_DATE.test(text)) ms = Date.parse(text);
+  // asctime carries no zone; it is GMT, where Date.parse would assume local time.
+  else if (ASCTIME_DATE.test(text)) ms = Date.parse(`${text} GMT`);
+  else return undefined;
   return Number.isNaN(ms) ? undefined : ms;
 }
 
@@ -54,10 +75,11 @@ export function parseHttpDate(value: string | undefined): number | undefined {
 export function parseRetryAfter(value: string | undefined, serverDateMs: number | undefined, nowMs: number): number | undefined {
   if (value === undefined) return undefined;
   const trimmed = value.trim();
-  if (/^\d+$/.test(trimmed)) return Number(trimmed) * 1000;
+  // RFC 9110 allows whole seconds only; a decimal ("1.5") is taken as meant, never as "retry now".
+  if (/^\d+(\.\d+)?$/.test(trimmed)) return Math.min(MAX_RETRY_AFTER_MS, Math.ceil(Number(trimmed) * 1000));
   const at = parseHttpDate(trimmed);
   if (at === undefined) return undefined;
-  return Math.max(0, at - (serverDateMs ?? nowMs));
+  return Math.min(MAX_RETRY_AFTER_MS, Math.max(0, at - (serverDateMs ?? nowMs)));
 }
 
 export interface RateHeaders {

@@ -34,7 +34,8 @@ export async function openApiSession(ctx: Context): Promise<ApiSession> {
     // A proxy cannot reach this machine's loopback, and the in-process sandbox must never leave it.
     direct: isLoopbackHost(hostname),
   });
-  ctx.onCleanup(() => dispatcher.close());
+  // destroy(), not close(): every request of the run has ended, and close() would wait on a stuck one.
+  ctx.onCleanup(() => dispatcher.destroy());
 
   const http = new HttpClient({
     baseUrl,

@@ -31,13 +31,41 @@ export async function createDispatcher(options: TransportOptions): Promise<Dispa
   const httpProxy = env.HTTP_PROXY || env.http_proxy;
   const httpsProxy = env.HTTPS_PROXY || env.https_proxy;
   if (options.direct || (!httpProxy && !httpsProxy)) return new Agent(common);
-  const { default: EnvHttpProxyAgent } = await import('undici/lib/dispatcher/env-http-proxy-agent.js');
+  const [{ default: EnvHttpProxyAgent }, { default: Pool }, { default: connect }] = await Promise.all([
+    import('undici/lib/dispatcher/env-http-proxy-agent.js'),
+    import('undici/lib/dispatcher/pool.js'),
+    import('undici/lib/api/api-connect.js'),
+  ]);
   return new EnvHttpProxyAgent({
     ...common,
     httpProxy,
     // Like curl, an HTTP_PROXY alone serves https:// URLs too.
     httpsProxy: httpsProxy || httpProxy,
     noProxy: env.NO_PROXY ?? env.no_proxy ?? '',
+    clientFactory: (origin: URL, poolOptions: object) => proxyPool(new Pool(origin, poolOptions), connect),
+  } as ConstructorParameters<typeof EnvHttpProxyAgent>[0]);
+}
+
+/**
+ * The pool to the proxy through which ProxyAgent opens its CONNECT tunnels,
+ * with two repairs:
+ * - ProxyAgent calls pool.connect(), which undici's index adds to every
+ *   dispatcher. petctl skips that index (start-up time), so it is added here;
+ *   without it every proxied request failed with "connect is not a function".
+ * - A proxy that hangs up during CONNECT fails the tunnel with UND_ERR_SOCKET,
+ *   which undici's client takes for a recoverable socket error: it reconnects
+ *   at once, for ever (thousands of CONNECTs a second, nodejs/undici#3897;
+ *   the upstream fix, nodejs/undici#5441, is not in 7.30.2, and undici 8 needs
+ *   Node 22), ignoring the request's abort, so --timeout and Ctrl-C never ended
+ *   it. With any other code the client fails the request.
+ */
+function proxyPool(pool: Dispatcher, connect: (this: Dispatcher, options: Dispatcher.ConnectOptions) => Promise<Dispatcher.ConnectData>): Dispatcher {
+  return Object.assign(pool, {
+    connect: (connectOptions: Dispatcher.ConnectOptions) =>
+      connect.call(pool, connectOptions).catch((error: unknown) => {
+        if ((error as { code?: string } | undefined)?.code !== 'UND_ERR_SOCKET') throw error;
+        throw Object.assign(new Error('the proxy closed the connection while opening the tunnel', { cause: error }), { code: 'UND_ERR_PROXY_CLOSED' });
+      }),
   });
 }
 

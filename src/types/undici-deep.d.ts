@@ -1,6 +1,7 @@
-// Types for the two undici modules petctl loads directly instead of undici's
+// Types for the undici modules petctl loads directly instead of undici's
 // index, which would also load fetch, WebSocket, caches and mocks (and with
-// them zlib, http2, worker_threads) on every start.
+// them zlib, http2, worker_threads) on every start. The pool and connect()
+// are loaded only on the proxy path (see src/api/transport.ts).
 declare module 'undici/lib/dispatcher/agent.js' {
   import { Agent } from 'undici';
   export default Agent;
@@ -13,4 +14,13 @@ declare module 'undici/lib/api/api-request.js' {
   import type { Dispatcher } from 'undici';
   function request(this: Dispatcher, options: Dispatcher.RequestOptions): Promise<Dispatcher.ResponseData>;
   export default request;
+}
+declare module 'undici/lib/dispatcher/pool.js' {
+  import { Pool } from 'undici';
+  export default Pool;
+}
+declare module 'undici/lib/api/api-connect.js' {
+  import type { Dispatcher } from 'undici';
+  function connect(this: Dispatcher, options: Dispatcher.ConnectOptions): Promise<Dispatcher.ConnectData>;
+  export default connect;
 }

@@ -1,8 +1,13 @@
 import { spawn } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
+import { PassThrough } from 'node:stream';
 import { fileURLToPath } from 'node:url';
+import { type TestContext, expect } from 'vitest';
+import { type Context, type GlobalOptions, createContext } from '../../src/context';
+import { type RecordedRequest, type Reply, type ScriptedServer, startScriptedServer } from './scripted-server';
 
 /** The built binary, run as a user would: `node bin/petctl.js ...`. */
 export const BIN = fileURLToPath(new URL('../../bin/petctl.js', import.meta.url));
@@ -91,4 +96,166 @@ export function cliSession(defaults: CliDefaults): (args: string[], options?: Cl
       env: { ...defaults.env, ...options.env },
       secrets: [...(defaults.secrets ?? []), ...(options.secrets ?? [])],
     });
+}
+
+/** The version petctl sends in User-Agent: petctl/<version>. */
+export const PACKAGE_VERSION = (JSON.parse(fs.readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as { version: string }).version;
+
+/** A fresh API key per test: long and random, so finding it in any output can only mean a leak. */
+export function newApiKey(): string {
+  return `pk_test_${randomBytes(16).toString('hex')}`;
+}
+
+export interface E2eSetup {
+  server: ScriptedServer;
+  key: string;
+  configDir: string;
+  /** petctl with this test's config dir, key and --base-url; rejects if the key is ever printed. */
+  petctl: (args: string[], options?: CliOptions) => Promise<CliResult>;
+}
+
+/**
+ * One scripted server, config dir and key per test, removed when the test
+ * finishes (through the test's own context, so it is safe in describe.concurrent).
+ */
+export async function setupE2e(t: Pick<TestContext, 'onTestFinished'>, fallback?: Reply): Promise<E2eSetup> {
+  const server = await startScriptedServer(fallback);
+  const key = newApiKey();
+  const configDir = tempConfigDir();
+  t.onTestFinished(async () => {
+    await server.close();
+    fs.rmSync(configDir, { recursive: true, force: true });
+  });
+  const petctl = cliSession({ args: ['--base-url', server.baseUrl], env: { PETCTL_CONFIG_DIR: configDir, PETCTL_API_KEY: key }, secrets: [key] });
+  return { server, key, configDir, petctl };
+}
+
+/** What petctl puts on every request: the bearer key, Accept and its User-Agent. */
+export function expectPetctlHeaders(request: RecordedRequest, key: string): void {
+  expect(request.headers.authorization).toBe(`Bearer ${key}`);
+  expect(request.headers.accept).toBe('application/json');
+  expect(request.headers['user-agent']).toBe(`petctl/${PACKAGE_VERSION}`);
+}
+
+/** A failure reported the way petctl promises: a message on stderr, nothing on stdout, never a stack trace. */
+export function expectCleanError(result: CliResult): void {
+  expect(result.stderr).not.toContain('    at ');
+  expect(result.stderr).not.toMatch(/unexpected failure|TypeError|RangeError|SyntaxError/);
+  expect(result.stdout).toBe('');
+}
+
+/** With -o json|ndjson an error is exactly one JSON line on stderr; returns it parsed. */
+export function jsonError(result: CliResult): Record<string, unknown> {
+  const lines = result.stderr.split('\n').filter((line) => line !== '');
+  expect(lines).toHaveLength(1);
+  return JSON.parse(lines[0]!) as Record<string, unknown>;
+}
+
+// ---- In-process seam: run() functions with a fake Context (STYLE.md seam 2) ----
+
+/** An output stream that keeps what was written; `isTTY`/`columns` make it look like a terminal. */
+export interface RecordingStream {
+  write(chunk: string): boolean;
+  /** Everything written so far. */
+  text(): string;
+  /** Each write separately (e.g. the frames of a countdown). */
+  writes: string[];
+  isTTY?: boolean;
+  columns?: number;
+}
+
+export function recordingStream(options: { isTTY?: boolean; columns?: number } = {}): RecordingStream {
+  const writes: string[] = [];
+  return {
+    writes,
+    write(chunk: string) {
+      writes.push(chunk);
+      return true;
+    },
+    text: () => writes.join(''),
+    ...(options.isTTY === undefined ? {} : { isTTY: options.isTTY }),
+    ...(options.columns === undefined ? {} : { columns: options.columns }),
+  };
+}
+
+/** A stdin: a finished pipe holding `input`, or (`tty: true`) a terminal the test types into with `type()`. */
+export interface FakeStdin extends NodeJS.ReadableStream {
+  isTTY?: boolean;
+  setRawMode?(mode: boolean): unknown;
+  /** The raw-mode calls made, in order (a terminal only). */
+  rawModes: boolean[];
+  /** Types characters into a terminal stdin. */
+  type(text: string): void;
+}
+
+export function fakeStdin(options: { input?: string; tty?: boolean } = {}): FakeStdin {
+  const stream = new PassThrough() as unknown as FakeStdin & PassThrough;
+  stream.rawModes = [];
+  stream.type = (text) => {
+    stream.write(text);
+  };
+  if (options.tty) {
+    stream.isTTY = true;
+    stream.setRawMode = (mode: boolean) => {
+      stream.rawModes.push(mode);
+      return stream;
+    };
+  } else {
+    stream.end(options.input ?? '');
+  }
+  return stream;
+}
+
+export interface FakeIoOptions {
+  /** stdout is a terminal of this many columns (absent: piped). */
+  stdoutColumns?: number;
+  stdoutTTY?: boolean;
+  stderrTTY?: boolean;
+  stdin?: FakeStdin;
+}
+
+export interface FakeIo {
+  stdout: RecordingStream;
+  stderr: RecordingStream;
+  stdin: FakeStdin;
+}
+
+export function fakeIo(options: FakeIoOptions = {}): FakeIo {
+  const stdoutTTY = options.stdoutTTY ?? options.stdoutColumns !== undefined;
+  return {
+    stdout: recordingStream(stdoutTTY ? { isTTY: true, ...(options.stdoutColumns === undefined ? {} : { columns: options.stdoutColumns }) } : {}),
+    stderr: recordingStream(options.stderrTTY ? { isTTY: true, columns: 80 } : {}),
+    stdin: options.stdin ?? fakeStdin(),
+  };
+}
+
+/** The global options as commander gives them with no flags (see commands/root.ts), with `overrides`. */
+export function globalsWith(overrides: Partial<GlobalOptions> = {}): GlobalOptions {
+  return { output: 'table', timeoutMs: 30_000, retries: 4, maxWaitMs: 60_000, verbose: false, quiet: false, color: true, ...overrides };
+}
+
+export interface FakeContextOptions extends FakeIoOptions {
+  globals?: Partial<GlobalOptions>;
+  /** The whole environment the command sees (nothing from the test runner's own). */
+  env?: Record<string, string | undefined>;
+  signal?: AbortSignal;
+  now?: () => number;
+}
+
+/**
+ * A real Context (src/context.ts) over fake streams and a given env. Its
+ * cleanup (sockets, the in-process sandbox) runs when the test finishes.
+ */
+export function fakeContext(t: Pick<TestContext, 'onTestFinished'>, options: FakeContextOptions = {}): { ctx: Context; io: FakeIo } {
+  const io = fakeIo(options);
+  const env: NodeJS.ProcessEnv = {};
+  for (const [name, value] of Object.entries(options.env ?? {})) if (value !== undefined) env[name] = value;
+  const ctx = createContext(globalsWith(options.globals), {
+    io,
+    env,
+    signal: options.signal ?? new AbortController().signal,
+    ...(options.now ? { now: options.now } : {}),
+  });
+  t.onTestFinished(() => ctx.cleanup());
+  return { ctx, io };
 }

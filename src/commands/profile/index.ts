@@ -24,7 +24,10 @@ export function registerProfile(program: Command, invoke: Invoke): void {
     .command('add')
     .description('add a profile')
     .argument('<name>', 'profile name: letters, digits, ".", "_" and "-"')
-    .requiredOption('--base-url <url>', 'https://…/v1 (http only for loopback)')
+    // Not requiredOption: the global --base-url (root.ts) has the same name, and commander
+    // gives a program's option precedence wherever it appears on the line, so this one
+    // never receives a value. It is declared for the help text; the value comes from globals.
+    .option('--base-url <url>', 'https://…/v1 (http only for loopback)')
     .addHelpText(
       'after',
       `
@@ -33,7 +36,16 @@ Examples:
   $ petctl profile add staging --base-url https://staging.example.org/v1
   $ petctl auth login -p staging`,
     )
-    .action((name: string, options: { baseUrl: string }) => invoke((ctx) => profileAddRun({ name, baseUrl: options.baseUrl }, ctx)));
+    .action((name: string, options: { baseUrl?: string }) =>
+      invoke(async (ctx) => {
+        const baseUrl = options.baseUrl ?? ctx.globals.baseUrl;
+        if (baseUrl === undefined) {
+          const { UsageError } = await import('../../errors');
+          throw new UsageError("required option '--base-url <url>' not specified", 'petctl profile add <name> --base-url https://api.example.org/v1');
+        }
+        await profileAddRun({ name, baseUrl }, ctx);
+      }),
+    );
 
   profile
     .command('use')

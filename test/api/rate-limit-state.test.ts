@@ -1,0 +1,173 @@
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { afterEach, describe, expect, it } from 'vitest';
+import { limitId, openRateLimitState } from '../../src/api/rate-limit-state';
+
+const BASE = 'https://api.example.org/v1';
+const KEY = 'pk_test_4f1c2d9e8b7a6f5e4d3c2b1a';
+const NOW = Date.UTC(2026, 0, 15, 12, 0, 0);
+const DAY = 24 * 60 * 60 * 1000;
+
+const roots: string[] = [];
+afterEach(() => {
+  for (const root of roots.splice(0)) fs.rmSync(root, { recursive: true, force: true });
+});
+
+/** state.json under a config dir that does not exist yet, as on a first run. */
+function stateFile(): string {
+  const root = fs.mkdtempSync(path.join(os.tmpdir(), 'petctl-state-'));
+  roots.push(root);
+  return path.join(root, 'petctl', 'state.json');
+}
+
+function readState(file: string): { version: number; limits: Record<string, { blockedUntil: number; reason: string }> } {
+  return JSON.parse(fs.readFileSync(file, 'utf8'));
+}
+
+const clock = (ms: number) => () => ms;
+
+describe('limitId', () => {
+  it('is stable for one base URL and key, and differs when either changes', async () => {
+    const id = await limitId(BASE, KEY);
+    expect(await limitId(BASE, KEY)).toBe(id);
+    expect(await limitId(BASE, `${KEY}x`)).not.toBe(id);
+    expect(await limitId('https://staging.example.org/v1', KEY)).not.toBe(id);
+    expect(id).toMatch(/^[0-9a-f]{32}$/);
+  });
+
+  it('cannot be confused by moving text between base URL and key', async () => {
+    expect(await limitId('https://a.example/v1', 'bkey')).not.toBe(await limitId('https://a.example/v1b', 'key'));
+  });
+});
+
+describe('the persisted rate-limit gate', () => {
+  it('has no block and writes nothing on a first run', async () => {
+    const file = stateFile();
+    const gate = await openRateLimitState(file, BASE, KEY, clock(NOW));
+    expect(gate.current()).toBeUndefined();
+    expect(fs.existsSync(file)).toBe(false);
+  });
+
+  it.each(['rate_limited', 'key_banned', 'quota_exhausted'] as const)('remembers a %s block for the next process', async (reason) => {
+    const file = stateFile();
+    const gate = await openRateLimitState(file, BASE, KEY, clock(NOW));
+    await gate.block(NOW + 120_000, reason);
+    expect(gate.current()).toEqual({ blockedUntil: NOW + 120_000, reason });
+
+    // Another process: a new gate reading the same file.
+    const next = await openRateLimitState(file, BASE, KEY, clock(NOW + 1000));
+    expect(next.current()).toEqual({ blockedUntil: NOW + 120_000, reason });
+  });
+
+  it('keeps blocks apart per key and per base URL', async () => {
+    const file = stateFile();
+    await (await openRateLimitState(file, BASE, KEY, clock(NOW))).block(NOW + 60_000, 'rate_limited');
+
+    expect((await openRateLimitState(file, BASE, 'another-key', clock(NOW))).current()).toBeUndefined();
+    expect((await openRateLimitState(file, 'https://staging.example.org/v1', KEY, clock(NOW))).current()).toBeUndefined();
+    expect((await openRateLimitState(file, BASE, KEY, clock(NOW))).current()?.blockedUntil).toBe(NOW + 60_000);
+  });
+
+  it('writes a private file that holds neither the key nor the base URL', async () => {
+    const file = stateFile();
+    const gate = await openRateLimitState(file, BASE, KEY, clock(NOW));
+    await gate.block(NOW + 5000, 'key_banned');
+
+    const text = fs.readFileSync(file, 'utf8');
+    expect(text).not.toContain(KEY);
+    expect(text).not.toContain('example.org');
+    expect(readState(file)).toEqual({ version: 1, limits: { [await limitId(BASE, KEY)]: { blockedUntil: NOW + 5000, reason: 'key_banned' } } });
+    if (process.platform !== 'win32') {
+      expect(fs.statSync(file).mode & 0o777).toBe(0o600);
+      expect(fs.statSync(path.dirname(file)).mode & 0o777).toBe(0o700);
+    }
+    // No temporary or lock files left behind.
+    expect(fs.readdirSync(path.dirname(file))).toEqual(['state.json']);
+  });
+
+  it('never shortens a block: a later one already recorded wins', async () => {
+    const file = stateFile();
+    const gate = await openRateLimitState(file, BASE, KEY, clock(NOW));
+    await gate.block(NOW + 10_000, 'key_banned');
+    await gate.block(NOW + 2000, 'rate_limited');
+    expect(gate.current()).toEqual({ blockedUntil: NOW + 10_000, reason: 'key_banned' });
+    expect(Object.values(readState(file).limits)).toEqual([{ blockedUntil: NOW + 10_000, reason: 'key_banned' }]);
+
+    await gate.block(NOW + 20_000, 'rate_limited');
+    expect(gate.current()).toEqual({ blockedUntil: NOW + 20_000, reason: 'rate_limited' });
+  });
+
+  it('keeps a longer block another process wrote after this one started', async () => {
+    const file = stateFile();
+    const early = await openRateLimitState(file, BASE, KEY, clock(NOW));
+    const other = await openRateLimitState(file, BASE, KEY, clock(NOW));
+    await other.block(NOW + 600_000, 'key_banned');
+
+    // `early` read the file before that block existed; its shorter block must not replace it.
+    await early.block(NOW + 1000, 'rate_limited');
+    expect(early.current()).toEqual({ blockedUntil: NOW + 600_000, reason: 'key_banned' });
+    expect(Object.values(readState(file).limits)).toEqual([{ blockedUntil: NOW + 600_000, reason: 'key_banned' }]);
+  });
+
+  it('keeps the entries of other keys when it writes its own', async () => {
+    const file = stateFile();
+    await (await openRateLimitState(file, BASE, 'key-one', clock(NOW))).block(NOW + 1000, 'rate_limited');
+    await (await openRateLimitState(file, BASE, 'key-two', clock(NOW))).block(NOW + 2000, 'quota_exhausted');
+    const limits = readState(file).limits;
+    expect(limits[await limitId(BASE, 'key-one')]).toEqual({ blockedUntil: NOW + 1000, reason: 'rate_limited' });
+    expect(limits[await limitId(BASE, 'key-two')]).toEqual({ blockedUntil: NOW + 2000, reason: 'quota_exhausted' });
+  });
+
+  it('drops entries that ended more than a day ago when it next writes', async () => {
+    const file = stateFile();
+    await (await openRateLimitState(file, BASE, 'old-key', clock(NOW - 3 * DAY))).block(NOW - 2 * DAY, 'rate_limited');
+    await (await openRateLimitState(file, BASE, 'recent-key', clock(NOW))).block(NOW - 60_000, 'rate_limited');
+    await (await openRateLimitState(file, BASE, KEY, clock(NOW))).block(NOW + 1000, 'rate_limited');
+
+    const ids = Object.keys(readState(file).limits).sort();
+    expect(ids).toEqual([await limitId(BASE, 'recent-key'), await limitId(BASE, KEY)].sort());
+  });
+
+  it.each([
+    { what: 'not JSON', text: 'not json at all' },
+    { what: 'truncated JSON', text: '{"version":1,"limits":{"ab' },
+    { what: 'an empty file', text: '' },
+  ])('starts afresh from a damaged file ($what) instead of failing every command', async ({ text }) => {
+    const file = stateFile();
+    fs.mkdirSync(path.dirname(file), { recursive: true, mode: 0o700 });
+    fs.writeFileSync(file, text, { mode: 0o600 });
+
+    const gate = await openRateLimitState(file, BASE, KEY, clock(NOW));
+    expect(gate.current()).toBeUndefined();
+    await gate.block(NOW + 1000, 'rate_limited');
+    expect(Object.values(readState(file).limits)).toEqual([{ blockedUntil: NOW + 1000, reason: 'rate_limited' }]);
+  });
+
+  it('ignores entries of the wrong shape', async () => {
+    const file = stateFile();
+    const id = await limitId(BASE, KEY);
+    fs.mkdirSync(path.dirname(file), { recursive: true, mode: 0o700 });
+    fs.writeFileSync(file, JSON.stringify({ version: 1, limits: { [id]: { blockedUntil: 'tomorrow', reason: 'rate_limited' } } }), { mode: 0o600 });
+    expect((await openRateLimitState(file, BASE, KEY, clock(NOW))).current()).toBeUndefined();
+
+    fs.writeFileSync(file, JSON.stringify({ version: 1, limits: [1, 2, 3] }), { mode: 0o600 });
+    expect((await openRateLimitState(file, BASE, KEY, clock(NOW))).current()).toBeUndefined();
+
+    fs.writeFileSync(file, JSON.stringify({ version: 1, limits: { [id]: { blockedUntil: NOW + 500, reason: 'rate_limited' } } }), { mode: 0o600 });
+    expect((await openRateLimitState(file, BASE, KEY, clock(NOW))).current()).toEqual({ blockedUntil: NOW + 500, reason: 'rate_limited' });
+  });
+
+  it('loses no block when many gates write at once, and the file stays valid JSON', async () => {
+    const file = stateFile();
+    const keys = Array.from({ length: 12 }, (_, i) => `parallel-key-${i}`);
+    const gates = await Promise.all(keys.map((key) => openRateLimitState(file, BASE, key, clock(NOW))));
+    await Promise.all(gates.map((gate, i) => gate.block(NOW + 1000 * (i + 1), 'rate_limited')));
+
+    const limits = readState(file).limits;
+    for (const [i, key] of keys.entries()) {
+      expect(limits[await limitId(BASE, key)]).toEqual({ blockedUntil: NOW + 1000 * (i + 1), reason: 'rate_limited' });
+    }
+    expect(fs.readdirSync(path.dirname(file))).toEqual(['state.json']);
+  });
+});

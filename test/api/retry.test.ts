@@ -1,0 +1,215 @@
+import { describe, expect, it } from 'vitest';
+import {
+  type AttemptOutcome,
+  BACKOFF_BASE_MS,
+  BACKOFF_CAP_MS,
+  MAX_PLAUSIBLE_RESET_MS,
+  MAX_RETRY_AFTER_MS,
+  delayFor,
+  parseHttpDate,
+  parseRateHeaders,
+  parseRetryAfter,
+  resetDelayMs,
+  shouldRetry,
+} from '../../src/api/retry';
+
+const NOW = Date.UTC(2026, 0, 15, 12, 0, 0);
+const HOUR = 60 * 60 * 1000;
+const httpDate = (ms: number) => new Date(ms).toUTCString();
+
+describe('shouldRetry', () => {
+  const response = (status: number): AttemptOutcome => ({ kind: 'response', status });
+  const network: AttemptOutcome = { kind: 'network', sent: true };
+
+  const cases = [
+    // A 429 was not processed: any method may be sent again.
+    { outcome: response(429), method: 'GET', done: 0, max: 4, retry: true },
+    { outcome: response(429), method: 'POST', done: 0, max: 4, retry: true },
+    { outcome: response(429), method: 'POST', done: 3, max: 4, retry: true },
+    { outcome: response(429), method: 'GET', done: 4, max: 4, retry: false },
+    { outcome: response(429), method: 'POST', done: 4, max: 4, retry: false },
+    { outcome: response(429), method: 'GET', done: 0, max: 0, retry: false },
+    // Gateway errors: only an idempotent GET is repeated.
+    { outcome: response(502), method: 'GET', done: 0, max: 4, retry: true },
+    { outcome: response(503), method: 'GET', done: 1, max: 4, retry: true },
+    { outcome: response(504), method: 'GET', done: 3, max: 4, retry: true },
+    { outcome: response(503), method: 'GET', done: 1, max: 1, retry: false },
+    { outcome: response(502), method: 'POST', done: 0, max: 4, retry: false },
+    { outcome: response(503), method: 'POST', done: 0, max: 4, retry: false },
+    { outcome: response(504), method: 'POST', done: 0, max: 4, retry: false },
+    // Other statuses are answers, not transient faults.
+    { outcome: response(500), method: 'GET', done: 0, max: 4, retry: false },
+    { outcome: response(501), method: 'GET', done: 0, max: 4, retry: false },
+    { outcome: response(400), method: 'GET', done: 0, max: 4, retry: false },
+    { outcome: response(400), method: 'POST', done: 0, max: 4, retry: false },
+    { outcome: response(401), method: 'GET', done: 0, max: 4, retry: false },
+    { outcome: response(404), method: 'GET', done: 0, max: 4, retry: false },
+    { outcome: response(418), method: 'GET', done: 0, max: 4, retry: false },
+    { outcome: response(200), method: 'GET', done: 0, max: 4, retry: false },
+    // Network failure: a POST that may have arrived is never sent twice.
+    { outcome: network, method: 'GET', done: 0, max: 4, retry: true },
+    { outcome: network, method: 'GET', done: 4, max: 4, retry: false },
+    { outcome: network, method: 'POST', done: 0, max: 4, retry: false },
+  ].map((c) => ({ ...c, label: c.outcome.kind === 'response' ? `HTTP ${c.outcome.status}` : 'network failure' }));
+
+  it.each(cases)('$label on $method after $done of $max retries → $retry', ({ outcome, method, done, max, retry }) => {
+    expect(shouldRetry(outcome, done, max, method)).toBe(retry);
+  });
+});
+
+describe('delayFor', () => {
+  const fixed = (value: number) => () => value;
+
+  it.each([
+    // Retry-After wins, whatever the attempt and the dice.
+    { retryAfterMs: 1000, done: 0, random: 0.5, delay: 1000 },
+    { retryAfterMs: 120_000, done: 3, random: 0, delay: 120_000 },
+    { retryAfterMs: 0, done: 0, random: 0.9, delay: 0 },
+    // Full jitter: random × min(cap, base × 2^n).
+    { retryAfterMs: undefined, done: 0, random: 0, delay: 0 },
+    { retryAfterMs: undefined, done: 0, random: 0.5, delay: 500 },
+    { retryAfterMs: undefined, done: 0, random: 0.9999, delay: 999 },
+    { retryAfterMs: undefined, done: 1, random: 0.5, delay: 1000 },
+    { retryAfterMs: undefined, done: 2, random: 0.5, delay: 2000 },
+    { retryAfterMs: undefined, done: 3, random: 0.25, delay: 2000 },
+    { retryAfterMs: undefined, done: 4, random: 0.5, delay: 8000 },
+    // 2^5 s = 32 s is above the 30 s cap.
+    { retryAfterMs: undefined, done: 5, random: 0.5, delay: 15_000 },
+    { retryAfterMs: undefined, done: 5, random: 0.9999, delay: 29_997 },
+    { retryAfterMs: undefined, done: 60, random: 0.5, delay: 15_000 },
+  ])('Retry-After $retryAfterMs, retry $done, random $random → $delay ms', ({ retryAfterMs, done, random, delay }) => {
+    expect(delayFor(retryAfterMs, done, fixed(random))).toBe(delay);
+  });
+
+  it('stays within [0, min(cap, base·2^n)) for any random value in [0, 1)', () => {
+    for (let done = 0; done < 10; done++) {
+      const ceiling = Math.min(BACKOFF_CAP_MS, BACKOFF_BASE_MS * 2 ** done);
+      for (const random of [0, 0.1, 0.333, 0.5, 0.77, 0.999_999]) {
+        const delay = delayFor(undefined, done, fixed(random));
+        expect(delay).toBeGreaterThanOrEqual(0);
+        expect(delay).toBeLessThan(ceiling);
+        expect(Number.isInteger(delay)).toBe(true);
+      }
+    }
+  });
+
+  it('is jittered: different random values give different delays', () => {
+    const delays = new Set([0.1, 0.4, 0.7].map((random) => delayFor(undefined, 2, fixed(random))));
+    expect(delays.size).toBe(3);
+  });
+});
+
+describe('parseHttpDate', () => {
+  it.each([
+    // RFC 9110 §5.6.7: recipients accept all three forms, all in GMT.
+    { value: 'Sun, 06 Nov 1994 08:49:37 GMT', ms: Date.UTC(1994, 10, 6, 8, 49, 37) },
+    { value: 'Sunday, 06-Nov-94 08:49:37 GMT', ms: Date.UTC(1994, 10, 6, 8, 49, 37) },
+    { value: 'Sun Nov  6 08:49:37 1994', ms: Date.UTC(1994, 10, 6, 8, 49, 37) },
+    { value: 'Sat, 01 Jun 2030 00:00:00 GMT', ms: Date.UTC(2030, 5, 1) },
+    { value: undefined, ms: undefined },
+    { value: '', ms: undefined },
+    { value: 'soon', ms: undefined },
+    { value: 'Sun, 99 Nov 1994 08:49:37 GMT', ms: undefined },
+    // Date.parse reads these as dates in 2001; they are not HTTP-dates.
+    { value: '1.5', ms: undefined },
+    { value: '-5', ms: undefined },
+    { value: '2030-06-01', ms: undefined },
+  ])('$value → $ms', ({ value, ms }) => {
+    expect(parseHttpDate(value)).toBe(ms);
+  });
+});
+
+describe('parseRetryAfter', () => {
+  it.each([
+    { what: 'delta-seconds', value: '1', serverDate: undefined, ms: 1000 },
+    { what: 'delta-seconds', value: '120', serverDate: undefined, ms: 120_000 },
+    { what: 'zero', value: '0', serverDate: undefined, ms: 0 },
+    { what: 'surrounding spaces', value: ' 5 ', serverDate: undefined, ms: 5000 },
+    { what: 'delta-seconds ignore the Date header', value: '3', serverDate: NOW - HOUR, ms: 3000 },
+    { what: 'an HTTP-date on our clock without a Date header', value: httpDate(NOW + 2000), serverDate: undefined, ms: 2000 },
+    { what: 'an HTTP-date on the server clock (Date 1 h behind)', value: httpDate(NOW - HOUR + 2000), serverDate: NOW - HOUR, ms: 2000 },
+    { what: 'an HTTP-date on the server clock (Date 1 h ahead)', value: httpDate(NOW + HOUR + 7000), serverDate: NOW + HOUR, ms: 7000 },
+    { what: 'an HTTP-date in the past', value: httpDate(NOW - 5000), serverDate: NOW, ms: 0 },
+    { what: 'a decimal, rounded up to whole ms', value: '1.5', serverDate: undefined, ms: 1500 },
+    { what: 'a decimal below a second', value: '0.25', serverDate: undefined, ms: 250 },
+    { what: 'absent', value: undefined, serverDate: undefined, ms: undefined },
+    { what: 'empty', value: '', serverDate: undefined, ms: undefined },
+    { what: 'garbage', value: 'later', serverDate: undefined, ms: undefined },
+    { what: 'negative', value: '-5', serverDate: undefined, ms: undefined },
+    { what: 'ISO date (not an HTTP-date)', value: '2026-01-15T12:00:02Z', serverDate: undefined, ms: undefined },
+  ])('$what: $value → $ms', ({ value, serverDate, ms }) => {
+    expect(parseRetryAfter(value, serverDate, NOW)).toBe(ms);
+  });
+
+  it.each(['99999999999999999999', '100000000', 'Fri, 31 Dec 9999 23:59:59 GMT'])(
+    'an absurd Retry-After (%s) is capped, so the time to try again stays a valid date',
+    (value) => {
+      const ms = parseRetryAfter(value, undefined, NOW)!;
+      expect(ms).toBe(MAX_RETRY_AFTER_MS);
+      expect(() => new Date(NOW + ms).toISOString()).not.toThrow();
+    },
+  );
+
+  it('keeps a long but plausible Retry-After (a ban of 10 minutes, a day) exactly', () => {
+    expect(parseRetryAfter('600', undefined, NOW)).toBe(600_000);
+    expect(parseRetryAfter('86400', undefined, NOW)).toBe(86_400_000);
+    expect(MAX_RETRY_AFTER_MS).toBeGreaterThanOrEqual(86_400_000);
+  });
+});
+
+describe('parseRateHeaders', () => {
+  const headers = (values: Record<string, string | undefined>) => (name: string) => values[name.toLowerCase()];
+
+  it.each([
+    {
+      what: 'all three',
+      values: { 'x-ratelimit-limit': '60', 'x-ratelimit-remaining': '59', 'x-ratelimit-reset': '1768478400' },
+      rate: { limit: 60, remaining: 59, resetEpochSeconds: 1_768_478_400 },
+    },
+    { what: 'remaining 0', values: { 'x-ratelimit-remaining': '0' }, rate: { limit: undefined, remaining: 0, resetEpochSeconds: undefined } },
+    { what: 'none', values: {}, rate: { limit: undefined, remaining: undefined, resetEpochSeconds: undefined } },
+    { what: 'spaces', values: { 'x-ratelimit-limit': ' 300 ' }, rate: { limit: 300, remaining: undefined, resetEpochSeconds: undefined } },
+    {
+      what: 'garbage ignored',
+      values: { 'x-ratelimit-limit': 'lots', 'x-ratelimit-remaining': '-1', 'x-ratelimit-reset': '1.5' },
+      rate: { limit: undefined, remaining: undefined, resetEpochSeconds: undefined },
+    },
+    { what: 'empty ignored', values: { 'x-ratelimit-remaining': '' }, rate: { limit: undefined, remaining: undefined, resetEpochSeconds: undefined } },
+  ])('$what', ({ values, rate }) => {
+    expect(parseRateHeaders(headers(values))).toEqual(rate);
+  });
+
+  it('asks for the headers by their lower-case names (how undici keys them)', () => {
+    const asked: string[] = [];
+    parseRateHeaders((name) => {
+      asked.push(name);
+      return undefined;
+    });
+    expect(asked.sort()).toEqual(['x-ratelimit-limit', 'x-ratelimit-remaining', 'x-ratelimit-reset']);
+  });
+});
+
+describe('resetDelayMs', () => {
+  const seconds = (ms: number) => Math.floor(ms / 1000);
+
+  it.each([
+    { what: 'no reset header', reset: undefined, serverDate: NOW, delay: undefined },
+    { what: 'reset in 2 s, no Date header', reset: seconds(NOW) + 2, serverDate: undefined, delay: 2000 },
+    { what: 'reset in 2 s, clocks agree', reset: seconds(NOW) + 2, serverDate: NOW, delay: 2000 },
+    // Skew: the reset is on the server's clock, so it is measured from the server's Date.
+    { what: 'server clock 1 h behind', reset: seconds(NOW - HOUR) + 2, serverDate: NOW - HOUR, delay: 2000 },
+    { what: 'server clock 1 h ahead', reset: seconds(NOW + HOUR) + 2, serverDate: NOW + HOUR, delay: 2000 },
+    { what: 'reset now', reset: seconds(NOW), serverDate: NOW, delay: undefined },
+    { what: 'reset in the past', reset: seconds(NOW) - 30, serverDate: NOW, delay: undefined },
+    { what: 'reset sent as a delta (30), read as 1970', reset: 30, serverDate: NOW, delay: undefined },
+    { what: 'reset in year 2100', reset: seconds(Date.UTC(2100, 0, 1)), serverDate: NOW, delay: undefined },
+    { what: 'reset a day off (a daily window)', reset: seconds(NOW) + 24 * 3600, serverDate: NOW, delay: 24 * HOUR },
+    { what: 'reset just past the plausible limit', reset: seconds(NOW + MAX_PLAUSIBLE_RESET_MS) + 1, serverDate: NOW, delay: undefined },
+  ])('$what → $delay', ({ reset, serverDate, delay }) => {
+    expect(resetDelayMs(reset, serverDate, NOW)).toBe(delay);
+  });
+
+  it('uses our clock when the server sent no Date', () => {
+    expect(resetDelayMs(seconds(NOW) + 5, undefined, NOW + 1000)).toBe(4000);
+  });
+});

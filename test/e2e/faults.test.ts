@@ -1,0 +1,689 @@
+import http from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { describe, expect, it } from 'vitest';
+import { type CliResult, expectCleanError, expectPetctlHeaders, jsonError, newApiKey, runCli, setupE2e, tempConfigDir } from '../helpers/cli';
+import { json } from '../helpers/scripted-server';
+
+/**
+ * The fault side of the HTTP core, end to end: the built petctl against a
+ * scripted server on loopback that answers with HTML 502s, drops connections,
+ * never answers, or sends bodies that are not what the specification says.
+ */
+
+const PET = { id: 1, name: 'Rex', categoryId: 1, status: 'available' };
+const PET_LINE = '1\tRex\t1\tavailable\n';
+const HTML_502 = '<html><head><title>502 Bad Gateway</title></head><body><h1>502 Bad Gateway</h1><hr>nginx</body></html>';
+const DEPRECATION = /^warning: GET \/pets\/\{petId\} is deprecated and is to be removed on (\d{4}-\d\d-\d\d); use `petctl pets list --status <status>` instead$/m;
+
+const ADD = ['pets', 'add', '--name', 'Rex', '--category-id', '1'];
+
+describe.concurrent('what petctl sends', () => {
+  it('pets list --limit 5 --status sold: GET /pets with the query, the key, Accept and User-Agent', async (t) => {
+    const { server, key, petctl } = await setupE2e(t);
+    server.reply(json(200, [PET]));
+
+    const result = await petctl(['pets', 'list', '--limit', '5', '--status', 'sold']);
+
+    expect(result.code).toBe(0);
+    expect(result.stdout).toBe(PET_LINE);
+    expect(server.requests).toHaveLength(1);
+    const [request] = server.requests;
+    expect(request!.method).toBe('GET');
+    expect(request!.path).toBe('/v1/pets');
+    expect(request!.query).toEqual({ limit: '5', status: 'sold' });
+    expect(request!.bodyBytes.length).toBe(0);
+    expect(request!.headers['content-type']).toBeUndefined();
+    expectPetctlHeaders(request!, key);
+  });
+
+  it('pets list without flags leaves limit to the server (no query)', async (t) => {
+    const { server, petctl } = await setupE2e(t);
+    server.reply(json(200, []));
+
+    const result = await petctl(['pets', 'list']);
+
+    expect(result.code).toBe(0);
+    expect(server.requests[0]!.url).toBe('/v1/pets');
+  });
+
+  it('pets add: POST /pets with a JSON NewPet body, byte for byte', async (t) => {
+    const { server, key, petctl } = await setupE2e(t);
+    server.reply(json(201, { id: 5, name: 'Rex "the dog"', categoryId: 2, status: 'pending' }));
+
+    const result = await petctl(['pets', 'add', '--name', 'Rex "the dog"', '--category-id', '2', '--status', 'pending', '-o', 'json']);
+
+    expect(result.code).toBe(0);
+    expect(JSON.parse(result.stdout)).toEqual({ id: 5, name: 'Rex "the dog"', categoryId: 2, status: 'pending' });
+    const [request] = server.requests;
+    expect(request!.method).toBe('POST');
+    expect(request!.path).toBe('/v1/pets');
+    expect(request!.headers['content-type']).toBe('application/json');
+    expect(request!.body).toBe('{"name":"Rex \\"the dog\\"","categoryId":2,"status":"pending"}');
+    expectPetctlHeaders(request!, key);
+  });
+
+  it('pets get 42: GET /pets/42', async (t) => {
+    const { server, key, petctl } = await setupE2e(t);
+    server.reply(json(200, { ...PET, id: 42 }));
+
+    const result = await petctl(['--quiet', 'pets', 'get', '42']);
+
+    expect(result.code).toBe(0);
+    expect(result.stdout).toBe('42\tRex\t1\tavailable\n');
+    expect(server.requests[0]!.method).toBe('GET');
+    expect(server.requests[0]!.url).toBe('/v1/pets/42');
+    expectPetctlHeaders(server.requests[0]!, key);
+  });
+});
+
+describe.concurrent('gateway errors and dropped connections', () => {
+  it('GET: an HTML 502 is retried, then the 200 wins (exit 0)', async (t) => {
+    const { server, petctl } = await setupE2e(t);
+    server.reply({ status: 502, headers: { 'content-type': 'text/html' }, body: HTML_502 }, json(200, [PET]));
+
+    const result = await petctl(['pets', 'list']);
+
+    expect(result.code).toBe(0);
+    expect(result.stdout).toBe(PET_LINE);
+    expect(server.requests).toHaveLength(2);
+    expect(server.requests.map((r) => r.url)).toEqual(['/v1/pets', '/v1/pets']);
+    server.verify();
+  });
+
+  it('GET: a persistent 503 with --retries 1 ends with exit 7 after two requests, naming the status', async (t) => {
+    const { server, petctl } = await setupE2e(t, { status: 503, headers: { 'content-type': 'text/html' }, body: '<html>Service Unavailable</html>' });
+
+    const result = await petctl(['--retries', '1', 'pets', 'list']);
+
+    expect(result.code).toBe(7);
+    expectCleanError(result);
+    expect(server.requests).toHaveLength(2);
+    expect(result.stderr).toMatch(/^error: .*HTTP 503/m);
+
+    const asJson = await petctl(['--retries', '0', '-o', 'json', 'pets', 'list']);
+    expect(asJson.code).toBe(7);
+    expect(jsonError(asJson)).toMatchObject({ status: 503 });
+  });
+
+  it('GET: a 500 with an Error body is an answer, not retried: exit 7 with the server code', async (t) => {
+    const { server, petctl } = await setupE2e(t);
+    server.reply(json(500, { code: 'internal', message: 'database on fire', status: 500 }));
+
+    const result = await petctl(['pets', 'list']);
+
+    expect(result.code).toBe(7);
+    expectCleanError(result);
+    expect(result.stderr).toMatch(/^error: database on fire \(internal, HTTP 500\)$/m);
+    expect(server.requests).toHaveLength(1);
+  });
+
+  it.for([502, 503, 504])('POST: a %i is never sent twice (exit 7, one request)', async (status, t) => {
+    const { server, petctl } = await setupE2e(t);
+    server.reply({ status, headers: { 'content-type': 'text/html' }, body: HTML_502 });
+
+    const result = await petctl(ADD);
+
+    expect(result.code).toBe(7);
+    expectCleanError(result);
+    expect(result.stderr).toContain(`HTTP ${status}`);
+    expect(server.requests).toHaveLength(1);
+  });
+
+  it('POST: a dropped connection ends with exit 7 after one request, warning the animal may exist', async (t) => {
+    const { server, petctl } = await setupE2e(t);
+    server.reply({ destroy: true });
+
+    const result = await petctl(ADD);
+
+    expect(result.code).toBe(7);
+    expectCleanError(result);
+    expect(server.requests).toHaveLength(1);
+    expect(result.stderr).toMatch(/^error: POST http:\/\/127\.0\.0\.1:\d+\/v1\/pets failed: .* \(network_error\)$/m);
+    expect(result.stderr).toMatch(/^hint: the animal may or may not have been created; check with petctl pets list before adding it again$/m);
+  });
+
+  it('GET: a dropped connection is retried, then the 200 wins (exit 0)', async (t) => {
+    const { server, petctl } = await setupE2e(t);
+    server.reply({ destroy: true }, json(200, [PET]));
+
+    const result = await petctl(['pets', 'list']);
+
+    expect(result.code).toBe(0);
+    expect(result.stdout).toBe(PET_LINE);
+    expect(server.requests).toHaveLength(2);
+  });
+
+  it('GET: a dropped connection with --retries 0 is a network_error with status 0 in JSON', async (t) => {
+    const { server, petctl } = await setupE2e(t);
+    server.reply({ destroy: true });
+
+    const result = await petctl(['--retries', '0', '-o', 'json', 'pets', 'list']);
+
+    expect(result.code).toBe(7);
+    expect(result.stdout).toBe('');
+    expect(jsonError(result)).toMatchObject({ code: 'network_error', status: 0 });
+    expect(server.requests).toHaveLength(1);
+  });
+
+  it('nothing listening: exit 7, connection refused', async () => {
+    // Bind a port, then free it: nothing listens there any more.
+    const probe = http.createServer();
+    await new Promise<void>((resolve) => probe.listen(0, '127.0.0.1', resolve));
+    const { port } = probe.address() as AddressInfo;
+    await new Promise<void>((resolve) => probe.close(() => resolve()));
+    const key = newApiKey();
+
+    const result = await runCli(['--base-url', `http://127.0.0.1:${port}/v1`, '--retries', '0', 'pets', 'list'], {
+      env: { PETCTL_CONFIG_DIR: tempConfigDir(), PETCTL_API_KEY: key },
+      secrets: [key],
+    });
+
+    expect(result.code).toBe(7);
+    expectCleanError(result);
+    expect(result.stderr).toMatch(/connection refused \(network_error\)/);
+  });
+});
+
+describe.concurrent('timeouts', () => {
+  it('a server that never answers: --timeout 0.5 --retries 0 → exit 7, code timeout', async (t) => {
+    const { server, petctl } = await setupE2e(t, { hang: true });
+
+    const result = await petctl(['--timeout', '0.5', '--retries', '0', '-o', 'json', 'pets', 'list']);
+
+    expect(result.code).toBe(7);
+    expect(result.stdout).toBe('');
+    const error = jsonError(result);
+    expect(error).toMatchObject({ code: 'timeout', status: 0 });
+    expect(error.message).toMatch(/0\.5s/);
+    expect(server.requests).toHaveLength(1);
+  });
+
+  it('GET: a timeout is retried (--retries 1 → two requests)', async (t) => {
+    const { server, petctl } = await setupE2e(t, { hang: true });
+
+    const result = await petctl(['--timeout', '0.5', '--retries', '1', 'pets', 'list']);
+
+    expect(result.code).toBe(7);
+    expectCleanError(result);
+    expect(result.stderr).toMatch(/^error: no answer from 127\.0\.0\.1:\d+ within 0\.5s \(--timeout\) \(timeout\)$/m);
+    expect(server.requests).toHaveLength(2);
+    expect(server.requests[1]!.at - server.requests[0]!.at).toBeGreaterThanOrEqual(500 - 50);
+  });
+
+  it('POST: a timeout once sent is never retried, and says the animal may exist', async (t) => {
+    const { server, petctl } = await setupE2e(t, { hang: true });
+
+    const result = await petctl(['--timeout', '0.5', ...ADD]);
+
+    expect(result.code).toBe(7);
+    expectCleanError(result);
+    expect(result.stderr).toMatch(/\(timeout\)$/m);
+    expect(result.stderr).toMatch(/^hint: the animal may or may not have been created/m);
+    expect(server.requests).toHaveLength(1);
+  });
+
+  it('a body that stalls half way also times out', async (t) => {
+    const { server, petctl } = await setupE2e(t);
+    server.reply((_request, res) => {
+      res.writeHead(200, { 'content-type': 'application/json', 'content-length': '100' });
+      res.write('[{"id":1,');
+    });
+
+    const result = await petctl(['--timeout', '0.5', '--retries', '0', 'pets', 'list']);
+
+    expect(result.code).toBe(7);
+    expectCleanError(result);
+    expect(result.stderr).toMatch(/\(timeout\)$/m);
+  });
+});
+
+describe.concurrent('answers that are not what the specification says', () => {
+  const cases = [
+    { what: 'HTML on a 200', args: ['pets', 'list'], status: 200, body: HTML_502, message: /answered 200 with a body that is not JSON: <html>/ },
+    { what: 'truncated JSON', args: ['pets', 'list'], status: 200, body: '[{"id":1,"name":"Rex","categ', message: /not JSON/ },
+    { what: 'an empty body', args: ['pets', 'list'], status: 200, body: '', message: /not what the specification says/ },
+    { what: 'an object instead of Pets', args: ['pets', 'list'], status: 200, body: JSON.stringify(PET), message: /not what the specification says/ },
+    {
+      what: 'an array with a non-Pet',
+      args: ['pets', 'list'],
+      status: 200,
+      body: JSON.stringify([PET, { name: 'Ghost', categoryId: 1 }]),
+      message: /GET \/pets is not what the specification says \(1\.id: /,
+    },
+    { what: 'an array holding a string', args: ['pets', 'list'], status: 200, body: '[1, "two"]', message: /not what the specification says/ },
+    { what: 'a Pet without id', args: ['--quiet', 'pets', 'get', '1'], status: 200, body: '{"name":"Rex","categoryId":1}', message: /\(id: / },
+    { what: 'an id that is a string', args: ['--quiet', 'pets', 'get', '1'], status: 200, body: '{"id":"1","name":"Rex","categoryId":1}', message: /\(id: / },
+    { what: 'a status outside the enum', args: ['--quiet', 'pets', 'get', '1'], status: 200, body: '{"id":1,"name":"Rex","categoryId":1,"status":"lost"}', message: /\(status: / },
+    { what: 'a created Pet without id', args: ADD, status: 201, body: '{"name":"Rex","categoryId":1}', message: /POST \/pets is not what the specification says \(id: / },
+  ];
+
+  it.for(cases)('$what → exit 7 invalid_response, a clear message', async ({ args, status, body, message }, t) => {
+    const { server, petctl } = await setupE2e(t);
+    server.reply({ status, headers: { 'content-type': body.startsWith('<') ? 'text/html' : 'application/json' }, body });
+
+    const result = await petctl(args);
+
+    expect(result.code).toBe(7);
+    expectCleanError(result);
+    expect(result.stderr).toMatch(message);
+    expect(result.stderr).toMatch(new RegExp(`\\(invalid_response, HTTP ${status}\\)$`, 'm'));
+    // A 200 is an answer: it is not retried, whatever it holds.
+    expect(server.requests).toHaveLength(1);
+  });
+
+  it('-o json: one JSON line with code invalid_response and the HTTP status', async (t) => {
+    const { server, petctl } = await setupE2e(t);
+    server.reply({ status: 200, headers: { 'content-type': 'text/html' }, body: HTML_502 });
+
+    const result = await petctl(['-o', 'json', 'pets', 'list']);
+
+    expect(result.code).toBe(7);
+    expect(result.stdout).toBe('');
+    expect(jsonError(result)).toMatchObject({ code: 'invalid_response', status: 200 });
+  });
+});
+
+describe.concurrent('error answers and their exit codes', () => {
+  it('401 with an Error body → exit 4, the server code, and the hint to log in', async (t) => {
+    const { server, petctl } = await setupE2e(t);
+    const body = { code: 'unauthorized', message: 'API key missing or invalid', status: 401 };
+    server.reply(json(401, body), json(401, body));
+
+    const result = await petctl(['pets', 'list']);
+
+    expect(result.code).toBe(4);
+    expectCleanError(result);
+    expect(result.stderr).toBe('error: API key missing or invalid (unauthorized, HTTP 401)\nhint: run petctl auth login\n');
+    expect(server.requests).toHaveLength(1);
+
+    const asJson = await petctl(['-o', 'json', 'pets', 'list']);
+    expect(asJson.code).toBe(4);
+    expect(asJson.stderr).toBe(`${JSON.stringify(body)}\n`);
+  });
+
+  it('401 without an Error body (an HTML page) → still exit 4 with the hint', async (t) => {
+    const { server, petctl } = await setupE2e(t);
+    server.reply({ status: 401, headers: { 'content-type': 'text/html' }, body: '<html>Unauthorized</html>' });
+
+    const result = await petctl(['pets', 'list']);
+
+    expect(result.code).toBe(4);
+    expectCleanError(result);
+    expect(result.stderr).toMatch(/HTTP 401/);
+    expect(result.stderr).toMatch(/^hint: run petctl auth login$/m);
+  });
+
+  it('400 on POST → exit 6 with the server code in the message, one request', async (t) => {
+    const { server, petctl } = await setupE2e(t);
+    server.reply(json(400, { code: 'invalid_category', message: 'categoryId 1 does not exist', status: 400 }));
+
+    const result = await petctl(ADD);
+
+    expect(result.code).toBe(6);
+    expectCleanError(result);
+    expect(result.stderr).toMatch(/^error: categoryId 1 does not exist \(invalid_category, HTTP 400\)$/m);
+    expect(server.requests).toHaveLength(1);
+  });
+
+  it('404 on get → exit 3', async (t) => {
+    const { server, petctl } = await setupE2e(t);
+    server.reply(json(404, { code: 'not_found', message: 'no animal with id 99', status: 404 }));
+
+    const result = await petctl(['pets', 'get', '99']);
+
+    expect(result.code).toBe(3);
+    expectCleanError(result);
+    expect(result.stderr).toMatch(/^error: no animal with id 99 \(not_found, HTTP 404\)$/m);
+    expect(server.requests).toHaveLength(1);
+  });
+
+  it('an unknown error status (418 with an Error body) → exit 1, the server message shown', async (t) => {
+    const { server, petctl } = await setupE2e(t);
+    server.reply(json(418, { code: 'teapot', message: 'I am a teapot', status: 418 }));
+
+    const result = await petctl(['pets', 'list']);
+
+    expect(result.code).toBe(1);
+    expectCleanError(result);
+    expect(result.stderr).toMatch(/^error: I am a teapot \(teapot, HTTP 418\)$/m);
+    expect(server.requests).toHaveLength(1);
+  });
+});
+
+describe.concurrent('int64 and fields beyond the specification', () => {
+  const BIG = '9007199254740993';
+  const MAX = '9223372036854775807';
+
+  it('an id above 2^53 in a list is printed digit for digit (json, ndjson, table)', async (t) => {
+    const { server, petctl } = await setupE2e(t);
+    const text = `[{"id":${BIG},"name":"Big","categoryId":${MAX},"status":"sold"}]`;
+    server.reply({ status: 200, body: text }, { status: 200, body: text }, { status: 200, body: text });
+
+    const asJson = await petctl(['-o', 'json', 'pets', 'list']);
+    expect(asJson.code).toBe(0);
+    expect(asJson.stdout).toMatch(new RegExp(`"id": ?${BIG}\\b`));
+    expect(asJson.stdout).toMatch(new RegExp(`"categoryId": ?${MAX}\\b`));
+
+    const asNdjson = await petctl(['-o', 'ndjson', 'pets', 'list']);
+    expect(asNdjson.stdout).toBe(`{"id":${BIG},"name":"Big","categoryId":${MAX},"status":"sold"}\n`);
+
+    const asTable = await petctl(['pets', 'list']);
+    expect(asTable.stdout).toBe(`${BIG}\tBig\t${MAX}\tsold\n`);
+  });
+
+  it('pets add --category-id 9007199254740993 sends exactly those digits, and prints the id back exactly', async (t) => {
+    const { server, petctl } = await setupE2e(t);
+    server.reply({ status: 201, body: `{"id":${BIG},"name":"Rex","categoryId":${BIG}}` });
+
+    const result = await petctl(['pets', 'add', '--name', 'Rex', '--category-id', BIG, '-o', 'ndjson']);
+
+    expect(result.code).toBe(0);
+    expect(server.requests[0]!.bodyBytes.toString('latin1')).toBe(`{"name":"Rex","categoryId":${BIG}}`);
+    expect(result.stdout).toBe(`{"id":${BIG},"name":"Rex","categoryId":${BIG}}\n`);
+  });
+
+  it('pets get 9007199254740993 asks for exactly that id', async (t) => {
+    const { server, petctl } = await setupE2e(t);
+    server.reply({ status: 200, body: `{"id":${BIG},"name":"Rex","categoryId":1}` });
+
+    const result = await petctl(['--quiet', 'pets', 'get', BIG]);
+
+    expect(result.code).toBe(0);
+    expect(server.requests[0]!.url).toBe(`/v1/pets/${BIG}`);
+    expect(result.stdout.startsWith(`${BIG}\tRex\t1\t`)).toBe(true);
+  });
+
+  it('fields the server adds (photoUrls, nested objects) are kept in json and ndjson', async (t) => {
+    const { server, petctl } = await setupE2e(t);
+    const pets = [
+      { id: 1, name: 'Rex', categoryId: 1, status: 'available', photoUrls: ['x'], nested: { a: 1 } },
+      { id: 2, name: 'Tom', categoryId: 2, tags: [], adopted: null },
+    ];
+    server.reply(json(200, pets), json(200, pets), json(200, pets[0]!));
+
+    const asJson = await petctl(['-o', 'json', 'pets', 'list']);
+    expect(asJson.code).toBe(0);
+    expect(JSON.parse(asJson.stdout)).toEqual(pets);
+
+    const asNdjson = await petctl(['-o', 'ndjson', 'pets', 'list']);
+    expect(asNdjson.stdout.split('\n').filter(Boolean).map((line) => JSON.parse(line))).toEqual(pets);
+
+    const one = await petctl(['--quiet', '-o', 'json', 'pets', 'get', '1']);
+    expect(JSON.parse(one.stdout)).toEqual(pets[0]);
+  });
+});
+
+describe.concurrent('--verbose', () => {
+  it('traces method, URL, status and X-RateLimit-*, with Authorization redacted', async (t) => {
+    const { server, petctl } = await setupE2e(t);
+    const reset = String(Math.floor(Date.now() / 1000) + 60);
+    server.reply(json(200, [PET], { 'x-ratelimit-limit': '60', 'x-ratelimit-remaining': '59', 'x-ratelimit-reset': reset }));
+
+    const result = await petctl(['--verbose', 'pets', 'list', '--limit', '5']);
+
+    expect(result.code).toBe(0);
+    expect(result.stdout).toBe(PET_LINE);
+    expect(result.stderr).toContain(`> GET http://127.0.0.1:${new URL(server.baseUrl).port}/v1/pets?limit=5\n`);
+    expect(result.stderr).toContain('Authorization: Bearer [redacted]');
+    expect(result.stderr).toMatch(/^< 200 in \d+ ms /m);
+    expect(result.stderr).toMatch(/x-ratelimit-limit[=:] ?60\b/i);
+    expect(result.stderr).toMatch(/x-ratelimit-remaining[=:] ?59\b/i);
+    expect(result.stderr).toMatch(new RegExp(`x-ratelimit-reset[=:] ?${reset}\\b`, 'i'));
+  });
+
+  it('traces each attempt of a retry, with Retry-After', async (t) => {
+    const { server, petctl } = await setupE2e(t);
+    server.reply(json(429, { code: 'rate_limited', message: 'slow down', status: 429 }, { 'retry-after': '1' }), json(201, PET));
+
+    const result = await petctl(['-v', ...ADD]);
+
+    expect(result.code).toBe(0);
+    expect(result.stderr.match(/^> POST /gm)).toHaveLength(2);
+    expect(result.stderr.match(/Authorization: Bearer \[redacted\]/g)).toHaveLength(2);
+    expect(result.stderr).toMatch(/^< 429 in \d+ ms .*retry-after[=:] ?1\b/im);
+    expect(result.stderr).toMatch(/^< 201 in \d+ ms/m);
+  });
+});
+
+describe.concurrent('deprecation of pets get', () => {
+  it('a Sunset header sets the removal date in the warning', async (t) => {
+    const { server, petctl } = await setupE2e(t);
+    server.reply(json(200, PET, { sunset: 'Sat, 01 Jun 2030 00:00:00 GMT', deprecation: '@1893456000' }));
+
+    const result = await petctl(['pets', 'get', '1']);
+
+    expect(result.code).toBe(0);
+    expect(result.stdout).toBe(PET_LINE);
+    expect(DEPRECATION.exec(result.stderr)?.[1]).toBe('2030-06-01');
+    expect(result.stderr).toContain('petctl pets list --status');
+  });
+
+  it('without the header the specification date, 2030-12-05, is named', async (t) => {
+    const { server, petctl } = await setupE2e(t);
+    server.reply(json(200, PET));
+
+    const result = await petctl(['pets', 'get', '1']);
+
+    expect(result.code).toBe(0);
+    expect(DEPRECATION.exec(result.stderr)?.[1]).toBe('2030-12-05');
+    expect(result.stderr.trim().split('\n')).toHaveLength(1);
+  });
+
+  it('--quiet: no warning', async (t) => {
+    const { server, petctl } = await setupE2e(t);
+    server.reply(json(200, PET, { sunset: 'Sat, 01 Jun 2030 00:00:00 GMT' }));
+
+    const result = await petctl(['--quiet', 'pets', 'get', '1']);
+
+    expect(result.code).toBe(0);
+    expect(result.stdout).toBe(PET_LINE);
+    expect(result.stderr).toBe('');
+  });
+});
+
+interface Proxy {
+  url: string;
+  /** CONNECT targets (host:port) and plain proxied request URLs, in arrival order. */
+  seen: string[];
+  close(): Promise<void>;
+}
+
+/** A tiny forward proxy on loopback that records what it is asked for and refuses it (502) or hangs up. */
+async function startProxy(mode: 'refuse' | 'hang-up'): Promise<Proxy> {
+  const seen: string[] = [];
+  const proxy = http.createServer((req, res) => {
+    seen.push(`${req.method} ${req.url}`);
+    res.writeHead(502).end();
+  });
+  proxy.on('connect', (req: http.IncomingMessage, socket: import('node:net').Socket) => {
+    seen.push(`CONNECT ${req.url}`);
+    if (mode === 'hang-up') socket.destroy();
+    else socket.end('HTTP/1.1 502 Bad Gateway\r\nContent-Length: 0\r\n\r\n');
+  });
+  await new Promise<void>((resolve) => proxy.listen(0, '127.0.0.1', resolve));
+  const { port } = proxy.address() as AddressInfo;
+  return {
+    url: `http://127.0.0.1:${port}`,
+    seen,
+    close: () =>
+      new Promise<void>((resolve) => {
+        proxy.closeAllConnections();
+        proxy.close(() => resolve());
+      }),
+  };
+}
+
+describe.concurrent('proxies', () => {
+  const REMOTE = 'https://pets.example.test/v1';
+
+  async function runRemote(env: Record<string, string>, extra: string[] = []): Promise<CliResult> {
+    const key = newApiKey();
+    const configDir = tempConfigDir();
+    return runCli(['--base-url', REMOTE, '--retries', '0', '--timeout', '3', ...extra, 'pets', 'list'], {
+      env: { PETCTL_CONFIG_DIR: configDir, PETCTL_API_KEY: key, ...env },
+      secrets: [key],
+      // Failing means looping (undici reconnected to a proxy that hangs up for ever): stop it early.
+      timeoutMs: 10_000,
+    });
+  }
+
+  it.for([
+    { variable: 'HTTPS_PROXY', mode: 'refuse' as const },
+    { variable: 'https_proxy', mode: 'refuse' as const },
+    { variable: 'HTTP_PROXY', mode: 'refuse' as const },
+    { variable: 'HTTPS_PROXY', mode: 'hang-up' as const },
+  ])('$variable: the tunnel is asked of the proxy (CONNECT pets.example.test:443); when it $mode, exit 7 cleanly', async ({ variable, mode }, t) => {
+    const proxy = await startProxy(mode);
+    t.onTestFinished(() => proxy.close());
+
+    const result = await runRemote({ [variable]: proxy.url }, ['-o', 'json']);
+
+    expect(proxy.seen).toEqual(['CONNECT pets.example.test:443']);
+    expect(result.code).toBe(7);
+    expect(result.stdout).toBe('');
+    expect(result.stderr).not.toContain('    at ');
+    const error = jsonError(result);
+    expect(error).toMatchObject({ code: 'network_error', status: 0 });
+    expect(error.message).toMatch(mode === 'refuse' ? /Proxy response \(502\)/ : /the proxy closed the connection while opening the tunnel/);
+  });
+
+  it('a proxy that keeps hanging up: each retry asks once more, no storm of reconnects', async (t) => {
+    const proxy = await startProxy('hang-up');
+    t.onTestFinished(() => proxy.close());
+
+    const key = newApiKey();
+    const result = await runCli(['--base-url', REMOTE, '--retries', '2', '--timeout', '3', 'pets', 'list'], {
+      env: { PETCTL_CONFIG_DIR: tempConfigDir(), PETCTL_API_KEY: key, HTTPS_PROXY: proxy.url },
+      secrets: [key],
+      timeoutMs: 15_000,
+    });
+
+    expect(result.code).toBe(7);
+    expectCleanError(result);
+    expect(proxy.seen).toEqual(Array(3).fill('CONNECT pets.example.test:443'));
+  });
+
+  it('NO_PROXY=pets.example.test: the proxy sees nothing', async (t) => {
+    const proxy = await startProxy('refuse');
+    t.onTestFinished(() => proxy.close());
+
+    // pets.example.test does not resolve (.test is reserved), so this fails too, but without the proxy.
+    const result = await runRemote({ HTTPS_PROXY: proxy.url, NO_PROXY: 'pets.example.test' });
+
+    expect(proxy.seen).toEqual([]);
+    expect(result.code).toBe(7);
+    expectCleanError(result);
+  });
+
+  it('a loopback base URL never goes through the proxy', async (t) => {
+    const proxy = await startProxy('refuse');
+    t.onTestFinished(() => proxy.close());
+    const { server, petctl } = await setupE2e(t);
+    server.reply(json(200, [PET]));
+
+    const result = await petctl(['pets', 'list'], { env: { HTTPS_PROXY: proxy.url, HTTP_PROXY: proxy.url, ALL_PROXY: proxy.url } });
+
+    expect(result.code).toBe(0);
+    expect(result.stdout).toBe(PET_LINE);
+    expect(server.requests).toHaveLength(1);
+    expect(proxy.seen).toEqual([]);
+  });
+});
+
+describe.concurrent('Ctrl-C', () => {
+  it('while a request is in flight: exit 130 at once, no stack trace', async (t) => {
+    const { server, petctl } = await setupE2e(t);
+    // The answer would come after 5 s; SIGINT arrives as soon as the request does.
+    server.reply({ status: 200, body: [PET], delayMs: 5000 });
+
+    const result = await petctl(['pets', 'list'], {
+      onSpawn: (child) => void server.received(1).then(() => child.kill('SIGINT')),
+    });
+
+    // Had petctl waited for the answer, it would have printed the pet and exited 0.
+    expect(result.code).toBe(130);
+    expect(result.stdout).toBe('');
+    expect(result.stderr.trim()).toBe('');
+    expect(server.requests).toHaveLength(1);
+  });
+
+  it('while waiting out a Retry-After: exit 130, nothing more sent', async (t) => {
+    const { server, petctl } = await setupE2e(t);
+    server.reply(json(429, { code: 'rate_limited', message: 'slow down', status: 429 }, { 'retry-after': '20' }), json(200, [PET]));
+
+    const result = await petctl(['pets', 'list'], {
+      onSpawn: (child) => {
+        let stderr = '';
+        child.stderr?.on('data', (chunk: string) => {
+          stderr += chunk;
+          if (stderr.includes('retry 1/')) child.kill('SIGINT');
+        });
+      },
+    });
+
+    expect(result.code).toBe(130);
+    expect(result.stderr).toMatch(/^petctl: HTTP 429; retry 1\/4 in 20s\n\n?$/);
+    expect(server.requests).toHaveLength(1);
+  });
+});
+
+describe.concurrent('usage errors send nothing', () => {
+  const cases = [
+    { args: ['pets', 'list', '--limit', '0'], names: ['--limit', '1 to 100'] },
+    { args: ['pets', 'list', '--limit', '101'], names: ['--limit', '1 to 100'] },
+    { args: ['pets', 'list', '--limit', 'abc'], names: ['--limit', '1 to 100'] },
+    { args: ['pets', 'list', '--limit', '2.5'], names: ['--limit', '1 to 100'] },
+    { args: ['pets', 'list', '--status', 'lost'], names: ['--status', 'available, pending, sold'] },
+    { args: ['pets', 'add', '--name', 'Rex', '--category-id', '1.5'], names: ['--category-id', 'int64'] },
+    { args: ['pets', 'add', '--name', 'Rex', '--category-id', '9223372036854775808'], names: ['--category-id', 'int64'] },
+    { args: ['pets', 'add', '--name', 'Rex', '--category-id', '1', '--status', 'lost'], names: ['--status', 'available, pending, sold'] },
+    { args: ['pets', 'add', '--category-id', '1'], names: ['--name'] },
+    { args: ['pets', 'add', '--name', 'Rex'], names: ['--category-id'] },
+    { args: ['pets', 'add', '--name', ' ', '--category-id', '1'], names: ['--name'] },
+    { args: ['pets', 'get', 'abc'], names: ['petId', 'int64'] },
+    { args: ['pets', 'get', '1.0'], names: ['petId', 'int64'] },
+    { args: ['-o', 'xml', 'pets', 'list'], names: ['--output', 'table, json, ndjson, csv'] },
+    { args: ['--retries', '-1', 'pets', 'list'], names: ['--retries', '0 to 100'] },
+    { args: ['--retries', 'many', 'pets', 'list'], names: ['--retries', '0 to 100'] },
+    { args: ['--timeout', '0', 'pets', 'list'], names: ['--timeout', 'greater than 0'] },
+    { args: ['--max-wait', '-5', 'pets', 'list'], names: ['--max-wait', '0 or more'] },
+  ];
+
+  it.for(cases)('$args → exit 2, naming $names', async ({ args, names }, t) => {
+    const { server, petctl } = await setupE2e(t);
+
+    const result = await petctl(args);
+
+    expect(result.code).toBe(2);
+    expectCleanError(result);
+    expect(result.stderr).toMatch(/^error: .*\(usage_error\)$/m);
+    for (const name of names) expect(result.stderr).toContain(name);
+    expect(server.requests).toHaveLength(0);
+  });
+
+  it.for(cases.filter(({ args }) => !args.includes('xml')))('-o json $args → one JSON line usage_error, status 0', async ({ args, names }, t) => {
+    const { server, petctl } = await setupE2e(t);
+
+    const result = await petctl(['-o', 'json', ...args]);
+
+    expect(result.code).toBe(2);
+    expect(result.stdout).toBe('');
+    const error = jsonError(result);
+    expect(Object.keys(error).sort()).toEqual(['code', 'message', 'status']);
+    expect(error).toMatchObject({ code: 'usage_error', status: 0 });
+    for (const name of names) expect(error.message).toContain(name);
+    expect(server.requests).toHaveLength(0);
+  });
+
+  it.for([
+    { how: '--base-url', args: ['--base-url', 'http://example.org/v1'], env: {} },
+    { how: 'PETCTL_BASE_URL', args: [], env: { PETCTL_BASE_URL: 'http://example.org/v1' } },
+  ])('an http:// base URL off loopback ($how) → exit 2: the key would travel in clear text', async ({ args, env }) => {
+    const key = newApiKey();
+    const result = await runCli([...args, 'pets', 'list'], { env: { PETCTL_CONFIG_DIR: tempConfigDir(), PETCTL_API_KEY: key, ...env }, secrets: [key] });
+
+    expect(result.code).toBe(2);
+    expectCleanError(result);
+    expect(result.stderr).toMatch(/http:\/\/ for example\.org: the API key would travel in clear text; use https:\/\//);
+  });
+});

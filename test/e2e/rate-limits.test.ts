@@ -1,0 +1,419 @@
+import fs from 'node:fs';
+import path from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { type CliResult, expectCleanError, expectPetctlHeaders, jsonError, newApiKey, setupE2e } from '../helpers/cli';
+import { type RecordedRequest, json } from '../helpers/scripted-server';
+
+/**
+ * The rate-limit side of the HTTP core, end to end: the built petctl against a
+ * scripted server on loopback. Timing is asserted only as lower bounds ("the
+ * retry came at least Retry-After after the 429"), never as upper bounds.
+ */
+
+/** Timers and the two processes' clocks may disagree by a few ms. */
+const SLACK_MS = 50;
+
+const PET = { id: 1, name: 'Rex', categoryId: 1, status: 'available' };
+const PET_LINE = '1\tRex\t1\tavailable\n';
+const RATE_LIMITED = { code: 'rate_limited', message: 'Too many requests', status: 429 };
+const ISO_TIME = /\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(\.\d{3})?Z/;
+
+function notices(result: CliResult): string[] {
+  return result.stderr.split('\n').filter((line) => line.startsWith('petctl: '));
+}
+
+function stateText(configDir: string): string {
+  const file = path.join(configDir, 'state.json');
+  return fs.existsSync(file) ? fs.readFileSync(file, 'utf8') : '';
+}
+
+/** The second of `X-RateLimit-Reset` `seconds` from now, as a server would send it. */
+function resetIn(seconds: number, nowMs = Date.now()): number {
+  return Math.ceil(nowMs / 1000) + seconds;
+}
+
+describe.concurrent('429 with Retry-After', () => {
+  it('waits Retry-After (delta-seconds) and retries: exit 0, two identical requests', async (t) => {
+    const { server, key, petctl } = await setupE2e(t);
+    server.reply(json(429, RATE_LIMITED, { 'retry-after': '1' }), json(200, [PET]));
+
+    const result = await petctl(['pets', 'list', '--limit', '5']);
+
+    expect(result.code).toBe(0);
+    expect(result.stdout).toBe(PET_LINE);
+    // Off a TTY the wait is announced in one line.
+    expect(notices(result)).toEqual(['petctl: HTTP 429; retry 1/4 in 1s']);
+    expect(server.requests).toHaveLength(2);
+    const [first, second] = server.requests as [RecordedRequest, RecordedRequest];
+    expect(second.at - first.at).toBeGreaterThanOrEqual(1000 - SLACK_MS);
+    for (const request of server.requests) {
+      expect(request.method).toBe('GET');
+      expect(request.path).toBe('/v1/pets');
+      expect(request.query).toEqual({ limit: '5' });
+      expectPetctlHeaders(request, key);
+    }
+    server.verify();
+  });
+
+  it('with --quiet waits just the same but says nothing', async (t) => {
+    const { server, petctl } = await setupE2e(t);
+    server.reply(json(429, RATE_LIMITED, { 'retry-after': '1' }), json(200, [PET]));
+
+    const result = await petctl(['--quiet', 'pets', 'list']);
+
+    expect(result.code).toBe(0);
+    expect(result.stderr).toBe('');
+    expect(server.requests[1]!.at - server.requests[0]!.at).toBeGreaterThanOrEqual(1000 - SLACK_MS);
+  });
+
+  it.for([
+    { clock: 'agrees with ours', skewMs: 0 },
+    { clock: 'is an hour behind', skewMs: -3_600_000 },
+    { clock: 'is an hour ahead', skewMs: 3_600_000 },
+  ])('reads an HTTP-date Retry-After against the Date header when the server clock $clock', async ({ skewMs }, t) => {
+    const { server, petctl } = await setupE2e(t);
+    server.reply(
+      (_request, res) => {
+        const serverNow = Date.now() + skewMs;
+        res.writeHead(429, {
+          'content-type': 'application/json',
+          date: new Date(serverNow).toUTCString(),
+          // Both values are whole seconds of the same clock: exactly 2 s apart.
+          'retry-after': new Date(serverNow + 2000).toUTCString(),
+        });
+        res.end(JSON.stringify(RATE_LIMITED));
+      },
+      json(200, [PET]),
+    );
+
+    const result = await petctl(['pets', 'list']);
+
+    // Measured on our own clock instead, an hour-behind date is long past (no wait) and an hour-ahead one exceeds --max-wait (exit 5).
+    expect(result.code).toBe(0);
+    expect(server.requests).toHaveLength(2);
+    expect(server.requests[1]!.at - server.requests[0]!.at).toBeGreaterThanOrEqual(2000 - SLACK_MS);
+  });
+
+  it('a POST is retried after a 429 (it was not processed), with the same body', async (t) => {
+    const { server, key, petctl } = await setupE2e(t);
+    server.reply(json(429, RATE_LIMITED, { 'retry-after': '1' }), json(201, { ...PET, id: 77 }));
+
+    const result = await petctl(['pets', 'add', '--name', 'Rex', '--category-id', '1', '-o', 'json']);
+
+    expect(result.code).toBe(0);
+    expect(JSON.parse(result.stdout)).toEqual({ ...PET, id: 77 });
+    expect(server.requests).toHaveLength(2);
+    const [first, second] = server.requests as [RecordedRequest, RecordedRequest];
+    expect(second.at - first.at).toBeGreaterThanOrEqual(1000 - SLACK_MS);
+    for (const request of server.requests) {
+      expect(request.method).toBe('POST');
+      expect(request.path).toBe('/v1/pets');
+      expect(request.headers['content-type']).toBe('application/json');
+      expectPetctlHeaders(request, key);
+    }
+    expect(JSON.parse(first.body)).toEqual({ name: 'Rex', categoryId: 1 });
+    expect(second.bodyBytes.equals(first.bodyBytes)).toBe(true);
+  });
+
+  it('a decimal Retry-After (1.5) is waited out, not read as a date in the past', async (t) => {
+    const { server, petctl } = await setupE2e(t);
+    server.reply(json(429, RATE_LIMITED, { 'retry-after': '1.5' }), json(200, [PET]));
+
+    const result = await petctl(['pets', 'list']);
+
+    expect(result.code).toBe(0);
+    expect(server.requests[1]!.at - server.requests[0]!.at).toBeGreaterThanOrEqual(1500 - SLACK_MS);
+  });
+});
+
+describe.concurrent('429 that cannot be waited out', () => {
+  it('Retry-After 120 with the default --max-wait 60: exit 5 at once, naming when to try again; the next process sends nothing', async (t) => {
+    const { server, key, configDir, petctl } = await setupE2e(t);
+    server.reply(json(429, RATE_LIMITED, { 'retry-after': '120' }));
+
+    const result = await petctl(['pets', 'list']);
+
+    expect(result.code).toBe(5);
+    expectCleanError(result);
+    expect(server.requests).toHaveLength(1);
+    expect(result.stderr).toMatch(/^error: rate limited: Too many requests\. Try again after \S+ \(in 2m0s\) \(rate_limited, HTTP 429\)$/m);
+    expect(Date.parse(ISO_TIME.exec(result.stderr)![0])).toBeGreaterThanOrEqual(server.requests[0]!.at + 120_000 - SLACK_MS);
+    expect(result.stderr).toMatch(/^hint: .*--max-wait/m);
+    // The state file remembers the block, never the key.
+    expect(stateText(configDir)).toMatch(/"reason": "rate_limited"/);
+    expect(stateText(configDir)).not.toContain(key);
+
+    // A second petctl process, same config dir, base URL and key: nothing is sent.
+    const again = await petctl(['pets', 'list']);
+    expect(again.code).toBe(5);
+    expectCleanError(again);
+    expect(server.requests).toHaveLength(1);
+    expect(again.stderr).toMatch(/rate limit reached; nothing sent\. Try again after \S+ \(in \d+m\d+s\)/);
+    expect(Date.parse(ISO_TIME.exec(again.stderr)![0])).toBeGreaterThanOrEqual(server.requests[0]!.at + 120_000 - SLACK_MS);
+
+    // Also with --max-wait 0, and in JSON: status 0, because no HTTP answer was involved this time.
+    const json0 = await petctl(['--max-wait', '0', '-o', 'json', 'pets', 'list']);
+    expect(json0.code).toBe(5);
+    expect(jsonError(json0)).toMatchObject({ code: 'rate_limited', status: 0 });
+    expect(server.requests).toHaveLength(1);
+
+    // Another key is another limit: it is sent.
+    server.reply(json(200, [PET]));
+    const otherKey = newApiKey();
+    const other = await petctl(['pets', 'list'], { env: { PETCTL_API_KEY: otherKey }, secrets: [otherKey] });
+    expect(other.code).toBe(0);
+    expect(server.requests).toHaveLength(2);
+    expect(server.requests[1]!.headers.authorization).toBe(`Bearer ${otherKey}`);
+
+    // So is another base URL (the same server reached as localhost) with the first key.
+    server.reply(json(200, [PET]));
+    const otherUrl = await petctl(['--base-url', `http://localhost:${server.port}/v1`, 'pets', 'list']);
+    expect(otherUrl.code).toBe(0);
+    expect(server.requests).toHaveLength(3);
+    server.verify();
+  });
+
+  it('-o json: stderr is the Error body exactly as the server sent it', async (t) => {
+    const { server, petctl } = await setupE2e(t);
+    const body = { code: 'rate_limited', message: 'Slow down', status: 429, plan: 'free' };
+    server.reply({ status: 429, headers: { 'retry-after': '120' }, body: JSON.stringify(body) });
+
+    const result = await petctl(['-o', 'json', 'pets', 'list']);
+
+    expect(result.code).toBe(5);
+    expect(result.stdout).toBe('');
+    expect(result.stderr).toBe(`${JSON.stringify(body)}\n`);
+  });
+
+  it('-o ndjson without an Error body: one JSON line with code rate_limited, status 429 and when to retry', async (t) => {
+    const { server, petctl } = await setupE2e(t);
+    server.reply({ status: 429, headers: { 'retry-after': '120', 'content-type': 'text/plain' }, body: 'slow down' });
+
+    const result = await petctl(['-o', 'ndjson', 'pets', 'list']);
+
+    expect(result.code).toBe(5);
+    const error = jsonError(result);
+    expect(error).toMatchObject({ code: 'rate_limited', status: 429 });
+    expect(error.message).toMatch(ISO_TIME);
+  });
+
+  it('--max-wait 0: a 429 ends with exit 5 at once, without waiting or retrying', async (t) => {
+    const { server, petctl } = await setupE2e(t);
+    server.reply(json(429, RATE_LIMITED, { 'retry-after': '1' }));
+
+    const result = await petctl(['--max-wait', '0', 'pets', 'list']);
+
+    expect(result.code).toBe(5);
+    expectCleanError(result);
+    expect(server.requests).toHaveLength(1);
+    expect(notices(result)).toEqual([]);
+    expect(result.stderr).toMatch(/Try again after/);
+  });
+
+  it('--retries 1 with two 429s: exit 5 after exactly two requests', async (t) => {
+    const { server, petctl } = await setupE2e(t);
+    server.reply(json(429, RATE_LIMITED, { 'retry-after': '1' }), json(429, RATE_LIMITED, { 'retry-after': '1' }));
+
+    const result = await petctl(['--retries', '1', 'pets', 'list']);
+
+    expect(result.code).toBe(5);
+    expectCleanError(result);
+    expect(server.requests).toHaveLength(2);
+    expect(server.requests[1]!.at - server.requests[0]!.at).toBeGreaterThanOrEqual(1000 - SLACK_MS);
+    expect(result.stderr).toMatch(/^error: rate limited: .*Try again after .*\(rate_limited, HTTP 429\)$/m);
+    server.verify();
+  });
+
+  it('--retries 0: a POST that got a 429 is not repeated', async (t) => {
+    const { server, petctl } = await setupE2e(t);
+    server.reply(json(429, RATE_LIMITED, { 'retry-after': '1' }));
+
+    const result = await petctl(['--retries', '0', 'pets', 'add', '--name', 'Rex', '--category-id', '1']);
+
+    expect(result.code).toBe(5);
+    expect(server.requests).toHaveLength(1);
+  });
+
+  it('a banned key (key_banned, Retry-After 600): exit 5 saying so, and the next process sends nothing', async (t) => {
+    const { server, petctl } = await setupE2e(t);
+    const banned = { code: 'key_banned', message: 'API key banned for 10 minutes', status: 429 };
+    server.reply(json(429, banned, { 'retry-after': '600' }));
+
+    const result = await petctl(['pets', 'list']);
+
+    expect(result.code).toBe(5);
+    expectCleanError(result);
+    expect(server.requests).toHaveLength(1);
+    expect(result.stderr).toMatch(/^error: the API key is temporarily banned: API key banned for 10 minutes\. Try again after \S+ \(in 10m0s\) \(key_banned, HTTP 429\)$/m);
+
+    const again = await petctl(['pets', 'add', '--name', 'Rex', '--category-id', '1']);
+    expect(again.code).toBe(5);
+    expectCleanError(again);
+    expect(again.stderr).toMatch(/the API key is temporarily banned; nothing sent\. Try again after/);
+    expect(again.stderr).toMatch(/\(key_banned\)/);
+
+    const json0 = await petctl(['-o', 'json', 'pets', 'list']);
+    expect(json0.code).toBe(5);
+    expect(jsonError(json0)).toMatchObject({ code: 'key_banned', status: 0 });
+    expect(server.requests).toHaveLength(1);
+  });
+
+  it('an absurd Retry-After (10^14 s) is an orderly exit 5, now and in the next process', async (t) => {
+    const { server, petctl } = await setupE2e(t);
+    server.reply(json(429, RATE_LIMITED, { 'retry-after': '99999999999999' }));
+
+    const result = await petctl(['pets', 'list']);
+    expect(result.code).toBe(5);
+    expectCleanError(result);
+    expect(result.stderr).toMatch(/Try again after \S+ \(in \d+m\d+s\)/);
+
+    const again = await petctl(['pets', 'list']);
+    expect(again.code).toBe(5);
+    expectCleanError(again);
+    expect(server.requests).toHaveLength(1);
+  });
+
+  it('a new process started before a short Retry-After has passed waits it out, then sends', async (t) => {
+    const { server, petctl } = await setupE2e(t);
+    // 3 s, so that under load the second process still has a wait of a second or more to announce.
+    server.reply(json(429, RATE_LIMITED, { 'retry-after': '3' }));
+
+    const first = await petctl(['--retries', '0', 'pets', 'list']);
+    expect(first.code).toBe(5);
+
+    server.reply(json(200, [PET]));
+    const second = await petctl(['pets', 'list']);
+
+    expect(second.code).toBe(0);
+    expect(second.stdout).toBe(PET_LINE);
+    expect(server.requests).toHaveLength(2);
+    expect(server.requests[1]!.at - server.requests[0]!.at).toBeGreaterThanOrEqual(3000 - SLACK_MS);
+    expect(notices(second)).toHaveLength(1);
+    expect(notices(second)[0]).toMatch(/^petctl: rate limit reached; waiting \ds for the window to reopen$/);
+  });
+});
+
+describe.concurrent('429 without Retry-After', () => {
+  it('backs off (exponential, full jitter) and retries: exit 0', async (t) => {
+    const { server, petctl } = await setupE2e(t);
+    server.reply({ status: 429, body: RATE_LIMITED }, { status: 429, body: RATE_LIMITED }, json(200, [PET]));
+
+    const result = await petctl(['pets', 'list']);
+
+    expect(result.code).toBe(0);
+    expect(result.stdout).toBe(PET_LINE);
+    expect(server.requests).toHaveLength(3);
+    server.verify();
+  });
+
+  it('waits for X-RateLimit-Reset when the 429 names one', async (t) => {
+    const { server, petctl } = await setupE2e(t);
+    const reset = resetIn(2);
+    server.reply(json(429, RATE_LIMITED, { 'x-ratelimit-limit': '60', 'x-ratelimit-remaining': '0', 'x-ratelimit-reset': String(reset) }), json(200, [PET]));
+
+    const result = await petctl(['pets', 'list']);
+
+    expect(result.code).toBe(0);
+    expect(server.requests).toHaveLength(2);
+    expect(server.requests[1]!.at).toBeGreaterThanOrEqual(reset * 1000 - SLACK_MS);
+  });
+});
+
+describe.concurrent('X-RateLimit-Remaining: 0 on a success', () => {
+  it.for([{ quiet: false }, { quiet: true }])('the next process waits for X-RateLimit-Reset before sending (quiet: $quiet)', async ({ quiet }, t) => {
+    const { server, petctl } = await setupE2e(t);
+    // 3 s, so that under load the second process still has a wait of a second or more to announce.
+    const reset = resetIn(3);
+    server.reply(json(200, [PET], { 'x-ratelimit-limit': '60', 'x-ratelimit-remaining': '0', 'x-ratelimit-reset': String(reset) }), json(200, [PET]));
+
+    const first = await petctl(['pets', 'list']);
+    expect(first.code).toBe(0);
+    expect(first.stderr).toBe('');
+
+    const second = await petctl(quiet ? ['--quiet', 'pets', 'list'] : ['pets', 'list']);
+
+    expect(second.code).toBe(0);
+    expect(second.stdout).toBe(PET_LINE);
+    expect(server.requests).toHaveLength(2);
+    expect(server.requests[1]!.at).toBeGreaterThanOrEqual(reset * 1000 - SLACK_MS);
+    if (quiet) {
+      expect(second.stderr).toBe('');
+    } else {
+      // stderr is not a TTY here: one plain line, no countdown.
+      expect(second.stderr).toMatch(/^petctl: rate limit reached; waiting \ds for the window to reopen\n$/);
+      expect(second.stderr).not.toContain('\r');
+    }
+  });
+
+  it.for([
+    { clock: 'an hour behind', skewMs: -3_600_000 },
+    { clock: 'an hour ahead', skewMs: 3_600_000 },
+  ])('corrects the reset for clock skew with the Date header (server $clock)', async ({ skewMs }, t) => {
+    const { server, petctl } = await setupE2e(t);
+    server.reply(
+      (_request, res) => {
+        const serverNow = Date.now() + skewMs;
+        res.writeHead(200, {
+          'content-type': 'application/json',
+          date: new Date(serverNow).toUTCString(),
+          'x-ratelimit-remaining': '0',
+          // Two seconds after the server's Date, on the server's clock.
+          'x-ratelimit-reset': String(Math.floor(serverNow / 1000) + 2),
+        });
+        res.end(JSON.stringify([PET]));
+      },
+      json(200, [PET]),
+    );
+
+    expect((await petctl(['pets', 'list'])).code).toBe(0);
+    const second = await petctl(['pets', 'list']);
+
+    // Uncorrected, "behind" would not wait at all and "ahead" would need an hour (exit 5, nothing sent).
+    expect(second.code).toBe(0);
+    expect(server.requests).toHaveLength(2);
+    expect(server.requests[1]!.at - server.requests[0]!.at).toBeGreaterThanOrEqual(2000 - SLACK_MS);
+  });
+
+  it.for([
+    { what: 'in the past', reset: () => Math.floor(Date.now() / 1000) - 30 },
+    { what: 'absurdly far off (year 2100)', reset: () => Date.UTC(2100, 0, 1) / 1000 },
+  ])('a reset $what is ignored: no wait, no hang', async ({ reset }, t) => {
+    const { server, configDir, petctl } = await setupE2e(t);
+    server.reply(json(200, [PET], { 'x-ratelimit-remaining': '0', 'x-ratelimit-reset': String(reset()) }), json(200, [PET]));
+
+    expect((await petctl(['pets', 'list'])).code).toBe(0);
+    const second = await petctl(['pets', 'list']);
+
+    expect(second.code).toBe(0);
+    expect(second.stderr).toBe('');
+    expect(server.requests).toHaveLength(2);
+    // Nothing was recorded that could hold back a later run.
+    expect(stateText(configDir)).not.toMatch(/blockedUntil/);
+  });
+
+  it('X-RateLimit-Remaining above 0 holds nothing back', async (t) => {
+    const { server, configDir, petctl } = await setupE2e(t);
+    server.reply(json(200, [PET], { 'x-ratelimit-remaining': '1', 'x-ratelimit-reset': String(resetIn(30)) }), json(200, [PET]));
+
+    expect((await petctl(['pets', 'list'])).code).toBe(0);
+    const second = await petctl(['pets', 'list']);
+
+    expect(second.code).toBe(0);
+    expect(second.stderr).toBe('');
+    expect(stateText(configDir)).not.toMatch(/blockedUntil/);
+  });
+
+  it('a reset beyond --max-wait: the next process exits 5 at once and sends nothing', async (t) => {
+    const { server, petctl } = await setupE2e(t);
+    server.reply(json(200, [PET], { 'x-ratelimit-remaining': '0', 'x-ratelimit-reset': String(resetIn(30)) }));
+
+    expect((await petctl(['pets', 'list'])).code).toBe(0);
+    const second = await petctl(['--max-wait', '5', 'pets', 'list']);
+
+    expect(second.code).toBe(5);
+    expectCleanError(second);
+    expect(second.stderr).toMatch(/rate limit reached; nothing sent\. Try again after/);
+    expect(second.stderr).toMatch(/^hint: raise --max-wait/m);
+    expect(server.requests).toHaveLength(1);
+  });
+});
