@@ -1,4 +1,4 @@
-// Start-up benchmark: wall time of `petctl --version`, `--help` and `pets list`
+// Start-up benchmark: wall time and peak memory of `petctl --version`, `--help` and `pets list`
 // (against a running sandbox on loopback) next to bare `node -e 0`. Prints
 // medians and ratios; it never fails on time. Targets from the brief:
 // --version within 1.3x and pets list within 1.8x of `node -e 0`.
@@ -38,7 +38,13 @@ function measure(args) {
     if (result.status !== 0) throw new Error(`${args.join(' ')} exited ${result.status}`);
   }
   times.sort((a, b) => a - b);
-  return { median: times[Math.floor(times.length / 2)], min: times[0] };
+  // One more run, with a preload that reports the peak resident set size on fd 3.
+  const rssRun = spawnSync(process.execPath, args, {
+    env: { ...env, NODE_OPTIONS: `--require ${fileURLToPath(new URL('./report-rss.cjs', import.meta.url))}` },
+    stdio: ['ignore', 'ignore', 'ignore', 'pipe'],
+  });
+  const maxRssMb = Number(String(rssRun.output[3]).trim()) / 1024;
+  return { median: times[Math.floor(times.length / 2)], min: times[0], maxRssMb };
 }
 
 const cases = [
@@ -53,9 +59,11 @@ try {
   const results = cases.map(([name, args]) => [name, measure(args)]);
   const base = results[0][1].median;
   console.log(`node ${process.version}, ${runs} runs each, against ${baseUrl}`);
-  console.log('command                      median ms   min ms   x node');
-  for (const [name, { median, min }] of results) {
-    console.log(`${name.padEnd(28)} ${median.toFixed(1).padStart(9)} ${min.toFixed(1).padStart(8)} ${(median / base).toFixed(2).padStart(8)}`);
+  console.log('command                      median ms   min ms   x node   max RSS MB');
+  for (const [name, { median, min, maxRssMb }] of results) {
+    console.log(
+      `${name.padEnd(28)} ${median.toFixed(1).padStart(9)} ${min.toFixed(1).padStart(8)} ${(median / base).toFixed(2).padStart(8)} ${maxRssMb.toFixed(1).padStart(12)}`,
+    );
   }
 } finally {
   sandbox.kill('SIGINT');

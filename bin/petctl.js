@@ -14,8 +14,13 @@ if (args.length === 1 && (args[0] === '--version' || args[0] === '-V')) {
 }
 
 async function run() {
-  const [{ mkdirSync, renameSync, writeFileSync }, { default: Module, createRequire }, { dirname }, { fileURLToPath }, { setFlagsFromString }, { Script, constants: vmConstants }] =
-    await Promise.all([import('node:fs'), import('node:module'), import('node:path'), import('node:url'), import('node:v8'), import('node:vm')]);
+  const builtin = (name) => process.getBuiltinModule(name);
+  const { mkdirSync, renameSync, writeFileSync } = builtin('node:fs');
+  const Module = builtin('node:module');
+  const { dirname } = builtin('node:path');
+  const { fileURLToPath } = builtin('node:url');
+  const { setFlagsFromString } = builtin('node:v8');
+  const { Script, constants: vmConstants } = builtin('node:vm');
   // undici parses HTTP with WebAssembly. V8 compiles it quickly (Liftoff), then
   // optimises it on a background thread, and the process cannot exit until that
   // finishes: ~100 ms per run for code a CLI runs once. Liftoff alone is plenty.
@@ -52,7 +57,7 @@ async function run() {
     importModuleDynamically: vmConstants?.USE_MAIN_CONTEXT_DEFAULT_LOADER,
   });
   const module = { exports: {} };
-  script.runInThisContext()(module.exports, createRequire(bundle), module, bundle, dirname(bundle));
+  script.runInThisContext()(module.exports, Module.createRequire(bundle), module, bundle, dirname(bundle));
 
   const controller = new AbortController();
   const interrupt = () => {
