@@ -57,6 +57,12 @@ function toPetctlError(error: unknown, signal: AbortSignal): PetctlError | { exi
     return new UsageError(error.message.replace(/^error: /, ''), 'see petctl --help');
   }
   if (signal.aborted) return new InterruptedError();
+  const cause = error as { name?: string; code?: string; port?: number; message?: string };
+  // The embedded sandbox cannot start: its data file is damaged, or its port is taken.
+  if (cause.name === 'SandboxDataFileError') return new PetctlError(ExitCode.FAILURE, cause.message ?? 'bad data file', { code: 'sandbox_data_file', cause: error });
+  if (cause.code === 'EADDRINUSE') {
+    return new PetctlError(ExitCode.FAILURE, `port ${cause.port ?? ''} is already in use`, { code: 'port_in_use', hint: 'pick another with --port, or --port 0 for a free one', cause: error });
+  }
   const message = error instanceof Error ? error.message : String(error);
   return new PetctlError(ExitCode.FAILURE, `unexpected failure: ${message}`, { code: 'internal_error', cause: error });
 }

@@ -36,6 +36,8 @@ export interface HttpClientOptions {
   /** Waits `ms`, showing why; rejects when `signal` aborts. */
   wait: (ms: number, why: string) => Promise<void>;
   signal: AbortSignal;
+  /** The hint for a 401: how to store a working key for this profile. */
+  authHint?: string;
   /** --verbose: one line at a time to stderr. The Authorization header never reaches it. */
   trace?: (line: string) => void;
 }
@@ -245,6 +247,10 @@ export class HttpClient {
     }
   }
 
+  private hintFor(status: number): string | undefined {
+    return status === 401 ? (this.options.authHint ?? 'run petctl auth login') : undefined;
+  }
+
   private errorFor(response: RawResponse, method: string, url: string, retryAfterMs: number | undefined): PetctlError {
     let parsed: ReturnType<typeof ErrorBody.safeParse> | undefined;
     try {
@@ -268,20 +274,16 @@ export class HttpClient {
       });
     }
     if (parsed?.success) {
-      return new ApiError(method, url, status, parsed.data, hintFor(status));
+      return new ApiError(method, url, status, parsed.data, this.hintFor(status));
     }
     if (status >= 500) {
       return new InvalidResponseError(`${method} ${url} failed with HTTP ${status}${snippet(response.text)}`, status);
     }
     // A 4xx without the Error body the specification promises: keep the status's meaning.
-    return new ApiError(method, url, status, { code: `http_${status}`, message: `HTTP ${status} without an Error body${snippet(response.text)}` }, hintFor(status));
+    return new ApiError(method, url, status, { code: `http_${status}`, message: `HTTP ${status} without an Error body${snippet(response.text)}` }, this.hintFor(status));
   }
 }
 
-function hintFor(status: number): string | undefined {
-  if (status === 401) return 'run petctl auth login';
-  return undefined;
-}
 
 function snippet(text: string): string {
   const flat = text.replace(/\s+/g, ' ').trim();

@@ -1,6 +1,6 @@
 import type { Context } from '../context';
 import { isLoopbackHost } from '../config/base-url';
-import { type ResolvedTarget, requireKey, resolveTarget } from '../config/credentials';
+import { type ResolvedTarget, rejectedKeyHint, requireKey, resolveTarget } from '../config/credentials';
 import { VERSION } from '../version';
 import { HttpClient } from './http-client';
 import { openRateLimitState } from './rate-limit-state';
@@ -51,6 +51,7 @@ export async function openApiSession(ctx: Context): Promise<ApiSession> {
     random: ctx.random,
     wait: (ms, why) => ctx.wait(ms, why),
     signal: ctx.signal,
+    authHint: rejectedKeyHint(resolved),
     trace: ctx.globals.verbose ? (line) => ctx.io.stderr.write(`${line}\n`) : undefined,
   });
   return { http, target: { ...resolved, baseUrl, apiKey } };

@@ -150,6 +150,12 @@ function loginHint(name: string, active: string): string {
   return `run petctl auth login${name !== active ? ` -p ${name}` : ''}`;
 }
 
+/** What to tell the user when the server rejects the key in use (401). */
+export function rejectedKeyHint(target: ResolvedTarget): string {
+  if (target.keySource === 'env') return 'PETCTL_API_KEY was rejected; check its value or unset it to use the stored key';
+  return loginHint(target.profile, target.activeProfile);
+}
+
 /**
  * The key to send, or NotConfiguredError (exit 4) telling how to store one.
  * `store` is optional: the target already knows the active profile.

@@ -293,7 +293,8 @@ describe.concurrent('error answers and their exit codes', () => {
 
     expect(result.code).toBe(4);
     expectCleanError(result);
-    expect(result.stderr).toBe('error: API key missing or invalid (unauthorized, HTTP 401)\nhint: run petctl auth login\n');
+    // The key came from PETCTL_API_KEY, so logging in would not help.
+    expect(result.stderr).toBe('error: API key missing or invalid (unauthorized, HTTP 401)\nhint: PETCTL_API_KEY was rejected; check its value or unset it to use the stored key\n');
     expect(server.requests).toHaveLength(1);
 
     const asJson = await petctl(['-o', 'json', 'pets', 'list']);
@@ -310,7 +311,7 @@ describe.concurrent('error answers and their exit codes', () => {
     expect(result.code).toBe(4);
     expectCleanError(result);
     expect(result.stderr).toMatch(/HTTP 401/);
-    expect(result.stderr).toMatch(/^hint: run petctl auth login$/m);
+    expect(result.stderr).toMatch(/^hint: PETCTL_API_KEY was rejected; check its value or unset it to use the stored key$/m);
   });
 
   it('400 on POST → exit 6 with the server code in the message, one request', async (t) => {

@@ -186,6 +186,8 @@ export interface FakeStdin extends NodeJS.ReadableStream {
   rawModes: boolean[];
   /** Types characters into a terminal stdin. */
   type(text: string): void;
+  /** Ends a terminal stdin (EOF), after `text` if given. */
+  end(text?: string): unknown;
 }
 
 export function fakeStdin(options: { input?: string; tty?: boolean } = {}): FakeStdin {

@@ -31,12 +31,15 @@ export async function getRun(options: GetOptions, ctx: Context): Promise<void> {
     import('../../output/settings'),
   ]);
   let sunset = GET_PET_SUNSET;
+  const warn = () =>
+    ctx.warn(`GET /pets/{petId} is deprecated and is to be removed on ${sunset}; use \`petctl pets list --status <status>\` instead`);
   try {
     const pet = await getPet(http, options.petId, (date) => (sunset = date));
     ctx.io.stdout.write(renderPet(pet, ctx.globals.output, renderOptions(ctx)));
-  } finally {
-    ctx.warn(
-      `GET /pets/{petId} is deprecated and is to be removed on ${sunset}; use \`petctl pets list --status <status>\` instead`,
-    );
+  } catch (error) {
+    // With -o json|ndjson a failure's stderr is the one JSON error line.
+    if (ctx.globals.output !== 'json' && ctx.globals.output !== 'ndjson') warn();
+    throw error;
   }
+  warn();
 }

@@ -1,0 +1,182 @@
+import fs from 'node:fs';
+import path from 'node:path';
+import { type TestContext, describe, expect, it, vi } from 'vitest';
+import { loginRun } from '../../src/commands/auth/login';
+import { logoutRun } from '../../src/commands/auth/logout';
+import { statusRun } from '../../src/commands/auth/status';
+import { InterruptedError, UsageError } from '../../src/errors';
+import { type FakeContextOptions, expectPetctlHeaders, fakeContext, fakeStdin, newApiKey, tempConfigDir } from '../helpers/cli';
+import { json, startScriptedServer } from '../helpers/scripted-server';
+
+/**
+ * auth login | status | logout through their run functions with a fake
+ * Context: the hidden prompt on a terminal stdin, and what each prints.
+ */
+
+function configDir(t: Pick<TestContext, 'onTestFinished'>, config?: object): string {
+  const dir = tempConfigDir();
+  t.onTestFinished(() => fs.rmSync(dir, { recursive: true, force: true }));
+  if (config) fs.writeFileSync(path.join(dir, 'config.json'), JSON.stringify(config), { mode: 0o600 });
+  return dir;
+}
+
+function storedKeys(dir: string): Record<string, string | undefined> {
+  const config = JSON.parse(fs.readFileSync(path.join(dir, 'config.json'), 'utf8')) as { profiles: Record<string, { apiKey?: string }> };
+  return Object.fromEntries(Object.entries(config.profiles).map(([name, entry]) => [name, entry.apiKey]));
+}
+
+const STAGING = { profiles: { staging: { baseUrl: 'https://staging.example.org/v1' } } };
+
+function run(t: Pick<TestContext, 'onTestFinished'>, dir: string, options: FakeContextOptions = {}) {
+  return fakeContext(t, { ...options, env: { PETCTL_CONFIG_DIR: dir, ...options.env } });
+}
+
+describe.concurrent('auth login on a terminal', () => {
+  it('prompts on stderr, reads the key in raw mode echoing nothing, and stores it', async (t) => {
+    const dir = configDir(t, STAGING);
+    const key = newApiKey();
+    const stdin = fakeStdin({ tty: true });
+    const { ctx, io } = run(t, dir, { stdin, globals: { profile: 'staging' } });
+
+    const login = loginRun({ withToken: false }, ctx);
+    await vi.waitFor(() => expect(io.stderr.text()).toBe('API key for profile "staging": '));
+    expect(stdin.rawModes).toEqual([true]);
+    // Typed in pieces, with a typo corrected by backspace.
+    stdin.type(key.slice(0, 10));
+    stdin.type('X\u007f');
+    stdin.type(`${key.slice(10)}\r`);
+    await login;
+
+    expect(storedKeys(dir).staging).toBe(key);
+    expect(stdin.rawModes).toEqual([true, false]);
+    expect(io.stderr.text()).toBe('API key for profile "staging": \nAPI key stored for profile "staging". Check it with: petctl auth status -p staging\n');
+    expect(io.stderr.text()).not.toContain(key.slice(0, 10));
+    expect(io.stdout.text()).toBe('');
+  });
+
+  it('Ctrl-C at the prompt stores nothing and leaves raw mode', async (t) => {
+    const dir = configDir(t, STAGING);
+    const stdin = fakeStdin({ tty: true });
+    const { ctx, io } = run(t, dir, { stdin, globals: { profile: 'staging' } });
+    const login = loginRun({ withToken: false }, ctx).catch((error: unknown) => error);
+    await vi.waitFor(() => expect(io.stderr.text()).toContain('API key for profile'));
+    stdin.type('half-typed\u0003');
+    expect(await login).toBeInstanceOf(InterruptedError);
+    expect(stdin.rawModes).toEqual([true, false]);
+    expect(storedKeys(dir).staging).toBeUndefined();
+  });
+
+  it('an empty entry is a usage error', async (t) => {
+    const dir = configDir(t, STAGING);
+    const stdin = fakeStdin({ tty: true });
+    const { ctx, io } = run(t, dir, { stdin, globals: { profile: 'staging' } });
+    const login = loginRun({ withToken: false }, ctx).catch((error: unknown) => error);
+    await vi.waitFor(() => expect(io.stderr.text()).toContain('API key for profile'));
+    stdin.type('\n');
+    const error = await login;
+    expect(error).toBeInstanceOf(UsageError);
+    expect(error).toMatchObject({ message: 'no API key entered' });
+  });
+
+  it('--with-token reads stdin even on a terminal, without prompting', async (t) => {
+    const dir = configDir(t, STAGING);
+    const key = newApiKey();
+    const stdin = fakeStdin({ tty: true });
+    const { ctx, io } = run(t, dir, { stdin, globals: { profile: 'staging' } });
+    const login = loginRun({ withToken: true }, ctx);
+    stdin.end(`${key}\n`);
+    await login;
+    expect(storedKeys(dir).staging).toBe(key);
+    expect(stdin.rawModes).toEqual([]);
+    expect(io.stderr.text()).not.toContain('API key for profile');
+  });
+});
+
+describe.concurrent('auth login from a pipe', () => {
+  it('stores the trimmed key in the profile in use (PETCTL_PROFILE), warning when PETCTL_API_KEY overrides it', async (t) => {
+    const dir = configDir(t, STAGING);
+    const key = newApiKey();
+    const { ctx, io } = run(t, dir, { stdin: fakeStdin({ input: `\n  ${key}  \n` }), env: { PETCTL_PROFILE: 'staging', PETCTL_API_KEY: newApiKey() } });
+    await loginRun({ withToken: false }, ctx);
+    expect(storedKeys(dir).staging).toBe(key);
+    expect(io.stderr.text()).toBe(
+      'API key stored for profile "staging". Check it with: petctl auth status\nwarning: PETCTL_API_KEY is set and overrides the stored key until you unset it\n',
+    );
+  });
+
+  it('refuses an unknown profile without writing anything', async (t) => {
+    const dir = configDir(t);
+    const { ctx } = run(t, dir, { stdin: fakeStdin({ input: newApiKey() }), globals: { profile: 'nope' } });
+    await expect(loginRun({ withToken: true }, ctx)).rejects.toMatchObject({ exitCode: 4, code: 'not_configured' });
+    expect(fs.existsSync(path.join(dir, 'config.json'))).toBe(false);
+  });
+});
+
+describe.concurrent('auth status', () => {
+  it('checks the key with GET /pets?limit=1 and prints Label: value lines', async (t) => {
+    const server = await startScriptedServer();
+    t.onTestFinished(() => server.close());
+    server.reply(json(200, [], { 'x-ratelimit-limit': '300', 'x-ratelimit-remaining': '299', 'x-ratelimit-reset': '1768471260' }));
+    const key = newApiKey();
+    const dir = configDir(t, { activeProfile: 'staging', profiles: { staging: { baseUrl: server.baseUrl, apiKey: key } } });
+    const { ctx, io } = run(t, dir);
+    await statusRun(ctx);
+
+    expect(server.requests).toHaveLength(1);
+    expect(server.requests[0]).toMatchObject({ method: 'GET', path: '/v1/pets', query: { limit: '1' } });
+    expectPetctlHeaders(server.requests[0]!, key);
+    expect(io.stdout.text()).toBe(
+      [
+        'Profile:    staging (active profile)',
+        `Base URL:   ${server.baseUrl} (from the profile)`,
+        `API key:    ****${key.slice(-4)} (from the profile)`,
+        'Status:     authenticated (GET /pets?limit=1 answered 200)',
+        'Rate limit: 299 of 300 left, resets 2026-01-15T10:01:00.000Z',
+        '',
+      ].join('\n'),
+    );
+    expect(io.stdout.text()).not.toContain(key);
+  });
+
+  it('-o ndjson prints the object on one line; sources name the flag and the environment', async (t) => {
+    const server = await startScriptedServer(json(200, []));
+    t.onTestFinished(() => server.close());
+    const key = newApiKey();
+    const dir = configDir(t, STAGING);
+    const { ctx, io } = run(t, dir, { env: { PETCTL_PROFILE: 'staging', PETCTL_API_KEY: key }, globals: { baseUrl: server.baseUrl, output: 'ndjson' } });
+    await statusRun(ctx);
+    expect(io.stdout.text().endsWith('}\n')).toBe(true);
+    expect(io.stdout.text().trimEnd()).not.toContain('\n');
+    expect(JSON.parse(io.stdout.text())).toEqual({
+      profile: 'staging',
+      profileSource: 'env',
+      baseUrl: server.baseUrl,
+      baseUrlSource: 'flag',
+      key: `****${key.slice(-4)}`,
+      keySource: 'env',
+      authenticated: true,
+      rateLimit: { limit: null, remaining: null, reset: null },
+    });
+  });
+});
+
+describe.concurrent('auth logout', () => {
+  it('removes the stored key and keeps the profile', async (t) => {
+    const key = newApiKey();
+    const dir = configDir(t, { profiles: { staging: { baseUrl: 'https://staging.example.org/v1', apiKey: key } } });
+    const { ctx, io } = run(t, dir, { globals: { profile: 'staging' } });
+    await logoutRun(ctx);
+    expect(storedKeys(dir)).toEqual({ staging: undefined });
+    expect(io.stderr.text()).toBe('API key removed from profile "staging".\n');
+    expect(io.stdout.text()).toBe('');
+  });
+
+  it('says when there was nothing to remove, and when PETCTL_API_KEY is still in effect', async (t) => {
+    const dir = configDir(t, STAGING);
+    const { ctx, io } = run(t, dir, { globals: { profile: 'staging' }, env: { PETCTL_API_KEY: newApiKey() } });
+    await logoutRun(ctx);
+    expect(io.stderr.text()).toBe(
+      'Profile "staging" has no stored API key.\nwarning: PETCTL_API_KEY is still set and is used as the API key until you unset it\n',
+    );
+  });
+});

@@ -1,0 +1,234 @@
+import fs from 'node:fs';
+import path from 'node:path';
+import { type TestContext, beforeEach, describe, expect, it, vi } from 'vitest';
+import { buildProgram, globalOptions } from '../../src/commands/root';
+import { type Context, type GlobalOptions, createContext } from '../../src/context';
+import { main } from '../../src/main';
+import { PACKAGE_VERSION, fakeIo, tempConfigDir } from '../helpers/cli';
+
+/**
+ * Seam 1: argv → the options a run function gets. The endpoint functions are
+ * replaced by spies, so each case shows exactly what a command would ask the
+ * API for, and that nothing is asked when a flag is refused.
+ */
+
+const api = vi.hoisted(() => ({
+  listPets: vi.fn(async () => ({ pets: [], response: { status: 200, url: '', body: [], rate: {}, header: () => undefined } })),
+  createPet: vi.fn(async (_http: unknown, newPet: Record<string, unknown>) => ({ id: 13, ...newPet })),
+  getPet: vi.fn(async (_http: unknown, petId: number | bigint) => ({ id: petId, name: 'Rex', categoryId: 1 })),
+}));
+vi.mock('../../src/api/pets', () => api);
+
+/** Stands in for the HTTP core: the spies above never use it. */
+const FAKE_HTTP = { fake: 'http' };
+
+beforeEach(() => {
+  vi.clearAllMocks();
+});
+
+interface Parsed {
+  globals: GlobalOptions | undefined;
+  stdout: string;
+  stderr: string;
+  configDir: string;
+}
+
+/** Parses argv with the real command tree; the Context is real except for its HTTP core. */
+async function parse(t: Pick<TestContext, 'onTestFinished'>, argv: string[], env: Record<string, string> = {}): Promise<Parsed> {
+  const configDir = tempConfigDir();
+  t.onTestFinished(() => fs.rmSync(configDir, { recursive: true, force: true }));
+  const io = fakeIo();
+  let ctx: Context | undefined;
+  const program = buildProgram(
+    async (run) => {
+      ctx = createContext(globalOptions(program), { io, env: { PETCTL_CONFIG_DIR: configDir, ...env }, signal: new AbortController().signal });
+      ctx.api = async () => ({ http: FAKE_HTTP, target: {} }) as unknown as Awaited<ReturnType<Context['api']>>;
+      await run(ctx);
+    },
+    { writeOut: (text) => io.stdout.write(text), writeErr: (text) => io.stderr.write(text) },
+  );
+  await program.parseAsync(argv, { from: 'user' });
+  return { globals: ctx?.globals, stdout: io.stdout.text(), stderr: io.stderr.text(), configDir };
+}
+
+/** The whole of main(): exit code and output, with fake streams. */
+async function runMain(argv: string[], env: Record<string, string> = {}): Promise<{ code: number; stdout: string; stderr: string }> {
+  const io = fakeIo();
+  const code = await main(argv, { io, env: { PETCTL_CONFIG_DIR: '/nonexistent/petctl-test', ...env }, signal: new AbortController().signal });
+  return { code, stdout: io.stdout.text(), stderr: io.stderr.text() };
+}
+
+const DEFAULTS: GlobalOptions = {
+  profile: undefined,
+  output: 'table',
+  baseUrl: undefined,
+  timeoutMs: 30_000,
+  retries: 4,
+  maxWaitMs: 60_000,
+  verbose: false,
+  quiet: false,
+  color: true,
+};
+
+describe('pets flags → options', () => {
+  it('pets list with no flags leaves limit and status to the server', async (t) => {
+    await parse(t, ['pets', 'list']);
+    expect(api.listPets).toHaveBeenCalledExactlyOnceWith(FAKE_HTTP, { limit: undefined, status: undefined });
+  });
+
+  it('pets list --limit 5 --status sold', async (t) => {
+    await parse(t, ['pets', 'list', '--limit', '5', '--status', 'sold']);
+    expect(api.listPets).toHaveBeenCalledExactlyOnceWith(FAKE_HTTP, { limit: 5, status: 'sold' });
+  });
+
+  it.for([['1'], ['100'], ['007']])('accepts --limit %s', async ([limit], t) => {
+    await parse(t, ['pets', 'list', `--limit=${limit}`]);
+    expect(api.listPets).toHaveBeenCalledWith(FAKE_HTTP, { limit: Number(limit), status: undefined });
+  });
+
+  it('pets add: name, an int64 category id (a bigint past 2^53) and status', async (t) => {
+    await parse(t, ['pets', 'add', '--name', 'Rex, "the" dog', '--category-id', '9007199254740993', '--status', 'pending']);
+    expect(api.createPet).toHaveBeenCalledExactlyOnceWith(FAKE_HTTP, { name: 'Rex, "the" dog', categoryId: 9007199254740993n, status: 'pending' });
+  });
+
+  it('pets add: a small category id stays a number; no --status sends none', async (t) => {
+    await parse(t, ['pets', 'add', '--category-id', '-7', '--name', 'Kit']);
+    expect(api.createPet).toHaveBeenCalledExactlyOnceWith(FAKE_HTTP, { name: 'Kit', categoryId: -7, status: undefined });
+  });
+
+  it('pets get <petId> takes an int64 id', async (t) => {
+    await parse(t, ['pets', 'get', '9223372036854775807']);
+    expect(api.getPet).toHaveBeenCalledExactlyOnceWith(FAKE_HTTP, 9223372036854775807n, expect.any(Function));
+    await parse(t, ['pets', 'get', '42']);
+    expect(api.getPet).toHaveBeenLastCalledWith(FAKE_HTTP, 42, expect.any(Function));
+  });
+});
+
+describe('global flags → GlobalOptions', () => {
+  it.for<[string[], Partial<GlobalOptions>]>([
+    [[], {}],
+    [['-o', 'csv'], { output: 'csv' }],
+    [['--output=ndjson'], { output: 'ndjson' }],
+    [['--json'], { output: 'json' }],
+    [['-o', 'csv', '--json'], { output: 'json' }],
+    [['--json', '-o', 'csv'], { output: 'json' }],
+    [['-p', 'staging'], { profile: 'staging' }],
+    [['--base-url', 'https://api.example.org/v1'], { baseUrl: 'https://api.example.org/v1' }],
+    [['--timeout', '2.5'], { timeoutMs: 2500 }],
+    [['--retries', '0'], { retries: 0 }],
+    [['--retries', '100'], { retries: 100 }],
+    [['--max-wait', '0'], { maxWaitMs: 0 }],
+    [['--max-wait', '90'], { maxWaitMs: 90_000 }],
+    [['-v'], { verbose: true }],
+    [['--verbose', '--quiet'], { verbose: true, quiet: true }],
+    [['-q'], { quiet: true }],
+    [['--no-color'], { color: false }],
+  ])('%j', async ([flags, expected], t) => {
+    // Before the command and after it: both are accepted.
+    const before = await parse(t, [...flags, 'pets', 'list']);
+    expect(before.globals).toEqual({ ...DEFAULTS, ...expected });
+    const after = await parse(t, ['pets', 'list', ...flags]);
+    expect(after.globals).toEqual({ ...DEFAULTS, ...expected });
+  });
+});
+
+describe('profile add --base-url', () => {
+  // The global --base-url has the same name; commander hands it to the program wherever it appears.
+  it.for([
+    ['profile', 'add', 'production', '--base-url', 'https://api.example.org/v1'],
+    ['profile', 'add', 'production', '--base-url=https://api.example.org/v1'],
+    ['profile', 'add', '--base-url', 'https://api.example.org/v1', 'production'],
+    ['--base-url', 'https://api.example.org/v1', 'profile', 'add', 'production'],
+  ])('%j stores the profile', async (argv, t) => {
+    const { configDir, stderr } = await parse(t, argv);
+    expect(JSON.parse(fs.readFileSync(path.join(configDir, 'config.json'), 'utf8'))).toEqual({
+      profiles: { production: { baseUrl: 'https://api.example.org/v1' } },
+    });
+    expect(stderr).toContain('Profile "production" added');
+  });
+
+  it('without --base-url is a usage error naming the flag, and writes nothing', async () => {
+    const result = await runMain(['profile', 'add', 'production']);
+    expect(result.code).toBe(2);
+    expect(result.stderr).toContain("required option '--base-url <url>' not specified (usage_error)");
+    expect(result.stdout).toBe('');
+  });
+});
+
+describe('refused flags: exit 2, a message naming the flag and the allowed values, nothing asked of the API', () => {
+  it.for<[string[], string[]]>([
+    [['pets', 'list', '--limit', '0'], ["'--limit <n>'", "'0'", 'Allowed: an integer from 1 to 100.']],
+    [['pets', 'list', '--limit', '101'], ["'--limit <n>'", 'from 1 to 100']],
+    [['pets', 'list', '--limit', '-1'], ['--limit', 'from 1 to 100']],
+    [['pets', 'list', '--limit', '1e2'], ['--limit', 'from 1 to 100']],
+    [['pets', 'list', '--limit', ''], ['--limit', 'from 1 to 100']],
+    [['pets', 'list', '--status', 'Available'], ["'--status <status>'", 'available, pending, sold']],
+    [['pets', 'add', '--name', 'Rex', '--category-id', '9223372036854775808'], ["'--category-id <int64>'", 'int64']],
+    [['pets', 'add', '--name', 'Rex', '--category-id', '-9223372036854775809'], ['--category-id', 'int64']],
+    [['pets', 'add', '--name', 'Rex', '--category-id', '0x10'], ['--category-id', 'int64']],
+    [['pets', 'add', '--name', 'Rex', '--category-id', ' 1'], ['--category-id', 'int64']],
+    [['pets', 'add', '--name', 'Rex'], ["required option '--category-id <int64>' not specified"]],
+    [['pets', 'add', '--category-id', '1'], ["required option '--name <name>' not specified"]],
+    [['pets', 'add', '--name', '', '--category-id', '1'], ["'--name <name>' must not be empty"]],
+    [['pets', 'get', '1.0'], ['petId', 'int64']],
+    [['pets', 'get', '1', '2'], ['too many arguments']],
+    [['pets', 'list', 'extra'], ['too many arguments']],
+    [['--timeout', '-1', 'pets', 'list'], ['--timeout']],
+    [['--max-wait', 'soon', 'pets', 'list'], ['--max-wait', '0 or more']],
+    [['--retries', '1.5', 'pets', 'list'], ['--retries', 'from 0 to 100']],
+    [['--output', 'yaml', 'pets', 'list'], ['yaml', 'table, json, ndjson, csv']],
+    [['sandbox', '--port', '65536'], ['--port', 'from 0 to 65535']],
+    [['sandbox', '--minute-ms', '50'], ['--minute-ms', '100 or more']],
+    [['pets', 'list', '--profile'], ['--profile', 'argument missing']],
+  ])('%j', async ([argv, names]) => {
+    const result = await runMain(argv);
+    expect(result.code).toBe(2);
+    expect(result.stdout).toBe('');
+    expect(result.stderr).toMatch(/^error: .* \(usage_error\)\n/);
+    for (const name of names) expect(result.stderr).toContain(name);
+    expect(api.listPets).not.toHaveBeenCalled();
+    expect(api.createPet).not.toHaveBeenCalled();
+    expect(api.getPet).not.toHaveBeenCalled();
+  });
+});
+
+describe('help, version and unknown commands', () => {
+  it('--version prints the version and exits 0 without running anything', async () => {
+    expect(await runMain(['--version'])).toEqual({ code: 0, stdout: `${PACKAGE_VERSION}\n`, stderr: '' });
+  });
+
+  it('pets list --help on stdout names the flags and allowed values', async () => {
+    const result = await runMain(['pets', 'list', '--help']);
+    expect(result.code).toBe(0);
+    expect(result.stderr).toBe('');
+    expect(result.stdout).toMatch(/--limit <n> +at most this many animals, 1-100 \(server default 20\)/);
+    expect(result.stdout).toMatch(/--status <status>[\s\S]*choices:\s+"available",\s+"pending",\s+"sold"/);
+  });
+
+  it('the hidden --minute-ms is not in sandbox --help', async () => {
+    const result = await runMain(['sandbox', '--help']);
+    expect(result.stdout).toContain('--port <port>');
+    expect(result.stdout).not.toContain('--minute-ms');
+  });
+
+  it('`petctl pets` prints the group help on stderr and exits 2', async () => {
+    const result = await runMain(['pets']);
+    expect(result.code).toBe(2);
+    expect(result.stdout).toBe('');
+    expect(result.stderr).toContain('Usage: petctl pets [options] [command]');
+  });
+
+  it('an unknown command exits 2 and suggests the near one', async () => {
+    const result = await runMain(['pets', 'lst']);
+    expect(result.code).toBe(2);
+    expect(result.stderr).toContain("unknown command 'lst'");
+    expect(result.stderr).toContain('list');
+    expect(result.stderr).toContain('hint: see petctl --help');
+  });
+
+  it('no command at all prints the help on stderr, exit 2', async () => {
+    const result = await runMain([]);
+    expect(result.code).toBe(2);
+    expect(result.stderr).toContain('Usage: petctl');
+  });
+});

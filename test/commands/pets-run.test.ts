@@ -1,0 +1,276 @@
+import fs from 'node:fs';
+import { stripVTControlCharacters } from 'node:util';
+import { type TestContext, describe, expect, it } from 'vitest';
+import { addRun } from '../../src/commands/pets/add';
+import { getRun } from '../../src/commands/pets/get';
+import { listRun } from '../../src/commands/pets/list';
+import { ApiError, NotConfiguredError, UsageError } from '../../src/errors';
+import { displayWidth } from '../../src/output/text-width';
+import { type FakeContextOptions, expectPetctlHeaders, fakeContext, newApiKey, tempConfigDir } from '../helpers/cli';
+import { type ScriptedServer, json, startScriptedServer } from '../helpers/scripted-server';
+
+/**
+ * The pets run functions with a fake Context (STYLE.md seam 2): real streams
+ * replaced by recording ones that can claim to be a terminal, so the TTY forms
+ * (table, colour, truncation) are covered without a pseudo-terminal. Requests
+ * go to a scripted server over loopback through the real HTTP core.
+ */
+
+const PETS = [
+  { id: 1, name: 'Rex', categoryId: 1, status: 'available' },
+  { id: 2, name: 'Bella', categoryId: 1, status: 'pending' },
+  { id: 3, name: 'Max', categoryId: 12, status: 'sold' },
+  { id: 4, name: 'Nameless', categoryId: 2 },
+];
+
+const ESC = '\x1b[';
+const bold = (text: string) => `${ESC}1m${text}${ESC}22m`;
+const green = (text: string) => `${ESC}32m${text}${ESC}39m`;
+const yellow = (text: string) => `${ESC}33m${text}${ESC}39m`;
+const dim = (text: string) => `${ESC}2m${text}${ESC}22m`;
+
+const PLAIN_TABLE = [
+  'ID  NAME      CATEGORY  STATUS',
+  '1   Rex       1         available',
+  '2   Bella     1         pending',
+  '3   Max       12        sold',
+  '4   Nameless  2         -',
+  '',
+].join('\n');
+
+interface Harness {
+  server: ScriptedServer;
+  key: string;
+  run(options?: FakeContextOptions): ReturnType<typeof fakeContext>;
+}
+
+async function harness(t: Pick<TestContext, 'onTestFinished'>): Promise<Harness> {
+  const server = await startScriptedServer();
+  const key = newApiKey();
+  const configDir = tempConfigDir();
+  t.onTestFinished(async () => {
+    await server.close();
+    fs.rmSync(configDir, { recursive: true, force: true });
+  });
+  return {
+    server,
+    key,
+    run: (options = {}) =>
+      fakeContext(t, {
+        ...options,
+        env: { PETCTL_CONFIG_DIR: configDir, PETCTL_API_KEY: key, ...options.env },
+        globals: { baseUrl: server.baseUrl, ...options.globals },
+      }),
+  };
+}
+
+describe.concurrent('pets list on a terminal', () => {
+  it('draws a table with the headers ID NAME CATEGORY STATUS, bold headers and coloured statuses', async (t) => {
+    const { server, key, run } = await harness(t);
+    server.reply(json(200, PETS));
+    const { ctx, io } = run({ stdoutColumns: 120 });
+    await listRun({}, ctx);
+
+    const out = io.stdout.text();
+    expect(stripVTControlCharacters(out)).toBe(PLAIN_TABLE);
+    const [header, rex, bella, max] = out.split('\n');
+    expect(header).toBe(`${bold('ID')}  ${bold('NAME')}      ${bold('CATEGORY')}  ${bold('STATUS')}`);
+    expect(rex).toContain(green('available'));
+    expect(bella).toContain(yellow('pending'));
+    expect(max).toContain(dim('sold'));
+    // Only the status is coloured: ids and names are plain text.
+    expect(rex!.startsWith('1   Rex')).toBe(true);
+    expect(io.stderr.text()).toBe('');
+    expectPetctlHeaders(server.requests[0]!, key);
+  });
+
+  it.for([
+    { why: 'NO_COLOR is set', env: { NO_COLOR: '1' }, globals: {} },
+    { why: '--no-color is given', env: {}, globals: { color: false } },
+    { why: 'FORCE_COLOR=0', env: { FORCE_COLOR: '0' }, globals: {} },
+    { why: 'TERM=dumb', env: { TERM: 'dumb' }, globals: {} },
+  ])('has no colour when $why', async ({ env, globals }, t) => {
+    const { server, run } = await harness(t);
+    server.reply(json(200, PETS));
+    const { ctx, io } = run({ stdoutColumns: 120, env, globals });
+    await listRun({}, ctx);
+    expect(io.stdout.text()).toBe(PLAIN_TABLE);
+  });
+
+  it('an empty NO_COLOR counts as unset; FORCE_COLOR=3 is honoured on a terminal', async (t) => {
+    const { server, run } = await harness(t);
+    server.reply(json(200, PETS), json(200, PETS));
+    const empty = run({ stdoutColumns: 120, env: { NO_COLOR: '' } });
+    await listRun({}, empty.ctx);
+    expect(empty.io.stdout.text()).toContain(green('available'));
+
+    const forced = run({ stdoutColumns: 120, env: { TERM: 'dumb', FORCE_COLOR: '3' } });
+    await listRun({}, forced.ctx);
+    expect(forced.io.stdout.text()).toContain(green('available'));
+  });
+
+  it('truncates long names with … so that no line is wider than the terminal', async (t) => {
+    const { server, run } = await harness(t);
+    const long = 'Sir Bartholomew Fluffington the Third of Puddlecombe';
+    server.reply(json(200, [{ id: 1, name: long, categoryId: 1, status: 'available' }, ...PETS.slice(1)]));
+    const { ctx, io } = run({ stdoutColumns: 40, env: { NO_COLOR: '1' } });
+    await listRun({}, ctx);
+
+    const lines = io.stdout.text().trimEnd().split('\n');
+    expect(lines).toHaveLength(5);
+    for (const line of lines) expect(displayWidth(line)).toBeLessThanOrEqual(40);
+    // 40 columns = ID 2 + NAME 15 + CATEGORY 8 + STATUS 9 + three gaps of 2: only NAME gives way.
+    expect(lines[1]).toBe('1   Sir Bartholome…  1         available');
+    expect(displayWidth(lines[1]!)).toBe(40);
+    // Every other column is whole.
+    expect(lines[0]).toMatch(/^ID +NAME +CATEGORY +STATUS$/);
+    expect(lines[3]).toMatch(/^3 +Max +12 +sold$/);
+  });
+
+  it('a wide terminal, or one of unknown width, leaves names whole', async (t) => {
+    const { server, run } = await harness(t);
+    const long = 'Sir Bartholomew Fluffington the Third of Puddlecombe';
+    server.reply(json(200, [{ id: 1, name: long, categoryId: 1 }]), json(200, [{ id: 1, name: long, categoryId: 1 }]));
+    const wide = run({ stdoutColumns: 200, env: { NO_COLOR: '1' } });
+    await listRun({}, wide.ctx);
+    expect(wide.io.stdout.text()).toContain(long);
+    const unknown = run({ stdoutTTY: true, env: { NO_COLOR: '1' } });
+    await listRun({}, unknown.ctx);
+    expect(unknown.io.stdout.text()).toContain(long);
+  });
+
+  it('an empty list prints nothing on stdout and says so on stderr', async (t) => {
+    const { server, run } = await harness(t);
+    server.reply(json(200, []), json(200, []));
+    const tty = run({ stdoutColumns: 80 });
+    await listRun({ status: 'sold' }, tty.ctx);
+    expect(tty.io.stdout.text()).toBe('');
+    expect(tty.io.stderr.text()).toBe('No animals found.\n');
+
+    const quiet = run({ stdoutColumns: 80, globals: { quiet: true } });
+    await listRun({}, quiet.ctx);
+    expect(quiet.io.stderr.text()).toBe('');
+  });
+
+  it('json on a terminal is still plain JSON: no table, no colour', async (t) => {
+    const { server, run } = await harness(t);
+    server.reply(json(200, PETS));
+    const { ctx, io } = run({ stdoutColumns: 80, globals: { output: 'json' } });
+    await listRun({ limit: 4 }, ctx);
+    expect(JSON.parse(io.stdout.text())).toEqual(PETS);
+    expect(io.stdout.text()).not.toContain(ESC);
+    expect(server.requests[0]?.query).toEqual({ limit: '4' });
+  });
+});
+
+describe.concurrent('pets list piped', () => {
+  it('prints TSV with no header, no colour and no truncation, control characters made spaces', async (t) => {
+    const { server, run } = await harness(t);
+    const long = 'x'.repeat(300);
+    server.reply(json(200, [...PETS, { id: 5, name: 'Tab\tNew\nLine\u001b[31m', categoryId: 3, status: 'available' }, { id: 6, name: long, categoryId: 1 }]));
+    const { ctx, io } = run({ env: { FORCE_COLOR: '3' } });
+    await listRun({}, ctx);
+    expect(io.stdout.text()).toBe(
+      `1\tRex\t1\tavailable\n2\tBella\t1\tpending\n3\tMax\t12\tsold\n4\tNameless\t2\t-\n5\tTab New Line [31m\t3\tavailable\n6\t${long}\t1\t-\n`,
+    );
+  });
+
+  it('sends --limit and --status as the query', async (t) => {
+    const { server, run } = await harness(t);
+    server.reply(json(200, [PETS[2]!]));
+    const { ctx } = run();
+    await listRun({ limit: 100, status: 'sold' }, ctx);
+    expect(server.requests[0]).toMatchObject({ method: 'GET', path: '/v1/pets', query: { limit: '100', status: 'sold' } });
+  });
+});
+
+describe.concurrent('pets add', () => {
+  it('posts the NewPet and prints the created animal as a one-row table on a terminal', async (t) => {
+    const { server, run } = await harness(t);
+    server.reply(json(201, { id: 13, name: 'Rex', categoryId: 1, status: 'available' }));
+    const { ctx, io } = run({ stdoutColumns: 80, env: { NO_COLOR: '1' } });
+    await addRun({ name: 'Rex', categoryId: 1, status: 'available' }, ctx);
+    expect(io.stdout.text()).toBe('ID  NAME  CATEGORY  STATUS\n13  Rex   1         available\n');
+    expect(server.requests[0]?.body).toBe('{"name":"Rex","categoryId":1,"status":"available"}');
+  });
+
+  it('sends a bigint category id digit for digit and prints the Pet object as json', async (t) => {
+    const { server, run } = await harness(t);
+    server.reply({ status: 201, body: '{"id":9007199254740993,"name":"Big","categoryId":9007199254740993}' });
+    const { ctx, io } = run({ globals: { output: 'json' } });
+    await addRun({ name: 'Big', categoryId: 9007199254740993n }, ctx);
+    expect(server.requests[0]?.body).toBe('{"name":"Big","categoryId":9007199254740993}');
+    expect(io.stdout.text()).toBe('{\n  "id": 9007199254740993,\n  "name": "Big",\n  "categoryId": 9007199254740993\n}\n');
+  });
+
+  it('refuses a blank name before sending anything', async (t) => {
+    const { server, run } = await harness(t);
+    const { ctx, io } = run();
+    await expect(addRun({ name: ' \t', categoryId: 1 }, ctx)).rejects.toBeInstanceOf(UsageError);
+    expect(server.requests).toHaveLength(0);
+    expect(io.stdout.text()).toBe('');
+  });
+
+  it('a 400 from the server is an ApiError with exit 6 and the server body', async (t) => {
+    const { server, run } = await harness(t);
+    const body = { code: 'invalid_field', message: 'name must not be empty', status: 400 };
+    server.reply(json(400, body));
+    const { ctx } = run();
+    const error = await addRun({ name: 'Rex', categoryId: 1 }, ctx).catch((caught: unknown) => caught);
+    expect(error).toBeInstanceOf(ApiError);
+    expect(error).toMatchObject({ exitCode: 6, code: 'invalid_field', status: 400, body });
+  });
+});
+
+describe.concurrent('pets get', () => {
+  it('prints the animal and warns on stderr that the operation is deprecated', async (t) => {
+    const { server, run } = await harness(t);
+    server.reply(json(200, PETS[1]!));
+    const { ctx, io } = run();
+    await getRun({ petId: 2 }, ctx);
+    expect(server.requests[0]).toMatchObject({ method: 'GET', path: '/v1/pets/2' });
+    expect(io.stdout.text()).toBe('2\tBella\t1\tpending\n');
+    expect(io.stderr.text()).toBe(
+      'warning: GET /pets/{petId} is deprecated and is to be removed on 2030-12-05; use `petctl pets list --status <status>` instead\n',
+    );
+  });
+
+  it('uses the Sunset header date, also when the animal is missing', async (t) => {
+    const { server, run } = await harness(t);
+    server.reply(json(404, { code: 'pet_not_found', message: 'no animal has id 7', status: 404 }, { sunset: 'Tue, 01 Jan 2030 00:00:00 GMT', deprecation: '@1735689600' }));
+    const { ctx, io } = run();
+    const error = await getRun({ petId: 7 }, ctx).catch((caught: unknown) => caught);
+    expect(error).toMatchObject({ exitCode: 3, code: 'pet_not_found', status: 404 });
+    expect(io.stdout.text()).toBe('');
+    expect(io.stderr.text()).toContain('is to be removed on 2030-01-01;');
+  });
+
+  it('--quiet silences the warning', async (t) => {
+    const { server, run } = await harness(t);
+    server.reply(json(200, PETS[0]!));
+    const { ctx, io } = run({ globals: { quiet: true } });
+    await getRun({ petId: 1 }, ctx);
+    expect(io.stderr.text()).toBe('');
+  });
+});
+
+describe.concurrent('the in-process sandbox through a fake context', () => {
+  it('needs no base URL or key, and keeps its data in the config dir', async (t) => {
+    const configDir = tempConfigDir();
+    t.onTestFinished(() => fs.rmSync(configDir, { recursive: true, force: true }));
+    const { ctx, io } = fakeContext(t, { env: { PETCTL_CONFIG_DIR: configDir }, stdoutColumns: 60 });
+    await listRun({ limit: 2 }, ctx);
+    expect(stripVTControlCharacters(io.stdout.text())).toBe('ID  NAME   CATEGORY  STATUS\n1   Rex    1         available\n2   Bella  1         pending\n');
+    expect(fs.existsSync(`${configDir}/sandbox-data.json`)).toBe(true);
+  });
+
+  it('a profile without a key fails before anything is sent', async (t) => {
+    const configDir = tempConfigDir();
+    t.onTestFinished(() => fs.rmSync(configDir, { recursive: true, force: true }));
+    fs.writeFileSync(`${configDir}/config.json`, JSON.stringify({ activeProfile: 'prod', profiles: { prod: { baseUrl: 'https://api.example.org/v1' } } }));
+    const { ctx } = fakeContext(t, { env: { PETCTL_CONFIG_DIR: configDir } });
+    const error = await listRun({}, ctx).catch((caught: unknown) => caught);
+    expect(error).toBeInstanceOf(NotConfiguredError);
+    expect(error).toMatchObject({ exitCode: 4, code: 'not_configured', hint: 'run petctl auth login' });
+  });
+});

@@ -1,0 +1,151 @@
+import fs from 'node:fs';
+import path from 'node:path';
+import { stripVTControlCharacters } from 'node:util';
+import { type TestContext, describe, expect, it } from 'vitest';
+import { profileAddRun, profileListRun, profileRemoveRun, profileShowRun, profileUseRun } from '../../src/commands/profile';
+import type { Context } from '../../src/context';
+import { UsageError } from '../../src/errors';
+import { type FakeContextOptions, fakeContext, newApiKey, tempConfigDir } from '../helpers/cli';
+
+/** The profile run functions with a fake Context: what each prints and writes. */
+
+function setup(t: Pick<TestContext, 'onTestFinished'>, config?: object) {
+  const dir = tempConfigDir();
+  t.onTestFinished(() => fs.rmSync(dir, { recursive: true, force: true }));
+  const file = path.join(dir, 'config.json');
+  if (config) fs.writeFileSync(file, JSON.stringify(config), { mode: 0o600 });
+  return {
+    dir,
+    file,
+    read: () => JSON.parse(fs.readFileSync(file, 'utf8')) as { activeProfile?: string; profiles: Record<string, unknown> },
+    run: (options: FakeContextOptions = {}) => fakeContext(t, { ...options, env: { PETCTL_CONFIG_DIR: dir, ...options.env } }),
+  };
+}
+
+const KEY = newApiKey();
+const TWO = {
+  activeProfile: 'production',
+  profiles: { production: { baseUrl: 'https://api.example.org/v1', apiKey: KEY }, staging: { baseUrl: 'https://staging.example.org/v1' } },
+};
+
+describe.concurrent('profile list', () => {
+  it('on a terminal: a table with NAME, BASE URL and KEY, * on the active profile, keys masked', async (t) => {
+    const { run } = setup(t, TWO);
+    const { ctx, io } = run({ stdoutColumns: 100 });
+    await profileListRun(ctx);
+    expect(stripVTControlCharacters(io.stdout.text())).toBe(
+      [
+        '   NAME        BASE URL                        KEY',
+        '   sandbox     embedded sandbox (in-process)   built-in',
+        `*  production  https://api.example.org/v1      ****${KEY.slice(-4)}`,
+        '   staging     https://staging.example.org/v1  none',
+        '',
+      ].join('\n'),
+    );
+    expect(io.stdout.text()).not.toContain(KEY);
+  });
+
+  it('piped: TSV; csv: the object keys as header', async (t) => {
+    const { run } = setup(t, TWO);
+    const piped = run();
+    await profileListRun(piped.ctx);
+    expect(piped.io.stdout.text()).toBe(
+      `\tsandbox\tembedded sandbox (in-process)\tbuilt-in\n*\tproduction\thttps://api.example.org/v1\t****${KEY.slice(-4)}\n\tstaging\thttps://staging.example.org/v1\tnone\n`,
+    );
+    const csv = run({ globals: { output: 'csv' } });
+    await profileListRun(csv.ctx);
+    expect(csv.io.stdout.text().split('\n')[0]).toBe('active,name,baseUrl,key');
+  });
+});
+
+describe.concurrent('profile show', () => {
+  it('defaults to the profile in use and labels each line', async (t) => {
+    const { run } = setup(t, TWO);
+    const { ctx, io } = run();
+    await profileShowRun({}, ctx);
+    expect(io.stdout.text()).toBe(
+      [
+        'Profile:    production (active)',
+        'Base URL:   https://api.example.org/v1',
+        `Stored key: ****${KEY.slice(-4)}`,
+        `Key in use: ****${KEY.slice(-4)} (profile)`,
+        'Overrides:  none',
+        '',
+      ].join('\n'),
+    );
+  });
+
+  it('a named profile wins over -p; a profile without a key says how to add one', async (t) => {
+    const { run } = setup(t, TWO);
+    const { ctx, io } = run({ globals: { profile: 'production' } });
+    await profileShowRun({ name: 'staging' }, ctx);
+    expect(io.stdout.text()).toContain('Profile:    staging\n');
+    expect(io.stdout.text()).toContain('Stored key: none: run petctl auth login\n');
+    expect(io.stdout.text()).toContain('Key in use: none\n');
+  });
+
+  it('lists --base-url and PETCTL_API_KEY as overrides', async (t) => {
+    const { run } = setup(t, TWO);
+    const envKey = newApiKey();
+    const { ctx, io } = run({ globals: { baseUrl: 'https://flag.example.org/v1', output: 'json' }, env: { PETCTL_API_KEY: envKey } });
+    await profileShowRun({}, ctx);
+    expect(JSON.parse(io.stdout.text())).toMatchObject({
+      name: 'production',
+      effectiveBaseUrl: 'https://flag.example.org/v1',
+      effectiveKey: `****${envKey.slice(-4)}`,
+      keySource: 'env',
+      overrides: ['PETCTL_API_KEY overrides the stored key', '--base-url overrides the base URL'],
+    });
+  });
+
+  it('an unknown profile is not_configured (exit 4)', async (t) => {
+    const { run } = setup(t);
+    const { ctx } = run();
+    await expect(profileShowRun({ name: 'nope' }, ctx)).rejects.toMatchObject({ exitCode: 4, code: 'not_configured' });
+  });
+});
+
+describe.concurrent('profile add, use, remove', () => {
+  it('add writes the normalised URL with no key; use switches; a notice goes to stderr only', async (t) => {
+    const { run, read, file, dir } = setup(t);
+    const add = run();
+    await profileAddRun({ name: 'production', baseUrl: 'HTTPS://API.Example.org:443/v1/' }, add.ctx);
+    expect(read()).toEqual({ profiles: { production: { baseUrl: 'https://api.example.org/v1' } } });
+    expect(add.io.stdout.text()).toBe('');
+    expect(add.io.stderr.text()).toBe('Profile "production" added. Store its key with: petctl auth login -p production\n');
+    expect(fs.statSync(file).mode & 0o777).toBe(0o600);
+    expect(fs.statSync(dir).mode & 0o777).toBe(0o700);
+
+    const use = run({ env: { PETCTL_PROFILE: 'sandbox' } });
+    await profileUseRun({ name: 'production' }, use.ctx);
+    expect(read().activeProfile).toBe('production');
+    expect(use.io.stderr.text()).toBe('Active profile: production\nwarning: PETCTL_PROFILE=sandbox is set and takes precedence while it is\n');
+  });
+
+  it('remove of the active profile makes the sandbox active and says so', async (t) => {
+    const { run, read } = setup(t, TWO);
+    const { ctx, io } = run();
+    await profileRemoveRun({ name: 'production' }, ctx);
+    expect(read()).toEqual({ activeProfile: 'sandbox', profiles: { staging: { baseUrl: 'https://staging.example.org/v1' } } });
+    expect(io.stderr.text()).toBe('Profile "production" removed. The active profile is now "sandbox".\n');
+  });
+
+  it.for([
+    { action: 'remove the sandbox', attempt: (ctx: Context) => profileRemoveRun({ name: 'sandbox' }, ctx) },
+    { action: 'add the sandbox', attempt: (ctx: Context) => profileAddRun({ name: 'sandbox', baseUrl: 'https://api.example.org/v1' }, ctx) },
+    { action: 'add http:// to a remote host', attempt: (ctx: Context) => profileAddRun({ name: 'p', baseUrl: 'http://example.org/v1' }, ctx) },
+    { action: 'add a URL with a query', attempt: (ctx: Context) => profileAddRun({ name: 'p', baseUrl: 'https://example.org/v1?x=1' }, ctx) },
+    { action: 'add a name with a space', attempt: (ctx: Context) => profileAddRun({ name: 'my prod', baseUrl: 'https://example.org/v1' }, ctx) },
+    { action: 'add an existing profile', attempt: (ctx: Context) => profileAddRun({ name: 'staging', baseUrl: 'https://example.org/v1' }, ctx) },
+    { action: 'use an unknown profile', attempt: (ctx: Context) => profileUseRun({ name: 'nope' }, ctx) },
+    { action: 'remove an unknown profile', attempt: (ctx: Context) => profileRemoveRun({ name: 'nope' }, ctx) },
+  ])('refuses to $action (exit 2), changing nothing', async ({ attempt }, t) => {
+    const { run, read } = setup(t, TWO);
+    const { ctx, io } = run();
+    const error = await attempt(ctx).catch((caught: unknown) => caught);
+    expect(error).toBeInstanceOf(UsageError);
+    expect(error).toMatchObject({ exitCode: 2 });
+    expect(read()).toEqual(TWO);
+    expect(io.stdout.text()).toBe('');
+  });
+});

@@ -1,0 +1,74 @@
+import fs from 'node:fs';
+import path from 'node:path';
+import { describe, expect, it, vi } from 'vitest';
+import { sandboxRun } from '../../src/commands/sandbox';
+import { InterruptedError } from '../../src/errors';
+import { fakeContext, tempConfigDir } from '../helpers/cli';
+import { FREE, call } from '../sandbox/helpers';
+
+/** `petctl sandbox` through its run function: stdout for scripts, stderr for people, Ctrl-C to stop. */
+
+describe.concurrent('sandboxRun', () => {
+  it('prints the base URL and the keys on stdout, logs requests on stderr, and ends with InterruptedError on Ctrl-C', async (t) => {
+    const controller = new AbortController();
+    const { ctx, io } = fakeContext(t, { signal: controller.signal });
+    const running = sandboxRun({ host: '127.0.0.1', port: 0 }, ctx).catch((error: unknown) => error);
+    await vi.waitFor(() => expect(io.stdout.text().split('\n')).toHaveLength(6));
+
+    const [baseUrl, ...keys] = io.stdout.text().split('\n');
+    expect(baseUrl).toMatch(/^http:\/\/127\.0\.0\.1:[1-9]\d*\/v1$/);
+    expect(keys).toEqual([
+      'sandbox-free\tfree\t60/min\t1000/day',
+      'sandbox-pro\tpro\t300/min\t10000/day',
+      'sandbox-business\tbusiness\t1000/min\t100000/day',
+      'sandbox-enterprise\tenterprise\t5000/min\t1000000/day',
+      '',
+    ]);
+    expect(io.stderr.text()).toBe(`Pet Adoption Service sandbox listening on ${baseUrl} (data in memory); Ctrl-C stops it.\n`);
+
+    const reply = await call(baseUrl!, '/pets/3', { key: FREE });
+    expect(reply.status).toBe(200);
+    expect(reply.headers.sunset).toBe('Thu, 05 Dec 2030 00:00:00 GMT');
+    await vi.waitFor(() => expect(io.stderr.text()).toMatch(/\nGET \/v1\/pets\/3 200 free \d+ms\n$/));
+
+    controller.abort();
+    expect(await running).toBeInstanceOf(InterruptedError);
+    await expect(call(baseUrl!, '/pets')).rejects.toThrow();
+  });
+
+  it('--minute-ms shortens the rate-limit window', async (t) => {
+    const controller = new AbortController();
+    const { ctx, io } = fakeContext(t, { signal: controller.signal });
+    const running = sandboxRun({ host: '127.0.0.1', port: 0, minuteMs: 1000 }, ctx).catch((error: unknown) => error);
+    await vi.waitFor(() => expect(io.stdout.text()).toContain('\n'));
+    const baseUrl = io.stdout.text().split('\n')[0]!;
+    const before = Date.now();
+    const reply = await call(baseUrl, '/pets?limit=1', { key: FREE });
+    // The window ends within about a second, not a minute.
+    expect(Number(reply.headers['x-ratelimit-reset']) * 1000).toBeLessThanOrEqual(before + 3000);
+    controller.abort();
+    await running;
+  });
+
+  it('with --data keeps the animals in that file, and names it', async (t) => {
+    const dir = tempConfigDir();
+    t.onTestFinished(() => fs.rmSync(dir, { recursive: true, force: true }));
+    const dataFile = path.join(dir, 'pets.json');
+    const controller = new AbortController();
+    const { ctx, io } = fakeContext(t, { signal: controller.signal });
+    const running = sandboxRun({ host: '127.0.0.1', port: 0, data: dataFile }, ctx).catch((error: unknown) => error);
+    await vi.waitFor(() => expect(io.stderr.text()).toContain(`(data in ${dataFile})`));
+    expect(fs.existsSync(dataFile)).toBe(true);
+    controller.abort();
+    expect(await running).toBeInstanceOf(InterruptedError);
+  });
+
+  it('warns that the keys are public when bound beyond loopback', async (t) => {
+    const controller = new AbortController();
+    const { ctx, io } = fakeContext(t, { signal: controller.signal });
+    const running = sandboxRun({ host: '0.0.0.0', port: 0 }, ctx).catch((error: unknown) => error);
+    await vi.waitFor(() => expect(io.stderr.text()).toContain('warning: bound to 0.0.0.0: the sandbox keys are public'));
+    controller.abort();
+    expect(await running).toBeInstanceOf(InterruptedError);
+  });
+});

@@ -1,0 +1,93 @@
+import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
+import { InterruptedError } from '../../src/errors';
+import { fakeContext } from '../helpers/cli';
+
+/**
+ * ctx.wait: how a rate-limit wait looks. On a terminal, one line on stderr
+ * that counts down in place and is erased at the end; off a terminal, a single
+ * notice line; nothing with --quiet. Fake timers drive the clock.
+ */
+
+const CLEAR = '\r\x1b[K';
+const WHY = 'rate limit reached; waiting 3s for the window to reopen';
+
+beforeEach(() => {
+  vi.useFakeTimers({ now: Date.UTC(2026, 0, 15, 10, 0, 0) });
+});
+afterEach(() => {
+  vi.useRealTimers();
+});
+
+describe('ctx.wait', () => {
+  it('counts down whole seconds in place on a TTY stderr, then erases the line', async (t) => {
+    const { ctx, io } = fakeContext(t, { stderrTTY: true, now: () => Date.now() });
+    let done = false;
+    const waiting = ctx.wait(2500, WHY).then(() => (done = true));
+
+    await vi.advanceTimersByTimeAsync(0);
+    expect(io.stderr.writes).toEqual([`${CLEAR}petctl: ${WHY} (3s left)`]);
+    await vi.advanceTimersByTimeAsync(499);
+    expect(io.stderr.writes).toHaveLength(1);
+    await vi.advanceTimersByTimeAsync(1);
+    expect(io.stderr.writes.at(-1)).toBe(`${CLEAR}petctl: ${WHY} (2s left)`);
+    await vi.advanceTimersByTimeAsync(1000);
+    expect(io.stderr.writes.at(-1)).toBe(`${CLEAR}petctl: ${WHY} (1s left)`);
+    expect(done).toBe(false);
+    await vi.advanceTimersByTimeAsync(1000);
+    await waiting;
+
+    expect(io.stderr.writes).toEqual([
+      `${CLEAR}petctl: ${WHY} (3s left)`,
+      `${CLEAR}petctl: ${WHY} (2s left)`,
+      `${CLEAR}petctl: ${WHY} (1s left)`,
+      CLEAR,
+    ]);
+    // A countdown never adds lines to the terminal, and never touches stdout.
+    expect(io.stderr.text()).not.toContain('\n');
+    expect(io.stdout.text()).toBe('');
+  });
+
+  it('waits the whole time, no less', async (t) => {
+    const { ctx } = fakeContext(t, { stderrTTY: true, now: () => Date.now() });
+    let done = false;
+    const waiting = ctx.wait(3000, WHY).then(() => (done = true));
+    await vi.advanceTimersByTimeAsync(2999);
+    expect(done).toBe(false);
+    await vi.advanceTimersByTimeAsync(1);
+    await waiting;
+    expect(done).toBe(true);
+  });
+
+  it('off a terminal says why in one line, once', async (t) => {
+    const { ctx, io } = fakeContext(t, { now: () => Date.now() });
+    const waiting = ctx.wait(5000, WHY);
+    await vi.advanceTimersByTimeAsync(5000);
+    await waiting;
+    expect(io.stderr.writes).toEqual([`petctl: ${WHY}\n`]);
+  });
+
+  it('--quiet waits silently, on a terminal too; so do waits under a second', async (t) => {
+    const quiet = fakeContext(t, { stderrTTY: true, globals: { quiet: true }, now: () => Date.now() });
+    const waiting = quiet.ctx.wait(2000, WHY);
+    await vi.advanceTimersByTimeAsync(2000);
+    await waiting;
+    expect(quiet.io.stderr.text()).toBe('');
+
+    const short = fakeContext(t, { stderrTTY: true, now: () => Date.now() });
+    const brief = short.ctx.wait(999, WHY);
+    await vi.advanceTimersByTimeAsync(999);
+    await brief;
+    expect(short.io.stderr.text()).toBe('');
+  });
+
+  it('Ctrl-C during the countdown rejects with InterruptedError and erases the line', async (t) => {
+    const controller = new AbortController();
+    const { ctx, io } = fakeContext(t, { stderrTTY: true, signal: controller.signal, now: () => Date.now() });
+    const waiting = ctx.wait(10_000, WHY);
+    const outcome = waiting.catch((error: unknown) => error);
+    await vi.advanceTimersByTimeAsync(1500);
+    controller.abort();
+    expect(await outcome).toBeInstanceOf(InterruptedError);
+    expect(io.stderr.writes.at(-1)).toBe(CLEAR);
+  });
+});

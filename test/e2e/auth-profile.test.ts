@@ -1,0 +1,440 @@
+import fs from 'node:fs';
+import path from 'node:path';
+import { type TestContext, describe, expect, it } from 'vitest';
+import {
+  type CliOptions,
+  type CliResult,
+  cliSession,
+  expectCleanError,
+  expectPetctlHeaders,
+  jsonError,
+  newApiKey,
+  tempConfigDir,
+} from '../helpers/cli';
+import { type ScriptedServer, json, startScriptedServer } from '../helpers/scripted-server';
+
+/**
+ * Profiles and keys, end to end. Every key a test uses is passed to runCli as a
+ * secret, so a key printed on stdout or stderr by any command fails the test.
+ */
+
+const PET = { id: 1, name: 'Rex', categoryId: 1, status: 'available' };
+
+interface Setup {
+  configDir: string;
+  configFile: string;
+  petctl: (args: string[], options?: CliOptions) => Promise<CliResult>;
+}
+
+function setup(t: Pick<TestContext, 'onTestFinished'>, secrets: string[] = []): Setup {
+  const configDir = tempConfigDir();
+  t.onTestFinished(() => fs.rmSync(configDir, { recursive: true, force: true }));
+  return { configDir, configFile: path.join(configDir, 'config.json'), petctl: cliSession({ env: { PETCTL_CONFIG_DIR: configDir }, secrets }) };
+}
+
+async function scripted(t: Pick<TestContext, 'onTestFinished'>): Promise<ScriptedServer> {
+  const server = await startScriptedServer(json(200, [PET], { 'x-ratelimit-limit': '60', 'x-ratelimit-remaining': '41', 'x-ratelimit-reset': '1900000000' }));
+  t.onTestFinished(() => server.close());
+  return server;
+}
+
+function readConfig(file: string): { activeProfile?: string; profiles: Record<string, { baseUrl?: string; apiKey?: string }> } {
+  return JSON.parse(fs.readFileSync(file, 'utf8'));
+}
+
+const modeOf = (file: string) => fs.statSync(file).mode & 0o777;
+const mask = (key: string) => `****${key.slice(-4)}`;
+
+async function ok(result: Promise<CliResult>): Promise<CliResult> {
+  const done = await result;
+  expect(done.code, `stderr: ${done.stderr}`).toBe(0);
+  return done;
+}
+
+describe.concurrent('profiles', () => {
+  it('add, list, use, -p, PETCTL_PROFILE, show and remove', async (t) => {
+    const { petctl, configDir, configFile } = setup(t);
+
+    const added = await ok(petctl(['profile', 'add', 'production', '--base-url', 'https://api.example.org/v1']));
+    expect(added.stdout).toBe('');
+    expect(added.stderr).toContain('Profile "production" added');
+    await ok(petctl(['profile', 'add', 'staging', '--base-url', 'https://staging.example.org/v1/']));
+    expect(modeOf(configFile)).toBe(0o600);
+    expect(modeOf(configDir)).toBe(0o700);
+
+    const listed = await ok(petctl(['profile', 'list', '-o', 'json']));
+    expect(JSON.parse(listed.stdout)).toEqual([
+      { name: 'sandbox', active: true, baseUrl: null, builtIn: true, key: null },
+      { name: 'production', active: false, baseUrl: 'https://api.example.org/v1', builtIn: false, key: null },
+      // Normalised: no trailing slash.
+      { name: 'staging', active: false, baseUrl: 'https://staging.example.org/v1', builtIn: false, key: null },
+    ]);
+    const table = await ok(petctl(['profile', 'list']));
+    expect(table.stdout).toBe(
+      '*\tsandbox\tembedded sandbox (in-process)\tbuilt-in\n\tproduction\thttps://api.example.org/v1\tnone\n\tstaging\thttps://staging.example.org/v1\tnone\n',
+    );
+
+    await ok(petctl(['profile', 'use', 'staging']));
+    expect(readConfig(configFile).activeProfile).toBe('staging');
+    const afterUse = JSON.parse((await ok(petctl(['profile', 'list', '--json']))).stdout) as Array<{ name: string; active: boolean }>;
+    expect(afterUse.filter((profile) => profile.active).map((profile) => profile.name)).toEqual(['staging']);
+
+    const shown = JSON.parse((await ok(petctl(['profile', 'show', '-o', 'json']))).stdout);
+    expect(shown).toMatchObject({ name: 'staging', active: true, baseUrl: 'https://staging.example.org/v1', storedKey: null, overrides: [] });
+    // -p for one command, and PETCTL_PROFILE, without changing the active profile.
+    expect(JSON.parse((await ok(petctl(['-p', 'production', 'profile', 'show', '-o', 'json']))).stdout)).toMatchObject({ name: 'production', active: false });
+    expect(JSON.parse((await ok(petctl(['profile', 'show', '-o', 'json'], { env: { PETCTL_PROFILE: 'production' } }))).stdout)).toMatchObject({
+      name: 'production',
+    });
+    expect(readConfig(configFile).activeProfile).toBe('staging');
+
+    // Removing the active profile makes the sandbox active again.
+    const removed = await ok(petctl(['profile', 'remove', 'staging']));
+    expect(removed.stderr).toContain('The active profile is now "sandbox"');
+    expect(JSON.parse((await ok(petctl(['profile', 'list', '-o', 'json']))).stdout)).toEqual([
+      { name: 'sandbox', active: true, baseUrl: null, builtIn: true, key: null },
+      { name: 'production', active: false, baseUrl: 'https://api.example.org/v1', builtIn: false, key: null },
+    ]);
+    expect(modeOf(configFile)).toBe(0o600);
+  });
+
+  it('each profile sends its own key to its own base URL; -p beats PETCTL_PROFILE beats the active one', async (t) => {
+    const production = await scripted(t);
+    const staging = await scripted(t);
+    const productionKey = newApiKey();
+    const stagingKey = newApiKey();
+    const { petctl } = setup(t, [productionKey, stagingKey]);
+    await ok(petctl(['profile', 'add', 'production', '--base-url', production.baseUrl]));
+    await ok(petctl(['profile', 'add', 'staging', '--base-url', staging.baseUrl]));
+    await ok(petctl(['auth', 'login', '-p', 'production', '--with-token'], { input: `${productionKey}\n` }));
+    await ok(petctl(['auth', 'login', '-p', 'staging', '--with-token'], { input: stagingKey }));
+    await ok(petctl(['profile', 'use', 'staging']));
+
+    const served = () => [production.requests.length, staging.requests.length];
+    expect((await ok(petctl(['pets', 'list']))).stdout).toBe('1\tRex\t1\tavailable\n');
+    expect(served()).toEqual([0, 1]);
+    expectPetctlHeaders(staging.requests[0]!, stagingKey);
+
+    await ok(petctl(['-p', 'production', 'pets', 'list']));
+    expect(served()).toEqual([1, 1]);
+    expectPetctlHeaders(production.requests[0]!, productionKey);
+
+    await ok(petctl(['pets', 'list'], { env: { PETCTL_PROFILE: 'production' } }));
+    expect(served()).toEqual([2, 1]);
+    await ok(petctl(['-p', 'staging', 'pets', 'list'], { env: { PETCTL_PROFILE: 'production' } }));
+    expect(served()).toEqual([2, 2]);
+    expectPetctlHeaders(staging.requests[1]!, stagingKey);
+
+    // --base-url overrides the profile's URL but keeps the profile's key.
+    await ok(petctl(['-p', 'production', '--base-url', staging.baseUrl, 'pets', 'list']));
+    expect(served()).toEqual([2, 3]);
+    expectPetctlHeaders(staging.requests[2]!, productionKey);
+    // PETCTL_BASE_URL likewise, but --base-url wins over it.
+    await ok(petctl(['-p', 'production', 'pets', 'list'], { env: { PETCTL_BASE_URL: staging.baseUrl } }));
+    expect(served()).toEqual([2, 4]);
+    await ok(petctl(['-p', 'production', '--base-url', production.baseUrl, 'pets', 'list'], { env: { PETCTL_BASE_URL: staging.baseUrl } }));
+    expect(served()).toEqual([3, 4]);
+
+    const listed = JSON.parse((await ok(petctl(['profile', 'list', '-o', 'json']))).stdout) as Array<{ name: string; key: string | null }>;
+    expect(listed.map((profile) => [profile.name, profile.key])).toEqual([
+      ['sandbox', null],
+      ['production', mask(productionKey)],
+      ['staging', mask(stagingKey)],
+    ]);
+  });
+
+  it('profile show masks the key and lists what PETCTL_API_KEY and PETCTL_BASE_URL override', async (t) => {
+    const storedKey = newApiKey();
+    const envKey = newApiKey();
+    const { petctl } = setup(t, [storedKey, envKey]);
+    await ok(petctl(['profile', 'add', 'production', '--base-url', 'https://api.example.org/v1']));
+    await ok(petctl(['auth', 'login', '-p', 'production'], { input: storedKey }));
+
+    const plain = await ok(petctl(['profile', 'show', 'production']));
+    expect(plain.stdout).toBe(
+      [
+        'Profile:    production',
+        'Base URL:   https://api.example.org/v1',
+        `Stored key: ${mask(storedKey)}`,
+        `Key in use: ${mask(storedKey)} (profile)`,
+        'Overrides:  none',
+        '',
+      ].join('\n'),
+    );
+
+    const env = { PETCTL_API_KEY: envKey, PETCTL_BASE_URL: 'https://other.example.org/v1' };
+    const overridden = await ok(petctl(['profile', 'show', 'production'], { env }));
+    expect(overridden.stdout).toContain(`Key in use: ${mask(envKey)} (env)`);
+    expect(overridden.stdout).toContain('Base URL:   https://other.example.org/v1');
+    expect(overridden.stdout).toContain('Overrides:  PETCTL_API_KEY overrides the stored key; PETCTL_BASE_URL overrides the base URL');
+
+    const asJson = JSON.parse((await ok(petctl(['profile', 'show', 'production', '-o', 'json'], { env }))).stdout);
+    expect(asJson).toEqual({
+      name: 'production',
+      active: false,
+      builtIn: false,
+      baseUrl: 'https://api.example.org/v1',
+      effectiveBaseUrl: 'https://other.example.org/v1',
+      storedKey: mask(storedKey),
+      effectiveKey: mask(envKey),
+      keySource: 'env',
+      overrides: ['PETCTL_API_KEY overrides the stored key', 'PETCTL_BASE_URL overrides the base URL'],
+    });
+
+    const flag = await ok(petctl(['--base-url', 'https://flag.example.org/v1', 'profile', 'show', 'production'], { env }));
+    expect(flag.stdout).toContain('--base-url overrides the base URL');
+    expect(flag.stdout).toContain('Base URL:   https://flag.example.org/v1');
+  });
+
+  it('refuses to remove the sandbox, to add it, or to add an http:// URL that is not loopback (exit 2)', async (t) => {
+    const { petctl, configDir } = setup(t);
+    const sandbox = await petctl(['profile', 'remove', 'sandbox']);
+    expect(sandbox.code).toBe(2);
+    expectCleanError(sandbox);
+    expect(sandbox.stderr).toContain('cannot be removed');
+
+    const http = await petctl(['profile', 'add', 'insecure', '--base-url', 'http://example.org/v1']);
+    expect(http.code).toBe(2);
+    expectCleanError(http);
+    expect(http.stderr).toContain('clear text');
+
+    expect((await petctl(['profile', 'add', 'sandbox', '--base-url', 'https://api.example.org/v1'])).code).toBe(2);
+    expect((await petctl(['profile', 'add', 'bad name', '--base-url', 'https://api.example.org/v1'])).code).toBe(2);
+    expect((await petctl(['profile', 'add', 'nourl'])).code).toBe(2);
+    expect((await petctl(['profile', 'use', 'nope'])).code).toBe(2);
+    expect((await petctl(['profile', 'remove', 'nope'])).code).toBe(2);
+    // Nothing was written by any of them.
+    expect(fs.existsSync(path.join(configDir, 'config.json'))).toBe(false);
+
+    // Loopback may use http://.
+    await ok(petctl(['profile', 'add', 'local', '--base-url', 'http://127.0.0.1:4010/v1']));
+    expect((await petctl(['profile', 'add', 'local', '--base-url', 'https://api.example.org/v1'])).code).toBe(2);
+  });
+
+  it('an unknown profile exits 4 not_configured, from -p or PETCTL_PROFILE', async (t) => {
+    const { petctl } = setup(t);
+    const human = await petctl(['-p', 'nope', 'pets', 'list']);
+    expect(human.code).toBe(4);
+    expectCleanError(human);
+    expect(human.stderr).toContain('profile "nope" (from --profile) does not exist');
+    expect(human.stderr).toContain('(not_configured)');
+
+    const machine = await petctl(['-o', 'json', 'pets', 'list'], { env: { PETCTL_PROFILE: 'nope' } });
+    expect(machine.code).toBe(4);
+    expect(jsonError(machine)).toMatchObject({ code: 'not_configured', status: 0 });
+    expect(jsonError(machine).message).toContain('PETCTL_PROFILE');
+  });
+});
+
+describe.concurrent('auth', () => {
+  it('login --with-token reads stdin; a piped stdin works without the flag; the key is never printed', async (t) => {
+    const server = await scripted(t);
+    const key = newApiKey();
+    const second = newApiKey();
+    const { petctl, configFile } = setup(t, [key, second]);
+    await ok(petctl(['profile', 'add', 'staging', '--base-url', server.baseUrl]));
+
+    const login = await ok(petctl(['-p', 'staging', 'auth', 'login', '--with-token'], { input: `  ${key}\n` }));
+    expect(login.stdout).toBe('');
+    expect(login.stderr).toContain('API key stored for profile "staging"');
+    expect(readConfig(configFile).profiles.staging).toEqual({ baseUrl: server.baseUrl, apiKey: key });
+    expect(modeOf(configFile)).toBe(0o600);
+
+    // stdin is a pipe here, not a terminal: read from it even without --with-token.
+    await ok(petctl(['-p', 'staging', 'auth', 'login'], { input: second }));
+    expect(readConfig(configFile).profiles.staging?.apiKey).toBe(second);
+
+    await ok(petctl(['-p', 'staging', '--verbose', 'pets', 'list']));
+    expectPetctlHeaders(server.requests[0]!, second);
+
+    // An empty stdin is refused and changes nothing.
+    const empty = await petctl(['-p', 'staging', 'auth', 'login', '--with-token'], { input: '\n' });
+    expect(empty.code).toBe(2);
+    expect(empty.stderr).toContain('no API key on standard input');
+    expect(readConfig(configFile).profiles.staging?.apiKey).toBe(second);
+
+    // A key that cannot go in a header is refused without being echoed.
+    const spaced = await petctl(['-p', 'staging', 'auth', 'login'], { input: 'two words', secrets: ['two words'] });
+    expect(spaced.code).toBe(2);
+    expect(readConfig(configFile).profiles.staging?.apiKey).toBe(second);
+  });
+
+  it('status checks the key with GET /pets?limit=1 and shows profile, base URL, masked key, sources and the rate limit', async (t) => {
+    const server = await scripted(t);
+    const key = newApiKey();
+    const { petctl } = setup(t, [key]);
+    await ok(petctl(['profile', 'add', 'production', '--base-url', server.baseUrl]));
+    await ok(petctl(['profile', 'use', 'production']));
+    await ok(petctl(['auth', 'login'], { input: key }));
+
+    const status = await ok(petctl(['auth', 'status']));
+    expect(status.stdout).toBe(
+      [
+        'Profile:    production (active profile)',
+        `Base URL:   ${server.baseUrl} (from the profile)`,
+        `API key:    ${mask(key)} (from the profile)`,
+        'Status:     authenticated (GET /pets?limit=1 answered 200)',
+        'Rate limit: 41 of 60 left, resets 2030-03-17T17:46:40.000Z',
+        '',
+      ].join('\n'),
+    );
+    expect(status.stderr).toBe('');
+    expect(server.requests).toHaveLength(1);
+    expect(server.requests[0]).toMatchObject({ method: 'GET', path: '/v1/pets', query: { limit: '1' } });
+    expectPetctlHeaders(server.requests[0]!, key);
+
+    const asJson = await ok(petctl(['auth', 'status', '-o', 'json']));
+    expect(JSON.parse(asJson.stdout)).toEqual({
+      profile: 'production',
+      profileSource: 'active',
+      baseUrl: server.baseUrl,
+      baseUrlSource: 'profile',
+      key: mask(key),
+      keySource: 'profile',
+      authenticated: true,
+      rateLimit: { limit: 60, remaining: 41, reset: '2030-03-17T17:46:40.000Z' },
+    });
+  });
+
+  it('status without rate-limit headers says so rather than inventing numbers', async (t) => {
+    const server = await scripted(t);
+    server.reply(json(200, []));
+    const key = newApiKey();
+    const { petctl } = setup(t, [key]);
+    const status = await ok(petctl(['--base-url', server.baseUrl, 'auth', 'status'], { env: { PETCTL_API_KEY: key } }));
+    expect(status.stdout).toContain('Rate limit: not reported\n');
+    expect(status.stdout).toContain(`Base URL:   ${server.baseUrl} (from a flag)`);
+    expect(status.stdout).toContain(`API key:    ${mask(key)} (from PETCTL_API_KEY)`);
+  });
+
+  it('a rejected key exits 4 with a hint to log in, in human and JSON form', async (t) => {
+    const server = await scripted(t);
+    const unauthorized = json(401, { code: 'unauthorized', message: 'the API key is not valid', status: 401 }, { 'www-authenticate': 'Bearer' });
+    server.reply(unauthorized, unauthorized, unauthorized);
+    const key = newApiKey();
+    const { petctl } = setup(t, [key]);
+    await ok(petctl(['profile', 'add', 'production', '--base-url', server.baseUrl]));
+    await ok(petctl(['auth', 'login', '-p', 'production'], { input: key }));
+
+    const status = await petctl(['-p', 'production', 'auth', 'status']);
+    expect(status.code).toBe(4);
+    expectCleanError(status);
+    // production is not the active profile, so the hint names it: a bare `auth login` would store the key in sandbox.
+    expect(status.stderr).toBe('error: the API key is not valid (unauthorized, HTTP 401)\nhint: run petctl auth login -p production\n');
+
+    const list = await petctl(['-p', 'production', 'pets', 'list']);
+    expect(list.code).toBe(4);
+    expect(list.stderr).toContain('hint: run petctl auth login -p production');
+
+    const machine = await petctl(['-p', 'production', '-o', 'json', 'auth', 'status']);
+    expect(machine.code).toBe(4);
+    expect(jsonError(machine)).toEqual({ code: 'unauthorized', message: 'the API key is not valid', status: 401 });
+    // A 401 is not retried.
+    expect(server.requests).toHaveLength(3);
+    server.verify();
+  });
+
+  it('a profile without a key exits 4 not_configured with the login hint, sending nothing', async (t) => {
+    const server = await scripted(t);
+    const { petctl } = setup(t);
+    await ok(petctl(['profile', 'add', 'staging', '--base-url', server.baseUrl]));
+    await ok(petctl(['profile', 'use', 'staging']));
+
+    const active = await petctl(['pets', 'list']);
+    expect(active.code).toBe(4);
+    expectCleanError(active);
+    expect(active.stderr).toBe('error: no API key for profile "staging" (not_configured)\nhint: run petctl auth login\n');
+
+    await ok(petctl(['profile', 'use', 'sandbox']));
+    const other = await petctl(['-p', 'staging', 'auth', 'status']);
+    expect(other.code).toBe(4);
+    expect(other.stderr).toContain('hint: run petctl auth login -p staging');
+
+    const machine = await petctl(['-p', 'staging', '--json', 'pets', 'add', '--name', 'Rex', '--category-id', '1']);
+    expect(machine.code).toBe(4);
+    expect(jsonError(machine)).toEqual({ code: 'not_configured', message: 'no API key for profile "staging"', status: 0 });
+    expect(server.requests).toHaveLength(0);
+  });
+
+  it('logout removes the stored key; PETCTL_API_KEY overrides and status, logout, login and show say so', async (t) => {
+    const server = await scripted(t);
+    const key = newApiKey();
+    const envKey = newApiKey();
+    const { petctl, configFile } = setup(t, [key, envKey]);
+    await ok(petctl(['profile', 'add', 'production', '--base-url', server.baseUrl]));
+    await ok(petctl(['profile', 'use', 'production']));
+    await ok(petctl(['auth', 'login'], { input: key }));
+
+    // The environment's key wins over the stored one.
+    const env = { PETCTL_API_KEY: envKey };
+    const status = await ok(petctl(['auth', 'status'], { env }));
+    expect(status.stdout).toContain(`API key:    ${mask(envKey)} (from PETCTL_API_KEY)`);
+    expectPetctlHeaders(server.requests[0]!, envKey);
+    expect((await ok(petctl(['profile', 'show'], { env }))).stdout).toContain('PETCTL_API_KEY overrides the stored key');
+    const relogin = await ok(petctl(['auth', 'login'], { env, input: key }));
+    expect(relogin.stderr).toContain('warning: PETCTL_API_KEY is set and overrides the stored key');
+
+    const logout = await ok(petctl(['auth', 'logout'], { env }));
+    expect(logout.stderr).toBe(
+      'API key removed from profile "production".\nwarning: PETCTL_API_KEY is still set and is used as the API key until you unset it\n',
+    );
+    expect(readConfig(configFile).profiles.production).toEqual({ baseUrl: server.baseUrl });
+
+    // Still usable through the environment; not without it.
+    await ok(petctl(['pets', 'list'], { env }));
+    expectPetctlHeaders(server.requests[1]!, envKey);
+    const without = await petctl(['pets', 'list']);
+    expect(without.code).toBe(4);
+    expect(without.stderr).toContain('not_configured');
+
+    const again = await ok(petctl(['auth', 'logout']));
+    expect(again.stderr).toBe('Profile "production" has no stored API key.\n');
+  });
+
+  it('the sandbox profile needs no login; a stored sandbox key is used and can be logged out', async (t) => {
+    const { petctl, configFile } = setup(t);
+    const builtIn = JSON.parse((await ok(petctl(['auth', 'status', '-o', 'json']))).stdout);
+    expect(builtIn).toMatchObject({ profile: 'sandbox', baseUrlSource: 'sandbox', key: '****', keySource: 'sandbox-default', rateLimit: { limit: 60 } });
+    expect(builtIn.baseUrl).toMatch(/^http:\/\/127\.0\.0\.1:\d+\/v1$/);
+
+    await ok(petctl(['auth', 'login', '--with-token'], { input: 'sandbox-pro' }));
+    expect(readConfig(configFile).profiles.sandbox).toEqual({ apiKey: 'sandbox-pro' });
+    expect(JSON.parse((await ok(petctl(['auth', 'status', '--json']))).stdout)).toMatchObject({ keySource: 'profile', rateLimit: { limit: 300 } });
+
+    await ok(petctl(['auth', 'logout']));
+    expect(readConfig(configFile).profiles.sandbox).toBeUndefined();
+    expect(JSON.parse((await ok(petctl(['auth', 'status', '--json']))).stdout)).toMatchObject({ keySource: 'sandbox-default', rateLimit: { limit: 60 } });
+
+    // An unknown key is refused by the sandbox: exit 4.
+    const bogus = await petctl(['pets', 'list'], { env: { PETCTL_API_KEY: 'not-a-sandbox-key' }, secrets: ['not-a-sandbox-key'] });
+    expect(bogus.code).toBe(4);
+    expect(bogus.stderr).toContain('hint: PETCTL_API_KEY was rejected; check its value or unset it to use the stored key');
+  });
+
+  it('the key never shows up in any output, verbose traces and errors included', async (t) => {
+    const server = await scripted(t);
+    server.reply(
+      json(200, [PET]),
+      json(400, { code: 'invalid_field', message: 'bad', status: 400 }),
+      json(404, { code: 'pet_not_found', message: 'no animal has id 5', status: 404 }),
+      json(401, { code: 'unauthorized', message: 'nope', status: 401 }),
+    );
+    const key = newApiKey();
+    const { petctl } = setup(t, [key]);
+    await ok(petctl(['profile', 'add', 'production', '--base-url', server.baseUrl]));
+    await ok(petctl(['-p', 'production', 'auth', 'login', '--with-token'], { input: key }));
+    // runCli rejects with SecretLeakError if the key is printed; each call below is checked.
+    const results = [
+      await petctl(['-p', 'production', '-v', 'pets', 'list']),
+      await petctl(['-p', 'production', '-v', 'pets', 'add', '--name', 'Rex', '--category-id', '1']),
+      await petctl(['-p', 'production', '-v', '-o', 'json', 'pets', 'get', '5']),
+      await petctl(['-p', 'production', '-v', 'auth', 'status']),
+      await petctl(['-p', 'production', 'profile', 'show']),
+      await petctl(['-p', 'production', 'profile', 'show', '-o', 'json']),
+      await petctl(['profile', 'list', '-o', 'csv']),
+      await petctl(['-p', 'production', 'auth', 'status', '-o', 'ndjson']),
+    ];
+    expect(results.map((result) => result.code)).toEqual([0, 6, 3, 4, 0, 0, 0, 0]);
+    expect(results[0]!.stderr).toContain('> Authorization: Bearer [redacted]');
+  });
+});

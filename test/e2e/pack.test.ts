@@ -1,0 +1,88 @@
+import { execFile } from 'node:child_process';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { promisify } from 'node:util';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { PACKAGE_VERSION, cleanEnv } from '../helpers/cli';
+
+/**
+ * The package as a user gets it: `npm pack`, then `npm install -g` of the
+ * tarball into a temporary prefix, offline (petctl has no run-time
+ * dependencies: everything is bundled into dist/petctl.cjs), then the
+ * installed `petctl` on its own, run from outside the repository.
+ *
+ * `npm pack --ignore-scripts`: pack would otherwise run the `prepare` script,
+ * which rebuilds dist/ (deleting it first) while other e2e test files run the
+ * built binary. The tests run against the build made before them (`npm test`
+ * builds first), which is what prepare would produce.
+ */
+
+const run = promisify(execFile);
+const repo = fileURLToPath(new URL('../..', import.meta.url));
+
+let work: string;
+let tarball: string;
+let entries: string[];
+let petctlBin: string;
+
+beforeAll(async () => {
+  work = fs.mkdtempSync(path.join(os.tmpdir(), 'petctl-pack-'));
+  const npmEnv = cleanEnv({ npm_config_cache: path.join(work, 'npm-cache'), npm_config_update_notifier: 'false' });
+  const packed = await run('npm', ['pack', '--ignore-scripts', '--json', '--pack-destination', work], { cwd: repo, env: npmEnv, timeout: 60_000 });
+  const [manifest] = JSON.parse(packed.stdout) as Array<{ filename: string }>;
+  tarball = path.join(work, manifest!.filename);
+  entries = (await run('tar', ['-tzf', tarball])).stdout.split('\n').filter((line) => line !== '');
+
+  const prefix = path.join(work, 'prefix');
+  await run('npm', ['install', '-g', '--prefix', prefix, '--offline', '--no-audit', '--no-fund', tarball], {
+    cwd: work,
+    env: npmEnv,
+    timeout: 90_000,
+  });
+  petctlBin = path.join(prefix, 'bin', 'petctl');
+}, 120_000);
+
+afterAll(() => {
+  if (work) fs.rmSync(work, { recursive: true, force: true });
+});
+
+describe('npm pack and a global install of the tarball', () => {
+  it('names the tarball after the version and ships only the bundle, the shim and the docs', () => {
+    expect(path.basename(tarball)).toBe(`petctl-${PACKAGE_VERSION}.tgz`);
+    expect(entries).toContain('package/bin/petctl.js');
+    expect(entries).toContain('package/dist/petctl.cjs');
+    expect(entries).toContain('package/package.json');
+    expect(entries).toContain('package/README.md');
+    expect(entries.filter((entry) => /^package\/(src|test|node_modules|scripts|bench)\//.test(entry))).toEqual([]);
+    expect(entries.filter((entry) => entry.includes('/.cache/') || entry.endsWith('.tgz'))).toEqual([]);
+  });
+
+  it('declares no run-time dependencies', () => {
+    const manifest = JSON.parse(fs.readFileSync(path.join(repo, 'package.json'), 'utf8')) as Record<string, unknown>;
+    expect(manifest.dependencies ?? {}).toEqual({});
+    expect(fs.existsSync(path.join(path.dirname(petctlBin), '..', 'lib', 'node_modules', 'petctl', 'node_modules'))).toBe(false);
+  });
+
+  it('installs a working petctl: --version, and pets list against its built-in sandbox', async () => {
+    expect(fs.existsSync(petctlBin)).toBe(true);
+    const configDir = path.join(work, 'config');
+    const env = cleanEnv({ PETCTL_CONFIG_DIR: configDir });
+
+    const version = await run(petctlBin, ['--version'], { cwd: work, env, timeout: 20_000 });
+    expect(version.stdout).toBe(`${PACKAGE_VERSION}\n`);
+
+    const list = await run(petctlBin, ['pets', 'list', '-o', 'json', '--limit', '3'], { cwd: work, env, timeout: 20_000 });
+    expect(JSON.parse(list.stdout)).toEqual([
+      { id: 1, name: 'Rex', categoryId: 1, status: 'available' },
+      { id: 2, name: 'Bella', categoryId: 1, status: 'pending' },
+      { id: 3, name: 'Max', categoryId: 1, status: 'sold' },
+    ]);
+    expect(list.stderr).toBe('');
+    expect(fs.existsSync(path.join(configDir, 'sandbox-data.json'))).toBe(true);
+
+    const help = await run(petctlBin, ['pets', 'add', '--help'], { cwd: work, env, timeout: 20_000 });
+    expect(help.stdout).toContain('Usage: petctl pets add');
+  }, 60_000);
+});

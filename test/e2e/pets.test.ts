@@ -1,0 +1,456 @@
+import fs from 'node:fs';
+import path from 'node:path';
+import { type TestContext, describe, expect, it } from 'vitest';
+import { parseJson } from '../../src/schemas/json';
+import {
+  type CliOptions,
+  type CliResult,
+  PACKAGE_VERSION,
+  cliSession,
+  expectCleanError,
+  expectPetctlHeaders,
+  jsonError,
+  setupE2e,
+  tempConfigDir,
+} from '../helpers/cli';
+import { json } from '../helpers/scripted-server';
+
+/**
+ * `petctl pets list|add|get`, end to end: the built binary as a child process.
+ * Most tests run against the built-in `sandbox` profile exactly as a fresh
+ * install does (no base URL, no key, a temporary PETCTL_CONFIG_DIR); the
+ * scripted server is used where what petctl sent must be checked byte for byte.
+ */
+
+const SAMPLE_TSV = [
+  '1\tRex\t1\tavailable',
+  '2\tBella\t1\tpending',
+  '3\tMax\t1\tsold',
+  '4\tLuna\t2\tavailable',
+  '5\tOliver\t2\tavailable',
+  '6\tMilo\t2\tsold',
+  '7\tKiwi\t3\tavailable',
+  '8\tSunny\t3\tpending',
+  '9\tHazel\t4\tavailable',
+  '10\tPepper\t4\tsold',
+  '11\tDaisy\t1\tavailable',
+  '12\tNibbles\t4\tpending',
+];
+const SAMPLE = SAMPLE_TSV.map((line) => {
+  const [id, name, categoryId, status] = line.split('\t') as [string, string, string, string];
+  return { id: Number(id), name, categoryId: Number(categoryId), status };
+});
+
+const DEPRECATION_WARNING =
+  'warning: GET /pets/{petId} is deprecated and is to be removed on 2030-12-05; use `petctl pets list --status <status>` instead\n';
+const BIG = '9007199254740993'; // 2^53 + 1: JSON.parse would print 9007199254740992
+
+interface FreshInstall {
+  configDir: string;
+  dataFile: string;
+  petctl: (args: string[], options?: CliOptions) => Promise<CliResult>;
+}
+
+/** petctl as on a fresh install: its own empty config dir, nothing else set. */
+function freshInstall(t: Pick<TestContext, 'onTestFinished'>): FreshInstall {
+  const configDir = tempConfigDir();
+  t.onTestFinished(() => fs.rmSync(configDir, { recursive: true, force: true }));
+  return { configDir, dataFile: path.join(configDir, 'sandbox-data.json'), petctl: cliSession({ env: { PETCTL_CONFIG_DIR: configDir } }) };
+}
+
+/** A sandbox data file as the README documents it, holding exactly `petsJson` (raw JSON, so int64 stays exact). */
+function writeDataFile(file: string, petsJson: string): void {
+  fs.writeFileSync(file, `{ "version": 1, "pets": ${petsJson}, "rateLimits": {} }\n`, { mode: 0o600 });
+}
+
+function lines(text: string): string[] {
+  return text.split('\n').filter((line) => line !== '');
+}
+
+const modeOf = (file: string) => fs.statSync(file).mode & 0o777;
+
+describe.concurrent('a fresh install lists the sandbox sample animals', () => {
+  it('prints the 12 animals as TSV when piped, exit 0, nothing on stderr', async (t) => {
+    const { petctl } = freshInstall(t);
+    const result = await petctl(['pets', 'list']);
+    expect(result.code).toBe(0);
+    expect(result.stdout).toBe(`${SAMPLE_TSV.join('\n')}\n`);
+    expect(result.stderr).toBe('');
+  });
+
+  it('-o json prints the Pets array', async (t) => {
+    const { petctl } = freshInstall(t);
+    const result = await petctl(['pets', 'list', '-o', 'json']);
+    expect(result.code).toBe(0);
+    expect(JSON.parse(result.stdout)).toEqual(SAMPLE);
+    expect(result.stderr).toBe('');
+  });
+
+  it('--json is the same as -o json, and wins over -o', async (t) => {
+    const { petctl } = freshInstall(t);
+    const result = await petctl(['-o', 'csv', '--json', 'pets', 'list', '--limit', '2']);
+    expect(result.code).toBe(0);
+    expect(JSON.parse(result.stdout)).toEqual(SAMPLE.slice(0, 2));
+  });
+
+  it('-o ndjson prints one compact object per line', async (t) => {
+    const { petctl } = freshInstall(t);
+    const result = await petctl(['pets', 'list', '-o', 'ndjson']);
+    expect(result.code).toBe(0);
+    expect(result.stdout.endsWith('\n')).toBe(true);
+    const rows = result.stdout.slice(0, -1).split('\n');
+    expect(rows).toHaveLength(12);
+    expect(rows[0]).toBe('{"id":1,"name":"Rex","categoryId":1,"status":"available"}');
+    expect(rows.map((row) => JSON.parse(row))).toEqual(SAMPLE);
+  });
+
+  it('-o csv prints the header id,name,categoryId,status and a row per animal', async (t) => {
+    const { petctl } = freshInstall(t);
+    const result = await petctl(['pets', 'list', '-o', 'csv']);
+    expect(result.code).toBe(0);
+    expect(result.stdout).toBe(`id,name,categoryId,status\n${SAMPLE_TSV.map((line) => line.replaceAll('\t', ',')).join('\n')}\n`);
+  });
+
+  it('--status sold shows only sold animals; --limit 3 returns 3', async (t) => {
+    const { petctl } = freshInstall(t);
+    const sold = await petctl(['pets', 'list', '--status', 'sold']);
+    expect(sold.code).toBe(0);
+    expect(lines(sold.stdout)).toEqual(['3\tMax\t1\tsold', '6\tMilo\t2\tsold', '10\tPepper\t4\tsold']);
+
+    const three = await petctl(['pets', 'list', '--limit', '3', '-o', 'json']);
+    expect(three.code).toBe(0);
+    expect(JSON.parse(three.stdout)).toEqual(SAMPLE.slice(0, 3));
+
+    const both = await petctl(['pets', 'list', '--status', 'available', '--limit', '2']);
+    expect(lines(both.stdout)).toEqual(['1\tRex\t1\tavailable', '4\tLuna\t2\tavailable']);
+  });
+
+  it('without --limit returns the server default of 20 at most', async (t) => {
+    const { petctl, dataFile } = freshInstall(t);
+    const pets = Array.from({ length: 25 }, (_, i) => `{ "id": ${i + 1}, "name": "Pet ${i + 1}", "categoryId": 1 }`);
+    writeDataFile(dataFile, `[${pets.join(',')}]`);
+    expect(lines((await petctl(['pets', 'list'])).stdout)).toHaveLength(20);
+    expect(lines((await petctl(['pets', 'list', '--limit', '100'])).stdout)).toHaveLength(25);
+  });
+});
+
+describe.concurrent('pets add', () => {
+  it('adds an animal that the next process lists; the data file is private', async (t) => {
+    const { petctl, configDir, dataFile } = freshInstall(t);
+    const added = await petctl(['pets', 'add', '--name', 'Rex2', '--category-id', '1']);
+    expect(added.code).toBe(0);
+    // No --status: the animal has none, shown as "-" in the table form.
+    expect(added.stdout).toBe('13\tRex2\t1\t-\n');
+    expect(added.stderr).toBe('');
+
+    const list = await petctl(['pets', 'list', '--limit', '100']);
+    expect(list.code).toBe(0);
+    expect(lines(list.stdout)).toEqual([...SAMPLE_TSV, '13\tRex2\t1\t-']);
+
+    expect(modeOf(dataFile)).toBe(0o600);
+    expect(modeOf(configDir)).toBe(0o700);
+    const stored = parseJson(fs.readFileSync(dataFile, 'utf8')) as { pets: Array<{ name: string }> };
+    expect(stored.pets.at(-1)).toEqual({ id: 13, name: 'Rex2', categoryId: 1 });
+  });
+
+  it('-o json prints the created Pet with its id and status', async (t) => {
+    const { petctl } = freshInstall(t);
+    const result = await petctl(['pets', 'add', '--name', 'Tom', '--category-id', '2', '--status', 'pending', '-o', 'json']);
+    expect(result.code).toBe(0);
+    expect(JSON.parse(result.stdout)).toEqual({ id: 13, name: 'Tom', categoryId: 2, status: 'pending' });
+  });
+
+  it('quotes a name holding a comma and quotes in csv (RFC 4180)', async (t) => {
+    const { petctl } = freshInstall(t);
+    expect((await petctl(['pets', 'add', '--name', 'Rex, "the" dog', '--category-id', '1', '--status', 'available'])).code).toBe(0);
+    const result = await petctl(['pets', 'list', '--limit', '100', '-o', 'csv']);
+    expect(result.code).toBe(0);
+    const rows = result.stdout.split('\n');
+    expect(rows[0]).toBe('id,name,categoryId,status');
+    expect(rows.at(-2)).toBe('13,"Rex, ""the"" dog",1,available');
+    expect(rows.at(-1)).toBe('');
+  });
+
+  it('keeps a category id above 2^53 digit for digit', async (t) => {
+    const { petctl } = freshInstall(t);
+    const result = await petctl(['pets', 'add', '--name', 'Big', '--category-id', BIG, '-o', 'json']);
+    expect(result.code).toBe(0);
+    expect(result.stdout).toContain(`"categoryId": ${BIG}`);
+    expect(parseJson(result.stdout)).toEqual({ id: 13, name: 'Big', categoryId: BigInt(BIG) });
+
+    const tsv = await petctl(['pets', 'get', '13']);
+    expect(tsv.stdout).toBe(`13\tBig\t${BIG}\t-\n`);
+  });
+});
+
+describe.concurrent('int64 ids end to end', () => {
+  it('lists, gets and continues after an id above 2^53 exactly', async (t) => {
+    const { petctl, dataFile } = freshInstall(t);
+    writeDataFile(dataFile, `[{ "id": 1, "name": "Rex", "categoryId": 1, "status": "available" }, { "id": ${BIG}, "name": "Huge", "categoryId": ${BIG}, "status": "sold" }]`);
+
+    const tsv = await petctl(['pets', 'list']);
+    expect(tsv.stdout).toBe(`1\tRex\t1\tavailable\n${BIG}\tHuge\t${BIG}\tsold\n`);
+
+    const asJson = await petctl(['pets', 'list', '-o', 'json']);
+    expect(asJson.stdout).toContain(`"id": ${BIG}`);
+    expect(asJson.stdout).not.toContain('9007199254740992');
+    expect((parseJson(asJson.stdout) as unknown[])[1]).toEqual({ id: BigInt(BIG), name: 'Huge', categoryId: BigInt(BIG), status: 'sold' });
+
+    expect((await petctl(['pets', 'list', '-o', 'ndjson'])).stdout.split('\n')[1]).toBe(`{"id":${BIG},"name":"Huge","categoryId":${BIG},"status":"sold"}`);
+    expect((await petctl(['pets', 'list', '-o', 'csv'])).stdout).toContain(`\n${BIG},Huge,${BIG},sold\n`);
+
+    const got = await petctl(['pets', 'get', BIG, '-o', 'json']);
+    expect(got.code).toBe(0);
+    expect(got.stdout).toBe(`{\n  "id": ${BIG},\n  "name": "Huge",\n  "categoryId": ${BIG},\n  "status": "sold"\n}\n`);
+
+    // New ids are the highest plus one: exact arithmetic, not a rounded double.
+    const added = await petctl(['pets', 'add', '--name', 'Next', '--category-id', '1', '-o', 'ndjson']);
+    expect(added.stdout).toBe('{"id":9007199254740994,"name":"Next","categoryId":1}\n');
+  });
+});
+
+describe.concurrent('pets get', () => {
+  it('prints the animal, and the deprecation warning on stderr only', async (t) => {
+    const { petctl } = freshInstall(t);
+    const result = await petctl(['pets', 'get', '4']);
+    expect(result.code).toBe(0);
+    expect(result.stdout).toBe('4\tLuna\t2\tavailable\n');
+    expect(result.stderr).toBe(DEPRECATION_WARNING);
+  });
+
+  it('--quiet drops the warning', async (t) => {
+    const { petctl } = freshInstall(t);
+    const result = await petctl(['-q', 'pets', 'get', '4']);
+    expect(result.code).toBe(0);
+    expect(result.stderr).toBe('');
+  });
+
+  it('an id nobody has exits 3 with the server code, nothing on stdout', async (t) => {
+    const { petctl } = freshInstall(t);
+    const result = await petctl(['pets', 'get', '999999']);
+    expect(result.code).toBe(3);
+    expectCleanError(result);
+    expect(result.stderr).toContain(DEPRECATION_WARNING);
+    expect(result.stderr).toContain('error: no animal has id 999999 (pet_not_found, HTTP 404)\n');
+  });
+
+  it('with -o json a missing animal is a JSON error line, as the server sent it', async (t) => {
+    const { petctl } = freshInstall(t);
+    // No -q: a failure's stderr is the one JSON line, without the human deprecation warning.
+    const result = await petctl(['-o', 'json', 'pets', 'get', '999999']);
+    expect(result.code).toBe(3);
+    expect(result.stdout).toBe('');
+    expect(jsonError(result)).toEqual({ code: 'pet_not_found', message: 'no animal has id 999999', status: 404 });
+  });
+});
+
+describe.concurrent('stdout carries data, stderr everything else', () => {
+  it('-o json stdout always parses, with warnings, notices and traces on stderr', async (t) => {
+    const { petctl } = freshInstall(t);
+    for (const args of [
+      ['-o', 'json', 'pets', 'get', '1'],
+      ['-o', 'json', '--verbose', 'pets', 'list', '--limit', '2'],
+      ['-o', 'json', '--verbose', 'pets', 'add', '--name', 'Kit', '--category-id', '2'],
+      ['-o', 'json', 'auth', 'status'],
+      ['-o', 'json', 'profile', 'list'],
+    ]) {
+      const result = await petctl(args);
+      expect(result.code, args.join(' ')).toBe(0);
+      expect(() => JSON.parse(result.stdout), args.join(' ')).not.toThrow();
+      expect(result.stdout).not.toMatch(/warning|petctl:|^[<>]/m);
+    }
+    const traced = await petctl(['-o', 'json', '--verbose', 'pets', 'list', '--limit', '1']);
+    expect(traced.stderr).toMatch(/GET http:\/\/127\.0\.0\.1:\d+\/v1\/pets\?limit=1/);
+    expect(traced.stderr).toContain('[redacted]');
+    expect(traced.stderr).not.toContain('sandbox-free');
+  });
+
+  it('an empty list: nothing on stdout and "No animals found." on stderr in table format', async (t) => {
+    const { petctl, dataFile } = freshInstall(t);
+    writeDataFile(dataFile, '[]');
+    const table = await petctl(['pets', 'list']);
+    expect(table).toMatchObject({ code: 0, stdout: '', stderr: 'No animals found.\n' });
+    expect(await petctl(['-q', 'pets', 'list'])).toMatchObject({ code: 0, stdout: '', stderr: '' });
+    expect(await petctl(['pets', 'list', '-o', 'json'])).toMatchObject({ code: 0, stdout: '[]\n', stderr: '' });
+    expect(await petctl(['pets', 'list', '-o', 'ndjson'])).toMatchObject({ code: 0, stdout: '', stderr: '' });
+    expect(await petctl(['pets', 'list', '-o', 'csv'])).toMatchObject({ code: 0, stdout: 'id,name,categoryId,status\n', stderr: '' });
+  });
+
+  it('piped output has no colour codes even with FORCE_COLOR', async (t) => {
+    const { petctl } = freshInstall(t);
+    const result = await petctl(['pets', 'list', '--limit', '3'], { env: { FORCE_COLOR: '3' } });
+    expect(result.stdout).toBe(`${SAMPLE_TSV.slice(0, 3).join('\n')}\n`);
+    // eslint-disable-next-line no-control-regex
+    expect(result.stdout).not.toMatch(/\x1b\[/);
+  });
+});
+
+describe.concurrent('what petctl sends (scripted server)', () => {
+  it('pets list --limit 5 --status pending: GET /v1/pets?limit=5&status=pending with the bearer key', async (t) => {
+    const { server, key, petctl } = await setupE2e(t);
+    server.reply(json(200, [{ id: 2, name: 'Bella', categoryId: 1, status: 'pending' }]));
+    const result = await petctl(['pets', 'list', '--limit', '5', '--status', 'pending']);
+    expect(result.code).toBe(0);
+    expect(result.stdout).toBe('2\tBella\t1\tpending\n');
+    expect(server.requests).toHaveLength(1);
+    const [request] = server.requests;
+    expect(request).toMatchObject({ method: 'GET', path: '/v1/pets', query: { limit: '5', status: 'pending' }, body: '' });
+    expectPetctlHeaders(request!, key);
+    server.verify();
+  });
+
+  it('pets list without flags sends no query at all', async (t) => {
+    const { server, petctl } = await setupE2e(t);
+    server.reply(json(200, []));
+    await petctl(['pets', 'list']);
+    expect(server.requests[0]?.url).toBe('/v1/pets');
+  });
+
+  it('pets add sends the NewPet as JSON, the int64 category id byte for byte', async (t) => {
+    const { server, key, petctl } = await setupE2e(t);
+    server.reply({ status: 201, headers: { 'content-type': 'application/json' }, body: `{"id":${BIG},"name":"Rex","categoryId":${BIG},"status":"available"}` });
+    const result = await petctl(['pets', 'add', '--name', 'Rex', '--category-id', BIG, '--status', 'available', '-o', 'ndjson']);
+    expect(result.code).toBe(0);
+    expect(result.stdout).toBe(`{"id":${BIG},"name":"Rex","categoryId":${BIG},"status":"available"}\n`);
+    const [request] = server.requests;
+    expect(request).toMatchObject({ method: 'POST', path: '/v1/pets' });
+    expect(request!.headers['content-type']).toMatch(/^application\/json/);
+    expect(request!.bodyBytes.toString('utf8')).toBe(`{"name":"Rex","categoryId":${BIG},"status":"available"}`);
+    expectPetctlHeaders(request!, key);
+  });
+
+  it('pets add without --status sends no status', async (t) => {
+    const { server, petctl } = await setupE2e(t);
+    server.reply(json(201, { id: 7, name: 'Kit', categoryId: 2 }));
+    await petctl(['pets', 'add', '--name', 'Kit', '--category-id', '2']);
+    expect(server.requests[0]?.body).toBe('{"name":"Kit","categoryId":2}');
+  });
+
+  it('pets get sends GET /v1/pets/{id} and takes the removal date from a Sunset header', async (t) => {
+    const { server, petctl } = await setupE2e(t);
+    server.reply({ status: 200, headers: { sunset: 'Sat, 01 Jun 2030 00:00:00 GMT' }, body: `{"id":${BIG},"name":"Huge","categoryId":1}` });
+    const result = await petctl(['pets', 'get', BIG]);
+    expect(result.code).toBe(0);
+    expect(server.requests[0]).toMatchObject({ method: 'GET', path: `/v1/pets/${BIG}`, body: '' });
+    expect(result.stdout).toBe(`${BIG}\tHuge\t1\t-\n`);
+    expect(result.stderr).toBe(
+      'warning: GET /pets/{petId} is deprecated and is to be removed on 2030-06-01; use `petctl pets list --status <status>` instead\n',
+    );
+  });
+
+  it('keeps fields the server adds beyond the specification in json and ndjson', async (t) => {
+    const { server, petctl } = await setupE2e(t);
+    const body = '[{"id":1,"name":"Rex","categoryId":1,"status":"available","tags":["good boy"],"shelter":{"id":9007199254740995}}]';
+    server.reply({ status: 200, body }, { status: 200, body });
+    const asJson = await petctl(['pets', 'list', '-o', 'json']);
+    expect(parseJson(asJson.stdout)).toEqual([{ id: 1, name: 'Rex', categoryId: 1, status: 'available', tags: ['good boy'], shelter: { id: 9007199254740995n } }]);
+    const asNdjson = await petctl(['pets', 'list', '-o', 'ndjson']);
+    expect(asNdjson.stdout).toBe(`${body.slice(1, -1)}\n`);
+  });
+});
+
+describe.concurrent('flags are checked before anything is sent (exit 2)', () => {
+  it.for([
+    { args: ['pets', 'list', '--limit', '0'], names: ["'--limit <n>'", 'from 1 to 100'] },
+    { args: ['pets', 'list', '--limit', '101'], names: ["'--limit <n>'", 'from 1 to 100'] },
+    { args: ['pets', 'list', '--limit', '2.5'], names: ["'--limit <n>'", 'from 1 to 100'] },
+    { args: ['pets', 'list', '--limit', 'ten'], names: ["'--limit <n>'", 'from 1 to 100'] },
+    { args: ['pets', 'list', '--status', 'adopted'], names: ["'--status <status>'", 'available', 'pending', 'sold'] },
+    { args: ['pets', 'add', '--name', 'Rex', '--category-id', '1.5'], names: ["'--category-id <int64>'", 'int64'] },
+    { args: ['pets', 'add', '--name', 'Rex', '--category-id', '9223372036854775808'], names: ["'--category-id <int64>'", 'int64'] },
+    { args: ['pets', 'add', '--name', 'Rex', '--category-id', '1', '--status', 'lost'], names: ["'--status <status>'", 'available, pending, sold'] },
+    { args: ['pets', 'add', '--category-id', '1'], names: ["'--name <name>'"] },
+    { args: ['pets', 'add', '--name', 'Rex'], names: ["'--category-id <int64>'"] },
+    { args: ['pets', 'add', '--name', '  ', '--category-id', '1'], names: ["'--name <name>'", 'empty'] },
+    { args: ['pets', 'get', 'rex'], names: ['rex', 'int64'] },
+    { args: ['pets', 'get'], names: ['petId'] },
+    { args: ['--timeout', '0', 'pets', 'list'], names: ['--timeout'] },
+    { args: ['--retries', '101', 'pets', 'list'], names: ['--retries'] },
+    { args: ['-o', 'xml', 'pets', 'list'], names: ['xml', 'table', 'json', 'ndjson', 'csv'] },
+  ].map((example) => ({ ...example, line: example.args.join(' ') })))('petctl $line', async ({ args, names }, t) => {
+    const { server, petctl } = await setupE2e(t);
+    const result = await petctl(args);
+    expect(result.code).toBe(2);
+    expectCleanError(result);
+    expect(result.stderr).toMatch(/^error: .*\(usage_error\)\n/);
+    for (const name of names) expect(result.stderr).toContain(name);
+    expect(server.requests).toHaveLength(0);
+  });
+
+  it('with -o json a usage error is one JSON line with status 0', async (t) => {
+    const { server, petctl } = await setupE2e(t);
+    const result = await petctl(['-o', 'json', 'pets', 'list', '--limit', '0']);
+    expect(result.code).toBe(2);
+    expect(jsonError(result)).toMatchObject({ code: 'usage_error', status: 0 });
+    expect(server.requests).toHaveLength(0);
+  });
+});
+
+describe.concurrent('help and version', () => {
+  it('--version and -V print package.json version', async (t) => {
+    const { petctl } = freshInstall(t);
+    for (const flag of ['--version', '-V']) {
+      const result = await petctl([flag]);
+      expect(result).toMatchObject({ code: 0, stdout: `${PACKAGE_VERSION}\n`, stderr: '' });
+    }
+    // Also through the full program, not only the shim's shortcut.
+    expect((await petctl(['-q', '--version'])).stdout).toBe(`${PACKAGE_VERSION}\n`);
+  });
+
+  it('--help lists the commands, global options and exit codes on stdout', async (t) => {
+    const { petctl } = freshInstall(t);
+    const result = await petctl(['--help']);
+    expect(result.code).toBe(0);
+    expect(result.stderr).toBe('');
+    for (const text of ['Usage: petctl', 'pets', 'auth', 'profile', 'sandbox', '--profile', '--output', '--base-url', '--max-wait', '--no-color', 'Exit codes']) {
+      expect(result.stdout).toContain(text);
+    }
+  });
+
+  it('pets list --help names --limit and --status with the allowed values', async (t) => {
+    const { petctl } = freshInstall(t);
+    const result = await petctl(['pets', 'list', '--help']);
+    expect(result.code).toBe(0);
+    expect(result.stdout).toContain('--limit <n>');
+    expect(result.stdout).toContain('1-100');
+    expect(result.stdout).toMatch(/--status <status>[\s\S]*"available",\s+"pending",\s+"sold"/);
+    expect(result.stdout).toContain('Examples:');
+  });
+
+  it('every leaf command has help with its usage', async (t) => {
+    const { petctl } = freshInstall(t);
+    for (const command of [['pets', 'add'], ['pets', 'get'], ['auth', 'login'], ['auth', 'status'], ['auth', 'logout'], ['profile', 'add'], ['sandbox']]) {
+      const result = await petctl([...command, '--help']);
+      expect(result.code, command.join(' ')).toBe(0);
+      expect(result.stdout).toContain(`Usage: petctl ${command.join(' ')}`);
+    }
+  });
+
+  it('a group without a command prints its help on stderr and exits 2', async (t) => {
+    const { petctl } = freshInstall(t);
+    for (const group of ['pets', 'auth', 'profile']) {
+      const result = await petctl([group]);
+      expect(result.code, group).toBe(2);
+      expect(result.stdout).toBe('');
+      expect(result.stderr).toContain(`Usage: petctl ${group}`);
+    }
+    expect((await petctl(['pets'])).stderr).toMatch(/list[\s\S]*add[\s\S]*get/);
+  });
+
+  it('an unknown command or option exits 2 with a usage error', async (t) => {
+    const { petctl } = freshInstall(t);
+    const unknown = await petctl(['adopt']);
+    expect(unknown.code).toBe(2);
+    expectCleanError(unknown);
+    expect(unknown.stderr).toContain("error: unknown command 'adopt' (usage_error)");
+
+    const sub = await petctl(['pets', 'lst']);
+    expect(sub.code).toBe(2);
+    expect(sub.stderr).toContain("unknown command 'lst'");
+    expect(sub.stderr).toContain('list');
+
+    const option = await petctl(['pets', 'list', '--colour']);
+    expect(option.code).toBe(2);
+    expect(option.stderr).toContain("unknown option '--colour'");
+  });
+});

@@ -1,0 +1,268 @@
+import { type ChildProcess, spawn } from 'node:child_process';
+import fs from 'node:fs';
+import path from 'node:path';
+import { type TestContext, describe, expect, it, vi } from 'vitest';
+import { parseJson } from '../../src/schemas/json';
+import { startSandbox } from '../../src/sandbox/server';
+import { BIN, type CliResult, cleanEnv, cliSession, runCli, tempConfigDir } from '../helpers/cli';
+import { FREE, call } from '../sandbox/helpers';
+
+/**
+ * `petctl sandbox` as a foreground child process, and the built-in sandbox
+ * profile's pacing across processes.
+ */
+
+const KEY_LINES = [
+  'sandbox-free\tfree\t60/min\t1000/day',
+  'sandbox-pro\tpro\t300/min\t10000/day',
+  'sandbox-business\tbusiness\t1000/min\t100000/day',
+  'sandbox-enterprise\tenterprise\t5000/min\t1000000/day',
+];
+
+interface SandboxProcess {
+  child: ChildProcess;
+  baseUrl: string;
+  stdout(): string;
+  stderr(): string;
+  /** Resolves once stderr holds `count` lines matching `pattern`. */
+  logged(pattern: RegExp, count?: number): Promise<string[]>;
+  /** Sends `signal` and resolves with how the process ended. */
+  stop(signal?: NodeJS.Signals): Promise<{ code: number | null; signal: NodeJS.Signals | null }>;
+}
+
+/** Starts `petctl sandbox <args>` and resolves once its first stdout line (the base URL) is out. */
+function startSandboxProcess(t: Pick<TestContext, 'onTestFinished'>, args: string[], env: Record<string, string> = {}): Promise<SandboxProcess> {
+  const child = spawn(process.execPath, [BIN, 'sandbox', ...args], { env: cleanEnv(env), stdio: ['ignore', 'pipe', 'pipe'] });
+  const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) =>
+    child.on('exit', (code, signal) => resolve({ code, signal })),
+  );
+  t.onTestFinished(() => {
+    if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL');
+  });
+  let stdout = '';
+  let stderr = '';
+  const stderrListeners = new Set<() => void>();
+  child.stderr!.setEncoding('utf8').on('data', (chunk: string) => {
+    stderr += chunk;
+    for (const listener of stderrListeners) listener();
+  });
+  return new Promise((resolve, reject) => {
+    const timer = setTimeout(() => reject(new Error(`petctl sandbox printed no base URL; stderr: ${stderr}`)), 15_000);
+    void exited.then(({ code }) => reject(new Error(`petctl sandbox exited ${code}; stderr: ${stderr}`)));
+    child.stdout!.setEncoding('utf8').on('data', (chunk: string) => {
+      stdout += chunk;
+      if (!stdout.includes('\n')) return;
+      clearTimeout(timer);
+      resolve({
+        child,
+        baseUrl: stdout.slice(0, stdout.indexOf('\n')),
+        stdout: () => stdout,
+        stderr: () => stderr,
+        logged: (pattern, count = 1) =>
+          new Promise((done) => {
+            const check = () => {
+              const lines = stderr.split('\n').filter((line) => pattern.test(line));
+              if (lines.length < count) return;
+              stderrListeners.delete(check);
+              done(lines);
+            };
+            stderrListeners.add(check);
+            check();
+          }),
+        stop: (signal = 'SIGINT') => {
+          child.kill(signal);
+          return exited;
+        },
+      });
+    });
+  });
+}
+
+function tempDir(t: Pick<TestContext, 'onTestFinished'>): string {
+  const dir = tempConfigDir();
+  t.onTestFinished(() => fs.rmSync(dir, { recursive: true, force: true }));
+  return dir;
+}
+
+describe.concurrent('petctl sandbox (foreground)', () => {
+  it('prints the base URL first, then the four keys; answers GET /v1/pets with the Free key; logs each request on stderr', async (t) => {
+    const sandbox = await startSandboxProcess(t, ['--port', '0'], { PETCTL_CONFIG_DIR: tempDir(t) });
+    expect(sandbox.baseUrl).toMatch(/^http:\/\/127\.0\.0\.1:\d+\/v1$/);
+    expect(sandbox.baseUrl).not.toMatch(/:0\/v1$/);
+    await sandbox.logged(/listening on/);
+    // stdout and stderr are separate pipes: wait for the key lines rather than assume an order.
+    await vi.waitFor(() => expect(sandbox.stdout()).toBe(`${sandbox.baseUrl}\n${KEY_LINES.join('\n')}\n`));
+    expect(sandbox.stderr()).toContain(`listening on ${sandbox.baseUrl}`);
+
+    const reply = await call(sandbox.baseUrl, '/pets?limit=2', { key: FREE });
+    expect(reply.status).toBe(200);
+    expect(reply.headers['x-ratelimit-limit']).toBe('60');
+    expect(reply.body).toEqual([
+      { id: 1, name: 'Rex', categoryId: 1, status: 'available' },
+      { id: 2, name: 'Bella', categoryId: 1, status: 'pending' },
+    ]);
+    const unauthorized = await call(sandbox.baseUrl, '/pets', { key: null });
+    expect(unauthorized.status).toBe(401);
+
+    const [logLine] = await sandbox.logged(/^GET \/v1\/pets\?limit=2 /);
+    expect(logLine).toMatch(/^GET \/v1\/pets\?limit=2 200 free \d+ms$/);
+    const [refused] = await sandbox.logged(/^GET \/v1\/pets 401 /);
+    expect(refused).toMatch(/^GET \/v1\/pets 401 - \d+ms$/);
+    // The plan is logged, never the key.
+    expect(sandbox.stderr()).not.toContain('sandbox-free');
+
+    expect(await sandbox.stop('SIGINT')).toEqual({ code: 130, signal: null });
+  });
+
+  it('petctl --base-url <its URL> works with the sandbox profile default key, and with PETCTL_API_KEY', async (t) => {
+    const configDir = tempDir(t);
+    const sandbox = await startSandboxProcess(t, ['--port', '0']);
+    const petctl = cliSession({ args: ['--base-url', sandbox.baseUrl], env: { PETCTL_CONFIG_DIR: configDir } });
+
+    const list = await petctl(['pets', 'list', '--limit', '2']);
+    expect(list).toMatchObject({ code: 0, stdout: '1\tRex\t1\tavailable\n2\tBella\t1\tpending\n', stderr: '' });
+    const status = JSON.parse((await petctl(['auth', 'status', '-o', 'json'])).stdout);
+    expect(status).toMatchObject({ baseUrl: sandbox.baseUrl, baseUrlSource: 'flag', keySource: 'sandbox-default', rateLimit: { limit: 60 } });
+
+    const pro = JSON.parse((await petctl(['auth', 'status', '-o', 'json'], { env: { PETCTL_API_KEY: 'sandbox-pro' } })).stdout);
+    expect(pro).toMatchObject({ keySource: 'env', rateLimit: { limit: 300 } });
+
+    // PETCTL_BASE_URL too.
+    const viaEnv = await runCli(['pets', 'get', '2'], { env: { PETCTL_CONFIG_DIR: configDir, PETCTL_BASE_URL: sandbox.baseUrl } });
+    expect(viaEnv.stdout).toBe('2\tBella\t1\tpending\n');
+    await sandbox.logged(/^GET \/v1\/pets\/2 200 free /);
+
+    const added = await petctl(['pets', 'add', '--name', 'Visitor', '--category-id', '3', '-o', 'json']);
+    expect(JSON.parse(added.stdout)).toEqual({ id: 13, name: 'Visitor', categoryId: 3 });
+    // Without --data it lives in memory: the profile's own data file is not touched.
+    expect(fs.existsSync(path.join(configDir, 'sandbox-data.json'))).toBe(false);
+    await sandbox.logged(/^POST \/v1\/pets 201 free /);
+  });
+
+  it('SIGTERM stops it too, exit 130', async (t) => {
+    const sandbox = await startSandboxProcess(t, ['--port', '0']);
+    expect(await sandbox.stop('SIGTERM')).toEqual({ code: 130, signal: null });
+    // The port is free again: nothing is listening.
+    await expect(call(sandbox.baseUrl, '/pets')).rejects.toThrow();
+  });
+
+  it('--data <file> keeps animals across restarts, in a private file', async (t) => {
+    const dir = tempDir(t);
+    const dataFile = path.join(dir, 'nested', 'pets.json');
+    const env = { PETCTL_CONFIG_DIR: path.join(dir, 'config') };
+
+    const first = await startSandboxProcess(t, ['--port', '0', '--data', dataFile]);
+    expect((await first.logged(/listening on/))[0]).toContain(`data in ${dataFile}`);
+    const added = await runCli(['--base-url', first.baseUrl, 'pets', 'add', '--name', 'Keeper', '--category-id', '2', '--status', 'pending'], { env });
+    expect(added).toMatchObject({ code: 0, stdout: '13\tKeeper\t2\tpending\n' });
+    expect(await first.stop()).toMatchObject({ code: 130 });
+    expect(fs.statSync(dataFile).mode & 0o777).toBe(0o600);
+
+    const second = await startSandboxProcess(t, ['--port', '0', '--data', dataFile]);
+    const list = await runCli(['--base-url', second.baseUrl, 'pets', 'list', '--status', 'pending'], { env });
+    expect(list.stdout).toBe('2\tBella\t1\tpending\n8\tSunny\t3\tpending\n12\tNibbles\t4\tpending\n13\tKeeper\t2\tpending\n');
+    expect(await second.stop()).toMatchObject({ code: 130 });
+  });
+
+  it('refuses bad flags with exit 2, and a port in use with a clear error', async (t) => {
+    const bad = await runCli(['sandbox', '--port', '70000']);
+    expect(bad.code).toBe(2);
+    expect(bad.stderr).toContain('--port');
+    expect(bad.stdout).toBe('');
+
+    const first = await startSandboxProcess(t, ['--port', '0']);
+    const port = new URL(first.baseUrl).port;
+    const taken = await runCli(['sandbox', '--port', port]);
+    expect(taken.code).not.toBe(0);
+    expect(taken.stdout).toBe('');
+    expect(taken.stderr).toMatch(/EADDRINUSE|in use/);
+    expect(taken.stderr).not.toContain('    at ');
+  });
+});
+
+describe('the sandbox profile paces a shell loop past the Free plan limit', () => {
+  /**
+   * A loop of commands on the built-in sandbox profile that together go past
+   * the Free key's 60 requests in one (shortened) minute: the command that
+   * would send the 61st waits for the window to reopen instead of getting a
+   * 429, so nothing is ever refused and the key is never banned.
+   *
+   * Spawning 70 processes in a row takes ~15 s on an idle machine and more
+   * under load, which does not fit a 2 s minute. So the first 50 requests of
+   * the window come from another client of the same key and data file (the
+   * same service code, over HTTP, as a second petctl would), and the loop
+   * adds 20 petctl commands: 70 requests in all, the 61st sent by command 11.
+   * The minute is 15 s (PETCTL_SANDBOX_MINUTE_MS), long enough for 10 process
+   * starts even on a slow machine.
+   */
+  it('commands after the 60th request wait for the next window: all exit 0, no 429, no ban', async (t) => {
+    const configDir = tempDir(t);
+    const dataFile = path.join(configDir, 'sandbox-data.json');
+    const minuteMs = 15_000;
+    const env = { PETCTL_CONFIG_DIR: configDir, PETCTL_SANDBOX_MINUTE_MS: String(minuteMs) };
+
+    const other = await startSandbox({ port: 0, dataFile, minuteMs });
+    const windowStart = Date.now();
+    try {
+      for (let i = 0; i < 50; i++) expect((await call(other.baseUrl, '/pets?limit=1', { key: FREE })).status).toBe(200);
+    } finally {
+      await other.close();
+    }
+
+    const results: Array<CliResult & { startedAt: number; endedAt: number }> = [];
+    for (let i = 0; i < 20; i++) {
+      const startedAt = Date.now();
+      const result = await runCli(['--verbose', 'pets', 'list', '--limit', '1'], { env, timeoutMs: 30_000 });
+      results.push({ ...result, startedAt, endedAt: Date.now() });
+    }
+    // The test only proves pacing if commands 1-10 ran inside the first window.
+    expect(results[9]!.endedAt - windowStart, 'machine too slow: the first window ended before 60 requests').toBeLessThan(minuteMs);
+
+    for (const [index, result] of results.entries()) {
+      const label = `command ${index + 1}: ${result.stderr}`;
+      expect(result.code, label).toBe(0);
+      expect(result.stdout, label).toBe('1\tRex\t1\tavailable\n');
+      // Exactly one request, answered 200: never a 429.
+      expect(result.stderr.match(/^< \d+ /gm), label).toEqual(['< 200 ']);
+      expect(result.stderr, label).not.toMatch(/^< 429|HTTP 429|rate_limited|key_banned/m);
+    }
+    const remaining = results.map((result) => Number(/x-ratelimit-remaining=(\d+)/.exec(result.stderr)?.[1]));
+    expect(remaining).toEqual([9, 8, 7, 6, 5, 4, 3, 2, 1, 0, 59, 58, 57, 56, 55, 54, 53, 52, 51, 50]);
+
+    // Commands 1-10 went straight through; command 11 said why it waited, and sent nothing before the window reopened.
+    for (const result of results.slice(0, 10)) expect(result.stderr).not.toContain('petctl: rate limit reached');
+    expect(results[10]!.stderr).toMatch(/^petctl: rate limit reached; waiting \d+s for the window to reopen$/m);
+    expect(results[10]!.endedAt).toBeGreaterThanOrEqual(windowStart + minuteMs);
+    for (const result of results.slice(11)) expect(result.stderr).not.toContain('petctl: rate limit reached');
+
+    // The service's own record: no strikes against the key.
+    const stored = parseJson(fs.readFileSync(dataFile, 'utf8')) as { rateLimits: Record<string, { minuteCount: number; strikes: number }> };
+    expect(stored.rateLimits[FREE]).toMatchObject({ minuteCount: 10, strikes: 0 });
+  }, 40_000);
+});
+
+describe('petctl sandbox cannot start', () => {
+  it('a port already in use exits 1 with code port_in_use and a hint, no stack trace', async () => {
+    const taken = await startSandbox({ port: 0 });
+    try {
+      const result = await runCli(['sandbox', '--port', String(taken.port)], { env: { PETCTL_CONFIG_DIR: tempConfigDir() } });
+      expect(result.code).toBe(1);
+      expect(result.stdout).toBe('');
+      expect(result.stderr).toBe(
+        `error: port ${taken.port} is already in use (port_in_use)\nhint: pick another with --port, or --port 0 for a free one\n`,
+      );
+    } finally {
+      await taken.close();
+    }
+  });
+
+  it('a damaged --data file exits 1 naming the file, and leaves it untouched', async () => {
+    const dir = tempConfigDir();
+    const data = path.join(dir, 'pets.json');
+    fs.writeFileSync(data, '{"pets": [');
+    const result = await runCli(['sandbox', '--port', '0', '--data', data], { env: { PETCTL_CONFIG_DIR: dir } });
+    expect(result.code).toBe(1);
+    expect(result.stderr).toMatch(/^error: sandbox data file .*pets\.json is not valid JSON.* \(sandbox_data_file\)\n$/);
+    expect(fs.readFileSync(data, 'utf8')).toBe('{"pets": [');
+  });
+});
