@@ -1,4 +1,5 @@
 import { stringifyJson } from '../schemas/json';
+import { renderCsv } from './csv';
 import type { OutputFormat } from './format';
 
 /**
@@ -22,9 +23,10 @@ export function renderDetails(fields: readonly DetailField[], object: Record<str
       return `${stringifyJson(object, 2)}\n`;
     case 'ndjson':
       return `${stringifyJson(object)}\n`;
-    case 'csv': {
-      const quote = (text: string) => (/[",\r\n]/.test(text) ? `"${text.replace(/"/g, '""')}"` : text);
-      return `${fields.map((field) => field.key).join(',')}\n${fields.map((field) => quote(field.text)).join(',')}\n`;
-    }
+    case 'csv':
+      return renderCsv(
+        fields.map((field) => ({ header: field.key, value: () => field.text })),
+        [object],
+      );
   }
 }
