@@ -4,7 +4,7 @@ import path from 'node:path';
 import { type TestContext, describe, expect, it, vi } from 'vitest';
 import { parseJson } from '../../src/schemas/json';
 import { startSandbox } from '../../src/sandbox/server';
-import { BIN, type CliResult, cleanEnv, cliSession, runCli, tempConfigDir } from '../helpers/cli';
+import { BIN, type CliResult, NODE, cleanEnv, cliSession, runCli, tempConfigDir } from '../helpers/cli';
 import { FREE, call } from '../sandbox/helpers';
 
 /**
@@ -32,7 +32,7 @@ interface SandboxProcess {
 
 /** Starts `petctl sandbox <args>` and resolves once its first stdout line (the base URL) is out. */
 function startSandboxProcess(t: Pick<TestContext, 'onTestFinished'>, args: string[], env: Record<string, string> = {}): Promise<SandboxProcess> {
-  const child = spawn(process.execPath, [BIN, 'sandbox', ...args], { env: cleanEnv(env), stdio: ['ignore', 'pipe', 'pipe'] });
+  const child = spawn(NODE, [BIN, 'sandbox', ...args], { env: cleanEnv(env), stdio: ['ignore', 'pipe', 'pipe'] });
   const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) =>
     child.on('exit', (code, signal) => resolve({ code, signal })),
   );

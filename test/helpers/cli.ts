@@ -12,6 +12,12 @@ import { type RecordedRequest, type Reply, type ScriptedServer, startScriptedSer
 /** The built binary, run as a user would: `node bin/petctl.js ...`. */
 export const BIN = fileURLToPath(new URL('../../bin/petctl.js', import.meta.url));
 
+/**
+ * The Node.js that runs petctl in e2e tests: this one, or another version
+ * named by PETCTL_TEST_NODE (.ci/run runs the e2e suite under Node 22 and 24 too).
+ */
+export const NODE = process.env.PETCTL_TEST_NODE || process.execPath;
+
 export interface CliResult {
   code: number | null;
   signal: NodeJS.Signals | null;
@@ -59,7 +65,7 @@ export function cleanEnv(extra: Record<string, string | undefined> = {}): NodeJS
 
 export function runCli(args: string[], options: CliOptions = {}): Promise<CliResult> {
   return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [BIN, ...args], { env: cleanEnv(options.env), stdio: ['pipe', 'pipe', 'pipe'] });
+    const child = spawn(NODE, [BIN, ...args], { env: cleanEnv(options.env), stdio: ['pipe', 'pipe', 'pipe'] });
     let stdout = '';
     let stderr = '';
     child.stdout.setEncoding('utf8').on('data', (chunk: string) => (stdout += chunk));
