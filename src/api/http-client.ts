@@ -284,7 +284,6 @@ export class HttpClient {
   }
 }
 
-
 function snippet(text: string): string {
   const flat = text.replace(/\s+/g, ' ').trim();
   if (!flat) return '';

@@ -1,5 +1,5 @@
 import { InvalidArgumentError } from 'commander';
-import { LIMIT_MAX, LIMIT_MIN, PET_STATUSES, type PetStatusValue } from '../schemas/constants';
+import { LIMIT_MAX, LIMIT_MIN } from '../schemas/constants';
 import { parseInt64 } from '../schemas/int64';
 
 /**
@@ -13,13 +13,6 @@ export function parseLimit(value: string): number {
     throw new InvalidArgumentError(`Allowed: an integer from ${LIMIT_MIN} to ${LIMIT_MAX}.`);
   }
   return Number(value);
-}
-
-export function parseStatus(value: string): PetStatusValue {
-  if (!(PET_STATUSES as readonly string[]).includes(value)) {
-    throw new InvalidArgumentError(`Allowed: ${PET_STATUSES.join(', ')}.`);
-  }
-  return value as PetStatusValue;
 }
 
 export function parseInt64Value(value: string): number | bigint {

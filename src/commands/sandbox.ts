@@ -1,5 +1,6 @@
 import { type Command, InvalidArgumentError, Option } from 'commander';
 import type { Context } from '../context';
+import { InterruptedError } from '../errors';
 import { parseCount, parsePort } from './parsers';
 import type { Invoke } from './root';
 
@@ -38,11 +39,10 @@ Examples:
 }
 
 export async function sandboxRun(options: SandboxOptions, ctx: Context): Promise<void> {
-  const [{ startSandbox }, { SANDBOX_KEYS }, { isLoopbackHost }, { InterruptedError }] = await Promise.all([
+  const [{ startSandbox }, { SANDBOX_KEYS }, { isLoopbackHost }] = await Promise.all([
     import('../sandbox/server'),
     import('../sandbox/keys'),
     import('../config/base-url'),
-    import('../errors'),
   ]);
   const sandbox = await startSandbox({
     host: options.host,

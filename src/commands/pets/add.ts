@@ -1,5 +1,6 @@
 import { type Command, Option } from 'commander';
 import type { Context } from '../../context';
+import { UsageError } from '../../errors';
 import { PET_STATUSES, type PetStatusValue } from '../../schemas/constants';
 import { parseInt64Value } from '../parsers';
 import type { Invoke } from '../root';
@@ -31,7 +32,6 @@ A POST is never sent twice: it is retried only after a 429 (not processed).`,
 
 export async function addRun(options: AddOptions, ctx: Context): Promise<void> {
   if (options.name.trim() === '') {
-    const { UsageError } = await import('../../errors');
     throw new UsageError("option '--name <name>' must not be empty");
   }
   const [{ http }, { createPet }, { renderPet }, { renderOptions }] = await Promise.all([

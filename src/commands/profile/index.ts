@@ -1,5 +1,6 @@
 import type { Command } from 'commander';
 import type { Context } from '../../context';
+import { UsageError } from '../../errors';
 import type { Invoke } from '../root';
 
 /**
@@ -24,9 +25,9 @@ export function registerProfile(program: Command, invoke: Invoke): void {
     .command('add')
     .description('add a profile')
     .argument('<name>', 'profile name: letters, digits, ".", "_" and "-"')
-    // Not requiredOption: the global --base-url (root.ts) has the same name, and commander
-    // gives a program's option precedence wherever it appears on the line, so this one
-    // never receives a value. It is declared for the help text; the value comes from globals.
+    // Declared for the help text only: the global --base-url (root.ts) has the same name, and
+    // commander gives a program's option precedence wherever it stands on the line, so the
+    // value always arrives in the global options (not from PETCTL_BASE_URL: that is not a flag).
     .option('--base-url <url>', 'https://…/v1 (http only for loopback)')
     .addHelpText(
       'after',
@@ -36,16 +37,7 @@ Examples:
   $ petctl profile add staging --base-url https://staging.example.org/v1
   $ petctl auth login -p staging`,
     )
-    .action((name: string, options: { baseUrl?: string }) =>
-      invoke(async (ctx) => {
-        const baseUrl = options.baseUrl ?? ctx.globals.baseUrl;
-        if (baseUrl === undefined) {
-          const { UsageError } = await import('../../errors');
-          throw new UsageError("required option '--base-url <url>' not specified", 'petctl profile add <name> --base-url https://api.example.org/v1');
-        }
-        await profileAddRun({ name, baseUrl }, ctx);
-      }),
-    );
+    .action((name: string) => invoke((ctx) => profileAddRun({ name, baseUrl: ctx.globals.baseUrl }, ctx)));
 
   profile
     .command('use')
@@ -126,7 +118,10 @@ export async function profileShowRun(options: { name?: string }, ctx: Context): 
   );
 }
 
-export async function profileAddRun(options: { name: string; baseUrl: string }, ctx: Context): Promise<void> {
+export async function profileAddRun(options: { name: string; baseUrl?: string }, ctx: Context): Promise<void> {
+  if (options.baseUrl === undefined) {
+    throw new UsageError("required option '--base-url <url>' not specified", 'petctl profile add <name> --base-url https://api.example.org/v1');
+  }
   const store = await ctx.profiles();
   await store.add(options.name, options.baseUrl);
   ctx.notice(`Profile "${options.name}" added. Store its key with: petctl auth login -p ${options.name}`);
