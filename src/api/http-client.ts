@@ -50,6 +50,21 @@ export interface ApiRequest {
   body?: unknown;
   /** Sees the headers of every answer, errors included (e.g. Sunset on a deprecated operation). */
   observe?: (header: (name: string) => string | undefined) => void;
+  /** Per-request hooks; bulk import uses them to journal and to show waits in its progress bar. */
+  hooks?: RequestHooks;
+}
+
+export interface RequestHooks {
+  /**
+   * Awaited on every attempt once the rate-limit gate has let the request go,
+   * just before it is written to the wire: a request still waiting in the gate
+   * was never sent, one past this point may have been.
+   */
+  beforeSend?: () => void | Promise<void>;
+  /** Every HTTP answer's status, 429s and errors included. */
+  onAnswer?: (status: number) => void;
+  /** Replaces the session's wait (its countdown line) for this request's waits; must reject on Ctrl-C. */
+  wait?: (ms: number, why: string) => Promise<void>;
 }
 
 export interface ApiResponse {
@@ -96,11 +111,13 @@ export class HttpClient {
     const { options } = this;
     const url = this.buildUrl(request.path, request.query);
     const body = request.body === undefined ? undefined : stringifyJson(request.body);
+    const wait = request.hooks?.wait ?? options.wait;
     let waitedMs = 0;
     let retriesDone = 0;
 
     for (;;) {
-      waitedMs += await this.waitForGate(waitedMs);
+      waitedMs += await this.waitForGate(waitedMs, wait);
+      await request.hooks?.beforeSend?.();
 
       let outcome: AttemptOutcome;
       let response: RawResponse | undefined;
@@ -116,6 +133,7 @@ export class HttpClient {
 
       let retryAfterMs: number | undefined;
       if (response) {
+        request.hooks?.onAnswer?.(response.status);
         request.observe?.(response.header);
         const rate = parseRateHeaders(response.header);
         const serverDate = parseHttpDate(response.header('date'));
@@ -132,13 +150,13 @@ export class HttpClient {
       if (waitedMs + delay > options.maxWaitMs || options.maxWaitMs === 0) throw failure;
       retriesDone += 1;
       const why = response ? `HTTP ${response.status}` : 'network error';
-      await options.wait(delay, `${why}; retry ${retriesDone}/${options.retries} in ${formatWait(delay)}`);
+      await wait(delay, `${why}; retry ${retriesDone}/${options.retries} in ${formatWait(delay)}`);
       waitedMs += delay;
     }
   }
 
   /** Sends nothing while a 429 or an exhausted window, seen by this or another process, is in force. */
-  private async waitForGate(waitedMs: number): Promise<number> {
+  private async waitForGate(waitedMs: number, wait: (ms: number, why: string) => Promise<void>): Promise<number> {
     const block = this.options.gate.current();
     const now = this.options.now();
     if (!block || block.blockedUntil <= now) return 0;
@@ -151,7 +169,7 @@ export class HttpClient {
         hint: this.options.maxWaitMs === 0 ? undefined : 'raise --max-wait to wait longer',
       });
     }
-    await this.options.wait(ms, `rate limit reached; waiting ${formatWait(ms)} for the window to reopen`);
+    await wait(ms, `rate limit reached; waiting ${formatWait(ms)} for the window to reopen`);
     return ms;
   }
 

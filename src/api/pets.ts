@@ -2,7 +2,7 @@ import type * as z from 'zod/mini';
 import { InvalidResponseError, NetworkError } from '../errors';
 import { GET_PET_SUNSET } from '../schemas/constants';
 import { NewPet, Pet, Pets, type PetStatus } from '../schemas/pet';
-import type { ApiResponse, HttpClient } from './http-client';
+import type { ApiResponse, HttpClient, RequestHooks } from './http-client';
 import { parseHttpDate } from './retry';
 
 /** Typed endpoint functions: one per operation of the specification, each validating what it sends and gets. */
@@ -30,10 +30,10 @@ export async function listPets(http: HttpClient, params: ListPetsParams): Promis
 }
 
 /** createPet: POST /pets. Never retried once sent (except after a 429, which was not processed). */
-export async function createPet(http: HttpClient, newPet: NewPet): Promise<Pet> {
+export async function createPet(http: HttpClient, newPet: NewPet, hooks?: RequestHooks): Promise<Pet> {
   const body = NewPet.parse(newPet);
   try {
-    const response = await http.send({ method: 'POST', path: '/pets', body });
+    const response = await http.send({ method: 'POST', path: '/pets', body, hooks });
     return validated(Pet, response, 'POST /pets');
   } catch (error) {
     if (error instanceof NetworkError && error.sent) {
