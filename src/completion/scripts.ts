@@ -80,12 +80,14 @@ _petctl() {
         fi
     done
     (( \${#values} )) || return 1
-    compadd -l -d descriptions -a values
+    compadd -l -d descriptions -- "\${values[@]}"
 }
 if [[ \${funcstack[1]} == _petctl ]]; then
     _petctl "$@"
-else
+elif (( \${+functions[compdef]} )); then
     compdef _petctl petctl
+else
+    print -u2 "petctl completion: run 'autoload -Uz compinit && compinit' before this script"
 fi
 `;
 
