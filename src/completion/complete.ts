@@ -1,5 +1,5 @@
 import type { Argument, Command, Option } from 'commander';
-import { dynamicValuesOf } from './values';
+import { type DynamicValues, dynamicValuesOf } from './values';
 
 /**
  * The completion engine: given the words typed after `petctl` (the last one is
@@ -158,7 +158,7 @@ async function argumentValues(argument: Argument, sources: CompletionSources): P
   return dynamic ? dynamicValues(dynamic, sources) : [];
 }
 
-function dynamicValues(kind: 'profiles', sources: CompletionSources): Promise<string[]> {
+function dynamicValues(kind: DynamicValues, sources: CompletionSources): Promise<string[]> {
   switch (kind) {
     case 'profiles':
       return sources.profileNames();
