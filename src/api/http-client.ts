@@ -1,5 +1,5 @@
 import type { Dispatcher } from 'undici';
-import { ApiError, InterruptedError, InvalidResponseError, NetworkError, PetctlError, RateLimitError } from '../errors';
+import { ApiError, InterruptedError, InvalidResponseError, NetworkError, PetctlError, RateLimitError, RedirectError } from '../errors';
 import { ErrorBody } from '../schemas/pet';
 import { parseJson, stringifyJson } from '../schemas/json';
 import type { RateLimitGate } from './rate-limit-state';
@@ -259,6 +259,8 @@ export class HttpClient {
       parsed = undefined;
     }
     const status = response.status;
+    // undici never follows redirects on its own; neither does petctl (the key would travel with it).
+    if (status >= 300 && status < 400) return new RedirectError(method, url, status, printableLocation(response.header('location')));
     if (status === 429) {
       const body = parsed?.success ? parsed.data : undefined;
       const banned = body?.code === 'key_banned';
@@ -282,6 +284,12 @@ export class HttpClient {
     // A 4xx without the Error body the specification promises: keep the status's meaning.
     return new ApiError(method, url, status, { code: `http_${status}`, message: `HTTP ${status} without an Error body${snippet(response.text)}` }, this.hintFor(status));
   }
+}
+
+/** The Location as sent, with control characters made visible-safe: it ends up in a one-line message. */
+function printableLocation(value: string | undefined): string | undefined {
+  const text = value?.trim();
+  return text ? text.replace(/[\u0000-\u001f\u007f]/g, ' ') : undefined;
 }
 
 function snippet(text: string): string {
@@ -311,5 +319,19 @@ function describeNetworkError(error: unknown): string {
     UND_ERR_RES_CONTENT_LENGTH_MISMATCH: 'the answer was cut short',
     UND_ERR_RES_EXCEEDED_MAX_SIZE: 'the answer was too large',
   };
+  if (code && TLS_TRUST_CODES.has(code)) {
+    return `the server's TLS certificate is not trusted (${err.message ?? code}); nothing was sent. For a private CA, set NODE_EXTRA_CA_CERTS to its certificate file`;
+  }
   return (code && known[code]) ?? err.message ?? String(error);
 }
+
+/** OpenSSL's verification failures: the TLS handshake stopped before any request (or key) went out. */
+const TLS_TRUST_CODES = new Set([
+  'DEPTH_ZERO_SELF_SIGNED_CERT',
+  'SELF_SIGNED_CERT_IN_CHAIN',
+  'UNABLE_TO_VERIFY_LEAF_SIGNATURE',
+  'UNABLE_TO_GET_ISSUER_CERT_LOCALLY',
+  'CERT_HAS_EXPIRED',
+  'CERT_NOT_YET_VALID',
+  'ERR_TLS_CERT_ALTNAME_INVALID',
+]);
