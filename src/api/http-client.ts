@@ -3,7 +3,7 @@ import { ApiError, InterruptedError, InvalidResponseError, NetworkError, PetctlE
 import { ErrorBody } from '../schemas/pet';
 import { parseJson, stringifyJson } from '../schemas/json';
 import type { RateLimitGate } from './rate-limit-state';
-import { sendRequest } from './transport';
+import { MAX_RESPONSE_BYTES, sendRequest } from './transport';
 import {
   type AttemptOutcome,
   type RateHeaders,
@@ -195,6 +195,7 @@ export class HttpClient {
     if (options.signal.aborted) throw new InterruptedError();
     options.signal.addEventListener('abort', onAbort, { once: true });
     const timer = setTimeout(() => attempt.abort(TIMEOUT), options.timeoutMs);
+    let status = 0;
     try {
       const target = new URL(url);
       const response = await sendRequest(options.dispatcher, {
@@ -212,6 +213,7 @@ export class HttpClient {
         headersTimeout: options.timeoutMs,
         bodyTimeout: options.timeoutMs,
       });
+      status = response.statusCode;
       const text = await response.body.text();
       const header = headerGetter(response.headers);
       if (trace) {
@@ -225,6 +227,10 @@ export class HttpClient {
       return { status: response.statusCode, text, header };
     } catch (error) {
       if (options.signal.aborted) throw new InterruptedError();
+      // undici stopped reading at the cap; the same request would get the same flood, so it is an answer, not a fault to retry.
+      if (errorCode(error) === 'UND_ERR_RES_EXCEEDED_MAX_SIZE') {
+        throw new InvalidResponseError(`${method} ${url} answered with a body over ${MAX_RESPONSE_BYTES / 1024 / 1024} MiB; petctl stopped reading it`, status);
+      }
       const timedOut = attempt.signal.aborted && attempt.signal.reason === TIMEOUT;
       const code = errorCode(error) ?? '';
       const sent = !NOT_CONNECTED_CODES.has(code);
