@@ -6,7 +6,7 @@ import path from 'node:path';
 import { type TestContext, describe, expect, it } from 'vitest';
 import { MAX_RESPONSE_BYTES } from '../../src/api/transport';
 import { type CliResult, cliSession, expectCleanError, jsonError, newApiKey, setupE2e, tempConfigDir } from '../helpers/cli';
-import { type ScriptedServer, json, startScriptedServer } from '../helpers/scripted-server';
+import { json, startScriptedServer } from '../helpers/scripted-server';
 
 /**
  * Fault injection, part two (issue 7): the built petctl against loopback
@@ -271,16 +271,8 @@ function selfSignedCertificate(): { key: string; cert: string; certFile: string 
 
 const certificate = selfSignedCertificate();
 
-async function startTlsServer(t: Pick<TestContext, 'onTestFinished'>): Promise<{ server: ScriptedServer; key: string; petctl: ReturnType<typeof cliSession> }> {
-  const server = await startScriptedServer(json(200, [PET]), { tls: { key: certificate!.key, cert: certificate!.cert } });
-  const key = newApiKey();
-  const configDir = tempConfigDir();
-  t.onTestFinished(async () => {
-    await server.close();
-    fs.rmSync(configDir, { recursive: true, force: true });
-  });
-  const petctl = cliSession({ args: ['--base-url', server.baseUrl], env: { PETCTL_CONFIG_DIR: configDir, PETCTL_API_KEY: key }, secrets: [key] });
-  return { server, key, petctl };
+function startTlsServer(t: Pick<TestContext, 'onTestFinished'>) {
+  return setupE2e(t, json(200, [PET]), { tls: { key: certificate!.key, cert: certificate!.cert } });
 }
 
 describe.skipIf(!certificate)('https with a self-signed certificate (openssl needed)', { concurrent: true }, () => {
