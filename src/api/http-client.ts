@@ -233,7 +233,7 @@ export class HttpClient {
       }
       const timedOut = attempt.signal.aborted && attempt.signal.reason === TIMEOUT;
       const code = errorCode(error) ?? '';
-      const sent = !NOT_CONNECTED_CODES.has(code);
+      const sent = !NOT_CONNECTED_CODES.has(code) && !TLS_TRUST_CODES.has(code);
       if (timedOut || /TIMEOUT/.test(code)) {
         throw new NetworkError(`no answer from ${new URL(url).host} within ${options.timeoutMs / 1000}s (--timeout)`, { code: 'timeout', sent, cause: error });
       }

@@ -290,7 +290,7 @@ describe.skipIf(!certificate)('https with a self-signed certificate (openssl nee
     expect(server.tlsErrors.length).toBeGreaterThanOrEqual(1);
   });
 
-  it('-o json with retries: each attempt fails the handshake, none sends a request; bounded by --retries', async (t) => {
+  it('POST, -o json with retries: each attempt fails the handshake, none sends a request; bounded by --retries', async (t) => {
     const { server, petctl } = await startTlsServer(t);
 
     const result = await petctl(['-o', 'json', '--retries', '1', 'pets', 'add', '--name', 'Rex', '--category-id', '1']);
@@ -299,6 +299,14 @@ describe.skipIf(!certificate)('https with a self-signed certificate (openssl nee
     expect(jsonError(result)).toMatchObject({ code: 'network_error', status: 0 });
     expect(server.requests).toHaveLength(0);
     expect(server.tlsErrors.length).toBeLessThanOrEqual(2);
+
+    // Nothing was sent, so the POST's "may or may not have been created" hint would be wrong.
+    const human = await petctl(['--retries', '0', 'pets', 'add', '--name', 'Rex', '--category-id', '1']);
+    expect(human.code).toBe(7);
+    expectCleanError(human);
+    expect(human.stderr).toContain('nothing was sent');
+    expect(human.stderr).not.toContain('may or may not');
+    expect(server.requests).toHaveLength(0);
   });
 
   it('trusted through NODE_EXTRA_CA_CERTS: exit 0, and the key arrives over TLS', async (t) => {
