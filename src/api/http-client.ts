@@ -292,10 +292,11 @@ export class HttpClient {
   }
 }
 
-/** The Location as sent, with control characters made visible-safe: it ends up in a one-line message. */
+/** The Location as sent, on one line and of a readable length: it ends up in the error message. */
 function printableLocation(value: string | undefined): string | undefined {
-  const text = value?.trim();
-  return text ? text.replace(/[\u0000-\u001f\u007f]/g, ' ') : undefined;
+  const text = value?.trim().replace(/[\u0000-\u001f\u007f]/g, ' ');
+  if (!text) return undefined;
+  return text.length > 300 ? `${text.slice(0, 297)}...` : text;
 }
 
 function snippet(text: string): string {

@@ -90,6 +90,19 @@ describe.concurrent('redirects are errors, never followed', () => {
     expect(other.requests).toHaveLength(0);
   });
 
+  it('a 5,000-character Location is cut to 300 characters, keeping the message one line', async (t) => {
+    const { server, petctl } = await setupE2e(t);
+    const location = `https://captive.example.test/${'a'.repeat(5000)}`;
+    server.reply({ status: 302, headers: { location }, body: '' });
+
+    const result = await petctl(['pets', 'list']);
+
+    expect(result.code).toBe(7);
+    expectCleanError(result);
+    expect(errorLine(result)).toContain(`to ${location.slice(0, 297)}...; petctl does not follow redirects`);
+    expect(server.requests).toHaveLength(1);
+  });
+
   it('a 3xx without Location still exits 7 with code redirected', async (t) => {
     const { server, petctl } = await setupE2e(t);
     server.reply({ status: 300, body: '' });
