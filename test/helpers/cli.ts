@@ -267,3 +267,10 @@ export function fakeContext(t: Pick<TestContext, 'onTestFinished'>, options: Fak
   t.onTestFinished(() => ctx.cleanup());
   return { ctx, io };
 }
+
+/**
+ * For vi.waitFor: its 1 s default fails on a loaded two-core machine (the e2e
+ * suite runs 20 petctl processes at once beside other test files). An
+ * "eventually" condition, so a generous bound costs nothing when it holds.
+ */
+export const WAIT = { timeout: 10_000, interval: 20 };
