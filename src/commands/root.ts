@@ -90,7 +90,7 @@ Examples:
   $ petctl profile add production --base-url https://api.example.org/v1
 
 Exit codes: 0 ok, 1 unexpected, 2 usage, 3 not found, 4 auth, 5 rate limited,
-6 rejected (400), 7 network/server/invalid response, 130 interrupted.`,
+6 rejected (400), 7 network/server/invalid response/redirect, 130 interrupted.`,
   );
 
   registerPets(program, invoke);
