@@ -23,10 +23,6 @@ class ExactInteger {
   valueOf(): bigint {
     return this.value;
   }
-  toJSON(): string {
-    // to_string(id) and the like: the digits, which is what JSON would hold.
-    return this.value.toString();
-  }
   get [Symbol.toStringTag](): string {
     return 'Number';
   }
@@ -43,13 +39,39 @@ function queryError(message: string): PetctlError {
   return new PetctlError(ExitCode.USAGE, message, { code: 'invalid_query', hint: 'see https://jmespath.org/specification.html' });
 }
 
-/** Checks the expression's syntax; throws a usage error (exit 2) before anything is sent. */
+/** The JMESPath specification's functions, all that jmespath.js knows. */
+const FUNCTIONS = new Set(
+  'abs avg ceil contains ends_with floor join keys length map max max_by merge min min_by not_null reverse sort sort_by starts_with sum to_array to_number to_string type values'.split(' '),
+);
+
+interface AstNode {
+  type?: string;
+  name?: string;
+  children?: unknown[];
+}
+
+/** jmespath.js reports an unknown function only when it is called; this finds one in the parsed tree. */
+function unknownFunction(node: unknown): string | undefined {
+  if (typeof node !== 'object' || node === null) return undefined;
+  const { type, name, children } = node as AstNode;
+  if (type === 'Function' && name !== undefined && !FUNCTIONS.has(name)) return name;
+  for (const child of children ?? []) {
+    const found = unknownFunction(child);
+    if (found !== undefined) return found;
+  }
+  return undefined;
+}
+
+/** Checks the expression's syntax and function names; throws a usage error (exit 2) before anything is sent. */
 export function compileQuery(expression: string): CompiledQuery {
+  let ast: unknown;
   try {
-    jmespath.compile(expression);
+    ast = jmespath.compile(expression);
   } catch (error) {
     throw queryError(`--query is not a valid JMESPath expression: ${(error as Error).message}`);
   }
+  const unknown = unknownFunction(ast);
+  if (unknown !== undefined) throw queryError(`--query calls an unknown function: ${unknown}()`);
   return { expression, apply: (value) => applyQuery(expression, value) };
 }
 
@@ -60,13 +82,15 @@ function applyQuery(expression: string, value: unknown): unknown {
     if (!wrapped) exact.set(big, (wrapped = new ExactInteger(big)));
     return wrapped;
   };
-  const realParse = JSON.parse;
-  // jmespath parses `literals` with JSON.parse; for the length of the (synchronous)
-  // search, integers that a double cannot hold come back exact instead.
+  const { parse: realParse, stringify: realStringify } = JSON;
+  // jmespath parses `literals` with JSON.parse and to_string() uses JSON.stringify;
+  // for the length of the (synchronous) search, both keep big integers exact.
   JSON.parse = ((text: string, reviver?: Parameters<typeof JSON.parse>[1]) => {
     const parsed: unknown = reviver ? realParse(text, reviver) : parseJson(text);
     return toQueryValue(parsed, wrap);
   }) as typeof JSON.parse;
+  JSON.stringify = ((value: unknown, ...rest: unknown[]) =>
+    rest.length > 0 ? realStringify(value, ...(rest as [])) : stringifyJson(fromQueryValue(value))) as typeof JSON.stringify;
   try {
     return fromQueryValue(jmespath.search(toQueryValue(value, wrap), expression));
   } catch (error) {
@@ -74,6 +98,7 @@ function applyQuery(expression: string, value: unknown): unknown {
     throw queryError(`--query could not be applied: ${(error as Error).message}`);
   } finally {
     JSON.parse = realParse;
+    JSON.stringify = realStringify;
   }
 }
 

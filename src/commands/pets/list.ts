@@ -17,7 +17,7 @@ export function registerList(pets: Command, invoke: Invoke): void {
   pets
     .command('list')
     .description('list animals (GET /pets)')
-    .addOption(new Option('--limit <n>', `at most this many animals (with --all: per page), ${LIMIT_MIN}-${LIMIT_MAX} (server default ${LIMIT_DEFAULT})`).argParser(parseLimit))
+    .addOption(new Option('--limit <n>', `at most this many animals, ${LIMIT_MIN}-${LIMIT_MAX} (server default ${LIMIT_DEFAULT}); with --all, the page size`).argParser(parseLimit))
     .addOption(new Option('--status <status>', 'only animals with this status').choices(PET_STATUSES))
     .option('--all', 'fetch every page: follow the server\'s Link rel="next" until there is none (exit 7 if it leads off-origin or loops)')
     .addHelpText(
