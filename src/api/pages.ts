@@ -17,7 +17,7 @@ export interface PetPage {
   number: number;
   url: string;
   pets: Pets;
-  /** The absolute URL of the next page, already checked to be safe to request. */
+  /** The absolute URL of the next page; the walk ends with exit 7 after this page if it is unsafe to request. */
   next?: string;
   response: ApiResponse;
 }
@@ -54,6 +54,8 @@ export async function* petPages(http: HttpClient, params: ListPetsParams): Async
     const response: ApiResponse = await http.send({ method: 'GET', path: '/pets', url });
     const pets = validated(Pets, response, `GET ${new URL(url).pathname}`);
     const next = nextLink(response.header('link'), url);
+    // The page itself is good: it is handed out before a bad link to the next one ends the walk.
+    yield { number, url, pets, response, ...(next === undefined ? {} : { next }) };
     if (next !== undefined && !http.isSameOrigin(next)) {
       throw new InvalidResponseError(
         `page ${number}'s next link points to another origin (${new URL(next).origin}); not followed, so the API key stays with ${new URL(url).origin}`,
@@ -63,7 +65,6 @@ export async function* petPages(http: HttpClient, params: ListPetsParams): Async
     if (next !== undefined && visited.has(next)) {
       throw new InvalidResponseError(`page ${number}'s next link leads back to a page already fetched (${pathOf(next)}); not followed`, response.status);
     }
-    yield { number, url, pets, response, ...(next === undefined ? {} : { next }) };
     url = next;
   }
 }
