@@ -95,7 +95,8 @@ function applyQuery(expression: string, value: unknown): unknown {
     return fromQueryValue(jmespath.search(toQueryValue(value, wrap), expression));
   } catch (error) {
     if (error instanceof PetctlError) throw error;
-    throw queryError(`--query could not be applied: ${(error as Error).message}`);
+    // jmespath.js puts "TypeError: " inside its messages; the name of a JS error class means nothing here.
+    throw queryError(`--query could not be applied: ${(error as Error).message.replace(/^\w*Error: /, '')}`);
   } finally {
     JSON.parse = realParse;
     JSON.stringify = realStringify;
