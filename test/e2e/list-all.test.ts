@@ -1,7 +1,7 @@
 import { spawn } from 'node:child_process';
 import { describe, expect, it } from 'vitest';
 import { BIN, NODE, cleanEnv, expectCleanError, jsonError, setupE2e } from '../helpers/cli';
-import { type RecordedRequest, startScriptedServer } from '../helpers/scripted-server';
+import { type RecordedRequest, type Reply, startScriptedServer } from '../helpers/scripted-server';
 
 /** `petctl pets list --all` against scripted servers: three linked pages, and hostile next links. */
 
@@ -11,8 +11,9 @@ function page(ids: Array<number | string>): string {
   return `[${ids.map((id) => `{"id":${id},"name":"Pet ${id}","categoryId":1,"status":"available"}`).join(',')}]`;
 }
 
-function linked(body: string, next?: string) {
-  return { status: 200, body, headers: next === undefined ? {} : { Link: `<${next}>; rel="next"` } };
+function linked(body: string, next?: string): Reply {
+  const headers: Record<string, string> = next === undefined ? {} : { Link: `<${next}>; rel="next"` };
+  return { status: 200, body, headers };
 }
 
 /** Three pages of two, linked as the sandbox does: </v1/pets?limit=2&after=<last id>>. */
