@@ -37,10 +37,10 @@ Ctrl-C at a prompt exits 130 and sends nothing.`,
 }
 
 export async function addRun(given: AddOptions, ctx: Context): Promise<void> {
-  const options = await completePetFields(ctx, given);
-  if (options.name.trim() === '') {
+  if (given.name?.trim() === '') {
     throw new UsageError("option '--name <name>' must not be empty");
   }
+  const options = await completePetFields(ctx, given);
   const [{ http }, { createPet }, { renderPet }, { renderOptions }] = await Promise.all([
     ctx.api(),
     import('../../api/pets'),

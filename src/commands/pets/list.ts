@@ -34,10 +34,9 @@ Examples:
 }
 
 export async function listRun(options: ListOptions, ctx: Context): Promise<void> {
-  const [{ http }, { listPets }, { petPages }, { renderPets }, { renderOptions }] = await Promise.all([
+  const [{ http }, { listPets }, { renderPets }, { renderOptions }] = await Promise.all([
     ctx.api(),
     import('../../api/pets'),
-    import('../../api/pages'),
     import('../../output/pets'),
     import('../../output/settings'),
   ]);
@@ -49,6 +48,7 @@ export async function listRun(options: ListOptions, ctx: Context): Promise<void>
   const pets: Pet[] = [];
   let count = 0;
   if (options.all) {
+    const { petPages } = await import('../../api/pages');
     for await (const page of petPages(http, params)) {
       if (verbose) ctx.io.stderr.write(`page ${page.number}: ${page.pets.length} animals${page.next ? `, next ${page.next}` : ', no next link'}\n`);
       if (!page.next && page.pets.length >= (options.limit ?? LIMIT_DEFAULT)) {
