@@ -8,7 +8,8 @@ export interface ApiOptions extends RawRequestFlags {
   include: boolean;
 }
 
-const collect = (value: string, previous: string[]) => [...previous, value];
+// No default array: commander would print it as (default: []) in --help.
+const collect = (value: string, previous: string[] | undefined) => [...(previous ?? []), value];
 
 export function registerApi(program: Command, invoke: Invoke): void {
   program
@@ -16,10 +17,10 @@ export function registerApi(program: Command, invoke: Invoke): void {
     .description("send any request to the service, with the profile's key and rate-limit handling (like gh api)")
     .argument('<path>', 'relative to the base URL (/pets, pets, /store/orders?x=1), or an absolute URL on its origin')
     .option('-X, --method <method>', 'HTTP method (default GET, or POST with fields or --input)')
-    .option('-f, --raw-field <key=value>', 'a string field (repeatable)', collect, [])
-    .option('-F, --field <key=value>', 'a typed field: int64, true, false, null, @file (repeatable)', collect, [])
+    .option('-f, --raw-field <key=value>', 'a string field (repeatable)', collect)
+    .option('-F, --field <key=value>', 'a typed field: int64, true, false, null, @file (repeatable)', collect)
     .option('--input <file>', 'the request body from a file, or - for stdin (fields then go in the query)')
-    .option('-H, --header <header>', "an extra header 'Name: value' (repeatable; not Authorization)", collect, [])
+    .option('-H, --header <header>', "an extra header 'Name: value' (repeatable; not Authorization)", collect)
     .option('-i, --include', 'print the status line and response headers first')
     .addHelpText(
       'after',
@@ -32,16 +33,24 @@ origin, or -H Authorization, exits 2 before anything is sent.
 
 Examples:
   $ petctl api /store/orders
-  $ petctl api /pets -f status=available -F limit=5
+  $ petctl api -X GET /pets -f status=available -F limit=5
   $ petctl api /pets -F name=Rex -F categoryId=9007199254740993
   $ petctl api -X PUT /store/orders/7 --input order.json
   $ petctl api -i /pets --query '[].name'`,
     )
-    .action((path: string, flags: { method?: string; rawField: string[]; field: string[]; input?: string; header: string[]; include?: boolean }) =>
+    .action((path: string, flags: { method?: string; rawField?: string[]; field?: string[]; input?: string; header?: string[]; include?: boolean }) =>
       invoke(
         (ctx) =>
           apiRun(
-            { path, method: flags.method, rawFields: flags.rawField, typedFields: flags.field, input: flags.input, headers: flags.header, include: flags.include === true },
+            {
+              path,
+              method: flags.method,
+              rawFields: flags.rawField ?? [],
+              typedFields: flags.field ?? [],
+              input: flags.input,
+              headers: flags.header ?? [],
+              include: flags.include === true,
+            },
             ctx,
           ),
         { jsonResult: true },
