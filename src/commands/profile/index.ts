@@ -1,7 +1,6 @@
 import { Argument, type Command } from 'commander';
 import { completesWith } from '../../completion/values';
 import type { Context } from '../../context';
-import { UsageError } from '../../errors';
 import { writeResult } from '../../output/result';
 import type { Invoke } from '../root';
 
@@ -15,12 +14,14 @@ export function registerProfile(program: Command, invoke: Invoke): void {
   profile
     .command('list')
     .description('list profiles; * marks the active one')
+    .addHelpText('after', "\nExamples:\n  $ petctl profile list\n  $ petctl profile list -o json\n  $ petctl profile list --query '[?active].name | [0]'")
     .action(() => invoke((ctx) => profileListRun(ctx), { jsonResult: true }));
 
   profile
     .command('show')
     .description('show a profile (default: the one in use) and what overrides it')
     .addArgument(completesWith(new Argument('[name]', 'profile name'), 'profiles'))
+    .addHelpText('after', '\nExamples:\n  $ petctl profile show\n  $ petctl profile show production -o json\n  $ petctl profile show production --query effectiveBaseUrl')
     .action((name: string | undefined) => invoke((ctx) => profileShowRun({ name }, ctx), { jsonResult: true }));
 
   profile
