@@ -51,7 +51,8 @@ export async function* petPages(http: HttpClient, params: ListPetsParams): Async
   let url: string | undefined = http.buildUrl('/pets', { limit: params.limit, status: params.status });
   for (let number = 1; url !== undefined; number++) {
     visited.add(url);
-    const response: ApiResponse = await http.send({ method: 'GET', path: '/pets', url });
+    // Paced as bulk import is: a walk of many pages draws from the budget shared by every petctl process from its first page.
+    const response: ApiResponse = await http.send({ method: 'GET', path: '/pets', url, hooks: { paced: true } });
     const pets = validated(Pets, response, `GET ${new URL(url).pathname}`);
     const next = nextLink(response.header('link'), url);
     // The page itself is good: it is handed out before a bad link to the next one ends the walk.

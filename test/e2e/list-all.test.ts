@@ -101,6 +101,19 @@ describe.concurrent('pets list --all follows Link rel="next"', () => {
     expect(result.stderr).toMatch(/^page 3: 1 animals, no next link$/m);
   });
 
+  it('the rate-limit core paces the pages: a page that leaves none makes the next wait for the reset', async (t) => {
+    const { server, petctl } = await setupE2e(t);
+    const reset = Math.ceil(Date.now() / 1000) + 2;
+    const limits = { 'X-RateLimit-Limit': '60', 'X-RateLimit-Remaining': '0', 'X-RateLimit-Reset': String(reset), Date: new Date().toUTCString() };
+    server.reply({ status: 200, body: page([1, 2]), headers: { ...limits, Link: '</v1/pets?limit=2&after=2>; rel="next"' } }, linked(page([3])));
+    const result = await petctl(['pets', 'list', '--all', '--limit', '2']);
+    expect(result.code).toBe(0);
+    expect(result.stdout.split('\n').filter(Boolean)).toHaveLength(3);
+    expect(result.stderr).toMatch(/^petctl: rate limit reached; waiting \d+s for the window to reopen$/m);
+    // Not before the window reset (the Date header has whole seconds, hence the slack).
+    expect(server.requests[1]!.at).toBeGreaterThanOrEqual((reset - 1) * 1000);
+  });
+
   it('--query applies to all the pages together', async (t) => {
     const { server, petctl } = await setupE2e(t);
     server.reply(...threePages());
