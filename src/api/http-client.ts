@@ -61,6 +61,8 @@ export interface ApiRequest {
   headers?: Record<string, string>;
   /** Keep the answer's text as it came, without parsing it as JSON (`petctl api` prints non-JSON bodies too). */
   rawResponse?: boolean;
+  /** Sees every answer whole, errors included (`petctl api -i` shows an error answer's head too). */
+  onResponse?: (answer: { status: number; text: string; headers: Record<string, string | string[] | undefined> }) => void;
   /** Sees the headers of every answer, errors included (e.g. Sunset on a deprecated operation). */
   observe?: (header: (name: string) => string | undefined) => void;
   /** Per-request hooks; bulk import uses them to journal and to show waits in its progress bar. */
@@ -169,6 +171,7 @@ export class HttpClient {
       if (response) {
         request.hooks?.onAnswer?.(response.status);
         request.observe?.(response.header);
+        request.onResponse?.(response);
         const rate = parseRateHeaders(response.header);
         const serverDate = parseHttpDate(response.header('date'));
         retryAfterMs = await this.recordLimits(response, rate, serverDate, paced);

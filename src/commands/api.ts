@@ -63,14 +63,19 @@ export async function apiRun(options: ApiOptions, ctx: Context): Promise<void> {
   checkFlags(options);
   const [{ http, target }, output] = await Promise.all([ctx.api(), import('../output/api-response')]);
   const request = await buildRawRequest(options, target.baseUrl, fileIo(ctx.io.stdin));
-  const answer = await http.send(request);
-  if (options.include) ctx.io.stdout.write(output.renderHead(answer));
+  // -i: the head of the final answer, an error's too (before the error on stderr); reset before every attempt.
+  let head = '';
+  if (options.include) {
+    request.onResponse = (answer) => (head = output.renderHead(answer));
+    request.hooks = { beforeSend: () => void (head = '') };
+  }
+  const answer = await http.send(request).finally(() => ctx.io.stdout.write(head));
   if (ctx.globals.query === undefined) {
     ctx.io.stdout.write(output.renderBody(answer.text, ctx.globals.output, ctx.io.stdout.isTTY === true));
     return;
   }
   const json = output.answerJson(answer.text);
   if (json === undefined) throw new InvalidResponseError(`${request.method} ${answer.url} answered ${answer.status} without a JSON body for --query`, answer.status);
-  const { writeResult } = await import('../output/result');
-  await writeResult(ctx, json.value, () => '');
+  const { writeQueried } = await import('../output/query');
+  writeQueried(ctx.io.stdout, ctx.globals.query, json.value, ctx.globals.output);
 }
