@@ -51,8 +51,10 @@ export async function* petPages(http: HttpClient, params: ListPetsParams): Async
   let url: string | undefined = http.buildUrl('/pets', { limit: params.limit, status: params.status });
   for (let number = 1; url !== undefined; number++) {
     visited.add(url);
-    // Paced as bulk import is: a walk of many pages draws from the budget shared by every petctl process from its first page.
-    const response: ApiResponse = await http.send({ method: 'GET', path: '/pets', url, hooks: { paced: true } });
+    // Through the core's gate like any request: a page that leaves no budget makes the next wait for the reset.
+    // Not `paced` (bulk import's mode): against a server without X-RateLimit-* headers its probe is never
+    // answered, and each page would wait out the probe lease.
+    const response: ApiResponse = await http.send({ method: 'GET', path: '/pets', url });
     const pets = validated(Pets, response, `GET ${new URL(url).pathname}`);
     const next = nextLink(response.header('link'), url);
     // The page itself is good: it is handed out before a bad link to the next one ends the walk.
