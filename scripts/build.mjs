@@ -35,8 +35,39 @@ const lazyBuiltins = {
   },
 };
 
+/**
+ * Two more built-ins that load at start-up for nothing (bench/startup.mjs):
+ * - undici calls node:assert as a function for its internal invariants and
+ *   never otherwise: a stand-in that does nothing while they hold, and loads
+ *   the real module to throw its AssertionError when one does not (~0.6 ms).
+ * - chalk's index imports supports-color, which loads node:tty (~2 ms: when
+ *   stdout is a pipe Node itself never needs it) and node:os to colour
+ *   chalk's default instance. petctl never uses that instance: output/color.ts
+ *   decides the level and builds its own Chalk, so the default gets "no colour".
+ */
+const lazyAssertAndNoSupportsColor = {
+  name: 'lazy-assert-no-supports-color',
+  setup(pluginBuild) {
+    pluginBuild.onResolve({ filter: /^node:assert$/ }, (args) =>
+      /node_modules[\\/]undici[\\/]/.test(args.importer) ? { path: args.path, namespace: 'lazy-assert' } : undefined,
+    );
+    pluginBuild.onLoad({ filter: /.*/, namespace: 'lazy-assert' }, () => ({
+      contents: `const real = () => require('node:assert');
+module.exports = new Proxy(function assert(value, message) { if (!value) real()(value, message); }, { get: (target, key) => real()[key] });`,
+      loader: 'js',
+    }));
+    pluginBuild.onResolve({ filter: /^#supports-color$/ }, (args) =>
+      /node_modules[\\/]chalk[\\/]/.test(args.importer) ? { path: args.path, namespace: 'no-supports-color' } : undefined,
+    );
+    pluginBuild.onLoad({ filter: /.*/, namespace: 'no-supports-color' }, () => ({
+      contents: 'export default { stdout: false, stderr: false };',
+      loader: 'js',
+    }));
+  },
+};
+
 await build({
-  plugins: [lazyBuiltins],
+  plugins: [lazyBuiltins, lazyAssertAndNoSupportsColor],
   entryPoints: ['src/main.ts'],
   outfile: 'dist/petctl.cjs',
   bundle: true,
