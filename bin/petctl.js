@@ -41,11 +41,15 @@ async function run() {
   // The cache sits beside the bundle, owned like the code it belongs to: V8
   // trusts cached bytecode, so it never lives in a shared directory such as /tmp.
   // "full" caches come from runs that loaded the HTTP core, "lite" from the rest.
+  // Help reads only the lite one, which V8 loads in about half the time (~1.5 ms
+  // less); without it, help compiles from source once and writes it (a lite cache
+  // written by a run that had loaded the full one would be as large).
   const cacheDir = path.join(__dirname, '..', 'dist', '.cache', path.sep);
   const cacheName = (kind) => `${cacheDir}${process.version}-${process.arch}-${kind}.bin`;
+  const helpOnly = args.length === 0 || args.some((arg) => arg === '--help' || arg === '-h');
   let cachedData;
   let cacheKind;
-  for (const kind of ['full', 'lite']) {
+  for (const kind of helpOnly ? ['lite'] : ['full', 'lite']) {
     try {
       cachedData = readFileSync(cacheName(kind));
       cacheKind = kind;
@@ -80,7 +84,8 @@ async function run() {
   process.exitCode = await module.exports.main(args, { io, env: process.env, signal: controller.signal });
 
   const ranFull = module.exports.loadedHttpCore?.() === true;
-  if (cachedData === undefined || script.cachedDataRejected || (ranFull && cacheKind !== 'full')) {
+  const wantedKind = ranFull ? 'full' : helpOnly ? 'lite' : cacheKind;
+  if (cachedData === undefined || script.cachedDataRejected || cacheKind !== wantedKind) {
     try {
       mkdirSync(cacheDir, { recursive: true });
       const target = cacheName(ranFull ? 'full' : 'lite');
