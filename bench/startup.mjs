@@ -21,13 +21,13 @@ import { runStandalone } from './report.mjs';
 
 const bin = fileURLToPath(new URL('../bin/petctl.js', import.meta.url));
 const bundle = fileURLToPath(new URL('../dist/petctl.cjs', import.meta.url));
-const rssPreload = fileURLToPath(new URL('./report-rss.cjs', import.meta.url));
+const usagePreload = fileURLToPath(new URL('./report-rss.cjs', import.meta.url));
 const WARMUPS = 2;
 
 export async function run({ quick = false } = {}) {
   if (!existsSync(bundle)) throw new Error('dist/petctl.cjs is missing; run `npm run build` first');
   const runs = Number(process.env.RUNS) || (quick ? 5 : 15);
-  const rssRuns = quick ? 3 : 5;
+  const usageRuns = quick ? 3 : 7;
   const dirs = [];
   const freshDir = () => {
     const dir = mkdtempSync(path.join(tmpdir(), 'petctl-bench-'));
@@ -50,15 +50,24 @@ export async function run({ quick = false } = {}) {
       embedded: { args: [bin, 'pets', 'list'], env: embeddedEnv, output: /\S/ },
     };
     const timed = ['node', 'version', 'help', 'listJson', 'embedded'];
-    const rss = ['node', 'listTable', 'embedded'];
 
     for (const name of timed) for (let i = 0; i < WARMUPS; i++) execute(cases[name]);
     const wall = roundRobin(timed, runs, (name) => execute(cases[name]).ms);
-    const peak = roundRobin(rss, rssRuns, (name) => execute(cases[name], { rss: true }).rssMb);
+    // Separate runs with a preload that reports peak RSS and CPU time (it would tilt the wall times).
+    const usage = roundRobin([...timed, 'listTable'], usageRuns, (name) => execute(cases[name], { usage: true }));
+    const peak = Object.fromEntries(Object.entries(usage).map(([name, runs]) => [name, runs.map((run) => run.rssMb)]));
+    const cpu = Object.fromEntries(Object.entries(usage).map(([name, runs]) => [name, runs.map((run) => run.cpuMs)]));
 
     const base = summary(wall.node);
     const baseRss = summary(peak.node);
-    const timeRow = (figure, name, target) => ratioRow(figure, summary(wall[name]), 'ms', { name: 'node -e 0', value: base.median }, target);
+    const baseCpu = summary(cpu.node).median;
+    const timeRow = (figure, name, target) => {
+      const row = ratioRow(figure, summary(wall[name]), 'ms', { name: 'node -e 0', value: base.median }, target);
+      // CPU time (user + system, all threads) moves less than wall time when other work shares the machine.
+      const cpuMs = summary(cpu[name]).median;
+      row.note += `; CPU ${cpuMs.toFixed(0)} ms vs ${baseCpu.toFixed(0)} ms = ${(cpuMs / baseCpu).toFixed(2)}x`;
+      return row;
+    };
     const rssRow = (figure, name) => ratioRow(figure, summary(peak[name]), 'MB', { name: 'node -e 0', value: baseRss.median }, 1.5);
     const rows = [
       timeRow('petctl --version (wall, median)', 'version', 1.3),
@@ -68,7 +77,7 @@ export async function run({ quick = false } = {}) {
       rssRow('petctl pets list, running sandbox (peak RSS, median)', 'listTable'),
       rssRow('petctl pets list, embedded sandbox profile (peak RSS, median)', 'embedded'),
     ];
-    rows[0].note = `${runs} runs per case after ${WARMUPS} warm-ups, interleaved with node -e 0 (${base.min.toFixed(0)}-${base.max.toFixed(0)} ms); peak RSS from ${rssRuns} runs each; ${rows[0].note}`;
+    rows[0].note = `${runs} runs per case after ${WARMUPS} warm-ups, interleaved with node -e 0 (${base.min.toFixed(0)}-${base.max.toFixed(0)} ms); peak RSS and CPU from ${usageRuns} more runs each; ${rows[0].note}`;
     return rows;
   } finally {
     sandbox.stop();
@@ -101,12 +110,12 @@ function summary(values) {
   return { median, min: sorted[0], max: sorted.at(-1) };
 }
 
-/** One run of a case: its wall time, or with `rss` its peak resident set size (reported on fd 3 by a preload). */
-function execute({ args, env, output }, { rss = false } = {}) {
+/** One run of a case: its wall time, and with `usage` its peak RSS and CPU time (reported on fd 3 by a preload). */
+function execute({ args, env, output }, { usage = false } = {}) {
   const started = process.hrtime.bigint();
   const result = spawnSync(process.execPath, args, {
-    env: rss ? { ...env, NODE_OPTIONS: `--require ${rssPreload}` } : env,
-    stdio: ['ignore', 'pipe', 'pipe', rss ? 'pipe' : 'ignore'],
+    env: usage ? { ...env, NODE_OPTIONS: `--require ${usagePreload}` } : env,
+    stdio: ['ignore', 'pipe', 'pipe', usage ? 'pipe' : 'ignore'],
     encoding: 'utf8',
     timeout: 60_000,
   });
@@ -116,7 +125,9 @@ function execute({ args, env, output }, { rss = false } = {}) {
   if (result.status !== 0 || !output.test(result.stdout)) {
     throw new Error(`${command} exited ${result.status}: ${result.stderr.trim().split('\n')[0] || '(no output on stderr)'}`);
   }
-  return { ms, rssMb: rss ? Number(result.output[3].trim()) / 1024 : undefined };
+  if (!usage) return { ms };
+  const [maxRssKb, cpuUs] = result.output[3].trim().split(' ').map(Number);
+  return { ms, rssMb: maxRssKb / 1024, cpuMs: cpuUs / 1000 };
 }
 
 /** `petctl sandbox --port 0` in its own process (data in memory); resolves once it prints its base URL. */
