@@ -4,6 +4,7 @@
 // when a command needs them (esbuild turns those imports into lazy initialisers).
 import { build } from 'esbuild';
 import { readFileSync, rmSync } from 'node:fs';
+import { readFile } from 'node:fs/promises';
 import { constants as http2Constants } from 'node:http2';
 
 const pkg = JSON.parse(readFileSync(new URL('../package.json', import.meta.url), 'utf8'));
@@ -66,8 +67,54 @@ module.exports = new Proxy(function assert(value, message) { if (!value) real()(
   },
 };
 
+/**
+ * undici loads node:http (~1 ms) for two values only: `IncomingMessage`, which
+ * lib/core/util.js compares against when it destroys a request body, and
+ * `http.maxHeaderSize`, which lib/dispatcher/client.js reads when it loads, as
+ * the default for a Client's maxHeaderSize. Both become reads at the point of
+ * use, and src/api/transport.ts sets maxHeaderSize, so a run that never sends
+ * an IncomingMessage never loads node:http. The patches are exact text: if
+ * undici's source changes, the build fails here rather than bundling it unpatched.
+ */
+const undiciLazyHttp = {
+  name: 'undici-lazy-http',
+  setup(pluginBuild) {
+    const patches = {
+      'lib/core/util.js': [
+        ["const { IncomingMessage } = require('node:http')\n", ''],
+        ['constructor === IncomingMessage)', "constructor === require('node:http').IncomingMessage)"],
+      ],
+      'lib/dispatcher/client.js': [
+        ["const http = require('node:http')\n", ''],
+        [
+          `const getDefaultNodeMaxHeaderSize = http &&
+  http.maxHeaderSize &&
+  Number.isInteger(http.maxHeaderSize) &&
+  http.maxHeaderSize > 0
+  ? () => http.maxHeaderSize
+  : () => { throw new InvalidArgumentError('http module not available or http.maxHeaderSize invalid') }`,
+          `const getDefaultNodeMaxHeaderSize = () => {
+  const { maxHeaderSize } = require('node:http')
+  if (Number.isInteger(maxHeaderSize) && maxHeaderSize > 0) return maxHeaderSize
+  throw new InvalidArgumentError('http module not available or http.maxHeaderSize invalid')
+}`,
+        ],
+      ],
+    };
+    pluginBuild.onLoad({ filter: /node_modules[\\/]undici[\\/]lib[\\/](core[\\/]util|dispatcher[\\/]client)\.js$/ }, async (args) => {
+      const file = Object.keys(patches).find((name) => args.path.replaceAll('\\', '/').endsWith(`undici/${name}`));
+      let contents = await readFile(args.path, 'utf8');
+      for (const [from, to] of patches[file]) {
+        if (!contents.includes(from)) throw new Error(`undici-lazy-http: ${file} no longer contains ${JSON.stringify(from.split('\n')[0])}`);
+        contents = contents.replace(from, to);
+      }
+      return { contents, loader: 'js' };
+    });
+  },
+};
+
 await build({
-  plugins: [lazyBuiltins, lazyAssertAndNoSupportsColor],
+  plugins: [lazyBuiltins, lazyAssertAndNoSupportsColor, undiciLazyHttp],
   entryPoints: ['src/main.ts'],
   outfile: 'dist/petctl.cjs',
   bundle: true,
