@@ -37,7 +37,8 @@ export async function run({ quick = false } = {}) {
   // The user's own petctl settings must not leak in (a profile, a base URL, a key).
   const cleanEnv = Object.fromEntries(Object.entries(process.env).filter(([name]) => !name.startsWith('PETCTL_') && name !== 'NODE_OPTIONS'));
   const remoteEnv = { ...cleanEnv, PETCTL_CONFIG_DIR: freshDir(), PETCTL_API_KEY: 'sandbox-enterprise', NO_COLOR: '1' };
-  const embeddedEnv = { ...cleanEnv, PETCTL_CONFIG_DIR: freshDir(), NO_COLOR: '1' };
+  // The Enterprise key, so RUNS=100 stays clear of the free plan's 60 requests a minute.
+  const embeddedEnv = { ...cleanEnv, PETCTL_CONFIG_DIR: freshDir(), PETCTL_API_KEY: 'sandbox-enterprise', NO_COLOR: '1' };
 
   const sandbox = await startSandbox(remoteEnv);
   try {
