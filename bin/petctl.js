@@ -63,6 +63,9 @@ async function run() {
     // Lets an import() of a Node built-in inside the bundle resolve as it would in a module.
     importModuleDynamically: vmConstants?.USE_MAIN_CONTEXT_DEFAULT_LOADER,
   });
+  // The cache's bytes are V8's now; letting go of the Buffer lets a collection free them.
+  const hadCache = cachedData !== undefined;
+  cachedData = undefined;
   const module = { exports: {} };
   script.runInThisContext()(module.exports, Module.createRequire(bundle), module, bundle, path.dirname(bundle));
 
@@ -85,7 +88,7 @@ async function run() {
 
   const ranFull = module.exports.loadedHttpCore?.() === true;
   const wantedKind = ranFull ? 'full' : helpOnly ? 'lite' : cacheKind;
-  if (cachedData === undefined || script.cachedDataRejected || cacheKind !== wantedKind) {
+  if (!hadCache || script.cachedDataRejected || cacheKind !== wantedKind) {
     try {
       mkdirSync(cacheDir, { recursive: true });
       const target = cacheName(ranFull ? 'full' : 'lite');
