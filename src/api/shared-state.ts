@@ -150,7 +150,7 @@ export async function openSharedState(options: SharedStateOptions): Promise<Shar
     offset = undefined;
     // The error event often says more than the rejection ("Connection is closed").
     const reason = describeStoreError(lastError !== undefined && !(error instanceof StoreTimeout) ? lastError : error, timeoutMs);
-    options.warn(`shared rate-limit state at ${where} is unavailable (${reason}); using this machine's state file for the rest of this run`);
+    options.warn(`cannot use the shared rate-limit state at ${where}: ${reason}; using this machine's state file for the rest of this run`);
     client?.disconnect();
   };
 
