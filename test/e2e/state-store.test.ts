@@ -1,9 +1,10 @@
+import { spawn } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
 import { type TestContext, afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type RunningSandbox, startSandbox } from '../../src/sandbox/server';
-import { type CliResult, newApiKey, runCli, tempConfigDir } from '../helpers/cli';
-import { type RedisServer, noRedisServer, startRedisServer } from '../helpers/redis-server';
+import { BIN, type CliResult, NODE, cleanEnv, newApiKey, runCli, tempConfigDir } from '../helpers/cli';
+import { type RedisServer, freePort, noRedisServer, startRedisServer } from '../helpers/redis-server';
 import { type ScriptedServer, json, startScriptedServer } from '../helpers/scripted-server';
 import { FREE, call } from '../sandbox/helpers';
 
@@ -50,6 +51,44 @@ async function scriptedServer(t: Pick<TestContext, 'onTestFinished'>): Promise<S
 function warnings(result: CliResult): string[] {
   return result.stderr.split('\n').filter((line) => line.startsWith('warning: '));
 }
+
+describe('start-up without a state URL', () => {
+  // The bundle holds ioredis behind import(); evaluating it requires node:tls and node:dns, which a
+  // plain `pets list` against http://127.0.0.1 never loads. A preload records every require().
+  it('`pets list` does not evaluate the Redis client; with PETCTL_STATE_URL it does', async () => {
+    const dir = tempConfigDir();
+    dirs.push(dir);
+    const preload = path.join(dir, 'preload.cjs');
+    fs.writeFileSync(
+      preload,
+      `const Module = require('node:module'); const fs = require('node:fs'); const load = Module._load; const seen = new Set();
+       Module._load = function (request, ...rest) { seen.add(request); return load.call(this, request, ...rest); };
+       process.on('exit', () => fs.writeFileSync(process.env.LOADED_OUT, [...seen].join('\\n')));`,
+    );
+    const loaded = async (extra: Record<string, string>) => {
+      const out = path.join(dir, `loaded-${Object.keys(extra).length}`);
+      const result = await new Promise<number | null>((resolve, reject) => {
+        const child = spawn(NODE, ['--require', preload, BIN, '-q', 'pets', 'list', '--limit', '1'], {
+          env: cleanEnv({ PETCTL_CONFIG_DIR: dir, LOADED_OUT: out, ...extra }),
+          stdio: 'ignore',
+        });
+        child.on('error', reject);
+        child.on('close', resolve);
+      });
+      expect(result).toBe(0);
+      return fs.readFileSync(out, 'utf8').split('\n');
+    };
+    const plain = await loaded({});
+    // The recorder works: the bundle's own require()s of built-ins show up.
+    expect(plain.length).toBeGreaterThan(5);
+    expect(plain).not.toContain('tls');
+    expect(plain).not.toContain('dns');
+    const closedPort = await freePort();
+    const shared = await loaded({ PETCTL_STATE_URL: `redis://127.0.0.1:${closedPort}/0` });
+    expect(shared).toContain('tls');
+    expect(shared).toContain('dns');
+  });
+});
 
 describe.skipIf(noRedisServer)('several machines, one key, one redis-server', () => {
   let redis: RedisServer;
