@@ -1,3 +1,4 @@
+import { isIP } from 'node:net';
 import type { Redis } from 'ioredis';
 import { describeStateUrl, stateStoreAddress } from '../config/state-url';
 import { type GateDecision, type LimitEntry, type RateAnswer, decide, observe } from './pacing';
@@ -154,17 +155,17 @@ export async function openSharedState(options: SharedStateOptions): Promise<Shar
     client?.disconnect();
   };
 
+  const address = stateStoreAddress(options.stateUrl);
   const started = now();
   try {
     const { Redis: RedisClient } = await import('ioredis');
-    const address = stateStoreAddress(options.stateUrl);
     client = new RedisClient({
       host: address.host,
       port: address.port,
-      db: address.db,
       username: address.username,
       password: address.password,
-      tls: address.tls ? { servername: address.host } : undefined,
+      // SNI takes a host name only (RFC 6066); certificates of an IP address are still checked.
+      tls: address.tls ? { servername: isIP(address.host) ? undefined : address.host } : undefined,
       lazyConnect: true,
       connectTimeout: connectTimeoutMs,
       commandTimeout: commandTimeoutMs,
@@ -184,6 +185,8 @@ export async function openSharedState(options: SharedStateOptions): Promise<Shar
     await withTimeout(
       (async () => {
         await redis.connect();
+        // Selected here, not through ioredis's `db` option: ioredis ignores a failed SELECT and stays on database 0.
+        if (address.db !== 0) await redis.select(address.db);
         const before = now();
         const [seconds, micros] = await redis.time();
         const after = now();

@@ -226,6 +226,17 @@ describe.skipIf(noRedisServer)('when the shared store fails', () => {
     }
   });
 
+  it('refuses a database the server does not have (rather than using database 0)', async () => {
+    const redis = await startRedisServer();
+    try {
+      const a = await machine(redis.url.replace(/\/0$/, '/99'));
+      expect(a.gate.fellBack).toBe(true);
+      expect(a.warnings).toEqual([expect.stringContaining('/99: ERR DB index is out of range; using this machine')]);
+    } finally {
+      await redis.stop();
+    }
+  });
+
   it('gives up connecting to a server that never answers within the connect timeout', async () => {
     const sockets = new Set<net.Socket>();
     const silent = net.createServer((socket) => sockets.add(socket));

@@ -159,6 +159,21 @@ describe.skipIf(noRedisServer)('several machines, one key, one redis-server', ()
   });
 
   describe.concurrent('a Redis server with a password', () => {
+    it("rediss:// works once the server's certificate is trusted, and falls back on an untrusted one", async (t) => {
+      const tls = await startRedisServer({ tls: true });
+      t.onTestFinished(() => tls.stop());
+      const server = await scriptedServer(t);
+      const a = await machine(server.baseUrl, tls.url, newApiKey());
+      const trusted = await a.run(['-v', 'pets', 'list'], { NODE_EXTRA_CA_CERTS: tls.ca! });
+      expect(trusted.code).toBe(0);
+      expect(warnings(trusted)).toEqual([]);
+      expect(trusted.stderr).toMatch(/state-store: connect rediss:\/\/127\.0\.0\.1:\d+\/0 -> ok in \d+ ms/);
+      expect(trusted.stderr).not.toMatch(/DeprecationWarning/);
+      const untrusted = await a.run(['pets', 'list']);
+      expect(untrusted.code).toBe(0);
+      expect(warnings(untrusted)).toEqual([expect.stringContaining(': self-signed certificate; using this machine')]);
+    });
+
     it('works with the right password, never printing it: profile show and list mask it, -v traces omit it', async (t) => {
       const server = await scriptedServer(t);
       const a = await machine(server.baseUrl, locked.url, newApiKey());

@@ -32,6 +32,8 @@ export interface RedisServer {
   /** redis://[:password@]127.0.0.1:<port>/0 */
   url: string;
   password?: string;
+  /** The self-signed certificate of a TLS server (for NODE_EXTRA_CA_CERTS). */
+  ca?: string;
   /** Stops the server (SIGKILL: as if the machine went away) and waits until it has exited. */
   kill(): Promise<void>;
   /** Stops it cleanly and removes its directory. Safe after kill(). */
@@ -54,9 +56,28 @@ function exited(child: ChildProcess): Promise<void> {
   return new Promise((resolve) => child.once('exit', () => resolve()));
 }
 
-async function startOnce(port: number, dir: string, password: string | undefined): Promise<ChildProcess> {
-  const args = ['--port', String(port), '--bind', '127.0.0.1', '--dir', dir, '--save', '', '--appendonly', 'no', '--daemonize', 'no', '--loglevel', 'notice'];
-  if (password !== undefined) args.push('--requirepass', password);
+/** A self-signed certificate for 127.0.0.1 (openssl), for rediss:// tests. */
+function selfSignedCertificate(dir: string): { cert: string; key: string } {
+  const cert = path.join(dir, 'cert.pem');
+  const key = path.join(dir, 'key.pem');
+  const result = spawnSync(
+    'openssl',
+    ['req', '-x509', '-newkey', 'rsa:2048', '-nodes', '-keyout', key, '-out', cert, '-days', '1', '-subj', '/CN=127.0.0.1', '-addext', 'subjectAltName=IP:127.0.0.1'],
+    { encoding: 'utf8' },
+  );
+  if (result.status !== 0) throw new Error(`openssl could not make a certificate: ${result.stderr || result.error}`);
+  return { cert, key };
+}
+
+async function startOnce(port: number, dir: string, options: RedisServerOptions): Promise<ChildProcess> {
+  const args = ['--bind', '127.0.0.1', '--dir', dir, '--save', '', '--appendonly', 'no', '--daemonize', 'no', '--loglevel', 'notice'];
+  if (options.tls) {
+    const { cert, key } = selfSignedCertificate(dir);
+    args.push('--port', '0', '--tls-port', String(port), '--tls-cert-file', cert, '--tls-key-file', key, '--tls-ca-cert-file', cert, '--tls-auth-clients', 'no');
+  } else {
+    args.push('--port', String(port));
+  }
+  if (options.password !== undefined) args.push('--requirepass', options.password);
   const child = spawn(REDIS_SERVER, args, { stdio: ['ignore', 'pipe', 'pipe'] });
   let log = '';
   await new Promise<void>((resolve, reject) => {
@@ -79,7 +100,13 @@ async function startOnce(port: number, dir: string, password: string | undefined
   return child;
 }
 
-export async function startRedisServer(options: { password?: string } = {}): Promise<RedisServer> {
+export interface RedisServerOptions {
+  password?: string;
+  /** Serve TLS only (rediss://), with a self-signed certificate: `ca` names it. */
+  tls?: boolean;
+}
+
+export async function startRedisServer(options: RedisServerOptions = {}): Promise<RedisServer> {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'petctl-redis-'));
   let child: ChildProcess | undefined;
   let port = 0;
@@ -87,7 +114,7 @@ export async function startRedisServer(options: { password?: string } = {}): Pro
   for (let attempt = 0; !child; attempt += 1) {
     port = await freePort();
     try {
-      child = await startOnce(port, dir, options.password);
+      child = await startOnce(port, dir, options);
     } catch (error) {
       if (attempt >= 4) throw error;
     }
@@ -96,8 +123,9 @@ export async function startRedisServer(options: { password?: string } = {}): Pro
   const auth = options.password === undefined ? '' : `:${encodeURIComponent(options.password)}@`;
   return {
     port,
-    url: `redis://${auth}127.0.0.1:${port}/0`,
+    url: `${options.tls ? 'rediss' : 'redis'}://${auth}127.0.0.1:${port}/0`,
     password: options.password,
+    ca: options.tls ? path.join(dir, 'cert.pem') : undefined,
     async kill() {
       running.kill('SIGKILL');
       await exited(running);
