@@ -71,13 +71,16 @@ export async function profileListRun(ctx: Context): Promise<void> {
     import('../../output/settings'),
   ]);
   const active = store.activeName();
-  const rows = store.list().map((profile) => ({
+  const profiles = store.list();
+  // Only when some profile shares its state: most setups never do, and their output stays as it was.
+  const shared = profiles.some((profile) => profile.stateUrl);
+  const rows = profiles.map((profile) => ({
     name: profile.name,
     active: profile.name === active,
     baseUrl: profile.baseUrl ?? null,
     builtIn: profile.builtIn,
     key: profile.apiKey ? maskKey(profile.apiKey) : null,
-    stateUrl: profile.stateUrl ? maskStateUrl(profile.stateUrl) : null,
+    ...(shared ? { stateUrl: profile.stateUrl ? maskStateUrl(profile.stateUrl) : null } : {}),
   }));
   type Row = (typeof rows)[number];
   const columns = [
@@ -85,10 +88,7 @@ export async function profileListRun(ctx: Context): Promise<void> {
     { key: 'name', header: 'NAME', value: (row: Row) => row.name },
     { key: 'baseUrl', header: 'BASE URL', value: (row: Row) => row.baseUrl ?? SANDBOX_URL_TEXT },
     { key: 'key', header: 'KEY', value: (row: Row) => row.key ?? (row.builtIn ? 'built-in' : 'none') },
-    // Only when some profile shares its state: most setups never do, and their table stays as it was.
-    ...(rows.some((row) => row.stateUrl)
-      ? [{ key: 'stateUrl', header: 'STATE STORE', value: (row: Row) => row.stateUrl ?? 'local' }]
-      : []),
+    ...(shared ? [{ key: 'stateUrl', header: 'STATE STORE', value: (row: Row) => row.stateUrl ?? 'local' }] : []),
   ];
   ctx.io.stdout.write(renderRecords(columns, rows, ctx.globals.output, renderOptions(ctx)));
 }
@@ -117,8 +117,8 @@ export async function profileShowRun(options: { name?: string }, ctx: Context): 
     storedKey: stored?.apiKey ? maskKey(stored.apiKey) : null,
     effectiveKey: target.apiKey ? maskKey(target.apiKey) : null,
     keySource: target.keySource ?? null,
-    stateUrl: target.stateUrl ? maskStateUrl(target.stateUrl) : null,
-    stateUrlSource: target.stateUrlSource ?? null,
+    // Only when a state store is in use, so that output without one stays as it was.
+    ...(target.stateUrl ? { stateUrl: maskStateUrl(target.stateUrl), stateUrlSource: target.stateUrlSource ?? null } : {}),
     overrides,
   };
   ctx.io.stdout.write(
@@ -128,11 +128,7 @@ export async function profileShowRun(options: { name?: string }, ctx: Context): 
         { key: 'baseUrl', label: 'Base URL', text: target.baseUrl ?? SANDBOX_URL_TEXT },
         { key: 'storedKey', label: 'Stored key', text: object.storedKey ?? (object.builtIn ? 'none (uses the built-in sandbox key)' : 'none: run petctl auth login') },
         { key: 'effectiveKey', label: 'Key in use', text: object.effectiveKey ? `${object.effectiveKey} (${object.keySource})` : 'none' },
-        {
-          key: 'stateUrl',
-          label: 'State store',
-          text: object.stateUrl ? `${object.stateUrl} (${object.stateUrlSource})` : "local (this machine's state file)",
-        },
+        ...(object.stateUrl ? [{ key: 'stateUrl', label: 'State store', text: `${object.stateUrl} (${object.stateUrlSource})` }] : []),
         { key: 'overrides', label: 'Overrides', text: overrides.length ? overrides.join('; ') : 'none' },
       ],
       object,
