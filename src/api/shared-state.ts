@@ -150,7 +150,9 @@ export async function openSharedState(options: SharedStateOptions): Promise<Shar
     fellBack = true;
     offset = undefined;
     // The error event often says more than the rejection ("Connection is closed").
-    const reason = describeStoreError(lastError !== undefined && !(error instanceof StoreTimeout) ? lastError : error, timeoutMs);
+    let reason = describeStoreError(lastError !== undefined && !(error instanceof StoreTimeout) ? lastError : error, timeoutMs);
+    // No known error repeats the password; should one ever, it still never reaches the terminal.
+    if (address.password) reason = reason.split(address.password).join('****');
     options.warn(`cannot use the shared rate-limit state at ${where}: ${reason}; using this machine's state file for the rest of this run`);
     client?.disconnect();
   };

@@ -190,7 +190,8 @@ describe.skipIf(noRedisServer)('several machines, one key, one redis-server', ()
       const listJson = await a.run(['-o', 'json', 'profile', 'list']);
       expect(JSON.parse(listJson.stdout)).toContainEqual(expect.objectContaining({ name: 'shelters', stateUrl: `redis://:****@127.0.0.1:${locked.port}/0` }));
 
-      const verbose = await a.run(['-v', 'pets', 'list']);
+      // DEBUG would make ioredis log AUTH/HELLO with the password; the bundle silences its debug module.
+      const verbose = await a.run(['-v', 'pets', 'list'], { DEBUG: '*' });
       expect(verbose.code).toBe(0);
       expect(warnings(verbose)).toEqual([]);
       expect(verbose.stderr).toMatch(new RegExp(`state-store: connect redis://127\\.0\\.0\\.1:${locked.port}/0 -> ok in \\d+ ms`));
