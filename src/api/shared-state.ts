@@ -135,6 +135,7 @@ export async function openSharedState(options: SharedStateOptions): Promise<Shar
   const commandTimeoutMs = options.commandTimeoutMs ?? COMMAND_TIMEOUT_MS;
   const { local, now, trace } = options;
   const probeLeaseMs = Math.min(options.probeLeaseMs, MAX_PROBE_LEASE_MS);
+  const address = stateStoreAddress(options.stateUrl);
   const where = describeStateUrl(options.stateUrl);
   const key = `${KEY_PREFIX}${options.id}`;
 
@@ -157,7 +158,6 @@ export async function openSharedState(options: SharedStateOptions): Promise<Shar
     client?.disconnect();
   };
 
-  const address = stateStoreAddress(options.stateUrl);
   const started = now();
   try {
     const { Redis: RedisClient } = await import('ioredis');
@@ -202,9 +202,9 @@ export async function openSharedState(options: SharedStateOptions): Promise<Shar
     fallBack(error, connectTimeoutMs);
   }
 
-  /** Runs `change` on the shared entry atomically; the entry `change` sees and returns is on this machine's clock. */
   const timed = <T>(promise: Promise<T>) => withTimeout(promise, commandTimeoutMs);
 
+  /** Runs `change` on the shared entry atomically; the entry `change` sees and returns is on this machine's clock. */
   const transact = async <T>(what: string, change: Change<T>): Promise<T> => {
     const redis = client!;
     const at = now();
