@@ -30,12 +30,13 @@ describe.skipIf(noRedisServer || !hasBulkImport)('two bulk imports on two machin
   let baseUrl: string;
   let sandboxLog = '';
   const dirs: string[] = [];
-  const dataFile = path.join(tempConfigDir(), 'sandbox-data.json');
+  let dataFile: string;
 
   beforeAll(async () => {
     redis = await startRedisServer();
     const sandboxDir = tempConfigDir();
-    dirs.push(sandboxDir, path.dirname(dataFile));
+    dirs.push(sandboxDir);
+    dataFile = path.join(sandboxDir, 'sandbox-data.json');
     sandbox = spawn(NODE, [BIN, 'sandbox', '--port', '0', '--minute-ms', String(MINUTE_MS), '--data', dataFile], {
       env: cleanEnv({ PETCTL_CONFIG_DIR: sandboxDir }),
       stdio: ['ignore', 'pipe', 'pipe'],
