@@ -31,7 +31,9 @@ import { MAX_PROBE_LEASE_MS, type RateLimitGate, asEntry } from './rate-limit-st
  * or on any error (refused, wrong password, connection lost), the gate warns
  * once and uses this machine's state file (`local`) for the rest of the run.
  * Every answer is also recorded there (as a single command would record it:
- * 429s, bans and a low budget), so the fallback goes on with what this machine knows.
+ * 429s, bans and a low budget), and at the fallback so is the shared entry as
+ * last read (another machine's block, the window), so the fallback goes on
+ * with what this machine knows.
  */
 
 export const CONNECT_TIMEOUT_MS = 2_000;
@@ -120,6 +122,24 @@ export function expiryMs(entry: LimitEntry, now: number): number {
   return Math.max(0, Math.ceil(latest - now)) + EXPIRE_MARGIN_MS;
 }
 
+/**
+ * The answers that teach the local state file what a shared entry says (a
+ * block, the current window), so that after a fallback this machine keeps
+ * obeying what it last read from Redis, e.g. another machine's Retry-After.
+ */
+export function answersFor(entry: LimitEntry, now: number): Array<{ answer: RateAnswer; paced: boolean }> {
+  const answers: Array<{ answer: RateAnswer; paced: boolean }> = [];
+  const { window, blockedUntil, reason } = entry;
+  const windowLive = window !== undefined && window.resetAt > now;
+  // Remaining 0 in a live window also records the quota_exhausted block until its reset.
+  if (windowLive) answers.push({ answer: { status: 200, remaining: window.remaining, reset: window.reset, resetAt: window.resetAt }, paced: true });
+  const coveredByWindow = reason === 'quota_exhausted' && windowLive && window.remaining === 0 && window.resetAt >= (blockedUntil ?? 0);
+  if (blockedUntil !== undefined && blockedUntil > now && !coveredByWindow) {
+    answers.push({ answer: { status: 429, retryAt: blockedUntil, banned: reason === 'key_banned' }, paced: false });
+  }
+  return answers;
+}
+
 function parseStored(raw: string | null): LimitEntry | undefined {
   if (raw === null) return undefined;
   try {
@@ -143,6 +163,8 @@ export async function openSharedState(options: SharedStateOptions): Promise<Shar
   let offset: number | undefined;
   let fellBack = false;
   let lastError: unknown;
+  /** The shared entry as last read or written (on this machine's clock): what a fallback starts from. */
+  let lastSeen: LimitEntry | undefined;
   // One call at a time on the connection: WATCH is per connection.
   let turn: Promise<unknown> = Promise.resolve();
 
@@ -214,7 +236,8 @@ export async function openSharedState(options: SharedStateOptions): Promise<Shar
       const failed = replies?.find(([error]) => error);
       if (!replies || failed) throw failed?.[0] ?? new Error('no reply');
       const stored = (replies[1]?.[1] ?? null) as string | null;
-      const { entry, result } = change(shiftEntry(parseStored(stored), -offset!));
+      lastSeen = shiftEntry(parseStored(stored), -offset!);
+      const { entry, result } = change(lastSeen);
       if (!entry) {
         // Nothing to write; the UNWATCH goes out before the next call's WATCH on this connection.
         redis.unwatch().catch(() => {});
@@ -227,6 +250,7 @@ export async function openSharedState(options: SharedStateOptions): Promise<Shar
       if (exec !== null) {
         const error = exec.find(([failure]) => failure)?.[0];
         if (error) throw error;
+        lastSeen = entry;
         trace?.(
           `state-store: ${what} WATCH GET MULTI SET PX ${ttl} EXEC ${key} -> ${outcome(result)}${conflicts ? ` after ${conflicts} conflicts` : ''} in ${now() - at} ms`,
         );
@@ -248,6 +272,7 @@ export async function openSharedState(options: SharedStateOptions): Promise<Shar
       } catch (error) {
         trace?.(`state-store: ${what} -> failed: ${describeStoreError(error, commandTimeoutMs)}`);
         fallBack(error, commandTimeoutMs);
+        for (const { answer, paced } of lastSeen ? answersFor(lastSeen, now()) : []) await local.record(answer, paced);
         return onLocal();
       }
     });
@@ -287,7 +312,8 @@ export async function openSharedState(options: SharedStateOptions): Promise<Shar
         'current',
         async () => {
           const stored = await timed(client!.get(key));
-          return shiftEntry(parseStored(stored), -offset!);
+            lastSeen = shiftEntry(parseStored(stored), -offset!);
+          return lastSeen;
         },
         () => local.current(),
       );

@@ -4,8 +4,9 @@ import os from 'node:os';
 import path from 'node:path';
 import { Redis } from 'ioredis';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { decide } from '../../src/api/pacing';
 import { type RateLimitGate, limitId, openRateLimitState } from '../../src/api/rate-limit-state';
-import { EXPIRE_MARGIN_MS, KEY_PREFIX, type SharedStateGate, expiryMs, openSharedState, shiftEntry } from '../../src/api/shared-state';
+import { EXPIRE_MARGIN_MS, KEY_PREFIX, type SharedStateGate, answersFor, expiryMs, openSharedState, shiftEntry } from '../../src/api/shared-state';
 import { type RedisServer, noRedisServer, startRedisServer } from '../helpers/redis-server';
 
 const BASE = 'https://api.example.org/v1';
@@ -56,6 +57,36 @@ function windowAnswer(now: number, remaining: number) {
   const resetAt = now + MINUTE;
   return { status: 200, remaining, reset: Math.ceil(resetAt / 1000), resetAt };
 }
+
+describe('answersFor', () => {
+  const now = 1_000_000;
+  it('turns a live block into a 429 answer and a live window into its answer; the past into nothing', () => {
+    expect(answersFor({ blockedUntil: now + 5_000, reason: 'key_banned' }, now)).toEqual([
+      { answer: { status: 429, retryAt: now + 5_000, banned: true }, paced: false },
+    ]);
+    const window = { reset: 1_234, resetAt: now + 40_000, remaining: 7 };
+    expect(answersFor({ window }, now)).toEqual([{ answer: { status: 200, remaining: 7, reset: 1_234, resetAt: now + 40_000 }, paced: true }]);
+    // An exhausted window carries its own block (observe turns Remaining: 0 into quota_exhausted).
+    expect(answersFor({ blockedUntil: now + 40_000, reason: 'quota_exhausted', window: { ...window, remaining: 0 } }, now)).toHaveLength(1);
+    expect(answersFor({ blockedUntil: now - 1, reason: 'rate_limited', window: { ...window, resetAt: now - 1 } }, now)).toEqual([]);
+  });
+
+  it('teaches the local file the same decisions', async () => {
+    const root = fs.mkdtempSync(path.join(os.tmpdir(), 'petctl-seed-'));
+    roots.push(root);
+    const at = Date.now();
+    const entries = [
+      { blockedUntil: at + 5_000, reason: 'rate_limited' as const },
+      { blockedUntil: at + 40_000, reason: 'quota_exhausted' as const, window: { reset: 99, resetAt: at + 40_000, remaining: 0 } },
+      { window: { reset: 99, resetAt: at + 40_000, remaining: 3 } },
+    ];
+    for (const [index, entry] of entries.entries()) {
+      const local = await openRateLimitState(path.join(root, `state-${index}.json`), BASE, KEY, () => at);
+      for (const { answer, paced } of answersFor(entry, at)) await local.record(answer, paced);
+      expect(await local.acquire(true)).toEqual(decide(entry, at, true, 5_000));
+    }
+  });
+});
 
 describe('shiftEntry and expiryMs', () => {
   it('moves every time of an entry but not the window name (the server reset)', () => {
@@ -232,6 +263,24 @@ describe.skipIf(noRedisServer)('when the shared store fails', () => {
       const a = await machine(redis.url.replace(/\/0$/, '/99'));
       expect(a.gate.fellBack).toBe(true);
       expect(a.warnings).toEqual([expect.stringContaining('/99: ERR DB index is out of range; using this machine')]);
+    } finally {
+      await redis.stop();
+    }
+  });
+
+  it("keeps obeying another machine's block it read from Redis after Redis goes away", async () => {
+    const redis = await startRedisServer();
+    try {
+      const a = await machine(redis.url);
+      const b = await machine(redis.url);
+      const retryAt = a.now() + 30_000;
+      await a.gate.record({ status: 429, retryAt }, false);
+      const seen = (await b.gate.acquire(false)) as { go: false; until: number };
+      expect(seen.go).toBe(false);
+      await redis.kill();
+      // B's own state file never heard of the 429; what B read from Redis goes with it into the fallback.
+      expect(await b.gate.acquire(false)).toEqual({ go: false, until: seen.until, reason: 'rate_limited' });
+      expect(b.warnings).toHaveLength(1);
     } finally {
       await redis.stop();
     }
