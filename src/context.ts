@@ -39,6 +39,10 @@ export interface GlobalOptions {
   quiet: boolean;
   /** false when --no-color was given. */
   color: boolean;
+  /** --query: a JMESPath expression applied to the command's JSON result. */
+  query?: string;
+  /** --no-input: never prompt, even on a terminal. */
+  noInput?: boolean;
 }
 
 export interface Context {
@@ -140,7 +144,10 @@ export function createContext(globals: GlobalOptions, deps: ContextDeps): Contex
       if (!silent) io.stderr.write(`warning: ${message}\n`);
     },
     profiles() {
-      profiles ??= import('./config/profiles').then(({ openProfileStore }) => openProfileStore(paths));
+      profiles ??= Promise.all([import('./config/profiles'), import('./config/permissions')]).then(([{ openProfileStore }, { tightenPermissions }]) => {
+        tightenPermissions(paths, (message) => ctx.warn(message));
+        return openProfileStore(paths);
+      });
       return profiles;
     },
     api() {

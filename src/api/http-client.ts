@@ -1,10 +1,10 @@
 import type { Dispatcher } from 'undici';
-import { ApiError, InterruptedError, InvalidResponseError, NetworkError, PetctlError, RateLimitError } from '../errors';
+import { ApiError, InterruptedError, InvalidResponseError, NetworkError, PetctlError, RateLimitError, RedirectError, UsageError } from '../errors';
 import { ErrorBody } from '../schemas/pet';
 import { parseJson, stringifyJson } from '../schemas/json';
 import type { GateDecision, RateAnswer } from './pacing';
 import type { RateLimitGate } from './rate-limit-state';
-import { sendRequest } from './transport';
+import { MAX_RESPONSE_BYTES, sendRequest } from './transport';
 import {
   type AttemptOutcome,
   type RateHeaders,
@@ -44,11 +44,25 @@ export interface HttpClientOptions {
 }
 
 export interface ApiRequest {
-  method: 'GET' | 'POST';
+  /** Any method (`petctl api -X PATCH`); only GET is retried after anything but a 429. */
+  method: string;
   /** Relative to the base URL, e.g. /pets */
   path: string;
+  /**
+   * An absolute URL to send to instead of `path` and `query` (a next-page link,
+   * `petctl api https://…`); refused unless on the base URL's origin, since the key goes with it.
+   */
+  url?: string;
   query?: Record<string, string | number | undefined>;
   body?: unknown;
+  /** A body sent byte for byte instead of `body` (`petctl api --input`); content-type defaults to JSON. */
+  rawBody?: string | Buffer;
+  /** Extra request headers (`petctl api -H`); they cannot replace Authorization or User-Agent. */
+  headers?: Record<string, string>;
+  /** Keep the answer's text as it came, without parsing it as JSON (`petctl api` prints non-JSON bodies too). */
+  rawResponse?: boolean;
+  /** Sees every answer whole, errors included (`petctl api -i` shows an error answer's head too). */
+  onResponse?: (answer: { status: number; text: string; headers: Record<string, string | string[] | undefined> }) => void;
   /** Sees the headers of every answer, errors included (e.g. Sunset on a deprecated operation). */
   observe?: (header: (name: string) => string | undefined) => void;
   /** Per-request hooks; bulk import uses them to journal and to show waits in its progress bar. */
@@ -77,11 +91,15 @@ export interface ApiResponse {
   status: number;
   url: string;
   body: unknown;
+  /** The body exactly as received. */
+  text: string;
+  /** Every header as received, names lower-cased, for `petctl api -i`. */
+  headers: Record<string, string | string[] | undefined>;
   rate: RateHeaders;
   header(name: string): string | undefined;
 }
 
-type RawResponse = { status: number; text: string; header(name: string): string | undefined };
+type RawResponse = { status: number; text: string; headers: Record<string, string | string[] | undefined>; header(name: string): string | undefined };
 
 const TIMEOUT = Symbol('timeout');
 
@@ -112,11 +130,21 @@ export class HttpClient {
     return url.toString();
   }
 
+  /** Whether `url` (absolute) is on the base URL's origin: the only place the key may go. */
+  isSameOrigin(url: string): boolean {
+    return new URL(url).origin === new URL(this.options.baseUrl).origin;
+  }
+
+  private sameOriginUrl(url: string): string {
+    if (!this.isSameOrigin(url)) throw new UsageError(`refusing to send the API key to ${new URL(url).origin}: not the base URL's origin`);
+    return new URL(url).toString();
+  }
+
   /** Sends the request, waiting out rate limits and retrying where safe. Resolves only with a 2xx. */
   async send(request: ApiRequest): Promise<ApiResponse> {
     const { options } = this;
-    const url = this.buildUrl(request.path, request.query);
-    const body = request.body === undefined ? undefined : stringifyJson(request.body);
+    const url = request.url === undefined ? this.buildUrl(request.path, request.query) : this.sameOriginUrl(request.url);
+    const body = request.rawBody ?? (request.body === undefined ? undefined : stringifyJson(request.body));
     const wait = request.hooks?.wait ?? options.wait;
     const paced = request.hooks?.paced === true;
     // Retry waits and blocks after a 429 count toward --max-wait together; a rate-limit window is bounded one wait at a time.
@@ -131,7 +159,7 @@ export class HttpClient {
       let response: RawResponse | undefined;
       let failure: PetctlError | undefined;
       try {
-        response = await this.attempt(request.method, url, body);
+        response = await this.attempt(request.method, url, body, request.headers);
         outcome = { kind: 'response', status: response.status };
       } catch (error) {
         if (!(error instanceof NetworkError)) throw error;
@@ -143,11 +171,13 @@ export class HttpClient {
       if (response) {
         request.hooks?.onAnswer?.(response.status);
         request.observe?.(response.header);
+        request.onResponse?.(response);
         const rate = parseRateHeaders(response.header);
         const serverDate = parseHttpDate(response.header('date'));
         retryAfterMs = await this.recordLimits(response, rate, serverDate, paced);
         if (response.status >= 200 && response.status < 300) {
-          return { status: response.status, url, body: this.parseBody(response, request.method, url), rate, header: response.header };
+          const parsed = request.rawResponse ? undefined : this.parseBody(response, request.method, url);
+          return { status: response.status, url, body: parsed, text: response.text, headers: response.headers, rate, header: response.header };
         }
         failure = this.errorFor(response, request.method, url, retryAfterMs);
       }
@@ -227,7 +257,7 @@ export class HttpClient {
     }
   }
 
-  private async attempt(method: string, url: string, body: string | undefined): Promise<RawResponse> {
+  private async attempt(method: string, url: string, body: string | Buffer | undefined, extraHeaders: Record<string, string> = {}): Promise<RawResponse> {
     const { options } = this;
     const trace = options.trace;
     const started = options.now();
@@ -239,6 +269,7 @@ export class HttpClient {
     if (options.signal.aborted) throw new InterruptedError();
     options.signal.addEventListener('abort', onAbort, { once: true });
     const timer = setTimeout(() => attempt.abort(TIMEOUT), options.timeoutMs);
+    let status = 0;
     try {
       const target = new URL(url);
       const response = await sendRequest(options.dispatcher, {
@@ -246,16 +277,19 @@ export class HttpClient {
         path: target.pathname + target.search,
         method: method as Dispatcher.HttpMethod,
         headers: {
-          authorization: `Bearer ${options.apiKey}`,
           accept: 'application/json',
-          'user-agent': options.userAgent,
           ...(body === undefined ? {} : { 'content-type': 'application/json' }),
+          ...lowerCaseNames(extraHeaders),
+          // After the caller's headers, so that neither can be replaced.
+          authorization: `Bearer ${options.apiKey}`,
+          'user-agent': options.userAgent,
         },
         body,
         signal: attempt.signal,
         headersTimeout: options.timeoutMs,
         bodyTimeout: options.timeoutMs,
       });
+      status = response.statusCode;
       const text = await response.body.text();
       const header = headerGetter(response.headers);
       if (trace) {
@@ -266,12 +300,16 @@ export class HttpClient {
           .join(' ');
         trace(`< ${response.statusCode} in ${options.now() - started} ms${limits ? ` ${limits}` : ''}`);
       }
-      return { status: response.statusCode, text, header };
+      return { status: response.statusCode, text, headers: response.headers, header };
     } catch (error) {
       if (options.signal.aborted) throw new InterruptedError();
+      // undici stopped reading at the cap; the same request would get the same flood, so it is an answer, not a fault to retry.
+      if (errorCode(error) === 'UND_ERR_RES_EXCEEDED_MAX_SIZE') {
+        throw new InvalidResponseError(`${method} ${url} answered with a body over ${MAX_RESPONSE_BYTES / 1024 / 1024} MiB; petctl stopped reading it`, status);
+      }
       const timedOut = attempt.signal.aborted && attempt.signal.reason === TIMEOUT;
       const code = errorCode(error) ?? '';
-      const sent = !NOT_CONNECTED_CODES.has(code);
+      const sent = !NOT_CONNECTED_CODES.has(code) && !TLS_TRUST_CODES.has(code);
       if (timedOut || /TIMEOUT/.test(code)) {
         throw new NetworkError(`no answer from ${new URL(url).host} within ${options.timeoutMs / 1000}s (--timeout)`, { code: 'timeout', sent, cause: error });
       }
@@ -303,6 +341,8 @@ export class HttpClient {
       parsed = undefined;
     }
     const status = response.status;
+    // undici never follows redirects on its own; neither does petctl (the key would travel with it).
+    if (status >= 300 && status < 400) return new RedirectError(method, url, status, printableLocation(response.header('location')));
     if (status === 429) {
       const body = parsed?.success ? parsed.data : undefined;
       const banned = body?.code === 'key_banned';
@@ -326,6 +366,17 @@ export class HttpClient {
     // A 4xx without the Error body the specification promises: keep the status's meaning.
     return new ApiError(method, url, status, { code: `http_${status}`, message: `HTTP ${status} without an Error body${snippet(response.text)}` }, this.hintFor(status));
   }
+}
+
+/** The Location as sent, on one line and of a readable length: it ends up in the error message. */
+function printableLocation(value: string | undefined): string | undefined {
+  const text = value?.trim().replace(/[\u0000-\u001f\u007f]/g, ' ');
+  if (!text) return undefined;
+  return text.length > 300 ? `${text.slice(0, 297)}...` : text;
+}
+
+function lowerCaseNames(headers: Record<string, string>): Record<string, string> {
+  return Object.fromEntries(Object.entries(headers).map(([name, value]) => [name.toLowerCase(), value]));
 }
 
 function snippet(text: string): string {
@@ -355,5 +406,19 @@ function describeNetworkError(error: unknown): string {
     UND_ERR_RES_CONTENT_LENGTH_MISMATCH: 'the answer was cut short',
     UND_ERR_RES_EXCEEDED_MAX_SIZE: 'the answer was too large',
   };
+  if (code && TLS_TRUST_CODES.has(code)) {
+    return `the server's TLS certificate is not trusted (${err.message ?? code}); nothing was sent. For a private CA, set NODE_EXTRA_CA_CERTS to its certificate file`;
+  }
   return (code && known[code]) ?? err.message ?? String(error);
 }
+
+/** OpenSSL's verification failures: the TLS handshake stopped before any request (or key) went out. */
+const TLS_TRUST_CODES = new Set([
+  'DEPTH_ZERO_SELF_SIGNED_CERT',
+  'SELF_SIGNED_CERT_IN_CHAIN',
+  'UNABLE_TO_VERIFY_LEAF_SIGNATURE',
+  'UNABLE_TO_GET_ISSUER_CERT_LOCALLY',
+  'CERT_HAS_EXPIRED',
+  'CERT_NOT_YET_VALID',
+  'ERR_TLS_CERT_ALTNAME_INVALID',
+]);

@@ -1,15 +1,24 @@
 import { Command, Option } from 'commander';
 import type { Context, GlobalOptions } from '../context';
+import { completesWith } from '../completion/values';
 import { OUTPUT_FORMATS, type OutputFormat } from '../output/format';
 import { VERSION } from '../version';
+import { registerApi } from './api';
 import { registerAuth } from './auth';
+import { registerCompletion } from './completion';
 import { parseCount, parsePositiveSeconds, parseSeconds } from './parsers';
 import { registerPets } from './pets';
 import { registerProfile } from './profile';
 import { registerSandbox } from './sandbox';
 
 /** How a leaf command's action reaches its run function: main.ts builds the Context from the global flags. */
-export type Invoke = (run: (ctx: Context) => Promise<void>) => Promise<void>;
+export type Invoke = (run: (ctx: Context) => Promise<void>, command?: CommandTraits) => Promise<void>;
+
+/** What main.ts checks before running a command. */
+export interface CommandTraits {
+  /** The command has a JSON result that --query can filter. */
+  jsonResult?: boolean;
+}
 
 interface RawGlobals {
   profile?: string;
@@ -22,6 +31,8 @@ interface RawGlobals {
   verbose?: boolean;
   quiet?: boolean;
   color: boolean;
+  query?: string;
+  input: boolean;
 }
 
 /** Global flags → GlobalOptions. Environment fallbacks for profile and base URL are applied in config/credentials.ts. */
@@ -36,6 +47,8 @@ export function toGlobalOptions(raw: RawGlobals): GlobalOptions {
     verbose: raw.verbose === true,
     quiet: raw.quiet === true,
     color: raw.color,
+    ...(raw.query === undefined ? {} : { query: raw.query }),
+    ...(raw.input === false ? { noInput: true } : {}),
   };
 }
 
@@ -63,7 +76,7 @@ export function buildProgram(invoke: Invoke, output: HelpOutput): Command {
     .helpOption('-h, --help', 'show help')
     .helpCommand(false)
     .showSuggestionAfterError(true)
-    .option('-p, --profile <name>', 'profile to use (env PETCTL_PROFILE; else the active profile)')
+    .addOption(completesWith(new Option('-p, --profile <name>', 'profile to use (env PETCTL_PROFILE; else the active profile)'), 'profiles'))
     .addOption(new Option('-o, --output <format>', 'output format').choices(OUTPUT_FORMATS).default('table'))
     .option('--json', 'same as --output json')
     .option('--base-url <url>', "override the profile's base URL (env PETCTL_BASE_URL), e.g. https://api.example.org/v1")
@@ -76,7 +89,9 @@ export function buildProgram(invoke: Invoke, output: HelpOutput): Command {
     )
     .option('-v, --verbose', 'HTTP trace on stderr (Authorization redacted)')
     .option('-q, --quiet', 'no notices or warnings on stderr')
-    .option('--no-color', 'no colour (also NO_COLOR=1); never coloured when stdout is not a terminal');
+    .option('--no-color', 'no colour (also NO_COLOR=1); never coloured when stdout is not a terminal')
+    .option('--no-input', 'never prompt for missing values, even on a terminal (also PETCTL_NO_INPUT=1)')
+    .option('--query <jmespath>', 'filter the JSON result with a JMESPath expression (pets list|add|get, api, auth status, profile list|show)');
 
   program.addHelpText(
     'after',
@@ -86,14 +101,18 @@ Examples:
   $ petctl pets add --name Rex --category-id 1
   $ petctl -p staging pets list -o json | jq '.[].name'
   $ petctl profile add production --base-url https://api.example.org/v1
+  $ petctl pets list --all --query '[?status==\`available\`].name'
+  $ petctl api /store/orders
 
 Exit codes: 0 ok, 1 unexpected, 2 usage, 3 not found, 4 auth, 5 rate limited,
-6 rejected (400), 7 network/server/invalid response, 130 interrupted.`,
+6 rejected (400), 7 network/server/invalid response/redirect, 130 interrupted.`,
   );
 
   registerPets(program, invoke);
   registerAuth(program, invoke);
   registerProfile(program, invoke);
   registerSandbox(program, invoke);
+  registerApi(program, invoke);
+  registerCompletion(program, invoke);
   return program;
 }

@@ -1,6 +1,7 @@
-import type { Command } from 'commander';
+import { Argument, type Command } from 'commander';
+import { completesWith } from '../../completion/values';
 import type { Context } from '../../context';
-import { UsageError } from '../../errors';
+import { writeResult } from '../../output/result';
 import type { Invoke } from '../root';
 
 /**
@@ -13,13 +14,15 @@ export function registerProfile(program: Command, invoke: Invoke): void {
   profile
     .command('list')
     .description('list profiles; * marks the active one')
-    .action(() => invoke((ctx) => profileListRun(ctx)));
+    .addHelpText('after', "\nExamples:\n  $ petctl profile list\n  $ petctl profile list -o json\n  $ petctl profile list --query '[?active].name | [0]'")
+    .action(() => invoke((ctx) => profileListRun(ctx), { jsonResult: true }));
 
   profile
     .command('show')
     .description('show a profile (default: the one in use) and what overrides it')
-    .argument('[name]', 'profile name')
-    .action((name: string | undefined) => invoke((ctx) => profileShowRun({ name }, ctx)));
+    .addArgument(completesWith(new Argument('[name]', 'profile name'), 'profiles'))
+    .addHelpText('after', '\nExamples:\n  $ petctl profile show\n  $ petctl profile show production -o json\n  $ petctl profile show production --query effectiveBaseUrl')
+    .action((name: string | undefined) => invoke((ctx) => profileShowRun({ name }, ctx), { jsonResult: true }));
 
   profile
     .command('add')
@@ -28,7 +31,7 @@ export function registerProfile(program: Command, invoke: Invoke): void {
     // Declared for the help text only: the global --base-url (root.ts) has the same name, and
     // commander gives a program's option precedence wherever it stands on the line, so the
     // value always arrives in the global options (not from PETCTL_BASE_URL: that is not a flag).
-    .option('--base-url <url>', 'https://…/v1 (http only for loopback)')
+    .option('--base-url <url>', 'https://…/v1 (http only for loopback); asked for on a terminal when missing')
     .option('--state-url <url>', 'share the key\'s rate-limit state with other machines through Redis: redis://[:password@]host:6379/0 or rediss://… (env PETCTL_STATE_URL)')
     .addHelpText(
       'after',
@@ -40,6 +43,7 @@ Examples:
   $ petctl profile add production --base-url https://api.example.org/v1
   $ petctl profile add staging --base-url https://staging.example.org/v1
   $ petctl auth login -p staging
+  $ petctl profile add staging          # on a terminal: asks for the base URL
   $ petctl profile add shelters --base-url https://api.example.org/v1 --state-url redis://limits.internal:6379/0
   $ petctl profile add shared --base-url https://api.example.org/v1 --state-url 'rediss://:s3cret@redis.example.org:6380/0'`,
     )
@@ -50,13 +54,13 @@ Examples:
   profile
     .command('use')
     .description('make a profile the active one')
-    .argument('<name>', 'profile name')
+    .addArgument(completesWith(new Argument('<name>', 'profile name'), 'profiles'))
     .action((name: string) => invoke((ctx) => profileUseRun({ name }, ctx)));
 
   profile
     .command('remove')
     .description('remove a profile and its stored key')
-    .argument('<name>', 'profile name')
+    .addArgument(completesWith(new Argument('<name>', 'profile name'), 'profiles'))
     .action((name: string) => invoke((ctx) => profileRemoveRun({ name }, ctx)));
 }
 
@@ -90,7 +94,7 @@ export async function profileListRun(ctx: Context): Promise<void> {
     { key: 'key', header: 'KEY', value: (row: Row) => row.key ?? (row.builtIn ? 'built-in' : 'none') },
     ...(shared ? [{ key: 'stateUrl', header: 'STATE STORE', value: (row: Row) => row.stateUrl ?? 'local' }] : []),
   ];
-  ctx.io.stdout.write(renderRecords(columns, rows, ctx.globals.output, renderOptions(ctx)));
+  await writeResult(ctx, rows, () => renderRecords(columns, rows, ctx.globals.output, renderOptions(ctx)));
 }
 
 export async function profileShowRun(options: { name?: string }, ctx: Context): Promise<void> {
@@ -121,7 +125,7 @@ export async function profileShowRun(options: { name?: string }, ctx: Context): 
     ...(target.stateUrl ? { stateUrl: maskStateUrl(target.stateUrl), stateUrlSource: target.stateUrlSource ?? null } : {}),
     overrides,
   };
-  ctx.io.stdout.write(
+  await writeResult(ctx, object, () =>
     renderDetails(
       [
         { key: 'name', label: 'Profile', text: `${object.name}${object.active ? ' (active)' : ''}` },
@@ -138,11 +142,9 @@ export async function profileShowRun(options: { name?: string }, ctx: Context): 
 }
 
 export async function profileAddRun(options: { name: string; baseUrl?: string; stateUrl?: string }, ctx: Context): Promise<void> {
-  if (options.baseUrl === undefined) {
-    throw new UsageError("required option '--base-url <url>' not specified", 'petctl profile add <name> --base-url https://api.example.org/v1');
-  }
+  const baseUrl = options.baseUrl ?? (await (await import('../../input/prompts')).promptBaseUrl(ctx));
   const store = await ctx.profiles();
-  await store.add(options.name, options.baseUrl, options.stateUrl);
+  await store.add(options.name, baseUrl, options.stateUrl);
   if (options.stateUrl !== undefined) {
     const [{ isLoopbackHost }, { stateStoreAddress }] = await Promise.all([import('../../config/base-url'), import('../../config/state-url')]);
     const address = stateStoreAddress(options.stateUrl);
