@@ -236,7 +236,7 @@ describe('the sandbox profile paces a shell loop past the Free plan limit', () =
     for (const result of results.slice(11)) expect(result.stderr).not.toContain('petctl: rate limit reached');
 
     // The service's own record: no strikes against the key.
-    const stored = parseJson(fs.readFileSync(dataFile, 'utf8')) as { rateLimits: Record<string, { minuteCount: number; strikes: number }> };
+    const stored = parseJson(fs.readFileSync(`${dataFile}.limits.json`, 'utf8')) as { rateLimits: Record<string, { minuteCount: number; strikes: number }> };
     expect(stored.rateLimits[FREE]).toMatchObject({ minuteCount: 10, strikes: 0 });
   }, 40_000);
 });
