@@ -138,6 +138,7 @@ class FileStore implements PetStore {
   /** Raised past every earlier version whenever the table is rebuilt, so versions only grow. */
   private versionBase = 0;
   private pending: PendingAdd[] = [];
+  private appending = false;
   private writing: Promise<void> | undefined;
 
   constructor(readonly dataFile: string) {}
@@ -162,6 +163,8 @@ class FileStore implements PetStore {
   }
 
   refresh(): void {
+    // While this process appends it holds the lock, so nobody else changes the file; and its own lines join the table once they are durable.
+    if (this.appending) return;
     let stats: fs.Stats | undefined;
     try {
       stats = fs.statSync(this.dataFile, { throwIfNoEntry: false });
@@ -223,12 +226,21 @@ class FileStore implements PetStore {
     }
     const pets = numberNewPets(this.table.highestId, newPets);
     const text = pets.map((pet) => `${pet.json}\n`).join('');
-    const handle = await fs.promises.open(this.dataFile, 'a');
+    this.appending = true;
     try {
-      await handle.write(text);
-      await handle.datasync();
+      const handle = await fs.promises.open(this.dataFile, 'a');
+      try {
+        await handle.write(text);
+        await handle.datasync();
+      } finally {
+        await handle.close();
+      }
+    } catch (error) {
+      // Not acknowledged, so not stored: cut off whatever part of the batch reached the file.
+      fs.truncateSync(this.dataFile, this.consumed);
+      throw error;
     } finally {
-      await handle.close();
+      this.appending = false;
     }
     for (const pet of pets) this.table.push(pet);
     this.consumed += Buffer.byteLength(text);

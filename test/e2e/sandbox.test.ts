@@ -164,6 +164,39 @@ describe.concurrent('petctl sandbox (foreground)', () => {
     expect(await second.stop()).toMatchObject({ code: 130 });
   });
 
+  it('--enterprise-quota sets the sandbox-enterprise key\'s quotas, printed and enforced', async (t) => {
+    const sandbox = await startSandboxProcess(t, ['--port', '0', '--enterprise-quota', '3/1000'], { PETCTL_CONFIG_DIR: tempDir(t) });
+    await vi.waitFor(() => expect(sandbox.stdout()).toContain('sandbox-enterprise\tenterprise\t3/min\t1000/day\n'));
+    const statuses = [];
+    for (let i = 0; i < 4; i += 1) statuses.push((await call(sandbox.baseUrl, '/pets?limit=1', { key: 'sandbox-enterprise' })).status);
+    expect(statuses).toEqual([200, 200, 200, 429]);
+    expect(await sandbox.stop()).toMatchObject({ code: 130 });
+  });
+
+  it.each(['abc', '0/10', '10', '10/0', '5/-1', '1.5/10', '10/20/30', ''])('refuses --enterprise-quota %j with exit 2', async (value) => {
+    const result = await runCli(['sandbox', '--port', '0', '--enterprise-quota', value]);
+    expect(result.code).toBe(2);
+    expect(result.stdout).toBe('');
+    expect(result.stderr).toContain('--enterprise-quota');
+    expect(result.stderr).toContain('<per-minute>/<per-day>');
+    expect(result.stderr.trim().split('\n').length).toBeLessThanOrEqual(2);
+  });
+
+  it('--data reads a version 1 JSON data file, rewrites it once as a log, and pages with Link', async (t) => {
+    const dir = tempDir(t);
+    const dataFile = path.join(dir, 'pets.json');
+    const pets = Array.from({ length: 25 }, (_, i) => ({ id: i + 1, name: `Pet ${i + 1}`, categoryId: 1, status: 'available' }));
+    fs.writeFileSync(dataFile, JSON.stringify({ version: 1, pets, rateLimits: {} }, null, 2), { mode: 0o644 });
+    const sandbox = await startSandboxProcess(t, ['--port', '0', '--data', dataFile], { PETCTL_CONFIG_DIR: dir });
+    expect(fs.readFileSync(dataFile, 'utf8').split('\n')[0]).toBe('{"format":"petctl-sandbox-pets","version":2}');
+    expect(fs.statSync(dataFile).mode & 0o777).toBe(0o600);
+    const first = await call(sandbox.baseUrl, '/pets?limit=10&status=available', { key: FREE });
+    expect(first.headers.link).toBe('</v1/pets?limit=10&after=10&status=available>; rel="next"');
+    const list = await runCli(['--base-url', sandbox.baseUrl, 'pets', 'list', '--limit', '100'], { env: { PETCTL_CONFIG_DIR: dir } });
+    expect(list.stdout.trim().split('\n')).toHaveLength(25);
+    expect(await sandbox.stop()).toMatchObject({ code: 130 });
+  });
+
   it('refuses bad flags with exit 2, and a port in use with a clear error', async (t) => {
     const bad = await runCli(['sandbox', '--port', '70000']);
     expect(bad.code).toBe(2);
