@@ -191,9 +191,15 @@ class FileStore implements PetStore {
   add(newPet: NewPet): Promise<StoredPet> {
     return new Promise((resolve, reject) => {
       this.pending.push({ newPet, resolve, reject });
-      this.writing ??= this.writePending().finally(() => {
-        this.writing = undefined;
-      });
+      if (this.writing === undefined) this.startWriting();
+    });
+  }
+
+  private startWriting(): void {
+    this.writing = this.writePending().finally(() => {
+      this.writing = undefined;
+      // An add that came after the last batch was taken but before this ran.
+      if (this.pending.length > 0) this.startWriting();
     });
   }
 

@@ -225,6 +225,14 @@ describe('a file-backed store', () => {
     expect(fileIds(file)).toHaveLength(62);
   });
 
+  it('resolves adds made one after another, each as the previous one resolves', async () => {
+    const file = path.join(scratch(), 'sandbox.json');
+    writeFileSync(file, `{"format":"petctl-sandbox-pets","version":2}\n{"id":1,"name":"One","categoryId":1}\n`);
+    const store = await openFileStore(file);
+    for (let i = 0; i < 5; i += 1) expect((await store.add({ name: `n${i}`, categoryId: 1 })).id).toBe(BigInt(i + 2));
+    expect(fileIds(file)).toEqual([1n, 2n, 3n, 4n, 5n, 6n]);
+  });
+
   it('loses no animal when two stores in one process add concurrently', async () => {
     const file = path.join(scratch(), 'sandbox.json');
     const [one, two] = await Promise.all([openFileStore(file), openFileStore(file)]);
