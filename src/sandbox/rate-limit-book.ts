@@ -1,6 +1,7 @@
 import fs from 'node:fs';
+import path from 'node:path';
 
-import { withFileLock, writeFileAtomic } from '../config/locked-file';
+import { withFileLock } from '../config/locked-file';
 import {
   applyRateLimit,
   parseRateLimitState,
@@ -209,10 +210,24 @@ function readLimits(file: string): LimitsDocument {
   return { version: 1, processes, rateLimits: parseRateLimitState(value.rateLimits) };
 }
 
-/** Atomic: a reader sees a whole file. Returns what identifies this version of it. */
+let tempCounter = 0;
+
+/**
+ * Atomic (temporary file, rename: a reader sees a whole file) but not fsynced:
+ * a crash may forget the last counts, and only counts. Returns what identifies
+ * this version of the file.
+ */
 function writeLimits(file: string, text: string): { ino: number; mtimeMs: number } {
-  writeFileAtomic(file, text);
-  const stats = fs.statSync(file);
+  fs.mkdirSync(path.dirname(file), { recursive: true, mode: 0o700 });
+  const temp = `${file}.${process.pid}.${(tempCounter += 1)}.tmp`;
+  fs.writeFileSync(temp, text, { mode: 0o600 });
+  const stats = fs.statSync(temp);
+  try {
+    fs.renameSync(temp, file);
+  } catch (error) {
+    fs.rmSync(temp, { force: true });
+    throw error;
+  }
   return { ino: stats.ino, mtimeMs: stats.mtimeMs };
 }
 
