@@ -26,7 +26,7 @@ import {
  *   once a second (`flushMs`) and when it stops. A crash forgets at most that
  *   last second of counts; animals are never in this file.
  * - Each process lists itself (its pid) in the file while it runs. A process
- *   notices that the file changed with one stat per request; when another live
+ *   notices that the file changed with one stat (at most one a millisecond); when another live
  *   process is listed, every request reads, merges and writes the counts under
  *   the file's lock, so processes running side by side share them exactly.
  *   When it is alone again it goes back to counting in memory.
