@@ -121,11 +121,6 @@ export async function openFileStore(dataFile: string, onMigrate?: (migrated: Mig
   return store;
 }
 
-/** An in-memory store when `dataFile` is absent, a file-backed one otherwise. */
-export async function openStore(options: { dataFile?: string } & MemoryStoreOptions): Promise<PetStore> {
-  return options.dataFile === undefined ? createMemoryStore(options) : openFileStore(options.dataFile);
-}
-
 interface PendingAdd {
   newPet: NewPet;
   resolve: (pet: StoredPet) => void;
