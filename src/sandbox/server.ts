@@ -265,6 +265,10 @@ export function createSandboxServer(options: SandboxServerOptions = {}): Server 
       if (error instanceof StoreBusyError) {
         return sendError(exchange, new SandboxHttpError('service_unavailable', error.message, { 'Retry-After': '1' }));
       }
+      if ((error as NodeJS.ErrnoException | undefined)?.code === 'ELOCKED') {
+        // The rate-limit counts' lock, held by another process for too long.
+        return sendError(exchange, new SandboxHttpError('service_unavailable', 'the rate-limit counts are locked by another process', { 'Retry-After': '1' }));
+      }
       log?.(`error: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}`);
       const message = error instanceof SandboxDataFileError ? error.message : 'internal error';
       sendError(exchange, new SandboxHttpError('internal_error', message));
