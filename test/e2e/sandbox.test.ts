@@ -197,6 +197,25 @@ describe.concurrent('petctl sandbox (foreground)', () => {
     expect(await sandbox.stop()).toMatchObject({ code: 130 });
   });
 
+  it('answers a bad key with 401 carrying the client address\'s rate-limit headers, and a flood of them with 429', async (t) => {
+    const dir = tempDir(t);
+    const sandbox = await startSandboxProcess(t, ['--port', '0'], { PETCTL_CONFIG_DIR: dir });
+    const bogus = 'not-a-sandbox-key';
+    const result = await runCli(['--base-url', sandbox.baseUrl, '-v', 'pets', 'list'], {
+      env: { PETCTL_CONFIG_DIR: dir, PETCTL_API_KEY: bogus },
+      secrets: [bogus],
+    });
+    expect(result.code).toBe(4);
+    expect(result.stderr).toMatch(/< 401 in \d+ ms x-ratelimit-limit=60 x-ratelimit-remaining=59 x-ratelimit-reset=\d+/);
+    for (let i = 0; i < 59; i += 1) expect((await call(sandbox.baseUrl, '/pets', { key: bogus })).status).toBe(401);
+    const flooded = await call(sandbox.baseUrl, '/pets', { key: bogus });
+    expect(flooded.status).toBe(429);
+    expect(flooded.body).toMatchObject({ code: 'rate_limited', status: 429 });
+    // A valid key from the same address is still served.
+    expect((await call(sandbox.baseUrl, '/pets?limit=1', { key: FREE })).status).toBe(200);
+    expect(await sandbox.stop()).toMatchObject({ code: 130 });
+  });
+
   it('refuses bad flags with exit 2, and a port in use with a clear error', async (t) => {
     const bad = await runCli(['sandbox', '--port', '70000']);
     expect(bad.code).toBe(2);
