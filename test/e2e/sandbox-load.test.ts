@@ -21,7 +21,10 @@ const SECONDS = Number(process.env.PETCTL_LOAD_SECONDS) || 30;
 const CONNECTIONS = 100;
 const KEY = 'sandbox-enterprise';
 
+const HAS_PROC = fs.existsSync('/proc/self/status');
+
 function rssKb(pid: number): number {
+  if (!HAS_PROC) return Number.NaN;
   const status = fs.readFileSync(`/proc/${pid}/status`, 'utf8');
   return Number(/VmRSS:\s+(\d+)/.exec(status)?.[1] ?? Number.NaN);
 }
@@ -109,8 +112,8 @@ it(`holds ${CONNECTIONS} connections of mixed list/add/get for ${SECONDS} s: no 
     expect([...statuses.keys()].filter((status) => status >= 500)).toEqual([]);
     expect([...statuses.keys()].sort()).toEqual([200, 201]);
     expect(acknowledged.size).toBeGreaterThan(0);
-    // Flat: the animals added take a few MB; a leak per request would take far more.
-    expect(late - early).toBeLessThan(64 * 1024);
+    // Flat: the animals added take a few MB; a leak per request would take far more. (RSS is read from Linux's /proc.)
+    if (HAS_PROC) expect(late - early).toBeLessThan(64 * 1024);
 
     // Every acknowledged animal is in the file, once, with its name.
     const lines = fs.readFileSync(dataFile, 'utf8').split('\n').filter((line) => line !== '');
