@@ -1,7 +1,7 @@
 import { type Command, InvalidArgumentError, Option } from 'commander';
 import type { Context } from '../context';
 import { InterruptedError } from '../errors';
-import { parseCount, parsePort } from './parsers';
+import { parsePort } from './parsers';
 import type { Invoke } from './root';
 
 export interface SandboxOptions {
@@ -9,6 +9,24 @@ export interface SandboxOptions {
   port: number;
   data?: string;
   minuteMs?: number;
+  /** The Enterprise plan's quotas (agreed per customer in the real service). */
+  enterpriseQuota?: EnterpriseQuota;
+}
+
+export interface EnterpriseQuota {
+  perMinute: number;
+  perDay: number;
+}
+
+/** `<per-minute>/<per-day>`, both whole numbers of at least 1, e.g. `5000/1000000`. */
+export function parseEnterpriseQuota(value: string): EnterpriseQuota {
+  const match = /^(\d{1,15})\/(\d{1,15})$/.exec(value.trim());
+  const perMinute = Number(match?.[1]);
+  const perDay = Number(match?.[2]);
+  if (!match || perMinute < 1 || perDay < 1) {
+    throw new InvalidArgumentError('Allowed: <per-minute>/<per-day>, two whole numbers of at least 1, e.g. 5000/1000000.');
+  }
+  return { perMinute, perDay };
 }
 
 function parseMinuteMs(value: string): number {
@@ -26,36 +44,48 @@ export function registerSandbox(program: Command, invoke: Invoke): void {
     .option('--host <host>', 'address to bind (loopback unless you say otherwise)', '127.0.0.1')
     .addOption(new Option('--port <port>', 'port (0 picks a free one)').argParser(parsePort).default(4010))
     .option('--data <file>', 'keep animals in this file across restarts (default: in memory)')
+    .addOption(
+      new Option('--enterprise-quota <per-minute>/<per-day>', 'the sandbox-enterprise key\'s quotas')
+        .argParser(parseEnterpriseQuota)
+        .default({ perMinute: 5000, perDay: 1_000_000 }, '5000/1000000'),
+    )
     .addOption(new Option('--minute-ms <ms>', 'test hook: length of the rate-limit "minute" (the day is 1440 of them)').argParser(parseMinuteMs).hideHelp())
     .addHelpText(
       'after',
       `
 Examples:
   $ petctl sandbox --port 4010 --data pets.json
+  $ petctl sandbox --port 0 --enterprise-quota 1000000/100000000   # load tests: 200s, not 429s
   $ petctl --base-url http://127.0.0.1:4010/v1 pets list
-  $ curl -H 'Authorization: Bearer sandbox-free' http://127.0.0.1:4010/v1/pets`,
+  $ curl -H 'Authorization: Bearer sandbox-free' http://127.0.0.1:4010/v1/pets
+
+Exit codes: 130 when stopped (Ctrl-C, SIGTERM); 2 for a bad flag value; 1 when
+the port is taken or the data file is unusable (it is never overwritten).
+Reference: docs/sandbox.md (keys, limits, paging, timeouts, the data file).`,
     )
     .action((options: SandboxOptions) => invoke((ctx) => sandboxRun(options, ctx)));
 }
 
 export async function sandboxRun(options: SandboxOptions, ctx: Context): Promise<void> {
-  const [{ startSandbox }, { SANDBOX_KEYS }, { isLoopbackHost }] = await Promise.all([
-    import('../sandbox/server'),
-    import('../sandbox/keys'),
-    import('../config/base-url'),
-  ]);
+  const [{ startSandbox }, { isLoopbackHost }] = await Promise.all([import('../sandbox/server'), import('../config/base-url')]);
+  const log = batchedLines((text) => ctx.io.stderr.write(text));
   const sandbox = await startSandbox({
     host: options.host,
     port: options.port,
     dataFile: options.data,
     minuteMs: options.minuteMs,
-    log: (line) => ctx.io.stderr.write(`${line}\n`),
+    enterprisePerMinute: options.enterpriseQuota?.perMinute,
+    enterprisePerDay: options.enterpriseQuota?.perDay,
+    log: log.write,
   });
-  ctx.onCleanup(() => sandbox.close());
+  ctx.onCleanup(async () => {
+    await sandbox.close();
+    log.flush();
+  });
 
   // stdout carries what a script needs: the base URL first, then the keys.
   ctx.io.stdout.write(`${sandbox.baseUrl}\n`);
-  for (const key of SANDBOX_KEYS) {
+  for (const key of sandbox.keys) {
     ctx.io.stdout.write(`${key.key}\t${key.plan}\t${key.perMinute}/min\t${key.perDay}/day\n`);
   }
   ctx.notice(`Pet Adoption Service sandbox listening on ${sandbox.baseUrl} (${options.data ? `data in ${options.data}` : 'data in memory'}); Ctrl-C stops it.`);
@@ -66,5 +96,24 @@ export async function sandboxRun(options: SandboxOptions, ctx: Context): Promise
     ctx.signal.addEventListener('abort', () => resolve(), { once: true });
   });
   await sandbox.close();
+  log.flush();
   throw new InterruptedError();
+}
+
+/** The request log, written once per turn of the event loop rather than once per request: under load that is one write, not thousands. */
+function batchedLines(write: (text: string) => void): { write: (line: string) => void; flush: () => void } {
+  let pending = '';
+  const flush = (): void => {
+    if (pending === '') return;
+    const text = pending;
+    pending = '';
+    write(text);
+  };
+  return {
+    write: (line) => {
+      if (pending === '') setImmediate(flush);
+      pending += `${line}\n`;
+    },
+    flush,
+  };
 }

@@ -9,10 +9,29 @@ export const AUTH_REALM = 'petctl-sandbox';
  * no error attribute when no bearer credentials were sent (no header, or
  * another scheme), `invalid_request` for a malformed bearer header,
  * `invalid_token` for a well-formed but unknown key.
+ *
+ * A request with more than one Authorization header, or one header holding
+ * several credentials (a comma-separated list, RFC 9110 §11.6.2 allows only
+ * one), is ambiguous: 400 `invalid_request`, never "the first one wins".
+ *
+ * `rawHeaders` is node's flat [name, value, name, value, …] list: node keeps
+ * only the first of repeated Authorization headers in `request.headers`.
  */
-export function authenticate(header: string | undefined, keys: readonly SandboxKey[]): SandboxKey {
+export function authenticate(rawHeaders: readonly string[], keys: readonly SandboxKey[]): SandboxKey {
+  let header: string | undefined;
+  for (let index = 0; index < rawHeaders.length; index += 2) {
+    const name = rawHeaders[index] as string;
+    if (name.length !== 13 || name.toLowerCase() !== 'authorization') continue;
+    if (header !== undefined) {
+      throw new SandboxHttpError('invalid_request', 'send exactly one Authorization header; this request has more than one');
+    }
+    header = rawHeaders[index + 1] as string;
+  }
   if (header === undefined || header.trim() === '') {
     throw unauthorized('an API key is required: send Authorization: Bearer <key>');
+  }
+  if (header.includes(',')) {
+    throw new SandboxHttpError('invalid_request', 'the Authorization header holds more than one credential; send exactly one: Authorization: Bearer <key>');
   }
   const match = /^([A-Za-z][A-Za-z0-9!#$%&'*+.^_`|~-]*)(?: +(.*))?$/.exec(header.trim());
   if (!match || match[1]?.toLowerCase() !== 'bearer') {

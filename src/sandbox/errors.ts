@@ -10,6 +10,7 @@ export const SANDBOX_ERROR_CODES = {
   invalid_field: 400,
   unknown_field: 400,
   invalid_parameter: 400,
+  invalid_request: 400,
   unauthorized: 401,
   not_found: 404,
   pet_not_found: 404,

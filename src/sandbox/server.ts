@@ -6,12 +6,25 @@
  *   POST /v1/pets            createPet  201 Pet + Location: /v1/pets/{id}
  *   GET  /v1/pets/{petId}    getPet     200 Pet           (deprecated)
  *
- * Order of checks for every request: authentication (401; an unknown key is
- * not counted) → rate limit (429; counts the request) → path (404) → method
- * (405) → parameters, media type, size and body (400, 413, 415) → the store.
- * So every response to an authenticated key, errors included, carries the
- * X-RateLimit-* headers (see rate-limiter.ts for their meaning and the window
- * and ban rules).
+ * Order of checks for every request: authentication → rate limit (429;
+ * counts the request) → the authentication's refusal (401, or 400
+ * invalid_request for several Authorization headers or credentials) → path
+ * (404) → method (405) → parameters, media type, size and body (400, 413,
+ * 415) → the store. A request with a valid key counts against that key; one
+ * without counts against its client address, with the Free plan's limits. So
+ * every response carries the X-RateLimit-* headers, 401s included, and an
+ * address that floods with bad keys gets 429 and is banned like a key (see
+ * rate-limiter.ts for the window and ban rules).
+ *
+ * Paging (the specification shows none): when more animals match than a page
+ * holds, GET /v1/pets answers with
+ *   Link: </v1/pets?limit=N&after=<last id>[&status=…]>; rel="next"
+ * and `after` selects the animals with a greater id.
+ *
+ * Slow clients: a request's headers must arrive within `headersTimeoutMs`
+ * (default 10 s) and the whole request, body included, within
+ * `requestTimeoutMs` (default 30 s); otherwise node answers 408 and drops the
+ * socket. Idle keep-alive connections close after 5 s.
  *
  * Error codes (`code` of the Error body `{code, message, status}`):
  *
@@ -24,7 +37,10 @@
  *                                   int64), or the client sent `id`
  *   400     unknown_field           a field other than name, categoryId, status
  *   400     invalid_parameter       limit not an integer 1..100, status outside the
- *                                   enum, a query parameter given twice, petId not an int64
+ *                                   enum, after or petId not an int64, a query
+ *                                   parameter given twice
+ *   400     invalid_request         more than one Authorization header, or one
+ *                                   holding several credentials
  *   401     unauthorized            Authorization missing, not Bearer, malformed, or unknown key
  *   404     not_found               no such path
  *   404     pet_not_found           no animal has that id
@@ -39,32 +55,41 @@
  *
  * Headers.
  *   Every response: Date, Content-Type: application/json; charset=utf-8, Content-Length.
- *   Authenticated key: X-RateLimit-Limit, X-RateLimit-Remaining, X-RateLimit-Reset (Unix seconds).
+ *   Every response: X-RateLimit-Limit, X-RateLimit-Remaining, X-RateLimit-Reset (Unix seconds),
+ *     of the key, or of the client address when there is no valid key.
  *   429 and 503: Retry-After (whole seconds, at least 1).
  *   401: WWW-Authenticate: Bearer realm="petctl-sandbox"[, error="invalid_request"|"invalid_token"].
  *   405: Allow.  201: Location.  413: Connection: close.
+ *   200 from GET /v1/pets when more animals match: Link rel="next" (see Paging).
  *   Every response on /v1/pets/{petId} (200, 404, every error): the deprecation of getPet,
  *     Deprecation: @1735689600           RFC 9745: deprecated since 2025-01-01T00:00:00Z
  *     Sunset: Thu, 05 Dec 2030 00:00:00 GMT   RFC 8594: the specification's removal date
  *     Link: </v1/pets>; rel="successor-version"   the replacement (listPets with status), RFC 5829
  */
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import { existsSync } from 'node:fs';
 import type { AddressInfo } from 'node:net';
 import { performance } from 'node:perf_hooks';
 
 import { stringifyJson } from '../schemas/json';
 import { GET_PET_SUNSET } from '../schemas/pet';
+import { updateJsonFile } from '../config/locked-file';
 import { authenticate } from './auth';
 import { checkJsonContentType, DRAIN_LIMIT_BYTES, readJsonBody } from './body';
 import { SANDBOX_ERROR_CODES, SandboxHttpError, type SandboxErrorCode } from './errors';
-import { sandboxKeys, type SandboxKey, type SandboxKeyOptions } from './keys';
-import { applyRateLimit, rateLimitPolicy, type RateLimitDecision, type RateLimitPolicyOptions } from './rate-limiter';
-import { createMemoryStore, openStore, SandboxDataFileError, StoreBusyError, type PetStore } from './store';
+import { SANDBOX_KEYS, sandboxKeys, type SandboxKey, type SandboxKeyOptions } from './keys';
+import { limitsFileOf, memoryRateLimits, openFileRateLimits, type RateLimitBook } from './rate-limit-book';
+import { rateLimitPolicy, type RateLimitDecision, type RateLimitPolicyOptions } from './rate-limiter';
+import { createMemoryStore, openFileStore, SandboxDataFileError, StoreBusyError, type PetStore } from './store';
 import { parseListQuery, parseNewPet, parsePetId } from './validation';
 
 export const BASE_PATH = '/v1';
 export const DEFAULT_HOST = '127.0.0.1';
 export const DEFAULT_PORT = 4010;
+/** Headers must arrive within this long, or node answers 408 and drops the socket. */
+export const DEFAULT_HEADERS_TIMEOUT_MS = 10_000;
+/** The whole request, body included, must arrive within this long. */
+export const DEFAULT_REQUEST_TIMEOUT_MS = 30_000;
 
 /** getPet was deprecated on 2025-01-01T00:00:00Z (RFC 9745 structured-field date). */
 export const GET_PET_DEPRECATED_AT = Date.UTC(2025, 0, 1) / 1000;
@@ -77,23 +102,32 @@ const GET_PET_DEPRECATION_HEADERS: Readonly<Record<string, string>> = {
 
 const JSON_CONTENT_TYPE = 'application/json; charset=utf-8';
 
+/** Requests without a valid key are limited per client address, as the Free plan is. */
+const ADDRESS_LIMITS = SANDBOX_KEYS.find((key) => key.plan === 'free') as SandboxKey;
+
 export interface SandboxServerOptions extends RateLimitPolicyOptions, SandboxKeyOptions {
-  /** Where animals (and, when file-backed, rate-limit counts) live. Default: a fresh in-memory store. */
+  /** Where animals live. Default: a fresh in-memory store. */
   store?: PetStore;
+  /** Where rate-limit counts live. Default: in memory. */
+  rateLimits?: RateLimitBook;
   /** One line per request: method, target, status, plan, duration. Never the key. */
   log?: (line: string) => void;
   /** The rate limiter's clock (epoch ms). Default Date.now. */
   now?: () => number;
+  /** Default 10 s (DEFAULT_HEADERS_TIMEOUT_MS). */
+  headersTimeoutMs?: number;
+  /** Default 30 s (DEFAULT_REQUEST_TIMEOUT_MS). */
+  requestTimeoutMs?: number;
 }
 
-export interface SandboxOptions extends Omit<SandboxServerOptions, 'store'> {
+export interface SandboxOptions extends Omit<SandboxServerOptions, 'store' | 'rateLimits'> {
   /** Interface to bind; default 127.0.0.1 (loopback only). */
   host?: string;
   /** Port; default 4010; 0 picks a free one. */
   port?: number;
   /** Data file; absent = in memory. Created with the sample animals when missing. */
   dataFile?: string;
-  /** Keep rate-limit counts in the data file (default true when file-backed). */
+  /** Share rate-limit counts through the limits file beside the data file (default true when file-backed). */
   persistRateLimits?: boolean;
 }
 
@@ -107,7 +141,7 @@ export interface RunningSandbox {
   /** The absolute data file path, when file-backed. */
   dataFile: string | undefined;
   server: Server;
-  /** Stops listening and closes idle keep-alive connections (all connections after 1 s). */
+  /** Stops listening, closes connections (all of them after 1 s), waits for adds and writes the rate-limit counts. */
   close(): Promise<void>;
 }
 
@@ -121,45 +155,68 @@ const ALLOWED_METHODS: Record<Route['name'], readonly string[]> = {
 interface Exchange {
   request: IncomingMessage;
   response: ServerResponse;
-  /** Headers every response to this request carries (rate limit, deprecation). */
-  headers: Record<string, string>;
+  /** Headers every response to this request carries (rate limit, deprecation), as name, value, name, value… */
+  headers: string[];
   plan?: string;
   expectContinue: boolean;
 }
+
+/** A page of GET /v1/pets, ready to send; kept per query string until the animals change. */
+interface CachedPage {
+  version: number;
+  body: Buffer;
+  link: string | undefined;
+}
+
+const PAGE_CACHE_ENTRIES = 512;
 
 /** A node:http server answering the sandbox's interface. It does not listen yet. */
 export function createSandboxServer(options: SandboxServerOptions = {}): Server {
   const store = options.store ?? createMemoryStore();
   const keys = sandboxKeys(options);
   const policy = rateLimitPolicy(options);
+  const rateLimits = options.rateLimits ?? memoryRateLimits(policy);
   const now = options.now ?? Date.now;
   const log = options.log;
+  const pages = new Map<string, CachedPage>();
+
+  const listPage = (search: string): CachedPage => {
+    store.refresh();
+    const cached = pages.get(search);
+    if (cached && cached.version === store.version) return cached;
+    const query = parseListQuery(new URLSearchParams(search));
+    const page = store.page(query);
+    const link =
+      page.nextAfter === undefined
+        ? undefined
+        : `<${BASE_PATH}/pets?limit=${query.limit}&after=${page.nextAfter}${query.status === undefined ? '' : `&status=${query.status}`}>; rel="next"`;
+    const entry = { version: store.version, body: Buffer.from(page.body), link };
+    if (pages.size >= PAGE_CACHE_ENTRIES) pages.clear();
+    pages.set(search, entry);
+    return entry;
+  };
 
   const serve = async (exchange: Exchange): Promise<void> => {
     const { request, headers } = exchange;
     const { pathname, search } = splitTarget(request.url ?? '/');
     const route = matchRoute(pathname);
-    if (route?.name === 'pet') Object.assign(headers, GET_PET_DEPRECATION_HEADERS);
+    if (route?.name === 'pet') for (const [name, value] of Object.entries(GET_PET_DEPRECATION_HEADERS)) headers.push(name, value);
 
-    const key = authenticate(request.headers.authorization, keys);
-    exchange.plan = key.plan;
-    const decision = await store.updateRateLimits((state) => applyRateLimit(state, key, policy, now()));
-    Object.assign(headers, rateLimitHeaders(decision));
-    if (!decision.allowed) {
-      const retryAfter = { 'Retry-After': String(decision.retryAfterSeconds ?? 1) };
-      if (decision.banned) {
-        throw new SandboxHttpError(
-          'key_banned',
-          `the API key is temporarily banned for sending requests while rate limited; retry after ${decision.retryAfterSeconds} s`,
-          retryAfter,
-        );
-      }
-      throw new SandboxHttpError(
-        'rate_limited',
-        `rate limit exceeded (${key.plan} plan: ${key.perMinute} per minute, ${key.perDay} per day); retry after ${decision.retryAfterSeconds} s`,
-        retryAfter,
-      );
+    let key: SandboxKey | undefined;
+    let refusal: SandboxHttpError | undefined;
+    try {
+      key = authenticate(request.rawHeaders, keys);
+    } catch (error) {
+      if (!(error instanceof SandboxHttpError)) throw error;
+      refusal = error;
     }
+    exchange.plan = key?.plan;
+    const subject = key ? key.key : `address:${request.socket.remoteAddress ?? 'unknown'}`;
+    const checked = rateLimits.check(subject, key ?? ADDRESS_LIMITS, now());
+    const decision = checked instanceof Promise ? await checked : checked;
+    headers.push(...rateLimitHeaders(decision));
+    if (!decision.allowed) throw rateLimitRefusal(decision, key);
+    if (refusal) throw refusal;
 
     if (!route) throw new SandboxHttpError('not_found', `no such path: ${pathname}`);
     const method = request.method ?? 'GET';
@@ -172,25 +229,27 @@ export function createSandboxServer(options: SandboxServerOptions = {}): Server 
 
     if (route.name === 'pet') {
       const id = parsePetId(route.petIdSegment);
-      const pet = await store.get(id);
-      if (!pet) throw new SandboxHttpError('pet_not_found', `no animal has id ${id}`);
-      return send(exchange, 200, pet);
+      store.refresh();
+      const pet = store.get(id);
+      if (pet === undefined) throw new SandboxHttpError('pet_not_found', `no animal has id ${id}`);
+      return send(exchange, 200, Buffer.from(pet));
     }
     if (method === 'GET') {
-      const query = parseListQuery(new URLSearchParams(search));
-      return send(exchange, 200, await store.list(query));
+      const page = listPage(search);
+      if (page.link !== undefined) headers.push('Link', page.link);
+      return send(exchange, 200, page.body);
     }
     checkJsonContentType(request);
     const newPet = parseNewPet(await readJsonBody(request, exchange.response, exchange.expectContinue));
     const pet = await store.add(newPet);
-    headers.Location = `${BASE_PATH}/pets/${pet.id}`;
-    return send(exchange, 201, pet);
+    headers.push('Location', `${BASE_PATH}/pets/${pet.id}`);
+    return send(exchange, 201, Buffer.from(pet.json));
   };
 
   const handle = (request: IncomingMessage, response: ServerResponse, expectContinue: boolean): void => {
-    const started = performance.now();
-    const exchange: Exchange = { request, response, headers: {}, expectContinue };
+    const exchange: Exchange = { request, response, headers: [], expectContinue };
     if (log) {
+      const started = performance.now();
       response.on('close', () => {
         const duration = Math.round(performance.now() - started);
         const status = response.headersSent ? String(response.statusCode) : 'aborted';
@@ -206,13 +265,26 @@ export function createSandboxServer(options: SandboxServerOptions = {}): Server 
       if (error instanceof StoreBusyError) {
         return sendError(exchange, new SandboxHttpError('service_unavailable', error.message, { 'Retry-After': '1' }));
       }
+      if ((error as NodeJS.ErrnoException | undefined)?.code === 'ELOCKED') {
+        // The rate-limit counts' lock, held by another process for too long.
+        return sendError(exchange, new SandboxHttpError('service_unavailable', 'the rate-limit counts are locked by another process', { 'Retry-After': '1' }));
+      }
       log?.(`error: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}`);
       const message = error instanceof SandboxDataFileError ? error.message : 'internal error';
       sendError(exchange, new SandboxHttpError('internal_error', message));
     });
   };
 
-  const server = createServer({ requestTimeout: 30_000 }, (request, response) => handle(request, response, false));
+  const server = createServer(
+    {
+      headersTimeout: options.headersTimeoutMs ?? DEFAULT_HEADERS_TIMEOUT_MS,
+      requestTimeout: options.requestTimeoutMs ?? DEFAULT_REQUEST_TIMEOUT_MS,
+      // How often node looks for requests past those timeouts (its default, 30 s, would let them run far over).
+      connectionsCheckingInterval: Math.min(1000, options.headersTimeoutMs ?? DEFAULT_HEADERS_TIMEOUT_MS),
+      keepAliveTimeout: 5000,
+    },
+    (request, response) => handle(request, response, false),
+  );
   // Handling `Expect: 100-continue` ourselves lets an oversized upload be refused before it is sent.
   server.on('checkContinue', (request: IncomingMessage, response: ServerResponse) => handle(request, response, true));
   return server;
@@ -221,18 +293,35 @@ export function createSandboxServer(options: SandboxServerOptions = {}): Server 
 /** Opens the store, creates the server and listens. Rejects when the data file is unusable or the port is taken. */
 export async function startSandbox(options: SandboxOptions = {}): Promise<RunningSandbox> {
   const host = options.host ?? DEFAULT_HOST;
-  const store = await openStore({
-    ...(options.dataFile === undefined ? {} : { dataFile: options.dataFile }),
-    ...(options.persistRateLimits === undefined ? {} : { persistRateLimits: options.persistRateLimits }),
-  });
-  const server = createSandboxServer({ ...options, store });
-  await new Promise<void>((resolve, reject) => {
-    server.once('error', reject);
-    server.listen(options.port ?? DEFAULT_PORT, host, () => {
-      server.off('error', reject);
-      resolve();
+  const policy = rateLimitPolicy(options);
+  let store: PetStore;
+  let rateLimits: RateLimitBook;
+  if (options.dataFile === undefined) {
+    store = createMemoryStore();
+    rateLimits = memoryRateLimits(policy);
+  } else {
+    const persist = options.persistRateLimits ?? true;
+    let migratedCounts: unknown;
+    store = await openFileStore(options.dataFile, (migrated) => {
+      migratedCounts = migrated.rateLimits;
     });
-  });
+    const file = store.dataFile as string;
+    if (persist && migratedCounts !== undefined) await carryOverCounts(file, migratedCounts);
+    rateLimits = persist ? await openFileRateLimits(file, policy, { now: options.now }) : memoryRateLimits(policy);
+  }
+  const server = createSandboxServer({ ...options, store, rateLimits });
+  try {
+    await new Promise<void>((resolve, reject) => {
+      server.once('error', reject);
+      server.listen(options.port ?? DEFAULT_PORT, host, () => {
+        server.off('error', reject);
+        resolve();
+      });
+    });
+  } catch (error) {
+    await rateLimits.close().catch(() => {});
+    throw error;
+  }
   const { port } = server.address() as AddressInfo;
   const hostInUrl = host.includes(':') ? `[${host}]` : host;
   return {
@@ -242,8 +331,19 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Runnin
     keys: sandboxKeys(options),
     dataFile: store.dataFile,
     server,
-    close: () => closeServer(server),
+    close: async () => {
+      await closeServer(server);
+      await store.close();
+      await rateLimits.close();
+    },
   };
+}
+
+/** A version 1 data file kept its counts inside; they move to the limits file, unless it already has some. */
+async function carryOverCounts(dataFile: string, counts: unknown): Promise<void> {
+  const limitsFile = limitsFileOf(dataFile);
+  if (existsSync(limitsFile)) return;
+  await updateJsonFile(limitsFile, (current) => current ?? { version: 1, processes: [], rateLimits: counts });
 }
 
 function closeServer(server: Server): Promise<void> {
@@ -260,23 +360,42 @@ function closeServer(server: Server): Promise<void> {
   });
 }
 
-function rateLimitHeaders(decision: RateLimitDecision): Record<string, string> {
-  return {
-    'X-RateLimit-Limit': String(decision.limit),
-    'X-RateLimit-Remaining': String(decision.remaining),
-    'X-RateLimit-Reset': String(decision.resetEpochSeconds),
-  };
+function rateLimitHeaders(decision: RateLimitDecision): string[] {
+  return [
+    'X-RateLimit-Limit',
+    String(decision.limit),
+    'X-RateLimit-Remaining',
+    String(decision.remaining),
+    'X-RateLimit-Reset',
+    String(decision.resetEpochSeconds),
+  ];
 }
 
-function send(exchange: Exchange, status: number, body: unknown, extraHeaders: Record<string, string> = {}): void {
-  const payload = Buffer.from(stringifyJson(body), 'utf8');
-  exchange.response.writeHead(status, {
-    ...exchange.headers,
-    ...extraHeaders,
-    'Content-Type': JSON_CONTENT_TYPE,
-    'Content-Length': String(payload.length),
-  });
-  exchange.response.end(payload);
+function rateLimitRefusal(decision: RateLimitDecision, key: SandboxKey | undefined): SandboxHttpError {
+  const retryAfter = { 'Retry-After': String(decision.retryAfterSeconds ?? 1) };
+  const who = key ? 'the API key is' : 'this client address (sending without a valid API key) is';
+  if (decision.banned) {
+    return new SandboxHttpError(
+      'key_banned',
+      `${who} temporarily banned for sending requests while rate limited; retry after ${decision.retryAfterSeconds} s`,
+      retryAfter,
+    );
+  }
+  const plan = key ?? ADDRESS_LIMITS;
+  const whose = key ? `${key.plan} plan` : 'requests without a valid API key, per address, Free plan';
+  return new SandboxHttpError(
+    'rate_limited',
+    `rate limit exceeded (${whose}: ${plan.perMinute} per minute, ${plan.perDay} per day); retry after ${decision.retryAfterSeconds} s`,
+    retryAfter,
+  );
+}
+
+function send(exchange: Exchange, status: number, body: Buffer, extraHeaders: Readonly<Record<string, string>> = {}): void {
+  const headers = exchange.headers;
+  for (const name in extraHeaders) headers.push(name, extraHeaders[name] as string);
+  headers.push('Content-Type', JSON_CONTENT_TYPE, 'Content-Length', String(body.length));
+  exchange.response.writeHead(status, headers);
+  exchange.response.end(body);
 }
 
 function sendError(exchange: Exchange, error: SandboxHttpError): void {
@@ -288,7 +407,7 @@ function sendError(exchange: Exchange, error: SandboxHttpError): void {
   // or when the client awaits 100 Continue and may never send it (RFC 9110 §10.1.1).
   const { request } = exchange;
   if (!request.complete && (exchange.expectContinue || mayHaveLargeBody(request))) headers.Connection = 'close';
-  send(exchange, status, { code, message: error.message, status }, headers);
+  send(exchange, status, Buffer.from(stringifyJson({ code, message: error.message, status })), headers);
 }
 
 function mayHaveLargeBody(request: IncomingMessage): boolean {

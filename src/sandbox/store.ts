@@ -1,32 +1,37 @@
-import { readFile } from 'node:fs/promises';
+import fs from 'node:fs';
 import path from 'node:path';
-import * as z from 'zod/mini';
 
 import { withFileLock, writeFileAtomic } from '../config/locked-file';
 import { parseJson, stringifyJson } from '../schemas/json';
-import { INT64_MAX, Pet, type NewPet, type PetStatus } from '../schemas/pet';
-import { parseRateLimitState, type RateLimitState } from './rate-limiter';
+import { INT64_MAX } from '../schemas/constants';
+import type { NewPet, Pet } from '../schemas/pet';
+import { isLog, LogFormatError, logText, parseLog, parseLogLines, petProblem, storedPet } from './pet-log';
+import { PetTable, type Page, type PageQuery, type StoredPet } from './pet-table';
 import { sampleAnimals } from './seed';
 
 /**
  * The sandbox's animal store, in memory or backed by a data file (`--data`).
  *
- * Data file format (UTF-8 JSON, mode 0600, written with 2-space indentation):
- *   { "version": 1,
- *     "pets": [ { "id": 1, "name": "Rex", "categoryId": 1, "status": "available" }, … ],
- *     "rateLimits": { "<api key>": { "minuteStart": <epoch ms>, … } } }
- * ids and categoryIds are JSON numbers written digit for digit, so ids above
- * 2^53 survive (JSON.parse would round them; parseJson/stringifyJson do not).
- * Unknown top-level fields and unknown fields of a pet are kept.
+ * The data file is an append-only log (see pet-log.ts). The animals are held
+ * in memory (pet-table.ts), as their JSON text, from the moment the store
+ * opens; reads are served from memory and never re-parse a stored animal.
+ *
+ * Durability: an add resolves only after its line is written and fsynced, so
+ * an animal is acknowledged with 201 only once it is on disk. Adds that arrive
+ * while one is being written are written together by the next write (group
+ * commit): one lock, one append, one fsync for all of them.
  *
  * Concurrency: two processes may share one file (two petctl commands on the
- * sandbox profile, each with its own in-process server). Every change takes
- * an exclusive lock (proper-lockfile: the directory `<file>.lock`), re-reads
- * the file, changes it, writes a temporary file in the same directory, fsyncs
- * it and renames it over the data file. A reader therefore sees a whole old or
- * a whole new file, never half of one, and no change is lost. New ids are
- * max(existing id) + 1 computed under the lock, so they are unique across
- * processes. Reads take no lock; they re-read the file every time.
+ * sandbox profile, each with its own in-process server). Appends take an
+ * exclusive lock (proper-lockfile: the directory `<file>.lock`), first read
+ * what other processes appended since (only the new bytes), and number the
+ * new animals from the highest id in the file: nothing is lost and ids stay
+ * unique. Before a read a process checks the file's size (one stat, at most
+ * once a millisecond) and reads only what was appended since.
+ *
+ * A version 1 file (one JSON document `{"version":1,"pets":[…],"rateLimits":{…}}`)
+ * is checked in full and rewritten once, atomically, in the log layout; its
+ * rate-limit counts move to the limits file (rate-limit-book.ts).
  *
  * A file that exists but is not a valid data file is an error naming the file:
  * it is never overwritten, so no animal is silently discarded. An empty file
@@ -34,26 +39,26 @@ import { sampleAnimals } from './seed';
  * the store seeds it with the sample animals.
  */
 
-export interface PetQuery {
-  /** Maximum number returned; the caller has checked 1..100. */
-  limit: number;
-  status?: PetStatus;
-}
+export type PetQuery = PageQuery;
+
+/** How often, at most, reads look for what other processes appended. */
+const CHECK_INTERVAL_MS = 1;
 
 export interface PetStore {
   /** The absolute data file path; undefined for an in-memory store. */
   readonly dataFile: string | undefined;
-  /** Animals in ascending id order, filtered by status, at most `limit`. */
-  list(query: PetQuery): Promise<Pet[]>;
-  get(id: bigint): Promise<Pet | undefined>;
-  /** Stores a new animal under the next id and returns it. */
-  add(newPet: NewPet): Promise<Pet>;
-  /**
-   * Runs `update` on the rate-limit state atomically. With a file-backed store
-   * that persists rate limits, the state lives in the data file and `update`
-   * runs under its lock, so processes sharing the file share the counts.
-   */
-  updateRateLimits<T>(update: (state: RateLimitState) => T): Promise<T>;
+  /** Changes whenever the animals change (after `refresh`), for caches of pages. */
+  readonly version: number;
+  /** Takes in what other processes appended to the data file. Throws SandboxDataFileError. */
+  refresh(): void;
+  /** A page of animals in ascending id order, filtered by status, after an id. */
+  page(query: PetQuery): Page;
+  /** The JSON text of the animal with this id. */
+  get(id: bigint): string | undefined;
+  /** Stores a new animal under the next id; resolves once it is durably stored. */
+  add(newPet: NewPet): Promise<StoredPet>;
+  /** Waits for adds in progress. */
+  close(): Promise<void>;
 }
 
 /** The data file exists but cannot be used. The message names the file. */
@@ -76,123 +81,310 @@ export class StoreBusyError extends Error {
   }
 }
 
-export interface FileStoreOptions {
-  /** Keep rate-limit counts in the data file (default true). */
-  persistRateLimits?: boolean;
-}
-
 export interface MemoryStoreOptions {
   /** The animals to start with (default: the sample animals). */
   pets?: Pet[];
 }
 
-interface DataDocument {
-  pets: Pet[];
-  rateLimits: RateLimitState;
-  /** Top-level fields this version does not know, written back unchanged. */
-  other: Record<string, unknown>;
+/** What a version 1 data file held besides its animals, for the caller to carry over. */
+export interface MigratedFromV1 {
+  rateLimits: unknown;
 }
 
-const DATA_FILE_VERSION = 1;
-
-const DataFileShape = z.looseObject({
-  version: z.optional(z.literal(DATA_FILE_VERSION)),
-  pets: z.array(Pet),
-  rateLimits: z.optional(z.unknown()),
-});
-
 export function createMemoryStore(options: MemoryStoreOptions = {}): PetStore {
-  const document: DataDocument = { pets: copyPets(options.pets ?? sampleAnimals()), rateLimits: {}, other: {} };
-  const mutex = new Mutex();
+  const table = new PetTable(sortedById((options.pets ?? sampleAnimals()).map(storedPet)));
   return {
     dataFile: undefined,
-    list: async (query) => selectPets(document.pets, query),
-    get: async (id) => findPet(document.pets, id),
-    add: (newPet) => mutex.run(() => addPet(document, newPet)),
-    updateRateLimits: (update) => mutex.run(() => update(document.rateLimits)),
+    get version() {
+      return table.version;
+    },
+    refresh: () => {},
+    page: (query) => table.page(query),
+    get: (id) => table.get(id),
+    add: async (newPet) => {
+      const [pet] = numberNewPets(table.highestId, [newPet]);
+      table.push(pet as StoredPet);
+      return pet as StoredPet;
+    },
+    close: async () => {},
   };
 }
 
 /**
- * Opens (and when absent, creates with the sample animals) a file-backed store.
- * Rejects with SandboxDataFileError when the file is not a valid data file.
+ * Opens (and when absent, creates with the sample animals) a file-backed
+ * store. Rejects with SandboxDataFileError when the file is not a valid data
+ * file. `onMigrate` receives what a version 1 file held besides animals.
  */
-export async function openFileStore(dataFile: string, options: FileStoreOptions = {}): Promise<PetStore> {
-  const file = path.resolve(dataFile);
-  const persistRateLimits = options.persistRateLimits ?? true;
-  const mutex = new Mutex();
-  const memoryRateLimits: RateLimitState = {};
+export async function openFileStore(dataFile: string, onMigrate?: (migrated: MigratedFromV1) => void): Promise<PetStore> {
+  const store = new FileStore(path.resolve(dataFile));
+  await store.open(onMigrate);
+  return store;
+}
 
-  // Serialised inside this process by the mutex (so its requests do not fight
-  // over the lock directory), and across processes by the lock.
-  const transact = <T>(change: (document: DataDocument) => T): Promise<T> =>
-    mutex.run(async () => {
-      try {
-        return await withFileLock(file, async () => {
-          const document = (await readDocument(file)) ?? freshDocument();
-          const result = change(document);
-          writeFileAtomic(file, documentText(document));
-          return result;
-        });
-      } catch (error) {
-        if ((error as NodeJS.ErrnoException).code === 'ELOCKED') throw new StoreBusyError(file, { cause: error });
-        throw error;
+interface PendingAdd {
+  newPet: NewPet;
+  resolve: (pet: StoredPet) => void;
+  reject: (error: unknown) => void;
+}
+
+class FileStore implements PetStore {
+  private table = new PetTable();
+  /** Bytes of the file taken in (through the last complete line), its inode, and its line count. */
+  private consumed = 0;
+  private ino = -1;
+  private lines = 0;
+  /** Raised past every earlier version whenever the table is rebuilt, so versions only grow. */
+  private versionBase = 0;
+  private pending: PendingAdd[] = [];
+  private appending = false;
+  private checkedAt = Number.NEGATIVE_INFINITY;
+  private writing: Promise<void> | undefined;
+
+  constructor(readonly dataFile: string) {}
+
+  get version(): number {
+    return this.versionBase + this.table.version;
+  }
+
+  async open(onMigrate?: (migrated: MigratedFromV1) => void): Promise<void> {
+    if (this.tryLoad()) return;
+    await this.locked(() => {
+      if (this.tryLoad()) return;
+      const text = readText(this.dataFile);
+      if (text === undefined || text.trim() === '') {
+        this.writeWhole(sampleAnimals().map(storedPet));
+      } else {
+        const migrated = this.migrateV1(text);
+        onMigrate?.(migrated);
       }
+      this.load();
     });
+  }
 
-  const current = async (): Promise<DataDocument> => {
-    const document = await readDocument(file);
-    if (document) return document;
-    // Deleted while we run (or never created): recreate it under the lock.
-    return transact((created) => created);
-  };
+  refresh(): void {
+    // While this process appends it holds the lock, so nobody else changes the file; and its own lines join the table once they are durable.
+    if (this.appending) return;
+    // Under load, one look at the file per millisecond is enough: another process's add takes longer than that to be acknowledged.
+    const now = performance.now();
+    if (now - this.checkedAt < CHECK_INTERVAL_MS) return;
+    this.checkedAt = now;
+    this.catchUp();
+  }
 
-  await current();
+  /** Takes in what changed in the file since it was last read. */
+  private catchUp(): void {
+    let stats: fs.Stats | undefined;
+    try {
+      stats = fs.statSync(this.dataFile, { throwIfNoEntry: false });
+    } catch (error) {
+      throw new SandboxDataFileError(this.dataFile, 'cannot be read', { cause: error });
+    }
+    // Deleted while we run: keep serving what we hold; the next add writes it all back.
+    if (stats === undefined) return;
+    if (stats.ino !== this.ino || stats.size < this.consumed) {
+      this.reload();
+    } else if (stats.size > this.consumed) {
+      this.readAppended(stats.size);
+    }
+  }
 
-  return {
-    dataFile: file,
-    list: async (query) => selectPets((await current()).pets, query),
-    get: async (id) => findPet((await current()).pets, id),
-    add: (newPet) => transact((document) => addPet(document, newPet)),
-    updateRateLimits: (update) =>
-      persistRateLimits
-        ? transact((document) => update(document.rateLimits))
-        : mutex.run(() => update(memoryRateLimits)),
-  };
+  page(query: PetQuery): Page {
+    return this.table.page(query);
+  }
+
+  get(id: bigint): string | undefined {
+    return this.table.get(id);
+  }
+
+  add(newPet: NewPet): Promise<StoredPet> {
+    return new Promise((resolve, reject) => {
+      this.pending.push({ newPet, resolve, reject });
+      if (this.writing === undefined) this.startWriting();
+    });
+  }
+
+  private startWriting(): void {
+    this.writing = this.writePending().finally(() => {
+      this.writing = undefined;
+      // An add that came after the last batch was taken but before this ran.
+      if (this.pending.length > 0) this.startWriting();
+    });
+  }
+
+  async close(): Promise<void> {
+    await this.writing;
+  }
+
+  /** Writes every pending add, in batches: each batch is one lock, one append and one fsync. */
+  private async writePending(): Promise<void> {
+    while (this.pending.length > 0) {
+      const batch = this.pending.splice(0);
+      try {
+        const stored = await this.locked(() => this.append(batch.map((entry) => entry.newPet)));
+        batch.forEach((entry, index) => entry.resolve(stored[index] as StoredPet));
+      } catch (error) {
+        for (const entry of batch) entry.reject(error);
+      }
+    }
+  }
+
+  private async append(newPets: NewPet[]): Promise<StoredPet[]> {
+    const stats = fs.statSync(this.dataFile, { throwIfNoEntry: false });
+    if (stats === undefined) {
+      this.writeWhole(this.table.all());
+      this.load();
+    } else {
+      this.catchUp();
+      // Under the lock nobody else writes: bytes after the last complete line are an add a crash cut short, never acknowledged.
+      if (fs.statSync(this.dataFile).size > this.consumed) fs.truncateSync(this.dataFile, this.consumed);
+    }
+    const pets = numberNewPets(this.table.highestId, newPets);
+    const text = pets.map((pet) => `${pet.json}\n`).join('');
+    this.appending = true;
+    try {
+      const handle = await fs.promises.open(this.dataFile, 'a');
+      try {
+        await handle.write(text);
+        await handle.datasync();
+      } finally {
+        await handle.close();
+      }
+    } catch (error) {
+      // Not acknowledged, so not stored: cut off whatever part of the batch reached the file.
+      fs.truncateSync(this.dataFile, this.consumed);
+      throw error;
+    } finally {
+      this.appending = false;
+    }
+    for (const pet of pets) this.table.push(pet);
+    this.consumed += Buffer.byteLength(text);
+    this.lines += pets.length;
+    return pets;
+  }
+
+  private async locked<T>(fn: () => T | Promise<T>): Promise<T> {
+    try {
+      return await withFileLock(this.dataFile, fn);
+    } catch (error) {
+      if ((error as NodeJS.ErrnoException).code === 'ELOCKED') throw new StoreBusyError(this.dataFile, { cause: error });
+      throw error;
+    }
+  }
+
+  /** Loads a file in the log layout; false when it is absent, empty or another layout. */
+  private tryLoad(): boolean {
+    const bytes = readBytes(this.dataFile);
+    if (bytes === undefined || !isLog(bytes)) return false;
+    this.loadBytes(bytes);
+    return true;
+  }
+
+  private load(): void {
+    const bytes = readBytes(this.dataFile);
+    if (bytes === undefined) throw new SandboxDataFileError(this.dataFile, 'vanished while it was being opened');
+    this.loadBytes(bytes);
+  }
+
+  private reload(): void {
+    const bytes = readBytes(this.dataFile);
+    if (bytes === undefined) return;
+    if (!isLog(bytes)) throw new SandboxDataFileError(this.dataFile, 'was replaced by a file that is not a sandbox data log');
+    this.loadBytes(bytes);
+  }
+
+  private loadBytes(bytes: Buffer): void {
+    let parsed;
+    try {
+      parsed = parseLog(bytes);
+    } catch (error) {
+      if (error instanceof LogFormatError) throw new SandboxDataFileError(this.dataFile, error.message);
+      throw error;
+    }
+    this.versionBase += this.table.version + 1;
+    this.table = new PetTable(parsed.pets);
+    this.consumed = parsed.consumed;
+    this.lines = parsed.lines;
+    this.ino = fs.statSync(this.dataFile).ino;
+  }
+
+  private readAppended(size: number): void {
+    const length = size - this.consumed;
+    const bytes = Buffer.alloc(length);
+    const fd = fs.openSync(this.dataFile, 'r');
+    let read = 0;
+    try {
+      while (read < length) {
+        const n = fs.readSync(fd, bytes, read, length - read, this.consumed + read);
+        if (n === 0) break;
+        read += n;
+      }
+    } finally {
+      fs.closeSync(fd);
+    }
+    let tail;
+    try {
+      tail = parseLogLines(bytes.subarray(0, read), 0, this.lines, this.table.highestId);
+    } catch (error) {
+      if (error instanceof LogFormatError) throw new SandboxDataFileError(this.dataFile, error.message);
+      throw error;
+    }
+    for (const pet of tail.pets) this.table.push(pet);
+    this.consumed += tail.consumed;
+    this.lines += tail.lines;
+  }
+
+  /** Writes a whole log atomically: temporary file, fsync, rename, fsync of the directory. */
+  private writeWhole(pets: readonly StoredPet[], other: Record<string, unknown> = {}): void {
+    writeDurably(this.dataFile, logText(pets, other));
+  }
+
+  /** Checks a version 1 document in full and rewrites it as a log. Runs under the lock. */
+  private migrateV1(text: string): MigratedFromV1 {
+    let document: unknown;
+    try {
+      document = parseJson(text);
+    } catch (error) {
+      throw new SandboxDataFileError(this.dataFile, `is not valid JSON (${(error as Error).message})`, { cause: error });
+    }
+    if (typeof document !== 'object' || document === null || Array.isArray(document)) {
+      throw new SandboxDataFileError(this.dataFile, 'is not a petctl sandbox data file: not a JSON object');
+    }
+    const { version, pets, rateLimits, format: _format, ...other } = document as Record<string, unknown>;
+    if (version !== undefined && version !== 1) {
+      throw new SandboxDataFileError(this.dataFile, `is not a petctl sandbox data file: unknown version ${String(version)}`);
+    }
+    if (!Array.isArray(pets)) throw new SandboxDataFileError(this.dataFile, 'is not a petctl sandbox data file: no pets array');
+    const stored: StoredPet[] = [];
+    const seen = new Set<bigint>();
+    for (const [index, pet] of pets.entries()) {
+      const problem = petProblem(pet);
+      if (problem) {
+        const where = problem.field === '' ? `pets.${index}` : `pets.${index}.${problem.field}`;
+        throw new SandboxDataFileError(this.dataFile, `is not a petctl sandbox data file at ${where}: ${problem.problem}`);
+      }
+      const entry = storedPet(pet as Pet);
+      if (seen.has(entry.id)) throw new SandboxDataFileError(this.dataFile, `holds id ${entry.id} twice`);
+      seen.add(entry.id);
+      stored.push(entry);
+    }
+    this.writeWhole(sortedById(stored), other);
+    return { rateLimits };
+  }
 }
 
-/** An in-memory store when `dataFile` is absent, a file-backed one otherwise. */
-export async function openStore(options: { dataFile?: string } & FileStoreOptions & MemoryStoreOptions): Promise<PetStore> {
-  return options.dataFile === undefined ? createMemoryStore(options) : openFileStore(options.dataFile, options);
-}
-
-function freshDocument(): DataDocument {
-  return { pets: sampleAnimals(), rateLimits: {}, other: {} };
-}
-
-function selectPets(pets: readonly Pet[], query: PetQuery): Pet[] {
-  return copyPets(sortById(pets.filter((pet) => query.status === undefined || pet.status === query.status))).slice(
-    0,
-    query.limit,
-  );
-}
-
-function findPet(pets: readonly Pet[], id: bigint): Pet | undefined {
-  const pet = pets.find((candidate) => BigInt(candidate.id) === id);
-  return pet && { ...pet };
-}
-
-function addPet(document: DataDocument, newPet: NewPet): Pet {
-  const highest = document.pets.reduce((max, pet) => (BigInt(pet.id) > max ? BigInt(pet.id) : max), 0n);
-  if (highest >= INT64_MAX) throw new Error('no int64 id is left above the highest stored id');
-  const pet: Pet = {
-    id: int64Value(highest + 1n),
-    name: newPet.name,
-    categoryId: newPet.categoryId,
-    ...(newPet.status === undefined ? {} : { status: newPet.status }),
-  };
-  document.pets.push(pet);
-  return { ...pet };
+function numberNewPets(highestId: bigint, newPets: readonly NewPet[]): StoredPet[] {
+  let id = highestId;
+  return newPets.map((newPet) => {
+    if (id >= INT64_MAX) throw new Error('no int64 id is left above the highest stored id');
+    id += 1n;
+    const pet = {
+      id: int64Value(id),
+      name: newPet.name,
+      categoryId: newPet.categoryId,
+      ...(newPet.status === undefined ? {} : { status: newPet.status }),
+    };
+    return { id, status: newPet.status, json: stringifyJson(pet) };
+  });
 }
 
 /** The representation parseJson gives an int64: a number while safe, a bigint beyond 2^53. */
@@ -200,60 +392,34 @@ function int64Value(value: bigint): number | bigint {
   return value >= BigInt(Number.MIN_SAFE_INTEGER) && value <= BigInt(Number.MAX_SAFE_INTEGER) ? Number(value) : value;
 }
 
-function sortById(pets: Pet[]): Pet[] {
-  return pets.sort((a, b) => {
-    const left = BigInt(a.id);
-    const right = BigInt(b.id);
-    return left < right ? -1 : left > right ? 1 : 0;
-  });
+function sortedById(pets: StoredPet[]): StoredPet[] {
+  return pets.sort((a, b) => (a.id < b.id ? -1 : a.id > b.id ? 1 : 0));
 }
 
-function copyPets(pets: readonly Pet[]): Pet[] {
-  return pets.map((pet) => ({ ...pet }));
-}
-
-async function readDocument(file: string): Promise<DataDocument | undefined> {
-  let text: string;
+function readBytes(file: string): Buffer | undefined {
   try {
-    text = await readFile(file, 'utf8');
+    return fs.readFileSync(file);
   } catch (error) {
     if ((error as NodeJS.ErrnoException).code === 'ENOENT') return undefined;
     throw new SandboxDataFileError(file, 'cannot be read', { cause: error });
   }
-  if (text.trim() === '') return undefined;
-  let parsed: unknown;
+}
+
+function readText(file: string): string | undefined {
+  return readBytes(file)?.toString('utf8');
+}
+
+/** Written atomically, then the directory is fsynced too: a new or renamed file survives a crash whole. */
+function writeDurably(file: string, text: string): void {
+  writeFileAtomic(file, text);
   try {
-    parsed = parseJson(text);
-  } catch (error) {
-    throw new SandboxDataFileError(file, `is not valid JSON (${(error as Error).message})`, { cause: error });
-  }
-  const result = DataFileShape.safeParse(parsed);
-  if (!result.success) {
-    const issue = result.error.issues[0];
-    const where = issue && issue.path.length > 0 ? ` at ${issue.path.join('.')}` : '';
-    throw new SandboxDataFileError(file, `is not a petctl sandbox data file${where}: ${issue?.message ?? 'invalid'}`);
-  }
-  const { version: _version, pets, rateLimits, ...other } = result.data;
-  const seen = new Set<bigint>();
-  for (const pet of pets) {
-    const id = BigInt(pet.id);
-    if (seen.has(id)) throw new SandboxDataFileError(file, `holds id ${id} twice`);
-    seen.add(id);
-  }
-  return { pets, rateLimits: parseRateLimitState(rateLimits), other };
-}
-
-function documentText(document: DataDocument): string {
-  return `${stringifyJson({ version: DATA_FILE_VERSION, ...document.other, pets: document.pets, rateLimits: document.rateLimits }, 2)}\n`;
-}
-
-/** Runs tasks one at a time, in call order. */
-class Mutex {
-  private tail: Promise<unknown> = Promise.resolve();
-
-  run<T>(task: () => T | Promise<T>): Promise<T> {
-    const result = this.tail.then(task);
-    this.tail = result.catch(() => {});
-    return result;
+    const dirFd = fs.openSync(path.dirname(file), 'r');
+    try {
+      fs.fsyncSync(dirFd);
+    } finally {
+      fs.closeSync(dirFd);
+    }
+  } catch {
+    // Some platforms (Windows) cannot open a directory; the rename is still atomic.
   }
 }

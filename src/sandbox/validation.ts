@@ -11,7 +11,11 @@ import type { PetQuery } from './store';
 
 const STATUS_LIST = PET_STATUSES.join(', ');
 
-/** listPets: `limit` (integer 1..100, default 20) and `status` (PetStatus). Other parameters are ignored. */
+/**
+ * listPets: `limit` (integer 1..100, default 20), `status` (PetStatus) and the
+ * sandbox's paging parameter `after` (an int64 id: only animals with a greater
+ * id). Other parameters are ignored.
+ */
 export function parseListQuery(params: URLSearchParams): PetQuery {
   const limitText = single(params, 'limit');
   let limit = LIMIT_DEFAULT;
@@ -31,7 +35,19 @@ export function parseListQuery(params: URLSearchParams): PetQuery {
       `status must be one of ${STATUS_LIST}, got ${JSON.stringify(statusText)}`,
     );
   }
-  return statusText === undefined ? { limit } : { limit, status: statusText };
+  const afterText = single(params, 'after');
+  const after = afterText === undefined ? undefined : parseInt64(afterText);
+  if (afterText !== undefined && after === undefined) {
+    throw new SandboxHttpError(
+      'invalid_parameter',
+      `after must be an int64 id (decimal digits, no leading zeros), got ${JSON.stringify(afterText)}`,
+    );
+  }
+  return {
+    limit,
+    ...(statusText === undefined ? {} : { status: statusText }),
+    ...(after === undefined ? {} : { after: BigInt(after) }),
+  };
 }
 
 function single(params: URLSearchParams, name: string): string | undefined {

@@ -73,3 +73,30 @@ describe.concurrent('sandboxRun', () => {
     expect(await running).toBeInstanceOf(InterruptedError);
   });
 });
+
+describe('parseEnterpriseQuota', () => {
+  it('reads <per-minute>/<per-day>', async () => {
+    const { parseEnterpriseQuota } = await import('../../src/commands/sandbox');
+    expect(parseEnterpriseQuota('5000/1000000')).toEqual({ perMinute: 5000, perDay: 1_000_000 });
+    expect(parseEnterpriseQuota('1/1')).toEqual({ perMinute: 1, perDay: 1 });
+  });
+
+  it.each(['', '5000', '0/10', '10/0', '-1/10', '1.5/10', '10/20/30', 'a/b', '1e3/10', '10000000000000000/1'])('refuses %j', async (value) => {
+    const { parseEnterpriseQuota } = await import('../../src/commands/sandbox');
+    expect(() => parseEnterpriseQuota(value)).toThrow(/<per-minute>\/<per-day>/);
+  });
+
+  it('runs the sandbox with the quotas it is given, and prints them', async (t) => {
+    const controller = new AbortController();
+    const { ctx, io } = fakeContext(t, { signal: controller.signal });
+    const running = sandboxRun({ host: '127.0.0.1', port: 0, enterpriseQuota: { perMinute: 2, perDay: 7 } }, ctx).catch((error: unknown) => error);
+    await vi.waitFor(() => expect(io.stdout.text().split('\n')).toHaveLength(6));
+    const [baseUrl] = io.stdout.text().split('\n');
+    expect(io.stdout.text()).toContain('sandbox-enterprise\tenterprise\t2/min\t7/day\n');
+    const statuses = [];
+    for (let i = 0; i < 3; i += 1) statuses.push((await call(baseUrl!, '/pets?limit=1', { key: 'sandbox-enterprise' })).status);
+    expect(statuses).toEqual([200, 200, 429]);
+    controller.abort();
+    expect(await running).toBeInstanceOf(InterruptedError);
+  });
+});

@@ -164,6 +164,58 @@ describe.concurrent('petctl sandbox (foreground)', () => {
     expect(await second.stop()).toMatchObject({ code: 130 });
   });
 
+  it('--enterprise-quota sets the sandbox-enterprise key\'s quotas, printed and enforced', async (t) => {
+    const sandbox = await startSandboxProcess(t, ['--port', '0', '--enterprise-quota', '3/1000'], { PETCTL_CONFIG_DIR: tempDir(t) });
+    await vi.waitFor(() => expect(sandbox.stdout()).toContain('sandbox-enterprise\tenterprise\t3/min\t1000/day\n'));
+    const statuses = [];
+    for (let i = 0; i < 4; i += 1) statuses.push((await call(sandbox.baseUrl, '/pets?limit=1', { key: 'sandbox-enterprise' })).status);
+    expect(statuses).toEqual([200, 200, 200, 429]);
+    expect(await sandbox.stop()).toMatchObject({ code: 130 });
+  });
+
+  it.each(['abc', '0/10', '10', '10/0', '5/-1', '1.5/10', '10/20/30', ''])('refuses --enterprise-quota %j with exit 2', async (value) => {
+    const result = await runCli(['sandbox', '--port', '0', '--enterprise-quota', value]);
+    expect(result.code).toBe(2);
+    expect(result.stdout).toBe('');
+    expect(result.stderr).toContain('--enterprise-quota');
+    expect(result.stderr).toContain('<per-minute>/<per-day>');
+    expect(result.stderr.trim().split('\n').length).toBeLessThanOrEqual(2);
+  });
+
+  it('--data reads a version 1 JSON data file, rewrites it once as a log, and pages with Link', async (t) => {
+    const dir = tempDir(t);
+    const dataFile = path.join(dir, 'pets.json');
+    const pets = Array.from({ length: 25 }, (_, i) => ({ id: i + 1, name: `Pet ${i + 1}`, categoryId: 1, status: 'available' }));
+    fs.writeFileSync(dataFile, JSON.stringify({ version: 1, pets, rateLimits: {} }, null, 2), { mode: 0o644 });
+    const sandbox = await startSandboxProcess(t, ['--port', '0', '--data', dataFile], { PETCTL_CONFIG_DIR: dir });
+    expect(fs.readFileSync(dataFile, 'utf8').split('\n')[0]).toBe('{"format":"petctl-sandbox-pets","version":2}');
+    expect(fs.statSync(dataFile).mode & 0o777).toBe(0o600);
+    const first = await call(sandbox.baseUrl, '/pets?limit=10&status=available', { key: FREE });
+    expect(first.headers.link).toBe('</v1/pets?limit=10&after=10&status=available>; rel="next"');
+    const list = await runCli(['--base-url', sandbox.baseUrl, 'pets', 'list', '--limit', '100'], { env: { PETCTL_CONFIG_DIR: dir } });
+    expect(list.stdout.trim().split('\n')).toHaveLength(25);
+    expect(await sandbox.stop()).toMatchObject({ code: 130 });
+  });
+
+  it('answers a bad key with 401 carrying the client address\'s rate-limit headers, and a flood of them with 429', async (t) => {
+    const dir = tempDir(t);
+    const sandbox = await startSandboxProcess(t, ['--port', '0'], { PETCTL_CONFIG_DIR: dir });
+    const bogus = 'not-a-sandbox-key';
+    const result = await runCli(['--base-url', sandbox.baseUrl, '-v', 'pets', 'list'], {
+      env: { PETCTL_CONFIG_DIR: dir, PETCTL_API_KEY: bogus },
+      secrets: [bogus],
+    });
+    expect(result.code).toBe(4);
+    expect(result.stderr).toMatch(/< 401 in \d+ ms x-ratelimit-limit=60 x-ratelimit-remaining=59 x-ratelimit-reset=\d+/);
+    for (let i = 0; i < 59; i += 1) expect((await call(sandbox.baseUrl, '/pets', { key: bogus })).status).toBe(401);
+    const flooded = await call(sandbox.baseUrl, '/pets', { key: bogus });
+    expect(flooded.status).toBe(429);
+    expect(flooded.body).toMatchObject({ code: 'rate_limited', status: 429 });
+    // A valid key from the same address is still served.
+    expect((await call(sandbox.baseUrl, '/pets?limit=1', { key: FREE })).status).toBe(200);
+    expect(await sandbox.stop()).toMatchObject({ code: 130 });
+  });
+
   it('refuses bad flags with exit 2, and a port in use with a clear error', async (t) => {
     const bad = await runCli(['sandbox', '--port', '70000']);
     expect(bad.code).toBe(2);
@@ -236,7 +288,7 @@ describe('the sandbox profile paces a shell loop past the Free plan limit', () =
     for (const result of results.slice(11)) expect(result.stderr).not.toContain('petctl: rate limit reached');
 
     // The service's own record: no strikes against the key.
-    const stored = parseJson(fs.readFileSync(dataFile, 'utf8')) as { rateLimits: Record<string, { minuteCount: number; strikes: number }> };
+    const stored = parseJson(fs.readFileSync(`${dataFile}.limits.json`, 'utf8')) as { rateLimits: Record<string, { minuteCount: number; strikes: number }> };
     expect(stored.rateLimits[FREE]).toMatchObject({ minuteCount: 10, strikes: 0 });
   }, 40_000);
 });

@@ -4,9 +4,8 @@ import { afterEach, describe, expect, it } from 'vitest';
 
 import { SandboxDataFileError } from '../../src/sandbox/store';
 import { startSandbox } from '../../src/sandbox/server';
-import { parseJson } from '../../src/schemas/json';
 import type { Pet } from '../../src/schemas/pet';
-import { call, ENTERPRISE, postJson, tempDir } from './helpers';
+import { call, dataFilePets, ENTERPRISE, postJson, tempDir } from './helpers';
 
 const cleanups: Array<() => Promise<void> | void> = [];
 afterEach(async () => {
@@ -46,7 +45,8 @@ describe('the sandbox with --data', () => {
     expect(created.status).toBe(201);
     expect(created.text).toBe('{"id":9007199254740994,"name":"Next","categoryId":1}');
     expect(created.headers.location).toBe('/v1/pets/9007199254740994');
-    expect(readFileSync(dataFile, 'utf8')).toContain('"id": 9007199254740994');
+    expect(readFileSync(dataFile, 'utf8')).toContain('\n{"id":9007199254740994,"name":"Next","categoryId":1}\n');
+    expect(dataFilePets(dataFile).map((pet) => String(pet.id))).toEqual(['9007199254740993', '9007199254740994']);
   });
 
   it('keeps animals across a restart', async () => {
@@ -68,7 +68,7 @@ describe('the sandbox with --data', () => {
     expect(sandbox.dataFile).toBe(dataFile);
     expect(statSync(dataFile).mode & 0o777).toBe(0o600);
     expect(statSync(path.dirname(dataFile)).mode & 0o777).toBe(0o700);
-    expect((parseJson(readFileSync(dataFile, 'utf8')) as { pets: Pet[] }).pets).toHaveLength(12);
+    expect(dataFilePets(dataFile)).toHaveLength(12);
   });
 
   it('loses no animal when two servers share the file and each takes 20 concurrent adds', async () => {

@@ -1,7 +1,8 @@
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { request } from 'undici';
+import { expect } from 'vitest';
 
 import { parseJson } from '../../src/schemas/json';
 
@@ -85,4 +86,11 @@ export function fakeClock(start = Date.UTC(2026, 0, 15, 10, 0, 30, 500)): { now:
 
 export function sleep(ms: number): Promise<void> {
   return new Promise((resolve) => setTimeout(resolve, ms));
+}
+
+/** The animals in a data file (the append-only log layout: a header line, then one animal per line). */
+export function dataFilePets<T = Record<string, unknown>>(file: string): T[] {
+  const lines = readFileSync(file, 'utf8').split('\n');
+  expect(JSON.parse(lines[0] ?? '')).toMatchObject({ format: 'petctl-sandbox-pets', version: 2 });
+  return lines.slice(1).filter((line) => line !== '').map((line) => parseJson(line) as T);
 }

@@ -352,11 +352,13 @@ describe('GET /v1/pets/{petId}', () => {
 });
 
 describe('authentication', () => {
-  it('answers 401 with a bare Bearer challenge and no rate-limit headers when no key is sent', async () => {
+  it('answers 401 with a bare Bearer challenge and the rate-limit headers of the client address when no key is sent', async () => {
     const reply = await call(base, '/pets', { key: null });
     expectError(reply, 401, 'unauthorized');
     expect(reply.headers['www-authenticate']).toBe('Bearer realm="petctl-sandbox"');
-    expect(reply.headers['x-ratelimit-limit']).toBeUndefined();
+    expect(reply.headers['x-ratelimit-limit']).toBe('60');
+    expect(Number(reply.headers['x-ratelimit-remaining'])).toBeLessThan(60);
+    expect(Number(reply.headers['x-ratelimit-reset'])).toBeGreaterThan(Date.now() / 1000);
   });
 
   it('answers 401 to another scheme without an error attribute', async () => {
@@ -388,10 +390,16 @@ describe('authentication', () => {
     expect(reply.status).toBe(200);
   });
 
-  it('does not count requests with an unknown key', async () => {
+  it('counts requests with an unknown key against the client address, not against any key', async () => {
     const fresh = await startSandbox({ port: 0 });
     try {
-      for (let i = 0; i < 5; i += 1) expect((await call(fresh.baseUrl, '/pets', { key: 'nope' })).status).toBe(401);
+      const remaining = [];
+      for (let i = 0; i < 5; i += 1) {
+        const reply = await call(fresh.baseUrl, '/pets', { key: 'nope' });
+        expect(reply.status).toBe(401);
+        remaining.push(reply.headers['x-ratelimit-remaining']);
+      }
+      expect(remaining).toEqual(['59', '58', '57', '56', '55']);
       const reply = await call(fresh.baseUrl, '/pets', { key: FREE });
       expect(reply.headers['x-ratelimit-remaining']).toBe('59');
     } finally {

@@ -1,16 +1,15 @@
 import { execFile } from 'node:child_process';
-import { mkdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
+import { appendFileSync, existsSync, mkdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
 import { build } from 'esbuild';
 import { afterEach, describe, expect, it } from 'vitest';
 
-import type { RateLimitState } from '../../src/sandbox/rate-limiter';
-import { createMemoryStore, openFileStore, SandboxDataFileError } from '../../src/sandbox/store';
+import { createMemoryStore, openFileStore, SandboxDataFileError, type PetStore } from '../../src/sandbox/store';
 import { parseJson } from '../../src/schemas/json';
 import { PET_STATUSES, type Pet } from '../../src/schemas/pet';
-import { tempDir } from './helpers';
+import { dataFilePets, tempDir } from './helpers';
 
 const run = promisify(execFile);
 const repoRoot = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
@@ -26,14 +25,23 @@ function scratch(): string {
 }
 
 function fileIds(file: string): bigint[] {
-  const document = parseJson(readFileSync(file, 'utf8')) as { pets: Pet[] };
-  return document.pets.map((pet) => BigInt(pet.id));
+  return dataFilePets<Pet>(file).map((pet) => BigInt(pet.id));
+}
+
+function list(store: PetStore, query: Parameters<PetStore['page']>[0]): Pet[] {
+  store.refresh();
+  return parseJson(store.page(query).body) as Pet[];
+}
+
+function get(store: PetStore, id: bigint): unknown {
+  store.refresh();
+  const text = store.get(id);
+  return text === undefined ? undefined : parseJson(text);
 }
 
 describe('a fresh store', () => {
-  it('holds a dozen sample animals across all three statuses and categories 1..4', async () => {
-    const store = createMemoryStore();
-    const pets = await store.list({ limit: 100 });
+  it('holds a dozen sample animals across all three statuses and categories 1..4', () => {
+    const pets = list(createMemoryStore(), { limit: 100 });
     expect(pets).toHaveLength(12);
     expect(pets.map((pet) => pet.id)).toEqual([1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12]);
     expect(new Set(pets.map((pet) => pet.status))).toEqual(new Set(PET_STATUSES));
@@ -41,7 +49,7 @@ describe('a fresh store', () => {
     expect(pets.every((pet) => typeof pet.name === 'string' && pet.name.length > 1)).toBe(true);
   });
 
-  it('lists in ascending id order, filtered by status, at most limit', async () => {
+  it('lists in ascending id order, filtered by status, at most limit, after an id', () => {
     const store = createMemoryStore({
       pets: [
         { id: 9007199254740993n, name: 'Big', categoryId: 1, status: 'sold' },
@@ -49,17 +57,33 @@ describe('a fresh store', () => {
         { id: 7, name: 'Seven', categoryId: 2, status: 'available' },
       ],
     });
-    expect((await store.list({ limit: 10 })).map((pet) => pet.name)).toEqual(['Five', 'Seven', 'Big']);
-    expect((await store.list({ limit: 10, status: 'sold' })).map((pet) => pet.name)).toEqual(['Five', 'Big']);
-    expect((await store.list({ limit: 1, status: 'sold' })).map((pet) => pet.name)).toEqual(['Five']);
-    expect(await store.list({ limit: 10, status: 'pending' })).toEqual([]);
+    const names = (query: Parameters<PetStore['page']>[0]) => list(store, query).map((pet) => pet.name);
+    expect(names({ limit: 10 })).toEqual(['Five', 'Seven', 'Big']);
+    expect(names({ limit: 10, status: 'sold' })).toEqual(['Five', 'Big']);
+    expect(names({ limit: 1, status: 'sold' })).toEqual(['Five']);
+    expect(names({ limit: 10, status: 'pending' })).toEqual([]);
+    expect(names({ limit: 10, after: 5n })).toEqual(['Seven', 'Big']);
+    expect(names({ limit: 10, after: 6n, status: 'sold' })).toEqual(['Big']);
+    expect(names({ limit: 10, after: -100n })).toEqual(['Five', 'Seven', 'Big']);
+    expect(names({ limit: 10, after: 9007199254740993n })).toEqual([]);
+  });
+
+  it('says where the next page starts only when more animals match', () => {
+    const store = createMemoryStore();
+    expect(store.page({ limit: 5 }).nextAfter).toBe(5n);
+    expect(store.page({ limit: 5, after: 5n }).nextAfter).toBe(10n);
+    expect(store.page({ limit: 5, after: 10n }).nextAfter).toBeUndefined();
+    expect(store.page({ limit: 12 }).nextAfter).toBeUndefined();
+    // available: 1, 4, 5, 7, 9, 11
+    expect(store.page({ limit: 3, status: 'available' }).nextAfter).toBe(5n);
+    expect(store.page({ limit: 3, status: 'available', after: 5n }).nextAfter).toBeUndefined();
   });
 
   it('assigns max(id) + 1, with bigint arithmetic above 2^53', async () => {
     const store = createMemoryStore({ pets: [{ id: 9007199254740993n, name: 'Big', categoryId: 1 }] });
     const added = await store.add({ name: 'Next', categoryId: 2 });
-    expect(added).toEqual({ id: 9007199254740994n, name: 'Next', categoryId: 2 });
-    expect(await store.get(9007199254740994n)).toEqual(added);
+    expect(added.json).toBe('{"id":9007199254740994,"name":"Next","categoryId":2}');
+    expect(get(store, 9007199254740994n)).toEqual({ id: 9007199254740994n, name: 'Next', categoryId: 2 });
   });
 });
 
@@ -71,17 +95,15 @@ describe('a file-backed store', () => {
     expect(statSync(file).mode & 0o777).toBe(0o600);
     expect(statSync(path.dirname(file)).mode & 0o777).toBe(0o700);
     expect(fileIds(file)).toHaveLength(12);
-    const document = parseJson(readFileSync(file, 'utf8')) as Record<string, unknown>;
-    expect(document.version).toBe(1);
+    expect(readFileSync(file, 'utf8').split('\n')[0]).toBe('{"format":"petctl-sandbox-pets","version":2}');
   });
 
-  it('keeps 0600 after every write', async () => {
+  it('appends one line per add and keeps 0600', async () => {
     const file = path.join(scratch(), 'sandbox.json');
     const store = await openFileStore(file);
-    await store.add({ name: 'Rex II', categoryId: 1 });
-    await store.updateRateLimits((state) => {
-      state.k = { minuteStart: 1, minuteCount: 1, dayStart: 1, dayCount: 1, strikes: 0 };
-    });
+    const before = readFileSync(file, 'utf8');
+    await store.add({ name: 'Rex II', categoryId: 1, status: 'sold' });
+    expect(readFileSync(file, 'utf8')).toBe(`${before}{"id":13,"name":"Rex II","categoryId":1,"status":"sold"}\n`);
     expect(statSync(file).mode & 0o777).toBe(0o600);
   });
 
@@ -90,27 +112,33 @@ describe('a file-backed store', () => {
     const first = await openFileStore(file);
     const added = await first.add({ name: 'Persisted', categoryId: 3, status: 'pending' });
     const second = await openFileStore(file);
-    expect(await second.get(BigInt(added.id))).toEqual({ id: 13, name: 'Persisted', categoryId: 3, status: 'pending' });
+    expect(get(second, added.id)).toEqual({ id: 13, name: 'Persisted', categoryId: 3, status: 'pending' });
   });
 
-  it('reads and writes int64 ids above 2^53 digit for digit', async () => {
+  it('migrates a version 1 file: every animal, int64 digits, unknown fields, and its counts handed over', async () => {
     const file = path.join(scratch(), 'sandbox.json');
+    const counts = { 'sandbox-free': { minuteStart: 1, minuteCount: 3, dayStart: 1, dayCount: 3, strikes: 0 } };
     writeFileSync(
       file,
-      '{"version":1,"pets":[{"id":9007199254740993,"name":"Big","categoryId":9223372036854775807,"status":"sold"}]}',
+      JSON.stringify({ version: 1, note: 'hand-made', pets: [], rateLimits: counts }, null, 2).replace(
+        '"pets": []',
+        '"pets": [{"id": 9007199254740993, "name": "Big", "categoryId": 9223372036854775807, "status": "sold", "colour": "grey"}, {"id": 2, "name": "Two", "categoryId": 1}]',
+      ),
     );
-    const store = await openFileStore(file);
-    expect(await store.get(9007199254740993n)).toEqual({
-      id: 9007199254740993n,
-      name: 'Big',
-      categoryId: 9223372036854775807n,
-      status: 'sold',
+    let handedOver: unknown;
+    const store = await openFileStore(file, (migrated) => {
+      handedOver = migrated.rateLimits;
     });
+    expect(handedOver).toEqual(counts);
+    expect(list(store, { limit: 10 }).map((pet) => String(pet.id))).toEqual(['2', '9007199254740993']);
+    expect(store.get(9007199254740993n)).toBe(
+      '{"id":9007199254740993,"name":"Big","categoryId":9223372036854775807,"status":"sold","colour":"grey"}',
+    );
+    const lines = readFileSync(file, 'utf8').split('\n');
+    expect(JSON.parse(lines[0] as string)).toEqual({ format: 'petctl-sandbox-pets', version: 2, note: 'hand-made' });
     await store.add({ name: 'After', categoryId: 1 });
-    const text = readFileSync(file, 'utf8');
-    expect(text).toContain('"id": 9007199254740993');
-    expect(text).toContain('"categoryId": 9223372036854775807');
-    expect(text).toContain('"id": 9007199254740994');
+    expect(fileIds(file).map(String)).toEqual(['2', '9007199254740993', '9007199254740994']);
+    expect(statSync(file).mode & 0o777).toBe(0o600);
   });
 
   it('refuses to go past the largest int64', async () => {
@@ -127,13 +155,30 @@ describe('a file-backed store', () => {
     expect(fileIds(file)).toHaveLength(12);
   });
 
+  it('ignores a last line cut short by a crash (never acknowledged), and cuts it off before the next add', async () => {
+    const file = path.join(scratch(), 'sandbox.json');
+    await openFileStore(file);
+    appendFileSync(file, '{"id":13,"name":"Half');
+    const store = await openFileStore(file);
+    expect(list(store, { limit: 100 })).toHaveLength(12);
+    const added = await store.add({ name: 'Whole', categoryId: 1 });
+    expect(added.id).toBe(13n);
+    expect(readFileSync(file, 'utf8')).not.toContain('Half');
+    expect(fileIds(file)).toHaveLength(13);
+  });
+
+  const header = '{"format":"petctl-sandbox-pets","version":2}\n';
   it.each([
     ['not JSON', '{"pets": [', /is not valid JSON/],
-    ['pets not an array', '{"pets": {}}', /not a petctl sandbox data file at pets/],
+    ['pets not an array', '{"pets": {}}', /no pets array/],
     ['an animal without a name', '{"pets": [{"id": 1, "categoryId": 1}]}', /at pets\.0\.name/],
     ['a fractional id', '{"pets": [{"id": 1.5, "name": "x", "categoryId": 1}]}', /at pets\.0\.id/],
     ['a duplicate id', '{"pets": [{"id": 1, "name": "a", "categoryId": 1}, {"id": 1, "name": "b", "categoryId": 1}]}', /holds id 1 twice/],
-    ['an unknown version', '{"version": 2, "pets": []}', /version/],
+    ['an unknown version', '{"version": 3, "pets": []}', /version/],
+    ['a log line that is not JSON', `${header}{"id":1,"name":"a","categoryId":1}\nnonsense\n`, /line 3/],
+    ['a log line with a bad status', `${header}{"id":1,"name":"a","categoryId":1,"status":"lost"}\n`, /line 2: status/],
+    ['log ids out of order', `${header}{"id":2,"name":"a","categoryId":1}\n{"id":2,"name":"b","categoryId":1}\n`, /id 2 at line 3/],
+    ['a log of an unknown version', '{"format":"petctl-sandbox-pets","version":9}\n', /version 9/],
   ])('fails clearly, naming the file, on %s, and leaves the file alone', async (_case, content, pattern) => {
     const file = path.join(scratch(), 'sandbox.json');
     writeFileSync(file, content);
@@ -148,33 +193,44 @@ describe('a file-backed store', () => {
     const file = path.join(scratch(), 'sandbox.json');
     const store = await openFileStore(file);
     writeFileSync(file, 'garbage');
-    await expect(store.list({ limit: 5 })).rejects.toThrow(file);
+    expect(() => store.refresh()).toThrow(file);
     await expect(store.add({ name: 'Lost?', categoryId: 1 })).rejects.toBeInstanceOf(SandboxDataFileError);
     expect(readFileSync(file, 'utf8')).toBe('garbage');
   });
 
-  it('keeps unknown top-level fields', async () => {
+  it('writes every animal it holds back when the file was deleted under it', async () => {
     const file = path.join(scratch(), 'sandbox.json');
-    writeFileSync(file, '{"pets": [], "note": "hand-made"}');
     const store = await openFileStore(file);
-    await store.add({ name: 'Only', categoryId: 1 });
-    expect((parseJson(readFileSync(file, 'utf8')) as Record<string, unknown>).note).toBe('hand-made');
+    await store.add({ name: 'Kept', categoryId: 1 });
+    (await import('node:fs')).rmSync(file);
+    expect(list(store, { limit: 100 })).toHaveLength(13);
+    await store.add({ name: 'Next', categoryId: 1 });
+    expect(fileIds(file)).toHaveLength(14);
   });
 
-  it('shares rate-limit state through the file, unless told not to', async () => {
+  it('sees what another store appended, reading only the new lines', async () => {
     const file = path.join(scratch(), 'sandbox.json');
-    const one = await openFileStore(file);
-    const two = await openFileStore(file);
-    const memoryOnly = await openFileStore(file, { persistRateLimits: false });
-    const bump = (state: RateLimitState): number => {
-      state.k ??= { minuteStart: 0, minuteCount: 0, dayStart: 0, dayCount: 0, strikes: 0 };
-      state.k.minuteCount += 1;
-      return state.k.minuteCount;
-    };
-    expect(await one.updateRateLimits(bump)).toBe(1);
-    expect(await two.updateRateLimits(bump)).toBe(2);
-    expect(await memoryOnly.updateRateLimits(bump)).toBe(1);
-    expect(await one.updateRateLimits(bump)).toBe(3);
+    const [one, two] = await Promise.all([openFileStore(file), openFileStore(file)]);
+    const versionBefore = one.version;
+    await two.add({ name: 'From two', categoryId: 2 });
+    expect(get(one, 13n)).toEqual({ id: 13, name: 'From two', categoryId: 2 });
+    expect(one.version).toBeGreaterThan(versionBefore);
+  });
+
+  it('writes adds that arrive together with one append (group commit), ids in order', async () => {
+    const file = path.join(scratch(), 'sandbox.json');
+    const store = await openFileStore(file);
+    const added = await Promise.all(Array.from({ length: 50 }, (_, i) => store.add({ name: `n${i}`, categoryId: 1 })));
+    expect(added.map((pet) => Number(pet.id))).toEqual(Array.from({ length: 50 }, (_, i) => 13 + i));
+    expect(fileIds(file)).toHaveLength(62);
+  });
+
+  it('resolves adds made one after another, each as the previous one resolves', async () => {
+    const file = path.join(scratch(), 'sandbox.json');
+    writeFileSync(file, `{"format":"petctl-sandbox-pets","version":2}\n{"id":1,"name":"One","categoryId":1}\n`);
+    const store = await openFileStore(file);
+    for (let i = 0; i < 5; i += 1) expect((await store.add({ name: `n${i}`, categoryId: 1 })).id).toBe(BigInt(i + 2));
+    expect(fileIds(file)).toEqual([1n, 2n, 3n, 4n, 5n, 6n]);
   });
 
   it('loses no animal when two stores in one process add concurrently', async () => {
@@ -186,7 +242,7 @@ describe('a file-backed store', () => {
         two.add({ name: `two-${i}`, categoryId: 2 }),
       ]).flat(),
     );
-    const pets = await one.list({ limit: 100 });
+    const pets = list(one, { limit: 100 });
     expect(pets).toHaveLength(52);
     expect(new Set(pets.map((pet) => pet.id)).size).toBe(52);
     expect(pets.filter((pet) => pet.name.startsWith('one-') || pet.name.startsWith('two-'))).toHaveLength(40);
@@ -219,9 +275,10 @@ describe('a file-backed store', () => {
     const ids = fileIds(file);
     expect(ids).toHaveLength(62);
     expect(new Set(ids).size).toBe(62);
-    const names = (parseJson(readFileSync(file, 'utf8')) as { pets: Pet[] }).pets.map((pet) => pet.name);
+    const names = dataFilePets<Pet>(file).map((pet) => pet.name);
     for (const label of ['a', 'b']) {
       for (let i = 0; i < 25; i += 1) expect(names).toContain(`${label}-${i}`);
     }
+    expect(existsSync(`${file}.lock`)).toBe(false);
   }, 20_000);
 });

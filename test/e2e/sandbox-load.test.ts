@@ -1,0 +1,133 @@
+import { spawn } from 'node:child_process';
+import fs from 'node:fs';
+import path from 'node:path';
+import { Pool } from 'undici';
+import { expect, it } from 'vitest';
+
+import { parseJson } from '../../src/schemas/json';
+import { BIN, NODE, cleanEnv, tempConfigDir } from '../helpers/cli';
+
+/**
+ * `petctl sandbox --data` (the built binary) under load: 100 concurrent
+ * keep-alive connections sending a mix of list (first pages and `after`
+ * pages), add and get for PETCTL_LOAD_SECONDS (default 30) seconds.
+ *
+ * It must give no 5xx and drop no connection; its memory must stay flat; and
+ * every animal acknowledged with 201 must be in the data file afterwards,
+ * with the name it was sent with. The figures are printed, not judged on time.
+ */
+
+const SECONDS = Number(process.env.PETCTL_LOAD_SECONDS) || 30;
+const CONNECTIONS = 100;
+const KEY = 'sandbox-enterprise';
+
+const HAS_PROC = fs.existsSync('/proc/self/status');
+
+function rssKb(pid: number): number {
+  if (!HAS_PROC) return Number.NaN;
+  const status = fs.readFileSync(`/proc/${pid}/status`, 'utf8');
+  return Number(/VmRSS:\s+(\d+)/.exec(status)?.[1] ?? Number.NaN);
+}
+
+it(`holds ${CONNECTIONS} connections of mixed list/add/get for ${SECONDS} s: no 5xx, no dropped connection, flat memory, every 201 stored`, async () => {
+  const dir = tempConfigDir();
+  const dataFile = path.join(dir, 'pets.json');
+  const child = spawn(
+    NODE,
+    [BIN, 'sandbox', '--port', '0', '--data', dataFile, '--enterprise-quota', '100000000/1000000000'],
+    { env: cleanEnv({ PETCTL_CONFIG_DIR: dir }), stdio: ['ignore', 'pipe', 'pipe'] },
+  );
+  let logged = 0;
+  const errorLines: string[] = [];
+  child.stderr!.setEncoding('utf8').on('data', (chunk: string) => {
+    if (errorLines.length < 3 && chunk.includes('error:')) errorLines.push(chunk.slice(chunk.indexOf('error:'), chunk.indexOf('error:') + 800));
+    for (let at = chunk.indexOf('\n'); at !== -1; at = chunk.indexOf('\n', at + 1)) logged += 1;
+  });
+  try {
+    const baseUrl = await new Promise<string>((resolve, reject) => {
+      let out = '';
+      child.stdout!.setEncoding('utf8').on('data', (chunk: string) => {
+        out += chunk;
+        if (out.includes('\n')) resolve(out.slice(0, out.indexOf('\n')));
+      });
+      child.on('exit', (code) => reject(new Error(`petctl sandbox exited ${code}`)));
+    });
+    const origin = new URL(baseUrl).origin;
+    const pool = new Pool(origin, { connections: CONNECTIONS, pipelining: 1, keepAliveTimeout: 60_000 });
+    const headers = { authorization: `Bearer ${KEY}`, 'content-type': 'application/json' };
+
+    const statuses = new Map<number, number>();
+    const failures: string[] = [];
+    const acknowledged = new Map<string, string>();
+    let highestId = 12;
+    const memory: number[] = [];
+    const sampler = setInterval(() => memory.push(rssKb(child.pid!)), 500);
+
+    const deadline = Date.now() + SECONDS * 1000;
+    const worker = async (index: number): Promise<void> => {
+      for (let n = 0; Date.now() < deadline; n += 1) {
+        const op = (index + n) % 4;
+        let request: Parameters<Pool['request']>[0];
+        const name = `load-${index}-${n}`;
+        if (op === 0) request = { method: 'POST', path: '/v1/pets', headers, body: JSON.stringify({ name, categoryId: index }) };
+        else if (op === 1) request = { method: 'GET', path: `/v1/pets/${1 + ((index * 7919 + n) % highestId)}`, headers };
+        else if (op === 2) request = { method: 'GET', path: '/v1/pets?limit=20', headers };
+        else request = { method: 'GET', path: `/v1/pets?limit=50&after=${(index * 104729 + n) % highestId}`, headers };
+        try {
+          const response = await pool.request(request);
+          const text = await response.body.text();
+          statuses.set(response.statusCode, (statuses.get(response.statusCode) ?? 0) + 1);
+          if (response.statusCode >= 500) failures.push(`${request.method} ${request.path}: ${response.statusCode} ${text}`);
+          if (response.statusCode === 201) {
+            const pet = parseJson(text) as { id: number; name: string };
+            acknowledged.set(String(pet.id), pet.name);
+            if (pet.name !== name) failures.push(`201 for ${name} named ${pet.name}`);
+            highestId = Math.max(highestId, pet.id);
+          }
+        } catch (error) {
+          failures.push(`${request.method} ${request.path}: ${(error as Error).message}`);
+        }
+      }
+    };
+    const started = Date.now();
+    await Promise.all(Array.from({ length: CONNECTIONS }, (_, index) => worker(index)));
+    const elapsed = (Date.now() - started) / 1000;
+    clearInterval(sampler);
+    await pool.close();
+
+    const exited = new Promise((resolve) => child.on('exit', resolve));
+    child.kill('SIGINT');
+    expect(await exited).toBe(130);
+
+    const total = [...statuses.values()].reduce((sum, count) => sum + count, 0);
+    const fifths = Math.max(1, Math.floor(memory.length / 5));
+    const early = Math.max(...memory.slice(fifths, 2 * fifths));
+    const late = Math.max(...memory.slice(-fifths));
+    console.log(
+      `load: ${SECONDS} s, ${CONNECTIONS} connections, ${total} requests (${Math.round(total / elapsed)}/s), statuses ${JSON.stringify(Object.fromEntries(statuses))}, ` +
+        `${acknowledged.size} animals acknowledged, ${failures.length} failures, RSS ${Math.round(early / 1024)} MB early, ${Math.round(late / 1024)} MB late, ${logged} log lines; RSS samples (MB) ${memory.filter((_, i) => i % 4 === 0).map((kb) => Math.round(kb / 1024)).join(' ')}`,
+    );
+
+    expect({ failures: failures.slice(0, 5), errorLines }).toEqual({ failures: [], errorLines: [] });
+    expect([...statuses.keys()].filter((status) => status >= 500)).toEqual([]);
+    expect([...statuses.keys()].sort()).toEqual([200, 201]);
+    expect(acknowledged.size).toBeGreaterThan(0);
+    // Flat: the animals added take a few MB; a leak per request would take far more. (RSS is read from Linux's /proc.)
+    if (HAS_PROC) expect(late - early).toBeLessThan(64 * 1024);
+
+    // Every acknowledged animal is in the file, once, with its name.
+    const lines = fs.readFileSync(dataFile, 'utf8').split('\n').filter((line) => line !== '');
+    const stored = new Map<string, string>();
+    for (const line of lines.slice(1)) {
+      const pet = parseJson(line) as { id: number; name: string };
+      expect(stored.has(String(pet.id))).toBe(false);
+      stored.set(String(pet.id), pet.name);
+    }
+    const missing = [...acknowledged].filter(([id, name]) => stored.get(id) !== name);
+    expect(missing).toEqual([]);
+    console.log(`load: ${acknowledged.size} acknowledged animals checked in ${dataFile}: all present`);
+  } finally {
+    if (child.exitCode === null) child.kill('SIGKILL');
+    fs.rmSync(dir, { recursive: true, force: true });
+  }
+}, (SECONDS + 60) * 1000);

@@ -1,0 +1,161 @@
+import { connect } from 'node:net';
+import { afterEach, describe, expect, it } from 'vitest';
+
+import { startSandbox, type RunningSandbox } from '../../src/sandbox/server';
+import { call, ENTERPRISE, FREE, sleep } from './helpers';
+
+/**
+ * The sandbox against clients that do not play by the rules: several
+ * credentials at once, floods without a valid key, and sockets that trickle
+ * their headers or never finish their body.
+ */
+
+const running: RunningSandbox[] = [];
+afterEach(async () => {
+  await Promise.all(running.splice(0).map((sandbox) => sandbox.close()));
+});
+async function start(options: Parameters<typeof startSandbox>[0] = {}): Promise<RunningSandbox> {
+  const sandbox = await startSandbox({ port: 0, ...options });
+  running.push(sandbox);
+  return sandbox;
+}
+
+/** Writes raw bytes on a fresh connection and collects what comes back until the server closes it or `waitMs` passes. */
+function rawExchange(port: number, text: string, waitMs = 2000): Promise<{ response: string; closedByServer: boolean }> {
+  return new Promise((resolve) => {
+    const socket = connect(port, '127.0.0.1');
+    let response = '';
+    const timer = setTimeout(() => {
+      socket.destroy();
+      resolve({ response, closedByServer: false });
+    }, waitMs);
+    socket.on('data', (chunk) => {
+      response += chunk.toString('utf8');
+    });
+    socket.on('close', () => {
+      clearTimeout(timer);
+      resolve({ response, closedByServer: true });
+    });
+    socket.on('error', () => {});
+    socket.write(text);
+  });
+}
+
+describe('ambiguous credentials', () => {
+  it('refuses two Authorization headers with 400 invalid_request, even when both hold valid keys', async () => {
+    const { port } = await start();
+    const { response } = await rawExchange(
+      port,
+      `GET /v1/pets HTTP/1.1\r\nHost: 127.0.0.1\r\nAuthorization: Bearer ${ENTERPRISE}\r\nAuthorization: Bearer ${FREE}\r\nConnection: close\r\n\r\n`,
+    );
+    expect(response).toMatch(/^HTTP\/1\.1 400 /);
+    expect(response).toContain('"code":"invalid_request"');
+    expect(response).toMatch(/more than one/);
+    expect(response).toMatch(/\r\nX-RateLimit-Limit: 60\r\n/i);
+  });
+
+  it('refuses one Authorization header holding two credentials with 400 invalid_request', async () => {
+    const { baseUrl } = await start();
+    for (const authorization of [`Bearer ${ENTERPRISE}, Bearer ${FREE}`, `Bearer ${FREE},Basic abc`]) {
+      const reply = await call(baseUrl, '/pets', { key: null, headers: { authorization } });
+      expect(reply.status).toBe(400);
+      expect(reply.body).toMatchObject({ code: 'invalid_request', status: 400 });
+      expect(reply.headers['x-ratelimit-limit']).toBe('60');
+    }
+  });
+
+  it('still serves a single Authorization header', async () => {
+    const { port } = await start();
+    const { response } = await rawExchange(
+      port,
+      `GET /v1/pets?limit=1 HTTP/1.1\r\nHost: 127.0.0.1\r\nAuthorization: Bearer ${FREE}\r\nConnection: close\r\n\r\n`,
+    );
+    expect(response).toMatch(/^HTTP\/1\.1 200 /);
+  });
+});
+
+describe('requests without a valid key', () => {
+  it('are counted per client address with the Free plan limits; the flood gets 429, then a ban, like a key', async () => {
+    const { baseUrl } = await start();
+    const statuses: number[] = [];
+    let last;
+    for (let i = 0; i < 72; i += 1) {
+      last = await call(baseUrl, '/pets', { key: i % 2 === 0 ? 'guess-1' : null });
+      statuses.push(last.status);
+      expect(last.headers['x-ratelimit-limit']).toBe('60');
+      expect(last.headers['x-ratelimit-reset']).toMatch(/^\d{10}$/);
+    }
+    expect(statuses.slice(0, 60)).toEqual(Array(60).fill(401));
+    expect(statuses.slice(60)).toEqual(Array(12).fill(429));
+    expect(last?.body).toMatchObject({ code: 'key_banned', status: 429 });
+    expect(Number(last?.headers['retry-after'])).toBeGreaterThan(500);
+
+    // A valid key from the same address is its own subject: it is served.
+    const served = await call(baseUrl, '/pets?limit=1', { key: FREE });
+    expect([served.status, served.headers['x-ratelimit-remaining']]).toEqual([200, '59']);
+  });
+
+  it('401 answers carry X-RateLimit-* counting down, and the first 429 Retry-After', async () => {
+    const { baseUrl } = await start();
+    const first = await call(baseUrl, '/pets', { key: 'nope' });
+    expect(first.status).toBe(401);
+    expect(first.headers['x-ratelimit-remaining']).toBe('59');
+    for (let i = 0; i < 59; i += 1) await call(baseUrl, '/pets', { key: 'nope' });
+    const limited = await call(baseUrl, '/pets', { key: 'nope' });
+    expect(limited.status).toBe(429);
+    expect(limited.body).toMatchObject({ code: 'rate_limited' });
+    expect(limited.headers['x-ratelimit-remaining']).toBe('0');
+    expect(Number(limited.headers['retry-after'])).toBeGreaterThanOrEqual(1);
+  });
+});
+
+describe('slow clients', () => {
+  it('drops a socket whose headers trickle in, and keeps serving others meanwhile', async () => {
+    const { port, baseUrl } = await start({ headersTimeoutMs: 500, requestTimeoutMs: 1500 });
+    const socket = connect(port, '127.0.0.1');
+    socket.on('error', () => {});
+    let closed = false;
+    let received = '';
+    socket.on('data', (chunk) => {
+      received += chunk.toString('utf8');
+    });
+    socket.on('close', () => {
+      closed = true;
+    });
+    socket.write('GET /v1/pets HTTP/1.1\r\nHost: 127.0.0.1\r\n');
+    const started = Date.now();
+    let served = 0;
+    for (let i = 0; !closed && i < 200; i += 1) {
+      socket.write(`X-Slow-${i}: a\r\n`);
+      const reply = await call(baseUrl, '/pets?limit=1', { key: ENTERPRISE });
+      if (reply.status === 200) served += 1;
+      await sleep(100);
+    }
+    expect(closed).toBe(true);
+    expect(Date.now() - started).toBeGreaterThanOrEqual(500);
+    expect(received).toMatch(/^HTTP\/1\.1 408 /);
+    expect(served).toBeGreaterThan(0);
+  });
+
+  it('drops a socket whose body never ends, and keeps serving others meanwhile', async () => {
+    const { port, baseUrl } = await start({ headersTimeoutMs: 500, requestTimeoutMs: 1000 });
+    const waiting = rawExchange(
+      port,
+      `POST /v1/pets HTTP/1.1\r\nHost: 127.0.0.1\r\nAuthorization: Bearer ${ENTERPRISE}\r\nContent-Type: application/json\r\nContent-Length: 100\r\n\r\n{"name":`,
+      10_000,
+    );
+    const served = await call(baseUrl, '/pets?limit=1', { key: ENTERPRISE });
+    expect(served.status).toBe(200);
+    const { closedByServer } = await waiting;
+    expect(closedByServer).toBe(true);
+    // Nothing half-received was stored.
+    const listed = await call(baseUrl, '/pets?limit=100', { key: ENTERPRISE });
+    expect(listed.body).toHaveLength(12);
+  });
+
+  it('uses 10 s for headers and 30 s for the whole request by default', async () => {
+    const { server } = await start();
+    expect(server.headersTimeout).toBe(10_000);
+    expect(server.requestTimeout).toBe(30_000);
+  });
+});

@@ -1,0 +1,147 @@
+import { readFileSync, statSync, writeFileSync } from 'node:fs';
+import path from 'node:path';
+import { afterEach, describe, expect, it } from 'vitest';
+
+import { limitsFileOf, mergeEntry, openFileRateLimits } from '../../src/sandbox/rate-limit-book';
+import { rateLimitPolicy, type KeyRateState, type RateLimitDecision } from '../../src/sandbox/rate-limiter';
+import { fakeClock, tempDir } from './helpers';
+
+const cleanups: Array<() => void> = [];
+afterEach(() => {
+  while (cleanups.length > 0) cleanups.pop()?.();
+});
+function dataFile(): string {
+  const { dir, remove } = tempDir();
+  cleanups.push(remove);
+  return path.join(dir, 'pets.json');
+}
+
+const policy = rateLimitPolicy();
+const FREE = { perMinute: 60, perDay: 1000 };
+
+async function decide(result: RateLimitDecision | Promise<RateLimitDecision>): Promise<RateLimitDecision> {
+  return result;
+}
+
+function stored(file: string): { processes: number[]; rateLimits: Record<string, KeyRateState> } {
+  return JSON.parse(readFileSync(limitsFileOf(file), 'utf8'));
+}
+
+describe('rate-limit counts beside a data file', () => {
+  it('a process alone counts in memory: no write per request; the counts are written when it stops', async () => {
+    const file = dataFile();
+    const clock = fakeClock();
+    const book = await openFileRateLimits(file, policy, { now: clock.now, flushMs: 60_000 });
+    expect(stored(file).processes).toEqual([process.pid]);
+    const before = statSync(limitsFileOf(file)).mtimeMs;
+    for (let i = 0; i < 10; i += 1) {
+      const decision = book.check('sandbox-free', FREE, clock.now());
+      expect(decision).not.toBeInstanceOf(Promise);
+    }
+    expect(statSync(limitsFileOf(file)).mtimeMs).toBe(before);
+    await book.close();
+    expect(stored(file).processes).toEqual([]);
+    expect(stored(file).rateLimits['sandbox-free']).toMatchObject({ minuteCount: 10, dayCount: 10 });
+    expect(statSync(limitsFileOf(file)).mode & 0o777).toBe(0o600);
+
+    const next = await openFileRateLimits(file, policy, { now: clock.now });
+    expect((await decide(next.check('sandbox-free', FREE, clock.now()))).remaining).toBe(49);
+    await next.close();
+  });
+
+  it('writes a lone process\'s counts in batches, every flushMs', async () => {
+    const file = dataFile();
+    const book = await openFileRateLimits(file, policy, { flushMs: 20 });
+    book.check('sandbox-free', FREE, Date.now());
+    book.check('sandbox-free', FREE, Date.now());
+    await new Promise((resolve) => setTimeout(resolve, 200));
+    expect(stored(file).rateLimits['sandbox-free']).toMatchObject({ minuteCount: 2 });
+    await book.close();
+  });
+
+  it('processes running side by side share the counts exactly, and a lone one goes back to memory', async () => {
+    const file = dataFile();
+    const clock = fakeClock();
+    const one = await openFileRateLimits(file, policy, { now: clock.now, pid: process.pid });
+    // Another live process: the test runner's parent stands in for it.
+    const two = await openFileRateLimits(file, policy, { now: clock.now, pid: process.ppid });
+    const remaining: number[] = [];
+    for (let i = 0; i < 5; i += 1) {
+      remaining.push((await decide(one.check('k', FREE, clock.now()))).remaining);
+      remaining.push((await decide(two.check('k', FREE, clock.now()))).remaining);
+    }
+    expect(remaining).toEqual([59, 58, 57, 56, 55, 54, 53, 52, 51, 50]);
+    await two.close();
+    // `one` notices it is alone again at its next request (the file changed) and then counts in memory.
+    expect((await decide(one.check('k', FREE, clock.now()))).remaining).toBe(49);
+    expect(one.check('k', FREE, clock.now())).not.toBeInstanceOf(Promise);
+    await one.close();
+    expect(stored(file).rateLimits.k).toMatchObject({ minuteCount: 12 });
+  });
+
+  it('forgets processes that died without leaving (a crash)', async () => {
+    const file = dataFile();
+    writeFileSync(limitsFileOf(file), JSON.stringify({ version: 1, processes: [2 ** 22 + 12345], rateLimits: {} }));
+    const book = await openFileRateLimits(file, policy);
+    expect(book.check('k', FREE, Date.now())).not.toBeInstanceOf(Promise);
+    await book.close();
+    expect(stored(file).processes).toEqual([]);
+  });
+
+  it('reads a damaged counts file as empty: it holds only counts', async () => {
+    const file = dataFile();
+    writeFileSync(limitsFileOf(file), '{ not json');
+    const book = await openFileRateLimits(file, policy);
+    expect((await decide(book.check('k', FREE, Date.now()))).remaining).toBe(59);
+    await book.close();
+  });
+});
+
+describe('mergeEntry', () => {
+  const now = 1_000_000;
+  const entry = (minuteStart: number, minuteCount: number, extra: Partial<KeyRateState> = {}): KeyRateState => ({
+    minuteStart,
+    minuteCount,
+    dayStart: minuteStart,
+    dayCount: minuteCount,
+    strikes: 0,
+    ...extra,
+  });
+
+  it('adds this process\'s new requests to the file\'s open window', () => {
+    expect(mergeEntry(entry(now - 1000, 10), entry(now - 1000, 4), entry(now - 1000, 7), policy, now)).toMatchObject({
+      minuteStart: now - 1000,
+      minuteCount: 13,
+      dayCount: 13,
+    });
+  });
+
+  it('adds every local request of a window opened since the last write', () => {
+    expect(mergeEntry(entry(now - 1000, 10), entry(now - 90_000, 4), entry(now - 500, 3), policy, now)).toMatchObject({
+      minuteStart: now - 1000,
+      minuteCount: 13,
+    });
+  });
+
+  it('keeps the local window when the file\'s one is over', () => {
+    expect(mergeEntry(entry(now - 70_000, 50), entry(now - 70_000, 50), entry(now - 500, 3), policy, now)).toMatchObject({
+      minuteStart: now - 500,
+      minuteCount: 3,
+    });
+  });
+
+  it('takes the later end of a ban or a limited period, and the higher strike count', () => {
+    const merged = mergeEntry(
+      entry(now - 1000, 60, { bannedUntil: now + 5000, strikes: 2 }),
+      undefined,
+      entry(now - 1000, 60, { limitedUntil: now + 100, strikes: 5 }),
+      policy,
+      now,
+    );
+    expect(merged).toMatchObject({ bannedUntil: now + 5000, limitedUntil: now + 100, strikes: 5 });
+  });
+
+  it('takes the local entry when the file has none', () => {
+    expect(mergeEntry(undefined, undefined, entry(now, 1), policy, now)).toEqual(entry(now, 1));
+  });
+});
