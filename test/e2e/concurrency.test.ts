@@ -18,14 +18,19 @@ function modeOf(file: string): number {
   return fs.statSync(file).mode & 0o777;
 }
 
-/** Every file petctl left in `dir` parses as JSON and is 0600; the directory is 0700; no temporary or lock files remain. */
+/**
+ * Every file petctl left in `dir` parses and is 0600; the directory is 0700; no temporary or lock
+ * files remain. The sandbox's data file is a log of one JSON document per line (docs/sandbox.md).
+ */
 function expectPrivateAndWhole(dir: string): void {
   expect(modeOf(dir)).toBe(0o700);
   for (const name of fs.readdirSync(dir)) {
     const file = path.join(dir, name);
-    expect(name, 'no leftover temporary or lock file').toMatch(/^[a-z-]+\.json$/);
+    expect(name, 'no leftover temporary or lock file').toMatch(/^[a-z-]+\.json(\.limits\.json)?$/);
     expect(modeOf(file), name).toBe(0o600);
-    expect(() => JSON.parse(fs.readFileSync(file, 'utf8')), name).not.toThrow();
+    const text = fs.readFileSync(file, 'utf8');
+    const documents = name === 'sandbox-data.json' ? text.split('\n').filter((line) => line !== '') : [text];
+    for (const document of documents) expect(() => JSON.parse(document), name).not.toThrow();
   }
 }
 
