@@ -2,6 +2,7 @@ import type { Dispatcher } from 'undici';
 import { ApiError, InterruptedError, InvalidResponseError, NetworkError, PetctlError, RateLimitError } from '../errors';
 import { ErrorBody } from '../schemas/pet';
 import { parseJson, stringifyJson } from '../schemas/json';
+import type { GateDecision, RateAnswer } from './pacing';
 import type { RateLimitGate } from './rate-limit-state';
 import { sendRequest } from './transport';
 import {
@@ -65,6 +66,11 @@ export interface RequestHooks {
   onAnswer?: (status: number) => void;
   /** Replaces the session's wait (its countdown line) for this request's waits; must reject on Ctrl-C. */
   wait?: (ms: number, why: string) => Promise<void>;
+  /**
+   * Draw from the budget shared by every process on this machine from the
+   * first request (bulk import), rather than only once it runs low (see pacing.ts).
+   */
+  paced?: boolean;
 }
 
 export interface ApiResponse {
@@ -112,11 +118,13 @@ export class HttpClient {
     const url = this.buildUrl(request.path, request.query);
     const body = request.body === undefined ? undefined : stringifyJson(request.body);
     const wait = request.hooks?.wait ?? options.wait;
+    const paced = request.hooks?.paced === true;
+    // Retry waits and blocks after a 429 count toward --max-wait together; a rate-limit window is bounded one wait at a time.
     let waitedMs = 0;
     let retriesDone = 0;
 
     for (;;) {
-      waitedMs += await this.waitForGate(waitedMs, wait);
+      waitedMs += await this.passGate(paced, waitedMs, wait);
       await request.hooks?.beforeSend?.();
 
       let outcome: AttemptOutcome;
@@ -137,7 +145,7 @@ export class HttpClient {
         request.observe?.(response.header);
         const rate = parseRateHeaders(response.header);
         const serverDate = parseHttpDate(response.header('date'));
-        retryAfterMs = await this.recordLimits(response, rate, serverDate);
+        retryAfterMs = await this.recordLimits(response, rate, serverDate, paced);
         if (response.status >= 200 && response.status < 300) {
           return { status: response.status, url, body: this.parseBody(response, request.method, url), rate, header: response.header };
         }
@@ -155,41 +163,59 @@ export class HttpClient {
     }
   }
 
-  /** Sends nothing while a 429 or an exhausted window, seen by this or another process, is in force. */
-  private async waitForGate(waitedMs: number, wait: (ms: number, why: string) => Promise<void>): Promise<number> {
-    const block = this.options.gate.current();
-    const now = this.options.now();
-    if (!block || block.blockedUntil <= now) return 0;
-    const ms = block.blockedUntil - now;
-    if (waitedMs + ms > this.options.maxWaitMs) {
-      const why = block.reason === 'key_banned' ? 'the API key is temporarily banned' : 'rate limit reached';
-      throw new RateLimitError(`${why}; nothing sent. Try again after ${clockTime(block.blockedUntil)} (in ${formatWait(ms)})`, {
-        code: block.reason,
-        retryAt: block.blockedUntil,
-        hint: this.options.maxWaitMs === 0 ? undefined : 'raise --max-wait to wait longer',
-      });
+  /**
+   * Waits until the shared gate lets this request go: nothing is sent while a
+   * 429, a ban or an exhausted window (seen by this or another process) is in
+   * force. Returns the wait that counts toward --max-wait.
+   */
+  private async passGate(paced: boolean, waitedMs: number, wait: (ms: number, why: string) => Promise<void>): Promise<number> {
+    const { gate, maxWaitMs, now } = this.options;
+    let counted = 0;
+    for (;;) {
+      const decision = await gate.acquire(paced);
+      if (decision.go) return counted;
+      const ms = Math.max(0, decision.until - now());
+      // A probe's answer is due within milliseconds: waiting for it is not a rate-limit wait.
+      if (decision.reason === 'probe') {
+        await wait(ms, 'waiting for the rate-limit window');
+        continue;
+      }
+      const afterRetry = decision.reason === 'rate_limited' || decision.reason === 'key_banned';
+      if ((afterRetry ? waitedMs + counted + ms : ms) > maxWaitMs) throw this.gateError(decision, ms);
+      await wait(ms, `rate limit reached; waiting ${formatWait(ms)} for the window to reopen`);
+      if (afterRetry) counted += ms;
     }
-    await wait(ms, `rate limit reached; waiting ${formatWait(ms)} for the window to reopen`);
-    return ms;
   }
 
-  /** Remembers limits for later requests and processes; returns the 429's Retry-After in ms. */
-  private async recordLimits(response: RawResponse, rate: RateHeaders, serverDate: number | undefined): Promise<number | undefined> {
+  private gateError(decision: Extract<GateDecision, { go: false }>, ms: number): RateLimitError {
+    const reason = decision.reason === 'window' || decision.reason === 'probe' ? 'quota_exhausted' : decision.reason;
+    const why = reason === 'key_banned' ? 'the API key is temporarily banned' : 'rate limit reached';
+    return new RateLimitError(`${why}; nothing sent. Try again after ${clockTime(decision.until)} (in ${formatWait(ms)})`, {
+      code: reason,
+      retryAt: decision.until,
+      hint: this.options.maxWaitMs === 0 ? undefined : 'raise --max-wait to wait longer',
+    });
+  }
+
+  /** Tells the gate what the answer said about the limits; returns a 429's Retry-After in ms. */
+  private async recordLimits(response: RawResponse, rate: RateHeaders, serverDate: number | undefined, paced: boolean): Promise<number | undefined> {
     const now = this.options.now();
-    const { gate } = this.options;
+    const resetIn = resetDelayMs(rate.resetEpochSeconds, serverDate, now);
+    const answer: RateAnswer = {
+      status: response.status,
+      remaining: rate.remaining,
+      reset: rate.resetEpochSeconds,
+      resetAt: resetIn === undefined ? undefined : now + resetIn,
+    };
+    let retryAfterMs: number | undefined;
     if (response.status === 429) {
-      const retryAfterMs = parseRetryAfter(response.header('retry-after'), serverDate, now);
-      const banned = this.errorCode(response) === 'key_banned';
+      retryAfterMs = parseRetryAfter(response.header('retry-after'), serverDate, now);
       // Without Retry-After the backoff decides; block at least until the window's reset when known.
-      const until = retryAfterMs !== undefined ? now + retryAfterMs : now + (resetDelayMs(rate.resetEpochSeconds, serverDate, now) ?? 0);
-      if (until > now) await gate.block(until, banned ? 'key_banned' : 'rate_limited');
-      return retryAfterMs;
+      answer.retryAt = retryAfterMs !== undefined ? now + retryAfterMs : answer.resetAt;
+      answer.banned = this.errorCode(response) === 'key_banned';
     }
-    if (rate.remaining === 0) {
-      const delay = resetDelayMs(rate.resetEpochSeconds, serverDate, now);
-      if (delay !== undefined) await gate.block(now + delay, 'quota_exhausted');
-    }
-    return undefined;
+    await this.options.gate.record(answer, paced);
+    return retryAfterMs;
   }
 
   private errorCode(response: RawResponse): string | undefined {

@@ -1,38 +1,37 @@
 import fs from 'node:fs';
-import { CorruptFileError, readJsonFile, updateJsonFile } from '../config/locked-file';
+import { CorruptFileError, readJsonFile, withFileLock, writeFileAtomic } from '../config/locked-file';
+import { stringifyJson } from '../schemas/json';
+import { type BlockReason, type GateDecision, type LimitEntry, type RateAnswer, decide, isStale, observe } from './pacing';
+
+export type { BlockReason } from './pacing';
 
 /**
- * Rate-limit state shared by every petctl process, per base URL and API key:
- * after a 429 (or when X-RateLimit-Remaining reached 0) the next process must
- * not send before the window reopens, or a shell loop would keep hammering the
- * service and get the key banned. It lives in its own file, not in conf,
- * because conf has no locking for concurrent writers.
+ * Rate-limit state shared by every petctl process on this machine, per base
+ * URL and API key: blocks after a 429, a ban or an exhausted quota, and the
+ * budget of the current window that paced requests draw from (pacing.ts
+ * decides; this file stores). It lives in its own file, not in conf, because
+ * conf has no locking for concurrent writers.
  *
- * File shape: { "version": 1, "limits": { "<id>": { "blockedUntil": <epoch ms>, "reason": "..." } } }
- * where <id> is a hash of base URL and key: the key itself is never written here.
+ * File shape: { "version": 1, "limits": { "<id>": LimitEntry } } where <id>
+ * is a hash of base URL and key: the key itself is never written here.
  */
 
-export type BlockReason = 'rate_limited' | 'key_banned' | 'quota_exhausted';
-
-export interface RateLimitBlock {
-  blockedUntil: number;
-  reason: BlockReason;
-}
-
 export interface RateLimitGate {
-  /** The block in force for this base URL and key, if any (may be in the past). */
-  current(): RateLimitBlock | undefined;
-  /** Records that nothing may be sent before `until`; a later existing block is kept. */
-  block(until: number, reason: BlockReason): Promise<void>;
+  /** Whether one more request may go now (taking one from the shared budget when one is tracked), or until when to wait. */
+  acquire(paced: boolean): Promise<GateDecision>;
+  /** Records what an answer said about the limits. */
+  record(answer: RateAnswer, paced: boolean): Promise<void>;
+  /** The record for this base URL and key, as last written by any process. */
+  current(): Promise<LimitEntry | undefined>;
 }
 
 interface StateFile {
   version: 1;
-  limits: Record<string, RateLimitBlock>;
+  limits: Record<string, LimitEntry>;
 }
 
-/** Entries this old are dropped when the file is next written. */
-const PRUNE_AFTER_MS = 24 * 60 * 60 * 1000;
+/** A paced request that never answers (its process was killed) holds up the others no longer than this. */
+const MAX_PROBE_LEASE_MS = 5_000;
 
 export async function limitId(baseUrl: string, apiKey: string): Promise<string> {
   // Loaded on demand: most runs have no recorded limits and never hash. Not
@@ -42,15 +41,31 @@ export async function limitId(baseUrl: string, apiKey: string): Promise<string> 
   return createHash('sha256').update(`${baseUrl}\n${apiKey}`).digest('hex').slice(0, 32);
 }
 
+const REASONS = new Set<string>(['rate_limited', 'key_banned', 'quota_exhausted']);
+const isTime = (value: unknown): value is number => typeof value === 'number' && Number.isFinite(value) && value >= 0;
+
+/** Reads an entry leniently: fields of the wrong shape are dropped (they only hold timings). */
+function asEntry(raw: unknown): LimitEntry | undefined {
+  if (!raw || typeof raw !== 'object') return undefined;
+  const e = raw as Record<string, unknown>;
+  const entry: LimitEntry = {};
+  if (isTime(e.blockedUntil) && typeof e.reason === 'string' && REASONS.has(e.reason)) {
+    entry.blockedUntil = e.blockedUntil;
+    entry.reason = e.reason as BlockReason;
+  }
+  const w = e.window as Record<string, unknown> | undefined;
+  if (w && isTime(w.reset) && isTime(w.resetAt) && isTime(w.remaining)) entry.window = { reset: w.reset, resetAt: w.resetAt, remaining: w.remaining };
+  if (isTime(e.probeUntil)) entry.probeUntil = e.probeUntil;
+  return Object.keys(entry).length > 0 ? entry : undefined;
+}
+
 function asStateFile(value: unknown): StateFile {
-  const limits: Record<string, RateLimitBlock> = {};
+  const limits: Record<string, LimitEntry> = {};
   const raw = (value as { limits?: unknown } | undefined)?.limits;
-  if (raw && typeof raw === 'object') {
+  if (raw && typeof raw === 'object' && !Array.isArray(raw)) {
     for (const [id, entry] of Object.entries(raw as Record<string, unknown>)) {
-      const e = entry as Partial<RateLimitBlock> | undefined;
-      if (e && typeof e.blockedUntil === 'number' && typeof e.reason === 'string') {
-        limits[id] = { blockedUntil: e.blockedUntil, reason: e.reason as BlockReason };
-      }
+      const parsed = asEntry(entry);
+      if (parsed) limits[id] = parsed;
     }
   }
   return { version: 1, limits };
@@ -67,30 +82,60 @@ function readState(file: string): StateFile {
   }
 }
 
-export async function openRateLimitState(file: string, baseUrl: string, apiKey: string, now: () => number): Promise<RateLimitGate> {
-  // Read once without a lock: writes are atomic renames, so this sees a whole file.
-  const initial = readState(file);
+export interface RateLimitStateOptions {
+  /** How long other paced requests wait for a probe's answer at most (its request timeout, capped). */
+  probeLeaseMs?: number;
+}
+
+export async function openRateLimitState(
+  file: string,
+  baseUrl: string,
+  apiKey: string,
+  now: () => number,
+  options: RateLimitStateOptions = {},
+): Promise<RateLimitGate> {
+  const probeLeaseMs = Math.min(options.probeLeaseMs ?? MAX_PROBE_LEASE_MS, MAX_PROBE_LEASE_MS);
   let id: string | undefined;
   const ownId = async () => (id ??= await limitId(baseUrl, apiKey));
-  let known = Object.keys(initial.limits).length > 0 ? initial.limits[await ownId()] : undefined;
+
+  // Without a lock: writes are atomic renames, so this sees a whole file. A
+  // file with no entries at all (the usual case) is not even worth hashing the key for.
+  const peek = async (): Promise<LimitEntry | undefined> => {
+    const { limits } = readState(file);
+    return Object.keys(limits).length > 0 ? limits[await ownId()] : undefined;
+  };
+
+  /** Locked read-modify-write of this key's entry; writes only when `change` returns a new entry. */
+  const update = async <T>(change: (entry: LimitEntry | undefined) => { entry?: LimitEntry; result: T }): Promise<T> => {
+    const own = await ownId();
+    readState(file); // drops a damaged file before the locked update reads it
+    return withFileLock(file, () => {
+      const state = readState(file);
+      const { entry, result } = change(state.limits[own]);
+      if (entry) {
+        const at = now();
+        for (const [otherId, other] of Object.entries(state.limits)) if (isStale(other, at)) delete state.limits[otherId];
+        state.limits[own] = entry;
+        writeFileAtomic(file, `${stringifyJson(state, 2)}\n`, { durable: false });
+      }
+      return result;
+    });
+  };
 
   return {
-    current: () => known,
-    async block(until, reason) {
-      if (known && known.blockedUntil >= until) return;
-      readState(file); // drops a damaged file before the locked update reads it
-      const own = await ownId();
-      const written = await updateJsonFile(file, (current) => {
-        const state = asStateFile(current);
-        const cutoff = now() - PRUNE_AFTER_MS;
-        for (const [otherId, entry] of Object.entries(state.limits)) {
-          if (entry.blockedUntil < cutoff) delete state.limits[otherId];
-        }
-        const existing = state.limits[own];
-        if (!existing || existing.blockedUntil < until) state.limits[own] = { blockedUntil: until, reason };
-        return state;
+    current: peek,
+    async acquire(paced) {
+      const first = decide(await peek(), now(), paced, probeLeaseMs);
+      // Waiting, or sending without changing anything, needs no lock.
+      if (!first.go || !first.entry) return first;
+      return update((entry) => {
+        const decision = decide(entry, now(), paced, probeLeaseMs);
+        return { entry: decision.go ? decision.entry : undefined, result: decision };
       });
-      known = written.limits[own];
+    },
+    async record(answer, paced) {
+      if (!observe(await peek(), answer, now(), paced)) return;
+      await update((entry) => ({ entry: observe(entry, answer, now(), paced), result: undefined }));
     },
   };
 }

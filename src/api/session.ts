@@ -46,7 +46,9 @@ export async function openApiSession(ctx: Context): Promise<ApiSession> {
     maxWaitMs: ctx.globals.maxWaitMs,
     dispatcher,
     // The in-process sandbox gets a new port each run; its limits belong to its data file.
-    gate: await openRateLimitState(ctx.paths.stateFile, resolved.baseUrl ?? `sandbox:${ctx.paths.sandboxDataFile}`, apiKey, ctx.now),
+    gate: await openRateLimitState(ctx.paths.stateFile, resolved.baseUrl ?? `sandbox:${ctx.paths.sandboxDataFile}`, apiKey, ctx.now, {
+      probeLeaseMs: ctx.globals.timeoutMs,
+    }),
     now: ctx.now,
     random: ctx.random,
     wait: (ms, why) => ctx.wait(ms, why),

@@ -26,7 +26,24 @@ function ensureParentDir(file: string): void {
  * which mkdir creates atomically across processes). Stale locks of crashed
  * processes are taken over after 10 s.
  */
-export async function withFileLock<T>(file: string, fn: () => Promise<T> | T): Promise<T> {
+export function withFileLock<T>(file: string, fn: () => Promise<T> | T): Promise<T> {
+  // Takers in this process queue here rather than fight over the lock directory,
+  // whose retries back off (a bulk import takes the state file's lock per request).
+  const result = (lockQueues.get(file) ?? Promise.resolve()).then(() => lockAndRun(file, fn));
+  const tail = result.then(
+    () => {},
+    () => {},
+  );
+  lockQueues.set(file, tail);
+  void tail.then(() => {
+    if (lockQueues.get(file) === tail) lockQueues.delete(file);
+  });
+  return result;
+}
+
+const lockQueues = new Map<string, Promise<void>>();
+
+async function lockAndRun<T>(file: string, fn: () => Promise<T> | T): Promise<T> {
   ensureParentDir(file);
   // Loaded here, not at the top: read-only commands never need it.
   const { default: lockfile } = await import('proper-lockfile');
@@ -67,14 +84,15 @@ let tempCounter = 0;
  * over `file`: a reader sees the old or the new content, never half of one.
  * The file is created 0600 because it may hold API keys.
  */
-export function writeFileAtomic(file: string, text: string): void {
+export function writeFileAtomic(file: string, text: string, options: { durable?: boolean } = {}): void {
   ensureParentDir(file);
   // Unique per process and call; the directory is private, so the name needs no secrecy.
   const temp = `${file}.${process.pid}.${(tempCounter += 1)}.tmp`;
   const fd = fs.openSync(temp, 'w', 0o600);
   try {
     fs.writeFileSync(fd, text);
-    fs.fsyncSync(fd);
+    // durable: false skips the flush for files that only hold timings; the rename still makes the write all-or-nothing.
+    if (options.durable !== false) fs.fsyncSync(fd);
   } finally {
     fs.closeSync(fd);
   }

@@ -2,7 +2,8 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { limitId, openRateLimitState } from '../../src/api/rate-limit-state';
+import type { BlockReason } from '../../src/api/pacing';
+import { type RateLimitGate, limitId, openRateLimitState } from '../../src/api/rate-limit-state';
 
 const BASE = 'https://api.example.org/v1';
 const KEY = 'pk_test_4f1c2d9e8b7a6f5e4d3c2b1a';
@@ -27,6 +28,12 @@ function readState(file: string): { version: number; limits: Record<string, { bl
 
 const clock = (ms: number) => () => ms;
 
+/** What an answer that blocks the key records: a 429 (rate_limited, key_banned), or Remaining: 0 (quota_exhausted). */
+function block(gate: RateLimitGate, until: number, reason: BlockReason): Promise<void> {
+  if (reason === 'quota_exhausted') return gate.record({ status: 200, remaining: 0, reset: Math.ceil(until / 1000), resetAt: until }, false);
+  return gate.record({ status: 429, retryAt: until, banned: reason === 'key_banned' }, false);
+}
+
 describe('limitId', () => {
   it('is stable for one base URL and key, and differs when either changes', async () => {
     const id = await limitId(BASE, KEY);
@@ -45,34 +52,35 @@ describe('the persisted rate-limit gate', () => {
   it('has no block and writes nothing on a first run', async () => {
     const file = stateFile();
     const gate = await openRateLimitState(file, BASE, KEY, clock(NOW));
-    expect(gate.current()).toBeUndefined();
+    expect(await gate.current()).toBeUndefined();
     expect(fs.existsSync(file)).toBe(false);
   });
 
   it.each(['rate_limited', 'key_banned', 'quota_exhausted'] as const)('remembers a %s block for the next process', async (reason) => {
     const file = stateFile();
     const gate = await openRateLimitState(file, BASE, KEY, clock(NOW));
-    await gate.block(NOW + 120_000, reason);
-    expect(gate.current()).toEqual({ blockedUntil: NOW + 120_000, reason });
+    await block(gate, NOW + 120_000, reason);
+    // quota_exhausted also records the exhausted window itself.
+    expect(await gate.current()).toMatchObject({ blockedUntil: NOW + 120_000, reason });
 
     // Another process: a new gate reading the same file.
     const next = await openRateLimitState(file, BASE, KEY, clock(NOW + 1000));
-    expect(next.current()).toEqual({ blockedUntil: NOW + 120_000, reason });
+    expect(await next.current()).toMatchObject({ blockedUntil: NOW + 120_000, reason });
   });
 
   it('keeps blocks apart per key and per base URL', async () => {
     const file = stateFile();
-    await (await openRateLimitState(file, BASE, KEY, clock(NOW))).block(NOW + 60_000, 'rate_limited');
+    await block((await openRateLimitState(file, BASE, KEY, clock(NOW))), NOW + 60_000, 'rate_limited');
 
-    expect((await openRateLimitState(file, BASE, 'another-key', clock(NOW))).current()).toBeUndefined();
-    expect((await openRateLimitState(file, 'https://staging.example.org/v1', KEY, clock(NOW))).current()).toBeUndefined();
-    expect((await openRateLimitState(file, BASE, KEY, clock(NOW))).current()?.blockedUntil).toBe(NOW + 60_000);
+    expect(await (await openRateLimitState(file, BASE, 'another-key', clock(NOW))).current()).toBeUndefined();
+    expect(await (await openRateLimitState(file, 'https://staging.example.org/v1', KEY, clock(NOW))).current()).toBeUndefined();
+    expect((await (await openRateLimitState(file, BASE, KEY, clock(NOW))).current())?.blockedUntil).toBe(NOW + 60_000);
   });
 
   it('writes a private file that holds neither the key nor the base URL', async () => {
     const file = stateFile();
     const gate = await openRateLimitState(file, BASE, KEY, clock(NOW));
-    await gate.block(NOW + 5000, 'key_banned');
+    await block(gate, NOW + 5000, 'key_banned');
 
     const text = fs.readFileSync(file, 'utf8');
     expect(text).not.toContain(KEY);
@@ -89,41 +97,41 @@ describe('the persisted rate-limit gate', () => {
   it('never shortens a block: a later one already recorded wins', async () => {
     const file = stateFile();
     const gate = await openRateLimitState(file, BASE, KEY, clock(NOW));
-    await gate.block(NOW + 10_000, 'key_banned');
-    await gate.block(NOW + 2000, 'rate_limited');
-    expect(gate.current()).toEqual({ blockedUntil: NOW + 10_000, reason: 'key_banned' });
+    await block(gate, NOW + 10_000, 'key_banned');
+    await block(gate, NOW + 2000, 'rate_limited');
+    expect(await gate.current()).toEqual({ blockedUntil: NOW + 10_000, reason: 'key_banned' });
     expect(Object.values(readState(file).limits)).toEqual([{ blockedUntil: NOW + 10_000, reason: 'key_banned' }]);
 
-    await gate.block(NOW + 20_000, 'rate_limited');
-    expect(gate.current()).toEqual({ blockedUntil: NOW + 20_000, reason: 'rate_limited' });
+    await block(gate, NOW + 20_000, 'rate_limited');
+    expect(await gate.current()).toEqual({ blockedUntil: NOW + 20_000, reason: 'rate_limited' });
   });
 
   it('keeps a longer block another process wrote after this one started', async () => {
     const file = stateFile();
     const early = await openRateLimitState(file, BASE, KEY, clock(NOW));
     const other = await openRateLimitState(file, BASE, KEY, clock(NOW));
-    await other.block(NOW + 600_000, 'key_banned');
+    await block(other, NOW + 600_000, 'key_banned');
 
     // `early` read the file before that block existed; its shorter block must not replace it.
-    await early.block(NOW + 1000, 'rate_limited');
-    expect(early.current()).toEqual({ blockedUntil: NOW + 600_000, reason: 'key_banned' });
+    await block(early, NOW + 1000, 'rate_limited');
+    expect(await early.current()).toEqual({ blockedUntil: NOW + 600_000, reason: 'key_banned' });
     expect(Object.values(readState(file).limits)).toEqual([{ blockedUntil: NOW + 600_000, reason: 'key_banned' }]);
   });
 
   it('keeps the entries of other keys when it writes its own', async () => {
     const file = stateFile();
-    await (await openRateLimitState(file, BASE, 'key-one', clock(NOW))).block(NOW + 1000, 'rate_limited');
-    await (await openRateLimitState(file, BASE, 'key-two', clock(NOW))).block(NOW + 2000, 'quota_exhausted');
+    await block((await openRateLimitState(file, BASE, 'key-one', clock(NOW))), NOW + 1000, 'rate_limited');
+    await block((await openRateLimitState(file, BASE, 'key-two', clock(NOW))), NOW + 2000, 'quota_exhausted');
     const limits = readState(file).limits;
     expect(limits[await limitId(BASE, 'key-one')]).toEqual({ blockedUntil: NOW + 1000, reason: 'rate_limited' });
-    expect(limits[await limitId(BASE, 'key-two')]).toEqual({ blockedUntil: NOW + 2000, reason: 'quota_exhausted' });
+    expect(limits[await limitId(BASE, 'key-two')]).toMatchObject({ blockedUntil: NOW + 2000, reason: 'quota_exhausted' });
   });
 
   it('drops entries that ended more than a day ago when it next writes', async () => {
     const file = stateFile();
-    await (await openRateLimitState(file, BASE, 'old-key', clock(NOW - 3 * DAY))).block(NOW - 2 * DAY, 'rate_limited');
-    await (await openRateLimitState(file, BASE, 'recent-key', clock(NOW))).block(NOW - 60_000, 'rate_limited');
-    await (await openRateLimitState(file, BASE, KEY, clock(NOW))).block(NOW + 1000, 'rate_limited');
+    await block((await openRateLimitState(file, BASE, 'old-key', clock(NOW - 3 * DAY))), NOW - 2 * DAY, 'rate_limited');
+    await block((await openRateLimitState(file, BASE, 'recent-key', clock(NOW - 120_000))), NOW - 60_000, 'rate_limited');
+    await block((await openRateLimitState(file, BASE, KEY, clock(NOW))), NOW + 1000, 'rate_limited');
 
     const ids = Object.keys(readState(file).limits).sort();
     expect(ids).toEqual([await limitId(BASE, 'recent-key'), await limitId(BASE, KEY)].sort());
@@ -139,8 +147,8 @@ describe('the persisted rate-limit gate', () => {
     fs.writeFileSync(file, text, { mode: 0o600 });
 
     const gate = await openRateLimitState(file, BASE, KEY, clock(NOW));
-    expect(gate.current()).toBeUndefined();
-    await gate.block(NOW + 1000, 'rate_limited');
+    expect(await gate.current()).toBeUndefined();
+    await block(gate, NOW + 1000, 'rate_limited');
     expect(Object.values(readState(file).limits)).toEqual([{ blockedUntil: NOW + 1000, reason: 'rate_limited' }]);
   });
 
@@ -149,25 +157,57 @@ describe('the persisted rate-limit gate', () => {
     const id = await limitId(BASE, KEY);
     fs.mkdirSync(path.dirname(file), { recursive: true, mode: 0o700 });
     fs.writeFileSync(file, JSON.stringify({ version: 1, limits: { [id]: { blockedUntil: 'tomorrow', reason: 'rate_limited' } } }), { mode: 0o600 });
-    expect((await openRateLimitState(file, BASE, KEY, clock(NOW))).current()).toBeUndefined();
+    expect(await (await openRateLimitState(file, BASE, KEY, clock(NOW))).current()).toBeUndefined();
 
     fs.writeFileSync(file, JSON.stringify({ version: 1, limits: [1, 2, 3] }), { mode: 0o600 });
-    expect((await openRateLimitState(file, BASE, KEY, clock(NOW))).current()).toBeUndefined();
+    expect(await (await openRateLimitState(file, BASE, KEY, clock(NOW))).current()).toBeUndefined();
 
     fs.writeFileSync(file, JSON.stringify({ version: 1, limits: { [id]: { blockedUntil: NOW + 500, reason: 'rate_limited' } } }), { mode: 0o600 });
-    expect((await openRateLimitState(file, BASE, KEY, clock(NOW))).current()).toEqual({ blockedUntil: NOW + 500, reason: 'rate_limited' });
+    expect(await (await openRateLimitState(file, BASE, KEY, clock(NOW))).current()).toEqual({ blockedUntil: NOW + 500, reason: 'rate_limited' });
   });
 
   it('loses no block when many gates write at once, and the file stays valid JSON', async () => {
     const file = stateFile();
     const keys = Array.from({ length: 12 }, (_, i) => `parallel-key-${i}`);
     const gates = await Promise.all(keys.map((key) => openRateLimitState(file, BASE, key, clock(NOW))));
-    await Promise.all(gates.map((gate, i) => gate.block(NOW + 1000 * (i + 1), 'rate_limited')));
+    await Promise.all(gates.map((gate, i) => block(gate, NOW + 1000 * (i + 1), 'rate_limited')));
 
     const limits = readState(file).limits;
     for (const [i, key] of keys.entries()) {
       expect(limits[await limitId(BASE, key)]).toEqual({ blockedUntil: NOW + 1000 * (i + 1), reason: 'rate_limited' });
     }
     expect(fs.readdirSync(path.dirname(file))).toEqual(['state.json']);
+  });
+});
+
+describe('the shared budget', () => {
+  it('never grants more than the window holds, however many gates (processes) ask at once', async () => {
+    const file = stateFile();
+    const resetAt = NOW + 30_000;
+    const first = await openRateLimitState(file, BASE, KEY, clock(NOW));
+    // A paced answer records the window: 25 left.
+    await first.record({ status: 200, remaining: 25, reset: resetAt / 1000, resetAt }, true);
+
+    const gates = await Promise.all(Array.from({ length: 8 }, () => openRateLimitState(file, BASE, KEY, clock(NOW))));
+    const decisions = await Promise.all(gates.flatMap((gate) => Array.from({ length: 5 }, () => gate.acquire(true))));
+    expect(decisions.filter((d) => d.go)).toHaveLength(25);
+    expect(decisions.filter((d) => !d.go)).toEqual(Array.from({ length: 15 }, () => ({ go: false, until: resetAt, reason: 'window' })));
+    expect((await first.current())?.window?.remaining).toBe(0);
+  });
+
+  it('lets one paced request probe an unknown window while the others wait for its answer', async () => {
+    const file = stateFile();
+    const gates = await Promise.all(Array.from({ length: 4 }, () => openRateLimitState(file, BASE, KEY, clock(NOW), { probeLeaseMs: 2000 })));
+    const decisions = await Promise.all(gates.map((gate) => gate.acquire(true)));
+    expect(decisions.filter((d) => d.go)).toHaveLength(1);
+    expect(decisions.filter((d) => !d.go && d.reason === 'probe')).toHaveLength(3);
+  });
+
+  it('a single command sends without writing while no window is tracked', async () => {
+    const file = stateFile();
+    const gate = await openRateLimitState(file, BASE, KEY, clock(NOW));
+    expect(await gate.acquire(false)).toEqual({ go: true });
+    await gate.record({ status: 200, remaining: 200, reset: (NOW + 30_000) / 1000, resetAt: NOW + 30_000 }, false);
+    expect(fs.existsSync(file)).toBe(false);
   });
 });

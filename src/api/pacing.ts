@@ -1,0 +1,134 @@
+/**
+ * Pacing decisions as pure functions of (what is recorded, now): whether one
+ * more request may go, and what an answer teaches about the limits. The state
+ * store (rate-limit-state.ts: a local file; a shared store can implement the
+ * same) runs them under its lock, so every process on the machine that uses
+ * one base URL and key draws from one budget.
+ *
+ * The budget is the server's own count: X-RateLimit-Remaining of the current
+ * window, identified by its X-RateLimit-Reset. Every request let through takes
+ * one from it before it is sent (so requests in flight are already counted);
+ * every answer lowers it to what the server says is left, never raises it
+ * (an answer may be older than requests already granted). When the window has
+ * ended, nothing is known about the next one: a paced sender (bulk import)
+ * sends one request, the probe, and the others wait for its answer to learn
+ * the new budget. That way an import runs at the plan's full rate without
+ * ever spending the same remaining request twice, and without a 429 storm.
+ *
+ * Single commands stay cheap: while no window is being tracked they send at
+ * once and write nothing, except when the budget runs low.
+ */
+
+export type BlockReason = 'rate_limited' | 'key_banned' | 'quota_exhausted';
+
+/** The current window as the server described it. */
+export interface LimitWindow {
+  /** X-RateLimit-Reset as sent (Unix seconds): it names the window, so answers from an older one are recognised. */
+  reset: number;
+  /** When the window ends on this machine's clock (epoch ms, corrected for the server's clock skew). */
+  resetAt: number;
+  /** Requests this machine may still send in the window. */
+  remaining: number;
+}
+
+/** What is recorded per base URL and key. Every time is epoch ms on this machine's clock. */
+export interface LimitEntry {
+  /** Nothing may be sent before this (a 429's Retry-After, a ban, an exhausted quota). */
+  blockedUntil?: number;
+  reason?: BlockReason;
+  window?: LimitWindow;
+  /** A paced request is finding out the new window's budget; others wait for its answer until then. */
+  probeUntil?: number;
+}
+
+/** What one answer said about the limits. */
+export interface RateAnswer {
+  status: number;
+  /** X-RateLimit-Remaining. */
+  remaining?: number;
+  /** X-RateLimit-Reset (Unix seconds), as sent. */
+  reset?: number;
+  /** The reset on this machine's clock; undefined when it is in the past or implausibly far (then it is ignored). */
+  resetAt?: number;
+  /** For a 429: when it may be retried (Retry-After, else the reset), on this machine's clock. */
+  retryAt?: number;
+  /** For a 429: the key is banned (Error code key_banned). */
+  banned?: boolean;
+}
+
+export type GateDecision =
+  /** Send now. `entry` is the new record when the decision changed it (a permit taken, a probe started). */
+  | { go: true; entry?: LimitEntry }
+  /** Ask again at `until`. */
+  | { go: false; until: number; reason: BlockReason | 'window' | 'probe' };
+
+/** Below this many remaining requests even single commands keep the shared count (a loop may run beside them). */
+export const LOW_WATER = 16;
+/** How often a request waiting for the probe's answer looks again. */
+export const PROBE_POLL_MS = 20;
+
+/** `paced`: bulk import, which keeps the shared count from its first request; single commands are not. */
+export function decide(entry: LimitEntry | undefined, now: number, paced: boolean, probeLeaseMs: number): GateDecision {
+  if (entry?.blockedUntil !== undefined && entry.blockedUntil > now) {
+    return { go: false, until: entry.blockedUntil, reason: entry.reason ?? 'rate_limited' };
+  }
+  const window = entry?.window;
+  if (window && now < window.resetAt) {
+    if (window.remaining <= 0) return { go: false, until: window.resetAt, reason: 'window' };
+    return { go: true, entry: { ...entry, window: { ...window, remaining: window.remaining - 1 } } };
+  }
+  if (!paced) return { go: true };
+  if (entry?.probeUntil !== undefined && entry.probeUntil > now) {
+    return { go: false, until: Math.min(entry.probeUntil, now + PROBE_POLL_MS), reason: 'probe' };
+  }
+  const { window: _ended, ...rest } = entry ?? {};
+  return { go: true, entry: { ...rest, probeUntil: now + probeLeaseMs } };
+}
+
+/**
+ * The record after an answer, or undefined when it need not change (so a
+ * single command with plenty of budget writes nothing).
+ */
+export function observe(entry: LimitEntry | undefined, answer: RateAnswer, now: number, paced: boolean): LimitEntry | undefined {
+  let next: LimitEntry = { ...entry };
+  let changed = false;
+
+  if (answer.status === 429 && answer.retryAt !== undefined && answer.retryAt > now && (next.blockedUntil ?? 0) < answer.retryAt) {
+    next = { ...next, blockedUntil: answer.retryAt, reason: answer.banned ? 'key_banned' : 'rate_limited' };
+    changed = true;
+  }
+
+  const { remaining, reset, resetAt } = answer;
+  if (remaining !== undefined && reset !== undefined && resetAt !== undefined) {
+    const known = next.window;
+    const live = known !== undefined && now < known.resetAt;
+    const left = answer.status === 429 ? 0 : remaining;
+    if (known && known.reset === reset) {
+      if (left < known.remaining) {
+        next.window = { ...known, remaining: left };
+        changed = true;
+      }
+    } else if (known && live && reset < known.reset) {
+      // An answer from a window that has already been replaced: it says nothing about the current one.
+    } else if (paced || live || next.probeUntil !== undefined || left <= LOW_WATER) {
+      next.window = { reset, resetAt, remaining: live ? Math.min(known.remaining, left) : left };
+      delete next.probeUntil;
+      changed = true;
+    }
+    if (answer.status !== 429 && left === 0 && (next.blockedUntil ?? 0) < resetAt) {
+      // Nothing left until the reset: the next process must not even try (and get a 429).
+      // After a 429 its Retry-After, recorded above, is the server's word instead.
+      next = { ...next, blockedUntil: resetAt, reason: 'quota_exhausted' };
+      changed = true;
+    }
+  }
+  return changed ? next : undefined;
+}
+
+/** Entries whose every time is this far past are dropped when the state is written. */
+export const PRUNE_AFTER_MS = 24 * 60 * 60 * 1000;
+
+export function isStale(entry: LimitEntry, now: number): boolean {
+  const latest = Math.max(entry.blockedUntil ?? 0, entry.window?.resetAt ?? 0, entry.probeUntil ?? 0);
+  return latest < now - PRUNE_AFTER_MS;
+}

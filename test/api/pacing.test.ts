@@ -1,0 +1,172 @@
+import { describe, expect, it } from 'vitest';
+import { type LimitEntry, LOW_WATER, PROBE_POLL_MS, PRUNE_AFTER_MS, decide, isStale, observe } from '../../src/api/pacing';
+
+const NOW = 1_768_471_200_000;
+const LEASE = 5000;
+const window = (remaining: number, resetAt = NOW + 30_000): LimitEntry['window'] => ({ reset: Math.ceil(resetAt / 1000), resetAt, remaining });
+
+describe('decide', () => {
+  it.each([
+    { what: 'nothing recorded, single command: go, write nothing', entry: undefined, paced: false, want: { go: true } },
+    { what: 'nothing recorded, paced: go as the probe', entry: undefined, paced: true, want: { go: true, entry: { probeUntil: NOW + LEASE } } },
+    {
+      what: 'a probe in flight, paced: look again shortly',
+      entry: { probeUntil: NOW + 3000 },
+      paced: true,
+      want: { go: false, until: NOW + PROBE_POLL_MS, reason: 'probe' },
+    },
+    { what: 'a probe in flight, single command: go', entry: { probeUntil: NOW + 3000 }, paced: false, want: { go: true } },
+    {
+      what: 'a live window with budget: take one',
+      entry: { window: window(3) },
+      paced: false,
+      want: { go: true, entry: { window: window(2) } },
+    },
+    { what: 'a live window used up: wait for its reset', entry: { window: window(0) }, paced: true, want: { go: false, until: NOW + 30_000, reason: 'window' } },
+    {
+      what: 'an ended window, paced: probe the next one',
+      entry: { window: window(0, NOW - 1) },
+      paced: true,
+      want: { go: true, entry: { probeUntil: NOW + LEASE } },
+    },
+    { what: 'an ended window, single command: go', entry: { window: window(0, NOW - 1) }, paced: false, want: { go: true } },
+    {
+      what: 'a block (429, ban) in force comes first',
+      entry: { blockedUntil: NOW + 9000, reason: 'key_banned' as const, window: window(50) },
+      paced: true,
+      want: { go: false, until: NOW + 9000, reason: 'key_banned' },
+    },
+  ])('$what', ({ entry, paced, want }) => {
+    expect(decide(entry, NOW, paced, LEASE)).toEqual(want);
+  });
+});
+
+describe('observe', () => {
+  const answer = (remaining: number, resetAt = NOW + 30_000, status = 200) => ({ status, remaining, reset: Math.ceil(resetAt / 1000), resetAt });
+
+  it('a single command with plenty left records nothing', () => {
+    expect(observe(undefined, answer(LOW_WATER + 1), NOW, false)).toBeUndefined();
+  });
+
+  it('a single command records the window once the budget runs low, so others share it', () => {
+    expect(observe(undefined, answer(LOW_WATER), NOW, false)).toEqual({ window: window(LOW_WATER) });
+  });
+
+  it('a paced answer records the window and ends the probe', () => {
+    expect(observe({ probeUntil: NOW + LEASE }, answer(299), NOW, true)).toEqual({ window: window(299) });
+  });
+
+  it('an answer lowers the budget of the same window, never raises it (requests in flight are already counted)', () => {
+    expect(observe({ window: window(10) }, answer(7), NOW, true)).toEqual({ window: window(7) });
+    expect(observe({ window: window(10) }, answer(12), NOW, true)).toBeUndefined();
+  });
+
+  it('an answer from an older window, while a newer one is live, is ignored', () => {
+    expect(observe({ window: window(40) }, answer(2, NOW + 10_000), NOW, true)).toBeUndefined();
+  });
+
+  it('Remaining 0 blocks every process until the reset', () => {
+    expect(observe(undefined, answer(0), NOW, false)).toEqual({ window: window(0), blockedUntil: NOW + 30_000, reason: 'quota_exhausted' });
+  });
+
+  it('a 429 blocks until its Retry-After, and empties the window it names', () => {
+    const limited = { ...answer(0), status: 429, retryAt: NOW + 4000 };
+    expect(observe({ window: window(3) }, limited, NOW, true)).toEqual({ window: window(0), blockedUntil: NOW + 4000, reason: 'rate_limited' });
+    expect(observe(undefined, { status: 429, retryAt: NOW + 600_000, banned: true }, NOW, false)).toEqual({
+      blockedUntil: NOW + 600_000,
+      reason: 'key_banned',
+    });
+  });
+
+  it('a 429 never shortens a longer block', () => {
+    expect(observe({ blockedUntil: NOW + 600_000, reason: 'key_banned' }, { status: 429, retryAt: NOW + 1000 }, NOW, false)).toBeUndefined();
+  });
+
+  it('a Reset that could not be read (garbage, past, far ahead) records no window', () => {
+    expect(observe(undefined, { status: 200, remaining: 0, reset: 12, resetAt: undefined }, NOW, true)).toBeUndefined();
+  });
+});
+
+describe('isStale', () => {
+  it('keeps an entry until every time in it is a day old', () => {
+    expect(isStale({ blockedUntil: NOW - PRUNE_AFTER_MS - 1 }, NOW)).toBe(true);
+    expect(isStale({ blockedUntil: NOW - PRUNE_AFTER_MS - 1, window: window(0, NOW - 1000) }, NOW)).toBe(false);
+  });
+});
+
+/**
+ * A simulation in virtual time: a server with fixed windows (opened by the
+ * first request after the previous one ended, like the sandbox) and several
+ * paced senders sharing one record, with random network delays. It shows the
+ * algorithm itself keeps to the limit and uses nearly all of it.
+ */
+describe('paced senders against a fixed-window server (simulated)', () => {
+  function simulate(options: { senders: number; inFlight: number; limit: number; windowMs: number; requests: number; seed: number }) {
+    let seed = options.seed;
+    const random = () => ((seed = (seed * 1_103_515_245 + 12_345) % 2 ** 31) / 2 ** 31);
+    let now = 0;
+    let shared: LimitEntry | undefined;
+    let windowStart = -Infinity;
+    let used = 0;
+    let tooMany = 0;
+    let sent = 0;
+    let done = 0;
+    const events: Array<{ at: number; run: () => void }> = [];
+    const at = (time: number, run: () => void) => {
+      events.push({ at: time, run });
+      events.sort((a, b) => a.at - b.at);
+    };
+    const serve = () => {
+      if (now >= windowStart + options.windowMs) {
+        windowStart = now;
+        used = 0;
+      }
+      const resetAt = windowStart + options.windowMs;
+      if (used >= options.limit) {
+        tooMany += 1;
+        return { status: 429, remaining: 0, reset: Math.ceil(resetAt / 1000), resetAt: Math.ceil(resetAt / 1000) * 1000, retryAt: resetAt };
+      }
+      used += 1;
+      return { status: 200, remaining: options.limit - used, reset: Math.ceil(resetAt / 1000), resetAt: Math.ceil(resetAt / 1000) * 1000 };
+    };
+    const slot = () => {
+      if (sent >= options.requests) return;
+      const decision = decide(shared, now, true, LEASE);
+      if (!decision.go) return at(Math.max(now + 1, decision.until), slot);
+      if (decision.entry) shared = decision.entry;
+      sent += 1;
+      at(now + 1 + random() * 40, () => {
+        const reply = serve();
+        at(now + 1 + random() * 40, () => {
+          const next = observe(shared, reply, now, true);
+          if (next) shared = next;
+          if (reply.status === 429) sent -= 1;
+          else done += 1;
+          slot();
+        });
+      });
+    };
+    for (let s = 0; s < options.senders * options.inFlight; s++) at(0, slot);
+    while (events.length > 0 && done < options.requests) {
+      const event = events.shift()!;
+      now = event.at;
+      event.run();
+    }
+    return { tooMany, elapsedMs: now, done };
+  }
+
+  it.each([
+    { senders: 1, inFlight: 4, seed: 1 },
+    { senders: 2, inFlight: 4, seed: 2 },
+    { senders: 2, inFlight: 16, seed: 3 },
+  ])('$senders sender(s) × $inFlight in flight: no 429, and the limit nearly used', ({ senders, inFlight, seed }) => {
+    const limit = 300;
+    const windowMs = 10_000;
+    const result = simulate({ senders, inFlight, limit, windowMs, requests: 1000, seed });
+    expect(result.done).toBe(1000);
+    expect(result.tooMany).toBe(0);
+    // 1,000 requests at 300 a window need 3 full windows and a part of a fourth; the reset is
+    // only known to the second, so each wait may run up to a second long.
+    expect(result.elapsedMs).toBeLessThan(3 * (windowMs + 1000) + 2000);
+  });
+});
