@@ -50,13 +50,8 @@ export function targetDigest(baseUrlIdentity: string, apiKey: string): string {
 /** Reads a journal: each row's last entry, or an empty map when there is none yet. */
 export async function readJournal(file: string, header: JournalHeader): Promise<Map<number, JournalEntry>> {
   const entries = new Map<number, JournalEntry>();
-  let stream: fs.ReadStream;
-  try {
-    await fs.promises.access(file);
-    stream = fs.createReadStream(file, { encoding: 'utf8' });
-  } catch {
-    return entries;
-  }
+  if (!(await hasHeader(file))) return entries;
+  const stream = fs.createReadStream(file, { encoding: 'utf8' });
   const { createInterface } = process.getBuiltinModule('node:readline');
   let first = true;
   for await (const line of createInterface({ input: stream, crlfDelay: Infinity })) {
@@ -69,6 +64,24 @@ export async function readJournal(file: string, header: JournalHeader): Promise<
     if (entry) entries.set(entry.row, entry);
   }
   return entries;
+}
+
+/** False when the journal does not exist, or its creation was cut short before the header line was whole. */
+async function hasHeader(file: string): Promise<boolean> {
+  let handle: fs.promises.FileHandle;
+  try {
+    handle = await fs.promises.open(file, 'r');
+  } catch (error) {
+    if ((error as { code?: string }).code === 'ENOENT') return false;
+    throw new UsageError(`cannot read the journal ${file}: ${(error as Error).message}`);
+  }
+  try {
+    const head = Buffer.alloc(4096);
+    const { bytesRead } = await handle.read(head, 0, head.length, 0);
+    return bytesRead === head.length || head.subarray(0, bytesRead).includes(10);
+  } finally {
+    await handle.close();
+  }
 }
 
 function checkHeader(file: string, line: string, header: JournalHeader): void {
@@ -121,11 +134,16 @@ export class JournalWriter {
     let handle: fs.promises.FileHandle;
     let created = false;
     try {
-      handle = await fs.promises.open(file, 'wx', 0o600);
-      created = true;
+      if (!(await hasHeader(file))) {
+        // New, or its creation was cut short (no whole header): start it afresh.
+        handle = await fs.promises.open(file, 'w', 0o600);
+        created = true;
+      } else {
+        handle = await fs.promises.open(file, 'a+', 0o600);
+      }
     } catch (error) {
-      if ((error as { code?: string }).code !== 'EEXIST') throw new UsageError(`cannot write the journal ${file}: ${(error as Error).message}`);
-      handle = await fs.promises.open(file, 'a+', 0o600);
+      if (error instanceof UsageError) throw error;
+      throw new UsageError(`cannot write the journal ${file}: ${(error as Error).message}`);
     }
     const journal = new JournalWriter(file, handle);
     if (created) {

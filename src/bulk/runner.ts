@@ -104,6 +104,8 @@ export async function runImport(options: RunnerOptions): Promise<RunnerOutcome> 
         options.onAnswer?.(status);
       },
       wait: waitOrStop,
+      // Draw from the machine-wide budget from the first request: full rate, no 429 storm.
+      paced: true,
     };
     let pet: Pet;
     try {
