@@ -373,7 +373,7 @@ function jsonErrorLast(result: CliResult): Record<string, unknown> {
 }
 
 describe.concurrent('pets add --file: usage and bad files', () => {
-  it.for([
+  it.for<[string[], string]>([
     [['--file', 'x.csv', '--name', 'Rex'], '--file cannot be used with --name'],
     [['--file', 'x.csv', '--category-id', '1', '--status', 'sold'], '--file cannot be used with --category-id, --status'],
     [['--file', 'x.csv', '--format', 'xml'], "argument 'xml' is invalid. Allowed choices are json, ndjson, csv"],
@@ -392,7 +392,7 @@ describe.concurrent('pets add --file: usage and bad files', () => {
     expect(server.requests).toHaveLength(0);
   });
 
-  it.for([
+  it.for<[string, string, string]>([
     ['empty.csv', '', 'error: the input is empty: no rows to import (invalid_input)'],
     ['blank.json', '\n  \n', 'error: the input is empty: no rows to import (invalid_input)'],
     ['notjson.json', 'this is not json', 'error: line 1: not a JSON array (found "t"); for one object per line use --format ndjson (invalid_input)'],
