@@ -65,6 +65,7 @@ export class ImportProgress {
   private timer: NodeJS.Timeout | undefined;
   private drawn = false;
   private stopped = false;
+  private lastDraw = -Infinity;
 
   constructor(
     private readonly stderr: ProgressStream,
@@ -85,7 +86,7 @@ export class ImportProgress {
     this.done += 1;
     if (sent) this.sentDone += 1;
     if (this.options.verbose && !this.options.quiet) this.line(rowLine(result));
-    else this.draw();
+    else this.draw(true);
   }
 
   /** A row that needed sending turned out not to (a skip found late). */
@@ -108,7 +109,6 @@ export class ImportProgress {
 
   waited(): void {
     this.waitingUntil = undefined;
-    this.draw();
   }
 
   /** Writes a line above the bar. */
@@ -116,7 +116,7 @@ export class ImportProgress {
     if (this.options.quiet) return;
     this.clear();
     this.stderr.write(`${text}\n`);
-    this.draw();
+    this.draw(true);
   }
 
   stop(): void {
@@ -131,9 +131,12 @@ export class ImportProgress {
     this.drawn = false;
   }
 
-  private draw(): void {
+  /** Redraws the bar; at most every 100 ms unless `force` (a row finished), so short waits do not flood the terminal. */
+  private draw(force = false): void {
     if (!this.bar || this.stopped) return;
     const now = this.options.now();
+    if (!force && now - this.lastDraw < 100) return;
+    this.lastDraw = now;
     const elapsed = now - this.started;
     const rate = elapsed > 0 ? (this.sentDone * 60_000) / elapsed : 0;
     const sendsLeft = Math.max(0, this.toSend - this.sentDone);
@@ -141,7 +144,8 @@ export class ImportProgress {
     const waitLeft = this.waitingUntil === undefined ? 0 : Math.max(0, this.waitingUntil - now);
     if (waitLeft > 0) leftMs = Math.max(leftMs ?? 0, waitLeft);
     const { total } = this.options;
-    const width = 20;
+    const columns = this.stderr.columns;
+    const width = columns !== undefined && columns < 100 ? 10 : 20;
     const filled = total > 0 ? Math.round((this.done / total) * width) : width;
     const parts = [
       `[${'#'.repeat(filled)}${'.'.repeat(width - filled)}] ${this.done}/${total}`,
@@ -149,9 +153,8 @@ export class ImportProgress {
       `429s: ${this.tooMany}`,
       sendsLeft === 0 ? 'finishing' : leftMs === undefined ? 'time left: estimating' : `~${formatDuration(leftMs)} left`,
     ];
-    if (waitLeft > 0) parts.push(`waiting for the rate limit (${Math.ceil(waitLeft / 1000)}s)`);
+    if (waitLeft > 0) parts.push(`rate-limit wait ${Math.ceil(waitLeft / 1000)}s`);
     let text = `import ${parts.join(' · ')}`;
-    const columns = this.stderr.columns;
     if (columns !== undefined && columns > 10 && text.length > columns - 1) text = text.slice(0, columns - 1);
     this.stderr.write(`\r\x1b[K${text}`);
     this.drawn = true;

@@ -2,6 +2,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { type CliResult, expectCleanError, expectPetctlHeaders, jsonError, setupE2e } from '../helpers/cli';
+import { creator } from '../helpers/pet-creator';
 import { type RecordedRequest, type Reply, json } from '../helpers/scripted-server';
 
 /**
@@ -17,35 +18,6 @@ function summary(result: CliResult) {
   expect(match, result.stderr).not.toBeNull();
   const [, created, skipped, rejected, invalid, unknown, journal] = match!;
   return { created: Number(created), skipped: Number(skipped), rejected: Number(rejected), invalid: Number(invalid), unknown: Number(unknown), journal: journal! };
-}
-
-/**
- * A POST /pets answer as the service gives it: 201 with the animal and a fresh
- * id, and the X-RateLimit-* headers the specification puts on every answer
- * (a generous window); `reject` names are answered 400.
- */
-function creator(options: { reject?: (name: string) => boolean; firstId?: number } = {}): Reply & ((request: RecordedRequest, res: import('node:http').ServerResponse) => void) {
-  let next = options.firstId ?? 100;
-  let remaining = 1000;
-  const reset = Math.ceil(Date.now() / 1000) + 120;
-  return (request, res) => {
-    remaining -= 1;
-    res.setHeader('x-ratelimit-limit', '1000');
-    res.setHeader('x-ratelimit-remaining', String(remaining));
-    res.setHeader('x-ratelimit-reset', String(reset));
-    if (request.method !== 'POST') {
-      res.writeHead(404, { 'content-type': 'application/json' }).end(JSON.stringify({ code: 'not_found', message: 'no', status: 404 }));
-      return;
-    }
-    // The body is re-emitted digit for digit: an int64 categoryId must come back as sent.
-    const body = request.body;
-    const name = (JSON.parse(body) as { name: string }).name;
-    if (options.reject?.(name)) {
-      res.writeHead(400, { 'content-type': 'application/json' }).end(JSON.stringify({ code: 'invalid_category', message: `no category for ${name}`, status: 400, field: 'categoryId' }));
-      return;
-    }
-    res.writeHead(201, { 'content-type': 'application/json' }).end(`{"id":${next++},${body.slice(1)}`);
-  };
 }
 
 function posted(requests: RecordedRequest[]): string[] {
