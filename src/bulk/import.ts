@@ -35,6 +35,10 @@ export interface BulkAddOptions {
 const INVALID_SHOWN = 20;
 
 export async function bulkAdd(options: BulkAddOptions, ctx: Context): Promise<void> {
+  // Every row is garbage a moment after it is read, yet on a long stream V8 grows its young
+  // generation to 2 x 16 MB anyway; keeping it at its start size keeps a 100 MB file's peak RSS
+  // ~20 MB lower, for a few % more time in the scavenger. (A flag V8 reads when it would grow.)
+  process.getBuiltinModule('node:v8').setFlagsFromString('--semi-space-growth-factor=1');
   const input = await openInput(options.file, ctx.io.stdin);
   ctx.onCleanup(() => input.close());
   let format = options.format ?? (input.file === undefined ? undefined : formatFromExtension(input.file));

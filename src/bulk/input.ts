@@ -23,7 +23,7 @@ export interface BulkInput {
   close(): Promise<void>;
 }
 
-const CHUNK_BYTES = 256 * 1024;
+const CHUNK_BYTES = 32 * 1024;
 
 export async function openInput(file: string, stdin: InStream): Promise<BulkInput> {
   const { createHash } = process.getBuiltinModule('node:crypto');
