@@ -39,6 +39,8 @@ Examples:
   $ petctl pets add --file shelter.csv                # CSV header: name,categoryId,status
   $ jq -c '.[]' pets.json | petctl pets add --file - -o ndjson
   $ petctl pets add --file shelter.csv --dry-run      # validate, count, send nothing
+  $ petctl pets add --file shelter.csv                # again after exit 5, Ctrl-C or a crash: resumes
+  $ petctl pets add --file shelter.csv --retry-unknown   # after checking the unknown rows
 
 A POST is never sent twice: it is retried only after a 429 (not processed).
 --file paces itself to the plan's rate and keeps a journal: rerunning the same
@@ -46,7 +48,7 @@ command resumes, skipping rows already created. Rows sent without an answer
 are "outcome_unknown" and only resent with --retry-unknown.
 Exit codes with --file: 0 all created (or already), 6 a row invalid or
 rejected, 7 a row's outcome unknown, 5 stopped by the rate limit (rerun to
-resume), 130 Ctrl-C, 2 usage. See docs/bulk-import.md.`,
+resume), 130 Ctrl-C, 2 usage (e.g. --file with --name). See docs/bulk-import.md.`,
     )
     .action((flags: AddFlags) => invoke((ctx) => addRun(toAddOptions(flags), ctx)));
 }
