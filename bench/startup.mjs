@@ -51,6 +51,8 @@ const cases = [
   ['node -e 0', ['-e', '0']],
   ['petctl --version', [bin, '--version']],
   ['petctl --help', [bin, '--help']],
+  // What each TAB costs: the completion scripts run this (profile names read from the config).
+  ["petctl __complete -- -p ''", [bin, '__complete', '--', '-p', '']],
   ['petctl pets list', [bin, '--base-url', baseUrl, 'pets', 'list']],
   ['petctl pets list -o json', [bin, '--base-url', baseUrl, 'pets', 'list', '-o', 'json']],
 ];

@@ -156,7 +156,10 @@ export function createContext(globals: GlobalOptions, deps: ContextDeps): Contex
       if (!silent) io.stderr.write(`warning: ${message}\n`);
     },
     profiles() {
-      profiles ??= import('./config/profiles').then(({ openProfileStore }) => openProfileStore(paths));
+      profiles ??= Promise.all([import('./config/profiles'), import('./config/permissions')]).then(([{ openProfileStore }, { tightenPermissions }]) => {
+        tightenPermissions(paths, (message) => ctx.warn(message));
+        return openProfileStore(paths);
+      });
       return profiles;
     },
     api() {

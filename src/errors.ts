@@ -104,6 +104,20 @@ export class InvalidResponseError extends PetctlError {
   }
 }
 
+/**
+ * A 3xx answer. The service never redirects, so one means a wrong base URL or
+ * a captive proxy; following it would send the key to wherever it points.
+ */
+export class RedirectError extends PetctlError {
+  constructor(method: string, url: string, status: number, location: string | undefined) {
+    const to = location === undefined ? 'without a Location header' : `to ${location}`;
+    super(ExitCode.NETWORK, `${method} ${url} was redirected (HTTP ${status}) ${to}; petctl does not follow redirects: check the base URL`, {
+      code: 'redirected',
+      status,
+    });
+  }
+}
+
 /** Ctrl-C or SIGTERM. */
 export class InterruptedError extends PetctlError {
   constructor() {

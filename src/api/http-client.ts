@@ -1,10 +1,10 @@
 import type { Dispatcher } from 'undici';
-import { ApiError, InterruptedError, InvalidResponseError, NetworkError, PetctlError, RateLimitError } from '../errors';
+import { ApiError, InterruptedError, InvalidResponseError, NetworkError, PetctlError, RateLimitError, RedirectError } from '../errors';
 import { ErrorBody } from '../schemas/pet';
 import { parseJson, stringifyJson } from '../schemas/json';
 import type { GateDecision, RateAnswer } from './pacing';
 import type { RateLimitGate } from './rate-limit-state';
-import { sendRequest } from './transport';
+import { MAX_RESPONSE_BYTES, sendRequest } from './transport';
 import {
   type AttemptOutcome,
   type RateHeaders,
@@ -239,6 +239,7 @@ export class HttpClient {
     if (options.signal.aborted) throw new InterruptedError();
     options.signal.addEventListener('abort', onAbort, { once: true });
     const timer = setTimeout(() => attempt.abort(TIMEOUT), options.timeoutMs);
+    let status = 0;
     try {
       const target = new URL(url);
       const response = await sendRequest(options.dispatcher, {
@@ -256,6 +257,7 @@ export class HttpClient {
         headersTimeout: options.timeoutMs,
         bodyTimeout: options.timeoutMs,
       });
+      status = response.statusCode;
       const text = await response.body.text();
       const header = headerGetter(response.headers);
       if (trace) {
@@ -269,9 +271,13 @@ export class HttpClient {
       return { status: response.statusCode, text, header };
     } catch (error) {
       if (options.signal.aborted) throw new InterruptedError();
+      // undici stopped reading at the cap; the same request would get the same flood, so it is an answer, not a fault to retry.
+      if (errorCode(error) === 'UND_ERR_RES_EXCEEDED_MAX_SIZE') {
+        throw new InvalidResponseError(`${method} ${url} answered with a body over ${MAX_RESPONSE_BYTES / 1024 / 1024} MiB; petctl stopped reading it`, status);
+      }
       const timedOut = attempt.signal.aborted && attempt.signal.reason === TIMEOUT;
       const code = errorCode(error) ?? '';
-      const sent = !NOT_CONNECTED_CODES.has(code);
+      const sent = !NOT_CONNECTED_CODES.has(code) && !TLS_TRUST_CODES.has(code);
       if (timedOut || /TIMEOUT/.test(code)) {
         throw new NetworkError(`no answer from ${new URL(url).host} within ${options.timeoutMs / 1000}s (--timeout)`, { code: 'timeout', sent, cause: error });
       }
@@ -303,6 +309,8 @@ export class HttpClient {
       parsed = undefined;
     }
     const status = response.status;
+    // undici never follows redirects on its own; neither does petctl (the key would travel with it).
+    if (status >= 300 && status < 400) return new RedirectError(method, url, status, printableLocation(response.header('location')));
     if (status === 429) {
       const body = parsed?.success ? parsed.data : undefined;
       const banned = body?.code === 'key_banned';
@@ -326,6 +334,13 @@ export class HttpClient {
     // A 4xx without the Error body the specification promises: keep the status's meaning.
     return new ApiError(method, url, status, { code: `http_${status}`, message: `HTTP ${status} without an Error body${snippet(response.text)}` }, this.hintFor(status));
   }
+}
+
+/** The Location as sent, on one line and of a readable length: it ends up in the error message. */
+function printableLocation(value: string | undefined): string | undefined {
+  const text = value?.trim().replace(/[\u0000-\u001f\u007f]/g, ' ');
+  if (!text) return undefined;
+  return text.length > 300 ? `${text.slice(0, 297)}...` : text;
 }
 
 function snippet(text: string): string {
@@ -355,5 +370,19 @@ function describeNetworkError(error: unknown): string {
     UND_ERR_RES_CONTENT_LENGTH_MISMATCH: 'the answer was cut short',
     UND_ERR_RES_EXCEEDED_MAX_SIZE: 'the answer was too large',
   };
+  if (code && TLS_TRUST_CODES.has(code)) {
+    return `the server's TLS certificate is not trusted (${err.message ?? code}); nothing was sent. For a private CA, set NODE_EXTRA_CA_CERTS to its certificate file`;
+  }
   return (code && known[code]) ?? err.message ?? String(error);
 }
+
+/** OpenSSL's verification failures: the TLS handshake stopped before any request (or key) went out. */
+const TLS_TRUST_CODES = new Set([
+  'DEPTH_ZERO_SELF_SIGNED_CERT',
+  'SELF_SIGNED_CERT_IN_CHAIN',
+  'UNABLE_TO_VERIFY_LEAF_SIGNATURE',
+  'UNABLE_TO_GET_ISSUER_CERT_LOCALLY',
+  'CERT_HAS_EXPIRED',
+  'CERT_NOT_YET_VALID',
+  'ERR_TLS_CERT_ALTNAME_INVALID',
+]);

@@ -10,7 +10,7 @@ export interface TransportOptions {
 }
 
 /** Largest answer accepted: a full page of 100 animals is a few KiB, so anything near this is not our service. */
-const MAX_RESPONSE_BYTES = 8 * 1024 * 1024;
+export const MAX_RESPONSE_BYTES = 8 * 1024 * 1024;
 
 /**
  * The one undici dispatcher of a run. undici's own timeouts default to 300 s;

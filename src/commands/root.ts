@@ -1,8 +1,10 @@
 import { Command, Option } from 'commander';
 import type { Context, GlobalOptions } from '../context';
+import { completesWith } from '../completion/values';
 import { OUTPUT_FORMATS, type OutputFormat } from '../output/format';
 import { VERSION } from '../version';
 import { registerAuth } from './auth';
+import { registerCompletion } from './completion';
 import { parseCount, parsePositiveSeconds, parseSeconds } from './parsers';
 import { registerPets } from './pets';
 import { registerProfile } from './profile';
@@ -63,7 +65,7 @@ export function buildProgram(invoke: Invoke, output: HelpOutput): Command {
     .helpOption('-h, --help', 'show help')
     .helpCommand(false)
     .showSuggestionAfterError(true)
-    .option('-p, --profile <name>', 'profile to use (env PETCTL_PROFILE; else the active profile)')
+    .addOption(completesWith(new Option('-p, --profile <name>', 'profile to use (env PETCTL_PROFILE; else the active profile)'), 'profiles'))
     .addOption(new Option('-o, --output <format>', 'output format').choices(OUTPUT_FORMATS).default('table'))
     .option('--json', 'same as --output json')
     .option('--base-url <url>', "override the profile's base URL (env PETCTL_BASE_URL), e.g. https://api.example.org/v1")
@@ -88,12 +90,13 @@ Examples:
   $ petctl profile add production --base-url https://api.example.org/v1
 
 Exit codes: 0 ok, 1 unexpected, 2 usage, 3 not found, 4 auth, 5 rate limited,
-6 rejected (400), 7 network/server/invalid response, 130 interrupted.`,
+6 rejected (400), 7 network/server/invalid response/redirect, 130 interrupted.`,
   );
 
   registerPets(program, invoke);
   registerAuth(program, invoke);
   registerProfile(program, invoke);
   registerSandbox(program, invoke);
+  registerCompletion(program, invoke);
   return program;
 }

@@ -5,7 +5,7 @@ import { loginRun } from '../../src/commands/auth/login';
 import { logoutRun } from '../../src/commands/auth/logout';
 import { statusRun } from '../../src/commands/auth/status';
 import { InterruptedError, UsageError } from '../../src/errors';
-import { type FakeContextOptions, expectPetctlHeaders, fakeContext, fakeStdin, newApiKey, tempConfigDir } from '../helpers/cli';
+import { type FakeContextOptions, expectPetctlHeaders, fakeContext, fakeStdin, newApiKey, tempConfigDir, WAIT } from '../helpers/cli';
 import { json, startScriptedServer } from '../helpers/scripted-server';
 
 /**
@@ -39,7 +39,7 @@ describe.concurrent('auth login on a terminal', () => {
     const { ctx, io } = run(t, dir, { stdin, globals: { profile: 'staging' } });
 
     const login = loginRun({ withToken: false }, ctx);
-    await vi.waitFor(() => expect(io.stderr.text()).toBe('API key for profile "staging": '));
+    await vi.waitFor(() => expect(io.stderr.text()).toBe('API key for profile "staging": '), WAIT);
     expect(stdin.rawModes).toEqual([true]);
     // Typed in pieces, with a typo corrected by backspace.
     stdin.type(key.slice(0, 10));
@@ -59,7 +59,7 @@ describe.concurrent('auth login on a terminal', () => {
     const stdin = fakeStdin({ tty: true });
     const { ctx, io } = run(t, dir, { stdin, globals: { profile: 'staging' } });
     const login = loginRun({ withToken: false }, ctx).catch((error: unknown) => error);
-    await vi.waitFor(() => expect(io.stderr.text()).toContain('API key for profile'));
+    await vi.waitFor(() => expect(io.stderr.text()).toContain('API key for profile'), WAIT);
     stdin.type('half-typed\u0003');
     expect(await login).toBeInstanceOf(InterruptedError);
     expect(stdin.rawModes).toEqual([true, false]);
@@ -71,7 +71,7 @@ describe.concurrent('auth login on a terminal', () => {
     const stdin = fakeStdin({ tty: true });
     const { ctx, io } = run(t, dir, { stdin, globals: { profile: 'staging' } });
     const login = loginRun({ withToken: false }, ctx).catch((error: unknown) => error);
-    await vi.waitFor(() => expect(io.stderr.text()).toContain('API key for profile'));
+    await vi.waitFor(() => expect(io.stderr.text()).toContain('API key for profile'), WAIT);
     stdin.type('\n');
     const error = await login;
     expect(error).toBeInstanceOf(UsageError);

@@ -3,7 +3,7 @@ import path from 'node:path';
 import { describe, expect, it, vi } from 'vitest';
 import { sandboxRun } from '../../src/commands/sandbox';
 import { InterruptedError } from '../../src/errors';
-import { fakeContext, tempConfigDir } from '../helpers/cli';
+import { fakeContext, tempConfigDir, WAIT } from '../helpers/cli';
 import { FREE, call } from '../sandbox/helpers';
 
 /** `petctl sandbox` through its run function: stdout for scripts, stderr for people, Ctrl-C to stop. */
@@ -13,7 +13,7 @@ describe.concurrent('sandboxRun', () => {
     const controller = new AbortController();
     const { ctx, io } = fakeContext(t, { signal: controller.signal });
     const running = sandboxRun({ host: '127.0.0.1', port: 0 }, ctx).catch((error: unknown) => error);
-    await vi.waitFor(() => expect(io.stdout.text().split('\n')).toHaveLength(6));
+    await vi.waitFor(() => expect(io.stdout.text().split('\n')).toHaveLength(6), WAIT);
 
     const [baseUrl, ...keys] = io.stdout.text().split('\n');
     expect(baseUrl).toMatch(/^http:\/\/127\.0\.0\.1:[1-9]\d*\/v1$/);
@@ -29,7 +29,7 @@ describe.concurrent('sandboxRun', () => {
     const reply = await call(baseUrl!, '/pets/3', { key: FREE });
     expect(reply.status).toBe(200);
     expect(reply.headers.sunset).toBe('Thu, 05 Dec 2030 00:00:00 GMT');
-    await vi.waitFor(() => expect(io.stderr.text()).toMatch(/\nGET \/v1\/pets\/3 200 free \d+ms\n$/));
+    await vi.waitFor(() => expect(io.stderr.text()).toMatch(/\nGET \/v1\/pets\/3 200 free \d+ms\n$/), WAIT);
 
     controller.abort();
     expect(await running).toBeInstanceOf(InterruptedError);
@@ -40,7 +40,7 @@ describe.concurrent('sandboxRun', () => {
     const controller = new AbortController();
     const { ctx, io } = fakeContext(t, { signal: controller.signal });
     const running = sandboxRun({ host: '127.0.0.1', port: 0, minuteMs: 1000 }, ctx).catch((error: unknown) => error);
-    await vi.waitFor(() => expect(io.stdout.text()).toContain('\n'));
+    await vi.waitFor(() => expect(io.stdout.text()).toContain('\n'), WAIT);
     const baseUrl = io.stdout.text().split('\n')[0]!;
     const reply = await call(baseUrl, '/pets?limit=1', { key: FREE });
     const after = Date.now();
@@ -58,7 +58,7 @@ describe.concurrent('sandboxRun', () => {
     const controller = new AbortController();
     const { ctx, io } = fakeContext(t, { signal: controller.signal });
     const running = sandboxRun({ host: '127.0.0.1', port: 0, data: dataFile }, ctx).catch((error: unknown) => error);
-    await vi.waitFor(() => expect(io.stderr.text()).toContain(`(data in ${dataFile})`));
+    await vi.waitFor(() => expect(io.stderr.text()).toContain(`(data in ${dataFile})`), WAIT);
     expect(fs.existsSync(dataFile)).toBe(true);
     controller.abort();
     expect(await running).toBeInstanceOf(InterruptedError);
@@ -68,7 +68,7 @@ describe.concurrent('sandboxRun', () => {
     const controller = new AbortController();
     const { ctx, io } = fakeContext(t, { signal: controller.signal });
     const running = sandboxRun({ host: '0.0.0.0', port: 0 }, ctx).catch((error: unknown) => error);
-    await vi.waitFor(() => expect(io.stderr.text()).toContain('warning: bound to 0.0.0.0: the sandbox keys are public'));
+    await vi.waitFor(() => expect(io.stderr.text()).toContain('warning: bound to 0.0.0.0: the sandbox keys are public'), WAIT);
     controller.abort();
     expect(await running).toBeInstanceOf(InterruptedError);
   });

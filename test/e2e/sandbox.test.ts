@@ -4,7 +4,7 @@ import path from 'node:path';
 import { type TestContext, describe, expect, it, vi } from 'vitest';
 import { parseJson } from '../../src/schemas/json';
 import { startSandbox } from '../../src/sandbox/server';
-import { BIN, type CliResult, NODE, cleanEnv, cliSession, runCli, tempConfigDir } from '../helpers/cli';
+import { BIN, type CliResult, NODE, cleanEnv, cliSession, runCli, tempConfigDir, WAIT } from '../helpers/cli';
 import { FREE, call } from '../sandbox/helpers';
 
 /**
@@ -91,7 +91,7 @@ describe.concurrent('petctl sandbox (foreground)', () => {
     expect(sandbox.baseUrl).not.toMatch(/:0\/v1$/);
     await sandbox.logged(/listening on/);
     // stdout and stderr are separate pipes: wait for the key lines rather than assume an order.
-    await vi.waitFor(() => expect(sandbox.stdout()).toBe(`${sandbox.baseUrl}\n${KEY_LINES.join('\n')}\n`));
+    await vi.waitFor(() => expect(sandbox.stdout()).toBe(`${sandbox.baseUrl}\n${KEY_LINES.join('\n')}\n`), WAIT);
     expect(sandbox.stderr()).toContain(`listening on ${sandbox.baseUrl}`);
 
     const reply = await call(sandbox.baseUrl, '/pets?limit=2', { key: FREE });

@@ -7,7 +7,7 @@ import { PassThrough } from 'node:stream';
 import { fileURLToPath } from 'node:url';
 import { type TestContext, expect } from 'vitest';
 import { type Context, type GlobalOptions, createContext } from '../../src/context';
-import { type RecordedRequest, type Reply, type ScriptedServer, startScriptedServer } from './scripted-server';
+import { type RecordedRequest, type Reply, type ScriptedServer, type ScriptedServerOptions, startScriptedServer } from './scripted-server';
 
 /** The built binary, run as a user would: `node bin/petctl.js ...`. */
 export const BIN = fileURLToPath(new URL('../../bin/petctl.js', import.meta.url));
@@ -124,8 +124,8 @@ export interface E2eSetup {
  * One scripted server, config dir and key per test, removed when the test
  * finishes (through the test's own context, so it is safe in describe.concurrent).
  */
-export async function setupE2e(t: Pick<TestContext, 'onTestFinished'>, fallback?: Reply): Promise<E2eSetup> {
-  const server = await startScriptedServer(fallback);
+export async function setupE2e(t: Pick<TestContext, 'onTestFinished'>, fallback?: Reply, serverOptions?: ScriptedServerOptions): Promise<E2eSetup> {
+  const server = await startScriptedServer(fallback, serverOptions);
   const key = newApiKey();
   const configDir = tempConfigDir();
   t.onTestFinished(async () => {
@@ -267,3 +267,10 @@ export function fakeContext(t: Pick<TestContext, 'onTestFinished'>, options: Fak
   t.onTestFinished(() => ctx.cleanup());
   return { ctx, io };
 }
+
+/**
+ * For vi.waitFor: its 1 s default fails on a loaded two-core machine (the e2e
+ * suite runs 20 petctl processes at once beside other test files). An
+ * "eventually" condition, so a generous bound costs nothing when it holds.
+ */
+export const WAIT = { timeout: 10_000, interval: 20 };

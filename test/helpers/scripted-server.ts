@@ -1,4 +1,5 @@
 import http from 'node:http';
+import https from 'node:https';
 import type { AddressInfo } from 'node:net';
 
 /**
@@ -30,11 +31,20 @@ export type Reply =
   | { hang: true }
   | ((request: RecordedRequest, res: http.ServerResponse) => void);
 
+export interface ScriptedServerOptions {
+  /** The loopback address to listen on: 127.0.0.1 (default) or ::1. */
+  host?: '127.0.0.1' | '::1';
+  /** Serve https with this key and certificate (PEM). */
+  tls?: { key: string; cert: string };
+}
+
 export interface ScriptedServer {
   baseUrl: string;
   /** The port, for URLs of another form (e.g. http://localhost:<port>). */
   port: number;
   requests: RecordedRequest[];
+  /** TLS handshakes that failed (https only): the client refused the certificate. */
+  tlsErrors: Error[];
   /** Queue answers, used in order; when the queue is empty `fallback` answers. */
   reply(...replies: Reply[]): void;
   /** Resolves once `count` requests have arrived (in total). */
@@ -47,12 +57,16 @@ export function json(status: number, body: object, headers: Record<string, strin
   return { status, body, headers };
 }
 
-export async function startScriptedServer(fallback: Reply = { status: 500, body: { code: 'unscripted', message: 'no reply scripted', status: 500 } }): Promise<ScriptedServer> {
+export async function startScriptedServer(
+  fallback: Reply = { status: 500, body: { code: 'unscripted', message: 'no reply scripted', status: 500 } },
+  options: ScriptedServerOptions = {},
+): Promise<ScriptedServer> {
   const queue: Reply[] = [];
   const requests: RecordedRequest[] = [];
   const timers = new Set<NodeJS.Timeout>();
   const waiters: Array<{ count: number; resolve: (requests: RecordedRequest[]) => void }> = [];
-  const server = http.createServer((req, res) => {
+  const tlsErrors: Error[] = [];
+  const handler = (req: http.IncomingMessage, res: http.ServerResponse) => {
     const chunks: Buffer[] = [];
     req.on('data', (chunk: Buffer) => chunks.push(chunk));
     req.on('end', () => {
@@ -90,13 +104,17 @@ export async function startScriptedServer(fallback: Reply = { status: 500, body:
       }, reply.delayMs);
       timers.add(timer);
     });
-  });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  };
+  const server = options.tls ? https.createServer(options.tls, handler) : http.createServer(handler);
+  server.on('tlsClientError', (error: Error) => tlsErrors.push(error));
+  const host = options.host ?? '127.0.0.1';
+  await new Promise<void>((resolve) => server.listen(0, host, resolve));
   const { port } = server.address() as AddressInfo;
   return {
-    baseUrl: `http://127.0.0.1:${port}/v1`,
+    baseUrl: `${options.tls ? 'https' : 'http'}://${host.includes(':') ? `[${host}]` : host}:${port}/v1`,
     port,
     requests,
+    tlsErrors,
     reply: (...replies) => queue.push(...replies),
     received: (count) =>
       requests.length >= count ? Promise.resolve(requests.slice()) : new Promise((resolve) => waiters.push({ count, resolve })),

@@ -11,6 +11,9 @@ async function readStdin(ctx: Context): Promise<string> {
 /** A prompt that echoes nothing, so the key never shows on screen or in terminal scrollback. */
 function promptHidden(ctx: Context, prompt: string): Promise<string> {
   const { stdin, stderr } = ctx.io;
+  // Echo off before the prompt shows (as getpass does): a key typed or pasted
+  // the moment the prompt appears would otherwise be echoed by the terminal.
+  stdin.setRawMode?.(true);
   stderr.write(prompt);
   return new Promise((resolve, reject) => {
     let typed = '';
@@ -30,7 +33,6 @@ function promptHidden(ctx: Context, prompt: string): Promise<string> {
         else typed += char;
       }
     };
-    stdin.setRawMode?.(true);
     stdin.resume();
     stdin.on('data', onData);
   });

@@ -1,4 +1,5 @@
-import type { Command } from 'commander';
+import { Argument, type Command } from 'commander';
+import { completesWith } from '../../completion/values';
 import type { Context } from '../../context';
 import { UsageError } from '../../errors';
 import type { Invoke } from '../root';
@@ -18,7 +19,7 @@ export function registerProfile(program: Command, invoke: Invoke): void {
   profile
     .command('show')
     .description('show a profile (default: the one in use) and what overrides it')
-    .argument('[name]', 'profile name')
+    .addArgument(completesWith(new Argument('[name]', 'profile name'), 'profiles'))
     .action((name: string | undefined) => invoke((ctx) => profileShowRun({ name }, ctx)));
 
   profile
@@ -42,13 +43,13 @@ Examples:
   profile
     .command('use')
     .description('make a profile the active one')
-    .argument('<name>', 'profile name')
+    .addArgument(completesWith(new Argument('<name>', 'profile name'), 'profiles'))
     .action((name: string) => invoke((ctx) => profileUseRun({ name }, ctx)));
 
   profile
     .command('remove')
     .description('remove a profile and its stored key')
-    .argument('<name>', 'profile name')
+    .addArgument(completesWith(new Argument('<name>', 'profile name'), 'profiles'))
     .action((name: string) => invoke((ctx) => profileRemoveRun({ name }, ctx)));
 }
 

@@ -1,0 +1,191 @@
+import type { Argument, Command, Option } from 'commander';
+import { type DynamicValues, dynamicValuesOf } from './values';
+
+/**
+ * The completion engine: given the words typed after `petctl` (the last one is
+ * the word under the cursor, '' after a space), it answers what may come next.
+ * It walks the commander program itself, so every command, flag and choice
+ * that is registered completes without a list to keep in step.
+ *
+ * Parsing follows commander's rules as petctl uses them: a program's options
+ * are valid anywhere on the line (no positional options), `--` ends the
+ * options, and the first operand of a group names its subcommand.
+ */
+
+export interface Candidate {
+  value: string;
+  description: string;
+}
+
+/** Either words to offer, or "complete a file path here" (the shell does that better than we could). */
+export type Completion = { kind: 'words'; candidates: Candidate[] } | { kind: 'files' };
+
+export interface CompletionSources {
+  /** Profile names from the config, read now. */
+  profileNames(): Promise<string[]>;
+}
+
+interface Position {
+  command: Command;
+  /** Operands given to `command` so far. */
+  operands: number;
+  /** The option whose value is the word under the cursor. */
+  pendingOption?: Option;
+  afterDoubleDash: boolean;
+}
+
+export async function completeWords(program: Command, words: readonly string[], sources: CompletionSources): Promise<Completion> {
+  const current = words.length > 0 ? words[words.length - 1]! : '';
+  const position = locate(program, words.slice(0, -1));
+  if (position.pendingOption) return valuesOf(position.pendingOption, '', current, sources);
+
+  if (!position.afterDoubleDash && current.startsWith('-')) {
+    const equals = current.indexOf('=');
+    if (current.startsWith('--') && equals > 0) {
+      const option = findOption(position.command, current.slice(0, equals));
+      if (option && takesValue(option)) return valuesOf(option, current.slice(0, equals + 1), current, sources);
+      return offer([]);
+    }
+    return offer(filterByPrefix(flagsOf(position.command, current.startsWith('--')), current));
+  }
+
+  const candidates: Candidate[] = [];
+  if (position.operands === 0 && !position.afterDoubleDash) {
+    for (const command of visibleCommands(position.command)) candidates.push({ value: command.name(), description: summary(command.description()) });
+  }
+  const argument = argumentAt(position.command, position.operands);
+  if (argument) {
+    // An argument named file…, path… or dir…: the shell completes paths there.
+    if (/^(?:file|path|dir)/i.test(argument.name())) return { kind: 'files' };
+    for (const value of await argumentValues(argument, sources)) candidates.push({ value, description: '' });
+  }
+  return offer(filterByPrefix(candidates, current));
+}
+
+function offer(candidates: Candidate[]): Completion {
+  return { kind: 'words', candidates };
+}
+
+/** Replays the finished words the way commander would read them. */
+function locate(program: Command, done: readonly string[]): Position {
+  const position: Position = { command: program, operands: 0, afterDoubleDash: false };
+  for (const word of done) {
+    if (position.pendingOption) {
+      position.pendingOption = undefined;
+    } else if (position.afterDoubleDash) {
+      position.operands += 1;
+    } else if (word === '--') {
+      position.afterDoubleDash = true;
+    } else if (word.startsWith('-') && word !== '-') {
+      position.pendingOption = optionAwaitingValue(position.command, word);
+    } else {
+      const subcommand = position.operands === 0 ? findSubcommand(position.command, word) : undefined;
+      if (subcommand) position.command = subcommand;
+      else position.operands += 1;
+    }
+  }
+  return position;
+}
+
+/** The option that takes the next word as its value: `--status`, `-p`, or the last of a cluster like `-vp`. */
+function optionAwaitingValue(command: Command, word: string): Option | undefined {
+  if (word.startsWith('--')) {
+    if (word.includes('=')) return undefined;
+    const option = findOption(command, word);
+    return option && takesValue(option) ? option : undefined;
+  }
+  // Commander reads `-pdev` as -p with the value "dev", and `-vp` as -v then -p.
+  for (let i = 1; i < word.length; i++) {
+    const option = findOption(command, `-${word[i]}`);
+    if (option && takesValue(option)) return i === word.length - 1 ? option : undefined;
+  }
+  return undefined;
+}
+
+/** An option of the command or of any command above it. */
+function findOption(command: Command, flag: string): Option | undefined {
+  for (let cmd: Command | null = command; cmd; cmd = cmd.parent) {
+    const option = cmd.options.find((candidate) => candidate.long === flag || candidate.short === flag);
+    if (option) return option;
+  }
+  return undefined;
+}
+
+function takesValue(option: Option): boolean {
+  return option.required || option.optional;
+}
+
+function findSubcommand(command: Command, name: string): Command | undefined {
+  return command.commands.find((sub) => sub.name() === name || sub.aliases().includes(name));
+}
+
+function visibleCommands(command: Command): Command[] {
+  return command.createHelp().visibleCommands(command);
+}
+
+function argumentAt(command: Command, index: number): Argument | undefined {
+  const declared = command.registeredArguments;
+  if (index < declared.length) return declared[index];
+  const last = declared[declared.length - 1];
+  return last?.variadic ? last : undefined;
+}
+
+/** The command's own flags (help included), then those of the commands above it (--version only at the top). */
+function flagsOf(command: Command, longOnly: boolean): Candidate[] {
+  const help = command.createHelp();
+  help.showGlobalOptions = true;
+  const inherited = help.visibleGlobalOptions(command).filter((option) => option.long !== '--version');
+  const candidates: Candidate[] = [];
+  for (const option of [...help.visibleOptions(command), ...inherited]) {
+    const description = summary(option.description);
+    if (option.long) candidates.push({ value: option.long, description });
+    if (option.short && !longOnly) candidates.push({ value: option.short, description });
+  }
+  return candidates;
+}
+
+async function valuesOf(option: Option, prefix: string, current: string, sources: CompletionSources): Promise<Completion> {
+  // A value shown as <file>, <path> or <dir> (`--data <file>`): the shell completes paths there.
+  if (/[<[](?:file|path|dir)[\w.-]*[>\]]/i.test(option.flags)) return { kind: 'files' };
+  const dynamic = dynamicValuesOf(option);
+  const values = option.argChoices ?? (dynamic ? await dynamicValues(dynamic, sources) : []);
+  return offer(filterByPrefix(values.map((value) => ({ value: `${prefix}${value}`, description: '' })), current));
+}
+
+async function argumentValues(argument: Argument, sources: CompletionSources): Promise<string[]> {
+  if (argument.argChoices) return argument.argChoices;
+  const dynamic = dynamicValuesOf(argument);
+  return dynamic ? dynamicValues(dynamic, sources) : [];
+}
+
+function dynamicValues(kind: DynamicValues, sources: CompletionSources): Promise<string[]> {
+  switch (kind) {
+    case 'profiles':
+      return sources.profileNames();
+  }
+}
+
+function filterByPrefix(candidates: Candidate[], current: string): Candidate[] {
+  const seen = new Set<string>();
+  return candidates.filter((candidate) => {
+    if (!candidate.value.startsWith(current) || seen.has(candidate.value)) return false;
+    seen.add(candidate.value);
+    return true;
+  });
+}
+
+/** Shells show one line per candidate: the first line of a description, no tabs. */
+function summary(text: string): string {
+  return (text.split('\n')[0] ?? '').replace(/\s+/g, ' ').trim();
+}
+
+/**
+ * What `petctl __complete` prints for the shell scripts: one candidate per
+ * line as `value<TAB>description` (zsh and fish show the description, bash
+ * drops it), or the single line `:files` to ask for path completion. No
+ * candidate starts with ":" (commands, flags, choices and profile names never do).
+ */
+export function renderCompletion(completion: Completion): string {
+  if (completion.kind === 'files') return ':files\n';
+  return completion.candidates.map((candidate) => `${candidate.value}\t${candidate.description}\n`).join('');
+}

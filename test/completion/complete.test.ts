@@ -1,0 +1,187 @@
+import fs from 'node:fs';
+import path from 'node:path';
+import { Option } from 'commander';
+import { type TestContext, describe, expect, it } from 'vitest';
+import { completeRun, completionRun } from '../../src/commands/completion';
+import { buildProgram } from '../../src/commands/root';
+import { type Completion, completeWords, renderCompletion } from '../../src/completion/complete';
+import { completionScript } from '../../src/completion/scripts';
+import { openProfileStore } from '../../src/config/profiles';
+import { resolvePaths } from '../../src/config/paths';
+import { fakeContext, tempConfigDir } from '../helpers/cli';
+
+/**
+ * The completion engine against the real command tree: what `petctl
+ * __complete -- <words>` offers. The shells' side is tested in
+ * test/e2e/completion.test.ts.
+ */
+
+const noop = () => {};
+const program = () => buildProgram(async () => {}, { writeOut: noop, writeErr: noop });
+const PROFILES = ['sandbox', 'staging', 'production'];
+const sources = { profileNames: async () => PROFILES };
+
+async function offered(words: string[], tree = program()): Promise<string[] | 'files'> {
+  const completion: Completion = await completeWords(tree, words, sources);
+  return completion.kind === 'files' ? 'files' : completion.candidates.map((candidate) => candidate.value);
+}
+
+describe.concurrent('commands and subcommands', () => {
+  it('every visible top-level command, hidden __complete left out', async () => {
+    expect(await offered([''])).toEqual(['pets', 'auth', 'profile', 'sandbox', 'completion']);
+    expect(await offered([])).toEqual(['pets', 'auth', 'profile', 'sandbox', 'completion']);
+  });
+
+  it('by prefix, at every level', async () => {
+    expect(await offered(['pe'])).toEqual(['pets']);
+    expect(await offered(['p'])).toEqual(['pets', 'profile']);
+    expect(await offered(['pets', ''])).toEqual(['list', 'add', 'get']);
+    expect(await offered(['profile', 'r'])).toEqual(['remove']);
+    expect(await offered(['x'])).toEqual([]);
+  });
+
+  it('global options before the command do not hide it', async () => {
+    expect(await offered(['-p', 'staging', '-o', 'json', '--json', 'pe'])).toEqual(['pets']);
+    expect(await offered(['--timeout=5', '-vq', 'pets', 'l'])).toEqual(['list']);
+  });
+
+  it('a leaf with no arguments offers nothing but its flags', async () => {
+    expect(await offered(['pets', 'list', ''])).toEqual([]);
+  });
+
+  it('commands registered later complete too: the tree is read at TAB time', async () => {
+    const tree = program();
+    tree.command('api').argument('<path>').addOption(new Option('--method <method>').choices(['GET', 'POST']));
+    expect(await offered(['a'], tree)).toEqual(['auth', 'api']);
+    expect(await offered(['api', 'x', '--method', ''], tree)).toEqual(['GET', 'POST']);
+  });
+
+  it('descriptions are the one-line summaries from --help', async () => {
+    const completion = await completeWords(program(), ['pe'], sources);
+    expect(completion).toEqual({ kind: 'words', candidates: [{ value: 'pets', description: 'browse and add animals up for adoption' }] });
+  });
+});
+
+describe.concurrent('flags', () => {
+  it('"--" offers long flags: the command\'s own, --help, then the global ones; never hidden ones or --version below the top', async () => {
+    const flags = await offered(['pets', 'list', '--']);
+    expect(flags.slice(0, 3)).toEqual(['--limit', '--status', '--help']);
+    expect(flags).toEqual(expect.arrayContaining(['--profile', '--output', '--json', '--base-url', '--timeout', '--retries', '--max-wait', '--verbose', '--quiet', '--no-color']));
+    expect(flags).not.toContain('--version');
+    expect((flags as string[]).filter((flag) => !flag.startsWith('--'))).toEqual([]);
+    expect(await offered(['sandbox', '--'])).not.toContain('--minute-ms');
+  });
+
+  it('"-" adds the short forms; the top level has --version', async () => {
+    const flags = await offered(['-']);
+    expect(flags).toEqual(expect.arrayContaining(['-p', '--profile', '-o', '--output', '-v', '-q', '-h', '--help', '-V', '--version']));
+  });
+
+  it('by prefix', async () => {
+    expect(await offered(['pets', 'list', '--st'])).toEqual(['--status']);
+    expect(await offered(['pets', 'add', '--c'])).toEqual(['--category-id']);
+    expect(await offered(['--ma'])).toEqual(['--max-wait']);
+  });
+
+  it('after "--" nothing is a flag', async () => {
+    expect(await offered(['pets', 'get', '--', '-'])).toEqual([]);
+  });
+});
+
+describe.concurrent('values', () => {
+  it('--status and --output: their choices', async () => {
+    expect(await offered(['pets', 'list', '--status', ''])).toEqual(['available', 'pending', 'sold']);
+    expect(await offered(['pets', 'add', '--status', 'p'])).toEqual(['pending']);
+    expect(await offered(['--output', ''])).toEqual(['table', 'json', 'ndjson', 'csv']);
+    expect(await offered(['pets', 'list', '-o', 'n'])).toEqual(['ndjson']);
+  });
+
+  it('--flag=value forms keep the flag in the answer', async () => {
+    expect(await offered(['pets', 'list', '--status=a'])).toEqual(['--status=available']);
+    expect(await offered(['--output='])).toEqual(['--output=table', '--output=json', '--output=ndjson', '--output=csv']);
+    expect(await offered(['--profile=st'])).toEqual(['--profile=staging']);
+    expect(await offered(['--json='])).toEqual([]);
+  });
+
+  it('-p/--profile and profile show|use|remove: profile names; profile add takes a new name', async () => {
+    expect(await offered(['-p', ''])).toEqual(PROFILES);
+    expect(await offered(['pets', 'list', '--profile', 's'])).toEqual(['sandbox', 'staging']);
+    expect(await offered(['-vp', ''])).toEqual(PROFILES);
+    for (const verb of ['show', 'use', 'remove']) expect(await offered(['profile', verb, 'pro'])).toEqual(['production']);
+    expect(await offered(['profile', 'use', 'staging', ''])).toEqual([]);
+    expect(await offered(['profile', 'add', ''])).toEqual([]);
+  });
+
+  it('a value given in the same word (-pdev) leaves the next word to the command', async () => {
+    expect(await offered(['-pstaging', 'pe'])).toEqual(['pets']);
+  });
+
+  it('a flag value is never mistaken for a command', async () => {
+    expect(await offered(['-p', 'pets', ''])).toEqual(['pets', 'auth', 'profile', 'sandbox', 'completion']);
+    expect(await offered(['--base-url', 'http://127.0.0.1:1/v1', 'pets', 'g'])).toEqual(['get']);
+  });
+
+  it('free-form values offer nothing; <file> values ask the shell for paths', async () => {
+    expect(await offered(['pets', 'add', '--name', ''])).toEqual([]);
+    expect(await offered(['--base-url', ''])).toEqual([]);
+    expect(await offered(['sandbox', '--data', ''])).toBe('files');
+    expect(await offered(['sandbox', '--data=pe'])).toBe('files');
+  });
+
+  it('completion <shell>: the shells', async () => {
+    expect(await offered(['completion', ''])).toEqual(['bash', 'zsh', 'fish']);
+  });
+});
+
+describe('renderCompletion', () => {
+  it('value<TAB>description lines, or :files', () => {
+    expect(renderCompletion({ kind: 'words', candidates: [{ value: 'pets', description: 'animals' }, { value: 'sold', description: '' }] })).toBe('pets\tanimals\nsold\t\n');
+    expect(renderCompletion({ kind: 'words', candidates: [] })).toBe('');
+    expect(renderCompletion({ kind: 'files' })).toBe(':files\n');
+  });
+});
+
+function configDir(t: Pick<TestContext, 'onTestFinished'>, config?: string): string {
+  const dir = tempConfigDir();
+  t.onTestFinished(() => fs.rmSync(dir, { recursive: true, force: true }));
+  if (config !== undefined) fs.writeFileSync(path.join(dir, 'config.json'), config, { mode: 0o600 });
+  return dir;
+}
+
+describe.concurrent('completeRun and completionRun', () => {
+  it('profile names come from the config at completion time', async (t) => {
+    const dir = configDir(t);
+    const complete = async () => {
+      const { ctx, io } = fakeContext(t, { env: { PETCTL_CONFIG_DIR: dir } });
+      await completeRun({ words: ['-p', ''], program: program() }, ctx);
+      return io.stdout.text();
+    };
+    expect(await complete()).toBe('sandbox\t\n');
+    await (await openProfileStore(resolvePaths({ PETCTL_CONFIG_DIR: dir }))).add('qa.2', 'https://qa.example.org/v1');
+    expect(await complete()).toBe('sandbox\t\nqa.2\t\n');
+  });
+
+  it('a damaged config still offers the sandbox, and prints no error', async (t) => {
+    const dir = configDir(t, '{ not json');
+    const { ctx, io } = fakeContext(t, { env: { PETCTL_CONFIG_DIR: dir } });
+    await completeRun({ words: ['profile', 'use', ''], program: program() }, ctx);
+    expect(io.stdout.text()).toBe('sandbox\t\n');
+    expect(io.stderr.text()).toBe('');
+  });
+
+  it('a hand-edited name with white space is left out (it would break the one-per-line answer)', async (t) => {
+    const dir = configDir(t, JSON.stringify({ profiles: { 'two words': { baseUrl: 'https://a.example.org/v1' }, ok: { baseUrl: 'https://b.example.org/v1' } } }));
+    const { ctx, io } = fakeContext(t, { env: { PETCTL_CONFIG_DIR: dir } });
+    await completeRun({ words: ['-p', ''], program: program() }, ctx);
+    expect(io.stdout.text()).toBe('sandbox\t\nok\t\n');
+  });
+
+  it('completionRun prints the script of the shell asked for', async (t) => {
+    for (const shell of ['bash', 'zsh', 'fish'] as const) {
+      const { ctx, io } = fakeContext(t);
+      await completionRun({ shell }, ctx);
+      expect(io.stdout.text()).toBe(completionScript(shell));
+      expect(io.stdout.text()).toContain('petctl __complete -- ');
+    }
+  });
+});

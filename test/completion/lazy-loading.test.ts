@@ -1,0 +1,44 @@
+import fs from 'node:fs';
+import path from 'node:path';
+import { describe, expect, it, vi } from 'vitest';
+import { completeRun } from '../../src/commands/completion';
+import { buildProgram } from '../../src/commands/root';
+import { fakeContext, tempConfigDir } from '../helpers/cli';
+
+/**
+ * A TAB starts petctl every time, so __complete must stay as light as --help:
+ * profile names come from a plain read of config.json, never through conf
+ * (ajv, ~100 ms), and nothing of the HTTP core (undici, zod) is loaded. Each
+ * heavy module is wrapped so that importing it is recorded.
+ */
+const { loaded, recorded } = vi.hoisted(() => {
+  const loaded = new Set<string>();
+  const recorded = (name: string) => async (importOriginal: () => Promise<unknown>) => {
+    loaded.add(name);
+    return importOriginal();
+  };
+  return { loaded, recorded };
+});
+vi.mock('conf', recorded('conf'));
+vi.mock('proper-lockfile', recorded('proper-lockfile'));
+vi.mock('zod/mini', recorded('zod/mini'));
+vi.mock('undici/lib/dispatcher/agent.js', recorded('undici'));
+vi.mock('../../src/api/session', recorded('api/session'));
+
+describe('__complete', () => {
+  it('reads profile names without conf, and loads nothing of the HTTP core', async (t) => {
+    const dir = tempConfigDir();
+    t.onTestFinished(() => fs.rmSync(dir, { recursive: true, force: true }));
+    fs.writeFileSync(path.join(dir, 'config.json'), JSON.stringify({ activeProfile: 'staging', profiles: { staging: { baseUrl: 'https://staging.example.org/v1' } } }));
+    const noop = () => {};
+    const outputs: string[] = [];
+    loaded.clear();
+    for (const words of [['-p', ''], ['profile', 'use', ''], ['pets', 'list', '--status', ''], ['pe']]) {
+      const { ctx, io } = fakeContext(t, { env: { PETCTL_CONFIG_DIR: dir } });
+      await completeRun({ words, program: buildProgram(async () => {}, { writeOut: noop, writeErr: noop }) }, ctx);
+      outputs.push(io.stdout.text());
+    }
+    expect(outputs).toEqual(['sandbox\t\nstaging\t\n', 'sandbox\t\nstaging\t\n', 'available\t\npending\t\nsold\t\n', 'pets\tbrowse and add animals up for adoption\n']);
+    expect([...loaded]).toEqual([]);
+  });
+});

@@ -1,0 +1,205 @@
+import { execFile, spawnSync } from 'node:child_process';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { BIN, NODE, cleanEnv, expectCleanError, runCli } from '../helpers/cli';
+
+/**
+ * The completion scripts, run by real shells: bash drives the function that
+ * `complete` registered (COMP_WORDS/COMP_CWORD in, COMPREPLY out), zsh runs
+ * its whole completion system in a pseudo-terminal (test/helpers/zsh-capture.zsh),
+ * fish answers `complete -C`. Each shell installs the script the way the
+ * README says, and the `petctl` it finds on PATH is a wrapper that runs the
+ * built bin/petctl.js under the test's Node.
+ *
+ * CI (CI=true) installs zsh and fish (.ci/run); there a missing shell fails
+ * these tests. Elsewhere the tests of a missing shell are skipped.
+ */
+
+const ZSH_CAPTURE = fileURLToPath(new URL('../helpers/zsh-capture.zsh', import.meta.url));
+const IN_CI = process.env.CI === 'true' || process.env.CI === '1';
+const installed = (shell: string) => spawnSync(shell, ['-c', 'exit 0'], { stdio: 'ignore' }).status === 0;
+
+let root: string;
+let binDir: string;
+/** The config dir every shell test shares: the sandbox plus a profile "staging". */
+let configDir: string;
+
+beforeAll(async () => {
+  root = fs.mkdtempSync(path.join(os.tmpdir(), 'petctl-completion-'));
+  binDir = path.join(root, 'bin');
+  configDir = path.join(root, 'config');
+  fs.mkdirSync(binDir);
+  const quote = (text: string) => `'${text.replaceAll("'", `'\\''`)}'`;
+  fs.writeFileSync(path.join(binDir, 'petctl'), `#!/bin/sh\nexec ${quote(NODE)} ${quote(BIN)} "$@"\n`, { mode: 0o755 });
+  const added = await runCli(['profile', 'add', 'staging', '--base-url', 'https://staging.example.org/v1'], { env: { PETCTL_CONFIG_DIR: configDir } });
+  expect(added.code, added.stderr).toBe(0);
+});
+
+afterAll(() => {
+  fs.rmSync(root, { recursive: true, force: true });
+});
+
+/** What a shell needs: the wrapper first on PATH, a private HOME, the test's config dir. */
+function shellEnv(extra: Record<string, string> = {}): NodeJS.ProcessEnv {
+  const home = path.join(root, 'home');
+  fs.mkdirSync(home, { recursive: true });
+  return cleanEnv({ PATH: `${binDir}${path.delimiter}${process.env.PATH}`, HOME: home, XDG_DATA_HOME: path.join(home, 'data'), PETCTL_CONFIG_DIR: configDir, ...extra });
+}
+
+function run(file: string, args: string[], env: NodeJS.ProcessEnv): Promise<string[]> {
+  return new Promise((resolve, reject) => {
+    execFile(file, args, { env, timeout: 20_000 }, (error, stdout, stderr) => {
+      if (error) return reject(new Error(`${file} failed: ${error.message}\n${stderr}`));
+      resolve(stdout.split('\n').filter((line) => line !== ''));
+    });
+  });
+}
+
+// bash calls the function `complete -F` registered with (command, word, previous word).
+const BASH_DRIVER = `
+source <(petctl completion bash) || exit 3
+spec=$(complete -p petctl) || exit 3
+fn=\${spec#*-F }
+fn=\${fn%% *}
+COMP_WORDS=("$@")
+COMP_CWORD=$(($# - 1))
+COMP_LINE="$*"
+COMP_POINT=\${#COMP_LINE}
+COMPREPLY=()
+"$fn" petctl "\${COMP_WORDS[COMP_CWORD]}" "\${COMP_WORDS[COMP_CWORD-1]}"
+printf '%s\\n' "\${COMPREPLY[@]}"
+`;
+
+/** `words`: COMP_WORDS as bash splits the line, the word under the cursor last. */
+function bash(words: string[], env = shellEnv()): Promise<string[]> {
+  return run('bash', ['--norc', '--noprofile', '-c', BASH_DRIVER, 'bash', 'petctl', ...words], env);
+}
+
+type ZshInstall = 'fpath' | 'source';
+
+/** `line`: what is typed before TAB, e.g. "petctl pe". */
+async function zsh(line: string, install: ZshInstall = 'fpath', env = shellEnv()): Promise<string[]> {
+  const dir = fs.mkdtempSync(path.join(root, 'zsh-'));
+  const script = (await runCli(['completion', 'zsh'])).stdout;
+  // The two ways the README gives: a _petctl file in $fpath, or sourcing after compinit.
+  const setup =
+    install === 'fpath'
+      ? (fs.writeFileSync(path.join(dir, '_petctl'), script), `fpath=(${dir} $fpath)\nautoload -Uz compinit && compinit -u -D\n`)
+      : 'autoload -Uz compinit && compinit -u -D\nsource <(petctl completion zsh)\n';
+  fs.writeFileSync(path.join(dir, 'setup.zsh'), setup);
+  return run('zsh', ['-f', ZSH_CAPTURE, path.join(dir, 'setup.zsh'), line], env);
+}
+
+/** fish loads the script from its completions directory, as the README installs it. */
+async function fish(line: string, env = shellEnv()): Promise<string[]> {
+  const configHome = path.join(root, 'fish-config');
+  const completions = path.join(configHome, 'fish', 'completions');
+  if (!fs.existsSync(path.join(completions, 'petctl.fish'))) {
+    fs.mkdirSync(completions, { recursive: true });
+    fs.writeFileSync(path.join(completions, 'petctl.fish'), (await runCli(['completion', 'fish'])).stdout);
+  }
+  const lines = await run('fish', ['-c', `complete -C ${JSON.stringify(line)}`], { ...env, XDG_CONFIG_HOME: configHome });
+  return lines.map((entry) => entry.split('\t')[0]!);
+}
+
+const sorted = (values: string[]) => [...values].sort();
+
+describe.concurrent('petctl completion <shell>', () => {
+  it('prints each script; an unknown or missing shell is a usage error (exit 2)', async () => {
+    for (const shell of ['bash', 'zsh', 'fish']) {
+      const result = await runCli(['completion', shell]);
+      expect(result.code, result.stderr).toBe(0);
+      expect(result.stdout).toContain(`# ${shell} completion for petctl`);
+      expect(result.stderr).toBe('');
+    }
+    for (const args of [['completion', 'tcsh'], ['completion'], ['completion', 'bash', 'zsh']]) {
+      const result = await runCli(args);
+      expect(result.code).toBe(2);
+      expectCleanError(result);
+      expect(result.stderr.split('\n')[0]).toMatch(/^error: .*(shell|argument)/);
+    }
+  });
+
+  it('--help shows how to install it; __complete is not listed', async () => {
+    const help = await runCli(['completion', '--help']);
+    expect(help.stdout).toContain('source <(petctl completion bash)');
+    expect(help.stdout).toContain('fpath');
+    expect(help.stdout).toContain('~/.config/fish/completions/petctl.fish');
+    expect((await runCli(['--help'])).stdout).not.toContain('__complete');
+  });
+
+  it('__complete answers in the protocol the scripts read', async () => {
+    const result = await runCli(['__complete', '--', 'pets', 'list', '--status', ''], { env: { PETCTL_CONFIG_DIR: configDir } });
+    expect(result).toMatchObject({ code: 0, stdout: 'available\t\npending\t\nsold\t\n', stderr: '' });
+  });
+});
+
+/**
+ * How bash splits a line into COMP_WORDS: at blanks, and around "=" (it is in
+ * COMP_WORDBREAKS); a trailing blank starts an empty word.
+ */
+function bashWords(line: string): string[] {
+  return line.replace(/^petctl /, '').replaceAll('=', ' = ').split(' ').filter((word, index, all) => word !== '' || index === all.length - 1);
+}
+
+interface ShellUnderTest {
+  title: string;
+  shell: string;
+  /** What the shell offers when TAB is pressed after `line`. */
+  complete(line: string): Promise<string[]>;
+  /** What replaces `--status=p` in the line: bash replaces only the part after "=". */
+  statusEquals: string;
+}
+
+const SHELLS_UNDER_TEST: ShellUnderTest[] = [
+  { title: 'bash', shell: 'bash', complete: (line) => bash(bashWords(line)), statusEquals: 'pending' },
+  { title: 'zsh, from $fpath', shell: 'zsh', complete: (line) => zsh(line, 'fpath'), statusEquals: '--status=pending' },
+  { title: 'zsh, sourced after compinit', shell: 'zsh', complete: (line) => zsh(line, 'source'), statusEquals: '--status=pending' },
+  { title: 'fish, from its completions directory', shell: 'fish', complete: fish, statusEquals: '--status=pending' },
+];
+
+for (const { title, shell, complete, statusEquals } of SHELLS_UNDER_TEST) {
+  const present = installed(shell);
+  describe.runIf(present || IN_CI).concurrent(title, () => {
+    it(`${shell} is installed`, () => {
+      expect(present, `${shell} is missing: .ci/run installs it with apt-get`).toBe(true);
+    });
+
+    it('petctl pe<TAB>, petctl pets list --status <TAB>, petctl -p <TAB>', async () => {
+      expect(await complete('petctl pe')).toEqual(['pets']);
+      expect(sorted(await complete('petctl pets list --status '))).toEqual(['available', 'pending', 'sold']);
+      expect(sorted(await complete('petctl -p '))).toEqual(['sandbox', 'staging']);
+    });
+
+    it('flags, --output values, --flag=value', async () => {
+      expect(await complete('petctl pets list --sta')).toEqual(['--status']);
+      expect(sorted(await complete('petctl -o '))).toEqual(['csv', 'json', 'ndjson', 'table']);
+      expect(await complete('petctl pets list --status=p')).toEqual([statusEquals]);
+    });
+  });
+}
+
+describe.concurrent('bash only', () => {
+  it('--status=<TAB> with nothing after the "="', async () => {
+    expect(await bash(['pets', 'list', '--status', '='])).toEqual(['available', 'pending', 'sold']);
+  });
+
+  it('--data <TAB> completes file names', async () => {
+    const dir = fs.mkdtempSync(path.join(root, 'files-'));
+    fs.writeFileSync(path.join(dir, 'pets.json'), '{}');
+    expect(await bash(['sandbox', '--data', `${dir}/pe`])).toEqual([`${dir}/pets.json`]);
+  });
+
+  it('a profile added a moment ago completes at once', async () => {
+    const dir = fs.mkdtempSync(path.join(root, 'fresh-'));
+    const env = shellEnv({ PETCTL_CONFIG_DIR: dir });
+    expect(await bash(['profile', 'use', ''], env)).toEqual(['sandbox']);
+    const added = await runCli(['profile', 'add', 'qa-2', '--base-url', 'https://qa.example.org/v1'], { env: { PETCTL_CONFIG_DIR: dir } });
+    expect(added.code, added.stderr).toBe(0);
+    expect(await bash(['profile', 'use', ''], env)).toEqual(['sandbox', 'qa-2']);
+    expect(await bash(['--profile', 'q'], env)).toEqual(['qa-2']);
+  });
+});

@@ -1,0 +1,108 @@
+import fs from 'node:fs';
+import path from 'node:path';
+import { type TestContext, describe, expect, it } from 'vitest';
+import { type CliResult, newApiKey, runCli, tempConfigDir } from '../helpers/cli';
+import { json, startScriptedServer } from '../helpers/scripted-server';
+
+/**
+ * Many petctl processes at once in one config directory, through the CLI
+ * only (the files' internal shapes are the stores' business): every file
+ * still parses, nothing one process wrote is lost, and permissions stay
+ * 0600 / 0700. docs/reliability.md quotes PROCESSES.
+ */
+
+const PROCESSES = 20;
+const TIMEOUT_MS = 120_000;
+
+function modeOf(file: string): number {
+  return fs.statSync(file).mode & 0o777;
+}
+
+/** Every file petctl left in `dir` parses as JSON and is 0600; the directory is 0700; no temporary or lock files remain. */
+function expectPrivateAndWhole(dir: string): void {
+  expect(modeOf(dir)).toBe(0o700);
+  for (const name of fs.readdirSync(dir)) {
+    const file = path.join(dir, name);
+    expect(name, 'no leftover temporary or lock file').toMatch(/^[a-z-]+\.json$/);
+    expect(modeOf(file), name).toBe(0o600);
+    expect(() => JSON.parse(fs.readFileSync(file, 'utf8')), name).not.toThrow();
+  }
+}
+
+function expectAllSucceeded(results: CliResult[]): void {
+  for (const [index, result] of results.entries()) expect(result.code, `process ${index}: ${result.stderr}`).toBe(0);
+}
+
+function allAtOnce(run: (index: number) => Promise<CliResult>): Promise<CliResult[]> {
+  return Promise.all(Array.from({ length: PROCESSES }, (_, index) => run(index)));
+}
+
+function privateDir(t: Pick<TestContext, 'onTestFinished'>): string {
+  const dir = tempConfigDir();
+  t.onTestFinished(() => fs.rmSync(dir, { recursive: true, force: true }));
+  return dir;
+}
+
+describe(`${PROCESSES} petctl processes at once in one config directory`, () => {
+  it('add profiles, log in and record 429s: every profile, key and wait is kept; files parse and stay private', { timeout: TIMEOUT_MS * 4 }, async (t) => {
+    const server = await startScriptedServer(json(429, { code: 'rate_limited', message: 'slow down', status: 429 }, { 'retry-after': '600' }));
+    t.onTestFinished(() => server.close());
+    const dir = privateDir(t);
+    const env = { PETCTL_CONFIG_DIR: dir };
+    const keys = Array.from({ length: PROCESSES }, () => newApiKey());
+    const petctl = (index: number, args: string[], input?: string) =>
+      runCli(args, { env, input, secrets: keys, timeoutMs: TIMEOUT_MS });
+
+    expectAllSucceeded(await allAtOnce((i) => petctl(i, ['profile', 'add', `p${i}`, '--base-url', server.baseUrl])));
+    expectPrivateAndWhole(dir);
+    expectAllSucceeded(await allAtOnce((i) => petctl(i, ['auth', 'login', '-p', `p${i}`, '--with-token'], `${keys[i]}\n`)));
+    expectPrivateAndWhole(dir);
+
+    // Each process is refused with Retry-After 600 and records that in the shared state file.
+    const limited = await allAtOnce((i) => petctl(i, ['-p', `p${i}`, '--max-wait', '0', 'pets', 'list']));
+    for (const result of limited) expect(result.code).toBe(5);
+    expect(server.requests).toHaveLength(PROCESSES);
+    expect(new Set(server.requests.map((r) => r.headers.authorization))).toEqual(new Set(keys.map((key) => `Bearer ${key}`)));
+    expectPrivateAndWhole(dir);
+
+    // Nothing lost: every profile is listed with its own key, and every recorded wait still holds (nothing more is sent).
+    const listed = await petctl(0, ['profile', 'list', '-o', 'json']);
+    expect(listed.code).toBe(0);
+    const profiles = JSON.parse(listed.stdout) as Array<{ name: string; key?: string }>;
+    expect(profiles.map((p) => p.name).sort()).toEqual(['sandbox', ...keys.map((_, i) => `p${i}`)].sort());
+    const stored = JSON.parse(fs.readFileSync(path.join(dir, 'config.json'), 'utf8')) as { profiles: Record<string, { apiKey?: string }> };
+    for (const [i, key] of keys.entries()) expect(stored.profiles[`p${i}`]?.apiKey, `p${i}`).toBe(key);
+
+    const again = await allAtOnce((i) => petctl(i, ['-p', `p${i}`, '--max-wait', '0', 'pets', 'list']));
+    for (const result of again) {
+      expect(result.code).toBe(5);
+      expect(result.stderr).toMatch(/nothing sent/);
+    }
+    expect(server.requests).toHaveLength(PROCESSES);
+    expectPrivateAndWhole(dir);
+  });
+
+  it('add animals on the embedded sandbox profile: every animal is there, once', { timeout: TIMEOUT_MS * 2 }, async (t) => {
+    const dir = privateDir(t);
+    const env = { PETCTL_CONFIG_DIR: dir };
+    const names = Array.from({ length: PROCESSES }, (_, i) => `concurrent-${i}-${Math.random().toString(36).slice(2, 8)}`);
+
+    const added = await allAtOnce((i) => runCli(['pets', 'add', '--name', names[i]!, '--category-id', '7', '-o', 'json'], { env, timeoutMs: TIMEOUT_MS }));
+    expectAllSucceeded(added);
+    const ids = added.map((result) => (JSON.parse(result.stdout) as { id: number }).id);
+    expect(new Set(ids).size).toBe(PROCESSES);
+
+    const listed = await runCli(['pets', 'list', '--limit', '100', '-o', 'json'], { env, timeoutMs: TIMEOUT_MS });
+    expect(listed.code).toBe(0);
+    const pets = JSON.parse(listed.stdout) as Array<{ id: number; name: string }>;
+    for (const [i, name] of names.entries()) {
+      const matches = pets.filter((pet) => pet.name === name);
+      expect(matches, name).toHaveLength(1);
+      expect(matches[0]!.id).toBe(ids[i]);
+    }
+    // The twelve sample animals and ours; ids unique.
+    expect(pets).toHaveLength(12 + PROCESSES);
+    expect(new Set(pets.map((pet) => pet.id)).size).toBe(pets.length);
+    expectPrivateAndWhole(dir);
+  });
+});
