@@ -4,7 +4,7 @@ import { resolveTarget, requireKey } from '../config/credentials';
 import { type RowFailure, type RowResult, type Tally, count, emptyTally } from './results';
 import { openInput } from './input';
 import { type JournalEntry, JournalWriter, defaultJournalPath, readJournal, targetDigest } from './journal';
-import { type InputFormat, InvalidInputError, formatFromExtension, readRows } from './reader';
+import { type InputFormat, formatFromExtension, readRows } from './reader';
 
 /**
  * `pets add --file`: validate every row, then send the valid ones through
@@ -55,13 +55,11 @@ export async function bulkAdd(options: BulkAddOptions, ctx: Context): Promise<vo
   }
   if (invalid > INVALID_SHOWN) ctx.io.stderr.write(`... and ${invalid - INVALID_SHOWN} more invalid rows (${invalid} in all)\n`);
   const refuse = () =>
-    new InvalidInputError(
-      `${plural(invalid, 'invalid row')} of ${rows}; nothing was sent`,
-    );
-  if (invalid > 0 && !options.skipInvalid && !options.dryRun) {
-    const error = refuse();
-    throw new PetctlError(error.exitCode, error.message, { code: 'invalid_input', hint: 'fix them, or add --skip-invalid to send the valid rows and report the rest' });
-  }
+    new PetctlError(ExitCode.REJECTED, `${plural(invalid, 'invalid row')} of ${rows}; nothing was sent`, {
+      code: 'invalid_input',
+      hint: 'fix them, or add --skip-invalid to send the valid rows and report the rest',
+    });
+  if (invalid > 0 && !options.skipInvalid && !options.dryRun) throw refuse();
 
   const store = await ctx.profiles();
   const target = resolveTarget(store, { profileFlag: ctx.globals.profile, baseUrlFlag: ctx.globals.baseUrl, env: ctx.env });

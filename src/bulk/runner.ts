@@ -13,8 +13,11 @@ import { type RowResult, created, failed, invalidRow, skipped, unknownOutcome } 
  * Stopping: `stop` (the first Ctrl-C) ends sending; a request still waiting
  * in the gate gives up unsent, one on the wire is awaited. The context's
  * signal (a second Ctrl-C, SIGTERM) aborts those too: they end unknown.
- * A rate limit that cannot be waited out, or an error that will fail every
- * row (401, a refused connection), stops sending the same way.
+ * A rate limit that cannot be waited out, an error that would fail every
+ * row (401, a refused connection), or a row whose outcome turned unknown (a
+ * timeout, a dropped connection, a 5xx: the service may be in trouble, and
+ * each further row would add to what the user must check by hand) stops
+ * sending the same way; a rerun resumes.
  */
 
 export interface RunnerOptions {
@@ -120,13 +123,16 @@ export async function runImport(options: RunnerOptions): Promise<RunnerOutcome> 
         await journal.append({ row, state: 'rejected', error: rowError });
         return report(failed(row, line, rowError), true);
       }
+      const check = 'check with petctl pets list, then rerun with --retry-unknown if it is missing';
       if (onWire && (error instanceof InterruptedError || (error instanceof NetworkError && error.sent))) {
         // The journal already says "sent": the answer is what is missing.
-        return report(unknownOutcome(row, line, `sent, but no answer came (${error.message}); check with petctl pets list, then rerun with --retry-unknown if it is missing`), true);
+        await report(unknownOutcome(row, line, `sent, but no answer came (${error.message}); ${check}`), true);
+        return stopWith(error);
       }
-      if (error instanceof InvalidResponseError && journaledSent) {
+      if (journaledSent && (error instanceof InvalidResponseError || (error instanceof ApiError && error.status >= 500))) {
         // A 5xx or a malformed 2xx to a POST: the animal may or may not exist.
-        return report(unknownOutcome(row, line, `sent, but the answer was not usable (${error.message}); check with petctl pets list, then rerun with --retry-unknown if it is missing`), true);
+        await report(unknownOutcome(row, line, `sent, but the answer was not usable (${error.message}); ${check}`), true);
+        return stopWith(error);
       }
       await unsent();
       if (error instanceof StopSending) return;

@@ -58,7 +58,7 @@ export class ImportProgress {
   private readonly bar: boolean;
   private done = 0;
   private sentDone = 0;
-  private toSend: number;
+  private readonly toSend: number;
   private tooMany = 0;
   private waitingUntil: number | undefined;
   private readonly started: number;
@@ -87,11 +87,6 @@ export class ImportProgress {
     if (sent) this.sentDone += 1;
     if (this.options.verbose && !this.options.quiet) this.line(rowLine(result));
     else this.draw(true);
-  }
-
-  /** A row that needed sending turned out not to (a skip found late). */
-  sendsLeft(count: number): void {
-    this.toSend = count;
   }
 
   answer(status: number): void {
