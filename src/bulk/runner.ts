@@ -44,7 +44,7 @@ export interface RunnerOptions {
 export interface RunnerOutcome {
   /** Why sending stopped before the end: InterruptedError, RateLimitError or a fatal error. */
   stoppedBy?: PetctlError;
-  /** The first Ctrl-C was pressed (sending stopped gracefully). */
+  /** Ctrl-C (or SIGTERM) ended sending. */
   interrupted: boolean;
   /** Rows reported (every row that was not left for a rerun). */
   reported: number;
@@ -178,5 +178,5 @@ export async function runImport(options: RunnerOptions): Promise<RunnerOutcome> 
     options.signal.removeEventListener('abort', onStop);
     await rows.return?.(undefined);
   }
-  return { stoppedBy, interrupted: options.stop.aborted, reported };
+  return { stoppedBy, interrupted: options.stop.aborted || options.signal.aborted, reported };
 }
