@@ -377,7 +377,10 @@ function csvValue(columns: Array<keyof NewPet>, fields: string[]): Record<string
   return value;
 }
 
-/** Splits CSV text into records at line ends outside quotes; empty lines are skipped but counted. */
+/**
+ * Splits CSV text into records at line ends outside quotes. Blank lines (empty, or only spaces:
+ * never a valid row, which needs at least name and categoryId) are skipped but counted.
+ */
 async function* csvRecords(text: AsyncIterable<string>): AsyncGenerator<{ text: string; line: number; tooLong: boolean }> {
   let line = 1;
   let recordLine = 1;
@@ -394,7 +397,7 @@ async function* csvRecords(text: AsyncIterable<string>): AsyncGenerator<{ text: 
         if (inQuotes) continue;
         let full = record + piece.slice(start, i);
         if (full.endsWith('\r')) full = full.slice(0, -1);
-        if (full !== '' || tooLong) yield { text: full, line: recordLine, tooLong };
+        if (tooLong || full.trim() !== '') yield { text: full, line: recordLine, tooLong };
         record = '';
         tooLong = false;
         start = i + 1;
@@ -408,5 +411,5 @@ async function* csvRecords(text: AsyncIterable<string>): AsyncGenerator<{ text: 
     }
   }
   if (record.endsWith('\r')) record = record.slice(0, -1);
-  if (record !== '' || tooLong) yield { text: record, line: recordLine, tooLong };
+  if (tooLong || record.trim() !== '') yield { text: record, line: recordLine, tooLong };
 }

@@ -142,7 +142,7 @@ describe('CSV', () => {
   });
 
   it('a UTF-8 BOM, CRLF line ends, blank lines and unicode names', async () => {
-    const text = Buffer.concat([Buffer.from([0xef, 0xbb, 0xbf]), Buffer.from('Name,CATEGORY_ID,Status\r\n\r\nBé 🐶,1,pending\r\n\r\n"Łatka\r\nżółw",2,\r\nМурка,3,sold', 'utf8')]);
+    const text = Buffer.concat([Buffer.from([0xef, 0xbb, 0xbf]), Buffer.from('Name,CATEGORY_ID,Status\r\n\r\nBé 🐶,1,pending\r\n  \r\n"Łatka\r\nżółw",2,\r\nМурка,3,sold', 'utf8')]);
     // Chunks of 3 bytes split the BOM, the emoji and CRLF pairs.
     expect((await rows(text, undefined, 3)).map(valid)).toEqual([
       { row: 1, line: 3, newPet: { name: 'Bé 🐶', categoryId: 1, status: 'pending' } },
