@@ -80,7 +80,7 @@ export async function bulkAdd(options: BulkAddOptions, ctx: Context): Promise<vo
   const toSend = rows - invalid - done - (options.retryUnknown ? 0 : unknown);
 
   if (options.dryRun) {
-    writeDryRun(ctx, { rows, valid: rows - invalid, invalid, wouldSend: toSend, done, unknown, journal: journalPath });
+    await writeDryRun(ctx, { rows, valid: rows - invalid, invalid, wouldSend: toSend, done, unknown, journal: journalPath });
     if (invalid > 0) throw refuse();
     return;
   }
@@ -102,14 +102,14 @@ interface DryRunReport {
   journal: string;
 }
 
-function writeDryRun(ctx: Context, report: DryRunReport): void {
+async function writeDryRun(ctx: Context, report: DryRunReport): Promise<void> {
   const { output } = ctx.globals;
   if (output === 'json' || output === 'ndjson') {
     ctx.io.stdout.write(`${JSON.stringify({ dryRun: true, ...report }, null, output === 'json' ? 2 : undefined)}\n`);
   } else if (output === 'csv') {
+    const { renderCsv } = await import('../output/csv');
     const keys = Object.keys(report) as Array<keyof DryRunReport>;
-    const cell = (value: string | number) => (/[",\r\n]/.test(String(value)) ? `"${String(value).replace(/"/g, '""')}"` : String(value));
-    ctx.io.stdout.write(`${keys.join(',')}\n${keys.map((key) => cell(report[key])).join(',')}\n`);
+    ctx.io.stdout.write(renderCsv(keys.map((key) => ({ header: key, value: (row: DryRunReport) => String(row[key]) })), [report]));
   } else {
     ctx.io.stdout.write(
       `would send ${report.wouldSend} of ${report.rows} rows: ${report.done} already done, ${report.unknown} with an unknown outcome, ${report.invalid} invalid; journal ${report.journal}\n`,

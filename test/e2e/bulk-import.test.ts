@@ -171,6 +171,9 @@ describe.concurrent('pets add --file', () => {
     expect(JSON.parse(json.stdout)).toEqual({ dryRun: true, rows: 3, valid: 3, invalid: 0, wouldSend: 0, done: 2, unknown: 1, journal: summary(partial).journal });
     expect(server.requests).toHaveLength(3);
 
+    const csv = await petctl(['pets', 'add', '--file', file, '--dry-run', '-o', 'csv']);
+    expect(csv.stdout).toBe(`rows,valid,invalid,wouldSend,done,unknown,journal\n3,3,0,0,2,1,${summary(partial).journal}\n`);
+
     const invalid = write(configDir, 'invalid.csv', 'name,categoryId\nA,1\n,2\n');
     const refused = await petctl(['pets', 'add', '--file', invalid, '--dry-run']);
     expect(refused.code).toBe(6);
