@@ -15,7 +15,7 @@ afterAll(() => fs.rmSync(dir, { recursive: true, force: true }));
 
 const SIZE = 100 * 1024 * 1024;
 
-function generate(name: string, header: string, line: (i: number) => string, size: number): { file: string; rows: number } {
+function generate(name: string, header: string, line: (i: number) => string, size: number, footer = ''): { file: string; rows: number } {
   const file = path.join(dir, name);
   const fd = fs.openSync(file, 'w');
   let written = fs.writeSync(fd, header);
@@ -25,6 +25,7 @@ function generate(name: string, header: string, line: (i: number) => string, siz
     for (let k = 0; k < 5000; k++) chunk.push(line(rows++));
     written += fs.writeSync(fd, chunk.join(''));
   }
+  fs.writeSync(fd, footer);
   fs.closeSync(fd);
   return { file, rows };
 }
@@ -51,13 +52,14 @@ function dryRun(file: string): Promise<{ code: number | null; stdout: string; st
 const MB = 1024 * 1024;
 
 describe('a 100 MB file under --dry-run', () => {
-  const cases: Array<{ format: string; header: string; line: (i: number) => string }> = [
+  const cases: Array<{ format: string; header: string; line: (i: number) => string; footer?: string }> = [
     { format: 'ndjson', header: '', line: (i) => `{"name":"Pet number ${i}","categoryId":${(i % 50) + 1},"status":"available"}\n` },
     { format: 'csv', header: 'name,categoryId,status\r\n', line: (i) => `"Pet, number ${i}",${(i % 50) + 1},${i % 3 ? 'available' : ''}\r\n` },
+    { format: 'json', header: '[\n', line: (i) => `${i ? ',\n' : ''}  {"name":"Pet number ${i}","categoryId":${(i % 50) + 1}}`, footer: '\n]\n' },
   ];
-  it.for(cases)('$format: every row validated, nothing sent, exit 0, peak RSS far below the file size', { timeout: 180_000 }, async ({ format, header, line }) => {
-    const small = generate(`small.${format}`, header, line, 64 * 1024);
-    const large = generate(`large.${format}`, header, line, SIZE);
+  it.for(cases)('$format: every row validated, nothing sent, exit 0, peak RSS far below the file size', { timeout: 180_000 }, async ({ format, header, line, footer }) => {
+    const small = generate(`small.${format}`, header, line, 64 * 1024, footer);
+    const large = generate(`large.${format}`, header, line, SIZE, footer);
     const size = fs.statSync(large.file).size;
 
     const base = await dryRun(small.file);
