@@ -39,6 +39,10 @@ export interface GlobalOptions {
   quiet: boolean;
   /** false when --no-color was given. */
   color: boolean;
+  /** --query: a JMESPath expression applied to the command's JSON result. */
+  query?: string;
+  /** --no-input: never prompt, even on a terminal. */
+  noInput?: boolean;
 }
 
 export interface Context {

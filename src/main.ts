@@ -17,8 +17,9 @@ export async function main(argv: string[], deps: MainDeps): Promise<number> {
   const { io } = deps;
   let ctx: Context | undefined;
   const program = buildProgram(
-    async (run) => {
+    async (run, command) => {
       ctx = createContext(globalOptions(program), deps);
+      if (ctx.globals.query !== undefined) await checkQuery(ctx.globals.query, ctx.globals.output, command?.jsonResult === true);
       await run(ctx);
     },
     { writeOut: (text) => io.stdout.write(text), writeErr: (text) => io.stderr.write(text) },
@@ -33,6 +34,14 @@ export async function main(argv: string[], deps: MainDeps): Promise<number> {
   } finally {
     await ctx?.cleanup();
   }
+}
+
+/** A --query that cannot work fails before anything is sent (exit 2). */
+async function checkQuery(expression: string, output: string, jsonResult: boolean): Promise<void> {
+  if (!jsonResult) throw new UsageError('--query applies only to commands with a JSON result', 'pets list|add|get, api, auth status, profile list|show');
+  if (output === 'csv') throw new UsageError('--query prints json, ndjson or plain lines (table), not csv');
+  const { compileQuery } = await import('./output/query');
+  compileQuery(expression);
 }
 
 /** -o json/ndjson makes errors a JSON line on stderr too; read from argv when parsing itself failed. */

@@ -1,5 +1,5 @@
 import type { Dispatcher } from 'undici';
-import { ApiError, InterruptedError, InvalidResponseError, NetworkError, PetctlError, RateLimitError, RedirectError } from '../errors';
+import { ApiError, InterruptedError, InvalidResponseError, NetworkError, PetctlError, RateLimitError, RedirectError, UsageError } from '../errors';
 import { ErrorBody } from '../schemas/pet';
 import { parseJson, stringifyJson } from '../schemas/json';
 import type { GateDecision, RateAnswer } from './pacing';
@@ -44,11 +44,25 @@ export interface HttpClientOptions {
 }
 
 export interface ApiRequest {
-  method: 'GET' | 'POST';
+  /** Any method (`petctl api -X PATCH`); only GET is retried after anything but a 429. */
+  method: string;
   /** Relative to the base URL, e.g. /pets */
   path: string;
+  /**
+   * An absolute URL to send to instead of `path` and `query` (a next-page link,
+   * `petctl api https://…`); refused unless on the base URL's origin, since the key goes with it.
+   */
+  url?: string;
   query?: Record<string, string | number | undefined>;
   body?: unknown;
+  /** A body sent byte for byte instead of `body` (`petctl api --input`); content-type defaults to JSON. */
+  rawBody?: string | Buffer;
+  /** Extra request headers (`petctl api -H`); they cannot replace Authorization or User-Agent. */
+  headers?: Record<string, string>;
+  /** Keep the answer's text as it came, without parsing it as JSON (`petctl api` prints non-JSON bodies too). */
+  rawResponse?: boolean;
+  /** Sees every answer whole, errors included (`petctl api -i` shows an error answer's head too). */
+  onResponse?: (answer: { status: number; text: string; headers: Record<string, string | string[] | undefined> }) => void;
   /** Sees the headers of every answer, errors included (e.g. Sunset on a deprecated operation). */
   observe?: (header: (name: string) => string | undefined) => void;
   /** Per-request hooks; bulk import uses them to journal and to show waits in its progress bar. */
@@ -77,11 +91,15 @@ export interface ApiResponse {
   status: number;
   url: string;
   body: unknown;
+  /** The body exactly as received. */
+  text: string;
+  /** Every header as received, names lower-cased, for `petctl api -i`. */
+  headers: Record<string, string | string[] | undefined>;
   rate: RateHeaders;
   header(name: string): string | undefined;
 }
 
-type RawResponse = { status: number; text: string; header(name: string): string | undefined };
+type RawResponse = { status: number; text: string; headers: Record<string, string | string[] | undefined>; header(name: string): string | undefined };
 
 const TIMEOUT = Symbol('timeout');
 
@@ -112,11 +130,21 @@ export class HttpClient {
     return url.toString();
   }
 
+  /** Whether `url` (absolute) is on the base URL's origin: the only place the key may go. */
+  isSameOrigin(url: string): boolean {
+    return new URL(url).origin === new URL(this.options.baseUrl).origin;
+  }
+
+  private sameOriginUrl(url: string): string {
+    if (!this.isSameOrigin(url)) throw new UsageError(`refusing to send the API key to ${new URL(url).origin}: not the base URL's origin`);
+    return new URL(url).toString();
+  }
+
   /** Sends the request, waiting out rate limits and retrying where safe. Resolves only with a 2xx. */
   async send(request: ApiRequest): Promise<ApiResponse> {
     const { options } = this;
-    const url = this.buildUrl(request.path, request.query);
-    const body = request.body === undefined ? undefined : stringifyJson(request.body);
+    const url = request.url === undefined ? this.buildUrl(request.path, request.query) : this.sameOriginUrl(request.url);
+    const body = request.rawBody ?? (request.body === undefined ? undefined : stringifyJson(request.body));
     const wait = request.hooks?.wait ?? options.wait;
     const paced = request.hooks?.paced === true;
     // Retry waits and blocks after a 429 count toward --max-wait together; a rate-limit window is bounded one wait at a time.
@@ -131,7 +159,7 @@ export class HttpClient {
       let response: RawResponse | undefined;
       let failure: PetctlError | undefined;
       try {
-        response = await this.attempt(request.method, url, body);
+        response = await this.attempt(request.method, url, body, request.headers);
         outcome = { kind: 'response', status: response.status };
       } catch (error) {
         if (!(error instanceof NetworkError)) throw error;
@@ -143,11 +171,13 @@ export class HttpClient {
       if (response) {
         request.hooks?.onAnswer?.(response.status);
         request.observe?.(response.header);
+        request.onResponse?.(response);
         const rate = parseRateHeaders(response.header);
         const serverDate = parseHttpDate(response.header('date'));
         retryAfterMs = await this.recordLimits(response, rate, serverDate, paced);
         if (response.status >= 200 && response.status < 300) {
-          return { status: response.status, url, body: this.parseBody(response, request.method, url), rate, header: response.header };
+          const parsed = request.rawResponse ? undefined : this.parseBody(response, request.method, url);
+          return { status: response.status, url, body: parsed, text: response.text, headers: response.headers, rate, header: response.header };
         }
         failure = this.errorFor(response, request.method, url, retryAfterMs);
       }
@@ -227,7 +257,7 @@ export class HttpClient {
     }
   }
 
-  private async attempt(method: string, url: string, body: string | undefined): Promise<RawResponse> {
+  private async attempt(method: string, url: string, body: string | Buffer | undefined, extraHeaders: Record<string, string> = {}): Promise<RawResponse> {
     const { options } = this;
     const trace = options.trace;
     const started = options.now();
@@ -247,10 +277,12 @@ export class HttpClient {
         path: target.pathname + target.search,
         method: method as Dispatcher.HttpMethod,
         headers: {
-          authorization: `Bearer ${options.apiKey}`,
           accept: 'application/json',
-          'user-agent': options.userAgent,
           ...(body === undefined ? {} : { 'content-type': 'application/json' }),
+          ...lowerCaseNames(extraHeaders),
+          // After the caller's headers, so that neither can be replaced.
+          authorization: `Bearer ${options.apiKey}`,
+          'user-agent': options.userAgent,
         },
         body,
         signal: attempt.signal,
@@ -268,7 +300,7 @@ export class HttpClient {
           .join(' ');
         trace(`< ${response.statusCode} in ${options.now() - started} ms${limits ? ` ${limits}` : ''}`);
       }
-      return { status: response.statusCode, text, header };
+      return { status: response.statusCode, text, headers: response.headers, header };
     } catch (error) {
       if (options.signal.aborted) throw new InterruptedError();
       // undici stopped reading at the cap; the same request would get the same flood, so it is an answer, not a fault to retry.
@@ -341,6 +373,10 @@ function printableLocation(value: string | undefined): string | undefined {
   const text = value?.trim().replace(/[\u0000-\u001f\u007f]/g, ' ');
   if (!text) return undefined;
   return text.length > 300 ? `${text.slice(0, 297)}...` : text;
+}
+
+function lowerCaseNames(headers: Record<string, string>): Record<string, string> {
+  return Object.fromEntries(Object.entries(headers).map(([name, value]) => [name.toLowerCase(), value]));
 }
 
 function snippet(text: string): string {

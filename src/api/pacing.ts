@@ -39,6 +39,8 @@ export interface LimitEntry {
   window?: LimitWindow;
   /** A paced request is finding out the new window's budget; others wait for its answer until then. */
   probeUntil?: number;
+  /** The server's answers carry no budget (no X-RateLimit-* headers): paced requests go without probing until then. */
+  untrackedUntil?: number;
 }
 
 /** What one answer said about the limits. */
@@ -66,6 +68,8 @@ export type GateDecision =
 export const LOW_WATER = 16;
 /** How often a request waiting for the probe's answer looks again. */
 export const PROBE_POLL_MS = 20;
+/** How long an answer without a budget frees paced requests from probing (a server may start sending one). */
+export const UNTRACKED_MS = 60_000;
 
 /** `paced`: bulk import, which keeps the shared count from its first request; single commands are not. */
 export function decide(entry: LimitEntry | undefined, now: number, paced: boolean, probeLeaseMs: number): GateDecision {
@@ -77,7 +81,7 @@ export function decide(entry: LimitEntry | undefined, now: number, paced: boolea
     if (window.remaining <= 0) return { go: false, until: window.resetAt, reason: 'window' };
     return { go: true, entry: { ...entry, window: { ...window, remaining: window.remaining - 1 } } };
   }
-  if (!paced) return { go: true };
+  if (!paced || (entry?.untrackedUntil ?? 0) > now) return { go: true };
   if (entry?.probeUntil !== undefined && entry.probeUntil > now) {
     return { go: false, until: Math.min(entry.probeUntil, now + PROBE_POLL_MS), reason: 'probe' };
   }
@@ -121,6 +125,15 @@ export function observe(entry: LimitEntry | undefined, answer: RateAnswer, now: 
       next = { ...next, blockedUntil: resetAt, reason: 'quota_exhausted' };
       changed = true;
     }
+  } else if (paced && answer.status !== 429 && (next.untrackedUntil ?? 0) <= now) {
+    // No budget to learn: waiting for probes would only hold every request to one at a time.
+    next.untrackedUntil = now + UNTRACKED_MS;
+    changed = true;
+  }
+  if (paced && next.probeUntil !== undefined && next.window === entry?.window) {
+    // The probe has its answer, whatever it said: nobody need wait for it any longer.
+    delete next.probeUntil;
+    changed = true;
   }
   return changed ? next : undefined;
 }
@@ -129,6 +142,6 @@ export function observe(entry: LimitEntry | undefined, answer: RateAnswer, now: 
 export const PRUNE_AFTER_MS = 24 * 60 * 60 * 1000;
 
 export function isStale(entry: LimitEntry, now: number): boolean {
-  const latest = Math.max(entry.blockedUntil ?? 0, entry.window?.resetAt ?? 0, entry.probeUntil ?? 0);
+  const latest = Math.max(entry.blockedUntil ?? 0, entry.window?.resetAt ?? 0, entry.probeUntil ?? 0, entry.untrackedUntil ?? 0);
   return latest < now - PRUNE_AFTER_MS;
 }

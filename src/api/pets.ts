@@ -7,7 +7,7 @@ import { parseHttpDate } from './retry';
 
 /** Typed endpoint functions: one per operation of the specification, each validating what it sends and gets. */
 
-function validated<T>(schema: z.ZodMiniType<T>, response: ApiResponse, what: string): T {
+export function validated<T>(schema: z.ZodMiniType<T>, response: ApiResponse, what: string): T {
   const result = schema.safeParse(response.body);
   if (result.success) return result.data;
   const issue = result.error.issues[0];

@@ -1,5 +1,5 @@
 import type { Context } from '../context';
-import { ExitCode, InterruptedError, PetctlError, RateLimitError } from '../errors';
+import { ExitCode, InterruptedError, PetctlError, RateLimitError, UsageError } from '../errors';
 import { resolveTarget, requireKey } from '../config/credentials';
 import { type RowFailure, type RowResult, type Tally, count, emptyTally } from './results';
 import { openInput } from './input';
@@ -35,6 +35,10 @@ export interface BulkAddOptions {
 const INVALID_SHOWN = 20;
 
 export async function bulkAdd(options: BulkAddOptions, ctx: Context): Promise<void> {
+  if (ctx.globals.query !== undefined) {
+    // The rows stream out as they complete; there is no one JSON result to query.
+    throw new UsageError('--query does not apply to --file', "use -o ndjson and a filter such as jq: petctl pets add --file f.csv -o ndjson | jq 'select(.ok | not)'");
+  }
   // Every row is garbage a moment after it is read, yet on a long stream V8 grows its young
   // generation to 2 x 16 MB anyway; keeping it at its start size keeps a 100 MB file's peak RSS
   // ~20 MB lower, for a few % more time in the scavenger. (A flag V8 reads when it would grow.)

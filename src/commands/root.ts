@@ -3,6 +3,7 @@ import type { Context, GlobalOptions } from '../context';
 import { completesWith } from '../completion/values';
 import { OUTPUT_FORMATS, type OutputFormat } from '../output/format';
 import { VERSION } from '../version';
+import { registerApi } from './api';
 import { registerAuth } from './auth';
 import { registerCompletion } from './completion';
 import { parseCount, parsePositiveSeconds, parseSeconds } from './parsers';
@@ -11,7 +12,13 @@ import { registerProfile } from './profile';
 import { registerSandbox } from './sandbox';
 
 /** How a leaf command's action reaches its run function: main.ts builds the Context from the global flags. */
-export type Invoke = (run: (ctx: Context) => Promise<void>) => Promise<void>;
+export type Invoke = (run: (ctx: Context) => Promise<void>, command?: CommandTraits) => Promise<void>;
+
+/** What main.ts checks before running a command. */
+export interface CommandTraits {
+  /** The command has a JSON result that --query can filter. */
+  jsonResult?: boolean;
+}
 
 interface RawGlobals {
   profile?: string;
@@ -24,6 +31,8 @@ interface RawGlobals {
   verbose?: boolean;
   quiet?: boolean;
   color: boolean;
+  query?: string;
+  input: boolean;
 }
 
 /** Global flags → GlobalOptions. Environment fallbacks for profile and base URL are applied in config/credentials.ts. */
@@ -38,6 +47,8 @@ export function toGlobalOptions(raw: RawGlobals): GlobalOptions {
     verbose: raw.verbose === true,
     quiet: raw.quiet === true,
     color: raw.color,
+    ...(raw.query === undefined ? {} : { query: raw.query }),
+    ...(raw.input === false ? { noInput: true } : {}),
   };
 }
 
@@ -78,7 +89,9 @@ export function buildProgram(invoke: Invoke, output: HelpOutput): Command {
     )
     .option('-v, --verbose', 'HTTP trace on stderr (Authorization redacted)')
     .option('-q, --quiet', 'no notices or warnings on stderr')
-    .option('--no-color', 'no colour (also NO_COLOR=1); never coloured when stdout is not a terminal');
+    .option('--no-color', 'no colour (also NO_COLOR=1); never coloured when stdout is not a terminal')
+    .option('--no-input', 'never prompt for missing values, even on a terminal (also PETCTL_NO_INPUT=1)')
+    .option('--query <jmespath>', 'filter the JSON result with a JMESPath expression (pets list|add|get, api, auth status, profile list|show)');
 
   program.addHelpText(
     'after',
@@ -88,6 +101,8 @@ Examples:
   $ petctl pets add --name Rex --category-id 1
   $ petctl -p staging pets list -o json | jq '.[].name'
   $ petctl profile add production --base-url https://api.example.org/v1
+  $ petctl pets list --all --query '[?status==\`available\`].name'
+  $ petctl api /store/orders
 
 Exit codes: 0 ok, 1 unexpected, 2 usage, 3 not found, 4 auth, 5 rate limited,
 6 rejected (400), 7 network/server/invalid response/redirect, 130 interrupted.`,
@@ -97,6 +112,7 @@ Exit codes: 0 ok, 1 unexpected, 2 usage, 3 not found, 4 auth, 5 rate limited,
   registerAuth(program, invoke);
   registerProfile(program, invoke);
   registerSandbox(program, invoke);
+  registerApi(program, invoke);
   registerCompletion(program, invoke);
   return program;
 }

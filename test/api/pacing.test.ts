@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { type LimitEntry, LOW_WATER, PROBE_POLL_MS, PRUNE_AFTER_MS, decide, isStale, observe } from '../../src/api/pacing';
+import { type LimitEntry, LOW_WATER, PROBE_POLL_MS, PRUNE_AFTER_MS, UNTRACKED_MS, decide, isStale, observe } from '../../src/api/pacing';
 
 const NOW = 1_768_471_200_000;
 const LEASE = 5000;
@@ -83,7 +83,9 @@ describe('observe', () => {
   });
 
   it('a Reset that could not be read (garbage, past, far ahead) records no window', () => {
-    expect(observe(undefined, { status: 200, remaining: 0, reset: 12, resetAt: undefined }, NOW, true)).toBeUndefined();
+    expect(observe(undefined, { status: 200, remaining: 0, reset: 12, resetAt: undefined }, NOW, false)).toBeUndefined();
+    // A paced sender takes it as no budget at all, rather than probing on every request.
+    expect(observe(undefined, { status: 200, remaining: 0, reset: 12, resetAt: undefined }, NOW, true)).toEqual({ untrackedUntil: NOW + UNTRACKED_MS });
   });
 });
 
@@ -168,5 +170,18 @@ describe('paced senders against a fixed-window server (simulated)', () => {
     // 1,000 requests at 300 a window need 3 full windows and a part of a fourth; the reset is
     // only known to the second, so each wait may run up to a second long.
     expect(result.elapsedMs).toBeLessThan(3 * (windowMs + 1000) + 2000);
+  });
+});
+
+describe('a server that sends no budget', () => {
+  it('ends the probe, and frees paced requests from probing for a while', () => {
+    const after = observe({ probeUntil: NOW + LEASE }, { status: 201 }, NOW, true);
+    expect(after).toEqual({ untrackedUntil: NOW + UNTRACKED_MS });
+    expect(decide(after, NOW + 1, true, LEASE)).toEqual({ go: true });
+    expect(decide(after, NOW + UNTRACKED_MS + 1, true, LEASE)).toEqual({ go: true, entry: { untrackedUntil: NOW + UNTRACKED_MS, probeUntil: NOW + UNTRACKED_MS + 1 + LEASE } });
+  });
+
+  it('a 429 without headers ends the probe too (its Retry-After blocks instead)', () => {
+    expect(observe({ probeUntil: NOW + LEASE }, { status: 429, retryAt: NOW + 1000 }, NOW, true)).toEqual({ blockedUntil: NOW + 1000, reason: 'rate_limited' });
   });
 });

@@ -28,8 +28,8 @@ async function offered(words: string[], tree = program()): Promise<string[] | 'f
 
 describe.concurrent('commands and subcommands', () => {
   it('every visible top-level command, hidden __complete left out', async () => {
-    expect(await offered([''])).toEqual(['pets', 'auth', 'profile', 'sandbox', 'completion']);
-    expect(await offered([])).toEqual(['pets', 'auth', 'profile', 'sandbox', 'completion']);
+    expect(await offered([''])).toEqual(['pets', 'auth', 'profile', 'sandbox', 'api', 'completion']);
+    expect(await offered([])).toEqual(['pets', 'auth', 'profile', 'sandbox', 'api', 'completion']);
   });
 
   it('by prefix, at every level', async () => {
@@ -51,9 +51,9 @@ describe.concurrent('commands and subcommands', () => {
 
   it('commands registered later complete too: the tree is read at TAB time', async () => {
     const tree = program();
-    tree.command('api').argument('<path>').addOption(new Option('--method <method>').choices(['GET', 'POST']));
-    expect(await offered(['a'], tree)).toEqual(['auth', 'api']);
-    expect(await offered(['api', 'x', '--method', ''], tree)).toEqual(['GET', 'POST']);
+    tree.command('adopt').argument('<petId>').addOption(new Option('--method <method>').choices(['GET', 'POST']));
+    expect(await offered(['a'], tree)).toEqual(['auth', 'api', 'adopt']);
+    expect(await offered(['adopt', 'x', '--method', ''], tree)).toEqual(['GET', 'POST']);
   });
 
   it('descriptions are the one-line summaries from --help', async () => {
@@ -65,8 +65,8 @@ describe.concurrent('commands and subcommands', () => {
 describe.concurrent('flags', () => {
   it('"--" offers long flags: the command\'s own, --help, then the global ones; never hidden ones or --version below the top', async () => {
     const flags = await offered(['pets', 'list', '--']);
-    expect(flags.slice(0, 3)).toEqual(['--limit', '--status', '--help']);
-    expect(flags).toEqual(expect.arrayContaining(['--profile', '--output', '--json', '--base-url', '--timeout', '--retries', '--max-wait', '--verbose', '--quiet', '--no-color']));
+    expect(flags.slice(0, 4)).toEqual(['--limit', '--status', '--all', '--help']);
+    expect(flags).toEqual(expect.arrayContaining(['--profile', '--output', '--json', '--base-url', '--timeout', '--retries', '--max-wait', '--verbose', '--quiet', '--no-color', '--no-input', '--query']));
     expect(flags).not.toContain('--version');
     expect((flags as string[]).filter((flag) => !flag.startsWith('--'))).toEqual([]);
     expect(await offered(['sandbox', '--'])).not.toContain('--minute-ms');
@@ -118,7 +118,7 @@ describe.concurrent('values', () => {
   });
 
   it('a flag value is never mistaken for a command', async () => {
-    expect(await offered(['-p', 'pets', ''])).toEqual(['pets', 'auth', 'profile', 'sandbox', 'completion']);
+    expect(await offered(['-p', 'pets', ''])).toEqual(['pets', 'auth', 'profile', 'sandbox', 'api', 'completion']);
     expect(await offered(['--base-url', 'http://127.0.0.1:1/v1', 'pets', 'g'])).toEqual(['get']);
   });
 

@@ -376,6 +376,7 @@ describe.concurrent('pets add --file: usage and bad files', () => {
     [['--file', 'x.csv', '--concurrency', '0'], 'Allowed: a whole number from 1 to 16.'],
     [['--dry-run'], '--dry-run needs --file'],
     [['--name', 'Rex', '--category-id', '1', '--retry-unknown'], '--retry-unknown needs --file'],
+    [['--file', 'x.csv', '--query', 'length(@)'], '--query does not apply to --file'],
   ])('pets add %j: exit 2, nothing sent', async ([args, message], t) => {
     const { server, configDir, petctl } = await setupE2e(t, creator());
     write(configDir, 'x.csv', 'name,categoryId\nA,1\n');

@@ -1,13 +1,14 @@
 import type { Command } from 'commander';
 import type { Context } from '../../context';
+import { writeResult } from '../../output/result';
 import type { Invoke } from '../root';
 
 export function registerStatus(auth: Command, invoke: Invoke): void {
   auth
     .command('status')
     .description('check the API key with GET /pets?limit=1 and show the profile, masked key and rate limit')
-    .addHelpText('after', '\nExamples:\n  $ petctl auth status\n  $ petctl auth status -p production -o json')
-    .action(() => invoke((ctx) => statusRun(ctx)));
+    .addHelpText('after', '\nExamples:\n  $ petctl auth status\n  $ petctl auth status -p production -o json\n  $ petctl auth status --query rateLimit.remaining')
+    .action(() => invoke((ctx) => statusRun(ctx), { jsonResult: true }));
 }
 
 const SOURCE_LABELS: Record<string, string> = {
@@ -45,7 +46,7 @@ export async function statusRun(ctx: Context): Promise<void> {
   };
   const limitText =
     rate.limit === undefined ? 'not reported' : `${rate.remaining ?? '?'} of ${rate.limit} left${reset ? `, resets ${reset}` : ''}`;
-  ctx.io.stdout.write(
+  await writeResult(ctx, object, () =>
     renderDetails(
       [
         { key: 'profile', label: 'Profile', text: `${target.profile} (${profileSourceText})` },

@@ -2,11 +2,14 @@ import { type Command, Option } from 'commander';
 import type { BulkAddOptions } from '../../bulk/import';
 import type { Context } from '../../context';
 import { UsageError } from '../../errors';
+import { completePetFields } from '../../input/prompts';
+import { writeResult } from '../../output/result';
 import { PET_STATUSES, type PetStatusValue } from '../../schemas/constants';
 import { parseConcurrency, parseInt64Value } from '../parsers';
 import type { Invoke } from '../root';
 
 export interface AddOptions {
+  /** Asked for on a terminal when missing (input/prompts.ts); otherwise a usage error. */
   name?: string;
   categoryId?: number | bigint;
   status?: PetStatusValue;
@@ -20,8 +23,8 @@ export function registerAdd(pets: Command, invoke: Invoke): void {
   pets
     .command('add')
     .description('add an animal (POST /pets), or import many from a file with --file; prints what was created')
-    .addOption(new Option('--name <name>', "the animal's name"))
-    .addOption(new Option('--category-id <int64>', 'id of its category').argParser(parseInt64Value))
+    .addOption(new Option('--name <name>', "the animal's name (asked for on a terminal when missing)"))
+    .addOption(new Option('--category-id <int64>', 'id of its category (asked for on a terminal when missing)').argParser(parseInt64Value))
     .addOption(new Option('--status <status>', 'availability status').choices(PET_STATUSES))
     .addOption(new Option('--file <path|->', 'import the rows of a JSON array, NDJSON or CSV file (- = stdin)'))
     .addOption(new Option('--format <format>', 'the file format, instead of guessing from the extension or content').choices(['json', 'ndjson', 'csv']))
@@ -35,7 +38,8 @@ export function registerAdd(pets: Command, invoke: Invoke): void {
       `
 Examples:
   $ petctl pets add --name Rex --category-id 1 --status available
-  $ id=$(petctl pets add --name Tom --category-id 2 -o json | jq -r .id)
+  $ id=$(petctl pets add --name Tom --category-id 2 --query id)
+  $ petctl pets add                     # on a terminal: asks for name, category id and status
   $ petctl pets add --file shelter.csv                # CSV header: name,categoryId,status
   $ jq -c '.[]' pets.json | petctl pets add --file - -o ndjson
   $ petctl pets add --file shelter.csv --dry-run      # validate, count, send nothing
@@ -43,6 +47,8 @@ Examples:
   $ petctl pets add --file shelter.csv --retry-unknown   # after checking the unknown rows
 
 A POST is never sent twice: it is retried only after a 429 (not processed).
+Off a terminal, or with --no-input (PETCTL_NO_INPUT=1), --name and --category-id are required (exit 2).
+Ctrl-C at a prompt exits 130 and sends nothing.
 --file paces itself to the plan's rate and keeps a journal: rerunning the same
 command resumes, skipping rows already created. Rows sent without an answer
 are "outcome_unknown" and only resent with --retry-unknown.
@@ -50,7 +56,7 @@ Exit codes with --file: 0 all created (or already), 6 a row invalid or
 rejected, 7 a row's outcome unknown, 5 stopped by the rate limit (rerun to
 resume), 130 Ctrl-C, 2 usage (e.g. --file with --name). See docs/bulk-import.md.`,
     )
-    .action((flags: AddFlags) => invoke((ctx) => addRun(toAddOptions(flags), ctx)));
+    .action((flags: AddFlags) => invoke((ctx) => addRun(toAddOptions(flags), ctx), { jsonResult: true }));
 }
 
 /** Flags -> options: --file makes a bulk import, which excludes the single-animal flags. */
@@ -68,16 +74,15 @@ export function toAddOptions(flags: AddFlags): AddOptions {
   return { bulk };
 }
 
-export async function addRun(options: AddOptions, ctx: Context): Promise<void> {
-  if (options.bulk) {
+export async function addRun(given: AddOptions, ctx: Context): Promise<void> {
+  if (given.bulk) {
     const { bulkAdd } = await import('../../bulk/import');
-    return bulkAdd(options.bulk, ctx);
+    return bulkAdd(given.bulk, ctx);
   }
-  if (options.name === undefined) throw new UsageError("required option '--name <name>' not specified");
-  if (options.categoryId === undefined) throw new UsageError("required option '--category-id <int64>' not specified");
-  if (options.name.trim() === '') {
+  if (given.name?.trim() === '') {
     throw new UsageError("option '--name <name>' must not be empty");
   }
+  const options = await completePetFields(ctx, given);
   const [{ http }, { createPet }, { renderPet }, { renderOptions }] = await Promise.all([
     ctx.api(),
     import('../../api/pets'),
@@ -85,5 +90,5 @@ export async function addRun(options: AddOptions, ctx: Context): Promise<void> {
     import('../../output/settings'),
   ]);
   const pet = await createPet(http, { name: options.name, categoryId: options.categoryId, status: options.status });
-  ctx.io.stdout.write(renderPet(pet, ctx.globals.output, renderOptions(ctx)));
+  await writeResult(ctx, pet, () => renderPet(pet, ctx.globals.output, renderOptions(ctx)));
 }

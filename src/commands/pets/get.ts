@@ -1,5 +1,6 @@
 import { Argument, type Command } from 'commander';
 import type { Context } from '../../context';
+import { writeResult } from '../../output/result';
 import { GET_PET_SUNSET } from '../../schemas/constants';
 import { parseInt64Value } from '../parsers';
 import type { Invoke } from '../root';
@@ -18,9 +19,10 @@ export function registerGet(pets: Command, invoke: Invoke): void {
       `
 Examples:
   $ petctl pets get 42
+  $ petctl pets get 42 --query name
   $ petctl pets list --status available     # the replacement`,
     )
-    .action((petId: number | bigint) => invoke((ctx) => getRun({ petId }, ctx)));
+    .action((petId: number | bigint) => invoke((ctx) => getRun({ petId }, ctx), { jsonResult: true }));
 }
 
 export async function getRun(options: GetOptions, ctx: Context): Promise<void> {
@@ -35,7 +37,7 @@ export async function getRun(options: GetOptions, ctx: Context): Promise<void> {
     ctx.warn(`GET /pets/{petId} is deprecated and is to be removed on ${sunset}; use \`petctl pets list --status <status>\` instead`);
   try {
     const pet = await getPet(http, options.petId, (date) => (sunset = date));
-    ctx.io.stdout.write(renderPet(pet, ctx.globals.output, renderOptions(ctx)));
+    await writeResult(ctx, pet, () => renderPet(pet, ctx.globals.output, renderOptions(ctx)));
   } catch (error) {
     // With -o json|ndjson a failure's stderr is the one JSON error line.
     if (ctx.globals.output !== 'json' && ctx.globals.output !== 'ndjson') warn();

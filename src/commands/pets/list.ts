@@ -1,29 +1,36 @@
 import { type Command, Option } from 'commander';
 import type { Context } from '../../context';
+import { writeResult } from '../../output/result';
 import { LIMIT_DEFAULT, LIMIT_MAX, LIMIT_MIN, PET_STATUSES, type PetStatusValue } from '../../schemas/constants';
+import type { Pet } from '../../schemas/pet';
 import { parseLimit } from '../parsers';
 import type { Invoke } from '../root';
 
 export interface ListOptions {
   limit?: number;
   status?: PetStatusValue;
+  /** Follow Link rel="next" to the last page; `limit` is then the page size. */
+  all?: boolean;
 }
 
 export function registerList(pets: Command, invoke: Invoke): void {
   pets
     .command('list')
     .description('list animals (GET /pets)')
-    .addOption(new Option('--limit <n>', `at most this many animals, ${LIMIT_MIN}-${LIMIT_MAX} (server default ${LIMIT_DEFAULT})`).argParser(parseLimit))
+    .addOption(new Option('--limit <n>', `at most this many animals, ${LIMIT_MIN}-${LIMIT_MAX} (server default ${LIMIT_DEFAULT}); with --all, the page size`).argParser(parseLimit))
     .addOption(new Option('--status <status>', 'only animals with this status').choices(PET_STATUSES))
+    .option('--all', 'fetch every page: follow the server\'s Link rel="next" until there is none (exit 7 if it leads off-origin or loops)')
     .addHelpText(
       'after',
       `
 Examples:
   $ petctl pets list --status available
   $ petctl pets list --limit 100 -o csv > pets.csv
-  $ petctl pets list | cut -f2          # names, one per line, when piped`,
+  $ petctl pets list | cut -f2          # names, one per line, when piped
+  $ petctl pets list --all --limit 100 -o ndjson > all.ndjson
+  $ petctl pets list --query '[?categoryId==\`2\`].name'`,
     )
-    .action((options: ListOptions) => invoke((ctx) => listRun(options, ctx)));
+    .action((options: ListOptions) => invoke((ctx) => listRun(options, ctx), { jsonResult: true }));
 }
 
 export async function listRun(options: ListOptions, ctx: Context): Promise<void> {
@@ -33,7 +40,28 @@ export async function listRun(options: ListOptions, ctx: Context): Promise<void>
     import('../../output/pets'),
     import('../../output/settings'),
   ]);
-  const { pets } = await listPets(http, { limit: options.limit, status: options.status });
-  if (pets.length === 0 && ctx.globals.output === 'table') ctx.notice('No animals found.');
-  ctx.io.stdout.write(renderPets(pets, ctx.globals.output, renderOptions(ctx)));
+  const { output, query, verbose } = ctx.globals;
+  const params = { limit: options.limit, status: options.status };
+  const render = (pets: readonly Pet[]) => renderPets(pets, output, renderOptions(ctx));
+  // TSV and ndjson lines stand alone, so --all prints each page as it comes; json, csv, a terminal's table and --query need them all.
+  const streams = options.all === true && query === undefined && (output === 'ndjson' || (output === 'table' && ctx.io.stdout.isTTY !== true));
+  const pets: Pet[] = [];
+  let count = 0;
+  if (options.all) {
+    const { petPages } = await import('../../api/pages');
+    for await (const page of petPages(http, params)) {
+      if (verbose) ctx.io.stderr.write(`page ${page.number}: ${page.pets.length} animals${page.next ? `, next ${page.next}` : ', no next link'}\n`);
+      if (!page.next && page.pets.length >= (options.limit ?? LIMIT_DEFAULT)) {
+        ctx.notice(`petctl: page ${page.number} is full but came without a Link rel="next"; the server may hold more animals than were listed`);
+      }
+      count += page.pets.length;
+      if (streams) ctx.io.stdout.write(render(page.pets));
+      else pets.push(...page.pets);
+    }
+  } else {
+    pets.push(...(await listPets(http, params)).pets);
+    count = pets.length;
+  }
+  if (count === 0 && output === 'table' && query === undefined) ctx.notice('No animals found.');
+  if (!streams) await writeResult(ctx, pets, () => render(pets));
 }

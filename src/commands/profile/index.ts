@@ -1,7 +1,7 @@
 import { Argument, type Command } from 'commander';
 import { completesWith } from '../../completion/values';
 import type { Context } from '../../context';
-import { UsageError } from '../../errors';
+import { writeResult } from '../../output/result';
 import type { Invoke } from '../root';
 
 /**
@@ -14,13 +14,15 @@ export function registerProfile(program: Command, invoke: Invoke): void {
   profile
     .command('list')
     .description('list profiles; * marks the active one')
-    .action(() => invoke((ctx) => profileListRun(ctx)));
+    .addHelpText('after', "\nExamples:\n  $ petctl profile list\n  $ petctl profile list -o json\n  $ petctl profile list --query '[?active].name | [0]'")
+    .action(() => invoke((ctx) => profileListRun(ctx), { jsonResult: true }));
 
   profile
     .command('show')
     .description('show a profile (default: the one in use) and what overrides it')
     .addArgument(completesWith(new Argument('[name]', 'profile name'), 'profiles'))
-    .action((name: string | undefined) => invoke((ctx) => profileShowRun({ name }, ctx)));
+    .addHelpText('after', '\nExamples:\n  $ petctl profile show\n  $ petctl profile show production -o json\n  $ petctl profile show production --query effectiveBaseUrl')
+    .action((name: string | undefined) => invoke((ctx) => profileShowRun({ name }, ctx), { jsonResult: true }));
 
   profile
     .command('add')
@@ -29,14 +31,15 @@ export function registerProfile(program: Command, invoke: Invoke): void {
     // Declared for the help text only: the global --base-url (root.ts) has the same name, and
     // commander gives a program's option precedence wherever it stands on the line, so the
     // value always arrives in the global options (not from PETCTL_BASE_URL: that is not a flag).
-    .option('--base-url <url>', 'https://…/v1 (http only for loopback)')
+    .option('--base-url <url>', 'https://…/v1 (http only for loopback); asked for on a terminal when missing')
     .addHelpText(
       'after',
       `
 Examples:
   $ petctl profile add production --base-url https://api.example.org/v1
   $ petctl profile add staging --base-url https://staging.example.org/v1
-  $ petctl auth login -p staging`,
+  $ petctl auth login -p staging
+  $ petctl profile add staging          # on a terminal: asks for the base URL`,
     )
     .action((name: string) => invoke((ctx) => profileAddRun({ name, baseUrl: ctx.globals.baseUrl }, ctx)));
 
@@ -77,7 +80,7 @@ export async function profileListRun(ctx: Context): Promise<void> {
     { key: 'baseUrl', header: 'BASE URL', value: (row: Row) => row.baseUrl ?? SANDBOX_URL_TEXT },
     { key: 'key', header: 'KEY', value: (row: Row) => row.key ?? (row.builtIn ? 'built-in' : 'none') },
   ];
-  ctx.io.stdout.write(renderRecords(columns, rows, ctx.globals.output, renderOptions(ctx)));
+  await writeResult(ctx, rows, () => renderRecords(columns, rows, ctx.globals.output, renderOptions(ctx)));
 }
 
 export async function profileShowRun(options: { name?: string }, ctx: Context): Promise<void> {
@@ -104,7 +107,7 @@ export async function profileShowRun(options: { name?: string }, ctx: Context): 
     keySource: target.keySource ?? null,
     overrides,
   };
-  ctx.io.stdout.write(
+  await writeResult(ctx, object, () =>
     renderDetails(
       [
         { key: 'name', label: 'Profile', text: `${object.name}${object.active ? ' (active)' : ''}` },
@@ -120,11 +123,9 @@ export async function profileShowRun(options: { name?: string }, ctx: Context): 
 }
 
 export async function profileAddRun(options: { name: string; baseUrl?: string }, ctx: Context): Promise<void> {
-  if (options.baseUrl === undefined) {
-    throw new UsageError("required option '--base-url <url>' not specified", 'petctl profile add <name> --base-url https://api.example.org/v1');
-  }
+  const baseUrl = options.baseUrl ?? (await (await import('../../input/prompts')).promptBaseUrl(ctx));
   const store = await ctx.profiles();
-  await store.add(options.name, options.baseUrl);
+  await store.add(options.name, baseUrl);
   ctx.notice(`Profile "${options.name}" added. Store its key with: petctl auth login -p ${options.name}`);
 }
 

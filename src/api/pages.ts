@@ -1,0 +1,78 @@
+import LinkHeader from 'http-link-header';
+import { InvalidResponseError } from '../errors';
+import { Pets } from '../schemas/pet';
+import type { ApiResponse, HttpClient } from './http-client';
+import { type ListPetsParams, validated } from './pets';
+
+/**
+ * `pets list --all`: GET /pets, then every `Link: <…>; rel="next"` (RFC 8288)
+ * until an answer has none. The specification shows no paging; this is the
+ * standard way for a server to offer more (gh api --paginate follows it too).
+ * Each page goes through the HTTP core, so the rate-limit gate paces them.
+ */
+
+/** One page of animals and the answer it came in. */
+export interface PetPage {
+  /** 1 for the first page. */
+  number: number;
+  url: string;
+  pets: Pets;
+  /** The absolute URL of the next page; the walk ends with exit 7 after this page if it is unsafe to request. */
+  next?: string;
+  response: ApiResponse;
+}
+
+/** The rel="next" target of a Link header, resolved against the URL of the answer that carried it. */
+export function nextLink(linkHeader: string | undefined, responseUrl: string): string | undefined {
+  if (linkHeader === undefined || linkHeader.trim() === '') return undefined;
+  let links: ReturnType<typeof LinkHeader.parse>;
+  try {
+    links = LinkHeader.parse(linkHeader);
+  } catch {
+    throw new InvalidResponseError(`the Link header of ${responseUrl} cannot be parsed (RFC 8288)`, 200);
+  }
+  // rel() compares relation types case-insensitively and splits "next last", as RFC 8288 says.
+  const target = links.rel('next')[0]?.uri;
+  if (target === undefined) return undefined;
+  try {
+    return new URL(target, responseUrl).toString();
+  } catch {
+    throw new InvalidResponseError(`the next-page link of ${responseUrl} is not a URL`, 200);
+  }
+}
+
+/**
+ * The pages, one at a time. A next link on another origin (the key would go
+ * with the request) or to a page already fetched (a loop) ends the walk with
+ * exit 7, without requesting it.
+ */
+export async function* petPages(http: HttpClient, params: ListPetsParams): AsyncGenerator<PetPage> {
+  const visited = new Set<string>();
+  let url: string | undefined = http.buildUrl('/pets', { limit: params.limit, status: params.status });
+  for (let number = 1; url !== undefined; number++) {
+    visited.add(url);
+    // Through the core's gate like any request: a page that leaves no budget makes the next wait for the reset.
+    // Not `paced` (bulk import's mode): against a server without X-RateLimit-* headers its probe is never
+    // answered, and each page would wait out the probe lease.
+    const response: ApiResponse = await http.send({ method: 'GET', path: '/pets', url });
+    const pets = validated(Pets, response, `GET ${new URL(url).pathname}`);
+    const next = nextLink(response.header('link'), url);
+    // The page itself is good: it is handed out before a bad link to the next one ends the walk.
+    yield { number, url, pets, response, ...(next === undefined ? {} : { next }) };
+    if (next !== undefined && !http.isSameOrigin(next)) {
+      throw new InvalidResponseError(
+        `page ${number}'s next link points to another origin (${new URL(next).origin}); not followed, so the API key stays with ${new URL(url).origin}`,
+        response.status,
+      );
+    }
+    if (next !== undefined && visited.has(next)) {
+      throw new InvalidResponseError(`page ${number}'s next link leads back to a page already fetched (${pathOf(next)}); not followed`, response.status);
+    }
+    url = next;
+  }
+}
+
+function pathOf(url: string): string {
+  const { pathname, search } = new URL(url);
+  return pathname + search;
+}

@@ -1,0 +1,147 @@
+import { readFile } from 'node:fs/promises';
+import { UsageError } from '../errors';
+import { parseInt64 } from '../schemas/int64';
+import type { ApiRequest } from './http-client';
+
+/**
+ * `petctl api`: turns its flags into one request for the HTTP core, checking
+ * everything before anything is sent (bad input is exit 2). After gh api.
+ */
+
+export interface RawRequestFlags {
+  path: string;
+  method?: string;
+  /** -f key=value: strings. */
+  rawFields: string[];
+  /** -F key=value: int64, true/false/null, @file, else a string. */
+  typedFields: string[];
+  /** --input <file|->: the body, as is. */
+  input?: string;
+  /** -H 'Name: value'. */
+  headers: string[];
+}
+
+export type FieldValue = string | number | bigint | boolean | null;
+
+/** What reading a file or stdin takes, so tests and the command supply their own. */
+export interface RawRequestIo {
+  readFile(path: string): Promise<Buffer>;
+  readStdin(): Promise<Buffer>;
+}
+
+/** Files from the file system; `-` (and @-) from the given stdin. */
+export function fileIo(stdin: NodeJS.ReadableStream): RawRequestIo {
+  return {
+    readFile: (path) => readFile(path),
+    readStdin: async () => {
+      const chunks: Buffer[] = [];
+      for await (const chunk of stdin) chunks.push(Buffer.isBuffer(chunk) ? chunk : Buffer.from(chunk as string));
+      return Buffer.concat(chunks);
+    },
+  };
+}
+
+/** Headers petctl sets itself: the key goes only where the profile says, and the core identifies itself. */
+const RESERVED_HEADERS = new Set(['authorization', 'proxy-authorization', 'user-agent', 'host', 'content-length']);
+
+const METHOD = /^[A-Za-z]+$/;
+
+export function parseHeader(text: string): [string, string] {
+  const colon = text.indexOf(':');
+  const name = colon < 0 ? '' : text.slice(0, colon).trim();
+  if (!/^[!#$%&'*+.^_`|~0-9A-Za-z-]+$/.test(name)) throw new UsageError(`-H '${text.split(':')[0]}...' is not a header: expected 'Name: value'`);
+  if (RESERVED_HEADERS.has(name.toLowerCase())) {
+    throw new UsageError(`-H cannot set ${name}: petctl sets it itself`, name.toLowerCase() === 'authorization' ? 'the key comes from the profile: petctl auth login, or PETCTL_API_KEY' : undefined);
+  }
+  const value = text.slice(colon + 1).trim();
+  if (/[\r\n\0]/.test(value)) throw new UsageError(`-H ${name}: the value must be one line`);
+  return [name, value];
+}
+
+function splitField(text: string, flag: string): [string, string] {
+  const equals = text.indexOf('=');
+  if (equals <= 0) throw new UsageError(`${flag} '${text}' is not key=value`);
+  return [text.slice(0, equals), text.slice(equals + 1)];
+}
+
+/** -F's typing: integers stay int64-exact; `true`, `false`, `null`; `@file` is the file's text; anything else a string. */
+async function typedValue(text: string, io: RawRequestIo): Promise<FieldValue> {
+  if (text === 'true') return true;
+  if (text === 'false') return false;
+  if (text === 'null') return null;
+  const integer = parseInt64(text);
+  if (integer !== undefined) return integer;
+  if (text.startsWith('@')) return (await readSource(text.slice(1), io, '-F')).toString('utf8');
+  return text;
+}
+
+async function readSource(path: string, io: RawRequestIo, flag: string): Promise<Buffer> {
+  if (path === '-') return io.readStdin();
+  try {
+    return await io.readFile(path);
+  } catch (error) {
+    const code = (error as { code?: string }).code;
+    throw new UsageError(`${flag} @${path}: cannot read the file${code ? ` (${code})` : ''}`);
+  }
+}
+
+/**
+ * The absolute URL for `<path>`: relative to the base URL (`/pets`, `pets`,
+ * `/store/orders?x=1`), or an absolute URL on the base URL's own origin.
+ * Any other origin is refused: the key goes only to the profile's service.
+ */
+export function resolveApiUrl(baseUrl: string, path: string): string {
+  if (/^[a-z][a-z0-9+.-]*:/i.test(path)) {
+    let url: URL;
+    try {
+      url = new URL(path);
+    } catch {
+      throw new UsageError(`'${path}' is not a URL`);
+    }
+    const base = new URL(baseUrl);
+    if (url.origin !== base.origin) {
+      throw new UsageError(`refusing ${url.origin}: petctl api sends the API key only to the profile's origin, ${base.origin}`, 'give a path relative to the base URL, e.g. /pets');
+    }
+    return url.toString();
+  }
+  if (path.startsWith('//')) throw new UsageError(`'${path}' is not a path relative to the base URL`, 'e.g. /pets');
+  return new URL(`${baseUrl}/${path.replace(/^\/+/, '')}`).toString();
+}
+
+/** The flags' method and header checks, which need nothing from the profile. */
+export function checkFlags(flags: RawRequestFlags): { method: string; headers: Record<string, string> } {
+  const hasBody = flags.rawFields.length + flags.typedFields.length > 0 || flags.input !== undefined;
+  const method = (flags.method ?? (hasBody ? 'POST' : 'GET')).toUpperCase();
+  if (!METHOD.test(method)) throw new UsageError(`-X '${flags.method}' is not an HTTP method`);
+  for (const field of flags.rawFields) splitField(field, '-f');
+  for (const field of flags.typedFields) splitField(field, '-F');
+  return { method, headers: Object.fromEntries(flags.headers.map(parseHeader)) };
+}
+
+/**
+ * The request: fields become query parameters for GET (and when --input
+ * supplies the body, as gh does), else a JSON object body.
+ */
+export async function buildRawRequest(flags: RawRequestFlags, baseUrl: string, io: RawRequestIo): Promise<ApiRequest> {
+  const { method, headers } = checkFlags(flags);
+  const url = new URL(resolveApiUrl(baseUrl, flags.path));
+  const fields: Array<[string, FieldValue]> = [
+    ...flags.rawFields.map((field) => splitField(field, '-f')),
+    ...(await Promise.all(
+      flags.typedFields.map(async (field) => {
+        const [key, text] = splitField(field, '-F');
+        return [key, await typedValue(text, io)] as [string, FieldValue];
+      }),
+    )),
+  ];
+  const rawBody = flags.input === undefined ? undefined : await readSource(flags.input, io, '--input');
+  const request: ApiRequest = { method, path: url.pathname, url: url.toString(), headers, rawResponse: true };
+  if (method === 'GET' || rawBody !== undefined) {
+    for (const [key, value] of fields) url.searchParams.append(key, value === null ? '' : String(value));
+    request.url = url.toString();
+    if (rawBody !== undefined) request.rawBody = rawBody;
+  } else if (fields.length > 0) {
+    request.body = Object.fromEntries(fields);
+  }
+  return request;
+}

@@ -1,0 +1,81 @@
+import type { Command } from 'commander';
+import type { Context } from '../context';
+import { InvalidResponseError } from '../errors';
+import type { RawRequestFlags } from '../api/raw-request';
+import type { Invoke } from './root';
+
+export interface ApiOptions extends RawRequestFlags {
+  include: boolean;
+}
+
+// No default array: commander would print it as (default: []) in --help.
+const collect = (value: string, previous: string[] | undefined) => [...(previous ?? []), value];
+
+export function registerApi(program: Command, invoke: Invoke): void {
+  program
+    .command('api')
+    .description("send any request to the service, with the profile's key and rate-limit handling (like gh api)")
+    .argument('<path>', 'relative to the base URL (/pets, pets, /store/orders?x=1), or an absolute URL on its origin')
+    .option('-X, --method <method>', 'HTTP method (default GET, or POST with fields or --input)')
+    .option('-f, --raw-field <key=value>', 'a string field (repeatable)', collect)
+    .option('-F, --field <key=value>', 'a typed field: int64, true, false, null, @file (repeatable)', collect)
+    .option('--input <file>', 'the request body from a file, or - for stdin (fields then go in the query)')
+    .option('-H, --header <header>', "an extra header 'Name: value' (repeatable; not Authorization)", collect)
+    .option('-i, --include', 'print the status line and response headers first')
+    .addHelpText(
+      'after',
+      `
+With GET, fields become query parameters; otherwise they make a JSON body.
+The body prints as sent; JSON is pretty-printed on a terminal or with -o json,
+and -o ndjson prints an array one element per line. Errors exit as any command
+(3 not found, 4 auth, 5 rate limited, 6 rejected, 7 server/network); another
+origin, or -H Authorization, exits 2 before anything is sent.
+
+Examples:
+  $ petctl api /store/orders
+  $ petctl api -X GET /pets -f status=available -F limit=5
+  $ petctl api /pets -F name=Rex -F categoryId=9007199254740993
+  $ petctl api -X PUT /store/orders/7 --input order.json
+  $ petctl api -i /pets --query '[].name'`,
+    )
+    .action((path: string, flags: { method?: string; rawField?: string[]; field?: string[]; input?: string; header?: string[]; include?: boolean }) =>
+      invoke(
+        (ctx) =>
+          apiRun(
+            {
+              path,
+              method: flags.method,
+              rawFields: flags.rawField ?? [],
+              typedFields: flags.field ?? [],
+              input: flags.input,
+              headers: flags.header ?? [],
+              include: flags.include === true,
+            },
+            ctx,
+          ),
+        { jsonResult: true },
+      ),
+    );
+}
+
+export async function apiRun(options: ApiOptions, ctx: Context): Promise<void> {
+  const { checkFlags, buildRawRequest, fileIo } = await import('../api/raw-request');
+  checkFlags(options);
+  const [{ http, target }, output] = await Promise.all([ctx.api(), import('../output/api-response')]);
+  const request = await buildRawRequest(options, target.baseUrl, fileIo(ctx.io.stdin));
+  // -i: the head of the final answer, an error's too (before the error on stderr); reset before every attempt.
+  let head = '';
+  if (options.include) {
+    request.onResponse = (answer) => (head = output.renderHead(answer));
+    request.hooks = { beforeSend: () => void (head = '') };
+  }
+  const answer = await http.send(request).finally(() => ctx.io.stdout.write(head));
+  if (ctx.globals.query === undefined) {
+    ctx.io.stdout.write(output.renderBody(answer.text, ctx.globals.output, ctx.io.stdout.isTTY === true));
+    return;
+  }
+  const json = output.answerJson(answer.text);
+  if (json === undefined) throw new InvalidResponseError(`${request.method} ${answer.url} answered ${answer.status} without a JSON body for --query`, answer.status);
+  const { writeQueried } = await import('../output/query');
+  writeQueried(ctx.io.stdout, ctx.globals.query, json.value, ctx.globals.output);
+}

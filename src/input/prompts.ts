@@ -1,0 +1,110 @@
+import type { Context } from '../context';
+import { InterruptedError, UsageError } from '../errors';
+import { PET_STATUSES, type PetStatusValue } from '../schemas/constants';
+import { parseInt64 } from '../schemas/int64';
+
+/**
+ * Asking for what a command is missing, as `gh pr create` does, when a person
+ * is at a terminal. The prompt library (@inquirer) is loaded only when a
+ * prompt is actually shown. Prompts are drawn on stderr: stdout stays data.
+ */
+
+/** Prompts only when stdin and stderr are terminals, and not with --no-input or PETCTL_NO_INPUT=1. */
+export function canPrompt(ctx: Context): boolean {
+  if (ctx.globals.noInput) return false;
+  const disabled = ctx.env.PETCTL_NO_INPUT;
+  if (disabled !== undefined && disabled !== '' && disabled !== '0' && disabled.toLowerCase() !== 'false') return false;
+  return ctx.io.stdin.isTTY === true && ctx.io.stderr.isTTY === true;
+}
+
+/** The same error commander gives for a missing mandatory option, so scripts see no difference (exit 2). */
+export function missingOption(flag: string, hint = 'see petctl --help'): UsageError {
+  return new UsageError(`required option '${flag}' not specified`, hint);
+}
+
+/**
+ * Runs one prompt with the context's streams and Ctrl-C handling. In raw mode
+ * Ctrl-C arrives as a keypress, not SIGINT: @inquirer rejects with
+ * ExitPromptError, which becomes exit 130 with nothing sent.
+ */
+async function ask<T>(ctx: Context, show: (context: PromptContext) => Promise<T>): Promise<T> {
+  try {
+    return await show({
+      input: ctx.io.stdin,
+      output: ctx.io.stderr as unknown as NodeJS.WritableStream,
+      signal: ctx.signal,
+    });
+  } catch (error) {
+    const name = (error as { name?: string } | undefined)?.name;
+    if (name === 'ExitPromptError' || name === 'AbortPromptError') throw new InterruptedError();
+    throw error;
+  }
+}
+
+interface PromptContext {
+  input: NodeJS.ReadableStream;
+  output: NodeJS.WritableStream;
+  signal: AbortSignal;
+}
+
+export interface PetFields {
+  name?: string;
+  categoryId?: number | bigint;
+  status?: PetStatusValue;
+}
+
+/**
+ * `pets add` without --name or --category-id: asks for the missing ones, then
+ * for the status (unless given). Off a terminal, the usage error of before.
+ */
+export async function completePetFields(ctx: Context, given: PetFields): Promise<PetFields & { name: string; categoryId: number | bigint }> {
+  const { name: givenName, categoryId: givenCategory } = given;
+  if (givenName !== undefined && givenCategory !== undefined) return { ...given, name: givenName, categoryId: givenCategory };
+  if (!canPrompt(ctx)) throw missingOption(given.name === undefined ? '--name <name>' : '--category-id <int64>');
+  const [{ default: input }, { default: select }] = await Promise.all([import('@inquirer/input'), import('@inquirer/select')]);
+  const name =
+    given.name ??
+    (await ask(ctx, (context) =>
+      input({ message: 'Name', validate: (text) => (text.trim() === '' ? 'The name must not be empty' : true) }, context),
+    ));
+  const categoryId =
+    given.categoryId ??
+    parseInt64(
+      (await ask(ctx, (context) =>
+        input(
+          {
+            message: 'Category id',
+            validate: (text) => (parseInt64(text.trim()) === undefined ? 'A whole number from -9223372036854775808 to 9223372036854775807' : true),
+          },
+          context,
+        ),
+      )).trim(),
+    )!;
+  let status = given.status;
+  if (status === undefined) {
+    const choice = await ask(ctx, (context) =>
+      select<PetStatusValue | 'none'>(
+        { message: 'Status', choices: [{ value: 'none', name: 'none' }, ...PET_STATUSES.map((value) => ({ value, name: value }))] },
+        context,
+      ),
+    );
+    status = choice === 'none' ? undefined : choice;
+  }
+  return { name, categoryId, ...(status === undefined ? {} : { status }) };
+}
+
+/** `profile add <name>` without --base-url: asks for it, checked as the flag would be. */
+export async function promptBaseUrl(ctx: Context): Promise<string> {
+  if (!canPrompt(ctx)) throw missingOption('--base-url <url>', 'petctl profile add <name> --base-url https://api.example.org/v1');
+  const [{ default: input }, { validateBaseUrl }] = await Promise.all([import('@inquirer/input'), import('../config/base-url')]);
+  const check = (text: string): string | true => {
+    try {
+      validateBaseUrl(text.trim());
+      return true;
+    } catch (error) {
+      return (error as Error).message;
+    }
+  };
+  const answer = await ask(ctx, (context) => input({ message: 'Base URL (e.g. https://api.example.org/v1)', validate: check }, context));
+  return answer.trim();
+}

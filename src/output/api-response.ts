@@ -1,0 +1,48 @@
+import { STATUS_CODES } from 'node:http';
+import { parseJson, stringifyJson } from '../schemas/json';
+import type { OutputFormat } from './format';
+
+/** What `petctl api` prints of an answer. */
+export interface RawAnswer {
+  status: number;
+  text: string;
+  headers: Record<string, string | string[] | undefined>;
+}
+
+/** `-i`: the status line and the headers, then a blank line, as curl -i shows them. */
+export function renderHead(answer: RawAnswer): string {
+  const lines = [`HTTP/1.1 ${answer.status} ${STATUS_CODES[answer.status] ?? ''}`.trimEnd()];
+  for (const [name, value] of Object.entries(answer.headers)) {
+    const canonical = name.replace(/(^|-)([a-z])/g, (_match, dash: string, letter: string) => dash + letter.toUpperCase());
+    for (const one of Array.isArray(value) ? value : value === undefined ? [] : [value]) lines.push(`${canonical}: ${one}`);
+  }
+  return `${lines.join('\n')}\n\n`;
+}
+
+/** The body as JSON (int64-exact), or undefined when it is empty or not JSON. */
+export function answerJson(text: string): { value: unknown } | undefined {
+  if (text.trim() === '') return undefined;
+  try {
+    return { value: parseJson(text) };
+  } catch {
+    return undefined;
+  }
+}
+
+/**
+ * The body as the server sent it, except that a JSON body is pretty-printed
+ * (int64-exact) on a terminal or with -o json, and -o ndjson prints an
+ * array's elements one per line. Piped, in the default format, the bytes are
+ * passed through untouched.
+ */
+export function renderBody(text: string, format: OutputFormat, stdoutIsTTY: boolean): string {
+  const pretty = format === 'json' || (format === 'table' && stdoutIsTTY);
+  if (!pretty && format !== 'ndjson') return text;
+  const json = answerJson(text);
+  if (json === undefined) return text;
+  if (format === 'ndjson') {
+    const items = Array.isArray(json.value) ? json.value : [json.value];
+    return items.map((item) => `${stringifyJson(item)}\n`).join('');
+  }
+  return `${stringifyJson(json.value, 2)}\n`;
+}

@@ -1,0 +1,92 @@
+import { describe, expect, it } from 'vitest';
+import { type RawRequestFlags, buildRawRequest, checkFlags, parseHeader, resolveApiUrl } from '../../src/api/raw-request';
+import { UsageError } from '../../src/errors';
+import { stringifyJson } from '../../src/schemas/json';
+
+const BASE = 'https://api.example.org/v1';
+const files: Record<string, string> = { 'note.txt': 'hello\nworld\n', 'body.json': '{"name":"Rex","categoryId":9007199254740993}' };
+const io = {
+  readFile: async (path: string) => {
+    if (!(path in files)) throw Object.assign(new Error('missing'), { code: 'ENOENT' });
+    return Buffer.from(files[path]!);
+  },
+  readStdin: async () => Buffer.from('from stdin'),
+};
+
+function flags(overrides: Partial<RawRequestFlags>): RawRequestFlags {
+  return { path: '/pets', rawFields: [], typedFields: [], headers: [], ...overrides };
+}
+
+describe('petctl api: paths', () => {
+  it.each([
+    ['/pets', 'https://api.example.org/v1/pets'],
+    ['pets', 'https://api.example.org/v1/pets'],
+    ['/store/orders?x=1', 'https://api.example.org/v1/store/orders?x=1'],
+    ['https://api.example.org/v1/pets?limit=1', 'https://api.example.org/v1/pets?limit=1'],
+    ['https://API.example.org:443/other', 'https://api.example.org/other'],
+  ])('%s → %s', (path, url) => {
+    expect(resolveApiUrl(BASE, path)).toBe(url);
+  });
+
+  it.each(['https://evil.example/v1/pets', 'http://api.example.org/v1/pets', 'https://api.example.org:8443/v1', '//evil.example/pets'])(
+    'refuses %s (another origin) with a usage error',
+    (path) => {
+      expect(() => resolveApiUrl(BASE, path)).toThrow(UsageError);
+    },
+  );
+});
+
+describe('petctl api: headers and method', () => {
+  it('parses Name: value', () => {
+    expect(parseHeader('X-Trace:  abc ')).toEqual(['X-Trace', 'abc']);
+    expect(parseHeader('Accept: text/plain')).toEqual(['Accept', 'text/plain']);
+  });
+
+  it.each(['Authorization: Bearer other', 'authorization: x', 'User-Agent: x', 'Host: evil', 'no-colon', ': empty name'])('refuses -H %s', (header) => {
+    expect(() => parseHeader(header)).toThrow(UsageError);
+  });
+
+  it('defaults to GET, POST with fields or --input, and takes any method', () => {
+    expect(checkFlags(flags({})).method).toBe('GET');
+    expect(checkFlags(flags({ rawFields: ['a=b'] })).method).toBe('POST');
+    expect(checkFlags(flags({ input: 'body.json' })).method).toBe('POST');
+    expect(checkFlags(flags({ method: 'patch' })).method).toBe('PATCH');
+    expect(() => checkFlags(flags({ method: 'GET /x' }))).toThrow(UsageError);
+    expect(() => checkFlags(flags({ rawFields: ['novalue'] }))).toThrow(/key=value/);
+  });
+});
+
+describe('petctl api: fields', () => {
+  it('-F types values: int64 exact, booleans, null, @file; -f keeps strings', async () => {
+    const request = await buildRawRequest(
+      flags({
+        rawFields: ['name=Rex', 'count=12'],
+        typedFields: ['categoryId=9007199254740993', 'small=7', 'ok=true', 'no=false', 'none=null', 'note=@note.txt', 'text=1.5'],
+      }),
+      BASE,
+      io,
+    );
+    expect(request.method).toBe('POST');
+    expect(stringifyJson(request.body)).toBe(
+      '{"name":"Rex","count":"12","categoryId":9007199254740993,"small":7,"ok":true,"no":false,"none":null,"note":"hello\\nworld\\n","text":"1.5"}',
+    );
+  });
+
+  it('with GET, fields become query parameters', async () => {
+    const request = await buildRawRequest(flags({ method: 'GET', path: '/pets?x=1', rawFields: ['status=sold'], typedFields: ['limit=5', 'id=9007199254740993'] }), BASE, io);
+    expect(request.url).toBe('https://api.example.org/v1/pets?x=1&status=sold&limit=5&id=9007199254740993');
+    expect(request.body).toBeUndefined();
+  });
+
+  it('--input sends the file as is, and the fields go in the query', async () => {
+    const request = await buildRawRequest(flags({ input: 'body.json', rawFields: ['dry=1'] }), BASE, io);
+    expect(request.rawBody?.toString()).toBe(files['body.json']);
+    expect(request.url).toBe('https://api.example.org/v1/pets?dry=1');
+    expect((await buildRawRequest(flags({ input: '-' }), BASE, io)).rawBody?.toString()).toBe('from stdin');
+  });
+
+  it('a missing @file or --input file is a usage error', async () => {
+    await expect(buildRawRequest(flags({ typedFields: ['a=@missing'] }), BASE, io)).rejects.toThrow(/@missing: cannot read the file \(ENOENT\)/);
+    await expect(buildRawRequest(flags({ input: 'missing' }), BASE, io)).rejects.toThrow(UsageError);
+  });
+});

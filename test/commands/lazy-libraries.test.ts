@@ -1,0 +1,56 @@
+import { describe, expect, it, vi } from 'vitest';
+import { main } from '../../src/main';
+import { fakeIo, newApiKey, tempConfigDir } from '../helpers/cli';
+import { startScriptedServer } from '../helpers/scripted-server';
+
+/**
+ * Start-up: the libraries of issue 9 load only in the commands that use them
+ * (esbuild keeps each dynamic import() lazy in the bundle). Each mock records
+ * that its module was imported, then hands back the real one. The tests run in
+ * order: once a module is loaded it stays loaded.
+ */
+
+const loaded = vi.hoisted(() => new Set<string>());
+vi.mock('jmespath', async (importOriginal) => {
+  loaded.add('jmespath');
+  return importOriginal();
+});
+vi.mock('@inquirer/input', async (importOriginal) => {
+  loaded.add('@inquirer/input');
+  return importOriginal();
+});
+vi.mock('@inquirer/select', async (importOriginal) => {
+  loaded.add('@inquirer/select');
+  return importOriginal();
+});
+vi.mock('http-link-header', async (importOriginal) => {
+  loaded.add('http-link-header');
+  return importOriginal();
+});
+
+async function run(argv: string[], env: Record<string, string> = {}): Promise<number> {
+  return main(argv, { io: fakeIo(), env: { PETCTL_CONFIG_DIR: tempConfigDir(), PETCTL_API_KEY: newApiKey(), ...env }, signal: new AbortController().signal });
+}
+
+describe.sequential('libraries load only when used', () => {
+  it('--help and a plain pets list/add load none of them', async (t) => {
+    const server = await startScriptedServer({ status: 200, body: '[{"id":1,"name":"Rex","categoryId":1}]' });
+    t.onTestFinished(() => server.close());
+    expect(await run(['--help'])).toBe(0);
+    expect(await run(['pets', 'list', '--help'])).toBe(0);
+    expect(await run(['--base-url', server.baseUrl, 'pets', 'list', '-o', 'json'])).toBe(0);
+    expect(await run(['--base-url', server.baseUrl, 'api', '/pets'])).toBe(0);
+    // Missing flags off a terminal: the usage error, without the prompt library.
+    expect(await run(['--base-url', server.baseUrl, 'pets', 'add', '--name', 'Rex'])).toBe(2);
+    expect([...loaded]).toEqual([]);
+  });
+
+  it('--all loads the Link parser; --query loads jmespath; neither loads the prompts', async (t) => {
+    const server = await startScriptedServer({ status: 200, body: '[{"id":1,"name":"Rex","categoryId":1}]' });
+    t.onTestFinished(() => server.close());
+    expect(await run(['--base-url', server.baseUrl, 'pets', 'list', '--all'])).toBe(0);
+    expect([...loaded]).toEqual(['http-link-header']);
+    expect(await run(['--base-url', server.baseUrl, 'pets', 'list', '--query', '[].id'])).toBe(0);
+    expect([...loaded].sort()).toEqual(['http-link-header', 'jmespath']);
+  });
+});

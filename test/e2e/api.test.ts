@@ -1,0 +1,239 @@
+import fs from 'node:fs';
+import path from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { expectCleanError, expectPetctlHeaders, jsonError, setupE2e } from '../helpers/cli';
+import { json, startScriptedServer } from '../helpers/scripted-server';
+
+/** `petctl api`, end to end: the built binary against scripted servers on 127.0.0.1. */
+
+const BIG = '9007199254740993'; // 2^53 + 1: JSON.parse would make it ...992
+const ORDERS = `[{"id":${BIG},"petId":7,"quantity":1},{"id":2,"petId":8,"quantity":3}]`;
+
+describe.concurrent('petctl api: paths and methods', () => {
+  it('GETs a path relative to the base URL with the key, User-Agent and Accept, and prints the body as sent when piped', async (t) => {
+    const { server, key, petctl } = await setupE2e(t);
+    server.reply({ status: 200, body: ORDERS });
+    const result = await petctl(['api', '/store/orders']);
+    expect(result.code).toBe(0);
+    expect(result.stdout).toBe(ORDERS);
+    expect(result.stderr).toBe('');
+    const [request] = server.requests;
+    expect(request?.method).toBe('GET');
+    expect(request?.url).toBe('/v1/store/orders');
+    expectPetctlHeaders(request!, key);
+    server.verify();
+  });
+
+  it.for([
+    ['pets', '/v1/pets'],
+    ['/store/orders?x=1', '/v1/store/orders?x=1'],
+  ] as const)('path %s goes to %s', async ([arg, url], t) => {
+    const { server, petctl } = await setupE2e(t);
+    server.reply(json(200, []));
+    expect((await petctl(['api', arg])).code).toBe(0);
+    expect(server.requests.map((request) => request.url)).toEqual([url]);
+  });
+
+  it('accepts an absolute URL on the base URL origin', async (t) => {
+    const { server, petctl } = await setupE2e(t);
+    server.reply(json(200, { ok: true }));
+    const result = await petctl(['api', `http://127.0.0.1:${server.port}/v1/store/inventory`]);
+    expect(result.code).toBe(0);
+    expect(server.requests[0]?.url).toBe('/v1/store/inventory');
+  });
+
+  it('refuses another origin with exit 2 before anything is sent, to either server', async (t) => {
+    const { server, petctl } = await setupE2e(t);
+    const other = await startScriptedServer(json(200, {}));
+    t.onTestFinished(() => other.close());
+    for (const target of [`http://127.0.0.1:${other.port}/v1/pets`, `http://localhost:${server.port}/v1/pets`]) {
+      const result = await petctl(['api', target]);
+      expect(result.code).toBe(2);
+      expectCleanError(result);
+      expect(result.stderr).toMatch(/^error: refusing http:\/\/(127\.0\.0\.1|localhost):\d+: petctl api sends the API key only to the profile's origin/);
+    }
+    expect(other.requests).toHaveLength(0);
+    expect(server.requests).toHaveLength(0);
+  });
+
+  it('-X sends any method; DELETE without fields has no body', async (t) => {
+    const { server, petctl } = await setupE2e(t);
+    server.reply({ status: 204 }, json(200, { patched: true }));
+    const deleted = await petctl(['api', '-X', 'DELETE', '/store/orders/5']);
+    expect(deleted.code).toBe(0);
+    expect(deleted.stdout).toBe('');
+    const patched = await petctl(['api', '--method', 'patch', '/store/orders/5', '-F', 'quantity=2']);
+    expect(patched.code).toBe(0);
+    expect(server.requests.map((request) => [request.method, request.body])).toEqual([
+      ['DELETE', ''],
+      ['PATCH', '{"quantity":2}'],
+    ]);
+  });
+});
+
+describe.concurrent('petctl api: fields', () => {
+  it('-f and -F make a JSON POST body with typed, int64-exact values and @file contents', async (t) => {
+    const { server, configDir, petctl } = await setupE2e(t);
+    const note = path.join(configDir, 'note.txt');
+    fs.writeFileSync(note, 'likes\tsocks\n');
+    server.reply({ status: 201, body: `{"id":${BIG},"name":"Rex","categoryId":${BIG}}` });
+    const result = await petctl(['api', '/pets', '-f', 'name=Rex', '-f', 'code=007', '-F', `categoryId=${BIG}`, '-F', 'vaccinated=true', '-F', 'chip=null', '-F', `note=@${note}`]);
+    expect(result.code).toBe(0);
+    const [request] = server.requests;
+    expect(request?.method).toBe('POST');
+    expect(request?.headers['content-type']).toBe('application/json');
+    expect(request?.bodyBytes.toString('utf8')).toBe(`{"name":"Rex","code":"007","categoryId":${BIG},"vaccinated":true,"chip":null,"note":"likes\\tsocks\\n"}`);
+    expect(result.stdout).toBe(`{"id":${BIG},"name":"Rex","categoryId":${BIG}}`);
+  });
+
+  it('with GET, fields become query parameters', async (t) => {
+    const { server, petctl } = await setupE2e(t);
+    server.reply(json(200, []));
+    const result = await petctl(['api', '-X', 'GET', '/pets', '-f', 'status=sold', '-F', 'limit=5', '-F', `after=${BIG}`]);
+    expect(result.code).toBe(0);
+    expect(server.requests[0]?.method).toBe('GET');
+    expect(server.requests[0]?.query).toEqual({ status: 'sold', limit: '5', after: BIG });
+  });
+
+  it('--input sends a file or stdin as the body, byte for byte', async (t) => {
+    const { server, configDir, petctl } = await setupE2e(t);
+    const body = `{"name":"Tom","categoryId":${BIG}}`;
+    const file = path.join(configDir, 'pet.json');
+    fs.writeFileSync(file, body);
+    server.reply(json(201, { id: 1 }), json(201, { id: 2 }));
+    expect((await petctl(['api', '/pets', '--input', file])).code).toBe(0);
+    expect((await petctl(['api', '/pets', '--input', '-', '-H', 'Content-Type: application/merge-patch+json'], { input: body })).code).toBe(0);
+    expect(server.requests.map((request) => [request.method, request.body, request.headers['content-type']])).toEqual([
+      ['POST', body, 'application/json'],
+      ['POST', body, 'application/merge-patch+json'],
+    ]);
+  });
+
+  it('bad input exits 2 and sends nothing: a missing @file, a field without =, -H Authorization', async (t) => {
+    const { server, petctl, configDir } = await setupE2e(t);
+    for (const args of [
+      ['-F', `x=@${path.join(configDir, 'missing')}`],
+      ['--input', path.join(configDir, 'missing')],
+      ['-f', 'novalue'],
+      ['-H', 'Authorization: Bearer stolen'],
+      ['-H', 'authorization:x'],
+      ['-X', 'GE T'],
+    ]) {
+      const result = await petctl(['api', '/pets', ...args]);
+      expect(result.code, args.join(' ')).toBe(2);
+      expectCleanError(result);
+    }
+    expect(server.requests).toHaveLength(0);
+  });
+
+  it('-H adds a header but can never replace the key', async (t) => {
+    const { server, key, petctl } = await setupE2e(t);
+    server.reply(json(200, {}));
+    expect((await petctl(['api', '/pets', '-H', 'X-Request-Id: abc123', '-H', 'Accept: application/problem+json'])).code).toBe(0);
+    expect(server.requests[0]?.headers['x-request-id']).toBe('abc123');
+    expect(server.requests[0]?.headers.accept).toBe('application/problem+json');
+    expect(server.requests[0]?.headers.authorization).toBe(`Bearer ${key}`);
+  });
+});
+
+describe.concurrent('petctl api: output', () => {
+  it('-o json pretty-prints int64-exact; -o ndjson prints one element per line', async (t) => {
+    const { server, petctl } = await setupE2e(t);
+    server.reply({ status: 200, body: ORDERS }, { status: 200, body: ORDERS }, { status: 200, body: '{"a":1}' });
+    const pretty = await petctl(['api', '/store/orders', '-o', 'json']);
+    expect(pretty.stdout).toBe(`[\n  {\n    "id": ${BIG},\n    "petId": 7,\n    "quantity": 1\n  },\n  {\n    "id": 2,\n    "petId": 8,\n    "quantity": 3\n  }\n]\n`);
+    const ndjson = await petctl(['api', '/store/orders', '-o', 'ndjson']);
+    expect(ndjson.stdout).toBe(`{"id":${BIG},"petId":7,"quantity":1}\n{"id":2,"petId":8,"quantity":3}\n`);
+    const single = await petctl(['api', '/store/inventory', '-o', 'ndjson']);
+    expect(single.stdout).toBe('{"a":1}\n');
+  });
+
+  it('a body that is not JSON prints as sent', async (t) => {
+    const { server, petctl } = await setupE2e(t);
+    server.reply({ status: 200, headers: { 'content-type': 'text/plain' }, body: 'plain text, no newline' });
+    const result = await petctl(['api', '/health', '-o', 'json']);
+    expect(result.code).toBe(0);
+    expect(result.stdout).toBe('plain text, no newline');
+  });
+
+  it('-i prints the status line and the response headers first', async (t) => {
+    const { server, petctl } = await setupE2e(t);
+    server.reply({ status: 200, headers: { 'X-RateLimit-Remaining': '41', Link: '</v1/pets?after=2>; rel="next"' }, body: '[]' });
+    const result = await petctl(['api', '-i', '/pets']);
+    expect(result.code).toBe(0);
+    const [head, body] = result.stdout.split('\n\n');
+    expect(head?.split('\n')[0]).toBe('HTTP/1.1 200 OK');
+    expect(head).toContain('\nX-Ratelimit-Remaining: 41');
+    expect(head).toContain('\nLink: </v1/pets?after=2>; rel="next"');
+    expect(head).toContain('\nContent-Type: application/json');
+    expect(body).toBe('[]');
+  });
+
+  it('-i on an error status prints its head on stdout, then the error on stderr with its exit code', async (t) => {
+    const { server, petctl } = await setupE2e(t);
+    server.reply(json(404, { code: 'not_found', message: 'no such order', status: 404 }, { 'X-Request-Id': 'r-1' }));
+    const result = await petctl(['api', '-i', '/store/orders/9']);
+    expect(result.code).toBe(3);
+    expect(result.stdout).toMatch(/^HTTP\/1\.1 404 Not Found\n[\s\S]*\nX-Request-Id: r-1\n[\s\S]*\n\n$/);
+    expect(result.stderr).toBe('error: no such order (not_found, HTTP 404)\n');
+  });
+
+  it('-i after a retry shows the head of the answer that counted', async (t) => {
+    const { server, petctl } = await setupE2e(t);
+    server.reply(json(503, { code: 'busy', message: 'busy', status: 503 }), { status: 200, body: '[]', headers: { 'X-Page': 'final' } });
+    const result = await petctl(['api', '-i', '/pets']);
+    expect(result.code).toBe(0);
+    expect(result.stdout).toMatch(/^HTTP\/1\.1 200 OK\n[\s\S]*X-Page: final\n[\s\S]*\n\n\[\]$/);
+    expect(result.stdout).not.toContain('503');
+  });
+
+  it('-v traces the request with the key redacted', async (t) => {
+    const { server, petctl } = await setupE2e(t);
+    server.reply(json(200, []));
+    const result = await petctl(['api', '-v', '/store/orders']);
+    expect(result.code).toBe(0);
+    expect(result.stderr).toMatch(/^> GET http:\/\/127\.0\.0\.1:\d+\/v1\/store\/orders\n> Authorization: Bearer \[redacted\]\n< 200 in \d+ ms/);
+  });
+});
+
+describe.concurrent('petctl api: errors go through the exit-code table', () => {
+  it.for([
+    [404, 'not_found', 3],
+    [401, 'unauthorized', 4],
+    [400, 'invalid_field', 6],
+    [422, 'unprocessable', 6],
+    [418, 'teapot', 1],
+  ] as const)('HTTP %i (%s) → exit %i', async ([status, code, exit], t) => {
+    const { server, petctl } = await setupE2e(t);
+    server.reply(json(status, { code, message: `says ${code}`, status }));
+    const result = await petctl(['api', '/store/orders/9']);
+    expect(result.code).toBe(exit);
+    expectCleanError(result);
+    expect(result.stderr).toContain(`error: says ${code} (${code}, HTTP ${status})`);
+  });
+
+  it('-o json makes the error the server Error body on one line', async (t) => {
+    const { server, petctl } = await setupE2e(t);
+    server.reply(json(404, { code: 'order_not_found', message: 'no order 9', status: 404 }));
+    const result = await petctl(['api', '/store/orders/9', '-o', 'json']);
+    expect(result.code).toBe(3);
+    expect(jsonError(result)).toEqual({ code: 'order_not_found', message: 'no order 9', status: 404 });
+  });
+
+  it('a GET is retried after a 503; a POST only after a 429', async (t) => {
+    const { server, petctl } = await setupE2e(t);
+    server.reply(json(503, { code: 'busy', message: 'busy', status: 503 }), json(200, []));
+    const get = await petctl(['api', '/store/orders', '--max-wait', '5']);
+    expect(get.code).toBe(0);
+    server.reply(json(503, { code: 'busy', message: 'busy', status: 503 }));
+    const post = await petctl(['api', '/store/orders', '-F', 'petId=1']);
+    expect(post.code).toBe(7);
+    server.reply(json(429, { code: 'rate_limited', message: 'slow down', status: 429 }, { 'Retry-After': '1' }), json(201, { id: 3 }));
+    const posted = await petctl(['api', '/store/orders', '-F', 'petId=1']);
+    expect(posted.code).toBe(0);
+    // GET, its retry; the POST after a 503 once only; the POST after a 429 twice.
+    expect(server.requests.map((request) => request.method)).toEqual(['GET', 'GET', 'POST', 'POST', 'POST']);
+    // The retried POST waited out Retry-After.
+    expect(server.requests[4]!.at - server.requests[3]!.at).toBeGreaterThanOrEqual(900);
+  });
+});

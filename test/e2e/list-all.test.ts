@@ -1,0 +1,168 @@
+import { spawn } from 'node:child_process';
+import { describe, expect, it } from 'vitest';
+import { BIN, NODE, cleanEnv, expectCleanError, jsonError, setupE2e } from '../helpers/cli';
+import { type RecordedRequest, type Reply, startScriptedServer } from '../helpers/scripted-server';
+
+/** `petctl pets list --all` against scripted servers: three linked pages, and hostile next links. */
+
+const BIG = '9007199254740993';
+
+function page(ids: Array<number | string>): string {
+  return `[${ids.map((id) => `{"id":${id},"name":"Pet ${id}","categoryId":1,"status":"available"}`).join(',')}]`;
+}
+
+function linked(body: string, next?: string): Reply {
+  const headers: Record<string, string> = next === undefined ? {} : { Link: `<${next}>; rel="next"` };
+  return { status: 200, body, headers };
+}
+
+/** Three pages of two, linked as the sandbox does: </v1/pets?limit=2&after=<last id>>. */
+function threePages() {
+  return [
+    linked(page([1, 2]), '/v1/pets?limit=2&after=2'),
+    linked(page([3, BIG]), `/v1/pets?limit=2&after=${BIG}`),
+    linked(page(['9007199254740995'])),
+  ];
+}
+
+describe.concurrent('pets list --all follows Link rel="next"', () => {
+  it('fetches three linked pages with --limit as the page size and prints every animal (TSV)', async (t) => {
+    const { server, petctl } = await setupE2e(t);
+    server.reply(...threePages());
+    const result = await petctl(['pets', 'list', '--all', '--limit', '2', '--status', 'available']);
+    expect(result.code).toBe(0);
+    expect(result.stderr).toBe('');
+    expect(result.stdout).toBe(
+      ['1', '2', '3', BIG, '9007199254740995'].map((id) => `${id}\tPet ${id}\t1\tavailable\n`).join(''),
+    );
+    expect(server.requests.map((request) => request.url)).toEqual(['/v1/pets?limit=2&status=available', '/v1/pets?limit=2&after=2', `/v1/pets?limit=2&after=${BIG}`]);
+    server.verify();
+  });
+
+  it('-o json prints one array at the end; -o ndjson one animal per line', async (t) => {
+    const { server, petctl } = await setupE2e(t);
+    server.reply(...threePages(), ...threePages());
+    const asJson = await petctl(['pets', 'list', '--all', '--limit', '2', '-o', 'json']);
+    expect(asJson.code).toBe(0);
+    const ids = [...asJson.stdout.matchAll(/"id": (\d+)/g)].map((match) => match[1]);
+    expect(ids).toEqual(['1', '2', '3', BIG, '9007199254740995']);
+    expect(asJson.stdout.startsWith('[\n')).toBe(true);
+    expect(asJson.stdout.match(/^\[/gm)).toHaveLength(1);
+    const asNdjson = await petctl(['pets', 'list', '--all', '--limit', '2', '-o', 'ndjson']);
+    expect(asNdjson.stdout.split('\n').filter(Boolean).map((line) => /"id":(\d+)/.exec(line)?.[1])).toEqual(['1', '2', '3', BIG, '9007199254740995']);
+  });
+
+  it('streams each page as it comes: page 1 is on stdout before page 2 is answered', async (t) => {
+    const server = await startScriptedServer();
+    t.onTestFinished(() => server.close());
+    let stdout = '';
+    let release: () => void = () => {};
+    const seenFirstPage = new Promise<void>((resolve) => (release = resolve));
+    server.reply(linked(page([1, 2]), '/v1/pets?limit=2&after=2'), (_request: RecordedRequest, res) => {
+      // Answer page 2 only once page 1 has reached petctl's stdout.
+      void seenFirstPage.then(() => {
+        res.writeHead(200, { 'content-type': 'application/json' });
+        res.end(page([3]));
+      });
+    });
+    const child = spawn(NODE, [BIN, '--base-url', server.baseUrl, 'pets', 'list', '--all', '--limit', '2', '-o', 'ndjson'], {
+      env: cleanEnv({ PETCTL_CONFIG_DIR: '/nonexistent-petctl-test', PETCTL_API_KEY: 'k-stream-test' }),
+    });
+    child.stdout.setEncoding('utf8').on('data', (chunk: string) => {
+      stdout += chunk;
+      if (stdout.split('\n').length > 2) release();
+    });
+    const code = await new Promise<number | null>((resolve) => child.on('close', resolve));
+    expect(code).toBe(0);
+    expect(stdout.split('\n').filter(Boolean)).toHaveLength(3);
+  });
+
+  it('without a next link prints the one page and no more; a full page gets a notice', async (t) => {
+    const { server, petctl } = await setupE2e(t);
+    server.reply(linked(page([1])), linked(page([1, 2])));
+    const partial = await petctl(['pets', 'list', '--all', '--limit', '2']);
+    expect(partial.code).toBe(0);
+    expect(partial.stdout).toBe('1\tPet 1\t1\tavailable\n');
+    expect(partial.stderr).toBe('');
+    const full = await petctl(['pets', 'list', '--all', '--limit', '2']);
+    expect(full.code).toBe(0);
+    expect(full.stdout.split('\n').filter(Boolean)).toHaveLength(2);
+    expect(full.stderr).toBe('petctl: page 1 is full but came without a Link rel="next"; the server may hold more animals than were listed\n');
+    expect(server.requests).toHaveLength(2);
+  });
+
+  it('-v traces each page', async (t) => {
+    const { server, petctl } = await setupE2e(t);
+    server.reply(...threePages());
+    const result = await petctl(['pets', 'list', '--all', '--limit', '2', '-v']);
+    expect(result.code).toBe(0);
+    expect(result.stderr.match(/^> GET /gm)).toHaveLength(3);
+    expect(result.stderr).toMatch(/^page 1: 2 animals, next http:\/\/127\.0\.0\.1:\d+\/v1\/pets\?limit=2&after=2$/m);
+    expect(result.stderr).toMatch(/^page 3: 1 animals, no next link$/m);
+  });
+
+  it('the rate-limit core paces the pages: a page that leaves none makes the next wait for the reset', async (t) => {
+    const { server, petctl } = await setupE2e(t);
+    const reset = Math.ceil(Date.now() / 1000) + 2;
+    const limits = { 'X-RateLimit-Limit': '60', 'X-RateLimit-Remaining': '0', 'X-RateLimit-Reset': String(reset), Date: new Date().toUTCString() };
+    server.reply({ status: 200, body: page([1, 2]), headers: { ...limits, Link: '</v1/pets?limit=2&after=2>; rel="next"' } }, linked(page([3])));
+    const result = await petctl(['pets', 'list', '--all', '--limit', '2']);
+    expect(result.code).toBe(0);
+    expect(result.stdout.split('\n').filter(Boolean)).toHaveLength(3);
+    expect(result.stderr).toMatch(/^petctl: rate limit reached; waiting \d+s for the window to reopen$/m);
+    // Not before the window reset (the Date header has whole seconds, hence the slack).
+    expect(server.requests[1]!.at).toBeGreaterThanOrEqual((reset - 1) * 1000);
+  });
+
+  it('--query applies to all the pages together', async (t) => {
+    const { server, petctl } = await setupE2e(t);
+    server.reply(...threePages());
+    const result = await petctl(['pets', 'list', '--all', '--limit', '2', '--query', `[?id >= \`${BIG}\`].id`]);
+    expect(result.code).toBe(0);
+    expect(result.stdout).toBe(`${BIG}\n9007199254740995\n`);
+  });
+});
+
+describe.concurrent('pets list --all refuses a hostile next link with exit 7, without requesting it', () => {
+  it('a next link on another origin (the key would go with it)', async (t) => {
+    const { server, petctl } = await setupE2e(t);
+    const other = await startScriptedServer(linked(page([9])));
+    t.onTestFinished(() => other.close());
+    server.reply(linked(page([1, 2]), '/v1/pets?after=2'), linked(page([3, 4]), `http://127.0.0.1:${other.port}/v1/pets?after=4`));
+    const result = await petctl(['pets', 'list', '--all', '--limit', '2']);
+    expect(result.code).toBe(7);
+    expect(other.requests).toHaveLength(0);
+    expect(server.requests).toHaveLength(2);
+    // The pages before it were printed as they came.
+    expect(result.stdout.split('\n').filter(Boolean)).toHaveLength(4);
+    expect(result.stderr).toMatch(new RegExp(`^error: page 2's next link points to another origin \\(http://127\\.0\\.0\\.1:${other.port}\\); not followed`));
+  });
+
+  it('the same host under another name or port is another origin too', async (t) => {
+    const { server, petctl } = await setupE2e(t);
+    server.reply(linked(page([1, 2]), `http://localhost:${server.port}/v1/pets?after=2`));
+    const result = await petctl(['pets', 'list', '--all', '--limit', '2', '-o', 'json']);
+    expect(result.code).toBe(7);
+    expect(result.stdout).toBe('');
+    expect(jsonError(result)).toMatchObject({ code: 'invalid_response', status: 200 });
+    expect(server.requests).toHaveLength(1);
+  });
+
+  it('a next link back to a page already fetched (a loop)', async (t) => {
+    const { server, petctl } = await setupE2e(t);
+    server.reply(linked(page([1, 2]), '/v1/pets?limit=2&after=2'), linked(page([3, 4]), '/v1/pets?limit=2'));
+    const result = await petctl(['pets', 'list', '--all', '--limit', '2']);
+    expect(result.code).toBe(7);
+    expect(result.stderr).toContain("error: page 2's next link leads back to a page already fetched (/v1/pets?limit=2); not followed");
+    expect(server.requests).toHaveLength(2);
+  });
+
+  it('a link to itself', async (t) => {
+    const { server, petctl } = await setupE2e(t);
+    server.reply(linked(page([1, 2]), '/v1/pets?limit=2'));
+    const result = await petctl(['pets', 'list', '--all', '--limit', '2', '-o', 'json']);
+    expect(result.code).toBe(7);
+    expectCleanError(result);
+    expect(server.requests).toHaveLength(1);
+  });
+});

@@ -1,0 +1,114 @@
+import fs from 'node:fs';
+import { describe, expect, it } from 'vitest';
+import { newApiKey, tempConfigDir } from '../helpers/cli';
+import { startScriptedServer } from '../helpers/scripted-server';
+import { openTerminal } from '../helpers/tmux';
+
+/**
+ * Prompts for what `pets add` and `profile add` are missing, driven through a
+ * real pseudo-terminal (tmux) as a person would type. .ci/run installs tmux;
+ * without it these tests fail rather than skip.
+ */
+
+const BIG = '9007199254740993';
+
+async function petServer(t: { onTestFinished(fn: () => unknown): void }) {
+  const server = await startScriptedServer((request, res) => {
+    res.writeHead(201, { 'content-type': 'application/json' });
+    // Echo the animal back with an id, digit for digit.
+    res.end(`{"id":${BIG},${request.body.slice(1)}`);
+  });
+  const configDir = tempConfigDir();
+  t.onTestFinished(async () => {
+    await server.close();
+    fs.rmSync(configDir, { recursive: true, force: true });
+  });
+  const env = { PETCTL_CONFIG_DIR: configDir, PETCTL_API_KEY: newApiKey() };
+  return { server, env, args: ['--base-url', server.baseUrl] };
+}
+
+describe.concurrent('prompts on a terminal', () => {
+  it('pets add with no flags asks for name, category id and status, then sends', async (t) => {
+    const { server, env, args } = await petServer(t);
+    const tty = openTerminal(t, [...args, 'pets', 'add'], env);
+    await tty.waitFor(/Name/);
+    tty.press('Enter');
+    await tty.waitFor(/The name must not be empty/);
+    tty.type('Rex');
+    tty.press('Enter');
+    await tty.waitFor(/Category id/);
+    tty.type('12x');
+    tty.press('Enter');
+    await tty.waitFor(/A whole number from -9223372036854775808/);
+    tty.press('BSpace', 'BSpace', 'BSpace');
+    tty.type(BIG);
+    tty.press('Enter');
+    const screen = await tty.waitFor(/Status/);
+    expect(screen).toMatch(/none[\s\S]*available[\s\S]*pending[\s\S]*sold/);
+    tty.press('Down');
+    tty.press('Down');
+    tty.press('Enter');
+    expect(await tty.exitCode()).toBe(0);
+    expect(server.requests).toHaveLength(1);
+    expect(server.requests[0]?.body).toBe(`{"name":"Rex","categoryId":${BIG},"status":"pending"}`);
+    expect(tty.stdout()).toBe(`${BIG}\tRex\t${BIG}\tpending\n`);
+  });
+
+  it('asks only for what is missing; "none" sends no status', async (t) => {
+    const { server, env, args } = await petServer(t);
+    const tty = openTerminal(t, [...args, 'pets', 'add', '--name', 'Tom'], env);
+    await tty.waitFor(/Category id/);
+    expect(tty.screen()).not.toMatch(/Name/);
+    tty.type('2');
+    tty.press('Enter');
+    await tty.waitFor(/Status/);
+    tty.press('Enter');
+    expect(await tty.exitCode()).toBe(0);
+    expect(server.requests[0]?.body).toBe('{"name":"Tom","categoryId":2}');
+  });
+
+  it('Ctrl-C at a prompt exits 130 and sends nothing', async (t) => {
+    const { server, env, args } = await petServer(t);
+    const tty = openTerminal(t, [...args, 'pets', 'add'], env);
+    await tty.waitFor(/Name/);
+    tty.type('Re');
+    tty.press('C-c');
+    expect(await tty.exitCode()).toBe(130);
+    const atStatus = openTerminal(t, [...args, 'pets', 'add', '--name', 'Rex'], env);
+    await atStatus.waitFor(/Category id/);
+    atStatus.type('1');
+    atStatus.press('Enter');
+    await atStatus.waitFor(/Status/);
+    atStatus.press('C-c');
+    expect(await atStatus.exitCode()).toBe(130);
+    expect(server.requests).toHaveLength(0);
+  });
+
+  it('--no-input and PETCTL_NO_INPUT=1 keep the usage error (exit 2) on a terminal', async (t) => {
+    const { server, env, args } = await petServer(t);
+    const flag = openTerminal(t, [...args, '--no-input', 'pets', 'add', '--name', 'Rex'], env, { stdoutToTerminal: true });
+    expect(await flag.exitCode()).toBe(2);
+    expect(flag.screen()).toContain("error: required option '--category-id <int64>' not specified (usage_error)");
+    const variable = openTerminal(t, [...args, 'pets', 'add'], { ...env, PETCTL_NO_INPUT: '1' }, { stdoutToTerminal: true });
+    expect(await variable.exitCode()).toBe(2);
+    expect(variable.screen()).toContain("error: required option '--name <name>' not specified (usage_error)");
+    expect(server.requests).toHaveLength(0);
+  });
+
+  it('profile add without --base-url asks for it and checks it like the flag', async (t) => {
+    const configDir = tempConfigDir();
+    t.onTestFinished(() => fs.rmSync(configDir, { recursive: true, force: true }));
+    const tty = openTerminal(t, ['profile', 'add', 'staging'], { PETCTL_CONFIG_DIR: configDir });
+    await tty.waitFor(/Base URL/);
+    tty.type('http://staging.example.org/v1');
+    tty.press('Enter');
+    await tty.waitFor(/clear text/);
+    tty.press('C-u');
+    for (let i = 0; i < 30; i++) tty.press('BSpace');
+    tty.type('https://staging.example.org/v1/');
+    tty.press('Enter');
+    expect(await tty.exitCode()).toBe(0);
+    const config = JSON.parse(fs.readFileSync(`${configDir}/config.json`, 'utf8')) as { profiles: Record<string, { baseUrl: string }> };
+    expect(config.profiles.staging?.baseUrl).toBe('https://staging.example.org/v1');
+  });
+});

@@ -1,0 +1,105 @@
+import { describe, expect, it } from 'vitest';
+import { cliSession, expectCleanError, jsonError, setupE2e, tempConfigDir } from '../helpers/cli';
+import { json } from '../helpers/scripted-server';
+
+/** `--query <JMESPath>` on every command with a JSON result, end to end. */
+
+const BIG = '9007199254740993';
+const PETS = `[{"id":${BIG},"name":"Big","categoryId":2,"status":"sold"},{"id":2,"name":"Bella","categoryId":1,"status":"available"}]`;
+const PET = `{"id":${BIG},"name":"Rex","categoryId":${BIG},"status":"available"}`;
+
+describe.concurrent('--query', () => {
+  it('pets list: ids stay exact; strings print as plain lines, json and ndjson as asked', async (t) => {
+    const { server, petctl } = await setupE2e(t);
+    server.reply(...Array.from({ length: 5 }, () => ({ status: 200, body: PETS })));
+    expect((await petctl(['pets', 'list', '--query', '[].id'])).stdout).toBe(`${BIG}\n2\n`);
+    expect((await petctl(['pets', 'list', '--query', '[].name'])).stdout).toBe('Big\nBella\n');
+    expect((await petctl(['pets', 'list', '--query', '[].name', '-o', 'json'])).stdout).toBe('[\n  "Big",\n  "Bella"\n]\n');
+    expect((await petctl(['pets', 'list', '--query', '[?id == `9007199254740993`].{id: id, name: name}', '-o', 'ndjson'])).stdout).toBe(
+      `{"id":${BIG},"name":"Big"}\n`,
+    );
+    // Objects print as JSON even in table format.
+    expect((await petctl(['pets', 'list', '--query', 'max_by(@, &id)'])).stdout).toBe(
+      `{\n  "id": ${BIG},\n  "name": "Big",\n  "categoryId": 2,\n  "status": "sold"\n}\n`,
+    );
+  });
+
+  it('pets add and pets get', async (t) => {
+    const { server, petctl } = await setupE2e(t);
+    server.reply({ status: 201, body: PET }, { status: 200, body: PET });
+    const added = await petctl(['pets', 'add', '--name', 'Rex', '--category-id', BIG, '--query', 'id']);
+    expect(added.code).toBe(0);
+    expect(added.stdout).toBe(`${BIG}\n`);
+    const got = await petctl(['pets', 'get', BIG, '--query', '[id, categoryId]', '-o', 'json', '-q']);
+    expect(got.code).toBe(0);
+    expect(got.stdout).toBe(`[\n  ${BIG},\n  ${BIG}\n]\n`);
+  });
+
+  it('api', async (t) => {
+    const { server, petctl } = await setupE2e(t);
+    server.reply({ status: 200, body: `{"orders":${PETS}}` });
+    const result = await petctl(['api', '/store/orders', '--query', 'orders[0].id']);
+    expect(result.code).toBe(0);
+    expect(result.stdout).toBe(`${BIG}\n`);
+  });
+
+  it('api with a body that is not JSON cannot be queried (exit 7)', async (t) => {
+    const { server, petctl } = await setupE2e(t);
+    server.reply({ status: 200, body: 'not json' });
+    const result = await petctl(['api', '/health', '--query', 'x']);
+    expect(result.code).toBe(7);
+    expectCleanError(result);
+  });
+
+  it('auth status', async (t) => {
+    const { server, petctl } = await setupE2e(t);
+    server.reply(json(200, [], { 'X-RateLimit-Limit': '60', 'X-RateLimit-Remaining': '41' }));
+    const result = await petctl(['auth', 'status', '--query', 'rateLimit.remaining']);
+    expect(result.code).toBe(0);
+    expect(result.stdout).toBe('41\n');
+  });
+
+  it('profile list and profile show', async (t) => {
+    const petctl = cliSession({ env: { PETCTL_CONFIG_DIR: tempConfigDir() } });
+    expect((await petctl(['profile', 'add', 'staging', '--base-url', 'https://staging.example.org/v1'])).code).toBe(0);
+    expect((await petctl(['profile', 'list', '--query', '[].name'])).stdout).toBe('sandbox\nstaging\n');
+    expect((await petctl(['profile', 'list', '--query', '[?active].name | [0]'])).stdout).toBe('sandbox\n');
+    expect((await petctl(['profile', 'show', 'staging', '--query', 'effectiveBaseUrl'])).stdout).toBe('https://staging.example.org/v1\n');
+    expect((await petctl(['profile', 'show', 'staging', '--query', '{n: name, k: storedKey}', '-o', 'ndjson'])).stdout).toBe('{"n":"staging","k":null}\n');
+  });
+
+  it('a malformed expression exits 2 before anything is sent', async (t) => {
+    const { server, petctl } = await setupE2e(t);
+    for (const args of [
+      ['pets', 'list', '--query', '[?id =='],
+      ['pets', 'add', '--name', 'Rex', '--category-id', '1', '--query', 'nope(id)'],
+      ['api', '/pets', '-X', 'POST', '--query', '['],
+      ['auth', 'status', '--query', ']'],
+    ]) {
+      const result = await petctl(args);
+      expect(result.code, args.join(' ')).toBe(2);
+      expectCleanError(result);
+      expect(result.stderr).toMatch(/^error: --query (is not a valid JMESPath expression|calls an unknown function)/);
+    }
+    const asJson = await petctl(['pets', 'list', '-o', 'json', '--query', '[']);
+    expect(asJson.code).toBe(2);
+    expect(jsonError(asJson)).toMatchObject({ code: 'invalid_query', status: 0 });
+    expect(server.requests).toHaveLength(0);
+  });
+
+  it('commands without a JSON result, and csv output, refuse --query (exit 2)', async (t) => {
+    const { server, petctl } = await setupE2e(t);
+    expect((await petctl(['profile', 'use', 'sandbox', '--query', 'x'])).code).toBe(2);
+    expect((await petctl(['pets', 'list', '-o', 'csv', '--query', '[].id'])).code).toBe(2);
+    expect(server.requests).toHaveLength(0);
+  });
+
+  it('an expression that cannot be applied to the result exits 2 with a clear message', async (t) => {
+    const { server, petctl } = await setupE2e(t);
+    server.reply({ status: 200, body: PETS });
+    const result = await petctl(['pets', 'list', '--query', 'abs([0].name)']);
+    expect(result.code).toBe(2);
+    expectCleanError(result);
+    expect(result.stderr).toMatch(/^error: --query could not be applied: /);
+  });
+});
