@@ -1,9 +1,11 @@
-// Preloaded by bench/startup.mjs (NODE_OPTIONS=--require): prints the process's
-// peak resident set size on exit, on file descriptor 3 so stdout and stderr stay the command's.
+// Preloaded by bench/startup.mjs (NODE_OPTIONS=--require): on exit, prints the
+// process's peak resident set size (KiB) and CPU time (user + system, µs, all
+// threads) on file descriptor 3, so stdout and stderr stay the command's.
 'use strict';
 const fs = require('node:fs');
 process.on('exit', () => {
   try {
-    fs.writeSync(3, `${process.resourceUsage().maxRSS}\n`);
+    const usage = process.resourceUsage();
+    fs.writeSync(3, `${usage.maxRSS} ${usage.userCPUTime + usage.systemCPUTime}\n`);
   } catch {}
 });

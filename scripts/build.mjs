@@ -4,6 +4,7 @@
 // when a command needs them (esbuild turns those imports into lazy initialisers).
 import { build } from 'esbuild';
 import { readFileSync, rmSync } from 'node:fs';
+import { readFile } from 'node:fs/promises';
 import { constants as http2Constants } from 'node:http2';
 
 const pkg = JSON.parse(readFileSync(new URL('../package.json', import.meta.url), 'utf8'));
@@ -35,8 +36,85 @@ const lazyBuiltins = {
   },
 };
 
+/**
+ * Two more built-ins that load at start-up for nothing (bench/startup.mjs):
+ * - undici calls node:assert as a function for its internal invariants and
+ *   never otherwise: a stand-in that does nothing while they hold, and loads
+ *   the real module to throw its AssertionError when one does not (~0.6 ms).
+ * - chalk's index imports supports-color, which loads node:tty (~2 ms: when
+ *   stdout is a pipe Node itself never needs it) and node:os to colour
+ *   chalk's default instance. petctl never uses that instance: output/color.ts
+ *   decides the level and builds its own Chalk, so the default gets "no colour".
+ */
+const lazyAssertAndNoSupportsColor = {
+  name: 'lazy-assert-no-supports-color',
+  setup(pluginBuild) {
+    pluginBuild.onResolve({ filter: /^node:assert$/ }, (args) =>
+      /node_modules[\\/]undici[\\/]/.test(args.importer) ? { path: args.path, namespace: 'lazy-assert' } : undefined,
+    );
+    pluginBuild.onLoad({ filter: /.*/, namespace: 'lazy-assert' }, () => ({
+      contents: `const real = () => require('node:assert');
+module.exports = new Proxy(function assert(value, message) { if (!value) real()(value, message); }, { get: (target, key) => real()[key] });`,
+      loader: 'js',
+    }));
+    pluginBuild.onResolve({ filter: /^#supports-color$/ }, (args) =>
+      /node_modules[\\/]chalk[\\/]/.test(args.importer) ? { path: args.path, namespace: 'no-supports-color' } : undefined,
+    );
+    pluginBuild.onLoad({ filter: /.*/, namespace: 'no-supports-color' }, () => ({
+      contents: 'export default { stdout: false, stderr: false };',
+      loader: 'js',
+    }));
+  },
+};
+
+/**
+ * undici loads node:http (~1 ms) for two values only: `IncomingMessage`, which
+ * lib/core/util.js compares against when it destroys a request body, and
+ * `http.maxHeaderSize`, which lib/dispatcher/client.js reads when it loads, as
+ * the default for a Client's maxHeaderSize. Both become reads at the point of
+ * use, and src/api/transport.ts sets maxHeaderSize, so a run that never sends
+ * an IncomingMessage never loads node:http. The patches are exact text: if
+ * undici's source changes, the build fails here rather than bundling it unpatched.
+ */
+const undiciLazyHttp = {
+  name: 'undici-lazy-http',
+  setup(pluginBuild) {
+    const patches = {
+      'lib/core/util.js': [
+        ["const { IncomingMessage } = require('node:http')\n", ''],
+        ['constructor === IncomingMessage)', "constructor === require('node:http').IncomingMessage)"],
+      ],
+      'lib/dispatcher/client.js': [
+        ["const http = require('node:http')\n", ''],
+        [
+          `const getDefaultNodeMaxHeaderSize = http &&
+  http.maxHeaderSize &&
+  Number.isInteger(http.maxHeaderSize) &&
+  http.maxHeaderSize > 0
+  ? () => http.maxHeaderSize
+  : () => { throw new InvalidArgumentError('http module not available or http.maxHeaderSize invalid') }`,
+          `const getDefaultNodeMaxHeaderSize = () => {
+  const { maxHeaderSize } = require('node:http')
+  if (Number.isInteger(maxHeaderSize) && maxHeaderSize > 0) return maxHeaderSize
+  throw new InvalidArgumentError('http module not available or http.maxHeaderSize invalid')
+}`,
+        ],
+      ],
+    };
+    pluginBuild.onLoad({ filter: /node_modules[\\/]undici[\\/]lib[\\/](core[\\/]util|dispatcher[\\/]client)\.js$/ }, async (args) => {
+      const file = Object.keys(patches).find((name) => args.path.replaceAll('\\', '/').endsWith(`undici/${name}`));
+      let contents = await readFile(args.path, 'utf8');
+      for (const [from, to] of patches[file]) {
+        if (!contents.includes(from)) throw new Error(`undici-lazy-http: ${file} no longer contains ${JSON.stringify(from.split('\n')[0])}`);
+        contents = contents.replace(from, to);
+      }
+      return { contents, loader: 'js' };
+    });
+  },
+};
+
 await build({
-  plugins: [lazyBuiltins],
+  plugins: [lazyBuiltins, lazyAssertAndNoSupportsColor, undiciLazyHttp],
   entryPoints: ['src/main.ts'],
   outfile: 'dist/petctl.cjs',
   bundle: true,

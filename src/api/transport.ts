@@ -13,6 +13,13 @@ export interface TransportOptions {
 export const MAX_RESPONSE_BYTES = 8 * 1024 * 1024;
 
 /**
+ * Largest header block accepted: Node's default. Set here so undici does not
+ * load node:http to read Node's (see scripts/build.mjs); it also means
+ * NODE_OPTIONS=--max-http-header-size does not change petctl's limit.
+ */
+const MAX_HEADER_BYTES = 16 * 1024;
+
+/**
  * The one undici dispatcher of a run. undici's own timeouts default to 300 s;
  * they follow --timeout here. HTTPS_PROXY / HTTP_PROXY / NO_PROXY (and their
  * lower-case forms) are honoured through EnvHttpProxyAgent, read from the
@@ -26,6 +33,7 @@ export async function createDispatcher(options: TransportOptions): Promise<Dispa
     headersTimeout: options.timeoutMs,
     bodyTimeout: options.timeoutMs,
     maxResponseSize: MAX_RESPONSE_BYTES,
+    maxHeaderSize: MAX_HEADER_BYTES,
   };
   const { env } = options;
   const httpProxy = env.HTTP_PROXY || env.http_proxy;

@@ -1,0 +1,99 @@
+import { spawnSync } from 'node:child_process';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { afterEach, describe, expect, it } from 'vitest';
+
+/**
+ * bench/index.mjs runs every benchmark module in its own folder, so each test
+ * copies the real harness (and report.mjs) into a scratch folder beside
+ * stand-in modules, and runs it as `npm run bench` would. No timing is asserted.
+ */
+const benchDir = fileURLToPath(new URL('../../bench/', import.meta.url));
+const scratchDirs: string[] = [];
+
+function benchFolder(modules: Record<string, string>): string {
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'petctl-bench-test-'));
+  scratchDirs.push(dir);
+  for (const file of ['index.mjs', 'report.mjs']) fs.copyFileSync(path.join(benchDir, file), path.join(dir, file));
+  for (const [name, source] of Object.entries(modules)) fs.writeFileSync(path.join(dir, name), source);
+  return dir;
+}
+
+function runHarness(dir: string, args: string[] = []) {
+  const result = spawnSync(process.execPath, [path.join(dir, 'index.mjs'), ...args], { encoding: 'utf8', timeout: 20_000 });
+  return { code: result.status, stdout: result.stdout, stderr: result.stderr };
+}
+
+const okModule = `export async function run({ quick }) {
+  return [{ figure: 'ok figure quick=' + quick, value: 3, unit: 'x', baseline: { name: 'base', value: 1 }, ratio: 3, target: '<= 1x', met: false }];
+}`;
+
+afterEach(() => {
+  for (const dir of scratchDirs.splice(0)) fs.rmSync(dir, { recursive: true, force: true });
+});
+
+describe('npm run bench (bench/index.mjs)', () => {
+  it('prints every module\'s rows in one table and exits 0 when targets are missed: CI judges that benchmarks work, not times', () => {
+    const dir = benchFolder({ 'a.mjs': okModule, 'b.mjs': okModule.replace('ok figure', 'second figure') });
+    const { code, stdout } = runHarness(dir);
+    expect(code).toBe(0);
+    const header = stdout.split('\n').findIndex((line) => line.startsWith('figure'));
+    expect(stdout.split('\n')[header]).toMatch(/^figure +value +baseline \(same run\) +ratio +target +met$/);
+    expect(stdout).toMatch(/ok figure quick=false +3\.00 x +base: 1\.00 x +3\.00x +<= 1x +NO/);
+    expect(stdout).toMatch(/second figure quick=false/);
+  });
+
+  it('passes --quick to every module', () => {
+    const { code, stdout } = runHarness(benchFolder({ 'a.mjs': okModule }), ['--quick']);
+    expect(code).toBe(0);
+    expect(stdout).toContain('ok figure quick=true');
+    expect(stdout).toContain('--quick');
+  });
+
+  it('a module that throws becomes a row with its error, the others still run, and the exit status is 1', () => {
+    const dir = benchFolder({
+      'a-crash.mjs': "export async function run() { throw new Error('the sandbox did not start\\nsecond line'); }",
+      'b-ok.mjs': okModule,
+    });
+    const { code, stdout } = runHarness(dir);
+    expect(code).toBe(1);
+    expect(stdout).toContain('bench/a-crash.mjs (crashed)');
+    expect(stdout).toContain('- bench/a-crash.mjs (crashed): crashed: the sandbox did not start');
+    expect(stdout).not.toContain('second line');
+    expect(stdout).toContain('ok figure quick=false');
+  });
+
+  it('a module that returns no rows counts as crashed; a file without run() is skipped', () => {
+    const dir = benchFolder({ 'empty.mjs': 'export async function run() { return []; }', 'helper.mjs': 'export const x = 1;', 'ok.mjs': okModule });
+    const { code, stdout, stderr } = runHarness(dir);
+    expect(code).toBe(1);
+    expect(stdout).toContain('crashed: run() returned no rows');
+    expect(stdout).not.toContain('helper');
+    expect(stderr).toContain('bench/helper.mjs ... skipped (no run export)');
+  });
+
+  it('a module that hangs is stopped at its time limit and counts as crashed', () => {
+    const dir = benchFolder({ 'hang.mjs': 'export function run() { return new Promise(() => setInterval(() => {}, 1000)); }', 'ok.mjs': okModule });
+    const result = spawnSync(process.execPath, [path.join(dir, 'index.mjs')], {
+      encoding: 'utf8',
+      timeout: 20_000,
+      env: { ...process.env, BENCH_MODULE_TIMEOUT_MS: '300' },
+    });
+    expect(result.status).toBe(1);
+    expect(result.stdout).toContain('crashed: did not finish within 0.3 s');
+    expect(result.stdout).toContain('ok figure');
+  });
+
+  it('names on the command line pick modules; an unknown name is a usage error (exit 2)', () => {
+    const dir = benchFolder({ 'a.mjs': okModule, 'b.mjs': okModule.replace('ok figure', 'second figure') });
+    const only = runHarness(dir, ['b']);
+    expect(only.code).toBe(0);
+    expect(only.stdout).toContain('second figure');
+    expect(only.stdout).not.toContain('ok figure');
+    const unknown = runHarness(dir, ['nope']);
+    expect(unknown.code).toBe(2);
+    expect(unknown.stderr).toContain('error: no benchmark named nope in bench/');
+  });
+});

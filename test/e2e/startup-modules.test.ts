@@ -1,0 +1,41 @@
+import fs from 'node:fs';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { describe, expect, it } from 'vitest';
+import { setupE2e } from '../helpers/cli';
+import { json } from '../helpers/scripted-server';
+
+/**
+ * Start-up is a feature (docs/performance.md): these built-ins cost time to
+ * load and `pets list` has no use for them, so the build and the shim keep them
+ * out. A regression shows here as a name, rather than as a slower benchmark.
+ * Nothing is timed.
+ */
+const preload = fileURLToPath(new URL('../helpers/report-modules.cjs', import.meta.url));
+
+const NOT_LOADED = [
+  // bin/petctl.js is CommonJS: no ES module loader for the entry.
+  'NativeModule internal/modules/esm/translators',
+  // undici: node:http only where it is used, node:assert only when an invariant fails, no HTTP/2.
+  'NativeModule http',
+  'NativeModule assert',
+  'NativeModule http2',
+  // commander's executable subcommands; chalk's supports-color (node:tty) when stdout is a pipe.
+  'NativeModule child_process',
+  'NativeModule tty',
+];
+
+describe('what pets list loads', () => {
+  it('pets list -o json against a server, output piped: none of the built-ins it has no use for', async (t) => {
+    const { server, configDir, petctl } = await setupE2e(t);
+    server.reply(json(200, [{ id: 1, name: 'Rex', categoryId: 1, status: 'available' }]));
+    const out = path.join(configDir, 'modules.txt');
+    const result = await petctl(['pets', 'list', '-o', 'json'], { env: { NODE_OPTIONS: `--require ${preload}`, PETCTL_TEST_MODULES_OUT: out } });
+    expect(result.code).toBe(0);
+    expect(JSON.parse(result.stdout)).toEqual([{ id: 1, name: 'Rex', categoryId: 1, status: 'available' }]);
+    const loaded = fs.readFileSync(out, 'utf8').split('\n');
+    // The preload saw the request go out: the list is the real one, not an early exit's.
+    expect(loaded).toContain('NativeModule net');
+    expect(loaded.filter((name) => NOT_LOADED.includes(name))).toEqual([]);
+  });
+});
