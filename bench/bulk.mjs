@@ -65,8 +65,9 @@ export async function run({ quick }) {
         figure: `bulk import ${rows} rows, Pro plan, ${windowMs / 1000} s windows: achieved / plan rate`,
         value: ratio,
         unit: 'x',
-        target: '>= 0.95',
-        met: ratio >= 0.95 && code === 0 && created === rows,
+        // Up to a second per window boundary is lost to whole-second headers: a 6 s window cannot show the target.
+        target: quick ? '>= 0.95 (full run only)' : '>= 0.95',
+        met: quick ? undefined : ratio >= 0.95 && code === 0 && created === rows,
         note,
       },
       { figure: `bulk import ${rows} rows: 429s received`, value: tooMany, unit: '429s', target: '<= 1', met: tooMany <= 1 },
