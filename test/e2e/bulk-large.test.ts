@@ -44,8 +44,8 @@ function dryRun(file: string): Promise<{ code: number | null; stdout: string; st
     child.stderr!.setEncoding('utf8').on('data', (chunk: string) => (stderr += chunk));
     (child.stdio[3] as NodeJS.ReadableStream).setEncoding('utf8').on('data', (chunk: string) => (maxRss += chunk));
     child.on('error', reject);
-    // maxRSS is in kilobytes on Linux.
-    child.on('close', (code) => resolve({ code, stdout, stderr, peakRssBytes: Number(maxRss.trim()) * 1024 }));
+    // report-rss.cjs writes "<maxRSS KiB> <CPU µs>".
+    child.on('close', (code) => resolve({ code, stdout, stderr, peakRssBytes: Number(maxRss.trim().split(' ')[0]) * 1024 }));
   });
 }
 
