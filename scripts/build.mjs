@@ -113,8 +113,28 @@ const undiciLazyHttp = {
   },
 };
 
+/**
+ * ioredis logs through `debug`, which prints when DEBUG=ioredis:* is set, and
+ * it logs every command with its arguments: AUTH and HELLO carry the state
+ * store's password. petctl never prints that password, so the bundle gives
+ * ioredis a `debug` that is always off (`-v` traces the state store instead).
+ */
+const silentDebug = {
+  name: 'silent-debug',
+  setup(pluginBuild) {
+    pluginBuild.onResolve({ filter: /^debug$/ }, (args) =>
+      /node_modules[\\/]ioredis[\\/]/.test(args.importer) ? { path: 'debug', namespace: 'silent-debug' } : undefined,
+    );
+    pluginBuild.onLoad({ filter: /.*/, namespace: 'silent-debug' }, () => ({
+      contents: 'const debug = () => Object.assign(() => {}, { enabled: false }); module.exports = debug; module.exports.default = debug;',
+      loader: 'js',
+    }));
+  },
+};
+
+
 await build({
-  plugins: [lazyBuiltins, lazyAssertAndNoSupportsColor, undiciLazyHttp],
+  plugins: [lazyBuiltins, lazyAssertAndNoSupportsColor, undiciLazyHttp, silentDebug],
   entryPoints: ['src/main.ts'],
   outfile: 'dist/petctl.cjs',
   bundle: true,

@@ -31,7 +31,7 @@ interface StateFile {
 }
 
 /** A paced request that never answers (its process was killed) holds up the others no longer than this. */
-const MAX_PROBE_LEASE_MS = 5_000;
+export const MAX_PROBE_LEASE_MS = 5_000;
 
 export async function limitId(baseUrl: string, apiKey: string): Promise<string> {
   // Loaded on demand: most runs have no recorded limits and never hash. Not
@@ -45,7 +45,7 @@ const REASONS = new Set<string>(['rate_limited', 'key_banned', 'quota_exhausted'
 const isTime = (value: unknown): value is number => typeof value === 'number' && Number.isFinite(value) && value >= 0;
 
 /** Reads an entry leniently: fields of the wrong shape are dropped (they only hold timings). */
-function asEntry(raw: unknown): LimitEntry | undefined {
+export function asEntry(raw: unknown): LimitEntry | undefined {
   if (!raw || typeof raw !== 'object') return undefined;
   const e = raw as Record<string, unknown>;
   const entry: LimitEntry = {};

@@ -3,7 +3,7 @@ import { isLoopbackHost } from '../config/base-url';
 import { type ResolvedTarget, rejectedKeyHint, requireKey, resolveTarget } from '../config/credentials';
 import { VERSION } from '../version';
 import { HttpClient } from './http-client';
-import { openRateLimitState } from './rate-limit-state';
+import { type RateLimitGate, limitId, openRateLimitState } from './rate-limit-state';
 import { createDispatcher } from './transport';
 
 /** The HTTP core bound to the profile in use. */
@@ -37,6 +37,27 @@ export async function openApiSession(ctx: Context): Promise<ApiSession> {
   // destroy(), not close(): every request of the run has ended, and close() would wait on a stuck one.
   ctx.onCleanup(() => dispatcher.destroy());
 
+  const trace = ctx.globals.verbose ? (line: string) => ctx.io.stderr.write(`${line}\n`) : undefined;
+  // The in-process sandbox gets a new port each run; its limits belong to its data file.
+  const limitBaseUrl = resolved.baseUrl ?? `sandbox:${ctx.paths.sandboxDataFile}`;
+  const probeLeaseMs = ctx.globals.timeoutMs;
+  let gate: RateLimitGate = await openRateLimitState(ctx.paths.stateFile, limitBaseUrl, apiKey, ctx.now, { probeLeaseMs });
+  if (resolved.stateUrl !== undefined) {
+    // Loaded only when a state URL is set: a run without one never evaluates the Redis client.
+    const { openSharedState } = await import('./shared-state');
+    const shared = await openSharedState({
+      stateUrl: resolved.stateUrl,
+      id: await limitId(limitBaseUrl, apiKey),
+      local: gate,
+      now: ctx.now,
+      probeLeaseMs,
+      warn: (message) => ctx.warn(message),
+      trace,
+    });
+    ctx.onCleanup(() => shared.close());
+    gate = shared;
+  }
+
   const http = new HttpClient({
     baseUrl,
     apiKey,
@@ -45,16 +66,13 @@ export async function openApiSession(ctx: Context): Promise<ApiSession> {
     retries: ctx.globals.retries,
     maxWaitMs: ctx.globals.maxWaitMs,
     dispatcher,
-    // The in-process sandbox gets a new port each run; its limits belong to its data file.
-    gate: await openRateLimitState(ctx.paths.stateFile, resolved.baseUrl ?? `sandbox:${ctx.paths.sandboxDataFile}`, apiKey, ctx.now, {
-      probeLeaseMs: ctx.globals.timeoutMs,
-    }),
+    gate,
     now: ctx.now,
     random: ctx.random,
     wait: (ms, why) => ctx.wait(ms, why),
     signal: ctx.signal,
     authHint: rejectedKeyHint(resolved),
-    trace: ctx.globals.verbose ? (line) => ctx.io.stderr.write(`${line}\n`) : undefined,
+    trace,
   });
   return { http, target: { ...resolved, baseUrl, apiKey } };
 }

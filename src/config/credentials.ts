@@ -1,5 +1,6 @@
 import { NotConfiguredError, PetctlError, UsageError } from '../errors';
 import { validateBaseUrl } from './base-url';
+import { validateStateUrl } from './state-url';
 import { type ProfileStore, SANDBOX_DEFAULT_KEY, SANDBOX_PROFILE, validateApiKey } from './profiles';
 
 /**
@@ -9,6 +10,7 @@ import { type ProfileStore, SANDBOX_DEFAULT_KEY, SANDBOX_PROFILE, validateApiKey
  *   profile:  -p/--profile  >  PETCTL_PROFILE  >  the active profile
  *   base URL: --base-url    >  PETCTL_BASE_URL >  the profile's  >  (sandbox) the in-process service
  *   key:      PETCTL_API_KEY > the profile's stored key > (sandbox) SANDBOX_DEFAULT_KEY
+ *   state:    PETCTL_STATE_URL > the profile's state URL > none (this machine's state file)
  *
  * A key is never taken from a flag: flags end up in shell history and in `ps`.
  * Empty environment variables count as unset (`PETCTL_PROFILE= petctl ...`).
@@ -19,6 +21,7 @@ export type ProfileReader = Pick<ProfileStore, 'activeName' | 'get' | 'list'>;
 export type ProfileSource = 'flag' | 'env' | 'active';
 export type BaseUrlSource = 'flag' | 'env' | 'profile' | 'sandbox';
 export type KeySource = 'env' | 'profile' | 'sandbox-default';
+export type StateUrlSource = 'env' | 'profile';
 
 export interface ResolvedProfile {
   name: string;
@@ -37,6 +40,9 @@ export interface ResolvedTarget {
   keySource?: KeySource;
   /** The profile stores a key of its own, whether or not PETCTL_API_KEY overrides it. */
   hasStoredKey: boolean;
+  /** The shared rate-limit state store (it may hold a password); undefined: this machine's state file. */
+  stateUrl?: string;
+  stateUrlSource?: StateUrlSource;
 }
 
 export interface ResolveOptions {
@@ -113,6 +119,17 @@ export function resolveTarget(store: ProfileReader, options: TargetOptions): Res
     keySource = 'sandbox-default';
   }
 
+  let stateUrl: string | undefined;
+  let stateUrlSource: StateUrlSource | undefined;
+  const envStateUrl = fromEnv(options.env, 'PETCTL_STATE_URL');
+  if (envStateUrl !== undefined) {
+    stateUrl = validateStateUrl(envStateUrl, 'PETCTL_STATE_URL');
+    stateUrlSource = 'env';
+  } else if (profile.stateUrl !== undefined) {
+    stateUrl = storedStateUrl(name, profile.stateUrl);
+    stateUrlSource = 'profile';
+  }
+
   return {
     profile: name,
     profileSource: source,
@@ -122,7 +139,20 @@ export function resolveTarget(store: ProfileReader, options: TargetOptions): Res
     apiKey,
     keySource,
     hasStoredKey: profile.apiKey !== undefined,
+    stateUrl,
+    stateUrlSource,
   };
+}
+
+function storedStateUrl(name: string, raw: string): string {
+  try {
+    return validateStateUrl(raw, `the state URL of profile ${JSON.stringify(name)}`);
+  } catch (error) {
+    if (error instanceof PetctlError) {
+      throw new NotConfiguredError(error.message, `petctl profile remove ${name}, then petctl profile add ${name} --base-url <url> --state-url <url>`);
+    }
+    throw error;
+  }
 }
 
 /** A base URL read from the config file was checked when added, but the file may have been edited since. */

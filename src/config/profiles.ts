@@ -4,6 +4,7 @@ import { UsageError } from '../errors';
 import { validateBaseUrl } from './base-url';
 import { CorruptFileError, ensurePrivateDir, readJsonFile, withFileLock } from './locked-file';
 import type { PetctlPaths } from './paths';
+import { validateStateUrl } from './state-url';
 
 /**
  * The profile store: named API endpoints, each with its own key, in
@@ -14,7 +15,7 @@ import type { PetctlPaths } from './paths';
  *   {
  *     "activeProfile"?: string,            // absent = "sandbox"
  *     "profiles": {
- *       "<name>": { "baseUrl": string, "apiKey"?: string },
+ *       "<name>": { "baseUrl": string, "apiKey"?: string, "stateUrl"?: string },
  *       "sandbox"?: { "apiKey"?: string }  // the built-in profile only ever stores a key
  *     }
  *   }
@@ -45,6 +46,8 @@ export interface StoredProfile {
   /** Absent for the built-in sandbox (the in-process service) and for a hand-edited entry without one. */
   baseUrl?: string;
   apiKey?: string;
+  /** The shared rate-limit state store (redis://…); it may hold a password. */
+  stateUrl?: string;
   builtIn: boolean;
 }
 
@@ -57,7 +60,7 @@ export interface ProfileStore {
   /** The sandbox first, then the others by name. */
   list(): StoredProfile[];
   /** Adds a profile without a key; refuses an existing name and the sandbox. */
-  add(name: string, baseUrl: string): Promise<void>;
+  add(name: string, baseUrl: string, stateUrl?: string): Promise<void>;
   use(name: string): Promise<void>;
   /** Removing the active profile makes the sandbox active again. */
   remove(name: string): Promise<void>;
@@ -93,6 +96,7 @@ export async function openProfileStore(paths: PetctlPaths): Promise<ProfileStore
 interface ProfileEntry {
   baseUrl?: string;
   apiKey?: string;
+  stateUrl?: string;
 }
 
 interface Snapshot {
@@ -118,6 +122,7 @@ function parseConfig(raw: unknown): Snapshot {
       profiles.set(name, {
         baseUrl: !builtIn && typeof entry.baseUrl === 'string' ? entry.baseUrl : undefined,
         apiKey: typeof entry.apiKey === 'string' && entry.apiKey !== '' ? entry.apiKey : undefined,
+        stateUrl: !builtIn && typeof entry.stateUrl === 'string' && entry.stateUrl !== '' ? entry.stateUrl : undefined,
       });
     }
   }
@@ -180,7 +185,7 @@ class ConfProfileStore implements ProfileStore {
     const entry = this.#snapshot.profiles.get(name);
     if (name === SANDBOX_PROFILE) return { name, apiKey: entry?.apiKey, builtIn: true };
     if (!entry) return undefined;
-    return { name, baseUrl: entry.baseUrl, apiKey: entry.apiKey, builtIn: false };
+    return { name, baseUrl: entry.baseUrl, apiKey: entry.apiKey, stateUrl: entry.stateUrl, builtIn: false };
   }
 
   list(): StoredProfile[] {
@@ -188,17 +193,18 @@ class ConfProfileStore implements ProfileStore {
     return [SANDBOX_PROFILE, ...names].map((name) => this.get(name) as StoredProfile);
   }
 
-  async add(name: string, baseUrl: string): Promise<void> {
+  async add(name: string, baseUrl: string, stateUrl?: string): Promise<void> {
     if (name === SANDBOX_PROFILE) {
       throw new UsageError(`"${SANDBOX_PROFILE}" is the built-in profile and cannot be added or replaced`, 'choose another name');
     }
     validateProfileName(name);
     const url = validateBaseUrl(baseUrl, '--base-url');
+    const state = stateUrl === undefined ? undefined : validateStateUrl(stateUrl, '--state-url');
     await this.#change((doc) => {
       if (profileExists(doc, name)) {
         throw new UsageError(`profile ${JSON.stringify(name)} already exists`, `to replace it, run petctl profile remove ${name} first`);
       }
-      doc.profiles[name] = { baseUrl: url };
+      doc.profiles[name] = state === undefined ? { baseUrl: url } : { baseUrl: url, stateUrl: state };
     });
   }
 

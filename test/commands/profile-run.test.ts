@@ -149,3 +149,51 @@ describe.concurrent('profile add, use, remove', () => {
     expect(io.stdout.text()).toBe('');
   });
 });
+
+describe.concurrent('a profile with a state URL (Redis)', () => {
+  const SECRET = 'hunter2-but-longer';
+  const SHARED = {
+    activeProfile: 'shelters',
+    profiles: {
+      shelters: { baseUrl: 'https://api.example.org/v1', apiKey: KEY, stateUrl: `redis://:${SECRET}@cache.example.org:6379/0` },
+      staging: { baseUrl: 'https://staging.example.org/v1' },
+    },
+  };
+
+  it('profile list adds a STATE STORE column with the password masked', async (t) => {
+    const { run } = setup(t, SHARED);
+    const { ctx, io } = run({ stdoutColumns: 140 });
+    await profileListRun(ctx);
+    const lines = stripVTControlCharacters(io.stdout.text()).split('\n');
+    expect(lines[0]).toMatch(/NAME +BASE URL +KEY +STATE STORE$/);
+    expect(lines[2]).toMatch(/shelters .* redis:\/\/:\*\*\*\*@cache\.example\.org:6379\/0$/);
+    expect(lines[3]).toMatch(/staging .* local$/);
+    expect(io.stdout.text()).not.toContain(SECRET);
+  });
+
+  it('profile show names the state store and its source, masked; PETCTL_STATE_URL overrides it', async (t) => {
+    const { run } = setup(t, SHARED);
+    const shown = run();
+    await profileShowRun({}, shown.ctx);
+    expect(shown.io.stdout.text()).toContain('State store: redis://:****@cache.example.org:6379/0 (profile)\n');
+    expect(shown.io.stdout.text()).not.toContain(SECRET);
+    const overridden = run({ env: { PETCTL_STATE_URL: 'rediss://other.example.org:6380/2' }, globals: { output: 'json' } });
+    await profileShowRun({}, overridden.ctx);
+    const object = JSON.parse(overridden.io.stdout.text());
+    expect(object).toMatchObject({ stateUrl: 'rediss://other.example.org:6380/2', stateUrlSource: 'env' });
+    expect(object.overrides).toContain('PETCTL_STATE_URL overrides the state store');
+  });
+
+  it('profile add stores --state-url, and warns when a password would go over plain redis:// off this machine', async (t) => {
+    const { run, read } = setup(t);
+    const { ctx, io } = run();
+    await profileAddRun({ name: 'far', baseUrl: 'https://api.example.org/v1', stateUrl: `redis://:${SECRET}@cache.example.org:6379/0` }, ctx);
+    expect(read().profiles.far).toEqual({ baseUrl: 'https://api.example.org/v1', stateUrl: `redis://:${SECRET}@cache.example.org:6379/0` });
+    expect(io.stderr.text()).toContain("warning: redis:// sends the state store's password unencrypted; prefer rediss://");
+    expect(io.stderr.text()).not.toContain(SECRET);
+    const near = run();
+    await profileAddRun({ name: 'near', baseUrl: 'https://api.example.org/v1', stateUrl: `redis://:${SECRET}@127.0.0.1:6379/0` }, near.ctx);
+    await profileAddRun({ name: 'tls', baseUrl: 'https://api.example.org/v1', stateUrl: `rediss://:${SECRET}@cache.example.org:6380/0` }, near.ctx);
+    expect(near.io.stderr.text()).not.toContain('warning');
+  });
+});

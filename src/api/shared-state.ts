@@ -1,0 +1,332 @@
+import { isIP } from 'node:net';
+import type { Redis } from 'ioredis';
+import { describeStateUrl, stateStoreAddress } from '../config/state-url';
+import { type GateDecision, type LimitEntry, type RateAnswer, decide, observe } from './pacing';
+import { MAX_PROBE_LEASE_MS, type RateLimitGate, asEntry } from './rate-limit-state';
+
+/**
+ * The rate-limit state in a Redis server, so every machine that uses one base
+ * URL and key draws from one budget and obeys one 429, ban or exhausted
+ * window. It implements the same gate as the local state file and runs the
+ * same pure functions (pacing.ts) on the same entry; only the store differs.
+ *
+ * Atomicity: optimistic transactions. WATCH the key and GET it, compute the
+ * next entry with decide/observe, then MULTI SET EXEC: Redis refuses the EXEC
+ * when another client changed the key in between, and the update is computed
+ * again from the new value. So no two machines ever spend the same remaining
+ * request. WATCH belongs to a connection, so the calls of one process take
+ * turns on its single connection.
+ *
+ * Clocks: every time in a LimitEntry is epoch ms on this machine's clock, and
+ * two machines' clocks differ. In Redis they are stored on Redis's clock
+ * (TIME), measured once at connect (offset = Redis time − the midpoint of the
+ * round trip, so accurate to half a round trip), and converted both ways.
+ *
+ * Keys: `petctl:limit:<id>`, the same hash of base URL and key as the local
+ * state; the key itself is never stored. Every write sets a TTL a minute past
+ * the entry's latest time, so Redis holds nothing that no longer matters.
+ *
+ * Failure: connecting (with AUTH and SELECT) must finish within
+ * CONNECT_TIMEOUT_MS and every command within COMMAND_TIMEOUT_MS. Otherwise,
+ * or on any error (refused, wrong password, connection lost), the gate warns
+ * once and uses this machine's state file (`local`) for the rest of the run.
+ * Every answer is also recorded there (as a single command would record it:
+ * 429s, bans and a low budget), and at the fallback so is the shared entry as
+ * last read (another machine's block, the window), so the fallback goes on
+ * with what this machine knows.
+ */
+
+export const CONNECT_TIMEOUT_MS = 2_000;
+export const COMMAND_TIMEOUT_MS = 1_000;
+export const KEY_PREFIX = 'petctl:limit:';
+/** How long an entry outlives its latest time. */
+export const EXPIRE_MARGIN_MS = 60_000;
+/** Conflicting updates one call retries before it gives up (and the run falls back). */
+const MAX_CONFLICTS = 200;
+
+export interface SharedStateOptions {
+  /** redis:// or rediss:// (validated; may hold a password, which is never printed). */
+  stateUrl: string;
+  /** limitId(base URL, key). */
+  id: string;
+  /** This machine's state file: the mirror of answers, and the fallback. */
+  local: RateLimitGate;
+  now: () => number;
+  probeLeaseMs: number;
+  /** `warning: …` on stderr (silent with -q). */
+  warn: (message: string) => void;
+  /** -v: one line per state-store call. */
+  trace?: (line: string) => void;
+  connectTimeoutMs?: number;
+  commandTimeoutMs?: number;
+}
+
+export interface SharedStateGate extends RateLimitGate {
+  /** Closes the connection; safe to call more than once. */
+  close(): Promise<void>;
+  /** Redis's clock minus this machine's, in ms (undefined before connect or after falling back). */
+  readonly clockOffsetMs: number | undefined;
+  /** True once the gate uses the local state file. */
+  readonly fellBack: boolean;
+}
+
+class StoreTimeout extends Error {}
+
+/** What went wrong, for the warning: never the URL's password, never a raw message that might echo it. */
+export function describeStoreError(error: unknown, timeoutMs: number): string {
+  if (error instanceof StoreTimeout) return `no answer within ${timeoutMs / 1000}s`;
+  const err = error as { code?: string; message?: string };
+  const message = err?.message ?? String(error);
+  if (/^WRONGPASS/.test(message)) return 'the server refused the user name or password (WRONGPASS)';
+  if (/^NOAUTH/.test(message)) return 'the server requires a password (NOAUTH)';
+  if (/Command timed out/i.test(message)) return `no answer within ${timeoutMs / 1000}s`;
+  const known: Record<string, string> = {
+    ECONNREFUSED: 'connection refused',
+    ECONNRESET: 'connection reset',
+    ENOTFOUND: 'host not found',
+    EAI_AGAIN: 'DNS lookup failed',
+    EHOSTUNREACH: 'host unreachable',
+    ENETUNREACH: 'network unreachable',
+    ETIMEDOUT: `no connection within ${timeoutMs / 1000}s`,
+  };
+  const named = err?.code === undefined ? undefined : known[err.code];
+  if (named) return named;
+  if (/Connection is closed|Stream isn't writeable|connection.*closed/i.test(message)) return 'the connection was closed';
+  // Redis errors are one line (e.g. "ERR DB index is out of range"); they never contain the password.
+  return (message.split('\n')[0] ?? '').slice(0, 100);
+}
+
+function withTimeout<T>(promise: Promise<T>, ms: number): Promise<T> {
+  let timer: NodeJS.Timeout | undefined;
+  const timeout = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => reject(new StoreTimeout()), ms);
+  });
+  return Promise.race([promise, timeout]).finally(() => clearTimeout(timer));
+}
+
+type Change<T> = (entry: LimitEntry | undefined) => { entry?: LimitEntry; result: T };
+
+/** Moves every time of an entry by `by` ms (window.reset is the server's own name for the window, not a time here). */
+export function shiftEntry(entry: LimitEntry | undefined, by: number): LimitEntry | undefined {
+  if (!entry) return undefined;
+  const shifted: LimitEntry = { ...entry };
+  if (entry.blockedUntil !== undefined) shifted.blockedUntil = entry.blockedUntil + by;
+  if (entry.probeUntil !== undefined) shifted.probeUntil = entry.probeUntil + by;
+  if (entry.window) shifted.window = { ...entry.window, resetAt: entry.window.resetAt + by };
+  return shifted;
+}
+
+/** How long Redis keeps an entry: until a margin past its latest time (on the same clock as `now`). */
+export function expiryMs(entry: LimitEntry, now: number): number {
+  const latest = Math.max(entry.blockedUntil ?? 0, entry.window?.resetAt ?? 0, entry.probeUntil ?? 0);
+  return Math.max(0, Math.ceil(latest - now)) + EXPIRE_MARGIN_MS;
+}
+
+/**
+ * The answers that teach the local state file what a shared entry says (a
+ * block, the current window), so that after a fallback this machine keeps
+ * obeying what it last read from Redis, e.g. another machine's Retry-After.
+ */
+export function answersFor(entry: LimitEntry, now: number): Array<{ answer: RateAnswer; paced: boolean }> {
+  const answers: Array<{ answer: RateAnswer; paced: boolean }> = [];
+  const { window, blockedUntil, reason } = entry;
+  const windowLive = window !== undefined && window.resetAt > now;
+  // Remaining 0 in a live window also records the quota_exhausted block until its reset.
+  if (windowLive) answers.push({ answer: { status: 200, remaining: window.remaining, reset: window.reset, resetAt: window.resetAt }, paced: true });
+  const coveredByWindow = reason === 'quota_exhausted' && windowLive && window.remaining === 0 && window.resetAt >= (blockedUntil ?? 0);
+  if (blockedUntil !== undefined && blockedUntil > now && !coveredByWindow) {
+    answers.push({ answer: { status: 429, retryAt: blockedUntil, banned: reason === 'key_banned' }, paced: false });
+  }
+  return answers;
+}
+
+function parseStored(raw: string | null): LimitEntry | undefined {
+  if (raw === null) return undefined;
+  try {
+    return asEntry(JSON.parse(raw));
+  } catch {
+    // A damaged record only holds timings: treat it as absent; the next write replaces it.
+    return undefined;
+  }
+}
+
+export async function openSharedState(options: SharedStateOptions): Promise<SharedStateGate> {
+  const connectTimeoutMs = options.connectTimeoutMs ?? CONNECT_TIMEOUT_MS;
+  const commandTimeoutMs = options.commandTimeoutMs ?? COMMAND_TIMEOUT_MS;
+  const { local, now, trace } = options;
+  const probeLeaseMs = Math.min(options.probeLeaseMs, MAX_PROBE_LEASE_MS);
+  const address = stateStoreAddress(options.stateUrl);
+  const where = describeStateUrl(options.stateUrl);
+  const key = `${KEY_PREFIX}${options.id}`;
+
+  let client: Redis | undefined;
+  let offset: number | undefined;
+  let fellBack = false;
+  let lastError: unknown;
+  /** The shared entry as last read or written (on this machine's clock): what a fallback starts from. */
+  let lastSeen: LimitEntry | undefined;
+  // One call at a time on the connection: WATCH is per connection.
+  let turn: Promise<unknown> = Promise.resolve();
+
+  const fallBack = (error: unknown, timeoutMs: number) => {
+    if (fellBack) return;
+    fellBack = true;
+    offset = undefined;
+    // The error event often says more than the rejection ("Connection is closed").
+    let reason = describeStoreError(lastError !== undefined && !(error instanceof StoreTimeout) ? lastError : error, timeoutMs);
+    // No known error repeats the password; should one ever, it still never reaches the terminal.
+    if (address.password) reason = reason.split(address.password).join('****');
+    options.warn(`cannot use the shared rate-limit state at ${where}: ${reason}; using this machine's state file for the rest of this run`);
+    client?.disconnect();
+  };
+
+  const started = now();
+  try {
+    const { Redis: RedisClient } = await import('ioredis');
+    client = new RedisClient({
+      host: address.host,
+      port: address.port,
+      username: address.username,
+      password: address.password,
+      // SNI takes a host name only (RFC 6066); certificates of an IP address are still checked.
+      tls: address.tls ? { servername: isIP(address.host) ? undefined : address.host } : undefined,
+      lazyConnect: true,
+      connectTimeout: connectTimeoutMs,
+      commandTimeout: commandTimeoutMs,
+      // No reconnecting and no queueing: a lost connection means the fallback, at once.
+      retryStrategy: () => null,
+      reconnectOnError: () => false,
+      maxRetriesPerRequest: 0,
+      enableOfflineQueue: false,
+      enableAutoPipelining: false,
+      connectionName: 'petctl',
+    });
+    // Without a listener ioredis prints errors itself; they are reported by the warning instead.
+    client.on('error', (error) => {
+      lastError = error;
+    });
+    const redis = client;
+    await withTimeout(
+      (async () => {
+        await redis.connect();
+        // Selected here, not through ioredis's `db` option: ioredis ignores a failed SELECT and stays on database 0.
+        if (address.db !== 0) await redis.select(address.db);
+        const before = now();
+        const [seconds, micros] = await redis.time();
+        const after = now();
+        offset = Math.round(Number(seconds) * 1000 + Number(micros) / 1000 - (before + after) / 2);
+      })(),
+      connectTimeoutMs,
+    );
+    trace?.(`state-store: connect ${where} -> ok in ${now() - started} ms (clock offset ${offset! >= 0 ? '+' : ''}${offset} ms)`);
+  } catch (error) {
+    trace?.(`state-store: connect ${where} -> failed in ${now() - started} ms`);
+    fallBack(error, connectTimeoutMs);
+  }
+
+  const timed = <T>(promise: Promise<T>) => withTimeout(promise, commandTimeoutMs);
+
+  /** Runs `change` on the shared entry atomically; the entry `change` sees and returns is on this machine's clock. */
+  const transact = async <T>(what: string, change: Change<T>): Promise<T> => {
+    const redis = client!;
+    const at = now();
+    let conflicts = 0;
+    for (;;) {
+      const replies = await timed(redis.pipeline().watch(key).get(key).exec());
+      const failed = replies?.find(([error]) => error);
+      if (!replies || failed) throw failed?.[0] ?? new Error('no reply');
+      const stored = (replies[1]?.[1] ?? null) as string | null;
+      lastSeen = shiftEntry(parseStored(stored), -offset!);
+      const { entry, result } = change(lastSeen);
+      if (!entry) {
+        // Nothing to write; the UNWATCH goes out before the next call's WATCH on this connection.
+        redis.unwatch().catch(() => {});
+        trace?.(`state-store: ${what} WATCH GET ${key} -> ${outcome(result)}, nothing written in ${now() - at} ms`);
+        return result;
+      }
+      const shared = shiftEntry(entry, offset!)!;
+      const ttl = expiryMs(shared, now() + offset!);
+      const exec = await timed(redis.multi().set(key, JSON.stringify(shared), 'PX', ttl).exec());
+      if (exec !== null) {
+        const error = exec.find(([failure]) => failure)?.[0];
+        if (error) throw error;
+        lastSeen = entry;
+        trace?.(
+          `state-store: ${what} WATCH GET MULTI SET PX ${ttl} EXEC ${key} -> ${outcome(result)}${conflicts ? ` after ${conflicts} conflicts` : ''} in ${now() - at} ms`,
+        );
+        return result;
+      }
+      // Another client changed the entry first: compute again from its value.
+      conflicts += 1;
+      if (conflicts >= MAX_CONFLICTS) throw new Error(`${conflicts} conflicting updates in a row`);
+      await new Promise((resolve) => setTimeout(resolve, Math.random() * Math.min(conflicts, 10)));
+    }
+  };
+
+  /** One call: on Redis while it works, else (and from then on) on the local file. */
+  const run = <T>(what: string, onRedis: () => Promise<T>, onLocal: () => Promise<T>): Promise<T> => {
+    const call = turn.then(async () => {
+      if (fellBack || !client) return onLocal();
+      try {
+        return await onRedis();
+      } catch (error) {
+        trace?.(`state-store: ${what} -> failed: ${describeStoreError(error, commandTimeoutMs)}`);
+        fallBack(error, commandTimeoutMs);
+        for (const { answer, paced } of lastSeen ? answersFor(lastSeen, now()) : []) await local.record(answer, paced);
+        return onLocal();
+      }
+    });
+    turn = call.catch(() => {});
+    return call;
+  };
+
+  return {
+    get clockOffsetMs() {
+      return offset;
+    },
+    get fellBack() {
+      return fellBack;
+    },
+    acquire(paced) {
+      return run<GateDecision>(
+        'acquire',
+        () =>
+          transact('acquire', (entry) => {
+            const decision = decide(entry, now(), paced, probeLeaseMs);
+            return { entry: decision.go ? decision.entry : undefined, result: decision };
+          }),
+        () => local.acquire(paced),
+      );
+    },
+    async record(answer: RateAnswer, paced) {
+      await run(
+        'record',
+        () => transact('record', (entry) => ({ entry: observe(entry, answer, now(), paced), result: undefined })),
+        async () => undefined,
+      );
+      // Mirrored as a single command records it (cheap: written only for a 429, a ban or a low budget).
+      await local.record(answer, fellBack ? paced : false);
+    },
+    current() {
+      return run(
+        'current',
+        async () => {
+          const stored = await timed(client!.get(key));
+            lastSeen = shiftEntry(parseStored(stored), -offset!);
+          return lastSeen;
+        },
+        () => local.current(),
+      );
+    },
+    async close() {
+      await turn;
+      client?.disconnect();
+    },
+  };
+}
+
+function outcome(result: unknown): string {
+  const decision = result as GateDecision | undefined;
+  if (decision === undefined) return 'recorded';
+  return decision.go ? 'go' : `wait (${decision.reason})`;
+}

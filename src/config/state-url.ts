@@ -1,0 +1,75 @@
+import { UsageError } from '../errors';
+
+const EXAMPLE = 'expected e.g. redis://host:6379/0, rediss://host:6380/0 or redis://:password@host:6379';
+
+/**
+ * The shared rate-limit state store a profile names (`--state-url`,
+ * PETCTL_STATE_URL): a Redis server. Its password is a secret like the API
+ * key: it is stored in config.json (0600) and never printed; what is shown is
+ * `maskStateUrl` (profile show/list) or `describeStateUrl` (warnings, -v).
+ * Like validateBaseUrl, errors never echo the raw value.
+ */
+
+export interface StateStoreAddress {
+  tls: boolean;
+  host: string;
+  port: number;
+  db: number;
+  username?: string;
+  password?: string;
+}
+
+export const DEFAULT_REDIS_PORT = 6379;
+
+function parse(raw: string, label: string): URL {
+  let url: URL;
+  try {
+    url = new URL(raw);
+  } catch {
+    throw new UsageError(`${label} is not an absolute URL`, EXAMPLE);
+  }
+  if (url.protocol !== 'redis:' && url.protocol !== 'rediss:') {
+    throw new UsageError(`${label} must use redis:// or rediss:// (got ${url.protocol}//)`, EXAMPLE);
+  }
+  if (url.hostname === '') throw new UsageError(`${label} has no host`, EXAMPLE);
+  if (url.search !== '' || url.hash !== '' || url.href.includes('?') || url.href.includes('#')) {
+    throw new UsageError(`${label} must not contain a query (?...) or a fragment (#...)`, EXAMPLE);
+  }
+  if (!/^\/?(\d{1,5})?$/.test(url.pathname)) {
+    throw new UsageError(`${label} may only name a database number after the host (e.g. /0)`, EXAMPLE);
+  }
+  return url;
+}
+
+/** Checks a state URL and returns it as given, the scheme lower-cased and a trailing `/` dropped. */
+export function validateStateUrl(raw: string, label = 'the state URL'): string {
+  const url = parse(raw, label);
+  return url.href.replace(/\/$/, '');
+}
+
+/** Where to connect, with the user name and password decoded. */
+export function stateStoreAddress(stateUrl: string): StateStoreAddress {
+  const url = parse(stateUrl, 'the state URL');
+  const decode = (value: string) => (value === '' ? undefined : decodeURIComponent(value));
+  return {
+    tls: url.protocol === 'rediss:',
+    host: url.hostname.replace(/^\[(.*)\]$/, '$1'),
+    port: url.port === '' ? DEFAULT_REDIS_PORT : Number(url.port),
+    db: Number(url.pathname.slice(1) || 0),
+    username: decode(url.username),
+    password: decode(url.password),
+  };
+}
+
+/** For `profile show`/`list`: the URL with its password replaced by `****`. */
+export function maskStateUrl(stateUrl: string): string {
+  const url = new URL(stateUrl);
+  if (url.password !== '') url.password = '****';
+  return url.href.replace(/\/$/, '');
+}
+
+/** For warnings and -v traces: scheme, host, port and database; no user name, no password. */
+export function describeStateUrl(stateUrl: string): string {
+  const { tls, host, port, db } = stateStoreAddress(stateUrl);
+  return `${tls ? 'rediss' : 'redis'}://${host.includes(':') ? `[${host}]` : host}:${port}/${db}`;
+}

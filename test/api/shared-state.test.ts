@@ -1,0 +1,327 @@
+import fs from 'node:fs';
+import net from 'node:net';
+import os from 'node:os';
+import path from 'node:path';
+import { Redis } from 'ioredis';
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { decide } from '../../src/api/pacing';
+import { type RateLimitGate, limitId, openRateLimitState } from '../../src/api/rate-limit-state';
+import { EXPIRE_MARGIN_MS, KEY_PREFIX, type SharedStateGate, answersFor, expiryMs, openSharedState, shiftEntry } from '../../src/api/shared-state';
+import { type RedisServer, noRedisServer, startRedisServer } from '../helpers/redis-server';
+
+const BASE = 'https://api.example.org/v1';
+const KEY = 'pk_live_shared_7d2e9c4b1a0f3e8d';
+const MINUTE = 60_000;
+
+const roots: string[] = [];
+const gates: SharedStateGate[] = [];
+afterEach(async () => {
+  for (const gate of gates.splice(0)) await gate.close();
+  for (const root of roots.splice(0)) fs.rmSync(root, { recursive: true, force: true });
+});
+
+/** One machine: its own state file, its own clock (skewed by `skewMs`), its own connection. */
+interface Machine {
+  gate: SharedStateGate;
+  local: RateLimitGate;
+  now: () => number;
+  warnings: string[];
+  traces: string[];
+}
+
+async function machine(stateUrl: string, options: { skewMs?: number; connectTimeoutMs?: number; commandTimeoutMs?: number; key?: string } = {}): Promise<Machine> {
+  const root = fs.mkdtempSync(path.join(os.tmpdir(), 'petctl-machine-'));
+  roots.push(root);
+  const now = () => Date.now() + (options.skewMs ?? 0);
+  const key = options.key ?? KEY;
+  const local = await openRateLimitState(path.join(root, 'state.json'), BASE, key, now);
+  const warnings: string[] = [];
+  const traces: string[] = [];
+  const gate = await openSharedState({
+    stateUrl,
+    id: await limitId(BASE, key),
+    local,
+    now,
+    probeLeaseMs: 5_000,
+    warn: (message) => warnings.push(message),
+    trace: (line) => traces.push(line),
+    connectTimeoutMs: options.connectTimeoutMs,
+    commandTimeoutMs: options.commandTimeoutMs,
+  });
+  gates.push(gate);
+  return { gate, local, now, warnings, traces };
+}
+
+/** A window with `remaining` requests left, as an answer would report it (paced: tracked from the first request). */
+function windowAnswer(now: number, remaining: number) {
+  const resetAt = now + MINUTE;
+  return { status: 200, remaining, reset: Math.ceil(resetAt / 1000), resetAt };
+}
+
+describe('answersFor', () => {
+  const now = 1_000_000;
+  it('turns a live block into a 429 answer and a live window into its answer; the past into nothing', () => {
+    expect(answersFor({ blockedUntil: now + 5_000, reason: 'key_banned' }, now)).toEqual([
+      { answer: { status: 429, retryAt: now + 5_000, banned: true }, paced: false },
+    ]);
+    const window = { reset: 1_234, resetAt: now + 40_000, remaining: 7 };
+    expect(answersFor({ window }, now)).toEqual([{ answer: { status: 200, remaining: 7, reset: 1_234, resetAt: now + 40_000 }, paced: true }]);
+    // An exhausted window carries its own block (observe turns Remaining: 0 into quota_exhausted).
+    expect(answersFor({ blockedUntil: now + 40_000, reason: 'quota_exhausted', window: { ...window, remaining: 0 } }, now)).toHaveLength(1);
+    expect(answersFor({ blockedUntil: now - 1, reason: 'rate_limited', window: { ...window, resetAt: now - 1 } }, now)).toEqual([]);
+  });
+
+  it('teaches the local file the same decisions', async () => {
+    const root = fs.mkdtempSync(path.join(os.tmpdir(), 'petctl-seed-'));
+    roots.push(root);
+    const at = Date.now();
+    const entries = [
+      { blockedUntil: at + 5_000, reason: 'rate_limited' as const },
+      { blockedUntil: at + 40_000, reason: 'quota_exhausted' as const, window: { reset: 99, resetAt: at + 40_000, remaining: 0 } },
+      { window: { reset: 99, resetAt: at + 40_000, remaining: 3 } },
+    ];
+    for (const [index, entry] of entries.entries()) {
+      const local = await openRateLimitState(path.join(root, `state-${index}.json`), BASE, KEY, () => at);
+      for (const { answer, paced } of answersFor(entry, at)) await local.record(answer, paced);
+      expect(await local.acquire(true)).toEqual(decide(entry, at, true, 5_000));
+    }
+  });
+});
+
+describe('shiftEntry and expiryMs', () => {
+  it('moves every time of an entry but not the window name (the server reset)', () => {
+    const entry = { blockedUntil: 1_000, reason: 'rate_limited' as const, probeUntil: 2_000, window: { reset: 5, resetAt: 3_000, remaining: 4 } };
+    expect(shiftEntry(entry, 500)).toEqual({ blockedUntil: 1_500, reason: 'rate_limited', probeUntil: 2_500, window: { reset: 5, resetAt: 3_500, remaining: 4 } });
+    expect(shiftEntry(shiftEntry(entry, 500), -500)).toEqual(entry);
+    expect(shiftEntry(undefined, 5)).toBeUndefined();
+  });
+
+  it('keeps an entry a margin past its latest time, never less than the margin', () => {
+    expect(expiryMs({ blockedUntil: 10_000, window: { reset: 1, resetAt: 40_000, remaining: 1 } }, 0)).toBe(40_000 + EXPIRE_MARGIN_MS);
+    expect(expiryMs({ blockedUntil: 10_000, reason: 'rate_limited' }, 50_000)).toBe(EXPIRE_MARGIN_MS);
+  });
+});
+
+describe.skipIf(noRedisServer)('the rate-limit gate on a real redis-server', () => {
+  let redis: RedisServer;
+  let admin: Redis;
+  beforeAll(async () => {
+    redis = await startRedisServer();
+    admin = new Redis(redis.port, '127.0.0.1', { lazyConnect: true });
+    await admin.connect();
+  });
+  afterAll(async () => {
+    admin?.disconnect();
+    await redis?.stop();
+  });
+  afterEach(async () => {
+    await admin.flushall();
+  });
+
+  it("shares a 429's Retry-After: machine B is held until machine A's retry time", async () => {
+    const a = await machine(redis.url);
+    const b = await machine(redis.url);
+    const retryAt = a.now() + 30_000;
+    await a.gate.record({ status: 429, retryAt }, false);
+    const decision = await b.gate.acquire(false);
+    expect(decision.go).toBe(false);
+    expect(decision).toMatchObject({ reason: 'rate_limited' });
+    // On B's clock, within the few ms the clock offsets are measured to.
+    expect(Math.abs((decision as { until: number }).until - retryAt)).toBeLessThan(50);
+    expect(a.warnings).toEqual([]);
+    expect(b.warnings).toEqual([]);
+  });
+
+  it('shares a ban and an exhausted window', async () => {
+    const a = await machine(redis.url);
+    const b = await machine(redis.url);
+    await a.gate.record({ status: 429, retryAt: a.now() + 3_600_000, banned: true }, false);
+    expect(await b.gate.acquire(false)).toMatchObject({ go: false, reason: 'key_banned' });
+    await admin.flushall();
+    await a.gate.record({ ...windowAnswer(a.now(), 0) }, false);
+    expect(await b.gate.acquire(false)).toMatchObject({ go: false, reason: 'quota_exhausted' });
+  });
+
+  it("stores times on Redis's clock: a machine whose clock is 10 minutes ahead is blocked for the same real time", async () => {
+    const a = await machine(redis.url);
+    const ahead = await machine(redis.url, { skewMs: 10 * MINUTE });
+    const retryAt = a.now() + 20_000;
+    await a.gate.record({ status: 429, retryAt }, false);
+    const decision = (await ahead.gate.acquire(false)) as { go: false; until: number };
+    expect(decision.go).toBe(false);
+    // Without the conversion B would be free at once (its clock is past A's retryAt).
+    expect(Math.abs(decision.until - (retryAt + 10 * MINUTE))).toBeLessThan(50);
+    expect(Math.abs(ahead.gate.clockOffsetMs! - a.gate.clockOffsetMs! + 10 * MINUTE)).toBeLessThan(50);
+    // And what Redis holds is on its own clock, not on either machine's.
+    const [seconds] = await admin.time();
+    const stored = JSON.parse((await admin.get(`${KEY_PREFIX}${await limitId(BASE, KEY)}`))!);
+    expect(Math.abs(stored.blockedUntil - (Number(seconds) * 1000 + 20_000))).toBeLessThan(2_000);
+  });
+
+  it('lets no two machines spend the same remaining request: 6 connections x 40 concurrent paced acquires, 50 left', async () => {
+    const machines = await Promise.all(Array.from({ length: 6 }, () => machine(redis.url)));
+    await machines[0]!.gate.record(windowAnswer(machines[0]!.now(), 50), true);
+    const decisions = await Promise.all(machines.flatMap((m) => Array.from({ length: 40 }, () => m.gate.acquire(true))));
+    expect(decisions.filter((d) => d.go)).toHaveLength(50);
+    expect(decisions.filter((d) => !d.go).every((d) => !d.go && d.reason === 'window')).toBe(true);
+    expect((await machines[3]!.gate.current())?.window?.remaining).toBe(0);
+    for (const m of machines) expect(m.warnings).toEqual([]);
+    // Conflicts happened and were retried, not lost.
+    expect(machines.flatMap((m) => m.traces).some((line) => /after \d+ conflicts/.test(line))).toBe(true);
+  });
+
+  it('sends one probe at an unknown window, whichever machine asks', async () => {
+    const machines = await Promise.all(Array.from({ length: 4 }, () => machine(redis.url)));
+    const decisions = await Promise.all(machines.flatMap((m) => Array.from({ length: 10 }, () => m.gate.acquire(true))));
+    expect(decisions.filter((d) => d.go)).toHaveLength(1);
+    expect(decisions.filter((d) => !d.go && d.reason === 'probe')).toHaveLength(39);
+    // The probe's answer opens the window for everyone.
+    await machines[2]!.gate.record(windowAnswer(machines[2]!.now(), 10), true);
+    const next = await Promise.all(machines.map((m) => m.gate.acquire(true)));
+    expect(next.every((d) => d.go)).toBe(true);
+    expect((await machines[0]!.gate.current())?.window?.remaining).toBe(6);
+  });
+
+  it('stores neither the API key nor anything without a TTL; the key is the hash the local state uses', async () => {
+    const a = await machine(redis.url);
+    await a.gate.record({ status: 429, retryAt: a.now() + 5_000 }, false);
+    await a.gate.record(windowAnswer(a.now(), 3), true);
+    const keys = await admin.keys('*');
+    expect(keys).toEqual([`${KEY_PREFIX}${await limitId(BASE, KEY)}`]);
+    const value = (await admin.get(keys[0]!))!;
+    expect(value).not.toContain(KEY);
+    expect(keys[0]).not.toContain(KEY);
+    const ttl = await admin.pttl(keys[0]!);
+    expect(ttl).toBeGreaterThan(MINUTE);
+    expect(ttl).toBeLessThanOrEqual(MINUTE + EXPIRE_MARGIN_MS + 1_000);
+  });
+
+  it('keeps machines with different keys apart', async () => {
+    const a = await machine(redis.url);
+    const other = await machine(redis.url, { key: 'pk_live_other_key_0000000000' });
+    await a.gate.record({ status: 429, retryAt: a.now() + 30_000 }, false);
+    expect(await other.gate.acquire(false)).toEqual({ go: true });
+  });
+
+  it("mirrors answers into this machine's state file, so a fallback knows them", async () => {
+    const a = await machine(redis.url);
+    const retryAt = a.now() + 30_000;
+    await a.gate.record({ status: 429, retryAt }, true);
+    expect((await a.local.current())?.blockedUntil).toBe(retryAt);
+  });
+
+  it('falls back when a command gets no answer in time (the server paused), and warns once', async () => {
+    const a = await machine(redis.url, { commandTimeoutMs: 300 });
+    await a.local.record({ status: 429, retryAt: a.now() + 30_000 }, false);
+    await admin.client('PAUSE', 2_000, 'ALL');
+    try {
+      const decision = await a.gate.acquire(false);
+      // From the local file, which holds this machine's block.
+      expect(decision).toMatchObject({ go: false, reason: 'rate_limited' });
+      expect(await a.gate.acquire(false)).toMatchObject({ go: false });
+    } finally {
+      await admin.client('UNPAUSE');
+    }
+    expect(a.gate.fellBack).toBe(true);
+    expect(a.warnings).toHaveLength(1);
+    expect(a.warnings[0]).toMatch(/^cannot use the shared rate-limit state at redis:\/\/127\.0\.0\.1:\d+\/0: no answer within 0\.3s; using this machine's state file/);
+  });
+});
+
+describe.skipIf(noRedisServer)('when the shared store fails', () => {
+  it('falls back at once when the connection is refused, and warns once', async () => {
+    const redis = await startRedisServer();
+    await redis.stop();
+    const a = await machine(redis.url);
+    expect(a.gate.fellBack).toBe(true);
+    expect(await a.gate.acquire(true)).toMatchObject({ go: true });
+    await a.gate.record(windowAnswer(a.now(), 5), true);
+    expect((await a.gate.current())?.window?.remaining).toBe(5);
+    expect(a.warnings).toEqual([expect.stringContaining(': connection refused;')]);
+  });
+
+  it('falls back when redis-server is stopped mid-run, and goes on with what this machine knows', async () => {
+    const redis = await startRedisServer();
+    try {
+      const a = await machine(redis.url);
+      const retryAt = a.now() + 30_000;
+      await a.gate.record({ status: 429, retryAt }, false);
+      expect(a.gate.fellBack).toBe(false);
+      await redis.kill();
+      expect(await a.gate.acquire(false)).toEqual({ go: false, until: retryAt, reason: 'rate_limited' });
+      expect(await a.gate.acquire(false)).toMatchObject({ go: false });
+      expect(a.warnings).toHaveLength(1);
+      expect(a.warnings[0]).toMatch(/\/0: (the connection was closed|connection reset);/);
+    } finally {
+      await redis.stop();
+    }
+  });
+
+  it('refuses a database the server does not have (rather than using database 0)', async () => {
+    const redis = await startRedisServer();
+    try {
+      const a = await machine(redis.url.replace(/\/0$/, '/99'));
+      expect(a.gate.fellBack).toBe(true);
+      expect(a.warnings).toEqual([expect.stringContaining('/99: ERR DB index is out of range; using this machine')]);
+    } finally {
+      await redis.stop();
+    }
+  });
+
+  it("keeps obeying another machine's block it read from Redis after Redis goes away", async () => {
+    const redis = await startRedisServer();
+    try {
+      const a = await machine(redis.url);
+      const b = await machine(redis.url);
+      const retryAt = a.now() + 30_000;
+      await a.gate.record({ status: 429, retryAt }, false);
+      const seen = (await b.gate.acquire(false)) as { go: false; until: number };
+      expect(seen.go).toBe(false);
+      await redis.kill();
+      // B's own state file never heard of the 429; what B read from Redis goes with it into the fallback.
+      expect(await b.gate.acquire(false)).toEqual({ go: false, until: seen.until, reason: 'rate_limited' });
+      expect(b.warnings).toHaveLength(1);
+    } finally {
+      await redis.stop();
+    }
+  });
+
+  it('gives up connecting to a server that never answers within the connect timeout', async () => {
+    const sockets = new Set<net.Socket>();
+    const silent = net.createServer((socket) => sockets.add(socket));
+    await new Promise<void>((resolve) => silent.listen(0, '127.0.0.1', resolve));
+    const { port } = silent.address() as net.AddressInfo;
+    try {
+      const a = await machine(`redis://127.0.0.1:${port}/0`, { connectTimeoutMs: 300 });
+      expect(a.gate.fellBack).toBe(true);
+      expect(a.warnings).toEqual([expect.stringContaining(': no answer within 0.3s;')]);
+      expect(await a.gate.acquire(false)).toEqual({ go: true });
+    } finally {
+      for (const socket of sockets) socket.destroy();
+      await new Promise((resolve) => silent.close(resolve));
+    }
+  });
+
+  it('says the password was refused, without the password, and falls back', async () => {
+    const password = 'correct-horse-battery-staple';
+    const redis = await startRedisServer({ password });
+    try {
+      const good = await machine(redis.url);
+      expect(good.gate.fellBack).toBe(false);
+      const wrong = 'wrong-password-123456';
+      const bad = await machine(redis.url.replace(encodeURIComponent(password), wrong));
+      const none = await machine(redis.url.replace(`:${encodeURIComponent(password)}@`, ''));
+      expect(bad.gate.fellBack).toBe(true);
+      expect(bad.warnings).toEqual([expect.stringContaining('refused the user name or password (WRONGPASS)')]);
+      expect(none.warnings).toEqual([expect.stringContaining('requires a password (NOAUTH)')]);
+      for (const m of [good, bad, none]) {
+        for (const line of [...m.warnings, ...m.traces]) {
+          expect(line).not.toContain(password);
+          expect(line).not.toContain(wrong);
+        }
+      }
+    } finally {
+      await redis.stop();
+    }
+  });
+});

@@ -1,0 +1,96 @@
+import fs from 'node:fs';
+import { describe, expect, it } from 'vitest';
+import { resolveTarget } from '../../src/config/credentials';
+import { openProfileStore } from '../../src/config/profiles';
+import { describeStateUrl, maskStateUrl, stateStoreAddress, validateStateUrl } from '../../src/config/state-url';
+import { NotConfiguredError, UsageError } from '../../src/errors';
+import { modeOf, tempPaths } from './temp-config';
+
+const SECRET = 'p@ss:w/rd-1234';
+const WITH_PASSWORD = `redis://:${encodeURIComponent(SECRET)}@cache.example.org:6380/2`;
+
+describe('validateStateUrl', () => {
+  it.each([
+    ['redis://cache.example.org:6379/0', 'redis://cache.example.org:6379/0'],
+    ['redis://cache.example.org', 'redis://cache.example.org'],
+    ['redis://cache.example.org/', 'redis://cache.example.org'],
+    ['REDIS://cache.example.org:6379/0', 'redis://cache.example.org:6379/0'],
+    ['rediss://cache.example.org:6380/1', 'rediss://cache.example.org:6380/1'],
+    ['redis://:secret@127.0.0.1:6379', 'redis://:secret@127.0.0.1:6379'],
+    ['redis://[::1]:6379/0', 'redis://[::1]:6379/0'],
+  ])('accepts %s', (raw, expected) => {
+    expect(validateStateUrl(raw)).toBe(expected);
+  });
+
+  it.each([
+    ['not a url', 'is not an absolute URL'],
+    ['https://cache.example.org', 'must use redis:// or rediss://'],
+    ['redis://', 'has no host'],
+    ['redis://host:6379/0?tls=true', 'must not contain a query'],
+    ['redis://host:6379/zero', 'database number'],
+    ['redis://host:6379/0/1', 'database number'],
+  ])('refuses %s with a usage error that does not echo it', (raw, message) => {
+    let error: unknown;
+    try {
+      validateStateUrl(`${raw}`.replace('host', ':topsecret@host'), '--state-url');
+    } catch (caught) {
+      error = caught;
+    }
+    expect(error).toBeInstanceOf(UsageError);
+    expect((error as Error).message).toContain(message);
+    expect((error as Error).message).toMatch(/^--state-url /);
+    expect((error as Error).message).not.toContain('topsecret');
+  });
+});
+
+describe('stateStoreAddress, maskStateUrl, describeStateUrl', () => {
+  it('decodes the password and finds port and database', () => {
+    expect(stateStoreAddress(WITH_PASSWORD)).toEqual({ tls: false, host: 'cache.example.org', port: 6380, db: 2, username: undefined, password: SECRET });
+    expect(stateStoreAddress('rediss://user:pw@[::1]')).toEqual({ tls: true, host: '::1', port: 6379, db: 0, username: 'user', password: 'pw' });
+  });
+
+  it('masks the password for profile show and list, and drops all credentials for warnings and traces', () => {
+    expect(maskStateUrl(WITH_PASSWORD)).toBe('redis://:****@cache.example.org:6380/2');
+    expect(maskStateUrl('redis://cache.example.org:6379/0')).toBe('redis://cache.example.org:6379/0');
+    expect(describeStateUrl(WITH_PASSWORD)).toBe('redis://cache.example.org:6380/2');
+    expect(describeStateUrl('rediss://user:pw@[::1]')).toBe('rediss://[::1]:6379/0');
+  });
+});
+
+describe('the state URL of a profile', () => {
+  it('is stored with the profile in config.json (0600) and resolved from it', async () => {
+    const paths = tempPaths();
+    const store = await openProfileStore(paths);
+    await store.add('shelters', 'https://api.example.org/v1', WITH_PASSWORD);
+    expect(store.get('shelters')?.stateUrl).toBe(WITH_PASSWORD);
+    expect(modeOf(paths.configFile)).toBe(0o600);
+    expect(JSON.parse(fs.readFileSync(paths.configFile, 'utf8')).profiles.shelters).toEqual({ baseUrl: 'https://api.example.org/v1', stateUrl: WITH_PASSWORD });
+    const target = resolveTarget(store, { profileFlag: 'shelters', env: {} });
+    expect(target).toMatchObject({ stateUrl: WITH_PASSWORD, stateUrlSource: 'profile' });
+  });
+
+  it('is overridden by PETCTL_STATE_URL; an empty one counts as unset', async () => {
+    const store = await openProfileStore(tempPaths());
+    await store.add('shelters', 'https://api.example.org/v1', WITH_PASSWORD);
+    await store.add('plain', 'https://api.example.org/v1');
+    const env = { PETCTL_STATE_URL: 'redis://127.0.0.1:6379/1' };
+    expect(resolveTarget(store, { profileFlag: 'shelters', env })).toMatchObject({ stateUrl: env.PETCTL_STATE_URL, stateUrlSource: 'env' });
+    expect(resolveTarget(store, { profileFlag: 'plain', env })).toMatchObject({ stateUrl: env.PETCTL_STATE_URL, stateUrlSource: 'env' });
+    expect(resolveTarget(store, { profileFlag: 'shelters', env: { PETCTL_STATE_URL: '' } })).toMatchObject({ stateUrlSource: 'profile' });
+    expect(resolveTarget(store, { profileFlag: 'plain', env: { PETCTL_STATE_URL: '' } })).toMatchObject({ stateUrl: undefined, stateUrlSource: undefined });
+    expect(() => resolveTarget(store, { profileFlag: 'plain', env: { PETCTL_STATE_URL: 'http://x' } })).toThrow(/^PETCTL_STATE_URL must use redis:\/\//);
+  });
+
+  it('is refused when invalid at profile add, and reported (exit 4) when a hand edit broke it', async () => {
+    const paths = tempPaths();
+    const store = await openProfileStore(paths);
+    await expect(store.add('bad', 'https://api.example.org/v1', 'memcached://x')).rejects.toThrow(/^--state-url must use redis:\/\//);
+    expect(store.get('bad')).toBeUndefined();
+    await store.add('edited', 'https://api.example.org/v1', 'redis://ok:6379/0');
+    const doc = JSON.parse(fs.readFileSync(paths.configFile, 'utf8'));
+    doc.profiles.edited.stateUrl = 'redis://ok/not-a-db';
+    fs.writeFileSync(paths.configFile, JSON.stringify(doc));
+    const reopened = await openProfileStore(paths);
+    expect(() => resolveTarget(reopened, { profileFlag: 'edited', env: {} })).toThrow(NotConfiguredError);
+  });
+});

@@ -1,0 +1,139 @@
+import { type ChildProcess, spawn, spawnSync } from 'node:child_process';
+import fs from 'node:fs';
+import net from 'node:net';
+import os from 'node:os';
+import path from 'node:path';
+
+/**
+ * A real redis-server for the shared-state tests: its own process on a free
+ * 127.0.0.1 port, its own temporary directory, no persistence. Tests stop it
+ * (or kill it mid-run to test the fallback).
+ *
+ * Where redis-server is not installed the tests skip, except under CI=true
+ * (.ci/run installs it from Debian's packages): there a missing server fails.
+ */
+
+export const REDIS_SERVER = process.env.PETCTL_TEST_REDIS_SERVER || 'redis-server';
+
+export function redisServerVersion(): string | undefined {
+  const result = spawnSync(REDIS_SERVER, ['--version'], { encoding: 'utf8' });
+  return result.status === 0 ? result.stdout.trim() : undefined;
+}
+
+const installed = redisServerVersion() !== undefined;
+if (!installed && process.env.CI === 'true') {
+  throw new Error(`${REDIS_SERVER} is not installed, and CI=true: the shared-state tests must run (apt-get install redis-server)`);
+}
+/** For describe.skipIf: true when redis-server is missing on a developer's machine. */
+export const noRedisServer = !installed;
+
+export interface RedisServer {
+  port: number;
+  /** redis://[:password@]127.0.0.1:<port>/0 */
+  url: string;
+  password?: string;
+  /** The self-signed certificate of a TLS server (for NODE_EXTRA_CA_CERTS). */
+  ca?: string;
+  /** Stops the server (SIGKILL: as if the machine went away) and waits until it has exited. */
+  kill(): Promise<void>;
+  /** Stops it cleanly and removes its directory. Safe after kill(). */
+  stop(): Promise<void>;
+}
+
+export async function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const server = net.createServer();
+    server.on('error', reject);
+    server.listen(0, '127.0.0.1', () => {
+      const { port } = server.address() as net.AddressInfo;
+      server.close(() => resolve(port));
+    });
+  });
+}
+
+function exited(child: ChildProcess): Promise<void> {
+  if (child.exitCode !== null || child.signalCode !== null) return Promise.resolve();
+  return new Promise((resolve) => child.once('exit', () => resolve()));
+}
+
+/** A self-signed certificate for 127.0.0.1 (openssl), for rediss:// tests. */
+function selfSignedCertificate(dir: string): { cert: string; key: string } {
+  const cert = path.join(dir, 'cert.pem');
+  const key = path.join(dir, 'key.pem');
+  const result = spawnSync(
+    'openssl',
+    ['req', '-x509', '-newkey', 'rsa:2048', '-nodes', '-keyout', key, '-out', cert, '-days', '1', '-subj', '/CN=127.0.0.1', '-addext', 'subjectAltName=IP:127.0.0.1'],
+    { encoding: 'utf8' },
+  );
+  if (result.status !== 0) throw new Error(`openssl could not make a certificate: ${result.stderr || result.error}`);
+  return { cert, key };
+}
+
+async function startOnce(port: number, dir: string, options: RedisServerOptions): Promise<ChildProcess> {
+  const args = ['--bind', '127.0.0.1', '--dir', dir, '--save', '', '--appendonly', 'no', '--daemonize', 'no', '--loglevel', 'notice'];
+  if (options.tls) {
+    const { cert, key } = selfSignedCertificate(dir);
+    args.push('--port', '0', '--tls-port', String(port), '--tls-cert-file', cert, '--tls-key-file', key, '--tls-ca-cert-file', cert, '--tls-auth-clients', 'no');
+  } else {
+    args.push('--port', String(port));
+  }
+  if (options.password !== undefined) args.push('--requirepass', options.password);
+  const child = spawn(REDIS_SERVER, args, { stdio: ['ignore', 'pipe', 'pipe'] });
+  let log = '';
+  await new Promise<void>((resolve, reject) => {
+    const timer = setTimeout(() => reject(new Error(`redis-server did not start within 10s:\n${log}`)), 10_000);
+    const onData = (chunk: Buffer) => {
+      log += chunk.toString('utf8');
+      if (log.includes('Ready to accept connections')) {
+        clearTimeout(timer);
+        resolve();
+      }
+    };
+    child.stdout!.on('data', onData);
+    child.stderr!.on('data', onData);
+    child.once('exit', (code) => {
+      clearTimeout(timer);
+      reject(new Error(`redis-server exited with ${code}:\n${log}`));
+    });
+    child.once('error', reject);
+  });
+  return child;
+}
+
+export interface RedisServerOptions {
+  password?: string;
+  /** Serve TLS only (rediss://), with a self-signed certificate: `ca` names it. */
+  tls?: boolean;
+}
+
+export async function startRedisServer(options: RedisServerOptions = {}): Promise<RedisServer> {
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'petctl-redis-'));
+  let child: ChildProcess | undefined;
+  let port = 0;
+  // The free port may be taken between the probe and redis-server's bind: try another.
+  for (let attempt = 0; !child; attempt += 1) {
+    port = await freePort();
+    try {
+      child = await startOnce(port, dir, options);
+    } catch (error) {
+      if (attempt >= 4) throw error;
+    }
+  }
+  const running = child;
+  const auth = options.password === undefined ? '' : `:${encodeURIComponent(options.password)}@`;
+  return {
+    port,
+    url: `${options.tls ? 'rediss' : 'redis'}://${auth}127.0.0.1:${port}/0`,
+    password: options.password,
+    ca: options.tls ? path.join(dir, 'cert.pem') : undefined,
+    async kill() {
+      running.kill('SIGKILL');
+      await exited(running);
+    },
+    async stop() {
+      running.kill('SIGTERM');
+      await exited(running);
+      fs.rmSync(dir, { recursive: true, force: true });
+    },
+  };
+}
