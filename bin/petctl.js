@@ -72,13 +72,22 @@ async function run() {
   script.runInThisContext()(module.exports, Module.createRequire(bundle), module, bundle, path.dirname(bundle));
 
   const controller = new AbortController();
-  const interrupt = () => {
-    // A second Ctrl-C while cleaning up ends the process at once.
+  // A command may take the first Ctrl-C itself (bulk import stops sending gracefully).
+  let softInterrupt;
+  const interrupt = (signal) => {
+    // A Ctrl-C after the abort (while cleaning up) ends the process at once.
     if (controller.signal.aborted) process.exit(130);
+    if (signal === 'SIGINT' && softInterrupt) {
+      const handler = softInterrupt;
+      softInterrupt = undefined;
+      handler();
+      return;
+    }
     controller.abort();
   };
   process.on('SIGINT', interrupt);
   process.on('SIGTERM', interrupt);
+  const interrupts = { set: (handler) => (softInterrupt = handler) };
   // `petctl pets list | head -1`: a closed pipe is not an error.
   process.stdout.on('error', (error) => {
     if (error.code === 'EPIPE') process.exit(process.exitCode ?? 0);
@@ -86,7 +95,7 @@ async function run() {
 
   // stdin is created on first use only: opening it costs start-up time and only auth login reads it.
   const io = { stdout: process.stdout, stderr: process.stderr, get stdin() { return process.stdin; } };
-  process.exitCode = await module.exports.main(args, { io, env: process.env, signal: controller.signal });
+  process.exitCode = await module.exports.main(args, { io, env: process.env, signal: controller.signal, interrupts });
 
   const ranFull = module.exports.loadedHttpCore?.() === true;
   const wantedKind = ranFull ? 'full' : helpOnly ? 'lite' : cacheKind;

@@ -52,6 +52,12 @@ export interface Context {
   paths: PetctlPaths;
   /** Aborted by Ctrl-C (SIGINT) or SIGTERM. */
   signal: AbortSignal;
+  /**
+   * Lets a command take the first Ctrl-C itself, to stop gracefully (bulk
+   * import stops sending and waits for the requests in flight); the next
+   * Ctrl-C, and SIGTERM, abort `signal` as usual. Returns the release function.
+   */
+  catchInterrupt(handler: () => void): () => void;
   now(): number;
   random(): number;
   /** Sleeps, rejecting with InterruptedError when the signal aborts. */
@@ -70,10 +76,16 @@ export interface Context {
   cleanup(): Promise<void>;
 }
 
+/** How bin/petctl.js lets a command handle the first SIGINT (see Context.catchInterrupt). */
+export interface InterruptHandlers {
+  set(handler: (() => void) | undefined): void;
+}
+
 export interface ContextDeps {
   io: IO;
   env: NodeJS.ProcessEnv;
   signal: AbortSignal;
+  interrupts?: InterruptHandlers;
   now?: () => number;
   random?: () => number;
 }
@@ -116,6 +128,10 @@ export function createContext(globals: GlobalOptions, deps: ContextDeps): Contex
     globals,
     paths,
     signal,
+    catchInterrupt(handler) {
+      deps.interrupts?.set(handler);
+      return () => deps.interrupts?.set(undefined);
+    },
     now,
     random: deps.random ?? Math.random,
     sleep,

@@ -43,3 +43,8 @@ export function parsePort(value: string): number {
   if (!/^\d+$/.test(value) || Number(value) > 65535) throw new InvalidArgumentError('Allowed: a port from 0 to 65535 (0 picks a free one).');
   return Number(value);
 }
+
+export function parseConcurrency(value: string): number {
+  if (!/^\d+$/.test(value) || Number(value) < 1 || Number(value) > 16) throw new InvalidArgumentError('Allowed: a whole number from 1 to 16.');
+  return Number(value);
+}

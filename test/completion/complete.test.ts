@@ -79,7 +79,8 @@ describe.concurrent('flags', () => {
 
   it('by prefix', async () => {
     expect(await offered(['pets', 'list', '--st'])).toEqual(['--status']);
-    expect(await offered(['pets', 'add', '--c'])).toEqual(['--category-id']);
+    expect(await offered(['pets', 'add', '--c'])).toEqual(['--category-id', '--concurrency']);
+    expect(await offered(['pets', 'add', '--ca'])).toEqual(['--category-id']);
     expect(await offered(['--ma'])).toEqual(['--max-wait']);
   });
 

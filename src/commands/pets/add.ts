@@ -1,10 +1,11 @@
 import { type Command, Option } from 'commander';
+import type { BulkAddOptions } from '../../bulk/import';
 import type { Context } from '../../context';
 import { UsageError } from '../../errors';
 import { completePetFields } from '../../input/prompts';
 import { writeResult } from '../../output/result';
 import { PET_STATUSES, type PetStatusValue } from '../../schemas/constants';
-import { parseInt64Value } from '../parsers';
+import { parseConcurrency, parseInt64Value } from '../parsers';
 import type { Invoke } from '../root';
 
 export interface AddOptions {
@@ -12,15 +13,26 @@ export interface AddOptions {
   name?: string;
   categoryId?: number | bigint;
   status?: PetStatusValue;
+  /** --file and its companions: a bulk import (src/bulk/). */
+  bulk?: BulkAddOptions;
 }
+
+type AddFlags = Omit<AddOptions, 'bulk'> & Partial<Omit<BulkAddOptions, 'format'>> & { format?: BulkAddOptions['format'] };
 
 export function registerAdd(pets: Command, invoke: Invoke): void {
   pets
     .command('add')
-    .description('add an animal (POST /pets); prints the created animal with its id')
+    .description('add an animal (POST /pets), or import many from a file with --file; prints what was created')
     .addOption(new Option('--name <name>', "the animal's name (asked for on a terminal when missing)"))
     .addOption(new Option('--category-id <int64>', 'id of its category (asked for on a terminal when missing)').argParser(parseInt64Value))
     .addOption(new Option('--status <status>', 'availability status').choices(PET_STATUSES))
+    .addOption(new Option('--file <path|->', 'import the rows of a JSON array, NDJSON or CSV file (- = stdin)'))
+    .addOption(new Option('--format <format>', 'the file format, instead of guessing from the extension or content').choices(['json', 'ndjson', 'csv']))
+    .addOption(new Option('--dry-run', 'validate and count what would be sent; send nothing'))
+    .addOption(new Option('--skip-invalid', 'send the valid rows even when some are invalid (reported, exit 6)'))
+    .addOption(new Option('--concurrency <1-16>', 'requests in flight at once (default 4)').argParser(parseConcurrency))
+    .addOption(new Option('--journal <path>', 'where to keep the import journal (default: in the state directory)'))
+    .addOption(new Option('--retry-unknown', 'send again the rows an earlier run sent without getting an answer'))
     .addHelpText(
       'after',
       `
@@ -28,15 +40,45 @@ Examples:
   $ petctl pets add --name Rex --category-id 1 --status available
   $ id=$(petctl pets add --name Tom --category-id 2 --query id)
   $ petctl pets add                     # on a terminal: asks for name, category id and status
+  $ petctl pets add --file shelter.csv                # CSV header: name,categoryId,status
+  $ jq -c '.[]' pets.json | petctl pets add --file - -o ndjson
+  $ petctl pets add --file shelter.csv --dry-run      # validate, count, send nothing
+  $ petctl pets add --file shelter.csv                # again after exit 5, Ctrl-C or a crash: resumes
+  $ petctl pets add --file shelter.csv --retry-unknown   # after checking the unknown rows
 
 A POST is never sent twice: it is retried only after a 429 (not processed).
 Off a terminal, or with --no-input (PETCTL_NO_INPUT=1), --name and --category-id are required (exit 2).
-Ctrl-C at a prompt exits 130 and sends nothing.`,
+Ctrl-C at a prompt exits 130 and sends nothing.
+--file paces itself to the plan's rate and keeps a journal: rerunning the same
+command resumes, skipping rows already created. Rows sent without an answer
+are "outcome_unknown" and only resent with --retry-unknown.
+Exit codes with --file: 0 all created (or already), 6 a row invalid or
+rejected, 7 a row's outcome unknown, 5 stopped by the rate limit (rerun to
+resume), 130 Ctrl-C, 2 usage (e.g. --file with --name). See docs/bulk-import.md.`,
     )
-    .action((options: AddOptions) => invoke((ctx) => addRun(options, ctx), { jsonResult: true }));
+    .action((flags: AddFlags) => invoke((ctx) => addRun(toAddOptions(flags), ctx), { jsonResult: true }));
+}
+
+/** Flags -> options: --file makes a bulk import, which excludes the single-animal flags. */
+export function toAddOptions(flags: AddFlags): AddOptions {
+  const { name, categoryId, status, file, format, dryRun, skipInvalid, concurrency, journal, retryUnknown } = flags;
+  if (file === undefined) {
+    const bulkFlag = Object.entries({ format, dryRun, skipInvalid, concurrency, journal, retryUnknown }).find(([, value]) => value !== undefined);
+    if (bulkFlag) throw new UsageError(`--${bulkFlag[0].replace(/[A-Z]/g, (c) => `-${c.toLowerCase()}`)} needs --file`);
+    return { name, categoryId, status };
+  }
+  const single = ([['--name', name], ['--category-id', categoryId], ['--status', status]] as const).filter(([, value]) => value !== undefined);
+  if (single.length > 0) throw new UsageError(`--file cannot be used with ${single.map(([flag]) => flag).join(', ')}`, 'the file gives each row its name, categoryId and status');
+  if (file === '') throw new UsageError('--file needs a path, or - for standard input');
+  const bulk = { file, format, dryRun: dryRun === true, skipInvalid: skipInvalid === true, concurrency: concurrency ?? 4, journal, retryUnknown: retryUnknown === true };
+  return { bulk };
 }
 
 export async function addRun(given: AddOptions, ctx: Context): Promise<void> {
+  if (given.bulk) {
+    const { bulkAdd } = await import('../../bulk/import');
+    return bulkAdd(given.bulk, ctx);
+  }
   if (given.name?.trim() === '') {
     throw new UsageError("option '--name <name>' must not be empty");
   }

@@ -1,0 +1,182 @@
+import type { RequestHooks } from '../api/http-client';
+import { ApiError, InterruptedError, InvalidResponseError, NetworkError, PetctlError, RateLimitError } from '../errors';
+import type { NewPet, Pet } from '../schemas/pet';
+import type { JournalEntry, JournalWriter } from './journal';
+import type { InputRow } from './reader';
+import { type RowResult, created, failed, invalidRow, skipped, unknownOutcome } from './results';
+
+/**
+ * Sends the rows: up to `concurrency` createPet calls in flight, each row's
+ * fate journaled (durably) before it is reported and before its slot takes
+ * the next row. The pace itself comes from the HTTP core's shared gate.
+ *
+ * Stopping: `stop` (the first Ctrl-C) ends sending; a request still waiting
+ * in the gate gives up unsent, one on the wire is awaited. The context's
+ * signal (a second Ctrl-C, SIGTERM) aborts those too: they end unknown.
+ * A rate limit that cannot be waited out, an error that would fail every
+ * row (401, a refused connection), or a row whose outcome turned unknown (a
+ * timeout, a dropped connection, a 5xx: the service may be in trouble, and
+ * each further row would add to what the user must check by hand) stops
+ * sending the same way; a rerun resumes.
+ */
+
+export interface RunnerOptions {
+  rows: AsyncIterable<InputRow>;
+  /** Each row's last journal entry from earlier runs. */
+  previous: ReadonlyMap<number, JournalEntry>;
+  journal: JournalWriter;
+  concurrency: number;
+  retryUnknown: boolean;
+  /** createPet bound to the session. */
+  send(newPet: NewPet, hooks: RequestHooks): Promise<Pet>;
+  /** A wait that rejects when the context's signal aborts (ctx.sleep). */
+  sleep(ms: number): Promise<void>;
+  /** Aborted to stop sending gracefully (the first Ctrl-C). */
+  stop: AbortSignal;
+  /** The context's signal: a second Ctrl-C or SIGTERM. */
+  signal: AbortSignal;
+  onResult(result: RowResult, sent: boolean): void | Promise<void>;
+  onAnswer?(status: number): void;
+  onWait?(ms: number, why: string): void;
+  onWaited?(): void;
+}
+
+export interface RunnerOutcome {
+  /** Why sending stopped before the end: InterruptedError, RateLimitError or a fatal error. */
+  stoppedBy?: PetctlError;
+  /** Ctrl-C (or SIGTERM) ended sending. */
+  interrupted: boolean;
+  /** Rows reported (every row that was not left for a rerun). */
+  reported: number;
+}
+
+/** Thrown through the HTTP core to abandon a request that has not gone on the wire. */
+class StopSending extends Error {}
+
+export async function runImport(options: RunnerOptions): Promise<RunnerOutcome> {
+  const { journal, previous } = options;
+  const halt = new AbortController();
+  let stoppedBy: PetctlError | undefined;
+  let reported = 0;
+  const stopWith = (error: PetctlError) => {
+    stoppedBy ??= error;
+    halt.abort();
+  };
+  const onStop = () => halt.abort();
+  for (const signal of [options.stop, options.signal]) {
+    signal.addEventListener('abort', onStop, { once: true });
+    if (signal.aborted) halt.abort();
+  }
+
+  const report = async (result: RowResult, sent: boolean) => {
+    reported += 1;
+    await options.onResult(result, sent);
+  };
+
+  const waitOrStop = async (ms: number, why: string) => {
+    if (halt.signal.aborted) throw new StopSending();
+    options.onWait?.(ms, why);
+    let onHalt: (() => void) | undefined;
+    try {
+      await Promise.race([
+        options.sleep(ms),
+        new Promise<never>((_resolve, reject) => {
+          onHalt = () => reject(new StopSending());
+          halt.signal.addEventListener('abort', onHalt, { once: true });
+        }),
+      ]);
+    } finally {
+      if (onHalt) halt.signal.removeEventListener('abort', onHalt);
+      options.onWaited?.();
+    }
+  };
+
+  const sendRow = async (input: InputRow & { newPet: NewPet }) => {
+    const { row, line } = input;
+    let journaledSent = false;
+    let onWire = false;
+    const hooks: RequestHooks = {
+      beforeSend: async () => {
+        if (halt.signal.aborted) throw new StopSending();
+        await journal.append({ row, state: 'sent' });
+        journaledSent = true;
+        onWire = true;
+      },
+      onAnswer: (status) => {
+        onWire = false;
+        options.onAnswer?.(status);
+      },
+      wait: waitOrStop,
+      // Draw from the machine-wide budget from the first request: full rate, no 429 storm.
+      paced: true,
+    };
+    let pet: Pet;
+    try {
+      pet = await options.send(input.newPet, hooks);
+    } catch (error) {
+      const unsent = async () => {
+        if (journaledSent) await journal.append({ row, state: 'unsent' });
+      };
+      if (error instanceof ApiError && (error.status === 400 || error.status === 413 || error.status === 422)) {
+        const body = error.body ?? { code: error.code, message: error.message, status: error.status };
+        const rowError = { ...body, code: String(body.code), message: String(body.message), status: error.status };
+        await journal.append({ row, state: 'rejected', error: rowError });
+        return report(failed(row, line, rowError), true);
+      }
+      const check = 'check with petctl pets list, then rerun with --retry-unknown if it is missing';
+      if (onWire && (error instanceof InterruptedError || (error instanceof NetworkError && error.sent))) {
+        // The journal already says "sent": the answer is what is missing.
+        await report(unknownOutcome(row, line, `sent, but no answer came (${error.message}); ${check}`), true);
+        return stopWith(error);
+      }
+      if (journaledSent && (error instanceof InvalidResponseError || (error instanceof ApiError && error.status >= 500))) {
+        // A 5xx or a malformed 2xx to a POST: the animal may or may not exist.
+        await report(unknownOutcome(row, line, `sent, but the answer was not usable (${error.message}); ${check}`), true);
+        return stopWith(error);
+      }
+      await unsent();
+      if (error instanceof StopSending) return;
+      if (error instanceof InterruptedError) return stopWith(error);
+      if (error instanceof PetctlError) return stopWith(error);
+      throw error;
+    }
+    await journal.append({ row, state: 'created', pet });
+    await report(created(row, line, pet), true);
+  };
+
+  const handle = async (input: InputRow) => {
+    const { row, line } = input;
+    if (input.newPet === undefined) return report(invalidRow(row, line, input.reason ?? 'invalid'), false);
+    const earlier = previous.get(row);
+    if (earlier?.state === 'created') return report(skipped(row, line, earlier.pet), false);
+    if (earlier?.state === 'sent' && !options.retryUnknown) {
+      return report(
+        unknownOutcome(row, line, 'sent by an earlier run, which got no answer; check with petctl pets list, then rerun with --retry-unknown to send it again'),
+        false,
+      );
+    }
+    await sendRow(input as InputRow & { newPet: NewPet });
+  };
+
+  const rows = options.rows[Symbol.asyncIterator]();
+  const slot = async () => {
+    while (!halt.signal.aborted) {
+      // Async generators queue concurrent next() calls, so slots share the rows safely.
+      const next = await rows.next();
+      if (next.done) return;
+      if (halt.signal.aborted) return;
+      await handle(next.value);
+    }
+  };
+  try {
+    const slots = Array.from({ length: options.concurrency }, slot);
+    const settled = await Promise.allSettled(slots);
+    const failure = settled.find((result) => result.status === 'rejected');
+    if (failure) throw (failure as PromiseRejectedResult).reason;
+  } finally {
+    options.stop.removeEventListener('abort', onStop);
+    options.signal.removeEventListener('abort', onStop);
+    await rows.return?.(undefined);
+  }
+  return { stoppedBy, interrupted: options.stop.aborted || options.signal.aborted, reported };
+}

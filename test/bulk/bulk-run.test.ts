@@ -1,0 +1,94 @@
+import fs from 'node:fs';
+import path from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { addRun, toAddOptions } from '../../src/commands/pets/add';
+import { createContext } from '../../src/context';
+import { InterruptedError } from '../../src/errors';
+import { fakeIo, globalsWith, newApiKey, tempConfigDir } from '../helpers/cli';
+import { creator } from '../helpers/pet-creator';
+import { type RecordedRequest, json, startScriptedServer } from '../helpers/scripted-server';
+
+/**
+ * `pets add --file` through run() with a real Context over fake streams
+ * (STYLE.md seam 2): the terminal-only parts, the progress bar, and the
+ * first Ctrl-C handed to the command through ctx.catchInterrupt.
+ */
+
+async function setup(t: { onTestFinished(fn: () => Promise<void> | void): void }, options: { stderrTTY: boolean; verbose?: boolean }) {
+  const server = await startScriptedServer(creator());
+  const configDir = tempConfigDir();
+  let soft: (() => void) | undefined;
+  const controller = new AbortController();
+  const io = fakeIo({ stderrTTY: options.stderrTTY });
+  const ctx = createContext(globalsWith({ baseUrl: server.baseUrl, verbose: options.verbose ?? false }), {
+    io,
+    env: { PETCTL_CONFIG_DIR: configDir, PETCTL_API_KEY: newApiKey() },
+    signal: controller.signal,
+    interrupts: { set: (handler) => (soft = handler) },
+  });
+  t.onTestFinished(async () => {
+    await ctx.cleanup();
+    await server.close();
+    fs.rmSync(configDir, { recursive: true, force: true });
+  });
+  const file = (text: string) => {
+    const target = path.join(configDir, 'pets.ndjson');
+    fs.writeFileSync(target, text);
+    return target;
+  };
+  return { server, ctx, io, file, interrupt: () => soft?.(), hardInterrupt: () => controller.abort(), softHandlerSet: () => soft !== undefined };
+}
+
+const rows = (n: number) => Array.from({ length: n }, (_, i) => `{"name":"P${i + 1}","categoryId":1}`).join('\n');
+
+describe('progress', () => {
+  it('on a terminal: a bar redrawn in place with done/total, rate, 429s and time left, showing the rate-limit wait; cleared before the summary', async (t) => {
+    const { server, ctx, io, file } = await setup(t, { stderrTTY: true });
+    const reset = String(Math.ceil(Date.now() / 1000) + 1);
+    server.reply(
+      json(429, { code: 'rate_limited', message: 'Too many requests', status: 429 }, { 'retry-after': '1', 'x-ratelimit-limit': '1000', 'x-ratelimit-remaining': '0', 'x-ratelimit-reset': reset }),
+    );
+
+    await addRun(toAddOptions({ file: file(rows(3)), concurrency: 1 }), ctx);
+
+    const frames = io.stderr.writes.filter((chunk) => chunk.startsWith('\r\x1b[Kimport '));
+    expect(frames.length).toBeGreaterThan(2);
+    expect(frames[0]).toMatch(/^\r\x1b\[Kimport \[\.{10}\] 0\/3 · 0\/min · 429s: 0 · /);
+    expect(frames.some((frame) => /429s: 1 · .*rate-limit wait [12]s$/.test(frame))).toBe(true);
+    expect(frames.at(-1)).toMatch(/^\r\x1b\[Kimport \[#{10}\] 3\/3 · \d+\/min · 429s: 1 · finishing$/);
+    const text = io.stderr.text();
+    // The bar is wiped before the summary, which is a line of its own.
+    expect(text).toMatch(/\r\x1b\[Kcreated 3, skipped 0, rejected 0, invalid 0, unknown 0 in [\d.ms]+ \(\d+\/min\); journal .+\n$/);
+    // No competing countdown line from the session's own wait.
+    expect(text).not.toContain('petctl: HTTP 429');
+    expect(server.requests).toHaveLength(4);
+  });
+
+  it('off a terminal: no bar and no carriage returns; -v prints one line per row', async (t) => {
+    const { ctx, io, file } = await setup(t, { stderrTTY: false, verbose: true });
+    await addRun(toAddOptions({ file: file(rows(2)), concurrency: 1 }), ctx);
+    const text = io.stderr.text();
+    expect(text).not.toContain('\r');
+    expect(text).toContain('row 1 (line 1): created id 100\n');
+    expect(text).toContain('row 2 (line 2): created id 101\n');
+  });
+});
+
+describe('interrupts through the context', () => {
+  it('the command takes the first Ctrl-C only while sending; it lets the request in flight finish, then ends with InterruptedError', async (t) => {
+    const { server, ctx, file, interrupt, softHandlerSet } = await setup(t, { stderrTTY: false });
+    const make = creator();
+    let seenHandler = false;
+    server.reply((request: RecordedRequest, res) => {
+      seenHandler = softHandlerSet();
+      interrupt();
+      setTimeout(() => make(request, res), 200);
+    });
+
+    await expect(addRun(toAddOptions({ file: file(rows(3)), concurrency: 1 }), ctx)).rejects.toBeInstanceOf(InterruptedError);
+    expect(seenHandler).toBe(true);
+    expect(server.requests).toHaveLength(1);
+    // Released once sending is over: a later Ctrl-C would abort as usual.
+    expect(softHandlerSet()).toBe(false);
+  });
+});

@@ -1,0 +1,203 @@
+import { describe, expect, it } from 'vitest';
+import { type InputFormat, type InputRow, InvalidInputError, formatFromExtension, readRows } from '../../src/bulk/reader';
+
+/** Feeds `text` in chunks of `chunk` bytes, so every split point (inside quotes, CRLF, a UTF-8 sequence) is exercised. */
+async function rows(text: string | Buffer, format?: InputFormat, chunk = 7): Promise<InputRow[]> {
+  const bytes = Buffer.isBuffer(text) ? text : Buffer.from(text, 'utf8');
+  async function* chunks() {
+    for (let i = 0; i < bytes.length; i += chunk) yield bytes.subarray(i, i + chunk);
+  }
+  const out: InputRow[] = [];
+  for await (const row of readRows(chunks(), format)) out.push(row);
+  return out;
+}
+
+async function failure(text: string, format?: InputFormat): Promise<InvalidInputError> {
+  try {
+    await rows(text, format);
+  } catch (error) {
+    expect(error).toBeInstanceOf(InvalidInputError);
+    expect((error as InvalidInputError).exitCode).toBe(6);
+    return error as InvalidInputError;
+  }
+  throw new Error('expected the input to be refused');
+}
+
+const valid = (row: InputRow) => ({ row: row.row, line: row.line, newPet: row.newPet });
+const invalid = (row: InputRow) => ({ row: row.row, line: row.line, reason: row.reason });
+
+describe('format detection', () => {
+  it('from the extension, case-insensitively', () => {
+    expect(formatFromExtension('a/pets.JSON')).toBe('json');
+    expect(formatFromExtension('pets.ndjson')).toBe('ndjson');
+    expect(formatFromExtension('pets.jsonl')).toBe('ndjson');
+    expect(formatFromExtension('pets.Csv')).toBe('csv');
+    expect(formatFromExtension('pets.txt')).toBeUndefined();
+    expect(formatFromExtension('-')).toBeUndefined();
+  });
+
+  it('from the content when no format is given: [ is JSON, { is NDJSON, anything else CSV', async () => {
+    expect((await rows('\n  [{"name":"A","categoryId":1}]')).map(valid)).toEqual([{ row: 1, line: 2, newPet: { name: 'A', categoryId: 1 } }]);
+    expect((await rows('{"name":"A","categoryId":1}\n{"name":"B","categoryId":2}')).map((r) => r.newPet?.name)).toEqual(['A', 'B']);
+    expect((await rows('name,categoryId\nA,1\n')).map((r) => r.newPet?.name)).toEqual(['A']);
+  });
+
+  it('a forced format wins over the content', async () => {
+    const error = await failure('{"name":"A","categoryId":1}\n', 'json');
+    expect(error.message).toMatch(/^line 1: not a JSON array.*--format ndjson/);
+  });
+});
+
+describe('JSON array', () => {
+  it('numbers rows from 1 and gives each the line where it starts', async () => {
+    const text = '[\n  {"name": "A", "categoryId": 1},\n  {\n    "name": "B",\n    "categoryId": 2, "status": "sold"\n  }\n]\n';
+    expect((await rows(text)).map(valid)).toEqual([
+      { row: 1, line: 2, newPet: { name: 'A', categoryId: 1 } },
+      { row: 2, line: 3, newPet: { name: 'B', categoryId: 2, status: 'sold' } },
+    ]);
+  });
+
+  it('keeps int64 exact and ignores brackets, commas and escaped quotes inside strings', async () => {
+    const text = '[{"name":"a,]}[{\\"b\\"","categoryId":9007199254740993}]';
+    expect((await rows(text, undefined, 3)).map(valid)).toEqual([{ row: 1, line: 1, newPet: { name: 'a,]}[{"b"', categoryId: 9007199254740993n } }]);
+  });
+
+  it('reports invalid rows with their reasons, and the valid ones still come through', async () => {
+    const text = '[{"name":"","categoryId":1},\n{"name":"B","categoryId":"x"},\n{"name":"C","categoryId":1,"id":4},\n{"name":"D","categoryId":1,"status":"lost"},\n{"categoryId":1},\n7,\n{"name":"G","categoryId":1.5},\n{"name":"H","categoryId":2}]';
+    const result = await rows(text);
+    expect(result.filter((r) => r.reason).map(invalid)).toEqual([
+      { row: 1, line: 1, reason: 'name: must not be empty' },
+      { row: 2, line: 2, reason: 'categoryId: must be an int64 (a whole number)' },
+      { row: 3, line: 3, reason: 'unknown field "id" (allowed: name, categoryId, status)' },
+      { row: 4, line: 4, reason: 'status: must be one of available, pending, sold' },
+      { row: 5, line: 5, reason: 'name: required' },
+      { row: 6, line: 6, reason: 'must be an object {"name":…,"categoryId":…,"status":…}' },
+      { row: 7, line: 7, reason: 'categoryId: must be an int64 (a whole number)' },
+    ]);
+    expect(result.at(-1)).toMatchObject({ row: 8, line: 8, newPet: { name: 'H', categoryId: 2 } });
+  });
+
+  it('a name of spaces is invalid, as for a single add; names are trimmed as the schema says', async () => {
+    const result = await rows('[{"name":"   ","categoryId":1},{"name":"  Rex ","categoryId":1}]');
+    expect(result.map((r) => r.reason ?? r.newPet?.name)).toEqual(['name: must not be empty', 'Rex']);
+  });
+
+  it('an element that is not JSON is an invalid row; an extra comma is a missing row', async () => {
+    const result = await rows('[{"name":"A","categoryId":1},\n{name:"B"},\n,\n{"name":"C","categoryId":1}]');
+    expect(result.map((r) => [r.row, r.line, r.reason === undefined ? 'ok' : r.reason.replace(/ \(.*/, '')])).toEqual([
+      [1, 1, 'ok'],
+      [2, 2, 'not valid JSON'],
+      [3, 3, 'missing value'],
+      [4, 4, 'ok'],
+    ]);
+  });
+
+  it('an empty array has no rows', async () => {
+    expect(await rows('[ ]')).toEqual([]);
+  });
+
+  it('refuses a file that is not JSON at all, a truncated array and text after the array', async () => {
+    expect((await failure('hello', 'json')).message).toMatch(/^line 1: not a JSON array/);
+    expect((await failure('[{"name":"A","categoryId":1},\n{"name":"B","categ')).message).toBe(
+      'line 2 (row 2): the input ends inside this row (truncated?); the JSON array is not closed',
+    );
+    expect((await failure('[{"name":"A","categoryId":1},\n')).message).toMatch(/^line 2: the input ends before the JSON array is closed/);
+    expect((await failure('[{"name":"A","categoryId":1}]\n]')).message).toMatch(/^line 2: unexpected "\]" after the end/);
+  });
+});
+
+describe('NDJSON', () => {
+  it('one row per line; blank lines are skipped but counted; CRLF and a BOM are fine', async () => {
+    const text = '\ufeff{"name":"A","categoryId":1}\r\n\r\n   \r\n{"name":"B","categoryId":2,"status":"pending"}\r\n';
+    expect((await rows(text, undefined, 5)).map(valid)).toEqual([
+      { row: 1, line: 1, newPet: { name: 'A', categoryId: 1 } },
+      { row: 2, line: 4, newPet: { name: 'B', categoryId: 2, status: 'pending' } },
+    ]);
+  });
+
+  it('a truncated last line is an invalid row', async () => {
+    const result = await rows('{"name":"A","categoryId":1}\n{"name":"B","cat', 'ndjson');
+    expect(result.map((r) => r.reason?.slice(0, 14))).toEqual([undefined, 'not valid JSON']);
+    expect(result[1]).toMatchObject({ row: 2, line: 2 });
+  });
+
+  it('a row longer than 1 MiB is invalid without being held whole', async () => {
+    const big = `{"name":"${'x'.repeat(1_200_000)}","categoryId":1}`;
+    const result = await rows(`${big}\n{"name":"B","categoryId":2}\n`, 'ndjson', 64 * 1024);
+    expect(result.map((r) => [r.row, r.line, r.reason ?? r.newPet?.name])).toEqual([
+      [1, 1, 'longer than 1024 KiB'],
+      [2, 2, 'B'],
+    ]);
+  });
+});
+
+describe('CSV', () => {
+  it('quotes, commas, doubled quotes and newlines inside fields; rows know the line they start on', async () => {
+    const text = 'name,categoryId,status\n"Rex, the ""good"" dog",1,available\n"two\nlines",2,sold\nPlain,3,\n';
+    expect((await rows(text, undefined, 4)).map(valid)).toEqual([
+      { row: 1, line: 2, newPet: { name: 'Rex, the "good" dog', categoryId: 1, status: 'available' } },
+      { row: 2, line: 3, newPet: { name: 'two\nlines', categoryId: 2, status: 'sold' } },
+      { row: 3, line: 5, newPet: { name: 'Plain', categoryId: 3 } },
+    ]);
+  });
+
+  it('a UTF-8 BOM, CRLF line ends, blank lines and unicode names', async () => {
+    const text = Buffer.concat([Buffer.from([0xef, 0xbb, 0xbf]), Buffer.from('Name,CATEGORY_ID,Status\r\n\r\nBé 🐶,1,pending\r\n  \r\n"Łatka\r\nżółw",2,\r\nМурка,3,sold', 'utf8')]);
+    // Chunks of 3 bytes split the BOM, the emoji and CRLF pairs.
+    expect((await rows(text, undefined, 3)).map(valid)).toEqual([
+      { row: 1, line: 3, newPet: { name: 'Bé 🐶', categoryId: 1, status: 'pending' } },
+      { row: 2, line: 5, newPet: { name: 'Łatka\r\nżółw', categoryId: 2 } },
+      { row: 3, line: 7, newPet: { name: 'Мурка', categoryId: 3, status: 'sold' } },
+    ]);
+  });
+
+  it('accepts category_id and category-id, any column order, and no status column', async () => {
+    expect((await rows('category-id,name\n5,A\n')).map((r) => r.newPet)).toEqual([{ name: 'A', categoryId: 5 }]);
+    expect((await rows('STATUS,category_id,NAME\navailable,6,B\n')).map((r) => r.newPet)).toEqual([{ name: 'B', categoryId: 6, status: 'available' }]);
+  });
+
+  it('int64 category ids stay exact; a bad one is an invalid row', async () => {
+    const result = await rows('name,categoryId\nA,9223372036854775807\nB,12x\nC,\n');
+    expect(result.map((r) => r.reason ?? r.newPet?.categoryId)).toEqual([
+      9223372036854775807n,
+      'categoryId: must be an int64 (a whole number)',
+      'categoryId: required',
+    ]);
+  });
+
+  it('wrong field counts and bad quoting are invalid rows; the rows after them are read normally', async () => {
+    const result = await rows('name,categoryId,status\nA,1,available,extra\n"B"x,2,sold\nC,3\nD,4,pending\n');
+    expect(result.map(invalid)).toEqual([
+      { row: 1, line: 2, reason: 'expected 3 fields (name,categoryId,status), found 4' },
+      { row: 2, line: 3, reason: 'bad quoting: a closing quote must end its field (write "" for a quote inside one)' },
+      { row: 3, line: 4, reason: 'expected 3 fields (name,categoryId,status), found 2' },
+      { row: 4, line: 5, reason: undefined },
+    ]);
+  });
+
+  it('a truncated file (a quote never closed) ends with an invalid row', async () => {
+    const result = await rows('name,categoryId\nA,1\n"B is cut');
+    expect(result.map(invalid)).toEqual([
+      { row: 1, line: 2, reason: undefined },
+      { row: 2, line: 3, reason: 'a quoted field is not closed (truncated file?)' },
+    ]);
+  });
+
+  it('refuses wrong columns: unknown, missing, repeated', async () => {
+    expect((await failure('name,category,status\nA,1,sold\n')).message).toBe('line 1: unknown column "category" in the CSV header; expected name,categoryId,status');
+    expect((await failure('name,status\nA,sold\n')).message).toBe('line 1: the CSV header lacks categoryId; expected name,categoryId,status');
+    expect((await failure('name,categoryId,Name\n')).message).toBe('line 1: column name appears twice in the CSV header');
+  });
+
+  it('a header alone is zero rows', async () => {
+    expect(await rows('name,categoryId,status\r\n')).toEqual([]);
+  });
+});
+
+describe('empty input', () => {
+  it.each(['', '   \n\n', '\ufeff'])('%j is refused in every format', async (text) => {
+    for (const format of [undefined, 'json', 'ndjson', 'csv'] as const) {
+      expect((await failure(text, format)).message).toBe('the input is empty: no rows to import');
+    }
+  });
+});

@@ -1,0 +1,193 @@
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { afterEach, describe, expect, it } from 'vitest';
+import type { RequestHooks } from '../../src/api/http-client';
+import { type JournalEntry, JournalWriter, readJournal } from '../../src/bulk/journal';
+import type { InputRow } from '../../src/bulk/reader';
+import type { RowResult } from '../../src/bulk/results';
+import { runImport } from '../../src/bulk/runner';
+import { ApiError, InterruptedError, NetworkError, RateLimitError } from '../../src/errors';
+import type { NewPet, Pet } from '../../src/schemas/pet';
+
+/**
+ * The runner alone, with a fake createPet that plays the HTTP core's part:
+ * it calls beforeSend just before "sending" and onAnswer on an "answer".
+ * What is checked: the journal's entries, what is reported, and when sending stops.
+ */
+
+const dirs: string[] = [];
+afterEach(() => {
+  for (const dir of dirs.splice(0)) fs.rmSync(dir, { recursive: true, force: true });
+});
+
+const HEADER = { input: 'i', target: 't' };
+
+async function journal(): Promise<JournalWriter> {
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'petctl-runner-'));
+  dirs.push(dir);
+  return JournalWriter.open(path.join(dir, 'j.ndjson'), HEADER);
+}
+
+function inputRows(names: string[]): InputRow[] {
+  return names.map((name, index) => ({ row: index + 1, line: index + 1, newPet: { name, categoryId: 1 } }));
+}
+
+async function* stream<T>(items: T[]): AsyncGenerator<T> {
+  yield* items;
+}
+
+type Behaviour = (newPet: NewPet, hooks: RequestHooks) => Promise<Pet>;
+
+async function run(names: string[], behaviour: Behaviour, options: { previous?: Map<number, JournalEntry>; retryUnknown?: boolean; signal?: AbortSignal; stop?: AbortSignal; concurrency?: number } = {}) {
+  const writer = await journal();
+  const results: RowResult[] = [];
+  const outcome = await runImport({
+    rows: stream(inputRows(names)),
+    previous: options.previous ?? new Map(),
+    journal: writer,
+    concurrency: options.concurrency ?? 1,
+    retryUnknown: options.retryUnknown ?? false,
+    send: behaviour,
+    sleep: (ms) => new Promise((resolve) => setTimeout(resolve, ms)),
+    stop: options.stop ?? new AbortController().signal,
+    signal: options.signal ?? new AbortController().signal,
+    onResult: (result) => void results.push(result),
+  });
+  await writer.close();
+  const entries = await readJournal(writer.file, HEADER);
+  return { outcome, results, entries: Object.fromEntries([...entries].map(([row, entry]) => [row, entry.state])) };
+}
+
+let nextId = 1;
+const creates: Behaviour = async (newPet, hooks) => {
+  await hooks.beforeSend?.();
+  hooks.onAnswer?.(201);
+  return { id: nextId++, ...newPet };
+};
+
+describe('runImport', () => {
+  it('journals created, rejected (with the Error body) and reports every row', async () => {
+    const { outcome, results, entries } = await run(['A', 'bad', 'C'], async (newPet, hooks) => {
+      if (newPet.name !== 'bad') return creates(newPet, hooks);
+      await hooks.beforeSend?.();
+      hooks.onAnswer?.(400);
+      throw new ApiError('POST', 'http://x/v1/pets', 400, { code: 'invalid_category', message: 'no', status: 400 });
+    });
+    expect(entries).toEqual({ 1: 'created', 2: 'rejected', 3: 'created' });
+    expect(results.map((r) => (r.ok ? 'ok' : r.error.code))).toEqual(['ok', 'invalid_category', 'ok']);
+    expect(outcome).toEqual({ stoppedBy: undefined, interrupted: false, reported: 3 });
+  });
+
+  it('a 429 that cannot be waited out: the row is unsent, sending stops, nothing more is taken', async () => {
+    let calls = 0;
+    const { outcome, results, entries } = await run(['A', 'B', 'C'], async (newPet, hooks) => {
+      calls += 1;
+      if (newPet.name !== 'B') return creates(newPet, hooks);
+      await hooks.beforeSend?.();
+      hooks.onAnswer?.(429);
+      throw new RateLimitError('rate limited', { code: 'rate_limited', status: 429, retryAt: Date.now() + 60_000 });
+    });
+    expect(calls).toBe(2);
+    expect(entries).toEqual({ 1: 'created', 2: 'unsent' });
+    expect(results).toHaveLength(1);
+    expect(outcome.stoppedBy).toBeInstanceOf(RateLimitError);
+  });
+
+  it('sent and never answered: outcome_unknown, journal left at "sent", sending stops', async () => {
+    const { outcome, results, entries } = await run(['A', 'B'], async (_newPet, hooks) => {
+      await hooks.beforeSend?.();
+      throw new NetworkError('socket hang up', { sent: true });
+    });
+    expect(entries).toEqual({ 1: 'sent' });
+    expect(results.map((r) => !r.ok && r.error.code)).toEqual(['outcome_unknown']);
+    expect(outcome.stoppedBy).toBeInstanceOf(NetworkError);
+  });
+
+  it('a connection that was never made is not "sent"', async () => {
+    const { entries, results } = await run(['A'], async (_newPet, hooks) => {
+      await hooks.beforeSend?.();
+      throw new NetworkError('connection refused', { sent: false });
+    });
+    expect(entries).toEqual({ 1: 'unsent' });
+    expect(results).toEqual([]);
+  });
+
+  it('rows done earlier are skipped with the journal\'s Pet; "sent" rows are reported unknown unless --retry-unknown', async () => {
+    const previous = new Map<number, JournalEntry>([
+      [1, { row: 1, state: 'created', pet: { id: 41, name: 'A', categoryId: 1 } }],
+      [2, { row: 2, state: 'sent' }],
+      [3, { row: 3, state: 'rejected', error: { code: 'x', message: 'y', status: 400 } }],
+    ]);
+    let sent: string[] = [];
+    const recording: Behaviour = (newPet, hooks) => {
+      sent.push(newPet.name);
+      return creates(newPet, hooks);
+    };
+    const first = await run(['A', 'B', 'C'], recording, { previous });
+    expect(sent).toEqual(['C']);
+    expect(first.results.map((r) => (r.ok ? ('skipped' in r ? 'skipped' : 'created') : r.error.code))).toEqual(['skipped', 'outcome_unknown', 'created']);
+    expect(first.results[0]).toEqual({ row: 1, line: 1, ok: true, skipped: true, pet: { id: 41, name: 'A', categoryId: 1 } });
+
+    sent = [];
+    await run(['A', 'B', 'C'], recording, { previous, retryUnknown: true });
+    expect(sent).toEqual(['B', 'C']);
+  });
+
+  it('an aborted signal (a second Ctrl-C, SIGTERM) before sending: nothing is sent, and the outcome says interrupted', async () => {
+    const controller = new AbortController();
+    controller.abort();
+    let calls = 0;
+    const { outcome, entries } = await run(['A', 'B'], async (newPet, hooks) => {
+      calls += 1;
+      return creates(newPet, hooks);
+    }, { signal: controller.signal });
+    expect(calls).toBe(0);
+    expect(entries).toEqual({});
+    expect(outcome.interrupted).toBe(true);
+  });
+
+  it('the first Ctrl-C: a request waiting for the rate limit gives up unsent; one on the wire finishes', async () => {
+    const stop = new AbortController();
+    const { results, entries, outcome } = await run(
+      ['wire', 'waiting'],
+      async (newPet, hooks) => {
+        if (newPet.name === 'wire') {
+          await hooks.beforeSend?.();
+          stop.abort();
+          await new Promise((resolve) => setTimeout(resolve, 50));
+          hooks.onAnswer?.(201);
+          return { id: 1, ...newPet };
+        }
+        await hooks.wait!(60_000, 'rate limit reached');
+        return creates(newPet, hooks);
+      },
+      { stop: stop.signal, concurrency: 2 },
+    );
+    expect(results.map((r) => r.ok)).toEqual([true]);
+    expect(entries).toEqual({ 1: 'created' });
+    expect(outcome.interrupted).toBe(true);
+  });
+
+  it('a second Ctrl-C while on the wire: outcome_unknown', async () => {
+    const { results, entries } = await run(['A'], async (_newPet, hooks) => {
+      await hooks.beforeSend?.();
+      throw new InterruptedError();
+    });
+    expect(entries).toEqual({ 1: 'sent' });
+    expect(results.map((r) => !r.ok && r.error.code)).toEqual(['outcome_unknown']);
+  });
+
+  it('keeps at most --concurrency rows in flight', async () => {
+    let inFlight = 0;
+    let most = 0;
+    await run(Array.from({ length: 12 }, (_, i) => `P${i}`), async (newPet, hooks) => {
+      inFlight += 1;
+      most = Math.max(most, inFlight);
+      await new Promise((resolve) => setTimeout(resolve, 5));
+      inFlight -= 1;
+      return creates(newPet, hooks);
+    }, { concurrency: 4 });
+    expect(most).toBe(4);
+  });
+});

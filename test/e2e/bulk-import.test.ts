@@ -1,0 +1,422 @@
+import fs from 'node:fs';
+import path from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { type CliResult, expectCleanError, expectPetctlHeaders, jsonError, setupE2e } from '../helpers/cli';
+import { creator } from '../helpers/pet-creator';
+import { type RecordedRequest, type Reply, json } from '../helpers/scripted-server';
+
+/**
+ * `petctl pets add --file` end to end: the built binary against a scripted
+ * server on loopback that creates animals (ids from 100), so every request is
+ * recorded and every row's fate can be checked against what the server got.
+ */
+
+const SUMMARY = /^created (\d+), skipped (\d+), rejected (\d+), invalid (\d+), unknown (\d+) in [\d.hms]+ \(\d+\/min\); journal (.+)$/m;
+
+function summary(result: CliResult) {
+  const match = SUMMARY.exec(result.stderr);
+  expect(match, result.stderr).not.toBeNull();
+  const [, created, skipped, rejected, invalid, unknown, journal] = match!;
+  return { created: Number(created), skipped: Number(skipped), rejected: Number(rejected), invalid: Number(invalid), unknown: Number(unknown), journal: journal! };
+}
+
+function posted(requests: RecordedRequest[]): string[] {
+  return requests.filter((r) => r.method === 'POST').map((r) => (JSON.parse(r.body) as { name: string }).name);
+}
+
+function write(dir: string, name: string, text: string): string {
+  const file = path.join(dir, name);
+  fs.writeFileSync(file, text);
+  return file;
+}
+
+const CSV = 'name,categoryId,status\r\n"Rex, the ""good"" dog",1,available\r\n\r\nBé 🐶,9007199254740993,\r\n"two\r\nlines",3,sold\r\n';
+
+function lines(stdout: string): Array<Record<string, unknown>> {
+  return stdout
+    .split('\n')
+    .filter((line) => line !== '')
+    .map((line) => JSON.parse(line) as Record<string, unknown>);
+}
+
+describe.concurrent('pets add --file', () => {
+  it('imports a CSV: one POST per row with the exact body, summary on stderr, nothing on stdout, exit 0; a rerun skips every row', async (t) => {
+    const { server, key, configDir, petctl } = await setupE2e(t, creator());
+    const file = write(configDir, 'shelter.csv', CSV);
+
+    const result = await petctl(['pets', 'add', '--file', file]);
+
+    expect(result.code, result.stderr).toBe(0);
+    expect(result.stdout).toBe('');
+    const first = summary(result);
+    expect(first).toMatchObject({ created: 3, skipped: 0, rejected: 0, invalid: 0, unknown: 0 });
+    expect(server.requests).toHaveLength(3);
+    for (const request of server.requests) {
+      expect(request.path).toBe('/v1/pets');
+      expect(request.headers['content-type']).toBe('application/json');
+      expectPetctlHeaders(request, key);
+    }
+    const bodies = server.requests.map((r) => r.body).sort();
+    expect(bodies).toEqual(
+      [
+        '{"name":"Rex, the \\"good\\" dog","categoryId":1,"status":"available"}',
+        '{"name":"Bé 🐶","categoryId":9007199254740993}',
+        '{"name":"two\\r\\nlines","categoryId":3,"status":"sold"}',
+      ].sort(),
+    );
+    // The journal: in the state directory, private, named in the summary.
+    expect(path.dirname(path.dirname(first.journal))).toBe(configDir);
+    expect(fs.statSync(first.journal).mode & 0o777).toBe(0o600);
+    expect(fs.statSync(path.dirname(first.journal)).mode & 0o777).toBe(0o700);
+
+    const again = await petctl(['pets', 'add', '--file', file, '-o', 'ndjson']);
+    expect(again.code, again.stderr).toBe(0);
+    expect(server.requests).toHaveLength(3);
+    expect(summary(again)).toMatchObject({ created: 0, skipped: 3, journal: first.journal });
+    const skipped = lines(again.stdout);
+    expect(skipped.map((row) => [row.row, row.line, row.ok, row.skipped])).toEqual([
+      [1, 2, true, true],
+      [2, 4, true, true],
+      [3, 5, true, true],
+    ]);
+    // The Pet comes from the journal, int64 exact.
+    expect(again.stdout).toMatch(/"pet":\{"id":10\d,"name":"Bé 🐶","categoryId":9007199254740993\}/);
+  });
+
+  it('-o ndjson: one line per row as it completes; -o json: the same objects as one array in row order', async (t) => {
+    const { configDir, petctl } = await setupE2e(t, creator());
+    const file = write(configDir, 'pets.json', '[\n{"name":"A","categoryId":1},\n{"name":"B","categoryId":9223372036854775807,"status":"pending"}\n]');
+
+    const ndjson = await petctl(['pets', 'add', '--file', file, '-o', 'ndjson', '--concurrency', '1']);
+    expect(ndjson.code, ndjson.stderr).toBe(0);
+    expect(ndjson.stdout).toBe(
+      '{"row":1,"line":2,"ok":true,"pet":{"id":100,"name":"A","categoryId":1}}\n' +
+        '{"row":2,"line":3,"ok":true,"pet":{"id":101,"name":"B","categoryId":9223372036854775807,"status":"pending"}}\n',
+    );
+
+    const other = write(configDir, 'more.json', '[{"name":"C","categoryId":3},{"name":"D","categoryId":4}]');
+    const array = await petctl(['pets', 'add', '--file', other, '--json']);
+    expect(array.code, array.stderr).toBe(0);
+    expect(JSON.parse(array.stdout)).toEqual([
+      { row: 1, line: 1, ok: true, pet: expect.objectContaining({ name: 'C' }) },
+      { row: 2, line: 1, ok: true, pet: expect.objectContaining({ name: 'D' }) },
+    ]);
+  });
+
+  it('reads NDJSON from standard input (jq -c ".[]" style); the same stdin again resumes through the same journal; the spool is removed', async (t) => {
+    const { server, petctl } = await setupE2e(t, creator());
+    const input = '{"name":"A","categoryId":1}\n\n{"name":"B","categoryId":2,"status":"sold"}\n';
+    const tmpBefore = fs.readdirSync(process.env.TMPDIR ?? '/tmp').filter((name) => name.startsWith('petctl-import-')).length;
+
+    const first = await petctl(['pets', 'add', '--file', '-', '-o', 'ndjson'], { input });
+    expect(first.code, first.stderr).toBe(0);
+    expect(lines(first.stdout).map((row) => [row.row, row.line])).toEqual(expect.arrayContaining([[1, 1], [2, 3]]));
+    const second = await petctl(['pets', 'add', '--file', '-'], { input });
+    expect(second.code, second.stderr).toBe(0);
+    expect(summary(second)).toMatchObject({ created: 0, skipped: 2, journal: summary(first).journal });
+    expect(posted(server.requests).sort()).toEqual(['A', 'B']);
+    const tmpAfter = fs.readdirSync(process.env.TMPDIR ?? '/tmp').filter((name) => name.startsWith('petctl-import-')).length;
+    expect(tmpAfter).toBeLessThanOrEqual(tmpBefore);
+  });
+
+  it('refuses a file with invalid rows whole: the first 20 on stderr, then a count; nothing sent; exit 6', async (t) => {
+    const { server, configDir, petctl } = await setupE2e(t, creator());
+    const rows = ['name,categoryId,status', 'Good,1,available'];
+    for (let i = 0; i < 25; i++) rows.push(`Bad${i},x${i},`);
+    const file = write(configDir, 'bad.csv', `${rows.join('\n')}\n`);
+
+    const result = await petctl(['pets', 'add', '--file', file]);
+
+    expect(result.code).toBe(6);
+    expect(server.requests).toHaveLength(0);
+    const reported = result.stderr.split('\n').filter((line) => /^line \d+ \(row \d+\): /.test(line));
+    expect(reported).toHaveLength(20);
+    expect(reported[0]).toBe('line 3 (row 2): categoryId: must be an int64 (a whole number)');
+    expect(reported[19]).toBe('line 22 (row 21): categoryId: must be an int64 (a whole number)');
+    expect(result.stderr).toContain('... and 5 more invalid rows (25 in all)\n');
+    expect(result.stderr).toMatch(/^error: 25 invalid rows of 26; nothing was sent \(invalid_input\)$/m);
+    expect(result.stdout).toBe('');
+  });
+
+  it('--skip-invalid sends the valid rows and reports the invalid ones (ndjson invalid_row, status 0); exit 6', async (t) => {
+    const { server, configDir, petctl } = await setupE2e(t, creator());
+    const file = write(configDir, 'pets.ndjson', '{"name":"A","categoryId":1}\n{"name":"","categoryId":1}\n{"name":"C","categoryId":3}\n');
+
+    const result = await petctl(['pets', 'add', '--file', file, '--skip-invalid', '-o', 'ndjson']);
+
+    expect(result.code).toBe(6);
+    expect(posted(server.requests).sort()).toEqual(['A', 'C']);
+    expect(result.stderr).toContain('line 2 (row 2): name: must not be empty\n');
+    expect(lines(result.stdout)).toContainEqual({ row: 2, line: 2, ok: false, error: { code: 'invalid_row', message: 'name: must not be empty', status: 0 } });
+    expect(summary(result)).toMatchObject({ created: 2, invalid: 1 });
+    // The JSON error line closes stderr.
+    expect(JSON.parse(result.stderr.trim().split('\n').at(-1)!)).toMatchObject({ code: 'invalid_row', status: 0 });
+  });
+
+  it('--dry-run validates, counts what would be sent and what the journal marks done, sends nothing; exit 0 (6 with invalid rows)', async (t) => {
+    const { server, configDir, petctl } = await setupE2e(t, creator());
+    const file = write(configDir, 'pets.csv', 'name,categoryId\nA,1\nB,2\nC,3\n');
+
+    const before = await petctl(['pets', 'add', '--file', file, '--dry-run']);
+    expect(before.code, before.stderr).toBe(0);
+    expect(before.stdout).toMatch(/^would send 3 of 3 rows: 0 already done, 0 with an unknown outcome, 0 invalid; journal .+\n$/);
+    expect(server.requests).toHaveLength(0);
+
+    // A real run creates rows 1 and 2 and loses the answer for row 3.
+    server.reply(creator(), creator({ firstId: 200 }), { destroy: true });
+    const partial = await petctl(['pets', 'add', '--file', file, '--concurrency', '1']);
+    expect(partial.code).toBe(7);
+    const json = await petctl(['pets', 'add', '--file', file, '--dry-run', '-o', 'json']);
+    expect(json.code, json.stderr).toBe(0);
+    expect(JSON.parse(json.stdout)).toEqual({ dryRun: true, rows: 3, valid: 3, invalid: 0, wouldSend: 0, done: 2, unknown: 1, journal: summary(partial).journal });
+    expect(server.requests).toHaveLength(3);
+
+    const csv = await petctl(['pets', 'add', '--file', file, '--dry-run', '-o', 'csv']);
+    expect(csv.stdout).toBe(`rows,valid,invalid,wouldSend,done,unknown,journal\n3,3,0,0,2,1,${summary(partial).journal}\n`);
+
+    const invalid = write(configDir, 'invalid.csv', 'name,categoryId\nA,1\n,2\n');
+    const refused = await petctl(['pets', 'add', '--file', invalid, '--dry-run']);
+    expect(refused.code).toBe(6);
+    expect(refused.stderr).toContain('line 3 (row 2): name: must not be empty');
+    expect(server.requests).toHaveLength(3);
+  });
+
+  it('a rejected row (400) is journaled with the Error body as received, exit 6; a rerun sends only that row again', async (t) => {
+    const { server, configDir, petctl } = await setupE2e(t);
+    let rejecting = true;
+    const accept = creator();
+    const reject = creator({ reject: (name) => name === 'B' });
+    server.reply(...Array.from({ length: 10 }, () => ((request: RecordedRequest, res: import('node:http').ServerResponse) => (rejecting ? reject : accept)(request, res)) as Reply));
+    const file = write(configDir, 'pets.ndjson', '{"name":"A","categoryId":1}\n{"name":"B","categoryId":2}\n{"name":"C","categoryId":3}\n');
+
+    const first = await petctl(['pets', 'add', '--file', file, '-o', 'ndjson']);
+    expect(first.code).toBe(6);
+    expect(lines(first.stdout)).toContainEqual({
+      row: 2,
+      line: 2,
+      ok: false,
+      error: { code: 'invalid_category', message: 'no category for B', status: 400, field: 'categoryId' },
+    });
+    expect(summary(first)).toMatchObject({ created: 2, rejected: 1 });
+
+    rejecting = false;
+    const second = await petctl(['pets', 'add', '--file', file]);
+    expect(second.code, second.stderr).toBe(0);
+    expect(summary(second)).toMatchObject({ created: 1, skipped: 2, rejected: 0 });
+    expect(posted(server.requests)).toEqual(expect.arrayContaining(['A', 'B', 'C', 'B']));
+    expect(posted(server.requests)).toHaveLength(4);
+  });
+
+  it('table and csv output list the failed and unknown rows at the end, nothing when all succeed', async (t) => {
+    const { server, configDir, petctl } = await setupE2e(t, creator({ reject: (name) => name === 'B' }));
+    const file = write(configDir, 'pets.csv', 'name,categoryId\nA,1\nB,2\n,3\n');
+
+    const table = await petctl(['pets', 'add', '--file', file, '--skip-invalid']);
+    expect(table.code).toBe(6);
+    // Piped table output is TSV: row, line, code, status, message.
+    expect(table.stdout).toBe('2\t3\tinvalid_category\t400\tno category for B\n3\t4\tinvalid_row\t0\tname: must not be empty\n');
+
+    const csv = await petctl(['pets', 'add', '--file', file, '--skip-invalid', '-o', 'csv']);
+    expect(csv.stdout).toBe('row,line,code,status,message\n2,3,invalid_category,400,no category for B\n3,4,invalid_row,0,name: must not be empty\n');
+    expect(posted(server.requests)).toEqual(expect.arrayContaining(['A', 'B', 'B']));
+  });
+
+  it('a dropped connection makes the row outcome_unknown (exit 7); a rerun reports it and does not resend it; --retry-unknown does, once', async (t) => {
+    const { server, configDir, petctl } = await setupE2e(t, creator());
+    const file = write(configDir, 'pets.ndjson', '{"name":"A","categoryId":1}\n{"name":"B","categoryId":2}\n');
+    server.reply(creator({ firstId: 500 }), { destroy: true });
+
+    const first = await petctl(['pets', 'add', '--file', file, '--concurrency', '1', '-o', 'ndjson']);
+    expect(first.code).toBe(7);
+    const unknown = lines(first.stdout).find((row) => row.row === 2)!;
+    expect(unknown).toMatchObject({ row: 2, line: 2, ok: false, error: { code: 'outcome_unknown', status: 0 } });
+    expect(summary(first)).toMatchObject({ created: 1, unknown: 1 });
+
+    const second = await petctl(['pets', 'add', '--file', file]);
+    expect(second.code).toBe(7);
+    expect(summary(second)).toMatchObject({ created: 0, skipped: 1, unknown: 1 });
+    expect(second.stdout).toMatch(/^2\t2\toutcome_unknown\t0\tsent by an earlier run/);
+    expect(server.requests).toHaveLength(2);
+
+    const third = await petctl(['pets', 'add', '--file', file, '--retry-unknown']);
+    expect(third.code, third.stderr).toBe(0);
+    expect(summary(third)).toMatchObject({ created: 1, skipped: 1, unknown: 0 });
+    expect(posted(server.requests)).toEqual(['A', 'B', 'B']);
+    const fourth = await petctl(['pets', 'add', '--file', file, '--retry-unknown']);
+    expect(summary(fourth)).toMatchObject({ created: 0, skipped: 2 });
+    expect(server.requests).toHaveLength(3);
+  });
+
+  it('a 5xx answer to a POST makes the row outcome_unknown and stops the import (exit 7); a rerun sends the rest and leaves it alone', async (t) => {
+    const { server, configDir, petctl } = await setupE2e(t, creator());
+    const file = write(configDir, 'pets.ndjson', '{"name":"A","categoryId":1}\n{"name":"B","categoryId":2}\n{"name":"C","categoryId":3}\n');
+    server.reply(creator({ firstId: 700 }), json(503, { code: 'unavailable', message: 'try later', status: 503 }));
+
+    const first = await petctl(['pets', 'add', '--file', file, '--concurrency', '1', '-o', 'ndjson']);
+    expect(first.code).toBe(7);
+    expect(lines(first.stdout).map((row) => [row.row, row.ok, (row.error as { code?: string } | undefined)?.code])).toEqual([
+      [1, true, undefined],
+      [2, false, 'outcome_unknown'],
+    ]);
+    expect(posted(server.requests)).toEqual(['A', 'B']);
+
+    const second = await petctl(['pets', 'add', '--file', file, '--concurrency', '1']);
+    expect(second.code).toBe(7);
+    expect(summary(second)).toMatchObject({ created: 1, skipped: 1, unknown: 1 });
+    expect(posted(server.requests)).toEqual(['A', 'B', 'C']);
+  });
+
+  it('a refused connection is not "sent": the import stops (exit 7) and a rerun sends the row', async (t) => {
+    const { configDir, petctl } = await setupE2e(t, creator());
+    const file = write(configDir, 'pets.ndjson', '{"name":"A","categoryId":1}\n');
+    // A port nobody listens on: the connection is refused, so nothing can have been created.
+    const result = await petctl(['--base-url', 'http://127.0.0.1:9/v1', '--retries', '0', 'pets', 'add', '--file', file]);
+    expect(result.code).toBe(7);
+    expect(summary(result)).toMatchObject({ created: 0, unknown: 0 });
+    expect(result.stderr).toMatch(/connection refused; the import stopped, 1 row not sent yet; rerun the same command to resume/);
+  });
+
+  it('exit 5 when the rate limit stops the import (a wait longer than --max-wait), saying when; a rerun resumes, every row created once', async (t) => {
+    const { server, configDir, petctl } = await setupE2e(t, creator());
+    const file = write(configDir, 'pets.ndjson', ['A', 'B', 'C', 'D'].map((name, i) => `{"name":"${name}","categoryId":${i + 1}}`).join('\n'));
+    server.reply(creator({ firstId: 300 }), json(429, { code: 'rate_limited', message: 'Too many requests', status: 429 }, { 'retry-after': '2' }));
+
+    const first = await petctl(['--max-wait', '1', 'pets', 'add', '--file', file, '--concurrency', '1']);
+    expect(first.code).toBe(5);
+    expect(first.stderr).toMatch(/^error: the rate limit stopped the import: .*Try again after \d{4}-\d\d-\d\dT[\d:.]+Z.*; 3 rows not sent yet; rerun the same command to resume/m);
+    expect(summary(first)).toMatchObject({ created: 1 });
+
+    const second = await petctl(['pets', 'add', '--file', file, '--concurrency', '1']);
+    expect(second.code, second.stderr).toBe(0);
+    expect(summary(second)).toMatchObject({ created: 3, skipped: 1 });
+    // B was answered 429 (not processed) once, then created: every name exactly once among the created.
+    expect(posted(server.requests)).toEqual(['A', 'B', 'B', 'C', 'D']);
+    expect(server.requests[2]!.at - server.requests[1]!.at).toBeGreaterThanOrEqual(2000 - 50);
+  });
+
+  it('a banned key stops the import with exit 5; a rerun after the ban resumes', async (t) => {
+    const { server, configDir, petctl } = await setupE2e(t, creator());
+    const file = write(configDir, 'pets.ndjson', '{"name":"A","categoryId":1}\n{"name":"B","categoryId":2}\n');
+    server.reply(json(429, { code: 'key_banned', message: 'Key banned', status: 429 }, { 'retry-after': '1' }));
+
+    const first = await petctl(['--max-wait', '0', 'pets', 'add', '--file', file, '--concurrency', '1', '-o', 'json']);
+    expect(first.code).toBe(5);
+    expect(jsonErrorLast(first)).toMatchObject({ code: 'key_banned', status: 429 });
+    // The rerun waits out the ban (recorded in the state file) before it sends anything.
+    const second = await petctl(['pets', 'add', '--file', file]);
+    expect(second.code, second.stderr).toBe(0);
+    expect(posted(server.requests).sort()).toEqual(['A', 'A', 'B']);
+    expect(server.requests[1]!.at - server.requests[0]!.at).toBeGreaterThanOrEqual(1000 - 50);
+  });
+
+  it('keeps up to --concurrency requests in flight, never more', async (t) => {
+    const { server, configDir, petctl } = await setupE2e(t);
+    let inFlight = 0;
+    let most = 0;
+    const make = creator();
+    const slow: Reply = (request, res) => {
+      inFlight += 1;
+      most = Math.max(most, inFlight);
+      setTimeout(() => {
+        inFlight -= 1;
+        make(request, res);
+      }, 150);
+    };
+    server.reply(...Array.from({ length: 12 }, () => slow));
+    const file = write(configDir, 'pets.ndjson', Array.from({ length: 12 }, (_, i) => `{"name":"P${i}","categoryId":1}`).join('\n'));
+
+    const result = await petctl(['pets', 'add', '--file', file, '--concurrency', '3']);
+    expect(result.code, result.stderr).toBe(0);
+    expect(most).toBe(3);
+    server.verify();
+  });
+
+  it('-q: no summary; -v off a terminal: one line per row and no progress bar', async (t) => {
+    const { configDir, petctl } = await setupE2e(t, creator({ reject: (name) => name === 'B' }));
+    const file = write(configDir, 'pets.ndjson', '{"name":"A","categoryId":1}\n{"name":"B","categoryId":2}\n');
+
+    const quiet = await petctl(['-q', 'pets', 'add', '--file', file, '--journal', path.join(configDir, 'q.journal')]);
+    expect(quiet.code).toBe(6);
+    expect(quiet.stderr).not.toMatch(SUMMARY);
+    expect(quiet.stderr).toMatch(/^error: 1 row rejected by the server, 0 rows invalid/m);
+
+    const verbose = await petctl(['-v', 'pets', 'add', '--file', file, '--journal', path.join(configDir, 'v.journal')]);
+    expect(verbose.stderr).toContain('row 1 (line 1): created id ');
+    expect(verbose.stderr).toContain('row 2 (line 2): rejected: no category for B (invalid_category, HTTP 400)');
+    expect(verbose.stderr).not.toContain('\r');
+    expect(summary(verbose).journal).toBe(path.join(configDir, 'v.journal'));
+  });
+
+  it('--journal chooses the journal; one written for another input is refused (exit 2)', async (t) => {
+    const { server, configDir, petctl } = await setupE2e(t, creator());
+    const journal = path.join(configDir, 'mine.journal');
+    const a = write(configDir, 'a.ndjson', '{"name":"A","categoryId":1}\n');
+    const b = write(configDir, 'b.ndjson', '{"name":"B","categoryId":1}\n');
+
+    expect((await petctl(['pets', 'add', '--file', a, '--journal', journal])).code).toBe(0);
+    expect(fs.existsSync(journal)).toBe(true);
+    const other = await petctl(['pets', 'add', '--file', b, '--journal', journal]);
+    expect(other.code).toBe(2);
+    expect(other.stderr).toContain(`the journal ${journal} belongs to another input file`);
+    expect(posted(server.requests)).toEqual(['A']);
+  });
+});
+
+function jsonErrorLast(result: CliResult): Record<string, unknown> {
+  return JSON.parse(result.stderr.trim().split('\n').at(-1)!) as Record<string, unknown>;
+}
+
+describe.concurrent('pets add --file: usage and bad files', () => {
+  it.for<[string[], string]>([
+    [['--file', 'x.csv', '--name', 'Rex'], '--file cannot be used with --name'],
+    [['--file', 'x.csv', '--category-id', '1', '--status', 'sold'], '--file cannot be used with --category-id, --status'],
+    [['--file', 'x.csv', '--format', 'xml'], "argument 'xml' is invalid. Allowed choices are json, ndjson, csv"],
+    [['--file', 'missing.csv'], 'cannot read --file missing.csv: no such file'],
+    [['--file', 'x.csv', '--concurrency', '17'], "argument '17' is invalid. Allowed: a whole number from 1 to 16."],
+    [['--file', 'x.csv', '--concurrency', '0'], 'Allowed: a whole number from 1 to 16.'],
+    [['--dry-run'], '--dry-run needs --file'],
+    [['--name', 'Rex', '--category-id', '1', '--retry-unknown'], '--retry-unknown needs --file'],
+    [['--file', 'x.csv', '--query', 'length(@)'], '--query does not apply to --file'],
+  ])('pets add %j: exit 2, nothing sent', async ([args, message], t) => {
+    const { server, configDir, petctl } = await setupE2e(t, creator());
+    write(configDir, 'x.csv', 'name,categoryId\nA,1\n');
+    const result = await petctl(['pets', 'add', ...args.map((arg) => (arg === 'x.csv' ? path.join(configDir, arg) : arg))]);
+    expect(result.code).toBe(2);
+    expect(result.stderr).toContain(message);
+    expectCleanError(result);
+    expect(server.requests).toHaveLength(0);
+  });
+
+  it.for<[string, string, string]>([
+    ['empty.csv', '', 'error: the input is empty: no rows to import (invalid_input)'],
+    ['blank.json', '\n  \n', 'error: the input is empty: no rows to import (invalid_input)'],
+    ['notjson.json', 'this is not json', 'error: line 1: not a JSON array (found "t"); for one object per line use --format ndjson (invalid_input)'],
+    ['columns.csv', 'nom,categorie\nRex,1\n', 'error: line 1: unknown column "nom" in the CSV header; expected name,categoryId,status (invalid_input)'],
+    ['truncated.json', '[{"name":"A","categoryId":1},\n{"name":"B"', 'error: line 2 (row 2): the input ends inside this row (truncated?); the JSON array is not closed (invalid_input)'],
+  ])('%s is refused with one clear line, exit 6, nothing sent', async ([name, text, message], t) => {
+    const { server, configDir, petctl } = await setupE2e(t, creator());
+    const result = await petctl(['pets', 'add', '--file', write(configDir, name, text)]);
+    expect(result.code).toBe(6);
+    expect(result.stderr).toBe(`${message}\n`);
+    expectCleanError(result);
+    expect(server.requests).toHaveLength(0);
+  });
+
+  it('a truncated NDJSON or CSV file: the cut row is invalid (exit 6, nothing sent)', async (t) => {
+    const { server, configDir, petctl } = await setupE2e(t, creator());
+    const csv = await petctl(['pets', 'add', '--file', write(configDir, 'cut.csv', 'name,categoryId\nA,1\n"B,2')]);
+    expect(csv.code).toBe(6);
+    expect(csv.stderr).toContain('line 3 (row 2): a quoted field is not closed (truncated file?)\n');
+    const ndjson = await petctl(['pets', 'add', '--file', write(configDir, 'cut.ndjson', '{"name":"A","categoryId":1}\n{"name":"B","cat')]);
+    expect(ndjson.code).toBe(6);
+    expect(ndjson.stderr).toMatch(/^line 2 \(row 2\): not valid JSON/m);
+    expect(server.requests).toHaveLength(0);
+  });
+
+  it('-o json makes a refused file a JSON error line too', async (t) => {
+    const { configDir, petctl } = await setupE2e(t, creator());
+    const result = await petctl(['pets', 'add', '--file', write(configDir, 'e.ndjson', ''), '-o', 'json']);
+    expect(result.code).toBe(6);
+    expect(jsonError(result)).toEqual({ code: 'invalid_input', message: 'the input is empty: no rows to import', status: 0 });
+  });
+});

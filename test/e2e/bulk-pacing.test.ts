@@ -1,0 +1,196 @@
+import fs from 'node:fs';
+import path from 'node:path';
+import { afterEach, describe, expect, it } from 'vitest';
+import { type CliResult, runCli, setupE2e, tempConfigDir } from '../helpers/cli';
+import type { RecordedRequest } from '../helpers/scripted-server';
+import { type RunningSandbox, startSandbox } from '../../src/sandbox/server';
+
+/**
+ * Pacing of `pets add --file`, at a plan's limit with its window shortened:
+ * the sandbox (Free plan, 60 per "minute" of 3 s) and a scripted server with
+ * windows of 2 s. What is asserted is what the contract promises as counts
+ * (429s, bans, rows created once); the achieved rate is timing, so it is
+ * printed here and measured in bench/bulk.mjs.
+ */
+
+const MINUTE_MS = 3000;
+const PER_MINUTE = 60;
+
+let sandbox: RunningSandbox | undefined;
+const dirs: string[] = [];
+afterEach(async () => {
+  await sandbox?.close();
+  sandbox = undefined;
+  for (const dir of dirs.splice(0)) fs.rmSync(dir, { recursive: true, force: true });
+});
+
+interface Logged {
+  at: number;
+  method: string;
+  status: number;
+}
+
+async function startLimitedSandbox(): Promise<{ sandbox: RunningSandbox; log: Logged[]; dir: string }> {
+  const dir = tempConfigDir();
+  dirs.push(dir);
+  const log: Logged[] = [];
+  sandbox = await startSandbox({
+    port: 0,
+    minuteMs: MINUTE_MS,
+    log: (line) => {
+      const [method, , status] = line.split(' ');
+      log.push({ at: Date.now(), method: method!, status: Number(status) });
+    },
+  });
+  return { sandbox, log, dir };
+}
+
+function rowsFile(dir: string, name: string, count: number): string {
+  const file = path.join(dir, name);
+  fs.writeFileSync(file, Array.from({ length: count }, (_, i) => `{"name":"${name}-${i + 1}","categoryId":1}`).join('\n'));
+  return file;
+}
+
+function importWith(base: RunningSandbox, configDir: string, file: string, key = 'sandbox-free'): Promise<CliResult> {
+  return runCli(['--base-url', base.baseUrl, 'pets', 'add', '--file', file, '-o', 'ndjson'], {
+    env: { PETCTL_CONFIG_DIR: configDir, PETCTL_API_KEY: key },
+    timeoutMs: 60_000,
+  });
+}
+
+async function namesOnServer(base: RunningSandbox): Promise<string[]> {
+  const names: string[] = [];
+  // The sandbox lists in ascending id order, at most 100 a page, and has no paging: read its data through the API by id instead.
+  const response = await fetch(`${base.baseUrl}/pets?limit=100`, { headers: { authorization: 'Bearer sandbox-enterprise' } });
+  for (const pet of (await response.json()) as Array<{ name: string }>) names.push(pet.name);
+  return names;
+}
+
+function rate(log: Logged[], rows: number): string {
+  const posts = log.filter((entry) => entry.method === 'POST' && entry.status === 201);
+  const spanMs = posts.at(-1)!.at - posts[0]!.at;
+  // Windows are fixed: n rows need ceil(n / limit) - 1 full windows between the first request and the last.
+  const idealMs = (Math.ceil(rows / PER_MINUTE) - 1) * MINUTE_MS;
+  return `${rows} rows in ${spanMs} ms; the plan allows them in ${idealMs} ms (${((idealMs / spanMs) * 100).toFixed(0)}% of the allowed rate)`;
+}
+
+describe('pacing against the sandbox (Free: 60 per 3 s window)', () => {
+  it('one import: every row created once, at most one 429, never banned', async () => {
+    const { sandbox: base, log, dir } = await startLimitedSandbox();
+    const file = rowsFile(dir, 'solo', 150);
+
+    const result = await importWith(base, dir, file);
+
+    expect(result.code, result.stderr).toBe(0);
+    expect(result.stderr).toMatch(/^created 150, skipped 0, rejected 0, invalid 0, unknown 0 in /m);
+    const tooMany = log.filter((entry) => entry.status === 429);
+    expect(tooMany.length).toBeLessThanOrEqual(1);
+    expect(log.filter((entry) => entry.method === 'POST' && entry.status === 201)).toHaveLength(150);
+    console.log(`one import: ${rate(log, 150)}; 429s: ${tooMany.length}`);
+  }, 60_000);
+
+  it('two imports at once with the same key: at most two 429s together, never banned, every row of both created once', async () => {
+    const { sandbox: base, log, dir } = await startLimitedSandbox();
+    const [a, b] = await Promise.all([importWith(base, dir, rowsFile(dir, 'first', 70)), importWith(base, dir, rowsFile(dir, 'second', 70))]);
+
+    expect(a.code, a.stderr).toBe(0);
+    expect(b.code, b.stderr).toBe(0);
+    const tooMany = log.filter((entry) => entry.status === 429);
+    expect(tooMany.length).toBeLessThanOrEqual(2);
+    expect(log.filter((entry) => entry.method === 'POST' && entry.status === 201)).toHaveLength(140);
+    console.log(`two imports: ${rate(log, 140)}; 429s: ${tooMany.length}`);
+  }, 60_000);
+
+  it('an import beside a shell loop of petctl pets list: together within the limit, never banned', async () => {
+    const { sandbox: base, log, dir } = await startLimitedSandbox();
+    const file = rowsFile(dir, 'beside', 100);
+    let importing = true;
+    const loop = (async () => {
+      const results: CliResult[] = [];
+      while (importing) {
+        results.push(
+          await runCli(['--base-url', base.baseUrl, 'pets', 'list', '--limit', '1'], { env: { PETCTL_CONFIG_DIR: dir, PETCTL_API_KEY: 'sandbox-free' } }),
+        );
+      }
+      return results;
+    })();
+    const result = await importWith(base, dir, file);
+    importing = false;
+    const lists = await loop;
+
+    expect(result.code, result.stderr).toBe(0);
+    expect(lists.length).toBeGreaterThan(0);
+    for (const list of lists) expect(list.code, list.stderr).toBe(0);
+    expect(log.filter((entry) => entry.status === 429).length).toBeLessThanOrEqual(2);
+    const names = await namesOnServer(base);
+    expect(names.filter((name) => name.startsWith('beside-')).length).toBeGreaterThan(0);
+  }, 90_000);
+});
+
+/**
+ * A service with fixed windows of `windowMs` aligned to the clock, `limit`
+ * requests each, the X-RateLimit-* headers on every answer and a 429 with
+ * Retry-After above the limit. It records how many requests each window got.
+ */
+function windowedService(limit: number, windowMs: number) {
+  const perWindow = new Map<number, number>();
+  let tooMany = 0;
+  let id = 1;
+  const reply = (request: RecordedRequest, res: import('node:http').ServerResponse) => {
+    const now = Date.now();
+    const window = Math.floor(now / windowMs);
+    const used = (perWindow.get(window) ?? 0) + 1;
+    perWindow.set(window, used);
+    const resetMs = (window + 1) * windowMs;
+    const headers = {
+      'content-type': 'application/json',
+      'x-ratelimit-limit': String(limit),
+      'x-ratelimit-remaining': String(Math.max(0, limit - used)),
+      'x-ratelimit-reset': String(Math.ceil(resetMs / 1000)),
+    };
+    if (used > limit) {
+      tooMany += 1;
+      res.writeHead(429, { ...headers, 'retry-after': String(Math.ceil((resetMs - now) / 1000)) });
+      res.end(JSON.stringify({ code: 'rate_limited', message: 'Too many requests', status: 429 }));
+      return;
+    }
+    res.writeHead(201, headers).end(`{"id":${id++},${request.body.slice(1)}`);
+  };
+  return { reply, perWindow, tooMany: () => tooMany };
+}
+
+describe('pacing against a scripted service with 2 s windows of 10 requests', () => {
+  it('spreads 45 rows over the windows: at most one 429; window waits do not add up against --max-wait', async (t) => {
+    const service = windowedService(10, 2000);
+    const { server, configDir, petctl } = await setupE2e(t, service.reply);
+    const file = rowsFile(configDir, 'windows', 45);
+
+    // Each wait for a window is under 3 s; together they take far longer, and that is fine.
+    const result = await petctl(['--max-wait', '3', 'pets', 'add', '--file', file], { timeoutMs: 60_000 });
+
+    expect(result.code, result.stderr).toBe(0);
+    expect(service.tooMany()).toBeLessThanOrEqual(1);
+    for (const [, used] of service.perWindow) expect(used).toBeLessThanOrEqual(10 + 1);
+    expect(server.requests.filter((request) => request.method === 'POST')).toHaveLength(45 + service.tooMany());
+    expect(service.perWindow.size).toBeGreaterThanOrEqual(5);
+  }, 60_000);
+
+  it('a single wait longer than --max-wait stops the import with exit 5 and the time it can resume; the rerun finishes it', async (t) => {
+    const service = windowedService(5, 4000);
+    const { server, configDir, petctl } = await setupE2e(t, service.reply);
+    const file = rowsFile(configDir, 'maxwait', 8);
+
+    const first = await petctl(['--max-wait', '0.5', 'pets', 'add', '--file', file]);
+    expect(first.code).toBe(5);
+    expect(first.stderr).toMatch(/^error: the rate limit stopped the import: rate limit reached; nothing sent\. Try again after \S+Z \(in \d+s\); \d rows? not sent yet; rerun the same command to resume/m);
+    const created = Number(/^created (\d+),/m.exec(first.stderr)![1]);
+    expect(created).toBeGreaterThan(0);
+    expect(created).toBeLessThan(8);
+
+    const second = await petctl(['pets', 'add', '--file', file]);
+    expect(second.code, second.stderr).toBe(0);
+    expect(second.stderr).toMatch(new RegExp(`^created ${8 - created}, skipped ${created}, `, 'm'));
+    const names = server.requests.filter((request) => request.method === 'POST' && !request.body.includes('"x"')).map((request) => JSON.parse(request.body).name as string);
+    expect(new Set(names).size).toBe(8);
+  }, 60_000);
+});
