@@ -173,8 +173,7 @@ export class HttpClient {
         request.observe?.(response.header);
         request.onResponse?.(response);
         const rate = parseRateHeaders(response.header);
-        const serverDate = parseHttpDate(response.header('date'));
-        retryAfterMs = await this.recordLimits(response, rate, serverDate, paced);
+        retryAfterMs = await this.recordLimits(response, rate, this.serverNow(response.header('date')), paced);
         if (response.status >= 200 && response.status < 300) {
           const parsed = request.rawResponse ? undefined : this.parseBody(response, request.method, url);
           return { status: response.status, url, body: parsed, text: response.text, headers: response.headers, rate, header: response.header };
@@ -228,9 +227,26 @@ export class HttpClient {
   }
 
   /** Tells the gate what the answer said about the limits; returns a 429's Retry-After in ms. */
-  private async recordLimits(response: RawResponse, rate: RateHeaders, serverDate: number | undefined, paced: boolean): Promise<number | undefined> {
+  /**
+   * The server's clock now, from its Date headers. Date is cut to the second,
+   * so one answer says only that the server's clock is at least Date; the
+   * highest (Date - our clock) seen in this run is a lower bound of the skew
+   * that tightens with every answer. Measured from it, waits for a reset are
+   * never early, and in a long import no longer up to a second late.
+   */
+  private serverNow(dateHeader: string | undefined): number | undefined {
+    const serverDate = parseHttpDate(dateHeader);
+    if (serverDate === undefined) return undefined;
     const now = this.options.now();
-    const resetIn = resetDelayMs(rate.resetEpochSeconds, serverDate, now);
+    this.serverClockAhead = Math.max(this.serverClockAhead ?? -Infinity, serverDate - now);
+    return now + this.serverClockAhead;
+  }
+
+  private serverClockAhead: number | undefined;
+
+  private async recordLimits(response: RawResponse, rate: RateHeaders, serverNow: number | undefined, paced: boolean): Promise<number | undefined> {
+    const now = this.options.now();
+    const resetIn = resetDelayMs(rate.resetEpochSeconds, serverNow, now);
     const answer: RateAnswer = {
       status: response.status,
       remaining: rate.remaining,
@@ -239,7 +255,7 @@ export class HttpClient {
     };
     let retryAfterMs: number | undefined;
     if (response.status === 429) {
-      retryAfterMs = parseRetryAfter(response.header('retry-after'), serverDate, now);
+      retryAfterMs = parseRetryAfter(response.header('retry-after'), serverNow, now);
       // Without Retry-After the backoff decides; block at least until the window's reset when known.
       answer.retryAt = retryAfterMs !== undefined ? now + retryAfterMs : answer.resetAt;
       answer.banned = this.errorCode(response) === 'key_banned';

@@ -108,8 +108,9 @@ export function observe(entry: LimitEntry | undefined, answer: RateAnswer, now: 
     const live = known !== undefined && now < known.resetAt;
     const left = answer.status === 429 ? 0 : remaining;
     if (known && known.reset === reset) {
-      if (left < known.remaining) {
-        next.window = { ...known, remaining: left };
+      // Both ends are never early (see HttpClient.serverNow), so the earlier is the closer.
+      if (left < known.remaining || resetAt < known.resetAt) {
+        next.window = { ...known, remaining: Math.min(left, known.remaining), resetAt: Math.min(resetAt, known.resetAt) };
         changed = true;
       }
     } else if (known && live && reset < known.reset) {

@@ -30,8 +30,12 @@ interface StateFile {
   limits: Record<string, LimitEntry>;
 }
 
-/** A paced request that never answers (its process was killed) holds up the others no longer than this. */
-export const MAX_PROBE_LEASE_MS = 5_000;
+/**
+ * A paced request that never answers (its process was killed) holds up the
+ * others no longer than this. Short: should a slow answer outlive it, one more
+ * probe goes out at the start of a window, when the budget is full anyway.
+ */
+export const MAX_PROBE_LEASE_MS = 1_000;
 
 export async function limitId(baseUrl: string, apiKey: string): Promise<string> {
   // Loaded on demand: most runs have no recorded limits and never hash. Not

@@ -3,7 +3,8 @@
  *
  * Windows. Each key has two fixed windows, a minute (`minuteMs`) and a day
  * (1440 × minuteMs). A window opens at the key's first request after the
- * previous one of that kind expired, and lasts its full length; it is not
+ * previous one of that kind expired (or, within two seconds of its end, where
+ * it ended: see nextWindowStart), and lasts its full length; it is not
  * aligned to clock boundaries. (Clock-aligned windows would let a burst of 61
  * requests straddle a minute boundary and pass, which makes the specification's
  * "61st request in a minute gets 429" untestable on a real clock.)
@@ -132,11 +133,11 @@ export function checkRateLimit(
   }
 
   if (now >= state.minuteStart + policy.minuteMs) {
-    state.minuteStart = now;
+    state.minuteStart = nextWindowStart(state.minuteStart + policy.minuteMs, now);
     state.minuteCount = 0;
   }
   if (now >= state.dayStart + policy.dayMs) {
-    state.dayStart = now;
+    state.dayStart = nextWindowStart(state.dayStart + policy.dayMs, now);
     state.dayCount = 0;
   }
   if (state.limitedUntil !== undefined && now >= state.limitedUntil) {
@@ -181,6 +182,19 @@ export function checkRateLimit(
     state,
     decision: { allowed: true, limit: limits.perMinute, remaining, resetEpochSeconds: Math.ceil(resetAt / 1000) },
   };
+}
+
+/**
+ * X-RateLimit-Reset is in whole seconds, rounded up, so a client that waits
+ * for it comes back up to a second after the window really ended, plus its
+ * own latency. Such a key keeps its schedule (the next window starts where the
+ * last one ended) rather than losing that second in every window; after a
+ * longer pause a new window opens at the request, as at the first one.
+ */
+const KEEP_SCHEDULE_MS = 2000;
+
+function nextWindowStart(previousEnd: number, now: number): number {
+  return now - previousEnd < KEEP_SCHEDULE_MS ? previousEnd : now;
 }
 
 function refusal(limits: KeyLimits, until: number, now: number, banned: boolean): RateLimitDecision {

@@ -61,6 +61,12 @@ describe('observe', () => {
     expect(observe({ window: window(10) }, answer(12), NOW, true)).toBeUndefined();
   });
 
+  it('a closer estimate of the same window\'s end replaces a later one (each is never early)', () => {
+    expect(observe({ window: window(10, NOW + 30_000) }, { ...answer(10, NOW + 29_400) }, NOW, true)).toEqual({
+      window: { reset: Math.ceil((NOW + 30_000) / 1000), resetAt: NOW + 29_400, remaining: 10 },
+    });
+  });
+
   it('an answer from an older window, while a newer one is live, is ignored', () => {
     expect(observe({ window: window(40) }, answer(2, NOW + 10_000), NOW, true)).toBeUndefined();
   });

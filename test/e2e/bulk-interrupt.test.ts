@@ -2,6 +2,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { type CliResult, runCli, setupE2e, tempConfigDir } from '../helpers/cli';
+import { storedPets } from '../helpers/sandbox-data';
 import type { RecordedRequest } from '../helpers/scripted-server';
 import { type RunningSandbox, startSandbox } from '../../src/sandbox/server';
 
@@ -83,15 +84,6 @@ afterEach(async () => {
   sandbox = undefined;
 });
 
-interface StoredPet {
-  id: number;
-  name: string;
-}
-
-function storedPets(dataFile: string): StoredPet[] {
-  return (JSON.parse(fs.readFileSync(dataFile, 'utf8')) as { pets: StoredPet[] }).pets;
-}
-
 /**
  * Runs the same import again and again, killing each run with `signal` once
  * the server has received the next number of POSTs from it (-1: 60 ms after
@@ -133,7 +125,7 @@ async function killAndRerun(signal: NodeJS.Signals, killPoints: number[]): Promi
   const final: CliResult = await run();
   expect([0, 7], `${outcomes.join('; ')}; final: ${final.stderr}`).toContain(final.code);
   const pets = storedPets(dataFile).filter((pet) => pet.name.startsWith(`${tag}-`));
-  const byName = new Map<string, StoredPet[]>();
+  const byName = new Map<string, ReturnType<typeof storedPets>>();
   for (const pet of pets) byName.set(pet.name, [...(byName.get(pet.name) ?? []), pet]);
   // Created at most once.
   for (const [name, copies] of byName) expect(copies, `${name} created ${copies.length} times`).toHaveLength(1);

@@ -4,6 +4,7 @@ import { expect, it } from 'vitest';
 
 import { parseJson } from '../../src/schemas/json';
 import { runCli, tempConfigDir } from '../helpers/cli';
+import { storedPets } from '../helpers/sandbox-data';
 
 /**
  * Many petctl processes at once on the built-in sandbox profile: each starts
@@ -26,12 +27,7 @@ it('20 petctl pets add at once on the sandbox profile: every animal there once, 
     expect(created.map((pet) => pet.id).sort((a, b) => a - b)).toEqual(Array.from({ length: 20 }, (_, i) => 13 + i));
 
     const dataFile = path.join(configDir, 'sandbox-data.json');
-    const stored = fs
-      .readFileSync(dataFile, 'utf8')
-      .split('\n')
-      .slice(1)
-      .filter((line) => line !== '')
-      .map((line) => parseJson(line) as { id: number; name: string });
+    const stored = storedPets(dataFile);
     expect(stored).toHaveLength(32);
     for (const pet of created) expect(stored.filter((entry) => entry.id === pet.id)).toEqual([pet]);
 

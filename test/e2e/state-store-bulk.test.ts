@@ -4,6 +4,7 @@ import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { BIN, type CliResult, NODE, cleanEnv, runCli, tempConfigDir } from '../helpers/cli';
 import { type RedisServer, noRedisServer, startRedisServer } from '../helpers/redis-server';
+import { storedPets } from '../helpers/sandbox-data';
 
 /**
  * Issue 10's "two bulk imports at once, one per machine, on one key at a
@@ -94,8 +95,7 @@ describe.skipIf(noRedisServer || !hasBulkImport)('two bulk imports on two machin
     expect(sandboxLog).not.toMatch(/key_banned/);
 
     // Every row once, from the sandbox's own records (the API lists at most 100 a page).
-    const { pets } = JSON.parse(fs.readFileSync(dataFile, 'utf8')) as { pets: Array<{ name: string }> };
-    const names = pets.map((pet) => pet.name).filter((name) => /^[ab]-\d+$/.test(name));
+    const names = storedPets(dataFile).map((pet) => pet.name).filter((name) => /^[ab]-\d+$/.test(name));
     const expected = machines.flatMap((m) => Array.from({ length: ROWS_PER_MACHINE }, (_, i) => `${m.tag}-${i}`));
     expect(names.sort()).toEqual(expected.sort());
   });

@@ -214,3 +214,24 @@ describe('state', () => {
     expect(limiter.check(small).allowed).toBe(true);
   });
 });
+
+describe('a client that comes back at the rounded-up reset', () => {
+  it('keeps its schedule: the next window starts where the last ended, so it loses no second per window', () => {
+    const limiter = new RateLimiter();
+    const first = burst(limiter, 60, T0).at(-1)!;
+    expect(first.remaining).toBe(0);
+    // Reset is rounded up to the second after T0 + 60 s; the client comes back then.
+    const back = first.resetEpochSeconds * 1000 + 5;
+    const next = limiter.check(free, back);
+    expect(next).toMatchObject({ allowed: true, remaining: 59 });
+    // This window ends exactly one minute after the last one ended, not a minute after `back`.
+    expect(next.resetEpochSeconds).toBe(Math.ceil((T0 + 120_000) / 1000));
+  });
+
+  it('after a longer pause, a window opens at the request again', () => {
+    const limiter = new RateLimiter();
+    burst(limiter, 1, T0);
+    const later = T0 + 60_000 + 2_500;
+    expect(limiter.check(free, later).resetEpochSeconds).toBe(Math.ceil((later + 60_000) / 1000));
+  });
+});
