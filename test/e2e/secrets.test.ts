@@ -41,8 +41,12 @@ interface SecretCase {
   input?: string;
   /** The key comes from PETCTL_API_KEY rather than the stored profile. */
   envKey?: boolean;
+  /** Written to a file in the run's config dir, whose path replaces `@FILE` in args. */
+  file?: string;
   code: number;
 }
+
+const ROWS = '{"name":"Rex","categoryId":1}\n';
 
 /**
  * Every command, on success and on each error it can meet. A new command adds
@@ -95,6 +99,17 @@ const CASES: SecretCase[] = [
   { args: ['profile', 'remove', 'nope'], code: 2 },
   { args: ['profile', 'remove', 'prod'], code: 0 },
   { args: ['-p', 'sandbox', 'pets', 'list', '--limit', '1'], envKey: true, code: 4 },
+  { args: ['api', '/pets'], answer: 'pets', code: 0 },
+  { args: ['api', '-X', 'POST', '/pets', '-f', 'name=Rex', '-F', 'categoryId=1'], answer: 'created', code: 0 },
+  { args: ['api', '/pets'], answer: 'unauthorized', code: 4 },
+  { args: ['api', '/store/orders'], answer: 'redirect', code: 7 },
+  { args: ['api', 'https://elsewhere.example.test/v1/pets'], code: 2 },
+  { args: ['pets', 'add', '--file', '@FILE'], file: ROWS, answer: 'created', code: 0 },
+  { args: ['pets', 'add', '--file', '@FILE'], file: ROWS, answer: 'unauthorized', code: 4 },
+  { args: ['pets', 'add', '--file', '@FILE'], file: ROWS, answer: 'dropped', code: 7 },
+  { args: ['pets', 'add', '--file', '@FILE', '--dry-run'], file: ROWS, code: 0 },
+  { args: ['completion', 'bash'], code: 0 },
+  { args: ['__complete', '--', '-p', ''], code: 0 },
 ];
 
 const MODES = [[], ['-o', 'json'], ['-o', 'ndjson'], ['-o', 'csv']];
@@ -139,7 +154,10 @@ describe('the key never leaks', () => {
         const envKey = newApiKey();
         const dir = configWithKey(t, own.baseUrl, storedKey);
         const input = testCase.input === 'KEY' ? storedKey : testCase.input;
-        const result: CliResult = await runCli(['-v', '--retries', '0', '--max-wait', '0', ...mode, ...testCase.args], {
+        const rowsFile = path.join(dir, 'rows.ndjson');
+        if (testCase.file !== undefined) fs.writeFileSync(rowsFile, testCase.file);
+        const args = testCase.args.map((arg) => (arg === '@FILE' ? rowsFile : arg));
+        const result: CliResult = await runCli(['-v', '--retries', '0', '--max-wait', '0', ...mode, ...args], {
           env: { PETCTL_CONFIG_DIR: dir, ...(testCase.envKey ? { PETCTL_API_KEY: envKey } : {}) },
           input,
           // runCli rejects if either key is on stdout or stderr.
