@@ -48,3 +48,27 @@ export function parseConcurrency(value: string): number {
   if (!/^\d+$/.test(value) || Number(value) < 1 || Number(value) > 16) throw new InvalidArgumentError('Allowed: a whole number from 1 to 16.');
   return Number(value);
 }
+
+export interface EnterpriseQuota {
+  perMinute: number;
+  perDay: number;
+}
+
+/** `<per-minute>/<per-day>`, both whole numbers of at least 1, e.g. `5000/1000000`. */
+export function parseEnterpriseQuota(value: string): EnterpriseQuota {
+  const match = /^(\d{1,15})\/(\d{1,15})$/.exec(value.trim());
+  const perMinute = Number(match?.[1]);
+  const perDay = Number(match?.[2]);
+  if (!match || perMinute < 1 || perDay < 1) {
+    throw new InvalidArgumentError('Allowed: <per-minute>/<per-day>, two whole numbers of at least 1, e.g. 5000/1000000.');
+  }
+  return { perMinute, perDay };
+}
+
+export function parseMinuteMs(value: string): number {
+  const ms = Number(value);
+  if (!/^\d+$/.test(value) || ms < 100) {
+    throw new InvalidArgumentError('Allowed: whole milliseconds, 100 or more.');
+  }
+  return ms;
+}

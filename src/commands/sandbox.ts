@@ -1,7 +1,7 @@
-import { type Command, InvalidArgumentError, Option } from 'commander';
+import { type Command, Option } from 'commander';
 import type { Context } from '../context';
 import { InterruptedError } from '../errors';
-import { parsePort } from './parsers';
+import { type EnterpriseQuota, parseEnterpriseQuota, parseMinuteMs, parsePort } from './parsers';
 import type { Invoke } from './root';
 
 export interface SandboxOptions {
@@ -11,30 +11,6 @@ export interface SandboxOptions {
   minuteMs?: number;
   /** The Enterprise plan's quotas (agreed per customer in the real service). */
   enterpriseQuota?: EnterpriseQuota;
-}
-
-export interface EnterpriseQuota {
-  perMinute: number;
-  perDay: number;
-}
-
-/** `<per-minute>/<per-day>`, both whole numbers of at least 1, e.g. `5000/1000000`. */
-export function parseEnterpriseQuota(value: string): EnterpriseQuota {
-  const match = /^(\d{1,15})\/(\d{1,15})$/.exec(value.trim());
-  const perMinute = Number(match?.[1]);
-  const perDay = Number(match?.[2]);
-  if (!match || perMinute < 1 || perDay < 1) {
-    throw new InvalidArgumentError('Allowed: <per-minute>/<per-day>, two whole numbers of at least 1, e.g. 5000/1000000.');
-  }
-  return { perMinute, perDay };
-}
-
-function parseMinuteMs(value: string): number {
-  const ms = Number(value);
-  if (!/^\d+$/.test(value) || ms < 100) {
-    throw new InvalidArgumentError('Allowed: whole milliseconds, 100 or more.');
-  }
-  return ms;
 }
 
 export function registerSandbox(program: Command, invoke: Invoke): void {
