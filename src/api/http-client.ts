@@ -4,7 +4,7 @@ import { ErrorBody } from '../schemas/pet';
 import { parseJson, stringifyJson } from '../schemas/json';
 import type { GateDecision, RateAnswer } from './pacing';
 import type { RateLimitGate } from './rate-limit-state';
-import { MAX_RESPONSE_BYTES, sendRequest } from './transport';
+import { MAX_RESPONSE_BYTES, certificateProblem, sendRequest } from './transport';
 import {
   type AttemptOutcome,
   type RateHeaders,
@@ -423,7 +423,7 @@ function describeNetworkError(error: unknown): string {
     UND_ERR_RES_EXCEEDED_MAX_SIZE: 'the answer was too large',
   };
   if (code && TLS_TRUST_CODES.has(code)) {
-    return `the server's TLS certificate is not trusted (${err.message ?? code}); nothing was sent. For a private CA, set NODE_EXTRA_CA_CERTS to its certificate file`;
+    return `the server's TLS certificate is not trusted (${certificateProblem(err)}); nothing was sent. For a private CA, set NODE_EXTRA_CA_CERTS to its certificate file`;
   }
   return (code && known[code]) ?? err.message ?? String(error);
 }

@@ -3,6 +3,7 @@ import type { Redis } from 'ioredis';
 import { describeStateUrl, stateStoreAddress } from '../config/state-url';
 import { type GateDecision, type LimitEntry, type RateAnswer, decide, observe } from './pacing';
 import { MAX_PROBE_LEASE_MS, type RateLimitGate, asEntry } from './rate-limit-state';
+import { certificateProblem } from './transport';
 
 /**
  * The rate-limit state in a Redis server, so every machine that uses one base
@@ -93,7 +94,7 @@ export function describeStoreError(error: unknown, timeoutMs: number): string {
   if (named) return named;
   if (/Connection is closed|Stream isn't writeable|connection.*closed/i.test(message)) return 'the connection was closed';
   // Redis errors are one line (e.g. "ERR DB index is out of range"); they never contain the password.
-  return (message.split('\n')[0] ?? '').slice(0, 100);
+  return (certificateProblem({ message }).split('\n')[0] ?? '').slice(0, 100);
 }
 
 function withTimeout<T>(promise: Promise<T>, ms: number): Promise<T> {

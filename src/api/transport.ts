@@ -81,3 +81,12 @@ function proxyPool(pool: Dispatcher, connect: (this: Dispatcher, options: Dispat
 export function sendRequest(dispatcher: Dispatcher, options: Dispatcher.RequestOptions): Promise<Dispatcher.ResponseData> {
   return apiRequest.call(dispatcher, options);
 }
+
+/**
+ * OpenSSL's own words for a failed certificate check, without the advice
+ * Node 24 appends ("; if the root CA is installed locally, try running Node.js
+ * with --use-system-ca"), so the message reads the same on every Node.
+ */
+export function certificateProblem(error: { message?: string; code?: string } | undefined): string {
+  return (error?.message ?? error?.code ?? 'certificate check failed').split('; if the root CA')[0]!;
+}
