@@ -144,6 +144,13 @@ await build({
   minify: process.env.PETCTL_NO_MINIFY !== "1",
   keepNames: true,
   legalComments: 'linked',
+  // ASCII only (other characters escaped), so bin/petctl.js can read it as latin1.
+  charset: 'ascii',
   define: { __PETCTL_VERSION__: JSON.stringify(pkg.version) },
   logLevel: 'warning',
 });
+
+// bin/petctl.js reads the bundle as latin1, which is only right for ASCII.
+if (/[^\x00-\x7f]/.test(readFileSync(new URL('../dist/petctl.cjs', import.meta.url), 'latin1'))) {
+  throw new Error('dist/petctl.cjs is not ASCII; bin/petctl.js reads it as latin1');
+}
