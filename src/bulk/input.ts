@@ -16,6 +16,7 @@ export interface BulkInput {
   label: string;
   /** The path as given; undefined for standard input. */
   file?: string;
+  /** The input's bytes. A chunk is valid only until the next is asked for: its buffer may be reused. */
   firstPass(): AsyncIterable<Buffer>;
   /** sha256 (hex) of the bytes the first pass read. */
   digest(): string;
@@ -71,14 +72,34 @@ export async function openInput(file: string, stdin: InStream): Promise<BulkInpu
   };
 }
 
+/**
+ * A file's bytes, read into one buffer that is reused for every chunk: each chunk is valid only
+ * until the next is asked for (every reader decodes or copies what it keeps at once). Fresh
+ * chunks, as a read stream makes, outlive the young generation while their rows are parsed and
+ * pile up as external memory until a full collection: ~8 MB of peak RSS on a 100 MB file.
+ */
 async function* readFile(file: string): AsyncGenerator<Buffer> {
-  let stream: fs.ReadStream;
+  let handle: fs.promises.FileHandle;
   try {
-    stream = fs.createReadStream(file, { highWaterMark: CHUNK_BYTES });
-    for await (const chunk of stream) yield chunk as Buffer;
+    handle = await fs.promises.open(file, 'r');
   } catch (error) {
-    if ((error as { code?: string }).code === undefined) throw error;
     throw new UsageError(`cannot read --file ${file}: ${describeFsError(error)}`);
+  }
+  try {
+    const buffer = Buffer.allocUnsafe(CHUNK_BYTES);
+    for (;;) {
+      let bytesRead: number;
+      try {
+        ({ bytesRead } = await handle.read(buffer, 0, CHUNK_BYTES, null));
+      } catch (error) {
+        if ((error as { code?: string }).code === undefined) throw error;
+        throw new UsageError(`cannot read --file ${file}: ${describeFsError(error)}`);
+      }
+      if (bytesRead === 0) return;
+      yield buffer.subarray(0, bytesRead);
+    }
+  } finally {
+    await handle.close();
   }
 }
 

@@ -1,11 +1,19 @@
 import { describe, expect, it } from 'vitest';
 import { type InputFormat, type InputRow, InvalidInputError, formatFromExtension, readRows } from '../../src/bulk/reader';
 
-/** Feeds `text` in chunks of `chunk` bytes, so every split point (inside quotes, CRLF, a UTF-8 sequence) is exercised. */
+/**
+ * Feeds `text` in chunks of `chunk` bytes, so every split point (inside quotes, CRLF, a UTF-8 sequence) is exercised.
+ * Every chunk is copied into the same buffer, as input.ts reads a file: a reader that kept a chunk would see it overwritten.
+ */
 async function rows(text: string | Buffer, format?: InputFormat, chunk = 7): Promise<InputRow[]> {
   const bytes = Buffer.isBuffer(text) ? text : Buffer.from(text, 'utf8');
+  const reused = Buffer.alloc(chunk);
   async function* chunks() {
-    for (let i = 0; i < bytes.length; i += chunk) yield bytes.subarray(i, i + chunk);
+    for (let i = 0; i < bytes.length; i += chunk) {
+      const length = bytes.copy(reused, 0, i, i + chunk);
+      yield reused.subarray(0, length);
+      reused.fill(0x23);
+    }
   }
   const out: InputRow[] = [];
   for await (const row of readRows(chunks(), format)) out.push(row);
@@ -187,6 +195,31 @@ describe('CSV', () => {
     expect((await failure('name,category,status\nA,1,sold\n')).message).toBe('line 1: unknown column "category" in the CSV header; expected name,categoryId,status');
     expect((await failure('name,status\nA,sold\n')).message).toBe('line 1: the CSV header lacks categoryId; expected name,categoryId,status');
     expect((await failure('name,categoryId,Name\n')).message).toBe('line 1: column name appears twice in the CSV header');
+  });
+
+  it('thousands of rows: numbering, unicode, a bad row and a very long one inside a batch are each read alone', async () => {
+    const records = ['name,categoryId,status'];
+    const expected: Array<[number, number, unknown]> = [];
+    let line = 2;
+    for (let i = 0; i < 3000; i++) {
+      let name = `Bé 🐶 ${i}`;
+      let record = `${name},${i},`;
+      if (i === 700) {
+        name = 'bad quoting: a closing quote must end its field (write "" for a quote inside one)';
+        record = '"cut"x,1,sold';
+      } else if (i === 1500) {
+        name = 'ż'.repeat(30_000);
+        record = `"${name}",2,`;
+      } else if (i % 97 === 0) {
+        name = `Łatka ${i}\r\nline two`;
+        record = `"${name}",${i},pending\r\n`; // and a blank line after it
+      }
+      records.push(record);
+      expected.push([i + 1, line, name]);
+      line += record.split('\n').length;
+    }
+    const result = await rows(records.join('\r\n'), 'csv', 4096);
+    expect(result.map((r) => [r.row, r.line, r.reason ?? r.newPet?.name])).toEqual(expected);
   });
 
   it('a header alone is zero rows', async () => {
