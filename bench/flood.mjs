@@ -40,7 +40,8 @@ async function flood(total) {
   server.closeAllConnections();
   server.close();
   fs.rmSync(configDir, { recursive: true, force: true });
-  return { code, peakMiB: Number(maxRssKiB) / 1024, writtenMiB: written / 1024 / 1024 };
+  // report-rss.cjs writes "<peak RSS KiB> <CPU µs>".
+  return { code, peakMiB: Number(maxRssKiB.trim().split(/\s+/)[0]) / 1024, writtenMiB: written / 1024 / 1024 };
 }
 
 export async function run() {
