@@ -43,6 +43,13 @@ describe('limitId', () => {
     expect(id).toMatch(/^[0-9a-f]{32}$/);
   });
 
+  it('is the first half of SHA-256 over "<base URL>\\n<key>", as earlier versions wrote it', async () => {
+    const { createHash } = await import('node:crypto');
+    for (const [base, key] of [[BASE, KEY], ['http://127.0.0.1:4010/v1', 'sandbox-free'], ['https://ü.example/v1', 'ключ']]) {
+      expect(await limitId(base!, key!)).toBe(createHash('sha256').update(`${base}\n${key}`).digest('hex').slice(0, 32));
+    }
+  });
+
   it('cannot be confused by moving text between base URL and key', async () => {
     expect(await limitId('https://a.example/v1', 'bkey')).not.toBe(await limitId('https://a.example/v1b', 'key'));
   });
