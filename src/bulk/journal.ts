@@ -36,15 +36,17 @@ const FORMAT = 1;
 
 /** The default journal: in petctl's state directory, named by the input's hash, the base URL and the key. */
 export function defaultJournalPath(stateDir: string, inputDigest: string, baseUrlIdentity: string, apiKey: string): string {
-  const { createHash } = process.getBuiltinModule('node:crypto');
-  const name = createHash('sha256').update(`${inputDigest}\n${baseUrlIdentity}\n${apiKey}`).digest('hex').slice(0, 32);
+  const name = sha256Hex(`${inputDigest}\n${baseUrlIdentity}\n${apiKey}`).slice(0, 32);
   return path.join(stateDir, 'imports', `${name}.ndjson`);
 }
 
 /** Identifies the server and key in a header without holding the key. */
 export function targetDigest(baseUrlIdentity: string, apiKey: string): string {
-  const { createHash } = process.getBuiltinModule('node:crypto');
-  return createHash('sha256').update(`petctl-import-target\n${baseUrlIdentity}\n${apiKey}`).digest('hex');
+  return sha256Hex(`petctl-import-target\n${baseUrlIdentity}\n${apiKey}`);
+}
+
+function sha256Hex(text: string): string {
+  return process.getBuiltinModule('node:crypto').createHash('sha256').update(text).digest('hex');
 }
 
 /** Reads a journal: each row's last entry, or an empty map when there is none yet. */
