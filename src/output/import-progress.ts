@@ -1,5 +1,6 @@
 import type { RowResult, Tally } from '../bulk/results';
 import { toSingleLine } from './table';
+import { formatDuration } from './time';
 
 /**
  * What a bulk import shows on stderr while it runs. On a terminal: one bar
@@ -22,15 +23,6 @@ export interface ProgressOptions {
   now: () => number;
 }
 
-export function formatDuration(ms: number): string {
-  const seconds = Math.max(0, ms) / 1000;
-  if (seconds < 60) return `${seconds < 10 ? seconds.toFixed(1) : Math.round(seconds)}s`;
-  const whole = Math.round(seconds);
-  const hours = Math.floor(whole / 3600);
-  const minutes = Math.floor((whole % 3600) / 60);
-  const rest = String(whole % 60).padStart(2, '0');
-  return hours > 0 ? `${hours}h${String(minutes).padStart(2, '0')}m` : `${minutes}m${rest}s`;
-}
 
 /** Rows the server answered (created or rejected) per minute of the run. */
 export function ratePerMinute(tally: Tally, elapsedMs: number): number {

@@ -1,0 +1,51 @@
+/**
+ * How petctl writes durations and moments for people: the one home for both.
+ * Moments are in the user's local time zone and to the second (a wait that
+ * ends at 14:32:05 is said as such, not as UTC with milliseconds).
+ */
+
+/** A span for progress and summaries: `4.5s`, `42s`, `1m45s`, `2h05m`. */
+export function formatDuration(ms: number): string {
+  const seconds = Math.max(0, ms) / 1000;
+  if (seconds < 60) return `${seconds < 10 ? seconds.toFixed(1) : Math.round(seconds)}s`;
+  const whole = Math.round(seconds);
+  const hours = Math.floor(whole / 3600);
+  const minutes = Math.floor((whole % 3600) / 60);
+  const rest = String(whole % 60).padStart(2, '0');
+  return hours > 0 ? `${hours}h${String(minutes).padStart(2, '0')}m` : `${minutes}m${rest}s`;
+}
+
+/**
+ * A wait, rounded up to the whole second so it is never understated: `3s`,
+ * `61s` (a minute and a bit still reads as seconds), `5m00s`, `2h05m`.
+ */
+export function formatWait(ms: number): string {
+  const seconds = Math.ceil(Math.max(0, ms) / 1000);
+  if (seconds < 120) return `${seconds}s`;
+  return formatDuration(seconds * 1000);
+}
+
+const pad = (n: number) => String(n).padStart(2, '0');
+
+/** `2026-11-25` in local time. */
+export function formatLocalDate(epochMs: number): string {
+  const d = new Date(epochMs);
+  return `${d.getFullYear()}-${pad(d.getMonth() + 1)}-${pad(d.getDate())}`;
+}
+
+/** `14:32:05` when `epochMs` falls on the same local day as `now`, else `2026-11-26 14:32:05`. */
+export function formatLocalTime(epochMs: number, now: number = Date.now()): string {
+  const d = new Date(epochMs);
+  const time = `${pad(d.getHours())}:${pad(d.getMinutes())}:${pad(d.getSeconds())}`;
+  return formatLocalDate(epochMs) === formatLocalDate(now) ? time : `${formatLocalDate(epochMs)} ${time}`;
+}
+
+/** `2026-11-25 14:32:05`, always with the date (status displays, records). */
+export function formatLocalDateTime(epochMs: number): string {
+  return formatLocalTime(epochMs, Number.NaN);
+}
+
+/** When something may happen again: `at 14:32:05, in 61s`. */
+export function formatWhen(epochMs: number, now: number): string {
+  return `at ${formatLocalTime(epochMs, now)}, in ${formatWait(epochMs - now)}`;
+}
