@@ -1,6 +1,6 @@
 import fs from 'node:fs';
 import path from 'node:path';
-import { parseJson, stringifyJson } from '../schemas/json';
+import { parseJson, stringifyJson } from './schemas/json';
 
 /** Raised when a state file exists but is not readable JSON: we stop rather than overwrite what it holds. */
 export class CorruptFileError extends Error {
@@ -84,15 +84,17 @@ let tempCounter = 0;
  * over `file`: a reader sees the old or the new content, never half of one.
  * The file is created 0600 because it may hold API keys.
  */
-export function writeFileAtomic(file: string, text: string, options: { durable?: boolean } = {}): void {
+export function writeFileAtomic(file: string, text: string, options: { durable?: boolean } = {}): { ino: number; mtimeMs: number } {
   ensureParentDir(file);
   // Unique per process and call; the directory is private, so the name needs no secrecy.
   const temp = `${file}.${process.pid}.${(tempCounter += 1)}.tmp`;
   const fd = fs.openSync(temp, 'w', 0o600);
+  let stats: fs.Stats;
   try {
     fs.writeFileSync(fd, text);
     // durable: false skips the flush for files that only hold timings; the rename still makes the write all-or-nothing.
     if (options.durable !== false) fs.fsyncSync(fd);
+    stats = fs.fstatSync(fd);
   } finally {
     fs.closeSync(fd);
   }
@@ -102,6 +104,8 @@ export function writeFileAtomic(file: string, text: string, options: { durable?:
     fs.rmSync(temp, { force: true });
     throw error;
   }
+  // The rename keeps the inode: callers that watch the file for other writers compare against these.
+  return { ino: stats.ino, mtimeMs: stats.mtimeMs };
 }
 
 /** Locked read-modify-write of a JSON file; `update` gets the current content (undefined when absent). */

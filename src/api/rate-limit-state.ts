@@ -1,5 +1,5 @@
 import fs from 'node:fs';
-import { CorruptFileError, readJsonFile, withFileLock, writeFileAtomic } from '../config/locked-file';
+import { CorruptFileError, readJsonFile, withFileLock, writeFileAtomic } from '../locked-file';
 import { stringifyJson } from '../schemas/json';
 import { type BlockReason, type GateDecision, type LimitEntry, type RateAnswer, decide, isStale, observe } from './pacing';
 

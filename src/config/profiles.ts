@@ -2,7 +2,7 @@ import fs from 'node:fs';
 import type Conf from 'conf';
 import { UsageError } from '../errors';
 import { validateBaseUrl } from './base-url';
-import { CorruptFileError, ensurePrivateDir, readJsonFile, withFileLock } from './locked-file';
+import { CorruptFileError, ensurePrivateDir, readJsonFile, withFileLock } from '../locked-file';
 import type { PetctlPaths } from './paths';
 import { validateStateUrl } from './state-url';
 

@@ -1,7 +1,6 @@
 import fs from 'node:fs';
-import path from 'node:path';
 
-import { withFileLock } from '../config/locked-file';
+import { withFileLock, writeFileAtomic } from '../locked-file';
 import {
   applyRateLimit,
   parseRateLimitState,
@@ -191,7 +190,8 @@ class FileRateLimitBook implements RateLimitBook {
       processes: leaving ? this.processes : [...this.processes, this.pid],
       rateLimits: this.state,
     };
-    this.seen = writeLimits(this.file, `${JSON.stringify(document)}\n`);
+    // Not flushed: a crash may forget the last counts, and only counts.
+    this.seen = writeFileAtomic(this.file, `${JSON.stringify(document)}\n`, { durable: false });
     this.base = structuredClone(this.state);
     this.changed.clear();
   }
@@ -214,27 +214,6 @@ function readLimits(file: string): LimitsDocument {
   }
   const processes = Array.isArray(value.processes) ? value.processes.filter((pid) => Number.isSafeInteger(pid) && pid > 0) : [];
   return { version: 1, processes, rateLimits: parseRateLimitState(value.rateLimits) };
-}
-
-let tempCounter = 0;
-
-/**
- * Atomic (temporary file, rename: a reader sees a whole file) but not fsynced:
- * a crash may forget the last counts, and only counts. Returns what identifies
- * this version of the file.
- */
-function writeLimits(file: string, text: string): { ino: number; mtimeMs: number } {
-  fs.mkdirSync(path.dirname(file), { recursive: true, mode: 0o700 });
-  const temp = `${file}.${process.pid}.${(tempCounter += 1)}.tmp`;
-  fs.writeFileSync(temp, text, { mode: 0o600 });
-  const stats = fs.statSync(temp);
-  try {
-    fs.renameSync(temp, file);
-  } catch (error) {
-    fs.rmSync(temp, { force: true });
-    throw error;
-  }
-  return { ino: stats.ino, mtimeMs: stats.mtimeMs };
 }
 
 function isRunning(pid: number): boolean {

@@ -248,25 +248,3 @@ function isKeyRateState(value: unknown): value is KeyRateState {
     isOptionalTime(entry.bannedUntil)
   );
 }
-
-/** An in-memory limiter with an injected clock: the convenient face of `checkRateLimit`. */
-export class RateLimiter {
-  readonly policy: RateLimitPolicy;
-  private readonly now: () => number;
-  private current: RateLimitState;
-
-  constructor(options: RateLimitPolicyOptions & { now?: () => number; state?: RateLimitState } = {}) {
-    this.policy = rateLimitPolicy(options);
-    this.now = options.now ?? Date.now;
-    this.current = options.state ? structuredClone(options.state) : {};
-  }
-
-  check(key: KeyLimits & { key: string }, now: number = this.now()): RateLimitDecision {
-    return applyRateLimit(this.current, key, this.policy, now);
-  }
-
-  /** A copy of the state, fit for JSON. */
-  get state(): RateLimitState {
-    return structuredClone(this.current);
-  }
-}

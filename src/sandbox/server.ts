@@ -73,7 +73,7 @@ import { performance } from 'node:perf_hooks';
 
 import { stringifyJson } from '../schemas/json';
 import { GET_PET_SUNSET } from '../schemas/pet';
-import { updateJsonFile } from '../config/locked-file';
+import { updateJsonFile } from '../locked-file';
 import { authenticate } from './auth';
 import { checkJsonContentType, DRAIN_LIMIT_BYTES, readJsonBody } from './body';
 import { SANDBOX_ERROR_CODES, SandboxHttpError, type SandboxErrorCode } from './errors';

@@ -1,7 +1,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 
-import { withFileLock, writeFileAtomic } from '../config/locked-file';
+import { withFileLock, writeFileAtomic } from '../locked-file';
 import { parseJson, stringifyJson } from '../schemas/json';
 import { INT64_MAX } from '../schemas/constants';
 import type { NewPet, Pet } from '../schemas/pet';

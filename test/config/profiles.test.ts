@@ -1,7 +1,7 @@
 import fs from 'node:fs';
 import Conf from 'conf';
 import { describe, expect, it } from 'vitest';
-import { CorruptFileError } from '../../src/config/locked-file';
+import { CorruptFileError } from '../../src/locked-file';
 import { openProfileStore, SANDBOX_PROFILE, type ProfileStore } from '../../src/config/profiles';
 import { UsageError } from '../../src/errors';
 import { modeOf, readConfigFile, tempPaths } from './temp-config';
