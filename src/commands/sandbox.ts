@@ -1,6 +1,7 @@
 import { type Command, Option } from 'commander';
 import type { Context } from '../context';
 import { InterruptedError } from '../errors';
+import { ENTERPRISE_DEFAULT_PER_DAY, ENTERPRISE_DEFAULT_PER_MINUTE } from '../sandbox/keys';
 import { type EnterpriseQuota, parseEnterpriseQuota, parseMinuteMs, parsePort } from './parsers';
 import type { Invoke } from './root';
 
@@ -23,7 +24,10 @@ export function registerSandbox(program: Command, invoke: Invoke): void {
     .addOption(
       new Option('--enterprise-quota <per-minute>/<per-day>', 'the sandbox-enterprise key\'s quotas')
         .argParser(parseEnterpriseQuota)
-        .default({ perMinute: 5000, perDay: 1_000_000 }, '5000/1000000'),
+        .default(
+          { perMinute: ENTERPRISE_DEFAULT_PER_MINUTE, perDay: ENTERPRISE_DEFAULT_PER_DAY },
+          `${ENTERPRISE_DEFAULT_PER_MINUTE}/${ENTERPRISE_DEFAULT_PER_DAY}`,
+        ),
     )
     .addOption(new Option('--minute-ms <ms>', 'test hook: length of the rate-limit "minute" (the day is 1440 of them)').argParser(parseMinuteMs).hideHelp())
     .addHelpText(

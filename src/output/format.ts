@@ -2,6 +2,3 @@
 export const OUTPUT_FORMATS = ['table', 'json', 'ndjson', 'csv'] as const;
 export type OutputFormat = (typeof OUTPUT_FORMATS)[number];
 
-export function isOutputFormat(text: string): text is OutputFormat {
-  return (OUTPUT_FORMATS as readonly string[]).includes(text);
-}

@@ -1,5 +1,5 @@
 import { describe, expect, test } from 'vitest';
-import { isOutputFormat, OUTPUT_FORMATS } from '../../src/output/format';
+import { OUTPUT_FORMATS } from '../../src/output/format';
 import { renderRecord, renderRecords, type RecordColumn } from '../../src/output/records';
 
 interface ProfileRow {
@@ -87,15 +87,5 @@ describe('renderRecord', () => {
 describe('output formats', () => {
   test('the four formats, in the documented order', () => {
     expect(OUTPUT_FORMATS).toEqual(['table', 'json', 'ndjson', 'csv']);
-  });
-
-  test.each([
-    ['json', true],
-    ['csv', true],
-    ['yaml', false],
-    ['JSON', false],
-    ['', false],
-  ])('isOutputFormat(%j) is %s', (text, expected) => {
-    expect(isOutputFormat(text)).toBe(expected);
   });
 });

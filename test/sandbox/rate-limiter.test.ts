@@ -5,11 +5,35 @@ import {
   applyRateLimit,
   checkRateLimit,
   parseRateLimitState,
-  RateLimiter,
   rateLimitPolicy,
+  type KeyLimits,
   type RateLimitDecision,
+  type RateLimitPolicy,
+  type RateLimitPolicyOptions,
   type RateLimitState,
 } from '../../src/sandbox/rate-limiter';
+
+/** An in-memory limiter with an injected clock over `applyRateLimit`, for these tests. */
+class RateLimiter {
+  readonly policy: RateLimitPolicy;
+  private readonly now: () => number;
+  private current: RateLimitState;
+
+  constructor(options: RateLimitPolicyOptions & { now?: () => number; state?: RateLimitState } = {}) {
+    this.policy = rateLimitPolicy(options);
+    this.now = options.now ?? Date.now;
+    this.current = options.state ? structuredClone(options.state) : {};
+  }
+
+  check(key: KeyLimits & { key: string }, now: number = this.now()): RateLimitDecision {
+    return applyRateLimit(this.current, key, this.policy, now);
+  }
+
+  /** A copy of the state, fit for JSON. */
+  get state(): RateLimitState {
+    return structuredClone(this.current);
+  }
+}
 
 const T0 = Date.UTC(2026, 0, 15, 10, 0, 30, 500); // deliberately not on a minute boundary
 const free = { key: 'sandbox-free', perMinute: 60, perDay: 1_000 };
