@@ -1,5 +1,6 @@
 import type { ApiSession } from './api/session';
 import type { ProfileStore } from './config/profiles';
+import type { ResolvedTarget } from './config/target';
 import { type PetctlPaths, resolvePaths } from './config/paths';
 import { InterruptedError } from './errors';
 import type { OutputFormat } from './output/format';
@@ -69,6 +70,8 @@ export interface Context {
   /** `warning: ...` on stderr; --quiet silences it. */
   warn(message: string): void;
   profiles(): Promise<ProfileStore>;
+  /** The service, key and state store in use (-p, --base-url, the environment, the active profile), resolved once. */
+  target(): Promise<ResolvedTarget>;
   /** The HTTP core for the profile in use (starting the in-process sandbox when that is the profile). */
   api(): Promise<ApiSession>;
   /** Runs on exit, success or failure: closes sockets and the in-process sandbox. */
@@ -103,6 +106,7 @@ export function createContext(globals: GlobalOptions, deps: ContextDeps): Contex
   const paths = resolvePaths(env);
   const cleanups: Array<() => Promise<void> | void> = [];
   let profiles: Promise<ProfileStore> | undefined;
+  let target: Promise<ResolvedTarget> | undefined;
   let api: Promise<ApiSession> | undefined;
 
   const sleep = (ms: number) =>
@@ -165,6 +169,12 @@ export function createContext(globals: GlobalOptions, deps: ContextDeps): Contex
         return openProfileStore(paths);
       });
       return profiles;
+    },
+    target() {
+      target ??= Promise.all([ctx.profiles(), import('./config/target')]).then(([store, { resolveTarget }]) =>
+        resolveTarget(store, { profileFlag: globals.profile, baseUrlFlag: globals.baseUrl, env, sandboxDataFile: paths.sandboxDataFile }),
+      );
+      return target;
     },
     api() {
       api ??= import('./api/session').then(({ openApiSession }) => {

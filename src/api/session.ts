@@ -1,6 +1,6 @@
 import type { Context } from '../context';
 import { isLoopbackHost } from '../config/base-url';
-import { type ResolvedTarget, rejectedKeyHint, requireKey, resolveTarget } from '../config/credentials';
+import { type ResolvedTarget, rejectedKeyHint, requireKey } from '../config/target';
 import { VERSION } from '../version';
 import { HttpClient } from './http-client';
 import { type RateLimitGate, limitId, openRateLimitState } from './rate-limit-state';
@@ -13,9 +13,8 @@ export interface ApiSession {
 }
 
 export async function openApiSession(ctx: Context): Promise<ApiSession> {
-  const store = await ctx.profiles();
-  const resolved = resolveTarget(store, { profileFlag: ctx.globals.profile, baseUrlFlag: ctx.globals.baseUrl, env: ctx.env });
-  const apiKey = requireKey(resolved, store);
+  const resolved = await ctx.target();
+  const apiKey = requireKey(resolved);
 
   let baseUrl = resolved.baseUrl;
   if (baseUrl === undefined) {
@@ -42,16 +41,14 @@ export async function openApiSession(ctx: Context): Promise<ApiSession> {
   });
 
   const trace = ctx.globals.verbose ? (line: string) => ctx.io.stderr.write(`${line}\n`) : undefined;
-  // The in-process sandbox gets a new port each run; its limits belong to its data file.
-  const limitBaseUrl = resolved.baseUrl ?? `sandbox:${ctx.paths.sandboxDataFile}`;
   const probeLeaseMs = ctx.globals.timeoutMs;
-  let gate: RateLimitGate = await openRateLimitState(ctx.paths.stateFile, limitBaseUrl, apiKey, ctx.now, { probeLeaseMs });
+  let gate: RateLimitGate = await openRateLimitState(ctx.paths.stateFile, resolved.identity, apiKey, ctx.now, { probeLeaseMs });
   if (resolved.stateUrl !== undefined) {
     // Loaded only when a state URL is set: a run without one never evaluates the Redis client.
     const { openSharedState } = await import('./shared-state');
     const shared = await openSharedState({
       stateUrl: resolved.stateUrl,
-      id: await limitId(limitBaseUrl, apiKey),
+      id: await limitId(resolved.identity, apiKey),
       local: gate,
       now: ctx.now,
       probeLeaseMs,

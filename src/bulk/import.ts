@@ -1,6 +1,6 @@
 import type { Context } from '../context';
 import { ExitCode, InterruptedError, PetctlError, RateLimitError, UsageError } from '../errors';
-import { resolveTarget, requireKey } from '../config/credentials';
+import { requireKey } from '../config/target';
 import { type RowFailure, type RowResult, type Tally, count, emptyTally } from './results';
 import { openInput } from './input';
 import { type JournalEntry, JournalWriter, defaultJournalPath, readJournal, targetDigest } from './journal';
@@ -65,11 +65,9 @@ export async function bulkAdd(options: BulkAddOptions, ctx: Context): Promise<vo
     });
   if (invalid > 0 && !options.skipInvalid && !options.dryRun) throw refuse();
 
-  const store = await ctx.profiles();
-  const target = resolveTarget(store, { profileFlag: ctx.globals.profile, baseUrlFlag: ctx.globals.baseUrl, env: ctx.env });
-  const apiKey = requireKey(target, store);
-  // The in-process sandbox gets a new port every run; its identity is its data file (as for the rate-limit gate).
-  const identity = target.baseUrl ?? `sandbox:${ctx.paths.sandboxDataFile}`;
+  const target = await ctx.target();
+  const apiKey = requireKey(target);
+  const { identity } = target;
   const digest = input.digest();
   const journalPath = options.journal ?? defaultJournalPath(ctx.paths.dir, digest, identity, apiKey);
   const header = { input: digest, target: targetDigest(identity, apiKey) };

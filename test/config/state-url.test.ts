@@ -1,10 +1,12 @@
 import fs from 'node:fs';
 import { describe, expect, it } from 'vitest';
-import { resolveTarget } from '../../src/config/credentials';
+import { resolveTarget } from '../../src/config/target';
 import { openProfileStore } from '../../src/config/profiles';
 import { describeStateUrl, maskStateUrl, stateStoreAddress, validateStateUrl } from '../../src/config/state-url';
 import { NotConfiguredError, UsageError } from '../../src/errors';
 import { modeOf, tempPaths } from './temp-config';
+
+const SANDBOX_DATA = '/home/shelter/.config/petctl/sandbox-data.json';
 
 const SECRET = 'p@ss:w/rd-1234';
 const WITH_PASSWORD = `redis://:${encodeURIComponent(SECRET)}@cache.example.org:6380/2`;
@@ -65,7 +67,7 @@ describe('the state URL of a profile', () => {
     expect(store.get('shelters')?.stateUrl).toBe(WITH_PASSWORD);
     expect(modeOf(paths.configFile)).toBe(0o600);
     expect(JSON.parse(fs.readFileSync(paths.configFile, 'utf8')).profiles.shelters).toEqual({ baseUrl: 'https://api.example.org/v1', stateUrl: WITH_PASSWORD });
-    const target = resolveTarget(store, { profileFlag: 'shelters', env: {} });
+    const target = resolveTarget(store, { sandboxDataFile: SANDBOX_DATA, profileFlag: 'shelters', env: {} });
     expect(target).toMatchObject({ stateUrl: WITH_PASSWORD, stateUrlSource: 'profile' });
   });
 
@@ -74,11 +76,11 @@ describe('the state URL of a profile', () => {
     await store.add('shelters', 'https://api.example.org/v1', WITH_PASSWORD);
     await store.add('plain', 'https://api.example.org/v1');
     const env = { PETCTL_STATE_URL: 'redis://127.0.0.1:6379/1' };
-    expect(resolveTarget(store, { profileFlag: 'shelters', env })).toMatchObject({ stateUrl: env.PETCTL_STATE_URL, stateUrlSource: 'env' });
-    expect(resolveTarget(store, { profileFlag: 'plain', env })).toMatchObject({ stateUrl: env.PETCTL_STATE_URL, stateUrlSource: 'env' });
-    expect(resolveTarget(store, { profileFlag: 'shelters', env: { PETCTL_STATE_URL: '' } })).toMatchObject({ stateUrlSource: 'profile' });
-    expect(resolveTarget(store, { profileFlag: 'plain', env: { PETCTL_STATE_URL: '' } })).toMatchObject({ stateUrl: undefined, stateUrlSource: undefined });
-    expect(() => resolveTarget(store, { profileFlag: 'plain', env: { PETCTL_STATE_URL: 'http://x' } })).toThrow(/^PETCTL_STATE_URL must use redis:\/\//);
+    expect(resolveTarget(store, { sandboxDataFile: SANDBOX_DATA, profileFlag: 'shelters', env })).toMatchObject({ stateUrl: env.PETCTL_STATE_URL, stateUrlSource: 'env' });
+    expect(resolveTarget(store, { sandboxDataFile: SANDBOX_DATA, profileFlag: 'plain', env })).toMatchObject({ stateUrl: env.PETCTL_STATE_URL, stateUrlSource: 'env' });
+    expect(resolveTarget(store, { sandboxDataFile: SANDBOX_DATA, profileFlag: 'shelters', env: { PETCTL_STATE_URL: '' } })).toMatchObject({ stateUrlSource: 'profile' });
+    expect(resolveTarget(store, { sandboxDataFile: SANDBOX_DATA, profileFlag: 'plain', env: { PETCTL_STATE_URL: '' } })).toMatchObject({ stateUrl: undefined, stateUrlSource: undefined });
+    expect(() => resolveTarget(store, { sandboxDataFile: SANDBOX_DATA, profileFlag: 'plain', env: { PETCTL_STATE_URL: 'http://x' } })).toThrow(/^PETCTL_STATE_URL must use redis:\/\//);
   });
 
   it('is refused when invalid at profile add, and reported (exit 4) when a hand edit broke it', async () => {
@@ -91,6 +93,6 @@ describe('the state URL of a profile', () => {
     doc.profiles.edited.stateUrl = 'redis://ok/not-a-db';
     fs.writeFileSync(paths.configFile, JSON.stringify(doc));
     const reopened = await openProfileStore(paths);
-    expect(() => resolveTarget(reopened, { profileFlag: 'edited', env: {} })).toThrow(NotConfiguredError);
+    expect(() => resolveTarget(reopened, { sandboxDataFile: SANDBOX_DATA, profileFlag: 'edited', env: {} })).toThrow(NotConfiguredError);
   });
 });

@@ -26,7 +26,7 @@ The key is never a flag (it would land in shell history and ps output).`,
 }
 
 export async function loginRun(options: LoginOptions, ctx: Context): Promise<void> {
-  const [store, { resolveProfileName }] = await Promise.all([ctx.profiles(), import('../../config/credentials')]);
+  const [store, { resolveProfileName }] = await Promise.all([ctx.profiles(), import('../../config/target')]);
   const { name } = resolveProfileName(store, { profileFlag: ctx.globals.profile, env: ctx.env });
   const key = await readKey(ctx, name, options.withToken);
   await store.setKey(name, key);

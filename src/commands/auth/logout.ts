@@ -11,7 +11,7 @@ export function registerLogout(auth: Command, invoke: Invoke): void {
 }
 
 export async function logoutRun(ctx: Context): Promise<void> {
-  const [store, { resolveProfileName }] = await Promise.all([ctx.profiles(), import('../../config/credentials')]);
+  const [store, { resolveProfileName }] = await Promise.all([ctx.profiles(), import('../../config/target')]);
   const { name } = resolveProfileName(store, { profileFlag: ctx.globals.profile, env: ctx.env });
   const removed = await store.clearKey(name);
   ctx.notice(removed ? `API key removed from profile "${name}".` : `Profile "${name}" has no stored API key.`);

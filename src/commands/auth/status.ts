@@ -24,7 +24,7 @@ export async function statusRun(ctx: Context): Promise<void> {
   const [{ http, target }, { listPets }, { maskKey }, { renderDetails }] = await Promise.all([
     ctx.api(),
     import('../../api/pets'),
-    import('../../config/credentials'),
+    import('../../config/target'),
     import('../../output/details'),
   ]);
   const { response } = await listPets(http, { limit: 1 });

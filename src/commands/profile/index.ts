@@ -69,7 +69,7 @@ const SANDBOX_URL_TEXT = 'embedded sandbox (in-process)';
 export async function profileListRun(ctx: Context): Promise<void> {
   const [store, { maskKey }, { maskStateUrl }, { renderRecords }, { renderOptions }] = await Promise.all([
     ctx.profiles(),
-    import('../../config/credentials'),
+    import('../../config/target'),
     import('../../config/state-url'),
     import('../../output/records'),
     import('../../output/settings'),
@@ -100,11 +100,11 @@ export async function profileListRun(ctx: Context): Promise<void> {
 export async function profileShowRun(options: { name?: string }, ctx: Context): Promise<void> {
   const [store, { maskKey, resolveTarget }, { maskStateUrl }, { renderDetails }] = await Promise.all([
     ctx.profiles(),
-    import('../../config/credentials'),
+    import('../../config/target'),
     import('../../config/state-url'),
     import('../../output/details'),
   ]);
-  const target = resolveTarget(store, { profileFlag: options.name ?? ctx.globals.profile, baseUrlFlag: ctx.globals.baseUrl, env: ctx.env });
+  const target = resolveTarget(store, { profileFlag: options.name ?? ctx.globals.profile, baseUrlFlag: ctx.globals.baseUrl, env: ctx.env, sandboxDataFile: ctx.paths.sandboxDataFile });
   const stored = store.get(target.profile);
   const overrides = [
     ...(ctx.env.PETCTL_API_KEY ? ['PETCTL_API_KEY overrides the stored key'] : []),

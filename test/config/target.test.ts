@@ -1,10 +1,12 @@
 import fs from 'node:fs';
 import { describe, expect, it } from 'vitest';
-import { maskKey, requireKey, resolveProfileName, resolveTarget, type ResolvedTarget } from '../../src/config/credentials';
+import { maskKey, requireKey, resolveProfileName, resolveTarget, type ResolvedTarget } from '../../src/config/target';
 import type { PetctlPaths } from '../../src/config/paths';
 import { openProfileStore, SANDBOX_DEFAULT_KEY, type ProfileStore } from '../../src/config/profiles';
 import { NotConfiguredError, UsageError } from '../../src/errors';
 import { tempPaths } from './temp-config';
+
+const SANDBOX_DATA = '/home/shelter/.config/petctl/sandbox-data.json';
 
 const PROD_KEY = 'sk_prod_0123456789abcdef';
 
@@ -170,7 +172,7 @@ describe('resolveTarget', () => {
 
   it.each(rows)('$name', async ({ active, sandboxKey, profileFlag, baseUrlFlag, env, expected }) => {
     const store = await configuredStore({ active, sandboxKey });
-    expect(resolveTarget(store, { profileFlag, baseUrlFlag, env: env ?? {} })).toMatchObject(expected);
+    expect(resolveTarget(store, { sandboxDataFile: SANDBOX_DATA, profileFlag, baseUrlFlag, env: env ?? {} })).toMatchObject(expected);
   });
 
   it.each([
@@ -180,14 +182,14 @@ describe('resolveTarget', () => {
     [{ baseUrlFlag: '' }, /^--base-url is not an absolute URL/],
   ])('refuses a bad base URL from %j', async (options, message) => {
     const store = await configuredStore();
-    const error = thrown(() => resolveTarget(store, { env: {}, ...options })) as UsageError;
+    const error = thrown(() => resolveTarget(store, { sandboxDataFile: SANDBOX_DATA, env: {}, ...options })) as UsageError;
     expect(error).toBeInstanceOf(UsageError);
     expect(error.message).toMatch(message);
   });
 
   it('refuses a PETCTL_API_KEY that cannot go in a header, without echoing it', async () => {
     const store = await configuredStore();
-    const error = thrown(() => resolveTarget(store, { env: { PETCTL_API_KEY: 'sk live s3cret' } })) as UsageError;
+    const error = thrown(() => resolveTarget(store, { sandboxDataFile: SANDBOX_DATA, env: { PETCTL_API_KEY: 'sk live s3cret' } })) as UsageError;
     expect(error).toBeInstanceOf(UsageError);
     expect(error.message).toMatch(/^PETCTL_API_KEY contains spaces/);
     expect(error.message).not.toContain('s3cret');
@@ -212,37 +214,45 @@ describe('resolveTarget', () => {
       ['nourl', /^profile "nourl" has no base URL/],
       ['badkey', /^the API key stored in profile "badkey" contains spaces/],
     ] as const) {
-      const error = thrown(() => resolveTarget(store, { profileFlag, env: {} })) as NotConfiguredError;
+      const error = thrown(() => resolveTarget(store, { sandboxDataFile: SANDBOX_DATA, profileFlag, env: {} })) as NotConfiguredError;
       expect(error, profileFlag).toBeInstanceOf(NotConfiguredError);
       expect(error.message).toMatch(message);
       expect(error.message).not.toContain('two words');
     }
     // Overriding what is broken makes the profile usable.
-    expect(resolveTarget(store, { profileFlag: 'nourl', baseUrlFlag: 'https://ok.example.org', env: {} }).apiKey).toBe('k3y');
-    expect(resolveTarget(store, { profileFlag: 'badkey', env: { PETCTL_API_KEY: 'good' } }).apiKey).toBe('good');
+    expect(resolveTarget(store, { sandboxDataFile: SANDBOX_DATA, profileFlag: 'nourl', baseUrlFlag: 'https://ok.example.org', env: {} }).apiKey).toBe('k3y');
+    expect(resolveTarget(store, { sandboxDataFile: SANDBOX_DATA, profileFlag: 'badkey', env: { PETCTL_API_KEY: 'good' } }).apiKey).toBe('good');
   });
 });
 
 describe('requireKey', () => {
   it('returns the resolved key', async () => {
     const store = await configuredStore();
-    expect(requireKey(resolveTarget(store, { profileFlag: 'production', env: {} }))).toBe(PROD_KEY);
-    expect(requireKey(resolveTarget(store, { env: {} }))).toBe(SANDBOX_DEFAULT_KEY);
+    expect(requireKey(resolveTarget(store, { sandboxDataFile: SANDBOX_DATA, profileFlag: 'production', env: {} }))).toBe(PROD_KEY);
+    expect(requireKey(resolveTarget(store, { sandboxDataFile: SANDBOX_DATA, env: {} }))).toBe(SANDBOX_DEFAULT_KEY);
   });
 
   it('tells how to log in to the active profile', async () => {
     const store = await configuredStore({ active: 'staging' });
-    const error = thrown(() => requireKey(resolveTarget(store, { env: {} }))) as NotConfiguredError;
+    const error = thrown(() => requireKey(resolveTarget(store, { sandboxDataFile: SANDBOX_DATA, env: {} }))) as NotConfiguredError;
     expect(error).toBeInstanceOf(NotConfiguredError);
     expect(error.exitCode).toBe(4);
     expect(error.message).toBe('no API key for profile "staging"');
     expect(error.hint).toBe('run petctl auth login');
   });
 
+  it('identifies the target by its base URL, or the embedded sandbox by its data file', async () => {
+    const store = await configuredStore({ active: 'production' });
+    expect(resolveTarget(store, { sandboxDataFile: SANDBOX_DATA, env: {} }).identity).toBe('https://api.example.org/v1');
+    expect(resolveTarget(store, { sandboxDataFile: SANDBOX_DATA, profileFlag: 'sandbox', env: {} }).identity).toBe(`sandbox:${SANDBOX_DATA}`);
+    const flagged = resolveTarget(store, { sandboxDataFile: SANDBOX_DATA, profileFlag: 'sandbox', baseUrlFlag: 'http://127.0.0.1:4010/v1', env: {} });
+    expect(flagged.identity).toBe('http://127.0.0.1:4010/v1');
+  });
+
   it('names the profile when it is not the active one', async () => {
     const store = await configuredStore({ active: 'production' });
     for (const options of [{ profileFlag: 'staging', env: {} }, { env: { PETCTL_PROFILE: 'staging' } }]) {
-      const target = resolveTarget(store, options);
+      const target = resolveTarget(store, { sandboxDataFile: SANDBOX_DATA, ...options });
       const error = thrown(() => requireKey(target)) as NotConfiguredError;
       expect(error.hint).toBe('run petctl auth login -p staging');
       expect((thrown(() => requireKey(target, store)) as NotConfiguredError).hint).toBe('run petctl auth login -p staging');

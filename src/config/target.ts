@@ -4,8 +4,10 @@ import { validateStateUrl } from './state-url';
 import { type ProfileStore, SANDBOX_DEFAULT_KEY, SANDBOX_PROFILE, validateApiKey } from './profiles';
 
 /**
- * Which profile, base URL and key a command uses, and where each came from.
- * Pure functions over the store and the environment; nothing here does I/O.
+ * The target: which profile, base URL, key and state store a command uses,
+ * where each came from, and the identity under which its rate-limit state
+ * and import records are kept. Pure functions over the store and the
+ * environment; nothing here does I/O.
  *
  *   profile:  -p/--profile  >  PETCTL_PROFILE  >  the active profile
  *   base URL: --base-url    >  PETCTL_BASE_URL >  the profile's  >  (sandbox) the in-process service
@@ -43,6 +45,11 @@ export interface ResolvedTarget {
   /** The shared rate-limit state store (it may hold a password); undefined: this machine's state file. */
   stateUrl?: string;
   stateUrlSource?: StateUrlSource;
+  /**
+   * What the rate-limit state and bulk import's records are kept under: the
+   * base URL, or for the embedded sandbox (a new port every run) its data file.
+   */
+  identity: string;
 }
 
 export interface ResolveOptions {
@@ -52,6 +59,8 @@ export interface ResolveOptions {
 
 export interface TargetOptions extends ResolveOptions {
   baseUrlFlag?: string;
+  /** The embedded sandbox's data file: its identity when the profile uses it. */
+  sandboxDataFile: string;
 }
 
 function fromEnv(env: Readonly<NodeJS.ProcessEnv>, name: string): string | undefined {
@@ -88,60 +97,47 @@ export function resolveTarget(store: ProfileReader, options: TargetOptions): Res
   // resolveProfileName has checked that it exists.
   const profile = store.get(name)!;
 
-  let baseUrl: string | undefined;
-  let baseUrlSource: BaseUrlSource;
   const envBaseUrl = fromEnv(options.env, 'PETCTL_BASE_URL');
-  if (options.baseUrlFlag !== undefined) {
-    baseUrl = validateBaseUrl(options.baseUrlFlag, '--base-url');
-    baseUrlSource = 'flag';
-  } else if (envBaseUrl !== undefined) {
-    baseUrl = validateBaseUrl(envBaseUrl, 'PETCTL_BASE_URL');
-    baseUrlSource = 'env';
-  } else if (profile.builtIn) {
-    baseUrl = undefined;
-    baseUrlSource = 'sandbox';
-  } else {
-    baseUrl = storedBaseUrl(name, profile.baseUrl);
-    baseUrlSource = 'profile';
-  }
-
-  let apiKey: string | undefined;
-  let keySource: KeySource | undefined;
-  const envKey = fromEnv(options.env, 'PETCTL_API_KEY');
-  if (envKey !== undefined) {
-    apiKey = validateApiKey(envKey, 'PETCTL_API_KEY');
-    keySource = 'env';
-  } else if (profile.apiKey !== undefined) {
-    apiKey = storedKey(name, profile.apiKey, store.activeName());
-    keySource = 'profile';
-  } else if (profile.builtIn) {
-    apiKey = SANDBOX_DEFAULT_KEY;
-    keySource = 'sandbox-default';
-  }
-
-  let stateUrl: string | undefined;
-  let stateUrlSource: StateUrlSource | undefined;
-  const envStateUrl = fromEnv(options.env, 'PETCTL_STATE_URL');
-  if (envStateUrl !== undefined) {
-    stateUrl = validateStateUrl(envStateUrl, 'PETCTL_STATE_URL');
-    stateUrlSource = 'env';
-  } else if (profile.stateUrl !== undefined) {
-    stateUrl = storedStateUrl(name, profile.stateUrl);
-    stateUrlSource = 'profile';
-  }
+  const base = firstGiven<BaseUrlSource>([
+    ['flag', options.baseUrlFlag, (raw) => validateBaseUrl(raw, '--base-url')],
+    ['env', envBaseUrl, (raw) => validateBaseUrl(raw, 'PETCTL_BASE_URL')],
+    ['sandbox', profile.builtIn ? 'in-process' : undefined, () => undefined],
+    ['profile', '', () => storedBaseUrl(name, profile.baseUrl)],
+  ]);
+  const key = firstGiven<KeySource>([
+    ['env', fromEnv(options.env, 'PETCTL_API_KEY'), (raw) => validateApiKey(raw, 'PETCTL_API_KEY')],
+    ['profile', profile.apiKey, (raw) => storedKey(name, raw, store.activeName())],
+    ['sandbox-default', profile.builtIn ? SANDBOX_DEFAULT_KEY : undefined, (raw) => raw],
+  ]);
+  const state = firstGiven<StateUrlSource>([
+    ['env', fromEnv(options.env, 'PETCTL_STATE_URL'), (raw) => validateStateUrl(raw, 'PETCTL_STATE_URL')],
+    ['profile', profile.stateUrl, (raw) => storedStateUrl(name, raw)],
+  ]);
 
   return {
     profile: name,
     profileSource: source,
     activeProfile: store.activeName(),
-    baseUrl,
-    baseUrlSource,
-    apiKey,
-    keySource,
+    baseUrl: base.value,
+    baseUrlSource: base.source!,
+    apiKey: key.value,
+    keySource: key.source,
     hasStoredKey: profile.apiKey !== undefined,
-    stateUrl,
-    stateUrlSource,
+    stateUrl: state.value,
+    stateUrlSource: state.source,
+    identity: base.value ?? `sandbox:${options.sandboxDataFile}`,
   };
+}
+
+/**
+ * Each setting is taken from the first place that gives it (flag > environment
+ * > profile > the sandbox's default); `read` checks the value it is given.
+ */
+function firstGiven<S extends string>(
+  candidates: ReadonlyArray<readonly [source: S, raw: string | undefined, read: (raw: string) => string | undefined]>,
+): { value?: string; source?: S } {
+  for (const [source, raw, read] of candidates) if (raw !== undefined) return { value: read(raw), source };
+  return {};
 }
 
 function storedStateUrl(name: string, raw: string): string {
