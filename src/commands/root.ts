@@ -105,7 +105,8 @@ Examples:
   $ petctl api /store/orders
 
 Exit codes: 0 ok, 1 unexpected, 2 usage, 3 not found, 4 auth, 5 rate limited,
-6 rejected (400), 7 network/server/invalid response/redirect, 130 interrupted.`,
+6 rejected (400), 7 network/server/invalid response/redirect; interrupted, petctl
+ends by the signal itself (130 after Ctrl-C, 143 after SIGTERM) so a loop stops.`,
   );
 
   registerPets(program, invoke);
