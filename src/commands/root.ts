@@ -1,4 +1,4 @@
-import { Command, Option } from 'commander';
+import { Command, type CommanderError, Option } from 'commander';
 import type { Context, GlobalOptions } from '../context';
 import { completesWith } from '../completion/values';
 import { OUTPUT_FORMATS, type OutputFormat } from '../output/format';
@@ -69,7 +69,11 @@ export interface HelpOutput {
  */
 export function buildProgram(invoke: Invoke, output: HelpOutput): Command {
   const program = new Command('petctl')
-    .exitOverride()
+    // Commander calls this on the command whose parsing failed (subcommands inherit it):
+    // the error learns the closest help, which main.ts names in the hint.
+    .exitOverride(function (this: Command, error: CommanderError) {
+      throw Object.assign(error, { helpCommand: `${commandPath(closestCommand(this, error))} --help` });
+    })
     .configureOutput({ writeOut: output.writeOut, writeErr: output.writeErr, outputError: () => {} })
     .description('Command-line client for the Pet Adoption Service')
     .version(VERSION, '-V, --version', 'print the version')
@@ -116,4 +120,30 @@ ends by the signal itself (130 after Ctrl-C, 143 after SIGTERM) so a loop stops.
   registerApi(program, invoke);
   registerCompletion(program, invoke);
   return program;
+}
+
+/**
+ * The command whose help is closest to what was typed: where parsing failed,
+ * or, for an unknown command with one suggestion, the suggestion followed by
+ * the words after it: `petctl pet list` -> `petctl pets list`.
+ */
+function closestCommand(failedIn: Command, error: CommanderError): Command {
+  if (error.code !== 'commander.unknownCommand') return failedIn;
+  const suggested = /\(Did you mean ([^ ,]+)\?\)$/.exec(error.message)?.[1];
+  let command = failedIn.commands.find((sub) => sub.name() === suggested);
+  if (command === undefined) return failedIn;
+  // commander's args at this point: the unknown word, then the rest of the line.
+  for (const word of failedIn.args.slice(1)) {
+    const sub: Command | undefined = command.commands.find((candidate) => candidate.name() === word);
+    if (sub === undefined) break;
+    command = sub;
+  }
+  return command;
+}
+
+/** `petctl pets list` for the list command. */
+export function commandPath(command: Command): string {
+  const names: string[] = [];
+  for (let at: Command | null = command; at !== null; at = at.parent) names.unshift(at.name());
+  return names.join(' ');
 }

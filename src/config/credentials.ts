@@ -1,7 +1,7 @@
 import { NotConfiguredError, PetctlError, UsageError } from '../errors';
 import { validateBaseUrl } from './base-url';
 import { validateStateUrl } from './state-url';
-import { type ProfileStore, SANDBOX_DEFAULT_KEY, SANDBOX_PROFILE, validateApiKey } from './profiles';
+import { type ProfileStore, SANDBOX_DEFAULT_KEY, SANDBOX_PROFILE, unknownProfile, validateApiKey } from './profiles';
 
 /**
  * Which profile, base URL and key a command uses, and where each came from.
@@ -77,8 +77,7 @@ export function resolveProfileName(store: ProfileReader, options: ResolveOptions
 
   if (store.get(name) === undefined) {
     const from = source === 'flag' ? '--profile' : source === 'env' ? 'PETCTL_PROFILE' : 'the active profile';
-    const known = store.list().map((profile) => profile.name);
-    throw new NotConfiguredError(`profile ${JSON.stringify(name)} (from ${from}) does not exist; known profiles: ${known.join(', ')}`, 'petctl profile list');
+    throw unknownProfile(name, store.list().map((profile) => profile.name), from);
   }
   return { name, source };
 }

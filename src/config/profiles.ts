@@ -158,9 +158,10 @@ function byName(a: string, b: string): number {
   return a < b ? -1 : a > b ? 1 : 0;
 }
 
-function unknownProfile(name: string, known: string[]): UsageError {
+/** A profile name that names none: a usage error (exit 2) wherever it comes from. `from` says where, e.g. `PETCTL_PROFILE`. */
+export function unknownProfile(name: string, known: readonly string[], from?: string): UsageError {
   return new UsageError(
-    `unknown profile ${JSON.stringify(name)} (known: ${known.join(', ')})`,
+    `unknown profile ${JSON.stringify(name)}${from === undefined ? '' : ` from ${from}`} (known: ${known.join(', ')})`,
     `add it with petctl profile add ${name} --base-url <url>`,
   );
 }

@@ -107,7 +107,7 @@ describe.concurrent('auth login from a pipe', () => {
   it('refuses an unknown profile without writing anything', async (t) => {
     const dir = configDir(t);
     const { ctx } = run(t, dir, { stdin: fakeStdin({ input: newApiKey() }), globals: { profile: 'nope' } });
-    await expect(loginRun({ withToken: true }, ctx)).rejects.toMatchObject({ exitCode: 4, code: 'not_configured' });
+    await expect(loginRun({ withToken: true }, ctx)).rejects.toMatchObject({ exitCode: 2, code: 'usage_error' });
     expect(fs.existsSync(path.join(dir, 'config.json'))).toBe(false);
   });
 });

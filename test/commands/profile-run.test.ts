@@ -98,10 +98,10 @@ describe.concurrent('profile show', () => {
     });
   });
 
-  it('an unknown profile is not_configured (exit 4)', async (t) => {
+  it('an unknown profile is a usage error (exit 2)', async (t) => {
     const { run } = setup(t);
     const { ctx } = run();
-    await expect(profileShowRun({ name: 'nope' }, ctx)).rejects.toMatchObject({ exitCode: 4, code: 'not_configured' });
+    await expect(profileShowRun({ name: 'nope' }, ctx)).rejects.toMatchObject({ exitCode: 2, code: 'usage_error', message: 'unknown profile "nope" (known: sandbox)' });
   });
 });
 

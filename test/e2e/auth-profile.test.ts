@@ -211,18 +211,23 @@ describe.concurrent('profiles', () => {
     expect((await petctl(['profile', 'add', 'local', '--base-url', 'https://api.example.org/v1'])).code).toBe(2);
   });
 
-  it('an unknown profile exits 4 not_configured, from -p or PETCTL_PROFILE', async (t) => {
+  it('an unknown profile exits 2 everywhere: -p, PETCTL_PROFILE, profile show|use|remove, auth login', async (t) => {
     const { petctl } = setup(t);
     const human = await petctl(['-p', 'nope', 'pets', 'list']);
-    expect(human.code).toBe(4);
+    expect(human.code).toBe(2);
     expectCleanError(human);
-    expect(human.stderr).toContain('profile "nope" (from --profile) does not exist');
-    expect(human.stderr).toContain('(not_configured)');
+    expect(human.stderr).toBe('error: unknown profile "nope" from --profile (known: sandbox) (usage_error)\nhint: add it with petctl profile add nope --base-url <url>\n');
 
     const machine = await petctl(['-o', 'json', 'pets', 'list'], { env: { PETCTL_PROFILE: 'nope' } });
-    expect(machine.code).toBe(4);
-    expect(jsonError(machine)).toMatchObject({ code: 'not_configured', status: 0 });
+    expect(machine.code).toBe(2);
+    expect(jsonError(machine)).toMatchObject({ code: 'usage_error', status: 0 });
     expect(jsonError(machine).message).toContain('PETCTL_PROFILE');
+
+    for (const args of [['profile', 'show', 'nope'], ['profile', 'use', 'nope'], ['profile', 'remove', 'nope'], ['auth', 'login', '-p', 'nope'], ['auth', 'status', '-p', 'nope']]) {
+      const result = await petctl(args, { input: 'sk_test_0123456789abcdef' });
+      expect(result.code, args.join(' ')).toBe(2);
+      expect(result.stderr, args.join(' ')).toMatch(/^error: unknown profile "nope"/);
+    }
   });
 });
 

@@ -98,12 +98,14 @@ export async function profileListRun(ctx: Context): Promise<void> {
 }
 
 export async function profileShowRun(options: { name?: string }, ctx: Context): Promise<void> {
-  const [store, { maskKey, resolveTarget }, { maskStateUrl }, { renderDetails }] = await Promise.all([
+  const [store, { maskKey, resolveTarget }, { maskStateUrl }, { renderDetails }, { unknownProfile }] = await Promise.all([
     ctx.profiles(),
     import('../../config/credentials'),
     import('../../config/state-url'),
     import('../../output/details'),
+    import('../../config/profiles'),
   ]);
+  if (options.name !== undefined && store.get(options.name) === undefined) throw unknownProfile(options.name, store.list().map((profile) => profile.name));
   const target = resolveTarget(store, { profileFlag: options.name ?? ctx.globals.profile, baseUrlFlag: ctx.globals.baseUrl, env: ctx.env });
   const stored = store.get(target.profile);
   const overrides = [
