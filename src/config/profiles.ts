@@ -61,6 +61,8 @@ export interface ProfileStore {
   list(): StoredProfile[];
   /** Adds a profile without a key; refuses an existing name and the sandbox. */
   add(name: string, baseUrl: string, stateUrl?: string): Promise<void>;
+  /** Changes a profile's base URL and/or state URL, keeping its key; refuses the sandbox and an unknown name. */
+  update(name: string, changes: { baseUrl?: string; stateUrl?: string }): Promise<void>;
   use(name: string): Promise<void>;
   /** Removing the active profile makes the sandbox active again. */
   remove(name: string): Promise<void>;
@@ -206,6 +208,20 @@ class ConfProfileStore implements ProfileStore {
         throw new UsageError(`profile ${JSON.stringify(name)} already exists`, `to replace it, run petctl profile remove ${name} first`);
       }
       doc.profiles[name] = state === undefined ? { baseUrl: url } : { baseUrl: url, stateUrl: state };
+    });
+  }
+
+  async update(name: string, changes: { baseUrl?: string; stateUrl?: string }): Promise<void> {
+    if (name === SANDBOX_PROFILE) {
+      throw new UsageError(`the built-in "${SANDBOX_PROFILE}" profile has no base URL or state URL to change`, 'point a command elsewhere with --base-url, or add a profile');
+    }
+    const url = changes.baseUrl === undefined ? undefined : validateBaseUrl(changes.baseUrl, '--base-url');
+    const state = changes.stateUrl === undefined ? undefined : validateStateUrl(changes.stateUrl, '--state-url');
+    await this.#change((doc) => {
+      const entry = entryOf(doc, name);
+      if (entry === undefined) throw unknownProfile(name, knownNames(doc));
+      // Everything else the entry holds (the key above all) stays as it is.
+      doc.profiles[name] = { ...entry, ...(url === undefined ? {} : { baseUrl: url }), ...(state === undefined ? {} : { stateUrl: state }) };
     });
   }
 
