@@ -12,10 +12,11 @@ export interface ApiSession {
   target: ResolvedTarget & { baseUrl: string; apiKey: string };
 }
 
-export async function openApiSession(ctx: Context): Promise<ApiSession> {
+/** `apiKey`: send this key rather than the profile's (auth login checks a key before storing it). */
+export async function openApiSession(ctx: Context, overrides: { apiKey?: string } = {}): Promise<ApiSession> {
   const store = await ctx.profiles();
   const resolved = resolveTarget(store, { profileFlag: ctx.globals.profile, baseUrlFlag: ctx.globals.baseUrl, env: ctx.env });
-  const apiKey = requireKey(resolved, store);
+  const apiKey = overrides.apiKey ?? requireKey(resolved, store);
 
   let baseUrl = resolved.baseUrl;
   if (baseUrl === undefined) {
