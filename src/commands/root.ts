@@ -106,7 +106,7 @@ Examples:
   $ petctl -p staging pets list -o json | jq '.[].name'
   $ petctl profile add production --base-url https://api.example.org/v1
   $ petctl pets list --all --query '[?status==\`available\`].name'
-  $ petctl api /store/orders
+  $ petctl api '/pets?status=available'
 
 Exit codes: 0 ok, 1 unexpected, 2 usage, 3 not found, 4 auth, 5 rate limited,
 6 rejected (400), 7 network/server/invalid response/redirect; interrupted, petctl
