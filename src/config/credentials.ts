@@ -148,7 +148,7 @@ function storedStateUrl(name: string, raw: string): string {
     return validateStateUrl(raw, `the state URL of profile ${JSON.stringify(name)}`);
   } catch (error) {
     if (error instanceof PetctlError) {
-      throw new NotConfiguredError(error.message, `petctl profile remove ${name}, then petctl profile add ${name} --base-url <url> --state-url <url>`);
+      throw new NotConfiguredError(error.message, `petctl profile set ${name} --state-url <url>`);
     }
     throw error;
   }
@@ -156,7 +156,7 @@ function storedStateUrl(name: string, raw: string): string {
 
 /** A base URL read from the config file was checked when added, but the file may have been edited since. */
 function storedBaseUrl(name: string, raw: string | undefined): string {
-  const fix = `petctl profile remove ${name}, then petctl profile add ${name} --base-url <url>`;
+  const fix = `petctl profile set ${name} --base-url <url>`;
   if (raw === undefined) throw new NotConfiguredError(`profile ${JSON.stringify(name)} has no base URL`, fix);
   try {
     return validateBaseUrl(raw, `the base URL of profile ${JSON.stringify(name)}`);

@@ -205,7 +205,7 @@ class ConfProfileStore implements ProfileStore {
     const state = stateUrl === undefined ? undefined : validateStateUrl(stateUrl, '--state-url');
     await this.#change((doc) => {
       if (profileExists(doc, name)) {
-        throw new UsageError(`profile ${JSON.stringify(name)} already exists`, `to replace it, run petctl profile remove ${name} first`);
+        throw new UsageError(`profile ${JSON.stringify(name)} already exists`, `to change it and keep its key, run petctl profile set ${name} --base-url <url>`);
       }
       doc.profiles[name] = state === undefined ? { baseUrl: url } : { baseUrl: url, stateUrl: state };
     });
