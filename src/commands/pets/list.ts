@@ -93,7 +93,7 @@ async function hasNextPage(response: ApiResponse): Promise<boolean> {
 }
 
 /** The server has a next page (Link rel="next") that a plain `pets list` does not fetch. */
-export function morePagesHint(shown: number, limit: number | undefined): string {
+function morePagesHint(shown: number, limit: number | undefined): string {
   const larger = (limit ?? LIMIT_DEFAULT) < LIMIT_MAX ? `, or up to ${LIMIT_MAX} with --limit ${LIMIT_MAX}` : '';
   return `More animals than these ${shown}: see them all with --all${larger}.`;
 }
