@@ -2,7 +2,8 @@
 // The shebang shim. `--version` is answered from package.json without loading
 // anything else. Every other command loads dist/petctl.cjs through V8's code
 // cache (Node 20 has no module.enableCompileCache), sets process.exitCode to
-// what main returns, and leaves exiting to Node once output is flushed.
+// what main returns, and exits once output is flushed; an interrupted run
+// (exit 130) ends by its signal, SIGINT or SIGTERM, as shells expect.
 // This file is CommonJS (bin/package.json says so) although the package is
 // "type": "module": an ES module entry makes Node set up its ESM loader first,
 // ~5 ms of every run (bench/startup.mjs, docs/performance.md).
@@ -76,9 +77,12 @@ async function run() {
   const controller = new AbortController();
   // A command may take the first Ctrl-C itself (bulk import stops sending gracefully).
   let softInterrupt;
+  // The signal that interrupted this run: petctl ends by it once main has cleaned up.
+  let received;
   const interrupt = (signal) => {
     // A Ctrl-C after the abort (while cleaning up) ends the process at once.
-    if (controller.signal.aborted) process.exit(130);
+    if (controller.signal.aborted) return endBySignal(signal);
+    received = signal;
     if (signal === 'SIGINT' && softInterrupt) {
       const handler = softInterrupt;
       softInterrupt = undefined;
@@ -117,5 +121,25 @@ async function run() {
   // loop drains: nothing petctl started is still needed (main cleaned up).
   const pending = [process.stdout, process.stderr].filter((stream) => stream.writableLength > 0);
   await Promise.all(pending.map((stream) => new Promise((resolve) => stream.once('drain', resolve))));
-  process.exit();
+  // Interrupted (exit 130): end by the signal itself, as a shell expects, so that
+  // `for f in *.csv; do petctl pets add --file "$f"; done` stops at the first Ctrl-C
+  // (bash goes on with the loop after a child that exits 130 on its own). A Ctrl-C
+  // typed at a prompt arrives as a key, not a signal, and ends the same way.
+  if (process.exitCode === 130) endBySignal(received ?? 'SIGINT');
+  else process.exit();
+
+  /**
+   * Removes every handler of the two signals (petctl's, and signal-exit's, which
+   * proper-lockfile and conf install: it would take the signal on the event loop,
+   * which ends first), so the default action applies, and sends the signal to
+   * this process: the shell sees 130 (SIGINT) or 143 (SIGTERM). main has cleaned
+   * up (locks released, journal flushed). Should the signal be late, the process
+   * exits 130 when nothing is left to do.
+   */
+  function endBySignal(signal) {
+    process.removeAllListeners('SIGINT');
+    process.removeAllListeners('SIGTERM');
+    process.exitCode = 130;
+    process.kill(process.pid, signal);
+  }
 }

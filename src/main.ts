@@ -63,7 +63,8 @@ function toPetctlError(error: unknown, signal: AbortSignal): PetctlError | { exi
     if (error.code === 'commander.helpDisplayed' || error.code === 'commander.version') return { exitCode: ExitCode.OK, silent: true };
     // A group without a subcommand (`petctl pets`) printed its help to stderr.
     if (error.code === 'commander.help' || error.code === 'commander.executeSubCommandAsync') return { exitCode: ExitCode.USAGE, silent: true };
-    return new UsageError(error.message.replace(/^error: /, ''), 'see petctl --help');
+    const help = (error as CommanderError & { helpCommand?: string }).helpCommand ?? 'petctl --help';
+    return new UsageError(usageMessage(error), `see ${help}`);
   }
   if (signal.aborted) return new InterruptedError();
   const cause = error as { name?: string; code?: string; port?: number; message?: string };
@@ -74,6 +75,21 @@ function toPetctlError(error: unknown, signal: AbortSignal): PetctlError | { exi
   }
   const message = error instanceof Error ? error.message : String(error);
   return new PetctlError(ExitCode.FAILURE, `unexpected failure: ${message}`, { code: 'internal_error', cause: error });
+}
+
+/**
+ * Commander's message in one line and in the user's terms:
+ *   unknown command 'pet'\n(Did you mean pets?)  ->  unknown command 'pet' (did you mean 'pets'?)
+ *   command-argument value 'abc' is invalid for argument 'petId'. must be a whole number (int64)
+ *                                                ->  petId must be a whole number (int64): abc
+ */
+export function usageMessage(error: CommanderError): string {
+  const message = error.message.replace(/^error: /, '');
+  const argument = /^command-argument value '([\s\S]*)' is invalid for argument '([^']+)'\. (must [\s\S]*)$/.exec(message);
+  if (argument) return `${argument[2]} ${argument[3]}: ${argument[1]}`;
+  return message.replace(/\s*\n\(Did you mean (one of )?(.+)\?\)$/, (_match, oneOf: string | undefined, names: string) =>
+    ` (did you mean ${oneOf ?? ''}${names.split(', ').map((name) => `'${name}'`).join(', ')}?)`,
+  ).replace(/\s*\n\s*/g, ' ');
 }
 
 function reportError(error: unknown, io: IO, wantsJson: boolean, signal: AbortSignal): number {

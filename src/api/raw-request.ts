@@ -1,5 +1,6 @@
 import { readFile } from 'node:fs/promises';
 import { UsageError } from '../errors';
+import { readStdin } from '../input/stdin';
 import { parseInt64 } from '../schemas/int64';
 import type { ApiRequest } from './http-client';
 
@@ -33,11 +34,7 @@ export interface RawRequestIo {
 export function fileIo(stdin: NodeJS.ReadableStream): RawRequestIo {
   return {
     readFile: (path) => readFile(path),
-    readStdin: async () => {
-      const chunks: Buffer[] = [];
-      for await (const chunk of stdin) chunks.push(Buffer.isBuffer(chunk) ? chunk : Buffer.from(chunk as string));
-      return Buffer.concat(chunks);
-    },
+    readStdin: () => readStdin(stdin),
   };
 }
 

@@ -12,9 +12,10 @@ export interface ApiSession {
   target: ResolvedTarget & { baseUrl: string; apiKey: string };
 }
 
-export async function openApiSession(ctx: Context): Promise<ApiSession> {
+/** `apiKey`: send this key rather than the profile's (auth login checks a key before storing it). */
+export async function openApiSession(ctx: Context, overrides: { apiKey?: string } = {}): Promise<ApiSession> {
   const resolved = await ctx.target();
-  const apiKey = requireKey(resolved);
+  const apiKey = overrides.apiKey ?? requireKey(resolved);
 
   let baseUrl = resolved.baseUrl;
   if (baseUrl === undefined) {

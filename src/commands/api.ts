@@ -15,7 +15,7 @@ export function registerApi(program: Command, invoke: Invoke): void {
   program
     .command('api')
     .description("send any request to the service, with the profile's key and rate-limit handling (like gh api)")
-    .argument('<path>', 'relative to the base URL (/pets, pets, /store/orders?x=1), or an absolute URL on its origin')
+    .argument('<path>', 'relative to the base URL (/pets, pets, /pets?limit=5), or an absolute URL on its origin')
     .option('-X, --method <method>', 'HTTP method (default GET, or POST with fields or --input)')
     .option('-f, --raw-field <key=value>', 'a string field (repeatable)', collect)
     .option('-F, --field <key=value>', 'a typed field: int64, true, false, null, @file (repeatable)', collect)
@@ -32,10 +32,10 @@ and -o ndjson prints an array one element per line. Errors exit as any command
 origin, or -H Authorization, exits 2 before anything is sent.
 
 Examples:
-  $ petctl api /store/orders
+  $ petctl api /pets
   $ petctl api -X GET /pets -f status=available -F limit=5
   $ petctl api /pets -F name=Rex -F categoryId=9007199254740993
-  $ petctl api -X PUT /store/orders/7 --input order.json
+  $ petctl api /pets --input rex.json        # rex.json: {"name":"Rex","categoryId":1}
   $ petctl api -i /pets --query '[].name'`,
     )
     .action((path: string, flags: { method?: string; rawField?: string[]; field?: string[]; input?: string; header?: string[]; include?: boolean }) =>

@@ -23,6 +23,13 @@ export function parseInt64Value(value: string): number | bigint {
   return parsed;
 }
 
+/** For an argument: main.ts words it as `petId must be a whole number (int64): abc`. */
+export function parseInt64Argument(value: string): number | bigint {
+  const parsed = parseInt64(value);
+  if (parsed === undefined) throw new InvalidArgumentError('must be a whole number (int64)');
+  return parsed;
+}
+
 export function parseSeconds(value: string): number {
   if (!/^\d+(\.\d+)?$/.test(value)) throw new InvalidArgumentError('Allowed: a number of seconds, 0 or more.');
   return Number(value);

@@ -1,4 +1,4 @@
-import { Command, Option } from 'commander';
+import { Command, type CommanderError, Option } from 'commander';
 import type { Context, GlobalOptions } from '../context';
 import { completesWith } from '../completion/values';
 import { OUTPUT_FORMATS, type OutputFormat } from '../output/format';
@@ -35,7 +35,7 @@ interface RawGlobals {
   input: boolean;
 }
 
-/** Global flags → GlobalOptions. Environment fallbacks for profile and base URL are applied in config/credentials.ts. */
+/** Global flags → GlobalOptions. Environment fallbacks for profile and base URL are applied in config/target.ts. */
 export function toGlobalOptions(raw: RawGlobals): GlobalOptions {
   return {
     profile: raw.profile,
@@ -69,7 +69,11 @@ export interface HelpOutput {
  */
 export function buildProgram(invoke: Invoke, output: HelpOutput): Command {
   const program = new Command('petctl')
-    .exitOverride()
+    // Commander calls this on the command whose parsing failed (subcommands inherit it):
+    // the error learns the closest help, which main.ts names in the hint.
+    .exitOverride(function (this: Command, error: CommanderError) {
+      throw Object.assign(error, { helpCommand: `${commandPath(closestCommand(this, error))} --help` });
+    })
     .configureOutput({ writeOut: output.writeOut, writeErr: output.writeErr, outputError: () => {} })
     .description('Command-line client for the Pet Adoption Service')
     .version(VERSION, '-V, --version', 'print the version')
@@ -102,10 +106,11 @@ Examples:
   $ petctl -p staging pets list -o json | jq '.[].name'
   $ petctl profile add production --base-url https://api.example.org/v1
   $ petctl pets list --all --query '[?status==\`available\`].name'
-  $ petctl api /store/orders
+  $ petctl api '/pets?status=available'
 
 Exit codes: 0 ok, 1 unexpected, 2 usage, 3 not found, 4 auth, 5 rate limited,
-6 rejected (400), 7 network/server/invalid response/redirect, 130 interrupted.`,
+6 rejected (400), 7 network/server/invalid response/redirect; interrupted, petctl
+ends by the signal itself (130 after Ctrl-C, 143 after SIGTERM) so a loop stops.`,
   );
 
   registerPets(program, invoke);
@@ -115,4 +120,30 @@ Exit codes: 0 ok, 1 unexpected, 2 usage, 3 not found, 4 auth, 5 rate limited,
   registerApi(program, invoke);
   registerCompletion(program, invoke);
   return program;
+}
+
+/**
+ * The command whose help is closest to what was typed: where parsing failed,
+ * or, for an unknown command with one suggestion, the suggestion followed by
+ * the words after it: `petctl pet list` -> `petctl pets list`.
+ */
+function closestCommand(failedIn: Command, error: CommanderError): Command {
+  if (error.code !== 'commander.unknownCommand') return failedIn;
+  const suggested = /\(Did you mean ([^ ,]+)\?\)$/.exec(error.message)?.[1];
+  let command = failedIn.commands.find((sub) => sub.name() === suggested);
+  if (command === undefined) return failedIn;
+  // commander's args at this point: the unknown word, then the rest of the line.
+  for (const word of failedIn.args.slice(1)) {
+    const sub: Command | undefined = command.commands.find((candidate) => candidate.name() === word);
+    if (sub === undefined) break;
+    command = sub;
+  }
+  return command;
+}
+
+/** `petctl pets list` for the list command. */
+export function commandPath(command: Command): string {
+  const names: string[] = [];
+  for (let at: Command | null = command; at !== null; at = at.parent) names.unshift(at.name());
+  return names.join(' ');
 }

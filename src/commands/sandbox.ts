@@ -1,7 +1,8 @@
 import { type Command, Option } from 'commander';
 import type { Context } from '../context';
 import { InterruptedError } from '../errors';
-import { ENTERPRISE_DEFAULT_PER_DAY, ENTERPRISE_DEFAULT_PER_MINUTE } from '../sandbox/keys';
+import type { Column } from '../output/table';
+import { ENTERPRISE_DEFAULT_PER_DAY, ENTERPRISE_DEFAULT_PER_MINUTE, type SandboxKey } from '../sandbox/keys';
 import { type EnterpriseQuota, parseEnterpriseQuota, parseMinuteMs, parsePort } from './parsers';
 import type { Invoke } from './root';
 
@@ -39,16 +40,25 @@ Examples:
   $ petctl --base-url http://127.0.0.1:4010/v1 pets list
   $ curl -H 'Authorization: Bearer sandbox-free' http://127.0.0.1:4010/v1/pets
 
-Exit codes: 130 when stopped (Ctrl-C, SIGTERM); 2 for a bad flag value; 1 when
-the port is taken or the data file is unusable (it is never overwritten).
+Stopped by Ctrl-C or SIGTERM, it ends by that signal (a shell shows 130 or 143).
+Exit codes: 2 for a bad flag value; 1 when the port is taken or the data file
+is unusable (it is never overwritten).
 Reference: docs/sandbox.md (keys, limits, paging, timeouts, the data file).`,
     )
     .action((options: SandboxOptions) => invoke((ctx) => sandboxRun(options, ctx)));
 }
 
 export async function sandboxRun(options: SandboxOptions, ctx: Context): Promise<void> {
-  const [{ startSandbox }, { isLoopbackHost }] = await Promise.all([import('../sandbox/server'), import('../config/base-url')]);
-  const log = batchedLines((text) => ctx.io.stderr.write(text));
+  const [{ startSandbox }, { isLoopbackHost }, { renderTable }, { renderOptions }, { formatLocalTime }] = await Promise.all([
+    import('../sandbox/server'),
+    import('../config/base-url'),
+    import('../output/table'),
+    import('../output/settings'),
+    import('../output/time'),
+  ]);
+  const batch = batchedLines((text) => ctx.io.stderr.write(text));
+  // Each request line starts with the local time it ended, e.g. `14:32:05 GET /v1/pets 200 free 3ms`.
+  const log = { write: (line: string) => batch.write(`${formatLocalTime(ctx.now())} ${line}`), flush: batch.flush };
   const sandbox = await startSandbox({
     host: options.host,
     port: options.port,
@@ -65,9 +75,13 @@ export async function sandboxRun(options: SandboxOptions, ctx: Context): Promise
 
   // stdout carries what a script needs: the base URL first, then the keys.
   ctx.io.stdout.write(`${sandbox.baseUrl}\n`);
-  for (const key of sandbox.keys) {
-    ctx.io.stdout.write(`${key.key}\t${key.plan}\t${key.perMinute}/min\t${key.perDay}/day\n`);
-  }
+  const keyColumns: Column<SandboxKey>[] = [
+    { header: 'KEY', value: (key) => key.key },
+    { header: 'PLAN', value: (key) => key.plan },
+    { header: 'PER MINUTE', value: (key) => String(key.perMinute) },
+    { header: 'PER DAY', value: (key) => String(key.perDay) },
+  ];
+  ctx.io.stdout.write(renderTable(keyColumns, sandbox.keys, { level: renderOptions(ctx).level }));
   ctx.notice(`Pet Adoption Service sandbox listening on ${sandbox.baseUrl} (${options.data ? `data in ${options.data}` : 'data in memory'}); Ctrl-C stops it.`);
   if (!isLoopbackHost(options.host)) ctx.warn(`bound to ${options.host}: the sandbox keys are public, anyone who can reach this address can use them`);
 

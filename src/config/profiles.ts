@@ -61,6 +61,8 @@ export interface ProfileStore {
   list(): StoredProfile[];
   /** Adds a profile without a key; refuses an existing name and the sandbox. */
   add(name: string, baseUrl: string, stateUrl?: string): Promise<void>;
+  /** Changes a profile's base URL and/or state URL, keeping its key; refuses the sandbox and an unknown name. */
+  update(name: string, changes: { baseUrl?: string; stateUrl?: string }): Promise<void>;
   use(name: string): Promise<void>;
   /** Removing the active profile makes the sandbox active again. */
   remove(name: string): Promise<void>;
@@ -158,9 +160,10 @@ function byName(a: string, b: string): number {
   return a < b ? -1 : a > b ? 1 : 0;
 }
 
-function unknownProfile(name: string, known: string[]): UsageError {
+/** A profile name that names none: a usage error (exit 2) wherever it comes from. `from` says where, e.g. `PETCTL_PROFILE`. */
+export function unknownProfile(name: string, known: readonly string[], from?: string): UsageError {
   return new UsageError(
-    `unknown profile ${JSON.stringify(name)} (known: ${known.join(', ')})`,
+    `unknown profile ${JSON.stringify(name)}${from === undefined ? '' : ` from ${from}`} (known: ${known.join(', ')})`,
     `add it with petctl profile add ${name} --base-url <url>`,
   );
 }
@@ -202,9 +205,23 @@ class ConfProfileStore implements ProfileStore {
     const state = stateUrl === undefined ? undefined : validateStateUrl(stateUrl, '--state-url');
     await this.#change((doc) => {
       if (profileExists(doc, name)) {
-        throw new UsageError(`profile ${JSON.stringify(name)} already exists`, `to replace it, run petctl profile remove ${name} first`);
+        throw new UsageError(`profile ${JSON.stringify(name)} already exists`, `to change it and keep its key, run petctl profile set ${name} --base-url <url>`);
       }
       doc.profiles[name] = state === undefined ? { baseUrl: url } : { baseUrl: url, stateUrl: state };
+    });
+  }
+
+  async update(name: string, changes: { baseUrl?: string; stateUrl?: string }): Promise<void> {
+    if (name === SANDBOX_PROFILE) {
+      throw new UsageError(`the built-in "${SANDBOX_PROFILE}" profile has no base URL or state URL to change`, 'point a command elsewhere with --base-url, or add a profile');
+    }
+    const url = changes.baseUrl === undefined ? undefined : validateBaseUrl(changes.baseUrl, '--base-url');
+    const state = changes.stateUrl === undefined ? undefined : validateStateUrl(changes.stateUrl, '--state-url');
+    await this.#change((doc) => {
+      const entry = entryOf(doc, name);
+      if (entry === undefined) throw unknownProfile(name, knownNames(doc));
+      // Everything else the entry holds (the key above all) stays as it is.
+      doc.profiles[name] = { ...entry, ...(url === undefined ? {} : { baseUrl: url }), ...(state === undefined ? {} : { stateUrl: state }) };
     });
   }
 

@@ -1,7 +1,7 @@
 import { NotConfiguredError, PetctlError, UsageError } from '../errors';
 import { validateBaseUrl } from './base-url';
 import { validateStateUrl } from './state-url';
-import { type ProfileStore, SANDBOX_DEFAULT_KEY, SANDBOX_PROFILE, validateApiKey } from './profiles';
+import { type ProfileStore, SANDBOX_DEFAULT_KEY, SANDBOX_PROFILE, unknownProfile, validateApiKey } from './profiles';
 
 /**
  * The target: which profile, base URL, key and state store a command uses,
@@ -86,8 +86,7 @@ export function resolveProfileName(store: ProfileReader, options: ResolveOptions
 
   if (store.get(name) === undefined) {
     const from = source === 'flag' ? '--profile' : source === 'env' ? 'PETCTL_PROFILE' : 'the active profile';
-    const known = store.list().map((profile) => profile.name);
-    throw new NotConfiguredError(`profile ${JSON.stringify(name)} (from ${from}) does not exist; known profiles: ${known.join(', ')}`, 'petctl profile list');
+    throw unknownProfile(name, store.list().map((profile) => profile.name), from);
   }
   return { name, source };
 }
@@ -145,7 +144,7 @@ function storedStateUrl(name: string, raw: string): string {
     return validateStateUrl(raw, `the state URL of profile ${JSON.stringify(name)}`);
   } catch (error) {
     if (error instanceof PetctlError) {
-      throw new NotConfiguredError(error.message, `petctl profile remove ${name}, then petctl profile add ${name} --base-url <url> --state-url <url>`);
+      throw new NotConfiguredError(error.message, `petctl profile set ${name} --state-url <url>`);
     }
     throw error;
   }
@@ -153,7 +152,7 @@ function storedStateUrl(name: string, raw: string): string {
 
 /** A base URL read from the config file was checked when added, but the file may have been edited since. */
 function storedBaseUrl(name: string, raw: string | undefined): string {
-  const fix = `petctl profile remove ${name}, then petctl profile add ${name} --base-url <url>`;
+  const fix = `petctl profile set ${name} --base-url <url>`;
   if (raw === undefined) throw new NotConfiguredError(`profile ${JSON.stringify(name)} has no base URL`, fix);
   try {
     return validateBaseUrl(raw, `the base URL of profile ${JSON.stringify(name)}`);

@@ -18,7 +18,7 @@ export function canPrompt(ctx: Context): boolean {
 }
 
 /** The same error commander gives for a missing mandatory option, so scripts see no difference (exit 2). */
-export function missingOption(flag: string, hint = 'see petctl --help'): UsageError {
+export function missingOption(flag: string, hint: string): UsageError {
   return new UsageError(`required option '${flag}' not specified`, hint);
 }
 
@@ -60,7 +60,7 @@ export interface PetFields {
 export async function completePetFields(ctx: Context, given: PetFields): Promise<PetFields & { name: string; categoryId: number | bigint }> {
   const { name: givenName, categoryId: givenCategory } = given;
   if (givenName !== undefined && givenCategory !== undefined) return { ...given, name: givenName, categoryId: givenCategory };
-  if (!canPrompt(ctx)) throw missingOption(given.name === undefined ? '--name <name>' : '--category-id <int64>');
+  if (!canPrompt(ctx)) throw missingOption(given.name === undefined ? '--name <name>' : '--category-id <int64>', 'see petctl pets add --help');
   const [{ default: input }, { default: select }] = await Promise.all([import('@inquirer/input'), import('@inquirer/select')]);
   const name =
     given.name ??

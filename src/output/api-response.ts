@@ -33,13 +33,15 @@ export function answerJson(text: string): { value: unknown } | undefined {
  * The body as the server sent it, except that a JSON body is pretty-printed
  * (int64-exact) on a terminal or with -o json, and -o ndjson prints an
  * array's elements one per line. Piped, in the default format, the bytes are
- * passed through untouched.
+ * passed through untouched, with a newline after them when they lack one (as
+ * every line of text a command prints ends: `$(…)` and `wc -l` expect it).
  */
 export function renderBody(text: string, format: OutputFormat, stdoutIsTTY: boolean): string {
   const pretty = format === 'json' || (format === 'table' && stdoutIsTTY);
-  if (!pretty && format !== 'ndjson') return text;
+  const asSent = text === '' || text.endsWith('\n') ? text : `${text}\n`;
+  if (!pretty && format !== 'ndjson') return asSent;
   const json = answerJson(text);
-  if (json === undefined) return text;
+  if (json === undefined) return asSent;
   if (format === 'ndjson') {
     const items = Array.isArray(json.value) ? json.value : [json.value];
     return items.map((item) => `${stringifyJson(item)}\n`).join('');

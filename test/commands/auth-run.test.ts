@@ -27,6 +27,13 @@ function storedKeys(dir: string): Record<string, string | undefined> {
 
 const STAGING = { profiles: { staging: { baseUrl: 'https://staging.example.org/v1' } } };
 
+/** `2026-01-15 10:01:00` in this process's time zone, written out independently of output/time.ts. */
+function localDateTime(epochMs: number): string {
+  const d = new Date(epochMs);
+  const two = (n: number) => String(n).padStart(2, '0');
+  return `${d.getFullYear()}-${two(d.getMonth() + 1)}-${two(d.getDate())} ${two(d.getHours())}:${two(d.getMinutes())}:${two(d.getSeconds())}`;
+}
+
 function run(t: Pick<TestContext, 'onTestFinished'>, dir: string, options: FakeContextOptions = {}) {
   return fakeContext(t, { ...options, env: { PETCTL_CONFIG_DIR: dir, ...options.env } });
 }
@@ -36,9 +43,9 @@ describe.concurrent('auth login on a terminal', () => {
     const dir = configDir(t, STAGING);
     const key = newApiKey();
     const stdin = fakeStdin({ tty: true });
-    const { ctx, io } = run(t, dir, { stdin, globals: { profile: 'staging' } });
+    const { ctx, io } = run(t, dir, { stdin, stderrTTY: true, globals: { profile: 'staging' } });
 
-    const login = loginRun({ withToken: false }, ctx);
+    const login = loginRun({ withToken: false, verify: false }, ctx);
     await vi.waitFor(() => expect(io.stderr.text()).toBe('API key for profile "staging": '), WAIT);
     expect(stdin.rawModes).toEqual([true]);
     // Typed in pieces, with a typo corrected by backspace.
@@ -57,8 +64,8 @@ describe.concurrent('auth login on a terminal', () => {
   it('Ctrl-C at the prompt stores nothing and leaves raw mode', async (t) => {
     const dir = configDir(t, STAGING);
     const stdin = fakeStdin({ tty: true });
-    const { ctx, io } = run(t, dir, { stdin, globals: { profile: 'staging' } });
-    const login = loginRun({ withToken: false }, ctx).catch((error: unknown) => error);
+    const { ctx, io } = run(t, dir, { stdin, stderrTTY: true, globals: { profile: 'staging' } });
+    const login = loginRun({ withToken: false, verify: false }, ctx).catch((error: unknown) => error);
     await vi.waitFor(() => expect(io.stderr.text()).toContain('API key for profile'), WAIT);
     stdin.type('half-typed\u0003');
     expect(await login).toBeInstanceOf(InterruptedError);
@@ -69,8 +76,8 @@ describe.concurrent('auth login on a terminal', () => {
   it('an empty entry is a usage error', async (t) => {
     const dir = configDir(t, STAGING);
     const stdin = fakeStdin({ tty: true });
-    const { ctx, io } = run(t, dir, { stdin, globals: { profile: 'staging' } });
-    const login = loginRun({ withToken: false }, ctx).catch((error: unknown) => error);
+    const { ctx, io } = run(t, dir, { stdin, stderrTTY: true, globals: { profile: 'staging' } });
+    const login = loginRun({ withToken: false, verify: false }, ctx).catch((error: unknown) => error);
     await vi.waitFor(() => expect(io.stderr.text()).toContain('API key for profile'), WAIT);
     stdin.type('\n');
     const error = await login;
@@ -82,8 +89,8 @@ describe.concurrent('auth login on a terminal', () => {
     const dir = configDir(t, STAGING);
     const key = newApiKey();
     const stdin = fakeStdin({ tty: true });
-    const { ctx, io } = run(t, dir, { stdin, globals: { profile: 'staging' } });
-    const login = loginRun({ withToken: true }, ctx);
+    const { ctx, io } = run(t, dir, { stdin, stderrTTY: true, globals: { profile: 'staging' } });
+    const login = loginRun({ withToken: true, verify: false }, ctx);
     stdin.end(`${key}\n`);
     await login;
     expect(storedKeys(dir).staging).toBe(key);
@@ -97,7 +104,7 @@ describe.concurrent('auth login from a pipe', () => {
     const dir = configDir(t, STAGING);
     const key = newApiKey();
     const { ctx, io } = run(t, dir, { stdin: fakeStdin({ input: `\n  ${key}  \n` }), env: { PETCTL_PROFILE: 'staging', PETCTL_API_KEY: newApiKey() } });
-    await loginRun({ withToken: false }, ctx);
+    await loginRun({ withToken: false, verify: false }, ctx);
     expect(storedKeys(dir).staging).toBe(key);
     expect(io.stderr.text()).toBe(
       'API key stored for profile "staging". Check it with: petctl auth status\nwarning: PETCTL_API_KEY is set and overrides the stored key until you unset it\n',
@@ -107,8 +114,91 @@ describe.concurrent('auth login from a pipe', () => {
   it('refuses an unknown profile without writing anything', async (t) => {
     const dir = configDir(t);
     const { ctx } = run(t, dir, { stdin: fakeStdin({ input: newApiKey() }), globals: { profile: 'nope' } });
-    await expect(loginRun({ withToken: true }, ctx)).rejects.toMatchObject({ exitCode: 4, code: 'not_configured' });
+    await expect(loginRun({ withToken: true, verify: false }, ctx)).rejects.toMatchObject({ exitCode: 2, code: 'usage_error' });
     expect(fs.existsSync(path.join(dir, 'config.json'))).toBe(false);
+  });
+});
+
+describe.concurrent('auth login checks the key with the service', () => {
+  const LIMITS = { 'x-ratelimit-limit': '300', 'x-ratelimit-remaining': '299', 'x-ratelimit-reset': '1768471260' };
+
+  async function served(t: Pick<TestContext, 'onTestFinished'>) {
+    const server = await startScriptedServer();
+    t.onTestFinished(() => server.close());
+    const dir = configDir(t, { profiles: { staging: { baseUrl: server.baseUrl } } });
+    return { server, dir };
+  }
+
+  it('accepted: one GET /pets?limit=1 with the new key, the plan\'s limit shown, the key stored', async (t) => {
+    const { server, dir } = await served(t);
+    server.reply(json(200, [], LIMITS));
+    const key = newApiKey();
+    const { ctx, io } = run(t, dir, { stdin: fakeStdin({ input: key }), globals: { profile: 'staging' } });
+    await loginRun({ withToken: true, verify: true }, ctx);
+    expect(server.requests).toHaveLength(1);
+    expect(server.requests[0]).toMatchObject({ method: 'GET', path: '/v1/pets', query: { limit: '1' } });
+    expectPetctlHeaders(server.requests[0]!, key);
+    expect(storedKeys(dir).staging).toBe(key);
+    expect(io.stderr.text()).toBe(
+      `Key accepted by ${server.baseUrl}: rate limit 300, 299 left.\nAPI key stored for profile "staging". Check it with: petctl auth status -p staging\n`,
+    );
+    expect(io.stdout.text()).toBe('');
+  });
+
+  it('checks the new key even when PETCTL_API_KEY is set', async (t) => {
+    const { server, dir } = await served(t);
+    server.reply(json(200, [], LIMITS));
+    const key = newApiKey();
+    const { ctx } = run(t, dir, { stdin: fakeStdin({ input: key }), env: { PETCTL_API_KEY: newApiKey() }, globals: { profile: 'staging' } });
+    await loginRun({ withToken: true, verify: true }, ctx);
+    expectPetctlHeaders(server.requests[0]!, key);
+  });
+
+  it('a 401: "key not accepted", exit 4, nothing stored', async (t) => {
+    const { server, dir } = await served(t);
+    server.reply(json(401, { code: 'unauthorized', message: 'unknown API key', status: 401 }, LIMITS));
+    const { ctx } = run(t, dir, { stdin: fakeStdin({ input: newApiKey() }), globals: { profile: 'staging', retries: 0 } });
+    await expect(loginRun({ withToken: true, verify: true }, ctx)).rejects.toMatchObject({
+      exitCode: 4,
+      code: 'unauthorized',
+      status: 401,
+      message: `key not accepted by ${server.baseUrl}: unknown API key`,
+    });
+    expect(storedKeys(dir).staging).toBeUndefined();
+  });
+
+  it('--no-verify sends nothing and stores the key', async (t) => {
+    const { server, dir } = await served(t);
+    const key = newApiKey();
+    const { ctx } = run(t, dir, { stdin: fakeStdin({ input: key }), globals: { profile: 'staging' } });
+    await loginRun({ withToken: true, verify: false }, ctx);
+    expect(server.requests).toHaveLength(0);
+    expect(storedKeys(dir).staging).toBe(key);
+  });
+
+  it('a service that cannot be reached: the key is stored, with a warning', async (t) => {
+    const { server, dir } = await served(t);
+    await server.close();
+    const key = newApiKey();
+    const { ctx, io } = run(t, dir, { stdin: fakeStdin({ input: key }), globals: { profile: 'staging', retries: 0 } });
+    await loginRun({ withToken: true, verify: true }, ctx);
+    expect(storedKeys(dir).staging).toBe(key);
+    expect(io.stderr.text()).toMatch(/^warning: the key could not be checked \(.+\); storing it unchecked\nAPI key stored for profile "staging"/);
+  });
+});
+
+describe.concurrent('auth login never prompts with --no-input or PETCTL_NO_INPUT', () => {
+  it.for([
+    ['--no-input', { noInput: true }, {}],
+    ['PETCTL_NO_INPUT=1', {}, { PETCTL_NO_INPUT: '1' }],
+  ] as const)('%s on a terminal: a usage error, no prompt, nothing stored', async ([, globals, env], t) => {
+    const dir = configDir(t, STAGING);
+    const stdin = fakeStdin({ tty: true });
+    const { ctx, io } = run(t, dir, { stdin, stderrTTY: true, env, globals: { profile: 'staging', ...globals } });
+    await expect(loginRun({ withToken: false, verify: false }, ctx)).rejects.toMatchObject({ exitCode: 2, code: 'usage_error', hint: 'echo "$KEY" | petctl auth login --with-token' });
+    expect(io.stderr.text()).toBe('');
+    expect(stdin.rawModes).toEqual([]);
+    expect(fs.readFileSync(path.join(dir, 'config.json'), 'utf8')).toBe(JSON.stringify(STAGING));
   });
 });
 
@@ -131,7 +221,8 @@ describe.concurrent('auth status', () => {
         `Base URL:   ${server.baseUrl} (from the profile)`,
         `API key:    ****${key.slice(-4)} (from the profile)`,
         'Status:     authenticated (GET /pets?limit=1 answered 200)',
-        'Rate limit: 299 of 300 left, resets 2026-01-15T10:01:00.000Z',
+        `Rate limit: 299 of 300 left, resets ${localDateTime(1768471260_000)}`,
+        `Config:     ${path.join(dir, 'config.json')}`,
         '',
       ].join('\n'),
     );
@@ -156,6 +247,7 @@ describe.concurrent('auth status', () => {
       keySource: 'env',
       authenticated: true,
       rateLimit: { limit: null, remaining: null, reset: null },
+      configFile: path.join(dir, 'config.json'),
     });
   });
 });

@@ -218,12 +218,46 @@ describe('help, version and unknown commands', () => {
     expect(result.stderr).toContain('Usage: petctl pets [options] [command]');
   });
 
-  it('an unknown command exits 2 and suggests the near one', async () => {
-    const result = await runMain(['pets', 'lst']);
+  it('an unknown command exits 2 with the suggestion in the same line, and the hint names the closest help', async () => {
+    expect(await runMain(['pets', 'lst'])).toEqual({
+      code: 2,
+      stdout: '',
+      stderr: "error: unknown command 'lst' (did you mean 'list'?) (usage_error)\nhint: see petctl pets list --help\n",
+    });
+    expect((await runMain(['pet', 'list'])).stderr).toBe(
+      "error: unknown command 'pet' (did you mean 'pets'?) (usage_error)\nhint: see petctl pets list --help\n",
+    );
+    // Without a suggestion, the help of the command where parsing failed.
+    expect((await runMain(['adopt'])).stderr).toBe("error: unknown command 'adopt' (usage_error)\nhint: see petctl --help\n");
+    expect((await runMain(['profile', 'shw'])).stderr).toMatch(/\nhint: see petctl profile show --help\n$/);
+  });
+
+  it('-o json: one JSON line whose message has no newline', async () => {
+    const result = await runMain(['-o', 'json', 'pet', 'list']);
     expect(result.code).toBe(2);
-    expect(result.stderr).toContain("unknown command 'lst'");
-    expect(result.stderr).toContain('list');
-    expect(result.stderr).toContain('hint: see petctl --help');
+    expect(result.stderr).toBe('{"code":"usage_error","message":"unknown command \'pet\' (did you mean \'pets\'?)","status":0}\n');
+  });
+
+  it('an unknown option names the subcommand\'s help', async () => {
+    expect(await runMain(['pets', 'list', '--limt', '5'])).toEqual({
+      code: 2,
+      stdout: '',
+      stderr: "error: unknown option '--limt' (did you mean '--limit'?) (usage_error)\nhint: see petctl pets list --help\n",
+    });
+  });
+
+  it('an argument error speaks the user\'s terms', async () => {
+    expect(await runMain(['pets', 'get', 'abc'])).toEqual({
+      code: 2,
+      stdout: '',
+      stderr: 'error: petId must be a whole number (int64): abc (usage_error)\nhint: see petctl pets get --help\n',
+    });
+    expect((await runMain(['pets', 'get', '9223372036854775808'])).stderr).toMatch(/^error: petId must be a whole number \(int64\): 9223372036854775808 /);
+  });
+
+  it('a missing pets add flag off a terminal names pets add\'s help', async () => {
+    const result = await runMain(['pets', 'add', '--name', 'Rex']);
+    expect(result).toMatchObject({ code: 2, stderr: "error: required option '--category-id <int64>' not specified (usage_error)\nhint: see petctl pets add --help\n" });
   });
 
   it('no command at all prints the help on stderr, exit 2', async () => {

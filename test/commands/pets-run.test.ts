@@ -184,6 +184,56 @@ describe.concurrent('pets list piped', () => {
   });
 });
 
+describe.concurrent('pets list when the service has more (Link rel="next")', () => {
+  const NEXT = { Link: '</v1/pets?limit=20&after=4>; rel="next"' };
+  const HINT = 'More animals than these 4: see them all with --all, or up to 100 with --limit 100.\n';
+
+  it('on a terminal (stdout and stderr) says so in one line on stderr, after the page', async (t) => {
+    const { server, run } = await harness(t);
+    server.reply(json(200, PETS, NEXT));
+    const { ctx, io } = run({ stdoutColumns: 120, stderrTTY: true });
+    await listRun({}, ctx);
+    expect(stripVTControlCharacters(io.stdout.text())).toBe(PLAIN_TABLE);
+    expect(io.stderr.text()).toBe(HINT);
+    server.verify();
+  });
+
+  it('at --limit 100 names only --all; -o json on a terminal gets the line too', async (t) => {
+    const { server, run } = await harness(t);
+    server.reply(json(200, PETS, NEXT));
+    const { ctx, io } = run({ stdoutColumns: 120, stderrTTY: true, globals: { output: 'json' } });
+    await listRun({ limit: 100 }, ctx);
+    expect(io.stderr.text()).toBe('More animals than these 4: see them all with --all.\n');
+  });
+
+  it('-q hides it; piped stdout, or stderr off a terminal, never gets it; no next link, no line', async (t) => {
+    const { server, run } = await harness(t);
+    server.reply(json(200, PETS, NEXT), json(200, PETS, NEXT), json(200, PETS, NEXT), json(200, PETS, { Link: '</v1/pets>; rel="successor-version"' }));
+    for (const options of [
+      { stdoutColumns: 120, stderrTTY: true, globals: { quiet: true } },
+      { stderrTTY: true },
+      { stdoutColumns: 120 },
+      { stdoutColumns: 120, stderrTTY: true },
+    ]) {
+      const { ctx, io } = run(options);
+      await listRun({}, ctx);
+      expect(io.stderr.text(), JSON.stringify(options)).toBe('');
+      expect(io.stdout.text()).not.toBe('');
+    }
+    server.verify();
+  });
+
+  it('--all without --limit asks for 100 animals per page', async (t) => {
+    const { server, run } = await harness(t);
+    server.reply(json(200, PETS, { Link: '</v1/pets?limit=100&after=4>; rel="next"' }), json(200, []));
+    const { ctx, io } = run({ stdoutColumns: 120, stderrTTY: true });
+    await listRun({ all: true }, ctx);
+    expect(server.requests.map((request) => request.url)).toEqual(['/v1/pets?limit=100', '/v1/pets?limit=100&after=4']);
+    // --all shows every page: no hint.
+    expect(io.stderr.text()).toBe('');
+  });
+});
+
 describe.concurrent('pets add', () => {
   it('posts the NewPet and prints the created animal as a one-row table on a terminal', async (t) => {
     const { server, run } = await harness(t);

@@ -2,7 +2,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { stripVTControlCharacters } from 'node:util';
 import { type TestContext, describe, expect, it } from 'vitest';
-import { profileAddRun, profileListRun, profileRemoveRun, profileShowRun, profileUseRun } from '../../src/commands/profile';
+import { profileAddRun, profileListRun, profileRemoveRun, profileSetRun, profileShowRun, profileUseRun } from '../../src/commands/profile';
 import type { Context } from '../../src/context';
 import { UsageError } from '../../src/errors';
 import { type FakeContextOptions, fakeContext, newApiKey, tempConfigDir } from '../helpers/cli';
@@ -59,8 +59,8 @@ describe.concurrent('profile list', () => {
 });
 
 describe.concurrent('profile show', () => {
-  it('defaults to the profile in use and labels each line', async (t) => {
-    const { run } = setup(t, TWO);
+  it('defaults to the profile in use and labels each line, ending with the configuration file', async (t) => {
+    const { run, file } = setup(t, TWO);
     const { ctx, io } = run();
     await profileShowRun({}, ctx);
     expect(io.stdout.text()).toBe(
@@ -70,9 +70,13 @@ describe.concurrent('profile show', () => {
         `Stored key: ****${KEY.slice(-4)}`,
         `Key in use: ****${KEY.slice(-4)} (profile)`,
         'Overrides:  none',
+        `Config:     ${file}`,
         '',
       ].join('\n'),
     );
+    const json = run({ globals: { output: 'json' } });
+    await profileShowRun({}, json.ctx);
+    expect(JSON.parse(json.io.stdout.text())).toMatchObject({ configFile: file });
   });
 
   it('a named profile wins over -p; a profile without a key says how to add one', async (t) => {
@@ -98,10 +102,10 @@ describe.concurrent('profile show', () => {
     });
   });
 
-  it('an unknown profile is not_configured (exit 4)', async (t) => {
+  it('an unknown profile is a usage error (exit 2)', async (t) => {
     const { run } = setup(t);
     const { ctx } = run();
-    await expect(profileShowRun({ name: 'nope' }, ctx)).rejects.toMatchObject({ exitCode: 4, code: 'not_configured' });
+    await expect(profileShowRun({ name: 'nope' }, ctx)).rejects.toMatchObject({ exitCode: 2, code: 'usage_error', message: 'unknown profile "nope" (known: sandbox)' });
   });
 });
 
@@ -195,5 +199,40 @@ describe.concurrent('a profile with a state URL (Redis)', () => {
     await profileAddRun({ name: 'near', baseUrl: 'https://api.example.org/v1', stateUrl: `redis://:${SECRET}@127.0.0.1:6379/0` }, near.ctx);
     await profileAddRun({ name: 'tls', baseUrl: 'https://api.example.org/v1', stateUrl: `rediss://:${SECRET}@cache.example.org:6380/0` }, near.ctx);
     expect(near.io.stderr.text()).not.toContain('warning');
+  });
+});
+
+describe.concurrent('profile set', () => {
+  it('changes the base URL and keeps the key, every other field and the file mode 0600', async (t) => {
+    const { run, read, file } = setup(t, { ...TWO, profiles: { ...TWO.profiles, production: { ...TWO.profiles.production, note: 'kept' } } });
+    const { ctx, io } = run();
+    await profileSetRun({ name: 'production', baseUrl: 'https://api2.example.org/v1/' }, ctx);
+    expect(read().profiles.production).toEqual({ baseUrl: 'https://api2.example.org/v1', apiKey: KEY, note: 'kept' });
+    expect(read().activeProfile).toBe('production');
+    expect(fs.statSync(file).mode & 0o777).toBe(0o600);
+    expect(io.stdout.text()).toBe('');
+    expect(io.stderr.text()).toBe('Profile "production" changed: base URL https://api2.example.org/v1; its key is kept.\n');
+    expect(io.stderr.text()).not.toContain(KEY);
+  });
+
+  it('sets a state URL (masked in show), keeping the base URL and key', async (t) => {
+    const { run, read } = setup(t, TWO);
+    await profileSetRun({ name: 'production', stateUrl: 'redis://:s3cret@127.0.0.1:6379/0' }, run().ctx);
+    expect(read().profiles.production).toEqual({ baseUrl: 'https://api.example.org/v1', apiKey: KEY, stateUrl: 'redis://:s3cret@127.0.0.1:6379/0' });
+  });
+
+  it('refuses no change, a bad URL, the sandbox and an unknown profile (exit 2), writing nothing', async (t) => {
+    const { run, read } = setup(t, TWO);
+    const before = read();
+    for (const options of [
+      { name: 'production' },
+      { name: 'production', baseUrl: 'http://api.example.org/v1' },
+      { name: 'sandbox', baseUrl: 'https://api.example.org/v1' },
+      { name: 'nope', baseUrl: 'https://api.example.org/v1' },
+    ]) {
+      await expect(profileSetRun(options, run().ctx), JSON.stringify(options)).rejects.toMatchObject({ exitCode: 2, code: 'usage_error' });
+    }
+    await expect(profileSetRun({ name: 'nope', baseUrl: 'https://api.example.org/v1' }, run().ctx)).rejects.toThrow('unknown profile "nope" (known: sandbox, production, staging)');
+    expect(read()).toEqual(before);
   });
 });

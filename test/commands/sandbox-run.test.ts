@@ -9,19 +9,21 @@ import { FREE, call } from '../sandbox/helpers';
 /** `petctl sandbox` through its run function: stdout for scripts, stderr for people, Ctrl-C to stop. */
 
 describe.concurrent('sandboxRun', () => {
-  it('prints the base URL and the keys on stdout, logs requests on stderr, and ends with InterruptedError on Ctrl-C', async (t) => {
+  it('prints the base URL and the keys (an aligned table) on stdout, logs requests on stderr after the local time, and ends with InterruptedError on Ctrl-C', async (t) => {
     const controller = new AbortController();
-    const { ctx, io } = fakeContext(t, { signal: controller.signal });
+    // 14:32:05 local time, whatever the time zone.
+    const { ctx, io } = fakeContext(t, { signal: controller.signal, now: () => new Date(2026, 10, 25, 14, 32, 5).getTime() });
     const running = sandboxRun({ host: '127.0.0.1', port: 0 }, ctx).catch((error: unknown) => error);
-    await vi.waitFor(() => expect(io.stdout.text().split('\n')).toHaveLength(6), WAIT);
+    await vi.waitFor(() => expect(io.stdout.text().split('\n')).toHaveLength(7), WAIT);
 
     const [baseUrl, ...keys] = io.stdout.text().split('\n');
     expect(baseUrl).toMatch(/^http:\/\/127\.0\.0\.1:[1-9]\d*\/v1$/);
     expect(keys).toEqual([
-      'sandbox-free\tfree\t60/min\t1000/day',
-      'sandbox-pro\tpro\t300/min\t10000/day',
-      'sandbox-business\tbusiness\t1000/min\t100000/day',
-      'sandbox-enterprise\tenterprise\t5000/min\t1000000/day',
+      'KEY                 PLAN        PER MINUTE  PER DAY',
+      'sandbox-free        free        60          1000',
+      'sandbox-pro         pro         300         10000',
+      'sandbox-business    business    1000        100000',
+      'sandbox-enterprise  enterprise  5000        1000000',
       '',
     ]);
     expect(io.stderr.text()).toBe(`Pet Adoption Service sandbox listening on ${baseUrl} (data in memory); Ctrl-C stops it.\n`);
@@ -29,7 +31,7 @@ describe.concurrent('sandboxRun', () => {
     const reply = await call(baseUrl!, '/pets/3', { key: FREE });
     expect(reply.status).toBe(200);
     expect(reply.headers.sunset).toBe('Thu, 05 Dec 2030 00:00:00 GMT');
-    await vi.waitFor(() => expect(io.stderr.text()).toMatch(/\nGET \/v1\/pets\/3 200 free \d+ms\n$/), WAIT);
+    await vi.waitFor(() => expect(io.stderr.text()).toMatch(/\n14:32:05 GET \/v1\/pets\/3 200 free \d+ms\n$/), WAIT);
 
     controller.abort();
     expect(await running).toBeInstanceOf(InterruptedError);
@@ -90,9 +92,9 @@ describe('parseEnterpriseQuota', () => {
     const controller = new AbortController();
     const { ctx, io } = fakeContext(t, { signal: controller.signal });
     const running = sandboxRun({ host: '127.0.0.1', port: 0, enterpriseQuota: { perMinute: 2, perDay: 7 } }, ctx).catch((error: unknown) => error);
-    await vi.waitFor(() => expect(io.stdout.text().split('\n')).toHaveLength(6));
+    await vi.waitFor(() => expect(io.stdout.text().split('\n')).toHaveLength(7));
     const [baseUrl] = io.stdout.text().split('\n');
-    expect(io.stdout.text()).toContain('sandbox-enterprise\tenterprise\t2/min\t7/day\n');
+    expect(io.stdout.text()).toMatch(/^sandbox-enterprise  enterprise  2 +7\n/m);
     const statuses = [];
     for (let i = 0; i < 3; i += 1) statuses.push((await call(baseUrl!, '/pets?limit=1', { key: 'sandbox-enterprise' })).status);
     expect(statuses).toEqual([200, 200, 429]);

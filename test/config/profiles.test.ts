@@ -118,14 +118,14 @@ describe('profile lifecycle', () => {
     expect((await openProfileStore(paths)).activeName()).toBe('sandbox');
   });
 
-  it('refuses to add an existing profile and suggests removing it', async () => {
+  it('refuses to add an existing profile and suggests profile set, which keeps the key', async () => {
     const paths = tempPaths();
     const store = await openProfileStore(paths);
     await store.add('production', 'https://api.example.org/v1');
     await store.setKey('production', 'sk_live_0123456789abcdef');
     const error = await usageError(store.add('production', 'https://other.example.org/v1'));
     expect(error.message).toContain('"production" already exists');
-    expect(error.hint).toContain('petctl profile remove production');
+    expect(error.hint).toBe('to change it and keep its key, run petctl profile set production --base-url <url>');
     expect((await openProfileStore(paths)).get('production')).toMatchObject({ baseUrl: 'https://api.example.org/v1', apiKey: 'sk_live_0123456789abcdef' });
   });
 

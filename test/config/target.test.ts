@@ -48,25 +48,23 @@ describe('resolveProfileName', () => {
   it.each([
     ['prod', {}, '--profile'],
     [undefined, { PETCTL_PROFILE: 'qa' }, 'PETCTL_PROFILE'],
-  ] as const)('an unknown profile (%s %j) is not configured, naming it, its source and the known ones', async (profileFlag, env, from) => {
+  ] as const)('an unknown profile (%s %j) is a usage error (exit 2), naming it, its source and the known ones', async (profileFlag, env, from) => {
     const store = await configuredStore();
-    const error = thrown(() => resolveProfileName(store, { profileFlag, env })) as NotConfiguredError;
-    expect(error).toBeInstanceOf(NotConfiguredError);
-    expect(error.exitCode).toBe(4);
-    expect(error.message).toContain(`"${profileFlag ?? env.PETCTL_PROFILE}"`);
-    expect(error.message).toContain(from);
-    expect(error.message).toContain('known profiles: sandbox, production, staging');
-    expect(error.hint).toBe('petctl profile list');
+    const error = thrown(() => resolveProfileName(store, { profileFlag, env })) as UsageError;
+    expect(error).toBeInstanceOf(UsageError);
+    expect(error.exitCode).toBe(2);
+    expect(error.message).toBe(`unknown profile "${profileFlag ?? env.PETCTL_PROFILE}" from ${from} (known: sandbox, production, staging)`);
+    expect(error.hint).toBe(`add it with petctl profile add ${profileFlag ?? env.PETCTL_PROFILE} --base-url <url>`);
   });
 
-  it('an active profile removed by hand is not configured either', async () => {
+  it('an active profile removed by hand is an unknown profile too (exit 2)', async () => {
     const paths: PetctlPaths = tempPaths();
     fs.mkdirSync(paths.dir, { recursive: true });
     fs.writeFileSync(paths.configFile, JSON.stringify({ activeProfile: 'gone', profiles: {} }));
     const store = await openProfileStore(paths);
-    const error = thrown(() => resolveProfileName(store, { env: {} })) as NotConfiguredError;
-    expect(error).toBeInstanceOf(NotConfiguredError);
-    expect(error.message).toMatch(/"gone" \(from the active profile\)/);
+    const error = thrown(() => resolveProfileName(store, { env: {} })) as UsageError;
+    expect(error).toMatchObject({ exitCode: 2, code: 'usage_error' });
+    expect(error.message).toMatch(/"gone" from the active profile/);
   });
 
   it('an empty --profile is a usage error', async () => {

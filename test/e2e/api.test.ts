@@ -10,12 +10,14 @@ const BIG = '9007199254740993'; // 2^53 + 1: JSON.parse would make it ...992
 const ORDERS = `[{"id":${BIG},"petId":7,"quantity":1},{"id":2,"petId":8,"quantity":3}]`;
 
 describe.concurrent('petctl api: paths and methods', () => {
-  it('GETs a path relative to the base URL with the key, User-Agent and Accept, and prints the body as sent when piped', async (t) => {
+  it('GETs a path relative to the base URL with the key, User-Agent and Accept, and prints the body as sent when piped, ending with a newline', async (t) => {
     const { server, key, petctl } = await setupE2e(t);
-    server.reply({ status: 200, body: ORDERS });
+    server.reply({ status: 200, body: ORDERS }, { status: 200, body: `${ORDERS}\n` });
     const result = await petctl(['api', '/store/orders']);
     expect(result.code).toBe(0);
-    expect(result.stdout).toBe(ORDERS);
+    expect(result.stdout).toBe(`${ORDERS}\n`);
+    // One that ends with a newline gets no second one.
+    expect((await petctl(['api', '/store/orders'])).stdout).toBe(`${ORDERS}\n`);
     expect(result.stderr).toBe('');
     const [request] = server.requests;
     expect(request?.method).toBe('GET');
@@ -83,7 +85,7 @@ describe.concurrent('petctl api: fields', () => {
     expect(request?.method).toBe('POST');
     expect(request?.headers['content-type']).toBe('application/json');
     expect(request?.bodyBytes.toString('utf8')).toBe(`{"name":"Rex","code":"007","categoryId":${BIG},"vaccinated":true,"chip":null,"note":"likes\\tsocks\\n"}`);
-    expect(result.stdout).toBe(`{"id":${BIG},"name":"Rex","categoryId":${BIG}}`);
+    expect(result.stdout).toBe(`{"id":${BIG},"name":"Rex","categoryId":${BIG}}\n`);
   });
 
   it('with GET, fields become query parameters', async (t) => {
@@ -153,7 +155,7 @@ describe.concurrent('petctl api: output', () => {
     server.reply({ status: 200, headers: { 'content-type': 'text/plain' }, body: 'plain text, no newline' });
     const result = await petctl(['api', '/health', '-o', 'json']);
     expect(result.code).toBe(0);
-    expect(result.stdout).toBe('plain text, no newline');
+    expect(result.stdout).toBe('plain text, no newline\n');
   });
 
   it('-i prints the status line and the response headers first', async (t) => {
@@ -166,7 +168,7 @@ describe.concurrent('petctl api: output', () => {
     expect(head).toContain('\nX-Ratelimit-Remaining: 41');
     expect(head).toContain('\nLink: </v1/pets?after=2>; rel="next"');
     expect(head).toContain('\nContent-Type: application/json');
-    expect(body).toBe('[]');
+    expect(body).toBe('[]\n');
   });
 
   it('-i on an error status prints its head on stdout, then the error on stderr with its exit code', async (t) => {
@@ -183,7 +185,7 @@ describe.concurrent('petctl api: output', () => {
     server.reply(json(503, { code: 'busy', message: 'busy', status: 503 }), { status: 200, body: '[]', headers: { 'X-Page': 'final' } });
     const result = await petctl(['api', '-i', '/pets']);
     expect(result.code).toBe(0);
-    expect(result.stdout).toMatch(/^HTTP\/1\.1 200 OK\n[\s\S]*X-Page: final\n[\s\S]*\n\n\[\]$/);
+    expect(result.stdout).toMatch(/^HTTP\/1\.1 200 OK\n[\s\S]*X-Page: final\n[\s\S]*\n\n\[\]\n$/);
     expect(result.stdout).not.toContain('503');
   });
 

@@ -106,8 +106,8 @@ describe.concurrent('profiles', () => {
     const { petctl } = setup(t, [productionKey, stagingKey]);
     await ok(petctl(['profile', 'add', 'production', '--base-url', production.baseUrl]));
     await ok(petctl(['profile', 'add', 'staging', '--base-url', staging.baseUrl]));
-    await ok(petctl(['auth', 'login', '-p', 'production', '--with-token'], { input: `${productionKey}\n` }));
-    await ok(petctl(['auth', 'login', '-p', 'staging', '--with-token'], { input: stagingKey }));
+    await ok(petctl(['auth', 'login', '--no-verify', '-p', 'production', '--with-token'], { input: `${productionKey}\n` }));
+    await ok(petctl(['auth', 'login', '--no-verify', '-p', 'staging', '--with-token'], { input: stagingKey }));
     await ok(petctl(['profile', 'use', 'staging']));
 
     const served = () => [production.requests.length, staging.requests.length];
@@ -146,9 +146,9 @@ describe.concurrent('profiles', () => {
   it('profile show masks the key and lists what PETCTL_API_KEY and PETCTL_BASE_URL override', async (t) => {
     const storedKey = newApiKey();
     const envKey = newApiKey();
-    const { petctl } = setup(t, [storedKey, envKey]);
+    const { petctl, configFile } = setup(t, [storedKey, envKey]);
     await ok(petctl(['profile', 'add', 'production', '--base-url', 'https://api.example.org/v1']));
-    await ok(petctl(['auth', 'login', '-p', 'production'], { input: storedKey }));
+    await ok(petctl(['auth', 'login', '--no-verify', '-p', 'production'], { input: storedKey }));
 
     const plain = await ok(petctl(['profile', 'show', 'production']));
     expect(plain.stdout).toBe(
@@ -158,6 +158,7 @@ describe.concurrent('profiles', () => {
         `Stored key: ${mask(storedKey)}`,
         `Key in use: ${mask(storedKey)} (profile)`,
         'Overrides:  none',
+        `Config:     ${configFile}`,
         '',
       ].join('\n'),
     );
@@ -179,11 +180,38 @@ describe.concurrent('profiles', () => {
       effectiveKey: mask(envKey),
       keySource: 'env',
       overrides: ['PETCTL_API_KEY overrides the stored key', 'PETCTL_BASE_URL overrides the base URL'],
+      configFile,
     });
 
     const flag = await ok(petctl(['--base-url', 'https://flag.example.org/v1', 'profile', 'show', 'production'], { env }));
     expect(flag.stdout).toContain('--base-url overrides the base URL');
     expect(flag.stdout).toContain('Base URL:   https://flag.example.org/v1');
+  });
+
+  it('profile set changes the base URL and keeps the key (config.json stays 0600); the next command uses both', async (t) => {
+    const old = await scripted(t);
+    const moved = await scripted(t);
+    const key = newApiKey();
+    const { petctl, configFile } = setup(t, [key]);
+    await ok(petctl(['profile', 'add', 'production', '--base-url', old.baseUrl]));
+    await ok(petctl(['-p', 'production', 'auth', 'login', '--no-verify', '--with-token'], { input: key }));
+
+    const set = await ok(petctl(['profile', 'set', 'production', '--base-url', `${moved.baseUrl}/`]));
+    expect(set.stdout).toBe('');
+    expect(set.stderr).toBe(`Profile "production" changed: base URL ${moved.baseUrl}; its key is kept.\n`);
+    expect(readConfig(configFile).profiles.production).toEqual({ baseUrl: moved.baseUrl, apiKey: key });
+    expect(modeOf(configFile)).toBe(0o600);
+
+    await ok(petctl(['-p', 'production', 'pets', 'list']));
+    expect(old.requests).toHaveLength(0);
+    expectPetctlHeaders(moved.requests[0]!, key);
+
+    for (const args of [['profile', 'set', 'production'], ['profile', 'set', 'nope', '--base-url', moved.baseUrl], ['profile', 'set', 'sandbox', '--base-url', moved.baseUrl], ['profile', 'set', 'production', '--base-url', 'http://api.example.org/v1']]) {
+      const refused = await petctl(args);
+      expect(refused.code, args.join(' ')).toBe(2);
+      expectCleanError(refused);
+    }
+    expect(readConfig(configFile).profiles.production).toEqual({ baseUrl: moved.baseUrl, apiKey: key });
   });
 
   it('refuses to remove the sandbox, to add it, or to add an http:// URL that is not loopback (exit 2)', async (t) => {
@@ -211,18 +239,23 @@ describe.concurrent('profiles', () => {
     expect((await petctl(['profile', 'add', 'local', '--base-url', 'https://api.example.org/v1'])).code).toBe(2);
   });
 
-  it('an unknown profile exits 4 not_configured, from -p or PETCTL_PROFILE', async (t) => {
+  it('an unknown profile exits 2 everywhere: -p, PETCTL_PROFILE, profile show|use|remove, auth login', async (t) => {
     const { petctl } = setup(t);
     const human = await petctl(['-p', 'nope', 'pets', 'list']);
-    expect(human.code).toBe(4);
+    expect(human.code).toBe(2);
     expectCleanError(human);
-    expect(human.stderr).toContain('profile "nope" (from --profile) does not exist');
-    expect(human.stderr).toContain('(not_configured)');
+    expect(human.stderr).toBe('error: unknown profile "nope" from --profile (known: sandbox) (usage_error)\nhint: add it with petctl profile add nope --base-url <url>\n');
 
     const machine = await petctl(['-o', 'json', 'pets', 'list'], { env: { PETCTL_PROFILE: 'nope' } });
-    expect(machine.code).toBe(4);
-    expect(jsonError(machine)).toMatchObject({ code: 'not_configured', status: 0 });
+    expect(machine.code).toBe(2);
+    expect(jsonError(machine)).toMatchObject({ code: 'usage_error', status: 0 });
     expect(jsonError(machine).message).toContain('PETCTL_PROFILE');
+
+    for (const args of [['profile', 'show', 'nope'], ['profile', 'use', 'nope'], ['profile', 'remove', 'nope'], ['auth', 'login', '-p', 'nope'], ['auth', 'status', '-p', 'nope']]) {
+      const result = await petctl(args, { input: 'sk_test_0123456789abcdef' });
+      expect(result.code, args.join(' ')).toBe(2);
+      expect(result.stderr, args.join(' ')).toMatch(/^error: unknown profile "nope"/);
+    }
   });
 });
 
@@ -234,47 +267,49 @@ describe.concurrent('auth', () => {
     const { petctl, configFile } = setup(t, [key, second]);
     await ok(petctl(['profile', 'add', 'staging', '--base-url', server.baseUrl]));
 
-    const login = await ok(petctl(['-p', 'staging', 'auth', 'login', '--with-token'], { input: `  ${key}\n` }));
+    const login = await ok(petctl(['-p', 'staging', 'auth', 'login', '--no-verify', '--with-token'], { input: `  ${key}\n` }));
     expect(login.stdout).toBe('');
     expect(login.stderr).toContain('API key stored for profile "staging"');
     expect(readConfig(configFile).profiles.staging).toEqual({ baseUrl: server.baseUrl, apiKey: key });
     expect(modeOf(configFile)).toBe(0o600);
 
     // stdin is a pipe here, not a terminal: read from it even without --with-token.
-    await ok(petctl(['-p', 'staging', 'auth', 'login'], { input: second }));
+    await ok(petctl(['-p', 'staging', 'auth', 'login', '--no-verify'], { input: second }));
     expect(readConfig(configFile).profiles.staging?.apiKey).toBe(second);
 
     await ok(petctl(['-p', 'staging', '--verbose', 'pets', 'list']));
     expectPetctlHeaders(server.requests[0]!, second);
 
     // An empty stdin is refused and changes nothing.
-    const empty = await petctl(['-p', 'staging', 'auth', 'login', '--with-token'], { input: '\n' });
+    const empty = await petctl(['-p', 'staging', 'auth', 'login', '--no-verify', '--with-token'], { input: '\n' });
     expect(empty.code).toBe(2);
     expect(empty.stderr).toContain('no API key on standard input');
     expect(readConfig(configFile).profiles.staging?.apiKey).toBe(second);
 
     // A key that cannot go in a header is refused without being echoed.
-    const spaced = await petctl(['-p', 'staging', 'auth', 'login'], { input: 'two words', secrets: ['two words'] });
+    const spaced = await petctl(['-p', 'staging', 'auth', 'login', '--no-verify'], { input: 'two words', secrets: ['two words'] });
     expect(spaced.code).toBe(2);
     expect(readConfig(configFile).profiles.staging?.apiKey).toBe(second);
   });
 
-  it('status checks the key with GET /pets?limit=1 and shows profile, base URL, masked key, sources and the rate limit', async (t) => {
+  it('status checks the key with GET /pets?limit=1 and shows profile, base URL, masked key, sources, the rate limit in local time and the config file', async (t) => {
     const server = await scripted(t);
     const key = newApiKey();
-    const { petctl } = setup(t, [key]);
+    const { petctl, configFile } = setup(t, [key]);
     await ok(petctl(['profile', 'add', 'production', '--base-url', server.baseUrl]));
     await ok(petctl(['profile', 'use', 'production']));
-    await ok(petctl(['auth', 'login'], { input: key }));
+    await ok(petctl(['auth', 'login', '--no-verify'], { input: key }));
 
-    const status = await ok(petctl(['auth', 'status']));
+    // Local time: Kathmandu is UTC+5:45 (X-RateLimit-Reset 1900000000 is 2030-03-17T17:46:40Z).
+    const status = await ok(petctl(['auth', 'status'], { env: { TZ: 'Asia/Kathmandu' } }));
     expect(status.stdout).toBe(
       [
         'Profile:    production (active profile)',
         `Base URL:   ${server.baseUrl} (from the profile)`,
         `API key:    ${mask(key)} (from the profile)`,
         'Status:     authenticated (GET /pets?limit=1 answered 200)',
-        'Rate limit: 41 of 60 left, resets 2030-03-17T17:46:40.000Z',
+        'Rate limit: 41 of 60 left, resets 2030-03-17 23:31:40',
+        `Config:     ${configFile}`,
         '',
       ].join('\n'),
     );
@@ -293,6 +328,7 @@ describe.concurrent('auth', () => {
       keySource: 'profile',
       authenticated: true,
       rateLimit: { limit: 60, remaining: 41, reset: '2030-03-17T17:46:40.000Z' },
+      configFile,
     });
   });
 
@@ -307,6 +343,55 @@ describe.concurrent('auth', () => {
     expect(status.stdout).toContain(`API key:    ${mask(key)} (from PETCTL_API_KEY)`);
   });
 
+  it('login checks the key with one request: accepted (the plan\'s limit shown), not accepted (exit 4, not stored), unreachable (stored, warning), --no-verify', async (t) => {
+    const server = await scripted(t);
+    const good = newApiKey();
+    const bad = newApiKey();
+    const { petctl, configFile } = setup(t, [good, bad]);
+    await ok(petctl(['profile', 'add', 'production', '--base-url', server.baseUrl]));
+
+    const accepted = await ok(petctl(['-p', 'production', 'auth', 'login', '--with-token'], { input: good }));
+    expect(accepted.stdout).toBe('');
+    expect(accepted.stderr).toBe(`Key accepted by ${server.baseUrl}: rate limit 60, 41 left.\nAPI key stored for profile "production". Check it with: petctl auth status -p production\n`);
+    expect(server.requests).toHaveLength(1);
+    expect(server.requests[0]).toMatchObject({ method: 'GET', path: '/v1/pets', query: { limit: '1' } });
+    expectPetctlHeaders(server.requests[0]!, good);
+    expect(readConfig(configFile).profiles.production?.apiKey).toBe(good);
+
+    server.reply(json(401, { code: 'unauthorized', message: 'the API key is not valid', status: 401 }), json(401, { code: 'unauthorized', message: 'the API key is not valid', status: 401 }));
+    const refused = await petctl(['-p', 'production', 'auth', 'login', '--with-token'], { input: bad });
+    expect(refused.code).toBe(4);
+    expectCleanError(refused);
+    expect(refused.stderr).toBe(
+      `error: key not accepted by ${server.baseUrl}: the API key is not valid (unauthorized, HTTP 401)\nhint: check the key; --no-verify stores it without asking the service\n`,
+    );
+    const refusedJson = await petctl(['-p', 'production', '-o', 'json', 'auth', 'login', '--with-token'], { input: bad });
+    expect(refusedJson.code).toBe(4);
+    expect(jsonError(refusedJson)).toEqual({ code: 'unauthorized', message: `key not accepted by ${server.baseUrl}: the API key is not valid`, status: 401 });
+    expect(readConfig(configFile).profiles.production?.apiKey).toBe(good);
+
+    const unchecked = await ok(petctl(['-p', 'production', 'auth', 'login', '--no-verify', '--with-token'], { input: bad }));
+    expect(unchecked.stderr).toBe('API key stored for profile "production". Check it with: petctl auth status -p production\n');
+    expect(server.requests).toHaveLength(3);
+    expect(readConfig(configFile).profiles.production?.apiKey).toBe(bad);
+
+    await server.close();
+    const offline = await ok(petctl(['-p', 'production', '--retries', '0', 'auth', 'login', '--with-token'], { input: good }));
+    expect(offline.stderr).toMatch(/^warning: the key could not be checked \(.+\); storing it unchecked\nAPI key stored for profile "production"/);
+    expect(readConfig(configFile).profiles.production?.apiKey).toBe(good);
+  });
+
+  it('login on the sandbox profile: a sandbox key is accepted with its plan\'s limit, any other refused', async (t) => {
+    const { petctl, configFile } = setup(t);
+    const pro = await ok(petctl(['auth', 'login', '--with-token'], { input: 'sandbox-pro' }));
+    expect(pro.stderr).toMatch(/^Key accepted by the embedded sandbox: rate limit 300, \d+ left\.\n/);
+    expect(readConfig(configFile).profiles.sandbox).toEqual({ apiKey: 'sandbox-pro' });
+    const bogus = await petctl(['auth', 'login', '--with-token'], { input: 'not-a-sandbox-key', secrets: ['not-a-sandbox-key'] });
+    expect(bogus.code).toBe(4);
+    expect(bogus.stderr).toMatch(/^error: key not accepted by the embedded sandbox: /);
+    expect(readConfig(configFile).profiles.sandbox).toEqual({ apiKey: 'sandbox-pro' });
+  });
+
   it('a rejected key exits 4 with a hint to log in, in human and JSON form', async (t) => {
     const server = await scripted(t);
     const unauthorized = json(401, { code: 'unauthorized', message: 'the API key is not valid', status: 401 }, { 'www-authenticate': 'Bearer' });
@@ -314,7 +399,7 @@ describe.concurrent('auth', () => {
     const key = newApiKey();
     const { petctl } = setup(t, [key]);
     await ok(petctl(['profile', 'add', 'production', '--base-url', server.baseUrl]));
-    await ok(petctl(['auth', 'login', '-p', 'production'], { input: key }));
+    await ok(petctl(['auth', 'login', '--no-verify', '-p', 'production'], { input: key }));
 
     const status = await petctl(['-p', 'production', 'auth', 'status']);
     expect(status.code).toBe(4);
@@ -363,7 +448,7 @@ describe.concurrent('auth', () => {
     const { petctl, configFile } = setup(t, [key, envKey]);
     await ok(petctl(['profile', 'add', 'production', '--base-url', server.baseUrl]));
     await ok(petctl(['profile', 'use', 'production']));
-    await ok(petctl(['auth', 'login'], { input: key }));
+    await ok(petctl(['auth', 'login', '--no-verify'], { input: key }));
 
     // The environment's key wins over the stored one.
     const env = { PETCTL_API_KEY: envKey };
@@ -371,7 +456,7 @@ describe.concurrent('auth', () => {
     expect(status.stdout).toContain(`API key:    ${mask(envKey)} (from PETCTL_API_KEY)`);
     expectPetctlHeaders(server.requests[0]!, envKey);
     expect((await ok(petctl(['profile', 'show'], { env }))).stdout).toContain('PETCTL_API_KEY overrides the stored key');
-    const relogin = await ok(petctl(['auth', 'login'], { env, input: key }));
+    const relogin = await ok(petctl(['auth', 'login', '--no-verify'], { env, input: key }));
     expect(relogin.stderr).toContain('warning: PETCTL_API_KEY is set and overrides the stored key');
 
     const logout = await ok(petctl(['auth', 'logout'], { env }));
@@ -397,7 +482,7 @@ describe.concurrent('auth', () => {
     expect(builtIn).toMatchObject({ profile: 'sandbox', baseUrlSource: 'sandbox', key: '****', keySource: 'sandbox-default', rateLimit: { limit: 60 } });
     expect(builtIn.baseUrl).toMatch(/^http:\/\/127\.0\.0\.1:\d+\/v1$/);
 
-    await ok(petctl(['auth', 'login', '--with-token'], { input: 'sandbox-pro' }));
+    await ok(petctl(['auth', 'login', '--no-verify', '--with-token'], { input: 'sandbox-pro' }));
     expect(readConfig(configFile).profiles.sandbox).toEqual({ apiKey: 'sandbox-pro' });
     expect(JSON.parse((await ok(petctl(['auth', 'status', '--json']))).stdout)).toMatchObject({ keySource: 'profile', rateLimit: { limit: 300 } });
 
@@ -422,7 +507,7 @@ describe.concurrent('auth', () => {
     const key = newApiKey();
     const { petctl } = setup(t, [key]);
     await ok(petctl(['profile', 'add', 'production', '--base-url', server.baseUrl]));
-    await ok(petctl(['-p', 'production', 'auth', 'login', '--with-token'], { input: key }));
+    await ok(petctl(['-p', 'production', 'auth', 'login', '--no-verify', '--with-token'], { input: key }));
     // runCli rejects with SecretLeakError if the key is printed; each call below is checked.
     const results = [
       await petctl(['-p', 'production', '-v', 'pets', 'list']),

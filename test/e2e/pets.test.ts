@@ -446,8 +446,17 @@ describe.concurrent('help and version', () => {
 
     const sub = await petctl(['pets', 'lst']);
     expect(sub.code).toBe(2);
-    expect(sub.stderr).toContain("unknown command 'lst'");
-    expect(sub.stderr).toContain('list');
+    expect(sub.stderr).toBe("error: unknown command 'lst' (did you mean 'list'?) (usage_error)\nhint: see petctl pets list --help\n");
+
+    const group = await petctl(['pet', 'list']);
+    expect(group).toMatchObject({ code: 2, stdout: '' });
+    expect(group.stderr).toBe("error: unknown command 'pet' (did you mean 'pets'?) (usage_error)\nhint: see petctl pets list --help\n");
+    const asJson = await petctl(['pet', 'list', '-o', 'json']);
+    expect(jsonError(asJson)).toEqual({ code: 'usage_error', message: "unknown command 'pet' (did you mean 'pets'?)", status: 0 });
+
+    const argument = await petctl(['pets', 'get', 'abc']);
+    expect(argument).toMatchObject({ code: 2, stdout: '' });
+    expect(argument.stderr).toBe('error: petId must be a whole number (int64): abc (usage_error)\nhint: see petctl pets get --help\n');
 
     const option = await petctl(['pets', 'list', '--colour']);
     expect(option.code).toBe(2);

@@ -12,12 +12,17 @@ import { FREE, call } from '../sandbox/helpers';
  * profile's pacing across processes.
  */
 
+/** An aligned table: the header, then one key per line (`awk '{print $1}'` still picks the keys). */
 const KEY_LINES = [
-  'sandbox-free\tfree\t60/min\t1000/day',
-  'sandbox-pro\tpro\t300/min\t10000/day',
-  'sandbox-business\tbusiness\t1000/min\t100000/day',
-  'sandbox-enterprise\tenterprise\t5000/min\t1000000/day',
+  'KEY                 PLAN        PER MINUTE  PER DAY',
+  'sandbox-free        free        60          1000',
+  'sandbox-pro         pro         300         10000',
+  'sandbox-business    business    1000        100000',
+  'sandbox-enterprise  enterprise  5000        1000000',
 ];
+
+/** A request log line: the local time it ended, then method, target, status, plan, duration. */
+const TIME = String.raw`\d\d:\d\d:\d\d`;
 
 interface SandboxProcess {
   child: ChildProcess;
@@ -85,8 +90,8 @@ function tempDir(t: Pick<TestContext, 'onTestFinished'>): string {
 }
 
 describe.concurrent('petctl sandbox (foreground)', () => {
-  it('prints the base URL first, then the four keys; answers GET /v1/pets with the Free key; logs each request on stderr', async (t) => {
-    const sandbox = await startSandboxProcess(t, ['--port', '0'], { PETCTL_CONFIG_DIR: tempDir(t) });
+  it('prints the base URL first, then the four keys as an aligned table; answers GET /v1/pets with the Free key; logs each request on stderr after the local time', async (t) => {
+    const sandbox = await startSandboxProcess(t, ['--port', '0'], { PETCTL_CONFIG_DIR: tempDir(t), TZ: 'Asia/Kathmandu' });
     expect(sandbox.baseUrl).toMatch(/^http:\/\/127\.0\.0\.1:\d+\/v1$/);
     expect(sandbox.baseUrl).not.toMatch(/:0\/v1$/);
     await sandbox.logged(/listening on/);
@@ -94,6 +99,7 @@ describe.concurrent('petctl sandbox (foreground)', () => {
     await vi.waitFor(() => expect(sandbox.stdout()).toBe(`${sandbox.baseUrl}\n${KEY_LINES.join('\n')}\n`), WAIT);
     expect(sandbox.stderr()).toContain(`listening on ${sandbox.baseUrl}`);
 
+    const requestedAt = Date.now();
     const reply = await call(sandbox.baseUrl, '/pets?limit=2', { key: FREE });
     expect(reply.status).toBe(200);
     expect(reply.headers['x-ratelimit-limit']).toBe('60');
@@ -104,14 +110,18 @@ describe.concurrent('petctl sandbox (foreground)', () => {
     const unauthorized = await call(sandbox.baseUrl, '/pets', { key: null });
     expect(unauthorized.status).toBe(401);
 
-    const [logLine] = await sandbox.logged(/^GET \/v1\/pets\?limit=2 /);
-    expect(logLine).toMatch(/^GET \/v1\/pets\?limit=2 200 free \d+ms$/);
-    const [refused] = await sandbox.logged(/^GET \/v1\/pets 401 /);
-    expect(refused).toMatch(/^GET \/v1\/pets 401 - \d+ms$/);
+    const [logLine] = await sandbox.logged(new RegExp(`^${TIME} GET /v1/pets\\?limit=2 `));
+    expect(logLine).toMatch(new RegExp(`^${TIME} GET /v1/pets\\?limit=2 200 free \\d+ms$`));
+    // Local time: Kathmandu is UTC+5:45, so a UTC clock would show other minutes.
+    const minuteThere = (epochMs: number) =>
+      new Intl.DateTimeFormat('en-GB', { timeZone: 'Asia/Kathmandu', hour: '2-digit', minute: '2-digit', hourCycle: 'h23' }).format(epochMs);
+    expect([minuteThere(requestedAt), minuteThere(Date.now())]).toContain(logLine!.slice(0, 5));
+    const [refused] = await sandbox.logged(new RegExp(`^${TIME} GET /v1/pets 401 `));
+    expect(refused).toMatch(new RegExp(`^${TIME} GET /v1/pets 401 - \\d+ms$`));
     // The plan is logged, never the key.
     expect(sandbox.stderr()).not.toContain('sandbox-free');
 
-    expect(await sandbox.stop('SIGINT')).toEqual({ code: 130, signal: null });
+    expect(await sandbox.stop('SIGINT')).toEqual({ code: null, signal: 'SIGINT' });
   });
 
   it('petctl --base-url <its URL> works with the sandbox profile default key, and with PETCTL_API_KEY', async (t) => {
@@ -130,18 +140,18 @@ describe.concurrent('petctl sandbox (foreground)', () => {
     // PETCTL_BASE_URL too.
     const viaEnv = await runCli(['pets', 'get', '2'], { env: { PETCTL_CONFIG_DIR: configDir, PETCTL_BASE_URL: sandbox.baseUrl } });
     expect(viaEnv.stdout).toBe('2\tBella\t1\tpending\n');
-    await sandbox.logged(/^GET \/v1\/pets\/2 200 free /);
+    await sandbox.logged(new RegExp(`^${TIME} GET /v1/pets/2 200 free `));
 
     const added = await petctl(['pets', 'add', '--name', 'Visitor', '--category-id', '3', '-o', 'json']);
     expect(JSON.parse(added.stdout)).toEqual({ id: 13, name: 'Visitor', categoryId: 3 });
     // Without --data it lives in memory: the profile's own data file is not touched.
     expect(fs.existsSync(path.join(configDir, 'sandbox-data.json'))).toBe(false);
-    await sandbox.logged(/^POST \/v1\/pets 201 free /);
+    await sandbox.logged(new RegExp(`^${TIME} POST /v1/pets 201 free `));
   });
 
-  it('SIGTERM stops it too, exit 130', async (t) => {
+  it('SIGTERM stops it too, ending by SIGTERM (143 in a shell)', async (t) => {
     const sandbox = await startSandboxProcess(t, ['--port', '0']);
-    expect(await sandbox.stop('SIGTERM')).toEqual({ code: 130, signal: null });
+    expect(await sandbox.stop('SIGTERM')).toEqual({ code: null, signal: 'SIGTERM' });
     // The port is free again: nothing is listening.
     await expect(call(sandbox.baseUrl, '/pets')).rejects.toThrow();
   });
@@ -155,22 +165,22 @@ describe.concurrent('petctl sandbox (foreground)', () => {
     expect((await first.logged(/listening on/))[0]).toContain(`data in ${dataFile}`);
     const added = await runCli(['--base-url', first.baseUrl, 'pets', 'add', '--name', 'Keeper', '--category-id', '2', '--status', 'pending'], { env });
     expect(added).toMatchObject({ code: 0, stdout: '13\tKeeper\t2\tpending\n' });
-    expect(await first.stop()).toMatchObject({ code: 130 });
+    expect(await first.stop()).toMatchObject({ signal: 'SIGINT' });
     expect(fs.statSync(dataFile).mode & 0o777).toBe(0o600);
 
     const second = await startSandboxProcess(t, ['--port', '0', '--data', dataFile]);
     const list = await runCli(['--base-url', second.baseUrl, 'pets', 'list', '--status', 'pending'], { env });
     expect(list.stdout).toBe('2\tBella\t1\tpending\n8\tSunny\t3\tpending\n12\tNibbles\t4\tpending\n13\tKeeper\t2\tpending\n');
-    expect(await second.stop()).toMatchObject({ code: 130 });
+    expect(await second.stop()).toMatchObject({ signal: 'SIGINT' });
   });
 
   it('--enterprise-quota sets the sandbox-enterprise key\'s quotas, printed and enforced', async (t) => {
     const sandbox = await startSandboxProcess(t, ['--port', '0', '--enterprise-quota', '3/1000'], { PETCTL_CONFIG_DIR: tempDir(t) });
-    await vi.waitFor(() => expect(sandbox.stdout()).toContain('sandbox-enterprise\tenterprise\t3/min\t1000/day\n'));
+    await vi.waitFor(() => expect(sandbox.stdout()).toMatch(/^sandbox-enterprise  enterprise  3 +1000\n/m));
     const statuses = [];
     for (let i = 0; i < 4; i += 1) statuses.push((await call(sandbox.baseUrl, '/pets?limit=1', { key: 'sandbox-enterprise' })).status);
     expect(statuses).toEqual([200, 200, 200, 429]);
-    expect(await sandbox.stop()).toMatchObject({ code: 130 });
+    expect(await sandbox.stop()).toMatchObject({ signal: 'SIGINT' });
   });
 
   it.each(['abc', '0/10', '10', '10/0', '5/-1', '1.5/10', '10/20/30', ''])('refuses --enterprise-quota %j with exit 2', async (value) => {
@@ -194,7 +204,7 @@ describe.concurrent('petctl sandbox (foreground)', () => {
     expect(first.headers.link).toBe('</v1/pets?limit=10&after=10&status=available>; rel="next"');
     const list = await runCli(['--base-url', sandbox.baseUrl, 'pets', 'list', '--limit', '100'], { env: { PETCTL_CONFIG_DIR: dir } });
     expect(list.stdout.trim().split('\n')).toHaveLength(25);
-    expect(await sandbox.stop()).toMatchObject({ code: 130 });
+    expect(await sandbox.stop()).toMatchObject({ signal: 'SIGINT' });
   });
 
   it('answers a bad key with 401 carrying the client address\'s rate-limit headers, and a flood of them with 429', async (t) => {
@@ -213,7 +223,7 @@ describe.concurrent('petctl sandbox (foreground)', () => {
     expect(flooded.body).toMatchObject({ code: 'rate_limited', status: 429 });
     // A valid key from the same address is still served.
     expect((await call(sandbox.baseUrl, '/pets?limit=1', { key: FREE })).status).toBe(200);
-    expect(await sandbox.stop()).toMatchObject({ code: 130 });
+    expect(await sandbox.stop()).toMatchObject({ signal: 'SIGINT' });
   });
 
   it('refuses bad flags with exit 2, and a port in use with a clear error', async (t) => {

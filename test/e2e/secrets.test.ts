@@ -81,17 +81,28 @@ const CASES: SecretCase[] = [
   { args: ['auth', 'status'], answer: 'pets', envKey: true, code: 0 },
   { args: ['auth', 'status'], answer: 'unauthorized', code: 4 },
   { args: ['auth', 'status'], answer: 'rateLimited', code: 5 },
-  { args: ['auth', 'login', '--with-token'], input: 'KEY', code: 0 },
+  { args: ['auth', 'login', '--with-token'], input: 'KEY', answer: 'pets', code: 0 },
+  { args: ['auth', 'login', '--with-token'], input: 'KEY', answer: 'pets', envKey: true, code: 0 },
+  { args: ['auth', 'login', '--with-token'], input: 'KEY', answer: 'unauthorized', code: 4 },
+  { args: ['auth', 'login', '--with-token'], input: 'KEY', answer: 'rateLimited', code: 0 },
+  { args: ['auth', 'login', '--with-token'], input: 'KEY', answer: 'dropped', code: 0 },
+  { args: ['auth', 'login', '--with-token'], input: 'KEY', answer: 'serverError', code: 0 },
+  { args: ['auth', 'login', '--no-verify', '--with-token'], input: 'KEY', code: 0 },
   { args: ['auth', 'login', '--with-token'], input: '', code: 2 },
-  { args: ['auth', 'login', '-p', 'nope', '--with-token'], input: 'KEY', code: 4 },
+  { args: ['auth', 'login', '-p', 'nope', '--with-token'], input: 'KEY', code: 2 },
   { args: ['auth', 'logout'], code: 0 },
   { args: ['auth', 'logout'], envKey: true, code: 0 },
-  { args: ['auth', 'logout', '-p', 'nope'], code: 4 },
+  { args: ['auth', 'logout', '-p', 'nope'], code: 2 },
   { args: ['profile', 'list'], code: 0 },
   { args: ['profile', 'list'], envKey: true, code: 0 },
   { args: ['profile', 'show'], code: 0 },
   { args: ['profile', 'show', 'prod'], envKey: true, code: 0 },
-  { args: ['profile', 'show', 'nope'], code: 4 },
+  { args: ['profile', 'show', 'nope'], code: 2 },
+  { args: ['profile', 'set', 'prod', '--base-url', 'https://api2.example.test/v1'], code: 0 },
+  { args: ['profile', 'set', 'prod', '--base-url', 'https://api2.example.test/v1'], envKey: true, code: 0 },
+  { args: ['profile', 'set', 'prod', '--state-url', 'redis://:s3cret@127.0.0.1:6379/0'], code: 0 },
+  { args: ['profile', 'set', 'prod'], code: 2 },
+  { args: ['profile', 'set', 'nope', '--base-url', 'https://api2.example.test/v1'], code: 2 },
   { args: ['profile', 'add', 'staging', '--base-url', 'https://staging.example.test/v1'], code: 0 },
   { args: ['profile', 'add', 'prod', '--base-url', 'https://api.example.test/v1'], code: 2 },
   { args: ['profile', 'use', 'prod'], code: 0 },
@@ -187,7 +198,8 @@ describe.skipIf(!hasScript)('auth login on a real terminal (a pty through util-l
   it('prompts, echoes nothing of the key, and stores it', { timeout: 30_000 }, async () => {
     const dir = tempConfigDir();
     const key = newApiKey();
-    const command = `${JSON.stringify(NODE)} ${JSON.stringify(BIN)} auth login`;
+    // --no-verify: the key is random, and the sandbox (this profile's service) would refuse it.
+    const command = `${JSON.stringify(NODE)} ${JSON.stringify(BIN)} auth login --no-verify`;
     const child = spawn('script', ['-q', '-e', '-c', command, '/dev/null'], { env: cleanEnv({ PETCTL_CONFIG_DIR: dir }), stdio: ['pipe', 'pipe', 'pipe'] });
     let screen = '';
     let typed = false;
@@ -249,10 +261,10 @@ describe.concurrent('files open to others are tightened, with a warning', () => 
 
     const result = await runCli(['-o', 'json', 'profile', 'show', 'nope'], { env: { PETCTL_CONFIG_DIR: dir } });
 
-    expect(result.code).toBe(4);
+    expect(result.code).toBe(2);
     const lines = result.stderr.trim().split('\n');
     expect(lines[0]).toBe(`warning: ${config} was accessible to other users (mode 0640); changed it to 0600`);
-    expect(JSON.parse(lines.at(-1)!)).toMatchObject({ code: 'not_configured' });
+    expect(JSON.parse(lines.at(-1)!)).toMatchObject({ code: 'usage_error' });
     expect(fs.statSync(config).mode & 0o777).toBe(0o600);
     fs.rmSync(dir, { recursive: true, force: true });
   });

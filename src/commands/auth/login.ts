@@ -1,17 +1,21 @@
 import type { Command } from 'commander';
 import type { Context } from '../../context';
+import { ApiError, ExitCode, InterruptedError, NotConfiguredError, PetctlError, UsageError } from '../../errors';
+import { readKey } from '../../input/read-key';
 import type { Invoke } from '../root';
-import { readKey } from './read-key';
 
 export interface LoginOptions {
   withToken: boolean;
+  /** Check the key with GET /pets?limit=1 before storing it (--no-verify: don't). */
+  verify: boolean;
 }
 
 export function registerLogin(auth: Command, invoke: Invoke): void {
   auth
     .command('login')
-    .description('store an API key in the profile (hidden prompt on a terminal)')
+    .description('check an API key with the service and store it in the profile (hidden prompt on a terminal)')
     .option('--with-token', 'read the key from standard input (also when stdin is not a terminal)')
+    .option('--no-verify', 'store the key without checking it (e.g. offline)')
     .addHelpText(
       'after',
       `
@@ -19,17 +23,52 @@ Examples:
   $ petctl auth login                              # prompts, echoing nothing
   $ petctl auth login -p staging --with-token < key.txt
   $ printf %s "$PET_KEY" | petctl auth login --with-token
+  $ petctl auth login -p production --no-verify --with-token < key.txt
 
+The key is checked with one request (GET /pets?limit=1): accepted, it is
+stored and the plan's rate limit shown; a 401 is "key not accepted", exit 4,
+nothing stored; a service that cannot be reached stores it with a warning.
+With --no-input (PETCTL_NO_INPUT=1) it never prompts: pipe the key with --with-token.
 The key is never a flag (it would land in shell history and ps output).`,
     )
-    .action((options: { withToken?: boolean }) => invoke((ctx) => loginRun({ withToken: options.withToken === true }, ctx)));
+    .action((options: { withToken?: boolean; verify: boolean }) =>
+      invoke((ctx) => loginRun({ withToken: options.withToken === true, verify: options.verify !== false }, ctx)),
+    );
 }
 
 export async function loginRun(options: LoginOptions, ctx: Context): Promise<void> {
-  const [store, { resolveProfileName }] = await Promise.all([ctx.profiles(), import('../../config/target')]);
+  const [store, { resolveProfileName }, { validateApiKey }] = await Promise.all([
+    ctx.profiles(),
+    import('../../config/target'),
+    import('../../config/profiles'),
+  ]);
   const { name } = resolveProfileName(store, { profileFlag: ctx.globals.profile, env: ctx.env });
-  const key = await readKey(ctx, name, options.withToken);
+  const key = validateApiKey(await readKey(ctx, name, options.withToken));
+  if (options.verify) await checkKey(ctx, key);
   await store.setKey(name, key);
   ctx.notice(`API key stored for profile "${name}". Check it with: petctl auth status${ctx.globals.profile ? ` -p ${name}` : ''}`);
   if (ctx.env.PETCTL_API_KEY) ctx.warn('PETCTL_API_KEY is set and overrides the stored key until you unset it');
+}
+
+/** One GET /pets?limit=1 with the new key: says what the service answered; a 401 (or 403) refuses the key. */
+async function checkKey(ctx: Context, key: string): Promise<void> {
+  const [{ openApiSession }, { listPets }] = await Promise.all([import('../../api/session'), import('../../api/pets')]);
+  const { http, target } = await openApiSession(ctx, { apiKey: key });
+  const service = target.baseUrlSource === 'sandbox' ? 'the embedded sandbox' : target.baseUrl;
+  try {
+    const { rate } = (await listPets(http, { limit: 1 })).response;
+    const remaining = rate.remaining === undefined ? '' : `, ${rate.remaining} left`;
+    ctx.notice(`Key accepted by ${service}: ${rate.limit === undefined ? 'it reported no rate limit' : `rate limit ${rate.limit}${remaining}`}.`);
+  } catch (error) {
+    if (error instanceof ApiError && (error.status === 401 || error.status === 403)) {
+      throw new PetctlError(ExitCode.AUTH, `key not accepted by ${service}: ${error.message}`, {
+        code: error.code,
+        status: error.status,
+        hint: 'check the key; --no-verify stores it without asking the service',
+        cause: error,
+      });
+    }
+    if (!(error instanceof PetctlError) || error instanceof InterruptedError || error instanceof UsageError || error instanceof NotConfiguredError) throw error;
+    ctx.warn(`the key could not be checked (${error.message}); storing it unchecked`);
+  }
 }

@@ -6,7 +6,7 @@ import type { Invoke } from '../root';
 export function registerStatus(auth: Command, invoke: Invoke): void {
   auth
     .command('status')
-    .description('check the API key with GET /pets?limit=1 and show the profile, masked key and rate limit')
+    .description('check the API key with GET /pets?limit=1 and show the profile, masked key, rate limit and configuration file')
     .addHelpText('after', '\nExamples:\n  $ petctl auth status\n  $ petctl auth status -p production -o json\n  $ petctl auth status --query rateLimit.remaining')
     .action(() => invoke((ctx) => statusRun(ctx), { jsonResult: true }));
 }
@@ -21,15 +21,18 @@ const SOURCE_LABELS: Record<string, string> = {
 };
 
 export async function statusRun(ctx: Context): Promise<void> {
-  const [{ http, target }, { listPets }, { maskKey }, { renderDetails }] = await Promise.all([
+  const [{ http, target }, { listPets }, { maskKey }, { renderDetails }, { formatLocalDateTime }] = await Promise.all([
     ctx.api(),
     import('../../api/pets'),
     import('../../config/target'),
     import('../../output/details'),
+    import('../../output/time'),
   ]);
   const { response } = await listPets(http, { limit: 1 });
   const { rate } = response;
-  const reset = rate.resetEpochSeconds === undefined ? undefined : new Date(rate.resetEpochSeconds * 1000).toISOString();
+  const resetMs = rate.resetEpochSeconds === undefined ? undefined : rate.resetEpochSeconds * 1000;
+  // JSON keeps the moment unambiguous (UTC, ISO 8601); people read it in their own time zone.
+  const reset = resetMs === undefined ? undefined : new Date(resetMs).toISOString();
   const keySourceText = target.keySource === 'env' ? 'from PETCTL_API_KEY' : SOURCE_LABELS[target.keySource ?? 'profile'];
   const baseSourceText = target.baseUrlSource === 'env' ? 'from PETCTL_BASE_URL' : SOURCE_LABELS[target.baseUrlSource];
   const profileSourceText = target.profileSource === 'env' ? 'from PETCTL_PROFILE' : SOURCE_LABELS[target.profileSource];
@@ -43,9 +46,12 @@ export async function statusRun(ctx: Context): Promise<void> {
     keySource: target.keySource,
     authenticated: true,
     rateLimit: { limit: rate.limit ?? null, remaining: rate.remaining ?? null, reset: reset ?? null },
+    configFile: ctx.paths.configFile,
   };
   const limitText =
-    rate.limit === undefined ? 'not reported' : `${rate.remaining ?? '?'} of ${rate.limit} left${reset ? `, resets ${reset}` : ''}`;
+    rate.limit === undefined
+      ? 'not reported'
+      : `${rate.remaining ?? '?'} of ${rate.limit} left${resetMs === undefined ? '' : `, resets ${formatLocalDateTime(resetMs)}`}`;
   await writeResult(ctx, object, () =>
     renderDetails(
       [
@@ -54,6 +60,7 @@ export async function statusRun(ctx: Context): Promise<void> {
         { key: 'key', label: 'API key', text: `${object.key} (${keySourceText})` },
         { key: 'authenticated', label: 'Status', text: 'authenticated (GET /pets?limit=1 answered 200)' },
         { key: 'rateLimit', label: 'Rate limit', text: limitText },
+        { key: 'configFile', label: 'Config', text: object.configFile },
       ],
       object,
       ctx.globals.output,

@@ -1,12 +1,7 @@
-import type { Context } from '../../context';
-import { InterruptedError, UsageError } from '../../errors';
-
-/** Reads all of stdin (a pipe or a file): `echo "$KEY" | petctl auth login --with-token`. */
-async function readStdin(ctx: Context): Promise<string> {
-  const chunks: Buffer[] = [];
-  for await (const chunk of ctx.io.stdin) chunks.push(Buffer.isBuffer(chunk) ? chunk : Buffer.from(chunk));
-  return Buffer.concat(chunks).toString('utf8');
-}
+import type { Context } from '../context';
+import { InterruptedError, UsageError } from '../errors';
+import { canPrompt } from './prompts';
+import { readStdin } from './stdin';
 
 /** A prompt that echoes nothing, so the key never shows on screen or in terminal scrollback. */
 function promptHidden(ctx: Context, prompt: string): Promise<string> {
@@ -38,12 +33,16 @@ function promptHidden(ctx: Context, prompt: string): Promise<string> {
   });
 }
 
-/** The key from a hidden prompt on a terminal, or from stdin with --with-token or when stdin is not a terminal. */
+/**
+ * The key from stdin (with --with-token, or when stdin is not a terminal), or
+ * from a hidden prompt when petctl may prompt (input/prompts.ts canPrompt:
+ * not with --no-input or PETCTL_NO_INPUT); otherwise a usage error.
+ */
 export async function readKey(ctx: Context, profile: string, withToken: boolean): Promise<string> {
+  const hint = 'echo "$KEY" | petctl auth login --with-token';
   const fromStdin = withToken || !ctx.io.stdin.isTTY;
-  const key = (fromStdin ? await readStdin(ctx) : await promptHidden(ctx, `API key for profile "${profile}": `)).trim();
-  if (key === '') {
-    throw new UsageError(fromStdin ? 'no API key on standard input' : 'no API key entered', 'echo "$KEY" | petctl auth login --with-token');
-  }
+  if (!fromStdin && !canPrompt(ctx)) throw new UsageError('no API key: prompting is off (--no-input, PETCTL_NO_INPUT, or stderr is not a terminal)', hint);
+  const key = (fromStdin ? (await readStdin(ctx.io.stdin)).toString('utf8') : await promptHidden(ctx, `API key for profile "${profile}": `)).trim();
+  if (key === '') throw new UsageError(fromStdin ? 'no API key on standard input' : 'no API key entered', hint);
   return key;
 }

@@ -1,0 +1,71 @@
+import { Argument, type Command } from 'commander';
+import { completesWith } from '../../completion/values';
+import type { Context } from '../../context';
+import { writeResult } from '../../output/result';
+import type { Invoke } from '../root';
+import { SANDBOX_URL_TEXT } from './list';
+
+export function registerProfileShow(profile: Command, invoke: Invoke): void {
+  profile
+    .command('show')
+    .description('show a profile (default: the one in use), what overrides it, and where the configuration lives')
+    .addArgument(completesWith(new Argument('[name]', 'profile name'), 'profiles'))
+    .addHelpText(
+      'after',
+      `
+Examples:
+  $ petctl profile show
+  $ petctl profile show production -o json
+  $ petctl profile show production --query effectiveBaseUrl
+  $ petctl auth status -p production      # asks the service: the key, the rate limit`,
+    )
+    .action((name: string | undefined) => invoke((ctx) => profileShowRun({ name }, ctx), { jsonResult: true }));
+}
+
+export async function profileShowRun(options: { name?: string }, ctx: Context): Promise<void> {
+  const [store, { maskKey, resolveTarget }, { maskStateUrl }, { renderDetails }, { unknownProfile }] = await Promise.all([
+    ctx.profiles(),
+    import('../../config/target'),
+    import('../../config/state-url'),
+    import('../../output/details'),
+    import('../../config/profiles'),
+  ]);
+  if (options.name !== undefined && store.get(options.name) === undefined) throw unknownProfile(options.name, store.list().map((profile) => profile.name));
+  const target = resolveTarget(store, { profileFlag: options.name ?? ctx.globals.profile, baseUrlFlag: ctx.globals.baseUrl, env: ctx.env, sandboxDataFile: ctx.paths.sandboxDataFile });
+  const stored = store.get(target.profile);
+  const overrides = [
+    ...(ctx.env.PETCTL_API_KEY ? ['PETCTL_API_KEY overrides the stored key'] : []),
+    ...(target.baseUrlSource === 'env' ? ['PETCTL_BASE_URL overrides the base URL'] : []),
+    ...(target.baseUrlSource === 'flag' ? ['--base-url overrides the base URL'] : []),
+    ...(target.stateUrlSource === 'env' ? ['PETCTL_STATE_URL overrides the state store'] : []),
+  ];
+  const object = {
+    name: target.profile,
+    active: target.profile === store.activeName(),
+    builtIn: stored?.builtIn ?? false,
+    baseUrl: stored?.baseUrl ?? null,
+    effectiveBaseUrl: target.baseUrl ?? null,
+    storedKey: stored?.apiKey ? maskKey(stored.apiKey) : null,
+    effectiveKey: target.apiKey ? maskKey(target.apiKey) : null,
+    keySource: target.keySource ?? null,
+    // Only when a state store is in use, so that output without one stays as it was.
+    ...(target.stateUrl ? { stateUrl: maskStateUrl(target.stateUrl), stateUrlSource: target.stateUrlSource ?? null } : {}),
+    overrides,
+    configFile: store.path,
+  };
+  await writeResult(ctx, object, () =>
+    renderDetails(
+      [
+        { key: 'name', label: 'Profile', text: `${object.name}${object.active ? ' (active)' : ''}` },
+        { key: 'baseUrl', label: 'Base URL', text: target.baseUrl ?? SANDBOX_URL_TEXT },
+        { key: 'storedKey', label: 'Stored key', text: object.storedKey ?? (object.builtIn ? 'none (uses the built-in sandbox key)' : 'none: run petctl auth login') },
+        { key: 'effectiveKey', label: 'Key in use', text: object.effectiveKey ? `${object.effectiveKey} (${object.keySource})` : 'none' },
+        ...(object.stateUrl ? [{ key: 'stateUrl', label: 'State store', text: `${object.stateUrl} (${object.stateUrlSource})` }] : []),
+        { key: 'overrides', label: 'Overrides', text: overrides.length ? overrides.join('; ') : 'none' },
+        { key: 'configFile', label: 'Config', text: object.configFile },
+      ],
+      object,
+      ctx.globals.output,
+    ),
+  );
+}

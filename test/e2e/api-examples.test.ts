@@ -1,0 +1,78 @@
+import { execFileSync, spawn } from 'node:child_process';
+import fs from 'node:fs';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { describe, expect, it } from 'vitest';
+import { BIN, NODE, cleanEnv, tempConfigDir } from '../helpers/cli';
+
+/**
+ * Every `petctl api` example in `petctl api --help`, `petctl --help`, the
+ * README and docs/ runs as written against the built-in sandbox. The examples
+ * are read out of those texts, so a changed example is tested as it reads.
+ */
+
+const ROOT = fileURLToPath(new URL('../..', import.meta.url));
+/** The files the examples name, as docs/api-and-query.md describes them. */
+const FIXTURES = { 'rex.json': '{"name":"Rex","categoryId":1}', 'name.txt': 'Rex' };
+
+/** `$ petctl api …` lines, and pipelines that hold one (`cat rex.json | petctl api …`). */
+function examplesIn(text: string): string[] {
+  return [...text.matchAll(/^\s*\$ (.*\bpetctl api .*)$/gm)].map((match) => match[1]!.trim());
+}
+
+const help = (args: string[]) => execFileSync(NODE, [BIN, ...args], { env: cleanEnv(), encoding: 'utf8' });
+const docs = fs.readdirSync(path.join(ROOT, 'docs')).filter((name) => name.endsWith('.md'));
+const SOURCES: Array<[string, string]> = [
+  ['petctl api --help', help(['api', '--help'])],
+  ['petctl --help', help(['--help'])],
+  ['README.md', fs.readFileSync(path.join(ROOT, 'README.md'), 'utf8')],
+  ...docs.map((name): [string, string] => [`docs/${name}`, fs.readFileSync(path.join(ROOT, 'docs', name), 'utf8')]),
+];
+const EXAMPLES = [...new Set(SOURCES.flatMap(([, text]) => examplesIn(text)))];
+
+interface Ran {
+  code: number | null;
+  stdout: string;
+  stderr: string;
+}
+
+/** One example in bash (pipefail), in a folder holding the fixtures, with a fresh config dir: the built-in sandbox profile. */
+function runExample(example: string): Promise<Ran> {
+  const dir = tempConfigDir();
+  for (const [name, text] of Object.entries(FIXTURES)) fs.writeFileSync(path.join(dir, name), text);
+  const script = `set -o pipefail\npetctl() { "$TEST_NODE" "$TEST_BIN" "$@"; }\n${example}\n`;
+  const child = spawn('bash', ['-c', script], {
+    cwd: dir,
+    env: cleanEnv({ PETCTL_CONFIG_DIR: path.join(dir, 'config'), TEST_NODE: NODE, TEST_BIN: BIN }),
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  let stdout = '';
+  let stderr = '';
+  child.stdout.setEncoding('utf8').on('data', (chunk: string) => (stdout += chunk));
+  child.stderr.setEncoding('utf8').on('data', (chunk: string) => (stderr += chunk));
+  return new Promise((resolve) =>
+    child.on('close', (code) => {
+      fs.rmSync(dir, { recursive: true, force: true });
+      resolve({ code, stdout, stderr });
+    }),
+  );
+}
+
+describe('the petctl api examples', () => {
+  it('are found in every place that shows them', () => {
+    const counts = Object.fromEntries(SOURCES.map(([name, text]) => [name, examplesIn(text).length]));
+    expect(counts['petctl api --help']).toBeGreaterThanOrEqual(5);
+    expect(counts['petctl --help']).toBeGreaterThanOrEqual(1);
+    expect(counts['README.md']).toBeGreaterThanOrEqual(5);
+    expect(counts['docs/api-and-query.md']).toBeGreaterThanOrEqual(10);
+  });
+
+  it.concurrent.for(EXAMPLES)('%s', async (example) => {
+    const ran = await runExample(example);
+    expect(ran.stderr, example).not.toMatch(/^error:/m);
+    expect(ran.code, ran.stderr).toBe(0);
+    expect(ran.stdout).not.toBe('');
+    // Piped output ends with a newline.
+    expect(ran.stdout.endsWith('\n')).toBe(true);
+  });
+});

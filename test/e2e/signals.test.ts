@@ -1,0 +1,91 @@
+import { spawn } from 'node:child_process';
+import fs from 'node:fs';
+import { type TestContext, describe, expect, it } from 'vitest';
+import { BIN, NODE, cleanEnv, tempConfigDir } from '../helpers/cli';
+
+/**
+ * After its cleanup, an interrupted petctl ends by the signal itself, as a
+ * shell expects: bash stops a loop only when its child died by SIGINT (a child
+ * that exits 130 on its own tells bash it handled Ctrl-C, and the loop goes on).
+ */
+
+interface Ended {
+  code: number | null;
+  signal: NodeJS.Signals | null;
+  stdout: string;
+  stderr: string;
+}
+
+/**
+ * Runs `script` in bash, where `petctl` runs the built binary, as the leader of
+ * its own process group; calls `ready(stdout, pid)` on every stdout chunk.
+ */
+function runBash(t: Pick<TestContext, 'onTestFinished'>, script: string, ready: (stdout: string, pid: number) => void): Promise<Ended> {
+  const configDir = tempConfigDir();
+  const child = spawn('bash', ['-c', `petctl() { "$TEST_NODE" "$TEST_BIN" "$@"; }\n${script}`], {
+    env: cleanEnv({ PETCTL_CONFIG_DIR: configDir, TEST_NODE: NODE, TEST_BIN: BIN }),
+    stdio: ['ignore', 'pipe', 'pipe'],
+    detached: true,
+  });
+  t.onTestFinished(() => {
+    try {
+      process.kill(-child.pid!, 'SIGKILL');
+    } catch {
+      // Already gone.
+    }
+    fs.rmSync(configDir, { recursive: true, force: true });
+  });
+  let stdout = '';
+  let stderr = '';
+  child.stdout.setEncoding('utf8').on('data', (chunk: string) => {
+    stdout += chunk;
+    ready(stdout, child.pid!);
+  });
+  child.stderr.setEncoding('utf8').on('data', (chunk: string) => (stderr += chunk));
+  return new Promise((resolve) => child.on('close', (code, signal) => resolve({ code, signal, stdout, stderr })));
+}
+
+describe.concurrent('an interrupted petctl ends by its signal', () => {
+  it('Ctrl-C (SIGINT to the foreground process group) stops a bash for loop of two petctl runs after the first', async (t) => {
+    let sent = false;
+    const ended = await runBash(
+      t,
+      'for run in 1 2; do echo "start $run"; petctl sandbox --port 0; echo "after $run: $?"; done; echo "loop finished"',
+      (stdout, pid) => {
+        // A terminal's Ctrl-C goes to every process of the foreground group: bash and petctl.
+        if (!sent && /^start 1\nhttp:\/\/127\.0\.0\.1:\d+\/v1\n/.test(stdout) && stdout.includes('sandbox-free')) {
+          sent = true;
+          process.kill(-pid, 'SIGINT');
+        }
+        // The loop went on: its second sandbox would run until killed.
+        if (stdout.includes('start 2')) process.kill(-pid, 'SIGKILL');
+      },
+    );
+    expect(ended.stdout).not.toContain('start 2');
+    expect(ended.stdout).not.toContain('after 1');
+    expect(ended.stdout).not.toContain('loop finished');
+    // bash, seeing its child die by SIGINT, ends by SIGINT too.
+    expect(ended.signal).toBe('SIGINT');
+    expect(ended.stderr).toContain('listening on');
+  });
+
+  it('the shell sees 130 after SIGINT and 143 after SIGTERM', async (t) => {
+    for (const [signal, status] of [['INT', 130], ['TERM', 143]] as const) {
+      let sent = false;
+      const ended = await runBash(
+        t,
+        // In the background so that only petctl gets the signal (Node resets the SIGINT that bash ignores for it).
+        `"$TEST_NODE" "$TEST_BIN" sandbox --port 0 & pid=$!; echo "pid $pid"; wait $pid; echo "status $?"`,
+        (stdout) => {
+          const pid = /^pid (\d+)\n/.exec(stdout)?.[1];
+          if (!sent && pid !== undefined && stdout.includes('sandbox-free')) {
+            sent = true;
+            process.kill(Number(pid), `SIG${signal}`);
+          }
+        },
+      );
+      expect(ended.stdout, ended.stderr).toContain(`status ${status}\n`);
+      expect(ended.code).toBe(0);
+    }
+  });
+});
