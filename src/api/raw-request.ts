@@ -2,6 +2,7 @@ import { readFile } from 'node:fs/promises';
 import { UsageError } from '../errors';
 import { parseInt64 } from '../schemas/int64';
 import type { ApiRequest } from './http-client';
+import { isSameOrigin } from './same-origin';
 
 /**
  * `petctl api`: turns its flags into one request for the HTTP core, checking
@@ -98,9 +99,8 @@ export function resolveApiUrl(baseUrl: string, path: string): string {
     } catch {
       throw new UsageError(`'${path}' is not a URL`);
     }
-    const base = new URL(baseUrl);
-    if (url.origin !== base.origin) {
-      throw new UsageError(`refusing ${url.origin}: petctl api sends the API key only to the profile's origin, ${base.origin}`, 'give a path relative to the base URL, e.g. /pets');
+    if (!isSameOrigin(url, baseUrl)) {
+      throw new UsageError(`refusing ${url.origin}: petctl api sends the API key only to the profile's origin, ${new URL(baseUrl).origin}`, 'give a path relative to the base URL, e.g. /pets');
     }
     return url.toString();
   }

@@ -102,11 +102,15 @@ export async function runImport(options: RunnerOptions): Promise<RunnerOutcome> 
         journaledSent = true;
         onWire = true;
       },
-      onAnswer: (status) => {
+      onAnswer: (answer) => {
         onWire = false;
-        options.onAnswer?.(status);
+        options.onAnswer?.(answer.status);
       },
-      wait: waitOrStop,
+      wait: (ms, why) => {
+        // The core waits only before a request goes out (the gate asked again after beforeSend) or between attempts.
+        onWire = false;
+        return waitOrStop(ms, why);
+      },
       // Draw from the machine-wide budget from the first request: full rate, no 429 storm.
       paced: true,
     };
