@@ -2,6 +2,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { type CliResult, expectCleanError, expectPetctlHeaders, jsonError, newApiKey, setupE2e } from '../helpers/cli';
+import { LOCAL_TIME, namedTime } from '../helpers/local-time';
 import { type RecordedRequest, json } from '../helpers/scripted-server';
 
 /**
@@ -16,19 +17,6 @@ const SLACK_MS = 50;
 const PET = { id: 1, name: 'Rex', categoryId: 1, status: 'available' };
 const PET_LINE = '1\tRex\t1\tavailable\n';
 const RATE_LIMITED = { code: 'rate_limited', message: 'Too many requests', status: 429 };
-/** `at 14:32:05` (or `at 2026-11-26 14:32:05` on another day): when to try again, in local time. */
-const LOCAL_TIME = /at (?:(\d{4})-(\d\d)-(\d\d) )?(\d\d):(\d\d):(\d\d)/;
-
-/** The moment a message names in local time, to the second (epoch ms). */
-function namedTime(text: string): number {
-  const match = LOCAL_TIME.exec(text);
-  if (!match) throw new Error(`no local time in: ${text}`);
-  const [, year, month, day, hours, minutes, seconds] = match;
-  const date = new Date();
-  if (year !== undefined) date.setFullYear(Number(year), Number(month) - 1, Number(day));
-  date.setHours(Number(hours), Number(minutes), Number(seconds), 0);
-  return date.getTime();
-}
 
 function notices(result: CliResult): string[] {
   return result.stderr.split('\n').filter((line) => line.startsWith('petctl: '));
