@@ -97,7 +97,9 @@ export async function runImport(options: RunnerOptions): Promise<RunnerOutcome> 
     let onWire = false;
     const hooks: RequestHooks = {
       beforeSend: async () => {
-        if (halt.signal.aborted) throw new StopSending();
+        // A request past the gate holds a permit of the window's budget: a rate limit that stopped the
+        // import (another request found the budget spent) is no reason to drop it; anything else is.
+        if (halt.signal.aborted && !(stoppedBy instanceof RateLimitError && !options.stop.aborted && !options.signal.aborted)) throw new StopSending();
         await journal.append({ row, state: 'sent' });
         journaledSent = true;
         onWire = true;
