@@ -109,7 +109,6 @@ export interface ApiResponse {
   header(name: string): string | undefined;
 }
 
-
 const TIMEOUT = Symbol('timeout');
 
 function headerGetter(headers: Record<string, string | string[] | undefined>) {
