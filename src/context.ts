@@ -65,6 +65,12 @@ export interface Context {
   sleep(ms: number): Promise<void>;
   /** A waiting period the user should see: a countdown on a TTY, one line otherwise (none with --quiet). */
   wait(ms: number, why: string): Promise<void>;
+  /**
+   * The one line `petctl: <why>` for a wait of a second or more (none with
+   * --quiet). One wait, one line: requests in flight that wait for the same
+   * moment (within a second) share the line printed for the first of them.
+   */
+  announceWait(ms: number, why: string): void;
   /** Informational line on stderr; --quiet silences it. */
   notice(message: string): void;
   /** `warning: ...` on stderr; --quiet silences it. */
@@ -125,6 +131,8 @@ export function createContext(globals: GlobalOptions, deps: ContextDeps): Contex
 
   // --quiet silences everything on stderr but errors; with -o json it leaves the one JSON error line.
   const silent = globals.quiet;
+  /** When the waits announced and not yet over end. */
+  let announced: number[] = [];
 
   const ctx: Context = {
     io,
@@ -139,10 +147,19 @@ export function createContext(globals: GlobalOptions, deps: ContextDeps): Contex
     now,
     random: deps.random ?? Math.random,
     sleep,
+    announceWait(ms, why) {
+      if (silent || ms < 1000) return;
+      const at = now();
+      const until = at + ms;
+      announced = announced.filter((end) => end > at);
+      if (announced.some((end) => Math.abs(end - until) < 1000)) return;
+      announced.push(until);
+      io.stderr.write(`petctl: ${why}\n`);
+    },
     async wait(ms, why) {
       if (silent || ms < 1000) return sleep(ms);
       if (!io.stderr.isTTY) {
-        io.stderr.write(`petctl: ${why}\n`);
+        ctx.announceWait(ms, why);
         return sleep(ms);
       }
       // On a terminal the line counts down in place and is cleared when the wait ends.

@@ -76,10 +76,13 @@ export class ApiError extends PetctlError {
 export class RateLimitError extends PetctlError {
   /** Epoch milliseconds after which a retry may succeed, when known. */
   readonly retryAt?: number;
+  /** What stands in the way, in a few words ("the daily quota is used up"), for messages that add their own context. */
+  readonly reason: string;
 
-  constructor(message: string, details: ErrorDetails & { retryAt?: number }) {
+  constructor(message: string, details: ErrorDetails & { retryAt?: number; reason?: string }) {
     super(ExitCode.RATE_LIMITED, message, details);
     this.retryAt = details.retryAt;
+    this.reason = details.reason ?? 'rate limited';
   }
 }
 
@@ -90,10 +93,13 @@ export class NetworkError extends PetctlError {
    * connection itself was never made (refused, unknown host, connect timeout).
    */
   readonly sent: boolean;
+  /** False when trying again cannot help (a refused connection to this machine: nothing listens there). */
+  readonly retryable: boolean;
 
-  constructor(message: string, details: { code?: 'network_error' | 'timeout'; sent: boolean; cause?: unknown; hint?: string }) {
+  constructor(message: string, details: { code?: 'network_error' | 'timeout'; sent: boolean; retryable?: boolean; cause?: unknown; hint?: string }) {
     super(ExitCode.NETWORK, message, { code: details.code ?? 'network_error', cause: details.cause, hint: details.hint });
     this.sent = details.sent;
+    this.retryable = details.retryable ?? true;
   }
 }
 

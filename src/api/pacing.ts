@@ -52,7 +52,7 @@ export interface RateAnswer {
   reset?: number;
   /** The reset on this machine's clock; undefined when it is in the past or implausibly far (then it is ignored). */
   resetAt?: number;
-  /** For a 429: when it may be retried (Retry-After, else the reset), on this machine's clock. */
+  /** For a 429: its Retry-After, on this machine's clock. Without one the block lasts until `resetAt`, when known. */
   retryAt?: number;
   /** For a 429: the key is banned (Error code key_banned). */
   banned?: boolean;
@@ -97,18 +97,22 @@ export function observe(entry: LimitEntry | undefined, answer: RateAnswer, now: 
   let next: LimitEntry = { ...entry };
   let changed = false;
 
-  if (answer.status === 429 && answer.retryAt !== undefined && answer.retryAt > now && (next.blockedUntil ?? 0) < answer.retryAt) {
-    next = { ...next, blockedUntil: answer.retryAt, reason: answer.banned ? 'key_banned' : 'rate_limited' };
+  const retryAt = answer.status === 429 ? (answer.retryAt ?? answer.resetAt) : undefined;
+  if (retryAt !== undefined && retryAt > now && (next.blockedUntil ?? 0) < retryAt) {
+    next = { ...next, blockedUntil: retryAt, reason: answer.banned ? 'key_banned' : 'rate_limited' };
     changed = true;
   }
 
   const { remaining, reset, resetAt } = answer;
-  if (remaining !== undefined && reset !== undefined && resetAt !== undefined) {
+  // A 429's Retry-After is the server's word on when to send again: the
+  // Remaining/Reset of that same answer must not hold anything longer.
+  const windowSaid = !(answer.status === 429 && answer.retryAt !== undefined);
+  if (windowSaid && remaining !== undefined && reset !== undefined && resetAt !== undefined) {
     const known = next.window;
     const live = known !== undefined && now < known.resetAt;
     const left = answer.status === 429 ? 0 : remaining;
     if (known && known.reset === reset) {
-      // Both ends are never early (see HttpClient.serverNow), so the earlier is the closer.
+      // Both ends are never early (see ServerClock), so the earlier is the closer.
       if (left < known.remaining || resetAt < known.resetAt) {
         next.window = { ...known, remaining: Math.min(left, known.remaining), resetAt: Math.min(resetAt, known.resetAt) };
         changed = true;
@@ -126,7 +130,7 @@ export function observe(entry: LimitEntry | undefined, answer: RateAnswer, now: 
       next = { ...next, blockedUntil: resetAt, reason: 'quota_exhausted' };
       changed = true;
     }
-  } else if (paced && answer.status !== 429 && (next.untrackedUntil ?? 0) <= now) {
+  } else if (windowSaid && paced && answer.status !== 429 && (next.untrackedUntil ?? 0) <= now) {
     // No budget to learn: waiting for probes would only hold every request to one at a time.
     next.untrackedUntil = now + UNTRACKED_MS;
     changed = true;

@@ -3,6 +3,7 @@ import { InvalidResponseError } from '../errors';
 import { Pets } from '../schemas/pet';
 import type { ApiResponse, HttpClient } from './http-client';
 import { type ListPetsParams, validated } from './pets';
+import { isSameOrigin } from './same-origin';
 
 /**
  * `pets list --all`: GET /pets, then every `Link: <…>; rel="next"` (RFC 8288)
@@ -59,7 +60,7 @@ export async function* petPages(http: HttpClient, params: ListPetsParams): Async
     const next = nextLink(response.header('link'), url);
     // The page itself is good: it is handed out before a bad link to the next one ends the walk.
     yield { number, url, pets, response, ...(next === undefined ? {} : { next }) };
-    if (next !== undefined && !http.isSameOrigin(next)) {
+    if (next !== undefined && !isSameOrigin(next, url)) {
       throw new InvalidResponseError(
         `page ${number}'s next link points to another origin (${new URL(next).origin}); not followed, so the API key stays with ${new URL(url).origin}`,
         response.status,

@@ -60,6 +60,6 @@ export function sunsetDate(header: (name: string) => string | undefined): string
 /** getPet: GET /pets/{petId} (deprecated). `onSunset` hears the removal date from every answer, errors included. */
 export async function getPet(http: HttpClient, petId: number | bigint, onSunset?: (date: string) => void): Promise<Pet> {
   const path = `/pets/${petId.toString()}`;
-  const response = await http.send({ method: 'GET', path, observe: (header) => onSunset?.(sunsetDate(header)) });
+  const response = await http.send({ method: 'GET', path, hooks: { onAnswer: (answer) => onSunset?.(sunsetDate(answer.header)) } });
   return validated(Pet, response, `GET ${path}`);
 }

@@ -3,6 +3,7 @@ import { UsageError } from '../errors';
 import { readStdin } from '../input/stdin';
 import { parseInt64 } from '../schemas/int64';
 import type { ApiRequest } from './http-client';
+import { isSameOrigin } from './same-origin';
 
 /**
  * `petctl api`: turns its flags into one request for the HTTP core, checking
@@ -95,9 +96,8 @@ export function resolveApiUrl(baseUrl: string, path: string): string {
     } catch {
       throw new UsageError(`'${path}' is not a URL`);
     }
-    const base = new URL(baseUrl);
-    if (url.origin !== base.origin) {
-      throw new UsageError(`refusing ${url.origin}: petctl api sends the API key only to the profile's origin, ${base.origin}`, 'give a path relative to the base URL, e.g. /pets');
+    if (!isSameOrigin(url, baseUrl)) {
+      throw new UsageError(`refusing ${url.origin}: petctl api sends the API key only to the profile's origin, ${new URL(baseUrl).origin}`, 'give a path relative to the base URL, e.g. /pets');
     }
     return url.toString();
   }

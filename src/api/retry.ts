@@ -18,7 +18,8 @@ export const MAX_RETRY_AFTER_MS = MAX_PLAUSIBLE_RESET_MS;
 /** What one attempt came to. `sent` tells whether the request may have reached the server. */
 export type AttemptOutcome =
   | { kind: 'response'; status: number }
-  | { kind: 'network'; sent: boolean };
+  /** `retryable: false`: trying again cannot help (nothing listens on this machine's port). */
+  | { kind: 'network'; sent: boolean; retryable?: boolean };
 
 /**
  * A 429 was not processed, so any method may be retried after it. A GET is
@@ -32,6 +33,7 @@ export function shouldRetry(outcome: AttemptOutcome, retriesDone: number, maxRet
     if (outcome.status === 429) return true;
     return method === 'GET' && (outcome.status === 502 || outcome.status === 503 || outcome.status === 504);
   }
+  if (outcome.retryable === false) return false;
   return method === 'GET' || !outcome.sent;
 }
 

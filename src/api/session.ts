@@ -1,3 +1,4 @@
+import fs from 'node:fs';
 import type { Context } from '../context';
 import { isLoopbackHost } from '../config/base-url';
 import { type ResolvedTarget, rejectedKeyHint, requireKey } from '../config/target';
@@ -22,7 +23,10 @@ export async function openApiSession(ctx: Context, overrides: { apiKey?: string 
     // The built-in sandbox profile: the embedded service, in this process, on an ephemeral loopback port.
     const { startSandbox } = await import('../sandbox/server');
     const minuteMs = Number(ctx.env.PETCTL_SANDBOX_MINUTE_MS) || undefined;
-    const sandbox = await startSandbox({ host: '127.0.0.1', port: 0, dataFile: ctx.paths.sandboxDataFile, minuteMs });
+    // Test hook: the embedded sandbox's request log (one line per request, never the key), appended to this file.
+    const logFile = ctx.env.PETCTL_SANDBOX_LOG;
+    const log = logFile ? (line: string) => fs.appendFileSync(logFile, `${line}\n`) : undefined;
+    const sandbox = await startSandbox({ host: '127.0.0.1', port: 0, dataFile: ctx.paths.sandboxDataFile, minuteMs, log });
     ctx.onCleanup(() => sandbox.close());
     baseUrl = sandbox.baseUrl;
   }

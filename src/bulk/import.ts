@@ -5,6 +5,7 @@ import { type RowFailure, type RowResult, type Tally, count, emptyTally } from '
 import { openInput } from './input';
 import { type JournalEntry, JournalWriter, defaultJournalPath, readJournal, targetDigest } from './journal';
 import { type InputFormat, formatFromExtension, readRows } from './reader';
+import { formatWhen } from '../output/time';
 
 /**
  * `pets add --file`: validate every row, then send the valid ones through
@@ -175,8 +176,8 @@ async function sendRows(options: BulkAddOptions, ctx: Context, plan: SendPlan): 
       onAnswer: (status) => progress.answer(status),
       onWait: (ms, why) => {
         progress.waiting(ms);
-        // Off a terminal there is no bar: a long wait gets one line, so the import does not look stuck.
-        if (ctx.io.stderr.isTTY !== true && ms >= 5000) ctx.notice(`petctl: ${why}`);
+        // Off a terminal there is no bar: a wait gets one line (one for all the requests waiting for it), so the import does not look stuck.
+        if (ctx.io.stderr.isTTY !== true) ctx.announceWait(ms, why);
       },
       onWaited: () => progress.waited(),
     });
@@ -194,13 +195,19 @@ async function sendRows(options: BulkAddOptions, ctx: Context, plan: SendPlan): 
   const stoppedBy = outcome.stoppedBy;
   if (outcome.interrupted || stoppedBy instanceof InterruptedError) throw new InterruptedError();
   if (stoppedBy instanceof RateLimitError) {
-    throw new RateLimitError(`the rate limit stopped the import: ${stoppedBy.message}; ${resume}`, {
-      code: stoppedBy.code,
-      status: stoppedBy.status,
-      body: stoppedBy.body,
-      retryAt: stoppedBy.retryAt,
-      hint: stoppedBy.hint,
-    });
+    // Not the core's own message: it speaks of one request ("nothing sent"), and rows may have been created.
+    const when = stoppedBy.retryAt === undefined ? 'later' : formatWhen(stoppedBy.retryAt, ctx.now());
+    throw new RateLimitError(
+      `the rate limit stopped the import: ${stoppedBy.reason}; ${plural(tally.created, 'row')} created, ${left} left; resume ${when}: rerun the same command`,
+      {
+        code: stoppedBy.code,
+        status: stoppedBy.status,
+        body: stoppedBy.body,
+        retryAt: stoppedBy.retryAt,
+        reason: stoppedBy.reason,
+        hint: stoppedBy.code === 'quota_exhausted' || stoppedBy.code === 'key_banned' ? 'the journal keeps what was created: the rerun sends only the rest' : 'raise --max-wait to wait longer; the journal keeps what was created',
+      },
+    );
   }
   if (stoppedBy) {
     throw new PetctlError(stoppedBy.exitCode, `${stoppedBy.message}; the import stopped, ${resume}`, {

@@ -97,16 +97,22 @@ export async function runImport(options: RunnerOptions): Promise<RunnerOutcome> 
     let onWire = false;
     const hooks: RequestHooks = {
       beforeSend: async () => {
-        if (halt.signal.aborted) throw new StopSending();
+        // A request past the gate holds a permit of the window's budget: a rate limit that stopped the
+        // import (another request found the budget spent) is no reason to drop it; anything else is.
+        if (halt.signal.aborted && !(stoppedBy instanceof RateLimitError && !options.stop.aborted && !options.signal.aborted)) throw new StopSending();
         await journal.append({ row, state: 'sent' });
         journaledSent = true;
         onWire = true;
       },
-      onAnswer: (status) => {
+      onAnswer: (answer) => {
         onWire = false;
-        options.onAnswer?.(status);
+        options.onAnswer?.(answer.status);
       },
-      wait: waitOrStop,
+      wait: (ms, why) => {
+        // The core waits only before a request goes out (the gate asked again after beforeSend) or between attempts.
+        onWire = false;
+        return waitOrStop(ms, why);
+      },
       // Draw from the machine-wide budget from the first request: full rate, no 429 storm.
       paced: true,
     };

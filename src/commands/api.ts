@@ -66,8 +66,10 @@ export async function apiRun(options: ApiOptions, ctx: Context): Promise<void> {
   // -i: the head of the final answer, an error's too (before the error on stderr); reset before every attempt.
   let head = '';
   if (options.include) {
-    request.onResponse = (answer) => (head = output.renderHead(answer));
-    request.hooks = { beforeSend: () => void (head = '') };
+    request.hooks = {
+      beforeSend: () => void (head = ''),
+      onAnswer: (answer) => (head = output.renderHead(answer)),
+    };
   }
   const answer = await http.send(request).finally(() => ctx.io.stdout.write(head));
   if (ctx.globals.query === undefined) {

@@ -89,7 +89,7 @@ export function buildProgram(invoke: Invoke, output: HelpOutput): Command {
       new Option('--retries <n>', 'retries after a 429, and for GET also after 502/503/504 or a network error').argParser(parseCount).default(4),
     )
     .addOption(
-      new Option('--max-wait <seconds>', 'longest wait before giving up with exit 5: after a 429 with its retries, or for one rate-limit window (0 = never wait)').argParser(parseSeconds).default(60),
+      new Option('--max-wait <seconds>', 'most a command waits in all (429 Retry-After, ban, rate-limit window, day quota, backoff) before exit 5; an import\'s waits for the next minute window do not count (0 = never wait)').argParser(parseSeconds).default(60),
     )
     .option('-v, --verbose', 'HTTP trace on stderr (Authorization redacted)')
     .option('-q, --quiet', 'no notices or warnings on stderr')

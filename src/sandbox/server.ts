@@ -82,10 +82,10 @@ import { limitsFileOf, memoryRateLimits, openFileRateLimits, type RateLimitBook 
 import { rateLimitPolicy, type RateLimitDecision, type RateLimitPolicyOptions } from './rate-limiter';
 import { createMemoryStore, openFileStore, SandboxDataFileError, StoreBusyError, type PetStore } from './store';
 import { parseListQuery, parseNewPet, parsePetId } from './validation';
+import { DEFAULT_HOST, DEFAULT_PORT } from './defaults';
 
 export const BASE_PATH = '/v1';
-export const DEFAULT_HOST = '127.0.0.1';
-export const DEFAULT_PORT = 4010;
+export { DEFAULT_HOST, DEFAULT_PORT } from './defaults';
 /** Headers must arrive within this long, or node answers 408 and drops the socket. */
 export const DEFAULT_HEADERS_TIMEOUT_MS = 10_000;
 /** The whole request, body included, must arrive within this long. */

@@ -75,13 +75,19 @@ describe('observe', () => {
     expect(observe(undefined, answer(0), NOW, false)).toEqual({ window: window(0), blockedUntil: NOW + 30_000, reason: 'quota_exhausted' });
   });
 
-  it('a 429 blocks until its Retry-After, and empties the window it names', () => {
+  it('a 429 with Retry-After blocks until then; its own Remaining/Reset hold nothing longer', () => {
     const limited = { ...answer(0), status: 429, retryAt: NOW + 4000 };
-    expect(observe({ window: window(3) }, limited, NOW, true)).toEqual({ window: window(0), blockedUntil: NOW + 4000, reason: 'rate_limited' });
+    expect(observe({ window: window(3) }, limited, NOW, true)).toEqual({ window: window(3), blockedUntil: NOW + 4000, reason: 'rate_limited' });
+    expect(observe(undefined, limited, NOW, false)).toEqual({ blockedUntil: NOW + 4000, reason: 'rate_limited' });
     expect(observe(undefined, { status: 429, retryAt: NOW + 600_000, banned: true }, NOW, false)).toEqual({
       blockedUntil: NOW + 600_000,
       reason: 'key_banned',
     });
+  });
+
+  it('a 429 without Retry-After blocks until the reset it names, and empties that window', () => {
+    const limited = { ...answer(0), status: 429 };
+    expect(observe({ window: window(3) }, limited, NOW, true)).toEqual({ window: window(0), blockedUntil: NOW + 30_000, reason: 'rate_limited' });
   });
 
   it('a 429 never shortens a longer block', () => {

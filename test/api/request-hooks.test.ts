@@ -31,7 +31,7 @@ describe('request hooks', () => {
       beforeSend: () => {
         events.push(`send ${server.requests.length}`);
       },
-      onAnswer: (status) => events.push(`answer ${status}`),
+      onAnswer: (answer) => events.push(`answer ${answer.status}`),
       wait: async (ms, why) => {
         events.push(`wait ${ms} ${why.startsWith('HTTP 429') ? '429' : why}`);
         await new Promise((resolve) => setTimeout(resolve, ms));
@@ -50,7 +50,7 @@ describe('request hooks', () => {
       beforeSend: () => {
         events.push('send');
       },
-      onAnswer: (status) => events.push(`answer ${status}`),
+      onAnswer: (answer) => events.push(`answer ${answer.status}`),
     }).catch((error: unknown) => error);
     expect(failure).toBeInstanceOf(NetworkError);
     expect((failure as NetworkError).sent).toBe(true);

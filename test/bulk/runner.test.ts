@@ -2,7 +2,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import type { RequestHooks } from '../../src/api/http-client';
+import type { Answer, RequestHooks } from '../../src/api/http-client';
 import { type JournalEntry, JournalWriter, readJournal } from '../../src/bulk/journal';
 import type { InputRow } from '../../src/bulk/reader';
 import type { RowResult } from '../../src/bulk/results';
@@ -59,10 +59,15 @@ async function run(names: string[], behaviour: Behaviour, options: { previous?: 
   return { outcome, results, entries: Object.fromEntries([...entries].map(([row, entry]) => [row, entry.state])) };
 }
 
+/** An answer of this status, as the HTTP core hands it to onAnswer. */
+function answerOf(status: number): Answer {
+  return { status, text: '', headers: {}, header: () => undefined };
+}
+
 let nextId = 1;
 const creates: Behaviour = async (newPet, hooks) => {
   await hooks.beforeSend?.();
-  hooks.onAnswer?.(201);
+  hooks.onAnswer?.(answerOf(201));
   return { id: nextId++, ...newPet };
 };
 
@@ -71,7 +76,7 @@ describe('runImport', () => {
     const { outcome, results, entries } = await run(['A', 'bad', 'C'], async (newPet, hooks) => {
       if (newPet.name !== 'bad') return creates(newPet, hooks);
       await hooks.beforeSend?.();
-      hooks.onAnswer?.(400);
+      hooks.onAnswer?.(answerOf(400));
       throw new ApiError('POST', 'http://x/v1/pets', 400, { code: 'invalid_category', message: 'no', status: 400 });
     });
     expect(entries).toEqual({ 1: 'created', 2: 'rejected', 3: 'created' });
@@ -85,7 +90,7 @@ describe('runImport', () => {
       calls += 1;
       if (newPet.name !== 'B') return creates(newPet, hooks);
       await hooks.beforeSend?.();
-      hooks.onAnswer?.(429);
+      hooks.onAnswer?.(answerOf(429));
       throw new RateLimitError('rate limited', { code: 'rate_limited', status: 429, retryAt: Date.now() + 60_000 });
     });
     expect(calls).toBe(2);
@@ -156,7 +161,7 @@ describe('runImport', () => {
           await hooks.beforeSend?.();
           stop.abort();
           await new Promise((resolve) => setTimeout(resolve, 50));
-          hooks.onAnswer?.(201);
+          hooks.onAnswer?.(answerOf(201));
           return { id: 1, ...newPet };
         }
         await hooks.wait!(60_000, 'rate limit reached');

@@ -273,7 +273,7 @@ describe.concurrent('pets add --file', () => {
     const result = await petctl(['--base-url', 'http://127.0.0.1:9/v1', '--retries', '0', 'pets', 'add', '--file', file]);
     expect(result.code).toBe(7);
     expect(summary(result)).toMatchObject({ created: 0, unknown: 0 });
-    expect(result.stderr).toMatch(/connection refused; the import stopped, 1 row not sent yet; rerun the same command to resume/);
+    expect(result.stderr).toMatch(/connection refused: nothing is listening on 127\.0\.0\.1:9; the import stopped, 1 row not sent yet; rerun the same command to resume/);
   });
 
   it('exit 5 when the rate limit stops the import (a wait longer than --max-wait), saying when; a rerun resumes, every row created once', async (t) => {
@@ -283,7 +283,9 @@ describe.concurrent('pets add --file', () => {
 
     const first = await petctl(['--max-wait', '1', 'pets', 'add', '--file', file, '--concurrency', '1']);
     expect(first.code).toBe(5);
-    expect(first.stderr).toMatch(/^error: the rate limit stopped the import: .*Try again after \d{4}-\d\d-\d\dT[\d:.]+Z.*; 3 rows not sent yet; rerun the same command to resume/m);
+    // Rows were created: the message says how many, how many are left, and when to resume in local time.
+    expect(first.stderr).toMatch(/^error: the rate limit stopped the import: rate limited; 1 row created, 3 left; resume at \d\d:\d\d:\d\d, in [12]s: rerun the same command \(rate_limited, HTTP 429\)$/m);
+    expect(first.stderr).not.toMatch(/nothing sent/);
     expect(summary(first)).toMatchObject({ created: 1 });
 
     const second = await petctl(['pets', 'add', '--file', file, '--concurrency', '1']);

@@ -180,7 +180,25 @@ describe.concurrent('gateway errors and dropped connections', () => {
 
     expect(result.code).toBe(7);
     expectCleanError(result);
-    expect(result.stderr).toMatch(/connection refused \(network_error\)/);
+    expect(result.stderr).toMatch(new RegExp(`connection refused: nothing is listening on 127\\.0\\.0\\.1:${port} \\(network_error\\)`));
+  });
+
+  it('nothing listening on a loopback port: not retried, whatever --retries says (waiting starts no server)', async () => {
+    const probe = http.createServer();
+    await new Promise<void>((resolve) => probe.listen(0, '127.0.0.1', resolve));
+    const { port } = probe.address() as AddressInfo;
+    await new Promise<void>((resolve) => probe.close(() => resolve()));
+
+    const result = await runCli(['--base-url', `http://127.0.0.1:${port}/v1`, '--retries', '4', 'pets', 'list'], {
+      env: { PETCTL_CONFIG_DIR: tempConfigDir(), PETCTL_API_KEY: newApiKey() },
+    });
+
+    expect(result.code).toBe(7);
+    expectCleanError(result);
+    expect(result.stderr).not.toMatch(/retry/);
+    expect(result.stderr).toMatch(/nothing is listening on 127\.0\.0\.1:\d+/);
+    // Not the sandbox's default port: no word of the sandbox.
+    expect(result.stderr).not.toMatch(/petctl sandbox/);
   });
 });
 

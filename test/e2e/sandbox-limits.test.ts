@@ -52,7 +52,7 @@ describe('petctl at the Free plan limit', () => {
     const first = await runCli(['--base-url', baseUrl, '--verbose', '--max-wait', '0', 'pets', 'list'], { env });
     expect(first.code).toBe(5);
     expect(first.stderr).toMatch(/< 429 in \d+ ms x-ratelimit-limit=60 x-ratelimit-remaining=0 x-ratelimit-reset=\d+ retry-after=\d+/);
-    expect(first.stderr).toMatch(/error: rate limited: .*Try again after/);
+    expect(first.stderr).toMatch(/error: rate limited: .*Try again at \d\d:\d\d:\d\d, in \d+s/);
     expect(first.stdout).toBe('');
     expect(seen()).toHaveLength(1);
 

@@ -116,7 +116,7 @@ describe.skipIf(noRedisServer)('several machines, one key, one redis-server', ()
         const refused = await b.run(['--max-wait', maxWait, 'pets', 'list']);
         expect(refused.code).toBe(5);
         expect(refused.stdout).toBe('');
-        expect(refused.stderr).toMatch(/error: rate limit reached; nothing sent\. Try again after \S+ \(in \d+s\)/);
+        expect(refused.stderr).toMatch(/error: rate limited \(HTTP 429, Retry-After\); nothing sent\. Try again at [\d: -]+, in \d+s \(rate_limited\)/);
         expect(warnings(refused)).toEqual([]);
       }
       expect(server.requests).toHaveLength(before);

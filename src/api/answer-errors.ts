@@ -1,0 +1,95 @@
+import { ApiError, InvalidResponseError, type PetctlError, RateLimitError, RedirectError } from '../errors';
+import { formatWhen } from '../output/time';
+import { parseJson } from '../schemas/json';
+import { ErrorBody } from '../schemas/pet';
+import { describeWait } from './wait-policy';
+
+/**
+ * What an HTTP answer that is not a success means for the user: the error
+ * (and so the exit code, see errors.ts) for every status, and the body of a
+ * success read as JSON. Pure functions of the answer; nothing here sends.
+ */
+
+/** An answer as the HTTP core received it. */
+export interface Answer {
+  status: number;
+  /** The body exactly as received. */
+  text: string;
+  /** Every header as received, names lower-cased. */
+  headers: Record<string, string | string[] | undefined>;
+  header(name: string): string | undefined;
+}
+
+/** The Error body of an answer, when it has one of the shape the specification promises. */
+export function errorBodyOf(text: string): ErrorBody | undefined {
+  try {
+    const parsed = ErrorBody.safeParse(parseJson(text));
+    return parsed.success ? parsed.data : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+/** A 2xx body as JSON (undefined when empty); a body that is not JSON is an invalid answer (exit 7). */
+export function parseSuccessBody(answer: Answer, method: string, url: string): unknown {
+  if (answer.status === 204 || answer.text === '') return undefined;
+  try {
+    return parseJson(answer.text);
+  } catch {
+    throw new InvalidResponseError(`${method} ${url} answered ${answer.status} with a body that is not JSON${snippet(answer.text)}`, answer.status);
+  }
+}
+
+export interface ErrorContext {
+  method: string;
+  url: string;
+  now: number;
+  /** For a 429: when it may be retried (its Retry-After, else the window's reset), on this machine's clock. */
+  retryAt?: number;
+  /** The hint for a 401: how to store a working key for this profile. */
+  authHint?: string;
+}
+
+/** The error for an answer that is not a 2xx. */
+export function errorForAnswer(answer: Answer, context: ErrorContext): PetctlError {
+  const { method, url } = context;
+  const body = errorBodyOf(answer.text);
+  const status = answer.status;
+  const hint = status === 401 ? (context.authHint ?? 'run petctl auth login') : undefined;
+  // undici never follows redirects on its own; neither does petctl (the key would travel with it).
+  if (status >= 300 && status < 400) return new RedirectError(method, url, status, printableLocation(answer.header('location')));
+  if (status === 429) return rateLimitAnswerError(body, context.retryAt, context.now);
+  if (body) return new ApiError(method, url, status, body, hint);
+  if (status >= 500) return new InvalidResponseError(`${method} ${url} failed with HTTP ${status}${snippet(answer.text)}`, status);
+  // A 4xx without the Error body the specification promises: keep the status's meaning.
+  return new ApiError(method, url, status, { code: `http_${status}`, message: `HTTP ${status} without an Error body${snippet(answer.text)}` }, hint);
+}
+
+/** A 429 that petctl will not wait out (its retries or --max-wait are spent, or a second ban). */
+function rateLimitAnswerError(body: ErrorBody | undefined, retryAt: number | undefined, now: number): RateLimitError {
+  const banned = body?.code === 'key_banned';
+  const reason = !banned ? 'rate limited' : retryAt === undefined ? 'the API key is banned' : describeWait('ban', retryAt, now);
+  const when = retryAt === undefined ? 'later' : formatWhen(retryAt, now);
+  return new RateLimitError(`${reason}: ${body?.message ?? 'too many requests'}. Try again ${when}`, {
+    code: body?.code ?? 'rate_limited',
+    status: 429,
+    body,
+    retryAt,
+    reason,
+    hint: banned ? undefined : 'raise --retries or --max-wait to wait longer',
+  });
+}
+
+/** The Location as sent, on one line and of a readable length: it ends up in the error message. */
+function printableLocation(value: string | undefined): string | undefined {
+  const text = value?.trim().replace(/[\u0000-\u001f\u007f]/g, ' ');
+  if (!text) return undefined;
+  return text.length > 300 ? `${text.slice(0, 297)}...` : text;
+}
+
+/** The start of a body, on one line, for an error message. */
+export function snippet(text: string): string {
+  const flat = text.replace(/\s+/g, ' ').trim();
+  if (!flat) return '';
+  return `: ${flat.length > 80 ? `${flat.slice(0, 77)}...` : flat}`;
+}

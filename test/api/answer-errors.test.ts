@@ -1,0 +1,79 @@
+import { describe, expect, it } from 'vitest';
+import { type Answer, errorBodyOf, errorForAnswer, parseSuccessBody } from '../../src/api/answer-errors';
+import { ApiError, ExitCode, InvalidResponseError, RateLimitError, RedirectError } from '../../src/errors';
+
+const NOW = new Date(2026, 10, 25, 14, 31, 4, 0).getTime();
+const URL = 'https://api.example.org/v1/pets';
+
+function answer(status: number, body: unknown, headers: Record<string, string> = {}): Answer {
+  const text = typeof body === 'string' ? body : JSON.stringify(body);
+  return { status, text, headers, header: (name) => headers[name.toLowerCase()] };
+}
+
+const context = { method: 'GET', url: URL, now: NOW };
+
+describe('errorForAnswer', () => {
+  it.each([
+    { status: 400, body: { code: 'missing_field', message: 'name is required', status: 400 }, exit: ExitCode.REJECTED, code: 'missing_field' },
+    { status: 401, body: { code: 'unauthorized', message: 'bad key', status: 401 }, exit: ExitCode.AUTH, code: 'unauthorized' },
+    { status: 404, body: { code: 'pet_not_found', message: 'no', status: 404 }, exit: ExitCode.NOT_FOUND, code: 'pet_not_found' },
+    { status: 418, body: 'I am a teapot', exit: ExitCode.FAILURE, code: 'http_418' },
+    { status: 500, body: { code: 'internal_error', message: 'oops', status: 500 }, exit: ExitCode.NETWORK, code: 'internal_error' },
+  ])('HTTP $status → exit $exit, code $code', ({ status, body, exit, code }) => {
+    const error = errorForAnswer(answer(status, body), context);
+    expect(error).toBeInstanceOf(ApiError);
+    expect(error.exitCode).toBe(exit);
+    expect(error.code).toBe(code);
+  });
+
+  it('a 401 carries the hint to store a working key', () => {
+    expect(errorForAnswer(answer(401, 'nope'), context).hint).toBe('run petctl auth login');
+    expect(errorForAnswer(answer(401, 'nope'), { ...context, authHint: 'petctl auth login -p prod' }).hint).toBe('petctl auth login -p prod');
+  });
+
+  it('a 502 page without an Error body is an invalid answer (exit 7) quoting its start', () => {
+    const error = errorForAnswer(answer(502, '<html>\n<h1>Bad   Gateway</h1></html>'), context);
+    expect(error).toBeInstanceOf(InvalidResponseError);
+    expect(error.message).toBe(`GET ${URL} failed with HTTP 502: <html> <h1>Bad Gateway</h1></html>`);
+  });
+
+  it('a redirect is never followed: exit 7, naming where it pointed, on one line', () => {
+    const error = errorForAnswer(answer(302, '', { location: 'https://evil.example/\r\nx' }), context);
+    expect(error).toBeInstanceOf(RedirectError);
+    expect(error.message).toContain('to https://evil.example/  x;');
+  });
+
+  it('a 429: exit 5, code rate_limited, when to try again in local time', () => {
+    const error = errorForAnswer(answer(429, { code: 'rate_limited', message: 'Slow down', status: 429 }), { ...context, retryAt: NOW + 61_000 }) as RateLimitError;
+    expect(error).toBeInstanceOf(RateLimitError);
+    expect(error.exitCode).toBe(ExitCode.RATE_LIMITED);
+    expect(error.message).toBe('rate limited: Slow down. Try again at 14:32:05, in 61s');
+    expect(error.retryAt).toBe(NOW + 61_000);
+    expect(error.hint).toBe('raise --retries or --max-wait to wait longer');
+  });
+
+  it('a 429 key_banned says the key is banned and until when', () => {
+    const error = errorForAnswer(answer(429, { code: 'key_banned', message: 'banned', status: 429 }), { ...context, retryAt: NOW + 30_000 }) as RateLimitError;
+    expect(error.code).toBe('key_banned');
+    expect(error.message).toBe('the API key is banned until 14:31:34: banned. Try again at 14:31:34, in 30s');
+    expect(error.hint).toBeUndefined();
+  });
+
+  it('a 429 without Retry-After or reset: "later"', () => {
+    expect(errorForAnswer(answer(429, 'x'), context).message).toBe('rate limited: too many requests. Try again later');
+  });
+});
+
+describe('bodies', () => {
+  it('errorBodyOf reads the Error body, or nothing', () => {
+    expect(errorBodyOf('{"code":"x","message":"y","status":400}')).toMatchObject({ code: 'x' });
+    expect(errorBodyOf('<html>')).toBeUndefined();
+    expect(errorBodyOf('{"code":1}')).toBeUndefined();
+  });
+
+  it('parseSuccessBody: JSON, nothing for 204 or an empty body, exit 7 for anything else', () => {
+    expect(parseSuccessBody(answer(200, [{ id: 1 }]), 'GET', URL)).toEqual([{ id: 1 }]);
+    expect(parseSuccessBody(answer(204, ''), 'GET', URL)).toBeUndefined();
+    expect(() => parseSuccessBody(answer(200, '<html>'), 'GET', URL)).toThrow(InvalidResponseError);
+  });
+});

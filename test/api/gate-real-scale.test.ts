@@ -1,0 +1,131 @@
+import { describe, expect, it } from 'vitest';
+import type { RequestHooks } from '../../src/api/http-client';
+import { type KeyRateState, checkRateLimit, rateLimitPolicy } from '../../src/sandbox/rate-limiter';
+import { RateLimitError } from '../../src/errors';
+import { FakeTime, fakeClient, fakeService, memoryGate } from '../helpers/fake-core';
+
+/**
+ * The gate's rules at the plan's real scale, on a fake clock: a service with
+ * the sandbox's own limiter (rate-limiter.ts: a real 60 s minute and a day of
+ * 1,440 of them), and the real HTTP core pacing a bulk import against it.
+ * Minutes and days of waiting run in milliseconds.
+ */
+
+const FREE = { perMinute: 60, perDay: 1000 };
+const MINUTE = 60_000;
+
+function limitedService(limits: { perMinute: number; perDay: number }) {
+  const time = new FakeTime();
+  const policy = rateLimitPolicy();
+  let state: KeyRateState | undefined;
+  let id = 0;
+  const statuses: number[] = [];
+  const { agent, requests } = fakeService(time, (request) => {
+    const outcome = checkRateLimit(state, limits, policy, time.now);
+    state = outcome.state;
+    const { decision } = outcome;
+    const headers: Record<string, string> = {
+      'x-ratelimit-limit': String(decision.limit),
+      'x-ratelimit-remaining': String(decision.remaining),
+      'x-ratelimit-reset': String(decision.resetEpochSeconds),
+      date: new Date(time.now).toUTCString(),
+    };
+    if (!decision.allowed) {
+      statuses.push(429);
+      headers['retry-after'] = String(decision.retryAfterSeconds);
+      return { status: 429, headers, body: { code: decision.banned ? 'key_banned' : 'rate_limited', message: 'limited', status: 429 } };
+    }
+    statuses.push(request.method === 'POST' ? 201 : 200);
+    if (request.method === 'GET') return { status: 200, headers, body: [] };
+    id += 1;
+    return { status: 201, headers, body: { id, ...JSON.parse(request.body) } };
+  });
+  const gate = memoryGate(() => time.now);
+  return { time, agent, requests, gate, statuses };
+}
+
+/** `rows` paced POSTs, `concurrency` at a time, as bulk import sends them; stops at the first error, like the runner. */
+async function importRows(http: ReturnType<typeof fakeClient>['http'], rows: number, concurrency = 4): Promise<{ created: number; stoppedBy?: unknown }> {
+  let next = 0;
+  let created = 0;
+  let stoppedBy: unknown;
+  const hooks: RequestHooks = { paced: true };
+  const slot = async () => {
+    while (next < rows && stoppedBy === undefined) {
+      const row = (next += 1);
+      try {
+        await http.send({ method: 'POST', path: '/pets', body: { name: `row-${row}`, categoryId: 1 }, hooks });
+        created += 1;
+      } catch (error) {
+        stoppedBy ??= error;
+      }
+    }
+  };
+  await Promise.all(Array.from({ length: concurrency }, slot));
+  return { created, stoppedBy };
+}
+
+describe('a bulk import on the Free plan at its real minute', () => {
+  it.each([{ maxWaitMs: 60_000 }, { maxWaitMs: 1000 }, { maxWaitMs: 0 }])(
+    '150 rows with --max-wait $maxWaitMs: every row, at most one 429, three windows (the minute waits are the pace)',
+    async ({ maxWaitMs }) => {
+      const { time, agent, requests, gate, statuses } = limitedService(FREE);
+      const t0 = time.now;
+      const { http, waits } = fakeClient(time, agent, gate, { maxWaitMs });
+      const outcome = await time.run(importRows(http, 150));
+
+      expect(outcome.stoppedBy).toBeUndefined();
+      expect(outcome.created).toBe(150);
+      expect(statuses.filter((status) => status === 429).length).toBeLessThanOrEqual(1);
+      // 60 + 60 + 30: two full windows waited for, and no more.
+      expect(time.now - t0).toBeGreaterThanOrEqual(2 * MINUTE);
+      expect(time.now - t0).toBeLessThan(2 * MINUTE + 5000);
+      expect(waits.some((wait) => wait.ms > 50_000 && /for the window to reopen/.test(wait.why))).toBe(true);
+      expect(requests.filter((request) => request.method === 'POST')).toHaveLength(150 + statuses.filter((status) => status === 429).length);
+    },
+  );
+
+  it('a single command after the import used up the minute: stops at once when the window wait exceeds --max-wait, else waits it out', async () => {
+    const { time, agent, requests, gate } = limitedService(FREE);
+    await time.run(importRows(fakeClient(time, agent, gate).http, 60));
+    const sent = requests.length;
+
+    const impatient = fakeClient(time, agent, gate, { maxWaitMs: 30_000 });
+    const failure = await time.run(impatient.http.send({ method: 'GET', path: '/pets' })).catch((error: unknown) => error);
+    expect(failure).toBeInstanceOf(RateLimitError);
+    expect((failure as RateLimitError).code).toBe('rate_limited');
+    expect((failure as RateLimitError).message).toMatch(/^rate limit reached; nothing sent\. Try again at \d\d:\d\d:\d\d, in (59|60|61)s$/);
+    expect(requests).toHaveLength(sent);
+
+    // Reset is in whole seconds, rounded up: right after the 60th request the window reopens in up to 61 s,
+    // more than the default --max-wait of a single command. A few seconds later it fits.
+    time.now += 5000;
+    const patient = fakeClient(time, agent, gate);
+    await time.run(patient.http.send({ method: 'GET', path: '/pets' }));
+    expect(requests).toHaveLength(sent + 1);
+    expect(patient.waits.reduce((sum, wait) => sum + wait.ms, 0)).toBeLessThanOrEqual(60_000);
+  });
+});
+
+describe('the day quota at its real length', () => {
+  it('an import stops after the day’s 50 with quota_exhausted and the reset a day away; a single command then sends nothing', async () => {
+    const { time, agent, requests, gate, statuses } = limitedService({ perMinute: 1000, perDay: 50 });
+    const t0 = time.now;
+    const outcome = await time.run(importRows(fakeClient(time, agent, gate).http, 80));
+
+    expect(outcome.created).toBe(50);
+    expect(outcome.stoppedBy).toBeInstanceOf(RateLimitError);
+    const stop = outcome.stoppedBy as RateLimitError;
+    expect(stop.code).toBe('quota_exhausted');
+    expect(stop.reason).toBe('the daily quota is used up');
+    expect(stop.retryAt! - t0).toBeGreaterThan(23 * 60 * MINUTE);
+    expect(statuses.filter((status) => status === 429).length).toBeLessThanOrEqual(1);
+    expect(time.now - t0).toBeLessThan(5000);
+
+    const sent = requests.length;
+    const single = await time.run(fakeClient(time, agent, gate).http.send({ method: 'GET', path: '/pets' })).catch((error: unknown) => error);
+    expect((single as RateLimitError).code).toBe('quota_exhausted');
+    expect((single as RateLimitError).message).toMatch(/^the daily quota is used up; nothing sent\. Try again at .+, in 2[34]h\d\dm$/);
+    expect(requests).toHaveLength(sent);
+  });
+});

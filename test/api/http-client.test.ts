@@ -1,0 +1,235 @@
+import { describe, expect, it } from 'vitest';
+import type { RequestHooks } from '../../src/api/http-client';
+import { NetworkError, RateLimitError } from '../../src/errors';
+import { FakeTime, fakeClient, fakeService, limitHeaders, memoryGate } from '../helpers/fake-core';
+
+/**
+ * The send loop with a fake clock at real scale (a 60 s window, Retry-After
+ * in seconds), against a fake service: the issue's cases 1-8 and 11, each
+ * asserted on when requests reached the service. Process boundaries are two
+ * HttpClients sharing one gate, as two processes share the state file.
+ */
+
+const RATE_LIMITED = { code: 'rate_limited', message: 'Too many requests', status: 429 };
+const BANNED = { code: 'key_banned', message: 'API key banned', status: 429 };
+
+function setup(respond: Parameters<typeof fakeService>[1]) {
+  const time = new FakeTime();
+  const { agent, requests } = fakeService(time, respond);
+  const gate = memoryGate(() => time.now);
+  const t0 = time.now;
+  return { time, agent, requests, gate, t0, client: (overrides = {}) => fakeClient(time, agent, gate, overrides) };
+}
+
+const list = { method: 'GET', path: '/pets' };
+const gaps = (requests: Array<{ at: number }>) => requests.slice(1).map((request, i) => request.at - requests[i]!.at);
+
+describe('after a 429 with Retry-After, the next request goes exactly then', () => {
+  it('case 1: Retry-After 2 with Remaining 0 and Reset now+60: the retry goes 2 s later, not at the reset', async () => {
+    const { time, requests, client } = setup((request, i) =>
+      i === 0 ? { status: 429, headers: { 'retry-after': '2', ...limitHeaders(request.at, 0, 60) } } : { status: 200 },
+    );
+    const { http, waits } = client();
+    await time.run(http.send(list));
+    expect(gaps(requests)).toEqual([2000]);
+    expect(waits.map((wait) => wait.why)).toEqual(['HTTP 429; retry 1/4 in 2s']);
+  });
+
+  it('case 2: Retry-After as an HTTP-date 3 s ahead of the Date header: 3 s later', async () => {
+    const { time, requests, client } = setup((request, i) => {
+      const date = new Date(Math.floor(request.at / 1000) * 1000);
+      return i === 0
+        ? { status: 429, headers: { date: date.toUTCString(), 'retry-after': new Date(date.getTime() + 3000).toUTCString(), ...limitHeaders(request.at, 0, 60) } }
+        : { status: 200 };
+    });
+    const { http } = client();
+    await time.run(http.send(list));
+    expect(gaps(requests)).toEqual([3000]);
+  });
+
+  it('case 3: Retry-After 2 with Reset now+70 (past --max-wait): retried after 2 s, exit 0', async () => {
+    const { time, requests, client } = setup((request, i) =>
+      i === 0 ? { status: 429, headers: { 'retry-after': '2', ...limitHeaders(request.at, 0, 70) } } : { status: 200 },
+    );
+    const { http } = client();
+    await expect(time.run(http.send(list))).resolves.toMatchObject({ status: 200 });
+    expect(gaps(requests)).toEqual([2000]);
+  });
+
+  it('case 4: always 429 Retry-After 1: five requests 1 s apart (--retries 4), then exit 5 after 4 s of waiting', async () => {
+    const { time, requests, t0, client } = setup((request) => ({ status: 429, headers: { 'retry-after': '1', ...limitHeaders(request.at, 0, 60) } }));
+    const { http } = client();
+    const failure = await time.run(http.send(list)).catch((error: unknown) => error);
+    expect(failure).toBeInstanceOf(RateLimitError);
+    expect((failure as RateLimitError).code).toBe('rate_limited');
+    expect(gaps(requests)).toEqual([1000, 1000, 1000, 1000]);
+    expect(time.now - t0).toBe(4000);
+  });
+
+  it('case 5: after --retries 0, a new process sends at the remembered Retry-After (3 s), not at the reset', async () => {
+    const { time, requests, t0, client } = setup((request, i) =>
+      i === 0 ? { status: 429, headers: { 'retry-after': '3', ...limitHeaders(request.at, 0, 60) } } : { status: 200 },
+    );
+    await expect(time.run(client({ retries: 0 }).http.send(list))).rejects.toBeInstanceOf(RateLimitError);
+    const next = client();
+    await time.run(next.http.send(list));
+    expect(requests.map((request) => request.at - t0)).toEqual([0, 3000]);
+    expect(next.waits).toHaveLength(1);
+  });
+
+  it('case 6: Retry-After 10 with Reset now+2: nothing before 10 s, in this process or the next', async () => {
+    const { time, requests, t0, client } = setup((request, i) =>
+      i === 0 ? { status: 429, headers: { 'retry-after': '10', ...limitHeaders(request.at, 0, 2) } } : { status: 200 },
+    );
+    await expect(time.run(client({ retries: 0 }).http.send(list))).rejects.toBeInstanceOf(RateLimitError);
+    time.now += 3000;
+    await time.run(client().http.send(list));
+    expect(requests.map((request) => request.at - t0)).toEqual([0, 10_000]);
+
+    const same = setup((request, i) => (i === 0 ? { status: 429, headers: { 'retry-after': '10', ...limitHeaders(request.at, 0, 2) } } : { status: 200 }));
+    await same.time.run(same.client().http.send(list));
+    expect(gaps(same.requests)).toEqual([10_000]);
+  });
+});
+
+describe('a 200 that leaves nothing', () => {
+  it('case 7: Remaining 0, Reset now+5: the next process waits for the reset; with --max-wait 1 it ends at once, sending nothing', async () => {
+    const { time, requests, client } = setup((request) => ({ status: 200, headers: limitHeaders(request.at, 0, 5) }));
+    await time.run(client().http.send(list));
+    const resetAt = (Math.ceil(requests[0]!.at / 1000) + 5) * 1000;
+
+    const impatient = client({ maxWaitMs: 1000 });
+    const failure = await time.run(impatient.http.send(list)).catch((error: unknown) => error);
+    expect(failure).toBeInstanceOf(RateLimitError);
+    expect((failure as RateLimitError).code).toBe('rate_limited');
+    expect((failure as RateLimitError).message).toMatch(/^rate limit reached; nothing sent\. Try again at \d\d:\d\d:\d\d, in [56]s$/);
+    expect(impatient.waits).toEqual([]);
+    expect(requests).toHaveLength(1);
+
+    const patient = client();
+    await time.run(patient.http.send(list));
+    expect(requests[1]!.at).toBe(resetAt);
+  });
+});
+
+describe('--max-wait bounds a single command’s total wait, whatever the reason', () => {
+  it('a window wait that does not fit what is left after a Retry-After wait ends the command at once', async () => {
+    // 429 Retry-After 40, then a 200 that leaves nothing until a reset 30 s away: 40 + 30 > 60.
+    const { time, requests, client } = setup((request, i) =>
+      i === 0 ? { status: 429, headers: { 'retry-after': '40' } } : { status: 200, headers: limitHeaders(request.at, 0, 30) },
+    );
+    const { http, waits } = client();
+    const pages = async () => {
+      await http.send(list);
+      await http.send(list);
+    };
+    const failure = await time.run(pages()).catch((error: unknown) => error);
+    expect(failure).toBeInstanceOf(RateLimitError);
+    expect(requests).toHaveLength(2);
+    expect(waits.reduce((sum, wait) => sum + wait.ms, 0)).toBeLessThanOrEqual(60_000);
+  });
+});
+
+describe('bans', () => {
+  const banned = (request: { at: number }) => ({ status: 429, headers: { 'retry-after': '30', ...limitHeaders(request.at, 0, 30) }, body: BANNED });
+
+  it('case 11: with --max-wait 60 the ban is waited out and retried once; the second ban ends it', async () => {
+    const { time, requests, t0, client } = setup(banned);
+    const failure = await time.run(client().http.send(list)).catch((error: unknown) => error);
+    expect(failure).toBeInstanceOf(RateLimitError);
+    expect((failure as RateLimitError).code).toBe('key_banned');
+    expect((failure as RateLimitError).message).toMatch(/^the API key is banned until \d\d:\d\d:\d\d: API key banned\. Try again at \d\d:\d\d:\d\d, in 30s$/);
+    expect(requests.map((request) => request.at - t0)).toEqual([0, 30_000]);
+  });
+
+  it('case 11: with --max-wait 10 it ends at once; a new process sends nothing before the ban ends', async () => {
+    const { time, requests, t0, client } = setup(banned);
+    const failure = await time.run(client({ maxWaitMs: 10_000 }).http.send(list)).catch((error: unknown) => error);
+    expect((failure as RateLimitError).code).toBe('key_banned');
+    expect(requests).toHaveLength(1);
+    expect(time.now).toBe(t0);
+
+    const next = await time.run(client({ maxWaitMs: 10_000 }).http.send(list)).catch((error: unknown) => error);
+    expect((next as RateLimitError).code).toBe('key_banned');
+    expect((next as RateLimitError).message).toMatch(/^the API key is banned until \d\d:\d\d:\d\d; nothing sent\. Try again at \d\d:\d\d:\d\d, in 30s$/);
+    expect(requests).toHaveLength(1);
+
+    await time.run(client().http.send(list)).catch(() => {});
+    expect(requests[1]!.at - t0).toBe(30_000);
+  });
+});
+
+describe('no request starts after a 429 is read, until its Retry-After', () => {
+  it('case 8: paced requests in flight; the third POST gets 429 Retry-After 2: later POSTs wait the 2 s, then all rows go', async () => {
+    const time = new FakeTime();
+    const t0 = time.now;
+    const resetEpoch = Math.ceil(t0 / 1000) + 60;
+    const reset = { 'x-ratelimit-limit': '300', 'x-ratelimit-reset': String(resetEpoch) };
+    let posts = 0;
+    const { agent, requests } = fakeService(time, (request) => {
+      posts += 1;
+      if (posts === 3) return { status: 429, headers: { ...reset, 'x-ratelimit-remaining': '0', 'retry-after': '2' } };
+      return { status: 201, headers: { ...reset, 'x-ratelimit-remaining': String(300 - posts) }, body: { id: posts, ...JSON.parse(request.body) } };
+    });
+    const gate = memoryGate(() => time.now);
+    const { http, waits } = fakeClient(time, agent, gate);
+    /** How many requests the service had received when the client read the 429. */
+    let sentBefore429: number | undefined;
+    let readAt: number | undefined;
+    const rows = Array.from({ length: 10 }, (_, i) => ({ name: `row-${i}`, categoryId: 1 }));
+    const slot = async () => {
+      for (let row = rows.shift(); row; row = rows.shift()) {
+        const hooks: RequestHooks = {
+          paced: true,
+          // The journal's flush: the turns of the event loop in which the old core let a POST past a 429.
+          beforeSend: async () => {
+            for (let turn = 0; turn < 10; turn++) await new Promise((resolve) => setImmediate(resolve));
+          },
+          onAnswer: (answer) => {
+            if (answer.status === 429 && sentBefore429 === undefined) {
+              sentBefore429 = requests.length;
+              readAt = time.now;
+            }
+          },
+        };
+        await http.send({ method: 'POST', path: '/pets', body: row, hooks });
+      }
+    };
+    await time.run(Promise.all([slot(), slot(), slot(), slot()]));
+
+    expect(requests).toHaveLength(11);
+    expect(new Set(requests.map((request) => JSON.parse(request.body).name)).size).toBe(10);
+    for (const request of requests.slice(sentBefore429)) expect(request.at).toBeGreaterThanOrEqual(readAt! + 2000);
+    expect(time.now - readAt!).toBe(2000);
+    // Every waiting request waited for the same moment: the notice (deduplicated by the session) is about one wait.
+    expect(new Set(waits.filter((wait) => wait.ms >= 1000).map((wait) => wait.at + wait.ms))).toEqual(new Set([readAt! + 2000]));
+  });
+});
+
+describe('network failures', () => {
+  it('a refused connection to a loopback port is not retried', async () => {
+    const time = new FakeTime();
+    const { agent } = fakeService(time, () => ({ status: 200 }));
+    const { HttpClient } = await import('../../src/api/http-client');
+    const waits: number[] = [];
+    const http = new HttpClient({
+      baseUrl: 'http://127.0.0.1:9/v1',
+      apiKey: 'k',
+      userAgent: 'petctl/test',
+      timeoutMs: 2000,
+      retries: 4,
+      maxWaitMs: 60_000,
+      dispatcher: new (await import('undici')).Agent(),
+      gate: memoryGate(() => time.now),
+      now: () => time.now,
+      random: () => 0.5,
+      wait: async (ms) => void waits.push(ms),
+      signal: new AbortController().signal,
+    });
+    await agent.close();
+    const failure = await http.send(list).catch((error: unknown) => error);
+    expect(failure).toBeInstanceOf(NetworkError);
+    expect((failure as NetworkError).message).toMatch(/connection refused: nothing is listening on 127\.0\.0\.1:9$/);
+    expect(waits).toEqual([]);
+  });
+});

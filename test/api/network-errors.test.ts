@@ -1,0 +1,60 @@
+import { describe, expect, it } from 'vitest';
+import { describeNetworkError, errorCode, networkFailure } from '../../src/api/network-errors';
+import { DEFAULT_PORT } from '../../src/sandbox/server';
+
+const failure = (code: string, message = `connect ${code}`) => Object.assign(new Error(message), { code });
+const request = (url: string) => ({ method: 'GET', url, timeoutMs: 30_000, timedOut: false });
+
+describe('networkFailure', () => {
+  it('a refused loopback connection: not sent, not retryable, nothing listens there', () => {
+    const error = networkFailure(failure('ECONNREFUSED'), request('http://127.0.0.1:8080/v1/pets'));
+    expect(error.sent).toBe(false);
+    expect(error.retryable).toBe(false);
+    expect(error.message).toBe('GET http://127.0.0.1:8080/v1/pets failed: connection refused: nothing is listening on 127.0.0.1:8080');
+    expect(error.hint).toBeUndefined();
+  });
+
+  it("on the sandbox's default port it names petctl sandbox", () => {
+    for (const host of ['127.0.0.1', 'localhost', '[::1]']) {
+      const error = networkFailure(failure('ECONNREFUSED'), request(`http://${host}:${DEFAULT_PORT}/v1/pets`));
+      expect(error.message).toContain(`nothing is listening on ${host}:${DEFAULT_PORT}`);
+      expect(error.hint).toBe('is the sandbox running? start it with petctl sandbox');
+    }
+  });
+
+  it('a refused connection elsewhere is worth retrying (a server restarting behind a balancer)', () => {
+    const error = networkFailure(failure('ECONNREFUSED'), request('https://api.example.org/v1/pets'));
+    expect(error.retryable).toBe(true);
+    expect(error.sent).toBe(false);
+    expect(error.message).toBe('GET https://api.example.org/v1/pets failed: connection refused');
+  });
+
+  it.each([
+    ['ENOTFOUND', false, 'host not found'],
+    ['ECONNRESET', true, 'connection reset by the server'],
+    ['UND_ERR_SOCKET', true, 'the connection closed before the answer was complete'],
+    ['DEPTH_ZERO_SELF_SIGNED_CERT', false, "the server's TLS certificate is not trusted"],
+  ])('%s: sent %s, "%s"', (code, sent, text) => {
+    const error = networkFailure(failure(code), request('https://api.example.org/v1/pets'));
+    expect(error.sent).toBe(sent);
+    expect(error.message).toContain(text);
+  });
+
+  it('a timeout names --timeout', () => {
+    const error = networkFailure(new Error('aborted'), { ...request('https://api.example.org/v1/pets'), timedOut: true });
+    expect(error.code).toBe('timeout');
+    expect(error.message).toBe('no answer from api.example.org within 30s (--timeout)');
+  });
+});
+
+describe('errorCode and describeNetworkError', () => {
+  it('reads the code from the error or its cause', () => {
+    expect(errorCode(failure('ECONNRESET'))).toBe('ECONNRESET');
+    expect(errorCode(new Error('x', { cause: failure('EAI_AGAIN') }))).toBe('EAI_AGAIN');
+    expect(errorCode(undefined)).toBeUndefined();
+  });
+
+  it('falls back to the message', () => {
+    expect(describeNetworkError(new Error('something odd'))).toBe('something odd');
+  });
+});

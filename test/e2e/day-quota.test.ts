@@ -1,0 +1,102 @@
+import { type ChildProcess, spawn } from 'node:child_process';
+import fs from 'node:fs';
+import path from 'node:path';
+import { afterEach, describe, expect, it } from 'vitest';
+import { BIN, NODE, cleanEnv, runCli, tempConfigDir } from '../helpers/cli';
+import { namedTime } from '../helpers/local-time';
+import { storedPets } from '../helpers/sandbox-data';
+
+/**
+ * Case 10 of the waiting model: the day's quota used up in the middle of an
+ * import, on `petctl sandbox --enterprise-quota 1000/50` (a real day: the
+ * client must see the reset more than two minutes away to call it the day's).
+ * The day then passes for both sides at once, in no time: the sandbox
+ * restarts on the same port and data file with its counts gone, and the
+ * client's remembered block is moved a day into the past, as its clock would.
+ */
+
+const DAY_MS = 24 * 60 * 60 * 1000;
+const children: ChildProcess[] = [];
+const dirs: string[] = [];
+afterEach(() => {
+  for (const child of children.splice(0)) if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL');
+  for (const dir of dirs.splice(0)) fs.rmSync(dir, { recursive: true, force: true });
+});
+
+/** `petctl sandbox <args>`; resolves with its base URL (first stdout line) and a stop function. */
+function sandbox(args: string[]): Promise<{ baseUrl: string; stop(): Promise<void> }> {
+  const child = spawn(NODE, [BIN, 'sandbox', ...args], { env: cleanEnv(), stdio: ['ignore', 'pipe', 'pipe'] });
+  children.push(child);
+  const exited = new Promise<void>((resolve) => child.on('exit', () => resolve()));
+  return new Promise((resolve, reject) => {
+    let stdout = '';
+    let stderr = '';
+    child.stderr!.setEncoding('utf8').on('data', (chunk: string) => (stderr += chunk));
+    void exited.then(() => reject(new Error(`petctl sandbox exited: ${stderr}`)));
+    child.stdout!.setEncoding('utf8').on('data', (chunk: string) => {
+      stdout += chunk;
+      if (stdout.includes('\n')) {
+        resolve({
+          baseUrl: stdout.slice(0, stdout.indexOf('\n')),
+          stop: () => {
+            child.kill('SIGINT');
+            return exited;
+          },
+        });
+      }
+    });
+  });
+}
+
+/** What a day passing does to this machine's rate-limit state: every remembered time is a day earlier. */
+function aDayPassesFor(configDir: string): void {
+  const file = path.join(configDir, 'state.json');
+  const state = JSON.parse(fs.readFileSync(file, 'utf8')) as { limits: Record<string, Record<string, unknown>> };
+  for (const entry of Object.values(state.limits)) {
+    for (const field of ['blockedUntil', 'probeUntil', 'untrackedUntil']) if (typeof entry[field] === 'number') entry[field] = (entry[field] as number) - DAY_MS;
+    const window = entry.window as { resetAt: number } | undefined;
+    if (window) window.resetAt -= DAY_MS;
+  }
+  fs.writeFileSync(file, JSON.stringify(state));
+}
+
+describe('the day quota used up mid-import', () => {
+  it('80 rows against 50 a day: exit 5 after 50 created, with the count left and the local time to resume; the rerun after the reset creates the other 30 once', { timeout: 60_000 }, async () => {
+    const dir = tempConfigDir();
+    dirs.push(dir);
+    const dataFile = path.join(dir, 'pets.json');
+    const file = path.join(dir, 'rows.ndjson');
+    const names = Array.from({ length: 80 }, (_, i) => `day-${i + 1}`);
+    fs.writeFileSync(file, names.map((name) => `{"name":"${name}","categoryId":1}`).join('\n'));
+    const configDir = path.join(dir, 'config');
+    const env = { PETCTL_CONFIG_DIR: configDir, PETCTL_API_KEY: 'sandbox-enterprise' };
+
+    const first = await sandbox(['--port', '0', '--data', dataFile, '--enterprise-quota', '1000/50']);
+    const port = new URL(first.baseUrl).port;
+    const started = Date.now();
+    const stopped = await runCli(['--base-url', first.baseUrl, 'pets', 'add', '--file', file], { env });
+
+    expect(stopped.code, stopped.stderr).toBe(5);
+    expect(Date.now() - started).toBeLessThan(20_000);
+    expect(stopped.stderr).toMatch(/^created 50, skipped 0, rejected 0, invalid 0, unknown 0 in /m);
+    expect(stopped.stderr).toMatch(
+      /^error: the rate limit stopped the import: the daily quota is used up; 50 rows created, 30 left; resume at \d{4}-\d\d-\d\d \d\d:\d\d:\d\d, in 2[34]h\d\dm: rerun the same command \(quota_exhausted(, HTTP 429)?\)$/m,
+    );
+    expect(stopped.stderr).not.toMatch(/nothing sent/);
+    expect(namedTime(stopped.stderr.slice(stopped.stderr.indexOf('error:')))).toBeGreaterThan(started + DAY_MS - 60_000);
+    expect(storedPets(dataFile).filter((pet) => pet.name.startsWith('day-'))).toHaveLength(50);
+    await first.stop();
+
+    // The next day: the sandbox's counts start afresh, and this machine's block has expired.
+    fs.rmSync(`${dataFile}.limits.json`, { force: true });
+    aDayPassesFor(configDir);
+    const second = await sandbox(['--port', port, '--data', dataFile, '--enterprise-quota', '1000/50']);
+    const resumed = await runCli(['--base-url', second.baseUrl, 'pets', 'add', '--file', file], { env });
+    await second.stop();
+
+    expect(resumed.code, resumed.stderr).toBe(0);
+    expect(resumed.stderr).toMatch(/^created 30, skipped 50, rejected 0, invalid 0, unknown 0 in /m);
+    const stored = storedPets(dataFile).filter((pet) => pet.name.startsWith('day-'));
+    expect(stored.map((pet) => pet.name).sort()).toEqual([...names].sort());
+  });
+});

@@ -1,0 +1,227 @@
+import fs from 'node:fs';
+import path from 'node:path';
+import type { ServerResponse } from 'node:http';
+import { describe, expect, it } from 'vitest';
+import { type CliResult, expectCleanError, setupE2e } from '../helpers/cli';
+import { namedTime } from '../helpers/local-time';
+import { type RecordedRequest, json } from '../helpers/scripted-server';
+
+/**
+ * The model of waiting end to end (README "Rate limits"): the built petctl
+ * against scripted servers whose headers disagree with each other as the
+ * sandbox's never do, at real lengths (Retry-After in seconds, windows of a
+ * minute). Times are asserted as lower bounds ("not before 2 s"), and upper
+ * bounds only where the contract states one, generously.
+ */
+
+const SLACK_MS = 50;
+const PET = { id: 1, name: 'Rex', categoryId: 1, status: 'available' };
+const RATE_LIMITED = { code: 'rate_limited', message: 'Too many requests', status: 429 };
+const BANNED = { code: 'key_banned', message: 'API key banned for sending while rate limited', status: 429 };
+
+/** X-RateLimit-* of a window with nothing left that resets `seconds` from now (whole seconds, as servers send it). */
+function exhausted(seconds: number): Record<string, string> {
+  return { 'x-ratelimit-limit': '60', 'x-ratelimit-remaining': '0', 'x-ratelimit-reset': String(Math.ceil(Date.now() / 1000) + seconds) };
+}
+
+/** A reply computed when the request arrives, so that "now" in its headers is the server's now. */
+function at(status: number, body: object, headers: () => Record<string, string>) {
+  return (_request: RecordedRequest, res: ServerResponse) => {
+    res.writeHead(status, { 'content-type': 'application/json', ...headers() });
+    res.end(JSON.stringify(body));
+  };
+}
+
+function notices(result: CliResult): string[] {
+  return result.stderr.split('\n').filter((line) => line.startsWith('petctl: '));
+}
+
+async function timed<T>(run: () => Promise<T>): Promise<{ result: T; endedAt: number }> {
+  const result = await run();
+  return { result, endedAt: Date.now() };
+}
+
+describe.concurrent('single commands: a 429’s Retry-After is the server’s word', () => {
+  it('case 1: 429 Retry-After 2 with Remaining 0 and Reset now+60, then 200: retried 2 s later (not before), exit 0 in under 4 s', async (t) => {
+    const { server, petctl } = await setupE2e(t);
+    server.reply(at(429, RATE_LIMITED, () => ({ 'retry-after': '2', ...exhausted(60) })), json(200, [PET]));
+
+    const { result, endedAt } = await timed(() => petctl(['pets', 'list']));
+
+    expect(result.code, result.stderr).toBe(0);
+    const [first, second] = server.requests as [RecordedRequest, RecordedRequest];
+    expect(second.at - first.at).toBeGreaterThanOrEqual(2000 - SLACK_MS);
+    expect(second.at - first.at).toBeLessThan(4000);
+    expect(endedAt - first.at).toBeLessThan(4000);
+    expect(notices(result)).toEqual(['petctl: HTTP 429; retry 1/4 in 2s']);
+    server.verify();
+  });
+
+  it('case 2: Retry-After as an HTTP-date 3 s ahead: retried about 3 s later, exit 0', async (t) => {
+    const { server, petctl } = await setupE2e(t);
+    server.reply((_request, res) => {
+      const date = Math.floor(Date.now() / 1000) * 1000;
+      res.writeHead(429, {
+        'content-type': 'application/json',
+        date: new Date(date).toUTCString(),
+        'retry-after': new Date(date + 3000).toUTCString(),
+        ...exhausted(60),
+      });
+      res.end(JSON.stringify(RATE_LIMITED));
+    }, json(200, [PET]));
+
+    const result = await petctl(['pets', 'list']);
+
+    expect(result.code, result.stderr).toBe(0);
+    const gap = server.requests[1]!.at - server.requests[0]!.at;
+    // The Date header is cut to the second: the date is up to a second nearer than 3 s from the 429's arrival.
+    expect(gap).toBeGreaterThanOrEqual(2000 - SLACK_MS);
+    expect(gap).toBeLessThan(5000);
+  });
+
+  it('case 3: Retry-After 2 with Reset now+70 (beyond --max-wait): retried after 2 s, exit 0', async (t) => {
+    const { server, petctl } = await setupE2e(t);
+    server.reply(at(429, RATE_LIMITED, () => ({ 'retry-after': '2', ...exhausted(70) })), json(200, [PET]));
+
+    const result = await petctl(['pets', 'list']);
+
+    expect(result.code, result.stderr).toBe(0);
+    expect(server.requests[1]!.at - server.requests[0]!.at).toBeGreaterThanOrEqual(2000 - SLACK_MS);
+    expect(server.requests[1]!.at - server.requests[0]!.at).toBeLessThan(10_000);
+  });
+
+  it('case 4: always 429 Retry-After 1: 5 requests (--retries 4) at least 1 s apart, exit 5 within 10 s', async (t) => {
+    const { server, petctl } = await setupE2e(t, at(429, RATE_LIMITED, () => ({ 'retry-after': '1', ...exhausted(60) })));
+
+    const started = Date.now();
+    const result = await petctl(['pets', 'list']);
+
+    expect(result.code).toBe(5);
+    expectCleanError(result);
+    expect(Date.now() - started).toBeLessThan(10_000);
+    expect(server.requests).toHaveLength(5);
+    for (let i = 1; i < 5; i++) expect(server.requests[i]!.at - server.requests[i - 1]!.at).toBeGreaterThanOrEqual(1000 - SLACK_MS);
+    expect(result.stderr).toMatch(/^error: rate limited: Too many requests\. Try again at \d\d:\d\d:\d\d, in 1s \(rate_limited, HTTP 429\)$/m);
+  });
+
+  it('case 5: --retries 0 against Retry-After 3 (Reset now+60); a new process on the same config dir sends about 3 s after the 429, not before', async (t) => {
+    const { server, petctl } = await setupE2e(t);
+    server.reply(at(429, RATE_LIMITED, () => ({ 'retry-after': '3', ...exhausted(60) })), json(200, [PET]));
+
+    const first = await petctl(['--retries', '0', 'pets', 'list']);
+    expect(first.code).toBe(5);
+    const second = await petctl(['pets', 'list']);
+
+    expect(second.code, second.stderr).toBe(0);
+    expect(server.requests).toHaveLength(2);
+    const gap = server.requests[1]!.at - server.requests[0]!.at;
+    expect(gap).toBeGreaterThanOrEqual(3000 - SLACK_MS);
+    expect(gap).toBeLessThan(10_000);
+  });
+
+  it('case 6: Retry-After 10 with Reset now+2: nothing before 10 s', async (t) => {
+    const { server, petctl } = await setupE2e(t);
+    server.reply(at(429, RATE_LIMITED, () => ({ 'retry-after': '10', ...exhausted(2) })), json(200, [PET]));
+
+    const result = await petctl(['pets', 'list']);
+
+    expect(result.code, result.stderr).toBe(0);
+    expect(server.requests[1]!.at - server.requests[0]!.at).toBeGreaterThanOrEqual(10_000 - SLACK_MS);
+  });
+
+  it('case 7: 200 with Remaining 0, Reset now+5: the next process waits about 5 s, exit 0; with --max-wait 1 it exits 5 at once, nothing sent', async (t) => {
+    const { server, petctl } = await setupE2e(t);
+    let reset = 0;
+    server.reply(
+      at(200, [PET], () => {
+        const headers = exhausted(5);
+        reset = Number(headers['x-ratelimit-reset']) * 1000;
+        return headers;
+      }),
+      json(200, [PET]),
+    );
+
+    expect((await petctl(['pets', 'list'])).code).toBe(0);
+    const started = Date.now();
+    const impatient = await petctl(['--max-wait', '1', 'pets', 'list']);
+    expect(impatient.code).toBe(5);
+    expectCleanError(impatient);
+    expect(Date.now() - started).toBeLessThan(4000);
+    expect(impatient.stderr).toMatch(/^error: rate limit reached; nothing sent\. Try again at \d\d:\d\d:\d\d, in \ds \(rate_limited\)$/m);
+    expect(namedTime(impatient.stderr)).toBeGreaterThanOrEqual(reset - 1000);
+    expect(server.requests).toHaveLength(1);
+
+    const patient = await petctl(['pets', 'list']);
+    expect(patient.code, patient.stderr).toBe(0);
+    expect(server.requests).toHaveLength(2);
+    expect(server.requests[1]!.at).toBeGreaterThanOrEqual(reset - SLACK_MS);
+  });
+});
+
+describe.concurrent('case 11: a banned key', () => {
+  const banned = () => at(429, BANNED, () => ({ 'retry-after': '30', ...exhausted(30) }));
+
+  it('with the default --max-wait 60: nothing before 30 s, one retry, and the second key_banned ends it (exit 5)', { timeout: 60_000 }, async (t) => {
+    const { server, petctl } = await setupE2e(t, banned());
+
+    const result = await petctl(['pets', 'list'], { timeoutMs: 50_000 });
+
+    expect(result.code).toBe(5);
+    expectCleanError(result);
+    expect(server.requests).toHaveLength(2);
+    expect(server.requests[1]!.at - server.requests[0]!.at).toBeGreaterThanOrEqual(30_000 - SLACK_MS);
+    expect(result.stderr).toMatch(/^petctl: the API key is banned until \d\d:\d\d:\d\d; retry 1\/4 in 30s$/m);
+    expect(result.stderr).toMatch(/^error: the API key is banned until \d\d:\d\d:\d\d: API key banned for sending while rate limited\. Try again at \d\d:\d\d:\d\d, in 30s \(key_banned, HTTP 429\)$/m);
+  });
+
+  it('with --max-wait 10: exit 5 at once, saying the key is banned and until when; a new process sends nothing before then', async (t) => {
+    const { server, petctl } = await setupE2e(t, banned());
+
+    const started = Date.now();
+    const result = await petctl(['--max-wait', '10', 'pets', 'list']);
+    expect(result.code).toBe(5);
+    expect(Date.now() - started).toBeLessThan(5000);
+    expect(server.requests).toHaveLength(1);
+    expect(result.stderr).toMatch(/^error: the API key is banned until \d\d:\d\d:\d\d: .*\(key_banned, HTTP 429\)$/m);
+    expect(namedTime(result.stderr.replace(/^.*banned until /s, 'at '))).toBeGreaterThanOrEqual(server.requests[0]!.at + 30_000 - 1000 - SLACK_MS);
+
+    const again = await petctl(['--max-wait', '10', 'pets', 'list']);
+    expect(again.code).toBe(5);
+    expect(again.stderr).toMatch(/^error: the API key is banned until \d\d:\d\d:\d\d; nothing sent\. Try again at \d\d:\d\d:\d\d, in \d+s \(key_banned\)$/m);
+    expect(server.requests).toHaveLength(1);
+  });
+});
+
+describe('case 8: a 429 in the middle of a bulk import', () => {
+  it('the third POST gets 429 Retry-After 2 (Remaining 0, Reset now+60): no POST starts until 2 s later, one notice, every row once, exit 0 within about 3 s', async (t) => {
+    const reset = String(Math.ceil(Date.now() / 1000) + 60);
+    let posts = 0;
+    let nextId = 1;
+    let limitedAt = 0;
+    const { server, configDir, petctl } = await setupE2e(t, (request, res) => {
+      posts += 1;
+      const headers = { 'content-type': 'application/json', 'x-ratelimit-limit': '300', 'x-ratelimit-reset': reset };
+      if (posts === 3) {
+        limitedAt = Date.now();
+        res.writeHead(429, { ...headers, 'x-ratelimit-remaining': '0', 'retry-after': '2' }).end(JSON.stringify(RATE_LIMITED));
+        return;
+      }
+      res.writeHead(201, { ...headers, 'x-ratelimit-remaining': String(300 - posts) }).end(`{"id":${nextId++},${request.body.slice(1)}`);
+    });
+    const file = path.join(configDir, 'rows.ndjson');
+    fs.writeFileSync(file, Array.from({ length: 10 }, (_, i) => `{"name":"row-${i + 1}","categoryId":1}`).join('\n'));
+
+    const { result, endedAt } = await timed(() => petctl(['pets', 'add', '--file', file, '-o', 'ndjson']));
+
+    expect(result.code, result.stderr).toBe(0);
+    expect(result.stderr).toMatch(/^created 10, skipped 0, rejected 0, invalid 0, unknown 0 in /m);
+    const names = server.requests.map((request) => JSON.parse(request.body).name as string);
+    expect(names).toHaveLength(11);
+    expect(new Set(names).size).toBe(10);
+    // Requests already on the wire when the 429 was read arrive within milliseconds of it; none starts later until its Retry-After.
+    const after = server.requests.filter((request) => request.at > limitedAt + 150);
+    for (const request of after) expect(request.at - limitedAt).toBeGreaterThanOrEqual(2000 - SLACK_MS);
+    expect(endedAt - limitedAt).toBeLessThan(4500);
+    expect(notices(result)).toHaveLength(1);
+  });
+});

@@ -1,0 +1,148 @@
+import { MockAgent } from 'undici';
+import { HttpClient, type HttpClientOptions } from '../../src/api/http-client';
+import { type LimitEntry, decide, observe } from '../../src/api/pacing';
+import type { RateLimitGate } from '../../src/api/rate-limit-state';
+
+/**
+ * The real HTTP core (HttpClient, wait-policy, pacing) against a fake
+ * service on undici's MockAgent, with a fake clock: a test of minutes and
+ * days of waiting runs in milliseconds, at the plan's real scale.
+ */
+
+export const ORIGIN = 'https://api.test';
+export const BASE_URL = `${ORIGIN}/v1`;
+/** A weekday noon, a quarter second past the second (Reset and Retry-After are whole seconds). */
+export const START = Date.UTC(2026, 10, 25, 12, 0, 0) + 250;
+
+/** A clock that moves only when someone waits: the earliest timer fires once everything runnable has run. */
+export class FakeTime {
+  now: number;
+  private timers: Array<{ at: number; seq: number; resolve: () => void }> = [];
+  private seq = 0;
+
+  constructor(start = START) {
+    this.now = start;
+  }
+
+  sleep = (ms: number): Promise<void> =>
+    new Promise((resolve) => {
+      this.timers.push({ at: this.now + Math.max(0, ms), seq: (this.seq += 1), resolve });
+    });
+
+  /** Runs `task` to its end, moving the clock from timer to timer whenever nothing else can run. */
+  async run<T>(task: Promise<T>): Promise<T> {
+    let settled = false;
+    const watched = task.finally(() => {
+      settled = true;
+    });
+    watched.catch(() => {});
+    while (!settled) {
+      // Let every runnable continuation, and MockAgent's answers, run first.
+      for (let i = 0; i < 20 && !settled; i++) await new Promise((resolve) => setImmediate(resolve));
+      if (settled || this.timers.length === 0) continue;
+      this.timers.sort((a, b) => a.at - b.at || a.seq - b.seq);
+      const next = this.timers[0]!.at;
+      this.now = Math.max(this.now, next);
+      const due = this.timers.filter((timer) => timer.at <= this.now);
+      this.timers = this.timers.filter((timer) => timer.at > this.now);
+      for (const timer of due) timer.resolve();
+    }
+    return watched;
+  }
+}
+
+/** The gate's rules (pacing.ts decide/observe) on one in-memory entry: the state file without the file. */
+export function memoryGate(now: () => number, probeLeaseMs = 1000): RateLimitGate & { entry(): LimitEntry | undefined } {
+  let entry: LimitEntry | undefined;
+  return {
+    async acquire(paced) {
+      const decision = decide(entry, now(), paced, probeLeaseMs);
+      if (decision.go && decision.entry) entry = decision.entry;
+      return decision;
+    },
+    async record(answer, paced) {
+      entry = observe(entry, answer, now(), paced) ?? entry;
+    },
+    async current() {
+      return entry;
+    },
+    entry: () => entry,
+  };
+}
+
+export interface FakeRequest {
+  method: string;
+  path: string;
+  body: string;
+  /** The fake clock when the request reached the service. */
+  at: number;
+}
+
+export interface FakeAnswer {
+  status: number;
+  headers?: Record<string, string>;
+  body?: unknown;
+}
+
+/** A service answering every request on ORIGIN with `respond`; it records what it received. */
+export function fakeService(time: FakeTime, respond: (request: FakeRequest, index: number) => FakeAnswer): { agent: MockAgent; requests: FakeRequest[] } {
+  const agent = new MockAgent();
+  agent.disableNetConnect();
+  const requests: FakeRequest[] = [];
+  agent
+    .get(ORIGIN)
+    .intercept({ path: () => true, method: () => true })
+    .reply((options) => {
+      const request = { method: options.method, path: options.path, body: typeof options.body === 'string' ? options.body : '', at: time.now };
+      requests.push(request);
+      const answer = respond(request, requests.length - 1);
+      const body = answer.body === undefined ? (answer.status < 300 ? [] : { code: 'rate_limited', message: 'Too many requests', status: answer.status }) : answer.body;
+      return { statusCode: answer.status, data: JSON.stringify(body), responseOptions: { headers: { 'content-type': 'application/json', ...answer.headers } } };
+    })
+    .persist();
+  return { agent, requests };
+}
+
+export interface Wait {
+  ms: number;
+  why: string;
+  at: number;
+}
+
+/** One petctl process's HTTP core on the fake clock; `waits` lists every wait it made. */
+export function fakeClient(
+  time: FakeTime,
+  agent: MockAgent,
+  gate: RateLimitGate,
+  overrides: Partial<HttpClientOptions> = {},
+): { http: HttpClient; waits: Wait[] } {
+  const waits: Wait[] = [];
+  const http = new HttpClient({
+    baseUrl: BASE_URL,
+    apiKey: 'pk_test_fake_core',
+    userAgent: 'petctl/test',
+    timeoutMs: 30_000,
+    retries: 4,
+    maxWaitMs: 60_000,
+    dispatcher: agent,
+    gate,
+    now: () => time.now,
+    random: () => 0.5,
+    wait: async (ms, why) => {
+      waits.push({ ms, why, at: time.now });
+      await time.sleep(ms);
+    },
+    signal: new AbortController().signal,
+    ...overrides,
+  });
+  return { http, waits };
+}
+
+/** The X-RateLimit-* headers of a window with `remaining` left that resets `resetInS` seconds from `now` (whole seconds, as servers send it). */
+export function limitHeaders(now: number, remaining: number, resetInS: number, limit = 60): Record<string, string> {
+  return {
+    'x-ratelimit-limit': String(limit),
+    'x-ratelimit-remaining': String(remaining),
+    'x-ratelimit-reset': String(Math.ceil(now / 1000) + resetInS),
+  };
+}

@@ -1,0 +1,147 @@
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import fc from 'fast-check';
+import { afterAll, describe, expect, it } from 'vitest';
+import { openRateLimitState } from '../../src/api/rate-limit-state';
+import { RateLimitError } from '../../src/errors';
+import { FakeTime, fakeClient, fakeService } from '../helpers/fake-core';
+import { RUNS } from './helpers';
+
+/**
+ * The model of waiting over random answers: the real HttpClient and the real
+ * state-file gate (every command a new "process" on the same file), a fake
+ * service answering from a generated script, and a fake clock. Properties:
+ *
+ * 1. No request goes before a 429's Retry-After has passed.
+ * 2. After a 429 with Retry-After, the next request is not held more than
+ *    1 s past it, unless another rule holds it: a ban, a later 429, a 200 that
+ *    said Remaining 0, or a 429 without Retry-After (until its reset).
+ * 3. No single command waits longer in total than --max-wait.
+ */
+
+interface Scripted {
+  status: 200 | 429;
+  banned: boolean;
+  /** Retry-After in seconds (a 429 only). */
+  retryAfterS?: number;
+  /** X-RateLimit-Remaining: none left, or plenty (a single command tracks no budget above a low-water mark). */
+  remaining?: 0 | 500;
+  /** X-RateLimit-Reset in seconds from the answer: earlier or later than Retry-After, or none. */
+  resetInS?: number;
+}
+
+const answerArb: fc.Arbitrary<Scripted> = fc
+  .record({
+    status: fc.constantFrom<200 | 429>(200, 429, 429),
+    banned: fc.boolean(),
+    retryAfterS: fc.option(fc.integer({ min: 0, max: 90 }), { nil: undefined }),
+    remaining: fc.option(fc.constantFrom<0 | 500>(0, 500), { nil: undefined }),
+    resetInS: fc.option(fc.integer({ min: 1, max: 150 }), { nil: undefined }),
+  })
+  .map((answer) => ({
+    ...answer,
+    banned: answer.status === 429 && answer.banned && answer.retryAfterS !== undefined && answer.retryAfterS % 4 === 0,
+    retryAfterS: answer.status === 429 ? answer.retryAfterS : undefined,
+    // Remaining without Reset (or the reverse) is ignored by petctl; keep them together so both matter.
+    remaining: answer.resetInS === undefined ? undefined : answer.remaining,
+  }));
+
+const dirs: string[] = [];
+afterAll(() => {
+  for (const dir of dirs.splice(0)) fs.rmSync(dir, { recursive: true, force: true });
+});
+
+interface Sent {
+  at: number;
+  answer: Scripted;
+  /** X-RateLimit-Reset as sent, in epoch ms. */
+  resetAt?: number;
+}
+
+async function play(script: Scripted[], maxWaitS: number, retries: number) {
+  const time = new FakeTime();
+  const sent: Sent[] = [];
+  const { agent } = fakeService(time, (request) => {
+    const answer = script[sent.length] ?? { status: 200 as const, banned: false };
+    const headers: Record<string, string> = {};
+    let resetAt: number | undefined;
+    if (answer.resetInS !== undefined) {
+      const reset = Math.ceil(request.at / 1000) + answer.resetInS;
+      resetAt = reset * 1000;
+      headers['x-ratelimit-reset'] = String(reset);
+      if (answer.remaining !== undefined) headers['x-ratelimit-remaining'] = String(answer.remaining);
+    }
+    if (answer.retryAfterS !== undefined) headers['retry-after'] = String(answer.retryAfterS);
+    sent.push({ at: request.at, answer, resetAt });
+    const body = answer.status === 200 ? [] : { code: answer.banned ? 'key_banned' : 'rate_limited', message: 'limited', status: 429 };
+    return { status: answer.status, headers, body };
+  });
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'petctl-waiting-'));
+  dirs.push(dir);
+  const file = path.join(dir, 'state.json');
+  const commands: Array<{ waitedMs: number }> = [];
+  // Commands one after another, each a new process on the same state file, until the script is used up.
+  for (let run = 0; sent.length < script.length && run < 4 * script.length + 4; run++) {
+    const gate = await openRateLimitState(file, 'https://api.test/v1', 'pk_test_fake_core', () => time.now);
+    const command = { waitedMs: 0 };
+    commands.push(command);
+    const { http } = fakeClient(time, agent, gate, {
+      maxWaitMs: maxWaitS * 1000,
+      retries,
+      wait: async (ms) => {
+        command.waitedMs += ms;
+        time.now += ms;
+      },
+    });
+    const before = sent.length;
+    try {
+      await http.send({ method: 'GET', path: '/pets' });
+    } catch (error) {
+      if (!(error instanceof RateLimitError)) throw error;
+      // Nothing sent: the user tries again when the message said (or a second later).
+      if (sent.length === before) time.now = Math.max(time.now + 1, error.retryAt ?? time.now + 1000);
+    }
+  }
+  await agent.close();
+  return { sent, commands };
+}
+
+/** Until when the answers up to `upTo` (included) hold the next request, by the rules other than 429-with-Retry-After. */
+function otherHolds(sent: Sent[], upTo: number): number {
+  let until = 0;
+  for (const { at, answer, resetAt } of sent.slice(0, upTo + 1)) {
+    if (answer.status === 429 && answer.retryAfterS !== undefined && answer.banned) until = Math.max(until, at + answer.retryAfterS * 1000);
+    if (answer.status === 429 && answer.retryAfterS === undefined && resetAt !== undefined) until = Math.max(until, resetAt);
+    if (answer.status === 200 && answer.remaining === 0 && resetAt !== undefined) until = Math.max(until, resetAt);
+  }
+  return until;
+}
+
+describe('the model of waiting, over random answers', () => {
+  it('never before Retry-After; not held more than 1 s past it unless another rule holds; never more than --max-wait per command', async () => {
+    await fc.assert(
+      fc.asyncProperty(fc.array(answerArb, { minLength: 1, maxLength: 8 }), fc.integer({ min: 0, max: 120 }), fc.integer({ min: 0, max: 4 }), async (script, maxWaitS, retries) => {
+        const { sent, commands } = await play(script, maxWaitS, retries);
+        sent.forEach(({ at, answer }, j) => {
+          if (answer.status !== 429 || answer.retryAfterS === undefined) return;
+          const retryAt = at + answer.retryAfterS * 1000;
+          // 1. Nothing goes before it.
+          for (const later of sent.slice(j + 1)) expect(later.at).toBeGreaterThanOrEqual(retryAt);
+          // 2. The next one goes within a second of it, or of what else holds it (earlier 429s included).
+          const next = sent[j + 1];
+          if (next === undefined) return;
+          const earlierRetryAfters = sent
+            .slice(0, j)
+            .filter((s) => s.answer.status === 429 && s.answer.retryAfterS !== undefined)
+            .map((s) => s.at + s.answer.retryAfterS! * 1000);
+          const release = Math.max(retryAt, otherHolds(sent, j), ...earlierRetryAfters);
+          expect(next.at).toBeLessThanOrEqual(release + 1000);
+        });
+        // 3. --max-wait bounds each command's total.
+        for (const command of commands) expect(command.waitedMs).toBeLessThanOrEqual(maxWaitS * 1000);
+      }),
+      { numRuns: RUNS.inProcess / 3 },
+    );
+  }, 60_000);
+});
