@@ -28,10 +28,16 @@ const KNOWN: Record<string, string> = {
   ENOTFOUND: 'host not found',
   EAI_AGAIN: 'DNS lookup failed',
   EHOSTUNREACH: 'host unreachable',
+  ENETUNREACH: 'network unreachable',
   UND_ERR_SOCKET: 'the connection closed before the answer was complete',
   UND_ERR_RES_CONTENT_LENGTH_MISMATCH: 'the answer was cut short',
   UND_ERR_RES_EXCEEDED_MAX_SIZE: 'the answer was too large',
 };
+
+/** A connection failure's code in words ('connection refused'), for any client petctl runs (HTTP, Redis). */
+export function connectionErrorText(code: string | undefined): string | undefined {
+  return code === undefined ? undefined : KNOWN[code];
+}
 
 /** The system or undici error code, on the error or its cause. */
 export function errorCode(error: unknown): string | undefined {
@@ -45,7 +51,7 @@ export function describeNetworkError(error: unknown): string {
   if (code && TLS_TRUST_CODES.has(code)) {
     return `the server's TLS certificate is not trusted (${certificateProblem(err)}); nothing was sent. For a private CA, set NODE_EXTRA_CA_CERTS to its certificate file`;
   }
-  return (code && KNOWN[code]) ?? err?.message ?? String(error);
+  return connectionErrorText(code) ?? err?.message ?? String(error);
 }
 
 /** host:port of a URL, the port spelled out even when it is the scheme's default. */

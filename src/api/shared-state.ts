@@ -4,6 +4,7 @@ import { describeStateUrl, stateStoreAddress } from '../config/state-url';
 import { type GateDecision, type LimitEntry, type RateAnswer, decide, observe } from './pacing';
 import { MAX_PROBE_LEASE_MS, type RateLimitGate, asEntry } from './rate-limit-state';
 import { certificateProblem } from './transport';
+import { connectionErrorText } from './network-errors';
 
 /**
  * The rate-limit state in a Redis server, so every machine that uses one base
@@ -81,16 +82,8 @@ export function describeStoreError(error: unknown, timeoutMs: number): string {
   if (/^WRONGPASS/.test(message)) return 'the server refused the user name or password (WRONGPASS)';
   if (/^NOAUTH/.test(message)) return 'the server requires a password (NOAUTH)';
   if (/Command timed out/i.test(message)) return `no answer within ${timeoutMs / 1000}s`;
-  const known: Record<string, string> = {
-    ECONNREFUSED: 'connection refused',
-    ECONNRESET: 'connection reset',
-    ENOTFOUND: 'host not found',
-    EAI_AGAIN: 'DNS lookup failed',
-    EHOSTUNREACH: 'host unreachable',
-    ENETUNREACH: 'network unreachable',
-    ETIMEDOUT: `no connection within ${timeoutMs / 1000}s`,
-  };
-  const named = err?.code === undefined ? undefined : known[err.code];
+  if (err?.code === 'ETIMEDOUT') return `no connection within ${timeoutMs / 1000}s`;
+  const named = connectionErrorText(err?.code);
   if (named) return named;
   if (/Connection is closed|Stream isn't writeable|connection.*closed/i.test(message)) return 'the connection was closed';
   // Redis errors are one line (e.g. "ERR DB index is out of range"); they never contain the password.

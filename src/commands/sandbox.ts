@@ -2,6 +2,7 @@ import { type Command, Option } from 'commander';
 import type { Context } from '../context';
 import { InterruptedError } from '../errors';
 import type { Column } from '../output/table';
+import { DEFAULT_HOST, DEFAULT_PORT } from '../sandbox/defaults';
 import { ENTERPRISE_DEFAULT_PER_DAY, ENTERPRISE_DEFAULT_PER_MINUTE, type SandboxKey } from '../sandbox/keys';
 import { type EnterpriseQuota, parseEnterpriseQuota, parseMinuteMs, parsePort } from './parsers';
 import type { Invoke } from './root';
@@ -19,8 +20,8 @@ export function registerSandbox(program: Command, invoke: Invoke): void {
   program
     .command('sandbox')
     .description('run the embedded Pet Adoption Service in the foreground until Ctrl-C')
-    .option('--host <host>', 'address to bind (loopback unless you say otherwise)', '127.0.0.1')
-    .addOption(new Option('--port <port>', 'port (0 picks a free one)').argParser(parsePort).default(4010))
+    .option('--host <host>', 'address to bind (loopback unless you say otherwise)', DEFAULT_HOST)
+    .addOption(new Option('--port <port>', 'port (0 picks a free one)').argParser(parsePort).default(DEFAULT_PORT))
     .option('--data <file>', 'keep animals in this file across restarts (default: in memory)')
     .addOption(
       new Option('--enterprise-quota <per-minute>/<per-day>', 'the sandbox-enterprise key\'s quotas')
