@@ -1,5 +1,6 @@
 import fs from 'node:fs';
 import { CorruptFileError, readJsonFile, withFileLock, writeFileAtomic } from '../config/locked-file';
+import { sha256Hex } from '../config/digest';
 import { stringifyJson } from '../schemas/json';
 import { type BlockReason, type GateDecision, type LimitEntry, type RateAnswer, decide, isStale, observe } from './pacing';
 
@@ -17,8 +18,11 @@ export type { BlockReason } from './pacing';
  */
 
 export interface RateLimitGate {
-  /** Whether one more request may go now (taking one from the shared budget when one is tracked), or until when to wait. */
-  acquire(paced: boolean): Promise<GateDecision>;
+  /**
+   * Whether one more request may go now (taking one from the shared budget when one is tracked), or until when to wait.
+   * `reserve`: for a paced request, how many of the window's requests to leave to others (see pacing.decide).
+   */
+  acquire(paced: boolean, reserve?: number): Promise<GateDecision>;
   /** Records what an answer said about the limits. */
   record(answer: RateAnswer, paced: boolean): Promise<void>;
   /** The record for this base URL and key, as last written by any process. */
@@ -38,11 +42,7 @@ interface StateFile {
 export const MAX_PROBE_LEASE_MS = 1_000;
 
 export async function limitId(baseUrl: string, apiKey: string): Promise<string> {
-  // SHA-256 from @noble/hashes (audited, pure JS, a few KB) rather than node:crypto: every command
-  // hashes once the state file holds any entry, and loading node:crypto cost ~4 ms of each start.
-  // The digest is the same, so ids written by earlier versions still match.
-  const [{ sha256 }, { bytesToHex, utf8ToBytes }] = await Promise.all([import('@noble/hashes/sha2.js'), import('@noble/hashes/utils.js')]);
-  return bytesToHex(sha256(utf8ToBytes(`${baseUrl}\n${apiKey}`))).slice(0, 32);
+  return (await sha256Hex(`${baseUrl}\n${apiKey}`)).slice(0, 32);
 }
 
 const REASONS = new Set<string>(['rate_limited', 'key_banned', 'quota_exhausted']);
@@ -128,12 +128,12 @@ export async function openRateLimitState(
 
   return {
     current: peek,
-    async acquire(paced) {
-      const first = decide(await peek(), now(), paced, probeLeaseMs);
+    async acquire(paced, reserve) {
+      const first = decide(await peek(), now(), paced, probeLeaseMs, reserve);
       // Waiting, or sending without changing anything, needs no lock.
       if (!first.go || !first.entry) return first;
       return update((entry) => {
-        const decision = decide(entry, now(), paced, probeLeaseMs);
+        const decision = decide(entry, now(), paced, probeLeaseMs, reserve);
         return { entry: decision.go ? decision.entry : undefined, result: decision };
       });
     },

@@ -2,6 +2,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import type { InStream } from '../context';
+import { type StreamDigest, sha256Stream } from '../config/digest';
 import { UsageError } from '../errors';
 
 /**
@@ -27,11 +28,10 @@ export interface BulkInput {
 const CHUNK_BYTES = 32 * 1024;
 
 export async function openInput(file: string, stdin: InStream): Promise<BulkInput> {
-  const { createHash } = process.getBuiltinModule('node:crypto');
-  const hash = createHash('sha256');
+  const hash = sha256Stream();
   let digest: string | undefined;
   const finish = () => {
-    digest = hash.digest('hex');
+    digest = hash.hex();
   };
   const digestOf = () => {
     if (digest === undefined) throw new Error('the input has not been read yet');
@@ -103,7 +103,7 @@ async function* readFile(file: string): AsyncGenerator<Buffer> {
   }
 }
 
-function spooledStdin(stdin: InStream, hash: import('node:crypto').Hash, finish: () => void, digestOf: () => string): BulkInput {
+function spooledStdin(stdin: InStream, hash: StreamDigest, finish: () => void, digestOf: () => string): BulkInput {
   let spoolDir: string | undefined;
   let spoolFile: string | undefined;
   return {
