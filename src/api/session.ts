@@ -1,6 +1,6 @@
 import type { Context } from '../context';
 import { isLoopbackHost } from '../config/base-url';
-import { type ResolvedTarget, rejectedKeyHint, requireKey, resolveTarget } from '../config/credentials';
+import { type ResolvedTarget, rejectedKeyHint, requireKey, resolveTarget, targetIdentity } from '../config/credentials';
 import { VERSION } from '../version';
 import { HttpClient } from './http-client';
 import { type RateLimitGate, limitId, openRateLimitState } from './rate-limit-state';
@@ -42,8 +42,7 @@ export async function openApiSession(ctx: Context): Promise<ApiSession> {
   });
 
   const trace = ctx.globals.verbose ? (line: string) => ctx.io.stderr.write(`${line}\n`) : undefined;
-  // The in-process sandbox gets a new port each run; its limits belong to its data file.
-  const limitBaseUrl = resolved.baseUrl ?? `sandbox:${ctx.paths.sandboxDataFile}`;
+  const limitBaseUrl = targetIdentity(resolved, ctx.paths.sandboxDataFile);
   const probeLeaseMs = ctx.globals.timeoutMs;
   let gate: RateLimitGate = await openRateLimitState(ctx.paths.stateFile, limitBaseUrl, apiKey, ctx.now, { probeLeaseMs });
   if (resolved.stateUrl !== undefined) {

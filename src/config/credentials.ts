@@ -180,6 +180,15 @@ function loginHint(name: string, active: string): string {
   return `run petctl auth login${name !== active ? ` -p ${name}` : ''}`;
 }
 
+/**
+ * Which service a target is, for everything petctl remembers about it (the
+ * rate-limit state, import records): its base URL, or for the built-in sandbox
+ * profile, which gets a new port every run, its data file.
+ */
+export function targetIdentity(target: Pick<ResolvedTarget, 'baseUrl'>, sandboxDataFile: string): string {
+  return target.baseUrl ?? `sandbox:${sandboxDataFile}`;
+}
+
 /** What to tell the user when the server rejects the key in use (401). */
 export function rejectedKeyHint(target: ResolvedTarget): string {
   if (target.keySource === 'env') return 'PETCTL_API_KEY was rejected; check its value or unset it to use the stored key';
