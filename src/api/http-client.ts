@@ -85,6 +85,8 @@ export interface RequestHooks {
    * first request (bulk import), rather than only once it runs low (see pacing.ts).
    */
   paced?: boolean;
+  /** With `paced`: requests of every window left unused for other commands on the key (`pets add --reserve`). */
+  reserve?: number;
 }
 
 export interface ApiResponse {
@@ -152,7 +154,7 @@ export class HttpClient {
     let retriesDone = 0;
 
     for (;;) {
-      waitedMs += await this.passGate(paced, waitedMs, wait);
+      waitedMs += await this.passGate(paced, request.hooks?.reserve ?? 0, waitedMs, wait);
       await request.hooks?.beforeSend?.();
 
       let outcome: AttemptOutcome;
@@ -197,11 +199,11 @@ export class HttpClient {
    * 429, a ban or an exhausted window (seen by this or another process) is in
    * force. Returns the wait that counts toward --max-wait.
    */
-  private async passGate(paced: boolean, waitedMs: number, wait: (ms: number, why: string) => Promise<void>): Promise<number> {
+  private async passGate(paced: boolean, reserve: number, waitedMs: number, wait: (ms: number, why: string) => Promise<void>): Promise<number> {
     const { gate, maxWaitMs, now } = this.options;
     let counted = 0;
     for (;;) {
-      const decision = await gate.acquire(paced);
+      const decision = await gate.acquire(paced, reserve);
       if (decision.go) return counted;
       const ms = Math.max(0, decision.until - now());
       // A probe's answer is due within milliseconds: waiting for it is not a rate-limit wait.

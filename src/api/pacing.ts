@@ -71,14 +71,18 @@ export const PROBE_POLL_MS = 20;
 /** How long an answer without a budget frees paced requests from probing (a server may start sending one). */
 export const UNTRACKED_MS = 60_000;
 
-/** `paced`: bulk import, which keeps the shared count from its first request; single commands are not. */
-export function decide(entry: LimitEntry | undefined, now: number, paced: boolean, probeLeaseMs: number): GateDecision {
+/**
+ * `paced`: bulk import, which keeps the shared count from its first request; single commands are not.
+ * `reserve` (paced only, `pets add --file --reserve`): requests of every window left to other
+ * commands on the key; a paced request treats a window with no more than that left as exhausted.
+ */
+export function decide(entry: LimitEntry | undefined, now: number, paced: boolean, probeLeaseMs: number, reserve = 0): GateDecision {
   if (entry?.blockedUntil !== undefined && entry.blockedUntil > now) {
     return { go: false, until: entry.blockedUntil, reason: entry.reason ?? 'rate_limited' };
   }
   const window = entry?.window;
   if (window && now < window.resetAt) {
-    if (window.remaining <= 0) return { go: false, until: window.resetAt, reason: 'window' };
+    if (window.remaining <= (paced ? reserve : 0)) return { go: false, until: window.resetAt, reason: 'window' };
     return { go: true, entry: { ...entry, window: { ...window, remaining: window.remaining - 1 } } };
   }
   if (!paced || (entry?.untrackedUntil ?? 0) > now) return { go: true };
