@@ -76,8 +76,8 @@ export interface RequestHooks {
    * was never sent, one past this point may have been.
    */
   beforeSend?: () => void | Promise<void>;
-  /** Every HTTP answer's status, 429s and errors included. */
-  onAnswer?: (status: number) => void;
+  /** Every HTTP answer's status, 429s and errors included, with its X-RateLimit-* headers (bulk import's time left). */
+  onAnswer?: (status: number, rate: RateHeaders) => void;
   /** Replaces the session's wait (its countdown line) for this request's waits; must reject on Ctrl-C. */
   wait?: (ms: number, why: string) => Promise<void>;
   /**
@@ -171,10 +171,10 @@ export class HttpClient {
 
       let retryAfterMs: number | undefined;
       if (response) {
-        request.hooks?.onAnswer?.(response.status);
+        const rate = parseRateHeaders(response.header);
+        request.hooks?.onAnswer?.(response.status, rate);
         request.observe?.(response.header);
         request.onResponse?.(response);
-        const rate = parseRateHeaders(response.header);
         retryAfterMs = await this.recordLimits(response, rate, this.serverNow(response.header('date')), paced);
         if (response.status >= 200 && response.status < 300) {
           const parsed = request.rawResponse ? undefined : this.parseBody(response, request.method, url);
