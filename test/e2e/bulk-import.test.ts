@@ -75,10 +75,11 @@ describe.concurrent('pets add --file', () => {
     expect(summary(again)).toMatchObject({ created: 0, skipped: 3, journal: first.journal });
     const skipped = lines(again.stdout);
     expect(skipped.map((row) => [row.row, row.line, row.ok, row.skipped])).toEqual([
-      [1, 2, true, true],
-      [2, 4, true, true],
-      [3, 5, true, true],
+      [1, 2, true, 'already_created'],
+      [2, 4, true, 'already_created'],
+      [3, 5, true, 'already_created'],
     ]);
+    for (const row of skipped) expect(Date.parse(row.at as string)).toBeGreaterThan(0);
     // The Pet comes from the journal, int64 exact.
     expect(again.stdout).toMatch(/"pet":\{"id":10\d,"name":"Bé 🐶","categoryId":9007199254740993\}/);
   });
@@ -159,7 +160,7 @@ describe.concurrent('pets add --file', () => {
 
     const before = await petctl(['pets', 'add', '--file', file, '--dry-run']);
     expect(before.code, before.stderr).toBe(0);
-    expect(before.stdout).toMatch(/^would send 3 of 3 rows: 0 already done, 0 with an unknown outcome, 0 invalid; journal .+\n$/);
+    expect(before.stdout).toMatch(/^would send 3 of 3 rows: 0 already created, 0 with an unknown outcome, 0 invalid; journal .+\n$/);
     expect(server.requests).toHaveLength(0);
 
     // A real run creates rows 1 and 2 and loses the answer for row 3.
@@ -347,7 +348,7 @@ describe.concurrent('pets add --file', () => {
     expect(summary(verbose).journal).toBe(path.join(configDir, 'v.journal'));
   });
 
-  it('--journal chooses the journal; one written for another input is refused (exit 2)', async (t) => {
+  it('--journal chooses the journal, which keeps the rows of every file; one written for another key is refused (exit 2)', async (t) => {
     const { server, configDir, petctl } = await setupE2e(t, creator());
     const journal = path.join(configDir, 'mine.journal');
     const a = write(configDir, 'a.ndjson', '{"name":"A","categoryId":1}\n');
@@ -355,10 +356,13 @@ describe.concurrent('pets add --file', () => {
 
     expect((await petctl(['pets', 'add', '--file', a, '--journal', journal])).code).toBe(0);
     expect(fs.existsSync(journal)).toBe(true);
-    const other = await petctl(['pets', 'add', '--file', b, '--journal', journal]);
-    expect(other.code).toBe(2);
-    expect(other.stderr).toContain(`the journal ${journal} belongs to another input file`);
-    expect(posted(server.requests)).toEqual(['A']);
+    expect((await petctl(['pets', 'add', '--file', b, '--journal', journal])).code).toBe(0);
+    const again = await petctl(['pets', 'add', '--file', b, '--journal', journal]);
+    expect(summary(again)).toMatchObject({ created: 0, skipped: 1 });
+    const otherKey = await petctl(['pets', 'add', '--file', b, '--journal', journal], { env: { PETCTL_API_KEY: 'pk_test_another_key_entirely' } });
+    expect(otherKey.code).toBe(2);
+    expect(otherKey.stderr).toContain(`the journal ${journal} belongs to another base URL or API key`);
+    expect(posted(server.requests)).toEqual(['A', 'B']);
   });
 });
 
@@ -391,7 +395,7 @@ describe.concurrent('pets add --file: usage and bad files', () => {
     ['empty.csv', '', 'error: the input is empty: no rows to import (invalid_input)'],
     ['blank.json', '\n  \n', 'error: the input is empty: no rows to import (invalid_input)'],
     ['notjson.json', 'this is not json', 'error: line 1: not a JSON array (found "t"); for one object per line use --format ndjson (invalid_input)'],
-    ['columns.csv', 'nom,categorie\nRex,1\n', 'error: line 1: unknown column "nom" in the CSV header; expected name,categoryId,status (invalid_input)'],
+    ['columns.csv', 'nom,categorie\nRex,1\n', 'error: line 1: the CSV header lacks name and categoryId; expected name,categoryId,status (invalid_input)'],
     ['truncated.json', '[{"name":"A","categoryId":1},\n{"name":"B"', 'error: line 2 (row 2): the input ends inside this row (truncated?); the JSON array is not closed (invalid_input)'],
   ])('%s is refused with one clear line, exit 6, nothing sent', async ([name, text, message], t) => {
     const { server, configDir, petctl } = await setupE2e(t, creator());
