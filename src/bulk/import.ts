@@ -236,7 +236,12 @@ async function sendRows(options: BulkAddOptions, ctx: Context, plan: SendPlan): 
     import('../output/settings'),
   ]);
   const { scan } = plan;
-  const journal = await openJournal(plan);
+  let journal: JournalWriter;
+  try {
+    journal = await openJournal(plan);
+  } catch (error) {
+    throw error instanceof JournalUnwritableError ? journalStopped(error, 0, scan.toSend) : error;
+  }
   ctx.onCleanup(() => journal.close());
   const at = () => new Date(ctx.now()).toISOString();
   if (plan.run !== undefined && options.fresh) await journal.append({ source: plan.source, state: 'begin', run: plan.run, at: at() });
