@@ -295,6 +295,23 @@ describe.concurrent('pets add --file', () => {
     expect(server.requests[2]!.at - server.requests[1]!.at).toBeGreaterThanOrEqual(2000 - 50);
   });
 
+  it('the summary counts every invalid row reported above it, even when sending stopped before reaching it; hints fit the flags given', async (t) => {
+    const { server, configDir, petctl } = await setupE2e(t, creator());
+    const file = write(configDir, 'pets.ndjson', '{"name":"A","categoryId":1}\n{"name":"B","categoryId":2}\n{"name":"C","categoryId":3}\n{"name":"","categoryId":4}\n');
+    server.reply(creator({ firstId: 300 }), json(429, { code: 'rate_limited', message: 'Too many requests', status: 429 }, { 'retry-after': '5' }));
+
+    const stopped = await petctl(['--max-wait', '1', 'pets', 'add', '--file', file, '--skip-invalid', '--concurrency', '1']);
+    expect(stopped.code).toBe(5);
+    expect(stopped.stderr).toContain('line 4 (row 4): name: must not be empty\n');
+    expect(summary(stopped)).toMatchObject({ created: 1, invalid: 1 });
+
+    const dry = await petctl(['pets', 'add', '--file', file, '--skip-invalid', '--dry-run']);
+    expect(dry.code).toBe(6);
+    expect(dry.stderr).not.toContain('add --skip-invalid');
+    const refused = await petctl(['pets', 'add', '--file', file]);
+    expect(refused.stderr).toContain('hint: fix them, or add --skip-invalid');
+  });
+
   it('a banned key stops the import with exit 5; a rerun after the ban resumes', async (t) => {
     const { server, configDir, petctl } = await setupE2e(t, creator());
     const file = write(configDir, 'pets.ndjson', '{"name":"A","categoryId":1}\n{"name":"B","categoryId":2}\n');
