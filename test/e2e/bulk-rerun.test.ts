@@ -118,6 +118,43 @@ describe.concurrent('rerunning an import after editing the file', () => {
     expect(created().get('Kitten')).toBe(6);
   });
 
+  it('--new stopped by Ctrl-C resumes with the same command: the rest of the new animals, not the old ones again', async (t) => {
+    const dir = tempConfigDir();
+    const dataFile = path.join(dir, 'sandbox-data.json');
+    let posts = 0;
+    const sandbox = await startSandbox({ port: 0, dataFile, log: (line) => void (line.startsWith('POST') && (posts += 1)) });
+    t.onTestFinished(async () => {
+      await sandbox.close();
+      fs.rmSync(dir, { recursive: true, force: true });
+    });
+    const litter = 200;
+    const file = path.join(dir, 'litter.csv');
+    fs.writeFileSync(file, ['name,categoryId', ...Array.from({ length: litter }, () => 'Kitten,3')].join('\n'));
+    const run = (extra: string[], onSpawn?: (child: import('node:child_process').ChildProcess) => void) =>
+      runCli(['--base-url', sandbox.baseUrl, 'pets', 'add', '--file', file, '--concurrency', '1', ...extra], { env: { PETCTL_CONFIG_DIR: dir, PETCTL_API_KEY: 'sandbox-enterprise' }, onSpawn, timeoutMs: 60_000 });
+    const kittens = () => storedPets(dataFile).filter((pet) => pet.name === 'Kitten').length;
+
+    expect((await run([])).code).toBe(0);
+    const start = posts;
+    const stopped = await run(['--new'], (child) => {
+      const poll = setInterval(() => {
+        if (posts - start < 20 && child.exitCode === null) return;
+        clearInterval(poll);
+        child.kill('SIGINT');
+      }, 2);
+    });
+    expect(stopped.code, stopped.stderr).toBe(130);
+    const createdBeforeStop = kittens() - litter;
+    expect(createdBeforeStop).toBeGreaterThan(0);
+    expect(createdBeforeStop).toBeLessThan(litter);
+
+    const resumed = await run(['--new']);
+    expect(resumed.code, resumed.stderr).toBe(0);
+    expect(summary(resumed)).toMatchObject({ created: litter - createdBeforeStop, skipped: createdBeforeStop });
+    expect(resumed.stderr).toContain('this --new import resumes the one that did not finish');
+    expect(kittens()).toBe(2 * litter);
+  }, 60_000);
+
   it('standard input twice: the second run skips, says so on stderr even with -q, exits 0; --new sends again', async (t) => {
     const { petctl, created } = await shelter(t);
     const input = 'name,categoryId,status\nKitten,3,available\n';
