@@ -280,7 +280,10 @@ async function sendRows(options: BulkAddOptions, ctx: Context, plan: SendPlan): 
       signal: ctx.signal,
       onResult(result, sent) {
         count(tally, result);
-        if (format === 'ndjson') ctx.io.stdout.write(output.renderRowLine(result));
+        if (format === 'ndjson') {
+          progress.beforeOutput();
+          ctx.io.stdout.write(output.renderRowLine(result));
+        }
         else if (format === 'json') all.push(result);
         else if (!result.ok) failures.push(result);
         progress.row(result, sent);

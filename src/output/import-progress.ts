@@ -162,6 +162,11 @@ export class ImportProgress {
     this.draw(true);
   }
 
+  /** Wipes the bar before a line goes to stdout, which may be the same terminal; the next row redraws it. */
+  beforeOutput(): void {
+    this.clear();
+  }
+
   stop(): void {
     this.stopped = true;
     if (this.timer) clearInterval(this.timer);
