@@ -7,7 +7,7 @@ import { type BulkInput, openInput } from './input';
 import { JournalUnwritableError, JournalWriter, type LegacyJournal, defaultJournalPath, legacyJournalPath, readJournal, rewriteJournal, targetDigest } from './journal';
 import { type RecordsPlan, type Scan, plannedRows, scanRows } from './plan';
 import { type InputFormat, type ReadOptions, formatFromExtension, readRows, sentField } from './reader';
-import { Occurrences, type RecordEntry, RecordIndex } from './records';
+import { type RecordEntry, RecordIndex } from './records';
 
 /**
  * `pets add --file`: validate every row and look it up in the records of the
@@ -98,7 +98,7 @@ export async function bulkAdd(options: BulkAddOptions, ctx: Context): Promise<vo
     if (legacy.journal.input !== input.digest()) {
       throw new UsageError(`the journal ${journalPath} belongs to another input file; its rows would not match`, 'choose another --journal path, or import the file it was written for');
     }
-    const entries = await migratedEntries(legacy.journal, input, format, read, source, ctx.now());
+    const entries = await migratedEntries(legacy.journal, input, format, plan, options.idColumn, legacy.journal.writtenAt);
     for (const entry of entries) index.add(entry);
     migration = { entries, file: legacy.file };
     scan = await scanInput(input.secondPass(), false);
@@ -147,17 +147,13 @@ async function readLegacy(file: string, targetId: string): Promise<{ journal: Le
 }
 
 /** Gives each row of a version 1 journal (kept by row number) its identity in the input it was written for. */
-async function migratedEntries(legacy: LegacyJournal, input: BulkInput, format: InputFormat | undefined, read: ReadOptions, source: string, now: number): Promise<RecordEntry[]> {
+async function migratedEntries(legacy: LegacyJournal, input: BulkInput, format: InputFormat | undefined, plan: RecordsPlan, idColumn: string | undefined, at: string): Promise<RecordEntry[]> {
   const entries: RecordEntry[] = [];
-  const at = new Date(now).toISOString();
-  const occurrences = new Occurrences();
-  for await (const row of readRows(input.secondPass(), format, undefined, { idColumn: read.idColumn })) {
-    if (row.newPet === undefined) continue;
-    const identity = occurrences.identify(source, row.newPet, row.rowId)!;
+  for await (const row of plannedRows(readRows(input.secondPass(), format, undefined, { idColumn }), new RecordIndex(), plan, new Map())) {
     const old = legacy.rows.get(row.row);
-    if (old === undefined) continue;
+    if (old === undefined || row.identity === undefined) continue;
     const { row: _row, ...state } = old;
-    entries.push({ ...identity, ...state, at } as RecordEntry);
+    entries.push({ ...row.identity, ...state, at });
   }
   return entries;
 }

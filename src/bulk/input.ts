@@ -4,6 +4,7 @@ import path from 'node:path';
 import type { InStream } from '../context';
 import { type StreamDigest, sha256Stream } from '../config/digest';
 import { UsageError } from '../errors';
+import { describeFsError } from './fs-errors';
 
 /**
  * The bytes of a bulk import, read twice: once to validate every row (and
@@ -133,12 +134,4 @@ function spooledStdin(stdin: InStream, hash: StreamDigest, finish: () => void, d
       if (spoolDir !== undefined) await fs.promises.rm(spoolDir, { recursive: true, force: true });
     },
   };
-}
-
-function describeFsError(error: unknown): string {
-  const code = (error as { code?: string }).code;
-  if (code === 'ENOENT') return 'no such file';
-  if (code === 'EACCES' || code === 'EPERM') return 'permission denied';
-  if (code === 'EISDIR') return 'it is a directory';
-  return (error as Error).message;
 }

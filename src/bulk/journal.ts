@@ -3,6 +3,7 @@ import path from 'node:path';
 import { sha256Hex } from '../config/digest';
 import { ExitCode, PetctlError, UsageError } from '../errors';
 import { parseJson, stringifyJson } from '../schemas/json';
+import { describeFsError } from './fs-errors';
 import type { Pet } from '../schemas/pet';
 import type { NewRunMark, RecordEntry, RecordIndex } from './records';
 
@@ -52,20 +53,7 @@ export class JournalUnwritableError extends PetctlError {
 
 /** The system's reason, as a person reads it. */
 function systemReason(error: unknown): string {
-  const code = (error as { code?: string }).code;
-  const known: Record<string, string> = {
-    ENOSPC: 'no space left on the device',
-    EDQUOT: 'the disk quota is used up',
-    EFBIG: 'the file is too large for this system',
-    EROFS: 'the file system is read-only',
-    EACCES: 'permission denied',
-    EPERM: 'operation not permitted',
-    ENOENT: 'its directory no longer exists',
-    ENOTDIR: 'a part of its path is not a directory',
-    EISDIR: 'it is a directory',
-    EIO: 'an input/output error',
-  };
-  return code && known[code] ? `${known[code]} (${code})` : (error as Error).message;
+  return describeFsError(error, { ENOENT: 'its directory no longer exists (ENOENT)' });
 }
 
 /** The default journal: in petctl's state directory, named by the target (base URL identity and key). */
@@ -89,6 +77,8 @@ export function targetDigest(targetIdentity: string, apiKey: string): Promise<st
 export interface LegacyJournal {
   input: string;
   rows: Map<number, V1Entry>;
+  /** When it was last written (ISO): the time its rows are recorded with. */
+  writtenAt: string;
 }
 
 /**
@@ -104,7 +94,10 @@ export async function readJournal(file: string, target: string, index: RecordInd
     if (first) {
       first = false;
       const version = checkHeader(file, line, target);
-      if (version === 1) legacy = { input: (JSON.parse(line) as { input: string }).input, rows: new Map() };
+      if (version === 1) {
+        const { mtimeMs } = await fs.promises.stat(file);
+        legacy = { input: (JSON.parse(line) as { input: string }).input, rows: new Map(), writtenAt: new Date(mtimeMs).toISOString() };
+      }
       continue;
     }
     if (legacy) {

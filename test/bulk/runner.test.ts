@@ -69,7 +69,7 @@ async function run(names: string[], behaviour: Behaviour, options: { plans?: Rec
 let nextId = 1;
 const creates: Behaviour = async (newPet, hooks) => {
   await hooks.beforeSend?.();
-  hooks.onAnswer?.(201);
+  hooks.onAnswer?.(201, {});
   return { id: nextId++, ...newPet };
 };
 
@@ -78,7 +78,7 @@ describe('runImport', () => {
     const { outcome, results, entries } = await run(['A', 'bad', 'C'], async (newPet, hooks) => {
       if (newPet.name !== 'bad') return creates(newPet, hooks);
       await hooks.beforeSend?.();
-      hooks.onAnswer?.(400);
+      hooks.onAnswer?.(400, {});
       throw new ApiError('POST', 'http://x/v1/pets', 400, { code: 'invalid_category', message: 'no', status: 400 });
     });
     expect(entries).toEqual({ 1: 'created', 2: 'rejected', 3: 'created' });
@@ -92,7 +92,7 @@ describe('runImport', () => {
       calls += 1;
       if (newPet.name !== 'B') return creates(newPet, hooks);
       await hooks.beforeSend?.();
-      hooks.onAnswer?.(429);
+      hooks.onAnswer?.(429, {});
       throw new RateLimitError('rate limited', { code: 'rate_limited', status: 429, retryAt: Date.now() + 60_000 });
     });
     expect(calls).toBe(2);
@@ -159,7 +159,7 @@ describe('runImport', () => {
           await hooks.beforeSend?.();
           stop.abort();
           await new Promise((resolve) => setTimeout(resolve, 50));
-          hooks.onAnswer?.(201);
+          hooks.onAnswer?.(201, {});
           return { id: 1, ...newPet };
         }
         await hooks.wait!(60_000, 'rate limit reached');

@@ -1,8 +1,8 @@
 import fs from 'node:fs';
 import path from 'node:path';
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { type CliResult, runCli, tempConfigDir } from '../helpers/cli';
-import { type RunningSandbox, startSandbox } from '../../src/sandbox/server';
+import { startSandbox } from '../../src/sandbox/server';
 
 /**
  * `pets add --file --reserve 10` on the sandbox's Pro plan (300 per window)
@@ -19,26 +19,14 @@ const WINDOW_MS = 18_000;
 const PLAN = 300;
 const RESERVE = 10;
 
-let sandbox: RunningSandbox | undefined;
-const dirs: string[] = [];
-afterEach(async () => {
-  await sandbox?.close();
-  sandbox = undefined;
-  for (const dir of dirs.splice(0)) fs.rmSync(dir, { recursive: true, force: true });
-});
-
 describe('--reserve leaves room for people', () => {
-  it('Pro plan, --reserve 10: a pets list loop (one every 2 s) is never held and gets no 429; the import runs at >= 95% of 290 per window', async () => {
+  it('Pro plan, --reserve 10: a pets list loop (one every 2 s) is never held and gets no 429; the import runs at >= 95% of 290 per window', async (t) => {
     const dir = tempConfigDir();
-    dirs.push(dir);
-    const log: Array<{ at: number; method: string; status: number }> = [];
-    sandbox = await startSandbox({
-      port: 0,
-      minuteMs: WINDOW_MS,
-      log: (line) => {
-        const [method, , status] = line.split(' ');
-        log.push({ at: Date.now(), method: method!, status: Number(status) });
-      },
+    const requests: Array<{ at: number; method: string; status: number }> = [];
+    const sandbox = await startSandbox({ port: 0, minuteMs: WINDOW_MS, log: (line) => requests.push({ at: Date.now(), method: line.split(' ')[0]!, status: Number(line.split(' ')[2]) }) });
+    t.onTestFinished(async () => {
+      await sandbox.close();
+      fs.rmSync(dir, { recursive: true, force: true });
     });
     const env = { PETCTL_CONFIG_DIR: dir, PETCTL_API_KEY: 'sandbox-pro' };
     const rows = 2 * (PLAN - RESERVE) + 40;
@@ -50,7 +38,7 @@ describe('--reserve leaves room for people', () => {
     const loop = (async () => {
       while (importing) {
         const started = Date.now();
-        lists.push(await runCli(['--base-url', sandbox!.baseUrl, 'pets', 'list', '--limit', '1'], { env }));
+        lists.push(await runCli(['--base-url', sandbox.baseUrl, 'pets', 'list', '--limit', '1'], { env }));
         await new Promise((resolve) => setTimeout(resolve, Math.max(0, 2000 - (Date.now() - started))));
       }
     })();
@@ -66,10 +54,10 @@ describe('--reserve leaves room for people', () => {
       // Held for a window, it would say "rate limit reached; waiting …".
       expect(list.stderr).toBe('');
     }
-    expect(log.filter((entry) => entry.status === 429)).toEqual([]);
+    expect(requests.filter((entry) => entry.status === 429)).toEqual([]);
 
     // The import's windows: bursts separated by the waits for the next window.
-    const posts = log.filter((entry) => entry.method === 'POST' && entry.status === 201).map((entry) => entry.at);
+    const posts = requests.filter((entry) => entry.method === 'POST' && entry.status === 201).map((entry) => entry.at);
     const starts = [posts[0]!];
     for (let i = 1; i < posts.length; i++) if (posts[i]! - posts[i - 1]! > 2000) starts.push(posts[i]!);
     expect(starts).toHaveLength(3);
