@@ -221,12 +221,12 @@ export class JournalWriter {
     let created = false;
     try {
       await fs.promises.mkdir(dir, { recursive: true, mode: 0o700 });
+      // Always in append mode: imports of other files to the same target may be appending to it too.
+      handle = await fs.promises.open(file, 'a+', 0o600);
       if (!(await hasHeader(file))) {
         // New, or its creation was cut short (no whole header): start it afresh.
-        handle = await fs.promises.open(file, 'w', 0o600);
+        await handle.truncate(0);
         created = true;
-      } else {
-        handle = await fs.promises.open(file, 'a+', 0o600);
       }
     } catch (error) {
       if (error instanceof PetctlError) throw error;
