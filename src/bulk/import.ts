@@ -123,7 +123,7 @@ export async function bulkAdd(options: BulkAddOptions, ctx: Context): Promise<vo
   }
 
   const rows = plannedRows(readRows(input.secondPass(), format, undefined, { idColumn: options.idColumn }), index, plan, scan.duplicates);
-  await sendRows(options, ctx, { rows, scan, journalPath, targetId, migration, run: resumed ?? (options.fresh ? newRunId(ctx.now(), ctx.random()) : undefined), source });
+  await sendRows(options, ctx, { rows, index, scan, journalPath, targetId, migration, run: resumed ?? (options.fresh ? newRunId(ctx.now(), ctx.random()) : undefined), source });
 }
 
 function plural(n: number, noun: string): string {
@@ -161,15 +161,15 @@ async function migratedEntries(legacy: LegacyJournal, input: BulkInput, format: 
 /** The journal could not be written: what was done, and what a rerun will do. */
 function journalStopped(error: JournalUnwritableError, created: number, left: number): PetctlError {
   const done = `the import stopped before sending another request: ${plural(created, 'row')} created by this run, ${plural(left, 'row')} not sent yet`;
-  if (error.deleted) {
-    return new PetctlError(ExitCode.FAILURE, `the journal ${error.file} ${error.reason}; ${done}. The journal no longer records the rows created before, so a rerun would send them again`, {
+  if (error.deleted === 'lost') {
+    return new PetctlError(ExitCode.FAILURE, `${error.message}; ${done}. It could not be written again, so a rerun would send the rows created before again`, {
       code: 'journal_unwritable',
       hint: 'check what was created with petctl pets list before importing this file again',
     });
   }
-  return new PetctlError(ExitCode.FAILURE, `cannot write the journal ${error.file}: ${error.reason}; ${done}. Once the cause is fixed, a rerun of the same command resumes`, {
+  return new PetctlError(ExitCode.FAILURE, `${error.message}; ${done}. Once the cause is fixed, a rerun of the same command resumes`, {
     code: 'journal_unwritable',
-    hint: 'free some space on its disk or make its directory writable again, then rerun the same command',
+    hint: error.deleted === 'restored' ? 'rerun the same command to send the rest' : 'free some space on its disk or make its directory writable again, then rerun the same command',
     cause: error,
   });
 }
@@ -201,6 +201,8 @@ async function writeDryRun(ctx: Context, report: DryRunReport): Promise<void> {
 
 interface SendPlan {
   rows: ReturnType<typeof plannedRows>;
+  /** The records as read (migrated ones included). */
+  index: RecordIndex;
   scan: Scan;
   journalPath: string;
   targetId: string;
@@ -213,7 +215,7 @@ interface SendPlan {
 async function openJournal(plan: SendPlan): Promise<JournalWriter> {
   const { migration } = plan;
   if (migration && migration.file === undefined) await rewriteJournal(plan.journalPath, plan.targetId, migration.entries);
-  const journal = await JournalWriter.open(plan.journalPath, plan.targetId);
+  const journal = await JournalWriter.open(plan.journalPath, plan.targetId, () => plan.index.entries());
   if (migration?.file !== undefined) {
     for (const entry of migration.entries) await journal.append(entry);
     const { rename } = process.getBuiltinModule('node:fs/promises');

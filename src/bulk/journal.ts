@@ -44,8 +44,8 @@ export class JournalUnwritableError extends PetctlError {
     readonly file: string,
     readonly reason: string,
     cause?: unknown,
-    /** The file was deleted while open: what it held is gone. */
-    readonly deleted = false,
+    /** The file was deleted while open: written again whole (`restored`), or `lost`. */
+    readonly deleted?: 'restored' | 'lost',
   ) {
     super(ExitCode.FAILURE, deleted ? `the journal ${file} ${reason}` : `cannot write the journal ${file}: ${reason}`, { code: 'journal_unwritable', cause });
   }
@@ -203,10 +203,15 @@ export class JournalWriter {
   /** A write stopped part-way: the next one starts on a new line. */
   private torn = false;
 
+  /** What this run wrote, to write again should the file be deleted under it. */
+  private readonly written: Array<RecordEntry | NewRunMark> = [];
+
   private constructor(
     readonly file: string,
     private readonly handle: fs.promises.FileHandle,
     private spare: string | undefined,
+    private readonly target: string,
+    private readonly earlier: () => Iterable<RecordEntry | NewRunMark>,
   ) {}
 
   /** Why the journal could not be written, once it could not. */
@@ -214,8 +219,11 @@ export class JournalWriter {
     return this.failure;
   }
 
-  /** Opens (creating it 0600, in a 0700 directory, with its header) the journal at `file`. */
-  static async open(file: string, target: string): Promise<JournalWriter> {
+  /**
+   * Opens (creating it 0600, in a 0700 directory, with its header) the journal at `file`.
+   * `earlier`: the records it held when opened, written again with this run's should it be deleted.
+   */
+  static async open(file: string, target: string, earlier: () => Iterable<RecordEntry | NewRunMark> = () => []): Promise<JournalWriter> {
     const dir = path.dirname(file);
     let handle: fs.promises.FileHandle;
     let created = false;
@@ -249,7 +257,7 @@ export class JournalWriter {
       spare = undefined;
       throw new JournalUnwritableError(file, systemReason(error), error);
     }
-    const journal = new JournalWriter(file, handle, spare);
+    const journal = new JournalWriter(file, handle, spare, target, earlier);
     if (!created) {
       // A torn last line (killed mid-write) must not swallow the next entry.
       const { size } = await handle.stat();
@@ -306,7 +314,26 @@ export class JournalWriter {
     await this.handle.datasync();
     this.torn = false;
     // A journal deleted while open takes every write with it: nothing would be on disk for a rerun.
-    if ((await this.handle.stat()).nlink === 0) throw new JournalUnwritableError(this.file, 'was deleted while the import ran', undefined, true);
+    // It is written again, whole, where it was; the import stops all the same.
+    if ((await this.handle.stat()).nlink === 0) {
+      // Its "sent" entries are refused (the error below): those requests never go.
+      this.written.push(...entries.map((entry) => (entry.state === 'sent' ? { ...entry, state: 'unsent' as const } : entry)));
+      const restored = await this.restore();
+      const reason = restored ? 'was deleted while the import ran; it was written again with every row on record' : 'was deleted while the import ran';
+      throw new JournalUnwritableError(this.file, reason, undefined, restored ? 'restored' : 'lost');
+    }
+    this.written.push(...entries);
+  }
+
+  /** Writes the journal anew at its path: the records it held when opened, then this run's entries. */
+  private async restore(): Promise<boolean> {
+    try {
+      await fs.promises.mkdir(path.dirname(this.file), { recursive: true, mode: 0o700 });
+      await writeWhole(this.file, this.target, [...this.earlier(), ...this.written]);
+      return true;
+    } catch {
+      return false;
+    }
   }
 
   private async freeSpare(): Promise<boolean> {
@@ -341,15 +368,24 @@ async function writeAll(handle: fs.promises.FileHandle, text: string): Promise<v
  * one holding `entries`, atomically: a crash leaves one or the other whole.
  */
 export async function rewriteJournal(file: string, target: string, entries: RecordEntry[]): Promise<void> {
-  const temporary = `${file}.migrating`;
   try {
-    await fs.promises.writeFile(temporary, headerLine(target) + entries.map((entry) => `${stringifyJson(entry)}\n`).join(''), { mode: 0o600 });
+    await writeWhole(file, target, entries);
+  } catch (error) {
+    throw new JournalUnwritableError(file, systemReason(error), error);
+  }
+}
+
+/** Writes a whole journal to `file` atomically (a temporary file, synced, renamed over it). */
+async function writeWhole(file: string, target: string, entries: Iterable<RecordEntry | NewRunMark>): Promise<void> {
+  const temporary = `${file}.writing`;
+  try {
+    await fs.promises.writeFile(temporary, headerLine(target) + [...entries].map((entry) => `${stringifyJson(entry)}\n`).join(''), { mode: 0o600 });
     const handle = await fs.promises.open(temporary, 'r+');
     await handle.sync();
     await handle.close();
     await fs.promises.rename(temporary, file);
   } catch (error) {
     await fs.promises.rm(temporary, { force: true }).catch(() => {});
-    throw new JournalUnwritableError(file, systemReason(error), error);
+    throw error;
   }
 }

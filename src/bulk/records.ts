@@ -112,6 +112,12 @@ export class RecordIndex {
     }
   }
 
+  /** Everything on record: each row's last entry, and the --new imports that did not end. */
+  *entries(): Generator<RecordEntry | NewRunMark> {
+    yield* this.byContent.values();
+    for (const [source, run] of this.openRuns) yield { source, state: 'begin', run, at: new Date(0).toISOString() };
+  }
+
   /** Whether any row of `source` is on record with this content (any occurrence). */
   hasContent(source: string, content: Content): boolean {
     return this.contents.get(source)?.has(contentKey(content)) ?? false;

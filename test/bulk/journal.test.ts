@@ -103,13 +103,20 @@ describe('journal', () => {
     expect((await indexOf(file)).lookup(who('A'), false)).toMatchObject({ state: 'sent' });
   });
 
-  it('a journal deleted while open is unwritable: nothing of it would be left for a rerun', async () => {
-    const file = path.join(tempDir(), 'j.ndjson');
-    const journal = await JournalWriter.open(file, TARGET);
-    fs.rmSync(file);
-    await expect(journal.append({ ...who('A'), state: 'sent', at: AT })).rejects.toBeInstanceOf(JournalUnwritableError);
-    await expect(journal.append({ ...who('B'), state: 'sent', at: AT })).rejects.toMatchObject({ code: 'journal_unwritable', exitCode: 1 });
+  it('a journal deleted while open stops the import, and is written again whole: its earlier records, this run\'s, the refused "sent" as "unsent"', async () => {
+    const dir = tempDir();
+    const file = path.join(dir, 'imports', 'j.ndjson');
+    const earlier: RecordEntry = { ...who('Old'), state: 'created', pet: { id: 1, name: 'Old', categoryId: 1 }, at: AT };
+    const journal = await JournalWriter.open(file, TARGET, () => [earlier]);
+    await journal.append({ ...who('A'), state: 'created', pet: { id: 2, name: 'A', categoryId: 1 }, at: AT });
+    fs.rmSync(path.dirname(file), { recursive: true });
+    await expect(journal.append({ ...who('B'), state: 'sent', at: AT })).rejects.toMatchObject({ code: 'journal_unwritable', exitCode: 1, deleted: 'restored' });
+    await expect(journal.append({ ...who('C'), state: 'sent', at: AT })).rejects.toBeInstanceOf(JournalUnwritableError);
     await journal.close();
+    const index = await indexOf(file);
+    expect(index.lookup(who('Old'), false)).toMatchObject({ state: 'created' });
+    expect(index.lookup(who('A'), false)).toMatchObject({ state: 'created' });
+    expect(index.lookup(who('B'), false)).toMatchObject({ state: 'unsent' });
   });
 });
 

@@ -104,3 +104,43 @@ describe.skipIf(!mounted)('a journal that cannot be written (a full disk)', () =
     expect(new Set(names).size).toBe(rows);
   }, 90_000);
 });
+
+describe('a journal whose directory is removed during the import', () => {
+  it('stops before another request, writes the journal again whole, and the rerun creates every row once', async (t) => {
+    const dir = tempConfigDir();
+    const dataFile = path.join(dir, 'sandbox-data.json');
+    const journalDir = path.join(dir, 'journals');
+    let posts = 0;
+    const sandbox = await startSandbox({
+      port: 0,
+      dataFile,
+      log: (line) => {
+        if (line.startsWith('POST') && ++posts === 30) fs.rmSync(journalDir, { recursive: true, force: true });
+      },
+    });
+    t.onTestFinished(async () => {
+      await sandbox.close();
+      fs.rmSync(dir, { recursive: true, force: true });
+    });
+    const seeded = storedPets(dataFile).length;
+    const rows = 120;
+    const file = path.join(dir, 'intake.ndjson');
+    fs.writeFileSync(file, Array.from({ length: rows }, (_, i) => `{"name":"Pet ${i + 1}","categoryId":1}`).join('\n'));
+    const journal = path.join(journalDir, 'journal.ndjson');
+    const run = () =>
+      runCli(['--base-url', sandbox.baseUrl, 'pets', 'add', '--file', file, '--journal', journal], { env: { PETCTL_CONFIG_DIR: dir, PETCTL_API_KEY: 'sandbox-enterprise' }, timeoutMs: 60_000 });
+
+    const first = await run();
+    expect(first.code, first.stderr).toBe(1);
+    expect(first.stderr).toMatch(new RegExp(`^error: the journal ${journal.replace(/[.*+?^$()|[\]\\]/g, '\\$&')} was deleted while the import ran; it was written again with every row on record; the import stopped before sending another request: \\d+ rows created by this run, \\d+ rows not sent yet\\. Once the cause is fixed, a rerun of the same command resumes \\(journal_unwritable\\)$`, 'm'));
+    const createdFirst = storedPets(dataFile).length - seeded;
+    expect(createdFirst).toBeLessThan(rows);
+
+    const second = await run();
+    expect(second.code, second.stderr).toBe(0);
+    expect(second.stderr).toMatch(new RegExp(`^created ${rows - createdFirst}, skipped ${createdFirst}, rejected 0, invalid 0, unknown 0 in `, 'm'));
+    const names = storedPets(dataFile).slice(seeded).map((pet) => pet.name);
+    expect(names).toHaveLength(rows);
+    expect(new Set(names).size).toBe(rows);
+  }, 60_000);
+});
