@@ -2,7 +2,7 @@ import { spawnSync } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { runCli, tempConfigDir } from '../helpers/cli';
+import { type CliResult, runCli, tempConfigDir } from '../helpers/cli';
 import { storedPets } from '../helpers/sandbox-data';
 import { startSandbox } from '../../src/sandbox/server';
 
@@ -33,6 +33,15 @@ function fill(dir: string): void {
   } finally {
     fs.closeSync(fd);
   }
+}
+
+/** The rerun sent exactly the rows the first run had not created, and the sandbox holds every row once. */
+function expectResumed(second: CliResult, at: { rows: number; createdFirst: number; dataFile: string; seeded: number }): void {
+  expect(second.code, second.stderr).toBe(0);
+  expect(second.stderr).toMatch(new RegExp(`^created ${at.rows - at.createdFirst}, skipped ${at.createdFirst}, rejected 0, invalid 0, unknown 0 in `, 'm'));
+  const names = storedPets(at.dataFile).slice(at.seeded).map((pet) => pet.name);
+  expect(names).toHaveLength(at.rows);
+  expect(new Set(names).size).toBe(at.rows);
 }
 
 const root = tempConfigDir();
@@ -96,12 +105,7 @@ describe.skipIf(!mounted)('a journal that cannot be written (a full disk)', () =
 
     // The cause fixed: room again.
     fs.rmSync(path.join(disk, 'filler'));
-    const second = await run();
-    expect(second.code, second.stderr).toBe(0);
-    expect(second.stderr).toMatch(new RegExp(`^created ${rows - createdFirst}, skipped ${createdFirst}, rejected 0, invalid 0, unknown 0 in `, 'm'));
-    const names = storedPets(dataFile).slice(seeded).map((pet) => pet.name);
-    expect(names).toHaveLength(rows);
-    expect(new Set(names).size).toBe(rows);
+    expectResumed(await run(), { rows, createdFirst, dataFile, seeded });
   }, 90_000);
 });
 
@@ -136,11 +140,6 @@ describe('a journal whose directory is removed during the import', () => {
     const createdFirst = storedPets(dataFile).length - seeded;
     expect(createdFirst).toBeLessThan(rows);
 
-    const second = await run();
-    expect(second.code, second.stderr).toBe(0);
-    expect(second.stderr).toMatch(new RegExp(`^created ${rows - createdFirst}, skipped ${createdFirst}, rejected 0, invalid 0, unknown 0 in `, 'm'));
-    const names = storedPets(dataFile).slice(seeded).map((pet) => pet.name);
-    expect(names).toHaveLength(rows);
-    expect(new Set(names).size).toBe(rows);
+    expectResumed(await run(), { rows, createdFirst, dataFile, seeded });
   }, 60_000);
 });
