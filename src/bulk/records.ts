@@ -131,8 +131,10 @@ export class RecordIndex {
   /** The row's last entry: by id with --id-column, else by content within its source; within `run` when given. */
   lookup(identity: RowIdentity, byId: boolean, run?: string): RecordEntry | undefined {
     if (run !== undefined) return this.runEntries.get(runKey(run, identity.source, byId ? { id: identity.id } : { content: identity.content }));
-    if (byId) return identity.id === undefined ? undefined : this.byId.get(identity.id);
-    return this.byContent.get(`${identity.source}\n${contentKey(identity.content)}`);
+    const byContent = this.byContent.get(`${identity.source}\n${contentKey(identity.content)}`);
+    if (!byId) return byContent;
+    // A row this source sent before --id-column was used has no id on record: its content still knows it.
+    return (identity.id === undefined ? undefined : this.byId.get(identity.id)) ?? (byContent?.id === undefined ? byContent : undefined);
   }
 
   /** What to do with a row. `run`: the --new import being resumed (its rows only count), or a fresh --new (nothing counts). */

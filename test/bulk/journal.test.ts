@@ -141,6 +141,17 @@ describe('records', () => {
     expect(index.plan({ source: '/other.csv', id: 'A-2', content: ['Rex', '1', '', 1] }, plan)).toEqual({ action: 'send' });
   });
 
+  it('with --id-column, a row the same source created before --id-column was used is known by its content', () => {
+    const index = new RecordIndex();
+    index.add(created(who('Rex'), 1));
+    index.add(created(who('Bo', 'B-1'), 2));
+    const plan = { byId: true, retryUnknown: false };
+    expect(index.plan(who('Rex', 'A-1'), plan)).toMatchObject({ action: 'skip', changed: false });
+    expect(index.plan({ ...who('Rex', 'A-1'), source: '/other.csv' }, plan)).toEqual({ action: 'send' });
+    // A record with another id is another animal.
+    expect(index.plan(who('Bo', 'B-2'), plan)).toEqual({ action: 'send' });
+  });
+
   it('"sent" without an answer is left alone unless retryUnknown; "rejected" and "unsent" are sent again', () => {
     const index = new RecordIndex();
     index.add({ ...who('A'), state: 'sent', at: AT });

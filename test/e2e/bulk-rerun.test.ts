@@ -207,6 +207,17 @@ describe.concurrent('--id-column: the shelter\'s own id', () => {
     expect(fs.readFileSync(dataFile, 'utf8')).not.toContain('A-4');
   });
 
+  it('a file first imported without --id-column, then with it: the rows already created are known by their content', async (t) => {
+    const { petctl, write, created } = await shelter(t);
+    const file = write('intake.csv', 'Intake,name,categoryId\nA-1,Rex,1\nA-2,Bo,2\n');
+    expect(summary(await petctl(['pets', 'add', '--file', file]))).toMatchObject({ created: 2 });
+    write('intake.csv', 'Intake,name,categoryId\nA-1,Rex,1\nA-2,Bo,2\nA-3,Cy,3\n');
+    const withIds = await petctl(['pets', 'add', '--file', file, '--id-column', 'Intake']);
+    expect(withIds.code, withIds.stderr).toBe(0);
+    expect(summary(withIds)).toMatchObject({ created: 1, skipped: 2 });
+    expect(Object.fromEntries(created())).toEqual({ Rex: 1, Bo: 1, Cy: 1 });
+  });
+
   it('a row whose other fields changed after its animal was created is skipped, and said once on stderr', async (t) => {
     const { petctl, write, created } = await shelter(t);
     const file = write('intake.csv', 'Intake,name,categoryId,status\nA-1,Rex,1,available\nA-2,Bella,2,available\n');
