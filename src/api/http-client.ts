@@ -95,6 +95,8 @@ export interface RequestHooks {
    * the plan's minute window is its pace, not a wait that --max-wait bounds.
    */
   paced?: boolean;
+  /** With `paced`: requests of every window left unused for other commands on the key (`pets add --reserve`). */
+  reserve?: number;
 }
 
 export interface ApiResponse {
@@ -164,7 +166,7 @@ export class HttpClient {
     let bans = 0;
 
     for (;;) {
-      await this.passGate(paced, budget, wait);
+      await this.passGate(paced, hooks?.reserve ?? 0, budget, wait);
       await hooks?.beforeSend?.();
       // beforeSend (the journal's flush) took time: a 429 read meanwhile, here or by another process, holds this request too.
       if (await this.heldAgain()) continue;
@@ -209,10 +211,10 @@ export class HttpClient {
    * a ban or an exhausted window (seen by this or another process) is in
    * force. Ends with the wait policy's error when a wait does not fit --max-wait.
    */
-  private async passGate(paced: boolean, budget: WaitBudget, wait: (ms: number, why: string) => Promise<void>): Promise<void> {
+  private async passGate(paced: boolean, reserve: number, budget: WaitBudget, wait: (ms: number, why: string) => Promise<void>): Promise<void> {
     const { gate, now } = this.options;
     for (;;) {
-      const decision = this.heldDecision() ?? (await gate.acquire(paced));
+      const decision = this.heldDecision() ?? (await gate.acquire(paced, reserve));
       if (decision.go) return;
       const at = now();
       const ms = Math.max(0, decision.until - at);
@@ -257,6 +259,7 @@ export class HttpClient {
     const resetIn = resetDelayMs(rate.resetEpochSeconds, serverNow, now);
     const rateAnswer: RateAnswer = {
       status: answer.status,
+      limit: rate.limit,
       remaining: rate.remaining,
       reset: rate.resetEpochSeconds,
       resetAt: resetIn === undefined ? undefined : now + resetIn,

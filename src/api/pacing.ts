@@ -29,6 +29,8 @@ export interface LimitWindow {
   resetAt: number;
   /** Requests this machine may still send in the window. */
   remaining: number;
+  /** X-RateLimit-Limit, when the server sent it (shown by `profile show`). */
+  limit?: number;
 }
 
 /** What is recorded per base URL and key. Every time is epoch ms on this machine's clock. */
@@ -46,6 +48,8 @@ export interface LimitEntry {
 /** What one answer said about the limits. */
 export interface RateAnswer {
   status: number;
+  /** X-RateLimit-Limit. */
+  limit?: number;
   /** X-RateLimit-Remaining. */
   remaining?: number;
   /** X-RateLimit-Reset (Unix seconds), as sent. */
@@ -71,14 +75,18 @@ export const PROBE_POLL_MS = 20;
 /** How long an answer without a budget frees paced requests from probing (a server may start sending one). */
 export const UNTRACKED_MS = 60_000;
 
-/** `paced`: bulk import, which keeps the shared count from its first request; single commands are not. */
-export function decide(entry: LimitEntry | undefined, now: number, paced: boolean, probeLeaseMs: number): GateDecision {
+/**
+ * `paced`: bulk import, which keeps the shared count from its first request; single commands are not.
+ * `reserve` (paced only, `pets add --file --reserve`): requests of every window left to other
+ * commands on the key; a paced request treats a window with no more than that left as exhausted.
+ */
+export function decide(entry: LimitEntry | undefined, now: number, paced: boolean, probeLeaseMs: number, reserve = 0): GateDecision {
   if (entry?.blockedUntil !== undefined && entry.blockedUntil > now) {
     return { go: false, until: entry.blockedUntil, reason: entry.reason ?? 'rate_limited' };
   }
   const window = entry?.window;
   if (window && now < window.resetAt) {
-    if (window.remaining <= 0) return { go: false, until: window.resetAt, reason: 'window' };
+    if (window.remaining <= (paced ? reserve : 0)) return { go: false, until: window.resetAt, reason: 'window' };
     return { go: true, entry: { ...entry, window: { ...window, remaining: window.remaining - 1 } } };
   }
   if (!paced || (entry?.untrackedUntil ?? 0) > now) return { go: true };
@@ -120,7 +128,7 @@ export function observe(entry: LimitEntry | undefined, answer: RateAnswer, now: 
     } else if (known && live && reset < known.reset) {
       // An answer from a window that has already been replaced: it says nothing about the current one.
     } else if (paced || live || next.probeUntil !== undefined || left <= LOW_WATER) {
-      next.window = { reset, resetAt, remaining: live ? Math.min(known.remaining, left) : left };
+      next.window = { reset, resetAt, remaining: live ? Math.min(known.remaining, left) : left, ...(answer.limit === undefined ? {} : { limit: answer.limit }) };
       delete next.probeUntil;
       changed = true;
     }

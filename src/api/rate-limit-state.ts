@@ -1,5 +1,6 @@
 import fs from 'node:fs';
 import { CorruptFileError, readJsonFile, withFileLock, writeFileAtomic } from '../locked-file';
+import { sha256Hex } from '../digest';
 import { stringifyJson } from '../schemas/json';
 import { type BlockReason, type GateDecision, type LimitEntry, type RateAnswer, decide, isStale, observe } from './pacing';
 
@@ -17,8 +18,11 @@ export type { BlockReason } from './pacing';
  */
 
 export interface RateLimitGate {
-  /** Whether one more request may go now (taking one from the shared budget when one is tracked), or until when to wait. */
-  acquire(paced: boolean): Promise<GateDecision>;
+  /**
+   * Whether one more request may go now (taking one from the shared budget when one is tracked), or until when to wait.
+   * `reserve`: for a paced request, how many of the window's requests to leave to others (see pacing.decide).
+   */
+  acquire(paced: boolean, reserve?: number): Promise<GateDecision>;
   /** Records what an answer said about the limits. */
   record(answer: RateAnswer, paced: boolean): Promise<void>;
   /** The record for this base URL and key, as last written by any process. */
@@ -38,11 +42,7 @@ interface StateFile {
 export const MAX_PROBE_LEASE_MS = 1_000;
 
 export async function limitId(baseUrl: string, apiKey: string): Promise<string> {
-  // SHA-256 from @noble/hashes (audited, pure JS, a few KB) rather than node:crypto: every command
-  // hashes once the state file holds any entry, and loading node:crypto cost ~4 ms of each start.
-  // The digest is the same, so ids written by earlier versions still match.
-  const [{ sha256 }, { bytesToHex, utf8ToBytes }] = await Promise.all([import('@noble/hashes/sha2.js'), import('@noble/hashes/utils.js')]);
-  return bytesToHex(sha256(utf8ToBytes(`${baseUrl}\n${apiKey}`))).slice(0, 32);
+  return (await sha256Hex(`${baseUrl}\n${apiKey}`)).slice(0, 32);
 }
 
 const REASONS = new Set<string>(['rate_limited', 'key_banned', 'quota_exhausted']);
@@ -58,7 +58,9 @@ export function asEntry(raw: unknown): LimitEntry | undefined {
     entry.reason = e.reason as BlockReason;
   }
   const w = e.window as Record<string, unknown> | undefined;
-  if (w && isTime(w.reset) && isTime(w.resetAt) && isTime(w.remaining)) entry.window = { reset: w.reset, resetAt: w.resetAt, remaining: w.remaining };
+  if (w && isTime(w.reset) && isTime(w.resetAt) && isTime(w.remaining)) {
+    entry.window = { reset: w.reset, resetAt: w.resetAt, remaining: w.remaining, ...(isTime(w.limit) ? { limit: w.limit } : {}) };
+  }
   if (isTime(e.probeUntil)) entry.probeUntil = e.probeUntil;
   return Object.keys(entry).length > 0 ? entry : undefined;
 }
@@ -128,12 +130,12 @@ export async function openRateLimitState(
 
   return {
     current: peek,
-    async acquire(paced) {
-      const first = decide(await peek(), now(), paced, probeLeaseMs);
+    async acquire(paced, reserve) {
+      const first = decide(await peek(), now(), paced, probeLeaseMs, reserve);
       // Waiting, or sending without changing anything, needs no lock.
       if (!first.go || !first.entry) return first;
       return update((entry) => {
-        const decision = decide(entry, now(), paced, probeLeaseMs);
+        const decision = decide(entry, now(), paced, probeLeaseMs, reserve);
         return { entry: decision.go ? decision.entry : undefined, result: decision };
       });
     },
@@ -141,5 +143,28 @@ export async function openRateLimitState(
       if (!observe(await peek(), answer, now(), paced)) return;
       await update((entry) => ({ entry: observe(entry, answer, now(), paced), result: undefined }));
     },
+  };
+}
+
+/** What this machine last saw of a key's limits, while it still holds (`profile show`). */
+export interface LastSeenLimits {
+  limit?: number;
+  remaining?: number;
+  resetAt?: number;
+  blockedUntil?: number;
+  reason?: BlockReason;
+}
+
+/** Reads the record without a lock and without writing; undefined when nothing current is known. */
+export async function lastSeenLimits(file: string, identity: string, apiKey: string, now: number): Promise<LastSeenLimits | undefined> {
+  const { limits } = readState(file);
+  if (Object.keys(limits).length === 0) return undefined;
+  const entry = limits[await limitId(identity, apiKey)];
+  const blocked = entry?.blockedUntil !== undefined && entry.blockedUntil > now;
+  const window = entry?.window !== undefined && entry.window.resetAt > now ? entry.window : undefined;
+  if (!blocked && !window) return undefined;
+  return {
+    ...(window ? { limit: window.limit, remaining: window.remaining, resetAt: window.resetAt } : {}),
+    ...(blocked ? { blockedUntil: entry.blockedUntil, reason: entry.reason } : {}),
   };
 }

@@ -281,15 +281,15 @@ export async function openSharedState(options: SharedStateOptions): Promise<Shar
     get fellBack() {
       return fellBack;
     },
-    acquire(paced) {
+    acquire(paced, reserve) {
       return run<GateDecision>(
         'acquire',
         () =>
           transact('acquire', (entry) => {
-            const decision = decide(entry, now(), paced, probeLeaseMs);
+            const decision = decide(entry, now(), paced, probeLeaseMs, reserve);
             return { entry: decision.go ? decision.entry : undefined, result: decision };
           }),
-        () => local.acquire(paced),
+        () => local.acquire(paced, reserve),
       );
     },
     async record(answer: RateAnswer, paced) {

@@ -1,30 +1,42 @@
+import path from 'node:path';
 import type { Context } from '../context';
 import { ExitCode, InterruptedError, PetctlError, RateLimitError, UsageError } from '../errors';
 import { requireKey } from '../config/target';
 import { type RowFailure, type RowResult, type Tally, count, emptyTally } from './results';
-import { openInput } from './input';
-import { type JournalEntry, JournalWriter, defaultJournalPath, readJournal, targetDigest } from './journal';
-import { type InputFormat, formatFromExtension, readRows } from './reader';
+import { type BulkInput, openInput } from './input';
+import { JournalUnwritableError, JournalWriter, type LegacyJournal, defaultJournalPath, legacyJournalPath, readJournal, rewriteJournal, targetDigest } from './journal';
+import { type RecordsPlan, type Scan, plannedRows, scanRows } from './plan';
+import { type InputFormat, type ReadOptions, formatFromExtension, readRows, sentField } from './reader';
+import { type RecordEntry, RecordIndex } from './records';
 import { formatWhen } from '../output/time';
 
 /**
- * `pets add --file`: validate every row, then send the valid ones through
- * the journal and the runner, and report. The steps, each in its module:
+ * `pets add --file`: validate every row and look it up in the records of the
+ * target, then send the rows not created before through the journal and the
+ * runner, and report. The steps, each in its module:
  *   input.ts   the bytes, read twice (stdin spooled), hashed
- *   reader.ts  formats, row/line numbers, NewPet validation
- *   journal.ts what became of each row, durable, for resuming
+ *   reader.ts  formats, row/line numbers, NewPet validation, the id column
+ *   records.ts row identity, and what the records say to do with a row
+ *   plan.ts    the first pass (counts, ids used twice) and the sending pass's plan
+ *   journal.ts the records, durable, per target
  *   runner.ts  concurrency, interrupts, per-row outcomes
  *   output/bulk.ts, output/import-progress.ts  what the user sees
  *
  * Exit codes when several apply: 130 (Ctrl-C) > 5 (rate limit stopped it) >
- * the code of another error that stopped it (4, 3, 7...) > 7 (a row's outcome
- * is unknown) > 6 (a row invalid or rejected) > 0.
+ * the code of another error that stopped it (1, 4, 3, 7...) > 7 (a row's
+ * outcome is unknown) > 6 (a row invalid or rejected) > 0.
  */
 
 export interface BulkAddOptions {
   /** A path, or `-` for standard input. */
   file: string;
   format?: InputFormat;
+  /** --id-column: the column holding each row's own id, which identifies it across imports. */
+  idColumn?: string;
+  /** --new: every row is a new animal, whatever was created before. */
+  fresh: boolean;
+  /** --reserve: requests of every window left to other commands on the key. */
+  reserve: number;
   dryRun: boolean;
   skipInvalid: boolean;
   concurrency: number;
@@ -40,6 +52,9 @@ export async function bulkAdd(options: BulkAddOptions, ctx: Context): Promise<vo
     // The rows stream out as they complete; there is no one JSON result to query.
     throw new UsageError('--query does not apply to --file', "use -o ndjson and a filter such as jq: petctl pets add --file f.csv -o ndjson | jq 'select(.ok | not)'");
   }
+  if (options.idColumn !== undefined && sentField(options.idColumn) !== undefined) {
+    throw new UsageError(`--id-column ${options.idColumn} names a field that is sent`, 'name the column that holds your own id for each animal, such as an intake number');
+  }
   // Every row is garbage a moment after it is read, yet on a long stream V8 grows its young
   // generation to 2 x 16 MB anyway; keeping it at its start size keeps a 100 MB file's peak RSS
   // ~20 MB lower, for a few % more time in the scavenger. (A flag V8 reads when it would grow.)
@@ -47,52 +62,116 @@ export async function bulkAdd(options: BulkAddOptions, ctx: Context): Promise<vo
   const input = await openInput(options.file, ctx.io.stdin);
   ctx.onCleanup(() => input.close());
   let format = options.format ?? (input.file === undefined ? undefined : formatFromExtension(input.file));
-
-  // Pass 1: validate everything (and hash the input) before anything is sent.
-  let rows = 0;
-  let invalid = 0;
-  for await (const row of readRows(input.firstPass(), format, (chosen) => (format = chosen))) {
-    if (ctx.signal.aborted) throw new InterruptedError();
-    rows += 1;
-    if (row.newPet !== undefined) continue;
-    invalid += 1;
-    if (invalid <= INVALID_SHOWN) ctx.io.stderr.write(`line ${row.line} (row ${row.row}): ${row.reason}\n`);
-  }
-  if (invalid > INVALID_SHOWN) ctx.io.stderr.write(`... and ${invalid - INVALID_SHOWN} more invalid rows (${invalid} in all)\n`);
-  const refuse = () =>
-    new PetctlError(ExitCode.REJECTED, `${plural(invalid, 'invalid row')} of ${rows}; nothing was sent`, {
-      code: 'invalid_input',
-      hint: 'fix them, or add --skip-invalid to send the valid rows and report the rest',
-    });
-  if (invalid > 0 && !options.skipInvalid && !options.dryRun) throw refuse();
+  const source = input.file === undefined ? '-' : path.resolve(input.file);
 
   const target = await ctx.target();
   const apiKey = requireKey(target);
   const { identity } = target;
-  const digest = input.digest();
-  const journalPath = options.journal ?? defaultJournalPath(ctx.paths.dir, digest, identity, apiKey);
-  const header = { input: digest, target: targetDigest(identity, apiKey) };
-  const previous = await readJournal(journalPath, header);
+  const targetId = await targetDigest(identity, apiKey);
+  const journalPath = options.journal ?? (await defaultJournalPath(ctx.paths.dir, identity, apiKey));
+  const index = new RecordIndex();
+  const legacyHere = await readJournal(journalPath, targetId, index);
+  // A --new import that did not finish is resumed by the next --new import of the same input.
+  const resumed = options.fresh ? index.openRun(source) : undefined;
+  const plan: RecordsPlan = { source, byId: options.idColumn !== undefined, retryUnknown: options.retryUnknown, run: resumed, fresh: options.fresh && resumed === undefined };
 
-  let done = 0;
-  let unknown = 0;
-  for (const entry of previous.values()) {
-    if (entry.state === 'created') done += 1;
-    else if (entry.state === 'sent') unknown += 1;
+  const ignored: string[] = [];
+  const read: ReadOptions = { idColumn: options.idColumn, onIgnored: (name) => ignored.push(name) };
+  let invalidShown = 0;
+  const scanInput = (chunks: AsyncIterable<Buffer>, report: boolean) =>
+    scanRows(chunks, format, (chosen) => (format = chosen), read, index, plan, ctx.signal, {
+      invalid(row, line, reason) {
+        if (report && ++invalidShown <= INVALID_SHOWN) ctx.io.stderr.write(`line ${line} (row ${row}): ${reason}\n`);
+      },
+    });
+
+  // Pass 1: validate and plan everything (and hash the input) before anything is sent.
+  let scan = await scanInput(input.firstPass(), true);
+  if (ctx.signal.aborted) throw new InterruptedError();
+  if (scan.invalid > INVALID_SHOWN) ctx.io.stderr.write(`... and ${scan.invalid - INVALID_SHOWN} more invalid rows (${scan.invalid} in all)\n`);
+  if (ignored.length > 0) ctx.notice(`ignoring columns: ${ignored.join(', ')}`);
+
+  // A journal of the previous format (one per input): its rows become records, once.
+  const legacy = legacyHere ? { journal: legacyHere, file: undefined } : await readLegacy(await legacyJournalPath(ctx.paths.dir, input.digest(), identity, apiKey), targetId);
+  let migration: Migration | undefined;
+  if (legacy) {
+    if (legacy.journal.input !== input.digest()) {
+      throw new UsageError(`the journal ${journalPath} belongs to another input file; its rows would not match`, 'choose another --journal path, or import the file it was written for');
+    }
+    const entries = await migratedEntries(legacy.journal, input, format, plan, options.idColumn, legacy.journal.writtenAt);
+    for (const entry of entries) index.add(entry);
+    migration = { entries, file: legacy.file };
+    scan = await scanInput(input.secondPass(), false);
   }
-  const toSend = rows - invalid - done - (options.retryUnknown ? 0 : unknown);
+
+  const output = await import('../output/bulk');
+  const refuse = () =>
+    new PetctlError(ExitCode.REJECTED, `${plural(scan.invalid, 'invalid row')} of ${scan.rows}; nothing was sent`, {
+      code: 'invalid_input',
+      hint: options.skipInvalid ? 'fix them; without --dry-run the valid rows are sent and these reported' : 'fix them, or add --skip-invalid to send the valid rows and report the rest',
+    });
+  if (scan.invalid > 0 && !options.skipInvalid && !options.dryRun) throw refuse();
+  for (const changed of scan.changed) ctx.io.stderr.write(`${output.changedRowLine(changed)}\n`);
+  if (scan.skippedCount > 0 && (!ctx.globals.quiet || scan.toSend === 0)) {
+    ctx.io.stderr.write(`${output.skippedLine(scan, (recorded) => (recorded === source ? input.label : recorded), resumed !== undefined)}\n`);
+  }
 
   if (options.dryRun) {
-    await writeDryRun(ctx, { rows, valid: rows - invalid, invalid, wouldSend: toSend, done, unknown, journal: journalPath });
-    if (invalid > 0) throw refuse();
+    await writeDryRun(ctx, { rows: scan.rows, valid: scan.rows - scan.invalid, invalid: scan.invalid, wouldSend: scan.toSend, done: scan.skippedCount, unknown: scan.unknown, journal: journalPath });
+    if (scan.invalid > 0) throw refuse();
     return;
   }
 
-  await sendRows(options, ctx, { input: input.secondPass(), format, rows, toSend, previous, journalPath, header });
+  const rows = plannedRows(readRows(input.secondPass(), format, undefined, { idColumn: options.idColumn }), index, plan, scan.duplicates);
+  await sendRows(options, ctx, { rows, index, scan, journalPath, targetId, migration, run: resumed ?? (options.fresh ? newRunId(ctx.now(), ctx.random()) : undefined), source });
 }
 
 function plural(n: number, noun: string): string {
   return `${n} ${noun}${n === 1 ? '' : 's'}`;
+}
+
+function newRunId(now: number, random: number): string {
+  return `${new Date(now).toISOString()}-${Math.floor(random * 0x10000).toString(16)}`;
+}
+
+/** A version 1 journal's rows as records, to write once in the new journal. */
+interface Migration {
+  entries: RecordEntry[];
+  /** The old journal to retire once they are written; undefined when it is the --journal file itself (rewritten). */
+  file?: string;
+}
+
+async function readLegacy(file: string, targetId: string): Promise<{ journal: LegacyJournal; file: string } | undefined> {
+  const journal = await readJournal(file, targetId, new RecordIndex());
+  return journal ? { journal, file } : undefined;
+}
+
+/** Gives each row of a version 1 journal (kept by row number) its identity in the input it was written for. */
+async function migratedEntries(legacy: LegacyJournal, input: BulkInput, format: InputFormat | undefined, plan: RecordsPlan, idColumn: string | undefined, at: string): Promise<RecordEntry[]> {
+  const entries: RecordEntry[] = [];
+  for await (const row of plannedRows(readRows(input.secondPass(), format, undefined, { idColumn }), new RecordIndex(), plan, new Map())) {
+    const old = legacy.rows.get(row.row);
+    if (old === undefined || row.identity === undefined) continue;
+    const { row: _row, ...state } = old;
+    entries.push({ ...row.identity, ...state, at });
+  }
+  return entries;
+}
+
+/** The journal could not be written: what was done, and what a rerun will do. */
+function journalStopped(error: JournalUnwritableError, created: number, left: number): PetctlError {
+  const done = `the import stopped before sending another request: ${plural(created, 'row')} created by this run, ${plural(left, 'row')} not sent yet`;
+  if (error.deleted === 'lost') {
+    return new PetctlError(ExitCode.FAILURE, `${error.message}; ${done}. It could not be written again, so a rerun would send the rows created before again`, {
+      code: 'journal_unwritable',
+      hint: 'check what was created with petctl pets list before importing this file again',
+    });
+  }
+  return new PetctlError(ExitCode.FAILURE, `${error.message}; ${done}. Once the cause is fixed, a rerun of the same command resumes`, {
+    code: 'journal_unwritable',
+    hint: error.deleted === 'restored' ? 'rerun the same command to send the rest' : 'free some space on its disk or make its directory writable again, then rerun the same command',
+    cause: error,
+  });
 }
 
 interface DryRunReport {
@@ -115,19 +194,34 @@ async function writeDryRun(ctx: Context, report: DryRunReport): Promise<void> {
     ctx.io.stdout.write(renderCsv(keys.map((key) => ({ header: key, value: (row: DryRunReport) => String(row[key]) })), [report]));
   } else {
     ctx.io.stdout.write(
-      `would send ${report.wouldSend} of ${report.rows} rows: ${report.done} already done, ${report.unknown} with an unknown outcome, ${report.invalid} invalid; journal ${report.journal}\n`,
+      `would send ${report.wouldSend} of ${report.rows} rows: ${report.done} already created, ${report.unknown} with an unknown outcome, ${report.invalid} invalid; journal ${report.journal}\n`,
     );
   }
 }
 
 interface SendPlan {
-  input: AsyncIterable<Buffer>;
-  format: InputFormat | undefined;
-  rows: number;
-  toSend: number;
-  previous: ReadonlyMap<number, JournalEntry>;
+  rows: ReturnType<typeof plannedRows>;
+  /** The records as read (migrated ones included). */
+  index: RecordIndex;
+  scan: Scan;
   journalPath: string;
-  header: { input: string; target: string };
+  targetId: string;
+  migration?: Migration;
+  /** The --new import these rows belong to. */
+  run?: string;
+  source: string;
+}
+
+async function openJournal(plan: SendPlan): Promise<JournalWriter> {
+  const { migration } = plan;
+  if (migration && migration.file === undefined) await rewriteJournal(plan.journalPath, plan.targetId, migration.entries);
+  const journal = await JournalWriter.open(plan.journalPath, plan.targetId, () => plan.index.entries());
+  if (migration?.file !== undefined) {
+    for (const entry of migration.entries) await journal.append(entry);
+    const { rename } = process.getBuiltinModule('node:fs/promises');
+    await rename(migration.file, `${migration.file}.migrated`).catch(() => {});
+  }
+  return journal;
 }
 
 async function sendRows(options: BulkAddOptions, ctx: Context, plan: SendPlan): Promise<void> {
@@ -139,14 +233,29 @@ async function sendRows(options: BulkAddOptions, ctx: Context, plan: SendPlan): 
     import('../output/import-progress'),
     import('../output/settings'),
   ]);
-  const journal = await JournalWriter.open(plan.journalPath, plan.header);
+  const { scan } = plan;
+  let journal: JournalWriter;
+  try {
+    journal = await openJournal(plan);
+  } catch (error) {
+    throw error instanceof JournalUnwritableError ? journalStopped(error, 0, scan.toSend) : error;
+  }
   ctx.onCleanup(() => journal.close());
+  const at = () => new Date(ctx.now()).toISOString();
+  if (plan.run !== undefined && options.fresh) await journal.append({ source: plan.source, state: 'begin', run: plan.run, at: at() });
 
   const format = ctx.globals.output;
   const all: RowResult[] = [];
   const failures: RowFailure[] = [];
   const tally: Tally = emptyTally();
-  const progress = new ImportProgress(ctx.io.stderr, { quiet: ctx.globals.quiet, verbose: ctx.globals.verbose, total: plan.rows, toSend: plan.toSend, now: ctx.now });
+  const progress = new ImportProgress(ctx.io.stderr, {
+    quiet: ctx.globals.quiet,
+    verbose: ctx.globals.verbose,
+    total: scan.rows,
+    toSend: scan.toSend,
+    reserve: options.reserve,
+    now: ctx.now,
+  });
   const stop = new AbortController();
   const release = ctx.catchInterrupt(() => {
     stop.abort();
@@ -157,23 +266,27 @@ async function sendRows(options: BulkAddOptions, ctx: Context, plan: SendPlan): 
   let outcome;
   try {
     outcome = await runImport({
-      rows: readRows(plan.input, plan.format),
-      previous: plan.previous,
+      rows: plan.rows,
       journal,
       concurrency: options.concurrency,
-      retryUnknown: options.retryUnknown,
+      run: plan.run,
+      now: ctx.now,
+      reserve: options.reserve,
       send: (newPet, hooks) => createPet(http, newPet, hooks),
       sleep: (ms) => ctx.sleep(ms),
       stop: stop.signal,
       signal: ctx.signal,
       onResult(result, sent) {
         count(tally, result);
-        if (format === 'ndjson') ctx.io.stdout.write(output.renderRowLine(result));
+        if (format === 'ndjson') {
+          progress.beforeOutput();
+          ctx.io.stdout.write(output.renderRowLine(result));
+        }
         else if (format === 'json') all.push(result);
         else if (!result.ok) failures.push(result);
         progress.row(result, sent);
       },
-      onAnswer: (status) => progress.answer(status),
+      onAnswer: (status, rate) => progress.answer(status, rate),
       onWait: (ms, why) => {
         progress.waiting(ms);
         // Off a terminal there is no bar: a wait gets one line (one for all the requests waiting for it), so the import does not look stuck.
@@ -186,14 +299,22 @@ async function sendRows(options: BulkAddOptions, ctx: Context, plan: SendPlan): 
     progress.stop();
   }
 
+  const left = scan.rows - outcome.reported;
+  const stoppedBy = outcome.stoppedBy;
+  // Everything is dealt with: the next --new import of this input is new animals again.
+  if (plan.run !== undefined && left === 0 && !stoppedBy && !outcome.interrupted && tally.rejected + tally.unknown + scan.invalid === 0) {
+    await journal.append({ source: plan.source, state: 'end', run: plan.run, at: at() }).catch(() => {});
+  }
+
   if (format === 'json') ctx.io.stdout.write(output.renderRowArray(all));
   else if (format === 'table' || format === 'csv') ctx.io.stdout.write(output.renderFailures(failures, format, renderOptions(ctx)));
-  ctx.notice(summaryLine(tally, ctx.now() - started, plan.journalPath));
+  // Every row announced before sending (skipped, invalid) is counted, even when sending stopped before reaching it.
+  const shown: Tally = { ...tally, skipped: Math.max(tally.skipped, scan.skippedCount), invalid: Math.max(tally.invalid, scan.invalid) };
+  ctx.notice(summaryLine(shown, ctx.now() - started, plan.journalPath));
 
-  const left = plan.rows - outcome.reported;
   const resume = `${plural(left, 'row')} not sent yet; rerun the same command to resume`;
-  const stoppedBy = outcome.stoppedBy;
   if (outcome.interrupted || stoppedBy instanceof InterruptedError) throw new InterruptedError();
+  if (stoppedBy instanceof JournalUnwritableError) throw journalStopped(stoppedBy, tally.created, left);
   if (stoppedBy instanceof RateLimitError) {
     // Not the core's own message: it speaks of one request ("nothing sent"), and rows may have been created.
     const when = stoppedBy.retryAt === undefined ? 'later' : formatWhen(stoppedBy.retryAt, ctx.now());
@@ -223,10 +344,10 @@ async function sendRows(options: BulkAddOptions, ctx: Context, plan: SendPlan): 
       hint: 'check with petctl pets list; then rerun with --retry-unknown to send the missing ones again',
     });
   }
-  if (tally.rejected + tally.invalid > 0) {
-    throw new PetctlError(ExitCode.REJECTED, `${plural(tally.rejected, 'row')} rejected by the server, ${plural(tally.invalid, 'row')} invalid`, {
+  if (tally.rejected + shown.invalid > 0) {
+    throw new PetctlError(ExitCode.REJECTED, `${plural(tally.rejected, 'row')} rejected by the server, ${plural(shown.invalid, 'row')} invalid`, {
       code: tally.rejected > 0 ? 'rows_rejected' : 'invalid_row',
-      hint: tally.rejected > 0 ? 'a rerun of the same command sends the rejected rows again; an edited file is a new input, so put corrected rows in a file of their own' : undefined,
+      hint: 'fix those rows in the file and rerun the same command: only the rows not created yet are sent',
     });
   }
 }

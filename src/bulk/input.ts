@@ -2,7 +2,10 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import type { InStream } from '../context';
+import { type StreamDigest, sha256Stream } from '../digest';
+import { stdinChunks } from '../input/stdin';
 import { UsageError } from '../errors';
+import { describeFsError } from './fs-errors';
 
 /**
  * The bytes of a bulk import, read twice: once to validate every row (and
@@ -27,11 +30,10 @@ export interface BulkInput {
 const CHUNK_BYTES = 32 * 1024;
 
 export async function openInput(file: string, stdin: InStream): Promise<BulkInput> {
-  const { createHash } = process.getBuiltinModule('node:crypto');
-  const hash = createHash('sha256');
+  const hash = sha256Stream();
   let digest: string | undefined;
   const finish = () => {
-    digest = hash.digest('hex');
+    digest = hash.hex();
   };
   const digestOf = () => {
     if (digest === undefined) throw new Error('the input has not been read yet');
@@ -103,7 +105,7 @@ async function* readFile(file: string): AsyncGenerator<Buffer> {
   }
 }
 
-function spooledStdin(stdin: InStream, hash: import('node:crypto').Hash, finish: () => void, digestOf: () => string): BulkInput {
+function spooledStdin(stdin: InStream, hash: StreamDigest, finish: () => void, digestOf: () => string): BulkInput {
   let spoolDir: string | undefined;
   let spoolFile: string | undefined;
   return {
@@ -113,8 +115,7 @@ function spooledStdin(stdin: InStream, hash: import('node:crypto').Hash, finish:
       spoolFile = path.join(spoolDir, 'input');
       const spool = await fs.promises.open(spoolFile, 'wx', 0o600);
       try {
-        for await (const data of stdin) {
-          const chunk = typeof data === 'string' ? Buffer.from(data) : (data as Buffer);
+        for await (const chunk of stdinChunks(stdin)) {
           hash.update(chunk);
           await spool.write(chunk);
           yield chunk;
@@ -133,12 +134,4 @@ function spooledStdin(stdin: InStream, hash: import('node:crypto').Hash, finish:
       if (spoolDir !== undefined) await fs.promises.rm(spoolDir, { recursive: true, force: true });
     },
   };
-}
-
-function describeFsError(error: unknown): string {
-  const code = (error as { code?: string }).code;
-  if (code === 'ENOENT') return 'no such file';
-  if (code === 'EACCES' || code === 'EPERM') return 'permission denied';
-  if (code === 'EISDIR') return 'it is a directory';
-  return (error as Error).message;
 }

@@ -1,71 +1,114 @@
 import fs from 'node:fs';
 import path from 'node:path';
-import { UsageError } from '../errors';
+import { sha256Hex } from '../digest';
+import { ExitCode, PetctlError, UsageError } from '../errors';
 import { parseJson, stringifyJson } from '../schemas/json';
+import { describeFsError } from './fs-errors';
 import type { Pet } from '../schemas/pet';
+import type { NewRunMark, RecordEntry, RecordIndex } from './records';
 
 /**
- * The bulk import journal: an append-only NDJSON file recording what became
- * of each row, so a rerun of the same command resumes exactly.
+ * The bulk import journal: an append-only NDJSON file, one per target (base
+ * URL and key), recording what became of every row any import sent there, so
+ * that a rerun, of the same file or of an edited one, sends only the rows not
+ * created before (records.ts says how rows are matched):
  *
- *   {"petctlImportJournal":1,"input":"<sha256>","target":"<sha256>"}   header
- *   {"row":3,"state":"sent"}                          written before the request goes on the wire
- *   {"row":3,"state":"created","pet":{...}}           the answer: created
- *   {"row":4,"state":"rejected","error":{...}}        the answer: the server's Error body
- *   {"row":5,"state":"unsent"}                        a "sent" that turned out not to go (429, refused connection)
+ *   {"petctlImportJournal":2,"target":"<sha256>"}                                  header
+ *   {"source":"/abs/intake.csv","id":"A-17","content":["Rex","1","available",1],"state":"sent","at":"…"}
+ *   {…,"state":"created","pet":{…}}       the answer: created
+ *   {…,"state":"rejected","error":{…}}    the answer: the server's Error body
+ *   {…,"state":"unsent"}                  a "sent" that turned out not to go (429, refused connection)
+ *   {"source":"-","state":"begin","run":"…","at":"…"}   a --new import starts (and "end": nothing left to send)
  *
- * A row's last entry wins. Every entry is written and fdatasync'ed before
- * append() resolves, so a row is reported, and its slot sends again, only once
- * its entry is on disk. A row whose last entry is "sent" was sent and never
- * answered: outcome unknown. A torn last line (the process killed while
- * writing) is ignored, which leaves the row at its earlier, safer state.
+ * "sent" is written and fdatasync'ed before the request goes on the wire, the
+ * answer before the row is reported; a row's last entry wins. A row whose last
+ * entry is "sent" was sent and never answered: outcome unknown. A torn last
+ * line (the process killed while writing) is ignored, which leaves the row at
+ * its earlier, safer state.
+ *
+ * Version 1 journals (one per input file, entries by row number) are read for
+ * migration: import.ts maps their rows to identities once and retires them.
  */
 
-export type JournalEntry =
+export type V1Entry =
   | { row: number; state: 'sent' }
   | { row: number; state: 'created'; pet: Pet }
   | { row: number; state: 'rejected'; error: Record<string, unknown> }
   | { row: number; state: 'unsent' };
 
-export interface JournalHeader {
-  input: string;
-  target: string;
+const FORMAT = 2;
+
+/** The journal cannot be written: the import stops before another request goes out (exit 1). */
+export class JournalUnwritableError extends PetctlError {
+  constructor(
+    readonly file: string,
+    readonly reason: string,
+    cause?: unknown,
+    /** The file was deleted while open: written again whole (`restored`), or `lost`. */
+    readonly deleted?: 'restored' | 'lost',
+  ) {
+    super(ExitCode.FAILURE, deleted ? `the journal ${file} ${reason}` : `cannot write the journal ${file}: ${reason}`, { code: 'journal_unwritable', cause });
+  }
 }
 
-const FORMAT = 1;
+/** The system's reason, as a person reads it. */
+function systemReason(error: unknown): string {
+  return describeFsError(error, { ENOENT: 'its directory no longer exists (ENOENT)' });
+}
 
-/** The default journal: in petctl's state directory, named by the input's hash, the base URL and the key. */
-export function defaultJournalPath(stateDir: string, inputDigest: string, baseUrlIdentity: string, apiKey: string): string {
-  const name = sha256Hex(`${inputDigest}\n${baseUrlIdentity}\n${apiKey}`).slice(0, 32);
+/** The default journal: in petctl's state directory, named by the target (base URL identity and key). */
+export async function defaultJournalPath(stateDir: string, targetIdentity: string, apiKey: string): Promise<string> {
+  const name = (await sha256Hex(`petctl-import-records\n${targetIdentity}\n${apiKey}`)).slice(0, 32);
+  return path.join(stateDir, 'imports', `${name}.ndjson`);
+}
+
+/** Where version 1 put the journal of one input: named by the input's hash, the base URL identity and the key. */
+export async function legacyJournalPath(stateDir: string, inputDigest: string, targetIdentity: string, apiKey: string): Promise<string> {
+  const name = (await sha256Hex(`${inputDigest}\n${targetIdentity}\n${apiKey}`)).slice(0, 32);
   return path.join(stateDir, 'imports', `${name}.ndjson`);
 }
 
 /** Identifies the server and key in a header without holding the key. */
-export function targetDigest(baseUrlIdentity: string, apiKey: string): string {
-  return sha256Hex(`petctl-import-target\n${baseUrlIdentity}\n${apiKey}`);
+export function targetDigest(targetIdentity: string, apiKey: string): Promise<string> {
+  return sha256Hex(`petctl-import-target\n${targetIdentity}\n${apiKey}`);
 }
 
-function sha256Hex(text: string): string {
-  return process.getBuiltinModule('node:crypto').createHash('sha256').update(text).digest('hex');
+/** A version 1 journal, for migration: each row's last entry, and the input it was written for. */
+export interface LegacyJournal {
+  input: string;
+  rows: Map<number, V1Entry>;
+  /** When it was last written (ISO): the time its rows are recorded with. */
+  writtenAt: string;
 }
 
-/** Reads a journal: each row's last entry, or an empty map when there is none yet. */
-export async function readJournal(file: string, header: JournalHeader): Promise<Map<number, JournalEntry>> {
-  const entries = new Map<number, JournalEntry>();
-  if (!(await hasHeader(file))) return entries;
-  const stream = fs.createReadStream(file, { encoding: 'utf8' });
+/**
+ * Reads the journal at `file` into `index`. Returns the entries of a version 1
+ * journal instead (nothing is added), for the caller to migrate; undefined otherwise.
+ */
+export async function readJournal(file: string, target: string, index: RecordIndex): Promise<LegacyJournal | undefined> {
+  if (!(await hasHeader(file))) return undefined;
   const { createInterface } = process.getBuiltinModule('node:readline');
+  let legacy: LegacyJournal | undefined;
   let first = true;
-  for await (const line of createInterface({ input: stream, crlfDelay: Infinity })) {
+  for await (const line of createInterface({ input: fs.createReadStream(file, { encoding: 'utf8' }), crlfDelay: Infinity })) {
     if (first) {
       first = false;
-      checkHeader(file, line, header);
+      const version = checkHeader(file, line, target);
+      if (version === 1) {
+        const { mtimeMs } = await fs.promises.stat(file);
+        legacy = { input: (JSON.parse(line) as { input: string }).input, rows: new Map(), writtenAt: new Date(mtimeMs).toISOString() };
+      }
       continue;
     }
-    const entry = parseEntry(line);
-    if (entry) entries.set(entry.row, entry);
+    if (legacy) {
+      const entry = parseV1Entry(line);
+      if (entry) legacy.rows.set(entry.row, entry);
+    } else {
+      const entry = parseEntry(line);
+      if (entry) index.add(entry);
+    }
   }
-  return entries;
+  return legacy;
 }
 
 /** False when the journal does not exist, or its creation was cut short before the header line was whole. */
@@ -75,99 +118,164 @@ async function hasHeader(file: string): Promise<boolean> {
     handle = await fs.promises.open(file, 'r');
   } catch (error) {
     if ((error as { code?: string }).code === 'ENOENT') return false;
-    throw new UsageError(`cannot read the journal ${file}: ${(error as Error).message}`);
+    throw new UsageError(`cannot read the journal ${file}: ${systemReason(error)}`);
   }
   try {
     const head = Buffer.alloc(4096);
     const { bytesRead } = await handle.read(head, 0, head.length, 0);
     return bytesRead === head.length || head.subarray(0, bytesRead).includes(10);
+  } catch (error) {
+    throw new UsageError(`cannot read the journal ${file}: ${systemReason(error)}`);
   } finally {
     await handle.close();
   }
 }
 
-function checkHeader(file: string, line: string, header: JournalHeader): void {
+/** The journal's format version, once its header is known to be for this target. */
+function checkHeader(file: string, line: string, target: string): 1 | 2 {
   let parsed: Record<string, unknown> | undefined;
   try {
     parsed = JSON.parse(line) as Record<string, unknown>;
   } catch {
     parsed = undefined;
   }
-  if (parsed?.petctlImportJournal !== FORMAT) {
+  const version = parsed?.petctlImportJournal;
+  if (parsed === undefined || (version !== 1 && version !== FORMAT)) {
     throw new UsageError(`${file} is not a petctl import journal`, 'choose another --journal path');
   }
-  if (parsed.input !== header.input) {
-    throw new UsageError(`the journal ${file} belongs to another input file; its rows would not match`, 'choose another --journal path, or import the file it was written for');
-  }
-  if (parsed.target !== header.target) {
+  if (parsed.target !== target) {
     throw new UsageError(`the journal ${file} belongs to another base URL or API key`, 'choose another --journal path, or use the profile it was written for');
   }
+  return version;
 }
 
-function parseEntry(line: string): JournalEntry | undefined {
+const STATES = new Set(['sent', 'created', 'rejected', 'unsent', 'begin', 'end']);
+
+function parseEntry(line: string): RecordEntry | NewRunMark | undefined {
   let value: unknown;
   try {
     value = parseJson(line);
   } catch {
     return undefined;
   }
-  const entry = value as Partial<JournalEntry> | null;
+  const entry = value as Partial<RecordEntry> & Partial<NewRunMark>;
+  if (entry === null || typeof entry !== 'object' || typeof entry.source !== 'string' || typeof entry.state !== 'string' || !STATES.has(entry.state)) return undefined;
+  if (entry.state === 'begin' || entry.state === 'end') return typeof entry.run === 'string' ? (entry as NewRunMark) : undefined;
+  const content = entry.content;
+  if (!Array.isArray(content) || content.length !== 4 || typeof content[3] !== 'number') return undefined;
+  if (entry.id !== undefined && typeof entry.id !== 'string') return undefined;
+  if (entry.state === 'created' && typeof (entry as { pet?: unknown }).pet !== 'object') return undefined;
+  if (entry.state === 'rejected' && typeof (entry as { error?: unknown }).error !== 'object') return undefined;
+  return entry as unknown as RecordEntry;
+}
+
+function parseV1Entry(line: string): V1Entry | undefined {
+  let value: unknown;
+  try {
+    value = parseJson(line);
+  } catch {
+    return undefined;
+  }
+  const entry = value as Partial<V1Entry> | null;
   if (entry === null || typeof entry !== 'object' || !Number.isSafeInteger(entry.row)) return undefined;
-  if (entry.state === 'sent' || entry.state === 'unsent') return entry as JournalEntry;
-  if (entry.state === 'created' && typeof (entry as { pet?: unknown }).pet === 'object') return entry as JournalEntry;
-  if (entry.state === 'rejected' && typeof (entry as { error?: unknown }).error === 'object') return entry as JournalEntry;
+  if (entry.state === 'sent' || entry.state === 'unsent') return entry as V1Entry;
+  if (entry.state === 'created' && typeof (entry as { pet?: unknown }).pet === 'object') return entry as V1Entry;
+  if (entry.state === 'rejected' && typeof (entry as { error?: unknown }).error === 'object') return entry as V1Entry;
   return undefined;
 }
 
+const headerLine = (target: string) => `${JSON.stringify({ petctlImportJournal: FORMAT, target })}\n`;
+
+/**
+ * Room kept beside the journal while an import runs. Should the disk fill up,
+ * it is freed, so that the answers to the requests already on the wire can
+ * still be recorded (a created animal the journal does not know of would be
+ * sent again by a rerun) before the import stops.
+ */
+const SPARE_BYTES = 64 * 1024;
+
 /** An open journal. Appends from concurrent rows are written together and synced once (group commit). */
 export class JournalWriter {
-  private queue: Array<{ line: string; resolve: () => void; reject: (error: unknown) => void }> = [];
+  private queue: Array<{ entry: RecordEntry | NewRunMark; resolve: () => void; reject: (error: unknown) => void }> = [];
   private flushing = false;
+  /** Set once a write failed: no "sent" is accepted after it, so no further request goes out. */
+  private failure: JournalUnwritableError | undefined;
+  /** A write stopped part-way: the next one starts on a new line. */
+  private torn = false;
+
+  /** What this run wrote, to write again should the file be deleted under it. */
+  private readonly written: Array<RecordEntry | NewRunMark> = [];
 
   private constructor(
     readonly file: string,
     private readonly handle: fs.promises.FileHandle,
+    private spare: string | undefined,
+    private readonly target: string,
+    private readonly earlier: () => Iterable<RecordEntry | NewRunMark>,
   ) {}
 
-  /** Opens (creating it 0600, in a 0700 directory, with its header) the journal at `file`. */
-  static async open(file: string, header: JournalHeader): Promise<JournalWriter> {
+  /** Why the journal could not be written, once it could not. */
+  get unwritable(): JournalUnwritableError | undefined {
+    return this.failure;
+  }
+
+  /**
+   * Opens (creating it 0600, in a 0700 directory, with its header) the journal at `file`.
+   * `earlier`: the records it held when opened, written again with this run's should it be deleted.
+   */
+  static async open(file: string, target: string, earlier: () => Iterable<RecordEntry | NewRunMark> = () => []): Promise<JournalWriter> {
     const dir = path.dirname(file);
-    await fs.promises.mkdir(dir, { recursive: true, mode: 0o700 });
     let handle: fs.promises.FileHandle;
     let created = false;
     try {
+      await fs.promises.mkdir(dir, { recursive: true, mode: 0o700 });
+      // Always in append mode: imports of other files to the same target may be appending to it too.
+      handle = await fs.promises.open(file, 'a+', 0o600);
       if (!(await hasHeader(file))) {
         // New, or its creation was cut short (no whole header): start it afresh.
-        handle = await fs.promises.open(file, 'w', 0o600);
+        await handle.truncate(0);
         created = true;
-      } else {
-        handle = await fs.promises.open(file, 'a+', 0o600);
       }
     } catch (error) {
-      if (error instanceof UsageError) throw error;
-      throw new UsageError(`cannot write the journal ${file}: ${(error as Error).message}`);
+      if (error instanceof PetctlError) throw error;
+      throw new JournalUnwritableError(file, systemReason(error), error);
     }
-    const journal = new JournalWriter(file, handle);
-    if (created) {
-      await handle.write(`${JSON.stringify({ petctlImportJournal: FORMAT, input: header.input, target: header.target })}\n`);
-      await handle.sync();
-      // The new file's directory entry must survive a crash too.
-      const dirHandle = await fs.promises.open(dir, 'r').catch(() => undefined);
-      await dirHandle?.sync().catch(() => {});
-      await dirHandle?.close();
-    } else {
+    let spare: string | undefined = `${file}.spare`;
+    try {
+      if (created) {
+        await writeAll(handle, headerLine(target));
+        await handle.sync();
+        // The new file's directory entry must survive a crash too.
+        const dirHandle = await fs.promises.open(dir, 'r').catch(() => undefined);
+        await dirHandle?.sync().catch(() => {});
+        await dirHandle?.close();
+      }
+      await fs.promises.writeFile(spare, Buffer.alloc(SPARE_BYTES), { mode: 0o600 });
+    } catch (error) {
+      await handle.close();
+      await fs.promises.rm(spare, { force: true }).catch(() => {});
+      spare = undefined;
+      throw new JournalUnwritableError(file, systemReason(error), error);
+    }
+    const journal = new JournalWriter(file, handle, spare, target, earlier);
+    if (!created) {
       // A torn last line (killed mid-write) must not swallow the next entry.
       const { size } = await handle.stat();
       const last = Buffer.alloc(1);
-      if (size > 0 && (await handle.read(last, 0, 1, size - 1)).bytesRead === 1 && last[0] !== 10) await journal.append(undefined);
+      if (size > 0 && (await handle.read(last, 0, 1, size - 1)).bytesRead === 1 && last[0] !== 10) journal.torn = true;
     }
     return journal;
   }
 
-  /** Writes the entry and syncs it to disk; resolves once it is durable. */
-  append(entry: JournalEntry | undefined): Promise<void> {
+  /**
+   * Writes the entry and syncs it to disk; resolves once it is durable. Once a
+   * write has failed, a "sent" is refused at once (its request must not go),
+   * while answers are still written, into the room kept spare.
+   */
+  append(entry: RecordEntry | NewRunMark): Promise<void> {
+    if (this.failure && entry.state === 'sent') return Promise.reject(this.failure);
     return new Promise((resolve, reject) => {
-      this.queue.push({ line: entry === undefined ? '\n' : `${stringifyJson(entry)}\n`, resolve, reject });
+      this.queue.push({ entry, resolve, reject });
       if (!this.flushing) void this.flush();
     });
   }
@@ -177,17 +285,107 @@ export class JournalWriter {
     while (this.queue.length > 0) {
       const batch = this.queue.splice(0);
       try {
-        await this.handle.write(batch.map((item) => item.line).join(''));
-        await this.handle.datasync();
+        await this.write(batch.map((item) => item.entry));
         for (const item of batch) item.resolve();
       } catch (error) {
-        for (const item of batch) item.reject(error);
+        this.failure ??= error instanceof JournalUnwritableError ? error : new JournalUnwritableError(this.file, systemReason(error), error);
+        if (!(await this.freeSpare())) {
+          for (const item of batch) item.reject(this.failure);
+          continue;
+        }
+        // With room again: record the answers, and turn each "sent" of the batch (which may be on disk
+        // in part or whole) into "unsent": its request never goes, and a rerun must send it.
+        const retry = batch.map((item) => (item.entry.state === 'sent' ? { ...item.entry, state: 'unsent' as const } : item.entry));
+        try {
+          await this.write(retry);
+          for (const item of batch) (item.entry.state === 'sent' ? item.reject.bind(undefined, this.failure) : item.resolve)();
+        } catch {
+          for (const item of batch) item.reject(this.failure);
+        }
       }
     }
     this.flushing = false;
   }
 
+  private async write(entries: Array<RecordEntry | NewRunMark>): Promise<void> {
+    const text = (this.torn ? '\n' : '') + entries.map((entry) => `${stringifyJson(entry)}\n`).join('');
+    this.torn = true;
+    await writeAll(this.handle, text);
+    await this.handle.datasync();
+    this.torn = false;
+    // A journal deleted while open takes every write with it: nothing would be on disk for a rerun.
+    // It is written again, whole, where it was; the import stops all the same.
+    if ((await this.handle.stat()).nlink === 0) {
+      // Its "sent" entries are refused (the error below): those requests never go.
+      this.written.push(...entries.map((entry) => (entry.state === 'sent' ? { ...entry, state: 'unsent' as const } : entry)));
+      const restored = await this.restore();
+      const reason = restored ? 'was deleted while the import ran; it was written again with every row on record' : 'was deleted while the import ran';
+      throw new JournalUnwritableError(this.file, reason, undefined, restored ? 'restored' : 'lost');
+    }
+    this.written.push(...entries);
+  }
+
+  /** Writes the journal anew at its path: the records it held when opened, then this run's entries. */
+  private async restore(): Promise<boolean> {
+    try {
+      await fs.promises.mkdir(path.dirname(this.file), { recursive: true, mode: 0o700 });
+      await writeWhole(this.file, this.target, [...this.earlier(), ...this.written]);
+      return true;
+    } catch {
+      return false;
+    }
+  }
+
+  private async freeSpare(): Promise<boolean> {
+    if (this.spare === undefined) return false;
+    const spare = this.spare;
+    this.spare = undefined;
+    try {
+      await fs.promises.rm(spare);
+      return true;
+    } catch {
+      return false;
+    }
+  }
+
   async close(): Promise<void> {
     await this.handle.close();
+    if (this.spare !== undefined) await fs.promises.rm(this.spare, { force: true }).catch(() => {});
+    this.spare = undefined;
+  }
+}
+
+async function writeAll(handle: fs.promises.FileHandle, text: string): Promise<void> {
+  const bytes = Buffer.from(text);
+  for (let offset = 0; offset < bytes.length; ) {
+    const { bytesWritten } = await handle.write(bytes, offset, bytes.length - offset);
+    offset += bytesWritten;
+  }
+}
+
+/**
+ * Replaces a version 1 journal at `file` (a --journal path) with a version 2
+ * one holding `entries`, atomically: a crash leaves one or the other whole.
+ */
+export async function rewriteJournal(file: string, target: string, entries: RecordEntry[]): Promise<void> {
+  try {
+    await writeWhole(file, target, entries);
+  } catch (error) {
+    throw new JournalUnwritableError(file, systemReason(error), error);
+  }
+}
+
+/** Writes a whole journal to `file` atomically (a temporary file, synced, renamed over it). */
+async function writeWhole(file: string, target: string, entries: Iterable<RecordEntry | NewRunMark>): Promise<void> {
+  const temporary = `${file}.writing`;
+  try {
+    await fs.promises.writeFile(temporary, headerLine(target) + [...entries].map((entry) => `${stringifyJson(entry)}\n`).join(''), { mode: 0o600 });
+    const handle = await fs.promises.open(temporary, 'r+');
+    await handle.sync();
+    await handle.close();
+    await fs.promises.rename(temporary, file);
+  } catch (error) {
+    await fs.promises.rm(temporary, { force: true }).catch(() => {});
+    throw error;
   }
 }

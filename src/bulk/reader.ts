@@ -22,8 +22,68 @@ export interface InputRow {
   line: number;
   /** The validated body to send; absent when the row is invalid. */
   newPet?: NewPet;
+  /** With an id column: the row's value there (the shelter's own id), trimmed; never sent. */
+  rowId?: string;
   /** Why the row is invalid. */
   reason?: string;
+}
+
+export interface ReadOptions {
+  /** `--id-column`: the column or field holding each row's own id. Matched as column names are. */
+  idColumn?: string;
+  /** Called once per column or field that is neither sent nor the id column, the first time it is seen. */
+  onIgnored?: (name: string) => void;
+}
+
+/** CSV column names that are sent, as written in lower case, and the NewPet field each fills. */
+const CSV_COLUMNS: Record<string, keyof NewPet> = {
+  name: 'name',
+  categoryid: 'categoryId',
+  category_id: 'categoryId',
+  'category-id': 'categoryId',
+  status: 'status',
+};
+/** How column and field names are compared: trimmed, in any case. */
+const columnKey = (name: string) => name.trim().toLowerCase();
+
+/** The NewPet field a column name fills, if any. */
+export function sentField(column: string): keyof NewPet | undefined {
+  return CSV_COLUMNS[columnKey(column)];
+}
+
+/** Per input: which names were ignored already, so each is named once. */
+function ignoredOnce(options: ReadOptions): (name: string) => void {
+  const seen = new Set<string>();
+  return (name) => {
+    if (seen.has(name)) return;
+    seen.add(name);
+    options.onIgnored?.(name);
+  };
+}
+
+/** The id column's value as a row's id: a non-empty string or a whole number. */
+function rowIdOf(value: unknown, column: string): { rowId: string } | { reason: string } {
+  if (typeof value === 'string' && value.trim() !== '') return { rowId: value.trim() };
+  if (typeof value === 'bigint' || (typeof value === 'number' && Number.isFinite(value))) return { rowId: String(value) };
+  if (value === undefined || value === null || value === '' || (typeof value === 'string' && value.trim() === '')) return { reason: `${column}: required (the --id-column)` };
+  return { reason: `${column}: must be a string or a number (the --id-column)` };
+}
+
+/** Validates a row's fields: the sent ones with the NewPet schema, the id column's value; the rest is ignored. */
+function validateFields(fields: Record<string, unknown>, options: ReadOptions, ignore: (name: string) => void): Omit<InputRow, 'row' | 'line'> {
+  const sent: Record<string, unknown> = {};
+  let idValue: unknown;
+  const idKey = options.idColumn === undefined ? undefined : columnKey(options.idColumn);
+  for (const [name, value] of Object.entries(fields)) {
+    if (name === 'name' || name === 'categoryId' || name === 'status') sent[name] = value;
+    else if (idKey !== undefined && columnKey(name) === idKey) idValue = value;
+    else ignore(name);
+  }
+  const pet = validateNewPet(sent);
+  if (idKey === undefined) return pet;
+  const id = rowIdOf(idValue, options.idColumn!.trim());
+  if ('reason' in id) return { reason: 'reason' in pet ? `${pet.reason}; ${id.reason}` : id.reason };
+  return { ...pet, ...id };
 }
 
 /** The input as a whole cannot be read as its format (no JSON array, a bad CSV header, an empty file): exit 6. */
@@ -86,7 +146,7 @@ function describeIssue(issue: Issue, value: unknown): string {
 /** Integers of 16 or more digits may be beyond 2^53, where JSON.parse would round them. */
 const LONG_NUMBER = /\d{16}/;
 
-function rowFromJsonText(row: number, line: number, text: string): InputRow {
+function rowFromJsonText(row: number, line: number, text: string, options: ReadOptions, ignore: (name: string) => void): InputRow {
   let value: unknown;
   try {
     // JSON.parse is native and leaves far less garbage than the lossless parser, which matters on
@@ -95,7 +155,8 @@ function rowFromJsonText(row: number, line: number, text: string): InputRow {
   } catch (error) {
     return { row, line, reason: `not valid JSON (${(error as Error).message})` };
   }
-  return { row, line, ...validateNewPet(value) };
+  if (value === null || typeof value !== 'object' || Array.isArray(value)) return { row, line, ...validateNewPet(value) };
+  return { row, line, ...validateFields(value as Record<string, unknown>, options, ignore) };
 }
 
 /**
@@ -133,6 +194,7 @@ export async function* readRows(
   chunks: AsyncIterable<Buffer>,
   format: InputFormat | undefined,
   onFormat?: (chosen: InputFormat) => void,
+  options: ReadOptions = {},
 ): AsyncGenerator<InputRow> {
   const text = decode(chunks);
   // Look ahead to the first non-blank character, for detection and to refuse an empty input.
@@ -150,20 +212,21 @@ export async function* readRows(
   })();
   const chosen = format ?? formatFromContent(firstChar);
   onFormat?.(chosen);
-  if (chosen === 'json') yield* jsonArrayRows(all);
-  else if (chosen === 'ndjson') yield* ndjsonRows(all);
-  else yield* csvRows(all);
+  if (chosen === 'json') yield* jsonArrayRows(all, options);
+  else if (chosen === 'ndjson') yield* ndjsonRows(all, options);
+  else yield* csvRows(all, options);
 }
 
 /** NDJSON: one value per line; blank lines are skipped but still counted. */
-async function* ndjsonRows(text: AsyncIterable<string>): AsyncGenerator<InputRow> {
+async function* ndjsonRows(text: AsyncIterable<string>, options: ReadOptions): AsyncGenerator<InputRow> {
+  const ignore = ignoredOnce(options);
   let line = 0;
   let row = 0;
   for await (const { text: lineText, tooLong } of lines(text)) {
     line += 1;
     if (!tooLong && lineText.trim() === '') continue;
     row += 1;
-    yield tooLong ? { row, line, reason: TOO_LONG } : rowFromJsonText(row, line, lineText);
+    yield tooLong ? { row, line, reason: TOO_LONG } : rowFromJsonText(row, line, lineText, options, ignore);
   }
 }
 
@@ -195,7 +258,8 @@ async function* lines(text: AsyncIterable<string>): AsyncGenerator<{ text: strin
  * scanner only finds where each top-level element starts and ends (tracking
  * strings and nesting) and hands each element's text to the lossless parser.
  */
-async function* jsonArrayRows(text: AsyncIterable<string>): AsyncGenerator<InputRow> {
+async function* jsonArrayRows(text: AsyncIterable<string>, options: ReadOptions): AsyncGenerator<InputRow> {
+  const ignore = ignoredOnce(options);
   let line = 1;
   let state: 'before' | 'between' | 'element' | 'after' = 'before';
   let depth = 0;
@@ -208,7 +272,7 @@ async function* jsonArrayRows(text: AsyncIterable<string>): AsyncGenerator<Input
 
   const finishElement = (): InputRow => {
     row += 1;
-    const result = tooLong ? { row, line: elementLine, reason: TOO_LONG } : rowFromJsonText(row, elementLine, element);
+    const result = tooLong ? { row, line: elementLine, reason: TOO_LONG } : rowFromJsonText(row, elementLine, element, options, ignore);
     element = '';
     tooLong = false;
     return result;
@@ -277,39 +341,37 @@ async function* jsonArrayRows(text: AsyncIterable<string>): AsyncGenerator<Input
   if ((state as string) !== 'after') throw new InvalidInputError(`line ${line}: the input ends before the JSON array is closed with "]" (truncated?)`);
 }
 
-const CSV_COLUMNS: Record<string, keyof NewPet> = {
-  name: 'name',
-  categoryid: 'categoryId',
-  category_id: 'categoryId',
-  'category-id': 'categoryId',
-  status: 'status',
-};
-
 /**
  * CSV (RFC 4180) with a header row. Records are split here, tracking quotes,
  * so each row knows its starting line and a bad record never derails the
  * ones after it; csv-parse then reads the fields of each record.
  */
-async function* csvRows(text: AsyncIterable<string>): AsyncGenerator<InputRow> {
-  let columns: Array<keyof NewPet> | undefined;
+async function* csvRows(text: AsyncIterable<string>, options: ReadOptions): AsyncGenerator<InputRow> {
+  let header: CsvHeader | undefined;
   let row = 0;
   for await (const record of csvFields(text)) {
-    if (columns === undefined) {
+    if (header === undefined) {
       if (record.reason) throw new InvalidInputError(`line ${record.line}: the CSV header cannot be read: ${record.reason}`);
-      columns = csvHeader(record.fields!, record.line);
+      header = csvHeader(record.fields!, record.line, options);
       continue;
     }
     row += 1;
     const { line, fields, reason } = record;
     if (reason) {
       yield { row, line, reason };
-    } else if (fields!.length !== columns.length) {
-      yield { row, line, reason: `expected ${columns.length} fields (${columns.join(',')}), found ${fields!.length}` };
+    } else if (fields!.length !== header.columns.length) {
+      yield { row, line, reason: `expected ${header.columns.length} fields (${header.names.join(',')}), found ${fields!.length}` };
     } else {
-      yield { row, line, ...validateNewPet(csvValue(columns, fields!)) };
+      const pet = validateNewPet(csvValue(header.columns, fields!));
+      if (header.idIndex === undefined) yield { row, line, ...pet };
+      else {
+        const id = rowIdOf(fields![header.idIndex], header.names[header.idIndex]!.trim());
+        if ('reason' in id) yield { row, line, reason: 'reason' in pet ? `${pet.reason}; ${id.reason}` : id.reason };
+        else yield { row, line, ...pet, ...id };
+      }
     }
   }
-  if (columns === undefined) throw new InvalidInputError('the input is empty: no CSV header');
+  if (header === undefined) throw new InvalidInputError('the input is empty: no CSV header');
 }
 
 const CSV_OPTIONS = { relax_column_count: true, record_delimiter: '\n' } as const;
@@ -404,24 +466,43 @@ function csvReason(error: unknown): string {
   return `bad CSV: ${(error as Error).message}`;
 }
 
-function csvHeader(fields: string[], line: number): Array<keyof NewPet> {
-  const columns: Array<keyof NewPet> = [];
-  for (const field of fields) {
-    const column = CSV_COLUMNS[field.trim().toLowerCase()];
-    if (column === undefined) throw new InvalidInputError(`line ${line}: unknown column ${JSON.stringify(field)} in the CSV header; expected name,categoryId,status`);
-    if (columns.includes(column)) throw new InvalidInputError(`line ${line}: column ${column} appears twice in the CSV header`);
+interface CsvHeader {
+  /** The header's names as written. */
+  names: string[];
+  /** The NewPet field each column fills; undefined for the id column and ignored columns. */
+  columns: Array<keyof NewPet | undefined>;
+  /** The --id-column's index. */
+  idIndex?: number;
+}
+
+function csvHeader(names: string[], line: number, options: ReadOptions): CsvHeader {
+  const columns: Array<keyof NewPet | undefined> = [];
+  const ignore = ignoredOnce(options);
+  const idKey = options.idColumn === undefined ? undefined : columnKey(options.idColumn);
+  let idIndex: number | undefined;
+  names.forEach((name, index) => {
+    const column = sentField(name);
+    if (column !== undefined && columns.includes(column)) throw new InvalidInputError(`line ${line}: column ${column} appears twice in the CSV header`);
+    if (column === undefined && idKey !== undefined && columnKey(name) === idKey) {
+      if (idIndex !== undefined) throw new InvalidInputError(`line ${line}: the --id-column ${JSON.stringify(options.idColumn)} appears twice in the CSV header`);
+      idIndex = index;
+    } else if (column === undefined) ignore(name.trim());
     columns.push(column);
-  }
+  });
   const missing = (['name', 'categoryId'] as const).filter((column) => !columns.includes(column));
   if (missing.length > 0) throw new InvalidInputError(`line ${line}: the CSV header lacks ${missing.join(' and ')}; expected name,categoryId,status`);
-  return columns;
+  if (idKey !== undefined && idIndex === undefined) {
+    throw new InvalidInputError(`line ${line}: the CSV header has no column ${JSON.stringify(options.idColumn)} (--id-column); its columns: ${names.map((name) => name.trim()).join(',')}`);
+  }
+  return { names, columns, idIndex };
 }
 
 /** A CSV row as a NewPet candidate: categoryId as an exact int64 when it is one, an empty status as none. */
-function csvValue(columns: Array<keyof NewPet>, fields: string[]): Record<string, unknown> {
+function csvValue(columns: Array<keyof NewPet | undefined>, fields: string[]): Record<string, unknown> {
   const value: Record<string, unknown> = {};
   columns.forEach((column, index) => {
     const cell = fields[index]!;
+    if (column === undefined) return;
     if (column === 'name') value.name = cell;
     else if (column === 'categoryId') {
       const trimmed = cell.trim();

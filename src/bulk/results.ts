@@ -7,7 +7,8 @@ import type { Pet } from '../schemas/pet';
  */
 export type RowResult =
   | { row: number; line: number; ok: true; pet: Pet }
-  | { row: number; line: number; ok: true; skipped: true; pet: Pet }
+  /** Created by an earlier import (`at`: when), so not sent again. */
+  | { row: number; line: number; ok: true; skipped: 'already_created'; pet: Pet; at: string }
   | { row: number; line: number; ok: false; error: RowError };
 
 /** The server's Error body as received, or petctl's own `invalid_row` / `outcome_unknown` with status 0. */
@@ -16,7 +17,7 @@ export type RowError = { code: string; message: string; status: number } & Recor
 export type RowFailure = Extract<RowResult, { ok: false }>;
 
 export const created = (row: number, line: number, pet: Pet): RowResult => ({ row, line, ok: true, pet });
-export const skipped = (row: number, line: number, pet: Pet): RowResult => ({ row, line, ok: true, skipped: true, pet });
+export const skipped = (row: number, line: number, pet: Pet, at: string): RowResult => ({ row, line, ok: true, skipped: 'already_created', pet, at });
 export const failed = (row: number, line: number, error: RowError): RowResult => ({ row, line, ok: false, error });
 export const invalidRow = (row: number, line: number, reason: string): RowResult => failed(row, line, { code: 'invalid_row', message: reason, status: 0 });
 export const unknownOutcome = (row: number, line: number, message: string): RowResult => failed(row, line, { code: 'outcome_unknown', message, status: 0 });

@@ -1,8 +1,10 @@
 import type { RequestHooks } from '../api/http-client';
+import { type RateHeaders, parseRateHeaders } from '../api/retry';
 import { ApiError, InterruptedError, InvalidResponseError, NetworkError, PetctlError, RateLimitError } from '../errors';
 import type { NewPet, Pet } from '../schemas/pet';
-import type { JournalEntry, JournalWriter } from './journal';
+import { JournalUnwritableError, type JournalWriter } from './journal';
 import type { InputRow } from './reader';
+import type { RecordEntry, RecordState, RowIdentity, RowPlan } from './records';
 import { type RowResult, created, failed, invalidRow, skipped, unknownOutcome } from './results';
 
 /**
@@ -20,13 +22,23 @@ import { type RowResult, created, failed, invalidRow, skipped, unknownOutcome } 
  * sending the same way; a rerun resumes.
  */
 
+/** A row as read, with what the records say to do with it (import.ts plans; records.ts decides). */
+export interface PlannedRow extends InputRow {
+  /** For a valid row: its identity, recorded with its fate. */
+  identity?: RowIdentity;
+  plan?: RowPlan;
+}
+
 export interface RunnerOptions {
-  rows: AsyncIterable<InputRow>;
-  /** Each row's last journal entry from earlier runs. */
-  previous: ReadonlyMap<number, JournalEntry>;
+  rows: AsyncIterable<PlannedRow>;
   journal: JournalWriter;
   concurrency: number;
-  retryUnknown: boolean;
+  /** The --new import the rows belong to, recorded with each. */
+  run?: string;
+  /** The clock, for each entry's time. */
+  now(): number;
+  /** With --reserve: requests of every window left to other commands. */
+  reserve?: number;
   /** createPet bound to the session. */
   send(newPet: NewPet, hooks: RequestHooks): Promise<Pet>;
   /** A wait that rejects when the context's signal aborts (ctx.sleep). */
@@ -36,7 +48,7 @@ export interface RunnerOptions {
   /** The context's signal: a second Ctrl-C or SIGTERM. */
   signal: AbortSignal;
   onResult(result: RowResult, sent: boolean): void | Promise<void>;
-  onAnswer?(status: number): void;
+  onAnswer?(status: number, rate: RateHeaders): void;
   onWait?(ms: number, why: string): void;
   onWaited?(): void;
 }
@@ -54,7 +66,13 @@ export interface RunnerOutcome {
 class StopSending extends Error {}
 
 export async function runImport(options: RunnerOptions): Promise<RunnerOutcome> {
-  const { journal, previous } = options;
+  const { journal } = options;
+  const record = (identity: RowIdentity, state: RecordState): RecordEntry => ({
+    ...identity,
+    ...state,
+    at: new Date(options.now()).toISOString(),
+    ...(options.run === undefined ? {} : { run: options.run }),
+  });
   const halt = new AbortController();
   let stoppedBy: PetctlError | undefined;
   let reported = 0;
@@ -91,8 +109,20 @@ export async function runImport(options: RunnerOptions): Promise<RunnerOutcome> 
     }
   };
 
-  const sendRow = async (input: InputRow & { newPet: NewPet }) => {
-    const { row, line } = input;
+  /** Records an answer; when the journal cannot take it, the row is still reported as it is, and sending stops. */
+  const recordAnswer = async (entry: RecordEntry, result: RowResult) => {
+    try {
+      await journal.append(entry);
+    } catch (error) {
+      if (!(error instanceof JournalUnwritableError)) throw error;
+      await report(result, true);
+      return stopWith(error);
+    }
+    await report(result, true);
+  };
+
+  const sendRow = async (input: PlannedRow & { newPet: NewPet; identity: RowIdentity }) => {
+    const { row, line, identity } = input;
     let journaledSent = false;
     let onWire = false;
     const hooks: RequestHooks = {
@@ -100,13 +130,13 @@ export async function runImport(options: RunnerOptions): Promise<RunnerOutcome> 
         // A request past the gate holds a permit of the window's budget: a rate limit that stopped the
         // import (another request found the budget spent) is no reason to drop it; anything else is.
         if (halt.signal.aborted && !(stoppedBy instanceof RateLimitError && !options.stop.aborted && !options.signal.aborted)) throw new StopSending();
-        await journal.append({ row, state: 'sent' });
+        await journal.append(record(identity, { state: 'sent' }));
         journaledSent = true;
         onWire = true;
       },
       onAnswer: (answer) => {
         onWire = false;
-        options.onAnswer?.(answer.status);
+        options.onAnswer?.(answer.status, parseRateHeaders(answer.header));
       },
       wait: (ms, why) => {
         // The core waits only before a request goes out (the gate asked again after beforeSend) or between attempts.
@@ -115,19 +145,25 @@ export async function runImport(options: RunnerOptions): Promise<RunnerOutcome> 
       },
       // Draw from the machine-wide budget from the first request: full rate, no 429 storm.
       paced: true,
+      reserve: options.reserve,
     };
     let pet: Pet;
     try {
       pet = await options.send(input.newPet, hooks);
     } catch (error) {
       const unsent = async () => {
-        if (journaledSent) await journal.append({ row, state: 'unsent' });
+        if (!journaledSent) return;
+        try {
+          await journal.append(record(identity, { state: 'unsent' }));
+        } catch (journalError) {
+          if (!(journalError instanceof JournalUnwritableError)) throw journalError;
+          // Left at "sent": a rerun reports the row as outcome unknown rather than risk sending it twice.
+        }
       };
       if (error instanceof ApiError && (error.status === 400 || error.status === 413 || error.status === 422)) {
         const body = error.body ?? { code: error.code, message: error.message, status: error.status };
         const rowError = { ...body, code: String(body.code), message: String(body.message), status: error.status };
-        await journal.append({ row, state: 'rejected', error: rowError });
-        return report(failed(row, line, rowError), true);
+        return recordAnswer(record(identity, { state: 'rejected', error: rowError }), failed(row, line, rowError));
       }
       const check = 'check with petctl pets list, then rerun with --retry-unknown if it is missing';
       if (onWire && (error instanceof InterruptedError || (error instanceof NetworkError && error.sent))) {
@@ -146,22 +182,20 @@ export async function runImport(options: RunnerOptions): Promise<RunnerOutcome> 
       if (error instanceof PetctlError) return stopWith(error);
       throw error;
     }
-    await journal.append({ row, state: 'created', pet });
-    await report(created(row, line, pet), true);
+    await recordAnswer(record(identity, { state: 'created', pet }), created(row, line, pet));
   };
 
-  const handle = async (input: InputRow) => {
-    const { row, line } = input;
-    if (input.newPet === undefined) return report(invalidRow(row, line, input.reason ?? 'invalid'), false);
-    const earlier = previous.get(row);
-    if (earlier?.state === 'created') return report(skipped(row, line, earlier.pet), false);
-    if (earlier?.state === 'sent' && !options.retryUnknown) {
+  const handle = async (input: PlannedRow) => {
+    const { row, line, plan } = input;
+    if (input.newPet === undefined || input.identity === undefined || plan === undefined) return report(invalidRow(row, line, input.reason ?? 'invalid'), false);
+    if (plan.action === 'skip') return report(skipped(row, line, plan.record.pet, plan.record.at), false);
+    if (plan.action === 'unknown') {
       return report(
         unknownOutcome(row, line, 'sent by an earlier run, which got no answer; check with petctl pets list, then rerun with --retry-unknown to send it again'),
         false,
       );
     }
-    await sendRow(input as InputRow & { newPet: NewPet });
+    await sendRow(input as PlannedRow & { newPet: NewPet; identity: RowIdentity });
   };
 
   const rows = options.rows[Symbol.asyncIterator]();

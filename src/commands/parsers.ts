@@ -56,6 +56,12 @@ export function parseConcurrency(value: string): number {
   return Number(value);
 }
 
+/** `pets add --reserve`: requests of every window to leave unused; 0 or more. */
+export function parseReserve(value: string): number {
+  if (!/^\d{1,9}$/.test(value)) throw new InvalidArgumentError('Allowed: a whole number of requests, 0 or more.');
+  return Number(value);
+}
+
 export interface EnterpriseQuota {
   perMinute: number;
   perDay: number;

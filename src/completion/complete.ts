@@ -145,8 +145,8 @@ function flagsOf(command: Command, longOnly: boolean): Candidate[] {
 }
 
 async function valuesOf(option: Option, prefix: string, current: string, sources: CompletionSources): Promise<Completion> {
-  // A value shown as <file>, <path> or <dir> (`--data <file>`): the shell completes paths there.
-  if (/[<[](?:file|path|dir)[\w.-]*[>\]]/i.test(option.flags)) return { kind: 'files' };
+  // A value shown as <file>, <path> or <dir> (`--data <file>`, `--file <path|->`): the shell completes paths there.
+  if (/[<[](?:file|path|dir)[\w.|-]*[>\]]/i.test(option.flags)) return { kind: 'files' };
   const dynamic = dynamicValuesOf(option);
   const values = option.argChoices ?? (dynamic ? await dynamicValues(dynamic, sources) : []);
   return offer(filterByPrefix(values.map((value) => ({ value: `${prefix}${value}`, description: '' })), current));

@@ -1,10 +1,17 @@
 /**
- * Reading all of standard input (a pipe or a file): `auth login --with-token`,
- * `api --input -` and `api -F field=@-`. Bulk import streams stdin to a spool
- * file instead (bulk/input.ts): it may be larger than memory.
+ * Standard input, the one place that reads it: whole (`auth login --with-token`,
+ * `api --input -` and `api -F field=@-`), or chunk by chunk (bulk import, which
+ * spools it to a private file because it may be larger than memory).
  */
+
+/** Standard input as Buffers, whatever encoding the stream was set to. */
+export async function* stdinChunks(stdin: NodeJS.ReadableStream): AsyncIterable<Buffer> {
+  for await (const chunk of stdin) yield Buffer.isBuffer(chunk) ? chunk : Buffer.from(chunk as string);
+}
+
+/** All of standard input. */
 export async function readStdin(stdin: NodeJS.ReadableStream): Promise<Buffer> {
   const chunks: Buffer[] = [];
-  for await (const chunk of stdin) chunks.push(Buffer.isBuffer(chunk) ? chunk : Buffer.from(chunk as string));
+  for await (const chunk of stdinChunks(stdin)) chunks.push(chunk);
   return Buffer.concat(chunks);
 }

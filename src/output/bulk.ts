@@ -1,7 +1,9 @@
+import type { ChangedRow, Scan } from '../bulk/plan';
 import type { RowFailure, RowResult } from '../bulk/results';
 import { stringifyJson } from '../schemas/json';
 import type { OutputFormat } from './format';
 import { renderRecords, type RecordColumn, type RenderOptions } from './records';
+import { formatLocalDate, formatLocalMinute } from './time';
 
 /**
  * Bulk import output: ndjson is one line per row as it completes; json is
@@ -31,4 +33,22 @@ const FAILURE_COLUMNS: readonly RecordColumn<RowFailure>[] = [
 export function renderFailures(failures: readonly RowFailure[], format: Extract<OutputFormat, 'table' | 'csv'>, options: RenderOptions): string {
   if (failures.length === 0) return '';
   return renderRecords(FAILURE_COLUMNS, [...failures].sort((a, b) => a.row - b.row), format, options);
+}
+
+/**
+ * `skipped 149 rows already created from intake.csv (last import 2026-11-25 14:02); --new sends them again`.
+ * `label` names a recorded source (the input as given, for this one).
+ */
+export function skippedLine(scan: Pick<Scan, 'skipped' | 'skippedCount'>, label: (source: string) => string, resumingNew: boolean): string {
+  const sources = [...scan.skipped.keys()].map(label);
+  const lastAt = Math.max(...[...scan.skipped.values()].map((bySource) => Date.parse(bySource.lastAt)));
+  const rows = `${scan.skippedCount} ${scan.skippedCount === 1 ? 'row' : 'rows'}`;
+  const why = resumingNew ? 'this --new import resumes the one that did not finish' : '--new sends them again';
+  return `skipped ${rows} already created from ${sources.join(', ')} (last import ${formatLocalMinute(lastAt)}); ${why}`;
+}
+
+/** `line 7 (row 6): A-17 was created as 123 on 2026-11-18; it has changed since, and the service cannot update animals` */
+export function changedRowLine(changed: ChangedRow): string {
+  const { row, line, id, record } = changed;
+  return `line ${line} (row ${row}): ${id} was created as ${String(record.pet.id)} on ${formatLocalDate(Date.parse(record.at))}; it has changed since, and the service cannot update animals`;
 }

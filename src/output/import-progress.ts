@@ -1,12 +1,19 @@
+import type { RateHeaders } from '../api/retry';
 import type { RowResult, Tally } from '../bulk/results';
 import { toSingleLine } from './table';
 import { formatDuration } from './time';
 
 /**
  * What a bulk import shows on stderr while it runs. On a terminal: one bar
- * line redrawn in place (done/total, rate per minute, 429s so far, time left
- * including rate-limit waits). Off a terminal: no bar; with -v one line per
- * row. Nothing with -q. The summary line is written by summaryLine's caller.
+ * line redrawn in place (done/total, rate per minute, 429s so far, time left).
+ * Off a terminal: no bar; with -v one line per row. Nothing with -q. The
+ * summary line is written by summaryLine's caller.
+ *
+ * The rate is rows answered since the start, per minute, over at least one
+ * minute: a first burst of a window's worth in a second is 60/min on a 60/min
+ * plan, not 3600/min. The time left counts the windows still to wait at the
+ * plan's rate (X-RateLimit-Limit per window, less --reserve), not only the
+ * current burst.
  */
 
 export interface ProgressStream {
@@ -20,14 +27,23 @@ export interface ProgressOptions {
   verbose: boolean;
   /** Rows the import will act on (sends, skips and failures alike). */
   total: number;
+  /** --reserve: requests of every window the import leaves to others. */
+  reserve?: number;
   now: () => number;
 }
 
+/** The rate limit's window when the headers do not tell (the specification's plans are per minute). */
+const MINUTE_MS = 60_000;
+
+
+/** `rows` done in `elapsedMs`, per minute, counting a run shorter than a minute as one minute. */
+export function perMinute(rows: number, elapsedMs: number): number {
+  return (rows * MINUTE_MS) / Math.max(elapsedMs, MINUTE_MS);
+}
 
 /** Rows the server answered (created or rejected) per minute of the run. */
 export function ratePerMinute(tally: Tally, elapsedMs: number): number {
-  const answered = tally.created + tally.rejected;
-  return elapsedMs > 0 ? (answered * 60_000) / elapsedMs : 0;
+  return perMinute(tally.created + tally.rejected, elapsedMs);
 }
 
 /** `created N, skipped N, rejected N, invalid N, unknown N in <time> (<rate>/min); journal <path>` */
@@ -58,6 +74,14 @@ export class ImportProgress {
   private drawn = false;
   private stopped = false;
   private lastDraw = -Infinity;
+  /** The rate limit as the last answer told it. */
+  private limit: number | undefined;
+  private remaining: number | undefined;
+  private resetAt: number | undefined;
+  private windowMs = MINUTE_MS;
+  /** Time per row while requests flow (between answers less than a second apart). */
+  private msPerRow: number | undefined;
+  private lastRowAt: number | undefined;
 
   constructor(
     private readonly stderr: ProgressStream,
@@ -76,13 +100,45 @@ export class ImportProgress {
   /** A row is done; `sent` when this run sent it (its time counts towards the rate). */
   row(result: RowResult, sent: boolean): void {
     this.done += 1;
-    if (sent) this.sentDone += 1;
+    if (sent) {
+      this.sentDone += 1;
+      const now = this.options.now();
+      const gap = this.lastRowAt === undefined ? undefined : now - this.lastRowAt;
+      if (gap !== undefined && gap < 1000) this.msPerRow = this.msPerRow === undefined ? gap : 0.8 * this.msPerRow + 0.2 * gap;
+      this.lastRowAt = now;
+    }
     if (this.options.verbose && !this.options.quiet) this.line(rowLine(result));
     else this.draw(true);
   }
 
-  answer(status: number): void {
+  answer(status: number, rate: RateHeaders = {}): void {
     if (status === 429) this.tooMany += 1;
+    const { limit, remaining, resetEpochSeconds } = rate;
+    if (limit === undefined || remaining === undefined || resetEpochSeconds === undefined) return;
+    const resetAt = resetEpochSeconds * 1000;
+    // Windows follow one another: the step between two resets is the window's length.
+    if (this.resetAt !== undefined && resetAt > this.resetAt) this.windowMs = resetAt - this.resetAt;
+    if (this.resetAt === undefined || resetAt >= this.resetAt) {
+      this.remaining = resetAt === this.resetAt ? Math.min(this.remaining ?? remaining, remaining) : remaining;
+      this.resetAt = resetAt;
+    }
+    this.limit = limit;
+  }
+
+  /** The time left: the rest of this window's share, then whole windows at the plan's rate, then the last burst. */
+  private timeLeft(now: number, sendsLeft: number, rate: number): number | undefined {
+    const { limit, remaining, resetAt } = this;
+    const reserve = this.options.reserve ?? 0;
+    const burst = (rows: number) => rows * (this.msPerRow ?? 0);
+    if (limit === undefined || remaining === undefined || resetAt === undefined) return rate > 0 ? (sendsLeft / rate) * MINUTE_MS : undefined;
+    const perWindow = Math.max(1, limit - reserve);
+    const live = resetAt > now;
+    const thisWindow = live ? Math.max(0, remaining - reserve) : perWindow;
+    if (sendsLeft <= thisWindow) return burst(sendsLeft);
+    const later = sendsLeft - thisWindow;
+    const windows = Math.ceil(later / perWindow);
+    const untilNext = live ? resetAt - now : 0;
+    return untilNext + (windows - 1) * this.windowMs + burst(later - (windows - 1) * perWindow);
   }
 
   get tooManyRequests(): number {
@@ -106,6 +162,11 @@ export class ImportProgress {
     this.draw(true);
   }
 
+  /** Wipes the bar before a line goes to stdout, which may be the same terminal; the next row redraws it. */
+  beforeOutput(): void {
+    this.clear();
+  }
+
   stop(): void {
     this.stopped = true;
     if (this.timer) clearInterval(this.timer);
@@ -125,9 +186,9 @@ export class ImportProgress {
     if (!force && now - this.lastDraw < 100) return;
     this.lastDraw = now;
     const elapsed = now - this.started;
-    const rate = elapsed > 0 ? (this.sentDone * 60_000) / elapsed : 0;
+    const rate = perMinute(this.sentDone, elapsed);
     const sendsLeft = Math.max(0, this.toSend - this.sentDone);
-    let leftMs = rate > 0 ? (sendsLeft / rate) * 60_000 : undefined;
+    let leftMs = this.sentDone > 0 ? this.timeLeft(now, sendsLeft, rate) : undefined;
     const waitLeft = this.waitingUntil === undefined ? 0 : Math.max(0, this.waitingUntil - now);
     if (waitLeft > 0) leftMs = Math.max(leftMs ?? 0, waitLeft);
     const { total } = this.options;

@@ -45,6 +45,12 @@ export function formatLocalDateTime(epochMs: number): string {
   return formatLocalTime(epochMs, Number.NaN);
 }
 
+/** `2026-11-25 14:02`: when something was done, to the minute (an earlier import). */
+export function formatLocalMinute(epochMs: number): string {
+  const d = new Date(epochMs);
+  return `${formatLocalDate(epochMs)} ${pad(d.getHours())}:${pad(d.getMinutes())}`;
+}
+
 /** When something may happen again: `at 14:32:05, in 61s`. */
 export function formatWhen(epochMs: number, now: number): string {
   return `at ${formatLocalTime(epochMs, now)}, in ${formatWait(epochMs - now)}`;

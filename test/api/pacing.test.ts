@@ -41,6 +41,22 @@ describe('decide', () => {
   });
 });
 
+describe('decide with a reserve (pets add --file --reserve)', () => {
+  it('a paced request treats a window with no more than the reserve left as used up', () => {
+    expect(decide({ window: window(11) }, NOW, true, LEASE, 10)).toEqual({ go: true, entry: { window: window(10) } });
+    expect(decide({ window: window(10) }, NOW, true, LEASE, 10)).toEqual({ go: false, until: NOW + 30_000, reason: 'window' });
+  });
+
+  it('other commands still take the reserved requests', () => {
+    expect(decide({ window: window(10) }, NOW, false, LEASE, 10)).toEqual({ go: true, entry: { window: window(9) } });
+    expect(decide({ window: window(1) }, NOW, false, LEASE)).toEqual({ go: true, entry: { window: window(0) } });
+  });
+
+  it('no reserve: the paced request takes the last one', () => {
+    expect(decide({ window: window(1) }, NOW, true, LEASE)).toEqual({ go: true, entry: { window: window(0) } });
+  });
+});
+
 describe('observe', () => {
   const answer = (remaining: number, resetAt = NOW + 30_000, status = 200) => ({ status, remaining, reset: Math.ceil(resetAt / 1000), resetAt });
 

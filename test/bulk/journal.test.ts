@@ -2,7 +2,8 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { JournalWriter, defaultJournalPath, readJournal, targetDigest } from '../../src/bulk/journal';
+import { JournalUnwritableError, JournalWriter, defaultJournalPath, readJournal, targetDigest } from '../../src/bulk/journal';
+import { type RecordEntry, RecordIndex, type RowIdentity } from '../../src/bulk/records';
 import { UsageError } from '../../src/errors';
 
 const dirs: string[] = [];
@@ -16,78 +17,162 @@ function tempDir(): string {
   return dir;
 }
 
-const HEADER = { input: 'a'.repeat(64), target: targetDigest('https://api.example.org/v1', 'key-1') };
+const TARGET = await targetDigest('https://api.example.org/v1', 'key-1');
+const AT = '2026-11-25T14:02:00.000Z';
+const who = (name: string, id?: string): RowIdentity => ({ source: '/in/intake.csv', ...(id === undefined ? {} : { id }), content: [name, '1', '', 1] });
+
+async function indexOf(file: string): Promise<RecordIndex> {
+  const index = new RecordIndex();
+  expect(await readJournal(file, TARGET, index)).toBeUndefined();
+  return index;
+}
 
 describe('journal', () => {
-  it('is created 0600 in a 0700 directory, and each row keeps its last entry', async () => {
+  it('is created 0600 in a 0700 directory; each identity keeps its last entry; int64 ids stay exact', async () => {
     const file = path.join(tempDir(), 'imports', 'j.ndjson');
-    const journal = await JournalWriter.open(file, HEADER);
-    await Promise.all([
-      journal.append({ row: 1, state: 'sent' }),
-      journal.append({ row: 2, state: 'sent' }),
-      journal.append({ row: 3, state: 'sent' }),
-    ]);
-    await journal.append({ row: 1, state: 'created', pet: { id: 9007199254740993n, name: 'A', categoryId: 1 } });
-    await journal.append({ row: 2, state: 'rejected', error: { code: 'invalid_category', message: 'no such category', status: 400 } });
-    await journal.append({ row: 3, state: 'unsent' });
+    const journal = await JournalWriter.open(file, TARGET);
+    await Promise.all([journal.append({ ...who('A'), state: 'sent', at: AT }), journal.append({ ...who('B', 'B-1'), state: 'sent', at: AT }), journal.append({ ...who('C'), state: 'sent', at: AT })]);
+    await journal.append({ ...who('A'), state: 'created', pet: { id: 9007199254740993n, name: 'A', categoryId: 1 }, at: AT });
+    await journal.append({ ...who('B', 'B-1'), state: 'rejected', error: { code: 'invalid_category', message: 'no such category', status: 400 }, at: AT });
+    await journal.append({ ...who('C'), state: 'unsent', at: AT });
     await journal.close();
 
     expect(fs.statSync(file).mode & 0o777).toBe(0o600);
     expect(fs.statSync(path.dirname(file)).mode & 0o777).toBe(0o700);
-    const entries = await readJournal(file, HEADER);
-    expect(Object.fromEntries(entries)).toEqual({
-      1: { row: 1, state: 'created', pet: { id: 9007199254740993n, name: 'A', categoryId: 1 } },
-      2: { row: 2, state: 'rejected', error: { code: 'invalid_category', message: 'no such category', status: 400 } },
-      3: { row: 3, state: 'unsent' },
-    });
-    // The key itself is never written, only a hash that includes it.
+    const index = await indexOf(file);
+    expect(index.lookup(who('A'), false)).toMatchObject({ state: 'created', pet: { id: 9007199254740993n } });
+    expect(index.lookup(who('B', 'B-1'), true)).toMatchObject({ state: 'rejected' });
+    expect(index.lookup(who('C'), false)).toMatchObject({ state: 'unsent' });
+    // The key itself is never written, only a hash that includes it; the spare room is gone once closed.
     expect(fs.readFileSync(file, 'utf8')).not.toContain('key-1');
+    expect(fs.readdirSync(path.dirname(file))).toEqual(['j.ndjson']);
   });
 
   it('a missing journal reads as empty', async () => {
-    expect((await readJournal(path.join(tempDir(), 'none.ndjson'), HEADER)).size).toBe(0);
+    const index = await indexOf(path.join(tempDir(), 'none.ndjson'));
+    expect(index.lookup(who('A'), false)).toBeUndefined();
   });
 
   it('a torn last line (killed mid-write) is ignored, and the next entry is not swallowed by it', async () => {
     const file = path.join(tempDir(), 'j.ndjson');
-    const journal = await JournalWriter.open(file, HEADER);
-    await journal.append({ row: 1, state: 'sent' });
+    const journal = await JournalWriter.open(file, TARGET);
+    await journal.append({ ...who('A'), state: 'sent', at: AT });
     await journal.close();
-    fs.appendFileSync(file, '{"row":1,"state":"crea');
-    expect(Object.fromEntries(await readJournal(file, HEADER))).toEqual({ 1: { row: 1, state: 'sent' } });
+    fs.appendFileSync(file, '{"source":"/in/intake.csv","content":["A","1","",1],"state":"crea');
+    expect((await indexOf(file)).lookup(who('A'), false)).toMatchObject({ state: 'sent' });
 
-    const again = await JournalWriter.open(file, HEADER);
-    await again.append({ row: 2, state: 'sent' });
+    const again = await JournalWriter.open(file, TARGET);
+    await again.append({ ...who('B'), state: 'sent', at: AT });
     await again.close();
-    expect(Object.fromEntries(await readJournal(file, HEADER))).toEqual({ 1: { row: 1, state: 'sent' }, 2: { row: 2, state: 'sent' } });
+    const index = await indexOf(file);
+    expect(index.lookup(who('A'), false)).toMatchObject({ state: 'sent' });
+    expect(index.lookup(who('B'), false)).toMatchObject({ state: 'sent' });
   });
 
-  it('refuses a journal written for another input, another server or key, or no journal at all (exit 2)', async () => {
+  it('refuses a journal of another server or key, or a file that is no journal (exit 2)', async () => {
     const file = path.join(tempDir(), 'j.ndjson');
-    await (await JournalWriter.open(file, HEADER)).close();
-    await expect(readJournal(file, { ...HEADER, input: 'b'.repeat(64) })).rejects.toThrow(/belongs to another input/);
-    await expect(readJournal(file, { ...HEADER, target: targetDigest('https://api.example.org/v1', 'key-2') })).rejects.toThrow(/another base URL or API key/);
+    await (await JournalWriter.open(file, TARGET)).close();
+    await expect(readJournal(file, await targetDigest('https://api.example.org/v1', 'key-2'), new RecordIndex())).rejects.toThrow(/another base URL or API key/);
     const other = path.join(tempDir(), 'notes.txt');
     fs.writeFileSync(other, 'hello\n');
-    await expect(readJournal(other, HEADER)).rejects.toBeInstanceOf(UsageError);
+    await expect(readJournal(other, TARGET, new RecordIndex())).rejects.toBeInstanceOf(UsageError);
   });
 
-  it('the default path depends on the input, the base URL and the key, and lives under the state directory', () => {
-    const a = defaultJournalPath('/state', 'i1', 'https://a/v1', 'k1');
+  it('reads a version 1 journal (one per input, by row number) for migration, adding nothing', async () => {
+    const file = path.join(tempDir(), 'v1.ndjson');
+    fs.writeFileSync(file, `{"petctlImportJournal":1,"input":"${'a'.repeat(64)}","target":"${TARGET}"}\n{"row":2,"state":"sent"}\n{"row":2,"state":"created","pet":{"id":7,"name":"B","categoryId":1}}\n`);
+    const index = new RecordIndex();
+    const legacy = await readJournal(file, TARGET, index);
+    expect(legacy?.input).toBe('a'.repeat(64));
+    expect(Object.fromEntries(legacy!.rows)).toEqual({ 2: { row: 2, state: 'created', pet: { id: 7, name: 'B', categoryId: 1 } } });
+  });
+
+  it('the default path depends on the base URL and the key only (one per target), under the state directory', async () => {
+    const a = await defaultJournalPath('/state', 'https://a/v1', 'k1');
     expect(path.dirname(a)).toBe(path.join('/state', 'imports'));
-    expect(defaultJournalPath('/state', 'i1', 'https://a/v1', 'k1')).toBe(a);
-    expect(new Set([a, defaultJournalPath('/state', 'i2', 'https://a/v1', 'k1'), defaultJournalPath('/state', 'i1', 'https://b/v1', 'k1'), defaultJournalPath('/state', 'i1', 'https://a/v1', 'k2')]).size).toBe(4);
+    expect(await defaultJournalPath('/state', 'https://a/v1', 'k1')).toBe(a);
+    expect(new Set([a, await defaultJournalPath('/state', 'https://b/v1', 'k1'), await defaultJournalPath('/state', 'https://a/v1', 'k2')]).size).toBe(3);
   });
-});
 
-describe('journal cut short at creation', () => {
   it('a journal whose header line is not whole counts as empty and is started afresh', async () => {
     const file = path.join(tempDir(), 'j.ndjson');
     fs.writeFileSync(file, '{"petctlImportJour', { mode: 0o600 });
-    expect((await readJournal(file, HEADER)).size).toBe(0);
-    const journal = await JournalWriter.open(file, HEADER);
-    await journal.append({ row: 1, state: 'sent' });
+    const journal = await JournalWriter.open(file, TARGET);
+    await journal.append({ ...who('A'), state: 'sent', at: AT });
     await journal.close();
-    expect(Object.fromEntries(await readJournal(file, HEADER))).toEqual({ 1: { row: 1, state: 'sent' } });
+    expect((await indexOf(file)).lookup(who('A'), false)).toMatchObject({ state: 'sent' });
+  });
+
+  it('a journal deleted while open stops the import, and is written again whole: its earlier records, this run\'s, the refused "sent" as "unsent"', async () => {
+    const dir = tempDir();
+    const file = path.join(dir, 'imports', 'j.ndjson');
+    const earlier: RecordEntry = { ...who('Old'), state: 'created', pet: { id: 1, name: 'Old', categoryId: 1 }, at: AT };
+    const journal = await JournalWriter.open(file, TARGET, () => [earlier]);
+    await journal.append({ ...who('A'), state: 'created', pet: { id: 2, name: 'A', categoryId: 1 }, at: AT });
+    fs.rmSync(path.dirname(file), { recursive: true });
+    await expect(journal.append({ ...who('B'), state: 'sent', at: AT })).rejects.toMatchObject({ code: 'journal_unwritable', exitCode: 1, deleted: 'restored' });
+    await expect(journal.append({ ...who('C'), state: 'sent', at: AT })).rejects.toBeInstanceOf(JournalUnwritableError);
+    await journal.close();
+    const index = await indexOf(file);
+    expect(index.lookup(who('Old'), false)).toMatchObject({ state: 'created' });
+    expect(index.lookup(who('A'), false)).toMatchObject({ state: 'created' });
+    expect(index.lookup(who('B'), false)).toMatchObject({ state: 'unsent' });
+  });
+});
+
+describe('records', () => {
+  const created = (identity: RowIdentity, id: number, name = identity.content[0]): RecordEntry => ({ ...identity, state: 'created', pet: { id, name, categoryId: 1 }, at: AT });
+
+  it('without --id-column a row matches a record of the same content and occurrence from the same source only', () => {
+    const index = new RecordIndex();
+    index.add(created(who('Kitten'), 1));
+    const plan = { byId: false, retryUnknown: false };
+    expect(index.plan(who('Kitten'), plan)).toMatchObject({ action: 'skip', changed: false });
+    expect(index.plan({ ...who('Kitten'), content: ['Kitten', '1', '', 2] }, plan)).toEqual({ action: 'send' });
+    expect(index.plan({ ...who('Kitten'), source: '-' }, plan)).toEqual({ action: 'send' });
+  });
+
+  it('with --id-column a row matches its id from any source; other fields changed since are flagged', () => {
+    const index = new RecordIndex();
+    index.add(created(who('Rex', 'A-1'), 1));
+    const plan = { byId: true, retryUnknown: false };
+    expect(index.plan({ source: '/other.csv', id: 'A-1', content: ['Rex', '1', '', 1] }, plan)).toMatchObject({ action: 'skip', changed: false });
+    expect(index.plan({ source: '/other.csv', id: 'A-1', content: ['Rex', '1', 'sold', 1] }, plan)).toMatchObject({ action: 'skip', changed: true });
+    expect(index.plan({ source: '/other.csv', id: 'A-2', content: ['Rex', '1', '', 1] }, plan)).toEqual({ action: 'send' });
+  });
+
+  it('with --id-column, a row the same source created before --id-column was used is known by its content', () => {
+    const index = new RecordIndex();
+    index.add(created(who('Rex'), 1));
+    index.add(created(who('Bo', 'B-1'), 2));
+    const plan = { byId: true, retryUnknown: false };
+    expect(index.plan(who('Rex', 'A-1'), plan)).toMatchObject({ action: 'skip', changed: false });
+    expect(index.plan({ ...who('Rex', 'A-1'), source: '/other.csv' }, plan)).toEqual({ action: 'send' });
+    // A record with another id is another animal.
+    expect(index.plan(who('Bo', 'B-2'), plan)).toEqual({ action: 'send' });
+  });
+
+  it('"sent" without an answer is left alone unless retryUnknown; "rejected" and "unsent" are sent again', () => {
+    const index = new RecordIndex();
+    index.add({ ...who('A'), state: 'sent', at: AT });
+    index.add({ ...who('B'), state: 'rejected', error: { code: 'x' }, at: AT });
+    index.add({ ...who('C'), state: 'unsent', at: AT });
+    expect(index.plan(who('A'), { byId: false, retryUnknown: false })).toMatchObject({ action: 'unknown' });
+    expect(index.plan(who('A'), { byId: false, retryUnknown: true })).toEqual({ action: 'send' });
+    expect(index.plan(who('B'), { byId: false, retryUnknown: false })).toEqual({ action: 'send' });
+    expect(index.plan(who('C'), { byId: false, retryUnknown: false })).toEqual({ action: 'send' });
+  });
+
+  it('a --new import that did not end is resumed: only its own records count', () => {
+    const index = new RecordIndex();
+    index.add(created(who('Kitten'), 1));
+    index.add({ source: who('Kitten').source, state: 'begin', run: 'r1', at: AT });
+    index.add({ ...created({ ...who('Kitten'), content: ['Kitten', '1', '', 2] }, 5), run: 'r1' });
+    expect(index.openRun(who('Kitten').source)).toBe('r1');
+    const plan = { byId: false, retryUnknown: false, run: 'r1' };
+    expect(index.plan(who('Kitten'), plan)).toEqual({ action: 'send' });
+    expect(index.plan({ ...who('Kitten'), content: ['Kitten', '1', '', 2] }, plan)).toMatchObject({ action: 'skip' });
+    index.add({ source: who('Kitten').source, state: 'end', run: 'r1', at: AT });
+    expect(index.openRun(who('Kitten').source)).toBeUndefined();
   });
 });

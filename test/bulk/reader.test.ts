@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { type InputFormat, type InputRow, InvalidInputError, formatFromExtension, readRows } from '../../src/bulk/reader';
+import { type InputFormat, type InputRow, InvalidInputError, type ReadOptions, formatFromExtension, readRows } from '../../src/bulk/reader';
 
 /**
  * Feeds `text` in chunks of `chunk` bytes, so every split point (inside quotes, CRLF, a UTF-8 sequence) is exercised.
@@ -76,13 +76,14 @@ describe('JSON array', () => {
     expect(result.filter((r) => r.reason).map(invalid)).toEqual([
       { row: 1, line: 1, reason: 'name: must not be empty' },
       { row: 2, line: 2, reason: 'categoryId: must be an int64 (a whole number)' },
-      { row: 3, line: 3, reason: 'unknown field "id" (allowed: name, categoryId, status)' },
       { row: 4, line: 4, reason: 'status: must be one of available, pending, sold' },
       { row: 5, line: 5, reason: 'name: required' },
       { row: 6, line: 6, reason: 'must be an object {"name":…,"categoryId":…,"status":…}' },
       { row: 7, line: 7, reason: 'categoryId: must be an int64 (a whole number)' },
     ]);
     expect(result.at(-1)).toMatchObject({ row: 8, line: 8, newPet: { name: 'H', categoryId: 2 } });
+    // A field that is not sent is ignored, not an error.
+    expect(result[2]).toEqual({ row: 3, line: 3, newPet: { name: 'C', categoryId: 1 } });
   });
 
   it('a name of spaces is invalid, as for a single add; names are trimmed as the schema says', async () => {
@@ -191,8 +192,8 @@ describe('CSV', () => {
     ]);
   });
 
-  it('refuses wrong columns: unknown, missing, repeated', async () => {
-    expect((await failure('name,category,status\nA,1,sold\n')).message).toBe('line 1: unknown column "category" in the CSV header; expected name,categoryId,status');
+  it('refuses wrong columns: missing, repeated (a column that is not sent is no error)', async () => {
+    expect((await failure('name,category,status\nA,1,sold\n')).message).toBe('line 1: the CSV header lacks categoryId; expected name,categoryId,status');
     expect((await failure('name,status\nA,sold\n')).message).toBe('line 1: the CSV header lacks categoryId; expected name,categoryId,status');
     expect((await failure('name,categoryId,Name\n')).message).toBe('line 1: column name appears twice in the CSV header');
   });
@@ -232,5 +233,38 @@ describe('empty input', () => {
     for (const format of [undefined, 'json', 'ndjson', 'csv'] as const) {
       expect((await failure(text, format)).message).toBe('the input is empty: no rows to import');
     }
+  });
+});
+
+async function rowsWith(text: string, options: ReadOptions, format?: InputFormat): Promise<InputRow[]> {
+  const out: InputRow[] = [];
+  async function* chunks() {
+    yield Buffer.from(text);
+  }
+  for await (const row of readRows(chunks(), format, undefined, options)) out.push(row);
+  return out;
+}
+
+describe('columns that are not sent, and --id-column', () => {
+  it('CSV: other columns are ignored and named once each; the id column is matched as column names are, trimmed, never sent', async () => {
+    const ignored: string[] = [];
+    const result = await rowsWith('Intake No ,Breed,name,categoryId,Notes\nA-1,Lab,Rex,1,x\n A-2 ,Pug,Bella,2,\n,Cat,Tom,3,\n', { idColumn: 'intake no', onIgnored: (name) => ignored.push(name) });
+    expect(ignored).toEqual(['Breed', 'Notes']);
+    expect(result).toEqual([
+      { row: 1, line: 2, newPet: { name: 'Rex', categoryId: 1 }, rowId: 'A-1' },
+      { row: 2, line: 3, newPet: { name: 'Bella', categoryId: 2 }, rowId: 'A-2' },
+      { row: 3, line: 4, reason: 'Intake No: required (the --id-column)' },
+    ]);
+  });
+
+  it('CSV: an --id-column the header lacks refuses the file', async () => {
+    await expect(rowsWith('name,categoryId\nRex,1\n', { idColumn: 'Intake' })).rejects.toThrow('line 1: the CSV header has no column "Intake" (--id-column); its columns: name,categoryId');
+  });
+
+  it('JSON and NDJSON: other fields are ignored and named once; the id field may be a string or a number', async () => {
+    const ignored: string[] = [];
+    const result = await rowsWith('{"name":"Rex","categoryId":1,"intake":17,"breed":"Lab"}\n{"name":"Bo","categoryId":1,"intake":"B-2","breed":"Pug","notes":""}\n{"name":"Cy","categoryId":1,"intake":{}}\n', { idColumn: 'Intake', onIgnored: (name) => ignored.push(name) }, 'ndjson');
+    expect(ignored).toEqual(['breed', 'notes']);
+    expect(result.map((row) => row.rowId ?? row.reason)).toEqual(['17', 'B-2', 'Intake: must be a string or a number (the --id-column)']);
   });
 });

@@ -3,10 +3,10 @@ import os from 'node:os';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import type { Answer, RequestHooks } from '../../src/api/http-client';
-import { type JournalEntry, JournalWriter, readJournal } from '../../src/bulk/journal';
-import type { InputRow } from '../../src/bulk/reader';
+import { JournalWriter, readJournal } from '../../src/bulk/journal';
+import { RecordIndex, type RowPlan } from '../../src/bulk/records';
 import type { RowResult } from '../../src/bulk/results';
-import { runImport } from '../../src/bulk/runner';
+import { type PlannedRow, runImport } from '../../src/bulk/runner';
 import { ApiError, InterruptedError, NetworkError, RateLimitError } from '../../src/errors';
 import type { NewPet, Pet } from '../../src/schemas/pet';
 
@@ -21,16 +21,18 @@ afterEach(() => {
   for (const dir of dirs.splice(0)) fs.rmSync(dir, { recursive: true, force: true });
 });
 
-const HEADER = { input: 'i', target: 't' };
+const TARGET = 't';
 
 async function journal(): Promise<JournalWriter> {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'petctl-runner-'));
   dirs.push(dir);
-  return JournalWriter.open(path.join(dir, 'j.ndjson'), HEADER);
+  return JournalWriter.open(path.join(dir, 'j.ndjson'), TARGET);
 }
 
-function inputRows(names: string[]): InputRow[] {
-  return names.map((name, index) => ({ row: index + 1, line: index + 1, newPet: { name, categoryId: 1 } }));
+const identity = (name: string) => ({ source: '/in.ndjson', content: [name, '1', '', 1] as [string, string, string, number] });
+
+function inputRows(names: string[], plans: Record<string, RowPlan> = {}): PlannedRow[] {
+  return names.map((name, index) => ({ row: index + 1, line: index + 1, newPet: { name, categoryId: 1 }, identity: identity(name), plan: plans[name] ?? { action: 'send' } }));
 }
 
 async function* stream<T>(items: T[]): AsyncGenerator<T> {
@@ -39,15 +41,14 @@ async function* stream<T>(items: T[]): AsyncGenerator<T> {
 
 type Behaviour = (newPet: NewPet, hooks: RequestHooks) => Promise<Pet>;
 
-async function run(names: string[], behaviour: Behaviour, options: { previous?: Map<number, JournalEntry>; retryUnknown?: boolean; signal?: AbortSignal; stop?: AbortSignal; concurrency?: number } = {}) {
+async function run(names: string[], behaviour: Behaviour, options: { plans?: Record<string, RowPlan>; signal?: AbortSignal; stop?: AbortSignal; concurrency?: number } = {}) {
   const writer = await journal();
   const results: RowResult[] = [];
   const outcome = await runImport({
-    rows: stream(inputRows(names)),
-    previous: options.previous ?? new Map(),
+    rows: stream(inputRows(names, options.plans)),
     journal: writer,
     concurrency: options.concurrency ?? 1,
-    retryUnknown: options.retryUnknown ?? false,
+    now: Date.now,
     send: behaviour,
     sleep: (ms) => new Promise((resolve) => setTimeout(resolve, ms)),
     stop: options.stop ?? new AbortController().signal,
@@ -55,8 +56,14 @@ async function run(names: string[], behaviour: Behaviour, options: { previous?: 
     onResult: (result) => void results.push(result),
   });
   await writer.close();
-  const entries = await readJournal(writer.file, HEADER);
-  return { outcome, results, entries: Object.fromEntries([...entries].map(([row, entry]) => [row, entry.state])) };
+  const index = new RecordIndex();
+  await readJournal(writer.file, TARGET, index);
+  const entries: Record<number, string> = {};
+  names.forEach((name, i) => {
+    const entry = index.lookup(identity(name), false);
+    if (entry) entries[i + 1] = entry.state;
+  });
+  return { outcome, results, entries };
 }
 
 /** An answer of this status, as the HTTP core hands it to onAnswer. */
@@ -118,25 +125,21 @@ describe('runImport', () => {
     expect(results).toEqual([]);
   });
 
-  it('rows done earlier are skipped with the journal\'s Pet; "sent" rows are reported unknown unless --retry-unknown', async () => {
-    const previous = new Map<number, JournalEntry>([
-      [1, { row: 1, state: 'created', pet: { id: 41, name: 'A', categoryId: 1 } }],
-      [2, { row: 2, state: 'sent' }],
-      [3, { row: 3, state: 'rejected', error: { code: 'x', message: 'y', status: 400 } }],
-    ]);
-    let sent: string[] = [];
+  it('rows created earlier are skipped with the journal\'s Pet and time; "sent" rows are reported unknown; the rest are sent', async () => {
+    const at = '2026-11-25T14:02:00.000Z';
+    const plans: Record<string, RowPlan> = {
+      A: { action: 'skip', record: { ...identity('A'), state: 'created', pet: { id: 41, name: 'A', categoryId: 1 }, at }, changed: false },
+      B: { action: 'unknown', record: { ...identity('B'), state: 'sent', at } },
+    };
+    const sent: string[] = [];
     const recording: Behaviour = (newPet, hooks) => {
       sent.push(newPet.name);
       return creates(newPet, hooks);
     };
-    const first = await run(['A', 'B', 'C'], recording, { previous });
+    const first = await run(['A', 'B', 'C'], recording, { plans });
     expect(sent).toEqual(['C']);
     expect(first.results.map((r) => (r.ok ? ('skipped' in r ? 'skipped' : 'created') : r.error.code))).toEqual(['skipped', 'outcome_unknown', 'created']);
-    expect(first.results[0]).toEqual({ row: 1, line: 1, ok: true, skipped: true, pet: { id: 41, name: 'A', categoryId: 1 } });
-
-    sent = [];
-    await run(['A', 'B', 'C'], recording, { previous, retryUnknown: true });
-    expect(sent).toEqual(['B', 'C']);
+    expect(first.results[0]).toEqual({ row: 1, line: 1, ok: true, skipped: 'already_created', pet: { id: 41, name: 'A', categoryId: 1 }, at });
   });
 
   it('an aborted signal (a second Ctrl-C, SIGTERM) before sending: nothing is sent, and the outcome says interrupted', async () => {

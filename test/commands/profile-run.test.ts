@@ -70,13 +70,14 @@ describe.concurrent('profile show', () => {
         `Stored key: ****${KEY.slice(-4)}`,
         `Key in use: ****${KEY.slice(-4)} (profile)`,
         'Overrides:  none',
+        'Rate limit: none seen on this machine in the current window (petctl auth status asks the service)',
         `Config:     ${file}`,
         '',
       ].join('\n'),
     );
     const json = run({ globals: { output: 'json' } });
     await profileShowRun({}, json.ctx);
-    expect(JSON.parse(json.io.stdout.text())).toMatchObject({ configFile: file });
+    expect(JSON.parse(json.io.stdout.text())).toMatchObject({ configFile: file, rateLimit: null });
   });
 
   it('a named profile wins over -p; a profile without a key says how to add one', async (t) => {

@@ -127,6 +127,10 @@ describe.concurrent('values', () => {
     expect(await offered(['--base-url', ''])).toEqual([]);
     expect(await offered(['sandbox', '--data', ''])).toBe('files');
     expect(await offered(['sandbox', '--data=pe'])).toBe('files');
+    expect(await offered(['pets', 'add', '--file', 'a'])).toBe('files');
+    expect(await offered(['pets', 'add', '--file=a'])).toBe('files');
+    expect(await offered(['pets', 'add', '--journal', ''])).toBe('files');
+    expect(await offered(['pets', 'add', '--id-column', ''])).toEqual([]);
   });
 
   it('completion <shell>: the shells', async () => {

@@ -158,6 +158,7 @@ describe.concurrent('profiles', () => {
         `Stored key: ${mask(storedKey)}`,
         `Key in use: ${mask(storedKey)} (profile)`,
         'Overrides:  none',
+        'Rate limit: none seen on this machine in the current window (petctl auth status asks the service)',
         `Config:     ${configFile}`,
         '',
       ].join('\n'),
@@ -180,6 +181,7 @@ describe.concurrent('profiles', () => {
       effectiveKey: mask(envKey),
       keySource: 'env',
       overrides: ['PETCTL_API_KEY overrides the stored key', 'PETCTL_BASE_URL overrides the base URL'],
+      rateLimit: null,
       configFile,
     });
 

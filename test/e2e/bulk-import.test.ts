@@ -75,10 +75,11 @@ describe.concurrent('pets add --file', () => {
     expect(summary(again)).toMatchObject({ created: 0, skipped: 3, journal: first.journal });
     const skipped = lines(again.stdout);
     expect(skipped.map((row) => [row.row, row.line, row.ok, row.skipped])).toEqual([
-      [1, 2, true, true],
-      [2, 4, true, true],
-      [3, 5, true, true],
+      [1, 2, true, 'already_created'],
+      [2, 4, true, 'already_created'],
+      [3, 5, true, 'already_created'],
     ]);
+    for (const row of skipped) expect(Date.parse(row.at as string)).toBeGreaterThan(0);
     // The Pet comes from the journal, int64 exact.
     expect(again.stdout).toMatch(/"pet":\{"id":10\d,"name":"Bé 🐶","categoryId":9007199254740993\}/);
   });
@@ -159,7 +160,7 @@ describe.concurrent('pets add --file', () => {
 
     const before = await petctl(['pets', 'add', '--file', file, '--dry-run']);
     expect(before.code, before.stderr).toBe(0);
-    expect(before.stdout).toMatch(/^would send 3 of 3 rows: 0 already done, 0 with an unknown outcome, 0 invalid; journal .+\n$/);
+    expect(before.stdout).toMatch(/^would send 3 of 3 rows: 0 already created, 0 with an unknown outcome, 0 invalid; journal .+\n$/);
     expect(server.requests).toHaveLength(0);
 
     // A real run creates rows 1 and 2 and loses the answer for row 3.
@@ -296,6 +297,23 @@ describe.concurrent('pets add --file', () => {
     expect(server.requests[2]!.at - server.requests[1]!.at).toBeGreaterThanOrEqual(2000 - 50);
   });
 
+  it('the summary counts every invalid row reported above it, even when sending stopped before reaching it; hints fit the flags given', async (t) => {
+    const { server, configDir, petctl } = await setupE2e(t, creator());
+    const file = write(configDir, 'pets.ndjson', '{"name":"A","categoryId":1}\n{"name":"B","categoryId":2}\n{"name":"C","categoryId":3}\n{"name":"","categoryId":4}\n');
+    server.reply(creator({ firstId: 300 }), json(429, { code: 'rate_limited', message: 'Too many requests', status: 429 }, { 'retry-after': '5' }));
+
+    const stopped = await petctl(['--max-wait', '1', 'pets', 'add', '--file', file, '--skip-invalid', '--concurrency', '1']);
+    expect(stopped.code).toBe(5);
+    expect(stopped.stderr).toContain('line 4 (row 4): name: must not be empty\n');
+    expect(summary(stopped)).toMatchObject({ created: 1, invalid: 1 });
+
+    const dry = await petctl(['pets', 'add', '--file', file, '--skip-invalid', '--dry-run']);
+    expect(dry.code).toBe(6);
+    expect(dry.stderr).not.toContain('add --skip-invalid');
+    const refused = await petctl(['pets', 'add', '--file', file]);
+    expect(refused.stderr).toContain('hint: fix them, or add --skip-invalid');
+  });
+
   it('a banned key stops the import with exit 5; a rerun after the ban resumes', async (t) => {
     const { server, configDir, petctl } = await setupE2e(t, creator());
     const file = write(configDir, 'pets.ndjson', '{"name":"A","categoryId":1}\n{"name":"B","categoryId":2}\n');
@@ -349,7 +367,7 @@ describe.concurrent('pets add --file', () => {
     expect(summary(verbose).journal).toBe(path.join(configDir, 'v.journal'));
   });
 
-  it('--journal chooses the journal; one written for another input is refused (exit 2)', async (t) => {
+  it('--journal chooses the journal, which keeps the rows of every file; one written for another key is refused (exit 2)', async (t) => {
     const { server, configDir, petctl } = await setupE2e(t, creator());
     const journal = path.join(configDir, 'mine.journal');
     const a = write(configDir, 'a.ndjson', '{"name":"A","categoryId":1}\n');
@@ -357,10 +375,13 @@ describe.concurrent('pets add --file', () => {
 
     expect((await petctl(['pets', 'add', '--file', a, '--journal', journal])).code).toBe(0);
     expect(fs.existsSync(journal)).toBe(true);
-    const other = await petctl(['pets', 'add', '--file', b, '--journal', journal]);
-    expect(other.code).toBe(2);
-    expect(other.stderr).toContain(`the journal ${journal} belongs to another input file`);
-    expect(posted(server.requests)).toEqual(['A']);
+    expect((await petctl(['pets', 'add', '--file', b, '--journal', journal])).code).toBe(0);
+    const again = await petctl(['pets', 'add', '--file', b, '--journal', journal]);
+    expect(summary(again)).toMatchObject({ created: 0, skipped: 1 });
+    const otherKey = await petctl(['pets', 'add', '--file', b, '--journal', journal], { env: { PETCTL_API_KEY: 'pk_test_another_key_entirely' } });
+    expect(otherKey.code).toBe(2);
+    expect(otherKey.stderr).toContain(`the journal ${journal} belongs to another base URL or API key`);
+    expect(posted(server.requests)).toEqual(['A', 'B']);
   });
 });
 
@@ -393,7 +414,7 @@ describe.concurrent('pets add --file: usage and bad files', () => {
     ['empty.csv', '', 'error: the input is empty: no rows to import (invalid_input)'],
     ['blank.json', '\n  \n', 'error: the input is empty: no rows to import (invalid_input)'],
     ['notjson.json', 'this is not json', 'error: line 1: not a JSON array (found "t"); for one object per line use --format ndjson (invalid_input)'],
-    ['columns.csv', 'nom,categorie\nRex,1\n', 'error: line 1: unknown column "nom" in the CSV header; expected name,categoryId,status (invalid_input)'],
+    ['columns.csv', 'nom,categorie\nRex,1\n', 'error: line 1: the CSV header lacks name and categoryId; expected name,categoryId,status (invalid_input)'],
     ['truncated.json', '[{"name":"A","categoryId":1},\n{"name":"B"', 'error: line 2 (row 2): the input ends inside this row (truncated?); the JSON array is not closed (invalid_input)'],
   ])('%s is refused with one clear line, exit 6, nothing sent', async ([name, text, message], t) => {
     const { server, configDir, petctl } = await setupE2e(t, creator());

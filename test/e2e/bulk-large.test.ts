@@ -66,7 +66,7 @@ describe('a 100 MB file under --dry-run', () => {
     const result = await dryRun(large.file);
 
     expect(result.code, result.stderr).toBe(0);
-    expect(result.stdout).toMatch(new RegExp(`^would send ${large.rows} of ${large.rows} rows: 0 already done`));
+    expect(result.stdout).toMatch(new RegExp(`^would send ${large.rows} of ${large.rows} rows: 0 already created`));
     console.log(`${format}: ${(size / MB).toFixed(0)} MB file, ${large.rows} rows: peak RSS ${(result.peakRssBytes / MB).toFixed(1)} MB (${(base.peakRssBytes / MB).toFixed(1)} MB for a 64 KB file)`);
     // petctl itself takes ~60-70 MB; the file adds a few MB (measured: < 1 MB for NDJSON and JSON,
     // 3 to 7 MB for CSV), not its size. Before the reader reused its buffers and batches, CSV added 15 to 19 MB.

@@ -135,6 +135,13 @@ describe.concurrent('petctl completion <shell>', () => {
     const result = await runCli(['__complete', '--', 'pets', 'list', '--status', ''], { env: { PETCTL_CONFIG_DIR: configDir } });
     expect(result).toMatchObject({ code: 0, stdout: 'available\t\npending\t\nsold\t\n', stderr: '' });
   });
+
+  it('pets add --file <TAB> asks for file names, as --journal does', async () => {
+    for (const flag of ['--file', '--journal']) {
+      const result = await runCli(['__complete', '--', 'pets', 'add', flag, 'a'], { env: { PETCTL_CONFIG_DIR: configDir } });
+      expect(result).toMatchObject({ code: 0, stdout: ':files\n', stderr: '' });
+    }
+  });
 });
 
 /**
@@ -191,6 +198,12 @@ describe.concurrent('bash only', () => {
     const dir = fs.mkdtempSync(path.join(root, 'files-'));
     fs.writeFileSync(path.join(dir, 'pets.json'), '{}');
     expect(await bash(['sandbox', '--data', `${dir}/pe`])).toEqual([`${dir}/pets.json`]);
+  });
+
+  it('pets add --file <TAB> completes file names', async () => {
+    const dir = fs.mkdtempSync(path.join(root, 'files-'));
+    fs.writeFileSync(path.join(dir, 'intake.csv'), 'name,categoryId\n');
+    expect(await bash(['pets', 'add', '--file', `${dir}/in`])).toEqual([`${dir}/intake.csv`]);
   });
 
   it('a profile added a moment ago completes at once', async () => {

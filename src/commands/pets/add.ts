@@ -5,7 +5,7 @@ import { UsageError } from '../../errors';
 import { completePetFields } from '../../input/prompts';
 import { writeResult } from '../../output/result';
 import { PET_STATUSES, type PetStatusValue } from '../../schemas/constants';
-import { parseConcurrency, parseInt64Value } from '../parsers';
+import { parseConcurrency, parseInt64Value, parseReserve } from '../parsers';
 import type { Invoke } from '../root';
 
 export interface AddOptions {
@@ -17,7 +17,7 @@ export interface AddOptions {
   bulk?: BulkAddOptions;
 }
 
-type AddFlags = Omit<AddOptions, 'bulk'> & Partial<Omit<BulkAddOptions, 'format'>> & { format?: BulkAddOptions['format'] };
+type AddFlags = Omit<AddOptions, 'bulk'> & Partial<Omit<BulkAddOptions, 'format' | 'fresh'>> & { format?: BulkAddOptions['format']; new?: boolean };
 
 export function registerAdd(pets: Command, invoke: Invoke): void {
   pets
@@ -28,7 +28,10 @@ export function registerAdd(pets: Command, invoke: Invoke): void {
     .addOption(new Option('--status <status>', 'availability status').choices(PET_STATUSES))
     .addOption(new Option('--file <path|->', 'import the rows of a JSON array, NDJSON or CSV file (- = stdin)'))
     .addOption(new Option('--format <format>', 'the file format, instead of guessing from the extension or content').choices(['json', 'ndjson', 'csv']))
-    .addOption(new Option('--dry-run', 'validate and count what would be sent; send nothing'))
+    .addOption(new Option('--id-column <name>', "the column (or field) with your own id for each animal: a row whose id was imported before is not sent again; never sent"))
+    .addOption(new Option('--new', 'send every row, even those created by an earlier import (the same content really is new animals)'))
+    .addOption(new Option('--reserve <n>', 'leave n requests of every rate-limit window to other commands on the key (default 0)').argParser(parseReserve))
+    .addOption(new Option('--dry-run', 'validate and count what would be sent and what was created before; send nothing'))
     .addOption(new Option('--skip-invalid', 'send the valid rows even when some are invalid (reported, exit 6)'))
     .addOption(new Option('--concurrency <1-16>', 'requests in flight at once (default 4)').argParser(parseConcurrency))
     .addOption(new Option('--journal <path>', 'where to keep the import journal (default: in the state directory)'))
@@ -40,37 +43,55 @@ Examples:
   $ petctl pets add --name Rex --category-id 1 --status available
   $ id=$(petctl pets add --name Tom --category-id 2 --query id)
   $ petctl pets add                     # on a terminal: asks for name, category id and status
+  $ petctl pets add --file intake.csv --id-column "Intake No"   # other columns are ignored
+  $ petctl pets add --file intake.csv --id-column "Intake No" --dry-run   # count, send nothing
+  $ petctl pets add --file intake.csv --id-column "Intake No"   # after fixing rows, exit 5, Ctrl-C: sends the rest
   $ petctl pets add --file shelter.csv                # CSV header: name,categoryId,status
   $ jq -c '.[]' pets.json | petctl pets add --file - -o ndjson
-  $ petctl pets add --file shelter.csv --dry-run      # validate, count, send nothing
-  $ petctl pets add --file shelter.csv                # again after exit 5, Ctrl-C or a crash: resumes
+  $ petctl pets add --file litter.csv --new           # the same rows again are new animals
+  $ petctl pets add --file shelter.csv --reserve 10   # leave 10 requests a minute to the front desk
   $ petctl pets add --file shelter.csv --retry-unknown   # after checking the unknown rows
 
 A POST is never sent twice: it is retried only after a 429 (not processed).
 Off a terminal, or with --no-input (PETCTL_NO_INPUT=1), --name and --category-id are required (exit 2).
 Ctrl-C at a prompt exits 130 and sends nothing.
---file paces itself to the plan's rate and keeps a journal: rerunning the same
-command resumes, skipping rows already created. Rows sent without an answer
-are "outcome_unknown" and only resent with --retry-unknown.
+--file paces itself to the plan's rate and remembers every row it created,
+per base URL and key: a row created before (same id with --id-column, else
+the same content from the same file) is skipped, so rerunning after an edit,
+a crash or Ctrl-C sends only the rest. Rows sent without an answer are
+"outcome_unknown" and only resent with --retry-unknown.
 Exit codes with --file: 0 all created (or already), 6 a row invalid or
 rejected, 7 a row's outcome unknown, 5 stopped by the rate limit (rerun to
-resume), 130 Ctrl-C, 2 usage (e.g. --file with --name). See docs/bulk-import.md.`,
+resume), 1 the journal cannot be written (journal_unwritable), 130 Ctrl-C,
+2 usage (e.g. --file with --name). See docs/bulk-import.md.`,
     )
     .action((flags: AddFlags) => invoke((ctx) => addRun(toAddOptions(flags), ctx), { jsonResult: true }));
 }
 
 /** Flags -> options: --file makes a bulk import, which excludes the single-animal flags. */
 export function toAddOptions(flags: AddFlags): AddOptions {
-  const { name, categoryId, status, file, format, dryRun, skipInvalid, concurrency, journal, retryUnknown } = flags;
+  const { name, categoryId, status, file, format, idColumn, reserve, dryRun, skipInvalid, concurrency, journal, retryUnknown } = flags;
   if (file === undefined) {
-    const bulkFlag = Object.entries({ format, dryRun, skipInvalid, concurrency, journal, retryUnknown }).find(([, value]) => value !== undefined);
+    const bulkFlag = Object.entries({ format, idColumn, new: flags.new, reserve, dryRun, skipInvalid, concurrency, journal, retryUnknown }).find(([, value]) => value !== undefined);
     if (bulkFlag) throw new UsageError(`--${bulkFlag[0].replace(/[A-Z]/g, (c) => `-${c.toLowerCase()}`)} needs --file`);
     return { name, categoryId, status };
   }
   const single = ([['--name', name], ['--category-id', categoryId], ['--status', status]] as const).filter(([, value]) => value !== undefined);
   if (single.length > 0) throw new UsageError(`--file cannot be used with ${single.map(([flag]) => flag).join(', ')}`, 'the file gives each row its name, categoryId and status');
   if (file === '') throw new UsageError('--file needs a path, or - for standard input');
-  const bulk = { file, format, dryRun: dryRun === true, skipInvalid: skipInvalid === true, concurrency: concurrency ?? 4, journal, retryUnknown: retryUnknown === true };
+  if (idColumn?.trim() === '') throw new UsageError('--id-column needs a column name');
+  const bulk = {
+    file,
+    format,
+    idColumn,
+    fresh: flags.new === true,
+    reserve: reserve ?? 0,
+    dryRun: dryRun === true,
+    skipInvalid: skipInvalid === true,
+    concurrency: concurrency ?? 4,
+    journal,
+    retryUnknown: retryUnknown === true,
+  };
   return { bulk };
 }
 

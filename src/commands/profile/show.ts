@@ -2,6 +2,7 @@ import { Argument, type Command } from 'commander';
 import { completesWith } from '../../completion/values';
 import type { Context } from '../../context';
 import { writeResult } from '../../output/result';
+import type { LastSeenLimits } from '../../api/rate-limit-state';
 import type { Invoke } from '../root';
 import { SANDBOX_URL_TEXT } from './list';
 
@@ -23,13 +24,15 @@ Examples:
 }
 
 export async function profileShowRun(options: { name?: string }, ctx: Context): Promise<void> {
-  const [store, { maskKey, resolveTarget }, { maskStateUrl }, { renderDetails }, { unknownProfile }] = await Promise.all([
+  const [store, { maskKey, resolveTarget }, { maskStateUrl }, { renderDetails }, { unknownProfile }, { lastSeenLimits }] = await Promise.all([
     ctx.profiles(),
     import('../../config/target'),
     import('../../config/state-url'),
     import('../../output/details'),
     import('../../config/profiles'),
+    import('../../api/rate-limit-state'),
   ]);
+  const { formatLocalDateTime } = await import('../../output/time');
   if (options.name !== undefined && store.get(options.name) === undefined) throw unknownProfile(options.name, store.list().map((profile) => profile.name));
   const target = resolveTarget(store, { profileFlag: options.name ?? ctx.globals.profile, baseUrlFlag: ctx.globals.baseUrl, env: ctx.env, sandboxDataFile: ctx.paths.sandboxDataFile });
   const stored = store.get(target.profile);
@@ -39,6 +42,8 @@ export async function profileShowRun(options: { name?: string }, ctx: Context): 
     ...(target.baseUrlSource === 'flag' ? ['--base-url overrides the base URL'] : []),
     ...(target.stateUrlSource === 'env' ? ['PETCTL_STATE_URL overrides the state store'] : []),
   ];
+  // What this machine last saw of the key's limits (offline; `auth status` asks the service).
+  const seen = target.apiKey === undefined ? undefined : await lastSeenLimits(ctx.paths.stateFile, target.identity, target.apiKey, ctx.now());
   const object = {
     name: target.profile,
     active: target.profile === store.activeName(),
@@ -51,6 +56,7 @@ export async function profileShowRun(options: { name?: string }, ctx: Context): 
     // Only when a state store is in use, so that output without one stays as it was.
     ...(target.stateUrl ? { stateUrl: maskStateUrl(target.stateUrl), stateUrlSource: target.stateUrlSource ?? null } : {}),
     overrides,
+    rateLimit: seen ? { limit: seen.limit ?? null, remaining: seen.remaining ?? null, reset: isoTime(seen.resetAt), blockedUntil: isoTime(seen.blockedUntil), reason: seen.reason ?? null } : null,
     configFile: store.path,
   };
   await writeResult(ctx, object, () =>
@@ -62,10 +68,27 @@ export async function profileShowRun(options: { name?: string }, ctx: Context): 
         { key: 'effectiveKey', label: 'Key in use', text: object.effectiveKey ? `${object.effectiveKey} (${object.keySource})` : 'none' },
         ...(object.stateUrl ? [{ key: 'stateUrl', label: 'State store', text: `${object.stateUrl} (${object.stateUrlSource})` }] : []),
         { key: 'overrides', label: 'Overrides', text: overrides.length ? overrides.join('; ') : 'none' },
+        { key: 'rateLimit', label: 'Rate limit', text: describeSeen(seen, formatLocalDateTime) },
         { key: 'configFile', label: 'Config', text: object.configFile },
       ],
       object,
       ctx.globals.output,
     ),
   );
+}
+
+function isoTime(epochMs: number | undefined): string | null {
+  return epochMs === undefined ? null : new Date(epochMs).toISOString();
+}
+
+/** `12 of 60 left, resets 2026-11-25 14:32:05; as last seen on this machine (…)` */
+function describeSeen(seen: LastSeenLimits | undefined, localTime: (epochMs: number) => string): string {
+  const ask = 'petctl auth status asks the service';
+  if (!seen) return `none seen on this machine in the current window (${ask})`;
+  const parts: string[] = [];
+  if (seen.blockedUntil !== undefined) parts.push(`nothing is sent before ${localTime(seen.blockedUntil)} (${seen.reason ?? 'rate_limited'})`);
+  if (seen.remaining !== undefined && seen.resetAt !== undefined) {
+    parts.push(`${seen.remaining}${seen.limit === undefined ? '' : ` of ${seen.limit}`} left, resets ${localTime(seen.resetAt)}`);
+  }
+  return `${parts.join('; ')}; as last seen on this machine (${ask})`;
 }

@@ -1,0 +1,135 @@
+import { type InputFormat, type InputRow, type ReadOptions, readRows } from './reader';
+import { Occurrences, type PlanOptions, type RecordEntry, type RecordIndex, type RowIdentity, type RowPlan } from './records';
+import type { PlannedRow } from './runner';
+
+/**
+ * Before anything is sent, every row is read once: validated, given its
+ * identity, and looked up in the records. That pass yields the counts the
+ * user is told first (and `--dry-run` reports); the sending pass gives every
+ * row its identity and plan the same way, so both agree row for row.
+ */
+
+export interface RecordsPlan extends PlanOptions {
+  /** The input: its absolute path, or `-`. */
+  source: string;
+  /** A --new import resumed: only its own records count. */
+  run?: string;
+  /** A fresh --new import: no record counts. */
+  fresh: boolean;
+}
+
+/** A row created earlier whose other fields differ now (only with --id-column). */
+export interface ChangedRow {
+  row: number;
+  line: number;
+  id: string;
+  record: RecordEntry & { state: 'created' };
+}
+
+export interface Scan {
+  rows: number;
+  invalid: number;
+  /** Rows made invalid by an id used twice, and why (the sending pass reports them so too). */
+  duplicates: Map<number, string>;
+  toSend: number;
+  /** Rows created earlier, by source: how many, and the time of the latest. */
+  skipped: Map<string, { count: number; lastAt: string }>;
+  skippedCount: number;
+  changed: ChangedRow[];
+  unknown: number;
+}
+
+export interface ScanReport {
+  /** An invalid row, as it is found (not in row order for an id used twice). */
+  invalid(row: number, line: number, reason: string): void;
+}
+
+export async function scanRows(
+  chunks: AsyncIterable<Buffer>,
+  format: InputFormat | undefined,
+  onFormat: (chosen: InputFormat) => void,
+  read: ReadOptions,
+  index: RecordIndex,
+  plan: RecordsPlan,
+  signal: AbortSignal,
+  report: ScanReport,
+): Promise<Scan> {
+  const scan: Scan = { rows: 0, invalid: 0, duplicates: new Map(), toSend: 0, skipped: new Map(), skippedCount: 0, changed: [], unknown: 0 };
+  // Without --id-column a row can only match a record of the same content: count occurrences of those alone.
+  const occurrences = new Occurrences(plan.byId ? undefined : (content) => !plan.fresh && index.hasContent(plan.source, content));
+  // With --id-column: every id seen, to find one used twice; the counts are made at the end, without those rows.
+  const byId = new Map<string, { row: number; line: number; plan: RowPlan; duplicate: boolean }>();
+  const tally = (rowPlan: RowPlan) => {
+    if (rowPlan.action === 'send') scan.toSend += 1;
+    else if (rowPlan.action === 'unknown') scan.unknown += 1;
+    else {
+      scan.skippedCount += 1;
+      const bySource = scan.skipped.get(rowPlan.record.source);
+      if (!bySource) scan.skipped.set(rowPlan.record.source, { count: 1, lastAt: rowPlan.record.at });
+      else {
+        bySource.count += 1;
+        if (rowPlan.record.at > bySource.lastAt) bySource.lastAt = rowPlan.record.at;
+      }
+    }
+  };
+
+  for await (const row of readRows(chunks, format, onFormat, read)) {
+    if (signal.aborted) break;
+    scan.rows += 1;
+    if (row.newPet === undefined) {
+      scan.invalid += 1;
+      report.invalid(row.row, row.line, row.reason ?? 'invalid');
+      continue;
+    }
+    const rowPlan = index.plan(occurrences.identify(plan.source, row.newPet, row.rowId), plan);
+    if (row.rowId === undefined) {
+      tally(rowPlan);
+      continue;
+    }
+    const first = byId.get(row.rowId);
+    if (first === undefined) {
+      byId.set(row.rowId, { row: row.row, line: row.line, plan: rowPlan, duplicate: false });
+      continue;
+    }
+    // An id used twice: which row is the animal cannot be told, so neither is sent.
+    const column = read.idColumn!.trim();
+    if (!first.duplicate) {
+      first.duplicate = true;
+      const reason = `${column} ${JSON.stringify(row.rowId)} is used twice (also line ${row.line}, row ${row.row})`;
+      scan.duplicates.set(first.row, reason);
+      scan.invalid += 1;
+      report.invalid(first.row, first.line, reason);
+    }
+    const reason = `${column} ${JSON.stringify(row.rowId)} is used twice (also line ${first.line}, row ${first.row})`;
+    scan.duplicates.set(row.row, reason);
+    scan.invalid += 1;
+    report.invalid(row.row, row.line, reason);
+  }
+  for (const [id, seen] of byId) {
+    if (seen.duplicate) continue;
+    tally(seen.plan);
+    if (seen.plan.action === 'skip' && seen.plan.changed) scan.changed.push({ row: seen.row, line: seen.line, id, record: seen.plan.record });
+  }
+  return scan;
+}
+
+/**
+ * The sending pass's rows: each valid row with its identity and plan, made
+ * as the scan made them; a row the scan found to share its id is invalid.
+ */
+export async function* plannedRows(rows: AsyncIterable<InputRow>, index: RecordIndex, plan: RecordsPlan, duplicates: ReadonlyMap<number, string>): AsyncGenerator<PlannedRow> {
+  const occurrences = new Occurrences();
+  for await (const row of rows) {
+    const duplicate = duplicates.get(row.row);
+    if (duplicate !== undefined) {
+      yield { row: row.row, line: row.line, reason: duplicate };
+      continue;
+    }
+    if (row.newPet === undefined) {
+      yield row;
+      continue;
+    }
+    const identity: RowIdentity = occurrences.identify(plan.source, row.newPet, row.rowId)!;
+    yield { ...row, identity, plan: index.plan(identity, plan) };
+  }
+}

@@ -1,0 +1,152 @@
+import type { NewPet, Pet } from '../schemas/pet';
+
+/**
+ * What an import remembers of every row it sent, per target (base URL and
+ * key), whatever file the row came from: the journal's entries (journal.ts
+ * stores them). A row is known by its identity:
+ *
+ *   - with --id-column, the shelter's own id (`id`), matched across every source;
+ *   - always, its content: name, categoryId and status plus its occurrence
+ *     number among identical rows of the same input (a litter of four
+ *     identical rows is four animals), matched within the same source.
+ *
+ * `source` is the input file's absolute path, or `-` for standard input.
+ */
+
+/** name, categoryId (exact, as text) and status ('' for none), as sent. */
+export type Content = [name: string, categoryId: string, status: string];
+
+export interface RowIdentity {
+  source: string;
+  id?: string;
+  /** The content and its occurrence number (from 1) among identical rows of this input. */
+  content: [...Content, number];
+}
+
+export type RecordState =
+  | { state: 'sent' }
+  | { state: 'created'; pet: Pet }
+  | { state: 'rejected'; error: Record<string, unknown> }
+  | { state: 'unsent' };
+
+/** One journal line about one row. `run` marks the rows of a `--new` import (see NewRun). */
+export type RecordEntry = RowIdentity & RecordState & { at: string; run?: string };
+
+/** A `--new` import starting (`begin`) and ending with nothing left to send (`end`), per source. */
+export interface NewRunMark {
+  source: string;
+  state: 'begin' | 'end';
+  run: string;
+  at: string;
+}
+
+export function isRunMark(entry: RecordEntry | NewRunMark): entry is NewRunMark {
+  return entry.state === 'begin' || entry.state === 'end';
+}
+
+export function contentOf(newPet: NewPet): Content {
+  return [newPet.name, String(newPet.categoryId), newPet.status ?? ''];
+}
+
+const contentKey = (content: ReadonlyArray<string | number>) => JSON.stringify(content);
+
+/**
+ * Numbers identical rows of one input in file order. `only` limits the
+ * counting to contents that can matter (those on record), so validating a
+ * huge file holds no map of every row; rows it skips get no identity.
+ */
+export class Occurrences {
+  private readonly counts = new Map<string, number>();
+
+  constructor(private readonly only?: (content: Content) => boolean) {}
+
+  identify(source: string, newPet: NewPet, id: string | undefined): RowIdentity | undefined {
+    const content = contentOf(newPet);
+    if (this.only && !this.only(content)) return undefined;
+    const key = contentKey(content);
+    const occurrence = (this.counts.get(key) ?? 0) + 1;
+    this.counts.set(key, occurrence);
+    return { source, ...(id === undefined ? {} : { id }), content: [...content, occurrence] };
+  }
+}
+
+/** What to do with a valid row, given the records. */
+export type RowPlan =
+  | { action: 'send' }
+  /** Created earlier: not sent. `changed` with --id-column when its other fields differ now. */
+  | { action: 'skip'; record: RecordEntry & { state: 'created' }; changed: boolean }
+  /** Sent earlier without an answer: left alone unless --retry-unknown. */
+  | { action: 'unknown'; record: RecordEntry };
+
+export interface PlanOptions {
+  /** --id-column: match by the shelter's id, across sources. */
+  byId: boolean;
+  retryUnknown: boolean;
+}
+
+/** The records of one target, each identity's last entry. */
+export class RecordIndex {
+  private readonly byId = new Map<string, RecordEntry>();
+  private readonly byContent = new Map<string, RecordEntry>();
+  /** Contents on record per source, without occurrence numbers (for Occurrences' filter). */
+  private readonly contents = new Map<string, Set<string>>();
+  /** Per source, the last --new import that began and did not end. */
+  private readonly openRuns = new Map<string, string>();
+  /** The entries of that run, by content key. */
+  private readonly runEntries = new Map<string, RecordEntry>();
+
+  add(entry: RecordEntry | NewRunMark): void {
+    if (isRunMark(entry)) {
+      if (entry.state === 'begin') this.openRuns.set(entry.source, entry.run);
+      else if (this.openRuns.get(entry.source) === entry.run) this.openRuns.delete(entry.source);
+      return;
+    }
+    if (entry.id !== undefined) this.byId.set(entry.id, entry);
+    this.byContent.set(`${entry.source}\n${contentKey(entry.content)}`, entry);
+    let contents = this.contents.get(entry.source);
+    if (!contents) this.contents.set(entry.source, (contents = new Set()));
+    contents.add(contentKey(entry.content.slice(0, 3)));
+    if (entry.run !== undefined) {
+      this.runEntries.set(runKey(entry.run, entry.source, { content: entry.content }), entry);
+      if (entry.id !== undefined) this.runEntries.set(runKey(entry.run, entry.source, { id: entry.id }), entry);
+    }
+  }
+
+  /** Everything on record: each row's last entry, and the --new imports that did not end. */
+  *entries(): Generator<RecordEntry | NewRunMark> {
+    yield* this.byContent.values();
+    for (const [source, run] of this.openRuns) yield { source, state: 'begin', run, at: new Date(0).toISOString() };
+  }
+
+  /** Whether any row of `source` is on record with this content (any occurrence). */
+  hasContent(source: string, content: Content): boolean {
+    return this.contents.get(source)?.has(contentKey(content)) ?? false;
+  }
+
+  /** The --new import of `source` that did not end, if any: the next --new run resumes it. */
+  openRun(source: string): string | undefined {
+    return this.openRuns.get(source);
+  }
+
+  /** The row's last entry: by id with --id-column, else by content within its source; within `run` when given. */
+  lookup(identity: RowIdentity, byId: boolean, run?: string): RecordEntry | undefined {
+    if (run !== undefined) return this.runEntries.get(runKey(run, identity.source, byId ? { id: identity.id } : { content: identity.content }));
+    const byContent = this.byContent.get(`${identity.source}\n${contentKey(identity.content)}`);
+    if (!byId) return byContent;
+    // A row this source sent before --id-column was used has no id on record: its content still knows it.
+    return (identity.id === undefined ? undefined : this.byId.get(identity.id)) ?? (byContent?.id === undefined ? byContent : undefined);
+  }
+
+  /** What to do with a row. `run`: the --new import being resumed (its rows only count), or a fresh --new (nothing counts). */
+  plan(identity: RowIdentity | undefined, options: PlanOptions & { run?: string; fresh?: boolean }): RowPlan {
+    if (identity === undefined || options.fresh) return { action: 'send' };
+    const record = this.lookup(identity, options.byId, options.run);
+    if (record?.state === 'created') return { action: 'skip', record, changed: options.byId && contentKey(record.content.slice(0, 3)) !== contentKey(identity.content.slice(0, 3)) };
+    if (record?.state === 'sent' && !options.retryUnknown) return { action: 'unknown', record };
+    return { action: 'send' };
+  }
+}
+
+function runKey(run: string, source: string, identity: { id?: string; content?: RowIdentity['content'] }): string {
+  return identity.content === undefined ? `${run}\nid\n${identity.id}` : `${run}\n${source}\n${contentKey(identity.content)}`;
+}

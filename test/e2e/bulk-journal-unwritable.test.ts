@@ -1,0 +1,145 @@
+import { spawnSync } from 'node:child_process';
+import fs from 'node:fs';
+import path from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { type CliResult, runCli, tempConfigDir } from '../helpers/cli';
+import { storedPets } from '../helpers/sandbox-data';
+import { startSandbox } from '../../src/sandbox/server';
+
+/**
+ * A journal that cannot be written, as a full disk makes it: the journal
+ * lives on a small tmpfs, which the test fills up while the import runs
+ * (root can write where permissions say no, but not past a full file
+ * system). The import must stop before another request goes out, say so
+ * (journal_unwritable, exit 1), and a rerun once there is room again must
+ * create every row exactly once.
+ *
+ * Mounting needs root (CAP_SYS_ADMIN); elsewhere the test is skipped.
+ */
+
+function tryMount(dir: string, size: string): boolean {
+  fs.mkdirSync(dir, { recursive: true });
+  return spawnSync('mount', ['-t', 'tmpfs', '-o', `size=${size},mode=0700`, 'tmpfs', dir], { stdio: 'ignore' }).status === 0;
+}
+
+/** Fills the file system holding `dir` to the last byte. */
+function fill(dir: string): void {
+  const fd = fs.openSync(path.join(dir, 'filler'), 'w');
+  const block = Buffer.alloc(4096, 120);
+  try {
+    for (;;) fs.writeSync(fd, block);
+  } catch (error) {
+    if ((error as { code?: string }).code !== 'ENOSPC') throw error;
+  } finally {
+    fs.closeSync(fd);
+  }
+}
+
+/** The rerun sent exactly the rows the first run had not created, and the sandbox holds every row once. */
+function expectResumed(second: CliResult, at: { rows: number; createdFirst: number; dataFile: string; seeded: number }): void {
+  expect(second.code, second.stderr).toBe(0);
+  expect(second.stderr).toMatch(new RegExp(`^created ${at.rows - at.createdFirst}, skipped ${at.createdFirst}, rejected 0, invalid 0, unknown 0 in `, 'm'));
+  const names = storedPets(at.dataFile).slice(at.seeded).map((pet) => pet.name);
+  expect(names).toHaveLength(at.rows);
+  expect(new Set(names).size).toBe(at.rows);
+}
+
+const root = tempConfigDir();
+const mounted = tryMount(path.join(root, 'probe'), '64k');
+if (mounted) spawnSync('umount', [path.join(root, 'probe')]);
+fs.rmSync(root, { recursive: true, force: true });
+
+describe.skipIf(!mounted)('a journal that cannot be written (a full disk)', () => {
+  it('stops the import before another request, says which file, why, how many were created and that a rerun resumes; the rerun creates every row once', async (t) => {
+    const dir = tempConfigDir();
+    const disk = path.join(dir, 'small-disk');
+    expect(tryMount(disk, '1m')).toBe(true);
+    const dataFile = path.join(dir, 'sandbox-data.json');
+    let posts = 0;
+    let filled = false;
+    const sandbox = await startSandbox({
+      port: 0,
+      dataFile,
+      log: (line) => {
+        if (!line.startsWith('POST')) return;
+        posts += 1;
+        // Mid-import: the disk fills up under the running import.
+        if (posts === 40 && !filled) {
+          filled = true;
+          fill(disk);
+        }
+      },
+    });
+    t.onTestFinished(async () => {
+      await sandbox.close();
+      spawnSync('umount', ['-l', disk]);
+      fs.rmSync(dir, { recursive: true, force: true });
+    });
+    const seeded = storedPets(dataFile).length;
+    const rows = 150;
+    const file = path.join(dir, 'intake.ndjson');
+    fs.writeFileSync(file, Array.from({ length: rows }, (_, i) => `{"name":"Pet ${i + 1}","categoryId":1}`).join('\n'));
+    const journal = path.join(disk, 'imports', 'journal.ndjson');
+    const run = () =>
+      runCli(['--base-url', sandbox.baseUrl, 'pets', 'add', '--file', file, '--journal', journal], {
+        env: { PETCTL_CONFIG_DIR: dir, PETCTL_API_KEY: 'sandbox-enterprise' },
+        timeoutMs: 60_000,
+      });
+
+    const first = await run();
+    expect(filled).toBe(true);
+    expect(first.code, first.stderr).toBe(1);
+    const createdFirst = storedPets(dataFile).length - seeded;
+    expect(createdFirst).toBeGreaterThanOrEqual(40);
+    expect(createdFirst).toBeLessThan(rows);
+    const error = first.stderr.trim().split('\n').filter((line) => line.startsWith('error: '));
+    expect(error).toHaveLength(1);
+    expect(error[0]).toContain(`cannot write the journal ${journal}: no space left on the device (ENOSPC)`);
+    expect(error[0]).toMatch(/the import stopped before sending another request: \d+ rows created by this run, \d+ rows not sent yet/);
+    expect(error[0]).toContain('a rerun of the same command resumes');
+    expect(error[0]).toMatch(/\(journal_unwritable\)$/);
+    expect(first.stderr).not.toMatch(/unexpected failure|internal_error/);
+    // The rows it created are all it reported: at most the requests already on the wire went after the failure.
+    const reported = Number(/created (\d+), skipped/.exec(first.stderr)![1]);
+    expect(reported).toBe(createdFirst);
+
+    // The cause fixed: room again.
+    fs.rmSync(path.join(disk, 'filler'));
+    expectResumed(await run(), { rows, createdFirst, dataFile, seeded });
+  }, 90_000);
+});
+
+describe('a journal whose directory is removed during the import', () => {
+  it('stops before another request, writes the journal again whole, and the rerun creates every row once', async (t) => {
+    const dir = tempConfigDir();
+    const dataFile = path.join(dir, 'sandbox-data.json');
+    const journalDir = path.join(dir, 'journals');
+    let posts = 0;
+    const sandbox = await startSandbox({
+      port: 0,
+      dataFile,
+      log: (line) => {
+        if (line.startsWith('POST') && ++posts === 30) fs.rmSync(journalDir, { recursive: true, force: true });
+      },
+    });
+    t.onTestFinished(async () => {
+      await sandbox.close();
+      fs.rmSync(dir, { recursive: true, force: true });
+    });
+    const seeded = storedPets(dataFile).length;
+    const rows = 120;
+    const file = path.join(dir, 'intake.ndjson');
+    fs.writeFileSync(file, Array.from({ length: rows }, (_, i) => `{"name":"Pet ${i + 1}","categoryId":1}`).join('\n'));
+    const journal = path.join(journalDir, 'journal.ndjson');
+    const run = () =>
+      runCli(['--base-url', sandbox.baseUrl, 'pets', 'add', '--file', file, '--journal', journal], { env: { PETCTL_CONFIG_DIR: dir, PETCTL_API_KEY: 'sandbox-enterprise' }, timeoutMs: 60_000 });
+
+    const first = await run();
+    expect(first.code, first.stderr).toBe(1);
+    expect(first.stderr).toMatch(new RegExp(`^error: the journal ${journal.replace(/[.*+?^$()|[\]\\]/g, '\\$&')} was deleted while the import ran; it was written again with every row on record; the import stopped before sending another request: \\d+ rows created by this run, \\d+ rows not sent yet\\. Once the cause is fixed, a rerun of the same command resumes \\(journal_unwritable\\)$`, 'm'));
+    const createdFirst = storedPets(dataFile).length - seeded;
+    expect(createdFirst).toBeLessThan(rows);
+
+    expectResumed(await run(), { rows, createdFirst, dataFile, seeded });
+  }, 60_000);
+});

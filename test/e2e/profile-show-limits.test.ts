@@ -1,0 +1,45 @@
+import fs from 'node:fs';
+import path from 'node:path';
+import { afterEach, describe, expect, it } from 'vitest';
+import { runCli, tempConfigDir } from '../helpers/cli';
+
+/**
+ * `profile show` stays offline: it shows the key's limits as this machine last
+ * saw them (from the rate-limit state), in local time, or says that nothing is
+ * known and that `auth status` asks the service.
+ */
+
+const dirs: string[] = [];
+afterEach(() => {
+  for (const dir of dirs.splice(0)) fs.rmSync(dir, { recursive: true, force: true });
+});
+
+describe('profile show: the rate limit as last seen on this machine', () => {
+  it('says nothing is known on a fresh machine, then shows what an import saw', async () => {
+    const configDir = tempConfigDir();
+    dirs.push(configDir);
+    const env = { PETCTL_CONFIG_DIR: configDir, TZ: 'Asia/Kathmandu' };
+
+    const fresh = await runCli(['profile', 'show'], { env });
+    expect(fresh.code, fresh.stderr).toBe(0);
+    expect(fresh.stdout).toMatch(/^Rate limit: +none seen on this machine in the current window \(petctl auth status asks the service\)$/m);
+    expect(fresh.stdout).toContain(`Config:`);
+
+    const rows = path.join(configDir, 'two.csv');
+    fs.writeFileSync(rows, 'name,categoryId\nMilo,1\nNala,2\n');
+    const imported = await runCli(['pets', 'add', '--file', rows, '-q'], { env });
+    expect(imported.code, imported.stderr).toBe(0);
+
+    const shown = await runCli(['profile', 'show'], { env });
+    expect(shown.code, shown.stderr).toBe(0);
+    // Local time (Kathmandu is UTC+5:45), to the second.
+    expect(shown.stdout).toMatch(/^Rate limit: +58 of 60 left, resets \d{4}-\d\d-\d\d \d\d:\d\d:\d\d; as last seen on this machine/m);
+    const json = await runCli(['profile', 'show', '-o', 'json'], { env });
+    const { rateLimit } = JSON.parse(json.stdout) as { rateLimit: { limit: number; remaining: number; reset: string } };
+    expect(rateLimit).toMatchObject({ limit: 60, remaining: 58 });
+    const resetText = /resets (\S+ \S+);/.exec(shown.stdout)![1]!;
+    const utc = new Date(rateLimit.reset);
+    const kathmandu = new Date(utc.getTime() + (5 * 60 + 45) * 60_000).toISOString().slice(0, 19).replace('T', ' ');
+    expect(resetText).toBe(kathmandu);
+  });
+});
