@@ -70,6 +70,8 @@ export type GateDecision =
 
 /** Below this many remaining requests even single commands keep the shared count (a loop may run beside them). */
 export const LOW_WATER = 16;
+/** A Reset this many seconds later than the known one may still name the same window (a server's rounding). */
+export const RESET_JITTER_S = 2;
 /** How often a request waiting for the probe's answer looks again. */
 export const PROBE_POLL_MS = 20;
 /** How long an answer without a budget frees paced requests from probing (a server may start sending one). */
@@ -128,7 +130,13 @@ export function observe(entry: LimitEntry | undefined, answer: RateAnswer, now: 
     } else if (known && live && reset < known.reset) {
       // An answer from a window that has already been replaced: it says nothing about the current one.
     } else if (paced || live || next.probeUntil !== undefined || left <= LOW_WATER) {
-      next.window = { reset, resetAt, remaining: live ? Math.min(known.remaining, left) : left, ...(answer.limit === undefined ? {} : { limit: answer.limit }) };
+      // A later window than ours: our end of the old one (a whole-second Reset, corrected for the
+      // server's clock) can run a second or two late, while the server has moved on. Its count is
+      // the new window's budget; carrying the old window's remainder over would hold every paced
+      // request for a whole window. A Reset only a little later may be the same window reported
+      // with jitter, where an answer older than requests already let through must not raise the budget.
+      const sameWindow = live && reset - known.reset <= RESET_JITTER_S;
+      next.window = { reset, resetAt, remaining: sameWindow ? Math.min(known.remaining, left) : left, ...(answer.limit === undefined ? {} : { limit: answer.limit }) };
       delete next.probeUntil;
       changed = true;
     }

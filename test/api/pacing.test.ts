@@ -87,6 +87,17 @@ describe('observe', () => {
     expect(observe({ window: window(40) }, answer(2, NOW + 10_000), NOW, true)).toBeUndefined();
   });
 
+  it('an answer from the next window, while ours still looks live (our end runs late), takes the server\'s count', () => {
+    // Our window ends in 1 s by our estimate, with the reserve's 10 left; the server has already moved on.
+    const next = NOW + 61_000;
+    expect(observe({ window: window(10, NOW + 1_000) }, answer(299, next), NOW, true)).toEqual({ window: window(299, next) });
+  });
+
+  it('a Reset a second later may be the same window, reported with jitter: it never raises the budget', () => {
+    const jittered = NOW + 31_000;
+    expect(observe({ window: window(3) }, answer(50, jittered), NOW, true)).toEqual({ window: window(3, jittered) });
+  });
+
   it('Remaining 0 blocks every process until the reset', () => {
     expect(observe(undefined, answer(0), NOW, false)).toEqual({ window: window(0), blockedUntil: NOW + 30_000, reason: 'quota_exhausted' });
   });
