@@ -39,11 +39,11 @@ export async function run({ quick, free = process.argv.includes('--free') }) {
       createInterface({ input: sandbox.stdout }).once('line', resolve);
       sandbox.once('exit', (code) => reject(new Error(`petctl sandbox exited with ${code}`)));
     });
-    // One log line per request: "POST /v1/pets 201 pro 3ms"; timed as it arrives.
+    // One log line per request, after the local time: "14:32:05 POST /v1/pets 201 pro 3ms"; timed as it arrives.
     const posts = [];
     createInterface({ input: sandbox.stderr }).on('line', (line) => {
-      const [method, , status] = line.split(' ');
-      if (method === 'POST') posts.push({ at: performance.now(), status: Number(status) });
+      const post = /^\S+ POST \S+ (\d{3}) /.exec(line);
+      if (post) posts.push({ at: performance.now(), status: Number(post[1]) });
     });
 
     const file = path.join(dir, 'pets.ndjson');
@@ -61,6 +61,7 @@ export async function run({ quick, free = process.argv.includes('--free') }) {
 
     const created = posts.filter((post) => post.status === 201).length;
     const tooMany = posts.filter((post) => post.status === 429).length;
+    if (posts.length === 0) throw new Error(`the import (exit ${code}) sent no POST that the sandbox logged`);
     const spanMs = posts.at(-1).at - posts[0].at;
     const idealMs = (Math.ceil(rows / perWindow) - 1) * windowMs;
     const ratio = idealMs / spanMs;
