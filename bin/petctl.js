@@ -35,8 +35,9 @@ async function run() {
     // The bundle is ASCII (scripts/build.mjs makes sure): latin1 reads it as utf8 would, without
     // UTF-8 validation, which on 1 MB costs a millisecond or two of every start.
     source = readFileSync(bundle, 'latin1');
-  } catch {
-    process.stderr.write('error: petctl is not built; run `npm install` (or `npm run build`) in its folder\n');
+  } catch (error) {
+    const reason = error.code === 'ENOENT' ? 'petctl is not built; run `npm install` (or `npm run build`) in its folder' : `cannot read ${bundle}: ${error.message}`;
+    process.stderr.write(`error: ${reason}\n`);
     process.exitCode = 1;
     return;
   }

@@ -3,12 +3,19 @@
 // start-up; heavy modules sit behind dynamic import() and are only evaluated
 // when a command needs them (esbuild turns those imports into lazy initialisers).
 import { build } from 'esbuild';
-import { readFileSync, rmSync } from 'node:fs';
+import { mkdirSync, readdirSync, readFileSync, renameSync, rmSync } from 'node:fs';
 import { readFile } from 'node:fs/promises';
 import { constants as http2Constants } from 'node:http2';
+import { fileURLToPath } from 'node:url';
 
 const pkg = JSON.parse(readFileSync(new URL('../package.json', import.meta.url), 'utf8'));
-rmSync(new URL('../dist', import.meta.url), { recursive: true, force: true });
+// The build goes to a private folder and is renamed into dist/ only when whole: npm runs this
+// script (prepare) again on a user's first `npx petctl`, and another petctl started meanwhile,
+// a test suite's for one, must find the old bundle or the new one, never none.
+const dist = new URL('../dist/', import.meta.url);
+const staging = new URL(`.build-${process.pid}/`, dist);
+rmSync(staging, { recursive: true, force: true });
+mkdirSync(staging, { recursive: true });
 
 /**
  * Two built-in modules that libraries load at start-up but petctl never uses:
@@ -135,26 +142,34 @@ const silentDebug = {
 
 const minify = process.env.PETCTL_NO_MINIFY !== '1';
 
-await build({
-  plugins: [lazyBuiltins, lazyAssertAndNoSupportsColor, undiciLazyHttp, silentDebug],
-  entryPoints: ['src/main.ts'],
-  outfile: 'dist/petctl.cjs',
-  bundle: true,
-  platform: 'node',
-  format: 'cjs',
-  target: 'node20.18',
-  minify,
-  keepNames: true,
-  legalComments: 'linked',
-  // ASCII only (other characters escaped), so bin/petctl.js can read it as latin1.
-  charset: 'ascii',
-  define: { __PETCTL_VERSION__: JSON.stringify(pkg.version) },
-  logLevel: 'warning',
-});
+try {
+  await build({
+    plugins: [lazyBuiltins, lazyAssertAndNoSupportsColor, undiciLazyHttp, silentDebug],
+    entryPoints: ['src/main.ts'],
+    outfile: fileURLToPath(new URL('petctl.cjs', staging)),
+    bundle: true,
+    platform: 'node',
+    format: 'cjs',
+    target: 'node20.18',
+    minify,
+    keepNames: true,
+    legalComments: 'linked',
+    // ASCII only (other characters escaped), so bin/petctl.js can read it as latin1.
+    charset: 'ascii',
+    define: { __PETCTL_VERSION__: JSON.stringify(pkg.version) },
+    logLevel: 'warning',
+  });
 
-// bin/petctl.js reads the bundle as latin1, which is only right for ASCII. charset 'ascii' escapes
-// every string and identifier; only the comments an unminified debug build keeps may hold other
-// characters, and latin1 garbles nothing but those.
-if (minify && /[^\x00-\x7f]/.test(readFileSync(new URL('../dist/petctl.cjs', import.meta.url), 'latin1'))) {
-  throw new Error('dist/petctl.cjs is not ASCII; bin/petctl.js reads it as latin1');
+  // bin/petctl.js reads the bundle as latin1, which is only right for ASCII. charset 'ascii' escapes
+  // every string and identifier; only the comments an unminified debug build keeps may hold other
+  // characters, and latin1 garbles nothing but those.
+  if (minify && /[^\x00-\x7f]/.test(readFileSync(new URL('petctl.cjs', staging), 'latin1'))) {
+    throw new Error('dist/petctl.cjs is not ASCII; bin/petctl.js reads it as latin1');
+  }
+
+  // V8 checks a code cache against its source's length only, so the old bundle's caches go.
+  rmSync(new URL('.cache/', dist), { recursive: true, force: true });
+  for (const name of readdirSync(staging)) renameSync(new URL(name, staging), new URL(name, dist));
+} finally {
+  rmSync(staging, { recursive: true, force: true });
 }

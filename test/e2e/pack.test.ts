@@ -14,9 +14,9 @@ import { PACKAGE_VERSION, cleanEnv } from '../helpers/cli';
  * installed `petctl` on its own, run from outside the repository.
  *
  * `npm pack --ignore-scripts`: pack would otherwise run the `prepare` script,
- * which rebuilds dist/ (deleting it first) while other e2e test files run the
- * built binary. The tests run against the build made before them (`npm test`
- * builds first), which is what prepare would produce.
+ * which rebuilds dist/ (and drops its code caches) while other e2e test files
+ * run the built binary. The tests run against the build made before them
+ * (`npm test` builds first), which is what prepare would produce.
  */
 
 const run = promisify(execFile);
@@ -85,4 +85,27 @@ describe('npm pack and a global install of the tarball', () => {
     const help = await run(petctlBin, ['pets', 'add', '--help'], { cwd: work, env, timeout: 20_000 });
     expect(help.stdout).toContain('Usage: petctl pets add');
   }, 60_000);
+});
+
+describe('npm run build (the prepare script, which npm also runs on a first `npx petctl`)', () => {
+  it('swaps the bundle in whole: a petctl started during the build finds the old bundle or the new one, never none', async () => {
+    const bundle = path.join(repo, 'dist', 'petctl.cjs');
+    let reads = 0;
+    const missed: string[] = [];
+    let building = true;
+    const build = run(process.execPath, [path.join(repo, 'scripts', 'build.mjs')], { cwd: repo, timeout: 120_000 }).finally(() => (building = false));
+    while (building) {
+      try {
+        if (fs.readFileSync(bundle, 'latin1').length === 0) missed.push('empty');
+        reads += 1;
+      } catch (error) {
+        missed.push((error as NodeJS.ErrnoException).code ?? String(error));
+      }
+      await new Promise((resolve) => setTimeout(resolve, 2));
+    }
+    await build;
+    expect(reads).toBeGreaterThan(0);
+    expect(missed).toEqual([]);
+    expect(fs.readdirSync(path.join(repo, 'dist')).filter((name) => name.startsWith('.build-'))).toEqual([]);
+  }, 150_000);
 });
