@@ -200,6 +200,28 @@ describe.concurrent('gateway errors and dropped connections', () => {
     // Not the sandbox's default port: no word of the sandbox.
     expect(result.stderr).not.toMatch(/petctl sandbox/);
   });
+
+  it("nothing listening on the sandbox's default port (4010): the hint names petctl sandbox", async (t) => {
+    const probe = http.createServer();
+    const free = await new Promise<boolean>((resolve) => {
+      probe.once('error', () => resolve(false));
+      probe.listen(4010, '127.0.0.1', () => resolve(true));
+    });
+    if (free) await new Promise<void>((resolve) => probe.close(() => resolve()));
+    // Something else (a running sandbox) holds the port on this machine: the case cannot be made here.
+    if (!free) t.skip();
+
+    const result = await runCli(['--base-url', 'http://127.0.0.1:4010/v1', 'pets', 'list'], {
+      env: { PETCTL_CONFIG_DIR: tempConfigDir(), PETCTL_API_KEY: newApiKey() },
+    });
+
+    expect(result.code).toBe(7);
+    expect(result.stderr).not.toMatch(/retry/);
+    expect(result.stderr).toBe(
+      'error: GET http://127.0.0.1:4010/v1/pets failed: connection refused: nothing is listening on 127.0.0.1:4010 (network_error)\n' +
+        'hint: is the sandbox running? start it with petctl sandbox\n',
+    );
+  });
 });
 
 describe.concurrent('timeouts', () => {
