@@ -185,6 +185,25 @@ describe.concurrent('auth login checks the key with the service', () => {
     expect(storedKeys(dir).staging).toBe(key);
     expect(io.stderr.text()).toMatch(/^warning: the key could not be checked \(.+\); storing it unchecked\nAPI key stored for profile "staging"/);
   });
+
+  it("nothing listening on the sandbox's default port: the warning asks whether the sandbox is running", async (t) => {
+    const probe = await import('node:net').then(({ createServer }) => createServer());
+    const free = await new Promise<boolean>((resolve) => {
+      probe.once('error', () => resolve(false));
+      probe.listen(4010, '127.0.0.1', () => resolve(true));
+    });
+    if (free) await new Promise<void>((resolve) => probe.close(() => resolve()));
+    // A sandbox is running on this machine: the case cannot be made here.
+    if (!free) t.skip();
+    const dir = configDir(t, { profiles: { local: { baseUrl: 'http://127.0.0.1:4010/v1' } } });
+    const key = newApiKey();
+    const { ctx, io } = run(t, dir, { stdin: fakeStdin({ input: key }), globals: { profile: 'local' } });
+    await loginRun({ withToken: true, verify: true }, ctx);
+    expect(storedKeys(dir).local).toBe(key);
+    expect(io.stderr.text()).toMatch(
+      /^warning: the key could not be checked \(GET http:\/\/127\.0\.0\.1:4010\/v1\/pets\?limit=1 failed: connection refused: nothing is listening on 127\.0\.0\.1:4010\); storing it unchecked \(is the sandbox running\? start it with petctl sandbox\)\n/,
+    );
+  });
 });
 
 describe.concurrent('auth login never prompts with --no-input or PETCTL_NO_INPUT', () => {

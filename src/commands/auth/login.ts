@@ -69,6 +69,7 @@ async function checkKey(ctx: Context, key: string): Promise<void> {
       });
     }
     if (!(error instanceof PetctlError) || error instanceof InterruptedError || error instanceof UsageError || error instanceof NotConfiguredError) throw error;
-    ctx.warn(`the key could not be checked (${error.message}); storing it unchecked`);
+    // The error's hint still helps (nothing listening on the sandbox's port: is it running?).
+    ctx.warn(`the key could not be checked (${error.message}); storing it unchecked${error.hint ? ` (${error.hint})` : ''}`);
   }
 }
