@@ -5,7 +5,7 @@ import { loginRun } from '../../src/commands/auth/login';
 import { logoutRun } from '../../src/commands/auth/logout';
 import { statusRun } from '../../src/commands/auth/status';
 import { InterruptedError, UsageError } from '../../src/errors';
-import { type FakeContextOptions, expectPetctlHeaders, fakeContext, fakeStdin, newApiKey, tempConfigDir, WAIT } from '../helpers/cli';
+import { type FakeContextOptions, expectPetctlHeaders, fakeContext, fakeStdin, loopbackPortIsFree, newApiKey, tempConfigDir, WAIT } from '../helpers/cli';
 import { json, startScriptedServer } from '../helpers/scripted-server';
 
 /**
@@ -187,14 +187,8 @@ describe.concurrent('auth login checks the key with the service', () => {
   });
 
   it("nothing listening on the sandbox's default port: the warning asks whether the sandbox is running", async (t) => {
-    const probe = await import('node:net').then(({ createServer }) => createServer());
-    const free = await new Promise<boolean>((resolve) => {
-      probe.once('error', () => resolve(false));
-      probe.listen(4010, '127.0.0.1', () => resolve(true));
-    });
-    if (free) await new Promise<void>((resolve) => probe.close(() => resolve()));
     // A sandbox is running on this machine: the case cannot be made here.
-    if (!free) t.skip();
+    if (!(await loopbackPortIsFree(4010))) t.skip();
     const dir = configDir(t, { profiles: { local: { baseUrl: 'http://127.0.0.1:4010/v1' } } });
     const key = newApiKey();
     const { ctx, io } = run(t, dir, { stdin: fakeStdin({ input: key }), globals: { profile: 'local' } });

@@ -1,7 +1,7 @@
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { describe, expect, it } from 'vitest';
-import { type CliResult, expectCleanError, expectPetctlHeaders, jsonError, newApiKey, runCli, setupE2e, tempConfigDir } from '../helpers/cli';
+import { type CliResult, expectCleanError, expectPetctlHeaders, jsonError, loopbackPortIsFree, newApiKey, runCli, setupE2e, tempConfigDir } from '../helpers/cli';
 import { json } from '../helpers/scripted-server';
 
 /**
@@ -202,14 +202,8 @@ describe.concurrent('gateway errors and dropped connections', () => {
   });
 
   it("nothing listening on the sandbox's default port (4010): the hint names petctl sandbox", async (t) => {
-    const probe = http.createServer();
-    const free = await new Promise<boolean>((resolve) => {
-      probe.once('error', () => resolve(false));
-      probe.listen(4010, '127.0.0.1', () => resolve(true));
-    });
-    if (free) await new Promise<void>((resolve) => probe.close(() => resolve()));
     // Something else (a running sandbox) holds the port on this machine: the case cannot be made here.
-    if (!free) t.skip();
+    if (!(await loopbackPortIsFree(4010))) t.skip();
 
     const result = await runCli(['--base-url', 'http://127.0.0.1:4010/v1', 'pets', 'list'], {
       env: { PETCTL_CONFIG_DIR: tempConfigDir(), PETCTL_API_KEY: newApiKey() },
