@@ -4,6 +4,7 @@ import type { ResolvedTarget } from './config/target';
 import { type PetctlPaths, resolvePaths } from './config/paths';
 import { InterruptedError } from './errors';
 import type { OutputFormat } from './output/format';
+import { formatWait } from './output/time';
 
 /**
  * What commands are given. Commands never touch process.*, conf or the clock
@@ -166,7 +167,7 @@ export function createContext(globals: GlobalOptions, deps: ContextDeps): Contex
       const until = now() + ms;
       try {
         for (let left = ms; left > 0; left = until - now()) {
-          io.stderr.write(`\r\x1b[Kpetctl: ${why} (${Math.ceil(left / 1000)}s left)`);
+          io.stderr.write(`\r\x1b[Kpetctl: ${why} (${formatWait(left)} left)`);
           // Sleep to the next whole second so the count shown stays exact.
           await sleep(left % 1000 || 1000);
         }

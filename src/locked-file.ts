@@ -88,19 +88,20 @@ export function writeFileAtomic(file: string, text: string, options: { durable?:
   ensureParentDir(file);
   // Unique per process and call; the directory is private, so the name needs no secrecy.
   const temp = `${file}.${process.pid}.${(tempCounter += 1)}.tmp`;
-  const fd = fs.openSync(temp, 'w', 0o600);
   let stats: fs.Stats;
   try {
-    fs.writeFileSync(fd, text);
-    // durable: false skips the flush for files that only hold timings; the rename still makes the write all-or-nothing.
-    if (options.durable !== false) fs.fsyncSync(fd);
-    stats = fs.fstatSync(fd);
-  } finally {
-    fs.closeSync(fd);
-  }
-  try {
+    const fd = fs.openSync(temp, 'w', 0o600);
+    try {
+      fs.writeFileSync(fd, text);
+      // durable: false skips the flush for files that only hold timings; the rename still makes the write all-or-nothing.
+      if (options.durable !== false) fs.fsyncSync(fd);
+      stats = fs.fstatSync(fd);
+    } finally {
+      fs.closeSync(fd);
+    }
     fs.renameSync(temp, file);
   } catch (error) {
+    // A full disk or a vanished directory leaves no half-written temporary behind.
     fs.rmSync(temp, { force: true });
     throw error;
   }

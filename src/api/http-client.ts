@@ -97,6 +97,12 @@ export interface RequestHooks {
   paced?: boolean;
   /** With `paced`: requests of every window left unused for other commands on the key (`pets add --reserve`). */
   reserve?: number;
+  /**
+   * Keep what the answer says of the window in the rate-limit state, as a paced
+   * request does, although this one is not paced: `auth status` and `auth login`
+   * ask the service about the key, and `profile show` shows it afterwards.
+   */
+  keepLimits?: boolean;
 }
 
 export interface ApiResponse {
@@ -187,7 +193,7 @@ export class HttpClient {
       if (answer) {
         const limits = this.readLimits(answer);
         hooks?.onAnswer?.(answer);
-        await options.gate.record(limits.rateAnswer, paced);
+        await options.gate.record(limits.rateAnswer, paced || hooks?.keepLimits === true);
         if (answer.status >= 200 && answer.status < 300) {
           const parsed = request.rawResponse ? undefined : parseSuccessBody(answer, request.method, url);
           return { status: answer.status, url, body: parsed, text: answer.text, headers: answer.headers, rate: limits.rate, header: answer.header };

@@ -16,7 +16,9 @@
  * ever spending the same remaining request twice, and without a 429 storm.
  *
  * Single commands stay cheap: while no window is being tracked they send at
- * once and write nothing, except when the budget runs low.
+ * once and write nothing, except when the budget runs low. (`auth status`
+ * and `auth login` record their answer as a paced request would: see
+ * RequestHooks.keepLimits.)
  */
 
 export type BlockReason = 'rate_limited' | 'key_banned' | 'quota_exhausted';

@@ -24,8 +24,8 @@ export interface ListPetsParams {
 }
 
 /** listPets: GET /pets */
-export async function listPets(http: HttpClient, params: ListPetsParams): Promise<{ pets: Pets; response: ApiResponse }> {
-  const response = await http.send({ method: 'GET', path: '/pets', query: { limit: params.limit, status: params.status } });
+export async function listPets(http: HttpClient, params: ListPetsParams, hooks?: RequestHooks): Promise<{ pets: Pets; response: ApiResponse }> {
+  const response = await http.send({ method: 'GET', path: '/pets', query: { limit: params.limit, status: params.status }, hooks });
   return { pets: validated(Pets, response, 'GET /pets'), response };
 }
 

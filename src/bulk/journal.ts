@@ -1,6 +1,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { sha256Hex } from '../digest';
+import { writeFileAtomic } from '../locked-file';
 import { ExitCode, PetctlError, UsageError } from '../errors';
 import { parseJson, stringifyJson } from '../schemas/json';
 import { describeFsError } from './fs-errors';
@@ -318,7 +319,7 @@ export class JournalWriter {
     if ((await this.handle.stat()).nlink === 0) {
       // Its "sent" entries are refused (the error below): those requests never go.
       this.written.push(...entries.map((entry) => (entry.state === 'sent' ? { ...entry, state: 'unsent' as const } : entry)));
-      const restored = await this.restore();
+      const restored = this.restore();
       const reason = restored ? 'was deleted while the import ran; it was written again with every row on record' : 'was deleted while the import ran';
       throw new JournalUnwritableError(this.file, reason, undefined, restored ? 'restored' : 'lost');
     }
@@ -326,10 +327,9 @@ export class JournalWriter {
   }
 
   /** Writes the journal anew at its path: the records it held when opened, then this run's entries. */
-  private async restore(): Promise<boolean> {
+  private restore(): boolean {
     try {
-      await fs.promises.mkdir(path.dirname(this.file), { recursive: true, mode: 0o700 });
-      await writeWhole(this.file, this.target, [...this.earlier(), ...this.written]);
+      writeWhole(this.file, this.target, [...this.earlier(), ...this.written]);
       return true;
     } catch {
       return false;
@@ -369,23 +369,13 @@ async function writeAll(handle: fs.promises.FileHandle, text: string): Promise<v
  */
 export async function rewriteJournal(file: string, target: string, entries: RecordEntry[]): Promise<void> {
   try {
-    await writeWhole(file, target, entries);
+    writeWhole(file, target, entries);
   } catch (error) {
     throw new JournalUnwritableError(file, systemReason(error), error);
   }
 }
 
-/** Writes a whole journal to `file` atomically (a temporary file, synced, renamed over it). */
-async function writeWhole(file: string, target: string, entries: Iterable<RecordEntry | NewRunMark>): Promise<void> {
-  const temporary = `${file}.writing`;
-  try {
-    await fs.promises.writeFile(temporary, headerLine(target) + [...entries].map((entry) => `${stringifyJson(entry)}\n`).join(''), { mode: 0o600 });
-    const handle = await fs.promises.open(temporary, 'r+');
-    await handle.sync();
-    await handle.close();
-    await fs.promises.rename(temporary, file);
-  } catch (error) {
-    await fs.promises.rm(temporary, { force: true }).catch(() => {});
-    throw error;
-  }
+/** Writes a whole journal to `file` atomically (synced, then renamed over it), creating its directory if it is gone. */
+function writeWhole(file: string, target: string, entries: Iterable<RecordEntry | NewRunMark>): void {
+  writeFileAtomic(file, headerLine(target) + [...entries].map((entry) => `${stringifyJson(entry)}\n`).join(''));
 }

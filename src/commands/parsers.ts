@@ -67,13 +67,13 @@ export interface EnterpriseQuota {
   perDay: number;
 }
 
-/** `<per-minute>/<per-day>`, both whole numbers of at least 1, e.g. `5000/1000000`. */
+/** `<per-minute>/<per-day>`, both whole numbers of at least 1, e.g. `20000/5000000`. */
 export function parseEnterpriseQuota(value: string): EnterpriseQuota {
   const match = /^(\d{1,15})\/(\d{1,15})$/.exec(value.trim());
   const perMinute = Number(match?.[1]);
   const perDay = Number(match?.[2]);
   if (!match || perMinute < 1 || perDay < 1) {
-    throw new InvalidArgumentError('Allowed: <per-minute>/<per-day>, two whole numbers of at least 1, e.g. 5000/1000000.');
+    throw new InvalidArgumentError('Allowed: <per-minute>/<per-day>, two whole numbers of at least 1, e.g. 20000/5000000.');
   }
   return { perMinute, perDay };
 }

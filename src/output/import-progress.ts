@@ -1,7 +1,7 @@
 import type { RateHeaders } from '../api/retry';
 import type { RowResult, Tally } from '../bulk/results';
 import { toSingleLine } from './table';
-import { formatDuration } from './time';
+import { formatDuration, formatWait } from './time';
 
 /**
  * What a bulk import shows on stderr while it runs. On a terminal: one bar
@@ -201,7 +201,7 @@ export class ImportProgress {
       `429s: ${this.tooMany}`,
       sendsLeft === 0 ? 'finishing' : leftMs === undefined ? 'time left: estimating' : `~${formatDuration(leftMs)} left`,
     ];
-    if (waitLeft > 0) parts.push(`rate-limit wait ${Math.ceil(waitLeft / 1000)}s`);
+    if (waitLeft > 0) parts.push(`rate-limit wait ${formatWait(waitLeft)}`);
     let text = `import ${parts.join(' · ')}`;
     if (columns !== undefined && columns > 10 && text.length > columns - 1) text = text.slice(0, columns - 1);
     this.stderr.write(`\r\x1b[K${text}`);

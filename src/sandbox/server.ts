@@ -218,7 +218,10 @@ export function createSandboxServer(options: SandboxServerOptions = {}): Server 
     if (!decision.allowed) throw rateLimitRefusal(decision, key);
     if (refusal) throw refusal;
 
-    if (!route) throw new SandboxHttpError('not_found', `no such path: ${pathname}`);
+    if (!route) {
+      // e.g. /v1/store/orders: the specification names it but shows no operations, so the sandbox invents none.
+      throw new SandboxHttpError('not_found', `no such path: ${pathname}; the sandbox serves ${BASE_PATH}/pets and ${BASE_PATH}/pets/{petId}, the operations the specification shows`);
+    }
     const method = request.method ?? 'GET';
     const allowed = ALLOWED_METHODS[route.name];
     if (!allowed.includes(method)) {

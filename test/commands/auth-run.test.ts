@@ -5,7 +5,7 @@ import { loginRun } from '../../src/commands/auth/login';
 import { logoutRun } from '../../src/commands/auth/logout';
 import { statusRun } from '../../src/commands/auth/status';
 import { InterruptedError, UsageError } from '../../src/errors';
-import { type FakeContextOptions, expectPetctlHeaders, fakeContext, fakeStdin, newApiKey, tempConfigDir, WAIT } from '../helpers/cli';
+import { type FakeContextOptions, expectPetctlHeaders, fakeContext, fakeStdin, loopbackPortIsFree, newApiKey, tempConfigDir, WAIT } from '../helpers/cli';
 import { json, startScriptedServer } from '../helpers/scripted-server';
 
 /**
@@ -184,6 +184,19 @@ describe.concurrent('auth login checks the key with the service', () => {
     await loginRun({ withToken: true, verify: true }, ctx);
     expect(storedKeys(dir).staging).toBe(key);
     expect(io.stderr.text()).toMatch(/^warning: the key could not be checked \(.+\); storing it unchecked\nAPI key stored for profile "staging"/);
+  });
+
+  it("nothing listening on the sandbox's default port: the warning asks whether the sandbox is running", async (t) => {
+    // A sandbox is running on this machine: the case cannot be made here.
+    if (!(await loopbackPortIsFree(4010))) t.skip();
+    const dir = configDir(t, { profiles: { local: { baseUrl: 'http://127.0.0.1:4010/v1' } } });
+    const key = newApiKey();
+    const { ctx, io } = run(t, dir, { stdin: fakeStdin({ input: key }), globals: { profile: 'local' } });
+    await loginRun({ withToken: true, verify: true }, ctx);
+    expect(storedKeys(dir).local).toBe(key);
+    expect(io.stderr.text()).toMatch(
+      /^warning: the key could not be checked \(GET http:\/\/127\.0\.0\.1:4010\/v1\/pets\?limit=1 failed: connection refused: nothing is listening on 127\.0\.0\.1:4010\); storing it unchecked \(is the sandbox running\? start it with petctl sandbox\)\n/,
+    );
   });
 });
 

@@ -47,6 +47,17 @@ describe('ctx.wait', () => {
     expect(io.stdout.text()).toBe('');
   });
 
+  it('writes a long wait as the notices do: minutes and seconds from two minutes on', async (t) => {
+    const { ctx, io } = fakeContext(t, { stderrTTY: true, now: () => Date.now() });
+    const waiting = ctx.wait(150_000, WHY);
+    await vi.advanceTimersByTimeAsync(0);
+    expect(io.stderr.writes).toEqual([`${CLEAR}petctl: ${WHY} (2m30s left)`]);
+    await vi.advanceTimersByTimeAsync(31_000);
+    expect(io.stderr.writes.at(-1)).toBe(`${CLEAR}petctl: ${WHY} (119s left)`);
+    await vi.advanceTimersByTimeAsync(119_000);
+    await waiting;
+  });
+
   it('waits the whole time, no less', async (t) => {
     const { ctx } = fakeContext(t, { stderrTTY: true, now: () => Date.now() });
     let done = false;

@@ -1,7 +1,7 @@
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { describe, expect, it } from 'vitest';
-import { type CliResult, expectCleanError, expectPetctlHeaders, jsonError, newApiKey, runCli, setupE2e, tempConfigDir } from '../helpers/cli';
+import { type CliResult, expectCleanError, expectPetctlHeaders, jsonError, loopbackPortIsFree, newApiKey, runCli, setupE2e, tempConfigDir } from '../helpers/cli';
 import { json } from '../helpers/scripted-server';
 
 /**
@@ -199,6 +199,22 @@ describe.concurrent('gateway errors and dropped connections', () => {
     expect(result.stderr).toMatch(/nothing is listening on 127\.0\.0\.1:\d+/);
     // Not the sandbox's default port: no word of the sandbox.
     expect(result.stderr).not.toMatch(/petctl sandbox/);
+  });
+
+  it("nothing listening on the sandbox's default port (4010): the hint names petctl sandbox", async (t) => {
+    // Something else (a running sandbox) holds the port on this machine: the case cannot be made here.
+    if (!(await loopbackPortIsFree(4010))) t.skip();
+
+    const result = await runCli(['--base-url', 'http://127.0.0.1:4010/v1', 'pets', 'list'], {
+      env: { PETCTL_CONFIG_DIR: tempConfigDir(), PETCTL_API_KEY: newApiKey() },
+    });
+
+    expect(result.code).toBe(7);
+    expect(result.stderr).not.toMatch(/retry/);
+    expect(result.stderr).toBe(
+      'error: GET http://127.0.0.1:4010/v1/pets failed: connection refused: nothing is listening on 127.0.0.1:4010 (network_error)\n' +
+        'hint: is the sandbox running? start it with petctl sandbox\n',
+    );
   });
 });
 

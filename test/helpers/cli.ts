@@ -274,3 +274,15 @@ export function fakeContext(t: Pick<TestContext, 'onTestFinished'>, options: Fak
  * "eventually" condition, so a generous bound costs nothing when it holds.
  */
 export const WAIT = { timeout: 10_000, interval: 20 };
+
+/** Whether nothing listens on 127.0.0.1:`port` (e.g. the sandbox's default 4010), so a test may expect a refused connection there. */
+export async function loopbackPortIsFree(port: number): Promise<boolean> {
+  const { createServer } = await import('node:net');
+  const probe = createServer();
+  const free = await new Promise<boolean>((resolve) => {
+    probe.once('error', () => resolve(false));
+    probe.listen(port, '127.0.0.1', () => resolve(true));
+  });
+  if (free) await new Promise<void>((resolve) => probe.close(() => resolve()));
+  return free;
+}

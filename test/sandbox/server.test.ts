@@ -415,6 +415,9 @@ describe('routing', () => {
       const reply = await call(base.replace(/\/v1$/, ''), target, { key: KEY });
       expectError(reply, 404, 'not_found');
       expectRateLimitHeaders(reply);
+      expect((reply.body as { message: string }).message).toBe(
+        `no such path: ${target}; the sandbox serves /v1/pets and /v1/pets/{petId}, the operations the specification shows`,
+      );
     },
   );
 

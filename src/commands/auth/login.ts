@@ -56,7 +56,7 @@ async function checkKey(ctx: Context, key: string): Promise<void> {
   const { http, target } = await openApiSession(ctx, { apiKey: key });
   const service = target.baseUrlSource === 'sandbox' ? 'the embedded sandbox' : target.baseUrl;
   try {
-    const { rate } = (await listPets(http, { limit: 1 })).response;
+    const { rate } = (await listPets(http, { limit: 1 }, { keepLimits: true })).response;
     const remaining = rate.remaining === undefined ? '' : `, ${rate.remaining} left`;
     ctx.notice(`Key accepted by ${service}: ${rate.limit === undefined ? 'it reported no rate limit' : `rate limit ${rate.limit}${remaining}`}.`);
   } catch (error) {
@@ -69,6 +69,7 @@ async function checkKey(ctx: Context, key: string): Promise<void> {
       });
     }
     if (!(error instanceof PetctlError) || error instanceof InterruptedError || error instanceof UsageError || error instanceof NotConfiguredError) throw error;
-    ctx.warn(`the key could not be checked (${error.message}); storing it unchecked`);
+    // The error's hint still helps (nothing listening on the sandbox's port: is it running?).
+    ctx.warn(`the key could not be checked (${error.message}); storing it unchecked${error.hint ? ` (${error.hint})` : ''}`);
   }
 }

@@ -1,0 +1,80 @@
+import fs from 'node:fs';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { describe, expect, it } from 'vitest';
+
+/**
+ * CONTRIBUTING.md's map of the code matches the modules as they are: every
+ * file in src/ is named where a newcomer would look (a top-level file on its
+ * own line, a folder's file in that folder's part of the map, a command's
+ * file on its group's line), and every file the map names exists there.
+ */
+
+const ROOT = fileURLToPath(new URL('../..', import.meta.url));
+const text = fs.readFileSync(path.join(ROOT, 'CONTRIBUTING.md'), 'utf8');
+const map = /```\n(bin\/petctl\.js[\s\S]*?)```/.exec(text)?.[1] ?? '';
+
+/** The map's parts: a top-level line (`src/main.ts …`, `src/api/ …`) and the indented lines under it. */
+function sections(): Map<string, string[]> {
+  const parts = new Map<string, string[]>();
+  let current: string[] | undefined;
+  for (const line of map.split('\n')) {
+    const head = /^(\S+)/.exec(line)?.[1];
+    if (head !== undefined) parts.set(head, (current = [line]));
+    else if (line.trim() !== '' && current) current.push(line);
+  }
+  return parts;
+}
+
+const names = (line: string): string[] => [...line.matchAll(/(?<![\w./-])([\w-]+\.(?:d\.ts|ts))(?![\w.-])/g)].map((m) => m[1]!);
+const mentions = (line: string, name: string): boolean => names(line).includes(name);
+
+function sourceFiles(dir = 'src'): string[] {
+  return fs.readdirSync(path.join(ROOT, dir), { withFileTypes: true }).flatMap((entry) => {
+    const relative = `${dir}/${entry.name}`;
+    return entry.isDirectory() ? sourceFiles(relative) : [relative];
+  });
+}
+
+describe("CONTRIBUTING.md's map of the code", () => {
+  const parts = sections();
+
+  it('is found', () => {
+    expect(parts.size).toBeGreaterThan(10);
+  });
+
+  it.each(sourceFiles())('names %s where a newcomer would look', (file) => {
+    const segments = file.split('/');
+    const name = segments.at(-1)!;
+    if (segments.length === 2) {
+      expect(parts.has(file), `a line of its own starting with ${file}`).toBe(true);
+      return;
+    }
+    const section = parts.get(`src/${segments[1]}/`);
+    expect(section, `a part of the map for src/${segments[1]}/`).toBeDefined();
+    if (segments.length === 3) {
+      expect(section!.some((line) => mentions(line, name))).toBe(true);
+      return;
+    }
+    // A command group's files: on the group's line (`  pets/  index.ts registers list.ts, …`).
+    const group = section!.find((line) => line.trim().startsWith(`${segments.slice(2, -1).join('/')}/`));
+    expect(group, `a line for ${segments.slice(0, -1).join('/')}/`).toBeDefined();
+    expect(mentions(group!, name)).toBe(true);
+  });
+
+  it('names no file that does not exist', () => {
+    const missing: string[] = [];
+    for (const [head, lines] of parts) {
+      if (!head.endsWith('/')) {
+        if (!fs.existsSync(path.join(ROOT, head))) missing.push(head);
+        continue;
+      }
+      for (const line of lines.slice(1)) {
+        const sub = /^\s+([\w-]+\/)/.exec(line)?.[1] ?? '';
+        for (const name of names(line)) if (!fs.existsSync(path.join(ROOT, head, sub, name))) missing.push(`${head}${sub}${name}`);
+      }
+      for (const name of names(lines[0]!.slice(head.length))) if (!fs.existsSync(path.join(ROOT, head, name))) missing.push(`${head}${name}`);
+    }
+    expect(missing).toEqual([]);
+  });
+});

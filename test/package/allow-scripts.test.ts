@@ -1,0 +1,28 @@
+import fs from 'node:fs';
+import { describe, expect, it } from 'vitest';
+
+/**
+ * npm 11 runs no dependency's install script the project has not decided on,
+ * and warns on every `npm install` about each one ("not yet covered by
+ * allowScripts"). package.json records a decision for every package the lock
+ * file marks as having one, so a fresh clone installs without that warning.
+ */
+
+const read = (name: string) => JSON.parse(fs.readFileSync(new URL(`../../${name}`, import.meta.url), 'utf8')) as Record<string, unknown>;
+
+describe('install scripts', () => {
+  const manifest = read('package.json') as { allowScripts?: Record<string, boolean> };
+  const lock = read('package-lock.json') as { packages: Record<string, { hasInstallScript?: boolean }> };
+  const withScripts = Object.entries(lock.packages)
+    .filter(([where, entry]) => where !== '' && entry.hasInstallScript === true)
+    .map(([where]) => where.slice(where.lastIndexOf('node_modules/') + 'node_modules/'.length));
+
+  it('every dependency with an install script has a decision in package.json allowScripts', () => {
+    expect(withScripts).toContain('esbuild');
+    for (const name of withScripts) expect(typeof manifest.allowScripts?.[name], name).toBe('boolean');
+  });
+
+  it("esbuild's postinstall stays off: its platform binary comes from its optional dependency", () => {
+    expect(manifest.allowScripts?.esbuild).toBe(false);
+  });
+});
