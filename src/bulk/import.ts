@@ -2,7 +2,7 @@ import path from 'node:path';
 import type { Context } from '../context';
 import { ExitCode, InterruptedError, PetctlError, RateLimitError, UsageError } from '../errors';
 import { requireKey } from '../config/target';
-import { type RowFailure, type RowResult, type Tally, count, emptyTally } from './results';
+import { type RowFailure, type RowResult, type Tally, count, emptyTally, plural } from './results';
 import { type BulkInput, openInput } from './input';
 import { JournalUnwritableError, JournalWriter, type LegacyJournal, defaultJournalPath, legacyJournalPath, readJournal, rewriteJournal, targetDigest } from './journal';
 import { type RecordsPlan, type Scan, plannedRows, scanRows } from './plan';
@@ -124,10 +124,6 @@ export async function bulkAdd(options: BulkAddOptions, ctx: Context): Promise<vo
 
   const rows = plannedRows(readRows(input.secondPass(), format, undefined, { idColumn: options.idColumn }), index, plan, scan.duplicates);
   await sendRows(options, ctx, { rows, index, scan, journalPath, targetId, migration, run: resumed ?? (options.fresh ? newRunId(ctx.now(), ctx.random()) : undefined), source });
-}
-
-function plural(n: number, noun: string): string {
-  return `${n} ${noun}${n === 1 ? '' : 's'}`;
 }
 
 function newRunId(now: number, random: number): string {

@@ -1,5 +1,5 @@
 import type { ChangedRow, Scan } from '../bulk/plan';
-import type { RowFailure, RowResult } from '../bulk/results';
+import { type RowFailure, type RowResult, plural } from '../bulk/results';
 import { stringifyJson } from '../schemas/json';
 import type { OutputFormat } from './format';
 import { renderRecords, type RecordColumn, type RenderOptions } from './records';
@@ -42,9 +42,8 @@ export function renderFailures(failures: readonly RowFailure[], format: Extract<
 export function skippedLine(scan: Pick<Scan, 'skipped' | 'skippedCount'>, label: (source: string) => string, resumingNew: boolean): string {
   const sources = [...scan.skipped.keys()].map(label);
   const lastAt = Math.max(...[...scan.skipped.values()].map((bySource) => Date.parse(bySource.lastAt)));
-  const rows = `${scan.skippedCount} ${scan.skippedCount === 1 ? 'row' : 'rows'}`;
   const why = resumingNew ? 'this --new import resumes the one that did not finish' : '--new sends them again';
-  return `skipped ${rows} already created from ${sources.join(', ')} (last import ${formatLocalMinute(lastAt)}); ${why}`;
+  return `skipped ${plural(scan.skippedCount, 'row')} already created from ${sources.join(', ')} (last import ${formatLocalMinute(lastAt)}); ${why}`;
 }
 
 /** `line 7 (row 6): A-17 was created as 123 on 2026-11-18; it has changed since, and the service cannot update animals` */
