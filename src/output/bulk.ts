@@ -1,6 +1,7 @@
 import type { ChangedRow, Scan } from '../bulk/plan';
 import { type RowFailure, type RowResult, plural } from '../bulk/results';
 import { stringifyJson } from '../schemas/json';
+import { renderCsv } from './csv';
 import type { OutputFormat } from './format';
 import { renderRecords, type RecordColumn, type RenderOptions } from './records';
 import { formatLocalDate, formatLocalMinute } from './time';
@@ -33,6 +34,27 @@ const FAILURE_COLUMNS: readonly RecordColumn<RowFailure>[] = [
 export function renderFailures(failures: readonly RowFailure[], format: Extract<OutputFormat, 'table' | 'csv'>, options: RenderOptions): string {
   if (failures.length === 0) return '';
   return renderRecords(FAILURE_COLUMNS, [...failures].sort((a, b) => a.row - b.row), format, options);
+}
+
+/** What `--dry-run` found: the rows, and what an import would do with them. */
+export interface DryRunReport {
+  rows: number;
+  valid: number;
+  invalid: number;
+  wouldSend: number;
+  done: number;
+  unknown: number;
+  journal: string;
+}
+
+/** `--dry-run`'s report: one object with -o json/ndjson, a header and a line with csv, else one sentence. */
+export function renderDryRun(report: DryRunReport, format: OutputFormat): string {
+  if (format === 'json' || format === 'ndjson') return `${JSON.stringify({ dryRun: true, ...report }, null, format === 'json' ? 2 : undefined)}\n`;
+  if (format === 'csv') {
+    const keys = Object.keys(report) as Array<keyof DryRunReport>;
+    return renderCsv(keys.map((key) => ({ header: key, value: (row: DryRunReport) => String(row[key]) })), [report]);
+  }
+  return `would send ${report.wouldSend} of ${report.rows} rows: ${report.done} already created, ${report.unknown} with an unknown outcome, ${report.invalid} invalid; journal ${report.journal}\n`;
 }
 
 /**
