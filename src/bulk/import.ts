@@ -105,7 +105,10 @@ export async function bulkAdd(options: BulkAddOptions, ctx: Context): Promise<vo
   const refuse = () =>
     new PetctlError(ExitCode.REJECTED, `${plural(scan.invalid, 'invalid row')} of ${scan.rows}; nothing was sent`, {
       code: 'invalid_input',
-      hint: options.skipInvalid ? 'fix them; without --dry-run the valid rows are sent and these reported' : 'fix them, or add --skip-invalid to send the valid rows and report the rest',
+      // Only --dry-run refuses with --skip-invalid given; a dry run sends nothing, whatever is added to it.
+      hint: options.skipInvalid
+        ? 'fix them; without --dry-run the valid rows are sent and these reported'
+        : `fix them, or add --skip-invalid${options.dryRun ? ' and leave out --dry-run' : ''} to send the valid rows and report the rest`,
     });
   if (scan.invalid > 0 && !options.skipInvalid && !options.dryRun) throw refuse();
   for (const changed of scan.changed) ctx.io.stderr.write(`${output.changedRowLine(changed)}\n`);
