@@ -2,12 +2,13 @@ import path from 'node:path';
 import type { Context } from '../context';
 import { ExitCode, InterruptedError, PetctlError, RateLimitError, UsageError } from '../errors';
 import { requireKey } from '../config/target';
-import { type RowFailure, type RowResult, type Tally, count, emptyTally } from './results';
-import { type BulkInput, openInput } from './input';
-import { JournalUnwritableError, JournalWriter, type LegacyJournal, defaultJournalPath, legacyJournalPath, readJournal, rewriteJournal, targetDigest } from './journal';
+import { type RowFailure, type RowResult, type Tally, count, emptyTally, plural } from './results';
+import { openInput } from './input';
+import { JournalUnwritableError, type JournalWriter, defaultJournalPath, legacyJournalPath, readJournal, targetDigest } from './journal';
+import { type Migration, openJournal, pendingMigration } from './migrate';
 import { type RecordsPlan, type Scan, plannedRows, scanRows } from './plan';
 import { type InputFormat, type ReadOptions, formatFromExtension, readRows, sentField } from './reader';
-import { type RecordEntry, RecordIndex } from './records';
+import { RecordIndex } from './records';
 import { formatWhen } from '../output/time';
 
 /**
@@ -19,6 +20,7 @@ import { formatWhen } from '../output/time';
  *   records.ts row identity, and what the records say to do with a row
  *   plan.ts    the first pass (counts, ids used twice) and the sending pass's plan
  *   journal.ts the records, durable, per target
+ *   migrate.ts journals of the previous format (one per input), migrated once
  *   runner.ts  concurrency, interrupts, per-row outcomes
  *   output/bulk.ts, output/import-progress.ts  what the user sees
  *
@@ -92,15 +94,10 @@ export async function bulkAdd(options: BulkAddOptions, ctx: Context): Promise<vo
   if (ignored.length > 0) ctx.notice(`ignoring columns: ${ignored.join(', ')}`);
 
   // A journal of the previous format (one per input): its rows become records, once.
-  const legacy = legacyHere ? { journal: legacyHere, file: undefined } : await readLegacy(await legacyJournalPath(ctx.paths.dir, input.digest(), identity, apiKey), targetId);
-  let migration: Migration | undefined;
-  if (legacy) {
-    if (legacy.journal.input !== input.digest()) {
-      throw new UsageError(`the journal ${journalPath} belongs to another input file; its rows would not match`, 'choose another --journal path, or import the file it was written for');
-    }
-    const entries = await migratedEntries(legacy.journal, input, format, plan, options.idColumn, legacy.journal.writtenAt);
-    for (const entry of entries) index.add(entry);
-    migration = { entries, file: legacy.file };
+  const legacyPath = await legacyJournalPath(ctx.paths.dir, input.digest(), identity, apiKey);
+  const migration = await pendingMigration({ here: legacyHere, legacyPath, journalPath, targetId, input, format, plan, idColumn: options.idColumn });
+  if (migration) {
+    for (const entry of migration.entries) index.add(entry);
     scan = await scanInput(input.secondPass(), false);
   }
 
@@ -108,7 +105,10 @@ export async function bulkAdd(options: BulkAddOptions, ctx: Context): Promise<vo
   const refuse = () =>
     new PetctlError(ExitCode.REJECTED, `${plural(scan.invalid, 'invalid row')} of ${scan.rows}; nothing was sent`, {
       code: 'invalid_input',
-      hint: options.skipInvalid ? 'fix them; without --dry-run the valid rows are sent and these reported' : 'fix them, or add --skip-invalid to send the valid rows and report the rest',
+      // Only --dry-run refuses with --skip-invalid given; a dry run sends nothing, whatever is added to it.
+      hint: options.skipInvalid
+        ? 'fix them; without --dry-run the valid rows are sent and these reported'
+        : `fix them, or add --skip-invalid${options.dryRun ? ' and leave out --dry-run' : ''} to send the valid rows and report the rest`,
     });
   if (scan.invalid > 0 && !options.skipInvalid && !options.dryRun) throw refuse();
   for (const changed of scan.changed) ctx.io.stderr.write(`${output.changedRowLine(changed)}\n`);
@@ -117,7 +117,8 @@ export async function bulkAdd(options: BulkAddOptions, ctx: Context): Promise<vo
   }
 
   if (options.dryRun) {
-    await writeDryRun(ctx, { rows: scan.rows, valid: scan.rows - scan.invalid, invalid: scan.invalid, wouldSend: scan.toSend, done: scan.skippedCount, unknown: scan.unknown, journal: journalPath });
+    const report = { rows: scan.rows, valid: scan.rows - scan.invalid, invalid: scan.invalid, wouldSend: scan.toSend, done: scan.skippedCount, unknown: scan.unknown, journal: journalPath };
+    ctx.io.stdout.write(output.renderDryRun(report, ctx.globals.output));
     if (scan.invalid > 0) throw refuse();
     return;
   }
@@ -126,36 +127,8 @@ export async function bulkAdd(options: BulkAddOptions, ctx: Context): Promise<vo
   await sendRows(options, ctx, { rows, index, scan, journalPath, targetId, migration, run: resumed ?? (options.fresh ? newRunId(ctx.now(), ctx.random()) : undefined), source });
 }
 
-function plural(n: number, noun: string): string {
-  return `${n} ${noun}${n === 1 ? '' : 's'}`;
-}
-
 function newRunId(now: number, random: number): string {
   return `${new Date(now).toISOString()}-${Math.floor(random * 0x10000).toString(16)}`;
-}
-
-/** A version 1 journal's rows as records, to write once in the new journal. */
-interface Migration {
-  entries: RecordEntry[];
-  /** The old journal to retire once they are written; undefined when it is the --journal file itself (rewritten). */
-  file?: string;
-}
-
-async function readLegacy(file: string, targetId: string): Promise<{ journal: LegacyJournal; file: string } | undefined> {
-  const journal = await readJournal(file, targetId, new RecordIndex());
-  return journal ? { journal, file } : undefined;
-}
-
-/** Gives each row of a version 1 journal (kept by row number) its identity in the input it was written for. */
-async function migratedEntries(legacy: LegacyJournal, input: BulkInput, format: InputFormat | undefined, plan: RecordsPlan, idColumn: string | undefined, at: string): Promise<RecordEntry[]> {
-  const entries: RecordEntry[] = [];
-  for await (const row of plannedRows(readRows(input.secondPass(), format, undefined, { idColumn }), new RecordIndex(), plan, new Map())) {
-    const old = legacy.rows.get(row.row);
-    if (old === undefined || row.identity === undefined) continue;
-    const { row: _row, ...state } = old;
-    entries.push({ ...row.identity, ...state, at });
-  }
-  return entries;
 }
 
 /** The journal could not be written: what was done, and what a rerun will do. */
@@ -174,31 +147,6 @@ function journalStopped(error: JournalUnwritableError, created: number, left: nu
   });
 }
 
-interface DryRunReport {
-  rows: number;
-  valid: number;
-  invalid: number;
-  wouldSend: number;
-  done: number;
-  unknown: number;
-  journal: string;
-}
-
-async function writeDryRun(ctx: Context, report: DryRunReport): Promise<void> {
-  const { output } = ctx.globals;
-  if (output === 'json' || output === 'ndjson') {
-    ctx.io.stdout.write(`${JSON.stringify({ dryRun: true, ...report }, null, output === 'json' ? 2 : undefined)}\n`);
-  } else if (output === 'csv') {
-    const { renderCsv } = await import('../output/csv');
-    const keys = Object.keys(report) as Array<keyof DryRunReport>;
-    ctx.io.stdout.write(renderCsv(keys.map((key) => ({ header: key, value: (row: DryRunReport) => String(row[key]) })), [report]));
-  } else {
-    ctx.io.stdout.write(
-      `would send ${report.wouldSend} of ${report.rows} rows: ${report.done} already created, ${report.unknown} with an unknown outcome, ${report.invalid} invalid; journal ${report.journal}\n`,
-    );
-  }
-}
-
 interface SendPlan {
   rows: ReturnType<typeof plannedRows>;
   /** The records as read (migrated ones included). */
@@ -210,18 +158,6 @@ interface SendPlan {
   /** The --new import these rows belong to. */
   run?: string;
   source: string;
-}
-
-async function openJournal(plan: SendPlan): Promise<JournalWriter> {
-  const { migration } = plan;
-  if (migration && migration.file === undefined) await rewriteJournal(plan.journalPath, plan.targetId, migration.entries);
-  const journal = await JournalWriter.open(plan.journalPath, plan.targetId, () => plan.index.entries());
-  if (migration?.file !== undefined) {
-    for (const entry of migration.entries) await journal.append(entry);
-    const { rename } = process.getBuiltinModule('node:fs/promises');
-    await rename(migration.file, `${migration.file}.migrated`).catch(() => {});
-  }
-  return journal;
 }
 
 async function sendRows(options: BulkAddOptions, ctx: Context, plan: SendPlan): Promise<void> {
@@ -236,7 +172,7 @@ async function sendRows(options: BulkAddOptions, ctx: Context, plan: SendPlan): 
   const { scan } = plan;
   let journal: JournalWriter;
   try {
-    journal = await openJournal(plan);
+    journal = await openJournal(plan.journalPath, plan.targetId, () => plan.index.entries(), plan.migration);
   } catch (error) {
     throw error instanceof JournalUnwritableError ? journalStopped(error, 0, scan.toSend) : error;
   }

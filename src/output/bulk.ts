@@ -1,6 +1,7 @@
 import type { ChangedRow, Scan } from '../bulk/plan';
-import type { RowFailure, RowResult } from '../bulk/results';
+import { type RowFailure, type RowResult, plural } from '../bulk/results';
 import { stringifyJson } from '../schemas/json';
+import { renderCsv } from './csv';
 import type { OutputFormat } from './format';
 import { renderRecords, type RecordColumn, type RenderOptions } from './records';
 import { formatLocalDate, formatLocalMinute } from './time';
@@ -35,6 +36,27 @@ export function renderFailures(failures: readonly RowFailure[], format: Extract<
   return renderRecords(FAILURE_COLUMNS, [...failures].sort((a, b) => a.row - b.row), format, options);
 }
 
+/** What `--dry-run` found: the rows, and what an import would do with them. */
+export interface DryRunReport {
+  rows: number;
+  valid: number;
+  invalid: number;
+  wouldSend: number;
+  done: number;
+  unknown: number;
+  journal: string;
+}
+
+/** `--dry-run`'s report: one object with -o json/ndjson, a header and a line with csv, else one sentence. */
+export function renderDryRun(report: DryRunReport, format: OutputFormat): string {
+  if (format === 'json' || format === 'ndjson') return `${JSON.stringify({ dryRun: true, ...report }, null, format === 'json' ? 2 : undefined)}\n`;
+  if (format === 'csv') {
+    const keys = Object.keys(report) as Array<keyof DryRunReport>;
+    return renderCsv(keys.map((key) => ({ header: key, value: (row: DryRunReport) => String(row[key]) })), [report]);
+  }
+  return `would send ${report.wouldSend} of ${report.rows} rows: ${report.done} already created, ${report.unknown} with an unknown outcome, ${report.invalid} invalid; journal ${report.journal}\n`;
+}
+
 /**
  * `skipped 149 rows already created from intake.csv (last import 2026-11-25 14:02); --new sends them again`.
  * `label` names a recorded source (the input as given, for this one).
@@ -42,9 +64,8 @@ export function renderFailures(failures: readonly RowFailure[], format: Extract<
 export function skippedLine(scan: Pick<Scan, 'skipped' | 'skippedCount'>, label: (source: string) => string, resumingNew: boolean): string {
   const sources = [...scan.skipped.keys()].map(label);
   const lastAt = Math.max(...[...scan.skipped.values()].map((bySource) => Date.parse(bySource.lastAt)));
-  const rows = `${scan.skippedCount} ${scan.skippedCount === 1 ? 'row' : 'rows'}`;
   const why = resumingNew ? 'this --new import resumes the one that did not finish' : '--new sends them again';
-  return `skipped ${rows} already created from ${sources.join(', ')} (last import ${formatLocalMinute(lastAt)}); ${why}`;
+  return `skipped ${plural(scan.skippedCount, 'row')} already created from ${sources.join(', ')} (last import ${formatLocalMinute(lastAt)}); ${why}`;
 }
 
 /** `line 7 (row 6): A-17 was created as 123 on 2026-11-18; it has changed since, and the service cannot update animals` */

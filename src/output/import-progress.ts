@@ -35,7 +35,6 @@ export interface ProgressOptions {
 /** The rate limit's window when the headers do not tell (the specification's plans are per minute). */
 const MINUTE_MS = 60_000;
 
-
 /** `rows` done in `elapsedMs`, per minute, counting a run shorter than a minute as one minute. */
 export function perMinute(rows: number, elapsedMs: number): number {
   return (rows * MINUTE_MS) / Math.max(elapsedMs, MINUTE_MS);
@@ -137,7 +136,8 @@ export class ImportProgress {
     if (sendsLeft <= thisWindow) return burst(sendsLeft);
     const later = sendsLeft - thisWindow;
     const windows = Math.ceil(later / perWindow);
-    const untilNext = live ? resetAt - now : 0;
+    // Past the reset, a new window is open: the next one opens a window after it (windows follow one another).
+    const untilNext = live ? resetAt - now : this.windowMs - ((now - resetAt) % this.windowMs);
     return untilNext + (windows - 1) * this.windowMs + burst(later - (windows - 1) * perWindow);
   }
 

@@ -310,6 +310,9 @@ describe.concurrent('pets add --file', () => {
     const dry = await petctl(['pets', 'add', '--file', file, '--skip-invalid', '--dry-run']);
     expect(dry.code).toBe(6);
     expect(dry.stderr).not.toContain('add --skip-invalid');
+    const dryRefused = await petctl(['pets', 'add', '--file', file, '--dry-run']);
+    expect(dryRefused.code).toBe(6);
+    expect(dryRefused.stderr).toContain('hint: fix them, or add --skip-invalid and leave out --dry-run to send the valid rows and report the rest\n');
     const refused = await petctl(['pets', 'add', '--file', file]);
     expect(refused.stderr).toContain('hint: fix them, or add --skip-invalid');
   });

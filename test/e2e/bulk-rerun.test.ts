@@ -52,6 +52,63 @@ async function shelter(t: TestContext) {
 const SKIPPED_LINE = (count: number, from: string) =>
   new RegExp(`^skipped ${count} rows? already created from ${from.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')} \\(last import \\d{4}-\\d\\d-\\d\\d \\d\\d:\\d\\d\\); --new sends them again$`, 'm');
 
+/**
+ * The issue's own case, as a user types it: a shelter's export of 150 animals
+ * (an intake number, a breed, notes; row 77 invalid) imported with
+ * --skip-invalid from the directory it is in, on the built-in sandbox profile
+ * (a new port every run: the records go by its data file); then row 77 fixed
+ * and two animals appended, a dry run, and the same command again.
+ */
+describe.concurrent('the shelter\'s export of 150 rows, fixed and rerun, on the built-in sandbox profile', () => {
+  const header = 'Intake No,Name,categoryId,Status,Breed,Notes';
+  const animal = (n: number, category = String(1 + (n % 3))) => `A-${1000 + n},Max ${n},${category},available,${['Labrador', 'Beagle', 'Tabby'][n % 3]},"calm, house-trained"`;
+  const numbers = (from: number, to: number) => Array.from({ length: to - from + 1 }, (_, i) => from + i);
+
+  it.each([
+    { how: 'without --id-column', flags: [] as string[], ignored: 'Intake No, Breed, Notes' },
+    { how: 'with --id-column', flags: ['--id-column', 'Intake No'], ignored: 'Breed, Notes' },
+  ])('$how: the rerun sends only the fixed row and the two new ones, and says what it skipped', async ({ flags, ignored }) => {
+    const dir = tempConfigDir();
+    try {
+      const petctl = (args: string[]) => runCli(['pets', 'add', '--file', 'intake.csv', ...flags, ...args], { cwd: dir, env: { PETCTL_CONFIG_DIR: dir, PETCTL_API_KEY: 'sandbox-enterprise' }, timeoutMs: 60_000 });
+      const ignoring = `ignoring columns: ${ignored}\n`;
+      fs.writeFileSync(path.join(dir, 'intake.csv'), [header, ...numbers(1, 150).map((n) => (n === 77 ? animal(n, 'x') : animal(n)))].join('\n'));
+
+      const first = await petctl(['--skip-invalid']);
+      expect(first.code).toBe(6);
+      expect(first.stderr).toContain('line 78 (row 77): categoryId: must be an int64 (a whole number)\n');
+      expect(first.stderr.split(ignoring)).toHaveLength(2);
+      expect(summary(first)).toMatchObject({ created: 149, skipped: 0, invalid: 1 });
+
+      fs.writeFileSync(path.join(dir, 'intake.csv'), [header, ...numbers(1, 152).map((n) => animal(n))].join('\n'));
+      const dry = await petctl(['--skip-invalid', '--dry-run']);
+      expect(dry.code, dry.stderr).toBe(0);
+      expect(dry.stdout).toMatch(/^would send 3 of 152 rows: 149 already created, 0 with an unknown outcome, 0 invalid; journal /);
+      expect(dry.stderr).toMatch(SKIPPED_LINE(149, 'intake.csv'));
+      expect(dry.stderr.split(ignoring)).toHaveLength(2);
+
+      const rerun = await petctl(['--skip-invalid', '-o', 'ndjson']);
+      expect(rerun.code, rerun.stderr).toBe(0);
+      expect(rerun.stderr).toMatch(SKIPPED_LINE(149, 'intake.csv'));
+      expect(rerun.stderr.split(ignoring)).toHaveLength(2);
+      expect(summary(rerun)).toMatchObject({ created: 3, skipped: 149, rejected: 0, invalid: 0, unknown: 0 });
+      const lines = rerun.stdout.trim().split('\n').map((line) => JSON.parse(line) as { row: number; skipped?: string; pet: { name: string }; at?: string });
+      expect(lines.filter((line) => !line.skipped).map((line) => line.pet.name).sort()).toEqual(['Max 151', 'Max 152', 'Max 77']);
+      // The shape the contract shows, in its order; "at" an ISO time.
+      const skippedRow = lines.find((line) => line.row === 1)!;
+      expect(Object.keys(skippedRow)).toEqual(['row', 'line', 'ok', 'skipped', 'pet', 'at']);
+      expect(skippedRow).toEqual({ row: 1, line: 2, ok: true, skipped: 'already_created', pet: { id: expect.any(Number), name: 'Max 1', categoryId: 2, status: 'available' }, at: expect.any(String) });
+      expect(new Date(skippedRow.at!).toISOString()).toBe(skippedRow.at);
+
+      const names = storedPets(path.join(dir, 'sandbox-data.json')).map((pet) => pet.name).filter((name) => name.startsWith('Max '));
+      expect(names).toHaveLength(152);
+      expect(new Set(names).size).toBe(152);
+    } finally {
+      fs.rmSync(dir, { recursive: true, force: true });
+    }
+  }, 90_000);
+});
+
 describe.concurrent('rerunning an import after editing the file', () => {
   it('without --id-column: fixing a bad row, appending, reordering and deleting rows sends only the rows not created before', async (t) => {
     const { petctl, write, created } = await shelter(t);
@@ -161,9 +218,14 @@ describe.concurrent('rerunning an import after editing the file', () => {
     const input = 'name,categoryId,status\nKitten,3,available\n';
     expect(summary(await petctl(['pets', 'add', '--file', '-'], input))).toMatchObject({ created: 1 });
 
-    const second = await petctl(['-q', 'pets', 'add', '--file', '-'], input);
+    const skippedLine = /^skipped 1 row already created from standard input \(last import \d{4}-\d\d-\d\d \d\d:\d\d\); --new sends them again\n/;
+    const second = await petctl(['pets', 'add', '--file', '-'], input);
     expect(second.code, second.stderr).toBe(0);
-    expect(second.stderr).toMatch(/^skipped 1 row already created from standard input \(last import \d{4}-\d\d-\d\d \d\d:\d\d\); --new sends them again\n$/);
+    expect(second.stderr).toMatch(skippedLine);
+    expect(summary(second)).toMatchObject({ created: 0, skipped: 1 });
+    const quiet = await petctl(['-q', 'pets', 'add', '--file', '-'], input);
+    expect(quiet.code, quiet.stderr).toBe(0);
+    expect(quiet.stderr).toMatch(new RegExp(`${skippedLine.source}$`));
     expect(created().get('Kitten')).toBe(1);
 
     const fresh = await petctl(['pets', 'add', '--file', '-', '--new'], input);

@@ -28,6 +28,8 @@ export interface CliResult {
 export interface CliOptions {
   env?: Record<string, string | undefined>;
   input?: string;
+  /** The working directory, for paths given as a user types them (`--file intake.csv`). */
+  cwd?: string;
   /** Called once the child is started, e.g. to send it a signal. */
   onSpawn?: (child: import('node:child_process').ChildProcess) => void;
   timeoutMs?: number;
@@ -65,7 +67,7 @@ export function cleanEnv(extra: Record<string, string | undefined> = {}): NodeJS
 
 export function runCli(args: string[], options: CliOptions = {}): Promise<CliResult> {
   return new Promise((resolve, reject) => {
-    const child = spawn(NODE, [BIN, ...args], { env: cleanEnv(options.env), stdio: ['pipe', 'pipe', 'pipe'] });
+    const child = spawn(NODE, [BIN, ...args], { env: cleanEnv(options.env), cwd: options.cwd, stdio: ['pipe', 'pipe', 'pipe'] });
     let stdout = '';
     let stderr = '';
     child.stdout.setEncoding('utf8').on('data', (chunk: string) => (stdout += chunk));

@@ -37,6 +37,16 @@ describe('import progress', () => {
     progress.stop();
   });
 
+  it('when the window has just reopened, before its first answer, the rows beyond it still wait a window', () => {
+    const { progress, burst, frame, at } = freePlanImport({ toSend: 150 });
+    burst(60);
+    // The reset has passed: this window takes 60 of the 90 left, the last 30 wait for the next one.
+    at(60_500);
+    progress.waiting(500);
+    expect(frame()).toMatch(/ 60\/150 · 60\/min · 429s: 0 · ~60s left · rate-limit wait 1s$/);
+    progress.stop();
+  });
+
   it('within a window with room left, the time left is the burst only', () => {
     const { progress, burst, frame } = freePlanImport({ toSend: 40 });
     burst(20);
