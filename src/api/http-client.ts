@@ -166,7 +166,9 @@ export class HttpClient {
     let bans = 0;
 
     for (;;) {
-      await this.passGate(paced, hooks?.reserve ?? 0, budget, wait);
+      // A ban waited out in the gate (recorded by another process, or by another request of this one)
+      // was this request's one wait for a ban: a key_banned answer after it is the second, and ends it.
+      if (await this.passGate(paced, hooks?.reserve ?? 0, budget, wait)) bans = Math.max(bans, 1);
       await hooks?.beforeSend?.();
       // beforeSend (the journal's flush) took time: a 429 read meanwhile, here or by another process, holds this request too.
       if (await this.heldAgain()) continue;
@@ -210,18 +212,21 @@ export class HttpClient {
    * Waits until the gate lets this request go: nothing is sent while a 429,
    * a ban or an exhausted window (seen by this or another process) is in
    * force. Ends with the wait policy's error when a wait does not fit --max-wait.
+   * Resolves with whether it waited out a ban.
    */
-  private async passGate(paced: boolean, reserve: number, budget: WaitBudget, wait: (ms: number, why: string) => Promise<void>): Promise<void> {
+  private async passGate(paced: boolean, reserve: number, budget: WaitBudget, wait: (ms: number, why: string) => Promise<void>): Promise<boolean> {
     const { gate, now } = this.options;
+    let waitedOutBan = false;
     for (;;) {
       const decision = this.heldDecision() ?? (await gate.acquire(paced, reserve));
-      if (decision.go) return;
+      if (decision.go) return waitedOutBan;
       const at = now();
       const ms = Math.max(0, decision.until - at);
       const kind: WaitKind = gateWaitKind(decision, at);
       if (!fitsBudget(kind, ms, budget, paced)) throw gateStopError(kind, decision.until, at, budget.maxWaitMs);
       await wait(ms, gateWaitNotice(kind, ms, decision.until, at));
       if (countsTowardMaxWait(kind, paced)) budget.waitedMs += ms;
+      if (kind === 'ban') waitedOutBan = true;
     }
   }
 

@@ -157,6 +157,18 @@ describe('bans', () => {
     await time.run(client().http.send(list)).catch(() => {});
     expect(requests[1]!.at - t0).toBe(30_000);
   });
+
+  it('case 11: a new process that waited out a ban before sending takes the next key_banned as the second: no retry', async () => {
+    const { time, requests, t0, client } = setup(banned);
+    await expect(time.run(client({ maxWaitMs: 10_000 }).http.send(list))).rejects.toBeInstanceOf(RateLimitError);
+
+    const next = client();
+    const failure = await time.run(next.http.send(list)).catch((error: unknown) => error);
+    expect((failure as RateLimitError).code).toBe('key_banned');
+    // It waited for the ban's end, sent once, and stopped: the key has been banned twice.
+    expect(requests.map((request) => request.at - t0)).toEqual([0, 30_000]);
+    expect(next.waits.map((wait) => wait.ms)).toEqual([30_000]);
+  });
 });
 
 describe('no request starts after a 429 is read, until its Retry-After', () => {
