@@ -113,6 +113,20 @@ export interface ApiResponse {
 
 const TIMEOUT = Symbol('timeout');
 
+/** What one answer says about the limits (see HttpClient.readLimits). */
+interface Limits {
+  rate: RateHeaders;
+  rateAnswer: RateAnswer;
+  /** A 429's Retry-After in ms. */
+  retryAfterMs?: number;
+  /** A 429 without Retry-After: ms until the window's reset, when named. */
+  resetInMs?: number;
+  /** A 429: when this process may send again (Retry-After, else the reset). */
+  retryAt?: number;
+  /** A 429 with code key_banned; known once the body is read. */
+  banned: boolean;
+}
+
 function headerGetter(headers: Record<string, string | string[] | undefined>) {
   return (name: string): string | undefined => {
     const value = headers[name.toLowerCase()];
@@ -175,9 +189,10 @@ export class HttpClient {
 
       let outcome: AttemptOutcome;
       let answer: Answer | undefined;
+      let limits: Limits | undefined;
       let failure: PetctlError | undefined;
       try {
-        answer = await this.attempt(request.method, url, body, request.headers);
+        answer = await this.attempt(request.method, url, body, request.headers, (head) => (limits = this.readLimits(head)));
         outcome = { kind: 'response', status: answer.status };
       } catch (error) {
         if (!(error instanceof NetworkError)) throw error;
@@ -186,8 +201,8 @@ export class HttpClient {
       }
 
       const report: AttemptReport = { outcome };
-      if (answer) {
-        const limits = this.readLimits(answer);
+      if (answer && limits) {
+        if (answer.status === 429) this.readBan(answer, limits);
         hooks?.onAnswer?.(answer);
         await options.gate.record(limits.rateAnswer, paced);
         if (answer.status >= 200 && answer.status < 300) {
@@ -249,15 +264,13 @@ export class HttpClient {
     return (entry?.blockedUntil ?? 0) > this.options.now() || this.heldDecision() !== undefined;
   }
 
-  /** What an answer says about the limits; a 429's block is held in this process at once (nothing is awaited here). */
-  private readLimits(answer: Answer): {
-    rate: RateHeaders;
-    rateAnswer: RateAnswer;
-    retryAfterMs?: number;
-    resetInMs?: number;
-    retryAt?: number;
-    banned: boolean;
-  } {
+  /**
+   * What an answer's head says about the limits. Called the moment the head
+   * is read, before the body: a 429's block holds this process's requests at
+   * once (nothing is awaited here), so none passes the last check before the
+   * wire while the body is still being read.
+   */
+  private readLimits(answer: Pick<Answer, 'status' | 'header'>): Limits {
     const now = this.options.now();
     const serverNow = this.serverClock.observe(answer.header('date'));
     const rate = parseRateHeaders(answer.header);
@@ -271,16 +284,29 @@ export class HttpClient {
     };
     if (answer.status !== 429) return { rate, rateAnswer, banned: false };
     const retryAfterMs = parseRetryAfter(answer.header('retry-after'), serverNow, now);
-    const banned = errorBodyOf(answer.text)?.code === 'key_banned';
     rateAnswer.retryAt = retryAfterMs === undefined ? undefined : now + retryAfterMs;
-    rateAnswer.banned = banned;
     // Retry-After when given; without it, not before the window's reset (see pacing.observe).
     const retryAt = rateAnswer.retryAt ?? rateAnswer.resetAt;
-    if (retryAt !== undefined && retryAt > (this.held?.until ?? 0)) this.held = { until: retryAt, banned };
-    return { rate, rateAnswer, retryAfterMs, resetInMs: retryAfterMs === undefined ? resetIn : undefined, retryAt, banned };
+    if (retryAt !== undefined && retryAt > (this.held?.until ?? 0)) this.held = { until: retryAt, banned: false };
+    return { rate, rateAnswer, retryAfterMs, resetInMs: retryAfterMs === undefined ? resetIn : undefined, retryAt, banned: false };
   }
 
-  private async attempt(method: string, url: string, body: string | Buffer | undefined, extraHeaders: Record<string, string> = {}): Promise<Answer> {
+  /** A 429's body, once read: whether it is a ban (Error code key_banned), which the hold and the record then say. */
+  private readBan(answer: Answer, limits: Limits): void {
+    const banned = errorBodyOf(answer.text)?.code === 'key_banned';
+    limits.banned = banned;
+    limits.rateAnswer.banned = banned;
+    if (banned && this.held !== undefined && this.held.until === limits.retryAt) this.held = { ...this.held, banned };
+  }
+
+  /** One request on the wire. `onHead` runs synchronously as soon as the status and headers are in, before the body is read. */
+  private async attempt(
+    method: string,
+    url: string,
+    body: string | Buffer | undefined,
+    extraHeaders: Record<string, string> | undefined,
+    onHead: (head: Pick<Answer, 'status' | 'header'>) => void,
+  ): Promise<Answer> {
     const { options } = this;
     const trace = options.trace;
     const started = options.now();
@@ -302,7 +328,7 @@ export class HttpClient {
         headers: {
           accept: 'application/json',
           ...(body === undefined ? {} : { 'content-type': 'application/json' }),
-          ...lowerCaseNames(extraHeaders),
+          ...lowerCaseNames(extraHeaders ?? {}),
           // After the caller's headers, so that neither can be replaced.
           authorization: `Bearer ${options.apiKey}`,
           'user-agent': options.userAgent,
@@ -313,8 +339,8 @@ export class HttpClient {
         bodyTimeout: options.timeoutMs,
       });
       status = response.statusCode;
-      const text = await response.body.text();
       const header = headerGetter(response.headers);
+      onHead({ status, header });
       if (trace) {
         const limits = ['x-ratelimit-limit', 'x-ratelimit-remaining', 'x-ratelimit-reset', 'retry-after']
           .map((name) => [name, header(name)] as const)
@@ -323,6 +349,7 @@ export class HttpClient {
           .join(' ');
         trace(`< ${response.statusCode} in ${options.now() - started} ms${limits ? ` ${limits}` : ''}`);
       }
+      const text = await response.body.text();
       return { status: response.statusCode, text, headers: response.headers, header };
     } catch (error) {
       if (options.signal.aborted) throw new InterruptedError();
