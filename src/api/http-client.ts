@@ -185,7 +185,8 @@ export class HttpClient {
       if (await this.passGate(paced, hooks?.reserve ?? 0, budget, wait)) bans = Math.max(bans, 1);
       await hooks?.beforeSend?.();
       // beforeSend (the journal's flush) took time: a 429 read meanwhile, here or by another process, holds this request too.
-      if (await this.heldAgain()) continue;
+      // The last look at this process's own hold runs in the same turn as the attempt's dispatch: no answer is read in between.
+      if ((await this.blockedSinceGate()) || this.heldDecision()) continue;
 
       let outcome: AttemptOutcome;
       let answer: Answer | undefined;
@@ -255,13 +256,13 @@ export class HttpClient {
   /**
    * The gate asked again, right before the wire: whether a block recorded
    * since it let the request go (a 429 here, or anything another process
-   * recorded) holds it. The last check is synchronous, so nothing can come
-   * between it and the attempt.
+   * recorded) holds it. The caller looks at this process's own hold last,
+   * synchronously with the attempt.
    */
-  private async heldAgain(): Promise<boolean> {
+  private async blockedSinceGate(): Promise<boolean> {
     if (this.heldDecision()) return true;
     const entry = await this.options.gate.current();
-    return (entry?.blockedUntil ?? 0) > this.options.now() || this.heldDecision() !== undefined;
+    return (entry?.blockedUntil ?? 0) > this.options.now();
   }
 
   /**
