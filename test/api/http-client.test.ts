@@ -218,6 +218,28 @@ describe('no request starts after a 429 is read, until its Retry-After', () => {
   });
 });
 
+describe('no request starts after another process recorded a 429, until its Retry-After', () => {
+  it('a request that passed the gate before the 429 came is held by the gate asked again after its beforeSend', async () => {
+    const { time, requests, t0, client } = setup((request, i) =>
+      i === 0 ? { status: 429, headers: { 'retry-after': '2', ...limitHeaders(request.at, 0, 60) } } : { status: 200 },
+    );
+    // Two processes on one state file: the first gets the 429 and records it, then gives up (--retries 0).
+    const first = time.run(client({ retries: 0 }).http.send(list)).catch((error: unknown) => error);
+    const second = client();
+    const sent = time.run(
+      second.http.send({
+        ...list,
+        // The journal's flush of the other process: it ends after the 429 is on record.
+        hooks: { beforeSend: async () => void (await first) },
+      }),
+    );
+    expect(await first).toBeInstanceOf(RateLimitError);
+    await sent;
+    expect(requests.map((request) => request.at - t0)).toEqual([0, 2000]);
+    expect(second.waits.map((wait) => wait.ms)).toEqual([2000]);
+  });
+});
+
 describe('network failures', () => {
   it('a refused connection to a loopback port is not retried', async () => {
     const time = new FakeTime();
