@@ -119,6 +119,20 @@ export interface ApiResponse {
 
 const TIMEOUT = Symbol('timeout');
 
+/** What one answer says about the limits (see HttpClient.readLimits). */
+interface Limits {
+  rate: RateHeaders;
+  rateAnswer: RateAnswer;
+  /** A 429's Retry-After in ms. */
+  retryAfterMs?: number;
+  /** A 429 without Retry-After: ms until the window's reset, when named. */
+  resetInMs?: number;
+  /** A 429: when this process may send again (Retry-After, else the reset). */
+  retryAt?: number;
+  /** A 429 with code key_banned; known once the body is read. */
+  banned: boolean;
+}
+
 function headerGetter(headers: Record<string, string | string[] | undefined>) {
   return (name: string): string | undefined => {
     const value = headers[name.toLowerCase()];
@@ -172,16 +186,20 @@ export class HttpClient {
     let bans = 0;
 
     for (;;) {
-      await this.passGate(paced, hooks?.reserve ?? 0, budget, wait);
+      // A ban waited out in the gate (recorded by another process, or by another request of this one)
+      // was this request's one wait for a ban: a key_banned answer after it is the second, and ends it.
+      if (await this.passGate(paced, hooks?.reserve ?? 0, budget, wait)) bans = Math.max(bans, 1);
       await hooks?.beforeSend?.();
       // beforeSend (the journal's flush) took time: a 429 read meanwhile, here or by another process, holds this request too.
-      if (await this.heldAgain()) continue;
+      // The last look at this process's own hold runs in the same turn as the attempt's dispatch: no answer is read in between.
+      if ((await this.blockedSinceGate()) || this.heldDecision()) continue;
 
       let outcome: AttemptOutcome;
       let answer: Answer | undefined;
+      let limits: Limits | undefined;
       let failure: PetctlError | undefined;
       try {
-        answer = await this.attempt(request.method, url, body, request.headers);
+        answer = await this.attempt(request.method, url, body, request.headers, (head) => (limits = this.readLimits(head)));
         outcome = { kind: 'response', status: answer.status };
       } catch (error) {
         if (!(error instanceof NetworkError)) throw error;
@@ -190,8 +208,8 @@ export class HttpClient {
       }
 
       const report: AttemptReport = { outcome };
-      if (answer) {
-        const limits = this.readLimits(answer);
+      if (answer && limits) {
+        if (answer.status === 429) this.readBan(answer, limits);
         hooks?.onAnswer?.(answer);
         await options.gate.record(limits.rateAnswer, paced || hooks?.keepLimits === true);
         if (answer.status >= 200 && answer.status < 300) {
@@ -216,18 +234,21 @@ export class HttpClient {
    * Waits until the gate lets this request go: nothing is sent while a 429,
    * a ban or an exhausted window (seen by this or another process) is in
    * force. Ends with the wait policy's error when a wait does not fit --max-wait.
+   * Resolves with whether it waited out a ban.
    */
-  private async passGate(paced: boolean, reserve: number, budget: WaitBudget, wait: (ms: number, why: string) => Promise<void>): Promise<void> {
+  private async passGate(paced: boolean, reserve: number, budget: WaitBudget, wait: (ms: number, why: string) => Promise<void>): Promise<boolean> {
     const { gate, now } = this.options;
+    let waitedOutBan = false;
     for (;;) {
       const decision = this.heldDecision() ?? (await gate.acquire(paced, reserve));
-      if (decision.go) return;
+      if (decision.go) return waitedOutBan;
       const at = now();
       const ms = Math.max(0, decision.until - at);
       const kind: WaitKind = gateWaitKind(decision, at);
       if (!fitsBudget(kind, ms, budget, paced)) throw gateStopError(kind, decision.until, at, budget.maxWaitMs);
       await wait(ms, gateWaitNotice(kind, ms, decision.until, at));
       if (countsTowardMaxWait(kind, paced)) budget.waitedMs += ms;
+      if (kind === 'ban') waitedOutBan = true;
     }
   }
 
@@ -241,24 +262,22 @@ export class HttpClient {
   /**
    * The gate asked again, right before the wire: whether a block recorded
    * since it let the request go (a 429 here, or anything another process
-   * recorded) holds it. The last check is synchronous, so nothing can come
-   * between it and the attempt.
+   * recorded) holds it. The caller looks at this process's own hold last,
+   * synchronously with the attempt.
    */
-  private async heldAgain(): Promise<boolean> {
+  private async blockedSinceGate(): Promise<boolean> {
     if (this.heldDecision()) return true;
     const entry = await this.options.gate.current();
-    return (entry?.blockedUntil ?? 0) > this.options.now() || this.heldDecision() !== undefined;
+    return (entry?.blockedUntil ?? 0) > this.options.now();
   }
 
-  /** What an answer says about the limits; a 429's block is held in this process at once (nothing is awaited here). */
-  private readLimits(answer: Answer): {
-    rate: RateHeaders;
-    rateAnswer: RateAnswer;
-    retryAfterMs?: number;
-    resetInMs?: number;
-    retryAt?: number;
-    banned: boolean;
-  } {
+  /**
+   * What an answer's head says about the limits. Called the moment the head
+   * is read, before the body: a 429's block holds this process's requests at
+   * once (nothing is awaited here), so none passes the last check before the
+   * wire while the body is still being read.
+   */
+  private readLimits(answer: Pick<Answer, 'status' | 'header'>): Limits {
     const now = this.options.now();
     const serverNow = this.serverClock.observe(answer.header('date'));
     const rate = parseRateHeaders(answer.header);
@@ -272,16 +291,29 @@ export class HttpClient {
     };
     if (answer.status !== 429) return { rate, rateAnswer, banned: false };
     const retryAfterMs = parseRetryAfter(answer.header('retry-after'), serverNow, now);
-    const banned = errorBodyOf(answer.text)?.code === 'key_banned';
     rateAnswer.retryAt = retryAfterMs === undefined ? undefined : now + retryAfterMs;
-    rateAnswer.banned = banned;
     // Retry-After when given; without it, not before the window's reset (see pacing.observe).
     const retryAt = rateAnswer.retryAt ?? rateAnswer.resetAt;
-    if (retryAt !== undefined && retryAt > (this.held?.until ?? 0)) this.held = { until: retryAt, banned };
-    return { rate, rateAnswer, retryAfterMs, resetInMs: retryAfterMs === undefined ? resetIn : undefined, retryAt, banned };
+    if (retryAt !== undefined && retryAt > (this.held?.until ?? 0)) this.held = { until: retryAt, banned: false };
+    return { rate, rateAnswer, retryAfterMs, resetInMs: retryAfterMs === undefined ? resetIn : undefined, retryAt, banned: false };
   }
 
-  private async attempt(method: string, url: string, body: string | Buffer | undefined, extraHeaders: Record<string, string> = {}): Promise<Answer> {
+  /** A 429's body, once read: whether it is a ban (Error code key_banned), which the hold and the record then say. */
+  private readBan(answer: Answer, limits: Limits): void {
+    const banned = errorBodyOf(answer.text)?.code === 'key_banned';
+    limits.banned = banned;
+    limits.rateAnswer.banned = banned;
+    if (banned && this.held !== undefined && this.held.until === limits.retryAt) this.held = { ...this.held, banned };
+  }
+
+  /** One request on the wire. `onHead` runs synchronously as soon as the status and headers are in, before the body is read. */
+  private async attempt(
+    method: string,
+    url: string,
+    body: string | Buffer | undefined,
+    extraHeaders: Record<string, string> | undefined,
+    onHead: (head: Pick<Answer, 'status' | 'header'>) => void,
+  ): Promise<Answer> {
     const { options } = this;
     const trace = options.trace;
     const started = options.now();
@@ -303,7 +335,7 @@ export class HttpClient {
         headers: {
           accept: 'application/json',
           ...(body === undefined ? {} : { 'content-type': 'application/json' }),
-          ...lowerCaseNames(extraHeaders),
+          ...lowerCaseNames(extraHeaders ?? {}),
           // After the caller's headers, so that neither can be replaced.
           authorization: `Bearer ${options.apiKey}`,
           'user-agent': options.userAgent,
@@ -314,8 +346,8 @@ export class HttpClient {
         bodyTimeout: options.timeoutMs,
       });
       status = response.statusCode;
-      const text = await response.body.text();
       const header = headerGetter(response.headers);
+      onHead({ status, header });
       if (trace) {
         const limits = ['x-ratelimit-limit', 'x-ratelimit-remaining', 'x-ratelimit-reset', 'retry-after']
           .map((name) => [name, header(name)] as const)
@@ -324,6 +356,7 @@ export class HttpClient {
           .join(' ');
         trace(`< ${response.statusCode} in ${options.now() - started} ms${limits ? ` ${limits}` : ''}`);
       }
+      const text = await response.body.text();
       return { status: response.statusCode, text, headers: response.headers, header };
     } catch (error) {
       if (options.signal.aborted) throw new InterruptedError();

@@ -93,7 +93,7 @@ export interface RetryState {
   retriesDone: number;
   maxRetries: number;
   method: string;
-  /** key_banned answers received so far in this send, the last one included. */
+  /** Bans this send has met so far: key_banned answers, the last one included, and a ban it waited out before sending. */
   bans: number;
 }
 

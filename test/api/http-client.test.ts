@@ -157,6 +157,18 @@ describe('bans', () => {
     await time.run(client().http.send(list)).catch(() => {});
     expect(requests[1]!.at - t0).toBe(30_000);
   });
+
+  it('case 11: a new process that waited out a ban before sending takes the next key_banned as the second: no retry', async () => {
+    const { time, requests, t0, client } = setup(banned);
+    await expect(time.run(client({ maxWaitMs: 10_000 }).http.send(list))).rejects.toBeInstanceOf(RateLimitError);
+
+    const next = client();
+    const failure = await time.run(next.http.send(list)).catch((error: unknown) => error);
+    expect((failure as RateLimitError).code).toBe('key_banned');
+    // It waited for the ban's end, sent once, and stopped: the key has been banned twice.
+    expect(requests.map((request) => request.at - t0)).toEqual([0, 30_000]);
+    expect(next.waits.map((wait) => wait.ms)).toEqual([30_000]);
+  });
 });
 
 describe('no request starts after a 429 is read, until its Retry-After', () => {
@@ -203,6 +215,28 @@ describe('no request starts after a 429 is read, until its Retry-After', () => {
     expect(time.now - readAt!).toBe(2000);
     // Every waiting request waited for the same moment: the notice (deduplicated by the session) is about one wait.
     expect(new Set(waits.filter((wait) => wait.ms >= 1000).map((wait) => wait.at + wait.ms))).toEqual(new Set([readAt! + 2000]));
+  });
+});
+
+describe('no request starts after another process recorded a 429, until its Retry-After', () => {
+  it('a request that passed the gate before the 429 came is held by the gate asked again after its beforeSend', async () => {
+    const { time, requests, t0, client } = setup((request, i) =>
+      i === 0 ? { status: 429, headers: { 'retry-after': '2', ...limitHeaders(request.at, 0, 60) } } : { status: 200 },
+    );
+    // Two processes on one state file: the first gets the 429 and records it, then gives up (--retries 0).
+    const first = time.run(client({ retries: 0 }).http.send(list)).catch((error: unknown) => error);
+    const second = client();
+    const sent = time.run(
+      second.http.send({
+        ...list,
+        // The journal's flush of the other process: it ends after the 429 is on record.
+        hooks: { beforeSend: async () => void (await first) },
+      }),
+    );
+    expect(await first).toBeInstanceOf(RateLimitError);
+    await sent;
+    expect(requests.map((request) => request.at - t0)).toEqual([0, 2000]);
+    expect(second.waits.map((wait) => wait.ms)).toEqual([2000]);
   });
 });
 

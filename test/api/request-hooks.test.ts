@@ -42,6 +42,39 @@ describe('request hooks', () => {
     server.verify();
   });
 
+  it('a 429 holds the process from the moment its head is read: a request leaving its beforeSend while the body is still coming waits out Retry-After', async (t) => {
+    const { server, http } = await session(t);
+    let headSentAt = 0;
+    let headSent!: () => void;
+    const head = new Promise<void>((resolve) => (headSent = resolve));
+    server.reply(
+      (_request, res) => {
+        res.writeHead(429, { 'content-type': 'application/json', 'retry-after': '3' });
+        res.flushHeaders();
+        headSentAt = Date.now();
+        headSent();
+        // The body comes much later: the hold must not wait for it.
+        setTimeout(() => res.end(JSON.stringify({ code: 'rate_limited', message: 'slow down', status: 429 })), 2000);
+      },
+      json(201, { id: 7, name: 'Rex', categoryId: 1 }),
+      json(201, { id: 8, name: 'Max', categoryId: 1 }),
+    );
+    const limited = createPet(http, { name: 'Rex', categoryId: 1 }, { wait: (ms) => new Promise((resolve) => setTimeout(resolve, ms)) });
+    await server.received(1);
+    const next = createPet(http, { name: 'Max', categoryId: 1 }, {
+      // Like the journal's flush: this request passed the gate before the 429 came, and leaves its hook after its head was read.
+      beforeSend: async () => {
+        await head;
+        await new Promise((resolve) => setTimeout(resolve, 500));
+      },
+      wait: (ms) => new Promise((resolve) => setTimeout(resolve, ms)),
+    });
+    await Promise.all([limited, next]);
+
+    expect(server.requests).toHaveLength(3);
+    for (const request of server.requests.slice(1)) expect(request.at - headSentAt).toBeGreaterThanOrEqual(3000 - 50);
+  });
+
   it('a POST whose connection dropped was sent once: beforeSend ran, no answer, NetworkError.sent', async (t) => {
     const { server, http } = await session(t);
     server.reply({ destroy: true });
