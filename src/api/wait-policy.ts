@@ -161,6 +161,11 @@ export function gateStopError(kind: WaitKind, until: number, now: number, maxWai
     code: codeFor(kind),
     retryAt: until,
     reason,
-    hint: maxWaitMs === 0 || kind === 'ban' || kind === 'day_quota' ? undefined : 'raise --max-wait to wait longer',
+    hint: maxWaitMs === 0 ? undefined : maxWaitHint(codeFor(kind)),
   });
+}
+
+/** The hint to raise --max-wait, where a longer wait is worth asking for: not for a ban or the day's quota. */
+export function maxWaitHint(code: string | undefined): string | undefined {
+  return code === 'key_banned' || code === 'quota_exhausted' ? undefined : 'raise --max-wait to wait longer';
 }

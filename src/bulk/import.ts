@@ -10,6 +10,7 @@ import { type RecordsPlan, type Scan, plannedRows, scanRows } from './plan';
 import { type InputFormat, type ReadOptions, formatFromExtension, readRows, sentField } from './reader';
 import { RecordIndex } from './records';
 import { formatWhen } from '../output/time';
+import { maxWaitHint } from '../api/wait-policy';
 
 /**
  * `pets add --file`: validate every row and look it up in the records of the
@@ -254,6 +255,7 @@ async function sendRows(options: BulkAddOptions, ctx: Context, plan: SendPlan): 
   if (stoppedBy instanceof RateLimitError) {
     // Not the core's own message: it speaks of one request ("nothing sent"), and rows may have been created.
     const when = stoppedBy.retryAt === undefined ? 'later' : formatWhen(stoppedBy.retryAt, ctx.now());
+    const waitLonger = maxWaitHint(stoppedBy.code);
     throw new RateLimitError(
       `the rate limit stopped the import: ${stoppedBy.reason}; ${plural(tally.created, 'row')} created, ${left} left; resume ${when}: rerun the same command`,
       {
@@ -262,7 +264,7 @@ async function sendRows(options: BulkAddOptions, ctx: Context, plan: SendPlan): 
         body: stoppedBy.body,
         retryAt: stoppedBy.retryAt,
         reason: stoppedBy.reason,
-        hint: stoppedBy.code === 'quota_exhausted' || stoppedBy.code === 'key_banned' ? 'the journal keeps what was created: the rerun sends only the rest' : 'raise --max-wait to wait longer; the journal keeps what was created',
+        hint: waitLonger ? `${waitLonger}; the journal keeps what was created` : 'the journal keeps what was created: the rerun sends only the rest',
       },
     );
   }
