@@ -1,0 +1,51 @@
+import { spawn, spawnSync } from 'node:child_process';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { afterAll, expect, it } from 'vitest';
+import { NODE, cleanEnv, tempConfigDir } from '../helpers/cli';
+
+/**
+ * The shim keeps V8's code cache beside the bundle, and only a short run
+ * writes it: at the end of a long one (petctl sandbox serving for a while)
+ * the collector has flushed the bytecode start-up needs, and such a cache
+ * would start every later command as slowly as none. A copy of the shim and
+ * the bundle in a temporary folder, so that the repository's cache is not
+ * touched while other tests use it.
+ */
+
+const repo = fileURLToPath(new URL('../..', import.meta.url));
+const install = fs.mkdtempSync(path.join(os.tmpdir(), 'petctl-cache-'));
+for (const file of ['bin/petctl.js', 'bin/package.json', 'dist/petctl.cjs', 'package.json']) {
+  fs.mkdirSync(path.join(install, path.dirname(file)), { recursive: true });
+  fs.copyFileSync(path.join(repo, file), path.join(install, file));
+}
+const bin = path.join(install, 'bin', 'petctl.js');
+const cacheDir = path.join(install, 'dist', '.cache');
+const cacheFiles = (): string[] => (fs.existsSync(cacheDir) ? fs.readdirSync(cacheDir).sort() : []);
+
+afterAll(() => fs.rmSync(install, { recursive: true, force: true }));
+
+it('a long run (the sandbox serving for 3 s) writes no code cache; a short one (--help) does', async () => {
+  const dir = tempConfigDir();
+  try {
+    const child = spawn(NODE, [bin, 'sandbox', '--port', '0', '--data', path.join(dir, 'pets.json')], {
+      env: cleanEnv({ PETCTL_CONFIG_DIR: dir }),
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    const exited = new Promise((resolve) => child.on('exit', (code, signal) => resolve({ code, signal })));
+    await new Promise((resolve) => child.stdout!.once('data', resolve));
+    await new Promise((resolve) => setTimeout(resolve, 3000));
+    child.kill('SIGINT');
+    expect(await exited).toEqual({ code: null, signal: 'SIGINT' });
+    expect(cacheFiles()).toEqual([]);
+
+    const help = spawnSync(NODE, [bin, '--help'], { env: cleanEnv({ PETCTL_CONFIG_DIR: dir }), encoding: 'utf8', timeout: 20_000 });
+    expect(help.status, help.stderr).toBe(0);
+    expect(cacheFiles()).toHaveLength(1);
+    expect(cacheFiles()[0]).toMatch(/-lite\.bin$/);
+  } finally {
+    fs.rmSync(dir, { recursive: true, force: true });
+  }
+}, 30_000);
