@@ -5,6 +5,7 @@ import { writeFileAtomic } from '../locked-file';
 import { ExitCode, PetctlError, UsageError } from '../errors';
 import { parseJson, stringifyJson } from '../schemas/json';
 import { describeFsError } from './fs-errors';
+import { JournalDamagedError, isCreationCutShort, isDamagedHeader, isWriteCutShort, journalLines } from './journal-damage';
 import type { Pet } from '../schemas/pet';
 import type { NewRunMark, RecordEntry, RecordIndex } from './records';
 
@@ -25,7 +26,8 @@ import type { NewRunMark, RecordEntry, RecordIndex } from './records';
  * answer before the row is reported; a row's last entry wins. A row whose last
  * entry is "sent" was sent and never answered: outcome unknown. A torn last
  * line (the process killed while writing) is ignored, which leaves the row at
- * its earlier, safer state.
+ * its earlier, safer state. Any other line that is not an entry stops the
+ * import before anything is sent (journal-damage.ts).
  *
  * Version 1 journals (one per input file, entries by row number) are read for
  * migration: import.ts maps their rows to identities once and retires them.
@@ -85,30 +87,37 @@ export interface LegacyJournal {
 /**
  * Reads the journal at `file` into `index`. Returns the entries of a version 1
  * journal instead (nothing is added), for the caller to migrate; undefined otherwise.
+ * A line that is neither an entry nor a write cut short stops it (journal-damage.ts).
  */
 export async function readJournal(file: string, target: string, index: RecordIndex): Promise<LegacyJournal | undefined> {
   if (!(await hasHeader(file))) return undefined;
-  const { createInterface } = process.getBuiltinModule('node:readline');
   let legacy: LegacyJournal | undefined;
-  let first = true;
-  for await (const line of createInterface({ input: fs.createReadStream(file, { encoding: 'utf8' }), crlfDelay: Infinity })) {
-    if (first) {
-      first = false;
-      const version = checkHeader(file, line, target);
-      if (version === 1) {
-        const { mtimeMs } = await fs.promises.stat(file);
-        legacy = { input: (JSON.parse(line) as { input: string }).input, rows: new Map(), writtenAt: new Date(mtimeMs).toISOString() };
-      }
+  let header = '';
+  let number = 0;
+  // The header is judged with the line after it at hand: entries after a line that is no header make it a damaged one.
+  const start = async (next: string | undefined) => {
+    if (checkHeader(file, header, target, next) !== 1) return;
+    const { mtimeMs } = await fs.promises.stat(file);
+    legacy = { input: (JSON.parse(header) as { input: string }).input, rows: new Map(), writtenAt: new Date(mtimeMs).toISOString() };
+  };
+  for await (const { text, ended } of journalLines(fs.createReadStream(file))) {
+    number += 1;
+    if (number === 1) {
+      header = text;
       continue;
     }
+    if (number === 2) await start(text);
     if (legacy) {
-      const entry = parseV1Entry(line);
+      const entry = parseV1Entry(text);
       if (entry) legacy.rows.set(entry.row, entry);
+      else if (ended && !isWriteCutShort(text, V1_START)) throw new JournalDamagedError(file, number);
     } else {
-      const entry = parseEntry(line);
+      const entry = parseEntry(text);
       if (entry) index.add(entry);
+      else if (ended && !isWriteCutShort(text, ENTRY_START)) throw new JournalDamagedError(file, number);
     }
   }
+  if (number === 1) await start(undefined);
   return legacy;
 }
 
@@ -124,7 +133,7 @@ async function hasHeader(file: string): Promise<boolean> {
   try {
     const head = Buffer.alloc(4096);
     const { bytesRead } = await handle.read(head, 0, head.length, 0);
-    return bytesRead === head.length || head.subarray(0, bytesRead).includes(10);
+    return bytesRead === head.length || head.subarray(0, bytesRead).includes(10) || !isCreationCutShort(head.subarray(0, bytesRead), HEADER_BYTES);
   } catch (error) {
     throw new UsageError(`cannot read the journal ${file}: ${systemReason(error)}`);
   } finally {
@@ -132,8 +141,8 @@ async function hasHeader(file: string): Promise<boolean> {
   }
 }
 
-/** The journal's format version, once its header is known to be for this target. */
-function checkHeader(file: string, line: string, target: string): 1 | 2 {
+/** The journal's format version, once its header is known to be for this target. `next`: the line after it. */
+function checkHeader(file: string, line: string, target: string, next: string | undefined): 1 | 2 {
   let parsed: Record<string, unknown> | undefined;
   try {
     parsed = JSON.parse(line) as Record<string, unknown>;
@@ -142,6 +151,7 @@ function checkHeader(file: string, line: string, target: string): 1 | 2 {
   }
   const version = parsed?.petctlImportJournal;
   if (parsed === undefined || (version !== 1 && version !== FORMAT)) {
+    if (isDamagedHeader(line, next, (text) => parseEntry(text) !== undefined || parseV1Entry(text) !== undefined)) throw new JournalDamagedError(file, 1);
     throw new UsageError(`${file} is not a petctl import journal`, 'choose another --journal path');
   }
   if (parsed.target !== target) {
@@ -149,6 +159,10 @@ function checkHeader(file: string, line: string, target: string): 1 | 2 {
   }
   return version;
 }
+
+/** How each entry's line begins, as petctl writes it (its first field): what a write cut short starts with. */
+const ENTRY_START = '{"source":';
+const V1_START = '{"row":';
 
 const STATES = new Set(['sent', 'created', 'rejected', 'unsent', 'begin', 'end']);
 
@@ -186,6 +200,8 @@ function parseV1Entry(line: string): V1Entry | undefined {
 }
 
 const headerLine = (target: string) => `${JSON.stringify({ petctlImportJournal: FORMAT, target })}\n`;
+/** A header's length: a target is a SHA-256 in hex. */
+const HEADER_BYTES = headerLine('0'.repeat(64)).length;
 
 /**
  * Room kept beside the journal while an import runs. Should the disk fill up,
