@@ -4,7 +4,7 @@ import { ExitCode, InterruptedError, PetctlError, RateLimitError, UsageError } f
 import { requireKey } from '../config/target';
 import { type RowFailure, type RowResult, type Tally, count, emptyTally, plural } from './results';
 import { openInput } from './input';
-import { JournalUnwritableError, type JournalWriter, defaultJournalPath, legacyJournalPath, readJournal, targetDigest } from './journal';
+import { JournalUnwritableError, defaultJournalPath, legacyJournalPath, readJournal, targetDigest } from './journal';
 import { type Migration, openJournal, pendingMigration } from './migrate';
 import { type RecordsPlan, type Scan, plannedRows, scanRows } from './plan';
 import { type InputFormat, type ReadOptions, formatFromExtension, readRows, sentField } from './reader';
@@ -173,15 +173,18 @@ async function sendRows(options: BulkAddOptions, ctx: Context, plan: SendPlan): 
     import('../output/settings'),
   ]);
   const { scan } = plan;
-  let journal: JournalWriter;
-  try {
-    journal = await openJournal(plan.journalPath, plan.targetId, () => plan.index.entries(), plan.migration);
-  } catch (error) {
-    throw error instanceof JournalUnwritableError ? unwritableStop(error, 0, scan.toSend) : error;
-  }
+  // Before the first request: nothing created yet, every row left.
+  const beforeSending = (error: unknown) => (error instanceof JournalUnwritableError ? unwritableStop(error, 0, scan.toSend) : error);
+  const journal = await openJournal(plan.journalPath, plan.targetId, () => plan.index.entries(), plan.migration).catch((error: unknown) => {
+    throw beforeSending(error);
+  });
   ctx.onCleanup(() => journal.close());
   const at = () => new Date(ctx.now()).toISOString();
-  if (plan.run !== undefined && options.fresh) await journal.append({ source: plan.source, state: 'begin', run: plan.run, at: at() });
+  if (plan.run !== undefined && options.fresh) {
+    await journal.append({ source: plan.source, state: 'begin', run: plan.run, at: at() }).catch((error: unknown) => {
+      throw beforeSending(error);
+    });
+  }
 
   const format = ctx.globals.output;
   const all: RowResult[] = [];
