@@ -151,7 +151,9 @@ function checkHeader(file: string, line: string, target: string, next: string | 
   }
   const version = parsed?.petctlImportJournal;
   if (parsed === undefined || (version !== 1 && version !== FORMAT)) {
-    if (isDamagedHeader(line, next, (text) => parseEntry(text) !== undefined || parseV1Entry(text) !== undefined)) throw new JournalDamagedError(file, 1);
+    // A header of a format this petctl does not know is not damage.
+    const isEntry = (text: string) => parseEntry(text) !== undefined || parseV1Entry(text) !== undefined;
+    if (version === undefined && isDamagedHeader(line, next, isEntry)) throw new JournalDamagedError(file, 1);
     throw new UsageError(`${file} is not a petctl import journal`, 'choose another --journal path');
   }
   if (parsed.target !== target) {

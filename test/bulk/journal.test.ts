@@ -120,7 +120,7 @@ describe('journal', () => {
     }
   });
 
-  it('a damaged header is journal_damaged at line 1; a file that never was a journal is still refused as one (exit 2)', async () => {
+  it('a damaged header is journal_damaged at line 1; a file that never was a journal, or one of an unknown format, is still refused as not one (exit 2)', async () => {
     const file = path.join(tempDir(), 'j.ndjson');
     const journal = await JournalWriter.open(file, TARGET);
     await journal.append({ ...who('A'), state: 'created', pet: { id: 1, name: 'A', categoryId: 1 }, at: AT });
@@ -133,6 +133,9 @@ describe('journal', () => {
     fs.writeFileSync(file, Buffer.alloc(10_000));
     await expect(readJournal(file, TARGET, new RecordIndex())).rejects.toMatchObject({ code: 'journal_damaged', line: 1 });
     fs.writeFileSync(file, 'my notes\nabout the import\n');
+    await expect(readJournal(file, TARGET, new RecordIndex())).rejects.toBeInstanceOf(UsageError);
+    // A format this petctl does not know is not damage either.
+    fs.writeFileSync(file, [`{"petctlImportJournal":3,"target":"${TARGET}"}`, ...rest].join('\n'));
     await expect(readJournal(file, TARGET, new RecordIndex())).rejects.toBeInstanceOf(UsageError);
   });
 
