@@ -84,14 +84,14 @@ export async function bulkAdd(options: BulkAddOptions, ctx: Context): Promise<vo
   const scanInput = (chunks: AsyncIterable<Buffer>, report: boolean) =>
     scanRows(chunks, format, (chosen) => (format = chosen), read, index, plan, ctx.signal, {
       invalid(row, line, reason) {
-        if (report && ++invalidShown <= INVALID_SHOWN) ctx.io.stderr.write(`line ${line} (row ${row}): ${reason}\n`);
+        if (report && ++invalidShown <= INVALID_SHOWN) ctx.line(`line ${line} (row ${row}): ${reason}`);
       },
     });
 
   // Pass 1: validate and plan everything (and hash the input) before anything is sent.
   let scan = await scanInput(input.firstPass(), true);
   if (ctx.signal.aborted) throw new InterruptedError();
-  if (scan.invalid > INVALID_SHOWN) ctx.io.stderr.write(`... and ${scan.invalid - INVALID_SHOWN} more invalid rows (${scan.invalid} in all)\n`);
+  if (scan.invalid > INVALID_SHOWN) ctx.line(`... and ${scan.invalid - INVALID_SHOWN} more invalid rows (${scan.invalid} in all)`);
   if (ignored.length > 0) ctx.notice(`ignoring columns: ${ignored.join(', ')}`);
 
   // A journal of the previous format (one per input): its rows become records, once.
@@ -112,9 +112,9 @@ export async function bulkAdd(options: BulkAddOptions, ctx: Context): Promise<vo
         : `fix them, or add --skip-invalid${options.dryRun ? ' and leave out --dry-run' : ''} to send the valid rows and report the rest`,
     });
   if (scan.invalid > 0 && !options.skipInvalid && !options.dryRun) throw refuse();
-  for (const changed of scan.changed) ctx.io.stderr.write(`${output.changedRowLine(changed)}\n`);
+  for (const changed of scan.changed) ctx.line(output.changedRowLine(changed));
   if (scan.skippedCount > 0 && (!ctx.globals.quiet || scan.toSend === 0)) {
-    ctx.io.stderr.write(`${output.skippedLine(scan, (recorded) => (recorded === source ? input.label : recorded), resumed !== undefined)}\n`);
+    ctx.line(output.skippedLine(scan, (recorded) => (recorded === source ? input.label : recorded), resumed !== undefined));
   }
 
   if (options.dryRun) {
