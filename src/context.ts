@@ -182,8 +182,8 @@ export function createContext(globals: GlobalOptions, deps: ContextDeps): Contex
       if (!silent) io.stderr.write(`warning: ${message}\n`);
     },
     profiles() {
-      profiles ??= Promise.all([import('./config/profiles'), import('./config/permissions')]).then(([{ openProfileStore }, { tightenPermissions }]) => {
-        tightenPermissions(paths, (message) => ctx.warn(message));
+      profiles ??= Promise.all([import('./config/profiles'), import('./config/permissions')]).then(([{ openProfileStore }, { checkConfigFiles }]) => {
+        checkConfigFiles(paths, (message) => ctx.warn(message));
         return openProfileStore(paths);
       });
       return profiles;
