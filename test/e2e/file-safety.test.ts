@@ -144,9 +144,9 @@ describe.skipIf(!isRoot)('a file or folder another user made at a name petctl wr
 });
 
 describe.skipIf(process.platform === 'win32')('files of the user that are not petctl\'s to write', () => {
-  for (const [what, text] of [
-    ['a text file of one line without a newline', 'call the vet on Monday'],
-    ['a text file of several lines', 'line one\nline two\n'],
+  for (const { what, text } of [
+    { what: 'a text file of one line without a newline', text: 'call the vet on Monday' },
+    { what: 'a text file of several lines', text: 'line one\nline two\n' },
   ]) {
     it(`--journal naming ${what}: never truncated or written into`, async (t) => {
       const s = await scene(t);
