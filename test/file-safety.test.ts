@@ -204,6 +204,24 @@ describe.skipIf(process.platform === 'win32')('the config directory and config.j
     expect(fs.statSync(config).mode & 0o777).toBe(0o755);
   });
 
+  it("profile changes are written by petctl's own atomic writer (conf's follows a symlink at the file)", async () => {
+    const { dir } = sharedFolder();
+    const paths = resolvePaths({ PETCTL_CONFIG_DIR: path.join(dir, 'petctl') });
+    const store = await openProfileStore(paths);
+    await store.add('qa', 'https://qa.example.org/v1');
+    const open = vi.spyOn(fs, 'openSync');
+    const rename = vi.spyOn(fs, 'renameSync');
+
+    await store.add('eu', 'https://eu.example.org/v1');
+
+    const { O_CREAT, O_EXCL, O_NOFOLLOW } = fs.constants;
+    const created = open.mock.calls.filter(([, flags]) => typeof flags !== 'number' || (flags & O_CREAT) !== 0);
+    expect(created).toHaveLength(1);
+    expect((created[0]![1] as number) & (O_CREAT | O_EXCL | O_NOFOLLOW)).toBe(O_CREAT | O_EXCL | O_NOFOLLOW);
+    expect(rename.mock.calls).toEqual([[created[0]![0], paths.configFile]]);
+    expect(Object.keys((JSON.parse(fs.readFileSync(paths.configFile, 'utf8')) as { profiles: object }).profiles)).toEqual(['qa', 'eu']);
+  });
+
   it('a symlink planted at config.json after the store was opened: the profile change is refused, its target unchanged', async () => {
     const { dir, victim } = sharedFolder();
     const paths = resolvePaths({ PETCTL_CONFIG_DIR: path.join(dir, 'petctl') });
