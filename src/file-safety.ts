@@ -62,6 +62,20 @@ export function assertOwnFile(file: string, expected: Expected = 'file', options
   if (problem) throw new UnsafeFileError(file, problem);
 }
 
+/**
+ * Changes the mode of the file at `file` itself: a symlink swapped in since it
+ * was checked makes the open fail rather than the change land on its target.
+ * (O_NONBLOCK: a FIFO swapped in must not hang the open.)
+ */
+export function chmodNoFollow(file: string, mode: number): void {
+  const fd = fs.openSync(file, fs.constants.O_RDONLY | fs.constants.O_NONBLOCK | NOFOLLOW);
+  try {
+    fs.fchmodSync(fd, mode);
+  } finally {
+    fs.closeSync(fd);
+  }
+}
+
 /** Creates `file` (0600), failing when anything, a symlink included, is already there. Returns its descriptor. */
 export function createExclusive(file: string, flags: number = fs.constants.O_WRONLY): number {
   return fs.openSync(file, CREATE_NEW | flags, 0o600);

@@ -5,7 +5,7 @@ import { afterEach, describe, expect, it, vi } from 'vitest';
 import { openProfileStore } from '../src/config/profiles';
 import { resolvePaths } from '../src/config/paths';
 import { UnsafeFileError } from '../src/errors';
-import { createExclusive, openOwnFile, tempPathFor } from '../src/file-safety';
+import { chmodNoFollow, createExclusive, openOwnFile, tempPathFor } from '../src/file-safety';
 import { ensurePrivateDir, withFileLock, writeFileAtomic } from '../src/locked-file';
 
 /**
@@ -194,6 +194,19 @@ describe.skipIf(process.platform === 'win32')('files written in place (journal, 
 });
 
 describe.skipIf(process.platform === 'win32')('the config directory and config.json', () => {
+  it('tightening a mode never follows a symlink swapped in after the check: its target keeps its mode', () => {
+    const { dir, victim } = sharedFolder();
+    const file = path.join(dir, 'state.json');
+    fs.symlinkSync(victim, file);
+
+    expect(() => chmodNoFollow(file, 0o600)).toThrow(expect.objectContaining({ code: 'ELOOP' }));
+    expect(fs.statSync(victim).mode & 0o777).toBe(0o644);
+    fs.rmSync(file);
+    fs.writeFileSync(file, '{}', { mode: 0o644 });
+    chmodNoFollow(file, 0o600);
+    expect(fs.statSync(file).mode & 0o777).toBe(0o600);
+  });
+
   it.skipIf(!isRoot)("another user's directory is refused, never tightened", () => {
     const { dir } = sharedFolder();
     const config = path.join(dir, 'petctl');

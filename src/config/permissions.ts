@@ -1,7 +1,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { UnsafeFileError } from '../errors';
-import { type Expected, ownershipProblem } from '../file-safety';
+import { type Expected, chmodNoFollow, ownershipProblem } from '../file-safety';
 import { lockPathOf } from '../locked-file';
 import { limitsFileOf, type PetctlPaths } from './paths';
 
@@ -34,10 +34,10 @@ export function checkConfigFiles(paths: PetctlPaths, warn: (message: string) => 
     const stats = fs.lstatSync(entry, { throwIfNoEntry: false });
     if (stats) refuseForeign(entry, stats, expected);
   }
-  tighten(paths.dir, dir.mode, 0o700, warn);
+  tighten(paths.dir, dir.mode, 0o700, warn, fs.chmodSync);
   for (const file of files) {
     const stats = fs.lstatSync(file, { throwIfNoEntry: false });
-    if (stats) tighten(file, stats.mode, 0o600, warn);
+    if (stats) tighten(file, stats.mode, 0o600, warn, chmodNoFollow);
   }
 }
 
@@ -46,11 +46,11 @@ function refuseForeign(entry: string, stats: fs.Stats, expected: Expected): void
   if (problem) throw new UnsafeFileError(entry, problem);
 }
 
-function tighten(file: string, current: number, wanted: number, warn: (message: string) => void): void {
+function tighten(file: string, current: number, wanted: number, warn: (message: string) => void, chmod: (file: string, mode: number) => void): void {
   const mode = current & 0o777;
   if ((mode & 0o077) === 0) return;
   try {
-    fs.chmodSync(file, wanted);
+    chmod(file, wanted);
     warn(`${file} was accessible to other users (mode ${octal(mode)}); changed it to ${octal(wanted)}`);
   } catch {
     warn(`${file} is accessible to other users (mode ${octal(mode)}) and could not be changed to ${octal(wanted)}`);
