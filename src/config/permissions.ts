@@ -1,7 +1,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { UnsafeFileError } from '../errors';
-import { type Expected, chmodNoFollow, ownershipProblem } from '../file-safety';
+import { type Expected, chmodNoFollow, lstatIfPresent, ownershipProblem } from '../file-safety';
 import { lockPathOf } from '../locked-file';
 import { limitsFileOf, type PetctlPaths } from './paths';
 
@@ -31,12 +31,12 @@ export function checkConfigFiles(paths: PetctlPaths, warn: (message: string) => 
     [path.join(paths.dir, 'imports'), 'directory'],
   ];
   for (const [entry, expected] of entries) {
-    const stats = fs.lstatSync(entry, { throwIfNoEntry: false });
+    const stats = lstatIfPresent(entry);
     if (stats) refuseForeign(entry, stats, expected);
   }
   tighten(paths.dir, dir.mode, 0o700, warn, fs.chmodSync);
   for (const file of files) {
-    const stats = fs.lstatSync(file, { throwIfNoEntry: false });
+    const stats = lstatIfPresent(file);
     if (stats) tighten(file, stats.mode, 0o600, warn, chmodNoFollow);
   }
 }
