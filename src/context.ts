@@ -191,8 +191,8 @@ export function createContext(globals: GlobalOptions, deps: ContextDeps): Contex
       if (!silent) ctx.line(`warning: ${message}`);
     },
     profiles() {
-      profiles ??= Promise.all([import('./config/profiles'), import('./config/permissions')]).then(([{ openProfileStore }, { tightenPermissions }]) => {
-        tightenPermissions(paths, (message) => ctx.warn(message));
+      profiles ??= Promise.all([import('./config/profiles'), import('./config/permissions')]).then(([{ openProfileStore }, { checkConfigFiles }]) => {
+        checkConfigFiles(paths, (message) => ctx.warn(message));
         return openProfileStore(paths);
       });
       return profiles;

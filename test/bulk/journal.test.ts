@@ -69,13 +69,15 @@ describe('journal', () => {
     expect(index.lookup(who('B'), false)).toMatchObject({ state: 'sent' });
   });
 
-  it('refuses a journal of another server or key, or a file that is no journal (exit 2)', async () => {
+  it('refuses a journal of another server or key (exit 2), and a file that is no journal (unsafe_file, exit 1)', async () => {
     const file = path.join(tempDir(), 'j.ndjson');
     await (await JournalWriter.open(file, TARGET)).close();
-    await expect(readJournal(file, await targetDigest('https://api.example.org/v1', 'key-2'), new RecordIndex())).rejects.toThrow(/another base URL or API key/);
+    await expect(readJournal(file, await targetDigest('https://api.example.org/v1', 'key-2'), new RecordIndex())).rejects.toBeInstanceOf(UsageError);
     const other = path.join(tempDir(), 'notes.txt');
     fs.writeFileSync(other, 'hello\n');
-    await expect(readJournal(other, TARGET, new RecordIndex())).rejects.toBeInstanceOf(UsageError);
+    await expect(readJournal(other, TARGET, new RecordIndex())).rejects.toMatchObject({ code: 'unsafe_file', exitCode: 1 });
+    await expect(JournalWriter.open(other, TARGET)).rejects.toMatchObject({ code: 'unsafe_file' });
+    expect(fs.readFileSync(other, 'utf8')).toBe('hello\n');
   });
 
   it('reads a version 1 journal (one per input, by row number) for migration, adding nothing', async () => {
