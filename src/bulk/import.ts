@@ -3,7 +3,7 @@ import type { Context } from '../context';
 import { ExitCode, InterruptedError, PetctlError, RateLimitError, UsageError } from '../errors';
 import { requireKey } from '../config/target';
 import { type RowFailure, type RowResult, type Tally, count, emptyTally, plural } from './results';
-import { openInput } from './input';
+import { openInput, stdinSpoolLimit } from './input';
 import { JournalUnwritableError, type JournalWriter, defaultJournalPath, legacyJournalPath, readJournal, targetDigest } from './journal';
 import { type Migration, openJournal, pendingMigration } from './migrate';
 import { type RecordsPlan, type Scan, plannedRows, scanRows } from './plan';
@@ -67,7 +67,7 @@ export async function bulkAdd(options: BulkAddOptions, ctx: Context): Promise<vo
   // generation to 2 x 16 MB anyway; keeping it at its start size keeps a 100 MB file's peak RSS
   // ~20 MB lower, for a few % more time in the scavenger. (A flag V8 reads when it would grow.)
   process.getBuiltinModule('node:v8').setFlagsFromString('--semi-space-growth-factor=1');
-  const input = await openInput(options.file, ctx.io.stdin, ctx.signal);
+  const input = await openInput(options.file, ctx.io.stdin, ctx.signal, stdinSpoolLimit(ctx.env));
   ctx.onCleanup(() => input.close());
   let format = options.format ?? (input.file === undefined ? undefined : formatFromExtension(input.file));
   const source = input.file === undefined ? '-' : path.resolve(input.file);

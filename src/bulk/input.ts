@@ -11,7 +11,7 @@ import { describeFsError } from './fs-errors';
  * The bytes of a bulk import, read twice: once to validate every row (and
  * hash the input, which names the journal), once to send. A file is simply
  * read again. Standard input can be read only once, so the first pass copies
- * it, up to STDIN_SPOOL_BYTES, to a private temporary file (0600 in a 0700
+ * it, up to a limit (1 GiB), to a private temporary file (0600 in a 0700
  * directory) and the second reads that copy: the input is never held in memory
  * whole. The copy's name is removed as soon as it is open, so that nothing is
  * left behind however petctl ends, even killed. Reading stops when `signal`
@@ -32,22 +32,31 @@ export interface BulkInput {
 
 const CHUNK_BYTES = 32 * 1024;
 /**
- * The most of standard input kept to read twice: far beyond what a day's rate limit lets through,
- * well short of filling a temporary directory. A larger input is given as a file.
+ * The most of standard input kept to read twice, unless PETCTL_STDIN_MAX_BYTES says otherwise:
+ * far beyond what a day's rate limit lets through, well short of filling a temporary directory.
  */
 export const STDIN_SPOOL_BYTES = 1024 ** 3;
 
+/** The spool's limit from PETCTL_STDIN_MAX_BYTES (a whole number of bytes), else STDIN_SPOOL_BYTES. */
+export function stdinSpoolLimit(env: Readonly<NodeJS.ProcessEnv>): number {
+  const given = env.PETCTL_STDIN_MAX_BYTES;
+  if (given === undefined || given === '') return STDIN_SPOOL_BYTES;
+  if (!/^\d+$/.test(given) || !Number.isSafeInteger(Number(given))) throw new UsageError(`PETCTL_STDIN_MAX_BYTES must be a whole number of bytes, not ${JSON.stringify(given)}`);
+  return Number(given);
+}
+
 /** Standard input is larger than petctl keeps to read it twice: exit 6. */
 export class InputTooLargeError extends PetctlError {
-  constructor() {
-    super(ExitCode.REJECTED, `standard input is larger than ${STDIN_SPOOL_BYTES / 1024 ** 3} GiB, the most petctl keeps to read it twice; nothing was sent`, {
+  constructor(limit: number) {
+    const size = limit > 0 && limit % 1024 ** 3 === 0 ? `${limit / 1024 ** 3} GiB` : limit > 0 && limit % 1024 ** 2 === 0 ? `${limit / 1024 ** 2} MiB` : `${limit} bytes`;
+    super(ExitCode.REJECTED, `standard input is larger than ${size}, the most petctl keeps to read it twice; nothing was sent`, {
       code: 'input_too_large',
-      hint: 'save it to a file and give its path with --file',
+      hint: 'save it to a file and give its path with --file (or raise PETCTL_STDIN_MAX_BYTES)',
     });
   }
 }
 
-export async function openInput(file: string, stdin: InStream, signal: AbortSignal): Promise<BulkInput> {
+export async function openInput(file: string, stdin: InStream, signal: AbortSignal, spoolLimit = STDIN_SPOOL_BYTES): Promise<BulkInput> {
   const hash = sha256Stream();
   let digest: string | undefined;
   const finish = () => {
@@ -58,7 +67,7 @@ export async function openInput(file: string, stdin: InStream, signal: AbortSign
     return digest;
   };
 
-  if (file === '-') return spooledStdin(stdin, signal, hash, finish, digestOf);
+  if (file === '-') return spooledStdin(stdin, signal, spoolLimit, hash, finish, digestOf);
 
   let stat: fs.Stats;
   try {
@@ -133,7 +142,7 @@ async function* readHandle(handle: fs.promises.FileHandle, file: string, fromSta
   }
 }
 
-function spooledStdin(stdin: InStream, signal: AbortSignal, hash: StreamDigest, finish: () => void, digestOf: () => string): BulkInput {
+function spooledStdin(stdin: InStream, signal: AbortSignal, spoolLimit: number, hash: StreamDigest, finish: () => void, digestOf: () => string): BulkInput {
   let spool: fs.promises.FileHandle | undefined;
   /** The spool's path, while it still has one. */
   let named: string | undefined;
@@ -154,7 +163,7 @@ function spooledStdin(stdin: InStream, signal: AbortSignal, hash: StreamDigest, 
       let size = 0;
       for await (const chunk of untilAborted(stdinChunks(stdin), signal)) {
         size += chunk.length;
-        if (size > STDIN_SPOOL_BYTES) throw new InputTooLargeError();
+        if (size > spoolLimit) throw new InputTooLargeError(spoolLimit);
         hash.update(chunk);
         await spool.write(chunk);
         yield chunk;

@@ -434,7 +434,8 @@ async function* csvFields(text: AsyncIterable<string>, delimiter: string | undef
       yield csvRecordFields(record.line, Buffer.from(record.text), options);
       continue;
     } else {
-      if (batch.count > 0) batch.bytes[batch.length++] = 10;
+      // Between records with bytes only: a record too long to read has none in the batch.
+      if (batch.length > 0) batch.bytes[batch.length++] = 10;
       batch.length += batch.bytes.write(record.text, batch.length);
       batch.ends[batch.count] = batch.length;
     }
