@@ -19,6 +19,7 @@ import { maxWaitHint } from '../api/wait-policy';
  * runner, and report. The steps, each in its module:
  *   input.ts   the bytes, read twice (stdin spooled), hashed
  *   reader.ts  formats, row/line numbers, NewPet validation, the id column
+ *   decode.ts, delimiter.ts  encodings, the CSV delimiter
  *   records.ts row identity, and what the records say to do with a row
  *   plan.ts    the first pass (counts, ids used twice) and the sending pass's plan
  *   journal.ts the records, durable, per target
