@@ -4,6 +4,7 @@ import type { ResolvedTarget } from './config/target';
 import { type PetctlPaths, resolvePaths } from './config/paths';
 import { InterruptedError } from './errors';
 import type { OutputFormat } from './output/format';
+import { safeLine } from './output/sanitize';
 import { formatWait } from './output/time';
 
 /**
@@ -72,6 +73,11 @@ export interface Context {
    * moment (within a second) share the line printed for the first of them.
    */
   announceWait(ms: number, why: string): void;
+  /**
+   * One line on stderr that --quiet does not silence (what -v asked for, invalid rows). It and
+   * the lines below are the ways onto stderr: each makes outside text safe (output/sanitize.ts).
+   */
+  line(message: string): void;
   /** Informational line on stderr; --quiet silences it. */
   notice(message: string): void;
   /** `warning: ...` on stderr; --quiet silences it. */
@@ -155,7 +161,7 @@ export function createContext(globals: GlobalOptions, deps: ContextDeps): Contex
       announced = announced.filter((end) => end > at);
       if (announced.some((end) => Math.abs(end - until) < 1000)) return;
       announced.push(until);
-      io.stderr.write(`petctl: ${why}\n`);
+      ctx.line(`petctl: ${why}`);
     },
     async wait(ms, why) {
       if (silent || ms < 1000) return sleep(ms);
@@ -167,7 +173,7 @@ export function createContext(globals: GlobalOptions, deps: ContextDeps): Contex
       const until = now() + ms;
       try {
         for (let left = ms; left > 0; left = until - now()) {
-          io.stderr.write(`\r\x1b[Kpetctl: ${why} (${formatWait(left)} left)`);
+          io.stderr.write(`\r\x1b[K${safeLine(`petctl: ${why} (${formatWait(left)} left)`)}`);
           // Sleep to the next whole second so the count shown stays exact.
           await sleep(left % 1000 || 1000);
         }
@@ -175,15 +181,18 @@ export function createContext(globals: GlobalOptions, deps: ContextDeps): Contex
         io.stderr.write('\r\x1b[K');
       }
     },
+    line(message) {
+      io.stderr.write(`${safeLine(message)}\n`);
+    },
     notice(message) {
-      if (!silent) io.stderr.write(`${message}\n`);
+      if (!silent) ctx.line(message);
     },
     warn(message) {
-      if (!silent) io.stderr.write(`warning: ${message}\n`);
+      if (!silent) ctx.line(`warning: ${message}`);
     },
     profiles() {
-      profiles ??= Promise.all([import('./config/profiles'), import('./config/permissions')]).then(([{ openProfileStore }, { tightenPermissions }]) => {
-        tightenPermissions(paths, (message) => ctx.warn(message));
+      profiles ??= Promise.all([import('./config/profiles'), import('./config/permissions')]).then(([{ openProfileStore }, { checkConfigFiles }]) => {
+        checkConfigFiles(paths, (message) => ctx.warn(message));
         return openProfileStore(paths);
       });
       return profiles;

@@ -124,6 +124,52 @@ export class RedirectError extends PetctlError {
   }
 }
 
+/** What is wrong with a file petctl would write or trust: a fact; UnsafeFileError words it. */
+export type FileProblem =
+  | { kind: 'symlink' }
+  | { kind: 'not_regular' }
+  | { kind: 'not_directory' }
+  | { kind: 'other_owner'; uid: number }
+  | { kind: 'writable_by_others'; mode: number }
+  | { kind: 'not_journal' };
+
+/**
+ * A file or directory petctl would write, or whose content it would trust,
+ * could have been planted or changed by another user. petctl stops before
+ * anything is sent rather than write through it or believe it.
+ */
+export class UnsafeFileError extends PetctlError {
+  constructor(
+    readonly file: string,
+    readonly problem: FileProblem,
+  ) {
+    super(ExitCode.FAILURE, `refusing to use ${file}: ${describeProblem(problem)}`, { code: 'unsafe_file', hint: unsafeFileHint(file, problem) });
+  }
+}
+
+function describeProblem(problem: FileProblem): string {
+  switch (problem.kind) {
+    case 'symlink':
+      return 'it is a symbolic link';
+    case 'not_regular':
+      return 'it is not a regular file';
+    case 'not_directory':
+      return 'it is not a directory';
+    case 'other_owner':
+      return `it is owned by another user (uid ${problem.uid})`;
+    case 'writable_by_others':
+      return `other users can write to it (mode 0${(problem.mode & 0o777).toString(8).padStart(3, '0')})`;
+    case 'not_journal':
+      return 'it is not a petctl import journal (its first line is not a journal header), so petctl does not write into it';
+  }
+}
+
+function unsafeFileHint(file: string, problem: FileProblem): string {
+  if (problem.kind === 'not_journal') return 'choose another --journal path';
+  if (problem.kind === 'writable_by_others') return `if its content is yours, run chmod go-w ${file}; otherwise move it away`;
+  return 'petctl uses only regular files and directories you own: move it away, or choose another path';
+}
+
 /** Ctrl-C or SIGTERM. */
 export class InterruptedError extends PetctlError {
   constructor() {

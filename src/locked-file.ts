@@ -1,5 +1,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
+import { UnsafeFileError } from './errors';
+import { assertOwnFile, createExclusive, ownershipProblem, tempPathFor } from './file-safety';
 import { parseJson, stringifyJson } from './schemas/json';
 
 /** Raised when a state file exists but is not readable JSON: we stop rather than overwrite what it holds. */
@@ -10,10 +12,14 @@ export class CorruptFileError extends Error {
   }
 }
 
-/** Creates the directory readable by its owner only (0700); an existing directory is tightened. */
+/** Creates the directory readable by its owner only (0700); an existing one of the user's is tightened, another user's refused. */
 export function ensurePrivateDir(dir: string): void {
   fs.mkdirSync(dir, { recursive: true, mode: 0o700 });
-  if (process.platform !== 'win32' && (fs.statSync(dir).mode & 0o077) !== 0) fs.chmodSync(dir, 0o700);
+  // stat, not lstat: the directory itself may be reached through a symlink of the user's (dotfiles).
+  const stats = fs.statSync(dir);
+  const problem = ownershipProblem(stats, 'directory');
+  if (problem) throw new UnsafeFileError(dir, problem);
+  if (process.platform !== 'win32' && (stats.mode & 0o077) !== 0) fs.chmodSync(dir, 0o700);
 }
 
 /** Creates a missing directory as 0700; an existing one (maybe shared, e.g. for --data) is left as it is. */
@@ -21,10 +27,20 @@ function ensureParentDir(file: string): void {
   fs.mkdirSync(path.dirname(file), { recursive: true, mode: 0o700 });
 }
 
+/** The lock directory of `file`. */
+export function lockPathOf(file: string): string {
+  return `${file}.lock`;
+}
+
 /**
  * Runs `fn` while holding an exclusive lock on `file` (a `<file>.lock` directory,
  * which mkdir creates atomically across processes). Stale locks of crashed
  * processes are taken over after 10 s.
+ *
+ * proper-lockfile only makes, touches (utimes) and removes that directory,
+ * and never writes into it; a symlink or a file planted at its name makes
+ * mkdir fail (EEXIST). Such a name, or a directory of another user's, is
+ * refused (unsafe_file) rather than waited on or taken over.
  */
 export function withFileLock<T>(file: string, fn: () => Promise<T> | T): Promise<T> {
   // Takers in this process queue here rather than fight over the lock directory,
@@ -45,10 +61,13 @@ const lockQueues = new Map<string, Promise<void>>();
 
 async function lockAndRun<T>(file: string, fn: () => Promise<T> | T): Promise<T> {
   ensureParentDir(file);
+  const lockPath = lockPathOf(file);
+  assertOwnFile(lockPath, 'directory', { modes: false });
   // Loaded here, not at the top: read-only commands never need it.
   const { default: lockfile } = await import('proper-lockfile');
   const release = await lockfile.lock(file, {
     realpath: false,
+    lockfilePath: lockPath,
     stale: 10_000,
     retries: { retries: 200, factor: 1.2, minTimeout: 5, maxTimeout: 100, randomize: true },
     // The default throws from a timer; a compromised lock only means another process took it over.
@@ -77,20 +96,19 @@ export function readJsonFile(file: string): unknown {
   }
 }
 
-let tempCounter = 0;
-
 /**
  * Writes `text` to a temporary file beside `file`, flushes it, and renames it
  * over `file`: a reader sees the old or the new content, never half of one.
- * The file is created 0600 because it may hold API keys.
+ * The temporary is created exclusively, 0600 (it may hold API keys), under a
+ * random name; an existing `file` must pass the rule of file-safety.ts.
  */
 export function writeFileAtomic(file: string, text: string, options: { durable?: boolean } = {}): { ino: number; mtimeMs: number } {
   ensureParentDir(file);
-  // Unique per process and call; the directory is private, so the name needs no secrecy.
-  const temp = `${file}.${process.pid}.${(tempCounter += 1)}.tmp`;
+  assertOwnFile(file);
+  const temp = tempPathFor(file);
+  const fd = createExclusive(temp);
   let stats: fs.Stats;
   try {
-    const fd = fs.openSync(temp, 'w', 0o600);
     try {
       fs.writeFileSync(fd, text);
       // durable: false skips the flush for files that only hold timings; the rename still makes the write all-or-nothing.
@@ -99,6 +117,8 @@ export function writeFileAtomic(file: string, text: string, options: { durable?:
     } finally {
       fs.closeSync(fd);
     }
+    // Checked again at the last moment: the rename replaces whatever is at the name, never writes through it.
+    assertOwnFile(file);
     fs.renameSync(temp, file);
   } catch (error) {
     // A full disk or a vanished directory leaves no half-written temporary behind.

@@ -4,6 +4,7 @@ import { type Context, type ContextDeps, type IO, createContext } from './contex
 
 export { loadedHttpCore } from './context';
 import { ExitCode, InterruptedError, PetctlError, UsageError } from './errors';
+import { safeLine, safeText } from './output/sanitize';
 
 /**
  * Builds the program, runs it, and turns every error into an exit code and
@@ -102,11 +103,14 @@ function reportError(error: unknown, io: IO, wantsJson: boolean, signal: AbortSi
   }
   if (wantsJson) {
     const body = failure.body ?? { code: failure.code, message: failure.message, status: failure.status };
-    io.stderr.write(`${JSON.stringify(body, (_key, value: unknown) => (typeof value === 'bigint' ? value.toString() : value))}\n`);
+    // JSON.stringify escapes C0 only; C1 and bidi controls get \u escapes too, the same JSON value.
+    const line = JSON.stringify(body, (_key, value: unknown) => (typeof value === 'bigint' ? value.toString() : value));
+    io.stderr.write(`${safeText(line, { json: true })}\n`);
     return failure.exitCode;
   }
   const where = failure.status ? `${failure.code}, HTTP ${failure.status}` : failure.code;
-  io.stderr.write(`error: ${failure.message} (${where})\n`);
-  if (failure.hint) io.stderr.write(`hint: ${failure.hint}\n`);
+  // The message and hint may quote the server, a file or its name: never raw on stderr.
+  io.stderr.write(`${safeLine(`error: ${failure.message} (${where})`)}\n`);
+  if (failure.hint) io.stderr.write(`${safeLine(`hint: ${failure.hint}`)}\n`);
   return failure.exitCode;
 }

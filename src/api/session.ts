@@ -45,7 +45,7 @@ export async function openApiSession(ctx: Context, overrides: { apiKey?: string 
     dispatcher.destroy().catch(() => {});
   });
 
-  const trace = ctx.globals.verbose ? (line: string) => ctx.io.stderr.write(`${line}\n`) : undefined;
+  const trace = ctx.globals.verbose ? (line: string) => ctx.line(line) : undefined;
   const probeLeaseMs = ctx.globals.timeoutMs;
   let gate: RateLimitGate = await openRateLimitState(ctx.paths.stateFile, resolved.identity, apiKey, ctx.now, { probeLeaseMs });
   if (resolved.stateUrl !== undefined) {

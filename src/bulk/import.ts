@@ -3,11 +3,12 @@ import type { Context } from '../context';
 import { ExitCode, InterruptedError, PetctlError, RateLimitError, UsageError } from '../errors';
 import { requireKey } from '../config/target';
 import { type RowFailure, type RowResult, type Tally, count, emptyTally, plural } from './results';
-import { openInput } from './input';
+import { openInput, stdinSpoolLimit } from './input';
 import { JournalUnwritableError, defaultJournalPath, legacyJournalPath, readJournal, targetDigest } from './journal';
 import { type Migration, openJournal, pendingMigration } from './migrate';
 import { type RecordsPlan, type Scan, plannedRows, scanRows } from './plan';
 import { type InputFormat, type ReadOptions, formatFromExtension, readRows, sentField } from './reader';
+import type { InputEncoding } from './decode';
 import { RecordIndex } from './records';
 import { formatWhen } from '../output/time';
 import { maxWaitHint } from '../api/wait-policy';
@@ -19,6 +20,7 @@ import { StateUnwritableError } from '../api/rate-limit-state';
  * runner, and report. The steps, each in its module:
  *   input.ts   the bytes, read twice (stdin spooled), hashed
  *   reader.ts  formats, row/line numbers, NewPet validation, the id column
+ *   decode.ts, delimiter.ts  encodings, the CSV delimiter
  *   records.ts row identity, and what the records say to do with a row
  *   plan.ts    the first pass (counts, ids used twice) and the sending pass's plan
  *   journal.ts the records, durable, per target
@@ -35,6 +37,10 @@ export interface BulkAddOptions {
   /** A path, or `-` for standard input. */
   file: string;
   format?: InputFormat;
+  /** --encoding: absent, a BOM names it, else UTF-8. */
+  encoding?: InputEncoding;
+  /** --delimiter: absent, the CSV header decides. */
+  delimiter?: string;
   /** --id-column: the column holding each row's own id, which identifies it across imports. */
   idColumn?: string;
   /** --new: every row is a new animal, whatever was created before. */
@@ -63,7 +69,7 @@ export async function bulkAdd(options: BulkAddOptions, ctx: Context): Promise<vo
   // generation to 2 x 16 MB anyway; keeping it at its start size keeps a 100 MB file's peak RSS
   // ~20 MB lower, for a few % more time in the scavenger. (A flag V8 reads when it would grow.)
   process.getBuiltinModule('node:v8').setFlagsFromString('--semi-space-growth-factor=1');
-  const input = await openInput(options.file, ctx.io.stdin);
+  const input = await openInput(options.file, ctx.io.stdin, ctx.signal, stdinSpoolLimit(ctx.env));
   ctx.onCleanup(() => input.close());
   let format = options.format ?? (input.file === undefined ? undefined : formatFromExtension(input.file));
   const source = input.file === undefined ? '-' : path.resolve(input.file);
@@ -80,24 +86,26 @@ export async function bulkAdd(options: BulkAddOptions, ctx: Context): Promise<vo
   const plan: RecordsPlan = { source, byId: options.idColumn !== undefined, retryUnknown: options.retryUnknown, run: resumed, fresh: options.fresh && resumed === undefined };
 
   const ignored: string[] = [];
-  const read: ReadOptions = { idColumn: options.idColumn, onIgnored: (name) => ignored.push(name) };
+  // How the bytes are read, the same in every pass.
+  const reading: ReadOptions = { idColumn: options.idColumn, encoding: options.encoding, delimiter: options.delimiter };
+  const read: ReadOptions = { ...reading, onIgnored: (name) => ignored.push(name) };
   let invalidShown = 0;
   const scanInput = (chunks: AsyncIterable<Buffer>, report: boolean) =>
     scanRows(chunks, format, (chosen) => (format = chosen), read, index, plan, ctx.signal, {
       invalid(row, line, reason) {
-        if (report && ++invalidShown <= INVALID_SHOWN) ctx.io.stderr.write(`line ${line} (row ${row}): ${reason}\n`);
+        if (report && ++invalidShown <= INVALID_SHOWN) ctx.line(`line ${line} (row ${row}): ${reason}`);
       },
     });
 
   // Pass 1: validate and plan everything (and hash the input) before anything is sent.
   let scan = await scanInput(input.firstPass(), true);
   if (ctx.signal.aborted) throw new InterruptedError();
-  if (scan.invalid > INVALID_SHOWN) ctx.io.stderr.write(`... and ${scan.invalid - INVALID_SHOWN} more invalid rows (${scan.invalid} in all)\n`);
+  if (scan.invalid > INVALID_SHOWN) ctx.line(`... and ${scan.invalid - INVALID_SHOWN} more invalid rows (${scan.invalid} in all)`);
   if (ignored.length > 0) ctx.notice(`ignoring columns: ${ignored.join(', ')}`);
 
   // A journal of the previous format (one per input): its rows become records, once.
   const legacyPath = await legacyJournalPath(ctx.paths.dir, input.digest(), identity, apiKey);
-  const migration = await pendingMigration({ here: legacyHere, legacyPath, journalPath, targetId, input, format, plan, idColumn: options.idColumn });
+  const migration = await pendingMigration({ here: legacyHere, legacyPath, journalPath, targetId, input, format, plan, reading });
   if (migration) {
     for (const entry of migration.entries) index.add(entry);
     scan = await scanInput(input.secondPass(), false);
@@ -113,9 +121,9 @@ export async function bulkAdd(options: BulkAddOptions, ctx: Context): Promise<vo
         : `fix them, or add --skip-invalid${options.dryRun ? ' and leave out --dry-run' : ''} to send the valid rows and report the rest`,
     });
   if (scan.invalid > 0 && !options.skipInvalid && !options.dryRun) throw refuse();
-  for (const changed of scan.changed) ctx.io.stderr.write(`${output.changedRowLine(changed)}\n`);
+  for (const changed of scan.changed) ctx.line(output.changedRowLine(changed));
   if (scan.skippedCount > 0 && (!ctx.globals.quiet || scan.toSend === 0)) {
-    ctx.io.stderr.write(`${output.skippedLine(scan, (recorded) => (recorded === source ? input.label : recorded), resumed !== undefined)}\n`);
+    ctx.line(output.skippedLine(scan, (recorded) => (recorded === source ? input.label : recorded), resumed !== undefined));
   }
 
   if (options.dryRun) {
@@ -125,7 +133,7 @@ export async function bulkAdd(options: BulkAddOptions, ctx: Context): Promise<vo
     return;
   }
 
-  const rows = plannedRows(readRows(input.secondPass(), format, undefined, { idColumn: options.idColumn }), index, plan, scan.duplicates);
+  const rows = plannedRows(readRows(input.secondPass(), format, undefined, reading), index, plan, scan.duplicates);
   await sendRows(options, ctx, { rows, index, scan, journalPath, targetId, migration, run: resumed ?? (options.fresh ? newRunId(ctx.now(), ctx.random()) : undefined), source });
 }
 

@@ -4,15 +4,18 @@ import path from 'node:path';
 import type { InStream } from '../context';
 import { type StreamDigest, sha256Stream } from '../digest';
 import { stdinChunks } from '../input/stdin';
-import { UsageError } from '../errors';
+import { ExitCode, InterruptedError, PetctlError, UsageError } from '../errors';
 import { describeFsError } from './fs-errors';
 
 /**
  * The bytes of a bulk import, read twice: once to validate every row (and
  * hash the input, which names the journal), once to send. A file is simply
  * read again. Standard input can be read only once, so the first pass copies
- * it to a private temporary file (0600 in a 0700 directory) and the second
- * reads that copy: the input is never held in memory whole.
+ * it, up to a limit (1 GiB), to a private temporary file (0600 in a 0700
+ * directory) and the second reads that copy: the input is never held in memory
+ * whole. The copy's name is removed as soon as it is open, so that nothing is
+ * left behind however petctl ends, even killed. Reading stops when `signal`
+ * aborts (Ctrl-C, SIGTERM), between chunks or while waiting for one.
  */
 export interface BulkInput {
   /** The path, or "standard input". */
@@ -28,8 +31,32 @@ export interface BulkInput {
 }
 
 const CHUNK_BYTES = 32 * 1024;
+/**
+ * The most of standard input kept to read twice, unless PETCTL_STDIN_MAX_BYTES says otherwise:
+ * far beyond what a day's rate limit lets through, well short of filling a temporary directory.
+ */
+export const STDIN_SPOOL_BYTES = 1024 ** 3;
 
-export async function openInput(file: string, stdin: InStream): Promise<BulkInput> {
+/** The spool's limit from PETCTL_STDIN_MAX_BYTES (a whole number of bytes), else STDIN_SPOOL_BYTES. */
+export function stdinSpoolLimit(env: Readonly<NodeJS.ProcessEnv>): number {
+  const given = env.PETCTL_STDIN_MAX_BYTES;
+  if (given === undefined || given === '') return STDIN_SPOOL_BYTES;
+  if (!/^\d+$/.test(given) || !Number.isSafeInteger(Number(given))) throw new UsageError(`PETCTL_STDIN_MAX_BYTES must be a whole number of bytes, not ${JSON.stringify(given)}`);
+  return Number(given);
+}
+
+/** Standard input is larger than petctl keeps to read it twice: exit 6. */
+export class InputTooLargeError extends PetctlError {
+  constructor(limit: number) {
+    const size = limit > 0 && limit % 1024 ** 3 === 0 ? `${limit / 1024 ** 3} GiB` : limit > 0 && limit % 1024 ** 2 === 0 ? `${limit / 1024 ** 2} MiB` : `${limit} bytes`;
+    super(ExitCode.REJECTED, `standard input is larger than ${size}, the most petctl keeps to read it twice; nothing was sent`, {
+      code: 'input_too_large',
+      hint: 'save it to a file and give its path with --file (or raise PETCTL_STDIN_MAX_BYTES)',
+    });
+  }
+}
+
+export async function openInput(file: string, stdin: InStream, signal: AbortSignal, spoolLimit = STDIN_SPOOL_BYTES): Promise<BulkInput> {
   const hash = sha256Stream();
   let digest: string | undefined;
   const finish = () => {
@@ -40,7 +67,7 @@ export async function openInput(file: string, stdin: InStream): Promise<BulkInpu
     return digest;
   };
 
-  if (file === '-') return spooledStdin(stdin, hash, finish, digestOf);
+  if (file === '-') return spooledStdin(stdin, signal, spoolLimit, hash, finish, digestOf);
 
   let stat: fs.Stats;
   try {
@@ -59,7 +86,7 @@ export async function openInput(file: string, stdin: InStream): Promise<BulkInpu
     label: file,
     file,
     async *firstPass() {
-      for await (const chunk of readFile(file)) {
+      for await (const chunk of untilAborted(readFile(file), signal)) {
         hash.update(chunk);
         yield chunk;
       }
@@ -68,7 +95,7 @@ export async function openInput(file: string, stdin: InStream): Promise<BulkInpu
     digest: digestOf,
     async *secondPass() {
       await unchanged();
-      yield* readFile(file);
+      yield* untilAborted(readFile(file), signal);
     },
     close: async () => {},
   };
@@ -88,50 +115,99 @@ async function* readFile(file: string): AsyncGenerator<Buffer> {
     throw new UsageError(`cannot read --file ${file}: ${describeFsError(error)}`);
   }
   try {
-    const buffer = Buffer.allocUnsafe(CHUNK_BYTES);
-    for (;;) {
-      let bytesRead: number;
-      try {
-        ({ bytesRead } = await handle.read(buffer, 0, CHUNK_BYTES, null));
-      } catch (error) {
-        if ((error as { code?: string }).code === undefined) throw error;
-        throw new UsageError(`cannot read --file ${file}: ${describeFsError(error)}`);
-      }
-      if (bytesRead === 0) return;
-      yield buffer.subarray(0, bytesRead);
-    }
+    yield* readHandle(handle, file);
   } finally {
     await handle.close();
   }
 }
 
-function spooledStdin(stdin: InStream, hash: StreamDigest, finish: () => void, digestOf: () => string): BulkInput {
-  let spoolDir: string | undefined;
-  let spoolFile: string | undefined;
+/**
+ * An open file's bytes in one reused buffer: from where the handle stands (a pipe or a device
+ * cannot be read at a position), or `fromStart` (the spool, written through the same handle).
+ */
+async function* readHandle(handle: fs.promises.FileHandle, file: string, fromStart = false): AsyncGenerator<Buffer> {
+  let position = 0;
+  const buffer = Buffer.allocUnsafe(CHUNK_BYTES);
+  for (;;) {
+    let bytesRead: number;
+    try {
+      ({ bytesRead } = await handle.read(buffer, 0, CHUNK_BYTES, fromStart ? position : null));
+    } catch (error) {
+      if ((error as { code?: string }).code === undefined) throw error;
+      throw new UsageError(`cannot read --file ${file}: ${describeFsError(error)}`);
+    }
+    if (bytesRead === 0) return;
+    position += bytesRead;
+    yield buffer.subarray(0, bytesRead);
+  }
+}
+
+function spooledStdin(stdin: InStream, signal: AbortSignal, spoolLimit: number, hash: StreamDigest, finish: () => void, digestOf: () => string): BulkInput {
+  let spool: fs.promises.FileHandle | undefined;
+  /** The spool's path, while it still has one. */
+  let named: string | undefined;
+  const unname = async () => {
+    if (named === undefined) return;
+    await fs.promises.rm(path.dirname(named), { recursive: true, force: true });
+    named = undefined;
+  };
   return {
     label: 'standard input',
     async *firstPass() {
-      spoolDir = await fs.promises.mkdtemp(path.join(os.tmpdir(), 'petctl-import-'));
-      spoolFile = path.join(spoolDir, 'input');
-      const spool = await fs.promises.open(spoolFile, 'wx', 0o600);
-      try {
-        for await (const chunk of stdinChunks(stdin)) {
-          hash.update(chunk);
-          await spool.write(chunk);
-          yield chunk;
-        }
-      } finally {
-        await spool.close();
+      const dir = await fs.promises.mkdtemp(path.join(os.tmpdir(), 'petctl-import-'));
+      named = path.join(dir, 'input');
+      spool = await fs.promises.open(named, 'wx+', 0o600);
+      // The open handle keeps the bytes; without a name they go when it closes or petctl dies.
+      // (Where a system cannot remove an open file, close() removes it.)
+      await unname().catch(() => {});
+      let size = 0;
+      for await (const chunk of untilAborted(stdinChunks(stdin), signal)) {
+        size += chunk.length;
+        if (size > spoolLimit) throw new InputTooLargeError(spoolLimit);
+        hash.update(chunk);
+        await spool.write(chunk);
+        yield chunk;
       }
       finish();
     },
     digest: digestOf,
     async *secondPass() {
-      if (spoolFile === undefined) throw new Error('standard input has not been read yet');
-      yield* readFile(spoolFile);
+      if (spool === undefined) throw new Error('standard input has not been read yet');
+      yield* untilAborted(readHandle(spool, 'standard input', true), signal);
     },
     async close() {
-      if (spoolDir !== undefined) await fs.promises.rm(spoolDir, { recursive: true, force: true });
+      await spool?.close();
+      await unname();
     },
   };
+}
+
+/**
+ * `source`, until `signal` aborts: then InterruptedError at once, even while a chunk is awaited
+ * (a pipe that sends nothing, or nothing yet).
+ */
+async function* untilAborted<T>(source: AsyncIterable<T>, signal: AbortSignal): AsyncGenerator<T> {
+  const iterator = source[Symbol.asyncIterator]();
+  let stop: () => void = () => {};
+  const aborted = new Promise<never>((_, reject) => {
+    stop = () => reject(new InterruptedError());
+    if (signal.aborted) stop();
+    else signal.addEventListener('abort', stop, { once: true });
+  });
+  aborted.catch(() => {});
+  let done = false;
+  try {
+    for (;;) {
+      const next = await Promise.race([iterator.next(), aborted]);
+      if (next.done) {
+        done = true;
+        return;
+      }
+      yield next.value;
+    }
+  } finally {
+    signal.removeEventListener('abort', stop);
+    // A read still pending when the signal came ends with the process; awaiting it could hang.
+    if (!done && !signal.aborted) await iterator.return?.();
+  }
 }

@@ -26,7 +26,7 @@ export class JournalDamagedError extends PetctlError {
 }
 
 /** How every journal's first line begins. */
-const HEADER_START = '{"petctlImportJournal":';
+export const HEADER_START = '{"petctlImportJournal":';
 
 /**
  * Whether a line that is not an entry is what a write cut short leaves:
@@ -44,7 +44,8 @@ export function isWriteCutShort(line: string, start: string): boolean {
  */
 export function isCreationCutShort(head: Buffer, headerBytes: number): boolean {
   if (head.every((byte) => byte === 0)) return head.length <= headerBytes;
-  return isWriteCutShort(head.toString('utf8'), HEADER_START);
+  const text = head.toString('utf8');
+  return HEADER_START.startsWith(text) || text.startsWith(HEADER_START);
 }
 
 /**

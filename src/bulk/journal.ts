@@ -2,10 +2,11 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { sha256Hex } from '../digest';
 import { writeFileAtomic } from '../locked-file';
-import { ExitCode, PetctlError, UsageError } from '../errors';
+import { ExitCode, PetctlError, UnsafeFileError, UsageError } from '../errors';
+import { assertOwnFile, createExclusiveFile, openOwnFile } from '../file-safety';
 import { parseJson, stringifyJson } from '../schemas/json';
 import { describeFsError } from './fs-errors';
-import { JournalDamagedError, isCreationCutShort, isDamagedHeader, isWriteCutShort, journalLines } from './journal-damage';
+import { HEADER_START, JournalDamagedError, isCreationCutShort, isDamagedHeader, isWriteCutShort, journalLines } from './journal-damage';
 import type { Pet } from '../schemas/pet';
 import type { NewRunMark, RecordEntry, RecordIndex } from './records';
 
@@ -90,7 +91,9 @@ export interface LegacyJournal {
  * A line that is neither an entry nor a write cut short stops it (journal-damage.ts).
  */
 export async function readJournal(file: string, target: string, index: RecordIndex): Promise<LegacyJournal | undefined> {
-  if (!(await hasHeader(file))) return undefined;
+  // Another user's journal, or one others can write, may have lost its "created" lines: never trusted.
+  assertOwnFile(file);
+  if ((await headerOf(file)) !== 'whole') return undefined;
   let legacy: LegacyJournal | undefined;
   let header = '';
   let number = 0;
@@ -121,24 +124,44 @@ export async function readJournal(file: string, target: string, index: RecordInd
   return legacy;
 }
 
-/** False when the journal does not exist, or its creation was cut short before the header line was whole. */
-async function hasHeader(file: string): Promise<boolean> {
+type HeaderState = 'absent' | 'whole' | 'cut-short';
+
+/** Whether the journal at `file` exists and has a whole first line, or its creation was cut short before that. */
+async function headerOf(file: string): Promise<HeaderState> {
   let handle: fs.promises.FileHandle;
   try {
     handle = await fs.promises.open(file, 'r');
   } catch (error) {
-    if ((error as { code?: string }).code === 'ENOENT') return false;
+    if ((error as { code?: string }).code === 'ENOENT') return 'absent';
     throw new UsageError(`cannot read the journal ${file}: ${systemReason(error)}`);
   }
   try {
-    const head = Buffer.alloc(4096);
-    const { bytesRead } = await handle.read(head, 0, head.length, 0);
-    return bytesRead === head.length || head.subarray(0, bytesRead).includes(10) || !isCreationCutShort(head.subarray(0, bytesRead), HEADER_BYTES);
+    return await headerIn(handle, file);
   } catch (error) {
+    if (error instanceof PetctlError) throw error;
     throw new UsageError(`cannot read the journal ${file}: ${systemReason(error)}`);
   } finally {
     await handle.close();
   }
+}
+
+/**
+ * A file is petctl's journal only when its first line starts as a header does,
+ * or is what a header cut short leaves; a first line that is a damaged header
+ * is journal_damaged (journal-damage.ts); anything else is someone's file,
+ * never truncated or written into. checkHeader reads the rest of the header.
+ */
+async function headerIn(handle: fs.promises.FileHandle, file: string): Promise<Exclude<HeaderState, 'absent'>> {
+  const head = Buffer.alloc(4096);
+  const { bytesRead } = await handle.read(head, 0, head.length, 0);
+  const bytes = head.subarray(0, bytesRead);
+  const text = bytes.toString('utf8');
+  const whole = bytesRead === head.length || text.includes('\n');
+  if (!whole && isCreationCutShort(bytes, HEADER_BYTES)) return 'cut-short';
+  if (text.startsWith(HEADER_START)) return 'whole';
+  const [first = '', next] = text.split('\n');
+  if (isDamagedHeader(first, next, isEntry)) throw new JournalDamagedError(file, 1);
+  throw new UnsafeFileError(file, { kind: 'not_journal' });
 }
 
 /** The journal's format version, once its header is known to be for this target. `next`: the line after it. */
@@ -152,9 +175,8 @@ function checkHeader(file: string, line: string, target: string, next: string | 
   const version = parsed?.petctlImportJournal;
   if (parsed === undefined || (version !== 1 && version !== FORMAT)) {
     // A header of a format this petctl does not know is not damage.
-    const isEntry = (text: string) => parseEntry(text) !== undefined || parseV1Entry(text) !== undefined;
     if (version === undefined && isDamagedHeader(line, next, isEntry)) throw new JournalDamagedError(file, 1);
-    throw new UsageError(`${file} is not a petctl import journal`, 'choose another --journal path');
+    throw new UnsafeFileError(file, { kind: 'not_journal' });
   }
   if (parsed.target !== target) {
     throw new UsageError(`the journal ${file} belongs to another base URL or API key`, 'choose another --journal path, or use the profile it was written for');
@@ -165,6 +187,9 @@ function checkHeader(file: string, line: string, target: string, next: string | 
 /** How each entry's line begins, as petctl writes it (its first field): what a write cut short starts with. */
 const ENTRY_START = '{"source":';
 const V1_START = '{"row":';
+
+/** Whether a line is an entry of either format. */
+const isEntry = (line: string) => parseEntry(line) !== undefined || parseV1Entry(line) !== undefined;
 
 const STATES = new Set(['sent', 'created', 'rejected', 'unsent', 'begin', 'end']);
 
@@ -246,11 +271,14 @@ export class JournalWriter {
     const dir = path.dirname(file);
     let handle: fs.promises.FileHandle;
     let created = false;
+    let spare: string | undefined = `${file}.spare`;
+    // Before the journal is created: a refused spare room must leave nothing behind.
+    assertOwnFile(spare);
     try {
       await fs.promises.mkdir(dir, { recursive: true, mode: 0o700 });
       // Always in append mode: imports of other files to the same target may be appending to it too.
-      handle = await fs.promises.open(file, 'a+', 0o600);
-      if (!(await hasHeader(file))) {
+      handle = await openOwnFile(file);
+      if ((await headerIn(handle, file)) === 'cut-short') {
         // New, or its creation was cut short (no whole header): start it afresh.
         await handle.truncate(0);
         created = true;
@@ -259,7 +287,6 @@ export class JournalWriter {
       if (error instanceof PetctlError) throw error;
       throw new JournalUnwritableError(file, systemReason(error), error);
     }
-    let spare: string | undefined = `${file}.spare`;
     try {
       if (created) {
         await writeAll(handle, headerLine(target));
@@ -269,11 +296,11 @@ export class JournalWriter {
         await dirHandle?.sync().catch(() => {});
         await dirHandle?.close();
       }
-      await fs.promises.writeFile(spare, Buffer.alloc(SPARE_BYTES), { mode: 0o600 });
+      await makeSpare(spare);
     } catch (error) {
       await handle.close();
-      await fs.promises.rm(spare, { force: true }).catch(() => {});
       spare = undefined;
+      if (error instanceof PetctlError) throw error;
       throw new JournalUnwritableError(file, systemReason(error), error);
     }
     const journal = new JournalWriter(file, handle, spare, target, earlier);
@@ -373,8 +400,27 @@ export class JournalWriter {
   }
 }
 
-async function writeAll(handle: fs.promises.FileHandle, text: string): Promise<void> {
-  const bytes = Buffer.from(text);
+/**
+ * Creates the spare room at `spare`: exclusively, never through a symlink.
+ * One left by an import that was killed is replaced; anything else there is
+ * refused. One that cannot be filled (a full disk) is removed.
+ */
+async function makeSpare(spare: string): Promise<void> {
+  assertOwnFile(spare);
+  await fs.promises.rm(spare, { force: true });
+  const handle = await createExclusiveFile(spare);
+  try {
+    await writeAll(handle, Buffer.alloc(SPARE_BYTES));
+  } catch (error) {
+    await fs.promises.rm(spare, { force: true }).catch(() => {});
+    throw error;
+  } finally {
+    await handle.close();
+  }
+}
+
+async function writeAll(handle: fs.promises.FileHandle, text: string | Buffer): Promise<void> {
+  const bytes = typeof text === 'string' ? Buffer.from(text) : text;
   for (let offset = 0; offset < bytes.length; ) {
     const { bytesWritten } = await handle.write(bytes, offset, bytes.length - offset);
     offset += bytesWritten;

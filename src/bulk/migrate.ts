@@ -2,7 +2,7 @@ import { UsageError } from '../errors';
 import type { BulkInput } from './input';
 import { JournalWriter, type LegacyJournal, readJournal, rewriteJournal } from './journal';
 import { type RecordsPlan, plannedRows } from './plan';
-import { type InputFormat, readRows } from './reader';
+import { type InputFormat, type ReadOptions, readRows } from './reader';
 import { type NewRunMark, type RecordEntry, RecordIndex } from './records';
 
 /**
@@ -30,7 +30,8 @@ export interface MigrationSource {
   input: BulkInput;
   format: InputFormat | undefined;
   plan: RecordsPlan;
-  idColumn?: string;
+  /** How the import reads its input (--id-column, --encoding, --delimiter). */
+  reading: ReadOptions;
 }
 
 /** The migration this import must make before it plans, if a version 1 journal of its input exists. */
@@ -63,7 +64,7 @@ async function readLegacy(file: string, targetId: string): Promise<{ journal: Le
 /** Gives each row of a version 1 journal (kept by row number) its identity in the input it was written for. */
 async function migratedEntries(legacy: LegacyJournal, source: MigrationSource): Promise<RecordEntry[]> {
   const entries: RecordEntry[] = [];
-  const rows = readRows(source.input.secondPass(), source.format, undefined, { idColumn: source.idColumn });
+  const rows = readRows(source.input.secondPass(), source.format, undefined, source.reading);
   for await (const row of plannedRows(rows, new RecordIndex(), source.plan, new Map())) {
     const old = legacy.rows.get(row.row);
     if (old === undefined || row.identity === undefined) continue;

@@ -1,5 +1,6 @@
-import { StringDecoder } from 'node:string_decoder';
 import { parse as parseCsvRecord } from 'csv-parse/sync';
+import { type InputEncoding, UndecodableError, decodeText } from './decode';
+import { sniffDelimiter } from './delimiter';
 import { ExitCode, PetctlError } from '../errors';
 import { parseJson } from '../schemas/json';
 import { parseInt64 } from '../schemas/int64';
@@ -33,6 +34,10 @@ export interface ReadOptions {
   idColumn?: string;
   /** Called once per column or field that is neither sent nor the id column, the first time it is seen. */
   onIgnored?: (name: string) => void;
+  /** `--encoding`: absent, a BOM names it, else UTF-8 (decode.ts). */
+  encoding?: InputEncoding;
+  /** `--delimiter`: absent, the CSV header decides (delimiter.ts). */
+  delimiter?: string;
 }
 
 /** CSV column names that are sent, as written in lower case, and the NewPet field each fills. */
@@ -159,30 +164,17 @@ function rowFromJsonText(row: number, line: number, text: string, options: ReadO
   return { row, line, ...validateFields(value as Record<string, unknown>, options, ignore) };
 }
 
-/**
- * Text is decoded 1 KB at a time. The rows cut from a piece of text keep the whole piece alive
- * (V8 slices share their parent's characters); a short piece dies young, where a 32 KB one
- * outlives a scavenge or two and is promoted, growing the old generation until a full GC
- * (CSV, 100 MB: peak RSS ~92 MB with whole chunks, ~77 MB with 1 KB pieces).
- */
-const PIECE_BYTES = 1024;
+/** The input stops being decodable at `line` (in the row in progress, if any): it is refused whole. */
+function refuseUndecodable(error: unknown, line: number, row?: number): unknown {
+  if (!(error instanceof UndecodableError)) return error;
+  return new InvalidInputError(`line ${line}${row === undefined ? '' : ` (row ${row})`}: ${error.message}`);
+}
 
-/** Decodes UTF-8 chunks to text, dropping a leading BOM. */
-async function* decode(chunks: AsyncIterable<Buffer>): AsyncGenerator<string> {
-  const decoder = new StringDecoder('utf8');
-  let first = true;
-  for await (const chunk of chunks) {
-    for (let start = 0; start < chunk.length; start += PIECE_BYTES) {
-      let text = decoder.write(chunk.subarray(start, start + PIECE_BYTES));
-      if (first && text !== '') {
-        if (text.charCodeAt(0) === 0xfeff) text = text.slice(1);
-        first = false;
-      }
-      if (text !== '') yield text;
-    }
-  }
-  const rest = decoder.end();
-  if (rest !== '') yield rest;
+/** Lines of text made of whitespace alone: how many line breaks they hold. */
+function lineBreaks(text: string): number {
+  let count = 0;
+  for (let at = text.indexOf('\n'); at !== -1; at = text.indexOf('\n', at + 1)) count += 1;
+  return count;
 }
 
 /**
@@ -196,17 +188,27 @@ export async function* readRows(
   onFormat?: (chosen: InputFormat) => void,
   options: ReadOptions = {},
 ): AsyncGenerator<InputRow> {
-  const text = decode(chunks);
-  // Look ahead to the first non-blank character, for detection and to refuse an empty input.
+  const text = decodeText(chunks, options.encoding);
+  // Look ahead to the first non-blank character, for detection and to refuse an empty input. The
+  // blank text before it is kept as its line breaks only: an endless stream of spaces holds nothing.
+  let blankLines = 0;
   let head = '';
-  // Not for-await with break: breaking would close the stream.
-  for (let next = await text.next(); !next.done; next = await text.next()) {
-    head += next.value;
-    if (/\S/.test(head)) break;
+  try {
+    // Not for-await with break: breaking would close the stream.
+    for (let next = await text.next(); !next.done; next = await text.next()) {
+      if (/\S/.test(next.value)) {
+        head = next.value;
+        break;
+      }
+      blankLines += lineBreaks(next.value);
+    }
+  } catch (error) {
+    throw refuseUndecodable(error, blankLines + 1);
   }
   const firstChar = /\S/.exec(head)?.[0];
   if (firstChar === undefined) throw new InvalidInputError('the input is empty: no rows to import');
   const all = (async function* () {
+    for (; blankLines > 0; blankLines -= PIECE_LINES) yield '\n'.repeat(Math.min(blankLines, PIECE_LINES));
     yield head;
     yield* text;
   })();
@@ -217,12 +219,16 @@ export async function* readRows(
   else yield* csvRows(all, options);
 }
 
+/** Blank lines before the first row are handed on this many at a time. */
+const PIECE_LINES = 1024;
+
 /** NDJSON: one value per line; blank lines are skipped but still counted. */
 async function* ndjsonRows(text: AsyncIterable<string>, options: ReadOptions): AsyncGenerator<InputRow> {
   const ignore = ignoredOnce(options);
   let line = 0;
   let row = 0;
-  for await (const { text: lineText, tooLong } of lines(text)) {
+  for await (const { text: lineText, tooLong, undecodable } of lines(text)) {
+    if (undecodable) throw refuseUndecodable(undecodable, line + 1, row + 1);
     line += 1;
     if (!tooLong && lineText.trim() === '') continue;
     row += 1;
@@ -231,23 +237,29 @@ async function* ndjsonRows(text: AsyncIterable<string>, options: ReadOptions): A
 }
 
 /** Splits text into lines (LF or CRLF), without holding more than one line; a line past the cap is cut and flagged. */
-async function* lines(text: AsyncIterable<string>): AsyncGenerator<{ text: string; tooLong: boolean }> {
+async function* lines(text: AsyncIterable<string>): AsyncGenerator<{ text: string; tooLong: boolean; undecodable?: unknown }> {
   let pending = '';
   let tooLong = false;
-  for await (const piece of text) {
-    let start = 0;
-    for (let end = piece.indexOf('\n'); end !== -1; end = piece.indexOf('\n', start)) {
-      const part = pending + piece.slice(start, end);
-      yield { text: part.endsWith('\r') ? part.slice(0, -1) : part, tooLong: tooLong || part.length > MAX_ROW_CHARS };
-      pending = '';
-      tooLong = false;
-      start = end + 1;
+  try {
+    for await (const piece of text) {
+      let start = 0;
+      for (let end = piece.indexOf('\n'); end !== -1; end = piece.indexOf('\n', start)) {
+        const part = pending + piece.slice(start, end);
+        yield { text: part.endsWith('\r') ? part.slice(0, -1) : part, tooLong: tooLong || part.length > MAX_ROW_CHARS };
+        pending = '';
+        tooLong = false;
+        start = end + 1;
+      }
+      pending += piece.slice(start);
+      if (pending.length > MAX_ROW_CHARS) {
+        pending = '';
+        tooLong = true;
+      }
     }
-    pending += piece.slice(start);
-    if (pending.length > MAX_ROW_CHARS) {
-      pending = '';
-      tooLong = true;
-    }
+  } catch (error) {
+    // The line in progress is where the input stops being text: the reader says so with its row.
+    yield { text: '', tooLong: false, undecodable: error };
+    return;
   }
   if (pending !== '' || tooLong) yield { text: pending.endsWith('\r') ? pending.slice(0, -1) : pending, tooLong };
 }
@@ -278,7 +290,15 @@ async function* jsonArrayRows(text: AsyncIterable<string>, options: ReadOptions)
     return result;
   };
 
-  for await (const piece of text) {
+  // Where the input stops being text, the row in progress (if any) says where.
+  const pieces = (async function* () {
+    try {
+      yield* text;
+    } catch (error) {
+      throw refuseUndecodable(error, line, (state as string) === 'before' || (state as string) === 'after' ? undefined : row + 1);
+    }
+  })();
+  for await (const piece of pieces) {
     let chunkStart = 0;
     for (let i = 0; i < piece.length; i++) {
       const ch = piece[i]!;
@@ -349,7 +369,10 @@ async function* jsonArrayRows(text: AsyncIterable<string>, options: ReadOptions)
 async function* csvRows(text: AsyncIterable<string>, options: ReadOptions): AsyncGenerator<InputRow> {
   let header: CsvHeader | undefined;
   let row = 0;
-  for await (const record of csvFields(text)) {
+  for await (const record of csvFields(text, options.delimiter)) {
+    if (record.undecodable) throw refuseUndecodable(record.undecodable, record.line, header === undefined ? undefined : row + 1);
+    // A row of empty fields is what a spreadsheet writes for an empty row (`,,,`): a blank line.
+    if (record.fields?.every((field) => field.trim() === '')) continue;
     if (header === undefined) {
       if (record.reason) throw new InvalidInputError(`line ${record.line}: the CSV header cannot be read: ${record.reason}`);
       header = csvHeader(record.fields!, record.line, options);
@@ -374,13 +397,14 @@ async function* csvRows(text: AsyncIterable<string>, options: ReadOptions): Asyn
   if (header === undefined) throw new InvalidInputError('the input is empty: no CSV header');
 }
 
-const CSV_OPTIONS = { relax_column_count: true, record_delimiter: '\n' } as const;
+type CsvOptions = { relax_column_count: true; record_delimiter: '\n'; delimiter: string };
+const csvOptions = (delimiter: string): CsvOptions => ({ relax_column_count: true, record_delimiter: '\n', delimiter });
 /** Records parsed by one csv-parse call: one call per record would cost ~20 µs each, a minute on a 100 MB file. */
 const CSV_BATCH = 512;
 /** The batch's text, as bytes (csv-parse reads bytes; a string it would first copy to a Buffer). */
 const CSV_BATCH_BYTES = 64 * 1024;
 
-type CsvRecord = { line: number; fields?: string[]; reason?: string };
+type CsvRecord = { line: number; fields?: string[]; reason?: string; undecodable?: unknown };
 
 /**
  * Each record's fields, parsed by csv-parse in batches; a batch with a bad record is parsed record
@@ -388,28 +412,37 @@ type CsvRecord = { line: number; fields?: string[]; reason?: string };
  * their lines and ends), not as an object per record: on a long file those objects would outlive
  * the young generation and be promoted, and the old generation grew ~20 MB between full GCs.
  */
-async function* csvFields(text: AsyncIterable<string>): AsyncGenerator<CsvRecord> {
+async function* csvFields(text: AsyncIterable<string>, delimiter: string | undefined): AsyncGenerator<CsvRecord> {
   const batch = { bytes: Buffer.allocUnsafe(CSV_BATCH_BYTES), length: 0, count: 0, lines: new Array<number>(CSV_BATCH).fill(0), ends: new Array<number>(CSV_BATCH).fill(0) };
+  let options: CsvOptions | undefined;
   for await (const record of csvRecords(text)) {
+    if (record.undecodable) {
+      yield* parseBatch(batch, options ?? csvOptions(','));
+      yield { line: record.line, undecodable: record.undecodable };
+      return;
+    }
+    // The first record is the header, which decides the delimiter when --delimiter does not.
+    options ??= csvOptions(delimiter ?? sniffDelimiter(record.text));
     // Separated by "\n" (the record delimiter), as 3 bytes per UTF-16 unit at most.
     if (batch.count > 0 && batch.length + 1 + record.text.length * 3 > CSV_BATCH_BYTES) {
-      yield* parseBatch(batch);
+      yield* parseBatch(batch, options);
     }
     if (record.tooLong) {
       batch.ends[batch.count] = -1;
     } else if (record.text.length * 3 > CSV_BATCH_BYTES) {
       // A record too long for the batch buffer (rare: a row far beyond a valid NewPet) is parsed alone.
-      yield csvRecordFields(record.line, Buffer.from(record.text));
+      yield csvRecordFields(record.line, Buffer.from(record.text), options);
       continue;
     } else {
-      if (batch.count > 0) batch.bytes[batch.length++] = 10;
+      // Between records with bytes only: a record too long to read has none in the batch.
+      if (batch.length > 0) batch.bytes[batch.length++] = 10;
       batch.length += batch.bytes.write(record.text, batch.length);
       batch.ends[batch.count] = batch.length;
     }
     batch.lines[batch.count++] = record.line;
-    if (batch.count === CSV_BATCH) yield* parseBatch(batch);
+    if (batch.count === CSV_BATCH) yield* parseBatch(batch, options);
   }
-  yield* parseBatch(batch);
+  if (options) yield* parseBatch(batch, options);
 }
 
 interface CsvBatch {
@@ -422,13 +455,13 @@ interface CsvBatch {
 }
 
 /** Yields the batch's records, then empties it. */
-function* parseBatch(batch: CsvBatch): Generator<CsvRecord> {
+function* parseBatch(batch: CsvBatch, options: CsvOptions): Generator<CsvRecord> {
   let parsed: string[][] | undefined;
   let whole = 0;
   for (let i = 0; i < batch.count; i++) if (batch.ends[i] !== -1) whole += 1;
   if (whole > 0) {
     try {
-      parsed = parseCsvRecord(batch.bytes.subarray(0, batch.length), CSV_OPTIONS) as string[][];
+      parsed = parseCsvRecord(batch.bytes.subarray(0, batch.length), options) as string[][];
       if (parsed.length !== whole) parsed = undefined;
     } catch {
       parsed = undefined;
@@ -444,16 +477,16 @@ function* parseBatch(batch: CsvBatch): Generator<CsvRecord> {
       continue;
     }
     if (parsed) yield { line, fields: parsed[index++]! };
-    else yield csvRecordFields(line, batch.bytes.subarray(start, end));
+    else yield csvRecordFields(line, batch.bytes.subarray(start, end), options);
     start = end + 1;
   }
   batch.length = 0;
   batch.count = 0;
 }
 
-function csvRecordFields(line: number, bytes: Buffer): CsvRecord {
+function csvRecordFields(line: number, bytes: Buffer, options: CsvOptions): CsvRecord {
   try {
-    return { line, fields: (parseCsvRecord(bytes, CSV_OPTIONS) as string[][])[0] ?? [''] };
+    return { line, fields: (parseCsvRecord(bytes, options) as string[][])[0] ?? [''] };
   } catch (error) {
     return { line, reason: csvReason(error) };
   }
@@ -490,7 +523,11 @@ function csvHeader(names: string[], line: number, options: ReadOptions): CsvHead
     columns.push(column);
   });
   const missing = (['name', 'categoryId'] as const).filter((column) => !columns.includes(column));
-  if (missing.length > 0) throw new InvalidInputError(`line ${line}: the CSV header lacks ${missing.join(' and ')}; expected name,categoryId,status`);
+  if (missing.length > 0) {
+    // One column only: its names are likely separated by another character.
+    const other = names.length === 1 ? '; if its columns are separated by another character, give it with --delimiter' : '';
+    throw new InvalidInputError(`line ${line}: the CSV header lacks ${missing.join(' and ')}; expected name,categoryId,status${other}`);
+  }
   if (idKey !== undefined && idIndex === undefined) {
     throw new InvalidInputError(`line ${line}: the CSV header has no column ${JSON.stringify(options.idColumn)} (--id-column); its columns: ${names.map((name) => name.trim()).join(',')}`);
   }
@@ -516,34 +553,40 @@ function csvValue(columns: Array<keyof NewPet | undefined>, fields: string[]): R
  * Splits CSV text into records at line ends outside quotes. Blank lines (empty, or only spaces:
  * never a valid row, which needs at least name and categoryId) are skipped but counted.
  */
-async function* csvRecords(text: AsyncIterable<string>): AsyncGenerator<{ text: string; line: number; tooLong: boolean }> {
+async function* csvRecords(text: AsyncIterable<string>): AsyncGenerator<{ text: string; line: number; tooLong: boolean; undecodable?: unknown }> {
   let line = 1;
   let recordLine = 1;
   let inQuotes = false;
   let record = '';
   let tooLong = false;
-  for await (const piece of text) {
-    let start = 0;
-    for (let i = 0; i < piece.length; i++) {
-      const ch = piece.charCodeAt(i);
-      if (ch === 34 /* " */) inQuotes = !inQuotes;
-      else if (ch === 10 /* \n */) {
-        line += 1;
-        if (inQuotes) continue;
-        let full = record + piece.slice(start, i);
-        if (full.endsWith('\r')) full = full.slice(0, -1);
-        if (tooLong || full.trim() !== '') yield { text: full, line: recordLine, tooLong };
+  try {
+    for await (const piece of text) {
+      let start = 0;
+      for (let i = 0; i < piece.length; i++) {
+        const ch = piece.charCodeAt(i);
+        if (ch === 34 /* " */) inQuotes = !inQuotes;
+        else if (ch === 10 /* \n */) {
+          line += 1;
+          if (inQuotes) continue;
+          let full = record + piece.slice(start, i);
+          if (full.endsWith('\r')) full = full.slice(0, -1);
+          if (tooLong || full.trim() !== '') yield { text: full, line: recordLine, tooLong };
+          record = '';
+          tooLong = false;
+          start = i + 1;
+          recordLine = line;
+        }
+      }
+      record += piece.slice(start);
+      if (record.length > MAX_ROW_CHARS) {
         record = '';
-        tooLong = false;
-        start = i + 1;
-        recordLine = line;
+        tooLong = true;
       }
     }
-    record += piece.slice(start);
-    if (record.length > MAX_ROW_CHARS) {
-      record = '';
-      tooLong = true;
-    }
+  } catch (error) {
+    // The record in progress is where the input stops being text: the reader says so with its row.
+    yield { text: '', line, tooLong: false, undecodable: error };
+    return;
   }
   if (record.endsWith('\r')) record = record.slice(0, -1);
   if (tooLong || record.trim() !== '') yield { text: record, line: recordLine, tooLong };

@@ -68,7 +68,7 @@ export async function apiRun(options: ApiOptions, ctx: Context): Promise<void> {
   if (options.include) {
     request.hooks = {
       beforeSend: () => void (head = ''),
-      onAnswer: (answer) => (head = output.renderHead(answer)),
+      onAnswer: (answer) => (head = output.renderHead(answer, ctx.io.stdout.isTTY === true)),
     };
   }
   const answer = await http.send(request).finally(() => ctx.io.stdout.write(head));

@@ -57,6 +57,15 @@ export function parseConcurrency(value: string): number {
 }
 
 /** `pets add --reserve`: requests of every window to leave unused; 0 or more. */
+/** `--delimiter`: one character, or `tab`; a quote or a line break would cut fields where quotes and lines do. */
+export function parseDelimiter(value: string): string {
+  const delimiter = value === 'tab' || value === '\\t' ? '\t' : value;
+  if ([...delimiter].length !== 1 || delimiter === '"' || delimiter === '\n' || delimiter === '\r') {
+    throw new InvalidArgumentError('Allowed: one character other than a quote or a line break, or tab.');
+  }
+  return delimiter;
+}
+
 export function parseReserve(value: string): number {
   if (!/^\d{1,9}$/.test(value)) throw new InvalidArgumentError('Allowed: a whole number of requests, 0 or more.');
   return Number(value);

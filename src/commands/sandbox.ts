@@ -50,14 +50,16 @@ Reference: docs/sandbox.md (keys, limits, paging, timeouts, the data file).`,
 }
 
 export async function sandboxRun(options: SandboxOptions, ctx: Context): Promise<void> {
-  const [{ startSandbox }, { isLoopbackHost }, { renderTable }, { renderOptions }, { formatLocalTime }] = await Promise.all([
+  const [{ startSandbox }, { isLoopbackHost }, { renderTable }, { renderOptions }, { formatLocalTime }, { safeLines }] = await Promise.all([
     import('../sandbox/server'),
     import('../config/base-url'),
     import('../output/table'),
     import('../output/settings'),
     import('../output/time'),
+    import('../output/sanitize'),
   ]);
-  const batch = batchedLines((text) => ctx.io.stderr.write(text));
+  // A client's request shows in the log: made safe like every line on stderr.
+  const batch = batchedLines((text) => ctx.io.stderr.write(safeLines(text)));
   // Each request line starts with the local time it ended, e.g. `14:32:05 GET /v1/pets 200 free 3ms`.
   const log = { write: (line: string) => batch.write(`${formatLocalTime(ctx.now())} ${line}`), flush: batch.flush };
   const sandbox = await startSandbox({

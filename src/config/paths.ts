@@ -12,6 +12,11 @@ export interface PetctlPaths {
   sandboxDataFile: string;
 }
 
+/** The file beside a sandbox data file that holds its rate-limit counts. */
+export function limitsFileOf(dataFile: string): string {
+  return `${dataFile}.limits.json`;
+}
+
 /** PETCTL_CONFIG_DIR wins; otherwise the OS's config directory (what conf would pick for "petctl"). */
 export function resolvePaths(env: NodeJS.ProcessEnv): PetctlPaths {
   const dir = env.PETCTL_CONFIG_DIR ? path.resolve(env.PETCTL_CONFIG_DIR) : envPaths('petctl', { suffix: '' }).config;

@@ -1,28 +1,56 @@
 import fs from 'node:fs';
-import type { PetctlPaths } from './paths';
+import path from 'node:path';
+import { UnsafeFileError } from '../errors';
+import { type Expected, chmodNoFollow, lstatIfPresent, ownershipProblem } from '../file-safety';
+import { lockPathOf } from '../locked-file';
+import { limitsFileOf, type PetctlPaths } from './paths';
 
 /**
- * petctl writes its files 0600 in a 0700 directory, but a file copied in, or
- * a directory made by hand, may be readable by others, and config.json holds
- * API keys. Every command that opens the config checks and tightens them, and
- * says so: silently fixing it would hide that the key may already have been read.
+ * Checks the config directory before any command reads a profile from it, as
+ * ssh checks ~/.ssh ("Bad owner or permissions").
+ *
+ * A directory, or a file petctl keeps in it, that another user owns, or a
+ * symlink at one of those names, is refused (UnsafeFileError): another user
+ * could have planted a base URL there, and the key (even one from
+ * PETCTL_API_KEY) would go to it.
+ *
+ * Loose modes on the user's own files are tightened, and said so: petctl
+ * writes its files 0600 in a 0700 directory, but a file copied in, or a
+ * directory made by hand, may be readable by others, and config.json holds
+ * API keys. Silently fixing it would hide that the key may already have been read.
  */
-export function tightenPermissions(paths: PetctlPaths, warn: (message: string) => void): void {
+export function checkConfigFiles(paths: PetctlPaths, warn: (message: string) => void): void {
   if (process.platform === 'win32') return;
-  tighten(paths.dir, 0o700, warn);
-  for (const file of [paths.configFile, paths.stateFile, paths.sandboxDataFile]) tighten(file, 0o600, warn);
+  // stat, not lstat: the directory itself may be a symlink of the user's (dotfiles); what it leads to must be theirs.
+  const dir = fs.statSync(paths.dir, { throwIfNoEntry: false });
+  if (dir === undefined) return; // absent: petctl creates it private when it first writes
+  refuseForeign(paths.dir, dir, 'directory');
+  const files = [paths.configFile, paths.stateFile, paths.sandboxDataFile, limitsFileOf(paths.sandboxDataFile)];
+  const entries: Array<[string, Expected]> = [
+    ...files.flatMap((file): Array<[string, Expected]> => [[file, 'file'], [lockPathOf(file), 'directory']]),
+    [path.join(paths.dir, 'imports'), 'directory'],
+  ];
+  for (const [entry, expected] of entries) {
+    const stats = lstatIfPresent(entry);
+    if (stats) refuseForeign(entry, stats, expected);
+  }
+  tighten(paths.dir, dir.mode, 0o700, warn, fs.chmodSync);
+  for (const file of files) {
+    const stats = lstatIfPresent(file);
+    if (stats) tighten(file, stats.mode, 0o600, warn, chmodNoFollow);
+  }
 }
 
-function tighten(file: string, wanted: number, warn: (message: string) => void): void {
-  let mode: number;
-  try {
-    mode = fs.statSync(file).mode & 0o777;
-  } catch {
-    return; // absent: petctl creates it private when it first writes it
-  }
+function refuseForeign(entry: string, stats: fs.Stats, expected: Expected): void {
+  const problem = ownershipProblem(stats, expected);
+  if (problem) throw new UnsafeFileError(entry, problem);
+}
+
+function tighten(file: string, current: number, wanted: number, warn: (message: string) => void, chmod: (file: string, mode: number) => void): void {
+  const mode = current & 0o777;
   if ((mode & 0o077) === 0) return;
   try {
-    fs.chmodSync(file, wanted);
+    chmod(file, wanted);
     warn(`${file} was accessible to other users (mode ${octal(mode)}); changed it to ${octal(wanted)}`);
   } catch {
     warn(`${file} is accessible to other users (mode ${octal(mode)}) and could not be changed to ${octal(wanted)}`);

@@ -1,8 +1,8 @@
-import fs from 'node:fs';
 import type Conf from 'conf';
 import { UsageError } from '../errors';
+import { assertOwnFile } from '../file-safety';
 import { validateBaseUrl } from './base-url';
-import { CorruptFileError, ensurePrivateDir, readJsonFile, withFileLock } from '../locked-file';
+import { CorruptFileError, ensurePrivateDir, readJsonFile, withFileLock, writeFileAtomic } from '../locked-file';
 import type { PetctlPaths } from './paths';
 import { validateStateUrl } from './state-url';
 
@@ -274,15 +274,13 @@ class ConfProfileStore implements ProfileStore {
   async #change(change: (doc: ConfigDocument) => void): Promise<void> {
     const file = this.#paths.configFile;
     await withFileLock(file, async () => {
+      // What is read here is written back, keys and all: it must be the user's own file.
+      assertOwnFile(file);
       const conf = await this.#openConf();
       const doc = toDocument(readStore(conf, file));
       const before = JSON.stringify(doc);
       change(doc);
-      if (JSON.stringify(doc) !== before) {
-        conf.store = doc;
-        // conf's non-atomic fallbacks (SNAP, EXDEV) write in place and keep an existing file's mode.
-        if (process.platform !== 'win32' && (fs.statSync(file).mode & 0o777) !== 0o600) fs.chmodSync(file, 0o600);
-      }
+      if (JSON.stringify(doc) !== before) conf.store = doc;
       this.#snapshot = parseConfig(doc);
     });
   }
@@ -305,6 +303,10 @@ class ConfProfileStore implements ProfileStore {
     }));
     // The lock is taken on paths.configFile: conf must be writing that very file.
     if (conf.path !== this.#paths.configFile) throw new Error(`conf writes ${conf.path}, expected ${this.#paths.configFile}`);
+    // conf writes through `atomically`, which follows a symlink at the file, keeps an existing file's
+    // owner and opens its temporary without O_EXCL: its writes go through petctl's own writer instead.
+    const internals = conf as unknown as { _write(value: unknown): void; _serialize(value: unknown): string };
+    internals._write = (value) => writeFileAtomic(conf.path, internals._serialize(value));
     this.#conf = conf;
     return conf;
   }

@@ -1,11 +1,13 @@
 import { stringifyJson } from '../schemas/json';
 import { renderCsv } from './csv';
+import { safeText } from './sanitize';
 import type { OutputFormat } from './format';
 
 /**
  * A single object shown as "Label: value" lines in table format (on a TTY or
  * not: it is for reading), and as the object itself in json/ndjson. csv gets a
- * header of keys and one row.
+ * header of keys and one row. A "Label: value" line is for a person, so its
+ * value is made safe (sanitize.ts) wherever it goes.
  */
 export interface DetailField {
   key: string;
@@ -17,7 +19,7 @@ export function renderDetails(fields: readonly DetailField[], object: Record<str
   switch (format) {
     case 'table': {
       const width = Math.max(...fields.map((field) => field.label.length)) + 2;
-      return fields.map((field) => `${`${field.label}:`.padEnd(width)}${field.text}\n`).join('');
+      return fields.map((field) => `${`${field.label}:`.padEnd(width)}${safeText(field.text)}\n`).join('');
     }
     case 'json':
       return `${stringifyJson(object, 2)}\n`;

@@ -1,6 +1,6 @@
 import type { RateHeaders } from '../api/retry';
 import type { RowResult, Tally } from '../bulk/results';
-import { toSingleLine } from './table';
+import { safeLine } from './sanitize';
 import { formatDuration, formatWait } from './time';
 
 /**
@@ -56,9 +56,9 @@ export function rowLine(result: RowResult): string {
   const where = `row ${result.row} (line ${result.line})`;
   if (result.ok) return `${where}: ${'skipped' in result ? 'skipped, created earlier' : 'created'} id ${String(result.pet.id)}`;
   const { code, message, status } = result.error;
-  if (code === 'invalid_row') return `${where}: invalid: ${toSingleLine(message)}`;
-  if (code === 'outcome_unknown') return `${where}: outcome unknown: ${toSingleLine(message)}`;
-  return `${where}: rejected: ${toSingleLine(message)} (${code}, HTTP ${status})`;
+  if (code === 'invalid_row') return `${where}: invalid: ${message}`;
+  if (code === 'outcome_unknown') return `${where}: outcome unknown: ${message}`;
+  return `${where}: rejected: ${message} (${code}, HTTP ${status})`;
 }
 
 export class ImportProgress {
@@ -154,11 +154,11 @@ export class ImportProgress {
     this.waitingUntil = undefined;
   }
 
-  /** Writes a line above the bar. */
+  /** Writes a line above the bar; a row's line quotes the server and the input, so it is made safe. */
   line(text: string): void {
     if (this.options.quiet) return;
     this.clear();
-    this.stderr.write(`${text}\n`);
+    this.stderr.write(`${safeLine(text)}\n`);
     this.draw(true);
   }
 

@@ -2,6 +2,7 @@ import jmespath from 'jmespath';
 import { ExitCode, PetctlError } from '../errors';
 import { parseJson, stringifyJson } from '../schemas/json';
 import type { OutputFormat } from './format';
+import { safeText } from './sanitize';
 
 /**
  * `--query <JMESPath>` (as in aws): filters a command's JSON result before it
@@ -134,19 +135,22 @@ function isScalarLine(value: unknown): value is string | number | bigint {
  * - table: strings and numbers as plain lines (an array of them one per line),
  *   so `--query '[].name'` feeds `while read`; objects still print as JSON.
  */
-export function renderQueryResult(value: unknown, format: OutputFormat): string {
+export function renderQueryResult(value: unknown, format: OutputFormat, tty = false): string {
   if (format === 'ndjson') {
     const items = Array.isArray(value) ? value : [value];
     return items.map((item) => `${stringifyJson(item ?? null)}\n`).join('');
   }
   if (format === 'table') {
-    if (isScalarLine(value)) return `${String(value)}\n`;
-    if (Array.isArray(value)) return value.map((item) => `${isScalarLine(item) ? String(item) : stringifyJson(item ?? null)}\n`).join('');
+    // Plain lines on a terminal are read by a person: controls show as escapes (sanitize.ts).
+    const line = (item: unknown) =>
+      isScalarLine(item) ? (tty ? safeText(String(item)) : String(item)) : tty ? safeText(stringifyJson(item ?? null), { json: true }) : stringifyJson(item ?? null);
+    if (isScalarLine(value)) return `${line(value)}\n`;
+    if (Array.isArray(value)) return value.map((item) => `${line(item)}\n`).join('');
   }
   return `${stringifyJson(value ?? null, 2)}\n`;
 }
 
 /** Writes a command's JSON result through --query. */
-export function writeQueried(stdout: { write(chunk: string): unknown }, query: string, value: unknown, format: OutputFormat): void {
-  stdout.write(renderQueryResult(compileQuery(query).apply(value), format));
+export function writeQueried(stdout: { write(chunk: string): unknown; isTTY?: boolean }, query: string, value: unknown, format: OutputFormat): void {
+  stdout.write(renderQueryResult(compileQuery(query).apply(value), format, stdout.isTTY === true));
 }

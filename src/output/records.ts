@@ -1,6 +1,7 @@
 import { stringifyJson } from '../schemas/json';
 import type { ColorLevel } from './color';
 import { renderCsv } from './csv';
+import { safeText } from './sanitize';
 import type { OutputFormat } from './format';
 import { renderTable, renderTsv, type Column } from './table';
 
@@ -25,6 +26,8 @@ export interface RenderOptions {
  * - json: the rows themselves as a pretty array (every property kept, int64 exact);
  * - ndjson: one compact JSON object per line;
  * - csv: a header of column keys, then the rows.
+ * On a terminal (table, csv) outside text is made safe (sanitize.ts); json and
+ * ndjson escape control characters themselves.
  * No rows gives '' (table, tsv, ndjson), `[]\n` (json) or the header line (csv);
  * saying "nothing found" on stderr is the caller's job.
  */
@@ -45,10 +48,19 @@ export function renderRecords<Row extends object>(
       return rows.map((row) => stringifyJson(row) + '\n').join('');
     case 'csv':
       return renderCsv(
-        columns.map((column) => ({ header: column.key, value: (row: Row) => column.value(row) })),
+        columns.map((column) => ({ header: column.key, value: (row: Row) => csvValue(column.value(row), options.tty) })),
         rows,
       );
   }
+}
+
+/**
+ * A csv field on a terminal is read by a person: controls become visible
+ * escapes (tabs and newlines, which CSV quotes, stay). Piped, it is data: the
+ * server's bytes, quoted as RFC 4180 says.
+ */
+function csvValue(value: string | undefined, tty: boolean): string | undefined {
+  return tty && value !== undefined ? safeText(value, { tab: true, newline: true }) : value;
 }
 
 /** One record: like a one-row list, except that json prints the object, not an array. */

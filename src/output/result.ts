@@ -2,7 +2,7 @@ import type { OutputFormat } from './format';
 
 /** What writeResult needs of a command's context (structural, so output/ does not depend on context.ts). */
 export interface ResultSink {
-  io: { stdout: { write(chunk: string): unknown } };
+  io: { stdout: { write(chunk: string): unknown; isTTY?: boolean } };
   globals: { output: OutputFormat; query?: string };
 }
 

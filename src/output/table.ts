@@ -1,5 +1,6 @@
 import Table from 'cli-table3';
 import { makeChalk, type ColorLevel, type Painter } from './color';
+import { safeText } from './sanitize';
 import { displayWidth, truncateToWidth } from './text-width';
 
 /** One column of a human-readable view, generic over the row type. */
@@ -37,17 +38,23 @@ const COLUMN_GAP = 2;
 const MIN_TRUNCATED_WIDTH = 5;
 
 /**
- * A cell is one line of printable text. Tabs, CR and LF would break the
- * one-record-per-line contract of TSV (`cut -f2`) and the table layout; other
- * control characters (ESC above all) would let a pet name sent by the server
- * drive the user's terminal. Each becomes a space.
+ * A table cell is for a person on a terminal: every control and bidi
+ * character in it, tabs and newlines too, shows as a visible escape
+ * (sanitize.ts), so a pet name sent by the server can neither drive the
+ * terminal nor break the layout.
  */
-export function toSingleLine(text: string): string {
-  return text.replace(/\p{Cc}/gu, ' ');
+function cellText<Row>(column: Column<Row>, row: Row): string {
+  return safeText(column.value(row) ?? MISSING_VALUE);
 }
 
-function cellText<Row>(column: Column<Row>, row: Row): string {
-  return toSingleLine(column.value(row) ?? MISSING_VALUE);
+/**
+ * A TSV field is data: tabs and line breaks (LF, and CR, half of a CRLF
+ * break) would break the one-record-per-line contract (`cut -f2`,
+ * `while IFS=$'\t' read`), so each becomes a space. Everything else,
+ * other control characters included, is passed on as the server sent it.
+ */
+function tsvField(text: string): string {
+  return text.replace(/[\t\n\r]/g, ' ');
 }
 
 // gh-like borderless layout: a bold header row, columns separated by two
@@ -144,6 +151,6 @@ function fitColumnWidths<Row>(
 export function renderTsv<Row>(columns: readonly Pick<Column<Row>, 'value'>[], rows: readonly Row[]): string {
   if (rows.length === 0) return '';
   return rows
-    .map((row) => columns.map((column) => toSingleLine(column.value(row) ?? MISSING_VALUE)).join('\t') + '\n')
+    .map((row) => columns.map((column) => tsvField(column.value(row) ?? MISSING_VALUE)).join('\t') + '\n')
     .join('');
 }

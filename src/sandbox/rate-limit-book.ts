@@ -1,5 +1,6 @@
 import fs from 'node:fs';
 
+import { limitsFileOf } from '../config/paths';
 import { withFileLock, writeFileAtomic } from '../locked-file';
 import {
   applyRateLimit,
@@ -48,10 +49,7 @@ export function memoryRateLimits(policy: RateLimitPolicy): RateLimitBook {
   };
 }
 
-/** The file beside a data file that holds its rate-limit counts. */
-export function limitsFileOf(dataFile: string): string {
-  return `${dataFile}.limits.json`;
-}
+export { limitsFileOf };
 
 interface LimitsDocument {
   version: 1;

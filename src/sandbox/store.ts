@@ -1,6 +1,8 @@
 import fs from 'node:fs';
 import path from 'node:path';
 
+import { limitsFileOf } from '../config/paths';
+import { assertOwnFile, openOwnFile } from '../file-safety';
 import { withFileLock, writeFileAtomic } from '../locked-file';
 import { parseJson, stringifyJson } from '../schemas/json';
 import { INT64_MAX } from '../schemas/constants';
@@ -116,7 +118,11 @@ export function createMemoryStore(options: MemoryStoreOptions = {}): PetStore {
  * file. `onMigrate` receives what a version 1 file held besides animals.
  */
 export async function openFileStore(dataFile: string, onMigrate?: (migrated: MigratedFromV1) => void): Promise<PetStore> {
-  const store = new FileStore(path.resolve(dataFile));
+  const file = path.resolve(dataFile);
+  // Both files are written, and their content trusted: refused (unsafe_file) before the sandbox serves anything.
+  assertOwnFile(file);
+  assertOwnFile(limitsFileOf(file));
+  const store = new FileStore(file);
   await store.open(onMigrate);
   return store;
 }
@@ -235,26 +241,26 @@ class FileStore implements PetStore {
       this.load();
     } else {
       this.catchUp();
-      // Under the lock nobody else writes: bytes after the last complete line are an add a crash cut short, never acknowledged.
-      if (fs.statSync(this.dataFile).size > this.consumed) fs.truncateSync(this.dataFile, this.consumed);
     }
     const pets = numberNewPets(this.table.highestId, newPets);
     const text = pets.map((pet) => `${pet.json}\n`).join('');
+    // Written in place, so opened the safe way (file-safety.ts) and cut back through the descriptor, never by name.
+    const handle = await openOwnFile(this.dataFile);
     this.appending = true;
     try {
-      const handle = await fs.promises.open(this.dataFile, 'a');
+      // Under the lock nobody else writes: bytes after the last complete line are an add a crash cut short, never acknowledged.
+      if ((await handle.stat()).size > this.consumed) await handle.truncate(this.consumed);
       try {
         await handle.write(text);
         await handle.datasync();
-      } finally {
-        await handle.close();
+      } catch (error) {
+        // Not acknowledged, so not stored: cut off whatever part of the batch reached the file.
+        await handle.truncate(this.consumed);
+        throw error;
       }
-    } catch (error) {
-      // Not acknowledged, so not stored: cut off whatever part of the batch reached the file.
-      fs.truncateSync(this.dataFile, this.consumed);
-      throw error;
     } finally {
       this.appending = false;
+      await handle.close();
     }
     for (const pet of pets) this.table.push(pet);
     this.consumed += Buffer.byteLength(text);

@@ -69,13 +69,15 @@ describe('journal', () => {
     expect(index.lookup(who('B'), false)).toMatchObject({ state: 'sent' });
   });
 
-  it('refuses a journal of another server or key, or a file that is no journal (exit 2)', async () => {
+  it('refuses a journal of another server or key (exit 2), and a file that is no journal (unsafe_file, exit 1)', async () => {
     const file = path.join(tempDir(), 'j.ndjson');
     await (await JournalWriter.open(file, TARGET)).close();
-    await expect(readJournal(file, await targetDigest('https://api.example.org/v1', 'key-2'), new RecordIndex())).rejects.toThrow(/another base URL or API key/);
+    await expect(readJournal(file, await targetDigest('https://api.example.org/v1', 'key-2'), new RecordIndex())).rejects.toBeInstanceOf(UsageError);
     const other = path.join(tempDir(), 'notes.txt');
     fs.writeFileSync(other, 'hello\n');
-    await expect(readJournal(other, TARGET, new RecordIndex())).rejects.toBeInstanceOf(UsageError);
+    await expect(readJournal(other, TARGET, new RecordIndex())).rejects.toMatchObject({ code: 'unsafe_file', exitCode: 1 });
+    await expect(JournalWriter.open(other, TARGET)).rejects.toMatchObject({ code: 'unsafe_file' });
+    expect(fs.readFileSync(other, 'utf8')).toBe('hello\n');
   });
 
   it('reads a version 1 journal (one per input, by row number) for migration, adding nothing', async () => {
@@ -120,7 +122,7 @@ describe('journal', () => {
     }
   });
 
-  it('a damaged header is journal_damaged at line 1; a file that never was a journal, or one of an unknown format, is still refused as not one (exit 2)', async () => {
+  it('a damaged header is journal_damaged at line 1; a file that never was a journal, or one of an unknown format, is still refused as not one (unsafe_file)', async () => {
     const file = path.join(tempDir(), 'j.ndjson');
     const journal = await JournalWriter.open(file, TARGET);
     await journal.append({ ...who('A'), state: 'created', pet: { id: 1, name: 'A', categoryId: 1 }, at: AT });
@@ -133,10 +135,13 @@ describe('journal', () => {
     fs.writeFileSync(file, Buffer.alloc(10_000));
     await expect(readJournal(file, TARGET, new RecordIndex())).rejects.toMatchObject({ code: 'journal_damaged', line: 1 });
     fs.writeFileSync(file, 'my notes\nabout the import\n');
-    await expect(readJournal(file, TARGET, new RecordIndex())).rejects.toBeInstanceOf(UsageError);
+    await expect(readJournal(file, TARGET, new RecordIndex())).rejects.toMatchObject({ code: 'unsafe_file' });
     // A format this petctl does not know is not damage either.
     fs.writeFileSync(file, [`{"petctlImportJournal":3,"target":"${TARGET}"}`, ...rest].join('\n'));
-    await expect(readJournal(file, TARGET, new RecordIndex())).rejects.toBeInstanceOf(UsageError);
+    await expect(readJournal(file, TARGET, new RecordIndex())).rejects.toMatchObject({ code: 'unsafe_file' });
+    // Nor written into: JournalWriter.open refuses a damaged journal as readJournal does.
+    fs.writeFileSync(file, ['\0'.repeat(header!.length), ...rest].join('\n'));
+    await expect(JournalWriter.open(file, TARGET)).rejects.toMatchObject({ code: 'journal_damaged' });
   });
 
   it('a version 1 journal is read for migration, but a damaged line in it is journal_damaged too', async () => {

@@ -164,14 +164,14 @@ describe.concurrent('pets list on a terminal', () => {
 });
 
 describe.concurrent('pets list piped', () => {
-  it('prints TSV with no header, no colour and no truncation, control characters made spaces', async (t) => {
+  it('prints TSV with no header, no colour and no truncation; tabs and line breaks made spaces, other bytes as sent', async (t) => {
     const { server, run } = await harness(t);
     const long = 'x'.repeat(300);
     server.reply(json(200, [...PETS, { id: 5, name: 'Tab\tNew\nLine\u001b[31m', categoryId: 3, status: 'available' }, { id: 6, name: long, categoryId: 1 }]));
     const { ctx, io } = run({ env: { FORCE_COLOR: '3' } });
     await listRun({}, ctx);
     expect(io.stdout.text()).toBe(
-      `1\tRex\t1\tavailable\n2\tBella\t1\tpending\n3\tMax\t12\tsold\n4\tNameless\t2\t-\n5\tTab New Line [31m\t3\tavailable\n6\t${long}\t1\t-\n`,
+      `1\tRex\t1\tavailable\n2\tBella\t1\tpending\n3\tMax\t12\tsold\n4\tNameless\t2\t-\n5\tTab New Line\u001b[31m\t3\tavailable\n6\t${long}\t1\t-\n`,
     );
   });
 

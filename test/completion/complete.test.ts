@@ -97,6 +97,11 @@ describe.concurrent('values', () => {
     expect(await offered(['pets', 'list', '-o', 'n'])).toEqual(['ndjson']);
   });
 
+  it("pets add --encoding: the encodings petctl reads", async () => {
+    expect(await offered(['pets', 'add', '--file', 'x.csv', '--encoding', 'utf-16'])).toEqual(['utf-16le', 'utf-16be']);
+    expect(await offered(['pets', 'add', '--encoding', 'win'])).toEqual(['windows-1252', 'windows-1250', 'windows-1251']);
+  });
+
   it('--flag=value forms keep the flag in the answer', async () => {
     expect(await offered(['pets', 'list', '--status=a'])).toEqual(['--status=available']);
     expect(await offered(['--output='])).toEqual(['--output=table', '--output=json', '--output=ndjson', '--output=csv']);

@@ -1,14 +1,14 @@
 import fs from 'node:fs';
 import { describe, expect, it } from 'vitest';
-import { tightenPermissions } from '../../src/config/permissions';
+import { checkConfigFiles } from '../../src/config/permissions';
 import { modeOf, tempPaths } from './temp-config';
 
-describe.skipIf(process.platform === 'win32')('tightenPermissions', () => {
+describe.skipIf(process.platform === 'win32')('checkConfigFiles', () => {
   it('a missing directory or file is left alone, silently (petctl creates them private)', () => {
     const paths = tempPaths();
     const warnings: string[] = [];
 
-    tightenPermissions(paths, (message) => warnings.push(message));
+    checkConfigFiles(paths, (message) => warnings.push(message));
 
     expect(warnings).toEqual([]);
     expect(fs.existsSync(paths.dir)).toBe(false);
@@ -24,7 +24,7 @@ describe.skipIf(process.platform === 'win32')('tightenPermissions', () => {
     fs.chmodSync(paths.sandboxDataFile, 0o660);
     const warnings: string[] = [];
 
-    tightenPermissions(paths, (message) => warnings.push(message));
+    checkConfigFiles(paths, (message) => warnings.push(message));
 
     expect(warnings).toEqual([
       `${paths.stateFile} was accessible to other users (mode 0604); changed it to 0600`,
@@ -39,7 +39,7 @@ describe.skipIf(process.platform === 'win32')('tightenPermissions', () => {
     fs.writeFileSync(paths.configFile, '{}', { mode: 0o400 });
     const warnings: string[] = [];
 
-    tightenPermissions(paths, (message) => warnings.push(message));
+    checkConfigFiles(paths, (message) => warnings.push(message));
 
     expect(warnings).toEqual([]);
     expect(modeOf(paths.configFile)).toBe(0o400);

@@ -25,6 +25,24 @@ export interface Terminal {
   exitCode(timeoutMs?: number): Promise<number>;
   /** What petctl wrote to stdout (a file). */
   stdout(): string;
+  /** Everything the pane printed, its scrollback too, with wrapped lines joined. */
+  text(): string;
+  /** The pane's title, which OSC 0 and OSC 2 set. */
+  title(): string;
+  /** tmux's paste buffers, which OSC 52 fills (with `clipboard`); '' when none. */
+  buffers(): string;
+}
+
+export interface TerminalOptions {
+  stdoutToTerminal?: boolean;
+  /** What stdin reads instead of the terminal. */
+  input?: string;
+  /** Columns (default 100). */
+  width?: number;
+  /** tmux's set-clipboard on: an application's OSC 52 creates a paste buffer. */
+  clipboard?: boolean;
+  /** Runs this instead of petctl (to check what the terminal does with raw bytes). */
+  command?: string[];
 }
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
@@ -33,7 +51,7 @@ export function openTerminal(
   t: Pick<TestContext, 'onTestFinished'>,
   args: string[],
   env: Record<string, string>,
-  options: { stdoutToTerminal?: boolean } = {},
+  options: TerminalOptions = {},
 ): Terminal {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'petctl-tty-'));
   const socket = `petctl-test-${randomBytes(6).toString('hex')}`;
@@ -45,9 +63,17 @@ export function openTerminal(
   const out = path.join(dir, 'stdout');
   const exit = path.join(dir, 'exit');
   const script = path.join(dir, 'run.sh');
-  const redirect = options.stdoutToTerminal ? '' : ` > ${quote(out)}`;
-  fs.writeFileSync(script, `${exports}\n${[NODE, BIN, ...args].map(quote).join(' ')}${redirect}\necho $? > ${quote(exit)}.tmp && mv ${quote(exit)}.tmp ${quote(exit)}\nsleep 30\n`);
-  tmux('-f', '/dev/null', 'new-session', '-d', '-s', 'petctl', '-x', '100', '-y', '30', `sh ${quote(script)}`);
+  const input = path.join(dir, 'stdin');
+  let redirect = options.stdoutToTerminal ? '' : ` > ${quote(out)}`;
+  if (options.input !== undefined) {
+    fs.writeFileSync(input, options.input);
+    redirect += ` < ${quote(input)}`;
+  }
+  const command = options.command ?? [NODE, BIN, ...args];
+  fs.writeFileSync(script, `${exports}\n${command.map(quote).join(' ')}${redirect}\necho $? > ${quote(exit)}.tmp && mv ${quote(exit)}.tmp ${quote(exit)}\nsleep 30\n`);
+  const config = path.join(dir, 'tmux.conf');
+  fs.writeFileSync(config, options.clipboard ? 'set -g set-clipboard on\n' : '');
+  tmux('-f', config, 'new-session', '-d', '-s', 'petctl', '-x', String(options.width ?? 100), '-y', '30', `sh ${quote(script)}`);
   t.onTestFinished(() => {
     try {
       tmux('kill-server');
@@ -79,6 +105,9 @@ export function openTerminal(
       return Number(fs.readFileSync(exit, 'utf8').trim());
     },
     stdout: () => (fs.existsSync(out) ? fs.readFileSync(out, 'utf8') : ''),
+    text: () => tmux('capture-pane', '-p', '-J', '-S', '-', '-t', 'petctl'),
+    title: () => tmux('display-message', '-p', '-t', 'petctl', '#{pane_title}').trimEnd(),
+    buffers: () => tmux('list-buffers'),
   };
   return terminal;
 }

@@ -21,3 +21,10 @@ describe('renderDetails', () => {
     expect(renderDetails(fields, object, 'csv')).toBe('profile,note\nprod (active),"says ""hi"", twice"\n');
   });
 });
+
+describe('renderDetails and outside text', () => {
+  it('a "Label: value" line shows control and bidi characters as escapes', () => {
+    const out = renderDetails([{ key: 'url', label: 'Base URL', text: 'https://x\u001b]0;T\u0007\n\u202e' }], {}, 'table');
+    expect(out).toBe('Base URL: https://x\\x1b]0;T\\x07\\n\\u202e\n');
+  });
+});

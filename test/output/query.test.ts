@@ -78,3 +78,14 @@ describe('--query (JMESPath)', () => {
     expect(renderQueryResult(query('[].status'), 'table')).toBe('sold\navailable\n');
   });
 });
+
+describe('--query lines and outside text', () => {
+  const hostile = 'Rex\u001b]0;PWNED\u0007\u202e';
+  it('on a terminal, plain lines and JSON lines show escapes', () => {
+    expect(renderQueryResult([hostile, { name: hostile }], 'table', true)).toBe('Rex\\x1b]0;PWNED\\x07\\u202e\n{"name":"Rex\\u001b]0;PWNED\\u0007\\u202e"}\n');
+  });
+
+  it('piped, a plain line is the value as sent', () => {
+    expect(renderQueryResult(hostile, 'table')).toBe(`${hostile}\n`);
+  });
+});

@@ -34,6 +34,31 @@ describe('renderRecords', () => {
     );
   });
 
+  describe('outside text: escaped on a terminal, exact bytes when piped', () => {
+    const hostile = `Rex\u001b]0;PWNED\u0007\u001b]52;c;eA==\u0007\u001b[2J\rEVIL\u202e`;
+    const pets: ProfileRow[] = [{ name: hostile, baseUrl: 'a\tb\nc', active: true }];
+
+    test('table on a TTY shows visible escapes', () => {
+      const out = renderRecords(columns, pets, 'table', { tty: true, level: 0 });
+      expect(out).toContain('Rex\\x1b]0;PWNED\\x07\\x1b]52;c;eA==\\x07\\x1b[2J\\rEVIL\\u202e');
+      expect(out).toContain('a\\tb\\nc');
+      expect(out).not.toMatch(/[\u001b\u0007\r\u202e]/);
+    });
+
+    test('TSV off a TTY keeps the bytes, except tabs and line breaks, which become spaces', () => {
+      expect(renderRecords(columns, pets, 'table', { tty: false, level: 0 })).toBe(`${hostile.replace('\r', ' ')}\ta b c\tyes\n`);
+    });
+
+    test('csv off a TTY keeps the exact bytes, quoted as RFC 4180 says', () => {
+      expect(renderRecords(columns, pets, 'csv', { tty: false, level: 0 })).toBe(`name,baseUrl,active\n"${hostile}","a\tb\nc",yes\n`);
+    });
+
+    test('csv on a TTY shows visible escapes, keeping the tabs and newlines csv quotes', () => {
+      const out = renderRecords(columns, pets, 'csv', { tty: true, level: 0 });
+      expect(out).toBe('name,baseUrl,active\nRex\\x1b]0;PWNED\\x07\\x1b]52;c;eA==\\x07\\x1b[2J\\rEVIL\\u202e,"a\tb\nc",yes\n');
+    });
+  });
+
   test('json prints the row objects with their own types', () => {
     expect(renderRecords(columns, rows, 'json', { tty: true, level: 2 })).toBe(
       '[\n' +

@@ -46,10 +46,10 @@ describe('renderTable', () => {
     expect(renderTable(columns, [], { level: 1 })).toBe('');
   });
 
-  test('a cell never spans lines and never carries control characters', () => {
-    const out = renderTable(columns, [{ code: 'x', label: `two\nlines\tand${ESC}[2J` }], { level: 0 });
-    expect(out).toBe('CODE  LABEL              NOTE\nx     two lines and [2J  -\n');
-    expect(out).not.toContain(ESC);
+  test('a cell never spans lines and shows control and bidi characters as visible escapes', () => {
+    const out = renderTable(columns, [{ code: 'x', label: `two\nlines\tand${ESC}[2J\r\u202e` }], { level: 0 });
+    expect(out).toBe(`CODE  LABEL${' '.repeat(27)}NOTE\nx     two\\nlines\\tand\\x1b[2J\\r\\u202e  -\n`);
+    expect(out).not.toMatch(/[\u0000-\u0009\u000b-\u001f\u202e]/);
   });
 
   test('without a marked column, the widest column gives way', () => {

@@ -5,7 +5,8 @@ import { UsageError } from '../../errors';
 import { completePetFields } from '../../input/prompts';
 import { writeResult } from '../../output/result';
 import { PET_STATUSES, type PetStatusValue } from '../../schemas/constants';
-import { parseConcurrency, parseInt64Value, parseReserve } from '../parsers';
+import { INPUT_ENCODINGS } from '../../bulk/decode';
+import { parseConcurrency, parseDelimiter, parseInt64Value, parseReserve } from '../parsers';
 import type { Invoke } from '../root';
 
 export interface AddOptions {
@@ -28,6 +29,8 @@ export function registerAdd(pets: Command, invoke: Invoke): void {
     .addOption(new Option('--status <status>', 'availability status').choices(PET_STATUSES))
     .addOption(new Option('--file <path|->', 'import the rows of a JSON array, NDJSON or CSV file (- = stdin)'))
     .addOption(new Option('--format <format>', 'the file format, instead of guessing from the extension or content').choices(['json', 'ndjson', 'csv']))
+    .addOption(new Option('--encoding <name>', "the file's text encoding (default: UTF-8, or UTF-16 when a BOM says so)").choices(INPUT_ENCODINGS))
+    .addOption(new Option('--delimiter <char>', 'the CSV field separator, or tab (default: ; when the header has ; and no ",", else ,)').argParser(parseDelimiter))
     .addOption(new Option('--id-column <name>', "the column (or field) with your own id for each animal: a row whose id was imported before is not sent again; never sent"))
     .addOption(new Option('--new', 'send every row, even those created by an earlier import (the same content really is new animals)'))
     .addOption(new Option('--reserve <n>', 'leave n requests of every rate-limit window to other commands on the key (default 0)').argParser(parseReserve))
@@ -47,6 +50,8 @@ Examples:
   $ petctl pets add --file intake.csv --id-column "Intake No" --dry-run   # count, send nothing
   $ petctl pets add --file intake.csv --id-column "Intake No"   # after fixing rows, exit 5, Ctrl-C: sends the rest
   $ petctl pets add --file shelter.csv                # CSV header: name,categoryId,status
+  $ petctl pets add --file export.csv --encoding windows-1252   # Excel's "CSV" on Windows
+  $ petctl pets add --file export.txt --delimiter tab  # any one character
   $ jq -c '.[]' pets.json | petctl pets add --file - -o ndjson
   $ petctl pets add --file litter.csv --new           # the same rows again are new animals
   $ petctl pets add --file shelter.csv --reserve 10   # leave 10 requests a minute to the front desk
@@ -70,9 +75,9 @@ resume), 1 the journal cannot be written (journal_unwritable), 130 Ctrl-C,
 
 /** Flags -> options: --file makes a bulk import, which excludes the single-animal flags. */
 export function toAddOptions(flags: AddFlags): AddOptions {
-  const { name, categoryId, status, file, format, idColumn, reserve, dryRun, skipInvalid, concurrency, journal, retryUnknown } = flags;
+  const { name, categoryId, status, file, format, encoding, delimiter, idColumn, reserve, dryRun, skipInvalid, concurrency, journal, retryUnknown } = flags;
   if (file === undefined) {
-    const bulkFlag = Object.entries({ format, idColumn, new: flags.new, reserve, dryRun, skipInvalid, concurrency, journal, retryUnknown }).find(([, value]) => value !== undefined);
+    const bulkFlag = Object.entries({ format, encoding, delimiter, idColumn, new: flags.new, reserve, dryRun, skipInvalid, concurrency, journal, retryUnknown }).find(([, value]) => value !== undefined);
     if (bulkFlag) throw new UsageError(`--${bulkFlag[0].replace(/[A-Z]/g, (c) => `-${c.toLowerCase()}`)} needs --file`);
     return { name, categoryId, status };
   }
@@ -80,9 +85,12 @@ export function toAddOptions(flags: AddFlags): AddOptions {
   if (single.length > 0) throw new UsageError(`--file cannot be used with ${single.map(([flag]) => flag).join(', ')}`, 'the file gives each row its name, categoryId and status');
   if (file === '') throw new UsageError('--file needs a path, or - for standard input');
   if (idColumn?.trim() === '') throw new UsageError('--id-column needs a column name');
+  if (delimiter !== undefined && format !== undefined && format !== 'csv') throw new UsageError(`--delimiter applies to CSV, not --format ${format}`);
   const bulk = {
     file,
     format,
+    encoding,
+    delimiter,
     idColumn,
     fresh: flags.new === true,
     reserve: reserve ?? 0,

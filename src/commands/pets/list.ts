@@ -57,7 +57,7 @@ export async function listRun(options: ListOptions, ctx: Context): Promise<void>
   if (options.all) {
     const { petPages } = await import('../../api/pages');
     for await (const page of petPages(http, params)) {
-      if (verbose) ctx.io.stderr.write(`page ${page.number}: ${page.pets.length} animals${page.next ? `, next ${page.next}` : ', no next link'}\n`);
+      if (verbose) ctx.line(`page ${page.number}: ${page.pets.length} animals${page.next ? `, next ${page.next}` : ', no next link'}`);
       if (!page.next && page.pets.length >= (limit ?? LIMIT_DEFAULT)) {
         ctx.notice(`petctl: page ${page.number} is full but came without a Link rel="next"; the server may hold more animals than were listed`);
       }

@@ -1,0 +1,125 @@
+import fs from 'node:fs';
+import { type FileProblem, UnsafeFileError } from './errors';
+
+/**
+ * The one rule for the files petctl writes (config, state, journals and their
+ * spare room, lock directories, the temporaries of atomic writes, the
+ * sandbox's data and limits), so that a folder shared with other users cannot
+ * turn a write into someone else's:
+ *
+ * - a file petctl creates is created exclusively (O_CREAT|O_EXCL), never
+ *   through a symlink (O_NOFOLLOW), mode 0600, and a temporary has a random name;
+ * - an existing file is used only when it is a regular file owned by the user
+ *   that neither group nor others can write. Files opened to be written in
+ *   place are checked on the open descriptor (fstat), so nothing can be swapped
+ *   in between a check and the open; files replaced by a rename are checked
+ *   just before it (a rename replaces the name, never writes through it).
+ *
+ * Anything else is an UnsafeFileError (exit 1, `unsafe_file`).
+ */
+
+const POSIX = process.platform !== 'win32';
+// Windows has no O_NOFOLLOW (nor POSIX owners); there the checks that need them are skipped.
+const NOFOLLOW = fs.constants.O_NOFOLLOW ?? 0;
+const CREATE_NEW = fs.constants.O_CREAT | fs.constants.O_EXCL | NOFOLLOW;
+
+export type Expected = 'file' | 'directory';
+
+/**
+ * Whether another user could have put this there: a symlink, the wrong kind
+ * of entry, or another owner. Says nothing of the mode.
+ */
+export function ownershipProblem(stats: fs.Stats, expected: Expected): FileProblem | undefined {
+  if (stats.isSymbolicLink()) return { kind: 'symlink' };
+  if (expected === 'file' && !stats.isFile()) return { kind: 'not_regular' };
+  if (expected === 'directory' && !stats.isDirectory()) return { kind: 'not_directory' };
+  if (POSIX && stats.uid !== process.getuid!()) return { kind: 'other_owner', uid: stats.uid };
+  return undefined;
+}
+
+/** The whole rule: petctl's own, and no one else can change its content. */
+export function fileProblem(stats: fs.Stats, expected: Expected): FileProblem | undefined {
+  const problem = ownershipProblem(stats, expected);
+  if (problem) return problem;
+  if (POSIX && (stats.mode & 0o022) !== 0) return { kind: 'writable_by_others', mode: stats.mode };
+  return undefined;
+}
+
+/** lstat, or undefined when nothing is there. */
+export function lstatIfPresent(file: string): fs.Stats | undefined {
+  return fs.lstatSync(file, { throwIfNoEntry: false });
+}
+
+/**
+ * Throws UnsafeFileError unless nothing is at `file` or it passes the rule.
+ * `modes: false` checks only what ownershipProblem does (for lock directories,
+ * which hold nothing and are made with the umask's mode).
+ */
+export function assertOwnFile(file: string, expected: Expected = 'file', options: { modes?: boolean } = {}): void {
+  const stats = lstatIfPresent(file);
+  if (stats === undefined) return;
+  const problem = options.modes === false ? ownershipProblem(stats, expected) : fileProblem(stats, expected);
+  if (problem) throw new UnsafeFileError(file, problem);
+}
+
+/**
+ * Changes the mode of the file at `file` itself: a symlink swapped in since it
+ * was checked makes the open fail rather than the change land on its target.
+ * (O_NONBLOCK: a FIFO swapped in must not hang the open.)
+ */
+export function chmodNoFollow(file: string, mode: number): void {
+  const fd = fs.openSync(file, fs.constants.O_RDONLY | fs.constants.O_NONBLOCK | NOFOLLOW);
+  try {
+    fs.fchmodSync(fd, mode);
+  } finally {
+    fs.closeSync(fd);
+  }
+}
+
+/** Creates `file` (0600), failing when anything, a symlink included, is already there. Returns its descriptor. */
+export function createExclusive(file: string, flags: number = fs.constants.O_WRONLY): number {
+  return fs.openSync(file, CREATE_NEW | flags, 0o600);
+}
+
+/** createExclusive, as a FileHandle open for writing. */
+export function createExclusiveFile(file: string): Promise<fs.promises.FileHandle> {
+  return fs.promises.open(file, CREATE_NEW | fs.constants.O_WRONLY, 0o600);
+}
+
+/** A name beside `file` for a temporary: random, so nothing can be planted there in advance. */
+export function tempPathFor(file: string): string {
+  // node:crypto costs ~4 ms of a start (digest.ts): loaded only by a command that writes.
+  return `${file}.${process.getBuiltinModule('node:crypto').randomBytes(8).toString('hex')}.tmp`;
+}
+
+/**
+ * Opens `file` for reading and appending, creating it (exclusively, 0600)
+ * when absent. A symlink at `file` is refused by the open itself; the rule is
+ * checked on the opened descriptor.
+ */
+export async function openOwnFile(file: string): Promise<fs.promises.FileHandle> {
+  const { O_RDWR, O_APPEND } = fs.constants;
+  for (let attempt = 0; ; attempt++) {
+    let handle: fs.promises.FileHandle;
+    try {
+      handle = await fs.promises.open(file, O_RDWR | O_APPEND | NOFOLLOW);
+    } catch (error) {
+      const code = (error as NodeJS.ErrnoException).code;
+      // Linux says ELOOP for a symlink under O_NOFOLLOW, the BSDs EMLINK.
+      if (code === 'ELOOP' || code === 'EMLINK') throw new UnsafeFileError(file, { kind: 'symlink' });
+      if (code === 'EISDIR') throw new UnsafeFileError(file, { kind: 'not_regular' });
+      if (code !== 'ENOENT') throw error;
+      try {
+        handle = await fs.promises.open(file, CREATE_NEW | O_RDWR | O_APPEND, 0o600);
+      } catch (createError) {
+        // Something appeared at the name in between: look at it again.
+        if ((createError as NodeJS.ErrnoException).code === 'EEXIST' && attempt === 0) continue;
+        throw createError;
+      }
+    }
+    const problem = fileProblem(await handle.stat(), 'file');
+    if (problem === undefined) return handle;
+    await handle.close();
+    throw new UnsafeFileError(file, problem);
+  }
+}

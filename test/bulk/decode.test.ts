@@ -1,0 +1,119 @@
+import { describe, expect, it } from 'vitest';
+import { type InputEncoding, UndecodableError, decodeText, invalidUtf8At } from '../../src/bulk/decode';
+import { sniffDelimiter } from '../../src/bulk/delimiter';
+import { InvalidInputError, readRows } from '../../src/bulk/reader';
+
+/** `bytes` in chunks of `size`, copied into one reused buffer as input.ts reads a file. */
+async function* chunked(bytes: Buffer, size: number): AsyncGenerator<Buffer> {
+  const reused = Buffer.alloc(size);
+  for (let i = 0; i < bytes.length; i += size) {
+    const length = bytes.copy(reused, 0, i, i + size);
+    yield reused.subarray(0, length);
+    reused.fill(0x23);
+  }
+}
+
+/** The text decoded, and the error it stopped with, if any. */
+async function decoded(bytes: Buffer, size: number, encoding?: InputEncoding): Promise<{ text: string; error?: UndecodableError }> {
+  let text = '';
+  try {
+    for await (const piece of decodeText(chunked(bytes, size), encoding)) text += piece;
+  } catch (error) {
+    expect(error).toBeInstanceOf(UndecodableError);
+    return { text, error: error as UndecodableError };
+  }
+  return { text };
+}
+
+const SIZES = [1, 2, 3, 5, 7, 1023, 1024, 1025, 4096];
+/** Long enough that the 1 KB pieces split characters at many offsets. */
+const LONG = `${'é🐶€a'.repeat(700)}\uFFFD${'Zoë'.repeat(300)}`;
+
+describe('decodeText', () => {
+  it('UTF-8 split anywhere, a BOM dropped, a real U+FFFD kept', async () => {
+    for (const size of SIZES) {
+      expect((await decoded(Buffer.from(`\uFEFF${LONG}`), size)).text, `chunks of ${size}`).toBe(LONG);
+    }
+  });
+
+  it('stops at the first byte that is not UTF-8, after yielding everything before it', async () => {
+    for (const size of SIZES) {
+      for (const [bad, byte] of [[Buffer.from([0xeb, 0x20]), 0xeb], [Buffer.from([0xe2, 0x82, 0x41]), 0xe2], [Buffer.from([0xc0, 0x80]), 0xc0], [Buffer.from([0xed, 0xa0, 0x80]), 0xed], [Buffer.from([0x80]), 0x80]] as const) {
+        const before = LONG.slice(0, 1500);
+        const { text, error } = await decoded(Buffer.concat([Buffer.from(before), bad, Buffer.from('after')]), size);
+        expect(text, `chunks of ${size}`).toBe(before);
+        expect(error?.byte).toBe(byte);
+        expect(error?.message).toBe(`not UTF-8 (byte 0x${byte.toString(16).toUpperCase()}); save the file as "CSV UTF-8", or give --encoding windows-1252`);
+      }
+    }
+  });
+
+  it('an input that ends inside a UTF-8 character is refused at that character', async () => {
+    const { text, error } = await decoded(Buffer.from([0x61, 0xf0, 0x9f, 0x90]), 2);
+    expect(text).toBe('a');
+    expect(error?.byte).toBe(0xf0);
+  });
+
+  it('UTF-16 by its BOM, either byte order, split anywhere, a real U+FFFD kept; a lone surrogate stops it', async () => {
+    for (const bigEndian of [false, true]) {
+      const bytes = Buffer.from(`\uFEFF${LONG}`, 'utf16le');
+      if (bigEndian) bytes.swap16();
+      for (const size of SIZES) expect((await decoded(bytes, size)).text, `chunks of ${size}`).toBe(LONG);
+      const broken = Buffer.from(`\uFEFFab\uD800cd`, 'utf16le');
+      if (bigEndian) broken.swap16();
+      const { text, error } = await decoded(broken, 3);
+      expect(text).toBe('ab');
+      expect(error?.message).toMatch(bigEndian ? /^not UTF-16BE: / : /^not UTF-16LE: /);
+    }
+  });
+
+  it('--encoding wins over no BOM: windows-1252, and latin1 read as windows-1252', async () => {
+    const bytes = Buffer.from('Zo\xeb Caf\xe9 \x80', 'latin1');
+    expect((await decoded(bytes, 2, 'windows-1252')).text).toBe('Zoë Café €');
+    expect((await decoded(bytes, 2, 'latin1')).text).toBe('Zoë Café €');
+    expect((await decoded(Buffer.from([0xef, 0xbb, 0xbf, 0x41]), 1, 'utf-8')).text).toBe('A');
+  });
+
+  it('invalidUtf8At follows Unicode table 3-7: overlongs, surrogates and values past U+10FFFF are ill-formed', () => {
+    expect(invalidUtf8At(Buffer.from('aé🐶'), true)).toBe(-1);
+    expect(invalidUtf8At(Buffer.from([0x61, 0xe0, 0x80, 0x80]), true)).toBe(1);
+    expect(invalidUtf8At(Buffer.from([0xf4, 0x90, 0x80, 0x80]), true)).toBe(0);
+    expect(invalidUtf8At(Buffer.from([0xf0, 0x9f]), false)).toBe(-1);
+    expect(invalidUtf8At(Buffer.from([0xf0, 0x9f]), true)).toBe(0);
+  });
+});
+
+describe('readRows: where the input stops being text', () => {
+  const refused = async (bytes: Buffer) => {
+    try {
+      for await (const _ of readRows(chunked(bytes, 5), undefined)) void _;
+    } catch (error) {
+      expect(error).toBeInstanceOf(InvalidInputError);
+      return (error as Error).message;
+    }
+    throw new Error('expected a refusal');
+  };
+  const bad = (text: string) => Buffer.from(text.replace('~', '\xff'), 'latin1');
+
+  it('names the line of the byte and the row in progress, in every format', async () => {
+    expect(await refused(bad('name,categoryId\n\nA,1\n"B\nx~",2\n'))).toMatch(/^line 5 \(row 2\): not UTF-8 \(byte 0xFF\)/);
+    expect(await refused(bad('na~me,categoryId\nA,1\n'))).toMatch(/^line 1: not UTF-8/);
+    expect(await refused(bad('{"name":"A","categoryId":1}\n\n{"name":"~"}\n'))).toMatch(/^line 3 \(row 2\): not UTF-8/);
+    expect(await refused(bad('[{"name":"A","categoryId":1},\n{"name":"~"}]'))).toMatch(/^line 2 \(row 2\): not UTF-8/);
+    expect(await refused(bad('\n\n~'))).toMatch(/^line 3: not UTF-8/);
+  });
+});
+
+describe('sniffDelimiter: the header decides', () => {
+  it.each([
+    ['name,categoryId,status', ','],
+    ['name;categoryId;status', ';'],
+    ['"a,b";categoryId', ';'],
+    ['name;categoryId,status', ','],
+    ['name\tcategoryId', '\t'],
+    ['name\tcategory;Id', ';'],
+    ['name', ','],
+  ])('%j → %j', (header, delimiter) => {
+    expect(sniffDelimiter(header)).toBe(delimiter);
+  });
+});

@@ -1,0 +1,126 @@
+import { type ChildProcess, spawn } from 'node:child_process';
+import fs from 'node:fs';
+import path from 'node:path';
+import type { Readable } from 'node:stream';
+import { type TestContext, describe, expect, it, vi } from 'vitest';
+import { BIN, NODE, WAIT, cleanEnv, expectCleanError, setupE2e } from '../helpers/cli';
+import { creator } from '../helpers/pet-creator';
+
+/**
+ * Input that never ends: /dev/zero as the file, or an endless pipe on standard input. petctl
+ * stops reading within a second of Ctrl-C or SIGTERM wherever it is, ends by the signal, and
+ * leaves nothing in the temporary directory, not even when killed. Standard input is spooled
+ * only up to its limit. (Linux: /proc/<pid>/io tells that petctl is reading.)
+ */
+
+interface Ended {
+  code: number | null;
+  signal: NodeJS.Signals | null;
+  stderr: string;
+  /** From the signal to the exit. */
+  stoppedInMs?: number;
+}
+
+/** Bytes the process has read (rchar) and written (wchar) so far. */
+function ioOf(pid: number): { read: number; written: number } {
+  const io = fs.readFileSync(`/proc/${pid}/io`, 'utf8');
+  return { read: Number(/^rchar: (\d+)/m.exec(io)![1]), written: Number(/^wchar: (\d+)/m.exec(io)![1]) };
+}
+
+function start(t: Pick<TestContext, 'onTestFinished'>, args: string[], env: Record<string, string>, stdin: Readable | 'ignore' = 'ignore'): { child: ChildProcess; ended: Promise<Ended>; signalled: (signal: NodeJS.Signals) => void } {
+  const child = spawn(NODE, [BIN, ...args], { env: cleanEnv(env), stdio: [stdin, 'ignore', 'pipe'] });
+  t.onTestFinished(() => void child.kill('SIGKILL'));
+  let stderr = '';
+  child.stderr!.setEncoding('utf8').on('data', (chunk: string) => (stderr += chunk));
+  let signalledAt: number | undefined;
+  const ended = new Promise<Ended>((resolve) =>
+    child.on('close', (code, signal) => resolve({ code, signal, stderr, stoppedInMs: signalledAt === undefined ? undefined : performance.now() - signalledAt })),
+  );
+  return {
+    child,
+    ended,
+    signalled: (signal) => {
+      signalledAt = performance.now();
+      child.kill(signal);
+    },
+  };
+}
+
+/** An endless stream of zeros, as `head -c 3G /dev/zero | …` gives. */
+function zeros(t: Pick<TestContext, 'onTestFinished'>): Readable {
+  const head = spawn('head', ['-c', '3G', '/dev/zero'], { stdio: ['ignore', 'pipe', 'ignore'] });
+  t.onTestFinished(() => void head.kill('SIGKILL'));
+  return head.stdout!;
+}
+
+const MIB = 1024 * 1024;
+
+describe.concurrent('pets add --file: input that never ends', () => {
+  for (const signal of ['SIGINT', 'SIGTERM'] as const) {
+    it(`--file /dev/zero --dry-run stops within a second of ${signal} and ends by it`, async (t) => {
+      const { configDir, key, server } = await setupE2e(t, creator());
+      const tmp = fs.mkdtempSync(path.join(configDir, 'tmp-'));
+      const run = start(t, ['--base-url', server.baseUrl, 'pets', 'add', '--file', '/dev/zero', '--dry-run'], { PETCTL_CONFIG_DIR: configDir, PETCTL_API_KEY: key, TMPDIR: tmp });
+      await vi.waitFor(() => expect(ioOf(run.child.pid!).read).toBeGreaterThan(64 * MIB), WAIT);
+      run.signalled(signal);
+      const ended = await run.ended;
+      expect(ended.signal, ended.stderr).toBe(signal);
+      expect(ended.stoppedInMs).toBeLessThan(1000);
+      expect(ended.stderr).not.toContain('    at ');
+      expect(fs.readdirSync(tmp)).toEqual([]);
+      expect(server.requests).toHaveLength(0);
+    });
+
+    it(`an endless standard input (head -c 3G /dev/zero | petctl pets add --file - --dry-run) stops within a second of ${signal}; the spool never shows in TMPDIR`, async (t) => {
+      const { configDir, key, server } = await setupE2e(t, creator());
+      const tmp = fs.mkdtempSync(path.join(configDir, 'tmp-'));
+      const run = start(t, ['--base-url', server.baseUrl, 'pets', 'add', '--file', '-', '--dry-run'], { PETCTL_CONFIG_DIR: configDir, PETCTL_API_KEY: key, TMPDIR: tmp }, zeros(t));
+      // Spooling: 64 MiB written to the spool, which has no name in TMPDIR.
+      await vi.waitFor(() => expect(ioOf(run.child.pid!).written).toBeGreaterThan(64 * MIB), WAIT);
+      expect(fs.readdirSync(tmp)).toEqual([]);
+      run.signalled(signal);
+      const ended = await run.ended;
+      expect(ended.signal, ended.stderr).toBe(signal);
+      expect(ended.stoppedInMs).toBeLessThan(1000);
+      expect(fs.readdirSync(tmp)).toEqual([]);
+    });
+  }
+
+  it('killed (SIGKILL) while spooling standard input, petctl leaves nothing in TMPDIR', async (t) => {
+    const { configDir, key, server } = await setupE2e(t, creator());
+    const tmp = fs.mkdtempSync(path.join(configDir, 'tmp-'));
+    const run = start(t, ['--base-url', server.baseUrl, 'pets', 'add', '--file', '-', '--dry-run'], { PETCTL_CONFIG_DIR: configDir, PETCTL_API_KEY: key, TMPDIR: tmp }, zeros(t));
+    await vi.waitFor(() => expect(ioOf(run.child.pid!).written).toBeGreaterThan(16 * MIB), WAIT);
+    run.signalled('SIGKILL');
+    expect((await run.ended).signal).toBe('SIGKILL');
+    expect(fs.readdirSync(tmp)).toEqual([]);
+  });
+
+  it('standard input up to PETCTL_STDIN_MAX_BYTES is imported; one byte more stops with a clear message, exit 6, nothing sent, nothing left', async (t) => {
+    const { server, configDir, petctl } = await setupE2e(t, creator());
+    const tmp = fs.mkdtempSync(path.join(configDir, 'tmp-'));
+    const row = (i: number) => `{"name":"P${String(i).padStart(6, '0')}","categoryId":1}\n`;
+    const rows = Math.floor(MIB / row(0).length);
+    let input = Array.from({ length: rows }, (_, i) => row(i)).join('');
+    input += ' '.repeat(MIB - input.length);
+    expect(Buffer.byteLength(input)).toBe(MIB);
+    const env = { TMPDIR: tmp, PETCTL_STDIN_MAX_BYTES: String(MIB) };
+
+    const fits = await petctl(['pets', 'add', '--file', '-', '--dry-run', '-o', 'json'], { input, env });
+    expect(fits.code, fits.stderr).toBe(0);
+    expect(JSON.parse(fits.stdout)).toMatchObject({ rows, valid: rows, invalid: 0 });
+
+    const over = await petctl(['pets', 'add', '--file', '-'], { input: `${input} `, env });
+    expect(over.code).toBe(6);
+    expectCleanError(over);
+    expect(over.stderr).toBe(
+      'error: standard input is larger than 1 MiB, the most petctl keeps to read it twice; nothing was sent (input_too_large)\nhint: save it to a file and give its path with --file (or raise PETCTL_STDIN_MAX_BYTES)\n',
+    );
+    expect(server.requests).toHaveLength(0);
+    expect(fs.readdirSync(tmp)).toEqual([]);
+
+    const bad = await petctl(['pets', 'add', '--file', '-'], { input, env: { PETCTL_STDIN_MAX_BYTES: '1G' } });
+    expect(bad.code).toBe(2);
+    expect(bad.stderr).toContain('PETCTL_STDIN_MAX_BYTES must be a whole number of bytes, not "1G"');
+  });
+});

@@ -1,0 +1,166 @@
+import fs from 'node:fs';
+import path from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { expectCleanError, setupE2e } from '../helpers/cli';
+import { creator } from '../helpers/pet-creator';
+import type { RecordedRequest } from '../helpers/scripted-server';
+
+/**
+ * What spreadsheets really save, imported end to end: the built binary against a scripted server
+ * that creates animals, checked on the names the server received, byte for byte.
+ */
+
+function posted(requests: RecordedRequest[]): string[] {
+  return requests.filter((r) => r.method === 'POST').map((r) => (JSON.parse(r.bodyBytes.toString('utf8')) as { name: string }).name);
+}
+
+function write(dir: string, name: string, bytes: Buffer | string): string {
+  const file = path.join(dir, name);
+  fs.writeFileSync(file, bytes);
+  return file;
+}
+
+/** Excel's "CSV" on Windows: windows-1252, CRLF. */
+const CP1252 = Buffer.from('name,categoryId,status\r\nZo\xeb Caf\xe9,2,available\r\nRex,1,\r\n', 'latin1');
+
+const utf16 = (text: string, bigEndian: boolean) => {
+  const bytes = Buffer.from(`\ufeff${text}`, 'utf16le');
+  return bigEndian ? bytes.swap16() : bytes;
+};
+
+describe.concurrent('pets add --file: what spreadsheets save', () => {
+  it('a windows-1252 file is refused at its first byte that is not UTF-8, nothing sent, exit 6, even with --skip-invalid; --encoding windows-1252 sends "Zoë Café" exactly', async (t) => {
+    const { server, configDir, petctl } = await setupE2e(t, creator());
+    const file = write(configDir, 'cp.csv', CP1252);
+
+    for (const extra of [[], ['--skip-invalid']]) {
+      const refused = await petctl(['pets', 'add', '--file', file, ...extra]);
+      expect(refused.code).toBe(6);
+      expectCleanError(refused);
+      expect(refused.stderr).toBe('error: line 2 (row 1): not UTF-8 (byte 0xEB); save the file as "CSV UTF-8", or give --encoding windows-1252 (invalid_input)\n');
+    }
+    expect(server.requests).toHaveLength(0);
+
+    const read = await petctl(['pets', 'add', '--file', file, '--encoding', 'windows-1252']);
+    expect(read.code, read.stderr).toBe(0);
+    expect(posted(server.requests)).toEqual(['Zoë Café', 'Rex']);
+    expect(server.requests[0]!.bodyBytes.toString('utf8')).toBe('{"name":"Zoë Café","categoryId":2,"status":"available"}');
+
+    // The same file with the same flags is the same input: the rerun sends nothing again.
+    const again = await petctl(['pets', 'add', '--file', file, '--encoding', 'windows-1252']);
+    expect(again.code, again.stderr).toBe(0);
+    expect(again.stderr).toMatch(/^created 0, skipped 2, /m);
+    expect(server.requests).toHaveLength(2);
+  });
+
+  it('--encoding latin1 reads as windows-1252 does (the WHATWG mapping): 0x80 is €', async (t) => {
+    const { server, configDir, petctl } = await setupE2e(t, creator());
+    const file = write(configDir, 'latin.csv', Buffer.from('name,categoryId\n\x80 Fund Caf\xe9,1\n', 'latin1'));
+    const result = await petctl(['pets', 'add', '--file', file, '--encoding', 'latin1']);
+    expect(result.code, result.stderr).toBe(0);
+    expect(posted(server.requests)).toEqual(['€ Fund Café']);
+  });
+
+  it("UTF-16 with a BOM is read as such, little-endian (Excel's tab-separated \"Unicode text\") and big-endian, astral characters included", async (t) => {
+    const { server, configDir, petctl } = await setupE2e(t, creator());
+    const le = write(configDir, 'unicode.txt', utf16('name\tcategoryId\tstatus\r\nZoë Café 🐶\t2\tavailable\r\n"Tab\tin quotes"\t3\t\r\n', false));
+    const be = write(configDir, 'be.csv', utf16('name,categoryId\nÅsa Ørn,4\n', true));
+
+    const first = await petctl(['pets', 'add', '--file', le]);
+    expect(first.code, first.stderr).toBe(0);
+    const second = await petctl(['pets', 'add', '--file', be]);
+    expect(second.code, second.stderr).toBe(0);
+    expect(posted(server.requests)).toEqual(['Zoë Café 🐶', 'Tab\tin quotes', 'Åsa Ørn']);
+  });
+
+  it('UTF-16 that breaks (a lone surrogate) is refused at its line and row, nothing sent', async (t) => {
+    const { server, configDir, petctl } = await setupE2e(t, creator());
+    const bytes = utf16('name,categoryId\nA,1\nB\ud800,2\n', false);
+    const file = write(configDir, 'broken.csv', bytes);
+    const result = await petctl(['pets', 'add', '--file', file]);
+    expect(result.code).toBe(6);
+    expect(result.stderr).toMatch(/^error: line 3 \(row 2\): not UTF-16LE: a broken character .*\(invalid_input\)\n$/);
+    expect(server.requests).toHaveLength(0);
+  });
+
+  it('a ;-separated export: the header decides, quoted fields keep their ; and , ; rows of empty fields (;;;) are skipped and counted nowhere', async (t) => {
+    const { server, configDir, petctl } = await setupE2e(t, creator());
+    const csv = 'Name;CategoryId;Status;Notes\r\n"Rex; the dog";1;available;"big, brown"\r\n;;;\r\n"Mia, ""cat""";2;;\r\n ; ;  ;\r\n;;;\r\n';
+    const file = write(configDir, 'europe.csv', csv);
+
+    const result = await petctl(['pets', 'add', '--file', file, '-o', 'ndjson']);
+    expect(result.code, result.stderr).toBe(0);
+    expect(posted(server.requests)).toEqual(['Rex; the dog', 'Mia, "cat"']);
+    const rows = result.stdout.trim().split('\n').map((line) => JSON.parse(line) as { row: number; line: number });
+    expect(rows.map((row) => [row.row, row.line])).toEqual([[1, 2], [2, 4]]);
+    expect(result.stderr).toMatch(/^created 2, skipped 0, rejected 0, invalid 0, unknown 0 in /m);
+
+    // --delimiter overrides the header's rule: read as commas, the header is one column, and the error says what to try.
+    const forced = await petctl(['pets', 'add', '--file', file, '--delimiter', ',']);
+    expect(forced.code).toBe(6);
+    expect(forced.stderr).toContain('the CSV header lacks name and categoryId; expected name,categoryId,status; if its columns are separated by another character, give it with --delimiter');
+    expect(server.requests).toHaveLength(2);
+  });
+
+  it('--delimiter takes any one character, or tab', async (t) => {
+    const { server, configDir, petctl } = await setupE2e(t, creator());
+    const piped = write(configDir, 'piped.csv', 'name|categoryId\nRex, Jr.|1\n');
+    const tabbed = write(configDir, 'tabbed.csv', 'name\tcategoryId\tnotes, more\nMia\t2\ta, b\n');
+    expect((await petctl(['pets', 'add', '--file', piped, '--delimiter', '|'])).code).toBe(0);
+    // A header with a comma is comma-separated by the rule; --delimiter tab says otherwise.
+    const tab = await petctl(['pets', 'add', '--file', tabbed, '--delimiter', 'tab']);
+    expect(tab.code, tab.stderr).toBe(0);
+    expect(tab.stderr).toContain('ignoring columns: notes, more');
+    expect(posted(server.requests)).toEqual(['Rex, Jr.', 'Mia']);
+  });
+
+  it("Excel's empty rows (,,, and cells of spaces) are skipped as blank lines are: no row number, no error; --skip-invalid reruns end 0", async (t) => {
+    const { server, configDir, petctl } = await setupE2e(t, creator());
+    const file = write(configDir, 'padded.csv', 'name,categoryId,status\r\nRex,1,available\r\n,,\r\n  ,   ,\r\n"",,""\r\nMia,2,\r\n,,\r\n,,\r\n');
+
+    for (const run of [1, 2]) {
+      const result = await petctl(['pets', 'add', '--file', file, '--skip-invalid', '-o', 'ndjson']);
+      expect(result.code, `run ${run}: ${result.stderr}`).toBe(0);
+      const rows = result.stdout.trim().split('\n').map((line) => JSON.parse(line) as { row: number; line: number });
+      expect(rows.map((row) => [row.row, row.line])).toEqual([[1, 2], [2, 6]]);
+      expect(result.stderr).toMatch(run === 1 ? /^created 2, skipped 0, rejected 0, invalid 0, /m : /^created 0, skipped 2, rejected 0, invalid 0, /m);
+    }
+    expect(posted(server.requests)).toEqual(['Rex', 'Mia']);
+
+    const dry = await petctl(['pets', 'add', '--file', file, '--dry-run', '-o', 'json']);
+    expect(dry.code, dry.stderr).toBe(0);
+    expect(JSON.parse(dry.stdout)).toMatchObject({ rows: 2, valid: 2, invalid: 0 });
+  });
+
+  it('a row longer than 1 MiB is an invalid row (line and row named), the rows around it are read', async (t) => {
+    const { server, configDir, petctl } = await setupE2e(t, creator());
+    const file = write(configDir, 'long.csv', `name,categoryId\nRex,1\n${'x'.repeat(1.5 * 1024 * 1024)},2\nMia,3\n`);
+    const refused = await petctl(['pets', 'add', '--file', file]);
+    expect(refused.code).toBe(6);
+    expect(refused.stderr).toContain('line 3 (row 2): longer than 1024 KiB\n');
+    expect(server.requests).toHaveLength(0);
+    const skipped = await petctl(['pets', 'add', '--file', file, '--skip-invalid']);
+    expect(skipped.code).toBe(6);
+    expect(posted(server.requests)).toEqual(['Rex', 'Mia']);
+  });
+
+  it('bad --encoding and --delimiter values are usage errors (exit 2), as are they without --file, and --delimiter with a JSON format', async (t) => {
+    const { server, configDir, petctl } = await setupE2e(t, creator());
+    const file = write(configDir, 'a.csv', 'name,categoryId\nRex,1\n');
+    const cases: Array<[string[], string]> = [
+      [['--file', file, '--encoding', 'ebcdic'], "option '--encoding <name>' argument 'ebcdic' is invalid"],
+      [['--file', file, '--delimiter', ';;'], "option '--delimiter <char>' argument ';;' is invalid"],
+      [['--file', file, '--delimiter', '"'], "option '--delimiter <char>' argument '\"' is invalid"],
+      [['--name', 'Rex', '--category-id', '1', '--encoding', 'utf-8'], '--encoding needs --file'],
+      [['--name', 'Rex', '--category-id', '1', '--delimiter', ';'], '--delimiter needs --file'],
+      [['--file', file, '--format', 'ndjson', '--delimiter', ';'], '--delimiter applies to CSV, not --format ndjson'],
+    ];
+    for (const [args, message] of cases) {
+      const result = await petctl(['pets', 'add', ...args]);
+      expect(result.code, args.join(' ')).toBe(2);
+      expectCleanError(result);
+      expect(result.stderr).toContain(message);
+    }
+    expect(server.requests).toHaveLength(0);
+  });
+});

@@ -1,0 +1,228 @@
+import fs from 'node:fs';
+import path from 'node:path';
+import { type TestContext, describe, expect, it } from 'vitest';
+import { type CliResult, expectCleanError, runCli, setupE2e, tempConfigDir } from '../helpers/cli';
+
+/**
+ * Files petctl writes are its own: in a folder shared with other users,
+ * nothing planted at a name petctl writes (a symlink to the user's file, or a
+ * file another user made writable by all) is written through, trusted or
+ * changed. petctl stops with unsafe_file (exit 1) before anything is sent.
+ *
+ * "Another user" is uid 65534 (nobody): tests run as root, which could write
+ * the files anyway, so only petctl's own rule can keep them unchanged.
+ */
+
+const NOBODY = 65534;
+const isRoot = process.getuid?.() === 0;
+
+interface Snapshot {
+  bytes: Buffer;
+  mode: number;
+  uid: number;
+}
+
+function snapshot(file: string): Snapshot {
+  const stats = fs.lstatSync(file);
+  return { bytes: stats.isDirectory() ? Buffer.from(fs.readdirSync(file).join('\n')) : fs.readFileSync(file), mode: stats.mode, uid: stats.uid };
+}
+
+interface Scene {
+  /** A folder every user can write to (mode 0777, no sticky bit). */
+  shared: string;
+  /** The user's file that planted symlinks point to. */
+  victim: string;
+  rows: string;
+  journal: string;
+  dataFile: string;
+}
+
+async function scene(t: TestContext) {
+  const e2e = await setupE2e(t);
+  const root = tempConfigDir();
+  t.onTestFinished(() => fs.rmSync(root, { recursive: true, force: true }));
+  const shared = path.join(root, 'shared');
+  fs.mkdirSync(shared);
+  fs.chmodSync(shared, 0o777);
+  const victim = path.join(root, '.bashrc');
+  fs.writeFileSync(victim, 'alias ll="ls -l"\n', { mode: 0o644 });
+  const rows = path.join(shared, 'intake.csv');
+  fs.writeFileSync(rows, 'name,categoryId,status\nRex,1,available\n');
+  const at: Scene = { shared, victim, rows, journal: path.join(shared, 'intake.journal'), dataFile: path.join(shared, 'pets.json') };
+  return { ...e2e, ...at };
+}
+
+type SceneOf = Awaited<ReturnType<typeof scene>>;
+
+/** Each name petctl writes, and a command that would write it. */
+const NAMES: Array<{ name: string; at: (s: SceneOf) => string; directory?: boolean; run: (s: SceneOf) => Promise<CliResult> }> = [
+  { name: 'config.json', at: (s) => path.join(s.configDir, 'config.json'), run: (s) => s.petctl(['pets', 'list']) },
+  { name: 'state.json', at: (s) => path.join(s.configDir, 'state.json'), run: (s) => s.petctl(['pets', 'list']) },
+  { name: 'config.json.lock', at: (s) => path.join(s.configDir, 'config.json.lock'), directory: true, run: (s) => s.petctl(['profile', 'add', 'qa', '--base-url', s.server.baseUrl]) },
+  { name: 'state.json.lock', at: (s) => path.join(s.configDir, 'state.json.lock'), directory: true, run: (s) => s.petctl(['pets', 'list']) },
+  { name: 'the default journal folder', at: (s) => path.join(s.configDir, 'imports'), directory: true, run: (s) => s.petctl(['pets', 'add', '--file', s.rows]) },
+  { name: 'the journal', at: (s) => s.journal, run: (s) => s.petctl(['pets', 'add', '--file', s.rows, '--journal', s.journal]) },
+  { name: '<journal>.spare', at: (s) => `${s.journal}.spare`, run: (s) => s.petctl(['pets', 'add', '--file', s.rows, '--journal', s.journal]) },
+  {
+    name: "the built-in sandbox's data file",
+    at: (s) => path.join(s.configDir, 'sandbox-data.json'),
+    run: (s) => runCli(['pets', 'list'], { env: { PETCTL_CONFIG_DIR: s.configDir, PETCTL_SANDBOX_LOG: path.join(s.shared, 'requests.log') } }),
+  },
+  {
+    name: "the built-in sandbox's limits file",
+    at: (s) => path.join(s.configDir, 'sandbox-data.json.limits.json'),
+    run: (s) => runCli(['pets', 'list'], { env: { PETCTL_CONFIG_DIR: s.configDir, PETCTL_SANDBOX_LOG: path.join(s.shared, 'requests.log') } }),
+  },
+  { name: 'petctl sandbox --data', at: (s) => s.dataFile, run: (s) => sandboxOn(s) },
+  { name: "petctl sandbox --data's limits file", at: (s) => `${s.dataFile}.limits.json`, run: (s) => sandboxOn(s) },
+];
+
+/** `petctl sandbox` on a data file in the shared folder: it must exit rather than listen. */
+function sandboxOn(s: SceneOf): Promise<CliResult> {
+  return runCli(['sandbox', '--port', '0', '--data', s.dataFile], { env: { PETCTL_CONFIG_DIR: s.configDir }, timeoutMs: 10_000 });
+}
+
+/** Refused the documented way, and nothing reached a server (the scripted one, or the sandbox's log). */
+function expectRefused(result: CliResult, s: SceneOf, file: string, problem: RegExp): void {
+  expect(result.code, result.stderr).toBe(1);
+  expectCleanError(result);
+  expect(result.stderr).toContain(`error: refusing to use ${file}: `);
+  expect(result.stderr).toMatch(problem);
+  expect(result.stderr).toMatch(/\(unsafe_file\)\nhint: /);
+  expect(result.stderr).not.toContain('listening on');
+  expect(s.server.requests).toEqual([]);
+  expect(fs.existsSync(path.join(s.shared, 'requests.log'))).toBe(false);
+}
+
+function prepareConfigDir(s: SceneOf): void {
+  fs.mkdirSync(s.configDir, { recursive: true, mode: 0o700 });
+}
+
+describe.skipIf(process.platform === 'win32')('a symlink planted at a name petctl writes', () => {
+  for (const entry of NAMES) {
+    it(`${entry.name}: the link's target keeps its bytes and mode; unsafe_file, nothing sent`, async (t) => {
+      const s = await scene(t);
+      prepareConfigDir(s);
+      const link = entry.at(s);
+      fs.mkdirSync(path.dirname(link), { recursive: true });
+      fs.symlinkSync(s.victim, link);
+      const before = snapshot(s.victim);
+
+      const result = await entry.run(s);
+
+      expectRefused(result, s, link, /it is a symbolic link/);
+      expect(snapshot(s.victim)).toEqual(before);
+      expect(fs.readlinkSync(link)).toBe(s.victim);
+    });
+  }
+});
+
+describe.skipIf(!isRoot)('a file or folder another user made at a name petctl writes (mode 0666 / 0777)', () => {
+  for (const entry of NAMES) {
+    it(`${entry.name}: left as it is; unsafe_file, nothing sent`, async (t) => {
+      const s = await scene(t);
+      prepareConfigDir(s);
+      const planted = entry.at(s);
+      fs.mkdirSync(path.dirname(planted), { recursive: true });
+      if (entry.directory) {
+        fs.mkdirSync(planted);
+        fs.chmodSync(planted, 0o777);
+      } else {
+        // Content petctl would believe: a journal of this very target, a valid config, valid data.
+        fs.writeFileSync(planted, entry.name === 'config.json' ? '{"profiles":{}}\n' : '');
+        fs.chmodSync(planted, 0o666);
+      }
+      fs.chownSync(planted, NOBODY, NOBODY);
+      const before = snapshot(planted);
+
+      const result = await entry.run(s);
+
+      expectRefused(result, s, planted, new RegExp(`it is owned by another user \\(uid ${NOBODY}\\)`));
+      expect(snapshot(planted)).toEqual(before);
+    });
+  }
+});
+
+describe.skipIf(process.platform === 'win32')('files of the user that are not petctl\'s to write', () => {
+  for (const { what, text } of [
+    { what: 'a text file of one line without a newline', text: 'call the vet on Monday' },
+    { what: 'a text file of several lines', text: 'line one\nline two\n' },
+  ]) {
+    it(`--journal naming ${what}: never truncated or written into`, async (t) => {
+      const s = await scene(t);
+      const notes = path.join(s.shared, 'notes.txt');
+      fs.writeFileSync(notes, text, { mode: 0o644 });
+      const before = snapshot(notes);
+
+      const result = await s.petctl(['pets', 'add', '--file', s.rows, '--journal', notes]);
+
+      expectRefused(result, s, notes, /it is not a petctl import journal/);
+      expect(result.stderr).toContain('hint: choose another --journal path');
+      expect(snapshot(notes)).toEqual(before);
+    });
+  }
+
+  it("the user's own journal that others can write (0666): refused, not trusted; chmod go-w is the hint", async (t) => {
+    const s = await scene(t);
+    fs.writeFileSync(s.journal, '{"petctlImportJournal":2,"target":"0"}\n');
+    fs.chmodSync(s.journal, 0o666);
+    const before = snapshot(s.journal);
+
+    const result = await s.petctl(['pets', 'add', '--file', s.rows, '--journal', s.journal]);
+
+    expectRefused(result, s, s.journal, /other users can write to it \(mode 0666\)/);
+    expect(result.stderr).toContain(`hint: if its content is yours, run chmod go-w ${s.journal}`);
+    expect(snapshot(s.journal)).toEqual(before);
+  });
+});
+
+describe.skipIf(!isRoot)("a config directory of another user's", () => {
+  it('is refused even with PETCTL_API_KEY set: the key goes nowhere, not even to the base URL that user planted', async (t) => {
+    const s = await scene(t);
+    fs.mkdirSync(s.configDir, { recursive: true });
+    const config = path.join(s.configDir, 'config.json');
+    fs.writeFileSync(config, JSON.stringify({ activeProfile: 'work', profiles: { work: { baseUrl: s.server.baseUrl } } }));
+    fs.chmodSync(s.configDir, 0o755);
+    fs.chmodSync(config, 0o644);
+    fs.chownSync(s.configDir, NOBODY, NOBODY);
+    fs.chownSync(config, NOBODY, NOBODY);
+    const before = snapshot(config);
+
+    // No --base-url: the planted profile is the one that would be used.
+    const result = await runCli(['pets', 'list'], { env: { PETCTL_CONFIG_DIR: s.configDir, PETCTL_API_KEY: s.key }, secrets: [s.key] });
+
+    expectRefused(result, s, s.configDir, new RegExp(`it is owned by another user \\(uid ${NOBODY}\\)`));
+    expect(snapshot(config)).toEqual(before);
+    expect(fs.statSync(s.configDir).mode & 0o777).toBe(0o755);
+  });
+
+  it("the user's own directory holding another user's config.json: refused the same way", async (t) => {
+    const s = await scene(t);
+    prepareConfigDir(s);
+    const config = path.join(s.configDir, 'config.json');
+    fs.writeFileSync(config, JSON.stringify({ activeProfile: 'work', profiles: { work: { baseUrl: s.server.baseUrl } } }), { mode: 0o600 });
+    fs.chownSync(config, NOBODY, NOBODY);
+
+    const result = await runCli(['pets', 'list'], { env: { PETCTL_CONFIG_DIR: s.configDir, PETCTL_API_KEY: s.key }, secrets: [s.key] });
+
+    expectRefused(result, s, config, /owned by another user/);
+  });
+
+  it("loose modes on the user's own config files stay a warning that tightens them, and the command runs", async (t) => {
+    const s = await scene(t);
+    s.server.reply({ status: 200, body: [] });
+    prepareConfigDir(s);
+    fs.chmodSync(s.configDir, 0o755);
+    const config = path.join(s.configDir, 'config.json');
+    fs.writeFileSync(config, '{"profiles":{}}\n');
+    fs.chmodSync(config, 0o666);
+
+    const result = await s.petctl(['pets', 'list']);
+
+    expect(result.code, result.stderr).toBe(0);
+    expect(result.stderr).toContain(`warning: ${config} was accessible to other users (mode 0666); changed it to 0600`);
+    expect(fs.statSync(config).mode & 0o777).toBe(0o600);
+    expect(fs.statSync(s.configDir).mode & 0o777).toBe(0o700);
+    expect(s.server.requests).toHaveLength(1);
+  });
+});

@@ -1,0 +1,250 @@
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { afterEach, describe, expect, it, vi } from 'vitest';
+import { openProfileStore } from '../src/config/profiles';
+import { resolvePaths } from '../src/config/paths';
+import { UnsafeFileError } from '../src/errors';
+import { chmodNoFollow, createExclusive, openOwnFile, tempPathFor } from '../src/file-safety';
+import { ensurePrivateDir, withFileLock, writeFileAtomic } from '../src/locked-file';
+
+/**
+ * The rule of src/file-safety.ts at each writer, below the up-front check of
+ * the config directory: what a file planted after that check (or outside the
+ * config directory) meets. test/e2e/file-safety.test.ts runs the same cases
+ * through the built binary.
+ */
+
+const NOBODY = 65534;
+const isRoot = process.getuid?.() === 0;
+const roots: string[] = [];
+
+afterEach(() => {
+  vi.restoreAllMocks();
+  for (const root of roots.splice(0)) fs.rmSync(root, { recursive: true, force: true });
+});
+
+/** A folder everyone can write to, and the user's file that planted symlinks point to. */
+function sharedFolder(): { dir: string; victim: string } {
+  const root = fs.mkdtempSync(path.join(os.tmpdir(), 'petctl-files-'));
+  roots.push(root);
+  const dir = path.join(root, 'shared');
+  fs.mkdirSync(dir);
+  fs.chmodSync(dir, 0o777);
+  const victim = path.join(root, '.bashrc');
+  fs.writeFileSync(victim, 'alias ll="ls -l"\n', { mode: 0o644 });
+  return { dir, victim };
+}
+
+function contentAndMode(file: string): [string, number] {
+  return [fs.readFileSync(file, 'utf8'), fs.statSync(file).mode];
+}
+
+describe.skipIf(process.platform === 'win32')('temporary files of atomic writes', () => {
+  it('have unpredictable names: a symlink at the name an earlier petctl used (<file>.<pid>.<n>.tmp) is never touched', () => {
+    const { dir, victim } = sharedFolder();
+    const file = path.join(dir, 'state.json');
+    for (let n = 1; n <= 50; n++) fs.symlinkSync(victim, `${file}.${process.pid}.${n}.tmp`);
+    const before = contentAndMode(victim);
+
+    for (let i = 0; i < 5; i++) writeFileAtomic(file, `{"n":${i}}\n`);
+
+    expect(contentAndMode(victim)).toEqual(before);
+    expect(fs.readFileSync(file, 'utf8')).toBe('{"n":4}\n');
+    expect(fs.statSync(file).mode & 0o777).toBe(0o600);
+    expect(fs.readdirSync(dir).filter((name) => !name.startsWith('state.json.'))).toEqual(['state.json']);
+    expect(tempPathFor(file)).not.toBe(tempPathFor(file));
+  });
+
+  it('are opened O_CREAT|O_EXCL|O_NOFOLLOW, mode 0600', () => {
+    const { dir } = sharedFolder();
+    const open = vi.spyOn(fs, 'openSync');
+
+    writeFileAtomic(path.join(dir, 'config.json'), '{}\n');
+
+    const [temp, flags, mode] = open.mock.calls[0]!;
+    const { O_CREAT, O_EXCL, O_NOFOLLOW } = fs.constants;
+    expect(String(temp)).toMatch(/config\.json\.[0-9a-f]{16}\.tmp$/);
+    expect((flags as number) & (O_CREAT | O_EXCL | O_NOFOLLOW)).toBe(O_CREAT | O_EXCL | O_NOFOLLOW);
+    expect(mode).toBe(0o600);
+  });
+
+  it('exclusive creation fails on anything already at the name, a symlink above all, and writes nothing through it', () => {
+    const { dir, victim } = sharedFolder();
+    const link = path.join(dir, 'planted.tmp');
+    fs.symlinkSync(victim, link);
+    const before = contentAndMode(victim);
+
+    expect(() => createExclusive(link)).toThrow(expect.objectContaining({ code: 'EEXIST' }));
+    expect(() => createExclusive(victim)).toThrow(expect.objectContaining({ code: 'EEXIST' }));
+    expect(contentAndMode(victim)).toEqual(before);
+  });
+});
+
+describe.skipIf(process.platform === 'win32')('a file replaced by an atomic write', () => {
+  it('a symlink at the name: refused, the symlink and its target left as they are', () => {
+    const { dir, victim } = sharedFolder();
+    const file = path.join(dir, 'pets.json.limits.json');
+    fs.symlinkSync(victim, file);
+    const before = contentAndMode(victim);
+
+    expect(() => writeFileAtomic(file, '{}\n')).toThrow(UnsafeFileError);
+    expect(contentAndMode(victim)).toEqual(before);
+    expect(fs.readlinkSync(file)).toBe(victim);
+    expect(fs.readdirSync(dir)).toEqual(['pets.json.limits.json']);
+  });
+
+  it("the user's own file that others can write: refused with its mode", () => {
+    const { dir } = sharedFolder();
+    const file = path.join(dir, 'state.json');
+    fs.writeFileSync(file, '{}\n');
+    fs.chmodSync(file, 0o664);
+
+    expect(() => writeFileAtomic(file, '{"x":1}\n')).toThrow(expect.objectContaining({ code: 'unsafe_file', problem: { kind: 'writable_by_others', mode: expect.any(Number) } }));
+    expect(contentAndMode(file)).toEqual(['{}\n', fs.statSync(file).mode]);
+  });
+
+  it.skipIf(!isRoot)("another user's file: refused, its content, mode and owner unchanged", () => {
+    const { dir } = sharedFolder();
+    const file = path.join(dir, 'state.json');
+    fs.writeFileSync(file, '{}\n');
+    fs.chmodSync(file, 0o600);
+    fs.chownSync(file, NOBODY, NOBODY);
+
+    expect(() => writeFileAtomic(file, '{"x":1}\n')).toThrow(expect.objectContaining({ problem: { kind: 'other_owner', uid: NOBODY } }));
+    expect(fs.readFileSync(file, 'utf8')).toBe('{}\n');
+    expect(fs.statSync(file).uid).toBe(NOBODY);
+  });
+});
+
+describe.skipIf(process.platform === 'win32')('lock directories (<file>.lock)', () => {
+  it('a symlink at the lock name is refused rather than waited on or removed', async () => {
+    const { dir, victim } = sharedFolder();
+    const file = path.join(dir, 'pets.json');
+    fs.symlinkSync(path.dirname(victim), `${file}.lock`);
+    const run = vi.fn();
+
+    await expect(withFileLock(file, run)).rejects.toMatchObject({ code: 'unsafe_file', file: `${file}.lock`, problem: { kind: 'symlink' } });
+    expect(run).not.toHaveBeenCalled();
+    expect(fs.readlinkSync(`${file}.lock`)).toBe(path.dirname(victim));
+  });
+
+  it.skipIf(!isRoot)("another user's directory at the lock name is refused, not taken over", async () => {
+    const { dir } = sharedFolder();
+    const file = path.join(dir, 'pets.json');
+    fs.mkdirSync(`${file}.lock`);
+    fs.chownSync(`${file}.lock`, NOBODY, NOBODY);
+    const old = new Date(Date.now() - 60_000);
+    fs.utimesSync(`${file}.lock`, old, old);
+
+    await expect(withFileLock(file, () => {})).rejects.toMatchObject({ code: 'unsafe_file', problem: { kind: 'other_owner', uid: NOBODY } });
+    expect(fs.statSync(`${file}.lock`).uid).toBe(NOBODY);
+  });
+
+  it('a lock directory of the user\'s own, group-writable as a 0002 umask makes it, is a lock like any other', async () => {
+    const { dir } = sharedFolder();
+    const file = path.join(dir, 'pets.json');
+    fs.mkdirSync(`${file}.lock`);
+    fs.chmodSync(`${file}.lock`, 0o775);
+    const old = new Date(Date.now() - 60_000);
+    fs.utimesSync(`${file}.lock`, old, old);
+
+    await expect(withFileLock(file, () => 'ran')).resolves.toBe('ran');
+  });
+});
+
+describe.skipIf(process.platform === 'win32')('files written in place (journal, sandbox data)', () => {
+  it('a symlink is refused by the open itself (O_NOFOLLOW), not by a look before it', async () => {
+    const { dir, victim } = sharedFolder();
+    const file = path.join(dir, 'intake.journal');
+    fs.symlinkSync(victim, file);
+    const lstat = vi.spyOn(fs, 'lstatSync');
+    const before = contentAndMode(victim);
+
+    await expect(openOwnFile(file)).rejects.toMatchObject({ code: 'unsafe_file', problem: { kind: 'symlink' } });
+    expect(lstat).not.toHaveBeenCalled();
+    expect(contentAndMode(victim)).toEqual(before);
+  });
+
+  it('an absent file is created 0600; an own private file is opened for appending', async () => {
+    const { dir } = sharedFolder();
+    const file = path.join(dir, 'intake.journal');
+    const created = await openOwnFile(file);
+    await created.write('a\n');
+    await created.close();
+    const again = await openOwnFile(file);
+    await again.write('b\n');
+    await again.close();
+
+    expect(contentAndMode(file)).toEqual(['a\nb\n', fs.statSync(file).mode]);
+    expect(fs.statSync(file).mode & 0o777).toBe(0o600);
+  });
+
+  it.skipIf(!isRoot)("another user's file is refused on the opened descriptor, and left unchanged", async () => {
+    const { dir } = sharedFolder();
+    const file = path.join(dir, 'intake.journal');
+    fs.writeFileSync(file, 'theirs\n');
+    fs.chmodSync(file, 0o666);
+    fs.chownSync(file, NOBODY, NOBODY);
+
+    await expect(openOwnFile(file)).rejects.toMatchObject({ code: 'unsafe_file', problem: { kind: 'other_owner', uid: NOBODY } });
+    expect(contentAndMode(file)).toEqual(['theirs\n', fs.statSync(file).mode]);
+    expect(fs.statSync(file).mode & 0o777).toBe(0o666);
+  });
+});
+
+describe.skipIf(process.platform === 'win32')('the config directory and config.json', () => {
+  it('tightening a mode never follows a symlink swapped in after the check: its target keeps its mode', () => {
+    const { dir, victim } = sharedFolder();
+    const file = path.join(dir, 'state.json');
+    fs.symlinkSync(victim, file);
+
+    expect(() => chmodNoFollow(file, 0o600)).toThrow(expect.objectContaining({ code: 'ELOOP' }));
+    expect(fs.statSync(victim).mode & 0o777).toBe(0o644);
+    fs.rmSync(file);
+    fs.writeFileSync(file, '{}', { mode: 0o644 });
+    chmodNoFollow(file, 0o600);
+    expect(fs.statSync(file).mode & 0o777).toBe(0o600);
+  });
+
+  it.skipIf(!isRoot)("another user's directory is refused, never tightened", () => {
+    const { dir } = sharedFolder();
+    const config = path.join(dir, 'petctl');
+    fs.mkdirSync(config, { mode: 0o755 });
+    fs.chownSync(config, NOBODY, NOBODY);
+
+    expect(() => ensurePrivateDir(config)).toThrow(expect.objectContaining({ code: 'unsafe_file', problem: { kind: 'other_owner', uid: NOBODY } }));
+    expect(fs.statSync(config).mode & 0o777).toBe(0o755);
+  });
+
+  it("profile changes are written by petctl's own atomic writer (conf's follows a symlink at the file)", async () => {
+    const { dir } = sharedFolder();
+    const paths = resolvePaths({ PETCTL_CONFIG_DIR: path.join(dir, 'petctl') });
+    const store = await openProfileStore(paths);
+    await store.add('qa', 'https://qa.example.org/v1');
+    const open = vi.spyOn(fs, 'openSync');
+    const rename = vi.spyOn(fs, 'renameSync');
+
+    await store.add('eu', 'https://eu.example.org/v1');
+
+    const { O_CREAT, O_EXCL, O_NOFOLLOW } = fs.constants;
+    const created = open.mock.calls.filter(([, flags]) => typeof flags !== 'number' || (flags & O_CREAT) !== 0);
+    expect(created).toHaveLength(1);
+    expect((created[0]![1] as number) & (O_CREAT | O_EXCL | O_NOFOLLOW)).toBe(O_CREAT | O_EXCL | O_NOFOLLOW);
+    expect(rename.mock.calls).toEqual([[created[0]![0], paths.configFile]]);
+    expect(Object.keys((JSON.parse(fs.readFileSync(paths.configFile, 'utf8')) as { profiles: object }).profiles)).toEqual(['qa', 'eu']);
+  });
+
+  it('a symlink planted at config.json after the store was opened: the profile change is refused, its target unchanged', async () => {
+    const { dir, victim } = sharedFolder();
+    const paths = resolvePaths({ PETCTL_CONFIG_DIR: path.join(dir, 'petctl') });
+    const store = await openProfileStore(paths);
+    await store.add('qa', 'https://qa.example.org/v1');
+    fs.rmSync(paths.configFile);
+    fs.symlinkSync(victim, paths.configFile);
+    const before = contentAndMode(victim);
+
+    await expect(store.add('eu', 'https://eu.example.org/v1')).rejects.toMatchObject({ code: 'unsafe_file', file: paths.configFile });
+    expect(contentAndMode(victim)).toEqual(before);
+  });
+});

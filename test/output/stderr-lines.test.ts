@@ -1,0 +1,68 @@
+import fs from 'node:fs';
+import path from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { main } from '../../src/main';
+import { fakeContext, fakeIo } from '../helpers/cli';
+
+/**
+ * Every line on stderr, on a terminal or not, shows outside text's control
+ * and bidi characters as visible escapes (src/output/sanitize.ts).
+ */
+
+const HOSTILE = 'x\u001b]0;PWNED\u0007\u001b]52;c;eA==\u0007\u001b[2J\rEVIL\u202e\u009b2J\nerror: forged';
+const SHOWN = 'x\\x1b]0;PWNED\\x07\\x1b]52;c;eA==\\x07\\x1b[2J\\rEVIL\\u202e\\x9b2J\\nerror: forged';
+const UNSAFE = /[\u0000-\u0009\u000b-\u001f\u007f-\u009f\u200e\u200f\u202a-\u202e\u2066-\u2069]/;
+
+async function runMain(argv: string[]) {
+  const io = fakeIo();
+  const code = await main(argv, { io, env: { PETCTL_CONFIG_DIR: '/nonexistent/petctl-test' }, signal: new AbortController().signal });
+  return { code, stderr: io.stderr.text() };
+}
+
+describe('lines on stderr', () => {
+  it('an error quoting outside text is one line, its controls shown as escapes', async () => {
+    const { code, stderr } = await runMain(['pets', 'get', HOSTILE]);
+    expect(code).toBe(2);
+    expect(stderr.split('\n')[0]).toBe(`error: petId must be a whole number (int64): ${SHOWN} (usage_error)`);
+    expect(stderr).not.toMatch(UNSAFE);
+    expect(stderr).not.toMatch(/^error: forged/m);
+  });
+
+  it('with -o json, the error line is the same JSON value, with C1 and bidi controls as \\u escapes', async () => {
+    const { stderr } = await runMain(['-o', 'json', 'pets', 'get', HOSTILE]);
+    expect(stderr.endsWith('\n')).toBe(true);
+    expect(stderr.slice(0, -1)).not.toMatch(UNSAFE);
+    expect(stderr).toContain('\\u202e\\u009b2J');
+    expect((JSON.parse(stderr) as { message: string }).message).toBe(`petId must be a whole number (int64): ${HOSTILE}`);
+  });
+
+  it('notices, warnings, waits and -v lines from the context', (t) => {
+    const { ctx, io } = fakeContext(t);
+    ctx.notice(`ignoring columns: ${HOSTILE}`);
+    ctx.warn(`cannot use the shared rate-limit state: ${HOSTILE}`);
+    ctx.line(`< ${HOSTILE}`);
+    ctx.announceWait(5_000, `waiting: ${HOSTILE}`);
+    expect(io.stderr.text()).toBe(
+      `ignoring columns: ${SHOWN}\nwarning: cannot use the shared rate-limit state: ${SHOWN}\n< ${SHOWN}\npetctl: waiting: ${SHOWN}\n`,
+    );
+  });
+
+  it('--quiet silences notices and warnings, never a line asked for', (t) => {
+    const { ctx, io } = fakeContext(t, { globals: { quiet: true } });
+    ctx.notice('n');
+    ctx.warn('w');
+    ctx.line(`line 2 (row 1): ${HOSTILE}`);
+    expect(io.stderr.text()).toBe(`line 2 (row 1): ${SHOWN}\n`);
+  });
+
+  it('only the places that make text safe write to stderr', () => {
+    // Each of these writes through sanitize.ts, or writes only petctl's own text (the key prompt).
+    const allowed = ['context.ts', 'main.ts', 'output/import-progress.ts', 'input/read-key.ts', 'commands/sandbox.ts'];
+    const src = path.join(import.meta.dirname, '../../src');
+    const writers = (fs.readdirSync(src, { recursive: true }) as string[])
+      .filter((file) => file.endsWith('.ts') && /stderr\.write\(|process\.stderr/.test(fs.readFileSync(path.join(src, file), 'utf8')))
+      .map((file) => file.split(path.sep).join('/'))
+      .sort();
+    expect(writers).toEqual([...allowed].sort());
+  });
+});
