@@ -63,7 +63,7 @@ describe('the state URL of a profile', () => {
   it('is stored with the profile in config.json (0600) and resolved from it', async () => {
     const paths = tempPaths();
     const store = await openProfileStore(paths);
-    await store.add('shelters', 'https://api.example.org/v1', WITH_PASSWORD);
+    await store.add('shelters', 'https://api.example.org/v1', { stateUrl: WITH_PASSWORD });
     expect(store.get('shelters')?.stateUrl).toBe(WITH_PASSWORD);
     expect(modeOf(paths.configFile)).toBe(0o600);
     expect(JSON.parse(fs.readFileSync(paths.configFile, 'utf8')).profiles.shelters).toEqual({ baseUrl: 'https://api.example.org/v1', stateUrl: WITH_PASSWORD });
@@ -73,7 +73,7 @@ describe('the state URL of a profile', () => {
 
   it('is overridden by PETCTL_STATE_URL; an empty one counts as unset', async () => {
     const store = await openProfileStore(tempPaths());
-    await store.add('shelters', 'https://api.example.org/v1', WITH_PASSWORD);
+    await store.add('shelters', 'https://api.example.org/v1', { stateUrl: WITH_PASSWORD });
     await store.add('plain', 'https://api.example.org/v1');
     const env = { PETCTL_STATE_URL: 'redis://127.0.0.1:6379/1' };
     expect(resolveTarget(store, { sandboxDataFile: SANDBOX_DATA, profileFlag: 'shelters', env })).toMatchObject({ stateUrl: env.PETCTL_STATE_URL, stateUrlSource: 'env' });
@@ -86,9 +86,9 @@ describe('the state URL of a profile', () => {
   it('is refused when invalid at profile add, and reported (exit 4) when a hand edit broke it', async () => {
     const paths = tempPaths();
     const store = await openProfileStore(paths);
-    await expect(store.add('bad', 'https://api.example.org/v1', 'memcached://x')).rejects.toThrow(/^--state-url must use redis:\/\//);
+    await expect(store.add('bad', 'https://api.example.org/v1', { stateUrl: 'memcached://x' })).rejects.toThrow(/^--state-url must use redis:\/\//);
     expect(store.get('bad')).toBeUndefined();
-    await store.add('edited', 'https://api.example.org/v1', 'redis://ok:6379/0');
+    await store.add('edited', 'https://api.example.org/v1', { stateUrl: 'redis://ok:6379/0' });
     const doc = JSON.parse(fs.readFileSync(paths.configFile, 'utf8'));
     doc.profiles.edited.stateUrl = 'redis://ok/not-a-db';
     fs.writeFileSync(paths.configFile, JSON.stringify(doc));

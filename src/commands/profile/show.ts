@@ -4,6 +4,8 @@ import type { Context } from '../../context';
 import { writeResult } from '../../output/result';
 import type { LastSeenLimits } from '../../api/rate-limit-state';
 import type { Invoke } from '../root';
+import type { ProfileStore } from '../../config/profiles';
+import { PetctlError } from '../../errors';
 import { SANDBOX_URL_TEXT } from './list';
 
 export function registerProfileShow(profile: Command, invoke: Invoke): void {
@@ -34,7 +36,14 @@ export async function profileShowRun(options: { name?: string }, ctx: Context): 
   ]);
   const { formatLocalDateTime } = await import('../../output/time');
   if (options.name !== undefined && store.get(options.name) === undefined) throw unknownProfile(options.name, store.list().map((profile) => profile.name));
-  const target = resolveTarget(store, { profileFlag: options.name ?? ctx.globals.profile, baseUrlFlag: ctx.globals.baseUrl, env: ctx.env, sandboxDataFile: ctx.paths.sandboxDataFile });
+  let target: ReturnType<typeof resolveTarget>;
+  try {
+    target = resolveTarget(store, { profileFlag: options.name ?? ctx.globals.profile, baseUrlFlag: ctx.globals.baseUrl, env: ctx.env, sandboxDataFile: ctx.paths.sandboxDataFile });
+  } catch (error) {
+    // Offline, it can say so rather than stop: which profiles there are, and how to choose one.
+    if (error instanceof PetctlError && error.code === 'no_profile') return showNoneChosen(ctx, store, renderDetails);
+    throw error;
+  }
   const stored = store.get(target.profile);
   const overrides = [
     ...(ctx.env.PETCTL_API_KEY ? ['PETCTL_API_KEY overrides the stored key'] : []),
@@ -43,7 +52,7 @@ export async function profileShowRun(options: { name?: string }, ctx: Context): 
     ...(target.stateUrlSource === 'env' ? ['PETCTL_STATE_URL overrides the state store'] : []),
   ];
   // What this machine last saw of the key's limits (offline; `auth status` asks the service).
-  const seen = target.apiKey === undefined ? undefined : await lastSeenLimits(ctx.paths.stateFile, target.identity, target.apiKey, ctx.now());
+  const seen = target.apiKey === undefined ? undefined : await lastSeenLimits(ctx.paths.stateFile, target.identity, target.apiKey, ctx.now(), (message) => ctx.warn(message));
   const object = {
     name: target.profile,
     active: target.profile === store.activeName(),
@@ -54,7 +63,9 @@ export async function profileShowRun(options: { name?: string }, ctx: Context): 
     effectiveKey: target.apiKey ? maskKey(target.apiKey) : null,
     keySource: target.keySource ?? null,
     // Only when a state store is in use, so that output without one stays as it was.
-    ...(target.stateUrl ? { stateUrl: maskStateUrl(target.stateUrl), stateUrlSource: target.stateUrlSource ?? null } : {}),
+    ...(target.stateUrl
+      ? { stateUrl: maskStateUrl(target.stateUrl), stateUrlSource: target.stateUrlSource ?? null, statePasswordSource: target.statePasswordSource ?? null }
+      : {}),
     overrides,
     rateLimit: seen ? { limit: seen.limit ?? null, remaining: seen.remaining ?? null, reset: isoTime(seen.resetAt), blockedUntil: isoTime(seen.blockedUntil), reason: seen.reason ?? null } : null,
     configFile: store.path,
@@ -66,9 +77,33 @@ export async function profileShowRun(options: { name?: string }, ctx: Context): 
         { key: 'baseUrl', label: 'Base URL', text: target.baseUrl ?? SANDBOX_URL_TEXT },
         { key: 'storedKey', label: 'Stored key', text: object.storedKey ?? (object.builtIn ? 'none (uses the built-in sandbox key)' : 'none: run petctl auth login') },
         { key: 'effectiveKey', label: 'Key in use', text: object.effectiveKey ? `${object.effectiveKey} (${object.keySource})` : 'none' },
-        ...(object.stateUrl ? [{ key: 'stateUrl', label: 'State store', text: `${object.stateUrl} (${object.stateUrlSource})` }] : []),
+        ...(object.stateUrl ? [{ key: 'stateUrl', label: 'State store', text: `${object.stateUrl} (${object.stateUrlSource}${passwordText(target.statePasswordSource)})` }] : []),
         { key: 'overrides', label: 'Overrides', text: overrides.length ? overrides.join('; ') : 'none' },
         { key: 'rateLimit', label: 'Rate limit', text: describeSeen(seen, formatLocalDateTime) },
+        { key: 'configFile', label: 'Config', text: object.configFile },
+      ],
+      object,
+      ctx.globals.output,
+    ),
+  );
+}
+
+const PASSWORD_SOURCES = { env: '; password from PETCTL_STATE_PASSWORD', profile: '; password stored', url: '; password in the URL' } as const;
+
+function passwordText(source: keyof typeof PASSWORD_SOURCES | undefined): string {
+  return source === undefined ? '' : PASSWORD_SOURCES[source];
+}
+
+/** `profile show` while other profiles exist and none is chosen. */
+async function showNoneChosen(ctx: Context, store: ProfileStore, renderDetails: typeof import('../../output/details').renderDetails): Promise<void> {
+  const names = store.list().map((profile) => profile.name);
+  const object = { name: null, active: false, chosen: false, profiles: names, configFile: store.path };
+  const choose = 'commands that talk to the service stop (no_profile) until one is chosen with petctl profile use <name> or -p <name>';
+  await writeResult(ctx, object, () =>
+    renderDetails(
+      [
+        { key: 'name', label: 'Profile', text: `none chosen: ${choose}` },
+        { key: 'profiles', label: 'Profiles', text: names.join(', ') },
         { key: 'configFile', label: 'Config', text: object.configFile },
       ],
       object,
