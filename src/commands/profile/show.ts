@@ -2,9 +2,7 @@ import { Argument, type Command } from 'commander';
 import { completesWith } from '../../completion/values';
 import type { Context } from '../../context';
 import { writeResult } from '../../output/result';
-import type { LastSeenLimits } from '../../api/rate-limit-state';
 import type { Invoke } from '../root';
-import type { ProfileStore } from '../../config/profiles';
 import { PetctlError } from '../../errors';
 import { SANDBOX_URL_TEXT } from './list';
 
@@ -26,22 +24,26 @@ Examples:
 }
 
 export async function profileShowRun(options: { name?: string }, ctx: Context): Promise<void> {
-  const [store, { maskKey, resolveTarget }, { maskStateUrl }, { renderDetails }, { unknownProfile }, { lastSeenLimits }] = await Promise.all([
-    ctx.profiles(),
-    import('../../config/target'),
-    import('../../config/state-url'),
-    import('../../output/details'),
-    import('../../config/profiles'),
-    import('../../api/rate-limit-state'),
-  ]);
-  const { formatLocalDateTime } = await import('../../output/time');
+  const [store, { maskKey, resolveTarget }, { maskStateUrl }, { renderDetails }, { unknownProfile }, { lastSeenLimits }, { describeSeen, noneChosen, passwordText, renderNoneChosen }] =
+    await Promise.all([
+      ctx.profiles(),
+      import('../../config/target'),
+      import('../../config/state-url'),
+      import('../../output/details'),
+      import('../../config/profiles'),
+      import('../../api/rate-limit-state'),
+      import('../../output/profile'),
+    ]);
   if (options.name !== undefined && store.get(options.name) === undefined) throw unknownProfile(options.name, store.list().map((profile) => profile.name));
   let target: ReturnType<typeof resolveTarget>;
   try {
     target = resolveTarget(store, { profileFlag: options.name ?? ctx.globals.profile, baseUrlFlag: ctx.globals.baseUrl, env: ctx.env, sandboxDataFile: ctx.paths.sandboxDataFile });
   } catch (error) {
     // Offline, it can say so rather than stop: which profiles there are, and how to choose one.
-    if (error instanceof PetctlError && error.code === 'no_profile') return showNoneChosen(ctx, store, renderDetails);
+    if (error instanceof PetctlError && error.code === 'no_profile') {
+      const object = noneChosen(store.list().map((profile) => profile.name), store.path);
+      return writeResult(ctx, object, () => renderNoneChosen(object, ctx.globals.output));
+    }
     throw error;
   }
   const stored = store.get(target.profile);
@@ -79,31 +81,7 @@ export async function profileShowRun(options: { name?: string }, ctx: Context): 
         { key: 'effectiveKey', label: 'Key in use', text: object.effectiveKey ? `${object.effectiveKey} (${object.keySource})` : 'none' },
         ...(object.stateUrl ? [{ key: 'stateUrl', label: 'State store', text: `${object.stateUrl} (${object.stateUrlSource}${passwordText(target.statePasswordSource)})` }] : []),
         { key: 'overrides', label: 'Overrides', text: overrides.length ? overrides.join('; ') : 'none' },
-        { key: 'rateLimit', label: 'Rate limit', text: describeSeen(seen, formatLocalDateTime) },
-        { key: 'configFile', label: 'Config', text: object.configFile },
-      ],
-      object,
-      ctx.globals.output,
-    ),
-  );
-}
-
-const PASSWORD_SOURCES = { env: '; password from PETCTL_STATE_PASSWORD', profile: '; password stored', url: '; password in the URL' } as const;
-
-function passwordText(source: keyof typeof PASSWORD_SOURCES | undefined): string {
-  return source === undefined ? '' : PASSWORD_SOURCES[source];
-}
-
-/** `profile show` while other profiles exist and none is chosen. */
-async function showNoneChosen(ctx: Context, store: ProfileStore, renderDetails: typeof import('../../output/details').renderDetails): Promise<void> {
-  const names = store.list().map((profile) => profile.name);
-  const object = { name: null, active: false, chosen: false, profiles: names, configFile: store.path };
-  const choose = 'commands that talk to the service stop (no_profile) until one is chosen with petctl profile use <name> or -p <name>';
-  await writeResult(ctx, object, () =>
-    renderDetails(
-      [
-        { key: 'name', label: 'Profile', text: `none chosen: ${choose}` },
-        { key: 'profiles', label: 'Profiles', text: names.join(', ') },
+        { key: 'rateLimit', label: 'Rate limit', text: describeSeen(seen) },
         { key: 'configFile', label: 'Config', text: object.configFile },
       ],
       object,
@@ -114,16 +92,4 @@ async function showNoneChosen(ctx: Context, store: ProfileStore, renderDetails: 
 
 function isoTime(epochMs: number | undefined): string | null {
   return epochMs === undefined ? null : new Date(epochMs).toISOString();
-}
-
-/** `12 of 60 left, resets 2026-11-25 14:32:05; as last seen on this machine (…)` */
-function describeSeen(seen: LastSeenLimits | undefined, localTime: (epochMs: number) => string): string {
-  const ask = 'petctl auth status asks the service';
-  if (!seen) return `none seen on this machine in the current window (${ask})`;
-  const parts: string[] = [];
-  if (seen.blockedUntil !== undefined) parts.push(`nothing is sent before ${localTime(seen.blockedUntil)} (${seen.reason ?? 'rate_limited'})`);
-  if (seen.remaining !== undefined && seen.resetAt !== undefined) {
-    parts.push(`${seen.remaining}${seen.limit === undefined ? '' : ` of ${seen.limit}`} left, resets ${localTime(seen.resetAt)}`);
-  }
-  return `${parts.join('; ')}; as last seen on this machine (${ask})`;
 }
