@@ -47,17 +47,19 @@ export async function openApiSession(ctx: Context, overrides: { apiKey?: string 
 
   const trace = ctx.globals.verbose ? (line: string) => ctx.line(line) : undefined;
   const probeLeaseMs = ctx.globals.timeoutMs;
-  let gate: RateLimitGate = await openRateLimitState(ctx.paths.stateFile, resolved.identity, apiKey, ctx.now, { probeLeaseMs });
+  const warn = (message: string) => ctx.warn(message);
+  let gate: RateLimitGate = await openRateLimitState(ctx.paths.stateFile, resolved.identity, apiKey, ctx.now, { probeLeaseMs, warn });
   if (resolved.stateUrl !== undefined) {
     // Loaded only when a state URL is set: a run without one never evaluates the Redis client.
     const { openSharedState } = await import('./shared-state');
     const shared = await openSharedState({
       stateUrl: resolved.stateUrl,
+      password: resolved.statePassword,
       id: await limitId(resolved.identity, apiKey),
       local: gate,
       now: ctx.now,
       probeLeaseMs,
-      warn: (message) => ctx.warn(message),
+      warn,
       trace,
     });
     ctx.onCleanup(() => shared.close());

@@ -2,7 +2,7 @@ import { isIP } from 'node:net';
 import type { Redis } from 'ioredis';
 import { describeStateUrl, stateStoreAddress } from '../config/state-url';
 import { type GateDecision, type LimitEntry, type RateAnswer, decide, observe } from './pacing';
-import { MAX_PROBE_LEASE_MS, type RateLimitGate, asEntry } from './rate-limit-state';
+import { MAX_PROBE_LEASE_MS, type RateLimitGate, asEntry, droppedTimesWarning } from './rate-limit-state';
 import { certificateProblem } from './transport';
 import { connectionErrorText } from './network-errors';
 
@@ -23,6 +23,9 @@ import { connectionErrorText } from './network-errors';
  * two machines' clocks differ. In Redis they are stored on Redis's clock
  * (TIME), measured once at connect (offset = Redis time − the midpoint of the
  * round trip, so accurate to half a round trip), and converted both ways.
+ * A TIME reply that is not two integers means the store is not used (the
+ * fallback below). Times read that no petctl could have written (see
+ * asEntry) are dropped with one warning: they are never waited for or shown.
  *
  * Keys: `petctl:limit:<id>`, the same hash of base URL and key as the local
  * state; the key itself is never stored. Every write sets a TTL a minute past
@@ -49,6 +52,8 @@ const MAX_CONFLICTS = 200;
 export interface SharedStateOptions {
   /** redis:// or rediss:// (validated; may hold a password, which is never printed). */
   stateUrl: string;
+  /** The password to use instead of the URL's (PETCTL_STATE_PASSWORD, or the profile's stored one). */
+  password?: string;
   /** limitId(base URL, key). */
   id: string;
   /** This machine's state file: the mirror of answers, and the fallback. */
@@ -73,10 +78,20 @@ export interface SharedStateGate extends RateLimitGate {
 }
 
 class StoreTimeout extends Error {}
+/** TIME answered with something other than two integers: the store's clock cannot be known. */
+class BadTimeReply extends Error {}
+
+/** Redis's clock in epoch ms from a TIME reply: [seconds, microseconds], both integers. */
+export function timeReplyMs(reply: unknown): number {
+  const integer = (value: unknown) => (typeof value === 'string' || typeof value === 'number') && /^\d{1,15}$/.test(String(value));
+  if (!Array.isArray(reply) || reply.length !== 2 || !reply.every(integer) || Number(reply[1]) >= 1_000_000) throw new BadTimeReply();
+  return Number(reply[0]) * 1000 + Number(reply[1]) / 1000;
+}
 
 /** What went wrong, for the warning: never the URL's password, never a raw message that might echo it. */
 export function describeStoreError(error: unknown, timeoutMs: number): string {
   if (error instanceof StoreTimeout) return `no answer within ${timeoutMs / 1000}s`;
+  if (error instanceof BadTimeReply) return 'its TIME reply is not two integers';
   const err = error as { code?: string; message?: string };
   const message = err?.message ?? String(error);
   if (/^WRONGPASS/.test(message)) return 'the server refused the user name or password (WRONGPASS)';
@@ -134,14 +149,18 @@ export function answersFor(entry: LimitEntry, now: number): Array<{ answer: Rate
   return answers;
 }
 
-function parseStored(raw: string | null): LimitEntry | undefined {
+/** A stored record on Redis's clock (`now` too); `dropped` names what was not plausible. */
+function parseStored(raw: string | null, now: number, dropped: string[]): LimitEntry | undefined {
   if (raw === null) return undefined;
+  let value: unknown;
   try {
-    return asEntry(JSON.parse(raw));
+    value = JSON.parse(raw);
   } catch {
     // A damaged record only holds timings: treat it as absent; the next write replaces it.
+    dropped.push('the record');
     return undefined;
   }
+  return asEntry(value, now, dropped);
 }
 
 export async function openSharedState(options: SharedStateOptions): Promise<SharedStateGate> {
@@ -150,6 +169,7 @@ export async function openSharedState(options: SharedStateOptions): Promise<Shar
   const { local, now, trace } = options;
   const probeLeaseMs = Math.min(options.probeLeaseMs, MAX_PROBE_LEASE_MS);
   const address = stateStoreAddress(options.stateUrl);
+  const password = options.password ?? address.password;
   const where = describeStateUrl(options.stateUrl);
   const key = `${KEY_PREFIX}${options.id}`;
 
@@ -169,7 +189,7 @@ export async function openSharedState(options: SharedStateOptions): Promise<Shar
     // The error event often says more than the rejection ("Connection is closed").
     let reason = describeStoreError(lastError !== undefined && !(error instanceof StoreTimeout) ? lastError : error, timeoutMs);
     // No known error repeats the password; should one ever, it still never reaches the terminal.
-    if (address.password) reason = reason.split(address.password).join('****');
+    if (password) reason = reason.split(password).join('****');
     options.warn(`cannot use the shared rate-limit state at ${where}: ${reason}; using this machine's state file for the rest of this run`);
     client?.disconnect();
   };
@@ -181,7 +201,7 @@ export async function openSharedState(options: SharedStateOptions): Promise<Shar
       host: address.host,
       port: address.port,
       username: address.username,
-      password: address.password,
+      password,
       // SNI takes a host name only (RFC 6066); certificates of an IP address are still checked.
       tls: address.tls ? { servername: isIP(address.host) ? undefined : address.host } : undefined,
       lazyConnect: true,
@@ -206,9 +226,9 @@ export async function openSharedState(options: SharedStateOptions): Promise<Shar
         // Selected here, not through ioredis's `db` option: ioredis ignores a failed SELECT and stays on database 0.
         if (address.db !== 0) await redis.select(address.db);
         const before = now();
-        const [seconds, micros] = await redis.time();
+        const redisNow = timeReplyMs(await redis.time());
         const after = now();
-        offset = Math.round(Number(seconds) * 1000 + Number(micros) / 1000 - (before + after) / 2);
+        offset = Math.round(redisNow - (before + after) / 2);
       })(),
       connectTimeoutMs,
     );
@@ -220,6 +240,18 @@ export async function openSharedState(options: SharedStateOptions): Promise<Shar
 
   const timed = <T>(promise: Promise<T>) => withTimeout(promise, commandTimeoutMs);
 
+  let warnedDropped = false;
+  /** The shared entry on this machine's clock, warning once about times it had to drop. */
+  const readShared = (stored: string | null): LimitEntry | undefined => {
+    const dropped: string[] = [];
+    const entry = shiftEntry(parseStored(stored, now() + offset!, dropped), -offset!);
+    if (dropped.length > 0 && !warnedDropped) {
+      warnedDropped = true;
+      options.warn(droppedTimesWarning(dropped, `${where} (${key})`));
+    }
+    return entry;
+  };
+
   /** Runs `change` on the shared entry atomically; the entry `change` sees and returns is on this machine's clock. */
   const transact = async <T>(what: string, change: Change<T>): Promise<T> => {
     const redis = client!;
@@ -230,7 +262,7 @@ export async function openSharedState(options: SharedStateOptions): Promise<Shar
       const failed = replies?.find(([error]) => error);
       if (!replies || failed) throw failed?.[0] ?? new Error('no reply');
       const stored = (replies[1]?.[1] ?? null) as string | null;
-      lastSeen = shiftEntry(parseStored(stored), -offset!);
+      lastSeen = readShared(stored);
       const { entry, result } = change(lastSeen);
       if (!entry) {
         // Nothing to write; the UNWATCH goes out before the next call's WATCH on this connection.
@@ -305,8 +337,7 @@ export async function openSharedState(options: SharedStateOptions): Promise<Shar
       return run(
         'current',
         async () => {
-          const stored = await timed(client!.get(key));
-            lastSeen = shiftEntry(parseStored(stored), -offset!);
+          lastSeen = readShared(await timed(client!.get(key)));
           return lastSeen;
         },
         () => local.current(),

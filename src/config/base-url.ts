@@ -61,3 +61,12 @@ export function isLoopbackHost(hostname: string): boolean {
     return false;
   }
 }
+
+/**
+ * The base URL with the specification's version segment added, when it ends
+ * in none (`https://api.example.org` → `https://api.example.org/v1`); undefined
+ * when it already ends in one (`/v1`, `/v2`). Takes a normalised base URL.
+ */
+export function withVersionSegment(baseUrl: string): string | undefined {
+  return /\/v\d+$/i.test(new URL(baseUrl).pathname) ? undefined : `${baseUrl}/v1`;
+}

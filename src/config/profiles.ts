@@ -1,5 +1,5 @@
 import type Conf from 'conf';
-import { UsageError } from '../errors';
+import { ExitCode, PetctlError, UsageError } from '../errors';
 import { assertOwnFile } from '../file-safety';
 import { validateBaseUrl } from './base-url';
 import { CorruptFileError, ensurePrivateDir, readJsonFile, withFileLock, writeFileAtomic } from '../locked-file';
@@ -13,9 +13,9 @@ import { validateStateUrl } from './state-url';
  * Stored shape:
  *
  *   {
- *     "activeProfile"?: string,            // absent = "sandbox"
+ *     "activeProfile"?: string,            // absent: none chosen (see activeName)
  *     "profiles": {
- *       "<name>": { "baseUrl": string, "apiKey"?: string, "stateUrl"?: string },
+ *       "<name>": { "baseUrl": string, "apiKey"?: string, "stateUrl"?: string, "statePassword"?: string },
  *       "sandbox"?: { "apiKey"?: string }  // the built-in profile only ever stores a key
  *     }
  *   }
@@ -48,23 +48,31 @@ export interface StoredProfile {
   apiKey?: string;
   /** The shared rate-limit state store (redis://…); it may hold a password. */
   stateUrl?: string;
+  /** The state store's password, kept apart from the URL (--state-password-stdin). */
+  statePassword?: string;
   builtIn: boolean;
 }
 
 export interface ProfileStore {
   /** The config file (it may not exist yet). */
   readonly path: string;
-  /** The active profile's name: "sandbox" on a fresh install. It may name a profile removed by hand. */
-  activeName(): string;
+  /**
+   * The profile commands use when none is named: the one chosen with `profile
+   * use`, or the sandbox while no other profile exists (a fresh install).
+   * Undefined when other profiles exist and none is chosen: a request must not
+   * go to the sandbox while the user may think it goes to production. It may
+   * name a profile removed by hand.
+   */
+  activeName(): string | undefined;
   get(name: string): StoredProfile | undefined;
   /** The sandbox first, then the others by name. */
   list(): StoredProfile[];
   /** Adds a profile without a key; refuses an existing name and the sandbox. */
-  add(name: string, baseUrl: string, stateUrl?: string): Promise<void>;
-  /** Changes a profile's base URL and/or state URL, keeping its key; refuses the sandbox and an unknown name. */
-  update(name: string, changes: { baseUrl?: string; stateUrl?: string }): Promise<void>;
+  add(name: string, baseUrl: string, state?: StateStoreSettings): Promise<void>;
+  /** Changes a profile's base URL and/or state store, keeping its key; refuses the sandbox and an unknown name. */
+  update(name: string, changes: { baseUrl?: string } & StateStoreSettings): Promise<void>;
   use(name: string): Promise<void>;
-  /** Removing the active profile makes the sandbox active again. */
+  /** Removing the chosen profile leaves none chosen (see activeName). */
   remove(name: string): Promise<void>;
   setKey(name: string, key: string): Promise<void>;
   /** True when a stored key was removed. */
@@ -91,6 +99,11 @@ export function validateApiKey(key: string, label = 'the API key'): string {
   return key;
 }
 
+export interface StateStoreSettings {
+  stateUrl?: string;
+  statePassword?: string;
+}
+
 export async function openProfileStore(paths: PetctlPaths): Promise<ProfileStore> {
   return new ConfProfileStore(paths, parseConfig(readJsonFile(paths.configFile)));
 }
@@ -99,6 +112,7 @@ interface ProfileEntry {
   baseUrl?: string;
   apiKey?: string;
   stateUrl?: string;
+  statePassword?: string;
 }
 
 interface Snapshot {
@@ -125,6 +139,7 @@ function parseConfig(raw: unknown): Snapshot {
         baseUrl: !builtIn && typeof entry.baseUrl === 'string' ? entry.baseUrl : undefined,
         apiKey: typeof entry.apiKey === 'string' && entry.apiKey !== '' ? entry.apiKey : undefined,
         stateUrl: !builtIn && typeof entry.stateUrl === 'string' && entry.stateUrl !== '' ? entry.stateUrl : undefined,
+        statePassword: !builtIn && typeof entry.statePassword === 'string' && entry.statePassword !== '' ? entry.statePassword : undefined,
       });
     }
   }
@@ -160,6 +175,26 @@ function byName(a: string, b: string): number {
   return a < b ? -1 : a > b ? 1 : 0;
 }
 
+/** The state store's settings as stored: the URL checked, the password only when given. */
+function stateSettings(settings: StateStoreSettings): StateStoreSettings {
+  return {
+    ...(settings.stateUrl === undefined ? {} : { stateUrl: validateStateUrl(settings.stateUrl, '--state-url') }),
+    ...(settings.statePassword === undefined ? {} : { statePassword: settings.statePassword }),
+  };
+}
+
+/**
+ * Other profiles exist and none is chosen (see ProfileStore.activeName): a
+ * usage error (exit 2) before anything is sent. `others` excludes the sandbox.
+ */
+export function noProfileChosen(others: readonly string[]): PetctlError {
+  return new PetctlError(
+    ExitCode.USAGE,
+    `no profile chosen; petctl has profile${others.length === 1 ? '' : 's'} ${others.join(', ')}. Choose one with petctl profile use <name> or -p <name> (-p ${SANDBOX_PROFILE} for the built-in sandbox)`,
+    { code: 'no_profile' },
+  );
+}
+
 /** A profile name that names none: a usage error (exit 2) wherever it comes from. `from` says where, e.g. `PETCTL_PROFILE`. */
 export function unknownProfile(name: string, known: readonly string[], from?: string): UsageError {
   return new UsageError(
@@ -180,15 +215,17 @@ class ConfProfileStore implements ProfileStore {
     this.#snapshot = snapshot;
   }
 
-  activeName(): string {
-    return this.#snapshot.active ?? SANDBOX_PROFILE;
+  activeName(): string | undefined {
+    if (this.#snapshot.active !== undefined) return this.#snapshot.active;
+    const others = [...this.#snapshot.profiles.keys()].some((name) => name !== SANDBOX_PROFILE);
+    return others ? undefined : SANDBOX_PROFILE;
   }
 
   get(name: string): StoredProfile | undefined {
     const entry = this.#snapshot.profiles.get(name);
     if (name === SANDBOX_PROFILE) return { name, apiKey: entry?.apiKey, builtIn: true };
     if (!entry) return undefined;
-    return { name, baseUrl: entry.baseUrl, apiKey: entry.apiKey, stateUrl: entry.stateUrl, builtIn: false };
+    return { name, baseUrl: entry.baseUrl, apiKey: entry.apiKey, stateUrl: entry.stateUrl, statePassword: entry.statePassword, builtIn: false };
   }
 
   list(): StoredProfile[] {
@@ -196,32 +233,32 @@ class ConfProfileStore implements ProfileStore {
     return [SANDBOX_PROFILE, ...names].map((name) => this.get(name) as StoredProfile);
   }
 
-  async add(name: string, baseUrl: string, stateUrl?: string): Promise<void> {
+  async add(name: string, baseUrl: string, settings: StateStoreSettings = {}): Promise<void> {
     if (name === SANDBOX_PROFILE) {
       throw new UsageError(`"${SANDBOX_PROFILE}" is the built-in profile and cannot be added or replaced`, 'choose another name');
     }
     validateProfileName(name);
     const url = validateBaseUrl(baseUrl, '--base-url');
-    const state = stateUrl === undefined ? undefined : validateStateUrl(stateUrl, '--state-url');
+    const state = stateSettings(settings);
     await this.#change((doc) => {
       if (profileExists(doc, name)) {
         throw new UsageError(`profile ${JSON.stringify(name)} already exists`, `to change it and keep its key, run petctl profile set ${name} --base-url <url>`);
       }
-      doc.profiles[name] = state === undefined ? { baseUrl: url } : { baseUrl: url, stateUrl: state };
+      doc.profiles[name] = { baseUrl: url, ...state };
     });
   }
 
-  async update(name: string, changes: { baseUrl?: string; stateUrl?: string }): Promise<void> {
+  async update(name: string, changes: { baseUrl?: string } & StateStoreSettings): Promise<void> {
     if (name === SANDBOX_PROFILE) {
       throw new UsageError(`the built-in "${SANDBOX_PROFILE}" profile has no base URL or state URL to change`, 'point a command elsewhere with --base-url, or add a profile');
     }
     const url = changes.baseUrl === undefined ? undefined : validateBaseUrl(changes.baseUrl, '--base-url');
-    const state = changes.stateUrl === undefined ? undefined : validateStateUrl(changes.stateUrl, '--state-url');
+    const state = stateSettings(changes);
     await this.#change((doc) => {
       const entry = entryOf(doc, name);
       if (entry === undefined) throw unknownProfile(name, knownNames(doc));
       // Everything else the entry holds (the key above all) stays as it is.
-      doc.profiles[name] = { ...entry, ...(url === undefined ? {} : { baseUrl: url }), ...(state === undefined ? {} : { stateUrl: state }) };
+      doc.profiles[name] = { ...entry, ...(url === undefined ? {} : { baseUrl: url }), ...state };
     });
   }
 
@@ -239,7 +276,8 @@ class ConfProfileStore implements ProfileStore {
     await this.#change((doc) => {
       if (!profileExists(doc, name)) throw unknownProfile(name, knownNames(doc));
       delete doc.profiles[name];
-      if (doc.activeProfile === name) doc.activeProfile = SANDBOX_PROFILE;
+      // Falling back to the sandbox would send the next command there without a word.
+      if (doc.activeProfile === name) delete doc.activeProfile;
     });
   }
 

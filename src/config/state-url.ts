@@ -1,6 +1,6 @@
 import { UsageError } from '../errors';
 
-const EXAMPLE = 'expected e.g. redis://host:6379/0, rediss://host:6380/0 or redis://:password@host:6379';
+const EXAMPLE = 'expected e.g. redis://host:6379/0 or rediss://host:6380/0 (the password: PETCTL_STATE_PASSWORD or --state-password-stdin)';
 
 /**
  * The shared rate-limit state store a profile names (`--state-url`,
@@ -8,6 +8,10 @@ const EXAMPLE = 'expected e.g. redis://host:6379/0, rediss://host:6380/0 or redi
  * key: it is stored in config.json (0600) and never printed; what is shown is
  * `maskStateUrl` (profile show/list) or `describeStateUrl` (warnings, -v).
  * Like validateBaseUrl, errors never echo the raw value.
+ *
+ * A user name without a password (`redis://s3cret@host`) is the password, as
+ * redis-cli and ioredis read it: Redis before 6 has no user names, and a
+ * password put there must be neither shown nor sent as a user name.
  */
 
 export interface StateStoreAddress {
@@ -51,20 +55,22 @@ export function validateStateUrl(raw: string, label = 'the state URL'): string {
 export function stateStoreAddress(stateUrl: string): StateStoreAddress {
   const url = parse(stateUrl, 'the state URL');
   const decode = (value: string) => (value === '' ? undefined : decodeURIComponent(value));
+  const onlyUser = url.password === '' && url.username !== '';
   return {
     tls: url.protocol === 'rediss:',
     host: url.hostname.replace(/^\[(.*)\]$/, '$1'),
     port: url.port === '' ? DEFAULT_REDIS_PORT : Number(url.port),
     db: Number(url.pathname.slice(1) || 0),
-    username: decode(url.username),
-    password: decode(url.password),
+    username: onlyUser ? undefined : decode(url.username),
+    password: decode(onlyUser ? url.username : url.password),
   };
 }
 
-/** For `profile show`/`list`: the URL with its password replaced by `****`. */
+/** For `profile show`/`list`: the URL with its password, in either slot, replaced by `****`. */
 export function maskStateUrl(stateUrl: string): string {
   const url = new URL(stateUrl);
   if (url.password !== '') url.password = '****';
+  else if (url.username !== '') url.username = '****';
   return url.href.replace(/\/$/, '');
 }
 

@@ -1,7 +1,7 @@
 import { NotConfiguredError, PetctlError, UsageError } from '../errors';
 import { validateBaseUrl } from './base-url';
-import { validateStateUrl } from './state-url';
-import { type ProfileStore, SANDBOX_DEFAULT_KEY, SANDBOX_PROFILE, unknownProfile, validateApiKey } from './profiles';
+import { stateStoreAddress, validateStateUrl } from './state-url';
+import { type ProfileStore, SANDBOX_DEFAULT_KEY, noProfileChosen, unknownProfile, validateApiKey } from './profiles';
 
 /**
  * The target: which profile, base URL, key and state store a command uses,
@@ -9,10 +9,13 @@ import { type ProfileStore, SANDBOX_DEFAULT_KEY, SANDBOX_PROFILE, unknownProfile
  * and import records are kept. Pure functions over the store and the
  * environment; nothing here does I/O.
  *
- *   profile:  -p/--profile  >  PETCTL_PROFILE  >  the active profile
+ *   profile:  -p/--profile  >  PETCTL_PROFILE  >  the active profile (see ProfileStore.activeName;
+ *             none chosen while other profiles exist: no_profile, exit 2)
  *   base URL: --base-url    >  PETCTL_BASE_URL >  the profile's  >  (sandbox) the in-process service
  *   key:      PETCTL_API_KEY > the profile's stored key > (sandbox) SANDBOX_DEFAULT_KEY
  *   state:    PETCTL_STATE_URL > the profile's state URL > none (this machine's state file)
+ *   its password: PETCTL_STATE_PASSWORD > the profile's stored password (with its own state URL only)
+ *             > the one in the URL
  *
  * A key is never taken from a flag: flags end up in shell history and in `ps`.
  * Empty environment variables count as unset (`PETCTL_PROFILE= petctl ...`).
@@ -24,6 +27,7 @@ export type ProfileSource = 'flag' | 'env' | 'active';
 export type BaseUrlSource = 'flag' | 'env' | 'profile' | 'sandbox';
 export type KeySource = 'env' | 'profile' | 'sandbox-default';
 export type StateUrlSource = 'env' | 'profile';
+export type StatePasswordSource = 'env' | 'profile' | 'url';
 
 export interface ResolvedProfile {
   name: string;
@@ -33,8 +37,8 @@ export interface ResolvedProfile {
 export interface ResolvedTarget {
   profile: string;
   profileSource: ProfileSource;
-  /** The store's active profile, which `profile` may differ from (-p, PETCTL_PROFILE). */
-  activeProfile: string;
+  /** The store's active profile, which `profile` may differ from (-p, PETCTL_PROFILE); undefined when none is chosen. */
+  activeProfile?: string;
   /** Normalised; undefined means the embedded sandbox started in-process. */
   baseUrl?: string;
   baseUrlSource: BaseUrlSource;
@@ -45,6 +49,9 @@ export interface ResolvedTarget {
   /** The shared rate-limit state store (it may hold a password); undefined: this machine's state file. */
   stateUrl?: string;
   stateUrlSource?: StateUrlSource;
+  /** The state store's password, wherever it came from (the URL's included). */
+  statePassword?: string;
+  statePasswordSource?: StatePasswordSource;
   /**
    * What the rate-limit state and bulk import's records are kept under: the
    * base URL, or for the embedded sandbox (a new port every run) its data file.
@@ -80,7 +87,9 @@ export function resolveProfileName(store: ProfileReader, options: ResolveOptions
     name = envProfile;
     source = 'env';
   } else {
-    name = store.activeName();
+    const active = store.activeName();
+    if (active === undefined) throw noProfileChosen(store.list().filter((profile) => !profile.builtIn).map((profile) => profile.name));
+    name = active;
     source = 'active';
   }
 
@@ -112,6 +121,12 @@ export function resolveTarget(store: ProfileReader, options: TargetOptions): Res
     ['env', fromEnv(options.env, 'PETCTL_STATE_URL'), (raw) => validateStateUrl(raw, 'PETCTL_STATE_URL')],
     ['profile', profile.stateUrl, (raw) => storedStateUrl(name, raw)],
   ]);
+  // A stored password belongs to the profile's own server, never to one PETCTL_STATE_URL names.
+  const password = state.value === undefined ? {} : firstGiven<StatePasswordSource>([
+    ['env', fromEnv(options.env, 'PETCTL_STATE_PASSWORD'), (raw) => raw],
+    ['profile', state.source === 'profile' ? profile.statePassword : undefined, (raw) => raw],
+    ['url', stateStoreAddress(state.value).password, (raw) => raw],
+  ]);
 
   return {
     profile: name,
@@ -124,6 +139,8 @@ export function resolveTarget(store: ProfileReader, options: TargetOptions): Res
     hasStoredKey: profile.apiKey !== undefined,
     stateUrl: state.value,
     stateUrlSource: state.source,
+    statePassword: password.value,
+    statePasswordSource: password.source,
     identity: base.value ?? `sandbox:${options.sandboxDataFile}`,
   };
 }
@@ -162,7 +179,7 @@ function storedBaseUrl(name: string, raw: string | undefined): string {
   }
 }
 
-function storedKey(name: string, key: string, active: string): string {
+function storedKey(name: string, key: string, active: string | undefined): string {
   try {
     return validateApiKey(key, `the API key stored in profile ${JSON.stringify(name)}`);
   } catch (error) {
@@ -171,7 +188,7 @@ function storedKey(name: string, key: string, active: string): string {
   }
 }
 
-function loginHint(name: string, active: string): string {
+function loginHint(name: string, active: string | undefined): string {
   return `run petctl auth login${name !== active ? ` -p ${name}` : ''}`;
 }
 

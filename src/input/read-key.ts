@@ -33,16 +33,31 @@ function promptHidden(ctx: Context, prompt: string): Promise<string> {
   });
 }
 
+/** A secret petctl asks for: what it is (in messages), the prompt, and how to pipe it instead. */
+export interface SecretRequest {
+  what: string;
+  prompt: string;
+  hint: string;
+  /** Read standard input even when it is a terminal (`--with-token`). */
+  fromStdin: boolean;
+}
+
 /**
- * The key from stdin (with --with-token, or when stdin is not a terminal), or
- * from a hidden prompt when petctl may prompt (input/prompts.ts canPrompt:
- * not with --no-input or PETCTL_NO_INPUT); otherwise a usage error.
+ * A secret from stdin (when asked, or when stdin is not a terminal), or from a
+ * hidden prompt when petctl may prompt (input/prompts.ts canPrompt: not with
+ * --no-input or PETCTL_NO_INPUT); otherwise a usage error. Surrounding
+ * whitespace (the newline `echo` adds) is not part of it.
  */
-export async function readKey(ctx: Context, profile: string, withToken: boolean): Promise<string> {
-  const hint = 'echo "$KEY" | petctl auth login --with-token';
-  const fromStdin = withToken || !ctx.io.stdin.isTTY;
-  if (!fromStdin && !canPrompt(ctx)) throw new UsageError('no API key: prompting is off (--no-input, PETCTL_NO_INPUT, or stderr is not a terminal)', hint);
-  const key = (fromStdin ? (await readStdin(ctx.io.stdin)).toString('utf8') : await promptHidden(ctx, `API key for profile "${profile}": `)).trim();
-  if (key === '') throw new UsageError(fromStdin ? 'no API key on standard input' : 'no API key entered', hint);
-  return key;
+export async function readSecret(ctx: Context, request: SecretRequest): Promise<string> {
+  const { what, hint } = request;
+  const fromStdin = request.fromStdin || !ctx.io.stdin.isTTY;
+  if (!fromStdin && !canPrompt(ctx)) throw new UsageError(`no ${what}: prompting is off (--no-input, PETCTL_NO_INPUT, or stderr is not a terminal)`, hint);
+  const secret = (fromStdin ? (await readStdin(ctx.io.stdin)).toString('utf8') : await promptHidden(ctx, request.prompt)).trim();
+  if (secret === '') throw new UsageError(fromStdin ? `no ${what} on standard input` : `no ${what} entered`, hint);
+  return secret;
+}
+
+/** The API key for `auth login`: --with-token reads stdin even on a terminal. */
+export function readKey(ctx: Context, profile: string, withToken: boolean): Promise<string> {
+  return readSecret(ctx, { what: 'API key', prompt: `API key for profile "${profile}": `, hint: 'echo "$KEY" | petctl auth login --with-token', fromStdin: withToken });
 }

@@ -3,7 +3,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import type { BlockReason } from '../../src/api/pacing';
-import { type RateLimitGate, StateUnwritableError, limitId, openRateLimitState } from '../../src/api/rate-limit-state';
+import { MAX_STORED_AHEAD_MS, type RateLimitGate, StateUnwritableError, asEntry, lastSeenLimits, limitId, openRateLimitState } from '../../src/api/rate-limit-state';
 import { fill, mountSmallDisk, noSmallDisk, unmountSmallDisk } from '../helpers/small-disk';
 
 const BASE = 'https://api.example.org/v1';
@@ -217,6 +217,58 @@ describe('the shared budget', () => {
     expect(await gate.acquire(false)).toEqual({ go: true });
     await gate.record({ status: 200, remaining: 200, reset: (NOW + 30_000) / 1000, resetAt: NOW + 30_000 }, false);
     expect(fs.existsSync(file)).toBe(false);
+  });
+});
+
+describe('times read back are checked', () => {
+  const HORIZON = NOW + MAX_STORED_AHEAD_MS;
+  it.each([
+    ['1e300', 1e300],
+    ['"NaN"', 'NaN'],
+    ['a string of digits', String(NOW + 60_000)],
+    ['a negative number', -5],
+    ['just beyond a day past the longest wait the service can ask for', HORIZON + 1],
+  ])('a blockedUntil of %s is dropped and named', (_, blockedUntil) => {
+    const dropped: string[] = [];
+    expect(asEntry({ blockedUntil, reason: 'key_banned' }, NOW, dropped)).toBeUndefined();
+    expect(dropped).toEqual(['blockedUntil']);
+  });
+
+  it('keeps what the service could have said, to a day beyond it', () => {
+    const dropped: string[] = [];
+    const entry = { blockedUntil: HORIZON, reason: 'key_banned', window: { reset: Math.floor(HORIZON / 1000), resetAt: HORIZON, remaining: 3 }, probeUntil: NOW + 500 };
+    expect(asEntry(entry, NOW, dropped)).toEqual(entry);
+    expect(dropped).toEqual([]);
+  });
+
+  it('drops a window whose reset is not plausible, and an unknown reason, naming each', () => {
+    const dropped: string[] = [];
+    expect(asEntry({ blockedUntil: NOW + 1_000, reason: 'hostile', window: { reset: 1e300, resetAt: NOW + 1_000, remaining: 1 } }, NOW, dropped)).toBeUndefined();
+    expect(dropped).toEqual(['reason', 'window.reset']);
+  });
+
+  it('the file gate warns once per run, goes on as if nothing were recorded, and drops the value at the next write', async () => {
+    const file = stateFile();
+    fs.mkdirSync(path.dirname(file), { recursive: true });
+    const id = await limitId(BASE, KEY);
+    fs.writeFileSync(file, JSON.stringify({ version: 1, limits: { [id]: { blockedUntil: 1e300, reason: 'key_banned' } } }));
+    const warnings: string[] = [];
+    const gate = await openRateLimitState(file, BASE, KEY, clock(NOW), { warn: (message) => warnings.push(message) });
+    expect(await gate.acquire(false)).toEqual({ go: true });
+    expect(await gate.current()).toBeUndefined();
+    expect(await gate.acquire(false)).toEqual({ go: true });
+    expect(warnings).toEqual([`ignored blockedUntil in the rate-limit state at ${file}: not a time petctl could have stored (not a number, or more than a day past the longest wait the service can ask for)`]);
+    await gate.record({ status: 429, retryAt: NOW + 5_000 }, false);
+    expect(readState(file).limits[id]).toEqual({ blockedUntil: NOW + 5_000, reason: 'rate_limited' });
+  });
+
+  it('lastSeenLimits (profile show) drops it with the same warning', async () => {
+    const file = stateFile();
+    fs.mkdirSync(path.dirname(file), { recursive: true });
+    fs.writeFileSync(file, JSON.stringify({ version: 1, limits: { [await limitId(BASE, KEY)]: { blockedUntil: 'NaN', reason: 'rate_limited' } } }));
+    const warnings: string[] = [];
+    expect(await lastSeenLimits(file, BASE, KEY, NOW, (message) => warnings.push(message))).toBeUndefined();
+    expect(warnings).toHaveLength(1);
   });
 });
 

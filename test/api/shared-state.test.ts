@@ -5,8 +5,9 @@ import path from 'node:path';
 import { Redis } from 'ioredis';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { decide } from '../../src/api/pacing';
-import { type RateLimitGate, limitId, openRateLimitState } from '../../src/api/rate-limit-state';
-import { EXPIRE_MARGIN_MS, KEY_PREFIX, type SharedStateGate, answersFor, expiryMs, openSharedState, shiftEntry } from '../../src/api/shared-state';
+import { MAX_STORED_AHEAD_MS, type RateLimitGate, limitId, openRateLimitState } from '../../src/api/rate-limit-state';
+import { EXPIRE_MARGIN_MS, KEY_PREFIX, type SharedStateGate, answersFor, expiryMs, openSharedState, shiftEntry, timeReplyMs } from '../../src/api/shared-state';
+import { GARBAGE_TIME_REPLIES, startFakeRedis } from '../helpers/fake-redis';
 import { type RedisServer, noRedisServer, startRedisServer } from '../helpers/redis-server';
 
 const BASE = 'https://api.example.org/v1';
@@ -322,6 +323,71 @@ describe.skipIf(noRedisServer)('when the shared store fails', () => {
       }
     } finally {
       await redis.stop();
+    }
+  });
+});
+
+describe('what the store says is checked', () => {
+  it.each([
+    [['1700000000', '123456'], 1_700_000_000_123.456],
+    [[1_700_000_000, 0], 1_700_000_000_000],
+  ])('timeReplyMs reads %j', (reply, ms) => {
+    expect(timeReplyMs(reply)).toBe(ms);
+  });
+
+  it.each([[['abc', '1']], [['1700000000']], ['1700000000'], [['1e300', '0']], [['1700000000', '1000000']], [['-1', '0']], [null]])('timeReplyMs refuses %j', (reply) => {
+    expect(() => timeReplyMs(reply)).toThrow();
+  });
+
+  it.each(Object.entries(GARBAGE_TIME_REPLIES))('a TIME reply of %s: the store is not used, one warning, the local file instead', async (_, reply) => {
+    const fake = await startFakeRedis(reply);
+    try {
+      const a = await machine(fake.url);
+      expect(fake.commands).toContain('TIME');
+      expect(a.gate.fellBack).toBe(true);
+      expect(a.gate.clockOffsetMs).toBeUndefined();
+      expect(a.warnings).toEqual([`cannot use the shared rate-limit state at ${fake.url}: its TIME reply is not two integers; using this machine's state file for the rest of this run`]);
+      expect(await a.gate.acquire(false)).toEqual({ go: true });
+    } finally {
+      await fake.close();
+    }
+  });
+});
+
+describe.skipIf(noRedisServer)('a planted entry in a real Redis', () => {
+  let redis: RedisServer;
+  beforeAll(async () => {
+    redis = await startRedisServer();
+  });
+  afterAll(async () => {
+    await redis?.stop();
+  });
+
+  it.each([
+    ['1e300', 1e300],
+    ['"NaN"', 'NaN'],
+    ['a string', 'tomorrow'],
+    ['a negative', -1],
+    ['beyond a day past the longest wait the service can ask for', 'beyond'],
+  ])('a blockedUntil of %s is dropped with one warning: never waited for, and replaced by the next write', async (_, planted) => {
+    const key = `pk_test_planted_${Math.random().toString(36).slice(2)}_0123456789`;
+    const id = await limitId(BASE, key);
+    const client = new Redis(redis.url);
+    try {
+      const blockedUntil = planted === 'beyond' ? Date.now() + MAX_STORED_AHEAD_MS + 60_000 : planted;
+      await client.set(`${KEY_PREFIX}${id}`, JSON.stringify({ blockedUntil, reason: 'key_banned' }));
+      const a = await machine(redis.url, { key });
+      expect(await a.gate.acquire(false)).toEqual({ go: true });
+      expect(await a.gate.current()).toBeUndefined();
+      expect(await a.gate.acquire(false)).toEqual({ go: true });
+      expect(a.gate.fellBack).toBe(false);
+      expect(a.warnings).toEqual([expect.stringMatching(/^ignored blockedUntil in the rate-limit state at redis:\/\/127\.0\.0\.1:\d+\/0 \(petctl:limit:[0-9a-f]+\): not a time petctl could have stored/)]);
+      expect(a.warnings.join('')).not.toMatch(/NaN|Infinity|e\+/);
+      await a.gate.record({ status: 429, retryAt: a.now() + 5_000 }, false);
+      const stored = JSON.parse((await client.get(`${KEY_PREFIX}${id}`))!);
+      expect(stored).toEqual({ blockedUntil: expect.any(Number), reason: 'rate_limited' });
+    } finally {
+      client.disconnect();
     }
   });
 });

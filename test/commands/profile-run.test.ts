@@ -127,12 +127,15 @@ describe.concurrent('profile add, use, remove', () => {
     expect(use.io.stderr.text()).toBe('Active profile: production\nwarning: PETCTL_PROFILE=sandbox is set and takes precedence while it is\n');
   });
 
-  it('remove of the active profile makes the sandbox active and says so', async (t) => {
+  it('remove of the active profile leaves none chosen and says how to choose one', async (t) => {
     const { run, read } = setup(t, TWO);
     const { ctx, io } = run();
     await profileRemoveRun({ name: 'production' }, ctx);
-    expect(read()).toEqual({ activeProfile: 'sandbox', profiles: { staging: { baseUrl: 'https://staging.example.org/v1' } } });
-    expect(io.stderr.text()).toBe('Profile "production" removed. The active profile is now "sandbox".\n');
+    expect(read()).toEqual({ profiles: { staging: { baseUrl: 'https://staging.example.org/v1' } } });
+    expect(io.stderr.text()).toBe('Profile "production" removed. No profile is chosen now: choose one with petctl profile use <name>.\n');
+    const last = run();
+    await profileRemoveRun({ name: 'staging' }, last.ctx);
+    expect(last.io.stderr.text()).toBe('Profile "staging" removed.\n');
   });
 
   it.for([
@@ -180,7 +183,7 @@ describe.concurrent('a profile with a state URL (Redis)', () => {
     const { run } = setup(t, SHARED);
     const shown = run();
     await profileShowRun({}, shown.ctx);
-    expect(shown.io.stdout.text()).toContain('State store: redis://:****@cache.example.org:6379/0 (profile)\n');
+    expect(shown.io.stdout.text()).toContain('State store: redis://:****@cache.example.org:6379/0 (profile; password in the URL)\n');
     expect(shown.io.stdout.text()).not.toContain(SECRET);
     const overridden = run({ env: { PETCTL_STATE_URL: 'rediss://other.example.org:6380/2' }, globals: { output: 'json' } });
     await profileShowRun({}, overridden.ctx);

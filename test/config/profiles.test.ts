@@ -59,7 +59,8 @@ describe('profile lifecycle', () => {
     await store.add('production', 'https://api.example.org/v1');
     expect(store.list().map((p) => p.name)).toEqual(['sandbox', 'production', 'staging']);
     expect(store.get('staging')).toEqual({ name: 'staging', baseUrl: 'https://staging.example.org/v1', apiKey: undefined, builtIn: false });
-    expect(store.activeName()).toBe('sandbox');
+    // Other profiles and none chosen: no default, so nothing goes to the sandbox unasked.
+    expect(store.activeName()).toBeUndefined();
 
     await store.use('staging');
     await store.setKey('staging', 'sk_staging_0123456789');
@@ -108,13 +109,24 @@ describe('profile lifecycle', () => {
     expect(conf.get('profiles')).toEqual({ 'eu.prod': { baseUrl: 'https://eu.example.org/v1' } });
   });
 
-  it('removing the active profile makes the sandbox active again', async () => {
+  it('removing the chosen profile leaves none chosen while others exist, and the sandbox once none is left', async () => {
     const paths = tempPaths();
     const store = await openProfileStore(paths);
     await store.add('production', 'https://api.example.org/v1');
+    await store.add('staging', 'https://staging.example.org/v1');
     await store.use('production');
     await store.remove('production');
-    expect(store.activeName()).toBe('sandbox');
+    expect(store.activeName()).toBeUndefined();
+    expect(readConfigFile(paths)).toEqual({ profiles: { staging: { baseUrl: 'https://staging.example.org/v1' } } });
+    await store.remove('staging');
+    expect((await openProfileStore(paths)).activeName()).toBe('sandbox');
+  });
+
+  it('profile use sandbox chooses the sandbox explicitly, beside other profiles', async () => {
+    const paths = tempPaths();
+    const store = await openProfileStore(paths);
+    await store.add('production', 'https://api.example.org/v1');
+    await store.use('sandbox');
     expect((await openProfileStore(paths)).activeName()).toBe('sandbox');
   });
 
@@ -140,7 +152,7 @@ describe('profile lifecycle', () => {
     };
     const error = await usageError(call[method]());
     expect(error.message).toBe('unknown profile "prod" (known: sandbox, production)');
-    expect(store.activeName()).toBe('sandbox');
+    expect(store.activeName()).toBeUndefined();
   });
 
   it.each(['a', 'Prod-2', 'eu.prod_1', 'x'.repeat(64), '.hidden', '__proto__', 'constructor', 'toString'])('accepts the name %j', async (name) => {

@@ -63,7 +63,7 @@ describe('the state URL of a profile', () => {
   it('is stored with the profile in config.json (0600) and resolved from it', async () => {
     const paths = tempPaths();
     const store = await openProfileStore(paths);
-    await store.add('shelters', 'https://api.example.org/v1', WITH_PASSWORD);
+    await store.add('shelters', 'https://api.example.org/v1', { stateUrl: WITH_PASSWORD });
     expect(store.get('shelters')?.stateUrl).toBe(WITH_PASSWORD);
     expect(modeOf(paths.configFile)).toBe(0o600);
     expect(JSON.parse(fs.readFileSync(paths.configFile, 'utf8')).profiles.shelters).toEqual({ baseUrl: 'https://api.example.org/v1', stateUrl: WITH_PASSWORD });
@@ -73,7 +73,7 @@ describe('the state URL of a profile', () => {
 
   it('is overridden by PETCTL_STATE_URL; an empty one counts as unset', async () => {
     const store = await openProfileStore(tempPaths());
-    await store.add('shelters', 'https://api.example.org/v1', WITH_PASSWORD);
+    await store.add('shelters', 'https://api.example.org/v1', { stateUrl: WITH_PASSWORD });
     await store.add('plain', 'https://api.example.org/v1');
     const env = { PETCTL_STATE_URL: 'redis://127.0.0.1:6379/1' };
     expect(resolveTarget(store, { sandboxDataFile: SANDBOX_DATA, profileFlag: 'shelters', env })).toMatchObject({ stateUrl: env.PETCTL_STATE_URL, stateUrlSource: 'env' });
@@ -86,13 +86,52 @@ describe('the state URL of a profile', () => {
   it('is refused when invalid at profile add, and reported (exit 4) when a hand edit broke it', async () => {
     const paths = tempPaths();
     const store = await openProfileStore(paths);
-    await expect(store.add('bad', 'https://api.example.org/v1', 'memcached://x')).rejects.toThrow(/^--state-url must use redis:\/\//);
+    await expect(store.add('bad', 'https://api.example.org/v1', { stateUrl: 'memcached://x' })).rejects.toThrow(/^--state-url must use redis:\/\//);
     expect(store.get('bad')).toBeUndefined();
-    await store.add('edited', 'https://api.example.org/v1', 'redis://ok:6379/0');
+    await store.add('edited', 'https://api.example.org/v1', { stateUrl: 'redis://ok:6379/0' });
     const doc = JSON.parse(fs.readFileSync(paths.configFile, 'utf8'));
     doc.profiles.edited.stateUrl = 'redis://ok/not-a-db';
     fs.writeFileSync(paths.configFile, JSON.stringify(doc));
     const reopened = await openProfileStore(paths);
     expect(() => resolveTarget(reopened, { sandboxDataFile: SANDBOX_DATA, profileFlag: 'edited', env: {} })).toThrow(NotConfiguredError);
+  });
+});
+
+describe('the state store password', () => {
+  it('written in the user-name slot is the password (as redis-cli and ioredis read it), masked in that slot', () => {
+    expect(stateStoreAddress(`redis://${encodeURIComponent(SECRET)}@cache.example.org:6379/0`)).toMatchObject({ username: undefined, password: SECRET });
+    expect(maskStateUrl(`redis://${encodeURIComponent(SECRET)}@cache.example.org:6379/0`)).toBe('redis://****@cache.example.org:6379/0');
+    expect(maskStateUrl('redis://reader:pw@cache.example.org:6379/0')).toBe('redis://reader:****@cache.example.org:6379/0');
+    expect(describeStateUrl(`redis://${encodeURIComponent(SECRET)}@cache.example.org:6379/0`)).toBe('redis://cache.example.org:6379/0');
+  });
+
+  it('comes from PETCTL_STATE_PASSWORD, else the stored one (with the profile\'s own URL only), else the URL', async () => {
+    const store = await openProfileStore(tempPaths());
+    await store.add('shelters', 'https://api.example.org/v1', { stateUrl: 'redis://cache.example.org:6379/0', statePassword: 'stored-pw' });
+    await store.add('inline', 'https://api.example.org/v1', { stateUrl: WITH_PASSWORD });
+    const resolve = (profileFlag: string, env: NodeJS.ProcessEnv) => resolveTarget(store, { sandboxDataFile: SANDBOX_DATA, profileFlag, env });
+    expect(resolve('shelters', {})).toMatchObject({ statePassword: 'stored-pw', statePasswordSource: 'profile' });
+    expect(resolve('shelters', { PETCTL_STATE_PASSWORD: 'env-pw' })).toMatchObject({ statePassword: 'env-pw', statePasswordSource: 'env' });
+    expect(resolve('inline', {})).toMatchObject({ statePassword: SECRET, statePasswordSource: 'url' });
+    expect(resolve('inline', { PETCTL_STATE_PASSWORD: 'env-pw' })).toMatchObject({ statePassword: 'env-pw', statePasswordSource: 'env' });
+    // Another server named by PETCTL_STATE_URL never gets the stored password.
+    expect(resolve('shelters', { PETCTL_STATE_URL: 'redis://elsewhere.example.org:6379/0' })).toMatchObject({ statePassword: undefined, statePasswordSource: undefined });
+    // No state store, no password, whatever the environment says.
+    await store.add('plain', 'https://api.example.org/v1');
+    expect(resolve('plain', { PETCTL_STATE_PASSWORD: 'env-pw' })).toMatchObject({ stateUrl: undefined, statePassword: undefined });
+  });
+
+  it('is stored apart from the URL, in config.json (0600)', async () => {
+    const paths = tempPaths();
+    const store = await openProfileStore(paths);
+    await store.add('shelters', 'https://api.example.org/v1', { stateUrl: 'redis://cache.example.org:6379/0' });
+    await store.update('shelters', { statePassword: SECRET });
+    await store.update('shelters', { stateUrl: 'rediss://cache.example.org:6380/0' });
+    expect(JSON.parse(fs.readFileSync(paths.configFile, 'utf8')).profiles.shelters).toEqual({
+      baseUrl: 'https://api.example.org/v1',
+      stateUrl: 'rediss://cache.example.org:6380/0',
+      statePassword: SECRET,
+    });
+    expect(modeOf(paths.configFile)).toBe(0o600);
   });
 });

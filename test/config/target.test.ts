@@ -3,21 +3,21 @@ import { describe, expect, it } from 'vitest';
 import { maskKey, requireKey, resolveProfileName, resolveTarget, type ResolvedTarget } from '../../src/config/target';
 import type { PetctlPaths } from '../../src/config/paths';
 import { openProfileStore, SANDBOX_DEFAULT_KEY, type ProfileStore } from '../../src/config/profiles';
-import { NotConfiguredError, UsageError } from '../../src/errors';
+import { NotConfiguredError, PetctlError, UsageError } from '../../src/errors';
 import { tempPaths } from './temp-config';
 
 const SANDBOX_DATA = '/home/shelter/.config/petctl/sandbox-data.json';
 
 const PROD_KEY = 'sk_prod_0123456789abcdef';
 
-/** sandbox (active unless told), production (with a key), staging (without). */
-async function configuredStore(options: { active?: string; sandboxKey?: string } = {}): Promise<ProfileStore> {
+/** sandbox (chosen unless told; `active: null`: none chosen), production (with a key), staging (without). */
+async function configuredStore(options: { active?: string | null; sandboxKey?: string } = {}): Promise<ProfileStore> {
   const store = await openProfileStore(tempPaths());
   await store.add('production', 'https://api.example.org/v1');
   await store.setKey('production', PROD_KEY);
   await store.add('staging', 'https://staging.example.org/v1');
   if (options.sandboxKey) await store.setKey('sandbox', options.sandboxKey);
-  if (options.active) await store.use(options.active);
+  if (options.active !== null) await store.use(options.active ?? 'sandbox');
   return store;
 }
 
@@ -55,6 +55,26 @@ describe('resolveProfileName', () => {
     expect(error.exitCode).toBe(2);
     expect(error.message).toBe(`unknown profile "${profileFlag ?? env.PETCTL_PROFILE}" from ${from} (known: sandbox, production, staging)`);
     expect(error.hint).toBe(`add it with petctl profile add ${profileFlag ?? env.PETCTL_PROFILE} --base-url <url>`);
+  });
+
+  it('stops with no_profile (exit 2) when other profiles exist and none is chosen, naming them', async () => {
+    const store = await configuredStore({ active: null });
+    const error = thrown(() => resolveProfileName(store, { env: {} })) as PetctlError;
+    expect(error).toBeInstanceOf(PetctlError);
+    expect({ exitCode: error.exitCode, code: error.code, hint: error.hint }).toEqual({ exitCode: 2, code: 'no_profile', hint: undefined });
+    expect(error.message).toBe(
+      'no profile chosen; petctl has profiles production, staging. Choose one with petctl profile use <name> or -p <name> (-p sandbox for the built-in sandbox)',
+    );
+    // Naming one chooses it, the sandbox included.
+    expect(resolveProfileName(store, { profileFlag: 'sandbox', env: {} })).toEqual({ name: 'sandbox', source: 'flag' });
+    expect(resolveProfileName(store, { env: { PETCTL_PROFILE: 'staging' } })).toEqual({ name: 'staging', source: 'env' });
+  });
+
+  it('uses the sandbox with no set-up while it is the only profile, even with a stored sandbox key', async () => {
+    const store = await openProfileStore(tempPaths());
+    expect(resolveProfileName(store, { env: {} })).toEqual({ name: 'sandbox', source: 'active' });
+    await store.setKey('sandbox', 'my-sandbox-key');
+    expect(resolveProfileName(store, { env: {} })).toEqual({ name: 'sandbox', source: 'active' });
   });
 
   it('an active profile removed by hand is an unknown profile too (exit 2)', async () => {

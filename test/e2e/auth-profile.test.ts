@@ -62,16 +62,17 @@ describe.concurrent('profiles', () => {
     expect(modeOf(configFile)).toBe(0o600);
     expect(modeOf(configDir)).toBe(0o700);
 
+    // Other profiles and none chosen: none is active (commands that send stop with no_profile).
     const listed = await ok(petctl(['profile', 'list', '-o', 'json']));
     expect(JSON.parse(listed.stdout)).toEqual([
-      { name: 'sandbox', active: true, baseUrl: null, builtIn: true, key: null },
+      { name: 'sandbox', active: false, baseUrl: null, builtIn: true, key: null },
       { name: 'production', active: false, baseUrl: 'https://api.example.org/v1', builtIn: false, key: null },
       // Normalised: no trailing slash.
       { name: 'staging', active: false, baseUrl: 'https://staging.example.org/v1', builtIn: false, key: null },
     ]);
     const table = await ok(petctl(['profile', 'list']));
     expect(table.stdout).toBe(
-      '*\tsandbox\tembedded sandbox (in-process)\tbuilt-in\n\tproduction\thttps://api.example.org/v1\tnone\n\tstaging\thttps://staging.example.org/v1\tnone\n',
+      '\tsandbox\tembedded sandbox (in-process)\tbuilt-in\n\tproduction\thttps://api.example.org/v1\tnone\n\tstaging\thttps://staging.example.org/v1\tnone\n',
     );
 
     await ok(petctl(['profile', 'use', 'staging']));
@@ -88,11 +89,11 @@ describe.concurrent('profiles', () => {
     });
     expect(readConfig(configFile).activeProfile).toBe('staging');
 
-    // Removing the active profile makes the sandbox active again.
+    // Removing the active profile leaves none chosen while another is left.
     const removed = await ok(petctl(['profile', 'remove', 'staging']));
-    expect(removed.stderr).toContain('The active profile is now "sandbox"');
+    expect(removed.stderr).toContain('No profile is chosen now: choose one with petctl profile use <name>.');
     expect(JSON.parse((await ok(petctl(['profile', 'list', '-o', 'json']))).stdout)).toEqual([
-      { name: 'sandbox', active: true, baseUrl: null, builtIn: true, key: null },
+      { name: 'sandbox', active: false, baseUrl: null, builtIn: true, key: null },
       { name: 'production', active: false, baseUrl: 'https://api.example.org/v1', builtIn: false, key: null },
     ]);
     expect(modeOf(configFile)).toBe(0o600);

@@ -54,6 +54,17 @@ describe.concurrent('prompts on a terminal', () => {
     expect(tty.stdout()).toBe(`${BIG}\tRex\t${BIG}\tpending\n`);
   });
 
+  it('pets add asks nothing when no profile is chosen among several: it stops first (no_profile, exit 2)', async (t) => {
+    const { server, env } = await petServer(t);
+    const config = { profiles: { production: { baseUrl: server.baseUrl }, staging: { baseUrl: server.baseUrl } } };
+    fs.writeFileSync(`${env.PETCTL_CONFIG_DIR}/config.json`, JSON.stringify(config), { mode: 0o600 });
+    const tty = openTerminal(t, ['pets', 'add'], env);
+    expect(await tty.exitCode()).toBe(2);
+    expect(tty.screen()).toContain('error: no profile chosen; petctl has profiles production, staging.');
+    expect(tty.screen()).not.toMatch(/Name/);
+    expect(server.requests).toHaveLength(0);
+  });
+
   it('asks only for what is missing; "none" sends no status', async (t) => {
     const { server, env, args } = await petServer(t);
     const tty = openTerminal(t, [...args, 'pets', 'add', '--name', 'Tom'], env);

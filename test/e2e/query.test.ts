@@ -63,6 +63,7 @@ describe.concurrent('--query', () => {
     const petctl = cliSession({ env: { PETCTL_CONFIG_DIR: tempConfigDir() } });
     expect((await petctl(['profile', 'add', 'staging', '--base-url', 'https://staging.example.org/v1'])).code).toBe(0);
     expect((await petctl(['profile', 'list', '--query', '[].name'])).stdout).toBe('sandbox\nstaging\n');
+    expect((await petctl(['profile', 'use', 'sandbox'])).code).toBe(0);
     expect((await petctl(['profile', 'list', '--query', '[?active].name | [0]'])).stdout).toBe('sandbox\n');
     expect((await petctl(['profile', 'show', 'staging', '--query', 'effectiveBaseUrl'])).stdout).toBe('https://staging.example.org/v1\n');
     expect((await petctl(['profile', 'show', 'staging', '--query', '{n: name, k: storedKey}', '-o', 'ndjson'])).stdout).toBe('{"n":"staging","k":null}\n');

@@ -195,7 +195,7 @@ describe.skipIf(noRedisServer)('several machines, one key, one redis-server', ()
       expect(fs.statSync(path.join(a.configDir, 'config.json')).mode & 0o777).toBe(0o600);
 
       const show = await a.run(['profile', 'show']);
-      expect(show.stdout).toContain(`redis://:****@127.0.0.1:${locked.port}/0 (profile)`);
+      expect(show.stdout).toContain(`redis://:****@127.0.0.1:${locked.port}/0 (profile; password in the URL)`);
       const showJson = await a.run(['-o', 'json', 'profile', 'show']);
       expect(JSON.parse(showJson.stdout)).toMatchObject({ stateUrl: `redis://:****@127.0.0.1:${locked.port}/0`, stateUrlSource: 'profile' });
       const list = await a.run(['profile', 'list']);

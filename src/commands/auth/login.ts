@@ -1,6 +1,6 @@
 import type { Command } from 'commander';
 import type { Context } from '../../context';
-import { ApiError, ExitCode, InterruptedError, NotConfiguredError, PetctlError, UsageError } from '../../errors';
+import { ExitCode, InterruptedError, NetworkError, NotConfiguredError, PetctlError, UsageError } from '../../errors';
 import { readKey } from '../../input/read-key';
 import type { Invoke } from '../root';
 
@@ -26,8 +26,10 @@ Examples:
   $ petctl auth login -p production --no-verify --with-token < key.txt
 
 The key is checked with one request (GET /pets?limit=1): accepted, it is
-stored and the plan's rate limit shown; a 401 is "key not accepted", exit 4,
-nothing stored; a service that cannot be reached stores it with a warning.
+stored and the plan's rate limit shown; a 401 is "key not accepted", exit 4;
+a 404 means the base URL is wrong, exit 2; any other answer than a success
+stores nothing either. A service that cannot be reached at all stores it
+with a warning.
 With --no-input (PETCTL_NO_INPUT=1) it never prompts: pipe the key with --with-token.
 The key is never a flag (it would land in shell history and ps output).`,
     )
@@ -60,16 +62,34 @@ async function checkKey(ctx: Context, key: string): Promise<void> {
     const remaining = rate.remaining === undefined ? '' : `, ${rate.remaining} left`;
     ctx.notice(`Key accepted by ${service}: ${rate.limit === undefined ? 'it reported no rate limit' : `rate limit ${rate.limit}${remaining}`}.`);
   } catch (error) {
-    if (error instanceof ApiError && (error.status === 401 || error.status === 403)) {
-      throw new PetctlError(ExitCode.AUTH, `key not accepted by ${service}: ${error.message}`, {
-        code: error.code,
-        status: error.status,
-        hint: 'check the key; --no-verify stores it without asking the service',
-        cause: error,
-      });
-    }
     if (!(error instanceof PetctlError) || error instanceof InterruptedError || error instanceof UsageError || error instanceof NotConfiguredError) throw error;
-    // The error's hint still helps (nothing listening on the sandbox's port: is it running?).
-    ctx.warn(`the key could not be checked (${error.message}); storing it unchecked${error.hint ? ` (${error.hint})` : ''}`);
+    if (error instanceof NetworkError) {
+      // No answer at all: the key cannot be checked now, and offline set-up is worth allowing.
+      // The error's hint still helps (nothing listening on the sandbox's port: is it running?).
+      ctx.warn(`the key could not be checked (${error.message}); storing it unchecked${error.hint ? ` (${error.hint})` : ''}`);
+      return;
+    }
+    throw await refusal(error, service, target.baseUrlSource === 'sandbox' ? undefined : target.baseUrl);
   }
+}
+
+/** Why an answer other than a success stores nothing: the key refused, a wrong base URL, or the answer's own error. */
+async function refusal(error: PetctlError, service: string, baseUrl: string | undefined): Promise<PetctlError> {
+  const details = { code: error.code, status: error.status, cause: error };
+  if (error.status === 401 || error.status === 403) {
+    return new PetctlError(ExitCode.AUTH, `key not accepted by ${service}: ${error.message}`, { ...details, hint: 'check the key; --no-verify stores it without asking the service' });
+  }
+  if (error.status === 404) {
+    const { withVersionSegment } = await import('../../config/base-url');
+    const versioned = baseUrl === undefined ? undefined : withVersionSegment(baseUrl);
+    return new PetctlError(ExitCode.USAGE, `${service} has no /pets (HTTP 404): the base URL is wrong; nothing stored`, {
+      ...details,
+      code: 'wrong_base_url',
+      hint: versioned ? `the base URL probably lacks /v1: ${versioned}` : 'check the base URL: petctl profile show',
+    });
+  }
+  return new PetctlError(error.exitCode, `the key could not be checked (${error.message}); nothing stored`, {
+    ...details,
+    hint: error.hint ?? '--no-verify stores it without asking the service',
+  });
 }

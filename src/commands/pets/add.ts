@@ -111,6 +111,8 @@ export async function addRun(given: AddOptions, ctx: Context): Promise<void> {
   if (given.name?.trim() === '') {
     throw new UsageError("option '--name <name>' must not be empty");
   }
+  // Where it would go is settled before anything is asked (no profile chosen, a bad base URL).
+  await ctx.target();
   const options = await completePetFields(ctx, given);
   const [{ http }, { createPet }, { renderPet }, { renderOptions }] = await Promise.all([
     ctx.api(),

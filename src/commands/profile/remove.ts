@@ -16,5 +16,7 @@ export async function profileRemoveRun(options: { name: string }, ctx: Context):
   const store = await ctx.profiles();
   const wasActive = store.activeName() === options.name;
   await store.remove(options.name);
-  ctx.notice(`Profile "${options.name}" removed.${wasActive ? ' The active profile is now "sandbox".' : ''}`);
+  const next = store.activeName();
+  const after = next === undefined ? ' No profile is chosen now: choose one with petctl profile use <name>.' : ` The active profile is now "${next}".`;
+  ctx.notice(`Profile "${options.name}" removed.${wasActive ? after : ''}`);
 }

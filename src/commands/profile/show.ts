@@ -2,8 +2,8 @@ import { Argument, type Command } from 'commander';
 import { completesWith } from '../../completion/values';
 import type { Context } from '../../context';
 import { writeResult } from '../../output/result';
-import type { LastSeenLimits } from '../../api/rate-limit-state';
 import type { Invoke } from '../root';
+import { PetctlError } from '../../errors';
 import { SANDBOX_URL_TEXT } from './list';
 
 export function registerProfileShow(profile: Command, invoke: Invoke): void {
@@ -24,17 +24,28 @@ Examples:
 }
 
 export async function profileShowRun(options: { name?: string }, ctx: Context): Promise<void> {
-  const [store, { maskKey, resolveTarget }, { maskStateUrl }, { renderDetails }, { unknownProfile }, { lastSeenLimits }] = await Promise.all([
-    ctx.profiles(),
-    import('../../config/target'),
-    import('../../config/state-url'),
-    import('../../output/details'),
-    import('../../config/profiles'),
-    import('../../api/rate-limit-state'),
-  ]);
-  const { formatLocalDateTime } = await import('../../output/time');
+  const [store, { maskKey, resolveTarget }, { maskStateUrl }, { renderDetails }, { unknownProfile }, { lastSeenLimits }, { describeSeen, noneChosen, passwordText, renderNoneChosen }] =
+    await Promise.all([
+      ctx.profiles(),
+      import('../../config/target'),
+      import('../../config/state-url'),
+      import('../../output/details'),
+      import('../../config/profiles'),
+      import('../../api/rate-limit-state'),
+      import('../../output/profile'),
+    ]);
   if (options.name !== undefined && store.get(options.name) === undefined) throw unknownProfile(options.name, store.list().map((profile) => profile.name));
-  const target = resolveTarget(store, { profileFlag: options.name ?? ctx.globals.profile, baseUrlFlag: ctx.globals.baseUrl, env: ctx.env, sandboxDataFile: ctx.paths.sandboxDataFile });
+  let target: ReturnType<typeof resolveTarget>;
+  try {
+    target = resolveTarget(store, { profileFlag: options.name ?? ctx.globals.profile, baseUrlFlag: ctx.globals.baseUrl, env: ctx.env, sandboxDataFile: ctx.paths.sandboxDataFile });
+  } catch (error) {
+    // Offline, it can say so rather than stop: which profiles there are, and how to choose one.
+    if (error instanceof PetctlError && error.code === 'no_profile') {
+      const object = noneChosen(store.list().map((profile) => profile.name), store.path);
+      return writeResult(ctx, object, () => renderNoneChosen(object, ctx.globals.output));
+    }
+    throw error;
+  }
   const stored = store.get(target.profile);
   const overrides = [
     ...(ctx.env.PETCTL_API_KEY ? ['PETCTL_API_KEY overrides the stored key'] : []),
@@ -43,7 +54,7 @@ export async function profileShowRun(options: { name?: string }, ctx: Context): 
     ...(target.stateUrlSource === 'env' ? ['PETCTL_STATE_URL overrides the state store'] : []),
   ];
   // What this machine last saw of the key's limits (offline; `auth status` asks the service).
-  const seen = target.apiKey === undefined ? undefined : await lastSeenLimits(ctx.paths.stateFile, target.identity, target.apiKey, ctx.now());
+  const seen = target.apiKey === undefined ? undefined : await lastSeenLimits(ctx.paths.stateFile, target.identity, target.apiKey, ctx.now(), (message) => ctx.warn(message));
   const object = {
     name: target.profile,
     active: target.profile === store.activeName(),
@@ -54,7 +65,9 @@ export async function profileShowRun(options: { name?: string }, ctx: Context): 
     effectiveKey: target.apiKey ? maskKey(target.apiKey) : null,
     keySource: target.keySource ?? null,
     // Only when a state store is in use, so that output without one stays as it was.
-    ...(target.stateUrl ? { stateUrl: maskStateUrl(target.stateUrl), stateUrlSource: target.stateUrlSource ?? null } : {}),
+    ...(target.stateUrl
+      ? { stateUrl: maskStateUrl(target.stateUrl), stateUrlSource: target.stateUrlSource ?? null, statePasswordSource: target.statePasswordSource ?? null }
+      : {}),
     overrides,
     rateLimit: seen ? { limit: seen.limit ?? null, remaining: seen.remaining ?? null, reset: isoTime(seen.resetAt), blockedUntil: isoTime(seen.blockedUntil), reason: seen.reason ?? null } : null,
     configFile: store.path,
@@ -66,9 +79,9 @@ export async function profileShowRun(options: { name?: string }, ctx: Context): 
         { key: 'baseUrl', label: 'Base URL', text: target.baseUrl ?? SANDBOX_URL_TEXT },
         { key: 'storedKey', label: 'Stored key', text: object.storedKey ?? (object.builtIn ? 'none (uses the built-in sandbox key)' : 'none: run petctl auth login') },
         { key: 'effectiveKey', label: 'Key in use', text: object.effectiveKey ? `${object.effectiveKey} (${object.keySource})` : 'none' },
-        ...(object.stateUrl ? [{ key: 'stateUrl', label: 'State store', text: `${object.stateUrl} (${object.stateUrlSource})` }] : []),
+        ...(object.stateUrl ? [{ key: 'stateUrl', label: 'State store', text: `${object.stateUrl} (${object.stateUrlSource}${passwordText(target.statePasswordSource)})` }] : []),
         { key: 'overrides', label: 'Overrides', text: overrides.length ? overrides.join('; ') : 'none' },
-        { key: 'rateLimit', label: 'Rate limit', text: describeSeen(seen, formatLocalDateTime) },
+        { key: 'rateLimit', label: 'Rate limit', text: describeSeen(seen) },
         { key: 'configFile', label: 'Config', text: object.configFile },
       ],
       object,
@@ -79,16 +92,4 @@ export async function profileShowRun(options: { name?: string }, ctx: Context): 
 
 function isoTime(epochMs: number | undefined): string | null {
   return epochMs === undefined ? null : new Date(epochMs).toISOString();
-}
-
-/** `12 of 60 left, resets 2026-11-25 14:32:05; as last seen on this machine (…)` */
-function describeSeen(seen: LastSeenLimits | undefined, localTime: (epochMs: number) => string): string {
-  const ask = 'petctl auth status asks the service';
-  if (!seen) return `none seen on this machine in the current window (${ask})`;
-  const parts: string[] = [];
-  if (seen.blockedUntil !== undefined) parts.push(`nothing is sent before ${localTime(seen.blockedUntil)} (${seen.reason ?? 'rate_limited'})`);
-  if (seen.remaining !== undefined && seen.resetAt !== undefined) {
-    parts.push(`${seen.remaining}${seen.limit === undefined ? '' : ` of ${seen.limit}`} left, resets ${localTime(seen.resetAt)}`);
-  }
-  return `${parts.join('; ')}; as last seen on this machine (${ask})`;
 }

@@ -1,0 +1,39 @@
+import type { Context } from '../../context';
+import { UsageError } from '../../errors';
+
+/** The state store's flags, shared by `profile add` and `profile set`. */
+
+export const STATE_URL_HELP =
+  "share the key's rate-limit state with other machines through Redis: redis://host:6379/0 or rediss://… (env PETCTL_STATE_URL)";
+export const STATE_PASSWORD_HELP =
+  "read the state store's password from standard input (a hidden prompt on a terminal); it is stored like the key (env PETCTL_STATE_PASSWORD)";
+
+/**
+ * The password --state-password-stdin reads, for the state URL the profile
+ * will have. A password is never a flag; one in the URL as well is refused,
+ * so that it is clear which is used.
+ */
+export async function readStatePassword(ctx: Context, name: string, stateUrl: string | undefined): Promise<string> {
+  const [{ stateStoreAddress }, { readSecret }] = await Promise.all([import('../../config/state-url'), import('../../input/read-key')]);
+  if (stateUrl === undefined) {
+    throw new UsageError(`profile ${JSON.stringify(name)} has no state URL for the password`, `give one: petctl profile set ${name} --state-url redis://host:6379/0 --state-password-stdin`);
+  }
+  if (stateStoreAddress(stateUrl).password !== undefined) {
+    throw new UsageError('the state URL holds a password and --state-password-stdin reads another', 'leave the password out of the URL');
+  }
+  return readSecret(ctx, {
+    what: 'state store password',
+    prompt: `State store password for profile "${name}": `,
+    hint: `printf %s "$PASSWORD" | petctl profile set ${name} --state-password-stdin`,
+    fromStdin: false,
+  });
+}
+
+/** redis:// beyond this machine would carry the state store's password unencrypted. */
+export async function warnIfPasswordInClear(ctx: Context, stateUrl: string, storedPassword: boolean): Promise<void> {
+  const [{ isLoopbackHost }, { stateStoreAddress }] = await Promise.all([import('../../config/base-url'), import('../../config/state-url')]);
+  const address = stateStoreAddress(stateUrl);
+  if ((storedPassword || address.password !== undefined) && !address.tls && !isLoopbackHost(address.host)) {
+    ctx.warn('redis:// sends the state store\'s password unencrypted; prefer rediss:// beyond a trusted network');
+  }
+}

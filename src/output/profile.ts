@@ -1,0 +1,57 @@
+import type { LastSeenLimits } from '../api/rate-limit-state';
+import type { StatePasswordSource } from '../config/target';
+import { renderDetails } from './details';
+import type { OutputFormat } from './format';
+import { formatLocalDateTime } from './time';
+
+/** What `profile show` says beyond the profile's own fields. */
+
+const PASSWORD_SOURCES: Record<StatePasswordSource, string> = {
+  env: '; password from PETCTL_STATE_PASSWORD',
+  profile: '; password stored',
+  url: '; password in the URL',
+};
+
+/** Where the state store's password in use comes from, after the URL's own source: `; password stored`. */
+export function passwordText(source: StatePasswordSource | undefined): string {
+  return source === undefined ? '' : PASSWORD_SOURCES[source];
+}
+
+/** `12 of 60 left, resets 2026-11-25 14:32:05; as last seen on this machine (…)` */
+export function describeSeen(seen: LastSeenLimits | undefined): string {
+  const ask = 'petctl auth status asks the service';
+  if (!seen) return `none seen on this machine in the current window (${ask})`;
+  const parts: string[] = [];
+  if (seen.blockedUntil !== undefined) parts.push(`nothing is sent before ${formatLocalDateTime(seen.blockedUntil)} (${seen.reason ?? 'rate_limited'})`);
+  if (seen.remaining !== undefined && seen.resetAt !== undefined) {
+    parts.push(`${seen.remaining}${seen.limit === undefined ? '' : ` of ${seen.limit}`} left, resets ${formatLocalDateTime(seen.resetAt)}`);
+  }
+  return `${parts.join('; ')}; as last seen on this machine (${ask})`;
+}
+
+export interface NoneChosen {
+  name: null;
+  active: false;
+  chosen: false;
+  profiles: string[];
+  configFile: string;
+}
+
+/** `profile show`'s JSON result while none is chosen. */
+export function noneChosen(profiles: string[], configFile: string): NoneChosen {
+  return { name: null, active: false, chosen: false, profiles, configFile };
+}
+
+/** `profile show` while other profiles exist and none is chosen: which there are, and how to choose. */
+export function renderNoneChosen(object: NoneChosen, format: OutputFormat): string {
+  const choose = 'commands that talk to the service stop (no_profile) until one is chosen with petctl profile use <name> or -p <name>';
+  return renderDetails(
+    [
+      { key: 'name', label: 'Profile', text: `none chosen: ${choose}` },
+      { key: 'profiles', label: 'Profiles', text: object.profiles.join(', ') },
+      { key: 'configFile', label: 'Config', text: object.configFile },
+    ],
+    { ...object },
+    format,
+  );
+}

@@ -1,0 +1,150 @@
+import fs from 'node:fs';
+import path from 'node:path';
+import { type TestContext, describe, expect, it } from 'vitest';
+import { type CliResult, cliSession, expectCleanError, jsonError, newApiKey, tempConfigDir } from '../helpers/cli';
+import { type ScriptedServer, json, startScriptedServer } from '../helpers/scripted-server';
+
+/**
+ * Where a request goes is never a surprise: while profiles other than the
+ * built-in sandbox exist and none is chosen, a command that would talk to the
+ * service stops before sending (no_profile, exit 2). The built binary runs
+ * against a scripted server (production) and the embedded sandbox, whose
+ * request log (PETCTL_SANDBOX_LOG) shows whether anything reached it.
+ */
+
+const PET = { id: 1, name: 'Rex', categoryId: 1, status: 'available' };
+const NO_PROFILE =
+  'error: no profile chosen; petctl has profiles production, staging. Choose one with petctl profile use <name> or -p <name> (-p sandbox for the built-in sandbox) (no_profile)\n';
+
+interface Setup {
+  petctl: (args: string[], options?: { env?: Record<string, string>; input?: string }) => Promise<CliResult>;
+  production: ScriptedServer;
+  staging: ScriptedServer;
+  /** What the embedded sandbox received, one line per request. */
+  sandboxRequests: () => string[];
+  configFile: string;
+}
+
+async function setup(t: Pick<TestContext, 'onTestFinished'>, options: { profiles?: boolean } = {}): Promise<Setup> {
+  const production = await startScriptedServer(json(201, PET));
+  const staging = await startScriptedServer(json(200, [PET]));
+  const configDir = tempConfigDir();
+  const log = path.join(configDir, 'sandbox.log');
+  t.onTestFinished(async () => {
+    await production.close();
+    await staging.close();
+    fs.rmSync(configDir, { recursive: true, force: true });
+  });
+  const key = newApiKey();
+  const petctl = cliSession({ env: { PETCTL_CONFIG_DIR: configDir, PETCTL_SANDBOX_LOG: log }, secrets: [key] });
+  if (options.profiles !== false) {
+    for (const [name, server] of [['production', production], ['staging', staging]] as const) {
+      expect((await petctl(['profile', 'add', name, '--base-url', server.baseUrl])).code).toBe(0);
+      expect((await petctl(['auth', 'login', '-p', name, '--no-verify', '--with-token'], { input: key })).code).toBe(0);
+    }
+  }
+  const sandboxRequests = () => (fs.existsSync(log) ? fs.readFileSync(log, 'utf8').split('\n').filter(Boolean) : []);
+  return { petctl, production, staging, sandboxRequests, configFile: path.join(configDir, 'config.json') };
+}
+
+function expectNoProfile(result: CliResult): void {
+  expect(result.code).toBe(2);
+  expect(result.stderr).toBe(NO_PROFILE);
+  expectCleanError(result);
+}
+
+describe.concurrent('the profile a command uses', () => {
+  it('two profiles added, none used: pets add stops with no_profile, exit 2, and nothing is sent anywhere', async (t) => {
+    const { petctl, production, staging, sandboxRequests } = await setup(t);
+    expectNoProfile(await petctl(['pets', 'add', '--name', 'Rex', '--category-id', '1']));
+    for (const args of [['pets', 'list'], ['pets', 'get', '1'], ['api', '/pets'], ['auth', 'status'], ['auth', 'logout']]) {
+      expectNoProfile(await petctl(args));
+    }
+    expectNoProfile(await petctl(['auth', 'login', '--with-token'], { input: newApiKey() }));
+    expect(jsonError(await petctl(['-o', 'json', 'pets', 'list']))).toMatchObject({ code: 'no_profile', status: 0 });
+    expect(production.requests).toHaveLength(0);
+    expect(staging.requests).toHaveLength(0);
+    expect(sandboxRequests()).toEqual([]);
+  });
+
+  it('a bulk import stops the same way, before reading its records or sending a row', async (t) => {
+    const { petctl, production, sandboxRequests, configFile } = await setup(t);
+    const rows = path.join(path.dirname(configFile), 'rows.ndjson');
+    fs.writeFileSync(rows, '{"name":"Rex","categoryId":1}\n');
+    expectNoProfile(await petctl(['pets', 'add', '--file', rows]));
+    expect(production.requests).toHaveLength(0);
+    expect(sandboxRequests()).toEqual([]);
+  });
+
+  it('after profile use production then profile remove production, with staging left: no_profile again', async (t) => {
+    const { petctl, production, staging, sandboxRequests } = await setup(t);
+    expect((await petctl(['profile', 'use', 'production'])).code).toBe(0);
+    expect((await petctl(['pets', 'add', '--name', 'Rex', '--category-id', '1'])).code).toBe(0);
+    expect(production.requests).toHaveLength(1);
+    const removed = await petctl(['profile', 'remove', 'production']);
+    expect(removed.stderr).toBe('Profile "production" removed. No profile is chosen now: choose one with petctl profile use <name>.\n');
+    const stopped = await petctl(['pets', 'add', '--name', 'Rex', '--category-id', '1']);
+    expect(stopped.code).toBe(2);
+    expect(stopped.stderr).toBe(
+      'error: no profile chosen; petctl has profile staging. Choose one with petctl profile use <name> or -p <name> (-p sandbox for the built-in sandbox) (no_profile)\n',
+    );
+    expect(staging.requests).toHaveLength(0);
+    expect(sandboxRequests()).toEqual([]);
+  });
+
+  it('a fresh install uses the built-in sandbox with no set-up', async (t) => {
+    const { petctl, sandboxRequests } = await setup(t, { profiles: false });
+    const listed = await petctl(['-q', 'pets', 'list', '--limit', '1']);
+    expect(listed.code, listed.stderr).toBe(0);
+    expect(sandboxRequests()).toHaveLength(1);
+  });
+
+  it('-p sandbox, profile use sandbox and -p staging each choose, beside the other profiles', async (t) => {
+    const { petctl, staging, sandboxRequests } = await setup(t);
+    expect((await petctl(['-q', '-p', 'sandbox', 'pets', 'list', '--limit', '1'])).code).toBe(0);
+    expect(sandboxRequests()).toHaveLength(1);
+    expect((await petctl(['-q', '-p', 'staging', 'pets', 'list'])).code).toBe(0);
+    expect(staging.requests).toHaveLength(1);
+    expect((await petctl(['-q', 'pets', 'list'], { env: { PETCTL_PROFILE: 'staging' } })).code).toBe(0);
+    expect(staging.requests).toHaveLength(2);
+    expect((await petctl(['profile', 'use', 'sandbox'])).code).toBe(0);
+    expect((await petctl(['-q', 'pets', 'list', '--limit', '1'])).code).toBe(0);
+    expect(sandboxRequests()).toHaveLength(2);
+  });
+
+  it('commands that do not talk to the service still work while none is chosen', async (t) => {
+    const { petctl, production, staging, sandboxRequests, configFile } = await setup(t);
+    const list = await petctl(['profile', 'list', '-o', 'json']);
+    expect(list.code).toBe(0);
+    expect((JSON.parse(list.stdout) as Array<{ active: boolean }>).some((profile) => profile.active)).toBe(false);
+    const shown = await petctl(['profile', 'show']);
+    expect(shown.code).toBe(0);
+    expect(shown.stdout).toMatch(/^Profile: +none chosen: commands that talk to the service stop \(no_profile\) until one is chosen with petctl profile use <name> or -p <name>\n/);
+    expect(shown.stdout).toMatch(/Profiles: +sandbox, production, staging\n/);
+    expect(JSON.parse((await petctl(['profile', 'show', '-o', 'json'])).stdout)).toEqual({
+      name: null,
+      active: false,
+      chosen: false,
+      profiles: ['sandbox', 'production', 'staging'],
+      configFile,
+    });
+    expect(JSON.parse((await petctl(['profile', 'show', 'staging', '-o', 'json'])).stdout)).toMatchObject({ name: 'staging', active: false });
+    for (const args of [
+      ['profile', 'add', 'qa', '--base-url', 'https://qa.example.org/v1'],
+      ['profile', 'set', 'qa', '--base-url', 'https://qa2.example.org/v1'],
+      ['completion', 'bash'],
+      ['__complete', '--', '-p', ''],
+      ['--help'],
+      ['pets', 'list', '--help'],
+      ['sandbox', '--help'],
+    ]) {
+      const result = await petctl(args);
+      expect(result.code, args.join(' ')).toBe(0);
+      expect(result.stderr, args.join(' ')).not.toContain('no_profile');
+    }
+    expect((await petctl(['profile', 'use', 'production'])).code).toBe(0);
+    expect(production.requests).toHaveLength(0);
+    expect(staging.requests).toHaveLength(0);
+    expect(sandboxRequests()).toEqual([]);
+  });
+});

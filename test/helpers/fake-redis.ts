@@ -1,0 +1,55 @@
+import net from 'node:net';
+
+/**
+ * A TCP server on 127.0.0.1 that speaks just enough RESP for ioredis to
+ * connect (CLIENT SETNAME, INFO's ready check, SELECT), and answers TIME with
+ * whatever a test scripts: what a real redis-server never sends.
+ */
+
+export interface FakeRedis {
+  url: string;
+  /** Command names received, in order (upper-cased). */
+  commands: string[];
+  close(): Promise<void>;
+}
+
+const INFO = '# Server\r\nredis_version:7.0.0\r\nloading:0\r\n';
+
+export async function startFakeRedis(timeReply: string): Promise<FakeRedis> {
+  const commands: string[] = [];
+  const sockets = new Set<net.Socket>();
+  const server = net.createServer((socket) => {
+    sockets.add(socket);
+    socket.on('close', () => sockets.delete(socket));
+    socket.on('data', (chunk) => {
+      // Each command is an array of bulk strings; its first one names it.
+      for (const match of chunk.toString('latin1').matchAll(/\*\d+\r\n\$\d+\r\n([A-Za-z]+)\r\n/g)) {
+        const name = match[1]!.toUpperCase();
+        commands.push(name);
+        if (name === 'TIME') socket.write(timeReply);
+        else if (name === 'INFO') socket.write(`$${INFO.length}\r\n${INFO}\r\n`);
+        else if (name === 'GET') socket.write('$-1\r\n');
+        else socket.write('+OK\r\n');
+      }
+    });
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const { port } = server.address() as net.AddressInfo;
+  return {
+    url: `redis://127.0.0.1:${port}/0`,
+    commands,
+    close: () => {
+      for (const socket of sockets) socket.destroy();
+      return new Promise((resolve) => server.close(() => resolve()));
+    },
+  };
+}
+
+/** TIME replies that are not two integers (seconds, microseconds below a million). */
+export const GARBAGE_TIME_REPLIES: Record<string, string> = {
+  'two words': '*2\r\n$3\r\nabc\r\n$1\r\nx\r\n',
+  'one integer': '*1\r\n$10\r\n1700000000\r\n',
+  'a bulk string': '$2\r\nhi\r\n',
+  'a float': '*2\r\n$6\r\n1e+300\r\n$1\r\n0\r\n',
+  'microseconds of a million or more': '*2\r\n$10\r\n1700000000\r\n$7\r\n9999999\r\n',
+};
