@@ -4,7 +4,7 @@ import { stringifyJson } from '../schemas/json';
 import { type Answer, errorBodyOf, errorForAnswer, parseSuccessBody } from './answer-errors';
 import { errorCode, networkFailure } from './network-errors';
 import type { GateDecision, RateAnswer } from './pacing';
-import type { RateLimitGate } from './rate-limit-state';
+import { type RateLimitGate, StateUnwritableError } from './rate-limit-state';
 import { type AttemptOutcome, type RateHeaders, parseRateHeaders, parseRetryAfter, resetDelayMs } from './retry';
 import { isSameOrigin } from './same-origin';
 import { ServerClock } from './server-clock';
@@ -153,6 +153,8 @@ export class HttpClient {
   private held: { until: number; banned: boolean } | undefined;
   /** A single command's waits, all its requests together: --max-wait bounds their total. */
   private readonly commandBudget: WaitBudget;
+  /** What an answer said of the limits could not be stored: no further request goes (see recordLimits). */
+  private unrecorded: StateUnwritableError | undefined;
 
   constructor(private readonly options: HttpClientOptions) {
     this.serverClock = new ServerClock(options.now);
@@ -211,7 +213,7 @@ export class HttpClient {
       if (answer && limits) {
         if (answer.status === 429) this.readBan(answer, limits);
         hooks?.onAnswer?.(answer);
-        await options.gate.record(limits.rateAnswer, paced || hooks?.keepLimits === true);
+        await this.recordLimits(limits.rateAnswer, paced || hooks?.keepLimits === true);
         if (answer.status >= 200 && answer.status < 300) {
           const parsed = request.rawResponse ? undefined : parseSuccessBody(answer, request.method, url);
           return { status: answer.status, url, body: parsed, text: answer.text, headers: answer.headers, rate: limits.rate, header: answer.header };
@@ -238,6 +240,7 @@ export class HttpClient {
    */
   private async passGate(paced: boolean, reserve: number, budget: WaitBudget, wait: (ms: number, why: string) => Promise<void>): Promise<boolean> {
     const { gate, now } = this.options;
+    if (this.unrecorded) throw this.unrecorded;
     let waitedOutBan = false;
     for (;;) {
       const decision = this.heldDecision() ?? (await gate.acquire(paced, reserve));
@@ -249,6 +252,21 @@ export class HttpClient {
       await wait(ms, gateWaitNotice(kind, ms, decision.until, at));
       if (countsTowardMaxWait(kind, paced)) budget.waitedMs += ms;
       if (kind === 'ban') waitedOutBan = true;
+    }
+  }
+
+  /**
+   * Stores what an answer said of the limits. Should the state file refuse
+   * the write, the answer still stands (a POST's 201 is an animal that
+   * exists, to be reported and journaled as created); the failure stops this
+   * client's next request instead, as the limits it would go by are not kept.
+   */
+  private async recordLimits(answer: RateAnswer, keep: boolean): Promise<void> {
+    try {
+      await this.options.gate.record(answer, keep);
+    } catch (error) {
+      if (!(error instanceof StateUnwritableError)) throw error;
+      this.unrecorded ??= error;
     }
   }
 

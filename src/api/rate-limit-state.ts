@@ -2,6 +2,8 @@ import fs from 'node:fs';
 import { CorruptFileError, readJsonFile, withFileLock, writeFileAtomic } from '../locked-file';
 import { sha256Hex } from '../digest';
 import { stringifyJson } from '../schemas/json';
+import { ExitCode, PetctlError } from '../errors';
+import { describeFsError } from '../bulk/fs-errors';
 import { type BlockReason, type GateDecision, type LimitEntry, type RateAnswer, decide, isStale, observe } from './pacing';
 import { MAX_PLAUSIBLE_RESET_MS } from './retry';
 
@@ -28,6 +30,25 @@ export interface RateLimitGate {
   record(answer: RateAnswer, paced: boolean): Promise<void>;
   /** The record for this base URL and key, as last written by any process. */
   current(): Promise<LimitEntry | undefined>;
+}
+
+/**
+ * state.json cannot be written (a full disk, a read-only directory): the
+ * request that needed it is not sent, since the limits it holds for every
+ * petctl on the machine would no longer be kept (exit 1).
+ */
+export class StateUnwritableError extends PetctlError {
+  constructor(
+    readonly file: string,
+    readonly reason: string,
+    cause: unknown,
+  ) {
+    super(ExitCode.FAILURE, `cannot write the rate-limit state file ${file}: ${reason}`, {
+      code: 'state_unwritable',
+      hint: 'free some space on its disk or make its directory writable again, then rerun the command; the request was not sent',
+      cause,
+    });
+  }
 }
 
 interface StateFile {
@@ -177,18 +198,24 @@ export async function openRateLimitState(
   const update = async <T>(change: (entry: LimitEntry | undefined) => { entry?: LimitEntry; result: T }): Promise<T> => {
     const own = await ownId();
     readState(file, now()); // drops a damaged file before the locked update reads it
-    return withFileLock(file, () => {
-      // Written back without what it dropped.
-      const state = readState(file, now());
-      const { entry, result } = change(state.limits[own]);
-      if (entry) {
-        const at = now();
-        for (const [otherId, other] of Object.entries(state.limits)) if (isStale(other, at)) delete state.limits[otherId];
-        state.limits[own] = entry;
-        writeFileAtomic(file, `${stringifyJson(state, 2)}\n`, { durable: false });
-      }
-      return result;
-    });
+    try {
+      return await withFileLock(file, () => {
+        // Written back without what it dropped.
+        const state = readState(file, now());
+        const { entry, result } = change(state.limits[own]);
+        if (entry) {
+          const at = now();
+          for (const [otherId, other] of Object.entries(state.limits)) if (isStale(other, at)) delete state.limits[otherId];
+          state.limits[own] = entry;
+          writeFileAtomic(file, `${stringifyJson(state, 2)}\n`, { durable: false });
+        }
+        return result;
+      });
+    } catch (error) {
+      // A system error (ENOSPC, EACCES, EROFS...) from the lock or the write; its path may be the lock's or a temporary file's.
+      if ((error as { syscall?: unknown }).syscall === undefined) throw error;
+      throw new StateUnwritableError(file, describeFsError(error), error);
+    }
   };
 
   return {

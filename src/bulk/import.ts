@@ -4,7 +4,7 @@ import { ExitCode, InterruptedError, PetctlError, RateLimitError, UsageError } f
 import { requireKey } from '../config/target';
 import { type RowFailure, type RowResult, type Tally, count, emptyTally, plural } from './results';
 import { openInput, stdinSpoolLimit } from './input';
-import { JournalUnwritableError, type JournalWriter, defaultJournalPath, legacyJournalPath, readJournal, targetDigest } from './journal';
+import { JournalUnwritableError, defaultJournalPath, legacyJournalPath, readJournal, targetDigest } from './journal';
 import { type Migration, openJournal, pendingMigration } from './migrate';
 import { type RecordsPlan, type Scan, plannedRows, scanRows } from './plan';
 import { type InputFormat, type ReadOptions, formatFromExtension, readRows, sentField } from './reader';
@@ -12,6 +12,7 @@ import type { InputEncoding } from './decode';
 import { RecordIndex } from './records';
 import { formatWhen } from '../output/time';
 import { maxWaitHint } from '../api/wait-policy';
+import { StateUnwritableError } from '../api/rate-limit-state';
 
 /**
  * `pets add --file`: validate every row and look it up in the records of the
@@ -140,18 +141,19 @@ function newRunId(now: number, random: number): string {
   return `${new Date(now).toISOString()}-${Math.floor(random * 0x10000).toString(16)}`;
 }
 
-/** The journal could not be written: what was done, and what a rerun will do. */
-function journalStopped(error: JournalUnwritableError, created: number, left: number): PetctlError {
+/** The journal or the rate-limit state file could not be written: what was done, and what a rerun will do. */
+function unwritableStop(error: JournalUnwritableError | StateUnwritableError, created: number, left: number): PetctlError {
   const done = `the import stopped before sending another request: ${plural(created, 'row')} created by this run, ${plural(left, 'row')} not sent yet`;
-  if (error.deleted === 'lost') {
+  if (error instanceof JournalUnwritableError && error.deleted === 'lost') {
     return new PetctlError(ExitCode.FAILURE, `${error.message}; ${done}. It could not be written again, so a rerun would send the rows created before again`, {
-      code: 'journal_unwritable',
+      code: error.code,
       hint: 'check what was created with petctl pets list before importing this file again',
     });
   }
+  const restored = error instanceof JournalUnwritableError && error.deleted === 'restored';
   return new PetctlError(ExitCode.FAILURE, `${error.message}; ${done}. Once the cause is fixed, a rerun of the same command resumes`, {
-    code: 'journal_unwritable',
-    hint: error.deleted === 'restored' ? 'rerun the same command to send the rest' : 'free some space on its disk or make its directory writable again, then rerun the same command',
+    code: error.code,
+    hint: restored ? 'rerun the same command to send the rest' : 'free some space on its disk or make its directory writable again, then rerun the same command',
     cause: error,
   });
 }
@@ -179,15 +181,18 @@ async function sendRows(options: BulkAddOptions, ctx: Context, plan: SendPlan): 
     import('../output/settings'),
   ]);
   const { scan } = plan;
-  let journal: JournalWriter;
-  try {
-    journal = await openJournal(plan.journalPath, plan.targetId, () => plan.index.entries(), plan.migration);
-  } catch (error) {
-    throw error instanceof JournalUnwritableError ? journalStopped(error, 0, scan.toSend) : error;
-  }
+  // Before the first request: nothing created yet, every row left.
+  const beforeSending = (error: unknown) => (error instanceof JournalUnwritableError ? unwritableStop(error, 0, scan.toSend) : error);
+  const journal = await openJournal(plan.journalPath, plan.targetId, () => plan.index.entries(), plan.migration).catch((error: unknown) => {
+    throw beforeSending(error);
+  });
   ctx.onCleanup(() => journal.close());
   const at = () => new Date(ctx.now()).toISOString();
-  if (plan.run !== undefined && options.fresh) await journal.append({ source: plan.source, state: 'begin', run: plan.run, at: at() });
+  if (plan.run !== undefined && options.fresh) {
+    await journal.append({ source: plan.source, state: 'begin', run: plan.run, at: at() }).catch((error: unknown) => {
+      throw beforeSending(error);
+    });
+  }
 
   const format = ctx.globals.output;
   const all: RowResult[] = [];
@@ -259,7 +264,7 @@ async function sendRows(options: BulkAddOptions, ctx: Context, plan: SendPlan): 
 
   const resume = `${plural(left, 'row')} not sent yet; rerun the same command to resume`;
   if (outcome.interrupted || stoppedBy instanceof InterruptedError) throw new InterruptedError();
-  if (stoppedBy instanceof JournalUnwritableError) throw journalStopped(stoppedBy, tally.created, left);
+  if (stoppedBy instanceof JournalUnwritableError || stoppedBy instanceof StateUnwritableError) throw unwritableStop(stoppedBy, tally.created, left);
   if (stoppedBy instanceof RateLimitError) {
     // Not the core's own message: it speaks of one request ("nothing sent"), and rows may have been created.
     const when = stoppedBy.retryAt === undefined ? 'later' : formatWhen(stoppedBy.retryAt, ctx.now());

@@ -6,6 +6,7 @@ import { ExitCode, PetctlError, UnsafeFileError, UsageError } from '../errors';
 import { assertOwnFile, createExclusiveFile, openOwnFile } from '../file-safety';
 import { parseJson, stringifyJson } from '../schemas/json';
 import { describeFsError } from './fs-errors';
+import { HEADER_START, JournalDamagedError, isCreationCutShort, isDamagedHeader, isWriteCutShort, journalLines } from './journal-damage';
 import type { Pet } from '../schemas/pet';
 import type { NewRunMark, RecordEntry, RecordIndex } from './records';
 
@@ -26,7 +27,8 @@ import type { NewRunMark, RecordEntry, RecordIndex } from './records';
  * answer before the row is reported; a row's last entry wins. A row whose last
  * entry is "sent" was sent and never answered: outcome unknown. A torn last
  * line (the process killed while writing) is ignored, which leaves the row at
- * its earlier, safer state.
+ * its earlier, safer state. Any other line that is not an entry stops the
+ * import before anything is sent (journal-damage.ts).
  *
  * Version 1 journals (one per input file, entries by row number) are read for
  * migration: import.ts maps their rows to identities once and retires them.
@@ -86,32 +88,39 @@ export interface LegacyJournal {
 /**
  * Reads the journal at `file` into `index`. Returns the entries of a version 1
  * journal instead (nothing is added), for the caller to migrate; undefined otherwise.
+ * A line that is neither an entry nor a write cut short stops it (journal-damage.ts).
  */
 export async function readJournal(file: string, target: string, index: RecordIndex): Promise<LegacyJournal | undefined> {
   // Another user's journal, or one others can write, may have lost its "created" lines: never trusted.
   assertOwnFile(file);
   if ((await headerOf(file)) !== 'whole') return undefined;
-  const { createInterface } = process.getBuiltinModule('node:readline');
   let legacy: LegacyJournal | undefined;
-  let first = true;
-  for await (const line of createInterface({ input: fs.createReadStream(file, { encoding: 'utf8' }), crlfDelay: Infinity })) {
-    if (first) {
-      first = false;
-      const version = checkHeader(file, line, target);
-      if (version === 1) {
-        const { mtimeMs } = await fs.promises.stat(file);
-        legacy = { input: (JSON.parse(line) as { input: string }).input, rows: new Map(), writtenAt: new Date(mtimeMs).toISOString() };
-      }
+  let header = '';
+  let number = 0;
+  // The header is judged with the line after it at hand: entries after a line that is no header make it a damaged one.
+  const start = async (next: string | undefined) => {
+    if (checkHeader(file, header, target, next) !== 1) return;
+    const { mtimeMs } = await fs.promises.stat(file);
+    legacy = { input: (JSON.parse(header) as { input: string }).input, rows: new Map(), writtenAt: new Date(mtimeMs).toISOString() };
+  };
+  for await (const { text, ended } of journalLines(fs.createReadStream(file))) {
+    number += 1;
+    if (number === 1) {
+      header = text;
       continue;
     }
+    if (number === 2) await start(text);
     if (legacy) {
-      const entry = parseV1Entry(line);
+      const entry = parseV1Entry(text);
       if (entry) legacy.rows.set(entry.row, entry);
+      else if (ended && !isWriteCutShort(text, V1_START)) throw new JournalDamagedError(file, number);
     } else {
-      const entry = parseEntry(line);
+      const entry = parseEntry(text);
       if (entry) index.add(entry);
+      else if (ended && !isWriteCutShort(text, ENTRY_START)) throw new JournalDamagedError(file, number);
     }
   }
+  if (number === 1) await start(undefined);
   return legacy;
 }
 
@@ -136,26 +145,27 @@ async function headerOf(file: string): Promise<HeaderState> {
   }
 }
 
-const HEADER_START = '{"petctlImportJournal":';
-
 /**
  * A file is petctl's journal only when its first line starts as a header does,
- * or is what a header cut short leaves (nothing, or the start of one); anything
- * else is someone's file, never truncated or written into. checkHeader reads
- * the rest of the header.
+ * or is what a header cut short leaves; a first line that is a damaged header
+ * is journal_damaged (journal-damage.ts); anything else is someone's file,
+ * never truncated or written into. checkHeader reads the rest of the header.
  */
 async function headerIn(handle: fs.promises.FileHandle, file: string): Promise<Exclude<HeaderState, 'absent'>> {
   const head = Buffer.alloc(4096);
   const { bytesRead } = await handle.read(head, 0, head.length, 0);
-  const text = head.toString('utf8', 0, bytesRead);
+  const bytes = head.subarray(0, bytesRead);
+  const text = bytes.toString('utf8');
   const whole = bytesRead === head.length || text.includes('\n');
-  if (text.startsWith(HEADER_START)) return whole ? 'whole' : 'cut-short';
-  if (!whole && HEADER_START.startsWith(text)) return 'cut-short';
+  if (!whole && isCreationCutShort(bytes, HEADER_BYTES)) return 'cut-short';
+  if (text.startsWith(HEADER_START)) return 'whole';
+  const [first = '', next] = text.split('\n');
+  if (isDamagedHeader(first, next, isEntry)) throw new JournalDamagedError(file, 1);
   throw new UnsafeFileError(file, { kind: 'not_journal' });
 }
 
-/** The journal's format version, once its header is known to be for this target. */
-function checkHeader(file: string, line: string, target: string): 1 | 2 {
+/** The journal's format version, once its header is known to be for this target. `next`: the line after it. */
+function checkHeader(file: string, line: string, target: string, next: string | undefined): 1 | 2 {
   let parsed: Record<string, unknown> | undefined;
   try {
     parsed = JSON.parse(line) as Record<string, unknown>;
@@ -164,6 +174,8 @@ function checkHeader(file: string, line: string, target: string): 1 | 2 {
   }
   const version = parsed?.petctlImportJournal;
   if (parsed === undefined || (version !== 1 && version !== FORMAT)) {
+    // A header of a format this petctl does not know is not damage.
+    if (version === undefined && isDamagedHeader(line, next, isEntry)) throw new JournalDamagedError(file, 1);
     throw new UnsafeFileError(file, { kind: 'not_journal' });
   }
   if (parsed.target !== target) {
@@ -171,6 +183,13 @@ function checkHeader(file: string, line: string, target: string): 1 | 2 {
   }
   return version;
 }
+
+/** How each entry's line begins, as petctl writes it (its first field): what a write cut short starts with. */
+const ENTRY_START = '{"source":';
+const V1_START = '{"row":';
+
+/** Whether a line is an entry of either format. */
+const isEntry = (line: string) => parseEntry(line) !== undefined || parseV1Entry(line) !== undefined;
 
 const STATES = new Set(['sent', 'created', 'rejected', 'unsent', 'begin', 'end']);
 
@@ -208,6 +227,8 @@ function parseV1Entry(line: string): V1Entry | undefined {
 }
 
 const headerLine = (target: string) => `${JSON.stringify({ petctlImportJournal: FORMAT, target })}\n`;
+/** A header's length: a target is a SHA-256 in hex. */
+const HEADER_BYTES = headerLine('0'.repeat(64)).length;
 
 /**
  * Room kept beside the journal while an import runs. Should the disk fill up,

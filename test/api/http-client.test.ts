@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import type { RequestHooks } from '../../src/api/http-client';
+import { StateUnwritableError } from '../../src/api/rate-limit-state';
 import { NetworkError, RateLimitError } from '../../src/errors';
 import { FakeTime, fakeClient, fakeService, limitHeaders, memoryGate } from '../helpers/fake-core';
 
@@ -265,5 +266,25 @@ describe('network failures', () => {
     expect(failure).toBeInstanceOf(NetworkError);
     expect((failure as NetworkError).message).toMatch(/connection refused: nothing is listening on 127\.0\.0\.1:9$/);
     expect(waits).toEqual([]);
+  });
+});
+
+describe('a state file that cannot be written', () => {
+  const unwritable = new StateUnwritableError('/cfg/state.json', 'no space left on the device (ENOSPC)', undefined);
+  const failingRecord = (gate: ReturnType<typeof memoryGate>) => ({ ...gate, record: async () => Promise.reject(unwritable) });
+
+  it('never takes an answer away: a 201 stands; the next request is not sent, and says why', async () => {
+    const { time, requests, gate, client } = setup(() => ({ status: 201, body: { id: 7, name: 'Rex', categoryId: 1 } }));
+    const { http } = client({ gate: failingRecord(gate) });
+    await expect(time.run(http.send({ method: 'POST', path: '/pets', body: { name: 'Rex', categoryId: 1 } }))).resolves.toMatchObject({ status: 201, body: { id: 7 } });
+    await expect(time.run(http.send({ method: 'POST', path: '/pets', body: { name: 'Bo', categoryId: 1 } }))).rejects.toBe(unwritable);
+    expect(requests).toHaveLength(1);
+  });
+
+  it('a 429 that cannot be recorded for the other processes is not retried', async () => {
+    const { time, requests, gate, client } = setup((request) => ({ status: 429, headers: { 'retry-after': '1', ...limitHeaders(request.at, 0, 60) } }));
+    const { http } = client({ gate: failingRecord(gate) });
+    await expect(time.run(http.send(list))).rejects.toBe(unwritable);
+    expect(requests).toHaveLength(1);
   });
 });

@@ -3,7 +3,8 @@ import os from 'node:os';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import type { BlockReason } from '../../src/api/pacing';
-import { MAX_STORED_AHEAD_MS, type RateLimitGate, asEntry, lastSeenLimits, limitId, openRateLimitState } from '../../src/api/rate-limit-state';
+import { MAX_STORED_AHEAD_MS, type RateLimitGate, StateUnwritableError, asEntry, lastSeenLimits, limitId, openRateLimitState } from '../../src/api/rate-limit-state';
+import { fill, mountSmallDisk, noSmallDisk, unmountSmallDisk } from '../helpers/small-disk';
 
 const BASE = 'https://api.example.org/v1';
 const KEY = 'pk_test_4f1c2d9e8b7a6f5e4d3c2b1a';
@@ -268,5 +269,29 @@ describe('times read back are checked', () => {
     const warnings: string[] = [];
     expect(await lastSeenLimits(file, BASE, KEY, NOW, (message) => warnings.push(message))).toBeUndefined();
     expect(warnings).toHaveLength(1);
+  });
+});
+
+describe.skipIf(noSmallDisk)('state.json on a full disk', () => {
+  it('a write that fails is state_unwritable (exit 1), naming the file and the system\'s reason; reading still works', async (t) => {
+    const disk = fs.mkdtempSync(path.join(os.tmpdir(), 'petctl-state-disk-'));
+    expect(mountSmallDisk(disk, '64k')).toBe(true);
+    t.onTestFinished(() => {
+      unmountSmallDisk(disk);
+      fs.rmSync(disk, { recursive: true, force: true });
+    });
+    const file = path.join(disk, 'state.json');
+    const gate = await openRateLimitState(file, BASE, KEY, clock(NOW));
+    await block(gate, NOW + 60_000, 'rate_limited');
+    fill(disk);
+
+    const failure = await block(gate, NOW + 120_000, 'key_banned').catch((error: unknown) => error);
+    expect(failure).toBeInstanceOf(StateUnwritableError);
+    expect(failure).toMatchObject({ code: 'state_unwritable', exitCode: 1, file, message: `cannot write the rate-limit state file ${file}: no space left on the device (ENOSPC)` });
+    // Once the block is over, a paced request would take from the shared budget: it is not let through.
+    await expect((await openRateLimitState(file, BASE, KEY, clock(NOW + 61_000))).acquire(true)).rejects.toBeInstanceOf(StateUnwritableError);
+    // The block written before the disk filled up still holds; no temporary file is left behind.
+    expect(await gate.current()).toMatchObject({ blockedUntil: NOW + 60_000, reason: 'rate_limited' });
+    expect(fs.readdirSync(disk).sort()).toEqual(['filler', 'state.json']);
   });
 });

@@ -105,6 +105,64 @@ describe('journal', () => {
     expect((await indexOf(file)).lookup(who('A'), false)).toMatchObject({ state: 'sent' });
   });
 
+  it('a line that is neither an entry nor a write cut short stops the reading: journal_damaged at that line, exit 1', async () => {
+    const file = path.join(tempDir(), 'j.ndjson');
+    const journal = await JournalWriter.open(file, TARGET);
+    for (const name of ['A', 'B', 'C']) await journal.append({ ...who(name), state: 'created', pet: { id: 1, name, categoryId: 1 }, at: AT });
+    await journal.close();
+    const lines = fs.readFileSync(file, 'utf8').split('\n');
+    for (const [line, damaged] of [
+      [3, '\0'.repeat(40)],
+      [2, '{"source":"/in/intake.csv","state":"created"}'],
+      [3, '{"unexpected":'],
+      [4, 'typed over'],
+    ] as const) {
+      fs.writeFileSync(file, lines.map((text, i) => (i === line - 1 ? damaged : text)).join('\n'));
+      await expect(readJournal(file, TARGET, new RecordIndex())).rejects.toMatchObject({ code: 'journal_damaged', exitCode: 1, line, message: expect.stringContaining(`the journal ${file} is damaged at line ${line};`) });
+    }
+  });
+
+  it('a damaged header is journal_damaged at line 1; a file that never was a journal, or one of an unknown format, is still refused as not one (unsafe_file)', async () => {
+    const file = path.join(tempDir(), 'j.ndjson');
+    const journal = await JournalWriter.open(file, TARGET);
+    await journal.append({ ...who('A'), state: 'created', pet: { id: 1, name: 'A', categoryId: 1 }, at: AT });
+    await journal.close();
+    const [header, ...rest] = fs.readFileSync(file, 'utf8').split('\n');
+    for (const damaged of ['\0'.repeat(header!.length), header!.slice(0, 30), 'not a header']) {
+      fs.writeFileSync(file, [damaged, ...rest].join('\n'));
+      await expect(readJournal(file, TARGET, new RecordIndex())).rejects.toMatchObject({ code: 'journal_damaged', line: 1 });
+    }
+    fs.writeFileSync(file, Buffer.alloc(10_000));
+    await expect(readJournal(file, TARGET, new RecordIndex())).rejects.toMatchObject({ code: 'journal_damaged', line: 1 });
+    fs.writeFileSync(file, 'my notes\nabout the import\n');
+    await expect(readJournal(file, TARGET, new RecordIndex())).rejects.toMatchObject({ code: 'unsafe_file' });
+    // A format this petctl does not know is not damage either.
+    fs.writeFileSync(file, [`{"petctlImportJournal":3,"target":"${TARGET}"}`, ...rest].join('\n'));
+    await expect(readJournal(file, TARGET, new RecordIndex())).rejects.toMatchObject({ code: 'unsafe_file' });
+    // Nor written into: JournalWriter.open refuses a damaged journal as readJournal does.
+    fs.writeFileSync(file, ['\0'.repeat(header!.length), ...rest].join('\n'));
+    await expect(JournalWriter.open(file, TARGET)).rejects.toMatchObject({ code: 'journal_damaged' });
+  });
+
+  it('a version 1 journal is read for migration, but a damaged line in it is journal_damaged too', async () => {
+    const file = path.join(tempDir(), 'v1.ndjson');
+    fs.writeFileSync(file, `{"petctlImportJournal":1,"input":"${'a'.repeat(64)}","target":"${TARGET}"}\n{"row":2,"state":"sent"}\n{"row":2,"state":"cre\n`);
+    expect((await readJournal(file, TARGET, new RecordIndex()))?.rows.get(2)).toEqual({ row: 2, state: 'sent' });
+    fs.appendFileSync(file, 'garbage\n');
+    await expect(readJournal(file, TARGET, new RecordIndex())).rejects.toMatchObject({ code: 'journal_damaged', line: 4 });
+  });
+
+  it('zeros no longer than a header, without a newline, are a creation cut short: started afresh', async () => {
+    const file = path.join(tempDir(), 'j.ndjson');
+    fs.writeFileSync(file, Buffer.alloc(60), { mode: 0o600 });
+    expect((await indexOf(file)).lookup(who('A'), false)).toBeUndefined();
+    const journal = await JournalWriter.open(file, TARGET);
+    await journal.append({ ...who('A'), state: 'sent', at: AT });
+    await journal.close();
+    expect(fs.readFileSync(file, 'utf8')).not.toContain('\0');
+    expect((await indexOf(file)).lookup(who('A'), false)).toMatchObject({ state: 'sent' });
+  });
+
   it('a journal deleted while open stops the import, and is written again whole: its earlier records, this run\'s, the refused "sent" as "unsent"', async () => {
     const dir = tempDir();
     const file = path.join(dir, 'imports', 'j.ndjson');

@@ -1,9 +1,9 @@
-import { spawnSync } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { type CliResult, runCli, tempConfigDir } from '../helpers/cli';
 import { storedPets } from '../helpers/sandbox-data';
+import { fill, mountSmallDisk, noSmallDisk, unfill, unmountSmallDisk } from '../helpers/small-disk';
 import { startSandbox } from '../../src/sandbox/server';
 
 /**
@@ -14,26 +14,8 @@ import { startSandbox } from '../../src/sandbox/server';
  * (journal_unwritable, exit 1), and a rerun once there is room again must
  * create every row exactly once.
  *
- * Mounting needs root (CAP_SYS_ADMIN); elsewhere the test is skipped.
+ * Mounting needs root (CAP_SYS_ADMIN): see test/helpers/small-disk.ts.
  */
-
-function tryMount(dir: string, size: string): boolean {
-  fs.mkdirSync(dir, { recursive: true });
-  return spawnSync('mount', ['-t', 'tmpfs', '-o', `size=${size},mode=0700`, 'tmpfs', dir], { stdio: 'ignore' }).status === 0;
-}
-
-/** Fills the file system holding `dir` to the last byte. */
-function fill(dir: string): void {
-  const fd = fs.openSync(path.join(dir, 'filler'), 'w');
-  const block = Buffer.alloc(4096, 120);
-  try {
-    for (;;) fs.writeSync(fd, block);
-  } catch (error) {
-    if ((error as { code?: string }).code !== 'ENOSPC') throw error;
-  } finally {
-    fs.closeSync(fd);
-  }
-}
 
 /** The rerun sent exactly the rows the first run had not created, and the sandbox holds every row once. */
 function expectResumed(second: CliResult, at: { rows: number; createdFirst: number; dataFile: string; seeded: number }): void {
@@ -44,16 +26,11 @@ function expectResumed(second: CliResult, at: { rows: number; createdFirst: numb
   expect(new Set(names).size).toBe(at.rows);
 }
 
-const root = tempConfigDir();
-const mounted = tryMount(path.join(root, 'probe'), '64k');
-if (mounted) spawnSync('umount', [path.join(root, 'probe')]);
-fs.rmSync(root, { recursive: true, force: true });
-
-describe.skipIf(!mounted)('a journal that cannot be written (a full disk)', () => {
+describe.skipIf(noSmallDisk)('a journal that cannot be written (a full disk)', () => {
   it('stops the import before another request, says which file, why, how many were created and that a rerun resumes; the rerun creates every row once', async (t) => {
     const dir = tempConfigDir();
     const disk = path.join(dir, 'small-disk');
-    expect(tryMount(disk, '1m')).toBe(true);
+    expect(mountSmallDisk(disk, '1m')).toBe(true);
     const dataFile = path.join(dir, 'sandbox-data.json');
     let posts = 0;
     let filled = false;
@@ -72,7 +49,7 @@ describe.skipIf(!mounted)('a journal that cannot be written (a full disk)', () =
     });
     t.onTestFinished(async () => {
       await sandbox.close();
-      spawnSync('umount', ['-l', disk]);
+      unmountSmallDisk(disk);
       fs.rmSync(dir, { recursive: true, force: true });
     });
     const seeded = storedPets(dataFile).length;
@@ -104,7 +81,7 @@ describe.skipIf(!mounted)('a journal that cannot be written (a full disk)', () =
     expect(reported).toBe(createdFirst);
 
     // The cause fixed: room again.
-    fs.rmSync(path.join(disk, 'filler'));
+    unfill(disk);
     expectResumed(await run(), { rows, createdFirst, dataFile, seeded });
   }, 90_000);
 });

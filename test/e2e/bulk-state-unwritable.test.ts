@@ -1,0 +1,84 @@
+import fs from 'node:fs';
+import path from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { runCli, tempConfigDir } from '../helpers/cli';
+import { storedPets } from '../helpers/sandbox-data';
+import { fill, mountSmallDisk, noSmallDisk, unfill, unmountSmallDisk } from '../helpers/small-disk';
+import { startSandbox } from '../../src/sandbox/server';
+
+/**
+ * A full disk under the config directory, for real: the config directory is
+ * a small tmpfs, which the test fills while an import runs against the
+ * sandbox. The rate-limit state file (state.json) can then no longer be
+ * written: the import must stop before another request, name the file, give
+ * the system's reason and say how many rows were created (state_unwritable,
+ * exit 1; never internal_error), and a rerun once there is room again must
+ * create every row exactly once.
+ */
+
+const ESCAPE = /[.*+?^${}()|[\]\\]/g;
+
+describe.skipIf(noSmallDisk)('the config directory on a full disk', () => {
+  it.for([
+    { where: 'the journal elsewhere', journalOnDisk: false, file: 'state.json' },
+    { where: 'the journal there too (the default)', journalOnDisk: true, file: '(state.json|imports/[0-9a-f]+\\.ndjson)' },
+  ])('$where: the import stops before another request, names the file, the reason and what was created; the rerun creates every row once', { timeout: 90_000 }, async ({ journalOnDisk, file }, t) => {
+    const dir = tempConfigDir();
+    const configDir = path.join(dir, 'config');
+    expect(mountSmallDisk(configDir, '1m')).toBe(true);
+    const dataFile = path.join(dir, 'sandbox-data.json');
+    let posts = 0;
+    const sandbox = await startSandbox({
+      port: 0,
+      dataFile,
+      log: (line) => {
+        // Mid-import: the disk fills up under the running import.
+        if (line.startsWith('POST') && ++posts === 20) fill(configDir);
+      },
+    });
+    t.onTestFinished(async () => {
+      await sandbox.close();
+      unmountSmallDisk(configDir);
+      fs.rmSync(dir, { recursive: true, force: true });
+    });
+    const seeded = storedPets(dataFile).length;
+    const rows = 100;
+    const input = path.join(dir, 'intake.ndjson');
+    fs.writeFileSync(input, Array.from({ length: rows }, (_, i) => `{"name":"Pet ${i + 1}","categoryId":1}`).join('\n'));
+    const journal = journalOnDisk ? [] : ['--journal', path.join(dir, 'journal.ndjson')];
+    const run = () =>
+      runCli(['--base-url', sandbox.baseUrl, 'pets', 'add', '--file', input, ...journal], {
+        env: { PETCTL_CONFIG_DIR: configDir, PETCTL_API_KEY: 'sandbox-enterprise' },
+        timeoutMs: 60_000,
+      });
+
+    const first = await run();
+    expect(first.code, first.stderr).toBe(1);
+    expect(first.stderr).not.toMatch(/unexpected failure|internal_error|    at /);
+    const createdFirst = storedPets(dataFile).length - seeded;
+    expect(createdFirst).toBeGreaterThanOrEqual(20);
+    expect(createdFirst).toBeLessThan(rows);
+    const errors = first.stderr.split('\n').filter((line) => line.startsWith('error: '));
+    expect(errors).toHaveLength(1);
+    const files = `${configDir.replace(ESCAPE, '\\$&')}/${file}`;
+    expect(errors[0]).toMatch(
+      new RegExp(
+        `^error: cannot write the (rate-limit state file|journal) ${files}: no space left on the device \\(ENOSPC\\); ` +
+          `the import stopped before sending another request: ${createdFirst} rows created by this run, ${rows - createdFirst} rows not sent yet\\. ` +
+          'Once the cause is fixed, a rerun of the same command resumes \\((state|journal)_unwritable\\)$',
+      ),
+    );
+    if (!journalOnDisk) expect(errors[0]).toMatch(/rate-limit state file .*\(state_unwritable\)$/);
+    // Every animal the service created was reported as created, and is on record.
+    expect(first.stderr).toMatch(new RegExp(`^created ${createdFirst}, skipped 0, `, 'm'));
+
+    // The cause fixed: room again.
+    unfill(configDir);
+    const second = await run();
+    expect(second.code, second.stderr).toBe(0);
+    expect(second.stderr).toMatch(new RegExp(`^created ${rows - createdFirst}, skipped ${createdFirst}, rejected 0, invalid 0, unknown 0 in `, 'm'));
+    const names = storedPets(dataFile).slice(seeded).map((pet) => pet.name);
+    expect(names).toHaveLength(rows);
+    expect(new Set(names).size).toBe(rows);
+  });
+});
