@@ -244,23 +244,25 @@ class FileStore implements PetStore {
     }
     const pets = numberNewPets(this.table.highestId, newPets);
     const text = pets.map((pet) => `${pet.json}\n`).join('');
-    // Written in place, so opened the safe way (file-safety.ts) and cut back through the descriptor, never by name.
-    const handle = await openOwnFile(this.dataFile);
+    // Until the batch is counted in `consumed`, a change seen in the file is this append's own: not read back.
     this.appending = true;
     try {
-      // Under the lock nobody else writes: bytes after the last complete line are an add a crash cut short, never acknowledged.
-      if ((await handle.stat()).size > this.consumed) await handle.truncate(this.consumed);
+      // Written in place, so opened the safe way (file-safety.ts) and cut back through the descriptor, never by name.
+      const handle = await openOwnFile(this.dataFile);
       try {
+        // Under the lock nobody else writes: bytes after the last complete line are an add a crash cut short, never acknowledged.
+        if ((await handle.stat()).size > this.consumed) await handle.truncate(this.consumed);
         await handle.write(text);
         await handle.datasync();
       } catch (error) {
         // Not acknowledged, so not stored: cut off whatever part of the batch reached the file.
         await handle.truncate(this.consumed);
         throw error;
+      } finally {
+        await handle.close();
       }
     } finally {
       this.appending = false;
-      await handle.close();
     }
     for (const pet of pets) this.table.push(pet);
     this.consumed += Buffer.byteLength(text);

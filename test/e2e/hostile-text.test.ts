@@ -87,13 +87,13 @@ describe('outside text on a terminal', () => {
     await expectInert(run(['pets', 'list']), 6, SHOWN.replace('\\r', ' '));
   });
 
-  it("auth login's warning when the key cannot be checked", async (t) => {
+  it("auth login's refusal when the service answers 503 with hostile text (nothing stored)", async (t) => {
     const { run, server, env } = await setup(t, { status: 503, headers: { 'content-type': 'text/plain' }, body: HOSTILE });
     const added = await runCli(['profile', 'add', 'shelter', '--base-url', server.baseUrl], { env });
     expect(added.code).toBe(0);
     const tty = run(['-p', 'shelter', '--retries', '0', 'auth', 'login', '--with-token'], { input: 'pk_test_new\n' });
-    const text = await expectInert(tty, 0, SHOWN.replace('\\r', ' '));
-    expect(text).toMatch(/^warning: the key could not be checked/m);
+    const text = await expectInert(tty, 7, SHOWN.replace('\\r', ' '));
+    expect(text).toMatch(/^error: /m);
   });
 
   it('the error code in -v bulk import lines', async (t) => {
