@@ -62,6 +62,7 @@ export function asEntry(raw: unknown): LimitEntry | undefined {
     entry.window = { reset: w.reset, resetAt: w.resetAt, remaining: w.remaining, ...(isTime(w.limit) ? { limit: w.limit } : {}) };
   }
   if (isTime(e.probeUntil)) entry.probeUntil = e.probeUntil;
+  if (isTime(e.holdMs)) entry.holdMs = e.holdMs;
   return Object.keys(entry).length > 0 ? entry : undefined;
 }
 
