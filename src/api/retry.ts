@@ -132,7 +132,7 @@ export const RESET_MS_ABOVE = 1e12;
  * X-RateLimit-Reset as Unix seconds, whatever form the server chose: under
  * 10^9 it is seconds until the reset (GitHub sends Unix seconds, others the
  * delta), over 10^12 Unix milliseconds, in between Unix seconds; a fraction is
- * taken as meant. A delta is counted from the server's clock and rounded to
+ * taken as meant. A delta is counted from the server's clock and rounded up to
  * the second, so every answer of one window names it alike.
  */
 export function resetEpochSecondsOf(value: string | undefined, serverNowMs: number | undefined): number | undefined {
@@ -140,7 +140,7 @@ export function resetEpochSecondsOf(value: string | undefined, serverNowMs: numb
   if (n === undefined) return undefined;
   if (n > RESET_MS_ABOVE) return n / 1000;
   if (n >= RESET_DELTA_BELOW) return n;
-  return serverNowMs === undefined || n === 0 ? undefined : Math.round(serverNowMs / 1000 + n);
+  return serverNowMs === undefined || n === 0 ? undefined : Math.ceil(serverNowMs / 1000 + n);
 }
 
 /** One item of the IETF RateLimit header: r= what remains, t= seconds until the reset. */
@@ -198,7 +198,7 @@ function ietfQuota(get: (name: string) => string | undefined): number | undefine
 export function parseRateHeaders(get: (name: string) => string | undefined, serverNowMs?: number): RateHeaders {
   const ietf = parseIetfRateLimit(get);
   if (ietf) {
-    const resetEpochSeconds = ietf.resetSeconds && serverNowMs !== undefined ? Math.round(serverNowMs / 1000 + ietf.resetSeconds) : undefined;
+    const resetEpochSeconds = ietf.resetSeconds && serverNowMs !== undefined ? Math.ceil(serverNowMs / 1000 + ietf.resetSeconds) : undefined;
     return { limit: ietfQuota(get), remaining: ietf.remaining, resetEpochSeconds };
   }
   return {
