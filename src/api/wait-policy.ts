@@ -9,9 +9,10 @@ import { type AttemptOutcome, delayFor, shouldRetry } from './retry';
  * (http-client.ts) asks; these functions take values and return values.
  *
  *   kind           when                                  bound
- *   retry_after    after a 429 with Retry-After: exactly  --max-wait
- *                  until then, never later because of
- *                  that 429's X-RateLimit-Remaining/Reset
+ *   retry_after    after a 429 (or a GET's 503) with     --max-wait
+ *                  Retry-After: exactly until then,
+ *                  never later because of that 429's
+ *                  X-RateLimit-Remaining/Reset
  *   ban            a 429 with code key_banned: until its  --max-wait; a second ban ends it
  *                  Retry-After; retried once at most
  *   minute_window  the window is used up and reopens      single command: --max-wait;
@@ -22,8 +23,9 @@ import { type AttemptOutcome, delayFor, shouldRetry } from './retry';
  *                  names no usable time: a hold of every
  *                  request on the key (see
  *                  holdAfterTimeless429), never jitter
- *   probe          a paced request waits for another's    none (milliseconds)
- *                  answer to learn the new window
+ *   probe          a request waits for another's answer  none (milliseconds)
+ *                  to learn the new window, or whether
+ *                  a hold's limit has reopened
  *
  * A single command's waits add up: --max-wait bounds their total. A wait
  * that would go past it is not started: the command ends at once (exit 5)
