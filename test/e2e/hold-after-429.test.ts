@@ -7,7 +7,7 @@ import type { RecordedRequest } from '../helpers/scripted-server';
 
 /**
  * A 429 that names no usable time, end to end: the built petctl imports 25
- * rows (default flags: 4 in flight) into a scripted service that allows 10
+ * rows (default flags) into a scripted service that allows 10
  * requests per 10-s window (the first starting at the first request) and bans
  * the key after 10 requests sent while limited in one window. Each case is a
  * server that words its limits differently, or not at all.
