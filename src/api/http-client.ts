@@ -306,13 +306,12 @@ export class HttpClient {
       return { rate, rateAnswer, retryAfterMs, resetInMs: retryAfterMs === undefined ? resetIn : undefined, retryAt: timed, banned: false };
     }
     // No usable time: every request of this process holds at once (the shared record may make it longer: pacing.observe).
-    const held = this.held;
+    let held = this.held;
     if (held === undefined || held.until <= now) {
       const holdMs = holdAfterTimeless429(held?.holdMs, undefined);
-      this.held = { until: now + holdMs, banned: false, holdMs };
+      held = this.held = { until: now + holdMs, banned: false, holdMs };
     }
-    const until = this.held!.until;
-    return { rate, rateAnswer, holdMs: until - now, retryAt: until, banned: false };
+    return { rate, rateAnswer, holdMs: held.until - now, retryAt: held.until, banned: false };
   }
 
   /** A 429's body, once read: whether it is a ban (Error code key_banned), which the hold and the record then say. */
