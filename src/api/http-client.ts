@@ -5,7 +5,7 @@ import { type Answer, errorBodyOf, errorForAnswer, parseSuccessBody } from './an
 import { errorCode, networkFailure } from './network-errors';
 import type { GateDecision, RateAnswer } from './pacing';
 import { type RateLimitGate, StateUnwritableError } from './rate-limit-state';
-import { type AttemptOutcome, type RateHeaders, parseRateHeaders, parseRetryAfter, resetDelayMs } from './retry';
+import { type AttemptOutcome, type RateHeaders, holdAfterTimeless429, parseRateHeaders, parseRetryAfter, resetDelayMs } from './retry';
 import { isSameOrigin } from './same-origin';
 import { ServerClock } from './server-clock';
 import { MAX_RESPONSE_BYTES, sendRequest } from './transport';
@@ -123,11 +123,13 @@ const TIMEOUT = Symbol('timeout');
 interface Limits {
   rate: RateHeaders;
   rateAnswer: RateAnswer;
-  /** A 429's Retry-After in ms. */
+  /** A 429's or a 503's usable Retry-After in ms. */
   retryAfterMs?: number;
   /** A 429 without Retry-After: ms until the window's reset, when named. */
   resetInMs?: number;
-  /** A 429: when this process may send again (Retry-After, else the reset). */
+  /** A 429 that named no usable time: ms until this process's hold ends. */
+  holdMs?: number;
+  /** A 429: when this process may send again (Retry-After, else the reset, else the hold's end). */
   retryAt?: number;
   /** A 429 with code key_banned; known once the body is read. */
   banned: boolean;
@@ -150,7 +152,7 @@ export class HttpClient {
    * last check before the wire once a 429 is in (the shared gate learns of it
    * a moment later).
    */
-  private held: { until: number; banned: boolean } | undefined;
+  private held: { until: number; banned: boolean; holdMs?: number } | undefined;
   /** A single command's waits, all its requests together: --max-wait bounds their total. */
   private readonly commandBudget: WaitBudget;
   /** What an answer said of the limits could not be stored: no further request goes (see recordLimits). */
@@ -218,7 +220,7 @@ export class HttpClient {
           const parsed = request.rawResponse ? undefined : parseSuccessBody(answer, request.method, url);
           return { status: answer.status, url, body: parsed, text: answer.text, headers: answer.headers, rate: limits.rate, header: answer.header };
         }
-        Object.assign(report, { retryAfterMs: limits.retryAfterMs, resetInMs: limits.resetInMs, banned: limits.banned });
+        Object.assign(report, { retryAfterMs: limits.retryAfterMs, resetInMs: limits.resetInMs, holdMs: limits.holdMs, banned: limits.banned });
         if (limits.banned) bans += 1;
         failure = errorForAnswer(answer, { method: request.method, url, now: options.now(), retryAt: limits.retryAt, authHint: options.authHint });
       }
@@ -274,7 +276,7 @@ export class HttpClient {
   private heldDecision(): GateDecision | undefined {
     const held = this.held;
     if (!held || held.until <= this.options.now()) return undefined;
-    return { go: false, until: held.until, reason: held.banned ? 'key_banned' : 'rate_limited' };
+    return { go: false, until: held.until, reason: held.banned ? 'key_banned' : held.holdMs === undefined ? 'rate_limited' : 'hold' };
   }
 
   /**
@@ -298,7 +300,7 @@ export class HttpClient {
   private readLimits(answer: Pick<Answer, 'status' | 'header'>): Limits {
     const now = this.options.now();
     const serverNow = this.serverClock.observe(answer.header('date'));
-    const rate = parseRateHeaders(answer.header);
+    const rate = parseRateHeaders(answer.header, serverNow ?? now);
     const resetIn = resetDelayMs(rate.resetEpochSeconds, serverNow, now);
     const rateAnswer: RateAnswer = {
       status: answer.status,
@@ -307,13 +309,27 @@ export class HttpClient {
       reset: rate.resetEpochSeconds,
       resetAt: resetIn === undefined ? undefined : now + resetIn,
     };
-    if (answer.status !== 429) return { rate, rateAnswer, banned: false };
-    const retryAfterMs = parseRetryAfter(answer.header('retry-after'), serverNow, now);
+    // RFC 9110 gives Retry-After to a 503 as well: a GET is retried after exactly that time.
+    const retryAfterMs = answer.status === 429 || answer.status === 503 ? parseRetryAfter(answer.header('retry-after'), serverNow, now) : undefined;
+    if (answer.status !== 429) {
+      // Any answer but a 429 after this process's hold has ended: the hold is over.
+      if (this.held?.holdMs !== undefined && this.held.until <= now) this.held = undefined;
+      return { rate, rateAnswer, retryAfterMs, banned: false };
+    }
     rateAnswer.retryAt = retryAfterMs === undefined ? undefined : now + retryAfterMs;
-    // Retry-After when given; without it, not before the window's reset (see pacing.observe).
-    const retryAt = rateAnswer.retryAt ?? rateAnswer.resetAt;
-    if (retryAt !== undefined && retryAt > (this.held?.until ?? 0)) this.held = { until: retryAt, banned: false };
-    return { rate, rateAnswer, retryAfterMs, resetInMs: retryAfterMs === undefined ? resetIn : undefined, retryAt, banned: false };
+    // The limit's time in the order of docs/rate-limits.md: Retry-After; the IETF RateLimit's t=, X-RateLimit-Reset (parseRateHeaders).
+    const timed = rateAnswer.retryAt ?? rateAnswer.resetAt;
+    if (timed !== undefined) {
+      if (timed > (this.held?.until ?? 0)) this.held = { until: timed, banned: false };
+      return { rate, rateAnswer, retryAfterMs, resetInMs: retryAfterMs === undefined ? resetIn : undefined, retryAt: timed, banned: false };
+    }
+    // No usable time: every request of this process holds at once (the shared record may make it longer: pacing.observe).
+    let held = this.held;
+    if (held === undefined || held.until <= now) {
+      const holdMs = holdAfterTimeless429(held?.holdMs, undefined);
+      held = this.held = { until: now + holdMs, banned: false, holdMs };
+    }
+    return { rate, rateAnswer, holdMs: held.until - now, retryAt: held.until, banned: false };
   }
 
   /** A 429's body, once read: whether it is a ban (Error code key_banned), which the hold and the record then say. */

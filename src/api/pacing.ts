@@ -21,6 +21,8 @@
  * RequestHooks.keepLimits.)
  */
 
+import { holdAfterTimeless429 } from './retry';
+
 export type BlockReason = 'rate_limited' | 'key_banned' | 'quota_exhausted';
 
 /** The current window as the server described it. */
@@ -45,6 +47,12 @@ export interface LimitEntry {
   probeUntil?: number;
   /** The server's answers carry no budget (no X-RateLimit-* headers): paced requests go without probing until then. */
   untrackedUntil?: number;
+  /**
+   * A 429 named no time: the length of the hold it started (blockedUntil ends it). Once it
+   * ends, one request probes and every other waits for its answer; any answer but a 429
+   * clears it, a 429 to the probe starts a hold twice as long.
+   */
+  holdMs?: number;
 }
 
 /** What one answer said about the limits. */
@@ -68,7 +76,7 @@ export type GateDecision =
   /** Send now. `entry` is the new record when the decision changed it (a permit taken, a probe started). */
   | { go: true; entry?: LimitEntry }
   /** Ask again at `until`. */
-  | { go: false; until: number; reason: BlockReason | 'window' | 'probe' };
+  | { go: false; until: number; reason: BlockReason | 'window' | 'probe' | 'hold' };
 
 /** Below this many remaining requests even single commands keep the shared count (a loop may run beside them). */
 export const LOW_WATER = 16;
@@ -86,7 +94,13 @@ export const UNTRACKED_MS = 60_000;
  */
 export function decide(entry: LimitEntry | undefined, now: number, paced: boolean, probeLeaseMs: number, reserve = 0): GateDecision {
   if (entry?.blockedUntil !== undefined && entry.blockedUntil > now) {
-    return { go: false, until: entry.blockedUntil, reason: entry.reason ?? 'rate_limited' };
+    const held = entry.holdMs !== undefined && entry.reason !== 'key_banned';
+    return { go: false, until: entry.blockedUntil, reason: held ? 'hold' : (entry.reason ?? 'rate_limited') };
+  }
+  if (entry?.holdMs !== undefined) {
+    // After a hold nothing is known of the server's limit: one request, paced or not, finds out.
+    if (entry.probeUntil !== undefined && entry.probeUntil > now) return { go: false, until: Math.min(entry.probeUntil, now + PROBE_POLL_MS), reason: 'probe' };
+    return { go: true, entry: { ...entry, probeUntil: now + probeLeaseMs } };
   }
   const window = entry?.window;
   if (window && now < window.resetAt) {
@@ -112,6 +126,20 @@ export function observe(entry: LimitEntry | undefined, answer: RateAnswer, now: 
   const retryAt = answer.status === 429 ? (answer.retryAt ?? answer.resetAt) : undefined;
   if (retryAt !== undefined && retryAt > now && (next.blockedUntil ?? 0) < retryAt) {
     next = { ...next, blockedUntil: retryAt, reason: answer.banned ? 'key_banned' : 'rate_limited' };
+    changed = true;
+  }
+  const held = (next.blockedUntil ?? 0) > now && next.holdMs !== undefined;
+  if (answer.status === 429 && retryAt === undefined && !held) {
+    // No usable time: everything on the key holds, for longer each time the probe after a hold meets a 429.
+    const windowLeft = next.window && next.window.resetAt > now ? next.window.resetAt - now : undefined;
+    const holdMs = holdAfterTimeless429(next.holdMs, windowLeft);
+    const { probeUntil: _probe, ...rest } = next;
+    next = { ...rest, holdMs, blockedUntil: Math.max(now + holdMs, next.blockedUntil ?? 0), reason: answer.banned ? 'key_banned' : 'rate_limited' };
+    changed = true;
+  } else if (answer.status !== 429 && next.holdMs !== undefined && !held) {
+    // The probe got through: the hold is over.
+    const { holdMs: _hold, probeUntil: _probe, ...rest } = next;
+    next = rest;
     changed = true;
   }
 

@@ -114,6 +114,8 @@ export function asEntry(raw: unknown, now: number, dropped: string[] = []): Limi
     } else if (times) dropped.push('window.remaining');
   }
   if (time('probeUntil', e.probeUntil)) entry.probeUntil = e.probeUntil;
+  // A hold's length (a duration, not a time): it doubles up to HOLD_CAP_MS.
+  if (isCount(e.holdMs)) entry.holdMs = e.holdMs;
   return Object.keys(entry).length > 0 ? entry : undefined;
 }
 

@@ -15,6 +15,23 @@ export const MAX_PLAUSIBLE_RESET_MS = 25 * 60 * 60 * 1000;
  */
 export const MAX_RETRY_AFTER_MS = MAX_PLAUSIBLE_RESET_MS;
 
+/** A 429 that names no usable time holds everything on the key at least this long. */
+export const HOLD_MIN_MS = 5_000;
+/** Holds double while the probe after each meets a 429, up to this (the specification's short window is a minute). */
+export const HOLD_CAP_MS = 60_000;
+
+/**
+ * The hold after a 429 without a usable time: the larger of HOLD_MIN_MS and
+ * what is left of the current window when one is known; after a hold whose
+ * probe met a 429 again (`previousHoldMs`), twice that one, up to HOLD_CAP_MS.
+ * Never random: jitter would release the waiting requests one by one into a
+ * limit that is still closed.
+ */
+export function holdAfterTimeless429(previousHoldMs: number | undefined, windowLeftMs: number | undefined): number {
+  const start = Math.max(HOLD_MIN_MS, windowLeftMs ?? 0);
+  return previousHoldMs === undefined ? start : Math.max(start, Math.min(HOLD_CAP_MS, previousHoldMs * 2));
+}
+
 /** What one attempt came to. `sent` tells whether the request may have reached the server. */
 export type AttemptOutcome =
   | { kind: 'response'; status: number }
@@ -72,22 +89,27 @@ export function parseHttpDate(value: string | undefined): number | undefined {
 /**
  * Retry-After is delta-seconds or an HTTP-date (RFC 9110 §10.2.3). A date is
  * measured against the response's own Date header when there is one, so a
- * client whose clock is off still waits the interval the server meant.
+ * client whose clock is off still waits the interval the server meant. A
+ * value of 0 or less (a date already past) or one that does not parse is
+ * absent: "retry now" after a 429 is how a key gets banned.
  */
 export function parseRetryAfter(value: string | undefined, serverDateMs: number | undefined, nowMs: number): number | undefined {
   if (value === undefined) return undefined;
   const trimmed = value.trim();
+  let ms: number | undefined;
   // RFC 9110 allows whole seconds only; a decimal ("1.5") is taken as meant, never as "retry now".
-  if (/^\d+(\.\d+)?$/.test(trimmed)) return Math.min(MAX_RETRY_AFTER_MS, Math.ceil(Number(trimmed) * 1000));
-  const at = parseHttpDate(trimmed);
-  if (at === undefined) return undefined;
-  return Math.min(MAX_RETRY_AFTER_MS, Math.max(0, at - (serverDateMs ?? nowMs)));
+  if (/^\d+(\.\d+)?$/.test(trimmed)) ms = Math.ceil(Number(trimmed) * 1000);
+  else {
+    const at = parseHttpDate(trimmed);
+    if (at !== undefined) ms = at - (serverDateMs ?? nowMs);
+  }
+  return ms === undefined || ms <= 0 ? undefined : Math.min(MAX_RETRY_AFTER_MS, ms);
 }
 
 export interface RateHeaders {
   limit?: number;
   remaining?: number;
-  /** X-RateLimit-Reset: Unix seconds. */
+  /** When the window resets, as Unix seconds (read from X-RateLimit-Reset, or the IETF RateLimit header's t=). */
   resetEpochSeconds?: number;
 }
 
@@ -96,11 +118,93 @@ function nonNegativeInt(value: string | undefined): number | undefined {
   return Number(value);
 }
 
-export function parseRateHeaders(get: (name: string) => string | undefined): RateHeaders {
+function nonNegativeNumber(value: string | undefined): number | undefined {
+  if (value === undefined || !/^\s*\d+(\.\d+)?\s*$/.test(value)) return undefined;
+  return Number(value);
+}
+
+/** Below this an X-RateLimit-Reset is seconds until the reset (10^9 s is 2001-09-09). */
+export const RESET_DELTA_BELOW = 1e9;
+/** Above this an X-RateLimit-Reset is Unix milliseconds (10^12 s is 33,000 years away). */
+export const RESET_MS_ABOVE = 1e12;
+
+/**
+ * X-RateLimit-Reset as Unix seconds, whatever form the server chose: under
+ * 10^9 it is seconds until the reset (GitHub sends Unix seconds, others the
+ * delta), over 10^12 Unix milliseconds, in between Unix seconds; a fraction is
+ * taken as meant. A delta is counted from the server's clock and rounded up to
+ * the second, so every answer of one window names it alike.
+ */
+export function resetEpochSecondsOf(value: string | undefined, serverNowMs: number | undefined): number | undefined {
+  const n = nonNegativeNumber(value);
+  if (n === undefined) return undefined;
+  if (n > RESET_MS_ABOVE) return n / 1000;
+  if (n >= RESET_DELTA_BELOW) return n;
+  return serverNowMs === undefined || n === 0 ? undefined : Math.ceil(serverNowMs / 1000 + n);
+}
+
+/** One item of the IETF RateLimit header: r= what remains, t= seconds until the reset. */
+interface IetfLimit {
+  remaining?: number;
+  resetSeconds?: number;
+}
+
+/**
+ * draft-ietf-httpapi-ratelimit-headers: `RateLimit: "default";r=0;t=30`, one
+ * item per policy (earlier drafts: `RateLimit: limit=10, remaining=0, reset=30`,
+ * or RateLimit-Remaining and RateLimit-Reset headers of their own). The item
+ * that binds is the one with the least remaining, then the latest reset.
+ */
+export function parseIetfRateLimit(get: (name: string) => string | undefined): IetfLimit | undefined {
+  const field = get('ratelimit');
+  const items: IetfLimit[] = [];
+  if (field !== undefined) {
+    const param = (item: string, names: string[]) => {
+      for (const name of names) {
+        const match = new RegExp(`(?:^|[;,\\s])${name}=(\\d+(?:\\.\\d+)?)(?=$|[;,\\s])`).exec(item);
+        if (match) return Number(match[1]);
+      }
+      return undefined;
+    };
+    // Structured-field items are separated by commas; the older form puts its parameters in one item.
+    const parts = /(^|[;,\s])t=/.test(field) ? field.split(',') : [field];
+    for (const part of parts) {
+      const item = { remaining: param(part, ['r', 'remaining']), resetSeconds: param(part, ['t', 'reset']) };
+      if (item.remaining !== undefined || item.resetSeconds !== undefined) items.push(item);
+    }
+  }
+  if (items.length === 0) {
+    const item = { remaining: nonNegativeInt(get('ratelimit-remaining')), resetSeconds: nonNegativeNumber(get('ratelimit-reset')) };
+    if (item.remaining === undefined && item.resetSeconds === undefined) return undefined;
+    items.push(item);
+  }
+  const least = Math.min(...items.map((item) => item.remaining ?? Number.POSITIVE_INFINITY));
+  const binding = items.filter((item) => (item.remaining ?? Number.POSITIVE_INFINITY) === least);
+  const resets = binding.map((item) => item.resetSeconds).filter((t): t is number => t !== undefined);
+  return { remaining: Number.isFinite(least) ? least : undefined, resetSeconds: resets.length > 0 ? Math.max(...resets) : undefined };
+}
+
+/** RateLimit-Policy's quota (q=), the limit of the window. */
+function ietfQuota(get: (name: string) => string | undefined): number | undefined {
+  const match = /(?:^|[;,\s])q=(\d+)/.exec(get('ratelimit-policy') ?? '');
+  return match ? Number(match[1]) : undefined;
+}
+
+/**
+ * The window an answer describes: the IETF RateLimit and RateLimit-Policy
+ * headers when it carries them, else X-RateLimit-*. `serverNowMs` (the server's clock)
+ * turns a reset given as seconds from now into Unix seconds.
+ */
+export function parseRateHeaders(get: (name: string) => string | undefined, serverNowMs?: number): RateHeaders {
+  const ietf = parseIetfRateLimit(get);
+  if (ietf) {
+    const resetEpochSeconds = ietf.resetSeconds && serverNowMs !== undefined ? Math.ceil(serverNowMs / 1000 + ietf.resetSeconds) : undefined;
+    return { limit: ietfQuota(get), remaining: ietf.remaining, resetEpochSeconds };
+  }
   return {
     limit: nonNegativeInt(get('x-ratelimit-limit')),
     remaining: nonNegativeInt(get('x-ratelimit-remaining')),
-    resetEpochSeconds: nonNegativeInt(get('x-ratelimit-reset')),
+    resetEpochSeconds: resetEpochSecondsOf(get('x-ratelimit-reset'), serverNowMs),
   };
 }
 

@@ -9,19 +9,23 @@ import { type AttemptOutcome, delayFor, shouldRetry } from './retry';
  * (http-client.ts) asks; these functions take values and return values.
  *
  *   kind           when                                  bound
- *   retry_after    after a 429 with Retry-After: exactly  --max-wait
- *                  until then, never later because of
- *                  that 429's X-RateLimit-Remaining/Reset
+ *   retry_after    after a 429 (or a GET's 503) with     --max-wait
+ *                  Retry-After: exactly until then,
+ *                  never later because of that 429's
+ *                  X-RateLimit-Remaining/Reset
  *   ban            a 429 with code key_banned: until its  --max-wait; a second ban ends it
  *                  Retry-After; retried once at most
  *   minute_window  the window is used up and reopens      single command: --max-wait;
  *                  within MINUTE_WINDOW_MAX_MS            bulk import: none (it is the pace)
  *   day_quota      the window reopens later than that     --max-wait
- *   backoff        a 429 without Retry-After, a 5xx or    --max-wait (a 429's never ends
- *                  a network error: exponential backoff   before the window's reset)
- *                  with full jitter
- *   probe          a paced request waits for another's    none (milliseconds)
- *                  answer to learn the new window
+ *   backoff        a 5xx or a network error: exponential  --max-wait
+ *                  backoff with full jitter; a 429 that
+ *                  names no usable time: a hold of every
+ *                  request on the key (see
+ *                  holdAfterTimeless429), never jitter
+ *   probe          a request waits for another's answer  none (milliseconds)
+ *                  to learn the new window, or whether
+ *                  a hold's limit has reopened
  *
  * A single command's waits add up: --max-wait bounds their total. A wait
  * that would go past it is not started: the command ends at once (exit 5)
@@ -52,6 +56,8 @@ export function gateWaitKind(decision: Extract<GateDecision, { go: false }>, now
       return 'probe';
     case 'key_banned':
       return 'ban';
+    case 'hold':
+      return 'backoff';
     case 'rate_limited':
       return 'retry_after';
     default:
@@ -81,10 +87,12 @@ export function fitsBudget(kind: WaitKind, ms: number, budget: WaitBudget, paced
 /** What the last attempt came to, as far as waiting is concerned. */
 export interface AttemptReport {
   outcome: AttemptOutcome;
-  /** A 429's Retry-After in ms. */
+  /** A 429's or a 503's Retry-After in ms (a usable one: more than 0). */
   retryAfterMs?: number;
   /** A 429 without Retry-After: ms until the window's reset, when the answer named one. */
   resetInMs?: number;
+  /** A 429 that named no usable time: ms until the hold it started (or joined) ends. */
+  holdMs?: number;
   /** A 429 with code key_banned. */
   banned?: boolean;
 }
@@ -110,14 +118,16 @@ export function planRetry(report: AttemptReport, state: RetryState, budget: Wait
     // The server's word: exactly Retry-After, whatever X-RateLimit-Reset says.
     kind = report.banned ? 'ban' : 'retry_after';
     ms = report.retryAfterMs;
+  } else if (report.resetInMs !== undefined) {
+    // Without Retry-After: the window's reset the answer named, which then is what is waited for.
+    ms = report.resetInMs;
+    kind = report.banned ? 'ban' : windowKind(report.resetInMs, 0);
+  } else if (report.holdMs !== undefined) {
+    ms = report.holdMs;
+    kind = report.banned ? 'ban' : 'backoff';
   } else {
     ms = delayFor(undefined, state.retriesDone, random);
     kind = report.banned ? 'ban' : 'backoff';
-    if (report.resetInMs !== undefined && report.resetInMs > ms) {
-      // Without Retry-After: not before the window's reset, which then is what is waited for.
-      ms = report.resetInMs;
-      if (!report.banned) kind = windowKind(report.resetInMs, 0);
-    }
   }
   if (!fitsBudget(kind, ms, budget, paced) || (budget.maxWaitMs === 0 && countsTowardMaxWait(kind, paced))) return { retry: false, kind, ms };
   return { retry: true, kind, ms };

@@ -1,3 +1,4 @@
+import { setMaxListeners } from 'node:events';
 import type { RequestHooks } from '../api/http-client';
 import { type RateHeaders, parseRateHeaders } from '../api/retry';
 import { ApiError, InterruptedError, InvalidResponseError, NetworkError, PetctlError, RateLimitError } from '../errors';
@@ -6,6 +7,9 @@ import { JournalUnwritableError, type JournalWriter } from './journal';
 import type { InputRow } from './reader';
 import type { RecordEntry, RecordState, RowIdentity, RowPlan } from './records';
 import { type RowResult, created, failed, invalidRow, skipped, unknownOutcome } from './results';
+
+/** Abort listeners one slot's request may hold on one signal at once: its attempt on the wire, its wait, the import's own. */
+const LISTENERS_PER_SLOT = 3;
 
 /**
  * Sends the rows: up to `concurrency` createPet calls in flight, each row's
@@ -81,6 +85,9 @@ export async function runImport(options: RunnerOptions): Promise<RunnerOutcome> 
     halt.abort();
   };
   const onStop = () => halt.abort();
+  // Every request in flight listens on these signals (its attempt, its wait): Node's default of 10
+  // listeners would print a MaxListenersExceededWarning from an 11th slot on. A leak still warns.
+  for (const signal of [options.stop, options.signal, halt.signal]) setMaxListeners(LISTENERS_PER_SLOT * options.concurrency + 10, signal);
   for (const signal of [options.stop, options.signal]) {
     signal.addEventListener('abort', onStop, { once: true });
     if (signal.aborted) halt.abort();

@@ -295,3 +295,26 @@ describe.skipIf(noSmallDisk)('state.json on a full disk', () => {
     expect(fs.readdirSync(disk).sort()).toEqual(['filler', 'state.json']);
   });
 });
+
+describe('the hold after a 429 with no usable time, through state.json', () => {
+  it('a second process is held until the hold ends, then probes alone; its 429 doubles the hold, a success ends it', async () => {
+    const file = stateFile();
+    const first = await openRateLimitState(file, BASE, KEY, clock(NOW));
+    await first.record({ status: 429 }, true);
+
+    const second = await openRateLimitState(file, BASE, KEY, clock(NOW + 1000));
+    expect(await second.acquire(true)).toEqual({ go: false, until: NOW + 5000, reason: 'hold' });
+    // At the end of the hold one request probes, paced or not; another waits for its answer.
+    const atEnd = await openRateLimitState(file, BASE, KEY, clock(NOW + 5000));
+    expect((await atEnd.acquire(false)).go).toBe(true);
+    expect(await atEnd.acquire(true)).toMatchObject({ go: false, reason: 'probe' });
+    await atEnd.record({ status: 429 }, false);
+    expect(await atEnd.acquire(true)).toEqual({ go: false, until: NOW + 15_000, reason: 'hold' });
+
+    const later = await openRateLimitState(file, BASE, KEY, clock(NOW + 15_000));
+    expect((await later.acquire(true)).go).toBe(true);
+    await later.record({ status: 201 }, true);
+    expect((await later.acquire(true)).go).toBe(true);
+    expect(Object.values(readState(file).limits)[0]).not.toHaveProperty('holdMs');
+  });
+});

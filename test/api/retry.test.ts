@@ -123,13 +123,14 @@ describe('parseRetryAfter', () => {
   it.each([
     { what: 'delta-seconds', value: '1', serverDate: undefined, ms: 1000 },
     { what: 'delta-seconds', value: '120', serverDate: undefined, ms: 120_000 },
-    { what: 'zero', value: '0', serverDate: undefined, ms: 0 },
+    { what: 'zero counts as absent', value: '0', serverDate: undefined, ms: undefined },
     { what: 'surrounding spaces', value: ' 5 ', serverDate: undefined, ms: 5000 },
     { what: 'delta-seconds ignore the Date header', value: '3', serverDate: NOW - HOUR, ms: 3000 },
     { what: 'an HTTP-date on our clock without a Date header', value: httpDate(NOW + 2000), serverDate: undefined, ms: 2000 },
     { what: 'an HTTP-date on the server clock (Date 1 h behind)', value: httpDate(NOW - HOUR + 2000), serverDate: NOW - HOUR, ms: 2000 },
     { what: 'an HTTP-date on the server clock (Date 1 h ahead)', value: httpDate(NOW + HOUR + 7000), serverDate: NOW + HOUR, ms: 7000 },
-    { what: 'an HTTP-date in the past', value: httpDate(NOW - 5000), serverDate: NOW, ms: 0 },
+    { what: 'an HTTP-date in the past counts as absent', value: httpDate(NOW - 5000), serverDate: NOW, ms: undefined },
+    { what: 'an HTTP-date equal to Date counts as absent', value: httpDate(NOW), serverDate: NOW, ms: undefined },
     { what: 'a decimal, rounded up to whole ms', value: '1.5', serverDate: undefined, ms: 1500 },
     { what: 'a decimal below a second', value: '0.25', serverDate: undefined, ms: 250 },
     { what: 'absent', value: undefined, serverDate: undefined, ms: undefined },
@@ -185,7 +186,27 @@ describe('parseRateHeaders', () => {
       asked.push(name);
       return undefined;
     });
-    expect(asked.sort()).toEqual(['x-ratelimit-limit', 'x-ratelimit-remaining', 'x-ratelimit-reset']);
+    expect(asked.sort()).toEqual(['ratelimit', 'ratelimit-remaining', 'ratelimit-reset', 'x-ratelimit-limit', 'x-ratelimit-remaining', 'x-ratelimit-reset']);
+  });
+
+  const nowS = NOW / 1000;
+  it.each([
+    { what: 'X-RateLimit-Reset as Unix seconds', values: { 'x-ratelimit-reset': String(nowS + 7) }, reset: nowS + 7 },
+    { what: 'X-RateLimit-Reset as seconds until the reset (under 10^9)', values: { 'x-ratelimit-reset': '7' }, reset: nowS + 7 },
+    { what: 'X-RateLimit-Reset as Unix milliseconds (over 10^12)', values: { 'x-ratelimit-reset': String(NOW + 7000) }, reset: nowS + 7 },
+    { what: 'X-RateLimit-Reset as a fraction of Unix seconds', values: { 'x-ratelimit-reset': String(nowS + 7.25) }, reset: nowS + 7.25 },
+    { what: 'X-RateLimit-Reset as a fraction of seconds until the reset', values: { 'x-ratelimit-reset': '6.6' }, reset: nowS + 7 },
+    { what: 'X-RateLimit-Reset 0 (a delta of nothing)', values: { 'x-ratelimit-reset': '0' }, reset: undefined },
+    { what: 'IETF RateLimit, structured (t= seconds, r= remaining)', values: { ratelimit: '"default";r=0;t=9', 'ratelimit-policy': '"default";q=10;w=10' }, reset: nowS + 9, remaining: 0, limit: 10 },
+    { what: 'IETF RateLimit, two policies: the exhausted one binds', values: { ratelimit: '"day";r=500;t=80000, "burst";r=0;t=4' }, reset: nowS + 4, remaining: 0 },
+    { what: 'IETF RateLimit, an earlier draft', values: { ratelimit: 'limit=10, remaining=3, reset=8' }, reset: nowS + 8, remaining: 3 },
+    { what: 'IETF RateLimit-Remaining and RateLimit-Reset headers', values: { 'ratelimit-remaining': '2', 'ratelimit-reset': '5' }, reset: nowS + 5, remaining: 2 },
+    { what: 'IETF before X-RateLimit-*', values: { ratelimit: '"default";r=1;t=3', 'x-ratelimit-remaining': '9', 'x-ratelimit-reset': String(nowS + 50) }, reset: nowS + 3, remaining: 1 },
+  ])('$what', ({ values, reset, remaining, limit }) => {
+    const rate = parseRateHeaders(headers(values), NOW);
+    expect(rate.resetEpochSeconds).toBe(reset);
+    if (remaining !== undefined) expect(rate.remaining).toBe(remaining);
+    if (limit !== undefined) expect(rate.limit).toBe(limit);
   });
 });
 

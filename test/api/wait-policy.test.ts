@@ -90,11 +90,17 @@ describe('planRetry', () => {
     expect(planRetry({ outcome: limited, retryAfterMs: 10 * SECOND }, state, budget, false, half)).toEqual({ retry: true, kind: 'retry_after', ms: 10 * SECOND });
   });
 
-  it('without Retry-After: backoff, but not before the window reset when one is known', () => {
-    expect(planRetry({ outcome: limited }, state, budget, false, half)).toEqual({ retry: true, kind: 'backoff', ms: 500 });
+  it('without Retry-After: exactly until the window reset the answer named, else the hold, never a random backoff', () => {
     expect(planRetry({ outcome: limited, resetInMs: 58 * SECOND }, state, budget, false, half)).toEqual({ retry: true, kind: 'minute_window', ms: 58 * SECOND });
-    // The reset already passed the backoff: the backoff decides.
-    expect(planRetry({ outcome: limited, resetInMs: 100 }, state, budget, false, half)).toEqual({ retry: true, kind: 'backoff', ms: 500 });
+    expect(planRetry({ outcome: limited, resetInMs: 100 }, state, budget, false, half)).toEqual({ retry: true, kind: 'minute_window', ms: 100 });
+    expect(planRetry({ outcome: limited, holdMs: 5 * SECOND }, state, budget, false, half)).toEqual({ retry: true, kind: 'backoff', ms: 5 * SECOND });
+  });
+
+  it('a 503 with Retry-After on a GET: exactly Retry-After; beyond --max-wait, no retry', () => {
+    const unavailable = { kind: 'response' as const, status: 503 };
+    expect(planRetry({ outcome: unavailable, retryAfterMs: 30 * SECOND }, state, budget, false, half)).toEqual({ retry: true, kind: 'retry_after', ms: 30 * SECOND });
+    expect(planRetry({ outcome: unavailable, retryAfterMs: 61 * SECOND }, state, budget, false, half)).toMatchObject({ retry: false });
+    expect(planRetry({ outcome: unavailable, retryAfterMs: 30 * SECOND }, { ...state, method: 'POST' }, budget, false, half)).toEqual({ retry: false });
   });
 
   it('a Retry-After longer than what is left of --max-wait: no retry', () => {

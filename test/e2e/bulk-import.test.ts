@@ -447,3 +447,21 @@ describe.concurrent('pets add --file: usage and bad files', () => {
     expect(jsonError(result)).toEqual({ code: 'invalid_input', message: 'the input is empty: no rows to import', status: 0 });
   });
 });
+
+describe('--concurrency at its maximum', () => {
+  it('--concurrency 16: 16 requests in flight and 16 waiting after a 429, and stderr holds no Node warning, with or without -q', async (t) => {
+    const create = creator();
+    // Slow answers keep all 16 in flight at once; the 429 puts every one of them in a wait.
+    const slow: Reply = (request, res) => setTimeout(() => create(request, res), 100);
+    const { server, configDir, petctl } = await setupE2e(t, slow);
+    server.reply({ status: 429, headers: { 'retry-after': '1' }, body: { code: 'rate_limited', message: 'Too many requests', status: 429 }, delayMs: 150 });
+    const file = write(configDir, 'many.ndjson', Array.from({ length: 48 }, (_, i) => `{"name":"many-${i + 1}","categoryId":1}`).join('\n'));
+
+    for (const quiet of [[], ['-q']]) {
+      const result = await petctl([...quiet, 'pets', 'add', '--file', file, '--new', '--concurrency', '16']);
+      expect(result.code, result.stderr).toBe(0);
+      expect(result.stderr).not.toMatch(/Warning|MaxListeners|\(node:\d+\)/);
+    }
+    expect(posted(server.requests).length).toBeGreaterThanOrEqual(2 * 48);
+  }, 60_000);
+});

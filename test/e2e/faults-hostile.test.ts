@@ -197,15 +197,17 @@ describe.concurrent('hostile rate-limit headers: never a negative or unbounded w
     { what: 'NaN', value: 'NaN' },
     { what: 'exponent notation', value: '1e3' },
     { what: 'empty', value: '' },
-  ])('Retry-After $what ($value): backoff, a bounded retry, exit 0; the next process is not blocked', async ({ value }, t) => {
+    { what: 'zero', value: '0' },
+  ])('Retry-After $what ($value) counts as absent: the 5 s hold, one retry, exit 0; the next process is not blocked', async ({ value }, t) => {
     const { server, petctl } = await setupE2e(t);
     server.reply(json(429, RATE_LIMITED, { 'retry-after': value }), json(200, [PET]), json(200, [PET]));
 
-    // Full-jitter backoff for retry 1 is under 1 s; --max-wait bounds it whatever happens.
+    // A 429 that names no usable time holds for 5 s, never a random backoff; --max-wait 5 just fits it.
     const first = await petctl(['--retries', '1', '--max-wait', '5', 'pets', 'list']);
-    expect(first.code).toBe(0);
+    expect(first.code, first.stderr).toBe(0);
     expect(first.stdout).toBe(PET_LINE);
     expect(server.requests).toHaveLength(2);
+    expect(server.requests[1]!.at - server.requests[0]!.at).toBeGreaterThanOrEqual(5000 - 50);
 
     const next = await petctl(['--max-wait', '0', 'pets', 'list']);
     expect(next.code).toBe(0);
@@ -240,7 +242,6 @@ describe.concurrent('hostile rate-limit headers: never a negative or unbounded w
     { what: 'far ahead (year 2200)', reset: () => String(Date.UTC(2200, 0, 1) / 1000) },
     { what: 'not a number', reset: () => 'tomorrow' },
     { what: 'negative', reset: () => '-60' },
-    { what: 'fractional', reset: () => `${Math.floor(Date.now() / 1000) + 5}.5` },
   ])('X-RateLimit-Reset $what with Remaining 0: no wait in this process or the next', async ({ reset }, t) => {
     const { server, petctl } = await setupE2e(t);
     const headers = { 'x-ratelimit-limit': '60', 'x-ratelimit-remaining': '0', 'x-ratelimit-reset': reset() };
@@ -252,6 +253,20 @@ describe.concurrent('hostile rate-limit headers: never a negative or unbounded w
     expect([first.code, next.code]).toEqual([0, 0]);
     expect(next.stderr).toBe('');
     expect(server.requests).toHaveLength(2);
+  });
+
+  it('X-RateLimit-Reset as a fraction of Unix seconds with Remaining 0 is taken as meant: the next process sends nothing before it', async (t) => {
+    const { server, petctl } = await setupE2e(t);
+    const reset = `${Math.floor(Date.now() / 1000) + 5}.5`;
+    server.reply(json(200, [PET], { 'x-ratelimit-limit': '60', 'x-ratelimit-remaining': '0', 'x-ratelimit-reset': reset }));
+
+    const first = await petctl(['--max-wait', '0', 'pets', 'list']);
+    const next = await petctl(['--max-wait', '0', 'pets', 'list']);
+
+    expect([first.code, next.code]).toEqual([0, 5]);
+    expect(errorLine(next)).toMatch(/nothing sent\. Try again at [\d:]+, in [1-6]s/);
+    expect(server.requests).toHaveLength(1);
+    server.verify();
   });
 
   it('X-RateLimit-Remaining garbage (-1, abc) is not taken for 0', async (t) => {

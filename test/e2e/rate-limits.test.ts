@@ -297,7 +297,7 @@ describe.concurrent('429 that cannot be waited out', () => {
 });
 
 describe.concurrent('429 without Retry-After', () => {
-  it('backs off (exponential, full jitter) and retries: exit 0', async (t) => {
+  it('and without any time: holds 5 s, then 10 s when the retry meets a 429 again, never a random backoff: exit 0', async (t) => {
     const { server, petctl } = await setupE2e(t);
     server.reply({ status: 429, body: RATE_LIMITED }, { status: 429, body: RATE_LIMITED }, json(200, [PET]));
 
@@ -305,7 +305,10 @@ describe.concurrent('429 without Retry-After', () => {
 
     expect(result.code).toBe(0);
     expect(result.stdout).toBe(PET_LINE);
-    expect(server.requests).toHaveLength(3);
+    const [first, second, third] = server.requests as [RecordedRequest, RecordedRequest, RecordedRequest];
+    expect(second.at - first.at).toBeGreaterThanOrEqual(5000 - SLACK_MS);
+    expect(third.at - second.at).toBeGreaterThanOrEqual(10_000 - SLACK_MS);
+    expect(result.stderr).toContain('petctl: HTTP 429; retry 1/4 in 5s');
     server.verify();
   });
 
@@ -418,5 +421,48 @@ describe.concurrent('X-RateLimit-Remaining: 0 on a success', () => {
     expect(second.stderr).toMatch(/^error: rate limit reached; nothing sent\. Try again at [\d: -]+, in \d+s \(rate_limited\)$/m);
     expect(second.stderr).toMatch(/^hint: raise --max-wait/m);
     expect(server.requests).toHaveLength(1);
+  });
+});
+
+describe.concurrent('503 with Retry-After (RFC 9110 gives it to a 503 too)', () => {
+  const UNAVAILABLE = { code: 'unavailable', message: 'Service unavailable', status: 503 };
+
+  it('a GET is retried after exactly Retry-After (3 s), not on a backoff of its own: exit 0', async (t) => {
+    const { server, petctl } = await setupE2e(t);
+    server.reply(json(503, UNAVAILABLE, { 'retry-after': '3' }), json(200, [PET]));
+
+    const result = await petctl(['pets', 'list']);
+
+    expect(result.code, result.stderr).toBe(0);
+    expect(result.stdout).toBe(PET_LINE);
+    const [first, second] = server.requests as [RecordedRequest, RecordedRequest];
+    expect(second.at - first.at).toBeGreaterThanOrEqual(3000 - SLACK_MS);
+    expect(notices(result)).toEqual(['petctl: HTTP 503; retry 1/4 in 3s']);
+    server.verify();
+  });
+
+  it('a Retry-After beyond --max-wait: no retry, exit 7 at once with the 503 (the server’s failure, not a rate limit)', async (t) => {
+    const { server, petctl } = await setupE2e(t);
+    server.reply(json(503, UNAVAILABLE, { 'retry-after': '30' }));
+
+    const result = await petctl(['--max-wait', '10', 'pets', 'list']);
+
+    expect(result.code).toBe(7);
+    expectCleanError(result);
+    expect(result.stderr).toMatch(/^error: Service unavailable \(unavailable, HTTP 503\)$/m);
+    expect(server.requests).toHaveLength(1);
+    server.verify();
+  });
+
+  it('a POST answered 503 with Retry-After is not sent again (it may have been processed): exit 7', async (t) => {
+    const { server, petctl } = await setupE2e(t);
+    server.reply(json(503, UNAVAILABLE, { 'retry-after': '1' }));
+
+    const result = await petctl(['pets', 'add', '--name', 'Rex', '--category-id', '1']);
+
+    expect(result.code).toBe(7);
+    expectCleanError(result);
+    expect(server.requests).toHaveLength(1);
+    server.verify();
   });
 });

@@ -4,6 +4,7 @@ import path from 'node:path';
 import fc from 'fast-check';
 import { afterAll, describe, expect, it } from 'vitest';
 import { openRateLimitState } from '../../src/api/rate-limit-state';
+import { HOLD_CAP_MS, HOLD_MIN_MS } from '../../src/api/retry';
 import { RateLimitError } from '../../src/errors';
 import { FakeTime, fakeClient, fakeService } from '../helpers/fake-core';
 import { RUNS } from './helpers';
@@ -16,8 +17,11 @@ import { RUNS } from './helpers';
  * 1. No request goes before a 429's Retry-After has passed.
  * 2. After a 429 with Retry-After, the next request is not held more than
  *    1 s past it, unless another rule holds it: a ban, a later 429, a 200 that
- *    said Remaining 0, or a 429 without Retry-After (until its reset).
+ *    said Remaining 0, or a 429 without Retry-After (until its reset, or a hold
+ *    of at most HOLD_CAP_MS when it names no time).
  * 3. No single command waits longer in total than --max-wait.
+ * 4. After a 429 with no usable time (Retry-After 0 counts as none), nothing
+ *    goes for HOLD_MIN_MS.
  */
 
 interface Scripted {
@@ -111,8 +115,8 @@ async function play(script: Scripted[], maxWaitS: number, retries: number) {
 function otherHolds(sent: Sent[], upTo: number): number {
   let until = 0;
   for (const { at, answer, resetAt } of sent.slice(0, upTo + 1)) {
-    if (answer.status === 429 && answer.retryAfterS !== undefined && answer.banned) until = Math.max(until, at + answer.retryAfterS * 1000);
-    if (answer.status === 429 && answer.retryAfterS === undefined && resetAt !== undefined) until = Math.max(until, resetAt);
+    if (answer.status === 429 && answer.retryAfterS && answer.banned) until = Math.max(until, at + answer.retryAfterS * 1000);
+    if (answer.status === 429 && !answer.retryAfterS) until = Math.max(until, resetAt ?? at + HOLD_CAP_MS);
     if (answer.status === 200 && answer.remaining === 0 && resetAt !== undefined) until = Math.max(until, resetAt);
   }
   return until;
@@ -123,8 +127,12 @@ describe('the model of waiting, over random answers', () => {
     await fc.assert(
       fc.asyncProperty(fc.array(answerArb, { minLength: 1, maxLength: 8 }), fc.integer({ min: 0, max: 120 }), fc.integer({ min: 0, max: 4 }), async (script, maxWaitS, retries) => {
         const { sent, commands } = await play(script, maxWaitS, retries);
-        sent.forEach(({ at, answer }, j) => {
-          if (answer.status !== 429 || answer.retryAfterS === undefined) return;
+        sent.forEach(({ at, answer, resetAt }, j) => {
+          // 4. A 429 that names no usable time holds everything for HOLD_MIN_MS at least.
+          if (answer.status === 429 && !answer.retryAfterS && resetAt === undefined) {
+            for (const later of sent.slice(j + 1)) expect(later.at).toBeGreaterThanOrEqual(at + HOLD_MIN_MS);
+          }
+          if (answer.status !== 429 || !answer.retryAfterS) return;
           const retryAt = at + answer.retryAfterS * 1000;
           // 1. Nothing goes before it.
           for (const later of sent.slice(j + 1)) expect(later.at).toBeGreaterThanOrEqual(retryAt);
@@ -133,7 +141,7 @@ describe('the model of waiting, over random answers', () => {
           if (next === undefined) return;
           const earlierRetryAfters = sent
             .slice(0, j)
-            .filter((s) => s.answer.status === 429 && s.answer.retryAfterS !== undefined)
+            .filter((s) => s.answer.status === 429 && s.answer.retryAfterS)
             .map((s) => s.at + s.answer.retryAfterS! * 1000);
           const release = Math.max(retryAt, otherHolds(sent, j), ...earlierRetryAfters);
           expect(next.at).toBeLessThanOrEqual(release + 1000);
