@@ -12,8 +12,9 @@ import { writeManPages } from './man.mjs';
 
 const pkg = JSON.parse(readFileSync(new URL('../package.json', import.meta.url), 'utf8'));
 // The build goes to a private folder and is renamed into dist/ only when whole: npm runs this
-// script (prepare) again on a user's first `npx petctl`, and another petctl started meanwhile,
-// a test suite's for one, must find the old bundle or the new one, never none.
+// script again on every `npm install` in a clone (preprepare) and before `npm pack` (prepack),
+// and another petctl started meanwhile, a test suite's for one, must find the old bundle or the
+// new one, never none.
 const dist = new URL('../dist/', import.meta.url);
 const staging = new URL(`.build-${process.pid}/`, dist);
 rmSync(staging, { recursive: true, force: true });

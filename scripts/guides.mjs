@@ -45,7 +45,7 @@ function linkText(text, target) {
 /** Markdown's inline syntax resolved to plain text. */
 export function inlineText(markdown) {
   return markdown
-    .replace(/\[([^\]]*)\]\(([^)\s]+)\)/g, (_match, text, target) => linkText(text, target))
+    .replace(/\[([^\][]*)\]\(([^)\s]+)\)/g, (_match, text, target) => linkText(text, target))
     .replace(/\*\*([^*]+)\*\*/g, '$1')
     .replace(/(^|[\s(])\*([^*\s][^*]*)\*(?=[\s.,;:)]|$)/g, '$1$2')
     .replace(/`+([^`]+?)`+/g, '$1')

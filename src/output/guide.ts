@@ -11,18 +11,27 @@ export type GuideBlock =
 /** A guide laid out as plain text for a terminal `width` columns wide (never under 40). */
 export function renderGuide(blocks: GuideBlock[], width: number): string {
   const columns = Math.max(40, width);
-  const parts: string[] = [];
+  let text = '';
+  let previous: GuideBlock | undefined;
   for (const block of blocks) {
-    if ('heading' in block) parts.push(block.heading);
-    else if ('paragraph' in block) parts.push(wrap(block.paragraph, columns).join('\n'));
-    else if ('item' in block) {
-      const indent = ' '.repeat(2 + block.depth * 2);
-      const marker = `${block.marker} `;
-      parts.push(hanging(block.item, `${indent}${marker}`, ' '.repeat(indent.length + marker.length), columns));
-    } else if ('code' in block) parts.push(block.code.split('\n').map((line) => `    ${line}`).join('\n'));
-    else parts.push(renderTable(block.table, columns));
+    // A list's items follow one another; every other block stands apart by a blank line.
+    if (previous !== undefined) text += 'item' in block && 'item' in previous ? '\n' : '\n\n';
+    previous = block;
+    text += renderBlock(block, columns);
   }
-  return `${parts.join('\n\n')}\n`;
+  return `${text}\n`;
+}
+
+function renderBlock(block: GuideBlock, columns: number): string {
+  if ('heading' in block) return block.heading;
+  if ('paragraph' in block) return wrap(block.paragraph, columns).join('\n');
+  if ('item' in block) {
+    const indent = ' '.repeat(2 + block.depth * 2);
+    const marker = `${block.marker} `;
+    return hanging(block.item, `${indent}${marker}`, ' '.repeat(indent.length + marker.length), columns);
+  }
+  if ('code' in block) return block.code.split('\n').map((line) => `    ${line}`).join('\n');
+  return renderTable(block.table, columns);
 }
 
 /** Words filled into lines of at most `width` columns; a word longer than a line stands alone. */
