@@ -1,5 +1,5 @@
 #!/usr/bin/env node
-// The shebang shim. `--version` is answered from package.json without loading
+// The shebang shim. `--version` (and `petctl version`) is answered from package.json without loading
 // anything else. Every other command loads dist/petctl.cjs through V8's code
 // cache (Node 20 has no module.enableCompileCache), sets process.exitCode to
 // what main returns, and exits once output is flushed; an interrupted run
@@ -14,7 +14,7 @@ const path = require('node:path');
 const args = process.argv.slice(2);
 /** A run shorter than this may write the code cache (see below). */
 const SHORT_RUN_SECONDS = 2;
-if (args.length === 1 && (args[0] === '--version' || args[0] === '-V')) {
+if (args.length === 1 && (args[0] === '--version' || args[0] === '-V' || args[0] === 'version')) {
   const { version } = JSON.parse(readFileSync(path.join(__dirname, '..', 'package.json'), 'utf8'));
   process.stdout.write(`${version}\n`);
 } else {
@@ -52,7 +52,7 @@ async function run() {
   // written by a run that had loaded the full one would be as large).
   const cacheDir = path.join(__dirname, '..', 'dist', '.cache', path.sep);
   const cacheName = (kind) => `${cacheDir}${process.version}-${process.arch}-${kind}.bin`;
-  const helpOnly = args.length === 0 || args.some((arg) => arg === '--help' || arg === '-h');
+  const helpOnly = args.length === 0 || args[0] === 'help' || args.some((arg) => arg === '--help' || arg === '-h');
   let cachedData;
   let cacheKind;
   for (const kind of helpOnly ? ['lite'] : ['full', 'lite']) {

@@ -3,15 +3,18 @@
 // start-up; heavy modules sit behind dynamic import() and are only evaluated
 // when a command needs them (esbuild turns those imports into lazy initialisers).
 import { build } from 'esbuild';
-import { mkdirSync, readdirSync, readFileSync, renameSync, rmSync } from 'node:fs';
+import { mkdirSync, readdirSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import { readFile } from 'node:fs/promises';
 import { constants as http2Constants } from 'node:http2';
 import { fileURLToPath } from 'node:url';
+import { GUIDE_SOURCES, guideBlocks, guideMarkdown } from './guides.mjs';
+import { writeManPages } from './man.mjs';
 
 const pkg = JSON.parse(readFileSync(new URL('../package.json', import.meta.url), 'utf8'));
 // The build goes to a private folder and is renamed into dist/ only when whole: npm runs this
-// script (prepare) again on a user's first `npx petctl`, and another petctl started meanwhile,
-// a test suite's for one, must find the old bundle or the new one, never none.
+// script again on every `npm install` in a clone (preprepare) and before `npm pack` (prepack),
+// and another petctl started meanwhile, a test suite's for one, must find the old bundle or the
+// new one, never none.
 const dist = new URL('../dist/', import.meta.url);
 const staging = new URL(`.build-${process.pid}/`, dist);
 rmSync(staging, { recursive: true, force: true });
@@ -167,9 +170,24 @@ try {
     throw new Error('dist/petctl.cjs is not ASCII; bin/petctl.js reads it as latin1');
   }
 
+  const guides = new URL('guides/', staging);
+  mkdirSync(guides);
+  for (const topic of Object.keys(GUIDE_SOURCES)) {
+    writeFileSync(new URL(`${topic}.json`, guides), JSON.stringify(guideBlocks(guideMarkdown(topic, new URL('../', import.meta.url)))));
+  }
+  await writeManPages(new URL('man/', staging), pkg.version);
+
   // V8 checks a code cache against its source's length only, so the old bundle's caches go.
   rmSync(new URL('.cache/', dist), { recursive: true, force: true });
-  for (const name of readdirSync(staging)) renameSync(new URL(name, staging), new URL(name, dist));
+  for (const name of readdirSync(staging)) {
+    // A folder cannot be renamed over a full one: the old one moves aside first, for as short a time as can be.
+    const old = new URL(`${name}.old-${process.pid}`, dist);
+    try {
+      renameSync(new URL(name, dist), old);
+    } catch {}
+    renameSync(new URL(name, staging), new URL(name, dist));
+    rmSync(old, { recursive: true, force: true });
+  }
 } finally {
   rmSync(staging, { recursive: true, force: true });
 }

@@ -27,7 +27,8 @@ export async function main(argv: string[], deps: MainDeps): Promise<number> {
   );
 
   try {
-    await program.parseAsync(argv, { from: 'user' });
+    // A bare `petctl` asks what petctl can do: the help, on stdout, and success.
+    await program.parseAsync(argv.length === 0 ? ['--help'] : argv, { from: 'user' });
     return ExitCode.OK;
   } catch (error) {
     const wantsJson = jsonErrors(argv, ctx);

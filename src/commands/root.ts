@@ -6,6 +6,7 @@ import { VERSION } from '../version';
 import { registerApi } from './api';
 import { registerAuth } from './auth';
 import { registerCompletion } from './completion';
+import { GUIDES_HELP, registerHelp } from './help';
 import { parseCount, parsePositiveSeconds, parseSeconds } from './parsers';
 import { registerPets } from './pets';
 import { registerProfile } from './profile';
@@ -110,7 +111,9 @@ Examples:
 
 Exit codes: 0 ok, 1 unexpected, 2 usage, 3 not found, 4 auth, 5 rate limited,
 6 rejected (400), 7 network/server/invalid response/redirect; interrupted, petctl
-ends by the signal itself (130 after Ctrl-C, 143 after SIGTERM) so a loop stops.`,
+ends by the signal itself (130 after Ctrl-C, 143 after SIGTERM) so a loop stops.
+
+${GUIDES_HELP}`,
   );
 
   registerPets(program, invoke);
@@ -119,6 +122,7 @@ ends by the signal itself (130 after Ctrl-C, 143 after SIGTERM) so a loop stops.
   registerSandbox(program, invoke);
   registerApi(program, invoke);
   registerCompletion(program, invoke);
+  registerHelp(program, invoke, output);
   return program;
 }
 

@@ -44,7 +44,7 @@ Examples:
 Stopped by Ctrl-C or SIGTERM, it ends by that signal (a shell shows 130 or 143).
 Exit codes: 2 for a bad flag value; 1 when the port is taken or the data file
 is unusable (it is never overwritten).
-Reference: docs/sandbox.md (keys, limits, paging, timeouts, the data file).`,
+Reference: petctl help sandbox (keys, limits, paging, timeouts, the data file).`,
     )
     .action((options: SandboxOptions) => invoke((ctx) => sandboxRun(options, ctx)));
 }

@@ -260,9 +260,14 @@ describe('help, version and unknown commands', () => {
     expect(result).toMatchObject({ code: 2, stderr: "error: required option '--category-id <int64>' not specified (usage_error)\nhint: see petctl pets add --help\n" });
   });
 
-  it('no command at all prints the help on stderr, exit 2', async () => {
+  it('no command at all prints the help on stdout, exit 0, as --help does', async () => {
     const result = await runMain([]);
-    expect(result.code).toBe(2);
-    expect(result.stderr).toContain('Usage: petctl');
+    expect(result).toEqual({ ...(await runMain(['--help'])), code: 0, stderr: '' });
+    expect(result.stdout).toContain('Usage: petctl');
+  });
+
+  it('help and version are commands too: help [command…] as --help, version as --version', async () => {
+    expect(await runMain(['help', 'pets', 'list'])).toEqual(await runMain(['pets', 'list', '--help']));
+    expect(await runMain(['version'])).toEqual({ code: 0, stdout: `${PACKAGE_VERSION}\n`, stderr: '' });
   });
 });

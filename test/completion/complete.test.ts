@@ -28,8 +28,8 @@ async function offered(words: string[], tree = program()): Promise<string[] | 'f
 
 describe.concurrent('commands and subcommands', () => {
   it('every visible top-level command, hidden __complete left out', async () => {
-    expect(await offered([''])).toEqual(['pets', 'auth', 'profile', 'sandbox', 'api', 'completion']);
-    expect(await offered([])).toEqual(['pets', 'auth', 'profile', 'sandbox', 'api', 'completion']);
+    expect(await offered([''])).toEqual(['pets', 'auth', 'profile', 'sandbox', 'api', 'completion', 'help', 'version']);
+    expect(await offered([])).toEqual(['pets', 'auth', 'profile', 'sandbox', 'api', 'completion', 'help', 'version']);
   });
 
   it('by prefix, at every level', async () => {
@@ -123,7 +123,7 @@ describe.concurrent('values', () => {
   });
 
   it('a flag value is never mistaken for a command', async () => {
-    expect(await offered(['-p', 'pets', ''])).toEqual(['pets', 'auth', 'profile', 'sandbox', 'api', 'completion']);
+    expect(await offered(['-p', 'pets', ''])).toEqual(['pets', 'auth', 'profile', 'sandbox', 'api', 'completion', 'help', 'version']);
     expect(await offered(['--base-url', 'http://127.0.0.1:1/v1', 'pets', 'g'])).toEqual(['get']);
   });
 

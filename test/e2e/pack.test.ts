@@ -1,4 +1,4 @@
-import { execFile } from 'node:child_process';
+import { execFile, execFileSync } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -13,10 +13,10 @@ import { PACKAGE_VERSION, cleanEnv } from '../helpers/cli';
  * dependencies: everything is bundled into dist/petctl.cjs), then the
  * installed `petctl` on its own, run from outside the repository.
  *
- * `npm pack --ignore-scripts`: pack would otherwise run the `prepare` script,
+ * `npm pack --ignore-scripts`: pack would otherwise run the `prepack` script,
  * which rebuilds dist/ (and drops its code caches) while other e2e test files
  * run the built binary. The tests run against the build made before them
- * (`npm test` builds first), which is what prepare would produce.
+ * (`npm test` builds first), which is what prepack would produce.
  */
 
 const run = promisify(execFile);
@@ -26,6 +26,8 @@ let work: string;
 let tarball: string;
 let entries: string[];
 let petctlBin: string;
+let prefix: string;
+let installOutput: { stdout: string; stderr: string };
 
 beforeAll(async () => {
   work = fs.mkdtempSync(path.join(os.tmpdir(), 'petctl-pack-'));
@@ -35,8 +37,8 @@ beforeAll(async () => {
   tarball = path.join(work, manifest!.filename);
   entries = (await run('tar', ['-tzf', tarball])).stdout.split('\n').filter((line) => line !== '');
 
-  const prefix = path.join(work, 'prefix');
-  await run('npm', ['install', '-g', '--prefix', prefix, '--offline', '--no-audit', '--no-fund', tarball], {
+  prefix = path.join(work, 'prefix');
+  installOutput = await run('npm', ['install', '-g', '--prefix', prefix, '--offline', '--no-audit', '--no-fund', tarball], {
     cwd: work,
     env: npmEnv,
     timeout: 90_000,
@@ -57,6 +59,37 @@ describe('npm pack and a global install of the tarball', () => {
     expect(entries).toContain('package/README.md');
     expect(entries.filter((entry) => /^package\/(src|test|node_modules|scripts|bench)\//.test(entry))).toEqual([]);
     expect(entries.filter((entry) => entry.includes('/.cache/') || entry.endsWith('.tgz'))).toEqual([]);
+  });
+
+  it('installs quietly: no install script in the package, no warning from npm', () => {
+    expect(installOutput.stderr).toBe('');
+    expect(installOutput.stdout).not.toMatch(/warn|install scripts|allowScripts/i);
+    const installed = JSON.parse(fs.readFileSync(path.join(prefix, 'lib', 'node_modules', 'petctl', 'package.json'), 'utf8')) as { scripts?: Record<string, string> };
+    for (const script of ['preinstall', 'install', 'postinstall', 'prepare']) expect(installed.scripts?.[script], script).toBeUndefined();
+  });
+
+  it('ships the man pages and the guides the build made', () => {
+    expect(entries).toContain('package/dist/man/petctl.1');
+    expect(entries).toContain('package/dist/man/petctl-pets-add.1');
+    expect(entries).toContain('package/dist/guides/rate-limits.json');
+  });
+
+  it('man petctl and man petctl-pets-add read from the install prefix', () => {
+    const man = (page: string) =>
+      execFileSync('man', ['-M', path.join(prefix, 'share', 'man'), page], { encoding: 'utf8', env: { PATH: process.env.PATH, MANPAGER: 'cat', MANWIDTH: '100', LANG: 'C.UTF-8' } });
+    expect(man('petctl')).toMatch(/^PETCTL\(1\)/m);
+    expect(man('petctl')).toContain('--max-wait');
+    const add = man('petctl-pets-add');
+    expect(add).toMatch(/^PETCTL-PETS-ADD\(1\)/m);
+    for (const flag of ['--name', '--category-id', '--file', '--id-column', '--retry-unknown']) expect(add).toContain(flag);
+  });
+
+  it('the installed petctl prints its guides and its version by name', async () => {
+    const env = cleanEnv({ PETCTL_CONFIG_DIR: path.join(work, 'config'), COLUMNS: '72' });
+    const guide = await run(petctlBin, ['help', 'bulk-import'], { cwd: work, env, timeout: 20_000 });
+    expect(guide.stdout).toMatch(/^Bulk import/);
+    expect(guide.stderr).toBe('');
+    expect((await run(petctlBin, ['version'], { cwd: work, env, timeout: 20_000 })).stdout).toBe(`${PACKAGE_VERSION}\n`);
   });
 
   it('declares no run-time dependencies', () => {
@@ -87,7 +120,7 @@ describe('npm pack and a global install of the tarball', () => {
   }, 60_000);
 });
 
-describe('npm run build (the prepare script, which npm also runs on a first `npx petctl`)', () => {
+describe('npm run build (which npm runs on `npm install` in a clone, and before `npm pack`)', () => {
   it('swaps the bundle in whole: a petctl started during the build finds the old bundle or the new one, never none', async () => {
     const bundle = path.join(repo, 'dist', 'petctl.cjs');
     let reads = 0;

@@ -68,7 +68,7 @@ a crash or Ctrl-C sends only the rest. Rows sent without an answer are
 Exit codes with --file: 0 all created (or already), 6 a row invalid or
 rejected, 7 a row's outcome unknown, 5 stopped by the rate limit (rerun to
 resume), 1 the journal cannot be written (journal_unwritable), 130 Ctrl-C,
-2 usage (e.g. --file with --name). See docs/bulk-import.md.`,
+2 usage (e.g. --file with --name). The guide: petctl help bulk-import.`,
     )
     .action((flags: AddFlags) => invoke((ctx) => addRun(toAddOptions(flags), ctx), { jsonResult: true }));
 }

@@ -1,0 +1,74 @@
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { describe, expect, it } from 'vitest';
+import { openTerminal } from '../helpers/tmux';
+
+/**
+ * Help where a person sees it: petctl and man in a real terminal (tmux), the
+ * screen read back. .ci/run installs tmux and man-db; without them these
+ * tests fail rather than skip.
+ */
+
+const MAN_PAGES = fileURLToPath(new URL('../../dist/man/', import.meta.url));
+
+/** A man tree as `npm install -g` lays it out: <prefix>/share/man/man1/<page>.1, linked to the package's pages. */
+function manTree(t: { onTestFinished(fn: () => unknown): void }): string {
+  const root = fs.mkdtempSync(path.join(os.tmpdir(), 'petctl-man-'));
+  t.onTestFinished(() => fs.rmSync(root, { recursive: true, force: true }));
+  fs.mkdirSync(path.join(root, 'man1'));
+  for (const page of fs.readdirSync(MAN_PAGES)) fs.symlinkSync(path.join(MAN_PAGES, page), path.join(root, 'man1', page));
+  return root;
+}
+
+describe.concurrent('help in a terminal', () => {
+  it('a bare petctl shows the root help and ends with 0', async (t) => {
+    const tty = openTerminal(t, [], {}, { stdoutToTerminal: true });
+    expect(await tty.exitCode()).toBe(0);
+    const text = tty.text();
+    expect(text).toContain('Usage: petctl [options] [command]');
+    expect(text).toContain('Guides (petctl help <topic>):');
+    expect(text).not.toContain('error:');
+  });
+
+  it('petctl help pets add shows the help of pets add, as --help does', async (t) => {
+    const tty = openTerminal(t, ['help', 'pets', 'add'], {}, { stdoutToTerminal: true });
+    expect(await tty.exitCode()).toBe(0);
+    const text = tty.text();
+    expect(text).toContain('Usage: petctl pets add [options]');
+    for (const flag of ['--name <name>', '--category-id <int64>', '--file <path|->', '--retry-unknown']) expect(text).toContain(flag);
+    expect(text).toContain('petctl help bulk-import');
+  });
+
+  it('petctl help rate-limits is wrapped to the pane\'s width by petctl itself', async (t) => {
+    const width = 64;
+    const tty = openTerminal(t, ['help', 'rate-limits'], {}, { stdoutToTerminal: true, width });
+    expect(await tty.exitCode()).toBe(0);
+    // Lines the terminal had to wrap come back joined: none is wider than the pane, but for code as written.
+    const lines = tty.text().split('\n');
+    expect(lines[0]).toBe('Rate limits: the waiting model');
+    const prose = lines.filter((line) => !line.startsWith('    '));
+    expect(prose.filter((line) => line.length > width)).toEqual([]);
+    expect(prose.filter((line) => line.length > width - 12).length).toBeGreaterThan(20);
+  });
+
+  it('man petctl-pets-add shows the page made from the pets add command, every flag on it', async (t) => {
+    const tty = openTerminal(t, [], { MANPATH: manTree(t), MANPAGER: 'cat', MANWIDTH: '80' }, { stdoutToTerminal: true, command: ['man', 'petctl-pets-add'] });
+    expect(await tty.exitCode()).toBe(0);
+    const text = tty.text();
+    expect(text).toMatch(/^PETCTL-PETS-ADD\(1\) +petctl manual +PETCTL-PETS-ADD\(1\)$/m);
+    expect(text).toContain('petctl-pets-add - add an animal');
+    for (const flag of ['--name', '--category-id', '--status', '--file', '--format', '--encoding', '--delimiter', '--id-column', '--new', '--reserve', '--dry-run', '--skip-invalid', '--concurrency', '--journal', '--retry-unknown']) {
+      expect(text).toContain(flag);
+    }
+  });
+
+  it('man petctl opens the root page in the pager, as a person reads it', async (t) => {
+    const tty = openTerminal(t, [], { MANPATH: manTree(t), MANPAGER: 'less', LESS: '' }, { stdoutToTerminal: true, command: ['man', 'petctl'] });
+    await tty.waitFor(/PETCTL\(1\)/);
+    expect(tty.screen()).toContain('petctl - Command-line client for the Pet Adoption Service');
+    tty.press('q');
+    expect(await tty.exitCode()).toBe(0);
+  });
+});

@@ -1,0 +1,135 @@
+import fs from 'node:fs';
+import { describe, expect, it } from 'vitest';
+import { PACKAGE_VERSION, runCli } from '../helpers/cli';
+import { GUIDE_SOURCES, guideMarkdown } from '../../scripts/guides.mjs';
+import { GUIDE_TOPICS } from '../../src/commands/help';
+
+/**
+ * Help where people look: a bare `petctl`, `petctl help [command…]`,
+ * `petctl help <topic>` and `petctl version`, run as the built binary with
+ * stdout a pipe. The same in a real terminal: help-terminal.test.ts.
+ */
+
+const ROOT = new URL('../../', import.meta.url);
+const TOPICS = Object.keys(GUIDE_SOURCES);
+
+/** Every command's words, from `petctl --help` down. */
+async function allCommands(words: string[] = []): Promise<string[][]> {
+  const help = await runCli([...words, '--help']);
+  const section = help.stdout.split('\nCommands:\n')[1]?.split('\n\n')[0] ?? '';
+  const subs = section.split('\n').map((line) => /^ {2}([a-z][\w-]*)/.exec(line)?.[1]).filter((name): name is string => name !== undefined);
+  const nested = await Promise.all(subs.map((name) => allCommands([...words, name])));
+  return [words, ...nested.flat()];
+}
+
+/** The words a Markdown page shows once its syntax is gone, links to a guide read as the command that prints it. */
+function markdownWords(markdown: string): string[] {
+  const text = markdown
+    .replace(/^\s*(```|~~~).*$/gm, '')
+    .replace(/^\s*\|[\s|:-]+\|\s*$/gm, '')
+    .replace(/\[([^\][]*)\]\(([^)\s]+)\)/g, (_match, linked: string, target: string) => {
+      const page = /^(?:docs\/)?([\w-]+)\.md/.exec(target)?.[1];
+      if (page !== undefined && page in GUIDE_SOURCES && page !== 'exit-codes') return [`docs/${page}.md`, `${page}.md`].includes(linked) ? `petctl help ${page}` : `${linked} (petctl help ${page})`;
+      return /^https?:/.test(target) && linked !== target ? `${linked} (${target})` : linked;
+    })
+    // A table's cell borders, but not an escaped \| inside a cell.
+    .replace(/^\s*\|.*$/gm, (row) => row.replace(/(?<!\\)\|/g, ' ').replace(/\\\|/g, '|'))
+    .replace(/\*\*([^*]+)\*\*/g, '$1')
+    .replace(/`/g, '')
+    .replace(/(^|[\s(])\*([^*\s][^*]*)\*(?=[\s.,;:)]|$)/gm, '$1$2')
+    .replace(/^#+\s+/gm, '');
+  return words(text);
+}
+
+/** Words, without list markers. */
+function words(text: string): string[] {
+  return text.split(/\s+/).filter((word) => word !== '' && !/^([-*+]|\d+[.)])$/.test(word));
+}
+
+describe('help where people look', () => {
+  it('a bare petctl prints the root help on stdout and exits 0, as --help does', async () => {
+    const bare = await runCli([]);
+    const help = await runCli(['--help']);
+    expect(bare.code).toBe(0);
+    expect(bare.stderr).toBe('');
+    expect(bare.stdout).toBe(help.stdout);
+    expect(bare.stdout).toContain('Usage: petctl [options] [command]');
+  });
+
+  it('petctl help [command…] prints that command\'s help on stdout, as --help does, for every command', async () => {
+    const commands = await allCommands();
+    expect(commands).toContainEqual(['pets', 'add']);
+    expect(commands).toContainEqual(['profile', 'set']);
+    for (const words of commands.filter((words) => !(words.length === 1 && TOPICS.includes(words[0]!)))) {
+      const viaHelp = await runCli(['help', ...words]);
+      const viaFlag = await runCli([...words, '--help']);
+      expect({ words, code: viaHelp.code, stderr: viaHelp.stderr }).toEqual({ words, code: 0, stderr: '' });
+      expect(viaHelp.stdout).toBe(viaFlag.stdout);
+    }
+  }, 120_000);
+
+  it('petctl help with no words lists the guides, and so does --help', async () => {
+    const help = await runCli(['help']);
+    expect(help.code).toBe(0);
+    for (const topic of TOPICS) expect(help.stdout).toContain(topic);
+    expect(help.stdout).toBe((await runCli(['--help'])).stdout);
+  });
+
+  it('petctl version prints what --version prints', async () => {
+    const version = await runCli(['version']);
+    expect(version).toMatchObject({ code: 0, stdout: `${PACKAGE_VERSION}\n`, stderr: '' });
+    expect((await runCli(['--version'])).stdout).toBe(version.stdout);
+    // Past the shim's fast path (another word after it), the bundle answers the same.
+    expect((await runCli(['version', '--help'])).stdout).toContain('print the version');
+  });
+
+  it('no --help names a path in the repository; those that point to a guide name petctl help <topic>', async () => {
+    const texts = await Promise.all((await allCommands()).map(async (words) => ({ words, help: (await runCli([...words, '--help'])).stdout })));
+    for (const { words, help } of texts) expect({ words, paths: help.match(/\b(?:docs\/|README|CONTRIBUTING)[\w./-]*/g) ?? [] }).toEqual({ words, paths: [] });
+    expect(texts.find(({ words }) => words.join(' ') === 'pets add')?.help).toContain('petctl help bulk-import');
+    expect(texts.find(({ words }) => words.join(' ') === 'sandbox')?.help).toContain('petctl help sandbox');
+  }, 60_000);
+
+  it('an unknown command or guide after help is a usage error naming the guides (exit 2)', async () => {
+    const result = await runCli(['help', 'adopt']);
+    expect(result.code).toBe(2);
+    expect(result.stdout).toBe('');
+    expect(result.stderr).toBe(`error: no command or guide named 'adopt' (usage_error)\nhint: guides: ${TOPICS.join(', ')}; commands: petctl --help\n`);
+  });
+});
+
+describe('petctl help <topic>: the guides, from the same source as docs/', () => {
+  it('petctl knows the topics the build makes a guide of, no more, no fewer', () => {
+    expect([...GUIDE_TOPICS].sort()).toEqual([...TOPICS].sort());
+  });
+
+  it.each(TOPICS)('%s shows the words of its page, in order, with no Markdown left', async (topic) => {
+    const result = await runCli(['help', topic], { env: { COLUMNS: '2000' } });
+    expect(result.code).toBe(0);
+    expect(result.stderr).toBe('');
+    const shown = words(result.stdout);
+    expect(shown).toEqual(markdownWords(guideMarkdown(topic, ROOT)));
+    expect(result.stdout).not.toMatch(/\]\(|```|^#{1,6} |\*\*\w[^*]*\*\*/m);
+  });
+
+  it('piped, a guide is wrapped to $COLUMNS, else to 80 columns', async () => {
+    // Code examples keep their lines as written, and a word longer than a line stands alone; every other line fits.
+    const overlong = (text: string, width: number) =>
+      text.split('\n').filter((line) => !line.startsWith('    ') && line.length > width && /\s/.test(line.trim()));
+    const narrow = await runCli(['help', 'bulk-import'], { env: { COLUMNS: '50' } });
+    expect(overlong(narrow.stdout, 50)).toEqual([]);
+    // Filled, not merely short: most lines of prose come close to the width.
+    expect(narrow.stdout.split('\n').filter((line) => line.length > 40).length).toBeGreaterThan(100);
+    const standard = await runCli(['help', 'bulk-import']);
+    expect(overlong(standard.stdout, 80)).toEqual([]);
+    expect(standard.stdout.split('\n').filter((line) => line.length > 70).length).toBeGreaterThan(50);
+  });
+
+  it('the exit-codes guide is the README\'s exit-code table', async () => {
+    const result = await runCli(['help', 'exit-codes']);
+    const readme = fs.readFileSync(new URL('README.md', ROOT), 'utf8');
+    expect(readme).toContain('\n## Exit codes\n');
+    expect(result.stdout).toMatch(/^Exit codes\n/);
+    expect(result.stdout).toMatch(/^130 +interrupted by Ctrl-C/m);
+  });
+});
