@@ -44,11 +44,14 @@ function linkText(text, target) {
 
 /** Markdown's inline syntax resolved to plain text. */
 export function inlineText(markdown) {
+  // Code spans are set aside first: stars in them (a masked key, `****-pro`) are text, not emphasis.
+  const spans = [];
   return markdown
+    .replace(/`+([^`]+?)`+/g, (_match, code) => `\0${spans.push(code) - 1}\0`)
     .replace(/\[([^\][]*)\]\(([^)\s]+)\)/g, (_match, text, target) => linkText(text, target))
     .replace(/\*\*([^*]+)\*\*/g, '$1')
     .replace(/(^|[\s(])\*([^*\s][^*]*)\*(?=[\s.,;:)]|$)/g, '$1$2')
-    .replace(/`+([^`]+?)`+/g, '$1')
+    .replace(/\0(\d+)\0/g, (_match, index) => spans[Number(index)])
     .replace(/\\([|`*_\\[\]])/g, '$1');
 }
 

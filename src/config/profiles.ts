@@ -74,7 +74,8 @@ export interface ProfileStore {
   use(name: string): Promise<void>;
   /** Removing the chosen profile leaves none chosen (see activeName). */
   remove(name: string): Promise<void>;
-  setKey(name: string, key: string): Promise<void>;
+  /** The key it replaced, if any. */
+  setKey(name: string, key: string): Promise<string | undefined>;
   /** True when a stored key was removed. */
   clearKey(name: string): Promise<boolean>;
 }
@@ -281,12 +282,17 @@ class ConfProfileStore implements ProfileStore {
     });
   }
 
-  async setKey(name: string, key: string): Promise<void> {
+  // The replaced key is read under the same lock as the write, so what auth login says is what happened.
+  async setKey(name: string, key: string): Promise<string | undefined> {
     validateApiKey(key);
+    let previous: string | undefined;
     await this.#change((doc) => {
       if (!profileExists(doc, name)) throw unknownProfile(name, knownNames(doc));
+      const replaced = entryOf(doc, name)?.apiKey;
+      previous = typeof replaced === 'string' ? replaced : undefined;
       doc.profiles[name] = { ...entryOf(doc, name), apiKey: key };
     });
+    return previous;
   }
 
   async clearKey(name: string): Promise<boolean> {

@@ -209,12 +209,13 @@ export function requireKey(target: ResolvedTarget, store?: Pick<ProfileStore, 'a
 }
 
 /**
- * What `auth status` and `profile show` print instead of a key. It never shows
- * more than a quarter of the key and at most its last 4 characters: keys of 16
- * characters or more print as `****` + last 4, shorter ones as `****`. The
- * number of stars is fixed, so the key's length is not revealed either.
+ * What every command prints instead of a key. Keys of 10 characters or more
+ * print as `****` + their last 4, enough for an admin to tell two keys apart
+ * (`sandbox-pro` as `****-pro`); shorter ones as `****`, so a short key never
+ * shows close to half of itself. The number of stars is fixed, so the key's
+ * length is not revealed either.
  */
 export function maskKey(key: string): string {
   const chars = [...key];
-  return chars.length >= 16 ? `****${chars.slice(-4).join('')}` : '****';
+  return chars.length >= 10 ? `****${chars.slice(-4).join('')}` : '****';
 }

@@ -1,5 +1,5 @@
 import type { Context } from '../context';
-import { InterruptedError, UsageError } from '../errors';
+import { ExitCode, InterruptedError, PetctlError, UsageError } from '../errors';
 import { PET_STATUSES, type PetStatusValue } from '../schemas/constants';
 import { parseInt64 } from '../schemas/int64';
 
@@ -107,4 +107,37 @@ export async function promptBaseUrl(ctx: Context): Promise<string> {
   };
   const answer = await ask(ctx, (context) => input({ message: 'Base URL (e.g. https://api.example.org/v1)', validate: check }, context));
   return answer.trim();
+}
+
+export interface Confirmation {
+  /** The question, without the `(y/N)`. */
+  question: string;
+  /** --yes: skip the question. */
+  yes: boolean;
+  /** What would be done, for the errors: `removing profile "staging" and its API key`. */
+  action: string;
+  /** What a "no" leaves as it was: `profile "staging" and its key are kept`. */
+  kept: string;
+  /** The command again with --yes, for the hint. */
+  withYes: string;
+}
+
+/**
+ * Asks before something that cannot be undone, defaulting to no, as `gh repo
+ * delete` does. Without a terminal (or with --no-input) it refuses rather than
+ * guess (exit 2, confirmation_required); a "no" is exit 2 too (cancelled), as
+ * gh exits 2 for a cancelled command, so a script never reads it as done.
+ */
+export async function confirmOrStop(ctx: Context, confirmation: Confirmation): Promise<void> {
+  if (confirmation.yes) return;
+  if (!canPrompt(ctx)) {
+    throw new PetctlError(ExitCode.USAGE, `${confirmation.action} needs confirmation, and there is no terminal to ask on; nothing done`, {
+      code: 'confirmation_required',
+      hint: `to go ahead without the question: ${confirmation.withYes}`,
+    });
+  }
+  const { default: input } = await import('@inquirer/input');
+  const answer = await ask(ctx, (context) => input({ message: `${confirmation.question} (y/N)` }, context));
+  if (/^y(es)?$/i.test(answer.trim())) return;
+  throw new PetctlError(ExitCode.USAGE, `not confirmed: ${confirmation.kept}`, { code: 'cancelled' });
 }

@@ -130,23 +130,32 @@ describe.concurrent('profile add, use, remove', () => {
   it('remove of the active profile leaves none chosen and says how to choose one', async (t) => {
     const { run, read } = setup(t, TWO);
     const { ctx, io } = run();
-    await profileRemoveRun({ name: 'production' }, ctx);
+    await profileRemoveRun({ name: 'production', yes: true }, ctx);
     expect(read()).toEqual({ profiles: { staging: { baseUrl: 'https://staging.example.org/v1' } } });
     expect(io.stderr.text()).toBe('Profile "production" removed. No profile is chosen now: choose one with petctl profile use <name>.\n');
     const last = run();
-    await profileRemoveRun({ name: 'staging' }, last.ctx);
+    await profileRemoveRun({ name: 'staging', yes: false }, last.ctx);
     expect(last.io.stderr.text()).toBe('Profile "staging" removed.\n');
   });
 
+  it('remove of a profile holding a key, off a terminal and without --yes, refuses (confirmation_required, exit 2) and keeps it', async (t) => {
+    const { run, read } = setup(t, TWO);
+    const { ctx, io } = run();
+    const error = await profileRemoveRun({ name: 'production', yes: false }, ctx).catch((caught: unknown) => caught);
+    expect(error).toMatchObject({ exitCode: 2, code: 'confirmation_required', hint: 'to go ahead without the question: petctl profile remove production --yes' });
+    expect(read()).toEqual(TWO);
+    expect(io.stderr.text()).toBe('');
+  });
+
   it.for([
-    { action: 'remove the sandbox', attempt: (ctx: Context) => profileRemoveRun({ name: 'sandbox' }, ctx) },
+    { action: 'remove the sandbox', attempt: (ctx: Context) => profileRemoveRun({ name: 'sandbox', yes: false }, ctx) },
     { action: 'add the sandbox', attempt: (ctx: Context) => profileAddRun({ name: 'sandbox', baseUrl: 'https://api.example.org/v1' }, ctx) },
     { action: 'add http:// to a remote host', attempt: (ctx: Context) => profileAddRun({ name: 'p', baseUrl: 'http://example.org/v1' }, ctx) },
     { action: 'add a URL with a query', attempt: (ctx: Context) => profileAddRun({ name: 'p', baseUrl: 'https://example.org/v1?x=1' }, ctx) },
     { action: 'add a name with a space', attempt: (ctx: Context) => profileAddRun({ name: 'my prod', baseUrl: 'https://example.org/v1' }, ctx) },
     { action: 'add an existing profile', attempt: (ctx: Context) => profileAddRun({ name: 'staging', baseUrl: 'https://example.org/v1' }, ctx) },
     { action: 'use an unknown profile', attempt: (ctx: Context) => profileUseRun({ name: 'nope' }, ctx) },
-    { action: 'remove an unknown profile', attempt: (ctx: Context) => profileRemoveRun({ name: 'nope' }, ctx) },
+    { action: 'remove an unknown profile', attempt: (ctx: Context) => profileRemoveRun({ name: 'nope', yes: false }, ctx) },
   ])('refuses to $action (exit 2), changing nothing', async ({ attempt }, t) => {
     const { run, read } = setup(t, TWO);
     const { ctx, io } = run();

@@ -374,13 +374,13 @@ describe.concurrent('auth', () => {
     expect(readConfig(configFile).profiles.production?.apiKey).toBe(good);
 
     const unchecked = await ok(petctl(['-p', 'production', 'auth', 'login', '--no-verify', '--with-token'], { input: bad }));
-    expect(unchecked.stderr).toBe('API key stored for profile "production". Check it with: petctl auth status -p production\n');
+    expect(unchecked.stderr).toBe(`replaced the key ${mask(good)} with ${mask(bad)} for profile production\n`);
     expect(server.requests).toHaveLength(3);
     expect(readConfig(configFile).profiles.production?.apiKey).toBe(bad);
 
     await server.close();
     const offline = await ok(petctl(['-p', 'production', '--retries', '0', 'auth', 'login', '--with-token'], { input: good }));
-    expect(offline.stderr).toMatch(/^warning: the key could not be checked \(.+\); storing it unchecked\nAPI key stored for profile "production"/);
+    expect(offline.stderr).toMatch(/^warning: the key could not be checked \(.+\); storing it unchecked\nreplaced the key \*{4}\w{4} with \*{4}\w{4} for profile production\n$/);
     expect(readConfig(configFile).profiles.production?.apiKey).toBe(good);
   });
 
@@ -482,7 +482,7 @@ describe.concurrent('auth', () => {
   it('the sandbox profile needs no login; a stored sandbox key is used and can be logged out', async (t) => {
     const { petctl, configFile } = setup(t);
     const builtIn = JSON.parse((await ok(petctl(['auth', 'status', '-o', 'json']))).stdout);
-    expect(builtIn).toMatchObject({ profile: 'sandbox', baseUrlSource: 'sandbox', key: '****', keySource: 'sandbox-default', rateLimit: { limit: 60 } });
+    expect(builtIn).toMatchObject({ profile: 'sandbox', baseUrlSource: 'sandbox', key: '****free', keySource: 'sandbox-default', rateLimit: { limit: 60 } });
     expect(builtIn.baseUrl).toMatch(/^http:\/\/127\.0\.0\.1:\d+\/v1$/);
 
     await ok(petctl(['auth', 'login', '--no-verify', '--with-token'], { input: 'sandbox-pro' }));

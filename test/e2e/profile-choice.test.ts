@@ -81,7 +81,7 @@ describe.concurrent('the profile a command uses', () => {
     expect((await petctl(['profile', 'use', 'production'])).code).toBe(0);
     expect((await petctl(['pets', 'add', '--name', 'Rex', '--category-id', '1'])).code).toBe(0);
     expect(production.requests).toHaveLength(1);
-    const removed = await petctl(['profile', 'remove', 'production']);
+    const removed = await petctl(['profile', 'remove', 'production', '--yes']);
     expect(removed.stderr).toBe('Profile "production" removed. No profile is chosen now: choose one with petctl profile use <name>.\n');
     const stopped = await petctl(['pets', 'add', '--name', 'Rex', '--category-id', '1']);
     expect(stopped.code).toBe(2);

@@ -108,7 +108,7 @@ const CASES: SecretCase[] = [
   { args: ['profile', 'use', 'prod'], code: 0 },
   { args: ['profile', 'use', 'nope'], code: 2 },
   { args: ['profile', 'remove', 'nope'], code: 2 },
-  { args: ['profile', 'remove', 'prod'], code: 0 },
+  { args: ['profile', 'remove', 'prod', '--yes'], code: 0 },
   { args: ['-p', 'sandbox', 'pets', 'list', '--limit', '1'], envKey: true, code: 4 },
   { args: ['api', '/pets'], answer: 'pets', code: 0 },
   { args: ['api', '-X', 'POST', '/pets', '-f', 'name=Rex', '-F', 'categoryId=1'], answer: 'created', code: 0 },

@@ -30,6 +30,8 @@ stored and the plan's rate limit shown; a 401 is "key not accepted", exit 4;
 a 404 means the base URL is wrong, exit 2; any other answer than a success
 stores nothing either. A service that cannot be reached at all stores it
 with a warning.
+A profile that had a key says which it replaced, masked:
+  replaced the key ****-pro with ****ness for profile staging
 With --no-input (PETCTL_NO_INPUT=1) it never prompts: pipe the key with --with-token.
 The key is never a flag (it would land in shell history and ps output).`,
     )
@@ -47,8 +49,11 @@ export async function loginRun(options: LoginOptions, ctx: Context): Promise<voi
   const { name } = resolveProfileName(store, { profileFlag: ctx.globals.profile, env: ctx.env });
   const key = validateApiKey(await readKey(ctx, name, options.withToken));
   if (options.verify) await checkKey(ctx, key);
-  await store.setKey(name, key);
-  ctx.notice(`API key stored for profile "${name}". Check it with: petctl auth status${ctx.globals.profile ? ` -p ${name}` : ''}`);
+  const previous = await store.setKey(name, key);
+  const { describeKeyChange } = await import('../../output/key-change');
+  ctx.notice(
+    describeKeyChange(name, previous, key) ?? `API key stored for profile "${name}". Check it with: petctl auth status${ctx.globals.profile ? ` -p ${name}` : ''}`,
+  );
   if (ctx.env.PETCTL_API_KEY) ctx.warn('PETCTL_API_KEY is set and overrides the stored key until you unset it');
 }
 

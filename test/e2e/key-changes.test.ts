@@ -1,0 +1,163 @@
+import fs from 'node:fs';
+import path from 'node:path';
+import { type TestContext, describe, expect, it } from 'vitest';
+import { cliSession, newApiKey, tempConfigDir } from '../helpers/cli';
+import { json, startScriptedServer } from '../helpers/scripted-server';
+import { openTerminal } from '../helpers/tmux';
+
+/**
+ * Keys an admin can tell apart: auth login says which key it replaced, profile
+ * remove asks before dropping a key, and keys of 10 characters or more show
+ * their last 4. The built binary, a scripted service, real config files; the
+ * question in a real terminal (tmux, which .ci/run installs).
+ */
+
+const PRO = 'sandbox-pro';
+const BUSINESS = 'sandbox-business';
+
+async function setup(t: Pick<TestContext, 'onTestFinished'>, keys: Record<string, string> = {}) {
+  const server = await startScriptedServer(json(200, [], { 'x-ratelimit-limit': '300', 'x-ratelimit-remaining': '299', 'x-ratelimit-reset': '1900000000' }));
+  const configDir = tempConfigDir();
+  t.onTestFinished(async () => {
+    await server.close();
+    fs.rmSync(configDir, { recursive: true, force: true });
+  });
+  const configFile = path.join(configDir, 'config.json');
+  const profiles = Object.fromEntries(
+    ['production', 'staging'].map((name) => [name, { baseUrl: server.baseUrl, ...(keys[name] ? { apiKey: keys[name] } : {}) }]),
+  );
+  fs.writeFileSync(configFile, JSON.stringify({ activeProfile: 'production', profiles }), { mode: 0o600 });
+  const read = () => JSON.parse(fs.readFileSync(configFile, 'utf8')) as { activeProfile?: string; profiles: Record<string, { apiKey?: string }> };
+  return { server, configDir, configFile, read, petctl: cliSession({ env: { PETCTL_CONFIG_DIR: configDir } }) };
+}
+
+describe.concurrent('auth login says what became of the stored key', () => {
+  it('a profile that had a key: "replaced the key ****-pro with ****ness for profile staging", after the check', async (t) => {
+    const { petctl, read, server } = await setup(t, { staging: PRO });
+    const login = await petctl(['-p', 'staging', 'auth', 'login', '--with-token'], { input: BUSINESS });
+    expect(login.code, login.stderr).toBe(0);
+    expect(login.stdout).toBe('');
+    expect(login.stderr).toMatch(/^Key accepted by http:\/\/127\.0\.0\.1:\d+\/v1: rate limit 300, 299 left\.\nreplaced the key \*\*\*\*-pro with \*\*\*\*ness for profile staging\n$/);
+    expect(read().profiles.staging?.apiKey).toBe(BUSINESS);
+    expect(server.requests).toHaveLength(1);
+  });
+
+  it('the same key again: "the key for profile staging is unchanged (****ness)"', async (t) => {
+    const { petctl, read } = await setup(t, { staging: BUSINESS });
+    const again = await petctl(['-p', 'staging', 'auth', 'login', '--no-verify', '--with-token'], { input: `${BUSINESS}\n` });
+    expect(again.code, again.stderr).toBe(0);
+    expect(again.stderr).toBe('the key for profile staging is unchanged (****ness)\n');
+    expect(read().profiles.staging?.apiKey).toBe(BUSINESS);
+  });
+
+  it('two different keys that mask alike are said to differ, not shown as a change from **** to ****', async (t) => {
+    const { petctl, read } = await setup(t, { staging: 'short-1' });
+    const login = await petctl(['-p', 'staging', 'auth', 'login', '--no-verify', '--with-token'], { input: 'short-2', secrets: ['short-1', 'short-2'] });
+    expect(login.code, login.stderr).toBe(0);
+    expect(login.stderr).toBe('replaced the key **** with a different key, also shown as ****, for profile staging\n');
+    expect(read().profiles.staging?.apiKey).toBe('short-2');
+  });
+
+  it('a profile with no key: the key is stored, as before, with no word of a replacement', async (t) => {
+    const { petctl } = await setup(t);
+    const login = await petctl(['-p', 'staging', 'auth', 'login', '--no-verify', '--with-token'], { input: BUSINESS });
+    expect(login.stderr).toBe('API key stored for profile "staging". Check it with: petctl auth status -p staging\n');
+  });
+
+  it('a key refused by the service replaces nothing and says nothing of a replacement', async (t) => {
+    const server = await startScriptedServer(json(401, { code: 'unauthorized', message: 'the API key is not valid' }));
+    t.onTestFinished(() => server.close());
+    const { petctl, read } = await setup(t, { staging: PRO });
+    const refused = await petctl(['-p', 'staging', '--base-url', server.baseUrl, 'auth', 'login', '--with-token'], { input: BUSINESS });
+    expect(refused.code).toBe(4);
+    expect(refused.stderr).not.toContain('replaced');
+    expect(read().profiles.staging?.apiKey).toBe(PRO);
+  });
+});
+
+describe.concurrent('masked keys', () => {
+  it('keys of 10 characters or more show their last 4 everywhere (sandbox-pro as ****-pro); shorter ones show ****', async (t) => {
+    const { petctl } = await setup(t, { production: PRO, staging: 'sandbox-1' });
+    const list = await petctl(['profile', 'list', '-o', 'json']);
+    expect(JSON.parse(list.stdout)).toEqual(
+      expect.arrayContaining([expect.objectContaining({ name: 'production', key: '****-pro' }), expect.objectContaining({ name: 'staging', key: '****' })]),
+    );
+    expect((await petctl(['profile', 'show'])).stdout).toContain('Stored key: ****-pro');
+    const status = await petctl(['auth', 'status', '-o', 'json']);
+    expect(JSON.parse(status.stdout)).toMatchObject({ key: '****-pro' });
+    const sandbox = await petctl(['-p', 'sandbox', 'profile', 'show', '-o', 'json']);
+    expect(JSON.parse(sandbox.stdout)).toMatchObject({ effectiveKey: '****free' });
+  });
+});
+
+describe.concurrent('profile remove of a profile holding a key', () => {
+  it('without a terminal and without --yes: exit 2, confirmation_required with a --yes hint, nothing removed', async (t) => {
+    const { petctl, read } = await setup(t, { staging: PRO });
+    const before = read();
+    const refused = await petctl(['profile', 'remove', 'staging']);
+    expect(refused.code).toBe(2);
+    expect(refused.stdout).toBe('');
+    expect(refused.stderr).toBe(
+      'error: removing profile "staging" and its API key needs confirmation, and there is no terminal to ask on; nothing done (confirmation_required)\n' +
+        'hint: to go ahead without the question: petctl profile remove staging --yes\n',
+    );
+    expect(read()).toEqual(before);
+    const asJson = await petctl(['profile', 'remove', 'staging', '-o', 'json']);
+    expect(asJson.code).toBe(2);
+    expect(JSON.parse(asJson.stderr)).toMatchObject({ code: 'confirmation_required' });
+    expect(read()).toEqual(before);
+  });
+
+  it('--yes removes it without a question; a profile with no key is removed without one too', async (t) => {
+    const { petctl, read } = await setup(t, { staging: PRO });
+    const removed = await petctl(['profile', 'remove', 'staging', '--yes']);
+    expect(removed.code, removed.stderr).toBe(0);
+    expect(removed.stderr).toBe('Profile "staging" removed.\n');
+    const keyless = await petctl(['profile', 'remove', 'production']);
+    expect(keyless.code, keyless.stderr).toBe(0);
+    expect(read().profiles).toEqual({});
+  });
+
+  it('on a terminal: "y" removes it', async (t) => {
+    const { configDir, read } = await setup(t, { staging: BUSINESS });
+    const tty = openTerminal(t, ['profile', 'remove', 'staging'], { PETCTL_CONFIG_DIR: configDir });
+    await tty.waitFor(/Remove profile "staging" and its API key \*\*\*\*ness\? \(y\/N\)/);
+    tty.type('y');
+    tty.press('Enter');
+    expect(await tty.exitCode()).toBe(0);
+    expect(tty.text()).toContain('Profile "staging" removed.');
+    expect(read().profiles.staging).toBeUndefined();
+  });
+
+  it.for([
+    { answer: 'n', keys: ['n', 'Enter'] },
+    { answer: 'Enter (the default is no)', keys: ['Enter'] },
+    { answer: 'anything but y or yes', keys: ['sure', 'Enter'] },
+  ])('on a terminal: $answer keeps it and exits 2 (cancelled)', async ({ keys }, t) => {
+    const { configDir, read } = await setup(t, { staging: BUSINESS });
+    const before = read();
+    const tty = openTerminal(t, ['profile', 'remove', 'staging'], { PETCTL_CONFIG_DIR: configDir });
+    await tty.waitFor(/\(y\/N\)/);
+    for (const key of keys) {
+      if (key === 'Enter') tty.press('Enter');
+      else tty.type(key);
+    }
+    expect(await tty.exitCode()).toBe(2);
+    expect(tty.text()).toContain('error: not confirmed: profile "staging" and its key are kept (cancelled)');
+    expect(read()).toEqual(before);
+  });
+
+  it('on a terminal: Ctrl-C at the question exits 130 and keeps it; --no-input refuses without asking', async (t) => {
+    const { configDir, read } = await setup(t, { staging: BUSINESS });
+    const before = read();
+    const tty = openTerminal(t, ['profile', 'remove', 'staging'], { PETCTL_CONFIG_DIR: configDir });
+    await tty.waitFor(/\(y\/N\)/);
+    tty.press('C-c');
+    expect(await tty.exitCode()).toBe(130);
+    const noInput = openTerminal(t, ['--no-input', 'profile', 'remove', 'staging'], { PETCTL_CONFIG_DIR: configDir }, { stdoutToTerminal: true });
+    expect(await noInput.exitCode()).toBe(2);
+    expect(noInput.text()).not.toContain('(y/N)');
+    expect(noInput.text()).toContain('(confirmation_required)');
+    expect(read()).toEqual(before);
+  });
+});
