@@ -61,7 +61,13 @@ export async function sandboxRun(options: SandboxOptions, ctx: Context): Promise
   // A client's request shows in the log: made safe like every line on stderr.
   const batch = batchedLines((text) => ctx.io.stderr.write(safeLines(text)));
   // Each request line starts with the local time it ended, e.g. `14:32:05 GET /v1/pets 200 free 3ms`.
-  const log = { write: (line: string) => batch.write(`${formatLocalTime(ctx.now())} ${line}`), flush: batch.flush };
+  const log = {
+    write: (line: string) => {
+      const now = ctx.now();
+      batch.write(`${formatLocalTime(now, now)} ${line}`);
+    },
+    flush: batch.flush,
+  };
   const sandbox = await startSandbox({
     host: options.host,
     port: options.port,
