@@ -1,5 +1,5 @@
 import { type Command, CommanderError } from 'commander';
-import { leftoverWordsError } from './commands/leftover-words';
+import { leftoverWordsError, unquotedValueError } from './commands/leftover-words';
 import { buildProgram, globalOptions } from './commands/root';
 import { type Context, type ContextDeps, type IO, createContext } from './context';
 
@@ -68,6 +68,9 @@ function toPetctlError(error: unknown, argv: string[], signal: AbortSignal): Pet
     if (error.code === 'commander.help' || error.code === 'commander.executeSubCommandAsync') return { exitCode: ExitCode.USAGE, silent: true };
     const { helpCommand = 'petctl --help', failedIn } = error as CommanderError & { helpCommand?: string; failedIn?: Command };
     if (error.code === 'commander.excessArguments' && failedIn !== undefined) return leftoverWordsError(failedIn, argv, `see ${helpCommand}`);
+    // An unknown command that is no typo of one may be the rest of a value: `-p my shelter pets list`.
+    const unquoted = error.code === 'commander.unknownCommand' && failedIn !== undefined && !error.message.includes('Did you mean') ? unquotedValueError(failedIn, argv) : undefined;
+    if (unquoted !== undefined) return unquoted;
     return new UsageError(usageMessage(error), `see ${helpCommand}`);
   }
   if (signal.aborted) return new InterruptedError();

@@ -14,26 +14,35 @@ interface FlagValue {
   leftover: string[];
 }
 
+/** Too many arguments: the quote hint when the words follow a flag's value, else what the command takes. */
 export function leftoverWordsError(command: Command, argv: string[], help: string): UsageError {
-  const { afterFlags, bare } = leftoverWords(command, argv);
-  const path = commandPath(command);
-  if (afterFlags.length > 0) {
-    const [first] = afterFlags;
-    const message = `unexpected ${quoteAll(first!.leftover)} after ${first!.flag} ${first!.words[0]}`;
-    return new UsageError(message, `quote a value with spaces: ${afterFlags.map(({ flag, words }) => `${flag} ${quoted(words.join(' '))}`).join(' ')}`);
-  }
+  const unquoted = unquotedValueError(command, argv);
+  if (unquoted !== undefined) return unquoted;
   const expected = command.registeredArguments.map((argument) => (argument.required ? `<${argument.name()}>` : `[${argument.name()}]`));
   const takes = expected.length === 0 ? 'takes no arguments' : `takes ${expected.length} argument${expected.length === 1 ? '' : 's'} (${expected.join(' ')})`;
-  return new UsageError(`${path} ${takes}; unexpected ${quoteAll(bare)}`, help);
+  return new UsageError(`${commandPath(command)} ${takes}; unexpected ${quoteAll(leftoverWords(command, argv).bare)}`, help);
 }
 
-/** Walks argv as commander did: the words past the command's arguments, grouped after the flag value they follow. */
+/**
+ * Words after a flag's value where petctl expected none or a command (`petctl -p my shelter pets
+ * list`): the flag with its words in quotes; undefined when no flag value precedes them.
+ */
+export function unquotedValueError(command: Command, argv: string[]): UsageError | undefined {
+  const { afterFlags } = leftoverWords(command, argv);
+  const [first] = afterFlags;
+  if (first === undefined) return undefined;
+  const message = `unexpected ${quoteAll(first.leftover)} after ${first.flag} ${first.words[0]}`;
+  return new UsageError(message, `quote a value with spaces: ${afterFlags.map(({ flag, words }) => `${flag} ${quoted(words.join(' '))}`).join(' ')}`);
+}
+
+/**
+ * Walks argv as commander did, from the root down the command words: the words past the
+ * command's arguments, grouped after the flag value they follow, or bare.
+ */
 function leftoverWords(command: Command, argv: string[]): { afterFlags: FlagValue[]; bare: string[] } {
-  const names = commandPath(command).split(' ').slice(1);
-  const options = optionsOf(command);
   const afterFlags: FlagValue[] = [];
   const bare: string[] = [];
-  let named = 0;
+  let at = rootOf(command);
   let operands = 0;
   let last: FlagValue | undefined;
   for (let i = 0; i < argv.length; i++) {
@@ -45,22 +54,17 @@ function leftoverWords(command: Command, argv: string[]): { afterFlags: FlagValu
     if (word.startsWith('-') && word.length > 1) {
       last = undefined;
       const [flag, inline] = splitInline(word);
-      const option = options.get(flag);
+      const option = optionOf(at, flag);
       if (option === undefined || !(option.required || option.optional)) continue;
       if (inline !== undefined) last = { flag, words: [inline], leftover: [] };
       else if (i + 1 < argv.length && (option.required || !argv[i + 1]!.startsWith('-'))) last = { flag, words: [argv[++i]!], leftover: [] };
       continue;
     }
-    if (named < names.length && word === names[named]) {
-      named += 1;
+    const sub = at.commands.find((candidate) => candidate.name() === word);
+    if (sub !== undefined || (at === command && operands++ < command.registeredArguments.length)) {
+      at = sub ?? at;
       last = undefined;
-      continue;
-    }
-    if (operands++ < command.registeredArguments.length) {
-      last = undefined;
-      continue;
-    }
-    if (last === undefined) bare.push(word);
+    } else if (last === undefined) bare.push(word);
     else {
       if (last.leftover.length === 0) afterFlags.push(last);
       last.words.push(word);
@@ -75,16 +79,19 @@ function splitInline(word: string): [string, string | undefined] {
   return word.startsWith('--') && at !== -1 ? [word.slice(0, at), word.slice(at + 1)] : [word, undefined];
 }
 
-/** Every flag the command accepts, its own and its ancestors' (global flags may follow the command). */
-function optionsOf(command: Command): Map<string, Option> {
-  const options = new Map<string, Option>();
+/** A flag of the command or of one of its parents (global flags may follow the command). */
+function optionOf(command: Command, flag: string): Option | undefined {
   for (let at: Command | null = command; at !== null; at = at.parent) {
-    for (const option of at.options) {
-      if (option.long !== undefined) options.set(option.long, option);
-      if (option.short !== undefined) options.set(option.short, option);
-    }
+    const option = at.options.find((candidate) => candidate.long === flag || candidate.short === flag);
+    if (option !== undefined) return option;
   }
-  return options;
+  return undefined;
+}
+
+function rootOf(command: Command): Command {
+  let root = command;
+  while (root.parent !== null) root = root.parent;
+  return root;
 }
 
 /** As a shell would take it back: double quotes, or single ones when the text holds what double quotes expand. */

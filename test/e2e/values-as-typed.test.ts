@@ -122,6 +122,7 @@ describe.concurrent('words left over after a flag value: the hint shows the flag
     [['pets', 'add', '--name', 'Mr', 'Whiskers', '--category-id', '1'], usage('unexpected "Whiskers" after --name Mr', 'quote a value with spaces: --name "Mr Whiskers"')],
     [['pets', 'add', '--category-id', '1', '--name=Mr', 'Big', 'Whiskers'], usage('unexpected "Big" "Whiskers" after --name Mr', 'quote a value with spaces: --name "Mr Big Whiskers"')],
     [['pets', 'add', '--name', 'Sir', 'Paws', '--category-id', '1', '-p', 'my', 'shelter'], usage('unexpected "Paws" after --name Sir', 'quote a value with spaces: --name "Sir Paws" -p "my shelter"')],
+    [['-p', 'my', 'shelter', 'pets', 'list', '--status', 'sold'], usage('unexpected "shelter" after -p my', 'quote a value with spaces: -p "my shelter"')],
     [['pets', 'add', '--name', 'Tom', '"the', 'cat"', '--category-id', '1'], usage('unexpected ""the" "cat"" after --name Tom', `quote a value with spaces: --name 'Tom "the cat"'`)],
   ])('petctl %j', async ([args, stderr], t) => {
     const { server, petctl } = await setupE2e(t);
@@ -140,6 +141,8 @@ describe.concurrent('words left over after a flag value: the hint shows the flag
     [['pets', 'get', '1', '2'], usage('petctl pets get takes 1 argument (<petId>); unexpected "2"', 'see petctl pets get --help')],
     [['pets', 'list', 'available'], usage('petctl pets list takes no arguments; unexpected "available"', 'see petctl pets list --help')],
     [['pets', 'list', '--all', 'sold', 'pending'], usage('petctl pets list takes no arguments; unexpected "sold" "pending"', 'see petctl pets list --help')],
+    [['pets', 'list', '--', 'a', 'b'], usage('petctl pets list takes no arguments; unexpected "a" "b"', 'see petctl pets list --help')],
+    [['-p', 'prod', 'pet', 'list'], usage("unknown command 'pet' (did you mean 'pets'?)", 'see petctl pets list --help')],
   ])('with no flag value before them, petctl %j names what the command takes', async ([args, stderr], t) => {
     const { server, petctl } = await setupE2e(t);
     expectRefused(await petctl(args!), stderr!);
