@@ -1,4 +1,5 @@
-import { CommanderError } from 'commander';
+import { type Command, CommanderError } from 'commander';
+import { leftoverWordsError, unquotedValueError } from './commands/leftover-words';
 import { buildProgram, globalOptions } from './commands/root';
 import { type Context, type ContextDeps, type IO, createContext } from './context';
 
@@ -32,7 +33,7 @@ export async function main(argv: string[], deps: MainDeps): Promise<number> {
     return ExitCode.OK;
   } catch (error) {
     const wantsJson = jsonErrors(argv, ctx);
-    return reportError(error, io, wantsJson, deps.signal);
+    return reportError(error, argv, io, wantsJson, deps.signal);
   } finally {
     await ctx?.cleanup();
   }
@@ -58,15 +59,19 @@ function jsonErrors(argv: string[], ctx: Context | undefined): boolean {
   return false;
 }
 
-function toPetctlError(error: unknown, signal: AbortSignal): PetctlError | { exitCode: number; silent: true } {
+function toPetctlError(error: unknown, argv: string[], signal: AbortSignal): PetctlError | { exitCode: number; silent: true } {
   if (error instanceof PetctlError) return error;
   if (error instanceof CommanderError) {
     // --help and --version end with these codes after printing.
     if (error.code === 'commander.helpDisplayed' || error.code === 'commander.version') return { exitCode: ExitCode.OK, silent: true };
     // A group without a subcommand (`petctl pets`) printed its help to stderr.
     if (error.code === 'commander.help' || error.code === 'commander.executeSubCommandAsync') return { exitCode: ExitCode.USAGE, silent: true };
-    const help = (error as CommanderError & { helpCommand?: string }).helpCommand ?? 'petctl --help';
-    return new UsageError(usageMessage(error), `see ${help}`);
+    const { helpCommand = 'petctl --help', failedIn } = error as CommanderError & { helpCommand?: string; failedIn?: Command };
+    if (error.code === 'commander.excessArguments' && failedIn !== undefined) return leftoverWordsError(failedIn, argv, `see ${helpCommand}`);
+    // An unknown command that is no typo of one may be the rest of a value: `-p my shelter pets list`.
+    const unquoted = error.code === 'commander.unknownCommand' && failedIn !== undefined && !error.message.includes('Did you mean') ? unquotedValueError(failedIn, argv) : undefined;
+    if (unquoted !== undefined) return unquoted;
+    return new UsageError(usageMessage(error), `see ${helpCommand}`);
   }
   if (signal.aborted) return new InterruptedError();
   const cause = error as { name?: string; code?: string; port?: number; message?: string };
@@ -80,22 +85,34 @@ function toPetctlError(error: unknown, signal: AbortSignal): PetctlError | { exi
 }
 
 /**
- * Commander's message in one line and in the user's terms:
+ * Commander's message in one line and in the user's terms; a bad value names its flag or
+ * argument and repeats the value as typed:
  *   unknown command 'pet'\n(Did you mean pets?)  ->  unknown command 'pet' (did you mean 'pets'?)
- *   command-argument value 'abc' is invalid for argument 'petId'. must be a whole number (int64)
- *                                                ->  petId must be a whole number (int64): abc
+ *   option '--category-id <int64>' argument 'cat' is invalid. must be a whole number
+ *                                                ->  --category-id must be a whole number, not "cat"
+ *   command-argument value 'abc' is invalid for argument 'petId'. must be a whole number
+ *                                                ->  petId must be a whole number, not "abc"
  */
 export function usageMessage(error: CommanderError): string {
   const message = error.message.replace(/^error: /, '');
-  const argument = /^command-argument value '([\s\S]*)' is invalid for argument '([^']+)'\. (must [\s\S]*)$/.exec(message);
-  if (argument) return `${argument[2]} ${argument[3]}: ${argument[1]}`;
+  const option = /^option '([^']*)' argument '([\s\S]*)' is invalid\. ([\s\S]*)$/.exec(message);
+  if (option) return badValue(/--[\w-]+/.exec(option[1]!)?.[0] ?? option[1]!.split(' ')[0]!, option[2]!, option[3]!);
+  const argument = /^command-argument value '([\s\S]*)' is invalid for argument '([^']+)'\. ([\s\S]*)$/.exec(message);
+  if (argument) return badValue(argument[2]!, argument[1]!, argument[3]!);
   return message.replace(/\s*\n\(Did you mean (one of )?(.+)\?\)$/, (_match, oneOf: string | undefined, names: string) =>
     ` (did you mean ${oneOf ?? ''}${names.split(', ').map((name) => `'${name}'`).join(', ')}?)`,
   ).replace(/\s*\n\s*/g, ' ');
 }
 
-function reportError(error: unknown, io: IO, wantsJson: boolean, signal: AbortSignal): number {
-  const failure = toPetctlError(error, signal);
+/** `--limit must be a whole number from 1 to 100, not "0"`; commander's own choices say "Allowed choices are a, b." */
+function badValue(name: string, value: string, why: string): string {
+  const must = why.replace(/^Allowed choices are ([\s\S]*?)\.?$/, 'must be one of $1').replace(/\.$/, '');
+  // Plain quotes: stderr's sanitizer shows any control character in the value as an escape.
+  return `${name} ${must}, not "${value}"`;
+}
+
+function reportError(error: unknown, argv: string[], io: IO, wantsJson: boolean, signal: AbortSignal): number {
+  const failure = toPetctlError(error, argv, signal);
   if (!(failure instanceof PetctlError)) return failure.exitCode;
   if (failure instanceof InterruptedError) {
     // The shell already shows ^C; a newline keeps the prompt on its own line.

@@ -3,7 +3,8 @@ import { type InputEncoding, UndecodableError, decodeText } from './decode';
 import { sniffDelimiter } from './delimiter';
 import { ExitCode, PetctlError } from '../errors';
 import { parseJson } from '../schemas/json';
-import { parseInt64 } from '../schemas/int64';
+import { int64Problem, parseInt64 } from '../schemas/int64';
+import { petStatusOf } from '../schemas/status';
 import { NewPet } from '../schemas/pet';
 
 /**
@@ -80,7 +81,8 @@ function validateFields(fields: Record<string, unknown>, options: ReadOptions, i
   let idValue: unknown;
   const idKey = options.idColumn === undefined ? undefined : columnKey(options.idColumn);
   for (const [name, value] of Object.entries(fields)) {
-    if (name === 'name' || name === 'categoryId' || name === 'status') sent[name] = value;
+    if (name === 'status' && typeof value === 'string') sent.status = petStatusOf(value) ?? value;
+    else if (name === 'name' || name === 'categoryId' || name === 'status') sent[name] = value;
     else if (idKey !== undefined && columnKey(name) === idKey) idValue = value;
     else ignore(name);
   }
@@ -141,11 +143,17 @@ function describeIssue(issue: Issue, value: unknown): string {
     return 'must be an object {"name":…,"categoryId":…,"status":…}';
   }
   if ((value as Record<string, unknown>)[field] === undefined) return `${field}: required`;
-  if (issue.code === 'invalid_value') return `${field}: must be one of ${issue.values!.map(String).join(', ')}`;
-  if (field === 'categoryId') return 'categoryId: must be an int64 (a whole number)';
-  if (field === 'name' && issue.code === 'invalid_type') return 'name: must be a string';
+  const given = (value as Record<string, unknown>)[field];
+  if (issue.code === 'invalid_value') return `${field} must be one of ${issue.values!.map(String).join(', ')}, not ${asTyped(given)}`;
+  if (field === 'categoryId') return `categoryId ${int64Problem(typeof given === 'number' || typeof given === 'bigint' ? String(given) : '')}, not ${asTyped(given)}`;
+  if (field === 'name' && issue.code === 'invalid_type') return `name must be a string, not ${asTyped(given)}`;
   if (field === 'name' && issue.code === 'too_small') return 'name: must not be empty';
   return `${field}: ${issue.message}`;
+}
+
+/** A cell or field as the file has it: a text in quotes, a number or other JSON value as written. */
+function asTyped(value: unknown): string {
+  return typeof value === 'bigint' ? String(value) : JSON.stringify(value) ?? String(value);
 }
 
 /** Integers of 16 or more digits may be beyond 2^53, where JSON.parse would round them. */
@@ -534,7 +542,7 @@ function csvHeader(names: string[], line: number, options: ReadOptions): CsvHead
   return { names, columns, idIndex };
 }
 
-/** A CSV row as a NewPet candidate: categoryId as an exact int64 when it is one, an empty status as none. */
+/** A CSV row as a NewPet candidate: categoryId as an exact int64 when it is one, a status in any case, an empty one as none. */
 function csvValue(columns: Array<keyof NewPet | undefined>, fields: string[]): Record<string, unknown> {
   const value: Record<string, unknown> = {};
   columns.forEach((column, index) => {
@@ -543,8 +551,9 @@ function csvValue(columns: Array<keyof NewPet | undefined>, fields: string[]): R
     if (column === 'name') value.name = cell;
     else if (column === 'categoryId') {
       const trimmed = cell.trim();
-      if (trimmed !== '') value.categoryId = parseInt64(trimmed) ?? trimmed;
-    } else if (cell.trim() !== '') value.status = cell.trim();
+      // A whole number beyond int64 stays a number, so its message names the range.
+      if (trimmed !== '') value.categoryId = parseInt64(trimmed) ?? (/^-?[1-9]\d*$/.test(trimmed) ? BigInt(trimmed) : trimmed);
+    } else if (cell.trim() !== '') value.status = petStatusOf(cell) ?? cell.trim();
   });
   return value;
 }

@@ -1,58 +1,63 @@
-import { InvalidArgumentError } from 'commander';
-import { LIMIT_MAX, LIMIT_MIN } from '../schemas/constants';
-import { parseInt64 } from '../schemas/int64';
+import { InvalidArgumentError, Option } from 'commander';
+import { LIMIT_MAX, LIMIT_MIN, PET_STATUSES, type PetStatusValue } from '../schemas/constants';
+import { int64Problem, parseInt64 } from '../schemas/int64';
+import { petStatusOf } from '../schemas/status';
 
 /**
- * Flag and argument parsers. Each throws commander's InvalidArgumentError,
- * which commander turns into "option '--x <v>' argument 'bad' is invalid. <why>"
- * before any request is made; main.ts maps it to exit 2.
+ * Flag and argument parsers. Each throws commander's InvalidArgumentError with
+ * what the value must be ("must be a whole number"); main.ts names the flag or
+ * argument and repeats the value: `--limit must be …, not "0"` (exit 2).
  */
 
 export function parseLimit(value: string): number {
   if (!/^\d+$/.test(value) || Number(value) < LIMIT_MIN || Number(value) > LIMIT_MAX) {
-    throw new InvalidArgumentError(`Allowed: an integer from ${LIMIT_MIN} to ${LIMIT_MAX}.`);
+    throw new InvalidArgumentError(`must be a whole number from ${LIMIT_MIN} to ${LIMIT_MAX}`);
   }
   return Number(value);
 }
 
+/** A flag or an argument that is an int64: the range is named only for a whole number outside it. */
 export function parseInt64Value(value: string): number | bigint {
   const parsed = parseInt64(value);
-  if (parsed === undefined) {
-    throw new InvalidArgumentError('Allowed: an int64, a whole number from -9223372036854775808 to 9223372036854775807.');
-  }
+  if (parsed === undefined) throw new InvalidArgumentError(int64Problem(value));
   return parsed;
 }
 
-/** For an argument: main.ts words it as `petId must be a whole number (int64): abc`. */
-export function parseInt64Argument(value: string): number | bigint {
-  const parsed = parseInt64(value);
-  if (parsed === undefined) throw new InvalidArgumentError('must be a whole number (int64)');
-  return parsed;
+/** `--status`: in any case and with spaces around, as the service's lower-case word. */
+export function parseStatus(value: string): PetStatusValue {
+  const status = petStatusOf(value);
+  if (status === undefined) throw new InvalidArgumentError(`must be one of ${PET_STATUSES.join(', ')}`);
+  return status;
+}
+
+/** `--status <status>`: the choices for help and completion, matched in any case. */
+export function statusOption(description: string): Option {
+  return new Option('--status <status>', description).choices(PET_STATUSES).argParser(parseStatus);
 }
 
 export function parseSeconds(value: string): number {
-  if (!/^\d+(\.\d+)?$/.test(value)) throw new InvalidArgumentError('Allowed: a number of seconds, 0 or more.');
+  if (!/^\d+(\.\d+)?$/.test(value)) throw new InvalidArgumentError('must be a number of seconds, 0 or more');
   return Number(value);
 }
 
 export function parsePositiveSeconds(value: string): number {
   const seconds = parseSeconds(value);
-  if (seconds <= 0) throw new InvalidArgumentError('Allowed: a number of seconds greater than 0.');
+  if (seconds <= 0) throw new InvalidArgumentError('must be a number of seconds greater than 0');
   return seconds;
 }
 
 export function parseCount(value: string): number {
-  if (!/^\d+$/.test(value) || Number(value) > 100) throw new InvalidArgumentError('Allowed: a whole number from 0 to 100.');
+  if (!/^\d+$/.test(value) || Number(value) > 100) throw new InvalidArgumentError('must be a whole number from 0 to 100');
   return Number(value);
 }
 
 export function parsePort(value: string): number {
-  if (!/^\d+$/.test(value) || Number(value) > 65535) throw new InvalidArgumentError('Allowed: a port from 0 to 65535 (0 picks a free one).');
+  if (!/^\d+$/.test(value) || Number(value) > 65535) throw new InvalidArgumentError('must be a port from 0 to 65535 (0 picks a free one)');
   return Number(value);
 }
 
 export function parseConcurrency(value: string): number {
-  if (!/^\d+$/.test(value) || Number(value) < 1 || Number(value) > 16) throw new InvalidArgumentError('Allowed: a whole number from 1 to 16.');
+  if (!/^\d+$/.test(value) || Number(value) < 1 || Number(value) > 16) throw new InvalidArgumentError('must be a whole number from 1 to 16');
   return Number(value);
 }
 
@@ -61,13 +66,13 @@ export function parseConcurrency(value: string): number {
 export function parseDelimiter(value: string): string {
   const delimiter = value === 'tab' || value === '\\t' ? '\t' : value;
   if ([...delimiter].length !== 1 || delimiter === '"' || delimiter === '\n' || delimiter === '\r') {
-    throw new InvalidArgumentError('Allowed: one character other than a quote or a line break, or tab.');
+    throw new InvalidArgumentError('must be one character other than a quote or a line break, or tab');
   }
   return delimiter;
 }
 
 export function parseReserve(value: string): number {
-  if (!/^\d{1,9}$/.test(value)) throw new InvalidArgumentError('Allowed: a whole number of requests, 0 or more.');
+  if (!/^\d{1,9}$/.test(value)) throw new InvalidArgumentError('must be a whole number of requests, 0 or more');
   return Number(value);
 }
 
@@ -82,7 +87,7 @@ export function parseEnterpriseQuota(value: string): EnterpriseQuota {
   const perMinute = Number(match?.[1]);
   const perDay = Number(match?.[2]);
   if (!match || perMinute < 1 || perDay < 1) {
-    throw new InvalidArgumentError('Allowed: <per-minute>/<per-day>, two whole numbers of at least 1, e.g. 20000/5000000.');
+    throw new InvalidArgumentError('must be <per-minute>/<per-day>, two whole numbers of at least 1, e.g. 20000/5000000');
   }
   return { perMinute, perDay };
 }
@@ -90,7 +95,7 @@ export function parseEnterpriseQuota(value: string): EnterpriseQuota {
 export function parseMinuteMs(value: string): number {
   const ms = Number(value);
   if (!/^\d+$/.test(value) || ms < 100) {
-    throw new InvalidArgumentError('Allowed: whole milliseconds, 100 or more.');
+    throw new InvalidArgumentError('must be whole milliseconds, 100 or more');
   }
   return ms;
 }

@@ -71,9 +71,10 @@ export interface HelpOutput {
 export function buildProgram(invoke: Invoke, output: HelpOutput): Command {
   const program = new Command('petctl')
     // Commander calls this on the command whose parsing failed (subcommands inherit it):
-    // the error learns the closest help, which main.ts names in the hint.
+    // the error learns the closest help, which main.ts names in the hint, and the command
+    // itself, whose flags and arguments tell main.ts which words were left over.
     .exitOverride(function (this: Command, error: CommanderError) {
-      throw Object.assign(error, { helpCommand: `${commandPath(closestCommand(this, error))} --help` });
+      throw Object.assign(error, { helpCommand: `${commandPath(closestCommand(this, error))} --help`, failedIn: this });
     })
     .configureOutput({ writeOut: output.writeOut, writeErr: output.writeErr, outputError: () => {} })
     .description('Command-line client for the Pet Adoption Service')

@@ -1,7 +1,7 @@
 import type { Context } from '../context';
 import { ExitCode, InterruptedError, PetctlError, UsageError } from '../errors';
 import { PET_STATUSES, type PetStatusValue } from '../schemas/constants';
-import { parseInt64 } from '../schemas/int64';
+import { int64Problem, parseInt64 } from '../schemas/int64';
 
 /**
  * Asking for what a command is missing, as `gh pr create` does, when a person
@@ -74,7 +74,7 @@ export async function completePetFields(ctx: Context, given: PetFields): Promise
         input(
           {
             message: 'Category id',
-            validate: (text) => (parseInt64(text.trim()) === undefined ? 'A whole number from -9223372036854775808 to 9223372036854775807' : true),
+            validate: (text) => (parseInt64(text.trim()) === undefined ? `The category id ${int64Problem(text.trim())}, not "${text.trim()}"` : true),
           },
           context,
         ),

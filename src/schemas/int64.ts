@@ -11,3 +11,11 @@ export function parseInt64(text: string): number | bigint | undefined {
   if (big < INT64_MIN || big > INT64_MAX) return undefined;
   return Number.isSafeInteger(Number(text)) ? Number(text) : big;
 }
+
+/** What an int64 must be, for text that is not one: the range only for a whole number outside it. */
+export function int64Problem(text: string): string {
+  if (!/^-?\d+$/.test(text)) return 'must be a whole number';
+  const big = BigInt(text);
+  if (big < INT64_MIN || big > INT64_MAX) return `must be a whole number from ${INT64_MIN} to ${INT64_MAX}`;
+  return 'must be a whole number written without leading zeros';
+}

@@ -75,11 +75,11 @@ describe('JSON array', () => {
     const result = await rows(text);
     expect(result.filter((r) => r.reason).map(invalid)).toEqual([
       { row: 1, line: 1, reason: 'name: must not be empty' },
-      { row: 2, line: 2, reason: 'categoryId: must be an int64 (a whole number)' },
-      { row: 4, line: 4, reason: 'status: must be one of available, pending, sold' },
+      { row: 2, line: 2, reason: 'categoryId must be a whole number, not "x"' },
+      { row: 4, line: 4, reason: 'status must be one of available, pending, sold, not "lost"' },
       { row: 5, line: 5, reason: 'name: required' },
       { row: 6, line: 6, reason: 'must be an object {"name":…,"categoryId":…,"status":…}' },
-      { row: 7, line: 7, reason: 'categoryId: must be an int64 (a whole number)' },
+      { row: 7, line: 7, reason: 'categoryId must be a whole number, not 1.5' },
     ]);
     expect(result.at(-1)).toMatchObject({ row: 8, line: 8, newPet: { name: 'H', categoryId: 2 } });
     // A field that is not sent is ignored, not an error.
@@ -169,9 +169,24 @@ describe('CSV', () => {
     const result = await rows('name,categoryId\nA,9223372036854775807\nB,12x\nC,\n');
     expect(result.map((r) => r.reason ?? r.newPet?.categoryId)).toEqual([
       9223372036854775807n,
-      'categoryId: must be an int64 (a whole number)',
+      'categoryId must be a whole number, not "12x"',
       'categoryId: required',
     ]);
+  });
+
+  it('a whole number beyond int64 is invalid, and its message names the range', async () => {
+    const range = 'must be a whole number from -9223372036854775808 to 9223372036854775807';
+    const csv = await rows('name,categoryId\nA,9223372036854775808\nB,-9223372036854775809\n');
+    expect(csv.map((r) => r.reason)).toEqual([`categoryId ${range}, not 9223372036854775808`, `categoryId ${range}, not -9223372036854775809`]);
+    const ndjson = await rows('{"name":"A","categoryId":9223372036854775808}\n');
+    expect(ndjson.map((r) => r.reason)).toEqual([`categoryId ${range}, not 9223372036854775808`]);
+  });
+
+  it('a status in any case and with spaces around is the lower-case word; any other word is invalid, repeated as typed', async () => {
+    const csv = await rows('name,categoryId,status\nA,1,Available\nB,1,SOLD\nC,1, pending \nD,1,Sould\n');
+    expect(csv.map((r) => r.newPet?.status ?? r.reason)).toEqual(['available', 'sold', 'pending', 'status must be one of available, pending, sold, not "Sould"']);
+    const json = await rows('[{"name":"A","categoryId":1,"status":"PENDING"},{"name":"B","categoryId":1,"status":" Sold "},{"name":"C","categoryId":1,"status":5}]');
+    expect(json.map((r) => r.newPet?.status ?? r.reason)).toEqual(['pending', 'sold', 'status must be one of available, pending, sold, not 5']);
   });
 
   it('wrong field counts and bad quoting are invalid rows; the rows after them are read normally', async () => {

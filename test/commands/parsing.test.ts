@@ -81,6 +81,13 @@ describe('pets flags → options', () => {
     expect(api.listPets).toHaveBeenCalledExactlyOnceWith(FAKE_HTTP, { limit: 5, status: 'sold' });
   });
 
+  it.for([['Available', 'available'], ['SOLD', 'sold'], [' pending ', 'pending']])('--status %j is sent as %s, on list and add', async ([typed, sent], t) => {
+    await parse(t, ['pets', 'list', '--status', typed!]);
+    expect(api.listPets).toHaveBeenCalledExactlyOnceWith(FAKE_HTTP, { limit: undefined, status: sent });
+    await parse(t, ['pets', 'add', '--name', 'Kit', '--category-id', '1', `--status=${typed!}`]);
+    expect(api.createPet).toHaveBeenCalledExactlyOnceWith(FAKE_HTTP, { name: 'Kit', categoryId: 1, status: sent });
+  });
+
   it.for([['1'], ['100'], ['007']])('accepts --limit %s', async ([limit], t) => {
     await parse(t, ['pets', 'list', `--limit=${limit}`]);
     expect(api.listPets).toHaveBeenCalledWith(FAKE_HTTP, { limit: Number(limit), status: undefined });
@@ -157,22 +164,23 @@ describe('profile add --base-url', () => {
 
 describe('refused flags: exit 2, a message naming the flag and the allowed values, nothing asked of the API', () => {
   it.for<[string[], string[]]>([
-    [['pets', 'list', '--limit', '0'], ["'--limit <n>'", "'0'", 'Allowed: an integer from 1 to 100.']],
-    [['pets', 'list', '--limit', '101'], ["'--limit <n>'", 'from 1 to 100']],
+    [['pets', 'list', '--limit', '0'], ['--limit must be a whole number from 1 to 100, not "0"']],
+    [['pets', 'list', '--limit', '101'], ['--limit must be a whole number from 1 to 100, not "101"']],
     [['pets', 'list', '--limit', '-1'], ['--limit', 'from 1 to 100']],
     [['pets', 'list', '--limit', '1e2'], ['--limit', 'from 1 to 100']],
     [['pets', 'list', '--limit', ''], ['--limit', 'from 1 to 100']],
-    [['pets', 'list', '--status', 'Available'], ["'--status <status>'", 'available, pending, sold']],
-    [['pets', 'add', '--name', 'Rex', '--category-id', '9223372036854775808'], ["'--category-id <int64>'", 'int64']],
-    [['pets', 'add', '--name', 'Rex', '--category-id', '-9223372036854775809'], ['--category-id', 'int64']],
-    [['pets', 'add', '--name', 'Rex', '--category-id', '0x10'], ['--category-id', 'int64']],
-    [['pets', 'add', '--name', 'Rex', '--category-id', ' 1'], ['--category-id', 'int64']],
+    [['pets', 'list', '--status', 'Availabe'], ['--status must be one of available, pending, sold, not "Availabe"']],
+    [['pets', 'add', '--name', 'Rex', '--category-id', '9223372036854775808'], ['--category-id must be a whole number from -9223372036854775808 to 9223372036854775807, not "9223372036854775808"']],
+    [['pets', 'add', '--name', 'Rex', '--category-id', '-9223372036854775809'], ['--category-id must be a whole number from -9223372036854775808 to 9223372036854775807, not "-9223372036854775809"']],
+    [['pets', 'add', '--name', 'Rex', '--category-id', '0x10'], ['--category-id must be a whole number, not "0x10"']],
+    [['pets', 'add', '--name', 'Rex', '--category-id', ' 1'], ['--category-id must be a whole number, not " 1"']],
+    [['pets', 'add', '--name', 'Rex', '--category-id', 'cat'], ['--category-id must be a whole number, not "cat"']],
     [['pets', 'add', '--name', 'Rex'], ["required option '--category-id <int64>' not specified"]],
     [['pets', 'add', '--category-id', '1'], ["required option '--name <name>' not specified"]],
     [['pets', 'add', '--name', '', '--category-id', '1'], ["'--name <name>' must not be empty"]],
-    [['pets', 'get', '1.0'], ['petId', 'int64']],
-    [['pets', 'get', '1', '2'], ['too many arguments']],
-    [['pets', 'list', 'extra'], ['too many arguments']],
+    [['pets', 'get', '1.0'], ['petId must be a whole number, not "1.0"']],
+    [['pets', 'get', '1', '2'], ['petctl pets get takes 1 argument (<petId>); unexpected "2"']],
+    [['pets', 'list', 'extra'], ['petctl pets list takes no arguments; unexpected "extra"']],
     [['--timeout', '-1', 'pets', 'list'], ['--timeout']],
     [['--max-wait', 'soon', 'pets', 'list'], ['--max-wait', '0 or more']],
     [['--retries', '1.5', 'pets', 'list'], ['--retries', 'from 0 to 100']],
@@ -250,9 +258,11 @@ describe('help, version and unknown commands', () => {
     expect(await runMain(['pets', 'get', 'abc'])).toEqual({
       code: 2,
       stdout: '',
-      stderr: 'error: petId must be a whole number (int64): abc (usage_error)\nhint: see petctl pets get --help\n',
+      stderr: 'error: petId must be a whole number, not "abc" (usage_error)\nhint: see petctl pets get --help\n',
     });
-    expect((await runMain(['pets', 'get', '9223372036854775808'])).stderr).toMatch(/^error: petId must be a whole number \(int64\): 9223372036854775808 /);
+    expect((await runMain(['pets', 'get', '9223372036854775808'])).stderr).toMatch(
+      /^error: petId must be a whole number from -9223372036854775808 to 9223372036854775807, not "9223372036854775808" /,
+    );
   });
 
   it('a missing pets add flag off a terminal names pets add\'s help', async () => {

@@ -133,8 +133,8 @@ describe.concurrent('pets add --file', () => {
     expect(server.requests).toHaveLength(0);
     const reported = result.stderr.split('\n').filter((line) => /^line \d+ \(row \d+\): /.test(line));
     expect(reported).toHaveLength(20);
-    expect(reported[0]).toBe('line 3 (row 2): categoryId: must be an int64 (a whole number)');
-    expect(reported[19]).toBe('line 22 (row 21): categoryId: must be an int64 (a whole number)');
+    expect(reported[0]).toBe('line 3 (row 2): categoryId must be a whole number, not "x0"');
+    expect(reported[19]).toBe('line 22 (row 21): categoryId must be a whole number, not "x19"');
     expect(result.stderr).toContain('... and 5 more invalid rows (25 in all)\n');
     expect(result.stderr).toMatch(/^error: 25 invalid rows of 26; nothing was sent \(invalid_input\)$/m);
     expect(result.stdout).toBe('');
@@ -397,10 +397,10 @@ describe.concurrent('pets add --file: usage and bad files', () => {
   it.for<[string[], string]>([
     [['--file', 'x.csv', '--name', 'Rex'], '--file cannot be used with --name'],
     [['--file', 'x.csv', '--category-id', '1', '--status', 'sold'], '--file cannot be used with --category-id, --status'],
-    [['--file', 'x.csv', '--format', 'xml'], "argument 'xml' is invalid. Allowed choices are json, ndjson, csv"],
+    [['--file', 'x.csv', '--format', 'xml'], '--format must be one of json, ndjson, csv, not "xml"'],
     [['--file', 'missing.csv'], 'cannot read --file missing.csv: no such file'],
-    [['--file', 'x.csv', '--concurrency', '17'], "argument '17' is invalid. Allowed: a whole number from 1 to 16."],
-    [['--file', 'x.csv', '--concurrency', '0'], 'Allowed: a whole number from 1 to 16.'],
+    [['--file', 'x.csv', '--concurrency', '17'], '--concurrency must be a whole number from 1 to 16, not "17"'],
+    [['--file', 'x.csv', '--concurrency', '0'], '--concurrency must be a whole number from 1 to 16, not "0"'],
     [['--dry-run'], '--dry-run needs --file'],
     [['--name', 'Rex', '--category-id', '1', '--retry-unknown'], '--retry-unknown needs --file'],
     [['--file', 'x.csv', '--query', 'length(@)'], '--query does not apply to --file'],

@@ -76,7 +76,7 @@ describe.concurrent('the shelter\'s export of 150 rows, fixed and rerun, on the 
 
       const first = await petctl(['--skip-invalid']);
       expect(first.code).toBe(6);
-      expect(first.stderr).toContain('line 78 (row 77): categoryId: must be an int64 (a whole number)\n');
+      expect(first.stderr).toContain('line 78 (row 77): categoryId must be a whole number, not "x"\n');
       expect(first.stderr.split(ignoring)).toHaveLength(2);
       expect(summary(first)).toMatchObject({ created: 149, skipped: 0, invalid: 1 });
 
@@ -117,7 +117,7 @@ describe.concurrent('rerunning an import after editing the file', () => {
 
     const first = await petctl(['pets', 'add', '--file', file, '--skip-invalid']);
     expect(first.code).toBe(6);
-    expect(first.stderr).toContain('line 5 (row 4): categoryId: must be an int64 (a whole number)\n');
+    expect(first.stderr).toContain('line 5 (row 4): categoryId must be a whole number, not "x"\n');
     expect(summary(first)).toMatchObject({ created: 6, skipped: 0, invalid: 1 });
 
     // Fix the bad row, delete Max 2, move Max 6 to the top, append two new animals.

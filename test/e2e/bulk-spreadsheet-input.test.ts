@@ -148,9 +148,9 @@ describe.concurrent('pets add --file: what spreadsheets save', () => {
     const { server, configDir, petctl } = await setupE2e(t, creator());
     const file = write(configDir, 'a.csv', 'name,categoryId\nRex,1\n');
     const cases: Array<[string[], string]> = [
-      [['--file', file, '--encoding', 'ebcdic'], "option '--encoding <name>' argument 'ebcdic' is invalid"],
-      [['--file', file, '--delimiter', ';;'], "option '--delimiter <char>' argument ';;' is invalid"],
-      [['--file', file, '--delimiter', '"'], "option '--delimiter <char>' argument '\"' is invalid"],
+      [['--file', file, '--encoding', 'ebcdic'], '--encoding must be one of utf-8, utf-16le, utf-16be, windows-1252, latin1, iso-8859-1, iso-8859-15, windows-1250, windows-1251, macintosh, not "ebcdic"'],
+      [['--file', file, '--delimiter', ';;'], '--delimiter must be one character other than a quote or a line break, or tab, not ";;"'],
+      [['--file', file, '--delimiter', '"'], '--delimiter must be one character other than a quote or a line break, or tab, not '],
       [['--name', 'Rex', '--category-id', '1', '--encoding', 'utf-8'], '--encoding needs --file'],
       [['--name', 'Rex', '--category-id', '1', '--delimiter', ';'], '--delimiter needs --file'],
       [['--file', file, '--format', 'ndjson', '--delimiter', ';'], '--delimiter applies to CSV, not --format ndjson'],

@@ -351,18 +351,18 @@ describe.concurrent('what petctl sends (scripted server)', () => {
 
 describe.concurrent('flags are checked before anything is sent (exit 2)', () => {
   it.for([
-    { args: ['pets', 'list', '--limit', '0'], names: ["'--limit <n>'", 'from 1 to 100'] },
-    { args: ['pets', 'list', '--limit', '101'], names: ["'--limit <n>'", 'from 1 to 100'] },
-    { args: ['pets', 'list', '--limit', '2.5'], names: ["'--limit <n>'", 'from 1 to 100'] },
-    { args: ['pets', 'list', '--limit', 'ten'], names: ["'--limit <n>'", 'from 1 to 100'] },
-    { args: ['pets', 'list', '--status', 'adopted'], names: ["'--status <status>'", 'available', 'pending', 'sold'] },
-    { args: ['pets', 'add', '--name', 'Rex', '--category-id', '1.5'], names: ["'--category-id <int64>'", 'int64'] },
-    { args: ['pets', 'add', '--name', 'Rex', '--category-id', '9223372036854775808'], names: ["'--category-id <int64>'", 'int64'] },
-    { args: ['pets', 'add', '--name', 'Rex', '--category-id', '1', '--status', 'lost'], names: ["'--status <status>'", 'available, pending, sold'] },
+    { args: ['pets', 'list', '--limit', '0'], names: ['--limit must be a whole number from 1 to 100, not "0"'] },
+    { args: ['pets', 'list', '--limit', '101'], names: ['--limit must be a whole number from 1 to 100, not "101"'] },
+    { args: ['pets', 'list', '--limit', '2.5'], names: ['--limit must be a whole number from 1 to 100, not "2.5"'] },
+    { args: ['pets', 'list', '--limit', 'ten'], names: ['--limit must be a whole number from 1 to 100, not "ten"'] },
+    { args: ['pets', 'list', '--status', 'adopted'], names: ['--status must be one of available, pending, sold, not "adopted"'] },
+    { args: ['pets', 'add', '--name', 'Rex', '--category-id', '1.5'], names: ['--category-id must be a whole number, not "1.5"'] },
+    { args: ['pets', 'add', '--name', 'Rex', '--category-id', '9223372036854775808'], names: ['--category-id must be a whole number from -9223372036854775808 to 9223372036854775807, not "9223372036854775808"'] },
+    { args: ['pets', 'add', '--name', 'Rex', '--category-id', '1', '--status', 'lost'], names: ['--status must be one of available, pending, sold, not "lost"'] },
     { args: ['pets', 'add', '--category-id', '1'], names: ["'--name <name>'"] },
     { args: ['pets', 'add', '--name', 'Rex'], names: ["'--category-id <int64>'"] },
     { args: ['pets', 'add', '--name', '  ', '--category-id', '1'], names: ["'--name <name>'", 'empty'] },
-    { args: ['pets', 'get', 'rex'], names: ['rex', 'int64'] },
+    { args: ['pets', 'get', 'rex'], names: ['petId must be a whole number, not "rex"'] },
     { args: ['pets', 'get'], names: ['petId'] },
     { args: ['--timeout', '0', 'pets', 'list'], names: ['--timeout'] },
     { args: ['--retries', '101', 'pets', 'list'], names: ['--retries'] },
@@ -456,7 +456,7 @@ describe.concurrent('help and version', () => {
 
     const argument = await petctl(['pets', 'get', 'abc']);
     expect(argument).toMatchObject({ code: 2, stdout: '' });
-    expect(argument.stderr).toBe('error: petId must be a whole number (int64): abc (usage_error)\nhint: see petctl pets get --help\n');
+    expect(argument.stderr).toBe('error: petId must be a whole number, not "abc" (usage_error)\nhint: see petctl pets get --help\n');
 
     const option = await petctl(['pets', 'list', '--colour']);
     expect(option.code).toBe(2);

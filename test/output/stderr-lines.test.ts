@@ -23,7 +23,7 @@ describe('lines on stderr', () => {
   it('an error quoting outside text is one line, its controls shown as escapes', async () => {
     const { code, stderr } = await runMain(['pets', 'get', HOSTILE]);
     expect(code).toBe(2);
-    expect(stderr.split('\n')[0]).toBe(`error: petId must be a whole number (int64): ${SHOWN} (usage_error)`);
+    expect(stderr.split('\n')[0]).toBe(`error: petId must be a whole number, not "${SHOWN}" (usage_error)`);
     expect(stderr).not.toMatch(UNSAFE);
     expect(stderr).not.toMatch(/^error: forged/m);
   });
@@ -33,7 +33,7 @@ describe('lines on stderr', () => {
     expect(stderr.endsWith('\n')).toBe(true);
     expect(stderr.slice(0, -1)).not.toMatch(UNSAFE);
     expect(stderr).toContain('\\u202e\\u009b2J');
-    expect((JSON.parse(stderr) as { message: string }).message).toBe(`petId must be a whole number (int64): ${HOSTILE}`);
+    expect((JSON.parse(stderr) as { message: string }).message).toBe(`petId must be a whole number, not "${HOSTILE}"`);
   });
 
   it('notices, warnings, waits and -v lines from the context', (t) => {

@@ -185,6 +185,7 @@ describe('POST /v1/pets', () => {
     ['a huge categoryId', '{"name":"Rex","categoryId":1e400}', 'invalid_field'],
     ['an unknown status', '{"name":"Rex","categoryId":1,"status":"adopted"}', 'invalid_field'],
     ['a null status', '{"name":"Rex","categoryId":1,"status":null}', 'invalid_field'],
+    ['an upper-case status (the enumeration is lower-case; only clients normalise)', '{"name":"Rex","categoryId":1,"status":"SOLD"}', 'invalid_field'],
     ['a client-sent id', '{"id":99,"name":"Rex","categoryId":1}', 'invalid_field'],
     ['an unknown field', '{"name":"Rex","categoryId":1,"colour":"brown"}', 'unknown_field'],
     ['a duplicate key', '{"name":"Rex","name":"Max","categoryId":1}', 'invalid_json'],

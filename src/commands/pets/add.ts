@@ -4,9 +4,9 @@ import type { Context } from '../../context';
 import { UsageError } from '../../errors';
 import { completePetFields } from '../../input/prompts';
 import { writeResult } from '../../output/result';
-import { PET_STATUSES, type PetStatusValue } from '../../schemas/constants';
+import type { PetStatusValue } from '../../schemas/constants';
 import { INPUT_ENCODINGS } from '../../bulk/decode';
-import { parseConcurrency, parseDelimiter, parseInt64Value, parseReserve } from '../parsers';
+import { parseConcurrency, parseDelimiter, parseInt64Value, parseReserve, statusOption } from '../parsers';
 import type { Invoke } from '../root';
 
 export interface AddOptions {
@@ -26,7 +26,7 @@ export function registerAdd(pets: Command, invoke: Invoke): void {
     .description('add an animal (POST /pets), or import many from a file with --file; prints what was created')
     .addOption(new Option('--name <name>', "the animal's name (asked for on a terminal when missing)"))
     .addOption(new Option('--category-id <int64>', 'id of its category (asked for on a terminal when missing)').argParser(parseInt64Value))
-    .addOption(new Option('--status <status>', 'availability status').choices(PET_STATUSES))
+    .addOption(statusOption('availability status'))
     .addOption(new Option('--file <path|->', 'import the rows of a JSON array, NDJSON or CSV file (- = stdin)'))
     .addOption(new Option('--format <format>', 'the file format, instead of guessing from the extension or content').choices(['json', 'ndjson', 'csv']))
     .addOption(new Option('--encoding <name>', "the file's text encoding (default: UTF-8, or UTF-16 when a BOM says so)").choices(INPUT_ENCODINGS))

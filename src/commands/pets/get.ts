@@ -2,7 +2,7 @@ import { Argument, type Command } from 'commander';
 import type { Context } from '../../context';
 import { writeResult } from '../../output/result';
 import { GET_PET_SUNSET } from '../../schemas/constants';
-import { parseInt64Argument } from '../parsers';
+import { parseInt64Value } from '../parsers';
 import type { Invoke } from '../root';
 
 export interface GetOptions {
@@ -13,7 +13,7 @@ export function registerGet(pets: Command, invoke: Invoke): void {
   pets
     .command('get')
     .description(`show one animal (GET /pets/{petId}; deprecated, removed on ${GET_PET_SUNSET})`)
-    .addArgument(new Argument('<petId>', 'the animal\'s id (int64)').argParser(parseInt64Argument))
+    .addArgument(new Argument('<petId>', 'the animal\'s id (int64)').argParser(parseInt64Value))
     .addHelpText(
       'after',
       `

@@ -1,10 +1,10 @@
 import { type Command, Option } from 'commander';
 import type { Context } from '../../context';
 import { writeResult } from '../../output/result';
-import { LIMIT_DEFAULT, LIMIT_MAX, LIMIT_MIN, PET_STATUSES, type PetStatusValue } from '../../schemas/constants';
+import { LIMIT_DEFAULT, LIMIT_MAX, LIMIT_MIN, type PetStatusValue } from '../../schemas/constants';
 import type { ApiResponse } from '../../api/http-client';
 import type { Pet } from '../../schemas/pet';
-import { parseLimit } from '../parsers';
+import { parseLimit, statusOption } from '../parsers';
 import type { Invoke } from '../root';
 
 export interface ListOptions {
@@ -19,7 +19,7 @@ export function registerList(pets: Command, invoke: Invoke): void {
     .command('list')
     .description('list animals (GET /pets)')
     .addOption(new Option('--limit <n>', `at most this many animals, ${LIMIT_MIN}-${LIMIT_MAX} (server default ${LIMIT_DEFAULT}); with --all, the page size`).argParser(parseLimit))
-    .addOption(new Option('--status <status>', 'only animals with this status').choices(PET_STATUSES))
+    .addOption(statusOption('only animals with this status'))
     .option('--all', `fetch every page, ${LIMIT_MAX} animals per request unless --limit says otherwise: follow the server's Link rel="next" until there is none (exit 7 if it leads off-origin or loops)`)
     .addHelpText(
       'after',
