@@ -402,13 +402,22 @@ export class JournalWriter {
 
 /**
  * Creates the spare room at `spare`: exclusively, never through a symlink.
- * One left by an import that was killed is replaced; anything else there is
+ * One left by an import that was killed is replaced; one another import of
+ * the same target makes at the same moment is shared; anything else there is
  * refused. One that cannot be filled (a full disk) is removed.
  */
 async function makeSpare(spare: string): Promise<void> {
   assertOwnFile(spare);
   await fs.promises.rm(spare, { force: true });
-  const handle = await createExclusiveFile(spare);
+  let handle: fs.promises.FileHandle;
+  try {
+    handle = await createExclusiveFile(spare);
+  } catch (error) {
+    // Another import to the same journal made it in between: the room is shared, as the journal is.
+    if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw error;
+    assertOwnFile(spare);
+    return;
+  }
   try {
     await writeAll(handle, Buffer.alloc(SPARE_BYTES));
   } catch (error) {
