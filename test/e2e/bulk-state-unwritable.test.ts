@@ -28,12 +28,14 @@ describe.skipIf(noSmallDisk)('the config directory on a full disk', () => {
     expect(mountSmallDisk(configDir, '1m')).toBe(true);
     const dataFile = path.join(dir, 'sandbox-data.json');
     let posts = 0;
+    let filling = true;
     const sandbox = await startSandbox({
       port: 0,
       dataFile,
       log: (line) => {
-        // Mid-import: the disk fills up under the running import.
-        if (line.startsWith('POST') && ++posts === 20) fill(configDir);
+        // Mid-import: the disk fills up under the running import, and stays full (an atomic write
+        // in flight at the first fill frees the old file's room when it renames).
+        if (filling && line.startsWith('POST') && ++posts >= 20) fill(configDir);
       },
     });
     t.onTestFinished(async () => {
@@ -73,6 +75,7 @@ describe.skipIf(noSmallDisk)('the config directory on a full disk', () => {
     expect(first.stderr).toMatch(new RegExp(`^created ${createdFirst}, skipped 0, `, 'm'));
 
     // The cause fixed: room again.
+    filling = false;
     unfill(configDir);
     const second = await run();
     expect(second.code, second.stderr).toBe(0);

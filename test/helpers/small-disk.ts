@@ -40,7 +40,8 @@ export const noSmallDisk = !mountable;
 
 /** Fills the file system holding `dir` to the last byte, with a file named `filler`. */
 export function fill(dir: string): void {
-  const fd = fs.openSync(path.join(dir, 'filler'), 'w');
+  // Appends: called again, it takes whatever room a write in flight gave back since.
+  const fd = fs.openSync(path.join(dir, 'filler'), 'a');
   const block = Buffer.alloc(4096, 120);
   try {
     for (;;) fs.writeSync(fd, block);
