@@ -229,8 +229,8 @@ describe.concurrent('pets list when the service has more (Link rel="next")', () 
     const { ctx, io } = run({ stdoutColumns: 120, stderrTTY: true });
     await listRun({ all: true }, ctx);
     expect(server.requests.map((request) => request.url)).toEqual(['/v1/pets?limit=100', '/v1/pets?limit=100&after=4']);
-    // --all shows every page: no hint.
-    expect(io.stderr.text()).toBe('');
+    // --all shows every page: no hint. The status line (pages and animals so far) is cleared at the end.
+    expect(io.stderr.text()).toBe('\r\x1b[Kpetctl: page 1, 4 animals so far\r\x1b[Kpetctl: page 2, 4 animals so far\r\x1b[K');
   });
 });
 
