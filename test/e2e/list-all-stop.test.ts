@@ -1,6 +1,7 @@
 import { spawn } from 'node:child_process';
 import { describe, expect, it } from 'vitest';
-import { BIN, NODE, type CliResult, cleanEnv, setupE2e } from '../helpers/cli';
+import { inBash } from '../helpers/bash';
+import { BIN, NODE, cleanEnv, setupE2e } from '../helpers/cli';
 import { type RecordedRequest, type Reply, startScriptedServer } from '../helpers/scripted-server';
 
 /**
@@ -33,21 +34,6 @@ function continuation(stderr: string): string {
   const match = /^stopped after [\d,]+ animals \(page \d+\); continue with: (.+)$/m.exec(stderr);
   expect(match, stderr).not.toBeNull();
   return match![1]!;
-}
-
-/** Runs a command line as a person pastes it into bash, `petctl` being the built binary. */
-function inBash(command: string, env: Record<string, string>): Promise<CliResult> {
-  return new Promise((resolve) => {
-    const child = spawn('bash', ['-c', `petctl() { "$TEST_NODE" "$TEST_BIN" "$@"; }\n${command}`], {
-      env: cleanEnv({ ...env, TEST_NODE: NODE, TEST_BIN: BIN }),
-      stdio: ['ignore', 'pipe', 'pipe'],
-    });
-    let stdout = '';
-    let stderr = '';
-    child.stdout.setEncoding('utf8').on('data', (chunk: string) => (stdout += chunk));
-    child.stderr.setEncoding('utf8').on('data', (chunk: string) => (stderr += chunk));
-    child.on('close', (code, signal) => resolve({ code, signal, stdout, stderr }));
-  });
 }
 
 describe.concurrent('pets list --all stopped by a 429', () => {
