@@ -1,7 +1,7 @@
 import LinkHeader from 'http-link-header';
 import { InvalidResponseError } from '../errors';
 import { Pets } from '../schemas/pet';
-import type { ApiResponse, HttpClient } from './http-client';
+import type { ApiResponse, HttpClient, RequestHooks } from './http-client';
 import { type ListPetsParams, validated } from './pets';
 import { isSameOrigin } from './same-origin';
 
@@ -42,20 +42,30 @@ export function nextLink(linkHeader: string | undefined, responseUrl: string): s
   }
 }
 
+/** Where a walk starts, and how its requests go (a listing passes `paced`: the minute window is its pace). */
+export interface WalkOptions {
+  /** The first page's URL (`--starting-token`); the first page of `params` when absent. */
+  from?: string;
+  hooks?: RequestHooks;
+}
+
+/** The first page's URL of a listing with these filters. */
+export function firstPageUrl(http: HttpClient, params: ListPetsParams): string {
+  return http.buildUrl('/pets', { limit: params.limit, status: params.status });
+}
+
 /**
  * The pages, one at a time. A next link on another origin (the key would go
  * with the request) or to a page already fetched (a loop) ends the walk with
  * exit 7, without requesting it.
  */
-export async function* petPages(http: HttpClient, params: ListPetsParams): AsyncGenerator<PetPage> {
+export async function* petPages(http: HttpClient, params: ListPetsParams, walk: WalkOptions = {}): AsyncGenerator<PetPage> {
   const visited = new Set<string>();
-  let url: string | undefined = http.buildUrl('/pets', { limit: params.limit, status: params.status });
+  let url: string | undefined = walk.from ?? firstPageUrl(http, params);
   for (let number = 1; url !== undefined; number++) {
     visited.add(url);
     // Through the core's gate like any request: a page that leaves no budget makes the next wait for the reset.
-    // Not `paced` (bulk import's mode): against a server without X-RateLimit-* headers its probe is never
-    // answered, and each page would wait out the probe lease.
-    const response: ApiResponse = await http.send({ method: 'GET', path: '/pets', url });
+    const response: ApiResponse = await http.send({ method: 'GET', path: '/pets', url, ...(walk.hooks ? { hooks: walk.hooks } : {}) });
     const pets = validated(Pets, response, `GET ${new URL(url).pathname}`);
     const next = nextLink(response.header('link'), url);
     // The page itself is good: it is handed out before a bad link to the next one ends the walk.

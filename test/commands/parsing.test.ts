@@ -209,7 +209,7 @@ describe('help, version and unknown commands', () => {
     const result = await runMain(['pets', 'list', '--help']);
     expect(result.code).toBe(0);
     expect(result.stderr).toBe('');
-    expect(result.stdout).toMatch(/--limit <n> +at most this many animals, 1-100 \(server default 20\)/);
+    expect(result.stdout).toMatch(/--limit <n> +at most this many animals, 1-100 \(server default\s+20\)/);
     expect(result.stdout).toMatch(/--status <status>[\s\S]*choices:\s+"available",\s+"pending",\s+"sold"/);
   });
 

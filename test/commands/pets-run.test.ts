@@ -229,8 +229,26 @@ describe.concurrent('pets list when the service has more (Link rel="next")', () 
     const { ctx, io } = run({ stdoutColumns: 120, stderrTTY: true });
     await listRun({ all: true }, ctx);
     expect(server.requests.map((request) => request.url)).toEqual(['/v1/pets?limit=100', '/v1/pets?limit=100&after=4']);
-    // --all shows every page: no hint.
-    expect(io.stderr.text()).toBe('');
+    // --all shows every page: no hint. The status line (pages and animals so far) is cleared at the end.
+    expect(io.stderr.text()).toBe('\r\x1b[Kpetctl: page 1, 4 animals so far\r\x1b[Kpetctl: page 2, 4 animals so far\r\x1b[K');
+  });
+
+  it('--all on a terminal, stdout piped: a status line of pages and animals so far, which a wait\'s countdown repeats; none with -q', async (t) => {
+    const { server, run } = await harness(t);
+    const reset = String(Math.ceil(Date.now() / 1000) + 2);
+    const exhausted = { 'X-RateLimit-Limit': '60', 'X-RateLimit-Remaining': '0', 'X-RateLimit-Reset': reset, Date: new Date().toUTCString() };
+    server.reply(json(200, PETS, { ...exhausted, Link: '</v1/pets?limit=100&after=4>; rel="next"' }), json(200, []), json(200, PETS), json(200, []));
+    const watched = run({ stderrTTY: true });
+    await listRun({ all: true }, watched.ctx);
+    const shown = watched.io.stderr.text().split('\r\x1b[K').filter(Boolean);
+    expect(shown[0]).toBe('petctl: page 1, 4 animals so far');
+    expect(shown[1]).toMatch(/^petctl: page 2, 4 animals so far; rate limit reached; waiting \ds for the window to reopen \(\ds left\)$/);
+    expect(shown.at(-1)).toBe('petctl: page 2, 4 animals so far');
+    expect(watched.io.stderr.text().endsWith('\r\x1b[K')).toBe(true);
+    expect(watched.io.stdout.text().split('\n').filter(Boolean)).toHaveLength(4);
+    const quiet = run({ stderrTTY: true, globals: { quiet: true } });
+    await listRun({ all: true }, quiet.ctx);
+    expect(quiet.io.stderr.text()).toBe('');
   });
 });
 

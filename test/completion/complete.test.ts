@@ -65,7 +65,7 @@ describe.concurrent('commands and subcommands', () => {
 describe.concurrent('flags', () => {
   it('"--" offers long flags: the command\'s own, --help, then the global ones; never hidden ones or --version below the top', async () => {
     const flags = await offered(['pets', 'list', '--']);
-    expect(flags.slice(0, 4)).toEqual(['--limit', '--status', '--all', '--help']);
+    expect(flags.slice(0, 5)).toEqual(['--limit', '--status', '--all', '--starting-token', '--help']);
     expect(flags).toEqual(expect.arrayContaining(['--profile', '--output', '--json', '--base-url', '--timeout', '--retries', '--max-wait', '--verbose', '--quiet', '--no-color', '--no-input', '--query']));
     expect(flags).not.toContain('--version');
     expect((flags as string[]).filter((flag) => !flag.startsWith('--'))).toEqual([]);
@@ -78,7 +78,7 @@ describe.concurrent('flags', () => {
   });
 
   it('by prefix', async () => {
-    expect(await offered(['pets', 'list', '--st'])).toEqual(['--status']);
+    expect(await offered(['pets', 'list', '--st'])).toEqual(['--status', '--starting-token']);
     expect(await offered(['pets', 'add', '--c'])).toEqual(['--category-id', '--concurrency']);
     expect(await offered(['pets', 'add', '--ca'])).toEqual(['--category-id']);
     expect(await offered(['--ma'])).toEqual(['--max-wait']);

@@ -1,0 +1,71 @@
+import { type PetctlError, RateLimitError } from '../errors';
+import { formatWhen } from './time';
+
+/**
+ * What `pets list --all` says about itself on stderr: the animals so far
+ * while it runs, and, when it stops before the last page, how far it got
+ * and the command that continues from there (`--starting-token`).
+ */
+
+/** 1200 → "1,200": counts people read, the same on every machine whatever its locale. */
+export function formatCount(count: number): string {
+  return String(count).replace(/\B(?=(\d{3})+(?!\d))/g, ',');
+}
+
+/** The status line while a listing runs: `page 13, 1,200 animals so far`. */
+export function listingProgress(page: number, animals: number): string {
+  return `page ${page}, ${formatCount(animals)} animals so far`;
+}
+
+/**
+ * A word as a POSIX shell reads it back: as it is when it holds nothing a shell treats
+ * specially, else in single quotes (an inner ' as '\'', the one way to quote it there).
+ */
+export function shellWord(word: string): string {
+  if (/^[\w@%+=:,./-]+$/.test(word)) return word;
+  return `'${word.replace(/'/g, `'\\''`)}'`;
+}
+
+/** What the continuing command repeats of the first: the service, the filters and the output. */
+export interface ListingCommand {
+  profile?: string;
+  baseUrl?: string;
+  output: string;
+  query?: string;
+  limit?: number;
+  status?: string;
+}
+
+/** `petctl pets list --all [filters] --starting-token <token>`, ready to paste into a shell. */
+export function continueCommand(command: ListingCommand, token: string): string {
+  const words = ['petctl', 'pets', 'list', '--all'];
+  if (command.limit !== undefined) words.push('--limit', String(command.limit));
+  if (command.status !== undefined) words.push('--status', command.status);
+  if (command.profile !== undefined) words.push('-p', command.profile);
+  if (command.baseUrl !== undefined) words.push('--base-url', command.baseUrl);
+  if (command.output !== 'table') words.push('-o', command.output);
+  if (command.query !== undefined) words.push('--query', command.query);
+  words.push('--starting-token', token);
+  return words.map(shellWord).join(' ');
+}
+
+/** `stopped after 1,200 animals (page 13); continue with: petctl pets list --all --starting-token '…'` */
+export function stopLine(animals: number, page: number, command: string): string {
+  return `stopped after ${formatCount(animals)} animals (page ${page}); continue with: ${command}`;
+}
+
+/**
+ * The error a stopped listing ends with. The gate's own stop says that nothing
+ * was sent, true of the one request it held but not of a listing that printed
+ * pages before it: that one names the page instead. Other errors stand as they are.
+ */
+export function listingStopError(error: PetctlError, page: number, now: number): PetctlError {
+  if (!(error instanceof RateLimitError) || error.status !== 0) return error;
+  const when = error.retryAt === undefined ? 'later' : formatWhen(error.retryAt, now);
+  return new RateLimitError(`${error.reason}; page ${page} not requested. Try again ${when}`, {
+    code: error.code,
+    retryAt: error.retryAt,
+    reason: error.reason,
+    hint: error.hint,
+  });
+}

@@ -1,0 +1,117 @@
+import fs from 'node:fs';
+import http from 'node:http';
+import type { AddressInfo } from 'node:net';
+import path from 'node:path';
+import { afterEach, describe, expect, it } from 'vitest';
+import { type RunningSandbox, startSandbox } from '../../src/sandbox/server';
+import { inBash } from '../helpers/bash';
+import { runCli, tempConfigDir } from '../helpers/cli';
+
+/**
+ * `pets list --all` on the Free plan (60 a minute) at its real minute, against
+ * the sandbox. 650 animals at 10 a page are 65 pages: the first window holds
+ * 60, and the wait for the next (about a minute) is the listing's pace, which
+ * `--max-wait 10` does not cut short. In the second window another client of
+ * the same key, unknown to petctl's state, spends what is left just before
+ * petctl's 62nd request: the answer is a 429 whose Retry-After (about a minute)
+ * is past --max-wait, and the listing stops with exit 5. The command it prints
+ * is then run as printed, in bash, and finishes the listing: across the two
+ * runs every animal appears exactly once, and each run's stdout is one valid
+ * JSON array. Wall time is asserted only from below.
+ */
+
+const ANIMALS = 650;
+const FREE = 'sandbox-free';
+const cleanups: Array<() => Promise<void> | void> = [];
+afterEach(async () => {
+  for (const cleanup of cleanups.splice(0).reverse()) await cleanup();
+});
+
+/** A data file holding animals 1..count, in the sandbox's log layout. */
+function seed(dataFile: string, count: number): void {
+  const lines = [JSON.stringify({ format: 'petctl-sandbox-pets', version: 2 })];
+  for (let id = 1; id <= count; id++) lines.push(JSON.stringify({ id, name: `Pet ${id}`, categoryId: 1, status: 'available' }));
+  fs.writeFileSync(dataFile, `${lines.join('\n')}\n`, { mode: 0o600 });
+}
+
+/** GET on the sandbox with the Free key, as another client would: its status and X-RateLimit-Remaining. */
+function otherClient(sandbox: RunningSandbox): Promise<{ status: number; remaining: number }> {
+  return fetch(`${sandbox.baseUrl}/pets?limit=1`, { headers: { authorization: `Bearer ${FREE}` } }).then(async (answer) => {
+    await answer.arrayBuffer();
+    return { status: answer.status, remaining: Number(answer.headers.get('x-ratelimit-remaining')) };
+  });
+}
+
+/**
+ * A pass-through to the sandbox that counts petctl's page requests and the
+ * answers' statuses; before forwarding request number `spendBefore`, it lets
+ * another client use up the window.
+ */
+async function startRelay(sandbox: RunningSandbox, spendBefore: number) {
+  const statuses: number[] = [];
+  let pages = 0;
+  let spent = 0;
+  const target = new URL(sandbox.baseUrl);
+  const server = http.createServer((req, res) => {
+    void (async () => {
+      pages += 1;
+      if (pages === spendBefore) {
+        for (let left = 1; left > 0; spent++) {
+          const other = await otherClient(sandbox);
+          expect(other.status).toBe(200);
+          left = other.remaining;
+        }
+      }
+      const forwarded = http.request({ host: target.hostname, port: target.port, path: req.url, method: req.method, headers: req.headers }, (answer) => {
+        statuses.push(answer.statusCode ?? 0);
+        res.writeHead(answer.statusCode ?? 502, answer.headers);
+        answer.pipe(res);
+      });
+      req.pipe(forwarded);
+    })();
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  cleanups.push(() => new Promise<void>((resolve) => server.close(() => resolve())));
+  return { baseUrl: `http://127.0.0.1:${(server.address() as AddressInfo).port}/v1`, statuses, spent: () => spent };
+}
+
+function ids(stdout: string): number[] {
+  return (JSON.parse(stdout) as Array<{ id: number }>).map((pet) => pet.id);
+}
+
+describe('pets list --all on the Free plan at its real minute', () => {
+  it('waits out the minute window, stops at a 429 with valid JSON and the command to continue, which finishes with every animal once', { timeout: 240_000 }, async () => {
+    const configDir = tempConfigDir();
+    cleanups.push(() => fs.rmSync(configDir, { recursive: true, force: true }));
+    const dataFile = path.join(configDir, 'server-data.json');
+    seed(dataFile, ANIMALS);
+    const sandbox = await startSandbox({ port: 0, dataFile });
+    cleanups.push(() => sandbox.close());
+    const relay = await startRelay(sandbox, 62);
+    const env = { PETCTL_CONFIG_DIR: configDir, PETCTL_API_KEY: FREE };
+
+    const started = Date.now();
+    const first = await runCli(['--base-url', relay.baseUrl, '--max-wait', '10', 'pets', 'list', '--all', '--limit', '10', '-o', 'json'], { env, timeoutMs: 110_000 });
+    expect(first.code, first.stderr).toBe(5);
+    // The minute window was waited for (the plan allows no more than 60 a minute), not refused at --max-wait.
+    expect(Date.now() - started).toBeGreaterThan(55_000);
+    expect(first.stderr).toMatch(/^petctl: rate limit reached; waiting \d+s for the window to reopen$/m);
+    const printed = ids(first.stdout);
+    expect(printed).toEqual(Array.from({ length: 610 }, (_, index) => index + 1));
+    const stop = /^stopped after 610 animals \(page 62\); continue with: (.+)$/m.exec(first.stderr);
+    expect(stop, first.stderr).not.toBeNull();
+    // With -o json the error is the last line, as JSON: the server's own Error body.
+    expect(JSON.parse(first.stderr.trimEnd().split('\n').at(-1)!)).toMatchObject({ code: 'rate_limited', status: 429 });
+    expect(first.stderr).not.toContain('nothing sent');
+    expect(relay.statuses.filter((status) => status === 429)).toHaveLength(1);
+
+    // The command as printed, pasted into a shell.
+    const rest = await inBash(stop![1]!, env);
+    expect(rest.code, rest.stderr).toBe(0);
+    const all = [...printed, ...ids(rest.stdout)];
+    expect(all).toEqual(Array.from({ length: ANIMALS }, (_, index) => index + 1));
+    // One refused request in all, and no ban.
+    expect(relay.statuses.filter((status) => status === 429)).toHaveLength(1);
+    expect(relay.spent()).toBeGreaterThan(0);
+  });
+});
