@@ -50,7 +50,7 @@ export interface SecretRequest {
  */
 export async function readSecret(ctx: Context, request: SecretRequest): Promise<string> {
   const { what, hint } = request;
-  const fromStdin = request.fromStdin || !ctx.io.stdin.isTTY;
+  const fromStdin = request.fromStdin || !ctx.terminal.stdinIsTerminal;
   if (!fromStdin && !canPrompt(ctx)) throw new UsageError(`no ${what}: prompting is off (--no-input, PETCTL_NO_INPUT, or stderr is not a terminal)`, hint);
   const secret = (fromStdin ? (await readStdin(ctx.io.stdin)).toString('utf8') : await promptHidden(ctx, request.prompt)).trim();
   if (secret === '') throw new UsageError(fromStdin ? `no ${what} on standard input` : `no ${what} entered`, hint);

@@ -20,7 +20,7 @@ afterEach(() => {
 
 describe('ctx.wait', () => {
   it('counts down whole seconds in place on a TTY stderr, then erases the line', async (t) => {
-    const { ctx, io } = fakeContext(t, { stderrTTY: true, now: () => Date.now() });
+    const { ctx, io } = fakeContext(t, { stderrTTY: true, now: () => Date.now(), monotonic: () => Date.now() });
     let done = false;
     const waiting = ctx.wait(2500, WHY).then(() => (done = true));
 
@@ -48,7 +48,7 @@ describe('ctx.wait', () => {
   });
 
   it('writes a long wait as the notices do: minutes and seconds from two minutes on', async (t) => {
-    const { ctx, io } = fakeContext(t, { stderrTTY: true, now: () => Date.now() });
+    const { ctx, io } = fakeContext(t, { stderrTTY: true, now: () => Date.now(), monotonic: () => Date.now() });
     const waiting = ctx.wait(150_000, WHY);
     await vi.advanceTimersByTimeAsync(0);
     expect(io.stderr.writes).toEqual([`${CLEAR}petctl: ${WHY} (2m30s left)`]);
@@ -59,7 +59,7 @@ describe('ctx.wait', () => {
   });
 
   it('waits the whole time, no less', async (t) => {
-    const { ctx } = fakeContext(t, { stderrTTY: true, now: () => Date.now() });
+    const { ctx } = fakeContext(t, { stderrTTY: true, now: () => Date.now(), monotonic: () => Date.now() });
     let done = false;
     const waiting = ctx.wait(3000, WHY).then(() => (done = true));
     await vi.advanceTimersByTimeAsync(2999);
@@ -70,7 +70,7 @@ describe('ctx.wait', () => {
   });
 
   it('off a terminal says why in one line, once', async (t) => {
-    const { ctx, io } = fakeContext(t, { now: () => Date.now() });
+    const { ctx, io } = fakeContext(t, { now: () => Date.now(), monotonic: () => Date.now() });
     const waiting = ctx.wait(5000, WHY);
     await vi.advanceTimersByTimeAsync(5000);
     await waiting;
@@ -78,13 +78,13 @@ describe('ctx.wait', () => {
   });
 
   it('--quiet waits silently, on a terminal too; so do waits under a second', async (t) => {
-    const quiet = fakeContext(t, { stderrTTY: true, globals: { quiet: true }, now: () => Date.now() });
+    const quiet = fakeContext(t, { stderrTTY: true, globals: { quiet: true }, now: () => Date.now(), monotonic: () => Date.now() });
     const waiting = quiet.ctx.wait(2000, WHY);
     await vi.advanceTimersByTimeAsync(2000);
     await waiting;
     expect(quiet.io.stderr.text()).toBe('');
 
-    const short = fakeContext(t, { stderrTTY: true, now: () => Date.now() });
+    const short = fakeContext(t, { stderrTTY: true, now: () => Date.now(), monotonic: () => Date.now() });
     const brief = short.ctx.wait(999, WHY);
     await vi.advanceTimersByTimeAsync(999);
     await brief;
@@ -93,7 +93,7 @@ describe('ctx.wait', () => {
 
   it('Ctrl-C during the countdown rejects with InterruptedError and erases the line', async (t) => {
     const controller = new AbortController();
-    const { ctx, io } = fakeContext(t, { stderrTTY: true, signal: controller.signal, now: () => Date.now() });
+    const { ctx, io } = fakeContext(t, { stderrTTY: true, signal: controller.signal, now: () => Date.now(), monotonic: () => Date.now() });
     const waiting = ctx.wait(10_000, WHY);
     const outcome = waiting.catch((error: unknown) => error);
     await vi.advanceTimersByTimeAsync(1500);
@@ -105,7 +105,7 @@ describe('ctx.wait', () => {
 
 describe('ctx.announceWait: one wait, one notice', () => {
   it('requests waiting for the same moment (within a second) share one line; a later wait gets its own; none with --quiet', async (t) => {
-    const { ctx, io } = fakeContext(t, { now: () => Date.now() });
+    const { ctx, io } = fakeContext(t, { now: () => Date.now(), monotonic: () => Date.now() });
     ctx.announceWait(2000, 'HTTP 429; retry 1/4 in 2s');
     ctx.announceWait(1990, 'rate limited (HTTP 429, Retry-After); waiting 2s, until 10:00:02');
     vi.advanceTimersByTime(400);

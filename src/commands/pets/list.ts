@@ -50,7 +50,7 @@ export async function listRun(options: ListOptions, ctx: Context): Promise<void>
   const params = { limit, status: options.status };
   const render = (pets: readonly Pet[]) => renderPets(pets, output, renderOptions(ctx));
   // TSV and ndjson lines stand alone, so --all prints each page as it comes; json, csv, a terminal's table and --query need them all.
-  const streams = options.all === true && query === undefined && (output === 'ndjson' || (output === 'table' && ctx.io.stdout.isTTY !== true));
+  const streams = options.all === true && query === undefined && (output === 'ndjson' || (output === 'table' && !ctx.terminal.stdoutIsTerminal));
   const pets: Pet[] = [];
   let count = 0;
   let more = false;
@@ -79,7 +79,7 @@ export async function listRun(options: ListOptions, ctx: Context): Promise<void>
 
 /** stdout and stderr are both a terminal: a person reads the page, and a hint on stderr is seen, not piped away. */
 function isPersonWatching(ctx: Context): boolean {
-  return ctx.io.stdout.isTTY === true && ctx.io.stderr.isTTY === true;
+  return ctx.terminal.personWatching();
 }
 
 async function hasNextPage(response: ApiResponse): Promise<boolean> {
