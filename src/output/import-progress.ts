@@ -47,11 +47,12 @@ export interface ImportTiming {
 
 /**
  * `created N, skipped N, rejected N, invalid N, unknown N in <time> (<rate>/min); journal <path>`:
- * the time and the rate since the first request; with no request sent, the run's time and no rate.
+ * the time and the rate since the first request; with no request sent, the run's time and 0/min
+ * (the line keeps one shape, for scripts that read it).
  */
 export function summaryLine(tally: Tally, { sendingMs, runMs }: ImportTiming, journal: string): string {
-  const rate = sendingMs === undefined ? '' : ` (${Math.round(perMinute(tally.created, sendingMs))}/min)`;
-  return `created ${tally.created}, skipped ${tally.skipped}, rejected ${tally.rejected}, invalid ${tally.invalid}, unknown ${tally.unknown} in ${formatDuration(sendingMs ?? runMs)}${rate}; journal ${journal}`;
+  const rate = Math.round(sendingMs === undefined ? 0 : perMinute(tally.created, sendingMs));
+  return `created ${tally.created}, skipped ${tally.skipped}, rejected ${tally.rejected}, invalid ${tally.invalid}, unknown ${tally.unknown} in ${formatDuration(sendingMs ?? runMs)} (${rate}/min); journal ${journal}`;
 }
 
 /** The -v line for one row. */
