@@ -207,7 +207,8 @@ export class ImportProgress {
     ];
     // Before the first answer the time left is not known, but the wait under way is, and is shown.
     if (sendsLeft === 0) parts.push('finishing');
-    else if (leftMs !== undefined) parts.push(`~${formatDuration(leftMs)} left`);
+    // The wait is shown rounded up to the second: the time left, rounded to the nearest, must not read less.
+    else if (leftMs !== undefined) parts.push(`~${formatDuration(waitLeft > 0 ? Math.max(leftMs, Math.ceil(waitLeft / 1000) * 1000) : leftMs)} left`);
     else if (waitLeft === 0) parts.push('time left: estimating');
     if (waitLeft > 0) parts.push(`rate-limit wait ${formatWait(waitLeft)}`);
     this.status.show(`import ${parts.join(' · ')}`);

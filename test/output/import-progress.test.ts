@@ -60,6 +60,10 @@ describe('import progress', () => {
     // A Retry-After of 70 s outlasts the window (reset at 120 s): the rows are sent from its end.
     progress.waiting(70_000);
     expect(frame()).toMatch(/ · ~1m10s left · rate-limit wait 70s$/);
+    at(64_600);
+    // 55.4 s to the reset, shown as a wait of 56 s: the time left reads no less.
+    progress.waiting(55_400);
+    expect(frame()).toMatch(/ · ~56s left · rate-limit wait 56s$/);
     progress.answer(429, {});
     at(65_000);
     progress.waiting(90_000);
