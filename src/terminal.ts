@@ -201,7 +201,7 @@ export interface TestTerminalOptions {
  * what is written, each a terminal or not as asked; stdin is an empty pipe
  * unless it is declared a terminal.
  */
-export function createTestTerminal(options: TestTerminalOptions = {}): { terminal: Terminal; stdout: RecordedStream; stderr: RecordedStream } {
+export function createTestTerminal(options: TestTerminalOptions = {}): { terminal: Terminal; io: IO; stdout: RecordedStream; stderr: RecordedStream } {
   const recorded = (tty: boolean, columns: number | undefined): RecordedStream => {
     const writes: string[] = [];
     return { writes, write: (chunk: string) => writes.push(chunk), text: () => writes.join(''), ...(tty ? { isTTY: true, columns } : {}) };
@@ -209,6 +209,7 @@ export function createTestTerminal(options: TestTerminalOptions = {}): { termina
   const stdout = recorded(options.stdoutTTY === true, options.width);
   const stderr = recorded(options.stderrTTY === true, options.stderrWidth ?? 80);
   const stdin = { isTTY: options.stdinTTY === true } as InStream;
-  const terminal = createTerminal({ stdout, stderr, stdin }, { env: options.env ?? {}, noInput: options.noInput, color: options.color ?? true });
-  return { terminal, stdout, stderr };
+  const io = { stdout, stderr, stdin };
+  const terminal = createTerminal(io, { env: options.env ?? {}, noInput: options.noInput, color: options.color ?? true });
+  return { terminal, io, stdout, stderr };
 }
