@@ -4,31 +4,16 @@ import type { ResolvedTarget } from './config/target';
 import { type PetctlPaths, resolvePaths } from './config/paths';
 import { InterruptedError } from './errors';
 import type { OutputFormat } from './output/format';
-import { safeLine } from './output/sanitize';
 import { formatWait } from './output/time';
+import { type IO, type Terminal, createTerminal } from './terminal';
+
+export type { IO, InStream, OutStream } from './terminal';
 
 /**
  * What commands are given. Commands never touch process.*, conf or the clock
  * directly; tests build a Context with their own streams, env and clock.
  * Everything heavy (the profile store, the HTTP core) is created on first use.
  */
-
-export interface OutStream {
-  write(chunk: string): unknown;
-  isTTY?: boolean;
-  columns?: number;
-}
-
-export interface InStream extends NodeJS.ReadableStream {
-  isTTY?: boolean;
-  setRawMode?(mode: boolean): unknown;
-}
-
-export interface IO {
-  stdout: OutStream;
-  stderr: OutStream;
-  stdin: InStream;
-}
 
 /** The global flags, parsed and checked (see commands/root.ts). */
 export interface GlobalOptions {
@@ -50,6 +35,8 @@ export interface GlobalOptions {
 
 export interface Context {
   io: IO;
+  /** What the streams are (terminals or not), may we prompt, colour, width, the status line. */
+  terminal: Terminal;
   env: Readonly<NodeJS.ProcessEnv>;
   globals: GlobalOptions;
   paths: PetctlPaths;
@@ -62,6 +49,8 @@ export interface Context {
    */
   catchInterrupt(handler: () => void): () => void;
   now(): number;
+  /** Milliseconds from a clock that never steps (performance.now()), for measuring and counting down. */
+  monotonic(): number;
   random(): number;
   /** Sleeps, rejecting with InterruptedError when the signal aborts. */
   sleep(ms: number): Promise<void>;
@@ -103,7 +92,10 @@ export interface ContextDeps {
   signal: AbortSignal;
   interrupts?: InterruptHandlers;
   now?: () => number;
+  monotonic?: () => number;
   random?: () => number;
+  /** The terminal's facts; by default read from `io` (tests pass createTestTerminal's). */
+  terminal?: Terminal;
 }
 
 let httpCoreLoaded = false;
@@ -116,6 +108,8 @@ export function loadedHttpCore(): boolean {
 export function createContext(globals: GlobalOptions, deps: ContextDeps): Context {
   const { io, env, signal } = deps;
   const now = deps.now ?? Date.now;
+  const monotonic = deps.monotonic ?? (() => performance.now());
+  const terminal = deps.terminal ?? createTerminal(io, { env, noInput: globals.noInput, color: globals.color });
   const paths = resolvePaths(env);
   const cleanups: Array<() => Promise<void> | void> = [];
   let profiles: Promise<ProfileStore> | undefined;
@@ -143,6 +137,7 @@ export function createContext(globals: GlobalOptions, deps: ContextDeps): Contex
 
   const ctx: Context = {
     io,
+    terminal,
     env,
     globals,
     paths,
@@ -152,6 +147,7 @@ export function createContext(globals: GlobalOptions, deps: ContextDeps): Contex
       return () => deps.interrupts?.set(undefined);
     },
     now,
+    monotonic,
     random: deps.random ?? Math.random,
     sleep,
     announceWait(ms, why) {
@@ -165,24 +161,26 @@ export function createContext(globals: GlobalOptions, deps: ContextDeps): Contex
     },
     async wait(ms, why) {
       if (silent || ms < 1000) return sleep(ms);
-      if (!io.stderr.isTTY) {
+      const { status } = terminal;
+      if (!status.live) {
         ctx.announceWait(ms, why);
         return sleep(ms);
       }
       // On a terminal the line counts down in place and is cleared when the wait ends.
-      const until = now() + ms;
+      const until = monotonic() + ms;
       try {
-        for (let left = ms; left > 0; left = until - now()) {
-          io.stderr.write(`\r\x1b[K${safeLine(`petctl: ${why} (${formatWait(left)} left)`)}`);
+        for (let left = ms; left > 0; left = until - monotonic()) {
+          status.show(`petctl: ${why} (${formatWait(left)} left)`);
           // Sleep to the next whole second so the count shown stays exact.
           await sleep(left % 1000 || 1000);
         }
       } finally {
-        io.stderr.write('\r\x1b[K');
+        status.clear();
       }
     },
     line(message) {
-      io.stderr.write(`${safeLine(message)}\n`);
+      // Above a countdown or a progress line, which is drawn again below it.
+      terminal.status.print(message);
     },
     notice(message) {
       if (!silent) ctx.line(message);

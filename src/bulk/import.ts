@@ -1,8 +1,8 @@
 import path from 'node:path';
 import type { Context } from '../context';
-import { ExitCode, InterruptedError, PetctlError, RateLimitError, UsageError } from '../errors';
+import { InterruptedError, UsageError } from '../errors';
 import { requireKey } from '../config/target';
-import { type RowFailure, type RowResult, type Tally, count, emptyTally, plural } from './results';
+import { type RowFailure, type RowResult, type Tally, count, emptyTally } from './results';
 import { openInput, stdinSpoolLimit } from './input';
 import { JournalUnwritableError, defaultJournalPath, legacyJournalPath, readJournal, targetDigest } from './journal';
 import { type Migration, openJournal, pendingMigration } from './migrate';
@@ -10,9 +10,8 @@ import { type RecordsPlan, type Scan, plannedRows, scanRows } from './plan';
 import { type InputFormat, type ReadOptions, formatFromExtension, readRows, sentField } from './reader';
 import type { InputEncoding } from './decode';
 import { RecordIndex } from './records';
-import { formatWhen } from '../output/time';
-import { maxWaitHint } from '../api/wait-policy';
-import { StateUnwritableError } from '../api/rate-limit-state';
+import { importEnding } from './outcome';
+import { STOPPING_LINE, endingError, ignoredColumnsLine, invalidInputError, invalidRowLine, moreInvalidLine, resumeLine, unwritableError } from '../output/import-end';
 
 /**
  * `pets add --file`: validate every row and look it up in the records of the
@@ -26,11 +25,8 @@ import { StateUnwritableError } from '../api/rate-limit-state';
  *   journal.ts the records, durable, per target
  *   migrate.ts journals of the previous format (one per input), migrated once
  *   runner.ts  concurrency, interrupts, per-row outcomes
- *   output/bulk.ts, output/import-progress.ts  what the user sees
- *
- * Exit codes when several apply: 130 (Ctrl-C) > 5 (rate limit stopped it) >
- * the code of another error that stopped it (1, 4, 3, 7...) > 7 (a row's
- * outcome is unknown) > 6 (a row invalid or rejected) > 0.
+ *   outcome.ts how the import ended, and its exit code
+ *   output/bulk.ts, output/import-progress.ts, output/import-end.ts  what the user sees
  */
 
 export interface BulkAddOptions {
@@ -65,10 +61,7 @@ export async function bulkAdd(options: BulkAddOptions, ctx: Context): Promise<vo
   if (options.idColumn !== undefined && sentField(options.idColumn) !== undefined) {
     throw new UsageError(`--id-column ${options.idColumn} names a field that is sent`, 'name the column that holds your own id for each animal, such as an intake number');
   }
-  // Every row is garbage a moment after it is read, yet on a long stream V8 grows its young
-  // generation to 2 x 16 MB anyway; keeping it at its start size keeps a 100 MB file's peak RSS
-  // ~20 MB lower, for a few % more time in the scavenger. (A flag V8 reads when it would grow.)
-  process.getBuiltinModule('node:v8').setFlagsFromString('--semi-space-growth-factor=1');
+  keepYoungGenerationSmall();
   const input = await openInput(options.file, ctx.io.stdin, ctx.signal, stdinSpoolLimit(ctx.env));
   ctx.onCleanup(() => input.close());
   let format = options.format ?? (input.file === undefined ? undefined : formatFromExtension(input.file));
@@ -93,15 +86,15 @@ export async function bulkAdd(options: BulkAddOptions, ctx: Context): Promise<vo
   const scanInput = (chunks: AsyncIterable<Buffer>, report: boolean) =>
     scanRows(chunks, format, (chosen) => (format = chosen), read, index, plan, ctx.signal, {
       invalid(row, line, reason) {
-        if (report && ++invalidShown <= INVALID_SHOWN) ctx.line(`line ${line} (row ${row}): ${reason}`);
+        if (report && ++invalidShown <= INVALID_SHOWN) ctx.line(invalidRowLine(row, line, reason));
       },
     });
 
   // Pass 1: validate and plan everything (and hash the input) before anything is sent.
   let scan = await scanInput(input.firstPass(), true);
   if (ctx.signal.aborted) throw new InterruptedError();
-  if (scan.invalid > INVALID_SHOWN) ctx.line(`... and ${scan.invalid - INVALID_SHOWN} more invalid rows (${scan.invalid} in all)`);
-  if (ignored.length > 0) ctx.notice(`ignoring columns: ${ignored.join(', ')}`);
+  if (scan.invalid > INVALID_SHOWN) ctx.line(moreInvalidLine(INVALID_SHOWN, scan.invalid));
+  if (ignored.length > 0) ctx.notice(ignoredColumnsLine(ignored));
 
   // A journal of the previous format (one per input): its rows become records, once.
   const legacyPath = await legacyJournalPath(ctx.paths.dir, input.digest(), identity, apiKey);
@@ -112,14 +105,7 @@ export async function bulkAdd(options: BulkAddOptions, ctx: Context): Promise<vo
   }
 
   const output = await import('../output/bulk');
-  const refuse = () =>
-    new PetctlError(ExitCode.REJECTED, `${plural(scan.invalid, 'invalid row')} of ${scan.rows}; nothing was sent`, {
-      code: 'invalid_input',
-      // Only --dry-run refuses with --skip-invalid given; a dry run sends nothing, whatever is added to it.
-      hint: options.skipInvalid
-        ? 'fix them; without --dry-run the valid rows are sent and these reported'
-        : `fix them, or add --skip-invalid${options.dryRun ? ' and leave out --dry-run' : ''} to send the valid rows and report the rest`,
-    });
+  const refuse = () => invalidInputError(scan.invalid, scan.rows, options);
   if (scan.invalid > 0 && !options.skipInvalid && !options.dryRun) throw refuse();
   for (const changed of scan.changed) ctx.line(output.changedRowLine(changed));
   if (scan.skippedCount > 0 && (!ctx.globals.quiet || scan.toSend === 0)) {
@@ -137,25 +123,19 @@ export async function bulkAdd(options: BulkAddOptions, ctx: Context): Promise<vo
   await sendRows(options, ctx, { rows, index, scan, journalPath, targetId, migration, run: resumed ?? (options.fresh ? newRunId(ctx.now(), ctx.random()) : undefined), source });
 }
 
-function newRunId(now: number, random: number): string {
-  return `${new Date(now).toISOString()}-${Math.floor(random * 0x10000).toString(16)}`;
+/**
+ * Every row is garbage a moment after it is read, yet on a long stream V8 grows its young
+ * generation to 2 x 16 MB anyway; keeping it at its start size keeps a 100 MB file's peak RSS
+ * ~20 MB lower, for a few % more time in the scavenger. The flag is process-wide and V8 reads
+ * it whenever it would grow, so it is set here, when an import starts, rather than at start-up
+ * (bin/petctl.js), where it would tax every other command for a gain only an import has.
+ */
+function keepYoungGenerationSmall(): void {
+  process.getBuiltinModule('node:v8').setFlagsFromString('--semi-space-growth-factor=1');
 }
 
-/** The journal or the rate-limit state file could not be written: what was done, and what a rerun will do. */
-function unwritableStop(error: JournalUnwritableError | StateUnwritableError, created: number, left: number): PetctlError {
-  const done = `the import stopped before sending another request: ${plural(created, 'row')} created by this run, ${plural(left, 'row')} not sent yet`;
-  if (error instanceof JournalUnwritableError && error.deleted === 'lost') {
-    return new PetctlError(ExitCode.FAILURE, `${error.message}; ${done}. It could not be written again, so a rerun would send the rows created before again`, {
-      code: error.code,
-      hint: 'check what was created with petctl pets list before importing this file again',
-    });
-  }
-  const restored = error instanceof JournalUnwritableError && error.deleted === 'restored';
-  return new PetctlError(ExitCode.FAILURE, `${error.message}; ${done}. Once the cause is fixed, a rerun of the same command resumes`, {
-    code: error.code,
-    hint: restored ? 'rerun the same command to send the rest' : 'free some space on its disk or make its directory writable again, then rerun the same command',
-    cause: error,
-  });
+function newRunId(now: number, random: number): string {
+  return `${new Date(now).toISOString()}-${Math.floor(random * 0x10000).toString(16)}`;
 }
 
 interface SendPlan {
@@ -182,7 +162,7 @@ async function sendRows(options: BulkAddOptions, ctx: Context, plan: SendPlan): 
   ]);
   const { scan } = plan;
   // Before the first request: nothing created yet, every row left.
-  const beforeSending = (error: unknown) => (error instanceof JournalUnwritableError ? unwritableStop(error, 0, scan.toSend) : error);
+  const beforeSending = (error: unknown) => (error instanceof JournalUnwritableError ? unwritableError(error, 0, scan.toSend) : error);
   const journal = await openJournal(plan.journalPath, plan.targetId, () => plan.index.entries(), plan.migration).catch((error: unknown) => {
     throw beforeSending(error);
   });
@@ -198,7 +178,7 @@ async function sendRows(options: BulkAddOptions, ctx: Context, plan: SendPlan): 
   const all: RowResult[] = [];
   const failures: RowFailure[] = [];
   const tally: Tally = emptyTally();
-  const progress = new ImportProgress(ctx.io.stderr, {
+  const progress = new ImportProgress(ctx.terminal.status, {
     quiet: ctx.globals.quiet,
     verbose: ctx.globals.verbose,
     total: scan.rows,
@@ -209,9 +189,11 @@ async function sendRows(options: BulkAddOptions, ctx: Context, plan: SendPlan): 
   const stop = new AbortController();
   const release = ctx.catchInterrupt(() => {
     stop.abort();
-    progress.line('petctl: stopping: no new requests; waiting for the ones in flight (Ctrl-C again to stop waiting)');
+    progress.line(STOPPING_LINE);
   });
-  const started = ctx.now();
+  const started = ctx.monotonic();
+  /** Rows this run sent (whatever their answer). */
+  let sent = 0;
 
   let outcome;
   try {
@@ -226,21 +208,23 @@ async function sendRows(options: BulkAddOptions, ctx: Context, plan: SendPlan): 
       sleep: (ms) => ctx.sleep(ms),
       stop: stop.signal,
       signal: ctx.signal,
-      onResult(result, sent) {
+      onResult(result, wasSent) {
         count(tally, result);
+        if (wasSent) sent += 1;
         if (format === 'ndjson') {
           progress.beforeOutput();
           ctx.io.stdout.write(output.renderRowLine(result));
         }
         else if (format === 'json') all.push(result);
         else if (!result.ok) failures.push(result);
-        progress.row(result, sent);
+        progress.row(result, wasSent);
       },
+      onSend: () => progress.sending(),
       onAnswer: (status, rate) => progress.answer(status, rate),
       onWait: (ms, why) => {
         progress.waiting(ms);
         // Off a terminal there is no bar: a wait gets one line (one for all the requests waiting for it), so the import does not look stuck.
-        if (ctx.io.stderr.isTTY !== true) ctx.announceWait(ms, why);
+        if (!ctx.terminal.status.live) ctx.announceWait(ms, why);
       },
       onWaited: () => progress.waited(),
     });
@@ -260,45 +244,11 @@ async function sendRows(options: BulkAddOptions, ctx: Context, plan: SendPlan): 
   else if (format === 'table' || format === 'csv') ctx.io.stdout.write(output.renderFailures(failures, format, renderOptions(ctx)));
   // Every row announced before sending (skipped, invalid) is counted, even when sending stopped before reaching it.
   const shown: Tally = { ...tally, skipped: Math.max(tally.skipped, scan.skippedCount), invalid: Math.max(tally.invalid, scan.invalid) };
-  ctx.notice(summaryLine(shown, ctx.now() - started, plan.journalPath));
+  ctx.notice(summaryLine(shown, { sendingMs: progress.sendingMs(), runMs: ctx.monotonic() - started }, plan.journalPath));
 
-  const resume = `${plural(left, 'row')} not sent yet; rerun the same command to resume`;
-  if (outcome.interrupted || stoppedBy instanceof InterruptedError) throw new InterruptedError();
-  if (stoppedBy instanceof JournalUnwritableError || stoppedBy instanceof StateUnwritableError) throw unwritableStop(stoppedBy, tally.created, left);
-  if (stoppedBy instanceof RateLimitError) {
-    // Not the core's own message: it speaks of one request ("nothing sent"), and rows may have been created.
-    const when = stoppedBy.retryAt === undefined ? 'later' : formatWhen(stoppedBy.retryAt, ctx.now());
-    const waitLonger = maxWaitHint(stoppedBy.code);
-    throw new RateLimitError(
-      `the rate limit stopped the import: ${stoppedBy.reason}; ${plural(tally.created, 'row')} created, ${left} left; resume ${when}: rerun the same command`,
-      {
-        code: stoppedBy.code,
-        status: stoppedBy.status,
-        body: stoppedBy.body,
-        retryAt: stoppedBy.retryAt,
-        reason: stoppedBy.reason,
-        hint: waitLonger ? `${waitLonger}; the journal keeps what was created` : 'the journal keeps what was created: the rerun sends only the rest',
-      },
-    );
-  }
-  if (stoppedBy) {
-    throw new PetctlError(stoppedBy.exitCode, `${stoppedBy.message}; the import stopped, ${resume}`, {
-      code: stoppedBy.code,
-      status: stoppedBy.status,
-      body: stoppedBy.body,
-      hint: stoppedBy.hint,
-    });
-  }
-  if (tally.unknown > 0) {
-    throw new PetctlError(ExitCode.NETWORK, `${plural(tally.unknown, 'row')} sent without an answer: outcome unknown; they are never resent on their own`, {
-      code: 'outcome_unknown',
-      hint: 'check with petctl pets list; then rerun with --retry-unknown to send the missing ones again',
-    });
-  }
-  if (tally.rejected + shown.invalid > 0) {
-    throw new PetctlError(ExitCode.REJECTED, `${plural(tally.rejected, 'row')} rejected by the server, ${plural(shown.invalid, 'row')} invalid`, {
-      code: tally.rejected > 0 ? 'rows_rejected' : 'invalid_row',
-      hint: 'fix those rows in the file and rerun the same command: only the rows not created yet are sent',
-    });
-  }
+  const ending = importEnding({ interrupted: outcome.interrupted, stoppedBy, rejected: tally.rejected, invalid: shown.invalid, unknown: tally.unknown });
+  // After Ctrl-C, how to go on, as the error line of any other stop says it.
+  if (ending.kind === 'interrupted' && scan.toSend > sent) ctx.line(resumeLine(scan.toSend - sent));
+  const error = endingError(ending, { ...shown, left }, ctx.now());
+  if (error) throw error;
 }

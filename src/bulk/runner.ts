@@ -52,6 +52,8 @@ export interface RunnerOptions {
   /** The context's signal: a second Ctrl-C or SIGTERM. */
   signal: AbortSignal;
   onResult(result: RowResult, sent: boolean): void | Promise<void>;
+  /** A request is about to go on the wire (after its journal entry). */
+  onSend?(): void;
   onAnswer?(status: number, rate: RateHeaders): void;
   onWait?(ms: number, why: string): void;
   onWaited?(): void;
@@ -140,6 +142,7 @@ export async function runImport(options: RunnerOptions): Promise<RunnerOutcome> 
         await journal.append(record(identity, { state: 'sent' }));
         journaledSent = true;
         onWire = true;
+        options.onSend?.();
       },
       onAnswer: (answer) => {
         onWire = false;

@@ -68,16 +68,16 @@ export async function apiRun(options: ApiOptions, ctx: Context): Promise<void> {
   if (options.include) {
     request.hooks = {
       beforeSend: () => void (head = ''),
-      onAnswer: (answer) => (head = output.renderHead(answer, ctx.io.stdout.isTTY === true)),
+      onAnswer: (answer) => (head = output.renderHead(answer, ctx.terminal.stdoutIsTerminal)),
     };
   }
   const answer = await http.send(request).finally(() => ctx.io.stdout.write(head));
   if (ctx.globals.query === undefined) {
-    ctx.io.stdout.write(output.renderBody(answer.text, ctx.globals.output, ctx.io.stdout.isTTY === true));
+    ctx.io.stdout.write(output.renderBody(answer.text, ctx.globals.output, ctx.terminal.stdoutIsTerminal));
     return;
   }
   const json = output.answerJson(answer.text);
   if (json === undefined) throw new InvalidResponseError(`${request.method} ${answer.url} answered ${answer.status} without a JSON body for --query`, answer.status);
   const { writeQueried } = await import('../output/query');
-  writeQueried(ctx.io.stdout, ctx.globals.query, json.value, ctx.globals.output);
+  writeQueried(ctx.io.stdout, ctx.terminal.stdoutIsTerminal, ctx.globals.query, json.value, ctx.globals.output);
 }

@@ -54,8 +54,8 @@ async function printGuide(topic: string, ctx: Context): Promise<void> {
 
 /** The terminal's width; off a terminal $COLUMNS, else 80, as man does. */
 function terminalWidth(ctx: Context): number {
-  const { stdout } = ctx.io;
-  if (stdout.isTTY && stdout.columns) return stdout.columns;
+  const width = ctx.terminal.stdoutWidth();
+  if (width !== undefined) return width;
   const columns = Number(ctx.env.COLUMNS);
   return Number.isInteger(columns) && columns > 0 ? columns : 80;
 }

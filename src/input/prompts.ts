@@ -11,10 +11,7 @@ import { int64Problem, parseInt64 } from '../schemas/int64';
 
 /** Prompts only when stdin and stderr are terminals, and not with --no-input or PETCTL_NO_INPUT=1. */
 export function canPrompt(ctx: Context): boolean {
-  if (ctx.globals.noInput) return false;
-  const disabled = ctx.env.PETCTL_NO_INPUT;
-  if (disabled !== undefined && disabled !== '' && disabled !== '0' && disabled.toLowerCase() !== 'false') return false;
-  return ctx.io.stdin.isTTY === true && ctx.io.stderr.isTTY === true;
+  return ctx.terminal.canPrompt();
 }
 
 /** The same error commander gives for a missing mandatory option, so scripts see no difference (exit 2). */

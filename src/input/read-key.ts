@@ -1,6 +1,5 @@
 import type { Context } from '../context';
 import { InterruptedError, UsageError } from '../errors';
-import { canPrompt } from './prompts';
 import { readStdin } from './stdin';
 
 /** A prompt that echoes nothing, so the key never shows on screen or in terminal scrollback. */
@@ -44,14 +43,14 @@ export interface SecretRequest {
 
 /**
  * A secret from stdin (when asked, or when stdin is not a terminal), or from a
- * hidden prompt when petctl may prompt (input/prompts.ts canPrompt: not with
+ * hidden prompt when petctl may prompt (src/terminal.ts canPrompt: not with
  * --no-input or PETCTL_NO_INPUT); otherwise a usage error. Surrounding
  * whitespace (the newline `echo` adds) is not part of it.
  */
 export async function readSecret(ctx: Context, request: SecretRequest): Promise<string> {
   const { what, hint } = request;
-  const fromStdin = request.fromStdin || !ctx.io.stdin.isTTY;
-  if (!fromStdin && !canPrompt(ctx)) throw new UsageError(`no ${what}: prompting is off (--no-input, PETCTL_NO_INPUT, or stderr is not a terminal)`, hint);
+  const fromStdin = request.fromStdin || !ctx.terminal.stdinIsTerminal;
+  if (!fromStdin && !ctx.terminal.canPrompt()) throw new UsageError(`no ${what}: prompting is off (--no-input, PETCTL_NO_INPUT, or stderr is not a terminal)`, hint);
   const secret = (fromStdin ? (await readStdin(ctx.io.stdin)).toString('utf8') : await promptHidden(ctx, request.prompt)).trim();
   if (secret === '') throw new UsageError(fromStdin ? `no ${what} on standard input` : `no ${what} entered`, hint);
   return secret;

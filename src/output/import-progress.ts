@@ -1,32 +1,29 @@
 import type { RateHeaders } from '../api/retry';
 import type { RowResult, Tally } from '../bulk/results';
-import { safeLine } from './sanitize';
+import type { StatusLine } from '../terminal';
 import { formatDuration, formatWait } from './time';
 
 /**
- * What a bulk import shows on stderr while it runs. On a terminal: one bar
- * line redrawn in place (done/total, rate per minute, 429s so far, time left).
- * Off a terminal: no bar; with -v one line per row. Nothing with -q. The
- * summary line is written by summaryLine's caller.
+ * What a bulk import shows on stderr while it runs. On a terminal: the
+ * terminal's status line (done/total, rate per minute, 429s so far, time
+ * left). Off a terminal: no bar; with -v one line per row. Nothing with -q.
+ * The summary line is written by summaryLine's caller.
  *
- * The rate is rows answered since the start, per minute, over at least one
- * minute: a first burst of a window's worth in a second is 60/min on a 60/min
- * plan, not 3600/min. The time left counts the windows still to wait at the
- * plan's rate (X-RateLimit-Limit per window, less --reserve), not only the
- * current burst.
+ * The rate is the rows created divided by the time since the first request,
+ * per minute, in the bar and in the summary alike: 3,000 rows in 6.2 s is
+ * about 29,000/min. The time left is never less than the wait under way: the
+ * rows left are sent from the end of that wait, the rest of a window first,
+ * then the rows beyond it at the plan's rate (X-RateLimit-Limit per window,
+ * less --reserve).
  */
-
-export interface ProgressStream {
-  write(chunk: string): unknown;
-  isTTY?: boolean;
-  columns?: number;
-}
 
 export interface ProgressOptions {
   quiet: boolean;
   verbose: boolean;
   /** Rows the import will act on (sends, skips and failures alike). */
   total: number;
+  /** Rows the import will send. */
+  toSend: number;
   /** --reserve: requests of every window the import leaves to others. */
   reserve?: number;
   now: () => number;
@@ -34,21 +31,28 @@ export interface ProgressOptions {
 
 /** The rate limit's window when the headers do not tell (the specification's plans are per minute). */
 const MINUTE_MS = 60_000;
+/** A rate over less than this says more about one burst than about the import. */
+const RATE_SHOWN_AFTER_MS = 1000;
 
-/** `rows` done in `elapsedMs`, per minute, counting a run shorter than a minute as one minute. */
+/** `rows` in `elapsedMs`, per minute. */
 export function perMinute(rows: number, elapsedMs: number): number {
-  return (rows * MINUTE_MS) / Math.max(elapsedMs, MINUTE_MS);
+  return elapsedMs > 0 ? (rows * MINUTE_MS) / elapsedMs : 0;
 }
 
-/** Rows the server answered (created or rejected) per minute of the run. */
-export function ratePerMinute(tally: Tally, elapsedMs: number): number {
-  return perMinute(tally.created + tally.rejected, elapsedMs);
+/** How long an import took: since its first request (absent when it sent none), and in all. */
+export interface ImportTiming {
+  sendingMs?: number;
+  runMs: number;
 }
 
-/** `created N, skipped N, rejected N, invalid N, unknown N in <time> (<rate>/min); journal <path>` */
-export function summaryLine(tally: Tally, elapsedMs: number, journal: string): string {
-  const rate = Math.round(ratePerMinute(tally, elapsedMs));
-  return `created ${tally.created}, skipped ${tally.skipped}, rejected ${tally.rejected}, invalid ${tally.invalid}, unknown ${tally.unknown} in ${formatDuration(elapsedMs)} (${rate}/min); journal ${journal}`;
+/**
+ * `created N, skipped N, rejected N, invalid N, unknown N in <time> (<rate>/min); journal <path>`:
+ * the time and the rate since the first request; with no request sent, the run's time and 0/min
+ * (the line keeps one shape, for scripts that read it).
+ */
+export function summaryLine(tally: Tally, { sendingMs, runMs }: ImportTiming, journal: string): string {
+  const rate = Math.round(sendingMs === undefined ? 0 : perMinute(tally.created, sendingMs));
+  return `created ${tally.created}, skipped ${tally.skipped}, rejected ${tally.rejected}, invalid ${tally.invalid}, unknown ${tally.unknown} in ${formatDuration(sendingMs ?? runMs)} (${rate}/min); journal ${journal}`;
 }
 
 /** The -v line for one row. */
@@ -64,13 +68,13 @@ export function rowLine(result: RowResult): string {
 export class ImportProgress {
   private readonly bar: boolean;
   private done = 0;
+  /** Rows this run sent and got an outcome for. */
   private sentDone = 0;
-  private readonly toSend: number;
+  private created = 0;
   private tooMany = 0;
+  private firstRequestAt: number | undefined;
   private waitingUntil: number | undefined;
-  private readonly started: number;
   private timer: NodeJS.Timeout | undefined;
-  private drawn = false;
   private stopped = false;
   private lastDraw = -Infinity;
   /** The rate limit as the last answer told it. */
@@ -83,12 +87,10 @@ export class ImportProgress {
   private lastRowAt: number | undefined;
 
   constructor(
-    private readonly stderr: ProgressStream,
-    private readonly options: ProgressOptions & { toSend: number },
+    private readonly status: StatusLine,
+    private readonly options: ProgressOptions,
   ) {
-    this.bar = stderr.isTTY === true && !options.quiet;
-    this.started = options.now();
-    this.toSend = options.toSend;
+    this.bar = status.live && !options.quiet;
     if (this.bar) {
       this.timer = setInterval(() => this.draw(), 1000);
       this.timer.unref();
@@ -96,11 +98,22 @@ export class ImportProgress {
     }
   }
 
-  /** A row is done; `sent` when this run sent it (its time counts towards the rate). */
+  /** A request is about to go on the wire: the first one starts the clock of the rate. */
+  sending(): void {
+    this.firstRequestAt ??= this.options.now();
+  }
+
+  /** The time since the first request; undefined when none was sent. */
+  sendingMs(): number | undefined {
+    return this.firstRequestAt === undefined ? undefined : this.options.now() - this.firstRequestAt;
+  }
+
+  /** A row is done; `sent` when this run sent it. */
   row(result: RowResult, sent: boolean): void {
     this.done += 1;
     if (sent) {
       this.sentDone += 1;
+      if (result.ok) this.created += 1;
       const now = this.options.now();
       const gap = this.lastRowAt === undefined ? undefined : now - this.lastRowAt;
       if (gap !== undefined && gap < 1000) this.msPerRow = this.msPerRow === undefined ? gap : 0.8 * this.msPerRow + 0.2 * gap;
@@ -124,25 +137,25 @@ export class ImportProgress {
     this.limit = limit;
   }
 
-  /** The time left: the rest of this window's share, then whole windows at the plan's rate, then the last burst. */
+  /**
+   * The time left: sending resumes when the wait under way ends; from then, the rest of
+   * that window's share, whole windows at the plan's rate, and the last burst.
+   */
   private timeLeft(now: number, sendsLeft: number, rate: number): number | undefined {
+    const resume = Math.max(now, this.waitingUntil ?? now);
     const { limit, remaining, resetAt } = this;
-    const reserve = this.options.reserve ?? 0;
     const burst = (rows: number) => rows * (this.msPerRow ?? 0);
-    if (limit === undefined || remaining === undefined || resetAt === undefined) return rate > 0 ? (sendsLeft / rate) * MINUTE_MS : undefined;
+    if (limit === undefined || remaining === undefined || resetAt === undefined) return rate > 0 ? resume - now + (sendsLeft / rate) * MINUTE_MS : undefined;
+    const reserve = this.options.reserve ?? 0;
     const perWindow = Math.max(1, limit - reserve);
-    const live = resetAt > now;
-    const thisWindow = live ? Math.max(0, remaining - reserve) : perWindow;
-    if (sendsLeft <= thisWindow) return burst(sendsLeft);
+    const sameWindow = resetAt > resume;
+    const thisWindow = sameWindow ? Math.max(0, remaining - reserve) : perWindow;
+    if (sendsLeft <= thisWindow) return resume - now + burst(sendsLeft);
+    // Past the reset a new window is open at `resume`; the next one opens a window after it.
+    const nextOpens = sameWindow ? resetAt : resetAt + this.windowMs * (Math.floor((resume - resetAt) / this.windowMs) + 1);
     const later = sendsLeft - thisWindow;
     const windows = Math.ceil(later / perWindow);
-    // Past the reset, a new window is open: the next one opens a window after it (windows follow one another).
-    const untilNext = live ? resetAt - now : this.windowMs - ((now - resetAt) % this.windowMs);
-    return untilNext + (windows - 1) * this.windowMs + burst(later - (windows - 1) * perWindow);
-  }
-
-  get tooManyRequests(): number {
-    return this.tooMany;
+    return nextOpens - now + (windows - 1) * this.windowMs + burst(later - (windows - 1) * perWindow);
   }
 
   waiting(ms: number): void {
@@ -154,29 +167,22 @@ export class ImportProgress {
     this.waitingUntil = undefined;
   }
 
-  /** Writes a line above the bar; a row's line quotes the server and the input, so it is made safe. */
+  /** Writes a line above the bar; a row's line quotes the server and the input, made safe by the status line. */
   line(text: string): void {
     if (this.options.quiet) return;
-    this.clear();
-    this.stderr.write(`${safeLine(text)}\n`);
-    this.draw(true);
+    this.status.print(text);
   }
 
   /** Wipes the bar before a line goes to stdout, which may be the same terminal; the next row redraws it. */
   beforeOutput(): void {
-    this.clear();
+    this.status.clear();
   }
 
   stop(): void {
     this.stopped = true;
     if (this.timer) clearInterval(this.timer);
     this.timer = undefined;
-    this.clear();
-  }
-
-  private clear(): void {
-    if (this.drawn) this.stderr.write('\r\x1b[K');
-    this.drawn = false;
+    this.status.clear();
   }
 
   /** Redraws the bar; at most every 100 ms unless `force` (a row finished), so short waits do not flood the terminal. */
@@ -185,26 +191,26 @@ export class ImportProgress {
     const now = this.options.now();
     if (!force && now - this.lastDraw < 100) return;
     this.lastDraw = now;
-    const elapsed = now - this.started;
-    const rate = perMinute(this.sentDone, elapsed);
-    const sendsLeft = Math.max(0, this.toSend - this.sentDone);
-    let leftMs = this.sentDone > 0 ? this.timeLeft(now, sendsLeft, rate) : undefined;
+    const sending = this.sendingMs();
+    const rate = sending !== undefined && sending >= RATE_SHOWN_AFTER_MS ? perMinute(this.created, sending) : undefined;
+    const sendsLeft = Math.max(0, this.options.toSend - this.sentDone);
+    const leftMs = this.sentDone === 0 ? undefined : this.timeLeft(now, sendsLeft, rate ?? 0);
     const waitLeft = this.waitingUntil === undefined ? 0 : Math.max(0, this.waitingUntil - now);
-    if (waitLeft > 0) leftMs = Math.max(leftMs ?? 0, waitLeft);
     const { total } = this.options;
-    const columns = this.stderr.columns;
+    const columns = this.status.width();
     const width = columns !== undefined && columns < 100 ? 10 : 20;
     const filled = total > 0 ? Math.round((this.done / total) * width) : width;
     const parts = [
       `[${'#'.repeat(filled)}${'.'.repeat(width - filled)}] ${this.done}/${total}`,
-      `${Math.round(rate)}/min`,
+      rate === undefined ? 'rate: measuring' : `${Math.round(rate)}/min`,
       `429s: ${this.tooMany}`,
-      sendsLeft === 0 ? 'finishing' : leftMs === undefined ? 'time left: estimating' : `~${formatDuration(leftMs)} left`,
     ];
+    // Before the first answer the time left is not known, but the wait under way is, and is shown.
+    if (sendsLeft === 0) parts.push('finishing');
+    // The wait is shown rounded up to the second: the time left, rounded to the nearest, must not read less.
+    else if (leftMs !== undefined) parts.push(`~${formatDuration(waitLeft > 0 ? Math.max(leftMs, Math.ceil(waitLeft / 1000) * 1000) : leftMs)} left`);
+    else if (waitLeft === 0) parts.push('time left: estimating');
     if (waitLeft > 0) parts.push(`rate-limit wait ${formatWait(waitLeft)}`);
-    let text = `import ${parts.join(' · ')}`;
-    if (columns !== undefined && columns > 10 && text.length > columns - 1) text = text.slice(0, columns - 1);
-    this.stderr.write(`\r\x1b[K${text}`);
-    this.drawn = true;
+    this.status.show(`import ${parts.join(' · ')}`);
   }
 }

@@ -151,6 +151,6 @@ export function renderQueryResult(value: unknown, format: OutputFormat, tty = fa
 }
 
 /** Writes a command's JSON result through --query. */
-export function writeQueried(stdout: { write(chunk: string): unknown; isTTY?: boolean }, query: string, value: unknown, format: OutputFormat): void {
-  stdout.write(renderQueryResult(compileQuery(query).apply(value), format, stdout.isTTY === true));
+export function writeQueried(stdout: { write(chunk: string): unknown }, tty: boolean, query: string, value: unknown, format: OutputFormat): void {
+  stdout.write(renderQueryResult(compileQuery(query).apply(value), format, tty));
 }

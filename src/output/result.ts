@@ -1,8 +1,10 @@
+import type { Terminal } from '../terminal';
 import type { OutputFormat } from './format';
 
 /** What writeResult needs of a command's context (structural, so output/ does not depend on context.ts). */
 export interface ResultSink {
-  io: { stdout: { write(chunk: string): unknown; isTTY?: boolean } };
+  io: { stdout: { write(chunk: string): unknown } };
+  terminal: Pick<Terminal, 'stdoutIsTerminal'>;
   globals: { output: OutputFormat; query?: string };
 }
 
@@ -16,5 +18,5 @@ export async function writeResult(ctx: ResultSink, value: unknown, render: () =>
     return;
   }
   const { writeQueried } = await import('./query');
-  writeQueried(ctx.io.stdout, ctx.globals.query, value, ctx.globals.output);
+  writeQueried(ctx.io.stdout, ctx.terminal.stdoutIsTerminal, ctx.globals.query, value, ctx.globals.output);
 }

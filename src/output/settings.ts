@@ -1,26 +1,22 @@
-import { colorLevel } from './color';
+import type { Terminal } from '../terminal';
 import type { RenderOptions } from './records';
 
 /**
- * The parts of a command's context that decide how output looks. Structural,
+ * The part of a command's context that decides how output looks. Structural,
  * so output/ does not depend on context.ts; a Context satisfies it.
  */
 export interface OutputSettingsSource {
-  io: { stdout: { isTTY?: boolean; columns?: number } };
-  env: Readonly<Record<string, string | undefined>>;
-  /** `color` is false when --no-color was given. */
-  globals: { color: boolean };
+  terminal: Pick<Terminal, 'stdoutIsTerminal' | 'colorLevel' | 'stdoutWidth'>;
 }
 
 /**
- * RenderOptions for what stdout is: a TTY gets a table sized to its width
+ * RenderOptions for what stdout is: a terminal gets a table sized to its width
  * with the colour level the environment allows; anything else gets TSV, no
  * colour, no truncation.
  */
-export function renderOptions({ io, env, globals }: OutputSettingsSource): RenderOptions {
-  const tty = io.stdout.isTTY === true;
-  const level = colorLevel({ isTTY: tty, env, noColorFlag: !globals.color });
-  const columns = io.stdout.columns;
-  const width = tty && columns !== undefined && Number.isInteger(columns) && columns > 0 ? columns : undefined;
+export function renderOptions({ terminal }: OutputSettingsSource): RenderOptions {
+  const tty = terminal.stdoutIsTerminal;
+  const level = terminal.colorLevel();
+  const width = terminal.stdoutWidth();
   return width === undefined ? { tty, level } : { tty, level, width };
 }

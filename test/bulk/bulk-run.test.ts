@@ -53,8 +53,10 @@ describe('progress', () => {
 
     const frames = io.stderr.writes.filter((chunk) => chunk.startsWith('\r\x1b[Kimport '));
     expect(frames.length).toBeGreaterThan(2);
-    expect(frames[0]).toMatch(/^\r\x1b\[Kimport \[\.{10}\] 0\/3 · 0\/min · 429s: 0 · /);
+    // Nothing sent yet: no rate to tell.
+    expect(frames[0]).toMatch(/^\r\x1b\[Kimport \[\.{10}\] 0\/3 · rate: measuring · 429s: 0 · /);
     expect(frames.some((frame) => /429s: 1 · .*rate-limit wait [12]s$/.test(frame))).toBe(true);
+    // The first request was answered 429 and its retry waited a second: the rate is measured by then.
     expect(frames.at(-1)).toMatch(/^\r\x1b\[Kimport \[#{10}\] 3\/3 · \d+\/min · 429s: 1 · finishing$/);
     const text = io.stderr.text();
     // The bar is wiped before the summary, which is a line of its own.

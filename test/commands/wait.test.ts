@@ -1,6 +1,8 @@
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { InterruptedError } from '../../src/errors';
-import { fakeContext } from '../helpers/cli';
+import { createContext } from '../../src/context';
+import { createTestTerminal } from '../../src/terminal';
+import { fakeContext, globalsWith } from '../helpers/cli';
 
 /**
  * ctx.wait: how a rate-limit wait looks. On a terminal, one line on stderr
@@ -20,7 +22,7 @@ afterEach(() => {
 
 describe('ctx.wait', () => {
   it('counts down whole seconds in place on a TTY stderr, then erases the line', async (t) => {
-    const { ctx, io } = fakeContext(t, { stderrTTY: true, now: () => Date.now() });
+    const { ctx, io } = fakeContext(t, { stderrTTY: true, now: () => Date.now(), monotonic: () => Date.now() });
     let done = false;
     const waiting = ctx.wait(2500, WHY).then(() => (done = true));
 
@@ -48,7 +50,7 @@ describe('ctx.wait', () => {
   });
 
   it('writes a long wait as the notices do: minutes and seconds from two minutes on', async (t) => {
-    const { ctx, io } = fakeContext(t, { stderrTTY: true, now: () => Date.now() });
+    const { ctx, io } = fakeContext(t, { stderrTTY: true, now: () => Date.now(), monotonic: () => Date.now() });
     const waiting = ctx.wait(150_000, WHY);
     await vi.advanceTimersByTimeAsync(0);
     expect(io.stderr.writes).toEqual([`${CLEAR}petctl: ${WHY} (2m30s left)`]);
@@ -59,7 +61,7 @@ describe('ctx.wait', () => {
   });
 
   it('waits the whole time, no less', async (t) => {
-    const { ctx } = fakeContext(t, { stderrTTY: true, now: () => Date.now() });
+    const { ctx } = fakeContext(t, { stderrTTY: true, now: () => Date.now(), monotonic: () => Date.now() });
     let done = false;
     const waiting = ctx.wait(3000, WHY).then(() => (done = true));
     await vi.advanceTimersByTimeAsync(2999);
@@ -70,7 +72,7 @@ describe('ctx.wait', () => {
   });
 
   it('off a terminal says why in one line, once', async (t) => {
-    const { ctx, io } = fakeContext(t, { now: () => Date.now() });
+    const { ctx, io } = fakeContext(t, { now: () => Date.now(), monotonic: () => Date.now() });
     const waiting = ctx.wait(5000, WHY);
     await vi.advanceTimersByTimeAsync(5000);
     await waiting;
@@ -78,13 +80,13 @@ describe('ctx.wait', () => {
   });
 
   it('--quiet waits silently, on a terminal too; so do waits under a second', async (t) => {
-    const quiet = fakeContext(t, { stderrTTY: true, globals: { quiet: true }, now: () => Date.now() });
+    const quiet = fakeContext(t, { stderrTTY: true, globals: { quiet: true }, now: () => Date.now(), monotonic: () => Date.now() });
     const waiting = quiet.ctx.wait(2000, WHY);
     await vi.advanceTimersByTimeAsync(2000);
     await waiting;
     expect(quiet.io.stderr.text()).toBe('');
 
-    const short = fakeContext(t, { stderrTTY: true, now: () => Date.now() });
+    const short = fakeContext(t, { stderrTTY: true, now: () => Date.now(), monotonic: () => Date.now() });
     const brief = short.ctx.wait(999, WHY);
     await vi.advanceTimersByTimeAsync(999);
     await brief;
@@ -93,7 +95,7 @@ describe('ctx.wait', () => {
 
   it('Ctrl-C during the countdown rejects with InterruptedError and erases the line', async (t) => {
     const controller = new AbortController();
-    const { ctx, io } = fakeContext(t, { stderrTTY: true, signal: controller.signal, now: () => Date.now() });
+    const { ctx, io } = fakeContext(t, { stderrTTY: true, signal: controller.signal, now: () => Date.now(), monotonic: () => Date.now() });
     const waiting = ctx.wait(10_000, WHY);
     const outcome = waiting.catch((error: unknown) => error);
     await vi.advanceTimersByTimeAsync(1500);
@@ -103,9 +105,24 @@ describe('ctx.wait', () => {
   });
 });
 
+describe('the countdown on a test terminal given to the context', () => {
+  it('is drawn on that terminal\'s status line, and a line printed meanwhile goes above it', async () => {
+    const { terminal, io, stderr } = createTestTerminal({ stderrTTY: true, stderrWidth: 40 });
+    const ctx = createContext(globalsWith(), { io, terminal, env: {}, signal: new AbortController().signal, monotonic: () => Date.now() });
+    const waiting = ctx.wait(2000, WHY);
+    await vi.advanceTimersByTimeAsync(0);
+    ctx.line('a notice');
+    await vi.advanceTimersByTimeAsync(2000);
+    await waiting;
+    // Cut to 39 columns: a wrapped line could not be redrawn in place.
+    const frame = `${CLEAR}${`petctl: ${WHY} (2s left)`.slice(0, 39)}`;
+    expect(stderr.writes).toEqual([frame, CLEAR, 'a notice\n', frame, `${CLEAR}${`petctl: ${WHY} (1s left)`.slice(0, 39)}`, CLEAR]);
+  });
+});
+
 describe('ctx.announceWait: one wait, one notice', () => {
   it('requests waiting for the same moment (within a second) share one line; a later wait gets its own; none with --quiet', async (t) => {
-    const { ctx, io } = fakeContext(t, { now: () => Date.now() });
+    const { ctx, io } = fakeContext(t, { now: () => Date.now(), monotonic: () => Date.now() });
     ctx.announceWait(2000, 'HTTP 429; retry 1/4 in 2s');
     ctx.announceWait(1990, 'rate limited (HTTP 429, Retry-After); waiting 2s, until 10:00:02');
     vi.advanceTimersByTime(400);

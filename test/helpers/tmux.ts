@@ -70,7 +70,8 @@ export function openTerminal(
     redirect += ` < ${quote(input)}`;
   }
   const command = options.command ?? [NODE, BIN, ...args];
-  fs.writeFileSync(script, `${exports}\n${command.map(quote).join(' ')}${redirect}\necho $? > ${quote(exit)}.tmp && mv ${quote(exit)}.tmp ${quote(exit)}\nsleep 30\n`);
+  // Ctrl-C reaches the whole foreground group: the shell traps it (its child still gets the default action) so it lives to record the exit code.
+  fs.writeFileSync(script, `${exports}\ntrap true INT\n${command.map(quote).join(' ')}${redirect}\necho $? > ${quote(exit)}.tmp && mv ${quote(exit)}.tmp ${quote(exit)}\nsleep 30\n`);
   const config = path.join(dir, 'tmux.conf');
   fs.writeFileSync(config, options.clipboard ? 'set -g set-clipboard on\n' : '');
   tmux('-f', config, 'new-session', '-d', '-s', 'petctl', '-x', String(options.width ?? 100), '-y', '30', `sh ${quote(script)}`);

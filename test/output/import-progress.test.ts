@@ -1,39 +1,84 @@
 import { describe, expect, it } from 'vitest';
-import { created } from '../../src/bulk/results';
+import { created, failed } from '../../src/bulk/results';
 import { ImportProgress, perMinute, summaryLine } from '../../src/output/import-progress';
-import { recordingStream } from '../helpers/cli';
+import { createTestTerminal } from '../../src/terminal';
 
 /**
  * The progress bar's figures with a fake clock at the real lengths: the
  * Free plan (60 a minute), 150 rows, the first window's 60 sent in 0.18 s.
+ * The bar is drawn on a test terminal's status line.
  */
 
 const T0 = Date.UTC(2026, 10, 25, 14, 0, 0);
 
-function freePlanImport(options: { toSend: number; reserve?: number }) {
+function freePlanImport(options: { toSend: number; reserve?: number; tty?: boolean }) {
   let now = T0;
-  const stderr = recordingStream({ isTTY: true, columns: 120 });
-  const progress = new ImportProgress(stderr, { quiet: false, verbose: false, total: options.toSend, toSend: options.toSend, reserve: options.reserve, now: () => now });
-  const reset = Math.ceil((T0 + 60_000) / 1000);
+  const { terminal, stderr } = createTestTerminal({ stderrTTY: options.tty ?? true, stderrWidth: 120 });
+  const progress = new ImportProgress(terminal.status, { quiet: false, verbose: false, total: options.toSend, toSend: options.toSend, reserve: options.reserve, now: () => now });
   let sent = 0;
-  const burst = (count: number, limit = 60) => {
+  /** `count` rows sent and created 3 ms apart, answered with the window that resets at `resetMs` after T0. */
+  const burst = (count: number, { limit = 60, resetMs = 60_000 } = {}) => {
     for (let i = 0; i < count; i++) {
       now += 3;
       sent += 1;
-      progress.answer(201, { limit, remaining: limit - i - 1, resetEpochSeconds: reset });
+      progress.sending();
+      progress.answer(201, { limit, remaining: limit - i - 1, resetEpochSeconds: Math.ceil((T0 + resetMs) / 1000) });
       progress.row(created(sent, sent + 1, { id: sent, name: `P${sent}`, categoryId: 1 }), true);
     }
   };
   const frame = () => stderr.writes.filter((chunk) => chunk.startsWith('\r\x1b[Kimport ')).at(-1)!;
-  return { progress, burst, frame, at: (ms: number) => (now = T0 + ms) };
+  return { progress, burst, frame, stderr, at: (ms: number) => (now = T0 + ms) };
 }
 
 describe('import progress', () => {
-  it('after the first window\'s burst: the rate is per minute since the start (60/min, not thousands), and the time left counts the windows still to wait', () => {
+  it('after the first window\'s burst: the rate waits for a second of sending, and the time left counts the windows still to wait', () => {
     const { progress, burst, frame } = freePlanImport({ toSend: 150 });
     burst(60);
     // 90 rows left, none in this window: the next window's 60, then one more window for the last 30.
-    expect(frame()).toMatch(/^\r\x1b\[Kimport \[#{8}\.{12}\] 60\/150 · 60\/min · 429s: 0 · ~2m00s left$/);
+    expect(frame()).toMatch(/^\r\x1b\[Kimport \[#{8}\.{12}\] 60\/150 · rate: measuring · 429s: 0 · ~2m00s left$/);
+    progress.stop();
+  });
+
+  it('the rate is the rows created divided by the time since the first request, per minute: 120 in 64 s is 113/min, not the plan\'s 60', () => {
+    const { progress, burst, frame, at } = freePlanImport({ toSend: 150 });
+    burst(60);
+    at(60_000);
+    burst(60, { resetMs: 120_000 });
+    at(64_003);
+    progress.waiting(56_000);
+    // The last 30 go in the window that opens when this wait ends: the time left is the wait, and a burst.
+    expect(frame()).toMatch(/ 120\/150 · 113\/min · 429s: 0 · ~56s left · rate-limit wait 56s$/);
+    progress.stop();
+  });
+
+  it('the time left is never less than the wait under way, even a wait past the window\'s reset', () => {
+    const { progress, burst, frame, at } = freePlanImport({ toSend: 150 });
+    burst(60);
+    at(60_000);
+    burst(60, { resetMs: 120_000 });
+    at(64_000);
+    // A Retry-After of 70 s outlasts the window (reset at 120 s): the rows are sent from its end.
+    progress.waiting(70_000);
+    expect(frame()).toMatch(/ · ~1m10s left · rate-limit wait 70s$/);
+    at(64_600);
+    // 55.4 s to the reset, shown as a wait of 56 s: the time left reads no less.
+    progress.waiting(55_400);
+    expect(frame()).toMatch(/ · ~56s left · rate-limit wait 56s$/);
+    progress.answer(429, {});
+    at(65_000);
+    progress.waiting(90_000);
+    // 30 rows left, 90 s of wait: never the 56 s to the reset.
+    expect(frame()).toMatch(/ · 429s: 1 · ~1m30s left · rate-limit wait 90s$/);
+    progress.stop();
+  });
+
+  it('rows beyond the window that opens after a wait wait for the windows after it, at the plan\'s rate', () => {
+    const { progress, burst, frame, at } = freePlanImport({ toSend: 300 });
+    burst(60);
+    at(1_003);
+    progress.waiting(59_000);
+    // 240 left: 60 from the reset at 60 s, then three more windows (the last one's 60 a burst).
+    expect(frame()).toMatch(/ 60\/300 · 3600\/min · 429s: 0 · ~3m59s left · rate-limit wait 59s$/);
     progress.stop();
   });
 
@@ -50,7 +95,7 @@ describe('import progress', () => {
   it('within a window with room left, the time left is the burst only', () => {
     const { progress, burst, frame } = freePlanImport({ toSend: 40 });
     burst(20);
-    expect(frame()).toMatch(/ 20\/40 · 20\/min · 429s: 0 · ~0\.1s left$/);
+    expect(frame()).toMatch(/ 20\/40 · rate: measuring · 429s: 0 · ~0\.1s left$/);
     progress.stop();
   });
 
@@ -58,13 +103,33 @@ describe('import progress', () => {
     const { progress, burst, frame } = freePlanImport({ toSend: 150, reserve: 10 });
     burst(50);
     // The import stopped at 10 left; 100 rows to go at 50 a window: two more windows.
-    expect(frame()).toMatch(/ 50\/150 · 50\/min · 429s: 0 · ~2m00s left$/);
+    expect(frame()).toMatch(/ 50\/150 · rate: measuring · 429s: 0 · ~2m00s left$/);
     progress.stop();
   });
 
-  it('the rate: rows per minute since the start, over at least a minute', () => {
-    expect(perMinute(60, 180)).toBe(60);
-    expect(perMinute(150, 120_000)).toBe(75);
-    expect(summaryLine({ created: 3, skipped: 1, rejected: 0, invalid: 1, unknown: 0 }, 400, '/j')).toBe('created 3, skipped 1, rejected 0, invalid 1, unknown 0 in 0.4s (3/min); journal /j');
+  it('rejected rows are not counted in the rate: they were answered, not created', () => {
+    const { progress, burst, frame, at } = freePlanImport({ toSend: 150 });
+    burst(10);
+    at(2_000);
+    progress.row(failed(11, 12, { code: 'invalid_pet', message: 'bad', status: 400 }), true);
+    // 10 created in 2 s since the first request (at 3 ms).
+    expect(frame()).toMatch(/ 11\/150 · 300\/min · /);
+    progress.stop();
+  });
+
+  it('off a terminal there is no bar; a line is a plain line', () => {
+    const { progress, burst, stderr } = freePlanImport({ toSend: 10, tty: false });
+    burst(5);
+    progress.line('petctl: stopping');
+    progress.stop();
+    expect(stderr.text()).toBe('petctl: stopping\n');
+  });
+
+  it('the summary\'s rate is the bar\'s: 3,000 rows created in 6.2 s since the first request is about 29,000/min', () => {
+    expect(perMinute(3000, 6200)).toBeCloseTo(29_032, 0);
+    const tally = { created: 3000, skipped: 1, rejected: 2, invalid: 1, unknown: 0 };
+    expect(summaryLine(tally, { sendingMs: 6200, runMs: 6300 }, '/j')).toBe('created 3000, skipped 1, rejected 2, invalid 1, unknown 0 in 6.2s (29032/min); journal /j');
+    // Nothing sent: the run's time, and 0/min.
+    expect(summaryLine({ ...tally, created: 0, rejected: 0 }, { runMs: 40 }, '/j')).toBe('created 0, skipped 1, rejected 0, invalid 1, unknown 0 in 0.0s (0/min); journal /j');
   });
 });

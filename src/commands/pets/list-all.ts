@@ -109,18 +109,15 @@ function startingUrl(token: string, params: ListPetsParams, http: HttpClient): s
  * waits for the end (a table, --query). Nothing with -q.
  */
 function statusLine(ctx: Context, outputWaits: boolean) {
-  const enabled = ctx.io.stderr.isTTY === true && !ctx.globals.quiet && (ctx.io.stdout.isTTY !== true || outputWaits);
-  let shown = false;
+  const { terminal } = ctx;
+  const enabled = terminal.stderrIsTerminal && !ctx.globals.quiet && (!terminal.stdoutIsTerminal || outputWaits);
   return {
     enabled,
     show(text: string) {
-      if (!enabled) return;
-      ctx.io.stderr.write(`\r\x1b[Kpetctl: ${text}`);
-      shown = true;
+      if (enabled) terminal.status.show(`petctl: ${text}`);
     },
     clear() {
-      if (shown) ctx.io.stderr.write('\r\x1b[K');
-      shown = false;
+      terminal.status.clear();
     },
   };
 }

@@ -68,7 +68,7 @@ export async function listRun(options: ListOptions, ctx: Context): Promise<void>
 
 /** stdout and stderr are both a terminal: a person reads the page, and a hint on stderr is seen, not piped away. */
 function isPersonWatching(ctx: Context): boolean {
-  return ctx.io.stdout.isTTY === true && ctx.io.stderr.isTTY === true;
+  return ctx.terminal.personWatching();
 }
 
 async function hasNextPage(response: ApiResponse): Promise<boolean> {

@@ -1,0 +1,41 @@
+import { ExitCode, type PetctlError, RateLimitError } from '../errors';
+
+/**
+ * How an import ended, and its exit code, from what happened: the policy in
+ * one pure function. When several apply: 130 (Ctrl-C) > 5 (the rate limit
+ * stopped it) > the code of another error that stopped it (1, 4, 3, 7...) >
+ * 7 (a row's outcome is unknown) > 6 (a row invalid or rejected) > 0.
+ */
+
+export interface ImportFacts {
+  /** Ctrl-C (or SIGTERM) ended sending. */
+  interrupted: boolean;
+  /** What stopped sending before the end. */
+  stoppedBy?: PetctlError;
+  rejected: number;
+  invalid: number;
+  unknown: number;
+}
+
+export type ImportEnding =
+  | { kind: 'interrupted'; exitCode: typeof ExitCode.INTERRUPTED }
+  /** The journal or the rate-limit state file could not be written. */
+  | { kind: 'unwritable'; exitCode: ExitCode; error: PetctlError }
+  | { kind: 'rate_limited'; exitCode: typeof ExitCode.RATE_LIMITED; error: RateLimitError }
+  | { kind: 'stopped'; exitCode: ExitCode; error: PetctlError }
+  | { kind: 'unknown'; exitCode: typeof ExitCode.NETWORK }
+  | { kind: 'rejected'; exitCode: typeof ExitCode.REJECTED }
+  | { kind: 'done'; exitCode: typeof ExitCode.OK };
+
+/** The codes of the files an import must write to go on: the journal, the rate-limit state. */
+const UNWRITABLE = new Set(['journal_unwritable', 'state_unwritable']);
+
+export function importEnding({ interrupted, stoppedBy, rejected, invalid, unknown }: ImportFacts): ImportEnding {
+  if (interrupted || stoppedBy?.exitCode === ExitCode.INTERRUPTED) return { kind: 'interrupted', exitCode: ExitCode.INTERRUPTED };
+  if (stoppedBy !== undefined && UNWRITABLE.has(stoppedBy.code)) return { kind: 'unwritable', exitCode: stoppedBy.exitCode, error: stoppedBy };
+  if (stoppedBy instanceof RateLimitError) return { kind: 'rate_limited', exitCode: ExitCode.RATE_LIMITED, error: stoppedBy };
+  if (stoppedBy !== undefined) return { kind: 'stopped', exitCode: stoppedBy.exitCode, error: stoppedBy };
+  if (unknown > 0) return { kind: 'unknown', exitCode: ExitCode.NETWORK };
+  if (rejected + invalid > 0) return { kind: 'rejected', exitCode: ExitCode.REJECTED };
+  return { kind: 'done', exitCode: ExitCode.OK };
+}

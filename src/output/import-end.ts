@@ -1,0 +1,115 @@
+import type { ImportEnding } from '../bulk/outcome';
+import { plural } from '../bulk/results';
+import { ExitCode, InterruptedError, PetctlError, RateLimitError } from '../errors';
+import { maxWaitHint } from '../api/wait-policy';
+import { formatWhen } from './time';
+
+/**
+ * What an import says on stderr besides its rows and its progress: the lines
+ * about the input, and how it ended, as the error main.ts prints (the exit
+ * code is bulk/outcome.ts's decision).
+ */
+
+/** `line 7 (row 6): <why it is invalid>` */
+export function invalidRowLine(row: number, line: number, reason: string): string {
+  return `line ${line} (row ${row}): ${reason}`;
+}
+
+/** After the invalid rows shown one by one, the rest counted. */
+export function moreInvalidLine(shown: number, invalid: number): string {
+  return `... and ${invalid - shown} more invalid rows (${invalid} in all)`;
+}
+
+export function ignoredColumnsLine(names: readonly string[]): string {
+  return `ignoring columns: ${names.join(', ')}`;
+}
+
+/** The first Ctrl-C. */
+export const STOPPING_LINE = 'petctl: stopping: no new requests; waiting for the ones in flight (Ctrl-C again to stop waiting)';
+
+/** After the summary of an import Ctrl-C stopped: `rerun the same command to send the 90 rows not sent yet`. */
+export function resumeLine(notSent: number): string {
+  return `rerun the same command to send the ${notSent === 1 ? 'row' : `${notSent} rows`} not sent yet`;
+}
+
+/** Invalid rows, and neither --skip-invalid nor --dry-run: nothing is sent. */
+export function invalidInputError(invalid: number, rows: number, flags: { skipInvalid: boolean; dryRun: boolean }): PetctlError {
+  return new PetctlError(ExitCode.REJECTED, `${plural(invalid, 'invalid row')} of ${rows}; nothing was sent`, {
+    code: 'invalid_input',
+    // Only --dry-run refuses with --skip-invalid given; a dry run sends nothing, whatever is added to it.
+    hint: flags.skipInvalid
+      ? 'fix them; without --dry-run the valid rows are sent and these reported'
+      : `fix them, or add --skip-invalid${flags.dryRun ? ' and leave out --dry-run' : ''} to send the valid rows and report the rest`,
+  });
+}
+
+/** The journal or the rate-limit state file could not be written: what was done, and what a rerun will do. */
+export function unwritableError(error: PetctlError & { deleted?: 'restored' | 'lost' }, created: number, left: number): PetctlError {
+  const done = `the import stopped before sending another request: ${plural(created, 'row')} created by this run, ${plural(left, 'row')} not sent yet`;
+  if (error.deleted === 'lost') {
+    return new PetctlError(ExitCode.FAILURE, `${error.message}; ${done}. It could not be written again, so a rerun would send the rows created before again`, {
+      code: error.code,
+      hint: 'check what was created with petctl pets list before importing this file again',
+    });
+  }
+  return new PetctlError(ExitCode.FAILURE, `${error.message}; ${done}. Once the cause is fixed, a rerun of the same command resumes`, {
+    code: error.code,
+    hint: error.deleted === 'restored' ? 'rerun the same command to send the rest' : 'free some space on its disk or make its directory writable again, then rerun the same command',
+    cause: error,
+  });
+}
+
+export interface ImportCounts {
+  created: number;
+  rejected: number;
+  invalid: number;
+  unknown: number;
+  /** Rows not reported: left for a rerun. */
+  left: number;
+}
+
+/** The error an import ends with; undefined when it ends well. */
+export function endingError(ending: ImportEnding, counts: ImportCounts, now: number): PetctlError | undefined {
+  const { created, left } = counts;
+  switch (ending.kind) {
+    case 'done':
+      return undefined;
+    case 'interrupted':
+      return new InterruptedError();
+    case 'unwritable':
+      return unwritableError(ending.error, created, left);
+    case 'rate_limited': {
+      // Not the core's own message: it speaks of one request ("nothing sent"), and rows may have been created.
+      const { error } = ending;
+      const when = error.retryAt === undefined ? 'later' : formatWhen(error.retryAt, now);
+      const waitLonger = maxWaitHint(error.code);
+      return new RateLimitError(`the rate limit stopped the import: ${error.reason}; ${plural(created, 'row')} created, ${left} left; resume ${when}: rerun the same command`, {
+        code: error.code,
+        status: error.status,
+        body: error.body,
+        retryAt: error.retryAt,
+        reason: error.reason,
+        hint: waitLonger ? `${waitLonger}; the journal keeps what was created` : 'the journal keeps what was created: the rerun sends only the rest',
+      });
+    }
+    case 'stopped': {
+      const { error } = ending;
+      return new PetctlError(error.exitCode, `${error.message}; the import stopped, ${plural(left, 'row')} not sent yet; rerun the same command to resume`, {
+        code: error.code,
+        status: error.status,
+        body: error.body,
+        hint: error.hint,
+      });
+    }
+    case 'unknown':
+      return new PetctlError(ExitCode.NETWORK, `${plural(counts.unknown, 'row')} sent without an answer: outcome unknown; they are never resent on their own`, {
+        code: 'outcome_unknown',
+        hint: 'check with petctl pets list; then rerun with --retry-unknown to send the missing ones again',
+      });
+    case 'rejected':
+      return new PetctlError(ExitCode.REJECTED, `${plural(counts.rejected, 'row')} rejected by the server, ${plural(counts.invalid, 'row')} invalid`, {
+        code: counts.rejected > 0 ? 'rows_rejected' : 'invalid_row',
+        hint: 'fix those rows in the file and rerun the same command: only the rows not created yet are sent',
+      });
+  }
+}

@@ -1,0 +1,48 @@
+import { describe, expect, it } from 'vitest';
+import { type ImportFacts, importEnding } from '../../src/bulk/outcome';
+import { ExitCode, InterruptedError, NetworkError, NotConfiguredError, PetctlError, RateLimitError } from '../../src/errors';
+import { endingError } from '../../src/output/import-end';
+
+/** How an import ends: one row per mix of what happened, the ending chosen and its exit code, and the error said for it. */
+
+const banned = new RateLimitError('banned', { code: 'key_banned', status: 429, reason: 'the API key is banned' });
+const journalFull = new PetctlError(ExitCode.FAILURE, 'cannot write the journal j: no space left on the device (ENOSPC)', { code: 'journal_unwritable' });
+const stateFull = new PetctlError(ExitCode.FAILURE, 'cannot write the rate-limit state file s: no space', { code: 'state_unwritable' });
+const refused = new NetworkError('connection refused', { sent: false, retryable: false });
+const noKey = new NotConfiguredError('no API key');
+const clean = { interrupted: false, rejected: 0, invalid: 0, unknown: 0 };
+
+const cases: Array<[string, ImportFacts, ReturnType<typeof importEnding>['kind'], number]> = [
+  ['every row created', clean, 'done', 0],
+  ['a row rejected', { ...clean, rejected: 1 }, 'rejected', 6],
+  ['a row invalid', { ...clean, invalid: 2 }, 'rejected', 6],
+  ['a row unknown beats rejected and invalid', { ...clean, rejected: 1, invalid: 1, unknown: 1 }, 'unknown', 7],
+  ['an error that stopped it keeps its code, over unknown rows', { ...clean, unknown: 3, stoppedBy: noKey }, 'stopped', 4],
+  ['a refused connection', { ...clean, stoppedBy: refused }, 'stopped', 7],
+  ['the journal could not be written', { ...clean, unknown: 1, stoppedBy: journalFull }, 'unwritable', 1],
+  ['the state file could not be written', { ...clean, stoppedBy: stateFull }, 'unwritable', 1],
+  ['the rate limit stopped it, over rows rejected and unknown', { ...clean, rejected: 1, unknown: 1, stoppedBy: banned }, 'rate_limited', 5],
+  ['Ctrl-C beats the rate limit', { ...clean, interrupted: true, stoppedBy: banned }, 'interrupted', 130],
+  ['an interrupted request that stopped it is Ctrl-C', { ...clean, stoppedBy: new InterruptedError() }, 'interrupted', 130],
+  ['Ctrl-C with rows rejected', { ...clean, interrupted: true, rejected: 4 }, 'interrupted', 130],
+];
+
+describe('importEnding', () => {
+  it.each(cases)('%s → %s, exit %i', (_name, facts, kind, exitCode) => {
+    const ending = importEnding(facts);
+    expect(ending).toMatchObject({ kind, exitCode });
+    // The error said for it ends with the same code main.ts maps it to.
+    const counts = { created: 5, rejected: facts.rejected, invalid: facts.invalid, unknown: facts.unknown, left: 7 };
+    expect(endingError(ending, counts, Date.now())?.exitCode ?? 0).toBe(exitCode);
+  });
+
+  it('the words of each stop: what was created, what is left, how to go on', () => {
+    const counts = { created: 5, rejected: 1, invalid: 0, unknown: 2, left: 7 };
+    const say = (facts: ImportFacts) => endingError(importEnding(facts), counts, Date.now())?.message;
+    expect(say({ ...clean, stoppedBy: banned })).toBe('the rate limit stopped the import: the API key is banned; 5 rows created, 7 left; resume later: rerun the same command');
+    expect(say({ ...clean, stoppedBy: refused })).toBe('connection refused; the import stopped, 7 rows not sent yet; rerun the same command to resume');
+    expect(say({ ...clean, unknown: 2 })).toBe('2 rows sent without an answer: outcome unknown; they are never resent on their own');
+    expect(say({ ...clean, rejected: 1 })).toBe('1 row rejected by the server, 0 rows invalid');
+    expect(say({ ...clean, stoppedBy: journalFull })).toMatch(/; the import stopped before sending another request: 5 rows created by this run, 7 rows not sent yet\. Once the cause is fixed/);
+  });
+});

@@ -1,0 +1,105 @@
+import fs from 'node:fs';
+import path from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { setupE2e } from '../helpers/cli';
+import { creator } from '../helpers/pet-creator';
+import type { RecordedRequest } from '../helpers/scripted-server';
+import { openTerminal } from '../helpers/tmux';
+
+/**
+ * What an import tells a person while it runs and when it is stopped: the
+ * rate is the rows created divided by the time since the first request, in
+ * the bar and the summary alike; the time left is never less than the wait
+ * under way; Ctrl-C ends with the summary and how many rows a rerun sends.
+ * The bar and Ctrl-C run in a real terminal (tmux), where a person sees them.
+ */
+
+/** A server that creates every animal `delayMs` after the request: at most 60000/delayMs a minute with one request in flight. */
+function slowCreator(delayMs: number) {
+  const create = creator();
+  return (request: RecordedRequest, res: import('node:http').ServerResponse) => void setTimeout(() => create(request, res), delayMs);
+}
+
+function rowsFile(dir: string, count: number): string {
+  const file = path.join(dir, 'intake.ndjson');
+  fs.writeFileSync(file, Array.from({ length: count }, (_, i) => `{"name":"P${i + 1}","categoryId":1}`).join('\n'));
+  return file;
+}
+
+/** petctl in tmux against the scripted server, with the key and config of `setupE2e`. */
+function importInTerminal(t: Parameters<typeof openTerminal>[0], setup: Awaited<ReturnType<typeof setupE2e>>, file: string) {
+  const { server, key, configDir } = setup;
+  const env = { PETCTL_CONFIG_DIR: configDir, PETCTL_API_KEY: key };
+  return openTerminal(t, ['--base-url', server.baseUrl, 'pets', 'add', '--file', file, '--concurrency', '1'], env, { width: 120 });
+}
+
+const SUMMARY = /created (\d+), skipped 0, rejected 0, invalid 0, unknown 0 in ([\d.]+)s \((\d+)\/min\)/;
+
+describe.concurrent('import progress, truthful', () => {
+  it('the bar\'s rate is the rows created since the first request, per minute: 0.5 s an animal shows about 120/min, never a minute\'s floor', async (t) => {
+    const setup = await setupE2e(t, slowCreator(500));
+    const tty = importInTerminal(t, setup, rowsFile(setup.configDir, 40));
+    const screen = await tty.waitFor(/import \[[#.]+\] (?:[6-9]|1\d)\/40 · \d+\/min/, 20_000);
+    const [, done, rate] = /import \[[#.]+\] (\d+)\/40 · (\d+)\/min/.exec(screen)!;
+    // Each animal takes at least 0.5 s: at most 120 a minute. Over a minute's floor, 6-19 rows would show 6-19/min.
+    expect(Number(rate)).toBeLessThanOrEqual(120);
+    expect(Number(rate)).toBeGreaterThan(Number(done) * 2);
+    tty.press('C-c');
+    tty.press('C-c');
+    expect(await tty.exitCode(20_000)).toBe(130);
+  });
+
+  it('the summary\'s rate is computed the same way: the rows created divided by the time it shows', async (t) => {
+    const setup = await setupE2e(t, slowCreator(300));
+    const result = await setup.petctl(['pets', 'add', '--file', rowsFile(setup.configDir, 10), '--concurrency', '1']);
+    expect(result.code, result.stderr).toBe(0);
+    const [, created, seconds, rate] = SUMMARY.exec(result.stderr)!.map(Number);
+    expect(created).toBe(10);
+    // 10 rows 0.3 s apart take 3 s or more: 200/min or less, and the figure agrees with the time shown (to its 0.1 s).
+    expect(seconds).toBeGreaterThanOrEqual(3);
+    expect(rate).toBeLessThanOrEqual(200);
+    expect(rate).toBeGreaterThanOrEqual(Math.floor((created! * 60) / (seconds! + 0.05)));
+    expect(rate).toBeLessThanOrEqual(Math.ceil((created! * 60) / (seconds! - 0.05)));
+  });
+
+  it('the time left is never less than the wait under way, when Retry-After outlasts the window the headers announce', async (t) => {
+    const create = creator();
+    const setup = await setupE2e(t, create);
+    const soon = () => String(Math.ceil(Date.now() / 1000) + 1);
+    setup.server.reply(create, create, (_request, res) => {
+      // The window resets in a second, but Retry-After says 6 s: the rows wait for Retry-After.
+      res.writeHead(429, { 'content-type': 'application/json', 'retry-after': '6', 'x-ratelimit-limit': '1000', 'x-ratelimit-remaining': '0', 'x-ratelimit-reset': soon() });
+      res.end(JSON.stringify({ code: 'rate_limited', message: 'Too many requests', status: 429 }));
+    });
+    const tty = importInTerminal(t, setup, rowsFile(setup.configDir, 5));
+    const screen = await tty.waitFor(/~([\d.]+)s left · rate-limit wait (\d+)s/, 15_000);
+    const [, left, wait] = /~([\d.]+)s left · rate-limit wait (\d+)s/.exec(screen)!.map(Number);
+    // The wait is shown rounded up to the second, the time left to a tenth: a second of slack, no more.
+    expect(left).toBeGreaterThanOrEqual(wait! - 1);
+    expect(wait).toBeGreaterThanOrEqual(4);
+    expect(await tty.exitCode(20_000)).toBe(0);
+    expect(tty.text()).toMatch(/created 5, skipped 0, rejected 0, invalid 0, unknown 0 in /);
+  });
+
+  it('Ctrl-C in a terminal: the request in flight finishes, the summary, then how many rows a rerun sends; the rerun sends exactly those', async (t) => {
+    const setup = await setupE2e(t, slowCreator(300));
+    const file = rowsFile(setup.configDir, 100);
+    const tty = importInTerminal(t, setup, file);
+    await tty.waitFor(/import \[[#.]+\] [3-9]\/100 /, 20_000);
+    tty.press('C-c');
+    expect(await tty.exitCode(20_000)).toBe(130);
+
+    const text = tty.text();
+    const created = Number(SUMMARY.exec(text)?.[1]);
+    expect(setup.server.requests).toHaveLength(created);
+    const lines = text.split('\n').filter((line) => line.trim() !== '');
+    const summaryAt = lines.findIndex((line) => SUMMARY.test(line));
+    expect(lines[summaryAt + 1]).toBe(`rerun the same command to send the ${100 - created} rows not sent yet`);
+    expect(text).toContain('petctl: stopping: no new requests; waiting for the ones in flight');
+
+    const rerun = await setup.petctl(['pets', 'add', '--file', file, '--concurrency', '4']);
+    expect(rerun.code, rerun.stderr).toBe(0);
+    expect(setup.server.requests).toHaveLength(100);
+    expect(rerun.stderr).toMatch(new RegExp(`^created ${100 - created}, skipped ${created}, `, 'm'));
+  });
+});
