@@ -242,7 +242,9 @@ describe.concurrent('pets list when the service has more (Link rel="next")', () 
     await listRun({ all: true }, watched.ctx);
     const shown = watched.io.stderr.text().split('\r\x1b[K').filter(Boolean);
     expect(shown[0]).toBe('petctl: page 1, 4 animals so far');
-    expect(shown[1]).toMatch(/^petctl: page 2, 4 animals so far; rate limit reached; waiting \ds for the window to reopen \(\ds left\)$/);
+    // The status line is cut one column short of the terminal's 80.
+    expect(shown[1]).toMatch(/^petctl: page 2, 4 animals so far; rate limit reached; waiting \ds for the window/);
+    expect(shown[1].length).toBeLessThanOrEqual(79);
     expect(shown.at(-1)).toBe('petctl: page 2, 4 animals so far');
     expect(watched.io.stderr.text().endsWith('\r\x1b[K')).toBe(true);
     expect(watched.io.stdout.text().split('\n').filter(Boolean)).toHaveLength(4);
