@@ -1,0 +1,51 @@
+import { describe, expect, it } from 'vitest';
+import { ENTERPRISE, FREE, call, errorBody, expectCleanError, json, jsonError, postJson, sandboxFor, setupE2e } from './sides';
+
+/** Errors: the Error body, on the client and on the sandbox. The statuses' own rules are in their operations' files. */
+
+describe.concurrent('Errors › "Every error response carries the Error body (code, message, status; all three required)"', () => {
+  it('the sandbox sends code, message and status (the HTTP status) on 400, 401, 404, 405 and 429', async (t) => {
+    const { baseUrl } = await sandboxFor(t);
+    const replies = [
+      await postJson(baseUrl, '{"name":"Rex"}', ENTERPRISE),
+      await call(baseUrl, '/pets', { key: null }),
+      await call(baseUrl, '/pets/999', { key: ENTERPRISE }),
+      await call(baseUrl, '/pets/1', { key: ENTERPRISE, method: 'DELETE' }),
+    ];
+    let limited = await call(baseUrl, '/pets', { key: FREE });
+    while (limited.status !== 429) limited = await call(baseUrl, '/pets', { key: FREE });
+    replies.push(limited);
+    expect(replies.map((reply) => reply.status)).toEqual([400, 401, 404, 405, 429]);
+    for (const reply of replies) {
+      expect(reply.headers['content-type']).toMatch(/^application\/json\b/);
+      expect(Object.keys(reply.body as object).sort()).toEqual(['code', 'message', 'status']);
+      expect(reply.body).toEqual({ code: expect.stringMatching(/^[a-z_]+$/), message: expect.any(String), status: reply.status });
+    }
+  });
+
+  it('the client shows the server\'s code and message, and with -o json repeats the Error body as one line', async (t) => {
+    const body = errorBody(404, 'pet_not_found', 'no animal has id 5');
+    const { petctl } = await setupE2e(t, json(404, body));
+    const text = await petctl(['pets', 'get', '5']);
+    expect(text.stderr).toMatch(/^error: no animal has id 5 \(pet_not_found, HTTP 404\)$/m);
+    const asJson = await petctl(['pets', 'get', '5', '-o', 'json']);
+    expect(asJson.code).toBe(3);
+    expect(jsonError(asJson)).toEqual(body);
+  });
+
+  it('the client still reports code, message and status when an error answer lacks the Error body', async (t) => {
+    const { server, petctl } = await setupE2e(t);
+    server.reply(
+      { status: 400, headers: { 'content-type': 'text/html' }, body: '<html>Bad Request</html>' },
+      json(400, { message: 'only a message' }),
+    );
+    const text = await petctl(['pets', 'add', '--name', 'Rex', '--category-id', '1']);
+    expect(text.code).toBe(6);
+    expectCleanError(text);
+    expect(text.stderr).toMatch(/^error: HTTP 400 without an Error body: <html>Bad Request<\/html> \(http_400, HTTP 400\)$/m);
+    const asJson = await petctl(['pets', 'add', '--name', 'Rex', '--category-id', '1', '-o', 'json']);
+    expect(asJson.code).toBe(6);
+    expect(jsonError(asJson)).toEqual({ code: 'http_400', message: expect.stringContaining('without an Error body'), status: 400 });
+    server.verify();
+  });
+});
