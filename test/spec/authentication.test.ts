@@ -73,7 +73,7 @@ describe.concurrent('Authentication › "When the key is missing or invalid, the
 
   it('the sandbox answers a missing, unknown or malformed key with 401 and the Error body', async (t) => {
     const { baseUrl } = await sandboxFor(t);
-    for (const headers of [{}, { authorization: 'Bearer not-a-key' }, { authorization: 'Bearer' }]) {
+    for (const headers of [{}, { authorization: 'Bearer not-a-key' }, { authorization: 'Bearer' }] as Array<Record<string, string>>) {
       const reply = await call(baseUrl, '/pets', { key: null, headers });
       expect(reply.status, JSON.stringify(headers)).toBe(401);
       expect(reply.body).toEqual({ code: expect.any(String), message: expect.any(String), status: 401 });
