@@ -1,5 +1,25 @@
+import net from 'node:net';
 import { describe, expect, it } from 'vitest';
 import { ENTERPRISE, FREE, call, errorBody, expectCleanError, json, jsonError, postJson, sandboxFor, setupE2e } from './sides';
+
+/** Sends `bytes` on a fresh connection and returns everything the server writes until it closes. */
+function rawExchange(port: number, bytes: string): Promise<string> {
+  return new Promise((resolve, reject) => {
+    let received = '';
+    const socket = net.connect(port, '127.0.0.1', () => socket.write(bytes));
+    socket.setEncoding('utf8').on('data', (chunk: string) => (received += chunk));
+    socket.on('close', () => resolve(received));
+    socket.on('error', reject);
+  });
+}
+
+/** A raw HTTP/1.1 answer: its status, lower-cased headers and body. */
+function parseAnswer(raw: string): { status: number; headers: Record<string, string>; body: string } {
+  const [head = '', body = ''] = raw.split('\r\n\r\n');
+  const [statusLine = '', ...fields] = head.split('\r\n');
+  const headers = Object.fromEntries(fields.map((field) => [field.slice(0, field.indexOf(':')).toLowerCase(), field.slice(field.indexOf(':') + 1).trim()]));
+  return { status: Number(statusLine.split(' ')[1]), headers, body };
+}
 
 /** Errors: the Error body, on the client and on the sandbox. The statuses' own rules are in their operations' files. */
 
@@ -20,6 +40,24 @@ describe.concurrent('Errors › "Every error response carries the Error body (co
       expect(reply.headers['content-type']).toMatch(/^application\/json\b/);
       expect(Object.keys(reply.body as object).sort()).toEqual(['code', 'message', 'status']);
       expect(reply.body).toEqual({ code: expect.stringMatching(/^[a-z_]+$/), message: expect.any(String), status: reply.status });
+    }
+  });
+
+  it('the sandbox answers requests its HTTP parser refuses (malformed, headers too large, too slow) with the Error body and X-RateLimit-* too', async (t) => {
+    const { port } = await sandboxFor(t, { headersTimeoutMs: 300, requestTimeoutMs: 600 });
+    const answers = [
+      await rawExchange(port, 'GET /v1/pets HTTP/1.1\r\nHost 127.0.0.1\r\n\r\n'),
+      await rawExchange(port, `GET /v1/pets HTTP/1.1\r\nHost: 127.0.0.1\r\nX-Big: ${'a'.repeat(20_000)}\r\n\r\n`),
+      await rawExchange(port, 'GET /v1/pets HTTP/1.1\r\nHost: 127.0.0.1\r\n'),
+    ].map(parseAnswer);
+    expect(answers.map((answer) => answer.status)).toEqual([400, 431, 408]);
+    for (const answer of answers) {
+      expect(answer.headers['content-type']).toBe('application/json; charset=utf-8');
+      expect(answer.headers.connection).toBe('close');
+      expect(JSON.parse(answer.body)).toEqual({ code: expect.stringMatching(/^[a-z_]+$/), message: expect.any(String), status: answer.status });
+      expect(answer.headers['x-ratelimit-limit']).toBe('60');
+      expect(answer.headers['x-ratelimit-remaining']).toMatch(/^\d+$/);
+      expect(answer.headers['x-ratelimit-reset']).toMatch(/^\d{10}$/);
     }
   });
 
