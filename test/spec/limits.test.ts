@@ -266,11 +266,12 @@ describe.concurrent('Limits › "A request above the limit receives 429 Too Many
 });
 
 describe.concurrent('Limits › "The response includes Retry-After; clients back off and retry after that time"', () => {
-  it('the client retries a 429 no sooner than its Retry-After, then succeeds', async (t) => {
+  it('the client retries a 429 no sooner than its Retry-After, and no later: a reset further away does not stretch the wait', async (t) => {
     const { server, petctl } = await setupE2e(t);
-    server.reply(json(429, RATE_LIMITED, { 'retry-after': '2' }), json(200, [PET]));
+    server.reply(json(429, RATE_LIMITED, { 'retry-after': '2', ...rateLimitHeaders(0, 60) }), json(200, [PET]));
     const result = await petctl(['pets', 'list']);
     expect(result.code, result.stderr).toBe(0);
+    expect(result.stderr).toBe('petctl: HTTP 429; retry 1/4 in 2s\n');
     const [first, second] = server.requests;
     expect(second!.at - first!.at).toBeGreaterThanOrEqual(2000 - SLACK_MS);
     server.verify();
@@ -298,6 +299,7 @@ describe.concurrent('Limits › "The response includes Retry-After; clients back
     const { refusal } = await exhaust(baseUrl, FREE);
     const retryAfter = Number(refusal.headers['retry-after']);
     expect(retryAfter).toBe(Math.ceil((opened + MINUTE - clock.now()) / 1000));
+    expect(Number(refusal.headers['x-ratelimit-reset'])).toBe(Math.ceil((opened + MINUTE) / 1000));
     clock.advance(retryAfter * 1000);
     expect((await call(baseUrl, '/pets', { key: FREE })).status).toBe(200);
   });
