@@ -36,7 +36,8 @@ export async function answerClientError(error: NodeJS.ErrnoException, socket: So
   const refusal = answer.refusal ?? new SandboxHttpError(code, message);
   const body = JSON.stringify({ code: refusal.code, message: refusal.message, status: refusal.status });
   const headers = [...answer.headers, ...Object.entries(refusal.headers).flat()];
-  const lines = [`HTTP/1.1 ${refusal.status} ${STATUS_CODES[refusal.status] ?? ''}`, 'Connection: close', 'Content-Type: application/json; charset=utf-8'];
+  const lines = [`HTTP/1.1 ${refusal.status} ${STATUS_CODES[refusal.status] ?? ''}`, `Date: ${new Date().toUTCString()}`, 'Connection: close'];
+  lines.push('Content-Type: application/json; charset=utf-8');
   lines.push(`Content-Length: ${Buffer.byteLength(body)}`);
   for (let i = 0; i < headers.length; i += 2) lines.push(`${headers[i]}: ${headers[i + 1]}`);
   if (socket.destroyed) return;

@@ -54,6 +54,7 @@ describe.concurrent('Errors › "Every error response carries the Error body (co
     for (const answer of answers) {
       expect(answer.headers['content-type']).toBe('application/json; charset=utf-8');
       expect(answer.headers.connection).toBe('close');
+      expect(Number.isNaN(Date.parse(answer.headers.date ?? ''))).toBe(false);
       expect(JSON.parse(answer.body)).toEqual({ code: expect.stringMatching(/^[a-z_]+$/), message: expect.any(String), status: answer.status });
       expect(answer.headers['x-ratelimit-limit']).toBe('60');
       expect(answer.headers['x-ratelimit-remaining']).toMatch(/^\d+$/);
