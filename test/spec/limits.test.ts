@@ -287,7 +287,9 @@ describe.concurrent('Limits › "The response includes Retry-After; clients back
       res.end(JSON.stringify(RATE_LIMITED));
     }, json(200, [PET]));
     expect((await petctl(['pets', 'list'])).code).toBe(0);
-    expect(server.requests[1]!.at - server.requests[0]!.at).toBeGreaterThanOrEqual(retryAt - Math.floor(server.requests[0]!.at / 1000) * 1000 - 1000 - SLACK_MS);
+    // Measured against the answer's own Date, the HTTP-date is 2 s away, whatever this machine's clock says.
+    expect(retryAt).toBeGreaterThan(0);
+    expect(server.requests[1]!.at - server.requests[0]!.at).toBeGreaterThanOrEqual(2000 - SLACK_MS);
   });
 
   it('the sandbox\'s 429 says in whole seconds when the window reopens, and a request after that time is answered', async (t) => {

@@ -1,8 +1,8 @@
+import fs from 'node:fs';
 import { describe, expect, it } from 'vitest';
-import { ENTERPRISE, PET, call, expectCleanError, json, postJson, sandboxFor, setupE2e } from './sides';
 import { runCli, tempConfigDir } from '../helpers/cli';
 import { startScriptedServer } from '../helpers/scripted-server';
-import fs from 'node:fs';
+import { ENTERPRISE, PET, call, expectCleanError, json, postJson, sandboxFor, setupE2e } from './sides';
 
 /** What the service does: JSON, and paths relative to a base address ending in /v1. */
 

@@ -1,8 +1,8 @@
 import { spawn } from 'node:child_process';
+import fs from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { BIN, NODE, cleanEnv, runCli, tempConfigDir } from '../helpers/cli';
 import { ENTERPRISE, PET, call, json, sandboxFor, setupE2e } from './sides';
-import fs from 'node:fs';
 
 /** Versioning: the /v1 segment, and deprecation marked on the operation. */
 
