@@ -62,7 +62,7 @@ export function errorForAnswer(answer: Answer, context: ErrorContext): PetctlErr
   if (body) return new ApiError(method, url, status, body, hint);
   if (status >= 500) return new InvalidResponseError(`${method} ${url} failed with HTTP ${status}${snippet(answer.text)}`, status);
   // A 4xx without the Error body the specification promises: keep the status's meaning.
-  return new ApiError(method, url, status, { code: `http_${status}`, message: `HTTP ${status} without an Error body${snippet(answer.text)}` }, hint);
+  return new ApiError(method, url, status, { code: `http_${status}`, message: `HTTP ${status} without an Error body${snippet(answer.text)}`, status }, hint);
 }
 
 /** A 429 that petctl will not wait out (its retries or --max-wait are spent, or a second ban). */

@@ -23,8 +23,8 @@
  *
  * Slow clients: a request's headers must arrive within `headersTimeoutMs`
  * (default 10 s) and the whole request, body included, within
- * `requestTimeoutMs` (default 30 s); otherwise node answers 408 and drops the
- * socket. Idle keep-alive connections close after 5 s.
+ * `requestTimeoutMs` (default 30 s); otherwise the answer is 408 and the
+ * connection is closed. Idle keep-alive connections close after 5 s.
  *
  * Error codes (`code` of the Error body `{code, message, status}`):
  *
@@ -40,14 +40,17 @@
  *                                   enum, after or petId not an int64, a query
  *                                   parameter given twice
  *   400     invalid_request         more than one Authorization header, or one
- *                                   holding several credentials
+ *                                   holding several credentials; or not valid
+ *                                   HTTP/1.1 (client-errors.ts)
  *   401     unauthorized            Authorization missing, not Bearer, malformed, or unknown key
  *   404     not_found               no such path
  *   404     pet_not_found           no animal has that id
  *   405     method_not_allowed      known path, other method (Allow lists the methods)
+ *   408     request_timeout         headers or body too slow (client-errors.ts)
  *   413     payload_too_large       body over 64 KiB (65 536 bytes)
  *   415     unsupported_media_type  Content-Type not application/json (charset, if any,
  *                                   must be utf-8), or a Content-Encoding
+ *   431     headers_too_large       headers over node's limit (client-errors.ts)
  *   429     rate_limited            over the per-minute or per-day limit (Retry-After)
  *   429     key_banned              key temporarily banned (Retry-After = rest of the ban)
  *   500     internal_error          unexpected failure (e.g. the data file became unreadable)
@@ -68,13 +71,14 @@
  */
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import { existsSync } from 'node:fs';
-import type { AddressInfo } from 'node:net';
+import type { AddressInfo, Socket } from 'node:net';
 import { performance } from 'node:perf_hooks';
 
 import { stringifyJson } from '../schemas/json';
 import { GET_PET_SUNSET } from '../schemas/pet';
 import { updateJsonFile } from '../locked-file';
 import { authenticate } from './auth';
+import { answerClientError } from './client-errors';
 import { checkJsonContentType, DRAIN_LIMIT_BYTES, readJsonBody } from './body';
 import { SANDBOX_ERROR_CODES, SandboxHttpError, type SandboxErrorCode } from './errors';
 import { SANDBOX_KEYS, sandboxKeys, type SandboxKey, type SandboxKeyOptions } from './keys';
@@ -86,7 +90,7 @@ import { DEFAULT_HOST, DEFAULT_PORT } from './defaults';
 
 export const BASE_PATH = '/v1';
 export { DEFAULT_HOST, DEFAULT_PORT } from './defaults';
-/** Headers must arrive within this long, or node answers 408 and drops the socket. */
+/** Headers must arrive within this long, or the answer is 408 and the connection is closed. */
 export const DEFAULT_HEADERS_TIMEOUT_MS = 10_000;
 /** The whole request, body included, must arrive within this long. */
 export const DEFAULT_REQUEST_TIMEOUT_MS = 30_000;
@@ -211,7 +215,7 @@ export function createSandboxServer(options: SandboxServerOptions = {}): Server 
       refusal = error;
     }
     exchange.plan = key?.plan;
-    const subject = key ? key.key : `address:${request.socket.remoteAddress ?? 'unknown'}`;
+    const subject = key ? key.key : addressSubject(request.socket);
     const checked = rateLimits.check(subject, key ?? ADDRESS_LIMITS, now());
     const decision = checked instanceof Promise ? await checked : checked;
     headers.push(...rateLimitHeaders(decision));
@@ -290,6 +294,14 @@ export function createSandboxServer(options: SandboxServerOptions = {}): Server 
   );
   // Handling `Expect: 100-continue` ourselves lets an oversized upload be refused before it is sent.
   server.on('checkContinue', (request: IncomingMessage, response: ServerResponse) => handle(request, response, true));
+  // What node's parser refuses is a request without a valid key: counted against the client's address.
+  server.on('clientError', (error: NodeJS.ErrnoException, socket: Socket) => {
+    void answerClientError(error, socket, async () => {
+      const checked = rateLimits.check(addressSubject(socket), ADDRESS_LIMITS, now());
+      const decision = checked instanceof Promise ? await checked : checked;
+      return { headers: rateLimitHeaders(decision), ...(decision.allowed ? {} : { refusal: rateLimitRefusal(decision, undefined) }) };
+    });
+  });
   return server;
 }
 
@@ -361,6 +373,11 @@ function closeServer(server: Server): Promise<void> {
     });
     server.closeIdleConnections();
   });
+}
+
+/** Requests without a valid key are counted per client address. */
+function addressSubject(socket: Socket): string {
+  return `address:${socket.remoteAddress ?? 'unknown'}`;
 }
 
 function rateLimitHeaders(decision: RateLimitDecision): string[] {

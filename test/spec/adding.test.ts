@@ -1,0 +1,176 @@
+import { describe, expect, it } from 'vitest';
+import { ENTERPRISE, PET, call, errorBody, expectCleanError, json, postJson, sandboxFor, setupE2e } from './sides';
+
+/** Endpoints › Add an animal: `POST /pets`, on the client and on the sandbox. */
+
+const CREATED = { id: 13, name: 'Rex', categoryId: 3 };
+
+describe.concurrent('Adding › "Method and path | POST /pets"', () => {
+  it('the client adds with POST /v1/pets', async (t) => {
+    const { server, petctl } = await setupE2e(t, json(201, CREATED));
+    expect((await petctl(['pets', 'add', '--name', 'Rex', '--category-id', '3'])).code).toBe(0);
+    expect(server.requests.map((r) => `${r.method} ${r.path}`)).toEqual(['POST /v1/pets']);
+  });
+
+  it('the sandbox answers POST /v1/pets with 201', async (t) => {
+    const { baseUrl } = await sandboxFor(t);
+    expect((await call(baseUrl, '/pets', { key: ENTERPRISE, body: { name: 'Rex', categoryId: 3 } })).status).toBe(201);
+  });
+});
+
+describe.concurrent('Adding › "Request body | required, application/json, shape NewPet"', () => {
+  it('the client sends a NewPet as application/json: name, categoryId, and status only when given', async (t) => {
+    const { server, petctl } = await setupE2e(t, json(201, CREATED));
+    expect((await petctl(['pets', 'add', '--name', 'Rex', '--category-id', '3'])).code).toBe(0);
+    expect((await petctl(['pets', 'add', '--name', 'Rex', '--category-id', '3', '--status', 'pending'])).code).toBe(0);
+    for (const request of server.requests) expect(request.headers['content-type']).toMatch(/^application\/json\b/);
+    expect(server.requests.map((r) => JSON.parse(r.body))).toEqual([
+      { name: 'Rex', categoryId: 3 },
+      { name: 'Rex', categoryId: 3, status: 'pending' },
+    ]);
+  });
+
+  it('the sandbox refuses a POST without a body, or with a body that is not a JSON object, with 400', async (t) => {
+    const { baseUrl } = await sandboxFor(t);
+    for (const body of ['', '[]', '"Rex"', '{"name":']) {
+      const reply = await postJson(baseUrl, body, ENTERPRISE);
+      expect(reply.status, body).toBe(400);
+      expect(reply.body).toMatchObject({ code: expect.stringMatching(/^invalid_(body|json)$/), status: 400 });
+    }
+  });
+});
+
+describe.concurrent('Adding › "Success | 201, body is Pet (includes the assigned id)"', () => {
+  it('the client prints the created animal with its id, and refuses a 201 without an id (exit 7)', async (t) => {
+    const { server, petctl } = await setupE2e(t);
+    server.reply(json(201, CREATED), json(201, { name: 'Rex', categoryId: 3 }));
+    const created = await petctl(['pets', 'add', '--name', 'Rex', '--category-id', '3', '-o', 'json']);
+    expect(created.code, created.stderr).toBe(0);
+    expect(JSON.parse(created.stdout)).toEqual(CREATED);
+    const refused = await petctl(['pets', 'add', '--name', 'Rex', '--category-id', '3']);
+    expect(refused.code).toBe(7);
+    expectCleanError(refused);
+    expect(refused.stderr).toMatch(/\(invalid_response, HTTP 201\)$/m);
+  });
+
+  it('the sandbox answers 201 with the animal as sent plus its id', async (t) => {
+    const { baseUrl } = await sandboxFor(t);
+    const reply = await call(baseUrl, '/pets', { key: ENTERPRISE, body: { name: 'Rex', categoryId: 3, status: 'sold' } });
+    expect(reply.status).toBe(201);
+    expect(reply.body).toEqual({ id: expect.any(Number), name: 'Rex', categoryId: 3, status: 'sold' });
+  });
+});
+
+describe.concurrent('Adding › "Errors | 400 (Error body), 401 (Error body)"', () => {
+  it('the client ends a 400 with exit 6 and a 401 with exit 4, each with the server\'s code and message', async (t) => {
+    const { server, petctl } = await setupE2e(t);
+    server.reply(json(400, errorBody(400, 'invalid_field', 'categoryId is not allowed here')), json(401, errorBody(401, 'unauthorized', 'who are you')));
+    const rejected = await petctl(['pets', 'add', '--name', 'Rex', '--category-id', '3']);
+    expect(rejected.code).toBe(6);
+    expectCleanError(rejected);
+    expect(rejected.stderr).toMatch(/categoryId is not allowed here.*\(invalid_field, HTTP 400\)$/m);
+    const refused = await petctl(['pets', 'add', '--name', 'Rex', '--category-id', '3']);
+    expect(refused.code).toBe(4);
+    expect(refused.stderr).toMatch(/\(unauthorized, HTTP 401\)$/m);
+    server.verify();
+  });
+
+  it('the sandbox answers a bad body with 400 and a missing key with 401, each with the Error body', async (t) => {
+    const { baseUrl } = await sandboxFor(t);
+    const bad = await call(baseUrl, '/pets', { key: ENTERPRISE, body: { name: 'Rex' } });
+    expect(bad.body).toMatchObject({ code: expect.any(String), message: expect.any(String), status: 400 });
+    const anonymous = await call(baseUrl, '/pets', { key: null, body: { name: 'Rex', categoryId: 3 } });
+    expect(anonymous.body).toMatchObject({ code: expect.any(String), message: expect.any(String), status: 401 });
+  });
+});
+
+describe.concurrent('Adding › "name and categoryId are required; when either is missing, the response is 400"', () => {
+  it('the client refuses to add without --name or --category-id (exit 2), and sends nothing', async (t) => {
+    const { server, petctl } = await setupE2e(t, json(201, CREATED));
+    for (const args of [['--name', 'Rex'], ['--category-id', '3'], []]) {
+      const result = await petctl(['pets', 'add', ...args]);
+      expect(result.code, args.join(' ')).toBe(2);
+      expectCleanError(result);
+    }
+    expect(server.requests).toHaveLength(0);
+  });
+
+  it('the client refuses an import with a row lacking name or categoryId (exit 6), naming the row, and sends nothing', async (t) => {
+    const { server, petctl } = await setupE2e(t, json(201, CREATED));
+    const rows = '{"name":"Rex","categoryId":3}\n{"name":"Bella"}\n{"categoryId":4}\n';
+    const result = await petctl(['pets', 'add', '--file', '-', '--format', 'ndjson'], { input: rows });
+    expect(result.code).toBe(6);
+    expect(result.stderr).toContain('line 2 (row 2): categoryId: required');
+    expect(result.stderr).toContain('line 3 (row 3): name: required');
+    expect(server.requests).toHaveLength(0);
+  });
+
+  it('the sandbox answers 400 missing_field when name or categoryId is absent', async (t) => {
+    const { baseUrl } = await sandboxFor(t);
+    for (const body of [{ name: 'Rex' }, { categoryId: 3 }, {}, { status: 'sold' }]) {
+      const reply = await call(baseUrl, '/pets', { key: ENTERPRISE, body });
+      expect(reply.status, JSON.stringify(body)).toBe(400);
+      expect(reply.body).toMatchObject({ code: 'missing_field', status: 400 });
+    }
+  });
+});
+
+describe.concurrent('Adding › "A body with invalid values also yields 400"', () => {
+  it('the client refuses an unknown status and a categoryId that is not an int64 (exit 2), and sends nothing', async (t) => {
+    const { server, petctl } = await setupE2e(t, json(201, CREATED));
+    for (const args of [
+      ['--status', 'adopted'],
+      ['--category-id', 'abc'],
+      ['--category-id', '1.5'],
+      ['--category-id', '9223372036854775808'],
+    ]) {
+      const result = await petctl(['pets', 'add', '--name', 'Rex', '--category-id', '3', ...args]);
+      expect(result.code, args.join(' ')).toBe(2);
+      expectCleanError(result);
+    }
+    expect(server.requests).toHaveLength(0);
+  });
+
+  it('the sandbox answers 400 invalid_field for a wrong type or value', async (t) => {
+    const { baseUrl } = await sandboxFor(t);
+    const bodies = [
+      '{"name":"Rex","categoryId":3,"status":"adopted"}',
+      '{"name":"Rex","categoryId":"3"}',
+      '{"name":"Rex","categoryId":1.5}',
+      '{"name":"Rex","categoryId":9223372036854775808}',
+      '{"name":"","categoryId":3}',
+      '{"name":7,"categoryId":3}',
+    ];
+    for (const body of bodies) {
+      const reply = await postJson(baseUrl, body, ENTERPRISE);
+      expect(reply.status, body).toBe(400);
+      expect(reply.body).toMatchObject({ code: 'invalid_field', status: 400 });
+    }
+    expect(((await call(baseUrl, '/pets?limit=100', { key: ENTERPRISE })).body as unknown[]).length).toBe(12);
+  });
+});
+
+describe.concurrent('Adding › "The id is assigned by the service, not sent by the client"', () => {
+  it('the client never sends an id: not for one animal, and an import row\'s id is left out of what is sent', async (t) => {
+    const { server, petctl } = await setupE2e(t, json(201, CREATED));
+    expect((await petctl(['pets', 'add', '--name', 'Rex', '--category-id', '3'])).code).toBe(0);
+    const imported = await petctl(['pets', 'add', '--file', '-', '--format', 'ndjson'], { input: '{"id":5,"name":"Bella","categoryId":4}\n' });
+    expect(imported.code, imported.stderr).toBe(0);
+    expect(imported.stderr).toContain('ignoring columns: id');
+    expect(server.requests.map((r) => JSON.parse(r.body))).toEqual([{ name: 'Rex', categoryId: 3 }, { name: 'Bella', categoryId: 4 }]);
+  });
+
+  it('the sandbox refuses a body with an id (400), and assigns a new id to every animal', async (t) => {
+    const { baseUrl } = await sandboxFor(t);
+    const withId = await call(baseUrl, '/pets', { key: ENTERPRISE, body: { id: 99, name: 'Rex', categoryId: 3 } });
+    expect(withId.status).toBe(400);
+    expect(withId.body).toMatchObject({ code: 'invalid_field', status: 400 });
+    const ids = new Set<number>();
+    for (let n = 0; n < 3; n += 1) {
+      ids.add(((await call(baseUrl, '/pets', { key: ENTERPRISE, body: { name: 'Rex', categoryId: 3 } })).body as typeof PET).id);
+    }
+    const existing = ((await call(baseUrl, '/pets?limit=100', { key: ENTERPRISE })).body as Array<typeof PET>).map((pet) => pet.id);
+    expect(ids.size).toBe(3);
+    expect(new Set(existing).size).toBe(existing.length);
+  });
+});

@@ -1,0 +1,82 @@
+import fs from 'node:fs';
+import { describe, expect, it } from 'vitest';
+import { ENTERPRISE, FREE, PET, call, errorBody, expectCleanError, expectPetctlHeaders, json, runCli, sandboxFor, setupE2e, tempConfigDir } from './sides';
+
+/** Authentication: the bearer key, on the client and on the sandbox. */
+
+describe.concurrent('Authentication › "Scheme: HTTP bearer"', () => {
+  it('the sandbox challenges a request without a valid key with WWW-Authenticate: Bearer', async (t) => {
+    const { baseUrl } = await sandboxFor(t);
+    for (const key of [null, 'not-a-key']) {
+      const reply = await call(baseUrl, '/pets', { key });
+      expect(reply.status).toBe(401);
+      expect(reply.headers['www-authenticate']).toMatch(/^Bearer realm="[^"]+"/);
+    }
+  });
+});
+
+describe.concurrent('Authentication › "The client sends its API key as a bearer token in the Authorization header, in the form Authorization: Bearer <API_KEY>"', () => {
+  it('the client sends exactly "Bearer <key>" on list, add and get', async (t) => {
+    const { server, petctl, key } = await setupE2e(t);
+    server.reply(json(200, [PET]), json(201, PET), json(200, PET));
+    for (const args of [['pets', 'list'], ['pets', 'add', '--name', 'Rex', '--category-id', '1'], ['pets', 'get', '1']]) {
+      expect((await petctl(args)).code, args.join(' ')).toBe(0);
+    }
+    expect(server.requests).toHaveLength(3);
+    for (const request of server.requests) expectPetctlHeaders(request, key);
+    server.verify();
+  });
+
+  it('the sandbox accepts "Bearer <key>" and refuses the key without the scheme, or in another scheme', async (t) => {
+    const { baseUrl } = await sandboxFor(t);
+    expect((await call(baseUrl, '/pets', { key: FREE })).status).toBe(200);
+    for (const authorization of [FREE, `Basic ${FREE}`, `Token ${FREE}`, 'Bearer ']) {
+      const reply = await call(baseUrl, '/pets', { key: null, headers: { authorization } });
+      expect(reply.status, authorization).toBe(401);
+    }
+  });
+});
+
+describe.concurrent('Authentication › "The scheme applies to every operation of the interface"', () => {
+  it('the sandbox refuses listPets, createPet and getPet without a key, and stores nothing', async (t) => {
+    const { baseUrl } = await sandboxFor(t);
+    const before = (await call(baseUrl, '/pets?limit=100', { key: ENTERPRISE })).body;
+    expect((await call(baseUrl, '/pets', { key: null })).status).toBe(401);
+    expect((await call(baseUrl, '/pets', { key: null, body: { name: 'Rex', categoryId: 1 } })).status).toBe(401);
+    expect((await call(baseUrl, '/pets/1', { key: null })).status).toBe(401);
+    expect((await call(baseUrl, '/pets?limit=100', { key: ENTERPRISE })).body).toEqual(before);
+  });
+});
+
+describe.concurrent('Authentication › "When the key is missing or invalid, the response is 401 with an Error body"', () => {
+  it('the client with no key for its profile says so (exit 4) and sends nothing', async (t) => {
+    const { server } = await setupE2e(t, json(200, [PET]));
+    const configDir = tempConfigDir();
+    t.onTestFinished(() => fs.rmSync(configDir, { recursive: true, force: true }));
+    const env = { PETCTL_CONFIG_DIR: configDir };
+    expect((await runCli(['profile', 'add', 'prod', '--base-url', server.baseUrl], { env })).code).toBe(0);
+    const result = await runCli(['--profile', 'prod', 'pets', 'list'], { env });
+    expect(result.code).toBe(4);
+    expectCleanError(result);
+    expect(result.stderr).toMatch(/^error: no API key for profile "prod" \(not_configured\)$/m);
+    expect(server.requests).toHaveLength(0);
+  });
+
+  it('the client ends a 401 with exit 4, the server\'s message and code, and a hint about the key it used', async (t) => {
+    const { petctl } = await setupE2e(t, json(401, errorBody(401, 'unauthorized', 'the key is not valid')));
+    const result = await petctl(['pets', 'list']);
+    expect(result.code).toBe(4);
+    expectCleanError(result);
+    expect(result.stderr).toMatch(/^error: the key is not valid \(unauthorized, HTTP 401\)$/m);
+    expect(result.stderr).toMatch(/^hint: PETCTL_API_KEY was rejected/m);
+  });
+
+  it('the sandbox answers a missing, unknown or malformed key with 401 and the Error body', async (t) => {
+    const { baseUrl } = await sandboxFor(t);
+    for (const headers of [{}, { authorization: 'Bearer not-a-key' }, { authorization: 'Bearer' }] as Array<Record<string, string>>) {
+      const reply = await call(baseUrl, '/pets', { key: null, headers });
+      expect(reply.status, JSON.stringify(headers)).toBe(401);
+      expect(reply.body).toEqual({ code: expect.any(String), message: expect.any(String), status: 401 });
+    }
+  });
+});

@@ -1,0 +1,90 @@
+import net from 'node:net';
+import { describe, expect, it } from 'vitest';
+import { ENTERPRISE, FREE, call, errorBody, expectCleanError, json, jsonError, postJson, sandboxFor, setupE2e } from './sides';
+
+/** Sends `bytes` on a fresh connection and returns everything the server writes until it closes. */
+function rawExchange(port: number, bytes: string): Promise<string> {
+  return new Promise((resolve, reject) => {
+    let received = '';
+    const socket = net.connect(port, '127.0.0.1', () => socket.write(bytes));
+    socket.setEncoding('utf8').on('data', (chunk: string) => (received += chunk));
+    socket.on('close', () => resolve(received));
+    socket.on('error', reject);
+  });
+}
+
+/** A raw HTTP/1.1 answer: its status, lower-cased headers and body. */
+function parseAnswer(raw: string): { status: number; headers: Record<string, string>; body: string } {
+  const [head = '', body = ''] = raw.split('\r\n\r\n');
+  const [statusLine = '', ...fields] = head.split('\r\n');
+  const headers = Object.fromEntries(fields.map((field) => [field.slice(0, field.indexOf(':')).toLowerCase(), field.slice(field.indexOf(':') + 1).trim()]));
+  return { status: Number(statusLine.split(' ')[1]), headers, body };
+}
+
+/** Errors: the Error body, on the client and on the sandbox. The statuses' own rules are in their operations' files. */
+
+describe.concurrent('Errors › "Every error response carries the Error body (code, message, status; all three required)"', () => {
+  it('the sandbox sends code, message and status (the HTTP status) on 400, 401, 404, 405 and 429', async (t) => {
+    const { baseUrl } = await sandboxFor(t);
+    const replies = [
+      await postJson(baseUrl, '{"name":"Rex"}', ENTERPRISE),
+      await call(baseUrl, '/pets', { key: null }),
+      await call(baseUrl, '/pets/999', { key: ENTERPRISE }),
+      await call(baseUrl, '/pets/1', { key: ENTERPRISE, method: 'DELETE' }),
+    ];
+    let limited = await call(baseUrl, '/pets', { key: FREE });
+    while (limited.status !== 429) limited = await call(baseUrl, '/pets', { key: FREE });
+    replies.push(limited);
+    expect(replies.map((reply) => reply.status)).toEqual([400, 401, 404, 405, 429]);
+    for (const reply of replies) {
+      expect(reply.headers['content-type']).toMatch(/^application\/json\b/);
+      expect(Object.keys(reply.body as object).sort()).toEqual(['code', 'message', 'status']);
+      expect(reply.body).toEqual({ code: expect.stringMatching(/^[a-z_]+$/), message: expect.any(String), status: reply.status });
+    }
+  });
+
+  it('the sandbox answers requests its HTTP parser refuses (malformed, headers too large, too slow) with the Error body and X-RateLimit-* too', async (t) => {
+    const { port } = await sandboxFor(t, { headersTimeoutMs: 300, requestTimeoutMs: 600 });
+    const answers = [
+      await rawExchange(port, 'GET /v1/pets HTTP/1.1\r\nHost 127.0.0.1\r\n\r\n'),
+      await rawExchange(port, `GET /v1/pets HTTP/1.1\r\nHost: 127.0.0.1\r\nX-Big: ${'a'.repeat(20_000)}\r\n\r\n`),
+      await rawExchange(port, 'GET /v1/pets HTTP/1.1\r\nHost: 127.0.0.1\r\n'),
+    ].map(parseAnswer);
+    expect(answers.map((answer) => answer.status)).toEqual([400, 431, 408]);
+    for (const answer of answers) {
+      expect(answer.headers['content-type']).toBe('application/json; charset=utf-8');
+      expect(answer.headers.connection).toBe('close');
+      expect(Number.isNaN(Date.parse(answer.headers.date ?? ''))).toBe(false);
+      expect(JSON.parse(answer.body)).toEqual({ code: expect.stringMatching(/^[a-z_]+$/), message: expect.any(String), status: answer.status });
+      expect(answer.headers['x-ratelimit-limit']).toBe('60');
+      expect(answer.headers['x-ratelimit-remaining']).toMatch(/^\d+$/);
+      expect(answer.headers['x-ratelimit-reset']).toMatch(/^\d{10}$/);
+    }
+  });
+
+  it('the client shows the server\'s code and message, and with -o json repeats the Error body as one line', async (t) => {
+    const body = errorBody(404, 'pet_not_found', 'no animal has id 5');
+    const { petctl } = await setupE2e(t, json(404, body));
+    const text = await petctl(['pets', 'get', '5']);
+    expect(text.stderr).toMatch(/^error: no animal has id 5 \(pet_not_found, HTTP 404\)$/m);
+    const asJson = await petctl(['pets', 'get', '5', '-o', 'json']);
+    expect(asJson.code).toBe(3);
+    expect(jsonError(asJson)).toEqual(body);
+  });
+
+  it('the client still reports code, message and status when an error answer lacks the Error body', async (t) => {
+    const { server, petctl } = await setupE2e(t);
+    server.reply(
+      { status: 400, headers: { 'content-type': 'text/html' }, body: '<html>Bad Request</html>' },
+      json(400, { message: 'only a message' }),
+    );
+    const text = await petctl(['pets', 'add', '--name', 'Rex', '--category-id', '1']);
+    expect(text.code).toBe(6);
+    expectCleanError(text);
+    expect(text.stderr).toMatch(/^error: HTTP 400 without an Error body: <html>Bad Request<\/html> \(http_400, HTTP 400\)$/m);
+    const asJson = await petctl(['pets', 'add', '--name', 'Rex', '--category-id', '1', '-o', 'json']);
+    expect(asJson.code).toBe(6);
+    expect(jsonError(asJson)).toEqual({ code: 'http_400', message: expect.stringContaining('without an Error body'), status: 400 });
+    server.verify();
+  });
+});

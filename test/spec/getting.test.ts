@@ -1,0 +1,155 @@
+import { describe, expect, it } from 'vitest';
+import { ENTERPRISE, PET, call, errorBody, expectCleanError, json, sandboxFor, setupE2e } from './sides';
+
+/** Endpoints › Get an animal (deprecated): `GET /pets/{petId}`, on the client and on the sandbox. */
+
+const INT64_MAX = '9223372036854775807';
+const DEPRECATION = 'warning: GET /pets/{petId} is deprecated and is to be removed on 2030-12-05; use `petctl pets list --status <status>` instead';
+
+describe.concurrent('Getting › "Method and path | GET /pets/{petId}"', () => {
+  it('the client fetches one animal with GET /v1/pets/<id>', async (t) => {
+    const { server, petctl } = await setupE2e(t, json(200, PET));
+    expect((await petctl(['pets', 'get', '1'])).code).toBe(0);
+    expect(server.requests.map((r) => `${r.method} ${r.path}`)).toEqual(['GET /v1/pets/1']);
+  });
+
+  it('the sandbox answers GET /v1/pets/1 with 200', async (t) => {
+    const { baseUrl } = await sandboxFor(t);
+    expect((await call(baseUrl, '/pets/1', { key: ENTERPRISE })).status).toBe(200);
+  });
+});
+
+describe.concurrent('Getting › "Path parameter | petId, required, integer (int64): the identifier of the animal"', () => {
+  it('the client sends an int64 id digit for digit, and refuses a missing id or one that is not an int64 (exit 2)', async (t) => {
+    const { server, petctl } = await setupE2e(t, json(200, { ...PET, id: 0 }));
+    server.reply({ status: 200, body: `{"id":${INT64_MAX},"name":"Rex","categoryId":1}` });
+    const big = await petctl(['pets', 'get', INT64_MAX, '-o', 'json']);
+    expect(big.code, big.stderr).toBe(0);
+    expect(server.requests[0]!.path).toBe(`/v1/pets/${INT64_MAX}`);
+    expect(big.stdout).toContain(`"id": ${INT64_MAX}`);
+    for (const args of [[], ['abc'], ['1.5'], ['9223372036854775808']]) {
+      const result = await petctl(['pets', 'get', ...args]);
+      expect(result.code, args.join(' ')).toBe(2);
+      expectCleanError(result);
+    }
+    expect(server.requests).toHaveLength(1);
+  });
+
+  it('the sandbox answers a petId that is not an int64 with 400, and an int64 without an animal with 404', async (t) => {
+    const { baseUrl } = await sandboxFor(t);
+    for (const segment of ['abc', '1.5', '9223372036854775808']) {
+      const reply = await call(baseUrl, `/pets/${segment}`, { key: ENTERPRISE });
+      expect(reply.status, segment).toBe(400);
+      expect(reply.body).toMatchObject({ code: 'invalid_parameter', status: 400 });
+    }
+    expect((await call(baseUrl, `/pets/${INT64_MAX}`, { key: ENTERPRISE })).status).toBe(404);
+  });
+});
+
+describe.concurrent('Getting › "Request body | none"', () => {
+  it('the client sends no body and no Content-Type with GET /pets/{petId}', async (t) => {
+    const { server, petctl } = await setupE2e(t, json(200, PET));
+    expect((await petctl(['pets', 'get', '1'])).code).toBe(0);
+    expect(server.requests[0]!.body).toBe('');
+    expect(server.requests[0]!.headers['content-type']).toBeUndefined();
+  });
+});
+
+describe.concurrent('Getting › "Success | 200, body is Pet"', () => {
+  it('the client prints the Pet, and refuses a 200 that is not a Pet (exit 7)', async (t) => {
+    const { server, petctl } = await setupE2e(t);
+    server.reply(json(200, PET), json(200, [PET]), json(200, { id: 1, categoryId: 1 }));
+    const shown = await petctl(['pets', 'get', '1', '-o', 'json']);
+    expect(shown.code, shown.stderr).toBe(0);
+    expect(JSON.parse(shown.stdout)).toEqual(PET);
+    for (const _ of [1, 2]) {
+      const refused = await petctl(['pets', 'get', '1']);
+      expect(refused.code).toBe(7);
+      expect(refused.stderr).toMatch(/\(invalid_response, HTTP 200\)$/m);
+    }
+    server.verify();
+  });
+
+  it('the sandbox answers 200 with the Pet of that id', async (t) => {
+    const { baseUrl } = await sandboxFor(t);
+    const reply = await call(baseUrl, '/pets/1', { key: ENTERPRISE });
+    expect(reply.body).toEqual({ id: 1, name: expect.any(String), categoryId: expect.any(Number), status: expect.any(String) });
+  });
+});
+
+describe.concurrent('Getting › "Errors | 401 (Error body), 404 (Error body)"', () => {
+  it('the client ends a 401 with exit 4 and a 404 with exit 3, each with the server\'s code', async (t) => {
+    const { server, petctl } = await setupE2e(t);
+    server.reply(json(401, errorBody(401, 'unauthorized')), json(404, errorBody(404, 'pet_not_found', 'no such animal')));
+    const refused = await petctl(['pets', 'get', '1']);
+    expect(refused.code).toBe(4);
+    expect(refused.stderr).toMatch(/\(unauthorized, HTTP 401\)$/m);
+    const missing = await petctl(['pets', 'get', '2']);
+    expect(missing.code).toBe(3);
+    expect(missing.stderr).toMatch(/\(pet_not_found, HTTP 404\)$/m);
+    server.verify();
+  });
+
+  it('the sandbox answers a missing key with 401 and an unknown id with 404, each with the Error body', async (t) => {
+    const { baseUrl } = await sandboxFor(t);
+    expect((await call(baseUrl, '/pets/1', { key: null })).body).toMatchObject({ code: expect.any(String), message: expect.any(String), status: 401 });
+    expect((await call(baseUrl, '/pets/999', { key: ENTERPRISE })).body).toMatchObject({ code: expect.any(String), message: expect.any(String), status: 404 });
+  });
+});
+
+describe.concurrent('Getting › "The operation is deprecated and is to be removed on 5 December 2030"', () => {
+  it('the client warns on stderr, with the date, on success and on failure; never on stdout', async (t) => {
+    const { server, petctl } = await setupE2e(t);
+    server.reply(json(200, PET), json(404, errorBody(404, 'pet_not_found')));
+    const shown = await petctl(['pets', 'get', '1']);
+    expect(shown.stderr).toBe(`${DEPRECATION}\n`);
+    expect(shown.stdout).not.toContain('deprecated');
+    const missing = await petctl(['pets', 'get', '2']);
+    expect(missing.stderr.split('\n')).toContain(DEPRECATION);
+  });
+
+  it('the client takes the removal date from the server\'s Sunset header when it sends one', async (t) => {
+    const { petctl } = await setupE2e(t, json(200, PET, { sunset: 'Sun, 01 Jun 2031 00:00:00 GMT' }));
+    expect((await petctl(['pets', 'get', '1'])).stderr).toContain('is to be removed on 2031-06-01');
+  });
+
+  it('the sandbox marks every answer of GET /pets/{petId} with Deprecation and Sunset: 5 December 2030', async (t) => {
+    const { baseUrl } = await sandboxFor(t);
+    for (const [target, key] of [['/pets/1', ENTERPRISE], ['/pets/999', ENTERPRISE], ['/pets/1', null]] as const) {
+      const reply = await call(baseUrl, target, { key });
+      expect(reply.headers.deprecation, target).toMatch(/^@\d+$/);
+      expect(reply.headers.sunset).toBe('Thu, 05 Dec 2030 00:00:00 GMT');
+    }
+  });
+});
+
+describe.concurrent('Getting › "The replacement is GET /pets with the status filter"', () => {
+  it('the client\'s warning names the replacement command', async (t) => {
+    const { petctl } = await setupE2e(t, json(200, PET));
+    expect((await petctl(['pets', 'get', '1'])).stderr).toContain('use `petctl pets list --status <status>` instead');
+  });
+
+  it('the sandbox links GET /pets/{petId} to GET /pets as its successor', async (t) => {
+    const { baseUrl } = await sandboxFor(t);
+    const reply = await call(baseUrl, '/pets/1', { key: ENTERPRISE });
+    expect(reply.headers.link).toBe('</v1/pets>; rel="successor-version"');
+  });
+});
+
+describe.concurrent('Getting › "When no animal has the given identifier, the response is 404"', () => {
+  it('the client ends with exit 3, one error line naming the id, nothing on stdout', async (t) => {
+    const { petctl } = await setupE2e(t, json(404, errorBody(404, 'pet_not_found', 'no animal has id 77')));
+    const result = await petctl(['pets', 'get', '77']);
+    expect(result.code).toBe(3);
+    expectCleanError(result);
+    expect(result.stderr).toMatch(/^error: .*77.*\(pet_not_found, HTTP 404\)$/m);
+  });
+
+  it('the sandbox answers 404 for an id no animal has, and 200 once an animal with it exists', async (t) => {
+    const { baseUrl } = await sandboxFor(t);
+    expect((await call(baseUrl, '/pets/13', { key: ENTERPRISE })).status).toBe(404);
+    const created = (await call(baseUrl, '/pets', { key: ENTERPRISE, body: { name: 'Rex', categoryId: 1 } })).body as typeof PET;
+    expect((await call(baseUrl, `/pets/${created.id}`, { key: ENTERPRISE })).status).toBe(200);
+    expect((await call(baseUrl, '/pets/-1', { key: ENTERPRISE })).status).toBe(404);
+  });
+});

@@ -1,0 +1,364 @@
+import { spawn } from 'node:child_process';
+import { type TestContext, describe, expect, it } from 'vitest';
+import { BIN, NODE, cleanEnv } from '../helpers/cli';
+import {
+  BUSINESS,
+  ENTERPRISE,
+  FREE,
+  PET,
+  PRO,
+  SLACK_MS,
+  call,
+  errorBody,
+  expectCleanError,
+  fakeClock,
+  json,
+  rateLimitHeaders,
+  sandboxFor,
+  setupE2e,
+  type SandboxReply,
+} from './sides';
+
+/** Limits: the plans, the X-RateLimit-* headers, 429, Retry-After, backoff and the ban, on the client and on the sandbox. */
+
+const MINUTE = 60_000;
+const RATE_LIMITED = errorBody(429, 'rate_limited', 'Too many requests');
+const BANNED = errorBody(429, 'key_banned', 'API key banned');
+
+/** Sends GET /pets with `key` until the answer is not 200; returns how many got 200 and the first other answer. */
+async function exhaust(baseUrl: string, key: string): Promise<{ accepted: number; refusal: SandboxReply }> {
+  let accepted = 0;
+  for (;;) {
+    const reply = await call(baseUrl, '/pets?limit=1', { key });
+    if (reply.status !== 200) return { accepted, refusal: reply };
+    accepted += 1;
+  }
+}
+
+/** Uses up a key's day on a fake clock: a minute's worth of requests, then the next minute, until a 429 that is not the minute's. */
+async function exhaustDay(baseUrl: string, key: string, clock: ReturnType<typeof fakeClock>): Promise<{ accepted: number; refusal: SandboxReply }> {
+  let accepted = 0;
+  for (;;) {
+    const { accepted: inMinute, refusal } = await exhaust(baseUrl, key);
+    accepted += inMinute;
+    if (inMinute === 0) return { accepted, refusal };
+    clock.advance(MINUTE + 1000);
+  }
+}
+
+/** A plan's minute and day, used up on a fake clock at their real lengths. */
+async function planLimits(t: Pick<TestContext, 'onTestFinished'>, plan: { key: string; perMinute: number; perDay: number }): Promise<void> {
+  const clock = fakeClock();
+  const { baseUrl } = await sandboxFor(t, { now: clock.now });
+  const minute = await exhaust(baseUrl, plan.key);
+  expect(minute.accepted).toBe(plan.perMinute);
+  expect(minute.refusal.status).toBe(429);
+  expect(minute.refusal.headers['x-ratelimit-limit']).toBe(String(plan.perMinute));
+  clock.advance(MINUTE + 1000);
+  const day = await exhaustDay(baseUrl, plan.key, clock);
+  expect(minute.accepted + day.accepted).toBe(plan.perDay);
+  expect(day.refusal.status).toBe(429);
+  // The day's window, not the minute's: the wait is hours, not seconds.
+  expect(Number(day.refusal.headers['retry-after'])).toBeGreaterThan(3600);
+}
+
+/** The keys table `petctl sandbox` prints: key → [per minute, per day]. */
+function sandboxKeysTable(args: string[]): Promise<{ baseUrl: string; keys: Record<string, [string, string]>; stop: () => void }> {
+  const child = spawn(NODE, [BIN, 'sandbox', '--port', '0', ...args], { env: cleanEnv(), stdio: ['ignore', 'pipe', 'pipe'] });
+  return new Promise((resolve, reject) => {
+    let out = '';
+    child.on('error', reject);
+    child.stdout.setEncoding('utf8').on('data', (chunk: string) => {
+      out += chunk;
+      const lines = out.split('\n');
+      if (!lines.some((line) => line.startsWith('sandbox-enterprise'))) return;
+      const keys: Record<string, [string, string]> = {};
+      for (const line of lines.slice(2)) {
+        const [key, , perMinute, perDay] = line.split(/\s+/);
+        if (key) keys[key] = [perMinute!, perDay!];
+      }
+      resolve({ baseUrl: lines[0]!, keys, stop: () => child.kill('SIGTERM') });
+    });
+  });
+}
+
+describe('Limits › "Free | 60 | 1,000"', () => {
+  it('the sandbox accepts 60 requests a minute and 1,000 a day with the Free key, then answers 429', { timeout: 60_000 }, async (t) => {
+    await planLimits(t, { key: FREE, perMinute: 60, perDay: 1000 });
+  });
+});
+
+describe('Limits › "Pro | 300 | 10,000"', () => {
+  it('the sandbox accepts 300 requests a minute and 10,000 a day with the Pro key, then answers 429', { timeout: 120_000 }, async (t) => {
+    await planLimits(t, { key: PRO, perMinute: 300, perDay: 10_000 });
+  });
+});
+
+describe.concurrent('Limits › "Business | 1,000 | 100,000"', () => {
+  it('the sandbox accepts 1,000 requests a minute with the Business key, then answers 429; its table states 100,000 a day', async (t) => {
+    const clock = fakeClock();
+    const { baseUrl, keys } = await sandboxFor(t, { now: clock.now });
+    const minute = await exhaust(baseUrl, BUSINESS);
+    expect(minute.accepted).toBe(1000);
+    expect(minute.refusal.status).toBe(429);
+    expect(keys.find((key) => key.key === BUSINESS)).toMatchObject({ perMinute: 1000, perDay: 100_000 });
+  });
+
+  it('petctl sandbox prints every plan\'s quotas as the specification states them', async () => {
+    const sandbox = await sandboxKeysTable([]);
+    try {
+      expect(sandbox.keys).toMatchObject({
+        [FREE]: ['60', '1000'],
+        [PRO]: ['300', '10000'],
+        [BUSINESS]: ['1000', '100000'],
+      });
+    } finally {
+      sandbox.stop();
+    }
+  });
+});
+
+describe.concurrent('Limits › "Higher limits come from a higher plan; Enterprise quotas are agreed individually"', () => {
+  it('the sandbox tells each key its own plan\'s limit, higher for a higher plan', async (t) => {
+    const { baseUrl } = await sandboxFor(t);
+    const limits = [];
+    for (const key of [FREE, PRO, BUSINESS]) limits.push(Number((await call(baseUrl, '/pets', { key })).headers['x-ratelimit-limit']));
+    expect(limits).toEqual([60, 300, 1000]);
+  });
+
+  it('petctl sandbox --enterprise-quota sets the Enterprise key\'s quotas, and the sandbox enforces them', async () => {
+    const sandbox = await sandboxKeysTable(['--enterprise-quota', '5/7']);
+    try {
+      expect(sandbox.keys[ENTERPRISE]).toEqual(['5', '7']);
+      const { accepted, refusal } = await exhaust(sandbox.baseUrl, ENTERPRISE);
+      expect(accepted).toBe(5);
+      expect(refusal.status).toBe(429);
+      expect(refusal.headers['x-ratelimit-limit']).toBe('5');
+    } finally {
+      sandbox.stop();
+    }
+  });
+
+  it('the sandbox holds an agreed Enterprise day quota', async (t) => {
+    const clock = fakeClock();
+    const { baseUrl } = await sandboxFor(t, { now: clock.now, enterprisePerMinute: 5, enterprisePerDay: 7 });
+    expect((await exhaustDay(baseUrl, ENTERPRISE, clock)).accepted).toBe(7);
+  });
+});
+
+describe.concurrent('Limits › "Every API response carries these headers:"', () => {
+  it('the sandbox sends X-RateLimit-Limit, -Remaining and -Reset on 200, 201, 400, 401, 404, 405 and 429', async (t) => {
+    const { baseUrl } = await sandboxFor(t);
+    const replies = [
+      await call(baseUrl, '/pets', { key: FREE }),
+      await call(baseUrl, '/pets', { key: FREE, body: { name: 'Rex', categoryId: 1 } }),
+      await call(baseUrl, '/pets', { key: FREE, body: { name: 'Rex' } }),
+      await call(baseUrl, '/pets', { key: null }),
+      await call(baseUrl, '/pets/999', { key: FREE }),
+      await call(baseUrl, '/pets/1', { key: FREE, method: 'DELETE' }),
+      (await exhaust(baseUrl, FREE)).refusal,
+    ];
+    expect(replies.map((reply) => reply.status)).toEqual([200, 201, 400, 401, 404, 405, 429]);
+    for (const reply of replies) {
+      expect(reply.headers['x-ratelimit-limit'], String(reply.status)).toMatch(/^\d+$/);
+      expect(reply.headers['x-ratelimit-remaining'], String(reply.status)).toMatch(/^\d+$/);
+      expect(reply.headers['x-ratelimit-reset'], String(reply.status)).toMatch(/^\d{10}$/);
+    }
+  });
+
+  it('the client works the same when a server sends none of them', async (t) => {
+    const { server, petctl } = await setupE2e(t, json(200, [PET]));
+    for (const _ of [1, 2, 3]) expect((await petctl(['pets', 'list'])).code).toBe(0);
+    expect(server.requests).toHaveLength(3);
+  });
+});
+
+describe.concurrent('Limits › "X-RateLimit-Limit | The limit that applies to the caller"', () => {
+  it('the sandbox sends the caller\'s per-minute limit: its key\'s plan, or the Free plan\'s for a caller without a valid key', async (t) => {
+    const { baseUrl } = await sandboxFor(t);
+    expect((await call(baseUrl, '/pets', { key: PRO })).headers['x-ratelimit-limit']).toBe('300');
+    expect((await call(baseUrl, '/pets', { key: null })).headers['x-ratelimit-limit']).toBe('60');
+  });
+
+  it('the client reports the limit, what is left and the reset as the server sent them (auth status)', async (t) => {
+    const headers = rateLimitHeaders(17, 30, 300);
+    const { petctl } = await setupE2e(t, json(200, [PET], headers));
+    const result = await petctl(['auth', 'status', '-o', 'json']);
+    expect(result.code, result.stderr).toBe(0);
+    expect(JSON.parse(result.stdout).rateLimit).toEqual({
+      limit: 300,
+      remaining: 17,
+      reset: new Date(Number(headers['x-ratelimit-reset']) * 1000).toISOString(),
+    });
+  });
+});
+
+describe.concurrent('Limits › "X-RateLimit-Remaining | Requests left in the current window"', () => {
+  it('the sandbox counts down by one per request, and none are left at the 429', async (t) => {
+    const { baseUrl } = await sandboxFor(t);
+    const remaining = [];
+    for (const _ of [1, 2, 3]) remaining.push((await call(baseUrl, '/pets', { key: FREE })).headers['x-ratelimit-remaining']);
+    expect(remaining).toEqual(['59', '58', '57']);
+    expect((await exhaust(baseUrl, FREE)).refusal.headers['x-ratelimit-remaining']).toBe('0');
+  });
+
+  it('the client goes on at once while some are left, and holds the next command when none are', async (t) => {
+    const { server, petctl } = await setupE2e(t);
+    server.reply(json(200, [PET], rateLimitHeaders(1, 60)), json(200, [PET], rateLimitHeaders(0, 60)), json(200, [PET]));
+    expect((await petctl(['pets', 'list'])).code).toBe(0);
+    const second = await petctl(['pets', 'list']);
+    expect(second.code).toBe(0);
+    expect(second.stderr).toBe('');
+    const held = await petctl(['--max-wait', '5', 'pets', 'list']);
+    expect(held.code).toBe(5);
+    expect(held.stderr).toMatch(/\(rate_limited\)$/m);
+    expect(server.requests).toHaveLength(2);
+  });
+});
+
+describe.concurrent('Limits › "X-RateLimit-Reset | Unix timestamp at which the limit resets"', () => {
+  it('the sandbox sends the Unix second at which the minute\'s window ends', async (t) => {
+    const clock = fakeClock();
+    const { baseUrl } = await sandboxFor(t, { now: clock.now });
+    const opened = clock.now();
+    expect((await call(baseUrl, '/pets', { key: FREE })).headers['x-ratelimit-reset']).toBe(String(Math.ceil((opened + MINUTE) / 1000)));
+    clock.advance(MINUTE);
+    expect((await call(baseUrl, '/pets', { key: FREE })).headers['x-ratelimit-reset']).toBe(String(Math.ceil((opened + 2 * MINUTE) / 1000)));
+  });
+
+  it('the client waits until that second before the next request of a window with none left', async (t) => {
+    const { server, petctl } = await setupE2e(t);
+    let reset = 0;
+    server.reply(
+      (_request, res) => {
+        const headers = rateLimitHeaders(0, 3);
+        reset = Number(headers['x-ratelimit-reset']) * 1000;
+        res.writeHead(200, { 'content-type': 'application/json', ...headers });
+        res.end(JSON.stringify([PET]));
+      },
+      json(200, [PET]),
+    );
+    expect((await petctl(['pets', 'list'])).code).toBe(0);
+    const next = await petctl(['pets', 'list']);
+    expect(next.code, next.stderr).toBe(0);
+    expect(next.stderr).toMatch(/^petctl: .*wait/im);
+    expect(server.requests[1]!.at).toBeGreaterThanOrEqual(reset - SLACK_MS);
+    server.verify();
+  });
+});
+
+describe.concurrent('Limits › "A request above the limit receives 429 Too Many Requests"', () => {
+  it('the sandbox answers the 61st request of a Free minute with 429 rate_limited, and does not count it', async (t) => {
+    const { baseUrl } = await sandboxFor(t);
+    const { accepted, refusal } = await exhaust(baseUrl, FREE);
+    expect(accepted).toBe(60);
+    expect(refusal.status).toBe(429);
+    expect(refusal.body).toEqual({ code: 'rate_limited', message: expect.any(String), status: 429 });
+  });
+
+  it('the client that cannot wait out a 429 ends with exit 5 and the server\'s code', async (t) => {
+    const { petctl } = await setupE2e(t, json(429, RATE_LIMITED, { 'retry-after': '120' }));
+    const result = await petctl(['pets', 'list']);
+    expect(result.code).toBe(5);
+    expectCleanError(result);
+    expect(result.stderr).toMatch(/\(rate_limited, HTTP 429\)$/m);
+  });
+});
+
+describe.concurrent('Limits › "The response includes Retry-After; clients back off and retry after that time"', () => {
+  it('the client retries a 429 no sooner than its Retry-After, and no later: a reset further away does not stretch the wait', async (t) => {
+    const { server, petctl } = await setupE2e(t);
+    server.reply(json(429, RATE_LIMITED, { 'retry-after': '2', ...rateLimitHeaders(0, 60) }), json(200, [PET]));
+    const result = await petctl(['pets', 'list']);
+    expect(result.code, result.stderr).toBe(0);
+    expect(result.stderr).toBe('petctl: HTTP 429; retry 1/4 in 2s\n');
+    const [first, second] = server.requests;
+    expect(second!.at - first!.at).toBeGreaterThanOrEqual(2000 - SLACK_MS);
+    server.verify();
+  });
+
+  it('the client takes Retry-After as an HTTP-date too', async (t) => {
+    const { server, petctl } = await setupE2e(t);
+    let retryAt = 0;
+    server.reply((_request, res) => {
+      const date = Math.floor(Date.now() / 1000) * 1000;
+      retryAt = date + 2000;
+      res.writeHead(429, { 'content-type': 'application/json', date: new Date(date).toUTCString(), 'retry-after': new Date(retryAt).toUTCString() });
+      res.end(JSON.stringify(RATE_LIMITED));
+    }, json(200, [PET]));
+    expect((await petctl(['pets', 'list'])).code).toBe(0);
+    // Measured against the answer's own Date, the HTTP-date is 2 s away, whatever this machine's clock says.
+    expect(retryAt).toBeGreaterThan(0);
+    expect(server.requests[1]!.at - server.requests[0]!.at).toBeGreaterThanOrEqual(2000 - SLACK_MS);
+  });
+
+  it('the sandbox\'s 429 says in whole seconds when the window reopens, and a request after that time is answered', async (t) => {
+    const clock = fakeClock();
+    const { baseUrl } = await sandboxFor(t, { now: clock.now });
+    const opened = clock.now();
+    expect((await call(baseUrl, '/pets', { key: FREE })).status).toBe(200);
+    clock.advance(9_000);
+    const { refusal } = await exhaust(baseUrl, FREE);
+    const retryAfter = Number(refusal.headers['retry-after']);
+    expect(retryAfter).toBe(Math.ceil((opened + MINUTE - clock.now()) / 1000));
+    expect(Number(refusal.headers['x-ratelimit-reset'])).toBe(Math.ceil((opened + MINUTE) / 1000));
+    clock.advance(retryAfter * 1000);
+    expect((await call(baseUrl, '/pets', { key: FREE })).status).toBe(200);
+  });
+});
+
+describe.concurrent('Limits › "Clients use exponential backoff"', () => {
+  it('the client doubles its wait after each 429 that names no time: 5 s, then 10 s', { timeout: 45_000 }, async (t) => {
+    const { server, petctl } = await setupE2e(t);
+    server.reply(json(429, RATE_LIMITED), json(429, RATE_LIMITED), json(200, [PET]));
+    const result = await petctl(['pets', 'list'], { timeoutMs: 40_000 });
+    expect(result.code, result.stderr).toBe(0);
+    const [first, second, third] = server.requests;
+    expect(second!.at - first!.at).toBeGreaterThanOrEqual(5000 - SLACK_MS);
+    expect(third!.at - second!.at).toBeGreaterThanOrEqual(10_000 - SLACK_MS);
+    server.verify();
+  });
+});
+
+describe.concurrent('Limits › "Continuing to send requests after a 429 may lead to a temporary ban of the API key"', () => {
+  it('the sandbox bans a Free key at the 11th request after its first 429, for 10 minutes, and then answers again', async (t) => {
+    const clock = fakeClock();
+    const { baseUrl } = await sandboxFor(t, { now: clock.now });
+    expect((await exhaust(baseUrl, FREE)).accepted).toBe(60);
+    const codes = [];
+    for (let n = 0; n < 11; n += 1) codes.push(((await call(baseUrl, '/pets', { key: FREE })).body as { code: string }).code);
+    expect(codes).toEqual([...Array(10).fill('rate_limited'), 'key_banned']);
+    const banned = await call(baseUrl, '/pets', { key: FREE });
+    expect(banned.body).toMatchObject({ code: 'key_banned', status: 429 });
+    expect(Number(banned.headers['retry-after'])).toBeGreaterThan(590);
+    clock.advance(10 * MINUTE);
+    expect((await call(baseUrl, '/pets', { key: FREE })).status).toBe(200);
+  });
+
+  it('the client sends at most 1 + --retries requests into 429s, each after the last one\'s Retry-After', async (t) => {
+    const { server, petctl } = await setupE2e(t, json(429, RATE_LIMITED, { 'retry-after': '1' }));
+    const result = await petctl(['--retries', '2', 'pets', 'list']);
+    expect(result.code).toBe(5);
+    expect(server.requests).toHaveLength(3);
+    for (let n = 1; n < 3; n += 1) expect(server.requests[n]!.at - server.requests[n - 1]!.at).toBeGreaterThanOrEqual(1000 - SLACK_MS);
+  });
+
+  it('the client sends nothing from a second command before the first one\'s Retry-After has passed', async (t) => {
+    const { server, petctl } = await setupE2e(t);
+    server.reply(json(429, RATE_LIMITED, { 'retry-after': '3' }), json(200, [PET]));
+    expect((await petctl(['--retries', '0', 'pets', 'list'])).code).toBe(5);
+    expect((await petctl(['pets', 'list'])).code).toBe(0);
+    expect(server.requests[1]!.at - server.requests[0]!.at).toBeGreaterThanOrEqual(3000 - SLACK_MS);
+    server.verify();
+  });
+
+  it('the client stops at a ban longer than --max-wait (exit 5), and the next command sends nothing', async (t) => {
+    const { server, petctl } = await setupE2e(t, json(429, BANNED, { 'retry-after': '600' }));
+    const banned = await petctl(['pets', 'list']);
+    expect(banned.code).toBe(5);
+    expect(banned.stderr).toMatch(/\(key_banned(, HTTP 429)?\)$/m);
+    const next = await petctl(['pets', 'list']);
+    expect(next.code).toBe(5);
+    expect(server.requests).toHaveLength(1);
+  });
+});

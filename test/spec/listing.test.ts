@@ -1,0 +1,181 @@
+import { describe, expect, it } from 'vitest';
+import { ENTERPRISE, PET, call, errorBody, expectCleanError, expectPetctlHeaders, json, sandboxFor, setupE2e } from './sides';
+
+/** Endpoints › List all animals: `GET /pets`, on the client and on the sandbox. */
+
+type Pet = { id: number; name: string; categoryId: number; status?: string };
+
+describe.concurrent('Listing › "Method and path | GET /pets"', () => {
+  it('the client lists with GET /v1/pets, carrying its key', async (t) => {
+    const { server, petctl, key } = await setupE2e(t, json(200, [PET]));
+    const result = await petctl(['pets', 'list']);
+    expect(result.code, result.stderr).toBe(0);
+    expect(server.requests.map((r) => `${r.method} ${r.path}`)).toEqual(['GET /v1/pets']);
+    expectPetctlHeaders(server.requests[0]!, key);
+  });
+
+  it('the sandbox answers GET /v1/pets with 200', async (t) => {
+    const { baseUrl } = await sandboxFor(t);
+    expect((await call(baseUrl, '/pets', { key: ENTERPRISE })).status).toBe(200);
+  });
+});
+
+describe.concurrent('Listing › "Request body | none"', () => {
+  it('the client sends no body and no Content-Type with GET /pets', async (t) => {
+    const { server, petctl } = await setupE2e(t, json(200, [PET]));
+    expect((await petctl(['pets', 'list', '--status', 'sold', '--limit', '3'])).code).toBe(0);
+    expect(server.requests[0]!.body).toBe('');
+    expect(server.requests[0]!.headers['content-type']).toBeUndefined();
+    expect(server.requests[0]!.headers['content-length'] ?? '0').toBe('0');
+  });
+});
+
+describe.concurrent('Listing › "Success | 200, body is Pets (array of Pet)"', () => {
+  it('the client prints the array it is given, and refuses a 200 whose body is not an array of Pet (exit 7)', async (t) => {
+    const { server, petctl } = await setupE2e(t);
+    server.reply(json(200, [PET, { id: 2, name: 'Bella', categoryId: 1 }]), json(200, { pets: [PET] }));
+    const listed = await petctl(['pets', 'list', '-o', 'json']);
+    expect(listed.code, listed.stderr).toBe(0);
+    expect(JSON.parse(listed.stdout)).toEqual([PET, { id: 2, name: 'Bella', categoryId: 1 }]);
+    const refused = await petctl(['pets', 'list']);
+    expect(refused.code).toBe(7);
+    expectCleanError(refused);
+    expect(refused.stderr).toMatch(/^error: .*\(invalid_response, HTTP 200\)$/m);
+  });
+
+  it('the sandbox answers 200 with a JSON array of Pet', async (t) => {
+    const { baseUrl } = await sandboxFor(t);
+    const reply = await call(baseUrl, '/pets', { key: ENTERPRISE });
+    expect(reply.status).toBe(200);
+    expect(Array.isArray(reply.body)).toBe(true);
+    for (const pet of reply.body as Pet[]) {
+      expect(Object.keys(pet).every((field) => ['id', 'name', 'categoryId', 'status'].includes(field))).toBe(true);
+      expect(pet).toMatchObject({ id: expect.any(Number), name: expect.any(String), categoryId: expect.any(Number) });
+    }
+  });
+});
+
+describe.concurrent('Listing › "Errors | 401 (Error body)"', () => {
+  it('the client ends a listing refused with 401 with exit 4 and the server\'s code', async (t) => {
+    const { petctl } = await setupE2e(t, json(401, errorBody(401, 'unauthorized', 'key not valid')));
+    const result = await petctl(['pets', 'list']);
+    expect(result.code).toBe(4);
+    expectCleanError(result);
+    expect(result.stderr).toMatch(/^error: .*\(unauthorized, HTTP 401\)$/m);
+  });
+
+  it('the sandbox answers a listing without a valid key with 401 and the Error body', async (t) => {
+    const { baseUrl } = await sandboxFor(t);
+    const reply = await call(baseUrl, '/pets', { key: 'not-a-sandbox-key' });
+    expect(reply.status).toBe(401);
+    expect(reply.body).toMatchObject({ code: expect.any(String), message: expect.any(String), status: 401 });
+  });
+});
+
+describe.concurrent('Listing › "Query parameters (both optional):"', () => {
+  it('the client sends neither limit nor status when neither flag is given', async (t) => {
+    const { server, petctl } = await setupE2e(t, json(200, [PET]));
+    expect((await petctl(['pets', 'list'])).code).toBe(0);
+    expect(server.requests[0]!.query).toEqual({});
+  });
+
+  it('the sandbox answers 200 without either parameter', async (t) => {
+    const { baseUrl } = await sandboxFor(t);
+    expect((await call(baseUrl, '/pets', { key: ENTERPRISE })).status).toBe(200);
+  });
+});
+
+describe.concurrent('Listing › "When limit is omitted, at most 20 animals are returned"', () => {
+  it('the sandbox returns 20 of 25 animals when no limit is sent, and all 25 with limit=100', async (t) => {
+    const { baseUrl } = await sandboxFor(t);
+    const seeded = ((await call(baseUrl, '/pets?limit=100', { key: ENTERPRISE })).body as Pet[]).length;
+    for (let n = seeded; n < 25; n += 1) {
+      expect((await call(baseUrl, '/pets', { key: ENTERPRISE, body: { name: `Pet ${n}`, categoryId: 1 } })).status).toBe(201);
+    }
+    expect((await call(baseUrl, '/pets', { key: ENTERPRISE })).body).toHaveLength(20);
+    expect((await call(baseUrl, '/pets?limit=100', { key: ENTERPRISE })).body).toHaveLength(25);
+  });
+
+  it('the client leaves the page size to the service: no limit sent, every animal answered is printed', async (t) => {
+    const page = Array.from({ length: 20 }, (_, i) => ({ id: i + 1, name: `Pet ${i + 1}`, categoryId: 1 }));
+    const { server, petctl } = await setupE2e(t, json(200, page));
+    const result = await petctl(['pets', 'list', '-o', 'ndjson']);
+    expect(result.code, result.stderr).toBe(0);
+    expect(server.requests[0]!.query.limit).toBeUndefined();
+    expect(result.stdout.trim().split('\n')).toHaveLength(20);
+  });
+});
+
+describe.concurrent('Listing › "A limit above 100 or below 1 is outside the allowed range"', () => {
+  it('the client sends 1 and 100 as given, and refuses 0, 101 and -5 with exit 2 before sending anything', async (t) => {
+    const { server, petctl } = await setupE2e(t, json(200, [PET]));
+    for (const limit of ['1', '100']) expect((await petctl(['pets', 'list', '--limit', limit])).code).toBe(0);
+    expect(server.requests.map((r) => r.query.limit)).toEqual(['1', '100']);
+    for (const limit of ['0', '101', '-5']) {
+      const result = await petctl(['pets', 'list', `--limit=${limit}`]);
+      expect(result.code, limit).toBe(2);
+      expectCleanError(result);
+      expect(result.stderr).toContain('--limit must be a whole number from 1 to 100');
+    }
+    expect(server.requests).toHaveLength(2);
+  });
+
+  it('the sandbox answers limit=1 and limit=100 with 200, and 0, 101 and -5 with 400', async (t) => {
+    const { baseUrl } = await sandboxFor(t);
+    expect((await call(baseUrl, '/pets?limit=1', { key: ENTERPRISE })).body).toHaveLength(1);
+    expect((await call(baseUrl, '/pets?limit=100', { key: ENTERPRISE })).status).toBe(200);
+    for (const limit of ['0', '101', '-5']) {
+      const reply = await call(baseUrl, `/pets?limit=${limit}`, { key: ENTERPRISE });
+      expect(reply.status, limit).toBe(400);
+      expect(reply.body).toMatchObject({ code: 'invalid_parameter', status: 400 });
+    }
+  });
+});
+
+describe.concurrent('Listing › "When status is given, only animals with that status are returned"', () => {
+  it('the client sends the status it is given', async (t) => {
+    const { server, petctl } = await setupE2e(t, json(200, [PET]));
+    expect((await petctl(['pets', 'list', '--status', 'sold'])).code).toBe(0);
+    expect(server.requests[0]!.query).toEqual({ status: 'sold' });
+  });
+
+  it('the sandbox returns every animal of that status and no other', async (t) => {
+    const { baseUrl } = await sandboxFor(t);
+    const all = (await call(baseUrl, '/pets?limit=100', { key: ENTERPRISE })).body as Pet[];
+    for (const status of ['available', 'pending', 'sold']) {
+      const some = (await call(baseUrl, `/pets?limit=100&status=${status}`, { key: ENTERPRISE })).body as Pet[];
+      expect(some.length, status).toBeGreaterThan(0);
+      expect(some).toEqual(all.filter((pet) => pet.status === status));
+    }
+  });
+});
+
+describe.concurrent('Listing › "The result is described as paginated"', () => {
+  it('the client with --all follows the server\'s rel="next" links to the last page', async (t) => {
+    const { server, petctl } = await setupE2e(t);
+    server.reply(
+      json(200, [PET], { link: '</v1/pets?limit=1&after=1>; rel="next"' }),
+      json(200, [{ id: 2, name: 'Bella', categoryId: 1 }]),
+    );
+    const result = await petctl(['pets', 'list', '--all', '--limit', '1', '-o', 'ndjson']);
+    expect(result.code, result.stderr).toBe(0);
+    expect(result.stdout.trim().split('\n').map((line) => JSON.parse(line).id)).toEqual([1, 2]);
+    expect(server.requests.map((r) => r.url)).toEqual(['/v1/pets?limit=1', '/v1/pets?limit=1&after=1']);
+    server.verify();
+  });
+
+  it('the sandbox links each page to the next, and following the links visits every animal once', async (t) => {
+    const { baseUrl } = await sandboxFor(t);
+    const all = (await call(baseUrl, '/pets?limit=100', { key: ENTERPRISE })).body as Pet[];
+    const origin = new URL(baseUrl).origin;
+    const seen: number[] = [];
+    let target: string | undefined = `${baseUrl}/pets?limit=5`;
+    while (target) {
+      const reply = await call('', target, { key: ENTERPRISE });
+      seen.push(...(reply.body as Pet[]).map((pet) => pet.id));
+      const next = /^<([^>]+)>; rel="next"$/.exec(reply.headers.link ?? '');
+      target = next ? `${origin}${next[1]}` : undefined;
+    }
+    expect(seen).toEqual(all.map((pet) => pet.id));
+  });
+});

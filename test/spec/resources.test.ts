@@ -1,0 +1,218 @@
+import { describe, expect, it } from 'vitest';
+import { ENTERPRISE, PET, call, expectCleanError, json, postJson, sandboxFor, setupE2e } from './sides';
+
+/** Resources and their fields (PetStatus, NewPet, Pet, Error, Category), and States and transitions. */
+
+const INT64_MAX = '9223372036854775807';
+const BEYOND_2_53 = '9007199254740993';
+const STATUSES = ['available', 'pending', 'sold'];
+
+describe.concurrent('Resources › "Allowed values: available, pending, sold"', () => {
+  it('the client sends each of the three, refuses any other (exit 2), and refuses an answer with another (exit 7)', async (t) => {
+    const { server, petctl } = await setupE2e(t, json(200, [PET]));
+    for (const status of [...STATUSES, 'Sold']) expect((await petctl(['pets', 'list', '--status', status])).code).toBe(0);
+    expect(server.requests.map((r) => r.query.status)).toEqual([...STATUSES, 'sold']);
+    for (const status of ['adopted', '']) expect((await petctl(['pets', 'add', '--name', 'Rex', '--category-id', '1', '--status', status])).code).toBe(2);
+    server.reply(json(200, [{ ...PET, status: 'adopted' }]));
+    const refused = await petctl(['pets', 'list']);
+    expect(refused.code).toBe(7);
+    expect(refused.stderr).toMatch(/\(invalid_response, HTTP 200\)$/m);
+    expect(server.requests).toHaveLength(5);
+  });
+
+  it('the sandbox takes each of the three in a body and a filter, and refuses any other with 400', async (t) => {
+    const { baseUrl } = await sandboxFor(t);
+    for (const status of STATUSES) {
+      expect((await call(baseUrl, '/pets', { key: ENTERPRISE, body: { name: 'Rex', categoryId: 1, status } })).status).toBe(201);
+      expect((await call(baseUrl, `/pets?status=${status}`, { key: ENTERPRISE })).status).toBe(200);
+    }
+    for (const status of ['adopted', 'Sold', '']) {
+      expect((await call(baseUrl, '/pets', { key: ENTERPRISE, body: { name: 'Rex', categoryId: 1, status } })).status, status).toBe(400);
+      expect((await call(baseUrl, `/pets?status=${status}`, { key: ENTERPRISE })).status, status).toBe(400);
+    }
+  });
+});
+
+describe.concurrent('Resources › "name | string | - | yes | The animal\'s name"', () => {
+  it('the client sends the name as a JSON string, digits included', async (t) => {
+    const { server, petctl } = await setupE2e(t, json(201, PET));
+    expect((await petctl(['pets', 'add', '--name', '123', '--category-id', '1'])).code).toBe(0);
+    expect(JSON.parse(server.requests[0]!.body)).toEqual({ name: '123', categoryId: 1 });
+  });
+
+  it('the sandbox stores a string name as sent, and refuses a name that is not a string', async (t) => {
+    const { baseUrl } = await sandboxFor(t);
+    expect((await call(baseUrl, '/pets', { key: ENTERPRISE, body: { name: 'Señor Bigotes 🐈', categoryId: 1 } })).body).toMatchObject({ name: 'Señor Bigotes 🐈' });
+    for (const name of [123, null, ['Rex'], { first: 'Rex' }]) {
+      expect((await call(baseUrl, '/pets', { key: ENTERPRISE, body: { name, categoryId: 1 } })).status, JSON.stringify(name)).toBe(400);
+    }
+  });
+});
+
+describe.concurrent('Resources › "categoryId | integer | int64 | yes | Identifier of the category the animal belongs to"', () => {
+  it('the client sends an int64 categoryId digit for digit, beyond 2^53 too', async (t) => {
+    const { server, petctl } = await setupE2e(t, json(201, PET));
+    expect((await petctl(['pets', 'add', '--name', 'Rex', '--category-id', INT64_MAX])).code).toBe(0);
+    expect(server.requests[0]!.bodyBytes.toString()).toBe(`{"name":"Rex","categoryId":${INT64_MAX}}`);
+  });
+
+  it('the sandbox keeps an int64 categoryId exact, and refuses one outside int64 or not an integer', async (t) => {
+    const { baseUrl } = await sandboxFor(t);
+    const created = await postJson(baseUrl, `{"name":"Rex","categoryId":${BEYOND_2_53}}`, ENTERPRISE);
+    expect(created.text).toContain(`"categoryId":${BEYOND_2_53}`);
+    const id = /"id":(\d+)/.exec(created.text)![1];
+    expect((await call(baseUrl, `/pets/${id}`, { key: ENTERPRISE })).text).toContain(`"categoryId":${BEYOND_2_53}`);
+    for (const categoryId of ['9223372036854775808', '-9223372036854775809', '1.5', '"1"', 'null']) {
+      expect((await postJson(baseUrl, `{"name":"Rex","categoryId":${categoryId}}`, ENTERPRISE)).status, categoryId).toBe(400);
+    }
+  });
+});
+
+describe.concurrent('Resources › "status | PetStatus | - | no | Availability status"', () => {
+  it('the client sends a status only when one is given', async (t) => {
+    const { server, petctl } = await setupE2e(t, json(201, PET));
+    expect((await petctl(['pets', 'add', '--name', 'Rex', '--category-id', '1'])).code).toBe(0);
+    expect((await petctl(['pets', 'add', '--name', 'Rex', '--category-id', '1', '--status', 'pending'])).code).toBe(0);
+    expect(server.requests.map((r) => JSON.parse(r.body).status)).toEqual([undefined, 'pending']);
+  });
+
+  it('the sandbox accepts a body with or without a status, and stores the one given', async (t) => {
+    const { baseUrl } = await sandboxFor(t);
+    const given = (await call(baseUrl, '/pets', { key: ENTERPRISE, body: { name: 'Rex', categoryId: 1, status: 'pending' } })).body as typeof PET;
+    expect((await call(baseUrl, `/pets/${given.id}`, { key: ENTERPRISE })).body).toMatchObject({ status: 'pending' });
+    expect((await call(baseUrl, '/pets', { key: ENTERPRISE, body: { name: 'Rex', categoryId: 1 } })).status).toBe(201);
+  });
+});
+
+describe.concurrent('Resources › "No default is stated for status"', () => {
+  it('the sandbox invents none: an animal added without a status has none, and no status filter lists it', async (t) => {
+    const { baseUrl } = await sandboxFor(t);
+    const created = (await call(baseUrl, '/pets', { key: ENTERPRISE, body: { name: 'Nameless', categoryId: 1 } })).body as typeof PET;
+    expect(created).not.toHaveProperty('status');
+    expect((await call(baseUrl, `/pets/${created.id}`, { key: ENTERPRISE })).body).not.toHaveProperty('status');
+    for (const status of STATUSES) {
+      const listed = (await call(baseUrl, `/pets?limit=100&status=${status}`, { key: ENTERPRISE })).body as Array<typeof PET>;
+      expect(listed.map((pet) => pet.id)).not.toContain(created.id);
+    }
+  });
+
+  it('the client shows an animal without a status as having none, and keeps it absent in JSON', async (t) => {
+    const { petctl } = await setupE2e(t, json(200, [{ id: 1, name: 'Rex', categoryId: 1 }]));
+    expect((await petctl(['pets', 'list'])).stdout).toBe('1\tRex\t1\t-\n');
+    expect(JSON.parse((await petctl(['pets', 'list', '-o', 'json'])).stdout)).toEqual([{ id: 1, name: 'Rex', categoryId: 1 }]);
+  });
+});
+
+describe.concurrent('Resources › "A Pet has every field of NewPet and one more"', () => {
+  it('the sandbox answers with every field sent, plus id, and nothing else', async (t) => {
+    const { baseUrl } = await sandboxFor(t);
+    const reply = await call(baseUrl, '/pets', { key: ENTERPRISE, body: { name: 'Rex', categoryId: 2, status: 'sold' } });
+    expect(Object.keys(reply.body as object).sort()).toEqual(['categoryId', 'id', 'name', 'status']);
+  });
+
+  it('the client prints every field of the Pet, and keeps a field a newer server adds in JSON output', async (t) => {
+    const { petctl } = await setupE2e(t, json(200, { ...PET, microchip: 'ABC' }));
+    expect(JSON.parse((await petctl(['pets', 'get', '1', '-o', 'json'])).stdout)).toEqual({ ...PET, microchip: 'ABC' });
+  });
+});
+
+describe.concurrent('Resources › "id | integer | int64 | yes | Unique identifier, assigned by the service on creation"', () => {
+  it('the client prints an int64 id exactly, beyond 2^53 too, and refuses a Pet without an integer id (exit 7)', async (t) => {
+    const { server, petctl } = await setupE2e(t);
+    server.reply(
+      { status: 200, body: `[{"id":${BEYOND_2_53},"name":"Rex","categoryId":1}]` },
+      json(200, [{ name: 'Rex', categoryId: 1 }]),
+      json(200, [{ id: 1.5, name: 'Rex', categoryId: 1 }]),
+      json(200, [{ id: '1', name: 'Rex', categoryId: 1 }]),
+    );
+    expect((await petctl(['pets', 'list'])).stdout).toBe(`${BEYOND_2_53}\tRex\t1\t-\n`);
+    for (const _ of [1, 2, 3]) {
+      const refused = await petctl(['pets', 'list']);
+      expect(refused.code).toBe(7);
+      expectCleanError(refused);
+    }
+    server.verify();
+  });
+
+  it('the sandbox gives every animal an integer id of its own', async (t) => {
+    const { baseUrl } = await sandboxFor(t);
+    for (let n = 0; n < 5; n += 1) await call(baseUrl, '/pets', { key: ENTERPRISE, body: { name: `Pet ${n}`, categoryId: 1 } });
+    const ids = ((await call(baseUrl, '/pets?limit=100', { key: ENTERPRISE })).body as Array<typeof PET>).map((pet) => pet.id);
+    expect(ids).toHaveLength(17);
+    expect(new Set(ids).size).toBe(17);
+    for (const id of ids) expect(Number.isSafeInteger(id)).toBe(true);
+  });
+});
+
+describe.concurrent('Resources › "name | string | - | yes | As in NewPet"', () => {
+  it('the client refuses a Pet without a string name or an int64 categoryId (exit 7), and accepts one without a status', async (t) => {
+    const { server, petctl } = await setupE2e(t);
+    server.reply(
+      json(200, [{ id: 1, categoryId: 1 }]),
+      json(200, [{ id: 1, name: 7, categoryId: 1 }]),
+      json(200, [{ id: 1, name: 'Rex' }]),
+      json(200, [{ id: 1, name: 'Rex', categoryId: 'one' }]),
+      json(200, [{ id: 1, name: 'Rex', categoryId: 1 }]),
+    );
+    for (const _ of [1, 2, 3, 4]) expect((await petctl(['pets', 'list'])).code).toBe(7);
+    expect((await petctl(['pets', 'list'])).code).toBe(0);
+    server.verify();
+  });
+});
+
+describe.concurrent('Resources › "code | string | yes | Machine-readable error code"', () => {
+  it('the client takes only a body with a string code, a string message and an integer status as the Error body', async (t) => {
+    const { server, petctl } = await setupE2e(t);
+    server.reply(
+      json(404, { code: 'pet_not_found', message: 'no animal has id 5', status: 404 }),
+      json(404, { code: 404, message: 'no animal has id 5', status: 404 }),
+      json(404, { code: 'pet_not_found', status: 404 }),
+      json(404, { code: 'pet_not_found', message: 'no animal has id 5', status: '404' }),
+    );
+    expect((await petctl(['pets', 'get', '5'])).stderr).toMatch(/^error: no animal has id 5 \(pet_not_found, HTTP 404\)$/m);
+    for (const _ of [1, 2, 3]) {
+      const result = await petctl(['pets', 'get', '5']);
+      expect(result.code).toBe(3);
+      expect(result.stderr).toMatch(/without an Error body.*\(http_404, HTTP 404\)$/m);
+    }
+    server.verify();
+  });
+});
+
+describe.concurrent('Resources › "The category record is referenced only by its identifier (categoryId)"', () => {
+  it('the client sends categoryId and nothing else about the category', async (t) => {
+    const { server, petctl } = await setupE2e(t, json(201, PET));
+    expect((await petctl(['pets', 'add', '--name', 'Rex', '--category-id', '4'])).code).toBe(0);
+    expect(Object.keys(JSON.parse(server.requests[0]!.body))).toEqual(['name', 'categoryId']);
+  });
+
+  it('the sandbox refuses a category given as a record', async (t) => {
+    const { baseUrl } = await sandboxFor(t);
+    const reply = await call(baseUrl, '/pets', { key: ENTERPRISE, body: { name: 'Rex', categoryId: 1, category: { id: 1, name: 'Dogs' } } });
+    expect(reply.status).toBe(400);
+    expect(reply.body).toMatchObject({ code: 'unknown_field', status: 400 });
+  });
+});
+
+describe.concurrent('States › "No operation that changes the status of an existing animal is given, and the rules for moving between the three values are not given"', () => {
+  it('the sandbox offers no way to change an animal: PUT, PATCH and DELETE get 405 and the animal stays as it is', async (t) => {
+    const { baseUrl } = await sandboxFor(t);
+    const before = (await call(baseUrl, '/pets/1', { key: ENTERPRISE })).body;
+    for (const method of ['PUT', 'PATCH', 'DELETE']) {
+      const reply = await call(baseUrl, '/pets/1', { key: ENTERPRISE, method, body: { name: 'Rex', categoryId: 1, status: 'sold' } });
+      expect(reply.status, method).toBe(405);
+      expect(reply.headers.allow).toBe('GET');
+    }
+    expect((await call(baseUrl, '/pets/1', { key: ENTERPRISE })).body).toEqual(before);
+  });
+
+  it('the client has no command to change an animal', async (t) => {
+    const { server, petctl } = await setupE2e(t);
+    for (const verb of ['update', 'set-status', 'delete']) {
+      const result = await petctl(['pets', verb, '1']);
+      expect(result.code, verb).toBe(2);
+      expect(result.stderr).toContain(`unknown command '${verb}'`);
+    }
+    expect(server.requests).toHaveLength(0);
+  });
+});

@@ -1,0 +1,101 @@
+import fs from 'node:fs';
+
+/**
+ * The specification as a list of rules, and docs/spec-coverage.md as a list of
+ * those rules with the test (or the reason for none) beside each. A rule is
+ * every sentence of the specification's prose and list items, and every data
+ * row of its tables, under the heading it belongs to.
+ */
+
+export const SPEC_FILE = new URL('../../../shared/spec/pet-adoption-service.md', import.meta.url);
+export const COVERAGE_FILE = new URL('../../docs/spec-coverage.md', import.meta.url);
+
+export interface SpecRule {
+  /** The heading path, e.g. "Limits › Rate limit headers". */
+  heading: string;
+  /** The rule as the specification words it (a table row as its cells joined by " | "). */
+  text: string;
+}
+
+/** Sentences end at a full stop before a capital letter or a code span; "1.0.0" or "e.g." never split. */
+function sentences(paragraph: string): string[] {
+  return paragraph.split(/(?<=\.)\s+(?=[A-Z`])/).map((s) => s.trim()).filter((s) => s !== '');
+}
+
+export function specRules(markdown: string): SpecRule[] {
+  const rules: SpecRule[] = [];
+  const headings: string[] = [];
+  let tableRow = 0;
+  for (const raw of markdown.split('\n')) {
+    const line = raw.trim();
+    const heading = /^(#{2,6})\s+(.*)$/.exec(line);
+    if (heading) {
+      headings.length = heading[1]!.length - 2;
+      headings.push(heading[2]!);
+      continue;
+    }
+    if (line.startsWith('#') || line === '') {
+      tableRow = 0;
+      continue;
+    }
+    const where = headings.join(' › ');
+    if (line.startsWith('|')) {
+      tableRow += 1;
+      // Row 1 names the columns, row 2 is the |---| line.
+      if (tableRow > 2) rules.push({ heading: where, text: line.replace(/^\||\|$/g, '').split('|').map((cell) => cell.trim()).join(' | ') });
+      continue;
+    }
+    tableRow = 0;
+    const item = line.replace(/^(?:-|\d+\.)\s+/, '');
+    for (const sentence of sentences(item)) rules.push({ heading: where, text: sentence });
+  }
+  return rules;
+}
+
+/** One entry of docs/spec-coverage.md: a quoted rule and what checks it. */
+export interface CoverageEntry {
+  line: number;
+  text: string;
+  tests: Array<{ file: string; name: string }>;
+  reasons: string[];
+}
+
+/**
+ * The entries of docs/spec-coverage.md. Each is a list item holding the rule
+ * in double quotes, followed by sub-items:
+ *   - test: test/spec/limits.test.ts › Limits › "…"
+ *   - none: why no test can check it
+ */
+export function coverageEntries(markdown: string): CoverageEntry[] {
+  const entries: CoverageEntry[] = [];
+  for (const [index, line] of markdown.split('\n').entries()) {
+    const rule = /^- "(.*)"$/.exec(line);
+    if (rule) {
+      entries.push({ line: index + 1, text: rule[1]!, tests: [], reasons: [] });
+      continue;
+    }
+    const current = entries.at(-1);
+    const test = /^ {2}- test: `([^`]+)` › `(.+)`$/.exec(line);
+    if (test && current) current.tests.push({ file: test[1]!, name: test[2]! });
+    const none = /^ {2}- none: (.+)$/.exec(line);
+    if (none && current) current.reasons.push(none[1]!);
+  }
+  return entries;
+}
+
+/** The titles given to describe/it/test in a test file, as written (single-quoted literals unescaped). */
+export function testTitles(source: string): string[] {
+  const titles: string[] = [];
+  const call = /\b(?:describe|it|test)(?:\.\w+)*\(\s*'((?:\\.|[^'\\])*)'/g;
+  for (const match of source.matchAll(call)) titles.push(match[1]!.replace(/\\(.)/g, '$1'));
+  return titles;
+}
+
+/** A test's title for a rule: its section, then the rule in the specification's words without Markdown. */
+export function ruleTitle(section: string, rule: string): string {
+  return `${section} › "${rule.replace(/`/g, '').replace(/\.$/, '')}"`;
+}
+
+export function readSpec(): string {
+  return fs.readFileSync(SPEC_FILE, 'utf8');
+}

@@ -1,0 +1,65 @@
+import fs from 'node:fs';
+import { describe, expect, it } from 'vitest';
+import { runCli, tempConfigDir } from '../helpers/cli';
+import { startScriptedServer } from '../helpers/scripted-server';
+import { ENTERPRISE, PET, call, expectCleanError, json, postJson, sandboxFor, setupE2e } from './sides';
+
+/** What the service does: JSON, and paths relative to a base address ending in /v1. */
+
+describe.concurrent('Service › "Requests and responses carry JSON (application/json)"', () => {
+  it('the client asks for JSON on every request, sends JSON, and refuses an answer that is not JSON (exit 7)', async (t) => {
+    const { server, petctl } = await setupE2e(t);
+    server.reply(json(200, [PET]), json(201, PET), { status: 200, headers: { 'content-type': 'text/html' }, body: '<html>Welcome</html>' });
+    expect((await petctl(['pets', 'list'])).code).toBe(0);
+    expect((await petctl(['pets', 'add', '--name', 'Rex', '--category-id', '1'])).code).toBe(0);
+    const refused = await petctl(['pets', 'list']);
+    expect(refused.code).toBe(7);
+    expectCleanError(refused);
+    expect(refused.stderr).toMatch(/\(invalid_response, HTTP 200\)$/m);
+    for (const request of server.requests) expect(request.headers.accept).toBe('application/json');
+    expect(server.requests[1]!.headers['content-type']).toMatch(/^application\/json\b/);
+    server.verify();
+  });
+
+  it('the sandbox answers every request, success or error, with a JSON body labelled application/json', async (t) => {
+    const { baseUrl } = await sandboxFor(t);
+    const replies = [
+      await call(baseUrl, '/pets', { key: ENTERPRISE }),
+      await call(baseUrl, '/pets', { key: ENTERPRISE, body: { name: 'Rex', categoryId: 1 } }),
+      await call(baseUrl, '/pets/1', { key: ENTERPRISE }),
+      await postJson(baseUrl, 'not json', ENTERPRISE),
+      await call(baseUrl, '/pets', { key: null }),
+      await call(baseUrl, '/pets/999', { key: ENTERPRISE }),
+    ];
+    for (const reply of replies) {
+      expect(reply.headers['content-type'], String(reply.status)).toBe('application/json; charset=utf-8');
+      expect(() => JSON.parse(reply.text)).not.toThrow();
+    }
+  });
+});
+
+describe.concurrent('Service › "Both addresses end in the version segment /v1, and all paths below are relative to them"', () => {
+  it('the client puts each path after the base address, whatever comes before /v1', async (t) => {
+    const server = await startScriptedServer(json(200, [PET]));
+    const configDir = tempConfigDir();
+    t.onTestFinished(async () => {
+      await server.close();
+      fs.rmSync(configDir, { recursive: true, force: true });
+    });
+    const origin = `http://127.0.0.1:${server.port}`;
+    for (const base of [`${origin}/v1`, `${origin}/v1/`, `${origin}/pet-adoption/v1`]) {
+      const result = await runCli(['--base-url', base, 'pets', 'list'], { env: { PETCTL_CONFIG_DIR: configDir, PETCTL_API_KEY: 'sandbox-free' } });
+      expect(result.code, result.stderr).toBe(0);
+    }
+    expect(server.requests.map((r) => r.path)).toEqual(['/v1/pets', '/v1/pets', '/pet-adoption/v1/pets']);
+  });
+
+  it('the sandbox\'s base address ends in /v1, and the operations are found only below it', async (t) => {
+    const { baseUrl } = await sandboxFor(t);
+    expect(baseUrl).toMatch(/\/v1$/);
+    const origin = new URL(baseUrl).origin;
+    expect((await call(origin, '/pets', { key: ENTERPRISE })).status).toBe(404);
+    expect((await call(origin, '/v2/pets', { key: ENTERPRISE })).status).toBe(404);
+    expect((await call(baseUrl, '/pets', { key: ENTERPRISE })).status).toBe(200);
+  });
+});

@@ -1,0 +1,40 @@
+import type { TestContext } from 'vitest';
+import { startSandbox, type RunningSandbox, type SandboxOptions } from '../../src/sandbox/server';
+
+/**
+ * The two sides a rule of the specification is checked on. The client is the
+ * built binary against a scripted server (test/helpers/cli.ts: setupE2e); the
+ * sandbox is a server answering real HTTP on loopback (test/sandbox/helpers.ts:
+ * call). Both are reached only through their public surfaces: argv and HTTP.
+ */
+
+export { call, postJson, FREE, PRO, BUSINESS, ENTERPRISE, fakeClock, type Reply as SandboxReply } from '../sandbox/helpers';
+export { setupE2e, expectCleanError, expectPetctlHeaders, jsonError, runCli, tempConfigDir, WAIT } from '../helpers/cli';
+export { json, type RecordedRequest } from '../helpers/scripted-server';
+
+/** A sandbox on 127.0.0.1 port 0 for one test, closed when the test finishes. */
+export async function sandboxFor(t: Pick<TestContext, 'onTestFinished'>, options: Omit<SandboxOptions, 'port'> = {}): Promise<RunningSandbox> {
+  const sandbox = await startSandbox({ port: 0, ...options });
+  t.onTestFinished(() => sandbox.close());
+  return sandbox;
+}
+
+/** An animal as a server answers it. */
+export const PET = { id: 1, name: 'Rex', categoryId: 1, status: 'available' };
+
+/** The Error body the specification requires, as a scripted server sends it. */
+export function errorBody(status: number, code: string, message = `the server says ${code}`): { code: string; message: string; status: number } {
+  return { code, message, status };
+}
+
+/** X-RateLimit-* of a window with `remaining` left that resets `seconds` from now, in whole seconds as servers send it. */
+export function rateLimitHeaders(remaining: number, seconds: number, limit = 60): Record<string, string> {
+  return {
+    'x-ratelimit-limit': String(limit),
+    'x-ratelimit-remaining': String(remaining),
+    'x-ratelimit-reset': String(Math.ceil(Date.now() / 1000) + seconds),
+  };
+}
+
+/** Lower bounds on time allow for a timer firing this much early. */
+export const SLACK_MS = 50;

@@ -1,0 +1,72 @@
+import { spawn } from 'node:child_process';
+import fs from 'node:fs';
+import { describe, expect, it } from 'vitest';
+import { BIN, NODE, cleanEnv, runCli, tempConfigDir } from '../helpers/cli';
+import { ENTERPRISE, PET, call, json, sandboxFor, setupE2e } from './sides';
+
+/** Versioning: the /v1 segment, and deprecation marked on the operation. */
+
+describe.concurrent('Versioning › "The interface version is 1.0.0 and the version segment /v1 is part of the base address of both environments"', () => {
+  it('petctl sandbox announces a base address ending in /v1', async () => {
+    const child = spawn(NODE, [BIN, 'sandbox', '--port', '0'], { env: cleanEnv(), stdio: ['ignore', 'pipe', 'pipe'] });
+    try {
+      const firstLine = await new Promise<string>((resolve, reject) => {
+        let out = '';
+        child.on('error', reject);
+        child.stdout.setEncoding('utf8').on('data', (chunk: string) => {
+          out += chunk;
+          if (out.includes('\n')) resolve(out.split('\n')[0]!);
+        });
+      });
+      expect(firstLine).toMatch(/^http:\/\/127\.0\.0\.1:\d+\/v1$/);
+    } finally {
+      child.kill('SIGTERM');
+    }
+  });
+
+  it('the client keeps the /v1 of a base address stored in a profile on every request', async (t) => {
+    const { server } = await setupE2e(t);
+    server.reply(json(200, [PET]), json(200, PET));
+    const configDir = tempConfigDir();
+    t.onTestFinished(() => fs.rmSync(configDir, { recursive: true, force: true }));
+    const env = { PETCTL_CONFIG_DIR: configDir, PETCTL_API_KEY: 'sandbox-free' };
+    expect((await runCli(['profile', 'add', 'staging', '--base-url', server.baseUrl], { env })).code).toBe(0);
+    expect((await runCli(['--profile', 'staging', 'pets', 'list'], { env })).code).toBe(0);
+    expect((await runCli(['--profile', 'staging', 'pets', 'get', '1'], { env })).code).toBe(0);
+    expect(server.requests.map((r) => r.path)).toEqual(['/v1/pets', '/v1/pets/1']);
+  });
+});
+
+describe.concurrent('Versioning › "Deprecation is marked on the operation itself"', () => {
+  it('the sandbox marks GET /pets/{petId} with Deprecation and Sunset, and listPets and createPet with neither', async (t) => {
+    const { baseUrl } = await sandboxFor(t);
+    const getPet = await call(baseUrl, '/pets/1', { key: ENTERPRISE });
+    expect(getPet.headers.deprecation).toBeDefined();
+    expect(getPet.headers.sunset).toBeDefined();
+    for (const reply of [await call(baseUrl, '/pets', { key: ENTERPRISE }), await call(baseUrl, '/pets', { key: ENTERPRISE, body: { name: 'Rex', categoryId: 1 } })]) {
+      expect(reply.headers.deprecation).toBeUndefined();
+      expect(reply.headers.sunset).toBeUndefined();
+    }
+  });
+
+  it('the client warns about pets get only, never about pets list or pets add', async (t) => {
+    const { server, petctl } = await setupE2e(t);
+    server.reply(json(200, [PET]), json(201, PET), json(200, PET));
+    expect((await petctl(['pets', 'list'])).stderr).toBe('');
+    expect((await petctl(['pets', 'add', '--name', 'Rex', '--category-id', '1'])).stderr).toBe('');
+    expect((await petctl(['pets', 'get', '1'])).stderr).toMatch(/^warning: GET \/pets\/\{petId\} is deprecated/);
+  });
+});
+
+describe.concurrent('Versioning › "GET /pets/{petId} is deprecated with a stated removal date of 5 December 2030"', () => {
+  it('the client\'s help says so where the command is listed and on its own page', async () => {
+    const configDir = tempConfigDir();
+    try {
+      const env = { PETCTL_CONFIG_DIR: configDir };
+      expect((await runCli(['pets', '--help'], { env })).stdout.replace(/\s+/g, ' ')).toMatch(/get <petId> .*deprecated, removed on 2030-12-05/);
+      expect((await runCli(['pets', 'get', '--help'], { env })).stdout).toContain('deprecated, removed on 2030-12-05');
+    } finally {
+      fs.rmSync(configDir, { recursive: true, force: true });
+    }
+  });
+});
