@@ -1,4 +1,4 @@
-import type { ApiSession } from './api/session';
+import type { ApiSession } from './app/session';
 import type { ProfileStore } from './config/profiles';
 import type { ResolvedTarget } from './config/target';
 import { type PetctlPaths, resolvePaths } from './config/paths';
@@ -62,6 +62,8 @@ export interface Context {
    */
   catchInterrupt(handler: () => void): () => void;
   now(): number;
+  /** Milliseconds on a monotonic clock (performance.now()): what waits are measured with, as a step of the wall clock does not move it. */
+  monotonic(): number;
   random(): number;
   /** Sleeps, rejecting with InterruptedError when the signal aborts. */
   sleep(ms: number): Promise<void>;
@@ -103,6 +105,7 @@ export interface ContextDeps {
   signal: AbortSignal;
   interrupts?: InterruptHandlers;
   now?: () => number;
+  monotonic?: () => number;
   random?: () => number;
 }
 
@@ -116,6 +119,7 @@ export function loadedHttpCore(): boolean {
 export function createContext(globals: GlobalOptions, deps: ContextDeps): Context {
   const { io, env, signal } = deps;
   const now = deps.now ?? Date.now;
+  const monotonic = deps.monotonic ?? (() => performance.now());
   const paths = resolvePaths(env);
   const cleanups: Array<() => Promise<void> | void> = [];
   let profiles: Promise<ProfileStore> | undefined;
@@ -152,11 +156,12 @@ export function createContext(globals: GlobalOptions, deps: ContextDeps): Contex
       return () => deps.interrupts?.set(undefined);
     },
     now,
+    monotonic,
     random: deps.random ?? Math.random,
     sleep,
     announceWait(ms, why) {
       if (silent || ms < 1000) return;
-      const at = now();
+      const at = monotonic();
       const until = at + ms;
       announced = announced.filter((end) => end > at);
       if (announced.some((end) => Math.abs(end - until) < 1000)) return;
@@ -170,9 +175,9 @@ export function createContext(globals: GlobalOptions, deps: ContextDeps): Contex
         return sleep(ms);
       }
       // On a terminal the line counts down in place and is cleared when the wait ends.
-      const until = now() + ms;
+      const until = monotonic() + ms;
       try {
-        for (let left = ms; left > 0; left = until - now()) {
+        for (let left = ms; left > 0; left = until - monotonic()) {
           io.stderr.write(`\r\x1b[K${safeLine(`petctl: ${why} (${formatWait(left)} left)`)}`);
           // Sleep to the next whole second so the count shown stays exact.
           await sleep(left % 1000 || 1000);
@@ -204,7 +209,7 @@ export function createContext(globals: GlobalOptions, deps: ContextDeps): Contex
       return target;
     },
     api() {
-      api ??= import('./api/session').then(({ openApiSession }) => {
+      api ??= import('./app/session').then(({ openApiSession }) => {
         httpCoreLoaded = true;
         return openApiSession(ctx);
       });

@@ -10,8 +10,7 @@ import { type RecordsPlan, type Scan, plannedRows, scanRows } from './plan';
 import { type InputFormat, type ReadOptions, formatFromExtension, readRows, sentField } from './reader';
 import type { InputEncoding } from './decode';
 import { RecordIndex } from './records';
-import { formatWhen } from '../output/time';
-import { maxWaitHint } from '../api/wait-policy';
+import { importStop } from '../output/waits';
 import { StateUnwritableError } from '../api/rate-limit-state';
 
 /**
@@ -174,7 +173,7 @@ interface SendPlan {
 async function sendRows(options: BulkAddOptions, ctx: Context, plan: SendPlan): Promise<void> {
   const [{ http }, { createPet }, { runImport }, output, { ImportProgress, summaryLine }, { renderOptions }] = await Promise.all([
     ctx.api(),
-    import('../api/pets'),
+    import('../api/endpoints/pets'),
     import('./runner'),
     import('../output/bulk'),
     import('../output/import-progress'),
@@ -265,21 +264,10 @@ async function sendRows(options: BulkAddOptions, ctx: Context, plan: SendPlan): 
   const resume = `${plural(left, 'row')} not sent yet; rerun the same command to resume`;
   if (outcome.interrupted || stoppedBy instanceof InterruptedError) throw new InterruptedError();
   if (stoppedBy instanceof JournalUnwritableError || stoppedBy instanceof StateUnwritableError) throw unwritableStop(stoppedBy, tally.created, left);
-  if (stoppedBy instanceof RateLimitError) {
-    // Not the core's own message: it speaks of one request ("nothing sent"), and rows may have been created.
-    const when = stoppedBy.retryAt === undefined ? 'later' : formatWhen(stoppedBy.retryAt, ctx.now());
-    const waitLonger = maxWaitHint(stoppedBy.code);
-    throw new RateLimitError(
-      `the rate limit stopped the import: ${stoppedBy.reason}; ${plural(tally.created, 'row')} created, ${left} left; resume ${when}: rerun the same command`,
-      {
-        code: stoppedBy.code,
-        status: stoppedBy.status,
-        body: stoppedBy.body,
-        retryAt: stoppedBy.retryAt,
-        reason: stoppedBy.reason,
-        hint: waitLonger ? `${waitLonger}; the journal keeps what was created` : 'the journal keeps what was created: the rerun sends only the rest',
-      },
-    );
+  if (stoppedBy instanceof RateLimitError && stoppedBy.stop) {
+    // Worded from the stop's facts: the core's own message speaks of one request, and rows may have been created.
+    const { message, hint } = importStop(stoppedBy.stop, { created: tally.created, left, code: stoppedBy.code, now: ctx.now() });
+    throw new RateLimitError(message, { code: stoppedBy.code, status: stoppedBy.status, body: stoppedBy.body, retryAt: stoppedBy.retryAt, stop: stoppedBy.stop, hint });
   }
   if (stoppedBy) {
     throw new PetctlError(stoppedBy.exitCode, `${stoppedBy.message}; the import stopped, ${resume}`, {

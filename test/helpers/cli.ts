@@ -252,6 +252,7 @@ export interface FakeContextOptions extends FakeIoOptions {
   env?: Record<string, string | undefined>;
   signal?: AbortSignal;
   now?: () => number;
+  monotonic?: () => number;
 }
 
 /**
@@ -267,6 +268,7 @@ export function fakeContext(t: Pick<TestContext, 'onTestFinished'>, options: Fak
     env,
     signal: options.signal ?? new AbortController().signal,
     ...(options.now ? { now: options.now } : {}),
+    ...(options.monotonic ? { monotonic: options.monotonic } : {}),
   });
   t.onTestFinished(() => ctx.cleanup());
   return { ctx, io };

@@ -2,7 +2,7 @@ import { type Command, Option } from 'commander';
 import type { Context } from '../../context';
 import { writeResult } from '../../output/result';
 import { LIMIT_DEFAULT, LIMIT_MAX, LIMIT_MIN, type PetStatusValue } from '../../schemas/constants';
-import type { ApiResponse } from '../../api/http-client';
+import type { ApiResponse } from '../../api/client';
 import type { Pet } from '../../schemas/pet';
 import { parseLimit, statusOption } from '../parsers';
 import type { Invoke } from '../root';
@@ -40,7 +40,7 @@ On a terminal, when the service has more animals than the page shows
 export async function listRun(options: ListOptions, ctx: Context): Promise<void> {
   const [{ http }, { listPets }, { renderPets }, { renderOptions }] = await Promise.all([
     ctx.api(),
-    import('../../api/pets'),
+    import('../../api/endpoints/pets'),
     import('../../output/pets'),
     import('../../output/settings'),
   ]);
@@ -55,7 +55,7 @@ export async function listRun(options: ListOptions, ctx: Context): Promise<void>
   let count = 0;
   let more = false;
   if (options.all) {
-    const { petPages } = await import('../../api/pages');
+    const { petPages } = await import('../../api/endpoints/pages');
     for await (const page of petPages(http, params)) {
       if (verbose) ctx.line(`page ${page.number}: ${page.pets.length} animals${page.next ? `, next ${page.next}` : ', no next link'}`);
       if (!page.next && page.pets.length >= (limit ?? LIMIT_DEFAULT)) {
@@ -83,7 +83,7 @@ function isPersonWatching(ctx: Context): boolean {
 }
 
 async function hasNextPage(response: ApiResponse): Promise<boolean> {
-  const { nextLink } = await import('../../api/pages');
+  const { nextLink } = await import('../../api/endpoints/pages');
   try {
     return nextLink(response.header('link'), response.url) !== undefined;
   } catch {

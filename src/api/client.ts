@@ -1,55 +1,50 @@
-import type { Dispatcher } from 'undici';
-import { InterruptedError, InvalidResponseError, NetworkError, type PetctlError, UsageError } from '../errors';
+import { NetworkError, type PetctlError, RateLimitError, UsageError, type WaitStop } from '../errors';
 import { stringifyJson } from '../schemas/json';
-import { type Answer, errorBodyOf, errorForAnswer, parseSuccessBody } from './answer-errors';
-import { errorCode, networkFailure } from './network-errors';
+import { type Answer, errorBodyOf, errorForAnswer, parseSuccessBody } from './answer';
+import { type AttemptOptions, attempt, failureReason } from './attempt';
 import type { GateDecision, RateAnswer } from './pacing';
 import { type RateLimitGate, StateUnwritableError } from './rate-limit-state';
-import { type AttemptOutcome, type RateHeaders, holdAfterTimeless429, parseRateHeaders, parseRetryAfter, resetDelayMs } from './retry';
+import { type RateHeaders, holdAfterTimeless429, parseRateHeaders, parseRetryAfter, resetDelayMs } from './retry';
 import { isSameOrigin } from './same-origin';
 import { ServerClock } from './server-clock';
-import { MAX_RESPONSE_BYTES, sendRequest } from './transport';
 import {
+  type AttemptOutcome,
   type AttemptReport,
   type WaitBudget,
   type WaitKind,
+  type WaitWords,
+  codeFor,
   countsTowardMaxWait,
   fitsBudget,
-  gateStopError,
   gateWaitKind,
-  gateWaitNotice,
   planRetry,
-  retryNotice,
-} from './wait-policy';
+} from './waits';
 
 /**
- * The HTTP core's send loop: the auth and identity headers, the rate-limit
- * gate, one attempt on the wire, and retries. What each wait is and how long
- * it may be is decided in wait-policy.ts; what an answer means in
- * answer-errors.ts and network-errors.ts; the server's clock in
- * server-clock.ts. Endpoint functions (pets.ts) sit on top and validate
- * bodies; nothing here knows what a Pet is.
+ * The HTTP core's send loop: wait for the gate → send → learn → retry or
+ * not. What each wait is and how long it may be is decided in waits.ts; one
+ * request on the wire is attempt.ts; what an answer means is answer.ts; the
+ * server's clock server-clock.ts. Endpoint functions (endpoints/) sit on top
+ * and validate bodies; nothing here knows what a Pet is, and nothing here
+ * words a wait: the layer above gives the words (output/waits.ts).
  */
 
-export interface HttpClientOptions {
+export interface HttpClientOptions extends AttemptOptions {
   /** e.g. https://api.example.org/v1 (no trailing slash). */
   baseUrl: string;
-  apiKey: string;
-  userAgent: string;
-  timeoutMs: number;
   retries: number;
   maxWaitMs: number;
-  dispatcher: Dispatcher;
   gate: RateLimitGate;
+  /** The core's wall clock (waits.ts steadyClock): a step of the machine's clock does not move it. */
   now: () => number;
   random: () => number;
   /** Waits `ms`, showing why; rejects when `signal` aborts. */
   wait: (ms: number, why: string) => Promise<void>;
-  signal: AbortSignal;
+  /** One line on stderr for a retry too short for `wait` to show (it shows a second or more). */
+  announce?: (line: string) => void;
+  words: WaitWords;
   /** The hint for a 401: how to store a working key for this profile. */
   authHint?: string;
-  /** --verbose: one line at a time to stderr. The Authorization header never reaches it. */
-  trace?: (line: string) => void;
 }
 
 export interface ApiRequest {
@@ -117,8 +112,6 @@ export interface ApiResponse {
   header(name: string): string | undefined;
 }
 
-const TIMEOUT = Symbol('timeout');
-
 /** What one answer says about the limits (see HttpClient.readLimits). */
 interface Limits {
   rate: RateHeaders;
@@ -135,14 +128,7 @@ interface Limits {
   banned: boolean;
 }
 
-function headerGetter(headers: Record<string, string | string[] | undefined>) {
-  return (name: string): string | undefined => {
-    const value = headers[name.toLowerCase()];
-    return Array.isArray(value) ? value.join(', ') : value;
-  };
-}
-
-export type { Answer } from './answer-errors';
+export type { Answer } from './answer';
 
 export class HttpClient {
   private readonly serverClock: ServerClock;
@@ -176,7 +162,7 @@ export class HttpClient {
     return new URL(url).toString();
   }
 
-  /** Sends the request, waiting out rate limits and retrying where safe (wait-policy.ts decides). Resolves only with a 2xx. */
+  /** Sends the request, waiting out rate limits and retrying where safe (waits.ts decides). Resolves only with a 2xx. */
   async send(request: ApiRequest): Promise<ApiResponse> {
     const { options } = this;
     const url = request.url === undefined ? this.buildUrl(request.path, request.query) : this.sameOriginUrl(request.url);
@@ -188,6 +174,7 @@ export class HttpClient {
     const budget = paced ? { maxWaitMs: options.maxWaitMs, waitedMs: 0 } : this.commandBudget;
     let retriesDone = 0;
     let bans = 0;
+    const started = options.monotonic();
 
     for (;;) {
       // A ban waited out in the gate (recorded by another process, or by another request of this one)
@@ -203,7 +190,7 @@ export class HttpClient {
       let limits: Limits | undefined;
       let failure: PetctlError | undefined;
       try {
-        answer = await this.attempt(request.method, url, body, request.headers, (head) => (limits = this.readLimits(head)));
+        answer = await attempt(options, { method: request.method, url, body, headers: request.headers }, (head) => (limits = this.readLimits(head)));
         outcome = { kind: 'response', status: answer.status };
       } catch (error) {
         if (!(error instanceof NetworkError)) throw error;
@@ -222,14 +209,19 @@ export class HttpClient {
         }
         Object.assign(report, { retryAfterMs: limits.retryAfterMs, resetInMs: limits.resetInMs, holdMs: limits.holdMs, banned: limits.banned });
         if (limits.banned) bans += 1;
-        failure = errorForAnswer(answer, { method: request.method, url, now: options.now(), retryAt: limits.retryAt, authHint: options.authHint });
+        failure = errorForAnswer(answer, { method: request.method, url, now: options.now(), retryAt: limits.retryAt, authHint: options.authHint, words: options.words });
       }
 
       const plan = planRetry(report, { retriesDone, maxRetries: options.retries, method: request.method, bans }, budget, paced, options.random);
-      if (!plan.retry) throw failure;
+      if (!plan.retry) {
+        throw retriesDone > 0 && failure ? this.afterAttempts(failure, retriesDone + 1, options.monotonic() - started) : failure;
+      }
       retriesDone += 1;
-      const what = answer ? `HTTP ${answer.status}` : 'network error';
-      await wait(plan.ms, retryNotice(what, plan.kind, plan.ms, retriesDone, options.retries, options.now()));
+      const reason = answer ? `HTTP ${answer.status}` : failureReason(failure as NetworkError, options.timeoutMs);
+      const notice = options.words.notice({ what: 'retry', kind: plan.kind, ms: plan.ms, at: options.now(), retry: retriesDone, retries: options.retries, reason });
+      // Every retry is named, however short its wait (a wait shows itself from a second on).
+      if (plan.ms < 1000 && !hooks?.wait) options.announce?.(notice);
+      await wait(plan.ms, notice);
       if (countsTowardMaxWait(plan.kind, paced)) budget.waitedMs += plan.ms;
     }
   }
@@ -250,11 +242,30 @@ export class HttpClient {
       const at = now();
       const ms = Math.max(0, decision.until - at);
       const kind: WaitKind = gateWaitKind(decision, at);
-      if (!fitsBudget(kind, ms, budget, paced)) throw gateStopError(kind, decision.until, at, budget.maxWaitMs);
-      await wait(ms, gateWaitNotice(kind, ms, decision.until, at));
+      if (!fitsBudget(kind, ms, budget, paced)) throw this.gateStop(kind, decision.until, at, budget.maxWaitMs);
+      await wait(ms, this.options.words.notice({ what: 'gate', kind, ms, until: decision.until, at }));
       if (countsTowardMaxWait(kind, paced)) budget.waitedMs += ms;
       if (kind === 'ban') waitedOutBan = true;
     }
+  }
+
+  /** The final error after retries says how many attempts were made, over how long (on the monotonic clock). */
+  private afterAttempts(failure: PetctlError, count: number, elapsedMs: number): PetctlError {
+    const { words } = this.options;
+    if (!(failure instanceof RateLimitError && failure.stop)) {
+      failure.message += words.attempts(count, elapsedMs);
+      return failure;
+    }
+    const stop: WaitStop = { ...failure.stop, attempts: { count, elapsedMs } };
+    const { message, hint } = words.stop(stop);
+    return new RateLimitError(message, { code: failure.code, status: failure.status, body: failure.body, retryAt: failure.retryAt, stop, hint });
+  }
+
+  /** The error when the gate's wait does not fit --max-wait: this request sent nothing. */
+  private gateStop(kind: WaitKind, until: number, at: number, maxWaitMs: number): RateLimitError {
+    const stop: WaitStop = { kind, until, at, by: 'gate', noWait: maxWaitMs === 0 };
+    const { message, hint } = this.options.words.stop(stop);
+    return new RateLimitError(message, { code: codeFor(kind), retryAt: until, stop, hint });
   }
 
   /**
@@ -339,74 +350,4 @@ export class HttpClient {
     limits.rateAnswer.banned = banned;
     if (banned && this.held !== undefined && this.held.until === limits.retryAt) this.held = { ...this.held, banned };
   }
-
-  /** One request on the wire. `onHead` runs synchronously as soon as the status and headers are in, before the body is read. */
-  private async attempt(
-    method: string,
-    url: string,
-    body: string | Buffer | undefined,
-    extraHeaders: Record<string, string> | undefined,
-    onHead: (head: Pick<Answer, 'status' | 'header'>) => void,
-  ): Promise<Answer> {
-    const { options } = this;
-    const trace = options.trace;
-    const started = options.now();
-    trace?.(`> ${method} ${url}`);
-    trace?.('> Authorization: Bearer [redacted]');
-
-    const attempt = new AbortController();
-    const onAbort = () => attempt.abort(options.signal.reason);
-    if (options.signal.aborted) throw new InterruptedError();
-    options.signal.addEventListener('abort', onAbort, { once: true });
-    const timer = setTimeout(() => attempt.abort(TIMEOUT), options.timeoutMs);
-    let status = 0;
-    try {
-      const target = new URL(url);
-      const response = await sendRequest(options.dispatcher, {
-        origin: target.origin,
-        path: target.pathname + target.search,
-        method: method as Dispatcher.HttpMethod,
-        headers: {
-          accept: 'application/json',
-          ...(body === undefined ? {} : { 'content-type': 'application/json' }),
-          ...lowerCaseNames(extraHeaders ?? {}),
-          // After the caller's headers, so that neither can be replaced.
-          authorization: `Bearer ${options.apiKey}`,
-          'user-agent': options.userAgent,
-        },
-        body,
-        signal: attempt.signal,
-        headersTimeout: options.timeoutMs,
-        bodyTimeout: options.timeoutMs,
-      });
-      status = response.statusCode;
-      const header = headerGetter(response.headers);
-      onHead({ status, header });
-      if (trace) {
-        const limits = ['x-ratelimit-limit', 'x-ratelimit-remaining', 'x-ratelimit-reset', 'retry-after']
-          .map((name) => [name, header(name)] as const)
-          .filter(([, value]) => value !== undefined)
-          .map(([name, value]) => `${name}=${value}`)
-          .join(' ');
-        trace(`< ${response.statusCode} in ${options.now() - started} ms${limits ? ` ${limits}` : ''}`);
-      }
-      const text = await response.body.text();
-      return { status: response.statusCode, text, headers: response.headers, header };
-    } catch (error) {
-      if (options.signal.aborted) throw new InterruptedError();
-      // undici stopped reading at the cap; the same request would get the same flood, so it is an answer, not a fault to retry.
-      if (errorCode(error) === 'UND_ERR_RES_EXCEEDED_MAX_SIZE') {
-        throw new InvalidResponseError(`${method} ${url} answered with a body over ${MAX_RESPONSE_BYTES / 1024 / 1024} MiB; petctl stopped reading it`, status);
-      }
-      const timedOut = attempt.signal.aborted && attempt.signal.reason === TIMEOUT;
-      throw networkFailure(error, { method, url, timeoutMs: options.timeoutMs, timedOut });
-    } finally {
-      clearTimeout(timer);
-      options.signal.removeEventListener('abort', onAbort);
-    }
-  }
-}
-
-function lowerCaseNames(headers: Record<string, string>): Record<string, string> {
-  return Object.fromEntries(Object.entries(headers).map(([name, value]) => [name.toLowerCase(), value]));
 }
