@@ -47,6 +47,21 @@ describe('ctx.wait', () => {
     expect(io.stdout.text()).toBe('');
   });
 
+  it('counts on the monotonic clock: the machine clock set back an hour during the wait neither lengthens nor shows it', async (t) => {
+    let offset = 0;
+    const { ctx, io } = fakeContext(t, { stderrTTY: true, now: () => Date.now() + offset, monotonic: () => performance.now() });
+    let done = false;
+    const waiting = ctx.wait(2500, WHY).then(() => (done = true));
+
+    await vi.advanceTimersByTimeAsync(600);
+    offset = -60 * 60 * 1000;
+    await vi.advanceTimersByTimeAsync(1900);
+    await waiting;
+
+    expect(done).toBe(true);
+    expect(io.stderr.writes).toEqual([`${CLEAR}petctl: ${WHY} (3s left)`, `${CLEAR}petctl: ${WHY} (2s left)`, `${CLEAR}petctl: ${WHY} (1s left)`, CLEAR]);
+  });
+
   it('writes a long wait as the notices do: minutes and seconds from two minutes on', async (t) => {
     const { ctx, io } = fakeContext(t, { stderrTTY: true, now: () => Date.now() });
     const waiting = ctx.wait(150_000, WHY);
