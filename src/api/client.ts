@@ -1,12 +1,12 @@
 import { NetworkError, type PetctlError, RateLimitError, UsageError, type WaitStop } from '../errors';
 import { stringifyJson } from '../schemas/json';
-import { type Answer, errorBodyOf, errorForAnswer, parseSuccessBody } from './answer';
+import { type Answer, errorForAnswer, parseSuccessBody } from './answer';
 import { type AttemptOptions, attempt, failureReason } from './attempt';
-import type { GateDecision, RateAnswer } from './pacing';
+import { type Limits, Learner } from './learn';
+import type { RateAnswer } from './pacing';
 import { type RateLimitGate, StateUnwritableError } from './rate-limit-state';
-import { type RateHeaders, holdAfterTimeless429, parseRateHeaders, parseRetryAfter, resetDelayMs } from './retry';
+import type { RateHeaders } from './retry';
 import { isSameOrigin } from './same-origin';
-import { ServerClock } from './server-clock';
 import {
   type AttemptOutcome,
   type AttemptReport,
@@ -23,8 +23,8 @@ import {
 /**
  * The HTTP core's send loop: wait for the gate → send → learn → retry or
  * not. What each wait is and how long it may be is decided in waits.ts; one
- * request on the wire is attempt.ts; what an answer means is answer.ts; the
- * server's clock server-clock.ts. Endpoint functions (endpoints/) sit on top
+ * request on the wire is attempt.ts; what an answer means is answer.ts; what
+ * it teaches of the limits, and this process's hold, learn.ts. Endpoint functions (endpoints/) sit on top
  * and validate bodies; nothing here knows what a Pet is, and nothing here
  * words a wait: the layer above gives the words (output/waits.ts).
  */
@@ -112,40 +112,18 @@ export interface ApiResponse {
   header(name: string): string | undefined;
 }
 
-/** What one answer says about the limits (see HttpClient.readLimits). */
-interface Limits {
-  rate: RateHeaders;
-  rateAnswer: RateAnswer;
-  /** A 429's or a 503's usable Retry-After in ms. */
-  retryAfterMs?: number;
-  /** A 429 without Retry-After: ms until the window's reset, when named. */
-  resetInMs?: number;
-  /** A 429 that named no usable time: ms until this process's hold ends. */
-  holdMs?: number;
-  /** A 429: when this process may send again (Retry-After, else the reset, else the hold's end). */
-  retryAt?: number;
-  /** A 429 with code key_banned; known once the body is read. */
-  banned: boolean;
-}
-
 export type { Answer } from './answer';
 
 export class HttpClient {
-  private readonly serverClock: ServerClock;
-  /**
-   * The latest 429's block as this process read it: set the moment the answer
-   * is read, before any await, so that no request of this process passes the
-   * last check before the wire once a 429 is in (the shared gate learns of it
-   * a moment later).
-   */
-  private held: { until: number; banned: boolean; holdMs?: number } | undefined;
+  /** What answers taught this process: the server's clock, and its own hold after a 429. */
+  private readonly learned: Learner;
   /** A single command's waits, all its requests together: --max-wait bounds their total. */
   private readonly commandBudget: WaitBudget;
   /** What an answer said of the limits could not be stored: no further request goes (see recordLimits). */
   private unrecorded: StateUnwritableError | undefined;
 
   constructor(private readonly options: HttpClientOptions) {
-    this.serverClock = new ServerClock(options.now);
+    this.learned = new Learner(options.now);
     this.commandBudget = { maxWaitMs: options.maxWaitMs, waitedMs: 0 };
   }
 
@@ -183,14 +161,14 @@ export class HttpClient {
       await hooks?.beforeSend?.();
       // beforeSend (the journal's flush) took time: a 429 read meanwhile, here or by another process, holds this request too.
       // The last look at this process's own hold runs in the same turn as the attempt's dispatch: no answer is read in between.
-      if ((await this.blockedSinceGate()) || this.heldDecision()) continue;
+      if ((await this.blockedSinceGate()) || this.learned.heldDecision()) continue;
 
       let outcome: AttemptOutcome;
       let answer: Answer | undefined;
       let limits: Limits | undefined;
       let failure: PetctlError | undefined;
       try {
-        answer = await attempt(options, { method: request.method, url, body, headers: request.headers }, (head) => (limits = this.readLimits(head)));
+        answer = await attempt(options, { method: request.method, url, body, headers: request.headers }, (head) => (limits = this.learned.readLimits(head)));
         outcome = { kind: 'response', status: answer.status };
       } catch (error) {
         if (!(error instanceof NetworkError)) throw error;
@@ -200,7 +178,7 @@ export class HttpClient {
 
       const report: AttemptReport = { outcome };
       if (answer && limits) {
-        if (answer.status === 429) this.readBan(answer, limits);
+        if (answer.status === 429) this.learned.readBan(answer, limits);
         hooks?.onAnswer?.(answer);
         await this.recordLimits(limits.rateAnswer, paced || hooks?.keepLimits === true);
         if (answer.status >= 200 && answer.status < 300) {
@@ -237,7 +215,7 @@ export class HttpClient {
     if (this.unrecorded) throw this.unrecorded;
     let waitedOutBan = false;
     for (;;) {
-      const decision = this.heldDecision() ?? (await gate.acquire(paced, reserve));
+      const decision = this.learned.heldDecision() ?? (await gate.acquire(paced, reserve));
       if (decision.go) return waitedOutBan;
       const at = now();
       const ms = Math.max(0, decision.until - at);
@@ -283,13 +261,6 @@ export class HttpClient {
     }
   }
 
-  /** This process's own 429 block, while it lasts, as a gate decision. */
-  private heldDecision(): GateDecision | undefined {
-    const held = this.held;
-    if (!held || held.until <= this.options.now()) return undefined;
-    return { go: false, until: held.until, reason: held.banned ? 'key_banned' : held.holdMs === undefined ? 'rate_limited' : 'hold' };
-  }
-
   /**
    * The gate asked again, right before the wire: whether a block recorded
    * since it let the request go (a 429 here, or anything another process
@@ -297,57 +268,8 @@ export class HttpClient {
    * synchronously with the attempt.
    */
   private async blockedSinceGate(): Promise<boolean> {
-    if (this.heldDecision()) return true;
+    if (this.learned.heldDecision()) return true;
     const entry = await this.options.gate.current();
     return (entry?.blockedUntil ?? 0) > this.options.now();
-  }
-
-  /**
-   * What an answer's head says about the limits. Called the moment the head
-   * is read, before the body: a 429's block holds this process's requests at
-   * once (nothing is awaited here), so none passes the last check before the
-   * wire while the body is still being read.
-   */
-  private readLimits(answer: Pick<Answer, 'status' | 'header'>): Limits {
-    const now = this.options.now();
-    const serverNow = this.serverClock.observe(answer.header('date'));
-    const rate = parseRateHeaders(answer.header, serverNow ?? now);
-    const resetIn = resetDelayMs(rate.resetEpochSeconds, serverNow, now);
-    const rateAnswer: RateAnswer = {
-      status: answer.status,
-      limit: rate.limit,
-      remaining: rate.remaining,
-      reset: rate.resetEpochSeconds,
-      resetAt: resetIn === undefined ? undefined : now + resetIn,
-    };
-    // RFC 9110 gives Retry-After to a 503 as well: a GET is retried after exactly that time.
-    const retryAfterMs = answer.status === 429 || answer.status === 503 ? parseRetryAfter(answer.header('retry-after'), serverNow, now) : undefined;
-    if (answer.status !== 429) {
-      // Any answer but a 429 after this process's hold has ended: the hold is over.
-      if (this.held?.holdMs !== undefined && this.held.until <= now) this.held = undefined;
-      return { rate, rateAnswer, retryAfterMs, banned: false };
-    }
-    rateAnswer.retryAt = retryAfterMs === undefined ? undefined : now + retryAfterMs;
-    // The limit's time in the order of docs/rate-limits.md: Retry-After; the IETF RateLimit's t=, X-RateLimit-Reset (parseRateHeaders).
-    const timed = rateAnswer.retryAt ?? rateAnswer.resetAt;
-    if (timed !== undefined) {
-      if (timed > (this.held?.until ?? 0)) this.held = { until: timed, banned: false };
-      return { rate, rateAnswer, retryAfterMs, resetInMs: retryAfterMs === undefined ? resetIn : undefined, retryAt: timed, banned: false };
-    }
-    // No usable time: every request of this process holds at once (the shared record may make it longer: pacing.observe).
-    let held = this.held;
-    if (held === undefined || held.until <= now) {
-      const holdMs = holdAfterTimeless429(held?.holdMs, undefined);
-      held = this.held = { until: now + holdMs, banned: false, holdMs };
-    }
-    return { rate, rateAnswer, holdMs: held.until - now, retryAt: held.until, banned: false };
-  }
-
-  /** A 429's body, once read: whether it is a ban (Error code key_banned), which the hold and the record then say. */
-  private readBan(answer: Answer, limits: Limits): void {
-    const banned = errorBodyOf(answer.text)?.code === 'key_banned';
-    limits.banned = banned;
-    limits.rateAnswer.banned = banned;
-    if (banned && this.held !== undefined && this.held.until === limits.retryAt) this.held = { ...this.held, banned };
   }
 }
