@@ -7,7 +7,7 @@ import { FakeTime, fakeClient, fakeService, limitHeaders, memoryGate } from '../
 
 /**
  * The send loop with a fake clock at real scale (a 60 s window, Retry-After
- * in seconds), against a fake service: the issue's cases 1-8 and 11, each
+ * in seconds), against a fake service: the waiting model's cases (docs/rate-limits.md), each
  * asserted on when requests reached the service. Process boundaries are two
  * HttpClients sharing one gate, as two processes share the state file.
  */
