@@ -81,7 +81,8 @@ export function delayFor(retryAfterMs: number | undefined, retriesDone: number, 
 export function steadyClock(wallNow: () => number, monotonic: () => number): () => number {
   const wallAtStart = wallNow();
   const monotonicAtStart = monotonic();
-  return () => wallAtStart + (monotonic() - monotonicAtStart);
+  // Whole milliseconds, as Date.now() reads: stored times and traces stay integers.
+  return () => wallAtStart + Math.floor(monotonic() - monotonicAtStart);
 }
 
 /** A window that reopens within this long is the plan's minute; one further off is the day's quota. */
