@@ -1,4 +1,4 @@
-import type { ApiSession } from './api/session';
+import type { ApiSession } from './app/session';
 import type { ProfileStore } from './config/profiles';
 import type { ResolvedTarget } from './config/target';
 import { type PetctlPaths, resolvePaths } from './config/paths';
@@ -152,7 +152,7 @@ export function createContext(globals: GlobalOptions, deps: ContextDeps): Contex
     sleep,
     announceWait(ms, why) {
       if (silent || ms < 1000) return;
-      const at = now();
+      const at = monotonic();
       const until = at + ms;
       announced = announced.filter((end) => end > at);
       if (announced.some((end) => Math.abs(end - until) < 1000)) return;
@@ -202,7 +202,7 @@ export function createContext(globals: GlobalOptions, deps: ContextDeps): Contex
       return target;
     },
     api() {
-      api ??= import('./api/session').then(({ openApiSession }) => {
+      api ??= import('./app/session').then(({ openApiSession }) => {
         httpCoreLoaded = true;
         return openApiSession(ctx);
       });

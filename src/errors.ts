@@ -72,17 +72,37 @@ export class ApiError extends PetctlError {
   }
 }
 
+/** The waits of the HTTP core (api/waits.ts has the table). */
+export type WaitKind = 'retry_after' | 'ban' | 'minute_window' | 'day_quota' | 'backoff' | 'probe';
+
+/** What stopped a request on a rate limit, as facts: output/waits.ts words them for every command. */
+export interface WaitStop {
+  kind: WaitKind;
+  /** When a retry may succeed (epoch ms), when known. */
+  until?: number;
+  /** When the stop was decided, on the same clock. */
+  at: number;
+  /** 'gate': held before the wire, so this request sent nothing; 'answer': a 429 petctl will not wait out. */
+  by: 'gate' | 'answer';
+  /** --max-wait 0: no wait was asked for. */
+  noWait?: boolean;
+  /** A 429's Error message as the server wrote it. */
+  serverMessage?: string;
+  /** A 429 that ends a request after retries: how many attempts were made, over how long. */
+  attempts?: { count: number; elapsedMs: number };
+}
+
 /** 429s that could not be waited out within --retries / --max-wait, or a banned key. */
 export class RateLimitError extends PetctlError {
   /** Epoch milliseconds after which a retry may succeed, when known. */
   readonly retryAt?: number;
-  /** What stands in the way, in a few words ("the daily quota is used up"), for messages that add their own context. */
-  readonly reason: string;
+  /** The stop as facts, for a command that words it in its own terms (an import's rows, a listing's animals). */
+  readonly stop?: WaitStop;
 
-  constructor(message: string, details: ErrorDetails & { retryAt?: number; reason?: string }) {
+  constructor(message: string, details: ErrorDetails & { retryAt?: number; stop?: WaitStop }) {
     super(ExitCode.RATE_LIMITED, message, details);
     this.retryAt = details.retryAt;
-    this.reason = details.reason ?? 'rate limited';
+    this.stop = details.stop;
   }
 }
 

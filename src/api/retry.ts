@@ -1,10 +1,8 @@
 /**
- * Retry decisions as pure functions of values, so a table of cases tests them
- * (after stripe-node's _shouldRetry / _getSleepTimeInMS).
+ * What an answer's headers say of the limits, as pure functions of values:
+ * Retry-After, the RateLimit and X-RateLimit-* headers, HTTP-dates, and the
+ * hold after a 429 that names no time. When to retry is waits.ts.
  */
-
-export const BACKOFF_BASE_MS = 1_000;
-export const BACKOFF_CAP_MS = 30_000;
 /** Rate-limit windows in the specification are a minute and a day; a Reset further off than this is nonsense. */
 export const MAX_PLAUSIBLE_RESET_MS = 25 * 60 * 60 * 1000;
 /**
@@ -30,39 +28,6 @@ export const HOLD_CAP_MS = 60_000;
 export function holdAfterTimeless429(previousHoldMs: number | undefined, windowLeftMs: number | undefined): number {
   const start = Math.max(HOLD_MIN_MS, windowLeftMs ?? 0);
   return previousHoldMs === undefined ? start : Math.max(start, Math.min(HOLD_CAP_MS, previousHoldMs * 2));
-}
-
-/** What one attempt came to. `sent` tells whether the request may have reached the server. */
-export type AttemptOutcome =
-  | { kind: 'response'; status: number }
-  /** `retryable: false`: trying again cannot help (nothing listens on this machine's port). */
-  | { kind: 'network'; sent: boolean; retryable?: boolean };
-
-/**
- * A 429 was not processed, so any method may be retried after it. A GET is
- * idempotent, so it is also retried after a gateway error or a network failure.
- * A POST that may have been received is never sent again: it could create the
- * animal twice. One whose connection was never made (refused) can be.
- */
-export function shouldRetry(outcome: AttemptOutcome, retriesDone: number, maxRetries: number, method: string): boolean {
-  if (retriesDone >= maxRetries) return false;
-  if (outcome.kind === 'response') {
-    if (outcome.status === 429) return true;
-    return method === 'GET' && (outcome.status === 502 || outcome.status === 503 || outcome.status === 504);
-  }
-  if (outcome.retryable === false) return false;
-  return method === 'GET' || !outcome.sent;
-}
-
-/**
- * How long to wait before the next attempt: exactly Retry-After when the
- * server gave one, otherwise exponential backoff with full jitter
- * (AWS architecture blog: random between 0 and min(cap, base * 2^n)).
- */
-export function delayFor(retryAfterMs: number | undefined, retriesDone: number, random: () => number): number {
-  if (retryAfterMs !== undefined) return retryAfterMs;
-  const ceiling = Math.min(BACKOFF_CAP_MS, BACKOFF_BASE_MS * 2 ** retriesDone);
-  return Math.floor(random() * ceiling);
 }
 
 /** RFC 9110 §5.6.7: IMF-fixdate, and the obsolete RFC 850 and asctime forms a recipient must also accept. */

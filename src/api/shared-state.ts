@@ -4,7 +4,7 @@ import { describeStateUrl, stateStoreAddress } from '../config/state-url';
 import { type GateDecision, type LimitEntry, type RateAnswer, decide, observe } from './pacing';
 import { MAX_PROBE_LEASE_MS, type RateLimitGate, asEntry, droppedTimesWarning } from './rate-limit-state';
 import { certificateProblem } from './transport';
-import { connectionErrorText } from './network-errors';
+import { connectionErrorText } from './attempt';
 
 /**
  * The rate-limit state in a Redis server, so every machine that uses one base

@@ -25,7 +25,7 @@ const MAX_HEADER_BYTES = 16 * 1024;
  * lower-case forms) are honoured through EnvHttpProxyAgent, read from the
  * context's env rather than process.env, and loaded only when a proxy is set.
  * No retry interceptor: undici's caps Retry-After at its maxTimeout, which
- * would get a key banned (see http-client.ts).
+ * would get a key banned (see client.ts).
  */
 export async function createDispatcher(options: TransportOptions): Promise<Dispatcher> {
   const common = {

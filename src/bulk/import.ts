@@ -154,7 +154,7 @@ interface SendPlan {
 async function sendRows(options: BulkAddOptions, ctx: Context, plan: SendPlan): Promise<void> {
   const [{ http }, { createPet }, { runImport }, output, { ImportProgress, summaryLine }, { renderOptions }] = await Promise.all([
     ctx.api(),
-    import('../api/pets'),
+    import('../api/endpoints/pets'),
     import('./runner'),
     import('../output/bulk'),
     import('../output/import-progress'),

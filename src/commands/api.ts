@@ -1,7 +1,8 @@
+import { readFile } from 'node:fs/promises';
 import type { Command } from 'commander';
 import type { Context } from '../context';
 import { InvalidResponseError } from '../errors';
-import type { RawRequestFlags } from '../api/raw-request';
+import type { RawRequestFlags } from '../api/endpoints/raw-request';
 import type { Invoke } from './root';
 
 export interface ApiOptions extends RawRequestFlags {
@@ -59,10 +60,13 @@ Examples:
 }
 
 export async function apiRun(options: ApiOptions, ctx: Context): Promise<void> {
-  const { checkFlags, buildRawRequest, fileIo } = await import('../api/raw-request');
+  const { checkFlags, buildRawRequest } = await import('../api/endpoints/raw-request');
   checkFlags(options);
   const [{ http, target }, output] = await Promise.all([ctx.api(), import('../output/api-response')]);
-  const request = await buildRawRequest(options, target.baseUrl, fileIo(ctx.io.stdin));
+  const request = await buildRawRequest(options, target.baseUrl, {
+    readFile: (path) => readFile(path),
+    readStdin: async () => (await import('../input/stdin')).readStdin(ctx.io.stdin),
+  });
   // -i: the head of the final answer, an error's too (before the error on stderr); reset before every attempt.
   let head = '';
   if (options.include) {

@@ -198,14 +198,10 @@ export function rejectedKeyHint(target: ResolvedTarget): string {
   return loginHint(target.profile, target.activeProfile);
 }
 
-/**
- * The key to send, or NotConfiguredError (exit 4) telling how to store one.
- * `store` is optional: the target already knows the active profile.
- */
-export function requireKey(target: ResolvedTarget, store?: Pick<ProfileStore, 'activeName'>): string {
+/** The key to send, or NotConfiguredError (exit 4) telling how to store one. */
+export function requireKey(target: ResolvedTarget): string {
   if (target.apiKey !== undefined) return target.apiKey;
-  const active = store?.activeName() ?? target.activeProfile;
-  throw new NotConfiguredError(`no API key for profile "${target.profile}"`, loginHint(target.profile, active));
+  throw new NotConfiguredError(`no API key for profile "${target.profile}"`, loginHint(target.profile, target.activeProfile));
 }
 
 /**

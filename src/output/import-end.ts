@@ -1,8 +1,7 @@
 import type { ImportEnding } from '../bulk/outcome';
 import { plural } from '../bulk/results';
 import { ExitCode, InterruptedError, PetctlError, RateLimitError } from '../errors';
-import { maxWaitHint } from '../api/wait-policy';
-import { formatWhen } from './time';
+import { importStop } from './waits';
 
 /**
  * What an import says on stderr besides its rows and its progress: the lines
@@ -79,28 +78,14 @@ export function endingError(ending: ImportEnding, counts: ImportCounts, now: num
     case 'unwritable':
       return unwritableError(ending.error, created, left);
     case 'rate_limited': {
-      // Not the core's own message: it speaks of one request ("nothing sent"), and rows may have been created.
       const { error } = ending;
-      const when = error.retryAt === undefined ? 'later' : formatWhen(error.retryAt, now);
-      const waitLonger = maxWaitHint(error.code);
-      return new RateLimitError(`the rate limit stopped the import: ${error.reason}; ${plural(created, 'row')} created, ${left} left; resume ${when}: rerun the same command`, {
-        code: error.code,
-        status: error.status,
-        body: error.body,
-        retryAt: error.retryAt,
-        reason: error.reason,
-        hint: waitLonger ? `${waitLonger}; the journal keeps what was created` : 'the journal keeps what was created: the rerun sends only the rest',
-      });
+      if (error.stop === undefined) return stoppedError(error, left);
+      // Worded from the stop's facts: the core's own message speaks of one request, and rows may have been created.
+      const { message, hint } = importStop(error.stop, { created, left, code: error.code, now });
+      return new RateLimitError(message, { code: error.code, status: error.status, body: error.body, retryAt: error.retryAt, stop: error.stop, hint });
     }
-    case 'stopped': {
-      const { error } = ending;
-      return new PetctlError(error.exitCode, `${error.message}; the import stopped, ${plural(left, 'row')} not sent yet; rerun the same command to resume`, {
-        code: error.code,
-        status: error.status,
-        body: error.body,
-        hint: error.hint,
-      });
-    }
+    case 'stopped':
+      return stoppedError(ending.error, left);
     case 'unknown':
       return new PetctlError(ExitCode.NETWORK, `${plural(counts.unknown, 'row')} sent without an answer: outcome unknown; they are never resent on their own`, {
         code: 'outcome_unknown',
@@ -112,4 +97,14 @@ export function endingError(ending: ImportEnding, counts: ImportCounts, now: num
         hint: 'fix those rows in the file and rerun the same command: only the rows not created yet are sent',
       });
   }
+}
+
+/** Another error stopped sending: its own words, and what a rerun does. */
+function stoppedError(error: PetctlError, left: number): PetctlError {
+  return new PetctlError(error.exitCode, `${error.message}; the import stopped, ${plural(left, 'row')} not sent yet; rerun the same command to resume`, {
+    code: error.code,
+    status: error.status,
+    body: error.body,
+    hint: error.hint,
+  });
 }

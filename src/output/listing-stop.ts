@@ -1,5 +1,5 @@
 import { type PetctlError, RateLimitError } from '../errors';
-import { formatWhen } from './time';
+import { formatCount, listingStop } from './waits';
 
 /**
  * What `pets list --all` says about itself on stderr: the animals so far
@@ -7,10 +7,6 @@ import { formatWhen } from './time';
  * and the command that continues from there (`--starting-token`).
  */
 
-/** 1200 → "1,200": counts people read, the same on every machine whatever its locale. */
-export function formatCount(count: number): string {
-  return String(count).replace(/\B(?=(\d{3})+(?!\d))/g, ',');
-}
 
 /** The status line while a listing runs: `page 13, 1,200 animals so far`. */
 export function listingProgress(page: number, animals: number): string {
@@ -54,18 +50,9 @@ export function stopLine(animals: number, page: number, command: string): string
   return `stopped after ${formatCount(animals)} animals (page ${page}); continue with: ${command}`;
 }
 
-/**
- * The error a stopped listing ends with. The gate's own stop says that nothing
- * was sent, true of the one request it held but not of a listing that printed
- * pages before it: that one names the page instead. Other errors stand as they are.
- */
-export function listingStopError(error: PetctlError, page: number, now: number): PetctlError {
-  if (!(error instanceof RateLimitError) || error.status !== 0) return error;
-  const when = error.retryAt === undefined ? 'later' : formatWhen(error.retryAt, now);
-  return new RateLimitError(`${error.reason}; page ${page} not requested. Try again ${when}`, {
-    code: error.code,
-    retryAt: error.retryAt,
-    reason: error.reason,
-    hint: error.hint,
-  });
+/** The error a stopped listing ends with: a rate-limit stop worded for the listing (output/waits.ts); other errors stand as they are. */
+export function listingStopError(error: PetctlError, page: number): PetctlError {
+  if (!(error instanceof RateLimitError) || error.stop === undefined) return error;
+  const { message, hint } = listingStop(error.stop, page);
+  return new RateLimitError(message, { code: error.code, status: error.status, body: error.body, retryAt: error.retryAt, stop: error.stop, hint: hint ?? error.hint });
 }

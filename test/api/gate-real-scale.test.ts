@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import type { RequestHooks } from '../../src/api/http-client';
+import type { RequestHooks } from '../../src/api/client';
 import { type KeyRateState, checkRateLimit, rateLimitPolicy } from '../../src/sandbox/rate-limiter';
 import { RateLimitError } from '../../src/errors';
 import { FakeTime, fakeClient, fakeService, memoryGate } from '../helpers/fake-core';
@@ -117,7 +117,7 @@ describe('the day quota at its real length', () => {
     expect(outcome.stoppedBy).toBeInstanceOf(RateLimitError);
     const stop = outcome.stoppedBy as RateLimitError;
     expect(stop.code).toBe('quota_exhausted');
-    expect(stop.reason).toBe('the daily quota is used up');
+    expect(stop.stop).toMatchObject({ kind: 'day_quota', by: 'gate' });
     expect(stop.retryAt! - t0).toBeGreaterThan(23 * 60 * MINUTE);
     expect(statuses.filter((status) => status === 429).length).toBeLessThanOrEqual(1);
     expect(time.now - t0).toBeLessThan(5000);

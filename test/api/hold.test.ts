@@ -75,7 +75,7 @@ describe('a 429 without a usable time holds every request on the key', () => {
     expect(at.filter((ms) => ms > 15 * SECOND).length).toBeGreaterThan(0);
     expect(requests).toHaveLength(rows + refused.length);
     // Every retry waited a hold, never a random backoff: 5 s (the first 429 and those in flight with it), then 10 s.
-    const retryWaits = waits.filter((wait) => /^HTTP 429; retry/.test(wait.why)).map((wait) => wait.ms);
+    const retryWaits = waits.filter((wait) => /^retry \d+\/\d+ in [\d.]+s: HTTP 429$/.test(wait.why)).map((wait) => wait.ms);
     expect(retryWaits).toContain(10 * SECOND);
     for (const ms of retryWaits) expect([5 * SECOND, 10 * SECOND]).toContain(ms);
   });

@@ -1,6 +1,6 @@
 import fs from 'node:fs';
 import { describe, expect, it } from 'vitest';
-import { createPet } from '../../src/api/pets';
+import { createPet } from '../../src/api/endpoints/pets';
 import { NetworkError } from '../../src/errors';
 import { fakeContext, newApiKey, tempConfigDir } from '../helpers/cli';
 import { json, startScriptedServer } from '../helpers/scripted-server';
@@ -33,7 +33,7 @@ describe('request hooks', () => {
       },
       onAnswer: (answer) => events.push(`answer ${answer.status}`),
       wait: async (ms, why) => {
-        events.push(`wait ${ms} ${why.startsWith('HTTP 429') ? '429' : why}`);
+        events.push(`wait ${ms} ${why.endsWith(': HTTP 429') ? '429' : why}`);
         await new Promise((resolve) => setTimeout(resolve, ms));
       },
     });

@@ -1,103 +1,16 @@
 import { describe, expect, it } from 'vitest';
 import {
-  type AttemptOutcome,
-  BACKOFF_BASE_MS,
-  BACKOFF_CAP_MS,
   MAX_PLAUSIBLE_RESET_MS,
   MAX_RETRY_AFTER_MS,
-  delayFor,
   parseHttpDate,
   parseRateHeaders,
   parseRetryAfter,
   resetDelayMs,
-  shouldRetry,
 } from '../../src/api/retry';
 
 const NOW = Date.UTC(2026, 0, 15, 12, 0, 0);
 const HOUR = 60 * 60 * 1000;
 const httpDate = (ms: number) => new Date(ms).toUTCString();
-
-describe('shouldRetry', () => {
-  const response = (status: number): AttemptOutcome => ({ kind: 'response', status });
-  const network: AttemptOutcome = { kind: 'network', sent: true };
-
-  const cases = [
-    // A 429 was not processed: any method may be sent again.
-    { outcome: response(429), method: 'GET', done: 0, max: 4, retry: true },
-    { outcome: response(429), method: 'POST', done: 0, max: 4, retry: true },
-    { outcome: response(429), method: 'POST', done: 3, max: 4, retry: true },
-    { outcome: response(429), method: 'GET', done: 4, max: 4, retry: false },
-    { outcome: response(429), method: 'POST', done: 4, max: 4, retry: false },
-    { outcome: response(429), method: 'GET', done: 0, max: 0, retry: false },
-    // Gateway errors: only an idempotent GET is repeated.
-    { outcome: response(502), method: 'GET', done: 0, max: 4, retry: true },
-    { outcome: response(503), method: 'GET', done: 1, max: 4, retry: true },
-    { outcome: response(504), method: 'GET', done: 3, max: 4, retry: true },
-    { outcome: response(503), method: 'GET', done: 1, max: 1, retry: false },
-    { outcome: response(502), method: 'POST', done: 0, max: 4, retry: false },
-    { outcome: response(503), method: 'POST', done: 0, max: 4, retry: false },
-    { outcome: response(504), method: 'POST', done: 0, max: 4, retry: false },
-    // Other statuses are answers, not transient faults.
-    { outcome: response(500), method: 'GET', done: 0, max: 4, retry: false },
-    { outcome: response(501), method: 'GET', done: 0, max: 4, retry: false },
-    { outcome: response(400), method: 'GET', done: 0, max: 4, retry: false },
-    { outcome: response(400), method: 'POST', done: 0, max: 4, retry: false },
-    { outcome: response(401), method: 'GET', done: 0, max: 4, retry: false },
-    { outcome: response(404), method: 'GET', done: 0, max: 4, retry: false },
-    { outcome: response(418), method: 'GET', done: 0, max: 4, retry: false },
-    { outcome: response(200), method: 'GET', done: 0, max: 4, retry: false },
-    // Network failure: a POST that may have arrived is never sent twice.
-    { outcome: network, method: 'GET', done: 0, max: 4, retry: true },
-    { outcome: network, method: 'GET', done: 4, max: 4, retry: false },
-    { outcome: network, method: 'POST', done: 0, max: 4, retry: false },
-  ].map((c) => ({ ...c, label: c.outcome.kind === 'response' ? `HTTP ${c.outcome.status}` : 'network failure' }));
-
-  it.each(cases)('$label on $method after $done of $max retries → $retry', ({ outcome, method, done, max, retry }) => {
-    expect(shouldRetry(outcome, done, max, method)).toBe(retry);
-  });
-});
-
-describe('delayFor', () => {
-  const fixed = (value: number) => () => value;
-
-  it.each([
-    // Retry-After wins, whatever the attempt and the dice.
-    { retryAfterMs: 1000, done: 0, random: 0.5, delay: 1000 },
-    { retryAfterMs: 120_000, done: 3, random: 0, delay: 120_000 },
-    { retryAfterMs: 0, done: 0, random: 0.9, delay: 0 },
-    // Full jitter: random × min(cap, base × 2^n).
-    { retryAfterMs: undefined, done: 0, random: 0, delay: 0 },
-    { retryAfterMs: undefined, done: 0, random: 0.5, delay: 500 },
-    { retryAfterMs: undefined, done: 0, random: 0.9999, delay: 999 },
-    { retryAfterMs: undefined, done: 1, random: 0.5, delay: 1000 },
-    { retryAfterMs: undefined, done: 2, random: 0.5, delay: 2000 },
-    { retryAfterMs: undefined, done: 3, random: 0.25, delay: 2000 },
-    { retryAfterMs: undefined, done: 4, random: 0.5, delay: 8000 },
-    // 2^5 s = 32 s is above the 30 s cap.
-    { retryAfterMs: undefined, done: 5, random: 0.5, delay: 15_000 },
-    { retryAfterMs: undefined, done: 5, random: 0.9999, delay: 29_997 },
-    { retryAfterMs: undefined, done: 60, random: 0.5, delay: 15_000 },
-  ])('Retry-After $retryAfterMs, retry $done, random $random → $delay ms', ({ retryAfterMs, done, random, delay }) => {
-    expect(delayFor(retryAfterMs, done, fixed(random))).toBe(delay);
-  });
-
-  it('stays within [0, min(cap, base·2^n)) for any random value in [0, 1)', () => {
-    for (let done = 0; done < 10; done++) {
-      const ceiling = Math.min(BACKOFF_CAP_MS, BACKOFF_BASE_MS * 2 ** done);
-      for (const random of [0, 0.1, 0.333, 0.5, 0.77, 0.999_999]) {
-        const delay = delayFor(undefined, done, fixed(random));
-        expect(delay).toBeGreaterThanOrEqual(0);
-        expect(delay).toBeLessThan(ceiling);
-        expect(Number.isInteger(delay)).toBe(true);
-      }
-    }
-  });
-
-  it('is jittered: different random values give different delays', () => {
-    const delays = new Set([0.1, 0.4, 0.7].map((random) => delayFor(undefined, 2, fixed(random))));
-    expect(delays.size).toBe(3);
-  });
-});
 
 describe('parseHttpDate', () => {
   it.each([

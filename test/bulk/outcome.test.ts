@@ -5,7 +5,7 @@ import { endingError } from '../../src/output/import-end';
 
 /** How an import ends: one row per mix of what happened, the ending chosen and its exit code, and the error said for it. */
 
-const banned = new RateLimitError('banned', { code: 'key_banned', status: 429, reason: 'the API key is banned' });
+const banned = new RateLimitError('banned', { code: 'key_banned', status: 429, stop: { by: 'answer', kind: 'ban', at: Date.now() } });
 const journalFull = new PetctlError(ExitCode.FAILURE, 'cannot write the journal j: no space left on the device (ENOSPC)', { code: 'journal_unwritable' });
 const stateFull = new PetctlError(ExitCode.FAILURE, 'cannot write the rate-limit state file s: no space', { code: 'state_unwritable' });
 const refused = new NetworkError('connection refused', { sent: false, retryable: false });

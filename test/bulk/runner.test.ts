@@ -2,7 +2,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import type { Answer, RequestHooks } from '../../src/api/http-client';
+import type { Answer, RequestHooks } from '../../src/api/client';
 import { JournalWriter, readJournal } from '../../src/bulk/journal';
 import { RecordIndex, type RowPlan } from '../../src/bulk/records';
 import type { RowResult } from '../../src/bulk/results';

@@ -17,7 +17,7 @@ const api = vi.hoisted(() => ({
   createPet: vi.fn(async (_http: unknown, newPet: Record<string, unknown>) => ({ id: 13, ...newPet })),
   getPet: vi.fn(async (_http: unknown, petId: number | bigint) => ({ id: petId, name: 'Rex', categoryId: 1 })),
 }));
-vi.mock('../../src/api/pets', () => api);
+vi.mock('../../src/api/endpoints/pets', () => api);
 
 /** Stands in for the HTTP core: the spies above never use it. */
 const FAKE_HTTP = { fake: 'http' };

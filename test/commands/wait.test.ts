@@ -49,6 +49,21 @@ describe('ctx.wait', () => {
     expect(io.stdout.text()).toBe('');
   });
 
+  it('counts on the monotonic clock: the machine clock set back an hour during the wait neither lengthens nor shows it', async (t) => {
+    let offset = 0;
+    const { ctx, io } = fakeContext(t, { stderrTTY: true, now: () => Date.now() + offset, monotonic: () => performance.now() });
+    let done = false;
+    const waiting = ctx.wait(2500, WHY).then(() => (done = true));
+
+    await vi.advanceTimersByTimeAsync(600);
+    offset = -60 * 60 * 1000;
+    await vi.advanceTimersByTimeAsync(1900);
+    await waiting;
+
+    expect(done).toBe(true);
+    expect(io.stderr.writes).toEqual([`${CLEAR}petctl: ${WHY} (3s left)`, `${CLEAR}petctl: ${WHY} (2s left)`, `${CLEAR}petctl: ${WHY} (1s left)`, CLEAR]);
+  });
+
   it('writes a long wait as the notices do: minutes and seconds from two minutes on', async (t) => {
     const { ctx, io } = fakeContext(t, { stderrTTY: true, now: () => Date.now(), monotonic: () => Date.now() });
     const waiting = ctx.wait(150_000, WHY);
@@ -123,15 +138,15 @@ describe('the countdown on a test terminal given to the context', () => {
 describe('ctx.announceWait: one wait, one notice', () => {
   it('requests waiting for the same moment (within a second) share one line; a later wait gets its own; none with --quiet', async (t) => {
     const { ctx, io } = fakeContext(t, { now: () => Date.now(), monotonic: () => Date.now() });
-    ctx.announceWait(2000, 'HTTP 429; retry 1/4 in 2s');
+    ctx.announceWait(2000, 'retry 1/4 in 2s: HTTP 429');
     ctx.announceWait(1990, 'rate limited (HTTP 429, Retry-After); waiting 2s, until 10:00:02');
     vi.advanceTimersByTime(400);
     ctx.announceWait(1600, 'rate limited (HTTP 429, Retry-After); waiting 2s, until 10:00:02');
     ctx.announceWait(999, 'too short to say');
-    expect(io.stderr.text()).toBe('petctl: HTTP 429; retry 1/4 in 2s\n');
+    expect(io.stderr.text()).toBe('petctl: retry 1/4 in 2s: HTTP 429\n');
     vi.advanceTimersByTime(1600);
     ctx.announceWait(60_000, 'rate limit reached; waiting 60s for the window to reopen');
-    expect(io.stderr.text()).toBe('petctl: HTTP 429; retry 1/4 in 2s\npetctl: rate limit reached; waiting 60s for the window to reopen\n');
+    expect(io.stderr.text()).toBe('petctl: retry 1/4 in 2s: HTTP 429\npetctl: rate limit reached; waiting 60s for the window to reopen\n');
 
     const quiet = fakeContext(t, { globals: { quiet: true } });
     quiet.ctx.announceWait(5000, 'anything');

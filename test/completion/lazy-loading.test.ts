@@ -23,7 +23,7 @@ vi.mock('conf', recorded('conf'));
 vi.mock('proper-lockfile', recorded('proper-lockfile'));
 vi.mock('zod/mini', recorded('zod/mini'));
 vi.mock('undici/lib/dispatcher/agent.js', recorded('undici'));
-vi.mock('../../src/api/session', recorded('api/session'));
+vi.mock('../../src/app/session', recorded('app/session'));
 
 describe('__complete', () => {
   it('reads profile names without conf, and loads nothing of the HTTP core', async (t) => {

@@ -321,7 +321,8 @@ describe.skipIf(!certificate)('https with a self-signed certificate (openssl nee
   it('POST, -o json with retries: each attempt fails the handshake, none sends a request; bounded by --retries', async (t) => {
     const { server, petctl } = await startTlsServer(t);
 
-    const result = await petctl(['-o', 'json', '--retries', '1', 'pets', 'add', '--name', 'Rex', '--category-id', '1']);
+    // -q: the retry's notice aside, stderr is the one JSON error line.
+    const result = await petctl(['-q', '-o', 'json', '--retries', '1', 'pets', 'add', '--name', 'Rex', '--category-id', '1']);
 
     expect(result.code).toBe(7);
     expect(jsonError(result)).toMatchObject({ code: 'network_error', status: 0 });

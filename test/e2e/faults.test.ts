@@ -232,14 +232,15 @@ describe.concurrent('timeouts', () => {
     expect(server.requests).toHaveLength(1);
   });
 
-  it('GET: a timeout is retried (--retries 1 → two requests)', async (t) => {
+  it('GET: a timeout is retried (--retries 1 → two requests), the retry named and the attempts counted', async (t) => {
     const { server, petctl } = await setupE2e(t, { hang: true });
 
     const result = await petctl(['--timeout', '0.5', '--retries', '1', 'pets', 'list']);
 
     expect(result.code).toBe(7);
     expectCleanError(result);
-    expect(result.stderr).toMatch(/^error: no answer from 127\.0\.0\.1:\d+ within 0\.5s \(--timeout\) \(timeout\)$/m);
+    expect(result.stderr).toMatch(/^petctl: retry 1\/1 in \d(\.\d)?s: no answer within 0\.5s$/m);
+    expect(result.stderr).toMatch(/^error: no answer from 127\.0\.0\.1:\d+ within 0\.5s \(--timeout\), 2 attempts over \d+(\.\d)?s \(timeout\)$/m);
     expect(server.requests).toHaveLength(2);
     expect(server.requests[1]!.at - server.requests[0]!.at).toBeGreaterThanOrEqual(500 - 50);
   });
@@ -657,7 +658,7 @@ describe.concurrent('Ctrl-C', () => {
     });
 
     expect(result).toMatchObject({ code: null, signal: 'SIGINT' });
-    expect(result.stderr).toMatch(/^petctl: HTTP 429; retry 1\/4 in 20s\n\n?$/);
+    expect(result.stderr).toMatch(/^petctl: retry 1\/4 in 20s: HTTP 429\n\n?$/);
     expect(server.requests).toHaveLength(1);
   });
 });

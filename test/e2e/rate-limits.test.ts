@@ -42,7 +42,7 @@ describe.concurrent('429 with Retry-After', () => {
     expect(result.code).toBe(0);
     expect(result.stdout).toBe(PET_LINE);
     // Off a TTY the wait is announced in one line.
-    expect(notices(result)).toEqual(['petctl: HTTP 429; retry 1/4 in 1s']);
+    expect(notices(result)).toEqual(['petctl: retry 1/4 in 1s: HTTP 429']);
     expect(server.requests).toHaveLength(2);
     const [first, second] = server.requests as [RecordedRequest, RecordedRequest];
     expect(second.at - first.at).toBeGreaterThanOrEqual(1000 - SLACK_MS);
@@ -308,7 +308,7 @@ describe.concurrent('429 without Retry-After', () => {
     const [first, second, third] = server.requests as [RecordedRequest, RecordedRequest, RecordedRequest];
     expect(second.at - first.at).toBeGreaterThanOrEqual(5000 - SLACK_MS);
     expect(third.at - second.at).toBeGreaterThanOrEqual(10_000 - SLACK_MS);
-    expect(result.stderr).toContain('petctl: HTTP 429; retry 1/4 in 5s');
+    expect(result.stderr).toContain('petctl: retry 1/4 in 5s: HTTP 429');
     server.verify();
   });
 
@@ -437,7 +437,7 @@ describe.concurrent('503 with Retry-After (RFC 9110 gives it to a 503 too)', () 
     expect(result.stdout).toBe(PET_LINE);
     const [first, second] = server.requests as [RecordedRequest, RecordedRequest];
     expect(second.at - first.at).toBeGreaterThanOrEqual(3000 - SLACK_MS);
-    expect(notices(result)).toEqual(['petctl: HTTP 503; retry 1/4 in 3s']);
+    expect(notices(result)).toEqual(['petctl: retry 1/4 in 3s: HTTP 503']);
     server.verify();
   });
 

@@ -89,7 +89,7 @@ describe('petctl at the Free plan limit', () => {
     });
     expect(result.code).toBe(0);
     expect(result.stdout.trim().split('\n')).toHaveLength(2);
-    expect(result.stderr).toMatch(/petctl: HTTP 429; retry 1\/4 in \ds/);
+    expect(result.stderr).toMatch(/petctl: retry 1\/4 in \ds: HTTP 429/);
     const lines = seen();
     expect(lines).toHaveLength(2);
     expect(lines[0]).toMatch(/ 429 /);

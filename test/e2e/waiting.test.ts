@@ -13,7 +13,7 @@ import { type RecordedRequest, json } from '../helpers/scripted-server';
  * minute). Wall time is asserted only as lower bounds ("not before 2 s").
  * Where a case says "in under 4 s" or "at once", what is asserted is the
  * wait petctl decided on, as it announced it ("retry 1/4 in 2s", no notice
- * at all): the fake-clock tests (test/api/http-client.test.ts) check the
+ * at all): the fake-clock tests (test/api/client.test.ts) check the
  * same cases to the millisecond.
  */
 
@@ -50,7 +50,7 @@ describe.concurrent('single commands: a 429’s Retry-After is the server’s wo
     const [first, second] = server.requests as [RecordedRequest, RecordedRequest];
     expect(second.at - first.at).toBeGreaterThanOrEqual(2000 - SLACK_MS);
     // The one wait is Retry-After's 2 s, not the 58 s to the reset.
-    expect(notices(result)).toEqual(['petctl: HTTP 429; retry 1/4 in 2s']);
+    expect(notices(result)).toEqual(['petctl: retry 1/4 in 2s: HTTP 429']);
     server.verify();
   });
 
@@ -72,7 +72,7 @@ describe.concurrent('single commands: a 429’s Retry-After is the server’s wo
     expect(result.code, result.stderr).toBe(0);
     // The date is measured against the answer's own Date header: 3 s from when the 429 was read.
     expect(server.requests[1]!.at - server.requests[0]!.at).toBeGreaterThanOrEqual(3000 - SLACK_MS);
-    expect(notices(result)).toEqual(['petctl: HTTP 429; retry 1/4 in 3s']);
+    expect(notices(result)).toEqual(['petctl: retry 1/4 in 3s: HTTP 429']);
   });
 
   it('case 3: Retry-After 2 with Reset now+70 (beyond --max-wait): retried after 2 s, exit 0', async (t) => {
@@ -83,7 +83,7 @@ describe.concurrent('single commands: a 429’s Retry-After is the server’s wo
 
     expect(result.code, result.stderr).toBe(0);
     expect(server.requests[1]!.at - server.requests[0]!.at).toBeGreaterThanOrEqual(2000 - SLACK_MS);
-    expect(notices(result)).toEqual(['petctl: HTTP 429; retry 1/4 in 2s']);
+    expect(notices(result)).toEqual(['petctl: retry 1/4 in 2s: HTTP 429']);
   });
 
   it('case 4: always 429 Retry-After 1: 5 requests (--retries 4) at least 1 s apart, exit 5 within 10 s', async (t) => {
@@ -94,10 +94,10 @@ describe.concurrent('single commands: a 429’s Retry-After is the server’s wo
     expect(result.code).toBe(5);
     expectCleanError(result);
     // Four waits of 1 s, and nothing else: the reset 60 s away holds nothing.
-    expect(notices(result)).toEqual([1, 2, 3, 4].map((n) => `petctl: HTTP 429; retry ${n}/4 in 1s`));
+    expect(notices(result)).toEqual([1, 2, 3, 4].map((n) => `petctl: retry ${n}/4 in 1s: HTTP 429`));
     expect(server.requests).toHaveLength(5);
     for (let i = 1; i < 5; i++) expect(server.requests[i]!.at - server.requests[i - 1]!.at).toBeGreaterThanOrEqual(1000 - SLACK_MS);
-    expect(result.stderr).toMatch(/^error: rate limited: Too many requests\. Try again at \d\d:\d\d:\d\d, in 1s \(rate_limited, HTTP 429\)$/m);
+    expect(result.stderr).toMatch(/^error: rate limited: Too many requests \(5 attempts over \d+(\.\d)?s\)\. Try again at \d\d:\d\d:\d\d, in 1s \(rate_limited, HTTP 429\)$/m);
   });
 
   it('case 5: --retries 0 against Retry-After 3 (Reset now+60); a new process on the same config dir sends about 3 s after the 429, not before', async (t) => {
@@ -126,7 +126,7 @@ describe.concurrent('single commands: a 429’s Retry-After is the server’s wo
 
     expect(result.code, result.stderr).toBe(0);
     expect(server.requests[1]!.at - server.requests[0]!.at).toBeGreaterThanOrEqual(10_000 - SLACK_MS);
-    expect(notices(result)).toEqual(['petctl: HTTP 429; retry 1/4 in 10s']);
+    expect(notices(result)).toEqual(['petctl: retry 1/4 in 10s: HTTP 429']);
   });
 
   it('case 7: 200 with Remaining 0, Reset now+5: the next process waits about 5 s, exit 0; with --max-wait 1 it exits 5 at once, nothing sent', async (t) => {
@@ -171,8 +171,8 @@ describe.concurrent('case 11: a banned key', () => {
     expectCleanError(result);
     expect(server.requests).toHaveLength(2);
     expect(server.requests[1]!.at - server.requests[0]!.at).toBeGreaterThanOrEqual(30_000 - SLACK_MS);
-    expect(result.stderr).toMatch(/^petctl: the API key is banned until \d\d:\d\d:\d\d; retry 1\/4 in 30s$/m);
-    expect(result.stderr).toMatch(/^error: the API key is banned until \d\d:\d\d:\d\d: API key banned for sending while rate limited\. Try again at \d\d:\d\d:\d\d, in 30s \(key_banned, HTTP 429\)$/m);
+    expect(result.stderr).toMatch(/^petctl: retry 1\/4 in 30s: the API key is banned until \d\d:\d\d:\d\d$/m);
+    expect(result.stderr).toMatch(/^error: the API key is banned until \d\d:\d\d:\d\d: API key banned for sending while rate limited \(2 attempts over 3\d(\.\d)?s\)\. Try again at \d\d:\d\d:\d\d, in 30s \(key_banned, HTTP 429\)$/m);
   });
 
   it('with --max-wait 10: exit 5 at once, saying the key is banned and until when; a new process sends nothing before then, and after it takes the next ban as the second', { timeout: 60_000 }, async (t) => {
@@ -239,7 +239,7 @@ describe('case 8: a 429 in the middle of a bulk import', () => {
 
     // One wait, one notice: Retry-After's 2 s, not the minute to the reset.
     expect(notices(result)).toEqual([
-      expect.stringMatching(/^petctl: (HTTP 429; retry 1\/4 in 2s|rate limited \(HTTP 429, Retry-After\); waiting [12]s, until \d\d:\d\d:\d\d)$/),
+      expect.stringMatching(/^petctl: (retry 1\/4 in 2s: HTTP 429|rate limited \(HTTP 429, Retry-After\); waiting [12]s, until \d\d:\d\d:\d\d)$/),
     ]);
   });
 });

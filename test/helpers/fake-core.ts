@@ -1,10 +1,11 @@
 import { MockAgent } from 'undici';
-import { HttpClient, type HttpClientOptions } from '../../src/api/http-client';
+import { HttpClient, type HttpClientOptions } from '../../src/api/client';
+import { waitWords } from '../../src/output/waits';
 import { type LimitEntry, decide, observe } from '../../src/api/pacing';
 import type { RateLimitGate } from '../../src/api/rate-limit-state';
 
 /**
- * The real HTTP core (HttpClient, wait-policy, pacing) against a fake
+ * The real HTTP core (HttpClient, waits, pacing) against a fake
  * service on undici's MockAgent, with a fake clock: a test of minutes and
  * days of waiting runs in milliseconds, at the plan's real scale.
  */
@@ -127,12 +128,14 @@ export function fakeClient(
     dispatcher: agent,
     gate,
     now: () => time.now,
+    monotonic: () => time.now,
     random: () => 0.5,
     wait: async (ms, why) => {
       waits.push({ ms, why, at: time.now });
       await time.sleep(ms);
     },
     signal: new AbortController().signal,
+    words: waitWords,
     ...overrides,
   });
   return { http, waits };

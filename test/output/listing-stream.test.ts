@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { openListingStream } from '../../src/output/listing-stream';
-import { continueCommand, formatCount, shellWord, stopLine } from '../../src/output/listing-stop';
+import { continueCommand, shellWord, stopLine } from '../../src/output/listing-stop';
+import { formatCount } from '../../src/output/waits';
 import { renderPets } from '../../src/output/pets';
 import type { OutputFormat } from '../../src/output/format';
 import type { Pet } from '../../src/schemas/pet';

@@ -1,11 +1,10 @@
 import fs from 'node:fs';
 import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { BACKOFF_CAP_MS, delayFor } from '../../src/api/waits';
 import {
-  BACKOFF_CAP_MS,
   MAX_PLAUSIBLE_RESET_MS,
   MAX_RETRY_AFTER_MS,
-  delayFor,
   parseHttpDate,
   parseRateHeaders,
   parseRetryAfter,

@@ -59,7 +59,7 @@ export async function loginRun(options: LoginOptions, ctx: Context): Promise<voi
 
 /** One GET /pets?limit=1 with the new key: says what the service answered; a 401 (or 403) refuses the key. */
 async function checkKey(ctx: Context, key: string): Promise<void> {
-  const [{ openApiSession }, { listPets }] = await Promise.all([import('../../api/session'), import('../../api/pets')]);
+  const [{ openApiSession }, { listPets }] = await Promise.all([import('../../app/session'), import('../../api/endpoints/pets')]);
   const { http, target } = await openApiSession(ctx, { apiKey: key });
   const service = target.baseUrlSource === 'sandbox' ? 'the embedded sandbox' : target.baseUrl;
   try {

@@ -23,7 +23,7 @@ const SOURCE_LABELS: Record<string, string> = {
 export async function statusRun(ctx: Context): Promise<void> {
   const [{ http, target }, { listPets }, { maskKey }, { renderDetails }, { formatLocalDateTime }] = await Promise.all([
     ctx.api(),
-    import('../../api/pets'),
+    import('../../api/endpoints/pets'),
     import('../../config/target'),
     import('../../output/details'),
     import('../../output/time'),

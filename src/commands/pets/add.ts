@@ -116,7 +116,7 @@ export async function addRun(given: AddOptions, ctx: Context): Promise<void> {
   const options = await completePetFields(ctx, given);
   const [{ http }, { createPet }, { renderPet }, { renderOptions }] = await Promise.all([
     ctx.api(),
-    import('../../api/pets'),
+    import('../../api/endpoints/pets'),
     import('../../output/pets'),
     import('../../output/settings'),
   ]);

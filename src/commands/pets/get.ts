@@ -28,7 +28,7 @@ Examples:
 export async function getRun(options: GetOptions, ctx: Context): Promise<void> {
   const [{ http }, { getPet }, { renderPet }, { renderOptions }] = await Promise.all([
     ctx.api(),
-    import('../../api/pets'),
+    import('../../api/endpoints/pets'),
     import('../../output/pets'),
     import('../../output/settings'),
   ]);

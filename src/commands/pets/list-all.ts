@@ -1,7 +1,7 @@
 import type { Context } from '../../context';
 import { InvalidResponseError, PetctlError, UsageError } from '../../errors';
-import type { HttpClient } from '../../api/http-client';
-import type { ListPetsParams } from '../../api/pets';
+import type { HttpClient } from '../../api/client';
+import type { ListPetsParams } from '../../api/endpoints/pets';
 import { LIMIT_MAX } from '../../schemas/constants';
 import type { ListOptions } from './list';
 
@@ -15,7 +15,7 @@ import type { ListOptions } from './list';
 export async function listAllRun(flags: ListOptions, ctx: Context): Promise<void> {
   const [{ http }, { petPages, firstPageUrl }, { openListingStream, bufferedStream }, { renderOptions }, stop, { writeResult }, { renderPets }] = await Promise.all([
     ctx.api(),
-    import('../../api/pages'),
+    import('../../api/endpoints/pages'),
     import('../../output/listing-stream'),
     import('../../output/settings'),
     import('../../output/listing-stop'),
@@ -59,7 +59,7 @@ export async function listAllRun(flags: ListOptions, ctx: Context): Promise<void
     if (!(error instanceof PetctlError) || error instanceof InvalidResponseError) throw error;
     const command = { limit: flags.limit, status: flags.status, profile: ctx.globals.profile, baseUrl: ctx.globals.baseUrl, output, query };
     ctx.line(stop.stopLine(animals, pageNumber, stop.continueCommand(command, tokenFor(pageUrl))));
-    throw stop.listingStopError(error, pageNumber, ctx.now());
+    throw stop.listingStopError(error, pageNumber);
   }
   status.clear();
   if (animals === 0 && output === 'table' && query === undefined) ctx.notice('No animals found.');

@@ -2,7 +2,7 @@ import { type Command, Option } from 'commander';
 import type { Context } from '../../context';
 import { writeResult } from '../../output/result';
 import { LIMIT_DEFAULT, LIMIT_MAX, LIMIT_MIN, type PetStatusValue } from '../../schemas/constants';
-import type { ApiResponse } from '../../api/http-client';
+import type { ApiResponse } from '../../api/client';
 import { parseLimit, statusOption } from '../parsers';
 import type { Invoke } from '../root';
 
@@ -53,7 +53,7 @@ export async function listRun(options: ListOptions, ctx: Context): Promise<void>
   }
   const [{ http }, { listPets }, { renderPets }, { renderOptions }] = await Promise.all([
     ctx.api(),
-    import('../../api/pets'),
+    import('../../api/endpoints/pets'),
     import('../../output/pets'),
     import('../../output/settings'),
   ]);
@@ -72,7 +72,7 @@ function isPersonWatching(ctx: Context): boolean {
 }
 
 async function hasNextPage(response: ApiResponse): Promise<boolean> {
-  const { nextLink } = await import('../../api/pages');
+  const { nextLink } = await import('../../api/endpoints/pages');
   try {
     return nextLink(response.header('link'), response.url) !== undefined;
   } catch {

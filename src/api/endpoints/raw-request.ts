@@ -1,9 +1,7 @@
-import { readFile } from 'node:fs/promises';
-import { UsageError } from '../errors';
-import { readStdin } from '../input/stdin';
-import { parseInt64 } from '../schemas/int64';
-import type { ApiRequest } from './http-client';
-import { isSameOrigin } from './same-origin';
+import { UsageError } from '../../errors';
+import { parseInt64 } from '../../schemas/int64';
+import type { ApiRequest } from '../client';
+import { isSameOrigin } from '../same-origin';
 
 /**
  * `petctl api`: turns its flags into one request for the HTTP core, checking
@@ -25,18 +23,10 @@ export interface RawRequestFlags {
 
 export type FieldValue = string | number | bigint | boolean | null;
 
-/** What reading a file or stdin takes, so tests and the command supply their own. */
+/** What reading a file or stdin takes: the command supplies its own (the core reads neither). */
 export interface RawRequestIo {
   readFile(path: string): Promise<Buffer>;
   readStdin(): Promise<Buffer>;
-}
-
-/** Files from the file system; `-` (and @-) from the given stdin. */
-export function fileIo(stdin: NodeJS.ReadableStream): RawRequestIo {
-  return {
-    readFile: (path) => readFile(path),
-    readStdin: () => readStdin(stdin),
-  };
 }
 
 /** Headers petctl sets itself: the key goes only where the profile says, and the core identifies itself. */

@@ -3,14 +3,28 @@ import type { Context } from '../context';
 import { isLoopbackHost } from '../config/base-url';
 import { type ResolvedTarget, rejectedKeyHint, requireKey } from '../config/target';
 import { VERSION } from '../version';
-import { HttpClient } from './http-client';
-import { type RateLimitGate, limitId, openRateLimitState } from './rate-limit-state';
-import { createDispatcher } from './transport';
+import { type FailureTarget, portOf } from '../api/attempt';
+import { HttpClient } from '../api/client';
+import { type RateLimitGate, limitId, openRateLimitState } from '../api/rate-limit-state';
+import { createDispatcher } from '../api/transport';
+import { steadyClock } from '../api/waits';
+import { waitWords } from '../output/waits';
+import { DEFAULT_PORT as SANDBOX_DEFAULT_PORT } from '../sandbox/defaults';
 
-/** The HTTP core bound to the profile in use. */
+/**
+ * The HTTP core bound to the resolved target: the built-in sandbox started
+ * when that is the target, then the dispatcher, the gate, and the client,
+ * given the words for its waits (output/waits.ts).
+ */
 export interface ApiSession {
   http: HttpClient;
   target: ResolvedTarget & { baseUrl: string; apiKey: string };
+}
+
+/** What a refused connection to the base URL means: final on this machine's loopback, and the sandbox's port names the sandbox. */
+export function failureTarget(base: URL): FailureTarget {
+  if (!isLoopbackHost(base.hostname)) return {};
+  return { loopback: { hint: portOf(base) === SANDBOX_DEFAULT_PORT ? 'is the sandbox running? start it with petctl sandbox' : undefined } };
 }
 
 /** `apiKey`: send this key rather than the profile's (auth login checks a key before storing it). */
@@ -31,12 +45,12 @@ export async function openApiSession(ctx: Context, overrides: { apiKey?: string 
     baseUrl = sandbox.baseUrl;
   }
 
-  const { hostname } = new URL(baseUrl);
+  const base = new URL(baseUrl);
   const dispatcher = await createDispatcher({
     timeoutMs: ctx.globals.timeoutMs,
     env: ctx.env,
     // A proxy cannot reach this machine's loopback, and the in-process sandbox must never leave it.
-    direct: isLoopbackHost(hostname),
+    direct: isLoopbackHost(base.hostname),
   });
   // destroy(), not close(): every request of the run has ended, and close() would wait on a stuck one.
   // Not awaited: nothing waits on these sockets any more (the process exits next, which closes them),
@@ -48,16 +62,18 @@ export async function openApiSession(ctx: Context, overrides: { apiKey?: string 
   const trace = ctx.globals.verbose ? (line: string) => ctx.line(line) : undefined;
   const probeLeaseMs = ctx.globals.timeoutMs;
   const warn = (message: string) => ctx.warn(message);
-  let gate: RateLimitGate = await openRateLimitState(ctx.paths.stateFile, resolved.identity, apiKey, ctx.now, { probeLeaseMs, warn });
+  // Every wait and every time the core stores runs on one clock that a step of the machine's clock does not move.
+  const now = steadyClock(ctx.now, ctx.monotonic);
+  let gate: RateLimitGate = await openRateLimitState(ctx.paths.stateFile, resolved.identity, apiKey, now, { probeLeaseMs, warn });
   if (resolved.stateUrl !== undefined) {
     // Loaded only when a state URL is set: a run without one never evaluates the Redis client.
-    const { openSharedState } = await import('./shared-state');
+    const { openSharedState } = await import('../api/shared-state');
     const shared = await openSharedState({
       stateUrl: resolved.stateUrl,
       password: resolved.statePassword,
       id: await limitId(resolved.identity, apiKey),
       local: gate,
-      now: ctx.now,
+      now,
       probeLeaseMs,
       warn,
       trace,
@@ -75,9 +91,13 @@ export async function openApiSession(ctx: Context, overrides: { apiKey?: string 
     maxWaitMs: ctx.globals.maxWaitMs,
     dispatcher,
     gate,
-    now: ctx.now,
+    now,
+    monotonic: ctx.monotonic,
     random: ctx.random,
     wait: (ms, why) => ctx.wait(ms, why),
+    announce: (line) => ctx.notice(`petctl: ${line}`),
+    words: waitWords,
+    ...failureTarget(base),
     signal: ctx.signal,
     authHint: rejectedKeyHint(resolved),
     trace,

@@ -1,13 +1,16 @@
 import { describe, expect, it } from 'vitest';
-import { describeNetworkError, errorCode, networkFailure } from '../../src/api/network-errors';
+import { describeNetworkError, errorCode, networkFailure } from '../../src/api/attempt';
+import { failureTarget } from '../../src/app/session';
 import { DEFAULT_PORT } from '../../src/sandbox/server';
 
 const failure = (code: string, message = `connect ${code}`) => Object.assign(new Error(message), { code });
 const request = (url: string) => ({ method: 'GET', url, timeoutMs: 30_000, timedOut: false });
+/** What the session says of the base URL's host and port (app/session.ts). */
+const targetOf = (url: string) => failureTarget(new URL(url));
 
 describe('networkFailure', () => {
   it('a refused loopback connection: not sent, not retryable, nothing listens there', () => {
-    const error = networkFailure(failure('ECONNREFUSED'), request('http://127.0.0.1:8080/v1/pets'));
+    const error = networkFailure(failure('ECONNREFUSED'), request('http://127.0.0.1:8080/v1/pets'), targetOf('http://127.0.0.1:8080/v1'));
     expect(error.sent).toBe(false);
     expect(error.retryable).toBe(false);
     expect(error.message).toBe('GET http://127.0.0.1:8080/v1/pets failed: connection refused: nothing is listening on 127.0.0.1:8080');
@@ -16,14 +19,14 @@ describe('networkFailure', () => {
 
   it("on the sandbox's default port it names petctl sandbox", () => {
     for (const host of ['127.0.0.1', 'localhost', '[::1]']) {
-      const error = networkFailure(failure('ECONNREFUSED'), request(`http://${host}:${DEFAULT_PORT}/v1/pets`));
+      const error = networkFailure(failure('ECONNREFUSED'), request(`http://${host}:${DEFAULT_PORT}/v1/pets`), targetOf(`http://${host}:${DEFAULT_PORT}/v1`));
       expect(error.message).toContain(`nothing is listening on ${host}:${DEFAULT_PORT}`);
       expect(error.hint).toBe('is the sandbox running? start it with petctl sandbox');
     }
   });
 
   it('a refused connection elsewhere is worth retrying (a server restarting behind a balancer)', () => {
-    const error = networkFailure(failure('ECONNREFUSED'), request('https://api.example.org/v1/pets'));
+    const error = networkFailure(failure('ECONNREFUSED'), request('https://api.example.org/v1/pets'), targetOf('https://api.example.org/v1'));
     expect(error.retryable).toBe(true);
     expect(error.sent).toBe(false);
     expect(error.message).toBe('GET https://api.example.org/v1/pets failed: connection refused');

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { nextLink } from '../../src/api/pages';
-import { InvalidResponseError } from '../../src/errors';
+import { nextLink } from '../../../src/api/endpoints/pages';
+import { InvalidResponseError } from '../../../src/errors';
 
 const PAGE = 'http://127.0.0.1:4010/v1/pets?limit=2';
 

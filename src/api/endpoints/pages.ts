@@ -1,9 +1,9 @@
 import LinkHeader from 'http-link-header';
-import { InvalidResponseError } from '../errors';
-import { Pets } from '../schemas/pet';
-import type { ApiResponse, HttpClient, RequestHooks } from './http-client';
+import { InvalidResponseError } from '../../errors';
+import { Pets } from '../../schemas/pet';
+import type { ApiResponse, HttpClient, RequestHooks } from '../client';
 import { type ListPetsParams, validated } from './pets';
-import { isSameOrigin } from './same-origin';
+import { isSameOrigin } from '../same-origin';
 
 /**
  * `pets list --all`: GET /pets, then every `Link: <…>; rel="next"` (RFC 8288)

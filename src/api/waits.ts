@@ -1,12 +1,13 @@
-import { RateLimitError } from '../errors';
-import { formatLocalTime, formatWait, formatWhen } from '../output/time';
+import type { WaitKind, WaitStop } from '../errors';
 import type { GateDecision } from './pacing';
-import { type AttemptOutcome, delayFor, shouldRetry } from './retry';
+
+export type { WaitKind, WaitStop };
 
 /**
  * The one model of waiting: every wait the HTTP core makes is named and
  * decided here, from the table in the README ("Rate limits"). The send loop
- * (http-client.ts) asks; these functions take values and return values.
+ * (client.ts) asks; these functions take values and return values. What a
+ * person reads of a wait or a stop is worded in output/waits.ts.
  *
  *   kind           when                                  bound
  *   retry_after    after a 429 (or a GET's 503) with     --max-wait
@@ -33,7 +34,56 @@ import { type AttemptOutcome, delayFor, shouldRetry } from './retry';
  * --max-wait for the waits that count.
  */
 
-export type WaitKind = 'retry_after' | 'ban' | 'minute_window' | 'day_quota' | 'backoff' | 'probe';
+export const BACKOFF_BASE_MS = 1_000;
+export const BACKOFF_CAP_MS = 30_000;
+
+/** What one attempt came to. `sent` tells whether the request may have reached the server. */
+export type AttemptOutcome =
+  | { kind: 'response'; status: number }
+  /** `retryable: false`: trying again cannot help (nothing listens on this machine's port). */
+  | { kind: 'network'; sent: boolean; retryable?: boolean };
+
+/**
+ * A 429 was not processed, so any method may be retried after it. A GET is
+ * idempotent, so it is also retried after a gateway error or a network failure.
+ * A POST that may have been received is never sent again: it could create the
+ * animal twice. One whose connection was never made (refused) can be.
+ * (After stripe-node's _shouldRetry.)
+ */
+export function shouldRetry(outcome: AttemptOutcome, retriesDone: number, maxRetries: number, method: string): boolean {
+  if (retriesDone >= maxRetries) return false;
+  if (outcome.kind === 'response') {
+    if (outcome.status === 429) return true;
+    return method === 'GET' && (outcome.status === 502 || outcome.status === 503 || outcome.status === 504);
+  }
+  if (outcome.retryable === false) return false;
+  return method === 'GET' || !outcome.sent;
+}
+
+/**
+ * How long to wait before the next attempt: exactly Retry-After when the
+ * server gave one, otherwise exponential backoff with full jitter
+ * (AWS architecture blog: random between 0 and min(cap, base * 2^n)).
+ */
+export function delayFor(retryAfterMs: number | undefined, retriesDone: number, random: () => number): number {
+  if (retryAfterMs !== undefined) return retryAfterMs;
+  const ceiling = Math.min(BACKOFF_CAP_MS, BACKOFF_BASE_MS * 2 ** retriesDone);
+  return Math.floor(random() * ceiling);
+}
+
+/**
+ * The core's wall clock: the machine's time read once, then moved on by the
+ * monotonic clock. A step of the machine's clock (NTP, a user, a VM resumed)
+ * during a run then neither lengthens nor shortens a wait, and no time this
+ * process stores is off by the step. The machine's clock is still what the
+ * server's times (Reset, HTTP-dates) are compared with at the start.
+ */
+export function steadyClock(wallNow: () => number, monotonic: () => number): () => number {
+  const wallAtStart = wallNow();
+  const monotonicAtStart = monotonic();
+  // Whole milliseconds, as Date.now() reads: stored times and traces stay integers.
+  return () => wallAtStart + Math.floor(monotonic() - monotonicAtStart);
+}
 
 /** A window that reopens within this long is the plan's minute; one further off is the day's quota. */
 export const MINUTE_WINDOW_MAX_MS = 2 * 60_000;
@@ -133,49 +183,18 @@ export function planRetry(report: AttemptReport, state: RetryState, budget: Wait
   return { retry: true, kind, ms };
 }
 
-/** Why a request is held, in a few words: the start of notices and of errors. */
-export function describeWait(kind: WaitKind, until: number, now: number): string {
-  switch (kind) {
-    case 'ban':
-      return `the API key is banned until ${formatLocalTime(until, now)}`;
-    case 'retry_after':
-      return 'rate limited (HTTP 429, Retry-After)';
-    case 'day_quota':
-      return 'the daily quota is used up';
-    case 'minute_window':
-      return 'rate limit reached';
-    case 'backoff':
-      return 'rate limited (HTTP 429)';
-    case 'probe':
-      return 'waiting for the rate-limit window';
-  }
-}
+/** A wait the core is about to make, for the layer above to show. */
+export type WaitNotice =
+  /** The gate holds the request until `until` (nothing sent yet). */
+  | { what: 'gate'; kind: WaitKind; ms: number; until: number; at: number }
+  /** A retry after a failed attempt: `reason` is the failure's short form (`HTTP 503`, `connection reset by the server`). */
+  | { what: 'retry'; kind: WaitKind; ms: number; at: number; retry: number; retries: number; reason: string };
 
-/** The line shown while the gate holds a request. */
-export function gateWaitNotice(kind: WaitKind, ms: number, until: number, now: number): string {
-  if (kind === 'minute_window') return `rate limit reached; waiting ${formatWait(ms)} for the window to reopen`;
-  if (kind === 'probe') return describeWait(kind, until, now);
-  return `${describeWait(kind, until, now)}; waiting ${formatWait(ms)}, until ${formatLocalTime(until, now)}`;
-}
-
-/** The line shown before a retry: `HTTP 429; retry 1/4 in 2s`. */
-export function retryNotice(what: string, kind: WaitKind, ms: number, retry: number, retries: number, now: number): string {
-  const why = kind === 'ban' ? describeWait(kind, now + ms, now) : what;
-  return `${why}; retry ${retry}/${retries} in ${formatWait(ms)}`;
-}
-
-/** The error when the gate's wait does not fit --max-wait: nothing was sent, and it says when to try again. */
-export function gateStopError(kind: WaitKind, until: number, now: number, maxWaitMs: number): RateLimitError {
-  const reason = describeWait(kind, until, now);
-  return new RateLimitError(`${reason}; nothing sent. Try again ${formatWhen(until, now)}`, {
-    code: codeFor(kind),
-    retryAt: until,
-    reason,
-    hint: maxWaitMs === 0 ? undefined : maxWaitHint(codeFor(kind)),
-  });
-}
-
-/** The hint to raise --max-wait, where a longer wait is worth asking for: not for a ban or the day's quota. */
-export function maxWaitHint(code: string | undefined): string | undefined {
-  return code === 'key_banned' || code === 'quota_exhausted' ? undefined : 'raise --max-wait to wait longer';
+/** The sentences the layer above gives the core for its notices and errors (output/waits.ts). */
+export interface WaitWords {
+  notice(notice: WaitNotice): string;
+  /** The message and hint of a RateLimitError for this stop. */
+  stop(stop: WaitStop): { message: string; hint?: string };
+  /** The end of a final error after retries: `, 5 attempts over 16.7s`. */
+  attempts(count: number, elapsedMs: number): string;
 }

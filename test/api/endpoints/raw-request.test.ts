@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
-import { type RawRequestFlags, buildRawRequest, checkFlags, parseHeader, resolveApiUrl } from '../../src/api/raw-request';
-import { UsageError } from '../../src/errors';
-import { stringifyJson } from '../../src/schemas/json';
+import { type RawRequestFlags, buildRawRequest, checkFlags, parseHeader, resolveApiUrl } from '../../../src/api/endpoints/raw-request';
+import { UsageError } from '../../../src/errors';
+import { stringifyJson } from '../../../src/schemas/json';
 
 const BASE = 'https://api.example.org/v1';
 const files: Record<string, string> = { 'note.txt': 'hello\nworld\n', 'body.json': '{"name":"Rex","categoryId":9007199254740993}' };

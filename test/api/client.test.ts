@@ -1,12 +1,13 @@
 import { describe, expect, it } from 'vitest';
-import type { RequestHooks } from '../../src/api/http-client';
+import type { RequestHooks } from '../../src/api/client';
 import { StateUnwritableError } from '../../src/api/rate-limit-state';
+import { waitWords } from '../../src/output/waits';
 import { NetworkError, RateLimitError } from '../../src/errors';
 import { FakeTime, fakeClient, fakeService, limitHeaders, memoryGate } from '../helpers/fake-core';
 
 /**
  * The send loop with a fake clock at real scale (a 60 s window, Retry-After
- * in seconds), against a fake service: the issue's cases 1-8 and 11, each
+ * in seconds), against a fake service: the waiting model's cases (docs/rate-limits.md), each
  * asserted on when requests reached the service. Process boundaries are two
  * HttpClients sharing one gate, as two processes share the state file.
  */
@@ -33,7 +34,7 @@ describe('after a 429 with Retry-After, the next request goes exactly then', () 
     const { http, waits } = client();
     await time.run(http.send(list));
     expect(gaps(requests)).toEqual([2000]);
-    expect(waits.map((wait) => wait.why)).toEqual(['HTTP 429; retry 1/4 in 2s']);
+    expect(waits.map((wait) => wait.why)).toEqual(['retry 1/4 in 2s: HTTP 429']);
   });
 
   it('case 2: Retry-After as an HTTP-date 3 s ahead of the Date header: 3 s later', async () => {
@@ -139,7 +140,7 @@ describe('bans', () => {
     const failure = await time.run(client().http.send(list)).catch((error: unknown) => error);
     expect(failure).toBeInstanceOf(RateLimitError);
     expect((failure as RateLimitError).code).toBe('key_banned');
-    expect((failure as RateLimitError).message).toMatch(/^the API key is banned until \d\d:\d\d:\d\d: API key banned\. Try again at \d\d:\d\d:\d\d, in 30s$/);
+    expect((failure as RateLimitError).message).toMatch(/^the API key is banned until \d\d:\d\d:\d\d: API key banned \(2 attempts over 30s\)\. Try again at \d\d:\d\d:\d\d, in 30s$/);
     expect(requests.map((request) => request.at - t0)).toEqual([0, 30_000]);
   });
 
@@ -245,7 +246,7 @@ describe('network failures', () => {
   it('a refused connection to a loopback port is not retried', async () => {
     const time = new FakeTime();
     const { agent } = fakeService(time, () => ({ status: 200 }));
-    const { HttpClient } = await import('../../src/api/http-client');
+    const { HttpClient } = await import('../../src/api/client');
     const waits: number[] = [];
     const http = new HttpClient({
       baseUrl: 'http://127.0.0.1:9/v1',
@@ -257,9 +258,12 @@ describe('network failures', () => {
       dispatcher: new (await import('undici')).Agent(),
       gate: memoryGate(() => time.now),
       now: () => time.now,
+      monotonic: () => time.now,
       random: () => 0.5,
       wait: async (ms) => void waits.push(ms),
       signal: new AbortController().signal,
+      words: waitWords,
+      loopback: {},
     });
     await agent.close();
     const failure = await http.send(list).catch((error: unknown) => error);

@@ -1,13 +1,13 @@
 import { ApiError, InvalidResponseError, type PetctlError, RateLimitError, RedirectError } from '../errors';
-import { formatWhen } from '../output/time';
 import { parseJson } from '../schemas/json';
 import { ErrorBody } from '../schemas/pet';
-import { describeWait } from './wait-policy';
+import type { WaitWords } from './waits';
 
 /**
- * What an HTTP answer that is not a success means for the user: the error
- * (and so the exit code, see errors.ts) for every status, and the body of a
- * success read as JSON. Pure functions of the answer; nothing here sends.
+ * What an HTTP answer that is not a success means: the error (and so the
+ * exit code, see errors.ts) for every status, with its facts (status, code,
+ * retry time), and the body of a success read as JSON. Pure functions of the
+ * answer; nothing here sends. A rate limit's words come from output/waits.ts.
  */
 
 /** An answer as the HTTP core received it. */
@@ -48,6 +48,8 @@ export interface ErrorContext {
   retryAt?: number;
   /** The hint for a 401: how to store a working key for this profile. */
   authHint?: string;
+  /** How a 429 that ends the request is worded (output/waits.ts). */
+  words: Pick<WaitWords, 'stop'>;
 }
 
 /** The error for an answer that is not a 2xx. */
@@ -58,7 +60,7 @@ export function errorForAnswer(answer: Answer, context: ErrorContext): PetctlErr
   const hint = status === 401 ? (context.authHint ?? 'run petctl auth login') : undefined;
   // undici never follows redirects on its own; neither does petctl (the key would travel with it).
   if (status >= 300 && status < 400) return new RedirectError(method, url, status, printableLocation(answer.header('location')));
-  if (status === 429) return rateLimitAnswerError(body, context.retryAt, context.now);
+  if (status === 429) return rateLimitAnswerError(body, context);
   if (body) return new ApiError(method, url, status, body, hint);
   if (status >= 500) return new InvalidResponseError(`${method} ${url} failed with HTTP ${status}${snippet(answer.text)}`, status);
   // A 4xx without the Error body the specification promises: keep the status's meaning.
@@ -66,18 +68,11 @@ export function errorForAnswer(answer: Answer, context: ErrorContext): PetctlErr
 }
 
 /** A 429 that petctl will not wait out (its retries or --max-wait are spent, or a second ban). */
-function rateLimitAnswerError(body: ErrorBody | undefined, retryAt: number | undefined, now: number): RateLimitError {
-  const banned = body?.code === 'key_banned';
-  const reason = !banned ? 'rate limited' : retryAt === undefined ? 'the API key is banned' : describeWait('ban', retryAt, now);
-  const when = retryAt === undefined ? 'later' : formatWhen(retryAt, now);
-  return new RateLimitError(`${reason}: ${body?.message ?? 'too many requests'}. Try again ${when}`, {
-    code: body?.code ?? 'rate_limited',
-    status: 429,
-    body,
-    retryAt,
-    reason,
-    hint: banned ? undefined : 'raise --retries or --max-wait to wait longer',
-  });
+function rateLimitAnswerError(body: ErrorBody | undefined, context: ErrorContext): RateLimitError {
+  const { retryAt, now } = context;
+  const stop = { kind: body?.code === 'key_banned' ? 'ban' : 'retry_after', until: retryAt, at: now, by: 'answer', serverMessage: body?.message } as const;
+  const { message, hint } = context.words.stop(stop);
+  return new RateLimitError(message, { code: body?.code ?? 'rate_limited', status: 429, body, retryAt, stop, hint });
 }
 
 /** The Location as sent, on one line and of a readable length: it ends up in the error message. */

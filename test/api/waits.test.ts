@@ -1,17 +1,20 @@
 import { describe, expect, it } from 'vitest';
 import {
+  type AttemptOutcome,
+  BACKOFF_BASE_MS,
+  BACKOFF_CAP_MS,
   MINUTE_WINDOW_MAX_MS,
   type WaitKind,
   codeFor,
   countsTowardMaxWait,
+  delayFor,
   fitsBudget,
-  gateStopError,
   gateWaitKind,
-  gateWaitNotice,
   planRetry,
-  retryNotice,
+  shouldRetry,
+  steadyClock,
   windowKind,
-} from '../../src/api/wait-policy';
+} from '../../src/api/waits';
 
 const NOW = new Date(2026, 10, 25, 14, 31, 4, 0).getTime();
 const SECOND = 1000;
@@ -130,28 +133,99 @@ describe('planRetry', () => {
   });
 });
 
-describe('what the user reads', () => {
-  it('a stop before sending says when to try again in local time, to the second, with the code of its kind', () => {
-    const window = gateStopError('minute_window', NOW + 61 * SECOND, NOW, 60 * SECOND);
-    expect(window.message).toBe('rate limit reached; nothing sent. Try again at 14:32:05, in 61s');
-    expect(window.code).toBe('rate_limited');
-    expect(window.retryAt).toBe(NOW + 61 * SECOND);
-    expect(window.hint).toBe('raise --max-wait to wait longer');
+describe('shouldRetry', () => {
+  const response = (status: number): AttemptOutcome => ({ kind: 'response', status });
+  const network: AttemptOutcome = { kind: 'network', sent: true };
 
-    const day = gateStopError('day_quota', NOW + DAY, NOW, 60 * SECOND);
-    expect(day.message).toMatch(/^the daily quota is used up; nothing sent\. Try again at 2026-11-26 14:31:04, in 24h00m$/);
-    expect(day.code).toBe('quota_exhausted');
+  const cases = [
+    // A 429 was not processed: any method may be sent again.
+    { outcome: response(429), method: 'GET', done: 0, max: 4, retry: true },
+    { outcome: response(429), method: 'POST', done: 0, max: 4, retry: true },
+    { outcome: response(429), method: 'POST', done: 3, max: 4, retry: true },
+    { outcome: response(429), method: 'GET', done: 4, max: 4, retry: false },
+    { outcome: response(429), method: 'POST', done: 4, max: 4, retry: false },
+    { outcome: response(429), method: 'GET', done: 0, max: 0, retry: false },
+    // Gateway errors: only an idempotent GET is repeated.
+    { outcome: response(502), method: 'GET', done: 0, max: 4, retry: true },
+    { outcome: response(503), method: 'GET', done: 1, max: 4, retry: true },
+    { outcome: response(504), method: 'GET', done: 3, max: 4, retry: true },
+    { outcome: response(503), method: 'GET', done: 1, max: 1, retry: false },
+    { outcome: response(502), method: 'POST', done: 0, max: 4, retry: false },
+    { outcome: response(503), method: 'POST', done: 0, max: 4, retry: false },
+    { outcome: response(504), method: 'POST', done: 0, max: 4, retry: false },
+    // Other statuses are answers, not transient faults.
+    { outcome: response(500), method: 'GET', done: 0, max: 4, retry: false },
+    { outcome: response(501), method: 'GET', done: 0, max: 4, retry: false },
+    { outcome: response(400), method: 'GET', done: 0, max: 4, retry: false },
+    { outcome: response(400), method: 'POST', done: 0, max: 4, retry: false },
+    { outcome: response(401), method: 'GET', done: 0, max: 4, retry: false },
+    { outcome: response(404), method: 'GET', done: 0, max: 4, retry: false },
+    { outcome: response(418), method: 'GET', done: 0, max: 4, retry: false },
+    { outcome: response(200), method: 'GET', done: 0, max: 4, retry: false },
+    // Network failure: a POST that may have arrived is never sent twice.
+    { outcome: network, method: 'GET', done: 0, max: 4, retry: true },
+    { outcome: network, method: 'GET', done: 4, max: 4, retry: false },
+    { outcome: network, method: 'POST', done: 0, max: 4, retry: false },
+  ].map((c) => ({ ...c, label: c.outcome.kind === 'response' ? `HTTP ${c.outcome.status}` : 'network failure' }));
 
-    const ban = gateStopError('ban', NOW + 30 * SECOND, NOW, 60 * SECOND);
-    expect(ban.message).toBe('the API key is banned until 14:31:34; nothing sent. Try again at 14:31:34, in 30s');
-    expect(ban.code).toBe('key_banned');
-    expect(ban.reason).toBe('the API key is banned until 14:31:34');
+  it.each(cases)('$label on $method after $done of $max retries → $retry', ({ outcome, method, done, max, retry }) => {
+    expect(shouldRetry(outcome, done, max, method)).toBe(retry);
+  });
+});
+
+describe('delayFor', () => {
+  const fixed = (value: number) => () => value;
+
+  it.each([
+    // Retry-After wins, whatever the attempt and the dice.
+    { retryAfterMs: 1000, done: 0, random: 0.5, delay: 1000 },
+    { retryAfterMs: 120_000, done: 3, random: 0, delay: 120_000 },
+    { retryAfterMs: 0, done: 0, random: 0.9, delay: 0 },
+    // Full jitter: random × min(cap, base × 2^n).
+    { retryAfterMs: undefined, done: 0, random: 0, delay: 0 },
+    { retryAfterMs: undefined, done: 0, random: 0.5, delay: 500 },
+    { retryAfterMs: undefined, done: 0, random: 0.9999, delay: 999 },
+    { retryAfterMs: undefined, done: 1, random: 0.5, delay: 1000 },
+    { retryAfterMs: undefined, done: 2, random: 0.5, delay: 2000 },
+    { retryAfterMs: undefined, done: 3, random: 0.25, delay: 2000 },
+    { retryAfterMs: undefined, done: 4, random: 0.5, delay: 8000 },
+    // 2^5 s = 32 s is above the 30 s cap.
+    { retryAfterMs: undefined, done: 5, random: 0.5, delay: 15_000 },
+    { retryAfterMs: undefined, done: 5, random: 0.9999, delay: 29_997 },
+    { retryAfterMs: undefined, done: 60, random: 0.5, delay: 15_000 },
+  ])('Retry-After $retryAfterMs, retry $done, random $random → $delay ms', ({ retryAfterMs, done, random, delay }) => {
+    expect(delayFor(retryAfterMs, done, fixed(random))).toBe(delay);
   });
 
-  it('notices name the wait', () => {
-    expect(gateWaitNotice('minute_window', 58 * SECOND, NOW + 58 * SECOND, NOW)).toBe('rate limit reached; waiting 58s for the window to reopen');
-    expect(gateWaitNotice('retry_after', 3 * SECOND, NOW + 3 * SECOND, NOW)).toBe('rate limited (HTTP 429, Retry-After); waiting 3s, until 14:31:07');
-    expect(retryNotice('HTTP 429', 'retry_after', 2 * SECOND, 1, 4, NOW)).toBe('HTTP 429; retry 1/4 in 2s');
-    expect(retryNotice('HTTP 429', 'ban', 30 * SECOND, 1, 4, NOW)).toBe('the API key is banned until 14:31:34; retry 1/4 in 30s');
+  it('stays within [0, min(cap, base·2^n)) for any random value in [0, 1)', () => {
+    for (let done = 0; done < 10; done++) {
+      const ceiling = Math.min(BACKOFF_CAP_MS, BACKOFF_BASE_MS * 2 ** done);
+      for (const random of [0, 0.1, 0.333, 0.5, 0.77, 0.999_999]) {
+        const delay = delayFor(undefined, done, fixed(random));
+        expect(delay).toBeGreaterThanOrEqual(0);
+        expect(delay).toBeLessThan(ceiling);
+        expect(Number.isInteger(delay)).toBe(true);
+      }
+    }
+  });
+
+  it('is jittered: different random values give different delays', () => {
+    const delays = new Set([0.1, 0.4, 0.7].map((random) => delayFor(undefined, 2, fixed(random))));
+    expect(delays.size).toBe(3);
+  });
+});
+
+describe('steadyClock', () => {
+  it('reads the machine clock once, then moves with the monotonic clock only: a step of the wall clock moves nothing', () => {
+    let wall = NOW;
+    let mono = 5_000;
+    const now = steadyClock(() => wall, () => mono);
+    expect(now()).toBe(NOW);
+    mono += 4_000;
+    wall -= 60 * MINUTE; // the machine's clock is set back an hour
+    expect(now()).toBe(NOW + 4_000);
+    mono += 26_000.75;
+    wall += 2 * 60 * MINUTE;
+    expect(now()).toBe(NOW + 30_000);
   });
 });

@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
-import { type Answer, errorBodyOf, errorForAnswer, parseSuccessBody } from '../../src/api/answer-errors';
+import { type Answer, errorBodyOf, errorForAnswer, parseSuccessBody } from '../../src/api/answer';
 import { ApiError, ExitCode, InvalidResponseError, RateLimitError, RedirectError } from '../../src/errors';
+import { waitWords } from '../../src/output/waits';
 
 const NOW = new Date(2026, 10, 25, 14, 31, 4, 0).getTime();
 const URL = 'https://api.example.org/v1/pets';
@@ -10,7 +11,7 @@ function answer(status: number, body: unknown, headers: Record<string, string> =
   return { status, text, headers, header: (name) => headers[name.toLowerCase()] };
 }
 
-const context = { method: 'GET', url: URL, now: NOW };
+const context = { method: 'GET', url: URL, now: NOW, words: waitWords };
 
 describe('errorForAnswer', () => {
   it.each([
@@ -50,6 +51,7 @@ describe('errorForAnswer', () => {
     expect(error.message).toBe('rate limited: Slow down. Try again at 14:32:05, in 61s');
     expect(error.retryAt).toBe(NOW + 61_000);
     expect(error.hint).toBe('raise --retries or --max-wait to wait longer');
+    expect(error.stop).toEqual({ kind: 'retry_after', until: NOW + 61_000, at: NOW, by: 'answer', serverMessage: 'Slow down' });
   });
 
   it('a 429 key_banned says the key is banned and until when', () => {

@@ -1,0 +1,190 @@
+import type { Dispatcher } from 'undici';
+import { InterruptedError, InvalidResponseError, NetworkError } from '../errors';
+import type { Answer } from './answer';
+import { MAX_RESPONSE_BYTES, certificateProblem, sendRequest } from './transport';
+
+/**
+ * One request on the wire, and what a failed one (no HTTP answer) means:
+ * whether it may have reached the server, and whether trying again can help.
+ */
+
+/** Failures that happen before a connection exists: the request cannot have reached the server. */
+export const NOT_CONNECTED_CODES = new Set(['ECONNREFUSED', 'ENOTFOUND', 'EAI_AGAIN', 'EHOSTUNREACH', 'ENETUNREACH', 'UND_ERR_CONNECT_TIMEOUT']);
+
+/** OpenSSL's verification failures: the TLS handshake stopped before any request (or key) went out. */
+export const TLS_TRUST_CODES = new Set([
+  'DEPTH_ZERO_SELF_SIGNED_CERT',
+  'SELF_SIGNED_CERT_IN_CHAIN',
+  'UNABLE_TO_VERIFY_LEAF_SIGNATURE',
+  'UNABLE_TO_GET_ISSUER_CERT_LOCALLY',
+  'CERT_HAS_EXPIRED',
+  'CERT_NOT_YET_VALID',
+  'ERR_TLS_CERT_ALTNAME_INVALID',
+]);
+
+const KNOWN: Record<string, string> = {
+  ECONNREFUSED: 'connection refused',
+  ECONNRESET: 'connection reset by the server',
+  ENOTFOUND: 'host not found',
+  EAI_AGAIN: 'DNS lookup failed',
+  EHOSTUNREACH: 'host unreachable',
+  ENETUNREACH: 'network unreachable',
+  UND_ERR_SOCKET: 'the connection closed before the answer was complete',
+  UND_ERR_RES_CONTENT_LENGTH_MISMATCH: 'the answer was cut short',
+  UND_ERR_RES_EXCEEDED_MAX_SIZE: 'the answer was too large',
+};
+
+/** A connection failure's code in words ('connection refused'), for any client petctl runs (HTTP, Redis). */
+export function connectionErrorText(code: string | undefined): string | undefined {
+  return code === undefined ? undefined : KNOWN[code];
+}
+
+/** The system or undici error code, on the error or its cause. */
+export function errorCode(error: unknown): string | undefined {
+  const err = error as { code?: string; cause?: { code?: string } } | undefined;
+  return err?.code ?? err?.cause?.code;
+}
+
+export function describeNetworkError(error: unknown): string {
+  const err = error as { message?: string };
+  const code = errorCode(error);
+  if (code && TLS_TRUST_CODES.has(code)) {
+    return `the server's TLS certificate is not trusted (${certificateProblem(err)}); nothing was sent. For a private CA, set NODE_EXTRA_CA_CERTS to its certificate file`;
+  }
+  return connectionErrorText(code) ?? err?.message ?? String(error);
+}
+
+/** The port of a URL, spelled out even when it is the scheme's default. */
+export function portOf(url: URL): number {
+  return url.port ? Number(url.port) : url.protocol === 'https:' ? 443 : 80;
+}
+
+/** Where the requests go, as far as a failure's meaning depends on it. */
+export interface FailureTarget {
+  /**
+   * The base URL is on this machine's loopback: a refused connection there is
+   * final, since nothing listens and waiting will not start a server. `hint`
+   * goes with it (the session knows whether the sandbox's port was meant).
+   */
+  loopback?: { hint?: string };
+}
+
+/** The NetworkError for a request that got no HTTP answer. */
+export function networkFailure(
+  error: unknown,
+  request: { method: string; url: string; timeoutMs: number; timedOut: boolean },
+  target: FailureTarget = {},
+): NetworkError {
+  const code = errorCode(error) ?? '';
+  const sent = !NOT_CONNECTED_CODES.has(code) && !TLS_TRUST_CODES.has(code);
+  const url = new URL(request.url);
+  if (request.timedOut || /TIMEOUT/.test(code)) {
+    return new NetworkError(`no answer from ${url.host} within ${request.timeoutMs / 1000}s (--timeout)`, { code: 'timeout', sent, cause: error });
+  }
+  if (code === 'ECONNREFUSED' && target.loopback) {
+    return new NetworkError(`${request.method} ${request.url} failed: connection refused: nothing is listening on ${url.hostname}:${portOf(url)}`, {
+      sent: false,
+      retryable: false,
+      cause: error,
+      hint: target.loopback.hint,
+    });
+  }
+  return new NetworkError(`${request.method} ${request.url} failed: ${describeNetworkError(error)}`, { sent, cause: error });
+}
+
+/** A network failure in a few words, for the line that announces its retry: `connection refused`, `no answer within 2s`. */
+export function failureReason(error: NetworkError, timeoutMs: number): string {
+  if (error.code === 'timeout') return `no answer within ${timeoutMs / 1000}s`;
+  return connectionErrorText(errorCode(error.cause)) ?? 'network error';
+}
+
+export interface AttemptOptions extends FailureTarget {
+  dispatcher: Dispatcher;
+  apiKey: string;
+  userAgent: string;
+  timeoutMs: number;
+  signal: AbortSignal;
+  /** A steady clock for the trace's timings. */
+  monotonic: () => number;
+  trace?: (line: string) => void;
+}
+
+export interface AttemptRequest {
+  method: string;
+  url: string;
+  body: string | Buffer | undefined;
+  headers: Record<string, string> | undefined;
+}
+
+const TIMEOUT = Symbol('timeout');
+
+function headerGetter(headers: Record<string, string | string[] | undefined>) {
+  return (name: string): string | undefined => {
+    const value = headers[name.toLowerCase()];
+    return Array.isArray(value) ? value.join(', ') : value;
+  };
+}
+
+function lowerCaseNames(headers: Record<string, string>): Record<string, string> {
+  return Object.fromEntries(Object.entries(headers).map(([name, value]) => [name.toLowerCase(), value]));
+}
+
+/** One request on the wire. `onHead` runs synchronously as soon as the status and headers are in, before the body is read. */
+export async function attempt(options: AttemptOptions, request: AttemptRequest, onHead: (head: Pick<Answer, 'status' | 'header'>) => void): Promise<Answer> {
+  const { trace } = options;
+  const { method, url, body } = request;
+  const started = options.monotonic();
+  trace?.(`> ${method} ${url}`);
+  trace?.('> Authorization: Bearer [redacted]');
+
+  const controller = new AbortController();
+  const onAbort = () => controller.abort(options.signal.reason);
+  if (options.signal.aborted) throw new InterruptedError();
+  options.signal.addEventListener('abort', onAbort, { once: true });
+  const timer = setTimeout(() => controller.abort(TIMEOUT), options.timeoutMs);
+  let status = 0;
+  try {
+    const target = new URL(url);
+    const response = await sendRequest(options.dispatcher, {
+      origin: target.origin,
+      path: target.pathname + target.search,
+      method: method as Dispatcher.HttpMethod,
+      headers: {
+        accept: 'application/json',
+        ...(body === undefined ? {} : { 'content-type': 'application/json' }),
+        ...lowerCaseNames(request.headers ?? {}),
+        // After the caller's headers, so that neither can be replaced.
+        authorization: `Bearer ${options.apiKey}`,
+        'user-agent': options.userAgent,
+      },
+      body,
+      signal: controller.signal,
+      headersTimeout: options.timeoutMs,
+      bodyTimeout: options.timeoutMs,
+    });
+    status = response.statusCode;
+    const header = headerGetter(response.headers);
+    onHead({ status, header });
+    if (trace) {
+      const limits = ['x-ratelimit-limit', 'x-ratelimit-remaining', 'x-ratelimit-reset', 'retry-after']
+        .map((name) => [name, header(name)] as const)
+        .filter(([, value]) => value !== undefined)
+        .map(([name, value]) => `${name}=${value}`)
+        .join(' ');
+      trace(`< ${response.statusCode} in ${Math.round(options.monotonic() - started)} ms${limits ? ` ${limits}` : ''}`);
+    }
+    const text = await response.body.text();
+    return { status: response.statusCode, text, headers: response.headers, header };
+  } catch (error) {
+    if (options.signal.aborted) throw new InterruptedError();
+    // undici stopped reading at the cap; the same request would get the same flood, so it is an answer, not a fault to retry.
+    if (errorCode(error) === 'UND_ERR_RES_EXCEEDED_MAX_SIZE') {
+      throw new InvalidResponseError(`${method} ${url} answered with a body over ${MAX_RESPONSE_BYTES / 1024 / 1024} MiB; petctl stopped reading it`, status);
+    }
+    const timedOut = controller.signal.aborted && controller.signal.reason === TIMEOUT;
+    throw networkFailure(error, { method, url, timeoutMs: options.timeoutMs, timedOut }, options);
+  } finally {
+    clearTimeout(timer);
+    options.signal.removeEventListener('abort', onAbort);
+  }
+}

@@ -1,0 +1,275 @@
+import { NetworkError, type PetctlError, RateLimitError, UsageError, type WaitStop } from '../errors';
+import { stringifyJson } from '../schemas/json';
+import { type Answer, errorForAnswer, parseSuccessBody } from './answer';
+import { type AttemptOptions, attempt, failureReason } from './attempt';
+import { type Limits, Learner } from './learn';
+import type { RateAnswer } from './pacing';
+import { type RateLimitGate, StateUnwritableError } from './rate-limit-state';
+import type { RateHeaders } from './retry';
+import { isSameOrigin } from './same-origin';
+import {
+  type AttemptOutcome,
+  type AttemptReport,
+  type WaitBudget,
+  type WaitKind,
+  type WaitWords,
+  codeFor,
+  countsTowardMaxWait,
+  fitsBudget,
+  gateWaitKind,
+  planRetry,
+} from './waits';
+
+/**
+ * The HTTP core's send loop: wait for the gate → send → learn → retry or
+ * not. What each wait is and how long it may be is decided in waits.ts; one
+ * request on the wire is attempt.ts; what an answer means is answer.ts; what
+ * it teaches of the limits, and this process's hold, learn.ts. Endpoint functions (endpoints/) sit on top
+ * and validate bodies; nothing here knows what a Pet is, and nothing here
+ * words a wait: the layer above gives the words (output/waits.ts).
+ */
+
+export interface HttpClientOptions extends AttemptOptions {
+  /** e.g. https://api.example.org/v1 (no trailing slash). */
+  baseUrl: string;
+  retries: number;
+  maxWaitMs: number;
+  gate: RateLimitGate;
+  /** The core's wall clock (waits.ts steadyClock): a step of the machine's clock does not move it. */
+  now: () => number;
+  random: () => number;
+  /** Waits `ms`, showing why; rejects when `signal` aborts. */
+  wait: (ms: number, why: string) => Promise<void>;
+  /** One line on stderr for a retry too short for `wait` to show (it shows a second or more). */
+  announce?: (line: string) => void;
+  words: WaitWords;
+  /** The hint for a 401: how to store a working key for this profile. */
+  authHint?: string;
+}
+
+export interface ApiRequest {
+  /** Any method (`petctl api -X PATCH`); only GET is retried after anything but a 429. */
+  method: string;
+  /** Relative to the base URL, e.g. /pets */
+  path: string;
+  /**
+   * An absolute URL to send to instead of `path` and `query` (a next-page link,
+   * `petctl api https://…`); refused unless on the base URL's origin, since the key goes with it.
+   */
+  url?: string;
+  query?: Record<string, string | number | undefined>;
+  body?: unknown;
+  /** A body sent byte for byte instead of `body` (`petctl api --input`); content-type defaults to JSON. */
+  rawBody?: string | Buffer;
+  /** Extra request headers (`petctl api -H`); they cannot replace Authorization or User-Agent. */
+  headers?: Record<string, string>;
+  /** Keep the answer's text as it came, without parsing it as JSON (`petctl api` prints non-JSON bodies too). */
+  rawResponse?: boolean;
+  /** Per-request hooks; bulk import uses them to journal and to show waits in its progress bar. */
+  hooks?: RequestHooks;
+}
+
+export interface RequestHooks {
+  /**
+   * Awaited on every attempt once the rate-limit gate has let the request go,
+   * just before it is written to the wire: a request still waiting in the gate
+   * was never sent. The gate is asked again after it (a 429 may have come in
+   * meanwhile), so a request past this point may still wait, then comes back here.
+   */
+  beforeSend?: () => void | Promise<void>;
+  /**
+   * Sees every HTTP answer whole, errors and 429s included (`petctl api -i`
+   * shows an error's head, getPet reads Sunset, bulk import counts statuses).
+   */
+  onAnswer?: (answer: Answer) => void;
+  /** Replaces the session's wait (its countdown line) for this request's waits; must reject on Ctrl-C. */
+  wait?: (ms: number, why: string) => Promise<void>;
+  /**
+   * A bulk import's request: it draws from the budget shared by every process
+   * on this machine from the first request (see pacing.ts), and waiting for
+   * the plan's minute window is its pace, not a wait that --max-wait bounds.
+   */
+  paced?: boolean;
+  /** With `paced`: requests of every window left unused for other commands on the key (`pets add --reserve`). */
+  reserve?: number;
+  /**
+   * Keep what the answer says of the window in the rate-limit state, as a paced
+   * request does, although this one is not paced: `auth status` and `auth login`
+   * ask the service about the key, and `profile show` shows it afterwards.
+   */
+  keepLimits?: boolean;
+}
+
+export interface ApiResponse {
+  status: number;
+  url: string;
+  body: unknown;
+  /** The body exactly as received. */
+  text: string;
+  /** Every header as received, names lower-cased, for `petctl api -i`. */
+  headers: Record<string, string | string[] | undefined>;
+  rate: RateHeaders;
+  header(name: string): string | undefined;
+}
+
+export type { Answer } from './answer';
+
+export class HttpClient {
+  /** What answers taught this process: the server's clock, and its own hold after a 429. */
+  private readonly learned: Learner;
+  /** A single command's waits, all its requests together: --max-wait bounds their total. */
+  private readonly commandBudget: WaitBudget;
+  /** What an answer said of the limits could not be stored: no further request goes (see recordLimits). */
+  private unrecorded: StateUnwritableError | undefined;
+
+  constructor(private readonly options: HttpClientOptions) {
+    this.learned = new Learner(options.now);
+    this.commandBudget = { maxWaitMs: options.maxWaitMs, waitedMs: 0 };
+  }
+
+  buildUrl(path: string, query?: ApiRequest['query']): string {
+    const url = new URL(this.options.baseUrl + path);
+    for (const [name, value] of Object.entries(query ?? {})) {
+      if (value !== undefined) url.searchParams.set(name, String(value));
+    }
+    return url.toString();
+  }
+
+  private sameOriginUrl(url: string): string {
+    if (!isSameOrigin(url, this.options.baseUrl)) throw new UsageError(`refusing to send the API key to ${new URL(url).origin}: not the base URL's origin`);
+    return new URL(url).toString();
+  }
+
+  /** Sends the request, waiting out rate limits and retrying where safe (waits.ts decides). Resolves only with a 2xx. */
+  async send(request: ApiRequest): Promise<ApiResponse> {
+    const { options } = this;
+    const url = request.url === undefined ? this.buildUrl(request.path, request.query) : this.sameOriginUrl(request.url);
+    const body = request.rawBody ?? (request.body === undefined ? undefined : stringifyJson(request.body));
+    const hooks = request.hooks;
+    const wait = hooks?.wait ?? options.wait;
+    const paced = hooks?.paced === true;
+    // A bulk import's request has a --max-wait of its own; a single command's requests share one.
+    const budget = paced ? { maxWaitMs: options.maxWaitMs, waitedMs: 0 } : this.commandBudget;
+    let retriesDone = 0;
+    let bans = 0;
+    const started = options.monotonic();
+
+    for (;;) {
+      // A ban waited out in the gate (recorded by another process, or by another request of this one)
+      // was this request's one wait for a ban: a key_banned answer after it is the second, and ends it.
+      if (await this.passGate(paced, hooks?.reserve ?? 0, budget, wait)) bans = Math.max(bans, 1);
+      await hooks?.beforeSend?.();
+      // beforeSend (the journal's flush) took time: a 429 read meanwhile, here or by another process, holds this request too.
+      // The last look at this process's own hold runs in the same turn as the attempt's dispatch: no answer is read in between.
+      if ((await this.blockedSinceGate()) || this.learned.heldDecision()) continue;
+
+      let outcome: AttemptOutcome;
+      let answer: Answer | undefined;
+      let limits: Limits | undefined;
+      let failure: PetctlError | undefined;
+      try {
+        answer = await attempt(options, { method: request.method, url, body, headers: request.headers }, (head) => (limits = this.learned.readLimits(head)));
+        outcome = { kind: 'response', status: answer.status };
+      } catch (error) {
+        if (!(error instanceof NetworkError)) throw error;
+        failure = error;
+        outcome = { kind: 'network', sent: error.sent, retryable: error.retryable };
+      }
+
+      const report: AttemptReport = { outcome };
+      if (answer && limits) {
+        if (answer.status === 429) this.learned.readBan(answer, limits);
+        hooks?.onAnswer?.(answer);
+        await this.recordLimits(limits.rateAnswer, paced || hooks?.keepLimits === true);
+        if (answer.status >= 200 && answer.status < 300) {
+          const parsed = request.rawResponse ? undefined : parseSuccessBody(answer, request.method, url);
+          return { status: answer.status, url, body: parsed, text: answer.text, headers: answer.headers, rate: limits.rate, header: answer.header };
+        }
+        Object.assign(report, { retryAfterMs: limits.retryAfterMs, resetInMs: limits.resetInMs, holdMs: limits.holdMs, banned: limits.banned });
+        if (limits.banned) bans += 1;
+        failure = errorForAnswer(answer, { method: request.method, url, now: options.now(), retryAt: limits.retryAt, authHint: options.authHint, words: options.words });
+      }
+
+      const plan = planRetry(report, { retriesDone, maxRetries: options.retries, method: request.method, bans }, budget, paced, options.random);
+      if (!plan.retry) {
+        throw retriesDone > 0 && failure ? this.afterAttempts(failure, retriesDone + 1, options.monotonic() - started) : failure;
+      }
+      retriesDone += 1;
+      const reason = answer ? `HTTP ${answer.status}` : failureReason(failure as NetworkError, options.timeoutMs);
+      const notice = options.words.notice({ what: 'retry', kind: plan.kind, ms: plan.ms, at: options.now(), retry: retriesDone, retries: options.retries, reason });
+      // Every retry is named, however short its wait (a wait shows itself from a second on).
+      if (plan.ms < 1000 && !hooks?.wait) options.announce?.(notice);
+      await wait(plan.ms, notice);
+      if (countsTowardMaxWait(plan.kind, paced)) budget.waitedMs += plan.ms;
+    }
+  }
+
+  /**
+   * Waits until the gate lets this request go: nothing is sent while a 429,
+   * a ban or an exhausted window (seen by this or another process) is in
+   * force. Ends with the wait policy's error when a wait does not fit --max-wait.
+   * Resolves with whether it waited out a ban.
+   */
+  private async passGate(paced: boolean, reserve: number, budget: WaitBudget, wait: (ms: number, why: string) => Promise<void>): Promise<boolean> {
+    const { gate, now } = this.options;
+    if (this.unrecorded) throw this.unrecorded;
+    let waitedOutBan = false;
+    for (;;) {
+      const decision = this.learned.heldDecision() ?? (await gate.acquire(paced, reserve));
+      if (decision.go) return waitedOutBan;
+      const at = now();
+      const ms = Math.max(0, decision.until - at);
+      const kind: WaitKind = gateWaitKind(decision, at);
+      if (!fitsBudget(kind, ms, budget, paced)) throw this.gateStop(kind, decision.until, at, budget.maxWaitMs);
+      await wait(ms, this.options.words.notice({ what: 'gate', kind, ms, until: decision.until, at }));
+      if (countsTowardMaxWait(kind, paced)) budget.waitedMs += ms;
+      if (kind === 'ban') waitedOutBan = true;
+    }
+  }
+
+  /** The final error after retries says how many attempts were made, over how long (on the monotonic clock). */
+  private afterAttempts(failure: PetctlError, count: number, elapsedMs: number): PetctlError {
+    const { words } = this.options;
+    if (!(failure instanceof RateLimitError && failure.stop)) {
+      failure.message += words.attempts(count, elapsedMs);
+      return failure;
+    }
+    const stop: WaitStop = { ...failure.stop, attempts: { count, elapsedMs } };
+    const { message, hint } = words.stop(stop);
+    return new RateLimitError(message, { code: failure.code, status: failure.status, body: failure.body, retryAt: failure.retryAt, stop, hint });
+  }
+
+  /** The error when the gate's wait does not fit --max-wait: this request sent nothing. */
+  private gateStop(kind: WaitKind, until: number, at: number, maxWaitMs: number): RateLimitError {
+    const stop: WaitStop = { kind, until, at, by: 'gate', noWait: maxWaitMs === 0 };
+    const { message, hint } = this.options.words.stop(stop);
+    return new RateLimitError(message, { code: codeFor(kind), retryAt: until, stop, hint });
+  }
+
+  /**
+   * Stores what an answer said of the limits. Should the state file refuse
+   * the write, the answer still stands (a POST's 201 is an animal that
+   * exists, to be reported and journaled as created); the failure stops this
+   * client's next request instead, as the limits it would go by are not kept.
+   */
+  private async recordLimits(answer: RateAnswer, keep: boolean): Promise<void> {
+    try {
+      await this.options.gate.record(answer, keep);
+    } catch (error) {
+      if (!(error instanceof StateUnwritableError)) throw error;
+      this.unrecorded ??= error;
+    }
+  }
+
+  /**
+   * The gate asked again, right before the wire: whether a block recorded
+   * since it let the request go (a 429 here, or anything another process
+   * recorded) holds it. The caller looks at this process's own hold last,
+   * synchronously with the attempt.
+   */
+  private async blockedSinceGate(): Promise<boolean> {
+    if (this.learned.heldDecision()) return true;
+    const entry = await this.options.gate.current();
+    return (entry?.blockedUntil ?? 0) > this.options.now();
+  }
+}

@@ -1,0 +1,118 @@
+import { type WaitKind, type WaitNotice, type WaitStop, type WaitWords, codeFor } from '../api/waits';
+import { formatDuration, formatLocalTime, formatWait, formatWhen } from './time';
+
+/**
+ * Every sentence about a wait or a stop, for every command, in one phrasing.
+ * The HTTP core and bulk import say what happened (the kind of wait, until
+ * when, how many rows created or animals printed); this module says it.
+ */
+
+/** Why a request is held, in a few words: the start of notices and of errors. */
+export function describeWait(kind: WaitKind, until: number, now: number): string {
+  switch (kind) {
+    case 'ban':
+      return `the API key is banned until ${formatLocalTime(until, now)}`;
+    case 'retry_after':
+      return 'rate limited (HTTP 429, Retry-After)';
+    case 'day_quota':
+      return 'the daily quota is used up';
+    case 'minute_window':
+      return 'rate limit reached';
+    case 'backoff':
+      return 'rate limited (HTTP 429)';
+    case 'probe':
+      return 'waiting for the rate-limit window';
+  }
+}
+
+/** A retry's wait, to the tenth of a second and never understated: `0.4s`, `2s`, `16.7s`; a minute or more as formatWait. */
+export function formatRetryWait(ms: number): string {
+  if (ms >= 60_000) return formatWait(ms);
+  return `${Number((Math.ceil(Math.max(0, ms) / 100) / 10).toFixed(1))}s`;
+}
+
+/** How long something took, to the tenth of a second under a minute: `16.7s`, `2m05s`. */
+function formatElapsed(ms: number): string {
+  if (ms >= 60_000) return formatDuration(ms);
+  return `${Number((Math.round(Math.max(0, ms) / 100) / 10).toFixed(1))}s`;
+}
+
+/** The line shown while the core waits: `rate limit reached; waiting 58s for the window to reopen`, `retry 1/4 in 0.4s: connection reset by the server`. */
+export function waitNotice(notice: WaitNotice): string {
+  const { kind, ms, at } = notice;
+  if (notice.what === 'retry') {
+    const why = kind === 'ban' ? describeWait(kind, at + ms, at) : notice.reason;
+    return `retry ${notice.retry}/${notice.retries} in ${formatRetryWait(ms)}: ${why}`;
+  }
+  if (kind === 'minute_window') return `rate limit reached; waiting ${formatWait(ms)} for the window to reopen`;
+  if (kind === 'probe') return describeWait(kind, notice.until, at);
+  return `${describeWait(kind, notice.until, at)}; waiting ${formatWait(ms)}, until ${formatLocalTime(notice.until, at)}`;
+}
+
+/** The hint to raise --max-wait, where a longer wait is worth asking for: not for a ban or the day's quota. */
+export function maxWaitHint(code: string | undefined): string | undefined {
+  return code === 'key_banned' || code === 'quota_exhausted' ? undefined : 'raise --max-wait to wait longer';
+}
+
+/** What stands in the way, in a few words, for a stop of any command. */
+export function stopReason(stop: WaitStop): string {
+  if (stop.by === 'gate') return describeWait(stop.kind, stop.until ?? stop.at, stop.at);
+  if (stop.kind !== 'ban') return 'rate limited';
+  return stop.until === undefined ? 'the API key is banned' : describeWait('ban', stop.until, stop.at);
+}
+
+/** `at 14:32:05, in 61s`, counted from `now` (the stop's own moment unless a command ends later). */
+function tryAgain(stop: WaitStop, now = stop.at): string {
+  return stop.until === undefined ? 'later' : formatWhen(stop.until, now);
+}
+
+/** A single request's stop: held before the wire (nothing sent), or a 429 it will not wait out. */
+export function requestStop(stop: WaitStop): { message: string; hint?: string } {
+  const reason = stopReason(stop);
+  if (stop.by === 'gate') {
+    return { message: `${reason}; nothing sent. Try again ${tryAgain(stop)}`, hint: stop.noWait ? undefined : maxWaitHint(codeFor(stop.kind)) };
+  }
+  const spent = stop.attempts === undefined ? '' : ` (${attemptsSpent(stop.attempts.count, stop.attempts.elapsedMs).slice(2)})`;
+  return {
+    message: `${reason}: ${stop.serverMessage ?? 'too many requests'}${spent}. Try again ${tryAgain(stop)}`,
+    hint: stop.kind === 'ban' ? undefined : 'raise --retries or --max-wait to wait longer',
+  };
+}
+
+/** The end of a final error after retries: `, 5 attempts over 16.7s`. */
+export function attemptsSpent(count: number, elapsedMs: number): string {
+  return `, ${count} attempts over ${formatElapsed(elapsedMs)}`;
+}
+
+/** The words the HTTP core is given (app/session.ts). */
+export const waitWords: WaitWords = { notice: waitNotice, stop: requestStop, attempts: attemptsSpent };
+
+/** 1200 → "1,200": counts people read, the same on every machine whatever its locale. */
+export function formatCount(n: number): string {
+  return n.toLocaleString('en-US');
+}
+
+const count = (n: number, one: string, many = `${one}s`) => `${formatCount(n)} ${n === 1 ? one : many}`;
+
+/**
+ * An import stopped by a rate limit: what it created, what is left, and when
+ * a rerun resumes (counted from `now`, the import's end). `code` is the
+ * stop's error code, which a 429's Error body may have named.
+ */
+export function importStop(stop: WaitStop, rows: { created: number; left: number; code: string; now: number }): { message: string; hint: string } {
+  const waitLonger = maxWaitHint(rows.code);
+  return {
+    message: `the rate limit stopped the import: ${stopReason(stop)}; ${count(rows.created, 'row')} created, ${rows.left} left; resume ${tryAgain(stop, rows.now)}: rerun the same command`,
+    hint: waitLonger ? `${waitLonger}; the journal keeps what was created` : 'the journal keeps what was created: the rerun sends only the rest',
+  };
+}
+
+/**
+ * A paged listing stopped by a rate limit. The stop line before it says how many animals were
+ * printed and how to continue (output/listing-stop.ts); this names the page not fetched, never
+ * "nothing sent". A 429 the server gave for the page is worded as any request's.
+ */
+export function listingStop(stop: WaitStop, page: number): { message: string; hint?: string } {
+  if (stop.by !== 'gate') return requestStop(stop);
+  return { message: `${stopReason(stop)}; page ${page} not requested. Try again ${tryAgain(stop)}`, hint: stop.noWait ? undefined : maxWaitHint(codeFor(stop.kind)) };
+}

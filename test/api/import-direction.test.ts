@@ -1,0 +1,109 @@
+import fs from 'node:fs';
+import path from 'node:path';
+import { describe, expect, it } from 'vitest';
+
+/**
+ * The HTTP core imports nothing above it (CONTRIBUTING.md, "The flow"):
+ * src/api/ may import node's modules, npm packages, the schemas, errors.ts,
+ * the shared foundations below every layer, and types only from config/.
+ * Words for people (output/), the terminal (input/), the sandbox and the
+ * commands sit above it and are handed in by the caller.
+ */
+
+const SRC = path.resolve(__dirname, '../../src');
+const API = path.join(SRC, 'api');
+
+/** Modules every layer may use: they know nothing of commands, output or the terminal. */
+const FOUNDATIONS = ['errors.ts', 'locked-file.ts', 'file-safety.ts', 'digest.ts', 'fs-errors.ts'];
+
+interface Import {
+  file: string;
+  specifier: string;
+  typeOnly: boolean;
+}
+
+function sourceFiles(dir: string): string[] {
+  return fs.readdirSync(dir, { withFileTypes: true }).flatMap((entry) => {
+    const full = path.join(dir, entry.name);
+    if (entry.isDirectory()) return sourceFiles(full);
+    return entry.name.endsWith('.ts') ? [full] : [];
+  });
+}
+
+/** Every import, export-from and import() of a file, with whether it brings only types. */
+function importsOf(file: string, text: string): Import[] {
+  const found: Import[] = [];
+  // Comments may quote import lines; they import nothing.
+  const code = text.replace(/\/\*[\s\S]*?\*\//g, '').replace(/^\s*\/\/.*$/gm, '');
+  const statement = /(?:^|;|\n)\s*(import|export)\s+(type\s+)?([^'";]*?)\s*from\s*['"]([^'"]+)['"]/g;
+  for (const match of code.matchAll(statement)) {
+    const clause = match[3] ?? '';
+    const names = /^\{([\s\S]*)\}$/.exec(clause.trim())?.[1];
+    const everyNameTyped = names !== undefined && names.split(',').filter((name) => name.trim() !== '').every((name) => /^\s*type\s/.test(name));
+    found.push({ file, specifier: match[4]!, typeOnly: match[2] !== undefined || everyNameTyped });
+  }
+  for (const match of code.matchAll(/(?:^|[^.\w])import\s+['"]([^'"]+)['"]/g)) found.push({ file, specifier: match[1]!, typeOnly: false });
+  for (const match of code.matchAll(/\bimport\(\s*['"]([^'"]+)['"]\s*\)/g)) found.push({ file, specifier: match[1]!, typeOnly: /\btypeof\s+import\(|:\s*import\(|<import\(/.test(code.slice(Math.max(0, match.index - 8), match.index + 7)) });
+  return found;
+}
+
+/** Why an import breaks the rule, or undefined when it keeps it. */
+function violation(imported: Import): string | undefined {
+  const { specifier } = imported;
+  if (specifier.startsWith('node:')) return undefined;
+  if (!specifier.startsWith('.')) return undefined; // an npm package
+  const target = path.relative(SRC, path.resolve(path.dirname(imported.file), specifier)).split(path.sep).join('/');
+  if (target.startsWith('api/') || target.startsWith('schemas/')) return undefined;
+  if (FOUNDATIONS.some((name) => target === name.replace(/\.ts$/, ''))) return undefined;
+  if (target.startsWith('config/')) return imported.typeOnly ? undefined : `a value from src/${target} (only types may come from config/)`;
+  return `src/${target} is above the HTTP core`;
+}
+
+describe('the import direction of src/api/', () => {
+  const files = sourceFiles(API);
+
+  it('finds the core and reads its imports', () => {
+    expect(files.map((file) => path.relative(API, file))).toEqual(expect.arrayContaining(['client.ts', 'attempt.ts', 'answer.ts', 'waits.ts', 'endpoints/pets.ts']));
+    const client = fs.readFileSync(path.join(API, 'client.ts'), 'utf8');
+    expect(importsOf(path.join(API, 'client.ts'), client).map((imported) => imported.specifier)).toContain('./waits');
+  });
+
+  it.each(files.map((file) => [path.relative(SRC, file), file]))('%s imports nothing above the core', (_name, file) => {
+    const broken = importsOf(file, fs.readFileSync(file, 'utf8'))
+      .map((imported) => ({ specifier: imported.specifier, why: violation(imported) }))
+      .filter((imported) => imported.why !== undefined);
+    expect(broken).toEqual([]);
+  });
+});
+
+describe('the rule itself', () => {
+  const file = path.join(API, 'client.ts');
+  const check = (line: string) => importsOf(file, line).map(violation);
+
+  it.each([
+    ["import { formatWait } from '../output/time';", 'src/output/time is above the HTTP core'],
+    ["import { readStdin } from '../input/stdin';", 'src/input/stdin is above the HTTP core'],
+    ["import { DEFAULT_PORT } from '../sandbox/defaults';", 'src/sandbox/defaults is above the HTTP core'],
+    ["import type { Context } from '../context';", 'src/context is above the HTTP core'],
+    ["const m = await import('../sandbox/server');", 'src/sandbox/server is above the HTTP core'],
+    ["export { describeWait } from '../output/waits';", 'src/output/waits is above the HTTP core'],
+    ["import { isLoopbackHost } from '../config/base-url';", 'a value from src/config/base-url (only types may come from config/)'],
+    ["import { type ResolvedTarget, requireKey } from '../config/target';", 'a value from src/config/target (only types may come from config/)'],
+  ])('refuses %s', (line, why) => {
+    expect(check(line)).toEqual([why]);
+  });
+
+  it.each([
+    "import fs from 'node:fs';",
+    "import type { Dispatcher } from 'undici';",
+    "import { parseJson } from '../schemas/json';",
+    "import { NetworkError } from '../errors';",
+    "import { sha256Hex } from '../digest';",
+    "import type { ResolvedTarget } from '../config/target';",
+    "import { type ResolvedTarget, type Source } from '../config/target';",
+    "import { attempt } from './attempt';",
+    "const { openSharedState } = await import('./shared-state');",
+  ])('allows %s', (line) => {
+    expect(check(line)).toEqual([undefined]);
+  });
+});

@@ -1,0 +1,99 @@
+import fs from 'node:fs';
+import { type TestContext, describe, expect, it } from 'vitest';
+import { type CliResult, expectCleanError, newApiKey, runCli, setupE2e, tempConfigDir } from '../helpers/cli';
+import { startScriptedServer } from '../helpers/scripted-server';
+
+/**
+ * Every retry is named on stderr, however short its wait, with its number
+ * and reason; the final error says how many attempts were made and over how
+ * long. Through the built binary against real sockets on 127.0.0.1.
+ */
+
+/** A config directory of its own, removed when the test ends. */
+function configFor(t: Pick<TestContext, 'onTestFinished'>): string {
+  const dir = tempConfigDir();
+  t.onTestFinished(() => fs.rmSync(dir, { recursive: true, force: true }));
+  return dir;
+}
+
+const retryLines = (result: CliResult) => result.stderr.split('\n').filter((line) => line.startsWith('petctl: retry '));
+
+/** The seconds in `…, 3 attempts over 1.6s (code)`. */
+function attemptsOver(result: CliResult, count: number): number {
+  const match = new RegExp(`, ${count} attempts over (\\d+(?:\\.\\d)?)s \\(\\w+\\)$`, 'm').exec(result.stderr);
+  expect(match, result.stderr).not.toBeNull();
+  return Number(match![1]);
+}
+
+describe('every retry is named, and the final error counts the attempts', () => {
+  it('a server that never answers: each retry numbered with its reason; "no answer … within 0.5s (--timeout), 3 attempts over" at least the three timeouts', async (t) => {
+    const { server, petctl } = await setupE2e(t, { hang: true });
+
+    const result = await petctl(['--timeout', '0.5', '--retries', '2', 'pets', 'list']);
+
+    expect(result.code).toBe(7);
+    expectCleanError(result);
+    expect(server.requests).toHaveLength(3);
+    expect(retryLines(result)).toEqual([
+      expect.stringMatching(/^petctl: retry 1\/2 in \d+(\.\d)?s: no answer within 0\.5s$/),
+      expect.stringMatching(/^petctl: retry 2\/2 in \d+(\.\d)?s: no answer within 0\.5s$/),
+    ]);
+    expect(result.stderr).toMatch(new RegExp(`^error: no answer from 127\\.0\\.0\\.1:${server.port} within 0\\.5s \\(--timeout\\), 3 attempts over [\\d.]+s \\(timeout\\)$`, 'm'));
+    expect(attemptsOver(result, 3)).toBeGreaterThanOrEqual(1.4);
+  });
+
+  it('a connection the server drops: retries named with the reason, even those under a second', async (t) => {
+    const { server, petctl } = await setupE2e(t, { destroy: true });
+
+    const result = await petctl(['--retries', '2', 'pets', 'list']);
+
+    expect(result.code).toBe(7);
+    expectCleanError(result);
+    expect(server.requests).toHaveLength(3);
+    const reason = /connection reset by the server|the connection closed before the answer was complete/;
+    expect(retryLines(result)).toHaveLength(2);
+    for (const [index, line] of retryLines(result).entries()) {
+      expect(line).toMatch(new RegExp(`^petctl: retry ${index + 1}/2 in \\d+(\\.\\d)?s: `));
+      expect(line).toMatch(reason);
+    }
+    attemptsOver(result, 3);
+  });
+
+  it('-q silences the retries but not the count in the final error', async (t) => {
+    const { petctl } = await setupE2e(t, { destroy: true });
+
+    const result = await petctl(['-q', '--retries', '1', 'pets', 'list']);
+
+    expect(result.code).toBe(7);
+    expect(retryLines(result)).toEqual([]);
+    attemptsOver(result, 2);
+  });
+
+  it('an unknown host: "retry 1/1 …: host not found", then the error with 2 attempts', async (t) => {
+    const configDir = configFor(t);
+    const key = newApiKey();
+    const result = await runCli(['--base-url', 'https://petctl-test.invalid/v1', '--retries', '1', 'pets', 'list'], {
+      env: { PETCTL_CONFIG_DIR: configDir, PETCTL_API_KEY: key },
+      secrets: [key],
+    });
+
+    expect(result.code).toBe(7);
+    expectCleanError(result);
+    expect(retryLines(result)).toEqual([expect.stringMatching(/^petctl: retry 1\/1 in \d+(\.\d)?s: (host not found|DNS lookup failed)$/)]);
+    expect(result.stderr).toMatch(/^error: GET https:\/\/petctl-test\.invalid\/v1\/pets failed: (host not found|DNS lookup failed), 2 attempts over [\d.]+s \(network_error\)$/m);
+  });
+
+  it('a refused port on this machine is final: no retry, and no count of attempts', async (t) => {
+    const server = await startScriptedServer();
+    const { port } = server;
+    await server.close();
+    const configDir = configFor(t);
+    const key = newApiKey();
+    const result = await runCli(['--base-url', `http://127.0.0.1:${port}/v1`, 'pets', 'list'], { env: { PETCTL_CONFIG_DIR: configDir, PETCTL_API_KEY: key }, secrets: [key] });
+
+    expect(result.code).toBe(7);
+    expect(retryLines(result)).toEqual([]);
+    expect(result.stderr).toMatch(new RegExp(`^error: GET http://127\\.0\\.0\\.1:${port}/v1/pets failed: connection refused: nothing is listening on 127\\.0\\.0\\.1:${port} \\(network_error\\)$`, 'm'));
+    expect(result.stderr).not.toContain('attempts');
+  });
+});
