@@ -3,11 +3,12 @@ import { InterruptedError, InvalidResponseError, NetworkError, type PetctlError,
 import { stringifyJson } from '../schemas/json';
 import { type Answer, errorBodyOf, errorForAnswer, parseSuccessBody } from './answer-errors';
 import { errorCode, networkFailure } from './network-errors';
-import type { GateDecision, RateAnswer } from './pacing';
-import { type RateLimitGate, StateUnwritableError } from './rate-limit-state';
-import { type AttemptOutcome, type RateHeaders, holdAfterTimeless429, parseRateHeaders, parseRetryAfter, resetDelayMs } from './retry';
+import type { GateDecision, RateAnswer } from './limits/rules';
+import type { RateLimitGate } from './limits/gate';
+import { StateUnwritableError } from './limits/file-store';
+import { type RateHeaders, ServerClock, parseRateHeaders, parseRetryAfter, resetDelayMs } from './limits/headers';
+import { type AttemptOutcome, holdAfterTimeless429 } from './retry';
 import { isSameOrigin } from './same-origin';
-import { ServerClock } from './server-clock';
 import { MAX_RESPONSE_BYTES, sendRequest } from './transport';
 import {
   type AttemptReport,
@@ -27,7 +28,7 @@ import {
  * gate, one attempt on the wire, and retries. What each wait is and how long
  * it may be is decided in wait-policy.ts; what an answer means in
  * answer-errors.ts and network-errors.ts; the server's clock in
- * server-clock.ts. Endpoint functions (pets.ts) sit on top and validate
+ * limits/headers.ts. Endpoint functions (pets.ts) sit on top and validate
  * bodies; nothing here knows what a Pet is.
  */
 

@@ -4,7 +4,9 @@ import { isLoopbackHost } from '../config/base-url';
 import { type ResolvedTarget, rejectedKeyHint, requireKey } from '../config/target';
 import { VERSION } from '../version';
 import { HttpClient } from './http-client';
-import { type RateLimitGate, limitId, openRateLimitState } from './rate-limit-state';
+import { type RateLimitGate, openGate } from './limits/gate';
+import { openFileStore } from './limits/file-store';
+import { limitId } from './limits/store';
 import { createDispatcher } from './transport';
 
 /** The HTTP core bound to the profile in use. */
@@ -48,22 +50,22 @@ export async function openApiSession(ctx: Context, overrides: { apiKey?: string 
   const trace = ctx.globals.verbose ? (line: string) => ctx.line(line) : undefined;
   const probeLeaseMs = ctx.globals.timeoutMs;
   const warn = (message: string) => ctx.warn(message);
-  let gate: RateLimitGate = await openRateLimitState(ctx.paths.stateFile, resolved.identity, apiKey, ctx.now, { probeLeaseMs, warn });
+  const local = openFileStore(ctx.paths.stateFile, resolved.identity, apiKey, ctx.now, { warn });
+  let gate: RateLimitGate = openGate(local, { now: ctx.now, probeLeaseMs });
   if (resolved.stateUrl !== undefined) {
     // Loaded only when a state URL is set: a run without one never evaluates the Redis client.
-    const { openSharedState } = await import('./shared-state');
-    const shared = await openSharedState({
+    const { openRedisStore } = await import('./limits/redis-store');
+    const shared = await openRedisStore({
       stateUrl: resolved.stateUrl,
       password: resolved.statePassword,
       id: await limitId(resolved.identity, apiKey),
-      local: gate,
+      local,
       now: ctx.now,
-      probeLeaseMs,
       warn,
       trace,
     });
     ctx.onCleanup(() => shared.close());
-    gate = shared;
+    gate = openGate(shared, { now: ctx.now, probeLeaseMs, mirror: () => shared.mirror() });
   }
 
   const http = new HttpClient({

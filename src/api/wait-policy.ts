@@ -1,6 +1,6 @@
 import { RateLimitError } from '../errors';
 import { formatLocalTime, formatWait, formatWhen } from '../output/time';
-import type { GateDecision } from './pacing';
+import type { GateDecision } from './limits/rules';
 import { type AttemptOutcome, delayFor, shouldRetry } from './retry';
 
 /**

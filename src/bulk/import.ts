@@ -12,7 +12,7 @@ import type { InputEncoding } from './decode';
 import { RecordIndex } from './records';
 import { formatWhen } from '../output/time';
 import { maxWaitHint } from '../api/wait-policy';
-import { StateUnwritableError } from '../api/rate-limit-state';
+import { StateUnwritableError } from '../api/limits/file-store';
 
 /**
  * `pets add --file`: validate every row and look it up in the records of the

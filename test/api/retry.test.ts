@@ -3,15 +3,17 @@ import {
   type AttemptOutcome,
   BACKOFF_BASE_MS,
   BACKOFF_CAP_MS,
+  delayFor,
+  shouldRetry,
+} from '../../src/api/retry';
+import {
   MAX_PLAUSIBLE_RESET_MS,
   MAX_RETRY_AFTER_MS,
-  delayFor,
   parseHttpDate,
   parseRateHeaders,
   parseRetryAfter,
   resetDelayMs,
-  shouldRetry,
-} from '../../src/api/retry';
+} from '../../src/api/limits/headers';
 
 const NOW = Date.UTC(2026, 0, 15, 12, 0, 0);
 const HOUR = 60 * 60 * 1000;

@@ -3,14 +3,16 @@ import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
   BACKOFF_CAP_MS,
+  delayFor,
+} from '../../src/api/retry';
+import {
   MAX_PLAUSIBLE_RESET_MS,
   MAX_RETRY_AFTER_MS,
-  delayFor,
   parseHttpDate,
   parseRateHeaders,
   parseRetryAfter,
   resetDelayMs,
-} from '../../src/api/retry';
+} from '../../src/api/limits/headers';
 import { Pet } from '../../src/schemas/pet';
 import { parseJson } from '../../src/schemas/json';
 import { tempConfigDir } from '../helpers/cli';

@@ -1,19 +1,19 @@
 import { isIP } from 'node:net';
 import type { Redis } from 'ioredis';
-import { describeStateUrl, stateStoreAddress } from '../config/state-url';
-import { type GateDecision, type LimitEntry, type RateAnswer, decide, observe } from './pacing';
-import { MAX_PROBE_LEASE_MS, type RateLimitGate, asEntry, droppedTimesWarning } from './rate-limit-state';
-import { certificateProblem } from './transport';
-import { connectionErrorText } from './network-errors';
+import { describeStateUrl, stateStoreAddress } from '../../config/state-url';
+import { type LimitEntry, latestTime, mergeEntries, readEntry, shiftEntry } from './entry';
+import { type LimitChange, type LimitStore, droppedTimesWarning } from './store';
+import { certificateProblem } from '../transport';
+import { connectionErrorText } from '../network-errors';
 
 /**
- * The rate-limit state in a Redis server, so every machine that uses one base
+ * The rate-limit record in a Redis server, so every machine that uses one base
  * URL and key draws from one budget and obeys one 429, ban or exhausted
- * window. It implements the same gate as the local state file and runs the
- * same pure functions (pacing.ts) on the same entry; only the store differs.
+ * window. The gate (gate.ts) runs the same rules on it as on the state file;
+ * only the store differs.
  *
  * Atomicity: optimistic transactions. WATCH the key and GET it, compute the
- * next entry with decide/observe, then MULTI SET EXEC: Redis refuses the EXEC
+ * next entry (the gate's change), then MULTI SET EXEC: Redis refuses the EXEC
  * when another client changed the key in between, and the update is computed
  * again from the new value. So no two machines ever spend the same remaining
  * request. WATCH belongs to a connection, so the calls of one process take
@@ -25,7 +25,7 @@ import { connectionErrorText } from './network-errors';
  * round trip, so accurate to half a round trip), and converted both ways.
  * A TIME reply that is not two integers means the store is not used (the
  * fallback below). Times read that no petctl could have written (see
- * asEntry) are dropped with one warning: they are never waited for or shown.
+ * entry.readEntry) are dropped with one warning: they are never waited for or shown.
  *
  * Keys: `petctl:limit:<id>`, the same hash of base URL and key as the local
  * state; the key itself is never stored. Every write sets a TTL a minute past
@@ -35,9 +35,10 @@ import { connectionErrorText } from './network-errors';
  * CONNECT_TIMEOUT_MS and every command within COMMAND_TIMEOUT_MS. Otherwise,
  * or on any error (refused, wrong password, connection lost), the gate warns
  * once and uses this machine's state file (`local`) for the rest of the run.
- * Every answer is also recorded there (as a single command would record it:
- * 429s, bans and a low budget), and at the fallback so is the shared entry as
- * last read (another machine's block, the window), so the fallback goes on
+ * Every answer is also recorded there while Redis is in use (the gate's
+ * mirror: as a single command would record it, 429s, bans and a low budget),
+ * and at the fallback the shared entry as last read is merged into it
+ * (another machine's block, the window, a hold), so the fallback goes on
  * with what this machine knows.
  */
 
@@ -49,7 +50,7 @@ export const EXPIRE_MARGIN_MS = 60_000;
 /** Conflicting updates one call retries before it gives up (and the run falls back). */
 const MAX_CONFLICTS = 200;
 
-export interface SharedStateOptions {
+export interface RedisStoreOptions {
   /** redis:// or rediss:// (validated; may hold a password, which is never printed). */
   stateUrl: string;
   /** The password to use instead of the URL's (PETCTL_STATE_PASSWORD, or the profile's stored one). */
@@ -57,9 +58,8 @@ export interface SharedStateOptions {
   /** limitId(base URL, key). */
   id: string;
   /** This machine's state file: the mirror of answers, and the fallback. */
-  local: RateLimitGate;
+  local: LimitStore;
   now: () => number;
-  probeLeaseMs: number;
   /** `warning: …` on stderr (silent with -q). */
   warn: (message: string) => void;
   /** -v: one line per state-store call. */
@@ -68,13 +68,15 @@ export interface SharedStateOptions {
   commandTimeoutMs?: number;
 }
 
-export interface SharedStateGate extends RateLimitGate {
+export interface RedisStore extends LimitStore {
   /** Closes the connection; safe to call more than once. */
   close(): Promise<void>;
   /** Redis's clock minus this machine's, in ms (undefined before connect or after falling back). */
   readonly clockOffsetMs: number | undefined;
-  /** True once the gate uses the local state file. */
+  /** True once the store uses the local state file. */
   readonly fellBack: boolean;
+  /** The local state file while Redis is in use (the gate records every answer there too); undefined after the fallback. */
+  mirror(): LimitStore | undefined;
 }
 
 class StoreTimeout extends Error {}
@@ -113,40 +115,9 @@ function withTimeout<T>(promise: Promise<T>, ms: number): Promise<T> {
   return Promise.race([promise, timeout]).finally(() => clearTimeout(timer));
 }
 
-type Change<T> = (entry: LimitEntry | undefined) => { entry?: LimitEntry; result: T };
-
-/** Moves every time of an entry by `by` ms (window.reset is the server's own name for the window, not a time here). */
-export function shiftEntry(entry: LimitEntry | undefined, by: number): LimitEntry | undefined {
-  if (!entry) return undefined;
-  const shifted: LimitEntry = { ...entry };
-  if (entry.blockedUntil !== undefined) shifted.blockedUntil = entry.blockedUntil + by;
-  if (entry.probeUntil !== undefined) shifted.probeUntil = entry.probeUntil + by;
-  if (entry.window) shifted.window = { ...entry.window, resetAt: entry.window.resetAt + by };
-  return shifted;
-}
-
 /** How long Redis keeps an entry: until a margin past its latest time (on the same clock as `now`). */
 export function expiryMs(entry: LimitEntry, now: number): number {
-  const latest = Math.max(entry.blockedUntil ?? 0, entry.window?.resetAt ?? 0, entry.probeUntil ?? 0);
-  return Math.max(0, Math.ceil(latest - now)) + EXPIRE_MARGIN_MS;
-}
-
-/**
- * The answers that teach the local state file what a shared entry says (a
- * block, the current window), so that after a fallback this machine keeps
- * obeying what it last read from Redis, e.g. another machine's Retry-After.
- */
-export function answersFor(entry: LimitEntry, now: number): Array<{ answer: RateAnswer; paced: boolean }> {
-  const answers: Array<{ answer: RateAnswer; paced: boolean }> = [];
-  const { window, blockedUntil, reason } = entry;
-  const windowLive = window !== undefined && window.resetAt > now;
-  // Remaining 0 in a live window also records the quota_exhausted block until its reset.
-  if (windowLive) answers.push({ answer: { status: 200, remaining: window.remaining, reset: window.reset, resetAt: window.resetAt }, paced: true });
-  const coveredByWindow = reason === 'quota_exhausted' && windowLive && window.remaining === 0 && window.resetAt >= (blockedUntil ?? 0);
-  if (blockedUntil !== undefined && blockedUntil > now && !coveredByWindow) {
-    answers.push({ answer: { status: 429, retryAt: blockedUntil, banned: reason === 'key_banned' }, paced: false });
-  }
-  return answers;
+  return Math.max(0, Math.ceil(latestTime(entry) - now)) + EXPIRE_MARGIN_MS;
 }
 
 /** A stored record on Redis's clock (`now` too); `dropped` names what was not plausible. */
@@ -160,14 +131,13 @@ function parseStored(raw: string | null, now: number, dropped: string[]): LimitE
     dropped.push('the record');
     return undefined;
   }
-  return asEntry(value, now, dropped);
+  return readEntry(value, now, dropped);
 }
 
-export async function openSharedState(options: SharedStateOptions): Promise<SharedStateGate> {
+export async function openRedisStore(options: RedisStoreOptions): Promise<RedisStore> {
   const connectTimeoutMs = options.connectTimeoutMs ?? CONNECT_TIMEOUT_MS;
   const commandTimeoutMs = options.commandTimeoutMs ?? COMMAND_TIMEOUT_MS;
   const { local, now, trace } = options;
-  const probeLeaseMs = Math.min(options.probeLeaseMs, MAX_PROBE_LEASE_MS);
   const address = stateStoreAddress(options.stateUrl);
   const password = options.password ?? address.password;
   const where = describeStateUrl(options.stateUrl);
@@ -253,7 +223,7 @@ export async function openSharedState(options: SharedStateOptions): Promise<Shar
   };
 
   /** Runs `change` on the shared entry atomically; the entry `change` sees and returns is on this machine's clock. */
-  const transact = async <T>(what: string, change: Change<T>): Promise<T> => {
+  const transact = async <T>(what: string, change: LimitChange<T>): Promise<T> => {
     const redis = client!;
     const at = now();
     let conflicts = 0;
@@ -298,7 +268,10 @@ export async function openSharedState(options: SharedStateOptions): Promise<Shar
       } catch (error) {
         trace?.(`state-store: ${what} -> failed: ${describeStoreError(error, commandTimeoutMs)}`);
         fallBack(error, commandTimeoutMs);
-        for (const { answer, paced } of lastSeen ? answersFor(lastSeen, now()) : []) await local.record(answer, paced);
+        if (lastSeen) {
+          const seen = lastSeen;
+          await local.update((entry) => ({ entry: mergeEntries(entry, seen), result: undefined }));
+        }
         return onLocal();
       }
     });
@@ -313,34 +286,16 @@ export async function openSharedState(options: SharedStateOptions): Promise<Shar
     get fellBack() {
       return fellBack;
     },
-    acquire(paced, reserve) {
-      return run<GateDecision>(
-        'acquire',
-        () =>
-          transact('acquire', (entry) => {
-            const decision = decide(entry, now(), paced, probeLeaseMs, reserve);
-            return { entry: decision.go ? decision.entry : undefined, result: decision };
-          }),
-        () => local.acquire(paced, reserve),
-      );
-    },
-    async record(answer: RateAnswer, paced) {
-      await run(
-        'record',
-        () => transact('record', (entry) => ({ entry: observe(entry, answer, now(), paced), result: undefined })),
-        async () => undefined,
-      );
-      // Mirrored as a single command records it (cheap: written only for a 429, a ban or a low budget).
-      await local.record(answer, fellBack ? paced : false);
-    },
-    current() {
+    mirror: () => (fellBack ? undefined : local),
+    update: (change, what = 'update') => run(what, () => transact(what, change), () => local.update(change)),
+    read() {
       return run(
         'current',
         async () => {
           lastSeen = readShared(await timed(client!.get(key)));
           return lastSeen;
         },
-        () => local.current(),
+        () => local.read(),
       );
     },
     async close() {
@@ -351,7 +306,7 @@ export async function openSharedState(options: SharedStateOptions): Promise<Shar
 }
 
 function outcome(result: unknown): string {
-  const decision = result as GateDecision | undefined;
-  if (decision === undefined) return 'recorded';
+  const decision = result as { go?: boolean; reason?: string } | undefined;
+  if (decision?.go === undefined) return 'recorded';
   return decision.go ? 'go' : `wait (${decision.reason})`;
 }
