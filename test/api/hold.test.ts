@@ -115,7 +115,7 @@ describe('a 429 without a usable time holds every request on the key', () => {
   });
 });
 
-describe('the hold’s length (pacing.observe)', () => {
+describe('the hold’s length (rules.observe)', () => {
   it('starts at the larger of 5 s and what is left of the tracked window, doubles after a refused probe, up to a minute', async () => {
     const { observe } = await import('../../src/api/limits/rules');
     const now = START;
