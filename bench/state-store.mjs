@@ -62,6 +62,7 @@ async function loadGates(dir) {
         "export { openRedisStore } from './src/api/limits/redis-store';",
         "export { openGate } from './src/api/limits/gate';",
         "export { limitId } from './src/api/limits/store';",
+        "export { describeStateUrl, stateStoreAddress } from './src/config/state-url';",
       ].join('\n'),
       resolveDir: root,
       loader: 'ts',
@@ -126,7 +127,7 @@ export async function run({ quick }) {
   const redis = await startRedis(dir);
   let sandbox;
   try {
-    const { openFileStore, openRedisStore, openGate, limitId } = await loadGates(dir);
+    const { openFileStore, openRedisStore, openGate, limitId, describeStateUrl, stateStoreAddress } = await loadGates(dir);
     const count = quick ? 200 : 1000;
     const rounds = quick ? 3 : 7;
     const rows = [];
@@ -135,8 +136,10 @@ export async function run({ quick }) {
       const localFile = path.join(dir, `state-${paced}.json`);
       const local = openGate(openFileStore(localFile, BASE, KEY, now), { now });
       const mirror = openFileStore(path.join(dir, `mirror-${paced}.json`), BASE, KEY, now);
+      const stateUrl = redis.url.replace(/\/0$/, `/${paced ? 2 : 1}`);
       const store = await openRedisStore({
-        stateUrl: redis.url.replace(/\/0$/, `/${paced ? 2 : 1}`),
+        address: stateStoreAddress(stateUrl),
+        where: describeStateUrl(stateUrl),
         id: await limitId(BASE, KEY),
         local: mirror,
         now,

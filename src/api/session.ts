@@ -54,9 +54,10 @@ export async function openApiSession(ctx: Context, overrides: { apiKey?: string 
   let gate: RateLimitGate = openGate(local, { now: ctx.now, probeLeaseMs });
   if (resolved.stateUrl !== undefined) {
     // Loaded only when a state URL is set: a run without one never evaluates the Redis client.
-    const { openRedisStore } = await import('./limits/redis-store');
+    const [{ openRedisStore }, { describeStateUrl, stateStoreAddress }] = await Promise.all([import('./limits/redis-store'), import('../config/state-url')]);
     const shared = await openRedisStore({
-      stateUrl: resolved.stateUrl,
+      address: stateStoreAddress(resolved.stateUrl),
+      where: describeStateUrl(resolved.stateUrl),
       password: resolved.statePassword,
       id: await limitId(resolved.identity, apiKey),
       local,

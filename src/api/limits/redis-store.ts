@@ -1,6 +1,6 @@
 import { isIP } from 'node:net';
 import type { Redis } from 'ioredis';
-import { describeStateUrl, stateStoreAddress } from '../../config/state-url';
+import type { StateStoreAddress } from '../../config/state-url';
 import { type LimitEntry, latestTime, mergeEntries, readEntry, shiftEntry } from './entry';
 import { type LimitChange, type LimitStore, droppedTimesWarning } from './store';
 import { certificateProblem } from '../transport';
@@ -51,8 +51,10 @@ export const EXPIRE_MARGIN_MS = 60_000;
 const MAX_CONFLICTS = 200;
 
 export interface RedisStoreOptions {
-  /** redis:// or rediss:// (validated; may hold a password, which is never printed). */
-  stateUrl: string;
+  /** Where the server is, from a validated redis:// or rediss:// URL (config/state-url.ts's stateStoreAddress). */
+  address: StateStoreAddress;
+  /** The URL as warnings and traces show it, without its password (describeStateUrl). */
+  where: string;
   /** The password to use instead of the URL's (PETCTL_STATE_PASSWORD, or the profile's stored one). */
   password?: string;
   /** limitId(base URL, key). */
@@ -138,9 +140,8 @@ export async function openRedisStore(options: RedisStoreOptions): Promise<RedisS
   const connectTimeoutMs = options.connectTimeoutMs ?? CONNECT_TIMEOUT_MS;
   const commandTimeoutMs = options.commandTimeoutMs ?? COMMAND_TIMEOUT_MS;
   const { local, now, trace } = options;
-  const address = stateStoreAddress(options.stateUrl);
+  const { address, where } = options;
   const password = options.password ?? address.password;
-  const where = describeStateUrl(options.stateUrl);
   const key = `${KEY_PREFIX}${options.id}`;
 
   let client: Redis | undefined;

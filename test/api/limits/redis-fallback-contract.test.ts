@@ -5,6 +5,7 @@ import { afterEach } from 'vitest';
 import { openFileStore } from '../../../src/api/limits/file-store';
 import { type RedisStore, openRedisStore } from '../../../src/api/limits/redis-store';
 import { limitId } from '../../../src/api/limits/store';
+import { redisAt } from '../../helpers/redis-server';
 import { type RedisServer, noRedisServer, startRedisServer } from '../../helpers/redis-server';
 import { limitStoreContract } from './store-contract';
 
@@ -41,7 +42,7 @@ limitStoreContract(
       toleranceMs: 0,
       async open({ skewMs = 0 } = {}) {
         const now = () => Date.now() + skewMs;
-        const store = await openRedisStore({ stateUrl: redis.url, id, local: openFileStore(file, BASE, KEY, now), now, warn: () => {}, connectTimeoutMs: 500, commandTimeoutMs: 500 });
+        const store = await openRedisStore({ ...redisAt(redis.url), id, local: openFileStore(file, BASE, KEY, now), now, warn: () => {}, connectTimeoutMs: 500, commandTimeoutMs: 500 });
         stores.push(store);
         return { store, now };
       },

@@ -6,7 +6,7 @@ import { afterAll, afterEach, beforeAll } from 'vitest';
 import { openFileStore } from '../../../src/api/limits/file-store';
 import { KEY_PREFIX, type RedisStore, openRedisStore } from '../../../src/api/limits/redis-store';
 import { limitId } from '../../../src/api/limits/store';
-import { type RedisServer, noRedisServer, startRedisServer } from '../../helpers/redis-server';
+import { type RedisServer, noRedisServer, redisAt, startRedisServer } from '../../helpers/redis-server';
 import { limitStoreContract } from './store-contract';
 
 const BASE = 'https://api.example.org/v1';
@@ -46,7 +46,7 @@ limitStoreContract(
         const now = () => Date.now() + skewMs;
         // Each process its own machine: its own state file, its own connection.
         const local = openFileStore(path.join(dir, `state-${(machines += 1)}.json`), BASE, apiKey, now);
-        const store = await openRedisStore({ stateUrl: redis!.url, id, local, now, warn: (message) => { throw new Error(message); } });
+        const store = await openRedisStore({ ...redisAt(redis!.url), id, local, now, warn: (message) => { throw new Error(message); } });
         stores.push(store);
         return { store, now };
       },

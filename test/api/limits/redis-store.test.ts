@@ -11,7 +11,7 @@ import { EXPIRE_MARGIN_MS, KEY_PREFIX, type RedisStore, expiryMs, openRedisStore
 import { decide } from '../../../src/api/limits/rules';
 import { limitId } from '../../../src/api/limits/store';
 import { GARBAGE_TIME_REPLIES, startFakeRedis } from '../../helpers/fake-redis';
-import { type RedisServer, noRedisServer, startRedisServer } from '../../helpers/redis-server';
+import { type RedisServer, noRedisServer, redisAt, startRedisServer } from '../../helpers/redis-server';
 
 const BASE = 'https://api.example.org/v1';
 const KEY = 'pk_live_shared_7d2e9c4b1a0f3e8d';
@@ -45,7 +45,7 @@ async function machine(stateUrl: string, options: { skewMs?: number; connectTime
   const warnings: string[] = [];
   const traces: string[] = [];
   const shared = await openRedisStore({
-    stateUrl,
+    ...redisAt(stateUrl),
     id: await limitId(BASE, key),
     local: localStore,
     now,
