@@ -33,7 +33,7 @@ export interface GateOptions {
   probeLeaseMs?: number;
   /**
    * A second store that learns every answer as a single command records it
-   * (a 429, a ban, a low budget), while it is not already the one in use: the
+   * (a 429, a ban, the window), while it is not already the one in use: the
    * state file beside Redis, so this machine knows what it last heard.
    */
   mirror?: () => LimitStore | undefined;

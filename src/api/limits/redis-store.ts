@@ -3,8 +3,7 @@ import type { Redis } from 'ioredis';
 import type { StateStoreAddress } from '../../config/state-url';
 import { type LimitEntry, latestTime, mergeEntries, readEntry, shiftEntry } from './entry';
 import { type LimitChange, type LimitStore, droppedTimesWarning } from './store';
-import { certificateProblem } from '../transport';
-import { connectionErrorText } from '../network-errors';
+import { StoreTimeout, describeStoreError, timeReplyMs, withTimeout } from './redis-failures';
 
 /**
  * The rate-limit record in a Redis server, so every machine that uses one base
@@ -36,7 +35,7 @@ import { connectionErrorText } from '../network-errors';
  * or on any error (refused, wrong password, connection lost), the gate warns
  * once and uses this machine's state file (`local`) for the rest of the run.
  * Every answer is also recorded there while Redis is in use (the gate's
- * mirror: as a single command would record it, 429s, bans and a low budget),
+ * mirror: as a single command would record it, 429s, bans and the window),
  * and at the fallback the shared entry as last read is merged into it
  * (another machine's block, the window, a hold), so the fallback goes on
  * with what this machine knows.
@@ -79,42 +78,6 @@ export interface RedisStore extends LimitStore {
   readonly fellBack: boolean;
   /** The local state file while Redis is in use (the gate records every answer there too); undefined after the fallback. */
   mirror(): LimitStore | undefined;
-}
-
-class StoreTimeout extends Error {}
-/** TIME answered with something other than two integers: the store's clock cannot be known. */
-class BadTimeReply extends Error {}
-
-/** Redis's clock in epoch ms from a TIME reply: [seconds, microseconds], both integers. */
-export function timeReplyMs(reply: unknown): number {
-  const integer = (value: unknown) => (typeof value === 'string' || typeof value === 'number') && /^\d{1,15}$/.test(String(value));
-  if (!Array.isArray(reply) || reply.length !== 2 || !reply.every(integer) || Number(reply[1]) >= 1_000_000) throw new BadTimeReply();
-  return Number(reply[0]) * 1000 + Number(reply[1]) / 1000;
-}
-
-/** What went wrong, for the warning: never the URL's password, never a raw message that might echo it. */
-export function describeStoreError(error: unknown, timeoutMs: number): string {
-  if (error instanceof StoreTimeout) return `no answer within ${timeoutMs / 1000}s`;
-  if (error instanceof BadTimeReply) return 'its TIME reply is not two integers';
-  const err = error as { code?: string; message?: string };
-  const message = err?.message ?? String(error);
-  if (/^WRONGPASS/.test(message)) return 'the server refused the user name or password (WRONGPASS)';
-  if (/^NOAUTH/.test(message)) return 'the server requires a password (NOAUTH)';
-  if (/Command timed out/i.test(message)) return `no answer within ${timeoutMs / 1000}s`;
-  if (err?.code === 'ETIMEDOUT') return `no connection within ${timeoutMs / 1000}s`;
-  const named = connectionErrorText(err?.code);
-  if (named) return named;
-  if (/Connection is closed|Stream isn't writeable|connection.*closed/i.test(message)) return 'the connection was closed';
-  // Redis errors are one line (e.g. "ERR DB index is out of range"); they never contain the password.
-  return (certificateProblem({ message }).split('\n')[0] ?? '').slice(0, 100);
-}
-
-function withTimeout<T>(promise: Promise<T>, ms: number): Promise<T> {
-  let timer: NodeJS.Timeout | undefined;
-  const timeout = new Promise<never>((_, reject) => {
-    timer = setTimeout(() => reject(new StoreTimeout()), ms);
-  });
-  return Promise.race([promise, timeout]).finally(() => clearTimeout(timer));
 }
 
 /** How long Redis keeps an entry: until a margin past its latest time (on the same clock as `now`). */

@@ -14,10 +14,12 @@
  * the new budget. That way an import runs at the plan's full rate without
  * ever spending the same remaining request twice, and without a 429 storm.
  *
- * Single commands stay cheap: while no window is being tracked they send at
- * once and write nothing, except when the budget runs low. (`auth status`
- * and `auth login` record their answer as a paced request would: see
- * RequestHooks.keepLimits.)
+ * Single commands claim from the same budget (the claim before the wire):
+ * every answer that names its window records it, so once the remaining count
+ * is known no request of any process goes without taking one of it, and one
+ * that finds none left waits for the window (a hundred commands started
+ * together send no more than the window holds). While no window is known
+ * they send at once; only a paced sender probes.
  */
 
 import { holdAfterTimeless429 } from '../retry';
@@ -48,8 +50,6 @@ export type GateDecision =
   /** Ask again at `until`. */
   | { go: false; until: number; reason: BlockReason | 'window' | 'probe' | 'hold' };
 
-/** Below this many remaining requests even single commands keep the shared count (a loop may run beside them). */
-export const LOW_WATER = 16;
 /** A Reset this many seconds later than the known one may still name the same window (a server's rounding). */
 export const RESET_JITTER_S = 2;
 /** How often a request waiting for the probe's answer looks again. */
@@ -140,7 +140,7 @@ export function observe(entry: LimitEntry | undefined, answer: RateAnswer, now: 
       }
     } else if (known && live && reset < known.reset) {
       // An answer from a window that has already been replaced: it says nothing about the current one.
-    } else if (paced || live || next.probeUntil !== undefined || left <= LOW_WATER) {
+    } else {
       // A later window than ours: our end of the old one (a whole-second Reset, corrected for the
       // server's clock) can run a second or two late, while the server has moved on. Its count is
       // the new window's budget; carrying the old window's remainder over would hold every paced

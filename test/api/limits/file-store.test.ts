@@ -218,12 +218,16 @@ describe('the shared budget', () => {
     expect(decisions.filter((d) => !d.go && d.reason === 'probe')).toHaveLength(3);
   });
 
-  it('a single command sends without writing while no window is tracked', async () => {
+  it('a single command sends without writing while no window is tracked, then records the window its answer names', async () => {
     const file = stateFile();
     const gate = await openRateLimitState(file, BASE, KEY, clock(NOW));
     expect(await gate.acquire(false)).toEqual({ go: true });
-    await gate.record({ status: 200, remaining: 200, reset: (NOW + 30_000) / 1000, resetAt: NOW + 30_000 }, false);
     expect(fs.existsSync(file)).toBe(false);
+    await gate.record({ status: 200, remaining: 200, reset: (NOW + 30_000) / 1000, resetAt: NOW + 30_000 }, false);
+    // The next command, in any process, claims from it before it is sent.
+    const next = await openRateLimitState(file, BASE, KEY, clock(NOW + 1));
+    expect(await next.acquire(false)).toMatchObject({ go: true, entry: { window: { remaining: 199 } } });
+    expect((await next.current())?.window?.remaining).toBe(199);
   });
 });
 

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { type LimitEntry, LOW_WATER, PROBE_POLL_MS, PRUNE_AFTER_MS, SILENT_LIMIT_MS, UNTRACKED_MS, decide, isStale, observe } from '../../../src/api/limits/rules';
+import { type LimitEntry, PROBE_POLL_MS, PRUNE_AFTER_MS, SILENT_LIMIT_MS, UNTRACKED_MS, decide, isStale, observe } from '../../../src/api/limits/rules';
 
 const NOW = 1_768_471_200_000;
 const LEASE = 5000;
@@ -60,12 +60,15 @@ describe('decide with a reserve (pets add --file --reserve)', () => {
 describe('observe', () => {
   const answer = (remaining: number, resetAt = NOW + 30_000, status = 200) => ({ status, remaining, reset: Math.ceil(resetAt / 1000), resetAt });
 
-  it('a single command with plenty left records nothing', () => {
-    expect(observe(undefined, answer(LOW_WATER + 1), NOW, false)).toBeUndefined();
+  it('a single command records the window it learns, however much is left, so every command claims from it', () => {
+    expect(observe(undefined, answer(299), NOW, false)).toEqual({ window: window(299) });
+    expect(observe(undefined, answer(1), NOW, false)).toEqual({ window: window(1) });
+    expect(observe({ window: window(20) }, answer(20), NOW, false)).toBeUndefined();
   });
 
-  it('a single command records the window once the budget runs low, so others share it', () => {
-    expect(observe(undefined, answer(LOW_WATER), NOW, false)).toEqual({ window: window(LOW_WATER) });
+  it('a single command claims one of a known window before it is sent, and waits for the window when none is left', () => {
+    expect(decide({ window: window(20) }, NOW, false, LEASE)).toEqual({ go: true, entry: { window: window(19) } });
+    expect(decide({ window: window(0) }, NOW, false, LEASE)).toEqual({ go: false, until: NOW + 30_000, reason: 'window' });
   });
 
   it('a paced answer records the window and ends the probe', () => {
