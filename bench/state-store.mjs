@@ -57,7 +57,13 @@ async function loadGates(dir) {
   const outfile = path.join(dir, 'gates.mjs');
   await build({
     stdin: {
-      contents: "export { openRateLimitState, limitId } from './src/api/rate-limit-state';\nexport { openSharedState } from './src/api/shared-state';",
+      contents: [
+        "export { openFileStore } from './src/api/limits/file-store';",
+        "export { openRedisStore } from './src/api/limits/redis-store';",
+        "export { openGate } from './src/api/limits/gate';",
+        "export { limitId } from './src/api/limits/store';",
+        "export { describeStateUrl, stateStoreAddress } from './src/config/state-url';",
+      ].join('\n'),
       resolveDir: root,
       loader: 'ts',
     },
@@ -121,25 +127,27 @@ export async function run({ quick }) {
   const redis = await startRedis(dir);
   let sandbox;
   try {
-    const { openRateLimitState, openSharedState, limitId } = await loadGates(dir);
+    const { openFileStore, openRedisStore, openGate, limitId, describeStateUrl, stateStoreAddress } = await loadGates(dir);
     const count = quick ? 200 : 1000;
     const rounds = quick ? 3 : 7;
     const rows = [];
     for (const paced of [false, true]) {
       const now = () => Date.now();
       const localFile = path.join(dir, `state-${paced}.json`);
-      const local = await openRateLimitState(localFile, BASE, KEY, now);
-      const mirror = await openRateLimitState(path.join(dir, `mirror-${paced}.json`), BASE, KEY, now);
-      const shared = await openSharedState({
-        stateUrl: redis.url.replace(/\/0$/, `/${paced ? 2 : 1}`),
+      const local = openGate(openFileStore(localFile, BASE, KEY, now), { now });
+      const mirror = openFileStore(path.join(dir, `mirror-${paced}.json`), BASE, KEY, now);
+      const stateUrl = redis.url.replace(/\/0$/, `/${paced ? 2 : 1}`);
+      const store = await openRedisStore({
+        address: stateStoreAddress(stateUrl),
+        where: describeStateUrl(stateUrl),
         id: await limitId(BASE, KEY),
         local: mirror,
         now,
-        probeLeaseMs: 5000,
         warn: (message) => {
           throw new Error(message);
         },
       });
+      const shared = openGate(store, { now, probeLeaseMs: 5000, mirror: () => store.mirror() });
       try {
         const localMs = await perRequest(local, paced, count, rounds);
         const sharedMs = await perRequest(shared, paced, count, rounds);
@@ -153,7 +161,7 @@ export async function run({ quick }) {
           note: paced ? undefined : `median of ${rounds} rounds of ${count} requests; redis-server ${redis.version}, one connection, WATCH/GET then MULTI/SET/EXEC`,
         });
       } finally {
-        await shared.close();
+        await store.close();
       }
     }
 

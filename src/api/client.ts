@@ -3,9 +3,10 @@ import { stringifyJson } from '../schemas/json';
 import { type Answer, errorForAnswer, parseSuccessBody } from './answer';
 import { type AttemptOptions, attempt, failureReason } from './attempt';
 import { type Limits, Learner } from './learn';
-import type { RateAnswer } from './pacing';
-import { type RateLimitGate, StateUnwritableError } from './rate-limit-state';
-import type { RateHeaders } from './retry';
+import type { RateAnswer } from './limits/rules';
+import type { RateLimitGate } from './limits/gate';
+import { StateUnwritableError } from './limits/file-store';
+import type { RateHeaders } from './limits/headers';
 import { isSameOrigin } from './same-origin';
 import {
   type AttemptOutcome,
@@ -86,7 +87,7 @@ export interface RequestHooks {
   wait?: (ms: number, why: string) => Promise<void>;
   /**
    * A bulk import's request: it draws from the budget shared by every process
-   * on this machine from the first request (see pacing.ts), and waiting for
+   * on this machine from the first request (see limits/rules.ts), and waiting for
    * the plan's minute window is its pace, not a wait that --max-wait bounds.
    */
   paced?: boolean;

@@ -1,7 +1,7 @@
 import { type Answer, errorBodyOf } from './answer';
-import type { GateDecision, RateAnswer } from './pacing';
-import { type RateHeaders, holdAfterTimeless429, parseRateHeaders, parseRetryAfter, resetDelayMs } from './retry';
-import { ServerClock } from './server-clock';
+import type { GateDecision, RateAnswer } from './limits/rules';
+import { type RateHeaders, ServerClock, parseRateHeaders, parseRetryAfter, resetDelayMs } from './limits/headers';
+import { holdAfterTimeless429 } from './retry';
 
 /**
  * The "learn" step of the send loop: what each answer's head says of the

@@ -1,5 +1,5 @@
 import type { WaitKind, WaitStop } from '../errors';
-import type { GateDecision } from './pacing';
+import type { GateDecision } from './limits/rules';
 
 export type { WaitKind, WaitStop };
 

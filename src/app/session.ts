@@ -5,7 +5,9 @@ import { type ResolvedTarget, rejectedKeyHint, requireKey } from '../config/targ
 import { VERSION } from '../version';
 import { type FailureTarget, portOf } from '../api/attempt';
 import { HttpClient } from '../api/client';
-import { type RateLimitGate, limitId, openRateLimitState } from '../api/rate-limit-state';
+import { type RateLimitGate, openGate } from '../api/limits/gate';
+import { openFileStore } from '../api/limits/file-store';
+import { limitId } from '../api/limits/store';
 import { createDispatcher } from '../api/transport';
 import { steadyClock } from '../api/waits';
 import { waitWords } from '../output/waits';
@@ -64,22 +66,23 @@ export async function openApiSession(ctx: Context, overrides: { apiKey?: string 
   const warn = (message: string) => ctx.warn(message);
   // Every wait and every time the core stores runs on one clock that a step of the machine's clock does not move.
   const now = steadyClock(ctx.now, ctx.monotonic);
-  let gate: RateLimitGate = await openRateLimitState(ctx.paths.stateFile, resolved.identity, apiKey, now, { probeLeaseMs, warn });
+  const local = openFileStore(ctx.paths.stateFile, resolved.identity, apiKey, now, { warn });
+  let gate: RateLimitGate = openGate(local, { now, probeLeaseMs });
   if (resolved.stateUrl !== undefined) {
     // Loaded only when a state URL is set: a run without one never evaluates the Redis client.
-    const { openSharedState } = await import('../api/shared-state');
-    const shared = await openSharedState({
-      stateUrl: resolved.stateUrl,
+    const [{ openRedisStore }, { describeStateUrl, stateStoreAddress }] = await Promise.all([import('../api/limits/redis-store'), import('../config/state-url')]);
+    const shared = await openRedisStore({
+      address: stateStoreAddress(resolved.stateUrl),
+      where: describeStateUrl(resolved.stateUrl),
       password: resolved.statePassword,
       id: await limitId(resolved.identity, apiKey),
-      local: gate,
+      local,
       now,
-      probeLeaseMs,
       warn,
       trace,
     });
     ctx.onCleanup(() => shared.close());
-    gate = shared;
+    gate = openGate(shared, { now, probeLeaseMs, mirror: () => shared.mirror() });
   }
 
   const http = new HttpClient({

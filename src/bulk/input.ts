@@ -5,7 +5,7 @@ import type { InStream } from '../context';
 import { type StreamDigest, sha256Stream } from '../digest';
 import { stdinChunks } from '../input/stdin';
 import { ExitCode, InterruptedError, PetctlError, UsageError } from '../errors';
-import { describeFsError } from './fs-errors';
+import { describeFsError } from '../fs-errors';
 
 /**
  * The bytes of a bulk import, read twice: once to validate every row (and

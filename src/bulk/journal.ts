@@ -5,7 +5,7 @@ import { writeFileAtomic } from '../locked-file';
 import { ExitCode, PetctlError, UnsafeFileError, UsageError } from '../errors';
 import { assertOwnFile, createExclusiveFile, openOwnFile } from '../file-safety';
 import { parseJson, stringifyJson } from '../schemas/json';
-import { describeFsError } from './fs-errors';
+import { describeFsError } from '../fs-errors';
 import { HEADER_START, JournalDamagedError, isCreationCutShort, isDamagedHeader, isWriteCutShort, journalLines } from './journal-damage';
 import type { Pet } from '../schemas/pet';
 import type { NewRunMark, RecordEntry, RecordIndex } from './records';

@@ -1,6 +1,6 @@
 import { setMaxListeners } from 'node:events';
 import type { RequestHooks } from '../api/client';
-import { type RateHeaders, parseRateHeaders } from '../api/retry';
+import { type RateHeaders, parseRateHeaders } from '../api/limits/headers';
 import { ApiError, InterruptedError, InvalidResponseError, NetworkError, PetctlError, RateLimitError } from '../errors';
 import type { NewPet, Pet } from '../schemas/pet';
 import { JournalUnwritableError, type JournalWriter } from './journal';

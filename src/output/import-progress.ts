@@ -1,4 +1,4 @@
-import type { RateHeaders } from '../api/retry';
+import type { RateHeaders } from '../api/limits/headers';
 import type { RowResult, Tally } from '../bulk/results';
 import type { StatusLine } from '../terminal';
 import { formatDuration, formatWait } from './time';

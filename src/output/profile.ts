@@ -1,4 +1,4 @@
-import type { LastSeenLimits } from '../api/rate-limit-state';
+import type { LastSeenLimits } from '../api/limits/file-store';
 import type { StatePasswordSource } from '../config/target';
 import { renderDetails } from './details';
 import type { OutputFormat } from './format';

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import type { RequestHooks } from '../../src/api/client';
-import { StateUnwritableError } from '../../src/api/rate-limit-state';
+import { StateUnwritableError } from '../../src/api/limits/file-store';
 import { waitWords } from '../../src/output/waits';
 import { NetworkError, RateLimitError } from '../../src/errors';
 import { FakeTime, fakeClient, fakeService, limitHeaders, memoryGate } from '../helpers/fake-core';

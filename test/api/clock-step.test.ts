@@ -3,7 +3,8 @@ import os from 'node:os';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import type { HttpClient } from '../../src/api/client';
-import { openRateLimitState } from '../../src/api/rate-limit-state';
+import { openFileStore } from '../../src/api/limits/file-store';
+import { openGate } from '../../src/api/limits/gate';
 import { steadyClock } from '../../src/api/waits';
 import { BASE_URL, FakeTime, fakeClient, fakeService, limitHeaders } from '../helpers/fake-core';
 
@@ -60,7 +61,7 @@ describe('a step of the machine clock during a wait', () => {
   it('the machine clock set back an hour 4 s into a 30-s Retry-After: the wait ends on time, the import finishes, and no day quota is stored', async () => {
     const { time, agent, requests, wall, stateFile, waits, wait } = setup();
     const now = steadyClock(wall, () => time.now);
-    const gate = await openRateLimitState(stateFile, BASE_URL, KEY, now);
+    const gate = openGate(openFileStore(stateFile, BASE_URL, KEY, now), { now });
     const { http } = fakeClient(time, agent, gate, { now, monotonic: () => time.now, wait });
     const t0 = time.now;
 

@@ -115,9 +115,9 @@ describe('a 429 without a usable time holds every request on the key', () => {
   });
 });
 
-describe('the hold’s length (pacing.observe)', () => {
+describe('the hold’s length (rules.observe)', () => {
   it('starts at the larger of 5 s and what is left of the tracked window, doubles after a refused probe, up to a minute', async () => {
-    const { observe } = await import('../../src/api/pacing');
+    const { observe } = await import('../../src/api/limits/rules');
     const now = START;
     const window = { reset: Math.ceil(now / 1000) + 40, resetAt: now + 40 * SECOND, remaining: 3 };
     expect(observe({ window }, { status: 429 }, now, true)).toMatchObject({ blockedUntil: now + 40 * SECOND, holdMs: 40 * SECOND, reason: 'rate_limited' });

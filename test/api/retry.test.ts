@@ -6,7 +6,7 @@ import {
   parseRateHeaders,
   parseRetryAfter,
   resetDelayMs,
-} from '../../src/api/retry';
+} from '../../src/api/limits/headers';
 
 const NOW = Date.UTC(2026, 0, 15, 12, 0, 0);
 const HOUR = 60 * 60 * 1000;

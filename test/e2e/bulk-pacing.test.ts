@@ -2,7 +2,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { type CliResult, runCli, setupE2e, tempConfigDir } from '../helpers/cli';
-import type { RecordedRequest } from '../helpers/scripted-server';
+import { type RecordedRequest, rateLimitHeaders } from '../helpers/scripted-server';
 import { type RunningSandbox, startSandbox } from '../../src/sandbox/server';
 
 /**
@@ -142,12 +142,7 @@ function windowedService(limit: number, windowMs: number) {
     const used = (perWindow.get(window) ?? 0) + 1;
     perWindow.set(window, used);
     const resetMs = (window + 1) * windowMs;
-    const headers = {
-      'content-type': 'application/json',
-      'x-ratelimit-limit': String(limit),
-      'x-ratelimit-remaining': String(Math.max(0, limit - used)),
-      'x-ratelimit-reset': String(Math.ceil(resetMs / 1000)),
-    };
+    const headers = rateLimitHeaders(limit, used, resetMs);
     if (used > limit) {
       tooMany += 1;
       res.writeHead(429, { ...headers, 'retry-after': String(Math.ceil((resetMs - now) / 1000)) });

@@ -17,6 +17,8 @@ const WINDOW_MS = 10_000;
 const LIMIT = 10;
 const BAN_AFTER = 10;
 const ROWS = 25;
+/** `pets add --file`'s default. */
+const CONCURRENCY = 4;
 
 type Headers = Record<string, string>;
 
@@ -83,7 +85,7 @@ function limitedService(wording: Wording) {
 
 describe.concurrent('a 429 without a usable time holds the whole import; it finishes without a ban', () => {
   for (const wording of WORDINGS) {
-    it(`${wording.what}: 25 rows created, at most 2 refused requests per 10-s window, no ban`, async (t) => {
+    it(`${wording.what}: 25 rows created, no ban, at most 2 refused requests per 10-s window after the first refusal's`, async (t) => {
       const service = limitedService(wording);
       const { server, configDir, petctl } = await setupE2e(t, service.reply);
       const file = path.join(configDir, 'rows.ndjson');
@@ -95,7 +97,10 @@ describe.concurrent('a 429 without a usable time holds the whole import; it fini
       expect(result.code, result.stderr).toBe(0);
       expect(result.stderr).toMatch(/^created 25, skipped 0, /m);
       expect(service.created.size).toBe(ROWS);
-      for (const [window, count] of service.refused) expect(count, `refused requests in window ${window}`).toBeLessThanOrEqual(2);
+      // Before the first refusal nothing tells the import of a limit, and 4 requests (--concurrency) may be on the wire:
+      // that window sees them refused, and the probe after the first hold; every later window at most 2.
+      const first = Math.min(...service.refused.keys());
+      for (const [window, count] of service.refused) expect(count, `refused requests in window ${window}`).toBeLessThanOrEqual(window === first ? CONCURRENCY + 1 : 2);
       // Without a budget on its answers the import meets the limit; the hold is what keeps it from a ban.
       if (wording.refused !== undefined || wording.what === 'no headers at all') expect([...service.refused.values()].reduce((a, b) => a + b, 0)).toBeGreaterThan(0);
       expect(server.requests.filter((request) => request.method === 'POST').length).toBeLessThanOrEqual(ROWS + 2 * 4);

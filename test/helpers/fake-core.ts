@@ -1,8 +1,9 @@
 import { MockAgent } from 'undici';
 import { HttpClient, type HttpClientOptions } from '../../src/api/client';
 import { waitWords } from '../../src/output/waits';
-import { type LimitEntry, decide, observe } from '../../src/api/pacing';
-import type { RateLimitGate } from '../../src/api/rate-limit-state';
+import type { LimitEntry } from '../../src/api/limits/entry';
+import { type RateLimitGate, openGate } from '../../src/api/limits/gate';
+import type { LimitStore } from '../../src/api/limits/store';
 
 /**
  * The real HTTP core (HttpClient, waits, pacing) against a fake
@@ -52,23 +53,26 @@ export class FakeTime {
   }
 }
 
-/** The gate's rules (pacing.ts decide/observe) on one in-memory entry: the state file without the file. */
-export function memoryGate(now: () => number, probeLeaseMs = 1000): RateLimitGate & { entry(): LimitEntry | undefined } {
+/** A LimitStore in memory: one process's view of a record no other process shares. */
+export function memoryStore(): LimitStore & { entry(): LimitEntry | undefined } {
   let entry: LimitEntry | undefined;
   return {
-    async acquire(paced) {
-      const decision = decide(entry, now(), paced, probeLeaseMs);
-      if (decision.go && decision.entry) entry = decision.entry;
-      return decision;
-    },
-    async record(answer, paced) {
-      entry = observe(entry, answer, now(), paced) ?? entry;
-    },
-    async current() {
+    async read() {
       return entry;
+    },
+    async update(change) {
+      const { entry: next, result } = change(entry);
+      if (next) entry = next;
+      return result;
     },
     entry: () => entry,
   };
+}
+
+/** The gate (rules.ts decide/observe) on one in-memory record: the state file without the file. */
+export function memoryGate(now: () => number, probeLeaseMs = 1000): RateLimitGate & { entry(): LimitEntry | undefined } {
+  const store = memoryStore();
+  return { ...openGate(store, { now, probeLeaseMs }), entry: store.entry };
 }
 
 export interface FakeRequest {

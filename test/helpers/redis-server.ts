@@ -3,6 +3,7 @@ import fs from 'node:fs';
 import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
+import { describeStateUrl, stateStoreAddress } from '../../src/config/state-url';
 
 /**
  * A real redis-server for the shared-state tests: its own process on a free
@@ -136,4 +137,9 @@ export async function startRedisServer(options: RedisServerOptions = {}): Promis
       fs.rmSync(dir, { recursive: true, force: true });
     },
   };
+}
+
+/** A state URL as the Redis store takes it: the address, and how warnings name it. */
+export function redisAt(stateUrl: string): { address: ReturnType<typeof stateStoreAddress>; where: string } {
+  return { address: stateStoreAddress(stateUrl), where: describeStateUrl(stateUrl) };
 }

@@ -53,6 +53,16 @@ export interface ScriptedServer {
   close(): Promise<void>;
 }
 
+/** The X-RateLimit-* headers of a JSON answer in a window of `limit` requests, `used` of them used, ending at `resetMs`. */
+export function rateLimitHeaders(limit: number, used: number, resetMs: number): Record<string, string> {
+  return {
+    'content-type': 'application/json',
+    'x-ratelimit-limit': String(limit),
+    'x-ratelimit-remaining': String(Math.max(0, limit - used)),
+    'x-ratelimit-reset': String(Math.ceil(resetMs / 1000)),
+  };
+}
+
 export function json(status: number, body: object, headers: Record<string, string> = {}): Reply {
   return { status, body, headers };
 }

@@ -9,7 +9,7 @@ import {
   parseRateHeaders,
   parseRetryAfter,
   resetDelayMs,
-} from '../../src/api/retry';
+} from '../../src/api/limits/headers';
 import { Pet } from '../../src/schemas/pet';
 import { parseJson } from '../../src/schemas/json';
 import { tempConfigDir } from '../helpers/cli';

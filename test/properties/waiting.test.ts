@@ -3,7 +3,8 @@ import os from 'node:os';
 import path from 'node:path';
 import fc from 'fast-check';
 import { afterAll, describe, expect, it } from 'vitest';
-import { openRateLimitState } from '../../src/api/rate-limit-state';
+import { openFileStore } from '../../src/api/limits/file-store';
+import { openGate } from '../../src/api/limits/gate';
 import { HOLD_CAP_MS, HOLD_MIN_MS } from '../../src/api/retry';
 import { RateLimitError } from '../../src/errors';
 import { FakeTime, fakeClient, fakeService } from '../helpers/fake-core';
@@ -87,7 +88,7 @@ async function play(script: Scripted[], maxWaitS: number, retries: number) {
   const commands: Array<{ waitedMs: number }> = [];
   // Commands one after another, each a new process on the same state file, until the script is used up.
   for (let run = 0; sent.length < script.length && run < 4 * script.length + 4; run++) {
-    const gate = await openRateLimitState(file, 'https://api.test/v1', 'pk_test_fake_core', () => time.now);
+    const gate = openGate(openFileStore(file, 'https://api.test/v1', 'pk_test_fake_core', () => time.now), { now: () => time.now });
     const command = { waitedMs: 0 };
     commands.push(command);
     const { http } = fakeClient(time, agent, gate, {

@@ -3,7 +3,7 @@ import { InvalidResponseError, NetworkError } from '../../errors';
 import { GET_PET_SUNSET } from '../../schemas/constants';
 import { NewPet, Pet, Pets, type PetStatus } from '../../schemas/pet';
 import type { ApiResponse, HttpClient, RequestHooks } from '../client';
-import { parseHttpDate } from '../retry';
+import { parseHttpDate } from '../limits/headers';
 
 /** Typed endpoint functions: one per operation of the specification, each validating what it sends and gets. */
 

@@ -31,7 +31,7 @@ export async function profileShowRun(options: { name?: string }, ctx: Context): 
       import('../../config/state-url'),
       import('../../output/details'),
       import('../../config/profiles'),
-      import('../../api/rate-limit-state'),
+      import('../../api/limits/file-store'),
       import('../../output/profile'),
     ]);
   if (options.name !== undefined && store.get(options.name) === undefined) throw unknownProfile(options.name, store.list().map((profile) => profile.name));

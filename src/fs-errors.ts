@@ -1,7 +1,8 @@
 /**
- * What a failed read or write of the import's files says to a person: the
+ * What a failed read or write of petctl's files says to a person: the
  * system's reason in words, with its code where it helps a search. One table
- * for the input (read) and the journal (written), so both say it alike.
+ * for an import's input (read), its journal and the state file (written), so
+ * all say it alike.
  */
 const REASONS: Record<string, string> = {
   ENOENT: 'no such file',

@@ -1,19 +1,18 @@
 import { isIP } from 'node:net';
 import type { Redis } from 'ioredis';
-import { describeStateUrl, stateStoreAddress } from '../config/state-url';
-import { type GateDecision, type LimitEntry, type RateAnswer, decide, observe } from './pacing';
-import { MAX_PROBE_LEASE_MS, type RateLimitGate, asEntry, droppedTimesWarning } from './rate-limit-state';
-import { certificateProblem } from './transport';
-import { connectionErrorText } from './attempt';
+import type { StateStoreAddress } from '../../config/state-url';
+import { type LimitEntry, latestTime, mergeEntries, readEntry, shiftEntry } from './entry';
+import { type LimitChange, type LimitStore, droppedTimesWarning } from './store';
+import { StoreTimeout, describeStoreError, timeReplyMs, withTimeout } from './redis-failures';
 
 /**
- * The rate-limit state in a Redis server, so every machine that uses one base
+ * The rate-limit record in a Redis server, so every machine that uses one base
  * URL and key draws from one budget and obeys one 429, ban or exhausted
- * window. It implements the same gate as the local state file and runs the
- * same pure functions (pacing.ts) on the same entry; only the store differs.
+ * window. The gate (gate.ts) runs the same rules on it as on the state file;
+ * only the store differs.
  *
  * Atomicity: optimistic transactions. WATCH the key and GET it, compute the
- * next entry with decide/observe, then MULTI SET EXEC: Redis refuses the EXEC
+ * next entry (the gate's change), then MULTI SET EXEC: Redis refuses the EXEC
  * when another client changed the key in between, and the update is computed
  * again from the new value. So no two machines ever spend the same remaining
  * request. WATCH belongs to a connection, so the calls of one process take
@@ -25,7 +24,7 @@ import { connectionErrorText } from './attempt';
  * round trip, so accurate to half a round trip), and converted both ways.
  * A TIME reply that is not two integers means the store is not used (the
  * fallback below). Times read that no petctl could have written (see
- * asEntry) are dropped with one warning: they are never waited for or shown.
+ * entry.readEntry) are dropped with one warning: they are never waited for or shown.
  *
  * Keys: `petctl:limit:<id>`, the same hash of base URL and key as the local
  * state; the key itself is never stored. Every write sets a TTL a minute past
@@ -35,9 +34,10 @@ import { connectionErrorText } from './attempt';
  * CONNECT_TIMEOUT_MS and every command within COMMAND_TIMEOUT_MS. Otherwise,
  * or on any error (refused, wrong password, connection lost), the gate warns
  * once and uses this machine's state file (`local`) for the rest of the run.
- * Every answer is also recorded there (as a single command would record it:
- * 429s, bans and a low budget), and at the fallback so is the shared entry as
- * last read (another machine's block, the window), so the fallback goes on
+ * Every answer is also recorded there while Redis is in use (the gate's
+ * mirror: as a single command would record it, 429s, bans and the window),
+ * and at the fallback the shared entry as last read is merged into it
+ * (another machine's block, the window, a hold), so the fallback goes on
  * with what this machine knows.
  */
 
@@ -49,17 +49,18 @@ export const EXPIRE_MARGIN_MS = 60_000;
 /** Conflicting updates one call retries before it gives up (and the run falls back). */
 const MAX_CONFLICTS = 200;
 
-export interface SharedStateOptions {
-  /** redis:// or rediss:// (validated; may hold a password, which is never printed). */
-  stateUrl: string;
+export interface RedisStoreOptions {
+  /** Where the server is, from a validated redis:// or rediss:// URL (config/state-url.ts's stateStoreAddress). */
+  address: StateStoreAddress;
+  /** The URL as warnings and traces show it, without its password (describeStateUrl). */
+  where: string;
   /** The password to use instead of the URL's (PETCTL_STATE_PASSWORD, or the profile's stored one). */
   password?: string;
   /** limitId(base URL, key). */
   id: string;
   /** This machine's state file: the mirror of answers, and the fallback. */
-  local: RateLimitGate;
+  local: LimitStore;
   now: () => number;
-  probeLeaseMs: number;
   /** `warning: …` on stderr (silent with -q). */
   warn: (message: string) => void;
   /** -v: one line per state-store call. */
@@ -68,85 +69,20 @@ export interface SharedStateOptions {
   commandTimeoutMs?: number;
 }
 
-export interface SharedStateGate extends RateLimitGate {
+export interface RedisStore extends LimitStore {
   /** Closes the connection; safe to call more than once. */
   close(): Promise<void>;
   /** Redis's clock minus this machine's, in ms (undefined before connect or after falling back). */
   readonly clockOffsetMs: number | undefined;
-  /** True once the gate uses the local state file. */
+  /** True once the store uses the local state file. */
   readonly fellBack: boolean;
-}
-
-class StoreTimeout extends Error {}
-/** TIME answered with something other than two integers: the store's clock cannot be known. */
-class BadTimeReply extends Error {}
-
-/** Redis's clock in epoch ms from a TIME reply: [seconds, microseconds], both integers. */
-export function timeReplyMs(reply: unknown): number {
-  const integer = (value: unknown) => (typeof value === 'string' || typeof value === 'number') && /^\d{1,15}$/.test(String(value));
-  if (!Array.isArray(reply) || reply.length !== 2 || !reply.every(integer) || Number(reply[1]) >= 1_000_000) throw new BadTimeReply();
-  return Number(reply[0]) * 1000 + Number(reply[1]) / 1000;
-}
-
-/** What went wrong, for the warning: never the URL's password, never a raw message that might echo it. */
-export function describeStoreError(error: unknown, timeoutMs: number): string {
-  if (error instanceof StoreTimeout) return `no answer within ${timeoutMs / 1000}s`;
-  if (error instanceof BadTimeReply) return 'its TIME reply is not two integers';
-  const err = error as { code?: string; message?: string };
-  const message = err?.message ?? String(error);
-  if (/^WRONGPASS/.test(message)) return 'the server refused the user name or password (WRONGPASS)';
-  if (/^NOAUTH/.test(message)) return 'the server requires a password (NOAUTH)';
-  if (/Command timed out/i.test(message)) return `no answer within ${timeoutMs / 1000}s`;
-  if (err?.code === 'ETIMEDOUT') return `no connection within ${timeoutMs / 1000}s`;
-  const named = connectionErrorText(err?.code);
-  if (named) return named;
-  if (/Connection is closed|Stream isn't writeable|connection.*closed/i.test(message)) return 'the connection was closed';
-  // Redis errors are one line (e.g. "ERR DB index is out of range"); they never contain the password.
-  return (certificateProblem({ message }).split('\n')[0] ?? '').slice(0, 100);
-}
-
-function withTimeout<T>(promise: Promise<T>, ms: number): Promise<T> {
-  let timer: NodeJS.Timeout | undefined;
-  const timeout = new Promise<never>((_, reject) => {
-    timer = setTimeout(() => reject(new StoreTimeout()), ms);
-  });
-  return Promise.race([promise, timeout]).finally(() => clearTimeout(timer));
-}
-
-type Change<T> = (entry: LimitEntry | undefined) => { entry?: LimitEntry; result: T };
-
-/** Moves every time of an entry by `by` ms (window.reset is the server's own name for the window, not a time here). */
-export function shiftEntry(entry: LimitEntry | undefined, by: number): LimitEntry | undefined {
-  if (!entry) return undefined;
-  const shifted: LimitEntry = { ...entry };
-  if (entry.blockedUntil !== undefined) shifted.blockedUntil = entry.blockedUntil + by;
-  if (entry.probeUntil !== undefined) shifted.probeUntil = entry.probeUntil + by;
-  if (entry.window) shifted.window = { ...entry.window, resetAt: entry.window.resetAt + by };
-  return shifted;
+  /** The local state file while Redis is in use (the gate records every answer there too); undefined after the fallback. */
+  mirror(): LimitStore | undefined;
 }
 
 /** How long Redis keeps an entry: until a margin past its latest time (on the same clock as `now`). */
 export function expiryMs(entry: LimitEntry, now: number): number {
-  const latest = Math.max(entry.blockedUntil ?? 0, entry.window?.resetAt ?? 0, entry.probeUntil ?? 0);
-  return Math.max(0, Math.ceil(latest - now)) + EXPIRE_MARGIN_MS;
-}
-
-/**
- * The answers that teach the local state file what a shared entry says (a
- * block, the current window), so that after a fallback this machine keeps
- * obeying what it last read from Redis, e.g. another machine's Retry-After.
- */
-export function answersFor(entry: LimitEntry, now: number): Array<{ answer: RateAnswer; paced: boolean }> {
-  const answers: Array<{ answer: RateAnswer; paced: boolean }> = [];
-  const { window, blockedUntil, reason } = entry;
-  const windowLive = window !== undefined && window.resetAt > now;
-  // Remaining 0 in a live window also records the quota_exhausted block until its reset.
-  if (windowLive) answers.push({ answer: { status: 200, remaining: window.remaining, reset: window.reset, resetAt: window.resetAt }, paced: true });
-  const coveredByWindow = reason === 'quota_exhausted' && windowLive && window.remaining === 0 && window.resetAt >= (blockedUntil ?? 0);
-  if (blockedUntil !== undefined && blockedUntil > now && !coveredByWindow) {
-    answers.push({ answer: { status: 429, retryAt: blockedUntil, banned: reason === 'key_banned' }, paced: false });
-  }
-  return answers;
+  return Math.max(0, Math.ceil(latestTime(entry) - now)) + EXPIRE_MARGIN_MS;
 }
 
 /** A stored record on Redis's clock (`now` too); `dropped` names what was not plausible. */
@@ -160,17 +96,15 @@ function parseStored(raw: string | null, now: number, dropped: string[]): LimitE
     dropped.push('the record');
     return undefined;
   }
-  return asEntry(value, now, dropped);
+  return readEntry(value, now, dropped);
 }
 
-export async function openSharedState(options: SharedStateOptions): Promise<SharedStateGate> {
+export async function openRedisStore(options: RedisStoreOptions): Promise<RedisStore> {
   const connectTimeoutMs = options.connectTimeoutMs ?? CONNECT_TIMEOUT_MS;
   const commandTimeoutMs = options.commandTimeoutMs ?? COMMAND_TIMEOUT_MS;
   const { local, now, trace } = options;
-  const probeLeaseMs = Math.min(options.probeLeaseMs, MAX_PROBE_LEASE_MS);
-  const address = stateStoreAddress(options.stateUrl);
+  const { address, where } = options;
   const password = options.password ?? address.password;
-  const where = describeStateUrl(options.stateUrl);
   const key = `${KEY_PREFIX}${options.id}`;
 
   let client: Redis | undefined;
@@ -253,7 +187,7 @@ export async function openSharedState(options: SharedStateOptions): Promise<Shar
   };
 
   /** Runs `change` on the shared entry atomically; the entry `change` sees and returns is on this machine's clock. */
-  const transact = async <T>(what: string, change: Change<T>): Promise<T> => {
+  const transact = async <T>(what: string, change: LimitChange<T>): Promise<T> => {
     const redis = client!;
     const at = now();
     let conflicts = 0;
@@ -298,7 +232,10 @@ export async function openSharedState(options: SharedStateOptions): Promise<Shar
       } catch (error) {
         trace?.(`state-store: ${what} -> failed: ${describeStoreError(error, commandTimeoutMs)}`);
         fallBack(error, commandTimeoutMs);
-        for (const { answer, paced } of lastSeen ? answersFor(lastSeen, now()) : []) await local.record(answer, paced);
+        if (lastSeen) {
+          const seen = lastSeen;
+          await local.update((entry) => ({ entry: mergeEntries(entry, seen), result: undefined }));
+        }
         return onLocal();
       }
     });
@@ -313,34 +250,16 @@ export async function openSharedState(options: SharedStateOptions): Promise<Shar
     get fellBack() {
       return fellBack;
     },
-    acquire(paced, reserve) {
-      return run<GateDecision>(
-        'acquire',
-        () =>
-          transact('acquire', (entry) => {
-            const decision = decide(entry, now(), paced, probeLeaseMs, reserve);
-            return { entry: decision.go ? decision.entry : undefined, result: decision };
-          }),
-        () => local.acquire(paced, reserve),
-      );
-    },
-    async record(answer: RateAnswer, paced) {
-      await run(
-        'record',
-        () => transact('record', (entry) => ({ entry: observe(entry, answer, now(), paced), result: undefined })),
-        async () => undefined,
-      );
-      // Mirrored as a single command records it (cheap: written only for a 429, a ban or a low budget).
-      await local.record(answer, fellBack ? paced : false);
-    },
-    current() {
+    mirror: () => (fellBack ? undefined : local),
+    update: (change, what = 'update') => run(what, () => transact(what, change), () => local.update(change)),
+    read() {
       return run(
         'current',
         async () => {
           lastSeen = readShared(await timed(client!.get(key)));
           return lastSeen;
         },
-        () => local.current(),
+        () => local.read(),
       );
     },
     async close() {
@@ -351,7 +270,7 @@ export async function openSharedState(options: SharedStateOptions): Promise<Shar
 }
 
 function outcome(result: unknown): string {
-  const decision = result as GateDecision | undefined;
-  if (decision === undefined) return 'recorded';
+  const decision = result as { go?: boolean; reason?: string } | undefined;
+  if (decision?.go === undefined) return 'recorded';
   return decision.go ? 'go' : `wait (${decision.reason})`;
 }

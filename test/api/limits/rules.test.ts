@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { type LimitEntry, LOW_WATER, PROBE_POLL_MS, PRUNE_AFTER_MS, UNTRACKED_MS, decide, isStale, observe } from '../../src/api/pacing';
+import { type LimitEntry, PROBE_POLL_MS, PRUNE_AFTER_MS, SILENT_LIMIT_MS, UNTRACKED_MS, decide, isStale, observe } from '../../../src/api/limits/rules';
 
 const NOW = 1_768_471_200_000;
 const LEASE = 5000;
@@ -60,12 +60,15 @@ describe('decide with a reserve (pets add --file --reserve)', () => {
 describe('observe', () => {
   const answer = (remaining: number, resetAt = NOW + 30_000, status = 200) => ({ status, remaining, reset: Math.ceil(resetAt / 1000), resetAt });
 
-  it('a single command with plenty left records nothing', () => {
-    expect(observe(undefined, answer(LOW_WATER + 1), NOW, false)).toBeUndefined();
+  it('a single command records the window it learns, however much is left, so every command claims from it', () => {
+    expect(observe(undefined, answer(299), NOW, false)).toEqual({ window: window(299) });
+    expect(observe(undefined, answer(1), NOW, false)).toEqual({ window: window(1) });
+    expect(observe({ window: window(20) }, answer(20), NOW, false)).toBeUndefined();
   });
 
-  it('a single command records the window once the budget runs low, so others share it', () => {
-    expect(observe(undefined, answer(LOW_WATER), NOW, false)).toEqual({ window: window(LOW_WATER) });
+  it('a single command claims one of a known window before it is sent, and waits for the window when none is left', () => {
+    expect(decide({ window: window(20) }, NOW, false, LEASE)).toEqual({ go: true, entry: { window: window(19) } });
+    expect(decide({ window: window(0) }, NOW, false, LEASE)).toEqual({ go: false, until: NOW + 30_000, reason: 'window' });
   });
 
   it('a paced answer records the window and ends the probe', () => {
@@ -222,5 +225,34 @@ describe('a server that sends no budget', () => {
 
   it('a 429 without headers ends the probe too (its Retry-After blocks instead)', () => {
     expect(observe({ probeUntil: NOW + LEASE }, { status: 429, retryAt: NOW + 1000 }, NOW, true)).toEqual({ blockedUntil: NOW + 1000, reason: 'rate_limited' });
+  });
+});
+
+describe('a server that limits without saying how far', () => {
+  const now = 1_800_000_000_000;
+  it('an answer without a budget frees paced requests from probing, so they go side by side', () => {
+    const free = observe(undefined, { status: 201 }, now, true);
+    expect(free).toEqual({ untrackedUntil: now + UNTRACKED_MS });
+    expect(decide(free, now + 1, true, 1_000)).toEqual({ go: true });
+  });
+
+  it('a 429 with neither a time nor a budget ends that freedom: after the hold, paced requests probe one at a time again', () => {
+    const held = observe({ untrackedUntil: now + UNTRACKED_MS }, { status: 429 }, now, true)!;
+    expect(held).not.toHaveProperty('untrackedUntil');
+    expect(held.silentLimitUntil).toBe(now + SILENT_LIMIT_MS);
+    // The probe after the hold gets through; its answer names no budget, and frees nobody.
+    const after = held.blockedUntil! + 1;
+    const probing = decide(held, after, true, 1_000);
+    expect(probing).toMatchObject({ go: true, entry: { probeUntil: after + 1_000 } });
+    const answered = observe(probing.go ? probing.entry : undefined, { status: 201 }, after + 10, true)!;
+    expect(answered).not.toHaveProperty('untrackedUntil');
+    expect(answered).not.toHaveProperty('holdMs');
+    expect(decide(answered, after + 11, true, 1_000)).toMatchObject({ go: true, entry: { probeUntil: after + 1_011 } });
+    expect(decide({ ...answered, probeUntil: after + 1_011 }, after + 12, true, 1_000)).toMatchObject({ go: false, reason: 'probe' });
+  });
+
+  it('a 429 that carries a budget is not such a server', () => {
+    const entry = observe({ untrackedUntil: now + UNTRACKED_MS }, { status: 429, remaining: 0 }, now, true)!;
+    expect(entry).not.toHaveProperty('silentLimitUntil');
   });
 });

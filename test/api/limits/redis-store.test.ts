@@ -4,26 +4,32 @@ import os from 'node:os';
 import path from 'node:path';
 import { Redis } from 'ioredis';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { decide } from '../../src/api/pacing';
-import { MAX_STORED_AHEAD_MS, type RateLimitGate, limitId, openRateLimitState } from '../../src/api/rate-limit-state';
-import { EXPIRE_MARGIN_MS, KEY_PREFIX, type SharedStateGate, answersFor, expiryMs, openSharedState, shiftEntry, timeReplyMs } from '../../src/api/shared-state';
-import { GARBAGE_TIME_REPLIES, startFakeRedis } from '../helpers/fake-redis';
-import { type RedisServer, noRedisServer, startRedisServer } from '../helpers/redis-server';
+import { MAX_STORED_AHEAD_MS, mergeEntries, shiftEntry } from '../../../src/api/limits/entry';
+import { openFileStore } from '../../../src/api/limits/file-store';
+import { type RateLimitGate, openGate } from '../../../src/api/limits/gate';
+import { EXPIRE_MARGIN_MS, KEY_PREFIX, type RedisStore, expiryMs, openRedisStore } from '../../../src/api/limits/redis-store';
+import { timeReplyMs } from '../../../src/api/limits/redis-failures';
+import { decide } from '../../../src/api/limits/rules';
+import { limitId } from '../../../src/api/limits/store';
+import { GARBAGE_TIME_REPLIES, startFakeRedis } from '../../helpers/fake-redis';
+import { type RedisServer, noRedisServer, redisAt, startRedisServer } from '../../helpers/redis-server';
 
 const BASE = 'https://api.example.org/v1';
 const KEY = 'pk_live_shared_7d2e9c4b1a0f3e8d';
 const MINUTE = 60_000;
 
 const roots: string[] = [];
-const gates: SharedStateGate[] = [];
+const stores: RedisStore[] = [];
 afterEach(async () => {
-  for (const gate of gates.splice(0)) await gate.close();
+  for (const store of stores.splice(0)) await store.close();
   for (const root of roots.splice(0)) fs.rmSync(root, { recursive: true, force: true });
 });
 
 /** One machine: its own state file, its own clock (skewed by `skewMs`), its own connection. */
 interface Machine {
-  gate: SharedStateGate;
+  /** The gate over the shared store, as a session opens it. */
+  gate: RateLimitGate;
+  shared: RedisStore;
   local: RateLimitGate;
   now: () => number;
   warnings: string[];
@@ -35,22 +41,23 @@ async function machine(stateUrl: string, options: { skewMs?: number; connectTime
   roots.push(root);
   const now = () => Date.now() + (options.skewMs ?? 0);
   const key = options.key ?? KEY;
-  const local = await openRateLimitState(path.join(root, 'state.json'), BASE, key, now);
+  const localStore = openFileStore(path.join(root, 'state.json'), BASE, key, now);
+  const local = openGate(localStore, { now, probeLeaseMs: 5_000 });
   const warnings: string[] = [];
   const traces: string[] = [];
-  const gate = await openSharedState({
-    stateUrl,
+  const shared = await openRedisStore({
+    ...redisAt(stateUrl),
     id: await limitId(BASE, key),
-    local,
+    local: localStore,
     now,
-    probeLeaseMs: 5_000,
     warn: (message) => warnings.push(message),
     trace: (line) => traces.push(line),
     connectTimeoutMs: options.connectTimeoutMs,
     commandTimeoutMs: options.commandTimeoutMs,
   });
-  gates.push(gate);
-  return { gate, local, now, warnings, traces };
+  stores.push(shared);
+  const gate = openGate(shared, { now, probeLeaseMs: 5_000, mirror: () => shared.mirror() });
+  return { gate, shared, local, now, warnings, traces };
 }
 
 /** A window with `remaining` requests left, as an answer would report it (paced: tracked from the first request). */
@@ -59,19 +66,7 @@ function windowAnswer(now: number, remaining: number) {
   return { status: 200, remaining, reset: Math.ceil(resetAt / 1000), resetAt };
 }
 
-describe('answersFor', () => {
-  const now = 1_000_000;
-  it('turns a live block into a 429 answer and a live window into its answer; the past into nothing', () => {
-    expect(answersFor({ blockedUntil: now + 5_000, reason: 'key_banned' }, now)).toEqual([
-      { answer: { status: 429, retryAt: now + 5_000, banned: true }, paced: false },
-    ]);
-    const window = { reset: 1_234, resetAt: now + 40_000, remaining: 7 };
-    expect(answersFor({ window }, now)).toEqual([{ answer: { status: 200, remaining: 7, reset: 1_234, resetAt: now + 40_000 }, paced: true }]);
-    // An exhausted window carries its own block (observe turns Remaining: 0 into quota_exhausted).
-    expect(answersFor({ blockedUntil: now + 40_000, reason: 'quota_exhausted', window: { ...window, remaining: 0 } }, now)).toHaveLength(1);
-    expect(answersFor({ blockedUntil: now - 1, reason: 'rate_limited', window: { ...window, resetAt: now - 1 } }, now)).toEqual([]);
-  });
-
+describe('the fallback merges what Redis said into the state file', () => {
   it('teaches the local file the same decisions', async () => {
     const root = fs.mkdtempSync(path.join(os.tmpdir(), 'petctl-seed-'));
     roots.push(root);
@@ -80,11 +75,13 @@ describe('answersFor', () => {
       { blockedUntil: at + 5_000, reason: 'rate_limited' as const },
       { blockedUntil: at + 40_000, reason: 'quota_exhausted' as const, window: { reset: 99, resetAt: at + 40_000, remaining: 0 } },
       { window: { reset: 99, resetAt: at + 40_000, remaining: 3 } },
+      { blockedUntil: at + 5_000, reason: 'rate_limited' as const, holdMs: 5_000 },
+      { untrackedUntil: at + 60_000 },
     ];
     for (const [index, entry] of entries.entries()) {
-      const local = await openRateLimitState(path.join(root, `state-${index}.json`), BASE, KEY, () => at);
-      for (const { answer, paced } of answersFor(entry, at)) await local.record(answer, paced);
-      expect(await local.acquire(true)).toEqual(decide(entry, at, true, 5_000));
+      const store = openFileStore(path.join(root, `state-${index}.json`), BASE, KEY, () => at);
+      await store.update((local) => ({ entry: mergeEntries(local, entry), result: undefined }));
+      expect(await openGate(store, { now: () => at, probeLeaseMs: 5_000 }).acquire(true)).toEqual(decide(entry, at, true, 1_000));
     }
   });
 });
@@ -152,7 +149,7 @@ describe.skipIf(noRedisServer)('the rate-limit gate on a real redis-server', () 
     expect(decision.go).toBe(false);
     // Without the conversion B would be free at once (its clock is past A's retryAt).
     expect(Math.abs(decision.until - (retryAt + 10 * MINUTE))).toBeLessThan(50);
-    expect(Math.abs(ahead.gate.clockOffsetMs! - a.gate.clockOffsetMs! + 10 * MINUTE)).toBeLessThan(50);
+    expect(Math.abs(ahead.shared.clockOffsetMs! - a.shared.clockOffsetMs! + 10 * MINUTE)).toBeLessThan(50);
     // And what Redis holds is on its own clock, not on either machine's.
     const [seconds] = await admin.time();
     const stored = JSON.parse((await admin.get(`${KEY_PREFIX}${await limitId(BASE, KEY)}`))!);
@@ -223,7 +220,7 @@ describe.skipIf(noRedisServer)('the rate-limit gate on a real redis-server', () 
     } finally {
       await admin.client('UNPAUSE');
     }
-    expect(a.gate.fellBack).toBe(true);
+    expect(a.shared.fellBack).toBe(true);
     expect(a.warnings).toHaveLength(1);
     expect(a.warnings[0]).toMatch(/^cannot use the shared rate-limit state at redis:\/\/127\.0\.0\.1:\d+\/0: no answer within 0\.3s; using this machine's state file/);
   });
@@ -234,7 +231,7 @@ describe.skipIf(noRedisServer)('when the shared store fails', () => {
     const redis = await startRedisServer();
     await redis.stop();
     const a = await machine(redis.url);
-    expect(a.gate.fellBack).toBe(true);
+    expect(a.shared.fellBack).toBe(true);
     expect(await a.gate.acquire(true)).toMatchObject({ go: true });
     await a.gate.record(windowAnswer(a.now(), 5), true);
     expect((await a.gate.current())?.window?.remaining).toBe(5);
@@ -247,7 +244,7 @@ describe.skipIf(noRedisServer)('when the shared store fails', () => {
       const a = await machine(redis.url);
       const retryAt = a.now() + 30_000;
       await a.gate.record({ status: 429, retryAt }, false);
-      expect(a.gate.fellBack).toBe(false);
+      expect(a.shared.fellBack).toBe(false);
       await redis.kill();
       expect(await a.gate.acquire(false)).toEqual({ go: false, until: retryAt, reason: 'rate_limited' });
       expect(await a.gate.acquire(false)).toMatchObject({ go: false });
@@ -262,7 +259,7 @@ describe.skipIf(noRedisServer)('when the shared store fails', () => {
     const redis = await startRedisServer();
     try {
       const a = await machine(redis.url.replace(/\/0$/, '/99'));
-      expect(a.gate.fellBack).toBe(true);
+      expect(a.shared.fellBack).toBe(true);
       expect(a.warnings).toEqual([expect.stringContaining('/99: ERR DB index is out of range; using this machine')]);
     } finally {
       await redis.stop();
@@ -294,7 +291,7 @@ describe.skipIf(noRedisServer)('when the shared store fails', () => {
     const { port } = silent.address() as net.AddressInfo;
     try {
       const a = await machine(`redis://127.0.0.1:${port}/0`, { connectTimeoutMs: 300 });
-      expect(a.gate.fellBack).toBe(true);
+      expect(a.shared.fellBack).toBe(true);
       expect(a.warnings).toEqual([expect.stringContaining(': no answer within 0.3s;')]);
       expect(await a.gate.acquire(false)).toEqual({ go: true });
     } finally {
@@ -308,11 +305,11 @@ describe.skipIf(noRedisServer)('when the shared store fails', () => {
     const redis = await startRedisServer({ password });
     try {
       const good = await machine(redis.url);
-      expect(good.gate.fellBack).toBe(false);
+      expect(good.shared.fellBack).toBe(false);
       const wrong = 'wrong-password-123456';
       const bad = await machine(redis.url.replace(encodeURIComponent(password), wrong));
       const none = await machine(redis.url.replace(`:${encodeURIComponent(password)}@`, ''));
-      expect(bad.gate.fellBack).toBe(true);
+      expect(bad.shared.fellBack).toBe(true);
       expect(bad.warnings).toEqual([expect.stringContaining('refused the user name or password (WRONGPASS)')]);
       expect(none.warnings).toEqual([expect.stringContaining('requires a password (NOAUTH)')]);
       for (const m of [good, bad, none]) {
@@ -344,8 +341,8 @@ describe('what the store says is checked', () => {
     try {
       const a = await machine(fake.url);
       expect(fake.commands).toContain('TIME');
-      expect(a.gate.fellBack).toBe(true);
-      expect(a.gate.clockOffsetMs).toBeUndefined();
+      expect(a.shared.fellBack).toBe(true);
+      expect(a.shared.clockOffsetMs).toBeUndefined();
       expect(a.warnings).toEqual([`cannot use the shared rate-limit state at ${fake.url}: its TIME reply is not two integers; using this machine's state file for the rest of this run`]);
       expect(await a.gate.acquire(false)).toEqual({ go: true });
     } finally {
@@ -380,7 +377,7 @@ describe.skipIf(noRedisServer)('a planted entry in a real Redis', () => {
       expect(await a.gate.acquire(false)).toEqual({ go: true });
       expect(await a.gate.current()).toBeUndefined();
       expect(await a.gate.acquire(false)).toEqual({ go: true });
-      expect(a.gate.fellBack).toBe(false);
+      expect(a.shared.fellBack).toBe(false);
       expect(a.warnings).toEqual([expect.stringMatching(/^ignored blockedUntil in the rate-limit state at redis:\/\/127\.0\.0\.1:\d+\/0 \(petctl:limit:[0-9a-f]+\): not a time petctl could have stored/)]);
       expect(a.warnings.join('')).not.toMatch(/NaN|Infinity|e\+/);
       await a.gate.record({ status: 429, retryAt: a.now() + 5_000 }, false);

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { ServerClock } from '../../src/api/server-clock';
+import { ServerClock } from '../../../src/api/limits/headers';
 
 describe('ServerClock', () => {
   const at = (ms: number) => new Date(ms).toUTCString();

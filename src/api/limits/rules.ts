@@ -1,8 +1,7 @@
 /**
  * Pacing decisions as pure functions of (what is recorded, now): whether one
- * more request may go, and what an answer teaches about the limits. The state
- * store (rate-limit-state.ts: a local file; a shared store can implement the
- * same) runs them under its lock, so every process on the machine that uses
+ * more request may go, and what an answer teaches about the limits. The gate
+ * (gate.ts) runs them on a LimitStore atomically, so every process that uses
  * one base URL and key draws from one budget.
  *
  * The budget is the server's own count: X-RateLimit-Remaining of the current
@@ -15,45 +14,18 @@
  * the new budget. That way an import runs at the plan's full rate without
  * ever spending the same remaining request twice, and without a 429 storm.
  *
- * Single commands stay cheap: while no window is being tracked they send at
- * once and write nothing, except when the budget runs low. (`auth status`
- * and `auth login` record their answer as a paced request would: see
- * RequestHooks.keepLimits.)
+ * Single commands claim from the same budget (the claim before the wire):
+ * every answer that names its window records it, so once the remaining count
+ * is known no request of any process goes without taking one of it, and one
+ * that finds none left waits for the window (a hundred commands started
+ * together send no more than the window holds). While no window is known
+ * they send at once; only a paced sender probes.
  */
 
-import { holdAfterTimeless429 } from './retry';
+import { holdAfterTimeless429 } from '../retry';
+import { type BlockReason, type LimitEntry, latestTime } from './entry';
 
-export type BlockReason = 'rate_limited' | 'key_banned' | 'quota_exhausted';
-
-/** The current window as the server described it. */
-export interface LimitWindow {
-  /** X-RateLimit-Reset as sent (Unix seconds): it names the window, so answers from an older one are recognised. */
-  reset: number;
-  /** When the window ends on this machine's clock (epoch ms, corrected for the server's clock skew). */
-  resetAt: number;
-  /** Requests this machine may still send in the window. */
-  remaining: number;
-  /** X-RateLimit-Limit, when the server sent it (shown by `profile show`). */
-  limit?: number;
-}
-
-/** What is recorded per base URL and key. Every time is epoch ms on this machine's clock. */
-export interface LimitEntry {
-  /** Nothing may be sent before this (a 429's Retry-After, a ban, an exhausted quota). */
-  blockedUntil?: number;
-  reason?: BlockReason;
-  window?: LimitWindow;
-  /** A paced request is finding out the new window's budget; others wait for its answer until then. */
-  probeUntil?: number;
-  /** The server's answers carry no budget (no X-RateLimit-* headers): paced requests go without probing until then. */
-  untrackedUntil?: number;
-  /**
-   * A 429 named no time: the length of the hold it started (blockedUntil ends it). Once it
-   * ends, one request probes and every other waits for its answer; any answer but a 429
-   * clears it, a 429 to the probe starts a hold twice as long.
-   */
-  holdMs?: number;
-}
+export type { BlockReason, LimitEntry, LimitWindow } from './entry';
 
 /** What one answer said about the limits. */
 export interface RateAnswer {
@@ -78,14 +50,18 @@ export type GateDecision =
   /** Ask again at `until`. */
   | { go: false; until: number; reason: BlockReason | 'window' | 'probe' | 'hold' };
 
-/** Below this many remaining requests even single commands keep the shared count (a loop may run beside them). */
-export const LOW_WATER = 16;
 /** A Reset this many seconds later than the known one may still name the same window (a server's rounding). */
 export const RESET_JITTER_S = 2;
 /** How often a request waiting for the probe's answer looks again. */
 export const PROBE_POLL_MS = 20;
 /** How long an answer without a budget frees paced requests from probing (a server may start sending one). */
 export const UNTRACKED_MS = 60_000;
+/**
+ * How long a 429 that named neither a time nor a budget keeps paced requests
+ * probing one at a time: such a server limits without saying how far, so
+ * requests sent side by side would meet its limit together, each window.
+ */
+export const SILENT_LIMIT_MS = 60 * 60 * 1000;
 
 /**
  * `paced`: bulk import, which keeps the shared count from its first request; single commands are not.
@@ -135,6 +111,11 @@ export function observe(entry: LimitEntry | undefined, answer: RateAnswer, now: 
     const holdMs = holdAfterTimeless429(next.holdMs, windowLeft);
     const { probeUntil: _probe, ...rest } = next;
     next = { ...rest, holdMs, blockedUntil: Math.max(now + holdMs, next.blockedUntil ?? 0), reason: answer.banned ? 'key_banned' : 'rate_limited' };
+    if (answer.remaining === undefined) {
+      // Refused without a budget either: freedom from probing ends, until long after.
+      delete next.untrackedUntil;
+      next.silentLimitUntil = Math.max(now + SILENT_LIMIT_MS, next.silentLimitUntil ?? 0);
+    }
     changed = true;
   } else if (answer.status !== 429 && next.holdMs !== undefined && !held) {
     // The probe got through: the hold is over.
@@ -159,7 +140,7 @@ export function observe(entry: LimitEntry | undefined, answer: RateAnswer, now: 
       }
     } else if (known && live && reset < known.reset) {
       // An answer from a window that has already been replaced: it says nothing about the current one.
-    } else if (paced || live || next.probeUntil !== undefined || left <= LOW_WATER) {
+    } else {
       // A later window than ours: our end of the old one (a whole-second Reset, corrected for the
       // server's clock) can run a second or two late, while the server has moved on. Its count is
       // the new window's budget; carrying the old window's remainder over would hold every paced
@@ -176,7 +157,7 @@ export function observe(entry: LimitEntry | undefined, answer: RateAnswer, now: 
       next = { ...next, blockedUntil: resetAt, reason: 'quota_exhausted' };
       changed = true;
     }
-  } else if (windowSaid && paced && answer.status !== 429 && (next.untrackedUntil ?? 0) <= now) {
+  } else if (windowSaid && paced && answer.status !== 429 && (next.untrackedUntil ?? 0) <= now && (next.silentLimitUntil ?? 0) <= now) {
     // No budget to learn: waiting for probes would only hold every request to one at a time.
     next.untrackedUntil = now + UNTRACKED_MS;
     changed = true;
@@ -193,6 +174,5 @@ export function observe(entry: LimitEntry | undefined, answer: RateAnswer, now: 
 export const PRUNE_AFTER_MS = 24 * 60 * 60 * 1000;
 
 export function isStale(entry: LimitEntry, now: number): boolean {
-  const latest = Math.max(entry.blockedUntil ?? 0, entry.window?.resetAt ?? 0, entry.probeUntil ?? 0, entry.untrackedUntil ?? 0);
-  return latest < now - PRUNE_AFTER_MS;
+  return latestTime(entry) < now - PRUNE_AFTER_MS;
 }

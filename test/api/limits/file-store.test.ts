@@ -2,9 +2,16 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import type { BlockReason } from '../../src/api/pacing';
-import { MAX_STORED_AHEAD_MS, type RateLimitGate, StateUnwritableError, asEntry, lastSeenLimits, limitId, openRateLimitState } from '../../src/api/rate-limit-state';
-import { fill, mountSmallDisk, noSmallDisk, unmountSmallDisk } from '../helpers/small-disk';
+import { type BlockReason, MAX_STORED_AHEAD_MS, readEntry } from '../../../src/api/limits/entry';
+import { StateUnwritableError, lastSeenLimits, openFileStore } from '../../../src/api/limits/file-store';
+import { type RateLimitGate, openGate } from '../../../src/api/limits/gate';
+import { limitId } from '../../../src/api/limits/store';
+import { fill, mountSmallDisk, noSmallDisk, unmountSmallDisk } from '../../helpers/small-disk';
+
+/** The gate over the state file, as a session opens it. */
+async function openRateLimitState(file: string, baseUrl: string, apiKey: string, now: () => number, options: { probeLeaseMs?: number; warn?: (message: string) => void } = {}): Promise<RateLimitGate> {
+  return openGate(openFileStore(file, baseUrl, apiKey, now, { warn: options.warn }), { now, probeLeaseMs: options.probeLeaseMs });
+}
 
 const BASE = 'https://api.example.org/v1';
 const KEY = 'pk_test_4f1c2d9e8b7a6f5e4d3c2b1a';
@@ -211,12 +218,16 @@ describe('the shared budget', () => {
     expect(decisions.filter((d) => !d.go && d.reason === 'probe')).toHaveLength(3);
   });
 
-  it('a single command sends without writing while no window is tracked', async () => {
+  it('a single command sends without writing while no window is tracked, then records the window its answer names', async () => {
     const file = stateFile();
     const gate = await openRateLimitState(file, BASE, KEY, clock(NOW));
     expect(await gate.acquire(false)).toEqual({ go: true });
-    await gate.record({ status: 200, remaining: 200, reset: (NOW + 30_000) / 1000, resetAt: NOW + 30_000 }, false);
     expect(fs.existsSync(file)).toBe(false);
+    await gate.record({ status: 200, remaining: 200, reset: (NOW + 30_000) / 1000, resetAt: NOW + 30_000 }, false);
+    // The next command, in any process, claims from it before it is sent.
+    const next = await openRateLimitState(file, BASE, KEY, clock(NOW + 1));
+    expect(await next.acquire(false)).toMatchObject({ go: true, entry: { window: { remaining: 199 } } });
+    expect((await next.current())?.window?.remaining).toBe(199);
   });
 });
 
@@ -230,20 +241,20 @@ describe('times read back are checked', () => {
     ['just beyond a day past the longest wait the service can ask for', HORIZON + 1],
   ])('a blockedUntil of %s is dropped and named', (_, blockedUntil) => {
     const dropped: string[] = [];
-    expect(asEntry({ blockedUntil, reason: 'key_banned' }, NOW, dropped)).toBeUndefined();
+    expect(readEntry({ blockedUntil, reason: 'key_banned' }, NOW, dropped)).toBeUndefined();
     expect(dropped).toEqual(['blockedUntil']);
   });
 
   it('keeps what the service could have said, to a day beyond it', () => {
     const dropped: string[] = [];
     const entry = { blockedUntil: HORIZON, reason: 'key_banned', window: { reset: Math.floor(HORIZON / 1000), resetAt: HORIZON, remaining: 3 }, probeUntil: NOW + 500 };
-    expect(asEntry(entry, NOW, dropped)).toEqual(entry);
+    expect(readEntry(entry, NOW, dropped)).toEqual(entry);
     expect(dropped).toEqual([]);
   });
 
   it('drops a window whose reset is not plausible, and an unknown reason, naming each', () => {
     const dropped: string[] = [];
-    expect(asEntry({ blockedUntil: NOW + 1_000, reason: 'hostile', window: { reset: 1e300, resetAt: NOW + 1_000, remaining: 1 } }, NOW, dropped)).toBeUndefined();
+    expect(readEntry({ blockedUntil: NOW + 1_000, reason: 'hostile', window: { reset: 1e300, resetAt: NOW + 1_000, remaining: 1 } }, NOW, dropped)).toBeUndefined();
     expect(dropped).toEqual(['reason', 'window.reset']);
   });
 

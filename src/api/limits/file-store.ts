@@ -1,0 +1,168 @@
+import fs from 'node:fs';
+import { CorruptFileError, readJsonFile, withFileLock, writeFileAtomic } from '../../locked-file';
+import { stringifyJson } from '../../schemas/json';
+import { ExitCode, PetctlError } from '../../errors';
+import { describeFsError } from '../../fs-errors';
+import { type BlockReason, type LimitEntry, readEntry } from './entry';
+import { isStale } from './rules';
+import { type LimitChange, type LimitStore, droppedTimesWarning, limitId } from './store';
+
+/**
+ * Rate-limit state shared by every petctl process on this machine, per base
+ * URL and API key: blocks after a 429, a ban or an exhausted quota, and the
+ * budget of the current window that paced requests draw from (rules.ts
+ * decides, gate.ts asks; this file stores). It lives in its own file, not in conf, because
+ * conf has no locking for concurrent writers.
+ *
+ * File shape: { "version": 1, "limits": { "<id>": LimitEntry } } where <id>
+ * is a hash of base URL and key: the key itself is never written here.
+ */
+
+/**
+ * state.json cannot be written (a full disk, a read-only directory): the
+ * request that needed it is not sent, since the limits it holds for every
+ * petctl on the machine would no longer be kept (exit 1).
+ */
+export class StateUnwritableError extends PetctlError {
+  constructor(
+    readonly file: string,
+    readonly reason: string,
+    cause: unknown,
+  ) {
+    super(ExitCode.FAILURE, `cannot write the rate-limit state file ${file}: ${reason}`, {
+      code: 'state_unwritable',
+      hint: 'free some space on its disk or make its directory writable again, then rerun the command; the request was not sent',
+      cause,
+    });
+  }
+}
+
+interface StateFile {
+  version: 1;
+  limits: Record<string, LimitEntry>;
+}
+
+function asStateFile(value: unknown, now: number, onDropped?: (id: string, fields: string[]) => void): StateFile {
+  const limits: Record<string, LimitEntry> = {};
+  const raw = (value as { limits?: unknown } | undefined)?.limits;
+  if (raw && typeof raw === 'object' && !Array.isArray(raw)) {
+    for (const [id, entry] of Object.entries(raw as Record<string, unknown>)) {
+      const dropped: string[] = [];
+      const parsed = readEntry(entry, now, dropped);
+      if (dropped.length > 0) onDropped?.(id, dropped);
+      if (parsed) limits[id] = parsed;
+    }
+  }
+  return { version: 1, limits };
+}
+
+/** The state only holds timings, so a damaged file is dropped rather than blocking every command. */
+function readState(file: string, now: number, onDropped?: (id: string, fields: string[]) => void): StateFile {
+  try {
+    return asStateFile(readJsonFile(file), now, onDropped);
+  } catch (error) {
+    if (!(error instanceof CorruptFileError)) throw error;
+    fs.rmSync(file, { force: true });
+    return asStateFile(undefined, now);
+  }
+}
+
+/**
+ * This key's entry in the file, warning once (through `warn`) when times in
+ * it had to be dropped; entries of other keys are dropped silently.
+ */
+async function readOwnEntry(file: string, now: number, ownId: () => Promise<string>, warnDropped?: (fields: string[]) => void): Promise<LimitEntry | undefined> {
+  const dropped = new Map<string, string[]>();
+  const { limits } = readState(file, now, (id, fields) => dropped.set(id, fields));
+  // A file with no entries at all (the usual case) is not even worth hashing the key for.
+  if (Object.keys(limits).length === 0 && dropped.size === 0) return undefined;
+  const own = await ownId();
+  const fields = dropped.get(own);
+  if (fields) warnDropped?.(fields);
+  return limits[own];
+}
+
+export interface FileStoreOptions {
+  /** `warning: …` on stderr: once, when this key's entry held times that were dropped. */
+  warn?: (message: string) => void;
+}
+
+/** A `warn` that speaks once per run: the entry is read before every request. */
+function warnOnce(warn: ((message: string) => void) | undefined, file: string): (fields: string[]) => void {
+  let warned = false;
+  return (fields) => {
+    if (warned || !warn) return;
+    warned = true;
+    warn(droppedTimesWarning(fields, file));
+  };
+}
+
+/** The record of one base URL and key in `file`. */
+export function openFileStore(file: string, baseUrl: string, apiKey: string, now: () => number, options: FileStoreOptions = {}): LimitStore {
+  let id: string | undefined;
+  const ownId = async () => (id ??= await limitId(baseUrl, apiKey));
+  const warnDropped = warnOnce(options.warn, file);
+  // Without a lock: writes are atomic renames, so this sees a whole file.
+  const read = (): Promise<LimitEntry | undefined> => readOwnEntry(file, now(), ownId, warnDropped);
+
+  /** Locked read-modify-write of this key's entry; writes only when `change` returns a new entry. */
+  const locked = async <T>(change: LimitChange<T>): Promise<T> => {
+    const own = await ownId();
+    readState(file, now()); // drops a damaged file before the locked update reads it
+    try {
+      return await withFileLock(file, () => {
+        // Written back without what it dropped.
+        const state = readState(file, now());
+        const { entry, result } = change(state.limits[own]);
+        if (entry) {
+          const at = now();
+          for (const [otherId, other] of Object.entries(state.limits)) if (isStale(other, at)) delete state.limits[otherId];
+          state.limits[own] = entry;
+          writeFileAtomic(file, `${stringifyJson(state, 2)}\n`, { durable: false });
+        }
+        return result;
+      });
+    } catch (error) {
+      // A system error (ENOSPC, EACCES, EROFS...) from the lock or the write; its path may be the lock's or a temporary file's.
+      if ((error as { syscall?: unknown }).syscall === undefined) throw error;
+      throw new StateUnwritableError(file, describeFsError(error), error);
+    }
+  };
+
+  return {
+    read,
+    async update(change) {
+      // A change that writes nothing (waiting, or sending with nothing to count) needs no lock.
+      const first = change(await read());
+      if (!first.entry) return first.result;
+      return locked(change);
+    },
+  };
+}
+
+/** What this machine last saw of a key's limits, while it still holds (`profile show`). */
+export interface LastSeenLimits {
+  limit?: number;
+  remaining?: number;
+  resetAt?: number;
+  blockedUntil?: number;
+  reason?: BlockReason;
+}
+
+/** Reads the record without a lock and without writing; undefined when nothing current is known. */
+export async function lastSeenLimits(
+  file: string,
+  identity: string,
+  apiKey: string,
+  now: number,
+  warn?: (message: string) => void,
+): Promise<LastSeenLimits | undefined> {
+  const entry = await readOwnEntry(file, now, () => limitId(identity, apiKey), warnOnce(warn, file));
+  const blocked = entry?.blockedUntil !== undefined && entry.blockedUntil > now;
+  const window = entry?.window !== undefined && entry.window.resetAt > now ? entry.window : undefined;
+  if (!blocked && !window) return undefined;
+  return {
+    ...(window ? { limit: window.limit, remaining: window.remaining, resetAt: window.resetAt } : {}),
+    ...(blocked ? { blockedUntil: entry.blockedUntil, reason: entry.reason } : {}),
+  };
+}

@@ -1,0 +1,168 @@
+import { describe, expect, it } from 'vitest';
+import { ENTRY_FIELDS, type LimitEntry, WINDOW_FIELDS } from '../../../src/api/limits/entry';
+import type { LimitStore } from '../../../src/api/limits/store';
+
+/**
+ * What every LimitStore promises, whatever holds the record: the state file,
+ * Redis, or Redis that went away mid-run and left the file to go on. Each
+ * store's test file runs this suite with its own set-up. The records are
+ * built from the record's one field list, so a field added to it is covered
+ * here without a line changed.
+ */
+
+/** One process using the store: its own handle (a connection, a file descriptor) and its own clock. */
+export interface StoreProcess {
+  store: LimitStore;
+  now: () => number;
+}
+
+export interface StoreUnderTest {
+  /** Another process on the same record, with a clock `skewMs` off this machine's. */
+  open(options?: { skewMs?: number }): Promise<StoreProcess>;
+  /** Processes may run on machines whose clocks disagree (a store shared across machines). */
+  acrossMachines: boolean;
+  /** How far two processes' readings of one moment may differ, in ms (measuring another clock has an error). */
+  toleranceMs: number;
+  /** Whether the record would still be there at `at` (epoch ms, this machine's clock). */
+  keptAt(at: number): Promise<boolean>;
+  /** Runs after each test's first write (by `writer`), before anything checks it. */
+  afterFirstWrite?(writer: StoreProcess): Promise<void>;
+}
+
+const MINUTE = 60_000;
+const HOUR = 60 * MINUTE;
+const DAY = 24 * HOUR;
+
+/** A record with every field of the list set, each time a different moment from `from` on. */
+export function everyFieldSet(from: number): LimitEntry {
+  let step = 0;
+  const moment = () => from + (step += 1) * 1_000;
+  const entry: Record<string, unknown> = {};
+  for (const [name, kind] of Object.entries(ENTRY_FIELDS)) {
+    if (kind === 'time') entry[name] = moment();
+    if (kind === 'duration') entry[name] = 7_000;
+    if (kind === 'reason') entry[name] = 'key_banned';
+    if (kind === 'window') {
+      const window: Record<string, number> = {};
+      for (const [field, fieldKind] of Object.entries(WINDOW_FIELDS)) window[field] = fieldKind === 'time' ? moment() : fieldKind === 'unixSeconds' ? Math.ceil(moment() / 1000) : 7;
+      entry[name] = window;
+    }
+  }
+  return entry as LimitEntry;
+}
+
+/** A record with just one time field set to `at` (and what it needs to be whole), for each time field of the list. */
+export function eachTimeAlone(at: number): Array<{ field: string; entry: LimitEntry }> {
+  const full = everyFieldSet(at);
+  const records: Array<{ field: string; entry: LimitEntry }> = [];
+  for (const [name, kind] of Object.entries(ENTRY_FIELDS)) {
+    if (kind === 'time') records.push({ field: name, entry: { [name]: at, ...(name === 'blockedUntil' ? { reason: 'rate_limited' } : {}) } as LimitEntry });
+    if (kind === 'window') {
+      for (const [field, fieldKind] of Object.entries(WINDOW_FIELDS)) {
+        if (fieldKind === 'time') records.push({ field: `${name}.${field}`, entry: { window: { ...full.window!, [field]: at } } });
+      }
+    }
+  }
+  return records;
+}
+
+/** `entry` as another clock sees it: every time moved by `by` ms (from the same list). */
+function moved(entry: LimitEntry, by: number): LimitEntry {
+  const result: Record<string, unknown> = { ...entry };
+  for (const [name, kind] of Object.entries(ENTRY_FIELDS)) {
+    const value = (entry as Record<string, unknown>)[name];
+    if (value === undefined) continue;
+    if (kind === 'time') result[name] = (value as number) + by;
+    if (kind === 'window') {
+      const window: Record<string, unknown> = { ...(value as object) };
+      for (const [field, fieldKind] of Object.entries(WINDOW_FIELDS)) if (fieldKind === 'time') window[field] = (window[field] as number) + by;
+      result[name] = window;
+    }
+  }
+  return result as LimitEntry;
+}
+
+/** Equal, every number within `tolerance` (times measured across clocks). */
+function expectClose(actual: unknown, expected: unknown, tolerance: number, path = 'record'): void {
+  if (typeof expected === 'number') {
+    expect(typeof actual, path).toBe('number');
+    expect(Math.abs((actual as number) - expected), `${path}: ${actual} vs ${expected}`).toBeLessThanOrEqual(tolerance);
+    return;
+  }
+  if (expected && typeof expected === 'object') {
+    expect(actual, path).toBeTypeOf('object');
+    expect(Object.keys(actual as object).sort(), `${path}: its fields`).toEqual(Object.keys(expected).sort());
+    for (const [name, value] of Object.entries(expected)) expectClose((actual as Record<string, unknown>)[name], value, tolerance, `${path}.${name}`);
+    return;
+  }
+  expect(actual, path).toEqual(expected);
+}
+
+const write = (store: LimitStore, entry: LimitEntry) => store.update(() => ({ entry, result: undefined }));
+
+export function limitStoreContract(name: string, setup: () => Promise<StoreUnderTest>, options: { skip?: boolean } = {}): void {
+  describe.skipIf(options.skip === true)(`the LimitStore contract: ${name}`, () => {
+    it('every field of the record survives a write and a read, by the writer and by another process', async () => {
+      const subject = await setup();
+      const writer = await subject.open();
+      const full = everyFieldSet(writer.now() + MINUTE);
+      await write(writer.store, full);
+      await subject.afterFirstWrite?.(writer);
+
+      expectClose(await writer.store.read(), full, subject.toleranceMs);
+      const reader = await subject.open();
+      expectClose(await reader.store.read(), full, subject.toleranceMs);
+      // And through an update, which sees what read sees.
+      const seen = await reader.store.update((entry) => ({ result: entry }));
+      expectClose(seen, full, subject.toleranceMs);
+    });
+
+    it('concurrent updaters in several processes never lose an update', async () => {
+      const subject = await setup();
+      const first = await subject.open();
+      const start = first.now();
+      await write(first.store, { window: { reset: Math.ceil(start / 1000) + 60, resetAt: start + MINUTE, remaining: 0 } });
+      await subject.afterFirstWrite?.(first);
+
+      const processes = [first, ...(await Promise.all([1, 2, 3].map(() => subject.open())))];
+      const perProcess = 15;
+      const count = (entry: LimitEntry | undefined) => ({ entry: { ...entry, window: { ...entry!.window!, remaining: entry!.window!.remaining + 1 } }, result: undefined });
+      await Promise.all(processes.flatMap(({ store }) => Array.from({ length: perProcess }, () => store.update(count))));
+
+      expect((await first.store.read())?.window?.remaining).toBe(processes.length * perProcess);
+    }, 60_000);
+
+    it('a record is kept while any one of its times lies ahead, and gone within a day after the last', async () => {
+      const subject = await setup();
+      const writer = await subject.open();
+      const at = writer.now() + 2 * HOUR;
+      let first = true;
+      for (const { field, entry } of eachTimeAlone(at)) {
+        await write(writer.store, entry);
+        if (first) await subject.afterFirstWrite?.(writer);
+        first = false;
+        expect(await subject.keptAt(at - 1_000), `a record holding only ${field}`).toBe(true);
+        expect(await subject.keptAt(at + DAY + HOUR), `a record holding only ${field}, a day after it`).toBe(false);
+      }
+    }, 60_000);
+
+    it('clocks that disagree see every time as the same moment', async () => {
+      const subject = await setup();
+      if (!subject.acrossMachines) {
+        // One machine, one clock: a second process reads the times exactly as written (the first test).
+        return;
+      }
+      const ahead = await subject.open({ skewMs: 90_000 });
+      const behind = await subject.open({ skewMs: -90_000 });
+      const full = everyFieldSet(ahead.now() + MINUTE);
+      await write(ahead.store, full);
+      await subject.afterFirstWrite?.(ahead);
+
+      expectClose(await behind.store.read(), moved(full, -180_000), subject.toleranceMs);
+      // Written back by the machine behind, read by the one ahead: the same moments again.
+      const back = everyFieldSet(behind.now() + MINUTE);
+      await write(behind.store, back);
+      expectClose(await ahead.store.read(), moved(back, 180_000), subject.toleranceMs);
+    });
+  });
+}
