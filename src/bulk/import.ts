@@ -11,6 +11,7 @@ import { type InputFormat, type ReadOptions, formatFromExtension, readRows, sent
 import type { InputEncoding } from './decode';
 import { RecordIndex } from './records';
 import { formatWhen } from '../output/time';
+import { noStatusLine } from '../output/no-status';
 import { maxWaitHint } from '../api/wait-policy';
 import { StateUnwritableError } from '../api/rate-limit-state';
 
@@ -261,6 +262,7 @@ async function sendRows(options: BulkAddOptions, ctx: Context, plan: SendPlan): 
   // Every row announced before sending (skipped, invalid) is counted, even when sending stopped before reaching it.
   const shown: Tally = { ...tally, skipped: Math.max(tally.skipped, scan.skippedCount), invalid: Math.max(tally.invalid, scan.invalid) };
   ctx.notice(summaryLine(shown, ctx.now() - started, plan.journalPath));
+  if (tally.noStatus > 0) ctx.notice(noStatusLine(tally.noStatus));
 
   const resume = `${plural(left, 'row')} not sent yet; rerun the same command to resume`;
   if (outcome.interrupted || stoppedBy instanceof InterruptedError) throw new InterruptedError();

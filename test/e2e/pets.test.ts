@@ -141,7 +141,7 @@ describe.concurrent('pets add', () => {
     expect(added.code).toBe(0);
     // No --status: the animal has none, shown as "-" in the table form.
     expect(added.stdout).toBe('13\tRex2\t1\t-\n');
-    expect(added.stderr).toBe('');
+    expect(added.stderr).toBe('1 animal has no status: it appears in no pets list --status available|pending|sold, only in pets list without --status\n');
 
     const list = await petctl(['pets', 'list', '--limit', '100']);
     expect(list.code).toBe(0);

@@ -65,6 +65,6 @@ describe('import progress', () => {
   it('the rate: rows per minute since the start, over at least a minute', () => {
     expect(perMinute(60, 180)).toBe(60);
     expect(perMinute(150, 120_000)).toBe(75);
-    expect(summaryLine({ created: 3, skipped: 1, rejected: 0, invalid: 1, unknown: 0 }, 400, '/j')).toBe('created 3, skipped 1, rejected 0, invalid 1, unknown 0 in 0.4s (3/min); journal /j');
+    expect(summaryLine({ created: 3, skipped: 1, rejected: 0, invalid: 1, unknown: 0, noStatus: 0 }, 400, '/j')).toBe('created 3, skipped 1, rejected 0, invalid 1, unknown 0 in 0.4s (3/min); journal /j');
   });
 });
