@@ -67,18 +67,16 @@
  *     Link: </v1/pets>; rel="successor-version"   the replacement (listPets with status), RFC 5829
  */
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
-import { existsSync } from 'node:fs';
 import type { AddressInfo } from 'node:net';
 import { performance } from 'node:perf_hooks';
 
 import { stringifyJson } from '../schemas/json';
 import { GET_PET_SUNSET } from '../schemas/pet';
-import { updateJsonFile } from '../locked-file';
 import { authenticate } from './auth';
 import { checkJsonContentType, DRAIN_LIMIT_BYTES, readJsonBody } from './body';
 import { SANDBOX_ERROR_CODES, SandboxHttpError, type SandboxErrorCode } from './errors';
 import { SANDBOX_KEYS, sandboxKeys, type SandboxKey, type SandboxKeyOptions } from './keys';
-import { limitsFileOf, memoryRateLimits, openFileRateLimits, type RateLimitBook } from './rate-limit-book';
+import { memoryRateLimits, openFileRateLimits, type RateLimitBook } from './rate-limit-book';
 import { rateLimitPolicy, type RateLimitDecision, type RateLimitPolicyOptions } from './rate-limiter';
 import { createMemoryStore, openFileStore, SandboxDataFileError, StoreBusyError, type PetStore } from './store';
 import { parseListQuery, parseNewPet, parsePetId } from './validation';
@@ -304,12 +302,8 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Runnin
     rateLimits = memoryRateLimits(policy);
   } else {
     const persist = options.persistRateLimits ?? true;
-    let migratedCounts: unknown;
-    store = await openFileStore(options.dataFile, (migrated) => {
-      migratedCounts = migrated.rateLimits;
-    });
+    store = await openFileStore(options.dataFile);
     const file = store.dataFile as string;
-    if (persist && migratedCounts !== undefined) await carryOverCounts(file, migratedCounts);
     rateLimits = persist ? await openFileRateLimits(file, policy, { now: options.now }) : memoryRateLimits(policy);
   }
   const server = createSandboxServer({ ...options, store, rateLimits });
@@ -343,12 +337,6 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Runnin
 }
 
 /** A version 1 data file kept its counts inside; they move to the limits file, unless it already has some. */
-async function carryOverCounts(dataFile: string, counts: unknown): Promise<void> {
-  const limitsFile = limitsFileOf(dataFile);
-  if (existsSync(limitsFile)) return;
-  await updateJsonFile(limitsFile, (current) => current ?? { version: 1, processes: [], rateLimits: counts });
-}
-
 function closeServer(server: Server): Promise<void> {
   return new Promise((resolve, reject) => {
     // In-flight requests get a second to finish; then every connection is cut.

@@ -4,10 +4,10 @@ import path from 'node:path';
 import { limitsFileOf } from '../config/paths';
 import { assertOwnFile, openOwnFile } from '../file-safety';
 import { withFileLock, writeFileAtomic } from '../locked-file';
-import { parseJson, stringifyJson } from '../schemas/json';
+import { stringifyJson } from '../schemas/json';
 import { INT64_MAX } from '../schemas/constants';
 import type { NewPet, Pet } from '../schemas/pet';
-import { isLog, LogFormatError, logText, parseLog, parseLogLines, petProblem, storedPet } from './pet-log';
+import { isLog, LOG_HEADER_EXAMPLE, LogFormatError, logText, parseLog, parseLogLines, storedPet } from './pet-log';
 import { PetTable, type Page, type PageQuery, type StoredPet } from './pet-table';
 import { sampleAnimals } from './seed';
 
@@ -30,10 +30,6 @@ import { sampleAnimals } from './seed';
  * new animals from the highest id in the file: nothing is lost and ids stay
  * unique. Before a read a process checks the file's size (one stat, at most
  * once a millisecond) and reads only what was appended since.
- *
- * A version 1 file (one JSON document `{"version":1,"pets":[…],"rateLimits":{…}}`)
- * is checked in full and rewritten once, atomically, in the log layout; its
- * rate-limit counts move to the limits file (rate-limit-book.ts).
  *
  * A file that exists but is not a valid data file is an error naming the file:
  * it is never overwritten, so no animal is silently discarded. An empty file
@@ -88,11 +84,6 @@ export interface MemoryStoreOptions {
   pets?: Pet[];
 }
 
-/** What a version 1 data file held besides its animals, for the caller to carry over. */
-export interface MigratedFromV1 {
-  rateLimits: unknown;
-}
-
 export function createMemoryStore(options: MemoryStoreOptions = {}): PetStore {
   const table = new PetTable(sortedById((options.pets ?? sampleAnimals()).map(storedPet)));
   return {
@@ -115,15 +106,15 @@ export function createMemoryStore(options: MemoryStoreOptions = {}): PetStore {
 /**
  * Opens (and when absent, creates with the sample animals) a file-backed
  * store. Rejects with SandboxDataFileError when the file is not a valid data
- * file. `onMigrate` receives what a version 1 file held besides animals.
+ * file.
  */
-export async function openFileStore(dataFile: string, onMigrate?: (migrated: MigratedFromV1) => void): Promise<PetStore> {
+export async function openFileStore(dataFile: string): Promise<PetStore> {
   const file = path.resolve(dataFile);
   // Both files are written, and their content trusted: refused (unsafe_file) before the sandbox serves anything.
   assertOwnFile(file);
   assertOwnFile(limitsFileOf(file));
   const store = new FileStore(file);
-  await store.open(onMigrate);
+  await store.open();
   return store;
 }
 
@@ -152,17 +143,13 @@ class FileStore implements PetStore {
     return this.versionBase + this.table.version;
   }
 
-  async open(onMigrate?: (migrated: MigratedFromV1) => void): Promise<void> {
+  async open(): Promise<void> {
     if (this.tryLoad()) return;
     await this.locked(() => {
       if (this.tryLoad()) return;
-      const text = readText(this.dataFile);
-      if (text === undefined || text.trim() === '') {
-        this.writeWhole(sampleAnimals().map(storedPet));
-      } else {
-        const migrated = this.migrateV1(text);
-        onMigrate?.(migrated);
-      }
+      const text = readBytes(this.dataFile)?.toString('utf8');
+      if (text !== undefined && text.trim() !== '') throw new SandboxDataFileError(this.dataFile, `is not a petctl sandbox data file: its first line is not ${LOG_HEADER_EXAMPLE}`);
+      this.writeWhole(sampleAnimals().map(storedPet));
       this.load();
     });
   }
@@ -342,41 +329,8 @@ class FileStore implements PetStore {
   }
 
   /** Writes a whole log atomically: temporary file, fsync, rename, fsync of the directory. */
-  private writeWhole(pets: readonly StoredPet[], other: Record<string, unknown> = {}): void {
-    writeDurably(this.dataFile, logText(pets, other));
-  }
-
-  /** Checks a version 1 document in full and rewrites it as a log. Runs under the lock. */
-  private migrateV1(text: string): MigratedFromV1 {
-    let document: unknown;
-    try {
-      document = parseJson(text);
-    } catch (error) {
-      throw new SandboxDataFileError(this.dataFile, `is not valid JSON (${(error as Error).message})`, { cause: error });
-    }
-    if (typeof document !== 'object' || document === null || Array.isArray(document)) {
-      throw new SandboxDataFileError(this.dataFile, 'is not a petctl sandbox data file: not a JSON object');
-    }
-    const { version, pets, rateLimits, format: _format, ...other } = document as Record<string, unknown>;
-    if (version !== undefined && version !== 1) {
-      throw new SandboxDataFileError(this.dataFile, `is not a petctl sandbox data file: unknown version ${String(version)}`);
-    }
-    if (!Array.isArray(pets)) throw new SandboxDataFileError(this.dataFile, 'is not a petctl sandbox data file: no pets array');
-    const stored: StoredPet[] = [];
-    const seen = new Set<bigint>();
-    for (const [index, pet] of pets.entries()) {
-      const problem = petProblem(pet);
-      if (problem) {
-        const where = problem.field === '' ? `pets.${index}` : `pets.${index}.${problem.field}`;
-        throw new SandboxDataFileError(this.dataFile, `is not a petctl sandbox data file at ${where}: ${problem.problem}`);
-      }
-      const entry = storedPet(pet as Pet);
-      if (seen.has(entry.id)) throw new SandboxDataFileError(this.dataFile, `holds id ${entry.id} twice`);
-      seen.add(entry.id);
-      stored.push(entry);
-    }
-    this.writeWhole(sortedById(stored), other);
-    return { rateLimits };
+  private writeWhole(pets: readonly StoredPet[]): void {
+    writeDurably(this.dataFile, logText(pets));
   }
 }
 
@@ -411,10 +365,6 @@ function readBytes(file: string): Buffer | undefined {
     if ((error as NodeJS.ErrnoException).code === 'ENOENT') return undefined;
     throw new SandboxDataFileError(file, 'cannot be read', { cause: error });
   }
-}
-
-function readText(file: string): string | undefined {
-  return readBytes(file)?.toString('utf8');
 }
 
 /** Written atomically, then the directory is fsynced too: a new or renamed file survives a crash whole. */
