@@ -7,7 +7,6 @@ import { assertOwnFile, createExclusiveFile, openOwnFile } from '../file-safety'
 import { parseJson, stringifyJson } from '../schemas/json';
 import { describeFsError } from './fs-errors';
 import { HEADER_START, JournalDamagedError, isCreationCutShort, isDamagedHeader, isWriteCutShort, journalLines } from './journal-damage';
-import type { Pet } from '../schemas/pet';
 import type { NewRunMark, RecordEntry, RecordIndex } from './records';
 
 /**
@@ -28,17 +27,9 @@ import type { NewRunMark, RecordEntry, RecordIndex } from './records';
  * entry is "sent" was sent and never answered: outcome unknown. A torn last
  * line (the process killed while writing) is ignored, which leaves the row at
  * its earlier, safer state. Any other line that is not an entry stops the
- * import before anything is sent (journal-damage.ts).
- *
- * Version 1 journals (one per input file, entries by row number) are read for
- * migration: import.ts maps their rows to identities once and retires them.
+ * import before anything is sent (journal-damage.ts). A header of another
+ * format is not this petctl's journal: it is left alone (unsafe_file).
  */
-
-export type V1Entry =
-  | { row: number; state: 'sent' }
-  | { row: number; state: 'created'; pet: Pet }
-  | { row: number; state: 'rejected'; error: Record<string, unknown> }
-  | { row: number; state: 'unsent' };
 
 const FORMAT = 2;
 
@@ -66,62 +57,34 @@ export async function defaultJournalPath(stateDir: string, targetIdentity: strin
   return path.join(stateDir, 'imports', `${name}.ndjson`);
 }
 
-/** Where version 1 put the journal of one input: named by the input's hash, the base URL identity and the key. */
-export async function legacyJournalPath(stateDir: string, inputDigest: string, targetIdentity: string, apiKey: string): Promise<string> {
-  const name = (await sha256Hex(`${inputDigest}\n${targetIdentity}\n${apiKey}`)).slice(0, 32);
-  return path.join(stateDir, 'imports', `${name}.ndjson`);
-}
-
 /** Identifies the server and key in a header without holding the key. */
 export function targetDigest(targetIdentity: string, apiKey: string): Promise<string> {
   return sha256Hex(`petctl-import-target\n${targetIdentity}\n${apiKey}`);
 }
 
-/** A version 1 journal, for migration: each row's last entry, and the input it was written for. */
-export interface LegacyJournal {
-  input: string;
-  rows: Map<number, V1Entry>;
-  /** When it was last written (ISO): the time its rows are recorded with. */
-  writtenAt: string;
-}
-
 /**
- * Reads the journal at `file` into `index`. Returns the entries of a version 1
- * journal instead (nothing is added), for the caller to migrate; undefined otherwise.
- * A line that is neither an entry nor a write cut short stops it (journal-damage.ts).
+ * Reads the journal at `file`, if there is one, into `index`. A line that is
+ * neither an entry nor a write cut short stops it (journal-damage.ts).
  */
-export async function readJournal(file: string, target: string, index: RecordIndex): Promise<LegacyJournal | undefined> {
+export async function readJournal(file: string, target: string, index: RecordIndex): Promise<void> {
   // Another user's journal, or one others can write, may have lost its "created" lines: never trusted.
   assertOwnFile(file);
-  if ((await headerOf(file)) !== 'whole') return undefined;
-  let legacy: LegacyJournal | undefined;
+  if ((await headerOf(file)) !== 'whole') return;
   let header = '';
   let number = 0;
-  // The header is judged with the line after it at hand: entries after a line that is no header make it a damaged one.
-  const start = async (next: string | undefined) => {
-    if (checkHeader(file, header, target, next) !== 1) return;
-    const { mtimeMs } = await fs.promises.stat(file);
-    legacy = { input: (JSON.parse(header) as { input: string }).input, rows: new Map(), writtenAt: new Date(mtimeMs).toISOString() };
-  };
   for await (const { text, ended } of journalLines(fs.createReadStream(file))) {
     number += 1;
     if (number === 1) {
       header = text;
       continue;
     }
-    if (number === 2) await start(text);
-    if (legacy) {
-      const entry = parseV1Entry(text);
-      if (entry) legacy.rows.set(entry.row, entry);
-      else if (ended && !isWriteCutShort(text, V1_START)) throw new JournalDamagedError(file, number);
-    } else {
-      const entry = parseEntry(text);
-      if (entry) index.add(entry);
-      else if (ended && !isWriteCutShort(text, ENTRY_START)) throw new JournalDamagedError(file, number);
-    }
+    // The header is judged with the line after it at hand: entries after a line that is no header make it a damaged one.
+    if (number === 2) checkHeader(file, header, target, text);
+    const entry = parseEntry(text);
+    if (entry) index.add(entry);
+    else if (ended && !isWriteCutShort(text, ENTRY_START)) throw new JournalDamagedError(file, number);
   }
-  if (number === 1) await start(undefined);
-  return legacy;
+  if (number === 1) checkHeader(file, header, target, undefined);
 }
 
 type HeaderState = 'absent' | 'whole' | 'cut-short';
@@ -164,8 +127,8 @@ async function headerIn(handle: fs.promises.FileHandle, file: string): Promise<E
   throw new UnsafeFileError(file, { kind: 'not_journal' });
 }
 
-/** The journal's format version, once its header is known to be for this target. `next`: the line after it. */
-function checkHeader(file: string, line: string, target: string, next: string | undefined): 1 | 2 {
+/** Checks the header is this format's, for this target. `next`: the line after it. */
+function checkHeader(file: string, line: string, target: string, next: string | undefined): void {
   let parsed: Record<string, unknown> | undefined;
   try {
     parsed = JSON.parse(line) as Record<string, unknown>;
@@ -173,7 +136,7 @@ function checkHeader(file: string, line: string, target: string, next: string | 
     parsed = undefined;
   }
   const version = parsed?.petctlImportJournal;
-  if (parsed === undefined || (version !== 1 && version !== FORMAT)) {
+  if (parsed === undefined || version !== FORMAT) {
     // A header of a format this petctl does not know is not damage.
     if (version === undefined && isDamagedHeader(line, next, isEntry)) throw new JournalDamagedError(file, 1);
     throw new UnsafeFileError(file, { kind: 'not_journal' });
@@ -181,15 +144,12 @@ function checkHeader(file: string, line: string, target: string, next: string | 
   if (parsed.target !== target) {
     throw new UsageError(`the journal ${file} belongs to another base URL or API key`, 'choose another --journal path, or use the profile it was written for');
   }
-  return version;
 }
 
 /** How each entry's line begins, as petctl writes it (its first field): what a write cut short starts with. */
 const ENTRY_START = '{"source":';
-const V1_START = '{"row":';
 
-/** Whether a line is an entry of either format. */
-const isEntry = (line: string) => parseEntry(line) !== undefined || parseV1Entry(line) !== undefined;
+const isEntry = (line: string) => parseEntry(line) !== undefined;
 
 const STATES = new Set(['sent', 'created', 'rejected', 'unsent', 'begin', 'end']);
 
@@ -209,21 +169,6 @@ function parseEntry(line: string): RecordEntry | NewRunMark | undefined {
   if (entry.state === 'created' && typeof (entry as { pet?: unknown }).pet !== 'object') return undefined;
   if (entry.state === 'rejected' && typeof (entry as { error?: unknown }).error !== 'object') return undefined;
   return entry as unknown as RecordEntry;
-}
-
-function parseV1Entry(line: string): V1Entry | undefined {
-  let value: unknown;
-  try {
-    value = parseJson(line);
-  } catch {
-    return undefined;
-  }
-  const entry = value as Partial<V1Entry> | null;
-  if (entry === null || typeof entry !== 'object' || !Number.isSafeInteger(entry.row)) return undefined;
-  if (entry.state === 'sent' || entry.state === 'unsent') return entry as V1Entry;
-  if (entry.state === 'created' && typeof (entry as { pet?: unknown }).pet === 'object') return entry as V1Entry;
-  if (entry.state === 'rejected' && typeof (entry as { error?: unknown }).error === 'object') return entry as V1Entry;
-  return undefined;
 }
 
 const headerLine = (target: string) => `${JSON.stringify({ petctlImportJournal: FORMAT, target })}\n`;
@@ -433,18 +378,6 @@ async function writeAll(handle: fs.promises.FileHandle, text: string | Buffer): 
   for (let offset = 0; offset < bytes.length; ) {
     const { bytesWritten } = await handle.write(bytes, offset, bytes.length - offset);
     offset += bytesWritten;
-  }
-}
-
-/**
- * Replaces a version 1 journal at `file` (a --journal path) with a version 2
- * one holding `entries`, atomically: a crash leaves one or the other whole.
- */
-export async function rewriteJournal(file: string, target: string, entries: RecordEntry[]): Promise<void> {
-  try {
-    writeWhole(file, target, entries);
-  } catch (error) {
-    throw new JournalUnwritableError(file, systemReason(error), error);
   }
 }
 
