@@ -53,7 +53,7 @@ const SKIPPED_LINE = (count: number, from: string) =>
   new RegExp(`^skipped ${count} rows? already created from ${from.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')} \\(last import \\d{4}-\\d\\d-\\d\\d \\d\\d:\\d\\d\\); --new sends them again$`, 'm');
 
 /**
- * The issue's own case, as a user types it: a shelter's export of 150 animals
+ * A shelter's rerun as a user types it: an export of 150 animals
  * (an intake number, a breed, notes; row 77 invalid) imported with
  * --skip-invalid from the directory it is in, on the built-in sandbox profile
  * (a new port every run: the records go by its data file); then row 77 fixed

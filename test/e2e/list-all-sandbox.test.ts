@@ -6,7 +6,6 @@ import { cliSession, tempConfigDir } from '../helpers/cli';
 /**
  * `pets list --all` against the embedded sandbox (the built-in profile), which
  * pages with `Link: </v1/pets?limit=N&after=<last id>[&status=…]>; rel="next"`.
- * This needs the sandbox's paging (issue 9, part 4).
  */
 
 const BIG = '9007199254740993';
