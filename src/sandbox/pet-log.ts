@@ -1,5 +1,6 @@
 import { parseJson, stringifyJson } from '../schemas/json';
 import { INT64_MAX, INT64_MIN, PET_STATUSES } from '../schemas/constants';
+import { STATUS_RULE } from '../schemas/new-pet-rules';
 import type { PetStatus } from '../schemas/pet';
 import type { StoredPet } from './pet-table';
 
@@ -124,21 +125,19 @@ export function storedPetFromLine(line: string, where: string): StoredPet {
     throw new LogFormatError(`has a line that is not JSON at ${where} (${(error as Error).message})`);
   }
   const problem = petProblem(value);
-  if (problem) throw new LogFormatError(`has an invalid animal at ${where}: ${problem.field || 'the line'} is ${problem.problem}`);
+  if (problem) throw new LogFormatError(`has an invalid animal at ${where}: ${problem.field || 'the line'} ${problem.problem}`);
   const pet = value as { id: number | bigint; status?: PetStatus };
   return { id: BigInt(pet.id), status: pet.status, json: line };
 }
 
 /** What is wrong with a stored animal, if anything: the field and the problem. */
 function petProblem(value: unknown): { field: string; problem: string } | undefined {
-  if (typeof value !== 'object' || value === null || Array.isArray(value)) return { field: '', problem: 'not an object' };
+  if (typeof value !== 'object' || value === null || Array.isArray(value)) return { field: '', problem: 'is not an object' };
   const pet = value as Record<string, unknown>;
-  if (!isInt64(pet.id)) return { field: 'id', problem: 'not an int64' };
-  if (typeof pet.name !== 'string') return { field: 'name', problem: 'not a string' };
-  if (!isInt64(pet.categoryId)) return { field: 'categoryId', problem: 'not an int64' };
-  if (pet.status !== undefined && !(PET_STATUSES as readonly unknown[]).includes(pet.status)) {
-    return { field: 'status', problem: `not one of ${PET_STATUSES.join(', ')}` };
-  }
+  if (!isInt64(pet.id)) return { field: 'id', problem: 'is not an int64' };
+  if (typeof pet.name !== 'string') return { field: 'name', problem: 'is not a string' };
+  if (!isInt64(pet.categoryId)) return { field: 'categoryId', problem: 'is not an int64' };
+  if (pet.status !== undefined && !(PET_STATUSES as readonly unknown[]).includes(pet.status)) return { field: 'status', problem: STATUS_RULE };
   return undefined;
 }
 
