@@ -90,7 +90,7 @@ export async function bulkAdd(options: BulkAddOptions, ctx: Context): Promise<vo
   const read: ReadOptions = { ...reading, onIgnored: (name) => ignored.push(name) };
   let invalidShown = 0;
 
-  // Pass 1: validate and plan everything (and hash the input) before anything is sent.
+  // Pass 1: validate and plan everything before anything is sent.
   const scan = await scanRows(input.firstPass(), format, (chosen) => (format = chosen), read, index, plan, ctx.signal, {
     invalid(row, line, reason) {
       if (++invalidShown <= INVALID_SHOWN) ctx.line(`line ${line} (row ${row}): ${reason}`);
