@@ -4,26 +4,25 @@ import { InterruptedError, UsageError } from '../errors';
 import { requireKey } from '../config/target';
 import { type RowFailure, type RowResult, type Tally, count, emptyTally } from './results';
 import { openInput, stdinSpoolLimit } from './input';
-import { JournalUnwritableError, defaultJournalPath, legacyJournalPath, readJournal, targetDigest } from './journal';
-import { type Migration, openJournal, pendingMigration } from './migrate';
+import { JournalUnwritableError, JournalWriter, defaultJournalPath, readJournal, targetDigest } from './journal';
 import { type RecordsPlan, type Scan, plannedRows, scanRows } from './plan';
 import { type InputFormat, type ReadOptions, formatFromExtension, readRows, sentField } from './reader';
 import type { InputEncoding } from './decode';
 import { RecordIndex } from './records';
 import { importEnding } from './outcome';
 import { STOPPING_LINE, endingError, ignoredColumnsLine, invalidInputError, invalidRowLine, moreInvalidLine, resumeLine, unwritableError } from '../output/import-end';
+import { noStatusLine } from '../output/no-status';
 
 /**
  * `pets add --file`: validate every row and look it up in the records of the
  * target, then send the rows not created before through the journal and the
  * runner, and report. The steps, each in its module:
- *   input.ts   the bytes, read twice (stdin spooled), hashed
+ *   input.ts   the bytes, read twice (stdin spooled)
  *   reader.ts  formats, row/line numbers, NewPet validation, the id column
  *   decode.ts, delimiter.ts  encodings, the CSV delimiter
  *   records.ts row identity, and what the records say to do with a row
  *   plan.ts    the first pass (counts, ids used twice) and the sending pass's plan
  *   journal.ts the records, durable, per target
- *   migrate.ts journals of the previous format (one per input), migrated once
  *   runner.ts  concurrency, interrupts, per-row outcomes
  *   outcome.ts how the import ended, and its exit code
  *   output/bulk.ts, output/import-progress.ts, output/import-end.ts  what the user sees
@@ -73,36 +72,26 @@ export async function bulkAdd(options: BulkAddOptions, ctx: Context): Promise<vo
   const targetId = await targetDigest(identity, apiKey);
   const journalPath = options.journal ?? (await defaultJournalPath(ctx.paths.dir, identity, apiKey));
   const index = new RecordIndex();
-  const legacyHere = await readJournal(journalPath, targetId, index);
+  await readJournal(journalPath, targetId, index);
   // A --new import that did not finish is resumed by the next --new import of the same input.
   const resumed = options.fresh ? index.openRun(source) : undefined;
   const plan: RecordsPlan = { source, byId: options.idColumn !== undefined, retryUnknown: options.retryUnknown, run: resumed, fresh: options.fresh && resumed === undefined };
 
   const ignored: string[] = [];
-  // How the bytes are read, the same in every pass.
+  // How the bytes are read, the same in both passes.
   const reading: ReadOptions = { idColumn: options.idColumn, encoding: options.encoding, delimiter: options.delimiter };
   const read: ReadOptions = { ...reading, onIgnored: (name) => ignored.push(name) };
   let invalidShown = 0;
-  const scanInput = (chunks: AsyncIterable<Buffer>, report: boolean) =>
-    scanRows(chunks, format, (chosen) => (format = chosen), read, index, plan, ctx.signal, {
-      invalid(row, line, reason) {
-        if (report && ++invalidShown <= INVALID_SHOWN) ctx.line(invalidRowLine(row, line, reason));
-      },
-    });
 
-  // Pass 1: validate and plan everything (and hash the input) before anything is sent.
-  let scan = await scanInput(input.firstPass(), true);
+  // Pass 1: validate and plan everything before anything is sent.
+  const scan = await scanRows(input.firstPass(), format, (chosen) => (format = chosen), read, index, plan, ctx.signal, {
+    invalid(row, line, reason) {
+      if (++invalidShown <= INVALID_SHOWN) ctx.line(invalidRowLine(row, line, reason));
+    },
+  });
   if (ctx.signal.aborted) throw new InterruptedError();
   if (scan.invalid > INVALID_SHOWN) ctx.line(moreInvalidLine(INVALID_SHOWN, scan.invalid));
   if (ignored.length > 0) ctx.notice(ignoredColumnsLine(ignored));
-
-  // A journal of the previous format (one per input): its rows become records, once.
-  const legacyPath = await legacyJournalPath(ctx.paths.dir, input.digest(), identity, apiKey);
-  const migration = await pendingMigration({ here: legacyHere, legacyPath, journalPath, targetId, input, format, plan, reading });
-  if (migration) {
-    for (const entry of migration.entries) index.add(entry);
-    scan = await scanInput(input.secondPass(), false);
-  }
 
   const output = await import('../output/bulk');
   const refuse = () => invalidInputError(scan.invalid, scan.rows, options);
@@ -120,7 +109,7 @@ export async function bulkAdd(options: BulkAddOptions, ctx: Context): Promise<vo
   }
 
   const rows = plannedRows(readRows(input.secondPass(), format, undefined, reading), index, plan, scan.duplicates);
-  await sendRows(options, ctx, { rows, index, scan, journalPath, targetId, migration, run: resumed ?? (options.fresh ? newRunId(ctx.now(), ctx.random()) : undefined), source });
+  await sendRows(options, ctx, { rows, index, scan, journalPath, targetId, run: resumed ?? (options.fresh ? newRunId(ctx.now(), ctx.random()) : undefined), source });
 }
 
 /**
@@ -140,12 +129,11 @@ function newRunId(now: number, random: number): string {
 
 interface SendPlan {
   rows: ReturnType<typeof plannedRows>;
-  /** The records as read (migrated ones included). */
+  /** The records as read. */
   index: RecordIndex;
   scan: Scan;
   journalPath: string;
   targetId: string;
-  migration?: Migration;
   /** The --new import these rows belong to. */
   run?: string;
   source: string;
@@ -163,7 +151,7 @@ async function sendRows(options: BulkAddOptions, ctx: Context, plan: SendPlan): 
   const { scan } = plan;
   // Before the first request: nothing created yet, every row left.
   const beforeSending = (error: unknown) => (error instanceof JournalUnwritableError ? unwritableError(error, 0, scan.toSend) : error);
-  const journal = await openJournal(plan.journalPath, plan.targetId, () => plan.index.entries(), plan.migration).catch((error: unknown) => {
+  const journal = await JournalWriter.open(plan.journalPath, plan.targetId, () => plan.index.entries()).catch((error: unknown) => {
     throw beforeSending(error);
   });
   ctx.onCleanup(() => journal.close());
@@ -245,6 +233,7 @@ async function sendRows(options: BulkAddOptions, ctx: Context, plan: SendPlan): 
   // Every row announced before sending (skipped, invalid) is counted, even when sending stopped before reaching it.
   const shown: Tally = { ...tally, skipped: Math.max(tally.skipped, scan.skippedCount), invalid: Math.max(tally.invalid, scan.invalid) };
   ctx.notice(summaryLine(shown, { sendingMs: progress.sendingMs(), runMs: ctx.monotonic() - started }, plan.journalPath));
+  if (tally.noStatus > 0) ctx.notice(noStatusLine(tally.noStatus));
 
   const ending = importEnding({ interrupted: outcome.interrupted, stoppedBy, rejected: tally.rejected, invalid: shown.invalid, unknown: tally.unknown });
   // After Ctrl-C, how to go on, as the error line of any other stop says it.

@@ -2,14 +2,13 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import type { InStream } from '../context';
-import { type StreamDigest, sha256Stream } from '../digest';
 import { stdinChunks } from '../input/stdin';
 import { ExitCode, InterruptedError, PetctlError, UsageError } from '../errors';
 import { describeFsError } from '../fs-errors';
 
 /**
- * The bytes of a bulk import, read twice: once to validate every row (and
- * hash the input, which names the journal), once to send. A file is simply
+ * The bytes of a bulk import, read twice: once to validate every row, once
+ * to send. A file is simply
  * read again. Standard input can be read only once, so the first pass copies
  * it, up to a limit (1 GiB), to a private temporary file (0600 in a 0700
  * directory) and the second reads that copy: the input is never held in memory
@@ -24,8 +23,6 @@ export interface BulkInput {
   file?: string;
   /** The input's bytes. A chunk is valid only until the next is asked for: its buffer may be reused. */
   firstPass(): AsyncIterable<Buffer>;
-  /** sha256 (hex) of the bytes the first pass read. */
-  digest(): string;
   secondPass(): AsyncIterable<Buffer>;
   close(): Promise<void>;
 }
@@ -57,17 +54,7 @@ export class InputTooLargeError extends PetctlError {
 }
 
 export async function openInput(file: string, stdin: InStream, signal: AbortSignal, spoolLimit = STDIN_SPOOL_BYTES): Promise<BulkInput> {
-  const hash = sha256Stream();
-  let digest: string | undefined;
-  const finish = () => {
-    digest = hash.hex();
-  };
-  const digestOf = () => {
-    if (digest === undefined) throw new Error('the input has not been read yet');
-    return digest;
-  };
-
-  if (file === '-') return spooledStdin(stdin, signal, spoolLimit, hash, finish, digestOf);
+  if (file === '-') return spooledStdin(stdin, signal, spoolLimit);
 
   let stat: fs.Stats;
   try {
@@ -85,14 +72,7 @@ export async function openInput(file: string, stdin: InStream, signal: AbortSign
   return {
     label: file,
     file,
-    async *firstPass() {
-      for await (const chunk of untilAborted(readFile(file), signal)) {
-        hash.update(chunk);
-        yield chunk;
-      }
-      finish();
-    },
-    digest: digestOf,
+    firstPass: () => untilAborted(readFile(file), signal),
     async *secondPass() {
       await unchanged();
       yield* untilAborted(readFile(file), signal);
@@ -142,7 +122,7 @@ async function* readHandle(handle: fs.promises.FileHandle, file: string, fromSta
   }
 }
 
-function spooledStdin(stdin: InStream, signal: AbortSignal, spoolLimit: number, hash: StreamDigest, finish: () => void, digestOf: () => string): BulkInput {
+function spooledStdin(stdin: InStream, signal: AbortSignal, spoolLimit: number): BulkInput {
   let spool: fs.promises.FileHandle | undefined;
   /** The spool's path, while it still has one. */
   let named: string | undefined;
@@ -164,13 +144,10 @@ function spooledStdin(stdin: InStream, signal: AbortSignal, spoolLimit: number, 
       for await (const chunk of untilAborted(stdinChunks(stdin), signal)) {
         size += chunk.length;
         if (size > spoolLimit) throw new InputTooLargeError(spoolLimit);
-        hash.update(chunk);
         await spool.write(chunk);
         yield chunk;
       }
-      finish();
     },
-    digest: digestOf,
     async *secondPass() {
       if (spool === undefined) throw new Error('standard input has not been read yet');
       yield* untilAborted(readHandle(spool, 'standard input', true), signal);

@@ -1,46 +1,19 @@
 import fs from 'node:fs';
 import path from 'node:path';
-import { sha256Hex } from '../digest';
 import { writeFileAtomic } from '../locked-file';
-import { ExitCode, PetctlError, UnsafeFileError, UsageError } from '../errors';
+import { ExitCode, PetctlError } from '../errors';
 import { assertOwnFile, createExclusiveFile, openOwnFile } from '../file-safety';
-import { parseJson, stringifyJson } from '../schemas/json';
-import { describeFsError } from '../fs-errors';
-import { HEADER_START, JournalDamagedError, isCreationCutShort, isDamagedHeader, isWriteCutShort, journalLines } from './journal-damage';
-import type { Pet } from '../schemas/pet';
-import type { NewRunMark, RecordEntry, RecordIndex } from './records';
+import { stringifyJson } from '../schemas/json';
+import { headerIn, headerLine, systemReason } from './journal-format';
+import type { NewRunMark, RecordEntry } from './records';
+
+export { defaultJournalPath, readJournal, targetDigest } from './journal-format';
 
 /**
- * The bulk import journal: an append-only NDJSON file, one per target (base
- * URL and key), recording what became of every row any import sent there, so
- * that a rerun, of the same file or of an edited one, sends only the rows not
- * created before (records.ts says how rows are matched):
- *
- *   {"petctlImportJournal":2,"target":"<sha256>"}                                  header
- *   {"source":"/abs/intake.csv","id":"A-17","content":["Rex","1","available",1],"state":"sent","at":"…"}
- *   {…,"state":"created","pet":{…}}       the answer: created
- *   {…,"state":"rejected","error":{…}}    the answer: the server's Error body
- *   {…,"state":"unsent"}                  a "sent" that turned out not to go (429, refused connection)
- *   {"source":"-","state":"begin","run":"…","at":"…"}   a --new import starts (and "end": nothing left to send)
- *
- * "sent" is written and fdatasync'ed before the request goes on the wire, the
- * answer before the row is reported; a row's last entry wins. A row whose last
- * entry is "sent" was sent and never answered: outcome unknown. A torn last
- * line (the process killed while writing) is ignored, which leaves the row at
- * its earlier, safer state. Any other line that is not an entry stops the
- * import before anything is sent (journal-damage.ts).
- *
- * Version 1 journals (one per input file, entries by row number) are read for
- * migration: import.ts maps their rows to identities once and retires them.
+ * Writing the bulk import journal (its format and reading it: journal-format.ts):
+ * each entry synced before the request it records goes out, room kept spare for
+ * a full disk, the file written again should it be deleted while an import runs.
  */
-
-export type V1Entry =
-  | { row: number; state: 'sent' }
-  | { row: number; state: 'created'; pet: Pet }
-  | { row: number; state: 'rejected'; error: Record<string, unknown> }
-  | { row: number; state: 'unsent' };
-
-const FORMAT = 2;
 
 /** The journal cannot be written: the import stops before another request goes out (exit 1). */
 export class JournalUnwritableError extends PetctlError {
@@ -54,181 +27,6 @@ export class JournalUnwritableError extends PetctlError {
     super(ExitCode.FAILURE, deleted ? `the journal ${file} ${reason}` : `cannot write the journal ${file}: ${reason}`, { code: 'journal_unwritable', cause });
   }
 }
-
-/** The system's reason, as a person reads it. */
-function systemReason(error: unknown): string {
-  return describeFsError(error, { ENOENT: 'its directory no longer exists (ENOENT)' });
-}
-
-/** The default journal: in petctl's state directory, named by the target (base URL identity and key). */
-export async function defaultJournalPath(stateDir: string, targetIdentity: string, apiKey: string): Promise<string> {
-  const name = (await sha256Hex(`petctl-import-records\n${targetIdentity}\n${apiKey}`)).slice(0, 32);
-  return path.join(stateDir, 'imports', `${name}.ndjson`);
-}
-
-/** Where version 1 put the journal of one input: named by the input's hash, the base URL identity and the key. */
-export async function legacyJournalPath(stateDir: string, inputDigest: string, targetIdentity: string, apiKey: string): Promise<string> {
-  const name = (await sha256Hex(`${inputDigest}\n${targetIdentity}\n${apiKey}`)).slice(0, 32);
-  return path.join(stateDir, 'imports', `${name}.ndjson`);
-}
-
-/** Identifies the server and key in a header without holding the key. */
-export function targetDigest(targetIdentity: string, apiKey: string): Promise<string> {
-  return sha256Hex(`petctl-import-target\n${targetIdentity}\n${apiKey}`);
-}
-
-/** A version 1 journal, for migration: each row's last entry, and the input it was written for. */
-export interface LegacyJournal {
-  input: string;
-  rows: Map<number, V1Entry>;
-  /** When it was last written (ISO): the time its rows are recorded with. */
-  writtenAt: string;
-}
-
-/**
- * Reads the journal at `file` into `index`. Returns the entries of a version 1
- * journal instead (nothing is added), for the caller to migrate; undefined otherwise.
- * A line that is neither an entry nor a write cut short stops it (journal-damage.ts).
- */
-export async function readJournal(file: string, target: string, index: RecordIndex): Promise<LegacyJournal | undefined> {
-  // Another user's journal, or one others can write, may have lost its "created" lines: never trusted.
-  assertOwnFile(file);
-  if ((await headerOf(file)) !== 'whole') return undefined;
-  let legacy: LegacyJournal | undefined;
-  let header = '';
-  let number = 0;
-  // The header is judged with the line after it at hand: entries after a line that is no header make it a damaged one.
-  const start = async (next: string | undefined) => {
-    if (checkHeader(file, header, target, next) !== 1) return;
-    const { mtimeMs } = await fs.promises.stat(file);
-    legacy = { input: (JSON.parse(header) as { input: string }).input, rows: new Map(), writtenAt: new Date(mtimeMs).toISOString() };
-  };
-  for await (const { text, ended } of journalLines(fs.createReadStream(file))) {
-    number += 1;
-    if (number === 1) {
-      header = text;
-      continue;
-    }
-    if (number === 2) await start(text);
-    if (legacy) {
-      const entry = parseV1Entry(text);
-      if (entry) legacy.rows.set(entry.row, entry);
-      else if (ended && !isWriteCutShort(text, V1_START)) throw new JournalDamagedError(file, number);
-    } else {
-      const entry = parseEntry(text);
-      if (entry) index.add(entry);
-      else if (ended && !isWriteCutShort(text, ENTRY_START)) throw new JournalDamagedError(file, number);
-    }
-  }
-  if (number === 1) await start(undefined);
-  return legacy;
-}
-
-type HeaderState = 'absent' | 'whole' | 'cut-short';
-
-/** Whether the journal at `file` exists and has a whole first line, or its creation was cut short before that. */
-async function headerOf(file: string): Promise<HeaderState> {
-  let handle: fs.promises.FileHandle;
-  try {
-    handle = await fs.promises.open(file, 'r');
-  } catch (error) {
-    if ((error as { code?: string }).code === 'ENOENT') return 'absent';
-    throw new UsageError(`cannot read the journal ${file}: ${systemReason(error)}`);
-  }
-  try {
-    return await headerIn(handle, file);
-  } catch (error) {
-    if (error instanceof PetctlError) throw error;
-    throw new UsageError(`cannot read the journal ${file}: ${systemReason(error)}`);
-  } finally {
-    await handle.close();
-  }
-}
-
-/**
- * A file is petctl's journal only when its first line starts as a header does,
- * or is what a header cut short leaves; a first line that is a damaged header
- * is journal_damaged (journal-damage.ts); anything else is someone's file,
- * never truncated or written into. checkHeader reads the rest of the header.
- */
-async function headerIn(handle: fs.promises.FileHandle, file: string): Promise<Exclude<HeaderState, 'absent'>> {
-  const head = Buffer.alloc(4096);
-  const { bytesRead } = await handle.read(head, 0, head.length, 0);
-  const bytes = head.subarray(0, bytesRead);
-  const text = bytes.toString('utf8');
-  const whole = bytesRead === head.length || text.includes('\n');
-  if (!whole && isCreationCutShort(bytes, HEADER_BYTES)) return 'cut-short';
-  if (text.startsWith(HEADER_START)) return 'whole';
-  const [first = '', next] = text.split('\n');
-  if (isDamagedHeader(first, next, isEntry)) throw new JournalDamagedError(file, 1);
-  throw new UnsafeFileError(file, { kind: 'not_journal' });
-}
-
-/** The journal's format version, once its header is known to be for this target. `next`: the line after it. */
-function checkHeader(file: string, line: string, target: string, next: string | undefined): 1 | 2 {
-  let parsed: Record<string, unknown> | undefined;
-  try {
-    parsed = JSON.parse(line) as Record<string, unknown>;
-  } catch {
-    parsed = undefined;
-  }
-  const version = parsed?.petctlImportJournal;
-  if (parsed === undefined || (version !== 1 && version !== FORMAT)) {
-    // A header of a format this petctl does not know is not damage.
-    if (version === undefined && isDamagedHeader(line, next, isEntry)) throw new JournalDamagedError(file, 1);
-    throw new UnsafeFileError(file, { kind: 'not_journal' });
-  }
-  if (parsed.target !== target) {
-    throw new UsageError(`the journal ${file} belongs to another base URL or API key`, 'choose another --journal path, or use the profile it was written for');
-  }
-  return version;
-}
-
-/** How each entry's line begins, as petctl writes it (its first field): what a write cut short starts with. */
-const ENTRY_START = '{"source":';
-const V1_START = '{"row":';
-
-/** Whether a line is an entry of either format. */
-const isEntry = (line: string) => parseEntry(line) !== undefined || parseV1Entry(line) !== undefined;
-
-const STATES = new Set(['sent', 'created', 'rejected', 'unsent', 'begin', 'end']);
-
-function parseEntry(line: string): RecordEntry | NewRunMark | undefined {
-  let value: unknown;
-  try {
-    value = parseJson(line);
-  } catch {
-    return undefined;
-  }
-  const entry = value as Partial<RecordEntry> & Partial<NewRunMark>;
-  if (entry === null || typeof entry !== 'object' || typeof entry.source !== 'string' || typeof entry.state !== 'string' || !STATES.has(entry.state)) return undefined;
-  if (entry.state === 'begin' || entry.state === 'end') return typeof entry.run === 'string' ? (entry as NewRunMark) : undefined;
-  const content = entry.content;
-  if (!Array.isArray(content) || content.length !== 4 || typeof content[3] !== 'number') return undefined;
-  if (entry.id !== undefined && typeof entry.id !== 'string') return undefined;
-  if (entry.state === 'created' && typeof (entry as { pet?: unknown }).pet !== 'object') return undefined;
-  if (entry.state === 'rejected' && typeof (entry as { error?: unknown }).error !== 'object') return undefined;
-  return entry as unknown as RecordEntry;
-}
-
-function parseV1Entry(line: string): V1Entry | undefined {
-  let value: unknown;
-  try {
-    value = parseJson(line);
-  } catch {
-    return undefined;
-  }
-  const entry = value as Partial<V1Entry> | null;
-  if (entry === null || typeof entry !== 'object' || !Number.isSafeInteger(entry.row)) return undefined;
-  if (entry.state === 'sent' || entry.state === 'unsent') return entry as V1Entry;
-  if (entry.state === 'created' && typeof (entry as { pet?: unknown }).pet === 'object') return entry as V1Entry;
-  if (entry.state === 'rejected' && typeof (entry as { error?: unknown }).error === 'object') return entry as V1Entry;
-  return undefined;
-}
-
-const headerLine = (target: string) => `${JSON.stringify({ petctlImportJournal: FORMAT, target })}\n`;
-/** A header's length: a target is a SHA-256 in hex. */
-const HEADER_BYTES = headerLine('0'.repeat(64)).length;
 
 /**
  * Room kept beside the journal while an import runs. Should the disk fill up,
@@ -433,18 +231,6 @@ async function writeAll(handle: fs.promises.FileHandle, text: string | Buffer): 
   for (let offset = 0; offset < bytes.length; ) {
     const { bytesWritten } = await handle.write(bytes, offset, bytes.length - offset);
     offset += bytesWritten;
-  }
-}
-
-/**
- * Replaces a version 1 journal at `file` (a --journal path) with a version 2
- * one holding `entries`, atomically: a crash leaves one or the other whole.
- */
-export async function rewriteJournal(file: string, target: string, entries: RecordEntry[]): Promise<void> {
-  try {
-    writeWhole(file, target, entries);
-  } catch (error) {
-    throw new JournalUnwritableError(file, systemReason(error), error);
   }
 }
 

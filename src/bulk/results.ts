@@ -28,16 +28,21 @@ export interface Tally {
   rejected: number;
   invalid: number;
   unknown: number;
+  /** Of those created, how many without a status (listed by no --status filter). */
+  noStatus: number;
 }
 
 export function emptyTally(): Tally {
-  return { created: 0, skipped: 0, rejected: 0, invalid: 0, unknown: 0 };
+  return { created: 0, skipped: 0, rejected: 0, invalid: 0, unknown: 0, noStatus: 0 };
 }
 
 export function count(tally: Tally, result: RowResult): void {
   if (result.ok) {
     if ('skipped' in result) tally.skipped += 1;
-    else tally.created += 1;
+    else {
+      tally.created += 1;
+      if (result.pet.status === undefined) tally.noStatus += 1;
+    }
   } else if (result.error.code === 'invalid_row') tally.invalid += 1;
   else if (result.error.code === 'outcome_unknown') tally.unknown += 1;
   else tally.rejected += 1;

@@ -1,5 +1,6 @@
 import { InvalidArgumentError, Option } from 'commander';
 import { LIMIT_MAX, LIMIT_MIN, PET_STATUSES, type PetStatusValue } from '../schemas/constants';
+import { STATUS_RULE } from '../schemas/new-pet-rules';
 import { int64Problem, parseInt64 } from '../schemas/int64';
 import { petStatusOf } from '../schemas/status';
 
@@ -26,7 +27,7 @@ export function parseInt64Value(value: string): number | bigint {
 /** `--status`: in any case and with spaces around, as the service's lower-case word. */
 export function parseStatus(value: string): PetStatusValue {
   const status = petStatusOf(value);
-  if (status === undefined) throw new InvalidArgumentError(`must be one of ${PET_STATUSES.join(', ')}`);
+  if (status === undefined) throw new InvalidArgumentError(STATUS_RULE);
   return status;
 }
 

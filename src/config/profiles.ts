@@ -4,7 +4,7 @@ import { assertOwnFile } from '../file-safety';
 import { validateBaseUrl } from './base-url';
 import { CorruptFileError, ensurePrivateDir, readJsonFile, withFileLock, writeFileAtomic } from '../locked-file';
 import type { PetctlPaths } from './paths';
-import { validateStateUrl } from './state-url';
+import { type ConfigDocument, SANDBOX_PROFILE, type Snapshot, type StateStoreSettings, byName, entryOf, knownNames, parseConfig, profileExists, stateSettings, toDocument } from './config-file';
 
 /**
  * The profile store: named API endpoints, each with its own key, in
@@ -35,7 +35,7 @@ import { validateStateUrl } from './state-url';
  * install creates nothing, not even the directory.
  */
 
-export const SANDBOX_PROFILE = 'sandbox';
+export { SANDBOX_PROFILE };
 /** The key the embedded sandbox accepts out of the box; used when the sandbox profile stores none. */
 export const SANDBOX_DEFAULT_KEY = 'sandbox-free';
 
@@ -100,88 +100,10 @@ export function validateApiKey(key: string, label = 'the API key'): string {
   return key;
 }
 
-export interface StateStoreSettings {
-  stateUrl?: string;
-  statePassword?: string;
-}
+export type { StateStoreSettings };
 
 export async function openProfileStore(paths: PetctlPaths): Promise<ProfileStore> {
   return new ConfProfileStore(paths, parseConfig(readJsonFile(paths.configFile)));
-}
-
-interface ProfileEntry {
-  baseUrl?: string;
-  apiKey?: string;
-  stateUrl?: string;
-  statePassword?: string;
-}
-
-interface Snapshot {
-  active?: string;
-  profiles: Map<string, ProfileEntry>;
-}
-
-/** The file's content as conf reads and writes it; profiles is a null-prototype object so any name is a plain key. */
-type ConfigDocument = Record<string, unknown> & { profiles: Record<string, unknown> };
-
-function isRecord(value: unknown): value is Record<string, unknown> {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
-}
-
-/** Reads what the store understands; malformed parts (a hand edit) are skipped rather than fatal. */
-function parseConfig(raw: unknown): Snapshot {
-  const doc = isRecord(raw) ? raw : {};
-  const profiles = new Map<string, ProfileEntry>();
-  if (isRecord(doc.profiles)) {
-    for (const [name, entry] of Object.entries(doc.profiles)) {
-      if (!isRecord(entry)) continue;
-      const builtIn = name === SANDBOX_PROFILE;
-      profiles.set(name, {
-        baseUrl: !builtIn && typeof entry.baseUrl === 'string' ? entry.baseUrl : undefined,
-        apiKey: typeof entry.apiKey === 'string' && entry.apiKey !== '' ? entry.apiKey : undefined,
-        stateUrl: !builtIn && typeof entry.stateUrl === 'string' && entry.stateUrl !== '' ? entry.stateUrl : undefined,
-        statePassword: !builtIn && typeof entry.statePassword === 'string' && entry.statePassword !== '' ? entry.statePassword : undefined,
-      });
-    }
-  }
-  const active = typeof doc.activeProfile === 'string' && doc.activeProfile !== '' ? doc.activeProfile : undefined;
-  return { active, profiles };
-}
-
-function toDocument(raw: unknown): ConfigDocument {
-  const doc: Record<string, unknown> = Object.assign(Object.create(null), isRecord(raw) ? raw : {});
-  const profiles: Record<string, unknown> = Object.create(null);
-  if (isRecord(doc.profiles)) {
-    for (const [name, entry] of Object.entries(doc.profiles)) profiles[name] = entry;
-  }
-  doc.profiles = profiles;
-  return doc as ConfigDocument;
-}
-
-function entryOf(doc: ConfigDocument, name: string): Record<string, unknown> | undefined {
-  const entry = Object.hasOwn(doc.profiles, name) ? doc.profiles[name] : undefined;
-  return isRecord(entry) ? entry : undefined;
-}
-
-function profileExists(doc: ConfigDocument, name: string): boolean {
-  return name === SANDBOX_PROFILE || entryOf(doc, name) !== undefined;
-}
-
-function knownNames(doc: ConfigDocument): string[] {
-  const others = Object.keys(doc.profiles).filter((name) => name !== SANDBOX_PROFILE && entryOf(doc, name) !== undefined);
-  return [SANDBOX_PROFILE, ...others.sort(byName)];
-}
-
-function byName(a: string, b: string): number {
-  return a < b ? -1 : a > b ? 1 : 0;
-}
-
-/** The state store's settings as stored: the URL checked, the password only when given. */
-function stateSettings(settings: StateStoreSettings): StateStoreSettings {
-  return {
-    ...(settings.stateUrl === undefined ? {} : { stateUrl: validateStateUrl(settings.stateUrl, '--state-url') }),
-    ...(settings.statePassword === undefined ? {} : { statePassword: settings.statePassword }),
-  };
 }
 
 /**

@@ -50,9 +50,13 @@ export interface PetFields {
   status?: PetStatusValue;
 }
 
+/** The status prompt's last choice, and what it means for the lists. */
+const NO_STATUS_CHOICE = 'no status (appears in no status-filtered list)';
+
 /**
  * `pets add` without --name or --category-id: asks for the missing ones, then
- * for the status (unless given). Off a terminal, the usage error of before.
+ * for the status (unless given). Off a terminal, a usage error (exit 2), as
+ * commander gives for a missing option.
  */
 export async function completePetFields(ctx: Context, given: PetFields): Promise<PetFields & { name: string; categoryId: number | bigint }> {
   const { name: givenName, categoryId: givenCategory } = given;
@@ -79,12 +83,10 @@ export async function completePetFields(ctx: Context, given: PetFields): Promise
     )!;
   let status = given.status;
   if (status === undefined) {
-    const choice = await ask(ctx, (context) =>
-      select<PetStatusValue | 'none'>(
-        { message: 'Status', choices: [{ value: 'none', name: 'none' }, ...PET_STATUSES.map((value) => ({ value, name: value }))] },
-        context,
-      ),
-    );
+    // An animal without a status is missing from every list staff filter by status: a choice made
+    // on purpose, last, never the one Enter takes.
+    const choices = [...PET_STATUSES.map((value) => ({ value, name: value })), { value: 'none' as const, name: NO_STATUS_CHOICE }];
+    const choice = await ask(ctx, (context) => select<PetStatusValue | 'none'>({ message: 'Status', choices, default: 'available' }, context));
     status = choice === 'none' ? undefined : choice;
   }
   return { name, categoryId, ...(status === undefined ? {} : { status }) };

@@ -1,10 +1,40 @@
 import type { LastSeenLimits } from '../api/limits/file-store';
-import type { StatePasswordSource } from '../config/target';
+import type { ResolvedTarget, StatePasswordSource } from '../config/target';
 import { renderDetails } from './details';
 import type { OutputFormat } from './format';
 import { formatLocalDateTime } from './time';
 
-/** What `profile show` says beyond the profile's own fields. */
+/** What `auth status` and `profile show` say of the target, and what `profile show` says beyond the profile's own fields. */
+
+/** Where each part of the target came from, in the one wording both commands use. */
+const SOURCES = {
+  profile: { flag: 'from --profile', env: 'from PETCTL_PROFILE', active: 'active profile' },
+  baseUrl: { flag: 'from --base-url', env: 'from PETCTL_BASE_URL', profile: 'from the profile', sandbox: 'embedded sandbox, in this process' },
+  key: { env: 'from PETCTL_API_KEY', profile: 'from the profile', 'sandbox-default': 'built-in sandbox key' },
+} as const;
+
+/** The embedded sandbox before it is started (a new port every run). */
+export const SANDBOX_URL_TEXT = 'embedded sandbox (in-process)';
+
+export interface TargetText {
+  profile: string;
+  baseUrl: string;
+  /** The key in use, masked, with its source; undefined when there is none. */
+  key: string | undefined;
+}
+
+/**
+ * The profile, base URL and key in use, each with where it came from:
+ * `production (active profile)`, `https://… (from PETCTL_BASE_URL)`, `****-pro (from PETCTL_API_KEY)`.
+ * `named`: the profile was named by the command's argument (profile show <name>), so only whether it is the active one is said.
+ */
+export function describeTarget(target: ResolvedTarget, maskedKey: string | undefined, named = false): TargetText {
+  const activeNote = target.profile === target.activeProfile ? ` (${SOURCES.profile.active})` : '';
+  const profile = named ? `${target.profile}${activeNote}` : `${target.profile} (${SOURCES.profile[target.profileSource]})`;
+  const baseUrl = target.baseUrl === undefined ? SANDBOX_URL_TEXT : `${target.baseUrl} (${SOURCES.baseUrl[target.baseUrlSource]})`;
+  const key = maskedKey === undefined ? undefined : `${maskedKey} (${SOURCES.key[target.keySource ?? 'profile']})`;
+  return { profile, baseUrl, key };
+}
 
 const PASSWORD_SOURCES: Record<StatePasswordSource, string> = {
   env: '; password from PETCTL_STATE_PASSWORD',

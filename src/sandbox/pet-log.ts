@@ -1,20 +1,20 @@
 import { parseJson, stringifyJson } from '../schemas/json';
 import { INT64_MAX, INT64_MIN, PET_STATUSES } from '../schemas/constants';
+import { STATUS_RULE } from '../schemas/new-pet-rules';
 import type { PetStatus } from '../schemas/pet';
 import type { StoredPet } from './pet-table';
 
 /**
  * The data file's layout (version 2): an append-only log of adds.
  *
- *   {"format":"petctl-sandbox-pets","version":2}          header line (plus any unknown top-level fields of a migrated v1 file)
+ *   {"format":"petctl-sandbox-pets","version":2}          header line
  *   {"id":1,"name":"Rex","categoryId":1,"status":"available"}
  *   {"id":2,"name":"Bella","categoryId":1,"status":"pending"}
  *   …one animal per line, compact JSON, ascending ids, each line ending in \n
  *
  * An add appends its line(s) and fsyncs: its cost does not grow with the
  * number of animals. The service has no update or delete, so no line is ever
- * superseded and the log needs no compaction beyond the one-time rewrite of a
- * version 1 file (one JSON document) into this layout.
+ * superseded and the log needs no compaction.
  *
  * A line without its final \n is an add that was cut short by a crash before
  * it was acknowledged: readers ignore it, and the next writer (under the lock)
@@ -24,6 +24,8 @@ import type { StoredPet } from './pet-table';
 
 export const LOG_FORMAT = 'petctl-sandbox-pets';
 export const LOG_VERSION = 2;
+/** The header line, as error messages show it. */
+export const LOG_HEADER_EXAMPLE = `{"format":"${LOG_FORMAT}","version":${LOG_VERSION}}`;
 
 export interface LogHeader {
   format: typeof LOG_FORMAT;
@@ -123,21 +125,19 @@ export function storedPetFromLine(line: string, where: string): StoredPet {
     throw new LogFormatError(`has a line that is not JSON at ${where} (${(error as Error).message})`);
   }
   const problem = petProblem(value);
-  if (problem) throw new LogFormatError(`has an invalid animal at ${where}: ${problem.field || 'the line'} is ${problem.problem}`);
+  if (problem) throw new LogFormatError(`has an invalid animal at ${where}: ${problem.field || 'the line'} ${problem.problem}`);
   const pet = value as { id: number | bigint; status?: PetStatus };
   return { id: BigInt(pet.id), status: pet.status, json: line };
 }
 
 /** What is wrong with a stored animal, if anything: the field and the problem. */
-export function petProblem(value: unknown): { field: string; problem: string } | undefined {
-  if (typeof value !== 'object' || value === null || Array.isArray(value)) return { field: '', problem: 'not an object' };
+function petProblem(value: unknown): { field: string; problem: string } | undefined {
+  if (typeof value !== 'object' || value === null || Array.isArray(value)) return { field: '', problem: 'is not an object' };
   const pet = value as Record<string, unknown>;
-  if (!isInt64(pet.id)) return { field: 'id', problem: 'not an int64' };
-  if (typeof pet.name !== 'string') return { field: 'name', problem: 'not a string' };
-  if (!isInt64(pet.categoryId)) return { field: 'categoryId', problem: 'not an int64' };
-  if (pet.status !== undefined && !(PET_STATUSES as readonly unknown[]).includes(pet.status)) {
-    return { field: 'status', problem: `not one of ${PET_STATUSES.join(', ')}` };
-  }
+  if (!isInt64(pet.id)) return { field: 'id', problem: 'is not an int64' };
+  if (typeof pet.name !== 'string') return { field: 'name', problem: 'is not a string' };
+  if (!isInt64(pet.categoryId)) return { field: 'categoryId', problem: 'is not an int64' };
+  if (pet.status !== undefined && !(PET_STATUSES as readonly unknown[]).includes(pet.status)) return { field: 'status', problem: STATUS_RULE };
   return undefined;
 }
 
@@ -152,9 +152,8 @@ export function storedPet(pet: { id: number | bigint; status?: PetStatus | undef
 }
 
 /** The whole text of a log holding `pets` (in ascending id order). */
-export function logText(pets: readonly StoredPet[], other: Record<string, unknown> = {}): string {
-  const header = stringifyJson({ format: LOG_FORMAT, version: LOG_VERSION, ...other });
-  let text = `${header}\n`;
+export function logText(pets: readonly StoredPet[]): string {
+  let text = `${LOG_HEADER_EXAMPLE}\n`;
   for (const pet of pets) text += `${pet.json}\n`;
   return text;
 }

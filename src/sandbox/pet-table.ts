@@ -1,4 +1,6 @@
-import type { PetStatus } from '../schemas/pet';
+import { INT64_MAX } from '../schemas/constants';
+import { stringifyJson } from '../schemas/json';
+import type { NewPet, PetStatus } from '../schemas/pet';
 
 /**
  * The stored animals in memory, indexed for the hot path.
@@ -107,4 +109,30 @@ function firstAbove(ids: readonly bigint[], id: bigint, at: (index: number) => n
     else low = middle + 1;
   }
   return low;
+}
+
+/** New animals under the ids after `highestId`, in order: ids only grow, up to the largest int64. */
+export function numberNewPets(highestId: bigint, newPets: readonly NewPet[]): StoredPet[] {
+  let id = highestId;
+  return newPets.map((newPet) => {
+    if (id >= INT64_MAX) throw new Error('no int64 id is left above the highest stored id');
+    id += 1n;
+    const pet = {
+      id: int64Value(id),
+      name: newPet.name,
+      categoryId: newPet.categoryId,
+      ...(newPet.status === undefined ? {} : { status: newPet.status }),
+    };
+    return { id, status: newPet.status, json: stringifyJson(pet) };
+  });
+}
+
+/** The representation parseJson gives an int64: a number while safe, a bigint beyond 2^53. */
+function int64Value(value: bigint): number | bigint {
+  return value >= BigInt(Number.MIN_SAFE_INTEGER) && value <= BigInt(Number.MAX_SAFE_INTEGER) ? Number(value) : value;
+}
+
+/** In ascending id order, the table's order. */
+export function sortedById(pets: StoredPet[]): StoredPet[] {
+  return pets.sort((a, b) => (a.id < b.id ? -1 : a.id > b.id ? 1 : 0));
 }

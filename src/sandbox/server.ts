@@ -26,88 +26,32 @@
  * `requestTimeoutMs` (default 30 s); otherwise the answer is 408 and the
  * connection is closed. Idle keep-alive connections close after 5 s.
  *
- * Error codes (`code` of the Error body `{code, message, status}`):
- *
- *   status  code                    when
- *   400     invalid_json            body is not valid JSON, or not UTF-8
- *   400     invalid_body            body is empty, or JSON but not an object
- *   400     missing_field           name or categoryId is absent
- *   400     invalid_field           a field has a wrong type or value (empty name,
- *                                   status outside the enum, categoryId not an
- *                                   int64), or the client sent `id`
- *   400     unknown_field           a field other than name, categoryId, status
- *   400     invalid_parameter       limit not an integer 1..100, status outside the
- *                                   enum, after or petId not an int64, a query
- *                                   parameter given twice
- *   400     invalid_request         more than one Authorization header, or one
- *                                   holding several credentials; or not valid
- *                                   HTTP/1.1 (client-errors.ts)
- *   401     unauthorized            Authorization missing, not Bearer, malformed, or unknown key
- *   404     not_found               no such path
- *   404     pet_not_found           no animal has that id
- *   405     method_not_allowed      known path, other method (Allow lists the methods)
- *   408     request_timeout         headers or body too slow (client-errors.ts)
- *   413     payload_too_large       body over 64 KiB (65 536 bytes)
- *   415     unsupported_media_type  Content-Type not application/json (charset, if any,
- *                                   must be utf-8), or a Content-Encoding
- *   431     headers_too_large       headers over node's limit (client-errors.ts)
- *   429     rate_limited            over the per-minute or per-day limit (Retry-After)
- *   429     key_banned              key temporarily banned (Retry-After = rest of the ban)
- *   500     internal_error          unexpected failure (e.g. the data file became unreadable)
- *   503     service_unavailable     the data file stayed locked by another process (Retry-After: 1)
- *
- * Headers.
- *   Every response: Date, Content-Type: application/json; charset=utf-8, Content-Length.
- *   Every response: X-RateLimit-Limit, X-RateLimit-Remaining, X-RateLimit-Reset (Unix seconds),
- *     of the key, or of the client address when there is no valid key.
- *   429 and 503: Retry-After (whole seconds, at least 1).
- *   401: WWW-Authenticate: Bearer realm="petctl-sandbox"[, error="invalid_request"|"invalid_token"].
- *   405: Allow.  201: Location.  413: Connection: close.
- *   200 from GET /v1/pets when more animals match: Link rel="next" (see Paging).
- *   Every response on /v1/pets/{petId} (200, 404, every error): the deprecation of getPet,
- *     Deprecation: @1735689600           RFC 9745: deprecated since 2025-01-01T00:00:00Z
- *     Sunset: Thu, 05 Dec 2030 00:00:00 GMT   RFC 8594: the specification's removal date
- *     Link: </v1/pets>; rel="successor-version"   the replacement (listPets with status), RFC 5829
+ * Error codes: errors.ts. Headers every answer carries: answers.ts. Paths and
+ * methods: routes.ts.
  */
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
-import { existsSync } from 'node:fs';
 import type { AddressInfo, Socket } from 'node:net';
 import { performance } from 'node:perf_hooks';
 
-import { stringifyJson } from '../schemas/json';
-import { GET_PET_SUNSET } from '../schemas/pet';
-import { updateJsonFile } from '../locked-file';
+import { ADDRESS_LIMITS, type Exchange, GET_PET_DEPRECATION_HEADERS, rateLimitHeaders, rateLimitRefusal, send, sendError } from './answers';
 import { authenticate } from './auth';
 import { answerClientError } from './client-errors';
-import { checkJsonContentType, DRAIN_LIMIT_BYTES, readJsonBody } from './body';
-import { SANDBOX_ERROR_CODES, SandboxHttpError, type SandboxErrorCode } from './errors';
-import { SANDBOX_KEYS, sandboxKeys, type SandboxKey, type SandboxKeyOptions } from './keys';
-import { limitsFileOf, memoryRateLimits, openFileRateLimits, type RateLimitBook } from './rate-limit-book';
-import { rateLimitPolicy, type RateLimitDecision, type RateLimitPolicyOptions } from './rate-limiter';
+import { checkJsonContentType, readJsonBody } from './body';
+import { SandboxHttpError } from './errors';
+import { sandboxKeys, type SandboxKey, type SandboxKeyOptions } from './keys';
+import { memoryRateLimits, openFileRateLimits, type RateLimitBook } from './rate-limit-book';
+import { rateLimitPolicy, type RateLimitPolicyOptions } from './rate-limiter';
+import { ALLOWED_METHODS, BASE_PATH, matchRoute, splitTarget } from './routes';
 import { createMemoryStore, openFileStore, SandboxDataFileError, StoreBusyError, type PetStore } from './store';
 import { parseListQuery, parseNewPet, parsePetId } from './validation';
 import { DEFAULT_HOST, DEFAULT_PORT } from './defaults';
 
-export const BASE_PATH = '/v1';
+export { BASE_PATH } from './routes';
 export { DEFAULT_HOST, DEFAULT_PORT } from './defaults';
 /** Headers must arrive within this long, or the answer is 408 and the connection is closed. */
 export const DEFAULT_HEADERS_TIMEOUT_MS = 10_000;
 /** The whole request, body included, must arrive within this long. */
 export const DEFAULT_REQUEST_TIMEOUT_MS = 30_000;
-
-/** getPet was deprecated on 2025-01-01T00:00:00Z (RFC 9745 structured-field date). */
-export const GET_PET_DEPRECATED_AT = Date.UTC(2025, 0, 1) / 1000;
-
-const GET_PET_DEPRECATION_HEADERS: Readonly<Record<string, string>> = {
-  Deprecation: `@${GET_PET_DEPRECATED_AT}`,
-  Sunset: new Date(`${GET_PET_SUNSET}T00:00:00Z`).toUTCString(),
-  Link: `<${BASE_PATH}/pets>; rel="successor-version"`,
-};
-
-const JSON_CONTENT_TYPE = 'application/json; charset=utf-8';
-
-/** Requests without a valid key are limited per client address, as the Free plan is. */
-const ADDRESS_LIMITS = SANDBOX_KEYS.find((key) => key.plan === 'free') as SandboxKey;
 
 export interface SandboxServerOptions extends RateLimitPolicyOptions, SandboxKeyOptions {
   /** Where animals live. Default: a fresh in-memory store. */
@@ -147,22 +91,6 @@ export interface RunningSandbox {
   server: Server;
   /** Stops listening, closes connections (all of them after 1 s), waits for adds and writes the rate-limit counts. */
   close(): Promise<void>;
-}
-
-type Route = { name: 'pets' } | { name: 'pet'; petIdSegment: string };
-
-const ALLOWED_METHODS: Record<Route['name'], readonly string[]> = {
-  pets: ['GET', 'POST'],
-  pet: ['GET'],
-};
-
-interface Exchange {
-  request: IncomingMessage;
-  response: ServerResponse;
-  /** Headers every response to this request carries (rate limit, deprecation), as name, value, name, value… */
-  headers: string[];
-  plan?: string;
-  expectContinue: boolean;
 }
 
 /** A page of GET /v1/pets, ready to send; kept per query string until the animals change. */
@@ -316,12 +244,8 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Runnin
     rateLimits = memoryRateLimits(policy);
   } else {
     const persist = options.persistRateLimits ?? true;
-    let migratedCounts: unknown;
-    store = await openFileStore(options.dataFile, (migrated) => {
-      migratedCounts = migrated.rateLimits;
-    });
+    store = await openFileStore(options.dataFile);
     const file = store.dataFile as string;
-    if (persist && migratedCounts !== undefined) await carryOverCounts(file, migratedCounts);
     rateLimits = persist ? await openFileRateLimits(file, policy, { now: options.now }) : memoryRateLimits(policy);
   }
   const server = createSandboxServer({ ...options, store, rateLimits });
@@ -354,13 +278,6 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Runnin
   };
 }
 
-/** A version 1 data file kept its counts inside; they move to the limits file, unless it already has some. */
-async function carryOverCounts(dataFile: string, counts: unknown): Promise<void> {
-  const limitsFile = limitsFileOf(dataFile);
-  if (existsSync(limitsFile)) return;
-  await updateJsonFile(limitsFile, (current) => current ?? { version: 1, processes: [], rateLimits: counts });
-}
-
 function closeServer(server: Server): Promise<void> {
   return new Promise((resolve, reject) => {
     // In-flight requests get a second to finish; then every connection is cut.
@@ -378,82 +295,4 @@ function closeServer(server: Server): Promise<void> {
 /** Requests without a valid key are counted per client address. */
 function addressSubject(socket: Socket): string {
   return `address:${socket.remoteAddress ?? 'unknown'}`;
-}
-
-function rateLimitHeaders(decision: RateLimitDecision): string[] {
-  return [
-    'X-RateLimit-Limit',
-    String(decision.limit),
-    'X-RateLimit-Remaining',
-    String(decision.remaining),
-    'X-RateLimit-Reset',
-    String(decision.resetEpochSeconds),
-  ];
-}
-
-function rateLimitRefusal(decision: RateLimitDecision, key: SandboxKey | undefined): SandboxHttpError {
-  const retryAfter = { 'Retry-After': String(decision.retryAfterSeconds ?? 1) };
-  const who = key ? 'the API key is' : 'this client address (sending without a valid API key) is';
-  if (decision.banned) {
-    return new SandboxHttpError(
-      'key_banned',
-      `${who} temporarily banned for sending requests while rate limited; retry after ${decision.retryAfterSeconds} s`,
-      retryAfter,
-    );
-  }
-  const plan = key ?? ADDRESS_LIMITS;
-  const whose = key ? `${key.plan} plan` : 'requests without a valid API key, per address, Free plan';
-  return new SandboxHttpError(
-    'rate_limited',
-    `rate limit exceeded (${whose}: ${plan.perMinute} per minute, ${plan.perDay} per day); retry after ${decision.retryAfterSeconds} s`,
-    retryAfter,
-  );
-}
-
-function send(exchange: Exchange, status: number, body: Buffer, extraHeaders: Readonly<Record<string, string>> = {}): void {
-  const headers = exchange.headers;
-  for (const name in extraHeaders) headers.push(name, extraHeaders[name] as string);
-  headers.push('Content-Type', JSON_CONTENT_TYPE, 'Content-Length', String(body.length));
-  exchange.response.writeHead(status, headers);
-  exchange.response.end(body);
-}
-
-function sendError(exchange: Exchange, error: SandboxHttpError): void {
-  const code: SandboxErrorCode = error.code;
-  const status = SANDBOX_ERROR_CODES[code];
-  const headers = { ...error.headers };
-  // Node reads and discards an unread body after the response to keep the
-  // connection alive. Close the connection instead when that body may be large,
-  // or when the client awaits 100 Continue and may never send it (RFC 9110 §10.1.1).
-  const { request } = exchange;
-  if (!request.complete && (exchange.expectContinue || mayHaveLargeBody(request))) headers.Connection = 'close';
-  send(exchange, status, Buffer.from(stringifyJson({ code, message: error.message, status })), headers);
-}
-
-function mayHaveLargeBody(request: IncomingMessage): boolean {
-  if (request.headers['transfer-encoding'] !== undefined) return true;
-  return Number(request.headers['content-length'] ?? 0) > DRAIN_LIMIT_BYTES;
-}
-
-/** The request target's path and query; an absolute-form target (`http://host/path`) is reduced to them. */
-function splitTarget(target: string): { pathname: string; search: string } {
-  let pathAndQuery = target;
-  if (!target.startsWith('/')) {
-    try {
-      const url = new URL(target);
-      pathAndQuery = url.pathname + url.search;
-    } catch {
-      return { pathname: target, search: '' };
-    }
-  }
-  const queryAt = pathAndQuery.indexOf('?');
-  return queryAt === -1
-    ? { pathname: pathAndQuery, search: '' }
-    : { pathname: pathAndQuery.slice(0, queryAt), search: pathAndQuery.slice(queryAt + 1) };
-}
-
-function matchRoute(pathname: string): Route | undefined {
-  if (pathname === `${BASE_PATH}/pets`) return { name: 'pets' };
-  const match = /^\/v1\/pets\/([^/]+)$/.exec(pathname);
-  return match?.[1] === undefined ? undefined : { name: 'pet', petIdSegment: match[1] };
 }

@@ -1,5 +1,6 @@
 import { parseInt64 } from '../schemas/json';
 import { LIMIT_DEFAULT, LIMIT_MAX, LIMIT_MIN, NewPet, PET_STATUSES, type PetStatus } from '../schemas/pet';
+import { NEW_PET_FIELDS, STATUS_RULE, newPetProblem } from '../schemas/new-pet-rules';
 import { SandboxHttpError } from './errors';
 import type { PetQuery } from './store';
 
@@ -8,8 +9,6 @@ import type { PetQuery } from './store';
  * createPet's body. Each returns the typed value or throws a SandboxHttpError
  * whose message names the parameter or field and what is allowed.
  */
-
-const STATUS_LIST = PET_STATUSES.join(', ');
 
 /**
  * listPets: `limit` (integer 1..100, default 20), `status` (PetStatus) and the
@@ -32,7 +31,7 @@ export function parseListQuery(params: URLSearchParams): PetQuery {
   if (statusText !== undefined && !isPetStatus(statusText)) {
     throw new SandboxHttpError(
       'invalid_parameter',
-      `status must be one of ${STATUS_LIST}, got ${JSON.stringify(statusText)}`,
+      `status ${STATUS_RULE}, got ${JSON.stringify(statusText)}`,
     );
   }
   const afterText = single(params, 'after');
@@ -78,14 +77,7 @@ export function parsePetId(segment: string): bigint {
   return BigInt(id);
 }
 
-const NEW_PET_FIELDS = ['name', 'categoryId', 'status'] as const;
 const REQUIRED_FIELDS = ['name', 'categoryId'] as const;
-
-const FIELD_RULES: Record<(typeof NEW_PET_FIELDS)[number], string> = {
-  name: 'name must be a non-empty string',
-  categoryId: 'categoryId must be an integer in the int64 range (-9223372036854775808 to 9223372036854775807)',
-  status: `status must be one of ${STATUS_LIST}`,
-};
 
 /**
  * createPet's body, already parsed with parseJson (so numbers beyond 2^53 are
@@ -112,10 +104,7 @@ export function parseNewPet(body: unknown): NewPet {
     throw new SandboxHttpError('missing_field', `missing required field${missing.length > 1 ? 's' : ''} ${missing.join(' and ')}`);
   }
   const result = NewPet.safeParse(body);
-  if (!result.success) {
-    const field = result.error.issues[0]?.path[0];
-    const rule = typeof field === 'string' && field in FIELD_RULES ? FIELD_RULES[field as keyof typeof FIELD_RULES] : undefined;
-    throw new SandboxHttpError('invalid_field', rule ?? result.error.issues[0]?.message ?? 'the body is not a valid NewPet');
-  }
+  // The first problem, worded as the client words a row's (schemas/new-pet-rules.ts).
+  if (!result.success) throw new SandboxHttpError('invalid_field', newPetProblem(result.error.issues[0]!, body));
   return result.data;
 }

@@ -12,10 +12,13 @@ export function parseInt64(text: string): number | bigint | undefined {
   return Number.isSafeInteger(Number(text)) ? Number(text) : big;
 }
 
+/** The int64 range, as every message that names it writes it. */
+const INT64_RANGE = `from ${INT64_MIN} to ${INT64_MAX}`;
+
 /** What an int64 must be, for text that is not one: the range only for a whole number outside it. */
 export function int64Problem(text: string): string {
   if (!/^-?\d+$/.test(text)) return 'must be a whole number';
   const big = BigInt(text);
-  if (big < INT64_MIN || big > INT64_MAX) return `must be a whole number from ${INT64_MIN} to ${INT64_MAX}`;
+  if (big < INT64_MIN || big > INT64_MAX) return `must be a whole number ${INT64_RANGE}`;
   return 'must be a whole number written without leading zeros';
 }

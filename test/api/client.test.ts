@@ -7,8 +7,9 @@ import { FakeTime, fakeClient, fakeService, limitHeaders, memoryGate } from '../
 
 /**
  * The send loop with a fake clock at real scale (a 60 s window, Retry-After
- * in seconds), against a fake service: the waiting model's cases (docs/rate-limits.md), each
- * asserted on when requests reached the service. Process boundaries are two
+ * in seconds), against a fake service: Retry-After and X-RateLimit-Reset
+ * disagreeing both ways, a new process after --retries 0, a 429 amid paced
+ * requests and bans, each asserted on when requests reached the service. Process boundaries are two
  * HttpClients sharing one gate, as two processes share the state file.
  */
 
@@ -27,7 +28,7 @@ const list = { method: 'GET', path: '/pets' };
 const gaps = (requests: Array<{ at: number }>) => requests.slice(1).map((request, i) => request.at - requests[i]!.at);
 
 describe('after a 429 with Retry-After, the next request goes exactly then', () => {
-  it('case 1: Retry-After 2 with Remaining 0 and Reset now+60: the retry goes 2 s later, not at the reset', async () => {
+  it('Retry-After 2 with Remaining 0 and Reset now+60: the retry goes 2 s later, not at the reset', async () => {
     const { time, requests, client } = setup((request, i) =>
       i === 0 ? { status: 429, headers: { 'retry-after': '2', ...limitHeaders(request.at, 0, 60) } } : { status: 200 },
     );
@@ -37,7 +38,7 @@ describe('after a 429 with Retry-After, the next request goes exactly then', () 
     expect(waits.map((wait) => wait.why)).toEqual(['retry 1/4 in 2s: HTTP 429']);
   });
 
-  it('case 2: Retry-After as an HTTP-date 3 s ahead of the Date header: 3 s later', async () => {
+  it('Retry-After as an HTTP-date 3 s ahead of the Date header: 3 s later', async () => {
     const { time, requests, client } = setup((request, i) => {
       const date = new Date(Math.floor(request.at / 1000) * 1000);
       return i === 0
@@ -49,7 +50,7 @@ describe('after a 429 with Retry-After, the next request goes exactly then', () 
     expect(gaps(requests)).toEqual([3000]);
   });
 
-  it('case 3: Retry-After 2 with Reset now+70 (past --max-wait): retried after 2 s, exit 0', async () => {
+  it('Retry-After 2 with Reset now+70 (past --max-wait): retried after 2 s, exit 0', async () => {
     const { time, requests, client } = setup((request, i) =>
       i === 0 ? { status: 429, headers: { 'retry-after': '2', ...limitHeaders(request.at, 0, 70) } } : { status: 200 },
     );
@@ -58,7 +59,7 @@ describe('after a 429 with Retry-After, the next request goes exactly then', () 
     expect(gaps(requests)).toEqual([2000]);
   });
 
-  it('case 4: always 429 Retry-After 1: five requests 1 s apart (--retries 4), then exit 5 after 4 s of waiting', async () => {
+  it('always 429 Retry-After 1: five requests 1 s apart (--retries 4), then exit 5 after 4 s of waiting', async () => {
     const { time, requests, t0, client } = setup((request) => ({ status: 429, headers: { 'retry-after': '1', ...limitHeaders(request.at, 0, 60) } }));
     const { http } = client();
     const failure = await time.run(http.send(list)).catch((error: unknown) => error);
@@ -68,7 +69,7 @@ describe('after a 429 with Retry-After, the next request goes exactly then', () 
     expect(time.now - t0).toBe(4000);
   });
 
-  it('case 5: after --retries 0, a new process sends at the remembered Retry-After (3 s), not at the reset', async () => {
+  it('after --retries 0, a new process sends at the remembered Retry-After (3 s), not at the reset', async () => {
     const { time, requests, t0, client } = setup((request, i) =>
       i === 0 ? { status: 429, headers: { 'retry-after': '3', ...limitHeaders(request.at, 0, 60) } } : { status: 200 },
     );
@@ -79,7 +80,7 @@ describe('after a 429 with Retry-After, the next request goes exactly then', () 
     expect(next.waits).toHaveLength(1);
   });
 
-  it('case 6: Retry-After 10 with Reset now+2: nothing before 10 s, in this process or the next', async () => {
+  it('Retry-After 10 with Reset now+2: nothing before 10 s, in this process or the next', async () => {
     const { time, requests, t0, client } = setup((request, i) =>
       i === 0 ? { status: 429, headers: { 'retry-after': '10', ...limitHeaders(request.at, 0, 2) } } : { status: 200 },
     );
@@ -95,7 +96,7 @@ describe('after a 429 with Retry-After, the next request goes exactly then', () 
 });
 
 describe('a 200 that leaves nothing', () => {
-  it('case 7: Remaining 0, Reset now+5: the next process waits for the reset; with --max-wait 1 it ends at once, sending nothing', async () => {
+  it('Remaining 0, Reset now+5: the next process waits for the reset; with --max-wait 1 it ends at once, sending nothing', async () => {
     const { time, requests, client } = setup((request) => ({ status: 200, headers: limitHeaders(request.at, 0, 5) }));
     await time.run(client().http.send(list));
     const resetAt = (Math.ceil(requests[0]!.at / 1000) + 5) * 1000;
@@ -135,7 +136,7 @@ describe('--max-wait bounds a single command’s total wait, whatever the reason
 describe('bans', () => {
   const banned = (request: { at: number }) => ({ status: 429, headers: { 'retry-after': '30', ...limitHeaders(request.at, 0, 30) }, body: BANNED });
 
-  it('case 11: with --max-wait 60 the ban is waited out and retried once; the second ban ends it', async () => {
+  it('with --max-wait 60 the ban is waited out and retried once; the second ban ends it', async () => {
     const { time, requests, t0, client } = setup(banned);
     const failure = await time.run(client().http.send(list)).catch((error: unknown) => error);
     expect(failure).toBeInstanceOf(RateLimitError);
@@ -144,7 +145,7 @@ describe('bans', () => {
     expect(requests.map((request) => request.at - t0)).toEqual([0, 30_000]);
   });
 
-  it('case 11: with --max-wait 10 it ends at once; a new process sends nothing before the ban ends', async () => {
+  it('with --max-wait 10 it ends at once; a new process sends nothing before the ban ends', async () => {
     const { time, requests, t0, client } = setup(banned);
     const failure = await time.run(client({ maxWaitMs: 10_000 }).http.send(list)).catch((error: unknown) => error);
     expect((failure as RateLimitError).code).toBe('key_banned');
@@ -160,7 +161,7 @@ describe('bans', () => {
     expect(requests[1]!.at - t0).toBe(30_000);
   });
 
-  it('case 11: a new process that waited out a ban before sending takes the next key_banned as the second: no retry', async () => {
+  it('a new process that waited out a ban before sending takes the next key_banned as the second: no retry', async () => {
     const { time, requests, t0, client } = setup(banned);
     await expect(time.run(client({ maxWaitMs: 10_000 }).http.send(list))).rejects.toBeInstanceOf(RateLimitError);
 
@@ -174,7 +175,7 @@ describe('bans', () => {
 });
 
 describe('no request starts after a 429 is read, until its Retry-After', () => {
-  it('case 8: paced requests in flight; the third POST gets 429 Retry-After 2: later POSTs wait the 2 s, then all rows go', async () => {
+  it('paced requests in flight; the third POST gets 429 Retry-After 2: later POSTs wait the 2 s, then all rows go', async () => {
     const time = new FakeTime();
     const t0 = time.now;
     const resetEpoch = Math.ceil(t0 / 1000) + 60;

@@ -80,13 +80,14 @@ describe('journal', () => {
     expect(fs.readFileSync(other, 'utf8')).toBe('hello\n');
   });
 
-  it('reads a version 1 journal (one per input, by row number) for migration, adding nothing', async () => {
+  it('a journal of a format this petctl does not write (version 1, by row number) is refused unread: unsafe_file', async () => {
     const file = path.join(tempDir(), 'v1.ndjson');
-    fs.writeFileSync(file, `{"petctlImportJournal":1,"input":"${'a'.repeat(64)}","target":"${TARGET}"}\n{"row":2,"state":"sent"}\n{"row":2,"state":"created","pet":{"id":7,"name":"B","categoryId":1}}\n`);
+    const text = `{"petctlImportJournal":1,"input":"${'a'.repeat(64)}","target":"${TARGET}"}\n{"row":2,"state":"sent"}\n{"row":2,"state":"created","pet":{"id":7,"name":"B","categoryId":1}}\n`;
+    fs.writeFileSync(file, text, { mode: 0o600 });
     const index = new RecordIndex();
-    const legacy = await readJournal(file, TARGET, index);
-    expect(legacy?.input).toBe('a'.repeat(64));
-    expect(Object.fromEntries(legacy!.rows)).toEqual({ 2: { row: 2, state: 'created', pet: { id: 7, name: 'B', categoryId: 1 } } });
+    await expect(readJournal(file, TARGET, index)).rejects.toMatchObject({ code: 'unsafe_file', exitCode: 1 });
+    expect([...index.entries()]).toEqual([]);
+    expect(fs.readFileSync(file, 'utf8')).toBe(text);
   });
 
   it('the default path depends on the base URL and the key only (one per target), under the state directory', async () => {
@@ -142,14 +143,6 @@ describe('journal', () => {
     // Nor written into: JournalWriter.open refuses a damaged journal as readJournal does.
     fs.writeFileSync(file, ['\0'.repeat(header!.length), ...rest].join('\n'));
     await expect(JournalWriter.open(file, TARGET)).rejects.toMatchObject({ code: 'journal_damaged' });
-  });
-
-  it('a version 1 journal is read for migration, but a damaged line in it is journal_damaged too', async () => {
-    const file = path.join(tempDir(), 'v1.ndjson');
-    fs.writeFileSync(file, `{"petctlImportJournal":1,"input":"${'a'.repeat(64)}","target":"${TARGET}"}\n{"row":2,"state":"sent"}\n{"row":2,"state":"cre\n`);
-    expect((await readJournal(file, TARGET, new RecordIndex()))?.rows.get(2)).toEqual({ row: 2, state: 'sent' });
-    fs.appendFileSync(file, 'garbage\n');
-    await expect(readJournal(file, TARGET, new RecordIndex())).rejects.toMatchObject({ code: 'journal_damaged', line: 4 });
   });
 
   it('zeros no longer than a header, without a newline, are a creation cut short: started afresh', async () => {

@@ -4,7 +4,7 @@ import { fakeIo, newApiKey, tempConfigDir } from '../helpers/cli';
 import { startScriptedServer } from '../helpers/scripted-server';
 
 /**
- * Start-up: the libraries of issue 9 load only in the commands that use them
+ * Start-up: the libraries beyond commander load only in the commands that use them
  * (esbuild keeps each dynamic import() lazy in the bundle). Each mock records
  * that its module was imported, then hands back the real one. The tests run in
  * order: once a module is loaded it stays loaded.

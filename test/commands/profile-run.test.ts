@@ -65,10 +65,10 @@ describe.concurrent('profile show', () => {
     await profileShowRun({}, ctx);
     expect(io.stdout.text()).toBe(
       [
-        'Profile:    production (active)',
-        'Base URL:   https://api.example.org/v1',
+        'Profile:    production (active profile)',
+        'Base URL:   https://api.example.org/v1 (from the profile)',
         `Stored key: ****${KEY.slice(-4)}`,
-        `Key in use: ****${KEY.slice(-4)} (profile)`,
+        `Key in use: ****${KEY.slice(-4)} (from the profile)`,
         'Overrides:  none',
         'Rate limit: none seen on this machine in the current window (petctl auth status asks the service)',
         `Config:     ${file}`,

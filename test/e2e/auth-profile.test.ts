@@ -155,9 +155,9 @@ describe.concurrent('profiles', () => {
     expect(plain.stdout).toBe(
       [
         'Profile:    production',
-        'Base URL:   https://api.example.org/v1',
+        'Base URL:   https://api.example.org/v1 (from the profile)',
         `Stored key: ${mask(storedKey)}`,
-        `Key in use: ${mask(storedKey)} (profile)`,
+        `Key in use: ${mask(storedKey)} (from the profile)`,
         'Overrides:  none',
         'Rate limit: none seen on this machine in the current window (petctl auth status asks the service)',
         `Config:     ${configFile}`,
@@ -167,8 +167,9 @@ describe.concurrent('profiles', () => {
 
     const env = { PETCTL_API_KEY: envKey, PETCTL_BASE_URL: 'https://other.example.org/v1' };
     const overridden = await ok(petctl(['profile', 'show', 'production'], { env }));
-    expect(overridden.stdout).toContain(`Key in use: ${mask(envKey)} (env)`);
-    expect(overridden.stdout).toContain('Base URL:   https://other.example.org/v1');
+    // The same words as auth status: one describeTarget.
+    expect(overridden.stdout).toContain(`Key in use: ${mask(envKey)} (from PETCTL_API_KEY)`);
+    expect(overridden.stdout).toContain('Base URL:   https://other.example.org/v1 (from PETCTL_BASE_URL)');
     expect(overridden.stdout).toContain('Overrides:  PETCTL_API_KEY overrides the stored key; PETCTL_BASE_URL overrides the base URL');
 
     const asJson = JSON.parse((await ok(petctl(['profile', 'show', 'production', '-o', 'json'], { env }))).stdout);
@@ -188,7 +189,7 @@ describe.concurrent('profiles', () => {
 
     const flag = await ok(petctl(['--base-url', 'https://flag.example.org/v1', 'profile', 'show', 'production'], { env }));
     expect(flag.stdout).toContain('--base-url overrides the base URL');
-    expect(flag.stdout).toContain('Base URL:   https://flag.example.org/v1');
+    expect(flag.stdout).toContain('Base URL:   https://flag.example.org/v1 (from --base-url)');
   });
 
   it('profile set changes the base URL and keeps the key (config.json stays 0600); the next command uses both', async (t) => {
@@ -342,7 +343,7 @@ describe.concurrent('auth', () => {
     const { petctl } = setup(t, [key]);
     const status = await ok(petctl(['--base-url', server.baseUrl, 'auth', 'status'], { env: { PETCTL_API_KEY: key } }));
     expect(status.stdout).toContain('Rate limit: not reported\n');
-    expect(status.stdout).toContain(`Base URL:   ${server.baseUrl} (from a flag)`);
+    expect(status.stdout).toContain(`Base URL:   ${server.baseUrl} (from --base-url)`);
     expect(status.stdout).toContain(`API key:    ${mask(key)} (from PETCTL_API_KEY)`);
   });
 

@@ -4,7 +4,7 @@ import { type TestContext, describe, expect, it } from 'vitest';
 import { type CliResult, runCli, tempConfigDir } from '../helpers/cli';
 import { storedPets } from '../helpers/sandbox-data';
 import { sha256Hex } from '../../src/digest';
-import { legacyJournalPath, targetDigest } from '../../src/bulk/journal';
+import { targetDigest } from '../../src/bulk/journal';
 import { startSandbox } from '../../src/sandbox/server';
 
 /**
@@ -53,7 +53,7 @@ const SKIPPED_LINE = (count: number, from: string) =>
   new RegExp(`^skipped ${count} rows? already created from ${from.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')} \\(last import \\d{4}-\\d\\d-\\d\\d \\d\\d:\\d\\d\\); --new sends them again$`, 'm');
 
 /**
- * The issue's own case, as a user types it: a shelter's export of 150 animals
+ * A shelter's rerun as a user types it: an export of 150 animals
  * (an intake number, a breed, notes; row 77 invalid) imported with
  * --skip-invalid from the directory it is in, on the built-in sandbox profile
  * (a new port every run: the records go by its data file); then row 77 fixed
@@ -314,27 +314,20 @@ describe.concurrent('--id-column: the shelter\'s own id', () => {
   });
 });
 
-describe('journals of the previous format', () => {
-  it('a journal written per input (version 1) is migrated once: its created rows are not sent again', async (t) => {
+describe('a --journal file of a format this petctl does not write', () => {
+  it('a version 1 journal (by row number) is refused as not a journal: unsafe_file, exit 1, nothing sent, the file untouched', async (t) => {
     const { dir, petctl, write, created, baseUrl } = await shelter(t);
     const file = write('old.csv', 'name,categoryId\nA,1\nB,2\nC,3\n');
-    // What the previous version left after creating rows 1 and 2, where it put it (named by input, base URL and key).
-    const key = 'sandbox-enterprise';
-    const legacy = await legacyJournalPath(dir, await sha256Hex(fs.readFileSync(file, 'utf8')), baseUrl, key);
-    fs.mkdirSync(path.dirname(legacy), { recursive: true });
-    fs.writeFileSync(
-      legacy,
-      `{"petctlImportJournal":1,"input":"${await sha256Hex(fs.readFileSync(file, 'utf8'))}","target":"${await targetDigest(baseUrl, key)}"}\n` +
-        '{"row":1,"state":"sent"}\n{"row":1,"state":"created","pet":{"id":901,"name":"A","categoryId":1}}\n{"row":2,"state":"created","pet":{"id":902,"name":"B","categoryId":2}}\n{"row":3,"state":"rejected","error":{"code":"x","message":"y","status":400}}\n',
-    );
+    const journal = path.join(dir, 'old-journal.ndjson');
+    const text =
+      `{"petctlImportJournal":1,"input":"${await sha256Hex(fs.readFileSync(file, 'utf8'))}","target":"${await targetDigest(baseUrl, 'sandbox-enterprise')}"}\n` +
+      '{"row":1,"state":"sent"}\n{"row":1,"state":"created","pet":{"id":901,"name":"A","categoryId":1}}\n';
+    fs.writeFileSync(journal, text, { mode: 0o600 });
 
-    const result = await petctl(['pets', 'add', '--file', file]);
-    expect(result.code, result.stderr).toBe(0);
-    expect(summary(result)).toMatchObject({ created: 1, skipped: 2 });
-    expect(Object.fromEntries(created())).toEqual({ C: 1 });
-    expect(fs.existsSync(`${legacy}.migrated`)).toBe(true);
-    // Migrated once: the records now live in the target's journal.
-    const again = await petctl(['pets', 'add', '--file', file]);
-    expect(summary(again)).toMatchObject({ created: 0, skipped: 3 });
+    const result = await petctl(['pets', 'add', '--file', file, '--journal', journal]);
+    expect(result.code, result.stderr).toBe(1);
+    expect(result.stderr).toContain('(unsafe_file)');
+    expect(Object.fromEntries(created())).toEqual({});
+    expect(fs.readFileSync(journal, 'utf8')).toBe(text);
   });
 });

@@ -10,7 +10,7 @@ import { namedTime } from '../helpers/local-time';
 import { json, startScriptedServer } from '../helpers/scripted-server';
 
 /**
- * Fault injection, part two (issue 7): the built petctl against loopback
+ * Fault injection against hostile servers: the built petctl against loopback
  * servers that redirect, flood, send hostile rate-limit headers, present an
  * untrusted certificate, or listen on IPv6 only. Every case checks the exit
  * code, one clear error line, no stack trace, no key in any output (runCli

@@ -58,7 +58,7 @@ describe.concurrent('auth login says what became of the stored key', () => {
     expect(read().profiles.staging?.apiKey).toBe('short-2');
   });
 
-  it('a profile with no key: the key is stored, as before, with no word of a replacement', async (t) => {
+  it('a profile with no key: the key is stored with no word of a replacement', async (t) => {
     const { petctl } = await setup(t);
     const login = await petctl(['-p', 'staging', 'auth', 'login', '--no-verify', '--with-token'], { input: BUSINESS });
     expect(login.stderr).toBe('API key stored for profile "staging". Check it with: petctl auth status -p staging\n');

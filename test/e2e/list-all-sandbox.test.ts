@@ -2,11 +2,11 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { cliSession, tempConfigDir } from '../helpers/cli';
+import { writeSandboxData } from '../helpers/sandbox-data';
 
 /**
  * `pets list --all` against the embedded sandbox (the built-in profile), which
  * pages with `Link: </v1/pets?limit=N&after=<last id>[&status=…]>; rel="next"`.
- * This needs the sandbox's paging (issue 9, part 4).
  */
 
 const BIG = '9007199254740993';
@@ -21,7 +21,7 @@ function petsJson(): string {
 function sandboxWith25(t: { onTestFinished(fn: () => void): void }) {
   const configDir = tempConfigDir();
   t.onTestFinished(() => fs.rmSync(configDir, { recursive: true, force: true }));
-  fs.writeFileSync(path.join(configDir, 'sandbox-data.json'), `{ "version": 1, "pets": ${petsJson()}, "rateLimits": {} }\n`, { mode: 0o600 });
+  writeSandboxData(path.join(configDir, 'sandbox-data.json'), petsJson());
   return cliSession({ env: { PETCTL_CONFIG_DIR: configDir } });
 }
 

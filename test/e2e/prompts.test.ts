@@ -44,8 +44,7 @@ describe.concurrent('prompts on a terminal', () => {
     tty.type(BIG);
     tty.press('Enter');
     const screen = await tty.waitFor(/Status/);
-    expect(screen).toMatch(/none[\s\S]*available[\s\S]*pending[\s\S]*sold/);
-    tty.press('Down');
+    expect(screen).toMatch(/available[\s\S]*pending[\s\S]*sold[\s\S]*no status \(appears in no status-filtered list\)/);
     tty.press('Down');
     tty.press('Enter');
     expect(await tty.exitCode()).toBe(0);
@@ -65,17 +64,37 @@ describe.concurrent('prompts on a terminal', () => {
     expect(server.requests).toHaveLength(0);
   });
 
-  it('asks only for what is missing; "none" sends no status', async (t) => {
+  it('asks only for what is missing; Enter at the status prompt chooses available, which comes first', async (t) => {
     const { server, env, args } = await petServer(t);
     const tty = openTerminal(t, [...args, 'pets', 'add', '--name', 'Tom'], env);
     await tty.waitFor(/Category id/);
     expect(tty.screen()).not.toMatch(/Name/);
     tty.type('2');
     tty.press('Enter');
-    await tty.waitFor(/Status/);
+    const screen = await tty.waitFor(/Status/);
+    // The highlighted choice is the first one listed.
+    expect(screen).toMatch(/Status[^\n]*\n\W*available/);
+    tty.press('Enter');
+    expect(await tty.exitCode()).toBe(0);
+    expect(server.requests[0]?.body).toBe('{"name":"Tom","categoryId":2,"status":"available"}');
+    expect(tty.text()).not.toContain('no status:');
+  });
+
+  it('"no status" is offered last; choosing it sends no status and says the animal appears in no status-filtered list', async (t) => {
+    const { server, env, args } = await petServer(t);
+    const tty = openTerminal(t, [...args, 'pets', 'add', '--name', 'Tom'], env);
+    await tty.waitFor(/Category id/);
+    tty.type('2');
+    tty.press('Enter');
+    const screen = await tty.waitFor(/Status/);
+    const order = ['available', 'pending', 'sold', 'no status'].map((choice) => screen.indexOf(choice));
+    expect(order.every((at, i) => at !== -1 && (i === 0 || at > order[i - 1]!))).toBe(true);
+    tty.press('Up');
+    await tty.waitFor(/❯ no status/);
     tty.press('Enter');
     expect(await tty.exitCode()).toBe(0);
     expect(server.requests[0]?.body).toBe('{"name":"Tom","categoryId":2}');
+    expect(tty.text()).toContain('1 animal has no status: it appears in no pets list --status available|pending|sold, only in pets list without --status');
   });
 
   it('Ctrl-C at a prompt exits 130 and sends nothing', async (t) => {

@@ -18,7 +18,7 @@ it('20 petctl pets add at once on the sandbox profile: every animal there once, 
     const env = { PETCTL_CONFIG_DIR: configDir, PETCTL_API_KEY: 'sandbox-pro' };
     const results = await Promise.all(
       Array.from({ length: 20 }, (_, i) =>
-        runCli(['pets', 'add', '--name', `parallel-${i}`, '--category-id', '3', '-o', 'json'], { env, timeoutMs: 60_000 }),
+        runCli(['pets', 'add', '--name', `parallel-${i}`, '--category-id', '3', '--status', 'available', '-o', 'json'], { env, timeoutMs: 60_000 }),
       ),
     );
     for (const result of results) expect({ code: result.code, stderr: result.stderr }).toEqual({ code: 0, stderr: '' });

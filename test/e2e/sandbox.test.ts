@@ -195,14 +195,14 @@ describe.concurrent('petctl sandbox (foreground)', () => {
     expect(result.stderr.trim().split('\n').length).toBeLessThanOrEqual(2);
   });
 
-  it('--data reads a version 1 JSON data file, rewrites it once as a log, and pages with Link', async (t) => {
+  it('--data serves a data log written by hand, as it is, and pages with Link', async (t) => {
     const dir = tempDir(t);
     const dataFile = path.join(dir, 'pets.json');
-    const pets = Array.from({ length: 25 }, (_, i) => ({ id: i + 1, name: `Pet ${i + 1}`, categoryId: 1, status: 'available' }));
-    fs.writeFileSync(dataFile, JSON.stringify({ version: 1, pets, rateLimits: {} }, null, 2), { mode: 0o644 });
+    const pets = Array.from({ length: 25 }, (_, i) => JSON.stringify({ id: i + 1, name: `Pet ${i + 1}`, categoryId: 1, status: 'available' }));
+    const log = `{"format":"petctl-sandbox-pets","version":2}\n${pets.join('\n')}\n`;
+    fs.writeFileSync(dataFile, log, { mode: 0o600 });
     const sandbox = await startSandboxProcess(t, ['--port', '0', '--data', dataFile], { PETCTL_CONFIG_DIR: dir });
-    expect(fs.readFileSync(dataFile, 'utf8').split('\n')[0]).toBe('{"format":"petctl-sandbox-pets","version":2}');
-    expect(fs.statSync(dataFile).mode & 0o777).toBe(0o600);
+    expect(fs.readFileSync(dataFile, 'utf8')).toBe(log);
     const first = await call(sandbox.baseUrl, '/pets?limit=10&status=available', { key: FREE });
     expect(first.headers.link).toBe('</v1/pets?limit=10&after=10&status=available>; rel="next"');
     const list = await runCli(['--base-url', sandbox.baseUrl, 'pets', 'list', '--limit', '100'], { env: { PETCTL_CONFIG_DIR: dir } });
@@ -332,7 +332,14 @@ describe('petctl sandbox cannot start', () => {
     fs.writeFileSync(data, '{"pets": [');
     const result = await runCli(['sandbox', '--port', '0', '--data', data], { env: { PETCTL_CONFIG_DIR: dir } });
     expect(result.code).toBe(1);
-    expect(result.stderr).toMatch(/^error: sandbox data file .*pets\.json is not valid JSON.* \(sandbox_data_file\)\n$/);
+    expect(result.stderr).toMatch(/^error: sandbox data file .*pets\.json is not a petctl sandbox data file: its first line is not \{"format":"petctl-sandbox-pets","version":2\}.* \(sandbox_data_file\)\n$/);
     expect(fs.readFileSync(data, 'utf8')).toBe('{"pets": [');
+    // One JSON document of animals is not the data log either: refused the same way, never rewritten.
+    const document = JSON.stringify({ version: 1, pets: [{ id: 1, name: 'Rex', categoryId: 1 }] });
+    fs.writeFileSync(data, document);
+    const again = await runCli(['sandbox', '--port', '0', '--data', data], { env: { PETCTL_CONFIG_DIR: dir } });
+    expect(again.code).toBe(1);
+    expect(again.stderr).toMatch(/^error: sandbox data file .*pets\.json is not a petctl sandbox data file: .* \(sandbox_data_file\)\n$/);
+    expect(fs.readFileSync(data, 'utf8')).toBe(document);
   });
 });

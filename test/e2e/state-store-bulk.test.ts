@@ -7,14 +7,13 @@ import { type RedisServer, noRedisServer, startRedisServer } from '../helpers/re
 import { storedPets } from '../helpers/sandbox-data';
 
 /**
- * Issue 10's "two bulk imports at once, one per machine, on one key at a
- * plan's limit": at most two 429s together, no ban, every row created once.
+ * Two bulk imports at once, one per machine, on one key at a plan's limit:
+ * at most two 429s together, no ban, every row created once.
  * Two config directories stand for two machines; both share one redis-server
  * and one `petctl sandbox` (its Free key, its minute shortened).
  *
- * It is written against issue 6's contract (`petctl pets add --file <path>
- * -o ndjson`), which lands with the bulk import: until `pets add --help` lists
- * `--file`, this file skips, saying why.
+ * It drives `petctl pets add --file <path> -o ndjson`; should `pets add --help`
+ * not list `--file`, this file skips, saying why.
  */
 
 const hasBulkImport = (() => {

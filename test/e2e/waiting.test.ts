@@ -40,7 +40,7 @@ function notices(result: CliResult): string[] {
 }
 
 describe.concurrent('single commands: a 429’s Retry-After is the server’s word', () => {
-  it('case 1: 429 Retry-After 2 with Remaining 0 and Reset now+60, then 200: retried 2 s later (not before), exit 0 in under 4 s', async (t) => {
+  it('429 Retry-After 2 with Remaining 0 and Reset now+60, then 200: retried 2 s later (not before), exit 0 in under 4 s', async (t) => {
     const { server, petctl } = await setupE2e(t);
     server.reply(at(429, RATE_LIMITED, () => ({ 'retry-after': '2', ...exhausted(60) })), json(200, [PET]));
 
@@ -54,7 +54,7 @@ describe.concurrent('single commands: a 429’s Retry-After is the server’s wo
     server.verify();
   });
 
-  it('case 2: Retry-After as an HTTP-date 3 s ahead: retried about 3 s later, exit 0', async (t) => {
+  it('Retry-After as an HTTP-date 3 s ahead: retried about 3 s later, exit 0', async (t) => {
     const { server, petctl } = await setupE2e(t);
     server.reply((_request, res) => {
       const date = Math.floor(Date.now() / 1000) * 1000;
@@ -75,7 +75,7 @@ describe.concurrent('single commands: a 429’s Retry-After is the server’s wo
     expect(notices(result)).toEqual(['petctl: retry 1/4 in 3s: HTTP 429']);
   });
 
-  it('case 3: Retry-After 2 with Reset now+70 (beyond --max-wait): retried after 2 s, exit 0', async (t) => {
+  it('Retry-After 2 with Reset now+70 (beyond --max-wait): retried after 2 s, exit 0', async (t) => {
     const { server, petctl } = await setupE2e(t);
     server.reply(at(429, RATE_LIMITED, () => ({ 'retry-after': '2', ...exhausted(70) })), json(200, [PET]));
 
@@ -86,7 +86,7 @@ describe.concurrent('single commands: a 429’s Retry-After is the server’s wo
     expect(notices(result)).toEqual(['petctl: retry 1/4 in 2s: HTTP 429']);
   });
 
-  it('case 4: always 429 Retry-After 1: 5 requests (--retries 4) at least 1 s apart, exit 5 within 10 s', async (t) => {
+  it('always 429 Retry-After 1: 5 requests (--retries 4) at least 1 s apart, exit 5 within 10 s', async (t) => {
     const { server, petctl } = await setupE2e(t, at(429, RATE_LIMITED, () => ({ 'retry-after': '1', ...exhausted(60) })));
 
     const result = await petctl(['pets', 'list']);
@@ -100,7 +100,7 @@ describe.concurrent('single commands: a 429’s Retry-After is the server’s wo
     expect(result.stderr).toMatch(/^error: rate limited: Too many requests \(5 attempts over \d+(\.\d)?s\)\. Try again at \d\d:\d\d:\d\d, in 1s \(rate_limited, HTTP 429\)$/m);
   });
 
-  it('case 5: --retries 0 against Retry-After 3 (Reset now+60); a new process on the same config dir sends about 3 s after the 429, not before', async (t) => {
+  it('--retries 0 against Retry-After 3 (Reset now+60); a new process on the same config dir sends about 3 s after the 429, not before', async (t) => {
     const { server, petctl } = await setupE2e(t);
     server.reply(at(429, RATE_LIMITED, () => ({ 'retry-after': '3', ...exhausted(60) })), json(200, [PET]));
 
@@ -118,7 +118,7 @@ describe.concurrent('single commands: a 429’s Retry-After is the server’s wo
     expect(Math.abs(namedTime(notice!.replace(/^.*until /, 'at ')) - (server.requests[0]!.at + 3000))).toBeLessThanOrEqual(1000 + SLACK_MS);
   });
 
-  it('case 6: Retry-After 10 with Reset now+2: nothing before 10 s', async (t) => {
+  it('Retry-After 10 with Reset now+2: nothing before 10 s', async (t) => {
     const { server, petctl } = await setupE2e(t);
     server.reply(at(429, RATE_LIMITED, () => ({ 'retry-after': '10', ...exhausted(2) })), json(200, [PET]));
 
@@ -129,7 +129,7 @@ describe.concurrent('single commands: a 429’s Retry-After is the server’s wo
     expect(notices(result)).toEqual(['petctl: retry 1/4 in 10s: HTTP 429']);
   });
 
-  it('case 7: 200 with Remaining 0, Reset now+5: the next process waits about 5 s, exit 0; with --max-wait 1 it exits 5 at once, nothing sent', async (t) => {
+  it('200 with Remaining 0, Reset now+5: the next process waits about 5 s, exit 0; with --max-wait 1 it exits 5 at once, nothing sent', async (t) => {
     const { server, petctl } = await setupE2e(t);
     let reset = 0;
     server.reply(
@@ -159,7 +159,7 @@ describe.concurrent('single commands: a 429’s Retry-After is the server’s wo
   });
 });
 
-describe.concurrent('case 11: a banned key', () => {
+describe.concurrent('a banned key', () => {
   const banned = () => at(429, BANNED, () => ({ 'retry-after': '30', ...exhausted(30) }));
 
   it('with the default --max-wait 60: nothing before 30 s, one retry, and the second key_banned ends it (exit 5)', { timeout: 60_000 }, async (t) => {
@@ -199,7 +199,7 @@ describe.concurrent('case 11: a banned key', () => {
   });
 });
 
-describe('case 8: a 429 in the middle of a bulk import', () => {
+describe('a 429 in the middle of a bulk import', () => {
   it('the third POST gets 429 Retry-After 2 (Remaining 0, Reset now+60): no POST starts until 2 s later, one notice, every row once, exit 0', async (t) => {
     const reset = String(Math.ceil(Date.now() / 1000) + 60);
     let posts = 0;

@@ -1,6 +1,6 @@
 import fs from 'node:fs';
 import { parseLog } from '../../src/sandbox/pet-log';
-import { parseJson } from '../../src/schemas/json';
+import { parseJson, stringifyJson } from '../../src/schemas/json';
 
 /**
  * The animals a sandbox data file holds, read the way the sandbox reads it (a
@@ -9,4 +9,11 @@ import { parseJson } from '../../src/schemas/json';
  */
 export function storedPets(dataFile: string): Array<{ id: number | bigint; name: string; categoryId: number | bigint; status?: string }> {
   return parseLog(fs.readFileSync(dataFile)).pets.map((pet) => parseJson(pet.json) as { id: number | bigint; name: string; categoryId: number | bigint; status?: string });
+}
+
+/** Writes a sandbox data file (0600) holding the animals of `petsJson`, a JSON array as text: int64s stay exact. */
+export function writeSandboxData(dataFile: string, petsJson: string): void {
+  const pets = parseJson(petsJson) as unknown[];
+  const lines = ['{"format":"petctl-sandbox-pets","version":2}', ...pets.map((pet) => stringifyJson(pet))];
+  fs.writeFileSync(dataFile, `${lines.join('\n')}\n`, { mode: 0o600 });
 }

@@ -27,7 +27,7 @@ describe('the sandbox with --data', () => {
     const dataFile = path.join(scratch(), 'sandbox.json');
     writeFileSync(
       dataFile,
-      '{"version":1,"pets":[{"id":9007199254740993,"name":"Huge","categoryId":9223372036854775807,"status":"available"}]}',
+      '{"format":"petctl-sandbox-pets","version":2}\n{"id":9007199254740993,"name":"Huge","categoryId":9223372036854775807,"status":"available"}\n',
     );
     const { baseUrl } = await start({ dataFile });
 
@@ -98,11 +98,11 @@ describe('the sandbox with --data', () => {
 
   it('refuses to start on a corrupt data file, naming it, and leaves it untouched', async () => {
     const dataFile = path.join(scratch(), 'sandbox.json');
-    writeFileSync(dataFile, '{"version":1,"pets":[{"id":1,"name":"Rex"');
+    writeFileSync(dataFile, '{"format":"petctl-sandbox-pets","version":2}\n{"id":1,"name":"Rex"}\n');
     const starting = startSandbox({ port: 0, dataFile });
     await expect(starting).rejects.toBeInstanceOf(SandboxDataFileError);
-    await expect(starting).rejects.toThrow(`sandbox data file ${dataFile} is not valid JSON`);
-    expect(readFileSync(dataFile, 'utf8')).toBe('{"version":1,"pets":[{"id":1,"name":"Rex"');
+    await expect(starting).rejects.toThrow(`sandbox data file ${dataFile} has an invalid animal at line 2: categoryId`);
+    expect(readFileSync(dataFile, 'utf8')).toBe('{"format":"petctl-sandbox-pets","version":2}\n{"id":1,"name":"Rex"}\n');
   });
 
   it('answers 500 internal_error naming the file when it turns corrupt while serving', async () => {

@@ -115,35 +115,9 @@ describe('a file-backed store', () => {
     expect(get(second, added.id)).toEqual({ id: 13, name: 'Persisted', categoryId: 3, status: 'pending' });
   });
 
-  it('migrates a version 1 file: every animal, int64 digits, unknown fields, and its counts handed over', async () => {
-    const file = path.join(scratch(), 'sandbox.json');
-    const counts = { 'sandbox-free': { minuteStart: 1, minuteCount: 3, dayStart: 1, dayCount: 3, strikes: 0 } };
-    writeFileSync(
-      file,
-      JSON.stringify({ version: 1, note: 'hand-made', pets: [], rateLimits: counts }, null, 2).replace(
-        '"pets": []',
-        '"pets": [{"id": 9007199254740993, "name": "Big", "categoryId": 9223372036854775807, "status": "sold", "colour": "grey"}, {"id": 2, "name": "Two", "categoryId": 1}]',
-      ),
-    );
-    let handedOver: unknown;
-    const store = await openFileStore(file, (migrated) => {
-      handedOver = migrated.rateLimits;
-    });
-    expect(handedOver).toEqual(counts);
-    expect(list(store, { limit: 10 }).map((pet) => String(pet.id))).toEqual(['2', '9007199254740993']);
-    expect(store.get(9007199254740993n)).toBe(
-      '{"id":9007199254740993,"name":"Big","categoryId":9223372036854775807,"status":"sold","colour":"grey"}',
-    );
-    const lines = readFileSync(file, 'utf8').split('\n');
-    expect(JSON.parse(lines[0] as string)).toEqual({ format: 'petctl-sandbox-pets', version: 2, note: 'hand-made' });
-    await store.add({ name: 'After', categoryId: 1 });
-    expect(fileIds(file).map(String)).toEqual(['2', '9007199254740993', '9007199254740994']);
-    expect(statSync(file).mode & 0o777).toBe(0o600);
-  });
-
   it('refuses to go past the largest int64', async () => {
     const file = path.join(scratch(), 'sandbox.json');
-    writeFileSync(file, '{"pets":[{"id":9223372036854775807,"name":"Last","categoryId":1}]}');
+    writeFileSync(file, '{"format":"petctl-sandbox-pets","version":2}\n{"id":9223372036854775807,"name":"Last","categoryId":1}\n');
     const store = await openFileStore(file);
     await expect(store.add({ name: 'Overflow', categoryId: 1 })).rejects.toThrow(/int64/);
   });
@@ -169,12 +143,12 @@ describe('a file-backed store', () => {
 
   const header = '{"format":"petctl-sandbox-pets","version":2}\n';
   it.each([
-    ['not JSON', '{"pets": [', /is not valid JSON/],
-    ['pets not an array', '{"pets": {}}', /no pets array/],
-    ['an animal without a name', '{"pets": [{"id": 1, "categoryId": 1}]}', /at pets\.0\.name/],
-    ['a fractional id', '{"pets": [{"id": 1.5, "name": "x", "categoryId": 1}]}', /at pets\.0\.id/],
-    ['a duplicate id', '{"pets": [{"id": 1, "name": "a", "categoryId": 1}, {"id": 1, "name": "b", "categoryId": 1}]}', /holds id 1 twice/],
-    ['an unknown version', '{"version": 3, "pets": []}', /version/],
+    ['not JSON', '{"pets": [', /is not a petctl sandbox data file: its first line is not \{"format":"petctl-sandbox-pets","version":2\}/],
+    ['one JSON document of animals', '{"version": 1, "pets": [{"id": 1, "name": "a", "categoryId": 1}]}', /is not a petctl sandbox data file/],
+    ['plain text', 'garbage\n', /is not a petctl sandbox data file/],
+    ['a log animal without a name', `${header}{"id":1,"categoryId":1}\n`, /line 2: name/],
+    ['a log line with a fractional id', `${header}{"id":1.5,"name":"x","categoryId":1}\n`, /line 2: id/],
+    ['a log holding one id twice', `${header}{"id":1,"name":"a","categoryId":1}\n{"id":1,"name":"b","categoryId":1}\n`, /id 1 at line 3/],
     ['a log line that is not JSON', `${header}{"id":1,"name":"a","categoryId":1}\nnonsense\n`, /line 3/],
     ['a log line with a bad status', `${header}{"id":1,"name":"a","categoryId":1,"status":"lost"}\n`, /line 2: status/],
     ['log ids out of order', `${header}{"id":2,"name":"a","categoryId":1}\n{"id":2,"name":"b","categoryId":1}\n`, /id 2 at line 3/],

@@ -11,22 +11,14 @@ export function registerStatus(auth: Command, invoke: Invoke): void {
     .action(() => invoke((ctx) => statusRun(ctx), { jsonResult: true }));
 }
 
-const SOURCE_LABELS: Record<string, string> = {
-  flag: 'from a flag',
-  env: 'from the environment',
-  active: 'active profile',
-  profile: 'from the profile',
-  sandbox: 'embedded sandbox, in this process',
-  'sandbox-default': 'built-in sandbox key',
-};
-
 export async function statusRun(ctx: Context): Promise<void> {
-  const [{ http, target }, { listPets }, { maskKey }, { renderDetails }, { formatLocalDateTime }] = await Promise.all([
+  const [{ http, target }, { listPets }, { maskKey }, { renderDetails }, { formatLocalDateTime }, { describeTarget }] = await Promise.all([
     ctx.api(),
     import('../../api/endpoints/pets'),
     import('../../config/target'),
     import('../../output/details'),
     import('../../output/time'),
+    import('../../output/profile'),
   ]);
   // What it learns of the limits is kept, so that `profile show` says the same until the window ends.
   const { response } = await listPets(http, { limit: 1 }, { keepLimits: true });
@@ -34,9 +26,6 @@ export async function statusRun(ctx: Context): Promise<void> {
   const resetMs = rate.resetEpochSeconds === undefined ? undefined : rate.resetEpochSeconds * 1000;
   // JSON keeps the moment unambiguous (UTC, ISO 8601); people read it in their own time zone.
   const reset = resetMs === undefined ? undefined : new Date(resetMs).toISOString();
-  const keySourceText = target.keySource === 'env' ? 'from PETCTL_API_KEY' : SOURCE_LABELS[target.keySource ?? 'profile'];
-  const baseSourceText = target.baseUrlSource === 'env' ? 'from PETCTL_BASE_URL' : SOURCE_LABELS[target.baseUrlSource];
-  const profileSourceText = target.profileSource === 'env' ? 'from PETCTL_PROFILE' : SOURCE_LABELS[target.profileSource];
 
   const object = {
     profile: target.profile,
@@ -49,6 +38,7 @@ export async function statusRun(ctx: Context): Promise<void> {
     rateLimit: { limit: rate.limit ?? null, remaining: rate.remaining ?? null, reset: reset ?? null },
     configFile: ctx.paths.configFile,
   };
+  const said = describeTarget(target, object.key);
   const limitText =
     rate.limit === undefined
       ? 'not reported'
@@ -56,9 +46,9 @@ export async function statusRun(ctx: Context): Promise<void> {
   await writeResult(ctx, object, () =>
     renderDetails(
       [
-        { key: 'profile', label: 'Profile', text: `${target.profile} (${profileSourceText})` },
-        { key: 'baseUrl', label: 'Base URL', text: `${target.baseUrl} (${baseSourceText})` },
-        { key: 'key', label: 'API key', text: `${object.key} (${keySourceText})` },
+        { key: 'profile', label: 'Profile', text: said.profile },
+        { key: 'baseUrl', label: 'Base URL', text: said.baseUrl },
+        { key: 'key', label: 'API key', text: said.key! },
         { key: 'authenticated', label: 'Status', text: 'authenticated (GET /pets?limit=1 answered 200)' },
         { key: 'rateLimit', label: 'Rate limit', text: limitText },
         { key: 'configFile', label: 'Config', text: object.configFile },

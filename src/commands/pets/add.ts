@@ -114,12 +114,14 @@ export async function addRun(given: AddOptions, ctx: Context): Promise<void> {
   // Where it would go is settled before anything is asked (no profile chosen, a bad base URL).
   await ctx.target();
   const options = await completePetFields(ctx, given);
-  const [{ http }, { createPet }, { renderPet }, { renderOptions }] = await Promise.all([
+  const [{ http }, { createPet }, { renderPet }, { renderOptions }, { noStatusLine }] = await Promise.all([
     ctx.api(),
     import('../../api/endpoints/pets'),
     import('../../output/pets'),
     import('../../output/settings'),
+    import('../../output/no-status'),
   ]);
   const pet = await createPet(http, { name: options.name, categoryId: options.categoryId, status: options.status });
   await writeResult(ctx, pet, () => renderPet(pet, ctx.globals.output, renderOptions(ctx)));
+  if (pet.status === undefined) ctx.notice(noStatusLine(1));
 }

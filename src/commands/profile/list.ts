@@ -3,9 +3,6 @@ import type { Context } from '../../context';
 import { writeResult } from '../../output/result';
 import type { Invoke } from '../root';
 
-/** What list and show print for the built-in sandbox profile's base URL. */
-export const SANDBOX_URL_TEXT = 'embedded sandbox (in-process)';
-
 export function registerProfileList(profile: Command, invoke: Invoke): void {
   profile
     .command('list')
@@ -15,16 +12,17 @@ export function registerProfileList(profile: Command, invoke: Invoke): void {
 }
 
 export async function profileListRun(ctx: Context): Promise<void> {
-  const [store, { maskKey }, { maskStateUrl }, { renderRecords }, { renderOptions }] = await Promise.all([
+  const [store, { maskKey }, { maskStateUrl }, { renderRecords }, { renderOptions }, { SANDBOX_URL_TEXT }] = await Promise.all([
     ctx.profiles(),
     import('../../config/target'),
     import('../../config/state-url'),
     import('../../output/records'),
     import('../../output/settings'),
+    import('../../output/profile'),
   ]);
   const active = store.activeName();
   const profiles = store.list();
-  // Only when some profile shares its state: most setups never do, and their output stays as it was.
+  // Only when some profile shares its state: most setups never do, and need no such column.
   const shared = profiles.some((profile) => profile.stateUrl);
   const rows = profiles.map((profile) => ({
     name: profile.name,

@@ -4,7 +4,6 @@ import type { Context } from '../../context';
 import { writeResult } from '../../output/result';
 import type { Invoke } from '../root';
 import { PetctlError } from '../../errors';
-import { SANDBOX_URL_TEXT } from './list';
 
 export function registerProfileShow(profile: Command, invoke: Invoke): void {
   profile
@@ -24,7 +23,7 @@ Examples:
 }
 
 export async function profileShowRun(options: { name?: string }, ctx: Context): Promise<void> {
-  const [store, { maskKey, resolveTarget }, { maskStateUrl }, { renderDetails }, { unknownProfile }, { lastSeenLimits }, { describeSeen, noneChosen, passwordText, renderNoneChosen }] =
+  const [store, { maskKey, resolveTarget }, { maskStateUrl }, { renderDetails }, { unknownProfile }, { lastSeenLimits }, { describeSeen, describeTarget, noneChosen, passwordText, renderNoneChosen }] =
     await Promise.all([
       ctx.profiles(),
       import('../../config/target'),
@@ -64,7 +63,7 @@ export async function profileShowRun(options: { name?: string }, ctx: Context): 
     storedKey: stored?.apiKey ? maskKey(stored.apiKey) : null,
     effectiveKey: target.apiKey ? maskKey(target.apiKey) : null,
     keySource: target.keySource ?? null,
-    // Only when a state store is in use, so that output without one stays as it was.
+    // Only when a state store is in use: without one there is nothing to say of it.
     ...(target.stateUrl
       ? { stateUrl: maskStateUrl(target.stateUrl), stateUrlSource: target.stateUrlSource ?? null, statePasswordSource: target.statePasswordSource ?? null }
       : {}),
@@ -72,13 +71,14 @@ export async function profileShowRun(options: { name?: string }, ctx: Context): 
     rateLimit: seen ? { limit: seen.limit ?? null, remaining: seen.remaining ?? null, reset: isoTime(seen.resetAt), blockedUntil: isoTime(seen.blockedUntil), reason: seen.reason ?? null } : null,
     configFile: store.path,
   };
+  const said = describeTarget(target, object.effectiveKey ?? undefined, options.name !== undefined);
   await writeResult(ctx, object, () =>
     renderDetails(
       [
-        { key: 'name', label: 'Profile', text: `${object.name}${object.active ? ' (active)' : ''}` },
-        { key: 'baseUrl', label: 'Base URL', text: target.baseUrl ?? SANDBOX_URL_TEXT },
+        { key: 'name', label: 'Profile', text: said.profile },
+        { key: 'baseUrl', label: 'Base URL', text: said.baseUrl },
         { key: 'storedKey', label: 'Stored key', text: object.storedKey ?? (object.builtIn ? 'none (uses the built-in sandbox key)' : 'none: run petctl auth login') },
-        { key: 'effectiveKey', label: 'Key in use', text: object.effectiveKey ? `${object.effectiveKey} (${object.keySource})` : 'none' },
+        { key: 'effectiveKey', label: 'Key in use', text: said.key ?? 'none' },
         ...(object.stateUrl ? [{ key: 'stateUrl', label: 'State store', text: `${object.stateUrl} (${object.stateUrlSource}${passwordText(target.statePasswordSource)})` }] : []),
         { key: 'overrides', label: 'Overrides', text: overrides.length ? overrides.join('; ') : 'none' },
         { key: 'rateLimit', label: 'Rate limit', text: describeSeen(seen) },

@@ -1,0 +1,154 @@
+import { parse as parseCsvRecord } from 'csv-parse/sync';
+import { sniffDelimiter } from '../delimiter';
+import { MAX_ROW_CHARS, TOO_LONG } from './row';
+
+/**
+ * CSV text as records and their fields. Records are split here, tracking
+ * quotes, so each knows its starting line and a bad record never derails the
+ * ones after it; csv-parse then reads the fields of each record.
+ */
+
+type CsvOptions = { relax_column_count: true; record_delimiter: '\n'; delimiter: string };
+const csvOptions = (delimiter: string): CsvOptions => ({ relax_column_count: true, record_delimiter: '\n', delimiter });
+/** Records parsed by one csv-parse call: one call per record would cost ~20 µs each, a minute on a 100 MB file. */
+const CSV_BATCH = 512;
+/** The batch's text, as bytes (csv-parse reads bytes; a string it would first copy to a Buffer). */
+const CSV_BATCH_BYTES = 64 * 1024;
+
+export type CsvRecord = { line: number; fields?: string[]; reason?: string; undecodable?: unknown };
+
+/**
+ * Each record's fields, parsed by csv-parse in batches; a batch with a bad record is parsed record
+ * by record. The batch lives in buffers reused from one batch to the next (the records' UTF-8 bytes,
+ * their lines and ends), not as an object per record: on a long file those objects would outlive
+ * the young generation and be promoted, and the old generation grew ~20 MB between full GCs.
+ */
+export async function* csvFields(text: AsyncIterable<string>, delimiter: string | undefined): AsyncGenerator<CsvRecord> {
+  const batch = { bytes: Buffer.allocUnsafe(CSV_BATCH_BYTES), length: 0, count: 0, lines: new Array<number>(CSV_BATCH).fill(0), ends: new Array<number>(CSV_BATCH).fill(0) };
+  let options: CsvOptions | undefined;
+  for await (const record of csvRecords(text)) {
+    if (record.undecodable) {
+      yield* parseBatch(batch, options ?? csvOptions(','));
+      yield { line: record.line, undecodable: record.undecodable };
+      return;
+    }
+    // The first record is the header, which decides the delimiter when --delimiter does not.
+    options ??= csvOptions(delimiter ?? sniffDelimiter(record.text));
+    // Separated by "\n" (the record delimiter), as 3 bytes per UTF-16 unit at most.
+    if (batch.count > 0 && batch.length + 1 + record.text.length * 3 > CSV_BATCH_BYTES) {
+      yield* parseBatch(batch, options);
+    }
+    if (record.tooLong) {
+      batch.ends[batch.count] = -1;
+    } else if (record.text.length * 3 > CSV_BATCH_BYTES) {
+      // A record too long for the batch buffer (rare: a row far beyond a valid NewPet) is parsed alone.
+      yield csvRecordFields(record.line, Buffer.from(record.text), options);
+      continue;
+    } else {
+      // Between records with bytes only: a record too long to read has none in the batch.
+      if (batch.length > 0) batch.bytes[batch.length++] = 10;
+      batch.length += batch.bytes.write(record.text, batch.length);
+      batch.ends[batch.count] = batch.length;
+    }
+    batch.lines[batch.count++] = record.line;
+    if (batch.count === CSV_BATCH) yield* parseBatch(batch, options);
+  }
+  if (options) yield* parseBatch(batch, options);
+}
+
+interface CsvBatch {
+  bytes: Buffer;
+  length: number;
+  count: number;
+  lines: number[];
+  /** Where each record's bytes end in `bytes`; -1 for a record too long to read. */
+  ends: number[];
+}
+
+/** Yields the batch's records, then empties it. */
+function* parseBatch(batch: CsvBatch, options: CsvOptions): Generator<CsvRecord> {
+  let parsed: string[][] | undefined;
+  let whole = 0;
+  for (let i = 0; i < batch.count; i++) if (batch.ends[i] !== -1) whole += 1;
+  if (whole > 0) {
+    try {
+      parsed = parseCsvRecord(batch.bytes.subarray(0, batch.length), options) as string[][];
+      if (parsed.length !== whole) parsed = undefined;
+    } catch {
+      parsed = undefined;
+    }
+  }
+  let index = 0;
+  let start = 0;
+  for (let i = 0; i < batch.count; i++) {
+    const line = batch.lines[i]!;
+    const end = batch.ends[i]!;
+    if (end === -1) {
+      yield { line, reason: TOO_LONG };
+      continue;
+    }
+    if (parsed) yield { line, fields: parsed[index++]! };
+    else yield csvRecordFields(line, batch.bytes.subarray(start, end), options);
+    start = end + 1;
+  }
+  batch.length = 0;
+  batch.count = 0;
+}
+
+function csvRecordFields(line: number, bytes: Buffer, options: CsvOptions): CsvRecord {
+  try {
+    return { line, fields: (parseCsvRecord(bytes, options) as string[][])[0] ?? [''] };
+  } catch (error) {
+    return { line, reason: csvReason(error) };
+  }
+}
+
+function csvReason(error: unknown): string {
+  const code = (error as { code?: string }).code;
+  if (code === 'CSV_QUOTE_NOT_CLOSED') return 'a quoted field is not closed (truncated file?)';
+  if (code === 'CSV_INVALID_CLOSING_QUOTE') return 'bad quoting: a closing quote must end its field (write "" for a quote inside one)';
+  return `bad CSV: ${(error as Error).message}`;
+}
+
+/**
+ * Splits CSV text into records at line ends outside quotes. Blank lines (empty, or only spaces:
+ * never a valid row, which needs at least name and categoryId) are skipped but counted.
+ */
+async function* csvRecords(text: AsyncIterable<string>): AsyncGenerator<{ text: string; line: number; tooLong: boolean; undecodable?: unknown }> {
+  let line = 1;
+  let recordLine = 1;
+  let inQuotes = false;
+  let record = '';
+  let tooLong = false;
+  try {
+    for await (const piece of text) {
+      let start = 0;
+      for (let i = 0; i < piece.length; i++) {
+        const ch = piece.charCodeAt(i);
+        if (ch === 34 /* " */) inQuotes = !inQuotes;
+        else if (ch === 10 /* \n */) {
+          line += 1;
+          if (inQuotes) continue;
+          let full = record + piece.slice(start, i);
+          if (full.endsWith('\r')) full = full.slice(0, -1);
+          if (tooLong || full.trim() !== '') yield { text: full, line: recordLine, tooLong };
+          record = '';
+          tooLong = false;
+          start = i + 1;
+          recordLine = line;
+        }
+      }
+      record += piece.slice(start);
+      if (record.length > MAX_ROW_CHARS) {
+        record = '';
+        tooLong = true;
+      }
+    }
+  } catch (error) {
+    // The record in progress is where the input stops being text: the reader says so with its row.
+    yield { text: '', line, tooLong: false, undecodable: error };
+    return;
+  }
+  if (record.endsWith('\r')) record = record.slice(0, -1);
+  if (tooLong || record.trim() !== '') yield { text: record, line: recordLine, tooLong };
+}

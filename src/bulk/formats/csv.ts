@@ -1,0 +1,89 @@
+import { parseInt64 } from '../../schemas/int64';
+import type { NewPet } from '../../schemas/pet';
+import { petStatusOf } from '../../schemas/status';
+import { csvFields } from './csv-records';
+import { columnKey, ignoredOnce, sentField, validateNewPet, withRowId } from './fields';
+import { type InputRow, InvalidInputError, type ReadOptions, refuseUndecodable } from './row';
+
+/**
+ * CSV (RFC 4180) with a header row. Records are split here, tracking quotes,
+ * so each row knows its starting line and a bad record never derails the
+ * ones after it; csv-parse then reads the fields of each record.
+ */
+export async function* csvRows(text: AsyncIterable<string>, options: ReadOptions): AsyncGenerator<InputRow> {
+  let header: CsvHeader | undefined;
+  let row = 0;
+  for await (const record of csvFields(text, options.delimiter)) {
+    if (record.undecodable) throw refuseUndecodable(record.undecodable, record.line, header === undefined ? undefined : row + 1);
+    // A row of empty fields is what a spreadsheet writes for an empty row (`,,,`): a blank line.
+    if (record.fields?.every((field) => field.trim() === '')) continue;
+    if (header === undefined) {
+      if (record.reason) throw new InvalidInputError(`line ${record.line}: the CSV header cannot be read: ${record.reason}`);
+      header = csvHeader(record.fields!, record.line, options);
+      continue;
+    }
+    row += 1;
+    const { line, fields, reason } = record;
+    if (reason) {
+      yield { row, line, reason };
+    } else if (fields!.length !== header.columns.length) {
+      yield { row, line, reason: `expected ${header.columns.length} fields (${header.names.join(',')}), found ${fields!.length}` };
+    } else {
+      const pet = validateNewPet(csvValue(header.columns, fields!));
+      const { idIndex } = header;
+      yield { row, line, ...(idIndex === undefined ? pet : withRowId(pet, fields![idIndex], header.names[idIndex]!.trim())) };
+    }
+  }
+  if (header === undefined) throw new InvalidInputError('the input is empty: no CSV header');
+}
+
+interface CsvHeader {
+  /** The header's names as written. */
+  names: string[];
+  /** The NewPet field each column fills; undefined for the id column and ignored columns. */
+  columns: Array<keyof NewPet | undefined>;
+  /** The --id-column's index. */
+  idIndex?: number;
+}
+
+function csvHeader(names: string[], line: number, options: ReadOptions): CsvHeader {
+  const columns: Array<keyof NewPet | undefined> = [];
+  const ignore = ignoredOnce(options);
+  const idKey = options.idColumn === undefined ? undefined : columnKey(options.idColumn);
+  let idIndex: number | undefined;
+  names.forEach((name, index) => {
+    const column = sentField(name);
+    if (column !== undefined && columns.includes(column)) throw new InvalidInputError(`line ${line}: column ${column} appears twice in the CSV header`);
+    if (column === undefined && idKey !== undefined && columnKey(name) === idKey) {
+      if (idIndex !== undefined) throw new InvalidInputError(`line ${line}: the --id-column ${JSON.stringify(options.idColumn)} appears twice in the CSV header`);
+      idIndex = index;
+    } else if (column === undefined) ignore(name.trim());
+    columns.push(column);
+  });
+  const missing = (['name', 'categoryId'] as const).filter((column) => !columns.includes(column));
+  if (missing.length > 0) {
+    // One column only: its names are likely separated by another character.
+    const other = names.length === 1 ? '; if its columns are separated by another character, give it with --delimiter' : '';
+    throw new InvalidInputError(`line ${line}: the CSV header lacks ${missing.join(' and ')}; expected name,categoryId,status${other}`);
+  }
+  if (idKey !== undefined && idIndex === undefined) {
+    throw new InvalidInputError(`line ${line}: the CSV header has no column ${JSON.stringify(options.idColumn)} (--id-column); its columns: ${names.map((name) => name.trim()).join(',')}`);
+  }
+  return { names, columns, idIndex };
+}
+
+/** A CSV row as a NewPet candidate: categoryId as an exact int64 when it is one, a status in any case, an empty one as none. */
+function csvValue(columns: Array<keyof NewPet | undefined>, fields: string[]): Record<string, unknown> {
+  const value: Record<string, unknown> = {};
+  columns.forEach((column, index) => {
+    const cell = fields[index]!;
+    if (column === undefined) return;
+    if (column === 'name') value.name = cell;
+    else if (column === 'categoryId') {
+      const trimmed = cell.trim();
+      // A whole number beyond int64 stays a number, so its message names the range.
+      if (trimmed !== '') value.categoryId = parseInt64(trimmed) ?? (/^-?[1-9]\d*$/.test(trimmed) ? BigInt(trimmed) : trimmed);
+    } else if (cell.trim() !== '') value.status = petStatusOf(cell) ?? cell.trim();
+  });
+  return value;
+}

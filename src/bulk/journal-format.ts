@@ -1,0 +1,162 @@
+import fs from 'node:fs';
+import path from 'node:path';
+import { sha256Hex } from '../digest';
+import { PetctlError, UnsafeFileError, UsageError } from '../errors';
+import { assertOwnFile } from '../file-safety';
+import { parseJson } from '../schemas/json';
+import { describeFsError } from '../fs-errors';
+import { HEADER_START, JournalDamagedError, isCreationCutShort, isDamagedHeader, isWriteCutShort, journalLines } from './journal-damage';
+import type { NewRunMark, RecordEntry, RecordIndex } from './records';
+
+/**
+ * The bulk import journal: an append-only NDJSON file, one per target (base
+ * URL and key), recording what became of every row any import sent there, so
+ * that a rerun, of the same file or of an edited one, sends only the rows not
+ * created before (records.ts says how rows are matched):
+ *
+ *   {"petctlImportJournal":2,"target":"<sha256>"}                                  header
+ *   {"source":"/abs/intake.csv","id":"A-17","content":["Rex","1","available",1],"state":"sent","at":"…"}
+ *   {…,"state":"created","pet":{…}}       the answer: created
+ *   {…,"state":"rejected","error":{…}}    the answer: the server's Error body
+ *   {…,"state":"unsent"}                  a "sent" that turned out not to go (429, refused connection)
+ *   {"source":"-","state":"begin","run":"…","at":"…"}   a --new import starts (and "end": nothing left to send)
+ *
+ * "sent" is written and fdatasync'ed before the request goes on the wire, the
+ * answer before the row is reported; a row's last entry wins. A row whose last
+ * entry is "sent" was sent and never answered: outcome unknown. A torn last
+ * line (the process killed while writing) is ignored, which leaves the row at
+ * its earlier, safer state. Any other line that is not an entry stops the
+ * import before anything is sent (journal-damage.ts). A header of another
+ * format is not this petctl's journal: it is left alone (unsafe_file).
+ */
+
+const FORMAT = 2;
+
+/** The system's reason, as a person reads it. */
+export function systemReason(error: unknown): string {
+  return describeFsError(error, { ENOENT: 'its directory no longer exists (ENOENT)' });
+}
+
+/** The default journal: in petctl's state directory, named by the target (base URL identity and key). */
+export async function defaultJournalPath(stateDir: string, targetIdentity: string, apiKey: string): Promise<string> {
+  const name = (await sha256Hex(`petctl-import-records\n${targetIdentity}\n${apiKey}`)).slice(0, 32);
+  return path.join(stateDir, 'imports', `${name}.ndjson`);
+}
+
+/** Identifies the server and key in a header without holding the key. */
+export function targetDigest(targetIdentity: string, apiKey: string): Promise<string> {
+  return sha256Hex(`petctl-import-target\n${targetIdentity}\n${apiKey}`);
+}
+
+/**
+ * Reads the journal at `file`, if there is one, into `index`. A line that is
+ * neither an entry nor a write cut short stops it (journal-damage.ts).
+ */
+export async function readJournal(file: string, target: string, index: RecordIndex): Promise<void> {
+  // Another user's journal, or one others can write, may have lost its "created" lines: never trusted.
+  assertOwnFile(file);
+  if ((await headerOf(file)) !== 'whole') return;
+  let header = '';
+  let number = 0;
+  for await (const { text, ended } of journalLines(fs.createReadStream(file))) {
+    number += 1;
+    if (number === 1) {
+      header = text;
+      continue;
+    }
+    // The header is judged with the line after it at hand: entries after a line that is no header make it a damaged one.
+    if (number === 2) checkHeader(file, header, target, text);
+    const entry = parseEntry(text);
+    if (entry) index.add(entry);
+    else if (ended && !isWriteCutShort(text, ENTRY_START)) throw new JournalDamagedError(file, number);
+  }
+  if (number === 1) checkHeader(file, header, target, undefined);
+}
+
+export type HeaderState = 'absent' | 'whole' | 'cut-short';
+
+/** Whether the journal at `file` exists and has a whole first line, or its creation was cut short before that. */
+async function headerOf(file: string): Promise<HeaderState> {
+  let handle: fs.promises.FileHandle;
+  try {
+    handle = await fs.promises.open(file, 'r');
+  } catch (error) {
+    if ((error as { code?: string }).code === 'ENOENT') return 'absent';
+    throw new UsageError(`cannot read the journal ${file}: ${systemReason(error)}`);
+  }
+  try {
+    return await headerIn(handle, file);
+  } catch (error) {
+    if (error instanceof PetctlError) throw error;
+    throw new UsageError(`cannot read the journal ${file}: ${systemReason(error)}`);
+  } finally {
+    await handle.close();
+  }
+}
+
+/**
+ * A file is petctl's journal only when its first line starts as a header does,
+ * or is what a header cut short leaves; a first line that is a damaged header
+ * is journal_damaged (journal-damage.ts); anything else is someone's file,
+ * never truncated or written into. checkHeader reads the rest of the header.
+ */
+export async function headerIn(handle: fs.promises.FileHandle, file: string): Promise<Exclude<HeaderState, 'absent'>> {
+  const head = Buffer.alloc(4096);
+  const { bytesRead } = await handle.read(head, 0, head.length, 0);
+  const bytes = head.subarray(0, bytesRead);
+  const text = bytes.toString('utf8');
+  const whole = bytesRead === head.length || text.includes('\n');
+  if (!whole && isCreationCutShort(bytes, HEADER_BYTES)) return 'cut-short';
+  if (text.startsWith(HEADER_START)) return 'whole';
+  const [first = '', next] = text.split('\n');
+  if (isDamagedHeader(first, next, isEntry)) throw new JournalDamagedError(file, 1);
+  throw new UnsafeFileError(file, { kind: 'not_journal' });
+}
+
+/** Checks the header is this format's, for this target. `next`: the line after it. */
+function checkHeader(file: string, line: string, target: string, next: string | undefined): void {
+  let parsed: Record<string, unknown> | undefined;
+  try {
+    parsed = JSON.parse(line) as Record<string, unknown>;
+  } catch {
+    parsed = undefined;
+  }
+  const version = parsed?.petctlImportJournal;
+  if (parsed === undefined || version !== FORMAT) {
+    // A header of a format this petctl does not know is not damage.
+    if (version === undefined && isDamagedHeader(line, next, isEntry)) throw new JournalDamagedError(file, 1);
+    throw new UnsafeFileError(file, { kind: 'not_journal' });
+  }
+  if (parsed.target !== target) {
+    throw new UsageError(`the journal ${file} belongs to another base URL or API key`, 'choose another --journal path, or use the profile it was written for');
+  }
+}
+
+/** How each entry's line begins, as petctl writes it (its first field): what a write cut short starts with. */
+const ENTRY_START = '{"source":';
+
+const isEntry = (line: string) => parseEntry(line) !== undefined;
+
+const STATES = new Set(['sent', 'created', 'rejected', 'unsent', 'begin', 'end']);
+
+function parseEntry(line: string): RecordEntry | NewRunMark | undefined {
+  let value: unknown;
+  try {
+    value = parseJson(line);
+  } catch {
+    return undefined;
+  }
+  const entry = value as Partial<RecordEntry> & Partial<NewRunMark>;
+  if (entry === null || typeof entry !== 'object' || typeof entry.source !== 'string' || typeof entry.state !== 'string' || !STATES.has(entry.state)) return undefined;
+  if (entry.state === 'begin' || entry.state === 'end') return typeof entry.run === 'string' ? (entry as NewRunMark) : undefined;
+  const content = entry.content;
+  if (!Array.isArray(content) || content.length !== 4 || typeof content[3] !== 'number') return undefined;
+  if (entry.id !== undefined && typeof entry.id !== 'string') return undefined;
+  if (entry.state === 'created' && typeof (entry as { pet?: unknown }).pet !== 'object') return undefined;
+  if (entry.state === 'rejected' && typeof (entry as { error?: unknown }).error !== 'object') return undefined;
+  return entry as unknown as RecordEntry;
+}
+
+export const headerLine = (target: string) => `${JSON.stringify({ petctlImportJournal: FORMAT, target })}\n`;
+/** A header's length: a target is a SHA-256 in hex. */
+const HEADER_BYTES = headerLine('0'.repeat(64)).length;

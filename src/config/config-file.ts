@@ -1,0 +1,89 @@
+import { validateStateUrl } from './state-url';
+
+/**
+ * config.json as the profile store reads it: what it understands of each
+ * profile, and the whole document as conf writes it, unknown keys kept.
+ */
+
+/** The built-in profile: the embedded sandbox. */
+export const SANDBOX_PROFILE = 'sandbox';
+
+export interface ProfileEntry {
+  baseUrl?: string;
+  apiKey?: string;
+  stateUrl?: string;
+  statePassword?: string;
+}
+
+export interface Snapshot {
+  active?: string;
+  profiles: Map<string, ProfileEntry>;
+}
+
+/** The file's content as conf reads and writes it; profiles is a null-prototype object so any name is a plain key. */
+export type ConfigDocument = Record<string, unknown> & { profiles: Record<string, unknown> };
+
+export function isRecord(value: unknown): value is Record<string, unknown> {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
+}
+
+/** Reads what the store understands; malformed parts (a hand edit) are skipped rather than fatal. */
+export function parseConfig(raw: unknown): Snapshot {
+  const doc = isRecord(raw) ? raw : {};
+  const profiles = new Map<string, ProfileEntry>();
+  if (isRecord(doc.profiles)) {
+    for (const [name, entry] of Object.entries(doc.profiles)) {
+      if (!isRecord(entry)) continue;
+      const builtIn = name === SANDBOX_PROFILE;
+      profiles.set(name, {
+        baseUrl: !builtIn && typeof entry.baseUrl === 'string' ? entry.baseUrl : undefined,
+        apiKey: typeof entry.apiKey === 'string' && entry.apiKey !== '' ? entry.apiKey : undefined,
+        stateUrl: !builtIn && typeof entry.stateUrl === 'string' && entry.stateUrl !== '' ? entry.stateUrl : undefined,
+        statePassword: !builtIn && typeof entry.statePassword === 'string' && entry.statePassword !== '' ? entry.statePassword : undefined,
+      });
+    }
+  }
+  const active = typeof doc.activeProfile === 'string' && doc.activeProfile !== '' ? doc.activeProfile : undefined;
+  return { active, profiles };
+}
+
+export function toDocument(raw: unknown): ConfigDocument {
+  const doc: Record<string, unknown> = Object.assign(Object.create(null), isRecord(raw) ? raw : {});
+  const profiles: Record<string, unknown> = Object.create(null);
+  if (isRecord(doc.profiles)) {
+    for (const [name, entry] of Object.entries(doc.profiles)) profiles[name] = entry;
+  }
+  doc.profiles = profiles;
+  return doc as ConfigDocument;
+}
+
+export function entryOf(doc: ConfigDocument, name: string): Record<string, unknown> | undefined {
+  const entry = Object.hasOwn(doc.profiles, name) ? doc.profiles[name] : undefined;
+  return isRecord(entry) ? entry : undefined;
+}
+
+export function profileExists(doc: ConfigDocument, name: string): boolean {
+  return name === SANDBOX_PROFILE || entryOf(doc, name) !== undefined;
+}
+
+export function knownNames(doc: ConfigDocument): string[] {
+  const others = Object.keys(doc.profiles).filter((name) => name !== SANDBOX_PROFILE && entryOf(doc, name) !== undefined);
+  return [SANDBOX_PROFILE, ...others.sort(byName)];
+}
+
+export function byName(a: string, b: string): number {
+  return a < b ? -1 : a > b ? 1 : 0;
+}
+
+export interface StateStoreSettings {
+  stateUrl?: string;
+  statePassword?: string;
+}
+
+/** The state store's settings as stored: the URL checked, the password only when given. */
+export function stateSettings(settings: StateStoreSettings): StateStoreSettings {
+  return {
+    ...(settings.stateUrl === undefined ? {} : { stateUrl: validateStateUrl(settings.stateUrl, '--state-url') }),
+    ...(settings.statePassword === undefined ? {} : { statePassword: settings.statePassword }),
+  };
+}

@@ -1,0 +1,43 @@
+import { PET_STATUSES } from './constants';
+import { int64Problem } from './int64';
+
+/**
+ * What a NewPet's fields must be, in words: one wording for the client (a
+ * flag, a row of an import) and the sandbox (a 400's message). Free of zod, so
+ * flag parsing can use it; `newPetProblem` reads zod's issues by their shape.
+ */
+
+/** What a status must be. */
+export const STATUS_RULE = `must be one of ${PET_STATUSES.join(', ')}`;
+
+/** The fields a NewPet may have. */
+export const NEW_PET_FIELDS = ['name', 'categoryId', 'status'] as const;
+
+/** A value as it was given: a text in quotes, a number or other JSON value as written. */
+export function asTyped(value: unknown): string {
+  return typeof value === 'bigint' ? String(value) : JSON.stringify(value) ?? String(value);
+}
+
+/** The parts of a zod issue the words need. */
+export interface NewPetIssue {
+  code: string;
+  path: PropertyKey[];
+  message: string;
+  keys?: string[];
+}
+
+/** zod/mini carries no English messages ("Invalid input"), so each issue of NewPet is said here, field first. */
+export function newPetProblem(issue: NewPetIssue, value: unknown): string {
+  const field = issue.path.map(String).join('.');
+  if (field === '') {
+    if (issue.code === 'unrecognized_keys') return `unknown field ${issue.keys!.map((key) => JSON.stringify(key)).join(', ')} (allowed: ${NEW_PET_FIELDS.join(', ')})`;
+    return 'must be an object {"name":…,"categoryId":…,"status":…}';
+  }
+  const given = (value as Record<string, unknown>)[field];
+  if (given === undefined) return `${field}: required`;
+  if (field === 'status') return `status ${STATUS_RULE}, not ${asTyped(given)}`;
+  if (field === 'categoryId') return `categoryId ${int64Problem(typeof given === 'number' || typeof given === 'bigint' ? String(given) : '')}, not ${asTyped(given)}`;
+  if (field === 'name' && issue.code === 'invalid_type') return `name must be a string, not ${asTyped(given)}`;
+  if (field === 'name' && issue.code === 'too_small') return 'name: must not be empty';
+  return `${field}: ${issue.message}`;
+}
