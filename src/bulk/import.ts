@@ -232,8 +232,9 @@ async function sendRows(options: BulkAddOptions, ctx: Context, plan: SendPlan): 
   else if (format === 'table' || format === 'csv') ctx.io.stdout.write(output.renderFailures(failures, format, renderOptions(ctx)));
   // Every row announced before sending (skipped, invalid) is counted, even when sending stopped before reaching it.
   const shown: Tally = { ...tally, skipped: Math.max(tally.skipped, scan.skippedCount), invalid: Math.max(tally.invalid, scan.invalid) };
-  ctx.notice(summaryLine(shown, { sendingMs: progress.sendingMs(), runMs: ctx.monotonic() - started }, plan.journalPath));
+  // Before the summary, so that an import ends with the summary (and, after Ctrl-C, how to go on).
   if (tally.noStatus > 0) ctx.notice(noStatusLine(tally.noStatus));
+  ctx.notice(summaryLine(shown, { sendingMs: progress.sendingMs(), runMs: ctx.monotonic() - started }, plan.journalPath));
 
   const ending = importEnding({ interrupted: outcome.interrupted, stoppedBy, rejected: tally.rejected, invalid: shown.invalid, unknown: tally.unknown });
   // After Ctrl-C, how to go on, as the error line of any other stop says it.

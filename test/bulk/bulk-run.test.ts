@@ -60,7 +60,7 @@ describe('progress', () => {
     expect(frames.at(-1)).toMatch(/^\r\x1b\[Kimport \[#{10}\] 3\/3 · \d+\/min · 429s: 1 · finishing$/);
     const text = io.stderr.text();
     // The bar is wiped before the summary, which is a line of its own.
-    expect(text).toMatch(/\r\x1b\[Kcreated 3, skipped 0, rejected 0, invalid 0, unknown 0 in [\d.ms]+ \(\d+\/min\); journal .+\n3 animals have no status: .+\n$/);
+    expect(text).toMatch(/\r\x1b\[K3 animals have no status: .+\ncreated 3, skipped 0, rejected 0, invalid 0, unknown 0 in [\d.ms]+ \(\d+\/min\); journal .+\n$/);
     // No competing countdown line from the session's own wait.
     expect(text).not.toContain('petctl: HTTP 429');
     expect(server.requests).toHaveLength(4);

@@ -182,7 +182,7 @@ for (const { title, shell, complete, statusEquals } of SHELLS_UNDER_TEST) {
     });
 
     it('flags, --output values, --flag=value', async () => {
-      expect(await complete('petctl pets list --sta')).toEqual(['--status']);
+      expect(await complete('petctl pets list --stat')).toEqual(['--status']);
       expect(sorted(await complete('petctl -o '))).toEqual(['csv', 'json', 'ndjson', 'table']);
       expect(await complete('petctl pets list --status=p')).toEqual([statusEquals]);
     });

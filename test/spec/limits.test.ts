@@ -271,7 +271,7 @@ describe.concurrent('Limits › "The response includes Retry-After; clients back
     server.reply(json(429, RATE_LIMITED, { 'retry-after': '2', ...rateLimitHeaders(0, 60) }), json(200, [PET]));
     const result = await petctl(['pets', 'list']);
     expect(result.code, result.stderr).toBe(0);
-    expect(result.stderr).toBe('petctl: HTTP 429; retry 1/4 in 2s\n');
+    expect(result.stderr).toBe('petctl: retry 1/4 in 2s: HTTP 429\n');
     const [first, second] = server.requests;
     expect(second!.at - first!.at).toBeGreaterThanOrEqual(2000 - SLACK_MS);
     server.verify();
