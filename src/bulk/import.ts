@@ -140,13 +140,14 @@ interface SendPlan {
 }
 
 async function sendRows(options: BulkAddOptions, ctx: Context, plan: SendPlan): Promise<void> {
-  const [{ http }, { createPet }, { runImport }, output, { ImportProgress, summaryLine }, { renderOptions }] = await Promise.all([
+  const [{ http }, { createPet }, { runImport }, output, { ImportProgress, summaryLine }, { renderOptions }, { loadTable }] = await Promise.all([
     ctx.api(),
     import('../api/endpoints/pets'),
     import('./runner'),
     import('../output/bulk'),
     import('../output/import-progress'),
     import('../output/settings'),
+    import('../output/records'),
   ]);
   const { scan } = plan;
   // Before the first request: nothing created yet, every row left.
@@ -229,7 +230,11 @@ async function sendRows(options: BulkAddOptions, ctx: Context, plan: SendPlan): 
   }
 
   if (format === 'json') ctx.io.stdout.write(output.renderRowArray(all));
-  else if (format === 'table' || format === 'csv') ctx.io.stdout.write(output.renderFailures(failures, format, renderOptions(ctx)));
+  else if (format === 'table' || format === 'csv') {
+    const options = renderOptions(ctx);
+    if (options.tty) await loadTable();
+    ctx.io.stdout.write(output.renderFailures(failures, format, options));
+  }
   // Every row announced before sending (skipped, invalid) is counted, even when sending stopped before reaching it.
   const shown: Tally = { ...tally, skipped: Math.max(tally.skipped, scan.skippedCount), invalid: Math.max(tally.invalid, scan.invalid) };
   // Before the summary, so that an import ends with the summary (and, after Ctrl-C, how to go on).

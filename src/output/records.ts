@@ -3,7 +3,24 @@ import type { ColorLevel } from './color';
 import { renderCsv } from './csv';
 import { safeText } from './sanitize';
 import type { OutputFormat } from './format';
-import { renderTable, renderTsv, type Column } from './table';
+import { type Column, renderTsv } from './tsv';
+
+type TableModule = typeof import('./table');
+let tableModule: TableModule | undefined;
+
+/**
+ * Loads the terminal's table renderer (cli-table3 and chalk, ~15 ms of a start): only a command
+ * whose stdout is a terminal needs it, so writeResult and the other callers that may draw a table
+ * load it first, and every other run (-o json, csv, piped TSV) never does.
+ */
+export async function loadTable(): Promise<void> {
+  tableModule ??= await import('./table');
+}
+
+function table(): TableModule {
+  if (tableModule === undefined) throw new Error('the table renderer is used before loadTable()');
+  return tableModule;
+}
 
 /** A column of a record view: `header` on a TTY, `key` as the csv header name. */
 export interface RecordColumn<Row> extends Column<Row> {
@@ -40,7 +57,7 @@ export function renderRecords<Row extends object>(
   switch (format) {
     case 'table':
       return options.tty
-        ? renderTable(columns, rows, { level: options.level, width: options.width })
+        ? table().renderTable(columns, rows, { level: options.level, width: options.width })
         : renderTsv(columns, rows);
     case 'json':
       return stringifyJson(rows, 2) + '\n';

@@ -1,5 +1,6 @@
 import type { Terminal } from '../terminal';
 import type { OutputFormat } from './format';
+import { loadTable } from './records';
 
 /** What writeResult needs of a command's context (structural, so output/ does not depend on context.ts). */
 export interface ResultSink {
@@ -14,6 +15,7 @@ export interface ResultSink {
  */
 export async function writeResult(ctx: ResultSink, value: unknown, render: () => string): Promise<void> {
   if (ctx.globals.query === undefined) {
+    if (ctx.terminal.stdoutIsTerminal) await loadTable();
     ctx.io.stdout.write(render());
     return;
   }

@@ -1,36 +1,21 @@
 import Table from 'cli-table3';
-import { makeChalk, type ColorLevel, type Painter } from './color';
+import { makeChalk, type ColorLevel } from './color';
 import { safeText } from './sanitize';
 import { displayWidth, truncateToWidth } from './text-width';
+import { type Column, MISSING_VALUE } from './tsv';
 
-/** One column of a human-readable view, generic over the row type. */
-export interface Column<Row> {
-  /** Heading on a TTY, e.g. `NAME`. */
-  header: string;
-  /** The cell text; undefined when the row has no value (shown as `-`). */
-  value(row: Row): string | undefined;
-  /**
-   * The style for this row's cell, e.g. `chalk.green`, or undefined for plain
-   * text. It returns a style rather than finished text so the table can
-   * truncate first and colour after: cutting an already coloured string could
-   * drop its reset code and bleed colour into the next cell.
-   */
-  color?(row: Row, chalk: Painter): ((text: string) => string) | undefined;
-  /**
-   * May be cut with `…` to fit the terminal. When no column says so, any
-   * column may be cut; the widest one always gives way first.
-   */
-  truncate?: boolean;
-}
+/**
+ * The table a person reads on a terminal (cli-table3, coloured with chalk). Loaded only when
+ * stdout is a terminal (records.ts): -o json, csv and piped output never pay for these libraries.
+ */
+
+export type { Column };
 
 export interface TableOptions {
   level: ColorLevel;
   /** Terminal width in columns; without it nothing is truncated. */
   width?: number;
 }
-
-/** Shown where a row has no value, so every line keeps the same number of fields. */
-export const MISSING_VALUE = '-';
 
 /** Spaces between columns. */
 const COLUMN_GAP = 2;
@@ -45,16 +30,6 @@ const MIN_TRUNCATED_WIDTH = 5;
  */
 function cellText<Row>(column: Column<Row>, row: Row): string {
   return safeText(column.value(row) ?? MISSING_VALUE);
-}
-
-/**
- * A TSV field is data: tabs and line breaks (LF, and CR, half of a CRLF
- * break) would break the one-record-per-line contract (`cut -f2`,
- * `while IFS=$'\t' read`), so each becomes a space. Everything else,
- * other control characters included, is passed on as the server sent it.
- */
-function tsvField(text: string): string {
-  return text.replace(/[\t\n\r]/g, ' ');
 }
 
 // gh-like borderless layout: a bold header row, columns separated by two
@@ -141,16 +116,4 @@ function fitColumnWidths<Row>(
     overflow -= 1;
   }
   return widths;
-}
-
-/**
- * The table's off-a-TTY form (as gh prints when piped): no header, no
- * borders, no colour, no truncation; one row per line, fields separated by
- * tabs, so `cut -f2` and `while IFS=$'\t' read` work. Returns '' for no rows.
- */
-export function renderTsv<Row>(columns: readonly Pick<Column<Row>, 'value'>[], rows: readonly Row[]): string {
-  if (rows.length === 0) return '';
-  return rows
-    .map((row) => columns.map((column) => tsvField(column.value(row) ?? MISSING_VALUE)).join('\t') + '\n')
-    .join('');
 }

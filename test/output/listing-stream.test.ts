@@ -1,10 +1,14 @@
-import { describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { loadTable } from '../../src/output/records';
 import { openListingStream } from '../../src/output/listing-stream';
 import { continueCommand, shellWord, stopLine } from '../../src/output/listing-stop';
 import { formatCount } from '../../src/output/waits';
 import { renderPets } from '../../src/output/pets';
 import type { OutputFormat } from '../../src/output/format';
 import type { Pet } from '../../src/schemas/pet';
+
+// A terminal's table is drawn by a renderer loaded on demand (records.ts).
+beforeAll(loadTable);
 
 /** The listing written page by page, against renderPets of the same animals at once. */
 

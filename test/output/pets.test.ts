@@ -1,10 +1,13 @@
 import { stripVTControlCharacters } from 'node:util';
 import { LosslessNumber } from 'lossless-json';
-import { describe, expect, test } from 'vitest';
+import { beforeAll, describe, expect, test } from 'vitest';
 import { renderPet, renderPets } from '../../src/output/pets';
-import type { RenderOptions } from '../../src/output/records';
+import { type RenderOptions, loadTable } from '../../src/output/records';
 import { displayWidth } from '../../src/output/text-width';
 import type { Pet } from '../../src/schemas/pet';
+
+// A terminal's table is drawn by a renderer loaded on demand (records.ts).
+beforeAll(loadTable);
 
 const ESC = '\u001b';
 const TTY: RenderOptions = { tty: true, level: 0 };

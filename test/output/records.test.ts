@@ -1,6 +1,9 @@
-import { describe, expect, test } from 'vitest';
+import { beforeAll, describe, expect, test } from 'vitest';
 import { OUTPUT_FORMATS } from '../../src/output/format';
-import { renderRecord, renderRecords, type RecordColumn } from '../../src/output/records';
+import { loadTable, renderRecord, renderRecords, type RecordColumn } from '../../src/output/records';
+
+// A terminal's table is drawn by a renderer loaded on demand (records.ts).
+beforeAll(loadTable);
 
 interface ProfileRow {
   name: string;

@@ -1,6 +1,7 @@
 import { stripVTControlCharacters } from 'node:util';
 import { describe, expect, test } from 'vitest';
-import { renderTable, renderTsv, type Column } from '../../src/output/table';
+import { renderTable } from '../../src/output/table';
+import { type Column, renderTsv } from '../../src/output/tsv';
 import { displayWidth } from '../../src/output/text-width';
 
 interface Row {

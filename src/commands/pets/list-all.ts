@@ -13,7 +13,7 @@ import type { ListOptions } from './list';
  * link, as --starting-token.
  */
 export async function listAllRun(flags: ListOptions, ctx: Context): Promise<void> {
-  const [{ http }, { petPages, firstPageUrl }, { openListingStream, bufferedStream }, { renderOptions }, stop, { writeResult }, { renderPets }] = await Promise.all([
+  const [{ http }, { petPages, firstPageUrl }, { openListingStream, bufferedStream }, { renderOptions }, stop, { writeResult }, { renderPets }, { loadTable }] = await Promise.all([
     ctx.api(),
     import('../../api/endpoints/pages'),
     import('../../output/listing-stream'),
@@ -21,12 +21,14 @@ export async function listAllRun(flags: ListOptions, ctx: Context): Promise<void
     import('../../output/listing-stop'),
     import('../../output/result'),
     import('../../output/pets'),
+    import('../../output/records'),
   ]);
   const { output, query, verbose } = ctx.globals;
   // The largest page the specification allows unless --limit says otherwise: fewer requests against the plan's quota.
   const params = { limit: flags.limit ?? LIMIT_MAX, status: flags.status };
   const from = flags.startingToken === undefined ? firstPageUrl(http, params) : startingUrl(flags.startingToken, flags, http);
   const options = renderOptions(ctx);
+  if (options.tty) await loadTable();
   const write = (chunk: string) => void ctx.io.stdout.write(chunk);
   // --query needs the whole array: it runs at the end, or on a stop over what was fetched.
   let queried: Promise<void> = Promise.resolve();
