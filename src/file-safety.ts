@@ -92,7 +92,7 @@ export function tempPathFor(file: string): string {
   // create is what makes a planted file harmless): V8's generator is seeded from the system's
   // entropy. node:crypto would cost ~10 ms of every command that records the rate limit.
   const random = () => Math.floor(Math.random() * 2 ** 32).toString(16).padStart(8, '0');
-  return `${file}.${process.pid.toString(16)}${random()}${random()}.tmp`;
+  return `${file}.${random()}${random()}.tmp`;
 }
 
 /**
