@@ -8,10 +8,11 @@ import { formatDuration, formatLocalTime, formatWait, formatWhen } from './time'
  */
 
 /** Why a request is held, in a few words: the start of notices and of errors. */
-export function describeWait(kind: WaitKind, until: number, now: number): string {
+export function describeWait(kind: WaitKind): string {
   switch (kind) {
     case 'ban':
-      return `the API key is banned until ${formatLocalTime(until, now)}`;
+      // Until when is said once, by the sentence around it.
+      return 'the API key is banned';
     case 'retry_after':
       return 'rate limited (HTTP 429, Retry-After)';
     case 'day_quota':
@@ -41,12 +42,12 @@ function formatElapsed(ms: number): string {
 export function waitNotice(notice: WaitNotice): string {
   const { kind, ms, at } = notice;
   if (notice.what === 'retry') {
-    const why = kind === 'ban' ? describeWait(kind, at + ms, at) : notice.reason;
+    const why = kind === 'ban' ? describeWait(kind) : notice.reason;
     return `retry ${notice.retry}/${notice.retries} in ${formatRetryWait(ms)}: ${why}`;
   }
   if (kind === 'minute_window') return `rate limit reached; waiting ${formatWait(ms)} for the window to reopen`;
-  if (kind === 'probe') return describeWait(kind, notice.until, at);
-  return `${describeWait(kind, notice.until, at)}; waiting ${formatWait(ms)}, until ${formatLocalTime(notice.until, at)}`;
+  if (kind === 'probe') return describeWait(kind);
+  return `${describeWait(kind)}; waiting ${formatWait(ms)}, until ${formatLocalTime(notice.until, at)}`;
 }
 
 /** The hint to raise --max-wait, where a longer wait is worth asking for: not for a ban or the day's quota. */
@@ -56,9 +57,8 @@ export function maxWaitHint(code: string | undefined): string | undefined {
 
 /** What stands in the way, in a few words, for a stop of any command. */
 export function stopReason(stop: WaitStop): string {
-  if (stop.by === 'gate') return describeWait(stop.kind, stop.until ?? stop.at, stop.at);
-  if (stop.kind !== 'ban') return 'rate limited';
-  return stop.until === undefined ? 'the API key is banned' : describeWait('ban', stop.until, stop.at);
+  if (stop.by === 'gate' || stop.kind === 'ban') return describeWait(stop.kind);
+  return 'rate limited';
 }
 
 /** `at 14:32:05, in 61s`, counted from `now` (the stop's own moment unless a command ends later). */
@@ -69,10 +69,14 @@ function tryAgain(stop: WaitStop, now = stop.at): string {
 /** A single request's stop: held before the wire (nothing sent), or a 429 it will not wait out. */
 export function requestStop(stop: WaitStop): { message: string; hint?: string } {
   const reason = stopReason(stop);
+  const spent = stop.attempts === undefined ? '' : ` (${attemptsSpent(stop.attempts.count, stop.attempts.elapsedMs).slice(2)})`;
+  if (stop.kind === 'ban' && stop.until !== undefined) {
+    // Each fact once: until when, how long that is, and that nothing goes out meanwhile.
+    return { message: `${reason} until ${formatLocalTime(stop.until, stop.at)} (in ${formatWait(stop.until - stop.at)}); petctl sends nothing before then${spent}` };
+  }
   if (stop.by === 'gate') {
     return { message: `${reason}; nothing sent. Try again ${tryAgain(stop)}`, hint: stop.noWait ? undefined : maxWaitHint(codeFor(stop.kind)) };
   }
-  const spent = stop.attempts === undefined ? '' : ` (${attemptsSpent(stop.attempts.count, stop.attempts.elapsedMs).slice(2)})`;
   return {
     message: `${reason}: ${stop.serverMessage ?? 'too many requests'}${spent}. Try again ${tryAgain(stop)}`,
     hint: stop.kind === 'ban' ? undefined : 'raise --retries or --max-wait to wait longer',

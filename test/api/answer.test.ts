@@ -57,7 +57,7 @@ describe('errorForAnswer', () => {
   it('a 429 key_banned says the key is banned and until when', () => {
     const error = errorForAnswer(answer(429, { code: 'key_banned', message: 'banned', status: 429 }), { ...context, retryAt: NOW + 30_000 }) as RateLimitError;
     expect(error.code).toBe('key_banned');
-    expect(error.message).toBe('the API key is banned until 14:31:34: banned. Try again at 14:31:34, in 30s');
+    expect(error.message).toBe('the API key is banned until 14:31:34 (in 30s); petctl sends nothing before then');
     expect(error.hint).toBeUndefined();
   });
 

@@ -141,7 +141,7 @@ describe('bans', () => {
     const failure = await time.run(client().http.send(list)).catch((error: unknown) => error);
     expect(failure).toBeInstanceOf(RateLimitError);
     expect((failure as RateLimitError).code).toBe('key_banned');
-    expect((failure as RateLimitError).message).toMatch(/^the API key is banned until \d\d:\d\d:\d\d: API key banned \(2 attempts over 30s\)\. Try again at \d\d:\d\d:\d\d, in 30s$/);
+    expect((failure as RateLimitError).message).toMatch(/^the API key is banned until \d\d:\d\d:\d\d \(in 30s\); petctl sends nothing before then \(2 attempts over 30s\)$/);
     expect(requests.map((request) => request.at - t0)).toEqual([0, 30_000]);
   });
 
@@ -154,7 +154,7 @@ describe('bans', () => {
 
     const next = await time.run(client({ maxWaitMs: 10_000 }).http.send(list)).catch((error: unknown) => error);
     expect((next as RateLimitError).code).toBe('key_banned');
-    expect((next as RateLimitError).message).toMatch(/^the API key is banned until \d\d:\d\d:\d\d; nothing sent\. Try again at \d\d:\d\d:\d\d, in 30s$/);
+    expect((next as RateLimitError).message).toMatch(/^the API key is banned until \d\d:\d\d:\d\d \(in 30s\); petctl sends nothing before then$/);
     expect(requests).toHaveLength(1);
 
     await time.run(client().http.send(list)).catch(() => {});

@@ -16,7 +16,7 @@ describe('what the user reads of a stop', () => {
     });
     expect(requestStop(gateStop('day_quota', NOW + DAY)).message).toMatch(/^the daily quota is used up; nothing sent\. Try again at 2026-11-26 14:31:04, in 24h00m$/);
     expect(requestStop(gateStop('day_quota', NOW + DAY)).hint).toBeUndefined();
-    expect(requestStop(gateStop('ban', NOW + 30 * SECOND)).message).toBe('the API key is banned until 14:31:34; nothing sent. Try again at 14:31:34, in 30s');
+    expect(requestStop(gateStop('ban', NOW + 30 * SECOND)).message).toBe('the API key is banned until 14:31:34 (in 30s); petctl sends nothing before then');
   });
 
   it('with --max-wait 0 no wait was asked for, so there is no hint to raise it', () => {
@@ -63,7 +63,7 @@ describe('what the user reads of a wait', () => {
     const retry = { what: 'retry', at: NOW, retries: 4 } as const;
     expect(waitNotice({ ...retry, kind: 'backoff', ms: 400, retry: 1, reason: 'connection reset by the server' })).toBe('retry 1/4 in 0.4s: connection reset by the server');
     expect(waitNotice({ ...retry, kind: 'retry_after', ms: 2 * SECOND, retry: 1, reason: 'HTTP 429' })).toBe('retry 1/4 in 2s: HTTP 429');
-    expect(waitNotice({ ...retry, kind: 'ban', ms: 30 * SECOND, retry: 2, reason: 'HTTP 429' })).toBe('retry 2/4 in 30s: the API key is banned until 14:31:34');
+    expect(waitNotice({ ...retry, kind: 'ban', ms: 30 * SECOND, retry: 2, reason: 'HTTP 429' })).toBe('retry 2/4 in 30s: the API key is banned');
   });
 
   it('a retry wait is never understated, and a minute or more reads as a wait', () => {
@@ -82,6 +82,6 @@ describe('what the user reads of a wait', () => {
 describe('a 429 that ends a request after retries', () => {
   it('names the attempts before saying when to try again', () => {
     const stop: WaitStop = { kind: 'ban', until: NOW + 30 * SECOND, at: NOW, by: 'answer', serverMessage: 'API key banned', attempts: { count: 2, elapsedMs: 30_000 } };
-    expect(requestStop(stop).message).toBe('the API key is banned until 14:31:34: API key banned (2 attempts over 30s). Try again at 14:31:34, in 30s');
+    expect(requestStop(stop).message).toBe('the API key is banned until 14:31:34 (in 30s); petctl sends nothing before then (2 attempts over 30s)');
   });
 });
