@@ -2,11 +2,13 @@ import { readFile } from 'node:fs/promises';
 import type { Command } from 'commander';
 import type { Context } from '../context';
 import { InvalidResponseError } from '../errors';
-import type { RawRequestFlags } from '../api/endpoints/raw-request';
+import type { RawRequestFlags, RawRequestIo } from '../api/endpoints/raw-request';
 import type { Invoke } from './root';
 
 export interface ApiOptions extends RawRequestFlags {
   include: boolean;
+  /** --paginate: follow rel="next" and print every page's items (api-paginate.ts). */
+  paginate?: boolean;
 }
 
 // No default array: commander would print it as (default: []) in --help.
@@ -23,6 +25,7 @@ export function registerApi(program: Command, invoke: Invoke): void {
     .option('--input <file>', 'the request body from a file, or - for stdin (fields then go in the query)')
     .option('-H, --header <header>', "an extra header 'Name: value' (repeatable; not Authorization)", collect)
     .option('-i, --include', 'print the status line and response headers first')
+    .option('--paginate', 'GET every page (Link rel="next") and print their items as one JSON array')
     .addHelpText(
       'after',
       `
@@ -32,14 +35,21 @@ and -o ndjson prints an array one element per line. Errors exit as any command
 (3 not found, 4 auth, 5 rate limited, 6 rejected, 7 server/network); another
 origin, or -H Authorization, exits 2 before anything is sent.
 
+--paginate follows Link rel="next" from page to page, paced as pets list --all,
+and prints one JSON array of every page's items (-o ndjson: one per line, as
+they come); --query applies to the whole array. A page that is not a JSON
+array exits 7 and names its URL.
+
 Examples:
   $ petctl api /pets
   $ petctl api -X GET /pets -f status=available -F limit=5
   $ petctl api /pets -F name=Rex -F categoryId=9007199254740993
   $ petctl api /pets --input rex.json        # rex.json: {"name":"Rex","categoryId":1}
-  $ petctl api -i /pets --query '[].name'`,
+  $ petctl api -i /pets --query '[].name'
+  $ petctl api --paginate '/pets?limit=100' --query 'length(@)'
+  $ petctl api --paginate /pets -f status=sold -o ndjson`,
     )
-    .action((path: string, flags: { method?: string; rawField?: string[]; field?: string[]; input?: string; header?: string[]; include?: boolean }) =>
+    .action((path: string, flags: { method?: string; rawField?: string[]; field?: string[]; input?: string; header?: string[]; include?: boolean; paginate?: boolean }) =>
       invoke(
         (ctx) =>
           apiRun(
@@ -51,6 +61,7 @@ Examples:
               input: flags.input,
               headers: flags.header ?? [],
               include: flags.include === true,
+              paginate: flags.paginate === true,
             },
             ctx,
           ),
@@ -60,13 +71,11 @@ Examples:
 }
 
 export async function apiRun(options: ApiOptions, ctx: Context): Promise<void> {
+  if (options.paginate) return (await import('./api-paginate')).apiPaginateRun(options, ctx);
   const { checkFlags, buildRawRequest } = await import('../api/endpoints/raw-request');
   checkFlags(options);
   const [{ http, target }, output] = await Promise.all([ctx.api(), import('../output/api-response')]);
-  const request = await buildRawRequest(options, target.baseUrl, {
-    readFile: (path) => readFile(path),
-    readStdin: async () => (await import('../input/stdin')).readStdin(ctx.io.stdin),
-  });
+  const request = await buildRawRequest(options, target.baseUrl, requestIo(ctx));
   // -i: the head of the final answer, an error's too (before the error on stderr); reset before every attempt.
   let head = '';
   if (options.include) {
@@ -84,4 +93,12 @@ export async function apiRun(options: ApiOptions, ctx: Context): Promise<void> {
   if (json === undefined) throw new InvalidResponseError(`${request.method} ${answer.url} answered ${answer.status} without a JSON body for --query`, answer.status);
   const { writeQueried } = await import('../output/query');
   writeQueried(ctx.io.stdout, ctx.terminal.stdoutIsTerminal, ctx.globals.query, json.value, ctx.globals.output);
+}
+
+/** What -F @file and --input read: files and stdin, through the context. */
+export function requestIo(ctx: Context): RawRequestIo {
+  return {
+    readFile: (path) => readFile(path),
+    readStdin: async () => (await import('../input/stdin')).readStdin(ctx.io.stdin),
+  };
 }

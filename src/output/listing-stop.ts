@@ -1,16 +1,73 @@
-import { type PetctlError, RateLimitError } from '../errors';
+import { InvalidResponseError, PetctlError, RateLimitError } from '../errors';
+import type { Terminal } from '../terminal';
 import { formatCount, listingStop } from './waits';
 
 /**
- * What `pets list --all` says about itself on stderr: the animals so far
- * while it runs, and, when it stops before the last page, how far it got
- * and the command that continues from there (`--starting-token`).
+ * What a walk over pages (`pets list --all`, `petctl api --paginate`) says
+ * about itself on stderr: the items so far while it runs, and, when it stops
+ * before the last page, how far it got and the command that continues from
+ * there (`--starting-token`, or the next page's path).
  */
 
-
 /** The status line while a listing runs: `page 13, 1,200 animals so far`. */
-export function listingProgress(page: number, animals: number): string {
-  return `page ${page}, ${formatCount(animals)} animals so far`;
+export function listingProgress(page: number, items: number, noun = 'animals'): string {
+  return `page ${page}, ${formatCount(items)} ${noun} so far`;
+}
+
+/** What the progress needs of a command's context (structural, so output/ does not depend on context.ts). */
+export interface ProgressSink {
+  terminal: Pick<Terminal, 'stdoutIsTerminal' | 'stderrIsTerminal' | 'status'>;
+  globals: { quiet: boolean };
+  wait(ms: number, why: string): Promise<void>;
+  line(message: string): void;
+}
+
+/**
+ * How far a listing got: the page it is fetching and the items printed before it. On a
+ * terminal it is redrawn in place on stderr, but only when nothing else is written to the
+ * terminal meanwhile: stdout is elsewhere, or what goes there waits for the end (a table,
+ * --query); a wait's countdown says the same. Nothing with -q.
+ */
+export class ListingProgress {
+  readonly enabled: boolean;
+  /** The page being fetched, 1 for the first. */
+  page = 1;
+  items = 0;
+
+  constructor(
+    private readonly sink: ProgressSink,
+    outputWaits: boolean,
+    private readonly noun = 'animals',
+  ) {
+    const { terminal } = sink;
+    this.enabled = terminal.stderrIsTerminal && !sink.globals.quiet && (!terminal.stdoutIsTerminal || outputWaits);
+  }
+
+  /** Page `page`'s `items` are out. */
+  done(page: number, items: number): void {
+    this.items += items;
+    this.page = page + 1;
+    if (this.enabled) this.sink.terminal.status.show(`petctl: ${listingProgress(page, this.items, this.noun)}`);
+  }
+
+  /** The wait for the listing's requests (RequestHooks.wait): its countdown says how far the listing got. */
+  readonly wait = (ms: number, why: string): Promise<void> =>
+    this.sink.wait(ms, this.enabled ? `${listingProgress(this.page, this.items, this.noun)}; ${why}` : why);
+
+  clear(): void {
+    this.sink.terminal.status.clear();
+  }
+
+  /**
+   * The error a listing stopped by `error` ends with, after the line that says how far it got
+   * and how to continue. A bad answer (a page that is not what the walk expects, a next link
+   * off the origin or back to a page) would be the same again: it gets no way on.
+   */
+  stopped(error: unknown, continueWith: () => string): unknown {
+    if (!(error instanceof PetctlError) || error instanceof InvalidResponseError) return error;
+    this.sink.line(stopLine(this.items, this.page, continueWith(), this.noun));
+    return listingStopError(error, this.page);
+  }
 }
 
 /**
@@ -37,17 +94,35 @@ export function continueCommand(command: ListingCommand, token: string): string 
   const words = ['petctl', 'pets', 'list', '--all'];
   if (command.limit !== undefined) words.push('--limit', String(command.limit));
   if (command.status !== undefined) words.push('--status', command.status);
+  return shellCommand([...words, ...globalWords(command), '--starting-token', token]);
+}
+
+/** What `petctl api --paginate` repeats: its -H headers and the globals; the next page's link carries its query. */
+export interface PaginateCommand extends Omit<ListingCommand, 'limit' | 'status'> {
+  headers: readonly string[];
+}
+
+/** `petctl api --paginate <the next page> [-H …]`, ready to paste into a shell. */
+export function continuePaginateCommand(command: PaginateCommand, path: string): string {
+  return shellCommand(['petctl', 'api', '--paginate', path, ...command.headers.flatMap((header) => ['-H', header]), ...globalWords(command)]);
+}
+
+function globalWords(command: Omit<ListingCommand, 'limit' | 'status'>): string[] {
+  const words: string[] = [];
   if (command.profile !== undefined) words.push('-p', command.profile);
   if (command.baseUrl !== undefined) words.push('--base-url', command.baseUrl);
   if (command.output !== 'table') words.push('-o', command.output);
   if (command.query !== undefined) words.push('--query', command.query);
-  words.push('--starting-token', token);
+  return words;
+}
+
+function shellCommand(words: string[]): string {
   return words.map(shellWord).join(' ');
 }
 
 /** `stopped after 1,200 animals (page 13); continue with: petctl pets list --all --starting-token '…'` */
-export function stopLine(animals: number, page: number, command: string): string {
-  return `stopped after ${formatCount(animals)} animals (page ${page}); continue with: ${command}`;
+export function stopLine(items: number, page: number, command: string, noun = 'animals'): string {
+  return `stopped after ${formatCount(items)} ${noun} (page ${page}); continue with: ${command}`;
 }
 
 /** The error a stopped listing ends with: a rate-limit stop worded for the listing (output/waits.ts); other errors stand as they are. */

@@ -15,9 +15,12 @@ import type { RenderOptions } from './records';
  * - table on a terminal: the columns are sized to every row, so it is
  *   printed by end(), with what was fetched.
  */
-export interface ListingStream {
-  /** One page's animals. */
-  write(pets: readonly Pet[]): void;
+export type ListingStream = ItemStream<Pet>;
+
+/** A listing of any items (`petctl api --paginate`'s too). */
+export interface ItemStream<T> {
+  /** One page's items. */
+  write(items: readonly T[]): void;
   /** Ends the output; called once, after the last page or on a stop. */
   end(): void;
 }
@@ -36,23 +39,24 @@ export function openListingStream(format: OutputFormat, options: RenderOptions, 
   }
 }
 
-/** Keeps every animal and hands them over at the end (a terminal's table, --query). */
-export function bufferedStream(atEnd: (pets: readonly Pet[]) => void): ListingStream {
-  const pets: Pet[] = [];
-  return { write: (page) => void pets.push(...page), end: () => atEnd(pets) };
+/** Keeps every item and hands them over at the end (a terminal's table, --query). */
+export function bufferedStream<T = Pet>(atEnd: (items: readonly T[]) => void): ItemStream<T> {
+  const kept: T[] = [];
+  return { write: (page) => void kept.push(...page), end: () => atEnd(kept) };
 }
 
-function jsonArrayStream(out: (chunk: string) => void): ListingStream {
-  let items = 0;
+/** One JSON array, opened at the first item and closed by end(): byte for byte stringifyJson(all, 2). */
+export function jsonArrayStream(out: (chunk: string) => void): ItemStream<unknown> {
+  let count = 0;
   return {
-    write(pets) {
+    write(items) {
       // Each item as stringifyJson(array, 2) lays it out: two spaces deeper, items joined by ",\n".
-      const text = pets.map((pet) => stringifyJson(pet, 2).replace(/^/gm, '  ')).join(',\n');
+      const text = items.map((item) => stringifyJson(item, 2).replace(/^/gm, '  ')).join(',\n');
       if (text === '') return;
-      out(`${items === 0 ? '[\n' : ',\n'}${text}`);
-      items += pets.length;
+      out(`${count === 0 ? '[\n' : ',\n'}${text}`);
+      count += items.length;
     },
-    end: () => out(items === 0 ? '[]\n' : '\n]\n'),
+    end: () => out(count === 0 ? '[]\n' : '\n]\n'),
   };
 }
 

@@ -2,15 +2,15 @@ import fs from 'node:fs';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import path from 'node:path';
-import { afterEach, describe, expect, it } from 'vitest';
+import { type TestContext, describe, expect, it } from 'vitest';
 import { type RunningSandbox, startSandbox } from '../../src/sandbox/server';
 import { inBash } from '../helpers/bash';
 import { runCli, tempConfigDir } from '../helpers/cli';
 
 /**
- * `pets list --all` on the Free plan (60 a minute) at its real minute, against
- * the sandbox. 650 animals at 10 a page are 65 pages: the first window holds
- * 60, and the wait for the next (about a minute) is the listing's pace, which
+ * A listing of every page, `pets list --all` and `petctl api --paginate` alike,
+ * on the Free plan (60 a minute) at its real minute, against the sandbox. 650
+ * animals at 10 a page are 65 pages: the first window holds 60, and the wait for the next (about a minute) is the listing's pace, which
  * `--max-wait 10` does not cut short. In the second window another client of
  * the same key, unknown to petctl's state, spends what is left just before
  * petctl's 62nd request: the answer is a 429 whose Retry-After (about a minute)
@@ -22,10 +22,6 @@ import { runCli, tempConfigDir } from '../helpers/cli';
 
 const ANIMALS = 650;
 const FREE = 'sandbox-free';
-const cleanups: Array<() => Promise<void> | void> = [];
-afterEach(async () => {
-  for (const cleanup of cleanups.splice(0).reverse()) await cleanup();
-});
 
 /** A data file holding animals 1..count, in the sandbox's log layout. */
 function seed(dataFile: string, count: number): void {
@@ -47,7 +43,7 @@ function otherClient(sandbox: RunningSandbox): Promise<{ status: number; remaini
  * answers' statuses; before forwarding request number `spendBefore`, it lets
  * another client use up the window.
  */
-async function startRelay(sandbox: RunningSandbox, spendBefore: number) {
+async function startRelay(t: Pick<TestContext, 'onTestFinished'>, sandbox: RunningSandbox, spendBefore: number) {
   const statuses: number[] = [];
   let pages = 0;
   let spent = 0;
@@ -71,7 +67,7 @@ async function startRelay(sandbox: RunningSandbox, spendBefore: number) {
     })();
   });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  cleanups.push(() => new Promise<void>((resolve) => server.close(() => resolve())));
+  t.onTestFinished(() => new Promise<void>((resolve) => server.close(() => resolve())));
   return { baseUrl: `http://127.0.0.1:${(server.address() as AddressInfo).port}/v1`, statuses, spent: () => spent };
 }
 
@@ -79,26 +75,32 @@ function ids(stdout: string): number[] {
   return (JSON.parse(stdout) as Array<{ id: number }>).map((pet) => pet.id);
 }
 
-describe('pets list --all on the Free plan at its real minute', () => {
-  it('waits out the minute window, stops at a 429 with valid JSON and the command to continue, which finishes with every animal once', { timeout: 240_000 }, async () => {
+/** The two listings, run side by side: each with its own sandbox, relay and state. */
+const LISTINGS = [
+  { command: 'pets list --all', args: ['pets', 'list', '--all', '--limit', '10'], items: 'animals' },
+  { command: 'api --paginate', args: ['api', '--paginate', '/pets?limit=10'], items: 'items' },
+];
+
+describe('a listing of every page on the Free plan at its real minute', () => {
+  it.concurrent.for(LISTINGS)('$command waits out the minute window, stops at a 429 with valid JSON and the command to continue, which finishes with every animal once', { timeout: 240_000 }, async ({ args, items }, t) => {
     const configDir = tempConfigDir();
-    cleanups.push(() => fs.rmSync(configDir, { recursive: true, force: true }));
+    t.onTestFinished(() => fs.rmSync(configDir, { recursive: true, force: true }));
     const dataFile = path.join(configDir, 'server-data.json');
     seed(dataFile, ANIMALS);
     const sandbox = await startSandbox({ port: 0, dataFile });
-    cleanups.push(() => sandbox.close());
-    const relay = await startRelay(sandbox, 62);
+    t.onTestFinished(() => sandbox.close());
+    const relay = await startRelay(t, sandbox, 62);
     const env = { PETCTL_CONFIG_DIR: configDir, PETCTL_API_KEY: FREE };
 
     const started = Date.now();
-    const first = await runCli(['--base-url', relay.baseUrl, '--max-wait', '10', 'pets', 'list', '--all', '--limit', '10', '-o', 'json'], { env, timeoutMs: 110_000 });
+    const first = await runCli(['--base-url', relay.baseUrl, '--max-wait', '10', ...args, '-o', 'json'], { env, timeoutMs: 110_000 });
     expect(first.code, first.stderr).toBe(5);
     // The minute window was waited for (the plan allows no more than 60 a minute), not refused at --max-wait.
     expect(Date.now() - started).toBeGreaterThan(55_000);
     expect(first.stderr).toMatch(/^petctl: rate limit reached; waiting \d+s for the window to reopen$/m);
     const printed = ids(first.stdout);
     expect(printed).toEqual(Array.from({ length: 610 }, (_, index) => index + 1));
-    const stop = /^stopped after 610 animals \(page 62\); continue with: (.+)$/m.exec(first.stderr);
+    const stop = new RegExp(`^stopped after 610 ${items} \\(page 62\\); continue with: (.+)$`, 'm').exec(first.stderr);
     expect(stop, first.stderr).not.toBeNull();
     // With -o json the error is the last line, as JSON: the server's own Error body.
     expect(JSON.parse(first.stderr.trimEnd().split('\n').at(-1)!)).toMatchObject({ code: 'rate_limited', status: 429 });

@@ -1,5 +1,5 @@
 import type { Context } from '../../context';
-import { InvalidResponseError, PetctlError, UsageError } from '../../errors';
+import { UsageError } from '../../errors';
 import type { HttpClient } from '../../api/client';
 import type { ListPetsParams } from '../../api/endpoints/pets';
 import { LIMIT_MAX } from '../../schemas/constants';
@@ -36,11 +36,9 @@ export async function listAllRun(flags: ListOptions, ctx: Context): Promise<void
     query === undefined
       ? openListingStream(output, options, write)
       : bufferedStream((pets) => (queried = writeResult(ctx, pets, () => renderPets(pets, output, options))));
-  const status = statusLine(ctx, query !== undefined || (output === 'table' && options.tty));
-  let animals = 0;
+  const progress = new stop.ListingProgress(ctx, query !== undefined || (output === 'table' && options.tty));
   let pageUrl = from;
-  let pageNumber = 1;
-  const hooks = { paced: true, wait: (ms: number, why: string) => ctx.wait(ms, status.enabled ? `${stop.listingProgress(pageNumber, animals)}; ${why}` : why) };
+  const hooks = { paced: true, wait: progress.wait };
   try {
     for await (const page of petPages(http, params, { from, hooks })) {
       if (verbose) ctx.line(`page ${page.number}: ${page.pets.length} animals${page.next ? `, next ${page.next}` : ', no next link'}`);
@@ -48,23 +46,18 @@ export async function listAllRun(flags: ListOptions, ctx: Context): Promise<void
         ctx.notice(`petctl: page ${page.number} is full but came without a Link rel="next"; the server may hold more animals than were listed`);
       }
       stream.write(page.pets);
-      animals += page.pets.length;
-      pageNumber = page.number + 1;
       if (page.next !== undefined) pageUrl = page.next;
-      status.show(stop.listingProgress(page.number, animals));
+      progress.done(page.number, page.pets.length);
     }
   } catch (error) {
-    status.clear();
+    progress.clear();
     stream.end();
     await queried;
-    // A bad answer (a page that is not Pets, a next link off-origin or back to a page) would be the same again: no way on.
-    if (!(error instanceof PetctlError) || error instanceof InvalidResponseError) throw error;
     const command = { limit: flags.limit, status: flags.status, profile: ctx.globals.profile, baseUrl: ctx.globals.baseUrl, output, query };
-    ctx.line(stop.stopLine(animals, pageNumber, stop.continueCommand(command, tokenFor(pageUrl))));
-    throw stop.listingStopError(error, pageNumber);
+    throw progress.stopped(error, () => stop.continueCommand(command, tokenFor(pageUrl)));
   }
-  status.clear();
-  if (animals === 0 && output === 'table' && query === undefined) ctx.notice('No animals found.');
+  progress.clear();
+  if (progress.items === 0 && output === 'table' && query === undefined) ctx.notice('No animals found.');
   stream.end();
   await queried;
 }
@@ -103,23 +96,4 @@ function startingUrl(token: string, params: ListPetsParams, http: HttpClient): s
     }
   }
   return url.toString();
-}
-
-/**
- * Pages and animals so far, redrawn in place on stderr while a listing runs on a terminal. Only
- * when nothing else is written to the terminal meanwhile: stdout is elsewhere, or what goes there
- * waits for the end (a table, --query). Nothing with -q.
- */
-function statusLine(ctx: Context, outputWaits: boolean) {
-  const { terminal } = ctx;
-  const enabled = terminal.stderrIsTerminal && !ctx.globals.quiet && (!terminal.stdoutIsTerminal || outputWaits);
-  return {
-    enabled,
-    show(text: string) {
-      if (enabled) terminal.status.show(`petctl: ${text}`);
-    },
-    clear() {
-      terminal.status.clear();
-    },
-  };
 }

@@ -1,0 +1,45 @@
+import fs from 'node:fs';
+import { type TestContext, describe, expect, it } from 'vitest';
+import { apiRun } from '../../src/commands/api';
+import { type FakeContextOptions, fakeContext, newApiKey, tempConfigDir } from '../helpers/cli';
+import { startScriptedServer } from '../helpers/scripted-server';
+
+/**
+ * `petctl api --paginate`'s run function with a fake Context (STYLE.md seam 2), for what
+ * needs a terminal: the escapes of the default output, and the status line while the
+ * output waits for --query. Requests go to a scripted server through the real HTTP core.
+ */
+
+async function harness(t: Pick<TestContext, 'onTestFinished'>) {
+  const server = await startScriptedServer();
+  const configDir = tempConfigDir();
+  t.onTestFinished(async () => {
+    await server.close();
+    fs.rmSync(configDir, { recursive: true, force: true });
+  });
+  const run = (options: FakeContextOptions = {}) =>
+    fakeContext(t, { ...options, env: { PETCTL_CONFIG_DIR: configDir, PETCTL_API_KEY: newApiKey() }, globals: { baseUrl: server.baseUrl, ...options.globals } });
+  return { server, run };
+}
+
+const options = { path: '/orders', rawFields: [], typedFields: [], headers: [], include: false, paginate: true };
+const linked = (body: string, next?: string) => ({ status: 200, body, headers: next === undefined ? {} : { Link: `<${next}>; rel="next"` } });
+
+describe.concurrent('petctl api --paginate on a terminal', () => {
+  it('prints the one array pretty, with control and bidi characters of the items as escapes', async (t) => {
+    const { server, run } = await harness(t);
+    server.reply(linked('[{"note":"red\u009b31m"}]', '/v1/orders?page=2'), linked('[{"note":"\u202eevil"}]'));
+    const { ctx, io } = run({ stdoutColumns: 80 });
+    await apiRun(options, ctx);
+    expect(io.stdout.text()).toBe('[\n  {\n    "note": "red\\u009b31m"\n  },\n  {\n    "note": "\\u202eevil"\n  }\n]\n');
+  });
+
+  it('with --query, the status line counts pages and items while stdout waits, and is cleared at the end', async (t) => {
+    const { server, run } = await harness(t);
+    server.reply(linked('[1,2]', '/v1/orders?page=2'), linked('[3]'));
+    const { ctx, io } = run({ stdoutColumns: 80, stderrTTY: true, globals: { query: 'length(@)' } });
+    await apiRun(options, ctx);
+    expect(io.stdout.text()).toBe('3\n');
+    expect(io.stderr.text()).toBe('\r\x1b[Kpetctl: page 1, 2 items so far\r\x1b[Kpetctl: page 2, 3 items so far\r\x1b[K');
+  });
+});

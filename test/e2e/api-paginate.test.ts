@@ -1,0 +1,160 @@
+import fs from 'node:fs';
+import path from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { inBash } from '../helpers/bash';
+import { cliSession, expectCleanError, jsonError, setupE2e, tempConfigDir } from '../helpers/cli';
+import { type Reply, startScriptedServer } from '../helpers/scripted-server';
+import { writeSandboxData } from '../helpers/sandbox-data';
+
+/**
+ * `petctl api --paginate`, end to end: the built binary against the built-in
+ * sandbox (which pages with Link rel="next") and against scripted servers for
+ * what the sandbox never sends: a page that is not an array, a next link to
+ * another origin, a 429 past --max-wait.
+ */
+
+const BIG = '9007199254740993'; // 2^53 + 1: JSON.parse would make it ...992
+
+/** 25 animals, ids 1..24 and 2^53 + 1: 7 pages of 4. */
+function sandboxWith25(t: { onTestFinished(fn: () => void): void }) {
+  const configDir = tempConfigDir();
+  t.onTestFinished(() => fs.rmSync(configDir, { recursive: true, force: true }));
+  const ids = [...Array.from({ length: 24 }, (_, index) => String(index + 1)), BIG];
+  const statuses = ['available', 'pending', 'sold'];
+  writeSandboxData(
+    path.join(configDir, 'sandbox-data.json'),
+    `[${ids.map((id, index) => `{"id":${id},"name":"Pet ${id}","categoryId":1,"status":"${statuses[index % 3]}"}`).join(',')}]`,
+  );
+  return cliSession({ env: { PETCTL_CONFIG_DIR: configDir } });
+}
+
+const ALL_IDS = [...Array.from({ length: 24 }, (_, index) => String(index + 1)), BIG];
+
+/** The ids in printed JSON, digit for digit. */
+function idsIn(text: string): string[] {
+  return [...text.matchAll(/"id": ?(\d+)/g)].map((match) => match[1]!);
+}
+
+function linked(body: unknown, next?: string): Reply {
+  return { status: 200, body: typeof body === 'string' ? body : JSON.stringify(body), headers: next === undefined ? {} : { Link: `<${next}>; rel="next"` } };
+}
+
+describe.concurrent('petctl api --paginate on the sandbox', () => {
+  it('follows 7 pages and --query applies to the one array of all their items', async (t) => {
+    const petctl = sandboxWith25(t);
+    const result = await petctl(['api', '--paginate', '/pets?limit=4', '--query', 'length(@)', '-v']);
+    expect(result.code, result.stderr).toBe(0);
+    expect(result.stdout).toBe('25\n');
+    expect(result.stderr.match(/^page \d+: \d+ items, /gm)).toEqual([...Array.from({ length: 6 }, (_, index) => `page ${index + 1}: 4 items, `), 'page 7: 1 items, ']);
+    expect(result.stderr).toMatch(/^page 7: 1 items, no next link$/m);
+  });
+
+  it('prints one JSON array of every item, int64-exact, by default and with -o json', async (t) => {
+    const petctl = sandboxWith25(t);
+    for (const flags of [[], ['-o', 'json']]) {
+      const result = await petctl(['api', '--paginate', '/pets?limit=4', ...flags]);
+      expect(result.code, result.stderr).toBe(0);
+      expect(JSON.parse(result.stdout)).toHaveLength(25);
+      expect(idsIn(result.stdout)).toEqual(ALL_IDS);
+      expect(result.stderr).toBe('');
+    }
+  });
+
+  it('-o ndjson prints one item per line, and fields go in the first page\'s query, kept by the next links', async (t) => {
+    const petctl = sandboxWith25(t);
+    const result = await petctl(['api', '--paginate', '/pets', '-F', 'limit=4', '-o', 'ndjson']);
+    expect(result.code, result.stderr).toBe(0);
+    const lines = result.stdout.split('\n').filter(Boolean);
+    expect(lines).toHaveLength(25);
+    expect(lines.map((line) => idsIn(line)[0])).toEqual(ALL_IDS);
+    const pending = await petctl(['api', '--paginate', '/pets', '-F', 'limit=2', '-f', 'status=pending', '--query', '[].id', '-o', 'json']);
+    expect(pending.code, pending.stderr).toBe(0);
+    expect(pending.stdout.replace(/\s+/g, '')).toBe('[2,5,8,11,14,17,20,23]');
+  });
+});
+
+describe.concurrent('petctl api --paginate: what it refuses', () => {
+  it('a page that is not a JSON array ends with exit 7 naming its URL, after printing the pages before it as a closed array', async (t) => {
+    const { server, petctl } = await setupE2e(t);
+    server.reply(linked(`[{"id":1},{"id":${BIG}}]`, '/v1/orders?page=2'), linked({ orders: [{ id: 3 }] }));
+    const result = await petctl(['api', '--paginate', '/orders']);
+    expect(result.code).toBe(7);
+    expect(idsIn(result.stdout)).toEqual(['1', BIG]);
+    expect(() => JSON.parse(result.stdout)).not.toThrow();
+    // One error line and nothing else: no stack, no way on (the same page would come again).
+    expect(result.stderr).toBe(`error: page 2 (GET ${server.baseUrl}/orders?page=2) is a JSON object, not a JSON array; --paginate needs every page to be one (invalid_response, HTTP 200)\n`);
+    server.verify();
+
+    server.reply(linked('not json at all'));
+    const json = await petctl(['api', '--paginate', '/orders', '-o', 'json']);
+    expect(json.code).toBe(7);
+    expect(json.stdout).toBe('[]\n');
+    expect(jsonError(json)).toMatchObject({ code: 'invalid_response' });
+    expect(String(jsonError(json).message)).toContain(`page 1 (GET ${server.baseUrl}/orders) is not JSON`);
+  });
+
+  it('a next link to another origin is never requested: exit 7, the key stays, no way on offered', async (t) => {
+    const { server, petctl } = await setupE2e(t);
+    const other = await startScriptedServer(linked([]));
+    t.onTestFinished(() => other.close());
+    server.reply(linked([{ id: 1 }], `${other.baseUrl}/orders?page=2`));
+    const result = await petctl(['api', '--paginate', '/orders', '-o', 'ndjson']);
+    expect(result.code).toBe(7);
+    expect(result.stdout).toBe('{"id":1}\n');
+    expect(result.stderr).toContain(`page 1's next link points to another origin (http://127.0.0.1:${other.port}); not followed`);
+    expect(result.stderr).not.toContain('continue with');
+    expect(other.requests).toHaveLength(0);
+    expect(server.requests).toHaveLength(1);
+  });
+
+  it.for([
+    [['-X', 'POST'], '--paginate follows the pages of a GET, not of -X POST'],
+    [['--input', '-'], '--paginate sends GETs, which carry no body'],
+    [['-i'], "-i shows one answer's head"],
+    [['-o', 'csv'], '--paginate prints the items as JSON'],
+  ] as const)('%s is a usage error before anything is sent', async ([flags, message], t) => {
+    const { server, petctl } = await setupE2e(t);
+    const result = await petctl(['api', '--paginate', '/pets', ...flags]);
+    expect(result.code).toBe(2);
+    expectCleanError(result);
+    expect(result.stderr).toContain(`error: ${message}`);
+    expect(server.requests).toHaveLength(0);
+  });
+});
+
+describe.concurrent('petctl api --paginate stopped', () => {
+  it('by a 429 past --max-wait: the array so far stays valid, stderr counts the items and gives the command that continues, -H included', async (t) => {
+    const { server, key, configDir, petctl } = await setupE2e(t);
+    const refused: Reply = { status: 429, headers: { 'Retry-After': '3' }, body: { code: 'rate_limited', message: 'slow down', status: 429 } };
+    server.reply(linked([{ id: 1 }, { id: 2 }], '/v1/orders?page=2'), linked(`[{"id":3},{"id":${BIG}}]`, '/v1/orders?page=3&x=$(exit%209)'), refused);
+    const first = await petctl(['--max-wait', '1', 'api', '--paginate', '/orders', '-H', 'X-Trace: a b', '-o', 'json']);
+    expect(first.code).toBe(5);
+    expect(idsIn(first.stdout)).toEqual(['1', '2', '3', BIG]);
+    const stop = /^stopped after 4 items \(page 3\); continue with: (.+)$/m.exec(first.stderr);
+    expect(stop, first.stderr).not.toBeNull();
+    expect(stop![1]).toBe(`petctl api --paginate '/orders?page=3&x=$(exit%209)' -H 'X-Trace: a b' --base-url ${server.baseUrl} -o json`);
+    // With -o json the error is the last line, as JSON.
+    expect(JSON.parse(first.stderr.trimEnd().split('\n').at(-1)!)).toMatchObject({ code: 'rate_limited', status: 429 });
+
+    server.reply(linked([{ id: 5 }]));
+    const rest = await inBash(stop![1]!, { PETCTL_CONFIG_DIR: configDir, PETCTL_API_KEY: key });
+    expect(rest.code, rest.stderr).toBe(0);
+    expect(idsIn(rest.stdout)).toEqual(['5']);
+    const last = server.requests.at(-1)!;
+    expect(last.url).toBe('/v1/orders?page=3&x=$(exit%209)');
+    expect(last.headers['x-trace']).toBe('a b');
+    expect(server.requests.map((request) => request.headers['x-trace'])).toEqual(['a b', 'a b', 'a b', 'a b']);
+    server.verify();
+  });
+
+  it('by Ctrl-C: the JSON array is closed, stderr says how far it got, and petctl ends by SIGINT', async (t) => {
+    const { server, key, petctl } = await setupE2e(t, { hang: true });
+    server.reply(linked([{ id: 1 }, { id: 2 }], '/v1/orders?page=2'));
+    const result = await petctl(['api', '--paginate', '/orders'], { onSpawn: (child) => void server.received(2).then(() => child.kill('SIGINT')) });
+    expect(result.signal).toBe('SIGINT');
+    expect(JSON.parse(result.stdout)).toEqual([{ id: 1 }, { id: 2 }]);
+    expect(result.stderr).toContain(`stopped after 2 items (page 2); continue with: petctl api --paginate '/orders?page=2' --base-url ${server.baseUrl}\n`);
+    expect(result.stderr).not.toContain('    at ');
+    expect(server.requests.map((request) => request.headers.authorization)).toEqual([`Bearer ${key}`, `Bearer ${key}`]);
+  });
+});

@@ -1,0 +1,45 @@
+import { describe, expect, it } from 'vitest';
+import { openItemStream } from '../../src/output/api-pages';
+import { continuePaginateCommand, listingProgress, stopLine } from '../../src/output/listing-stop';
+import { stringifyJson } from '../../src/schemas/json';
+import type { OutputFormat } from '../../src/output/format';
+
+/** `petctl api --paginate`'s items written page by page, against the whole array at once. */
+
+const PAGES: unknown[][] = [[{ id: 1, tags: ['a', 'b'] }, 'a string\u001b[31m\u009b\u202e', null], [], [{ id: 9007199254740993n, nested: { deep: [1, { x: 2 }] } }]];
+
+function streamed(format: OutputFormat, tty: boolean, pages: unknown[][] = PAGES): string {
+  let text = '';
+  const stream = openItemStream(format, tty, (chunk) => (text += chunk));
+  for (const page of pages) stream.write(page);
+  stream.end();
+  return text;
+}
+
+describe('openItemStream', () => {
+  it.each([['json', false], ['json', true], ['table', false]] as const)('%s (terminal: %s): one JSON array, byte for byte stringifyJson of every item', (format, tty) => {
+    expect(streamed(format, tty)).toBe(`${stringifyJson(PAGES.flat(), 2)}\n`);
+    expect(streamed(format, tty, [[], []])).toBe('[]\n');
+  });
+
+  it('ndjson: one item per line, int64-exact', () => {
+    expect(streamed('ndjson', false)).toBe(`${PAGES.flat().map((item) => stringifyJson(item)).join('\n')}\n`);
+    expect(streamed('ndjson', false)).toContain('"id":9007199254740993');
+  });
+
+  it('on a terminal, the default format shows control characters as escapes, the JSON value unchanged', () => {
+    const shown = streamed('table', true);
+    expect(shown).not.toMatch(/[\u0000-\u0008\u000b-\u001f\u007f-\u009f\u202e]/);
+    expect(streamed('json', true)).toContain('\u009b');
+    expect(JSON.parse(shown)).toEqual(JSON.parse(stringifyJson(PAGES.flat())));
+  });
+});
+
+describe('what a stopped --paginate says', () => {
+  it('counts items, and the command repeats the -H headers and the globals, quoted for a shell', () => {
+    expect(listingProgress(13, 1200, 'items')).toBe('page 13, 1,200 items so far');
+    const command = continuePaginateCommand({ headers: ["X-Note: it's"], profile: 'work', output: 'ndjson', query: '[].id' }, '/orders?page=3');
+    expect(command).toBe(`petctl api --paginate '/orders?page=3' -H 'X-Note: it'\\''s' -p work -o ndjson --query '[].id'`);
+    expect(stopLine(4, 3, command, 'items')).toBe(`stopped after 4 items (page 3); continue with: ${command}`);
+  });
+});
