@@ -23,7 +23,7 @@ async function harness(t: Pick<TestContext, 'onTestFinished'>) {
 }
 
 const options = { path: '/orders', rawFields: [], typedFields: [], headers: [], include: false, paginate: true };
-const linked = (body: string, next?: string) => ({ status: 200, body, headers: next === undefined ? {} : { Link: `<${next}>; rel="next"` } });
+const linked = (body: string, next?: string) => ({ status: 200, body, headers: (next === undefined ? {} : { Link: `<${next}>; rel="next"` }) as Record<string, string> });
 
 describe.concurrent('petctl api --paginate on a terminal', () => {
   it('prints the one array pretty, with control and bidi characters of the items as escapes', async (t) => {
