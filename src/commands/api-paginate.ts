@@ -33,7 +33,7 @@ export async function apiPaginateRun(options: ApiOptions, ctx: Context): Promise
     queryOutput === undefined || query === undefined
       ? openItemStream(output, tty, (chunk) => void ctx.io.stdout.write(chunk))
       : bufferedStream<unknown>((items) => queryOutput.writeQueried(ctx.io.stdout, tty, query, items, output));
-  const progress = new stop.ListingProgress(ctx, query !== undefined, 'items');
+  const progress = new stop.ListingProgress(ctx, query !== undefined, 'item');
   let pageUrl = first.url!;
   try {
     for await (const page of rawPages(http, { ...first, url: pageUrl }, { paced: true, wait: progress.wait })) {

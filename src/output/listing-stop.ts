@@ -1,6 +1,6 @@
 import { InvalidResponseError, PetctlError, RateLimitError } from '../errors';
 import type { Terminal } from '../terminal';
-import { formatCount, listingStop } from './waits';
+import { formatCounted, listingStop } from './waits';
 
 /**
  * What a walk over pages (`pets list --all`, `petctl api --paginate`) says
@@ -10,8 +10,8 @@ import { formatCount, listingStop } from './waits';
  */
 
 /** The status line while a listing runs: `page 13, 1,200 animals so far`. */
-export function listingProgress(page: number, items: number, noun = 'animals'): string {
-  return `page ${page}, ${formatCount(items)} ${noun} so far`;
+export function listingProgress(page: number, items: number, noun = 'animal'): string {
+  return `page ${page}, ${formatCounted(items, noun)} so far`;
 }
 
 /** What the progress needs of a command's context (structural, so output/ does not depend on context.ts). */
@@ -37,7 +37,7 @@ export class ListingProgress {
   constructor(
     private readonly sink: ProgressSink,
     outputWaits: boolean,
-    private readonly noun = 'animals',
+    private readonly noun = 'animal',
   ) {
     const { terminal } = sink;
     this.enabled = terminal.stderrIsTerminal && !sink.globals.quiet && (!terminal.stdoutIsTerminal || outputWaits);
@@ -121,8 +121,8 @@ function shellCommand(words: string[]): string {
 }
 
 /** `stopped after 1,200 animals (page 13); continue with: petctl pets list --all --starting-token '…'` */
-export function stopLine(items: number, page: number, command: string, noun = 'animals'): string {
-  return `stopped after ${formatCount(items)} ${noun} (page ${page}); continue with: ${command}`;
+export function stopLine(items: number, page: number, command: string, noun = 'animal'): string {
+  return `stopped after ${formatCounted(items, noun)} (page ${page}); continue with: ${command}`;
 }
 
 /** The error a stopped listing ends with: a rate-limit stop worded for the listing (output/waits.ts); other errors stand as they are. */

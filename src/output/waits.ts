@@ -96,7 +96,12 @@ export function formatCount(n: number): string {
   return n.toLocaleString('en-US');
 }
 
-const count = (n: number, one: string, many = `${one}s`) => `${formatCount(n)} ${n === 1 ? one : many}`;
+/** `1 animal`, `1,200 animals`. */
+export function formatCounted(n: number, one: string, many = `${one}s`): string {
+  return `${formatCount(n)} ${n === 1 ? one : many}`;
+}
+
+const count = formatCounted;
 
 /**
  * An import stopped by a rate limit: what it created, what is left, and when

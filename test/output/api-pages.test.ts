@@ -37,9 +37,10 @@ describe('openItemStream', () => {
 
 describe('what a stopped --paginate says', () => {
   it('counts items, and the command repeats the -H headers and the globals, quoted for a shell', () => {
-    expect(listingProgress(13, 1200, 'items')).toBe('page 13, 1,200 items so far');
+    expect(listingProgress(13, 1200, 'item')).toBe('page 13, 1,200 items so far');
     const command = continuePaginateCommand({ headers: ["X-Note: it's"], profile: 'work', output: 'ndjson', query: '[].id' }, '/orders?page=3');
     expect(command).toBe(`petctl api --paginate '/orders?page=3' -H 'X-Note: it'\\''s' -p work -o ndjson --query '[].id'`);
-    expect(stopLine(4, 3, command, 'items')).toBe(`stopped after 4 items (page 3); continue with: ${command}`);
+    expect(stopLine(4, 3, command, 'item')).toBe(`stopped after 4 items (page 3); continue with: ${command}`);
+    expect(stopLine(1, 1, command)).toBe(`stopped after 1 animal (page 1); continue with: ${command}`);
   });
 });
