@@ -2,6 +2,7 @@ import { NetworkError, type PetctlError, RateLimitError, UsageError, type WaitSt
 import { stringifyJson } from '../schemas/json';
 import { type Answer, errorForAnswer, parseSuccessBody } from './answer';
 import { type AttemptOptions, attempt, failureReason } from './attempt';
+import type { CacheAccess } from './cache';
 import { type Limits, Learner } from './learn';
 import type { RateAnswer } from './limits/rules';
 import type { RateLimitGate } from './limits/gate';
@@ -46,7 +47,11 @@ export interface HttpClientOptions extends AttemptOptions {
   words: WaitWords;
   /** The hint for a 401: how to store a working key for this profile. */
   authHint?: string;
+  cache?: CacheAccess;
 }
+
+/** Methods that change nothing (RFC 9110, 9.2.1): every other one clears the target's cached answers. */
+const SAFE_METHODS = new Set(['GET', 'HEAD', 'OPTIONS']);
 
 export interface ApiRequest {
   /** Any method (`petctl api -X PATCH`); only GET is retried after anything but a 429. */
@@ -68,6 +73,8 @@ export interface ApiRequest {
   rawResponse?: boolean;
   /** Per-request hooks; bulk import uses them to journal and to show waits in its progress bar. */
   hooks?: RequestHooks;
+  /** A GET only: serve a cached 2xx answer up to this old (ms) without sending, and keep this one that long. */
+  cacheForMs?: number;
 }
 
 export interface RequestHooks {
@@ -141,10 +148,37 @@ export class HttpClient {
     return new URL(url).toString();
   }
 
-  /** Sends the request, waiting out rate limits and retrying where safe (waits.ts decides). Resolves only with a 2xx. */
+  private urlOf(request: ApiRequest): string {
+    return request.url === undefined ? this.buildUrl(request.path, request.query) : this.sameOriginUrl(request.url);
+  }
+
+  /** Sends the request, or answers a GET with --cache from the cache; a write clears the target's cached answers. Resolves only with a 2xx. */
   async send(request: ApiRequest): Promise<ApiResponse> {
+    const { cache } = this.options;
+    const method = request.method.toUpperCase();
+    if (cache === undefined) return this.exchange(request);
+    if (!SAFE_METHODS.has(method)) {
+      try {
+        return await this.exchange(request);
+      } finally {
+        await cache.written();
+      }
+    }
+    if (request.cacheForMs === undefined || method !== 'GET') return this.exchange(request);
+    const url = this.urlOf(request);
+    const result = await (await cache.open()).answer({ method, url, headers: request.headers }, request.cacheForMs, () => this.exchange(request));
+    if (!('ageMs' in result)) return result;
+    // Nothing was sent, so the rate-limit gate is neither asked nor told: the stored limits are history.
+    request.hooks?.onAnswer?.(result.answer);
+    cache.served(result.ageMs, url);
+    const body = request.rawResponse ? undefined : parseSuccessBody(result.answer, method, url);
+    return { ...result.answer, url, body, rate: {} };
+  }
+
+  /** Sends the request, waiting out rate limits and retrying where safe (waits.ts decides). Resolves only with a 2xx. */
+  private async exchange(request: ApiRequest): Promise<ApiResponse> {
     const { options } = this;
-    const url = request.url === undefined ? this.buildUrl(request.path, request.query) : this.sameOriginUrl(request.url);
+    const url = this.urlOf(request);
     const body = request.rawBody ?? (request.body === undefined ? undefined : stringifyJson(request.body));
     const hooks = request.hooks;
     const wait = hooks?.wait ?? options.wait;

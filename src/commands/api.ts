@@ -1,12 +1,15 @@
 import { readFile } from 'node:fs/promises';
 import type { Command } from 'commander';
 import type { Context } from '../context';
-import { InvalidResponseError } from '../errors';
+import { InvalidResponseError, UsageError } from '../errors';
 import type { RawRequestFlags } from '../api/endpoints/raw-request';
+import { cacheOption } from './parsers';
 import type { Invoke } from './root';
 
 export interface ApiOptions extends RawRequestFlags {
   include: boolean;
+  /** --cache, in ms: GET only. */
+  cache?: number;
 }
 
 // No default array: commander would print it as (default: []) in --help.
@@ -23,6 +26,7 @@ export function registerApi(program: Command, invoke: Invoke): void {
     .option('--input <file>', 'the request body from a file, or - for stdin (fields then go in the query)')
     .option('-H, --header <header>', "an extra header 'Name: value' (repeatable; not Authorization)", collect)
     .option('-i, --include', 'print the status line and response headers first')
+    .addOption(cacheOption())
     .addHelpText(
       'after',
       `
@@ -37,9 +41,10 @@ Examples:
   $ petctl api -X GET /pets -f status=available -F limit=5
   $ petctl api /pets -F name=Rex -F categoryId=9007199254740993
   $ petctl api /pets --input rex.json        # rex.json: {"name":"Rex","categoryId":1}
-  $ petctl api -i /pets --query '[].name'`,
+  $ petctl api -i /pets --query '[].name'
+  $ petctl api /pets -f status=available --cache 1m`,
     )
-    .action((path: string, flags: { method?: string; rawField?: string[]; field?: string[]; input?: string; header?: string[]; include?: boolean }) =>
+    .action((path: string, flags: { method?: string; rawField?: string[]; field?: string[]; input?: string; header?: string[]; include?: boolean; cache?: number }) =>
       invoke(
         (ctx) =>
           apiRun(
@@ -51,6 +56,7 @@ Examples:
               input: flags.input,
               headers: flags.header ?? [],
               include: flags.include === true,
+              cache: flags.cache,
             },
             ctx,
           ),
@@ -61,7 +67,14 @@ Examples:
 
 export async function apiRun(options: ApiOptions, ctx: Context): Promise<void> {
   const { checkFlags, buildRawRequest } = await import('../api/endpoints/raw-request');
-  checkFlags(options);
+  const { method } = checkFlags(options);
+  if (options.cache !== undefined && method !== 'GET') {
+    const fieldsMadeItPost = options.method === undefined && options.input === undefined;
+    throw new UsageError(
+      `--cache applies to GET requests, not ${method}: a write is always sent, and clears the cached answers of its service`,
+      fieldsMadeItPost ? 'fields without -X make a POST; add -X GET to send them as query parameters' : undefined,
+    );
+  }
   const [{ http, target }, output] = await Promise.all([ctx.api(), import('../output/api-response')]);
   const request = await buildRawRequest(options, target.baseUrl, {
     readFile: (path) => readFile(path),
@@ -75,7 +88,7 @@ export async function apiRun(options: ApiOptions, ctx: Context): Promise<void> {
       onAnswer: (answer) => (head = output.renderHead(answer, ctx.terminal.stdoutIsTerminal)),
     };
   }
-  const answer = await http.send(request).finally(() => ctx.io.stdout.write(head));
+  const answer = await http.send({ ...request, cacheForMs: options.cache }).finally(() => ctx.io.stdout.write(head));
   if (ctx.globals.query === undefined) {
     ctx.io.stdout.write(output.renderBody(answer.text, ctx.globals.output, ctx.terminal.stdoutIsTerminal));
     return;

@@ -21,11 +21,13 @@ export function validated<T>(schema: z.ZodMiniType<T>, response: ApiResponse, wh
 export interface ListPetsParams {
   limit?: number;
   status?: PetStatus;
+  /** --cache: an answer up to this old (ms) may come from the response cache. */
+  cacheForMs?: number;
 }
 
 /** listPets: GET /pets */
 export async function listPets(http: HttpClient, params: ListPetsParams, hooks?: RequestHooks): Promise<{ pets: Pets; response: ApiResponse }> {
-  const response = await http.send({ method: 'GET', path: '/pets', query: { limit: params.limit, status: params.status }, hooks });
+  const response = await http.send({ method: 'GET', path: '/pets', query: { limit: params.limit, status: params.status }, hooks, cacheForMs: params.cacheForMs });
   return { pets: validated(Pets, response, 'GET /pets'), response };
 }
 
@@ -58,8 +60,8 @@ export function sunsetDate(header: (name: string) => string | undefined): string
 }
 
 /** getPet: GET /pets/{petId} (deprecated). `onSunset` hears the removal date from every answer, errors included. */
-export async function getPet(http: HttpClient, petId: number | bigint, onSunset?: (date: string) => void): Promise<Pet> {
+export async function getPet(http: HttpClient, petId: number | bigint, onSunset?: (date: string) => void, cacheForMs?: number): Promise<Pet> {
   const path = `/pets/${petId.toString()}`;
-  const response = await http.send({ method: 'GET', path, hooks: { onAnswer: (answer) => onSunset?.(sunsetDate(answer.header)) } });
+  const response = await http.send({ method: 'GET', path, hooks: { onAnswer: (answer) => onSunset?.(sunsetDate(answer.header)) }, cacheForMs });
   return validated(Pet, response, `GET ${path}`);
 }
