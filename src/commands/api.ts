@@ -42,7 +42,7 @@ Examples:
   $ petctl api /pets -F name=Rex -F categoryId=9007199254740993
   $ petctl api /pets --input rex.json        # rex.json: {"name":"Rex","categoryId":1}
   $ petctl api -i /pets --query '[].name'
-  $ petctl api /pets -f status=available --cache 1m`,
+  $ petctl api -X GET /pets -f status=available --cache 1m`,
     )
     .action((path: string, flags: { method?: string; rawField?: string[]; field?: string[]; input?: string; header?: string[]; include?: boolean; cache?: number }) =>
       invoke(
