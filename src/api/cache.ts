@@ -58,6 +58,12 @@ export interface ResponseCacheOptions {
   apiKey: string;
   /** The wall clock: ages outlive the process. */
   now: () => number;
+  /**
+   * The cache could not be read or written (a full disk, a folder without
+   * write permission): the command goes on as without --cache. Not called for
+   * an UnsafeFileError, which stops the command as for any file petctl uses.
+   */
+  unusable: (error: Error) => void;
 }
 
 /** The directory that holds every cached answer (what `petctl cache clear` removes). */
@@ -78,11 +84,26 @@ export class ResponseCache {
 
   /** A stored answer for `request` fresh enough for `maxAgeMs`; otherwise `send`'s, stored for that long. */
   async answer<T extends Answer>(request: CacheRequest, maxAgeMs: number, send: () => Promise<T>): Promise<T | CachedAnswer> {
-    const hit = await this.lookup(request, maxAgeMs);
+    const hit = await this.tolerant(() => this.lookup(request, maxAgeMs));
     if (hit !== undefined) return hit;
     const answer = await send();
-    await this.store(request, answer, maxAgeMs);
+    await this.tolerant(() => this.store(request, answer, maxAgeMs));
     return answer;
+  }
+
+  /** Set once the cache failed in this process: it is said once, and not tried again. */
+  private unusable = false;
+
+  private async tolerant<T>(use: () => Promise<T>): Promise<T | undefined> {
+    if (this.unusable) return undefined;
+    try {
+      return await use();
+    } catch (error) {
+      if (error instanceof UnsafeFileError || !(error instanceof Error) || (error as NodeJS.ErrnoException).code === undefined) throw error;
+      this.unusable = true;
+      this.options.unusable(error);
+      return undefined;
+    }
   }
 
   /** A stored answer no older than `maxAgeMs` and not past its own expiry; an expired one is removed. */

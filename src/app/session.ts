@@ -11,7 +11,7 @@ import { limitId } from '../api/limits/store';
 import { createDispatcher } from '../api/transport';
 import { steadyClock } from '../api/waits';
 import type { CacheAccess, ResponseCache } from '../api/cache';
-import { cacheNotClearedWarning, fromCacheLine } from '../output/cache';
+import { cacheNotClearedWarning, cacheUnusableWarning, fromCacheLine } from '../output/cache';
 import { waitWords } from '../output/waits';
 import { DEFAULT_PORT as SANDBOX_DEFAULT_PORT } from '../sandbox/defaults';
 
@@ -115,7 +115,7 @@ export async function openApiSession(ctx: Context, overrides: { apiKey?: string 
 function responseCacheAccess(ctx: Context, target: { baseUrl: string; identity: string; apiKey: string }): CacheAccess {
   let opened: Promise<ResponseCache> | undefined;
   const access: CacheAccess = {
-    open: () => (opened ??= import('../api/cache').then(({ ResponseCache }) => ResponseCache.open({ cacheDir: ctx.paths.cacheDir, now: ctx.now, ...target }))),
+    open: () => (opened ??= import('../api/cache').then(({ ResponseCache }) => ResponseCache.open({ cacheDir: ctx.paths.cacheDir, now: ctx.now, unusable: (error) => ctx.warn(cacheUnusableWarning(error.message)), ...target }))),
     served(ageMs, url) {
       if (ctx.globals.verbose) {
         ctx.line(`> GET ${url}`);

@@ -17,6 +17,11 @@ export function cacheNotClearedWarning(reason: string): string {
   return `the cached answers of this service could not be removed after the write (${reason}); until they expire, --cache may show what it changed: run petctl cache clear`;
 }
 
+/** The cache could not be read or written: the command went on as without --cache. */
+export function cacheUnusableWarning(reason: string): string {
+  return `the response cache is not usable (${reason}); going on without it`;
+}
+
 /** What `petctl cache clear` did. */
 export function cacheClearedLine(count: number, dir: string): string {
   if (count === 0) return `No cached answers in ${dir}.`;

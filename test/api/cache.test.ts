@@ -20,8 +20,9 @@ function openCache(t: Pick<TestContext, 'onTestFinished'>, apiKey = KEY) {
   const cacheDir = fs.mkdtempSync(path.join(os.tmpdir(), 'petctl-cache-unit-'));
   t.onTestFinished(() => fs.rmSync(cacheDir, { recursive: true, force: true }));
   const clock = { now: Date.UTC(2026, 10, 25, 12, 0, 0) };
-  const open = (key = apiKey) => ResponseCache.open({ cacheDir, baseUrl: BASE, identity: BASE, apiKey: key, now: () => clock.now });
-  return { cacheDir, clock, open };
+  const unusable: Error[] = [];
+  const open = (key = apiKey, dir = cacheDir) => ResponseCache.open({ cacheDir: dir, baseUrl: BASE, identity: BASE, apiKey: key, now: () => clock.now, unusable: (error) => unusable.push(error) });
+  return { cacheDir, clock, open, unusable };
 }
 
 const LIST = { method: 'GET', url: `${BASE}/pets?status=available` };
@@ -90,6 +91,29 @@ describe('ResponseCache', () => {
     expect(fs.readdirSync(other.dir)).toHaveLength(2);
     expect(clearCache(cacheDir)).toBe(2);
     expect(clearCache(cacheDir)).toBe(0);
+  });
+
+  it('a cache that cannot be written is reported and skipped: the answer sent is still the answer', async (t) => {
+    const { cacheDir, open, unusable } = openCache(t);
+    const notAFolder = path.join(cacheDir, 'file');
+    fs.writeFileSync(notAFolder, '');
+    const cache = await open(KEY, path.join(notAFolder, 'petctl'));
+    const sent = answer('[7]');
+    expect(await cache.answer(LIST, MINUTE, async () => sent)).toBe(sent);
+    expect(unusable.map((error) => (error as NodeJS.ErrnoException).code)).toEqual(['ENOTDIR']);
+  });
+
+  it('a symlink at an entry is refused, not skipped', async (t) => {
+    const { open, unusable, cacheDir } = openCache(t);
+    const cache = await open();
+    await cache.store(LIST, answer('[]'), MINUTE);
+    const [name] = fs.readdirSync(cache.dir);
+    fs.rmSync(path.join(cache.dir, name!));
+    fs.symlinkSync(path.join(cacheDir, 'elsewhere'), path.join(cache.dir, name!));
+    let sent = false;
+    await expect(cache.answer(LIST, MINUTE, async () => ((sent = true), answer('[]')))).rejects.toThrow(/it is a symbolic link/);
+    expect(sent).toBe(false);
+    expect(unusable).toEqual([]);
   });
 
   it('clearCache refuses a symlink in place of the responses directory, and leaves what it points to', async (t) => {

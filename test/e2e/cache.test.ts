@@ -217,6 +217,16 @@ describe.concurrent('--cache', () => {
     server.verify();
   });
 
+  it('a cache directory that cannot be written is a warning: the answer is printed, exit 0', async (t) => {
+    const { petctl, server, cacheHome } = await setup(t);
+    const file = path.join(cacheHome, 'a-file');
+    fs.writeFileSync(file, '');
+    const result = await petctl(['pets', 'list', '--cache', '30s'], { env: { XDG_CACHE_HOME: file } });
+    expect(result).toMatchObject({ code: 0, stdout: '1\tRex\t1\tavailable\n2\tBella\t1\tpending\n' });
+    expect(result.stderr).toMatch(/^warning: the response cache is not usable \(ENOTDIR: not a directory, .*\); going on without it\n$/);
+    expect(server.requests).toHaveLength(1);
+  });
+
   it('refuses --cache where it cannot apply: a write with api, and pets list --all (exit 2, nothing sent)', async (t) => {
     const { petctl, server } = await setup(t);
     const post = await petctl(['api', '-X', 'POST', '/pets', '-F', 'name=Rex', '--cache', '1m']);
