@@ -82,12 +82,12 @@ export class ResponseCache {
     return new ResponseCache(options, path.join(responsesDir(options.cacheDir), await limitId(options.identity, options.apiKey)));
   }
 
-  /** A stored answer for `request` fresh enough for `maxAgeMs`; otherwise `send`'s, stored for that long. */
-  async answer<T extends Answer>(request: CacheRequest, maxAgeMs: number, send: () => Promise<T>): Promise<T | CachedAnswer> {
+  /** A stored answer for `request` fresh enough for `maxAgeMs`; otherwise `send`'s, stored for that long when `keep` says it is one to serve again. */
+  async answer<T extends Answer>(request: CacheRequest, maxAgeMs: number, send: () => Promise<T>, keep: (answer: T) => boolean = () => true): Promise<T | CachedAnswer> {
     const hit = await this.tolerant(() => this.lookup(request, maxAgeMs));
     if (hit !== undefined) return hit;
     const answer = await send();
-    await this.tolerant(() => this.store(request, answer, maxAgeMs));
+    if (keep(answer)) await this.tolerant(() => this.store(request, answer, maxAgeMs));
     return answer;
   }
 

@@ -75,6 +75,8 @@ export interface ApiRequest {
   hooks?: RequestHooks;
   /** A GET only: serve a cached 2xx answer up to this old (ms) without sending, and keep this one that long. */
   cacheForMs?: number;
+  /** With cacheForMs: whether a 2xx answer is one to serve again (an endpoint keeps only a body its schema accepts). */
+  cacheIf?: (response: ApiResponse) => boolean;
 }
 
 export interface RequestHooks {
@@ -166,7 +168,7 @@ export class HttpClient {
     }
     if (request.cacheForMs === undefined || method !== 'GET') return this.exchange(request);
     const url = this.urlOf(request);
-    const result = await (await cache.open()).answer({ method, url, headers: request.headers }, request.cacheForMs, () => this.exchange(request));
+    const result = await (await cache.open()).answer({ method, url, headers: request.headers }, request.cacheForMs, () => this.exchange(request), request.cacheIf);
     if (!('ageMs' in result)) return result;
     // Nothing was sent, so the rate-limit gate is neither asked nor told: the stored limits are history.
     request.hooks?.onAnswer?.(result.answer);

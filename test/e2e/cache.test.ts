@@ -227,6 +227,16 @@ describe.concurrent('--cache', () => {
     expect(server.requests).toHaveLength(1);
   });
 
+  it('an answer that is not what the specification says is not kept: the next run asks again', async (t) => {
+    const { petctl, server, entries } = await setup(t);
+    server.reply(json(200, [{ id: 'one', name: 'Rex' }]), json(200, { id: 1, name: 'Rex', categoryId: 'x' }));
+    expect((await petctl(['pets', 'list', '--cache', '30s'])).code).toBe(7);
+    expect((await petctl(['pets', 'get', '1', '--cache', '30s'])).code).toBe(7);
+    expect(entries()).toEqual([]);
+    expect((await petctl(['pets', 'list', '--cache', '30s'])).code).toBe(0);
+    expect(server.requests).toHaveLength(3);
+  });
+
   it('refuses --cache where it cannot apply: a write with api, and pets list --all (exit 2, nothing sent)', async (t) => {
     const { petctl, server } = await setup(t);
     const post = await petctl(['api', '-X', 'POST', '/pets', '-F', 'name=Rex', '--cache', '1m']);

@@ -18,6 +18,11 @@ export function validated<T>(schema: z.ZodMiniType<T>, response: ApiResponse, wh
   );
 }
 
+/** Whether an answer's body is what the specification says: only such an answer is kept by --cache, so a bad one is not served again. */
+function fits(schema: z.ZodMiniType<unknown>): (response: ApiResponse) => boolean {
+  return (response) => schema.safeParse(response.body).success;
+}
+
 export interface ListPetsParams {
   limit?: number;
   status?: PetStatus;
@@ -27,7 +32,7 @@ export interface ListPetsParams {
 
 /** listPets: GET /pets */
 export async function listPets(http: HttpClient, params: ListPetsParams, hooks?: RequestHooks): Promise<{ pets: Pets; response: ApiResponse }> {
-  const response = await http.send({ method: 'GET', path: '/pets', query: { limit: params.limit, status: params.status }, hooks, cacheForMs: params.cacheForMs });
+  const response = await http.send({ method: 'GET', path: '/pets', query: { limit: params.limit, status: params.status }, hooks, cacheForMs: params.cacheForMs, cacheIf: fits(Pets) });
   return { pets: validated(Pets, response, 'GET /pets'), response };
 }
 
@@ -62,6 +67,6 @@ export function sunsetDate(header: (name: string) => string | undefined): string
 /** getPet: GET /pets/{petId} (deprecated). `onSunset` hears the removal date from every answer, errors included. */
 export async function getPet(http: HttpClient, petId: number | bigint, onSunset?: (date: string) => void, cacheForMs?: number): Promise<Pet> {
   const path = `/pets/${petId.toString()}`;
-  const response = await http.send({ method: 'GET', path, hooks: { onAnswer: (answer) => onSunset?.(sunsetDate(answer.header)) }, cacheForMs });
+  const response = await http.send({ method: 'GET', path, hooks: { onAnswer: (answer) => onSunset?.(sunsetDate(answer.header)) }, cacheForMs, cacheIf: fits(Pet) });
   return validated(Pet, response, `GET ${path}`);
 }
