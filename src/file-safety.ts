@@ -107,11 +107,9 @@ export async function openOwnFile(file: string): Promise<fs.promises.FileHandle>
     try {
       handle = await fs.promises.open(file, O_RDWR | O_APPEND | NOFOLLOW);
     } catch (error) {
-      const code = (error as NodeJS.ErrnoException).code;
-      // Linux says ELOOP for a symlink under O_NOFOLLOW, the BSDs EMLINK.
-      if (code === 'ELOOP' || code === 'EMLINK') throw new UnsafeFileError(file, { kind: 'symlink' });
-      if (code === 'EISDIR') throw new UnsafeFileError(file, { kind: 'not_regular' });
-      if (code !== 'ENOENT') throw error;
+      const refused = noFollowRefusal(file, error);
+      if (refused) throw refused;
+      if ((error as NodeJS.ErrnoException).code !== 'ENOENT') throw error;
       try {
         handle = await fs.promises.open(file, CREATE_NEW | O_RDWR | O_APPEND, 0o600);
       } catch (createError) {
@@ -124,5 +122,36 @@ export async function openOwnFile(file: string): Promise<fs.promises.FileHandle>
     if (problem === undefined) return handle;
     await handle.close();
     throw new UnsafeFileError(file, problem);
+  }
+}
+
+/** What a no-follow open's failure means under the rule: a symlink or a directory at the name is refused. */
+function noFollowRefusal(file: string, error: unknown): UnsafeFileError | undefined {
+  const code = (error as NodeJS.ErrnoException).code;
+  // Linux says ELOOP for a symlink under O_NOFOLLOW, the BSDs EMLINK.
+  if (code === 'ELOOP' || code === 'EMLINK') return new UnsafeFileError(file, { kind: 'symlink' });
+  if (code === 'EISDIR') return new UnsafeFileError(file, { kind: 'not_regular' });
+  return undefined;
+}
+
+/**
+ * The text of `file`, or undefined when nothing is there. Opened without
+ * following a symlink, and read only when the open descriptor passes the rule.
+ */
+export function readOwnFile(file: string): string | undefined {
+  let fd: number;
+  try {
+    // O_NONBLOCK: a FIFO planted at the name must not hang the open.
+    fd = fs.openSync(file, fs.constants.O_RDONLY | fs.constants.O_NONBLOCK | NOFOLLOW);
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return undefined;
+    throw noFollowRefusal(file, error) ?? error;
+  }
+  try {
+    const problem = fileProblem(fs.fstatSync(fd), 'file');
+    if (problem) throw new UnsafeFileError(file, problem);
+    return fs.readFileSync(fd, 'utf8');
+  } finally {
+    fs.closeSync(fd);
   }
 }

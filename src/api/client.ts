@@ -2,6 +2,7 @@ import { NetworkError, type PetctlError, RateLimitError, UsageError, type WaitSt
 import { stringifyJson } from '../schemas/json';
 import { type Answer, errorForAnswer, parseSuccessBody } from './answer';
 import { type AttemptOptions, attempt, failureReason } from './attempt';
+import type { CacheAccess } from './cache';
 import { type Limits, Learner } from './learn';
 import type { RateAnswer } from './limits/rules';
 import type { RateLimitGate } from './limits/gate';
@@ -28,6 +29,9 @@ import {
  * it teaches of the limits, and this process's hold, learn.ts. Endpoint functions (endpoints/) sit on top
  * and validate bodies; nothing here knows what a Pet is, and nothing here
  * words a wait: the layer above gives the words (output/waits.ts).
+ *
+ * Over 300 lines on purpose: the loop's steps share one request's state (its
+ * attempts, budget and hold), and split across files they would pass it around.
  */
 
 export interface HttpClientOptions extends AttemptOptions {
@@ -46,7 +50,11 @@ export interface HttpClientOptions extends AttemptOptions {
   words: WaitWords;
   /** The hint for a 401: how to store a working key for this profile. */
   authHint?: string;
+  cache?: CacheAccess;
 }
+
+/** Methods that change nothing (RFC 9110, 9.2.1): every other one clears the target's cached answers. */
+const SAFE_METHODS = new Set(['GET', 'HEAD', 'OPTIONS']);
 
 export interface ApiRequest {
   /** Any method (`petctl api -X PATCH`); only GET is retried after anything but a 429. */
@@ -68,6 +76,10 @@ export interface ApiRequest {
   rawResponse?: boolean;
   /** Per-request hooks; bulk import uses them to journal and to show waits in its progress bar. */
   hooks?: RequestHooks;
+  /** A GET only: serve a cached 2xx answer up to this old (ms) without sending, and keep this one that long. */
+  cacheForMs?: number;
+  /** With cacheForMs: whether a 2xx answer is one to serve again (an endpoint keeps only a body its schema accepts). */
+  cacheIf?: (response: ApiResponse) => boolean;
 }
 
 export interface RequestHooks {
@@ -141,10 +153,37 @@ export class HttpClient {
     return new URL(url).toString();
   }
 
-  /** Sends the request, waiting out rate limits and retrying where safe (waits.ts decides). Resolves only with a 2xx. */
+  private urlOf(request: ApiRequest): string {
+    return request.url === undefined ? this.buildUrl(request.path, request.query) : this.sameOriginUrl(request.url);
+  }
+
+  /** Sends the request, or answers a GET with --cache from the cache; a write clears the target's cached answers. Resolves only with a 2xx. */
   async send(request: ApiRequest): Promise<ApiResponse> {
+    const { cache } = this.options;
+    const method = request.method.toUpperCase();
+    if (cache === undefined) return this.exchange(request);
+    if (!SAFE_METHODS.has(method)) {
+      try {
+        return await this.exchange(request);
+      } finally {
+        await cache.written();
+      }
+    }
+    if (request.cacheForMs === undefined || method !== 'GET') return this.exchange(request);
+    const url = this.urlOf(request);
+    const result = await (await cache.open()).answer({ method, url, headers: request.headers }, request.cacheForMs, () => this.exchange(request), request.cacheIf);
+    if (!('ageMs' in result)) return result;
+    // Nothing was sent, so the rate-limit gate is neither asked nor told: the stored limits are history.
+    request.hooks?.onAnswer?.(result.answer);
+    cache.served(result.ageMs, url);
+    const body = request.rawResponse ? undefined : parseSuccessBody(result.answer, method, url);
+    return { ...result.answer, url, body, rate: {} };
+  }
+
+  /** Sends the request, waiting out rate limits and retrying where safe (waits.ts decides). Resolves only with a 2xx. */
+  private async exchange(request: ApiRequest): Promise<ApiResponse> {
     const { options } = this;
-    const url = request.url === undefined ? this.buildUrl(request.path, request.query) : this.sameOriginUrl(request.url);
+    const url = this.urlOf(request);
     const body = request.rawBody ?? (request.body === undefined ? undefined : stringifyJson(request.body));
     const hooks = request.hooks;
     const wait = hooks?.wait ?? options.wait;

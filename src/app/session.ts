@@ -10,6 +10,8 @@ import { openFileStore } from '../api/limits/file-store';
 import { limitId } from '../api/limits/store';
 import { createDispatcher } from '../api/transport';
 import { steadyClock } from '../api/waits';
+import type { CacheAccess, ResponseCache } from '../api/cache';
+import { cacheNotClearedWarning, cacheUnusableWarning, fromCacheLine } from '../output/cache';
 import { waitWords } from '../output/waits';
 import { DEFAULT_PORT as SANDBOX_DEFAULT_PORT } from '../sandbox/defaults';
 
@@ -86,6 +88,7 @@ export async function openApiSession(ctx: Context, overrides: { apiKey?: string 
   }
 
   const http = new HttpClient({
+    cache: responseCacheAccess(ctx, { baseUrl, identity: resolved.identity, apiKey }),
     baseUrl,
     apiKey,
     userAgent: `petctl/${VERSION}`,
@@ -106,4 +109,26 @@ export async function openApiSession(ctx: Context, overrides: { apiKey?: string 
     trace,
   });
   return { http, target: { ...resolved, baseUrl, apiKey } };
+}
+
+/** The response cache of this target, loaded only when a request has --cache or a write has to clear it. */
+function responseCacheAccess(ctx: Context, target: { baseUrl: string; identity: string; apiKey: string }): CacheAccess {
+  let opened: Promise<ResponseCache> | undefined;
+  const access: CacheAccess = {
+    open: () => (opened ??= import('../api/cache').then(({ ResponseCache }) => ResponseCache.open({ cacheDir: ctx.paths.cacheDir, now: ctx.now, unusable: (error) => ctx.warn(cacheUnusableWarning(error.message)), ...target }))),
+    served(ageMs, url) {
+      if (ctx.globals.verbose) {
+        ctx.line(`> GET ${url}`);
+        ctx.line(`< ${fromCacheLine(ageMs)}`);
+      } else if (ctx.terminal.stderrIsTerminal) ctx.notice(fromCacheLine(ageMs));
+    },
+    async written() {
+      try {
+        (await access.open()).forgetTarget();
+      } catch (error) {
+        ctx.warn(cacheNotClearedWarning(error instanceof Error ? error.message : String(error)));
+      }
+    },
+  };
+  return access;
 }

@@ -1,14 +1,17 @@
 import { readFile } from 'node:fs/promises';
 import type { Command } from 'commander';
 import type { Context } from '../context';
-import { InvalidResponseError } from '../errors';
+import { InvalidResponseError, UsageError } from '../errors';
 import type { RawRequestFlags, RawRequestIo } from '../api/endpoints/raw-request';
+import { cacheOption } from './parsers';
 import type { Invoke } from './root';
 
 export interface ApiOptions extends RawRequestFlags {
   include: boolean;
   /** --paginate: follow rel="next" and print every page's items (api-paginate.ts). */
   paginate?: boolean;
+  /** --cache, in ms: GET only. */
+  cache?: number;
 }
 
 // No default array: commander would print it as (default: []) in --help.
@@ -26,6 +29,7 @@ export function registerApi(program: Command, invoke: Invoke): void {
     .option('-H, --header <header>', "an extra header 'Name: value' (repeatable; not Authorization)", collect)
     .option('-i, --include', 'print the status line and response headers first')
     .option('--paginate', 'GET every page (Link rel="next") and print their items as one JSON array')
+    .addOption(cacheOption())
     .addHelpText(
       'after',
       `
@@ -47,9 +51,10 @@ Examples:
   $ petctl api /pets --input rex.json        # rex.json: {"name":"Rex","categoryId":1}
   $ petctl api -i /pets --query '[].name'
   $ petctl api --paginate '/pets?limit=100' --query 'length(@)'
-  $ petctl api --paginate /pets -f status=sold -o ndjson`,
+  $ petctl api --paginate /pets -f status=sold -o ndjson
+  $ petctl api -X GET /pets -f status=available --cache 1m`,
     )
-    .action((path: string, flags: { method?: string; rawField?: string[]; field?: string[]; input?: string; header?: string[]; include?: boolean; paginate?: boolean }) =>
+    .action((path: string, flags: { method?: string; rawField?: string[]; field?: string[]; input?: string; header?: string[]; include?: boolean; paginate?: boolean; cache?: number }) =>
       invoke(
         (ctx) =>
           apiRun(
@@ -62,6 +67,7 @@ Examples:
               headers: flags.header ?? [],
               include: flags.include === true,
               paginate: flags.paginate === true,
+              cache: flags.cache,
             },
             ctx,
           ),
@@ -71,9 +77,17 @@ Examples:
 }
 
 export async function apiRun(options: ApiOptions, ctx: Context): Promise<void> {
+  if (options.paginate && options.cache !== undefined) throw new UsageError('--cache keeps one answer, and --paginate follows many: leave out one of them');
   if (options.paginate) return (await import('./api-paginate')).apiPaginateRun(options, ctx);
   const { checkFlags, buildRawRequest } = await import('../api/endpoints/raw-request');
-  checkFlags(options);
+  const { method } = checkFlags(options);
+  if (options.cache !== undefined && method !== 'GET') {
+    const fieldsMadeItPost = options.method === undefined && options.input === undefined;
+    throw new UsageError(
+      `--cache applies to GET requests, not ${method}: a write is always sent, and clears the cached answers of its service`,
+      fieldsMadeItPost ? 'fields without -X make a POST; add -X GET to send them as query parameters' : undefined,
+    );
+  }
   const [{ http, target }, output] = await Promise.all([ctx.api(), import('../output/api-response')]);
   const request = await buildRawRequest(options, target.baseUrl, requestIo(ctx));
   // -i: the head of the final answer, an error's too (before the error on stderr); reset before every attempt.
@@ -84,7 +98,7 @@ export async function apiRun(options: ApiOptions, ctx: Context): Promise<void> {
       onAnswer: (answer) => (head = output.renderHead(answer, ctx.terminal.stdoutIsTerminal)),
     };
   }
-  const answer = await http.send(request).finally(() => ctx.io.stdout.write(head));
+  const answer = await http.send({ ...request, cacheForMs: options.cache }).finally(() => ctx.io.stdout.write(head));
   if (ctx.globals.query === undefined) {
     ctx.io.stdout.write(output.renderBody(answer.text, ctx.globals.output, ctx.terminal.stdoutIsTerminal));
     return;

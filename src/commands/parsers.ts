@@ -47,6 +47,26 @@ export function parsePositiveSeconds(value: string): number {
   return seconds;
 }
 
+const DURATION_UNITS_MS: Record<string, number> = { ms: 1, s: 1000, m: 60_000, h: 3_600_000, d: 86_400_000 };
+
+/** A duration in milliseconds: `30s`, `5m`, `1h30m`, `500ms`, `1d`; a bare number is seconds. Greater than 0. */
+export function parseDuration(value: string): number {
+  const text = value.trim();
+  let ms: number;
+  if (/^\d+(\.\d+)?$/.test(text)) ms = Number(text) * 1000;
+  else if (/^(\d+(\.\d+)?(ms|s|m|h|d))+$/.test(text)) {
+    ms = 0;
+    for (const [, amount, unit] of text.matchAll(/(\d+(?:\.\d+)?)(ms|s|m|h|d)/g)) ms += Number(amount) * DURATION_UNITS_MS[unit!]!;
+  } else throw new InvalidArgumentError('must be a duration such as 30s, 5m, 1h30m or 1d');
+  if (!(ms >= 1)) throw new InvalidArgumentError('must be a duration greater than 0, such as 30s or 5m');
+  return Math.round(ms);
+}
+
+/** `--cache <duration>` (pets list, pets get, petctl api): the one description, the one parser. */
+export function cacheOption(): Option {
+  return new Option('--cache <duration>', 'answer from the response cache when it holds this request\'s answer no older than this (30s, 5m, 1h), sending nothing; otherwise send and keep the answer that long').argParser(parseDuration);
+}
+
 export function parseCount(value: string): number {
   if (!/^\d+$/.test(value) || Number(value) > 100) throw new InvalidArgumentError('must be a whole number from 0 to 100');
   return Number(value);

@@ -5,6 +5,7 @@ import { OUTPUT_FORMATS, type OutputFormat } from '../output/format';
 import { VERSION } from '../version';
 import { registerApi } from './api';
 import { registerAuth } from './auth';
+import { registerCache } from './cache';
 import { registerCompletion } from './completion';
 import { GUIDES_HELP, registerHelp } from './help';
 import { parseCount, parsePositiveSeconds, parseSeconds } from './parsers';
@@ -122,6 +123,7 @@ ${GUIDES_HELP}`,
   registerProfile(program, invoke);
   registerSandbox(program, invoke);
   registerApi(program, invoke);
+  registerCache(program, invoke);
   registerCompletion(program, invoke);
   registerHelp(program, invoke, output);
   return program;

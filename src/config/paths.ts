@@ -10,6 +10,8 @@ export interface PetctlPaths {
   stateFile: string;
   /** The built-in sandbox profile's animals. */
   sandboxDataFile: string;
+  /** Answers kept by --cache (mode 0700): nothing in it is needed, `petctl cache clear` empties it. */
+  cacheDir: string;
 }
 
 /** The file beside a sandbox data file that holds its rate-limit counts. */
@@ -25,5 +27,12 @@ export function resolvePaths(env: NodeJS.ProcessEnv): PetctlPaths {
     configFile: path.join(dir, 'config.json'),
     stateFile: path.join(dir, 'state.json'),
     sandboxDataFile: path.join(dir, 'sandbox-data.json'),
+    cacheDir: cacheDirOf(env),
   };
+}
+
+/** XDG_CACHE_HOME/petctl when set (on every system, as gh does); otherwise the OS's cache directory (~/.cache/petctl on Linux). */
+function cacheDirOf(env: NodeJS.ProcessEnv): string {
+  if (env.XDG_CACHE_HOME && path.isAbsolute(env.XDG_CACHE_HOME)) return path.join(env.XDG_CACHE_HOME, 'petctl');
+  return envPaths('petctl', { suffix: '' }).cache;
 }

@@ -105,9 +105,16 @@ describe('pets flags → options', () => {
 
   it('pets get <petId> takes an int64 id', async (t) => {
     await parse(t, ['pets', 'get', '9223372036854775807']);
-    expect(api.getPet).toHaveBeenCalledExactlyOnceWith(FAKE_HTTP, 9223372036854775807n, expect.any(Function));
+    expect(api.getPet).toHaveBeenCalledExactlyOnceWith(FAKE_HTTP, 9223372036854775807n, expect.any(Function), undefined);
     await parse(t, ['pets', 'get', '42']);
-    expect(api.getPet).toHaveBeenLastCalledWith(FAKE_HTTP, 42, expect.any(Function));
+    expect(api.getPet).toHaveBeenLastCalledWith(FAKE_HTTP, 42, expect.any(Function), undefined);
+  });
+
+  it('--cache <duration> on pets list and pets get, in ms', async (t) => {
+    await parse(t, ['pets', 'list', '--cache', '30s']);
+    expect(api.listPets).toHaveBeenCalledExactlyOnceWith(FAKE_HTTP, { limit: undefined, status: undefined, cacheForMs: 30_000 });
+    await parse(t, ['pets', 'get', '42', '--cache', '5m']);
+    expect(api.getPet).toHaveBeenLastCalledWith(FAKE_HTTP, 42, expect.any(Function), 300_000);
   });
 });
 

@@ -43,7 +43,7 @@ function runExample(example: string): Promise<Ran> {
   const script = `set -o pipefail\npetctl() { "$TEST_NODE" "$TEST_BIN" "$@"; }\n${example}\n`;
   const child = spawn('bash', ['-c', script], {
     cwd: dir,
-    env: cleanEnv({ PETCTL_CONFIG_DIR: path.join(dir, 'config'), TEST_NODE: NODE, TEST_BIN: BIN }),
+    env: cleanEnv({ PETCTL_CONFIG_DIR: path.join(dir, 'config'), XDG_CACHE_HOME: path.join(dir, 'cache'), TEST_NODE: NODE, TEST_BIN: BIN }),
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   let stdout = '';

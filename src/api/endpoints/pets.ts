@@ -18,14 +18,21 @@ export function validated<T>(schema: z.ZodMiniType<T>, response: ApiResponse, wh
   );
 }
 
+/** Whether an answer's body is what the specification says: only such an answer is kept by --cache, so a bad one is not served again. */
+function fits(schema: z.ZodMiniType<unknown>): (response: ApiResponse) => boolean {
+  return (response) => schema.safeParse(response.body).success;
+}
+
 export interface ListPetsParams {
   limit?: number;
   status?: PetStatus;
+  /** --cache: an answer up to this old (ms) may come from the response cache. */
+  cacheForMs?: number;
 }
 
 /** listPets: GET /pets */
 export async function listPets(http: HttpClient, params: ListPetsParams, hooks?: RequestHooks): Promise<{ pets: Pets; response: ApiResponse }> {
-  const response = await http.send({ method: 'GET', path: '/pets', query: { limit: params.limit, status: params.status }, hooks });
+  const response = await http.send({ method: 'GET', path: '/pets', query: { limit: params.limit, status: params.status }, hooks, cacheForMs: params.cacheForMs, cacheIf: fits(Pets) });
   return { pets: validated(Pets, response, 'GET /pets'), response };
 }
 
@@ -58,8 +65,8 @@ export function sunsetDate(header: (name: string) => string | undefined): string
 }
 
 /** getPet: GET /pets/{petId} (deprecated). `onSunset` hears the removal date from every answer, errors included. */
-export async function getPet(http: HttpClient, petId: number | bigint, onSunset?: (date: string) => void): Promise<Pet> {
+export async function getPet(http: HttpClient, petId: number | bigint, onSunset?: (date: string) => void, cacheForMs?: number): Promise<Pet> {
   const path = `/pets/${petId.toString()}`;
-  const response = await http.send({ method: 'GET', path, hooks: { onAnswer: (answer) => onSunset?.(sunsetDate(answer.header)) } });
+  const response = await http.send({ method: 'GET', path, hooks: { onAnswer: (answer) => onSunset?.(sunsetDate(answer.header)) }, cacheForMs, cacheIf: fits(Pet) });
   return validated(Pet, response, `GET ${path}`);
 }

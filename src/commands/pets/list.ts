@@ -3,7 +3,7 @@ import type { Context } from '../../context';
 import { writeResult } from '../../output/result';
 import { LIMIT_DEFAULT, LIMIT_MAX, LIMIT_MIN, type PetStatusValue } from '../../schemas/constants';
 import type { ApiResponse } from '../../api/client';
-import { parseLimit, statusOption } from '../parsers';
+import { cacheOption, parseLimit, statusOption } from '../parsers';
 import type { Invoke } from '../root';
 
 export interface ListOptions {
@@ -13,6 +13,8 @@ export interface ListOptions {
   all?: boolean;
   /** Continue a stopped --all listing from this next-page link (implies --all). */
   startingToken?: string;
+  /** --cache, in ms. */
+  cache?: number;
 }
 
 export function registerList(pets: Command, invoke: Invoke): void {
@@ -23,6 +25,8 @@ export function registerList(pets: Command, invoke: Invoke): void {
     .addOption(statusOption('only animals with this status'))
     .option('--all', `fetch every page, ${LIMIT_MAX} animals per request unless --limit says otherwise: follow the server's Link rel="next" until there is none (exit 7 if it leads off-origin or loops), paced by the plan's rate limit and printed as it comes`)
     .option('--starting-token <token>', 'continue a stopped --all listing from the next-page link it printed (implies --all)')
+    // Pages of different ages joined into one listing could repeat or miss animals.
+    .addOption(cacheOption().conflicts(['all', 'startingToken']))
     .addHelpText(
       'after',
       `
@@ -34,6 +38,7 @@ Examples:
   $ petctl pets list --all -o json > all.json   # stopped? stderr gives the command that continues
   $ petctl pets list --all -o ndjson --starting-token '/v1/pets?limit=100&after=1200' >> all.ndjson
   $ petctl pets list --query '[?categoryId==\`2\`].name'
+  $ petctl pets list --status available --cache 30s   # run again within 30 s: nothing sent
 
 On a terminal, when the service has more animals than the page shows
 (Link rel="next"), a line on stderr says so; -q hides it.
@@ -58,7 +63,7 @@ export async function listRun(options: ListOptions, ctx: Context): Promise<void>
     import('../../output/settings'),
   ]);
   const { output, query } = ctx.globals;
-  const { pets, response } = await listPets(http, { limit: options.limit, status: options.status });
+  const { pets, response } = await listPets(http, { limit: options.limit, status: options.status, cacheForMs: options.cache });
   const more = response.header('link') !== undefined && isPersonWatching(ctx) && (await hasNextPage(response));
   if (pets.length === 0 && output === 'table' && query === undefined) ctx.notice('No animals found.');
   await writeResult(ctx, pets, () => renderPets(pets, output, renderOptions(ctx)));

@@ -1,0 +1,29 @@
+import { formatDuration } from './time';
+
+/** What petctl says of its response cache (--cache, petctl cache clear). */
+
+/** An answer's age, to the whole second below a minute: `0s`, `12s`, `1m05s`. */
+function ageText(ageMs: number): string {
+  return ageMs < 60_000 ? `${Math.floor(ageMs / 1000)}s` : formatDuration(ageMs);
+}
+
+/** The line on stderr for an answer served from the cache. */
+export function fromCacheLine(ageMs: number): string {
+  return `from cache, ${ageText(ageMs)} old`;
+}
+
+/** A write went through but the target's cached answers could not be removed: a --cache may serve what it changed. */
+export function cacheNotClearedWarning(reason: string): string {
+  return `the cached answers of this service could not be removed after the write (${reason}); until they expire, --cache may show what it changed: run petctl cache clear`;
+}
+
+/** The cache could not be read or written: the command went on as without --cache. */
+export function cacheUnusableWarning(reason: string): string {
+  return `the response cache is not usable (${reason}); going on without it`;
+}
+
+/** What `petctl cache clear` did. */
+export function cacheClearedLine(count: number, dir: string): string {
+  if (count === 0) return `No cached answers in ${dir}.`;
+  return `Removed ${count} cached answer${count === 1 ? '' : 's'} from ${dir}.`;
+}

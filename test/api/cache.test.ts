@@ -1,0 +1,128 @@
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { type TestContext, describe, expect, it } from 'vitest';
+import { type Answer } from '../../src/api/answer';
+import { ResponseCache, clearCache } from '../../src/api/cache';
+import { UnsafeFileError } from '../../src/errors';
+
+/** The response cache on a fake clock, at the lengths users give (--cache 5m, 1h). */
+
+const MINUTE = 60_000;
+const BASE = 'https://api.example.org/v1';
+const KEY = 'pk_live_secret_key_for_the_cache_test';
+
+function answer(text: string, headers: Record<string, string> = {}): Answer {
+  return { status: 200, text, headers, header: (name) => headers[name.toLowerCase()] };
+}
+
+function openCache(t: Pick<TestContext, 'onTestFinished'>, apiKey = KEY) {
+  const cacheDir = fs.mkdtempSync(path.join(os.tmpdir(), 'petctl-cache-unit-'));
+  t.onTestFinished(() => fs.rmSync(cacheDir, { recursive: true, force: true }));
+  const clock = { now: Date.UTC(2026, 10, 25, 12, 0, 0) };
+  const unusable: Error[] = [];
+  const open = (key = apiKey, dir = cacheDir) => ResponseCache.open({ cacheDir: dir, baseUrl: BASE, identity: BASE, apiKey: key, now: () => clock.now, unusable: (error) => unusable.push(error) });
+  return { cacheDir, clock, open, unusable };
+}
+
+const LIST = { method: 'GET', url: `${BASE}/pets?status=available` };
+
+describe('ResponseCache', () => {
+  it('serves an answer up to the --cache that asks, and until the --cache that stored it runs out; then removes it', async (t) => {
+    const { clock, open } = openCache(t);
+    const cache = await open();
+    await cache.store(LIST, answer('[1]', { link: '</pets?after=1>; rel="next"' }), 5 * MINUTE);
+    clock.now += 5 * MINUTE - 1000;
+    const hit = await cache.lookup(LIST, 5 * MINUTE);
+    expect(hit).toMatchObject({ ageMs: 5 * MINUTE - 1000, answer: { status: 200, text: '[1]' } });
+    expect(hit!.answer.header('Link')).toBe('</pets?after=1>; rel="next"');
+    // Too old for a shorter --cache, yet kept for the one that stored it.
+    expect(await cache.lookup(LIST, MINUTE)).toBeUndefined();
+    expect(fs.readdirSync(cache.dir)).toHaveLength(1);
+    // A longer --cache does not stretch its life.
+    clock.now += 1000;
+    expect(await cache.lookup(LIST, 60 * MINUTE)).toBeUndefined();
+    expect(fs.readdirSync(cache.dir)).toEqual([]);
+  });
+
+  it('tells requests apart by method, URL relative to the base URL, extra headers, and key', async (t) => {
+    const { open } = openCache(t);
+    const cache = await open();
+    await cache.store({ ...LIST, headers: { Accept: 'text/csv' } }, answer('csv'), MINUTE);
+    await cache.store(LIST, answer('json'), MINUTE);
+    expect((await cache.lookup({ ...LIST, headers: { accept: 'text/csv' } }, MINUTE))?.answer.text).toBe('csv');
+    expect((await cache.lookup(LIST, MINUTE))?.answer.text).toBe('json');
+    expect(await cache.lookup({ ...LIST, url: `${BASE}/pets?status=sold` }, MINUTE)).toBeUndefined();
+    expect(await (await open('pk_live_another_key')).lookup(LIST, MINUTE)).toBeUndefined();
+    for (const name of fs.readdirSync(cache.dir)) expect(fs.readFileSync(path.join(cache.dir, name), 'utf8')).not.toContain(KEY);
+    expect(cache.dir).not.toContain(KEY);
+  });
+
+  it('an entry from the future (the clock stepped back) is dropped, not served for hours', async (t) => {
+    const { clock, open } = openCache(t);
+    const cache = await open();
+    await cache.store(LIST, answer('[]'), 60 * MINUTE);
+    clock.now -= 10 * MINUTE;
+    expect(await cache.lookup(LIST, 60 * MINUTE)).toBeUndefined();
+    expect(fs.readdirSync(cache.dir)).toEqual([]);
+  });
+
+  it('a damaged entry is a miss and is removed; a directory in its place is refused', async (t) => {
+    const { open } = openCache(t);
+    const cache = await open();
+    await cache.store(LIST, answer('[]'), MINUTE);
+    const [name] = fs.readdirSync(cache.dir);
+    fs.writeFileSync(path.join(cache.dir, name!), '{"storedAt":');
+    expect(await cache.lookup(LIST, MINUTE)).toBeUndefined();
+    expect(fs.readdirSync(cache.dir)).toEqual([]);
+    fs.mkdirSync(path.join(cache.dir, name!));
+    await expect(cache.lookup(LIST, MINUTE)).rejects.toThrow(UnsafeFileError);
+  });
+
+  it('forgetTarget removes this target\'s answers only; clearCache removes every target\'s and counts them', async (t) => {
+    const { cacheDir, open } = openCache(t);
+    const mine = await open();
+    const other = await open('pk_live_another_key');
+    await mine.store(LIST, answer('[]'), MINUTE);
+    await other.store(LIST, answer('[]'), MINUTE);
+    await other.store({ method: 'GET', url: `${BASE}/pets/1` }, answer('{}'), MINUTE);
+    mine.forgetTarget();
+    expect(fs.existsSync(mine.dir)).toBe(false);
+    expect(fs.readdirSync(other.dir)).toHaveLength(2);
+    expect(clearCache(cacheDir)).toBe(2);
+    expect(clearCache(cacheDir)).toBe(0);
+  });
+
+  it('a cache that cannot be written is reported and skipped: the answer sent is still the answer', async (t) => {
+    const { cacheDir, open, unusable } = openCache(t);
+    const notAFolder = path.join(cacheDir, 'file');
+    fs.writeFileSync(notAFolder, '');
+    const cache = await open(KEY, path.join(notAFolder, 'petctl'));
+    const sent = answer('[7]');
+    expect(await cache.answer(LIST, MINUTE, async () => sent)).toBe(sent);
+    expect(unusable.map((error) => (error as NodeJS.ErrnoException).code)).toEqual(['ENOTDIR']);
+  });
+
+  it('a symlink at an entry is refused, not skipped', async (t) => {
+    const { open, unusable, cacheDir } = openCache(t);
+    const cache = await open();
+    await cache.store(LIST, answer('[]'), MINUTE);
+    const [name] = fs.readdirSync(cache.dir);
+    fs.rmSync(path.join(cache.dir, name!));
+    fs.symlinkSync(path.join(cacheDir, 'elsewhere'), path.join(cache.dir, name!));
+    let sent = false;
+    await expect(cache.answer(LIST, MINUTE, async () => ((sent = true), answer('[]')))).rejects.toThrow(/it is a symbolic link/);
+    expect(sent).toBe(false);
+    expect(unusable).toEqual([]);
+  });
+
+  it('clearCache refuses a symlink in place of the responses directory, and leaves what it points to', async (t) => {
+    const { cacheDir } = openCache(t);
+    const elsewhere = fs.mkdtempSync(path.join(os.tmpdir(), 'petctl-elsewhere-'));
+    t.onTestFinished(() => fs.rmSync(elsewhere, { recursive: true, force: true }));
+    fs.writeFileSync(path.join(elsewhere, 'keep.json'), '{}');
+    fs.symlinkSync(elsewhere, path.join(cacheDir, 'responses'));
+    expect(() => clearCache(cacheDir)).toThrow(/it is a symbolic link/);
+    expect(fs.readdirSync(elsewhere)).toEqual(['keep.json']);
+  });
+});

@@ -1,0 +1,258 @@
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { type TestContext, describe, expect, it } from 'vitest';
+import { type CliOptions, expectCleanError, jsonError, setupE2e } from '../helpers/cli';
+import { json } from '../helpers/scripted-server';
+import { openTerminal } from '../helpers/tmux';
+
+/**
+ * --cache end to end: the built binary against a scripted server that counts
+ * what it receives, with a private XDG_CACHE_HOME per test.
+ */
+
+const PETS = [
+  { id: 1, name: 'Rex', categoryId: 1, status: 'available' },
+  { id: 2, name: 'Bella', categoryId: 1, status: 'pending' },
+];
+const LIST = json(200, PETS);
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
+async function setup(t: TestContext) {
+  const e2e = await setupE2e(t, LIST);
+  const cacheHome = fs.mkdtempSync(path.join(os.tmpdir(), 'petctl-cache-'));
+  t.onTestFinished(() => fs.rmSync(cacheHome, { recursive: true, force: true }));
+  const responses = path.join(cacheHome, 'petctl', 'responses');
+  const petctl = (args: string[], options: CliOptions = {}) => e2e.petctl(args, { ...options, env: { XDG_CACHE_HOME: cacheHome, ...options.env } });
+  /** Every entry: the files in the targets' directories. */
+  const entries = (): string[] =>
+    (fs.existsSync(responses) ? fs.readdirSync(responses) : []).flatMap((target) => fs.readdirSync(path.join(responses, target)).map((name) => path.join(responses, target, name)));
+  return { ...e2e, petctl, cacheHome, responses, entries };
+}
+
+describe.concurrent('--cache', () => {
+  it('20 runs of pets list --cache 30s send one request, and print the same animals each time', async (t) => {
+    const { petctl, server } = await setup(t);
+    const outputs = new Set<string>();
+    for (let run = 0; run < 20; run++) {
+      const result = await petctl(['pets', 'list', '--status', 'available', '--cache', '30s']);
+      expect(result).toMatchObject({ code: 0, stderr: '' });
+      outputs.add(result.stdout);
+    }
+    expect(server.requests).toHaveLength(1);
+    expect([...outputs]).toEqual(['1\tRex\t1\tavailable\n2\tBella\t1\tpending\n']);
+    // Another request (another query, or no --cache) is sent.
+    await petctl(['pets', 'list', '--status', 'pending', '--cache', '30s']);
+    await petctl(['pets', 'list', '--status', 'available']);
+    expect(server.requests.map((request) => request.url)).toEqual(['/v1/pets?status=available', '/v1/pets?status=pending', '/v1/pets?status=available']);
+  });
+
+  it('a pets add, or api -X POST, in between makes the next list send again', async (t) => {
+    const { petctl, server } = await setup(t);
+    await petctl(['pets', 'list', '--cache', '30s']);
+    await petctl(['pets', 'list', '--cache', '30s']);
+    expect(server.requests).toHaveLength(1);
+    server.reply(json(201, { id: 3, name: 'Kiwi', categoryId: 2, status: 'available' }));
+    expect((await petctl(['pets', 'add', '--name', 'Kiwi', '--category-id', '2', '--status', 'available'])).code).toBe(0);
+    expect((await petctl(['pets', 'list', '--cache', '30s'])).code).toBe(0);
+    expect(server.requests.map((request) => `${request.method} ${request.path}`)).toEqual(['GET /v1/pets', 'POST /v1/pets', 'GET /v1/pets']);
+    await petctl(['pets', 'list', '--cache', '30s']);
+    expect(server.requests).toHaveLength(3);
+
+    server.reply(json(201, { id: 4, name: 'Max', categoryId: 1 }));
+    expect((await petctl(['api', '-X', 'POST', '/pets', '-F', 'name=Max', '-F', 'categoryId=1'])).code).toBe(0);
+    await petctl(['pets', 'list', '--cache', '30s']);
+    expect(server.requests.map((request) => request.method)).toEqual(['GET', 'POST', 'GET', 'POST', 'GET']);
+  });
+
+  it('a write that fails still clears: it may have been applied', async (t) => {
+    const { petctl, server } = await setup(t);
+    await petctl(['pets', 'list', '--cache', '30s']);
+    server.reply(json(500, { code: 'internal', message: 'boom', status: 500 }));
+    expect((await petctl(['api', '-X', 'DELETE', '/pets/1'])).code).toBe(7);
+    await petctl(['pets', 'list', '--cache', '30s']);
+    expect(server.requests.map((request) => request.method)).toEqual(['GET', 'DELETE', 'GET']);
+  });
+
+  it('keeps answers in XDG_CACHE_HOME/petctl: files 0600 in directories 0700, named by digests, without the key', async (t) => {
+    const { petctl, entries, responses, key, cacheHome } = await setup(t);
+    await petctl(['pets', 'list', '--cache', '5m']);
+    await petctl(['api', '-X', 'GET', '/pets', '-f', 'limit=1', '--cache', '5m']);
+    const files = entries();
+    expect(files).toHaveLength(2);
+    for (const file of files) {
+      expect(fs.statSync(file).mode & 0o777).toBe(0o600);
+      expect(path.basename(file)).toMatch(/^[0-9a-f]{64}\.json$/);
+      expect(fs.readFileSync(file, 'utf8')).not.toContain(key);
+      expect(file).not.toContain(key);
+    }
+    for (let dir = path.dirname(files[0]!); dir.startsWith(path.join(cacheHome, 'petctl')); dir = path.dirname(dir)) {
+      expect(fs.statSync(dir).mode & 0o777).toBe(0o700);
+    }
+    expect(path.dirname(files[0]!)).toBe(path.dirname(files[1]!));
+    expect(path.dirname(path.dirname(files[0]!))).toBe(responses);
+  });
+
+  it('another key has a cache of its own', async (t) => {
+    const { petctl, server } = await setup(t);
+    await petctl(['pets', 'list', '--cache', '30s']);
+    const other = 'pk_test_another_key_0123456789abcdef';
+    await petctl(['pets', 'list', '--cache', '30s'], { env: { PETCTL_API_KEY: other }, secrets: [other] });
+    expect(server.requests.map((request) => request.headers.authorization)).toEqual([expect.stringMatching(/^Bearer pk_test_/), `Bearer ${other}`]);
+  });
+
+  it('refuses a symlink planted at an entry: exit 1, nothing sent, nothing written through it', async (t) => {
+    const { petctl, server, entries, cacheHome } = await setup(t);
+    await petctl(['pets', 'list', '--cache', '30s']);
+    const [file] = entries();
+    const victim = path.join(cacheHome, 'victim.txt');
+    fs.writeFileSync(victim, 'not a cache entry');
+    fs.rmSync(file!);
+    fs.symlinkSync(victim, file!);
+
+    const result = await petctl(['pets', 'list', '--cache', '30s']);
+    expect(result.code).toBe(1);
+    expectCleanError(result);
+    expect(result.stderr).toContain(`error: refusing to use ${file}: it is a symbolic link (unsafe_file)`);
+    expect(server.requests).toHaveLength(1);
+    expect(fs.readFileSync(victim, 'utf8')).toBe('not a cache entry');
+    expect(jsonError(await petctl(['pets', 'list', '--cache', '30s', '-o', 'json']))).toMatchObject({ code: 'unsafe_file' });
+
+    // Another user's file is refused the same way.
+    fs.rmSync(file!);
+    fs.copyFileSync(victim, file!);
+    fs.chownSync(file!, 65534, 65534);
+    expect((await petctl(['pets', 'list', '--cache', '30s'])).stderr).toContain('it is owned by another user (uid 65534) (unsafe_file)');
+    expect(server.requests).toHaveLength(1);
+  });
+
+  it('cache clear removes every answer, of every target; the next list sends again', async (t) => {
+    const { petctl, server, entries, responses } = await setup(t);
+    await petctl(['pets', 'list', '--cache', '30s']);
+    server.reply(json(200, PETS[0]!));
+    expect((await petctl(['pets', 'get', '1', '--cache', '30s'])).code).toBe(0);
+    await petctl(['pets', 'list', '--cache', '30s'], { env: { PETCTL_API_KEY: 'pk_test_second_key_for_clear_0000' }, secrets: ['pk_test_second_key_for_clear_0000'] });
+    expect(entries().length).toBe(3);
+    const cleared = await petctl(['cache', 'clear']);
+    expect(cleared).toMatchObject({ code: 0, stdout: '', stderr: `Removed 3 cached answers from ${responses}.\n` });
+    expect(entries()).toEqual([]);
+    expect(await petctl(['cache', 'clear'])).toMatchObject({ code: 0, stderr: `No cached answers in ${responses}.\n` });
+    const before = server.requests.length;
+    await petctl(['pets', 'list', '--cache', '30s']);
+    expect(server.requests).toHaveLength(before + 1);
+  });
+
+  it('an answer expires: past its age for this --cache, and past the --cache that stored it (then removed)', async (t) => {
+    const { petctl, server, entries } = await setup(t);
+    await petctl(['pets', 'list', '--cache', '1s']);
+    await sleep(1100);
+    // Stored for 1 s: a longer --cache now does not revive it.
+    await petctl(['pets', 'list', '--cache', '1h']);
+    expect(server.requests).toHaveLength(2);
+    // Stored for 1 h, but older than this --cache allows.
+    await sleep(1100);
+    await petctl(['pets', 'list', '--cache', '1s']);
+    expect(server.requests).toHaveLength(3);
+
+    // An expired entry is removed when another answer of the target is stored.
+    expect((await petctl(['cache', 'clear'])).code).toBe(0);
+    await petctl(['pets', 'list', '--limit', '5', '--cache', '1s']);
+    expect(entries()).toHaveLength(1);
+    await petctl(['pets', 'list', '--limit', '6', '--cache', '1h']);
+    await sleep(1100);
+    await petctl(['pets', 'list', '--limit', '7', '--cache', '1m']);
+    expect(entries()).toHaveLength(2);
+    expect(server.requests.map((request) => request.url).slice(3)).toEqual(['/v1/pets?limit=5', '/v1/pets?limit=6', '/v1/pets?limit=7']);
+  });
+
+  it('-v says an answer came from the cache, and how old it is; piped, stderr stays empty', async (t) => {
+    const { petctl, server } = await setup(t);
+    await petctl(['pets', 'list', '--cache', '30s']);
+    const piped = await petctl(['pets', 'list', '--cache', '30s']);
+    expect(piped.stderr).toBe('');
+    const verbose = await petctl(['pets', 'list', '--cache', '30s', '-v']);
+    expect(verbose.stderr).toMatch(new RegExp(`^> GET ${server.baseUrl}/pets\\n< from cache, \\d+s old\\n$`));
+    expect(server.requests).toHaveLength(1);
+  });
+
+  it('on a terminal, stderr says `from cache, Ns old`', async (t) => {
+    const { responses, server, key, configDir, cacheHome } = await setup(t);
+    const env = { PETCTL_CONFIG_DIR: configDir, PETCTL_API_KEY: key, XDG_CACHE_HOME: cacheHome };
+    const args = ['--base-url', server.baseUrl, 'pets', 'list', '--cache', '1m'];
+    const first = openTerminal(t, args, env);
+    expect(await first.exitCode()).toBe(0);
+    expect(first.screen()).not.toContain('from cache');
+    const second = openTerminal(t, args, env);
+    expect(await second.exitCode()).toBe(0);
+    expect(second.screen()).toMatch(/from cache, \d+s old/);
+    expect(second.stdout()).toBe('1\tRex\t1\tavailable\n2\tBella\t1\tpending\n');
+    expect(server.requests).toHaveLength(1);
+    expect(fs.existsSync(responses)).toBe(true);
+  });
+
+  it('a cached answer is served while the key waits out a 429: nothing is sent, nothing waited (--max-wait 0)', async (t) => {
+    const { petctl, server } = await setup(t);
+    await petctl(['pets', 'list', '--cache', '5m']);
+    server.reply(json(429, { code: 'rate_limited', message: 'slow down', status: 429 }, { 'retry-after': '120' }));
+    expect((await petctl(['pets', 'list', '--limit', '3', '--retries', '0'])).code).toBe(5);
+    const cached = await petctl(['pets', 'list', '--cache', '5m', '--max-wait', '0']);
+    expect(cached).toMatchObject({ code: 0, stdout: '1\tRex\t1\tavailable\n2\tBella\t1\tpending\n' });
+    // The gate still holds the key for any request actually sent.
+    expect((await petctl(['pets', 'list', '--limit', '4', '--cache', '5m', '--max-wait', '0'])).code).toBe(5);
+    expect(server.requests).toHaveLength(2);
+  });
+
+  it('pets get --cache keeps the answer and its Sunset date; api --cache -i prints the stored head', async (t) => {
+    const { petctl, server } = await setup(t);
+    const pet = json(200, PETS[0]!, { sunset: 'Sat, 01 Mar 2031 00:00:00 GMT' });
+    server.reply(pet, json(200, PETS, { 'x-custom': 'kept' }));
+    const first = await petctl(['pets', 'get', '1', '--cache', '1m']);
+    const second = await petctl(['pets', 'get', '1', '--cache', '1m']);
+    expect(second).toMatchObject({ code: 0, stdout: first.stdout });
+    expect(second.stderr).toContain('to be removed on 2031-03-01');
+    await petctl(['api', '/pets', '--cache', '1m']);
+    const head = await petctl(['api', '/pets', '--cache', '1m', '-i']);
+    expect(head.stdout).toMatch(/^HTTP\/1\.1 200 OK\n[^]*X-Custom: kept\n/i);
+    expect(server.requests).toHaveLength(2);
+    server.verify();
+  });
+
+  it('a cache directory that cannot be written is a warning: the answer is printed, exit 0', async (t) => {
+    const { petctl, server, cacheHome } = await setup(t);
+    const file = path.join(cacheHome, 'a-file');
+    fs.writeFileSync(file, '');
+    const result = await petctl(['pets', 'list', '--cache', '30s'], { env: { XDG_CACHE_HOME: file } });
+    expect(result).toMatchObject({ code: 0, stdout: '1\tRex\t1\tavailable\n2\tBella\t1\tpending\n' });
+    expect(result.stderr).toMatch(/^warning: the response cache is not usable \(ENOTDIR: not a directory, .*\); going on without it\n$/);
+    expect(server.requests).toHaveLength(1);
+  });
+
+  it('an answer that is not what the specification says is not kept: the next run asks again', async (t) => {
+    const { petctl, server, entries } = await setup(t);
+    server.reply(json(200, [{ id: 'one', name: 'Rex' }]), json(200, { id: 1, name: 'Rex', categoryId: 'x' }));
+    expect((await petctl(['pets', 'list', '--cache', '30s'])).code).toBe(7);
+    expect((await petctl(['pets', 'get', '1', '--cache', '30s'])).code).toBe(7);
+    expect(entries()).toEqual([]);
+    expect((await petctl(['pets', 'list', '--cache', '30s'])).code).toBe(0);
+    expect(server.requests).toHaveLength(3);
+  });
+
+  it('refuses --cache where it cannot apply: a write with api, and pets list --all (exit 2, nothing sent)', async (t) => {
+    const { petctl, server } = await setup(t);
+    const post = await petctl(['api', '-X', 'POST', '/pets', '-F', 'name=Rex', '--cache', '1m']);
+    expect(post.code).toBe(2);
+    expectCleanError(post);
+    expect(post.stderr).toContain('error: --cache applies to GET requests, not POST');
+    expect(post.stderr).not.toContain('hint: fields');
+    const fields = await petctl(['api', '/pets', '-f', 'status=available', '--cache', '1m']);
+    expect(fields.code).toBe(2);
+    expect(fields.stderr).toContain('hint: fields without -X make a POST; add -X GET to send them as query parameters');
+    const all = await petctl(['pets', 'list', '--all', '--cache', '1m']);
+    expect(all.code).toBe(2);
+    expect(all.stderr).toContain("cannot be used with option '--all'");
+    const bad = await petctl(['pets', 'list', '--cache', 'soon']);
+    expect(bad.code).toBe(2);
+    expect(bad.stderr).toContain('--cache must be a duration such as 30s, 5m, 1h30m or 1d, not "soon"');
+    expect(server.requests).toHaveLength(0);
+  });
+});
