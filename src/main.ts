@@ -21,7 +21,7 @@ export async function main(argv: string[], deps: MainDeps): Promise<number> {
   const program = buildProgram(
     async (run, command) => {
       ctx = createContext(globalOptions(program), deps);
-      if (ctx.globals.query !== undefined) await checkQuery(ctx.globals.query, ctx.globals.output, command?.jsonResult === true);
+      if (ctx.globals.query !== undefined) await checkQuery(ctx.globals.query, command?.jsonResult === true);
       await run(ctx);
     },
     { writeOut: (text) => io.stdout.write(text), writeErr: (text) => io.stderr.write(text) },
@@ -40,9 +40,8 @@ export async function main(argv: string[], deps: MainDeps): Promise<number> {
 }
 
 /** A --query that cannot work fails before anything is sent (exit 2). */
-async function checkQuery(expression: string, output: string, jsonResult: boolean): Promise<void> {
+async function checkQuery(expression: string, jsonResult: boolean): Promise<void> {
   if (!jsonResult) throw new UsageError('--query applies only to commands with a JSON result', 'pets list|add|get, api, auth status, profile list|show');
-  if (output === 'csv') throw new UsageError('--query prints json, ndjson or plain lines (table), not csv');
   const { compileQuery } = await import('./output/query');
   compileQuery(expression);
 }
