@@ -17,15 +17,11 @@ import { shellWord } from './listing-stop';
 export function renderQueryCsv(value: unknown, query: { expression: string; ast: unknown }, tty: boolean): string {
   const table = tableOf(value);
   if (table === undefined) throw notATable(value, query.expression);
-  const ast = query.ast as AstNode;
-  const columns = table.kind === 'objects' ? unionOfKeys(table.rows) : [namedColumns(ast)?.[0] ?? 'value'];
-  if (table.rows.length === 0) {
-    const named = namedColumns(ast);
-    return named === undefined ? '' : renderCsv(named.map((header) => ({ header, value: () => undefined })), [], { tty });
-  }
-  const field = (row: unknown, key: string) => cell(table.kind === 'objects' ? (row as Record<string, unknown>)[key] : row);
+  const named = namedColumns(query.ast as AstNode);
+  if (table.rows.length === 0) return named === undefined ? '' : renderCsv(named.map((header) => ({ header, value: () => undefined })), [], { tty });
+  if (table.kind === 'scalars') return renderCsv([{ header: named?.[0] ?? 'value', value: cell }], table.rows, { tty });
   return renderCsv(
-    columns.map((key) => ({ header: key, value: (row: unknown) => field(row, key) })),
+    unionOfKeys(table.rows).map((key) => ({ header: key, value: (row: Record<string, unknown>) => cell(row[key]) })),
     table.rows,
     { tty },
   );
