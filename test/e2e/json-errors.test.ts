@@ -1,3 +1,5 @@
+import fs from 'node:fs';
+import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { type CliResult, cliSession, expectCleanError, jsonError, newApiKey, setupE2e } from '../helpers/cli';
 import { json, rateLimitHeaders } from '../helpers/scripted-server';
@@ -132,6 +134,30 @@ describe.concurrent('retryAt and status in JSON errors', () => {
     expect(error).toMatchObject({ code: 'rate_limited', status: 429 });
     expect(error.message).toMatch(/^the key could not be checked/);
     expectRetryAt(error, server.requests[0]!.at, 120_000, ended);
+  });
+
+  it('the commands a 429 stops say when too: pets list --all and an import, each in its last stderr line', async (t) => {
+    const { server, configDir, petctl } = await setupE2e(t);
+    const page = `[${JSON.stringify(PET)}]`;
+    server.reply(
+      { status: 200, body: page, headers: { Link: '</v1/pets?limit=1&after=1>; rel="next"' } },
+      json(429, RATE_LIMITED, { 'retry-after': '120' }),
+    );
+    const listing = await timed(() => petctl(['pets', 'list', '--all', '--limit', '1', '-o', 'json']));
+    expect(listing.result.code).toBe(5);
+    const listingError = JSON.parse(listing.result.stderr.trimEnd().split('\n').at(-1)!) as Record<string, unknown>;
+    expect(listingError).toMatchObject({ code: 'rate_limited', status: 429 });
+    expectRetryAt(listingError, server.requests[1]!.at, 120_000, listing.ended);
+
+    // The saved block stops the import before its first row: nothing sent, the same moment named.
+    const file = path.join(configDir, 'rows.ndjson');
+    fs.writeFileSync(file, '{"name":"A","categoryId":1}\n');
+    const importing = await petctl(['pets', 'add', '--file', file, '-o', 'ndjson']);
+    expect(importing.code).toBe(5);
+    expect(server.requests).toHaveLength(2);
+    const importError = JSON.parse(importing.stderr.trimEnd().split('\n').at(-1)!) as Record<string, unknown>;
+    expect(importError).toMatchObject({ code: 'rate_limited', status: 429 });
+    expect(Math.abs(Date.parse(importError.retryAt as string) - Date.parse(listingError.retryAt as string))).toBeLessThanOrEqual(1000);
   });
 
   it('an error that names no time to try again has no retryAt', async (t) => {
