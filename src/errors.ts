@@ -18,7 +18,7 @@ export type ExitCode = (typeof ExitCode)[keyof typeof ExitCode];
 export interface ErrorDetails {
   /** Machine-readable code: the server's Error `code`, or one the client makes. */
   code: string;
-  /** HTTP status, or 0 when there was no HTTP response. */
+  /** HTTP status; for a rate-limit refusal from saved state (nothing sent), the 429 it stands for; else 0 when there was no HTTP response. */
   status?: number;
   /** One extra line telling the user what to do next. */
   hint?: string;
@@ -104,6 +104,17 @@ export class RateLimitError extends PetctlError {
     this.retryAt = details.retryAt;
     this.stop = details.stop;
   }
+}
+
+/**
+ * The rate-limit stop behind an error: the error itself, or one it was made
+ * from (auth login's refusal wraps the stop that kept it from checking the key).
+ */
+export function rateLimitCause(error: unknown): RateLimitError | undefined {
+  for (let depth = 0; depth < 8 && error instanceof Error; depth++, error = error.cause) {
+    if (error instanceof RateLimitError) return error;
+  }
+  return undefined;
 }
 
 /** The connection failed or was dropped, or no answer came in time. */

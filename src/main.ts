@@ -4,7 +4,7 @@ import { buildProgram, globalOptions } from './commands/root';
 import { type Context, type ContextDeps, type IO, createContext } from './context';
 
 export { loadedHttpCore } from './context';
-import { ExitCode, InterruptedError, PetctlError, UsageError } from './errors';
+import { ExitCode, InterruptedError, PetctlError, UsageError, rateLimitCause } from './errors';
 import { safeLine, safeText } from './output/sanitize';
 
 /**
@@ -21,7 +21,7 @@ export async function main(argv: string[], deps: MainDeps): Promise<number> {
   const program = buildProgram(
     async (run, command) => {
       ctx = createContext(globalOptions(program), deps);
-      if (ctx.globals.query !== undefined) await checkQuery(ctx.globals.query, ctx.globals.output, command?.jsonResult === true);
+      if (ctx.globals.query !== undefined) await checkQuery(ctx.globals.query, command?.jsonResult === true);
       await run(ctx);
     },
     { writeOut: (text) => io.stdout.write(text), writeErr: (text) => io.stderr.write(text) },
@@ -40,9 +40,8 @@ export async function main(argv: string[], deps: MainDeps): Promise<number> {
 }
 
 /** A --query that cannot work fails before anything is sent (exit 2). */
-async function checkQuery(expression: string, output: string, jsonResult: boolean): Promise<void> {
+async function checkQuery(expression: string, jsonResult: boolean): Promise<void> {
   if (!jsonResult) throw new UsageError('--query applies only to commands with a JSON result', 'pets list|add|get, api, auth status, profile list|show');
-  if (output === 'csv') throw new UsageError('--query prints json, ndjson or plain lines (table), not csv');
   const { compileQuery } = await import('./output/query');
   compileQuery(expression);
 }
@@ -111,6 +110,20 @@ function badValue(name: string, value: string, why: string): string {
   return `${name} ${must}, not "${value}"`;
 }
 
+/**
+ * The JSON error line: the server's Error body as received, or petctl's own
+ * {code, message, status}. An error that knows when a retry may succeed adds
+ * `retryAt` (UTC, ISO 8601), rounded up to the second so that a script which
+ * sleeps until then is never early; it replaces any field of that name a
+ * server put in its body, whose meaning petctl cannot vouch for.
+ */
+function jsonError(failure: PetctlError): Record<string, unknown> {
+  const fields = failure.body ?? { code: failure.code, message: failure.message, status: failure.status };
+  const retryAt = rateLimitCause(failure)?.retryAt;
+  if (retryAt === undefined || !Number.isFinite(retryAt)) return fields;
+  return { ...fields, retryAt: new Date(Math.ceil(retryAt / 1000) * 1000).toISOString() };
+}
+
 function reportError(error: unknown, argv: string[], io: IO, wantsJson: boolean, signal: AbortSignal): number {
   const failure = toPetctlError(error, argv, signal);
   if (!(failure instanceof PetctlError)) return failure.exitCode;
@@ -120,13 +133,14 @@ function reportError(error: unknown, argv: string[], io: IO, wantsJson: boolean,
     return failure.exitCode;
   }
   if (wantsJson) {
-    const body = failure.body ?? { code: failure.code, message: failure.message, status: failure.status };
     // JSON.stringify escapes C0 only; C1 and bidi controls get \u escapes too, the same JSON value.
-    const line = JSON.stringify(body, (_key, value: unknown) => (typeof value === 'bigint' ? value.toString() : value));
+    const line = JSON.stringify(jsonError(failure), (_key, value: unknown) => (typeof value === 'bigint' ? value.toString() : value));
     io.stderr.write(`${safeText(line, { json: true })}\n`);
     return failure.exitCode;
   }
-  const where = failure.status ? `${failure.code}, HTTP ${failure.status}` : failure.code;
+  // A refusal from saved state has the 429's status, but no answer came: its message says "nothing sent".
+  const answered = failure.status !== 0 && rateLimitCause(failure)?.stop?.by !== 'gate';
+  const where = answered ? `${failure.code}, HTTP ${failure.status}` : failure.code;
   // The message and hint may quote the server, a file or its name: never raw on stderr.
   io.stderr.write(`${safeLine(`error: ${failure.message} (${where})`)}\n`);
   if (failure.hint) io.stderr.write(`${safeLine(`hint: ${failure.hint}`)}\n`);

@@ -279,11 +279,15 @@ export class HttpClient {
     return new RateLimitError(message, { code: failure.code, status: failure.status, body: failure.body, retryAt: failure.retryAt, stop, hint });
   }
 
-  /** The error when the gate's wait does not fit --max-wait: this request sent nothing. */
+  /**
+   * The error when the gate's wait does not fit --max-wait: this request sent nothing. Its
+   * status is the 429 the record stands for: every block it holds was set by a 429, or by an
+   * answer that left nothing in the window, which the service refuses with a 429.
+   */
   private gateStop(kind: WaitKind, until: number, at: number, maxWaitMs: number): RateLimitError {
     const stop: WaitStop = { kind, until, at, by: 'gate', noWait: maxWaitMs === 0 };
     const { message, hint } = this.options.words.stop(stop);
-    return new RateLimitError(message, { code: codeFor(kind), retryAt: until, stop, hint });
+    return new RateLimitError(message, { code: codeFor(kind), status: 429, retryAt: until, stop, hint });
   }
 
   /**

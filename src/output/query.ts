@@ -2,6 +2,7 @@ import jmespath from 'jmespath';
 import { ExitCode, PetctlError } from '../errors';
 import { parseJson, stringifyJson } from '../schemas/json';
 import type { OutputFormat } from './format';
+import { renderQueryCsv } from './query-csv';
 import { safeText } from './sanitize';
 
 /**
@@ -31,6 +32,8 @@ class ExactInteger {
 
 export interface CompiledQuery {
   expression: string;
+  /** jmespath.js's parsed tree (the names a result's fields get, for csv). */
+  ast: unknown;
   /** The expression applied to a command's JSON result; bigints in, bigints out. */
   apply(value: unknown): unknown;
 }
@@ -73,7 +76,7 @@ export function compileQuery(expression: string): CompiledQuery {
   }
   const unknown = unknownFunction(ast);
   if (unknown !== undefined) throw queryError(`--query calls an unknown function: ${unknown}()`);
-  return { expression, apply: (value) => applyQuery(expression, value) };
+  return { expression, ast, apply: (value) => applyQuery(expression, value) };
 }
 
 function applyQuery(expression: string, value: unknown): unknown {
@@ -133,9 +136,11 @@ function isScalarLine(value: unknown): value is string | number | bigint {
  * - json: pretty JSON (also the default for anything but strings and numbers);
  * - ndjson: an array as one compact element per line, anything else as one line;
  * - table: strings and numbers as plain lines (an array of them one per line),
- *   so `--query '[].name'` feeds `while read`; objects still print as JSON.
+ *   so `--query '[].name'` feeds `while read`; objects still print as JSON;
+ * - csv: an array of objects or of scalars as a table (query-csv.ts), else a usage error.
  */
-export function renderQueryResult(value: unknown, format: OutputFormat, tty = false): string {
+export function renderQueryResult(value: unknown, format: OutputFormat, tty = false, query?: Pick<CompiledQuery, 'expression' | 'ast'>): string {
+  if (format === 'csv') return renderQueryCsv(value, query ?? { expression: '@', ast: undefined }, tty);
   if (format === 'ndjson') {
     const items = Array.isArray(value) ? value : [value];
     return items.map((item) => `${stringifyJson(item ?? null)}\n`).join('');
@@ -152,5 +157,6 @@ export function renderQueryResult(value: unknown, format: OutputFormat, tty = fa
 
 /** Writes a command's JSON result through --query. */
 export function writeQueried(stdout: { write(chunk: string): unknown }, tty: boolean, query: string, value: unknown, format: OutputFormat): void {
-  stdout.write(renderQueryResult(compileQuery(query).apply(value), format, tty));
+  const compiled = compileQuery(query);
+  stdout.write(renderQueryResult(compiled.apply(value), format, tty, compiled));
 }

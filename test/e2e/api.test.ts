@@ -1,7 +1,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { expectCleanError, expectPetctlHeaders, jsonError, setupE2e } from '../helpers/cli';
+import { expectCleanError, expectPetctlHeaders, jsonError, runCli, setupE2e, tempConfigDir } from '../helpers/cli';
 import { json, startScriptedServer } from '../helpers/scripted-server';
 
 /** `petctl api`, end to end: the built binary against scripted servers on 127.0.0.1. */
@@ -70,6 +70,30 @@ describe.concurrent('petctl api: paths and methods', () => {
       ['DELETE', ''],
       ['PATCH', '{"quantity":2}'],
     ]);
+  });
+});
+
+describe.concurrent('petctl api: a path written with the base URL\'s own path', () => {
+  it('/v1/pets against the built-in sandbox (base URL …/v1) is sent once as /v1/pets, and -v shows that URL', async (t) => {
+    const configDir = tempConfigDir();
+    t.onTestFinished(() => fs.rmSync(configDir, { recursive: true, force: true }));
+    const log = path.join(configDir, 'requests.log');
+    const result = await runCli(['api', '/v1/pets?limit=3', '-v', '--query', '[].name'], { env: { PETCTL_CONFIG_DIR: configDir, PETCTL_SANDBOX_LOG: log } });
+
+    expect(result.code, result.stderr).toBe(0);
+    expect(result.stdout).toBe('Rex\nBella\nMax\n');
+    expect(result.stderr).toMatch(/^> GET http:\/\/127\.0\.0\.1:\d+\/v1\/pets\?limit=3$/m);
+    expect(result.stderr).not.toContain('/v1/v1');
+    expect(fs.readFileSync(log, 'utf8').split('\n').filter(Boolean)).toEqual([expect.stringMatching(/^GET \/v1\/pets\?limit=3 200 /)]);
+  });
+
+  it('a scripted server under …/v1 gets /v1/pets once; under another base path the segments are kept', async (t) => {
+    const { server, petctl } = await setupE2e(t, json(200, []));
+    expect((await petctl(['api', '/v1/pets'])).code).toBe(0);
+    expect((await petctl(['api', '-X', 'GET', 'v1/pets', '-f', 'status=sold'])).code).toBe(0);
+    expect((await petctl(['api', '/v10/pets'])).code).toBe(0);
+    expect((await petctl(['--base-url', server.baseUrl.replace(/\/v1$/, '/api'), 'api', '/v1/pets'])).code).toBe(0);
+    expect(server.requests.map((request) => request.url)).toEqual(['/v1/pets', '/v1/pets?status=sold', '/v1/v10/pets', '/api/v1/pets']);
   });
 });
 

@@ -88,11 +88,35 @@ describe.concurrent('--query', () => {
     expect(server.requests).toHaveLength(0);
   });
 
-  it('commands without a JSON result, and csv output, refuse --query (exit 2)', async (t) => {
+  it('commands without a JSON result refuse --query (exit 2)', async (t) => {
     const { server, petctl } = await setupE2e(t);
     expect((await petctl(['profile', 'use', 'sandbox', '--query', 'x'])).code).toBe(2);
-    expect((await petctl(['pets', 'list', '-o', 'csv', '--query', '[].id'])).code).toBe(2);
     expect(server.requests).toHaveLength(0);
+  });
+
+  it('-o csv prints an array of objects (the union of their keys) or of scalars (one column), ids exact', async (t) => {
+    const { server, petctl } = await setupE2e(t);
+    server.reply(...Array.from({ length: 3 }, () => ({ status: 200, body: PETS })));
+    const objects = await petctl(['pets', 'list', '--query', '[].{id: id, name: name, tag: tag}', '-o', 'csv']);
+    expect(objects.code).toBe(0);
+    expect(objects.stdout).toBe(`id,name,tag\n${BIG},Big,\n2,Bella,\n`);
+    expect((await petctl(['pets', 'list', '--query', '[].id', '-o', 'csv'])).stdout).toBe(`id\n${BIG}\n2\n`);
+    expect((await petctl(['api', '/pets', '--query', "[?status == 'sold']", '-o', 'csv'])).stdout).toBe(`id,name,categoryId,status\n${BIG},Big,2,sold\n`);
+  });
+
+  it('-o csv refuses a result that is no array of objects or scalars: exit 2, naming the outputs that fit', async (t) => {
+    const { server, petctl } = await setupE2e(t);
+    server.reply(...Array.from({ length: 2 }, () => ({ status: 200, body: PETS })));
+    const count = await petctl(['pets', 'list', '--query', 'length(@)', '-o', 'csv']);
+    expect(count.code).toBe(2);
+    expectCleanError(count);
+    expect(count.stderr).toBe(
+      "error: --query gives a number; -o csv prints only an array of objects or an array of scalars (usage_error)\n" +
+        "hint: -o json, -o ndjson and the default output print it; for csv, put the expression in brackets for one record: --query '[length(@)]'\n",
+    );
+    const rows = await petctl(['pets', 'list', '--query', '[].[id, name]', '-o', 'csv']);
+    expect(rows.code).toBe(2);
+    expect(rows.stderr).toMatch(/^error: --query gives an array of arrays; .*\nhint: .*make each element an object/);
   });
 
   it('an expression that cannot be applied to the result exits 2 with a clear message', async (t) => {

@@ -153,10 +153,10 @@ describe.concurrent('429 that cannot be waited out', () => {
     expect(again.stderr).toMatch(/^error: rate limited \(HTTP 429, Retry-After\); nothing sent\. Try again at [\d: -]+, in (\d+m\d+s|1[01]\ds) \(rate_limited\)$/m);
     expect(namedTime(again.stderr)).toBeGreaterThanOrEqual(server.requests[0]!.at + 120_000 - 1000 - SLACK_MS);
 
-    // Also with --max-wait 0, and in JSON: status 0, because no HTTP answer was involved this time.
+    // Also with --max-wait 0, and in JSON: status 429, the refusal the saved block stands for.
     const json0 = await petctl(['--max-wait', '0', '-o', 'json', 'pets', 'list']);
     expect(json0.code).toBe(5);
-    expect(jsonError(json0)).toMatchObject({ code: 'rate_limited', status: 0 });
+    expect(jsonError(json0)).toMatchObject({ code: 'rate_limited', status: 429 });
     expect(server.requests).toHaveLength(1);
 
     // Another key is another limit: it is sent.
@@ -175,7 +175,7 @@ describe.concurrent('429 that cannot be waited out', () => {
     server.verify();
   });
 
-  it('-o json: stderr is the Error body exactly as the server sent it', async (t) => {
+  it('-o json: stderr is the Error body exactly as the server sent it, then the retryAt petctl adds', async (t) => {
     const { server, petctl } = await setupE2e(t);
     const body = { code: 'rate_limited', message: 'Slow down', status: 429, plan: 'free' };
     server.reply({ status: 429, headers: { 'retry-after': '120' }, body: JSON.stringify(body) });
@@ -184,7 +184,8 @@ describe.concurrent('429 that cannot be waited out', () => {
 
     expect(result.code).toBe(5);
     expect(result.stdout).toBe('');
-    expect(result.stderr).toBe(`${JSON.stringify(body)}\n`);
+    const { retryAt } = JSON.parse(result.stderr) as { retryAt: string };
+    expect(result.stderr).toBe(`${JSON.stringify({ ...body, retryAt })}\n`);
   });
 
   it('-o ndjson without an Error body: one JSON line with code rate_limited, status 429 and when to retry', async (t) => {
@@ -256,7 +257,7 @@ describe.concurrent('429 that cannot be waited out', () => {
 
     const json0 = await petctl(['-o', 'json', 'pets', 'list']);
     expect(json0.code).toBe(5);
-    expect(jsonError(json0)).toMatchObject({ code: 'key_banned', status: 0 });
+    expect(jsonError(json0)).toMatchObject({ code: 'key_banned', status: 429 });
     expect(server.requests).toHaveLength(1);
   });
 

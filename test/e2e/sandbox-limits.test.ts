@@ -58,7 +58,7 @@ describe('petctl at the Free plan limit', () => {
 
     const second = await runCli(['--base-url', baseUrl, '--max-wait', '0', '-o', 'json', 'pets', 'list'], { env });
     expect(second.code).toBe(5);
-    expect(JSON.parse(second.stderr)).toMatchObject({ code: 'rate_limited', status: 0 });
+    expect(JSON.parse(second.stderr)).toMatchObject({ code: 'rate_limited', status: 429, retryAt: expect.stringMatching(/Z$/) });
     expect(second.stderr).toMatch(/nothing sent/);
     expect(seen()).toHaveLength(1);
   });

@@ -77,6 +77,9 @@ async function readSource(path: string, io: RawRequestIo, flag: string): Promise
  * The absolute URL for `<path>`: relative to the base URL (`/pets`, `pets`,
  * `/store/orders?x=1`), or an absolute URL on the base URL's own origin.
  * Any other origin is refused: the key goes only to the profile's service.
+ * A path that already starts with the base URL's own path (`/v1/pets` under
+ * `…/v1`, as the service's documentation writes paths) is sent once, not as
+ * `…/v1/v1/pets`; an absolute URL is always sent as given.
  */
 export function resolveApiUrl(baseUrl: string, path: string): string {
   if (/^[a-z][a-z0-9+.-]*:/i.test(path)) {
@@ -92,7 +95,18 @@ export function resolveApiUrl(baseUrl: string, path: string): string {
     return url.toString();
   }
   if (path.startsWith('//')) throw new UsageError(`'${path}' is not a path relative to the base URL`, 'e.g. /pets');
-  return new URL(`${baseUrl}/${path.replace(/^\/+/, '')}`).toString();
+  return new URL(`${baseUrl}/${withoutBasePath(path.replace(/^\/+/, ''), new URL(baseUrl).pathname)}`).toString();
+}
+
+/**
+ * `relative` (without leading slashes) less the base path's segments when it starts with all of
+ * them, whole: under `/v1`, `v1/pets` and `v1?x=1` lose `v1`, `v10/pets` and `v1pets` keep it.
+ */
+function withoutBasePath(relative: string, basePath: string): string {
+  const prefix = basePath.replace(/^\/+|\/+$/g, '');
+  if (prefix === '' || !relative.startsWith(prefix)) return relative;
+  const rest = relative.slice(prefix.length);
+  return rest === '' || /^[/?#]/.test(rest) ? rest.replace(/^\/+/, '') : relative;
 }
 
 /** The flags' method and header checks, which need nothing from the profile. */

@@ -28,6 +28,26 @@ describe('petctl api: paths', () => {
     expect(resolveApiUrl(BASE, path)).toBe(url);
   });
 
+  it.each([
+    ['/v1/pets', BASE, 'https://api.example.org/v1/pets'],
+    ['v1/pets', BASE, 'https://api.example.org/v1/pets'],
+    ['/v1/pets?limit=5', BASE, 'https://api.example.org/v1/pets?limit=5'],
+    ['/v1', BASE, 'https://api.example.org/v1/'],
+    ['/v1?limit=5', BASE, 'https://api.example.org/v1/?limit=5'],
+    ['/api/v1/pets', 'https://api.example.org/api/v1', 'https://api.example.org/api/v1/pets'],
+    // Only whole segments of the base path, and only all of them, count.
+    ['/v10/pets', BASE, 'https://api.example.org/v1/v10/pets'],
+    ['/v1pets', BASE, 'https://api.example.org/v1/v1pets'],
+    ['/V1/pets', BASE, 'https://api.example.org/v1/V1/pets'],
+    ['/v1/pets', 'https://api.example.org/api/v1', 'https://api.example.org/api/v1/v1/pets'],
+    ['/v1/pets', 'https://api.example.org', 'https://api.example.org/v1/pets'],
+    // A path under the base path once more is sent once more: the service's own /v1/v1 is reached by an absolute URL.
+    ['/v1/v1/pets', BASE, 'https://api.example.org/v1/v1/pets'],
+    ['https://api.example.org/v1/v1/pets', BASE, 'https://api.example.org/v1/v1/pets'],
+  ])('%s under %s is sent to %s', (path, base, url) => {
+    expect(resolveApiUrl(base, path)).toBe(url);
+  });
+
   it.each(['https://evil.example/v1/pets', 'http://api.example.org/v1/pets', 'https://api.example.org:8443/v1', '//evil.example/pets'])(
     'refuses %s (another origin) with a usage error',
     (path) => {

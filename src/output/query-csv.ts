@@ -1,0 +1,101 @@
+import { UsageError } from '../errors';
+import { stringifyJson } from '../schemas/json';
+import { renderCsv } from './csv';
+import { shellWord } from './listing-stop';
+
+/**
+ * `--query … -o csv`: a query's result as CSV, when it is a table.
+ * - An array of objects: one record each; the columns are the union of their
+ *   keys, in the order first seen. A key an object lacks is an empty field.
+ * - An array of scalars (strings, numbers, booleans, null): one column, named
+ *   by the last field the expression picks (`[].name` → `name`), else `value`.
+ * A field that is an object or an array is its compact JSON; null is empty;
+ * int64 numbers keep every digit. An empty array is the header alone when the
+ * expression names its columns (`[?…].{id: id, name: name}`), else nothing.
+ * Any other result is a usage error that says which outputs print it.
+ */
+export function renderQueryCsv(value: unknown, query: { expression: string; ast: unknown }, tty: boolean): string {
+  const table = tableOf(value);
+  if (table === undefined) throw notATable(value, query.expression);
+  const named = namedColumns(query.ast as AstNode);
+  if (table.rows.length === 0) return named === undefined ? '' : renderCsv(named.map((header) => ({ header, value: () => undefined })), [], { tty });
+  if (table.kind === 'scalars') return renderCsv([{ header: named?.[0] ?? 'value', value: cell }], table.rows, { tty });
+  return renderCsv(
+    unionOfKeys(table.rows).map((key) => ({ header: key, value: (row: Record<string, unknown>) => cell(row[key]) })),
+    table.rows,
+    { tty },
+  );
+}
+
+type Table = { kind: 'objects'; rows: Record<string, unknown>[] } | { kind: 'scalars'; rows: unknown[] };
+
+function tableOf(value: unknown): Table | undefined {
+  if (!Array.isArray(value)) return undefined;
+  if (value.every(isObject)) return { kind: 'objects', rows: value };
+  if (value.every(isScalar)) return { kind: 'scalars', rows: value };
+  return undefined;
+}
+
+const isObject = (value: unknown): value is Record<string, unknown> => typeof value === 'object' && value !== null && !Array.isArray(value);
+const isScalar = (value: unknown) => value === null || ['string', 'number', 'bigint', 'boolean'].includes(typeof value);
+
+function unionOfKeys(rows: readonly Record<string, unknown>[]): string[] {
+  const keys = new Set<string>();
+  for (const row of rows) for (const key of Object.keys(row)) keys.add(key);
+  return [...keys];
+}
+
+function cell(value: unknown): string | undefined {
+  if (value === undefined || value === null) return undefined;
+  return typeof value === 'string' ? value : stringifyJson(value);
+}
+
+interface AstNode {
+  type?: string;
+  name?: string;
+  children?: AstNode[];
+}
+
+/** Functions whose result is their first argument's elements, reordered: the names stay. */
+const REORDERING = new Set(['sort', 'sort_by', 'reverse']);
+
+/** The names an expression gives its result's fields, when it ends by naming them. */
+function namedColumns(node: AstNode | undefined): string[] | undefined {
+  const [left, right] = node?.children ?? [];
+  switch (node?.type) {
+    case 'Field':
+      return node.name === undefined ? undefined : [node.name];
+    case 'MultiSelectHash':
+      return node.children?.map((pair) => pair.name ?? '');
+    case 'Projection':
+    case 'FilterProjection':
+    case 'ValueProjection':
+      // `[].tags[]` ends in the identity of its flattening: the names are the left side's.
+      return namedColumns(right?.type === 'Identity' ? left : right);
+    case 'Subexpression':
+    case 'Pipe':
+      return namedColumns(right);
+    case 'Flatten':
+      return namedColumns(left);
+    case 'Function':
+      return node.name !== undefined && REORDERING.has(node.name) ? namedColumns(left) : undefined;
+    default:
+      return undefined;
+  }
+}
+
+/** What a result that is no table is, in words. */
+function shapeOf(value: unknown): string {
+  if (Array.isArray(value)) return value.some(Array.isArray) ? 'an array of arrays' : 'an array mixing objects and scalars';
+  if (value === null) return 'null';
+  if (isObject(value)) return 'an object';
+  return typeof value === 'string' ? 'a string' : typeof value === 'boolean' ? 'a boolean' : 'a number';
+}
+
+/** The usage error for a result that is no table: what it is, which outputs print it, and how to make it one. */
+function notATable(value: unknown, expression: string): UsageError {
+  const how = Array.isArray(value)
+    ? `make each element an object, e.g. --query ${shellWord('[].{id: id, name: name}')}`
+    : `put the expression in brackets for one record: --query ${shellWord(`[${expression}]`)}`;
+  return new UsageError(`--query gives ${shapeOf(value)}; -o csv prints only an array of objects or an array of scalars`, `-o json, -o ndjson and the default output print it; for csv, ${how}`);
+}

@@ -1,0 +1,145 @@
+import fs from 'node:fs';
+import path from 'node:path';
+import ts from 'typescript';
+import { describe, expect, it } from 'vitest';
+import { ExitCode } from '../../src/errors';
+import { SANDBOX_ERROR_CODES } from '../../src/sandbox/errors';
+
+/**
+ * docs/output.md lists every `code` petctl itself can print, with its exit
+ * code; this holds the list to the source, both ways. petctl's codes are the
+ * `code` of every error detail, Error body and row error that src/ makes
+ * outside src/sandbox/, found with the type checker: a literal, a constant, a
+ * function typed to return literals (`codeFor`), either branch of a `?:` or a
+ * `??` default, and a template (`http_${status}` is listed as `http_<status>`).
+ * Where the source fixes the exit code (`new PetctlError(ExitCode.USAGE, …)`),
+ * the list must name it. A code a server sends passes through as the server
+ * wrote it; the sandbox's are held to docs/sandbox.md's table below.
+ */
+
+const ROOT = path.resolve(__dirname, '../..');
+const SRC = path.join(ROOT, 'src');
+
+function sourceFiles(dir: string): string[] {
+  return fs.readdirSync(dir, { withFileTypes: true }).flatMap((entry) => {
+    const full = path.join(dir, entry.name);
+    if (entry.isDirectory()) return sourceFiles(full);
+    return entry.name.endsWith('.ts') && !entry.name.endsWith('.d.ts') ? [full] : [];
+  });
+}
+
+interface SourceCode {
+  code: string;
+  /** Where it is made, for the failure message. */
+  at: string;
+  /** The exit code, when the source fixes it where the code is made. */
+  exit?: number;
+}
+
+function codesInSource(): SourceCode[] {
+  const config = ts.readConfigFile(path.join(ROOT, 'tsconfig.json'), ts.sys.readFile);
+  const { options } = ts.parseJsonConfigFileContent(config.config, ts.sys, ROOT);
+  const files = sourceFiles(SRC).filter((file) => !file.startsWith(path.join(SRC, 'sandbox') + path.sep));
+  const program = ts.createProgram(files, options);
+  const checker = program.getTypeChecker();
+  const found: SourceCode[] = [];
+
+  /** The string literals an expression can be: from its type, else from its parts. */
+  const literalsOf = (node: ts.Node): string[] => {
+    if (ts.isTemplateExpression(node)) return [node.head.text + node.templateSpans.map((span) => `<${span.expression.getText()}>${span.literal.text}`).join('')];
+    if (ts.isExpression(node)) {
+      const type = checker.getTypeAtLocation(node);
+      const members = type.isUnion() ? type.types : [type];
+      const literals = members.filter((member) => member.isStringLiteral()).map((member) => (member as ts.StringLiteralType).value);
+      if (literals.length > 0 && members.every((member) => member.isStringLiteral() || member.flags & ts.TypeFlags.Undefined)) return literals;
+    }
+    return node.getChildren().flatMap(literalsOf);
+  };
+
+  /** Whether the object's `code` is one a type of petctl's declares (an error's details, an Error body, a row error). */
+  const declaredCode = (object: ts.ObjectLiteralExpression): boolean => {
+    const contextual = checker.getContextualType(object);
+    const property = contextual?.getProperty('code');
+    return property?.declarations?.some((declaration) => !ts.isPropertyAssignment(declaration) && !ts.isShorthandPropertyAssignment(declaration)) === true;
+  };
+
+  /** `new X(ExitCode.NAME, …, { code })` or `super(ExitCode.NAME, …, { code })`: the exit code the source fixes. */
+  const exitOf = (object: ts.ObjectLiteralExpression): number | undefined => {
+    const call = object.parent;
+    if (!(ts.isNewExpression(call) || ts.isCallExpression(call))) return undefined;
+    const first = call.arguments?.[0];
+    if (!first || !ts.isPropertyAccessExpression(first) || first.expression.getText() !== 'ExitCode') return undefined;
+    return ExitCode[first.name.text as keyof typeof ExitCode];
+  };
+
+  for (const file of files) {
+    const source = program.getSourceFile(file)!;
+    const visit = (node: ts.Node): void => {
+      if (ts.isObjectLiteralExpression(node) && declaredCode(node)) {
+        for (const property of node.properties) {
+          if (property.name?.getText() !== 'code') continue;
+          const value = ts.isPropertyAssignment(property) ? property.initializer : ts.isShorthandPropertyAssignment(property) ? property.name : undefined;
+          if (value === undefined) continue;
+          const { line } = source.getLineAndCharacterOfPosition(property.getStart());
+          const at = `${path.relative(ROOT, file)}:${line + 1}`;
+          for (const code of literalsOf(value)) found.push({ code, at, exit: exitOf(node) });
+        }
+      }
+      ts.forEachChild(node, visit);
+    };
+    visit(source);
+  }
+  return found;
+}
+
+interface DocumentedCode {
+  code: string;
+  exits: number[];
+}
+
+/** The rows of the codes table in docs/output.md: the codes in backticks of the first cell, the numbers of the second. */
+function documentedCodes(): DocumentedCode[] {
+  const text = fs.readFileSync(path.join(ROOT, 'docs/output.md'), 'utf8');
+  const table = /^\| code \| exit \|.*\n\|[-| ]+\|\n((?:\|.*\n)+)/m.exec(text);
+  expect(table, 'docs/output.md has a table headed | code | exit | …').not.toBeNull();
+  return table![1]!.split('\n').filter(Boolean).flatMap((row) => {
+    const [, codes = '', exits = ''] = row.split('|').map((cell) => cell.trim());
+    const numbers = [...exits.matchAll(/\d+/g)].map((match) => Number(match[0]));
+    return [...codes.matchAll(/`([^`]+)`/g)].map((match) => ({ code: match[1]!, exits: numbers }));
+  });
+}
+
+describe('the codes petctl prints', () => {
+  const inSource = codesInSource();
+  const documented = documentedCodes();
+
+  it('finds the codes made every way the source makes them', () => {
+    const codes = new Set(inSource.map((found) => found.code));
+    // A literal, a `??` default, a function typed to return literals, a `?:` branch, a template.
+    for (const code of ['usage_error', 'network_error', 'rate_limited', 'key_banned', 'quota_exhausted', 'rows_rejected', 'http_<status>', 'invalid_row']) {
+      expect(codes, code).toContain(code);
+    }
+    expect(codes, 'an Error code of node, not of petctl').not.toContain('UND_ERR_PROXY_CLOSED');
+  });
+
+  it('every code in the source is in the table of docs/output.md, with the exit code the source fixes', () => {
+    const missing = inSource.filter((found) => !documented.some((row) => row.code === found.code)).map((found) => `${found.code} (${found.at})`);
+    expect(missing, 'codes missing from the table in docs/output.md').toEqual([]);
+    const wrongExit = inSource
+      .filter((found) => found.exit !== undefined && !documented.some((row) => row.code === found.code && row.exits.includes(found.exit!)))
+      .map((found) => `${found.code}: exit ${found.exit} (${found.at})`);
+    expect(wrongExit, 'exit codes the table does not name').toEqual([]);
+  });
+
+  it('every code in the table is one the source makes', () => {
+    const made = new Set(inSource.map((found) => found.code));
+    expect(documented.map((row) => row.code).filter((code) => !made.has(code))).toEqual([]);
+  });
+
+  it("every code of the sandbox's is in docs/sandbox.md's table, with its status", () => {
+    const text = fs.readFileSync(path.join(ROOT, 'docs/sandbox.md'), 'utf8');
+    for (const [code, status] of Object.entries(SANDBOX_ERROR_CODES)) {
+      expect(text, code).toMatch(new RegExp(`^\\| ${status} \\| \`${code}\` \\|`, 'm'));
+    }
+  });
+});

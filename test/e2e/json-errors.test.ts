@@ -1,0 +1,185 @@
+import fs from 'node:fs';
+import path from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { type CliResult, cliSession, expectCleanError, jsonError, newApiKey, setupE2e } from '../helpers/cli';
+import { json, rateLimitHeaders } from '../helpers/scripted-server';
+
+/**
+ * The JSON error line (-o json / -o ndjson) a script acts on: every error that
+ * says when to try again carries `retryAt`, and a rate-limit refusal carries
+ * status 429, whether the server answered or petctl refused from its saved
+ * state without sending. The built binary against a scripted server.
+ */
+
+/** Timers and the two processes' clocks may disagree by a few ms. */
+const SLACK_MS = 50;
+const ISO_SECOND = /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.000Z$/;
+const RATE_LIMITED = { code: 'rate_limited', message: 'Too many requests', status: 429 };
+const BANNED = { code: 'key_banned', message: 'API key banned for 10 minutes', status: 429 };
+const PET = { id: 1, name: 'Rex', categoryId: 1, status: 'available' };
+
+/**
+ * The error's retryAt in epoch ms, checked against when it can have been decided: no earlier
+ * than `waitMs` after `from` (the request that was refused), no later than `waitMs` after the
+ * process ended, plus the second it is rounded up to.
+ */
+function expectRetryAt(error: Record<string, unknown>, from: number, waitMs: number, ended: number): number {
+  expect(error.retryAt).toMatch(ISO_SECOND);
+  const retryAt = Date.parse(error.retryAt as string);
+  expect(retryAt).toBeGreaterThanOrEqual(from + waitMs - SLACK_MS);
+  expect(retryAt).toBeLessThanOrEqual(ended + waitMs + 1000);
+  return retryAt;
+}
+
+async function timed(run: () => Promise<CliResult>): Promise<{ result: CliResult; ended: number }> {
+  const result = await run();
+  return { result, ended: Date.now() };
+}
+
+describe.concurrent('retryAt and status in JSON errors', () => {
+  it('after a 429 petctl will not wait out: the server Error body as received, with retryAt from its Retry-After', async (t) => {
+    const { server, petctl } = await setupE2e(t);
+    server.reply(json(429, RATE_LIMITED, { 'retry-after': '120' }));
+
+    const { result, ended } = await timed(() => petctl(['pets', 'list', '-o', 'json']));
+
+    expect(result.code).toBe(5);
+    expectCleanError(result);
+    const error = jsonError(result);
+    expect(error).toEqual({ ...RATE_LIMITED, retryAt: expect.any(String) });
+    expectRetryAt(error, server.requests[0]!.at, 120_000, ended);
+    server.verify();
+  });
+
+  it('after a ban (-o ndjson): key_banned, status 429, retryAt at the end of the ban', async (t) => {
+    const { server, petctl } = await setupE2e(t);
+    server.reply(json(429, BANNED, { 'retry-after': '600' }));
+
+    const { result, ended } = await timed(() => petctl(['pets', 'get', '1', '-o', 'ndjson']));
+
+    expect(result.code).toBe(5);
+    const error = jsonError(result);
+    expect(error).toMatchObject({ code: 'key_banned', status: 429 });
+    expectRetryAt(error, server.requests[0]!.at, 600_000, ended);
+  });
+
+  it('on a refusal from saved state after a 429: status 429 (never 0), and the same retryAt, with nothing sent', async (t) => {
+    const { server, petctl } = await setupE2e(t);
+    server.reply(json(429, RATE_LIMITED, { 'retry-after': '120' }));
+    const first = await petctl(['pets', 'list', '-o', 'json']);
+    const firstRetryAt = Date.parse(jsonError(first).retryAt as string);
+
+    const { result, ended } = await timed(() => petctl(['pets', 'list', '-o', 'json', '--max-wait', '0']));
+
+    expect(result.code).toBe(5);
+    expectCleanError(result);
+    expect(server.requests).toHaveLength(1);
+    const error = jsonError(result);
+    expect(error).toMatchObject({ code: 'rate_limited', status: 429 });
+    expect(error.message).toMatch(/nothing sent/);
+    // The saved block is the first answer's: both processes name the same second, up to the rounding.
+    expect(Math.abs(expectRetryAt(error, server.requests[0]!.at, 120_000, ended) - firstRetryAt)).toBeLessThanOrEqual(1000);
+
+    // In words, the line still says no answer came this time: no "HTTP 429" after the code.
+    const inWords = await petctl(['pets', 'list']);
+    expect(inWords.stderr).toMatch(/nothing sent\. Try again at .* \(rate_limited\)$/m);
+    expect(server.requests).toHaveLength(1);
+  });
+
+  it('on a refusal from saved state after a ban: key_banned, status 429, retryAt at the end of the ban', async (t) => {
+    const { server, petctl } = await setupE2e(t);
+    server.reply(json(429, BANNED, { 'retry-after': '600' }));
+    await petctl(['pets', 'list']);
+
+    const { result, ended } = await timed(() => petctl(['pets', 'add', '--name', 'Rex', '--category-id', '1', '-o', 'ndjson']));
+
+    expect(result.code).toBe(5);
+    expect(server.requests).toHaveLength(1);
+    const error = jsonError(result);
+    expect(error).toMatchObject({ code: 'key_banned', status: 429 });
+    expectRetryAt(error, server.requests[0]!.at, 600_000, ended);
+  });
+
+  it('on a refusal from saved state after a window used up by a success: status 429 and the window reset as retryAt', async (t) => {
+    const { server, petctl } = await setupE2e(t);
+    const resetMs = Date.now() + 120_000;
+    server.reply(json(200, [PET], rateLimitHeaders(60, 60, resetMs)));
+    expect((await petctl(['pets', 'list'])).code).toBe(0);
+
+    const result = await petctl(['pets', 'list', '-o', 'json']);
+
+    expect(result.code).toBe(5);
+    expect(server.requests).toHaveLength(1);
+    const error = jsonError(result);
+    expect(error).toMatchObject({ code: 'rate_limited', status: 429 });
+    // The reset is a whole second of the server's clock (here, this machine's), never taken early.
+    const resetSecond = Math.ceil(resetMs / 1000) * 1000;
+    expect(error.retryAt).toMatch(ISO_SECOND);
+    expect(Date.parse(error.retryAt as string)).toBeGreaterThanOrEqual(resetSecond);
+    expect(Date.parse(error.retryAt as string)).toBeLessThanOrEqual(resetSecond + 1000);
+  });
+
+  it('auth login kept from checking the key by a saved block: its own message, with status 429 and retryAt', async (t) => {
+    const { server, configDir } = await setupE2e(t);
+    server.reply(json(429, RATE_LIMITED, { 'retry-after': '120' }));
+    const key = newApiKey();
+    const petctl = cliSession({ args: ['--base-url', server.baseUrl], env: { PETCTL_CONFIG_DIR: configDir, PETCTL_API_KEY: key }, secrets: [key] });
+    await petctl(['pets', 'list']);
+
+    const { result, ended } = await timed(() => petctl(['auth', 'login', '--with-token', '-o', 'json'], { env: { PETCTL_API_KEY: undefined }, input: key }));
+
+    expect(result.code).toBe(5);
+    expect(server.requests).toHaveLength(1);
+    const error = jsonError(result);
+    expect(error).toMatchObject({ code: 'rate_limited', status: 429 });
+    expect(error.message).toMatch(/^the key could not be checked/);
+    expectRetryAt(error, server.requests[0]!.at, 120_000, ended);
+  });
+
+  it('the commands a 429 stops say when too: pets list --all and an import, each in its last stderr line', async (t) => {
+    const { server, configDir, petctl } = await setupE2e(t);
+    const page = `[${JSON.stringify(PET)}]`;
+    server.reply(
+      { status: 200, body: page, headers: { Link: '</v1/pets?limit=1&after=1>; rel="next"' } },
+      json(429, RATE_LIMITED, { 'retry-after': '120' }),
+    );
+    const listing = await timed(() => petctl(['pets', 'list', '--all', '--limit', '1', '-o', 'json']));
+    expect(listing.result.code).toBe(5);
+    const listingError = JSON.parse(listing.result.stderr.trimEnd().split('\n').at(-1)!) as Record<string, unknown>;
+    expect(listingError).toMatchObject({ code: 'rate_limited', status: 429 });
+    expectRetryAt(listingError, server.requests[1]!.at, 120_000, listing.ended);
+
+    // The saved block stops the import before its first row: nothing sent, the same moment named.
+    const file = path.join(configDir, 'rows.ndjson');
+    fs.writeFileSync(file, '{"name":"A","categoryId":1}\n');
+    const importing = await petctl(['pets', 'add', '--file', file, '-o', 'ndjson']);
+    expect(importing.code).toBe(5);
+    expect(server.requests).toHaveLength(2);
+    const importError = JSON.parse(importing.stderr.trimEnd().split('\n').at(-1)!) as Record<string, unknown>;
+    expect(importError).toMatchObject({ code: 'rate_limited', status: 429 });
+    expect(Math.abs(Date.parse(importError.retryAt as string) - Date.parse(listingError.retryAt as string))).toBeLessThanOrEqual(1000);
+  });
+
+  it('an error that names no time to try again has no retryAt', async (t) => {
+    const { server, petctl } = await setupE2e(t);
+    server.reply(json(404, { code: 'pet_not_found', message: 'no animal 7', status: 404 }));
+    const result = await petctl(['pets', 'get', '7', '-o', 'json']);
+    expect(result.code).toBe(3);
+    expect(jsonError(result)).toEqual({ code: 'pet_not_found', message: 'no animal 7', status: 404 });
+
+    const usage = await petctl(['pets', 'list', '--limit', '0', '-o', 'json']);
+    expect(usage.code).toBe(2);
+    expect(jsonError(usage)).not.toHaveProperty('retryAt');
+  });
+
+  it("petctl's retryAt replaces a field of that name in the server's body", async (t) => {
+    const { server, petctl } = await setupE2e(t);
+    server.reply(json(429, { ...RATE_LIMITED, retryAt: 'whenever', extra: 1 }, { 'retry-after': '120' }));
+
+    const { result, ended } = await timed(() => petctl(['pets', 'list', '-o', 'json']));
+
+    const error = jsonError(result);
+    expect(error).toMatchObject({ ...RATE_LIMITED, extra: 1 });
+    expectRetryAt(error, server.requests[0]!.at, 120_000, ended);
+  });
+});
