@@ -26,8 +26,11 @@ export const KEYCHAIN_TIMEOUT_MS = 3000;
 
 /** No keychain answered, or it refused: why, in words that name no secret. */
 export class KeychainUnavailableError extends PetctlError {
+  readonly reason: string;
+
   constructor(reason: string, hint?: string) {
     super(ExitCode.AUTH, `the keychain is not available: ${reason}`, { code: 'keychain_unavailable', hint });
+    this.reason = reason;
   }
 }
 

@@ -65,7 +65,12 @@ export class SecretPlaces {
       try {
         await (await this.#open()).remove(secret);
       } catch (error) {
-        if (strict) throw error;
+        if (!strict) continue;
+        const { KeychainUnavailableError } = await import('./keychain');
+        // Nothing was changed: the reference stays in config.json, so the entry can still be found.
+        throw error instanceof KeychainUnavailableError
+          ? new KeychainUnavailableError(error.reason, 'nothing was removed; run it again once the keychain answers')
+          : error;
       }
     }
   }

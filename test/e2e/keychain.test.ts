@@ -111,6 +111,13 @@ describe.skipIf(noSecretService)('with a real Secret Service', () => {
     expect(unreachable.code).toBe(4);
     expect(jsonError(unreachable)).toMatchObject({ code: 'keychain_unavailable' });
 
+    // auth logout cannot delete the entry: it keeps the reference, so nothing is left that nothing points to.
+    const logout = await petctl(['auth', 'logout'], { env: { DBUS_SESSION_BUS_ADDRESS: undefined } });
+    expect(logout.code).toBe(4);
+    expect(logout.stderr).toMatch(/^error: the keychain is not available: .+ \(keychain_unavailable\)\nhint: nothing was removed; run it again once the keychain answers\n$/);
+    expect(storedApiKey(configDir)).toMatchObject({ store: 'keychain' });
+    expect(keychain.accounts()).toHaveLength(1);
+
     keychain.clear(keychain.accounts()[0]!);
     const gone = await petctl(['pets', 'list']);
     expect(gone.code).toBe(4);
