@@ -87,8 +87,8 @@ export function openKeychain(env: Readonly<NodeJS.ProcessEnv>, timeoutMs = KEYCH
  */
 export async function readTargetSecrets(target: ResolvedTarget, store: Pick<ProfileStore, 'readSecret'>): Promise<ResolvedTarget> {
   const apiKey = target.keyRef && (await store.readSecret(target.keyRef).catch((error: unknown) => {
-    if (error instanceof KeychainUnavailableError) return error;
-    throw error;
+    if (!(error instanceof KeychainUnavailableError)) throw error;
+    return new KeychainUnavailableError(error.reason, 'is the keyring unlocked in this session? PETCTL_API_KEY overrides the stored key');
   }));
   const statePassword = target.statePasswordRef && (await store.readSecret(target.statePasswordRef));
   return withKeychainSecrets(target, { apiKey, statePassword });

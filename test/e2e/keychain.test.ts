@@ -110,6 +110,8 @@ describe.skipIf(noSecretService)('with a real Secret Service', () => {
     const unreachable = await petctl(['pets', 'list', '-o', 'json'], { env: { DBUS_SESSION_BUS_ADDRESS: undefined } });
     expect(unreachable.code).toBe(4);
     expect(jsonError(unreachable)).toMatchObject({ code: 'keychain_unavailable' });
+    const said = await petctl(['pets', 'list'], { env: { DBUS_SESSION_BUS_ADDRESS: undefined } });
+    expect(said.stderr).toMatch(/^error: the keychain is not available: .+ \(keychain_unavailable\)\nhint: is the keyring unlocked in this session\? PETCTL_API_KEY overrides the stored key\n$/);
 
     // auth logout cannot delete the entry: it keeps the reference, so nothing is left that nothing points to.
     const logout = await petctl(['auth', 'logout'], { env: { DBUS_SESSION_BUS_ADDRESS: undefined } });
