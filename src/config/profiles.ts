@@ -250,7 +250,7 @@ class ConfProfileStore implements ProfileStore {
     });
   }
 
-  // The replaced key is read under the same lock as the write, so what auth login says is what happened.
+  // What the key replaces is read under the same lock as the write, so what auth login says is what happened.
   async setKey(name: string, key: string, options: StoreOptions = {}): Promise<SecretPlacement & { previous?: string }> {
     validateApiKey(key);
     if (!this.#snapshot.profiles.has(name) && name !== SANDBOX_PROFILE) throw unknownProfile(name, this.list().map((profile) => profile.name));
