@@ -149,6 +149,8 @@ try {
   await build({
     plugins: [lazyBuiltins, lazyAssertAndNoSupportsColor, undiciLazyHttp, silentDebug],
     entryPoints: ['src/main.ts'],
+    // A native binding, an optional dependency: resolved from node_modules at run time (config/keychain.ts).
+    external: ['@napi-rs/keyring'],
     outfile: fileURLToPath(new URL('petctl.cjs', staging)),
     bundle: true,
     platform: 'node',

@@ -192,14 +192,17 @@ export function createContext(globals: GlobalOptions, deps: ContextDeps): Contex
     profiles() {
       profiles ??= Promise.all([import('./config/profiles'), import('./config/permissions')]).then(([{ openProfileStore }, { checkConfigFiles }]) => {
         checkConfigFiles(paths, (message) => ctx.warn(message));
-        return openProfileStore(paths);
+        return openProfileStore(paths, env);
       });
       return profiles;
     },
     target() {
-      target ??= Promise.all([ctx.profiles(), import('./config/target')]).then(([store, { resolveTarget }]) =>
-        resolveTarget(store, { profileFlag: globals.profile, baseUrlFlag: globals.baseUrl, env, sandboxDataFile: paths.sandboxDataFile }),
-      );
+      target ??= Promise.all([ctx.profiles(), import('./config/target')]).then(async ([store, { resolveTarget }]) => {
+        const resolved = resolveTarget(store, { profileFlag: globals.profile, baseUrlFlag: globals.baseUrl, env, sandboxDataFile: paths.sandboxDataFile });
+        // The keychain is reached only for a secret kept there.
+        if (!resolved.keyRef && !resolved.statePasswordRef) return resolved;
+        return (await import('./config/keychain')).readTargetSecrets(resolved, store);
+      });
       return target;
     },
     api() {

@@ -1,3 +1,4 @@
+import { type KeychainRef, isKeychainRef } from './keychain-ref';
 import { validateStateUrl } from './state-url';
 
 /**
@@ -8,11 +9,14 @@ import { validateStateUrl } from './state-url';
 /** The built-in profile: the embedded sandbox. */
 export const SANDBOX_PROFILE = 'sandbox';
 
+/** A secret as config.json holds it: the secret itself (mode 0600), or where in the keychain it is. */
+export type StoredSecret = string | KeychainRef;
+
 export interface ProfileEntry {
   baseUrl?: string;
-  apiKey?: string;
+  apiKey?: StoredSecret;
   stateUrl?: string;
-  statePassword?: string;
+  statePassword?: StoredSecret;
 }
 
 export interface Snapshot {
@@ -37,14 +41,19 @@ export function parseConfig(raw: unknown): Snapshot {
       const builtIn = name === SANDBOX_PROFILE;
       profiles.set(name, {
         baseUrl: !builtIn && typeof entry.baseUrl === 'string' ? entry.baseUrl : undefined,
-        apiKey: typeof entry.apiKey === 'string' && entry.apiKey !== '' ? entry.apiKey : undefined,
+        apiKey: storedSecret(entry.apiKey),
         stateUrl: !builtIn && typeof entry.stateUrl === 'string' && entry.stateUrl !== '' ? entry.stateUrl : undefined,
-        statePassword: !builtIn && typeof entry.statePassword === 'string' && entry.statePassword !== '' ? entry.statePassword : undefined,
+        statePassword: builtIn ? undefined : storedSecret(entry.statePassword),
       });
     }
   }
   const active = typeof doc.activeProfile === 'string' && doc.activeProfile !== '' ? doc.activeProfile : undefined;
   return { active, profiles };
+}
+
+function storedSecret(value: unknown): StoredSecret | undefined {
+  if (typeof value === 'string') return value === '' ? undefined : value;
+  return isKeychainRef(value) ? { store: 'keychain', service: value.service, account: value.account } : undefined;
 }
 
 export function toDocument(raw: unknown): ConfigDocument {
@@ -80,8 +89,8 @@ export interface StateStoreSettings {
   statePassword?: string;
 }
 
-/** The state store's settings as stored: the URL checked, the password only when given. */
-export function stateSettings(settings: StateStoreSettings): StateStoreSettings {
+/** The state store's settings as stored: the URL checked, the password (or its keychain reference) only when given. */
+export function stateSettings(settings: { stateUrl?: string; statePassword?: StoredSecret }): { stateUrl?: string; statePassword?: StoredSecret } {
   return {
     ...(settings.stateUrl === undefined ? {} : { stateUrl: validateStateUrl(settings.stateUrl, '--state-url') }),
     ...(settings.statePassword === undefined ? {} : { statePassword: settings.statePassword }),

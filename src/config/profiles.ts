@@ -4,7 +4,11 @@ import { assertOwnFile } from '../file-safety';
 import { validateBaseUrl } from './base-url';
 import { CorruptFileError, ensurePrivateDir, readJsonFile, withFileLock, writeFileAtomic } from '../locked-file';
 import type { PetctlPaths } from './paths';
-import { type ConfigDocument, SANDBOX_PROFILE, type Snapshot, type StateStoreSettings, byName, entryOf, knownNames, parseConfig, profileExists, stateSettings, toDocument } from './config-file';
+import { type ConfigDocument, SANDBOX_PROFILE, type Snapshot, type StateStoreSettings, type StoredSecret, byName, entryOf, knownNames, parseConfig, profileExists, stateSettings, toDocument } from './config-file';
+import { type KeychainRef, isKeychainRef } from './keychain-ref';
+import { SecretPlaces, type SecretPlacement, type SecretStorage, type StoreOptions, storageOf } from './secret-places';
+
+export { type SecretPlacement, type SecretStorage, type StoreOptions, storageOf } from './secret-places';
 
 /**
  * The profile store: named API endpoints, each with its own key, in
@@ -15,10 +19,17 @@ import { type ConfigDocument, SANDBOX_PROFILE, type Snapshot, type StateStoreSet
  *   {
  *     "activeProfile"?: string,            // absent: none chosen (see activeName)
  *     "profiles": {
- *       "<name>": { "baseUrl": string, "apiKey"?: string, "stateUrl"?: string, "statePassword"?: string },
- *       "sandbox"?: { "apiKey"?: string }  // the built-in profile only ever stores a key
+ *       "<name>": { "baseUrl": string, "apiKey"?: Secret, "stateUrl"?: string, "statePassword"?: Secret },
+ *       "sandbox"?: { "apiKey"?: Secret }  // the built-in profile only ever stores a key
  *     }
  *   }
+ *   Secret: the secret itself, or where the keychain keeps it:
+ *           { "store": "keychain", "service": "petctl", "account": "<profile>/<random>" }
+ *
+ * Secrets go to the keychain when one answers (config/keychain.ts) and to this
+ * file otherwise, or when the caller asks for the file (--insecure-storage).
+ * The keychain is written before the file and cleared before the file forgets
+ * its reference, so a failure leaves no entry that nothing points to.
  *
  * Keys the store does not know (top level or inside a profile) are kept as they
  * are when it writes, so a newer petctl's additions survive an older one.
@@ -45,11 +56,12 @@ export interface StoredProfile {
   name: string;
   /** Absent for the built-in sandbox (the in-process service) and for a hand-edited entry without one. */
   baseUrl?: string;
-  apiKey?: string;
+  /** The key as config.json holds it: the key itself, or its place in the keychain. */
+  apiKey?: StoredSecret;
   /** The shared rate-limit state store (redis://…); it may hold a password. */
   stateUrl?: string;
-  /** The state store's password, kept apart from the URL (--state-password-stdin). */
-  statePassword?: string;
+  /** The state store's password, kept apart from the URL (--state-password-stdin), or its place in the keychain. */
+  statePassword?: StoredSecret;
   builtIn: boolean;
 }
 
@@ -68,16 +80,18 @@ export interface ProfileStore {
   /** The sandbox first, then the others by name. */
   list(): StoredProfile[];
   /** Adds a profile without a key; refuses an existing name and the sandbox. */
-  add(name: string, baseUrl: string, state?: StateStoreSettings): Promise<void>;
+  add(name: string, baseUrl: string, state?: StateStoreSettings): Promise<SecretPlacement | undefined>;
   /** Changes a profile's base URL and/or state store, keeping its key; refuses the sandbox and an unknown name. */
-  update(name: string, changes: { baseUrl?: string } & StateStoreSettings): Promise<void>;
+  update(name: string, changes: { baseUrl?: string } & StateStoreSettings): Promise<SecretPlacement | undefined>;
   use(name: string): Promise<void>;
-  /** Removing the chosen profile leaves none chosen (see activeName). */
+  /** Removing the chosen profile leaves none chosen (see activeName); its secrets leave the keychain first. */
   remove(name: string): Promise<void>;
-  /** The key it replaced, if any. */
-  setKey(name: string, key: string): Promise<string | undefined>;
-  /** True when a stored key was removed. */
-  clearKey(name: string): Promise<boolean>;
+  /** Where the key went, and the key it replaced, if any. */
+  setKey(name: string, key: string, options?: StoreOptions): Promise<SecretPlacement & { previous?: string }>;
+  /** Where the removed key was kept; undefined when there was none. */
+  clearKey(name: string): Promise<SecretStorage | undefined>;
+  /** The secret a keychain reference points to (undefined: the keychain has none). */
+  readSecret(ref: KeychainRef): Promise<string | undefined>;
 }
 
 /** Throws UsageError unless `name` is 1..64 letters, digits, ".", "_" or "-". */
@@ -102,8 +116,9 @@ export function validateApiKey(key: string, label = 'the API key'): string {
 
 export type { StateStoreSettings };
 
-export async function openProfileStore(paths: PetctlPaths): Promise<ProfileStore> {
-  return new ConfProfileStore(paths, parseConfig(readJsonFile(paths.configFile)));
+/** `env`: the environment the keychain is reached through (D-Bus's address on Linux). */
+export async function openProfileStore(paths: PetctlPaths, env: Readonly<NodeJS.ProcessEnv> = {}): Promise<ProfileStore> {
+  return new ConfProfileStore(paths, parseConfig(readJsonFile(paths.configFile)), env);
 }
 
 /**
@@ -131,11 +146,27 @@ class ConfProfileStore implements ProfileStore {
   #paths: PetctlPaths;
   #snapshot: Snapshot;
   #conf?: Conf<ConfigDocument>;
+  #secrets: SecretPlaces;
 
-  constructor(paths: PetctlPaths, snapshot: Snapshot) {
+  constructor(paths: PetctlPaths, snapshot: Snapshot, env: Readonly<NodeJS.ProcessEnv>) {
     this.#paths = paths;
     this.path = paths.configFile;
     this.#snapshot = snapshot;
+    this.#secrets = new SecretPlaces(env);
+  }
+
+  async readSecret(ref: KeychainRef): Promise<string | undefined> {
+    return this.#secrets.read(ref);
+  }
+
+  /** A secret just written to the keychain for a change that did not happen goes again. */
+  async #changeWithSecret(stored: StoredSecret | undefined, change: (doc: ConfigDocument) => void): Promise<void> {
+    try {
+      await this.#change(change);
+    } catch (error) {
+      await this.#secrets.forget([stored], false);
+      throw error;
+    }
   }
 
   activeName(): string | undefined {
@@ -156,33 +187,44 @@ class ConfProfileStore implements ProfileStore {
     return [SANDBOX_PROFILE, ...names].map((name) => this.get(name) as StoredProfile);
   }
 
-  async add(name: string, baseUrl: string, settings: StateStoreSettings = {}): Promise<void> {
+  async add(name: string, baseUrl: string, settings: StateStoreSettings = {}): Promise<SecretPlacement | undefined> {
     if (name === SANDBOX_PROFILE) {
       throw new UsageError(`"${SANDBOX_PROFILE}" is the built-in profile and cannot be added or replaced`, 'choose another name');
     }
     validateProfileName(name);
     const url = validateBaseUrl(baseUrl, '--base-url');
-    const state = stateSettings(settings);
-    await this.#change((doc) => {
-      if (profileExists(doc, name)) {
-        throw new UsageError(`profile ${JSON.stringify(name)} already exists`, `to change it and keep its key, run petctl profile set ${name} --base-url <url>`);
-      }
+    stateSettings({ stateUrl: settings.stateUrl });
+    const exists = () => new UsageError(`profile ${JSON.stringify(name)} already exists`, `to change it and keep its key, run petctl profile set ${name} --base-url <url>`);
+    // Checked before a password goes to the keychain, and again under the lock.
+    if (this.#snapshot.profiles.has(name)) throw exists();
+    const password = settings.statePassword === undefined ? undefined : await this.#secrets.place(name, settings.statePassword);
+    const state = stateSettings({ stateUrl: settings.stateUrl, statePassword: password?.stored });
+    await this.#changeWithSecret(password?.stored, (doc) => {
+      if (profileExists(doc, name)) throw exists();
       doc.profiles[name] = { baseUrl: url, ...state };
     });
+    return password && { storage: password.storage, keychainFailure: password.keychainFailure };
   }
 
-  async update(name: string, changes: { baseUrl?: string } & StateStoreSettings): Promise<void> {
+  async update(name: string, changes: { baseUrl?: string } & StateStoreSettings): Promise<SecretPlacement | undefined> {
     if (name === SANDBOX_PROFILE) {
       throw new UsageError(`the built-in "${SANDBOX_PROFILE}" profile has no base URL or state URL to change`, 'point a command elsewhere with --base-url, or add a profile');
     }
     const url = changes.baseUrl === undefined ? undefined : validateBaseUrl(changes.baseUrl, '--base-url');
-    const state = stateSettings(changes);
-    await this.#change((doc) => {
+    stateSettings({ stateUrl: changes.stateUrl });
+    if (!this.#snapshot.profiles.has(name)) throw unknownProfile(name, this.list().map((profile) => profile.name));
+    const password = changes.statePassword === undefined ? undefined : await this.#secrets.place(name, changes.statePassword);
+    const state = stateSettings({ stateUrl: changes.stateUrl, statePassword: password?.stored });
+    let replaced: unknown;
+    await this.#changeWithSecret(password?.stored, (doc) => {
       const entry = entryOf(doc, name);
       if (entry === undefined) throw unknownProfile(name, knownNames(doc));
+      if (password) replaced = entry.statePassword;
       // Everything else the entry holds (the key above all) stays as it is.
       doc.profiles[name] = { ...entry, ...(url === undefined ? {} : { baseUrl: url }), ...state };
     });
+    await this.#secrets.forget([replaced as StoredSecret | undefined], false);
+    return password && { storage: password.storage, keychainFailure: password.keychainFailure };
   }
 
   async use(name: string): Promise<void> {
@@ -196,6 +238,10 @@ class ConfProfileStore implements ProfileStore {
     if (name === SANDBOX_PROFILE) {
       throw new UsageError(`the built-in "${SANDBOX_PROFILE}" profile cannot be removed`, `to forget its key, run petctl auth logout -p ${SANDBOX_PROFILE}`);
     }
+    const entry = this.#snapshot.profiles.get(name);
+    if (entry === undefined) throw unknownProfile(name, this.list().map((profile) => profile.name));
+    // A keychain that cannot delete the secrets keeps the profile, so its references are not lost.
+    await this.#secrets.forget([entry.apiKey, entry.statePassword], true);
     await this.#change((doc) => {
       if (!profileExists(doc, name)) throw unknownProfile(name, knownNames(doc));
       delete doc.profiles[name];
@@ -204,32 +250,44 @@ class ConfProfileStore implements ProfileStore {
     });
   }
 
-  // The replaced key is read under the same lock as the write, so what auth login says is what happened.
-  async setKey(name: string, key: string): Promise<string | undefined> {
+  // What the key replaces is read under the same lock as the write, so what auth login says is what happened.
+  async setKey(name: string, key: string, options: StoreOptions = {}): Promise<SecretPlacement & { previous?: string }> {
     validateApiKey(key);
-    let previous: string | undefined;
-    await this.#change((doc) => {
+    if (!this.#snapshot.profiles.has(name) && name !== SANDBOX_PROFILE) throw unknownProfile(name, this.list().map((profile) => profile.name));
+    const placed = await this.#secrets.place(name, key, options);
+    let replaced: unknown;
+    await this.#changeWithSecret(placed.stored, (doc) => {
       if (!profileExists(doc, name)) throw unknownProfile(name, knownNames(doc));
-      const replaced = entryOf(doc, name)?.apiKey;
-      previous = typeof replaced === 'string' ? replaced : undefined;
-      doc.profiles[name] = { ...entryOf(doc, name), apiKey: key };
+      replaced = entryOf(doc, name)?.apiKey;
+      doc.profiles[name] = { ...entryOf(doc, name), apiKey: placed.stored };
     });
-    return previous;
+    // A key kept in the file before is gone with the write above; one in the keychain is read (to say what it replaced) and deleted.
+    let previous = typeof replaced === 'string' && replaced !== '' ? replaced : undefined;
+    if (isKeychainRef(replaced)) {
+      previous = await this.readSecret(replaced).catch(() => undefined);
+      await this.#secrets.forget([replaced], false);
+    }
+    return { storage: placed.storage, keychainFailure: placed.keychainFailure, previous };
   }
 
-  async clearKey(name: string): Promise<boolean> {
-    let removed = false;
+  async clearKey(name: string): Promise<SecretStorage | undefined> {
+    const stored = this.#snapshot.profiles.get(name)?.apiKey;
+    // Out of the keychain first: a keychain that does not answer keeps the reference, and says so.
+    await this.#secrets.forget([stored], true);
+    let removed: StoredSecret | undefined;
     await this.#change((doc) => {
       if (!profileExists(doc, name)) throw unknownProfile(name, knownNames(doc));
       const entry = entryOf(doc, name);
       if (entry === undefined || !Object.hasOwn(entry, 'apiKey')) return;
       const { apiKey, ...rest } = entry;
-      removed = typeof apiKey === 'string' && apiKey !== '';
+      removed = parseConfig({ profiles: { [name]: { apiKey } } }).profiles.get(name)?.apiKey;
       // The sandbox's entry exists only to hold a key.
       if (name === SANDBOX_PROFILE && Object.keys(rest).length === 0) delete doc.profiles[name];
       else doc.profiles[name] = rest;
     });
-    return removed;
+    // Stored by another process since this one read the file: it goes too.
+    if (isKeychainRef(removed) && (!isKeychainRef(stored) || removed.account !== stored.account)) await this.#secrets.forget([removed], false);
+    return storageOf(removed);
   }
 
   /**

@@ -1,7 +1,9 @@
 import { NotConfiguredError, PetctlError, UsageError } from '../errors';
 import { validateBaseUrl } from './base-url';
+import type { StoredSecret } from './config-file';
+import { type KeychainRef, isKeychainRef } from './keychain-ref';
 import { stateStoreAddress, validateStateUrl } from './state-url';
-import { type ProfileStore, SANDBOX_DEFAULT_KEY, noProfileChosen, unknownProfile, validateApiKey } from './profiles';
+import { type ProfileStore, type SecretStorage, SANDBOX_DEFAULT_KEY, noProfileChosen, storageOf, unknownProfile, validateApiKey } from './profiles';
 
 /**
  * The target: which profile, base URL, key and state store a command uses,
@@ -12,13 +14,15 @@ import { type ProfileStore, SANDBOX_DEFAULT_KEY, noProfileChosen, unknownProfile
  *   profile:  -p/--profile  >  PETCTL_PROFILE  >  the active profile (see ProfileStore.activeName;
  *             none chosen while other profiles exist: no_profile, exit 2)
  *   base URL: --base-url    >  PETCTL_BASE_URL >  the profile's  >  (sandbox) the in-process service
- *   key:      PETCTL_API_KEY > the profile's stored key > (sandbox) SANDBOX_DEFAULT_KEY
+ *   key:      PETCTL_API_KEY > the profile's stored key (config.json or the keychain) > (sandbox) SANDBOX_DEFAULT_KEY
  *   state:    PETCTL_STATE_URL > the profile's state URL > none (this machine's state file)
  *   its password: PETCTL_STATE_PASSWORD > the profile's stored password (with its own state URL only)
  *             > the one in the URL
  *
  * A key is never taken from a flag: flags end up in shell history and in `ps`.
  * Empty environment variables count as unset (`PETCTL_PROFILE= petctl ...`).
+ * A secret kept in the keychain is named here (keyRef, statePasswordRef) and
+ * read by config/keychain.ts's readTargetSecrets, which withKeychainSecrets completes the target with.
  */
 
 export type ProfileReader = Pick<ProfileStore, 'activeName' | 'get' | 'list'>;
@@ -46,6 +50,14 @@ export interface ResolvedTarget {
   keySource?: KeySource;
   /** The profile stores a key of its own, whether or not PETCTL_API_KEY overrides it. */
   hasStoredKey: boolean;
+  /** Where the profile's own key lives, whether or not PETCTL_API_KEY overrides it. */
+  keyStorage?: SecretStorage;
+  /** The key in use is in the keychain, here, and not read yet. */
+  keyRef?: KeychainRef;
+  /** Why the key in the keychain could not be had: requireKey throws it, so only commands that send stop. */
+  keyProblem?: PetctlError;
+  /** The state store's password in use is in the keychain, here, and not read yet. */
+  statePasswordRef?: KeychainRef;
   /** The shared rate-limit state store (it may hold a password); undefined: this machine's state file. */
   stateUrl?: string;
   stateUrlSource?: StateUrlSource;
@@ -114,7 +126,7 @@ export function resolveTarget(store: ProfileReader, options: TargetOptions): Res
   ]);
   const key = firstGiven<KeySource>([
     ['env', fromEnv(options.env, 'PETCTL_API_KEY'), (raw) => validateApiKey(raw, 'PETCTL_API_KEY')],
-    ['profile', profile.apiKey, (raw) => storedKey(name, raw, store.activeName())],
+    ['profile', inFile(profile.apiKey), (raw) => (raw === IN_KEYCHAIN ? undefined : storedKey(name, raw, store.activeName()))],
     ['sandbox-default', profile.builtIn ? SANDBOX_DEFAULT_KEY : undefined, (raw) => raw],
   ]);
   const state = firstGiven<StateUrlSource>([
@@ -124,7 +136,7 @@ export function resolveTarget(store: ProfileReader, options: TargetOptions): Res
   // A stored password belongs to the profile's own server, never to one PETCTL_STATE_URL names.
   const password = state.value === undefined ? {} : firstGiven<StatePasswordSource>([
     ['env', fromEnv(options.env, 'PETCTL_STATE_PASSWORD'), (raw) => raw],
-    ['profile', state.source === 'profile' ? profile.statePassword : undefined, (raw) => raw],
+    ['profile', state.source === 'profile' ? inFile(profile.statePassword) : undefined, (raw) => (raw === IN_KEYCHAIN ? undefined : raw)],
     ['url', stateStoreAddress(state.value).password, (raw) => raw],
   ]);
 
@@ -137,12 +149,37 @@ export function resolveTarget(store: ProfileReader, options: TargetOptions): Res
     apiKey: key.value,
     keySource: key.source,
     hasStoredKey: profile.apiKey !== undefined,
+    keyStorage: storageOf(profile.apiKey),
+    keyRef: key.source === 'profile' && isKeychainRef(profile.apiKey) ? profile.apiKey : undefined,
+    statePasswordRef: password.source === 'profile' && isKeychainRef(profile.statePassword) ? profile.statePassword : undefined,
     stateUrl: state.value,
     stateUrlSource: state.source,
     statePassword: password.value,
     statePasswordSource: password.source,
     identity: base.value ?? `sandbox:${options.sandboxDataFile}`,
   };
+}
+
+/** Stands for a secret kept in the keychain: config.json never holds an empty one (config-file.ts drops them). */
+const IN_KEYCHAIN = '';
+
+function inFile(secret: StoredSecret | undefined): string | undefined {
+  return secret === undefined || typeof secret === 'string' ? secret : IN_KEYCHAIN;
+}
+
+/**
+ * The target with the secrets config/keychain.ts read for its keyRef and statePasswordRef:
+ * undefined means the keychain has no such entry; a KeychainUnavailableError that it did not answer.
+ */
+export function withKeychainSecrets(target: ResolvedTarget, read: { apiKey?: string | PetctlError; statePassword?: string }): ResolvedTarget {
+  const done = { ...target, keyRef: undefined, statePasswordRef: undefined, ...(target.statePasswordRef ? { statePassword: read.statePassword } : {}) };
+  if (!target.keyRef) return done;
+  if (read.apiKey instanceof PetctlError) return { ...done, keyProblem: read.apiKey };
+  if (read.apiKey === undefined) {
+    const missing = new NotConfiguredError(`the API key of profile "${target.profile}" is no longer in the keychain`, loginHint(target.profile, target.activeProfile));
+    return { ...done, keyProblem: missing };
+  }
+  return { ...done, apiKey: storedKey(target.profile, read.apiKey, target.activeProfile) };
 }
 
 /**
@@ -201,6 +238,7 @@ export function rejectedKeyHint(target: ResolvedTarget): string {
 /** The key to send, or NotConfiguredError (exit 4) telling how to store one. */
 export function requireKey(target: ResolvedTarget): string {
   if (target.apiKey !== undefined) return target.apiKey;
+  if (target.keyProblem) throw target.keyProblem;
   throw new NotConfiguredError(`no API key for profile "${target.profile}"`, loginHint(target.profile, target.activeProfile));
 }
 

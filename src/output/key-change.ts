@@ -13,3 +13,8 @@ export function describeKeyChange(profile: string, previous: string | undefined,
   if (before === after) return `replaced the key ${before} with a different key, also shown as ${after}, for profile ${profile}`;
   return `replaced the key ${before} with ${after} for profile ${profile}`;
 }
+
+/** Said once, when a secret meant for the keychain went to config.json because no keychain answered. */
+export function describeKeyPlace(configFile: string, what = 'the key'): string {
+  return `no keychain available: ${what} is stored in ${configFile} (mode 0600)`;
+}

@@ -45,7 +45,7 @@ describe.concurrent('auth login on a terminal', () => {
     const stdin = fakeStdin({ tty: true });
     const { ctx, io } = run(t, dir, { stdin, stderrTTY: true, globals: { profile: 'staging' } });
 
-    const login = loginRun({ withToken: false, verify: false }, ctx);
+    const login = loginRun({ withToken: false, verify: false, insecureStorage: true }, ctx);
     await vi.waitFor(() => expect(io.stderr.text()).toBe('API key for profile "staging": '), WAIT);
     expect(stdin.rawModes).toEqual([true]);
     // Typed in pieces, with a typo corrected by backspace.
@@ -65,7 +65,7 @@ describe.concurrent('auth login on a terminal', () => {
     const dir = configDir(t, STAGING);
     const stdin = fakeStdin({ tty: true });
     const { ctx, io } = run(t, dir, { stdin, stderrTTY: true, globals: { profile: 'staging' } });
-    const login = loginRun({ withToken: false, verify: false }, ctx).catch((error: unknown) => error);
+    const login = loginRun({ withToken: false, verify: false, insecureStorage: true }, ctx).catch((error: unknown) => error);
     await vi.waitFor(() => expect(io.stderr.text()).toContain('API key for profile'), WAIT);
     stdin.type('half-typed\u0003');
     expect(await login).toBeInstanceOf(InterruptedError);
@@ -77,7 +77,7 @@ describe.concurrent('auth login on a terminal', () => {
     const dir = configDir(t, STAGING);
     const stdin = fakeStdin({ tty: true });
     const { ctx, io } = run(t, dir, { stdin, stderrTTY: true, globals: { profile: 'staging' } });
-    const login = loginRun({ withToken: false, verify: false }, ctx).catch((error: unknown) => error);
+    const login = loginRun({ withToken: false, verify: false, insecureStorage: true }, ctx).catch((error: unknown) => error);
     await vi.waitFor(() => expect(io.stderr.text()).toContain('API key for profile'), WAIT);
     stdin.type('\n');
     const error = await login;
@@ -90,7 +90,7 @@ describe.concurrent('auth login on a terminal', () => {
     const key = newApiKey();
     const stdin = fakeStdin({ tty: true });
     const { ctx, io } = run(t, dir, { stdin, stderrTTY: true, globals: { profile: 'staging' } });
-    const login = loginRun({ withToken: true, verify: false }, ctx);
+    const login = loginRun({ withToken: true, verify: false, insecureStorage: true }, ctx);
     stdin.end(`${key}\n`);
     await login;
     expect(storedKeys(dir).staging).toBe(key);
@@ -104,7 +104,7 @@ describe.concurrent('auth login from a pipe', () => {
     const dir = configDir(t, STAGING);
     const key = newApiKey();
     const { ctx, io } = run(t, dir, { stdin: fakeStdin({ input: `\n  ${key}  \n` }), env: { PETCTL_PROFILE: 'staging', PETCTL_API_KEY: newApiKey() } });
-    await loginRun({ withToken: false, verify: false }, ctx);
+    await loginRun({ withToken: false, verify: false, insecureStorage: true }, ctx);
     expect(storedKeys(dir).staging).toBe(key);
     expect(io.stderr.text()).toBe(
       'API key stored for profile "staging". Check it with: petctl auth status\nwarning: PETCTL_API_KEY is set and overrides the stored key until you unset it\n',
@@ -114,7 +114,7 @@ describe.concurrent('auth login from a pipe', () => {
   it('refuses an unknown profile without writing anything', async (t) => {
     const dir = configDir(t);
     const { ctx } = run(t, dir, { stdin: fakeStdin({ input: newApiKey() }), globals: { profile: 'nope' } });
-    await expect(loginRun({ withToken: true, verify: false }, ctx)).rejects.toMatchObject({ exitCode: 2, code: 'usage_error' });
+    await expect(loginRun({ withToken: true, verify: false, insecureStorage: true }, ctx)).rejects.toMatchObject({ exitCode: 2, code: 'usage_error' });
     expect(fs.existsSync(path.join(dir, 'config.json'))).toBe(false);
   });
 });
@@ -134,7 +134,7 @@ describe.concurrent('auth login checks the key with the service', () => {
     server.reply(json(200, [], LIMITS));
     const key = newApiKey();
     const { ctx, io } = run(t, dir, { stdin: fakeStdin({ input: key }), globals: { profile: 'staging' } });
-    await loginRun({ withToken: true, verify: true }, ctx);
+    await loginRun({ withToken: true, verify: true, insecureStorage: true }, ctx);
     expect(server.requests).toHaveLength(1);
     expect(server.requests[0]).toMatchObject({ method: 'GET', path: '/v1/pets', query: { limit: '1' } });
     expectPetctlHeaders(server.requests[0]!, key);
@@ -150,7 +150,7 @@ describe.concurrent('auth login checks the key with the service', () => {
     server.reply(json(200, [], LIMITS));
     const key = newApiKey();
     const { ctx } = run(t, dir, { stdin: fakeStdin({ input: key }), env: { PETCTL_API_KEY: newApiKey() }, globals: { profile: 'staging' } });
-    await loginRun({ withToken: true, verify: true }, ctx);
+    await loginRun({ withToken: true, verify: true, insecureStorage: true }, ctx);
     expectPetctlHeaders(server.requests[0]!, key);
   });
 
@@ -158,7 +158,7 @@ describe.concurrent('auth login checks the key with the service', () => {
     const { server, dir } = await served(t);
     server.reply(json(401, { code: 'unauthorized', message: 'unknown API key', status: 401 }, LIMITS));
     const { ctx } = run(t, dir, { stdin: fakeStdin({ input: newApiKey() }), globals: { profile: 'staging', retries: 0 } });
-    await expect(loginRun({ withToken: true, verify: true }, ctx)).rejects.toMatchObject({
+    await expect(loginRun({ withToken: true, verify: true, insecureStorage: true }, ctx)).rejects.toMatchObject({
       exitCode: 4,
       code: 'unauthorized',
       status: 401,
@@ -171,7 +171,7 @@ describe.concurrent('auth login checks the key with the service', () => {
     const { server, dir } = await served(t);
     const key = newApiKey();
     const { ctx } = run(t, dir, { stdin: fakeStdin({ input: key }), globals: { profile: 'staging' } });
-    await loginRun({ withToken: true, verify: false }, ctx);
+    await loginRun({ withToken: true, verify: false, insecureStorage: true }, ctx);
     expect(server.requests).toHaveLength(0);
     expect(storedKeys(dir).staging).toBe(key);
   });
@@ -181,7 +181,7 @@ describe.concurrent('auth login checks the key with the service', () => {
     await server.close();
     const key = newApiKey();
     const { ctx, io } = run(t, dir, { stdin: fakeStdin({ input: key }), globals: { profile: 'staging', retries: 0 } });
-    await loginRun({ withToken: true, verify: true }, ctx);
+    await loginRun({ withToken: true, verify: true, insecureStorage: true }, ctx);
     expect(storedKeys(dir).staging).toBe(key);
     expect(io.stderr.text()).toMatch(/^warning: the key could not be checked \(.+\); storing it unchecked\nAPI key stored for profile "staging"/);
   });
@@ -192,7 +192,7 @@ describe.concurrent('auth login checks the key with the service', () => {
     const dir = configDir(t, { profiles: { local: { baseUrl: 'http://127.0.0.1:4010/v1' } } });
     const key = newApiKey();
     const { ctx, io } = run(t, dir, { stdin: fakeStdin({ input: key }), globals: { profile: 'local' } });
-    await loginRun({ withToken: true, verify: true }, ctx);
+    await loginRun({ withToken: true, verify: true, insecureStorage: true }, ctx);
     expect(storedKeys(dir).local).toBe(key);
     expect(io.stderr.text()).toMatch(
       /^warning: the key could not be checked \(GET http:\/\/127\.0\.0\.1:4010\/v1\/pets\?limit=1 failed: connection refused: nothing is listening on 127\.0\.0\.1:4010\); storing it unchecked \(is the sandbox running\? start it with petctl sandbox\)\n/,
@@ -208,7 +208,7 @@ describe.concurrent('auth login never prompts with --no-input or PETCTL_NO_INPUT
     const dir = configDir(t, STAGING);
     const stdin = fakeStdin({ tty: true });
     const { ctx, io } = run(t, dir, { stdin, stderrTTY: true, env, globals: { profile: 'staging', ...globals } });
-    await expect(loginRun({ withToken: false, verify: false }, ctx)).rejects.toMatchObject({ exitCode: 2, code: 'usage_error', hint: 'echo "$KEY" | petctl auth login --with-token' });
+    await expect(loginRun({ withToken: false, verify: false, insecureStorage: true }, ctx)).rejects.toMatchObject({ exitCode: 2, code: 'usage_error', hint: 'echo "$KEY" | petctl auth login --with-token' });
     expect(io.stderr.text()).toBe('');
     expect(stdin.rawModes).toEqual([]);
     expect(fs.readFileSync(path.join(dir, 'config.json'), 'utf8')).toBe(JSON.stringify(STAGING));
@@ -233,6 +233,7 @@ describe.concurrent('auth status', () => {
         'Profile:    staging (active profile)',
         `Base URL:   ${server.baseUrl} (from the profile)`,
         `API key:    ****${key.slice(-4)} (from the profile)`,
+        'Stored in:  config file',
         'Status:     authenticated (GET /pets?limit=1 answered 200)',
         `Rate limit: 299 of 300 left, resets ${localDateTime(1768471260_000)}`,
         `Config:     ${path.join(dir, 'config.json')}`,
@@ -258,6 +259,7 @@ describe.concurrent('auth status', () => {
       baseUrlSource: 'flag',
       key: `****${key.slice(-4)}`,
       keySource: 'env',
+      keyStorage: null,
       authenticated: true,
       rateLimit: { limit: null, remaining: null, reset: null },
       configFile: path.join(dir, 'config.json'),

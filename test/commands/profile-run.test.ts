@@ -67,7 +67,7 @@ describe.concurrent('profile show', () => {
       [
         'Profile:    production (active profile)',
         'Base URL:   https://api.example.org/v1 (from the profile)',
-        `Stored key: ****${KEY.slice(-4)}`,
+        `Stored key: ****${KEY.slice(-4)} (config file)`,
         `Key in use: ****${KEY.slice(-4)} (from the profile)`,
         'Overrides:  none',
         'Rate limit: none seen on this machine in the current window (petctl auth status asks the service)',

@@ -72,8 +72,8 @@ describe('profile lifecycle', () => {
     expect(reopened.get('staging')?.apiKey).toBe('sk_staging_0123456789');
     expect(reopened.get('production')?.apiKey).toBeUndefined();
 
-    expect(await reopened.clearKey('staging')).toBe(true);
-    expect(await reopened.clearKey('staging')).toBe(false);
+    expect(await reopened.clearKey('staging')).toBe('config file');
+    expect(await reopened.clearKey('staging')).toBeUndefined();
     expect(reopened.get('staging')?.apiKey).toBeUndefined();
 
     await reopened.remove('production');
@@ -214,9 +214,9 @@ describe('the built-in sandbox profile', () => {
     const store = await openProfileStore(paths);
     await store.setKey('sandbox', 'my-sandbox-key');
     expect(store.get('sandbox')).toEqual({ name: 'sandbox', apiKey: 'my-sandbox-key', builtIn: true });
-    expect(await store.clearKey('sandbox')).toBe(true);
+    expect(await store.clearKey('sandbox')).toBe('config file');
     expect(readConfigFile(paths)).toEqual({ profiles: {} });
-    expect(await store.clearKey('sandbox')).toBe(false);
+    expect(await store.clearKey('sandbox')).toBeUndefined();
   });
 
   it('can be made active again', async () => {

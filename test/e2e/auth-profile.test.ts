@@ -107,8 +107,8 @@ describe.concurrent('profiles', () => {
     const { petctl } = setup(t, [productionKey, stagingKey]);
     await ok(petctl(['profile', 'add', 'production', '--base-url', production.baseUrl]));
     await ok(petctl(['profile', 'add', 'staging', '--base-url', staging.baseUrl]));
-    await ok(petctl(['auth', 'login', '--no-verify', '-p', 'production', '--with-token'], { input: `${productionKey}\n` }));
-    await ok(petctl(['auth', 'login', '--no-verify', '-p', 'staging', '--with-token'], { input: stagingKey }));
+    await ok(petctl(['auth', 'login', '--insecure-storage', '--no-verify', '-p', 'production', '--with-token'], { input: `${productionKey}\n` }));
+    await ok(petctl(['auth', 'login', '--insecure-storage', '--no-verify', '-p', 'staging', '--with-token'], { input: stagingKey }));
     await ok(petctl(['profile', 'use', 'staging']));
 
     const served = () => [production.requests.length, staging.requests.length];
@@ -149,14 +149,14 @@ describe.concurrent('profiles', () => {
     const envKey = newApiKey();
     const { petctl, configFile } = setup(t, [storedKey, envKey]);
     await ok(petctl(['profile', 'add', 'production', '--base-url', 'https://api.example.org/v1']));
-    await ok(petctl(['auth', 'login', '--no-verify', '-p', 'production'], { input: storedKey }));
+    await ok(petctl(['auth', 'login', '--insecure-storage', '--no-verify', '-p', 'production'], { input: storedKey }));
 
     const plain = await ok(petctl(['profile', 'show', 'production']));
     expect(plain.stdout).toBe(
       [
         'Profile:    production',
         'Base URL:   https://api.example.org/v1 (from the profile)',
-        `Stored key: ${mask(storedKey)}`,
+        `Stored key: ${mask(storedKey)} (config file)`,
         `Key in use: ${mask(storedKey)} (from the profile)`,
         'Overrides:  none',
         'Rate limit: none seen on this machine in the current window (petctl auth status asks the service)',
@@ -180,6 +180,7 @@ describe.concurrent('profiles', () => {
       baseUrl: 'https://api.example.org/v1',
       effectiveBaseUrl: 'https://other.example.org/v1',
       storedKey: mask(storedKey),
+      keyStorage: 'config file',
       effectiveKey: mask(envKey),
       keySource: 'env',
       overrides: ['PETCTL_API_KEY overrides the stored key', 'PETCTL_BASE_URL overrides the base URL'],
@@ -198,7 +199,7 @@ describe.concurrent('profiles', () => {
     const key = newApiKey();
     const { petctl, configFile } = setup(t, [key]);
     await ok(petctl(['profile', 'add', 'production', '--base-url', old.baseUrl]));
-    await ok(petctl(['-p', 'production', 'auth', 'login', '--no-verify', '--with-token'], { input: key }));
+    await ok(petctl(['-p', 'production', 'auth', 'login', '--insecure-storage', '--no-verify', '--with-token'], { input: key }));
 
     const set = await ok(petctl(['profile', 'set', 'production', '--base-url', `${moved.baseUrl}/`]));
     expect(set.stdout).toBe('');
@@ -255,7 +256,7 @@ describe.concurrent('profiles', () => {
     expect(jsonError(machine)).toMatchObject({ code: 'usage_error', status: 0 });
     expect(jsonError(machine).message).toContain('PETCTL_PROFILE');
 
-    for (const args of [['profile', 'show', 'nope'], ['profile', 'use', 'nope'], ['profile', 'remove', 'nope'], ['auth', 'login', '-p', 'nope'], ['auth', 'status', '-p', 'nope']]) {
+    for (const args of [['profile', 'show', 'nope'], ['profile', 'use', 'nope'], ['profile', 'remove', 'nope'], ['auth', 'login', '--insecure-storage', '-p', 'nope'], ['auth', 'status', '-p', 'nope']]) {
       const result = await petctl(args, { input: 'sk_test_0123456789abcdef' });
       expect(result.code, args.join(' ')).toBe(2);
       expect(result.stderr, args.join(' ')).toMatch(/^error: unknown profile "nope"/);
@@ -271,27 +272,27 @@ describe.concurrent('auth', () => {
     const { petctl, configFile } = setup(t, [key, second]);
     await ok(petctl(['profile', 'add', 'staging', '--base-url', server.baseUrl]));
 
-    const login = await ok(petctl(['-p', 'staging', 'auth', 'login', '--no-verify', '--with-token'], { input: `  ${key}\n` }));
+    const login = await ok(petctl(['-p', 'staging', 'auth', 'login', '--insecure-storage', '--no-verify', '--with-token'], { input: `  ${key}\n` }));
     expect(login.stdout).toBe('');
     expect(login.stderr).toContain('API key stored for profile "staging"');
     expect(readConfig(configFile).profiles.staging).toEqual({ baseUrl: server.baseUrl, apiKey: key });
     expect(modeOf(configFile)).toBe(0o600);
 
     // stdin is a pipe here, not a terminal: read from it even without --with-token.
-    await ok(petctl(['-p', 'staging', 'auth', 'login', '--no-verify'], { input: second }));
+    await ok(petctl(['-p', 'staging', 'auth', 'login', '--insecure-storage', '--no-verify'], { input: second }));
     expect(readConfig(configFile).profiles.staging?.apiKey).toBe(second);
 
     await ok(petctl(['-p', 'staging', '--verbose', 'pets', 'list']));
     expectPetctlHeaders(server.requests[0]!, second);
 
     // An empty stdin is refused and changes nothing.
-    const empty = await petctl(['-p', 'staging', 'auth', 'login', '--no-verify', '--with-token'], { input: '\n' });
+    const empty = await petctl(['-p', 'staging', 'auth', 'login', '--insecure-storage', '--no-verify', '--with-token'], { input: '\n' });
     expect(empty.code).toBe(2);
     expect(empty.stderr).toContain('no API key on standard input');
     expect(readConfig(configFile).profiles.staging?.apiKey).toBe(second);
 
     // A key that cannot go in a header is refused without being echoed.
-    const spaced = await petctl(['-p', 'staging', 'auth', 'login', '--no-verify'], { input: 'two words', secrets: ['two words'] });
+    const spaced = await petctl(['-p', 'staging', 'auth', 'login', '--insecure-storage', '--no-verify'], { input: 'two words', secrets: ['two words'] });
     expect(spaced.code).toBe(2);
     expect(readConfig(configFile).profiles.staging?.apiKey).toBe(second);
   });
@@ -302,7 +303,7 @@ describe.concurrent('auth', () => {
     const { petctl, configFile } = setup(t, [key]);
     await ok(petctl(['profile', 'add', 'production', '--base-url', server.baseUrl]));
     await ok(petctl(['profile', 'use', 'production']));
-    await ok(petctl(['auth', 'login', '--no-verify'], { input: key }));
+    await ok(petctl(['auth', 'login', '--insecure-storage', '--no-verify'], { input: key }));
 
     // Local time: Kathmandu is UTC+5:45 (X-RateLimit-Reset 1900000000 is 2030-03-17T17:46:40Z).
     const status = await ok(petctl(['auth', 'status'], { env: { TZ: 'Asia/Kathmandu' } }));
@@ -311,6 +312,7 @@ describe.concurrent('auth', () => {
         'Profile:    production (active profile)',
         `Base URL:   ${server.baseUrl} (from the profile)`,
         `API key:    ${mask(key)} (from the profile)`,
+        'Stored in:  config file',
         'Status:     authenticated (GET /pets?limit=1 answered 200)',
         'Rate limit: 41 of 60 left, resets 2030-03-17 23:31:40',
         `Config:     ${configFile}`,
@@ -330,6 +332,7 @@ describe.concurrent('auth', () => {
       baseUrlSource: 'profile',
       key: mask(key),
       keySource: 'profile',
+      keyStorage: 'config file',
       authenticated: true,
       rateLimit: { limit: 60, remaining: 41, reset: '2030-03-17T17:46:40.000Z' },
       configFile,
@@ -354,7 +357,7 @@ describe.concurrent('auth', () => {
     const { petctl, configFile } = setup(t, [good, bad]);
     await ok(petctl(['profile', 'add', 'production', '--base-url', server.baseUrl]));
 
-    const accepted = await ok(petctl(['-p', 'production', 'auth', 'login', '--with-token'], { input: good }));
+    const accepted = await ok(petctl(['-p', 'production', 'auth', 'login', '--insecure-storage', '--with-token'], { input: good }));
     expect(accepted.stdout).toBe('');
     expect(accepted.stderr).toBe(`Key accepted by ${server.baseUrl}: rate limit 60, 41 left.\nAPI key stored for profile "production". Check it with: petctl auth status -p production\n`);
     expect(server.requests).toHaveLength(1);
@@ -363,34 +366,34 @@ describe.concurrent('auth', () => {
     expect(readConfig(configFile).profiles.production?.apiKey).toBe(good);
 
     server.reply(json(401, { code: 'unauthorized', message: 'the API key is not valid', status: 401 }), json(401, { code: 'unauthorized', message: 'the API key is not valid', status: 401 }));
-    const refused = await petctl(['-p', 'production', 'auth', 'login', '--with-token'], { input: bad });
+    const refused = await petctl(['-p', 'production', 'auth', 'login', '--insecure-storage', '--with-token'], { input: bad });
     expect(refused.code).toBe(4);
     expectCleanError(refused);
     expect(refused.stderr).toBe(
       `error: key not accepted by ${server.baseUrl}: the API key is not valid (unauthorized, HTTP 401)\nhint: check the key; --no-verify stores it without asking the service\n`,
     );
-    const refusedJson = await petctl(['-p', 'production', '-o', 'json', 'auth', 'login', '--with-token'], { input: bad });
+    const refusedJson = await petctl(['-p', 'production', '-o', 'json', 'auth', 'login', '--insecure-storage', '--with-token'], { input: bad });
     expect(refusedJson.code).toBe(4);
     expect(jsonError(refusedJson)).toEqual({ code: 'unauthorized', message: `key not accepted by ${server.baseUrl}: the API key is not valid`, status: 401 });
     expect(readConfig(configFile).profiles.production?.apiKey).toBe(good);
 
-    const unchecked = await ok(petctl(['-p', 'production', 'auth', 'login', '--no-verify', '--with-token'], { input: bad }));
+    const unchecked = await ok(petctl(['-p', 'production', 'auth', 'login', '--insecure-storage', '--no-verify', '--with-token'], { input: bad }));
     expect(unchecked.stderr).toBe(`replaced the key ${mask(good)} with ${mask(bad)} for profile production\n`);
     expect(server.requests).toHaveLength(3);
     expect(readConfig(configFile).profiles.production?.apiKey).toBe(bad);
 
     await server.close();
-    const offline = await ok(petctl(['-p', 'production', '--retries', '0', 'auth', 'login', '--with-token'], { input: good }));
+    const offline = await ok(petctl(['-p', 'production', '--retries', '0', 'auth', 'login', '--insecure-storage', '--with-token'], { input: good }));
     expect(offline.stderr).toMatch(/^warning: the key could not be checked \(.+\); storing it unchecked\nreplaced the key \*{4}\w{4} with \*{4}\w{4} for profile production\n$/);
     expect(readConfig(configFile).profiles.production?.apiKey).toBe(good);
   });
 
   it('login on the sandbox profile: a sandbox key is accepted with its plan\'s limit, any other refused', async (t) => {
     const { petctl, configFile } = setup(t);
-    const pro = await ok(petctl(['auth', 'login', '--with-token'], { input: 'sandbox-pro' }));
+    const pro = await ok(petctl(['auth', 'login', '--insecure-storage', '--with-token'], { input: 'sandbox-pro' }));
     expect(pro.stderr).toMatch(/^Key accepted by the embedded sandbox: rate limit 300, \d+ left\.\n/);
     expect(readConfig(configFile).profiles.sandbox).toEqual({ apiKey: 'sandbox-pro' });
-    const bogus = await petctl(['auth', 'login', '--with-token'], { input: 'not-a-sandbox-key', secrets: ['not-a-sandbox-key'] });
+    const bogus = await petctl(['auth', 'login', '--insecure-storage', '--with-token'], { input: 'not-a-sandbox-key', secrets: ['not-a-sandbox-key'] });
     expect(bogus.code).toBe(4);
     expect(bogus.stderr).toMatch(/^error: key not accepted by the embedded sandbox: /);
     expect(readConfig(configFile).profiles.sandbox).toEqual({ apiKey: 'sandbox-pro' });
@@ -403,7 +406,7 @@ describe.concurrent('auth', () => {
     const key = newApiKey();
     const { petctl } = setup(t, [key]);
     await ok(petctl(['profile', 'add', 'production', '--base-url', server.baseUrl]));
-    await ok(petctl(['auth', 'login', '--no-verify', '-p', 'production'], { input: key }));
+    await ok(petctl(['auth', 'login', '--insecure-storage', '--no-verify', '-p', 'production'], { input: key }));
 
     const status = await petctl(['-p', 'production', 'auth', 'status']);
     expect(status.code).toBe(4);
@@ -452,7 +455,7 @@ describe.concurrent('auth', () => {
     const { petctl, configFile } = setup(t, [key, envKey]);
     await ok(petctl(['profile', 'add', 'production', '--base-url', server.baseUrl]));
     await ok(petctl(['profile', 'use', 'production']));
-    await ok(petctl(['auth', 'login', '--no-verify'], { input: key }));
+    await ok(petctl(['auth', 'login', '--insecure-storage', '--no-verify'], { input: key }));
 
     // The environment's key wins over the stored one.
     const env = { PETCTL_API_KEY: envKey };
@@ -460,7 +463,7 @@ describe.concurrent('auth', () => {
     expect(status.stdout).toContain(`API key:    ${mask(envKey)} (from PETCTL_API_KEY)`);
     expectPetctlHeaders(server.requests[0]!, envKey);
     expect((await ok(petctl(['profile', 'show'], { env }))).stdout).toContain('PETCTL_API_KEY overrides the stored key');
-    const relogin = await ok(petctl(['auth', 'login', '--no-verify'], { env, input: key }));
+    const relogin = await ok(petctl(['auth', 'login', '--insecure-storage', '--no-verify'], { env, input: key }));
     expect(relogin.stderr).toContain('warning: PETCTL_API_KEY is set and overrides the stored key');
 
     const logout = await ok(petctl(['auth', 'logout'], { env }));
@@ -486,7 +489,7 @@ describe.concurrent('auth', () => {
     expect(builtIn).toMatchObject({ profile: 'sandbox', baseUrlSource: 'sandbox', key: '****free', keySource: 'sandbox-default', rateLimit: { limit: 60 } });
     expect(builtIn.baseUrl).toMatch(/^http:\/\/127\.0\.0\.1:\d+\/v1$/);
 
-    await ok(petctl(['auth', 'login', '--no-verify', '--with-token'], { input: 'sandbox-pro' }));
+    await ok(petctl(['auth', 'login', '--insecure-storage', '--no-verify', '--with-token'], { input: 'sandbox-pro' }));
     expect(readConfig(configFile).profiles.sandbox).toEqual({ apiKey: 'sandbox-pro' });
     expect(JSON.parse((await ok(petctl(['auth', 'status', '--json']))).stdout)).toMatchObject({ keySource: 'profile', rateLimit: { limit: 300 } });
 
@@ -511,7 +514,7 @@ describe.concurrent('auth', () => {
     const key = newApiKey();
     const { petctl } = setup(t, [key]);
     await ok(petctl(['profile', 'add', 'production', '--base-url', server.baseUrl]));
-    await ok(petctl(['-p', 'production', 'auth', 'login', '--no-verify', '--with-token'], { input: key }));
+    await ok(petctl(['-p', 'production', 'auth', 'login', '--insecure-storage', '--no-verify', '--with-token'], { input: key }));
     // runCli rejects with SecretLeakError if the key is printed; each call below is checked.
     const results = [
       await petctl(['-p', 'production', '-v', 'pets', 'list']),

@@ -60,7 +60,7 @@ describe(`${PROCESSES} petctl processes at once in one config directory`, () => 
 
     expectAllSucceeded(await allAtOnce((i) => petctl(i, ['profile', 'add', `p${i}`, '--base-url', server.baseUrl])));
     expectPrivateAndWhole(dir);
-    expectAllSucceeded(await allAtOnce((i) => petctl(i, ['auth', 'login', '--no-verify', '-p', `p${i}`, '--with-token'], `${keys[i]}\n`)));
+    expectAllSucceeded(await allAtOnce((i) => petctl(i, ['auth', 'login', '--insecure-storage', '--no-verify', '-p', `p${i}`, '--with-token'], `${keys[i]}\n`)));
     expectPrivateAndWhole(dir);
 
     // Each process is refused with Retry-After 600 and records that in the shared state file.

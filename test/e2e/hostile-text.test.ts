@@ -91,7 +91,7 @@ describe('outside text on a terminal', () => {
     const { run, server, env } = await setup(t, { status: 503, headers: { 'content-type': 'text/plain' }, body: HOSTILE });
     const added = await runCli(['profile', 'add', 'shelter', '--base-url', server.baseUrl], { env });
     expect(added.code).toBe(0);
-    const tty = run(['-p', 'shelter', '--retries', '0', 'auth', 'login', '--with-token'], { input: 'pk_test_new\n' });
+    const tty = run(['-p', 'shelter', '--retries', '0', 'auth', 'login', '--insecure-storage', '--with-token'], { input: 'pk_test_new\n' });
     const text = await expectInert(tty, 7, SHOWN.replace('\\r', ' '));
     expect(text).toMatch(/^error: /m);
   });

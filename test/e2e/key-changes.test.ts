@@ -34,7 +34,7 @@ async function setup(t: Pick<TestContext, 'onTestFinished'>, keys: Record<string
 describe.concurrent('auth login says what became of the stored key', () => {
   it('a profile that had a key: "replaced the key ****-pro with ****ness for profile staging", after the check', async (t) => {
     const { petctl, read, server } = await setup(t, { staging: PRO });
-    const login = await petctl(['-p', 'staging', 'auth', 'login', '--with-token'], { input: BUSINESS });
+    const login = await petctl(['-p', 'staging', 'auth', 'login', '--insecure-storage', '--with-token'], { input: BUSINESS });
     expect(login.code, login.stderr).toBe(0);
     expect(login.stdout).toBe('');
     expect(login.stderr).toMatch(/^Key accepted by http:\/\/127\.0\.0\.1:\d+\/v1: rate limit 300, 299 left\.\nreplaced the key \*\*\*\*-pro with \*\*\*\*ness for profile staging\n$/);
@@ -44,7 +44,7 @@ describe.concurrent('auth login says what became of the stored key', () => {
 
   it('the same key again: "the key for profile staging is unchanged (****ness)"', async (t) => {
     const { petctl, read } = await setup(t, { staging: BUSINESS });
-    const again = await petctl(['-p', 'staging', 'auth', 'login', '--no-verify', '--with-token'], { input: `${BUSINESS}\n` });
+    const again = await petctl(['-p', 'staging', 'auth', 'login', '--insecure-storage', '--no-verify', '--with-token'], { input: `${BUSINESS}\n` });
     expect(again.code, again.stderr).toBe(0);
     expect(again.stderr).toBe('the key for profile staging is unchanged (****ness)\n');
     expect(read().profiles.staging?.apiKey).toBe(BUSINESS);
@@ -52,7 +52,7 @@ describe.concurrent('auth login says what became of the stored key', () => {
 
   it('two different keys that mask alike are said to differ, not shown as a change from **** to ****', async (t) => {
     const { petctl, read } = await setup(t, { staging: 'short-1' });
-    const login = await petctl(['-p', 'staging', 'auth', 'login', '--no-verify', '--with-token'], { input: 'short-2', secrets: ['short-1', 'short-2'] });
+    const login = await petctl(['-p', 'staging', 'auth', 'login', '--insecure-storage', '--no-verify', '--with-token'], { input: 'short-2', secrets: ['short-1', 'short-2'] });
     expect(login.code, login.stderr).toBe(0);
     expect(login.stderr).toBe('replaced the key **** with a different key, also shown as ****, for profile staging\n');
     expect(read().profiles.staging?.apiKey).toBe('short-2');
@@ -60,7 +60,7 @@ describe.concurrent('auth login says what became of the stored key', () => {
 
   it('a profile with no key: the key is stored with no word of a replacement', async (t) => {
     const { petctl } = await setup(t);
-    const login = await petctl(['-p', 'staging', 'auth', 'login', '--no-verify', '--with-token'], { input: BUSINESS });
+    const login = await petctl(['-p', 'staging', 'auth', 'login', '--insecure-storage', '--no-verify', '--with-token'], { input: BUSINESS });
     expect(login.stderr).toBe('API key stored for profile "staging". Check it with: petctl auth status -p staging\n');
   });
 
@@ -68,7 +68,7 @@ describe.concurrent('auth login says what became of the stored key', () => {
     const server = await startScriptedServer(json(401, { code: 'unauthorized', message: 'the API key is not valid' }));
     t.onTestFinished(() => server.close());
     const { petctl, read } = await setup(t, { staging: PRO });
-    const refused = await petctl(['-p', 'staging', '--base-url', server.baseUrl, 'auth', 'login', '--with-token'], { input: BUSINESS });
+    const refused = await petctl(['-p', 'staging', '--base-url', server.baseUrl, 'auth', 'login', '--insecure-storage', '--with-token'], { input: BUSINESS });
     expect(refused.code).toBe(4);
     expect(refused.stderr).not.toContain('replaced');
     expect(read().profiles.staging?.apiKey).toBe(PRO);

@@ -25,7 +25,7 @@ async function login(t: Pick<TestContext, 'onTestFinished'>, reply: Reply, baseU
   const baseUrl = baseUrlOf(server.baseUrl);
   expect((await petctl(['profile', 'add', 'production', '--base-url', baseUrl])).code).toBe(0);
   const flags = typeof extra === 'function' ? extra(server.baseUrl) : extra;
-  const result = await petctl(['auth', 'login', '-p', 'production', '--with-token', ...flags], { input: key });
+  const result = await petctl(['auth', 'login', '--insecure-storage', '-p', 'production', '--with-token', ...flags], { input: key });
   const stored = JSON.parse(fs.readFileSync(path.join(configDir, 'config.json'), 'utf8')).profiles.production.apiKey as string | undefined;
   return { result, stored, key, baseUrl, server };
 }

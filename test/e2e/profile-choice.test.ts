@@ -40,7 +40,7 @@ async function setup(t: Pick<TestContext, 'onTestFinished'>, options: { profiles
   if (options.profiles !== false) {
     for (const [name, server] of [['production', production], ['staging', staging]] as const) {
       expect((await petctl(['profile', 'add', name, '--base-url', server.baseUrl])).code).toBe(0);
-      expect((await petctl(['auth', 'login', '-p', name, '--no-verify', '--with-token'], { input: key })).code).toBe(0);
+      expect((await petctl(['auth', 'login', '--insecure-storage', '-p', name, '--no-verify', '--with-token'], { input: key })).code).toBe(0);
     }
   }
   const sandboxRequests = () => (fs.existsSync(log) ? fs.readFileSync(log, 'utf8').split('\n').filter(Boolean) : []);
@@ -60,7 +60,7 @@ describe.concurrent('the profile a command uses', () => {
     for (const args of [['pets', 'list'], ['pets', 'get', '1'], ['api', '/pets'], ['auth', 'status'], ['auth', 'logout']]) {
       expectNoProfile(await petctl(args));
     }
-    expectNoProfile(await petctl(['auth', 'login', '--with-token'], { input: newApiKey() }));
+    expectNoProfile(await petctl(['auth', 'login', '--insecure-storage', '--with-token'], { input: newApiKey() }));
     expect(jsonError(await petctl(['-o', 'json', 'pets', 'list']))).toMatchObject({ code: 'no_profile', status: 0 });
     expect(production.requests).toHaveLength(0);
     expect(staging.requests).toHaveLength(0);

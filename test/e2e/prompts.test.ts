@@ -128,16 +128,16 @@ describe.concurrent('prompts on a terminal', () => {
   it('auth login: --no-input and PETCTL_NO_INPUT=1 never show the hidden prompt on a terminal (exit 2, nothing stored)', async (t) => {
     const configDir = tempConfigDir();
     t.onTestFinished(() => fs.rmSync(configDir, { recursive: true, force: true }));
-    const flag = openTerminal(t, ['--no-input', 'auth', 'login'], { PETCTL_CONFIG_DIR: configDir }, { stdoutToTerminal: true });
+    const flag = openTerminal(t, ['--no-input', 'auth', 'login', '--insecure-storage'], { PETCTL_CONFIG_DIR: configDir }, { stdoutToTerminal: true });
     expect(await flag.exitCode()).toBe(2);
     expect(flag.screen()).not.toContain('API key for profile');
     expect(flag.screen()).toContain('error: no API key: prompting is off');
-    const variable = openTerminal(t, ['auth', 'login'], { PETCTL_CONFIG_DIR: configDir, PETCTL_NO_INPUT: '1' }, { stdoutToTerminal: true });
+    const variable = openTerminal(t, ['auth', 'login', '--insecure-storage'], { PETCTL_CONFIG_DIR: configDir, PETCTL_NO_INPUT: '1' }, { stdoutToTerminal: true });
     expect(await variable.exitCode()).toBe(2);
     expect(variable.screen()).not.toContain('API key for profile');
     expect(fs.existsSync(`${configDir}/config.json`)).toBe(false);
     // Without them it prompts, as before.
-    const prompting = openTerminal(t, ['auth', 'login'], { PETCTL_CONFIG_DIR: configDir });
+    const prompting = openTerminal(t, ['auth', 'login', '--insecure-storage'], { PETCTL_CONFIG_DIR: configDir });
     await prompting.waitFor(/API key for profile "sandbox":/);
     prompting.press('C-c');
     expect(await prompting.exitCode()).toBe(130);

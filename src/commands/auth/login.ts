@@ -8,6 +8,8 @@ export interface LoginOptions {
   withToken: boolean;
   /** Check the key with GET /pets?limit=1 before storing it (--no-verify: don't). */
   verify: boolean;
+  /** Keep the key in config.json rather than the keychain. */
+  insecureStorage?: boolean;
 }
 
 export function registerLogin(auth: Command, invoke: Invoke): void {
@@ -16,6 +18,7 @@ export function registerLogin(auth: Command, invoke: Invoke): void {
     .description('check an API key with the service and store it in the profile (hidden prompt on a terminal)')
     .option('--with-token', 'read the key from standard input (also when stdin is not a terminal)')
     .option('--no-verify', 'store the key without checking it (e.g. offline)')
+    .option('--insecure-storage', "store the key in config.json (mode 0600) rather than the system's keychain")
     .addHelpText(
       'after',
       `
@@ -30,13 +33,16 @@ stored and the plan's rate limit shown; a 401 is "key not accepted", exit 4;
 a 404 means the base URL is wrong, exit 2; any other answer than a success
 stores nothing either. A service that cannot be reached at all stores it
 with a warning.
+The key goes to the system's keychain (Secret Service, macOS Keychain, Windows
+Credential Manager) and config.json keeps only where it is; with no keychain
+answering within 3 s, or with --insecure-storage, config.json (mode 0600) holds it.
 A profile that had a key says which it replaced, masked:
   replaced the key ****-pro with ****ness for profile staging
 With --no-input (PETCTL_NO_INPUT=1) it never prompts: pipe the key with --with-token.
 The key is never a flag (it would land in shell history and ps output).`,
     )
-    .action((options: { withToken?: boolean; verify: boolean }) =>
-      invoke((ctx) => loginRun({ withToken: options.withToken === true, verify: options.verify !== false }, ctx)),
+    .action((options: { withToken?: boolean; verify: boolean; insecureStorage?: boolean }) =>
+      invoke((ctx) => loginRun({ withToken: options.withToken === true, verify: options.verify !== false, insecureStorage: options.insecureStorage === true }, ctx)),
     );
 }
 
@@ -49,10 +55,14 @@ export async function loginRun(options: LoginOptions, ctx: Context): Promise<voi
   const { name } = resolveProfileName(store, { profileFlag: ctx.globals.profile, env: ctx.env });
   const key = validateApiKey(await readKey(ctx, name, options.withToken));
   if (options.verify) await checkKey(ctx, key);
-  const previous = await store.setKey(name, key);
-  const { describeKeyChange } = await import('../../output/key-change');
+  const placed = await store.setKey(name, key, { insecureStorage: options.insecureStorage });
+  const { describeKeyChange, describeKeyPlace } = await import('../../output/key-change');
+  if (placed.keychainFailure) {
+    if (ctx.globals.verbose) ctx.line(`petctl: ${placed.keychainFailure.message}`);
+    ctx.notice(describeKeyPlace(store.path));
+  }
   ctx.notice(
-    describeKeyChange(name, previous, key) ?? `API key stored for profile "${name}". Check it with: petctl auth status${ctx.globals.profile ? ` -p ${name}` : ''}`,
+    describeKeyChange(name, placed.previous, key) ?? `API key stored for profile "${name}". Check it with: petctl auth status${ctx.globals.profile ? ` -p ${name}` : ''}`,
   );
   if (ctx.env.PETCTL_API_KEY) ctx.warn('PETCTL_API_KEY is set and overrides the stored key until you unset it');
 }

@@ -1,7 +1,7 @@
 import type { Command } from 'commander';
 import type { Context } from '../../context';
 import type { Invoke } from '../root';
-import { STATE_PASSWORD_HELP, STATE_URL_HELP, readStatePassword, warnIfPasswordInClear } from './state-store';
+import { STATE_PASSWORD_HELP, STATE_URL_HELP, notePasswordPlace, readStatePassword, warnIfPasswordInClear } from './state-store';
 
 export function registerProfileAdd(profile: Command, invoke: Invoke): void {
   profile
@@ -47,7 +47,7 @@ export async function profileAddRun(options: ProfileAddOptions, ctx: Context): P
   const baseUrl = options.baseUrl ?? (await (await import('../../input/prompts')).promptBaseUrl(ctx));
   const statePassword = options.statePasswordStdin ? await readStatePassword(ctx, name, stateUrl) : undefined;
   const store = await ctx.profiles();
-  await store.add(name, baseUrl, { stateUrl, statePassword });
+  notePasswordPlace(ctx, await store.add(name, baseUrl, { stateUrl, statePassword }), store.path);
   if (stateUrl !== undefined) await warnIfPasswordInClear(ctx, stateUrl, statePassword !== undefined);
   ctx.notice(`Profile "${options.name}" added. Store its key with: petctl auth login -p ${options.name}`);
 }

@@ -29,7 +29,7 @@ export async function profileListRun(ctx: Context): Promise<void> {
     active: profile.name === active,
     baseUrl: profile.baseUrl ?? null,
     builtIn: profile.builtIn,
-    key: profile.apiKey ? maskKey(profile.apiKey) : null,
+    key: profile.apiKey === undefined ? null : typeof profile.apiKey === 'string' ? maskKey(profile.apiKey) : '(keychain)',
     ...(shared ? { stateUrl: profile.stateUrl ? maskStateUrl(profile.stateUrl) : null } : {}),
   }));
   type Row = (typeof rows)[number];

@@ -36,7 +36,7 @@ export async function profileRemoveRun(options: ProfileRemoveOptions, ctx: Conte
   if (stored && !stored.builtIn && stored.apiKey !== undefined) {
     const [{ confirmOrStop }, { maskKey }] = await Promise.all([import('../../input/prompts'), import('../../config/target')]);
     await confirmOrStop(ctx, {
-      question: `Remove profile "${options.name}" and its API key ${maskKey(stored.apiKey)}?`,
+      question: `Remove profile "${options.name}" and its API key ${typeof stored.apiKey === 'string' ? maskKey(stored.apiKey) : '(in the keychain)'}?`,
       yes: options.yes,
       action: `removing profile "${options.name}" and its API key`,
       kept: `profile "${options.name}" and its key are kept`,

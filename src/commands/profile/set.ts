@@ -3,7 +3,7 @@ import { completesWith } from '../../completion/values';
 import type { Context } from '../../context';
 import { UsageError } from '../../errors';
 import type { Invoke } from '../root';
-import { STATE_PASSWORD_HELP, STATE_URL_HELP, readStatePassword, warnIfPasswordInClear } from './state-store';
+import { STATE_PASSWORD_HELP, STATE_URL_HELP, notePasswordPlace, readStatePassword, warnIfPasswordInClear } from './state-store';
 
 export interface ProfileSetOptions {
   name: string;
@@ -46,7 +46,7 @@ export async function profileSetRun(options: ProfileSetOptions, ctx: Context): P
   const store = await ctx.profiles();
   // An unknown profile is refused by update, before anything is read.
   const statePassword = options.statePasswordStdin && store.get(name) !== undefined ? await readStatePassword(ctx, name, stateUrl ?? store.get(name)?.stateUrl) : undefined;
-  await store.update(name, { baseUrl, stateUrl, statePassword });
+  notePasswordPlace(ctx, await store.update(name, { baseUrl, stateUrl, statePassword }), store.path);
   const stored = store.get(name);
   if (stored?.stateUrl !== undefined && (stateUrl ?? statePassword) !== undefined) await warnIfPasswordInClear(ctx, stored.stateUrl, stored.statePassword !== undefined);
   const changed = [

@@ -4,6 +4,8 @@ import type { Context } from '../../context';
 import { writeResult } from '../../output/result';
 import type { Invoke } from '../root';
 import { PetctlError } from '../../errors';
+import type { StoredProfile } from '../../config/profiles';
+import type { ResolvedTarget } from '../../config/target';
 
 export function registerProfileShow(profile: Command, invoke: Invoke): void {
   profile
@@ -37,6 +39,7 @@ export async function profileShowRun(options: { name?: string }, ctx: Context): 
   let target: ReturnType<typeof resolveTarget>;
   try {
     target = resolveTarget(store, { profileFlag: options.name ?? ctx.globals.profile, baseUrlFlag: ctx.globals.baseUrl, env: ctx.env, sandboxDataFile: ctx.paths.sandboxDataFile });
+    if (target.keyRef || target.statePasswordRef) target = await (await import('../../config/keychain')).readTargetSecrets(target, store);
   } catch (error) {
     // Offline, it can say so rather than stop: which profiles there are, and how to choose one.
     if (error instanceof PetctlError && error.code === 'no_profile') {
@@ -60,7 +63,8 @@ export async function profileShowRun(options: { name?: string }, ctx: Context): 
     builtIn: stored?.builtIn ?? false,
     baseUrl: stored?.baseUrl ?? null,
     effectiveBaseUrl: target.baseUrl ?? null,
-    storedKey: stored?.apiKey ? maskKey(stored.apiKey) : null,
+    storedKey: storedKeyText(stored?.apiKey, target, maskKey),
+    keyStorage: target.keyStorage ?? null,
     effectiveKey: target.apiKey ? maskKey(target.apiKey) : null,
     keySource: target.keySource ?? null,
     // Only when a state store is in use: without one there is nothing to say of it.
@@ -77,7 +81,7 @@ export async function profileShowRun(options: { name?: string }, ctx: Context): 
       [
         { key: 'name', label: 'Profile', text: said.profile },
         { key: 'baseUrl', label: 'Base URL', text: said.baseUrl },
-        { key: 'storedKey', label: 'Stored key', text: object.storedKey ?? (object.builtIn ? 'none (uses the built-in sandbox key)' : 'none: run petctl auth login') },
+        { key: 'storedKey', label: 'Stored key', text: object.storedKey ? `${object.storedKey} (${object.keyStorage})` : object.builtIn ? 'none (uses the built-in sandbox key)' : 'none: run petctl auth login' },
         { key: 'effectiveKey', label: 'Key in use', text: said.key ?? 'none' },
         ...(object.stateUrl ? [{ key: 'stateUrl', label: 'State store', text: `${object.stateUrl} (${object.stateUrlSource}${passwordText(target.statePasswordSource)})` }] : []),
         { key: 'overrides', label: 'Overrides', text: overrides.length ? overrides.join('; ') : 'none' },
@@ -88,6 +92,13 @@ export async function profileShowRun(options: { name?: string }, ctx: Context): 
       ctx.globals.output,
     ),
   );
+}
+
+/** The stored key, masked; one in the keychain is masked only when it was read (PETCTL_API_KEY overriding it, it is not). */
+function storedKeyText(stored: StoredProfile['apiKey'], target: ResolvedTarget, mask: (key: string) => string): string | null {
+  if (stored === undefined) return null;
+  if (typeof stored === 'string') return mask(stored);
+  return target.keySource === 'profile' && target.apiKey !== undefined ? mask(target.apiKey) : 'in the keychain';
 }
 
 function isoTime(epochMs: number | undefined): string | null {

@@ -1,5 +1,7 @@
+import type { SecretPlacement } from '../../config/profiles';
 import type { Context } from '../../context';
 import { UsageError } from '../../errors';
+import { describeKeyPlace } from '../../output/key-change';
 
 /** The state store's flags, shared by `profile add` and `profile set`. */
 
@@ -36,4 +38,9 @@ export async function warnIfPasswordInClear(ctx: Context, stateUrl: string, stor
   if ((storedPassword || address.password !== undefined) && !address.tls && !isLoopbackHost(address.host)) {
     ctx.warn('redis:// sends the state store\'s password unencrypted; prefer rediss:// beyond a trusted network');
   }
+}
+
+/** A password meant for the keychain that went to config.json says so, as auth login does for a key. */
+export function notePasswordPlace(ctx: Context, placed: SecretPlacement | undefined, configFile: string): void {
+  if (placed?.keychainFailure) ctx.notice(describeKeyPlace(configFile, 'the state store password'));
 }

@@ -1,0 +1,181 @@
+import fs from 'node:fs';
+import net from 'node:net';
+import os from 'node:os';
+import path from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { cliSession, expectCleanError, jsonError, tempConfigDir } from '../helpers/cli';
+import { type SecretService, noSecretService, startSecretService } from '../helpers/secret-service';
+
+/**
+ * Keys in the system's keychain, end to end: the built binary against a real
+ * Secret Service (gnome-keyring on a private D-Bus), the embedded sandbox
+ * answering with the key petctl read back from it; and without any keychain,
+ * the fallback to config.json.
+ */
+
+const KEY = 'sandbox-pro';
+
+function configText(configDir: string): string {
+  return fs.readFileSync(path.join(configDir, 'config.json'), 'utf8');
+}
+
+function storedApiKey(configDir: string, profile = 'sandbox'): unknown {
+  return (JSON.parse(configText(configDir)) as { profiles: Record<string, { apiKey?: unknown }> }).profiles[profile]?.apiKey;
+}
+
+async function withSecretService(t: { onTestFinished(fn: () => Promise<void>): void }): Promise<SecretService> {
+  const service = await startSecretService();
+  t.onTestFinished(() => service.stop());
+  return service;
+}
+
+describe.skipIf(noSecretService)('with a real Secret Service', () => {
+  it('auth login stores the key in the keychain, config.json only where it is; pets list uses it; auth logout removes it', async (t) => {
+    const keychain = await withSecretService(t);
+    const configDir = tempConfigDir();
+    const petctl = cliSession({ env: { PETCTL_CONFIG_DIR: configDir, ...keychain.env }, secrets: [KEY] });
+
+    const login = await petctl(['auth', 'login', '--with-token'], { input: KEY });
+    expect(login.code).toBe(0);
+    expect(login.stderr).not.toContain('no keychain available');
+    const [account] = keychain.accounts();
+    expect(keychain.accounts()).toEqual([expect.stringMatching(/^sandbox\/[0-9a-f]{8}$/)]);
+    expect(storedApiKey(configDir)).toEqual({ store: 'keychain', service: 'petctl', account });
+    expect(configText(configDir)).not.toContain(KEY);
+
+    // No PETCTL_API_KEY: the sandbox accepts the Pro key only because petctl read it from the keychain.
+    const list = await petctl(['pets', 'list', '--limit', '2', '-o', 'json']);
+    expect(list.code).toBe(0);
+    expect(JSON.parse(list.stdout)).toHaveLength(2);
+
+    const status = await petctl(['auth', 'status', '-o', 'json']);
+    expect(JSON.parse(status.stdout)).toMatchObject({ key: '****-pro', keySource: 'profile', keyStorage: 'keychain', rateLimit: { limit: 300 } });
+    const show = await petctl(['profile', 'show']);
+    expect(show.stdout).toContain('Stored key: ****-pro (keychain)\n');
+
+    const logout = await petctl(['auth', 'logout']);
+    expect(logout.stderr).toBe('API key removed from profile "sandbox" and from the keychain.\n');
+    expect(keychain.accounts()).toEqual([]);
+    expect(storedApiKey(configDir)).toBeUndefined();
+  });
+
+  it('a key already in config.json keeps working, and auth login again moves it to the keychain', async (t) => {
+    const keychain = await withSecretService(t);
+    const configDir = tempConfigDir();
+    const petctl = cliSession({ env: { PETCTL_CONFIG_DIR: configDir, ...keychain.env }, secrets: [KEY, 'sandbox-free'] });
+
+    expect((await petctl(['auth', 'login', '--insecure-storage', '--with-token'], { input: 'sandbox-free' })).code).toBe(0);
+    expect(storedApiKey(configDir)).toBe('sandbox-free');
+    expect(keychain.accounts()).toEqual([]);
+    expect(JSON.parse((await petctl(['profile', 'show', '-o', 'json'])).stdout)).toMatchObject({ storedKey: '****free', keyStorage: 'config file' });
+    expect((await petctl(['pets', 'list', '--limit', '1'])).code).toBe(0);
+
+    const again = await petctl(['auth', 'login', '--with-token'], { input: KEY });
+    expect(again.stderr).toContain('replaced the key ****free with ****-pro for profile sandbox');
+    expect(keychain.accounts()).toHaveLength(1);
+    expect(configText(configDir)).not.toContain('sandbox-free');
+    expect(configText(configDir)).not.toContain(KEY);
+
+    // A third login replaces the keychain entry: the old one is deleted, not left behind.
+    const third = await petctl(['auth', 'login', '--no-verify', '--with-token'], { input: 'sandbox-free' });
+    expect(third.stderr).toContain('replaced the key ****-pro with ****free for profile sandbox');
+    expect(keychain.accounts()).toHaveLength(1);
+  });
+
+  it('profile remove deletes the key and the state store password from the keychain', async (t) => {
+    const keychain = await withSecretService(t);
+    const configDir = tempConfigDir();
+    const petctl = cliSession({ env: { PETCTL_CONFIG_DIR: configDir, ...keychain.env }, secrets: [KEY, 's3cret-pw'] });
+
+    const add = await petctl(['profile', 'add', 'staging', '--base-url', 'http://127.0.0.1:9/v1', '--state-url', 'redis://127.0.0.1:9/0', '--state-password-stdin'], { input: 's3cret-pw' });
+    expect(add.code).toBe(0);
+    expect(add.stderr).not.toContain('no keychain available');
+    expect((await petctl(['-p', 'staging', 'auth', 'login', '--no-verify', '--with-token'], { input: KEY })).code).toBe(0);
+    expect(keychain.accounts().sort()).toEqual([expect.stringMatching(/^staging\//), expect.stringMatching(/^staging\//)]);
+    expect(configText(configDir)).not.toContain('s3cret-pw');
+    expect(JSON.parse((await petctl(['profile', 'show', 'staging', '-o', 'json'])).stdout)).toMatchObject({ keyStorage: 'keychain', statePasswordSource: 'profile' });
+
+    const removed = await petctl(['profile', 'remove', 'staging', '--yes']);
+    expect(removed.code).toBe(0);
+    expect(keychain.accounts()).toEqual([]);
+  });
+
+  it('a key gone from the keychain, or a keychain gone, stops a command with exit 4 and says how to fix it', async (t) => {
+    const keychain = await withSecretService(t);
+    const configDir = tempConfigDir();
+    const petctl = cliSession({ env: { PETCTL_CONFIG_DIR: configDir, ...keychain.env }, secrets: [KEY] });
+    expect((await petctl(['auth', 'login', '--no-verify', '--with-token'], { input: KEY })).code).toBe(0);
+
+    // The keychain cannot be reached (no session bus): nothing is sent, and the error says why.
+    const unreachable = await petctl(['pets', 'list', '-o', 'json'], { env: { DBUS_SESSION_BUS_ADDRESS: undefined } });
+    expect(unreachable.code).toBe(4);
+    expect(jsonError(unreachable)).toMatchObject({ code: 'keychain_unavailable' });
+    const said = await petctl(['pets', 'list'], { env: { DBUS_SESSION_BUS_ADDRESS: undefined } });
+    expect(said.stderr).toMatch(/^error: the keychain is not available: .+ \(keychain_unavailable\)\nhint: is the keyring unlocked in this session\? PETCTL_API_KEY overrides the stored key\n$/);
+
+    // auth logout cannot delete the entry: it keeps the reference, so nothing is left that nothing points to.
+    const logout = await petctl(['auth', 'logout'], { env: { DBUS_SESSION_BUS_ADDRESS: undefined } });
+    expect(logout.code).toBe(4);
+    expect(logout.stderr).toMatch(/^error: the keychain is not available: .+ \(keychain_unavailable\)\nhint: nothing was removed; run it again once the keychain answers\n$/);
+    expect(storedApiKey(configDir)).toMatchObject({ store: 'keychain' });
+    expect(keychain.accounts()).toHaveLength(1);
+
+    keychain.clear(keychain.accounts()[0]!);
+    const gone = await petctl(['pets', 'list']);
+    expect(gone.code).toBe(4);
+    expectCleanError(gone);
+    expect(gone.stderr).toBe('error: the API key of profile "sandbox" is no longer in the keychain (not_configured)\nhint: run petctl auth login\n');
+
+    // PETCTL_API_KEY still wins, and then the keychain is not asked at all.
+    expect((await petctl(['pets', 'list'], { env: { PETCTL_API_KEY: KEY, DBUS_SESSION_BUS_ADDRESS: undefined } })).code).toBe(0);
+  });
+});
+
+describe('with no keychain', () => {
+  it('auth login stores the key in config.json (0600) and says so once; status and show say "config file"', async () => {
+    const configDir = tempConfigDir();
+    // cleanEnv passes no DBUS_SESSION_BUS_ADDRESS: no Secret Service can be reached.
+    const petctl = cliSession({ env: { PETCTL_CONFIG_DIR: configDir }, secrets: [KEY] });
+
+    const login = await petctl(['auth', 'login', '--with-token'], { input: KEY });
+    expect(login.code).toBe(0);
+    const configFile = path.join(configDir, 'config.json');
+    expect(login.stderr).toBe(
+      `Key accepted by the embedded sandbox: rate limit 300, 299 left.\nno keychain available: the key is stored in ${configFile} (mode 0600)\nAPI key stored for profile "sandbox". Check it with: petctl auth status\n`,
+    );
+    expect(storedApiKey(configDir)).toBe(KEY);
+    expect(fs.statSync(configFile).mode & 0o777).toBe(0o600);
+
+    // Once: the commands that use the key say nothing of where it is.
+    const list = await petctl(['pets', 'list', '--limit', '1']);
+    expect(list.code).toBe(0);
+    expect(list.stderr).toBe('');
+    expect(JSON.parse((await petctl(['auth', 'status', '-o', 'json'])).stdout)).toMatchObject({ keyStorage: 'config file' });
+    expect((await petctl(['profile', 'show'])).stdout).toContain('Stored key: ****-pro (config file)\n');
+
+    // --insecure-storage chooses the file on purpose: no word of a keychain.
+    const insecure = await petctl(['auth', 'login', '--insecure-storage', '--no-verify', '--with-token'], { input: KEY });
+    expect(insecure.stderr).toBe('the key for profile sandbox is unchanged (****-pro)\n');
+  });
+
+  it('a session bus that never answers: auth login falls back after the keychain timeout, not before', async (t) => {
+    const socketDir = fs.mkdtempSync(path.join(os.tmpdir(), 'petctl-silent-bus-'));
+    const socket = path.join(socketDir, 'bus');
+    const silent = net.createServer((connection) => connection.on('data', () => {}));
+    await new Promise<void>((resolve) => silent.listen(socket, resolve));
+    t.onTestFinished(() => {
+      silent.close();
+      fs.rmSync(socketDir, { recursive: true, force: true });
+    });
+    const configDir = tempConfigDir();
+    const petctl = cliSession({ env: { PETCTL_CONFIG_DIR: configDir, DBUS_SESSION_BUS_ADDRESS: `unix:path=${socket}` }, secrets: [KEY] });
+
+    const started = Date.now();
+    const login = await petctl(['-v', 'auth', 'login', '--no-verify', '--with-token'], { input: KEY });
+    expect(Date.now() - started).toBeGreaterThanOrEqual(3000);
+    expect(login.code).toBe(0);
+    expect(login.stderr).toContain('petctl: the keychain is not available: no answer within 3 s\n');
+    expect(login.stderr).toContain(`no keychain available: the key is stored in ${path.join(configDir, 'config.json')} (mode 0600)\n`);
+    expect(storedApiKey(configDir)).toBe(KEY);
+  });
+});
