@@ -1,3 +1,5 @@
+import type Conf from 'conf';
+import { CorruptFileError } from '../locked-file';
 import { type KeychainRef, isKeychainRef } from './keychain-ref';
 import { validateStateUrl } from './state-url';
 
@@ -95,4 +97,18 @@ export function stateSettings(settings: { stateUrl?: string; statePassword?: Sto
     ...(settings.stateUrl === undefined ? {} : { stateUrl: validateStateUrl(settings.stateUrl, '--state-url') }),
     ...(settings.statePassword === undefined ? {} : { statePassword: settings.statePassword }),
   };
+}
+
+/** conf's `store` getter re-reads the file on every access. */
+export function readStore(conf: Conf<ConfigDocument>, file: string): unknown {
+  return wrapCorrupt(file, () => conf.store);
+}
+
+export function wrapCorrupt<T>(file: string, read: () => T): T {
+  try {
+    return read();
+  } catch (error) {
+    if (error instanceof SyntaxError) throw new CorruptFileError(file, error);
+    throw error;
+  }
 }

@@ -1,14 +1,17 @@
 import type Conf from 'conf';
-import { ExitCode, PetctlError, UsageError } from '../errors';
+import { UsageError } from '../errors';
 import { assertOwnFile } from '../file-safety';
 import { validateBaseUrl } from './base-url';
-import { CorruptFileError, ensurePrivateDir, readJsonFile, withFileLock, writeFileAtomic } from '../locked-file';
+import { ensurePrivateDir, readJsonFile, withFileLock, writeFileAtomic } from '../locked-file';
 import type { PetctlPaths } from './paths';
-import { type ConfigDocument, SANDBOX_PROFILE, type Snapshot, type StateStoreSettings, type StoredSecret, byName, entryOf, knownNames, parseConfig, profileExists, stateSettings, toDocument } from './config-file';
+import { type ConfigDocument, SANDBOX_PROFILE, readStore, wrapCorrupt, type Snapshot, type StateStoreSettings, type StoredSecret, byName, entryOf, knownNames, parseConfig, profileExists, stateSettings, toDocument } from './config-file';
 import { type KeychainRef, isKeychainRef } from './keychain-ref';
 import { SecretPlaces, type SecretPlacement, type SecretStorage, type StoreOptions, storageOf } from './secret-places';
 
 export { type SecretPlacement, type SecretStorage, type StoreOptions, storageOf } from './secret-places';
+import { unknownProfile, validateApiKey, validateProfileName } from './profile-rules';
+
+export { noProfileChosen, unknownProfile, validateApiKey, validateProfileName } from './profile-rules';
 
 /**
  * The profile store: named API endpoints, each with its own key, in
@@ -50,7 +53,6 @@ export { SANDBOX_PROFILE };
 /** The key the embedded sandbox accepts out of the box; used when the sandbox profile stores none. */
 export const SANDBOX_DEFAULT_KEY = 'sandbox-free';
 
-const PROFILE_NAME = /^[A-Za-z0-9._-]{1,64}$/;
 
 export interface StoredProfile {
   name: string;
@@ -94,51 +96,11 @@ export interface ProfileStore {
   readSecret(ref: KeychainRef): Promise<string | undefined>;
 }
 
-/** Throws UsageError unless `name` is 1..64 letters, digits, ".", "_" or "-". */
-export function validateProfileName(name: string): string {
-  if (!PROFILE_NAME.test(name)) {
-    throw new UsageError(`invalid profile name ${JSON.stringify(name)}`, 'use 1 to 64 letters, digits, ".", "_" or "-"');
-  }
-  return name;
-}
-
-/**
- * Throws UsageError unless the key can go into an `Authorization: Bearer` header
- * as is: not empty, printable ASCII, no spaces. The key is never echoed.
- */
-export function validateApiKey(key: string, label = 'the API key'): string {
-  if (key === '') throw new UsageError(`${label} is empty`);
-  if (/[^\x21-\x7e]/.test(key)) {
-    throw new UsageError(`${label} contains spaces, control or non-ASCII characters`, 'check that only the key itself was pasted');
-  }
-  return key;
-}
-
 export type { StateStoreSettings };
 
 /** `env`: the environment the keychain is reached through (D-Bus's address on Linux). */
 export async function openProfileStore(paths: PetctlPaths, env: Readonly<NodeJS.ProcessEnv> = {}): Promise<ProfileStore> {
   return new ConfProfileStore(paths, parseConfig(readJsonFile(paths.configFile)), env);
-}
-
-/**
- * Other profiles exist and none is chosen (see ProfileStore.activeName): a
- * usage error (exit 2) before anything is sent. `others` excludes the sandbox.
- */
-export function noProfileChosen(others: readonly string[]): PetctlError {
-  return new PetctlError(
-    ExitCode.USAGE,
-    `no profile chosen; petctl has profile${others.length === 1 ? '' : 's'} ${others.join(', ')}. Choose one with petctl profile use <name> or -p <name> (-p ${SANDBOX_PROFILE} for the built-in sandbox)`,
-    { code: 'no_profile' },
-  );
-}
-
-/** A profile name that names none: a usage error (exit 2) wherever it comes from. `from` says where, e.g. `PETCTL_PROFILE`. */
-export function unknownProfile(name: string, known: readonly string[], from?: string): UsageError {
-  return new UsageError(
-    `unknown profile ${JSON.stringify(name)}${from === undefined ? '' : ` from ${from}`} (known: ${known.join(', ')})`,
-    `add it with petctl profile add ${name} --base-url <url>`,
-  );
 }
 
 class ConfProfileStore implements ProfileStore {
@@ -333,19 +295,5 @@ class ConfProfileStore implements ProfileStore {
     internals._write = (value) => writeFileAtomic(conf.path, internals._serialize(value));
     this.#conf = conf;
     return conf;
-  }
-}
-
-/** conf's `store` getter re-reads the file on every access. */
-function readStore(conf: Conf<ConfigDocument>, file: string): unknown {
-  return wrapCorrupt(file, () => conf.store);
-}
-
-function wrapCorrupt<T>(file: string, read: () => T): T {
-  try {
-    return read();
-  } catch (error) {
-    if (error instanceof SyntaxError) throw new CorruptFileError(file, error);
-    throw error;
   }
 }
