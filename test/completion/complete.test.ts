@@ -28,8 +28,8 @@ async function offered(words: string[], tree = program()): Promise<string[] | 'f
 
 describe.concurrent('commands and subcommands', () => {
   it('every visible top-level command, hidden __complete left out', async () => {
-    expect(await offered([''])).toEqual(['pets', 'auth', 'profile', 'sandbox', 'api', 'completion', 'help', 'version']);
-    expect(await offered([])).toEqual(['pets', 'auth', 'profile', 'sandbox', 'api', 'completion', 'help', 'version']);
+    expect(await offered([''])).toEqual(['pets', 'auth', 'profile', 'sandbox', 'api', 'cache', 'completion', 'help', 'version']);
+    expect(await offered([])).toEqual(['pets', 'auth', 'profile', 'sandbox', 'api', 'cache', 'completion', 'help', 'version']);
   });
 
   it('by prefix, at every level', async () => {
@@ -65,7 +65,7 @@ describe.concurrent('commands and subcommands', () => {
 describe.concurrent('flags', () => {
   it('"--" offers long flags: the command\'s own, --help, then the global ones; never hidden ones or --version below the top', async () => {
     const flags = await offered(['pets', 'list', '--']);
-    expect(flags.slice(0, 5)).toEqual(['--limit', '--status', '--all', '--starting-token', '--help']);
+    expect(flags.slice(0, 6)).toEqual(['--limit', '--status', '--all', '--starting-token', '--cache', '--help']);
     expect(flags).toEqual(expect.arrayContaining(['--profile', '--output', '--json', '--base-url', '--timeout', '--retries', '--max-wait', '--verbose', '--quiet', '--no-color', '--no-input', '--query']));
     expect(flags).not.toContain('--version');
     expect((flags as string[]).filter((flag) => !flag.startsWith('--'))).toEqual([]);
@@ -123,7 +123,7 @@ describe.concurrent('values', () => {
   });
 
   it('a flag value is never mistaken for a command', async () => {
-    expect(await offered(['-p', 'pets', ''])).toEqual(['pets', 'auth', 'profile', 'sandbox', 'api', 'completion', 'help', 'version']);
+    expect(await offered(['-p', 'pets', ''])).toEqual(['pets', 'auth', 'profile', 'sandbox', 'api', 'cache', 'completion', 'help', 'version']);
     expect(await offered(['--base-url', 'http://127.0.0.1:1/v1', 'pets', 'g'])).toEqual(['get']);
   });
 

@@ -102,7 +102,7 @@ describe.concurrent('retryAt and status in JSON errors', () => {
 
   it('on a refusal from saved state after a window used up by a success: status 429 and the window reset as retryAt', async (t) => {
     const { server, petctl } = await setupE2e(t);
-    const resetMs = Date.now() + 120_000;
+    const resetMs = Date.now() + 90_000;
     server.reply(json(200, [PET], rateLimitHeaders(60, 60, resetMs)));
     expect((await petctl(['pets', 'list'])).code).toBe(0);
 

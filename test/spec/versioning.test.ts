@@ -63,7 +63,7 @@ describe.concurrent('Versioning › "GET /pets/{petId} is deprecated with a stat
     const configDir = tempConfigDir();
     try {
       const env = { PETCTL_CONFIG_DIR: configDir };
-      expect((await runCli(['pets', '--help'], { env })).stdout.replace(/\s+/g, ' ')).toMatch(/get <petId> .*deprecated, removed on 2030-12-05/);
+      expect((await runCli(['pets', '--help'], { env })).stdout.replace(/\s+/g, ' ')).toMatch(/get (\[options\] )?<petId> .*deprecated, removed on 2030-12-05/);
       expect((await runCli(['pets', 'get', '--help'], { env })).stdout).toContain('deprecated, removed on 2030-12-05');
     } finally {
       fs.rmSync(configDir, { recursive: true, force: true });
