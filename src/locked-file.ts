@@ -35,7 +35,8 @@ export function lockPathOf(file: string): string {
 /**
  * Runs `fn` while holding an exclusive lock on `file` (a `<file>.lock` directory,
  * which mkdir creates atomically across processes). Stale locks of crashed
- * processes are taken over after 10 s.
+ * processes are taken over after 10 s. A free lock is taken at once
+ * (takeFreeLock); proper-lockfile waits for a held one and takes over a stale one.
  *
  * proper-lockfile only makes, touches (utimes) and removes that directory,
  * and never writes into it; a symlink or a file planted at its name makes
@@ -63,12 +64,21 @@ async function lockAndRun<T>(file: string, fn: () => Promise<T> | T): Promise<T>
   ensureParentDir(file);
   const lockPath = lockPathOf(file);
   assertOwnFile(lockPath, 'directory', { modes: false });
-  // Loaded here, not at the top: read-only commands never need it.
+  const quick = takeFreeLock(lockPath);
+  if (quick) {
+    try {
+      return await fn();
+    } finally {
+      quick.release();
+    }
+  }
+  // Loaded here, not at the top: only a lock another process holds needs it (it brings
+  // signal-exit, graceful-fs and node:assert, ~5 ms of a command's start).
   const { default: lockfile } = await import('proper-lockfile');
   const release = await lockfile.lock(file, {
     realpath: false,
     lockfilePath: lockPath,
-    stale: 10_000,
+    stale: STALE_MS,
     retries: { retries: 200, factor: 1.2, minTimeout: 5, maxTimeout: 100, randomize: true },
     // The default throws from a timer; a compromised lock only means another process took it over.
     onCompromised: () => {},
@@ -78,6 +88,40 @@ async function lockAndRun<T>(file: string, fn: () => Promise<T> | T): Promise<T>
   } finally {
     await release().catch(() => {});
   }
+}
+
+/** A lock directory untouched for this long belongs to a process that died: it is taken over. */
+const STALE_MS = 10_000;
+
+/**
+ * A free lock taken at once, the way proper-lockfile takes it: mkdir of the
+ * lock directory, its mtime kept fresh (every STALE_MS / 2, as proper-lockfile
+ * does) while held, rmdir on release. Processes waiting in proper-lockfile see
+ * an ordinary lock. Undefined when the directory exists (held, or stale):
+ * proper-lockfile then waits, or takes a stale one over.
+ */
+function takeFreeLock(lockPath: string): { release(): void } | undefined {
+  try {
+    fs.mkdirSync(lockPath);
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === 'EEXIST') return undefined;
+    throw error;
+  }
+  const refresh = setInterval(() => {
+    const now = new Date();
+    fs.utimes(lockPath, now, now, () => {});
+  }, STALE_MS / 2);
+  refresh.unref();
+  return {
+    release() {
+      clearInterval(refresh);
+      try {
+        fs.rmdirSync(lockPath);
+      } catch {
+        // Already gone: after a stall longer than STALE_MS another process took it over as stale.
+      }
+    },
+  };
 }
 
 /** Reads a JSON file keeping int64 numbers exact; undefined when it does not exist. */

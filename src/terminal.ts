@@ -75,13 +75,16 @@ const ERASE_LINE = '\r\x1b[K';
 export function createTerminal(io: IO, settings: TerminalSettings): Terminal {
   const stdoutIsTerminal = io.stdout.isTTY === true;
   const stderrIsTerminal = io.stderr.isTTY === true;
-  const stdinIsTerminal = io.stdin.isTTY === true;
+  // Asked only when needed: the first look at stdin opens it (a stream, and for a file node:fs/promises).
+  const stdinIsTerminal = () => io.stdin.isTTY === true;
   return {
     stdoutIsTerminal,
     stderrIsTerminal,
-    stdinIsTerminal,
+    get stdinIsTerminal() {
+      return stdinIsTerminal();
+    },
     personWatching: () => stdoutIsTerminal && stderrIsTerminal,
-    canPrompt: () => !promptsDisabled(settings) && stdinIsTerminal && stderrIsTerminal,
+    canPrompt: () => !promptsDisabled(settings) && stdinIsTerminal() && stderrIsTerminal,
     colorLevel: () => colorLevel({ isTTY: stdoutIsTerminal, env: settings.env, noColorFlag: !settings.color }),
     stdoutWidth: () => (stdoutIsTerminal ? widthOf(io.stdout) : undefined),
     status: statusLine(io.stderr, stderrIsTerminal),

@@ -8,7 +8,7 @@ import { HttpClient } from '../api/client';
 import { type RateLimitGate, openGate } from '../api/limits/gate';
 import { openFileStore } from '../api/limits/file-store';
 import { limitId } from '../api/limits/store';
-import { createDispatcher } from '../api/transport';
+import { createDispatcher, discardDispatcher } from '../api/transport';
 import { steadyClock } from '../api/waits';
 import type { CacheAccess, ResponseCache } from '../api/cache';
 import { cacheNotClearedWarning, cacheUnusableWarning, fromCacheLine } from '../output/cache';
@@ -56,12 +56,8 @@ export async function openApiSession(ctx: Context, overrides: { apiKey?: string 
     // A proxy cannot reach this machine's loopback, and the in-process sandbox must never leave it.
     direct: isLoopbackHost(base.hostname),
   });
-  // destroy(), not close(): every request of the run has ended, and close() would wait on a stuck one.
-  // Not awaited: nothing waits on these sockets any more (the process exits next, which closes them),
-  // and waiting for their close events cost ~5 ms at the end of every command.
-  ctx.onCleanup(() => {
-    dispatcher.destroy().catch(() => {});
-  });
+  // destroy, not close: every request of the run has ended, and close() would wait on a stuck one.
+  ctx.onCleanup(() => discardDispatcher(dispatcher));
 
   const trace = ctx.globals.verbose ? (line: string) => ctx.line(line) : undefined;
   const probeLeaseMs = ctx.globals.timeoutMs;

@@ -1,4 +1,4 @@
-import { readFile } from 'node:fs/promises';
+import fs from 'node:fs';
 import type { Command } from 'commander';
 import type { Context } from '../context';
 import { InvalidResponseError, UsageError } from '../errors';
@@ -112,7 +112,8 @@ export async function apiRun(options: ApiOptions, ctx: Context): Promise<void> {
 /** What -F @file and --input read: files and stdin, through the context. */
 export function requestIo(ctx: Context): RawRequestIo {
   return {
-    readFile: (path) => readFile(path),
+    // fs.promises (node:fs/promises, with readline) loads on first use: every command registers this one.
+    readFile: (path) => fs.promises.readFile(path),
     readStdin: async () => (await import('../input/stdin')).readStdin(ctx.io.stdin),
   };
 }

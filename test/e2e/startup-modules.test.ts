@@ -5,7 +5,7 @@ import { describe, expect, it } from 'vitest';
 import { execFileSync } from 'node:child_process';
 import os from 'node:os';
 import { NODE, setupE2e } from '../helpers/cli';
-import { json } from '../helpers/scripted-server';
+import { json, rateLimitHeaders } from '../helpers/scripted-server';
 
 /**
  * Start-up is a feature (docs/performance.md): these built-ins cost time to
@@ -28,16 +28,29 @@ const NOT_LOADED = [
   // A state file's temporary name and the monotonic clock come without node:crypto and perf_hooks.
   'NativeModule crypto',
   'NativeModule perf_hooks',
+  // The claim before the wire takes a free state-file lock without proper-lockfile (signal-exit,
+  // graceful-fs); stdin is not opened, and node:fs/promises (with readline) loads only to read a file.
+  'NativeModule fs/promises',
+  'NativeModule readline',
+  'NativeModule internal/readline/interface',
+  'NativeModule constants',
 ];
 
 describe('what pets list loads', () => {
-  it('pets list -o json against a server, output piped: none of the built-ins it has no use for', async (t) => {
+  it('pets list -o json against a server, output piped, claiming from a known window: none of the built-ins it has no use for', async (t) => {
     const { server, configDir, petctl } = await setupE2e(t);
-    server.reply(json(200, [{ id: 1, name: 'Rex', categoryId: 1, status: 'available' }]));
+    const pets = [{ id: 1, name: 'Rex', categoryId: 1, status: 'available' }];
+    const resetMs = Date.now() + 50_000;
+    server.reply(json(200, pets, rateLimitHeaders(60, 1, resetMs)));
+    // The first run learns the window; the second claims one request of it in state.json, under its lock.
+    expect((await petctl(['pets', 'list', '-o', 'json'])).code).toBe(0);
+    server.reply(json(200, pets, rateLimitHeaders(60, 2, resetMs)));
     const out = path.join(configDir, 'modules.txt');
     const result = await petctl(['pets', 'list', '-o', 'json'], { env: { NODE_OPTIONS: `--require ${preload}`, PETCTL_TEST_MODULES_OUT: out } });
     expect(result.code).toBe(0);
-    expect(JSON.parse(result.stdout)).toEqual([{ id: 1, name: 'Rex', categoryId: 1, status: 'available' }]);
+    expect(JSON.parse(result.stdout)).toEqual(pets);
+    const state = JSON.parse(fs.readFileSync(path.join(configDir, 'state.json'), 'utf8'));
+    expect(Object.values(state.limits)).toEqual([expect.objectContaining({ window: expect.objectContaining({ limit: 60, remaining: 58 }) })]);
     const loaded = fs.readFileSync(out, 'utf8').split('\n');
     // The preload saw the request go out: the list is the real one, not an early exit's.
     expect(loaded).toContain('NativeModule net');
