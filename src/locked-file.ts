@@ -124,8 +124,11 @@ function takeFreeLock(lockPath: string): { release(): void } | undefined {
   };
 }
 
-/** Reads a JSON file keeping int64 numbers exact; undefined when it does not exist. */
-export function readJsonFile(file: string): unknown {
+/**
+ * Reads a JSON file keeping int64 numbers exact; undefined when it does not
+ * exist. `parse`: JSON.parse for a file that holds no int64 (about five times faster).
+ */
+export function readJsonFile(file: string, parse: (text: string) => unknown = parseJson): unknown {
   let text: string;
   try {
     text = fs.readFileSync(file, 'utf8');
@@ -134,7 +137,7 @@ export function readJsonFile(file: string): unknown {
     throw error;
   }
   try {
-    return parseJson(text);
+    return parse(text);
   } catch (error) {
     throw new CorruptFileError(file, error);
   }

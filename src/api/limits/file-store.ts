@@ -1,6 +1,5 @@
 import fs from 'node:fs';
 import { CorruptFileError, readJsonFile, withFileLock, writeFileAtomic } from '../../locked-file';
-import { stringifyJson } from '../../schemas/json';
 import { ExitCode, PetctlError } from '../../errors';
 import { describeFsError } from '../../fs-errors';
 import { type BlockReason, type LimitEntry, readEntry } from './entry';
@@ -43,7 +42,8 @@ interface StateFile {
 }
 
 function asStateFile(value: unknown, now: number, onDropped?: (id: string, fields: string[]) => void): StateFile {
-  const limits: Record<string, LimitEntry> = {};
+  // No prototype: a key named __proto__ in a planted file stays a key.
+  const limits: Record<string, LimitEntry> = Object.create(null);
   const raw = (value as { limits?: unknown } | undefined)?.limits;
   if (raw && typeof raw === 'object' && !Array.isArray(raw)) {
     for (const [id, entry] of Object.entries(raw as Record<string, unknown>)) {
@@ -59,7 +59,8 @@ function asStateFile(value: unknown, now: number, onDropped?: (id: string, field
 /** The state only holds timings, so a damaged file is dropped rather than blocking every command. */
 function readState(file: string, now: number, onDropped?: (id: string, fields: string[]) => void): StateFile {
   try {
-    return asStateFile(readJsonFile(file), now, onDropped);
+    // Only counts and times in it: JSON.parse, not the int64-exact parser.
+    return asStateFile(readJsonFile(file, JSON.parse), now, onDropped);
   } catch (error) {
     if (!(error instanceof CorruptFileError)) throw error;
     fs.rmSync(file, { force: true });
@@ -108,7 +109,6 @@ export function openFileStore(file: string, baseUrl: string, apiKey: string, now
   /** Locked read-modify-write of this key's entry; writes only when `change` returns a new entry. */
   const locked = async <T>(change: LimitChange<T>): Promise<T> => {
     const own = await ownId();
-    readState(file, now()); // drops a damaged file before the locked update reads it
     try {
       return await withFileLock(file, () => {
         // Written back without what it dropped.
@@ -118,7 +118,7 @@ export function openFileStore(file: string, baseUrl: string, apiKey: string, now
           const at = now();
           for (const [otherId, other] of Object.entries(state.limits)) if (isStale(other, at)) delete state.limits[otherId];
           state.limits[own] = entry;
-          writeFileAtomic(file, `${stringifyJson(state, 2)}\n`, { durable: false });
+          writeFileAtomic(file, `${JSON.stringify(state, null, 2)}\n`, { durable: false });
         }
         return result;
       });

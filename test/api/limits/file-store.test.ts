@@ -181,6 +181,21 @@ describe('the persisted rate-limit gate', () => {
     expect(await (await openRateLimitState(file, BASE, KEY, clock(NOW))).current()).toEqual({ blockedUntil: NOW + 500, reason: 'rate_limited' });
   });
 
+  it('reads a planted __proto__ id as an ordinary id and drops a time past 2^53; its own entry is kept and written', async () => {
+    const file = stateFile();
+    const id = await limitId(BASE, KEY);
+    fs.mkdirSync(path.dirname(file), { recursive: true, mode: 0o700 });
+    const own = `"${id}": { "blockedUntil": ${NOW + 500}, "reason": "rate_limited" }`;
+    fs.writeFileSync(file, `{ "version": 1, "limits": { "__proto__": { "blockedUntil": ${NOW + 900}, "reason": "key_banned" }, "ffff": { "blockedUntil": 90071992547409930, "reason": "rate_limited" }, ${own} } }`, { mode: 0o600 });
+    const gate = await openRateLimitState(file, BASE, KEY, clock(NOW));
+    expect(await gate.current()).toEqual({ blockedUntil: NOW + 500, reason: 'rate_limited' });
+    await block(gate, NOW + 700, 'rate_limited');
+    const written = readState(file);
+    expect(written.limits[id]).toMatchObject({ blockedUntil: NOW + 700, reason: 'rate_limited' });
+    expect(Object.getPrototypeOf(written.limits)).toBe(Object.prototype);
+    expect(Object.keys(written.limits)).not.toContain('ffff');
+  });
+
   it('loses no block when many gates write at once, and the file stays valid JSON', async () => {
     const file = stateFile();
     const keys = Array.from({ length: 12 }, (_, i) => `parallel-key-${i}`);
