@@ -118,7 +118,7 @@ function takeFreeLock(lockPath: string): { release(): void } | undefined {
       try {
         fs.rmdirSync(lockPath);
       } catch {
-        // Already gone: after a stall longer than STALE_MS another process took it over as stale.
+        // Gone already: a process that took it over as stale (after a stall past STALE_MS) removed it.
       }
     },
   };
