@@ -142,12 +142,51 @@ const silentDebug = {
   },
 };
 
+/**
+ * conf imports ajv, ajv-formats and semver for its `schema` and `migrations` options, which
+ * petctl never passes (config/profiles.ts). They are a sixth of the bundle, and every run reads
+ * and copies the whole bundle before it starts (about 2 ms a megabyte): conf gets stand-ins
+ * that throw should an option that needs them ever be passed.
+ */
+const confWithoutSchemas = {
+  name: 'conf-without-schemas',
+  setup(pluginBuild) {
+    pluginBuild.onResolve({ filter: /^(ajv\/dist\/2020\.js|ajv-formats|semver)$/ }, (args) =>
+      /node_modules[\\/]conf[\\/]/.test(args.importer) ? { path: args.path, namespace: 'conf-unused' } : undefined,
+    );
+    pluginBuild.onLoad({ filter: /.*/, namespace: 'conf-unused' }, (args) => {
+      const unused = `() => { throw new Error(${JSON.stringify(`${args.path} is not bundled: petctl passes conf no schema and no migrations`)}); }`;
+      return { contents: `const unused = ${unused}; module.exports = new Proxy(unused, { get: unused });`, loader: 'js' };
+    });
+  },
+};
+
+/**
+ * undici's HTTP parser is WebAssembly, bundled as two base64 strings of 72 KB each: the SIMD
+ * build and a fallback for CPUs without SIMD. As files beside the bundle they are read as bytes
+ * when the first request is sent, and the start of every run reads 144 KB less source.
+ */
+const llhttpFiles = {
+  name: 'llhttp-files',
+  setup(pluginBuild) {
+    pluginBuild.onLoad({ filter: /node_modules[\\/]undici[\\/]lib[\\/]llhttp[\\/]llhttp(_simd)?-wasm\.js$/ }, async (args) => {
+      const name = args.path.includes('_simd') ? 'llhttp_simd.wasm' : 'llhttp.wasm';
+      const source = await readFile(args.path, 'utf8');
+      const base64 = /const wasmBase64 = '([A-Za-z0-9+/=]+)'/.exec(source)?.[1];
+      if (!base64) throw new Error(`llhttp-files: ${args.path} no longer holds its module as one base64 string`);
+      wasmFiles.set(name, Buffer.from(base64, 'base64'));
+      return { contents: `module.exports = require('node:fs').readFileSync(require('node:path').join(__dirname, ${JSON.stringify(name)}));`, loader: 'js' };
+    });
+  },
+};
+/** The WebAssembly files llhttpFiles took out of the bundle, written beside it. */
+const wasmFiles = new Map();
 
 const minify = process.env.PETCTL_NO_MINIFY !== '1';
 
 try {
   await build({
-    plugins: [lazyBuiltins, lazyAssertAndNoSupportsColor, undiciLazyHttp, silentDebug],
+    plugins: [lazyBuiltins, lazyAssertAndNoSupportsColor, undiciLazyHttp, silentDebug, confWithoutSchemas, llhttpFiles],
     entryPoints: ['src/main.ts'],
     // A native binding, an optional dependency: resolved from node_modules at run time (config/keychain.ts).
     external: ['@napi-rs/keyring'],
@@ -171,6 +210,9 @@ try {
   if (minify && /[^\x00-\x7f]/.test(readFileSync(new URL('petctl.cjs', staging), 'latin1'))) {
     throw new Error('dist/petctl.cjs is not ASCII; bin/petctl.js reads it as latin1');
   }
+
+  for (const [name, bytes] of wasmFiles) writeFileSync(new URL(name, staging), bytes);
+  if (wasmFiles.size !== 2) throw new Error(`llhttp-files: expected undici's two parsers, found ${[...wasmFiles.keys()].join(', ') || 'none'}`);
 
   const guides = new URL('guides/', staging);
   mkdirSync(guides);

@@ -55,6 +55,9 @@ describe('npm pack and a global install of the tarball', () => {
     expect(path.basename(tarball)).toBe(`petctl-${PACKAGE_VERSION}.tgz`);
     expect(entries).toContain('package/bin/petctl.js');
     expect(entries).toContain('package/dist/petctl.cjs');
+    // undici's HTTP parser, read when the first request is sent.
+    expect(entries).toContain('package/dist/llhttp_simd.wasm');
+    expect(entries).toContain('package/dist/llhttp.wasm');
     expect(entries).toContain('package/package.json');
     expect(entries).toContain('package/README.md');
     expect(entries.filter((entry) => /^package\/(src|test|node_modules|scripts|bench)\//.test(entry))).toEqual([]);
@@ -114,6 +117,9 @@ describe('npm pack and a global install of the tarball', () => {
     ]);
     expect(list.stderr).toBe('');
     expect(fs.existsSync(path.join(configDir, 'sandbox-data.json'))).toBe(true);
+    // undici's parser for CPUs without WebAssembly SIMD, which undici picks with UNDICI_NO_WASM_SIMD=1.
+    const withoutSimd = await run(petctlBin, ['pets', 'list', '-o', 'json', '--limit', '1'], { cwd: work, env: { ...env, UNDICI_NO_WASM_SIMD: '1' }, timeout: 20_000 });
+    expect(JSON.parse(withoutSimd.stdout)).toEqual([{ id: 1, name: 'Rex', categoryId: 1, status: 'available' }]);
 
     const help = await run(petctlBin, ['pets', 'add', '--help'], { cwd: work, env, timeout: 20_000 });
     expect(help.stdout).toContain('Usage: petctl pets add');

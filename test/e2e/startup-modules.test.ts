@@ -16,8 +16,11 @@ import { json, rateLimitHeaders } from '../helpers/scripted-server';
 const preload = fileURLToPath(new URL('../helpers/report-modules.cjs', import.meta.url));
 
 const NOT_LOADED = [
-  // bin/petctl.js is CommonJS: no ES module loader for the entry.
+  // bin/petctl.js is CommonJS: no ES module loader for the entry. It wraps the bundle itself, without
+  // node:module (which loads the ES module loader and source maps).
   'NativeModule internal/modules/esm/translators',
+  'NativeModule module',
+  'NativeModule internal/modules/esm/loader',
   // undici: node:http only where it is used, node:assert only when an invariant fails, no HTTP/2.
   'NativeModule http',
   'NativeModule assert',
