@@ -23,6 +23,8 @@ const bin = fileURLToPath(new URL('../bin/petctl.js', import.meta.url));
 const bundle = fileURLToPath(new URL('../dist/petctl.cjs', import.meta.url));
 const usagePreload = fileURLToPath(new URL('./report-rss.cjs', import.meta.url));
 const WARMUPS = 2;
+/** A bare node:http GET of argv[1] with the benchmark's key, the body piped to stdout. */
+const HTTP_GET = "require('node:http').get(process.argv[1], { headers: { authorization: 'Bearer ' + process.env.PETCTL_API_KEY } }, (res) => res.pipe(process.stdout))";
 
 export async function run({ quick = false } = {}) {
   if (!existsSync(bundle)) throw new Error('dist/petctl.cjs is missing; run `npm run build` first');
@@ -58,9 +60,11 @@ export async function run({ quick = false } = {}) {
       embedded: { args: [bin, 'pets', 'list'], env: embeddedEnv, output: /\S/ },
       // What each TAB costs: the completion scripts run this (profile names read from the config).
       complete: { args: [bin, '__complete', '--', '-p', ''], env: remoteEnv, output: /sandbox/ },
+      // For scale: the least a Node program pays to print the same page, with node:http and nothing else.
+      httpGet: { args: ['-e', HTTP_GET, `${sandbox.baseUrl}/pets`], env: remoteEnv, output: /^\[/ },
     };
     if (extraCerts) cases.nodeCerts = { args: ['-e', '0'], env: { ...cleanEnv, NODE_EXTRA_CA_CERTS: extraCerts }, output: /^$/ };
-    const timed = ['node', 'version', 'help', 'listJson', 'embedded', 'complete', ...(extraCerts ? ['nodeCerts'] : [])];
+    const timed = ['node', 'version', 'help', 'listJson', 'embedded', 'complete', 'httpGet', ...(extraCerts ? ['nodeCerts'] : [])];
 
     for (const name of timed) for (let i = 0; i < WARMUPS; i++) execute(cases[name]);
     const wall = roundRobin(timed, runs, (name) => execute(cases[name]).ms);
@@ -89,6 +93,7 @@ export async function run({ quick = false } = {}) {
       rssRow('petctl pets list, running sandbox (peak RSS, median)', 'listTable'),
       rssRow('petctl pets list, embedded sandbox profile (peak RSS, median)', 'embedded'),
     ];
+    rows.push(timeRow('for scale: one GET of the same page with node:http alone, printed (wall, median)', 'httpGet'));
     if (extraCerts) {
       const row = timeRow('node -e 0 with this environment\'s NODE_EXTRA_CA_CERTS (wall, median)', 'nodeCerts');
       row.note = `every Node process here pays this; the rows above run without it, as on a machine where it is unset; ${row.note}`;
