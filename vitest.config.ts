@@ -7,6 +7,8 @@ export default defineConfig({
   define: { __PETCTL_VERSION__: JSON.stringify(version) },
   test: {
     include: ['test/**/*.test.ts'],
+    // A private temporary folder for the run, removed when it ends (test/helpers/tmp-root.ts).
+    globalSetup: ['test/helpers/tmp-root.ts'],
     // e2e tests spawn the built binary and servers; two cores, so keep the pool small.
     maxWorkers: 2,
     testTimeout: 30_000,

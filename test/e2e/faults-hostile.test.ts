@@ -1,11 +1,10 @@
 import { execFileSync } from 'node:child_process';
 import fs from 'node:fs';
 import type http from 'node:http';
-import os from 'node:os';
 import path from 'node:path';
 import { type TestContext, describe, expect, it } from 'vitest';
 import { MAX_RESPONSE_BYTES } from '../../src/api/transport';
-import { type CliResult, cliSession, expectCleanError, jsonError, newApiKey, setupE2e, tempConfigDir } from '../helpers/cli';
+import { type CliResult, cliSession, expectCleanError, jsonError, newApiKey, setupE2e, tempConfigDir, tempDir } from '../helpers/cli';
 import { namedTime } from '../helpers/local-time';
 import { json, startScriptedServer } from '../helpers/scripted-server';
 
@@ -281,7 +280,7 @@ describe.concurrent('hostile rate-limit headers: never a negative or unbounded w
 
 /** A self-signed certificate for 127.0.0.1 and localhost, made with openssl; undefined when openssl is missing. */
 function selfSignedCertificate(): { key: string; cert: string; certFile: string } | undefined {
-  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'petctl-tls-'));
+  const dir = tempDir('petctl-tls-');
   const keyFile = path.join(dir, 'key.pem');
   const certFile = path.join(dir, 'cert.pem');
   try {

@@ -1,11 +1,10 @@
 import { spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import fs from 'node:fs';
-import os from 'node:os';
 import path from 'node:path';
 import { PassThrough } from 'node:stream';
 import { fileURLToPath } from 'node:url';
-import { type TestContext, expect } from 'vitest';
+import { type TestContext, expect, inject } from 'vitest';
 import { type Context, type GlobalOptions, createContext } from '../../src/context';
 import { type RecordedRequest, type Reply, type ScriptedServer, type ScriptedServerOptions, startScriptedServer } from './scripted-server';
 
@@ -53,9 +52,14 @@ export function assertNoSecrets(result: Pick<CliResult, 'stdout' | 'stderr'>, se
   }
 }
 
+/** A fresh, private folder in this test run's own temporary folder, which the run removes (helpers/tmp-root.ts). */
+export function tempDir(prefix = 'petctl-test-'): string {
+  return fs.mkdtempSync(path.join(inject('tmpRoot'), prefix));
+}
+
 /** A fresh, private config dir per test, so tests never share profiles or rate-limit state. */
 export function tempConfigDir(): string {
-  return fs.mkdtempSync(path.join(os.tmpdir(), 'petctl-test-'));
+  return tempDir();
 }
 
 /** The env petctl sees: nothing from the developer's own shell that could change behaviour. */
