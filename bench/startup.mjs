@@ -63,8 +63,11 @@ export async function run({ quick = false } = {}) {
       // For scale: the least a Node program pays to print the same page, with node:http and nothing else.
       httpGet: { args: ['-e', HTTP_GET, `${sandbox.baseUrl}/pets`], env: remoteEnv, output: /^\[/ },
     };
-    if (extraCerts) cases.nodeCerts = { args: ['-e', '0'], env: { ...cleanEnv, NODE_EXTRA_CA_CERTS: extraCerts }, output: /^$/ };
-    const timed = ['node', 'version', 'help', 'listJson', 'embedded', 'complete', 'httpGet', ...(extraCerts ? ['nodeCerts'] : [])];
+    if (extraCerts) {
+      cases.nodeCerts = { args: ['-e', '0'], env: { ...cleanEnv, NODE_EXTRA_CA_CERTS: extraCerts }, output: /^$/ };
+      cases.listJsonCerts = { ...cases.listJson, env: { ...remoteEnv, NODE_EXTRA_CA_CERTS: extraCerts } };
+    }
+    const timed = ['node', 'version', 'help', 'listJson', 'embedded', 'complete', 'httpGet', ...(extraCerts ? ['nodeCerts', 'listJsonCerts'] : [])];
 
     for (const name of timed) for (let i = 0; i < WARMUPS; i++) execute(cases[name]);
     const wall = roundRobin(timed, runs, (name) => execute(cases[name]).ms);
@@ -97,7 +100,12 @@ export async function run({ quick = false } = {}) {
     if (extraCerts) {
       const row = timeRow('node -e 0 with this environment\'s NODE_EXTRA_CA_CERTS (wall, median)', 'nodeCerts');
       row.note = `every Node process here pays this; the rows above run without it, as on a machine where it is unset; ${row.note}`;
-      rows.push(row);
+      // The same comparison with the certificates loaded by both sides: the ratio such an environment shows.
+      const padded = ratioRow('petctl pets list -o json, both with NODE_EXTRA_CA_CERTS (wall, median)', summary(wall.listJsonCerts), 'ms', {
+        name: 'node -e 0 with it',
+        value: summary(wall.nodeCerts).median,
+      });
+      rows.push(row, padded);
     }
     rows[0].note = `${runs} runs per case after ${WARMUPS} warm-ups, interleaved with node -e 0 (${base.min.toFixed(0)}-${base.max.toFixed(0)} ms); peak RSS and CPU from ${usageRuns} more runs each; ${rows[0].note}`;
     return rows;
