@@ -40,7 +40,7 @@ export async function run({ quick = false } = {}) {
   // NODE_EXTRA_CA_CERTS: Node reads and parses those certificates at the start of every process
   // (~75 ms for a system bundle on a 2-core machine), the baseline's as much as petctl's, which
   // makes every ratio look smaller than on a machine without it. The runs go without it; when it
-  // is set, one more row says what it costs here. (The loopback sandbox speaks plain HTTP.)
+  // is set, two more rows say what it costs here. (The loopback sandbox speaks plain HTTP.)
   const extraCerts = process.env.NODE_EXTRA_CA_CERTS;
   const cleanEnv = Object.fromEntries(
     Object.entries(process.env).filter(([name]) => !name.startsWith('PETCTL_') && name !== 'NODE_OPTIONS' && name !== 'NODE_EXTRA_CA_CERTS'),

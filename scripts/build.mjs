@@ -211,8 +211,8 @@ try {
     throw new Error('dist/petctl.cjs is not ASCII; bin/petctl.js reads it as latin1');
   }
 
-  for (const [name, bytes] of wasmFiles) writeFileSync(new URL(name, staging), bytes);
   if (wasmFiles.size !== 2) throw new Error(`llhttp-files: expected undici's two parsers, found ${[...wasmFiles.keys()].join(', ') || 'none'}`);
+  for (const [name, bytes] of wasmFiles) writeFileSync(new URL(name, staging), bytes);
 
   const guides = new URL('guides/', staging);
   mkdirSync(guides);
