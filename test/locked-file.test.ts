@@ -70,12 +70,14 @@ describe('withFileLock', () => {
 
   it("waits through proper-lockfile for a lock another process holds, and runs once it is let go", async () => {
     const file = stateFile();
-    // Another petctl holds the lock for 300 ms.
-    const holder = spawn(process.execPath, ['-e', `const fs = require('fs'); fs.mkdirSync(${JSON.stringify(lockPathOf(file))}); setTimeout(() => fs.rmdirSync(${JSON.stringify(lockPathOf(file))}), 300); console.log('held');`]);
+    // Another petctl holds the lock for 300 ms, and notes when it lets go, just before.
+    const released = `${file}.released`;
+    const lock = JSON.stringify(lockPathOf(file));
+    const holder = spawn(process.execPath, ['-e', `const fs = require('fs'); fs.mkdirSync(${lock}); setTimeout(() => { fs.writeFileSync(${JSON.stringify(released)}, ''); fs.rmdirSync(${lock}); }, 300); console.log('held');`]);
     await new Promise((resolve) => holder.stdout.once('data', resolve));
-    const started = Date.now();
-    const waited = await withFileLock(file, () => Date.now() - started);
-    expect(waited).toBeGreaterThanOrEqual(250);
+    // The work runs only after the holder let go, however late its "held" arrived here.
+    const ranAfterRelease = await withFileLock(file, () => fs.existsSync(released));
+    expect(ranAfterRelease).toBe(true);
     expect(lockCalls).toEqual([file]);
     expect(fs.existsSync(lockPathOf(file))).toBe(false);
   });
