@@ -2,28 +2,15 @@
 // and one page per command, petctl-pets-add(1) for `petctl pets add`. Nothing
 // here is written by hand: names, synopses, options, subcommands and the
 // examples after each --help come from the commander definitions in src/commands/.
-import { build } from 'esbuild';
-import Module from 'node:module';
 import { mkdirSync, writeFileSync } from 'node:fs';
-import { fileURLToPath } from 'node:url';
+import { loadSource } from './load-source.mjs';
 
 /** The program as src/commands/root.ts builds it, its help printed into `captured`. */
 async function loadProgram(version) {
-  const bundled = await build({
-    entryPoints: [fileURLToPath(new URL('../src/commands/root.ts', import.meta.url))],
-    bundle: true,
-    platform: 'node',
-    format: 'cjs',
-    write: false,
-    define: { __PETCTL_VERSION__: JSON.stringify(version) },
-    logLevel: 'warning',
-  });
-  const module = new Module('petctl-man');
-  module.paths = Module._nodeModulePaths(fileURLToPath(new URL('.', import.meta.url)));
-  module._compile(bundled.outputFiles[0].text, fileURLToPath(new URL('../src/commands/root.ts', import.meta.url)));
+  const { buildProgram } = await loadSource('src/commands/root.ts', version);
   const captured = { text: '' };
   const write = (text) => void (captured.text += text);
-  const program = module.exports.buildProgram(async () => {}, { writeOut: write, writeErr: write });
+  const program = buildProgram(async () => {}, { writeOut: write, writeErr: write });
   return { program, captured };
 }
 
