@@ -1,6 +1,8 @@
 #!/usr/bin/env node
-// The shebang shim. `--version` (and `petctl version`) is answered from package.json without loading
-// anything else. Every other command loads dist/petctl.cjs through V8's code
+// The shebang shim. `--version` (and `petctl version`) is answered from package.json, and help
+// (`--help`, `-h`, `help [command…]`, a bare `petctl`) from the pages the build captured
+// (dist/help.json, src/output/help-pages.ts), without loading the program. Every other command
+// loads dist/petctl.cjs through V8's code
 // cache (Node 20 has no module.enableCompileCache), sets process.exitCode to
 // what main returns, and exits once output is flushed; an interrupted run
 // (exit 130) ends by its signal, SIGINT or SIGTERM, as shells expect.
@@ -14,11 +16,35 @@ const path = require('node:path');
 const args = process.argv.slice(2);
 /** A run shorter than this may write the code cache (see below). */
 const SHORT_RUN_SECONDS = 2;
+/** Help of some kind: answered from the captured pages, or by the program from its lite code cache. */
+const helpOnly = args.length === 0 || args[0] === 'help' || args.some((arg) => arg === '--help' || arg === '-h');
 if (args.length === 1 && (args[0] === '--version' || args[0] === '-V' || args[0] === 'version')) {
   const { version } = JSON.parse(readFileSync(path.join(__dirname, '..', 'package.json'), 'utf8'));
   process.stdout.write(`${version}\n`);
-} else {
+} else if (!(helpOnly && printHelpPage())) {
   run();
+}
+
+/**
+ * The help page the arguments ask for, laid out at the width commander would use (the terminal's,
+ * else 80). False when they ask for something no page answers (a guide, a command that does not
+ * exist, another flag), or the pages cannot be read: the program answers then.
+ */
+function printHelpPage() {
+  let page;
+  try {
+    const { helpPage } = require('../dist/help.cjs');
+    const pages = JSON.parse(readFileSync(path.join(__dirname, '..', 'dist', 'help.json'), 'utf8'));
+    page = helpPage(pages, args, process.stdout.isTTY ? process.stdout.columns : undefined);
+  } catch {
+    return false;
+  }
+  if (page === undefined) return false;
+  process.stdout.on('error', (error) => {
+    if (error.code === 'EPIPE') process.exit(0);
+  });
+  process.stdout.write(page);
+  return true;
 }
 
 async function run() {
@@ -51,7 +77,6 @@ async function run() {
   // written by a run that had loaded the full one would be as large).
   const cacheDir = path.join(__dirname, '..', 'dist', '.cache', path.sep);
   const cacheName = (kind) => `${cacheDir}${process.version}-${process.arch}-${kind}.bin`;
-  const helpOnly = args.length === 0 || args[0] === 'help' || args.some((arg) => arg === '--help' || arg === '-h');
   let cachedData;
   let cacheKind;
   for (const kind of helpOnly ? ['lite'] : ['full', 'lite']) {

@@ -8,6 +8,7 @@ import { readFile } from 'node:fs/promises';
 import { constants as http2Constants } from 'node:http2';
 import { fileURLToPath } from 'node:url';
 import { GUIDE_SOURCES, guideBlocks, guideMarkdown } from './guides.mjs';
+import { writeHelpPages } from './help-pages.mjs';
 import { writeManPages } from './man.mjs';
 
 const pkg = JSON.parse(readFileSync(new URL('../package.json', import.meta.url), 'utf8'));
@@ -220,6 +221,7 @@ try {
     writeFileSync(new URL(`${topic}.json`, guides), JSON.stringify(guideBlocks(guideMarkdown(topic, new URL('../', import.meta.url)))));
   }
   await writeManPages(new URL('man/', staging), pkg.version);
+  await writeHelpPages(staging, pkg.version, Object.keys(GUIDE_SOURCES));
 
   // V8 checks a code cache against its source's length only, so the old bundle's caches go.
   rmSync(new URL('.cache/', dist), { recursive: true, force: true });

@@ -3,6 +3,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
+import { runCli } from '../helpers/cli';
 import { openTerminal } from '../helpers/tmux';
 
 /**
@@ -39,6 +40,23 @@ describe.concurrent('help in a terminal', () => {
     expect(text).toContain('Usage: petctl pets add [options]');
     for (const flag of ['--name <name>', '--category-id <int64>', '--file <path|->', '--retry-unknown']) expect(text).toContain(flag);
     expect(text).toContain('petctl help bulk-import');
+  });
+
+  it('pets add --help is laid out for the pane\'s width, as the program lays it out', async (t) => {
+    // Wide enough for commander to wrap the descriptions: 40 columns or more beside the flags.
+    const width = 72;
+    const page = openTerminal(t, ['pets', 'add', '--help'], {}, { stdoutToTerminal: true, width });
+    // A global flag first: past the captured pages, the program prints the help itself.
+    const program = openTerminal(t, ['-q', 'pets', 'add', '--help'], {}, { stdoutToTerminal: true, width });
+    expect(await page.exitCode()).toBe(0);
+    expect(await program.exitCode()).toBe(0);
+    expect(page.text()).toBe(program.text());
+    expect(page.text()).toContain('Usage: petctl pets add [options]');
+    // The options are wrapped for 72 columns, not for the 80 of a pipe (lines the terminal wrapped
+    // come back joined); the examples after them are printed as written.
+    const options = (text: string) => text.split('\nOptions:\n')[1]!.split('\n\n')[0]!.split('\n');
+    expect(options(page.text()).filter((line) => line.length > width)).toEqual([]);
+    expect(options((await runCli(['pets', 'add', '--help'])).stdout).filter((line) => line.length > width).length).toBeGreaterThan(5);
   });
 
   it('petctl help rate-limits is wrapped to the pane\'s width by petctl itself', async (t) => {

@@ -1,6 +1,8 @@
+import { spawnSync } from 'node:child_process';
 import fs from 'node:fs';
+import path from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { PACKAGE_VERSION, runCli } from '../helpers/cli';
+import { NODE, PACKAGE_VERSION, cleanEnv, runCli, tempDir } from '../helpers/cli';
 import { GUIDE_SOURCES, guideMarkdown } from '../../scripts/guides.mjs';
 import { GUIDE_TOPICS } from '../../src/commands/help';
 
@@ -90,6 +92,36 @@ describe('help where people look', () => {
     expect(texts.find(({ words }) => words.join(' ') === 'pets add')?.help).toContain('petctl help bulk-import');
     expect(texts.find(({ words }) => words.join(' ') === 'sandbox')?.help).toContain('petctl help sandbox');
   }, 60_000);
+
+  it('help comes from the pages the build captured, without the program: an install without dist/petctl.cjs still prints every page', async () => {
+    const install = tempDir('petctl-help-only-');
+    for (const file of ['bin/petctl.js', 'bin/package.json', 'dist/help.cjs', 'dist/help.json', 'package.json']) {
+      fs.mkdirSync(path.join(install, path.dirname(file)), { recursive: true });
+      fs.copyFileSync(new URL(file, ROOT), path.join(install, file));
+    }
+    const bin = path.join(install, 'bin', 'petctl.js');
+    const run = (args: string[]) => spawnSync(NODE, [bin, ...args], { env: cleanEnv(), encoding: 'utf8', timeout: 20_000 });
+    try {
+      for (const words of await allCommands()) {
+        // The repository's petctl, with a global flag first: help the program prints, not a captured page.
+        const program = await runCli(['-q', ...words, '--help']);
+        expect(program.code).toBe(0);
+        for (const args of [[...words, '--help'], [...words, '-h'], ['help', ...words]]) {
+          if (args[0] === 'help' && words.length === 1 && TOPICS.includes(words[0]!)) continue;
+          const page = run(args);
+          expect({ args, code: page.status, stdout: page.stdout, stderr: page.stderr }).toEqual({ args, code: 0, stdout: program.stdout, stderr: '' });
+        }
+      }
+      expect(run([]).stdout).toBe((await runCli(['-q', '--help'])).stdout);
+      // What no page answers goes to the program, which this install lacks.
+      const list = run(['pets', 'list']);
+      expect(list.status).toBe(1);
+      expect(list.stderr).toMatch(/^error: petctl is not built/);
+      expect(run(['help', 'rate-limits']).stderr).toMatch(/^error: petctl is not built/);
+    } finally {
+      fs.rmSync(install, { recursive: true, force: true });
+    }
+  }, 120_000);
 
   it('an unknown command or guide after help is a usage error naming the guides (exit 2)', async () => {
     const result = await runCli(['help', 'adopt']);

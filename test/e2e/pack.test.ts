@@ -71,8 +71,11 @@ describe('npm pack and a global install of the tarball', () => {
     for (const script of ['preinstall', 'install', 'postinstall', 'prepare']) expect(installed.scripts?.[script], script).toBeUndefined();
   });
 
-  it('ships the man pages and the guides the build made', () => {
+  it('ships the man pages, the guides and the help pages the build made', () => {
     expect(entries).toContain('package/dist/man/petctl.1');
+    // Help without loading the program: the captured pages, and what lays them out.
+    expect(entries).toContain('package/dist/help.json');
+    expect(entries).toContain('package/dist/help.cjs');
     expect(entries).toContain('package/dist/man/petctl-pets-add.1');
     expect(entries).toContain('package/dist/guides/rate-limits.json');
   });

@@ -1,0 +1,82 @@
+import { type Command, Help } from 'commander';
+
+/**
+ * Help without the program. The build asks commander for every command's help once, with each
+ * call that depends on the terminal's width (a description to wrap, an item to lay out) left as
+ * a placeholder and its arguments kept; bin/petctl.js answers `--help`, `help [command…]` and a
+ * bare `petctl` from that file, making the same calls on commander's own Help class at the width
+ * commander would use. The page is the program's page, without loading the program.
+ *
+ * The program never imports this module. scripts/help-pages.mjs runs captureHelpPages on the
+ * command tree and writes dist/help.json, and bundles this module into dist/help.cjs with
+ * commander's Help class and nothing else of commander, for the shim.
+ */
+
+/** What the build writes to dist/help.json. */
+export interface HelpPages {
+  /** `petctl help <topic>` prints a guide, and a guide may share a command's name (sandbox). */
+  guides: string[];
+  /** Each command's page, by its words: '' for petctl itself, 'pets add'. */
+  pages: Record<string, HelpPage>;
+}
+
+interface HelpPage {
+  /** The page, with PLACEHOLDER marks where a part goes. */
+  text: string;
+  parts: HelpPart[];
+}
+
+/** A description wrapped to the help's width, or an item: term, term column width, description. */
+type HelpPart = [description: string] | [term: string, termWidth: number, description: string];
+
+const PLACEHOLDER = /\0(\d+)\0/g;
+
+/** Every visible command's page, by its words (and its aliases' words). */
+export function captureHelpPages(program: Command, guides: string[]): HelpPages {
+  const pages: Record<string, HelpPage> = {};
+  const visit = (command: Command, words: string[][]): void => {
+    const page: HelpPage = { text: '', parts: [] };
+    const mark = (part: HelpPart): string => `\0${page.parts.push(part) - 1}\0`;
+    command.configureHelp({
+      formatItem: (term, termWidth, description) => mark([term, termWidth, description]),
+      boxWrap: (description) => mark([description]),
+    });
+    command.configureOutput({ writeOut: (text) => void (page.text += text), getOutHasColors: () => false });
+    command.outputHelp();
+    for (const names of words) pages[names.join(' ')] = page;
+    for (const sub of command.createHelp().visibleCommands(command)) {
+      visit(sub, words.flatMap((names) => [sub.name(), ...sub.aliases()].map((name) => [...names, name])));
+    }
+  };
+  visit(program, [[]]);
+  return { guides, pages };
+}
+
+/**
+ * The page that `args` ask for, laid out for `width` columns (undefined: not a terminal, so
+ * commander's 80), or undefined when they ask for something else: a guide, a command no page
+ * has, a flag besides --help. The program then answers, and says what is wrong.
+ */
+export function helpPage(pages: HelpPages, args: readonly string[], width: number | undefined): string | undefined {
+  const words = helpWords(args, pages.guides);
+  const page = words === undefined ? undefined : pages.pages[words];
+  if (page === undefined) return undefined;
+  const help = new Help();
+  help.prepareContext({ helpWidth: width });
+  return page.text.replace(PLACEHOLDER, (_mark, index: string) => {
+    const part = page.parts[Number(index)]!;
+    return part.length === 1 ? help.boxWrap(part[0], help.helpWidth!) : help.formatItem(part[0], part[1], part[2], help);
+  });
+}
+
+/** `petctl`, `petctl <words…> --help|-h`, `petctl help [words…]` (not a guide): the words joined. */
+function helpWords(args: readonly string[], guides: readonly string[]): string | undefined {
+  const last = args.at(-1);
+  let words: readonly string[];
+  if (last === '--help' || last === '-h') words = args.slice(0, -1);
+  else if (args[0] === 'help') words = args.slice(1);
+  else if (args.length === 0) words = [];
+  else return undefined;
+  if (args[0] === 'help' && words.length === 1 && guides.includes(words[0]!)) return undefined;
+  return words.every((word) => /^[a-z][a-z-]*$/.test(word)) ? words.join(' ') : undefined;
+}

@@ -1,0 +1,68 @@
+import type { Command } from 'commander';
+import { describe, expect, it } from 'vitest';
+import { buildProgram } from '../../src/commands/root';
+import { GUIDE_TOPICS } from '../../src/commands/help';
+import { captureHelpPages, helpPage } from '../../src/output/help-pages';
+
+/**
+ * The help pages the shim prints without loading the program are the program's own: for every
+ * command, at every width commander could be given, the page laid out from the captured parts is
+ * the page commander prints itself.
+ */
+
+const noRun = async (): Promise<void> => {};
+const pages = captureHelpPages(buildProgram(noRun, { writeOut: () => {}, writeErr: () => {} }), [...GUIDE_TOPICS]);
+
+/** What the program prints for `<words> --help` with stdout `width` columns wide (undefined: not a terminal). */
+function programHelp(words: string[], width: number | undefined): string {
+  let text = '';
+  const program = buildProgram(noRun, { writeOut: (chunk) => void (text += chunk), writeErr: () => {} });
+  let command: Command = program;
+  for (const word of words) command = command.commands.find((sub) => sub.name() === word)!;
+  // Commander asks stdout for its width and gets undefined off a terminal (its types say number).
+  command.configureOutput({ getOutHelpWidth: () => width as number, getOutHasColors: () => false });
+  command.outputHelp();
+  return text;
+}
+
+const WIDTHS = [undefined, 0, 1, 20, 39, 40, 41, 50, 64, 79, 80, 81, 100, 132, 200, 1000];
+
+describe('help pages', () => {
+  it('every command has a page, and at every width it is the page commander prints', () => {
+    const commands = Object.keys(pages.pages);
+    expect(commands).toEqual(expect.arrayContaining(['', 'pets', 'pets add', 'profile set', 'auth login', 'help', 'version']));
+    for (const words of commands) {
+      const list = words === '' ? [] : words.split(' ');
+      for (const width of WIDTHS) expect({ words, width, page: helpPage(pages, [...list, '--help'], width) }).toEqual({ words, width, page: programHelp(list, width) });
+    }
+  });
+
+  it('pages are for what asks for help: a bare petctl, --help or -h after command words, help [command…]', () => {
+    const root = programHelp([], undefined);
+    expect(helpPage(pages, [], undefined)).toBe(root);
+    expect(helpPage(pages, ['-h'], undefined)).toBe(root);
+    expect(helpPage(pages, ['help'], undefined)).toBe(root);
+    expect(helpPage(pages, ['help', 'pets', 'add'], 70)).toBe(programHelp(['pets', 'add'], 70));
+    expect(helpPage(pages, ['pets', 'list', '-h'], 70)).toBe(programHelp(['pets', 'list'], 70));
+    expect(helpPage(pages, ['help', '--help'], undefined)).toBe(programHelp(['help'], undefined));
+  });
+
+  it('anything else is left to the program: guides, unknown commands, other flags and words', () => {
+    for (const args of [
+      ['help', 'sandbox'],
+      ['help', 'rate-limits'],
+      ['help', 'nope'],
+      ['nope', '--help'],
+      ['pets', 'lst', '--help'],
+      ['-q', '--help'],
+      ['pets', '--json', '--help'],
+      ['pets', 'get', '12', '--help'],
+      ['--help', 'pets'],
+      ['pets'],
+      ['pets', 'list'],
+      ['--version'],
+    ]) {
+      expect({ args, page: helpPage(pages, args, undefined) }).toEqual({ args, page: undefined });
+    }
+  });
+});
