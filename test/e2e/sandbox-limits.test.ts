@@ -81,7 +81,9 @@ describe('petctl at the Free plan limit', () => {
   });
 
   it('waits out Retry-After and is served, sending only once more: the key is never banned', async () => {
-    const { baseUrl } = await start(1500);
+    // A 6 s window: the 60 requests and petctl's start must fall inside it, or petctl's one request
+    // opens the next window and meets no 429; on a loaded CI machine that took more than 1.5 s.
+    const { baseUrl } = await start(6000);
     await exhaustMinute(baseUrl);
     const seen = requestsFromNowOn();
     const result = await runCli(['--base-url', baseUrl, 'pets', 'list', '--limit', '2'], {
