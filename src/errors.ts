@@ -92,6 +92,22 @@ export interface WaitStop {
   attempts?: { count: number; elapsedMs: number };
 }
 
+/** A wait the core is about to make, for the layer above to show. */
+export type WaitNotice =
+  /** The gate holds the request until `until` (nothing sent yet). */
+  | { what: 'gate'; kind: WaitKind; ms: number; until: number; at: number }
+  /** A retry after a failed attempt: `reason` is the failure's short form (`HTTP 503`, `connection reset by the server`). */
+  | { what: 'retry'; kind: WaitKind; ms: number; at: number; retry: number; retries: number; reason: string };
+
+/** The sentences the layer above gives the core for its notices and errors (output/waits.ts). */
+export interface WaitWords {
+  notice(notice: WaitNotice): string;
+  /** The message and hint of a RateLimitError for this stop. */
+  stop(stop: WaitStop): { message: string; hint?: string };
+  /** The end of a final error after retries: `, 5 attempts over 16.7s`. */
+  attempts(count: number, elapsedMs: number): string;
+}
+
 /** 429s that could not be waited out within --retries / --max-wait, or a banned key. */
 export class RateLimitError extends PetctlError {
   /** Epoch milliseconds after which a retry may succeed, when known. */
@@ -115,6 +131,25 @@ export function rateLimitCause(error: unknown): RateLimitError | undefined {
     if (error instanceof RateLimitError) return error;
   }
   return undefined;
+}
+
+/**
+ * state.json cannot be written (a full disk, a read-only directory): the
+ * request that needed it is not sent, since the limits it holds for every
+ * petctl on the machine would no longer be kept (exit 1).
+ */
+export class StateUnwritableError extends PetctlError {
+  constructor(
+    readonly file: string,
+    readonly reason: string,
+    cause: unknown,
+  ) {
+    super(ExitCode.FAILURE, `cannot write the rate-limit state file ${file}: ${reason}`, {
+      code: 'state_unwritable',
+      hint: 'free some space on its disk or make its directory writable again, then rerun the command; the request was not sent',
+      cause,
+    });
+  }
 }
 
 /** The connection failed or was dropped, or no answer came in time. */

@@ -4,14 +4,14 @@ import { type Answer, errorForAnswer, parseSuccessBody } from './answer';
 import { type AttemptOptions, attempt, failureReason } from './attempt';
 import type { CacheAccess } from './cache';
 import { type Limits, Learner } from './learn';
-import type { RateAnswer } from './limits/rules';
 import type { RateLimitGate } from './limits/gate';
-import { StateUnwritableError } from './limits/file-store';
+import { StateUnwritableError } from '../errors';
 import type { RateHeaders } from './limits/headers';
 import { isSameOrigin } from './same-origin';
 import {
   type AttemptOutcome,
   type AttemptReport,
+  type RateAnswer,
   type WaitBudget,
   type WaitKind,
   type WaitWords,
@@ -98,19 +98,12 @@ export interface RequestHooks {
   /** Replaces the session's wait (its countdown line) for this request's waits; must reject on Ctrl-C. */
   wait?: (ms: number, why: string) => Promise<void>;
   /**
-   * A bulk import's request: it draws from the budget shared by every process
-   * on this machine from the first request (see limits/rules.ts), and waiting for
-   * the plan's minute window is its pace, not a wait that --max-wait bounds.
+   * A bulk import's or a listing's request: waiting for the plan's minute
+   * window is its pace, not a wait that --max-wait bounds (waits.ts).
    */
   paced?: boolean;
-  /** With `paced`: requests of every window left unused for other commands on the key (`pets add --reserve`). */
+  /** Requests of every window left unused for other commands on the key (`pets add --reserve`). */
   reserve?: number;
-  /**
-   * Keep what the answer says of the window in the rate-limit state, as a paced
-   * request does, although this one is not paced: `auth status` and `auth login`
-   * ask the service about the key, and `profile show` shows it afterwards.
-   */
-  keepLimits?: boolean;
 }
 
 export interface ApiResponse {
@@ -220,7 +213,7 @@ export class HttpClient {
       if (answer && limits) {
         if (answer.status === 429) this.learned.readBan(answer, limits);
         hooks?.onAnswer?.(answer);
-        await this.recordLimits(limits.rateAnswer, paced || hooks?.keepLimits === true);
+        await this.recordLimits(limits.rateAnswer);
         if (answer.status >= 200 && answer.status < 300) {
           const parsed = request.rawResponse ? undefined : parseSuccessBody(answer, request.method, url);
           return { status: answer.status, url, body: parsed, text: answer.text, headers: answer.headers, rate: limits.rate, header: answer.header };
@@ -255,7 +248,7 @@ export class HttpClient {
     if (this.unrecorded) throw this.unrecorded;
     let waitedOutBan = false;
     for (;;) {
-      const decision = this.learned.heldDecision() ?? (await gate.acquire(paced, reserve));
+      const decision = this.learned.heldDecision() ?? (await gate.acquire(reserve));
       if (decision.go) return waitedOutBan;
       const at = now();
       const ms = Math.max(0, decision.until - at);
@@ -296,9 +289,9 @@ export class HttpClient {
    * exists, to be reported and journaled as created); the failure stops this
    * client's next request instead, as the limits it would go by are not kept.
    */
-  private async recordLimits(answer: RateAnswer, keep: boolean): Promise<void> {
+  private async recordLimits(answer: RateAnswer): Promise<void> {
     try {
-      await this.options.gate.record(answer, keep);
+      await this.options.gate.record(answer);
     } catch (error) {
       if (!(error instanceof StateUnwritableError)) throw error;
       this.unrecorded ??= error;

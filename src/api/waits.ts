@@ -1,41 +1,194 @@
-import type { WaitKind, WaitStop } from '../errors';
-import type { GateDecision } from './limits/rules';
+import type { WaitKind } from '../errors';
+import { type BlockReason, type LimitEntry, latestTime } from './limits/entry';
 
-export type { WaitKind, WaitStop };
+export type { WaitKind, WaitNotice, WaitStop, WaitWords } from '../errors';
+export type { BlockReason, LimitEntry, LimitWindow } from './limits/entry';
 
 /**
- * The one model of waiting: every wait the HTTP core makes is named and
- * decided here, from the table in the README ("Rate limits"). The send loop
- * (client.ts) asks; these functions take values and return values. What a
- * person reads of a wait or a stop is worded in output/waits.ts.
+ * The one model of waiting. Every wait of the HTTP core is decided here, by
+ * pure functions of (the key's record, an answer, now); the gate
+ * (limits/gate.ts) runs decide and observe on the shared record, the send
+ * loop (client.ts) asks planRetry and fitsBudget, and both obey. What a person
+ * reads of a wait is worded in output/waits.ts. The one claim rule: every
+ * request, of any command, asks decide for a slot before the wire.
  *
- *   kind           when                                  bound
- *   retry_after    after a 429 (or a GET's 503) with     --max-wait
- *                  Retry-After: exactly until then,
- *                  never later because of that 429's
- *                  X-RateLimit-Remaining/Reset
- *   ban            a 429 with code key_banned: until its  --max-wait; a second ban ends it
- *                  Retry-After; retried once at most
- *   minute_window  the window is used up and reopens      single command: --max-wait;
- *                  within MINUTE_WINDOW_MAX_MS            bulk import: none (it is the pace)
- *   day_quota      the window reopens later than that     --max-wait
- *   backoff        a 5xx or a network error: exponential  --max-wait
- *                  backoff with full jitter; a 429 that
- *                  names no usable time: a hold of every
- *                  request on the key (see
- *                  holdAfterTimeless429), never jitter
- *   probe          a request waits for another's answer  none (milliseconds)
- *                  to learn the new window, or whether
- *                  a hold's limit has reopened
+ *   situation                                  the request gets            kind           --max-wait
+ *   blocked: a 429's Retry-After (else the     wait until then             retry_after    counts
+ *     reset it names), this process's or any
+ *   a ban (429 key_banned)                     wait until its Retry-After; ban            counts
+ *                                              a second ban ends it
+ *   a 429 that named no usable time            a hold of every request on  backoff        counts
+ *                                              the key (holdAfterTimeless429),
+ *                                              then one probes
+ *   the window is known and has a slot         go, claiming one            -
+ *     (more than --reserve for an import)
+ *   the window is known and has none           wait for its reset          minute_window  single commands: counts
+ *                                                                          or day_quota   imports, --all: it is the pace
+ *   no live window, none probing               go as the probe             -
+ *   another request is probing                 wait for its answer         probe          never (milliseconds)
+ *   the service names no window (an answer     go, --concurrency in        -
+ *     without limits, within UNTRACKED_MS)     flight; a 429 still holds
+ *   the shared store fell back (solo)          every request probes: one   probe          never
+ *                                              in flight per machine
+ *   a 5xx (GET) or a network error             exponential backoff, full   backoff        counts
+ *                                              jitter; a 503's Retry-After retry_after
  *
- * A single command's waits add up: --max-wait bounds their total. A wait
- * that would go past it is not started: the command ends at once (exit 5)
- * saying when to try again. In a bulk import every request has its own
- * --max-wait for the waits that count.
+ * A single command's counted waits add up against --max-wait; an import's or
+ * a listing's requests each have their own. A wait that would go past it is
+ * not started: the request ends at once (exit 5) saying when to try again.
  */
 
+/** What one answer said about the limits. */
+export interface RateAnswer {
+  status: number;
+  /** X-RateLimit-Limit. */
+  limit?: number;
+  /** X-RateLimit-Remaining. */
+  remaining?: number;
+  /** X-RateLimit-Reset (Unix seconds), as sent. */
+  reset?: number;
+  /** The reset on this machine's clock; undefined when it is in the past or implausibly far (then it is ignored). */
+  resetAt?: number;
+  /** For a 429: its Retry-After, on this machine's clock. Without one the block lasts until `resetAt`, when known. */
+  retryAt?: number;
+  /** For a 429: the key is banned (Error code key_banned). */
+  banned?: boolean;
+}
+
+export type GateDecision =
+  /** Send now. `entry` is the new record when the decision changed it (a slot claimed, a probe started). */
+  | { go: true; entry?: LimitEntry }
+  /** Ask again at `until`. */
+  | { go: false; until: number; reason: BlockReason | 'window' | 'probe' | 'hold' };
+
+/** How a request claims: `reserve` slots of each window left to others (an import's --reserve); `solo`: every request probes. */
+export interface Claim {
+  reserve: number;
+  solo: boolean;
+  /** How long others wait for a probe's answer at most (a killed prober holds nobody up longer). */
+  probeLeaseMs: number;
+}
+
+/** A Reset this many seconds later than the known one may still name the same window (a server's rounding). */
+export const RESET_JITTER_S = 2;
+/** How often a request waiting for the probe's answer looks again. */
+export const PROBE_POLL_MS = 20;
+/** A probe that never answers (its process was killed) holds the others up no longer than this. */
+export const MAX_PROBE_LEASE_MS = 1_000;
+/** How long an answer without limits frees requests from probing (a server may start sending them). */
+export const UNTRACKED_MS = 60_000;
+/** A 429 that names no usable time holds everything on the key at least this long. */
+export const HOLD_MIN_MS = 5_000;
+/** Holds double while the probe after each meets a 429, up to this (the specification's short window is a minute). */
+export const HOLD_CAP_MS = 60_000;
 export const BACKOFF_BASE_MS = 1_000;
 export const BACKOFF_CAP_MS = 30_000;
+/** A window that reopens within this long is the plan's minute; one further off is the day's quota. */
+export const MINUTE_WINDOW_MAX_MS = 2 * 60_000;
+/** Records whose every time is this far past are dropped when the state is written. */
+export const PRUNE_AFTER_MS = 24 * 60 * 60 * 1000;
+
+/** Whether one more request may go now, claiming its slot; the one claim rule (the table above). */
+export function decide(entry: LimitEntry | undefined, now: number, claim: Claim): GateDecision {
+  if (entry?.blockedUntil !== undefined && entry.blockedUntil > now) {
+    const held = entry.holdMs !== undefined && entry.reason !== 'key_banned';
+    return { go: false, until: entry.blockedUntil, reason: held ? 'hold' : (entry.reason ?? 'rate_limited') };
+  }
+  const probe = (next: LimitEntry): GateDecision =>
+    entry?.probeUntil !== undefined && entry.probeUntil > now
+      ? { go: false, until: Math.min(entry.probeUntil, now + PROBE_POLL_MS), reason: 'probe' }
+      : { go: true, entry: { ...next, probeUntil: now + Math.min(claim.probeLeaseMs, MAX_PROBE_LEASE_MS) } };
+  // After a hold nothing is known of the server's limit: one request finds out.
+  if (entry?.holdMs !== undefined) return probe(entry);
+  const window = entry?.window;
+  if (window && now < window.resetAt) {
+    if (window.remaining <= claim.reserve) return { go: false, until: window.resetAt, reason: 'window' };
+    const claimed = { ...entry, window: { ...window, remaining: window.remaining - 1 } };
+    return claim.solo ? probe(claimed) : { go: true, entry: claimed };
+  }
+  if (!claim.solo && (entry?.untrackedUntil ?? 0) > now) return { go: true };
+  const { window: _ended, ...rest } = entry ?? {};
+  return probe(rest);
+}
+
+/** The record after an answer, or undefined when it need not change. */
+export function observe(entry: LimitEntry | undefined, answer: RateAnswer, now: number): LimitEntry | undefined {
+  let next: LimitEntry = { ...entry };
+  let changed = false;
+  const refused = answer.status === 429;
+  const reason = answer.banned ? 'key_banned' : 'rate_limited';
+
+  const retryAt = refused ? (answer.retryAt ?? answer.resetAt) : undefined;
+  if (retryAt !== undefined && retryAt > now && (next.blockedUntil ?? 0) < retryAt) {
+    next = { ...next, blockedUntil: retryAt, reason };
+    changed = true;
+  }
+  const held = (next.blockedUntil ?? 0) > now && next.holdMs !== undefined;
+  if (refused && retryAt === undefined && !held) {
+    // No usable time: everything on the key holds, for longer each time the probe after a hold meets a 429.
+    const windowLeft = next.window && next.window.resetAt > now ? next.window.resetAt - now : undefined;
+    const holdMs = holdAfterTimeless429(next.holdMs, windowLeft);
+    next = { ...next, holdMs, blockedUntil: Math.max(now + holdMs, next.blockedUntil ?? 0), reason };
+    changed = true;
+  } else if (!refused && next.holdMs !== undefined && !held) {
+    // The probe got through: the hold is over.
+    delete next.holdMs;
+    changed = true;
+  }
+
+  const { remaining, reset, resetAt } = answer;
+  // A 429's Retry-After is the server's word on when to send again: the Remaining/Reset of that same answer must not hold anything longer.
+  const windowSaid = !(refused && answer.retryAt !== undefined);
+  if (windowSaid && remaining !== undefined && reset !== undefined && resetAt !== undefined) {
+    const known = next.window;
+    const live = known !== undefined && now < known.resetAt;
+    const left = refused ? 0 : remaining;
+    if (known && known.reset === reset) {
+      // Both ends are never early (see ServerClock), so the earlier is the closer; the budget only goes down.
+      if (left < known.remaining || resetAt < known.resetAt) {
+        next.window = { ...known, remaining: Math.min(left, known.remaining), resetAt: Math.min(resetAt, known.resetAt) };
+        changed = true;
+      }
+    } else if (!(known && live && reset < known.reset)) {
+      // A later window than ours (an answer from an older one says nothing). Our end of the old one
+      // can run a second or two late while the server has moved on: its count is the new budget. A
+      // Reset only a little later may be the same window reported with jitter, which never raises it.
+      const sameWindow = live && reset - known.reset <= RESET_JITTER_S;
+      next.window = { reset, resetAt, remaining: sameWindow ? Math.min(known.remaining, left) : left, ...(answer.limit === undefined ? {} : { limit: answer.limit }) };
+      changed = true;
+    }
+    if (!refused && left === 0 && (next.blockedUntil ?? 0) < resetAt) {
+      // Nothing left until the reset: the next process must not even try (and get a 429).
+      next = { ...next, blockedUntil: resetAt, reason: 'quota_exhausted' };
+      changed = true;
+    }
+  } else if (windowSaid && !refused && (next.untrackedUntil ?? 0) <= now) {
+    // The service names no window: probing would only hold every request to one at a time.
+    next.untrackedUntil = now + UNTRACKED_MS;
+    changed = true;
+  }
+  if (next.probeUntil !== undefined) {
+    // The probe has its answer, whatever it said: nobody need wait for it any longer.
+    delete next.probeUntil;
+    changed = true;
+  }
+  return changed ? next : undefined;
+}
+
+export function isStale(entry: LimitEntry, now: number): boolean {
+  return latestTime(entry) < now - PRUNE_AFTER_MS;
+}
+
+/**
+ * The hold after a 429 without a usable time: the larger of HOLD_MIN_MS and
+ * what is left of the current window; after a hold whose probe met a 429
+ * again, twice that one, up to HOLD_CAP_MS. Never random: jitter would release
+ * the waiting requests one by one into a limit that is still closed.
+ */
+export function holdAfterTimeless429(previousHoldMs: number | undefined, windowLeftMs: number | undefined): number {
+  const start = Math.max(HOLD_MIN_MS, windowLeftMs ?? 0);
+  return previousHoldMs === undefined ? start : Math.max(start, Math.min(HOLD_CAP_MS, previousHoldMs * 2));
+}
 
 /** What one attempt came to. `sent` tells whether the request may have reached the server. */
 export type AttemptOutcome =
@@ -44,10 +197,9 @@ export type AttemptOutcome =
   | { kind: 'network'; sent: boolean; retryable?: boolean };
 
 /**
- * A 429 was not processed, so any method may be retried after it. A GET is
- * idempotent, so it is also retried after a gateway error or a network failure.
- * A POST that may have been received is never sent again: it could create the
- * animal twice. One whose connection was never made (refused) can be.
+ * A 429 was not processed, so any method may be retried after it; a GET also
+ * after a gateway error or a network failure. A POST that may have been
+ * received is never sent again: it could create the animal twice.
  * (After stripe-node's _shouldRetry.)
  */
 export function shouldRetry(outcome: AttemptOutcome, retriesDone: number, maxRetries: number, method: string): boolean {
@@ -60,23 +212,16 @@ export function shouldRetry(outcome: AttemptOutcome, retriesDone: number, maxRet
   return method === 'GET' || !outcome.sent;
 }
 
-/**
- * How long to wait before the next attempt: exactly Retry-After when the
- * server gave one, otherwise exponential backoff with full jitter
- * (AWS architecture blog: random between 0 and min(cap, base * 2^n)).
- */
+/** Exactly Retry-After when given, else full-jitter exponential backoff (AWS: random in [0, min(cap, base * 2^n))). */
 export function delayFor(retryAfterMs: number | undefined, retriesDone: number, random: () => number): number {
   if (retryAfterMs !== undefined) return retryAfterMs;
-  const ceiling = Math.min(BACKOFF_CAP_MS, BACKOFF_BASE_MS * 2 ** retriesDone);
-  return Math.floor(random() * ceiling);
+  return Math.floor(random() * Math.min(BACKOFF_CAP_MS, BACKOFF_BASE_MS * 2 ** retriesDone));
 }
 
 /**
  * The core's wall clock: the machine's time read once, then moved on by the
- * monotonic clock. A step of the machine's clock (NTP, a user, a VM resumed)
- * during a run then neither lengthens nor shortens a wait, and no time this
- * process stores is off by the step. The machine's clock is still what the
- * server's times (Reset, HTTP-dates) are compared with at the start.
+ * monotonic clock, so a step of the machine's clock during a run neither
+ * lengthens nor shortens a wait, and no time this process stores is off by it.
  */
 export function steadyClock(wallNow: () => number, monotonic: () => number): () => number {
   const wallAtStart = wallNow();
@@ -84,9 +229,6 @@ export function steadyClock(wallNow: () => number, monotonic: () => number): () 
   // Whole milliseconds, as Date.now() reads: stored times and traces stay integers.
   return () => wallAtStart + Math.floor(monotonic() - monotonicAtStart);
 }
-
-/** A window that reopens within this long is the plan's minute; one further off is the day's quota. */
-export const MINUTE_WINDOW_MAX_MS = 2 * 60_000;
 
 /** The machine-readable code of a stop after a wait of this kind. */
 export function codeFor(kind: WaitKind): 'rate_limited' | 'quota_exhausted' | 'key_banned' {
@@ -99,26 +241,15 @@ export function windowKind(until: number, now: number): 'minute_window' | 'day_q
   return until - now > MINUTE_WINDOW_MAX_MS ? 'day_quota' : 'minute_window';
 }
 
-/** What the shared gate's refusal is waiting for. */
+/** What the gate's refusal is waiting for; an exhausted window by how far off its reset is. */
+const GATE_WAIT_KINDS: Record<string, WaitKind> = { probe: 'probe', key_banned: 'ban', hold: 'backoff', rate_limited: 'retry_after' };
 export function gateWaitKind(decision: Extract<GateDecision, { go: false }>, now: number): WaitKind {
-  switch (decision.reason) {
-    case 'probe':
-      return 'probe';
-    case 'key_banned':
-      return 'ban';
-    case 'hold':
-      return 'backoff';
-    case 'rate_limited':
-      return 'retry_after';
-    default:
-      return windowKind(decision.until, now);
-  }
+  return GATE_WAIT_KINDS[decision.reason] ?? windowKind(decision.until, now);
 }
 
-/** Whether a wait of this kind draws on --max-wait (`paced`: a bulk import's request). */
+/** Whether a wait of this kind draws on --max-wait (`paced`: an import's or a listing's request, whose pace is the window). */
 export function countsTowardMaxWait(kind: WaitKind, paced: boolean): boolean {
-  if (kind === 'probe') return false;
-  return !(paced && kind === 'minute_window');
+  return kind !== 'probe' && !(paced && kind === 'minute_window');
 }
 
 /** --max-wait and what has been waited against it so far. */
@@ -129,15 +260,14 @@ export interface WaitBudget {
 
 /** Whether a wait of `ms` may start: a counted one must fit in what is left of --max-wait (0: never wait). */
 export function fitsBudget(kind: WaitKind, ms: number, budget: WaitBudget, paced: boolean): boolean {
-  if (!countsTowardMaxWait(kind, paced)) return true;
-  if (ms <= 0) return true;
+  if (!countsTowardMaxWait(kind, paced) || ms <= 0) return true;
   return budget.maxWaitMs > 0 && budget.waitedMs + ms <= budget.maxWaitMs;
 }
 
 /** What the last attempt came to, as far as waiting is concerned. */
 export interface AttemptReport {
   outcome: AttemptOutcome;
-  /** A 429's or a 503's Retry-After in ms (a usable one: more than 0). */
+  /** A 429's or a 503's usable Retry-After in ms. */
   retryAfterMs?: number;
   /** A 429 without Retry-After: ms until the window's reset, when the answer named one. */
   resetInMs?: number;
@@ -162,39 +292,15 @@ export function planRetry(report: AttemptReport, state: RetryState, budget: Wait
   if (!shouldRetry(report.outcome, state.retriesDone, state.maxRetries, state.method)) return { retry: false };
   // A ban is waited out once; a second one means the key is still banned: stop rather than risk a longer one.
   if (report.banned && state.bans > 1) return { retry: false };
-  let kind: WaitKind;
-  let ms: number;
-  if (report.retryAfterMs !== undefined) {
-    // The server's word: exactly Retry-After, whatever X-RateLimit-Reset says.
-    kind = report.banned ? 'ban' : 'retry_after';
-    ms = report.retryAfterMs;
-  } else if (report.resetInMs !== undefined) {
-    // Without Retry-After: the window's reset the answer named, which then is what is waited for.
-    ms = report.resetInMs;
-    kind = report.banned ? 'ban' : windowKind(report.resetInMs, 0);
-  } else if (report.holdMs !== undefined) {
-    ms = report.holdMs;
-    kind = report.banned ? 'ban' : 'backoff';
-  } else {
-    ms = delayFor(undefined, state.retriesDone, random);
-    kind = report.banned ? 'ban' : 'backoff';
-  }
+  // The server's word first: Retry-After exactly, whatever X-RateLimit-Reset says; else the reset it named; else the hold.
+  const ms = report.retryAfterMs ?? report.resetInMs ?? report.holdMs ?? delayFor(undefined, state.retriesDone, random);
+  const kind: WaitKind = report.banned
+    ? 'ban'
+    : report.retryAfterMs !== undefined
+      ? 'retry_after'
+      : report.resetInMs !== undefined
+        ? windowKind(report.resetInMs, 0)
+        : 'backoff';
   if (!fitsBudget(kind, ms, budget, paced) || (budget.maxWaitMs === 0 && countsTowardMaxWait(kind, paced))) return { retry: false, kind, ms };
   return { retry: true, kind, ms };
-}
-
-/** A wait the core is about to make, for the layer above to show. */
-export type WaitNotice =
-  /** The gate holds the request until `until` (nothing sent yet). */
-  | { what: 'gate'; kind: WaitKind; ms: number; until: number; at: number }
-  /** A retry after a failed attempt: `reason` is the failure's short form (`HTTP 503`, `connection reset by the server`). */
-  | { what: 'retry'; kind: WaitKind; ms: number; at: number; retry: number; retries: number; reason: string };
-
-/** The sentences the layer above gives the core for its notices and errors (output/waits.ts). */
-export interface WaitWords {
-  notice(notice: WaitNotice): string;
-  /** The message and hint of a RateLimitError for this stop. */
-  stop(stop: WaitStop): { message: string; hint?: string };
-  /** The end of a final error after retries: `, 5 attempts over 16.7s`. */
-  attempts(count: number, elapsedMs: number): string;
 }

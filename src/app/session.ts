@@ -80,7 +80,7 @@ export async function openApiSession(ctx: Context, overrides: { apiKey?: string 
       trace,
     });
     ctx.onCleanup(() => shared.close());
-    gate = openGate(shared, { now, probeLeaseMs, mirror: () => shared.mirror() });
+    gate = openGate(shared, { now, probeLeaseMs, solo: () => shared.fellBack, mirror: () => shared.mirror() });
   }
 
   const http = new HttpClient({

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import type { RequestHooks } from '../../src/api/client';
-import { StateUnwritableError } from '../../src/api/limits/file-store';
+import { StateUnwritableError } from '../../src/errors';
 import { waitWords } from '../../src/output/waits';
 import { NetworkError, RateLimitError } from '../../src/errors';
 import { FakeTime, fakeClient, fakeService, limitHeaders, memoryGate } from '../helpers/fake-core';
@@ -224,8 +224,10 @@ describe('no request starts after a 429 is read, until its Retry-After', () => {
 describe('no request starts after another process recorded a 429, until its Retry-After', () => {
   it('a request that passed the gate before the 429 came is held by the gate asked again after its beforeSend', async () => {
     const { time, requests, t0, client } = setup((request, i) =>
-      i === 0 ? { status: 429, headers: { 'retry-after': '2', ...limitHeaders(request.at, 0, 60) } } : { status: 200 },
+      i === 1 ? { status: 429, headers: { 'retry-after': '2', ...limitHeaders(request.at, 0, 60) } } : { status: 200, headers: limitHeaders(request.at, 50, 60) },
     );
+    // A first answer names the window: from then on both processes claim slots of it at once.
+    await time.run(client().http.send(list));
     // Two processes on one state file: the first gets the 429 and records it, then gives up (--retries 0).
     const first = time.run(client({ retries: 0 }).http.send(list)).catch((error: unknown) => error);
     const second = client();
@@ -238,7 +240,7 @@ describe('no request starts after another process recorded a 429, until its Retr
     );
     expect(await first).toBeInstanceOf(RateLimitError);
     await sent;
-    expect(requests.map((request) => request.at - t0)).toEqual([0, 2000]);
+    expect(requests.map((request) => request.at - t0)).toEqual([0, 0, 2000]);
     expect(second.waits.map((wait) => wait.ms)).toEqual([2000]);
   });
 });

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { HOLD_CAP_MS, HOLD_MIN_MS } from '../../src/api/retry';
+import { HOLD_CAP_MS, HOLD_MIN_MS } from '../../src/api/waits';
 import { type FakeAnswer, FakeTime, START, fakeClient, fakeService, memoryGate } from '../helpers/fake-core';
 
 /**
@@ -117,18 +117,18 @@ describe('a 429 without a usable time holds every request on the key', () => {
 
 describe('the hold’s length (rules.observe)', () => {
   it('starts at the larger of 5 s and what is left of the tracked window, doubles after a refused probe, up to a minute', async () => {
-    const { observe } = await import('../../src/api/limits/rules');
+    const { observe } = await import('../../src/api/waits');
     const now = START;
     const window = { reset: Math.ceil(now / 1000) + 40, resetAt: now + 40 * SECOND, remaining: 3 };
-    expect(observe({ window }, { status: 429 }, now, true)).toMatchObject({ blockedUntil: now + 40 * SECOND, holdMs: 40 * SECOND, reason: 'rate_limited' });
-    expect(observe(undefined, { status: 429 }, now, true)).toMatchObject({ blockedUntil: now + HOLD_MIN_MS, holdMs: HOLD_MIN_MS });
+    expect(observe({ window }, { status: 429 }, now)).toMatchObject({ blockedUntil: now + 40 * SECOND, holdMs: 40 * SECOND, reason: 'rate_limited' });
+    expect(observe(undefined, { status: 429 }, now)).toMatchObject({ blockedUntil: now + HOLD_MIN_MS, holdMs: HOLD_MIN_MS });
     // The hold has ended; the probe meets a 429: twice as long.
-    expect(observe({ holdMs: 20 * SECOND, blockedUntil: now - 1 }, { status: 429 }, now, true)).toMatchObject({ blockedUntil: now + 40 * SECOND, holdMs: 40 * SECOND });
-    expect(observe({ holdMs: 40 * SECOND, blockedUntil: now - 1 }, { status: 429 }, now, true)).toMatchObject({ holdMs: HOLD_CAP_MS });
+    expect(observe({ holdMs: 20 * SECOND, blockedUntil: now - 1 }, { status: 429 }, now)).toMatchObject({ blockedUntil: now + 40 * SECOND, holdMs: 40 * SECOND });
+    expect(observe({ holdMs: 40 * SECOND, blockedUntil: now - 1 }, { status: 429 }, now)).toMatchObject({ holdMs: HOLD_CAP_MS });
     // A 429 to a request sent before the hold began does not lengthen it.
-    expect(observe({ holdMs: 5 * SECOND, blockedUntil: now + 4 * SECOND, reason: 'rate_limited' }, { status: 429 }, now, true)).toBeUndefined();
+    expect(observe({ holdMs: 5 * SECOND, blockedUntil: now + 4 * SECOND, reason: 'rate_limited' }, { status: 429 }, now)).toBeUndefined();
     // The probe got through: the hold is over.
-    const over = observe({ holdMs: 5 * SECOND, blockedUntil: now - 1, reason: 'rate_limited', probeUntil: now + 500 }, { status: 201 }, now, true);
+    const over = observe({ holdMs: 5 * SECOND, blockedUntil: now - 1, reason: 'rate_limited', probeUntil: now + 500 }, { status: 201 }, now);
     expect(over).toBeDefined();
     expect(over).not.toHaveProperty('holdMs');
     expect(over).not.toHaveProperty('probeUntil');

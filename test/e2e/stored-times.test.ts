@@ -40,11 +40,12 @@ describe.concurrent('a planted blockedUntil in state.json', () => {
     const { server, key, configDir, petctl } = await setupE2e(t, json(200, [PET]));
     const id = await limitId(server.baseUrl, key);
     fs.writeFileSync(path.join(configDir, 'state.json'), JSON.stringify({ version: 1, limits: { [id]: { blockedUntil: planted(), reason: 'key_banned' } } }), { mode: 0o600 });
-    expectProceeded(await petctl(['pets', 'list']));
-    expect(server.requests).toHaveLength(1);
+    // profile show only reads; pets list then writes its claim, and the planted value is gone from the file.
     const shown = await petctl(['profile', 'show']);
     expect(shown.stdout).toContain('none seen on this machine');
     expectProceeded(shown);
+    expectProceeded(await petctl(['pets', 'list']));
+    expect(server.requests).toHaveLength(1);
   });
 });
 
@@ -62,8 +63,10 @@ describe.skipIf(noRedisServer)('a planted blockedUntil in the shared Redis', () 
 
   it.for(PLANTED)('%s: every client proceeds, one warning each, nothing printed of it', async ([, planted], t) => {
     const { server, key, petctl } = await setupE2e(t, json(200, [PET]));
-    await client.set(`${KEY_PREFIX}${await limitId(server.baseUrl, key)}`, JSON.stringify({ blockedUntil: planted(), reason: 'key_banned' }));
+    const stored = `${KEY_PREFIX}${await limitId(server.baseUrl, key)}`;
     for (const args of [['pets', 'list'], ['pets', 'add', '--name', 'Rex', '--category-id', '1']]) {
+      // Each client's claim replaces the planted value: it is planted again for the next.
+      await client.set(stored, JSON.stringify({ blockedUntil: planted(), reason: 'key_banned' }));
       server.reply(args[1] === 'add' ? json(201, PET) : json(200, [PET]));
       expectProceeded(await petctl(['-v', ...args], { env: { PETCTL_STATE_URL: redis.url } }));
     }

@@ -5,7 +5,7 @@ import fc from 'fast-check';
 import { afterAll, describe, expect, it } from 'vitest';
 import { openFileStore } from '../../src/api/limits/file-store';
 import { openGate } from '../../src/api/limits/gate';
-import { HOLD_CAP_MS, HOLD_MIN_MS } from '../../src/api/retry';
+import { HOLD_CAP_MS, HOLD_MIN_MS } from '../../src/api/waits';
 import { RateLimitError } from '../../src/errors';
 import { FakeTime, fakeClient, fakeService } from '../helpers/fake-core';
 import { RUNS } from './helpers';

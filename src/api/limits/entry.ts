@@ -29,15 +29,10 @@ export interface LimitEntry {
   blockedUntil?: number;
   reason?: BlockReason;
   window?: LimitWindow;
-  /** A paced request is finding out the new window's budget; others wait for its answer until then. */
+  /** A request is finding out the window's budget (or whether a hold's limit reopened); others wait for its answer until then. */
   probeUntil?: number;
-  /** The server's answers carry no budget: paced requests go without probing until then. */
+  /** The service's answers name no window: requests go without probing until then. */
   untrackedUntil?: number;
-  /**
-   * The server refused a request without naming a time or a budget: until then an answer
-   * without a budget does not free paced requests from probing (see rules.observe).
-   */
-  silentLimitUntil?: number;
   /**
    * A 429 named no time: the length of the hold it started (blockedUntil ends it). Once it
    * ends, one request probes and every other waits for its answer; any answer but a 429
@@ -63,7 +58,6 @@ export const ENTRY_FIELDS = {
   window: 'window',
   probeUntil: 'time',
   untrackedUntil: 'time',
-  silentLimitUntil: 'time',
   holdMs: 'duration',
 } as const satisfies { [K in keyof Required<LimitEntry>]: EntryKind };
 

@@ -1,9 +1,9 @@
 import fs from 'node:fs';
 import { CorruptFileError, readJsonFile, withFileLock, writeFileAtomic } from '../../locked-file';
-import { ExitCode, PetctlError } from '../../errors';
+import { StateUnwritableError } from '../../errors';
 import { describeFsError } from '../../fs-errors';
 import { type BlockReason, type LimitEntry, readEntry } from './entry';
-import { isStale } from './rules';
+import { isStale } from '../waits';
 import { type LimitChange, type LimitStore, droppedTimesWarning, limitId } from './store';
 
 /**
@@ -16,25 +16,6 @@ import { type LimitChange, type LimitStore, droppedTimesWarning, limitId } from 
  * File shape: { "version": 1, "limits": { "<id>": LimitEntry } } where <id>
  * is a hash of base URL and key: the key itself is never written here.
  */
-
-/**
- * state.json cannot be written (a full disk, a read-only directory): the
- * request that needed it is not sent, since the limits it holds for every
- * petctl on the machine would no longer be kept (exit 1).
- */
-export class StateUnwritableError extends PetctlError {
-  constructor(
-    readonly file: string,
-    readonly reason: string,
-    cause: unknown,
-  ) {
-    super(ExitCode.FAILURE, `cannot write the rate-limit state file ${file}: ${reason}`, {
-      code: 'state_unwritable',
-      hint: 'free some space on its disk or make its directory writable again, then rerun the command; the request was not sent',
-      cause,
-    });
-  }
-}
 
 interface StateFile {
   version: 1;

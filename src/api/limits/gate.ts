@@ -1,4 +1,4 @@
-import { type GateDecision, type RateAnswer, decide, observe } from './rules';
+import { type Claim, type GateDecision, MAX_PROBE_LEASE_MS, type RateAnswer, decide, observe } from '../waits';
 import type { LimitEntry } from './entry';
 import type { LimitStore } from './store';
 
@@ -9,49 +9,37 @@ import type { LimitStore } from './store';
  */
 
 export interface RateLimitGate {
-  /**
-   * Whether one more request may go now (taking one from the shared budget when one is tracked), or until when to wait.
-   * `reserve`: for a paced request, how many of the window's requests to leave to others (see rules.decide).
-   */
-  acquire(paced: boolean, reserve?: number): Promise<GateDecision>;
+  /** Whether one more request may go now (claiming its slot), or until when to wait; `reserve`: slots of the window left to others. */
+  acquire(reserve?: number): Promise<GateDecision>;
   /** Records what an answer said about the limits. */
-  record(answer: RateAnswer, paced: boolean): Promise<void>;
+  record(answer: RateAnswer): Promise<void>;
   /** The record for this base URL and key, as last written by any process. */
   current(): Promise<LimitEntry | undefined>;
 }
 
-/**
- * A paced request that never answers (its process was killed) holds up the
- * others no longer than this. Short: should a slow answer outlive it, one more
- * probe goes out at the start of a window, when the budget is full anyway.
- */
-export const MAX_PROBE_LEASE_MS = 1_000;
-
 export interface GateOptions {
   now: () => number;
-  /** How long other paced requests wait for a probe's answer at most (its request timeout; capped at MAX_PROBE_LEASE_MS). */
+  /** How long other requests wait for a probe's answer at most (its request timeout; capped in waits.ts). */
   probeLeaseMs?: number;
-  /**
-   * A second store that learns every answer as a single command records it
-   * (a 429, a ban, the window), while it is not already the one in use: the
-   * state file beside Redis, so this machine knows what it last heard.
-   */
+  /** Every request probes, one in flight on this machine: the shared store fell back to this machine's file (redis-store.ts). */
+  solo?: () => boolean;
+  /** A second store that learns every answer too (the state file beside Redis, so this machine knows what it last heard). */
   mirror?: () => LimitStore | undefined;
 }
 
 export function openGate(store: LimitStore, options: GateOptions): RateLimitGate {
-  const { now } = options;
-  const probeLeaseMs = Math.min(options.probeLeaseMs ?? MAX_PROBE_LEASE_MS, MAX_PROBE_LEASE_MS);
+  const { now, probeLeaseMs = MAX_PROBE_LEASE_MS } = options;
   return {
-    acquire(paced, reserve) {
+    acquire(reserve = 0) {
+      const claim: Claim = { reserve, solo: options.solo?.() ?? false, probeLeaseMs };
       return store.update((entry) => {
-        const decision = decide(entry, now(), paced, probeLeaseMs, reserve);
+        const decision = decide(entry, now(), claim);
         return { entry: decision.go ? decision.entry : undefined, result: decision };
       }, 'acquire');
     },
-    async record(answer, paced) {
-      await store.update((entry) => ({ entry: observe(entry, answer, now(), paced), result: undefined }), 'record');
-      await options.mirror?.()?.update((entry) => ({ entry: observe(entry, answer, now(), false), result: undefined }));
+    async record(answer) {
+      await store.update((entry) => ({ entry: observe(entry, answer, now()), result: undefined }), 'record');
+      await options.mirror?.()?.update((entry) => ({ entry: observe(entry, answer, now()), result: undefined }));
     },
     current: () => store.read(),
   };

@@ -30,19 +30,21 @@ import { StoreTimeout, describeStoreError, timeReplyMs, withTimeout } from './re
  * state; the key itself is never stored. Every write sets a TTL a minute past
  * the entry's latest time, so Redis holds nothing that no longer matters.
  *
- * Failure: connecting (with AUTH and SELECT) must finish within
- * CONNECT_TIMEOUT_MS and every command within COMMAND_TIMEOUT_MS. Otherwise,
- * or on any error (refused, wrong password, connection lost), the gate warns
- * once and uses this machine's state file (`local`) for the rest of the run.
- * Every answer is also recorded there while Redis is in use (the gate's
- * mirror: as a single command would record it, 429s, bans and the window),
- * and at the fallback the shared entry as last read is merged into it
- * (another machine's block, the window, a hold), so the fallback goes on
- * with what this machine knows.
+ * Failure: a store that answers slowly is not one that is down. The
+ * connection's own errors (refused, reset, closed, wrong password) mean the
+ * fallback at once; no answer at all means it only after NO_ANSWER_MS, a
+ * bound a crowd of processes on a loaded machine stays well inside. The gate
+ * then uses this machine's state file (`local`) for the rest of the run, with
+ * every request a probe (GateOptions.solo): one in flight on this machine, so
+ * machines that fell back beside each other cannot spend a window again, the
+ * service's own Remaining bounding each. Every answer is also recorded in the
+ * file while Redis is in use (the gate's mirror), and at the fallback the
+ * shared record as last read is merged into it, so the fallback goes on with
+ * what this machine knows.
  */
 
-export const CONNECT_TIMEOUT_MS = 2_000;
-export const COMMAND_TIMEOUT_MS = 1_000;
+/** How long connecting (with AUTH, SELECT and TIME), or any one command, may go without an answer. */
+export const NO_ANSWER_MS = 10_000;
 export const KEY_PREFIX = 'petctl:limit:';
 /** How long an entry outlives its latest time. */
 export const EXPIRE_MARGIN_MS = 60_000;
@@ -100,8 +102,8 @@ function parseStored(raw: string | null, now: number, dropped: string[]): LimitE
 }
 
 export async function openRedisStore(options: RedisStoreOptions): Promise<RedisStore> {
-  const connectTimeoutMs = options.connectTimeoutMs ?? CONNECT_TIMEOUT_MS;
-  const commandTimeoutMs = options.commandTimeoutMs ?? COMMAND_TIMEOUT_MS;
+  const connectTimeoutMs = options.connectTimeoutMs ?? NO_ANSWER_MS;
+  const commandTimeoutMs = options.commandTimeoutMs ?? NO_ANSWER_MS;
   const { local, now, trace } = options;
   const { address, where } = options;
   const password = options.password ?? address.password;

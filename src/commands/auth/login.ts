@@ -73,7 +73,7 @@ async function checkKey(ctx: Context, key: string): Promise<void> {
   const { http, target } = await openApiSession(ctx, { apiKey: key });
   const service = target.baseUrlSource === 'sandbox' ? 'the embedded sandbox' : target.baseUrl;
   try {
-    const { rate } = (await listPets(http, { limit: 1 }, { keepLimits: true })).response;
+    const { rate } = (await listPets(http, { limit: 1 })).response;
     const remaining = rate.remaining === undefined ? '' : `, ${rate.remaining} left`;
     ctx.notice(`Key accepted by ${service}: ${rate.limit === undefined ? 'it reported no rate limit' : `rate limit ${rate.limit}${remaining}`}.`);
   } catch (error) {

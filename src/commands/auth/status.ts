@@ -21,7 +21,7 @@ export async function statusRun(ctx: Context): Promise<void> {
     import('../../output/profile'),
   ]);
   // What it learns of the limits is kept, so that `profile show` says the same until the window ends.
-  const { response } = await listPets(http, { limit: 1 }, { keepLimits: true });
+  const { response } = await listPets(http, { limit: 1 });
   const { rate } = response;
   const resetMs = rate.resetEpochSeconds === undefined ? undefined : rate.resetEpochSeconds * 1000;
   // JSON keeps the moment unambiguous (UTC, ISO 8601); people read it in their own time zone.

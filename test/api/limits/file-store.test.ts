@@ -3,7 +3,8 @@ import os from 'node:os';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { type BlockReason, MAX_STORED_AHEAD_MS, readEntry } from '../../../src/api/limits/entry';
-import { StateUnwritableError, lastSeenLimits, openFileStore } from '../../../src/api/limits/file-store';
+import { StateUnwritableError } from '../../../src/errors';
+import { lastSeenLimits, openFileStore } from '../../../src/api/limits/file-store';
 import { type RateLimitGate, openGate } from '../../../src/api/limits/gate';
 import { limitId } from '../../../src/api/limits/store';
 import { fill, mountSmallDisk, noSmallDisk, unmountSmallDisk } from '../../helpers/small-disk';
@@ -38,8 +39,8 @@ const clock = (ms: number) => () => ms;
 
 /** What an answer that blocks the key records: a 429 (rate_limited, key_banned), or Remaining: 0 (quota_exhausted). */
 function block(gate: RateLimitGate, until: number, reason: BlockReason): Promise<void> {
-  if (reason === 'quota_exhausted') return gate.record({ status: 200, remaining: 0, reset: Math.ceil(until / 1000), resetAt: until }, false);
-  return gate.record({ status: 429, retryAt: until, banned: reason === 'key_banned' }, false);
+  if (reason === 'quota_exhausted') return gate.record({ status: 200, remaining: 0, reset: Math.ceil(until / 1000), resetAt: until });
+  return gate.record({ status: 429, retryAt: until, banned: reason === 'key_banned' });
 }
 
 describe('limitId', () => {
@@ -216,10 +217,10 @@ describe('the shared budget', () => {
     const resetAt = NOW + 30_000;
     const first = await openRateLimitState(file, BASE, KEY, clock(NOW));
     // A paced answer records the window: 25 left.
-    await first.record({ status: 200, remaining: 25, reset: resetAt / 1000, resetAt }, true);
+    await first.record({ status: 200, remaining: 25, reset: resetAt / 1000, resetAt });
 
     const gates = await Promise.all(Array.from({ length: 8 }, () => openRateLimitState(file, BASE, KEY, clock(NOW))));
-    const decisions = await Promise.all(gates.flatMap((gate) => Array.from({ length: 5 }, () => gate.acquire(true))));
+    const decisions = await Promise.all(gates.flatMap((gate) => Array.from({ length: 5 }, () => gate.acquire())));
     expect(decisions.filter((d) => d.go)).toHaveLength(25);
     expect(decisions.filter((d) => !d.go)).toEqual(Array.from({ length: 15 }, () => ({ go: false, until: resetAt, reason: 'window' })));
     expect((await first.current())?.window?.remaining).toBe(0);
@@ -228,20 +229,20 @@ describe('the shared budget', () => {
   it('lets one paced request probe an unknown window while the others wait for its answer', async () => {
     const file = stateFile();
     const gates = await Promise.all(Array.from({ length: 4 }, () => openRateLimitState(file, BASE, KEY, clock(NOW), { probeLeaseMs: 2000 })));
-    const decisions = await Promise.all(gates.map((gate) => gate.acquire(true)));
+    const decisions = await Promise.all(gates.map((gate) => gate.acquire()));
     expect(decisions.filter((d) => d.go)).toHaveLength(1);
     expect(decisions.filter((d) => !d.go && d.reason === 'probe')).toHaveLength(3);
   });
 
-  it('a single command sends without writing while no window is tracked, then records the window its answer names', async () => {
+  it('the first request on a key probes it; the others wait for its answer, then claim from the window it names', async () => {
     const file = stateFile();
     const gate = await openRateLimitState(file, BASE, KEY, clock(NOW));
-    expect(await gate.acquire(false)).toEqual({ go: true });
-    expect(fs.existsSync(file)).toBe(false);
-    await gate.record({ status: 200, remaining: 200, reset: (NOW + 30_000) / 1000, resetAt: NOW + 30_000 }, false);
+    expect(await gate.acquire()).toEqual({ go: true, entry: { probeUntil: NOW + 1000 } });
+    expect(await (await openRateLimitState(file, BASE, KEY, clock(NOW))).acquire()).toMatchObject({ go: false, reason: 'probe' });
+    await gate.record({ status: 200, remaining: 200, reset: (NOW + 30_000) / 1000, resetAt: NOW + 30_000 });
     // The next command, in any process, claims from it before it is sent.
     const next = await openRateLimitState(file, BASE, KEY, clock(NOW + 1));
-    expect(await next.acquire(false)).toMatchObject({ go: true, entry: { window: { remaining: 199 } } });
+    expect(await next.acquire()).toMatchObject({ go: true, entry: { window: { remaining: 199 } } });
     expect((await next.current())?.window?.remaining).toBe(199);
   });
 });
@@ -280,11 +281,10 @@ describe('times read back are checked', () => {
     fs.writeFileSync(file, JSON.stringify({ version: 1, limits: { [id]: { blockedUntil: 1e300, reason: 'key_banned' } } }));
     const warnings: string[] = [];
     const gate = await openRateLimitState(file, BASE, KEY, clock(NOW), { warn: (message) => warnings.push(message) });
-    expect(await gate.acquire(false)).toEqual({ go: true });
-    expect(await gate.current()).toBeUndefined();
-    expect(await gate.acquire(false)).toEqual({ go: true });
+    expect(await gate.acquire()).toMatchObject({ go: true, entry: { probeUntil: NOW + 1000 } });
+    expect(await gate.current()).toEqual({ probeUntil: NOW + 1000 });
     expect(warnings).toEqual([`ignored blockedUntil in the rate-limit state at ${file}: not a time petctl could have stored (not a number, or more than a day past the longest wait the service can ask for)`]);
-    await gate.record({ status: 429, retryAt: NOW + 5_000 }, false);
+    await gate.record({ status: 429, retryAt: NOW + 5_000 });
     expect(readState(file).limits[id]).toEqual({ blockedUntil: NOW + 5_000, reason: 'rate_limited' });
   });
 
@@ -315,7 +315,7 @@ describe.skipIf(noSmallDisk)('state.json on a full disk', () => {
     expect(failure).toBeInstanceOf(StateUnwritableError);
     expect(failure).toMatchObject({ code: 'state_unwritable', exitCode: 1, file, message: `cannot write the rate-limit state file ${file}: no space left on the device (ENOSPC)` });
     // Once the block is over, a paced request would take from the shared budget: it is not let through.
-    await expect((await openRateLimitState(file, BASE, KEY, clock(NOW + 61_000))).acquire(true)).rejects.toBeInstanceOf(StateUnwritableError);
+    await expect((await openRateLimitState(file, BASE, KEY, clock(NOW + 61_000))).acquire()).rejects.toBeInstanceOf(StateUnwritableError);
     // The block written before the disk filled up still holds; no temporary file is left behind.
     expect(await gate.current()).toMatchObject({ blockedUntil: NOW + 60_000, reason: 'rate_limited' });
     expect(fs.readdirSync(disk).sort()).toEqual(['filler', 'state.json']);
@@ -326,21 +326,21 @@ describe('the hold after a 429 with no usable time, through state.json', () => {
   it('a second process is held until the hold ends, then probes alone; its 429 doubles the hold, a success ends it', async () => {
     const file = stateFile();
     const first = await openRateLimitState(file, BASE, KEY, clock(NOW));
-    await first.record({ status: 429 }, true);
+    await first.record({ status: 429 });
 
     const second = await openRateLimitState(file, BASE, KEY, clock(NOW + 1000));
-    expect(await second.acquire(true)).toEqual({ go: false, until: NOW + 5000, reason: 'hold' });
+    expect(await second.acquire()).toEqual({ go: false, until: NOW + 5000, reason: 'hold' });
     // At the end of the hold one request probes, paced or not; another waits for its answer.
     const atEnd = await openRateLimitState(file, BASE, KEY, clock(NOW + 5000));
-    expect((await atEnd.acquire(false)).go).toBe(true);
-    expect(await atEnd.acquire(true)).toMatchObject({ go: false, reason: 'probe' });
-    await atEnd.record({ status: 429 }, false);
-    expect(await atEnd.acquire(true)).toEqual({ go: false, until: NOW + 15_000, reason: 'hold' });
+    expect((await atEnd.acquire()).go).toBe(true);
+    expect(await atEnd.acquire()).toMatchObject({ go: false, reason: 'probe' });
+    await atEnd.record({ status: 429 });
+    expect(await atEnd.acquire()).toEqual({ go: false, until: NOW + 15_000, reason: 'hold' });
 
     const later = await openRateLimitState(file, BASE, KEY, clock(NOW + 15_000));
-    expect((await later.acquire(true)).go).toBe(true);
-    await later.record({ status: 201 }, true);
-    expect((await later.acquire(true)).go).toBe(true);
+    expect((await later.acquire()).go).toBe(true);
+    await later.record({ status: 201 });
+    expect((await later.acquire()).go).toBe(true);
     expect(Object.values(readState(file).limits)[0]).not.toHaveProperty('holdMs');
   });
 });

@@ -9,7 +9,7 @@ import { openFileStore } from '../../../src/api/limits/file-store';
 import { type RateLimitGate, openGate } from '../../../src/api/limits/gate';
 import { EXPIRE_MARGIN_MS, KEY_PREFIX, type RedisStore, expiryMs, openRedisStore } from '../../../src/api/limits/redis-store';
 import { timeReplyMs } from '../../../src/api/limits/redis-failures';
-import { decide } from '../../../src/api/limits/rules';
+import { decide } from '../../../src/api/waits';
 import { limitId } from '../../../src/api/limits/store';
 import { GARBAGE_TIME_REPLIES, startFakeRedis } from '../../helpers/fake-redis';
 import { type RedisServer, noRedisServer, redisAt, startRedisServer } from '../../helpers/redis-server';
@@ -36,8 +36,9 @@ interface Machine {
   traces: string[];
 }
 
-async function machine(stateUrl: string, options: { skewMs?: number; connectTimeoutMs?: number; commandTimeoutMs?: number; key?: string } = {}): Promise<Machine> {
-  const root = fs.mkdtempSync(path.join(os.tmpdir(), 'petctl-machine-'));
+/** `root`: the config folder of another process on the same machine (one state file). */
+async function machine(stateUrl: string, options: { skewMs?: number; connectTimeoutMs?: number; commandTimeoutMs?: number; key?: string; root?: string } = {}): Promise<Machine & { root: string }> {
+  const root = options.root ?? fs.mkdtempSync(path.join(os.tmpdir(), 'petctl-machine-'));
   roots.push(root);
   const now = () => Date.now() + (options.skewMs ?? 0);
   const key = options.key ?? KEY;
@@ -56,8 +57,8 @@ async function machine(stateUrl: string, options: { skewMs?: number; connectTime
     commandTimeoutMs: options.commandTimeoutMs,
   });
   stores.push(shared);
-  const gate = openGate(shared, { now, probeLeaseMs: 5_000, mirror: () => shared.mirror() });
-  return { gate, shared, local, now, warnings, traces };
+  const gate = openGate(shared, { now, probeLeaseMs: 5_000, solo: () => shared.fellBack, mirror: () => shared.mirror() });
+  return { gate, shared, local, now, warnings, traces, root };
 }
 
 /** A window with `remaining` requests left, as an answer would report it (paced: tracked from the first request). */
@@ -81,7 +82,7 @@ describe('the fallback merges what Redis said into the state file', () => {
     for (const [index, entry] of entries.entries()) {
       const store = openFileStore(path.join(root, `state-${index}.json`), BASE, KEY, () => at);
       await store.update((local) => ({ entry: mergeEntries(local, entry), result: undefined }));
-      expect(await openGate(store, { now: () => at, probeLeaseMs: 5_000 }).acquire(true)).toEqual(decide(entry, at, true, 1_000));
+      expect(await openGate(store, { now: () => at, probeLeaseMs: 5_000 }).acquire()).toEqual(decide(entry, at, { reserve: 0, solo: false, probeLeaseMs: 1_000 }));
     }
   });
 });
@@ -120,8 +121,8 @@ describe.skipIf(noRedisServer)('the rate-limit gate on a real redis-server', () 
     const a = await machine(redis.url);
     const b = await machine(redis.url);
     const retryAt = a.now() + 30_000;
-    await a.gate.record({ status: 429, retryAt }, false);
-    const decision = await b.gate.acquire(false);
+    await a.gate.record({ status: 429, retryAt });
+    const decision = await b.gate.acquire();
     expect(decision.go).toBe(false);
     expect(decision).toMatchObject({ reason: 'rate_limited' });
     // On B's clock, within the few ms the clock offsets are measured to.
@@ -133,19 +134,19 @@ describe.skipIf(noRedisServer)('the rate-limit gate on a real redis-server', () 
   it('shares a ban and an exhausted window', async () => {
     const a = await machine(redis.url);
     const b = await machine(redis.url);
-    await a.gate.record({ status: 429, retryAt: a.now() + 3_600_000, banned: true }, false);
-    expect(await b.gate.acquire(false)).toMatchObject({ go: false, reason: 'key_banned' });
+    await a.gate.record({ status: 429, retryAt: a.now() + 3_600_000, banned: true });
+    expect(await b.gate.acquire()).toMatchObject({ go: false, reason: 'key_banned' });
     await admin.flushall();
-    await a.gate.record({ ...windowAnswer(a.now(), 0) }, false);
-    expect(await b.gate.acquire(false)).toMatchObject({ go: false, reason: 'quota_exhausted' });
+    await a.gate.record({ ...windowAnswer(a.now(), 0) });
+    expect(await b.gate.acquire()).toMatchObject({ go: false, reason: 'quota_exhausted' });
   });
 
   it("stores times on Redis's clock: a machine whose clock is 10 minutes ahead is blocked for the same real time", async () => {
     const a = await machine(redis.url);
     const ahead = await machine(redis.url, { skewMs: 10 * MINUTE });
     const retryAt = a.now() + 20_000;
-    await a.gate.record({ status: 429, retryAt }, false);
-    const decision = (await ahead.gate.acquire(false)) as { go: false; until: number };
+    await a.gate.record({ status: 429, retryAt });
+    const decision = (await ahead.gate.acquire()) as { go: false; until: number };
     expect(decision.go).toBe(false);
     // Without the conversion B would be free at once (its clock is past A's retryAt).
     expect(Math.abs(decision.until - (retryAt + 10 * MINUTE))).toBeLessThan(50);
@@ -158,8 +159,8 @@ describe.skipIf(noRedisServer)('the rate-limit gate on a real redis-server', () 
 
   it('lets no two machines spend the same remaining request: 6 connections x 40 concurrent paced acquires, 50 left', async () => {
     const machines = await Promise.all(Array.from({ length: 6 }, () => machine(redis.url)));
-    await machines[0]!.gate.record(windowAnswer(machines[0]!.now(), 50), true);
-    const decisions = await Promise.all(machines.flatMap((m) => Array.from({ length: 40 }, () => m.gate.acquire(true))));
+    await machines[0]!.gate.record(windowAnswer(machines[0]!.now(), 50));
+    const decisions = await Promise.all(machines.flatMap((m) => Array.from({ length: 40 }, () => m.gate.acquire())));
     expect(decisions.filter((d) => d.go)).toHaveLength(50);
     expect(decisions.filter((d) => !d.go).every((d) => !d.go && d.reason === 'window')).toBe(true);
     expect((await machines[3]!.gate.current())?.window?.remaining).toBe(0);
@@ -170,20 +171,20 @@ describe.skipIf(noRedisServer)('the rate-limit gate on a real redis-server', () 
 
   it('sends one probe at an unknown window, whichever machine asks', async () => {
     const machines = await Promise.all(Array.from({ length: 4 }, () => machine(redis.url)));
-    const decisions = await Promise.all(machines.flatMap((m) => Array.from({ length: 10 }, () => m.gate.acquire(true))));
+    const decisions = await Promise.all(machines.flatMap((m) => Array.from({ length: 10 }, () => m.gate.acquire())));
     expect(decisions.filter((d) => d.go)).toHaveLength(1);
     expect(decisions.filter((d) => !d.go && d.reason === 'probe')).toHaveLength(39);
     // The probe's answer opens the window for everyone.
-    await machines[2]!.gate.record(windowAnswer(machines[2]!.now(), 10), true);
-    const next = await Promise.all(machines.map((m) => m.gate.acquire(true)));
+    await machines[2]!.gate.record(windowAnswer(machines[2]!.now(), 10));
+    const next = await Promise.all(machines.map((m) => m.gate.acquire()));
     expect(next.every((d) => d.go)).toBe(true);
     expect((await machines[0]!.gate.current())?.window?.remaining).toBe(6);
   });
 
   it('stores neither the API key nor anything without a TTL; the key is the hash the local state uses', async () => {
     const a = await machine(redis.url);
-    await a.gate.record({ status: 429, retryAt: a.now() + 5_000 }, false);
-    await a.gate.record(windowAnswer(a.now(), 3), true);
+    await a.gate.record({ status: 429, retryAt: a.now() + 5_000 });
+    await a.gate.record(windowAnswer(a.now(), 3));
     const keys = await admin.keys('*');
     expect(keys).toEqual([`${KEY_PREFIX}${await limitId(BASE, KEY)}`]);
     const value = (await admin.get(keys[0]!))!;
@@ -197,26 +198,26 @@ describe.skipIf(noRedisServer)('the rate-limit gate on a real redis-server', () 
   it('keeps machines with different keys apart', async () => {
     const a = await machine(redis.url);
     const other = await machine(redis.url, { key: 'pk_live_other_key_0000000000' });
-    await a.gate.record({ status: 429, retryAt: a.now() + 30_000 }, false);
-    expect(await other.gate.acquire(false)).toEqual({ go: true });
+    await a.gate.record({ status: 429, retryAt: a.now() + 30_000 });
+    expect(await other.gate.acquire()).toMatchObject({ go: true });
   });
 
   it("mirrors answers into this machine's state file, so a fallback knows them", async () => {
     const a = await machine(redis.url);
     const retryAt = a.now() + 30_000;
-    await a.gate.record({ status: 429, retryAt }, true);
+    await a.gate.record({ status: 429, retryAt });
     expect((await a.local.current())?.blockedUntil).toBe(retryAt);
   });
 
   it('falls back when a command gets no answer in time (the server paused), and warns once', async () => {
     const a = await machine(redis.url, { commandTimeoutMs: 300 });
-    await a.local.record({ status: 429, retryAt: a.now() + 30_000 }, false);
+    await a.local.record({ status: 429, retryAt: a.now() + 30_000 });
     await admin.client('PAUSE', 2_000, 'ALL');
     try {
-      const decision = await a.gate.acquire(false);
+      const decision = await a.gate.acquire();
       // From the local file, which holds this machine's block.
       expect(decision).toMatchObject({ go: false, reason: 'rate_limited' });
-      expect(await a.gate.acquire(false)).toMatchObject({ go: false });
+      expect(await a.gate.acquire()).toMatchObject({ go: false });
     } finally {
       await admin.client('UNPAUSE');
     }
@@ -227,13 +228,53 @@ describe.skipIf(noRedisServer)('the rate-limit gate on a real redis-server', () 
 });
 
 describe.skipIf(noRedisServer)('when the shared store fails', () => {
+  it('a store that answers slowly is waited for, not given up: a 3 s pause with the default timeouts', async () => {
+    const redis = await startRedisServer();
+    const admin = new Redis(redis.url);
+    try {
+      const a = await machine(redis.url);
+      await admin.client('PAUSE', 3_000, 'ALL');
+      const started = Date.now();
+      expect(await a.gate.acquire()).toMatchObject({ go: true });
+      expect(Date.now() - started).toBeGreaterThanOrEqual(2_500);
+      expect(a.shared.fellBack).toBe(false);
+      expect(a.warnings).toEqual([]);
+    } finally {
+      admin.disconnect();
+      await redis.stop();
+    }
+  });
+
+  it('after a fallback every request probes: one in flight on the machine, each claiming from the service\'s own count', async () => {
+    const redis = await startRedisServer();
+    await redis.stop();
+    const a = await machine(redis.url);
+    const b = await machine(redis.url, { root: a.root });
+    expect(a.shared.fellBack && b.shared.fellBack).toBe(true);
+    expect(await a.gate.acquire()).toMatchObject({ go: true, entry: { probeUntil: expect.any(Number) } });
+    expect(await b.gate.acquire()).toMatchObject({ go: false, reason: 'probe' });
+    // The answer names a window with 30 left: still one at a time, each claiming one of them.
+    await a.gate.record(windowAnswer(a.now(), 30));
+    expect(await b.gate.acquire()).toMatchObject({ go: true, entry: { window: { remaining: 29 } } });
+    expect(await a.gate.acquire()).toMatchObject({ go: false, reason: 'probe' });
+    // Without a fallback the same window lets both go side by side.
+    const working = await startRedisServer();
+    try {
+      const c = await machine(working.url);
+      await c.gate.record(windowAnswer(c.now(), 30));
+      expect([await c.gate.acquire(), await c.gate.acquire()]).toMatchObject([{ go: true }, { go: true }]);
+    } finally {
+      await working.stop();
+    }
+  });
+
   it('falls back at once when the connection is refused, and warns once', async () => {
     const redis = await startRedisServer();
     await redis.stop();
     const a = await machine(redis.url);
     expect(a.shared.fellBack).toBe(true);
-    expect(await a.gate.acquire(true)).toMatchObject({ go: true });
-    await a.gate.record(windowAnswer(a.now(), 5), true);
+    expect(await a.gate.acquire()).toMatchObject({ go: true });
+    await a.gate.record(windowAnswer(a.now(), 5));
     expect((await a.gate.current())?.window?.remaining).toBe(5);
     expect(a.warnings).toEqual([expect.stringContaining(': connection refused;')]);
   });
@@ -243,11 +284,11 @@ describe.skipIf(noRedisServer)('when the shared store fails', () => {
     try {
       const a = await machine(redis.url);
       const retryAt = a.now() + 30_000;
-      await a.gate.record({ status: 429, retryAt }, false);
+      await a.gate.record({ status: 429, retryAt });
       expect(a.shared.fellBack).toBe(false);
       await redis.kill();
-      expect(await a.gate.acquire(false)).toEqual({ go: false, until: retryAt, reason: 'rate_limited' });
-      expect(await a.gate.acquire(false)).toMatchObject({ go: false });
+      expect(await a.gate.acquire()).toEqual({ go: false, until: retryAt, reason: 'rate_limited' });
+      expect(await a.gate.acquire()).toMatchObject({ go: false });
       expect(a.warnings).toHaveLength(1);
       expect(a.warnings[0]).toMatch(/\/0: (the connection was closed|connection reset);/);
     } finally {
@@ -272,12 +313,12 @@ describe.skipIf(noRedisServer)('when the shared store fails', () => {
       const a = await machine(redis.url);
       const b = await machine(redis.url);
       const retryAt = a.now() + 30_000;
-      await a.gate.record({ status: 429, retryAt }, false);
-      const seen = (await b.gate.acquire(false)) as { go: false; until: number };
+      await a.gate.record({ status: 429, retryAt });
+      const seen = (await b.gate.acquire()) as { go: false; until: number };
       expect(seen.go).toBe(false);
       await redis.kill();
       // B's own state file never heard of the 429; what B read from Redis goes with it into the fallback.
-      expect(await b.gate.acquire(false)).toEqual({ go: false, until: seen.until, reason: 'rate_limited' });
+      expect(await b.gate.acquire()).toEqual({ go: false, until: seen.until, reason: 'rate_limited' });
       expect(b.warnings).toHaveLength(1);
     } finally {
       await redis.stop();
@@ -293,7 +334,7 @@ describe.skipIf(noRedisServer)('when the shared store fails', () => {
       const a = await machine(`redis://127.0.0.1:${port}/0`, { connectTimeoutMs: 300 });
       expect(a.shared.fellBack).toBe(true);
       expect(a.warnings).toEqual([expect.stringContaining(': no answer within 0.3s;')]);
-      expect(await a.gate.acquire(false)).toEqual({ go: true });
+      expect(await a.gate.acquire()).toMatchObject({ go: true });
     } finally {
       for (const socket of sockets) socket.destroy();
       await new Promise((resolve) => silent.close(resolve));
@@ -344,7 +385,7 @@ describe('what the store says is checked', () => {
       expect(a.shared.fellBack).toBe(true);
       expect(a.shared.clockOffsetMs).toBeUndefined();
       expect(a.warnings).toEqual([`cannot use the shared rate-limit state at ${fake.url}: its TIME reply is not two integers; using this machine's state file for the rest of this run`]);
-      expect(await a.gate.acquire(false)).toEqual({ go: true });
+      expect(await a.gate.acquire()).toMatchObject({ go: true });
     } finally {
       await fake.close();
     }
@@ -374,13 +415,12 @@ describe.skipIf(noRedisServer)('a planted entry in a real Redis', () => {
       const blockedUntil = planted === 'beyond' ? Date.now() + MAX_STORED_AHEAD_MS + 60_000 : planted;
       await client.set(`${KEY_PREFIX}${id}`, JSON.stringify({ blockedUntil, reason: 'key_banned' }));
       const a = await machine(redis.url, { key });
-      expect(await a.gate.acquire(false)).toEqual({ go: true });
-      expect(await a.gate.current()).toBeUndefined();
-      expect(await a.gate.acquire(false)).toEqual({ go: true });
+      expect(await a.gate.acquire()).toMatchObject({ go: true });
+      expect(await a.gate.current()).toEqual({ probeUntil: expect.any(Number) });
       expect(a.shared.fellBack).toBe(false);
       expect(a.warnings).toEqual([expect.stringMatching(/^ignored blockedUntil in the rate-limit state at redis:\/\/127\.0\.0\.1:\d+\/0 \(petctl:limit:[0-9a-f]+\): not a time petctl could have stored/)]);
       expect(a.warnings.join('')).not.toMatch(/NaN|Infinity|e\+/);
-      await a.gate.record({ status: 429, retryAt: a.now() + 5_000 }, false);
+      await a.gate.record({ status: 429, retryAt: a.now() + 5_000 });
       const stored = JSON.parse((await client.get(`${KEY_PREFIX}${id}`))!);
       expect(stored).toEqual({ blockedUntil: expect.any(Number), reason: 'rate_limited' });
     } finally {
