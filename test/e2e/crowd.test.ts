@@ -1,8 +1,8 @@
 import fs from 'node:fs';
 import { describe, expect, it } from 'vitest';
-import { BIN, NODE, cleanEnv, newApiKey, tempConfigDir } from '../helpers/cli';
+import { BIN, NODE, assertNoSecrets, cleanEnv, newApiKey, tempConfigDir } from '../helpers/cli';
 import { type CrowdRun, describeCrowd, jsonStop, runCrowd } from '../helpers/crowd';
-import { type LimitedService, startLimitedService, windowEndIn } from '../helpers/limited-service';
+import { type LimitedService, PET, startLimitedService, windowEndIn } from '../helpers/limited-service';
 import { noRedisServer, startRedisServer } from '../helpers/redis-server';
 
 /**
@@ -33,17 +33,19 @@ const FELL_BACK = 'cannot use the shared rate-limit state';
 interface Crowd {
   service: LimitedService;
   run: CrowdRun;
+  key: string;
 }
 
 async function crowdOnOneKey(folders: number, stateUrl?: string): Promise<Crowd> {
   const service = await startLimitedService({ windowEndsAt: windowEndIn(REOPEN_MS) });
   const configDirs = Array.from({ length: folders }, () => tempConfigDir());
+  const key = newApiKey();
   try {
     const run = await runCrowd({
       node: NODE,
       bin: BIN,
       env: cleanEnv(stateUrl === undefined ? {} : { PETCTL_STATE_URL: stateUrl }),
-      key: newApiKey(),
+      key,
       configDirs,
       perFolder: PROCESSES / folders,
       args: ['--base-url', service.baseUrl, ...ARGS],
@@ -55,7 +57,7 @@ async function crowdOnOneKey(folders: number, stateUrl?: string): Promise<Crowd>
       `${describeCrowd(run)}; the service saw ${requests} requests: ${ok} 2xx (per window: ${[...okPerWindow.values()].join(', ') || 'none'}), ` +
         `${refused} 429 (${bannedAnswers} key_banned), ${bans} bans; ${fellBack} processes left the shared state for the state file`,
     );
-    return { service, run };
+    return { service, run, key };
   } finally {
     await service.close();
     for (const dir of configDirs) fs.rmSync(dir, { recursive: true, force: true });
@@ -67,11 +69,12 @@ async function crowdOnOneKey(folders: number, stateUrl?: string): Promise<Crowd>
  * unless `stopsMaySend` (a host that fell back from a frozen store may have probed); each 2xx is
  * one process's answer.
  */
-function expectEveryoneDone({ service, run }: Crowd, stopsMaySend = false): void {
+function expectEveryoneDone({ service, run, key }: Crowd, stopsMaySend = false): void {
+  for (const member of run.members) assertNoSecrets(member, [key]);
   const hung = run.members.filter((member) => member.signal !== null);
   expect(hung.map((member) => member.signal), 'processes killed after running 240 s').toEqual([]);
   const served = run.members.filter((member) => member.code === 0);
-  for (const member of served) expect(JSON.parse(member.stdout), member.stderr).toEqual([{ id: 1, name: 'Rex', categoryId: 1, status: 'available' }]);
+  for (const member of served) expect(JSON.parse(member.stdout), member.stderr).toEqual([PET]);
   for (const member of run.members.filter((member) => member.code !== 0)) {
     expect(member.code, member.stderr).toBe(5);
     expect(member.stdout).toBe('');

@@ -50,7 +50,8 @@ export interface LimitedService {
   close(): Promise<void>;
 }
 
-const PET = { id: 1, name: 'Rex', categoryId: 1, status: 'available' };
+/** The one animal GET /v1/pets lists. */
+export const PET = { id: 1, name: 'Rex', categoryId: 1, status: 'available' };
 
 export async function startLimitedService(options: LimitedServiceOptions = {}): Promise<LimitedService> {
   const limit = options.limit ?? 60;
