@@ -11,7 +11,7 @@ import { fileURLToPath, pathToFileURL } from 'node:url';
 import { printRows } from './report.mjs';
 
 const benchDir = fileURLToPath(new URL('.', import.meta.url));
-const NOT_MODULES = new Set(['index.mjs', 'report.mjs']);
+const NOT_MODULES = new Set(['index.mjs', 'report.mjs', 'compile.mjs']);
 
 const args = process.argv.slice(2);
 const quick = args.includes('--quick');

@@ -15,7 +15,7 @@ import net from 'node:net';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
-import { build } from 'esbuild';
+import { compileModules } from './compile.mjs';
 import { runStandalone } from './report.mjs';
 
 const root = fileURLToPath(new URL('..', import.meta.url));
@@ -53,28 +53,14 @@ async function startRedis(dir) {
 }
 
 /** The two gates, compiled from src/ the way the bundle compiles them. */
-async function loadGates(dir) {
-  const outfile = path.join(dir, 'gates.mjs');
-  await build({
-    stdin: {
-      contents: [
-        "export { openFileStore } from './src/api/limits/file-store';",
-        "export { openRedisStore } from './src/api/limits/redis-store';",
-        "export { openGate } from './src/api/limits/gate';",
-        "export { limitId } from './src/api/limits/store';",
-        "export { describeStateUrl, stateStoreAddress } from './src/config/state-url';",
-      ].join('\n'),
-      resolveDir: root,
-      loader: 'ts',
-    },
-    bundle: true,
-    platform: 'node',
-    format: 'esm',
-    outfile,
-    banner: { js: "import { createRequire } from 'node:module'; const require = createRequire(import.meta.url);" },
-    logLevel: 'warning',
-  });
-  return import(pathToFileURL(outfile).href);
+function loadGates(dir) {
+  return compileModules(dir, 'gates', [
+    "export { openFileStore } from './src/api/limits/file-store';",
+    "export { openRedisStore } from './src/api/limits/redis-store';",
+    "export { openGate } from './src/api/limits/gate';",
+    "export { limitId } from './src/api/limits/store';",
+    "export { describeStateUrl, stateStoreAddress } from './src/config/state-url';",
+  ]);
 }
 
 const median = (values) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)];

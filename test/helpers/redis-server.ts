@@ -37,6 +37,10 @@ export interface RedisServer {
   ca?: string;
   /** Stops the server (SIGKILL: as if the machine went away) and waits until it has exited. */
   kill(): Promise<void>;
+  /** Freezes it (SIGSTOP): connections are accepted by the kernel, nothing answers. */
+  pause(): void;
+  /** Lets a paused server run again (SIGCONT). */
+  resume(): void;
   /** Stops it cleanly and removes its directory. Safe after kill(). */
   stop(): Promise<void>;
 }
@@ -127,6 +131,8 @@ export async function startRedisServer(options: RedisServerOptions = {}): Promis
     url: `${options.tls ? 'rediss' : 'redis'}://${auth}127.0.0.1:${port}/0`,
     password: options.password,
     ca: options.tls ? path.join(dir, 'cert.pem') : undefined,
+    pause: () => running.kill('SIGSTOP'),
+    resume: () => running.kill('SIGCONT'),
     async kill() {
       running.kill('SIGKILL');
       await exited(running);

@@ -1,0 +1,142 @@
+import fs from 'node:fs';
+import { describe, expect, it } from 'vitest';
+import { BIN, NODE, assertNoSecrets, cleanEnv, newApiKey, tempConfigDir } from '../helpers/cli';
+import { type CrowdRun, describeCrowd, jsonStop, runCrowd } from '../helpers/crowd';
+import { type LimitedService, PET, startLimitedService, windowEndIn } from '../helpers/limited-service';
+import { noRedisServer, startRedisServer } from '../helpers/redis-server';
+
+/**
+ * A crowd on one Free key at the real minute: 150 `pets list` started at once
+ * (cron on several machines), the window used up and reopening a few seconds
+ * after they start, against a service that bans the key after 10 refused
+ * requests in one window. Every request claims a slot before the wire; before
+ * the first answer for the key one request probes it and the others wait for
+ * that answer. So: no ban, at most 5 refused in all, every process ends with
+ * its pets (exit 0) or stops with nothing sent (exit 5) within the default
+ * --max-wait of 60 s. Durations are measured and logged, never asserted.
+ *
+ * The cases run one after another (one file): 150 node processes on two cores
+ * take a while to start, as they do on users' machines.
+ */
+
+const PROCESSES = 150;
+const ARGS = ['pets', 'list', '-o', 'json'];
+/** The window in use at the start ends this far after the crowd starts. */
+const REOPEN_MS = 6_000;
+/** The default --max-wait (60 s), the reopen, and time to start on a loaded machine. */
+const KILL_AFTER_MS = 240_000;
+const CASE_TIMEOUT_MS = 8 * 60_000;
+const MAX_REFUSED = 5;
+/** The warning of a process that stopped using the shared state store (src/api/limits/redis-store.ts). */
+const FELL_BACK = 'cannot use the shared rate-limit state';
+
+interface Crowd {
+  service: LimitedService;
+  run: CrowdRun;
+  key: string;
+}
+
+async function crowdOnOneKey(folders: number, stateUrl?: string): Promise<Crowd> {
+  const service = await startLimitedService({ windowEndsAt: windowEndIn(REOPEN_MS) });
+  const configDirs = Array.from({ length: folders }, () => tempConfigDir());
+  const key = newApiKey();
+  try {
+    const run = await runCrowd({
+      node: NODE,
+      bin: BIN,
+      env: cleanEnv(stateUrl === undefined ? {} : { PETCTL_STATE_URL: stateUrl }),
+      key,
+      configDirs,
+      perFolder: PROCESSES / folders,
+      args: ['--base-url', service.baseUrl, ...ARGS],
+      killAfterMs: KILL_AFTER_MS,
+    });
+    const { requests, ok, refused, bannedAnswers, bans, okPerWindow } = service.counts;
+    const fellBack = run.members.filter((member) => member.stderr.includes(FELL_BACK)).length;
+    console.log(
+      `${describeCrowd(run)}; the service saw ${requests} requests: ${ok} 2xx (per window: ${[...okPerWindow.values()].join(', ') || 'none'}), ` +
+        `${refused} 429 (${bannedAnswers} key_banned), ${bans} bans; ${fellBack} processes left the shared state for the state file`,
+    );
+    return { service, run, key };
+  } finally {
+    await service.close();
+    for (const dir of configDirs) fs.rmSync(dir, { recursive: true, force: true });
+  }
+}
+
+/**
+ * Every process ended by itself with its pets (0) or a rate-limit stop (5), one that sent nothing
+ * unless `stopsMaySend` (a host that fell back from a frozen store may have probed); each 2xx is
+ * one process's answer.
+ */
+function expectEveryoneDone({ service, run, key }: Crowd, stopsMaySend = false): void {
+  for (const member of run.members) assertNoSecrets(member, [key]);
+  const hung = run.members.filter((member) => member.signal !== null);
+  expect(hung.map((member) => member.signal), 'processes killed after running 240 s').toEqual([]);
+  const served = run.members.filter((member) => member.code === 0);
+  for (const member of served) expect(JSON.parse(member.stdout), member.stderr).toEqual([PET]);
+  for (const member of run.members.filter((member) => member.code !== 0)) {
+    expect(member.code, member.stderr).toBe(5);
+    expect(member.stdout).toBe('');
+    const stop = jsonStop(member);
+    expect(stop?.code, member.stderr).toBe('rate_limited');
+    if (!stopsMaySend) expect(stop?.message, member.stderr).toMatch(/nothing sent/);
+  }
+  expect(service.counts.ok).toBe(served.length);
+}
+
+function expectNoBan({ service }: Crowd): void {
+  expect(service.counts.bans, 'bans on the service').toBe(0);
+  expect(service.counts.bannedAnswers, 'key_banned answers').toBe(0);
+}
+
+describe('150 `pets list` at once on one Free key whose window is used up (the real minute)', () => {
+  it(
+    'one config folder: no ban, at most 5 refused, each gets its pets or stops with nothing sent',
+    async () => {
+      const crowd = await crowdOnOneKey(1);
+      expectNoBan(crowd);
+      expect(crowd.service.counts.refused, '429 answers').toBeLessThanOrEqual(MAX_REFUSED);
+      expectEveryoneDone(crowd);
+    },
+    CASE_TIMEOUT_MS,
+  );
+
+  describe.skipIf(noRedisServer)('with the state in a real redis-server (skipped where redis-server is not installed)', () => {
+    it(
+      'two config folders x 75 on one Redis: no ban, at most 5 refused, and Redis is never taken for down',
+      async () => {
+        const redis = await startRedisServer();
+        try {
+          const crowd = await crowdOnOneKey(2, redis.url);
+          expectNoBan(crowd);
+          expect(crowd.service.counts.refused, '429 answers').toBeLessThanOrEqual(MAX_REFUSED);
+          expectEveryoneDone(crowd);
+          // Up, local and never paused: a slow answer under load is not a store that is down.
+          const fellBack = crowd.run.members.filter((member) => member.stderr.includes(FELL_BACK));
+          expect(fellBack.map((member) => member.stderr), 'processes that gave up on a running Redis').toEqual([]);
+        } finally {
+          await redis.stop();
+        }
+      },
+      CASE_TIMEOUT_MS,
+    );
+
+    it(
+      'two config folders x 75, Redis frozen (SIGSTOP) before they start: no ban, each gets its pets or stops (exit 5)',
+      async () => {
+        const redis = await startRedisServer();
+        redis.pause();
+        try {
+          const crowd = await crowdOnOneKey(2, redis.url);
+          expectNoBan(crowd);
+          expectEveryoneDone(crowd, true);
+        } finally {
+          redis.resume();
+          await redis.stop();
+        }
+      },
+      CASE_TIMEOUT_MS,
+    );
+  });
+});

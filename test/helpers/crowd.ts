@@ -1,0 +1,91 @@
+import { spawn } from 'node:child_process';
+
+/**
+ * A crowd of petctl processes started at once on one key, as cron jobs on
+ * several machines start: each spawned directly (no shell), a config folder
+ * per "machine". Plain Node (no vitest): bench/crowd.mjs bundles it too.
+ */
+
+export interface CrowdOptions {
+  /** The Node.js and the built bin/petctl.js to run. */
+  node: string;
+  bin: string;
+  /** The environment every process starts from (nothing of the caller's own petctl settings). */
+  env: NodeJS.ProcessEnv;
+  key: string;
+  /** One "machine" per folder; `perFolder` processes each. */
+  configDirs: string[];
+  perFolder: number;
+  args: string[];
+  /** A process still running this long after its start is killed (SIGKILL): a hang shows as a signal, never as a stuck test. */
+  killAfterMs: number;
+}
+
+export interface CrowdMember {
+  folder: number;
+  code: number | null;
+  signal: NodeJS.Signals | null;
+  stdout: string;
+  stderr: string;
+  startedAt: number;
+  endedAt: number;
+}
+
+export interface CrowdRun {
+  members: CrowdMember[];
+  startedAt: number;
+  endedAt: number;
+}
+
+function runOne(options: CrowdOptions, folder: number): Promise<CrowdMember> {
+  return new Promise((resolve, reject) => {
+    const startedAt = Date.now();
+    const env = { ...options.env, PETCTL_CONFIG_DIR: options.configDirs[folder], PETCTL_API_KEY: options.key };
+    const child = spawn(options.node, [options.bin, ...options.args], { env, stdio: ['ignore', 'pipe', 'pipe'] });
+    let stdout = '';
+    let stderr = '';
+    child.stdout.setEncoding('utf8').on('data', (chunk: string) => (stdout += chunk));
+    child.stderr.setEncoding('utf8').on('data', (chunk: string) => (stderr += chunk));
+    const timer = setTimeout(() => child.kill('SIGKILL'), options.killAfterMs);
+    child.on('error', reject);
+    child.on('close', (code, signal) => {
+      clearTimeout(timer);
+      resolve({ folder, code, signal, stdout, stderr, startedAt, endedAt: Date.now() });
+    });
+  });
+}
+
+/** Starts every process at once (interleaving the folders) and resolves when all have ended. */
+export async function runCrowd(options: CrowdOptions): Promise<CrowdRun> {
+  const startedAt = Date.now();
+  const started: Array<Promise<CrowdMember>> = [];
+  for (let index = 0; index < options.perFolder; index += 1) {
+    for (let folder = 0; folder < options.configDirs.length; folder += 1) started.push(runOne(options, folder));
+  }
+  const members = await Promise.all(started);
+  return { members, startedAt, endedAt: Math.max(...members.map((member) => member.endedAt)) };
+}
+
+/** A member's error, as -o json writes it: the last JSON line on stderr. */
+export function jsonStop(member: CrowdMember): { code?: unknown; message?: unknown } | undefined {
+  const line = member.stderr.split('\n').filter((text) => text.startsWith('{')).at(-1);
+  if (line === undefined) return undefined;
+  try {
+    return JSON.parse(line) as { code?: unknown; message?: unknown };
+  } catch {
+    return undefined;
+  }
+}
+
+/** One line for a test's log or a benchmark's note: exits by code, the longest run. */
+export function describeCrowd(run: CrowdRun): string {
+  const exits = new Map<string, number>();
+  for (const member of run.members) {
+    const exit = member.signal ?? String(member.code);
+    exits.set(exit, (exits.get(exit) ?? 0) + 1);
+  }
+  const longest = Math.max(...run.members.map((member) => member.endedAt - member.startedAt));
+  const last = Math.max(...run.members.map((member) => member.startedAt)) - run.startedAt;
+  const byExit = [...exits].map(([exit, n]) => `exit ${exit}: ${n}`).join(', ');
+  return `${run.members.length} processes (${byExit}); the last started ${(last / 1000).toFixed(1)} s after the first; longest run ${(longest / 1000).toFixed(1)} s; all done in ${((run.endedAt - run.startedAt) / 1000).toFixed(1)} s`;
+}
