@@ -1,11 +1,11 @@
-import { NetworkError, type PetctlError, RateLimitError, UsageError, type WaitStop } from '../errors';
+import { NetworkError, type PetctlError, RateLimitError, StateUnwritableError, UsageError, type WaitStop } from '../errors';
 import { stringifyJson } from '../schemas/json';
 import { type Answer, errorForAnswer, parseSuccessBody } from './answer';
 import { type AttemptOptions, attempt, failureReason } from './attempt';
 import type { CacheAccess } from './cache';
+import type { ApiRequest, ApiResponse } from './request';
 import { type Limits, Learner } from './learn';
 import type { RateLimitGate } from './limits/gate';
-import { StateUnwritableError } from '../errors';
 import type { RateHeaders } from './limits/headers';
 import { isSameOrigin } from './same-origin';
 import {
@@ -23,15 +23,11 @@ import {
 } from './waits';
 
 /**
- * The HTTP core's send loop: wait for the gate → send → learn → retry or
- * not. What each wait is and how long it may be is decided in waits.ts; one
- * request on the wire is attempt.ts; what an answer means is answer.ts; what
- * it teaches of the limits, and this process's hold, learn.ts. Endpoint functions (endpoints/) sit on top
- * and validate bodies; nothing here knows what a Pet is, and nothing here
- * words a wait: the layer above gives the words (output/waits.ts).
- *
- * Over 300 lines on purpose: the loop's steps share one request's state (its
- * attempts, budget and hold), and split across files they would pass it around.
+ * The HTTP core's send loop: ask the gate → send → learn → retry or not. It
+ * obeys: every wait is decided in waits.ts; one request on the wire is
+ * attempt.ts; what an answer means is answer.ts, and what it teaches of the
+ * limits learn.ts. Nothing here knows what a Pet is or words a wait (the
+ * layer above gives the words: output/waits.ts).
  */
 
 export interface HttpClientOptions extends AttemptOptions {
@@ -55,68 +51,6 @@ export interface HttpClientOptions extends AttemptOptions {
 
 /** Methods that change nothing (RFC 9110, 9.2.1): every other one clears the target's cached answers. */
 const SAFE_METHODS = new Set(['GET', 'HEAD', 'OPTIONS']);
-
-export interface ApiRequest {
-  /** Any method (`petctl api -X PATCH`); only GET is retried after anything but a 429. */
-  method: string;
-  /** Relative to the base URL, e.g. /pets */
-  path: string;
-  /**
-   * An absolute URL to send to instead of `path` and `query` (a next-page link,
-   * `petctl api https://…`); refused unless on the base URL's origin, since the key goes with it.
-   */
-  url?: string;
-  query?: Record<string, string | number | undefined>;
-  body?: unknown;
-  /** A body sent byte for byte instead of `body` (`petctl api --input`); content-type defaults to JSON. */
-  rawBody?: string | Buffer;
-  /** Extra request headers (`petctl api -H`); they cannot replace Authorization or User-Agent. */
-  headers?: Record<string, string>;
-  /** Keep the answer's text as it came, without parsing it as JSON (`petctl api` prints non-JSON bodies too). */
-  rawResponse?: boolean;
-  /** Per-request hooks; bulk import uses them to journal and to show waits in its progress bar. */
-  hooks?: RequestHooks;
-  /** A GET only: serve a cached 2xx answer up to this old (ms) without sending, and keep this one that long. */
-  cacheForMs?: number;
-  /** With cacheForMs: whether a 2xx answer is one to serve again (an endpoint keeps only a body its schema accepts). */
-  cacheIf?: (response: ApiResponse) => boolean;
-}
-
-export interface RequestHooks {
-  /**
-   * Awaited on every attempt once the rate-limit gate has let the request go,
-   * just before it is written to the wire: a request still waiting in the gate
-   * was never sent. The gate is asked again after it (a 429 may have come in
-   * meanwhile), so a request past this point may still wait, then comes back here.
-   */
-  beforeSend?: () => void | Promise<void>;
-  /**
-   * Sees every HTTP answer whole, errors and 429s included (`petctl api -i`
-   * shows an error's head, getPet reads Sunset, bulk import counts statuses).
-   */
-  onAnswer?: (answer: Answer) => void;
-  /** Replaces the session's wait (its countdown line) for this request's waits; must reject on Ctrl-C. */
-  wait?: (ms: number, why: string) => Promise<void>;
-  /**
-   * A bulk import's or a listing's request: waiting for the plan's minute
-   * window is its pace, not a wait that --max-wait bounds (waits.ts).
-   */
-  paced?: boolean;
-  /** Requests of every window left unused for other commands on the key (`pets add --reserve`). */
-  reserve?: number;
-}
-
-export interface ApiResponse {
-  status: number;
-  url: string;
-  body: unknown;
-  /** The body exactly as received. */
-  text: string;
-  /** Every header as received, names lower-cased, for `petctl api -i`. */
-  headers: Record<string, string | string[] | undefined>;
-  rate: RateHeaders;
-  header(name: string): string | undefined;
-}
 
 export type { Answer } from './answer';
 

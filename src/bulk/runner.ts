@@ -1,5 +1,5 @@
 import { setMaxListeners } from 'node:events';
-import type { RequestHooks } from '../api/client';
+import type { RequestHooks } from '../api/request';
 import { type RateHeaders, parseRateHeaders } from '../api/limits/headers';
 import { ApiError, InterruptedError, InvalidResponseError, NetworkError, PetctlError, RateLimitError } from '../errors';
 import type { NewPet, Pet } from '../schemas/pet';

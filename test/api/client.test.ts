@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import type { RequestHooks } from '../../src/api/client';
+import type { RequestHooks } from '../../src/api/request';
 import { StateUnwritableError } from '../../src/errors';
 import { waitWords } from '../../src/output/waits';
 import { NetworkError, RateLimitError } from '../../src/errors';

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import type { RequestHooks } from '../../src/api/client';
+import type { RequestHooks } from '../../src/api/request';
 import { type KeyRateState, checkRateLimit, rateLimitPolicy } from '../../src/sandbox/rate-limiter';
 import { RateLimitError } from '../../src/errors';
 import { FakeTime, fakeClient, fakeService, memoryGate } from '../helpers/fake-core';

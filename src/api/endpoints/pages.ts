@@ -1,7 +1,8 @@
 import LinkHeader from 'http-link-header';
 import { InvalidResponseError } from '../../errors';
 import { Pets } from '../../schemas/pet';
-import type { ApiRequest, ApiResponse, HttpClient, RequestHooks } from '../client';
+import type { HttpClient } from '../client';
+import type { ApiRequest, ApiResponse, RequestHooks } from '../request';
 import { type ListPetsParams, validated } from './pets';
 import { isSameOrigin } from '../same-origin';
 

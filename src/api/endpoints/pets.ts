@@ -2,7 +2,8 @@ import type * as z from 'zod/mini';
 import { InvalidResponseError, NetworkError } from '../../errors';
 import { GET_PET_SUNSET } from '../../schemas/constants';
 import { NewPet, Pet, Pets, type PetStatus } from '../../schemas/pet';
-import type { ApiResponse, HttpClient, RequestHooks } from '../client';
+import type { HttpClient } from '../client';
+import type { ApiResponse, RequestHooks } from '../request';
 import { parseHttpDate } from '../limits/headers';
 
 /** Typed endpoint functions: one per operation of the specification, each validating what it sends and gets. */

@@ -1,7 +1,8 @@
 import { InvalidResponseError } from '../../errors';
 import { LosslessNumber } from 'lossless-json';
 import { parseJson } from '../../schemas/json';
-import type { ApiRequest, ApiResponse, HttpClient, RequestHooks } from '../client';
+import type { HttpClient } from '../client';
+import type { ApiRequest, ApiResponse, RequestHooks } from '../request';
 import { type LinkedPage, linkedPages } from './pages';
 
 /**

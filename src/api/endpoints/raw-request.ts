@@ -1,6 +1,6 @@
 import { UsageError } from '../../errors';
 import { parseInt64 } from '../../schemas/int64';
-import type { ApiRequest } from '../client';
+import type { ApiRequest } from '../request';
 import { isSameOrigin } from '../same-origin';
 
 /**

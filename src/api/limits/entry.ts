@@ -98,18 +98,18 @@ export function readEntry(raw: unknown, now: number, dropped: string[] = []): Li
     return undefined;
   }
   const latest = now + MAX_STORED_AHEAD_MS;
+  const checks: Record<EntryKind | WindowKind, (value: unknown) => boolean> = {
+    reason: (value) => typeof value === 'string' && REASONS.has(value),
+    count: isCount,
+    duration: (value) => isCount(value) && value <= MAX_STORED_AHEAD_MS,
+    time: (value) => isCount(value) && value <= latest,
+    unixSeconds: (value) => isCount(value) && value * 1000 <= latest,
+    window: () => true,
+  };
   /** A present value of the kind: kept when plausible, otherwise its name goes to `dropped`. */
   const plausible = (name: string, kind: EntryKind | WindowKind, value: unknown): boolean => {
-    if (value === undefined) return false;
-    const ok =
-      kind === 'reason'
-        ? typeof value === 'string' && REASONS.has(value)
-        : kind === 'count'
-          ? isCount(value)
-          : kind === 'duration'
-            ? isCount(value) && value <= MAX_STORED_AHEAD_MS
-            : isCount(value) && value * (kind === 'unixSeconds' ? 1000 : 1) <= latest;
-    if (!ok) dropped.push(name);
+    const ok = value !== undefined && checks[kind](value);
+    if (!ok && value !== undefined) dropped.push(name);
     return ok;
   };
   const stored = raw as Record<string, unknown>;
@@ -147,36 +147,30 @@ function readWindow(
   return undefined;
 }
 
-/** The record with every time moved by `by` ms (another clock's view of the same moments). */
-export function shiftEntry(entry: LimitEntry | undefined, by: number): LimitEntry | undefined {
-  if (!entry) return undefined;
-  const shifted: Record<string, unknown> = { ...entry };
+/** The record with every time (the window's too) replaced by `each` of it. */
+function mapTimes(entry: LimitEntry, each: (ms: number) => number): LimitEntry {
+  const mapped: Record<string, unknown> = { ...entry };
   for (const name of entryFields) {
     const value = entry[name];
-    if (value === undefined) continue;
-    if (ENTRY_FIELDS[name] === 'time') shifted[name] = (value as number) + by;
-    if (ENTRY_FIELDS[name] === 'window') shifted[name] = shiftWindow(value as LimitWindow, by);
+    if (value !== undefined && ENTRY_FIELDS[name] === 'time') mapped[name] = each(value as number);
+    if (value !== undefined && ENTRY_FIELDS[name] === 'window') {
+      const window: Record<string, unknown> = { ...(value as LimitWindow) };
+      for (const field of windowFields) if (WINDOW_FIELDS[field] === 'time' && window[field] !== undefined) window[field] = each(window[field] as number);
+      mapped[name] = window;
+    }
   }
-  return shifted as LimitEntry;
+  return mapped as LimitEntry;
 }
 
-function shiftWindow(window: LimitWindow, by: number): LimitWindow {
-  const shifted: Record<string, unknown> = { ...window };
-  for (const name of windowFields) if (WINDOW_FIELDS[name] === 'time' && window[name] !== undefined) shifted[name] = (window[name] as number) + by;
-  return shifted as unknown as LimitWindow;
+/** The record with every time moved by `by` ms (another clock's view of the same moments). */
+export function shiftEntry(entry: LimitEntry | undefined, by: number): LimitEntry | undefined {
+  return entry && mapTimes(entry, (ms) => ms + by);
 }
 
 /** The record's latest time (epoch ms), or 0: past it, nothing in the record holds anyone. */
 export function latestTime(entry: LimitEntry): number {
   let latest = 0;
-  for (const name of entryFields) {
-    const value = entry[name];
-    if (value === undefined) continue;
-    if (ENTRY_FIELDS[name] === 'time') latest = Math.max(latest, value as number);
-    if (ENTRY_FIELDS[name] === 'window') {
-      for (const field of windowFields) if (WINDOW_FIELDS[field] === 'time') latest = Math.max(latest, (value as LimitWindow)[field] ?? 0);
-    }
-  }
+  mapTimes(entry, (ms) => (latest = Math.max(latest, ms)));
   return latest;
 }
 

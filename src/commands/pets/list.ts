@@ -2,7 +2,7 @@ import { type Command, Option } from 'commander';
 import type { Context } from '../../context';
 import { writeResult } from '../../output/result';
 import { LIMIT_DEFAULT, LIMIT_MAX, LIMIT_MIN, type PetStatusValue } from '../../schemas/constants';
-import type { ApiResponse } from '../../api/client';
+import type { ApiResponse } from '../../api/request';
 import { cacheOption, parseLimit, statusOption } from '../parsers';
 import type { Invoke } from '../root';
 
