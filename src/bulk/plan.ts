@@ -63,13 +63,15 @@ export async function scanRows(
   // Without --id-column a row can only match a record of the same content: count occurrences of those alone.
   const occurrences = new Occurrences(plan.byId ? undefined : (content) => !plan.fresh && index.hasContent(plan.source, content));
   // With --id-column: every id seen, to find one used twice; the counts are made at the end, without those rows.
-  const byId = new Map<string, { row: number; line: number; identity: RowIdentity; plan: RowPlan; duplicate: boolean }>();
+  const byId = new Map<string, { row: number; line: number; identity: RowIdentity | undefined; plan: RowPlan; duplicate: boolean }>();
   const tally = (rowPlan: RowPlan, row: number, line: number, identity: RowIdentity | undefined) => {
     if (rowPlan.action === 'send') scan.toSend += 1;
     else if (rowPlan.action === 'unknown') {
       scan.unknown += 1;
-      // The journal has the row, so it has an identity; what was sent is the record's content (with --id-column the row's may differ now).
-      if (plan.retryUnknown) scan.unknownRows.push({ row, line, identity: identity!, sent: [rowPlan.record.content[0], rowPlan.record.content[1], rowPlan.record.content[2]] });
+      // The journal has the row, so it has an identity. What was sent is the record's content (with --id-column the row's may
+      // differ now): a row found is recorded with it, so that a later run tells the row changed, as for any row created before.
+      const { content } = rowPlan.record;
+      if (plan.retryUnknown) scan.unknownRows.push({ row, line, identity: { ...identity!, content }, sent: [content[0], content[1], content[2]] });
     } else if (rowPlan.action === 'skip') {
       scan.skippedCount += 1;
       const bySource = scan.skipped.get(rowPlan.record.source);
@@ -97,7 +99,7 @@ export async function scanRows(
     }
     const first = byId.get(row.rowId);
     if (first === undefined) {
-      byId.set(row.rowId, { row: row.row, line: row.line, identity: identity!, plan: rowPlan, duplicate: false });
+      byId.set(row.rowId, { row: row.row, line: row.line, identity, plan: rowPlan, duplicate: false });
       continue;
     }
     // An id used twice: which row is the animal cannot be told, so neither is sent.

@@ -20,7 +20,7 @@ import { type Content, type RowIdentity, type RowPlan, contentKey, contentOf } f
 export interface UnknownRow {
   row: number;
   line: number;
-  /** The row's identity now, under which what becomes of it is recorded. */
+  /** The row's identity, with the content it was sent with: a row found is recorded under it. */
   identity: RowIdentity;
   /** The fields the journal says were sent. */
   sent: Content;

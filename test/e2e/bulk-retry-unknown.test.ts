@@ -105,6 +105,22 @@ describe.concurrent('pets add --file --retry-unknown', () => {
     expect(server.requests.indexOf(listing.at(-1)!)).toBeLessThan(server.requests.findLastIndex((r) => r.method === 'POST'));
   });
 
+  it('with --id-column a row is looked for by what it sent, though the file has changed it since; found, it is then a changed row', async (t) => {
+    const shelter = creator({ list: {}, lose: { names: (name) => name === 'Tom' } });
+    const { server, configDir, petctl } = await setupE2e(t, shelter);
+    const file = write(configDir, 'intake.csv', 'Intake No,name,categoryId,status\nA-1,Tom,2,pending\n');
+    expect((await petctl(['pets', 'add', '--file', file, '--id-column', 'Intake No'])).code).toBe(7);
+    write(configDir, 'intake.csv', 'Intake No,name,categoryId,status\nA-1,Tom,2,sold\n');
+
+    const retry = await petctl(['pets', 'add', '--file', file, '--id-column', 'Intake No', '--retry-unknown', '-o', 'ndjson']);
+    expect(retry.code, retry.stderr).toBe(0);
+    expect(rows(retry.stdout)).toEqual([{ row: 1, line: 2, ok: true, retryUnknown: 'found', pet: { id: 100, name: 'Tom', categoryId: 2, status: 'pending' } }]);
+    expect(gets(server.requests).map((r) => r.query.status)).toEqual(['pending']);
+    const again = await petctl(['pets', 'add', '--file', file, '--id-column', 'Intake No']);
+    expect(again.stderr).toContain('line 2 (row 1): A-1 was created as 100 on');
+    expect(posts(server.requests)).toEqual(['Tom']);
+  });
+
   it('a row two animals could be is reported with both ids, neither sent nor recorded: exit 6 (ambiguous_rows)', async (t) => {
     const existing = [`{"id":7,"name":"Rex","categoryId":1,"status":"available"}`, `{"id":9007199254740993,"name":"Rex","categoryId":1,"status":"available"}`];
     const { server, configDir, petctl } = await setupE2e(t, creator({ list: { existing }, firstId: 200 }));
