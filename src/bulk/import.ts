@@ -8,10 +8,12 @@ import { JournalUnwritableError, JournalWriter, defaultJournalPath, readJournal,
 import { type RecordsPlan, type Scan, plannedRows, scanRows } from './plan';
 import { type InputFormat, type ReadOptions, formatFromExtension, readRows, sentField } from './reader';
 import type { InputEncoding } from './decode';
-import { RecordIndex } from './records';
+import { RecordIndex, entryOf } from './records';
+import type { UnknownLookup } from './unknown-rows';
 import { importEnding } from './outcome';
 import { STOPPING_LINE, endingError, ignoredColumnsLine, invalidInputError, invalidRowLine, moreInvalidLine, resumeLine, unwritableError } from '../output/import-end';
 import { noStatusLine } from '../output/no-status';
+import { rowWords, targetLabel } from '../output/unknown-rows';
 
 /**
  * `pets add --file`: validate every row and look it up in the records of the
@@ -22,6 +24,7 @@ import { noStatusLine } from '../output/no-status';
  *   decode.ts, delimiter.ts  encodings, the CSV delimiter
  *   records.ts row identity, and what the records say to do with a row
  *   plan.ts    the first pass (counts, ids used twice) and the sending pass's plan
+ *   unknown-rows.ts, unknown-match.ts  --retry-unknown: the listing, and the rows found in it
  *   journal.ts the records, durable, per target
  *   runner.ts  concurrency, interrupts, per-row outcomes
  *   outcome.ts how the import ended, and its exit code
@@ -76,6 +79,7 @@ export async function bulkAdd(options: BulkAddOptions, ctx: Context): Promise<vo
   // A --new import that did not finish is resumed by the next --new import of the same input.
   const resumed = options.fresh ? index.openRun(source) : undefined;
   const plan: RecordsPlan = { source, byId: options.idColumn !== undefined, retryUnknown: options.retryUnknown, run: resumed, fresh: options.fresh && resumed === undefined };
+  const targetName = targetLabel(target.baseUrl);
 
   const ignored: string[] = [];
   // How the bytes are read, the same in both passes.
@@ -108,8 +112,15 @@ export async function bulkAdd(options: BulkAddOptions, ctx: Context): Promise<vo
     return;
   }
 
-  const rows = plannedRows(readRows(input.secondPass(), format, undefined, reading), index, plan, scan.duplicates);
-  await sendRows(options, ctx, { rows, index, scan, journalPath, targetId, run: resumed ?? (options.fresh ? newRunId(ctx.now(), ctx.random()) : undefined), source });
+  // --retry-unknown: before anything is sent, the rows whose outcome is unknown are looked for.
+  let lookup: UnknownLookup | undefined;
+  if (scan.unknownRows.length > 0) {
+    const { lookUpUnknownRows } = await import('./unknown-rows');
+    lookup = await lookUpUnknownRows(ctx, scan.unknownRows, { journalPath, targetId, reserve: options.reserve, target: targetName, left: scan.toSend + scan.unknown });
+  }
+  const rows = plannedRows(readRows(input.secondPass(), format, undefined, reading), index, plan, scan.duplicates, lookup?.fates);
+  const run = resumed ?? (options.fresh ? newRunId(ctx.now(), ctx.random()) : undefined);
+  await sendRows(options, ctx, { rows, index, scan, journalPath, targetId, run, source, lookup, target: targetName });
 }
 
 /**
@@ -137,6 +148,10 @@ interface SendPlan {
   /** The --new import these rows belong to. */
   run?: string;
   source: string;
+  /** What --retry-unknown found. */
+  lookup?: UnknownLookup;
+  /** How hints name the target. */
+  target: string;
 }
 
 async function sendRows(options: BulkAddOptions, ctx: Context, plan: SendPlan): Promise<void> {
@@ -149,9 +164,10 @@ async function sendRows(options: BulkAddOptions, ctx: Context, plan: SendPlan): 
     import('../output/settings'),
     import('../output/records'),
   ]);
-  const { scan } = plan;
+  const { scan, lookup } = plan;
+  const toSend = scan.toSend + (lookup?.resend ?? 0);
   // Before the first request: nothing created yet, every row left.
-  const beforeSending = (error: unknown) => (error instanceof JournalUnwritableError ? unwritableError(error, 0, scan.toSend) : error);
+  const beforeSending = (error: unknown) => (error instanceof JournalUnwritableError ? unwritableError(error, 0, toSend) : error);
   const journal = await JournalWriter.open(plan.journalPath, plan.targetId, () => plan.index.entries()).catch((error: unknown) => {
     throw beforeSending(error);
   });
@@ -159,6 +175,12 @@ async function sendRows(options: BulkAddOptions, ctx: Context, plan: SendPlan): 
   const at = () => new Date(ctx.now()).toISOString();
   if (plan.run !== undefined && options.fresh) {
     await journal.append({ source: plan.source, state: 'begin', run: plan.run, at: at() }).catch((error: unknown) => {
+      throw beforeSending(error);
+    });
+  }
+  // Found by --retry-unknown: recorded before any request, so a rerun skips them however this one ends.
+  for (const { identity, pet } of lookup?.found ?? []) {
+    await journal.append(entryOf(identity, { state: 'created', pet }, at(), plan.run)).catch((error: unknown) => {
       throw beforeSending(error);
     });
   }
@@ -171,7 +193,7 @@ async function sendRows(options: BulkAddOptions, ctx: Context, plan: SendPlan): 
     quiet: ctx.globals.quiet,
     verbose: ctx.globals.verbose,
     total: scan.rows,
-    toSend: scan.toSend,
+    toSend,
     reserve: options.reserve,
     now: ctx.now,
   });
@@ -188,6 +210,7 @@ async function sendRows(options: BulkAddOptions, ctx: Context, plan: SendPlan): 
   try {
     outcome = await runImport({
       rows: plan.rows,
+      words: rowWords(plan.target),
       journal,
       concurrency: options.concurrency,
       run: plan.run,
@@ -225,7 +248,7 @@ async function sendRows(options: BulkAddOptions, ctx: Context, plan: SendPlan): 
   const left = scan.rows - outcome.reported;
   const stoppedBy = outcome.stoppedBy;
   // Everything is dealt with: the next --new import of this input is new animals again.
-  if (plan.run !== undefined && left === 0 && !stoppedBy && !outcome.interrupted && tally.rejected + tally.unknown + scan.invalid === 0) {
+  if (plan.run !== undefined && left === 0 && !stoppedBy && !outcome.interrupted && tally.rejected + tally.unknown + tally.ambiguous + scan.invalid === 0) {
     await journal.append({ source: plan.source, state: 'end', run: plan.run, at: at() }).catch(() => {});
   }
 
@@ -239,11 +262,11 @@ async function sendRows(options: BulkAddOptions, ctx: Context, plan: SendPlan): 
   const shown: Tally = { ...tally, skipped: Math.max(tally.skipped, scan.skippedCount), invalid: Math.max(tally.invalid, scan.invalid) };
   // Before the summary, so that an import ends with the summary (and, after Ctrl-C, how to go on).
   if (tally.noStatus > 0) ctx.notice(noStatusLine(tally.noStatus));
-  ctx.notice(summaryLine(shown, { sendingMs: progress.sendingMs(), runMs: ctx.monotonic() - started }, plan.journalPath));
+  ctx.notice(summaryLine(shown, { sendingMs: progress.sendingMs(), runMs: ctx.monotonic() - started }, plan.journalPath, options.retryUnknown));
 
-  const ending = importEnding({ interrupted: outcome.interrupted, stoppedBy, rejected: tally.rejected, invalid: shown.invalid, unknown: tally.unknown });
+  const ending = importEnding({ interrupted: outcome.interrupted, stoppedBy, rejected: tally.rejected, invalid: shown.invalid, unknown: tally.unknown, ambiguous: tally.ambiguous });
   // After Ctrl-C, how to go on, as the error line of any other stop says it.
-  if (ending.kind === 'interrupted' && scan.toSend > sent) ctx.line(resumeLine(scan.toSend - sent));
-  const error = endingError(ending, { ...shown, left }, ctx.now());
+  if (ending.kind === 'interrupted' && toSend > sent) ctx.line(resumeLine(toSend - sent));
+  const error = endingError(ending, { ...shown, left }, ctx.now(), plan.target);
   if (error) throw error;
 }

@@ -52,7 +52,7 @@ export function targetDigest(targetIdentity: string, apiKey: string): Promise<st
  * Reads the journal at `file`, if there is one, into `index`. A line that is
  * neither an entry nor a write cut short stops it (journal-damage.ts).
  */
-export async function readJournal(file: string, target: string, index: RecordIndex): Promise<void> {
+export async function readJournal(file: string, target: string, index: Pick<RecordIndex, 'add'>): Promise<void> {
   // Another user's journal, or one others can write, may have lost its "created" lines: never trusted.
   assertOwnFile(file);
   if ((await headerOf(file)) !== 'whole') return;

@@ -1,6 +1,7 @@
 import { type InputFormat, type InputRow, type ReadOptions, readRows } from './reader';
 import { Occurrences, type PlanOptions, type RecordEntry, type RecordIndex, type RowIdentity, type RowPlan } from './records';
 import type { PlannedRow } from './runner';
+import type { UnknownFate, UnknownRow } from './unknown-match';
 
 /**
  * Before anything is sent, every row is read once: validated, given its
@@ -16,6 +17,8 @@ export interface RecordsPlan extends PlanOptions {
   run?: string;
   /** A fresh --new import: no record counts. */
   fresh: boolean;
+  /** --retry-unknown: the scan keeps the rows whose outcome is unknown, to look for them. */
+  retryUnknown: boolean;
 }
 
 /** A row created earlier whose other fields differ now (only with --id-column). */
@@ -37,6 +40,8 @@ export interface Scan {
   skippedCount: number;
   changed: ChangedRow[];
   unknown: number;
+  /** With --retry-unknown: the rows counted in `unknown`, in row order. */
+  unknownRows: UnknownRow[];
 }
 
 export interface ScanReport {
@@ -54,15 +59,20 @@ export async function scanRows(
   signal: AbortSignal,
   report: ScanReport,
 ): Promise<Scan> {
-  const scan: Scan = { rows: 0, invalid: 0, duplicates: new Map(), toSend: 0, skipped: new Map(), skippedCount: 0, changed: [], unknown: 0 };
+  const scan: Scan = { rows: 0, invalid: 0, duplicates: new Map(), toSend: 0, skipped: new Map(), skippedCount: 0, changed: [], unknown: 0, unknownRows: [] };
   // Without --id-column a row can only match a record of the same content: count occurrences of those alone.
   const occurrences = new Occurrences(plan.byId ? undefined : (content) => !plan.fresh && index.hasContent(plan.source, content));
   // With --id-column: every id seen, to find one used twice; the counts are made at the end, without those rows.
-  const byId = new Map<string, { row: number; line: number; plan: RowPlan; duplicate: boolean }>();
-  const tally = (rowPlan: RowPlan) => {
+  const byId = new Map<string, { row: number; line: number; identity: RowIdentity | undefined; plan: RowPlan; duplicate: boolean }>();
+  const tally = (rowPlan: RowPlan, row: number, line: number, identity: RowIdentity | undefined) => {
     if (rowPlan.action === 'send') scan.toSend += 1;
-    else if (rowPlan.action === 'unknown') scan.unknown += 1;
-    else {
+    else if (rowPlan.action === 'unknown') {
+      scan.unknown += 1;
+      // The journal has the row, so it has an identity. What was sent is the record's content (with --id-column the row's may
+      // differ now): a row found is recorded with it, so that a later run tells the row changed, as for any row created before.
+      const { content } = rowPlan.record;
+      if (plan.retryUnknown) scan.unknownRows.push({ row, line, identity: { ...identity!, content }, sent: [content[0], content[1], content[2]] });
+    } else if (rowPlan.action === 'skip') {
       scan.skippedCount += 1;
       const bySource = scan.skipped.get(rowPlan.record.source);
       if (!bySource) scan.skipped.set(rowPlan.record.source, { count: 1, lastAt: rowPlan.record.at });
@@ -81,14 +91,15 @@ export async function scanRows(
       report.invalid(row.row, row.line, row.reason ?? 'invalid');
       continue;
     }
-    const rowPlan = index.plan(occurrences.identify(plan.source, row.newPet, row.rowId), plan);
+    const identity = occurrences.identify(plan.source, row.newPet, row.rowId);
+    const rowPlan = index.plan(identity, plan);
     if (row.rowId === undefined) {
-      tally(rowPlan);
+      tally(rowPlan, row.row, row.line, identity);
       continue;
     }
     const first = byId.get(row.rowId);
     if (first === undefined) {
-      byId.set(row.rowId, { row: row.row, line: row.line, plan: rowPlan, duplicate: false });
+      byId.set(row.rowId, { row: row.row, line: row.line, identity, plan: rowPlan, duplicate: false });
       continue;
     }
     // An id used twice: which row is the animal cannot be told, so neither is sent.
@@ -107,17 +118,25 @@ export async function scanRows(
   }
   for (const [id, seen] of byId) {
     if (seen.duplicate) continue;
-    tally(seen.plan);
+    tally(seen.plan, seen.row, seen.line, seen.identity);
     if (seen.plan.action === 'skip' && seen.plan.changed) scan.changed.push({ row: seen.row, line: seen.line, id, record: seen.plan.record });
   }
+  scan.unknownRows.sort((a, b) => a.row - b.row);
   return scan;
 }
 
 /**
  * The sending pass's rows: each valid row with its identity and plan, made
  * as the scan made them; a row the scan found to share its id is invalid.
+ * `fates`: with --retry-unknown, what the listing decided for each unknown row.
  */
-export async function* plannedRows(rows: AsyncIterable<InputRow>, index: RecordIndex, plan: RecordsPlan, duplicates: ReadonlyMap<number, string>): AsyncGenerator<PlannedRow> {
+export async function* plannedRows(
+  rows: AsyncIterable<InputRow>,
+  index: RecordIndex,
+  plan: RecordsPlan,
+  duplicates: ReadonlyMap<number, string>,
+  fates?: ReadonlyMap<number, UnknownFate>,
+): AsyncGenerator<PlannedRow> {
   const occurrences = new Occurrences();
   for await (const row of rows) {
     const duplicate = duplicates.get(row.row);
@@ -130,6 +149,7 @@ export async function* plannedRows(rows: AsyncIterable<InputRow>, index: RecordI
       continue;
     }
     const identity: RowIdentity = occurrences.identify(plan.source, row.newPet, row.rowId)!;
-    yield { ...row, identity, plan: index.plan(identity, plan) };
+    const rowPlan = index.plan(identity, plan);
+    yield { ...row, identity, plan: (rowPlan.action === 'unknown' && fates?.get(row.row)) || rowPlan };
   }
 }

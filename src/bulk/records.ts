@@ -48,7 +48,12 @@ export function contentOf(newPet: NewPet): Content {
   return [newPet.name, String(newPet.categoryId), newPet.status ?? ''];
 }
 
-const contentKey = (content: ReadonlyArray<string | number>) => JSON.stringify(content);
+export const contentKey = (content: ReadonlyArray<string | number>) => JSON.stringify(content);
+
+/** The journal entry saying what became of a row (`run`: the --new import it belongs to). */
+export function entryOf(identity: RowIdentity, state: RecordState, at: string, run: string | undefined): RecordEntry {
+  return { ...identity, ...state, at, ...(run === undefined ? {} : { run }) };
+}
 
 /**
  * Numbers identical rows of one input in file order. `only` limits the
@@ -70,18 +75,22 @@ export class Occurrences {
   }
 }
 
-/** What to do with a valid row, given the records. */
+/** What to do with a valid row, given the records (and, with --retry-unknown, the listing: unknown-rows.ts). */
 export type RowPlan =
-  | { action: 'send' }
+  /** `resend`: sent before without an answer, and not found among the target's animals. */
+  | { action: 'send'; resend?: true }
   /** Created earlier: not sent. `changed` with --id-column when its other fields differ now. */
   | { action: 'skip'; record: RecordEntry & { state: 'created' }; changed: boolean }
   /** Sent earlier without an answer: left alone unless --retry-unknown. */
-  | { action: 'unknown'; record: RecordEntry };
+  | { action: 'unknown'; record: RecordEntry }
+  /** --retry-unknown found its animal, and one only: recorded as created (before sending), not sent. */
+  | { action: 'found'; pet: Pet }
+  /** --retry-unknown found more than one animal it could be: neither sent nor recorded. */
+  | { action: 'ambiguous'; candidates: Array<Pet['id']> };
 
 export interface PlanOptions {
   /** --id-column: match by the shelter's id, across sources. */
   byId: boolean;
-  retryUnknown: boolean;
 }
 
 /** The records of one target, each identity's last entry. */
@@ -142,7 +151,8 @@ export class RecordIndex {
     if (identity === undefined || options.fresh) return { action: 'send' };
     const record = this.lookup(identity, options.byId, options.run);
     if (record?.state === 'created') return { action: 'skip', record, changed: options.byId && contentKey(record.content.slice(0, 3)) !== contentKey(identity.content.slice(0, 3)) };
-    if (record?.state === 'sent' && !options.retryUnknown) return { action: 'unknown', record };
+    // Left alone; --retry-unknown looks for it among the target's animals (unknown-rows.ts) before deciding.
+    if (record?.state === 'sent') return { action: 'unknown', record };
     return { action: 'send' };
   }
 }

@@ -5,8 +5,8 @@ import { ApiError, InterruptedError, InvalidResponseError, NetworkError, PetctlE
 import type { NewPet, Pet } from '../schemas/pet';
 import { JournalUnwritableError, type JournalWriter } from './journal';
 import type { InputRow } from './reader';
-import type { RecordEntry, RecordState, RowIdentity, RowPlan } from './records';
-import { type RowResult, created, failed, invalidRow, skipped, unknownOutcome } from './results';
+import { type RecordEntry, type RecordState, type RowIdentity, type RowPlan, entryOf } from './records';
+import { type RowResult, ambiguous, created, failed, found, invalidRow, resent, skipped, unknownOutcome } from './results';
 
 /** Abort listeners one slot's request may hold on one signal at once: its attempt on the wire, its wait, the import's own. */
 const LISTENERS_PER_SLOT = 3;
@@ -33,8 +33,17 @@ export interface PlannedRow extends InputRow {
   plan?: RowPlan;
 }
 
+/** The words of a row's message that people act on (output/unknown-rows.ts makes them). */
+export interface RowWords {
+  /** What to do about a row whose outcome is unknown: what --retry-unknown will do with it. */
+  retryUnknown: string;
+  /** Why a row that more than one animal could be was neither sent nor recorded. */
+  ambiguous(candidates: Array<Pet['id']>): string;
+}
+
 export interface RunnerOptions {
   rows: AsyncIterable<PlannedRow>;
+  words: RowWords;
   journal: JournalWriter;
   concurrency: number;
   /** The --new import the rows belong to, recorded with each. */
@@ -73,12 +82,7 @@ class StopSending extends Error {}
 
 export async function runImport(options: RunnerOptions): Promise<RunnerOutcome> {
   const { journal } = options;
-  const record = (identity: RowIdentity, state: RecordState): RecordEntry => ({
-    ...identity,
-    ...state,
-    at: new Date(options.now()).toISOString(),
-    ...(options.run === undefined ? {} : { run: options.run }),
-  });
+  const record = (identity: RowIdentity, state: RecordState): RecordEntry => entryOf(identity, state, new Date(options.now()).toISOString(), options.run);
   const halt = new AbortController();
   let stoppedBy: PetctlError | undefined;
   let reported = 0;
@@ -175,7 +179,7 @@ export async function runImport(options: RunnerOptions): Promise<RunnerOutcome> 
         const rowError = { ...body, code: String(body.code), message: String(body.message), status: error.status };
         return recordAnswer(record(identity, { state: 'rejected', error: rowError }), failed(row, line, rowError));
       }
-      const check = 'check with petctl pets list, then rerun with --retry-unknown if it is missing';
+      const check = options.words.retryUnknown;
       if (onWire && (error instanceof InterruptedError || (error instanceof NetworkError && error.sent))) {
         // The journal already says "sent": the answer is what is missing.
         await report(unknownOutcome(row, line, `sent, but no answer came (${error.message}); ${check}`), true);
@@ -192,19 +196,18 @@ export async function runImport(options: RunnerOptions): Promise<RunnerOutcome> 
       if (error instanceof PetctlError) return stopWith(error);
       throw error;
     }
-    await recordAnswer(record(identity, { state: 'created', pet }), created(row, line, pet));
+    const resend = input.plan?.action === 'send' && input.plan.resend === true;
+    await recordAnswer(record(identity, { state: 'created', pet }), (resend ? resent : created)(row, line, pet));
   };
 
   const handle = async (input: PlannedRow) => {
     const { row, line, plan } = input;
     if (input.newPet === undefined || input.identity === undefined || plan === undefined) return report(invalidRow(row, line, input.reason ?? 'invalid'), false);
     if (plan.action === 'skip') return report(skipped(row, line, plan.record.pet, plan.record.at), false);
-    if (plan.action === 'unknown') {
-      return report(
-        unknownOutcome(row, line, 'sent by an earlier run, which got no answer; check with petctl pets list, then rerun with --retry-unknown to send it again'),
-        false,
-      );
-    }
+    if (plan.action === 'unknown') return report(unknownOutcome(row, line, `sent by an earlier run, which got no answer; ${options.words.retryUnknown}`), false);
+    // Recorded as created before sending began (unknown-rows.ts).
+    if (plan.action === 'found') return report(found(row, line, plan.pet), false);
+    if (plan.action === 'ambiguous') return report(ambiguous(row, line, plan.candidates, options.words.ambiguous(plan.candidates)), false);
     await sendRow(input as PlannedRow & { newPet: NewPet; identity: RowIdentity });
   };
 

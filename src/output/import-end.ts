@@ -2,6 +2,7 @@ import type { ImportEnding } from '../bulk/outcome';
 import { plural } from '../bulk/results';
 import { ExitCode, InterruptedError, PetctlError, RateLimitError } from '../errors';
 import { importStop } from './waits';
+import { ambiguousHint, retryUnknownHint } from './unknown-rows';
 
 /**
  * What an import says on stderr besides its rows and its progress: the lines
@@ -63,12 +64,14 @@ export interface ImportCounts {
   rejected: number;
   invalid: number;
   unknown: number;
+  /** --retry-unknown: rows more than one animal could be. */
+  ambiguous: number;
   /** Rows not reported: left for a rerun. */
   left: number;
 }
 
-/** The error an import ends with; undefined when it ends well. */
-export function endingError(ending: ImportEnding, counts: ImportCounts, now: number): PetctlError | undefined {
+/** The error an import ends with; undefined when it ends well. `target`: where the animals are (unknown-rows.ts's targetLabel). */
+export function endingError(ending: ImportEnding, counts: ImportCounts, now: number, target: string): PetctlError | undefined {
   const { created, left } = counts;
   switch (ending.kind) {
     case 'done':
@@ -85,12 +88,20 @@ export function endingError(ending: ImportEnding, counts: ImportCounts, now: num
       return new RateLimitError(message, { code: error.code, status: error.status, body: error.body, retryAt: error.retryAt, stop: error.stop, hint });
     }
     case 'stopped':
-      return stoppedError(ending.error, left);
+      // A row that turned unknown stopped it (a dropped connection): the way on is --retry-unknown's.
+      return stoppedError(ending.error, left, counts.unknown > 0 ? retryUnknownHint(target, left) : undefined);
     case 'unknown':
       return new PetctlError(ExitCode.NETWORK, `${plural(counts.unknown, 'row')} sent without an answer: outcome unknown; they are never resent on their own`, {
         code: 'outcome_unknown',
-        hint: 'check with petctl pets list; then rerun with --retry-unknown to send the missing ones again',
+        hint: retryUnknownHint(target),
       });
+    case 'ambiguous': {
+      const others = counts.rejected + counts.invalid > 0 ? `; also ${plural(counts.rejected, 'row')} rejected by the server, ${plural(counts.invalid, 'row')} invalid` : '';
+      return new PetctlError(ExitCode.REJECTED, `${plural(counts.ambiguous, 'row')} sent without an answer matched more than one animal on ${target}: neither sent nor recorded${others}`, {
+        code: 'ambiguous_rows',
+        hint: ambiguousHint(counts.rejected + counts.invalid > 0),
+      });
+    }
     case 'rejected':
       return new PetctlError(ExitCode.REJECTED, `${plural(counts.rejected, 'row')} rejected by the server, ${plural(counts.invalid, 'row')} invalid`, {
         code: counts.rejected > 0 ? 'rows_rejected' : 'invalid_row',
@@ -99,12 +110,12 @@ export function endingError(ending: ImportEnding, counts: ImportCounts, now: num
   }
 }
 
-/** Another error stopped sending: its own words, and what a rerun does. */
-function stoppedError(error: PetctlError, left: number): PetctlError {
+/** Another error stopped sending: its own words, and what a rerun does (`hint`: instead of the error's own). */
+function stoppedError(error: PetctlError, left: number, hint = error.hint): PetctlError {
   return new PetctlError(error.exitCode, `${error.message}; the import stopped, ${plural(left, 'row')} not sent yet; rerun the same command to resume`, {
     code: error.code,
     status: error.status,
     body: error.body,
-    hint: error.hint,
+    hint,
   });
 }

@@ -48,18 +48,21 @@ export interface ImportTiming {
 /**
  * `created N, skipped N, rejected N, invalid N, unknown N in <time> (<rate>/min); journal <path>`:
  * the time and the rate since the first request; with no request sent, the run's time and 0/min
- * (the line keeps one shape, for scripts that read it).
+ * (the line keeps one shape, for scripts that read it). With --retry-unknown (`retried`),
+ * `found N, resent N, ambiguous N` follow `unknown N` (resent rows are among those created).
  */
-export function summaryLine(tally: Tally, { sendingMs, runMs }: ImportTiming, journal: string): string {
+export function summaryLine(tally: Tally, { sendingMs, runMs }: ImportTiming, journal: string, retried = false): string {
   const rate = Math.round(sendingMs === undefined ? 0 : perMinute(tally.created, sendingMs));
-  return `created ${tally.created}, skipped ${tally.skipped}, rejected ${tally.rejected}, invalid ${tally.invalid}, unknown ${tally.unknown} in ${formatDuration(sendingMs ?? runMs)} (${rate}/min); journal ${journal}`;
+  const retry = retried ? `, found ${tally.found}, resent ${tally.resent}, ambiguous ${tally.ambiguous}` : '';
+  return `created ${tally.created}, skipped ${tally.skipped}, rejected ${tally.rejected}, invalid ${tally.invalid}, unknown ${tally.unknown}${retry} in ${formatDuration(sendingMs ?? runMs)} (${rate}/min); journal ${journal}`;
 }
 
 /** The -v line for one row. */
 export function rowLine(result: RowResult): string {
   const where = `row ${result.row} (line ${result.line})`;
-  if (result.ok) return `${where}: ${'skipped' in result ? 'skipped, created earlier' : 'created'} id ${String(result.pet.id)}`;
+  if (result.ok) return `${where}: ${'skipped' in result ? 'skipped, created earlier' : 'retryUnknown' in result ? (result.retryUnknown === 'found' ? 'found, created earlier' : 'not found, sent again: created') : 'created'} id ${String(result.pet.id)}`;
   const { code, message, status } = result.error;
+  if ('retryUnknown' in result) return `${where}: ambiguous: ${message}`;
   if (code === 'invalid_row') return `${where}: invalid: ${message}`;
   if (code === 'outcome_unknown') return `${where}: outcome unknown: ${message}`;
   return `${where}: rejected: ${message} (${code}, HTTP ${status})`;

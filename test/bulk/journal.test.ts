@@ -179,7 +179,7 @@ describe('records', () => {
   it('without --id-column a row matches a record of the same content and occurrence from the same source only', () => {
     const index = new RecordIndex();
     index.add(created(who('Kitten'), 1));
-    const plan = { byId: false, retryUnknown: false };
+    const plan = { byId: false };
     expect(index.plan(who('Kitten'), plan)).toMatchObject({ action: 'skip', changed: false });
     expect(index.plan({ ...who('Kitten'), content: ['Kitten', '1', '', 2] }, plan)).toEqual({ action: 'send' });
     expect(index.plan({ ...who('Kitten'), source: '-' }, plan)).toEqual({ action: 'send' });
@@ -188,7 +188,7 @@ describe('records', () => {
   it('with --id-column a row matches its id from any source; other fields changed since are flagged', () => {
     const index = new RecordIndex();
     index.add(created(who('Rex', 'A-1'), 1));
-    const plan = { byId: true, retryUnknown: false };
+    const plan = { byId: true };
     expect(index.plan({ source: '/other.csv', id: 'A-1', content: ['Rex', '1', '', 1] }, plan)).toMatchObject({ action: 'skip', changed: false });
     expect(index.plan({ source: '/other.csv', id: 'A-1', content: ['Rex', '1', 'sold', 1] }, plan)).toMatchObject({ action: 'skip', changed: true });
     expect(index.plan({ source: '/other.csv', id: 'A-2', content: ['Rex', '1', '', 1] }, plan)).toEqual({ action: 'send' });
@@ -198,22 +198,21 @@ describe('records', () => {
     const index = new RecordIndex();
     index.add(created(who('Rex'), 1));
     index.add(created(who('Bo', 'B-1'), 2));
-    const plan = { byId: true, retryUnknown: false };
+    const plan = { byId: true };
     expect(index.plan(who('Rex', 'A-1'), plan)).toMatchObject({ action: 'skip', changed: false });
     expect(index.plan({ ...who('Rex', 'A-1'), source: '/other.csv' }, plan)).toEqual({ action: 'send' });
     // A record with another id is another animal.
     expect(index.plan(who('Bo', 'B-2'), plan)).toEqual({ action: 'send' });
   });
 
-  it('"sent" without an answer is left alone unless retryUnknown; "rejected" and "unsent" are sent again', () => {
+  it('"sent" without an answer is left alone (--retry-unknown looks for it first: unknown-match.test.ts); "rejected" and "unsent" are sent again', () => {
     const index = new RecordIndex();
     index.add({ ...who('A'), state: 'sent', at: AT });
     index.add({ ...who('B'), state: 'rejected', error: { code: 'x' }, at: AT });
     index.add({ ...who('C'), state: 'unsent', at: AT });
-    expect(index.plan(who('A'), { byId: false, retryUnknown: false })).toMatchObject({ action: 'unknown' });
-    expect(index.plan(who('A'), { byId: false, retryUnknown: true })).toEqual({ action: 'send' });
-    expect(index.plan(who('B'), { byId: false, retryUnknown: false })).toEqual({ action: 'send' });
-    expect(index.plan(who('C'), { byId: false, retryUnknown: false })).toEqual({ action: 'send' });
+    expect(index.plan(who('A'), { byId: false })).toMatchObject({ action: 'unknown' });
+    expect(index.plan(who('B'), { byId: false })).toEqual({ action: 'send' });
+    expect(index.plan(who('C'), { byId: false })).toEqual({ action: 'send' });
   });
 
   it('a --new import that did not end is resumed: only its own records count', () => {
@@ -222,7 +221,7 @@ describe('records', () => {
     index.add({ source: who('Kitten').source, state: 'begin', run: 'r1', at: AT });
     index.add({ ...created({ ...who('Kitten'), content: ['Kitten', '1', '', 2] }, 5), run: 'r1' });
     expect(index.openRun(who('Kitten').source)).toBe('r1');
-    const plan = { byId: false, retryUnknown: false, run: 'r1' };
+    const plan = { byId: false, run: 'r1' };
     expect(index.plan(who('Kitten'), plan)).toEqual({ action: 'send' });
     expect(index.plan({ ...who('Kitten'), content: ['Kitten', '1', '', 2] }, plan)).toMatchObject({ action: 'skip' });
     index.add({ source: who('Kitten').source, state: 'end', run: 'r1', at: AT });

@@ -10,13 +10,16 @@ const journalFull = new PetctlError(ExitCode.FAILURE, 'cannot write the journal 
 const stateFull = new PetctlError(ExitCode.FAILURE, 'cannot write the rate-limit state file s: no space', { code: 'state_unwritable' });
 const refused = new NetworkError('connection refused', { sent: false, retryable: false });
 const noKey = new NotConfiguredError('no API key');
-const clean = { interrupted: false, rejected: 0, invalid: 0, unknown: 0 };
+const clean = { interrupted: false, rejected: 0, invalid: 0, unknown: 0, ambiguous: 0 };
 
 const cases: Array<[string, ImportFacts, ReturnType<typeof importEnding>['kind'], number]> = [
   ['every row created', clean, 'done', 0],
   ['a row rejected', { ...clean, rejected: 1 }, 'rejected', 6],
   ['a row invalid', { ...clean, invalid: 2 }, 'rejected', 6],
   ['a row unknown beats rejected and invalid', { ...clean, rejected: 1, invalid: 1, unknown: 1 }, 'unknown', 7],
+  ['a row more than one animal could be (--retry-unknown)', { ...clean, ambiguous: 1 }, 'ambiguous', 6],
+  ['an ambiguous row beats rejected ones, at the same exit', { ...clean, ambiguous: 2, rejected: 1 }, 'ambiguous', 6],
+  ['a row unknown beats an ambiguous one', { ...clean, ambiguous: 1, unknown: 1 }, 'unknown', 7],
   ['an error that stopped it keeps its code, over unknown rows', { ...clean, unknown: 3, stoppedBy: noKey }, 'stopped', 4],
   ['a refused connection', { ...clean, stoppedBy: refused }, 'stopped', 7],
   ['the journal could not be written', { ...clean, unknown: 1, stoppedBy: journalFull }, 'unwritable', 1],
@@ -32,16 +35,22 @@ describe('importEnding', () => {
     const ending = importEnding(facts);
     expect(ending).toMatchObject({ kind, exitCode });
     // The error said for it ends with the same code main.ts maps it to.
-    const counts = { created: 5, rejected: facts.rejected, invalid: facts.invalid, unknown: facts.unknown, left: 7 };
-    expect(endingError(ending, counts, Date.now())?.exitCode ?? 0).toBe(exitCode);
+    const counts = { created: 5, rejected: facts.rejected, invalid: facts.invalid, unknown: facts.unknown, ambiguous: facts.ambiguous, left: 7 };
+    expect(endingError(ending, counts, Date.now(), 'https://api.example.org/v1')?.exitCode ?? 0).toBe(exitCode);
   });
 
   it('the words of each stop: what was created, what is left, how to go on', () => {
-    const counts = { created: 5, rejected: 1, invalid: 0, unknown: 2, left: 7 };
-    const say = (facts: ImportFacts) => endingError(importEnding(facts), counts, Date.now())?.message;
+    const counts = { created: 5, rejected: 1, invalid: 0, unknown: 2, ambiguous: 0, left: 7 };
+    const say = (facts: ImportFacts) => endingError(importEnding(facts), counts, Date.now(), 'https://api.example.org/v1')?.message;
     expect(say({ ...clean, stoppedBy: banned })).toBe('the rate limit stopped the import: the API key is banned; 5 rows created, 7 left; resume later: rerun the same command');
     expect(say({ ...clean, stoppedBy: refused })).toBe('connection refused; the import stopped, 7 rows not sent yet; rerun the same command to resume');
     expect(say({ ...clean, unknown: 2 })).toBe('2 rows sent without an answer: outcome unknown; they are never resent on their own');
+    expect(endingError(importEnding({ ...clean, unknown: 2 }), counts, Date.now(), 'https://api.example.org/v1')?.hint).toBe(
+      'rerun with --retry-unknown: it lists the animals on https://api.example.org/v1 and sends only the rows it does not find',
+    );
+    const ambiguous = endingError(importEnding({ ...clean, ambiguous: 2 }), { ...counts, ambiguous: 2 }, Date.now(), 'https://api.example.org/v1');
+    expect(ambiguous).toMatchObject({ code: 'ambiguous_rows', exitCode: 6 });
+    expect(ambiguous?.message).toBe('2 rows sent without an answer matched more than one animal on https://api.example.org/v1: neither sent nor recorded; also 1 row rejected by the server, 0 rows invalid');
     expect(say({ ...clean, rejected: 1 })).toBe('1 row rejected by the server, 0 rows invalid');
     expect(say({ ...clean, stoppedBy: journalFull })).toMatch(/; the import stopped before sending another request: 5 rows created by this run, 7 rows not sent yet\. Once the cause is fixed/);
   });

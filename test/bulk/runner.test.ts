@@ -5,6 +5,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import type { Answer } from '../../src/api/client';
 import type { RequestHooks } from '../../src/api/request';
 import { JournalWriter, readJournal } from '../../src/bulk/journal';
+import { rowWords } from '../../src/output/unknown-rows';
 import { RecordIndex, type RowPlan } from '../../src/bulk/records';
 import type { RowResult } from '../../src/bulk/results';
 import { type PlannedRow, runImport } from '../../src/bulk/runner';
@@ -47,6 +48,7 @@ async function run(names: string[], behaviour: Behaviour, options: { plans?: Rec
   const results: RowResult[] = [];
   const outcome = await runImport({
     rows: stream(inputRows(names, options.plans)),
+    words: rowWords('https://api.example.org/v1'),
     journal: writer,
     concurrency: options.concurrency ?? 1,
     now: Date.now,

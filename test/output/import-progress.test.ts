@@ -127,9 +127,13 @@ describe('import progress', () => {
 
   it('the summary\'s rate is the bar\'s: 3,000 rows created in 6.2 s since the first request is about 29,000/min', () => {
     expect(perMinute(3000, 6200)).toBeCloseTo(29_032, 0);
-    const tally = { created: 3000, skipped: 1, rejected: 2, invalid: 1, unknown: 0, noStatus: 0 };
+    const tally = { created: 3000, skipped: 1, rejected: 2, invalid: 1, unknown: 0, noStatus: 0, found: 0, resent: 0, ambiguous: 0 };
     expect(summaryLine(tally, { sendingMs: 6200, runMs: 6300 }, '/j')).toBe('created 3000, skipped 1, rejected 2, invalid 1, unknown 0 in 6.2s (29032/min); journal /j');
     // Nothing sent: the run's time, and 0/min.
     expect(summaryLine({ ...tally, created: 0, rejected: 0 }, { runMs: 40 }, '/j')).toBe('created 0, skipped 1, rejected 0, invalid 1, unknown 0 in 0.0s (0/min); journal /j');
+    // With --retry-unknown: what became of the rows sent without an answer (resent ones are among those created).
+    expect(summaryLine({ ...tally, found: 2, resent: 1, ambiguous: 3 }, { sendingMs: 6200, runMs: 6300 }, '/j', true)).toBe(
+      'created 3000, skipped 1, rejected 2, invalid 1, unknown 0, found 2, resent 1, ambiguous 3 in 6.2s (29032/min); journal /j',
+    );
   });
 });

@@ -38,7 +38,7 @@ export function registerAdd(pets: Command, invoke: Invoke): void {
     .addOption(new Option('--skip-invalid', 'send the valid rows even when some are invalid (reported, exit 6)'))
     .addOption(new Option('--concurrency <1-16>', 'requests in flight at once (default 4)').argParser(parseConcurrency))
     .addOption(new Option('--journal <path>', 'where to keep the import journal (default: in the state directory)'))
-    .addOption(new Option('--retry-unknown', 'send again the rows an earlier run sent without getting an answer'))
+    .addOption(new Option('--retry-unknown', 'look for the rows an earlier run sent without an answer among the animals, and send only those not found'))
     .addHelpText(
       'after',
       `
@@ -55,7 +55,7 @@ Examples:
   $ jq -c '.[]' pets.json | petctl pets add --file - -o ndjson
   $ petctl pets add --file litter.csv --new           # the same rows again are new animals
   $ petctl pets add --file shelter.csv --reserve 10   # leave 10 requests a minute to the front desk
-  $ petctl pets add --file shelter.csv --retry-unknown   # after checking the unknown rows
+  $ petctl pets add --file shelter.csv --retry-unknown   # after exit 7: finds or resends the unknown rows
 
 A POST is never sent twice: it is retried only after a 429 (not processed).
 Off a terminal, or with --no-input (PETCTL_NO_INPUT=1), --name and --category-id are required (exit 2).
@@ -64,9 +64,12 @@ Ctrl-C at a prompt exits 130 and sends nothing.
 per base URL and key: a row created before (same id with --id-column, else
 the same content from the same file) is skipped, so rerunning after an edit,
 a crash or Ctrl-C sends only the rest. Rows sent without an answer are
-"outcome_unknown" and only resent with --retry-unknown.
-Exit codes with --file: 0 all created (or already), 6 a row invalid or
-rejected, 7 a row's outcome unknown, 5 stopped by the rate limit (rerun to
+"outcome_unknown" and never resent on their own. --retry-unknown first lists
+the animals (paced, as pets list --all) and looks for each by the fields it
+sent: found once, it is recorded as created; not found, it is sent again;
+matching more than one animal, it is reported with their ids (exit 6).
+Exit codes with --file: 0 all created (or already), 6 a row invalid,
+rejected or ambiguous, 7 a row's outcome unknown, 5 stopped by the rate limit (rerun to
 resume), 1 the journal cannot be written (journal_unwritable), 130 Ctrl-C,
 2 usage (e.g. --file with --name). The guide: petctl help bulk-import.`,
     )

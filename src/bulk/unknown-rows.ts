@@ -1,0 +1,109 @@
+import type { Context } from '../context';
+import { PetctlError } from '../errors';
+import { LIMIT_MAX } from '../schemas/constants';
+import type { Pet } from '../schemas/pet';
+import { readJournal } from './journal';
+import { importEnding } from './outcome';
+import { type RowIdentity, contentKey, contentOf, isRunMark } from './records';
+import { type UnknownFate, type UnknownRow, UnknownRowMatcher } from './unknown-match';
+
+/**
+ * --retry-unknown looks before it resends: before anything is sent, it lists
+ * the target's animals and settles each row whose outcome is unknown by the
+ * rule in unknown-match.ts (found, sent again, or ambiguous).
+ *
+ * The listing is `pets list --all`'s (api/endpoints/pages.ts): pages of 100
+ * following Link rel="next", each through the rate-limit gate, paced (a window
+ * wait is the pace; --max-wait bounds the others), leaving --reserve to others.
+ * It reads only what it must: when every unknown row was sent with a status,
+ * one walk per such status (`status=`); otherwise every animal, since no filter
+ * lists the animals without one. A walk stops early only when nothing further
+ * can change an answer (each of its rows already has candidates enough to be
+ * ambiguous). A page as full as asked for without a next link may mean animals
+ * were not listed: a row not found is then not sent (listing_incomplete).
+ * Any failure stops the import with its own code before anything is sent,
+ * the journal unchanged.
+ */
+
+export interface UnknownLookup {
+  /** What becomes of each unknown row, by row number. */
+  fates: Map<number, UnknownFate>;
+  /** The rows found: recorded as created before sending begins. */
+  found: Array<{ identity: RowIdentity; pet: Pet }>;
+  /** Rows not found: sent again. */
+  resend: number;
+}
+
+export interface LookupOptions {
+  journalPath: string;
+  targetId: string;
+  /** --reserve: requests of every window left to other commands. */
+  reserve: number;
+  /** How hints name the target (output/unknown-rows.ts's targetLabel). */
+  target: string;
+  /** Rows the import would act on, for the error if the listing stops. */
+  left: number;
+}
+
+export async function lookUpUnknownRows(ctx: Context, rows: readonly UnknownRow[], options: LookupOptions): Promise<UnknownLookup> {
+  const [{ http }, { petPages }, { ListingProgress }, words, { endingError }] = await Promise.all([
+    ctx.api(),
+    import('../api/endpoints/pages'),
+    import('../output/listing-stop'),
+    import('../output/unknown-rows'),
+    import('../output/import-end'),
+  ]);
+  const matcher = new UnknownRowMatcher(rows, await accountedIds(options, new Set(rows.map((row) => contentKey(row.sent)))));
+  const statuses = matcher.statuses();
+  // No filter lists only the animals without a status: one walk over every animal then.
+  const walks = statuses.has('') ? [undefined] : [...statuses].sort();
+  const progress = new ListingProgress(ctx, true);
+  const hooks = { paced: true, reserve: options.reserve, wait: progress.wait };
+  let pages = 0;
+  let animals = 0;
+  let incomplete: { page: number; size: number } | undefined;
+  try {
+    for (const status of walks) {
+      for await (const page of petPages(http, { limit: LIMIT_MAX, status: status as Pet['status'] }, { hooks })) {
+        for (const pet of page.pets) matcher.see(pet);
+        pages += 1;
+        animals += page.pets.length;
+        progress.done(pages, page.pets.length);
+        if (page.next === undefined && page.pets.length >= LIMIT_MAX) incomplete = { page: page.number, size: page.pets.length };
+        if (matcher.settled(status)) break;
+      }
+    }
+  } catch (error) {
+    progress.clear();
+    if (!(error instanceof PetctlError)) throw error;
+    ctx.line(words.lookupStoppedLine(animals, pages + 1));
+    const ending = importEnding({ interrupted: false, stoppedBy: error, rejected: 0, invalid: 0, unknown: 0, ambiguous: 0 });
+    throw endingError(ending, { created: 0, rejected: 0, invalid: 0, unknown: 0, ambiguous: 0, left: options.left }, ctx.now(), options.target);
+  }
+  progress.clear();
+
+  const fates = matcher.fates();
+  const found = rows.flatMap((row) => {
+    const fate = fates.get(row.row)!;
+    return fate.action === 'found' ? [{ identity: row.identity, pet: fate.pet }] : [];
+  });
+  const resend = rows.filter((row) => fates.get(row.row)!.action === 'send').length;
+  if (incomplete && resend > 0) throw words.incompleteListingError(incomplete.page, incomplete.size, resend, options.target);
+  ctx.notice(words.lookupLine({ rows: rows.length, animals, pages, found: found.length, resend, ambiguous: rows.length - found.length - resend }, options.target));
+  return { fates, found, resend };
+}
+
+/**
+ * The ids of the animals with these fields that the journal records as created:
+ * every such entry, not only each row's last (a --new import records a row
+ * again), so the journal is read once more, only here.
+ */
+async function accountedIds(options: LookupOptions, contents: ReadonlySet<string>): Promise<Set<string>> {
+  const ids = new Set<string>();
+  await readJournal(options.journalPath, options.targetId, {
+    add(entry) {
+      if (!isRunMark(entry) && entry.state === 'created' && contents.has(contentKey(contentOf(entry.pet)))) ids.add(String(entry.pet.id));
+    },
+  });
+  return ids;
+}
