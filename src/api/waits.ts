@@ -73,8 +73,11 @@ export interface Claim {
 export const RESET_JITTER_S = 2;
 /** How often a request waiting for the probe's answer looks again. */
 export const PROBE_POLL_MS = 20;
-/** A probe that never answers (its process was killed) holds the others up no longer than this. */
-export const MAX_PROBE_LEASE_MS = 1_000;
+/**
+ * A probe that never answers (its process was killed) holds the others up no longer than this;
+ * long enough that a crowd's probe, slowed by a loaded machine, is not joined by a second one.
+ */
+export const MAX_PROBE_LEASE_MS = 5_000;
 /** How long an answer without limits frees requests from probing (a server may start sending them). */
 export const UNTRACKED_MS = 60_000;
 /** A 429 that names no usable time holds everything on the key at least this long. */

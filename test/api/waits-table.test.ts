@@ -35,7 +35,7 @@ describe('decide: the one claim rule, for every request', () => {
     expect(decide(entry, NOW, claim())).toEqual(want);
   });
 
-  it('a probe whose process was killed holds the others up no longer than its lease (a second at most)', () => {
+  it('a probe whose process was killed holds the others up no longer than its lease (5 s at most)', () => {
     expect(decide({ probeUntil: NOW - 1 }, NOW, claim())).toEqual({ go: true, entry: { probeUntil: NOW + LEASE } });
     expect(decide(undefined, NOW, { reserve: 0, solo: false, probeLeaseMs: 60_000 })).toEqual({ go: true, entry: { probeUntil: NOW + MAX_PROBE_LEASE_MS } });
   });

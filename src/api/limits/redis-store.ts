@@ -6,41 +6,16 @@ import { type LimitChange, type LimitStore, droppedTimesWarning } from './store'
 import { StoreTimeout, describeStoreError, timeReplyMs, withTimeout } from './redis-failures';
 
 /**
- * The rate-limit record in a Redis server, so every machine that uses one base
- * URL and key draws from one budget and obeys one 429, ban or exhausted
- * window. The gate (gate.ts) runs the same rules on it as on the state file;
- * only the store differs.
- *
- * Atomicity: optimistic transactions. WATCH the key and GET it, compute the
- * next entry (the gate's change), then MULTI SET EXEC: Redis refuses the EXEC
- * when another client changed the key in between, and the update is computed
- * again from the new value. So no two machines ever spend the same remaining
- * request. WATCH belongs to a connection, so the calls of one process take
- * turns on its single connection.
- *
- * Clocks: every time in a LimitEntry is epoch ms on this machine's clock, and
- * two machines' clocks differ. In Redis they are stored on Redis's clock
- * (TIME), measured once at connect (offset = Redis time − the midpoint of the
- * round trip, so accurate to half a round trip), and converted both ways.
- * A TIME reply that is not two integers means the store is not used (the
- * fallback below). Times read that no petctl could have written (see
- * entry.readEntry) are dropped with one warning: they are never waited for or shown.
- *
- * Keys: `petctl:limit:<id>`, the same hash of base URL and key as the local
- * state; the key itself is never stored. Every write sets a TTL a minute past
- * the entry's latest time, so Redis holds nothing that no longer matters.
- *
- * Failure: a store that answers slowly is not one that is down. The
- * connection's own errors (refused, reset, closed, wrong password) mean the
- * fallback at once; no answer at all means it only after NO_ANSWER_MS, a
- * bound a crowd of processes on a loaded machine stays well inside. The gate
- * then uses this machine's state file (`local`) for the rest of the run, with
- * every request a probe (GateOptions.solo): one in flight on this machine, so
- * machines that fell back beside each other cannot spend a window again, the
- * service's own Remaining bounding each. Every answer is also recorded in the
- * file while Redis is in use (the gate's mirror), and at the fallback the
- * shared record as last read is merged into it, so the fallback goes on with
- * what this machine knows.
+ * The rate-limit record in a Redis server, so every machine on one base URL
+ * and key draws from one budget (docs/shared-state.md has the whole design).
+ * Atomicity: WATCH GET, the gate's change, MULTI SET EXEC, again on a
+ * conflict; WATCH belongs to a connection, so a process's calls take turns on
+ * its one connection. Clocks: stored times are on Redis's clock (TIME, read at
+ * connect), converted both ways. Failure: slow is waited for (NO_ANSWER_MS);
+ * a connection error, or no answer past it, means this machine's state file
+ * for the rest of the run, merged with the record as last read, and every
+ * request a probe (GateOptions.solo), so machines that fell back side by
+ * side cannot spend a window again.
  */
 
 /** How long connecting (with AUTH, SELECT and TIME), or any one command, may go without an answer. */

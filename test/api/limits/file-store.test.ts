@@ -237,7 +237,7 @@ describe('the shared budget', () => {
   it('the first request on a key probes it; the others wait for its answer, then claim from the window it names', async () => {
     const file = stateFile();
     const gate = await openRateLimitState(file, BASE, KEY, clock(NOW));
-    expect(await gate.acquire()).toEqual({ go: true, entry: { probeUntil: NOW + 1000 } });
+    expect(await gate.acquire()).toEqual({ go: true, entry: { probeUntil: NOW + 5000 } });
     expect(await (await openRateLimitState(file, BASE, KEY, clock(NOW))).acquire()).toMatchObject({ go: false, reason: 'probe' });
     await gate.record({ status: 200, remaining: 200, reset: (NOW + 30_000) / 1000, resetAt: NOW + 30_000 });
     // The next command, in any process, claims from it before it is sent.
@@ -281,8 +281,8 @@ describe('times read back are checked', () => {
     fs.writeFileSync(file, JSON.stringify({ version: 1, limits: { [id]: { blockedUntil: 1e300, reason: 'key_banned' } } }));
     const warnings: string[] = [];
     const gate = await openRateLimitState(file, BASE, KEY, clock(NOW), { warn: (message) => warnings.push(message) });
-    expect(await gate.acquire()).toMatchObject({ go: true, entry: { probeUntil: NOW + 1000 } });
-    expect(await gate.current()).toEqual({ probeUntil: NOW + 1000 });
+    expect(await gate.acquire()).toMatchObject({ go: true, entry: { probeUntil: NOW + 5000 } });
+    expect(await gate.current()).toEqual({ probeUntil: NOW + 5000 });
     expect(warnings).toEqual([`ignored blockedUntil in the rate-limit state at ${file}: not a time petctl could have stored (not a number, or more than a day past the longest wait the service can ask for)`]);
     await gate.record({ status: 429, retryAt: NOW + 5_000 });
     expect(readState(file).limits[id]).toEqual({ blockedUntil: NOW + 5_000, reason: 'rate_limited' });
