@@ -3,12 +3,11 @@ import fs from 'node:fs';
 import type { ServerResponse } from 'node:http';
 import path from 'node:path';
 import { type TestContext, describe, expect, it } from 'vitest';
-import { type CliResult, jsonError, runCli, setupE2e, tempConfigDir } from '../helpers/cli';
+import { type CliResult, jsonError, setupE2e } from '../helpers/cli';
 import { creator } from '../helpers/pet-creator';
-import { storedPets } from '../helpers/sandbox-data';
 import type { RecordedRequest } from '../helpers/scripted-server';
+import { shelter } from '../helpers/shelter';
 import { openTerminal } from '../helpers/tmux';
-import { startSandbox } from '../../src/sandbox/server';
 
 /**
  * One import at a time per journal: imports of one file started together
@@ -45,21 +44,11 @@ function csv(rows: number, id = (n: number) => `A-${n}`): string {
   return ['Intake No,name,categoryId', ...Array.from({ length: rows }, (_, i) => `${id(i + 1)},Max ${i + 1},1`)].join('\n');
 }
 
-/** The sandbox with a data file (the Enterprise key: no waiting), and petctl run from the folder holding rows.csv. */
-async function shelter(t: TestContext, rows: number) {
-  const dir = tempConfigDir();
-  const dataFile = path.join(dir, 'sandbox-data.json');
-  const sandbox = await startSandbox({ port: 0, dataFile });
-  const seeded = storedPets(dataFile).length;
-  t.onTestFinished(async () => {
-    await sandbox.close();
-    fs.rmSync(dir, { recursive: true, force: true });
-  });
-  fs.writeFileSync(path.join(dir, 'rows.csv'), csv(rows));
-  const petctl = (globals: string[], flags: string[]) =>
-    runCli(['--base-url', sandbox.baseUrl, ...globals, 'pets', 'add', '--file', 'rows.csv', ...flags], { cwd: dir, env: { PETCTL_CONFIG_DIR: dir, PETCTL_API_KEY: 'sandbox-enterprise' }, timeoutMs: 60_000 });
-  const created = () => counts(storedPets(dataFile).slice(seeded).map((pet) => pet.name));
-  return { petctl, created };
+/** The sandbox with a data file (the Enterprise key: no waiting), rows.csv, and petctl importing it. */
+async function sandboxImport(t: TestContext, rows: number) {
+  const { petctl, write, created } = await shelter(t);
+  const file = write('rows.csv', csv(rows));
+  return { petctl: (globals: string[], flags: string[]) => petctl([...globals, 'pets', 'add', '--file', file, ...flags]), created };
 }
 
 const ID_COLUMN = [
@@ -69,7 +58,7 @@ const ID_COLUMN = [
 
 describe.concurrent('imports of one file at the same time', () => {
   for (const { how, flags } of ID_COLUMN) it(`${how}: twins of 100 rows both end 0, the second skipping what the first created; the service holds 100 animals`, async (t) => {
-    const { petctl, created } = await shelter(t, 100);
+    const { petctl, created } = await sandboxImport(t, 100);
     const runs = await Promise.all([petctl([], flags), petctl([], flags)]);
     const sent = runs.map(expectDoneOrBusy);
     expect(runs.map((run) => run.code)).toEqual([0, 0]);
@@ -81,7 +70,7 @@ describe.concurrent('imports of one file at the same time', () => {
   });
 
   for (const { how, flags } of ID_COLUMN) it(`${how}: triplets of 30 rows with --max-wait 1 each end 0 or journal_busy; every row created exactly once`, async (t) => {
-    const { petctl, created } = await shelter(t, 30);
+    const { petctl, created } = await sandboxImport(t, 30);
     const runs = await Promise.all([0, 1, 2].map(() => petctl(['--max-wait', '1'], flags)));
     const sent = runs.map(expectDoneOrBusy);
     expect(sent.reduce((a, b) => a + b, 0)).toBe(30);
