@@ -65,9 +65,12 @@ per base URL and key: a row created before (same id with --id-column, else
 the same content from the same file) is skipped, so rerunning after an edit,
 a crash or Ctrl-C sends only the rest. Rows sent without an answer are
 "outcome_unknown" and only resent with --retry-unknown.
+One import at a time per journal: a second waits (up to --max-wait) for the
+first to finish, then skips what it created; --dry-run does not wait.
 Exit codes with --file: 0 all created (or already), 6 a row invalid or
 rejected, 7 a row's outcome unknown, 5 stopped by the rate limit (rerun to
-resume), 1 the journal cannot be written (journal_unwritable), 130 Ctrl-C,
+resume), 1 the journal cannot be written (journal_unwritable) or another
+import held it past --max-wait (journal_busy), 130 Ctrl-C,
 2 usage (e.g. --file with --name). The guide: petctl help bulk-import.`,
     )
     .action((flags: AddFlags) => invoke((ctx) => addRun(toAddOptions(flags), ctx), { jsonResult: true }));
