@@ -79,7 +79,7 @@ export function journalInUseLine(file: string, holder: JournalHolder): string {
 /** The journal stayed held for all of --max-wait (0: not waited for): nothing was sent. */
 export function journalBusyError(file: string, holder: JournalHolder, maxWaitMs: number): PetctlError {
   const who = [holder.pid === undefined ? undefined : `pid ${holder.pid}`, holder.source].filter((part) => part !== undefined).join(', ');
-  const waited = maxWaitMs > 0 ? ` and did not finish within --max-wait ${formatWait(maxWaitMs)}` : '';
+  const waited = maxWaitMs > 0 ? `, which did not finish within --max-wait ${formatWait(maxWaitMs)}` : '';
   return new PetctlError(ExitCode.FAILURE, `the journal ${file} is in use by another import${who === '' ? '' : ` (${who})`}${waited}; nothing sent`, {
     code: 'journal_busy',
     hint: 'run the same command again once that import has finished, or raise --max-wait to wait for it: the rows it created are skipped',

@@ -24,7 +24,7 @@ const WAITING = 'waiting for another import of';
 function expectDoneOrBusy(result: CliResult): number {
   expect(result.stderr).not.toMatch(/internal_error|outcome_unknown|unexpected failure|    at /);
   if (result.code === 1) {
-    expect(result.stderr).toMatch(/^error: the journal .+ is in use by another import \(pid \d+, rows\.csv\) and did not finish within --max-wait 1s; nothing sent \(journal_busy\)$/m);
+    expect(result.stderr).toMatch(/^error: the journal .+ is in use by another import \(pid \d+, rows\.csv\), which did not finish within --max-wait 1s; nothing sent \(journal_busy\)$/m);
     return 0;
   }
   expect(result.code, result.stderr).toBe(0);
@@ -79,12 +79,12 @@ describe.concurrent('imports of one file at the same time', () => {
   });
 });
 
-/** A server that creates every animal (counting them), after answering the first request with a 429 that asks for 3 s. */
+/** A server that creates every animal (counting them), after answering the first request with a 429 that asks for 5 s. */
 async function throttledServer(t: TestContext) {
   const setup = await setupE2e(t);
   const names: string[] = [];
   const create = creator();
-  setup.server.reply({ status: 429, headers: { 'retry-after': '3' }, body: { code: 'rate_limited', message: 'Too many requests', status: 429 } });
+  setup.server.reply({ status: 429, headers: { 'retry-after': '5' }, body: { code: 'rate_limited', message: 'Too many requests', status: 429 } });
   const fallback = (request: RecordedRequest, res: ServerResponse) => {
     names.push((JSON.parse(request.body) as { name: string }).name);
     create(request, res);
@@ -110,7 +110,7 @@ describe.concurrent('an import started while another waits for the window to reo
     });
     const last = await second!;
 
-    expect(first.stderr).toContain('petctl: retry 1/4 in 3s: HTTP 429\n');
+    expect(first.stderr).toContain('petctl: retry 1/4 in 5s: HTTP 429\n');
     expect(expectDoneOrBusy(first)).toBe(20);
     expect(last.stderr.split(`petctl: waiting for another import of rows.csv (pid ${firstPid}) to finish\n`)).toHaveLength(2);
     expect(last.code, last.stderr).toBe(0);
