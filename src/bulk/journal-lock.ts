@@ -3,7 +3,10 @@ import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import { sha256Hex } from '../digest';
+import { PetctlError } from '../errors';
 import { withFileLock } from '../locked-file';
+import { JournalUnwritableError } from './journal';
+import { systemReason } from './journal-format';
 
 /**
  * One import at a time per journal. The lock is a listening socket whose name
@@ -74,8 +77,17 @@ function realPath(file: string): string {
   }
 }
 
-/** Takes the lock of `journal` if it is free; else says who holds it. */
+/** Takes the lock of `journal` if it is free; else says who holds it. A lock that cannot be made at all is journal_unwritable. */
 export async function tryLockJournal(journal: string, me: JournalHolder, flavour: LockFlavour = platformFlavour()): Promise<LockAttempt> {
+  try {
+    return await tryLock(journal, me, flavour);
+  } catch (error) {
+    if (error instanceof PetctlError) throw error;
+    throw new JournalUnwritableError(journal, `its lock could not be made: ${systemReason(error)}`, error);
+  }
+}
+
+async function tryLock(journal: string, me: JournalHolder, flavour: LockFlavour): Promise<LockAttempt> {
   const address = await lockAddress(journal, flavour);
   if (flavour === 'file') fs.mkdirSync(path.dirname(address), { recursive: true, mode: 0o700 });
   const held = await listen(address, me);

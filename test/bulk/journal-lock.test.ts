@@ -73,6 +73,17 @@ describe.each<LockFlavour>(['abstract', 'file'])('the journal lock (%s)', (flavo
   });
 });
 
+it('a lock that cannot be made (its folder is a file) is journal_unwritable, exit 1, naming the journal', async () => {
+  const dir = tempDir();
+  fs.writeFileSync(path.join(dir, 'not-a-folder'), '');
+  const journal = path.join(dir, 'not-a-folder', 'j.ndjson');
+  await expect(tryLockJournal(journal, {}, 'file')).rejects.toMatchObject({
+    code: 'journal_unwritable',
+    exitCode: 1,
+    message: expect.stringMatching(new RegExp(`^cannot write the journal ${journal.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}: its lock could not be made: `)),
+  });
+});
+
 describe('waiting for the journal', () => {
   /** A clock that moves only when the waiter sleeps. */
   function fakeWait(maxWaitMs: number) {
