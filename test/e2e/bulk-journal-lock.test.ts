@@ -190,10 +190,12 @@ describe.concurrent('a journal another import holds', () => {
 
 describe('on a terminal', () => {
   it('the waiting import says once whom it waits for, then goes on from the journal when the other finishes', async (t) => {
-    const setup = await setupE2e(t);
-    const { server, configDir, key, petctl } = setup;
-    const create = creator();
-    for (let i = 0; i < 3; i++) server.reply((request, res) => setTimeout(() => create(request, res), 1_000));
+    const { server, configDir, key, petctl } = await setupE2e(t, creator());
+    // The first import's first answer waits until the terminal shows the line.
+    let answer = () => {};
+    const answered = new Promise<void>((resolve) => (answer = resolve));
+    const create = creator({ firstId: 1 });
+    server.reply((request, res) => void answered.then(() => create(request, res)));
     const file = path.join(configDir, 'rows.csv');
     fs.writeFileSync(file, csv(3));
     let firstPid = 0;
@@ -201,6 +203,7 @@ describe('on a terminal', () => {
     await server.received(1);
     const tty = openTerminal(t, ['--base-url', server.baseUrl, 'pets', 'add', '--file', file], { PETCTL_CONFIG_DIR: configDir, PETCTL_API_KEY: key }, { width: 120 });
     await tty.waitFor(new RegExp(escape(`petctl: waiting for another import of rows.csv (pid ${firstPid}) to finish`)));
+    answer();
     expect((await first).code).toBe(0);
     expect(await tty.exitCode(20_000)).toBe(0);
     expect(tty.text().split(WAITING)).toHaveLength(2);
