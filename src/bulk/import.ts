@@ -8,10 +8,11 @@ import { JournalUnwritableError, JournalWriter, defaultJournalPath, readJournal,
 import { type RecordsPlan, type Scan, plannedRows, scanRows } from './plan';
 import { type InputFormat, type ReadOptions, formatFromExtension, readRows, sentField } from './reader';
 import type { InputEncoding } from './decode';
+import { type JournalHolder, journalHolder, lockJournal } from './journal-lock';
 import { RecordIndex, entryOf } from './records';
 import type { UnknownLookup } from './unknown-rows';
 import { importEnding } from './outcome';
-import { STOPPING_LINE, endingError, ignoredColumnsLine, invalidInputError, invalidRowLine, moreInvalidLine, resumeLine, unwritableError } from '../output/import-end';
+import { STOPPING_LINE, endingError, ignoredColumnsLine, invalidInputError, invalidRowLine, journalBusyError, journalInUseLine, journalWaitLine, moreInvalidLine, resumeLine, unwritableError } from '../output/import-end';
 import { noStatusLine } from '../output/no-status';
 import { rowWords, targetLabel } from '../output/unknown-rows';
 
@@ -26,6 +27,7 @@ import { rowWords, targetLabel } from '../output/unknown-rows';
  *   plan.ts    the first pass (counts, ids used twice) and the sending pass's plan
  *   unknown-rows.ts, unknown-match.ts  --retry-unknown: the listing, and the rows found in it
  *   journal.ts the records, durable, per target
+ *   journal-lock.ts  one import at a time per journal
  *   runner.ts  concurrency, interrupts, per-row outcomes
  *   outcome.ts how the import ended, and its exit code
  *   output/bulk.ts, output/import-progress.ts, output/import-end.ts  what the user sees
@@ -74,6 +76,10 @@ export async function bulkAdd(options: BulkAddOptions, ctx: Context): Promise<vo
   const { identity } = target;
   const targetId = await targetDigest(identity, apiKey);
   const journalPath = options.journal ?? (await defaultJournalPath(ctx.paths.dir, identity, apiKey));
+  // Held before the journal is read, so that an import that waited reads what the other one wrote.
+  const me: JournalHolder = { source: options.file === '-' ? '-' : path.basename(options.file) };
+  if (options.dryRun) await noticeHolder(journalPath, ctx);
+  else await holdJournal(journalPath, me, ctx);
   const index = new RecordIndex();
   await readJournal(journalPath, targetId, index);
   // A --new import that did not finish is resumed by the next --new import of the same input.
@@ -121,6 +127,27 @@ export async function bulkAdd(options: BulkAddOptions, ctx: Context): Promise<vo
   const rows = plannedRows(readRows(input.secondPass(), format, undefined, reading), index, plan, scan.duplicates, lookup?.fates);
   const run = resumed ?? (options.fresh ? newRunId(ctx.now(), ctx.random()) : undefined);
   await sendRows(options, ctx, { rows, index, scan, journalPath, targetId, run, source, lookup, target: targetName });
+}
+
+/** One import at a time per journal: waits up to --max-wait for another to finish, and holds the journal until this one ends. */
+async function holdJournal(journal: string, me: JournalHolder, ctx: Context): Promise<void> {
+  const { maxWaitMs, verbose } = ctx.globals;
+  const attempt = await lockJournal(journal, me, {
+    maxWaitMs,
+    monotonic: () => ctx.monotonic(),
+    sleep: (ms) => ctx.sleep(ms),
+    onWaiting(holder) {
+      if (ctx.terminal.stderrIsTerminal || verbose) ctx.notice(journalWaitLine(holder));
+    },
+  });
+  if ('busy' in attempt) throw journalBusyError(journal, attempt.busy, maxWaitMs);
+  ctx.onCleanup(() => attempt.held.release());
+}
+
+/** A dry run does not wait: its figures are the journal's as it stands, and it says so when another import is writing it. */
+async function noticeHolder(journal: string, ctx: Context): Promise<void> {
+  const holder = await journalHolder(journal);
+  if (holder) ctx.warn(journalInUseLine(journal, holder));
 }
 
 /**

@@ -74,7 +74,7 @@ export class JournalWriter {
     assertOwnFile(spare);
     try {
       await fs.promises.mkdir(dir, { recursive: true, mode: 0o700 });
-      // Always in append mode: imports of other files to the same target may be appending to it too.
+      // In append mode: every write lands at the end (one import writes at a time: journal-lock.ts).
       handle = await openOwnFile(file);
       if ((await headerIn(handle, file)) === 'cut-short') {
         // New, or its creation was cut short (no whole header): start it afresh.
@@ -200,22 +200,14 @@ export class JournalWriter {
 
 /**
  * Creates the spare room at `spare`: exclusively, never through a symlink.
- * One left by an import that was killed is replaced; one another import of
- * the same target makes at the same moment is shared; anything else there is
- * refused. One that cannot be filled (a full disk) is removed.
+ * One left by an import that was killed is replaced (the journal's lock says
+ * no other import is using it); anything else there is refused. One that
+ * cannot be filled (a full disk) is removed.
  */
 async function makeSpare(spare: string): Promise<void> {
   assertOwnFile(spare);
   await fs.promises.rm(spare, { force: true });
-  let handle: fs.promises.FileHandle;
-  try {
-    handle = await createExclusiveFile(spare);
-  } catch (error) {
-    // Another import to the same journal made it in between: the room is shared, as the journal is.
-    if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw error;
-    assertOwnFile(spare);
-    return;
-  }
+  const handle = await createExclusiveFile(spare);
   try {
     await writeAll(handle, Buffer.alloc(SPARE_BYTES));
   } catch (error) {

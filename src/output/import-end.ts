@@ -1,6 +1,8 @@
 import type { ImportEnding } from '../bulk/outcome';
 import { plural } from '../bulk/results';
 import { ExitCode, InterruptedError, PetctlError, RateLimitError } from '../errors';
+import type { JournalHolder } from '../bulk/journal-lock';
+import { formatWait } from './time';
 import { importStop } from './waits';
 import { ambiguousHint, retryUnknownHint } from './unknown-rows';
 
@@ -56,6 +58,32 @@ export function unwritableError(error: PetctlError & { deleted?: 'restored' | 'l
     code: error.code,
     hint: error.deleted === 'restored' ? 'rerun the same command to send the rest' : 'free some space on its disk or make its directory writable again, then rerun the same command',
     cause: error,
+  });
+}
+
+/** `another import of rows.csv (pid 4242)`, with what the holder said of itself. */
+function otherImport(holder: JournalHolder): string {
+  const of = holder.source === undefined ? '' : ` of ${holder.source}`;
+  return `another import${of}${holder.pid === undefined ? '' : ` (pid ${holder.pid})`}`;
+}
+
+/** Once, when an import starts waiting for the journal (on a terminal, or with -v). */
+export function journalWaitLine(holder: JournalHolder): string {
+  return `petctl: waiting for ${otherImport(holder)} to finish`;
+}
+
+/** `--dry-run` with the journal held: it does not wait, and its figures are as the journal stands. */
+export function journalInUseLine(file: string, holder: JournalHolder): string {
+  return `the journal ${file} is in use by ${otherImport(holder)}: these figures may change when it finishes`;
+}
+
+/** The journal stayed held for all of --max-wait (0: not waited for): nothing was sent. */
+export function journalBusyError(file: string, holder: JournalHolder, maxWaitMs: number): PetctlError {
+  const who = [holder.pid === undefined ? undefined : `pid ${holder.pid}`, holder.source].filter((part) => part !== undefined).join(', ');
+  const waited = maxWaitMs > 0 ? `, which did not finish within --max-wait ${formatWait(maxWaitMs)}` : '';
+  return new PetctlError(ExitCode.FAILURE, `the journal ${file} is in use by another import${who === '' ? '' : ` (${who})`}${waited}; nothing sent`, {
+    code: 'journal_busy',
+    hint: 'run the same command again once that import has finished, or raise --max-wait to wait for it: the rows it created are skipped',
   });
 }
 

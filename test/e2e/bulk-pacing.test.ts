@@ -51,8 +51,8 @@ function rowsFile(dir: string, name: string, count: number): string {
   return file;
 }
 
-function importWith(base: RunningSandbox, configDir: string, file: string, key = 'sandbox-free'): Promise<CliResult> {
-  return runCli(['--base-url', base.baseUrl, 'pets', 'add', '--file', file, '-o', 'ndjson'], {
+function importWith(base: RunningSandbox, configDir: string, file: string, key = 'sandbox-free', flags: string[] = []): Promise<CliResult> {
+  return runCli(['--base-url', base.baseUrl, 'pets', 'add', '--file', file, '-o', 'ndjson', ...flags], {
     env: { PETCTL_CONFIG_DIR: configDir, PETCTL_API_KEY: key },
     timeoutMs: 60_000,
   });
@@ -91,7 +91,9 @@ describe('pacing against the sandbox (Free: 60 per 3 s window)', () => {
 
   it('two imports at once with the same key: at most two 429s together, never banned, every row of both created once', async () => {
     const { sandbox: base, log, dir } = await startLimitedSandbox();
-    const [a, b] = await Promise.all([importWith(base, dir, rowsFile(dir, 'first', 70)), importWith(base, dir, rowsFile(dir, 'second', 70))]);
+    // Each with its own journal: imports of one journal take turns, and these must run at once.
+    const importOwn = (name: string) => importWith(base, dir, rowsFile(dir, name, 70), undefined, ['--journal', path.join(dir, `${name}.journal`)]);
+    const [a, b] = await Promise.all([importOwn('first'), importOwn('second')]);
 
     expect(a.code, a.stderr).toBe(0);
     expect(b.code, b.stderr).toBe(0);

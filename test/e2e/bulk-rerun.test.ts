@@ -1,8 +1,9 @@
 import fs from 'node:fs';
 import path from 'node:path';
-import { type TestContext, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { type CliResult, runCli, tempConfigDir } from '../helpers/cli';
 import { storedPets } from '../helpers/sandbox-data';
+import { shelter } from '../helpers/shelter';
 import { sha256Hex } from '../../src/digest';
 import { targetDigest } from '../../src/bulk/journal';
 import { startSandbox } from '../../src/sandbox/server';
@@ -21,32 +22,6 @@ function summary(result: CliResult) {
   expect(match, result.stderr).not.toBeNull();
   const [, created, skipped, rejected, invalid, unknown] = match!.map(Number);
   return { created, skipped, rejected, invalid, unknown };
-}
-
-/** A sandbox with a data file, a config dir, and petctl bound to both (the Enterprise key: no waiting). */
-async function shelter(t: TestContext) {
-  const dir = tempConfigDir();
-  const dataFile = path.join(dir, 'sandbox-data.json');
-  const sandbox = await startSandbox({ port: 0, dataFile });
-  const seeded = storedPets(dataFile).length;
-  t.onTestFinished(async () => {
-    await sandbox.close();
-    fs.rmSync(dir, { recursive: true, force: true });
-  });
-  const petctl = (args: string[], input?: string) =>
-    runCli(['--base-url', sandbox.baseUrl, ...args], { env: { PETCTL_CONFIG_DIR: dir, PETCTL_API_KEY: 'sandbox-enterprise' }, input });
-  const write = (name: string, text: string) => {
-    const file = path.join(dir, name);
-    fs.writeFileSync(file, text);
-    return file;
-  };
-  /** The animals the import created: name -> how many times. */
-  const created = () => {
-    const counts = new Map<string, number>();
-    for (const pet of storedPets(dataFile).slice(seeded)) counts.set(pet.name, (counts.get(pet.name) ?? 0) + 1);
-    return counts;
-  };
-  return { dir, petctl, write, created, dataFile, seeded, baseUrl: sandbox.baseUrl };
 }
 
 const SKIPPED_LINE = (count: number, from: string) =>

@@ -68,9 +68,12 @@ a crash or Ctrl-C sends only the rest. Rows sent without an answer are
 the animals (paced, as pets list --all) and looks for each by the fields it
 sent: found once, it is recorded as created; not found, it is sent again;
 matching more than one animal, it is reported with their ids (exit 6).
+One import at a time per journal: a second waits (up to --max-wait) for the
+first to finish, then skips what it created; --dry-run does not wait.
 Exit codes with --file: 0 all created (or already), 6 a row invalid,
 rejected or ambiguous, 7 a row's outcome unknown, 5 stopped by the rate limit (rerun to
-resume), 1 the journal cannot be written (journal_unwritable), 130 Ctrl-C,
+resume), 1 the journal cannot be written (journal_unwritable) or another
+import held it past --max-wait (journal_busy), 130 Ctrl-C,
 2 usage (e.g. --file with --name). The guide: petctl help bulk-import.`,
     )
     .action((flags: AddFlags) => invoke((ctx) => addRun(toAddOptions(flags), ctx), { jsonResult: true }));

@@ -1,0 +1,200 @@
+import fs from 'node:fs';
+import net from 'node:net';
+import os from 'node:os';
+import path from 'node:path';
+import { sha256Hex } from '../digest';
+import { PetctlError } from '../errors';
+import { withFileLock } from '../locked-file';
+import { JournalUnwritableError } from './journal';
+import { systemReason } from './journal-format';
+
+/**
+ * One import at a time per journal. The lock is a listening socket whose name
+ * comes from the journal's real path: binding it fails (EADDRINUSE) while
+ * another process holds it, and the operating system frees it when the holder
+ * ends, however it ends (kill -9 included), so no lock is ever left stale.
+ *
+ *   Linux    an abstract Unix socket (`\0petctl-journal-<hash>`): no file at all
+ *   Windows  a named pipe (`\\.\pipe\petctl-journal-<hash>`)
+ *   others   a Unix socket file beside the journal (`<journal>.lock.sock`); the
+ *            file outlives a killed holder, but connecting to it is refused:
+ *            such a file is removed and bound again, under a lock directory
+ *            so that two imports never remove each other's
+ *
+ * The holder answers each connection with one JSON line, `{"pid":…,"source":…}`:
+ * that is how a waiting import learns whom it waits for.
+ */
+
+/** Who holds a journal, as the holder says it: its pid, and the input as the user named it (a base name, or `-`). */
+export interface JournalHolder {
+  pid?: number;
+  source?: string;
+}
+
+export interface JournalLock {
+  release(): Promise<void>;
+}
+
+export type LockAttempt = { held: JournalLock } | { busy: JournalHolder };
+
+export type LockFlavour = 'abstract' | 'pipe' | 'file';
+
+/** How often a waiting import tries the lock again. */
+export const LOCK_POLL_MS = 150;
+
+/** How long a holder may take to say who it is before it is taken as saying nothing. */
+const HOLDER_ANSWER_MS = 2_000;
+
+function platformFlavour(): LockFlavour {
+  if (process.platform === 'linux') return 'abstract';
+  return process.platform === 'win32' ? 'pipe' : 'file';
+}
+
+/** The socket name that stands for `journal`, for `flavour`. */
+export async function lockAddress(journal: string, flavour: LockFlavour = platformFlavour()): Promise<string> {
+  const real = realPath(journal);
+  const name = `petctl-journal-${(await sha256Hex(flavour === 'pipe' ? real.toLowerCase() : real)).slice(0, 32)}`;
+  if (flavour === 'abstract') return `\0${name}`;
+  if (flavour === 'pipe') return `\\\\.\\pipe\\${name}`;
+  const beside = `${real}.lock.sock`;
+  // A Unix socket's path is limited to about 100 bytes (104 on macOS): a longer one goes to the temporary folder.
+  return Buffer.byteLength(beside) <= 100 ? beside : path.join(os.tmpdir(), `${name}.sock`);
+}
+
+/**
+ * The journal's path with every symlink of the part that exists resolved, so that
+ * two spellings of one file (a relative path, a symlinked folder) are one lock.
+ */
+function realPath(file: string): string {
+  const rest: string[] = [];
+  for (let at = path.resolve(file); ; at = path.dirname(at)) {
+    try {
+      return path.join(fs.realpathSync.native(at), ...rest);
+    } catch {
+      if (path.dirname(at) === at) return path.resolve(file);
+      rest.unshift(path.basename(at));
+    }
+  }
+}
+
+/** Takes the lock of `journal` if it is free; else says who holds it. A lock that cannot be made at all is journal_unwritable. */
+export async function tryLockJournal(journal: string, me: JournalHolder, flavour: LockFlavour = platformFlavour()): Promise<LockAttempt> {
+  try {
+    return await tryLock(journal, me, flavour);
+  } catch (error) {
+    if (error instanceof PetctlError) throw error;
+    throw new JournalUnwritableError(journal, `its lock could not be made: ${systemReason(error)}`, error);
+  }
+}
+
+async function tryLock(journal: string, me: JournalHolder, flavour: LockFlavour): Promise<LockAttempt> {
+  const address = await lockAddress(journal, flavour);
+  if (flavour === 'file') fs.mkdirSync(path.dirname(address), { recursive: true, mode: 0o700 });
+  const held = await listen(address, me);
+  if (held) return { held };
+  const holder = await ask(address);
+  if (holder) return { busy: holder };
+  // Nobody answers: the holder has just let go, or (a socket file) it died and left the file.
+  if (flavour === 'file') return withFileLock(address, () => takeOverDeadFile(address, me));
+  return bindAgain(address, me);
+}
+
+/** Who holds the lock of `journal`, without taking it; undefined when it is free. */
+export async function journalHolder(journal: string, flavour: LockFlavour = platformFlavour()): Promise<JournalHolder | undefined> {
+  return ask(await lockAddress(journal, flavour));
+}
+
+export interface LockWait {
+  /** --max-wait: how long to wait for the holder; 0: not at all. */
+  maxWaitMs: number;
+  monotonic(): number;
+  /** Rejects when the import is interrupted (Ctrl-C): nothing was sent. */
+  sleep(ms: number): Promise<void>;
+  /** Once, when the lock is held by another import and this one starts waiting. */
+  onWaiting(holder: JournalHolder): void;
+  flavour?: LockFlavour;
+}
+
+/** Takes the lock of `journal`, waiting up to `maxWaitMs` for its holder to let go; `busy` when it did not in time. */
+export async function lockJournal(journal: string, me: JournalHolder, wait: LockWait): Promise<LockAttempt> {
+  const started = wait.monotonic();
+  let told = false;
+  for (;;) {
+    const attempt = await tryLockJournal(journal, me, wait.flavour);
+    if ('held' in attempt) return attempt;
+    const waited = wait.monotonic() - started;
+    if (waited >= wait.maxWaitMs) return attempt;
+    if (!told) wait.onWaiting(attempt.busy);
+    told = true;
+    await wait.sleep(Math.min(LOCK_POLL_MS, wait.maxWaitMs - waited));
+  }
+}
+
+/** Binds `address` and answers who holds it; undefined when another process has it bound. */
+function listen(address: string, me: JournalHolder): Promise<JournalLock | undefined> {
+  const answer = `${JSON.stringify({ pid: process.pid, source: me.source })}\n`;
+  const server = net.createServer((socket) => {
+    socket.on('error', () => {});
+    socket.end(answer);
+  });
+  return new Promise((resolve, reject) => {
+    server.once('error', (error: NodeJS.ErrnoException) => (error.code === 'EADDRINUSE' ? resolve(undefined) : reject(error)));
+    server.listen({ path: address, exclusive: true }, () => {
+      // The lock never keeps petctl running; it lasts as long as the process, or until released.
+      server.unref();
+      resolve({ release: () => new Promise<void>((done) => server.close(() => done())) });
+    });
+  });
+}
+
+/** Asks the holder of `address` who it is; undefined when nothing listens there. */
+function ask(address: string): Promise<JournalHolder | undefined> {
+  return new Promise((resolve) => {
+    let text = '';
+    const socket = net.connect({ path: address });
+    const timer = setTimeout(() => socket.destroy(), HOLDER_ANSWER_MS);
+    timer.unref();
+    socket.setEncoding('utf8');
+    socket.on('data', (chunk: string) => (text += chunk.slice(0, 1024)));
+    socket.on('error', (error: NodeJS.ErrnoException) => {
+      clearTimeout(timer);
+      // Refused or absent: free. Anything else (a timeout, a reset): held by something that did not say who.
+      resolve(error.code === 'ECONNREFUSED' || error.code === 'ENOENT' ? undefined : {});
+    });
+    socket.on('close', () => {
+      clearTimeout(timer);
+      resolve(parseHolder(text));
+    });
+  });
+}
+
+function parseHolder(text: string): JournalHolder {
+  try {
+    const { pid, source } = JSON.parse(text.split('\n', 1)[0] ?? '') as Record<string, unknown>;
+    return { ...(Number.isSafeInteger(pid) ? { pid: pid as number } : {}), ...(typeof source === 'string' ? { source } : {}) };
+  } catch {
+    return {};
+  }
+}
+
+/**
+ * A socket file nobody listens on, its holder dead. Under the lock directory,
+ * asked again (another import may have taken it over in between), then removed
+ * and bound anew.
+ */
+async function takeOverDeadFile(address: string, me: JournalHolder): Promise<LockAttempt> {
+  const holder = await ask(address);
+  if (holder) return { busy: holder };
+  try {
+    fs.unlinkSync(address);
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code !== 'ENOENT') return { busy: {} };
+  }
+  return bindAgain(address, me);
+}
+
+/** The lock was let go a moment ago: taken, or (another import was quicker) who has it now. */
+async function bindAgain(address: string, me: JournalHolder): Promise<LockAttempt> {
+  const held = await listen(address, me);
+  return held ? { held } : { busy: (await ask(address)) ?? {} };
+}
