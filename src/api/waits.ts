@@ -221,11 +221,7 @@ export function delayFor(retryAfterMs: number | undefined, retriesDone: number, 
   return Math.floor(random() * Math.min(BACKOFF_CAP_MS, BACKOFF_BASE_MS * 2 ** retriesDone));
 }
 
-/**
- * The core's wall clock: the machine's time read once, then moved on by the
- * monotonic clock, so a step of the machine's clock during a run neither
- * lengthens nor shortens a wait, and no time this process stores is off by it.
- */
+/** The machine's time read once, then moved on by the monotonic clock: a step of the machine's clock moves no wait and no stored time. */
 export function steadyClock(wallNow: () => number, monotonic: () => number): () => number {
   const wallAtStart = wallNow();
   const monotonicAtStart = monotonic();
@@ -233,13 +229,12 @@ export function steadyClock(wallNow: () => number, monotonic: () => number): () 
   return () => wallAtStart + Math.floor(monotonic() - monotonicAtStart);
 }
 
-/** The machine-readable code of a stop after a wait of this kind. */
+/** The code of a stop after a wait of this kind. */
 export function codeFor(kind: WaitKind): 'rate_limited' | 'quota_exhausted' | 'key_banned' {
   if (kind === 'ban') return 'key_banned';
   return kind === 'day_quota' ? 'quota_exhausted' : 'rate_limited';
 }
 
-/** An exhausted window, named by how far off its reset is. */
 export function windowKind(until: number, now: number): 'minute_window' | 'day_quota' {
   return until - now > MINUTE_WINDOW_MAX_MS ? 'day_quota' : 'minute_window';
 }
@@ -250,7 +245,7 @@ export function gateWaitKind(decision: Extract<GateDecision, { go: false }>, now
   return GATE_WAIT_KINDS[decision.reason] ?? windowKind(decision.until, now);
 }
 
-/** Whether a wait of this kind draws on --max-wait (`paced`: an import's or a listing's request, whose pace is the window). */
+/** Whether a wait draws on --max-wait (`paced`: an import's or a listing's request, whose pace is the window). */
 export function countsTowardMaxWait(kind: WaitKind, paced: boolean): boolean {
   return kind !== 'probe' && !(paced && kind === 'minute_window');
 }
@@ -267,16 +262,12 @@ export function fitsBudget(kind: WaitKind, ms: number, budget: WaitBudget, paced
   return budget.maxWaitMs > 0 && budget.waitedMs + ms <= budget.maxWaitMs;
 }
 
-/** What the last attempt came to, as far as waiting is concerned. */
+/** What the last attempt came to, as far as waiting is concerned (the times as learn.ts's Limits has them). */
 export interface AttemptReport {
   outcome: AttemptOutcome;
-  /** A 429's or a 503's usable Retry-After in ms. */
   retryAfterMs?: number;
-  /** A 429 without Retry-After: ms until the window's reset, when the answer named one. */
   resetInMs?: number;
-  /** A 429 that named no usable time: ms until the hold it started (or joined) ends. */
   holdMs?: number;
-  /** A 429 with code key_banned. */
   banned?: boolean;
 }
 
