@@ -1,4 +1,4 @@
-import type { LastSeenLimits } from '../api/limits/file-store';
+import type { BlockReason, LimitEntry } from '../api/limits/entry';
 import type { ResolvedTarget, StatePasswordSource } from '../config/target';
 import { renderDetails } from './details';
 import type { OutputFormat } from './format';
@@ -45,6 +45,26 @@ const PASSWORD_SOURCES: Record<StatePasswordSource, string> = {
 /** Where the state store's password in use comes from, after the URL's own source: `; password stored`. */
 export function passwordText(source: StatePasswordSource | undefined): string {
   return source === undefined ? '' : PASSWORD_SOURCES[source];
+}
+
+/** What this machine last saw of a key's limits, while it still holds (`profile show`). */
+export interface LastSeenLimits {
+  limit?: number;
+  remaining?: number;
+  resetAt?: number;
+  blockedUntil?: number;
+  reason?: BlockReason;
+}
+
+/** The parts of the key's record that still hold at `now`; undefined when nothing current is known. */
+export function lastSeen(entry: LimitEntry | undefined, now: number): LastSeenLimits | undefined {
+  const blocked = entry?.blockedUntil !== undefined && entry.blockedUntil > now;
+  const window = entry?.window !== undefined && entry.window.resetAt > now ? entry.window : undefined;
+  if (!blocked && !window) return undefined;
+  return {
+    ...(window ? { limit: window.limit, remaining: window.remaining, resetAt: window.resetAt } : {}),
+    ...(blocked ? { blockedUntil: entry.blockedUntil, reason: entry.reason } : {}),
+  };
 }
 
 /** `12 of 60 left, resets 2026-11-25 14:32:05; as last seen on this machine (…)` */

@@ -2,7 +2,7 @@ import fs from 'node:fs';
 import { CorruptFileError, readJsonFile, withFileLock, writeFileAtomic } from '../../locked-file';
 import { StateUnwritableError } from '../../errors';
 import { describeFsError } from '../../fs-errors';
-import { type BlockReason, type LimitEntry, readEntry } from './entry';
+import { type LimitEntry, readEntry } from './entry';
 import { isStale } from '../waits';
 import { type LimitChange, type LimitStore, droppedTimesWarning, limitId } from './store';
 
@@ -118,32 +118,5 @@ export function openFileStore(file: string, baseUrl: string, apiKey: string, now
       if (!first.entry) return first.result;
       return locked(change);
     },
-  };
-}
-
-/** What this machine last saw of a key's limits, while it still holds (`profile show`). */
-export interface LastSeenLimits {
-  limit?: number;
-  remaining?: number;
-  resetAt?: number;
-  blockedUntil?: number;
-  reason?: BlockReason;
-}
-
-/** Reads the record without a lock and without writing; undefined when nothing current is known. */
-export async function lastSeenLimits(
-  file: string,
-  identity: string,
-  apiKey: string,
-  now: number,
-  warn?: (message: string) => void,
-): Promise<LastSeenLimits | undefined> {
-  const entry = await readOwnEntry(file, now, () => limitId(identity, apiKey), warnOnce(warn, file));
-  const blocked = entry?.blockedUntil !== undefined && entry.blockedUntil > now;
-  const window = entry?.window !== undefined && entry.window.resetAt > now ? entry.window : undefined;
-  if (!blocked && !window) return undefined;
-  return {
-    ...(window ? { limit: window.limit, remaining: window.remaining, resetAt: window.resetAt } : {}),
-    ...(blocked ? { blockedUntil: entry.blockedUntil, reason: entry.reason } : {}),
   };
 }

@@ -25,7 +25,7 @@ Examples:
 }
 
 export async function profileShowRun(options: { name?: string }, ctx: Context): Promise<void> {
-  const [store, { maskKey, resolveTarget }, { maskStateUrl }, { renderDetails }, { unknownProfile }, { lastSeenLimits }, { describeSeen, describeTarget, noneChosen, passwordText, renderNoneChosen }] =
+  const [store, { maskKey, resolveTarget }, { maskStateUrl }, { renderDetails }, { unknownProfile }, { openFileStore }, { describeSeen, describeTarget, lastSeen, noneChosen, passwordText, renderNoneChosen }] =
     await Promise.all([
       ctx.profiles(),
       import('../../config/target'),
@@ -56,7 +56,9 @@ export async function profileShowRun(options: { name?: string }, ctx: Context): 
     ...(target.stateUrlSource === 'env' ? ['PETCTL_STATE_URL overrides the state store'] : []),
   ];
   // What this machine last saw of the key's limits (offline; `auth status` asks the service).
-  const seen = target.apiKey === undefined ? undefined : await lastSeenLimits(ctx.paths.stateFile, target.identity, target.apiKey, ctx.now(), (message) => ctx.warn(message));
+  const now = ctx.now();
+  const recorded = target.apiKey && (await openFileStore(ctx.paths.stateFile, target.identity, target.apiKey, () => now, { warn: (message) => ctx.warn(message) }).read());
+  const seen = lastSeen(recorded || undefined, now);
   const object = {
     name: target.profile,
     active: target.profile === store.activeName(),

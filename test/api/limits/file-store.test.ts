@@ -4,7 +4,7 @@ import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { type BlockReason, MAX_STORED_AHEAD_MS, readEntry } from '../../../src/api/limits/entry';
 import { StateUnwritableError } from '../../../src/errors';
-import { lastSeenLimits, openFileStore } from '../../../src/api/limits/file-store';
+import { openFileStore } from '../../../src/api/limits/file-store';
 import { type RateLimitGate, openGate } from '../../../src/api/limits/gate';
 import { limitId } from '../../../src/api/limits/store';
 import { fill, mountSmallDisk, noSmallDisk, unmountSmallDisk } from '../../helpers/small-disk';
@@ -288,12 +288,12 @@ describe('times read back are checked', () => {
     expect(readState(file).limits[id]).toEqual({ blockedUntil: NOW + 5_000, reason: 'rate_limited' });
   });
 
-  it('lastSeenLimits (profile show) drops it with the same warning', async () => {
+  it('a read without a gate (profile show) drops it with the same warning', async () => {
     const file = stateFile();
     fs.mkdirSync(path.dirname(file), { recursive: true });
     fs.writeFileSync(file, JSON.stringify({ version: 1, limits: { [await limitId(BASE, KEY)]: { blockedUntil: 'NaN', reason: 'rate_limited' } } }));
     const warnings: string[] = [];
-    expect(await lastSeenLimits(file, BASE, KEY, NOW, (message) => warnings.push(message))).toBeUndefined();
+    expect(await openFileStore(file, BASE, KEY, () => NOW, { warn: (message) => warnings.push(message) }).read()).toBeUndefined();
     expect(warnings).toHaveLength(1);
   });
 });
