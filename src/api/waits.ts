@@ -27,7 +27,10 @@ export type { BlockReason, LimitEntry, LimitWindow } from './limits/entry';
  *   no live window, none probing               go as the probe             -
  *   another request is probing                 wait for its answer         probe          never (milliseconds)
  *   the service names no window (an answer     go, --concurrency in        -
- *     without limits, within UNTRACKED_MS)     flight; a 429 still holds
+ *     without limits, within UNTRACKED_MS)     flight; a 429 still holds,
+ *                                              and one naming no time nor
+ *                                              budget makes every request
+ *                                              probe for SILENT_LIMIT_MS
  *   the shared store fell back (solo)          every request probes: one   probe          never
  *                                              in flight per machine
  *   a 5xx (GET) or a network error             exponential backoff, full   backoff        counts
@@ -41,11 +44,9 @@ export type { BlockReason, LimitEntry, LimitWindow } from './limits/entry';
 /** What one answer said about the limits. */
 export interface RateAnswer {
   status: number;
-  /** X-RateLimit-Limit. */
+  /** X-RateLimit-Limit, -Remaining, and -Reset (Unix seconds, as sent). */
   limit?: number;
-  /** X-RateLimit-Remaining. */
   remaining?: number;
-  /** X-RateLimit-Reset (Unix seconds), as sent. */
   reset?: number;
   /** The reset on this machine's clock; undefined when it is in the past or implausibly far (then it is ignored). */
   resetAt?: number;
@@ -65,7 +66,7 @@ export type GateDecision =
 export interface Claim {
   reserve: number;
   solo: boolean;
-  /** How long others wait for a probe's answer at most (a killed prober holds nobody up longer). */
+  /** How long others wait for a probe's answer at most. */
   probeLeaseMs: number;
 }
 
@@ -73,13 +74,12 @@ export interface Claim {
 export const RESET_JITTER_S = 2;
 /** How often a request waiting for the probe's answer looks again. */
 export const PROBE_POLL_MS = 20;
-/**
- * A probe that never answers (its process was killed) holds the others up no longer than this;
- * long enough that a crowd's probe, slowed by a loaded machine, is not joined by a second one.
- */
+/** A killed probe holds the others up no longer than this; a crowd's probe on a loaded machine answers well within it. */
 export const MAX_PROBE_LEASE_MS = 5_000;
 /** How long an answer without limits frees requests from probing (a server may start sending them). */
 export const UNTRACKED_MS = 60_000;
+/** How long a 429 that named neither a time nor a budget keeps every request probing, one at a time. */
+export const SILENT_LIMIT_MS = 60 * 60 * 1000;
 /** A 429 that names no usable time holds everything on the key at least this long. */
 export const HOLD_MIN_MS = 5_000;
 /** Holds double while the probe after each meets a 429, up to this (the specification's short window is a minute). */
@@ -132,6 +132,11 @@ export function observe(entry: LimitEntry | undefined, answer: RateAnswer, now: 
     const windowLeft = next.window && next.window.resetAt > now ? next.window.resetAt - now : undefined;
     const holdMs = holdAfterTimeless429(next.holdMs, windowLeft);
     next = { ...next, holdMs, blockedUntil: Math.max(now + holdMs, next.blockedUntil ?? 0), reason };
+    if (answer.remaining === undefined) {
+      // A limit the service does not describe: requests side by side would meet it together, each window.
+      delete next.untrackedUntil;
+      next.silentLimitUntil = Math.max(now + SILENT_LIMIT_MS, next.silentLimitUntil ?? 0);
+    }
     changed = true;
   } else if (!refused && next.holdMs !== undefined && !held) {
     // The probe got through: the hold is over.
@@ -165,7 +170,7 @@ export function observe(entry: LimitEntry | undefined, answer: RateAnswer, now: 
       next = { ...next, blockedUntil: resetAt, reason: 'quota_exhausted' };
       changed = true;
     }
-  } else if (windowSaid && !refused && (next.untrackedUntil ?? 0) <= now) {
+  } else if (windowSaid && !refused && (next.untrackedUntil ?? 0) <= now && (next.silentLimitUntil ?? 0) <= now) {
     // The service names no window: probing would only hold every request to one at a time.
     next.untrackedUntil = now + UNTRACKED_MS;
     changed = true;
@@ -183,27 +188,22 @@ export function isStale(entry: LimitEntry, now: number): boolean {
 }
 
 /**
- * The hold after a 429 without a usable time: the larger of HOLD_MIN_MS and
- * what is left of the current window; after a hold whose probe met a 429
- * again, twice that one, up to HOLD_CAP_MS. Never random: jitter would release
- * the waiting requests one by one into a limit that is still closed.
+ * The hold after a 429 without a usable time: the larger of HOLD_MIN_MS and what is left of the
+ * window; after a probe that met a 429 again, twice the last, up to HOLD_CAP_MS. Never random:
+ * jitter would release the waiting requests one by one into a limit that is still closed.
  */
 export function holdAfterTimeless429(previousHoldMs: number | undefined, windowLeftMs: number | undefined): number {
   const start = Math.max(HOLD_MIN_MS, windowLeftMs ?? 0);
   return previousHoldMs === undefined ? start : Math.max(start, Math.min(HOLD_CAP_MS, previousHoldMs * 2));
 }
 
-/** What one attempt came to. `sent` tells whether the request may have reached the server. */
-export type AttemptOutcome =
-  | { kind: 'response'; status: number }
-  /** `retryable: false`: trying again cannot help (nothing listens on this machine's port). */
-  | { kind: 'network'; sent: boolean; retryable?: boolean };
+/** What one attempt came to: `sent`, whether it may have reached the server; `retryable: false`, nothing listens on this machine's port. */
+export type AttemptOutcome = { kind: 'response'; status: number } | { kind: 'network'; sent: boolean; retryable?: boolean };
 
 /**
- * A 429 was not processed, so any method may be retried after it; a GET also
- * after a gateway error or a network failure. A POST that may have been
- * received is never sent again: it could create the animal twice.
- * (After stripe-node's _shouldRetry.)
+ * A 429 was not processed, so any method may be retried after it; a GET also after a gateway
+ * error or a network failure. A POST that may have been received is never sent again: it could
+ * create the animal twice. (After stripe-node's _shouldRetry.)
  */
 export function shouldRetry(outcome: AttemptOutcome, retriesDone: number, maxRetries: number, method: string): boolean {
   if (retriesDone >= maxRetries) return false;

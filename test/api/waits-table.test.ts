@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { type Claim, type LimitEntry, MAX_PROBE_LEASE_MS, PROBE_POLL_MS, PRUNE_AFTER_MS, UNTRACKED_MS, decide, isStale, observe } from '../../src/api/waits';
+import { type Claim, type LimitEntry, MAX_PROBE_LEASE_MS, PROBE_POLL_MS, PRUNE_AFTER_MS, SILENT_LIMIT_MS, UNTRACKED_MS, decide, isStale, observe } from '../../src/api/waits';
 
 const NOW = 1_768_471_200_000;
 const LEASE = MAX_PROBE_LEASE_MS;
@@ -238,16 +238,25 @@ describe('a server that limits without saying how far', () => {
     expect(decide(free, now + 1, claim())).toEqual({ go: true });
   });
 
-  it('a 429 with neither a time nor a budget holds every request; after the hold one probes, and its success frees the rest', () => {
+  it('a 429 with neither a time nor a budget holds every request; after the hold one probes, and for an hour every request probes one at a time', () => {
     const held = observe({ untrackedUntil: now + UNTRACKED_MS }, { status: 429 }, now)!;
+    expect(held).not.toHaveProperty('untrackedUntil');
+    expect(held.silentLimitUntil).toBe(now + SILENT_LIMIT_MS);
     expect(decide(held, now + 1, claim())).toMatchObject({ go: false, reason: 'hold' });
     const after = held.blockedUntil! + 1;
     const probing = decide(held, after, claim());
     expect(probing).toMatchObject({ go: true, entry: { probeUntil: after + LEASE } });
     expect(decide(probing.go ? probing.entry : undefined, after + 1, claim())).toMatchObject({ go: false, reason: 'probe' });
+    // The probe gets through; its answer names no budget, and frees nobody: the next request probes alone again.
     const answered = observe(probing.go ? probing.entry : undefined, { status: 201 }, after + 10)!;
     expect(answered).not.toHaveProperty('holdMs');
-    expect(answered).not.toHaveProperty('probeUntil');
-    expect(decide(answered, after + 11, claim())).toEqual({ go: true });
+    expect(answered).not.toHaveProperty('untrackedUntil');
+    expect(decide(answered, after + 11, claim())).toMatchObject({ go: true, entry: { probeUntil: after + 11 + LEASE } });
+    expect(decide({ ...answered, probeUntil: after + 11 + LEASE }, after + 12, claim())).toMatchObject({ go: false, reason: 'probe' });
+  });
+
+  it('a 429 that carries a budget is not such a server', () => {
+    const entry = observe({ untrackedUntil: now + UNTRACKED_MS }, { status: 429, remaining: 0 }, now)!;
+    expect(entry).not.toHaveProperty('silentLimitUntil');
   });
 });

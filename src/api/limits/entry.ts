@@ -34,6 +34,11 @@ export interface LimitEntry {
   /** The service's answers name no window: requests go without probing until then. */
   untrackedUntil?: number;
   /**
+   * The service refused a request without naming a time or a budget: until then an answer
+   * without a budget frees nobody from probing (it limits without saying how far).
+   */
+  silentLimitUntil?: number;
+  /**
    * A 429 named no time: the length of the hold it started (blockedUntil ends it). Once it
    * ends, one request probes and every other waits for its answer; any answer but a 429
    * clears it, a 429 to the probe starts a hold twice as long.
@@ -58,6 +63,7 @@ export const ENTRY_FIELDS = {
   window: 'window',
   probeUntil: 'time',
   untrackedUntil: 'time',
+  silentLimitUntil: 'time',
   holdMs: 'duration',
 } as const satisfies { [K in keyof Required<LimitEntry>]: EntryKind };
 
