@@ -2,7 +2,7 @@ import fs from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { BIN, NODE, assertNoSecrets, cleanEnv, newApiKey, tempConfigDir } from '../helpers/cli';
 import { type CrowdRun, describeCrowd, jsonStop, runCrowd } from '../helpers/crowd';
-import { type LimitedService, PET, startLimitedService, windowEndIn } from '../helpers/limited-service';
+import { type LimitedService, type LimitedServiceOptions, PET, startLimitedService, windowEndIn } from '../helpers/limited-service';
 import { noRedisServer, startRedisServer } from '../helpers/redis-server';
 
 /**
@@ -36,8 +36,8 @@ interface Crowd {
   key: string;
 }
 
-async function crowdOnOneKey(folders: number, stateUrl?: string): Promise<Crowd> {
-  const service = await startLimitedService({ windowEndsAt: windowEndIn(REOPEN_MS) });
+async function crowdOnOneKey(folders: number, stateUrl?: string, shape: { processes?: number; refusal?: LimitedServiceOptions['refusal'] } = {}): Promise<Crowd> {
+  const service = await startLimitedService({ windowEndsAt: windowEndIn(REOPEN_MS), refusal: shape.refusal });
   const configDirs = Array.from({ length: folders }, () => tempConfigDir());
   const key = newApiKey();
   try {
@@ -47,7 +47,7 @@ async function crowdOnOneKey(folders: number, stateUrl?: string): Promise<Crowd>
       env: cleanEnv(stateUrl === undefined ? {} : { PETCTL_STATE_URL: stateUrl }),
       key,
       configDirs,
-      perFolder: PROCESSES / folders,
+      perFolder: (shape.processes ?? PROCESSES) / folders,
       args: ['--base-url', service.baseUrl, ...ARGS],
       killAfterMs: KILL_AFTER_MS,
     });
@@ -138,5 +138,19 @@ describe('150 `pets list` at once on one Free key whose window is used up (the r
       },
       CASE_TIMEOUT_MS,
     );
+  });
+});
+
+describe('40 `pets list` at once when the 429s disagree with the window (the real minute)', () => {
+  // One window holds them all: each gets its pets after the reopen, whatever the 429s before it said.
+  const refusals: Array<[string, LimitedServiceOptions['refusal']]> = [
+    ['Retry-After 1 while X-RateLimit-Reset names the reopen', 'short-retry-after'],
+    ['429s with neither Retry-After nor any X-RateLimit-*', 'no-time'],
+  ];
+  it.for(refusals)('%s: no ban, and every process gets its pets', { timeout: CASE_TIMEOUT_MS }, async ([, refusal]) => {
+    const crowd = await crowdOnOneKey(1, undefined, { processes: 40, refusal });
+    expectNoBan(crowd);
+    expect(crowd.run.members.map((member) => member.code)).toEqual(crowd.run.members.map(() => 0));
+    expectEveryoneDone(crowd);
   });
 });

@@ -24,6 +24,12 @@ export interface LimitedServiceOptions {
   banMs?: number;
   /** The current window is used up and ends then (ms since the epoch, a whole second); absent: the first request opens one. */
   windowEndsAt?: number;
+  /**
+   * How a 429 words its time. `agreeing` (default): Retry-After until the window's end, as
+   * X-RateLimit-Reset says. `short-retry-after`: Retry-After 1 while the Reset still names the
+   * window's end (the headers disagree). `no-time`: neither Retry-After nor any X-RateLimit-*.
+   */
+  refusal?: 'agreeing' | 'short-retry-after' | 'no-time';
 }
 
 export interface ServiceCounts {
@@ -79,7 +85,11 @@ export async function startLimitedService(options: LimitedServiceOptions = {}): 
     counts.refused += 1;
     const retryAfter = String(Math.max(1, Math.ceil((until - now) / 1000)));
     const message = code === 'key_banned' ? 'This API key is banned for sending past its rate limit' : 'Too many requests';
-    res.writeHead(429, { ...headers, 'retry-after': retryAfter }).end(JSON.stringify({ code, message, status: 429 }));
+    const worded =
+      options.refusal === 'no-time'
+        ? { 'content-type': 'application/json' }
+        : { ...headers, 'retry-after': options.refusal === 'short-retry-after' && code !== 'key_banned' ? '1' : retryAfter };
+    res.writeHead(429, worded).end(JSON.stringify({ code, message, status: 429 }));
   };
 
   const server = http.createServer((req, res) => {
