@@ -82,10 +82,3 @@ export class UnknownRowMatcher {
     return fates;
   }
 }
-
-/** The rule over a whole listing: what becomes of each unknown row, by row number. */
-export function matchUnknownRows(rows: readonly UnknownRow[], animals: Iterable<Pet>, accounted: ReadonlySet<string> = new Set()): Map<number, UnknownFate> {
-  const matcher = new UnknownRowMatcher(rows, accounted);
-  for (const pet of animals) matcher.see(pet);
-  return matcher.fates();
-}

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import type { Content } from '../../src/bulk/records';
-import { type UnknownRow, UnknownRowMatcher, matchUnknownRows } from '../../src/bulk/unknown-match';
+import { type UnknownFate, type UnknownRow, UnknownRowMatcher } from '../../src/bulk/unknown-match';
 import type { Pet } from '../../src/schemas/pet';
 
 /** --retry-unknown's rule (unknown-match.ts): what becomes of each row sent without an answer, given the animals listed. */
@@ -10,6 +10,13 @@ const pet = (id: number | bigint, name: string, categoryId: number | bigint, sta
 
 const REX: Content = ['Rex', '1', 'available'];
 const BIG: Content = ['Big', '9007199254740993', 'sold'];
+
+/** The rule over a whole listing: what becomes of each unknown row, by row number. */
+function matchUnknownRows(rows: readonly UnknownRow[], animals: Iterable<Pet>, accounted: ReadonlySet<string> = new Set()): Map<number, UnknownFate> {
+  const matcher = new UnknownRowMatcher(rows, accounted);
+  for (const animal of animals) matcher.see(animal);
+  return matcher.fates();
+}
 
 type Case = [name: string, rows: UnknownRow[], animals: Pet[], accounted: string[], expected: Record<number, string>];
 
