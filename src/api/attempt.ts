@@ -34,6 +34,9 @@ const KNOWN: Record<string, string> = {
   UND_ERR_RES_EXCEEDED_MAX_SIZE: 'the answer was too large',
 };
 
+/** Seconds as a message gives them: `30s`, `0.5s`, `1.234s`. */
+const formatSeconds = (ms: number) => `${Math.round(ms) / 1000}s`;
+
 /** A connection failure's code in words ('connection refused'), for any client petctl runs (HTTP, Redis). */
 export function connectionErrorText(code: string | undefined): string | undefined {
   return code === undefined ? undefined : KNOWN[code];
@@ -72,14 +75,26 @@ export interface FailureTarget {
 /** The NetworkError for a request that got no HTTP answer. */
 export function networkFailure(
   error: unknown,
-  request: { method: string; url: string; timeoutMs: number; timedOut: boolean },
+  request: { method: string; url: string; timeoutMs: number; timedOut: boolean; cutShort?: boolean },
   target: FailureTarget = {},
 ): NetworkError {
   const code = errorCode(error) ?? '';
-  const sent = !NOT_CONNECTED_CODES.has(code) && !TLS_TRUST_CODES.has(code);
   const url = new URL(request.url);
+  if (code === 'ENOTFOUND' || code === 'EAI_AGAIN') {
+    // A name that does not resolve now will not start to within the few seconds a retry waits.
+    return new NetworkError(`${request.method} ${request.url} failed: cannot resolve the host ${url.hostname}`, { sent: false, retryable: false, cause: error });
+  }
+  if (code === 'ERR_SSL_WRONG_VERSION_NUMBER' && url.protocol === 'https:') {
+    return new NetworkError(`${request.method} ${request.url} failed: the server at ${url.hostname}:${portOf(url)} does not speak TLS; is the base URL http://?`, {
+      sent: false,
+      retryable: false,
+      cause: error,
+    });
+  }
+  const sent = !NOT_CONNECTED_CODES.has(code) && !TLS_TRUST_CODES.has(code);
   if (request.timedOut || /TIMEOUT/.test(code)) {
-    return new NetworkError(`no answer from ${url.host} within ${request.timeoutMs / 1000}s (--timeout)`, { code: 'timeout', sent, cause: error });
+    const limit = request.cutShort ? 'what was left of the request\'s time' : '--timeout';
+    return new NetworkError(`no answer from ${url.host} within ${formatSeconds(request.timeoutMs)} (${limit})`, { code: 'timeout', sent, cause: error });
   }
   if (code === 'ECONNREFUSED' && target.loopback) {
     return new NetworkError(`${request.method} ${request.url} failed: connection refused: nothing is listening on ${url.hostname}:${portOf(url)}`, {
@@ -94,7 +109,7 @@ export function networkFailure(
 
 /** A network failure in a few words, for the line that announces its retry: `connection refused`, `no answer within 2s`. */
 export function failureReason(error: NetworkError, timeoutMs: number): string {
-  if (error.code === 'timeout') return `no answer within ${timeoutMs / 1000}s`;
+  if (error.code === 'timeout') return `no answer within ${formatSeconds(timeoutMs)}`;
   return connectionErrorText(errorCode(error.cause)) ?? 'network error';
 }
 
@@ -110,6 +125,8 @@ export interface AttemptOptions extends FailureTarget {
 }
 
 export interface AttemptRequest {
+  /** Less than --timeout when that is all the request's bound leaves (waits.ts requestDeadline). */
+  timeoutMs?: number;
   method: string;
   url: string;
   body: string | Buffer | undefined;
@@ -133,6 +150,7 @@ function lowerCaseNames(headers: Record<string, string>): Record<string, string>
 export async function attempt(options: AttemptOptions, request: AttemptRequest, onHead: (head: Pick<Answer, 'status' | 'header'>) => void): Promise<Answer> {
   const { trace } = options;
   const { method, url, body } = request;
+  const timeoutMs = Math.min(request.timeoutMs ?? options.timeoutMs, options.timeoutMs);
   const started = options.monotonic();
   trace?.(`> ${method} ${url}`);
   trace?.('> Authorization: Bearer [redacted]');
@@ -141,7 +159,7 @@ export async function attempt(options: AttemptOptions, request: AttemptRequest, 
   const onAbort = () => controller.abort(options.signal.reason);
   if (options.signal.aborted) throw new InterruptedError();
   options.signal.addEventListener('abort', onAbort, { once: true });
-  const timer = setTimeout(() => controller.abort(TIMEOUT), options.timeoutMs);
+  const timer = setTimeout(() => controller.abort(TIMEOUT), timeoutMs);
   let status = 0;
   try {
     const target = new URL(url);
@@ -159,8 +177,8 @@ export async function attempt(options: AttemptOptions, request: AttemptRequest, 
       },
       body,
       signal: controller.signal,
-      headersTimeout: options.timeoutMs,
-      bodyTimeout: options.timeoutMs,
+      headersTimeout: timeoutMs,
+      bodyTimeout: timeoutMs,
     });
     status = response.statusCode;
     const header = headerGetter(response.headers);
@@ -182,7 +200,7 @@ export async function attempt(options: AttemptOptions, request: AttemptRequest, 
       throw new InvalidResponseError(`${method} ${url} answered with a body over ${MAX_RESPONSE_BYTES / 1024 / 1024} MiB; petctl stopped reading it`, status);
     }
     const timedOut = controller.signal.aborted && controller.signal.reason === TIMEOUT;
-    throw networkFailure(error, { method, url, timeoutMs: options.timeoutMs, timedOut }, options);
+    throw networkFailure(error, { method, url, timeoutMs, timedOut, cutShort: timeoutMs < options.timeoutMs }, options);
   } finally {
     clearTimeout(timer);
     options.signal.removeEventListener('abort', onAbort);

@@ -1,13 +1,12 @@
-import { NetworkError, type PetctlError, RateLimitError, StateUnwritableError, UsageError, type WaitStop } from '../errors';
+import { NetworkError, type PetctlError, RateLimitError, StateUnwritableError, type WaitStop } from '../errors';
 import { stringifyJson } from '../schemas/json';
 import { type Answer, errorForAnswer, parseSuccessBody } from './answer';
 import { type AttemptOptions, attempt, failureReason } from './attempt';
 import type { CacheAccess } from './cache';
-import type { ApiRequest, ApiResponse } from './request';
+import { type ApiRequest, type ApiResponse, requestUrl } from './request';
 import { type Limits, Learner } from './learn';
 import type { RateLimitGate } from './limits/gate';
 import type { RateHeaders } from './limits/headers';
-import { isSameOrigin } from './same-origin';
 import {
   type AttemptOutcome,
   type AttemptReport,
@@ -16,11 +15,18 @@ import {
   type WaitKind,
   type WaitWords,
   codeFor,
+  attemptFits,
   countsTowardMaxWait,
   fitsBudget,
   gateWaitKind,
   planRetry,
+  requestDeadline,
 } from './waits';
+
+/** When a request must be over (waits.ts requestDeadline), once its first attempt has started. */
+interface Bound {
+  deadline?: number;
+}
 
 /**
  * The HTTP core's send loop: ask the gate → send → learn → retry or not. It
@@ -68,20 +74,7 @@ export class HttpClient {
   }
 
   buildUrl(path: string, query?: ApiRequest['query']): string {
-    const url = new URL(this.options.baseUrl + path);
-    for (const [name, value] of Object.entries(query ?? {})) {
-      if (value !== undefined) url.searchParams.set(name, String(value));
-    }
-    return url.toString();
-  }
-
-  private sameOriginUrl(url: string): string {
-    if (!isSameOrigin(url, this.options.baseUrl)) throw new UsageError(`refusing to send the API key to ${new URL(url).origin}: not the base URL's origin`);
-    return new URL(url).toString();
-  }
-
-  private urlOf(request: ApiRequest): string {
-    return request.url === undefined ? this.buildUrl(request.path, request.query) : this.sameOriginUrl(request.url);
+    return requestUrl(this.options.baseUrl, { path, query });
   }
 
   /** Sends the request, or answers a GET with --cache from the cache; a write clears the target's cached answers. Resolves only with a 2xx. */
@@ -97,7 +90,7 @@ export class HttpClient {
       }
     }
     if (request.cacheForMs === undefined || method !== 'GET') return this.exchange(request);
-    const url = this.urlOf(request);
+    const url = requestUrl(this.options.baseUrl, request);
     const result = await (await cache.open()).answer({ method, url, headers: request.headers }, request.cacheForMs, () => this.exchange(request), request.cacheIf);
     if (!('ageMs' in result)) return result;
     // Nothing was sent, so the rate-limit gate is neither asked nor told: the stored limits are history.
@@ -110,7 +103,7 @@ export class HttpClient {
   /** Sends the request, waiting out rate limits and retrying where safe (waits.ts decides). Resolves only with a 2xx. */
   private async exchange(request: ApiRequest): Promise<ApiResponse> {
     const { options } = this;
-    const url = this.urlOf(request);
+    const url = requestUrl(this.options.baseUrl, request);
     const body = request.rawBody ?? (request.body === undefined ? undefined : stringifyJson(request.body));
     const hooks = request.hooks;
     const wait = hooks?.wait ?? options.wait;
@@ -120,11 +113,13 @@ export class HttpClient {
     let retriesDone = 0;
     let bans = 0;
     const started = options.monotonic();
+    /** requestDeadline, once the first attempt starts. */
+    const bound: Bound = {};
 
     for (;;) {
       // A ban waited out in the gate (recorded by another process, or by another request of this one)
       // was this request's one wait for a ban: a key_banned answer after it is the second, and ends it.
-      if (await this.passGate(paced, hooks?.reserve ?? 0, budget, wait)) bans = Math.max(bans, 1);
+      if (await this.passGate(paced, hooks?.reserve ?? 0, budget, wait, bound)) bans = Math.max(bans, 1);
       await hooks?.beforeSend?.();
       // beforeSend (the journal's flush) took time: a 429 read meanwhile, here or by another process, holds this request too.
       // The last look at this process's own hold runs in the same turn as the attempt's dispatch: no answer is read in between.
@@ -134,8 +129,10 @@ export class HttpClient {
       let answer: Answer | undefined;
       let limits: Limits | undefined;
       let failure: PetctlError | undefined;
+      bound.deadline ??= requestDeadline(options.monotonic(), options.timeoutMs, budget.maxWaitMs);
+      const timeoutMs = bound.deadline - options.monotonic();
       try {
-        answer = await attempt(options, { method: request.method, url, body, headers: request.headers }, (head) => (limits = this.learned.readLimits(head)));
+        answer = await attempt(options, { method: request.method, url, body, headers: request.headers, timeoutMs }, (head) => (limits = this.learned.readLimits(head)));
         outcome = { kind: 'response', status: answer.status };
       } catch (error) {
         if (!(error instanceof NetworkError)) throw error;
@@ -157,7 +154,8 @@ export class HttpClient {
         failure = errorForAnswer(answer, { method: request.method, url, now: options.now(), retryAt: limits.retryAt, authHint: options.authHint, words: options.words });
       }
 
-      const plan = planRetry(report, { retriesDone, maxRetries: options.retries, method: request.method, bans }, budget, paced, options.random);
+      const timeLeftMs = bound.deadline - options.monotonic();
+      const plan = planRetry(report, { timeLeftMs, timeoutMs: options.timeoutMs, retriesDone, maxRetries: options.retries, method: request.method, bans }, budget, paced, options.random);
       if (!plan.retry) {
         throw retriesDone > 0 && failure ? this.afterAttempts(failure, retriesDone + 1, options.monotonic() - started) : failure;
       }
@@ -177,8 +175,8 @@ export class HttpClient {
    * force. Ends with the wait policy's error when a wait does not fit --max-wait.
    * Resolves with whether it waited out a ban.
    */
-  private async passGate(paced: boolean, reserve: number, budget: WaitBudget, wait: (ms: number, why: string) => Promise<void>): Promise<boolean> {
-    const { gate, now } = this.options;
+  private async passGate(paced: boolean, reserve: number, budget: WaitBudget, wait: (ms: number, why: string) => Promise<void>, bound: Bound): Promise<boolean> {
+    const { gate, now, monotonic, timeoutMs } = this.options;
     if (this.unrecorded) throw this.unrecorded;
     let waitedOutBan = false;
     for (;;) {
@@ -187,9 +185,12 @@ export class HttpClient {
       const at = now();
       const ms = Math.max(0, decision.until - at);
       const kind: WaitKind = gateWaitKind(decision, at);
-      if (!fitsBudget(kind, ms, budget, paced)) throw this.gateStop(kind, decision.until, at, budget.maxWaitMs);
+      const counted = countsTowardMaxWait(kind, paced);
+      const pastBound = counted && bound.deadline !== undefined && !attemptFits(bound.deadline - monotonic() - ms, timeoutMs);
+      if (!fitsBudget(kind, ms, budget, paced) || pastBound) throw this.gateStop(kind, decision.until, at, budget.maxWaitMs);
       await wait(ms, this.options.words.notice({ what: 'gate', kind, ms, until: decision.until, at }));
-      if (countsTowardMaxWait(kind, paced)) budget.waitedMs += ms;
+      if (counted) budget.waitedMs += ms;
+      else if (bound.deadline !== undefined) bound.deadline += ms;
       if (kind === 'ban') waitedOutBan = true;
     }
   }

@@ -1,5 +1,7 @@
+import { UsageError } from '../errors';
 import type { Answer } from './answer';
 import type { RateHeaders } from './limits/headers';
+import { isSameOrigin } from './same-origin';
 
 /** What a request is and what comes back, for the send loop (client.ts), the endpoints and the commands that hook into a send. */
 
@@ -63,4 +65,15 @@ export interface ApiResponse {
   headers: Record<string, string | string[] | undefined>;
   rate: RateHeaders;
   header(name: string): string | undefined;
+}
+
+/** Where a request goes: its path and query under the base URL, or its own URL when that is on the base URL's origin. */
+export function requestUrl(baseUrl: string, request: Pick<ApiRequest, 'path' | 'query' | 'url'>): string {
+  if (request.url !== undefined) {
+    if (!isSameOrigin(request.url, baseUrl)) throw new UsageError(`refusing to send the API key to ${new URL(request.url).origin}: not the base URL's origin`);
+    return new URL(request.url).toString();
+  }
+  const url = new URL(baseUrl + request.path);
+  for (const [name, value] of Object.entries(request.query ?? {})) if (value !== undefined) url.searchParams.set(name, String(value));
+  return url.toString();
 }

@@ -35,6 +35,12 @@ export type { BlockReason, LimitEntry, LimitWindow } from './limits/entry';
  *                                              in flight per machine
  *   a 5xx (GET) or a network error             exponential backoff, full   backoff        counts
  *                                              jitter; a 503's Retry-After retry_after
+ *   a host that does not resolve, or nothing   no retry                    -
+ *     listening on this machine's port
+ *   a retry that could not start with          no retry: the request ends  -              -
+ *     min(--timeout, 1s) left before its       within max(--timeout,
+ *     bound (requestDeadline)                  --max-wait) + 1s of its
+ *                                              first attempt
  *
  * A single command's counted waits add up against --max-wait; an import's or
  * a listing's requests each have their own. A wait that would go past it is
@@ -272,6 +278,9 @@ export interface AttemptReport {
 }
 
 export interface RetryState {
+  /** What is left of the request's bound (requestDeadline), and --timeout. */
+  timeLeftMs: number;
+  timeoutMs: number;
   retriesDone: number;
   maxRetries: number;
   method: string;
@@ -296,5 +305,23 @@ export function planRetry(report: AttemptReport, state: RetryState, budget: Wait
         ? windowKind(report.resetInMs, 0)
         : 'backoff';
   if (!fitsBudget(kind, ms, budget, paced) || (budget.maxWaitMs === 0 && countsTowardMaxWait(kind, paced))) return { retry: false, kind, ms };
+  if (!attemptFits(state.timeLeftMs - ms, state.timeoutMs)) return { retry: false, kind, ms };
   return { retry: true, kind, ms };
+}
+
+/** What a request's bound adds to max(--timeout, --max-wait). */
+export const BOUND_SLACK_MS = 1_000;
+
+/**
+ * When a request and its retries must be over (on the monotonic clock): max(--timeout, --max-wait)
+ * and a second after its first attempt, whatever the server does. Waits that are an import's or a
+ * listing's pace (countsTowardMaxWait false) move it on: they are the window's, not the server's.
+ */
+export function requestDeadline(firstAttemptAt: number, timeoutMs: number, maxWaitMs: number): number {
+  return firstAttemptAt + Math.max(timeoutMs, maxWaitMs) + BOUND_SLACK_MS;
+}
+
+/** Whether an attempt may start with `timeLeftMs` of its bound left: its --timeout, or a second at least. */
+export function attemptFits(timeLeftMs: number, timeoutMs: number): boolean {
+  return timeLeftMs >= Math.min(timeoutMs, BOUND_SLACK_MS);
 }

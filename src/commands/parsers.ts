@@ -36,8 +36,14 @@ export function statusOption(description: string): Option {
   return new Option('--status <status>', description).choices(PET_STATUSES).argParser(parseStatus);
 }
 
+/** The longest a Node timer can wait (2^31 - 1 ms); a longer one fires at once. */
+const MAX_TIMER_MS = 2 ** 31 - 1;
+const MAX_TIMER_SECONDS = Math.floor(MAX_TIMER_MS / 1000);
+const TOO_LONG = `must be at most ${MAX_TIMER_SECONDS} seconds (24 days), the longest a timer can wait`;
+
 export function parseSeconds(value: string): number {
   if (!/^\d+(\.\d+)?$/.test(value)) throw new InvalidArgumentError('must be a number of seconds, 0 or more');
+  if (Number(value) > MAX_TIMER_SECONDS) throw new InvalidArgumentError(TOO_LONG);
   return Number(value);
 }
 
@@ -59,6 +65,7 @@ export function parseDuration(value: string): number {
     for (const [, amount, unit] of text.matchAll(/(\d+(?:\.\d+)?)(ms|s|m|h|d)/g)) ms += Number(amount) * DURATION_UNITS_MS[unit!]!;
   } else throw new InvalidArgumentError('must be a duration such as 30s, 5m, 1h30m or 1d');
   if (!(ms >= 1)) throw new InvalidArgumentError('must be a duration greater than 0, such as 30s or 5m');
+  if (ms > MAX_TIMER_SECONDS * 1000) throw new InvalidArgumentError(`must be at most ${MAX_TIMER_SECONDS}s (24 days), the longest a timer can wait`);
   return Math.round(ms);
 }
 

@@ -33,7 +33,9 @@ describe('networkFailure', () => {
   });
 
   it.each([
-    ['ENOTFOUND', false, 'host not found'],
+    ['ENOTFOUND', false, 'cannot resolve the host api.example.org'],
+    ['EAI_AGAIN', false, 'cannot resolve the host api.example.org'],
+    ['ERR_SSL_WRONG_VERSION_NUMBER', false, 'the server at api.example.org:443 does not speak TLS; is the base URL http://?'],
     ['ECONNRESET', true, 'connection reset by the server'],
     ['UND_ERR_SOCKET', true, 'the connection closed before the answer was complete'],
     ['DEPTH_ZERO_SELF_SIGNED_CERT', false, "the server's TLS certificate is not trusted"],
@@ -41,6 +43,17 @@ describe('networkFailure', () => {
     const error = networkFailure(failure(code), request('https://api.example.org/v1/pets'));
     expect(error.sent).toBe(sent);
     expect(error.message).toContain(text);
+  });
+
+  it('a host that does not resolve, or a plain-HTTP port spoken to in TLS, is not retried', () => {
+    for (const code of ['ENOTFOUND', 'EAI_AGAIN', 'ERR_SSL_WRONG_VERSION_NUMBER']) {
+      expect(networkFailure(failure(code), request('https://api.example.org/v1/pets')).retryable).toBe(false);
+    }
+  });
+
+  it("a timeout cut short by the request's bound says so", () => {
+    const error = networkFailure(new Error('aborted'), { ...request('https://api.example.org/v1/pets'), timeoutMs: 1234, timedOut: true, cutShort: true });
+    expect(error.message).toBe("no answer from api.example.org within 1.234s (what was left of the request's time)");
   });
 
   it('a timeout names --timeout', () => {

@@ -5,12 +5,14 @@ import {
   BACKOFF_CAP_MS,
   MINUTE_WINDOW_MAX_MS,
   type WaitKind,
+  attemptFits,
   codeFor,
   countsTowardMaxWait,
   delayFor,
   fitsBudget,
   gateWaitKind,
   planRetry,
+  requestDeadline,
   shouldRetry,
   steadyClock,
   windowKind,
@@ -83,9 +85,29 @@ describe('fitsBudget: what is left of --max-wait', () => {
 });
 
 describe('planRetry', () => {
-  const state = { retriesDone: 0, maxRetries: 4, method: 'GET', bans: 0 };
+  const state = { timeLeftMs: 61 * SECOND, timeoutMs: 30 * SECOND, retriesDone: 0, maxRetries: 4, method: 'GET', bans: 0 };
   const budget = { maxWaitMs: 60 * SECOND, waitedMs: 0 };
   const limited = { kind: 'response' as const, status: 429 };
+
+  it("a retry is made only when its attempt could still end within the request's bound", () => {
+    const silent = { kind: 'network' as const, sent: true };
+    // --timeout 30, --max-wait 60: the first attempt timed out at 30 s, 31 s are left.
+    expect(planRetry({ outcome: silent }, { ...state, timeLeftMs: 31 * SECOND }, budget, false, half)).toMatchObject({ retry: true });
+    // Past 60 s, less than a second is left once the backoff is waited: no retry.
+    expect(planRetry({ outcome: silent }, { ...state, timeLeftMs: 1.2 * SECOND }, budget, false, half)).toMatchObject({ retry: false, kind: 'backoff' });
+    // --timeout 0.5: half a second is enough for its attempt.
+    expect(planRetry({ outcome: silent }, { ...state, timeoutMs: 500, timeLeftMs: 1 * SECOND }, budget, false, () => 0)).toMatchObject({ retry: true });
+    expect(planRetry({ outcome: limited, retryAfterMs: 10 * SECOND }, { ...state, timeLeftMs: 10.5 * SECOND }, budget, false, half)).toMatchObject({ retry: false });
+  });
+
+  it('the bound: max(--timeout, --max-wait) and a second after the first attempt', () => {
+    expect(requestDeadline(1000, 30 * SECOND, 60 * SECOND)).toBe(62 * SECOND);
+    expect(requestDeadline(0, 2 * SECOND, 6 * SECOND)).toBe(7 * SECOND);
+    expect(requestDeadline(0, 30 * SECOND, 0)).toBe(31 * SECOND);
+    expect(attemptFits(999, 30 * SECOND)).toBe(false);
+    expect(attemptFits(1000, 30 * SECOND)).toBe(true);
+    expect(attemptFits(500, 500)).toBe(true);
+  });
 
   it('Retry-After is waited exactly, whether the window resets earlier or later', () => {
     // The caller never passes the window's reset along with a Retry-After: the server's word decides.
