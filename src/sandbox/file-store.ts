@@ -23,10 +23,10 @@ import type { PetQuery, PetStore } from './store';
  * sandbox profile, each with its own in-process server). Appends take an
  * exclusive lock (proper-lockfile: the directory `<file>.lock`), first read
  * what other processes appended since (only the new bytes), and number the
- * new animals from the highest id in the file: nothing is lost and ids stay
- * unique. The cap (`maxAnimals`) is checked there too, under the lock, so
- * processes together never store more than it. Before a read a process checks the file's size (one stat, at most
- * once a millisecond) and reads only what was appended since.
+ * new animals from the highest id in the file, up to the cap (`maxAnimals`):
+ * nothing is lost, ids stay unique, and together they never pass the cap.
+ * Before a read a process checks the file's size (one stat, at most once a
+ * millisecond) and reads only what was appended since.
  *
  * A file that exists but is not a valid data file is an error naming the file:
  * it is never overwritten, so no animal is silently discarded. An empty file
@@ -77,10 +77,7 @@ export class FileStore implements PetStore {
   private checkedAt = Number.NEGATIVE_INFINITY;
   private writing: Promise<void> | undefined;
 
-  constructor(
-    readonly dataFile: string,
-    private readonly maxAnimals: number,
-  ) {}
+  constructor(readonly dataFile: string, private readonly maxAnimals: number) {}
 
   get version(): number {
     return this.versionBase + this.table.version;
@@ -157,7 +154,6 @@ export class FileStore implements PetStore {
       const batch = this.pending.splice(0);
       try {
         const stored = await this.locked(() => this.append(batch.map((entry) => entry.newPet)));
-        // Adds past the cap were not stored: 507.
         batch.forEach((entry, index) => (index < stored.length ? entry.resolve(stored[index] as StoredPet) : entry.reject(storeFull(this.table.size, this.maxAnimals))));
       } catch (error) {
         for (const entry of batch) entry.reject(error);
