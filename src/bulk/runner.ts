@@ -185,8 +185,9 @@ export async function runImport(options: RunnerOptions): Promise<RunnerOutcome> 
         await report(unknownOutcome(row, line, `sent, but no answer came (${error.message}); ${check}`), true);
         return stopWith(error);
       }
-      if (journaledSent && (error instanceof InvalidResponseError || (error instanceof ApiError && error.status >= 500))) {
-        // A 5xx or a malformed 2xx to a POST: the animal may or may not exist.
+      if (journaledSent && (error instanceof InvalidResponseError || (error instanceof ApiError && error.status >= 500)) && error.status !== 507) {
+        // A 5xx or a malformed 2xx to a POST: the animal may or may not exist. A 507 (Insufficient Storage, RFC 4918 §11.5)
+        // says nothing was stored: its row stays unsent, so a rerun sends it, and the import stops below.
         await report(unknownOutcome(row, line, `sent, but the answer was not usable (${error.message}); ${check}`), true);
         return stopWith(error);
       }

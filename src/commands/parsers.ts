@@ -127,3 +127,9 @@ export function parseMinuteMs(value: string): number {
   }
   return ms;
 }
+
+/** `petctl sandbox --max-animals`: a whole number of at least 1. */
+export function parseMaxAnimals(value: string): number {
+  if (!/^\d{1,15}$/.test(value) || Number(value) < 1) throw new InvalidArgumentError('must be a whole number of animals, 1 or more');
+  return Number(value);
+}

@@ -2,15 +2,16 @@ import { type Command, Option } from 'commander';
 import type { Context } from '../context';
 import { InterruptedError } from '../errors';
 import type { Column } from '../output/table';
-import { DEFAULT_HOST, DEFAULT_PORT } from '../sandbox/defaults';
+import { DEFAULT_HOST, DEFAULT_MAX_ANIMALS, DEFAULT_PORT } from '../sandbox/defaults';
 import { ENTERPRISE_DEFAULT_PER_DAY, ENTERPRISE_DEFAULT_PER_MINUTE, type SandboxKey } from '../sandbox/keys';
-import { type EnterpriseQuota, parseEnterpriseQuota, parseMinuteMs, parsePort } from './parsers';
+import { type EnterpriseQuota, parseEnterpriseQuota, parseMaxAnimals, parseMinuteMs, parsePort } from './parsers';
 import type { Invoke } from './root';
 
 export interface SandboxOptions {
   host: string;
   port: number;
   data?: string;
+  maxAnimals?: number;
   minuteMs?: number;
   /** The Enterprise plan's quotas (agreed per customer in the real service). */
   enterpriseQuota?: EnterpriseQuota;
@@ -23,6 +24,7 @@ export function registerSandbox(program: Command, invoke: Invoke): void {
     .option('--host <host>', 'address to bind (loopback unless you say otherwise)', DEFAULT_HOST)
     .addOption(new Option('--port <port>', 'port (0 picks a free one)').argParser(parsePort).default(DEFAULT_PORT))
     .option('--data <file>', 'keep animals in this file across restarts (default: in memory)')
+    .addOption(new Option('--max-animals <n>', 'the most animals kept; a create beyond it gets 507').argParser(parseMaxAnimals).default(DEFAULT_MAX_ANIMALS))
     .addOption(
       new Option('--enterprise-quota <per-minute>/<per-day>', 'the sandbox-enterprise key\'s quotas')
         .argParser(parseEnterpriseQuota)
@@ -72,6 +74,7 @@ export async function sandboxRun(options: SandboxOptions, ctx: Context): Promise
     host: options.host,
     port: options.port,
     dataFile: options.data,
+    maxAnimals: options.maxAnimals,
     minuteMs: options.minuteMs,
     enterprisePerMinute: options.enterpriseQuota?.perMinute,
     enterprisePerDay: options.enterpriseQuota?.perDay,

@@ -27,6 +27,7 @@
  *   429     key_banned              key temporarily banned (Retry-After = rest of the ban)
  *   500     internal_error          unexpected failure (e.g. the data file became unreadable)
  *   503     service_unavailable     the data file stayed locked by another process (Retry-After: 1)
+ *   507     insufficient_storage    a create while the store holds --max-animals animals; nothing stored
  */
 export const SANDBOX_ERROR_CODES = {
   invalid_json: 400,
@@ -48,6 +49,7 @@ export const SANDBOX_ERROR_CODES = {
   key_banned: 429,
   internal_error: 500,
   service_unavailable: 503,
+  insufficient_storage: 507,
 } as const;
 
 export type SandboxErrorCode = keyof typeof SANDBOX_ERROR_CODES;
@@ -65,4 +67,9 @@ export class SandboxHttpError extends Error {
     this.name = 'SandboxHttpError';
     this.status = SANDBOX_ERROR_CODES[code];
   }
+}
+
+/** A create refused because the store holds its most animals: nothing was stored. */
+export function storeFull(held: number, maxAnimals: number): SandboxHttpError {
+  return new SandboxHttpError('insufficient_storage', `the sandbox holds ${held} animals and keeps at most ${maxAnimals} (--max-animals); this one was not created`);
 }

@@ -4,6 +4,7 @@ import path from 'node:path';
 import { openOwnFile } from '../file-safety';
 import { withFileLock, writeFileAtomic } from '../locked-file';
 import type { NewPet } from '../schemas/pet';
+import { storeFull } from './errors';
 import { isLog, LOG_HEADER_EXAMPLE, LogFormatError, logText, parseLog, parseLogLines, storedPet } from './pet-log';
 import { PetTable, numberNewPets, type Page, type StoredPet } from './pet-table';
 import { sampleAnimals } from './seed';
@@ -22,9 +23,10 @@ import type { PetQuery, PetStore } from './store';
  * sandbox profile, each with its own in-process server). Appends take an
  * exclusive lock (proper-lockfile: the directory `<file>.lock`), first read
  * what other processes appended since (only the new bytes), and number the
- * new animals from the highest id in the file: nothing is lost and ids stay
- * unique. Before a read a process checks the file's size (one stat, at most
- * once a millisecond) and reads only what was appended since.
+ * new animals from the highest id in the file, up to the cap (`maxAnimals`):
+ * nothing is lost, ids stay unique, and together they never pass the cap.
+ * Before a read a process checks the file's size (one stat, at most once a
+ * millisecond) and reads only what was appended since.
  *
  * A file that exists but is not a valid data file is an error naming the file:
  * it is never overwritten, so no animal is silently discarded. An empty file
@@ -75,7 +77,7 @@ export class FileStore implements PetStore {
   private checkedAt = Number.NEGATIVE_INFINITY;
   private writing: Promise<void> | undefined;
 
-  constructor(readonly dataFile: string) {}
+  constructor(readonly dataFile: string, private readonly maxAnimals: number) {}
 
   get version(): number {
     return this.versionBase + this.table.version;
@@ -152,7 +154,7 @@ export class FileStore implements PetStore {
       const batch = this.pending.splice(0);
       try {
         const stored = await this.locked(() => this.append(batch.map((entry) => entry.newPet)));
-        batch.forEach((entry, index) => entry.resolve(stored[index] as StoredPet));
+        batch.forEach((entry, index) => (index < stored.length ? entry.resolve(stored[index] as StoredPet) : entry.reject(storeFull(this.table.size, this.maxAnimals))));
       } catch (error) {
         for (const entry of batch) entry.reject(error);
       }
@@ -167,7 +169,8 @@ export class FileStore implements PetStore {
     } else {
       this.catchUp();
     }
-    const pets = numberNewPets(this.table.highestId, newPets);
+    const pets = numberNewPets(this.table.highestId, newPets.slice(0, Math.max(0, this.maxAnimals - this.table.size)));
+    if (pets.length === 0) return pets;
     const text = pets.map((pet) => `${pet.json}\n`).join('');
     // Until the batch is counted in `consumed`, a change seen in the file is this append's own: not read back.
     this.appending = true;

@@ -77,6 +77,8 @@ export interface SandboxOptions extends Omit<SandboxServerOptions, 'store' | 'ra
   dataFile?: string;
   /** Share rate-limit counts through the limits file beside the data file (default true when file-backed). */
   persistRateLimits?: boolean;
+  /** The most animals kept; a create beyond it is 507 (default DEFAULT_MAX_ANIMALS, 100,000). */
+  maxAnimals?: number;
 }
 
 export interface RunningSandbox {
@@ -240,11 +242,11 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Runnin
   let store: PetStore;
   let rateLimits: RateLimitBook;
   if (options.dataFile === undefined) {
-    store = createMemoryStore();
+    store = createMemoryStore({ maxAnimals: options.maxAnimals });
     rateLimits = memoryRateLimits(policy);
   } else {
     const persist = options.persistRateLimits ?? true;
-    store = await openFileStore(options.dataFile);
+    store = await openFileStore(options.dataFile, options.maxAnimals);
     const file = store.dataFile as string;
     rateLimits = persist ? await openFileRateLimits(file, policy, { now: options.now }) : memoryRateLimits(policy);
   }

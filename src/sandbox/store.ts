@@ -3,6 +3,8 @@ import path from 'node:path';
 import { limitsFileOf } from '../config/paths';
 import { assertOwnFile } from '../file-safety';
 import type { NewPet, Pet } from '../schemas/pet';
+import { DEFAULT_MAX_ANIMALS } from './defaults';
+import { storeFull } from './errors';
 import { FileStore } from './file-store';
 import { storedPet } from './pet-log';
 import { PetTable, numberNewPets, sortedById, type Page, type PageQuery, type StoredPet } from './pet-table';
@@ -30,7 +32,7 @@ export interface PetStore {
   page(query: PetQuery): Page;
   /** The JSON text of the animal with this id. */
   get(id: bigint): string | undefined;
-  /** Stores a new animal under the next id; resolves once it is durably stored. */
+  /** Stores a new animal under the next id; resolves once it is durably stored. Rejects with 507 when the store is full. */
   add(newPet: NewPet): Promise<StoredPet>;
   /** Waits for adds in progress. */
   close(): Promise<void>;
@@ -39,6 +41,8 @@ export interface PetStore {
 export interface MemoryStoreOptions {
   /** The animals to start with (default: the sample animals). */
   pets?: Pet[];
+  /** The most animals it keeps (default DEFAULT_MAX_ANIMALS). */
+  maxAnimals?: number;
 }
 
 export function createMemoryStore(options: MemoryStoreOptions = {}): PetStore {
@@ -52,6 +56,8 @@ export function createMemoryStore(options: MemoryStoreOptions = {}): PetStore {
     page: (query) => table.page(query),
     get: (id) => table.get(id),
     add: async (newPet) => {
+      const max = options.maxAnimals ?? DEFAULT_MAX_ANIMALS;
+      if (table.size >= max) throw storeFull(table.size, max);
       const [pet] = numberNewPets(table.highestId, [newPet]);
       table.push(pet as StoredPet);
       return pet as StoredPet;
@@ -65,12 +71,12 @@ export function createMemoryStore(options: MemoryStoreOptions = {}): PetStore {
  * store. Rejects with SandboxDataFileError when the file is not a valid data
  * file.
  */
-export async function openFileStore(dataFile: string): Promise<PetStore> {
+export async function openFileStore(dataFile: string, maxAnimals = DEFAULT_MAX_ANIMALS): Promise<PetStore> {
   const file = path.resolve(dataFile);
   // Both files are written, and their content trusted: refused (unsafe_file) before the sandbox serves anything.
   assertOwnFile(file);
   assertOwnFile(limitsFileOf(file));
-  const store = new FileStore(file);
+  const store = new FileStore(file, maxAnimals);
   await store.open();
   return store;
 }

@@ -1,10 +1,10 @@
-import { type ChildProcess, spawn } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { BIN, NODE, cleanEnv, runCli, tempConfigDir } from '../helpers/cli';
+import { runCli, tempConfigDir } from '../helpers/cli';
 import { namedTime } from '../helpers/local-time';
 import { storedPets } from '../helpers/sandbox-data';
+import { startSandboxProcess } from '../helpers/sandbox-process';
 
 /**
  * Case 10 of the waiting model: the day's quota used up in the middle of an
@@ -16,37 +16,10 @@ import { storedPets } from '../helpers/sandbox-data';
  */
 
 const DAY_MS = 24 * 60 * 60 * 1000;
-const children: ChildProcess[] = [];
 const dirs: string[] = [];
 afterEach(() => {
-  for (const child of children.splice(0)) if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL');
   for (const dir of dirs.splice(0)) fs.rmSync(dir, { recursive: true, force: true });
 });
-
-/** `petctl sandbox <args>`; resolves with its base URL (first stdout line) and a stop function. */
-function sandbox(args: string[]): Promise<{ baseUrl: string; stop(): Promise<void> }> {
-  const child = spawn(NODE, [BIN, 'sandbox', ...args], { env: cleanEnv(), stdio: ['ignore', 'pipe', 'pipe'] });
-  children.push(child);
-  const exited = new Promise<void>((resolve) => child.on('exit', () => resolve()));
-  return new Promise((resolve, reject) => {
-    let stdout = '';
-    let stderr = '';
-    child.stderr!.setEncoding('utf8').on('data', (chunk: string) => (stderr += chunk));
-    void exited.then(() => reject(new Error(`petctl sandbox exited: ${stderr}`)));
-    child.stdout!.setEncoding('utf8').on('data', (chunk: string) => {
-      stdout += chunk;
-      if (stdout.includes('\n')) {
-        resolve({
-          baseUrl: stdout.slice(0, stdout.indexOf('\n')),
-          stop: () => {
-            child.kill('SIGINT');
-            return exited;
-          },
-        });
-      }
-    });
-  });
-}
 
 /** What a day passing does to this machine's rate-limit state: every remembered time is a day earlier. */
 function aDayPassesFor(configDir: string): void {
@@ -71,7 +44,7 @@ describe('the day quota used up mid-import', () => {
     const configDir = path.join(dir, 'config');
     const env = { PETCTL_CONFIG_DIR: configDir, PETCTL_API_KEY: 'sandbox-enterprise' };
 
-    const first = await sandbox(['--port', '0', '--data', dataFile, '--enterprise-quota', '1000/50']);
+    const first = await startSandboxProcess(['--port', '0', '--data', dataFile, '--enterprise-quota', '1000/50']);
     const port = new URL(first.baseUrl).port;
     const started = Date.now();
     const stopped = await runCli(['--base-url', first.baseUrl, 'pets', 'add', '--file', file], { env });
@@ -91,7 +64,7 @@ describe('the day quota used up mid-import', () => {
     // The next day: the sandbox's counts start afresh, and this machine's block has expired.
     fs.rmSync(`${dataFile}.limits.json`, { force: true });
     aDayPassesFor(configDir);
-    const second = await sandbox(['--port', port, '--data', dataFile, '--enterprise-quota', '1000/50']);
+    const second = await startSandboxProcess(['--port', port, '--data', dataFile, '--enterprise-quota', '1000/50']);
     const resumed = await runCli(['--base-url', second.baseUrl, 'pets', 'add', '--file', file], { env });
     await second.stop();
 

@@ -34,7 +34,7 @@ it(`holds ${CONNECTIONS} connections of mixed list/add/get for ${SECONDS} s: no 
   const dataFile = path.join(dir, 'pets.json');
   const child = spawn(
     NODE,
-    [BIN, 'sandbox', '--port', '0', '--data', dataFile, '--enterprise-quota', '100000000/1000000000'],
+    [BIN, 'sandbox', '--port', '0', '--data', dataFile, '--enterprise-quota', '100000000/1000000000', '--max-animals', '1000000000'],
     { env: cleanEnv({ PETCTL_CONFIG_DIR: dir }), stdio: ['ignore', 'pipe', 'pipe'] },
   );
   let logged = 0;

@@ -1,0 +1,191 @@
+import fs from 'node:fs';
+import path from 'node:path';
+import { Readable } from 'node:stream';
+import { request } from 'undici';
+import { afterEach, describe, expect, it } from 'vitest';
+
+import { runCli, tempConfigDir } from '../helpers/cli';
+import { storedPets, writeSandboxData } from '../helpers/sandbox-data';
+import { startSandboxProcess } from '../helpers/sandbox-process';
+import { ENTERPRISE, call } from '../sandbox/helpers';
+
+/**
+ * The sandbox's keys are public and any local user can reach a loopback port,
+ * so its size is bounded: a body over 64 KiB is 413, and a create while the
+ * data holds --max-animals (default 100,000) is 507, both with the Error body.
+ * `petctl sandbox` and petctl (the built binary) over real HTTP.
+ */
+
+const dirs: string[] = [];
+afterEach(() => {
+  for (const dir of dirs.splice(0)) fs.rmSync(dir, { recursive: true, force: true });
+});
+
+function tempDir(): string {
+  const dir = tempConfigDir();
+  dirs.push(dir);
+  return dir;
+}
+
+/** A data file holding no animal, so the cap counts only what the test creates. */
+function emptyDataFile(): string {
+  const file = path.join(tempDir(), 'pets.json');
+  writeSandboxData(file, '[]');
+  return file;
+}
+
+const FULL_3 = 'the sandbox holds 3 animals and keeps at most 3 (--max-animals); this one was not created';
+
+function expectErrorBody(reply: { status: number; body: unknown; headers: Record<string, string> }, status: number, code: string): void {
+  expect(reply.status).toBe(status);
+  expect(reply.headers['content-type']).toBe('application/json; charset=utf-8');
+  expect(reply.body).toEqual({ code, message: expect.any(String), status });
+}
+
+describe('request bodies', () => {
+  it('a body of exactly 64 KiB is created; one byte more, declared or chunked, gets 413 with the Error body; petctl exits 6 on it', async () => {
+    const sandbox = await startSandboxProcess(['--port', '0']);
+    const newPet = (bytes: number) => {
+      const body = `{"name":"","categoryId":1}`;
+      return `{"name":"${'x'.repeat(bytes - body.length)}","categoryId":1}`;
+    };
+    expect(Buffer.byteLength(newPet(65_536))).toBe(65_536);
+    const json = { 'content-type': 'application/json' };
+
+    const atLimit = await call(sandbox.baseUrl, '/pets', { key: ENTERPRISE, body: newPet(65_536), headers: json });
+    expect(atLimit.status).toBe(201);
+    expect((atLimit.body as { name: string }).name).toHaveLength(65_536 - 26);
+
+    const over = await call(sandbox.baseUrl, '/pets', { key: ENTERPRISE, body: newPet(65_537), headers: json });
+    expectErrorBody(over, 413, 'payload_too_large');
+    expect(over.headers.connection).toBe('close');
+
+    const chunked = await request(`${sandbox.baseUrl}/pets`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${ENTERPRISE}`, ...json },
+      body: Readable.from([Buffer.from(newPet(65_537))]),
+    });
+    expect(chunked.statusCode).toBe(413);
+    expect(JSON.parse(await chunked.body.text())).toMatchObject({ code: 'payload_too_large', status: 413 });
+
+    const cli = await runCli(['--base-url', sandbox.baseUrl, 'pets', 'add', '--name', 'y'.repeat(65_537), '--category-id', '1'], {
+      env: { PETCTL_CONFIG_DIR: tempDir() },
+    });
+    expect({ code: cli.code, stdout: cli.stdout, stderr: cli.stderr }).toEqual({
+      code: 6,
+      stdout: '',
+      stderr: 'error: the request body exceeds 65536 bytes (64 KiB) (payload_too_large, HTTP 413)\n',
+    });
+  });
+});
+
+describe('--max-animals', () => {
+  it('with 3 animals held the 4th create is 507 with the Error body, sent once; petctl exits 7 saying so; lists still work; a restart keeps the cap', async () => {
+    const dataFile = emptyDataFile();
+    const env = { PETCTL_CONFIG_DIR: tempDir() };
+    let sandbox = await startSandboxProcess(['--port', '0', '--data', dataFile, '--max-animals', '3']);
+    const add = (name: string, ...flags: string[]) => runCli(['--base-url', sandbox.baseUrl, ...flags, 'pets', 'add', '--name', name, '--category-id', '1'], { env });
+
+    for (const name of ['a', 'b', 'c']) expect((await add(name)).code).toBe(0);
+    const refused = await add('d');
+    expect({ code: refused.code, stdout: refused.stdout, stderr: refused.stderr }).toEqual({
+      code: 7,
+      stdout: '',
+      stderr: `error: ${FULL_3} (insufficient_storage, HTTP 507)\n`,
+    });
+    const json = await add('d', '-o', 'json');
+    expect(json.code).toBe(7);
+    expect(JSON.parse(json.stderr)).toEqual({ code: 'insufficient_storage', message: FULL_3, status: 507 });
+
+    const list = await runCli(['--base-url', sandbox.baseUrl, 'pets', 'list'], { env });
+    expect({ code: list.code, stdout: list.stdout }).toEqual({ code: 0, stdout: '1\ta\t1\t-\n2\tb\t1\t-\n3\tc\t1\t-\n' });
+    // The list's line comes after every create's: each refused create was sent once, never retried.
+    await expect.poll(() => sandbox.stderr()).toMatch(/GET \/v1\/pets 200 /);
+    expect(sandbox.stderr().match(/POST \/v1\/pets 507 /g)).toHaveLength(2);
+
+    const raw = await call(sandbox.baseUrl, '/pets', { key: ENTERPRISE, body: { name: 'e', categoryId: 1 } });
+    expectErrorBody(raw, 507, 'insufficient_storage');
+    expect(raw.headers['x-ratelimit-limit']).toBe('5000');
+    expect(storedPets(dataFile).map((pet) => pet.name)).toEqual(['a', 'b', 'c']);
+    await sandbox.stop();
+
+    // The cap counts what the file holds, whichever process stored it.
+    sandbox = await startSandboxProcess(['--port', '0', '--data', dataFile, '--max-animals', '3']);
+    expectErrorBody(await call(sandbox.baseUrl, '/pets', { key: ENTERPRISE, body: { name: 'f', categoryId: 1 } }), 507, 'insufficient_storage');
+    await sandbox.stop();
+    sandbox = await startSandboxProcess(['--port', '0', '--data', dataFile, '--max-animals', '4']);
+    expect((await add('g')).code).toBe(0);
+    expect(storedPets(dataFile).map((pet) => pet.name)).toEqual(['a', 'b', 'c', 'g']);
+  });
+
+  it('without --data the cap holds in memory too: the 12 sample animals and --max-animals 13 take one create', async () => {
+    const sandbox = await startSandboxProcess(['--port', '0', '--max-animals', '13']);
+    const create = () => call(sandbox.baseUrl, '/pets', { key: ENTERPRISE, body: { name: 'm', categoryId: 1 } });
+    expect((await create()).status).toBe(201);
+    const refused = await create();
+    expectErrorBody(refused, 507, 'insufficient_storage');
+    expect((refused.body as { message: string }).message).toBe('the sandbox holds 13 animals and keeps at most 13 (--max-animals); this one was not created');
+    expect(((await call(sandbox.baseUrl, '/pets?limit=100', { key: ENTERPRISE })).body as unknown[]).length).toBe(13);
+  });
+
+  it('two sandbox processes on one data file, creates racing through both: exactly the cap is stored, every other create is 507', async () => {
+    const dataFile = emptyDataFile();
+    const args = ['--port', '0', '--data', dataFile, '--max-animals', '10'];
+    const [one, two] = await Promise.all([startSandboxProcess(args), startSandboxProcess(args)]);
+    const replies = await Promise.all(
+      Array.from({ length: 40 }, (_, i) => call((i % 2 === 0 ? one : two).baseUrl, '/pets', { key: ENTERPRISE, body: { name: `race-${i}`, categoryId: 1 } })),
+    );
+    const statuses = replies.map((reply) => reply.status);
+    expect(statuses.filter((status) => status === 201)).toHaveLength(10);
+    expect(statuses.filter((status) => status === 507)).toHaveLength(30);
+    for (const reply of replies) if (reply.status === 507) expectErrorBody(reply, 507, 'insufficient_storage');
+    const stored = storedPets(dataFile);
+    expect(stored.map((pet) => pet.id)).toEqual([1, 2, 3, 4, 5, 6, 7, 8, 9, 10]);
+    const created = replies.filter((reply) => reply.status === 201).map((reply) => reply.body);
+    expect(stored).toEqual(expect.arrayContaining(created as object[]));
+  });
+
+  it('an import that meets the cap stops with exit 7: the refused row is not sent but not unknown, and a rerun once there is room sends only it', async () => {
+    const dataFile = emptyDataFile();
+    const dir = tempDir();
+    const rows = path.join(dir, 'rows.ndjson');
+    fs.writeFileSync(rows, ['r1', 'r2', 'r3'].map((name) => `{"name":"${name}","categoryId":1}`).join('\n'));
+    const env = { PETCTL_CONFIG_DIR: path.join(dir, 'config'), PETCTL_API_KEY: ENTERPRISE };
+
+    let sandbox = await startSandboxProcess(['--port', '0', '--data', dataFile, '--max-animals', '2']);
+    const stopped = await runCli(['--base-url', sandbox.baseUrl, 'pets', 'add', '--file', rows, '--concurrency', '1'], { env });
+    expect(stopped.code, stopped.stderr).toBe(7);
+    expect(stopped.stderr).toMatch(/^created 2, skipped 0, rejected 0, invalid 0, unknown 0 in /m);
+    expect(stopped.stderr).toContain(
+      'error: the sandbox holds 2 animals and keeps at most 2 (--max-animals); this one was not created; the import stopped, 1 row not sent yet; rerun the same command to resume (insufficient_storage, HTTP 507)\n',
+    );
+    expect(stopped.stderr).not.toMatch(/retry-unknown/);
+    await sandbox.stop();
+
+    // The same port, so the same target: the import's journal is per target.
+    sandbox = await startSandboxProcess(['--port', new URL(sandbox.baseUrl).port, '--data', dataFile, '--max-animals', '3']);
+    const rerun = await runCli(['--base-url', sandbox.baseUrl, 'pets', 'add', '--file', rows], { env });
+    expect(rerun.code, rerun.stderr).toBe(0);
+    expect(rerun.stderr).toMatch(/^created 1, skipped 2, rejected 0, invalid 0, unknown 0 in /m);
+    expect(storedPets(dataFile).map((pet) => pet.name)).toEqual(['r1', 'r2', 'r3']);
+  });
+
+  it('the built-in sandbox profile keeps at most 100,000 animals: pets add at that count exits 7 saying so', async () => {
+    const configDir = tempDir();
+    const dataFile = path.join(configDir, 'sandbox-data.json');
+    writeSandboxData(dataFile, JSON.stringify(Array.from({ length: 100_000 }, (_, i) => ({ id: i + 1, name: `n${i}`, categoryId: 1 }))));
+    const result = await runCli(['pets', 'add', '--name', 'one more', '--category-id', '1'], { env: { PETCTL_CONFIG_DIR: configDir } });
+    expect({ code: result.code, stdout: result.stdout, stderr: result.stderr }).toEqual({
+      code: 7,
+      stdout: '',
+      stderr: 'error: the sandbox holds 100000 animals and keeps at most 100000 (--max-animals); this one was not created (insufficient_storage, HTTP 507)\n',
+    });
+    expect(storedPets(dataFile)).toHaveLength(100_000);
+  });
+
+  it.each(['0', '-1', '1.5', 'many', ''])('--max-animals %j is a usage error, exit 2, before anything starts', async (value) => {
+    const result = await runCli(['sandbox', '--port', '0', '--max-animals', value]);
+    expect({ code: result.code, stdout: result.stdout }).toEqual({ code: 2, stdout: '' });
+    expect(result.stderr).toMatch(new RegExp(`^error: --max-animals must be a whole number of animals, 1 or more, not ${JSON.stringify(value).replace(/[.]/g, '\\.')} \\(usage_error\\)\n`));
+  });
+});
