@@ -65,8 +65,8 @@ export function folderProblem(dir: string): FileProblem | 'absent' | undefined {
     if (code === 'ENOENT') return 'absent';
     if (code === 'ELOOP' || code === 'EMLINK') return { kind: 'symlink' };
     // Linux says ENOTDIR for a symlink under O_DIRECTORY|O_NOFOLLOW. ENOTDIR is also a file above
-    // `dir` (nothing at `dir` to lstat): that one is the caller's error to report as it is.
-    const stats = code === 'ENOTDIR' ? lstatIfPresent(dir) : undefined;
+    // `dir` (then lstat fails too): that one is the caller's error, reported as the open's.
+    const stats = code === 'ENOTDIR' ? lstatOrUndefined(dir) : undefined;
     if (stats) return ownershipProblem(stats, 'directory') ?? { kind: 'not_directory' };
     throw error;
   }
@@ -103,6 +103,14 @@ export function removeOwnFile(file: string): boolean {
 /** lstat, or undefined when nothing is there. */
 export function lstatIfPresent(file: string): fs.Stats | undefined {
   return fs.lstatSync(file, { throwIfNoEntry: false });
+}
+
+function lstatOrUndefined(file: string): fs.Stats | undefined {
+  try {
+    return fs.lstatSync(file);
+  } catch {
+    return undefined;
+  }
 }
 
 /**
