@@ -213,20 +213,21 @@ export class UnsafeFileError extends PetctlError {
   }
 }
 
-function describeProblem(problem: FileProblem): string {
+/** A FileProblem in words, of `subject`: "it" (after the file's name), or the file's name itself. */
+export function describeProblem(problem: FileProblem, subject = 'it'): string {
   switch (problem.kind) {
     case 'symlink':
-      return 'it is a symbolic link';
+      return `${subject} is a symbolic link`;
     case 'not_regular':
-      return 'it is not a regular file';
+      return `${subject} is not a regular file`;
     case 'not_directory':
-      return 'it is not a directory';
+      return `${subject} is not a directory`;
     case 'other_owner':
-      return `it is owned by another user (uid ${problem.uid})`;
+      return `${subject} is owned by another user (uid ${problem.uid})`;
     case 'writable_by_others':
-      return `other users can write to it (mode 0${(problem.mode & 0o777).toString(8).padStart(3, '0')})`;
+      return `other users can write to ${subject} (mode 0${(problem.mode & 0o777).toString(8).padStart(3, '0')})`;
     case 'not_journal':
-      return 'it is not a petctl import journal (its first line is not a journal header), so petctl does not write into it';
+      return `${subject} is not a petctl import journal (its first line is not a journal header), so petctl does not write into it`;
   }
 }
 

@@ -45,9 +45,72 @@ export function fileProblem(stats: fs.Stats, expected: Expected): FileProblem | 
   return undefined;
 }
 
+/**
+ * What keeps the folder at `dir` from passing the whole rule, checked on a
+ * descriptor opened without following a symlink (O_NOFOLLOW|O_DIRECTORY);
+ * 'absent' when nothing is there. Only the last name is not followed: a
+ * caller walks from a root it checked down, so that no one else can change
+ * what the names above lead to.
+ */
+export function folderProblem(dir: string): FileProblem | 'absent' | undefined {
+  if (!POSIX) {
+    const stats = lstatIfPresent(dir);
+    return stats === undefined ? 'absent' : ownershipProblem(stats, 'directory');
+  }
+  let fd: number;
+  try {
+    fd = fs.openSync(dir, fs.constants.O_RDONLY | fs.constants.O_DIRECTORY | NOFOLLOW);
+  } catch (error) {
+    const code = (error as NodeJS.ErrnoException).code;
+    if (code === 'ENOENT') return 'absent';
+    if (code === 'ELOOP' || code === 'EMLINK') return { kind: 'symlink' };
+    // Linux says ENOTDIR for a symlink under O_DIRECTORY|O_NOFOLLOW. ENOTDIR is also a file above
+    // `dir` (then lstat fails too): that one is the caller's error, reported as the open's.
+    const stats = code === 'ENOTDIR' ? lstatOrUndefined(dir) : undefined;
+    if (stats) return ownershipProblem(stats, 'directory') ?? { kind: 'not_directory' };
+    throw error;
+  }
+  try {
+    return fileProblem(fs.fstatSync(fd), 'directory');
+  } finally {
+    fs.closeSync(fd);
+  }
+}
+
+/**
+ * Removes `file` only when it passes the rule, checked on a descriptor opened
+ * without following a symlink; anything else at the name is left as it is.
+ * Returns whether it was removed.
+ */
+export function removeOwnFile(file: string): boolean {
+  let fd: number | undefined;
+  try {
+    fd = openToRead(file);
+  } catch (error) {
+    if (error instanceof UnsafeFileError) return false;
+    throw error;
+  }
+  if (fd === undefined) return false;
+  try {
+    if (fileProblem(fs.fstatSync(fd), 'file')) return false;
+  } finally {
+    fs.closeSync(fd);
+  }
+  fs.rmSync(file, { force: true });
+  return true;
+}
+
 /** lstat, or undefined when nothing is there. */
 export function lstatIfPresent(file: string): fs.Stats | undefined {
   return fs.lstatSync(file, { throwIfNoEntry: false });
+}
+
+function lstatOrUndefined(file: string): fs.Stats | undefined {
+  try {
+    return fs.lstatSync(file);
+  } catch {
+    return undefined;
+  }
 }
 
 /**
@@ -139,19 +202,24 @@ function noFollowRefusal(file: string, error: unknown): UnsafeFileError | undefi
  * following a symlink, and read only when the open descriptor passes the rule.
  */
 export function readOwnFile(file: string): string | undefined {
-  let fd: number;
-  try {
-    // O_NONBLOCK: a FIFO planted at the name must not hang the open.
-    fd = fs.openSync(file, fs.constants.O_RDONLY | fs.constants.O_NONBLOCK | NOFOLLOW);
-  } catch (error) {
-    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return undefined;
-    throw noFollowRefusal(file, error) ?? error;
-  }
+  const fd = openToRead(file);
+  if (fd === undefined) return undefined;
   try {
     const problem = fileProblem(fs.fstatSync(fd), 'file');
     if (problem) throw new UnsafeFileError(file, problem);
     return fs.readFileSync(fd, 'utf8');
   } finally {
     fs.closeSync(fd);
+  }
+}
+
+/** `file` opened for reading without following a symlink (refused as unsafe); undefined when nothing is there. */
+function openToRead(file: string): number | undefined {
+  try {
+    // O_NONBLOCK: a FIFO planted at the name must not hang the open.
+    return fs.openSync(file, fs.constants.O_RDONLY | fs.constants.O_NONBLOCK | NOFOLLOW);
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return undefined;
+    throw noFollowRefusal(file, error) ?? error;
   }
 }

@@ -15,11 +15,18 @@ export class CorruptFileError extends Error {
 /** Creates the directory readable by its owner only (0700); an existing one of the user's is tightened, another user's refused. */
 export function ensurePrivateDir(dir: string): void {
   fs.mkdirSync(dir, { recursive: true, mode: 0o700 });
-  // stat, not lstat: the directory itself may be reached through a symlink of the user's (dotfiles).
-  const stats = fs.statSync(dir);
-  const problem = ownershipProblem(stats, 'directory');
-  if (problem) throw new UnsafeFileError(dir, problem);
-  if (process.platform !== 'win32' && (stats.mode & 0o077) !== 0) fs.chmodSync(dir, 0o700);
+  if (process.platform === 'win32') return;
+  // Followed, not lstat: the directory itself may be reached through a symlink of the user's (dotfiles).
+  // The check and the chmod are made on one descriptor, so a link swapped in between cannot take the chmod elsewhere.
+  const fd = fs.openSync(dir, fs.constants.O_RDONLY | fs.constants.O_DIRECTORY);
+  try {
+    const stats = fs.fstatSync(fd);
+    const problem = ownershipProblem(stats, 'directory');
+    if (problem) throw new UnsafeFileError(dir, problem);
+    if ((stats.mode & 0o077) !== 0) fs.fchmodSync(fd, 0o700);
+  } finally {
+    fs.closeSync(fd);
+  }
 }
 
 /** Creates a missing directory as 0700; an existing one (maybe shared, e.g. for --data) is left as it is. */

@@ -1,8 +1,8 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { UnsafeFileError } from '../errors';
-import { lstatIfPresent, ownershipProblem, readOwnFile } from '../file-safety';
-import { ensurePrivateDir, writeFileAtomic } from '../locked-file';
+import { folderProblem, readOwnFile, removeOwnFile } from '../file-safety';
+import { writeFileAtomic } from '../locked-file';
 import { sha256Hex } from '../digest';
 import type { Answer } from './answer';
 import { limitId } from './limits/store';
@@ -18,7 +18,20 @@ import { limitId } from './limits/store';
  * extra headers: neither the key nor the request can be read back from a name.
  * Every file is written by writeFileAtomic (exclusive, no-follow, 0600, own
  * files only) and read through a no-follow open checked on its descriptor.
+ *
+ * The cache is its own: the folders from <cacheDir> down to the target's are
+ * each opened without following a symlink and must be the user's, writable by
+ * no one else (else the cache is not used, and that is said once), so no one
+ * else can swap what a checked path leads to. Nothing is removed but a file of
+ * the cache's own name pattern that passes the rule; nothing is ever chmodded.
  */
+
+/** A target's folder: limitId's 32 hex digits. */
+const TARGET_NAME = /^[0-9a-f]{32}$/;
+/** An entry: fileOf's digest. */
+const ENTRY_NAME = /^[0-9a-f]{64}\.json$/;
+/** The temporary of an entry's atomic write (tempPathFor), left behind by a crash. */
+const ENTRY_TEMP_NAME = /^[0-9a-f]{64}\.json\.[0-9a-f]{16}\.tmp$/;
 
 export interface CacheRequest {
   method: string;
@@ -59,9 +72,11 @@ export interface ResponseCacheOptions {
   /** The wall clock: ages outlive the process. */
   now: () => number;
   /**
-   * The cache could not be read or written (a full disk, a folder without
-   * write permission): the command goes on as without --cache. Not called for
-   * an UnsafeFileError, which stops the command as for any file petctl uses.
+   * The cache is not to be used: one of its folders is not the user's own
+   * (an UnsafeFileError naming it), or it could not be read or written (a full
+   * disk, a folder without write permission). The command goes on as without
+   * --cache. An entry that fails the rule is not this: it stops the command
+   * as for any file petctl uses.
    */
   unusable: (error: Error) => void;
 }
@@ -94,20 +109,41 @@ export class ResponseCache {
   /** Set once the cache failed in this process: it is said once, and not tried again. */
   private unusable = false;
 
+  private giveUp(error: Error): void {
+    if (!this.unusable) this.options.unusable(error);
+    this.unusable = true;
+  }
+
+  /** Set once this target's folder and those above it were found the cache's own: no one else can change them since. */
+  private ready = false;
+
+  /**
+   * Whether this target's folder is there and the cache's own, walked from
+   * <cacheDir> down; with `make`, missing folders are made (0700). A folder
+   * that fails the rule makes the cache unusable.
+   */
+  private ownFolders(make: boolean): boolean {
+    if (this.ready) return true;
+    const walked = walkFolders([this.options.cacheDir, responsesDir(this.options.cacheDir), this.dir], make);
+    if (walked instanceof UnsafeFileError) this.giveUp(walked);
+    this.ready = walked === 'own';
+    return this.ready;
+  }
+
   private async tolerant<T>(use: () => Promise<T>): Promise<T | undefined> {
     if (this.unusable) return undefined;
     try {
       return await use();
     } catch (error) {
       if (error instanceof UnsafeFileError || !(error instanceof Error) || (error as NodeJS.ErrnoException).code === undefined) throw error;
-      this.unusable = true;
-      this.options.unusable(error);
+      this.giveUp(error);
       return undefined;
     }
   }
 
   /** A stored answer no older than `maxAgeMs` and not past its own expiry; an expired one is removed. */
   async lookup(request: CacheRequest, maxAgeMs: number): Promise<CachedAnswer | undefined> {
+    if (!this.ownFolders(false)) return undefined;
     const file = await this.fileOf(request);
     const entry = readEntry(file);
     if (entry === undefined) return undefined;
@@ -124,9 +160,9 @@ export class ResponseCache {
 
   /** Keeps a 2xx answer for `forMs`, and removes this target's expired entries on the way. */
   async store(request: CacheRequest, answer: Answer, forMs: number): Promise<void> {
+    if (!this.ownFolders(true)) return;
     const file = await this.fileOf(request);
     const now = this.options.now();
-    ensurePrivateDir(this.dir);
     this.sweep(now);
     const entry: Entry = { storedAt: now, expiresAt: now + forMs, status: answer.status, headers: answer.headers, text: answer.text };
     // Not flushed: a cache lost in a crash costs one request; the rename keeps it whole.
@@ -135,15 +171,16 @@ export class ResponseCache {
 
   /** Removes every answer of this target: a write may have changed what any of them says. */
   forgetTarget(): void {
-    if (lstatIfPresent(this.dir) === undefined) return;
-    assertOwnDirectory(this.dir);
-    fs.rmSync(this.dir, { recursive: true, force: true });
+    if (!this.ownFolders(false)) return;
+    removeEntries(this.dir);
+    // The folder is gone when that emptied it: a later store walks and makes it again.
+    this.ready = false;
   }
 
   /** This target's expired entries, removed whenever one is stored: a request never asked again leaves nothing behind for long. */
   private sweep(now: number): void {
     for (const name of fs.readdirSync(this.dir)) {
-      if (!name.endsWith('.json')) continue;
+      if (!ENTRY_NAME.test(name)) continue;
       const file = path.join(this.dir, name);
       try {
         const entry = readEntry(file);
@@ -170,9 +207,38 @@ function headerValue(headers: Entry['headers'], name: string): string | undefine
   return Array.isArray(value) ? value.join(', ') : value;
 }
 
-function assertOwnDirectory(dir: string): void {
-  const problem = ownershipProblem(fs.lstatSync(dir), 'directory');
-  if (problem) throw new UnsafeFileError(dir, problem);
+/**
+ * Walks `folders`, each inside the one before, checking each (folderProblem);
+ * with `make`, a missing one is made 0700. 'own' when every one passes,
+ * 'absent' when one is missing (not made), or the first one's problem.
+ */
+function walkFolders(folders: readonly string[], make: boolean): 'own' | 'absent' | UnsafeFileError {
+  for (const dir of folders) {
+    let problem = folderProblem(dir);
+    if (problem === 'absent' && make) {
+      // recursive: the cache root's parents may not exist yet (~/.cache on a new account); below it, only `dir` is made.
+      fs.mkdirSync(dir, { recursive: true, mode: 0o700 });
+      problem = folderProblem(dir);
+    }
+    if (problem === 'absent') return 'absent';
+    if (problem) return new UnsafeFileError(dir, problem);
+  }
+  return 'own';
+}
+
+/** Removes the entries in a target's folder that pass the rule, then the folder if that emptied it. Returns how many entries it removed. */
+function removeEntries(dir: string): number {
+  let count = 0;
+  for (const name of fs.readdirSync(dir)) {
+    const entry = ENTRY_NAME.test(name);
+    if ((entry || ENTRY_TEMP_NAME.test(name)) && removeOwnFile(path.join(dir, name)) && entry) count++;
+  }
+  try {
+    fs.rmdirSync(dir);
+  } catch {
+    // Not empty: what is left is not the cache's to remove.
+  }
+  return count;
 }
 
 /**
@@ -199,16 +265,21 @@ function parseEntry(text: string): Entry | undefined {
   return undefined;
 }
 
-/** Removes every cached answer, of every target. Returns how many there were. */
+/**
+ * Removes every cached answer, of every target, under the rule the cache
+ * keeps: a folder on the way that is not the user's own is an
+ * UnsafeFileError; a target's folder that fails it, and anything not of the
+ * cache's name pattern, is left. Returns how many answers it removed.
+ */
 export function clearCache(cacheDir: string): number {
   const dir = responsesDir(cacheDir);
-  if (lstatIfPresent(dir) === undefined) return 0;
-  assertOwnDirectory(dir);
+  const walked = walkFolders([cacheDir, dir], false);
+  if (walked instanceof UnsafeFileError) throw walked;
+  if (walked === 'absent') return 0;
   let count = 0;
-  for (const target of fs.readdirSync(dir, { withFileTypes: true })) {
-    if (target.isDirectory()) count += fs.readdirSync(path.join(dir, target.name)).filter((name) => name.endsWith('.json')).length;
+  for (const name of fs.readdirSync(dir)) {
+    const target = path.join(dir, name);
+    if (TARGET_NAME.test(name) && folderProblem(target) === undefined) count += removeEntries(target);
   }
-  // rm does not follow symlinks inside the tree: it removes the links, never what they point to.
-  fs.rmSync(dir, { recursive: true, force: true });
   return count;
 }

@@ -111,7 +111,7 @@ export async function openApiSession(ctx: Context, overrides: { apiKey?: string 
 function responseCacheAccess(ctx: Context, target: { baseUrl: string; identity: string; apiKey: string }): CacheAccess {
   let opened: Promise<ResponseCache> | undefined;
   const access: CacheAccess = {
-    open: () => (opened ??= import('../api/cache').then(({ ResponseCache }) => ResponseCache.open({ cacheDir: ctx.paths.cacheDir, now: ctx.now, unusable: (error) => ctx.warn(cacheUnusableWarning(error.message)), ...target }))),
+    open: () => (opened ??= import('../api/cache').then(({ ResponseCache, responsesDir }) => ResponseCache.open({ cacheDir: ctx.paths.cacheDir, now: ctx.now, unusable: (error) => ctx.warn(cacheUnusableWarning(responsesDir(ctx.paths.cacheDir), error)), ...target }))),
     served(ageMs, url) {
       if (ctx.globals.verbose) {
         ctx.line(`> GET ${url}`);

@@ -1,3 +1,4 @@
+import { UnsafeFileError, describeProblem } from '../errors';
 import { formatDuration } from './time';
 
 /** What petctl says of its response cache (--cache, petctl cache clear). */
@@ -17,9 +18,14 @@ export function cacheNotClearedWarning(reason: string): string {
   return `the cached answers of this service could not be removed after the write (${reason}); until they expire, --cache may show what it changed: run petctl cache clear`;
 }
 
-/** The cache could not be read or written: the command went on as without --cache. */
-export function cacheUnusableWarning(reason: string): string {
-  return `the response cache is not usable (${reason}); going on without it`;
+/**
+ * The cache at `at` (its responses folder) was not used, and the command went on as without
+ * --cache: a folder of it is not the user's own (named, unless it is `at`), or it could not be
+ * read or written (the system's words).
+ */
+export function cacheUnusableWarning(at: string, error: Error): string {
+  const reason = error instanceof UnsafeFileError ? describeProblem(error.problem, error.file === at ? 'it' : error.file) : error.message;
+  return `not using the response cache at ${at}: ${reason}`;
 }
 
 /** What `petctl cache clear` did. */

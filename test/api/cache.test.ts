@@ -8,6 +8,10 @@ import { UnsafeFileError } from '../../src/errors';
 
 /** The response cache on a fake clock, at the lengths users give (--cache 5m, 1h). */
 
+const NOBODY = 65534;
+const isRoot = process.getuid?.() === 0;
+if (!isRoot && process.platform !== 'win32') console.warn('test/api/cache.test.ts: not root, so the cases of a folder another user owns (chown 65534) are skipped');
+
 const MINUTE = 60_000;
 const BASE = 'https://api.example.org/v1';
 const KEY = 'pk_live_secret_key_for_the_cache_test';
@@ -126,3 +130,104 @@ describe('ResponseCache', () => {
     expect(fs.readdirSync(elsewhere)).toEqual(['keep.json']);
   });
 });
+
+/** A folder of the user's beside the cache, as a symlink planted in it would lead to: the config folder, or a project. */
+function victimFolder(t: Pick<TestContext, 'onTestFinished'>) {
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'petctl-victim-'));
+  t.onTestFinished(() => fs.rmSync(dir, { recursive: true, force: true }));
+  fs.chmodSync(dir, 0o755);
+  // An expired entry of the cache's own name and form: only the rule on folders keeps it from being swept.
+  const expired = JSON.stringify({ storedAt: 0, expiresAt: 1, status: 200, headers: {}, text: '[]' });
+  const files: Record<string, string> = { 'config.json': '{"profiles":{}}', 'package.json': '{"name":"proj"}', [`${'a'.repeat(64)}.json`]: expired };
+  for (const [name, text] of Object.entries(files)) fs.writeFileSync(path.join(dir, name), text, { mode: 0o600 });
+  const snapshot = () => ({ mode: fs.statSync(dir).mode, files: Object.fromEntries(fs.readdirSync(dir).map((name) => [name, fs.readFileSync(path.join(dir, name), 'utf8')])) });
+  return { dir, before: snapshot(), snapshot };
+}
+
+describe.skipIf(process.platform === 'win32')('the cache is its own: its folders are the user\'s, walked without following links', () => {
+  const LEVELS = ['the cache root', 'responses/', "the target's folder"] as const;
+  const folderAt = (cacheDir: string, targetDir: string, level: (typeof LEVELS)[number]) =>
+    level === 'the cache root' ? cacheDir : level === 'responses/' ? path.join(cacheDir, 'responses') : targetDir;
+
+  for (const level of LEVELS) {
+    it(`${level} as a symlink to the user's folder: not followed; reported once; the answer sent is the answer`, async (t) => {
+      const { cacheDir, open, unusable } = openCache(t);
+      const cache = await open();
+      const victim = victimFolder(t);
+      const folder = folderAt(cacheDir, cache.dir, level);
+      fs.mkdirSync(path.dirname(folder), { recursive: true });
+      fs.rmSync(folder, { recursive: true, force: true });
+      fs.symlinkSync(victim.dir, folder);
+      const sent = answer('[7]');
+      expect(await cache.answer(LIST, MINUTE, async () => sent)).toBe(sent);
+      expect(await cache.answer(LIST, MINUTE, async () => sent)).toBe(sent);
+      cache.forgetTarget();
+      expect(unusable).toEqual([expect.objectContaining({ file: folder, problem: { kind: 'symlink' } })]);
+      expect(victim.snapshot()).toEqual(victim.before);
+    });
+
+    it(`${level} writable by others (0777, the user's own): not used, not chmodded`, async (t) => {
+      const { cacheDir, open, unusable } = openCache(t);
+      const cache = await open();
+      const folder = folderAt(cacheDir, cache.dir, level);
+      fs.mkdirSync(cache.dir, { recursive: true, mode: 0o700 });
+      fs.chmodSync(folder, 0o777);
+      let sends = 0;
+      await cache.answer(LIST, MINUTE, async () => (sends++, answer('[]')));
+      await cache.answer(LIST, MINUTE, async () => (sends++, answer('[]')));
+      expect(sends).toBe(2);
+      expect(unusable).toEqual([expect.objectContaining({ file: folder, problem: { kind: 'writable_by_others', mode: expect.any(Number) } })]);
+      expect(fs.statSync(folder).mode & 0o777).toBe(0o777);
+      expect(fs.readdirSync(cache.dir)).toEqual([]);
+    });
+
+    it.skipIf(!isRoot)(`${level} owned by another user: not used, nothing written in it`, async (t) => {
+      const { cacheDir, open, unusable } = openCache(t);
+      const cache = await open();
+      const folder = folderAt(cacheDir, cache.dir, level);
+      fs.mkdirSync(cache.dir, { recursive: true, mode: 0o700 });
+      fs.chownSync(folder, NOBODY, NOBODY);
+      await cache.answer(LIST, MINUTE, async () => answer('[]'));
+      expect(unusable).toEqual([expect.objectContaining({ file: folder, problem: { kind: 'other_owner', uid: NOBODY } })]);
+      expect(fs.readdirSync(cache.dir)).toEqual([]);
+    });
+  }
+
+  it('storing sweeps, and forgetTarget removes, only files of the cache\'s own name that are the user\'s: a link of that name is left, and what it leads to', async (t) => {
+    const { clock, open } = openCache(t);
+    const cache = await open();
+    await cache.store(LIST, answer('[]'), MINUTE);
+    const [expired] = fs.readdirSync(cache.dir);
+    const victim = victimFolder(t);
+    const strays = { 'notes.json': '{}', 'package.json': '{"name":"proj"}' };
+    for (const [name, text] of Object.entries(strays)) fs.writeFileSync(path.join(cache.dir, name), text);
+    const link = path.join(cache.dir, `${'b'.repeat(64)}.json`);
+    fs.symlinkSync(path.join(victim.dir, `${'a'.repeat(64)}.json`), link);
+    clock.now += 2 * MINUTE;
+    await cache.store({ ...LIST, url: `${BASE}/pets/1` }, answer('{}'), MINUTE);
+    // The expired entry is swept, the new one kept; nothing else is touched.
+    const names = fs.readdirSync(cache.dir);
+    const entries = names.filter((name) => !(name in strays) && name !== path.basename(link));
+    expect(entries).toEqual([expect.stringMatching(/^[0-9a-f]{64}\.json$/)]);
+    expect(entries).not.toContain(expired);
+    expect(names).toEqual(expect.arrayContaining([...Object.keys(strays), path.basename(link)]));
+    cache.forgetTarget();
+    expect(fs.readdirSync(cache.dir).sort()).toEqual([path.basename(link), 'notes.json', 'package.json']);
+    expect(victim.snapshot()).toEqual(victim.before);
+  });
+
+  it('clearCache removes only the cache\'s own entries: a target folder that is a link is not followed, strays are left; a root another user could change is refused', async (t) => {
+    const { cacheDir, open } = openCache(t);
+    const cache = await open();
+    await cache.store(LIST, answer('[]'), MINUTE);
+    fs.writeFileSync(path.join(cache.dir, 'notes.json'), '{}');
+    const victim = victimFolder(t);
+    fs.symlinkSync(victim.dir, path.join(cacheDir, 'responses', 'c'.repeat(32)));
+    expect(clearCache(cacheDir)).toBe(1);
+    expect(fs.readdirSync(cache.dir)).toEqual(['notes.json']);
+    expect(victim.snapshot()).toEqual(victim.before);
+    fs.chmodSync(cacheDir, 0o777);
+    expect(() => clearCache(cacheDir)).toThrow(`refusing to use ${cacheDir}: other users can write to it (mode 0777)`);
+  });
+});
+
