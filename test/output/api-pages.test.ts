@@ -17,7 +17,7 @@ function streamed(format: OutputFormat, tty: boolean, pages: unknown[][] = PAGES
 }
 
 describe('openItemStream', () => {
-  it.each([['json', false], ['json', true], ['table', false]] as const)('%s (terminal: %s): one JSON array, byte for byte stringifyJson of every item', (format, tty) => {
+  it.each([['json', false], ['table', false]] as const)('%s (terminal: %s): one JSON array, byte for byte stringifyJson of every item', (format, tty) => {
     expect(streamed(format, tty)).toBe(`${stringifyJson(PAGES.flat(), 2)}\n`);
     expect(streamed(format, tty, [[], []])).toBe('[]\n');
   });
@@ -27,11 +27,17 @@ describe('openItemStream', () => {
     expect(streamed('ndjson', false)).toContain('"id":9007199254740993');
   });
 
-  it('on a terminal, the default format shows control characters as escapes, the JSON value unchanged', () => {
-    const shown = streamed('table', true);
+  it.each(['table', 'json'] as const)('on a terminal, %s shows control characters as escapes, the JSON value unchanged', (format) => {
+    const shown = streamed(format, true);
     expect(shown).not.toMatch(/[\u0000-\u0008\u000b-\u001f\u007f-\u009f\u202e]/);
-    expect(streamed('json', true)).toContain('\u009b');
+    expect(shown).toContain('\\u009b\\u202e');
     expect(JSON.parse(shown)).toEqual(JSON.parse(stringifyJson(PAGES.flat())));
+  });
+
+  it('on a terminal, ndjson shows them as escapes too, each line the same JSON value', () => {
+    const lines = streamed('ndjson', true).trimEnd().split('\n');
+    for (const line of lines) expect(line).not.toMatch(/[\u0000-\u001f\u007f-\u009f\u202e]/);
+    expect(lines.map((line) => JSON.parse(line))).toEqual(PAGES.flat().map((item) => JSON.parse(stringifyJson(item))));
   });
 });
 
