@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { openItemStream } from '../../src/output/api-pages';
-import { continuePaginateCommand, listingProgress, stopLine } from '../../src/output/listing-stop';
+import { continuePaginateCommand, hiddenValuesNote, listingProgress, stopLine } from '../../src/output/listing-stop';
 import { stringifyJson } from '../../src/schemas/json';
 import type { OutputFormat } from '../../src/output/format';
 
@@ -42,10 +42,13 @@ describe('openItemStream', () => {
 });
 
 describe('what a stopped --paginate says', () => {
-  it('counts items, and the command repeats the -H headers and the globals, quoted for a shell', () => {
+  it('counts items, and the command repeats the -H header names (not their values) and the globals, quoted for a shell', () => {
     expect(listingProgress(13, 1200, 'item')).toBe('page 13, 1,200 items so far');
-    const command = continuePaginateCommand({ headers: ["X-Note: it's"], profile: 'work', output: 'ndjson', query: '[].id' }, '/orders?page=3');
-    expect(command).toBe(`petctl api --paginate '/orders?page=3' -H 'X-Note: it'\\''s' -p work -o ndjson --query '[].id'`);
+    const paginate = { headers: ["X-Note: it's", 'X-Session-Token:s3cr3t'], profile: 'work', output: 'ndjson', query: '[].id' };
+    const command = continuePaginateCommand(paginate, '/orders?page=3');
+    expect(command).toBe(`petctl api --paginate '/orders?page=3' -H 'X-Note: <value>' -H 'X-Session-Token: <value>' -p work -o ndjson --query '[].id'`);
+    expect(hiddenValuesNote(paginate)).toBe('(-H values are shown as <value> so that no secret is printed; put them back before running it)');
+    expect(hiddenValuesNote({ ...paginate, headers: [] })).toBeUndefined();
     expect(stopLine(4, 3, command, 'item')).toBe(`stopped after 4 items (page 3); continue with: ${command}`);
     expect(stopLine(1, 1, command)).toBe(`stopped after 1 animal (page 1); continue with: ${command}`);
   });
