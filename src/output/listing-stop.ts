@@ -60,8 +60,9 @@ export class ListingProgress {
 
   /**
    * The error a listing stopped by `error` ends with, after the line that says how far it got
-   * and how to continue (and a `note` on that command, when given). A bad answer (a page that is not what the walk expects, a next link
-   * off the origin or back to a page) would be the same again: it gets no way on.
+   * and how to continue, and the `note` on that command when there is one. A bad answer (a page
+   * that is not what the walk expects, a next link off the origin or back to a page) would be
+   * the same again: it gets no way on.
    */
   stopped(error: unknown, continueWith: () => string, note?: string): unknown {
     if (!(error instanceof PetctlError) || error instanceof InvalidResponseError) return error;

@@ -138,7 +138,7 @@ function isScalarLine(value: unknown): value is string | number | bigint {
  * - table: strings and numbers as plain lines (an array of them one per line),
  *   so `--query '[].name'` feeds `while read`; objects still print as JSON;
  * - csv: an array of objects or of scalars as a table (query-csv.ts), else a usage error.
- * On a terminal, JSON shows C1 and bidi controls as `\u` escapes (stdoutJson), lines all controls.
+ * On a terminal, JSON shows C1 and bidi controls as `\u` escapes (stdoutJson); plain lines every control.
  */
 export function renderQueryResult(value: unknown, format: OutputFormat, tty = false, query?: Pick<CompiledQuery, 'expression' | 'ast'>): string {
   if (format === 'csv') return renderQueryCsv(value, query ?? { expression: '@', ast: undefined }, tty);
