@@ -46,7 +46,7 @@ export async function apiPaginateRun(options: ApiOptions, ctx: Context): Promise
     progress.clear();
     stream.end();
     const command = { headers: options.headers, profile: ctx.globals.profile, baseUrl: ctx.globals.baseUrl, output, query };
-    throw progress.stopped(error, () => stop.continuePaginateCommand(command, pathUnder(target.baseUrl, pageUrl)));
+    throw progress.stopped(error, () => stop.continuePaginateCommand(command, pathUnder(target.baseUrl, pageUrl)), stop.hiddenValuesNote(command));
   }
   progress.clear();
   stream.end();

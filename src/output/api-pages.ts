@@ -1,17 +1,16 @@
 import { stringifyJson } from '../schemas/json';
 import type { OutputFormat } from './format';
 import { type ItemStream, jsonArrayStream } from './listing-stream';
-import { safeText } from './sanitize';
+import { stdoutJson } from './sanitize';
 
 /**
  * `petctl api --paginate` written as the pages come, so that a stop keeps what
  * was fetched: by default and with -o json one JSON array of every page's items
  * (pretty, int64-exact), closed on a stop too; with -o ndjson one item per line.
- * On a terminal, in the default format, control and bidi characters show as
- * escapes, as in one answer's body (api-response.ts).
+ * On a terminal, C1 and bidi characters show as `\u` escapes, as in one
+ * answer's body (api-response.ts).
  */
 export function openItemStream(format: OutputFormat, stdoutIsTTY: boolean, out: (chunk: string) => void): ItemStream<unknown> {
-  if (format === 'ndjson') return { write: (items) => out(items.map((item) => `${stringifyJson(item)}\n`).join('')), end: () => {} };
-  const forPerson = format === 'table' && stdoutIsTTY;
-  return jsonArrayStream(forPerson ? (chunk) => out(safeText(chunk, { json: true, tab: true, newline: true })) : out);
+  if (format === 'ndjson') return { write: (items) => out(items.map((item) => `${stdoutJson(stringifyJson(item), stdoutIsTTY)}\n`).join('')), end: () => {} };
+  return jsonArrayStream(out, stdoutIsTTY);
 }

@@ -1,7 +1,7 @@
 import { STATUS_CODES } from 'node:http';
 import { parseJson, stringifyJson } from '../schemas/json';
 import type { OutputFormat } from './format';
-import { safeLine, safeText } from './sanitize';
+import { safeLine, safeText, stdoutJson } from './sanitize';
 
 /** What `petctl api` prints of an answer. */
 export interface RawAnswer {
@@ -36,7 +36,8 @@ export function answerJson(text: string): { value: unknown } | undefined {
  * array's elements one per line. Piped, in the default format, the bytes are
  * passed through untouched, with a newline after them when they lack one (as
  * every line of text a command prints ends: `$(…)` and `wc -l` expect it).
- * On a terminal, control and bidi characters show as escapes (sanitize.ts).
+ * On a terminal, control and bidi characters show as escapes (sanitize.ts); in
+ * JSON as `\u` escapes, the same value.
  */
 export function renderBody(text: string, format: OutputFormat, stdoutIsTTY: boolean): string {
   const forPerson = format === 'table' && stdoutIsTTY;
@@ -45,11 +46,10 @@ export function renderBody(text: string, format: OutputFormat, stdoutIsTTY: bool
   if (!pretty && format !== 'ndjson') return asSent;
   const json = answerJson(text);
   // On a terminal the body is read, not processed: its controls are shown as escapes (the JSON value unchanged).
-  if (json === undefined) return forPerson ? safeText(asSent, { tab: true, newline: true }) : asSent;
-  if (forPerson) return `${safeText(stringifyJson(json.value, 2), { json: true, tab: true, newline: true })}\n`;
+  if (json === undefined) return stdoutIsTTY ? safeText(asSent, { tab: true, newline: true }) : asSent;
   if (format === 'ndjson') {
     const items = Array.isArray(json.value) ? json.value : [json.value];
-    return items.map((item) => `${stringifyJson(item)}\n`).join('');
+    return items.map((item) => `${stdoutJson(stringifyJson(item), stdoutIsTTY)}\n`).join('');
   }
-  return `${stringifyJson(json.value, 2)}\n`;
+  return `${stdoutJson(stringifyJson(json.value, 2), stdoutIsTTY)}\n`;
 }

@@ -23,10 +23,10 @@ export function renderRowArray(results: readonly RowResult[]): string {
 }
 
 const FAILURE_COLUMNS: readonly RecordColumn<RowFailure>[] = [
-  { key: 'row', header: 'ROW', value: (result) => String(result.row) },
-  { key: 'line', header: 'LINE', value: (result) => String(result.line) },
+  { key: 'row', header: 'ROW', value: (result) => String(result.row), csv: (result) => result.row },
+  { key: 'line', header: 'LINE', value: (result) => String(result.line), csv: (result) => result.line },
   { key: 'code', header: 'CODE', value: (result) => result.error.code },
-  { key: 'status', header: 'STATUS', value: (result) => String(result.error.status) },
+  { key: 'status', header: 'STATUS', value: (result) => String(result.error.status), csv: (result) => result.error.status },
   { key: 'message', header: 'MESSAGE', value: (result) => result.error.message, truncate: true },
 ];
 
@@ -52,7 +52,7 @@ export function renderDryRun(report: DryRunReport, format: OutputFormat): string
   if (format === 'json' || format === 'ndjson') return `${JSON.stringify({ dryRun: true, ...report }, null, format === 'json' ? 2 : undefined)}\n`;
   if (format === 'csv') {
     const keys = Object.keys(report) as Array<keyof DryRunReport>;
-    return renderCsv(keys.map((key) => ({ header: key, value: (row: DryRunReport) => String(row[key]) })), [report]);
+    return renderCsv(keys.map((key) => ({ header: key, value: (row: DryRunReport) => row[key] })), [report]);
   }
   return `would send ${report.wouldSend} of ${report.rows} rows: ${report.done} already created, ${report.unknown} with an unknown outcome, ${report.invalid} invalid; journal ${report.journal}\n`;
 }

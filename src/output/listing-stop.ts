@@ -60,12 +60,14 @@ export class ListingProgress {
 
   /**
    * The error a listing stopped by `error` ends with, after the line that says how far it got
-   * and how to continue. A bad answer (a page that is not what the walk expects, a next link
-   * off the origin or back to a page) would be the same again: it gets no way on.
+   * and how to continue, and the `note` on that command when there is one. A bad answer (a page
+   * that is not what the walk expects, a next link off the origin or back to a page) would be
+   * the same again: it gets no way on.
    */
-  stopped(error: unknown, continueWith: () => string): unknown {
+  stopped(error: unknown, continueWith: () => string, note?: string): unknown {
     if (!(error instanceof PetctlError) || error instanceof InvalidResponseError) return error;
     this.sink.line(stopLine(this.items, this.page, continueWith(), this.noun));
+    if (note !== undefined) this.sink.line(note);
     return listingStopError(error, this.page);
   }
 }
@@ -102,9 +104,22 @@ export interface PaginateCommand extends Omit<ListingCommand, 'limit' | 'status'
   headers: readonly string[];
 }
 
-/** `petctl api --paginate <the next page> [-H …]`, ready to paste into a shell. */
+/** What a continuing command prints in place of a header's value. */
+const HIDDEN_VALUE = '<value>';
+
+/**
+ * `petctl api --paginate <the next page> [-H 'Name: <value>'…]`, ready to paste into a shell once
+ * the header values are put back. A header may carry a secret (`X-Session-Token`), and this line
+ * ends up in CI logs and shell history: only its name is printed.
+ */
 export function continuePaginateCommand(command: PaginateCommand, path: string): string {
-  return shellCommand(['petctl', 'api', '--paginate', path, ...command.headers.flatMap((header) => ['-H', header]), ...globalWords(command)]);
+  const headers = command.headers.flatMap((header) => ['-H', `${header.slice(0, header.indexOf(':')).trim()}: ${HIDDEN_VALUE}`]);
+  return shellCommand(['petctl', 'api', '--paginate', path, ...headers, ...globalWords(command)]);
+}
+
+/** The line after a continuing command that hides header values, saying so once; undefined when it has no -H. */
+export function hiddenValuesNote(command: PaginateCommand): string | undefined {
+  return command.headers.length === 0 ? undefined : `(-H values are shown as ${HIDDEN_VALUE} so that no secret is printed; put them back before running it)`;
 }
 
 function globalWords(command: Omit<ListingCommand, 'limit' | 'status'>): string[] {

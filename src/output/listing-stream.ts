@@ -3,6 +3,7 @@ import type { Pet } from '../schemas/pet';
 import type { OutputFormat } from './format';
 import { renderPets } from './pets';
 import type { RenderOptions } from './records';
+import { stdoutJson } from './sanitize';
 
 /**
  * `pets list --all` written as the pages come, so that a listing stopped
@@ -28,7 +29,7 @@ export interface ItemStream<T> {
 export function openListingStream(format: OutputFormat, options: RenderOptions, out: (chunk: string) => void): ListingStream {
   switch (format) {
     case 'json':
-      return jsonArrayStream(out);
+      return jsonArrayStream(out, options.tty);
     case 'csv':
       return csvStream(options, out);
     case 'table':
@@ -45,15 +46,18 @@ export function bufferedStream<T = Pet>(atEnd: (items: readonly T[]) => void): I
   return { write: (page) => void kept.push(...page), end: () => atEnd(kept) };
 }
 
-/** One JSON array, opened at the first item and closed by end(): byte for byte stringifyJson(all, 2). */
-export function jsonArrayStream(out: (chunk: string) => void): ItemStream<unknown> {
+/**
+ * One JSON array, opened at the first item and closed by end(): byte for byte stringifyJson(all, 2),
+ * through stdoutJson on a terminal.
+ */
+export function jsonArrayStream(out: (chunk: string) => void, tty: boolean): ItemStream<unknown> {
   let count = 0;
   return {
     write(items) {
       // Each item as stringifyJson(array, 2) lays it out: two spaces deeper, items joined by ",\n".
       const text = items.map((item) => stringifyJson(item, 2).replace(/^/gm, '  ')).join(',\n');
       if (text === '') return;
-      out(`${count === 0 ? '[\n' : ',\n'}${text}`);
+      out(`${count === 0 ? '[\n' : ',\n'}${stdoutJson(text, tty)}`);
       count += items.length;
     },
     end: () => out(count === 0 ? '[]\n' : '\n]\n'),

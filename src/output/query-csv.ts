@@ -1,6 +1,7 @@
+import { isLosslessNumber } from 'lossless-json';
 import { UsageError } from '../errors';
 import { stringifyJson } from '../schemas/json';
-import { renderCsv } from './csv';
+import { type CsvValue, renderCsv } from './csv';
 import { shellWord } from './listing-stop';
 
 /**
@@ -10,6 +11,7 @@ import { shellWord } from './listing-stop';
  * - An array of scalars (strings, numbers, booleans, null): one column, named
  *   by the last field the expression picks (`[].name` → `name`), else `value`.
  * A field that is an object or an array is its compact JSON; null is empty;
+ * a number stays a number (csv.ts guards only text against formulas), and
  * int64 numbers keep every digit. An empty array is the header alone when the
  * expression names its columns (`[?…].{id: id, name: name}`), else nothing.
  * Any other result is a usage error that says which outputs print it.
@@ -45,9 +47,10 @@ function unionOfKeys(rows: readonly Record<string, unknown>[]): string[] {
   return [...keys];
 }
 
-function cell(value: unknown): string | undefined {
+function cell(value: unknown): CsvValue {
   if (value === undefined || value === null) return undefined;
-  return typeof value === 'string' ? value : stringifyJson(value);
+  if (typeof value === 'string' || typeof value === 'number' || typeof value === 'bigint' || isLosslessNumber(value)) return value;
+  return stringifyJson(value);
 }
 
 interface AstNode {

@@ -3,7 +3,7 @@ import { ExitCode, PetctlError } from '../errors';
 import { parseJson, stringifyJson } from '../schemas/json';
 import type { OutputFormat } from './format';
 import { renderQueryCsv } from './query-csv';
-import { safeText } from './sanitize';
+import { safeText, stdoutJson } from './sanitize';
 
 /**
  * `--query <JMESPath>` (as in aws): filters a command's JSON result before it
@@ -138,21 +138,21 @@ function isScalarLine(value: unknown): value is string | number | bigint {
  * - table: strings and numbers as plain lines (an array of them one per line),
  *   so `--query '[].name'` feeds `while read`; objects still print as JSON;
  * - csv: an array of objects or of scalars as a table (query-csv.ts), else a usage error.
+ * On a terminal, JSON shows C1 and bidi controls as `\u` escapes (stdoutJson); plain lines every control.
  */
 export function renderQueryResult(value: unknown, format: OutputFormat, tty = false, query?: Pick<CompiledQuery, 'expression' | 'ast'>): string {
   if (format === 'csv') return renderQueryCsv(value, query ?? { expression: '@', ast: undefined }, tty);
   if (format === 'ndjson') {
     const items = Array.isArray(value) ? value : [value];
-    return items.map((item) => `${stringifyJson(item ?? null)}\n`).join('');
+    return items.map((item) => `${stdoutJson(stringifyJson(item ?? null), tty)}\n`).join('');
   }
   if (format === 'table') {
     // Plain lines on a terminal are read by a person: controls show as escapes (sanitize.ts).
-    const line = (item: unknown) =>
-      isScalarLine(item) ? (tty ? safeText(String(item)) : String(item)) : tty ? safeText(stringifyJson(item ?? null), { json: true }) : stringifyJson(item ?? null);
+    const line = (item: unknown) => (isScalarLine(item) ? (tty ? safeText(String(item)) : String(item)) : stdoutJson(stringifyJson(item ?? null), tty));
     if (isScalarLine(value)) return `${line(value)}\n`;
     if (Array.isArray(value)) return value.map((item) => `${line(item)}\n`).join('');
   }
-  return `${stringifyJson(value ?? null, 2)}\n`;
+  return `${stdoutJson(stringifyJson(value ?? null, 2), tty)}\n`;
 }
 
 /** Writes a command's JSON result through --query. */

@@ -1,7 +1,7 @@
 import { stringifyJson } from '../schemas/json';
 import type { ColorLevel } from './color';
-import { renderCsv } from './csv';
-import { safeText } from './sanitize';
+import { type CsvValue, renderCsv } from './csv';
+import { stdoutJson } from './sanitize';
 import type { OutputFormat } from './format';
 import { type Column, renderTsv } from './tsv';
 
@@ -26,6 +26,8 @@ function table(): TableModule {
 export interface RecordColumn<Row> extends Column<Row> {
   /** The field name in csv, matching the row's JSON property, e.g. `categoryId`. */
   key: string;
+  /** The csv field when it is a number (`pet.id`), not the text `value` gives: a number is never taken for a formula. */
+  csv?(row: Row): CsvValue;
 }
 
 /** What the caller learnt about stdout; the renderers never look at process.*. */
@@ -43,8 +45,8 @@ export interface RenderOptions {
  * - json: the rows themselves as a pretty array (every property kept, int64 exact);
  * - ndjson: one compact JSON object per line;
  * - csv: a header of column keys, then the rows.
- * On a terminal (table, csv) outside text is made safe (sanitize.ts); json and
- * ndjson escape control characters themselves.
+ * On a terminal outside text is made safe (sanitize.ts): in json and ndjson,
+ * C1 and bidi controls become `\u` escapes, the same JSON value.
  * No rows gives '' (table, tsv, ndjson), `[]\n` (json) or the header line (csv);
  * saying "nothing found" on stderr is the caller's job.
  */
@@ -60,24 +62,16 @@ export function renderRecords<Row extends object>(
         ? table().renderTable(columns, rows, { level: options.level, width: options.width })
         : renderTsv(columns, rows);
     case 'json':
-      return stringifyJson(rows, 2) + '\n';
+      return stdoutJson(stringifyJson(rows, 2), options.tty) + '\n';
     case 'ndjson':
-      return rows.map((row) => stringifyJson(row) + '\n').join('');
+      return rows.map((row) => stdoutJson(stringifyJson(row), options.tty) + '\n').join('');
     case 'csv':
       return renderCsv(
-        columns.map((column) => ({ header: column.key, value: (row: Row) => csvValue(column.value(row), options.tty) })),
+        columns.map((column) => ({ header: column.key, value: column.csv ?? ((row: Row) => column.value(row)) })),
         rows,
+        { tty: options.tty },
       );
   }
-}
-
-/**
- * A csv field on a terminal is read by a person: controls become visible
- * escapes (tabs and newlines, which CSV quotes, stay). Piped, it is data: the
- * server's bytes, quoted as RFC 4180 says.
- */
-function csvValue(value: string | undefined, tty: boolean): string | undefined {
-  return tty && value !== undefined ? safeText(value, { tab: true, newline: true }) : value;
 }
 
 /** One record: like a one-row list, except that json prints the object, not an array. */
@@ -87,6 +81,6 @@ export function renderRecord<Row extends object>(
   format: OutputFormat,
   options: RenderOptions,
 ): string {
-  if (format === 'json') return stringifyJson(row, 2) + '\n';
+  if (format === 'json') return stdoutJson(stringifyJson(row, 2), options.tty) + '\n';
   return renderRecords(columns, [row], format, options);
 }

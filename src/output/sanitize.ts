@@ -52,3 +52,12 @@ export function safeLine(text: string): string {
 export function safeLines(text: string): string {
   return safeText(text, { tab: true, newline: true });
 }
+
+/**
+ * JSON text (stringifyJson's) for stdout. On a terminal its C1 and bidi controls become `\u009b`,
+ * `\u202e` escapes (JSON itself already escapes C0): still valid JSON, with the same value, but
+ * nothing a terminal acts on. Piped, the text as it is.
+ */
+export function stdoutJson(json: string, tty: boolean): string {
+  return tty ? safeText(json, { json: true, tab: true, newline: true }) : json;
+}

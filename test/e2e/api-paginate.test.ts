@@ -123,7 +123,7 @@ describe.concurrent('petctl api --paginate: what it refuses', () => {
 });
 
 describe.concurrent('petctl api --paginate stopped', () => {
-  it('by a 429 past --max-wait: the array so far stays valid, stderr counts the items and gives the command that continues, -H included', async (t) => {
+  it('by a 429 past --max-wait: the array so far stays valid, stderr counts the items and gives the command that continues, -H named', async (t) => {
     const { server, key, configDir, petctl } = await setupE2e(t);
     const refused: Reply = { status: 429, headers: { 'Retry-After': '3' }, body: { code: 'rate_limited', message: 'slow down', status: 429 } };
     server.reply(linked([{ id: 1 }, { id: 2 }], '/v1/orders?page=2'), linked(`[{"id":3},{"id":${BIG}}]`, '/v1/orders?page=3&x=$(exit%209)'), refused);
@@ -132,12 +132,13 @@ describe.concurrent('petctl api --paginate stopped', () => {
     expect(idsIn(first.stdout)).toEqual(['1', '2', '3', BIG]);
     const stop = /^stopped after 4 items \(page 3\); continue with: (.+)$/m.exec(first.stderr);
     expect(stop, first.stderr).not.toBeNull();
-    expect(stop![1]).toBe(`petctl api --paginate '/orders?page=3&x=$(exit%209)' -H 'X-Trace: a b' --base-url ${server.baseUrl} -o json`);
+    expect(stop![1]).toBe(`petctl api --paginate '/orders?page=3&x=$(exit%209)' -H 'X-Trace: <value>' --base-url ${server.baseUrl} -o json`);
     // With -o json the error is the last line, as JSON.
     expect(JSON.parse(first.stderr.trimEnd().split('\n').at(-1)!)).toMatchObject({ code: 'rate_limited', status: 429 });
 
     server.reply(linked([{ id: 5 }]));
-    const rest = await inBash(stop![1]!, { PETCTL_CONFIG_DIR: configDir, PETCTL_API_KEY: key });
+    // The header's value, hidden in the printed command, put back as its note says.
+    const rest = await inBash(stop![1]!.replace('<value>', 'a b'), { PETCTL_CONFIG_DIR: configDir, PETCTL_API_KEY: key });
     expect(rest.code, rest.stderr).toBe(0);
     expect(idsIn(rest.stdout)).toEqual(['5']);
     const last = server.requests.at(-1)!;
@@ -145,6 +146,23 @@ describe.concurrent('petctl api --paginate stopped', () => {
     expect(last.headers['x-trace']).toBe('a b');
     expect(server.requests.map((request) => request.headers['x-trace'])).toEqual(['a b', 'a b', 'a b', 'a b']);
     server.verify();
+  });
+
+  it('prints no -H value: each header by its name with <value>, said once; the secret appears nowhere in stdout or stderr', async (t) => {
+    const { server, petctl } = await setupE2e(t);
+    const secret = 's3cr3t-session-7f2c9e';
+    const refused: Reply = { status: 429, headers: { 'Retry-After': '3' }, body: { code: 'rate_limited', message: 'slow down', status: 429 } };
+    server.reply(linked([{ id: 1 }], '/v1/orders?page=2'), refused);
+    const headers = ['-H', `X-Session-Token: ${secret}`, '-H', `X-Other:${secret}-2`];
+    const result = await petctl(['--max-wait', '1', 'api', '--paginate', '/orders', ...headers]);
+    expect(result.code).toBe(5);
+    expect(server.requests.map((request) => request.headers['x-session-token'])).toEqual([secret, secret]);
+    expect(result.stderr).toContain(
+      `stopped after 1 item (page 2); continue with: petctl api --paginate '/orders?page=2' -H 'X-Session-Token: <value>' -H 'X-Other: <value>' --base-url ${server.baseUrl}\n` +
+        '(-H values are shown as <value> so that no secret is printed; put them back before running it)\n',
+    );
+    expect(result.stderr.match(/shown as <value>/g)).toHaveLength(1);
+    expect(`${result.stdout}${result.stderr}`).not.toContain(secret);
   });
 
   it('by Ctrl-C: the JSON array is closed, stderr says how far it got, and petctl ends by SIGINT', async (t) => {

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { openItemStream } from '../../src/output/api-pages';
-import { continuePaginateCommand, listingProgress, stopLine } from '../../src/output/listing-stop';
+import { continuePaginateCommand, hiddenValuesNote, listingProgress, stopLine } from '../../src/output/listing-stop';
 import { stringifyJson } from '../../src/schemas/json';
 import type { OutputFormat } from '../../src/output/format';
 
@@ -17,7 +17,7 @@ function streamed(format: OutputFormat, tty: boolean, pages: unknown[][] = PAGES
 }
 
 describe('openItemStream', () => {
-  it.each([['json', false], ['json', true], ['table', false]] as const)('%s (terminal: %s): one JSON array, byte for byte stringifyJson of every item', (format, tty) => {
+  it.each([['json', false], ['table', false]] as const)('%s (terminal: %s): one JSON array, byte for byte stringifyJson of every item', (format, tty) => {
     expect(streamed(format, tty)).toBe(`${stringifyJson(PAGES.flat(), 2)}\n`);
     expect(streamed(format, tty, [[], []])).toBe('[]\n');
   });
@@ -27,19 +27,28 @@ describe('openItemStream', () => {
     expect(streamed('ndjson', false)).toContain('"id":9007199254740993');
   });
 
-  it('on a terminal, the default format shows control characters as escapes, the JSON value unchanged', () => {
-    const shown = streamed('table', true);
+  it.each(['table', 'json'] as const)('on a terminal, %s shows control characters as escapes, the JSON value unchanged', (format) => {
+    const shown = streamed(format, true);
     expect(shown).not.toMatch(/[\u0000-\u0008\u000b-\u001f\u007f-\u009f\u202e]/);
-    expect(streamed('json', true)).toContain('\u009b');
+    expect(shown).toContain('\\u009b\\u202e');
     expect(JSON.parse(shown)).toEqual(JSON.parse(stringifyJson(PAGES.flat())));
+  });
+
+  it('on a terminal, ndjson shows them as escapes too, each line the same JSON value', () => {
+    const lines = streamed('ndjson', true).trimEnd().split('\n');
+    for (const line of lines) expect(line).not.toMatch(/[\u0000-\u001f\u007f-\u009f\u202e]/);
+    expect(lines.map((line) => JSON.parse(line))).toEqual(PAGES.flat().map((item) => JSON.parse(stringifyJson(item))));
   });
 });
 
 describe('what a stopped --paginate says', () => {
-  it('counts items, and the command repeats the -H headers and the globals, quoted for a shell', () => {
+  it('counts items, and the command repeats the -H header names (not their values) and the globals, quoted for a shell', () => {
     expect(listingProgress(13, 1200, 'item')).toBe('page 13, 1,200 items so far');
-    const command = continuePaginateCommand({ headers: ["X-Note: it's"], profile: 'work', output: 'ndjson', query: '[].id' }, '/orders?page=3');
-    expect(command).toBe(`petctl api --paginate '/orders?page=3' -H 'X-Note: it'\\''s' -p work -o ndjson --query '[].id'`);
+    const paginate = { headers: ["X-Note: it's", 'X-Session-Token:s3cr3t'], profile: 'work', output: 'ndjson', query: '[].id' };
+    const command = continuePaginateCommand(paginate, '/orders?page=3');
+    expect(command).toBe(`petctl api --paginate '/orders?page=3' -H 'X-Note: <value>' -H 'X-Session-Token: <value>' -p work -o ndjson --query '[].id'`);
+    expect(hiddenValuesNote(paginate)).toBe('(-H values are shown as <value> so that no secret is printed; put them back before running it)');
+    expect(hiddenValuesNote({ ...paginate, headers: [] })).toBeUndefined();
     expect(stopLine(4, 3, command, 'item')).toBe(`stopped after 4 items (page 3); continue with: ${command}`);
     expect(stopLine(1, 1, command)).toBe(`stopped after 1 animal (page 1); continue with: ${command}`);
   });

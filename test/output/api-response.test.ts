@@ -14,6 +14,18 @@ describe('petctl api: outside text on a terminal, bytes when piped', () => {
     expect(JSON.parse(shown)).toEqual({ name: HOSTILE });
   });
 
+  it('-o json and -o ndjson on a terminal: C1 and bidi controls as \\u escapes, the same value; a body that is not JSON escaped too', () => {
+    const body = JSON.stringify([{ name: 'Rex\u009b2J\u202e' }]);
+    for (const format of ['json', 'ndjson'] as const) {
+      const shown = renderBody(body, format, true);
+      expect(shown).toContain('"Rex\\u009b2J\\u202e"');
+      expect(shown).not.toMatch(/[\u0080-\u009f\u202e]/);
+      expect(JSON.parse(shown)).toEqual(format === 'json' ? JSON.parse(body) : JSON.parse(body)[0]);
+      expect(renderBody(HOSTILE, format, true)).toBe('x\\x1b]0;PWNED\\x07\\rEVIL\\u202e\n');
+    }
+    expect(renderBody(body, 'ndjson', false)).toBe(`${JSON.stringify(JSON.parse(body)[0])}\n`);
+  });
+
   it('piped, the body is passed on byte for byte', () => {
     expect(renderBody(HOSTILE, 'table', false)).toBe(`${HOSTILE}\n`);
   });

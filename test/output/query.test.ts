@@ -88,4 +88,17 @@ describe('--query lines and outside text', () => {
   it('piped, a plain line is the value as sent', () => {
     expect(renderQueryResult(hostile, 'table')).toBe(`${hostile}\n`);
   });
+
+  it('on a terminal, json and ndjson show C1 and bidi controls as \\u escapes, the same value; piped, as JSON.stringify writes them', () => {
+    const value = [{ name: 'Rex\u009b2J\u202e' }];
+    for (const format of ['json', 'ndjson'] as const) {
+      const shown = renderQueryResult(value, format, true);
+      expect(shown).toContain('"Rex\\u009b2J\\u202e"');
+      expect(shown).not.toMatch(/[\u0080-\u009f\u202e]/);
+      // ndjson prints the array's one element on one line.
+      expect(JSON.parse(shown)).toEqual(format === 'json' ? value : value[0]);
+    }
+    expect(renderQueryResult(value, 'json', false)).toBe(`${JSON.stringify(value, null, 2)}\n`);
+    expect(renderQueryResult(value, 'ndjson', false)).toBe(`${JSON.stringify(value[0])}\n`);
+  });
 });
