@@ -17,7 +17,7 @@ import { fakeContext, tempConfigDir } from '../helpers/cli';
  */
 
 const noop = () => {};
-const program = () => buildProgram(async () => {}, { writeOut: noop, writeErr: noop });
+const program = () => buildProgram(async () => {}, { writeOut: noop });
 const PROFILES = ['sandbox', 'staging', 'production'];
 const sources = { profileNames: async () => PROFILES };
 
