@@ -1,6 +1,7 @@
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
-import type { Command } from 'commander';
+import { Argument, type Command } from 'commander';
+import { completesWith } from '../completion/values';
 import type { Context } from '../context';
 import { UsageError } from '../errors';
 import type { GuideBlock } from '../output/guide';
@@ -16,7 +17,7 @@ export const GUIDES_HELP = `Guides (petctl help <topic>):\n  ${GUIDE_TOPICS.join
 export function registerHelp(program: Command, invoke: Invoke, output: HelpOutput): void {
   program
     .command('help')
-    .argument('[command-or-topic...]', 'a command (pets add) or a guide (rate-limits)')
+    .addArgument(completesWith(new Argument('[command-or-topic...]', 'a command (pets add) or a guide (rate-limits)'), 'help-topics'))
     .description('show help for a command, or a guide')
     .addHelpText('after', `\nExamples:\n  $ petctl help pets add\n  $ petctl help rate-limits\n\n${GUIDES_HELP}`)
     .action((words: string[]) => {
