@@ -54,6 +54,7 @@ async function printGuide(topic: string, ctx: Context): Promise<void> {
   // The build writes each guide beside the bundle (dist/guides/), read only when asked for.
   const blocks = JSON.parse(readFileSync(path.join(__dirname, 'guides', `${topic}.json`), 'utf8')) as GuideBlock[];
   const text = renderGuide(blocks, terminalWidth(ctx));
+  // The pager's module (and node:child_process) only for a terminal.
   if (!ctx.terminal.stdoutIsTerminal) return void ctx.io.stdout.write(text);
   const { writePaged } = await import('../output/pager');
   await writePaged(text, ctx);

@@ -37,7 +37,7 @@ const PLACEHOLDER = /\0(\d+)\0/g;
 export function captureHelpPages(program: Command, guides: string[]): HelpPages {
   const pages: Record<string, HelpPage> = {};
   const visit = (command: Command, words: string[][]): void => {
-    const page: HelpPage = { text: '', parts: [], ...(words[0]!.length > 0 && command.commands.length > 0 ? { group: true as const } : {}) };
+    const page: HelpPage = { text: '', parts: [], ...(command.commands.length > 0 ? { group: true as const } : {}) };
     const mark = (part: HelpPart): string => `\0${page.parts.push(part) - 1}\0`;
     command.configureHelp({
       formatItem: (term, termWidth, description) => mark([term, termWidth, description]),
@@ -78,10 +78,9 @@ export function helpPage(pages: HelpPages, args: readonly string[], width: numbe
  */
 function helpWords(args: readonly string[], guides: readonly string[]): { words: string; groupOnly: boolean } | undefined {
   const last = args.at(-1);
-  let words: readonly string[] = args;
-  if (last === '--help' || last === '-h') words = args.slice(0, -1);
-  else if (args[0] === 'help') words = args.slice(1);
+  const flag = last === '--help' || last === '-h';
+  const words = flag ? args.slice(0, -1) : args[0] === 'help' ? args.slice(1) : args;
   if (args[0] === 'help' && words.length === 1 && guides.includes(words[0]!)) return undefined;
   if (!words.every((word) => /^[a-z][a-z-]*$/.test(word))) return undefined;
-  return { words: words.join(' '), groupOnly: words === args && args.length > 0 };
+  return { words: words.join(' '), groupOnly: !flag && args[0] !== 'help' && args.length > 0 };
 }
