@@ -24,7 +24,7 @@ export async function writePaged(text: string, ctx: PagerContext): Promise<void>
 }
 
 /** The pager to run, or none. */
-export function pagerCommand(env: PagerContext['env']): string | undefined {
+function pagerCommand(env: PagerContext['env']): string | undefined {
   const command = (env.PETCTL_PAGER ?? env.PAGER ?? 'less -R').trim();
   return command === '' || command === 'cat' ? undefined : command;
 }
