@@ -1,6 +1,6 @@
 #!/usr/bin/env node
 // The shebang shim. `--version` (and `petctl version`) is answered from package.json, and help
-// (`--help`, `-h`, `help [command…]`, a bare `petctl`) from the pages the build captured
+// (`--help`, `-h`, `help [command…]`, a bare `petctl` or group, `petctl pets`) from the pages the build captured
 // (dist/help.json, src/output/help-pages.ts), without loading the program. Every other command
 // loads dist/petctl.cjs through V8's code
 // cache (Node 20 has no module.enableCompileCache), sets process.exitCode to
@@ -18,17 +18,19 @@ const args = process.argv.slice(2);
 const SHORT_RUN_SECONDS = 2;
 /** Help of some kind: answered from the captured pages, or by the program from its lite code cache. */
 const helpOnly = args.length === 0 || args[0] === 'help' || args.some((arg) => arg === '--help' || arg === '-h');
+/** One word may name a group (`petctl pets`), which prints its page as --help does; the pages know. */
+const maybeGroup = args.length === 1 && /^[a-z]/.test(args[0]);
 if (args.length === 1 && (args[0] === '--version' || args[0] === '-V' || args[0] === 'version')) {
   const { version } = JSON.parse(readFileSync(path.join(__dirname, '..', 'package.json'), 'utf8'));
   process.stdout.write(`${version}\n`);
-} else if (!(helpOnly && printHelpPage())) {
+} else if (!((helpOnly || maybeGroup) && printHelpPage())) {
   run();
 }
 
 /**
  * The help page the arguments ask for, laid out at the width commander would use (the terminal's,
  * else 80). False when they ask for something no page answers (a guide, a command that does not
- * exist, another flag), or the pages cannot be read: the program answers then.
+ * exist or that runs, another flag), or the pages cannot be read: the program answers then.
  */
 function printHelpPage() {
   let page;

@@ -21,7 +21,7 @@ const commanderHelpOnly = {
 export async function writeHelpPages(dir, version, guides) {
   const { buildProgram } = await loadSource('src/commands/root.ts', version);
   const { captureHelpPages } = await loadSource('src/output/help-pages.ts', version);
-  const program = buildProgram(async () => {}, { writeOut: () => {}, writeErr: () => {} });
+  const program = buildProgram(async () => {}, { writeOut: () => {} });
   writeFileSync(new URL('help.json', dir), JSON.stringify(captureHelpPages(program, guides)));
   await build({
     entryPoints: [fileURLToPath(new URL('../src/output/help-pages.ts', import.meta.url))],

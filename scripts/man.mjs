@@ -10,7 +10,7 @@ async function loadProgram(version) {
   const { buildProgram } = await loadSource('src/commands/root.ts', version);
   const captured = { text: '' };
   const write = (text) => void (captured.text += text);
-  const program = buildProgram(async () => {}, { writeOut: write, writeErr: write });
+  const program = buildProgram(async () => {}, { writeOut: write });
   return { program, captured };
 }
 

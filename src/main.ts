@@ -24,7 +24,7 @@ export async function main(argv: string[], deps: MainDeps): Promise<number> {
       if (ctx.globals.query !== undefined) await checkQuery(ctx.globals.query, command?.jsonResult === true);
       await run(ctx);
     },
-    { writeOut: (text) => io.stdout.write(text), writeErr: (text) => io.stderr.write(text) },
+    { writeOut: (text) => io.stdout.write(text) },
   );
 
   try {
@@ -61,10 +61,9 @@ function jsonErrors(argv: string[], ctx: Context | undefined): boolean {
 function toPetctlError(error: unknown, argv: string[], signal: AbortSignal): PetctlError | { exitCode: number; silent: true } {
   if (error instanceof PetctlError) return error;
   if (error instanceof CommanderError) {
-    // --help and --version end with these codes after printing.
-    if (error.code === 'commander.helpDisplayed' || error.code === 'commander.version') return { exitCode: ExitCode.OK, silent: true };
-    // A group without a subcommand (`petctl pets`) printed its help to stderr.
-    if (error.code === 'commander.help' || error.code === 'commander.executeSubCommandAsync') return { exitCode: ExitCode.USAGE, silent: true };
+    // --help and --version end with these codes after printing, and a group without a subcommand
+    // (`petctl pets`) with commander.help after printing its help, on stdout (commands/root.ts).
+    if (error.code === 'commander.helpDisplayed' || error.code === 'commander.version' || error.code === 'commander.help') return { exitCode: ExitCode.OK, silent: true };
     const { helpCommand = 'petctl --help', failedIn } = error as CommanderError & { helpCommand?: string; failedIn?: Command };
     if (error.code === 'commander.excessArguments' && failedIn !== undefined) return leftoverWordsError(failedIn, argv, `see ${helpCommand}`);
     // An unknown command that is no typo of one may be the rest of a value: `-p my shelter pets list`.

@@ -13,6 +13,7 @@ export interface OutStream {
   write(chunk: string): unknown;
   isTTY?: boolean;
   columns?: number;
+  rows?: number;
 }
 
 export interface InStream extends NodeJS.ReadableStream {
@@ -59,6 +60,8 @@ export interface Terminal {
   colorLevel(): ColorLevel;
   /** stdout's columns when it is a terminal that reports them. */
   stdoutWidth(): number | undefined;
+  /** stdout's rows when it is a terminal that reports them. */
+  stdoutRows(): number | undefined;
   readonly status: StatusLine;
 }
 
@@ -87,6 +90,7 @@ export function createTerminal(io: IO, settings: TerminalSettings): Terminal {
     canPrompt: () => !promptsDisabled(settings) && stdinIsTerminal() && stderrIsTerminal,
     colorLevel: () => colorLevel({ isTTY: stdoutIsTerminal, env: settings.env, noColorFlag: !settings.color }),
     stdoutWidth: () => (stdoutIsTerminal ? widthOf(io.stdout) : undefined),
+    stdoutRows: () => (stdoutIsTerminal ? positive(io.stdout.rows) : undefined),
     status: statusLine(io.stderr, stderrIsTerminal),
   };
 }
@@ -98,8 +102,11 @@ function promptsDisabled({ noInput, env }: TerminalSettings): boolean {
 }
 
 function widthOf(stream: OutStream): number | undefined {
-  const { columns } = stream;
-  return columns !== undefined && Number.isInteger(columns) && columns > 0 ? columns : undefined;
+  return positive(stream.columns);
+}
+
+function positive(count: number | undefined): number | undefined {
+  return count !== undefined && Number.isInteger(count) && count > 0 ? count : undefined;
 }
 
 function statusLine(stderr: OutStream, live: boolean): StatusLine {

@@ -1,6 +1,7 @@
 import { Argument, type Command } from 'commander';
 import type { Context } from '../context';
 import { SHELLS, type Shell, completionScript } from '../completion/scripts';
+import { GUIDE_TOPICS } from './help';
 import type { Invoke } from './root';
 
 export interface CompletionOptions {
@@ -27,8 +28,9 @@ export function registerCompletion(program: Command, invoke: Invoke): void {
     .addHelpText(
       'after',
       `
-The script completes commands, flags, --status/--output values and profile
-names (read from the config on each TAB, so new profiles complete at once).
+The script completes commands, flags, --status/--output values, the guides
+and commands after help, and profile names (read from the config on each TAB,
+so new profiles complete at once).
 
 Install:
   bash  $ echo 'source <(petctl completion bash)' >> ~/.bashrc
@@ -53,7 +55,7 @@ export async function completionRun(options: CompletionOptions, ctx: Context): P
 
 export async function completeRun(options: CompleteOptions, ctx: Context): Promise<void> {
   const { completeWords, renderCompletion } = await import('../completion/complete');
-  const completion = await completeWords(options.program, options.words, { profileNames: () => profileNames(ctx) });
+  const completion = await completeWords(options.program, options.words, { profileNames: () => profileNames(ctx), guideTopics: GUIDE_TOPICS });
   ctx.io.stdout.write(renderCompletion(completion));
 }
 

@@ -1,6 +1,7 @@
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
-import type { Command } from 'commander';
+import { Argument, type Command } from 'commander';
+import { completesWith } from '../completion/values';
 import type { Context } from '../context';
 import { UsageError } from '../errors';
 import type { GuideBlock } from '../output/guide';
@@ -16,9 +17,12 @@ export const GUIDES_HELP = `Guides (petctl help <topic>):\n  ${GUIDE_TOPICS.join
 export function registerHelp(program: Command, invoke: Invoke, output: HelpOutput): void {
   program
     .command('help')
-    .argument('[command-or-topic...]', 'a command (pets add) or a guide (rate-limits)')
+    .addArgument(completesWith(new Argument('[command-or-topic...]', 'a command (pets add) or a guide (rate-limits)'), 'help-topics'))
     .description('show help for a command, or a guide')
-    .addHelpText('after', `\nExamples:\n  $ petctl help pets add\n  $ petctl help rate-limits\n\n${GUIDES_HELP}`)
+    .addHelpText(
+      'after',
+      `\nExamples:\n  $ petctl help pets add\n  $ petctl help rate-limits\n\n${GUIDES_HELP}\n\nOn a terminal, a guide longer than the screen opens in $PETCTL_PAGER, else\n$PAGER, else less -R (empty or cat: no pager).`,
+    )
     .action((words: string[]) => {
       // A guide first: `sandbox` is a guide and a command, and the command's help is also `petctl sandbox --help`.
       const [topic] = words;
@@ -49,7 +53,11 @@ async function printGuide(topic: string, ctx: Context): Promise<void> {
   const { renderGuide } = await import('../output/guide');
   // The build writes each guide beside the bundle (dist/guides/), read only when asked for.
   const blocks = JSON.parse(readFileSync(path.join(__dirname, 'guides', `${topic}.json`), 'utf8')) as GuideBlock[];
-  ctx.io.stdout.write(renderGuide(blocks, terminalWidth(ctx)));
+  const text = renderGuide(blocks, terminalWidth(ctx));
+  // The pager's module (and node:child_process) only for a terminal.
+  if (!ctx.terminal.stdoutIsTerminal) return void ctx.io.stdout.write(text);
+  const { writePaged } = await import('../output/pager');
+  await writePaged(text, ctx);
 }
 
 /** The terminal's width; off a terminal $COLUMNS, else 80, as man does. */

@@ -60,7 +60,6 @@ export function globalOptions(program: Command): GlobalOptions {
 
 export interface HelpOutput {
   writeOut(text: string): void;
-  writeErr(text: string): void;
 }
 
 /**
@@ -77,7 +76,15 @@ export function buildProgram(invoke: Invoke, output: HelpOutput): Command {
     .exitOverride(function (this: Command, error: CommanderError) {
       throw Object.assign(error, { helpCommand: `${commandPath(closestCommand(this, error))} --help`, failedIn: this });
     })
-    .configureOutput({ writeOut: output.writeOut, writeErr: output.writeErr, outputError: () => {} })
+    .configureOutput({
+      writeOut: output.writeOut,
+      // Commander shows a group's help as an error's when no subcommand follows (`petctl pets`),
+      // its only use of the error stream here (main.ts prints the errors). petctl answers that as
+      // --help: on stdout, laid out for stdout, exit 0 (main.ts), as the shim does from the pages.
+      writeErr: output.writeOut,
+      getErrHelpWidth: () => (process.stdout.isTTY ? process.stdout.columns : undefined) as number,
+      outputError: () => {},
+    })
     .description('Command-line client for the Pet Adoption Service')
     .version(VERSION, '-V, --version', 'print the version')
     .helpOption('-h, --help', 'show help')

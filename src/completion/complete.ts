@@ -23,12 +23,14 @@ export type Completion = { kind: 'words'; candidates: Candidate[] } | { kind: 'f
 export interface CompletionSources {
   /** Profile names from the config, read now. */
   profileNames(): Promise<string[]>;
+  /** The guides `petctl help <topic>` prints. */
+  guideTopics: readonly string[];
 }
 
 interface Position {
   command: Command;
   /** Operands given to `command` so far. */
-  operands: number;
+  operands: string[];
   /** The option whose value is the word under the cursor. */
   pendingOption?: Option;
   afterDoubleDash: boolean;
@@ -37,27 +39,25 @@ interface Position {
 export async function completeWords(program: Command, words: readonly string[], sources: CompletionSources): Promise<Completion> {
   const current = words.length > 0 ? words[words.length - 1]! : '';
   const position = locate(program, words.slice(0, -1));
-  if (position.pendingOption) return valuesOf(position.pendingOption, '', current, sources);
+  if (position.pendingOption) return valuesOf(position.pendingOption, '', current, position, sources);
 
   if (!position.afterDoubleDash && current.startsWith('-')) {
     const equals = current.indexOf('=');
     if (current.startsWith('--') && equals > 0) {
       const option = findOption(position.command, current.slice(0, equals));
-      if (option && takesValue(option)) return valuesOf(option, current.slice(0, equals + 1), current, sources);
+      if (option && takesValue(option)) return valuesOf(option, current.slice(0, equals + 1), current, position, sources);
       return offer([]);
     }
     return offer(filterByPrefix(flagsOf(position.command, current.startsWith('--')), current));
   }
 
   const candidates: Candidate[] = [];
-  if (position.operands === 0 && !position.afterDoubleDash) {
-    for (const command of visibleCommands(position.command)) candidates.push({ value: command.name(), description: summary(command.description()) });
-  }
-  const argument = argumentAt(position.command, position.operands);
+  if (position.operands.length === 0 && !position.afterDoubleDash) candidates.push(...commandsOf(position.command));
+  const argument = argumentAt(position.command, position.operands.length);
   if (argument) {
     // An argument named file…, path… or dir…: the shell completes paths there.
     if (/^(?:file|path|dir)/i.test(argument.name())) return { kind: 'files' };
-    for (const value of await argumentValues(argument, sources)) candidates.push({ value, description: '' });
+    candidates.push(...(await argumentValues(argument, position, sources)));
   }
   return offer(filterByPrefix(candidates, current));
 }
@@ -68,20 +68,20 @@ function offer(candidates: Candidate[]): Completion {
 
 /** Replays the finished words the way commander would read them. */
 function locate(program: Command, done: readonly string[]): Position {
-  const position: Position = { command: program, operands: 0, afterDoubleDash: false };
+  const position: Position = { command: program, operands: [], afterDoubleDash: false };
   for (const word of done) {
     if (position.pendingOption) {
       position.pendingOption = undefined;
     } else if (position.afterDoubleDash) {
-      position.operands += 1;
+      position.operands.push(word);
     } else if (word === '--') {
       position.afterDoubleDash = true;
     } else if (word.startsWith('-') && word !== '-') {
       position.pendingOption = optionAwaitingValue(position.command, word);
     } else {
-      const subcommand = position.operands === 0 ? findSubcommand(position.command, word) : undefined;
+      const subcommand = position.operands.length === 0 ? findSubcommand(position.command, word) : undefined;
       if (subcommand) position.command = subcommand;
-      else position.operands += 1;
+      else position.operands.push(word);
     }
   }
   return position;
@@ -119,8 +119,12 @@ function findSubcommand(command: Command, name: string): Command | undefined {
   return command.commands.find((sub) => sub.name() === name || sub.aliases().includes(name));
 }
 
-function visibleCommands(command: Command): Command[] {
-  return command.createHelp().visibleCommands(command);
+/** The command's visible subcommands, each with its summary. */
+function commandsOf(command: Command): Candidate[] {
+  return command
+    .createHelp()
+    .visibleCommands(command)
+    .map((sub) => ({ value: sub.name(), description: summary(sub.description()) }));
 }
 
 function argumentAt(command: Command, index: number): Argument | undefined {
@@ -144,25 +148,43 @@ function flagsOf(command: Command, longOnly: boolean): Candidate[] {
   return candidates;
 }
 
-async function valuesOf(option: Option, prefix: string, current: string, sources: CompletionSources): Promise<Completion> {
+async function valuesOf(option: Option, prefix: string, current: string, position: Position, sources: CompletionSources): Promise<Completion> {
   // A value shown as <file>, <path> or <dir> (`--data <file>`, `--file <path|->`): the shell completes paths there.
   if (/[<[](?:file|path|dir)[\w.|-]*[>\]]/i.test(option.flags)) return { kind: 'files' };
-  const dynamic = dynamicValuesOf(option);
-  const values = option.argChoices ?? (dynamic ? await dynamicValues(dynamic, sources) : []);
-  return offer(filterByPrefix(values.map((value) => ({ value: `${prefix}${value}`, description: '' })), current));
+  const values = await argumentValues(option, position, sources);
+  return offer(filterByPrefix(values.map((candidate) => ({ ...candidate, value: `${prefix}${candidate.value}` })), current));
 }
 
-async function argumentValues(argument: Argument, sources: CompletionSources): Promise<string[]> {
-  if (argument.argChoices) return argument.argChoices;
-  const dynamic = dynamicValuesOf(argument);
-  return dynamic ? dynamicValues(dynamic, sources) : [];
+/** What an option's value or an argument may be: its choices, or the values its tag names. */
+async function argumentValues(target: Argument | Option, position: Position, sources: CompletionSources): Promise<Candidate[]> {
+  if (target.argChoices) return plain(target.argChoices);
+  const dynamic = dynamicValuesOf(target);
+  return dynamic ? dynamicValues(dynamic, position, sources) : [];
 }
 
-function dynamicValues(kind: DynamicValues, sources: CompletionSources): Promise<string[]> {
+function plain(values: readonly string[]): Candidate[] {
+  return values.map((value) => ({ value, description: '' }));
+}
+
+async function dynamicValues(kind: DynamicValues, position: Position, sources: CompletionSources): Promise<Candidate[]> {
   switch (kind) {
     case 'profiles':
-      return sources.profileNames();
+      return plain(await sources.profileNames());
+    case 'help-topics':
+      return helpTopics(position, sources.guideTopics);
   }
+}
+
+/**
+ * After `petctl help`: the guides and the commands (the help command's siblings), and after a
+ * group's name its subcommands. A guide first: `help sandbox` prints the guide, not the command.
+ */
+function helpTopics({ command: help, operands }: Position, guides: readonly string[]): Candidate[] {
+  let command = help.parent ?? undefined;
+  for (const word of operands) command = command && findSubcommand(command, word);
+  if (command === undefined) return [];
+  const guideCandidates = operands.length === 0 ? guides.map((topic) => ({ value: topic, description: 'guide' })) : [];
+  return [...guideCandidates, ...commandsOf(command)];
 }
 
 function filterByPrefix(candidates: Candidate[], current: string): Candidate[] {

@@ -24,6 +24,8 @@ interface HelpPage {
   /** The page, with PLACEHOLDER marks where a part goes. */
   text: string;
   parts: HelpPart[];
+  /** A group of commands (pets, auth…): its words alone ask for its page, as a bare `petctl` does. */
+  group?: true;
 }
 
 /** A description wrapped to the help's width, or an item: term, term column width, description. */
@@ -35,7 +37,7 @@ const PLACEHOLDER = /\0(\d+)\0/g;
 export function captureHelpPages(program: Command, guides: string[]): HelpPages {
   const pages: Record<string, HelpPage> = {};
   const visit = (command: Command, words: string[][]): void => {
-    const page: HelpPage = { text: '', parts: [] };
+    const page: HelpPage = { text: '', parts: [], ...(command.commands.length > 0 ? { group: true as const } : {}) };
     const mark = (part: HelpPart): string => `\0${page.parts.push(part) - 1}\0`;
     command.configureHelp({
       formatItem: (term, termWidth, description) => mark([term, termWidth, description]),
@@ -55,12 +57,13 @@ export function captureHelpPages(program: Command, guides: string[]): HelpPages 
 /**
  * The page that `args` ask for, laid out for `width` columns (undefined: not a terminal, so
  * commander's 80), or undefined when they ask for something else: a guide, a command no page
- * has, a flag besides --help. The program then answers, and says what is wrong.
+ * has, a flag besides --help, a command that runs. The program then answers, and says what is wrong.
  */
 export function helpPage(pages: HelpPages, args: readonly string[], width: number | undefined): string | undefined {
-  const words = helpWords(args, pages.guides);
-  const page = words === undefined ? undefined : pages.pages[words];
-  if (page === undefined) return undefined;
+  const asked = helpWords(args, pages.guides);
+  if (asked === undefined) return undefined;
+  const page = pages.pages[asked.words];
+  if (page === undefined || (asked.groupOnly && page.group !== true)) return undefined;
   const help = new Help();
   help.prepareContext({ helpWidth: width });
   return page.text.replace(PLACEHOLDER, (_mark, index: string) => {
@@ -69,14 +72,15 @@ export function helpPage(pages: HelpPages, args: readonly string[], width: numbe
   });
 }
 
-/** `petctl`, `petctl <words…> --help|-h`, `petctl help [words…]` (not a guide): the words joined. */
-function helpWords(args: readonly string[], guides: readonly string[]): string | undefined {
+/**
+ * `petctl`, `petctl <words…> --help|-h`, `petctl help [words…]` (not a guide): the words joined.
+ * Other words alone ask for a page only when they name a group (`petctl pets`): `groupOnly`.
+ */
+function helpWords(args: readonly string[], guides: readonly string[]): { words: string; groupOnly: boolean } | undefined {
   const last = args.at(-1);
-  let words: readonly string[];
-  if (last === '--help' || last === '-h') words = args.slice(0, -1);
-  else if (args[0] === 'help') words = args.slice(1);
-  else if (args.length === 0) words = [];
-  else return undefined;
+  const flag = last === '--help' || last === '-h';
+  const words = flag ? args.slice(0, -1) : args[0] === 'help' ? args.slice(1) : args;
   if (args[0] === 'help' && words.length === 1 && guides.includes(words[0]!)) return undefined;
-  return words.every((word) => /^[a-z][a-z-]*$/.test(word)) ? words.join(' ') : undefined;
+  if (!words.every((word) => /^[a-z][a-z-]*$/.test(word))) return undefined;
+  return { words: words.join(' '), groupOnly: !flag && args[0] !== 'help' && args.length > 0 };
 }

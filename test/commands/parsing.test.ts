@@ -45,7 +45,7 @@ async function parse(t: Pick<TestContext, 'onTestFinished'>, argv: string[], env
       ctx.api = async () => ({ http: FAKE_HTTP, target: {} }) as unknown as Awaited<ReturnType<Context['api']>>;
       await run(ctx);
     },
-    { writeOut: (text) => io.stdout.write(text), writeErr: (text) => io.stderr.write(text) },
+    { writeOut: (text) => io.stdout.write(text) },
   );
   await program.parseAsync(argv, { from: 'user' });
   return { globals: ctx?.globals, stdout: io.stdout.text(), stderr: io.stderr.text(), configDir };
@@ -226,11 +226,12 @@ describe('help, version and unknown commands', () => {
     expect(result.stdout).not.toContain('--minute-ms');
   });
 
-  it('`petctl pets` prints the group help on stderr and exits 2', async () => {
+  it('`petctl pets` prints the group help on stdout and exits 0, as `petctl pets --help` does', async () => {
     const result = await runMain(['pets']);
-    expect(result.code).toBe(2);
-    expect(result.stdout).toBe('');
-    expect(result.stderr).toContain('Usage: petctl pets [options] [command]');
+    expect(result.code).toBe(0);
+    expect(result.stderr).toBe('');
+    expect(result.stdout).toContain('Usage: petctl pets [options] [command]');
+    expect(result.stdout).toBe((await runMain(['pets', '--help'])).stdout);
   });
 
   it('an unknown command exits 2 with the suggestion in the same line, and the hint names the closest help', async () => {

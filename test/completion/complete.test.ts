@@ -6,6 +6,7 @@ import { completeRun, completionRun } from '../../src/commands/completion';
 import { buildProgram } from '../../src/commands/root';
 import { type Completion, completeWords, renderCompletion } from '../../src/completion/complete';
 import { completionScript } from '../../src/completion/scripts';
+import { GUIDE_TOPICS } from '../../src/commands/help';
 import { openProfileStore } from '../../src/config/profiles';
 import { resolvePaths } from '../../src/config/paths';
 import { fakeContext, tempConfigDir } from '../helpers/cli';
@@ -17,9 +18,9 @@ import { fakeContext, tempConfigDir } from '../helpers/cli';
  */
 
 const noop = () => {};
-const program = () => buildProgram(async () => {}, { writeOut: noop, writeErr: noop });
+const program = () => buildProgram(async () => {}, { writeOut: noop });
 const PROFILES = ['sandbox', 'staging', 'production'];
-const sources = { profileNames: async () => PROFILES };
+const sources = { profileNames: async () => PROFILES, guideTopics: GUIDE_TOPICS };
 
 async function offered(words: string[], tree = program()): Promise<string[] | 'files'> {
   const completion: Completion = await completeWords(tree, words, sources);
@@ -59,6 +60,26 @@ describe.concurrent('commands and subcommands', () => {
   it('descriptions are the one-line summaries from --help', async () => {
     const completion = await completeWords(program(), ['pe'], sources);
     expect(completion).toEqual({ kind: 'words', candidates: [{ value: 'pets', description: 'browse and add animals up for adoption' }] });
+  });
+});
+
+describe.concurrent('petctl help <TAB>', () => {
+  it('offers every guide, then every command; a guide that is also a command (sandbox) once, as the guide help prints', async () => {
+    const commands = ['pets', 'auth', 'profile', 'api', 'cache', 'completion', 'help', 'version'];
+    expect(await offered(['help', ''])).toEqual([...GUIDE_TOPICS, ...commands]);
+    expect(GUIDE_TOPICS).toContain('sandbox');
+    const completion = await completeWords(program(), ['help', 'sa'], sources);
+    expect(completion).toEqual({ kind: 'words', candidates: [{ value: 'sandbox', description: 'guide' }] });
+  });
+
+  it('by prefix, after global flags, and a group\'s commands after its name', async () => {
+    expect(await offered(['help', 'r'])).toEqual(['rate-limits']);
+    expect(await offered(['help', 'b'])).toEqual(['bulk-import']);
+    expect(await offered(['-q', 'help', 'p'])).toEqual(['pets', 'profile']);
+    expect(await offered(['help', 'pets', ''])).toEqual(['list', 'add', 'get']);
+    expect(await offered(['help', 'profile', 'r'])).toEqual(['remove']);
+    // After a guide, a leaf command or a word that is neither: nothing more.
+    for (const words of [['help', 'bulk-import', ''], ['help', 'pets', 'add', ''], ['help', 'adopt', '']]) expect(await offered(words)).toEqual([]);
   });
 });
 

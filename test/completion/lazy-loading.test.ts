@@ -35,7 +35,7 @@ describe('__complete', () => {
     loaded.clear();
     for (const words of [['-p', ''], ['profile', 'use', ''], ['pets', 'list', '--status', ''], ['pe']]) {
       const { ctx, io } = fakeContext(t, { env: { PETCTL_CONFIG_DIR: dir } });
-      await completeRun({ words, program: buildProgram(async () => {}, { writeOut: noop, writeErr: noop }) }, ctx);
+      await completeRun({ words, program: buildProgram(async () => {}, { writeOut: noop }) }, ctx);
       outputs.push(io.stdout.text());
     }
     expect(outputs).toEqual(['sandbox\t\nstaging\t\n', 'sandbox\t\nstaging\t\n', 'available\t\npending\t\nsold\t\n', 'pets\tbrowse and add animals up for adoption\n']);

@@ -4,6 +4,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { GUIDE_TOPICS } from '../../src/commands/help';
 import { BIN, NODE, cleanEnv, expectCleanError, runCli } from '../helpers/cli';
 
 /**
@@ -179,6 +180,12 @@ for (const { title, shell, complete, statusEquals } of SHELLS_UNDER_TEST) {
       expect(await complete('petctl pe')).toEqual(['pets']);
       expect(sorted(await complete('petctl pets list --status '))).toEqual(['available', 'pending', 'sold']);
       expect(sorted(await complete('petctl -p '))).toEqual(['sandbox', 'staging']);
+    });
+
+    it('petctl help <TAB> offers the guides and the commands; petctl help pets <TAB> the group\'s commands', async () => {
+      expect(sorted(await complete('petctl help '))).toEqual(sorted([...GUIDE_TOPICS, 'pets', 'auth', 'profile', 'api', 'cache', 'completion', 'help', 'version']));
+      expect(await complete('petctl help bulk')).toEqual(['bulk-import']);
+      expect(sorted(await complete('petctl help pets '))).toEqual(['add', 'get', 'list']);
     });
 
     it('flags, --output values, --flag=value', async () => {

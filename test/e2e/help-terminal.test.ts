@@ -61,7 +61,8 @@ describe.concurrent('help in a terminal', () => {
 
   it('petctl help rate-limits is wrapped to the pane\'s width by petctl itself', async (t) => {
     const width = 64;
-    const tty = openTerminal(t, ['help', 'rate-limits'], {}, { stdoutToTerminal: true, width });
+    // No pager (help-pager.test.ts pages it): the whole guide is read back from the pane.
+    const tty = openTerminal(t, ['help', 'rate-limits'], { PAGER: 'cat' }, { stdoutToTerminal: true, width });
     expect(await tty.exitCode()).toBe(0);
     // Lines the terminal had to wrap come back joined: none is wider than the pane, but for code as written.
     const lines = tty.text().split('\n');

@@ -71,6 +71,20 @@ describe('help where people look', () => {
     }
   }, 120_000);
 
+  it('a group without a command (pets, auth, profile, cache) prints its help on stdout and exits 0, as a bare petctl does', async () => {
+    for (const group of ['pets', 'auth', 'profile', 'cache']) {
+      const help = (await runCli([group, '--help'])).stdout;
+      // Alone, from the pages the build captured; after a global flag, from the program.
+      for (const args of [[group], ['-q', group], [group, '-q']]) {
+        const result = await runCli(args);
+        expect({ args, code: result.code, stdout: result.stdout, stderr: result.stderr }).toEqual({ args, code: 0, stdout: help, stderr: '' });
+      }
+      const unknown = await runCli([group, 'xyzzy']);
+      expect({ group, code: unknown.code, stdout: unknown.stdout }).toEqual({ group, code: 2, stdout: '' });
+      expect(unknown.stderr).toBe(`error: unknown command 'xyzzy' (usage_error)\nhint: see petctl ${group} --help\n`);
+    }
+  });
+
   it('petctl help with no words lists the guides, and so does --help', async () => {
     const help = await runCli(['help']);
     expect(help.code).toBe(0);
@@ -113,6 +127,10 @@ describe('help where people look', () => {
         }
       }
       expect(run([]).stdout).toBe((await runCli(['-q', '--help'])).stdout);
+      for (const group of ['pets', 'auth', 'profile', 'cache']) {
+        const page = run([group]);
+        expect({ group, code: page.status, stdout: page.stdout, stderr: page.stderr }).toEqual({ group, code: 0, stdout: (await runCli(['-q', group, '--help'])).stdout, stderr: '' });
+      }
       // What no page answers goes to the program, which this install lacks.
       const list = run(['pets', 'list']);
       expect(list.status).toBe(1);

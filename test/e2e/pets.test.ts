@@ -425,15 +425,17 @@ describe.concurrent('help and version', () => {
     }
   });
 
-  it('a group without a command prints its help on stderr and exits 2', async (t) => {
+  it('a group without a command prints its help on stdout and exits 0; an unknown command in it exits 2', async (t) => {
     const { petctl } = freshInstall(t);
-    for (const group of ['pets', 'auth', 'profile']) {
+    for (const group of ['pets', 'auth', 'profile', 'cache']) {
       const result = await petctl([group]);
-      expect(result.code, group).toBe(2);
-      expect(result.stdout).toBe('');
-      expect(result.stderr).toContain(`Usage: petctl ${group}`);
+      expect({ group, code: result.code, stderr: result.stderr }).toEqual({ group, code: 0, stderr: '' });
+      expect(result.stdout).toContain(`Usage: petctl ${group}`);
+      const unknown = await petctl([group, 'xyzzy']);
+      expect({ group, code: unknown.code, stdout: unknown.stdout }).toEqual({ group, code: 2, stdout: '' });
+      expect(unknown.stderr).toContain("error: unknown command 'xyzzy' (usage_error)");
     }
-    expect((await petctl(['pets'])).stderr).toMatch(/list[\s\S]*add[\s\S]*get/);
+    expect((await petctl(['pets'])).stdout).toMatch(/list[\s\S]*add[\s\S]*get/);
   });
 
   it('an unknown command or option exits 2 with a usage error', async (t) => {

@@ -11,12 +11,12 @@ import { captureHelpPages, helpPage } from '../../src/output/help-pages';
  */
 
 const noRun = async (): Promise<void> => {};
-const pages = captureHelpPages(buildProgram(noRun, { writeOut: () => {}, writeErr: () => {} }), [...GUIDE_TOPICS]);
+const pages = captureHelpPages(buildProgram(noRun, { writeOut: () => {} }), [...GUIDE_TOPICS]);
 
 /** What the program prints for `<words> --help` with stdout `width` columns wide (undefined: not a terminal). */
 function programHelp(words: string[], width: number | undefined): string {
   let text = '';
-  const program = buildProgram(noRun, { writeOut: (chunk) => void (text += chunk), writeErr: () => {} });
+  const program = buildProgram(noRun, { writeOut: (chunk) => void (text += chunk) });
   let command: Command = program;
   for (const word of words) command = command.commands.find((sub) => sub.name() === word)!;
   // Commander asks stdout for its width and gets undefined off a terminal (its types say number).
@@ -47,6 +47,13 @@ describe('help pages', () => {
     expect(helpPage(pages, ['help', '--help'], undefined)).toBe(programHelp(['help'], undefined));
   });
 
+  it('a group\'s words alone ask for its page, as the program prints it: pets, auth, profile, cache', () => {
+    // `petctl help` alone is the root's page.
+    const groups = Object.keys(pages.pages).filter((words) => words !== 'help' && helpPage(pages, words.split(' '), 70) !== undefined);
+    expect(groups.sort()).toEqual(['auth', 'cache', 'pets', 'profile']);
+    for (const group of groups) expect(helpPage(pages, [group], 70)).toBe(programHelp([group], 70));
+  });
+
   it('anything else is left to the program: guides, unknown commands, other flags and words', () => {
     for (const args of [
       ['help', 'sandbox'],
@@ -58,8 +65,10 @@ describe('help pages', () => {
       ['pets', '--json', '--help'],
       ['pets', 'get', '12', '--help'],
       ['--help', 'pets'],
-      ['pets'],
       ['pets', 'list'],
+      ['pets', 'bogus'],
+      ['sandbox'],
+      ['api'],
       ['--version'],
     ]) {
       expect({ args, page: helpPage(pages, args, undefined) }).toEqual({ args, page: undefined });

@@ -14,7 +14,7 @@ import { buildProgram } from '../../src/commands/root';
 
 const ROOT = fileURLToPath(new URL('../..', import.meta.url));
 const MAN = path.join(ROOT, 'dist', 'man');
-const program = buildProgram(async () => {}, { writeOut: () => {}, writeErr: () => {} });
+const program = buildProgram(async () => {}, { writeOut: () => {} });
 
 function visible(command: Command): Command[] {
   const subs = command.createHelp().visibleCommands(command);
