@@ -2,9 +2,9 @@ import type Conf from 'conf';
 import { UsageError } from '../errors';
 import { assertOwnFile } from '../file-safety';
 import { validateBaseUrl } from './base-url';
-import { ensurePrivateDir, readJsonFile, withFileLock, writeFileAtomic } from '../locked-file';
+import { ensurePrivateDir, withFileLock, writeFileAtomic } from '../locked-file';
 import type { PetctlPaths } from './paths';
-import { type ConfigDocument, SANDBOX_PROFILE, readStore, wrapCorrupt, type Snapshot, type StateStoreSettings, type StoredSecret, byName, entryOf, knownNames, parseConfig, profileExists, stateSettings, toDocument } from './config-file';
+import { type ConfigDocument, SANDBOX_PROFILE, checkedConfig, readConfigFile, readStore, type Snapshot, type StateStoreSettings, type StoredSecret, byName, entryOf, knownNames, parseConfig, profileExists, stateSettings, toDocument } from './config-file';
 import { type KeychainRef, isKeychainRef } from './keychain-ref';
 import { SecretPlaces, type SecretPlacement, type SecretStorage, type StoreOptions, storageOf } from './secret-places';
 
@@ -81,15 +81,18 @@ export interface ProfileStore {
   get(name: string): StoredProfile | undefined;
   /** The sandbox first, then the others by name. */
   list(): StoredProfile[];
-  /** Adds a profile without a key; refuses an existing name and the sandbox. */
-  add(name: string, baseUrl: string, state?: StateStoreSettings): Promise<SecretPlacement | undefined>;
+  /**
+   * Adds a profile without a key; refuses an existing name and the sandbox.
+   * `useIfFirst`: the first profile other than the sandbox, while none is chosen, becomes the active one.
+   */
+  add(name: string, baseUrl: string, state?: StateStoreSettings, options?: { useIfFirst?: boolean }): Promise<ProfileAdded>;
   /** Changes a profile's base URL and/or state store, keeping its key; refuses the sandbox and an unknown name. */
   update(name: string, changes: { baseUrl?: string } & StateStoreSettings): Promise<SecretPlacement | undefined>;
   use(name: string): Promise<void>;
   /** Removing the chosen profile leaves none chosen (see activeName); its secrets leave the keychain first. */
   remove(name: string): Promise<void>;
-  /** Where the key went, and the key it replaced, if any. */
-  setKey(name: string, key: string, options?: StoreOptions): Promise<SecretPlacement & { previous?: string }>;
+  /** Where the key went, and what became of the key it replaced. */
+  setKey(name: string, key: string, options?: StoreOptions): Promise<KeySet>;
   /** Where the removed key was kept; undefined when there was none. */
   clearKey(name: string): Promise<SecretStorage | undefined>;
   /** The secret a keychain reference points to (undefined: the keychain has none). */
@@ -98,9 +101,26 @@ export interface ProfileStore {
 
 export type { StateStoreSettings };
 
+/** What setKey did: where the new key went, and what became of the one it replaced. */
+export interface KeySet extends SecretPlacement {
+  /** The profile had a key, now gone from where it was kept (or still there: leftBehind). */
+  replaced: boolean;
+  /** The key replaced, when it could be read (one in the keychain may not be). */
+  previous?: string;
+  /** The replaced key is still in the keychain, here, because it could not be deleted: why. */
+  leftBehind?: { ref: KeychainRef; reason: string };
+}
+
+export interface ProfileAdded {
+  /** Where the state store's password went, when one was given. */
+  password?: SecretPlacement;
+  /** The new profile became the active one (useIfFirst). */
+  nowActive: boolean;
+}
+
 /** `env`: the environment the keychain is reached through (D-Bus's address on Linux). */
 export async function openProfileStore(paths: PetctlPaths, env: Readonly<NodeJS.ProcessEnv> = {}): Promise<ProfileStore> {
-  return new ConfProfileStore(paths, parseConfig(readJsonFile(paths.configFile)), env);
+  return new ConfProfileStore(paths, parseConfig(readConfigFile(paths.configFile)), env);
 }
 
 class ConfProfileStore implements ProfileStore {
@@ -149,7 +169,7 @@ class ConfProfileStore implements ProfileStore {
     return [SANDBOX_PROFILE, ...names].map((name) => this.get(name) as StoredProfile);
   }
 
-  async add(name: string, baseUrl: string, settings: StateStoreSettings = {}): Promise<SecretPlacement | undefined> {
+  async add(name: string, baseUrl: string, settings: StateStoreSettings = {}, options: { useIfFirst?: boolean } = {}): Promise<ProfileAdded> {
     if (name === SANDBOX_PROFILE) {
       throw new UsageError(`"${SANDBOX_PROFILE}" is the built-in profile and cannot be added or replaced`, 'choose another name');
     }
@@ -161,11 +181,15 @@ class ConfProfileStore implements ProfileStore {
     if (this.#snapshot.profiles.has(name)) throw exists();
     const password = settings.statePassword === undefined ? undefined : await this.#secrets.place(name, settings.statePassword);
     const state = stateSettings({ stateUrl: settings.stateUrl, statePassword: password?.stored });
+    let nowActive = false;
     await this.#changeWithSecret(password?.stored, (doc) => {
       if (profileExists(doc, name)) throw exists();
+      // Otherwise the commands that used the sandbox a minute ago would stop with no_profile.
+      nowActive = options.useIfFirst === true && parseConfig(doc).active === undefined && knownNames(doc).length === 1;
       doc.profiles[name] = { baseUrl: url, ...state };
+      if (nowActive) doc.activeProfile = name;
     });
-    return password && { storage: password.storage, keychainFailure: password.keychainFailure };
+    return { password: password && { storage: password.storage, keychainFailure: password.keychainFailure }, nowActive };
   }
 
   async update(name: string, changes: { baseUrl?: string } & StateStoreSettings): Promise<SecretPlacement | undefined> {
@@ -213,7 +237,7 @@ class ConfProfileStore implements ProfileStore {
   }
 
   // What the key replaces is read under the same lock as the write, so what auth login says is what happened.
-  async setKey(name: string, key: string, options: StoreOptions = {}): Promise<SecretPlacement & { previous?: string }> {
+  async setKey(name: string, key: string, options: StoreOptions = {}): Promise<KeySet> {
     validateApiKey(key);
     if (!this.#snapshot.profiles.has(name) && name !== SANDBOX_PROFILE) throw unknownProfile(name, this.list().map((profile) => profile.name));
     const placed = await this.#secrets.place(name, key, options);
@@ -223,13 +247,15 @@ class ConfProfileStore implements ProfileStore {
       replaced = entryOf(doc, name)?.apiKey;
       doc.profiles[name] = { ...entryOf(doc, name), apiKey: placed.stored };
     });
-    // A key kept in the file before is gone with the write above; one in the keychain is read (to say what it replaced) and deleted.
-    let previous = typeof replaced === 'string' && replaced !== '' ? replaced : undefined;
-    if (isKeychainRef(replaced)) {
-      previous = await this.readSecret(replaced).catch(() => undefined);
-      await this.#secrets.forget([replaced], false);
-    }
-    return { storage: placed.storage, keychainFailure: placed.keychainFailure, previous };
+    const result: KeySet = { storage: placed.storage, keychainFailure: placed.keychainFailure, replaced: false };
+    // A key kept in the file before is gone with the write above.
+    if (typeof replaced === 'string' && replaced !== '') return { ...result, replaced: true, previous: replaced };
+    if (!isKeychainRef(replaced)) return result;
+    // One in the keychain is read (to say what it replaced) and deleted, wherever the new one went;
+    // a keychain that does not answer keeps it, and that is said with where it is.
+    const previous = await this.readSecret(replaced).catch(() => undefined);
+    const failure = await this.#secrets.remove(replaced);
+    return { ...result, replaced: true, previous, ...(failure ? { leftBehind: { ref: replaced, reason: failure.reason } } : {}) };
   }
 
   async clearKey(name: string): Promise<SecretStorage | undefined> {
@@ -277,7 +303,7 @@ class ConfProfileStore implements ProfileStore {
     ensurePrivateDir(this.#paths.dir);
     const { default: ConfClass } = await import('conf');
     // The constructor reads the file; without defaults or migrations it never writes.
-    const conf = wrapCorrupt(this.#paths.configFile, () => new ConfClass<ConfigDocument>({
+    const conf = checkedConfig(this.#paths.configFile, () => new ConfClass<ConfigDocument>({
       cwd: this.#paths.dir,
       configName: 'config',
       fileExtension: 'json',

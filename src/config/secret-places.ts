@@ -58,6 +58,18 @@ export class SecretPlaces {
     }
   }
 
+  /** Deletes one keychain entry no longer referred to; undefined when done, else why it could not be. */
+  async remove(ref: KeychainRef): Promise<KeychainUnavailableError | undefined> {
+    try {
+      await (await this.#open()).remove(ref);
+      return undefined;
+    } catch (error) {
+      const { KeychainUnavailableError } = await import('./keychain');
+      if (error instanceof KeychainUnavailableError) return error;
+      throw error;
+    }
+  }
+
   /** Deletes keychain entries no longer referred to; `strict`: a keychain that does not answer is an error. */
   async forget(secrets: ReadonlyArray<StoredSecret | undefined>, strict: boolean): Promise<void> {
     for (const secret of secrets) {

@@ -311,8 +311,7 @@ describe.concurrent('auth', () => {
       [
         'Profile:    production (active profile)',
         `Base URL:   ${server.baseUrl} (from the profile)`,
-        `API key:    ${mask(key)} (from the profile)`,
-        'Stored in:  config file',
+        `API key:    ${mask(key)} (from the profile, in the config file)`,
         'Status:     authenticated (GET /pets?limit=1 answered 200)',
         'Rate limit: 41 of 60 left, resets 2030-03-17 23:31:40',
         `Config:     ${configFile}`,

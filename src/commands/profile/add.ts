@@ -47,8 +47,13 @@ export async function profileAddRun(options: ProfileAddOptions, ctx: Context): P
   const baseUrl = options.baseUrl ?? (await (await import('../../input/prompts')).promptBaseUrl(ctx));
   const statePassword = options.statePasswordStdin ? await readStatePassword(ctx, name, stateUrl) : undefined;
   const store = await ctx.profiles();
-  notePasswordPlace(ctx, await store.add(name, baseUrl, { stateUrl, statePassword }), store.path);
+  const added = await store.add(name, baseUrl, { stateUrl, statePassword }, { useIfFirst: true });
+  notePasswordPlace(ctx, added.password, store.path);
   if (stateUrl !== undefined) await warnIfPasswordInClear(ctx, stateUrl, statePassword !== undefined);
-  ctx.notice(`Profile "${options.name}" added. Store its key with: petctl auth login -p ${options.name}`);
+  ctx.notice(
+    added.nowActive
+      ? `Profile "${name}" added and now in use (petctl profile use sandbox to go back)`
+      : `Profile "${name}" added. Store its key with: petctl auth login -p ${name}`,
+  );
 }
 
