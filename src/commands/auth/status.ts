@@ -28,7 +28,7 @@ export async function statusRun(ctx: Context): Promise<void> {
   const reset = resetMs === undefined ? undefined : new Date(resetMs).toISOString();
 
   const object = {
-    profile: target.profile,
+    profile: target.profile ?? null,
     profileSource: target.profileSource,
     baseUrl: target.baseUrl,
     baseUrlSource: target.baseUrlSource,
