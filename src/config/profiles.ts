@@ -6,9 +6,9 @@ import { ensurePrivateDir, withFileLock, writeFileAtomic } from '../locked-file'
 import type { PetctlPaths } from './paths';
 import { type ConfigDocument, SANDBOX_PROFILE, checkedConfig, readConfigFile, readStore, type Snapshot, type StateStoreSettings, type StoredSecret, byName, entryOf, knownNames, parseConfig, profileExists, stateSettings, toDocument } from './config-file';
 import { type KeychainRef, isKeychainRef } from './keychain-ref';
-import { SecretPlaces, type SecretPlacement, type SecretStorage, type StoreOptions, storageOf } from './secret-places';
+import { type KeySet, SecretPlaces, type SecretPlacement, type SecretStorage, type StoreOptions, storageOf } from './secret-places';
 
-export { type SecretPlacement, type SecretStorage, type StoreOptions, storageOf } from './secret-places';
+export { type KeySet, type SecretPlacement, type SecretStorage, type StoreOptions, storageOf } from './secret-places';
 import { unknownProfile, validateApiKey, validateProfileName } from './profile-rules';
 
 export { noProfileChosen, unknownProfile, validateApiKey, validateProfileName } from './profile-rules';
@@ -81,10 +81,7 @@ export interface ProfileStore {
   get(name: string): StoredProfile | undefined;
   /** The sandbox first, then the others by name. */
   list(): StoredProfile[];
-  /**
-   * Adds a profile without a key; refuses an existing name and the sandbox.
-   * `useIfFirst`: the first profile other than the sandbox, while none is chosen, becomes the active one.
-   */
+  /** Adds a profile without a key; refuses an existing name and the sandbox. `useIfFirst`: the first besides the sandbox, while none is chosen, becomes the active one (else what used the sandbox a minute ago stops with no_profile). */
   add(name: string, baseUrl: string, state?: StateStoreSettings, options?: { useIfFirst?: boolean }): Promise<ProfileAdded>;
   /** Changes a profile's base URL and/or state store, keeping its key; refuses the sandbox and an unknown name. */
   update(name: string, changes: { baseUrl?: string } & StateStoreSettings): Promise<SecretPlacement | undefined>;
@@ -101,22 +98,8 @@ export interface ProfileStore {
 
 export type { StateStoreSettings };
 
-/** What setKey did: where the new key went, and what became of the one it replaced. */
-export interface KeySet extends SecretPlacement {
-  /** The profile had a key, now gone from where it was kept (or still there: leftBehind). */
-  replaced: boolean;
-  /** The key replaced, when it could be read (one in the keychain may not be). */
-  previous?: string;
-  /** The replaced key is still in the keychain, here, because it could not be deleted: why. */
-  leftBehind?: { ref: KeychainRef; reason: string };
-}
-
-export interface ProfileAdded {
-  /** Where the state store's password went, when one was given. */
-  password?: SecretPlacement;
-  /** The new profile became the active one (useIfFirst). */
-  nowActive: boolean;
-}
+/** `password`: where the state store's password went, when one was given; `nowActive`: the profile is the active one now (useIfFirst). */
+export type ProfileAdded = { password?: SecretPlacement; nowActive: boolean };
 
 /** `env`: the environment the keychain is reached through (D-Bus's address on Linux). */
 export async function openProfileStore(paths: PetctlPaths, env: Readonly<NodeJS.ProcessEnv> = {}): Promise<ProfileStore> {
@@ -181,15 +164,12 @@ class ConfProfileStore implements ProfileStore {
     if (this.#snapshot.profiles.has(name)) throw exists();
     const password = settings.statePassword === undefined ? undefined : await this.#secrets.place(name, settings.statePassword);
     const state = stateSettings({ stateUrl: settings.stateUrl, statePassword: password?.stored });
-    let nowActive = false;
     await this.#changeWithSecret(password?.stored, (doc) => {
       if (profileExists(doc, name)) throw exists();
-      // Otherwise the commands that used the sandbox a minute ago would stop with no_profile.
-      nowActive = options.useIfFirst === true && parseConfig(doc).active === undefined && knownNames(doc).length === 1;
+      if (options.useIfFirst && parseConfig(doc).active === undefined && knownNames(doc).length === 1) doc.activeProfile = name;
       doc.profiles[name] = { baseUrl: url, ...state };
-      if (nowActive) doc.activeProfile = name;
     });
-    return { password: password && { storage: password.storage, keychainFailure: password.keychainFailure }, nowActive };
+    return { password: password && { storage: password.storage, keychainFailure: password.keychainFailure }, nowActive: this.#snapshot.active === name };
   }
 
   async update(name: string, changes: { baseUrl?: string } & StateStoreSettings): Promise<SecretPlacement | undefined> {
@@ -247,15 +227,10 @@ class ConfProfileStore implements ProfileStore {
       replaced = entryOf(doc, name)?.apiKey;
       doc.profiles[name] = { ...entryOf(doc, name), apiKey: placed.stored };
     });
-    const result: KeySet = { storage: placed.storage, keychainFailure: placed.keychainFailure, replaced: false };
-    // A key kept in the file before is gone with the write above.
-    if (typeof replaced === 'string' && replaced !== '') return { ...result, replaced: true, previous: replaced };
-    if (!isKeychainRef(replaced)) return result;
-    // One in the keychain is read (to say what it replaced) and deleted, wherever the new one went;
-    // a keychain that does not answer keeps it, and that is said with where it is.
-    const previous = await this.readSecret(replaced).catch(() => undefined);
-    const failure = await this.#secrets.remove(replaced);
-    return { ...result, replaced: true, previous, ...(failure ? { leftBehind: { ref: replaced, reason: failure.reason } } : {}) };
+    const placement = { storage: placed.storage, keychainFailure: placed.keychainFailure };
+    // A key kept in the file before is gone with the write above; one in the keychain goes too, wherever the new one went.
+    if (typeof replaced === 'string' && replaced !== '') return { ...placement, replaced: true, previous: replaced };
+    return isKeychainRef(replaced) ? { ...placement, replaced: true, ...(await this.#secrets.retire(replaced)) } : { ...placement, replaced: false };
   }
 
   async clearKey(name: string): Promise<SecretStorage | undefined> {

@@ -18,6 +18,7 @@ export function registerProfileAdd(profile: Command, invoke: Invoke): void {
       `
 --base-url <url> is the profile's base URL: https://…/v1 (http only for loopback);
 asked for on a terminal when missing.
+The first profile besides sandbox, added while none is chosen, is used from then on.
 The state store's password is stored like the key (config.json, mode 0600) and never printed.
 If the Redis server cannot be reached, petctl warns and uses this machine's state file.
 
