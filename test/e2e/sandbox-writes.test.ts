@@ -42,7 +42,7 @@ describe.concurrent('a write to the built-in sandbox, on a terminal', () => {
     expect(times(tty.text())).toBe(1);
   });
 
-  it('a read says nothing; neither does a write piped, nor one to a service a profile points at', async (t) => {
+  it('only writes on a terminal to the built-in sandbox say it: not a read, not a piped write, not a write to a service a profile points at', async (t) => {
     const { configDir, env } = fresh(t);
     const read = openTerminal(t, ['pets', 'list', '--limit', '1'], env);
     expect(await read.exitCode()).toBe(0);
@@ -51,6 +51,10 @@ describe.concurrent('a write to the built-in sandbox, on a terminal', () => {
     const piped = await cliSession({ env })(['pets', 'add', '--name', 'Rex', '--category-id', '1']);
     expect(piped.code, piped.stderr).toBe(0);
     expect(piped.stderr).not.toContain(LINE);
+
+    const builtIn = openTerminal(t, ['pets', 'add', '--name', 'Rex', '--category-id', '1'], env);
+    expect(await builtIn.exitCode()).toBe(0);
+    expect(times(builtIn.text())).toBe(1);
 
     // A sandbox the user started (petctl sandbox) is a service like another: the profile names its URL.
     const started = await startScriptedServer(json(201, { id: 1, name: 'Rex', categoryId: 1 }));
