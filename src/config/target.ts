@@ -128,7 +128,8 @@ const NO_PROFILE: StoredProfile = { name: '', builtIn: false };
 
 export function resolveTarget(store: ProfileReader, options: TargetOptions): ResolvedTarget {
   const { name, source } = environmentOnly(store, options) ? { name: undefined, source: 'none' as const } : resolveProfileName(store, options);
-  // resolveProfileName has checked that it exists.
+  // resolveProfileName has checked that it exists. Without one (name undefined), the environment gives the
+  // base URL and the key, so the profile's own (read with name!) are never asked for.
   const profile = name === undefined ? NO_PROFILE : store.get(name)!;
 
   const envBaseUrl = fromEnv(options.env, 'PETCTL_BASE_URL');
