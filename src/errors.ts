@@ -152,6 +152,25 @@ export class StateUnwritableError extends PetctlError {
   }
 }
 
+/**
+ * config.json is not a JSON object (a hand edit cut short, a disk that lost
+ * its tail): nothing reads or writes it until it is fixed, so the profiles
+ * and keys it may still hold are never overwritten (exit 1).
+ */
+export class ConfigDamagedError extends PetctlError {
+  constructor(
+    readonly file: string,
+    reason: string,
+    cause?: unknown,
+  ) {
+    super(ExitCode.FAILURE, `the configuration file ${file} is damaged (${reason}); nothing was changed`, {
+      code: 'config_damaged',
+      hint: `fix it by hand, or move it away to start with no profiles (mv ${file} ${file}.damaged)`,
+      cause,
+    });
+  }
+}
+
 /** The connection failed or was dropped, or no answer came in time. */
 export class NetworkError extends PetctlError {
   /**

@@ -56,7 +56,7 @@ export interface HttpClientOptions extends AttemptOptions {
 }
 
 /** Methods that change nothing (RFC 9110, 9.2.1): every other one clears the target's cached answers. */
-const SAFE_METHODS = new Set(['GET', 'HEAD', 'OPTIONS']);
+export const SAFE_METHODS = new Set(['GET', 'HEAD', 'OPTIONS']);
 
 export type { Answer } from './answer';
 

@@ -1,10 +1,10 @@
 import fs from 'node:fs';
 import type { Context } from '../context';
 import { isLoopbackHost } from '../config/base-url';
-import { type ResolvedTarget, rejectedKeyHint, requireKey } from '../config/target';
+import { type ResolvedTarget, maskKey, rejectedKeyHint, requireKey } from '../config/target';
 import { VERSION } from '../version';
 import { type FailureTarget, portOf } from '../api/attempt';
-import { HttpClient } from '../api/client';
+import { HttpClient, SAFE_METHODS } from '../api/client';
 import { type RateLimitGate, openGate } from '../api/limits/gate';
 import { openFileStore } from '../api/limits/file-store';
 import { limitId } from '../api/limits/store';
@@ -37,6 +37,7 @@ export async function openApiSession(ctx: Context, overrides: { apiKey?: string 
   const apiKey = overrides.apiKey ?? requireKey(resolved);
 
   let baseUrl = resolved.baseUrl;
+  const builtInSandbox = baseUrl === undefined;
   if (baseUrl === undefined) {
     // The built-in sandbox profile: the embedded service, in this process, on an ephemeral loopback port.
     const { startSandbox } = await import('../sandbox/server');
@@ -60,6 +61,10 @@ export async function openApiSession(ctx: Context, overrides: { apiKey?: string 
   ctx.onCleanup(() => discardDispatcher(dispatcher));
 
   const trace = ctx.globals.verbose ? (line: string) => ctx.line(line) : undefined;
+  if (trace) {
+    const { targetTraceLine } = await import('../output/profile');
+    trace(targetTraceLine({ ...resolved, baseUrl }, maskKey(apiKey)));
+  }
   const probeLeaseMs = ctx.globals.timeoutMs;
   const warn = (message: string) => ctx.warn(message);
   // Every wait and every time the core stores runs on one clock that a step of the machine's clock does not move.
@@ -104,7 +109,23 @@ export async function openApiSession(ctx: Context, overrides: { apiKey?: string 
     authHint: rejectedKeyHint(resolved),
     trace,
   });
+  if (builtInSandbox && ctx.terminal.stderrIsTerminal) await noteSandboxWrites(http, ctx);
   return { http, target: { ...resolved, baseUrl, apiKey } };
+}
+
+/** On a terminal, the first write the built-in sandbox accepts says so once: staff must not take it for live data. */
+async function noteSandboxWrites(http: HttpClient, ctx: Context): Promise<void> {
+  const { SANDBOX_WRITE_LINE } = await import('../output/profile');
+  const send = http.send.bind(http);
+  let said = false;
+  http.send = async (request) => {
+    const response = await send(request);
+    if (!said && !SAFE_METHODS.has(request.method.toUpperCase())) {
+      said = true;
+      ctx.notice(SANDBOX_WRITE_LINE);
+    }
+    return response;
+  };
 }
 
 /** The response cache of this target, loaded only when a request has --cache or a write has to clear it. */

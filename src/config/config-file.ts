@@ -1,5 +1,6 @@
 import type Conf from 'conf';
-import { CorruptFileError } from '../locked-file';
+import { ConfigDamagedError } from '../errors';
+import { CorruptFileError, readJsonFile } from '../locked-file';
 import { type KeychainRef, isKeychainRef } from './keychain-ref';
 import { validateStateUrl } from './state-url';
 
@@ -99,16 +100,28 @@ export function stateSettings(settings: { stateUrl?: string; statePassword?: Sto
   };
 }
 
-/** conf's `store` getter re-reads the file on every access. */
-export function readStore(conf: Conf<ConfigDocument>, file: string): unknown {
-  return wrapCorrupt(file, () => conf.store);
+/** config.json as it is on disk (undefined: none yet); a damaged one is ConfigDamagedError. */
+export function readConfigFile(file: string): unknown {
+  return checkedConfig(file, () => readJsonFile(file));
 }
 
-export function wrapCorrupt<T>(file: string, read: () => T): T {
+/** conf's `store` getter re-reads the file on every access. */
+export function readStore(conf: Conf<ConfigDocument>, file: string): unknown {
+  return checkedConfig(file, () => conf.store);
+}
+
+/**
+ * What is read is written back whole, so a file that is not a JSON object is
+ * refused rather than read as empty: a write would replace the profiles it holds.
+ */
+export function checkedConfig<T>(file: string, read: () => T): T {
+  let value: T;
   try {
-    return read();
+    value = read();
   } catch (error) {
-    if (error instanceof SyntaxError) throw new CorruptFileError(file, error);
+    if (error instanceof SyntaxError || error instanceof CorruptFileError) throw new ConfigDamagedError(file, 'not valid JSON', error);
     throw error;
   }
+  if (value !== undefined && !isRecord(value)) throw new ConfigDamagedError(file, 'not a JSON object');
+  return value;
 }

@@ -2,13 +2,13 @@ import type Conf from 'conf';
 import { UsageError } from '../errors';
 import { assertOwnFile } from '../file-safety';
 import { validateBaseUrl } from './base-url';
-import { ensurePrivateDir, readJsonFile, withFileLock, writeFileAtomic } from '../locked-file';
+import { ensurePrivateDir, withFileLock, writeFileAtomic } from '../locked-file';
 import type { PetctlPaths } from './paths';
-import { type ConfigDocument, SANDBOX_PROFILE, readStore, wrapCorrupt, type Snapshot, type StateStoreSettings, type StoredSecret, byName, entryOf, knownNames, parseConfig, profileExists, stateSettings, toDocument } from './config-file';
+import { type ConfigDocument, SANDBOX_PROFILE, checkedConfig, readConfigFile, readStore, type Snapshot, type StateStoreSettings, type StoredSecret, byName, entryOf, knownNames, parseConfig, profileExists, stateSettings, toDocument } from './config-file';
 import { type KeychainRef, isKeychainRef } from './keychain-ref';
-import { SecretPlaces, type SecretPlacement, type SecretStorage, type StoreOptions, storageOf } from './secret-places';
+import { type KeySet, SecretPlaces, type SecretPlacement, type SecretStorage, type StoreOptions, storageOf } from './secret-places';
 
-export { type SecretPlacement, type SecretStorage, type StoreOptions, storageOf } from './secret-places';
+export { type KeySet, type SecretPlacement, type SecretStorage, type StoreOptions, storageOf } from './secret-places';
 import { unknownProfile, validateApiKey, validateProfileName } from './profile-rules';
 
 export { noProfileChosen, unknownProfile, validateApiKey, validateProfileName } from './profile-rules';
@@ -81,15 +81,15 @@ export interface ProfileStore {
   get(name: string): StoredProfile | undefined;
   /** The sandbox first, then the others by name. */
   list(): StoredProfile[];
-  /** Adds a profile without a key; refuses an existing name and the sandbox. */
-  add(name: string, baseUrl: string, state?: StateStoreSettings): Promise<SecretPlacement | undefined>;
+  /** Adds a profile without a key; refuses an existing name and the sandbox. `useIfFirst`: the first besides the sandbox, while none is chosen, becomes the active one (else what used the sandbox a minute ago stops with no_profile). */
+  add(name: string, baseUrl: string, state?: StateStoreSettings, options?: { useIfFirst?: boolean }): Promise<ProfileAdded>;
   /** Changes a profile's base URL and/or state store, keeping its key; refuses the sandbox and an unknown name. */
   update(name: string, changes: { baseUrl?: string } & StateStoreSettings): Promise<SecretPlacement | undefined>;
   use(name: string): Promise<void>;
   /** Removing the chosen profile leaves none chosen (see activeName); its secrets leave the keychain first. */
   remove(name: string): Promise<void>;
-  /** Where the key went, and the key it replaced, if any. */
-  setKey(name: string, key: string, options?: StoreOptions): Promise<SecretPlacement & { previous?: string }>;
+  /** Where the key went, and what became of the key it replaced. */
+  setKey(name: string, key: string, options?: StoreOptions): Promise<KeySet>;
   /** Where the removed key was kept; undefined when there was none. */
   clearKey(name: string): Promise<SecretStorage | undefined>;
   /** The secret a keychain reference points to (undefined: the keychain has none). */
@@ -98,9 +98,12 @@ export interface ProfileStore {
 
 export type { StateStoreSettings };
 
+/** `password`: where the state store's password went, when one was given; `nowActive`: the profile is the active one now (useIfFirst). */
+export type ProfileAdded = { password?: SecretPlacement; nowActive: boolean };
+
 /** `env`: the environment the keychain is reached through (D-Bus's address on Linux). */
 export async function openProfileStore(paths: PetctlPaths, env: Readonly<NodeJS.ProcessEnv> = {}): Promise<ProfileStore> {
-  return new ConfProfileStore(paths, parseConfig(readJsonFile(paths.configFile)), env);
+  return new ConfProfileStore(paths, parseConfig(readConfigFile(paths.configFile)), env);
 }
 
 class ConfProfileStore implements ProfileStore {
@@ -149,7 +152,7 @@ class ConfProfileStore implements ProfileStore {
     return [SANDBOX_PROFILE, ...names].map((name) => this.get(name) as StoredProfile);
   }
 
-  async add(name: string, baseUrl: string, settings: StateStoreSettings = {}): Promise<SecretPlacement | undefined> {
+  async add(name: string, baseUrl: string, settings: StateStoreSettings = {}, options: { useIfFirst?: boolean } = {}): Promise<ProfileAdded> {
     if (name === SANDBOX_PROFILE) {
       throw new UsageError(`"${SANDBOX_PROFILE}" is the built-in profile and cannot be added or replaced`, 'choose another name');
     }
@@ -163,9 +166,10 @@ class ConfProfileStore implements ProfileStore {
     const state = stateSettings({ stateUrl: settings.stateUrl, statePassword: password?.stored });
     await this.#changeWithSecret(password?.stored, (doc) => {
       if (profileExists(doc, name)) throw exists();
+      if (options.useIfFirst && parseConfig(doc).active === undefined && knownNames(doc).length === 1) doc.activeProfile = name;
       doc.profiles[name] = { baseUrl: url, ...state };
     });
-    return password && { storage: password.storage, keychainFailure: password.keychainFailure };
+    return { password: password && { storage: password.storage, keychainFailure: password.keychainFailure }, nowActive: this.#snapshot.active === name };
   }
 
   async update(name: string, changes: { baseUrl?: string } & StateStoreSettings): Promise<SecretPlacement | undefined> {
@@ -213,7 +217,7 @@ class ConfProfileStore implements ProfileStore {
   }
 
   // What the key replaces is read under the same lock as the write, so what auth login says is what happened.
-  async setKey(name: string, key: string, options: StoreOptions = {}): Promise<SecretPlacement & { previous?: string }> {
+  async setKey(name: string, key: string, options: StoreOptions = {}): Promise<KeySet> {
     validateApiKey(key);
     if (!this.#snapshot.profiles.has(name) && name !== SANDBOX_PROFILE) throw unknownProfile(name, this.list().map((profile) => profile.name));
     const placed = await this.#secrets.place(name, key, options);
@@ -223,13 +227,10 @@ class ConfProfileStore implements ProfileStore {
       replaced = entryOf(doc, name)?.apiKey;
       doc.profiles[name] = { ...entryOf(doc, name), apiKey: placed.stored };
     });
-    // A key kept in the file before is gone with the write above; one in the keychain is read (to say what it replaced) and deleted.
-    let previous = typeof replaced === 'string' && replaced !== '' ? replaced : undefined;
-    if (isKeychainRef(replaced)) {
-      previous = await this.readSecret(replaced).catch(() => undefined);
-      await this.#secrets.forget([replaced], false);
-    }
-    return { storage: placed.storage, keychainFailure: placed.keychainFailure, previous };
+    const placement = { storage: placed.storage, keychainFailure: placed.keychainFailure };
+    // A key kept in the file before is gone with the write above; one in the keychain goes too, wherever the new one went.
+    if (typeof replaced === 'string' && replaced !== '') return { ...placement, replaced: true, previous: replaced };
+    return isKeychainRef(replaced) ? { ...placement, replaced: true, ...(await this.#secrets.retire(replaced)) } : { ...placement, replaced: false };
   }
 
   async clearKey(name: string): Promise<SecretStorage | undefined> {
@@ -277,7 +278,7 @@ class ConfProfileStore implements ProfileStore {
     ensurePrivateDir(this.#paths.dir);
     const { default: ConfClass } = await import('conf');
     // The constructor reads the file; without defaults or migrations it never writes.
-    const conf = wrapCorrupt(this.#paths.configFile, () => new ConfClass<ConfigDocument>({
+    const conf = checkedConfig(this.#paths.configFile, () => new ConfClass<ConfigDocument>({
       cwd: this.#paths.dir,
       configName: 'config',
       fileExtension: 'json',

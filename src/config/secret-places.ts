@@ -22,6 +22,16 @@ export interface SecretPlacement {
   keychainFailure?: KeychainUnavailableError;
 }
 
+/** What the profile store's setKey did: where the new key went, and what became of the one it replaced. */
+export interface KeySet extends SecretPlacement {
+  /** The profile had a key, now gone from where it was kept (or still there: leftBehind). */
+  replaced: boolean;
+  /** The key replaced, when it could be read (one in the keychain may not be). */
+  previous?: string;
+  /** The replaced key is still in the keychain, here, because it could not be deleted: why. */
+  leftBehind?: { ref: KeychainRef; reason: string };
+}
+
 export interface StoreOptions {
   /** Keep secrets in config.json without trying the keychain (--insecure-storage). */
   insecureStorage?: boolean;
@@ -55,6 +65,19 @@ export class SecretPlaces {
     } catch (error) {
       if (!(error instanceof KeychainUnavailableError)) throw error;
       return { stored: secret, storage: 'config file', keychainFailure: error };
+    }
+  }
+
+  /** A replaced secret in the keychain: read (to say what it was) and deleted; one that cannot be deleted is left, and why is said. */
+  async retire(ref: KeychainRef): Promise<Pick<KeySet, 'previous' | 'leftBehind'>> {
+    const previous = await this.read(ref).catch(() => undefined);
+    try {
+      await (await this.#open()).remove(ref);
+      return { previous };
+    } catch (error) {
+      const { KeychainUnavailableError } = await import('./keychain');
+      if (!(error instanceof KeychainUnavailableError)) throw error;
+      return { previous, leftBehind: { ref, reason: error.reason } };
     }
   }
 

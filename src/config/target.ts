@@ -3,7 +3,7 @@ import { validateBaseUrl } from './base-url';
 import type { StoredSecret } from './config-file';
 import { type KeychainRef, isKeychainRef } from './keychain-ref';
 import { stateStoreAddress, validateStateUrl } from './state-url';
-import { type ProfileStore, type SecretStorage, SANDBOX_DEFAULT_KEY, noProfileChosen, storageOf, unknownProfile, validateApiKey } from './profiles';
+import { type ProfileStore, type SecretStorage, type StoredProfile, SANDBOX_DEFAULT_KEY, noProfileChosen, storageOf, unknownProfile, validateApiKey } from './profiles';
 
 /**
  * The target: which profile, base URL, key and state store a command uses,
@@ -12,7 +12,9 @@ import { type ProfileStore, type SecretStorage, SANDBOX_DEFAULT_KEY, noProfileCh
  * environment; nothing here does I/O.
  *
  *   profile:  -p/--profile  >  PETCTL_PROFILE  >  the active profile (see ProfileStore.activeName;
- *             none chosen while other profiles exist: no_profile, exit 2)
+ *             none chosen while other profiles exist: no_profile, exit 2, unless the environment
+ *             names the whole target, a base URL from --base-url or PETCTL_BASE_URL and the key
+ *             from PETCTL_API_KEY, as a CI job does: then no profile is used at all)
  *   base URL: --base-url    >  PETCTL_BASE_URL >  the profile's  >  (sandbox) the in-process service
  *   key:      PETCTL_API_KEY > the profile's stored key (config.json or the keychain) > (sandbox) SANDBOX_DEFAULT_KEY
  *   state:    PETCTL_STATE_URL > the profile's state URL > none (this machine's state file)
@@ -27,7 +29,8 @@ import { type ProfileStore, type SecretStorage, SANDBOX_DEFAULT_KEY, noProfileCh
 
 export type ProfileReader = Pick<ProfileStore, 'activeName' | 'get' | 'list'>;
 
-export type ProfileSource = 'flag' | 'env' | 'active';
+/** 'none': no profile is used; the environment names the whole target. */
+export type ProfileSource = 'flag' | 'env' | 'active' | 'none';
 export type BaseUrlSource = 'flag' | 'env' | 'profile' | 'sandbox';
 export type KeySource = 'env' | 'profile' | 'sandbox-default';
 export type StateUrlSource = 'env' | 'profile';
@@ -39,7 +42,8 @@ export interface ResolvedProfile {
 }
 
 export interface ResolvedTarget {
-  profile: string;
+  /** Undefined when no profile is used (profileSource 'none'). */
+  profile?: string;
   profileSource: ProfileSource;
   /** The store's active profile, which `profile` may differ from (-p, PETCTL_PROFILE); undefined when none is chosen. */
   activeProfile?: string;
@@ -112,26 +116,37 @@ export function resolveProfileName(store: ProfileReader, options: ResolveOptions
   return { name, source };
 }
 
+/** No profile named by -p or PETCTL_PROFILE, none chosen, and the environment gives both a base URL and a key. */
+function environmentOnly(store: ProfileReader, options: TargetOptions): boolean {
+  const given = (name: string) => fromEnv(options.env, name) !== undefined;
+  return options.profileFlag === undefined && !given('PETCTL_PROFILE') && store.activeName() === undefined
+    && (options.baseUrlFlag !== undefined || given('PETCTL_BASE_URL')) && given('PETCTL_API_KEY');
+}
+
+/** A profile that stores nothing: what the environment alone gives. */
+const NO_PROFILE: StoredProfile = { name: '', builtIn: false };
+
 export function resolveTarget(store: ProfileReader, options: TargetOptions): ResolvedTarget {
-  const { name, source } = resolveProfileName(store, options);
-  // resolveProfileName has checked that it exists.
-  const profile = store.get(name)!;
+  const { name, source } = environmentOnly(store, options) ? { name: undefined, source: 'none' as const } : resolveProfileName(store, options);
+  // resolveProfileName has checked that it exists. Without one (name undefined), the environment gives the
+  // base URL and the key, so the profile's own (read with name!) are never asked for.
+  const profile = name === undefined ? NO_PROFILE : store.get(name)!;
 
   const envBaseUrl = fromEnv(options.env, 'PETCTL_BASE_URL');
   const base = firstGiven<BaseUrlSource>([
     ['flag', options.baseUrlFlag, (raw) => validateBaseUrl(raw, '--base-url')],
     ['env', envBaseUrl, (raw) => validateBaseUrl(raw, 'PETCTL_BASE_URL')],
     ['sandbox', profile.builtIn ? 'in-process' : undefined, () => undefined],
-    ['profile', '', () => storedBaseUrl(name, profile.baseUrl)],
+    ['profile', '', () => storedBaseUrl(name!, profile.baseUrl)],
   ]);
   const key = firstGiven<KeySource>([
     ['env', fromEnv(options.env, 'PETCTL_API_KEY'), (raw) => validateApiKey(raw, 'PETCTL_API_KEY')],
-    ['profile', inFile(profile.apiKey), (raw) => (raw === IN_KEYCHAIN ? undefined : storedKey(name, raw, store.activeName()))],
+    ['profile', inFile(profile.apiKey), (raw) => (raw === IN_KEYCHAIN ? undefined : storedKey(name!, raw, store.activeName()))],
     ['sandbox-default', profile.builtIn ? SANDBOX_DEFAULT_KEY : undefined, (raw) => raw],
   ]);
   const state = firstGiven<StateUrlSource>([
     ['env', fromEnv(options.env, 'PETCTL_STATE_URL'), (raw) => validateStateUrl(raw, 'PETCTL_STATE_URL')],
-    ['profile', profile.stateUrl, (raw) => storedStateUrl(name, raw)],
+    ['profile', profile.stateUrl, (raw) => storedStateUrl(name!, raw)],
   ]);
   // A stored password belongs to the profile's own server, never to one PETCTL_STATE_URL names.
   const password = state.value === undefined ? {} : firstGiven<StatePasswordSource>([
@@ -174,12 +189,14 @@ function inFile(secret: StoredSecret | undefined): string | undefined {
 export function withKeychainSecrets(target: ResolvedTarget, read: { apiKey?: string | PetctlError; statePassword?: string }): ResolvedTarget {
   const done = { ...target, keyRef: undefined, statePasswordRef: undefined, ...(target.statePasswordRef ? { statePassword: read.statePassword } : {}) };
   if (!target.keyRef) return done;
+  // A key in the keychain is a profile's.
+  const profile = target.profile!;
   if (read.apiKey instanceof PetctlError) return { ...done, keyProblem: read.apiKey };
   if (read.apiKey === undefined) {
-    const missing = new NotConfiguredError(`the API key of profile "${target.profile}" is no longer in the keychain`, loginHint(target.profile, target.activeProfile));
+    const missing = new NotConfiguredError(`the API key of profile "${profile}" is no longer in the keychain`, loginHint(profile, target.activeProfile));
     return { ...done, keyProblem: missing };
   }
-  return { ...done, apiKey: storedKey(target.profile, read.apiKey, target.activeProfile) };
+  return { ...done, apiKey: storedKey(profile, read.apiKey, target.activeProfile) };
 }
 
 /**
@@ -231,15 +248,17 @@ function loginHint(name: string, active: string | undefined): string {
 
 /** What to tell the user when the server rejects the key in use (401). */
 export function rejectedKeyHint(target: ResolvedTarget): string {
-  if (target.keySource === 'env') return 'PETCTL_API_KEY was rejected; check its value or unset it to use the stored key';
-  return loginHint(target.profile, target.activeProfile);
+  if (target.keySource === 'env') return `PETCTL_API_KEY was rejected; check its value${target.profile === undefined ? '' : ' or unset it to use the stored key'}`;
+  return loginHint(target.profile!, target.activeProfile);
 }
 
 /** The key to send, or NotConfiguredError (exit 4) telling how to store one. */
 export function requireKey(target: ResolvedTarget): string {
   if (target.apiKey !== undefined) return target.apiKey;
   if (target.keyProblem) throw target.keyProblem;
-  throw new NotConfiguredError(`no API key for profile "${target.profile}"`, loginHint(target.profile, target.activeProfile));
+  // Without a key from the environment, the target is a profile's.
+  const profile = target.profile!;
+  throw new NotConfiguredError(`no API key for profile "${profile}"`, loginHint(profile, target.activeProfile));
 }
 
 /**

@@ -8,10 +8,13 @@ import { formatLocalDateTime } from './time';
 
 /** Where each part of the target came from, in the one wording both commands use. */
 const SOURCES = {
-  profile: { flag: 'from --profile', env: 'from PETCTL_PROFILE', active: 'active profile' },
+  profile: { flag: 'from --profile', env: 'from PETCTL_PROFILE', active: 'active profile', none: 'the base URL and key are given without one' },
   baseUrl: { flag: 'from --base-url', env: 'from PETCTL_BASE_URL', profile: 'from the profile', sandbox: 'embedded sandbox, in this process' },
   key: { env: 'from PETCTL_API_KEY', profile: 'from the profile', 'sandbox-default': 'built-in sandbox key' },
 } as const;
+
+/** Said once on a terminal after a write to the built-in sandbox (app/session.ts). */
+export const SANDBOX_WRITE_LINE = 'sandbox: created in the built-in sandbox, not a real service';
 
 /** The embedded sandbox before it is started (a new port every run). */
 export const SANDBOX_URL_TEXT = 'embedded sandbox (in-process)';
@@ -27,13 +30,23 @@ export interface TargetText {
  * The profile, base URL and key in use, each with where it came from:
  * `production (active profile)`, `https://… (from PETCTL_BASE_URL)`, `****-pro (from PETCTL_API_KEY)`.
  * `named`: the profile was named by the command's argument (profile show <name>), so only whether it is the active one is said.
+ * `storage`: a stored key in use says where it is kept too (`from the profile, in the keychain`), so one phrase tells where the key comes from.
  */
-export function describeTarget(target: ResolvedTarget, maskedKey: string | undefined, named = false): TargetText {
+export function describeTarget(target: ResolvedTarget, maskedKey: string | undefined, named = false, storage = false): TargetText {
   const activeNote = target.profile === target.activeProfile ? ` (${SOURCES.profile.active})` : '';
-  const profile = named ? `${target.profile}${activeNote}` : `${target.profile} (${SOURCES.profile[target.profileSource]})`;
+  const profile =
+    target.profile === undefined ? `none (${SOURCES.profile.none})` : named ? `${target.profile}${activeNote}` : `${target.profile} (${SOURCES.profile[target.profileSource]})`;
   const baseUrl = target.baseUrl === undefined ? SANDBOX_URL_TEXT : `${target.baseUrl} (${SOURCES.baseUrl[target.baseUrlSource]})`;
-  const key = maskedKey === undefined ? undefined : `${maskedKey} (${SOURCES.key[target.keySource ?? 'profile']})`;
+  const source = target.keySource ?? 'profile';
+  const kept = storage && source === 'profile' && target.keyStorage ? `, in the ${target.keyStorage}` : '';
+  const key = maskedKey === undefined ? undefined : `${maskedKey} (${SOURCES.key[source]}${kept})`;
   return { profile, baseUrl, key };
+}
+
+/** What -v says of the target before the first request: `petctl: base URL … (from PETCTL_BASE_URL); key ****ness (from PETCTL_API_KEY); profile none (…)`. */
+export function targetTraceLine(target: ResolvedTarget & { baseUrl: string }, maskedKey: string): string {
+  const said = describeTarget(target, maskedKey, false, true);
+  return `petctl: base URL ${said.baseUrl}; key ${said.key}; profile ${said.profile}`;
 }
 
 const PASSWORD_SOURCES: Record<StatePasswordSource, string> = {

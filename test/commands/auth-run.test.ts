@@ -232,8 +232,7 @@ describe.concurrent('auth status', () => {
       [
         'Profile:    staging (active profile)',
         `Base URL:   ${server.baseUrl} (from the profile)`,
-        `API key:    ****${key.slice(-4)} (from the profile)`,
-        'Stored in:  config file',
+        `API key:    ****${key.slice(-4)} (from the profile, in the config file)`,
         'Status:     authenticated (GET /pets?limit=1 answered 200)',
         `Rate limit: 299 of 300 left, resets ${localDateTime(1768471260_000)}`,
         `Config:     ${path.join(dir, 'config.json')}`,

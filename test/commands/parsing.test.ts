@@ -156,6 +156,7 @@ describe('profile add --base-url', () => {
   ])('%j stores the profile', async (argv, t) => {
     const { configDir, stderr } = await parse(t, argv);
     expect(JSON.parse(fs.readFileSync(path.join(configDir, 'config.json'), 'utf8'))).toEqual({
+      activeProfile: 'production',
       profiles: { production: { baseUrl: 'https://api.example.org/v1' } },
     });
     expect(stderr).toContain('Profile "production" added');

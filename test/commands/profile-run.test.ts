@@ -115,9 +115,14 @@ describe.concurrent('profile add, use, remove', () => {
     const { run, read, file, dir } = setup(t);
     const add = run();
     await profileAddRun({ name: 'production', baseUrl: 'HTTPS://API.Example.org:443/v1/' }, add.ctx);
-    expect(read()).toEqual({ profiles: { production: { baseUrl: 'https://api.example.org/v1' } } });
+    // The first profile besides the sandbox, while none is chosen, is chosen with it.
+    expect(read()).toEqual({ activeProfile: 'production', profiles: { production: { baseUrl: 'https://api.example.org/v1' } } });
     expect(add.io.stdout.text()).toBe('');
-    expect(add.io.stderr.text()).toBe('Profile "production" added. Store its key with: petctl auth login -p production\n');
+    expect(add.io.stderr.text()).toBe('Profile "production" added and now in use (petctl profile use sandbox to go back)\n');
+    const second = run();
+    await profileAddRun({ name: 'staging', baseUrl: 'https://staging.example.org/v1' }, second.ctx);
+    expect(read().activeProfile).toBe('production');
+    expect(second.io.stderr.text()).toBe('Profile "staging" added. Store its key with: petctl auth login -p staging\n');
     expect(fs.statSync(file).mode & 0o777).toBe(0o600);
     expect(fs.statSync(dir).mode & 0o777).toBe(0o700);
 

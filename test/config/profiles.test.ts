@@ -1,7 +1,6 @@
 import fs from 'node:fs';
 import Conf from 'conf';
 import { describe, expect, it } from 'vitest';
-import { CorruptFileError } from '../../src/locked-file';
 import { openProfileStore, SANDBOX_PROFILE, type ProfileStore } from '../../src/config/profiles';
 import { UsageError } from '../../src/errors';
 import { modeOf, readConfigFile, tempPaths } from './temp-config';
@@ -281,8 +280,8 @@ describe('file and directory', () => {
     const store = await openProfileStore(paths);
     await store.add('production', 'https://api.example.org/v1');
     fs.writeFileSync(paths.configFile, '{"profiles": {');
-    await expect(openProfileStore(paths)).rejects.toBeInstanceOf(CorruptFileError);
-    await expect(store.add('staging', 'https://staging.example.org/v1')).rejects.toBeInstanceOf(CorruptFileError);
+    await expect(openProfileStore(paths)).rejects.toMatchObject({ code: 'config_damaged', exitCode: 1, file: paths.configFile });
+    await expect(store.add('staging', 'https://staging.example.org/v1')).rejects.toMatchObject({ code: 'config_damaged', exitCode: 1 });
     expect(fs.readFileSync(paths.configFile, 'utf8')).toBe('{"profiles": {');
   });
 

@@ -205,6 +205,22 @@ describe('resolveTarget', () => {
     expect(error.message).toMatch(message);
   });
 
+  it.each([
+    // none chosen among several; → the profile used (undefined: none), or no_profile
+    [{ env: { PETCTL_BASE_URL: 'https://ci.example.org/v1', PETCTL_API_KEY: 'ci-key' } }, { profile: undefined, profileSource: 'none', baseUrlSource: 'env', keySource: 'env' }],
+    [{ baseUrlFlag: 'https://ci.example.org/v1', env: { PETCTL_API_KEY: 'ci-key' } }, { profile: undefined, profileSource: 'none', baseUrlSource: 'flag', keySource: 'env' }],
+    [{ env: { PETCTL_BASE_URL: 'https://ci.example.org/v1', PETCTL_API_KEY: 'ci-key', PETCTL_STATE_URL: 'redis://ci:6379/0' } }, { profile: undefined, stateUrl: 'redis://ci:6379/0' }],
+    [{ profileFlag: 'staging', env: { PETCTL_BASE_URL: 'https://ci.example.org/v1', PETCTL_API_KEY: 'ci-key' } }, { profile: 'staging', profileSource: 'flag' }],
+    [{ env: { PETCTL_API_KEY: 'ci-key' } }, 'no_profile'],
+    [{ env: { PETCTL_BASE_URL: 'https://ci.example.org/v1' } }, 'no_profile'],
+    [{ env: { PETCTL_BASE_URL: 'https://ci.example.org/v1', PETCTL_API_KEY: '' } }, 'no_profile'],
+  ] as const)('none chosen: the environment names the whole target or not, %j', async (options, expected) => {
+    const store = await configuredStore({ active: null });
+    const resolve = () => resolveTarget(store, { sandboxDataFile: SANDBOX_DATA, ...options });
+    if (expected === 'no_profile') expect(thrown(resolve)).toMatchObject({ code: 'no_profile', exitCode: 2 });
+    else expect(resolve()).toMatchObject({ ...expected, identity: expect.stringMatching(/^https:\/\/ci\.example\.org\/v1$/) });
+  });
+
   it('refuses a PETCTL_API_KEY that cannot go in a header, without echoing it', async () => {
     const store = await configuredStore();
     const error = thrown(() => resolveTarget(store, { sandboxDataFile: SANDBOX_DATA, env: { PETCTL_API_KEY: 'sk live s3cret' } })) as UsageError;

@@ -218,7 +218,8 @@ describe.concurrent('petctl api: output', () => {
     server.reply(json(200, []));
     const result = await petctl(['api', '-v', '/store/orders']);
     expect(result.code).toBe(0);
-    expect(result.stderr).toMatch(/^> GET http:\/\/127\.0\.0\.1:\d+\/v1\/store\/orders\n> Authorization: Bearer \[redacted\]\n< 200 in \d+ ms/);
+    // After the line naming the target and its sources.
+    expect(result.stderr).toMatch(/^petctl: base URL .+\n> GET http:\/\/127\.0\.0\.1:\d+\/v1\/store\/orders\n> Authorization: Bearer \[redacted\]\n< 200 in \d+ ms/);
   });
 });
 

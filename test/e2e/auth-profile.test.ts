@@ -62,17 +62,18 @@ describe.concurrent('profiles', () => {
     expect(modeOf(configFile)).toBe(0o600);
     expect(modeOf(configDir)).toBe(0o700);
 
-    // Other profiles and none chosen: none is active (commands that send stop with no_profile).
+    // The first profile added is chosen with it; the second is not.
+    expect(added.stderr).toBe('Profile "production" added and now in use (petctl profile use sandbox to go back)\n');
     const listed = await ok(petctl(['profile', 'list', '-o', 'json']));
     expect(JSON.parse(listed.stdout)).toEqual([
       { name: 'sandbox', active: false, baseUrl: null, builtIn: true, key: null },
-      { name: 'production', active: false, baseUrl: 'https://api.example.org/v1', builtIn: false, key: null },
+      { name: 'production', active: true, baseUrl: 'https://api.example.org/v1', builtIn: false, key: null },
       // Normalised: no trailing slash.
       { name: 'staging', active: false, baseUrl: 'https://staging.example.org/v1', builtIn: false, key: null },
     ]);
     const table = await ok(petctl(['profile', 'list']));
     expect(table.stdout).toBe(
-      '\tsandbox\tembedded sandbox (in-process)\tbuilt-in\n\tproduction\thttps://api.example.org/v1\tnone\n\tstaging\thttps://staging.example.org/v1\tnone\n',
+      '\tsandbox\tembedded sandbox (in-process)\tbuilt-in\n*\tproduction\thttps://api.example.org/v1\tnone\n\tstaging\thttps://staging.example.org/v1\tnone\n',
     );
 
     await ok(petctl(['profile', 'use', 'staging']));
@@ -149,6 +150,8 @@ describe.concurrent('profiles', () => {
     const envKey = newApiKey();
     const { petctl, configFile } = setup(t, [storedKey, envKey]);
     await ok(petctl(['profile', 'add', 'production', '--base-url', 'https://api.example.org/v1']));
+    // Not the profile in use: the sandbox stays chosen.
+    await ok(petctl(['profile', 'use', 'sandbox']));
     await ok(petctl(['auth', 'login', '--insecure-storage', '--no-verify', '-p', 'production'], { input: storedKey }));
 
     const plain = await ok(petctl(['profile', 'show', 'production']));
@@ -311,8 +314,7 @@ describe.concurrent('auth', () => {
       [
         'Profile:    production (active profile)',
         `Base URL:   ${server.baseUrl} (from the profile)`,
-        `API key:    ${mask(key)} (from the profile)`,
-        'Stored in:  config file',
+        `API key:    ${mask(key)} (from the profile, in the config file)`,
         'Status:     authenticated (GET /pets?limit=1 answered 200)',
         'Rate limit: 41 of 60 left, resets 2030-03-17 23:31:40',
         `Config:     ${configFile}`,
@@ -337,6 +339,21 @@ describe.concurrent('auth', () => {
       rateLimit: { limit: 60, remaining: 41, reset: '2030-03-17T17:46:40.000Z' },
       configFile,
     });
+  });
+
+  it('status names one source for the key in use: PETCTL_API_KEY over a stored key says only that', async (t) => {
+    const server = await scripted(t);
+    const stored = newApiKey();
+    const envKey = newApiKey();
+    const { petctl } = setup(t, [stored, envKey]);
+    await ok(petctl(['profile', 'add', 'production', '--base-url', server.baseUrl]));
+    await ok(petctl(['auth', 'login', '--insecure-storage', '--no-verify', '--with-token'], { input: stored }));
+
+    const status = await ok(petctl(['auth', 'status'], { env: { PETCTL_API_KEY: envKey } }));
+    const keyLines = status.stdout.split('\n').filter((line) => /key|stored/i.test(line));
+    expect(keyLines).toEqual([`API key:    ${mask(envKey)} (from PETCTL_API_KEY)`]);
+    const asJson = JSON.parse((await ok(petctl(['auth', 'status', '-o', 'json'], { env: { PETCTL_API_KEY: envKey } }))).stdout);
+    expect(asJson).toMatchObject({ key: mask(envKey), keySource: 'env', keyStorage: null });
   });
 
   it('status without rate-limit headers says so rather than inventing numbers', async (t) => {
@@ -406,6 +423,8 @@ describe.concurrent('auth', () => {
     const key = newApiKey();
     const { petctl } = setup(t, [key]);
     await ok(petctl(['profile', 'add', 'production', '--base-url', server.baseUrl]));
+    // Not the profile in use: the sandbox stays chosen.
+    await ok(petctl(['profile', 'use', 'sandbox']));
     await ok(petctl(['auth', 'login', '--insecure-storage', '--no-verify', '-p', 'production'], { input: key }));
 
     const status = await petctl(['-p', 'production', 'auth', 'status']);

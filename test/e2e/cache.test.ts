@@ -171,7 +171,8 @@ describe.concurrent('--cache', () => {
     const piped = await petctl(['pets', 'list', '--cache', '30s']);
     expect(piped.stderr).toBe('');
     const verbose = await petctl(['pets', 'list', '--cache', '30s', '-v']);
-    expect(verbose.stderr).toMatch(new RegExp(`^> GET ${server.baseUrl}/pets\\n< from cache, \\d+s old\\n$`));
+    // -v first names the target and where each part came from.
+    expect(verbose.stderr).toMatch(new RegExp(`^petctl: base URL ${server.baseUrl} \\(from [^)]+\\); key .+\\n> GET ${server.baseUrl}/pets\\n< from cache, \\d+s old\\n$`));
     expect(server.requests).toHaveLength(1);
   });
 

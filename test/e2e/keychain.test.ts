@@ -82,6 +82,36 @@ describe.skipIf(noSecretService)('with a real Secret Service', () => {
     expect(keychain.accounts()).toHaveLength(1);
   });
 
+  it('rotation is clean: a new key that goes elsewhere still removes the old one, or says where it is left', async (t) => {
+    const keychain = await withSecretService(t);
+    const configDir = tempConfigDir();
+    const NEXT = 'sandbox-business';
+    const petctl = cliSession({ env: { PETCTL_CONFIG_DIR: configDir, ...keychain.env }, secrets: [KEY, NEXT] });
+    const configFile = path.join(configDir, 'config.json');
+
+    // The old key in the keychain, the new one in config.json on purpose: the old entry goes.
+    expect((await petctl(['auth', 'login', '--no-verify', '--with-token'], { input: KEY })).code).toBe(0);
+    expect(keychain.accounts()).toHaveLength(1);
+    const onPurpose = await petctl(['auth', 'login', '--insecure-storage', '--no-verify', '--with-token'], { input: NEXT });
+    expect(onPurpose.stderr).toBe('replaced the key ****-pro with ****ness for profile sandbox\n');
+    expect(keychain.accounts()).toEqual([]);
+    expect(storedApiKey(configDir)).toBe(NEXT);
+
+    // The old key in the keychain, rotated from a shell that cannot reach it: the new key goes to
+    // config.json, the replacement is said, and so is where the old key still is.
+    expect((await petctl(['auth', 'login', '--no-verify', '--with-token'], { input: KEY })).code).toBe(0);
+    const [account] = keychain.accounts();
+    const rotated = await petctl(['auth', 'login', '--no-verify', '--with-token'], { input: NEXT, env: { DBUS_SESSION_BUS_ADDRESS: undefined } });
+    expect(rotated.code, rotated.stderr).toBe(0);
+    const lines = rotated.stderr.split('\n');
+    expect(lines[0]).toBe(`no keychain available: the key is stored in ${configFile} (mode 0600)`);
+    expect(lines[1]).toBe('replaced the key in the keychain with ****ness for profile sandbox');
+    expect(lines[2]).toMatch(new RegExp(`^warning: the old key could not be removed from the keychain \\(.+\\); it is still there as service petctl, account ${account}$`));
+    expect(lines.slice(3)).toEqual(['']);
+    expect(storedApiKey(configDir)).toBe(NEXT);
+    expect(keychain.accounts()).toEqual([account]);
+  });
+
   it('profile remove deletes the key and the state store password from the keychain', async (t) => {
     const keychain = await withSecretService(t);
     const configDir = tempConfigDir();

@@ -23,6 +23,8 @@ interface Setup {
   /** What the embedded sandbox received, one line per request. */
   sandboxRequests: () => string[];
   configFile: string;
+  /** The key stored in both profiles. */
+  key: string;
 }
 
 async function setup(t: Pick<TestContext, 'onTestFinished'>, options: { profiles?: boolean } = {}): Promise<Setup> {
@@ -42,14 +44,20 @@ async function setup(t: Pick<TestContext, 'onTestFinished'>, options: { profiles
       expect((await petctl(['profile', 'add', name, '--base-url', server.baseUrl])).code).toBe(0);
       expect((await petctl(['auth', 'login', '--insecure-storage', '-p', name, '--no-verify', '--with-token'], { input: key })).code).toBe(0);
     }
+    // The first profile added was chosen with it; none chosen is what a config written by hand, or
+    // the removal of the chosen profile, leaves.
+    const configFile = path.join(configDir, 'config.json');
+    const { activeProfile, ...config } = JSON.parse(fs.readFileSync(configFile, 'utf8')) as Record<string, unknown>;
+    expect(activeProfile).toBe('production');
+    fs.writeFileSync(configFile, JSON.stringify(config), { mode: 0o600 });
   }
   const sandboxRequests = () => (fs.existsSync(log) ? fs.readFileSync(log, 'utf8').split('\n').filter(Boolean) : []);
-  return { petctl, production, staging, sandboxRequests, configFile: path.join(configDir, 'config.json') };
+  return { petctl, key, production, staging, sandboxRequests, configFile: path.join(configDir, 'config.json') };
 }
 
-function expectNoProfile(result: CliResult): void {
+function expectNoProfile(result: CliResult, names = 'production, staging'): void {
   expect(result.code).toBe(2);
-  expect(result.stderr).toBe(NO_PROFILE);
+  expect(result.stderr).toBe(NO_PROFILE.replace('production, staging', names));
   expectCleanError(result);
 }
 
@@ -146,5 +154,104 @@ describe.concurrent('the profile a command uses', () => {
     expect(production.requests).toHaveLength(0);
     expect(staging.requests).toHaveLength(0);
     expect(sandboxRequests()).toEqual([]);
+  });
+});
+
+describe.concurrent('the environment may name the whole target', () => {
+  it('--base-url or PETCTL_BASE_URL with PETCTL_API_KEY need no profile: no no_profile among several, and the request goes there with that key', async (t) => {
+    const { petctl, production, staging, sandboxRequests } = await setup(t);
+    const ci = await startScriptedServer(json(200, [PET]));
+    t.onTestFinished(() => ci.close());
+    const ciKey = newApiKey();
+    const run = (args: string[], env: Record<string, string>) => petctl(args, { env: { PETCTL_API_KEY: ciKey, ...env } });
+    for (const [args, env] of [
+      [['pets', 'list'], { PETCTL_BASE_URL: ci.baseUrl }],
+      [['--base-url', ci.baseUrl, 'pets', 'list'], {}],
+      [['api', '/pets'], { PETCTL_BASE_URL: ci.baseUrl }],
+    ] as const) {
+      const result = await run([...args], env);
+      expect(result.code, `${args.join(' ')}: ${result.stderr}`).toBe(0);
+      expect(result.stderr).not.toContain('no_profile');
+    }
+    expect(ci.requests).toHaveLength(3);
+    for (const request of ci.requests) expect(request.headers.authorization).toBe(`Bearer ${ciKey}`);
+    expect(production.requests).toHaveLength(0);
+    expect(staging.requests).toHaveLength(0);
+    expect(sandboxRequests()).toEqual([]);
+  });
+
+  it('auth status and -v say where each came from, and that no profile is used', async (t) => {
+    const { petctl } = await setup(t);
+    const ci = await startScriptedServer(json(200, [PET], { 'x-ratelimit-limit': '60', 'x-ratelimit-remaining': '59' }));
+    t.onTestFinished(() => ci.close());
+    const ciKey = newApiKey();
+    const mask = `****${ciKey.slice(-4)}`;
+    const env = { PETCTL_API_KEY: ciKey, PETCTL_BASE_URL: ci.baseUrl };
+
+    const status = await petctl(['auth', 'status'], { env });
+    expect(status.code, status.stderr).toBe(0);
+    expect(status.stdout).toContain('Profile:    none (the base URL and key are given without one)\n');
+    expect(status.stdout).toContain(`Base URL:   ${ci.baseUrl} (from PETCTL_BASE_URL)\n`);
+    expect(status.stdout).toContain(`API key:    ${mask} (from PETCTL_API_KEY)\n`);
+    expect(status.stdout).not.toContain('Stored in');
+    expect(JSON.parse((await petctl(['auth', 'status', '-o', 'json'], { env })).stdout)).toMatchObject({
+      profile: null,
+      profileSource: 'none',
+      baseUrl: ci.baseUrl,
+      baseUrlSource: 'env',
+      key: mask,
+      keySource: 'env',
+      keyStorage: null,
+    });
+
+    const traced = await petctl(['-v', '--base-url', ci.baseUrl, 'pets', 'list'], { env: { PETCTL_API_KEY: ciKey } });
+    expect(traced.code, traced.stderr).toBe(0);
+    expect(traced.stderr).toContain(`petctl: base URL ${ci.baseUrl} (from --base-url); key ${mask} (from PETCTL_API_KEY); profile none (the base URL and key are given without one)\n`);
+  });
+
+  it('half a target is not enough: a key alone, or a base URL alone, still stops with no_profile; http:// to another host is still refused', async (t) => {
+    const { petctl, production, staging } = await setup(t);
+    expectNoProfile(await petctl(['pets', 'list'], { env: { PETCTL_API_KEY: newApiKey() } }));
+    expectNoProfile(await petctl(['pets', 'list'], { env: { PETCTL_BASE_URL: production.baseUrl } }));
+    const clear = await petctl(['pets', 'list'], { env: { PETCTL_API_KEY: newApiKey(), PETCTL_BASE_URL: 'http://api.example.org/v1' } });
+    expect(clear.code).toBe(2);
+    expect(clear.stderr).toBe(
+      'error: PETCTL_BASE_URL uses http:// for api.example.org: the API key would travel in clear text; use https:// (usage_error)\nhint: http:// is accepted only for loopback hosts (localhost, 127.0.0.0/8, [::1])\n',
+    );
+    expect(production.requests).toHaveLength(0);
+    expect(staging.requests).toHaveLength(0);
+  });
+});
+
+describe.concurrent('profile add of the first profile', () => {
+  it('is used from then on and says so; pets list, which used the sandbox a minute ago, goes to it', async (t) => {
+    const { petctl, staging: production, sandboxRequests } = await setup(t, { profiles: false });
+    const added = await petctl(['profile', 'add', 'prod', '--base-url', production.baseUrl]);
+    expect(added.code, added.stderr).toBe(0);
+    expect(added.stdout).toBe('');
+    expect(added.stderr).toBe('Profile "prod" added and now in use (petctl profile use sandbox to go back)\n');
+    expect((await petctl(['auth', 'login', '--insecure-storage', '--no-verify', '--with-token'], { input: newApiKey() })).code).toBe(0);
+    const listed = await petctl(['pets', 'list']);
+    expect(listed.code, listed.stderr).toBe(0);
+    expect(production.requests).toHaveLength(1);
+    expect(sandboxRequests()).toEqual([]);
+
+    // A second one is added as before, and the first stays in use.
+    const second = await petctl(['profile', 'add', 'qa', '--base-url', 'https://qa.example.org/v1']);
+    expect(second.stderr).toBe('Profile "qa" added. Store its key with: petctl auth login -p qa\n');
+    expect(JSON.parse((await petctl(['profile', 'show', '-o', 'json'])).stdout)).toMatchObject({ name: 'prod', active: true });
+  });
+
+  it('is not chosen when the sandbox was chosen with profile use, nor while other profiles exist and none is chosen', async (t) => {
+    const chosen = await setup(t, { profiles: false });
+    expect((await chosen.petctl(['profile', 'use', 'sandbox'])).code).toBe(0);
+    const added = await chosen.petctl(['profile', 'add', 'prod', '--base-url', 'https://api.example.org/v1']);
+    expect(added.stderr).toBe('Profile "prod" added. Store its key with: petctl auth login -p prod\n');
+    expect(JSON.parse(fs.readFileSync(chosen.configFile, 'utf8'))).toMatchObject({ activeProfile: 'sandbox' });
+
+    const { petctl } = await setup(t);
+    const third = await petctl(['profile', 'add', 'qa', '--base-url', 'https://qa.example.org/v1']);
+    expect(third.stderr).toBe('Profile "qa" added. Store its key with: petctl auth login -p qa\n');
+    expectNoProfile(await petctl(['pets', 'list']), 'production, qa, staging');
   });
 });

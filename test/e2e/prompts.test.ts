@@ -64,6 +64,17 @@ describe.concurrent('prompts on a terminal', () => {
     expect(server.requests).toHaveLength(0);
   });
 
+  it('pets add asks nothing when the profile has no key: it stops first (not_configured, exit 4), nothing sent', async (t) => {
+    const { server, env } = await petServer(t);
+    const config = { activeProfile: 'sandbox', profiles: { prod: { baseUrl: server.baseUrl } } };
+    fs.writeFileSync(`${env.PETCTL_CONFIG_DIR}/config.json`, JSON.stringify(config), { mode: 0o600 });
+    const tty = openTerminal(t, ['-p', 'prod', 'pets', 'add'], { PETCTL_CONFIG_DIR: env.PETCTL_CONFIG_DIR });
+    expect(await tty.exitCode()).toBe(4);
+    expect(tty.screen()).toContain('error: no API key for profile "prod" (not_configured)');
+    expect(tty.screen()).not.toMatch(/Name|Category id|Status/);
+    expect(server.requests).toHaveLength(0);
+  });
+
   it('asks only for what is missing; Enter at the status prompt chooses available, which comes first', async (t) => {
     const { server, env, args } = await petServer(t);
     const tty = openTerminal(t, [...args, 'pets', 'add', '--name', 'Tom'], env);

@@ -56,14 +56,15 @@ export async function loginRun(options: LoginOptions, ctx: Context): Promise<voi
   const key = validateApiKey(await readKey(ctx, name, options.withToken));
   if (options.verify) await checkKey(ctx, key);
   const placed = await store.setKey(name, key, { insecureStorage: options.insecureStorage });
-  const { describeKeyChange, describeKeyPlace } = await import('../../output/key-change');
+  const { describeKeyChange, describeKeyLeftBehind, describeKeyPlace } = await import('../../output/key-change');
   if (placed.keychainFailure) {
     if (ctx.globals.verbose) ctx.line(`petctl: ${placed.keychainFailure.message}`);
     ctx.notice(describeKeyPlace(store.path));
   }
   ctx.notice(
-    describeKeyChange(name, placed.previous, key) ?? `API key stored for profile "${name}". Check it with: petctl auth status${ctx.globals.profile ? ` -p ${name}` : ''}`,
+    describeKeyChange(name, placed, key) ?? `API key stored for profile "${name}". Check it with: petctl auth status${ctx.globals.profile ? ` -p ${name}` : ''}`,
   );
+  if (placed.leftBehind) ctx.warn(describeKeyLeftBehind(placed.leftBehind));
   if (ctx.env.PETCTL_API_KEY) ctx.warn('PETCTL_API_KEY is set and overrides the stored key until you unset it');
 }
 

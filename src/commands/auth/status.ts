@@ -28,19 +28,19 @@ export async function statusRun(ctx: Context): Promise<void> {
   const reset = resetMs === undefined ? undefined : new Date(resetMs).toISOString();
 
   const object = {
-    profile: target.profile,
+    profile: target.profile ?? null,
     profileSource: target.profileSource,
     baseUrl: target.baseUrl,
     baseUrlSource: target.baseUrlSource,
     key: maskKey(target.apiKey),
     keySource: target.keySource,
-    // Where the profile's own key lives (PETCTL_API_KEY may be overriding it).
-    keyStorage: target.keyStorage ?? null,
+    // Where the key in use is kept: null when it is not a stored one (PETCTL_API_KEY, the sandbox's own).
+    keyStorage: (target.keySource === 'profile' ? target.keyStorage : undefined) ?? null,
     authenticated: true,
     rateLimit: { limit: rate.limit ?? null, remaining: rate.remaining ?? null, reset: reset ?? null },
     configFile: ctx.paths.configFile,
   };
-  const said = describeTarget(target, object.key);
+  const said = describeTarget(target, object.key, false, true);
   const limitText =
     rate.limit === undefined
       ? 'not reported'
@@ -51,7 +51,6 @@ export async function statusRun(ctx: Context): Promise<void> {
         { key: 'profile', label: 'Profile', text: said.profile },
         { key: 'baseUrl', label: 'Base URL', text: said.baseUrl },
         { key: 'key', label: 'API key', text: said.key! },
-        ...(object.keyStorage ? [{ key: 'keyStorage', label: 'Stored in', text: object.keyStorage }] : []),
         { key: 'authenticated', label: 'Status', text: 'authenticated (GET /pets?limit=1 answered 200)' },
         { key: 'rateLimit', label: 'Rate limit', text: limitText },
         { key: 'configFile', label: 'Config', text: object.configFile },

@@ -117,8 +117,9 @@ export async function addRun(given: AddOptions, ctx: Context): Promise<void> {
   if (given.name?.trim() === '') {
     throw new UsageError("option '--name <name>' must not be empty");
   }
-  // Where it would go is settled before anything is asked (no profile chosen, a bad base URL).
-  await ctx.target();
+  // Where it would go, and with which key, is settled before anything is asked (no profile chosen, a bad base URL, no key).
+  const { requireKey } = await import('../../config/target');
+  requireKey(await ctx.target());
   const options = await completePetFields(ctx, given);
   const [{ http }, { createPet }, { renderPet }, { renderOptions }, { noStatusLine }] = await Promise.all([
     ctx.api(),

@@ -18,6 +18,7 @@ export function registerProfileAdd(profile: Command, invoke: Invoke): void {
       `
 --base-url <url> is the profile's base URL: https://…/v1 (http only for loopback);
 asked for on a terminal when missing.
+The first profile besides sandbox, added while none is chosen, is used from then on.
 The state store's password is stored like the key (config.json, mode 0600) and never printed.
 If the Redis server cannot be reached, petctl warns and uses this machine's state file.
 
@@ -47,8 +48,13 @@ export async function profileAddRun(options: ProfileAddOptions, ctx: Context): P
   const baseUrl = options.baseUrl ?? (await (await import('../../input/prompts')).promptBaseUrl(ctx));
   const statePassword = options.statePasswordStdin ? await readStatePassword(ctx, name, stateUrl) : undefined;
   const store = await ctx.profiles();
-  notePasswordPlace(ctx, await store.add(name, baseUrl, { stateUrl, statePassword }), store.path);
+  const added = await store.add(name, baseUrl, { stateUrl, statePassword }, { useIfFirst: true });
+  notePasswordPlace(ctx, added.password, store.path);
   if (stateUrl !== undefined) await warnIfPasswordInClear(ctx, stateUrl, statePassword !== undefined);
-  ctx.notice(`Profile "${options.name}" added. Store its key with: petctl auth login -p ${options.name}`);
+  ctx.notice(
+    added.nowActive
+      ? `Profile "${name}" added and now in use (petctl profile use sandbox to go back)`
+      : `Profile "${name}" added. Store its key with: petctl auth login -p ${name}`,
+  );
 }
 

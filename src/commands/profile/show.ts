@@ -48,8 +48,9 @@ export async function profileShowRun(options: { name?: string }, ctx: Context): 
     }
     throw error;
   }
-  const stored = store.get(target.profile);
-  const overrides = [
+  const stored = target.profile === undefined ? undefined : store.get(target.profile);
+  // Without a profile there is nothing to override.
+  const overrides = target.profile === undefined ? [] : [
     ...(ctx.env.PETCTL_API_KEY ? ['PETCTL_API_KEY overrides the stored key'] : []),
     ...(target.baseUrlSource === 'env' ? ['PETCTL_BASE_URL overrides the base URL'] : []),
     ...(target.baseUrlSource === 'flag' ? ['--base-url overrides the base URL'] : []),
@@ -60,8 +61,8 @@ export async function profileShowRun(options: { name?: string }, ctx: Context): 
   const recorded = target.apiKey && (await openFileStore(ctx.paths.stateFile, target.identity, target.apiKey, () => now, { warn: (message) => ctx.warn(message) }).read());
   const seen = lastSeen(recorded || undefined, now);
   const object = {
-    name: target.profile,
-    active: target.profile === store.activeName(),
+    name: target.profile ?? null,
+    active: target.profile !== undefined && target.profile === store.activeName(),
     builtIn: stored?.builtIn ?? false,
     baseUrl: stored?.baseUrl ?? null,
     effectiveBaseUrl: target.baseUrl ?? null,
@@ -83,7 +84,7 @@ export async function profileShowRun(options: { name?: string }, ctx: Context): 
       [
         { key: 'name', label: 'Profile', text: said.profile },
         { key: 'baseUrl', label: 'Base URL', text: said.baseUrl },
-        { key: 'storedKey', label: 'Stored key', text: object.storedKey ? `${object.storedKey} (${object.keyStorage})` : object.builtIn ? 'none (uses the built-in sandbox key)' : 'none: run petctl auth login' },
+        { key: 'storedKey', label: 'Stored key', text: object.storedKey ? `${object.storedKey} (${object.keyStorage})` : object.builtIn ? 'none (uses the built-in sandbox key)' : object.name === null ? 'none (no profile in use)' : 'none: run petctl auth login' },
         { key: 'effectiveKey', label: 'Key in use', text: said.key ?? 'none' },
         ...(object.stateUrl ? [{ key: 'stateUrl', label: 'State store', text: `${object.stateUrl} (${object.stateUrlSource}${passwordText(target.statePasswordSource)})` }] : []),
         { key: 'overrides', label: 'Overrides', text: overrides.length ? overrides.join('; ') : 'none' },
