@@ -1,3 +1,4 @@
+import { isDeepStrictEqual } from 'node:util';
 import type { WaitKind } from '../errors';
 import { type BlockReason, type LimitEntry, latestTime } from './limits/entry';
 
@@ -35,12 +36,9 @@ export type { BlockReason, LimitEntry, LimitWindow } from './limits/entry';
  *                                              in flight per machine
  *   a 5xx (GET) or a network error             exponential backoff, full   backoff        counts
  *                                              jitter; a 503's Retry-After retry_after
- *   a host that does not resolve, or nothing   no retry                    -
- *     listening on this machine's port
- *   a retry that could not start with          no retry: the request ends  -              -
- *     min(--timeout, 1s) left before its       within max(--timeout,
- *     bound (requestDeadline)                  --max-wait) + 1s of its
- *                                              first attempt
+ *   an unknown host, TLS to plain HTTP, a      no retry                    -
+ *     refused port on this machine
+ *   a retry past the request's bound           no retry (requestDeadline)  -
  *
  * A single command's counted waits add up against --max-wait; an import's or
  * a listing's requests each have their own. A wait that would go past it is
@@ -123,15 +121,11 @@ export function decide(entry: LimitEntry | undefined, now: number, claim: Claim)
 /** The record after an answer, or undefined when it need not change. */
 export function observe(entry: LimitEntry | undefined, answer: RateAnswer, now: number): LimitEntry | undefined {
   let next: LimitEntry = { ...entry };
-  let changed = false;
   const refused = answer.status === 429;
   const reason = answer.banned ? 'key_banned' : 'rate_limited';
 
   const retryAt = refused ? (answer.retryAt ?? answer.resetAt) : undefined;
-  if (retryAt !== undefined && retryAt > now && (next.blockedUntil ?? 0) < retryAt) {
-    next = { ...next, blockedUntil: retryAt, reason };
-    changed = true;
-  }
+  if (retryAt !== undefined && retryAt > now && (next.blockedUntil ?? 0) < retryAt) next = { ...next, blockedUntil: retryAt, reason };
   const held = (next.blockedUntil ?? 0) > now && next.holdMs !== undefined;
   if (refused && retryAt === undefined && !held) {
     // No usable time: everything on the key holds, for longer each time the probe after a hold meets a 429.
@@ -143,11 +137,9 @@ export function observe(entry: LimitEntry | undefined, answer: RateAnswer, now: 
       delete next.untrackedUntil;
       next.silentLimitUntil = Math.max(now + SILENT_LIMIT_MS, next.silentLimitUntil ?? 0);
     }
-    changed = true;
-  } else if (!refused && next.holdMs !== undefined && !held) {
+  } else if (!refused && !held) {
     // The probe got through: the hold is over.
     delete next.holdMs;
-    changed = true;
   }
 
   const { remaining, reset, resetAt } = answer;
@@ -159,34 +151,23 @@ export function observe(entry: LimitEntry | undefined, answer: RateAnswer, now: 
     const left = refused ? 0 : remaining;
     if (known && known.reset === reset) {
       // Both ends are never early (see ServerClock), so the earlier is the closer; the budget only goes down.
-      if (left < known.remaining || resetAt < known.resetAt) {
-        next.window = { ...known, remaining: Math.min(left, known.remaining), resetAt: Math.min(resetAt, known.resetAt) };
-        changed = true;
-      }
+      next.window = { ...known, remaining: Math.min(left, known.remaining), resetAt: Math.min(resetAt, known.resetAt) };
     } else if (!(known && live && reset < known.reset)) {
       // A later window than ours (an answer from an older one says nothing). Our end of the old one
       // can run a second or two late while the server has moved on: its count is the new budget. A
       // Reset only a little later may be the same window reported with jitter, which never raises it.
       const sameWindow = live && reset - known.reset <= RESET_JITTER_S;
       next.window = { reset, resetAt, remaining: sameWindow ? Math.min(known.remaining, left) : left, ...(answer.limit === undefined ? {} : { limit: answer.limit }) };
-      changed = true;
     }
-    if (!refused && left === 0 && (next.blockedUntil ?? 0) < resetAt) {
-      // Nothing left until the reset: the next process must not even try (and get a 429).
-      next = { ...next, blockedUntil: resetAt, reason: 'quota_exhausted' };
-      changed = true;
-    }
+    // Nothing left until the reset: the next process must not even try (and get a 429).
+    if (!refused && left === 0 && (next.blockedUntil ?? 0) < resetAt) next = { ...next, blockedUntil: resetAt, reason: 'quota_exhausted' };
   } else if (windowSaid && !refused && (next.untrackedUntil ?? 0) <= now && (next.silentLimitUntil ?? 0) <= now) {
     // The service names no window: probing would only hold every request to one at a time.
     next.untrackedUntil = now + UNTRACKED_MS;
-    changed = true;
   }
-  if (next.probeUntil !== undefined) {
-    // The probe has its answer, whatever it said: nobody need wait for it any longer.
-    delete next.probeUntil;
-    changed = true;
-  }
-  return changed ? next : undefined;
+  // The probe has its answer, whatever it said: nobody need wait for it any longer.
+  delete next.probeUntil;
+  return isDeepStrictEqual(next, entry ?? {}) ? undefined : next;
 }
 
 export function isStale(entry: LimitEntry, now: number): boolean {
@@ -237,8 +218,7 @@ export function steadyClock(wallNow: () => number, monotonic: () => number): () 
 
 /** The code of a stop after a wait of this kind. */
 export function codeFor(kind: WaitKind): 'rate_limited' | 'quota_exhausted' | 'key_banned' {
-  if (kind === 'ban') return 'key_banned';
-  return kind === 'day_quota' ? 'quota_exhausted' : 'rate_limited';
+  return kind === 'ban' ? 'key_banned' : kind === 'day_quota' ? 'quota_exhausted' : 'rate_limited';
 }
 
 export function windowKind(until: number, now: number): 'minute_window' | 'day_quota' {
@@ -278,7 +258,7 @@ export interface AttemptReport {
 }
 
 export interface RetryState {
-  /** What is left of the request's bound (requestDeadline), and --timeout. */
+  /** What is left of the request's bound (requestDeadline). */
   timeLeftMs: number;
   timeoutMs: number;
   retriesDone: number;
@@ -304,18 +284,15 @@ export function planRetry(report: AttemptReport, state: RetryState, budget: Wait
       : report.resetInMs !== undefined
         ? windowKind(report.resetInMs, 0)
         : 'backoff';
-  if (!fitsBudget(kind, ms, budget, paced) || (budget.maxWaitMs === 0 && countsTowardMaxWait(kind, paced))) return { retry: false, kind, ms };
-  if (!attemptFits(state.timeLeftMs - ms, state.timeoutMs)) return { retry: false, kind, ms };
-  return { retry: true, kind, ms };
+  const fits = fitsBudget(kind, ms, budget, paced) && !(budget.maxWaitMs === 0 && countsTowardMaxWait(kind, paced));
+  return { retry: fits && attemptFits(state.timeLeftMs - ms, state.timeoutMs), kind, ms };
 }
 
-/** What a request's bound adds to max(--timeout, --max-wait). */
 export const BOUND_SLACK_MS = 1_000;
 
 /**
- * When a request and its retries must be over (on the monotonic clock): max(--timeout, --max-wait)
- * and a second after its first attempt, whatever the server does. Waits that are an import's or a
- * listing's pace (countsTowardMaxWait false) move it on: they are the window's, not the server's.
+ * When a request and its retries must be over (monotonic clock), whatever the server does. An import's
+ * or a listing's pace (waits countsTowardMaxWait leaves out) moves it on: those are the window's.
  */
 export function requestDeadline(firstAttemptAt: number, timeoutMs: number, maxWaitMs: number): number {
   return firstAttemptAt + Math.max(timeoutMs, maxWaitMs) + BOUND_SLACK_MS;
