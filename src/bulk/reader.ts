@@ -6,6 +6,7 @@ import { ndjsonRows } from './formats/ndjson';
 import { type InputRow, InvalidInputError, type ReadOptions, refuseUndecodable } from './formats/row';
 
 export { type InputRow, InvalidInputError, type ReadOptions } from './formats/row';
+export { headerField } from './formats/columns';
 
 /**
  * The bulk reader: turns the bytes of a JSON array, NDJSON or CSV file into

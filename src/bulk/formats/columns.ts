@@ -30,6 +30,17 @@ export function sentField(name: string): SentField | undefined {
   return SENT_FIELDS.find((field) => looseKey(field) === key);
 }
 
+/**
+ * The field a header of the file fills: the one --column gives it, else the one its name says,
+ * unless --column gives that field another header (this one is then not sent).
+ */
+export function headerField(header: string, mappings: readonly ColumnMapping[] = []): SentField | undefined {
+  const mapped = mappings.find((mapping) => columnKey(mapping.header) === columnKey(header));
+  if (mapped) return mapped.field;
+  const named = sentField(header);
+  return mappings.some((mapping) => mapping.field === named) ? undefined : named;
+}
+
 /** A few of the spellings a field is found by, for the message of a header that lacks it: `categoryId, category_id, category-id, Category Id, CATEGORY ID`. */
 export function spellings(field: SentField): string[] {
   const words = field.split(/(?=[A-Z])/).map((word) => word.toLowerCase());

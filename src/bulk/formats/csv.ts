@@ -2,7 +2,7 @@ import { parseInt64 } from '../../schemas/int64';
 import type { NewPet } from '../../schemas/pet';
 import { petStatusOf } from '../../schemas/status';
 import { csvFields } from './csv-records';
-import { type SentField, columnKey, sentField, spellings } from './columns';
+import { type SentField, columnKey, headerField, spellings } from './columns';
 import { ignoredOnce, validateNewPet, withRowId } from './fields';
 import { type InputRow, InvalidInputError, type ReadOptions, refuseUndecodable } from './row';
 
@@ -55,12 +55,7 @@ function csvHeader(names: string[], line: number, options: ReadOptions): CsvHead
     if (found === 0) throw new InvalidInputError(`line ${line}: the CSV header has no column ${JSON.stringify(header)} (--column ${field}=${header}); its columns: ${listed}`);
     if (found > 1) throw new InvalidInputError(`line ${line}: the column ${JSON.stringify(header)} (--column ${field}=${header}) appears twice in the CSV header`);
   }
-  // A field --column maps is filled from that header alone; other headers that would match it are ignored.
-  const fieldOf = (name: string) => {
-    const mapped = mappings.find((mapping) => columnKey(mapping.header) === columnKey(name));
-    const loose = sentField(name);
-    return mapped?.field ?? (mappings.some((mapping) => mapping.field === loose) ? undefined : loose);
-  };
+  const fieldOf = (name: string) => headerField(name, mappings);
   const columns: Array<keyof NewPet | undefined> = [];
   const ignore = ignoredOnce(options);
   const idKey = options.idColumn === undefined ? undefined : columnKey(options.idColumn);
