@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { type InputFormat, type InputRow, InvalidInputError, type ReadOptions, readRows } from '../../src/bulk/reader';
-import { spellings } from '../../src/bulk/formats/columns';
+import { headerField, spellings } from '../../src/bulk/formats/columns';
 import { UsageError } from '../../src/errors';
 
 /**
@@ -103,6 +103,14 @@ describe('--column field=header', () => {
     expect(await refusal('Animal_Name,categoryId\nRex,1\n', { columns: [{ field: 'name', header: 'Animal Name' }] })).toBe(
       'line 1: the CSV header has no column "Animal Name" (--column name=Animal Name); its columns: Animal_Name,categoryId',
     );
+  });
+
+  it('a header whose field --column gives another header may be the --id-column', async () => {
+    const options: ReadOptions = { columns: [{ field: 'name', header: 'Animal' }], idColumn: 'name' };
+    expect(await read('Name,Animal,categoryId\nA-1,Rex,1\n', options)).toEqual([{ row: 1, line: 2, newPet: { name: 'Rex', categoryId: 1 }, rowId: 'A-1' }]);
+    expect(headerField('name', options.columns)).toBeUndefined();
+    expect(headerField('Category Id', options.columns)).toBe('categoryId');
+    expect(headerField('animal', options.columns)).toBe('name');
   });
 
   it('a header the file lacks refuses it, naming the header and listing the file\'s', async () => {
