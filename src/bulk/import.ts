@@ -6,7 +6,7 @@ import { type RowFailure, type RowResult, type Tally, count, emptyTally } from '
 import { openInput, stdinSpoolLimit } from './input';
 import { JournalUnwritableError, JournalWriter, defaultJournalPath, readJournal, targetDigest } from './journal';
 import { type RecordsPlan, type Scan, plannedRows, scanRows } from './plan';
-import { type InputFormat, type ReadOptions, formatFromExtension, readRows, sentField } from './reader';
+import { type InputFormat, type ReadOptions, formatFromExtension, headerField, readRows } from './reader';
 import type { InputEncoding } from './decode';
 import { type JournalHolder, journalHolder, lockJournal } from './journal-lock';
 import { RecordIndex, entryOf } from './records';
@@ -43,6 +43,7 @@ export interface BulkAddOptions {
   delimiter?: string;
   /** --id-column: the column holding each row's own id, which identifies it across imports. */
   idColumn?: string;
+  columns?: ReadOptions['columns'];
   /** --new: every row is a new animal, whatever was created before. */
   fresh: boolean;
   /** --reserve: requests of every window left to other commands on the key. */
@@ -62,9 +63,8 @@ export async function bulkAdd(options: BulkAddOptions, ctx: Context): Promise<vo
     // The rows stream out as they complete; there is no one JSON result to query.
     throw new UsageError('--query does not apply to --file', "use -o ndjson and a filter such as jq: petctl pets add --file f.csv -o ndjson | jq 'select(.ok | not)'");
   }
-  if (options.idColumn !== undefined && sentField(options.idColumn) !== undefined) {
-    throw new UsageError(`--id-column ${options.idColumn} names a field that is sent`, 'name the column that holds your own id for each animal, such as an intake number');
-  }
+  const sent = options.idColumn === undefined ? undefined : headerField(options.idColumn, options.columns);
+  if (sent !== undefined) throw new UsageError(`--id-column ${options.idColumn} names a field that is sent (${sent})`, 'name the column that holds your own id for each animal, such as an intake number');
   keepYoungGenerationSmall();
   const input = await openInput(options.file, ctx.io.stdin, ctx.signal, stdinSpoolLimit(ctx.env));
   ctx.onCleanup(() => input.close());
@@ -89,7 +89,7 @@ export async function bulkAdd(options: BulkAddOptions, ctx: Context): Promise<vo
 
   const ignored: string[] = [];
   // How the bytes are read, the same in both passes.
-  const reading: ReadOptions = { idColumn: options.idColumn, encoding: options.encoding, delimiter: options.delimiter };
+  const reading: ReadOptions = { idColumn: options.idColumn, encoding: options.encoding, delimiter: options.delimiter, columns: options.columns };
   const read: ReadOptions = { ...reading, onIgnored: (name) => ignored.push(name) };
   let invalidShown = 0;
 

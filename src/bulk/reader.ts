@@ -1,11 +1,12 @@
+import { UsageError } from '../errors';
 import { decodeText } from './decode';
 import { csvRows } from './formats/csv';
 import { jsonArrayRows } from './formats/json-array';
 import { ndjsonRows } from './formats/ndjson';
 import { type InputRow, InvalidInputError, type ReadOptions, refuseUndecodable } from './formats/row';
 
-export { sentField } from './formats/fields';
 export { type InputRow, InvalidInputError, type ReadOptions } from './formats/row';
+export { headerField } from './formats/columns';
 
 /**
  * The bulk reader: turns the bytes of a JSON array, NDJSON or CSV file into
@@ -78,6 +79,9 @@ export async function* readRows(
   })();
   const chosen = format ?? formatFromContent(firstChar);
   onFormat?.(chosen);
+  if (chosen !== 'csv' && options.columns?.length) {
+    throw new UsageError(`--column applies to CSV headers, not ${chosen} input`, 'JSON fields are taken by their exact names: name, categoryId, status');
+  }
   if (chosen === 'json') yield* jsonArrayRows(all, options);
   else if (chosen === 'ndjson') yield* ndjsonRows(all, options);
   else yield* csvRows(all, options);

@@ -3,6 +3,7 @@ import { LIMIT_MAX, LIMIT_MIN, PET_STATUSES, type PetStatusValue } from '../sche
 import { STATUS_RULE } from '../schemas/new-pet-rules';
 import { int64Problem, parseInt64 } from '../schemas/int64';
 import { petStatusOf } from '../schemas/status';
+import { type ColumnMapping, columnKey, sentField } from '../bulk/formats/columns';
 
 /**
  * Flag and argument parsers. Each throws commander's InvalidArgumentError with
@@ -97,6 +98,21 @@ export function parseDelimiter(value: string): string {
     throw new InvalidArgumentError('must be one character other than a quote or a line break, or tab');
   }
   return delimiter;
+}
+
+/**
+ * `--column <field=header>`, repeatable: the header that fills a field. The field is matched as
+ * headers are (`category_id=Cat` too); the header is split off at the first `=` and trimmed.
+ */
+export function parseColumn(value: string, previous: readonly ColumnMapping[] = []): ColumnMapping[] {
+  const at = value.indexOf('=');
+  const header = value.slice(at + 1).trim();
+  if (at === -1 || header === '') throw new InvalidArgumentError('must be <field>=<header>, such as categoryId="Category Id"');
+  const field = sentField(value.slice(0, at));
+  if (field === undefined) throw new InvalidArgumentError('must be <field>=<header>, the field one of name, categoryId, status');
+  if (previous.some((mapping) => mapping.field === field)) throw new InvalidArgumentError(`must give each field once (${field} twice)`);
+  if (previous.some((mapping) => columnKey(mapping.header) === columnKey(header))) throw new InvalidArgumentError(`must give each header one field (${JSON.stringify(header)} twice)`);
+  return [...previous, { field, header }];
 }
 
 export function parseReserve(value: string): number {

@@ -31,8 +31,8 @@ export interface ProgressOptions {
 
 /** The rate limit's window when the headers do not tell (the specification's plans are per minute). */
 const MINUTE_MS = 60_000;
-/** A rate over less than this says more about one burst than about the import. */
-const RATE_SHOWN_AFTER_MS = 1000;
+/** The bar's rate reads `rate: measuring` until the import has sent for this long, or had this many requests answered: less says more about one moment than about the import. */
+const RATE_SAMPLE = { ms: 10_000, requests: 10 };
 
 /** `rows` in `elapsedMs`, per minute. */
 export function perMinute(rows: number, elapsedMs: number): number {
@@ -195,25 +195,62 @@ export class ImportProgress {
     if (!force && now - this.lastDraw < 100) return;
     this.lastDraw = now;
     const sending = this.sendingMs();
-    const rate = sending !== undefined && sending >= RATE_SHOWN_AFTER_MS ? perMinute(this.created, sending) : undefined;
+    const measured = sending !== undefined && (sending >= RATE_SAMPLE.ms || this.sentDone >= RATE_SAMPLE.requests);
+    const rate = measured ? perMinute(this.created, sending) : undefined;
     const sendsLeft = Math.max(0, this.options.toSend - this.sentDone);
     const leftMs = this.sentDone === 0 ? undefined : this.timeLeft(now, sendsLeft, rate ?? 0);
     const waitLeft = this.waitingUntil === undefined ? 0 : Math.max(0, this.waitingUntil - now);
-    const { total } = this.options;
-    const columns = this.status.width();
-    const width = columns !== undefined && columns < 100 ? 10 : 20;
-    const filled = total > 0 ? Math.round((this.done / total) * width) : width;
-    const parts = [
-      `[${'#'.repeat(filled)}${'.'.repeat(width - filled)}] ${this.done}/${total}`,
-      rate === undefined ? 'rate: measuring' : `${Math.round(rate)}/min`,
-      `429s: ${this.tooMany}`,
-    ];
+    let left: string | undefined;
     // Before the first answer the time left is not known, but the wait under way is, and is shown.
-    if (sendsLeft === 0) parts.push('finishing');
+    if (sendsLeft === 0) left = 'finishing';
     // The wait is shown rounded up to the second: the time left, rounded to the nearest, must not read less.
-    else if (leftMs !== undefined) parts.push(`~${formatDuration(waitLeft > 0 ? Math.max(leftMs, Math.ceil(waitLeft / 1000) * 1000) : leftMs)} left`);
-    else if (waitLeft === 0) parts.push('time left: estimating');
-    if (waitLeft > 0) parts.push(`rate-limit wait ${formatWait(waitLeft)}`);
-    this.status.show(`import ${parts.join(' · ')}`);
+    else if (leftMs !== undefined) left = `~${formatDuration(waitLeft > 0 ? Math.max(leftMs, Math.ceil(waitLeft / 1000) * 1000) : leftMs)} left`;
+    else if (waitLeft === 0) left = 'time left: estimating';
+    const frame = { done: this.done, total: this.options.total, rate, tooMany: this.tooMany, left, waitMs: waitLeft > 0 ? waitLeft : undefined };
+    this.status.show(progressLine(frame, this.status.width()));
   }
+}
+
+/** What one frame of the bar shows. */
+export interface ProgressFrame {
+  done: number;
+  total: number;
+  /** Rows created a minute; undefined while it is measured. */
+  rate?: number;
+  /** 429s so far. */
+  tooMany: number;
+  /** `~2m00s left`, `finishing`, `time left: estimating`. */
+  left?: string;
+  /** The rate-limit wait under way. */
+  waitMs?: number;
+}
+
+/**
+ * The bar's line for a terminal `columns` wide:
+ * `import [####......] 60/150 · 1818/min · 429s: 0 · ~2m00s left · rate-limit wait 12s`.
+ * A part is shown whole or not at all. When the line does not fit, the bar goes first, then the
+ * 429s, the time left (never less than a wait under way) and the wait; the counts and the rate
+ * stay, on a terminal too narrow even for them the counts alone.
+ */
+export function progressLine(frame: ProgressFrame, columns: number | undefined): string {
+  const { done, total, rate, tooMany, left, waitMs } = frame;
+  const barWidth = columns !== undefined && columns < 100 ? 10 : 20;
+  const filled = total > 0 ? Math.round((done / total) * barWidth) : barWidth;
+  const bar = `[${'#'.repeat(filled)}${'.'.repeat(barWidth - filled)}]`;
+  const counts = `${done}/${total}`;
+  const rateText = rate === undefined ? 'rate: measuring' : `${Math.round(rate)}/min`;
+  const tooManyText = `429s: ${tooMany}`;
+  const waitText = waitMs === undefined ? undefined : `rate-limit wait ${formatWait(waitMs)}`;
+  const line = (...parts: Array<string | undefined>) => `import ${parts.filter((part) => part !== undefined).join(' · ')}`;
+  const layouts = [
+    line(`${bar} ${counts}`, rateText, tooManyText, left, waitText),
+    line(counts, rateText, tooManyText, left, waitText),
+    line(counts, rateText, left, waitText),
+    line(counts, rateText, waitText),
+    line(counts, rateText),
+    line(counts),
+    counts,
+  ];
+  // The terminal's last column would wrap the cursor on some terminals: one column short of it (terminal.ts).
+  return layouts.find((layout) => columns === undefined || layout.length <= columns - 1) ?? counts;
 }

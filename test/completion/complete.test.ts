@@ -100,7 +100,8 @@ describe.concurrent('flags', () => {
 
   it('by prefix', async () => {
     expect(await offered(['pets', 'list', '--st'])).toEqual(['--status', '--starting-token']);
-    expect(await offered(['pets', 'add', '--c'])).toEqual(['--category-id', '--concurrency']);
+    expect(await offered(['pets', 'add', '--c'])).toEqual(['--category-id', '--column', '--concurrency']);
+    expect(await offered(['pets', 'add', '--col'])).toEqual(['--column']);
     expect(await offered(['pets', 'add', '--ca'])).toEqual(['--category-id']);
     expect(await offered(['--ma'])).toEqual(['--max-wait']);
   });
@@ -157,6 +158,7 @@ describe.concurrent('values', () => {
     expect(await offered(['pets', 'add', '--file=a'])).toBe('files');
     expect(await offered(['pets', 'add', '--journal', ''])).toBe('files');
     expect(await offered(['pets', 'add', '--id-column', ''])).toEqual([]);
+    expect(await offered(['pets', 'add', '--column', ''])).toEqual([]);
   });
 
   it('completion <shell>: the shells', async () => {

@@ -420,7 +420,11 @@ describe.concurrent('pets add --file: usage and bad files', () => {
     ['empty.csv', '', 'error: the input is empty: no rows to import (invalid_input)'],
     ['blank.json', '\n  \n', 'error: the input is empty: no rows to import (invalid_input)'],
     ['notjson.json', 'this is not json', 'error: line 1: not a JSON array (found "t"); for one object per line use --format ndjson (invalid_input)'],
-    ['columns.csv', 'nom,categorie\nRex,1\n', 'error: line 1: the CSV header lacks name and categoryId; expected name,categoryId,status (invalid_input)'],
+    [
+      'columns.csv',
+      'nom,categorie\nRex,1\n',
+      'error: line 1: the CSV header lacks name and categoryId; expected name,categoryId,status; accepted for name: name, Name, NAME; for categoryId: categoryId, category_id, category-id, Category Id, CATEGORY ID (case, spaces, _ and - do not matter), or any other header with --column name="<header>" --column categoryId="<header>"; its columns: nom,categorie (invalid_input)',
+    ],
     ['truncated.json', '[{"name":"A","categoryId":1},\n{"name":"B"', 'error: line 2 (row 2): the input ends inside this row (truncated?); the JSON array is not closed (invalid_input)'],
   ])('%s is refused with one clear line, exit 6, nothing sent', async ([name, text, message], t) => {
     const { server, configDir, petctl } = await setupE2e(t, creator());

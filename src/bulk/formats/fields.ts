@@ -2,30 +2,15 @@ import { parseJson } from '../../schemas/json';
 import { newPetProblem } from '../../schemas/new-pet-rules';
 import { NewPet } from '../../schemas/pet';
 import { petStatusOf } from '../../schemas/status';
+import { columnKey } from './columns';
 import type { InputRow, ReadOptions } from './row';
 
 /**
- * A row's fields, the same in every format: which are sent (matched by name
- * in any case), which is the --id-column, which are ignored; the sent ones
+ * A row's fields, the same in every format: which are sent (in JSON by their
+ * exact name; CSV headers: columns.ts), which is the --id-column, which are ignored; the sent ones
  * validated with the NewPet schema single adds use, worded as the sandbox
  * words them (schemas/new-pet-rules.ts).
  */
-
-/** CSV column names that are sent, as written in lower case, and the NewPet field each fills. */
-const CSV_COLUMNS: Record<string, keyof NewPet> = {
-  name: 'name',
-  categoryid: 'categoryId',
-  category_id: 'categoryId',
-  'category-id': 'categoryId',
-  status: 'status',
-};
-/** How column and field names are compared: trimmed, in any case. */
-export const columnKey = (name: string) => name.trim().toLowerCase();
-
-/** The NewPet field a column name fills, if any. */
-export function sentField(column: string): keyof NewPet | undefined {
-  return CSV_COLUMNS[columnKey(column)];
-}
 
 /** Per input: which names were ignored already, so each is named once. */
 export function ignoredOnce(options: ReadOptions): (name: string) => void {

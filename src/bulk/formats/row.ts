@@ -1,6 +1,7 @@
 import { type InputEncoding, UndecodableError } from '../decode';
 import { ExitCode, PetctlError } from '../../errors';
 import type { NewPet } from '../../schemas/pet';
+import type { ColumnMapping } from './columns';
 
 /**
  * What every format's reader yields: numbered rows, each validated or with
@@ -28,6 +29,8 @@ export interface ReadOptions {
   encoding?: InputEncoding;
   /** `--delimiter`: absent, the CSV header decides (delimiter.ts). */
   delimiter?: string;
+  /** `--column`: the CSV headers that fill these fields (columns.ts). */
+  columns?: readonly ColumnMapping[];
 }
 
 /** The input as a whole cannot be read as its format (no JSON array, a bad CSV header, an empty file): exit 6. */

@@ -6,7 +6,8 @@ import { completePetFields } from '../../input/prompts';
 import { writeResult } from '../../output/result';
 import type { PetStatusValue } from '../../schemas/constants';
 import { INPUT_ENCODINGS } from '../../bulk/decode';
-import { parseConcurrency, parseDelimiter, parseInt64Value, parseReserve, statusOption } from '../parsers';
+import type { ColumnMapping } from '../../bulk/formats/columns';
+import { parseColumn, parseConcurrency, parseDelimiter, parseInt64Value, parseReserve, statusOption } from '../parsers';
 import type { Invoke } from '../root';
 
 export interface AddOptions {
@@ -18,7 +19,7 @@ export interface AddOptions {
   bulk?: BulkAddOptions;
 }
 
-type AddFlags = Omit<AddOptions, 'bulk'> & Partial<Omit<BulkAddOptions, 'format' | 'fresh'>> & { format?: BulkAddOptions['format']; new?: boolean };
+type AddFlags = Omit<AddOptions, 'bulk'> & Partial<Omit<BulkAddOptions, 'format' | 'fresh' | 'columns'>> & { format?: BulkAddOptions['format']; new?: boolean; column?: ColumnMapping[] };
 
 export function registerAdd(pets: Command, invoke: Invoke): void {
   pets
@@ -31,6 +32,7 @@ export function registerAdd(pets: Command, invoke: Invoke): void {
     .addOption(new Option('--format <format>', 'the file format, instead of guessing from the extension or content').choices(['json', 'ndjson', 'csv']))
     .addOption(new Option('--encoding <name>', "the file's text encoding (default: UTF-8, or UTF-16 when a BOM says so)").choices(INPUT_ENCODINGS))
     .addOption(new Option('--delimiter <char>', 'the CSV field separator, or tab (default: ; when the header has ; and no ",", else ,)').argParser(parseDelimiter))
+    .addOption(new Option('--column <field=header>', 'the CSV column that fills name, categoryId or status, by its header; repeatable (default: the header of that name, ignoring case, spaces, _ and -)').argParser(parseColumn))
     .addOption(new Option('--id-column <name>', "the column (or field) with your own id for each animal: a row whose id was imported before is not sent again; never sent"))
     .addOption(new Option('--new', 'send every row, even those created by an earlier import (the same content really is new animals)'))
     .addOption(new Option('--reserve <n>', 'leave n requests of every rate-limit window to other commands on the key (default 0)').argParser(parseReserve))
@@ -50,6 +52,7 @@ Examples:
   $ petctl pets add --file intake.csv --id-column "Intake No" --dry-run   # count, send nothing
   $ petctl pets add --file intake.csv --id-column "Intake No"   # after fixing rows, exit 5, Ctrl-C: sends the rest
   $ petctl pets add --file shelter.csv                # CSV header: name,categoryId,status
+  $ petctl pets add --file export.csv --column name=Animal --column categoryId="Category"   # other headers
   $ petctl pets add --file export.csv --encoding windows-1252   # Excel's "CSV" on Windows
   $ petctl pets add --file export.txt --delimiter tab  # any one character
   $ jq -c '.[]' pets.json | petctl pets add --file - -o ndjson
@@ -81,9 +84,9 @@ import held it past --max-wait (journal_busy), 130 Ctrl-C,
 
 /** Flags -> options: --file makes a bulk import, which excludes the single-animal flags. */
 export function toAddOptions(flags: AddFlags): AddOptions {
-  const { name, categoryId, status, file, format, encoding, delimiter, idColumn, reserve, dryRun, skipInvalid, concurrency, journal, retryUnknown } = flags;
+  const { name, categoryId, status, file, format, encoding, delimiter, column, idColumn, reserve, dryRun, skipInvalid, concurrency, journal, retryUnknown } = flags;
   if (file === undefined) {
-    const bulkFlag = Object.entries({ format, encoding, delimiter, idColumn, new: flags.new, reserve, dryRun, skipInvalid, concurrency, journal, retryUnknown }).find(([, value]) => value !== undefined);
+    const bulkFlag = Object.entries({ format, encoding, delimiter, column, idColumn, new: flags.new, reserve, dryRun, skipInvalid, concurrency, journal, retryUnknown }).find(([, value]) => value !== undefined);
     if (bulkFlag) throw new UsageError(`--${bulkFlag[0].replace(/[A-Z]/g, (c) => `-${c.toLowerCase()}`)} needs --file`);
     return { name, categoryId, status };
   }
@@ -97,6 +100,7 @@ export function toAddOptions(flags: AddFlags): AddOptions {
     format,
     encoding,
     delimiter,
+    columns: column,
     idColumn,
     fresh: flags.new === true,
     reserve: reserve ?? 0,

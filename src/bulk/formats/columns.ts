@@ -1,0 +1,49 @@
+/**
+ * Which CSV column fills which NewPet field. Spreadsheets and other systems
+ * write the same name many ways (`Category Id`, `CATEGORY_ID`, `category-id`),
+ * so a header fills a field when they are equal ignoring case, spaces, `_` and
+ * `-`; `--column field=header` names any other header. A header named by the
+ * user (`--column`'s, `--id-column`'s) is one column of their file, copied from
+ * it: it is matched as written, only trimmed and in any case.
+ *
+ * No zod here: the flag parser (commands/parsers.ts) uses it at start-up.
+ */
+
+export const SENT_FIELDS = ['name', 'categoryId', 'status'] as const;
+export type SentField = (typeof SENT_FIELDS)[number];
+
+/** `--column categoryId="Category"`: the header that fills the field. */
+export interface ColumnMapping {
+  field: SentField;
+  header: string;
+}
+
+/** How a header is compared with a field's name: case, spaces, `_` and `-` do not count. */
+const looseKey = (name: string) => name.toLowerCase().replace(/[\s_-]+/g, '');
+
+/** How a header the user names is compared with the file's: trimmed, in any case. */
+export const columnKey = (name: string) => name.trim().toLowerCase();
+
+/** The field a header (or `--column`'s field) names, if any. */
+export function sentField(name: string): SentField | undefined {
+  const key = looseKey(name);
+  return SENT_FIELDS.find((field) => looseKey(field) === key);
+}
+
+/**
+ * The field a header of the file fills: the one --column gives it, else the one its name says,
+ * unless --column gives that field another header (this one is then not sent).
+ */
+export function headerField(header: string, mappings: readonly ColumnMapping[] = []): SentField | undefined {
+  const mapped = mappings.find((mapping) => columnKey(mapping.header) === columnKey(header));
+  if (mapped) return mapped.field;
+  const named = sentField(header);
+  return mappings.some((mapping) => mapping.field === named) ? undefined : named;
+}
+
+/** A few of the spellings a field is found by, for the message of a header that lacks it: `categoryId, category_id, category-id, Category Id, CATEGORY ID`. */
+export function spellings(field: SentField): string[] {
+  const words = field.split(/(?=[A-Z])/).map((word) => word.toLowerCase());
+  const title = words.map((word) => word[0]!.toUpperCase() + word.slice(1)).join(' ');
+  return [...new Set([field, words.join('_'), words.join('-'), title, title.toUpperCase()])];
+}

