@@ -252,7 +252,7 @@ async function sendRows(options: BulkAddOptions, ctx: Context, plan: SendPlan): 
         if (wasSent) sent += 1;
         if (format === 'ndjson') {
           progress.beforeOutput();
-          ctx.io.stdout.write(output.renderRowLine(result));
+          ctx.io.stdout.write(output.renderRowLine(result, ctx.terminal.stdoutIsTerminal));
         }
         else if (format === 'json') all.push(result);
         else if (!result.ok) failures.push(result);
@@ -279,7 +279,7 @@ async function sendRows(options: BulkAddOptions, ctx: Context, plan: SendPlan): 
     await journal.append({ source: plan.source, state: 'end', run: plan.run, at: at() }).catch(() => {});
   }
 
-  if (format === 'json') ctx.io.stdout.write(output.renderRowArray(all));
+  if (format === 'json') ctx.io.stdout.write(output.renderRowArray(all, ctx.terminal.stdoutIsTerminal));
   else if (format === 'table' || format === 'csv') {
     const options = renderOptions(ctx);
     if (options.tty) await loadTable();

@@ -2,6 +2,7 @@ import type { ChangedRow, Scan } from '../bulk/plan';
 import { type RowFailure, type RowResult, plural } from '../bulk/results';
 import { stringifyJson } from '../schemas/json';
 import { renderCsv } from './csv';
+import { stdoutJson } from './sanitize';
 import type { OutputFormat } from './format';
 import { renderRecords, type RecordColumn, type RenderOptions } from './records';
 import { formatLocalDate, formatLocalMinute } from './time';
@@ -13,13 +14,13 @@ import { formatLocalDate, formatLocalMinute } from './time';
  */
 
 /** One `-o ndjson` line. */
-export function renderRowLine(result: RowResult): string {
-  return `${stringifyJson(result)}\n`;
+export function renderRowLine(result: RowResult, tty: boolean): string {
+  return `${stdoutJson(stringifyJson(result), tty)}\n`;
 }
 
 /** `-o json`: every row's object, in row order. */
-export function renderRowArray(results: readonly RowResult[]): string {
-  return `${stringifyJson([...results].sort((a, b) => a.row - b.row), 2)}\n`;
+export function renderRowArray(results: readonly RowResult[], tty: boolean): string {
+  return `${stdoutJson(stringifyJson([...results].sort((a, b) => a.row - b.row), 2), tty)}\n`;
 }
 
 const FAILURE_COLUMNS: readonly RecordColumn<RowFailure>[] = [

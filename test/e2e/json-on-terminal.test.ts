@@ -1,3 +1,5 @@
+import fs from 'node:fs';
+import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { setupE2e } from '../helpers/cli';
 import { json } from '../helpers/scripted-server';
@@ -41,5 +43,18 @@ describe.concurrent('JSON on a terminal: C1 and bidi controls as \\u escapes, th
     expect(result.code, result.stderr).toBe(0);
     expect(Buffer.from(result.stdout)).toEqual(Buffer.from(piped));
     expect(result.stdout).toContain(NAME);
+  });
+});
+
+describe("a bulk import's row results on a terminal", () => {
+  it.for([['json'], ['ndjson']])('-o %s: the pet the server answered shows its controls as \\u escapes', async ([format], t) => {
+    const { server, key, configDir } = await setupE2e(t, json(201, PETS[0]));
+    const file = path.join(configDir, 'rows.csv');
+    fs.writeFileSync(file, 'name,categoryId,status\nRex,2,available\n');
+    const args = ['--base-url', server.baseUrl, '-o', format!, 'pets', 'add', '--file', file];
+    const tty = openTerminal(t, args, { PETCTL_CONFIG_DIR: configDir, PETCTL_API_KEY: key }, { stdoutToTerminal: true, width: 200 });
+    expect(await tty.exitCode()).toBe(0);
+    await tty.waitFor(/\\u202eevil/);
+    expect(tty.text()).toContain(SHOWN);
   });
 });
