@@ -11,6 +11,7 @@ import { EXPIRE_MARGIN_MS, KEY_PREFIX, type RedisStore, expiryMs, openRedisStore
 import { timeReplyMs } from '../../../src/api/limits/redis-failures';
 import { decide } from '../../../src/api/waits';
 import { limitId } from '../../../src/api/limits/store';
+import { stateStoreLine } from '../../../src/output/state-store';
 import { GARBAGE_TIME_REPLIES, startFakeRedis } from '../../helpers/fake-redis';
 import { type RedisServer, noRedisServer, redisAt, startRedisServer } from '../../helpers/redis-server';
 
@@ -51,7 +52,8 @@ async function machine(stateUrl: string, options: { skewMs?: number; connectTime
     id: await limitId(BASE, key),
     local: localStore,
     now,
-    warn: (message) => warnings.push(message),
+    // Warnings, and a failed call's -v line among the traces, as a session words them.
+    report: (notice) => (notice.kind === 'failed' ? traces : warnings).push(stateStoreLine(notice)),
     trace: (line) => traces.push(line),
     connectTimeoutMs: options.connectTimeoutMs,
     commandTimeoutMs: options.commandTimeoutMs,
