@@ -43,7 +43,13 @@ function readState(file: string, now: number, dropped = new Map<string, string[]
 }
 
 /** The record of one base URL and key in `file`; `report` hears, once a run, of times this key's record had to drop. */
-export function openFileStore(file: string, baseUrl: string, apiKey: string, now: () => number, options: { report?: (notice: StoreNotice) => void } = {}): LimitStore {
+export function openFileStore(
+  file: string,
+  baseUrl: string,
+  apiKey: string,
+  now: () => number,
+  options: { report?: (notice: StoreNotice) => void } = {},
+): LimitStore {
   let id: string | undefined;
   const ownId = async () => (id ??= await limitId(baseUrl, apiKey));
   let reported = false;
