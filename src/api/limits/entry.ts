@@ -28,19 +28,14 @@ export interface LimitEntry {
   untrackedUntil?: number;
   /** The service refused a request without naming a time or a budget: until then an answer without a budget frees nobody from probing. */
   silentLimitUntil?: number;
-  /**
-   * A 429 named no time: the length of the hold it started (blockedUntil ends it). Once it ends, one request probes and
-   * every other waits for its answer; any answer but a 429 clears it, a 429 to the probe starts a hold twice as long.
-   */
+  /** A 429 named no time: the length of the hold it started (blockedUntil ends it); waits.ts says what follows. */
   holdMs?: number;
 }
 
 /** The record's times besides blockedUntil and the window's resetAt. */
 const TIMES = ['probeUntil', 'untrackedUntil', 'silentLimitUntil'] as const;
 const REASONS: readonly unknown[] = ['rate_limited', 'key_banned', 'quota_exhausted'];
-
 const isCount = (value: unknown): value is number => typeof value === 'number' && Number.isFinite(value) && value >= 0;
-const isReason = (value: unknown): value is BlockReason => REASONS.includes(value);
 
 /**
  * How far ahead of now a stored time may lie: the longest wait the service can ask for, and a day more for clocks
@@ -71,7 +66,7 @@ export function readEntry(raw: unknown, now: number, dropped: string[] = []): Li
   const blockedUntil = keep(stored.blockedUntil, isTime, 'blockedUntil', dropped);
   if (blockedUntil !== undefined) {
     // A block is only whole with its reason.
-    if (isReason(stored.reason)) Object.assign(entry, { blockedUntil, reason: stored.reason });
+    if (REASONS.includes(stored.reason)) Object.assign(entry, { blockedUntil, reason: stored.reason });
     else dropped.push('reason');
   }
   const window = readWindow(stored.window, isTime, dropped);
@@ -126,14 +121,13 @@ const later = (a: number | undefined, b: number | undefined) => (a === undefined
 export function mergeEntries(a: LimitEntry | undefined, b: LimitEntry | undefined): LimitEntry | undefined {
   if (!a || !b) return a ?? b;
   const merged: LimitEntry = {};
-  const blockedUntil = later(a.blockedUntil, b.blockedUntil);
-  if (blockedUntil !== undefined) Object.assign(merged, { blockedUntil, reason: (blockedUntil === a.blockedUntil ? a : b).reason });
-  const window = a.window && b.window ? mergeWindows(a.window, b.window) : (a.window ?? b.window);
-  if (window) merged.window = window;
-  for (const name of [...TIMES, 'holdMs'] as const) {
+  for (const name of ['blockedUntil', ...TIMES, 'holdMs'] as const) {
     const time = later(a[name], b[name]);
     if (time !== undefined) merged[name] = time;
   }
+  if (merged.blockedUntil !== undefined) merged.reason = (merged.blockedUntil === a.blockedUntil ? a : b).reason;
+  const window = a.window && b.window ? mergeWindows(a.window, b.window) : (a.window ?? b.window);
+  if (window) merged.window = window;
   return merged;
 }
 

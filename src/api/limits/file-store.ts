@@ -4,21 +4,15 @@ import { StateUnwritableError } from '../../errors';
 import { describeFsError } from '../../fs-errors';
 import { type LimitEntry, readEntry } from './entry';
 import { isStale } from '../waits';
-import { type LimitStore, type StoreNotice, limitId } from './store';
+import { type LimitStore, type StoreReport, limitId } from './store';
 
 /**
- * The rate-limit records of every base URL and key on this machine, shared by its petctl processes. Its own file,
- * not conf, because conf has no locking for concurrent writers. Shape: { "version": 1, "limits": { "<id>":
- * LimitEntry } }, <id> a hash of base URL and key: the key itself is never written here.
+ * The rate-limit records of every base URL and key on this machine, in a file of their own (conf has no locking for
+ * concurrent writers): { "version": 1, "limits": { "<id>": LimitEntry } }, <id> being limitId(base URL, key).
  */
 
-interface StateFile {
-  version: 1;
-  limits: Record<string, LimitEntry>;
-}
-
-/** The file's records, read leniently; `dropped` is given, per id, the fields that were not values petctl could have stored. */
-function readState(file: string, now: number, dropped = new Map<string, string[]>()): StateFile {
+/** The file's records by id, read leniently; `dropped` is given, per id, the fields that were not values petctl could have stored. */
+function readLimits(file: string, now: number, dropped = new Map<string, string[]>()): Record<string, LimitEntry> {
   let value: unknown;
   try {
     // Only counts and times in it: JSON.parse, not the int64-exact parser.
@@ -39,17 +33,11 @@ function readState(file: string, now: number, dropped = new Map<string, string[]
       if (entry) limits[id] = entry;
     }
   }
-  return { version: 1, limits };
+  return limits;
 }
 
 /** The record of one base URL and key in `file`; `report` hears, once a run, of times this key's record had to drop. */
-export function openFileStore(
-  file: string,
-  baseUrl: string,
-  apiKey: string,
-  now: () => number,
-  options: { report?: (notice: StoreNotice) => void } = {},
-): LimitStore {
+export function openFileStore(file: string, baseUrl: string, apiKey: string, now: () => number, options: { report?: StoreReport } = {}): LimitStore {
   let id: string | undefined;
   const ownId = async () => (id ??= await limitId(baseUrl, apiKey));
   let reported = false;
@@ -57,14 +45,14 @@ export function openFileStore(
   // Without a lock: writes are atomic renames, so this sees a whole file.
   const read = async (): Promise<LimitEntry | undefined> => {
     const dropped = new Map<string, string[]>();
-    const { limits } = readState(file, now(), dropped);
+    const limits = readLimits(file, now(), dropped);
     // A file with no records at all (the usual case) is not even worth hashing the key for.
     if (Object.keys(limits).length === 0 && dropped.size === 0) return undefined;
     const own = await ownId();
     const fields = dropped.get(own);
-    if (fields && options.report && !reported) {
+    if (fields && !reported) {
       reported = true;
-      options.report({ kind: 'dropped', fields, where: file });
+      options.report?.({ kind: 'dropped', fields, where: file });
     }
     return limits[own];
   };
@@ -79,13 +67,13 @@ export function openFileStore(
       try {
         return await withFileLock(file, () => {
           // Written back without what it dropped, and without other keys' stale records.
-          const state = readState(file, now());
-          const { entry, result } = change(state.limits[own]);
+          const limits = readLimits(file, now());
+          const { entry, result } = change(limits[own]);
           if (entry) {
             const at = now();
-            for (const [otherId, other] of Object.entries(state.limits)) if (isStale(other, at)) delete state.limits[otherId];
-            state.limits[own] = entry;
-            writeFileAtomic(file, `${JSON.stringify(state, null, 2)}\n`, { durable: false });
+            for (const [otherId, other] of Object.entries(limits)) if (isStale(other, at)) delete limits[otherId];
+            limits[own] = entry;
+            writeFileAtomic(file, `${JSON.stringify({ version: 1, limits }, null, 2)}\n`, { durable: false });
           }
           return result;
         });

@@ -2,20 +2,18 @@ import { isIP } from 'node:net';
 import type { Redis } from 'ioredis';
 import type { StateStoreAddress } from '../../config/state-url';
 import { type LimitEntry, latestTime, mergeEntries, readEntry, shiftEntry } from './entry';
-import type { LimitChange, LimitStore, StoreNotice } from './store';
+import type { LimitChange, LimitStore, StoreReport } from './store';
 import { StoreTimeout, storeFailure, timeReplyMs, withTimeout } from './redis-failures';
 
 /**
- * The rate-limit record in a Redis server, so every machine on one base URL and key draws from one budget
- * (docs/shared-state.md has the whole design). Atomicity: WATCH GET, the change, MULTI SET EXEC, again on a
- * conflict; WATCH belongs to a connection, so a process's calls take turns on its one connection. Stored times are
- * on Redis's clock (TIME, read at connect). Slow is waited for (NO_ANSWER_MS); an error, or no answer past it, means
- * this machine's state file for the rest of the run, merged with the record as last read, and every request a probe
- * (GateOptions.solo), so machines that fell back side by side cannot spend a window again.
+ * The rate-limit record in Redis, so every machine on one base URL and key draws from one budget (docs/shared-state.md).
+ * Stored times are on Redis's clock (TIME, read at connect). Slow is waited for; an error, or no answer within
+ * NO_ANSWER_MS, means this machine's state file for the rest of the run, merged with the record as last read, and
+ * every request a probe (GateOptions.solo), so machines that fell back side by side cannot spend a window again.
  */
 
 /** How long connecting (with AUTH, SELECT and TIME), or any one command, may go without an answer. */
-export const NO_ANSWER_MS = 10_000;
+const NO_ANSWER_MS = 10_000;
 export const KEY_PREFIX = 'petctl:limit:';
 /** How long a record outlives its latest time. */
 export const EXPIRE_MARGIN_MS = 60_000;
@@ -23,32 +21,30 @@ export const EXPIRE_MARGIN_MS = 60_000;
 const MAX_CONFLICTS = 200;
 
 export interface RedisStoreOptions {
-  /** Where the server is, from a validated redis:// or rediss:// URL (config/state-url.ts). */
   address: StateStoreAddress;
   /** The URL as notices and traces show it, without its password (describeStateUrl). */
   where: string;
-  /** The password to use instead of the URL's (PETCTL_STATE_PASSWORD, or the profile's stored one). */
+  /** Instead of the URL's (PETCTL_STATE_PASSWORD, or the profile's stored one). */
   password?: string;
   /** limitId(base URL, key). */
   id: string;
   /** This machine's state file: the mirror of answers, and the fallback. */
   local: LimitStore;
   now: () => number;
-  report: (notice: StoreNotice) => void;
+  report: StoreReport;
   /** -v: one line per state-store call. */
   trace?: (line: string) => void;
-  connectTimeoutMs?: number;
-  commandTimeoutMs?: number;
+  noAnswerMs?: number;
 }
 
 export interface RedisStore extends LimitStore {
   /** Closes the connection; safe to call more than once. */
   close(): Promise<void>;
-  /** Redis's clock minus this machine's, in ms (undefined before connect or after falling back). */
+  /** Redis's clock minus this machine's, in ms (undefined after falling back). */
   readonly clockOffsetMs: number | undefined;
   /** True once the store uses the local state file. */
   readonly fellBack: boolean;
-  /** The local state file while Redis is in use (the gate records every answer there too); undefined after the fallback. */
+  /** The local state file while Redis is in use (the gate records every answer there too). */
   mirror(): LimitStore | undefined;
 }
 
@@ -58,26 +54,27 @@ export function expiryMs(entry: LimitEntry, now: number): number {
 }
 
 export async function openRedisStore(options: RedisStoreOptions): Promise<RedisStore> {
-  const { address, where, local, now, report, trace, connectTimeoutMs = NO_ANSWER_MS, commandTimeoutMs = NO_ANSWER_MS } = options;
+  const { address, where, local, now, report, trace, noAnswerMs = NO_ANSWER_MS } = options;
   const password = options.password ?? address.password;
   const key = `${KEY_PREFIX}${options.id}`;
+  /** Undefined once the run has fallen back to the local file. */
   let client: Redis | undefined;
   let offset: number | undefined;
-  let fellBack = false;
   let lastError: unknown;
   /** The shared record as last read or written (on this machine's clock): what a fallback starts from. */
   let lastSeen: LimitEntry | undefined;
   let reportedDropped = false;
   // One call at a time on the connection: WATCH is per connection.
   let turn: Promise<unknown> = Promise.resolve();
+  const timed = <T>(promise: Promise<T>) => withTimeout(promise, noAnswerMs);
 
-  const fallBack = (error: unknown, timeoutMs: number) => {
-    fellBack = true;
-    offset = undefined;
+  const fallBack = (error: unknown) => {
     // The error event often says more than the rejection ("Connection is closed").
     const cause = lastError !== undefined && !(error instanceof StoreTimeout) ? lastError : error;
-    report({ kind: 'fallback', where, failure: storeFailure(cause, timeoutMs, password) });
+    report({ kind: 'fallback', where, failure: storeFailure(cause, noAnswerMs, password) });
     client?.disconnect();
+    client = undefined;
+    offset = undefined;
   };
 
   const started = now();
@@ -91,8 +88,8 @@ export async function openRedisStore(options: RedisStoreOptions): Promise<RedisS
       // SNI takes a host name only (RFC 6066); certificates of an IP address are still checked.
       tls: address.tls ? { servername: isIP(address.host) ? undefined : address.host } : undefined,
       lazyConnect: true,
-      connectTimeout: connectTimeoutMs,
-      commandTimeout: commandTimeoutMs,
+      connectTimeout: noAnswerMs,
+      commandTimeout: noAnswerMs,
       // No reconnecting and no queueing: a lost connection means the fallback, at once.
       retryStrategy: () => null,
       reconnectOnError: () => false,
@@ -114,14 +111,12 @@ export async function openRedisStore(options: RedisStoreOptions): Promise<RedisS
       const redisNow = timeReplyMs(await redis.time());
       offset = Math.round(redisNow - (before + now()) / 2);
     };
-    await withTimeout(connect(), connectTimeoutMs);
+    await timed(connect());
     trace?.(`state-store: connect ${where} -> ok in ${now() - started} ms (clock offset ${offset! >= 0 ? '+' : ''}${offset} ms)`);
   } catch (error) {
     trace?.(`state-store: connect ${where} -> failed in ${now() - started} ms`);
-    fallBack(error, connectTimeoutMs);
+    fallBack(error);
   }
-
-  const timed = <T>(promise: Promise<T>) => withTimeout(promise, commandTimeoutMs);
 
   /** The shared record on this machine's clock (remembered as lastSeen); times it had to drop are reported once. */
   const readShared = (stored: string | null): LimitEntry | undefined => {
@@ -141,9 +136,8 @@ export async function openRedisStore(options: RedisStoreOptions): Promise<RedisS
     return lastSeen;
   };
 
-  /** Runs `change` on the shared record atomically; the record `change` sees and returns is on this machine's clock. */
-  const transact = async <T>(what: string, change: LimitChange<T>): Promise<T> => {
-    const redis = client!;
+  /** Runs `change` atomically: WATCH GET, the change, MULTI SET EXEC, again on a conflict. */
+  const transact = async <T>(redis: Redis, what: string, change: LimitChange<T>): Promise<T> => {
     const at = now();
     for (let conflicts = 0; ; ) {
       const watched = await timed(redis.pipeline().watch(key).get(key).exec());
@@ -175,14 +169,14 @@ export async function openRedisStore(options: RedisStoreOptions): Promise<RedisS
   };
 
   /** One call: on Redis while it works, else (and from then on) on the local file. */
-  const run = <T>(what: string, onRedis: () => Promise<T>, onLocal: () => Promise<T>): Promise<T> => {
+  const run = <T>(what: string, onRedis: (redis: Redis) => Promise<T>, onLocal: () => Promise<T>): Promise<T> => {
     const call = turn.then(async () => {
-      if (fellBack) return onLocal();
+      if (!client) return onLocal();
       try {
-        return await onRedis();
+        return await onRedis(client);
       } catch (error) {
-        report({ kind: 'failed', what, failure: storeFailure(error, commandTimeoutMs, password) });
-        fallBack(error, commandTimeoutMs);
+        report({ kind: 'failed', what, failure: storeFailure(error, noAnswerMs, password) });
+        fallBack(error);
         const seen = lastSeen;
         if (seen) await local.update((entry) => ({ entry: mergeEntries(entry, seen), result: undefined }));
         return onLocal();
@@ -197,11 +191,11 @@ export async function openRedisStore(options: RedisStoreOptions): Promise<RedisS
       return offset;
     },
     get fellBack() {
-      return fellBack;
+      return !client;
     },
-    mirror: () => (fellBack ? undefined : local),
-    update: (change, what = 'update') => run(what, () => transact(what, change), () => local.update(change)),
-    read: () => run('current', async () => readShared(await timed(client!.get(key))), () => local.read()),
+    mirror: () => (client ? local : undefined),
+    update: (change, what = 'update') => run(what, (redis) => transact(redis, what, change), () => local.update(change)),
+    read: () => run('current', async (redis) => readShared(await timed(redis.get(key))), () => local.read()),
     async close() {
       await turn;
       client?.disconnect();

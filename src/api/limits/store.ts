@@ -28,6 +28,7 @@ export type StoreNotice =
   | { kind: 'failed'; what: string; failure: StoreFailure }
   /** The shared store at `where` is left for this machine's state file for the rest of the run. */
   | { kind: 'fallback'; where: string; failure: StoreFailure };
+export type StoreReport = (notice: StoreNotice) => void;
 
 /** The record's name in every store: a hash of base URL and key, so the key itself is never written. */
 export async function limitId(baseUrl: string, apiKey: string): Promise<string> {
