@@ -35,25 +35,18 @@ export interface LimitEntry {
 /** The record's times besides blockedUntil and the window's resetAt. */
 const TIMES = ['probeUntil', 'untrackedUntil', 'silentLimitUntil'] as const;
 const REASONS: readonly unknown[] = ['rate_limited', 'key_banned', 'quota_exhausted'];
-const isCount = (value: unknown): value is number => typeof value === 'number' && Number.isFinite(value) && value >= 0;
 
-/**
- * How far ahead of now a stored time may lie: the longest wait the service can ask for, and a day more for clocks
- * that disagree. Anything later was not written by petctl: planted in a shared store it would stop every client.
- */
+/** How far ahead a stored time may lie (the longest wait the service can ask for, and a day for clocks); later ones were planted. */
 export const MAX_STORED_AHEAD_MS = MAX_PLAUSIBLE_RESET_MS + 24 * 60 * 60 * 1000;
 
-/** `value` when it is `valid`; one present but not valid is named in `dropped`. */
-function keep<T>(value: unknown, valid: (value: unknown) => value is T, name: string, dropped: string[]): T | undefined {
-  if (value === undefined || valid(value)) return value as T | undefined;
+/** `value` when it is a count (finite, not negative) that `fits`; one present but not is named in `dropped`. */
+function keep(value: unknown, fits: (count: number) => boolean, name: string, dropped: string[]): number | undefined {
+  if (value === undefined || (typeof value === 'number' && Number.isFinite(value) && value >= 0 && fits(value))) return value;
   dropped.push(name);
   return undefined;
 }
 
-/**
- * Reads a stored record leniently: fields of the wrong shape are dropped (they only hold timings), and `dropped` is
- * given the name of each one that was present but not a value petctl could have stored, so the caller can warn.
- */
+/** Reads a stored record leniently: a field petctl could not have stored is dropped (it only holds timings) and named in `dropped`. */
 export function readEntry(raw: unknown, now: number, dropped: string[] = []): LimitEntry | undefined {
   if (!raw || typeof raw !== 'object') {
     if (raw !== undefined && raw !== null) dropped.push('the record');
@@ -61,7 +54,7 @@ export function readEntry(raw: unknown, now: number, dropped: string[] = []): Li
   }
   const stored = raw as Record<string, unknown>;
   const latest = now + MAX_STORED_AHEAD_MS;
-  const isTime = (value: unknown): value is number => isCount(value) && value <= latest;
+  const isTime = (ms: number) => ms <= latest;
   const entry: LimitEntry = {};
   const blockedUntil = keep(stored.blockedUntil, isTime, 'blockedUntil', dropped);
   if (blockedUntil !== undefined) {
@@ -75,22 +68,20 @@ export function readEntry(raw: unknown, now: number, dropped: string[] = []): Li
     const time = keep(stored[name], isTime, name, dropped);
     if (time !== undefined) entry[name] = time;
   }
-  const holdMs = keep(stored.holdMs, (value): value is number => isCount(value) && value <= MAX_STORED_AHEAD_MS, 'holdMs', dropped);
+  const holdMs = keep(stored.holdMs, (ms) => ms <= MAX_STORED_AHEAD_MS, 'holdMs', dropped);
   if (holdMs !== undefined) entry.holdMs = holdMs;
   return Object.keys(entry).length > 0 ? entry : undefined;
 }
 
-function readWindow(raw: unknown, isTime: (value: unknown) => value is number, dropped: string[]): LimitWindow | undefined {
+function readWindow(raw: unknown, isTime: (ms: number) => boolean, dropped: string[]): LimitWindow | undefined {
   if (raw === undefined) return undefined;
   const stored = (raw && typeof raw === 'object' ? raw : {}) as Record<string, unknown>;
-  // The reset is the server's own name for the window, in Unix seconds.
-  const reset = keep(stored.reset, (value): value is number => isCount(value) && isTime(value * 1000), 'window.reset', dropped);
+  const reset = keep(stored.reset, (seconds) => isTime(seconds * 1000), 'window.reset', dropped);
   const resetAt = keep(stored.resetAt, isTime, 'window.resetAt', dropped);
-  const remaining = keep(stored.remaining, isCount, 'window.remaining', dropped);
-  const limit = keep(stored.limit, isCount, 'window.limit', dropped);
-  if (reset !== undefined && resetAt !== undefined && remaining !== undefined) {
-    return limit === undefined ? { reset, resetAt, remaining } : { reset, resetAt, remaining, limit };
-  }
+  const remaining = keep(stored.remaining, () => true, 'window.remaining', dropped);
+  const limit = keep(stored.limit, () => true, 'window.limit', dropped);
+  const whole = reset !== undefined && resetAt !== undefined && remaining !== undefined;
+  if (whole) return { reset, resetAt, remaining, ...(limit === undefined ? {} : { limit }) };
   for (const name of ['reset', 'resetAt', 'remaining']) if (stored[name] === undefined) dropped.push(`window.${name}`);
   return undefined;
 }
@@ -113,11 +104,7 @@ export function latestTime(entry: LimitEntry): number {
 /** The later of two times (the longer of two holds), or the one there is. */
 const later = (a: number | undefined, b: number | undefined) => (a === undefined || b === undefined ? (a ?? b) : Math.max(a, b));
 
-/**
- * Two views of one key's record as one, keeping whatever holds longer: the later of each time (a block with its
- * reason), the longer hold, the newer window. Used when a store falls back to another, so the fallback goes on
- * obeying what the first one said.
- */
+/** Two views of one record as one, keeping whatever holds longer, so a store fallen back to another obeys what the first said. */
 export function mergeEntries(a: LimitEntry | undefined, b: LimitEntry | undefined): LimitEntry | undefined {
   if (!a || !b) return a ?? b;
   const merged: LimitEntry = {};
@@ -134,7 +121,5 @@ export function mergeEntries(a: LimitEntry | undefined, b: LimitEntry | undefine
 function mergeWindows(a: LimitWindow, b: LimitWindow): LimitWindow {
   if (a.reset !== b.reset) return a.reset > b.reset ? a : b;
   // Two views of one window, neither early: the earlier end, and the smaller budget (each view has spent some).
-  const merged = { reset: a.reset, resetAt: Math.min(a.resetAt, b.resetAt), remaining: Math.min(a.remaining, b.remaining) };
-  const limit = a.limit ?? b.limit;
-  return limit === undefined ? merged : { ...merged, limit };
+  return { ...b, ...a, resetAt: Math.min(a.resetAt, b.resetAt), remaining: Math.min(a.remaining, b.remaining) };
 }

@@ -6,10 +6,7 @@ import { type LimitEntry, readEntry } from './entry';
 import { isStale } from '../waits';
 import { type LimitStore, type StoreReport, limitId } from './store';
 
-/**
- * The rate-limit records of every base URL and key on this machine, in a file of their own (conf has no locking for
- * concurrent writers): { "version": 1, "limits": { "<id>": LimitEntry } }, <id> being limitId(base URL, key).
- */
+/** This machine's records, { "version": 1, "limits": { "<limitId>": LimitEntry } }, in a file of their own: conf has no locking. */
 
 /** The file's records by id, read leniently; `dropped` is given, per id, the fields that were not values petctl could have stored. */
 function readLimits(file: string, now: number, dropped = new Map<string, string[]>()): Record<string, LimitEntry> {
@@ -69,12 +66,11 @@ export function openFileStore(file: string, baseUrl: string, apiKey: string, now
           // Written back without what it dropped, and without other keys' stale records.
           const limits = readLimits(file, now());
           const { entry, result } = change(limits[own]);
-          if (entry) {
-            const at = now();
-            for (const [otherId, other] of Object.entries(limits)) if (isStale(other, at)) delete limits[otherId];
-            limits[own] = entry;
-            writeFileAtomic(file, `${JSON.stringify({ version: 1, limits }, null, 2)}\n`, { durable: false });
-          }
+          if (!entry) return result;
+          const at = now();
+          for (const [otherId, other] of Object.entries(limits)) if (isStale(other, at)) delete limits[otherId];
+          limits[own] = entry;
+          writeFileAtomic(file, `${JSON.stringify({ version: 1, limits }, null, 2)}\n`, { durable: false });
           return result;
         });
       } catch (error) {

@@ -1,17 +1,9 @@
-/**
- * What an answer's headers say about the limits, as values: Retry-After, the IETF RateLimit and RateLimit-Policy
- * headers, X-RateLimit-*, HTTP-dates, and the server's clock from Date. Nothing here decides what to do with them.
- */
+/** What an answer's headers say about the limits and the server's clock, as values; nothing here decides what to do. */
 
 /** Rate-limit windows in the specification are a minute and a day; a Reset further off than this is nonsense. */
 export const MAX_PLAUSIBLE_RESET_MS = 25 * 60 * 60 * 1000;
-/**
- * Longest Retry-After taken at its word. A longer one is capped rather than ignored (that would retry a 429 at once);
- * uncapped, a Retry-After of 10^14 seconds made every later run fail with "Invalid time value".
- */
+/** Longest Retry-After taken at its word: a longer one is capped, as ignoring it would retry a 429 at once. */
 export const MAX_RETRY_AFTER_MS = MAX_PLAUSIBLE_RESET_MS;
-
-type HeaderOf = (name: string) => string | undefined;
 
 /** RFC 9110 §5.6.7: IMF-fixdate, and the obsolete RFC 850 and asctime forms a recipient must also accept. */
 const IMF_FIXDATE = /^[a-z]{3}, \d{2} [a-z]{3} \d{4} \d{2}:\d{2}:\d{2} GMT$/i;
@@ -21,36 +13,23 @@ const ASCTIME_DATE = /^[a-z]{3} [a-z]{3} [ \d]\d \d{2}:\d{2}:\d{2} \d{4}$/i;
 /** An HTTP-date in one of RFC 9110's three forms, or undefined: Date.parse alone reads "1.5" or "-5" as dates in 2001. */
 export function parseHttpDate(value: string | undefined): number | undefined {
   const text = value?.trim() ?? '';
-  let ms = Number.NaN;
-  if (IMF_FIXDATE.test(text) || RFC850_DATE.test(text)) ms = Date.parse(text);
   // asctime carries no zone; it is GMT, where Date.parse would assume local time.
-  else if (ASCTIME_DATE.test(text)) ms = Date.parse(`${text} GMT`);
+  const ms = IMF_FIXDATE.test(text) || RFC850_DATE.test(text) ? Date.parse(text) : ASCTIME_DATE.test(text) ? Date.parse(`${text} GMT`) : Number.NaN;
   return Number.isNaN(ms) ? undefined : ms;
 }
 
-/**
- * Retry-After: delta-seconds or an HTTP-date (RFC 9110 §10.2.3), a date measured against the answer's own Date when
- * there is one. A value of 0 or less, or one that does not parse, is absent: "retry now" after a 429 gets a key banned.
- */
+/** Retry-After (RFC 9110 §10.2.3), a date measured from the answer's Date; 0 or less is absent: "retry now" gets a key banned. */
 export function parseRetryAfter(value: string | undefined, serverDateMs: number | undefined, nowMs: number): number | undefined {
   if (value === undefined) return undefined;
   const text = value.trim();
-  let ms: number | undefined;
+  const date = parseHttpDate(text);
   // RFC 9110 allows whole seconds only; a decimal ("1.5") is taken as meant, never as "retry now".
-  if (/^\d+(\.\d+)?$/.test(text)) ms = Math.ceil(Number(text) * 1000);
-  else {
-    const at = parseHttpDate(text);
-    if (at !== undefined) ms = at - (serverDateMs ?? nowMs);
-  }
+  const ms = /^\d+(\.\d+)?$/.test(text) ? Math.ceil(Number(text) * 1000) : date === undefined ? undefined : date - (serverDateMs ?? nowMs);
   return ms === undefined || ms <= 0 ? undefined : Math.min(MAX_RETRY_AFTER_MS, ms);
 }
 
-export interface RateHeaders {
-  limit?: number;
-  remaining?: number;
-  /** When the window resets, as Unix seconds (read from X-RateLimit-Reset, or the IETF RateLimit header's t=). */
-  resetEpochSeconds?: number;
-}
+/** `resetEpochSeconds`: when the window resets, as Unix seconds (from X-RateLimit-Reset, or the IETF RateLimit header's t=). */
+export type RateHeaders = { limit?: number; remaining?: number; resetEpochSeconds?: number };
 
 /** A header's non-negative integer (or, with `fraction`, decimal). */
 function headerNumber(value: string | undefined, fraction = false): number | undefined {
@@ -59,9 +38,8 @@ function headerNumber(value: string | undefined, fraction = false): number | und
 }
 
 /**
- * X-RateLimit-Reset as Unix seconds, whatever form the server chose: under 10^9 (2001) seconds until the reset, over
- * 10^12 Unix milliseconds, in between Unix seconds; a fraction is taken as meant. A delta is counted from the
- * server's clock and rounded up to the second, so every answer of one window names it alike.
+ * X-RateLimit-Reset as Unix seconds: under 10^9 (2001) it is seconds until the reset, counted from the server's clock
+ * and rounded up so every answer of one window names it alike; over 10^12 it is Unix milliseconds.
  */
 function resetEpochSecondsOf(value: string | undefined, serverNowMs: number | undefined): number | undefined {
   const n = headerNumber(value, true);
@@ -72,17 +50,14 @@ function resetEpochSecondsOf(value: string | undefined, serverNowMs: number | un
 }
 
 /** One item of the IETF RateLimit header: r= what remains, t= seconds until the reset. */
-interface IetfLimit {
-  remaining?: number;
-  resetSeconds?: number;
-}
+type IetfLimit = { remaining?: number; resetSeconds?: number };
 
 /**
  * draft-ietf-httpapi-ratelimit-headers: `RateLimit: "default";r=0;t=30`, one item per policy (earlier drafts:
  * `RateLimit: limit=10, remaining=0, reset=30`, or RateLimit-Remaining and RateLimit-Reset headers of their own).
  * The item that binds is the one with the least remaining, then the latest reset.
  */
-function parseIetfRateLimit(header: HeaderOf): IetfLimit | undefined {
+function parseIetfRateLimit(header: (name: string) => string | undefined): IetfLimit | undefined {
   const param = (item: string, names: string[]) => {
     for (const name of names) {
       const match = new RegExp(`(?:^|[;,\\s])${name}=(\\d+(?:\\.\\d+)?)(?=$|[;,\\s])`).exec(item);
@@ -104,11 +79,8 @@ function parseIetfRateLimit(header: HeaderOf): IetfLimit | undefined {
   return { remaining: Number.isFinite(least) ? least : undefined, resetSeconds: resets.length > 0 ? Math.max(...resets) : undefined };
 }
 
-/**
- * The window an answer describes: the IETF RateLimit and RateLimit-Policy headers when it carries them, else
- * X-RateLimit-*. `serverNowMs` (the server's clock) turns a reset given as seconds from now into Unix seconds.
- */
-export function parseRateHeaders(header: HeaderOf, serverNowMs?: number): RateHeaders {
+/** The window an answer describes: IETF RateLimit and RateLimit-Policy when it has them, else X-RateLimit-*. */
+export function parseRateHeaders(header: (name: string) => string | undefined, serverNowMs?: number): RateHeaders {
   const ietf = parseIetfRateLimit(header);
   if (!ietf) {
     const resetEpochSeconds = resetEpochSecondsOf(header('x-ratelimit-reset'), serverNowMs);
@@ -120,10 +92,7 @@ export function parseRateHeaders(header: HeaderOf, serverNowMs?: number): RateHe
   return { limit: quota === undefined ? undefined : Number(quota), remaining: ietf.remaining, resetEpochSeconds };
 }
 
-/**
- * Milliseconds from now until a reset, which is on the server's clock: measured from its Date when there is one (Date
- * has one-second resolution; without it, our own clock). A reset past or absurdly far off is undefined, never a hang.
- */
+/** Milliseconds until a reset, measured from the server's Date when there is one; one past or absurdly far off is undefined. */
 export function resetDelayMs(resetEpochSeconds: number | undefined, serverDateMs: number | undefined, nowMs: number): number | undefined {
   if (resetEpochSeconds === undefined) return undefined;
   const delay = resetEpochSeconds * 1000 - (serverDateMs ?? nowMs);
@@ -131,9 +100,8 @@ export function resetDelayMs(resetEpochSeconds: number | undefined, serverDateMs
 }
 
 /**
- * The server's clock, as far as its Date headers tell it. Date is cut to the second, so one answer says only that the
- * server's clock is at least Date; the highest (Date - our clock) seen in this run is a lower bound of the skew that
- * tightens with every answer. Measured from it, waits for a reset are never early.
+ * The server's clock, as far as its Date headers tell it. Date is cut to the second, so the highest (Date - our clock)
+ * seen is a lower bound of the skew that tightens with every answer: waits for a reset measured from it are never early.
  */
 export class ServerClock {
   /** The lower bound of (server clock - ours), once one Date header has been seen. */

@@ -1,13 +1,11 @@
 import { certificateProblem } from '../transport';
 import { connectionErrorText } from '../attempt';
 
-/** What can go wrong with the Redis store, told apart for output/state-store.ts to word. */
-
 export class StoreTimeout extends Error {}
 /** TIME answered with something other than two integers: the store's clock cannot be known. */
 class BadTimeReply extends Error {}
 
-/** What went wrong; never the URL's password. */
+/** What went wrong with the Redis store, for output/state-store.ts to word; never the URL's password. */
 export type StoreFailure =
   /** No answer, or no connection, within `ms`. */
   | { kind: 'no_answer' | 'no_connection'; ms: number }

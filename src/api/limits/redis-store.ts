@@ -6,10 +6,8 @@ import type { LimitChange, LimitStore, StoreReport } from './store';
 import { StoreTimeout, storeFailure, timeReplyMs, withTimeout } from './redis-failures';
 
 /**
- * The rate-limit record in Redis, so every machine on one base URL and key draws from one budget (docs/shared-state.md).
- * Stored times are on Redis's clock (TIME, read at connect). Slow is waited for; an error, or no answer within
- * NO_ANSWER_MS, means this machine's state file for the rest of the run, merged with the record as last read, and
- * every request a probe (GateOptions.solo), so machines that fell back side by side cannot spend a window again.
+ * The record in Redis, shared by every machine on one base URL and key (docs/shared-state.md). An error, or no answer within NO_ANSWER_MS,
+ * means the state file for the rest of the run and every request a probe (GateOptions.solo): machines that fell back cannot spend a window again.
  */
 
 /** How long connecting (with AUTH, SELECT and TIME), or any one command, may go without an answer. */
@@ -26,7 +24,6 @@ export interface RedisStoreOptions {
   where: string;
   /** Instead of the URL's (PETCTL_STATE_PASSWORD, or the profile's stored one). */
   password?: string;
-  /** limitId(base URL, key). */
   id: string;
   /** This machine's state file: the mirror of answers, and the fallback. */
   local: LimitStore;
@@ -42,7 +39,6 @@ export interface RedisStore extends LimitStore {
   close(): Promise<void>;
   /** Redis's clock minus this machine's, in ms (undefined after falling back). */
   readonly clockOffsetMs: number | undefined;
-  /** True once the store uses the local state file. */
   readonly fellBack: boolean;
   /** The local state file while Redis is in use (the gate records every answer there too). */
   mirror(): LimitStore | undefined;
@@ -57,7 +53,7 @@ export async function openRedisStore(options: RedisStoreOptions): Promise<RedisS
   const { address, where, local, now, report, trace, noAnswerMs = NO_ANSWER_MS } = options;
   const password = options.password ?? address.password;
   const key = `${KEY_PREFIX}${options.id}`;
-  /** Undefined once the run has fallen back to the local file. */
+  /** None once the run has fallen back to the local file. */
   let client: Redis | undefined;
   let offset: number | undefined;
   let lastError: unknown;
@@ -92,10 +88,8 @@ export async function openRedisStore(options: RedisStoreOptions): Promise<RedisS
       commandTimeout: noAnswerMs,
       // No reconnecting and no queueing: a lost connection means the fallback, at once.
       retryStrategy: () => null,
-      reconnectOnError: () => false,
       maxRetriesPerRequest: 0,
       enableOfflineQueue: false,
-      enableAutoPipelining: false,
       connectionName: 'petctl',
     });
     client = redis;
@@ -177,8 +171,7 @@ export async function openRedisStore(options: RedisStoreOptions): Promise<RedisS
       } catch (error) {
         report({ kind: 'failed', what, failure: storeFailure(error, noAnswerMs, password) });
         fallBack(error);
-        const seen = lastSeen;
-        if (seen) await local.update((entry) => ({ entry: mergeEntries(entry, seen), result: undefined }));
+        if (lastSeen) await local.update((entry) => ({ entry: mergeEntries(entry, lastSeen), result: undefined }));
         return onLocal();
       }
     });

@@ -2,15 +2,9 @@ import { sha256Hex } from '../../digest';
 import type { LimitEntry } from './entry';
 import type { StoreFailure } from './redis-failures';
 
-/**
- * Where a key's rate-limit record is kept: the state file on this machine (file-store.ts) or Redis, shared by
- * machines (redis-store.ts). Every store passes one contract suite (test/api/limits/store-contract.ts).
- */
+/** Where a key's rate-limit record is kept: this machine's file-store.ts, or redis-store.ts (test/api/limits/store-contract.ts). */
 
-/**
- * A change to the record, a pure function of it: `entry` is the record to write (undefined: write nothing), `result`
- * what the caller gets. A store may run it more than once (before taking a lock, after a conflict).
- */
+/** A change to the record, a pure function of it as a store may run it again: the record to write, if any, and the caller's result. */
 export type LimitChange<T> = (entry: LimitEntry | undefined) => { entry?: LimitEntry; result: T };
 
 export interface LimitStore {
