@@ -129,8 +129,8 @@ export async function run({ quick }) {
         id: await limitId(BASE, KEY),
         local: mirror,
         now,
-        warn: (message) => {
-          throw new Error(message);
+        report: (notice) => {
+          throw new Error(`state store: ${JSON.stringify(notice)}`);
         },
       });
       const shared = openGate(store, { now, mirror: () => store.mirror() });

@@ -7,11 +7,12 @@ import { type FailureTarget, portOf } from '../api/attempt';
 import { HttpClient, SAFE_METHODS } from '../api/client';
 import { type RateLimitGate, openGate } from '../api/limits/gate';
 import { openFileStore } from '../api/limits/file-store';
-import { limitId } from '../api/limits/store';
+import { type StoreNotice, limitId } from '../api/limits/store';
 import { createDispatcher, discardDispatcher } from '../api/transport';
 import { steadyClock } from '../api/waits';
 import type { CacheAccess, ResponseCache } from '../api/cache';
 import { cacheNotClearedWarning, cacheUnusableWarning, fromCacheLine } from '../output/cache';
+import { stateStoreLine } from '../output/state-store';
 import { waitWords } from '../output/waits';
 import { DEFAULT_PORT as SANDBOX_DEFAULT_PORT } from '../sandbox/defaults';
 
@@ -66,10 +67,11 @@ export async function openApiSession(ctx: Context, overrides: { apiKey?: string 
     trace(targetTraceLine({ ...resolved, baseUrl }, maskKey(apiKey)));
   }
   const probeLeaseMs = ctx.globals.timeoutMs;
-  const warn = (message: string) => ctx.warn(message);
+  // What the rate-limit stores report: warnings, and with -v a failed call.
+  const report = (notice: StoreNotice) => (notice.kind === 'failed' ? trace?.(stateStoreLine(notice)) : ctx.warn(stateStoreLine(notice)));
   // Every wait and every time the core stores runs on one clock that a step of the machine's clock does not move.
   const now = steadyClock(ctx.now, ctx.monotonic);
-  const local = openFileStore(ctx.paths.stateFile, resolved.identity, apiKey, now, { warn });
+  const local = openFileStore(ctx.paths.stateFile, resolved.identity, apiKey, now, { report });
   let gate: RateLimitGate = openGate(local, { now, probeLeaseMs });
   if (resolved.stateUrl !== undefined) {
     // Loaded only when a state URL is set: a run without one never evaluates the Redis client.
@@ -81,7 +83,7 @@ export async function openApiSession(ctx: Context, overrides: { apiKey?: string 
       id: await limitId(resolved.identity, apiKey),
       local,
       now,
-      warn,
+      report,
       trace,
     });
     ctx.onCleanup(() => shared.close());

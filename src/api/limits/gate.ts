@@ -2,12 +2,7 @@ import { type Claim, type GateDecision, MAX_PROBE_LEASE_MS, type RateAnswer, dec
 import type { LimitEntry } from './entry';
 import type { LimitStore } from './store';
 
-/**
- * This process's hold over a key's record: the one read–decide–write step,
- * whichever store keeps the record. Each step is one atomic update of the
- * store, so no two processes spend the same remaining request.
- */
-
+/** A key's record asked and told through its store, each step one atomic update: no two processes spend one request. */
 export interface RateLimitGate {
   /** Whether one more request may go now (claiming its slot), or until when to wait; `reserve`: slots of the window left to others. */
   acquire(reserve?: number): Promise<GateDecision>;
@@ -38,8 +33,9 @@ export function openGate(store: LimitStore, options: GateOptions): RateLimitGate
       }, 'acquire');
     },
     async record(answer) {
-      await store.update((entry) => ({ entry: observe(entry, answer, now()), result: undefined }), 'record');
-      await options.mirror?.()?.update((entry) => ({ entry: observe(entry, answer, now()), result: undefined }));
+      const learn = (entry: LimitEntry | undefined) => ({ entry: observe(entry, answer, now()), result: undefined });
+      await store.update(learn, 'record');
+      await options.mirror?.()?.update(learn);
     },
     current: () => store.read(),
   };

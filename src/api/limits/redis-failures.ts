@@ -1,15 +1,17 @@
 import { certificateProblem } from '../transport';
 import { connectionErrorText } from '../attempt';
 
-/**
- * What can go wrong with the Redis store, told apart: a command with no answer
- * in time, a TIME reply that is not two integers, and the server's or the
- * connection's errors, in the few words the fallback warning gives them.
- */
-
 export class StoreTimeout extends Error {}
 /** TIME answered with something other than two integers: the store's clock cannot be known. */
 class BadTimeReply extends Error {}
+
+/** What went wrong with the Redis store, for output/state-store.ts to word; never the URL's password. */
+export type StoreFailure =
+  /** No answer, or no connection, within `ms`. */
+  | { kind: 'no_answer' | 'no_connection'; ms: number }
+  | { kind: 'bad_time_reply' | 'wrongpass' | 'noauth' | 'closed' }
+  /** The connection's error as the HTTP core names it, or the server's error in its own words. */
+  | { kind: 'error'; text: string };
 
 /** Redis's clock in epoch ms from a TIME reply: [seconds, microseconds], both integers. */
 export function timeReplyMs(reply: unknown): number {
@@ -18,21 +20,22 @@ export function timeReplyMs(reply: unknown): number {
   return Number(reply[0]) * 1000 + Number(reply[1]) / 1000;
 }
 
-/** What went wrong, for the warning: never the URL's password, never a raw message that might echo it. */
-export function describeStoreError(error: unknown, timeoutMs: number): string {
-  if (error instanceof StoreTimeout) return `no answer within ${timeoutMs / 1000}s`;
-  if (error instanceof BadTimeReply) return 'its TIME reply is not two integers';
+/** `error` told apart; `password` is masked in any text it carries. */
+export function storeFailure(error: unknown, timeoutMs: number, password: string | undefined): StoreFailure {
+  if (error instanceof StoreTimeout) return { kind: 'no_answer', ms: timeoutMs };
+  if (error instanceof BadTimeReply) return { kind: 'bad_time_reply' };
   const err = error as { code?: string; message?: string };
   const message = err?.message ?? String(error);
-  if (/^WRONGPASS/.test(message)) return 'the server refused the user name or password (WRONGPASS)';
-  if (/^NOAUTH/.test(message)) return 'the server requires a password (NOAUTH)';
-  if (/Command timed out/i.test(message)) return `no answer within ${timeoutMs / 1000}s`;
-  if (err?.code === 'ETIMEDOUT') return `no connection within ${timeoutMs / 1000}s`;
+  if (/^WRONGPASS/.test(message)) return { kind: 'wrongpass' };
+  if (/^NOAUTH/.test(message)) return { kind: 'noauth' };
+  if (/Command timed out/i.test(message)) return { kind: 'no_answer', ms: timeoutMs };
+  if (err?.code === 'ETIMEDOUT') return { kind: 'no_connection', ms: timeoutMs };
   const named = connectionErrorText(err?.code);
-  if (named) return named;
-  if (/Connection is closed|Stream isn't writeable|connection.*closed/i.test(message)) return 'the connection was closed';
-  // Redis errors are one line (e.g. "ERR DB index is out of range"); they never contain the password.
-  return (certificateProblem({ message }).split('\n')[0] ?? '').slice(0, 100);
+  if (named) return { kind: 'error', text: named };
+  if (/Connection is closed|Stream isn't writeable|connection.*closed/i.test(message)) return { kind: 'closed' };
+  // Redis errors are one line (e.g. "ERR DB index is out of range"); none is known to repeat the password.
+  const text = (certificateProblem({ message }).split('\n')[0] ?? '').slice(0, 100);
+  return { kind: 'error', text: password ? text.split(password).join('****') : text };
 }
 
 export function withTimeout<T>(promise: Promise<T>, ms: number): Promise<T> {

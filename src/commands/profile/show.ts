@@ -2,6 +2,7 @@ import { Argument, type Command } from 'commander';
 import { completesWith } from '../../completion/values';
 import type { Context } from '../../context';
 import { writeResult } from '../../output/result';
+import { stateStoreLine } from '../../output/state-store';
 import type { Invoke } from '../root';
 import { PetctlError } from '../../errors';
 import type { StoredProfile } from '../../config/profiles';
@@ -58,7 +59,7 @@ export async function profileShowRun(options: { name?: string }, ctx: Context): 
   ];
   // What this machine last saw of the key's limits (offline; `auth status` asks the service).
   const now = ctx.now();
-  const recorded = target.apiKey && (await openFileStore(ctx.paths.stateFile, target.identity, target.apiKey, () => now, { warn: (message) => ctx.warn(message) }).read());
+  const recorded = target.apiKey && (await openFileStore(ctx.paths.stateFile, target.identity, target.apiKey, () => now, { report: (notice) => ctx.warn(stateStoreLine(notice)) }).read());
   const seen = lastSeen(recorded || undefined, now);
   const object = {
     name: target.profile ?? null,

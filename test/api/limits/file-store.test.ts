@@ -7,11 +7,12 @@ import { StateUnwritableError } from '../../../src/errors';
 import { openFileStore } from '../../../src/api/limits/file-store';
 import { type RateLimitGate, openGate } from '../../../src/api/limits/gate';
 import { limitId } from '../../../src/api/limits/store';
+import { stateStoreLine } from '../../../src/output/state-store';
 import { fill, mountSmallDisk, noSmallDisk, unmountSmallDisk } from '../../helpers/small-disk';
 
 /** The gate over the state file, as a session opens it. */
 async function openRateLimitState(file: string, baseUrl: string, apiKey: string, now: () => number, options: { probeLeaseMs?: number; warn?: (message: string) => void } = {}): Promise<RateLimitGate> {
-  return openGate(openFileStore(file, baseUrl, apiKey, now, { warn: options.warn }), { now, probeLeaseMs: options.probeLeaseMs });
+  return openGate(openFileStore(file, baseUrl, apiKey, now, { report: (notice) => options.warn?.(stateStoreLine(notice)) }), { now, probeLeaseMs: options.probeLeaseMs });
 }
 
 const BASE = 'https://api.example.org/v1';
@@ -293,7 +294,7 @@ describe('times read back are checked', () => {
     fs.mkdirSync(path.dirname(file), { recursive: true });
     fs.writeFileSync(file, JSON.stringify({ version: 1, limits: { [await limitId(BASE, KEY)]: { blockedUntil: 'NaN', reason: 'rate_limited' } } }));
     const warnings: string[] = [];
-    expect(await openFileStore(file, BASE, KEY, () => NOW, { warn: (message) => warnings.push(message) }).read()).toBeUndefined();
+    expect(await openFileStore(file, BASE, KEY, () => NOW, { report: (notice) => warnings.push(stateStoreLine(notice)) }).read()).toBeUndefined();
     expect(warnings).toHaveLength(1);
   });
 });

@@ -42,7 +42,7 @@ limitStoreContract(
       toleranceMs: 0,
       async open({ skewMs = 0 } = {}) {
         const now = () => Date.now() + skewMs;
-        const store = await openRedisStore({ ...redisAt(redis.url), id, local: openFileStore(file, BASE, KEY, now), now, warn: () => {}, connectTimeoutMs: 500, commandTimeoutMs: 500 });
+        const store = await openRedisStore({ ...redisAt(redis.url), id, local: openFileStore(file, BASE, KEY, now), now, report: () => {}, noAnswerMs: 500 });
         stores.push(store);
         return { store, now };
       },

@@ -6,6 +6,7 @@ import { afterAll, afterEach, beforeAll } from 'vitest';
 import { openFileStore } from '../../../src/api/limits/file-store';
 import { KEY_PREFIX, type RedisStore, openRedisStore } from '../../../src/api/limits/redis-store';
 import { limitId } from '../../../src/api/limits/store';
+import { stateStoreLine } from '../../../src/output/state-store';
 import { type RedisServer, noRedisServer, redisAt, startRedisServer } from '../../helpers/redis-server';
 import { limitStoreContract } from './store-contract';
 
@@ -46,7 +47,7 @@ limitStoreContract(
         const now = () => Date.now() + skewMs;
         // Each process its own machine: its own state file, its own connection.
         const local = openFileStore(path.join(dir, `state-${(machines += 1)}.json`), BASE, apiKey, now);
-        const store = await openRedisStore({ ...redisAt(redis!.url), id, local, now, warn: (message) => { throw new Error(message); } });
+        const store = await openRedisStore({ ...redisAt(redis!.url), id, local, now, report: (notice) => { throw new Error(stateStoreLine(notice)); } });
         stores.push(store);
         return { store, now };
       },

@@ -11,6 +11,7 @@ import { EXPIRE_MARGIN_MS, KEY_PREFIX, type RedisStore, expiryMs, openRedisStore
 import { timeReplyMs } from '../../../src/api/limits/redis-failures';
 import { decide } from '../../../src/api/waits';
 import { limitId } from '../../../src/api/limits/store';
+import { stateStoreLine } from '../../../src/output/state-store';
 import { GARBAGE_TIME_REPLIES, startFakeRedis } from '../../helpers/fake-redis';
 import { type RedisServer, noRedisServer, redisAt, startRedisServer } from '../../helpers/redis-server';
 
@@ -37,7 +38,7 @@ interface Machine {
 }
 
 /** `root`: the config folder of another process on the same machine (one state file). */
-async function machine(stateUrl: string, options: { skewMs?: number; connectTimeoutMs?: number; commandTimeoutMs?: number; key?: string; root?: string } = {}): Promise<Machine & { root: string }> {
+async function machine(stateUrl: string, options: { skewMs?: number; noAnswerMs?: number; key?: string; root?: string } = {}): Promise<Machine & { root: string }> {
   const root = options.root ?? fs.mkdtempSync(path.join(os.tmpdir(), 'petctl-machine-'));
   roots.push(root);
   const now = () => Date.now() + (options.skewMs ?? 0);
@@ -51,10 +52,10 @@ async function machine(stateUrl: string, options: { skewMs?: number; connectTime
     id: await limitId(BASE, key),
     local: localStore,
     now,
-    warn: (message) => warnings.push(message),
+    // Warnings, and a failed call's -v line among the traces, as a session words them.
+    report: (notice) => (notice.kind === 'failed' ? traces : warnings).push(stateStoreLine(notice)),
     trace: (line) => traces.push(line),
-    connectTimeoutMs: options.connectTimeoutMs,
-    commandTimeoutMs: options.commandTimeoutMs,
+    noAnswerMs: options.noAnswerMs,
   });
   stores.push(shared);
   const gate = openGate(shared, { now, probeLeaseMs: 5_000, solo: () => shared.fellBack, mirror: () => shared.mirror() });
@@ -210,7 +211,7 @@ describe.skipIf(noRedisServer)('the rate-limit gate on a real redis-server', () 
   });
 
   it('falls back when a command gets no answer in time (the server paused), and warns once', async () => {
-    const a = await machine(redis.url, { commandTimeoutMs: 300 });
+    const a = await machine(redis.url, { noAnswerMs: 300 });
     await a.local.record({ status: 429, retryAt: a.now() + 30_000 });
     await admin.client('PAUSE', 2_000, 'ALL');
     try {
@@ -331,7 +332,7 @@ describe.skipIf(noRedisServer)('when the shared store fails', () => {
     await new Promise<void>((resolve) => silent.listen(0, '127.0.0.1', resolve));
     const { port } = silent.address() as net.AddressInfo;
     try {
-      const a = await machine(`redis://127.0.0.1:${port}/0`, { connectTimeoutMs: 300 });
+      const a = await machine(`redis://127.0.0.1:${port}/0`, { noAnswerMs: 300 });
       expect(a.shared.fellBack).toBe(true);
       expect(a.warnings).toEqual([expect.stringContaining(': no answer within 0.3s;')]);
       expect(await a.gate.acquire()).toMatchObject({ go: true });

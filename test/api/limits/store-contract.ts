@@ -1,13 +1,12 @@
 import { describe, expect, it } from 'vitest';
-import { ENTRY_FIELDS, type LimitEntry, WINDOW_FIELDS } from '../../../src/api/limits/entry';
+import type { LimitEntry, LimitWindow } from '../../../src/api/limits/entry';
 import type { LimitStore } from '../../../src/api/limits/store';
 
 /**
  * What every LimitStore promises, whatever holds the record: the state file,
  * Redis, or Redis that went away mid-run and left the file to go on. Each
  * store's test file runs this suite with its own set-up. The records are
- * built from the record's one field list, so a field added to it is covered
- * here without a line changed.
+ * built from the field lists below.
  */
 
 /** One process using the store: its own handle (a connection, a file descriptor) and its own clock. */
@@ -28,6 +27,27 @@ export interface StoreUnderTest {
   /** Runs after each test's first write (by `writer`), before anything checks it. */
   afterFirstWrite?(writer: StoreProcess): Promise<void>;
 }
+
+/**
+ * The record's fields by kind; the type checker holds the lists to the record, so a field added to it is covered
+ * here. `time`: epoch ms, moved with the clock. `unixSeconds`: the server's name for a window, never moved.
+ */
+const ENTRY_FIELDS = {
+  blockedUntil: 'time',
+  reason: 'reason',
+  window: 'window',
+  probeUntil: 'time',
+  untrackedUntil: 'time',
+  silentLimitUntil: 'time',
+  holdMs: 'duration',
+} as const satisfies { [K in keyof Required<LimitEntry>]: 'time' | 'duration' | 'reason' | 'window' };
+
+const WINDOW_FIELDS = {
+  reset: 'unixSeconds',
+  resetAt: 'time',
+  remaining: 'count',
+  limit: 'count',
+} as const satisfies { [K in keyof Required<LimitWindow>]: 'time' | 'unixSeconds' | 'count' };
 
 const MINUTE = 60_000;
 const HOUR = 60 * MINUTE;
