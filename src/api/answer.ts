@@ -1,13 +1,14 @@
-import { ApiError, InvalidResponseError, type PetctlError, RateLimitError, RedirectError } from '../errors';
+import { ApiError, InvalidResponseError, type PetctlError, RateLimitError, RedirectError, type WaitStop } from '../errors';
 import { parseJson } from '../schemas/json';
 import { ErrorBody } from '../schemas/pet';
-import type { WaitWords } from './waits';
+import { type WaitWords, codeFor } from './waits';
 
 /**
  * What an HTTP answer that is not a success means: the error (and so the
  * exit code, see errors.ts) for every status, with its facts (status, code,
- * retry time), and the body of a success read as JSON. Pure functions of the
- * answer; nothing here sends. A rate limit's words come from output/waits.ts.
+ * retry time), and the body of a success read as JSON; and the error a request
+ * ends with when the gate stops it or its retries run out. Pure functions;
+ * nothing here sends. A rate limit's words come from output/waits.ts.
  */
 
 /** An answer as the HTTP core received it. */
@@ -87,4 +88,25 @@ export function snippet(text: string): string {
   const flat = text.replace(/\s+/g, ' ').trim();
   if (!flat) return '';
   return `: ${flat.length > 80 ? `${flat.slice(0, 77)}...` : flat}`;
+}
+
+/**
+ * The error when the gate's wait does not fit --max-wait: the request sent nothing. Its
+ * status is the 429 the record stands for: every block it holds was set by a 429, or by an
+ * answer that left nothing in the window, which the service refuses with a 429.
+ */
+export function gateStop(stop: WaitStop, words: WaitWords): RateLimitError {
+  const { message, hint } = words.stop(stop);
+  return new RateLimitError(message, { code: codeFor(stop.kind), status: 429, retryAt: stop.until, stop, hint });
+}
+
+/** The final error after retries says how many attempts were made, over how long (on the monotonic clock). */
+export function afterAttempts(failure: PetctlError, attempts: { count: number; elapsedMs: number }, words: WaitWords): PetctlError {
+  if (!(failure instanceof RateLimitError && failure.stop)) {
+    failure.message += words.attempts(attempts.count, attempts.elapsedMs);
+    return failure;
+  }
+  const stop: WaitStop = { ...failure.stop, attempts };
+  const { message, hint } = words.stop(stop);
+  return new RateLimitError(message, { code: failure.code, status: failure.status, body: failure.body, retryAt: failure.retryAt, stop, hint });
 }

@@ -1,12 +1,12 @@
-import { NetworkError, type PetctlError, RateLimitError, StateUnwritableError, type WaitStop } from '../errors';
+import { NetworkError, type PetctlError, StateUnwritableError } from '../errors';
 import { stringifyJson } from '../schemas/json';
-import { type Answer, errorForAnswer, parseSuccessBody } from './answer';
+import { type Answer, afterAttempts, errorForAnswer, gateStop, parseSuccessBody } from './answer';
 import { type AttemptOptions, attempt, failureReason } from './attempt';
 import type { CacheAccess } from './cache';
+import { sendThroughCache } from './cached-send';
 import { type ApiRequest, type ApiResponse, requestUrl } from './request';
 import { type Limits, Learner } from './learn';
 import type { RateLimitGate } from './limits/gate';
-import type { RateHeaders } from './limits/headers';
 import {
   type AttemptOutcome,
   type AttemptReport,
@@ -14,8 +14,8 @@ import {
   type WaitBudget,
   type WaitKind,
   type WaitWords,
-  codeFor,
   attemptFits,
+  blockedBy,
   countsTowardMaxWait,
   fitsBudget,
   gateWaitKind,
@@ -23,17 +23,9 @@ import {
   requestDeadline,
 } from './waits';
 
-/** When a request must be over (waits.ts requestDeadline), once its first attempt has started. */
-interface Bound {
-  deadline?: number;
-}
-
 /**
- * The HTTP core's send loop: ask the gate → send → learn → retry or not. It
- * obeys: every wait is decided in waits.ts; one request on the wire is
- * attempt.ts; what an answer means is answer.ts, and what it teaches of the
- * limits learn.ts. Nothing here knows what a Pet is or words a wait (the
- * layer above gives the words: output/waits.ts).
+ * The HTTP core's send loop: ask the gate → send → learn → retry or not. It obeys waits.ts; one request on the
+ * wire is attempt.ts, what an answer means answer.ts, what it teaches learn.ts. It words nothing (output/waits.ts).
  */
 
 export interface HttpClientOptions extends AttemptOptions {
@@ -42,7 +34,7 @@ export interface HttpClientOptions extends AttemptOptions {
   retries: number;
   maxWaitMs: number;
   gate: RateLimitGate;
-  /** The core's wall clock (waits.ts steadyClock): a step of the machine's clock does not move it. */
+  /** The core's wall clock (clock.ts steadyClock): a step of the machine's clock does not move it. */
   now: () => number;
   random: () => number;
   /** Waits `ms`, showing why; rejects when `signal` aborts. */
@@ -54,11 +46,6 @@ export interface HttpClientOptions extends AttemptOptions {
   authHint?: string;
   cache?: CacheAccess;
 }
-
-/** Methods that change nothing (RFC 9110, 9.2.1): every other one clears the target's cached answers. */
-export const SAFE_METHODS = new Set(['GET', 'HEAD', 'OPTIONS']);
-
-export type { Answer } from './answer';
 
 export class HttpClient {
   /** What answers taught this process: the server's clock, and its own hold after a 429. */
@@ -77,27 +64,10 @@ export class HttpClient {
     return requestUrl(this.options.baseUrl, { path, query });
   }
 
-  /** Sends the request, or answers a GET with --cache from the cache; a write clears the target's cached answers. Resolves only with a 2xx. */
-  async send(request: ApiRequest): Promise<ApiResponse> {
-    const { cache } = this.options;
-    const method = request.method.toUpperCase();
-    if (cache === undefined) return this.exchange(request);
-    if (!SAFE_METHODS.has(method)) {
-      try {
-        return await this.exchange(request);
-      } finally {
-        await cache.written();
-      }
-    }
-    if (request.cacheForMs === undefined || method !== 'GET') return this.exchange(request);
-    const url = requestUrl(this.options.baseUrl, request);
-    const result = await (await cache.open()).answer({ method, url, headers: request.headers }, request.cacheForMs, () => this.exchange(request), request.cacheIf);
-    if (!('ageMs' in result)) return result;
-    // Nothing was sent, so the rate-limit gate is neither asked nor told: the stored limits are history.
-    request.hooks?.onAnswer?.(result.answer);
-    cache.served(result.ageMs, url);
-    const body = request.rawResponse ? undefined : parseSuccessBody(result.answer, method, url);
-    return { ...result.answer, url, body, rate: {} };
+  /** Sends the request (through the response cache with --cache). Resolves only with a 2xx. */
+  send(request: ApiRequest): Promise<ApiResponse> {
+    const { cache, baseUrl } = this.options;
+    return cache ? sendThroughCache(request, cache, baseUrl, (same) => this.exchange(same)) : this.exchange(request);
   }
 
   /** Sends the request, waiting out rate limits and retrying where safe (waits.ts decides). Resolves only with a 2xx. */
@@ -114,7 +84,7 @@ export class HttpClient {
     let bans = 0;
     const started = options.monotonic();
     /** requestDeadline, once the first attempt starts. */
-    const bound: Bound = {};
+    const bound: { deadline?: number } = {};
 
     for (;;) {
       // A ban waited out in the gate (recorded by another process, or by another request of this one)
@@ -140,7 +110,7 @@ export class HttpClient {
         outcome = { kind: 'network', sent: error.sent, retryable: error.retryable };
       }
 
-      const report: AttemptReport = { outcome };
+      let report: AttemptReport = { outcome };
       if (answer && limits) {
         if (answer.status === 429) this.learned.readBan(answer, limits);
         hooks?.onAnswer?.(answer);
@@ -149,7 +119,7 @@ export class HttpClient {
           const parsed = request.rawResponse ? undefined : parseSuccessBody(answer, request.method, url);
           return { status: answer.status, url, body: parsed, text: answer.text, headers: answer.headers, rate: limits.rate, header: answer.header };
         }
-        Object.assign(report, { retryAfterMs: limits.retryAfterMs, resetInMs: limits.resetInMs, holdMs: limits.holdMs, banned: limits.banned });
+        report = { ...limits, outcome };
         if (limits.banned) bans += 1;
         failure = errorForAnswer(answer, { method: request.method, url, now: options.now(), retryAt: limits.retryAt, authHint: options.authHint, words: options.words });
       }
@@ -157,7 +127,7 @@ export class HttpClient {
       const timeLeftMs = bound.deadline - options.monotonic();
       const plan = planRetry(report, { timeLeftMs, timeoutMs: options.timeoutMs, retriesDone, maxRetries: options.retries, method: request.method, bans }, budget, paced, options.random);
       if (!plan.retry) {
-        throw retriesDone > 0 && failure ? this.afterAttempts(failure, retriesDone + 1, options.monotonic() - started) : failure;
+        throw retriesDone > 0 && failure ? afterAttempts(failure, { count: retriesDone + 1, elapsedMs: options.monotonic() - started }, options.words) : failure;
       }
       retriesDone += 1;
       const reason = answer ? `HTTP ${answer.status}` : failureReason(failure as NetworkError, options.timeoutMs);
@@ -170,12 +140,10 @@ export class HttpClient {
   }
 
   /**
-   * Waits until the gate lets this request go: nothing is sent while a 429,
-   * a ban or an exhausted window (seen by this or another process) is in
-   * force. Ends with the wait policy's error when a wait does not fit --max-wait.
-   * Resolves with whether it waited out a ban.
+   * Waits until the gate lets this request go, or ends with a stop when a wait does not fit --max-wait or the
+   * request's bound. Resolves with whether it waited out a ban.
    */
-  private async passGate(paced: boolean, reserve: number, budget: WaitBudget, wait: (ms: number, why: string) => Promise<void>, bound: Bound): Promise<boolean> {
+  private async passGate(paced: boolean, reserve: number, budget: WaitBudget, wait: (ms: number, why: string) => Promise<void>, bound: { deadline?: number }): Promise<boolean> {
     const { gate, now, monotonic, timeoutMs } = this.options;
     if (this.unrecorded) throw this.unrecorded;
     let waitedOutBan = false;
@@ -187,7 +155,7 @@ export class HttpClient {
       const kind: WaitKind = gateWaitKind(decision, at);
       const counted = countsTowardMaxWait(kind, paced);
       const pastBound = counted && bound.deadline !== undefined && !attemptFits(bound.deadline - monotonic() - ms, timeoutMs);
-      if (!fitsBudget(kind, ms, budget, paced) || pastBound) throw this.gateStop(kind, decision.until, at, budget.maxWaitMs);
+      if (!fitsBudget(kind, ms, budget, paced) || pastBound) throw gateStop({ kind, until: decision.until, at, by: 'gate', noWait: budget.maxWaitMs === 0 }, this.options.words);
       await wait(ms, this.options.words.notice({ what: 'gate', kind, ms, until: decision.until, at }));
       if (counted) budget.waitedMs += ms;
       else if (bound.deadline !== undefined) bound.deadline += ms;
@@ -195,34 +163,9 @@ export class HttpClient {
     }
   }
 
-  /** The final error after retries says how many attempts were made, over how long (on the monotonic clock). */
-  private afterAttempts(failure: PetctlError, count: number, elapsedMs: number): PetctlError {
-    const { words } = this.options;
-    if (!(failure instanceof RateLimitError && failure.stop)) {
-      failure.message += words.attempts(count, elapsedMs);
-      return failure;
-    }
-    const stop: WaitStop = { ...failure.stop, attempts: { count, elapsedMs } };
-    const { message, hint } = words.stop(stop);
-    return new RateLimitError(message, { code: failure.code, status: failure.status, body: failure.body, retryAt: failure.retryAt, stop, hint });
-  }
-
   /**
-   * The error when the gate's wait does not fit --max-wait: this request sent nothing. Its
-   * status is the 429 the record stands for: every block it holds was set by a 429, or by an
-   * answer that left nothing in the window, which the service refuses with a 429.
-   */
-  private gateStop(kind: WaitKind, until: number, at: number, maxWaitMs: number): RateLimitError {
-    const stop: WaitStop = { kind, until, at, by: 'gate', noWait: maxWaitMs === 0 };
-    const { message, hint } = this.options.words.stop(stop);
-    return new RateLimitError(message, { code: codeFor(kind), status: 429, retryAt: until, stop, hint });
-  }
-
-  /**
-   * Stores what an answer said of the limits. Should the state file refuse
-   * the write, the answer still stands (a POST's 201 is an animal that
-   * exists, to be reported and journaled as created); the failure stops this
-   * client's next request instead, as the limits it would go by are not kept.
+   * Stores what an answer said of the limits. Should the state file refuse, the answer still stands (a 201 is an
+   * animal that exists); the failure stops this client's next request instead, as its limits are not kept.
    */
   private async recordLimits(answer: RateAnswer): Promise<void> {
     try {
@@ -233,15 +176,8 @@ export class HttpClient {
     }
   }
 
-  /**
-   * The gate asked again, right before the wire: whether a block recorded
-   * since it let the request go (a 429 here, or anything another process
-   * recorded) holds it. The caller looks at this process's own hold last,
-   * synchronously with the attempt.
-   */
+  /** Whether a block recorded since the gate let the request go (here, or by another process) holds it after all. */
   private async blockedSinceGate(): Promise<boolean> {
-    if (this.learned.heldDecision()) return true;
-    const entry = await this.options.gate.current();
-    return (entry?.blockedUntil ?? 0) > this.options.now();
+    return this.learned.heldDecision() !== undefined || blockedBy(await this.options.gate.current(), this.options.now()) !== undefined;
   }
 }

@@ -1,25 +1,17 @@
 import { type Answer, errorBodyOf } from './answer';
 import { type RateHeaders, ServerClock, parseRateHeaders, parseRetryAfter, resetDelayMs } from './limits/headers';
-import { type GateDecision, type LimitEntry, type RateAnswer, observe } from './waits';
+import { type AttemptTimes, type GateDecision, type LimitEntry, type RateAnswer, blockedBy, observe } from './waits';
 
 /**
- * The "learn" step of the send loop: what each answer's head says of the
- * limits, and this process's own record of them (waits.ts observe, as the
- * shared one). It changes the moment a head is read, before any await, so no
- * request of this process passes the last check before the wire once a 429 is
- * in (the shared gate learns of it a moment later).
+ * What each answer's head says of the limits, and this process's own record of them (waits.ts observe). It changes
+ * the moment a head is read, before any await, so no request of this process passes the last check before the wire
+ * once a 429 is in (the shared gate learns of it a moment later).
  */
 
-/** What one answer says about the limits (see Learner.readLimits). */
-export interface Limits {
+/** What one answer says about the limits (see Learner.readLimits): its times as waits.ts's AttemptTimes, and more. */
+export interface Limits extends AttemptTimes {
   rate: RateHeaders;
   rateAnswer: RateAnswer;
-  /** A 429's or a 503's usable Retry-After in ms. */
-  retryAfterMs?: number;
-  /** A 429 without Retry-After: ms until the window's reset, when named. */
-  resetInMs?: number;
-  /** A 429 that named no usable time: ms until this process's hold ends. */
-  holdMs?: number;
   /** A 429: when this process may send again (Retry-After, else the reset, else the hold's end). */
   retryAt?: number;
   /** A 429 with code key_banned; known once the body is read. */
@@ -37,10 +29,7 @@ export class Learner {
 
   /** This process's own block, while it lasts, as a gate decision. */
   heldDecision(): GateDecision | undefined {
-    const own = this.own;
-    if (own?.blockedUntil === undefined || own.blockedUntil <= this.now()) return undefined;
-    const reason = own.reason === 'key_banned' ? own.reason : own.holdMs !== undefined ? 'hold' : (own.reason ?? 'rate_limited');
-    return { go: false, until: own.blockedUntil, reason };
+    return blockedBy(this.own, this.now());
   }
 
   /** What an answer's head says about the limits, taken into this process's record at once (nothing is awaited here). */

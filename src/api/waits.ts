@@ -1,6 +1,6 @@
 import { isDeepStrictEqual } from 'node:util';
 import type { WaitKind } from '../errors';
-import { type BlockReason, type LimitEntry, latestTime } from './limits/entry';
+import type { BlockReason, LimitEntry } from './limits/entry';
 
 export type { WaitKind, WaitNotice, WaitStop, WaitWords } from '../errors';
 export type { BlockReason, LimitEntry, LimitWindow } from './limits/entry';
@@ -92,15 +92,18 @@ export const BACKOFF_BASE_MS = 1_000;
 export const BACKOFF_CAP_MS = 30_000;
 /** A window that reopens within this long is the plan's minute; one further off is the day's quota. */
 export const MINUTE_WINDOW_MAX_MS = 2 * 60_000;
-/** Records whose every time is this far past are dropped when the state is written. */
-export const PRUNE_AFTER_MS = 24 * 60 * 60 * 1000;
+
+/** The wait a block in force imposes (a 429's time, a ban, a hold, an exhausted quota), or undefined. */
+export function blockedBy(entry: LimitEntry | undefined, now: number): Extract<GateDecision, { go: false }> | undefined {
+  if (entry?.blockedUntil === undefined || entry.blockedUntil <= now) return undefined;
+  const held = entry.holdMs !== undefined && entry.reason !== 'key_banned';
+  return { go: false, until: entry.blockedUntil, reason: held ? 'hold' : (entry.reason ?? 'rate_limited') };
+}
 
 /** Whether one more request may go now, claiming its slot; the one claim rule (the table above). */
 export function decide(entry: LimitEntry | undefined, now: number, claim: Claim): GateDecision {
-  if (entry?.blockedUntil !== undefined && entry.blockedUntil > now) {
-    const held = entry.holdMs !== undefined && entry.reason !== 'key_banned';
-    return { go: false, until: entry.blockedUntil, reason: held ? 'hold' : (entry.reason ?? 'rate_limited') };
-  }
+  const blocked = blockedBy(entry, now);
+  if (blocked) return blocked;
   const probe = (next: LimitEntry): GateDecision =>
     entry?.probeUntil !== undefined && entry.probeUntil > now
       ? { go: false, until: Math.min(entry.probeUntil, now + PROBE_POLL_MS), reason: 'probe' }
@@ -170,10 +173,6 @@ export function observe(entry: LimitEntry | undefined, answer: RateAnswer, now: 
   return isDeepStrictEqual(next, entry ?? {}) ? undefined : next;
 }
 
-export function isStale(entry: LimitEntry, now: number): boolean {
-  return latestTime(entry) < now - PRUNE_AFTER_MS;
-}
-
 /**
  * The hold after a 429 without a usable time: the larger of HOLD_MIN_MS and what is left of the
  * window; after a probe that met a 429 again, twice the last, up to HOLD_CAP_MS. Never random:
@@ -194,26 +193,14 @@ export type AttemptOutcome = { kind: 'response'; status: number } | { kind: 'net
  */
 export function shouldRetry(outcome: AttemptOutcome, retriesDone: number, maxRetries: number, method: string): boolean {
   if (retriesDone >= maxRetries) return false;
-  if (outcome.kind === 'response') {
-    if (outcome.status === 429) return true;
-    return method === 'GET' && (outcome.status === 502 || outcome.status === 503 || outcome.status === 504);
-  }
-  if (outcome.retryable === false) return false;
-  return method === 'GET' || !outcome.sent;
+  if (outcome.kind === 'response') return outcome.status === 429 || (method === 'GET' && [502, 503, 504].includes(outcome.status));
+  return outcome.retryable !== false && (method === 'GET' || !outcome.sent);
 }
 
 /** Exactly Retry-After when given, else full-jitter exponential backoff (AWS: random in [0, min(cap, base * 2^n))). */
 export function delayFor(retryAfterMs: number | undefined, retriesDone: number, random: () => number): number {
   if (retryAfterMs !== undefined) return retryAfterMs;
   return Math.floor(random() * Math.min(BACKOFF_CAP_MS, BACKOFF_BASE_MS * 2 ** retriesDone));
-}
-
-/** The machine's time read once, then moved on by the monotonic clock: a step of the machine's clock moves no wait and no stored time. */
-export function steadyClock(wallNow: () => number, monotonic: () => number): () => number {
-  const wallAtStart = wallNow();
-  const monotonicAtStart = monotonic();
-  // Whole milliseconds, as Date.now() reads: stored times and traces stay integers.
-  return () => wallAtStart + Math.floor(monotonic() - monotonicAtStart);
 }
 
 /** The code of a stop after a wait of this kind. */
@@ -248,14 +235,18 @@ export function fitsBudget(kind: WaitKind, ms: number, budget: WaitBudget, paced
   return budget.maxWaitMs > 0 && budget.waitedMs + ms <= budget.maxWaitMs;
 }
 
-/** What the last attempt came to, as far as waiting is concerned (the times as learn.ts's Limits has them). */
-export interface AttemptReport {
-  outcome: AttemptOutcome;
+/** The times an answer named for its retry (learn.ts's Limits). */
+export interface AttemptTimes {
+  /** A 429's or a 503's usable Retry-After in ms. */
   retryAfterMs?: number;
+  /** A 429 without Retry-After: ms until the window's reset, when named. */
   resetInMs?: number;
+  /** A 429 that named no usable time: ms until this process's hold ends. */
   holdMs?: number;
-  banned?: boolean;
 }
+
+/** What the last attempt came to, as far as waiting is concerned. */
+export type AttemptReport = AttemptTimes & { outcome: AttemptOutcome; banned?: boolean };
 
 export interface RetryState {
   /** What is left of the request's bound (requestDeadline). */

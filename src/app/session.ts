@@ -4,12 +4,13 @@ import { isLoopbackHost } from '../config/base-url';
 import { type ResolvedTarget, maskKey, rejectedKeyHint, requireKey } from '../config/target';
 import { VERSION } from '../version';
 import { type FailureTarget, portOf } from '../api/attempt';
-import { HttpClient, SAFE_METHODS } from '../api/client';
+import { HttpClient } from '../api/client';
+import { SAFE_METHODS } from '../api/cached-send';
 import { type RateLimitGate, openGate } from '../api/limits/gate';
 import { openFileStore } from '../api/limits/file-store';
 import { type StoreNotice, limitId } from '../api/limits/store';
 import { createDispatcher, discardDispatcher } from '../api/transport';
-import { steadyClock } from '../api/waits';
+import { steadyClock } from '../api/clock';
 import type { CacheAccess, ResponseCache } from '../api/cache';
 import { cacheNotClearedWarning, cacheUnusableWarning, fromCacheLine } from '../output/cache';
 import { stateStoreLine } from '../output/state-store';
@@ -87,7 +88,7 @@ export async function openApiSession(ctx: Context, overrides: { apiKey?: string 
       trace,
     });
     ctx.onCleanup(() => shared.close());
-    gate = openGate(shared, { now, probeLeaseMs, solo: () => shared.fellBack, mirror: () => shared.mirror() });
+    gate = openGate(shared, { now, probeLeaseMs, shared });
   }
 
   const http = new HttpClient({

@@ -5,7 +5,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import type { HttpClient } from '../../src/api/client';
 import { openFileStore } from '../../src/api/limits/file-store';
 import { openGate } from '../../src/api/limits/gate';
-import { steadyClock } from '../../src/api/waits';
+import { steadyClock } from '../../src/api/clock';
 import { BASE_URL, FakeTime, fakeClient, fakeService, limitHeaders } from '../helpers/fake-core';
 
 /**

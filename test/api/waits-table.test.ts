@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { type Claim, type LimitEntry, MAX_PROBE_LEASE_MS, PROBE_POLL_MS, PRUNE_AFTER_MS, SILENT_LIMIT_MS, UNTRACKED_MS, decide, isStale, observe } from '../../src/api/waits';
+import { PRUNE_AFTER_MS, isStale } from '../../src/api/limits/entry';
+import { type Claim, type LimitEntry, MAX_PROBE_LEASE_MS, PROBE_POLL_MS, SILENT_LIMIT_MS, UNTRACKED_MS, decide, observe } from '../../src/api/waits';
 
 const NOW = 1_768_471_200_000;
 const LEASE = MAX_PROBE_LEASE_MS;

@@ -14,9 +14,9 @@ import {
   planRetry,
   requestDeadline,
   shouldRetry,
-  steadyClock,
   windowKind,
 } from '../../src/api/waits';
+import { steadyClock } from '../../src/api/clock';
 
 const NOW = new Date(2026, 10, 25, 14, 31, 4, 0).getTime();
 const SECOND = 1000;

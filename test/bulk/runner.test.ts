@@ -2,7 +2,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import type { Answer } from '../../src/api/client';
+import type { Answer } from '../../src/api/answer';
 import type { RequestHooks } from '../../src/api/request';
 import { JournalWriter, readJournal } from '../../src/bulk/journal';
 import { rowWords } from '../../src/output/unknown-rows';

@@ -48,7 +48,7 @@ describe.concurrent('JSON on a terminal: C1 and bidi controls as \\u escapes, th
 
 describe("a bulk import's row results on a terminal", () => {
   it.for([['json'], ['ndjson']])('-o %s: the pet the server answered shows its controls as \\u escapes', async ([format], t) => {
-    const { server, key, configDir } = await setupE2e(t, json(201, PETS[0]));
+    const { server, key, configDir } = await setupE2e(t, json(201, PETS[0]!));
     const file = path.join(configDir, 'rows.csv');
     fs.writeFileSync(file, 'name,categoryId,status\nRex,2,available\n');
     const args = ['--base-url', server.baseUrl, '-o', format!, 'pets', 'add', '--file', file];

@@ -123,3 +123,10 @@ function mergeWindows(a: LimitWindow, b: LimitWindow): LimitWindow {
   // Two views of one window, neither early: the earlier end, and the smaller budget (each view has spent some).
   return { ...b, ...a, resetAt: Math.min(a.resetAt, b.resetAt), remaining: Math.min(a.remaining, b.remaining) };
 }
+
+/** Records whose every time is this far past are dropped when the state is written. */
+export const PRUNE_AFTER_MS = 24 * 60 * 60 * 1000;
+
+export function isStale(entry: LimitEntry, now: number): boolean {
+  return latestTime(entry) < now - PRUNE_AFTER_MS;
+}

@@ -2,8 +2,7 @@ import fs from 'node:fs';
 import { CorruptFileError, readJsonFile, withFileLock, writeFileAtomic } from '../../locked-file';
 import { StateUnwritableError } from '../../errors';
 import { describeFsError } from '../../fs-errors';
-import { type LimitEntry, readEntry } from './entry';
-import { isStale } from '../waits';
+import { type LimitEntry, isStale, readEntry } from './entry';
 import { type LimitStore, type StoreReport, limitId } from './store';
 
 /** This machine's records, { "version": 1, "limits": { "<limitId>": LimitEntry } }, in a file of their own: conf has no locking. */

@@ -16,17 +16,15 @@ export interface GateOptions {
   now: () => number;
   /** How long other requests wait for a probe's answer at most (its request timeout; capped in waits.ts). */
   probeLeaseMs?: number;
-  /** Every request probes, one in flight on this machine: the shared store fell back to this machine's file (redis-store.ts). */
-  solo?: () => boolean;
-  /** A second store that learns every answer too (the state file beside Redis, so this machine knows what it last heard). */
-  mirror?: () => LimitStore | undefined;
+  /** Redis (redis-store.ts): once it fell back every request probes, one in flight here; until then the state file learns each answer too. */
+  shared?: { readonly fellBack: boolean; mirror(): LimitStore | undefined };
 }
 
 export function openGate(store: LimitStore, options: GateOptions): RateLimitGate {
   const { now, probeLeaseMs = MAX_PROBE_LEASE_MS } = options;
   return {
     acquire(reserve = 0) {
-      const claim: Claim = { reserve, solo: options.solo?.() ?? false, probeLeaseMs };
+      const claim: Claim = { reserve, solo: options.shared?.fellBack ?? false, probeLeaseMs };
       return store.update((entry) => {
         const decision = decide(entry, now(), claim);
         return { entry: decision.go ? decision.entry : undefined, result: decision };
@@ -35,7 +33,7 @@ export function openGate(store: LimitStore, options: GateOptions): RateLimitGate
     async record(answer) {
       const learn = (entry: LimitEntry | undefined) => ({ entry: observe(entry, answer, now()), result: undefined });
       await store.update(learn, 'record');
-      await options.mirror?.()?.update(learn);
+      await options.shared?.mirror()?.update(learn);
     },
     current: () => store.read(),
   };

@@ -58,7 +58,7 @@ async function machine(stateUrl: string, options: { skewMs?: number; noAnswerMs?
     noAnswerMs: options.noAnswerMs,
   });
   stores.push(shared);
-  const gate = openGate(shared, { now, probeLeaseMs: 5_000, solo: () => shared.fellBack, mirror: () => shared.mirror() });
+  const gate = openGate(shared, { now, probeLeaseMs: 5_000, shared });
   return { gate, shared, local, now, warnings, traces, root };
 }
 
