@@ -43,10 +43,10 @@ export function describeTarget(target: ResolvedTarget, maskedKey: string | undef
   return { profile, baseUrl, key };
 }
 
-/** What -v says of the target before the first request: `petctl: base URL … (from PETCTL_BASE_URL); key ****ness (from PETCTL_API_KEY); profile none (…)`. */
+/** What -v says of the target before the first request, as curl marks its own notes: `* base URL … (from PETCTL_BASE_URL); key ****ness (from PETCTL_API_KEY); profile none (…)`. */
 export function targetTraceLine(target: ResolvedTarget & { baseUrl: string }, maskedKey: string): string {
   const said = describeTarget(target, maskedKey, false, true);
-  return `petctl: base URL ${said.baseUrl}; key ${said.key}; profile ${said.profile}`;
+  return `* base URL ${said.baseUrl}; key ${said.key}; profile ${said.profile}`;
 }
 
 const PASSWORD_SOURCES: Record<StatePasswordSource, string> = {

@@ -219,7 +219,7 @@ describe.concurrent('petctl api: output', () => {
     const result = await petctl(['api', '-v', '/store/orders']);
     expect(result.code).toBe(0);
     // After the line naming the target and its sources.
-    expect(result.stderr).toMatch(/^petctl: base URL .+\n> GET http:\/\/127\.0\.0\.1:\d+\/v1\/store\/orders\n> Authorization: Bearer \[redacted\]\n< 200 in \d+ ms/);
+    expect(result.stderr).toMatch(/^\* base URL .+\n> GET http:\/\/127\.0\.0\.1:\d+\/v1\/store\/orders\n> Authorization: Bearer \[redacted\]\n< 200 in \d+ ms/);
   });
 });
 

@@ -172,7 +172,7 @@ describe.concurrent('--cache', () => {
     expect(piped.stderr).toBe('');
     const verbose = await petctl(['pets', 'list', '--cache', '30s', '-v']);
     // -v first names the target and where each part came from.
-    expect(verbose.stderr).toMatch(new RegExp(`^petctl: base URL ${server.baseUrl} \\(from [^)]+\\); key .+\\n> GET ${server.baseUrl}/pets\\n< from cache, \\d+s old\\n$`));
+    expect(verbose.stderr).toMatch(new RegExp(`^\\* base URL ${server.baseUrl} \\(from [^)]+\\); key .+\\n> GET ${server.baseUrl}/pets\\n< from cache, \\d+s old\\n$`));
     expect(server.requests).toHaveLength(1);
   });
 

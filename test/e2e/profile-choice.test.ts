@@ -206,7 +206,7 @@ describe.concurrent('the environment may name the whole target', () => {
 
     const traced = await petctl(['-v', '--base-url', ci.baseUrl, 'pets', 'list'], { env: { PETCTL_API_KEY: ciKey } });
     expect(traced.code, traced.stderr).toBe(0);
-    expect(traced.stderr).toContain(`petctl: base URL ${ci.baseUrl} (from --base-url); key ${mask} (from PETCTL_API_KEY); profile none (the base URL and key are given without one)\n`);
+    expect(traced.stderr).toContain(`* base URL ${ci.baseUrl} (from --base-url); key ${mask} (from PETCTL_API_KEY); profile none (the base URL and key are given without one)\n`);
   });
 
   it('half a target is not enough: a key alone, or a base URL alone, still stops with no_profile; http:// to another host is still refused', async (t) => {
