@@ -1,0 +1,79 @@
+import fs from 'node:fs';
+import path from 'node:path';
+import { describe, expect, it, type TestContext } from 'vitest';
+import { cliSession, newApiKey, tempConfigDir } from '../helpers/cli';
+import { startFarService, type FarService } from '../helpers/far-service';
+
+/**
+ * Issue 30's service 50 ms away, with an Enterprise key's window (60,000 a
+ * minute) in its headers: an import and the two listings, checked on the
+ * service's side. Every row is created once, every page is read once and in
+ * order, with no 429. How fast is bench/enterprise.mjs's to say, not this test's.
+ */
+
+const ROWS = 600;
+const LISTED = 2000;
+const PAGE = 100;
+
+async function farSetup(t: TestContext, listed: number) {
+  const service = await startFarService({ latencyMs: 50, listed });
+  const configDir = tempConfigDir();
+  const key = newApiKey();
+  t.onTestFinished(async () => {
+    await service.close();
+    fs.rmSync(configDir, { recursive: true, force: true });
+  });
+  const petctl = cliSession({ args: ['--base-url', service.baseUrl], env: { PETCTL_CONFIG_DIR: configDir, PETCTL_API_KEY: key }, secrets: [key] });
+  return { service, configDir, petctl };
+}
+
+/** The `after` of each page a listing of `listed` animals reads, in order: '' (the first page), 100, 200, … */
+function pagesInOrder(listed: number): string[] {
+  return Array.from({ length: Math.ceil(listed / PAGE) }, (_, page) => (page === 0 ? '' : String(page * PAGE)));
+}
+
+function expectNoRefusal(service: FarService): void {
+  expect(service.counts.refused).toBe(0);
+  expect(service.counts.bans).toBe(0);
+}
+
+describe.concurrent('a service 50 ms away, an Enterprise key', () => {
+  it(`imports ${ROWS} rows: each created once on the service`, async (t) => {
+    const { service, configDir, petctl } = await farSetup(t, 0);
+    const file = path.join(configDir, 'rows.ndjson');
+    fs.writeFileSync(file, Array.from({ length: ROWS }, (_, i) => `{"name":"row-${i + 1}","categoryId":1}\n`).join(''));
+
+    const result = await petctl(['pets', 'add', '--file', file, '-q'], { timeoutMs: 120_000 });
+
+    expect(result.code, result.stderr).toBe(0);
+    const created = service.counts.created;
+    expect(created.size).toBe(ROWS);
+    for (let i = 1; i <= ROWS; i += 1) expect(created.get(`row-${i}`), `row-${i}`).toBe(1);
+    expect(service.counts.requests).toBe(ROWS);
+    expectNoRefusal(service);
+  }, 130_000);
+
+  it(`pets list --all over ${LISTED} animals, ${PAGE} a page: each page read once, in order, each animal printed once`, async (t) => {
+    const { service, petctl } = await farSetup(t, LISTED);
+
+    const result = await petctl(['pets', 'list', '--all', '--limit', String(PAGE), '-o', 'json'], { timeoutMs: 120_000 });
+
+    expect(result.code, result.stderr).toBe(0);
+    expect(service.counts.pages).toEqual(pagesInOrder(LISTED));
+    const ids = (JSON.parse(result.stdout) as Array<{ id: number }>).map((pet) => pet.id);
+    expect(ids).toEqual(Array.from({ length: LISTED }, (_, i) => i + 1));
+    expectNoRefusal(service);
+  }, 130_000);
+
+  it(`api --paginate over ${LISTED} animals, ${PAGE} a page: each page read once, in order, each animal printed once`, async (t) => {
+    const { service, petctl } = await farSetup(t, LISTED);
+
+    const result = await petctl(['api', `/pets?limit=${PAGE}`, '--paginate', '-o', 'json'], { timeoutMs: 120_000 });
+
+    expect(result.code, result.stderr).toBe(0);
+    expect(service.counts.pages).toEqual(pagesInOrder(LISTED));
+    const ids = (JSON.parse(result.stdout) as Array<{ id: number }>).map((pet) => pet.id);
+    expect(ids).toEqual(Array.from({ length: LISTED }, (_, i) => i + 1));
+    expectNoRefusal(service);
+  }, 130_000);
+});
