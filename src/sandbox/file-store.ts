@@ -76,6 +76,7 @@ export class FileStore implements PetStore {
   private appending = false;
   private checkedAt = Number.NEGATIVE_INFINITY;
   private writing: Promise<void> | undefined;
+  private handle: { file: fs.promises.FileHandle; ino: number } | undefined;
 
   constructor(readonly dataFile: string, private readonly maxAnimals: number) {}
 
@@ -89,7 +90,7 @@ export class FileStore implements PetStore {
       if (this.tryLoad()) return;
       const text = readBytes(this.dataFile)?.toString('utf8');
       if (text !== undefined && text.trim() !== '') throw new SandboxDataFileError(this.dataFile, `is not a petctl sandbox data file: its first line is not ${LOG_HEADER_EXAMPLE}`);
-      this.writeWhole(sampleAnimals().map(storedPet));
+      writeDurably(this.dataFile, logText(sampleAnimals().map(storedPet)));
       this.load();
     });
   }
@@ -104,8 +105,8 @@ export class FileStore implements PetStore {
     this.catchUp();
   }
 
-  /** Takes in what changed in the file since it was last read. */
-  private catchUp(): void {
+  /** Takes in what changed in the file since it was last read; the file's size, undefined when it is gone. */
+  private catchUp(): number | undefined {
     let stats: fs.Stats | undefined;
     try {
       stats = fs.statSync(this.dataFile, { throwIfNoEntry: false });
@@ -113,12 +114,13 @@ export class FileStore implements PetStore {
       throw new SandboxDataFileError(this.dataFile, 'cannot be read', { cause: error });
     }
     // Deleted while we run: keep serving what we hold; the next add writes it all back.
-    if (stats === undefined) return;
+    if (stats === undefined) return undefined;
     if (stats.ino !== this.ino || stats.size < this.consumed) {
       this.reload();
     } else if (stats.size > this.consumed) {
       this.readAppended(stats.size);
     }
+    return stats.size;
   }
 
   page(query: PetQuery): Page {
@@ -146,6 +148,8 @@ export class FileStore implements PetStore {
 
   async close(): Promise<void> {
     await this.writing;
+    await this.handle?.file.close();
+    this.handle = undefined;
   }
 
   /** Writes every pending add, in batches: each batch is one lock, one append and one fsync. */
@@ -162,33 +166,28 @@ export class FileStore implements PetStore {
   }
 
   private async append(newPets: NewPet[]): Promise<StoredPet[]> {
-    const stats = fs.statSync(this.dataFile, { throwIfNoEntry: false });
-    if (stats === undefined) {
-      this.writeWhole(this.table.all());
+    let size = this.catchUp();
+    if (size === undefined) {
+      writeDurably(this.dataFile, logText(this.table.all()));
       this.load();
-    } else {
-      this.catchUp();
+      size = this.consumed;
     }
     const pets = numberNewPets(this.table.highestId, newPets.slice(0, Math.max(0, this.maxAnimals - this.table.size)));
     if (pets.length === 0) return pets;
     const text = pets.map((pet) => `${pet.json}\n`).join('');
+    const handle = await this.openHandle();
     // Until the batch is counted in `consumed`, a change seen in the file is this append's own: not read back.
     this.appending = true;
     try {
-      // Written in place, so opened the safe way (file-safety.ts) and cut back through the descriptor, never by name.
-      const handle = await openOwnFile(this.dataFile);
-      try {
-        // Under the lock nobody else writes: bytes after the last complete line are an add a crash cut short, never acknowledged.
-        if ((await handle.stat()).size > this.consumed) await handle.truncate(this.consumed);
-        await handle.write(text);
-        await handle.datasync();
-      } catch (error) {
-        // Not acknowledged, so not stored: cut off whatever part of the batch reached the file.
-        await handle.truncate(this.consumed);
-        throw error;
-      } finally {
-        await handle.close();
-      }
+      // Under the lock nobody else writes: bytes after the last complete line are an add a crash cut short, never acknowledged.
+      if (size > this.consumed) fs.ftruncateSync(handle.fd, this.consumed);
+      fs.writeSync(handle.fd, text);
+      // The one wait of a batch: while the disk flushes, the next batch gathers.
+      await handle.datasync();
+    } catch (error) {
+      // Not acknowledged, so not stored: cut off whatever part of the batch reached the file.
+      await handle.truncate(this.consumed);
+      throw error;
     } finally {
       this.appending = false;
     }
@@ -196,6 +195,14 @@ export class FileStore implements PetStore {
     this.consumed += Buffer.byteLength(text);
     this.lines += pets.length;
     return pets;
+  }
+
+  /** The data file, open for appending while its inode is the one read (opened the safe way: file-safety.ts). */
+  private async openHandle(): Promise<fs.promises.FileHandle> {
+    if (this.handle?.ino === this.ino) return this.handle.file;
+    await this.handle?.file.close();
+    this.handle = { file: await openOwnFile(this.dataFile), ino: this.ino };
+    return this.handle.file;
   }
 
   private async locked<T>(fn: () => T | Promise<T>): Promise<T> {
@@ -229,18 +236,21 @@ export class FileStore implements PetStore {
   }
 
   private loadBytes(bytes: Buffer): void {
-    let parsed;
-    try {
-      parsed = parseLog(bytes);
-    } catch (error) {
-      if (error instanceof LogFormatError) throw new SandboxDataFileError(this.dataFile, error.message);
-      throw error;
-    }
+    const parsed = this.parsed(() => parseLog(bytes));
     this.versionBase += this.table.version + 1;
     this.table = new PetTable(parsed.pets);
     this.consumed = parsed.consumed;
     this.lines = parsed.lines;
     this.ino = fs.statSync(this.dataFile).ino;
+  }
+
+  /** A layout error as the error that names the file. */
+  private parsed<T>(parse: () => T): T {
+    try {
+      return parse();
+    } catch (error) {
+      throw error instanceof LogFormatError ? new SandboxDataFileError(this.dataFile, error.message) : error;
+    }
   }
 
   private readAppended(size: number): void {
@@ -257,21 +267,10 @@ export class FileStore implements PetStore {
     } finally {
       fs.closeSync(fd);
     }
-    let tail;
-    try {
-      tail = parseLogLines(bytes.subarray(0, read), 0, this.lines, this.table.highestId);
-    } catch (error) {
-      if (error instanceof LogFormatError) throw new SandboxDataFileError(this.dataFile, error.message);
-      throw error;
-    }
+    const tail = this.parsed(() => parseLogLines(bytes.subarray(0, read), 0, this.lines, this.table.highestId));
     for (const pet of tail.pets) this.table.push(pet);
     this.consumed += tail.consumed;
     this.lines += tail.lines;
-  }
-
-  /** Writes a whole log atomically: temporary file, fsync, rename, fsync of the directory. */
-  private writeWhole(pets: readonly StoredPet[]): void {
-    writeDurably(this.dataFile, logText(pets));
   }
 }
 

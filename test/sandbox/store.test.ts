@@ -24,6 +24,17 @@ function scratch(): string {
   return dir;
 }
 
+// A file store holds its data file open: each is closed after its test, as the sandbox closes its own.
+const opened: PetStore[] = [];
+afterEach(async () => {
+  await Promise.all(opened.splice(0).map((store) => store.close()));
+});
+async function openStore(file: string): Promise<PetStore> {
+  const store = await openFileStore(file);
+  opened.push(store);
+  return store;
+}
+
 function fileIds(file: string): bigint[] {
   return dataFilePets<Pet>(file).map((pet) => BigInt(pet.id));
 }
@@ -90,7 +101,7 @@ describe('a fresh store', () => {
 describe('a file-backed store', () => {
   it('creates the file with the sample animals, mode 0600, in a new 0700 directory', async () => {
     const file = path.join(scratch(), 'nested', 'deeper', 'sandbox.json');
-    const store = await openFileStore(file);
+    const store = await openStore(file);
     expect(store.dataFile).toBe(file);
     expect(statSync(file).mode & 0o777).toBe(0o600);
     expect(statSync(path.dirname(file)).mode & 0o777).toBe(0o700);
@@ -100,7 +111,7 @@ describe('a file-backed store', () => {
 
   it('appends one line per add and keeps 0600', async () => {
     const file = path.join(scratch(), 'sandbox.json');
-    const store = await openFileStore(file);
+    const store = await openStore(file);
     const before = readFileSync(file, 'utf8');
     await store.add({ name: 'Rex II', categoryId: 1, status: 'sold' });
     expect(readFileSync(file, 'utf8')).toBe(`${before}{"id":13,"name":"Rex II","categoryId":1,"status":"sold"}\n`);
@@ -109,31 +120,31 @@ describe('a file-backed store', () => {
 
   it('persists animals across reopening', async () => {
     const file = path.join(scratch(), 'sandbox.json');
-    const first = await openFileStore(file);
+    const first = await openStore(file);
     const added = await first.add({ name: 'Persisted', categoryId: 3, status: 'pending' });
-    const second = await openFileStore(file);
+    const second = await openStore(file);
     expect(get(second, added.id)).toEqual({ id: 13, name: 'Persisted', categoryId: 3, status: 'pending' });
   });
 
   it('refuses to go past the largest int64', async () => {
     const file = path.join(scratch(), 'sandbox.json');
     writeFileSync(file, '{"format":"petctl-sandbox-pets","version":2}\n{"id":9223372036854775807,"name":"Last","categoryId":1}\n');
-    const store = await openFileStore(file);
+    const store = await openStore(file);
     await expect(store.add({ name: 'Overflow', categoryId: 1 })).rejects.toThrow(/int64/);
   });
 
   it('treats an empty file as new and seeds it', async () => {
     const file = path.join(scratch(), 'sandbox.json');
     writeFileSync(file, '  \n');
-    await openFileStore(file);
+    await openStore(file);
     expect(fileIds(file)).toHaveLength(12);
   });
 
   it('ignores a last line cut short by a crash (never acknowledged), and cuts it off before the next add', async () => {
     const file = path.join(scratch(), 'sandbox.json');
-    await openFileStore(file);
+    await openStore(file);
     appendFileSync(file, '{"id":13,"name":"Half');
-    const store = await openFileStore(file);
+    const store = await openStore(file);
     expect(list(store, { limit: 100 })).toHaveLength(12);
     const added = await store.add({ name: 'Whole', categoryId: 1 });
     expect(added.id).toBe(13n);
@@ -165,7 +176,7 @@ describe('a file-backed store', () => {
 
   it('fails on a file that became corrupt after opening, without overwriting it', async () => {
     const file = path.join(scratch(), 'sandbox.json');
-    const store = await openFileStore(file);
+    const store = await openStore(file);
     writeFileSync(file, 'garbage');
     expect(() => store.refresh()).toThrow(file);
     await expect(store.add({ name: 'Lost?', categoryId: 1 })).rejects.toBeInstanceOf(SandboxDataFileError);
@@ -174,7 +185,7 @@ describe('a file-backed store', () => {
 
   it('writes every animal it holds back when the file was deleted under it', async () => {
     const file = path.join(scratch(), 'sandbox.json');
-    const store = await openFileStore(file);
+    const store = await openStore(file);
     await store.add({ name: 'Kept', categoryId: 1 });
     (await import('node:fs')).rmSync(file);
     expect(list(store, { limit: 100 })).toHaveLength(13);
@@ -184,7 +195,7 @@ describe('a file-backed store', () => {
 
   it('sees what another store appended, reading only the new lines', async () => {
     const file = path.join(scratch(), 'sandbox.json');
-    const [one, two] = await Promise.all([openFileStore(file), openFileStore(file)]);
+    const [one, two] = await Promise.all([openStore(file), openStore(file)]);
     const versionBefore = one.version;
     await two.add({ name: 'From two', categoryId: 2 });
     expect(get(one, 13n)).toEqual({ id: 13, name: 'From two', categoryId: 2 });
@@ -193,7 +204,7 @@ describe('a file-backed store', () => {
 
   it('writes adds that arrive together with one append (group commit), ids in order', async () => {
     const file = path.join(scratch(), 'sandbox.json');
-    const store = await openFileStore(file);
+    const store = await openStore(file);
     const added = await Promise.all(Array.from({ length: 50 }, (_, i) => store.add({ name: `n${i}`, categoryId: 1 })));
     expect(added.map((pet) => Number(pet.id))).toEqual(Array.from({ length: 50 }, (_, i) => 13 + i));
     expect(fileIds(file)).toHaveLength(62);
@@ -202,14 +213,14 @@ describe('a file-backed store', () => {
   it('resolves adds made one after another, each as the previous one resolves', async () => {
     const file = path.join(scratch(), 'sandbox.json');
     writeFileSync(file, `{"format":"petctl-sandbox-pets","version":2}\n{"id":1,"name":"One","categoryId":1}\n`);
-    const store = await openFileStore(file);
+    const store = await openStore(file);
     for (let i = 0; i < 5; i += 1) expect((await store.add({ name: `n${i}`, categoryId: 1 })).id).toBe(BigInt(i + 2));
     expect(fileIds(file)).toEqual([1n, 2n, 3n, 4n, 5n, 6n]);
   });
 
   it('loses no animal when two stores in one process add concurrently', async () => {
     const file = path.join(scratch(), 'sandbox.json');
-    const [one, two] = await Promise.all([openFileStore(file), openFileStore(file)]);
+    const [one, two] = await Promise.all([openStore(file), openStore(file)]);
     await Promise.all(
       Array.from({ length: 20 }, (_, i) => [
         one.add({ name: `one-${i}`, categoryId: 1 }),
