@@ -49,7 +49,6 @@ describe.concurrent('a service 50 ms away, an Enterprise key', () => {
     const created = service.counts.created;
     expect(created.size).toBe(ROWS);
     for (let i = 1; i <= ROWS; i += 1) expect(created.get(`row-${i}`), `row-${i}`).toBe(1);
-    expect(service.counts.requests).toBe(ROWS);
     expectNoRefusal(service);
   }, 130_000);
 
