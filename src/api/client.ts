@@ -7,21 +7,8 @@ import { sendThroughCache } from './cached-send';
 import { type ApiRequest, type ApiResponse, requestUrl } from './request';
 import { type Limits, Learner } from './learn';
 import type { RateLimitGate } from './limits/gate';
-import {
-  type AttemptOutcome,
-  type AttemptReport,
-  type RateAnswer,
-  type WaitBudget,
-  type WaitKind,
-  type WaitWords,
-  attemptFits,
-  blockedBy,
-  countsTowardMaxWait,
-  fitsBudget,
-  gateWaitKind,
-  planRetry,
-  requestDeadline,
-} from './waits';
+import type { AttemptOutcome, AttemptReport, RateAnswer, WaitBudget, WaitKind, WaitWords } from './waits';
+import { attemptFits, blockedBy, countsTowardMaxWait, fitsBudget, gateWaitKind, planRetry, requestDeadline } from './waits';
 
 /**
  * The HTTP core's send loop: ask the gate → send → learn → retry or not. It obeys waits.ts; one request on the
@@ -93,7 +80,7 @@ export class HttpClient {
       await hooks?.beforeSend?.();
       // beforeSend (the journal's flush) took time: a 429 read meanwhile, here or by another process, holds this request too.
       // The last look at this process's own hold runs in the same turn as the attempt's dispatch: no answer is read in between.
-      if ((await this.blockedSinceGate()) || this.learned.heldDecision()) continue;
+      if (blockedBy(await options.gate.current(), options.now()) || this.learned.heldDecision()) continue;
 
       let outcome: AttemptOutcome;
       let answer: Answer | undefined;
@@ -139,10 +126,8 @@ export class HttpClient {
     }
   }
 
-  /**
-   * Waits until the gate lets this request go, or ends with a stop when a wait does not fit --max-wait or the
-   * request's bound. Resolves with whether it waited out a ban.
-   */
+  /** Waits until the gate lets this request go, or stops when a wait does not fit --max-wait or the request's bound.
+   * Resolves with whether it waited out a ban. */
   private async passGate(paced: boolean, reserve: number, budget: WaitBudget, wait: (ms: number, why: string) => Promise<void>, bound: { deadline?: number }): Promise<boolean> {
     const { gate, now, monotonic, timeoutMs } = this.options;
     if (this.unrecorded) throw this.unrecorded;
@@ -163,10 +148,8 @@ export class HttpClient {
     }
   }
 
-  /**
-   * Stores what an answer said of the limits. Should the state file refuse, the answer still stands (a 201 is an
-   * animal that exists); the failure stops this client's next request instead, as its limits are not kept.
-   */
+  /** Stores what an answer said of the limits. Should the state file refuse, the answer still stands (a 201 is an animal
+   * that exists); the failure stops this client's next request instead, as its limits are not kept. */
   private async recordLimits(answer: RateAnswer): Promise<void> {
     try {
       await this.options.gate.record(answer);
@@ -174,10 +157,5 @@ export class HttpClient {
       if (!(error instanceof StateUnwritableError)) throw error;
       this.unrecorded ??= error;
     }
-  }
-
-  /** Whether a block recorded since the gate let the request go (here, or by another process) holds it after all. */
-  private async blockedSinceGate(): Promise<boolean> {
-    return this.learned.heldDecision() !== undefined || blockedBy(await this.options.gate.current(), this.options.now()) !== undefined;
   }
 }

@@ -1,12 +1,10 @@
 import { type Answer, errorBodyOf } from './answer';
 import { type RateHeaders, ServerClock, parseRateHeaders, parseRetryAfter, resetDelayMs } from './limits/headers';
-import { type AttemptTimes, type GateDecision, type LimitEntry, type RateAnswer, blockedBy, observe } from './waits';
+import type { LimitEntry } from './limits/entry';
+import { type AttemptTimes, type GateDecision, type RateAnswer, blockedBy, observe } from './waits';
 
-/**
- * What each answer's head says of the limits, and this process's own record of them (waits.ts observe). It changes
- * the moment a head is read, before any await, so no request of this process passes the last check before the wire
- * once a 429 is in (the shared gate learns of it a moment later).
- */
+/** What each answer's head says of the limits, and this process's own record of them (waits.ts observe), changed the moment a
+ * head is read: no request of this process passes the last check before the wire once a 429 is in. */
 
 /** What one answer says about the limits (see Learner.readLimits): its times as waits.ts's AttemptTimes, and more. */
 export interface Limits extends AttemptTimes {

@@ -3,7 +3,6 @@ import type { WaitKind } from '../errors';
 import type { BlockReason, LimitEntry } from './limits/entry';
 
 export type { WaitKind, WaitNotice, WaitStop, WaitWords } from '../errors';
-export type { BlockReason, LimitEntry, LimitWindow } from './limits/entry';
 
 /**
  * The one model of waiting. Every wait of the HTTP core is decided here, by
@@ -21,8 +20,8 @@ export type { BlockReason, LimitEntry, LimitWindow } from './limits/entry';
  *   a 429 that named no usable time            a hold of every request on  backoff        counts
  *                                              the key (holdAfterTimeless429),
  *                                              then one probes
- *   the window is known and has a slot         go, claiming one            -
- *     (more than --reserve for an import)
+ *   the window is known and has a slot         go, claiming a block sized  -
+ *     (more than --reserve for an import)      to the process's rate
  *   the window is known and has none           wait for its reset          minute_window  single commands: counts
  *                                                                          or day_quota   imports, --all: it is the pace
  *   no live window, none probing               go as the probe             -
@@ -61,8 +60,8 @@ export interface RateAnswer {
 }
 
 export type GateDecision =
-  /** Send now. `entry` is the new record when the decision changed it (a slot claimed, a probe started). */
-  | { go: true; entry?: LimitEntry }
+  /** Send now. `entry` is the new record when the decision changed it (slots claimed, a probe started); `slots` claimed. */
+  | { go: true; entry?: LimitEntry; slots?: number }
   /** Ask again at `until`. */
   | { go: false; until: number; reason: BlockReason | 'window' | 'probe' | 'hold' };
 
@@ -72,6 +71,8 @@ export interface Claim {
   solo: boolean;
   /** How long others wait for a probe's answer at most. */
   probeLeaseMs: number;
+  /** Slots wanted at once, sized to the process's rate: those it does not send now are its own to send next (gate.ts). */
+  block: number;
 }
 
 /** A Reset this many seconds later than the known one may still name the same window (a server's rounding). */
@@ -113,12 +114,20 @@ export function decide(entry: LimitEntry | undefined, now: number, claim: Claim)
   const window = entry?.window;
   if (window && now < window.resetAt) {
     if (window.remaining <= claim.reserve) return { go: false, until: window.resetAt, reason: 'window' };
-    const claimed = { ...entry, window: { ...window, remaining: window.remaining - 1 } };
-    return claim.solo ? probe(claimed) : { go: true, entry: claimed };
+    const slots = claim.solo ? 1 : Math.max(1, Math.min(claim.block, window.remaining - claim.reserve));
+    const claimed = { ...entry, window: { ...window, remaining: window.remaining - slots } };
+    return claim.solo ? probe(claimed) : { go: true, entry: claimed, slots };
   }
   if (!claim.solo && (entry?.untrackedUntil ?? 0) > now) return { go: true };
   const { window: _ended, ...rest } = entry ?? {};
   return probe(rest);
+}
+
+/** The record with `slots` claimed in the window `reset` and not sent given back, while that window lasts. */
+export function giveBack(entry: LimitEntry | undefined, reset: number, slots: number, now: number): LimitEntry | undefined {
+  const window = entry?.window;
+  const same = window !== undefined && Math.abs(window.reset - reset) <= RESET_JITTER_S && now < window.resetAt;
+  return same ? { ...entry, window: { ...window, remaining: window.remaining + slots } } : undefined;
 }
 
 /** The record after an answer, or undefined when it need not change. */
@@ -173,11 +182,8 @@ export function observe(entry: LimitEntry | undefined, answer: RateAnswer, now: 
   return isDeepStrictEqual(next, entry ?? {}) ? undefined : next;
 }
 
-/**
- * The hold after a 429 without a usable time: the larger of HOLD_MIN_MS and what is left of the
- * window; after a probe that met a 429 again, twice the last, up to HOLD_CAP_MS. Never random:
- * jitter would release the waiting requests one by one into a limit that is still closed.
- */
+/** The hold after a 429 without a usable time: the larger of HOLD_MIN_MS and the window's rest; after a probe that met a 429
+ * again, twice the last, up to HOLD_CAP_MS. Never random: jitter would release requests one by one into a limit still closed. */
 export function holdAfterTimeless429(previousHoldMs: number | undefined, windowLeftMs: number | undefined): number {
   const start = Math.max(HOLD_MIN_MS, windowLeftMs ?? 0);
   return previousHoldMs === undefined ? start : Math.max(start, Math.min(HOLD_CAP_MS, previousHoldMs * 2));
@@ -186,20 +192,16 @@ export function holdAfterTimeless429(previousHoldMs: number | undefined, windowL
 /** What one attempt came to: `sent`, whether it may have reached the server; `retryable: false`, nothing listens on this machine's port. */
 export type AttemptOutcome = { kind: 'response'; status: number } | { kind: 'network'; sent: boolean; retryable?: boolean };
 
-/**
- * A 429 was not processed, so any method may be retried after it; a GET also after a gateway
- * error or a network failure. A POST that may have been received is never sent again: it could
- * create the animal twice. (After stripe-node's _shouldRetry.)
- */
+/** A 429 was not processed: any method may be retried after it; a GET also after a gateway error or a network failure. A POST
+ * that may have been received is never sent again: it could create the animal twice. (After stripe-node's _shouldRetry.) */
 export function shouldRetry(outcome: AttemptOutcome, retriesDone: number, maxRetries: number, method: string): boolean {
   if (retriesDone >= maxRetries) return false;
   if (outcome.kind === 'response') return outcome.status === 429 || (method === 'GET' && [502, 503, 504].includes(outcome.status));
   return outcome.retryable !== false && (method === 'GET' || !outcome.sent);
 }
 
-/** Exactly Retry-After when given, else full-jitter exponential backoff (AWS: random in [0, min(cap, base * 2^n))). */
-export function delayFor(retryAfterMs: number | undefined, retriesDone: number, random: () => number): number {
-  if (retryAfterMs !== undefined) return retryAfterMs;
+/** Full-jitter exponential backoff (AWS: random in [0, min(cap, base * 2^n))). */
+export function backoffMs(retriesDone: number, random: () => number): number {
   return Math.floor(random() * Math.min(BACKOFF_CAP_MS, BACKOFF_BASE_MS * 2 ** retriesDone));
 }
 
@@ -267,24 +269,18 @@ export function planRetry(report: AttemptReport, state: RetryState, budget: Wait
   // A ban is waited out once; a second one means the key is still banned: stop rather than risk a longer one.
   if (report.banned && state.bans > 1) return { retry: false };
   // The server's word first: Retry-After exactly, whatever X-RateLimit-Reset says; else the reset it named; else the hold.
-  const ms = report.retryAfterMs ?? report.resetInMs ?? report.holdMs ?? delayFor(undefined, state.retriesDone, random);
-  const kind: WaitKind = report.banned
-    ? 'ban'
-    : report.retryAfterMs !== undefined
-      ? 'retry_after'
-      : report.resetInMs !== undefined
-        ? windowKind(report.resetInMs, 0)
-        : 'backoff';
+  const ms = report.retryAfterMs ?? report.resetInMs ?? report.holdMs ?? backoffMs(state.retriesDone, random);
+  let kind: WaitKind = report.resetInMs === undefined ? 'backoff' : windowKind(report.resetInMs, 0);
+  if (report.retryAfterMs !== undefined) kind = 'retry_after';
+  if (report.banned) kind = 'ban';
   const fits = fitsBudget(kind, ms, budget, paced) && !(budget.maxWaitMs === 0 && countsTowardMaxWait(kind, paced));
   return { retry: fits && attemptFits(state.timeLeftMs - ms, state.timeoutMs), kind, ms };
 }
 
 export const BOUND_SLACK_MS = 1_000;
 
-/**
- * When a request and its retries must be over (monotonic clock), whatever the server does. An import's
- * or a listing's pace (waits countsTowardMaxWait leaves out) moves it on: those are the window's.
- */
+/** When a request and its retries must be over (monotonic clock), whatever the server does. An import's or a listing's
+ * pace (waits countsTowardMaxWait leaves out) moves it on: those are the window's. */
 export function requestDeadline(firstAttemptAt: number, timeoutMs: number, maxWaitMs: number): number {
   return firstAttemptAt + Math.max(timeoutMs, maxWaitMs) + BOUND_SLACK_MS;
 }

@@ -90,6 +90,8 @@ export async function openApiSession(ctx: Context, overrides: { apiKey?: string 
     ctx.onCleanup(() => shared.close());
     gate = openGate(shared, { now, probeLeaseMs, shared });
   }
+  // Slots claimed in a block and not sent go back for other processes and people (run before the store closes).
+  ctx.onCleanup(() => gate.release());
 
   const http = new HttpClient({
     cache: responseCacheAccess(ctx, { baseUrl, identity: resolved.identity, apiKey }),

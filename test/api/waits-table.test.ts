@@ -1,10 +1,11 @@
 import { describe, expect, it } from 'vitest';
 import { PRUNE_AFTER_MS, isStale } from '../../src/api/limits/entry';
-import { type Claim, type LimitEntry, MAX_PROBE_LEASE_MS, PROBE_POLL_MS, SILENT_LIMIT_MS, UNTRACKED_MS, decide, observe } from '../../src/api/waits';
+import type { LimitEntry } from '../../src/api/limits/entry';
+import { type Claim, MAX_PROBE_LEASE_MS, PROBE_POLL_MS, SILENT_LIMIT_MS, UNTRACKED_MS, decide, giveBack, observe } from '../../src/api/waits';
 
 const NOW = 1_768_471_200_000;
 const LEASE = MAX_PROBE_LEASE_MS;
-const claim = (reserve = 0, solo = false): Claim => ({ reserve, solo, probeLeaseMs: LEASE });
+const claim = (reserve = 0, solo = false, block = 1): Claim => ({ reserve, solo, probeLeaseMs: LEASE, block });
 const window = (remaining: number, resetAt = NOW + 30_000): LimitEntry['window'] => ({ reset: Math.ceil(resetAt / 1000), resetAt, remaining });
 
 /** The gate's table (src/api/waits.ts), row by row, on a fake clock at the real lengths. */
@@ -12,7 +13,7 @@ describe('decide: the one claim rule, for every request', () => {
   it.each([
     { what: 'nothing recorded: go as the probe', entry: undefined, want: { go: true, entry: { probeUntil: NOW + LEASE } } },
     { what: 'a probe in flight: look again shortly', entry: { probeUntil: NOW + 3000 }, want: { go: false, until: NOW + PROBE_POLL_MS, reason: 'probe' } },
-    { what: 'a live window with a slot: claim it', entry: { window: window(3) }, want: { go: true, entry: { window: window(2) } } },
+    { what: 'a live window with a slot: claim it', entry: { window: window(3) }, want: { go: true, entry: { window: window(2) }, slots: 1 } },
     { what: 'a live window used up: wait for its reset', entry: { window: window(0) }, want: { go: false, until: NOW + 30_000, reason: 'window' } },
     { what: 'an ended window: probe the next one', entry: { window: window(0, NOW - 1) }, want: { go: true, entry: { probeUntil: NOW + LEASE } } },
     { what: 'an ended window with a probe in flight: wait for its answer', entry: { window: window(0, NOW - 1), probeUntil: NOW + 900 }, want: { go: false, until: NOW + PROBE_POLL_MS, reason: 'probe' } },
@@ -38,7 +39,7 @@ describe('decide: the one claim rule, for every request', () => {
 
   it('a probe whose process was killed holds the others up no longer than its lease (5 s at most)', () => {
     expect(decide({ probeUntil: NOW - 1 }, NOW, claim())).toEqual({ go: true, entry: { probeUntil: NOW + LEASE } });
-    expect(decide(undefined, NOW, { reserve: 0, solo: false, probeLeaseMs: 60_000 })).toEqual({ go: true, entry: { probeUntil: NOW + MAX_PROBE_LEASE_MS } });
+    expect(decide(undefined, NOW, { reserve: 0, solo: false, probeLeaseMs: 60_000, block: 1 })).toEqual({ go: true, entry: { probeUntil: NOW + MAX_PROBE_LEASE_MS } });
   });
 
   it('solo (the shared store fell back): every request probes, one in flight, each still claiming its slot', () => {
@@ -49,15 +50,31 @@ describe('decide: the one claim rule, for every request', () => {
   });
 });
 
+describe('decide: claims in blocks', () => {
+  it('claims a block of slots at once, never more than the window has beyond the reserve', () => {
+    expect(decide({ window: window(100) }, NOW, claim(0, false, 30))).toEqual({ go: true, entry: { window: window(70) }, slots: 30 });
+    expect(decide({ window: window(12) }, NOW, claim(10, false, 30))).toEqual({ go: true, entry: { window: window(10) }, slots: 2 });
+    // Every request a probe (the shared store fell back): one slot at a time.
+    expect(decide({ window: window(100) }, NOW, claim(0, true, 30))).toEqual({ go: true, entry: { window: window(99), probeUntil: NOW + LEASE } });
+  });
+
+  it('slots not sent go back while their window lasts, and only to it', () => {
+    expect(giveBack({ window: window(70) }, Math.ceil((NOW + 30_000) / 1000), 25, NOW)).toEqual({ window: window(95) });
+    expect(giveBack({ window: window(70) }, Math.ceil((NOW + 30_000) / 1000) - 60, 25, NOW)).toBeUndefined();
+    expect(giveBack({ window: window(70) }, Math.ceil((NOW + 30_000) / 1000), 25, NOW + 30_000)).toBeUndefined();
+    expect(giveBack(undefined, 1, 25, NOW)).toBeUndefined();
+  });
+});
+
 describe('decide with a reserve (pets add --file --reserve)', () => {
   it('an import treats a window with no more than the reserve left as used up', () => {
-    expect(decide({ window: window(11) }, NOW, claim(10))).toEqual({ go: true, entry: { window: window(10) } });
+    expect(decide({ window: window(11) }, NOW, claim(10))).toEqual({ go: true, entry: { window: window(10) }, slots: 1 });
     expect(decide({ window: window(10) }, NOW, claim(10))).toEqual({ go: false, until: NOW + 30_000, reason: 'window' });
   });
 
   it('other commands still take the reserved requests, down to the last one', () => {
-    expect(decide({ window: window(10) }, NOW, claim())).toEqual({ go: true, entry: { window: window(9) } });
-    expect(decide({ window: window(1) }, NOW, claim())).toEqual({ go: true, entry: { window: window(0) } });
+    expect(decide({ window: window(10) }, NOW, claim())).toEqual({ go: true, entry: { window: window(9) }, slots: 1 });
+    expect(decide({ window: window(1) }, NOW, claim())).toEqual({ go: true, entry: { window: window(0) }, slots: 1 });
   });
 });
 
@@ -71,7 +88,7 @@ describe('observe', () => {
   });
 
   it('a single command claims one of a known window before it is sent, and waits for the window when none is left', () => {
-    expect(decide({ window: window(20) }, NOW, claim())).toEqual({ go: true, entry: { window: window(19) } });
+    expect(decide({ window: window(20) }, NOW, claim())).toEqual({ go: true, entry: { window: window(19) }, slots: 1 });
     expect(decide({ window: window(0) }, NOW, claim())).toEqual({ go: false, until: NOW + 30_000, reason: 'window' });
   });
 

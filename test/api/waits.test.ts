@@ -8,7 +8,7 @@ import {
   attemptFits,
   codeFor,
   countsTowardMaxWait,
-  delayFor,
+  backoffMs,
   fitsBudget,
   gateWaitKind,
   planRetry,
@@ -195,35 +195,41 @@ describe('shouldRetry', () => {
   });
 });
 
-describe('delayFor', () => {
+describe('backoffMs', () => {
   const fixed = (value: number) => () => value;
 
   it.each([
-    // Retry-After wins, whatever the attempt and the dice.
-    { retryAfterMs: 1000, done: 0, random: 0.5, delay: 1000 },
-    { retryAfterMs: 120_000, done: 3, random: 0, delay: 120_000 },
-    { retryAfterMs: 0, done: 0, random: 0.9, delay: 0 },
+    { retriesDone: 0, random: 0.5, retryAfterMs: 1000 },
+    { retriesDone: 3, random: 0, retryAfterMs: 50_000 },
+    { retriesDone: 0, random: 0.9, retryAfterMs: 1 },
+  ])('a Retry-After ($retryAfterMs ms) wins over it, whatever the attempt and the dice', ({ retriesDone, random, retryAfterMs }) => {
+    const state = { timeLeftMs: 61_000, timeoutMs: 30_000, retriesDone, maxRetries: 4, method: 'GET', bans: 0 };
+    const plan = planRetry({ outcome: { kind: 'response', status: 429 }, retryAfterMs }, state, { maxWaitMs: 60_000, waitedMs: 0 }, false, fixed(random));
+    expect(plan).toEqual({ retry: true, kind: 'retry_after', ms: retryAfterMs });
+  });
+
+  it.each([
     // Full jitter: random × min(cap, base × 2^n).
-    { retryAfterMs: undefined, done: 0, random: 0, delay: 0 },
-    { retryAfterMs: undefined, done: 0, random: 0.5, delay: 500 },
-    { retryAfterMs: undefined, done: 0, random: 0.9999, delay: 999 },
-    { retryAfterMs: undefined, done: 1, random: 0.5, delay: 1000 },
-    { retryAfterMs: undefined, done: 2, random: 0.5, delay: 2000 },
-    { retryAfterMs: undefined, done: 3, random: 0.25, delay: 2000 },
-    { retryAfterMs: undefined, done: 4, random: 0.5, delay: 8000 },
+    { done: 0, random: 0, delay: 0 },
+    { done: 0, random: 0.5, delay: 500 },
+    { done: 0, random: 0.9999, delay: 999 },
+    { done: 1, random: 0.5, delay: 1000 },
+    { done: 2, random: 0.5, delay: 2000 },
+    { done: 3, random: 0.25, delay: 2000 },
+    { done: 4, random: 0.5, delay: 8000 },
     // 2^5 s = 32 s is above the 30 s cap.
-    { retryAfterMs: undefined, done: 5, random: 0.5, delay: 15_000 },
-    { retryAfterMs: undefined, done: 5, random: 0.9999, delay: 29_997 },
-    { retryAfterMs: undefined, done: 60, random: 0.5, delay: 15_000 },
-  ])('Retry-After $retryAfterMs, retry $done, random $random → $delay ms', ({ retryAfterMs, done, random, delay }) => {
-    expect(delayFor(retryAfterMs, done, fixed(random))).toBe(delay);
+    { done: 5, random: 0.5, delay: 15_000 },
+    { done: 5, random: 0.9999, delay: 29_997 },
+    { done: 60, random: 0.5, delay: 15_000 },
+  ])('retry $done, random $random → $delay ms', ({ done, random, delay }) => {
+    expect(backoffMs(done, fixed(random))).toBe(delay);
   });
 
   it('stays within [0, min(cap, base·2^n)) for any random value in [0, 1)', () => {
     for (let done = 0; done < 10; done++) {
       const ceiling = Math.min(BACKOFF_CAP_MS, BACKOFF_BASE_MS * 2 ** done);
       for (const random of [0, 0.1, 0.333, 0.5, 0.77, 0.999_999]) {
-        const delay = delayFor(undefined, done, fixed(random));
+        const delay = backoffMs(done, fixed(random));
         expect(delay).toBeGreaterThanOrEqual(0);
         expect(delay).toBeLessThan(ceiling);
         expect(Number.isInteger(delay)).toBe(true);
@@ -232,7 +238,7 @@ describe('delayFor', () => {
   });
 
   it('is jittered: different random values give different delays', () => {
-    const delays = new Set([0.1, 0.4, 0.7].map((random) => delayFor(undefined, 2, fixed(random))));
+    const delays = new Set([0.1, 0.4, 0.7].map((random) => backoffMs(2, fixed(random))));
     expect(delays.size).toBe(3);
   });
 });

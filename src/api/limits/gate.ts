@@ -1,15 +1,16 @@
-import { type Claim, type GateDecision, MAX_PROBE_LEASE_MS, type RateAnswer, decide, observe } from '../waits';
+import { type Claim, type GateDecision, MAX_PROBE_LEASE_MS, RESET_JITTER_S, type RateAnswer, decide, giveBack, observe } from '../waits';
 import type { LimitEntry } from './entry';
 import type { LimitStore } from './store';
 
 /** A key's record asked and told through its store, each step one atomic update: no two processes spend one request. */
 export interface RateLimitGate {
-  /** Whether one more request may go now (claiming its slot), or until when to wait; `reserve`: slots of the window left to others. */
+  /** Whether one more request may go now, or until when; `reserve`: slots of the window left to others. */
   acquire(reserve?: number): Promise<GateDecision>;
-  /** Records what an answer said about the limits. */
   record(answer: RateAnswer): Promise<void>;
   /** The record for this base URL and key, as last written by any process. */
   current(): Promise<LimitEntry | undefined>;
+  /** Gives the slots claimed and not sent back to the record, while their window lasts (at the end of a run). */
+  release(): Promise<void>;
 }
 
 export interface GateOptions {
@@ -22,15 +23,42 @@ export interface GateOptions {
 
 export function openGate(store: LimitStore, options: GateOptions): RateLimitGate {
   const { now, probeLeaseMs = MAX_PROBE_LEASE_MS } = options;
+  /** The slots of a block claimed and not sent yet: this process's, without asking the store. */
+  let pool: { reset: number; resetAt: number; left: number } | undefined;
+  /** Requests let go this second and the one before: a block is sized to them, so a fast run asks the store about once a second. */
+  let pace = { second: 0, now: 0, before: 0 };
   return {
-    acquire(reserve = 0) {
-      const claim: Claim = { reserve, solo: options.shared?.fellBack ?? false, probeLeaseMs };
-      return store.update((entry) => {
-        const decision = decide(entry, now(), claim);
-        return { entry: decision.go ? decision.entry : undefined, result: decision };
-      }, 'acquire');
+    async acquire(reserve = 0) {
+      let decision: GateDecision = { go: true };
+      if (pool && pool.left > 0 && now() < pool.resetAt) pool.left -= 1;
+      else {
+        const claim: Claim = { reserve, solo: options.shared?.fellBack ?? false, probeLeaseMs, block: Math.max(1, pace.now, pace.before) };
+        decision = await store.update((entry) => {
+          const decided = decide(entry, now(), claim);
+          return { entry: decided.go ? decided.entry : undefined, result: decided };
+        }, 'acquire');
+        if (decision.go && decision.slots !== undefined && decision.entry?.window) {
+          // Blocks claimed side by side add up, in one window (its Reset may come a second or two apart: waits.ts RESET_JITTER_S).
+          const { reset, resetAt } = decision.entry.window;
+          const kept = pool && Math.abs(reset - pool.reset) <= RESET_JITTER_S && now() < pool.resetAt ? pool.left : 0;
+          pool = { reset, resetAt, left: decision.slots - 1 + kept };
+        }
+      }
+      if (decision.go) {
+        const second = Math.floor(now() / 1000);
+        if (second !== pace.second) pace = { second, now: 0, before: second === pace.second + 1 ? pace.now : 0 };
+        pace.now += 1;
+      }
+      return decision;
+    },
+    async release() {
+      const held = pool;
+      pool = undefined;
+      if (held?.left) await store.update((entry) => ({ entry: giveBack(entry, held.reset, held.left, now()), result: undefined }), 'release');
     },
     async record(answer) {
+      // The service refused: the slots still held are not its count any more.
+      if (answer.status === 429) pool = undefined;
       const learn = (entry: LimitEntry | undefined) => ({ entry: observe(entry, answer, now()), result: undefined });
       await store.update(learn, 'record');
       await options.shared?.mirror()?.update(learn);

@@ -7,7 +7,7 @@ import { StoreTimeout, storeFailure, timeReplyMs, withTimeout } from './redis-fa
 
 /**
  * The record in Redis, shared by every machine on one base URL and key (docs/shared-state.md). An error, or no answer within NO_ANSWER_MS,
- * means the state file for the rest of the run and every request a probe (GateOptions.solo): machines that fell back cannot spend a window again.
+ * means the state file for the rest of the run and every request a probe (GateOptions.shared): machines that fell back cannot spend a window again.
  */
 
 /** How long connecting (with AUTH, SELECT and TIME), or any one command, may go without an answer. */

@@ -248,6 +248,72 @@ describe('the shared budget', () => {
   });
 });
 
+describe('claims in blocks', () => {
+  const resetAt = NOW + 30_000;
+  /** A gate over a state file whose window has 100 left, on a clock the test moves. */
+  const seeded = async () => {
+    const file = stateFile();
+    const clockAt = { ms: NOW };
+    const gate = openGate(openFileStore(file, BASE, KEY, () => clockAt.ms), { now: () => clockAt.ms });
+    await gate.record({ status: 200, remaining: 100, reset: resetAt / 1000, resetAt });
+    return { file, clockAt, gate };
+  };
+  /** How many times `acquire` wrote the state file (an atomic write is a new inode). */
+  const writes = async (file: string, times: number, acquire: () => Promise<unknown>) => {
+    let count = 0;
+    for (let i = 0; i < times; i += 1) {
+      const before = fs.statSync(file).ino;
+      await acquire();
+      if (fs.statSync(file).ino !== before) count += 1;
+    }
+    return count;
+  };
+
+  it('blocks grow with the requests let go: 32 requests are 6 writes of the state file, and no slot goes twice across processes', async () => {
+    const { file, gate } = await seeded();
+    // Blocks of 1, 1, 2, 4, 8 and 16: each as large as the requests let go so far this second.
+    expect(await writes(file, 32, () => gate.acquire())).toBe(6);
+    expect((await gate.current())?.window?.remaining).toBe(68);
+    const other = await openRateLimitState(file, BASE, KEY, clock(NOW));
+    const decisions = await Promise.all(Array.from({ length: 80 }, () => other.acquire()));
+    expect(decisions.filter((d) => d.go)).toHaveLength(68);
+  });
+
+  it('a block is sized to the last second; requests side by side keep every slot they claimed; the slots not sent go back', async () => {
+    const { file, clockAt, gate } = await seeded();
+    await writes(file, 16, () => gate.acquire());
+    clockAt.ms += 1000;
+    // Four requests at once, each claiming a block of the 16 let go the second before.
+    const decisions = await Promise.all(Array.from({ length: 4 }, () => gate.acquire()));
+    expect(decisions).toEqual(Array.from({ length: 4 }, () => expect.objectContaining({ go: true, slots: 16 })));
+    expect((await gate.current())?.window?.remaining).toBe(100 - 16 - 64);
+    // The 60 others of those blocks go without a write; the next block takes the 20 the window has left, and 10 are sent.
+    expect(await writes(file, 60, () => gate.acquire())).toBe(0);
+    expect(await writes(file, 10, () => gate.acquire())).toBe(1);
+    expect((await gate.current())?.window?.remaining).toBe(0);
+    await gate.release();
+    expect((await gate.current())?.window?.remaining).toBe(10);
+  });
+
+  it('a 429 drops the block; slots of a window that has ended are not given back', async () => {
+    const { file, clockAt, gate } = await seeded();
+    await writes(file, 4, () => gate.acquire());
+    const claimed = (await gate.current())!.window!.remaining;
+    await gate.record({ status: 429, remaining: 0, reset: resetAt / 1000, resetAt, retryAt: NOW + 2000 });
+    expect(await gate.acquire()).toMatchObject({ go: false });
+    // What was claimed stays claimed after a refusal: the service's count is not the record's.
+    await gate.release();
+    expect((await gate.current())?.window?.remaining).toBe(claimed);
+
+    const ended = await seeded();
+    await writes(ended.file, 4, () => ended.gate.acquire());
+    const before = (await ended.gate.current())!.window!.remaining;
+    ended.clockAt.ms = resetAt;
+    await ended.gate.release();
+    expect((await ended.gate.current())?.window?.remaining).toBe(before);
+  });
+});
+
 describe('times read back are checked', () => {
   const HORIZON = NOW + MAX_STORED_AHEAD_MS;
   it.each([

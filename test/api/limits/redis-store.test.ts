@@ -83,7 +83,7 @@ describe('the fallback merges what Redis said into the state file', () => {
     for (const [index, entry] of entries.entries()) {
       const store = openFileStore(path.join(root, `state-${index}.json`), BASE, KEY, () => at);
       await store.update((local) => ({ entry: mergeEntries(local, entry), result: undefined }));
-      expect(await openGate(store, { now: () => at, probeLeaseMs: 5_000 }).acquire()).toEqual(decide(entry, at, { reserve: 0, solo: false, probeLeaseMs: 1_000 }));
+      expect(await openGate(store, { now: () => at, probeLeaseMs: 5_000 }).acquire()).toEqual(decide(entry, at, { reserve: 0, solo: false, probeLeaseMs: 1_000, block: 1 }));
     }
   });
 });
