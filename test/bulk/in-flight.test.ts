@@ -54,34 +54,35 @@ describe('the level in flight, --concurrency auto', () => {
     expect(roundTrip(50)).toBe(IN_FLIGHT.max);
   });
 
-  it('backs off by a quarter once when the latency rises past twice the best, then grows by one a round trip', () => {
+  it('backs off by a quarter once when the latency rises past 3 x the best, then grows by one a round trip', () => {
     const { roundTrip, changes } = limiter();
     for (let i = 0; i < 3; i += 1) roundTrip(50);
     expect(roundTrip(50)).toBe(64);
     changes.length = 0;
-    // The service slows down: the smoothed latency (one answer in 8) climbs past 2 x 50 + 2 ms at the round's second
+    // The service slows down: the smoothed latency (one answer in 8) climbs past 3 x 50 + 2 ms at the round's third
     // answer; one back-off for the round, whose other answers tell of the level before it.
-    expect(roundTrip(400)).toBe(48);
+    expect(roundTrip(400)).toBe(49);
     expect(changes).toEqual([
       { level: 65, from: 64, cause: 'latency_held', latencyMs: 93.75, bestMs: 50 },
-      { level: 48, from: 65, cause: 'latency_rose', latencyMs: expect.any(Number), bestMs: 50 },
+      { level: 66, from: 65, cause: 'latency_held', latencyMs: expect.any(Number), bestMs: 50 },
+      { level: 49, from: 66, cause: 'latency_rose', latencyMs: expect.any(Number), bestMs: 50 },
     ]);
-    expect(changes[1]!.latencyMs).toBeGreaterThan(102);
+    expect(changes[2]!.latencyMs).toBeGreaterThan(152);
     // Back at the old latency: 1/level more an answer, about one a round trip (congestion avoidance), no longer double.
-    expect([roundTrip(50), roundTrip(50), roundTrip(50), roundTrip(50)]).toEqual([48, 49, 50, 51]);
+    expect([roundTrip(50), roundTrip(50), roundTrip(50), roundTrip(50)]).toEqual([49, 50, 51, 52]);
   });
 
   it('keeps backing off while the latency stays high, down to 1', () => {
     const { roundTrip } = limiter();
     expect(roundTrip(10)).toBe(8);
     const levels = Array.from({ length: 8 }, () => roundTrip(100));
-    expect(levels).toEqual([6, 4, 3, 2, 2, 1, 1, 1]);
+    expect(levels).toEqual([7, 5, 3, 3, 2, 1, 1, 1]);
   });
 
-  it('a latency within the bound (here 1.9 x the best) is no rise', () => {
+  it('a latency within the bound (here 2.9 x the best) is no rise', () => {
     const { roundTrip } = limiter();
     roundTrip(50);
-    expect(roundTrip(95)).toBe(16);
+    expect(roundTrip(145)).toBe(16);
   });
 
   it('a sub-millisecond service: jitter of a millisecond or two is no rise (the 2 ms slack)', () => {
@@ -153,16 +154,16 @@ describe('the level in flight, --concurrency auto', () => {
     const { roundTrip, changes } = limiter();
     roundTrip(10);
     roundTrip(10);
-    // Three times slower from now on: it backs off to 1, and stays there while 10 ms is the best in view.
-    const rounds = (n: number) => Array.from({ length: n }, () => roundTrip(30));
+    // Four times slower from now on: it backs off to 1, and stays there while 10 ms is the best in view.
+    const rounds = (n: number) => Array.from({ length: n }, () => roundTrip(40));
     expect(rounds(10).at(-1)).toBe(1);
     expect(changes.filter((change) => change.cause === 'latency_rose').length).toBeGreaterThan(1);
-    const periods = (2 * IN_FLIGHT.bestPeriodMs) / 30;
+    const periods = (2 * IN_FLIGHT.bestPeriodMs) / 40;
     expect(rounds(periods - 40).at(-1)).toBe(1);
-    // Then the best is 30 ms: the level grows again, by one a round trip.
+    // Then the best is 40 ms: the level grows again, by one a round trip.
     const after = rounds(60);
     expect(after.at(-1)).toBeGreaterThan(20);
-    expect(changes.at(-1)).toMatchObject({ cause: 'latency_held', bestMs: 30 });
+    expect(changes.at(-1)).toMatchObject({ cause: 'latency_held', bestMs: 40 });
   });
 });
 
