@@ -8,6 +8,7 @@ import { JournalUnwritableError, JournalWriter, defaultJournalPath, readJournal,
 import { type RecordsPlan, type Scan, plannedRows, scanRows } from './plan';
 import { type InputFormat, type ReadOptions, formatFromExtension, headerField, readRows } from './reader';
 import type { InputEncoding } from './decode';
+import type { Concurrency } from './in-flight';
 import { type JournalHolder, journalHolder, lockJournal } from './journal-lock';
 import { RecordIndex, entryOf } from './records';
 import type { UnknownLookup } from './unknown-rows';
@@ -50,7 +51,7 @@ export interface BulkAddOptions {
   reserve: number;
   dryRun: boolean;
   skipInvalid: boolean;
-  concurrency: number;
+  concurrency: Concurrency;
   journal?: string;
   retryUnknown: boolean;
 }
@@ -194,22 +195,18 @@ async function sendRows(options: BulkAddOptions, ctx: Context, plan: SendPlan): 
   const { scan, lookup } = plan;
   const toSend = scan.toSend + (lookup?.resend ?? 0);
   // Before the first request: nothing created yet, every row left.
-  const beforeSending = (error: unknown) => (error instanceof JournalUnwritableError ? unwritableError(error, 0, toSend) : error);
-  const journal = await JournalWriter.open(plan.journalPath, plan.targetId, () => plan.index.entries()).catch((error: unknown) => {
-    throw beforeSending(error);
-  });
+  const beforeSending = (error: unknown): never => {
+    throw error instanceof JournalUnwritableError ? unwritableError(error, 0, toSend) : error;
+  };
+  const journal = await JournalWriter.open(plan.journalPath, plan.targetId, () => plan.index.entries()).catch(beforeSending);
   ctx.onCleanup(() => journal.close());
   const at = () => new Date(ctx.now()).toISOString();
   if (plan.run !== undefined && options.fresh) {
-    await journal.append({ source: plan.source, state: 'begin', run: plan.run, at: at() }).catch((error: unknown) => {
-      throw beforeSending(error);
-    });
+    await journal.append({ source: plan.source, state: 'begin', run: plan.run, at: at() }).catch(beforeSending);
   }
   // Found by --retry-unknown: recorded before any request, so a rerun skips them however this one ends.
   for (const { identity, pet } of lookup?.found ?? []) {
-    await journal.append(entryOf(identity, { state: 'created', pet }, at(), plan.run)).catch((error: unknown) => {
-      throw beforeSending(error);
-    });
+    await journal.append(entryOf(identity, { state: 'created', pet }, at(), plan.run)).catch(beforeSending);
   }
 
   const format = ctx.globals.output;
@@ -222,6 +219,7 @@ async function sendRows(options: BulkAddOptions, ctx: Context, plan: SendPlan): 
     total: scan.rows,
     toSend,
     reserve: options.reserve,
+    concurrency: options.concurrency,
     now: ctx.now,
   });
   const stop = new AbortController();
@@ -242,6 +240,7 @@ async function sendRows(options: BulkAddOptions, ctx: Context, plan: SendPlan): 
       concurrency: options.concurrency,
       run: plan.run,
       now: ctx.now,
+      monotonic: ctx.monotonic,
       reserve: options.reserve,
       send: (newPet, hooks) => createPet(http, newPet, hooks),
       sleep: (ms) => ctx.sleep(ms),
@@ -266,6 +265,7 @@ async function sendRows(options: BulkAddOptions, ctx: Context, plan: SendPlan): 
         if (!ctx.terminal.status.live) ctx.announceWait(ms, why);
       },
       onWaited: () => progress.waited(),
+      onLevel: (change) => progress.level(change),
     });
   } finally {
     release();

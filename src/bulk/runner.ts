@@ -3,6 +3,7 @@ import type { RequestHooks } from '../api/request';
 import { type RateHeaders, parseRateHeaders } from '../api/limits/headers';
 import { ApiError, InterruptedError, InvalidResponseError, NetworkError, PetctlError, RateLimitError } from '../errors';
 import type { NewPet, Pet } from '../schemas/pet';
+import { type Concurrency, InFlightLimit, type LevelChange, type Ticket } from './in-flight';
 import { JournalUnwritableError, type JournalWriter } from './journal';
 import type { InputRow } from './reader';
 import { type RecordEntry, type RecordState, type RowIdentity, type RowPlan, entryOf } from './records';
@@ -12,9 +13,11 @@ import { type RowResult, ambiguous, created, failed, found, invalidRow, resent, 
 const LISTENERS_PER_SLOT = 3;
 
 /**
- * Sends the rows: up to `concurrency` createPet calls in flight, each row's
- * fate journaled (durably) before it is reported and before its slot takes
- * the next row. The pace itself comes from the HTTP core's shared gate.
+ * Sends the rows: as many createPet calls in flight as the level (in-flight.ts:
+ * fixed by --concurrency N, or adapted to the answers), each row's fate
+ * journaled (durably) before it is reported and before its slot takes the
+ * next row. A slot starts when the level rises and ends, after its row, when
+ * it falls. The pace itself comes from the HTTP core's shared gate.
  *
  * Stopping: `stop` (the first Ctrl-C) ends sending; a request still waiting
  * in the gate gives up unsent, one on the wire is awaited. The context's
@@ -45,11 +48,13 @@ export interface RunnerOptions {
   rows: AsyncIterable<PlannedRow>;
   words: RowWords;
   journal: JournalWriter;
-  concurrency: number;
+  concurrency: Concurrency;
   /** The --new import the rows belong to, recorded with each. */
   run?: string;
   /** The clock, for each entry's time. */
   now(): number;
+  /** The steady clock the latencies are measured on (default: `now`). */
+  monotonic?(): number;
   /** With --reserve: requests of every window left to other commands. */
   reserve?: number;
   /** createPet bound to the session. */
@@ -66,6 +71,8 @@ export interface RunnerOptions {
   onAnswer?(status: number, rate: RateHeaders): void;
   onWait?(ms: number, why: string): void;
   onWaited?(): void;
+  /** The level in flight changed (--concurrency auto). */
+  onLevel?(change: LevelChange): void;
 }
 
 export interface RunnerOutcome {
@@ -91,9 +98,10 @@ export async function runImport(options: RunnerOptions): Promise<RunnerOutcome> 
     halt.abort();
   };
   const onStop = () => halt.abort();
+  const limit = new InFlightLimit(options.concurrency, options.monotonic ?? options.now, options.reserve);
   // Every request in flight listens on these signals (its attempt, its wait): Node's default of 10
   // listeners would print a MaxListenersExceededWarning from an 11th slot on. A leak still warns.
-  for (const signal of [options.stop, options.signal, halt.signal]) setMaxListeners(LISTENERS_PER_SLOT * options.concurrency + 10, signal);
+  for (const signal of [options.stop, options.signal, halt.signal]) setMaxListeners(LISTENERS_PER_SLOT * limit.ceiling + 10, signal);
   for (const signal of [options.stop, options.signal]) {
     signal.addEventListener('abort', onStop, { once: true });
     if (signal.aborted) halt.abort();
@@ -107,6 +115,7 @@ export async function runImport(options: RunnerOptions): Promise<RunnerOutcome> 
   const waitOrStop = async (ms: number, why: string) => {
     if (halt.signal.aborted) throw new StopSending();
     options.onWait?.(ms, why);
+    limit.waits();
     let onHalt: (() => void) | undefined;
     try {
       await Promise.race([
@@ -118,6 +127,7 @@ export async function runImport(options: RunnerOptions): Promise<RunnerOutcome> 
       ]);
     } finally {
       if (onHalt) halt.signal.removeEventListener('abort', onHalt);
+      limit.waited();
       options.onWaited?.();
     }
   };
@@ -138,6 +148,13 @@ export async function runImport(options: RunnerOptions): Promise<RunnerOutcome> 
     const { row, line, identity } = input;
     let journaledSent = false;
     let onWire = false;
+    /** While the request is on the wire: when it went, for the level in flight. */
+    let ticket: Ticket | undefined;
+    const offWire = () => {
+      onWire = false;
+      if (ticket) limit.ended();
+      ticket = undefined;
+    };
     const hooks: RequestHooks = {
       beforeSend: async () => {
         // A request past the gate holds a permit of the window's budget: a rate limit that stopped the
@@ -146,15 +163,23 @@ export async function runImport(options: RunnerOptions): Promise<RunnerOutcome> 
         await journal.append(record(identity, { state: 'sent' }));
         journaledSent = true;
         onWire = true;
+        ticket = limit.sent();
         options.onSend?.();
       },
       onAnswer: (answer) => {
+        const rate = parseRateHeaders(answer.header);
+        const change = ticket && limit.answered(ticket, answer.status, rate.remaining);
+        ticket = undefined;
         onWire = false;
-        options.onAnswer?.(answer.status, parseRateHeaders(answer.header));
+        options.onAnswer?.(answer.status, rate);
+        if (change) {
+          options.onLevel?.(change);
+          fill();
+        }
       },
       wait: (ms, why) => {
         // The core waits only before a request goes out (the gate asked again after beforeSend) or between attempts.
-        onWire = false;
+        offWire();
         return waitOrStop(ms, why);
       },
       // Draw from the machine-wide budget from the first request: full rate, no 429 storm.
@@ -165,6 +190,7 @@ export async function runImport(options: RunnerOptions): Promise<RunnerOutcome> 
     try {
       pet = await options.send(input.newPet, hooks);
     } catch (error) {
+      if (ticket) limit.ended();
       const unsent = async () => {
         if (!journaledSent) return;
         try {
@@ -213,20 +239,35 @@ export async function runImport(options: RunnerOptions): Promise<RunnerOutcome> 
   };
 
   const rows = options.rows[Symbol.asyncIterator]();
+  let read = false;
+  let running = 0;
+  const slots: Array<Promise<void>> = [];
   const slot = async () => {
-    while (!halt.signal.aborted) {
-      // Async generators queue concurrent next() calls, so slots share the rows safely.
-      const next = await rows.next();
-      if (next.done) return;
-      if (halt.signal.aborted) return;
-      await handle(next.value);
+    try {
+      // A slot beyond the level ends before its next row.
+      while (!halt.signal.aborted && running <= limit.level) {
+        // Async generators queue concurrent next() calls, so slots share the rows safely.
+        const next = await rows.next();
+        if (next.done) read = true;
+        if (next.done || halt.signal.aborted) return;
+        await handle(next.value);
+      }
+    } finally {
+      running -= 1;
     }
   };
+  /** Starts slots up to the level; a slot is started only by another, or here at the start, so every one is awaited below. */
+  function fill(): void {
+    while (!read && !halt.signal.aborted && running < limit.level) {
+      running += 1;
+      slots.push(slot());
+    }
+  }
   try {
-    const slots = Array.from({ length: options.concurrency }, slot);
-    const settled = await Promise.allSettled(slots);
-    const failure = settled.find((result) => result.status === 'rejected');
-    if (failure) throw (failure as PromiseRejectedResult).reason;
+    fill();
+    let failure: { reason: unknown } | undefined;
+    for (let i = 0; i < slots.length; i += 1) await slots[i]!.catch((reason: unknown) => void (failure ??= { reason }));
+    if (failure) throw failure.reason;
   } finally {
     options.stop.removeEventListener('abort', onStop);
     options.signal.removeEventListener('abort', onStop);

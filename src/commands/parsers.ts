@@ -4,6 +4,7 @@ import { STATUS_RULE } from '../schemas/new-pet-rules';
 import { int64Problem, parseInt64 } from '../schemas/int64';
 import { petStatusOf } from '../schemas/status';
 import { type ColumnMapping, columnKey, sentField } from '../bulk/formats/columns';
+import { type Concurrency, IN_FLIGHT } from '../bulk/in-flight';
 
 /**
  * Flag and argument parsers. Each throws commander's InvalidArgumentError with
@@ -85,8 +86,10 @@ export function parsePort(value: string): number {
   return Number(value);
 }
 
-export function parseConcurrency(value: string): number {
-  if (!/^\d+$/.test(value) || Number(value) < 1 || Number(value) > 16) throw new InvalidArgumentError('must be a whole number from 1 to 16');
+/** `--concurrency`: `auto` (adapted to the answers: bulk/in-flight.ts), or a fixed level from 1 to 256. */
+export function parseConcurrency(value: string): Concurrency {
+  if (value.trim().toLowerCase() === 'auto') return 'auto';
+  if (!/^\d+$/.test(value) || Number(value) < 1 || Number(value) > IN_FLIGHT.max) throw new InvalidArgumentError(`must be auto or a whole number from 1 to ${IN_FLIGHT.max}`);
   return Number(value);
 }
 

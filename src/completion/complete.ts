@@ -172,6 +172,8 @@ async function dynamicValues(kind: DynamicValues, position: Position, sources: C
       return plain(await sources.profileNames());
     case 'help-topics':
       return helpTopics(position, sources.guideTopics);
+    case 'concurrency':
+      return plain(['auto']);
   }
 }
 

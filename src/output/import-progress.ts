@@ -1,12 +1,15 @@
 import type { RateHeaders } from '../api/limits/headers';
+import { type Concurrency, IN_FLIGHT, type LevelChange } from '../bulk/in-flight';
 import type { RowResult, Tally } from '../bulk/results';
 import type { StatusLine } from '../terminal';
 import { formatDuration, formatWait } from './time';
 
 /**
  * What a bulk import shows on stderr while it runs. On a terminal: the
- * terminal's status line (done/total, rate per minute, 429s so far, time
- * left). Off a terminal: no bar; with -v one line per row. Nothing with -q.
+ * terminal's status line (done/total, rate per minute, the level in flight,
+ * 429s so far, time left). Off a terminal: no bar; with -v one line per row.
+ * -v also gives the level in flight when sending starts and each change of
+ * it (levelLine). Nothing with -q.
  * The summary line is written by summaryLine's caller.
  *
  * The rate is the rows created divided by the time since the first request,
@@ -26,6 +29,8 @@ export interface ProgressOptions {
   toSend: number;
   /** --reserve: requests of every window the import leaves to others. */
   reserve?: number;
+  /** --concurrency: the level in flight at the start. */
+  concurrency?: Concurrency;
   now: () => number;
 }
 
@@ -68,6 +73,23 @@ export function rowLine(result: RowResult): string {
   return `${where}: rejected: ${message} (${code}, HTTP ${status})`;
 }
 
+/** A latency in ms: tenths below 10 ms. */
+const latencyText = (ms: number) => `${ms < 10 ? ms.toFixed(1) : Math.round(ms)} ms`;
+
+/**
+ * The -v line of the level in flight, marked as curl marks its notes: at the start,
+ * `* in flight: 4 (--concurrency auto)`; on a change,
+ * `* in flight: 12, up from 11: answers in 51 ms (best 50 ms)`, `… down from 12: answers slowed to 130 ms (best 50 ms)`,
+ * `… down from 12: HTTP 429`.
+ */
+export function levelLine(change: LevelChange | { level: number; concurrency: Concurrency }): string {
+  if ('concurrency' in change) return `* in flight: ${change.level} (--concurrency ${change.concurrency})`;
+  const { level, from, cause, status, latencyMs = 0, bestMs = 0 } = change;
+  const why = cause === 'latency_held' ? `answers in ${latencyText(latencyMs)}` : cause === 'latency_rose' ? `answers slowed to ${latencyText(latencyMs)}` : `HTTP ${status}`;
+  const best = cause === 'latency_held' || cause === 'latency_rose' ? ` (best ${latencyText(bestMs)})` : '';
+  return `* in flight: ${level}, ${level > from ? 'up' : 'down'} from ${from}: ${why}${best}`;
+}
+
 export class ImportProgress {
   private readonly bar: boolean;
   private done = 0;
@@ -88,12 +110,16 @@ export class ImportProgress {
   /** Time per row while requests flow (between answers less than a second apart). */
   private msPerRow: number | undefined;
   private lastRowAt: number | undefined;
+  /** Requests kept in flight now. */
+  private inFlight: number;
 
   constructor(
     private readonly status: StatusLine,
     private readonly options: ProgressOptions,
   ) {
     this.bar = status.live && !options.quiet;
+    const { concurrency = 'auto' } = options;
+    this.inFlight = concurrency === 'auto' ? IN_FLIGHT.start : concurrency;
     if (this.bar) {
       this.timer = setInterval(() => this.draw(), 1000);
       this.timer.unref();
@@ -103,7 +129,15 @@ export class ImportProgress {
 
   /** A request is about to go on the wire: the first one starts the clock of the rate. */
   sending(): void {
+    if (this.firstRequestAt === undefined && this.options.verbose) this.line(levelLine({ level: this.inFlight, concurrency: this.options.concurrency ?? 'auto' }));
     this.firstRequestAt ??= this.options.now();
+  }
+
+  /** The level in flight changed. */
+  level(change: LevelChange): void {
+    this.inFlight = change.level;
+    if (this.options.verbose) this.line(levelLine(change));
+    this.draw();
   }
 
   /** The time since the first request; undefined when none was sent. */
@@ -206,7 +240,7 @@ export class ImportProgress {
     // The wait is shown rounded up to the second: the time left, rounded to the nearest, must not read less.
     else if (leftMs !== undefined) left = `~${formatDuration(waitLeft > 0 ? Math.max(leftMs, Math.ceil(waitLeft / 1000) * 1000) : leftMs)} left`;
     else if (waitLeft === 0) left = 'time left: estimating';
-    const frame = { done: this.done, total: this.options.total, rate, tooMany: this.tooMany, left, waitMs: waitLeft > 0 ? waitLeft : undefined };
+    const frame = { done: this.done, total: this.options.total, rate, inFlight: this.inFlight, tooMany: this.tooMany, left, waitMs: waitLeft > 0 ? waitLeft : undefined };
     this.status.show(progressLine(frame, this.status.width()));
   }
 }
@@ -217,6 +251,8 @@ export interface ProgressFrame {
   total: number;
   /** Rows created a minute; undefined while it is measured. */
   rate?: number;
+  /** Requests kept in flight: the level. */
+  inFlight?: number;
   /** 429s so far. */
   tooMany: number;
   /** `~2m00s left`, `finishing`, `time left: estimating`. */
@@ -227,22 +263,24 @@ export interface ProgressFrame {
 
 /**
  * The bar's line for a terminal `columns` wide:
- * `import [####......] 60/150 · 1818/min · 429s: 0 · ~2m00s left · rate-limit wait 12s`.
- * A part is shown whole or not at all. When the line does not fit, the bar goes first, then the
- * 429s, the time left (never less than a wait under way) and the wait; the counts and the rate
+ * `import [####......] 60/150 · 1818/min · 429s: 0 · in flight 12 · ~2m00s left · rate-limit wait 12s`.
+ * A part is shown whole or not at all. When the line does not fit, the level in flight goes first,
+ * then the bar, the 429s, the time left (never less than a wait under way) and the wait; the counts and the rate
  * stay, on a terminal too narrow even for them the counts alone.
  */
 export function progressLine(frame: ProgressFrame, columns: number | undefined): string {
-  const { done, total, rate, tooMany, left, waitMs } = frame;
+  const { done, total, rate, inFlight, tooMany, left, waitMs } = frame;
   const barWidth = columns !== undefined && columns < 100 ? 10 : 20;
   const filled = total > 0 ? Math.round((done / total) * barWidth) : barWidth;
   const bar = `[${'#'.repeat(filled)}${'.'.repeat(barWidth - filled)}]`;
   const counts = `${done}/${total}`;
   const rateText = rate === undefined ? 'rate: measuring' : `${Math.round(rate)}/min`;
   const tooManyText = `429s: ${tooMany}`;
+  const inFlightText = inFlight === undefined ? undefined : `in flight ${inFlight}`;
   const waitText = waitMs === undefined ? undefined : `rate-limit wait ${formatWait(waitMs)}`;
   const line = (...parts: Array<string | undefined>) => `import ${parts.filter((part) => part !== undefined).join(' · ')}`;
   const layouts = [
+    line(`${bar} ${counts}`, rateText, tooManyText, inFlightText, left, waitText),
     line(`${bar} ${counts}`, rateText, tooManyText, left, waitText),
     line(counts, rateText, tooManyText, left, waitText),
     line(counts, rateText, left, waitText),

@@ -57,7 +57,7 @@ describe('progress', () => {
     expect(frames[0]).toMatch(/^\r\x1b\[Kimport \[\.{10}\] 0\/3 · rate: measuring · 429s: 0 · /);
     expect(frames.some((frame) => /429s: 1 · .*rate-limit wait [12]s$/.test(frame))).toBe(true);
     // Three rows in about a second, neither 10 requests nor 10 s: still measuring (the rate's rule: test/output/import-progress.test.ts).
-    expect(frames.at(-1)).toMatch(/^\r\x1b\[Kimport \[#{10}\] 3\/3 · rate: measuring · 429s: 1 · finishing$/);
+    expect(frames.at(-1)).toMatch(/^\r\x1b\[Kimport \[#{10}\] 3\/3 · rate: measuring · 429s: 1 · in flight 1 · finishing$/);
     const text = io.stderr.text();
     // The bar is wiped before the summary, which is a line of its own.
     expect(text).toMatch(/\r\x1b\[K3 animals have no status: .+\ncreated 3, skipped 0, rejected 0, invalid 0, unknown 0 in [\d.ms]+ \(\d+\/min\); journal .+\n$/);

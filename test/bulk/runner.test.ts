@@ -8,6 +8,7 @@ import { JournalWriter, readJournal } from '../../src/bulk/journal';
 import { rowWords } from '../../src/output/unknown-rows';
 import { RecordIndex, type RowPlan } from '../../src/bulk/records';
 import type { RowResult } from '../../src/bulk/results';
+import type { LevelChange } from '../../src/bulk/in-flight';
 import { type PlannedRow, runImport } from '../../src/bulk/runner';
 import { ApiError, InterruptedError, NetworkError, RateLimitError } from '../../src/errors';
 import type { NewPet, Pet } from '../../src/schemas/pet';
@@ -43,7 +44,7 @@ async function* stream<T>(items: T[]): AsyncGenerator<T> {
 
 type Behaviour = (newPet: NewPet, hooks: RequestHooks) => Promise<Pet>;
 
-async function run(names: string[], behaviour: Behaviour, options: { plans?: Record<string, RowPlan>; signal?: AbortSignal; stop?: AbortSignal; concurrency?: number } = {}) {
+async function run(names: string[], behaviour: Behaviour, options: { plans?: Record<string, RowPlan>; signal?: AbortSignal; stop?: AbortSignal; concurrency?: number | 'auto'; onLevel?: (change: LevelChange) => void } = {}) {
   const writer = await journal();
   const results: RowResult[] = [];
   const outcome = await runImport({
@@ -57,6 +58,7 @@ async function run(names: string[], behaviour: Behaviour, options: { plans?: Rec
     stop: options.stop ?? new AbortController().signal,
     signal: options.signal ?? new AbortController().signal,
     onResult: (result) => void results.push(result),
+    onLevel: options.onLevel,
   });
   await writer.close();
   const index = new RecordIndex();
@@ -200,5 +202,58 @@ describe('runImport', () => {
       return creates(newPet, hooks);
     }, { concurrency: 4 });
     expect(most).toBe(4);
+  });
+
+  describe('--concurrency auto', () => {
+    /** An answer after `ms`, naming the window's requests left (or none); counts the requests on the wire at once. */
+    function service(answer: () => { status: number; remaining?: number }, ms = 5) {
+      const wire = { now: 0, most: 0 };
+      const behaviour: Behaviour = async (newPet, hooks) => {
+        for (;;) {
+          await hooks.beforeSend?.();
+          wire.now += 1;
+          wire.most = Math.max(wire.most, wire.now);
+          await new Promise((resolve) => setTimeout(resolve, ms));
+          wire.now -= 1;
+          const { status, remaining } = answer();
+          const header = (name: string) => (name === 'x-ratelimit-remaining' && remaining !== undefined ? String(remaining) : undefined);
+          hooks.onAnswer?.({ status, text: '', headers: {}, header });
+          if (status !== 429) return { id: nextId++, ...newPet };
+          // The HTTP core retries a 429 after its wait.
+          await hooks.wait?.(1, 'retry');
+        }
+      };
+      return { wire, behaviour };
+    }
+    const names = (count: number) => Array.from({ length: count }, (_, i) => `R${i}`);
+
+    it('grows the requests in flight past 4 while the answers come at the same latency and name a window with room', async () => {
+      const { wire, behaviour } = service(() => ({ status: 201, remaining: 50_000 }));
+      const levels: LevelChange[] = [];
+      const { outcome, entries } = await run(names(200), behaviour, { concurrency: 'auto', onLevel: (change) => levels.push(change) });
+      expect(outcome.reported).toBe(200);
+      expect(Object.values(entries).every((state) => state === 'created')).toBe(true);
+      expect(levels[0]).toMatchObject({ from: 4, level: 5, cause: 'latency_held' });
+      expect(wire.most).toBeGreaterThan(8);
+    });
+
+    it('stays at 4 when the answers name no window', async () => {
+      const { wire, behaviour } = service(() => ({ status: 201 }));
+      const levels: LevelChange[] = [];
+      await run(names(60), behaviour, { concurrency: 'auto', onLevel: (change) => levels.push(change) });
+      expect(levels).toEqual([]);
+      expect(wire.most).toBe(4);
+    });
+
+    it('a 429 halves the level at once', async () => {
+      let answers = 0;
+      const { wire, behaviour } = service(() => (++answers === 120 ? { status: 429, remaining: 0 } : { status: 201, remaining: 50_000 }));
+      const levels: LevelChange[] = [];
+      await run(names(300), behaviour, { concurrency: 'auto', onLevel: (change) => levels.push(change) });
+      const drop = levels.find((change) => change.cause === 'too_many_requests');
+      expect(drop).toMatchObject({ status: 429 });
+      expect(drop!.level).toBe(Math.floor(drop!.from / 2));
+      expect(wire.most).toBeGreaterThan(drop!.level);
+    });
   });
 });

@@ -401,8 +401,9 @@ describe.concurrent('pets add --file: usage and bad files', () => {
     [['--file', 'x.csv', '--category-id', '1', '--status', 'sold'], '--file cannot be used with --category-id, --status'],
     [['--file', 'x.csv', '--format', 'xml'], '--format must be one of json, ndjson, csv, not "xml"'],
     [['--file', 'missing.csv'], 'cannot read --file missing.csv: no such file'],
-    [['--file', 'x.csv', '--concurrency', '17'], '--concurrency must be a whole number from 1 to 16, not "17"'],
-    [['--file', 'x.csv', '--concurrency', '0'], '--concurrency must be a whole number from 1 to 16, not "0"'],
+    [['--file', 'x.csv', '--concurrency', '257'], '--concurrency must be auto or a whole number from 1 to 256, not "257"'],
+    [['--file', 'x.csv', '--concurrency', '0'], '--concurrency must be auto or a whole number from 1 to 256, not "0"'],
+    [['--file', 'x.csv', '--concurrency', 'fast'], '--concurrency must be auto or a whole number from 1 to 256, not "fast"'],
     [['--dry-run'], '--dry-run needs --file'],
     [['--name', 'Rex', '--category-id', '1', '--retry-unknown'], '--retry-unknown needs --file'],
     [['--file', 'x.csv', '--query', 'length(@)'], '--query does not apply to --file'],
@@ -455,19 +456,19 @@ describe.concurrent('pets add --file: usage and bad files', () => {
 });
 
 describe('--concurrency at its maximum', () => {
-  it('--concurrency 16: 16 requests in flight and 16 waiting after a 429, and stderr holds no Node warning, with or without -q', async (t) => {
+  it('--concurrency 256: 256 requests in flight and waiting after a 429, and stderr holds no Node warning, with or without -q', async (t) => {
     const create = creator();
-    // Slow answers keep all 16 in flight at once; the 429 puts every one of them in a wait.
+    // Slow answers keep all 256 in flight at once; the 429 puts every one of them in a wait.
     const slow: Reply = (request, res) => setTimeout(() => create(request, res), 100);
     const { server, configDir, petctl } = await setupE2e(t, slow);
     server.reply({ status: 429, headers: { 'retry-after': '1' }, body: { code: 'rate_limited', message: 'Too many requests', status: 429 }, delayMs: 150 });
-    const file = write(configDir, 'many.ndjson', Array.from({ length: 48 }, (_, i) => `{"name":"many-${i + 1}","categoryId":1}`).join('\n'));
+    const file = write(configDir, 'many.ndjson', Array.from({ length: 300 }, (_, i) => `{"name":"many-${i + 1}","categoryId":1}`).join('\n'));
 
     for (const quiet of [[], ['-q']]) {
-      const result = await petctl([...quiet, 'pets', 'add', '--file', file, '--new', '--concurrency', '16']);
+      const result = await petctl([...quiet, 'pets', 'add', '--file', file, '--new', '--concurrency', '256']);
       expect(result.code, result.stderr).toBe(0);
       expect(result.stderr).not.toMatch(/Warning|MaxListeners|\(node:\d+\)/);
     }
-    expect(posted(server.requests).length).toBeGreaterThanOrEqual(2 * 48);
+    expect(posted(server.requests).length).toBeGreaterThanOrEqual(2 * 300);
   }, 60_000);
 });

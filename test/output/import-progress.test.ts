@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { created, failed } from '../../src/bulk/results';
-import { ImportProgress, perMinute, progressLine, summaryLine } from '../../src/output/import-progress';
+import { ImportProgress, levelLine, perMinute, progressLine, summaryLine } from '../../src/output/import-progress';
 import { createTestTerminal } from '../../src/terminal';
 
 /**
@@ -35,7 +35,7 @@ describe('import progress', () => {
     const { progress, burst, frame } = freePlanImport({ toSend: 150 });
     burst(60);
     // 90 rows left, none in this window: the next window's 60, then one more window for the last 30.
-    expect(frame()).toMatch(/^\r\x1b\[Kimport \[#{8}\.{12}\] 60\/150 · \d+\/min · 429s: 0 · ~2m00s left$/);
+    expect(frame()).toMatch(/^\r\x1b\[Kimport \[#{8}\.{12}\] 60\/150 · \d+\/min · 429s: 0 · in flight 4 · ~2m00s left$/);
     progress.stop();
   });
 
@@ -47,7 +47,7 @@ describe('import progress', () => {
     at(64_003);
     progress.waiting(56_000);
     // The last 30 go in the window that opens when this wait ends: the time left is the wait, and a burst.
-    expect(frame()).toMatch(/ 120\/150 · 113\/min · 429s: 0 · ~56s left · rate-limit wait 56s$/);
+    expect(frame()).toMatch(/ 120\/150 · 113\/min · 429s: 0 · in flight 4 · ~56s left · rate-limit wait 56s$/);
     progress.stop();
   });
 
@@ -68,7 +68,7 @@ describe('import progress', () => {
     at(65_000);
     progress.waiting(90_000);
     // 30 rows left, 90 s of wait: never the 56 s to the reset.
-    expect(frame()).toMatch(/ · 429s: 1 · ~1m30s left · rate-limit wait 90s$/);
+    expect(frame()).toMatch(/ · 429s: 1 · in flight 4 · ~1m30s left · rate-limit wait 90s$/);
     progress.stop();
   });
 
@@ -78,7 +78,7 @@ describe('import progress', () => {
     at(1_003);
     progress.waiting(59_000);
     // 240 left: 60 from the reset at 60 s, then three more windows (the last one's 60 a burst).
-    expect(frame()).toMatch(/ 60\/300 · 3600\/min · 429s: 0 · ~3m59s left · rate-limit wait 59s$/);
+    expect(frame()).toMatch(/ 60\/300 · 3600\/min · 429s: 0 · in flight 4 · ~3m59s left · rate-limit wait 59s$/);
     progress.stop();
   });
 
@@ -88,14 +88,14 @@ describe('import progress', () => {
     // The reset has passed: this window takes 60 of the 90 left, the last 30 wait for the next one.
     at(60_500);
     progress.waiting(500);
-    expect(frame()).toMatch(/ 60\/150 · 60\/min · 429s: 0 · ~60s left · rate-limit wait 1s$/);
+    expect(frame()).toMatch(/ 60\/150 · 60\/min · 429s: 0 · in flight 4 · ~60s left · rate-limit wait 1s$/);
     progress.stop();
   });
 
   it('within a window with room left, the time left is the burst only', () => {
     const { progress, burst, frame } = freePlanImport({ toSend: 40 });
     burst(20);
-    expect(frame()).toMatch(/ 20\/40 · \d+\/min · 429s: 0 · ~0\.1s left$/);
+    expect(frame()).toMatch(/ 20\/40 · \d+\/min · 429s: 0 · in flight 4 · ~0\.1s left$/);
     progress.stop();
   });
 
@@ -103,7 +103,7 @@ describe('import progress', () => {
     const { progress, burst, frame } = freePlanImport({ toSend: 150, reserve: 10 });
     burst(50);
     // The import stopped at 10 left; 100 rows to go at 50 a window: two more windows.
-    expect(frame()).toMatch(/ 50\/150 · \d+\/min · 429s: 0 · ~2m00s left$/);
+    expect(frame()).toMatch(/ 50\/150 · \d+\/min · 429s: 0 · in flight 4 · ~2m00s left$/);
     progress.stop();
   });
 
@@ -196,6 +196,14 @@ describe('the progress line on a narrow terminal', () => {
     expect(progressLine(measuring, columns)).toBe(line);
   });
 
+  it.each([
+    [120, 'import [########............] 60/150 · 1818/min · 429s: 1 · in flight 12 · ~2m00s left · rate-limit wait 56s'],
+    [100, 'import [########............] 60/150 · 1818/min · 429s: 1 · ~2m00s left · rate-limit wait 56s'],
+    [80, 'import 60/150 · 1818/min · 429s: 1 · ~2m00s left · rate-limit wait 56s'],
+  ])('%i columns, with the level in flight: it is the first part to go', (columns, line) => {
+    expect(progressLine({ ...waiting, inFlight: 12 }, columns)).toBe(line);
+  });
+
   it('narrower than the counts and the rate: the counts alone, never a part cut', () => {
     expect(progressLine(waiting, 25)).toBe('import 60/150 · 1818/min');
     expect(progressLine(waiting, 24)).toBe('import 60/150');
@@ -218,5 +226,32 @@ describe('the progress line on a narrow terminal', () => {
     const frame = stderr.writes.filter((chunk) => chunk.startsWith('\r\x1b[Kimport ')).at(-1)!;
     expect(frame).toBe('\r\x1b[Kimport 0/150 · rate: measuring · rate-limit wait 56s');
     progress.stop();
+  });
+});
+
+describe('the level in flight under -v', () => {
+  it('one line when sending starts, and one for each change, marked as curl marks its notes', () => {
+    expect(levelLine({ level: 4, concurrency: 'auto' })).toBe('* in flight: 4 (--concurrency auto)');
+    expect(levelLine({ level: 16, concurrency: 16 })).toBe('* in flight: 16 (--concurrency 16)');
+    expect(levelLine({ level: 12, from: 11, cause: 'latency_held', latencyMs: 51.4, bestMs: 50 })).toBe('* in flight: 12, up from 11: answers in 51 ms (best 50 ms)');
+    expect(levelLine({ level: 9, from: 12, cause: 'latency_rose', latencyMs: 130, bestMs: 0.84 })).toBe('* in flight: 9, down from 12: answers slowed to 130 ms (best 0.8 ms)');
+    expect(levelLine({ level: 6, from: 12, cause: 'too_many_requests', status: 429 })).toBe('* in flight: 6, down from 12: HTTP 429');
+    expect(levelLine({ level: 3, from: 6, cause: 'server_error', status: 503 })).toBe('* in flight: 3, down from 6: HTTP 503');
+  });
+
+  it('-v off a terminal: the start line before the first row, a change when it comes; none without -v', () => {
+    const { terminal, stderr } = createTestTerminal({ stderrTTY: false });
+    let now = T0;
+    const progress = new ImportProgress(terminal.status, { quiet: false, verbose: true, total: 2, toSend: 2, now: () => now });
+    progress.sending();
+    progress.sending();
+    now += 50;
+    progress.level({ level: 5, from: 4, cause: 'latency_held', latencyMs: 50, bestMs: 50 });
+    expect(stderr.text()).toBe('* in flight: 4 (--concurrency auto)\n* in flight: 5, up from 4: answers in 50 ms (best 50 ms)\n');
+    const quiet = createTestTerminal({ stderrTTY: false });
+    const silent = new ImportProgress(quiet.terminal.status, { quiet: false, verbose: false, total: 2, toSend: 2, concurrency: 8, now: () => now });
+    silent.sending();
+    silent.level({ level: 5, from: 4, cause: 'latency_held', latencyMs: 50, bestMs: 50 });
+    expect(quiet.stderr.text()).toBe('');
   });
 });

@@ -9,6 +9,7 @@ import { INPUT_ENCODINGS } from '../../bulk/decode';
 import type { ColumnMapping } from '../../bulk/formats/columns';
 import { parseColumn, parseConcurrency, parseDelimiter, parseInt64Value, parseReserve, statusOption } from '../parsers';
 import type { Invoke } from '../root';
+import { completesWith } from '../../completion/values';
 
 export interface AddOptions {
   /** Asked for on a terminal when missing (input/prompts.ts); otherwise a usage error. */
@@ -38,7 +39,7 @@ export function registerAdd(pets: Command, invoke: Invoke): void {
     .addOption(new Option('--reserve <n>', 'leave n requests of every rate-limit window to other commands on the key (default 0)').argParser(parseReserve))
     .addOption(new Option('--dry-run', 'validate and count what would be sent and what was created before; send nothing'))
     .addOption(new Option('--skip-invalid', 'send the valid rows even when some are invalid (reported, exit 6)'))
-    .addOption(new Option('--concurrency <1-16>', 'requests in flight at once (default 4)').argParser(parseConcurrency))
+    .addOption(completesWith(new Option('--concurrency <auto|1-256>', 'requests in flight at once: auto (the default) adapts them to the service\'s answers, a number fixes them').argParser(parseConcurrency), 'concurrency'))
     .addOption(new Option('--journal <path>', 'where to keep the import journal (default: in the state directory)'))
     .addOption(new Option('--retry-unknown', 'look for the rows an earlier run sent without an answer among the animals, and send only those not found'))
     .addHelpText(
@@ -58,12 +59,15 @@ Examples:
   $ jq -c '.[]' pets.json | petctl pets add --file - -o ndjson
   $ petctl pets add --file litter.csv --new           # the same rows again are new animals
   $ petctl pets add --file shelter.csv --reserve 10   # leave 10 requests a minute to the front desk
+  $ petctl pets add --file shelter.csv --concurrency 8   # 8 requests in flight, whatever the answers
   $ petctl pets add --file shelter.csv --retry-unknown   # after exit 7: finds or resends the unknown rows
 
 A POST is never sent twice: it is retried only after a 429 (not processed).
 Off a terminal, or with --no-input (PETCTL_NO_INPUT=1), --name and --category-id are required (exit 2).
 Ctrl-C at a prompt exits 130 and sends nothing.
---file paces itself to the plan's rate and remembers every row it created,
+--file paces itself to the plan's rate (--concurrency auto: more requests in
+flight while answers keep their latency, fewer when it rises, on a 429 or a
+5xx) and remembers every row it created,
 per base URL and key: a row created before (same id with --id-column, else
 the same content from the same file) is skipped, so rerunning after an edit,
 a crash or Ctrl-C sends only the rest. Rows sent without an answer are
@@ -106,7 +110,7 @@ export function toAddOptions(flags: AddFlags): AddOptions {
     reserve: reserve ?? 0,
     dryRun: dryRun === true,
     skipInvalid: skipInvalid === true,
-    concurrency: concurrency ?? 4,
+    concurrency: concurrency ?? 'auto',
     journal,
     retryUnknown: retryUnknown === true,
   };

@@ -1,0 +1,167 @@
+/**
+ * How many requests an import keeps in flight. `--concurrency N` fixes the level; `auto` (the
+ * default) adapts it to the service's answers, as TCP's congestion control adapts a connection's
+ * window (slow start, then additive increase, multiplicative decrease: RFC 5681) and as Netflix's
+ * concurrency-limits does on latency:
+ *
+ * - It starts at 4. An answer that comes at the latency answers came at (the smoothed latency at
+ *   most 3 x the best of the last 10-20 s, plus 2 ms) grows it when the plan has room: by one an
+ *   answer until the first back-off (it doubles every round trip), by one a round trip after that.
+ * - It backs off at once on a 429 or a 5xx (halved), and when the smoothed latency rises past that
+ *   bound (times 0.75): at most once a round trip, as answers to requests sent before a back-off
+ *   say nothing of the level after it.
+ * - The plan has room when the answer names the window's requests left, and they exceed the level
+ *   and --reserve; no request is waiting at the gate (for the window, a probe, a hold: growing then
+ *   only lines up more waiters); and half the level or more is on the wire (otherwise the level is
+ *   not what holds the import back, and the answer says nothing of a higher one). An answer that
+ *   names no window never grows it: a service that states no limit is met at the start level.
+ * - It stays between 1 and 256.
+ *
+ * Pure: the clock is given. The runner reports sends, answers and gate waits; the facts of a change
+ * come back for output/import-progress.ts to word.
+ */
+
+export const IN_FLIGHT = {
+  start: 4,
+  min: 1,
+  max: 256,
+  /**
+   * A latency past `tolerance` x the best + `slackMs` has risen. The latency includes petctl's own part of each
+   * request (the claim's read of the state store, the event loop), which grows with the level before the service
+   * slows: at 2 x, a service 50 ms away held the level near 100 and the import at 0.8 of a 60,000/min plan, at 3 x
+   * 0.9-0.97 (bench/in-flight.mjs). The slack keeps sub-millisecond loopback jitter from reading as a rise.
+   */
+  tolerance: 3,
+  slackMs: 2,
+  /** The weight of each answer in the smoothed latency (TCP's SRTT uses 1/8). */
+  smoothing: 1 / 8,
+  /** The best latency is the least of the current and the previous period of this length, so it follows a service that became slower for good. */
+  bestPeriodMs: 10_000,
+  latencyBackoff: 0.75,
+  errorBackoff: 0.5,
+} as const;
+
+/** `--concurrency`: a fixed level, or `auto`. */
+export type Concurrency = number | 'auto';
+
+export type LevelCause = 'latency_held' | 'latency_rose' | 'too_many_requests' | 'server_error';
+
+/** A change of the level, and what caused it. */
+export interface LevelChange {
+  level: number;
+  from: number;
+  cause: LevelCause;
+  /** The answer's status (a back-off on 429 or 5xx). */
+  status?: number;
+  /** The smoothed latency and the best one, in ms, when the latency caused it. */
+  latencyMs?: number;
+  bestMs?: number;
+}
+
+/** One request on the wire: when it went, and how many had gone before it. */
+export interface Ticket {
+  at: number;
+  seq: number;
+}
+
+export class InFlightLimit {
+  /** The level, fractional while it grows by one a round trip. */
+  private limit: number;
+  readonly adaptive: boolean;
+  private onWire = 0;
+  private waiting = 0;
+  private sends = 0;
+  /** Requests sent before this one were sent before the last back-off. */
+  private backedOffAt = 0;
+  private slowStart = true;
+  private smoothed: number | undefined;
+  private best = { current: Infinity, previous: Infinity, since: -Infinity };
+
+  constructor(
+    concurrency: Concurrency,
+    private readonly now: () => number,
+    private readonly reserve = 0,
+  ) {
+    this.adaptive = concurrency === 'auto';
+    this.limit = concurrency === 'auto' ? IN_FLIGHT.start : concurrency;
+  }
+
+  /** Requests to keep in flight now. */
+  get level(): number {
+    return Math.floor(this.limit);
+  }
+
+  /** The most the level can be. */
+  get ceiling(): number {
+    return this.adaptive ? IN_FLIGHT.max : this.level;
+  }
+
+  /** A request goes on the wire. */
+  sent(): Ticket {
+    this.onWire += 1;
+    this.sends += 1;
+    return { at: this.now(), seq: this.sends };
+  }
+
+  /** A request that went out came back without an answer (a network failure), or went back to wait. */
+  ended(): void {
+    this.onWire = Math.max(0, this.onWire - 1);
+  }
+
+  /** A request waits at the gate (for the window, a probe, a hold) or before a retry; `waited` when it stops. */
+  waits(): void {
+    this.waiting += 1;
+  }
+
+  waited(): void {
+    this.waiting = Math.max(0, this.waiting - 1);
+  }
+
+  /** An answer to the request of `ticket`; `remaining`: the window's requests left, as the answer names them. */
+  answered(ticket: Ticket, status: number, remaining?: number): LevelChange | undefined {
+    const busy = this.onWire;
+    this.ended();
+    if (!this.adaptive) return undefined;
+    // Sent before the last back-off: its answer tells of the level before it.
+    if (ticket.seq <= this.backedOffAt) return undefined;
+    const from = this.level;
+    if (status === 429 || status >= 500) {
+      this.backOff(IN_FLIGHT.errorBackoff);
+      return this.change(from, status === 429 ? 'too_many_requests' : 'server_error', { status });
+    }
+    const latency = this.observe(this.now() - ticket.at);
+    if (latency.ms > IN_FLIGHT.tolerance * latency.best + IN_FLIGHT.slackMs) {
+      this.backOff(IN_FLIGHT.latencyBackoff);
+      return this.change(from, 'latency_rose', { latencyMs: latency.ms, bestMs: latency.best });
+    }
+    const room = remaining !== undefined && remaining - this.reserve > this.limit && this.waiting === 0 && busy * 2 >= this.limit;
+    if (!room) return undefined;
+    this.limit = Math.min(IN_FLIGHT.max, this.limit + (this.slowStart ? 1 : 1 / this.limit));
+    return this.change(from, 'latency_held', { latencyMs: latency.ms, bestMs: latency.best });
+  }
+
+  private backOff(factor: number): void {
+    this.limit = Math.max(IN_FLIGHT.min, Math.floor(this.limit * factor));
+    this.slowStart = false;
+    this.backedOffAt = this.sends;
+    // The smoothed latency starts again from the answers at the new level.
+    this.smoothed = undefined;
+  }
+
+  /** Takes one latency in: the smoothed latency and the best of the last one or two periods. */
+  private observe(ms: number): { ms: number; best: number } {
+    const at = this.now();
+    const { best } = this;
+    if (at - best.since >= IN_FLIGHT.bestPeriodMs) {
+      best.previous = best.current;
+      best.current = ms;
+      best.since = at;
+    } else best.current = Math.min(best.current, ms);
+    this.smoothed = this.smoothed === undefined ? ms : this.smoothed + IN_FLIGHT.smoothing * (ms - this.smoothed);
+    return { ms: this.smoothed, best: Math.min(best.current, best.previous) };
+  }
+
+  private change(from: number, cause: LevelCause, facts: Partial<LevelChange>): LevelChange | undefined {
+    return this.level === from ? undefined : { level: this.level, from, cause, ...facts };
+  }
+}
