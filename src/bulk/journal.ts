@@ -46,7 +46,8 @@ export class JournalWriter {
   private torn = false;
 
   /** What this run wrote, to write again should the file be deleted under it. */
-  private readonly written: Array<RecordEntry | NewRunMark> = [];
+  /** This run's entries as written, as bytes: a fraction of the memory of the entries, or of the strings that built their lines. */
+  private readonly written: Buffer[] = [];
 
   private constructor(
     readonly file: string,
@@ -152,27 +153,28 @@ export class JournalWriter {
   }
 
   private async write(entries: Array<RecordEntry | NewRunMark>): Promise<void> {
-    const text = (this.torn ? '\n' : '') + entries.map((entry) => `${stringifyJson(entry)}\n`).join('');
+    const bytes = Buffer.from(entries.map(entryLine).join(''));
+    const torn = this.torn;
     this.torn = true;
-    await writeAll(this.handle, text);
+    await writeAll(this.handle, torn ? Buffer.concat([Buffer.from('\n'), bytes]) : bytes);
     await this.handle.datasync();
     this.torn = false;
     // A journal deleted while open takes every write with it: nothing would be on disk for a rerun.
     // It is written again, whole, where it was; the import stops all the same.
     if ((await this.handle.stat()).nlink === 0) {
       // Its "sent" entries are refused (the error below): those requests never go.
-      this.written.push(...entries.map((entry) => (entry.state === 'sent' ? { ...entry, state: 'unsent' as const } : entry)));
+      this.written.push(Buffer.from(entries.map((entry) => entryLine(entry.state === 'sent' ? { ...entry, state: 'unsent' as const } : entry)).join('')));
       const restored = this.restore();
       const reason = restored ? 'was deleted while the import ran; it was written again with every row on record' : 'was deleted while the import ran';
       throw new JournalUnwritableError(this.file, reason, undefined, restored ? 'restored' : 'lost');
     }
-    this.written.push(...entries);
+    this.written.push(bytes);
   }
 
   /** Writes the journal anew at its path: the records it held when opened, then this run's entries. */
   private restore(): boolean {
     try {
-      writeWhole(this.file, this.target, [...this.earlier(), ...this.written]);
+      writeWhole(this.file, this.target, [...this.earlier()].map(entryLine).join('') + Buffer.concat(this.written).toString());
       return true;
     } catch {
       return false;
@@ -226,7 +228,9 @@ async function writeAll(handle: fs.promises.FileHandle, text: string | Buffer): 
   }
 }
 
+const entryLine = (entry: RecordEntry | NewRunMark) => `${stringifyJson(entry)}\n`;
+
 /** Writes a whole journal to `file` atomically (synced, then renamed over it), creating its directory if it is gone. */
-function writeWhole(file: string, target: string, entries: Iterable<RecordEntry | NewRunMark>): void {
-  writeFileAtomic(file, headerLine(target) + [...entries].map((entry) => `${stringifyJson(entry)}\n`).join(''));
+function writeWhole(file: string, target: string, lines: string): void {
+  writeFileAtomic(file, headerLine(target) + lines);
 }
