@@ -52,27 +52,18 @@ describe.concurrent('a service 50 ms away, an Enterprise key', () => {
     expectNoRefusal(service);
   }, 130_000);
 
-  it(`pets list --all over ${LISTED} animals, ${PAGE} a page: each page read once, in order, each animal printed once`, async (t) => {
+  it.for([
+    { what: 'pets list --all', args: ['pets', 'list', '--all', '--limit', String(PAGE), '-o', 'json'] },
+    { what: 'api --paginate', args: ['api', `/pets?limit=${PAGE}`, '--paginate', '-o', 'json'] },
+  ])(`$what over ${LISTED} animals, ${PAGE} a page: each page read once, in order, each animal printed once`, { timeout: 130_000 }, async ({ args }, t) => {
     const { service, petctl } = await farSetup(t, LISTED);
 
-    const result = await petctl(['pets', 'list', '--all', '--limit', String(PAGE), '-o', 'json'], { timeoutMs: 120_000 });
+    const result = await petctl(args, { timeoutMs: 120_000 });
 
     expect(result.code, result.stderr).toBe(0);
     expect(service.counts.pages).toEqual(pagesInOrder(LISTED));
     const ids = (JSON.parse(result.stdout) as Array<{ id: number }>).map((pet) => pet.id);
     expect(ids).toEqual(Array.from({ length: LISTED }, (_, i) => i + 1));
     expectNoRefusal(service);
-  }, 130_000);
-
-  it(`api --paginate over ${LISTED} animals, ${PAGE} a page: each page read once, in order, each animal printed once`, async (t) => {
-    const { service, petctl } = await farSetup(t, LISTED);
-
-    const result = await petctl(['api', `/pets?limit=${PAGE}`, '--paginate', '-o', 'json'], { timeoutMs: 120_000 });
-
-    expect(result.code, result.stderr).toBe(0);
-    expect(service.counts.pages).toEqual(pagesInOrder(LISTED));
-    const ids = (JSON.parse(result.stdout) as Array<{ id: number }>).map((pet) => pet.id);
-    expect(ids).toEqual(Array.from({ length: LISTED }, (_, i) => i + 1));
-    expectNoRefusal(service);
-  }, 130_000);
+  });
 });
