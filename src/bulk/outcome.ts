@@ -1,4 +1,6 @@
 import { ExitCode, type PetctlError, RateLimitError } from '../errors';
+import type { JournalHolder } from './journal-lock';
+import type { Tally } from './results';
 
 /**
  * How an import ended, and its exit code, from what happened: the policy in
@@ -43,4 +45,32 @@ export function importEnding({ interrupted, stoppedBy, rejected, invalid, unknow
   if (ambiguous > 0) return { kind: 'ambiguous', exitCode: ExitCode.REJECTED };
   if (rejected + invalid > 0) return { kind: 'rejected', exitCode: ExitCode.REJECTED };
   return { kind: 'done', exitCode: ExitCode.OK };
+}
+
+/** How an import that sent ended: the facts commands/pets/add-file.ts words. */
+export interface ImportEnd {
+  ending: ImportEnding;
+  /** Every row counted, those announced before sending (skipped, invalid) too. */
+  tally: Tally;
+  /** Rows not reported: left for a rerun. */
+  left: number;
+  /** Rows to send that this run did not send. */
+  notSent: number;
+  runMs: number;
+  journal: string;
+}
+
+/** Why an import stopped before it sent: facts, worded by output/import-end.ts's stopError. */
+export type ImportStop =
+  | { kind: 'invalid_input'; invalid: number; rows: number; skipInvalid: boolean; dryRun: boolean }
+  | { kind: 'journal_busy'; journal: string; holder: JournalHolder; maxWaitMs: number }
+  /** A page of --retry-unknown's listing as full as asked for came without a next link. */
+  | { kind: 'listing_incomplete'; page: number; size: number; notFound: number }
+  /** The journal could not be written, or --retry-unknown's listing stopped: `left` rows not sent. */
+  | { kind: 'ended'; ending: ImportEnding; left: number };
+
+export class ImportStopped extends Error {
+  constructor(readonly stop: ImportStop) {
+    super(`the import stopped: ${stop.kind}`);
+  }
 }

@@ -67,8 +67,3 @@ export function count(tally: Tally, result: RowResult): void {
   else if (result.error.code === 'outcome_unknown') tally.unknown += 1;
   else tally.rejected += 1;
 }
-
-/** `1 row`, `3 rows`: how every count of the import is written. */
-export function plural(n: number, noun: string): string {
-  return `${n} ${noun}${n === 1 ? '' : 's'}`;
-}

@@ -36,7 +36,7 @@ export interface PlannedRow extends InputRow {
   plan?: RowPlan;
 }
 
-/** The words of a row's message that people act on (output/unknown-rows.ts makes them). */
+/** The words of a row's message that people act on (output/import-end.ts makes them). */
 export interface RowWords {
   /** What to do about a row whose outcome is unknown: what --retry-unknown will do with it. */
   retryUnknown: string;

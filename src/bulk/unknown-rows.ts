@@ -1,9 +1,10 @@
-import type { Context } from '../context';
+import type { HttpClient } from '../api/client';
+import { petPages } from '../api/endpoints/pages';
 import { PetctlError } from '../errors';
 import { LIMIT_MAX } from '../schemas/constants';
 import type { Pet } from '../schemas/pet';
 import { readJournal } from './journal';
-import { importEnding } from './outcome';
+import { ImportStopped, importEnding } from './outcome';
 import { type RowIdentity, contentKey, contentOf, isRunMark } from './records';
 import { type UnknownFate, type UnknownRow, UnknownRowMatcher } from './unknown-match';
 
@@ -39,25 +40,37 @@ export interface LookupOptions {
   targetId: string;
   /** --reserve: requests of every window left to other commands. */
   reserve: number;
-  /** How hints name the target (output/unknown-rows.ts's targetLabel). */
-  target: string;
+  /** Where the animals are listed; undefined: the built-in sandbox. */
+  baseUrl: string | undefined;
   /** Rows the import would act on, for the error if the listing stops. */
   left: number;
 }
 
-export async function lookUpUnknownRows(ctx: Context, rows: readonly UnknownRow[], options: LookupOptions): Promise<UnknownLookup> {
-  const [{ http }, { petPages }, { ListingProgress }, words, { endingError }] = await Promise.all([
-    ctx.api(),
-    import('../api/endpoints/pages'),
-    import('../output/listing-stop'),
-    import('../output/unknown-rows'),
-    import('../output/import-end'),
-  ]);
+/** What the look tells, as facts. */
+export interface LookupReport {
+  /** The listing's progress: its wait, each page, and its end. */
+  listing(): { wait(ms: number, why: string): Promise<void>; done(page: number, items: number): void; clear(): void };
+  looked(facts: LookupFacts, baseUrl: string | undefined): void;
+  /** The listing stopped after `animals` (on page `page`): nothing was sent and nothing recorded. */
+  lookStopped(animals: number, page: number): void;
+}
+
+/** What the look found, before anything is sent. */
+export interface LookupFacts {
+  rows: number;
+  animals: number;
+  pages: number;
+  found: number;
+  resend: number;
+  ambiguous: number;
+}
+
+export async function lookUpUnknownRows(http: HttpClient, report: LookupReport, rows: readonly UnknownRow[], options: LookupOptions): Promise<UnknownLookup> {
   const matcher = new UnknownRowMatcher(rows, await accountedIds(options, new Set(rows.map((row) => contentKey(row.sent)))));
   const statuses = matcher.statuses();
   // No filter lists only the animals without a status: one walk over every animal then.
   const walks = statuses.has('') ? [undefined] : [...statuses].sort();
-  const progress = new ListingProgress(ctx, true);
+  const progress = report.listing();
   const hooks = { paced: true, reserve: options.reserve, wait: progress.wait };
   let pages = 0;
   let animals = 0;
@@ -76,9 +89,9 @@ export async function lookUpUnknownRows(ctx: Context, rows: readonly UnknownRow[
   } catch (error) {
     progress.clear();
     if (!(error instanceof PetctlError)) throw error;
-    ctx.line(words.lookupStoppedLine(animals, pages + 1));
+    report.lookStopped(animals, pages + 1);
     const ending = importEnding({ interrupted: false, stoppedBy: error, rejected: 0, invalid: 0, unknown: 0, ambiguous: 0 });
-    throw endingError(ending, { created: 0, rejected: 0, invalid: 0, unknown: 0, ambiguous: 0, left: options.left }, ctx.now(), options.target);
+    throw new ImportStopped({ kind: 'ended', ending, left: options.left });
   }
   progress.clear();
 
@@ -88,8 +101,8 @@ export async function lookUpUnknownRows(ctx: Context, rows: readonly UnknownRow[
     return fate.action === 'found' ? [{ identity: row.identity, pet: fate.pet }] : [];
   });
   const resend = rows.filter((row) => fates.get(row.row)!.action === 'send').length;
-  if (incomplete && resend > 0) throw words.incompleteListingError(incomplete.page, incomplete.size, resend, options.target);
-  ctx.notice(words.lookupLine({ rows: rows.length, animals, pages, found: found.length, resend, ambiguous: rows.length - found.length - resend }, options.target));
+  if (incomplete && resend > 0) throw new ImportStopped({ kind: 'listing_incomplete', ...incomplete, notFound: resend });
+  report.looked({ rows: rows.length, animals, pages, found: found.length, resend, ambiguous: rows.length - found.length - resend }, options.baseUrl);
   return { fates, found, resend };
 }
 

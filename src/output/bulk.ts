@@ -1,10 +1,12 @@
+import type { DryRunReport } from '../bulk/import';
 import type { ChangedRow, Scan } from '../bulk/plan';
-import { type RowFailure, type RowResult, plural } from '../bulk/results';
+import type { RowFailure, RowResult } from '../bulk/results';
 import { stringifyJson } from '../schemas/json';
 import { renderCsv } from './csv';
 import { stdoutJson } from './sanitize';
 import type { OutputFormat } from './format';
 import { renderRecords, type RecordColumn, type RenderOptions } from './records';
+import { plural } from './import-end';
 import { formatLocalDate, formatLocalMinute } from './time';
 
 /**
@@ -35,17 +37,6 @@ const FAILURE_COLUMNS: readonly RecordColumn<RowFailure>[] = [
 export function renderFailures(failures: readonly RowFailure[], format: Extract<OutputFormat, 'table' | 'csv'>, options: RenderOptions): string {
   if (failures.length === 0) return '';
   return renderRecords(FAILURE_COLUMNS, [...failures].sort((a, b) => a.row - b.row), format, options);
-}
-
-/** What `--dry-run` found: the rows, and what an import would do with them. */
-export interface DryRunReport {
-  rows: number;
-  valid: number;
-  invalid: number;
-  wouldSend: number;
-  done: number;
-  unknown: number;
-  journal: string;
 }
 
 /** `--dry-run`'s report: one object with -o json/ndjson, a header and a line with csv, else one sentence. */

@@ -1,16 +1,23 @@
-import type { ImportEnding } from '../bulk/outcome';
-import { plural } from '../bulk/results';
-import { ExitCode, InterruptedError, PetctlError, RateLimitError } from '../errors';
+import type { ImportEnding, ImportStop } from '../bulk/outcome';
 import type { JournalHolder } from '../bulk/journal-lock';
+import type { RowWords } from '../bulk/runner';
+import type { LookupFacts } from '../bulk/unknown-rows';
+import { ExitCode, InterruptedError, PetctlError, RateLimitError } from '../errors';
+import type { Pet } from '../schemas/pet';
 import { formatWait } from './time';
-import { importStop } from './waits';
-import { ambiguousHint, retryUnknownHint } from './unknown-rows';
+import { formatCounted, importStop } from './waits';
 
 /**
  * What an import says on stderr besides its rows and its progress: the lines
- * about the input, and how it ended, as the error main.ts prints (the exit
- * code is bulk/outcome.ts's decision).
+ * about the input and about --retry-unknown's look for the rows whose outcome
+ * is unknown, and how it ended, as the error main.ts prints (the exit code is
+ * bulk/outcome.ts's decision). Every hint says what the next command will do.
  */
+
+/** `1 row`, `3 rows`: how every count of the import is written. */
+export function plural(n: number, noun: string): string {
+  return `${n} ${noun}${n === 1 ? '' : 's'}`;
+}
 
 /** `line 7 (row 6): <why it is invalid>` */
 export function invalidRowLine(row: number, line: number, reason: string): string {
@@ -34,8 +41,22 @@ export function resumeLine(notSent: number): string {
   return `rerun the same command to send the ${notSent === 1 ? 'row' : `${notSent} rows`} not sent yet`;
 }
 
+/** The error of an import that stopped before it sent. */
+export function stopError(stop: ImportStop, now: number, target: string): PetctlError {
+  switch (stop.kind) {
+    case 'invalid_input':
+      return invalidInputError(stop.invalid, stop.rows, stop);
+    case 'journal_busy':
+      return journalBusyError(stop.journal, stop.holder, stop.maxWaitMs);
+    case 'listing_incomplete':
+      return incompleteListingError(stop.page, stop.size, stop.notFound, target);
+    case 'ended':
+      return endingError(stop.ending, { created: 0, rejected: 0, invalid: 0, unknown: 0, ambiguous: 0, left: stop.left }, now, target)!;
+  }
+}
+
 /** Invalid rows, and neither --skip-invalid nor --dry-run: nothing is sent. */
-export function invalidInputError(invalid: number, rows: number, flags: { skipInvalid: boolean; dryRun: boolean }): PetctlError {
+function invalidInputError(invalid: number, rows: number, flags: { skipInvalid: boolean; dryRun: boolean }): PetctlError {
   return new PetctlError(ExitCode.REJECTED, `${plural(invalid, 'invalid row')} of ${rows}; nothing was sent`, {
     code: 'invalid_input',
     // Only --dry-run refuses with --skip-invalid given; a dry run sends nothing, whatever is added to it.
@@ -46,7 +67,7 @@ export function invalidInputError(invalid: number, rows: number, flags: { skipIn
 }
 
 /** The journal or the rate-limit state file could not be written: what was done, and what a rerun will do. */
-export function unwritableError(error: PetctlError & { deleted?: 'restored' | 'lost' }, created: number, left: number): PetctlError {
+function unwritableError(error: PetctlError & { deleted?: 'restored' | 'lost' }, created: number, left: number): PetctlError {
   const done = `the import stopped before sending another request: ${plural(created, 'row')} created by this run, ${plural(left, 'row')} not sent yet`;
   if (error.deleted === 'lost') {
     return new PetctlError(ExitCode.FAILURE, `${error.message}; ${done}. It could not be written again, so a rerun would send the rows created before again`, {
@@ -78,7 +99,7 @@ export function journalInUseLine(file: string, holder: JournalHolder): string {
 }
 
 /** The journal stayed held for all of --max-wait (0: not waited for): nothing was sent. */
-export function journalBusyError(file: string, holder: JournalHolder, maxWaitMs: number): PetctlError {
+function journalBusyError(file: string, holder: JournalHolder, maxWaitMs: number): PetctlError {
   const who = [holder.pid === undefined ? undefined : `pid ${holder.pid}`, holder.source].filter((part) => part !== undefined).join(', ');
   const waited = maxWaitMs > 0 ? `, which did not finish within --max-wait ${formatWait(maxWaitMs)}` : '';
   return new PetctlError(ExitCode.FAILURE, `the journal ${file} is in use by another import${who === '' ? '' : ` (${who})`}${waited}; nothing sent`, {
@@ -146,4 +167,62 @@ function stoppedError(error: PetctlError, left: number, hint = error.hint): Petc
     body: error.body,
     hint,
   });
+}
+
+/** Where the animals are, as the hints name it: the base URL, or the built-in sandbox. */
+export function targetLabel(baseUrl: string | undefined): string {
+  return baseUrl ?? 'the built-in sandbox';
+}
+
+/** After an import that left rows unknown (and `notSent` rows it did not reach). */
+export function retryUnknownHint(target: string, notSent = 0): string {
+  const rest = notSent > 0 ? `, then the ${notSent === 1 ? 'row' : `${notSent} rows`} not sent yet` : '';
+  return `rerun with --retry-unknown: it lists the animals on ${target} and sends only the rows it does not find${rest}`;
+}
+
+/** The words of a row's own message. */
+export function rowWords(target: string): RowWords {
+  return {
+    retryUnknown: `rerun with --retry-unknown: it lists the animals on ${target} and sends the row again only if it does not find it`,
+    ambiguous: (candidates) =>
+      candidates.length === 1
+        ? `sent earlier without an answer; the one animal with the fields it sent (${idList(candidates)}) may be another row's, which sent the same; neither sent nor recorded`
+        : `sent earlier without an answer; ${candidates.length} animals have the fields it sent (${idList(candidates)}); neither sent nor recorded`,
+  };
+}
+
+function idList(ids: ReadonlyArray<Pet['id']>): string {
+  return `${ids.length === 1 ? 'id' : 'ids'} ${ids.map(String).join(', ')}`;
+}
+
+/** After an import that left rows ambiguous (exit 6). */
+function ambiguousHint(othersToFix: boolean): string {
+  const others = othersToFix ? '; fix the rejected and invalid rows too' : '';
+  return `a rerun finds them ambiguous again: check each row's candidate ids (in its output line) with petctl pets get <id>; if the row's animal is among them, take the row out of the file; if not, add it with petctl pets add and take it out${others}`;
+}
+
+/** `looked for 3 rows sent without an answer among 1,234 animals on … (13 pages): 2 found, 1 not found (sent again), 0 ambiguous` */
+export function lookupLine(facts: LookupFacts, target: string): string {
+  const { rows, animals, pages, found, resend, ambiguous } = facts;
+  return `looked for ${plural(rows, 'row')} sent without an answer among ${formatCounted(animals, 'animal')} on ${target} (${plural(pages, 'page')}): ${found} found, ${resend} not found (sent again), ${ambiguous} ambiguous`;
+}
+
+/** The look stopped (network, a rate limit, Ctrl-C): the line before its error. */
+export function lookupStoppedLine(animals: number, page: number): string {
+  return `looking for the rows sent without an answer stopped after ${formatCounted(animals, 'animal')} (page ${page}); nothing was sent and nothing recorded`;
+}
+
+/**
+ * A page as full as asked for came without a next link: the service may hold
+ * animals that were not listed, so a row not found may exist after all.
+ */
+function incompleteListingError(page: number, size: number, notFound: number, target: string): PetctlError {
+  return new PetctlError(
+    ExitCode.NETWORK,
+    `the listing of ${target} may be incomplete: page ${page} held ${size} animals, as many as asked for, and came without a Link rel="next"; ${plural(notFound, 'row')} not found there may exist, so nothing was sent`,
+    {
+      code: 'listing_incomplete',
+      hint: 'check those rows with petctl pets list --all, add the missing ones with petctl pets add and take them out of the file; a rerun without --retry-unknown sends the other rows and leaves them alone',
+    },
+  );
 }

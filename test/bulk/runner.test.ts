@@ -5,7 +5,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import type { Answer } from '../../src/api/answer';
 import type { RequestHooks } from '../../src/api/request';
 import { JournalWriter, readJournal } from '../../src/bulk/journal';
-import { rowWords } from '../../src/output/unknown-rows';
+import { rowWords } from '../../src/output/import-end';
 import { RecordIndex, type RowPlan } from '../../src/bulk/records';
 import type { RowResult } from '../../src/bulk/results';
 import type { LevelChange } from '../../src/bulk/in-flight';

@@ -119,8 +119,8 @@ export function toAddOptions(flags: AddFlags): AddOptions {
 
 export async function addRun(given: AddOptions, ctx: Context): Promise<void> {
   if (given.bulk) {
-    const { bulkAdd } = await import('../../bulk/import');
-    return bulkAdd(given.bulk, ctx);
+    const { importFile } = await import('./add-file');
+    return importFile(given.bulk, ctx);
   }
   if (given.name?.trim() === '') {
     throw new UsageError("option '--name <name>' must not be empty");
