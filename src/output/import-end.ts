@@ -1,5 +1,6 @@
 import type { ImportEnding, ImportStop } from '../bulk/outcome';
 import type { JournalHolder } from '../bulk/journal-lock';
+import type { Tally } from '../bulk/results';
 import type { RowWords } from '../bulk/runner';
 import type { LookupFacts } from '../bulk/unknown-rows';
 import { ExitCode, InterruptedError, PetctlError, RateLimitError } from '../errors';
@@ -108,18 +109,10 @@ function journalBusyError(file: string, holder: JournalHolder, maxWaitMs: number
   });
 }
 
-export interface ImportCounts {
-  created: number;
-  rejected: number;
-  invalid: number;
-  unknown: number;
-  /** --retry-unknown: rows more than one animal could be. */
-  ambiguous: number;
-  /** Rows not reported: left for a rerun. */
-  left: number;
-}
+/** The rows' counts, and `left`: the rows not reported, left for a rerun. */
+type ImportCounts = Pick<Tally, 'created' | 'rejected' | 'invalid' | 'unknown' | 'ambiguous'> & { left: number };
 
-/** The error an import ends with; undefined when it ends well. `target`: where the animals are (unknown-rows.ts's targetLabel). */
+/** The error an import ends with; undefined when it ends well. `target`: where the animals are (targetLabel). */
 export function endingError(ending: ImportEnding, counts: ImportCounts, now: number, target: string): PetctlError | undefined {
   const { created, left } = counts;
   switch (ending.kind) {
