@@ -21,17 +21,7 @@ import { type ImportEnd, ImportStopped, importEnding } from './outcome';
  * target, then send the rows not created before through the journal and the
  * runner. It tells what happens as facts (ImportReport), returns how it ended
  * and throws ImportStopped when it stops before sending; commands/pets/add-file.ts
- * words them. The steps, each in its module:
- *   input.ts   the bytes, read twice (stdin spooled)
- *   reader.ts  formats, row/line numbers, NewPet validation, the id column
- *   decode.ts, delimiter.ts  encodings, the CSV delimiter
- *   records.ts row identity, and what the records say to do with a row
- *   plan.ts    the first pass (counts, ids used twice) and the sending pass's plan
- *   unknown-rows.ts, unknown-match.ts  --retry-unknown: the listing, and the rows found in it
- *   journal.ts the records, durable, per target
- *   journal-lock.ts  one import at a time per journal
- *   runner.ts  concurrency, interrupts, per-row outcomes
- *   outcome.ts how the import ended, and its exit code
+ * words them. Each step is a module of its own (CONTRIBUTING.md's map of src/bulk/).
  */
 
 export interface BulkAddOptions {
