@@ -14,7 +14,7 @@ import { type JournalHolder, journalHolder, lockJournal } from './journal-lock';
 import { RecordIndex, entryOf } from './records';
 import { type RunnerOptions, runImport } from './runner';
 import { type LookupReport, type UnknownLookup, lookUpUnknownRows } from './unknown-rows';
-import { type ImportEnd, ImportStopped, importEnding } from './outcome';
+import { type ImportEnd, ImportStopped, importEnding, stoppedBeforeSending } from './outcome';
 
 /**
  * `pets add --file`: validate every row and look it up in the records of the
@@ -183,8 +183,7 @@ async function sendRows(options: BulkAddOptions, ctx: Context, report: ImportRep
   const toSend = scan.toSend + (lookup?.resend ?? 0);
   // Before the first request: nothing created yet, every row left.
   const beforeSending = (error: unknown): never => {
-    if (!(error instanceof JournalUnwritableError)) throw error;
-    throw new ImportStopped({ kind: 'ended', ending: importEnding({ interrupted: false, stoppedBy: error, rejected: 0, invalid: 0, unknown: 0, ambiguous: 0 }), left: toSend });
+    throw error instanceof JournalUnwritableError ? stoppedBeforeSending(error, toSend) : error;
   };
   const journal = await JournalWriter.open(plan.journalPath, plan.targetId, () => plan.index.entries()).catch(beforeSending);
   ctx.onCleanup(() => journal.close());

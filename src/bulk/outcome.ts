@@ -74,3 +74,8 @@ export class ImportStopped extends Error {
     super(`the import stopped: ${stop.kind}`);
   }
 }
+
+/** `error` stopped the import before anything was sent: `left` rows not sent. */
+export function stoppedBeforeSending(error: PetctlError, left: number): ImportStopped {
+  return new ImportStopped({ kind: 'ended', ending: importEnding({ interrupted: false, stoppedBy: error, rejected: 0, invalid: 0, unknown: 0, ambiguous: 0 }), left });
+}

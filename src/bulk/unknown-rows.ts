@@ -4,7 +4,7 @@ import { PetctlError } from '../errors';
 import { LIMIT_MAX } from '../schemas/constants';
 import type { Pet } from '../schemas/pet';
 import { readJournal } from './journal';
-import { ImportStopped, importEnding } from './outcome';
+import { ImportStopped, stoppedBeforeSending } from './outcome';
 import { type RowIdentity, contentKey, contentOf, isRunMark } from './records';
 import { type UnknownFate, type UnknownRow, UnknownRowMatcher } from './unknown-match';
 
@@ -90,8 +90,7 @@ export async function lookUpUnknownRows(http: HttpClient, report: LookupReport, 
     progress.clear();
     if (!(error instanceof PetctlError)) throw error;
     report.lookStopped(animals, pages + 1);
-    const ending = importEnding({ interrupted: false, stoppedBy: error, rejected: 0, invalid: 0, unknown: 0, ambiguous: 0 });
-    throw new ImportStopped({ kind: 'ended', ending, left: options.left });
+    throw stoppedBeforeSending(error, options.left);
   }
   progress.clear();
 
