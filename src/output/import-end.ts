@@ -46,25 +46,37 @@ export function resumeLine(notSent: number): string {
 export function stopError(stop: ImportStop, now: number, target: string): PetctlError {
   switch (stop.kind) {
     case 'invalid_input':
-      return invalidInputError(stop.invalid, stop.rows, stop);
-    case 'journal_busy':
-      return journalBusyError(stop.journal, stop.holder, stop.maxWaitMs);
+      // Invalid rows, and neither --skip-invalid nor --dry-run: nothing is sent.
+      return new PetctlError(ExitCode.REJECTED, `${plural(stop.invalid, 'invalid row')} of ${stop.rows}; nothing was sent`, {
+        code: 'invalid_input',
+        // Only --dry-run refuses with --skip-invalid given; a dry run sends nothing, whatever is added to it.
+        hint: stop.skipInvalid
+          ? 'fix them; without --dry-run the valid rows are sent and these reported'
+          : `fix them, or add --skip-invalid${stop.dryRun ? ' and leave out --dry-run' : ''} to send the valid rows and report the rest`,
+      });
+    case 'journal_busy': {
+      // The journal stayed held for all of --max-wait (0: not waited for).
+      const { holder, maxWaitMs } = stop;
+      const who = [holder.pid === undefined ? undefined : `pid ${holder.pid}`, holder.source].filter((part) => part !== undefined).join(', ');
+      const waited = maxWaitMs > 0 ? `, which did not finish within --max-wait ${formatWait(maxWaitMs)}` : '';
+      return new PetctlError(ExitCode.FAILURE, `the journal ${stop.journal} is in use by another import${who === '' ? '' : ` (${who})`}${waited}; nothing sent`, {
+        code: 'journal_busy',
+        hint: 'run the same command again once that import has finished, or raise --max-wait to wait for it: the rows it created are skipped',
+      });
+    }
     case 'listing_incomplete':
-      return incompleteListingError(stop.page, stop.size, stop.notFound, target);
+      // The service may hold animals that were not listed, so a row not found may exist after all.
+      return new PetctlError(
+        ExitCode.NETWORK,
+        `the listing of ${target} may be incomplete: page ${stop.page} held ${stop.size} animals, as many as asked for, and came without a Link rel="next"; ${plural(stop.notFound, 'row')} not found there may exist, so nothing was sent`,
+        {
+          code: 'listing_incomplete',
+          hint: 'check those rows with petctl pets list --all, add the missing ones with petctl pets add and take them out of the file; a rerun without --retry-unknown sends the other rows and leaves them alone',
+        },
+      );
     case 'ended':
       return endingError(stop.ending, { created: 0, rejected: 0, invalid: 0, unknown: 0, ambiguous: 0, left: stop.left }, now, target)!;
   }
-}
-
-/** Invalid rows, and neither --skip-invalid nor --dry-run: nothing is sent. */
-function invalidInputError(invalid: number, rows: number, flags: { skipInvalid: boolean; dryRun: boolean }): PetctlError {
-  return new PetctlError(ExitCode.REJECTED, `${plural(invalid, 'invalid row')} of ${rows}; nothing was sent`, {
-    code: 'invalid_input',
-    // Only --dry-run refuses with --skip-invalid given; a dry run sends nothing, whatever is added to it.
-    hint: flags.skipInvalid
-      ? 'fix them; without --dry-run the valid rows are sent and these reported'
-      : `fix them, or add --skip-invalid${flags.dryRun ? ' and leave out --dry-run' : ''} to send the valid rows and report the rest`,
-  });
 }
 
 /** The journal or the rate-limit state file could not be written: what was done, and what a rerun will do. */
@@ -97,16 +109,6 @@ export function journalWaitLine(holder: JournalHolder): string {
 /** `--dry-run` with the journal held: it does not wait, and its figures are as the journal stands. */
 export function journalInUseLine(file: string, holder: JournalHolder): string {
   return `the journal ${file} is in use by ${otherImport(holder)}: these figures may change when it finishes`;
-}
-
-/** The journal stayed held for all of --max-wait (0: not waited for): nothing was sent. */
-function journalBusyError(file: string, holder: JournalHolder, maxWaitMs: number): PetctlError {
-  const who = [holder.pid === undefined ? undefined : `pid ${holder.pid}`, holder.source].filter((part) => part !== undefined).join(', ');
-  const waited = maxWaitMs > 0 ? `, which did not finish within --max-wait ${formatWait(maxWaitMs)}` : '';
-  return new PetctlError(ExitCode.FAILURE, `the journal ${file} is in use by another import${who === '' ? '' : ` (${who})`}${waited}; nothing sent`, {
-    code: 'journal_busy',
-    hint: 'run the same command again once that import has finished, or raise --max-wait to wait for it: the rows it created are skipped',
-  });
 }
 
 /** The rows' counts, and `left`: the rows not reported, left for a rerun. */
@@ -203,19 +205,4 @@ export function lookupLine(facts: LookupFacts, target: string): string {
 /** The look stopped (network, a rate limit, Ctrl-C): the line before its error. */
 export function lookupStoppedLine(animals: number, page: number): string {
   return `looking for the rows sent without an answer stopped after ${formatCounted(animals, 'animal')} (page ${page}); nothing was sent and nothing recorded`;
-}
-
-/**
- * A page as full as asked for came without a next link: the service may hold
- * animals that were not listed, so a row not found may exist after all.
- */
-function incompleteListingError(page: number, size: number, notFound: number, target: string): PetctlError {
-  return new PetctlError(
-    ExitCode.NETWORK,
-    `the listing of ${target} may be incomplete: page ${page} held ${size} animals, as many as asked for, and came without a Link rel="next"; ${plural(notFound, 'row')} not found there may exist, so nothing was sent`,
-    {
-      code: 'listing_incomplete',
-      hint: 'check those rows with petctl pets list --all, add the missing ones with petctl pets add and take them out of the file; a rerun without --retry-unknown sends the other rows and leaves them alone',
-    },
-  );
 }
