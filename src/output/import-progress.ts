@@ -44,19 +44,13 @@ export function perMinute(rows: number, elapsedMs: number): number {
   return elapsedMs > 0 ? (rows * MINUTE_MS) / elapsedMs : 0;
 }
 
-/** How long an import took: since its first request (absent when it sent none), and in all. */
-export interface ImportTiming {
-  sendingMs?: number;
-  runMs: number;
-}
-
 /**
  * `created N, skipped N, rejected N, invalid N, unknown N in <time> (<rate>/min); journal <path>`:
- * the time and the rate since the first request; with no request sent, the run's time and 0/min
+ * the time and the rate since the first request (`sendingMs`); with no request sent, the run's time (`runMs`) and 0/min
  * (the line keeps one shape, for scripts that read it). With --retry-unknown (`retried`),
  * `found N, resent N, ambiguous N` follow `unknown N` (resent rows are among those created).
  */
-export function summaryLine(tally: Tally, { sendingMs, runMs }: ImportTiming, journal: string, retried = false): string {
+export function summaryLine(tally: Tally, { sendingMs, runMs }: { sendingMs?: number; runMs: number }, journal: string, retried = false): string {
   const rate = Math.round(sendingMs === undefined ? 0 : perMinute(tally.created, sendingMs));
   const retry = retried ? `, found ${tally.found}, resent ${tally.resent}, ambiguous ${tally.ambiguous}` : '';
   return `created ${tally.created}, skipped ${tally.skipped}, rejected ${tally.rejected}, invalid ${tally.invalid}, unknown ${tally.unknown}${retry} in ${formatDuration(sendingMs ?? runMs)} (${rate}/min); journal ${journal}`;
