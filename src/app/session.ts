@@ -1,6 +1,6 @@
 import fs from 'node:fs';
 import type { Context } from '../context';
-import { isLoopbackHost } from '../config/base-url';
+import { isLoopbackHost } from '../config/url-check';
 import { type ResolvedTarget, maskKey, rejectedKeyHint, requireKey } from '../config/target';
 import { VERSION } from '../version';
 import { type FailureTarget, portOf } from '../api/attempt';

@@ -1,4 +1,4 @@
-import { UsageError } from '../errors';
+import { checkUrl } from './url-check';
 
 const EXAMPLE = 'expected e.g. redis://host:6379/0 or rediss://host:6380/0 (the password: PETCTL_STATE_PASSWORD or --state-password-stdin)';
 
@@ -7,7 +7,6 @@ const EXAMPLE = 'expected e.g. redis://host:6379/0 or rediss://host:6380/0 (the 
  * PETCTL_STATE_URL): a Redis server. Its password is a secret like the API
  * key: it is stored in config.json (0600) and never printed; what is shown is
  * `maskStateUrl` (profile show/list) or `describeStateUrl` (warnings, -v).
- * Like validateBaseUrl, errors never echo the raw value.
  *
  * A user name without a password (`redis://s3cret@host`) is the password, as
  * redis-cli and ioredis read it: Redis before 6 has no user names, and a
@@ -26,23 +25,13 @@ export interface StateStoreAddress {
 export const DEFAULT_REDIS_PORT = 6379;
 
 function parse(raw: string, label: string): URL {
-  let url: URL;
-  try {
-    url = new URL(raw);
-  } catch {
-    throw new UsageError(`${label} is not an absolute URL`, EXAMPLE);
-  }
-  if (url.protocol !== 'redis:' && url.protocol !== 'rediss:') {
-    throw new UsageError(`${label} must use redis:// or rediss:// (got ${url.protocol}//)`, EXAMPLE);
-  }
-  if (url.hostname === '') throw new UsageError(`${label} has no host`, EXAMPLE);
-  if (url.search !== '' || url.hash !== '' || url.href.includes('?') || url.href.includes('#')) {
-    throw new UsageError(`${label} must not contain a query (?...) or a fragment (#...)`, EXAMPLE);
-  }
-  if (!/^\/?(\d{1,5})?$/.test(url.pathname)) {
-    throw new UsageError(`${label} may only name a database number after the host (e.g. /0)`, EXAMPLE);
-  }
-  return url;
+  return checkUrl(raw, {
+    label,
+    example: EXAMPLE,
+    schemes: ['redis:', 'rediss:'],
+    schemeWords: 'redis:// or rediss://',
+    path: [/^\/?(\d{1,5})?$/, 'may only name a database number after the host (e.g. /0)'],
+  });
 }
 
 /** Checks a state URL and returns it as given, the scheme lower-cased and a trailing `/` dropped. */

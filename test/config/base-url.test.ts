@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { isLoopbackHost, validateBaseUrl } from '../../src/config/base-url';
+import { validateBaseUrl } from '../../src/config/base-url';
+import { isLoopbackHost } from '../../src/config/url-check';
 import { UsageError } from '../../src/errors';
 
 function refusal(raw: string, label?: string): UsageError {

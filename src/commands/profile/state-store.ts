@@ -33,7 +33,7 @@ export async function readStatePassword(ctx: Context, name: string, stateUrl: st
 
 /** redis:// beyond this machine would carry the state store's password unencrypted. */
 export async function warnIfPasswordInClear(ctx: Context, stateUrl: string, storedPassword: boolean): Promise<void> {
-  const [{ isLoopbackHost }, { stateStoreAddress }] = await Promise.all([import('../../config/base-url'), import('../../config/state-url')]);
+  const [{ isLoopbackHost }, { stateStoreAddress }] = await Promise.all([import('../../config/url-check'), import('../../config/state-url')]);
   const address = stateStoreAddress(stateUrl);
   if ((storedPassword || address.password !== undefined) && !address.tls && !isLoopbackHost(address.host)) {
     ctx.warn('redis:// sends the state store\'s password unencrypted; prefer rediss:// beyond a trusted network');

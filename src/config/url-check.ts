@@ -1,0 +1,66 @@
+import { isIP } from 'node:net';
+import { UsageError } from '../errors';
+
+/**
+ * The rules a URL petctl is given must keep (the base URL, the state URL),
+ * each caller naming only its differences. The raw value is never echoed: it
+ * may hold credentials, or be a key pasted into the wrong place. `label`
+ * names where the value came from.
+ */
+export interface UrlRules {
+  label: string;
+  /** The hint of a refusal (but the two that carriesKey adds). */
+  example: string;
+  /** The schemes accepted, e.g. ['https:', 'http:'], and how a refusal names them ("https://"). */
+  schemes: readonly string[];
+  schemeWords: string;
+  /** The API key goes with it: http: only to a loopback host, and no user name or password (petctl sends the key itself). */
+  carriesKey?: boolean;
+  /** What the path may be, and the refusal when it is not. */
+  path?: [RegExp, string];
+}
+
+/** The URL parsed, or a UsageError saying which rule it breaks. */
+export function checkUrl(raw: string, rules: UrlRules): URL {
+  const { label, example } = rules;
+  let url: URL;
+  try {
+    url = new URL(raw);
+  } catch {
+    throw new UsageError(`${label} is not an absolute URL`, example);
+  }
+  if (!rules.schemes.includes(url.protocol)) {
+    throw new UsageError(`${label} must use ${rules.schemeWords} (got ${url.protocol}//)`, example);
+  }
+  if (url.hostname === '') throw new UsageError(`${label} has no host`, example);
+  if (rules.carriesKey && url.protocol === 'http:' && !isLoopbackHost(url.hostname)) {
+    throw new UsageError(
+      `${label} uses http:// for ${url.hostname}: the API key would travel in clear text; use https://`,
+      'http:// is accepted only for loopback hosts (localhost, 127.0.0.0/8, [::1])',
+    );
+  }
+  if (rules.carriesKey && (url.username !== '' || url.password !== '')) {
+    throw new UsageError(`${label} must not contain a user name or password`, 'petctl sends the API key itself; store it with petctl auth login');
+  }
+  // An empty `?` or `#` leaves search/hash empty but still shows in href.
+  if (url.search !== '' || url.hash !== '' || url.href.includes('?') || url.href.includes('#')) {
+    throw new UsageError(`${label} must not contain a query (?...) or a fragment (#...)`, example);
+  }
+  if (rules.path && !rules.path[0].test(url.pathname)) throw new UsageError(`${label} ${rules.path[1]}`, example);
+  return url;
+}
+
+/**
+ * True for hosts that can only be this machine: `localhost`, 127.0.0.0/8 and
+ * ::1 (bracketed or not, in any of its spellings). Other names that merely
+ * resolve to loopback (`foo.localhost`, nip.io) are not trusted: resolution
+ * can differ between this check and the connection.
+ */
+export function isLoopbackHost(hostname: string): boolean {
+  const host = hostname.toLowerCase().replace(/^\[(.*)\]$/, '$1');
+  if (host === 'localhost') return true;
+  const family = isIP(host);
+  if (family === 4) return host.startsWith('127.');
+  // The URL parser writes an IPv6 address one way (`0:0::1` → `[::1]`); it refuses a zone id (`%eth0`).
+  return family === 6 && URL.canParse(`http://[${host}]/`) && new URL(`http://[${host}]/`).hostname === '[::1]';
+}
