@@ -27,6 +27,10 @@ vi.mock('http-link-header', async (importOriginal) => {
   loaded.add('http-link-header');
   return importOriginal();
 });
+vi.mock('string-width', async (importOriginal) => {
+  loaded.add('string-width');
+  return importOriginal();
+});
 
 async function run(argv: string[], env: Record<string, string> = {}): Promise<number> {
   return main(argv, { io: fakeIo(), env: { PETCTL_CONFIG_DIR: tempConfigDir(), PETCTL_API_KEY: newApiKey(), ...env }, signal: new AbortController().signal });
