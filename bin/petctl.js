@@ -8,7 +8,7 @@
 // (exit 130) ends by its signal, SIGINT or SIGTERM, as shells expect.
 // This file is CommonJS (bin/package.json says so) although the package is
 // "type": "module": an ES module entry makes Node set up its ESM loader first,
-// ~5 ms of every run (bench/startup.mjs, docs/performance.md).
+// in every run (docs/performance.md, "What keeps start-up short").
 'use strict';
 const { readFileSync } = require('node:fs');
 const path = require('node:path');
@@ -56,13 +56,13 @@ async function run() {
   const { Script, constants: vmConstants } = builtin('node:vm');
   // undici parses HTTP with WebAssembly. V8 compiles it quickly (Liftoff), then
   // optimises it on a background thread, and the process cannot exit until that
-  // finishes: ~100 ms per run for code a CLI runs once. Liftoff alone is plenty.
+  // finishes, in every run, for code a CLI runs once (docs/performance.md). Liftoff alone is plenty.
   setFlagsFromString('--liftoff-only');
   const bundle = path.join(__dirname, '..', 'dist', 'petctl.cjs');
   let source;
   try {
     // The bundle is ASCII (scripts/build.mjs makes sure): latin1 reads it as utf8 would, without
-    // UTF-8 validation, which on 1 MB costs a millisecond or two of every start.
+    // UTF-8 validation of the whole bundle in every start (docs/performance.md).
     source = readFileSync(bundle, 'latin1');
   } catch (error) {
     const reason = error.code === 'ENOENT' ? 'petctl is not built; run `npm install` (or `npm run build`) in its folder' : `cannot read ${bundle}: ${error.message}`;
@@ -74,8 +74,8 @@ async function run() {
   // The cache sits beside the bundle, owned like the code it belongs to: V8
   // trusts cached bytecode, so it never lives in a shared directory such as /tmp.
   // "full" caches come from runs that loaded the HTTP core, "lite" from the rest.
-  // Help reads only the lite one, which V8 loads in about half the time (~1.5 ms
-  // less); without it, help compiles from source once and writes it (a lite cache
+  // Help reads only the lite one, which V8 loads faster (docs/performance.md);
+  // without it, help compiles from source once and writes it (a lite cache
   // written by a run that had loaded the full one would be as large).
   const cacheDir = path.join(__dirname, '..', 'dist', '.cache', path.sep);
   const cacheName = (kind) => `${cacheDir}${process.version}-${process.arch}-${kind}.bin`;
@@ -89,7 +89,7 @@ async function run() {
     } catch {}
   }
 
-  // CommonJS's own wrapper (node:module's Module.wrap, which is not loaded for this: ~0.3 ms).
+  // CommonJS's own wrapper (node:module's Module.wrap, which is not loaded for this: docs/performance.md).
   const script = new Script(`(function (exports, require, module, __filename, __dirname) { ${source}\n});`, {
     filename: bundle,
     cachedData,
@@ -138,7 +138,7 @@ async function run() {
   const wantedKind = ranFull ? 'full' : helpOnly ? 'lite' : cacheKind;
   // Only a short run writes a cache. Over a long one (petctl sandbox serving, a bulk import) V8's
   // collector flushes the bytecode of functions not run lately, start-up's among them, and a cache
-  // taken then starts the next commands no faster than none: --help ~130 ms instead of ~88.
+  // taken then starts the next commands no faster than none (docs/performance.md).
   const shortRun = process.uptime() < SHORT_RUN_SECONDS;
   if (shortRun && (!hadCache || script.cachedDataRejected || cacheKind !== wantedKind)) {
     try {

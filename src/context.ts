@@ -108,7 +108,7 @@ export function loadedHttpCore(): boolean {
 export function createContext(globals: GlobalOptions, deps: ContextDeps): Context {
   const { io, env, signal } = deps;
   const now = deps.now ?? Date.now;
-  // process.hrtime rather than performance.now(): the `performance` global loads perf_hooks, ~4 ms of a start.
+  // process.hrtime rather than performance.now(): the `performance` global loads perf_hooks (its cost: docs/performance.md).
   const monotonic = deps.monotonic ?? (() => Number(process.hrtime.bigint()) / 1e6);
   const terminal = deps.terminal ?? createTerminal(io, { env, noInput: globals.noInput, color: globals.color });
   const paths = resolvePaths(env);

@@ -4,7 +4,7 @@
  *
  * Through @noble/hashes (audited, pure JS, a few KB), loaded on first use:
  * every command hashes once the state file has entries, and loading
- * node:crypto costs ~4 ms of each start.
+ * node:crypto would cost each start (docs/performance.md).
  */
 
 /** The hex SHA-256 of `text` (UTF-8). */

@@ -153,7 +153,7 @@ export function createExclusiveFile(file: string): Promise<fs.promises.FileHandl
 export function tempPathFor(file: string): string {
   // Unguessable enough to keep a planted name from stopping a write (the exclusive, no-follow
   // create is what makes a planted file harmless): V8's generator is seeded from the system's
-  // entropy. node:crypto would cost ~10 ms of every command that records the rate limit.
+  // entropy. node:crypto would cost every command that records the rate limit its load (docs/performance.md).
   const random = () => Math.floor(Math.random() * 2 ** 32).toString(16).padStart(8, '0');
   return `${file}.${random()}${random()}.tmp`;
 }

@@ -80,7 +80,7 @@ async function lockAndRun<T>(file: string, fn: () => Promise<T> | T): Promise<T>
     }
   }
   // Loaded here, not at the top: only a lock another process holds needs it (it brings
-  // signal-exit, graceful-fs and node:assert, ~5 ms of a command's start).
+  // signal-exit, graceful-fs and node:assert: docs/performance.md has their cost).
   const { default: lockfile } = await import('proper-lockfile');
   const release = await lockfile.lock(file, {
     realpath: false,
@@ -133,7 +133,7 @@ function takeFreeLock(lockPath: string): { release(): void } | undefined {
 
 /**
  * Reads a JSON file keeping int64 numbers exact; undefined when it does not
- * exist. `parse`: JSON.parse for a file that holds no int64 (about five times faster).
+ * exist. `parse`: JSON.parse for a file that holds no int64 (faster: docs/performance.md).
  */
 export function readJsonFile(file: string, parse: (text: string) => unknown = parseJson): unknown {
   let text: string;

@@ -82,7 +82,7 @@ function proxyPool(pool: Dispatcher, connect: (this: Dispatcher, options: Dispat
  * to close (the process exits next, which closes them). undici hands each
  * socket an error, whose stack Node formats at once (a guard against a leak);
  * formatting a stack through code-cached functions makes V8 compile them again
- * for their source positions, ~6 ms of every command. The error given here
+ * for their source positions, in every command (docs/performance.md). The error given here
  * has no frames, and no one ever sees it.
  */
 export function discardDispatcher(dispatcher: Dispatcher): void {

@@ -32,7 +32,7 @@ export class UndecodableError extends Error {
  * Text is decoded 1 KB at a time. The rows cut from a piece of text keep the whole piece alive
  * (V8 slices share their parent's characters); a short piece dies young, where a 32 KB one
  * outlives a scavenge or two and is promoted, growing the old generation until a full GC
- * (CSV, 100 MB: peak RSS ~92 MB with whole chunks, ~77 MB with 1 KB pieces).
+ * (the peak RSS either way: docs/performance.md).
  */
 const PIECE_BYTES = 1024;
 /** Bytes a decoder may hold back between pieces: an incomplete UTF-8 sequence, or UTF-16's odd byte and high surrogate. */

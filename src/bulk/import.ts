@@ -149,8 +149,8 @@ async function noticeHolder(journal: string, report: ImportReport): Promise<void
 
 /**
  * Every row is garbage a moment after it is read, yet on a long stream V8 grows its young
- * generation to 2 x 16 MB anyway; keeping it at its start size keeps a 100 MB file's peak RSS
- * ~20 MB lower, for a few % more time in the scavenger. The flag is process-wide and V8 reads
+ * generation anyway; keeping it at its start size keeps a large file's peak RSS lower, for a
+ * little more time in the scavenger (docs/performance.md). The flag is process-wide and V8 reads
  * it whenever it would grow, so it is set here, when an import starts, rather than at start-up
  * (bin/petctl.js), where it would tax every other command for a gain only an import has.
  */

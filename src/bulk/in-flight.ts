@@ -28,8 +28,7 @@ export const IN_FLIGHT = {
   /**
    * A latency past `tolerance` x the best + `slackMs` has risen. The latency includes petctl's own part of each
    * request (the claim's read of the state store, the event loop), which grows with the level before the service
-   * slows: at 2 x, a service 50 ms away held the level near 100 and the import at 0.8 of a 60,000/min plan, at 3 x
-   * 0.9-0.97 (bench/in-flight.mjs). The slack keeps sub-millisecond loopback jitter from reading as a rise.
+   * slows, so a tighter bound stops the level early (docs/performance.md, "The level in flight"). The slack keeps sub-millisecond loopback jitter from reading as a rise.
    */
   tolerance: 3,
   slackMs: 2,

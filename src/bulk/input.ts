@@ -85,7 +85,7 @@ export async function openInput(file: string, stdin: InStream, signal: AbortSign
  * A file's bytes, read into one buffer that is reused for every chunk: each chunk is valid only
  * until the next is asked for (every reader decodes or copies what it keeps at once). Fresh
  * chunks, as a read stream makes, outlive the young generation while their rows are parsed and
- * pile up as external memory until a full collection: ~8 MB of peak RSS on a 100 MB file.
+ * pile up as external memory until a full collection (what that costs: docs/performance.md).
  */
 async function* readFile(file: string): AsyncGenerator<Buffer> {
   let handle: fs.promises.FileHandle;

@@ -42,8 +42,8 @@ export { noProfileChosen, unknownProfile, validateApiKey, validateProfileName } 
  * there (conf's `store` getter reads the file on each access) before writing:
  * two processes changing profiles at once both keep their change.
  *
- * Cost: importing conf loads ajv, ajv-formats and semver (about 100 ms on
- * Node 20), and every command opens this store. So reading is a plain read of
+ * Cost: importing conf loads ajv, ajv-formats and semver (docs/performance.md
+ * has the figure), and every command opens this store. So reading is a plain read of
  * the same JSON file (atomic renames mean it is always a whole file), and conf
  * is imported only when something is written. A read-only command on a fresh
  * install creates nothing, not even the directory.

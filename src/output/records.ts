@@ -9,7 +9,7 @@ type TableModule = typeof import('./table');
 let tableModule: TableModule | undefined;
 
 /**
- * Loads the terminal's table renderer (cli-table3 and chalk, ~15 ms of a start): only a command
+ * Loads the terminal's table renderer (cli-table3 and chalk; their cost: docs/performance.md): only a command
  * whose stdout is a terminal needs it, so writeResult and the other callers that may draw a table
  * load it first, and every other run (-o json, csv, piped TSV) never does.
  */

@@ -118,7 +118,7 @@ export function parseLogLines(
 export function storedPetFromLine(line: string, where: string): StoredPet {
   let value: unknown;
   try {
-    // JSON.parse is several times faster than the int64-exact parser; only a
+    // JSON.parse is faster than the int64-exact parser (docs/performance.md); only a
     // line with 16 or more digits in a row can hold a number it would round.
     value = /\d{16}/.test(line) ? parseJson(line) : JSON.parse(line);
   } catch (error) {

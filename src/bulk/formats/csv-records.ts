@@ -10,7 +10,7 @@ import { MAX_ROW_CHARS, TOO_LONG } from './row';
 
 type CsvOptions = { relax_column_count: true; record_delimiter: '\n'; delimiter: string };
 const csvOptions = (delimiter: string): CsvOptions => ({ relax_column_count: true, record_delimiter: '\n', delimiter });
-/** Records parsed by one csv-parse call: one call per record would cost ~20 µs each, a minute on a 100 MB file. */
+/** Records parsed by one csv-parse call: a call per record costs more than the record (docs/performance.md). */
 const CSV_BATCH = 512;
 /** The batch's text, as bytes (csv-parse reads bytes; a string it would first copy to a Buffer). */
 const CSV_BATCH_BYTES = 64 * 1024;
@@ -21,7 +21,7 @@ export type CsvRecord = { line: number; fields?: string[]; reason?: string; unde
  * Each record's fields, parsed by csv-parse in batches; a batch with a bad record is parsed record
  * by record. The batch lives in buffers reused from one batch to the next (the records' UTF-8 bytes,
  * their lines and ends), not as an object per record: on a long file those objects would outlive
- * the young generation and be promoted, and the old generation grew ~20 MB between full GCs.
+ * the young generation and be promoted, growing the old generation between full GCs (docs/performance.md).
  */
 export async function* csvFields(text: AsyncIterable<string>, delimiter: string | undefined): AsyncGenerator<CsvRecord> {
   const batch = { bytes: Buffer.allocUnsafe(CSV_BATCH_BYTES), length: 0, count: 0, lines: new Array<number>(CSV_BATCH).fill(0), ends: new Array<number>(CSV_BATCH).fill(0) };
