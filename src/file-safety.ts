@@ -38,7 +38,7 @@ export function ownershipProblem(stats: fs.Stats, expected: Expected): FileProbl
 }
 
 /** The whole rule: petctl's own, and no one else can change its content. */
-export function fileProblem(stats: fs.Stats, expected: Expected): FileProblem | undefined {
+function fileProblem(stats: fs.Stats, expected: Expected): FileProblem | undefined {
   const problem = ownershipProblem(stats, expected);
   if (problem) return problem;
   if (POSIX && (stats.mode & 0o022) !== 0) return { kind: 'writable_by_others', mode: stats.mode };
@@ -83,18 +83,11 @@ export function folderProblem(dir: string): FileProblem | 'absent' | undefined {
  * Returns whether it was removed.
  */
 export function removeOwnFile(file: string): boolean {
-  let fd: number | undefined;
   try {
-    fd = openToRead(file);
+    if (withOwnFile(file, () => true) === undefined) return false;
   } catch (error) {
     if (error instanceof UnsafeFileError) return false;
     throw error;
-  }
-  if (fd === undefined) return false;
-  try {
-    if (fileProblem(fs.fstatSync(fd), 'file')) return false;
-  } finally {
-    fs.closeSync(fd);
   }
   fs.rmSync(file, { force: true });
   return true;
@@ -202,12 +195,17 @@ function noFollowRefusal(file: string, error: unknown): UnsafeFileError | undefi
  * following a symlink, and read only when the open descriptor passes the rule.
  */
 export function readOwnFile(file: string): string | undefined {
+  return withOwnFile(file, (fd) => fs.readFileSync(fd, 'utf8'));
+}
+
+/** What `use` makes of `file`'s descriptor once it passes the rule (else an UnsafeFileError); undefined when nothing is there. */
+function withOwnFile<T>(file: string, use: (fd: number) => T): T | undefined {
   const fd = openToRead(file);
   if (fd === undefined) return undefined;
   try {
     const problem = fileProblem(fs.fstatSync(fd), 'file');
     if (problem) throw new UnsafeFileError(file, problem);
-    return fs.readFileSync(fd, 'utf8');
+    return use(fd);
   } finally {
     fs.closeSync(fd);
   }

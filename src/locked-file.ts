@@ -2,7 +2,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { UnsafeFileError } from './errors';
 import { assertOwnFile, createExclusive, ownershipProblem, tempPathFor } from './file-safety';
-import { parseJson, stringifyJson } from './schemas/json';
+import { parseJson } from './schemas/json';
 
 /** Raised when a state file exists but is not readable JSON: we stop rather than overwrite what it holds. */
 export class CorruptFileError extends Error {
@@ -181,13 +181,4 @@ export function writeFileAtomic(file: string, text: string, options: { durable?:
   }
   // The rename keeps the inode: callers that watch the file for other writers compare against these.
   return { ino: stats.ino, mtimeMs: stats.mtimeMs };
-}
-
-/** Locked read-modify-write of a JSON file; `update` gets the current content (undefined when absent). */
-export async function updateJsonFile<T>(file: string, update: (current: unknown) => T | Promise<T>): Promise<T> {
-  return withFileLock(file, async () => {
-    const next = await update(readJsonFile(file));
-    writeFileAtomic(file, `${stringifyJson(next, 2)}\n`);
-    return next;
-  });
 }

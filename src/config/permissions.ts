@@ -1,7 +1,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { UnsafeFileError } from '../errors';
-import { type Expected, chmodNoFollow, lstatIfPresent, ownershipProblem } from '../file-safety';
+import { type Expected, assertOwnFile, chmodNoFollow, lstatIfPresent, ownershipProblem } from '../file-safety';
 import { lockPathOf } from '../locked-file';
 import { limitsFileOf, type PetctlPaths } from './paths';
 
@@ -24,26 +24,19 @@ export function checkConfigFiles(paths: PetctlPaths, warn: (message: string) => 
   // stat, not lstat: the directory itself may be a symlink of the user's (dotfiles); what it leads to must be theirs.
   const dir = fs.statSync(paths.dir, { throwIfNoEntry: false });
   if (dir === undefined) return; // absent: petctl creates it private when it first writes
-  refuseForeign(paths.dir, dir, 'directory');
+  const problem = ownershipProblem(dir, 'directory');
+  if (problem) throw new UnsafeFileError(paths.dir, problem);
   const files = [paths.configFile, paths.stateFile, paths.sandboxDataFile, limitsFileOf(paths.sandboxDataFile)];
   const entries: Array<[string, Expected]> = [
     ...files.flatMap((file): Array<[string, Expected]> => [[file, 'file'], [lockPathOf(file), 'directory']]),
     [path.join(paths.dir, 'imports'), 'directory'],
   ];
-  for (const [entry, expected] of entries) {
-    const stats = lstatIfPresent(entry);
-    if (stats) refuseForeign(entry, stats, expected);
-  }
+  for (const [entry, expected] of entries) assertOwnFile(entry, expected, { modes: false });
   tighten(paths.dir, dir.mode, 0o700, warn, fs.chmodSync);
   for (const file of files) {
     const stats = lstatIfPresent(file);
     if (stats) tighten(file, stats.mode, 0o600, warn, chmodNoFollow);
   }
-}
-
-function refuseForeign(entry: string, stats: fs.Stats, expected: Expected): void {
-  const problem = ownershipProblem(stats, expected);
-  if (problem) throw new UnsafeFileError(entry, problem);
 }
 
 function tighten(file: string, current: number, wanted: number, warn: (message: string) => void, chmod: (file: string, mode: number) => void): void {
