@@ -53,7 +53,8 @@ function cell(value: unknown): CsvValue {
   return stringifyJson(value);
 }
 
-interface AstNode {
+/** A node of jmespath.js's parsed tree, as far as petctl reads it. */
+export interface AstNode {
   type?: string;
   name?: string;
   children?: AstNode[];

@@ -2,7 +2,7 @@ import jmespath from 'jmespath';
 import { ExitCode, PetctlError } from '../errors';
 import { parseJson, stringifyJson } from '../schemas/json';
 import type { OutputFormat } from './format';
-import { renderQueryCsv } from './query-csv';
+import { type AstNode, renderQueryCsv } from './query-csv';
 import { safeText, stdoutJson } from './sanitize';
 
 /**
@@ -47,12 +47,6 @@ function queryError(message: string): PetctlError {
 const FUNCTIONS = new Set(
   'abs avg ceil contains ends_with floor join keys length map max max_by merge min min_by not_null reverse sort sort_by starts_with sum to_array to_number to_string type values'.split(' '),
 );
-
-interface AstNode {
-  type?: string;
-  name?: string;
-  children?: unknown[];
-}
 
 /** jmespath.js reports an unknown function only when it is called; this finds one in the parsed tree. */
 function unknownFunction(node: unknown): string | undefined {

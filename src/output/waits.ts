@@ -26,17 +26,16 @@ export function describeWait(kind: WaitKind): string {
   }
 }
 
-/** A retry's wait, to the tenth of a second and never understated: `0.4s`, `2s`, `16.7s`; a minute or more as formatWait. */
-export function formatRetryWait(ms: number): string {
-  if (ms >= 60_000) return formatWait(ms);
-  return `${Number((Math.ceil(Math.max(0, ms) / 100) / 10).toFixed(1))}s`;
+/** Under a minute, seconds to the tenth (`0.4s`, `2s`, `16.7s`) rounded by `round`; a minute or more as `longer` says. */
+function tenths(ms: number, round: (x: number) => number, longer: (ms: number) => string): string {
+  return ms >= 60_000 ? longer(ms) : `${Number((round(Math.max(0, ms) / 100) / 10).toFixed(1))}s`;
 }
 
-/** How long something took, to the tenth of a second under a minute: `16.7s`, `2m05s`. */
-function formatElapsed(ms: number): string {
-  if (ms >= 60_000) return formatDuration(ms);
-  return `${Number((Math.round(Math.max(0, ms) / 100) / 10).toFixed(1))}s`;
-}
+/** A retry's wait, never understated; a minute or more as formatWait. */
+export const formatRetryWait = (ms: number): string => tenths(ms, Math.ceil, formatWait);
+
+/** How long something took: `16.7s`, `2m05s`. */
+const formatElapsed = (ms: number): string => tenths(ms, Math.round, formatDuration);
 
 /** The line shown while the core waits: `rate limit reached; waiting 58s for the window to reopen`, `retry 1/4 in 0.4s: connection reset by the server`. */
 export function waitNotice(notice: WaitNotice): string {
