@@ -64,7 +64,7 @@ export interface Context {
   announceWait(ms: number, why: string): void;
   /**
    * One line on stderr that --quiet does not silence (what -v asked for, invalid rows). It and
-   * the lines below are the ways onto stderr: each makes outside text safe (output/sanitize.ts).
+   * the lines below are the ways onto stderr: each makes outside text safe (sanitize.ts).
    */
   line(message: string): void;
   /** Informational line on stderr; --quiet silences it. */

@@ -5,7 +5,7 @@ import { type Context, type ContextDeps, type IO, createContext } from './contex
 
 export { loadedHttpCore } from './context';
 import { ExitCode, InterruptedError, PetctlError, UsageError, rateLimitCause } from './errors';
-import { safeLine, safeText } from './output/sanitize';
+import { safeLine, safeText } from './sanitize';
 
 /**
  * Builds the program, runs it, and turns every error into an exit code and

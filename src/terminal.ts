@@ -1,4 +1,4 @@
-import { safeLine } from './output/sanitize';
+import { safeLine } from './sanitize';
 
 /**
  * The one home for what petctl knows of the terminal, as gh's iostreams is:

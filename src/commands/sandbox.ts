@@ -58,7 +58,7 @@ export async function sandboxRun(options: SandboxOptions, ctx: Context): Promise
     import('../output/table'),
     import('../output/settings'),
     import('../output/time'),
-    import('../output/sanitize'),
+    import('../sanitize'),
   ]);
   // A client's request shows in the log: made safe like every line on stderr.
   const batch = batchedLines((text) => ctx.io.stderr.write(safeLines(text)));

@@ -1,7 +1,7 @@
 import { stringifyJson } from '../schemas/json';
 import type { OutputFormat } from './format';
 import { type ItemStream, jsonArrayStream } from './listing-stream';
-import { stdoutJson } from './sanitize';
+import { stdoutJson } from '../sanitize';
 
 /**
  * `petctl api --paginate` written as the pages come, so that a stop keeps what

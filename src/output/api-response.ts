@@ -1,7 +1,7 @@
 import { STATUS_CODES } from 'node:http';
 import { parseJson, stringifyJson } from '../schemas/json';
 import type { OutputFormat } from './format';
-import { safeLine, safeText, stdoutJson } from './sanitize';
+import { safeLine, safeText, stdoutJson } from '../sanitize';
 
 /** What `petctl api` prints of an answer. */
 export interface RawAnswer {

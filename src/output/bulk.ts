@@ -3,7 +3,7 @@ import type { ChangedRow, Scan } from '../bulk/plan';
 import type { RowFailure, RowResult } from '../bulk/results';
 import { stringifyJson } from '../schemas/json';
 import { renderCsv } from './csv';
-import { stdoutJson } from './sanitize';
+import { stdoutJson } from '../sanitize';
 import type { OutputFormat } from './format';
 import { renderRecords, type RecordColumn, type RenderOptions } from './records';
 import { plural } from './import-end';

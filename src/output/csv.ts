@@ -1,6 +1,6 @@
 import type { LosslessNumber } from 'lossless-json';
 import { stringify } from 'csv-stringify/sync';
-import { safeText } from './sanitize';
+import { safeText } from '../sanitize';
 
 /**
  * A field: text, or a number (a JSON number's digits, int64 and exact decimals

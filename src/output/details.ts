@@ -1,6 +1,6 @@
 import { stringifyJson } from '../schemas/json';
 import { renderCsv } from './csv';
-import { safeText } from './sanitize';
+import { safeText } from '../sanitize';
 import type { OutputFormat } from './format';
 
 /**

@@ -3,7 +3,7 @@ import type { Pet } from '../schemas/pet';
 import type { OutputFormat } from './format';
 import { renderPets } from './pets';
 import type { RenderOptions } from './records';
-import { stdoutJson } from './sanitize';
+import { stdoutJson } from '../sanitize';
 
 /**
  * `pets list --all` written as the pages come, so that a listing stopped

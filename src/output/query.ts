@@ -3,7 +3,7 @@ import { ExitCode, PetctlError } from '../errors';
 import { parseJson, stringifyJson } from '../schemas/json';
 import type { OutputFormat } from './format';
 import { type AstNode, renderQueryCsv } from './query-csv';
-import { safeText, stdoutJson } from './sanitize';
+import { safeText, stdoutJson } from '../sanitize';
 
 /**
  * `--query <JMESPath>` (as in aws): filters a command's JSON result before it

@@ -1,7 +1,7 @@
 import { stringifyJson } from '../schemas/json';
 import type { ColorLevel } from './color';
 import { type CsvValue, renderCsv } from './csv';
-import { stdoutJson } from './sanitize';
+import { stdoutJson } from '../sanitize';
 import type { OutputFormat } from './format';
 import { type Column, renderTsv } from './tsv';
 

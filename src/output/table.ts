@@ -1,6 +1,6 @@
 import Table from 'cli-table3';
 import { makeChalk, type ColorLevel } from './color';
-import { safeText } from './sanitize';
+import { safeText } from '../sanitize';
 import { displayWidth, truncateToWidth } from './text-width';
 import { type Column, MISSING_VALUE } from './tsv';
 

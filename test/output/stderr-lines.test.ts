@@ -6,7 +6,7 @@ import { fakeContext, fakeIo } from '../helpers/cli';
 
 /**
  * Every line on stderr, on a terminal or not, shows outside text's control
- * and bidi characters as visible escapes (src/output/sanitize.ts).
+ * and bidi characters as visible escapes (src/sanitize.ts).
  */
 
 const HOSTILE = 'x\u001b]0;PWNED\u0007\u001b]52;c;eA==\u0007\u001b[2J\rEVIL\u202e\u009b2J\nerror: forged';

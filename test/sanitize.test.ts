@@ -1,5 +1,5 @@
 import { describe, expect, test } from 'vitest';
-import { safeLine, safeLines, safeText } from '../../src/output/sanitize';
+import { safeLine, safeLines, safeText } from '../src/sanitize';
 
 const ESC = '\u001b';
 const BEL = '\u0007';
