@@ -6,7 +6,7 @@ import { safeLine } from './sanitize';
  * watching stderr (countdowns, progress), whether petctl may prompt, the
  * colour level and the width, and the one status line drawn in place on
  * stderr. Every other module asks here; tests build a fake with
- * createTestTerminal.
+ * test/helpers/terminal.ts.
  */
 
 export interface OutStream {
@@ -185,41 +185,4 @@ function forcedLevel(value: string | undefined): ColorLevel | undefined {
   if (text === 'true') return 1;
   if (!/^\d+$/.test(text)) return undefined;
   return Math.min(Number(text), 3) as ColorLevel;
-}
-
-/** A stream that keeps what was written, for a test terminal. */
-export interface RecordedStream extends OutStream {
-  readonly writes: string[];
-  text(): string;
-}
-
-export interface TestTerminalOptions {
-  stdoutTTY?: boolean;
-  stderrTTY?: boolean;
-  stdinTTY?: boolean;
-  /** stdout's columns (a terminal's). */
-  width?: number;
-  /** stderr's columns (a terminal's; 80 when absent). */
-  stderrWidth?: number;
-  env?: Record<string, string | undefined>;
-  noInput?: boolean;
-  color?: boolean;
-}
-
-/**
- * A terminal for tests, as gh's `iostreams.Test()`: stdout and stderr record
- * what is written, each a terminal or not as asked; stdin is an empty pipe
- * unless it is declared a terminal.
- */
-export function createTestTerminal(options: TestTerminalOptions = {}): { terminal: Terminal; io: IO; stdout: RecordedStream; stderr: RecordedStream } {
-  const recorded = (tty: boolean, columns: number | undefined): RecordedStream => {
-    const writes: string[] = [];
-    return { writes, write: (chunk: string) => writes.push(chunk), text: () => writes.join(''), ...(tty ? { isTTY: true, columns } : {}) };
-  };
-  const stdout = recorded(options.stdoutTTY === true, options.width);
-  const stderr = recorded(options.stderrTTY === true, options.stderrWidth ?? 80);
-  const stdin = { isTTY: options.stdinTTY === true } as InStream;
-  const io = { stdout, stderr, stdin };
-  const terminal = createTerminal(io, { env: options.env ?? {}, noInput: options.noInput, color: options.color ?? true });
-  return { terminal, io, stdout, stderr };
 }

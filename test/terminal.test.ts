@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { createTestTerminal } from '../src/terminal';
+import { createTestTerminal } from './helpers/terminal';
 
 /** The one terminal module: what it answers for each mix of terminals and settings, and its status line. */
 

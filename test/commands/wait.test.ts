@@ -1,7 +1,7 @@
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { InterruptedError } from '../../src/errors';
 import { createContext } from '../../src/context';
-import { createTestTerminal } from '../../src/terminal';
+import { createTestTerminal } from '../helpers/terminal';
 import { fakeContext, globalsWith } from '../helpers/cli';
 
 /**

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { created, failed } from '../../src/bulk/results';
 import { ImportProgress, levelLine, perMinute, progressLine, summaryLine } from '../../src/output/import-progress';
-import { createTestTerminal } from '../../src/terminal';
+import { createTestTerminal } from '../helpers/terminal';
 
 /**
  * The progress bar's figures with a fake clock at the real lengths: the

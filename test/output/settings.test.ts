@@ -1,6 +1,6 @@
 import { describe, expect, test } from 'vitest';
 import { renderOptions } from '../../src/output/settings';
-import { type TestTerminalOptions, createTestTerminal } from '../../src/terminal';
+import { type TestTerminalOptions, createTestTerminal } from '../helpers/terminal';
 
 const settingsFor = (options: TestTerminalOptions) => renderOptions({ terminal: createTestTerminal(options).terminal });
 
