@@ -1,3 +1,4 @@
+import { isIP } from 'node:net';
 import { checkUrl } from './url-check';
 
 const EXAMPLE = 'expected e.g. redis://host:6379/0 or rediss://host:6380/0 (the password: PETCTL_STATE_PASSWORD or --state-password-stdin)';
@@ -66,5 +67,5 @@ export function maskStateUrl(stateUrl: string): string {
 /** For warnings and -v traces: scheme, host, port and database; no user name, no password. */
 export function describeStateUrl(stateUrl: string): string {
   const { tls, host, port, db } = stateStoreAddress(stateUrl);
-  return `${tls ? 'rediss' : 'redis'}://${host.includes(':') ? `[${host}]` : host}:${port}/${db}`;
+  return `${tls ? 'rediss' : 'redis'}://${isIP(host) === 6 ? `[${host}]` : host}:${port}/${db}`;
 }
