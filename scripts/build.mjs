@@ -25,7 +25,7 @@ mkdirSync(staging, { recursive: true });
  * Two built-in modules that libraries load at start-up but petctl never uses:
  * commander requires node:child_process for executable subcommands (we have
  * none), and undici requires node:http2 for HTTP/2, which petctl does not
- * enable. Loading them costs ~17 ms per run, so the bundle gets stand-ins that
+ * enable. Loading them costs every run (docs/performance.md), so the bundle gets stand-ins that
  * load the real module only if a function of it is ever called.
  */
 const lazyBuiltins = {
@@ -48,11 +48,11 @@ const lazyBuiltins = {
 };
 
 /**
- * Two more built-ins that load at start-up for nothing (bench/startup.mjs):
+ * Two more built-ins that load at start-up for nothing (their cost: docs/performance.md):
  * - undici calls node:assert as a function for its internal invariants and
  *   never otherwise: a stand-in that does nothing while they hold, and loads
- *   the real module to throw its AssertionError when one does not (~0.6 ms).
- * - chalk's index imports supports-color, which loads node:tty (~2 ms: when
+ *   the real module to throw its AssertionError when one does not.
+ * - chalk's index imports supports-color, which loads node:tty (when
  *   stdout is a pipe Node itself never needs it) and node:os to colour
  *   chalk's default instance. petctl never uses that instance: output/color.ts
  *   decides the level and builds its own Chalk, so the default gets "no colour".
@@ -79,7 +79,7 @@ module.exports = new Proxy(function assert(value, message) { if (!value) real()(
 };
 
 /**
- * undici loads node:http (~1 ms) for two values only: `IncomingMessage`, which
+ * undici loads node:http for two values only: `IncomingMessage`, which
  * lib/core/util.js compares against when it destroys a request body, and
  * `http.maxHeaderSize`, which lib/dispatcher/client.js reads when it loads, as
  * the default for a Client's maxHeaderSize. Both become reads at the point of
@@ -146,7 +146,7 @@ const silentDebug = {
 /**
  * conf imports ajv, ajv-formats and semver for its `schema` and `migrations` options, which
  * petctl never passes (config/profiles.ts). They are a sixth of the bundle, and every run reads
- * and copies the whole bundle before it starts (about 2 ms a megabyte): conf gets stand-ins
+ * and copies the whole bundle before it starts (docs/performance.md): conf gets stand-ins
  * that throw should an option that needs them ever be passed.
  */
 const confWithoutSchemas = {
