@@ -78,11 +78,11 @@ export async function lookUpUnknownRows(http: HttpClient, report: LookupReport, 
   try {
     for (const status of walks) {
       for await (const page of petPages(http, { limit: LIMIT_MAX, status: status as Pet['status'] }, { hooks })) {
-        for (const pet of page.pets) matcher.see(pet);
+        for (const pet of page.body) matcher.see(pet);
         pages += 1;
-        animals += page.pets.length;
-        progress.done(pages, page.pets.length);
-        if (page.next === undefined && page.pets.length >= LIMIT_MAX) incomplete = { page: page.number, size: page.pets.length };
+        animals += page.body.length;
+        progress.done(pages, page.body.length);
+        if (page.next === undefined && page.body.length >= LIMIT_MAX) incomplete = { page: page.number, size: page.body.length };
         if (matcher.settled(status)) break;
       }
     }

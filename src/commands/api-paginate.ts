@@ -3,53 +3,34 @@ import { UsageError } from '../errors';
 import { type ApiOptions, requestIo } from './api';
 
 /**
- * `petctl api --paginate`: the GET petctl api builds, then every page its
- * answers link to as rel="next", paced as `pets list --all` is (the minute
- * window is the pace; --max-wait bounds each page's other waits). The pages'
- * items go out as they come, as one JSON array or one per line (-o ndjson);
- * --query runs once, over all of them. A stop (exit 5, Ctrl-C, the network)
- * leaves what was fetched on stdout and says on stderr how to continue: the
- * same command from the page not fetched.
+ * `petctl api --paginate`: the GET petctl api builds, then every page its answers link to
+ * as rel="next" (print-pages.ts); the pages' items go out as one JSON array or one per line
+ * (-o ndjson). A stop is continued by the same command from the page not fetched.
  */
 export async function apiPaginateRun(options: ApiOptions, ctx: Context): Promise<void> {
-  const { output, query, verbose } = ctx.globals;
+  const { output, query } = ctx.globals;
   // Fields go in the query of a GET: with --paginate they do not make a POST, as they would alone.
   const flags = { ...options, method: options.method ?? 'GET' };
   checkPaginate(flags, output, query);
-  const [{ checkFlags, buildRawRequest }, { rawPages }, { openItemStream }, { bufferedStream }, stop, queryOutput] = await Promise.all([
+  const [{ checkFlags, buildRawRequest }, { rawPages }, { openItemStream }, stop, { printPages }] = await Promise.all([
     import('../api/endpoints/raw-request'),
-    import('../api/endpoints/raw-pages'),
-    import('../output/api-pages'),
+    import('../api/endpoints/pages'),
     import('../output/listing-stream'),
     import('../output/listing-stop'),
-    query === undefined ? undefined : import('../output/query'),
+    import('./print-pages'),
   ]);
   checkFlags(flags);
   const { http, target } = await ctx.api();
   const first = await buildRawRequest(flags, target.baseUrl, requestIo(ctx));
-  const tty = ctx.terminal.stdoutIsTerminal;
-  // --query needs the whole array: it runs at the end, or on a stop over what was fetched.
-  const stream =
-    queryOutput === undefined || query === undefined
-      ? openItemStream(output, tty, (chunk) => void ctx.io.stdout.write(chunk))
-      : bufferedStream<unknown>((items) => queryOutput.writeQueried(ctx.io.stdout, tty, query, items, output));
-  const progress = new stop.ListingProgress(ctx, query !== undefined, 'item');
-  let pageUrl = first.url!;
-  try {
-    for await (const page of rawPages(http, { ...first, url: pageUrl }, { paced: true, wait: progress.wait })) {
-      if (verbose) ctx.line(`page ${page.number}: ${page.body.length} items${page.next ? `, next ${page.next}` : ', no next link'}`);
-      stream.write(page.body);
-      if (page.next !== undefined) pageUrl = page.next;
-      progress.done(page.number, page.body.length);
-    }
-  } catch (error) {
-    progress.clear();
-    stream.end();
-    const command = { headers: options.headers, profile: ctx.globals.profile, baseUrl: ctx.globals.baseUrl, output, query };
-    throw progress.stopped(error, () => stop.continuePaginateCommand(command, pathUnder(target.baseUrl, pageUrl)), stop.hiddenValuesNote(command));
-  }
-  progress.clear();
-  stream.end();
+  const command = { headers: options.headers, profile: ctx.globals.profile, baseUrl: ctx.globals.baseUrl, output, query };
+  await printPages<unknown>(ctx, {
+    pages: (walk) => rawPages(http, { ...first, url: first.url! }, walk),
+    from: first.url!,
+    stream: () => openItemStream(output, ctx.terminal.stdoutIsTerminal, (chunk) => void ctx.io.stdout.write(chunk)),
+    noun: 'item',
+    continueWith: (pageUrl) => stop.continuePaginateCommand(command, pathUnder(target.baseUrl, pageUrl)),
+    note: stop.hiddenValuesNote(command),
+  });
 }
 
 /** What --paginate cannot do, refused before anything is sent. */

@@ -6,8 +6,9 @@ import type { RenderOptions } from './records';
 import { stdoutJson } from '../sanitize';
 
 /**
- * `pets list --all` written as the pages come, so that a listing stopped
- * halfway (exit 5, Ctrl-C) leaves on stdout everything it fetched:
+ * `pets list --all` and `petctl api --paginate` written as the pages come, so
+ * that a listing stopped halfway (exit 5, Ctrl-C) leaves on stdout everything
+ * it fetched. The animals of `pets list --all`:
  * - json: the array opened at the first animal, one item at a time, and
  *   closed by end() on a stop too: stdout is always one valid JSON array,
  *   byte for byte what renderPets prints for the same animals;
@@ -18,12 +19,12 @@ import { stdoutJson } from '../sanitize';
  */
 export type ListingStream = ItemStream<Pet>;
 
-/** A listing of any items (`petctl api --paginate`'s too). */
+/** A listing of any items. */
 export interface ItemStream<T> {
   /** One page's items. */
   write(items: readonly T[]): void;
   /** Ends the output; called once, after the last page or on a stop. */
-  end(): void;
+  end(): void | Promise<void>;
 }
 
 export function openListingStream(format: OutputFormat, options: RenderOptions, out: (chunk: string) => void): ListingStream {
@@ -40,8 +41,18 @@ export function openListingStream(format: OutputFormat, options: RenderOptions, 
   }
 }
 
+/**
+ * `petctl api --paginate`'s items: by default and with -o json one JSON array of every page's items
+ * (pretty, int64-exact), closed on a stop too; with -o ndjson one item per line. On a terminal, C1 and
+ * bidi characters show as `\u` escapes, as in one answer's body (api-response.ts).
+ */
+export function openItemStream(format: OutputFormat, stdoutIsTTY: boolean, out: (chunk: string) => void): ItemStream<unknown> {
+  if (format === 'ndjson') return { write: (items) => out(items.map((item) => `${stdoutJson(stringifyJson(item), stdoutIsTTY)}\n`).join('')), end: () => {} };
+  return jsonArrayStream(out, stdoutIsTTY);
+}
+
 /** Keeps every item and hands them over at the end (a terminal's table, --query). */
-export function bufferedStream<T = Pet>(atEnd: (items: readonly T[]) => void): ItemStream<T> {
+export function bufferedStream<T = Pet>(atEnd: (items: readonly T[]) => void | Promise<void>): ItemStream<T> {
   const kept: T[] = [];
   return { write: (page) => void kept.push(...page), end: () => atEnd(kept) };
 }

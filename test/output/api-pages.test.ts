@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { openItemStream } from '../../src/output/api-pages';
+import { openItemStream } from '../../src/output/listing-stream';
 import { continuePaginateCommand, hiddenValuesNote, listingProgress, stopLine } from '../../src/output/listing-stop';
 import { stringifyJson } from '../../src/schemas/json';
 import type { OutputFormat } from '../../src/output/format';

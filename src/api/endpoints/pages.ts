@@ -1,6 +1,8 @@
 import LinkHeader from 'http-link-header';
+import { LosslessNumber } from 'lossless-json';
 import { InvalidResponseError } from '../../errors';
 import { Pets } from '../../schemas/pet';
+import { parseJson } from '../../schemas/json';
 import type { HttpClient } from '../client';
 import type { ApiRequest, ApiResponse, RequestHooks } from '../request';
 import { type ListPetsParams, validated } from './pets';
@@ -8,16 +10,11 @@ import { isSameOrigin } from '../same-origin';
 
 /**
  * Every `Link: <…>; rel="next"` (RFC 8288) until an answer has none: from GET
- * /pets for `pets list --all`, from any path for `petctl api --paginate`
- * (raw-pages.ts). The specification shows no paging; this is the
+ * /pets for `pets list --all` (petPages), from any path for `petctl api
+ * --paginate` (rawPages). The specification shows no paging; this is the
  * standard way for a server to offer more (gh api --paginate follows it too).
  * Each page goes through the HTTP core, so the rate-limit gate paces them.
  */
-
-/** One page of animals and the answer it came in. */
-export interface PetPage extends Omit<LinkedPage<Pets>, 'body'> {
-  pets: Pets;
-}
 
 /** The rel="next" target of a Link header, resolved against the URL of the answer that carried it. */
 export function nextLink(linkHeader: string | undefined, responseUrl: string): string | undefined {
@@ -38,30 +35,12 @@ export function nextLink(linkHeader: string | undefined, responseUrl: string): s
   }
 }
 
-/** Where a walk starts, and how its requests go (a listing passes `paced`: the minute window is its pace). */
+/** How a walk's requests go (a listing passes `paced`: the minute window is its pace). */
 export interface WalkOptions {
-  /** The first page's URL (`--starting-token`); the first page of `params` when absent. */
-  from?: string;
   hooks?: RequestHooks;
 }
 
-/** The first page's URL of a listing with these filters. */
-export function firstPageUrl(http: HttpClient, params: ListPetsParams): string {
-  return http.buildUrl('/pets', { limit: params.limit, status: params.status });
-}
-
-/**
- * The pages, one at a time. A next link on another origin (the key would go
- * with the request) or to a page already fetched (a loop) ends the walk with
- * exit 7, without requesting it.
- */
-export async function* petPages(http: HttpClient, params: ListPetsParams, walk: WalkOptions = {}): AsyncGenerator<PetPage> {
-  const request = (url: string): ApiRequest => ({ method: 'GET', path: '/pets', url, ...(walk.hooks ? { hooks: walk.hooks } : {}) });
-  const read = (response: ApiResponse, url: string) => validated(Pets, response, `GET ${new URL(url).pathname}`);
-  for await (const { body, ...page } of linkedPages(http, walk.from ?? firstPageUrl(http, params), request, read)) yield { ...page, pets: body };
-}
-
-/** One page of any walk: what `read` made of its answer. */
+/** One page of any walk: what its reader made of the answer. */
 export interface LinkedPage<T> {
   /** 1 for the first page. */
   number: number;
@@ -72,42 +51,88 @@ export interface LinkedPage<T> {
   response: ApiResponse;
 }
 
+/** The first page's URL of a listing with these filters. */
+export function firstPageUrl(http: HttpClient, params: ListPetsParams): string {
+  return http.buildUrl('/pets', { limit: params.limit, status: params.status });
+}
+
+/** The pages of animals from `from` (`--starting-token`), or from the first page of `params`. */
+export function petPages(http: HttpClient, params: ListPetsParams, walk: WalkOptions & { from?: string } = {}): AsyncGenerator<LinkedPage<Pets>> {
+  const request = (url: string, hooks?: RequestHooks): ApiRequest => ({ method: 'GET', path: '/pets', url, hooks });
+  const read = (response: ApiResponse, url: string) => validated(Pets, response, `GET ${new URL(url).pathname}`);
+  return linkedPages(http, walk.from ?? firstPageUrl(http, params), request, read, walk);
+}
+
+/** `petctl api --paginate`: the GET petctl api built, then its next pages, each a JSON array whose items come int64-exact. */
+export function rawPages(http: HttpClient, first: ApiRequest & { url: string }, walk: WalkOptions = {}): AsyncGenerator<LinkedPage<unknown[]>> {
+  // The first request's -H headers go with every page; each next link carries its own query.
+  const request = (url: string, hooks?: RequestHooks): ApiRequest => ({ ...first, url, path: new URL(url).pathname, hooks });
+  return linkedPages(http, first.url, request, pageItems, walk);
+}
+
 /**
  * From `first`, every page its answers link to as rel="next", each sent as
- * `request(url)` and read by `read` (which throws for a page that is not what the
- * walk expects). The rules of every walk: the next link must be on the page's
- * origin (the key goes with it) and not lead back to a page already fetched.
+ * `request(url, hooks)` and read by `read` (which throws for a page that is not what
+ * the walk expects). The rules of every walk: the next link must be on the page's
+ * origin (the key goes with it) and not lead back to a page already fetched; a link
+ * that breaks them ends the walk with exit 7, after its page, without requesting it.
  */
 export async function* linkedPages<T>(
   http: HttpClient,
   first: string,
-  request: (url: string) => ApiRequest,
+  request: (url: string, hooks?: RequestHooks) => ApiRequest,
   read: (response: ApiResponse, url: string, number: number) => T,
+  walk: WalkOptions = {},
 ): AsyncGenerator<LinkedPage<T>> {
   const visited = new Set<string>();
   let url: string | undefined = first;
+  // Through the core's gate like any request: a page that leaves no budget makes the next wait for the reset.
+  let sending = http.send(request(first, walk.hooks));
   for (let number = 1; url !== undefined; number++) {
     visited.add(url);
-    // Through the core's gate like any request: a page that leaves no budget makes the next wait for the reset.
-    const response: ApiResponse = await http.send(request(url));
-    const body = read(response, url, number);
+    const response = await sending;
     const next = nextLink(response.header('link'), url);
+    const refused = next === undefined ? undefined : refusal(next, url, number, visited, response.status);
+    const body = read(response, url, number);
     // The page itself is good: it is handed out before a bad link to the next one ends the walk.
     yield { number, url, body, response, ...(next === undefined ? {} : { next }) };
-    if (next !== undefined && !isSameOrigin(next, url)) {
-      throw new InvalidResponseError(
-        `page ${number}'s next link points to another origin (${new URL(next).origin}); not followed, so the API key stays with ${new URL(url).origin}`,
-        response.status,
-      );
-    }
-    if (next !== undefined && visited.has(next)) {
-      throw new InvalidResponseError(`page ${number}'s next link leads back to a page already fetched (${pathOf(next)}); not followed`, response.status);
-    }
+    if (refused) throw refused;
     url = next;
+    if (url !== undefined) sending = http.send(request(url, walk.hooks));
   }
+}
+
+/** Why a next link is not followed: on another origin (the key would go with it), or back to a page already fetched (a loop). */
+function refusal(next: string, url: string, number: number, visited: ReadonlySet<string>, status: number): InvalidResponseError | undefined {
+  if (!isSameOrigin(next, url)) {
+    return new InvalidResponseError(`page ${number}'s next link points to another origin (${new URL(next).origin}); not followed, so the API key stays with ${new URL(url).origin}`, status);
+  }
+  if (visited.has(next)) return new InvalidResponseError(`page ${number}'s next link leads back to a page already fetched (${pathOf(next)}); not followed`, status);
+  return undefined;
 }
 
 function pathOf(url: string): string {
   const { pathname, search } = new URL(url);
   return pathname + search;
+}
+
+/** A page's items, or the error that names the page: the walk cannot tell where its items would be. */
+function pageItems(response: ApiResponse, url: string, number: number): unknown[] {
+  let value: unknown;
+  try {
+    value = response.text.trim() === '' ? undefined : parseJson(response.text);
+  } catch {
+    throw new InvalidResponseError(`page ${number} (GET ${url}) is not JSON; --paginate needs every page to be a JSON array`, response.status);
+  }
+  if (Array.isArray(value)) return value;
+  throw new InvalidResponseError(`page ${number} (GET ${url}) is ${kindOf(value)}, not a JSON array; --paginate needs every page to be one`, response.status);
+}
+
+function kindOf(value: unknown): string {
+  if (value === undefined) return 'empty';
+  if (value === null) return 'null';
+  if (typeof value === 'string') return 'a JSON string';
+  if (typeof value === 'boolean') return 'a JSON boolean';
+  // Numbers come as number, bigint (above 2^53) or a LosslessNumber object (parseJson).
+  return typeof value === 'object' && !(value instanceof LosslessNumber) ? 'a JSON object' : 'a JSON number';
 }

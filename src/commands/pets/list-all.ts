@@ -5,61 +5,38 @@ import type { ListPetsParams } from '../../api/endpoints/pets';
 import { LIMIT_MAX } from '../../schemas/constants';
 import type { ListOptions } from './list';
 
-/**
- * `pets list --all`: every page, paced like an import (the minute window is
- * the pace; --max-wait bounds each page's other waits), written as it comes
- * (output/listing-stream.ts). A stop (exit 5, Ctrl-C, the network) leaves what
- * was fetched on stdout and says on stderr how to continue: the next page's
- * link, as --starting-token.
- */
+/** `pets list --all`: the animals of every page (print-pages.ts), continued by `--starting-token` after a stop. */
 export async function listAllRun(flags: ListOptions, ctx: Context): Promise<void> {
-  const [{ http }, { petPages, firstPageUrl }, { openListingStream, bufferedStream }, { renderOptions }, stop, { writeResult }, { renderPets }, { loadTable }] = await Promise.all([
+  const [{ http }, { petPages, firstPageUrl }, { openListingStream }, { renderOptions }, { continueCommand }, { printPages }, { loadTable }] = await Promise.all([
     ctx.api(),
     import('../../api/endpoints/pages'),
     import('../../output/listing-stream'),
     import('../../output/settings'),
     import('../../output/listing-stop'),
-    import('../../output/result'),
-    import('../../output/pets'),
+    import('../print-pages'),
     import('../../output/records'),
   ]);
-  const { output, query, verbose } = ctx.globals;
+  const { output, query } = ctx.globals;
   // The largest page the specification allows unless --limit says otherwise: fewer requests against the plan's quota.
   const params = { limit: flags.limit ?? LIMIT_MAX, status: flags.status };
   const from = flags.startingToken === undefined ? firstPageUrl(http, params) : startingUrl(flags.startingToken, flags, http);
   const options = renderOptions(ctx);
   if (options.tty) await loadTable();
-  const write = (chunk: string) => void ctx.io.stdout.write(chunk);
-  // --query needs the whole array: it runs at the end, or on a stop over what was fetched.
-  let queried: Promise<void> = Promise.resolve();
-  const stream =
-    query === undefined
-      ? openListingStream(output, options, write)
-      : bufferedStream((pets) => (queried = writeResult(ctx, pets, () => renderPets(pets, output, options))));
-  const progress = new stop.ListingProgress(ctx, query !== undefined || (output === 'table' && options.tty));
-  let pageUrl = from;
-  const hooks = { paced: true, wait: progress.wait };
-  try {
-    for await (const page of petPages(http, params, { from, hooks })) {
-      if (verbose) ctx.line(`page ${page.number}: ${page.pets.length} animals${page.next ? `, next ${page.next}` : ', no next link'}`);
-      if (!page.next && page.pets.length >= params.limit) {
+  const command = { limit: flags.limit, status: flags.status, profile: ctx.globals.profile, baseUrl: ctx.globals.baseUrl, output, query };
+  await printPages(ctx, {
+    pages: (walk) => petPages(http, params, { ...walk, from }),
+    from,
+    stream: () => openListingStream(output, options, (chunk) => void ctx.io.stdout.write(chunk)),
+    noun: 'animal',
+    outputWaits: output === 'table' && options.tty,
+    continueWith: (pageUrl) => continueCommand(command, tokenFor(pageUrl)),
+    onPage: (page) => {
+      if (!page.next && page.body.length >= params.limit) {
         ctx.notice(`petctl: page ${page.number} is full but came without a Link rel="next"; the server may hold more animals than were listed`);
       }
-      stream.write(page.pets);
-      if (page.next !== undefined) pageUrl = page.next;
-      progress.done(page.number, page.pets.length);
-    }
-  } catch (error) {
-    progress.clear();
-    stream.end();
-    await queried;
-    const command = { limit: flags.limit, status: flags.status, profile: ctx.globals.profile, baseUrl: ctx.globals.baseUrl, output, query };
-    throw progress.stopped(error, () => stop.continueCommand(command, tokenFor(pageUrl)));
-  }
-  progress.clear();
-  if (progress.items === 0 && output === 'table' && query === undefined) ctx.notice('No animals found.');
-  stream.end();
-  await queried;
+    },
+    ...(output === 'table' && query === undefined ? { noneFound: 'No animals found.' } : {}),
+  });
 }
 
 /**

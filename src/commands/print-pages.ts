@@ -1,0 +1,53 @@
+import type { LinkedPage, WalkOptions } from '../api/endpoints/pages';
+import type { Context } from '../context';
+import { type ItemStream, bufferedStream } from '../output/listing-stream';
+import { ListingProgress } from '../output/listing-stop';
+
+/**
+ * The walk `pets list --all` and `petctl api --paginate` both print: every page,
+ * paced like an import (the minute window is the pace; --max-wait bounds each
+ * page's other waits), its items written as they come. A stop (exit 5, Ctrl-C,
+ * the network) leaves what was fetched on stdout and says on stderr how to
+ * continue from the page not fetched. --query needs the whole array: it runs at
+ * the end, or on a stop over what was fetched.
+ */
+export interface PrintedWalk<T> {
+  pages(walk: WalkOptions): AsyncIterable<LinkedPage<readonly T[]>>;
+  /** The first page's URL: where a walk stopped before any page continues. */
+  from: string;
+  /** How the items are written without --query. */
+  stream(): ItemStream<T>;
+  /** 'animal' or 'item', as the progress line, -v's trace and the stop line count them. */
+  noun: string;
+  /** The output waits for the end (a table on a terminal): the progress line may be drawn meanwhile. */
+  outputWaits?: boolean;
+  /** The command that continues from the page at `url`, and the note after it. */
+  continueWith(url: string): string;
+  note?: string;
+  onPage?(page: LinkedPage<readonly T[]>): void;
+  /** Said on stderr when no item came, before the output ends. */
+  noneFound?: string;
+}
+
+export async function printPages<T>(ctx: Context, walk: PrintedWalk<T>): Promise<void> {
+  const { query, output, verbose } = ctx.globals;
+  const stream = query === undefined ? walk.stream() : bufferedStream<T>(async (items) => (await import('../output/query')).writeQueried(ctx.io.stdout, ctx.terminal.stdoutIsTerminal, query, items, output));
+  const progress = new ListingProgress(ctx, query !== undefined || walk.outputWaits === true, walk.noun);
+  let pageUrl = walk.from;
+  try {
+    for await (const page of walk.pages({ hooks: { paced: true, wait: progress.wait } })) {
+      if (verbose) ctx.line(`page ${page.number}: ${page.body.length} ${walk.noun}s${page.next ? `, next ${page.next}` : ', no next link'}`);
+      walk.onPage?.(page);
+      stream.write(page.body);
+      if (page.next !== undefined) pageUrl = page.next;
+      progress.done(page.number, page.body.length);
+    }
+  } catch (error) {
+    progress.clear();
+    await stream.end();
+    throw progress.stopped(error, () => walk.continueWith(pageUrl), walk.note);
+  }
+  progress.clear();
+  if (progress.items === 0 && walk.noneFound !== undefined) ctx.notice(walk.noneFound);
+  await stream.end();
+}
