@@ -131,6 +131,7 @@ export interface AttemptRequest {
   url: string;
   body: string | Buffer | undefined;
   headers: Record<string, string> | undefined;
+  onDispatch?: () => void;
 }
 
 const TIMEOUT = Symbol('timeout');
@@ -163,7 +164,7 @@ export async function attempt(options: AttemptOptions, request: AttemptRequest, 
   let status = 0;
   try {
     const target = new URL(url);
-    const response = await sendRequest(options.dispatcher, {
+    const sending = sendRequest(options.dispatcher, {
       origin: target.origin,
       path: target.pathname + target.search,
       method: method as Dispatcher.HttpMethod,
@@ -180,6 +181,8 @@ export async function attempt(options: AttemptOptions, request: AttemptRequest, 
       headersTimeout: timeoutMs,
       bodyTimeout: timeoutMs,
     });
+    request.onDispatch?.();
+    const response = await sending;
     status = response.statusCode;
     const header = headerGetter(response.headers);
     onHead({ status, header });

@@ -39,6 +39,8 @@ export interface RequestHooks {
    * meanwhile), so a request past this point may still wait, then comes back here.
    */
   beforeSend?: () => void | Promise<void>;
+  /** Called as each attempt goes to the wire, after beforeSend and the gate's last look (a listing reads its page meanwhile). */
+  onDispatch?: () => void;
   /**
    * Sees every HTTP answer whole, errors and 429s included (`petctl api -i`
    * shows an error's head, getPet reads Sunset, bulk import counts statuses).

@@ -6,10 +6,11 @@ import { ListingProgress } from '../output/listing-stop';
 /**
  * The walk `pets list --all` and `petctl api --paginate` both print: every page,
  * paced like an import (the minute window is the pace; --max-wait bounds each
- * page's other waits), its items written as they come. A stop (exit 5, Ctrl-C,
- * the network) leaves what was fetched on stdout and says on stderr how to
- * continue from the page not fetched. --query needs the whole array: it runs at
- * the end, or on a stop over what was fetched.
+ * page's other waits), each next page requested while the page before is
+ * printed, its items written as they come. A stop (exit 5, Ctrl-C, the network)
+ * leaves what was fetched on stdout and says on stderr how to continue from the
+ * page not fetched. --query needs the whole array: it runs at the end, or on a
+ * stop over what was fetched.
  */
 export interface PrintedWalk<T> {
   pages(walk: WalkOptions): AsyncIterable<LinkedPage<readonly T[]>>;
@@ -35,7 +36,7 @@ export async function printPages<T>(ctx: Context, walk: PrintedWalk<T>): Promise
   const progress = new ListingProgress(ctx, query !== undefined || walk.outputWaits === true, walk.noun);
   let pageUrl = walk.from;
   try {
-    for await (const page of walk.pages({ hooks: { paced: true, wait: progress.wait } })) {
+    for await (const page of walk.pages({ hooks: { paced: true, wait: progress.wait }, ahead: true })) {
       if (verbose) ctx.line(`page ${page.number}: ${page.body.length} ${walk.noun}s${page.next ? `, next ${page.next}` : ', no next link'}`);
       walk.onPage?.(page);
       stream.write(page.body);

@@ -3,6 +3,7 @@ import { LosslessNumber } from 'lossless-json';
 import { InvalidResponseError } from '../../errors';
 import { Pets } from '../../schemas/pet';
 import { parseJson } from '../../schemas/json';
+import { parseSuccessBody } from '../answer';
 import type { HttpClient } from '../client';
 import type { ApiRequest, ApiResponse, RequestHooks } from '../request';
 import { type ListPetsParams, validated } from './pets';
@@ -38,6 +39,12 @@ export function nextLink(linkHeader: string | undefined, responseUrl: string): s
 /** How a walk's requests go (a listing passes `paced`: the minute window is its pace). */
 export interface WalkOptions {
   hooks?: RequestHooks;
+  /**
+   * Send each next page's request as soon as its page's answer is in, while that page is read
+   * and printed: a listing's pages then come one round trip apart. Its waits (hooks.wait) start
+   * once the page before is handed out. A walk that may stop early (a `break`) leaves it off.
+   */
+  ahead?: boolean;
 }
 
 /** One page of any walk: what its reader made of the answer. */
@@ -58,8 +65,9 @@ export function firstPageUrl(http: HttpClient, params: ListPetsParams): string {
 
 /** The pages of animals from `from` (`--starting-token`), or from the first page of `params`. */
 export function petPages(http: HttpClient, params: ListPetsParams, walk: WalkOptions & { from?: string } = {}): AsyncGenerator<LinkedPage<Pets>> {
-  const request = (url: string, hooks?: RequestHooks): ApiRequest => ({ method: 'GET', path: '/pets', url, hooks });
-  const read = (response: ApiResponse, url: string) => validated(Pets, response, `GET ${new URL(url).pathname}`);
+  // Kept as text by the send loop: parsed here, once the next page's request is on its way.
+  const request = (url: string, hooks?: RequestHooks): ApiRequest => ({ method: 'GET', path: '/pets', url, rawResponse: true, hooks });
+  const read = (response: ApiResponse, url: string) => validated(Pets, { ...response, body: parseSuccessBody(response, 'GET', url) }, `GET ${new URL(url).pathname}`);
   return linkedPages(http, walk.from ?? firstPageUrl(http, params), request, read, walk);
 }
 
@@ -93,12 +101,15 @@ export async function* linkedPages<T>(
     const response = await sending;
     const next = nextLink(response.header('link'), url);
     const refused = next === undefined ? undefined : refusal(next, url, number, visited, response.status);
+    let handedOut = () => {};
+    if (walk.ahead && next !== undefined && refused === undefined) ({ sending, handedOut } = await sendAhead(http, request(next, walk.hooks)));
     const body = read(response, url, number);
     // The page itself is good: it is handed out before a bad link to the next one ends the walk.
     yield { number, url, body, response, ...(next === undefined ? {} : { next }) };
+    handedOut();
     if (refused) throw refused;
     url = next;
-    if (url !== undefined) sending = http.send(request(url, walk.hooks));
+    if (url !== undefined && !walk.ahead) sending = http.send(request(url, walk.hooks));
   }
 }
 
@@ -109,6 +120,32 @@ function refusal(next: string, url: string, number: number, visited: ReadonlySet
   }
   if (visited.has(next)) return new InvalidResponseError(`page ${number}'s next link leads back to a page already fetched (${pathOf(next)}); not followed`, status);
   return undefined;
+}
+
+/**
+ * The next page's request, sent while the page before is read and handed out. It resolves once that
+ * request is on the wire, waits or has ended: reading the page before first would hold its dispatch
+ * back. Its waits (hooks.wait, whose countdown counts the pages out) start once `handedOut` is called.
+ */
+async function sendAhead(http: HttpClient, next: ApiRequest): Promise<{ sending: Promise<ApiResponse>; handedOut: () => void }> {
+  let handedOut = () => {};
+  const out = new Promise<void>((resolve) => (handedOut = resolve));
+  let gone = () => {};
+  const going = new Promise<void>((resolve) => (gone = resolve));
+  const wait = next.hooks?.wait;
+  const hooks: RequestHooks = { ...next.hooks, onDispatch: gone };
+  if (wait) {
+    hooks.wait = async (ms, why) => {
+      gone();
+      await out;
+      return wait(ms, why);
+    };
+  }
+  const sending = http.send({ ...next, hooks });
+  // Also the rejection's handler until the walk awaits it, after the page before: a stop meanwhile leaves it unread.
+  sending.then(gone, gone);
+  await going;
+  return { sending, handedOut };
 }
 
 function pathOf(url: string): string {

@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
-import { nextLink } from '../../../src/api/endpoints/pages';
+import { nextLink, petPages } from '../../../src/api/endpoints/pages';
 import { InvalidResponseError } from '../../../src/errors';
+import { type FakeAnswer, FakeTime, ORIGIN, START, fakeClient, fakeService, limitHeaders, memoryGate } from '../../helpers/fake-core';
 
 const PAGE = 'http://127.0.0.1:4010/v1/pets?limit=2';
 
@@ -24,5 +25,75 @@ describe('nextLink (RFC 8288)', () => {
 
   it('a header that cannot be parsed is an invalid response (exit 7)', () => {
     expect(() => nextLink('garbage', PAGE)).toThrow(InvalidResponseError);
+  });
+});
+
+/** Pages of two animals under `/v1/pets?limit=2&after=N`, `count` in all, each linking to the next. */
+function pagedService(time: FakeTime, count: number, headers: (index: number) => Record<string, string> = () => ({})) {
+  return fakeService(time, (request, index): FakeAnswer => {
+    const after = Number(new URL(request.path, ORIGIN).searchParams.get('after') ?? 0);
+    const ids = [after + 1, after + 2].filter((id) => id <= count);
+    const link: Record<string, string> = after + 2 < count ? { link: `</v1/pets?limit=2&after=${after + 2}>; rel="next"` } : {};
+    return { status: 200, headers: { ...link, ...headers(index) }, body: ids.map((id) => ({ id, name: `Pet ${id}`, categoryId: 1 })) };
+  });
+}
+
+describe('a walk with ahead (pets list --all, api --paginate)', () => {
+  it('has the next page on the wire while a page is handed out; every page once, in order', async () => {
+    const time = new FakeTime();
+    const { agent, requests } = pagedService(time, 6);
+    const { http } = fakeClient(time, agent, memoryGate(() => time.now));
+    const seen: Array<{ number: number; requested: number }> = [];
+    await time.run(
+      (async () => {
+        for await (const page of petPages(http, { limit: 2 }, { ahead: true })) seen.push({ number: page.number, requested: requests.length });
+      })(),
+    );
+    expect(seen).toEqual([
+      { number: 1, requested: 2 },
+      { number: 2, requested: 3 },
+      { number: 3, requested: 3 },
+    ]);
+    expect(requests.map((request) => request.path)).toEqual(['/v1/pets?limit=2', '/v1/pets?limit=2&after=2', '/v1/pets?limit=2&after=4']);
+  });
+
+  it("starts the next page's wait (its countdown counts the pages out) only once the page before is handed out, and sends it after the reset", async () => {
+    const time = new FakeTime();
+    // The first page leaves nothing in the window: the second waits for its reset, 2 s on.
+    const { agent, requests } = pagedService(time, 4, (index) => (index === 0 ? limitHeaders(time.now, 0, 2) : {}));
+    const { http } = fakeClient(time, agent, memoryGate(() => time.now));
+    let handedOut = 0;
+    const waits: number[] = [];
+    const wait = async (ms: number) => {
+      waits.push(handedOut);
+      await time.sleep(ms);
+    };
+    await time.run(
+      (async () => {
+        for await (const page of petPages(http, { limit: 2 }, { ahead: true, hooks: { paced: true, wait } })) handedOut = page.number;
+      })(),
+    );
+    expect(waits).toEqual([1]);
+    expect(requests[1]!.at).toBeGreaterThanOrEqual((Math.ceil(START / 1000) + 2) * 1000);
+  });
+
+  it('requests no link it refuses, and without ahead (a walk that may break) nothing past the page handed out', async () => {
+    const time = new FakeTime();
+    const { agent, requests } = fakeService(time, () => ({ status: 200, headers: { link: '<https://elsewhere.test/v1/pets?after=2>; rel="next"' }, body: [] }));
+    const { http } = fakeClient(time, agent, memoryGate(() => time.now));
+    const walk = (async () => {
+      for await (const page of petPages(http, { limit: 2 }, { ahead: true })) expect(page.number).toBe(1);
+    })();
+    await expect(time.run(walk)).rejects.toThrow(/page 1's next link points to another origin \(https:\/\/elsewhere\.test\)/);
+    expect(requests).toHaveLength(1);
+
+    const paged = pagedService(time, 6);
+    const stopping = fakeClient(time, paged.agent, memoryGate(() => time.now));
+    await time.run(
+      (async () => {
+        for await (const page of petPages(stopping.http, { limit: 2 })) if (page.number === 1) break;
+      })(),
+    );
+    expect(paged.requests).toHaveLength(1);
   });
 });
