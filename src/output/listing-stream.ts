@@ -61,7 +61,7 @@ export function bufferedStream<T = Pet>(atEnd: (items: readonly T[]) => void | P
  * One JSON array, opened at the first item and closed by end(): byte for byte stringifyJson(all, 2),
  * through stdoutJson on a terminal.
  */
-export function jsonArrayStream(out: (chunk: string) => void, tty: boolean): ItemStream<unknown> {
+function jsonArrayStream(out: (chunk: string) => void, tty: boolean): ItemStream<unknown> {
   let count = 0;
   return {
     write(items) {

@@ -148,7 +148,8 @@ async function sendAhead(http: HttpClient, next: ApiRequest): Promise<{ sending:
   return { sending, handedOut };
 }
 
-function pathOf(url: string): string {
+/** A link without its origin: how a refusal names a page, and the token a stopped `pets list --all` prints. */
+export function pathOf(url: string): string {
   const { pathname, search } = new URL(url);
   return pathname + search;
 }

@@ -7,7 +7,7 @@ import type { ListOptions } from './list';
 
 /** `pets list --all`: the animals of every page (print-pages.ts), continued by `--starting-token` after a stop. */
 export async function listAllRun(flags: ListOptions, ctx: Context): Promise<void> {
-  const [{ http }, { petPages, firstPageUrl }, { openListingStream }, { renderOptions }, { continueCommand }, { printPages }, { loadTable }] = await Promise.all([
+  const [{ http }, { petPages, firstPageUrl, pathOf }, { openListingStream }, { renderOptions }, { continueCommand }, { printPages }, { loadTable }] = await Promise.all([
     ctx.api(),
     import('../../api/endpoints/pages'),
     import('../../output/listing-stream'),
@@ -29,7 +29,8 @@ export async function listAllRun(flags: ListOptions, ctx: Context): Promise<void
     stream: () => openListingStream(output, options, (chunk) => void ctx.io.stdout.write(chunk)),
     noun: 'animal',
     outputWaits: output === 'table' && options.tty,
-    continueWith: (pageUrl) => continueCommand(command, tokenFor(pageUrl)),
+    // Without the origin, always the base URL's (petPages follows no other): the built-in sandbox listens on another port each run.
+    continueWith: (pageUrl) => continueCommand(command, pathOf(pageUrl)),
     onPage: (page) => {
       if (!page.next && page.body.length >= params.limit) {
         ctx.notice(`petctl: page ${page.number} is full but came without a Link rel="next"; the server may hold more animals than were listed`);
@@ -37,16 +38,6 @@ export async function listAllRun(flags: ListOptions, ctx: Context): Promise<void
     },
     ...(output === 'table' && query === undefined ? { noneFound: 'No animals found.' } : {}),
   });
-}
-
-/**
- * The token a stopped listing prints: the next page's link without its origin, which is
- * always the base URL's (petPages follows no other). The built-in sandbox listens on
- * another port each run, so an absolute link would not outlive the run that printed it.
- */
-function tokenFor(pageUrl: string): string {
-  const { pathname, search } = new URL(pageUrl);
-  return pathname + search;
 }
 
 /**
