@@ -1,6 +1,7 @@
 /**
- * The exit-code table and the few error types that carry one. main.ts is the
- * only place that turns an error into an exit code; everything else throws.
+ * The exit-code table and one error class for each code: a throw chooses the
+ * exit code by the class it names. main.ts ends every command with the
+ * thrown error's code; nothing else chooses one.
  */
 export const ExitCode = {
   OK: 0,
@@ -27,17 +28,17 @@ export interface ErrorDetails {
   cause?: unknown;
 }
 
-export class PetctlError extends Error {
-  readonly exitCode: ExitCode;
+/** Every error petctl ends with. Its exit code is its class's: one class per exit code, below. */
+export abstract class PetctlError extends Error {
+  abstract readonly exitCode: ExitCode;
   readonly code: string;
   readonly status: number;
   readonly hint?: string;
   readonly body?: Record<string, unknown>;
 
-  constructor(exitCode: ExitCode, message: string, details: ErrorDetails) {
+  constructor(message: string, details: ErrorDetails) {
     super(message, details.cause === undefined ? undefined : { cause: details.cause });
     this.name = new.target.name;
-    this.exitCode = exitCode;
     this.code = details.code;
     this.status = details.status ?? 0;
     this.hint = details.hint;
@@ -45,31 +46,47 @@ export class PetctlError extends Error {
   }
 }
 
-/** A bad flag or value: nothing was sent. */
+/** Exit 1: petctl's own files cannot be used, or a failure it did not expect. */
+export class FailureError extends PetctlError {
+  readonly exitCode = ExitCode.FAILURE;
+}
+
+/** Exit 2: a bad flag or value, an unknown command or profile; nothing was sent. A hint alone: `usage_error`. */
 export class UsageError extends PetctlError {
-  constructor(message: string, hint?: string) {
-    super(ExitCode.USAGE, message, { code: 'usage_error', hint });
+  readonly exitCode = ExitCode.USAGE;
+
+  constructor(message: string, hint?: string);
+  constructor(message: string, details: ErrorDetails);
+  constructor(message: string, details?: string | ErrorDetails) {
+    super(message, typeof details === 'object' ? details : { code: 'usage_error', hint: details });
   }
+}
+
+/** Exit 3: the service has no such thing (HTTP 404). */
+export class NotFoundError extends PetctlError {
+  readonly exitCode = ExitCode.NOT_FOUND;
+}
+
+/** Exit 4: no key, a key refused (HTTP 401, 403), or a keychain that does not answer. */
+export class AuthError extends PetctlError {
+  readonly exitCode = ExitCode.AUTH;
 }
 
 /** No API key for the profile in use, or an unknown profile. */
-export class NotConfiguredError extends PetctlError {
+export class NotConfiguredError extends AuthError {
   constructor(message: string, hint?: string) {
-    super(ExitCode.AUTH, message, { code: 'not_configured', hint });
+    super(message, { code: 'not_configured', hint });
   }
 }
 
-/** An HTTP error answer that carried a valid Error body. */
-export class ApiError extends PetctlError {
-  readonly method: string;
-  /** The request URL; it never holds the key, which travels only in the Authorization header. */
-  readonly url: string;
+/** Exit 6: what was sent or given is refused (HTTP 400, 413, 422, an import's rows or input). */
+export class RejectedError extends PetctlError {
+  readonly exitCode = ExitCode.REJECTED;
+}
 
-  constructor(method: string, url: string, status: number, body: { code: string; message: string } & Record<string, unknown>, hint?: string) {
-    super(exitCodeForStatus(status), body.message, { code: body.code, status, body, hint });
-    this.method = method;
-    this.url = url;
-  }
+/** Exit 7: the service could not be reached, failed (5xx), or answered not as the specification says. */
+export class ServiceError extends PetctlError {
+  readonly exitCode = ExitCode.NETWORK;
 }
 
 /** The waits of the HTTP core (api/waits.ts has the table). */
@@ -110,13 +127,14 @@ export interface WaitWords {
 
 /** 429s that could not be waited out within --retries / --max-wait, or a banned key. */
 export class RateLimitError extends PetctlError {
+  readonly exitCode = ExitCode.RATE_LIMITED;
   /** Epoch milliseconds after which a retry may succeed, when known. */
   readonly retryAt?: number;
   /** The stop as facts, for a command that words it in its own terms (an import's rows, a listing's animals). */
   readonly stop?: WaitStop;
 
   constructor(message: string, details: ErrorDetails & { retryAt?: number; stop?: WaitStop }) {
-    super(ExitCode.RATE_LIMITED, message, details);
+    super(message, details);
     this.retryAt = details.retryAt;
     this.stop = details.stop;
   }
@@ -138,13 +156,13 @@ export function rateLimitCause(error: unknown): RateLimitError | undefined {
  * request that needed it is not sent, since the limits it holds for every
  * petctl on the machine would no longer be kept (exit 1).
  */
-export class StateUnwritableError extends PetctlError {
+export class StateUnwritableError extends FailureError {
   constructor(
     readonly file: string,
     readonly reason: string,
     cause: unknown,
   ) {
-    super(ExitCode.FAILURE, `cannot write the rate-limit state file ${file}: ${reason}`, {
+    super(`cannot write the rate-limit state file ${file}: ${reason}`, {
       code: 'state_unwritable',
       hint: 'free some space on its disk or make its directory writable again, then rerun the command; the request was not sent',
       cause,
@@ -157,13 +175,13 @@ export class StateUnwritableError extends PetctlError {
  * its tail): nothing reads or writes it until it is fixed, so the profiles
  * and keys it may still hold are never overwritten (exit 1).
  */
-export class ConfigDamagedError extends PetctlError {
+export class ConfigDamagedError extends FailureError {
   constructor(
     readonly file: string,
     reason: string,
     cause?: unknown,
   ) {
-    super(ExitCode.FAILURE, `the configuration file ${file} is damaged (${reason}); nothing was changed`, {
+    super(`the configuration file ${file} is damaged (${reason}); nothing was changed`, {
       code: 'config_damaged',
       hint: `fix it by hand, or move it away to start with no profiles (mv ${file} ${file}.damaged)`,
       cause,
@@ -172,7 +190,7 @@ export class ConfigDamagedError extends PetctlError {
 }
 
 /** The connection failed or was dropped, or no answer came in time. */
-export class NetworkError extends PetctlError {
+export class NetworkError extends ServiceError {
   /**
    * Whether the request may have reached the server: false only when the
    * connection itself was never made (refused, unknown host, connect timeout).
@@ -182,30 +200,16 @@ export class NetworkError extends PetctlError {
   readonly retryable: boolean;
 
   constructor(message: string, details: { code?: 'network_error' | 'timeout'; sent: boolean; retryable?: boolean; cause?: unknown; hint?: string }) {
-    super(ExitCode.NETWORK, message, { code: details.code ?? 'network_error', cause: details.cause, hint: details.hint });
+    super(message, { code: details.code ?? 'network_error', cause: details.cause, hint: details.hint });
     this.sent = details.sent;
     this.retryable = details.retryable ?? true;
   }
 }
 
 /** The server answered, but not with what the specification says (HTML from a proxy, a Pet without id, ...). */
-export class InvalidResponseError extends PetctlError {
+export class InvalidResponseError extends ServiceError {
   constructor(message: string, status: number) {
-    super(ExitCode.NETWORK, message, { code: 'invalid_response', status });
-  }
-}
-
-/**
- * A 3xx answer. The service never redirects, so one means a wrong base URL or
- * a captive proxy; following it would send the key to wherever it points.
- */
-export class RedirectError extends PetctlError {
-  constructor(method: string, url: string, status: number, location: string | undefined) {
-    const to = location === undefined ? 'without a Location header' : `to ${location}`;
-    super(ExitCode.NETWORK, `${method} ${url} was redirected (HTTP ${status}) ${to}; petctl does not follow redirects: check the base URL`, {
-      code: 'redirected',
-      status,
-    });
+    super(message, { code: 'invalid_response', status });
   }
 }
 
@@ -223,12 +227,12 @@ export type FileProblem =
  * could have been planted or changed by another user. petctl stops before
  * anything is sent rather than write through it or believe it.
  */
-export class UnsafeFileError extends PetctlError {
+export class UnsafeFileError extends FailureError {
   constructor(
     readonly file: string,
     readonly problem: FileProblem,
   ) {
-    super(ExitCode.FAILURE, `refusing to use ${file}: ${describeProblem(problem)}`, { code: 'unsafe_file', hint: unsafeFileHint(file, problem) });
+    super(`refusing to use ${file}: ${describeProblem(problem)}`, { code: 'unsafe_file', hint: unsafeFileHint(file, problem) });
   }
 }
 
@@ -256,19 +260,30 @@ function unsafeFileHint(file: string, problem: FileProblem): string {
   return 'petctl uses only regular files and directories you own: move it away, or choose another path';
 }
 
-/** Ctrl-C or SIGTERM. */
+/** Ctrl-C or SIGTERM: exit 130, and petctl ends by the signal itself. */
 export class InterruptedError extends PetctlError {
+  readonly exitCode = ExitCode.INTERRUPTED;
+
   constructor() {
-    super(ExitCode.INTERRUPTED, 'interrupted', { code: 'interrupted' });
+    super('interrupted', { code: 'interrupted' });
   }
 }
 
-/** Maps an HTTP error status to the documented exit code. */
-export function exitCodeForStatus(status: number): ExitCode {
-  if (status === 400 || status === 413 || status === 422) return ExitCode.REJECTED;
-  if (status === 401 || status === 403) return ExitCode.AUTH;
-  if (status === 404) return ExitCode.NOT_FOUND;
-  if (status === 429) return ExitCode.RATE_LIMITED;
-  if (status >= 500) return ExitCode.NETWORK;
-  return ExitCode.FAILURE;
+/** The class of each exit code from 1 to 7. */
+const CLASS_OF_EXIT = [FailureError, UsageError, NotFoundError, AuthError, RateLimitError, RejectedError, ServiceError] as const;
+
+/** The error of an HTTP answer with an error status: the class of the status's exit code. */
+export function errorForStatus(status: number, message: string, details: ErrorDetails): PetctlError {
+  if (status === 400 || status === 413 || status === 422) return new RejectedError(message, details);
+  if (status === 401 || status === 403) return new AuthError(message, details);
+  if (status === 404) return new NotFoundError(message, details);
+  if (status === 429) return new RateLimitError(message, details);
+  if (status >= 500) return new ServiceError(message, details);
+  return new FailureError(message, details);
+}
+
+/** `error` in more words, of its class's exit code and keeping a rate limit's retry time and stop. */
+export function restated(error: PetctlError, message: string, details: ErrorDetails): PetctlError {
+  const facts = error instanceof RateLimitError ? { retryAt: error.retryAt, stop: error.stop } : {};
+  return error instanceof InterruptedError ? error : new CLASS_OF_EXIT[error.exitCode - 1]!(message, { ...details, ...facts });
 }

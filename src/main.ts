@@ -4,7 +4,7 @@ import { buildProgram, globalOptions } from './commands/root';
 import { type Context, type ContextDeps, type IO, createContext } from './context';
 
 export { loadedHttpCore } from './context';
-import { ExitCode, InterruptedError, PetctlError, UsageError, rateLimitCause } from './errors';
+import { ExitCode, FailureError, InterruptedError, PetctlError, UsageError, rateLimitCause } from './errors';
 import { safeLine, safeText } from './sanitize';
 
 /**
@@ -72,14 +72,8 @@ function toPetctlError(error: unknown, argv: string[], signal: AbortSignal): Pet
     return new UsageError(usageMessage(error), `see ${helpCommand}`);
   }
   if (signal.aborted) return new InterruptedError();
-  const cause = error as { name?: string; code?: string; port?: number; message?: string };
-  // The embedded sandbox cannot start: its data file is damaged, or its port is taken.
-  if (cause.name === 'SandboxDataFileError') return new PetctlError(ExitCode.FAILURE, cause.message ?? 'bad data file', { code: 'sandbox_data_file', cause: error });
-  if (cause.code === 'EADDRINUSE') {
-    return new PetctlError(ExitCode.FAILURE, `port ${cause.port ?? ''} is already in use`, { code: 'port_in_use', hint: 'pick another with --port, or --port 0 for a free one', cause: error });
-  }
   const message = error instanceof Error ? error.message : String(error);
-  return new PetctlError(ExitCode.FAILURE, `unexpected failure: ${message}`, { code: 'internal_error', cause: error });
+  return new FailureError(`unexpected failure: ${message}`, { code: 'internal_error', cause: error });
 }
 
 /**

@@ -1,4 +1,4 @@
-import { ApiError, InvalidResponseError, type PetctlError, RateLimitError, RedirectError, type WaitStop } from '../errors';
+import { InvalidResponseError, type PetctlError, RateLimitError, ServiceError, type WaitStop, errorForStatus } from '../errors';
 import { parseJson } from '../schemas/json';
 import { ErrorBody } from '../schemas/pet';
 import { type WaitWords, codeFor } from './waits';
@@ -59,13 +59,15 @@ export function errorForAnswer(answer: Answer, context: ErrorContext): PetctlErr
   const body = errorBodyOf(answer.text);
   const status = answer.status;
   const hint = status === 401 ? (context.authHint ?? 'run petctl auth login') : undefined;
-  // undici never follows redirects on its own; neither does petctl (the key would travel with it).
-  if (status >= 300 && status < 400) return new RedirectError(method, url, status, printableLocation(answer.header('location')));
+  // undici never follows redirects on its own; neither does petctl (the key would travel with it). The service never
+  // redirects, so one means a wrong base URL or a captive proxy.
+  if (status >= 300 && status < 400) return redirected(method, url, status, printableLocation(answer.header('location')));
   if (status === 429) return rateLimitAnswerError(body, context);
-  if (body) return new ApiError(method, url, status, body, hint);
+  if (body) return errorForStatus(status, body.message, { code: body.code, status, body, hint });
   if (status >= 500) return new InvalidResponseError(`${method} ${url} failed with HTTP ${status}${snippet(answer.text)}`, status);
   // A 4xx without the Error body the specification promises: keep the status's meaning.
-  return new ApiError(method, url, status, { code: `http_${status}`, message: `HTTP ${status} without an Error body${snippet(answer.text)}`, status }, hint);
+  const message = `HTTP ${status} without an Error body${snippet(answer.text)}`;
+  return errorForStatus(status, message, { code: `http_${status}`, status, body: { code: `http_${status}`, message, status }, hint });
 }
 
 /** A 429 that petctl will not wait out (its retries or --max-wait are spent, or a second ban). */
@@ -74,6 +76,12 @@ function rateLimitAnswerError(body: ErrorBody | undefined, context: ErrorContext
   const stop = { kind: body?.code === 'key_banned' ? 'ban' : 'retry_after', until: retryAt, at: now, by: 'answer', serverMessage: body?.message } as const;
   const { message, hint } = context.words.stop(stop);
   return new RateLimitError(message, { code: body?.code ?? 'rate_limited', status: 429, body, retryAt, stop, hint });
+}
+
+function redirected(method: string, url: string, status: number, location: string | undefined): ServiceError {
+  const to = location === undefined ? 'without a Location header' : `to ${location}`;
+  const message = `${method} ${url} was redirected (HTTP ${status}) ${to}; petctl does not follow redirects: check the base URL`;
+  return new ServiceError(message, { code: 'redirected', status });
 }
 
 /** The Location as sent, on one line and of a readable length: it ends up in the error message. */

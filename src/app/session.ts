@@ -16,6 +16,7 @@ import { cacheNotClearedWarning, cacheUnusableWarning, fromCacheLine } from '../
 import { stateStoreLine } from '../output/state-store';
 import { waitWords } from '../output/waits';
 import { DEFAULT_PORT as SANDBOX_DEFAULT_PORT } from '../sandbox/defaults';
+import { startSandbox } from './sandbox-start';
 
 /**
  * The HTTP core bound to the resolved target: the built-in sandbox started
@@ -42,7 +43,6 @@ export async function openApiSession(ctx: Context, overrides: { apiKey?: string 
   const builtInSandbox = baseUrl === undefined;
   if (baseUrl === undefined) {
     // The built-in sandbox profile: the embedded service, in this process, on an ephemeral loopback port.
-    const { startSandbox } = await import('../sandbox/server');
     const minuteMs = Number(ctx.env.PETCTL_SANDBOX_MINUTE_MS) || undefined;
     // Test hook: the embedded sandbox's request log (one line per request, never the key), appended to this file.
     const logFile = ctx.env.PETCTL_SANDBOX_LOG;

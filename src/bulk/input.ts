@@ -3,7 +3,7 @@ import os from 'node:os';
 import path from 'node:path';
 import type { InStream } from '../context';
 import { stdinChunks } from '../input/stdin';
-import { ExitCode, InterruptedError, PetctlError, UsageError } from '../errors';
+import { InterruptedError, RejectedError, UsageError } from '../errors';
 import { describeFsError } from '../fs-errors';
 
 /**
@@ -43,10 +43,10 @@ export function stdinSpoolLimit(env: Readonly<NodeJS.ProcessEnv>): number {
 }
 
 /** Standard input is larger than petctl keeps to read it twice: exit 6. */
-export class InputTooLargeError extends PetctlError {
+export class InputTooLargeError extends RejectedError {
   constructor(limit: number) {
     const size = limit > 0 && limit % 1024 ** 3 === 0 ? `${limit / 1024 ** 3} GiB` : limit > 0 && limit % 1024 ** 2 === 0 ? `${limit / 1024 ** 2} MiB` : `${limit} bytes`;
-    super(ExitCode.REJECTED, `standard input is larger than ${size}, the most petctl keeps to read it twice; nothing was sent`, {
+    super(`standard input is larger than ${size}, the most petctl keeps to read it twice; nothing was sent`, {
       code: 'input_too_large',
       hint: 'save it to a file and give its path with --file (or raise PETCTL_STDIN_MAX_BYTES)',
     });

@@ -1,4 +1,4 @@
-import { ExitCode, PetctlError } from '../errors';
+import { FailureError } from '../errors';
 
 /**
  * Telling a damaged journal from one a crash merely cut short. petctl writes
@@ -12,13 +12,12 @@ import { ExitCode, PetctlError } from '../errors';
  */
 
 /** A journal line that is neither an entry nor a write cut short: the import stops before anything is sent (exit 1). */
-export class JournalDamagedError extends PetctlError {
+export class JournalDamagedError extends FailureError {
   constructor(
     readonly file: string,
     readonly line: number,
   ) {
     super(
-      ExitCode.FAILURE,
       `the journal ${file} is damaged at line ${line}; rows it recorded may be sent twice. Move it aside and rerun with --new only if you know which animals exist`,
       { code: 'journal_damaged', hint: 'petctl pets list --all shows the animals the service holds' },
     );

@@ -1,7 +1,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { writeFileAtomic } from '../locked-file';
-import { ExitCode, PetctlError } from '../errors';
+import { FailureError, PetctlError } from '../errors';
 import { assertOwnFile, createExclusiveFile, openOwnFile } from '../file-safety';
 import { stringifyJson } from '../schemas/json';
 import { headerIn, headerLine, systemReason } from './journal-format';
@@ -16,7 +16,7 @@ export { defaultJournalPath, readJournal, targetDigest } from './journal-format'
  */
 
 /** The journal cannot be written: the import stops before another request goes out (exit 1). */
-export class JournalUnwritableError extends PetctlError {
+export class JournalUnwritableError extends FailureError {
   constructor(
     readonly file: string,
     readonly reason: string,
@@ -24,7 +24,7 @@ export class JournalUnwritableError extends PetctlError {
     /** The file was deleted while open: written again whole (`restored`), or `lost`. */
     readonly deleted?: 'restored' | 'lost',
   ) {
-    super(ExitCode.FAILURE, deleted ? `the journal ${file} ${reason}` : `cannot write the journal ${file}: ${reason}`, { code: 'journal_unwritable', cause });
+    super(deleted ? `the journal ${file} ${reason}` : `cannot write the journal ${file}: ${reason}`, { code: 'journal_unwritable', cause });
   }
 }
 

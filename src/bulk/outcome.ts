@@ -1,13 +1,14 @@
-import { ExitCode, type PetctlError, RateLimitError } from '../errors';
+import { InterruptedError, type PetctlError, RateLimitError } from '../errors';
 import type { JournalHolder } from './journal-lock';
 import type { Tally } from './results';
 
 /**
- * How an import ended, and its exit code, from what happened: the policy in
- * one pure function. When several apply: 130 (Ctrl-C) > 5 (the rate limit
- * stopped it) > the code of another error that stopped it (1, 4, 3, 7...) >
- * 7 (a row's outcome is unknown) > 6 (a row more than one animal could be,
- * with --retry-unknown) > 6 (a row invalid or rejected) > 0.
+ * How an import ended, from what happened: the policy in one pure function.
+ * When several apply, by the exit code of the error each ends with
+ * (output/import-end.ts): 130 (Ctrl-C) > 5 (the rate limit stopped it) > the
+ * code of another error that stopped it (1, 4, 3, 7...) > 7 (a row's outcome
+ * is unknown) > 6 (a row more than one animal could be, with --retry-unknown)
+ * > 6 (a row invalid or rejected) > 0.
  */
 
 export interface ImportFacts {
@@ -23,28 +24,24 @@ export interface ImportFacts {
 }
 
 export type ImportEnding =
-  | { kind: 'interrupted'; exitCode: typeof ExitCode.INTERRUPTED }
+  | { kind: 'interrupted' | 'unknown' | 'ambiguous' | 'rejected' | 'done' }
   /** The journal or the rate-limit state file could not be written. */
-  | { kind: 'unwritable'; exitCode: ExitCode; error: PetctlError }
-  | { kind: 'rate_limited'; exitCode: typeof ExitCode.RATE_LIMITED; error: RateLimitError }
-  | { kind: 'stopped'; exitCode: ExitCode; error: PetctlError }
-  | { kind: 'unknown'; exitCode: typeof ExitCode.NETWORK }
-  | { kind: 'ambiguous'; exitCode: typeof ExitCode.REJECTED }
-  | { kind: 'rejected'; exitCode: typeof ExitCode.REJECTED }
-  | { kind: 'done'; exitCode: typeof ExitCode.OK };
+  | { kind: 'unwritable'; error: PetctlError }
+  | { kind: 'rate_limited'; error: RateLimitError }
+  | { kind: 'stopped'; error: PetctlError };
 
 /** The codes of the files an import must write to go on: the journal, the rate-limit state. */
 const UNWRITABLE = new Set(['journal_unwritable', 'state_unwritable']);
 
 export function importEnding({ interrupted, stoppedBy, rejected, invalid, unknown, ambiguous }: ImportFacts): ImportEnding {
-  if (interrupted || stoppedBy?.exitCode === ExitCode.INTERRUPTED) return { kind: 'interrupted', exitCode: ExitCode.INTERRUPTED };
-  if (stoppedBy !== undefined && UNWRITABLE.has(stoppedBy.code)) return { kind: 'unwritable', exitCode: stoppedBy.exitCode, error: stoppedBy };
-  if (stoppedBy instanceof RateLimitError) return { kind: 'rate_limited', exitCode: ExitCode.RATE_LIMITED, error: stoppedBy };
-  if (stoppedBy !== undefined) return { kind: 'stopped', exitCode: stoppedBy.exitCode, error: stoppedBy };
-  if (unknown > 0) return { kind: 'unknown', exitCode: ExitCode.NETWORK };
-  if (ambiguous > 0) return { kind: 'ambiguous', exitCode: ExitCode.REJECTED };
-  if (rejected + invalid > 0) return { kind: 'rejected', exitCode: ExitCode.REJECTED };
-  return { kind: 'done', exitCode: ExitCode.OK };
+  if (interrupted || stoppedBy instanceof InterruptedError) return { kind: 'interrupted' };
+  if (stoppedBy !== undefined && UNWRITABLE.has(stoppedBy.code)) return { kind: 'unwritable', error: stoppedBy };
+  if (stoppedBy instanceof RateLimitError) return { kind: 'rate_limited', error: stoppedBy };
+  if (stoppedBy !== undefined) return { kind: 'stopped', error: stoppedBy };
+  if (unknown > 0) return { kind: 'unknown' };
+  if (ambiguous > 0) return { kind: 'ambiguous' };
+  if (rejected + invalid > 0) return { kind: 'rejected' };
+  return { kind: 'done' };
 }
 
 /** How an import that sent ended: the facts commands/pets/add-file.ts words. */

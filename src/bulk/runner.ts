@@ -1,7 +1,7 @@
 import { setMaxListeners } from 'node:events';
 import type { RequestHooks } from '../api/request';
 import { type RateHeaders, parseRateHeaders } from '../api/limits/headers';
-import { ApiError, InterruptedError, InvalidResponseError, NetworkError, PetctlError, RateLimitError } from '../errors';
+import { InterruptedError, InvalidResponseError, NetworkError, PetctlError, RateLimitError, RejectedError, ServiceError } from '../errors';
 import type { NewPet, Pet } from '../schemas/pet';
 import { type Concurrency, InFlightLimit, type LevelChange, type Ticket } from './in-flight';
 import { JournalUnwritableError, type JournalWriter } from './journal';
@@ -200,7 +200,7 @@ export async function runImport(options: RunnerOptions): Promise<RunnerOutcome> 
           // Left at "sent": a rerun reports the row as outcome unknown rather than risk sending it twice.
         }
       };
-      if (error instanceof ApiError && (error.status === 400 || error.status === 413 || error.status === 422)) {
+      if (error instanceof RejectedError && error.status !== 0) {
         const body = error.body ?? { code: error.code, message: error.message, status: error.status };
         const rowError = { ...body, code: String(body.code), message: String(body.message), status: error.status };
         return recordAnswer(record(identity, { state: 'rejected', error: rowError }), failed(row, line, rowError));
@@ -211,7 +211,7 @@ export async function runImport(options: RunnerOptions): Promise<RunnerOutcome> 
         await report(unknownOutcome(row, line, `sent, but no answer came (${error.message}); ${check}`), true);
         return stopWith(error);
       }
-      if (journaledSent && (error instanceof InvalidResponseError || (error instanceof ApiError && error.status >= 500)) && error.status !== 507) {
+      if (journaledSent && (error instanceof InvalidResponseError || (error instanceof ServiceError && error.status >= 500)) && error.status !== 507) {
         // A 5xx or a malformed 2xx to a POST: the animal may or may not exist. A 507 (Insufficient Storage, RFC 4918 §11.5)
         // says nothing was stored: its row stays unsent, so a rerun sends it, and the import stops below.
         await report(unknownOutcome(row, line, `sent, but the answer was not usable (${error.message}); ${check}`), true);

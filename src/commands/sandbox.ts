@@ -53,7 +53,7 @@ Reference: petctl help sandbox (keys, limits, paging, timeouts, the data file).`
 
 export async function sandboxRun(options: SandboxOptions, ctx: Context): Promise<void> {
   const [{ startSandbox }, { isLoopbackHost }, { renderTable }, { renderOptions }, { formatLocalTime }, { safeLines }] = await Promise.all([
-    import('../sandbox/server'),
+    import('../app/sandbox-start'),
     import('../config/url-check'),
     import('../output/table'),
     import('../output/settings'),

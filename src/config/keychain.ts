@@ -1,5 +1,5 @@
 import { spawn } from 'node:child_process';
-import { ExitCode, PetctlError } from '../errors';
+import { AuthError } from '../errors';
 import { KEYCHAIN_SERVICE, type KeychainRef } from './keychain-ref';
 import type { ProfileStore } from './profiles';
 import { type ResolvedTarget, withKeychainSecrets } from './target';
@@ -25,11 +25,11 @@ import { type ResolvedTarget, withKeychainSecrets } from './target';
 export const KEYCHAIN_TIMEOUT_MS = 3000;
 
 /** No keychain answered, or it refused: why, in words that name no secret. */
-export class KeychainUnavailableError extends PetctlError {
+export class KeychainUnavailableError extends AuthError {
   readonly reason: string;
 
   constructor(reason: string, hint?: string) {
-    super(ExitCode.AUTH, `the keychain is not available: ${reason}`, { code: 'keychain_unavailable', hint });
+    super(`the keychain is not available: ${reason}`, { code: 'keychain_unavailable', hint });
     this.reason = reason;
   }
 }

@@ -1,4 +1,4 @@
-import { ExitCode, PetctlError, UsageError } from '../errors';
+import { type PetctlError, UsageError } from '../errors';
 import { SANDBOX_PROFILE } from './config-file';
 
 /** What a profile's name and key must be, and the usage errors about choosing one. */
@@ -30,8 +30,7 @@ export function validateApiKey(key: string, label = 'the API key'): string {
  * usage error (exit 2) before anything is sent. `others` excludes the sandbox.
  */
 export function noProfileChosen(others: readonly string[]): PetctlError {
-  return new PetctlError(
-    ExitCode.USAGE,
+  return new UsageError(
     `no profile chosen; petctl has profile${others.length === 1 ? '' : 's'} ${others.join(', ')}. Choose one with petctl profile use <name> or -p <name> (-p ${SANDBOX_PROFILE} for the built-in sandbox)`,
     { code: 'no_profile' },
   );

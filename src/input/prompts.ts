@@ -1,5 +1,5 @@
 import type { Context } from '../context';
-import { ExitCode, InterruptedError, PetctlError, UsageError } from '../errors';
+import { InterruptedError, UsageError } from '../errors';
 import { PET_STATUSES, type PetStatusValue } from '../schemas/constants';
 import { int64Problem, parseInt64 } from '../schemas/int64';
 
@@ -130,7 +130,7 @@ export interface Confirmation {
 export async function confirmOrStop(ctx: Context, confirmation: Confirmation): Promise<void> {
   if (confirmation.yes) return;
   if (!canPrompt(ctx)) {
-    throw new PetctlError(ExitCode.USAGE, `${confirmation.action} needs confirmation, and there is no terminal to ask on; nothing done`, {
+    throw new UsageError(`${confirmation.action} needs confirmation, and there is no terminal to ask on; nothing done`, {
       code: 'confirmation_required',
       hint: `to go ahead without the question: ${confirmation.withYes}`,
     });
@@ -138,5 +138,5 @@ export async function confirmOrStop(ctx: Context, confirmation: Confirmation): P
   const { default: input } = await import('@inquirer/input');
   const answer = await ask(ctx, (context) => input({ message: `${confirmation.question} (y/N)` }, context));
   if (/^y(es)?$/i.test(answer.trim())) return;
-  throw new PetctlError(ExitCode.USAGE, `not confirmed: ${confirmation.kept}`, { code: 'cancelled' });
+  throw new UsageError(`not confirmed: ${confirmation.kept}`, { code: 'cancelled' });
 }

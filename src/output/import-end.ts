@@ -3,7 +3,7 @@ import type { JournalHolder } from '../bulk/journal-lock';
 import type { Tally } from '../bulk/results';
 import type { RowWords } from '../bulk/runner';
 import type { LookupFacts } from '../bulk/unknown-rows';
-import { ExitCode, InterruptedError, PetctlError, RateLimitError } from '../errors';
+import { FailureError, InterruptedError, type PetctlError, RateLimitError, RejectedError, ServiceError, restated } from '../errors';
 import type { Pet } from '../schemas/pet';
 import { formatWait } from './time';
 import { formatCounted, importStop } from './waits';
@@ -47,7 +47,7 @@ export function stopError(stop: ImportStop, now: number, target: string): Petctl
   switch (stop.kind) {
     case 'invalid_input':
       // Invalid rows, and neither --skip-invalid nor --dry-run: nothing is sent.
-      return new PetctlError(ExitCode.REJECTED, `${plural(stop.invalid, 'invalid row')} of ${stop.rows}; nothing was sent`, {
+      return new RejectedError(`${plural(stop.invalid, 'invalid row')} of ${stop.rows}; nothing was sent`, {
         code: 'invalid_input',
         // Only --dry-run refuses with --skip-invalid given; a dry run sends nothing, whatever is added to it.
         hint: stop.skipInvalid
@@ -59,15 +59,14 @@ export function stopError(stop: ImportStop, now: number, target: string): Petctl
       const { holder, maxWaitMs } = stop;
       const who = [holder.pid === undefined ? undefined : `pid ${holder.pid}`, holder.source].filter((part) => part !== undefined).join(', ');
       const waited = maxWaitMs > 0 ? `, which did not finish within --max-wait ${formatWait(maxWaitMs)}` : '';
-      return new PetctlError(ExitCode.FAILURE, `the journal ${stop.journal} is in use by another import${who === '' ? '' : ` (${who})`}${waited}; nothing sent`, {
+      return new FailureError(`the journal ${stop.journal} is in use by another import${who === '' ? '' : ` (${who})`}${waited}; nothing sent`, {
         code: 'journal_busy',
         hint: 'run the same command again once that import has finished, or raise --max-wait to wait for it: the rows it created are skipped',
       });
     }
     case 'listing_incomplete':
       // The service may hold animals that were not listed, so a row not found may exist after all.
-      return new PetctlError(
-        ExitCode.NETWORK,
+      return new ServiceError(
         `the listing of ${target} may be incomplete: page ${stop.page} held ${stop.size} animals, as many as asked for, and came without a Link rel="next"; ${plural(stop.notFound, 'row')} not found there may exist, so nothing was sent`,
         {
           code: 'listing_incomplete',
@@ -83,12 +82,12 @@ export function stopError(stop: ImportStop, now: number, target: string): Petctl
 function unwritableError(error: PetctlError & { deleted?: 'restored' | 'lost' }, created: number, left: number): PetctlError {
   const done = `the import stopped before sending another request: ${plural(created, 'row')} created by this run, ${plural(left, 'row')} not sent yet`;
   if (error.deleted === 'lost') {
-    return new PetctlError(ExitCode.FAILURE, `${error.message}; ${done}. It could not be written again, so a rerun would send the rows created before again`, {
+    return new FailureError(`${error.message}; ${done}. It could not be written again, so a rerun would send the rows created before again`, {
       code: error.code,
       hint: 'check what was created with petctl pets list before importing this file again',
     });
   }
-  return new PetctlError(ExitCode.FAILURE, `${error.message}; ${done}. Once the cause is fixed, a rerun of the same command resumes`, {
+  return new FailureError(`${error.message}; ${done}. Once the cause is fixed, a rerun of the same command resumes`, {
     code: error.code,
     hint: error.deleted === 'restored' ? 'rerun the same command to send the rest' : 'free some space on its disk or make its directory writable again, then rerun the same command',
     cause: error,
@@ -135,19 +134,19 @@ export function endingError(ending: ImportEnding, counts: ImportCounts, now: num
       // A row that turned unknown stopped it (a dropped connection): the way on is --retry-unknown's.
       return stoppedError(ending.error, left, counts.unknown > 0 ? retryUnknownHint(target, left) : undefined);
     case 'unknown':
-      return new PetctlError(ExitCode.NETWORK, `${plural(counts.unknown, 'row')} sent without an answer: outcome unknown; they are never resent on their own`, {
+      return new ServiceError(`${plural(counts.unknown, 'row')} sent without an answer: outcome unknown; they are never resent on their own`, {
         code: 'outcome_unknown',
         hint: retryUnknownHint(target),
       });
     case 'ambiguous': {
       const others = counts.rejected + counts.invalid > 0 ? `; also ${plural(counts.rejected, 'row')} rejected by the server, ${plural(counts.invalid, 'row')} invalid` : '';
-      return new PetctlError(ExitCode.REJECTED, `${plural(counts.ambiguous, 'row')} sent without an answer matched more than one animal on ${target}: neither sent nor recorded${others}`, {
+      return new RejectedError(`${plural(counts.ambiguous, 'row')} sent without an answer matched more than one animal on ${target}: neither sent nor recorded${others}`, {
         code: 'ambiguous_rows',
         hint: ambiguousHint(counts.rejected + counts.invalid > 0),
       });
     }
     case 'rejected':
-      return new PetctlError(ExitCode.REJECTED, `${plural(counts.rejected, 'row')} rejected by the server, ${plural(counts.invalid, 'row')} invalid`, {
+      return new RejectedError(`${plural(counts.rejected, 'row')} rejected by the server, ${plural(counts.invalid, 'row')} invalid`, {
         code: counts.rejected > 0 ? 'rows_rejected' : 'invalid_row',
         hint: 'fix those rows in the file and rerun the same command: only the rows not created yet are sent',
       });
@@ -156,7 +155,7 @@ export function endingError(ending: ImportEnding, counts: ImportCounts, now: num
 
 /** Another error stopped sending: its own words, and what a rerun does (`hint`: instead of the error's own). */
 function stoppedError(error: PetctlError, left: number, hint = error.hint): PetctlError {
-  return new PetctlError(error.exitCode, `${error.message}; the import stopped, ${plural(left, 'row')} not sent yet; rerun the same command to resume`, {
+  return restated(error, `${error.message}; the import stopped, ${plural(left, 'row')} not sent yet; rerun the same command to resume`, {
     code: error.code,
     status: error.status,
     body: error.body,

@@ -1,5 +1,5 @@
 import jmespath from 'jmespath';
-import { ExitCode, PetctlError } from '../errors';
+import { PetctlError, UsageError } from '../errors';
 import { parseJson, stringifyJson } from '../schemas/json';
 import type { OutputFormat } from './format';
 import { type AstNode, renderQueryCsv } from './query-csv';
@@ -40,7 +40,7 @@ export interface CompiledQuery {
 
 /** A bad --query, or one that cannot be applied to this result: exit 2, like any bad flag value. */
 function queryError(message: string): PetctlError {
-  return new PetctlError(ExitCode.USAGE, message, { code: 'invalid_query', hint: 'see https://jmespath.org/specification.html' });
+  return new UsageError(message, { code: 'invalid_query', hint: 'see https://jmespath.org/specification.html' });
 }
 
 /** The JMESPath specification's functions, all that jmespath.js knows. */

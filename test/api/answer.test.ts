@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { type Answer, errorBodyOf, errorForAnswer, parseSuccessBody } from '../../src/api/answer';
-import { ApiError, ExitCode, InvalidResponseError, RateLimitError, RedirectError } from '../../src/errors';
+import { AuthError, ExitCode, FailureError, InvalidResponseError, NotFoundError, RateLimitError, RejectedError, ServiceError } from '../../src/errors';
 import { waitWords } from '../../src/output/waits';
 
 const NOW = new Date(2026, 10, 25, 14, 31, 4, 0).getTime();
@@ -15,14 +15,14 @@ const context = { method: 'GET', url: URL, now: NOW, words: waitWords };
 
 describe('errorForAnswer', () => {
   it.each([
-    { status: 400, body: { code: 'missing_field', message: 'name is required', status: 400 }, exit: ExitCode.REJECTED, code: 'missing_field' },
-    { status: 401, body: { code: 'unauthorized', message: 'bad key', status: 401 }, exit: ExitCode.AUTH, code: 'unauthorized' },
-    { status: 404, body: { code: 'pet_not_found', message: 'no', status: 404 }, exit: ExitCode.NOT_FOUND, code: 'pet_not_found' },
-    { status: 418, body: 'I am a teapot', exit: ExitCode.FAILURE, code: 'http_418' },
-    { status: 500, body: { code: 'internal_error', message: 'oops', status: 500 }, exit: ExitCode.NETWORK, code: 'internal_error' },
-  ])('HTTP $status → exit $exit, code $code', ({ status, body, exit, code }) => {
+    { status: 400, body: { code: 'missing_field', message: 'name is required', status: 400 }, exit: ExitCode.REJECTED, code: 'missing_field', kind: RejectedError },
+    { status: 401, body: { code: 'unauthorized', message: 'bad key', status: 401 }, exit: ExitCode.AUTH, code: 'unauthorized', kind: AuthError },
+    { status: 404, body: { code: 'pet_not_found', message: 'no', status: 404 }, exit: ExitCode.NOT_FOUND, code: 'pet_not_found', kind: NotFoundError },
+    { status: 418, body: 'I am a teapot', exit: ExitCode.FAILURE, code: 'http_418', kind: FailureError },
+    { status: 500, body: { code: 'internal_error', message: 'oops', status: 500 }, exit: ExitCode.NETWORK, code: 'internal_error', kind: ServiceError },
+  ])('HTTP $status → exit $exit, code $code', ({ status, body, exit, code, kind }) => {
     const error = errorForAnswer(answer(status, body), context);
-    expect(error).toBeInstanceOf(ApiError);
+    expect(error).toBeInstanceOf(kind);
     expect(error.exitCode).toBe(exit);
     expect(error.code).toBe(code);
   });
@@ -40,7 +40,7 @@ describe('errorForAnswer', () => {
 
   it('a redirect is never followed: exit 7, naming where it pointed, on one line', () => {
     const error = errorForAnswer(answer(302, '', { location: 'https://evil.example/\r\nx' }), context);
-    expect(error).toBeInstanceOf(RedirectError);
+    expect(error).toMatchObject({ exitCode: 7, code: 'redirected', status: 302 });
     expect(error.message).toContain('to https://evil.example/  x;');
   });
 

@@ -10,7 +10,7 @@ import { RecordIndex, type RowPlan } from '../../src/bulk/records';
 import type { RowResult } from '../../src/bulk/results';
 import type { LevelChange } from '../../src/bulk/in-flight';
 import { type PlannedRow, runImport } from '../../src/bulk/runner';
-import { ApiError, InterruptedError, NetworkError, RateLimitError } from '../../src/errors';
+import { InterruptedError, NetworkError, RateLimitError, errorForStatus } from '../../src/errors';
 import type { NewPet, Pet } from '../../src/schemas/pet';
 
 /**
@@ -89,7 +89,7 @@ describe('runImport', () => {
       if (newPet.name !== 'bad') return creates(newPet, hooks);
       await hooks.beforeSend?.();
       hooks.onAnswer?.(answerOf(400));
-      throw new ApiError('POST', 'http://x/v1/pets', 400, { code: 'invalid_category', message: 'no', status: 400 });
+      throw errorForStatus(400, 'no', { code: 'invalid_category', status: 400, body: { code: 'invalid_category', message: 'no', status: 400 } });
     });
     expect(entries).toEqual({ 1: 'created', 2: 'rejected', 3: 'created' });
     expect(results.map((r) => (r.ok ? 'ok' : r.error.code))).toEqual(['ok', 'invalid_category', 'ok']);

@@ -2,7 +2,6 @@ import fs from 'node:fs';
 import path from 'node:path';
 import ts from 'typescript';
 import { describe, expect, it } from 'vitest';
-import { ExitCode } from '../../src/errors';
 import { SANDBOX_ERROR_CODES } from '../../src/sandbox/errors';
 
 /**
@@ -12,7 +11,7 @@ import { SANDBOX_ERROR_CODES } from '../../src/sandbox/errors';
  * outside src/sandbox/, found with the type checker: a literal, a constant, a
  * function typed to return literals (`codeFor`), either branch of a `?:` or a
  * `??` default, and a template (`http_${status}` is listed as `http_<status>`).
- * Where the source fixes the exit code (`new PetctlError(ExitCode.USAGE, …)`),
+ * Where the source fixes the exit code (`new UsageError(…)`: the class's),
  * the list must name it. A code a server sends passes through as the server
  * wrote it; the sandbox's are held to docs/sandbox.md's table below.
  */
@@ -63,13 +62,14 @@ function codesInSource(): SourceCode[] {
     return property?.declarations?.some((declaration) => !ts.isPropertyAssignment(declaration) && !ts.isShorthandPropertyAssignment(declaration)) === true;
   };
 
-  /** `new X(ExitCode.NAME, …, { code })` or `super(ExitCode.NAME, …, { code })`: the exit code the source fixes. */
+  /** `new X(…, { code })` or `super(…, { code })` in class X: the exit code X's class fixes. */
   const exitOf = (object: ts.ObjectLiteralExpression): number | undefined => {
     const call = object.parent;
     if (!(ts.isNewExpression(call) || ts.isCallExpression(call))) return undefined;
-    const first = call.arguments?.[0];
-    if (!first || !ts.isPropertyAccessExpression(first) || first.expression.getText() !== 'ExitCode') return undefined;
-    return ExitCode[first.name.text as keyof typeof ExitCode];
+    const made = call.expression.kind === ts.SyntaxKind.SuperKeyword ? ts.findAncestor(call, ts.isClassLike) : call;
+    const exit = made === undefined ? undefined : checker.getTypeAtLocation(made).getProperty('exitCode');
+    const type = exit === undefined ? undefined : checker.getTypeOfSymbolAtLocation(exit, call);
+    return type?.isNumberLiteral() ? type.value : undefined;
   };
 
   for (const file of files) {

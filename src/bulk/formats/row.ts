@@ -1,5 +1,5 @@
 import { type InputEncoding, UndecodableError } from '../decode';
-import { ExitCode, PetctlError } from '../../errors';
+import { RejectedError } from '../../errors';
 import type { NewPet } from '../../schemas/pet';
 import type { ColumnMapping } from './columns';
 
@@ -34,9 +34,9 @@ export interface ReadOptions {
 }
 
 /** The input as a whole cannot be read as its format (no JSON array, a bad CSV header, an empty file): exit 6. */
-export class InvalidInputError extends PetctlError {
+export class InvalidInputError extends RejectedError {
   constructor(message: string) {
-    super(ExitCode.REJECTED, message, { code: 'invalid_input' });
+    super(message, { code: 'invalid_input' });
   }
 }
 

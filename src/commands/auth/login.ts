@@ -1,6 +1,6 @@
 import type { Command } from 'commander';
 import type { Context } from '../../context';
-import { ExitCode, InterruptedError, NetworkError, NotConfiguredError, PetctlError, UsageError } from '../../errors';
+import { AuthError, InterruptedError, NetworkError, NotConfiguredError, PetctlError, UsageError, restated } from '../../errors';
 import { readKey } from '../../input/read-key';
 import type { Invoke } from '../root';
 
@@ -93,18 +93,18 @@ async function checkKey(ctx: Context, key: string): Promise<void> {
 async function refusal(error: PetctlError, service: string, baseUrl: string | undefined): Promise<PetctlError> {
   const details = { code: error.code, status: error.status, cause: error };
   if (error.status === 401 || error.status === 403) {
-    return new PetctlError(ExitCode.AUTH, `key not accepted by ${service}: ${error.message}`, { ...details, hint: 'check the key; --no-verify stores it without asking the service' });
+    return new AuthError(`key not accepted by ${service}: ${error.message}`, { ...details, hint: 'check the key; --no-verify stores it without asking the service' });
   }
   if (error.status === 404) {
     const { withVersionSegment } = await import('../../config/base-url');
     const versioned = baseUrl === undefined ? undefined : withVersionSegment(baseUrl);
-    return new PetctlError(ExitCode.USAGE, `${service} has no /pets (HTTP 404): the base URL is wrong; nothing stored`, {
+    return new UsageError(`${service} has no /pets (HTTP 404): the base URL is wrong; nothing stored`, {
       ...details,
       code: 'wrong_base_url',
       hint: versioned ? `the base URL probably lacks /v1: ${versioned}` : 'check the base URL: petctl profile show',
     });
   }
-  return new PetctlError(error.exitCode, `the key could not be checked (${error.message}); nothing stored`, {
+  return restated(error, `the key could not be checked (${error.message}); nothing stored`, {
     ...details,
     hint: error.hint ?? '--no-verify stores it without asking the service',
   });
