@@ -1,6 +1,6 @@
-import { type Command, CommanderError } from 'commander';
-import { leftoverWordsError, unquotedValueError } from './commands/leftover-words';
+import { CommanderError } from 'commander';
 import { buildProgram, globalOptions } from './commands/root';
+import { usageError } from './commands/usage-errors';
 import { type Context, type ContextDeps, type IO, createContext } from './context';
 
 export { loadedHttpCore } from './context';
@@ -32,8 +32,10 @@ export async function main(argv: string[], deps: MainDeps): Promise<number> {
     await program.parseAsync(argv.length === 0 ? ['--help'] : argv, { from: 'user' });
     return ExitCode.OK;
   } catch (error) {
-    const wantsJson = jsonErrors(argv, ctx);
-    return reportError(error, argv, io, wantsJson, deps.signal);
+    // -o json/ndjson makes errors a JSON line on stderr too: as far as commander had parsed the flags.
+    const { output } = ctx?.globals ?? globalOptions(program);
+    const failure = error instanceof CommanderError ? usageError(error, argv) : error;
+    return failure === undefined ? ExitCode.OK : reportError(failure, io, output === 'json' || output === 'ndjson', deps.signal);
   } finally {
     await ctx?.cleanup();
   }
@@ -46,61 +48,11 @@ async function checkQuery(expression: string, jsonResult: boolean): Promise<void
   compileQuery(expression);
 }
 
-/** -o json/ndjson makes errors a JSON line on stderr too; read from argv when parsing itself failed. */
-function jsonErrors(argv: string[], ctx: Context | undefined): boolean {
-  if (ctx) return ctx.globals.output === 'json' || ctx.globals.output === 'ndjson';
-  for (let i = 0; i < argv.length; i++) {
-    const arg = argv[i]!;
-    if (arg === '--') break;
-    if (arg === '--json' || /^(--output=|-o=?)n?d?json$/.test(arg)) return true;
-    if ((arg === '-o' || arg === '--output') && /^n?d?json$/.test(argv[i + 1] ?? '')) return true;
-  }
-  return false;
-}
-
-function toPetctlError(error: unknown, argv: string[], signal: AbortSignal): PetctlError | { exitCode: number; silent: true } {
+function toPetctlError(error: unknown, signal: AbortSignal): PetctlError {
   if (error instanceof PetctlError) return error;
-  if (error instanceof CommanderError) {
-    // --help and --version end with these codes after printing, and a group without a subcommand
-    // (`petctl pets`) with commander.help after printing its help, on stdout (commands/root.ts).
-    if (error.code === 'commander.helpDisplayed' || error.code === 'commander.version' || error.code === 'commander.help') return { exitCode: ExitCode.OK, silent: true };
-    const { helpCommand = 'petctl --help', failedIn } = error as CommanderError & { helpCommand?: string; failedIn?: Command };
-    if (error.code === 'commander.excessArguments' && failedIn !== undefined) return leftoverWordsError(failedIn, argv, `see ${helpCommand}`);
-    // An unknown command that is no typo of one may be the rest of a value: `-p my shelter pets list`.
-    const unquoted = error.code === 'commander.unknownCommand' && failedIn !== undefined && !error.message.includes('Did you mean') ? unquotedValueError(failedIn, argv) : undefined;
-    if (unquoted !== undefined) return unquoted;
-    return new UsageError(usageMessage(error), `see ${helpCommand}`);
-  }
   if (signal.aborted) return new InterruptedError();
   const message = error instanceof Error ? error.message : String(error);
   return new FailureError(`unexpected failure: ${message}`, { code: 'internal_error', cause: error });
-}
-
-/**
- * Commander's message in one line and in the user's terms; a bad value names its flag or
- * argument and repeats the value as typed:
- *   unknown command 'pet'\n(Did you mean pets?)  ->  unknown command 'pet' (did you mean 'pets'?)
- *   option '--category-id <int64>' argument 'cat' is invalid. must be a whole number
- *                                                ->  --category-id must be a whole number, not "cat"
- *   command-argument value 'abc' is invalid for argument 'petId'. must be a whole number
- *                                                ->  petId must be a whole number, not "abc"
- */
-export function usageMessage(error: CommanderError): string {
-  const message = error.message.replace(/^error: /, '');
-  const option = /^option '([^']*)' argument '([\s\S]*)' is invalid\. ([\s\S]*)$/.exec(message);
-  if (option) return badValue(/--[\w-]+/.exec(option[1]!)?.[0] ?? option[1]!.split(' ')[0]!, option[2]!, option[3]!);
-  const argument = /^command-argument value '([\s\S]*)' is invalid for argument '([^']+)'\. ([\s\S]*)$/.exec(message);
-  if (argument) return badValue(argument[2]!, argument[1]!, argument[3]!);
-  return message.replace(/\s*\n\(Did you mean (one of )?(.+)\?\)$/, (_match, oneOf: string | undefined, names: string) =>
-    ` (did you mean ${oneOf ?? ''}${names.split(', ').map((name) => `'${name}'`).join(', ')}?)`,
-  ).replace(/\s*\n\s*/g, ' ');
-}
-
-/** `--limit must be a whole number from 1 to 100, not "0"`; commander's own choices say "Allowed choices are a, b." */
-function badValue(name: string, value: string, why: string): string {
-  const must = why.replace(/^Allowed choices are ([\s\S]*?)\.?$/, 'must be one of $1').replace(/\.$/, '');
-  // Plain quotes: stderr's sanitizer shows any control character in the value as an escape.
-  return `${name} ${must}, not "${value}"`;
 }
 
 /**
@@ -117,9 +69,8 @@ function jsonError(failure: PetctlError): Record<string, unknown> {
   return { ...fields, retryAt: new Date(Math.ceil(retryAt / 1000) * 1000).toISOString() };
 }
 
-function reportError(error: unknown, argv: string[], io: IO, wantsJson: boolean, signal: AbortSignal): number {
-  const failure = toPetctlError(error, argv, signal);
-  if (!(failure instanceof PetctlError)) return failure.exitCode;
+function reportError(error: unknown, io: IO, wantsJson: boolean, signal: AbortSignal): number {
+  const failure = toPetctlError(error, signal);
   if (failure instanceof InterruptedError) {
     // The shell already shows ^C; a newline keeps the prompt on its own line.
     io.stderr.write('\n');

@@ -1,4 +1,4 @@
-import { InvalidArgumentError, Option } from 'commander';
+import { type Argument, type Command, InvalidArgumentError, Option } from 'commander';
 import { LIMIT_MAX, LIMIT_MIN, PET_STATUSES, type PetStatusValue } from '../schemas/constants';
 import { STATUS_RULE } from '../schemas/new-pet-rules';
 import { int64Problem, parseInt64 } from '../schemas/int64';
@@ -8,9 +8,34 @@ import { type Concurrency, IN_FLIGHT } from '../bulk/in-flight';
 
 /**
  * Flag and argument parsers. Each throws commander's InvalidArgumentError with
- * what the value must be ("must be a whole number"); main.ts names the flag or
- * argument and repeats the value: `--limit must be …, not "0"` (exit 2).
+ * what the value must be ("must be a whole number"); nameBadValues names the
+ * flag or argument and repeats the value: `--limit must be …, not "0"` (exit 2).
  */
+
+/**
+ * Every flag's and argument's value parser, under `command` and its subcommands, made to fail
+ * through commander's own `command.error` with the whole sentence: the name, what the value must
+ * be (the parser's words, or a choice's), and the value as typed. Not with commander's code for a
+ * bad value, which would have commander put its own sentence in front.
+ */
+export function nameBadValues(command: Command): void {
+  for (const target of [...command.options, ...command.registeredArguments] as Array<Option | Argument>) {
+    const parse = target.parseArg;
+    if (parse === undefined) continue;
+    const name = target instanceof Option ? (target.long ?? target.short!) : target.name();
+    const must = target.argChoices === undefined ? undefined : `must be one of ${target.argChoices.join(', ')}`;
+    target.parseArg = <T>(value: string, previous: T): T => {
+      try {
+        return parse(value, previous);
+      } catch (error) {
+        if (!(error instanceof InvalidArgumentError)) throw error;
+        // Plain quotes: stderr's sanitizer shows any control character in the value as an escape.
+        return command.error(`${name} ${must ?? error.message}, not "${value}"`, { code: 'petctl.badValue' });
+      }
+    };
+  }
+  for (const sub of command.commands) nameBadValues(sub);
+}
 
 export function parseLimit(value: string): number {
   if (!/^\d+$/.test(value) || Number(value) < LIMIT_MIN || Number(value) > LIMIT_MAX) {

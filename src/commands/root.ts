@@ -8,7 +8,7 @@ import { registerAuth } from './auth';
 import { registerCache } from './cache';
 import { registerCompletion } from './completion';
 import { GUIDES_HELP, registerHelp } from './help';
-import { parseCount, parsePositiveSeconds, parseSeconds } from './parsers';
+import { nameBadValues, parseCount, parsePositiveSeconds, parseSeconds } from './parsers';
 import { registerPets } from './pets';
 import { registerProfile } from './profile';
 import { registerSandbox } from './sandbox';
@@ -70,11 +70,10 @@ export interface HelpOutput {
  */
 export function buildProgram(invoke: Invoke, output: HelpOutput): Command {
   const program = new Command('petctl')
-    // Commander calls this on the command whose parsing failed (subcommands inherit it):
-    // the error learns the closest help, which main.ts names in the hint, and the command
-    // itself, whose flags and arguments tell main.ts which words were left over.
+    // Commander calls this on the command whose parsing failed (subcommands inherit it): the error
+    // learns that command, whose help and flags commands/usage-errors.ts words the error with.
     .exitOverride(function (this: Command, error: CommanderError) {
-      throw Object.assign(error, { helpCommand: `${commandPath(closestCommand(this, error))} --help`, failedIn: this });
+      throw Object.assign(error, { failedIn: this });
     })
     .configureOutput({
       writeOut: output.writeOut,
@@ -133,31 +132,6 @@ ${GUIDES_HELP}`,
   registerCache(program, invoke);
   registerCompletion(program, invoke);
   registerHelp(program, invoke, output);
+  nameBadValues(program);
   return program;
-}
-
-/**
- * The command whose help is closest to what was typed: where parsing failed,
- * or, for an unknown command with one suggestion, the suggestion followed by
- * the words after it: `petctl pet list` -> `petctl pets list`.
- */
-function closestCommand(failedIn: Command, error: CommanderError): Command {
-  if (error.code !== 'commander.unknownCommand') return failedIn;
-  const suggested = /\(Did you mean ([^ ,]+)\?\)$/.exec(error.message)?.[1];
-  let command = failedIn.commands.find((sub) => sub.name() === suggested);
-  if (command === undefined) return failedIn;
-  // commander's args at this point: the unknown word, then the rest of the line.
-  for (const word of failedIn.args.slice(1)) {
-    const sub: Command | undefined = command.commands.find((candidate) => candidate.name() === word);
-    if (sub === undefined) break;
-    command = sub;
-  }
-  return command;
-}
-
-/** `petctl pets list` for the list command. */
-export function commandPath(command: Command): string {
-  const names: string[] = [];
-  for (let at: Command | null = command; at !== null; at = at.parent) names.unshift(at.name());
-  return names.join(' ');
 }

@@ -1,12 +1,66 @@
-import type { Command, Option } from 'commander';
+import type { Command, CommanderError, Option } from 'commander';
 import { UsageError } from '../errors';
-import { commandPath } from './root';
 
 /**
- * Words commander found no place for (`too many arguments`), told in the user's terms.
- * The usual cause is a value with spaces left unquoted, `--name Mr Whiskers`: the shell
- * gave petctl two words, and the hint shows the flag with its words joined in quotes.
+ * A usage error commander found, in petctl's words, with the closest help in its hint. Commander
+ * writes the message (a bad value's is the parsers' own: commands/parsers.ts), suggests a command
+ * or flag for a typo (showSuggestionAfterError), and names the command where parsing failed
+ * (root.ts's exitOverride); this lays the suggestion on the message's line, and says what to do
+ * with words it found no place for (`too many arguments`). The usual cause of those is a value
+ * with spaces left unquoted, `--name Mr Whiskers`: the shell gave petctl two words, and the hint
+ * shows the flag with its words joined in quotes.
  */
+
+/**
+ * A commander error as petctl's UsageError; undefined for help and --version, which end well (and
+ * a group without a command, `petctl pets`, whose help root.ts prints on stdout).
+ */
+export function usageError(error: CommanderError, argv: string[]): UsageError | undefined {
+  if (['commander.helpDisplayed', 'commander.version', 'commander.help'].includes(error.code)) return undefined;
+  // root.ts's exitOverride names it on every error commander throws.
+  const { failedIn } = error as CommanderError & { failedIn: Command };
+  const [message, suggested] = error.message.replace(/^error: /, '').split('\n(Did you mean ');
+  const help = `see ${commandPath(closestCommand(failedIn, error.code, suggested))} --help`;
+  if (error.code === 'commander.excessArguments') return leftoverWordsError(failedIn, argv, help);
+  // An unknown command that is no typo of one may be the rest of a value: `-p my shelter pets list`.
+  if (error.code === 'commander.unknownCommand' && suggested === undefined) return unquotedValueError(failedIn, argv) ?? new UsageError(message!, help);
+  return new UsageError(suggested === undefined ? message! : `${message} (did you mean ${suggestion(suggested)}?)`, help);
+}
+
+/** Commander's `one of pets, profile?)` as `one of 'pets', 'profile'`. */
+function suggestion(suggested: string): string {
+  const oneOf = suggested.startsWith('one of ') ? 'one of ' : '';
+  return `${oneOf}${namesOf(suggested).map((name) => `'${name}'`).join(', ')}`;
+}
+
+function namesOf(suggested: string): string[] {
+  return suggested.replace(/^one of /, '').replace(/\?\)$/, '').split(', ');
+}
+
+/**
+ * The command whose help is closest to what was typed: where parsing failed, or, for an unknown
+ * command with one suggestion, the suggestion followed by the words after it: `petctl pet list`
+ * -> `petctl pets list`.
+ */
+function closestCommand(failedIn: Command, code: string, suggested: string | undefined): Command {
+  const names = suggested === undefined ? [] : namesOf(suggested);
+  let command = code === 'commander.unknownCommand' && names.length === 1 ? failedIn.commands.find((sub) => sub.name() === names[0]) : undefined;
+  if (command === undefined) return failedIn;
+  // commander's args at this point: the unknown word, then the rest of the line.
+  for (const word of failedIn.args.slice(1)) {
+    const sub: Command | undefined = command.commands.find((candidate) => candidate.name() === word);
+    if (sub === undefined) break;
+    command = sub;
+  }
+  return command;
+}
+
+/** `petctl pets list` for the list command. */
+export function commandPath(command: Command): string {
+  const names: string[] = [];
+  for (let at: Command | null = command; at !== null; at = at.parent) names.unshift(at.name());
+  return names.join(' ');
+}
 
 interface FlagValue {
   flag: string;
@@ -15,7 +69,7 @@ interface FlagValue {
 }
 
 /** Too many arguments: the quote hint when the words follow a flag's value, else what the command takes. */
-export function leftoverWordsError(command: Command, argv: string[], help: string): UsageError {
+function leftoverWordsError(command: Command, argv: string[], help: string): UsageError {
   const unquoted = unquotedValueError(command, argv);
   if (unquoted !== undefined) return unquoted;
   const expected = command.registeredArguments.map((argument) => (argument.required ? `<${argument.name()}>` : `[${argument.name()}]`));
@@ -27,7 +81,7 @@ export function leftoverWordsError(command: Command, argv: string[], help: strin
  * Words after a flag's value where petctl expected none or a command (`petctl -p my shelter pets
  * list`): the flag with its words in quotes; undefined when no flag value precedes them.
  */
-export function unquotedValueError(command: Command, argv: string[]): UsageError | undefined {
+function unquotedValueError(command: Command, argv: string[]): UsageError | undefined {
   const { afterFlags } = leftoverWords(command, argv);
   const [first] = afterFlags;
   if (first === undefined) return undefined;
