@@ -5,6 +5,7 @@
 import { build } from 'esbuild';
 import { mkdirSync, readdirSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import { readFile } from 'node:fs/promises';
+import { createRequire } from 'node:module';
 import { constants as http2Constants } from 'node:http2';
 import { fileURLToPath } from 'node:url';
 import { GUIDE_SOURCES, guideBlocks, guideMarkdown } from './guides.mjs';
@@ -220,8 +221,10 @@ try {
   for (const topic of Object.keys(GUIDE_SOURCES)) {
     writeFileSync(new URL(`${topic}.json`, guides), JSON.stringify(guideBlocks(guideMarkdown(topic, new URL('../', import.meta.url)))));
   }
-  await writeManPages(new URL('man/', staging), pkg.version);
-  await writeHelpPages(staging, pkg.version, Object.keys(GUIDE_SOURCES));
+  // The man and help pages are made from the command tree of the bundle itself.
+  const { buildProgram } = createRequire(import.meta.url)(fileURLToPath(new URL('petctl.cjs', staging)));
+  await writeManPages(new URL('man/', staging), pkg.version, buildProgram);
+  await writeHelpPages(staging, Object.keys(GUIDE_SOURCES), buildProgram);
 
   // V8 checks a code cache against its source's length only, so the old bundle's caches go.
   rmSync(new URL('.cache/', dist), { recursive: true, force: true });

@@ -1,12 +1,11 @@
-// dist/help.json and dist/help.cjs: every command's help, captured from the command tree at build
-// time, and the small module that lays a page out for the terminal (src/output/help-pages.ts, with
-// commander's Help class and nothing else of commander). bin/petctl.js answers help with them
+// dist/help.json and dist/help.cjs: every command's help, captured from the command tree the bundle
+// builds, and the small module that lays a page out for the terminal (src/output/help-pages.ts,
+// with commander's Help class and nothing else of commander). bin/petctl.js answers help with them
 // without loading the program.
 import { build } from 'esbuild';
 import { createRequire } from 'node:module';
 import { writeFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
-import { loadSource } from './load-source.mjs';
 
 const require = createRequire(import.meta.url);
 
@@ -18,11 +17,7 @@ const commanderHelpOnly = {
   },
 };
 
-export async function writeHelpPages(dir, version, guides) {
-  const { buildProgram } = await loadSource('src/commands/root.ts', version);
-  const { captureHelpPages } = await loadSource('src/output/help-pages.ts', version);
-  const program = buildProgram(async () => {}, { writeOut: () => {} });
-  writeFileSync(new URL('help.json', dir), JSON.stringify(captureHelpPages(program, guides)));
+export async function writeHelpPages(dir, guides, buildProgram) {
   await build({
     entryPoints: [fileURLToPath(new URL('../src/output/help-pages.ts', import.meta.url))],
     plugins: [commanderHelpOnly],
@@ -34,4 +29,7 @@ export async function writeHelpPages(dir, version, guides) {
     minify: true,
     logLevel: 'warning',
   });
+  const { captureHelpPages } = require(fileURLToPath(new URL('help.cjs', dir)));
+  const program = buildProgram(async () => {}, { writeOut: () => {} });
+  writeFileSync(new URL('help.json', dir), JSON.stringify(captureHelpPages(program, guides)));
 }

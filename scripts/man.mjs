@@ -3,11 +3,9 @@
 // here is written by hand: names, synopses, options, subcommands and the
 // examples after each --help come from the commander definitions in src/commands/.
 import { mkdirSync, writeFileSync } from 'node:fs';
-import { loadSource } from './load-source.mjs';
 
-/** The program as src/commands/root.ts builds it, its help printed into `captured`. */
-async function loadProgram(version) {
-  const { buildProgram } = await loadSource('src/commands/root.ts', version);
+/** The program as src/commands/root.ts builds it (from the bundle), its help printed into `captured`. */
+function loadProgram(buildProgram) {
   const captured = { text: '' };
   const write = (text) => void (captured.text += text);
   const program = buildProgram(async () => {}, { writeOut: write });
@@ -63,8 +61,8 @@ function page(command, program, captured, version) {
 }
 
 /** Writes petctl.1 and petctl-<command>.1 for every visible command into `dir`; the names written. */
-export async function writeManPages(dir, version) {
-  const { program, captured } = await loadProgram(version);
+export async function writeManPages(dir, version, buildProgram) {
+  const { program, captured } = loadProgram(buildProgram);
   mkdirSync(dir, { recursive: true });
   const written = [];
   const visit = (command) => {

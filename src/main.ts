@@ -4,6 +4,8 @@ import { usageError } from './commands/usage-errors';
 import { type Context, type ContextDeps, type IO, createContext } from './context';
 
 export { loadedHttpCore } from './context';
+/** The command tree, for the build's man and help pages (scripts/man.mjs, scripts/help-pages.mjs). */
+export { buildProgram } from './commands/root';
 import { ExitCode, FailureError, InterruptedError, PetctlError, UsageError, rateLimitCause } from './errors';
 import { safeLine, safeText } from './sanitize';
 

@@ -7,9 +7,9 @@ import { type Command, Help } from 'commander';
  * bare `petctl` from that file, making the same calls on commander's own Help class at the width
  * commander would use. The page is the program's page, without loading the program.
  *
- * The program never imports this module. scripts/help-pages.mjs runs captureHelpPages on the
- * command tree and writes dist/help.json, and bundles this module into dist/help.cjs with
- * commander's Help class and nothing else of commander, for the shim.
+ * The program never imports this module. scripts/help-pages.mjs bundles it into dist/help.cjs with
+ * commander's Help class and nothing else of commander, for the shim, and runs its
+ * captureHelpPages on the command tree of the program's bundle to write dist/help.json.
  */
 
 /** What the build writes to dist/help.json. */
