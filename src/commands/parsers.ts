@@ -15,8 +15,9 @@ import { type Concurrency, IN_FLIGHT } from '../bulk/in-flight';
 /**
  * Every flag's and argument's value parser, under `command` and its subcommands, made to fail
  * through commander's own `command.error` with the whole sentence: the name, what the value must
- * be (the parser's words, or a choice's), and the value as typed. Not with commander's code for a
- * bad value, which would have commander put its own sentence in front.
+ * be (the parser's words, or a choice's), and the value as typed; `error: ` first, as commander's
+ * own messages have it. Not with commander's code for a bad value, which would have commander put
+ * its own sentence in front.
  */
 export function nameBadValues(command: Command): void {
   for (const target of [...command.options, ...command.registeredArguments] as Array<Option | Argument>) {
@@ -30,7 +31,7 @@ export function nameBadValues(command: Command): void {
       } catch (error) {
         if (!(error instanceof InvalidArgumentError)) throw error;
         // Plain quotes: stderr's sanitizer shows any control character in the value as an escape.
-        return command.error(`${name} ${must ?? error.message}, not "${value}"`, { code: 'petctl.badValue' });
+        return command.error(`error: ${name} ${must ?? error.message}, not "${value}"`, { code: 'petctl.badValue' });
       }
     };
   }

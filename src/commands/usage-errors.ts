@@ -19,22 +19,16 @@ export function usageError(error: CommanderError, argv: string[]): UsageError | 
   if (['commander.helpDisplayed', 'commander.version', 'commander.help'].includes(error.code)) return undefined;
   // root.ts's exitOverride names it on every error commander throws.
   const { failedIn } = error as CommanderError & { failedIn: Command };
-  const [message, suggested] = error.message.replace(/^error: /, '').split('\n(Did you mean ');
+  // Commander's message, and its suggestion for a typo on a line of its own: `(Did you mean one of pets, profile?)`.
+  const [message, suggestion] = error.message.slice('error: '.length).split('\n(Did you mean ');
+  const suggested = suggestion?.replace(/^one of /, '').slice(0, -'?)'.length).split(', ') ?? [];
   const help = `see ${commandPath(closestCommand(failedIn, error.code, suggested))} --help`;
   if (error.code === 'commander.excessArguments') return leftoverWordsError(failedIn, argv, help);
   // An unknown command that is no typo of one may be the rest of a value: `-p my shelter pets list`.
-  if (error.code === 'commander.unknownCommand' && suggested === undefined) return unquotedValueError(failedIn, argv) ?? new UsageError(message!, help);
-  return new UsageError(suggested === undefined ? message! : `${message} (did you mean ${suggestion(suggested)}?)`, help);
-}
-
-/** Commander's `one of pets, profile?)` as `one of 'pets', 'profile'`. */
-function suggestion(suggested: string): string {
-  const oneOf = suggested.startsWith('one of ') ? 'one of ' : '';
-  return `${oneOf}${namesOf(suggested).map((name) => `'${name}'`).join(', ')}`;
-}
-
-function namesOf(suggested: string): string[] {
-  return suggested.replace(/^one of /, '').replace(/\?\)$/, '').split(', ');
+  if (error.code === 'commander.unknownCommand' && suggestion === undefined) return unquotedValueError(failedIn, argv) ?? new UsageError(message!, help);
+  if (suggestion === undefined) return new UsageError(message!, help);
+  const oneOf = suggested.length > 1 ? 'one of ' : '';
+  return new UsageError(`${message} (did you mean ${oneOf}${suggested.map((name) => `'${name}'`).join(', ')}?)`, help);
 }
 
 /**
@@ -42,9 +36,8 @@ function namesOf(suggested: string): string[] {
  * command with one suggestion, the suggestion followed by the words after it: `petctl pet list`
  * -> `petctl pets list`.
  */
-function closestCommand(failedIn: Command, code: string, suggested: string | undefined): Command {
-  const names = suggested === undefined ? [] : namesOf(suggested);
-  let command = code === 'commander.unknownCommand' && names.length === 1 ? failedIn.commands.find((sub) => sub.name() === names[0]) : undefined;
+function closestCommand(failedIn: Command, code: string, suggested: string[]): Command {
+  let command = code === 'commander.unknownCommand' && suggested.length === 1 ? failedIn.commands.find((sub) => sub.name() === suggested[0]) : undefined;
   if (command === undefined) return failedIn;
   // commander's args at this point: the unknown word, then the rest of the line.
   for (const word of failedIn.args.slice(1)) {
@@ -56,7 +49,7 @@ function closestCommand(failedIn: Command, code: string, suggested: string | und
 }
 
 /** `petctl pets list` for the list command. */
-export function commandPath(command: Command): string {
+function commandPath(command: Command): string {
   const names: string[] = [];
   for (let at: Command | null = command; at !== null; at = at.parent) names.unshift(at.name());
   return names.join(' ');
