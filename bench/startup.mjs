@@ -55,6 +55,9 @@ export async function run({ quick = false } = {}) {
       node: { args: ['-e', '0'], env: cleanEnv, output: /^$/ },
       version: { args: [bin, '--version'], env: remoteEnv, output: /^\d+\.\d+\.\d+/ },
       help: { args: [bin, '--help'], env: remoteEnv, output: /Usage: petctl/ },
+      // The same two printed by the program (-q: no fast path of the shim's answers them), for what those paths save.
+      versionProgram: { args: [bin, '-q', '--version'], env: remoteEnv, output: /^\d+\.\d+\.\d+/ },
+      helpProgram: { args: [bin, '-q', '--help'], env: remoteEnv, output: /Usage: petctl/ },
       listJson: { args: [bin, '--base-url', sandbox.baseUrl, 'pets', 'list', '-o', 'json'], env: remoteEnv, output: /^\[/ },
       listTable: { args: [bin, '--base-url', sandbox.baseUrl, 'pets', 'list'], env: remoteEnv, output: /\S/ },
       embedded: { args: [bin, 'pets', 'list'], env: embeddedEnv, output: /\S/ },
@@ -67,7 +70,7 @@ export async function run({ quick = false } = {}) {
       cases.nodeCerts = { args: ['-e', '0'], env: { ...cleanEnv, NODE_EXTRA_CA_CERTS: extraCerts }, output: /^$/ };
       cases.listJsonCerts = { ...cases.listJson, env: { ...remoteEnv, NODE_EXTRA_CA_CERTS: extraCerts } };
     }
-    const timed = ['node', 'version', 'help', 'listJson', 'embedded', 'complete', 'httpGet', ...(extraCerts ? ['nodeCerts', 'listJsonCerts'] : [])];
+    const timed = ['node', 'version', 'help', 'versionProgram', 'helpProgram', 'listJson', 'embedded', 'complete', 'httpGet', ...(extraCerts ? ['nodeCerts', 'listJsonCerts'] : [])];
 
     for (const name of timed) for (let i = 0; i < WARMUPS; i++) execute(cases[name]);
     const wall = roundRobin(timed, runs, (name) => execute(cases[name]).ms);
@@ -90,6 +93,8 @@ export async function run({ quick = false } = {}) {
     const rows = [
       timeRow('petctl --version (wall, median)', 'version', 1.3),
       timeRow('petctl --help (wall, median)', 'help', 1.3),
+      timeRow('for scale: petctl -q --version, printed by the program (wall, median)', 'versionProgram'),
+      timeRow('for scale: petctl -q --help, printed by the program (wall, median)', 'helpProgram'),
       timeRow('petctl pets list -o json, running sandbox (wall, median)', 'listJson', 1.5),
       timeRow('petctl pets list, embedded sandbox profile (wall, median)', 'embedded', 2.0),
       timeRow("petctl __complete -- -p '' (one TAB; wall, median)", 'complete'),
