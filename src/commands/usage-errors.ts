@@ -67,7 +67,8 @@ function leftoverWordsError(command: Command, argv: string[], help: string): Usa
   if (unquoted !== undefined) return unquoted;
   const expected = command.registeredArguments.map((argument) => (argument.required ? `<${argument.name()}>` : `[${argument.name()}]`));
   const takes = expected.length === 0 ? 'takes no arguments' : `takes ${expected.length} argument${expected.length === 1 ? '' : 's'} (${expected.join(' ')})`;
-  return new UsageError(`${commandPath(command)} ${takes}; unexpected ${quoteAll(leftoverWords(command, argv).bare)}`, help);
+  // The words commander found no place for: its operands past the command's arguments.
+  return new UsageError(`${commandPath(command)} ${takes}; unexpected ${quoteAll(command.args.slice(expected.length))}`, help);
 }
 
 /**
@@ -75,7 +76,7 @@ function leftoverWordsError(command: Command, argv: string[], help: string): Usa
  * list`): the flag with its words in quotes; undefined when no flag value precedes them.
  */
 function unquotedValueError(command: Command, argv: string[]): UsageError | undefined {
-  const { afterFlags } = leftoverWords(command, argv);
+  const afterFlags = wordsAfterValues(command, argv);
   const [first] = afterFlags;
   if (first === undefined) return undefined;
   const message = `unexpected ${quoteAll(first.leftover)} after ${first.flag} ${first.words[0]}`;
@@ -84,20 +85,17 @@ function unquotedValueError(command: Command, argv: string[]): UsageError | unde
 
 /**
  * Walks argv as commander did, from the root down the command words: the words past the
- * command's arguments, grouped after the flag value they follow, or bare.
+ * command's arguments that follow a flag's value, grouped after it. Commander keeps no order
+ * of its options beside its operands, which this needs.
  */
-function leftoverWords(command: Command, argv: string[]): { afterFlags: FlagValue[]; bare: string[] } {
+function wordsAfterValues(command: Command, argv: string[]): FlagValue[] {
   const afterFlags: FlagValue[] = [];
-  const bare: string[] = [];
   let at = rootOf(command);
   let operands = 0;
   let last: FlagValue | undefined;
   for (let i = 0; i < argv.length; i++) {
     const word = argv[i]!;
-    if (word === '--') {
-      bare.push(...argv.slice(i + 1).slice(Math.max(0, command.registeredArguments.length - operands)));
-      break;
-    }
+    if (word === '--') break;
     if (word.startsWith('-') && word.length > 1) {
       last = undefined;
       const [flag, inline] = splitInline(word);
@@ -111,14 +109,13 @@ function leftoverWords(command: Command, argv: string[]): { afterFlags: FlagValu
     if (sub !== undefined || (at === command && operands++ < command.registeredArguments.length)) {
       at = sub ?? at;
       last = undefined;
-    } else if (last === undefined) bare.push(word);
-    else {
+    } else if (last !== undefined) {
       if (last.leftover.length === 0) afterFlags.push(last);
       last.words.push(word);
       last.leftover.push(word);
     }
   }
-  return { afterFlags, bare };
+  return afterFlags;
 }
 
 function splitInline(word: string): [string, string | undefined] {
