@@ -73,7 +73,7 @@ export async function run({ quick = false } = {}) {
   }
 }
 
-/** How many times slower the int64-exact parser reads a pet's line than JSON.parse (src/sandbox/pet-log.ts, src/locked-file.ts). */
+/** How many times slower the int64-exact parser reads a pet's line than JSON.parse (src/sandbox/file-store.ts, src/locked-file.ts). */
 async function parseRow(dir, quick) {
   const { parseJson } = await compileModules(dir, 'json', ["export { parseJson } from './src/schemas/json.ts';"]);
   const line = '{"id":123456,"name":"Rex the third","categoryId":12,"status":"available","createdAt":"2026-11-28T21:00:00.000Z"}';

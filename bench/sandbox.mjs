@@ -191,7 +191,7 @@ export async function run({ quick = false } = {}) {
 async function addCost(work, quick) {
   const { build } = await import('esbuild');
   const bundle = path.join(work, 'store.cjs');
-  await build({ entryPoints: [path.join(root, 'src/sandbox/store.ts')], bundle: true, platform: 'node', format: 'cjs', outfile: bundle, logLevel: 'silent' });
+  await build({ entryPoints: [path.join(root, 'src/sandbox/file-store.ts')], bundle: true, platform: 'node', format: 'cjs', outfile: bundle, logLevel: 'silent' });
   const { createRequire } = await import('node:module');
   const { openFileStore } = createRequire(import.meta.url)(bundle);
   const addsPerSize = quick ? 50 : 200;

@@ -6,7 +6,7 @@ import type { RunningSandbox, SandboxOptions } from '../sandbox/server';
  * start, as an error of exit 1: its data file is unusable, or its port is taken.
  */
 export async function startSandbox(options: SandboxOptions): Promise<RunningSandbox> {
-  const [{ startSandbox: start }, { SandboxDataFileError }] = await Promise.all([import('../sandbox/server'), import('../sandbox/store')]);
+  const [{ startSandbox: start }, { SandboxDataFileError }] = await Promise.all([import('../sandbox/server'), import('../sandbox/errors')]);
   try {
     return await start(options);
   } catch (error) {

@@ -2,40 +2,27 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import { stringifyJson } from '../schemas/json';
 import { GET_PET_SUNSET } from '../schemas/pet';
 import { DRAIN_LIMIT_BYTES } from './body';
-import { SANDBOX_ERROR_CODES, SandboxHttpError, type SandboxErrorCode } from './errors';
+import { SandboxHttpError } from './errors';
 import { SANDBOX_KEYS, type SandboxKey } from './keys';
 import type { RateLimitDecision } from './rate-limiter';
 import { BASE_PATH } from './routes';
 
 /**
- * How the sandbox answers: the headers, the rate limit's refusals, an Error body.
- *
- *   Every response: Date, Content-Type: application/json; charset=utf-8, Content-Length.
- *   Every response: X-RateLimit-Limit, X-RateLimit-Remaining, X-RateLimit-Reset (Unix seconds),
- *     of the key, or of the client address when there is no valid key.
- *   429 and 503: Retry-After (whole seconds, at least 1).
- *   401: WWW-Authenticate: Bearer realm="petctl-sandbox"[, error="invalid_request"|"invalid_token"].
- *   405: Allow.  201: Location.  413: Connection: close.
- *   200 from GET /v1/pets when more animals match: Link rel="next" (see Paging).
- *   Every response on /v1/pets/{petId} (200, 404, every error): the deprecation of getPet,
- *     Deprecation: @1735689600           RFC 9745: deprecated since 2025-01-01T00:00:00Z
- *     Sunset: Thu, 05 Dec 2030 00:00:00 GMT   RFC 8594: the specification's removal date
- *     Link: </v1/pets>; rel="successor-version"   the replacement (listPets with status), RFC 5829
+ * How the sandbox answers: the headers every answer carries (docs/sandbox.md,
+ * "Other headers"), the rate limit's refusals, an Error body.
  */
 
-/** getPet was deprecated on 2025-01-01T00:00:00Z (RFC 9745 structured-field date). */
-export const GET_PET_DEPRECATED_AT = Date.UTC(2025, 0, 1) / 1000;
-
+/** getPet is deprecated (RFC 9745, since 2025-01-01), with the specification's removal date (RFC 8594) and its successor. */
 export const GET_PET_DEPRECATION_HEADERS: Readonly<Record<string, string>> = {
-  Deprecation: `@${GET_PET_DEPRECATED_AT}`,
+  Deprecation: `@${Date.UTC(2025, 0, 1) / 1000}`,
   Sunset: new Date(`${GET_PET_SUNSET}T00:00:00Z`).toUTCString(),
   Link: `<${BASE_PATH}/pets>; rel="successor-version"`,
 };
 
 const JSON_CONTENT_TYPE = 'application/json; charset=utf-8';
 
-/** Requests without a valid key are limited per client address, as the Free plan is. */
-export const ADDRESS_LIMITS = SANDBOX_KEYS.find((key) => key.plan === 'free') as SandboxKey;
+/** Requests without a valid key are limited per client address, as the Free plan (the first key) is. */
+export const ADDRESS_LIMITS = SANDBOX_KEYS[0] as SandboxKey;
 
 export interface Exchange {
   request: IncomingMessage;
@@ -46,34 +33,20 @@ export interface Exchange {
   expectContinue: boolean;
 }
 
-export function rateLimitHeaders(decision: RateLimitDecision): string[] {
-  return [
-    'X-RateLimit-Limit',
-    String(decision.limit),
-    'X-RateLimit-Remaining',
-    String(decision.remaining),
-    'X-RateLimit-Reset',
-    String(decision.resetEpochSeconds),
-  ];
+export function rateLimitHeaders({ limit, remaining, resetEpochSeconds }: RateLimitDecision): string[] {
+  return ['X-RateLimit-Limit', String(limit), 'X-RateLimit-Remaining', String(remaining), 'X-RateLimit-Reset', String(resetEpochSeconds)];
 }
 
 export function rateLimitRefusal(decision: RateLimitDecision, key: SandboxKey | undefined): SandboxHttpError {
   const retryAfter = { 'Retry-After': String(decision.retryAfterSeconds ?? 1) };
-  const who = key ? 'the API key is' : 'this client address (sending without a valid API key) is';
+  const retry = `retry after ${decision.retryAfterSeconds} s`;
   if (decision.banned) {
-    return new SandboxHttpError(
-      'key_banned',
-      `${who} temporarily banned for sending requests while rate limited; retry after ${decision.retryAfterSeconds} s`,
-      retryAfter,
-    );
+    const who = key ? 'the API key is' : 'this client address (sending without a valid API key) is';
+    return new SandboxHttpError('key_banned', `${who} temporarily banned for sending requests while rate limited; ${retry}`, retryAfter);
   }
-  const plan = key ?? ADDRESS_LIMITS;
+  const { perMinute, perDay } = key ?? ADDRESS_LIMITS;
   const whose = key ? `${key.plan} plan` : 'requests without a valid API key, per address, Free plan';
-  return new SandboxHttpError(
-    'rate_limited',
-    `rate limit exceeded (${whose}: ${plan.perMinute} per minute, ${plan.perDay} per day); retry after ${decision.retryAfterSeconds} s`,
-    retryAfter,
-  );
+  return new SandboxHttpError('rate_limited', `rate limit exceeded (${whose}: ${perMinute} per minute, ${perDay} per day); ${retry}`, retryAfter);
 }
 
 export function send(exchange: Exchange, status: number, body: Buffer, extraHeaders: Readonly<Record<string, string>> = {}): void {
@@ -84,19 +57,16 @@ export function send(exchange: Exchange, status: number, body: Buffer, extraHead
   exchange.response.end(body);
 }
 
-export function sendError(exchange: Exchange, error: SandboxHttpError): void {
-  const code: SandboxErrorCode = error.code;
-  const status = SANDBOX_ERROR_CODES[code];
-  const headers = { ...error.headers };
+export function sendError(exchange: Exchange, { code, message, status, headers: errorHeaders }: SandboxHttpError): void {
+  const headers = { ...errorHeaders };
   // Node reads and discards an unread body after the response to keep the
   // connection alive. Close the connection instead when that body may be large,
   // or when the client awaits 100 Continue and may never send it (RFC 9110 §10.1.1).
   const { request } = exchange;
   if (!request.complete && (exchange.expectContinue || mayHaveLargeBody(request))) headers.Connection = 'close';
-  send(exchange, status, Buffer.from(stringifyJson({ code, message: error.message, status })), headers);
+  send(exchange, status, Buffer.from(stringifyJson({ code, message, status })), headers);
 }
 
 function mayHaveLargeBody(request: IncomingMessage): boolean {
-  if (request.headers['transfer-encoding'] !== undefined) return true;
-  return Number(request.headers['content-length'] ?? 0) > DRAIN_LIMIT_BYTES;
+  return request.headers['transfer-encoding'] !== undefined || Number(request.headers['content-length'] ?? 0) > DRAIN_LIMIT_BYTES;
 }

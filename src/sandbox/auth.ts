@@ -1,21 +1,13 @@
 import { SandboxHttpError } from './errors';
-import { findSandboxKey, type SandboxKey } from './keys';
+import type { SandboxKey } from './keys';
 
 export const AUTH_REALM = 'petctl-sandbox';
 
 /**
- * HTTP bearer authentication (RFC 6750): `Authorization: Bearer <key>`, the
- * scheme name case-insensitive. The WWW-Authenticate challenge follows §3:
- * no error attribute when no bearer credentials were sent (no header, or
- * another scheme), `invalid_request` for a malformed bearer header,
- * `invalid_token` for a well-formed but unknown key.
- *
- * A request with more than one Authorization header, or one header holding
- * several credentials (a comma-separated list, RFC 9110 §11.6.2 allows only
- * one), is ambiguous: 400 `invalid_request`, never "the first one wins".
- *
- * `rawHeaders` is node's flat [name, value, name, value, …] list: node keeps
- * only the first of repeated Authorization headers in `request.headers`.
+ * HTTP bearer authentication (RFC 6750), its challenge as §3 says. Several
+ * Authorization headers or credentials (RFC 9110 §11.6.2 allows one) are
+ * ambiguous: 400 `invalid_request`, never "the first one wins". `rawHeaders`,
+ * because node keeps only the first of repeated headers in `request.headers`.
  */
 export function authenticate(rawHeaders: readonly string[], keys: readonly SandboxKey[]): SandboxKey {
   let header: string | undefined;
@@ -41,7 +33,7 @@ export function authenticate(rawHeaders: readonly string[], keys: readonly Sandb
   if (!/^[A-Za-z0-9\-._~+/]+=*$/.test(token)) {
     throw unauthorized('the Authorization header is malformed: expected Authorization: Bearer <key>', 'invalid_request');
   }
-  const key = findSandboxKey(keys, token);
+  const key = keys.find((candidate) => candidate.key === token);
   if (!key) throw unauthorized('the API key is not valid', 'invalid_token');
   return key;
 }

@@ -6,12 +6,7 @@ import { SandboxHttpError } from './errors';
 /** Largest request body accepted: 64 KiB (65 536 bytes). A NewPet is well under 1 KiB. */
 export const MAX_BODY_BYTES = 64 * 1024;
 
-/**
- * A body declared or found to be too large is still read and thrown away up
- * to this many bytes before the 413 is sent, so a client that is still
- * uploading reads the 413 instead of a connection reset. Beyond it the 413 is
- * sent at once and the connection closed: input is never read without bound.
- */
+/** A body too large is still read and thrown away up to this (so a client still uploading reads the 413, not a reset); beyond it, never. */
 export const DRAIN_LIMIT_BYTES = 1024 * 1024;
 
 const JSON_CONTENT_TYPE_HINT = 'Content-Type must be application/json (optionally with charset=utf-8)';
@@ -38,23 +33,12 @@ export function checkJsonContentType(request: IncomingMessage): void {
   }
 }
 
-/** Why a body was refused with 413; the response must close the connection. */
 function tooLarge(): SandboxHttpError {
-  return new SandboxHttpError('payload_too_large', `the request body exceeds ${MAX_BODY_BYTES} bytes (64 KiB)`, {
-    Connection: 'close',
-  });
+  return new SandboxHttpError('payload_too_large', `the request body exceeds ${MAX_BODY_BYTES} bytes (64 KiB)`, { Connection: 'close' });
 }
 
-/**
- * Reads a JSON body of at most MAX_BODY_BYTES and parses it with parseJson
- * (JSON.parse would round int64 values above 2^53).
- * `expectContinue`: the client sent `Expect: 100-continue` and waits for a go-ahead.
- */
-export async function readJsonBody(
-  request: IncomingMessage,
-  response: ServerResponse,
-  expectContinue: boolean,
-): Promise<unknown> {
+/** A JSON body of at most MAX_BODY_BYTES, int64s exact. `expectContinue`: the client waits for 100 Continue before sending it. */
+export async function readJsonBody(request: IncomingMessage, response: ServerResponse, expectContinue: boolean): Promise<unknown> {
   const declared = request.headers['content-length'];
   const declaredBytes = declared === undefined ? undefined : Number(declared);
   if (declaredBytes !== undefined && declaredBytes > MAX_BODY_BYTES) {
@@ -81,43 +65,28 @@ export async function readJsonBody(
   }
 }
 
-/**
- * Reads the request until its end or until `stopAfter` bytes, keeping only the
- * first `keep` bytes. `total` counts every byte seen.
- */
+/** Reads the request until its end or past `stopAfter` bytes, keeping only the first `keep`; `total` counts every byte seen. */
 function readBytes(request: IncomingMessage, stopAfter: number, keep = 0): Promise<{ bytes: Buffer; total: number }> {
   return new Promise((resolve, reject) => {
     const chunks: Buffer[] = [];
-    let kept = 0;
     let total = 0;
-    const finish = (): void => {
-      request.off('data', onData);
-      request.off('end', finish);
-      request.off('error', onError);
-      request.off('close', onClose);
-      resolve({ bytes: Buffer.concat(chunks, kept), total });
+    const listeners = {
+      data: (chunk: Buffer): void => {
+        total += chunk.length;
+        if (total <= keep) chunks.push(chunk);
+        if (total > stopAfter) stop();
+      },
+      end: () => stop(),
+      // The client went away before the end of its body.
+      close: () => request.complete || stop(new Error('the client closed the connection before the end of the body')),
     };
-    const onData = (chunk: Buffer): void => {
-      total += chunk.length;
-      if (kept < keep && total <= keep) {
-        chunks.push(chunk);
-        kept += chunk.length;
-      }
-      if (total > stopAfter) finish();
+    // Settled once: whatever comes after is ignored (an 'error' listener stays, so a late error is no crash).
+    const stop = (error?: Error): void => {
+      for (const [event, listener] of Object.entries(listeners)) request.off(event, listener);
+      if (error) reject(error);
+      else resolve({ bytes: Buffer.concat(chunks), total });
     };
-    const onError = (error: Error): void => {
-      request.off('data', onData);
-      request.off('end', finish);
-      request.off('close', onClose);
-      reject(error);
-    };
-    // The client went away before the end of its body.
-    const onClose = (): void => {
-      if (!request.complete) onError(new Error('the client closed the connection before the end of the body'));
-    };
-    request.on('data', onData);
-    request.on('end', finish);
-    request.on('error', onError);
-    request.on('close', onClose);
+    for (const [event, listener] of Object.entries(listeners)) request.on(event, listener);
+    request.on('error', stop);
   });
 }

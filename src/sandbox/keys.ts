@@ -1,8 +1,4 @@
-/**
- * The sandbox's API keys, one per plan of the specification's "Rate limits by
- * plan" table. They are public on purpose: the sandbox is a local stand-in for
- * the service, and `petctl sandbox` prints them.
- */
+/** The sandbox's API keys, one per plan of the specification: public on purpose (`petctl sandbox` prints them). */
 
 export type SandboxPlan = 'free' | 'pro' | 'business' | 'enterprise';
 
@@ -25,28 +21,18 @@ export interface SandboxKeyOptions {
 
 /** The four keys, with the Enterprise quotas set as given (the defaults otherwise). */
 export function sandboxKeys(options: SandboxKeyOptions = {}): readonly SandboxKey[] {
-  const enterprisePerMinute = positiveInteger(
-    options.enterprisePerMinute ?? ENTERPRISE_DEFAULT_PER_MINUTE,
-    'enterprisePerMinute',
-  );
-  const enterprisePerDay = positiveInteger(options.enterprisePerDay ?? ENTERPRISE_DEFAULT_PER_DAY, 'enterprisePerDay');
+  const perMinute = options.enterprisePerMinute ?? ENTERPRISE_DEFAULT_PER_MINUTE;
+  const perDay = options.enterprisePerDay ?? ENTERPRISE_DEFAULT_PER_DAY;
+  for (const [name, value] of Object.entries({ enterprisePerMinute: perMinute, enterprisePerDay: perDay })) {
+    if (!Number.isSafeInteger(value) || value < 1) throw new RangeError(`${name} must be a positive integer, got ${value}`);
+  }
   return Object.freeze([
     Object.freeze({ key: 'sandbox-free', plan: 'free', perMinute: 60, perDay: 1_000 }),
     Object.freeze({ key: 'sandbox-pro', plan: 'pro', perMinute: 300, perDay: 10_000 }),
     Object.freeze({ key: 'sandbox-business', plan: 'business', perMinute: 1_000, perDay: 100_000 }),
-    Object.freeze({ key: 'sandbox-enterprise', plan: 'enterprise', perMinute: enterprisePerMinute, perDay: enterprisePerDay }),
+    Object.freeze({ key: 'sandbox-enterprise', plan: 'enterprise', perMinute, perDay }),
   ] satisfies SandboxKey[]);
 }
 
 /** The keys with the default Enterprise quotas. */
 export const SANDBOX_KEYS: readonly SandboxKey[] = sandboxKeys();
-
-/** The key whose token is exactly `token` (keys are case-sensitive), if any. */
-export function findSandboxKey(keys: readonly SandboxKey[], token: string): SandboxKey | undefined {
-  return keys.find((candidate) => candidate.key === token);
-}
-
-function positiveInteger(value: number, name: string): number {
-  if (!Number.isSafeInteger(value) || value < 1) throw new RangeError(`${name} must be a positive integer, got ${value}`);
-  return value;
-}

@@ -2,37 +2,17 @@ import fs from 'node:fs';
 
 import { limitsFileOf } from '../config/paths';
 import { withFileLock, writeFileAtomic } from '../locked-file';
-import {
-  applyRateLimit,
-  parseRateLimitState,
-  type KeyLimits,
-  type KeyRateState,
-  type RateLimitDecision,
-  type RateLimitPolicy,
-  type RateLimitState,
-} from './rate-limiter';
+import { applyRateLimit, parseRateLimitState, type KeyLimits, type KeyRateState, type RateLimitDecision } from './rate-limiter';
+import type { RateLimitPolicy, RateLimitState } from './rate-limiter';
 
 /**
- * Where the rate limiter keeps its counts: one entry per subject (an API key,
- * or `address:<ip>` for requests without a valid key).
- *
- * In memory, a check is one O(1) step of `checkRateLimit`.
- *
- * With a data file, the counts also live in `<data file>.limits.json` so that
- * processes sharing the file (two petctl commands on the sandbox profile)
- * share the limits, as clients of the real service do:
- *
- * - A process alone on the file counts in memory and writes the counts at most
- *   once a second (`flushMs`) and when it stops. A crash forgets at most that
- *   last second of counts; animals are never in this file.
- * - Each process lists itself (its pid) in the file while it runs. A process
- *   notices that the file changed with one stat (at most one a millisecond); when another live
- *   process is listed, every request reads, merges and writes the counts under
- *   the file's lock, so processes running side by side share them exactly.
- *   When it is alone again it goes back to counting in memory.
- * - Merging adds this process's requests since its last write to the file's
- *   window when that window is still open; ban and limited periods take the
- *   later end.
+ * Where the counts live, one entry per subject (an API key, or `address:<ip>`):
+ * in memory, or with a data file in `<data file>.limits.json` too, so that
+ * processes sharing the file share the limits. Each lists its pid there while
+ * it runs. One alone counts in memory and writes the counts at most once a
+ * `flushMs` and when it stops; when the file changed (one stat, at most once a
+ * millisecond) or another live process is listed, each request reads, merges
+ * and writes the counts under the file's lock.
  */
 export interface RateLimitBook {
   /** Decides one request of `subject`. Synchronous unless other processes share the file. */
@@ -49,169 +29,84 @@ export function memoryRateLimits(policy: RateLimitPolicy): RateLimitBook {
   };
 }
 
-export { limitsFileOf };
-
-interface LimitsDocument {
-  version: 1;
-  /** pids of the processes serving from this file now. */
-  processes: number[];
-  rateLimits: RateLimitState;
-}
-
-export interface FileRateLimitOptions {
-  /** How often a process alone on the file writes its counts; default 1000 ms. */
-  flushMs?: number;
-  /** This process's id (tests pretend to be several). */
-  pid?: number;
-  /** The clock used when merging and pruning. */
-  now?: () => number;
-}
-
-/** Opens the counts beside `dataFile` and lists this process in them. */
+/**
+ * Opens the counts beside `dataFile` and lists this process in them. `flushMs`: how often a process alone writes
+ * them; `pid`: this process's (tests pretend to be several); `now`: the clock of merging and pruning.
+ */
 export async function openFileRateLimits(
   dataFile: string,
   policy: RateLimitPolicy,
-  options: FileRateLimitOptions = {},
+  options: { flushMs?: number; pid?: number; now?: () => number } = {},
 ): Promise<RateLimitBook> {
-  const book = new FileRateLimitBook(limitsFileOf(dataFile), policy, options);
-  await book.sync(false);
-  return book;
-}
+  const { pid = process.pid, flushMs = 1000, now = Date.now } = options;
+  const file = limitsFileOf(dataFile);
+  let state: RateLimitState = {};
+  /** The counts as last written or read: what this process added since is the difference. */
+  let base: RateLimitState = {};
+  let shared = false;
+  let seen: { ino: number; mtimeMs: number } | undefined;
+  let checkedAt = Number.NEGATIVE_INFINITY;
+  let timer: NodeJS.Timeout | undefined;
+  let closed = false;
 
-class FileRateLimitBook implements RateLimitBook {
-  private state: RateLimitState = {};
-  /** The counts as last written or read, to tell this process's new requests apart. */
-  private base: RateLimitState = {};
-  private readonly changed = new Set<string>();
-  private processes: number[] = [];
-  private shared = false;
-  /** ino and mtime of the file as this process last saw it. */
-  private seen: { ino: number; mtimeMs: number } | undefined;
-  private timer: NodeJS.Timeout | undefined;
-  private queue: Promise<unknown> = Promise.resolve();
-  private closed = false;
-  private checkedAt = Number.NEGATIVE_INFINITY;
-  private readonly pid: number;
-  private readonly flushMs: number;
-  private readonly clock: () => number;
+  /** Reads the file, adds this process's new requests to it, runs `step`, writes it back; under the lock. */
+  const sync = <T>(step: () => T, leaving = false): Promise<T> =>
+    withFileLock(file, () => {
+      const document = readLimits(file);
+      const merged = document.rateLimits;
+      for (const [subject, local] of Object.entries(state)) merged[subject] = mergeEntry(merged[subject], base[subject], local, policy, now());
+      state = merged;
+      const others = document.processes.filter((other) => other !== pid && isRunning(other));
+      shared = others.length > 0;
+      const result = step();
+      for (const [subject, entry] of Object.entries(state)) if (isSpent(entry, policy, now())) delete state[subject];
+      const text = JSON.stringify({ version: 1, processes: leaving ? others : [...others, pid], rateLimits: state });
+      // Not flushed: a crash may forget the last counts, and only counts.
+      seen = writeFileAtomic(file, `${text}\n`, { durable: false });
+      base = structuredClone(state);
+      return result;
+    });
 
-  constructor(
-    private readonly file: string,
-    private readonly policy: RateLimitPolicy,
-    options: FileRateLimitOptions,
-  ) {
-    this.pid = options.pid ?? process.pid;
-    this.flushMs = options.flushMs ?? 1000;
-    this.clock = options.now ?? Date.now;
-  }
+  const decide = (subject: string, limits: KeyLimits, at: number): RateLimitDecision => applyRateLimit(state, { ...limits, key: subject }, policy, at);
 
-  check(subject: string, limits: KeyLimits, now: number): RateLimitDecision | Promise<RateLimitDecision> {
-    if (!this.shared && !this.closed && this.unchangedOnDisk()) return this.decide(subject, limits, now);
-    return this.serialised(() =>
-      withFileLock(this.file, () => {
-        this.pull();
-        const decision = this.decide(subject, limits, now);
-        this.push(false);
-        return decision;
-      }),
-    );
-  }
-
-  close(): Promise<void> {
-    this.closed = true;
-    clearTimeout(this.timer);
-    return this.sync(true);
-  }
-
-  /** Reads, merges and writes the counts under the lock; `leaving` takes this process off the list. */
-  sync(leaving: boolean): Promise<void> {
-    return this.serialised(() =>
-      withFileLock(this.file, () => {
-        this.pull();
-        this.push(leaving);
-      }),
-    );
-  }
-
-  private decide(subject: string, limits: KeyLimits, now: number): RateLimitDecision {
-    const decision = applyRateLimit(this.state, { ...limits, key: subject }, this.policy, now);
-    this.changed.add(subject);
-    if (!this.shared && this.timer === undefined && !this.closed) {
-      this.timer = setTimeout(() => {
-        this.timer = undefined;
-        this.sync(false).catch(() => {});
-      }, this.flushMs);
-      this.timer.unref();
-    }
-    return decision;
-  }
-
-  private serialised<T>(task: () => Promise<T>): Promise<T> {
-    const result = this.queue.then(task);
-    this.queue = result.catch(() => {});
-    return result;
-  }
-
-  /** At most one stat a millisecond: under load that is one per many requests, and a newcomer is noticed within a millisecond. */
-  private unchangedOnDisk(): boolean {
-    const now = performance.now();
-    if (now - this.checkedAt < 1) return true;
-    const stats = fs.statSync(this.file, { throwIfNoEntry: false });
-    const unchanged = stats !== undefined && stats.ino === this.seen?.ino && stats.mtimeMs === this.seen.mtimeMs;
-    if (unchanged) this.checkedAt = now;
+  /** At most one stat a millisecond: under load that is one per many requests. */
+  const unchangedOnDisk = (): boolean => {
+    const at = performance.now();
+    if (at - checkedAt < 1) return true;
+    const stats = fs.statSync(file, { throwIfNoEntry: false });
+    const unchanged = stats?.ino === seen?.ino && stats?.mtimeMs === seen?.mtimeMs;
+    if (unchanged) checkedAt = at;
     return unchanged;
-  }
+  };
 
-  /** Merges the file's counts with this process's new requests. Runs under the lock. */
-  private pull(): void {
-    const document = readLimits(this.file);
-    const now = this.clock();
-    const merged = document.rateLimits;
-    for (const subject of this.changed) {
-      const local = this.state[subject];
-      if (local) merged[subject] = mergeEntry(merged[subject], this.base[subject], local, this.policy, now);
-    }
-    this.state = merged;
-    this.changed.clear();
-    this.processes = document.processes.filter((pid) => pid !== this.pid && isRunning(pid));
-    this.shared = this.processes.length > 0;
-  }
-
-  /** Writes the counts. Runs under the lock. */
-  private push(leaving: boolean): void {
-    const now = this.clock();
-    for (const [subject, entry] of Object.entries(this.state)) {
-      if (isSpent(entry, this.policy, now)) delete this.state[subject];
-    }
-    const document: LimitsDocument = {
-      version: 1,
-      processes: leaving ? this.processes : [...this.processes, this.pid],
-      rateLimits: this.state,
-    };
-    // Not flushed: a crash may forget the last counts, and only counts.
-    this.seen = writeFileAtomic(this.file, `${JSON.stringify(document)}\n`, { durable: false });
-    this.base = structuredClone(this.state);
-    this.changed.clear();
-  }
+  await sync(() => {});
+  return {
+    check: (subject, limits, at) => {
+      if (shared || closed || !unchangedOnDisk()) return sync(() => decide(subject, limits, at));
+      timer ??= setTimeout(() => {
+        timer = undefined;
+        sync(() => {}).catch(() => {});
+      }, flushMs).unref();
+      return decide(subject, limits, at);
+    },
+    close: () => {
+      closed = true;
+      clearTimeout(timer);
+      return sync(() => {}, true);
+    },
+  };
 }
 
-function readLimits(file: string): LimitsDocument {
-  let text: string;
+function readLimits(file: string): { processes: number[]; rateLimits: RateLimitState } {
+  let value: { processes?: unknown; rateLimits?: unknown } = {};
   try {
-    text = fs.readFileSync(file, 'utf8');
+    value = JSON.parse(fs.readFileSync(file, 'utf8'));
   } catch (error) {
-    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return { version: 1, processes: [], rateLimits: {} };
-    throw error;
+    // Counts only: a damaged file is read as empty rather than stopping the service.
+    if (!(error instanceof SyntaxError) && (error as NodeJS.ErrnoException).code !== 'ENOENT') throw error;
   }
-  // Counts only: a damaged file is read as empty rather than stopping the service.
-  let value: Partial<LimitsDocument> = {};
-  try {
-    value = JSON.parse(text) as Partial<LimitsDocument>;
-  } catch {
-    value = {};
-  }
-  const processes = Array.isArray(value.processes) ? value.processes.filter((pid) => Number.isSafeInteger(pid) && pid > 0) : [];
-  return { version: 1, processes, rateLimits: parseRateLimitState(value.rateLimits) };
+  const processes = Array.isArray(value?.processes) ? value.processes.filter((pid) => Number.isSafeInteger(pid) && pid > 0) : [];
+  return { processes, rateLimits: parseRateLimitState(value?.rateLimits) };
 }
 
 function isRunning(pid: number): boolean {
@@ -226,17 +121,10 @@ function isRunning(pid: number): boolean {
 
 /** An entry whose windows, limited period and ban are all over holds nothing worth keeping. */
 function isSpent(entry: KeyRateState, policy: RateLimitPolicy, now: number): boolean {
-  return (
-    now >= entry.dayStart + policy.dayMs &&
-    (entry.limitedUntil === undefined || now >= entry.limitedUntil) &&
-    (entry.bannedUntil === undefined || now >= entry.bannedUntil)
-  );
+  return now >= entry.dayStart + policy.dayMs && now >= (entry.limitedUntil ?? 0) && now >= (entry.bannedUntil ?? 0);
 }
 
-/**
- * One subject's counts after this process's requests since `base` are added to
- * what the file holds (`shared`, possibly written by other processes since).
- */
+/** One subject's counts: this process's requests since `base` added to what the file holds (`shared`, maybe written by others since). */
 export function mergeEntry(
   shared: KeyRateState | undefined,
   base: KeyRateState | undefined,
@@ -245,30 +133,14 @@ export function mergeEntry(
   now: number,
 ): KeyRateState {
   if (!shared) return { ...local };
-  const window = (start: 'minuteStart' | 'dayStart', count: 'minuteCount' | 'dayCount', length: number) => {
+  const window = (start: 'minuteStart' | 'dayStart', count: 'minuteCount' | 'dayCount', length: number): [number, number] => {
     const added = base !== undefined && local[start] === base[start] ? local[count] - base[count] : local[count];
-    return now < shared[start] + length
-      ? { start: shared[start], count: shared[count] + Math.max(0, added) }
-      : { start: local[start], count: local[count] };
+    return now < shared[start] + length ? [shared[start], shared[count] + Math.max(0, added)] : [local[start], local[count]];
   };
-  const minute = window('minuteStart', 'minuteCount', policy.minuteMs);
-  const day = window('dayStart', 'dayCount', policy.dayMs);
-  const merged: KeyRateState = {
-    minuteStart: minute.start,
-    minuteCount: minute.count,
-    dayStart: day.start,
-    dayCount: day.count,
-    strikes: Math.max(shared.strikes, local.strikes),
-  };
-  const limitedUntil = later(shared.limitedUntil, local.limitedUntil);
-  if (limitedUntil !== undefined) merged.limitedUntil = limitedUntil;
-  const bannedUntil = later(shared.bannedUntil, local.bannedUntil);
-  if (bannedUntil !== undefined) merged.bannedUntil = bannedUntil;
-  return merged;
-}
-
-function later(a: number | undefined, b: number | undefined): number | undefined {
-  if (a === undefined) return b;
-  if (b === undefined) return a;
-  return Math.max(a, b);
+  const [minuteStart, minuteCount] = window('minuteStart', 'minuteCount', policy.minuteMs);
+  const [dayStart, dayCount] = window('dayStart', 'dayCount', policy.dayMs);
+  const merged: KeyRateState = { minuteStart, minuteCount, dayStart, dayCount, strikes: Math.max(shared.strikes, local.strikes) };
+  const limitedUntil = Math.max(shared.limitedUntil ?? 0, local.limitedUntil ?? 0);
+  const bannedUntil = Math.max(shared.bannedUntil ?? 0, local.bannedUntil ?? 0);
+  return { ...merged, ...(limitedUntil > 0 ? { limitedUntil } : {}), ...(bannedUntil > 0 ? { bannedUntil } : {}) };
 }

@@ -1,14 +1,6 @@
 /** The specification's base path: every operation is under it. */
 export const BASE_PATH = '/v1';
 
-/** The paths the sandbox serves, and the methods each allows (others: 405 with Allow). */
-export type Route = { name: 'pets' } | { name: 'pet'; petIdSegment: string };
-
-export const ALLOWED_METHODS: Record<Route['name'], readonly string[]> = {
-  pets: ['GET', 'POST'],
-  pet: ['GET'],
-};
-
 /** The request target's path and query; an absolute-form target (`http://host/path`) is reduced to them. */
 export function splitTarget(target: string): { pathname: string; search: string } {
   let pathAndQuery = target;
@@ -21,13 +13,12 @@ export function splitTarget(target: string): { pathname: string; search: string 
     }
   }
   const queryAt = pathAndQuery.indexOf('?');
-  return queryAt === -1
-    ? { pathname: pathAndQuery, search: '' }
-    : { pathname: pathAndQuery.slice(0, queryAt), search: pathAndQuery.slice(queryAt + 1) };
+  return queryAt === -1 ? { pathname: pathAndQuery, search: '' } : { pathname: pathAndQuery.slice(0, queryAt), search: pathAndQuery.slice(queryAt + 1) };
 }
 
-export function matchRoute(pathname: string): Route | undefined {
-  if (pathname === `${BASE_PATH}/pets`) return { name: 'pets' };
-  const match = /^\/v1\/pets\/([^/]+)$/.exec(pathname);
-  return match?.[1] === undefined ? undefined : { name: 'pet', petIdSegment: match[1] };
+/** The paths the sandbox serves, with the methods each allows (others: 405 with Allow) and a pet's id segment, still percent-encoded. */
+export function matchRoute(pathname: string): { methods: readonly string[]; petIdSegment?: string } | undefined {
+  if (pathname === `${BASE_PATH}/pets`) return { methods: ['GET', 'POST'] };
+  const petIdSegment = /^\/v1\/pets\/([^/]+)$/.exec(pathname)?.[1];
+  return petIdSegment === undefined ? undefined : { methods: ['GET'], petIdSegment };
 }

@@ -1,82 +1,144 @@
-import path from 'node:path';
-
-import { limitsFileOf } from '../config/paths';
-import { assertOwnFile } from '../file-safety';
-import type { NewPet, Pet } from '../schemas/pet';
+import { INT64_MAX } from '../schemas/constants';
+import { stringifyJson } from '../schemas/json';
+import type { NewPet, Pet, PetStatus } from '../schemas/pet';
 import { DEFAULT_MAX_ANIMALS } from './defaults';
-import { storeFull } from './errors';
-import { FileStore } from './file-store';
-import { storedPet } from './pet-log';
-import { PetTable, numberNewPets, sortedById, type Page, type PageQuery, type StoredPet } from './pet-table';
+import { storeFull, type SandboxHttpError } from './errors';
 import { sampleAnimals } from './seed';
 
-export { SandboxDataFileError, StoreBusyError } from './file-store';
-
 /**
- * The sandbox's animal store, in memory or backed by a data file (`--data`:
- * file-store.ts). The animals are held in memory (pet-table.ts), as their JSON
- * text, from the moment the store opens; reads are served from memory and
- * never re-parse a stored animal.
+ * The sandbox's animals in memory (file-store.ts keeps them in a data file too),
+ * each as its JSON text, exactly as stored and answered: a read never
+ * re-serialises. ids ascend, new ones the highest plus one, so adds append; a
+ * page is a binary search for `after` plus `limit` steps, in all or in one status.
  */
 
-export type PetQuery = PageQuery;
+export interface StoredPet {
+  id: bigint;
+  status: PetStatus | undefined;
+  /** The animal as compact JSON, ids digit for digit. */
+  json: string;
+}
 
-export interface PetStore {
-  /** The absolute data file path; undefined for an in-memory store. */
+export interface PetQuery {
+  limit: number;
+  status?: PetStatus;
+  /** Only animals with a greater id. */
+  after?: bigint;
+}
+
+/** The JSON array of the page's animals, and the last id on it when more animals match after it. */
+export type Page = { body: string; nextAfter: bigint | undefined };
+
+export class PetStore {
+  /** The absolute data file path; undefined in memory. */
   readonly dataFile: string | undefined;
-  /** Changes whenever the animals change (after `refresh`), for caches of pages. */
-  readonly version: number;
-  /** Takes in what other processes appended to the data file. Throws SandboxDataFileError. */
-  refresh(): void;
-  /** A page of animals in ascending id order, filtered by status, after an id. */
-  page(query: PetQuery): Page;
+  /** Bumped on every change; caches of pages compare it. */
+  version = 0;
+  private ids: bigint[] = [];
+  /** Every animal's text, in ascending id order. */
+  protected texts: string[] = [];
+  private byStatus = new Map<PetStatus, number[]>();
+
+  /** `pets` in ascending id order. */
+  constructor(pets: Iterable<StoredPet>, readonly maxAnimals = DEFAULT_MAX_ANIMALS) {
+    this.reset(pets);
+  }
+
+  /** The highest stored id, 0 when empty (so the first new id is 1). */
+  get highestId(): bigint {
+    return this.ids.at(-1) ?? 0n;
+  }
+
+  /** Takes in what other processes stored (a data file's store). */
+  refresh(): void {}
+
+  /** Stores a new animal under the next id; resolves once it is stored (on disk, for a data file's store). */
+  async add(newPet: NewPet): Promise<StoredPet> {
+    const [pet] = this.numberNewPets([newPet]);
+    if (pet === undefined) throw this.full();
+    this.push(pet);
+    return pet;
+  }
+
+  async close(): Promise<void> {}
+
+  protected reset(pets: Iterable<StoredPet>): void {
+    this.ids = [];
+    this.texts = [];
+    this.byStatus.clear();
+    for (const pet of pets) this.push(pet);
+    this.version += 1;
+  }
+
+  /** Appends an animal whose id is above every stored one. */
+  protected push(pet: StoredPet): void {
+    if (pet.status !== undefined) {
+      let positions = this.byStatus.get(pet.status);
+      if (!positions) this.byStatus.set(pet.status, (positions = []));
+      positions.push(this.ids.length);
+    }
+    this.ids.push(pet.id);
+    this.texts.push(pet.json);
+    this.version += 1;
+  }
+
+  /** New animals under the ids after the highest, as many as the cap leaves room for. */
+  protected numberNewPets(newPets: readonly NewPet[]): StoredPet[] {
+    let id = this.highestId;
+    return newPets.slice(0, Math.max(0, this.maxAnimals - this.ids.length)).map(({ name, categoryId, status }) => {
+      if (id >= INT64_MAX) throw new Error('no int64 id is left above the highest stored id');
+      id += 1n;
+      return storedPet({ id: id <= BigInt(Number.MAX_SAFE_INTEGER) ? Number(id) : id, name, categoryId, status });
+    });
+  }
+
+  /** The refusal (507) of a create while the store is full. */
+  protected full(): SandboxHttpError {
+    return storeFull(this.ids.length, this.maxAnimals);
+  }
+
   /** The JSON text of the animal with this id. */
-  get(id: bigint): string | undefined;
-  /** Stores a new animal under the next id; resolves once it is durably stored. Rejects with 507 when the store is full. */
-  add(newPet: NewPet): Promise<StoredPet>;
-  /** Waits for adds in progress. */
-  close(): Promise<void>;
+  get(id: bigint): string | undefined {
+    const position = this.firstAbove(id - 1n, this.ids.length, (index) => index);
+    return this.ids[position] === id ? this.texts[position] : undefined;
+  }
+
+  /** A page of animals in ascending id order, filtered by status, after an id. */
+  page(query: PetQuery): Page {
+    const positions = query.status === undefined ? undefined : (this.byStatus.get(query.status) ?? []);
+    const count = positions ? positions.length : this.ids.length;
+    const at = positions ? (index: number) => positions[index] as number : (index: number) => index;
+    let index = query.after === undefined ? 0 : this.firstAbove(query.after, count, at);
+    const end = Math.min(count, index + query.limit);
+    const parts: string[] = [];
+    let last = -1;
+    for (; index < end; index += 1) {
+      last = at(index);
+      parts.push(this.texts[last] as string);
+    }
+    return { body: `[${parts.join(',')}]`, nextAfter: index < count && last >= 0 ? this.ids[last] : undefined };
+  }
+
+  /** The first index (0..count) whose id, through `at`, is greater than `id`. */
+  private firstAbove(id: bigint, count: number, at: (index: number) => number): number {
+    let low = 0;
+    let high = count;
+    while (low < high) {
+      const middle = (low + high) >>> 1;
+      if ((this.ids[at(middle)] as bigint) > id) high = middle;
+      else low = middle + 1;
+    }
+    return low;
+  }
 }
 
-export interface MemoryStoreOptions {
-  /** The animals to start with (default: the sample animals). */
-  pets?: Pet[];
-  /** The most animals it keeps (default DEFAULT_MAX_ANIMALS). */
-  maxAnimals?: number;
+/** An animal (as parseJson gives it: bigints beyond 2^53) as its stored text. */
+export function storedPet(pet: Pick<Pet, 'id' | 'name' | 'categoryId'> & { status?: PetStatus | undefined }): StoredPet {
+  return { id: BigInt(pet.id), status: pet.status, json: stringifyJson(pet) };
 }
 
-export function createMemoryStore(options: MemoryStoreOptions = {}): PetStore {
-  const table = new PetTable(sortedById((options.pets ?? sampleAnimals()).map(storedPet)));
-  return {
-    dataFile: undefined,
-    get version() {
-      return table.version;
-    },
-    refresh: () => {},
-    page: (query) => table.page(query),
-    get: (id) => table.get(id),
-    add: async (newPet) => {
-      const max = options.maxAnimals ?? DEFAULT_MAX_ANIMALS;
-      if (table.size >= max) throw storeFull(table.size, max);
-      const [pet] = numberNewPets(table.highestId, [newPet]);
-      table.push(pet as StoredPet);
-      return pet as StoredPet;
-    },
-    close: async () => {},
-  };
-}
-
-/**
- * Opens (and when absent, creates with the sample animals) a file-backed
- * store. Rejects with SandboxDataFileError when the file is not a valid data
- * file.
- */
-export async function openFileStore(dataFile: string, maxAnimals = DEFAULT_MAX_ANIMALS): Promise<PetStore> {
-  const file = path.resolve(dataFile);
-  // Both files are written, and their content trusted: refused (unsafe_file) before the sandbox serves anything.
-  assertOwnFile(file);
-  assertOwnFile(limitsFileOf(file));
-  const store = new FileStore(file, maxAnimals);
-  await store.open();
-  return store;
+/** A store in memory holding `pets` (default: the sample animals). */
+export function createMemoryStore(options: { pets?: Pet[]; maxAnimals?: number } = {}): PetStore {
+  const pets = (options.pets ?? sampleAnimals()).map(storedPet).sort((a, b) => (a.id < b.id ? -1 : a.id > b.id ? 1 : 0));
+  return new PetStore(pets, options.maxAnimals);
 }

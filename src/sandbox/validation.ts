@@ -5,58 +5,36 @@ import { SandboxHttpError } from './errors';
 import type { PetQuery } from './store';
 
 /**
- * Checks of what a client sends: listPets' query, getPet's path parameter and
- * createPet's body. Each returns the typed value or throws a SandboxHttpError
- * whose message names the parameter or field and what is allowed.
+ * Checks of what a client sends: each returns the typed value or throws a
+ * SandboxHttpError whose message names the parameter or field and what is allowed.
  */
 
-/**
- * listPets: `limit` (integer 1..100, default 20), `status` (PetStatus) and the
- * sandbox's paging parameter `after` (an int64 id: only animals with a greater
- * id). Other parameters are ignored.
- */
+/** listPets: `limit` (1..100, default 20), `status`, and the paging parameter `after` (an int64 id); others are ignored. */
 export function parseListQuery(params: URLSearchParams): PetQuery {
   const limitText = single(params, 'limit');
   let limit = LIMIT_DEFAULT;
   if (limitText !== undefined) {
     limit = /^[0-9]{1,4}$/.test(limitText) ? Number(limitText) : Number.NaN;
     if (!(limit >= LIMIT_MIN && limit <= LIMIT_MAX)) {
-      throw new SandboxHttpError(
-        'invalid_parameter',
-        `limit must be an integer from ${LIMIT_MIN} to ${LIMIT_MAX}, got ${JSON.stringify(limitText)}`,
-      );
+      throw new SandboxHttpError('invalid_parameter', `limit must be an integer from ${LIMIT_MIN} to ${LIMIT_MAX}, got ${JSON.stringify(limitText)}`);
     }
   }
   const statusText = single(params, 'status');
-  if (statusText !== undefined && !isPetStatus(statusText)) {
-    throw new SandboxHttpError(
-      'invalid_parameter',
-      `status ${STATUS_RULE}, got ${JSON.stringify(statusText)}`,
-    );
+  if (statusText !== undefined && !(PET_STATUSES as readonly string[]).includes(statusText)) {
+    throw new SandboxHttpError('invalid_parameter', `status ${STATUS_RULE}, got ${JSON.stringify(statusText)}`);
   }
   const afterText = single(params, 'after');
   const after = afterText === undefined ? undefined : parseInt64(afterText);
   if (afterText !== undefined && after === undefined) {
-    throw new SandboxHttpError(
-      'invalid_parameter',
-      `after must be an int64 id (decimal digits, no leading zeros), got ${JSON.stringify(afterText)}`,
-    );
+    throw new SandboxHttpError('invalid_parameter', `after must be an int64 id (decimal digits, no leading zeros), got ${JSON.stringify(afterText)}`);
   }
-  return {
-    limit,
-    ...(statusText === undefined ? {} : { status: statusText }),
-    ...(after === undefined ? {} : { after: BigInt(after) }),
-  };
+  return { limit, status: statusText as PetStatus | undefined, after: after === undefined ? undefined : BigInt(after) };
 }
 
 function single(params: URLSearchParams, name: string): string | undefined {
   const values = params.getAll(name);
   if (values.length > 1) throw new SandboxHttpError('invalid_parameter', `${name} may be given only once`);
   return values[0];
-}
-
-function isPetStatus(text: string): text is PetStatus {
-  return (PET_STATUSES as readonly string[]).includes(text);
 }
 
 /** getPet's `petId` path segment (still percent-encoded): an int64. */
@@ -69,10 +47,7 @@ export function parsePetId(segment: string): bigint {
   }
   const id = parseInt64(text);
   if (id === undefined) {
-    throw new SandboxHttpError(
-      'invalid_parameter',
-      `petId must be an int64 integer (decimal digits, no leading zeros), got ${JSON.stringify(text)}`,
-    );
+    throw new SandboxHttpError('invalid_parameter', `petId must be an int64 integer (decimal digits, no leading zeros), got ${JSON.stringify(text)}`);
   }
   return BigInt(id);
 }
@@ -94,10 +69,8 @@ export function parseNewPet(body: unknown): NewPet {
   }
   const unknown = Object.keys(body).filter((field) => !(NEW_PET_FIELDS as readonly string[]).includes(field));
   if (unknown.length > 0) {
-    throw new SandboxHttpError(
-      'unknown_field',
-      `unknown field${unknown.length > 1 ? 's' : ''} ${unknown.map((field) => JSON.stringify(field)).join(', ')}; a NewPet has name, categoryId and status`,
-    );
+    const names = unknown.map((field) => JSON.stringify(field)).join(', ');
+    throw new SandboxHttpError('unknown_field', `unknown field${unknown.length > 1 ? 's' : ''} ${names}; a NewPet has name, categoryId and status`);
   }
   const missing = REQUIRED_FIELDS.filter((field) => !Object.hasOwn(body, field));
   if (missing.length > 0) {

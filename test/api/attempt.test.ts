@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { describeNetworkError, errorCode, networkFailure } from '../../src/api/attempt';
 import { failureTarget } from '../../src/app/session';
-import { DEFAULT_PORT } from '../../src/sandbox/server';
+import { DEFAULT_PORT } from '../../src/sandbox/defaults';
 
 const failure = (code: string, message = `connect ${code}`) => Object.assign(new Error(message), { code });
 const request = (url: string) => ({ method: 'GET', url, timeoutMs: 30_000, timedOut: false });

@@ -2,7 +2,7 @@ import { readFileSync, statSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 
-import { SandboxDataFileError } from '../../src/sandbox/store';
+import { SandboxDataFileError } from '../../src/sandbox/errors';
 import { startSandbox } from '../../src/sandbox/server';
 import type { Pet } from '../../src/schemas/pet';
 import { call, dataFilePets, ENTERPRISE, postJson, tempDir } from './helpers';

@@ -2,7 +2,8 @@ import { readFileSync, statSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 
-import { limitsFileOf, mergeEntry, openFileRateLimits } from '../../src/sandbox/rate-limit-book';
+import { limitsFileOf } from '../../src/config/paths';
+import { mergeEntry, openFileRateLimits } from '../../src/sandbox/rate-limit-book';
 import { rateLimitPolicy, type KeyRateState, type RateLimitDecision } from '../../src/sandbox/rate-limiter';
 import { fakeClock, tempDir } from './helpers';
 

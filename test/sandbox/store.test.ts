@@ -6,7 +6,9 @@ import { promisify } from 'node:util';
 import { build } from 'esbuild';
 import { afterEach, describe, expect, it } from 'vitest';
 
-import { createMemoryStore, openFileStore, SandboxDataFileError, type PetStore } from '../../src/sandbox/store';
+import { SandboxDataFileError } from '../../src/sandbox/errors';
+import { openFileStore } from '../../src/sandbox/file-store';
+import { createMemoryStore, type PetStore } from '../../src/sandbox/store';
 import { parseJson } from '../../src/schemas/json';
 import { PET_STATUSES, type Pet } from '../../src/schemas/pet';
 import { dataFilePets, tempDir } from './helpers';
@@ -237,7 +239,7 @@ describe('a file-backed store', () => {
     const dir = scratch();
     const bundle = path.join(dir, 'store.cjs');
     await build({
-      entryPoints: [path.join(repoRoot, 'src/sandbox/store.ts')],
+      entryPoints: [path.join(repoRoot, 'src/sandbox/file-store.ts')],
       bundle: true,
       platform: 'node',
       format: 'cjs',
