@@ -16,10 +16,10 @@ import { sampleAnimals } from './seed';
 /**
  * The data file behind `--data` (docs/sandbox.md, "The data file"): a header
  * line, then one animal per line, appended, in ascending ids; read into memory
- * when the store opens. Several processes may share it: an add takes its lock,
- * reads what others appended, numbers the animal from the highest id in the
- * file (up to the cap), appends and lets go; it resolves once fdatasync has the
- * line on disk. A last line without its \n is an add a crash cut short, never
+ * when the store opens. Several processes may share it: a batch of adds takes
+ * its lock, reads what others appended, numbers the animals from the highest id
+ * in the file (up to the cap), appends and lets go; they resolve once fdatasync
+ * has the lines on disk. A last line without its \n is an add a crash cut short, never
  * acknowledged: ignored, and cut off by the next add. Anything else that is not
  * an animal is an error naming the file, which is never overwritten.
  */
