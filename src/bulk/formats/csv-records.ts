@@ -1,6 +1,6 @@
 import { parse as parseCsvRecord } from 'csv-parse/sync';
 import { sniffDelimiter } from '../delimiter';
-import { MAX_ROW_CHARS, TOO_LONG } from './row';
+import { TOO_LONG, textRecords } from './row';
 
 /**
  * CSV text as records and their fields. Records are split here, tracking
@@ -26,7 +26,7 @@ export type CsvRecord = { line: number; fields?: string[]; reason?: string; unde
 export async function* csvFields(text: AsyncIterable<string>, delimiter: string | undefined): AsyncGenerator<CsvRecord> {
   const batch = { bytes: Buffer.allocUnsafe(CSV_BATCH_BYTES), length: 0, count: 0, lines: new Array<number>(CSV_BATCH).fill(0), ends: new Array<number>(CSV_BATCH).fill(0) };
   let options: CsvOptions | undefined;
-  for await (const record of csvRecords(text)) {
+  for await (const record of textRecords(text, true)) {
     if (record.undecodable) {
       yield* parseBatch(batch, options ?? csvOptions(','));
       yield { line: record.line, undecodable: record.undecodable };
@@ -108,47 +108,4 @@ function csvReason(error: unknown): string {
   if (code === 'CSV_QUOTE_NOT_CLOSED') return 'a quoted field is not closed (truncated file?)';
   if (code === 'CSV_INVALID_CLOSING_QUOTE') return 'bad quoting: a closing quote must end its field (write "" for a quote inside one)';
   return `bad CSV: ${(error as Error).message}`;
-}
-
-/**
- * Splits CSV text into records at line ends outside quotes. Blank lines (empty, or only spaces:
- * never a valid row, which needs at least name and categoryId) are skipped but counted.
- */
-async function* csvRecords(text: AsyncIterable<string>): AsyncGenerator<{ text: string; line: number; tooLong: boolean; undecodable?: unknown }> {
-  let line = 1;
-  let recordLine = 1;
-  let inQuotes = false;
-  let record = '';
-  let tooLong = false;
-  try {
-    for await (const piece of text) {
-      let start = 0;
-      for (let i = 0; i < piece.length; i++) {
-        const ch = piece.charCodeAt(i);
-        if (ch === 34 /* " */) inQuotes = !inQuotes;
-        else if (ch === 10 /* \n */) {
-          line += 1;
-          if (inQuotes) continue;
-          let full = record + piece.slice(start, i);
-          if (full.endsWith('\r')) full = full.slice(0, -1);
-          if (tooLong || full.trim() !== '') yield { text: full, line: recordLine, tooLong };
-          record = '';
-          tooLong = false;
-          start = i + 1;
-          recordLine = line;
-        }
-      }
-      record += piece.slice(start);
-      if (record.length > MAX_ROW_CHARS) {
-        record = '';
-        tooLong = true;
-      }
-    }
-  } catch (error) {
-    // The record in progress is where the input stops being text: the reader says so with its row.
-    yield { text: '', line, tooLong: false, undecodable: error };
-    return;
-  }
-  if (record.endsWith('\r')) record = record.slice(0, -1);
-  if (tooLong || record.trim() !== '') yield { text: record, line: recordLine, tooLong };
 }

@@ -49,3 +49,48 @@ export function refuseUndecodable(error: unknown, line: number, row?: number): u
   if (!(error instanceof UndecodableError)) return error;
   return new InvalidInputError(`line ${line}${row === undefined ? '' : ` (row ${row})`}: ${error.message}`);
 }
+
+/**
+ * Splits text into records at line ends (LF or CRLF), outside quotes when `quoted` (CSV), without
+ * holding more than one record; a record past the cap is cut and flagged. Blank lines (empty, or
+ * only spaces: never a valid row, which needs at least a name and a categoryId) are skipped but counted.
+ */
+export async function* textRecords(text: AsyncIterable<string>, quoted: boolean): AsyncGenerator<{ text: string; line: number; tooLong: boolean; undecodable?: unknown }> {
+  let line = 1;
+  let recordLine = 1;
+  let inQuotes = false;
+  let record = '';
+  let tooLong = false;
+  try {
+    for await (const piece of text) {
+      let start = 0;
+      for (let i = 0; i < piece.length; i++) {
+        const ch = piece.charCodeAt(i);
+        if (ch === 34 /* " */ && quoted) inQuotes = !inQuotes;
+        else if (ch === 10 /* \n */) {
+          line += 1;
+          if (inQuotes) continue;
+          let full = record + piece.slice(start, i);
+          if (full.endsWith('\r')) full = full.slice(0, -1);
+          const cut = tooLong || full.length > MAX_ROW_CHARS;
+          if (cut || full.trim() !== '') yield { text: full, line: recordLine, tooLong: cut };
+          record = '';
+          tooLong = false;
+          start = i + 1;
+          recordLine = line;
+        }
+      }
+      record += piece.slice(start);
+      if (record.length > MAX_ROW_CHARS) {
+        record = '';
+        tooLong = true;
+      }
+    }
+  } catch (error) {
+    // The record in progress is where the input stops being text: the reader says so with its row.
+    yield { text: '', line, tooLong: false, undecodable: error };
+    return;
+  }
+  if (record.endsWith('\r')) record = record.slice(0, -1);
+  if (tooLong || record.trim() !== '') yield { text: record, line: recordLine, tooLong };
+}
