@@ -79,103 +79,38 @@ export async function* journalLines(chunks: AsyncIterable<Buffer>): AsyncGenerat
   if (pending.length > 0) yield { text: Buffer.concat(pending).toString('utf8'), ended: false };
 }
 
-type Expect = 'value' | 'keyOrClose' | 'key' | 'colon' | 'valueOrClose' | 'commaOrClose' | 'end';
+/** What may end a line cut short outside a string, before its open containers close: a value, a key and its value, a colon and a value, a literal's rest. */
+const ENDINGS = ['', '0', '"":0', ':0', 'rue', 'ue', 'e', 'alse', 'lse', 'se', 'ull', 'll', 'l'];
+/** What may end it inside a string (after a backslash, or inside a \u escape), the string a key or a value. */
+const STRING_ENDINGS = ['"', 'n"', '0"', '00"', '000"', '0000"'].flatMap((end) => [end, `${end}:0`]);
 
-const WHOLE_NUMBER = /^-?(?:0|[1-9]\d*)(?:\.\d+)?(?:[eE][+-]?\d+)?$/;
-/** The start of a number: each part may stop anywhere, but not skip ahead ("1." is a start, "1.e5" is not). */
-const NUMBER_START = /^-?(?:(?:0|[1-9]\d*)(?:\.(?:\d+(?:[eE][+-]?\d*)?)?|[eE][+-]?\d*)?)?$/;
-const LITERALS = ['true', 'false', 'null'];
-/** A number or a literal: the characters up to the next delimiter. */
-const TOKEN = /[-+.\w]+/y;
-
-/**
- * Reads `text` as JSON (RFC 8259): `whole` when it is one complete value,
- * `cut` when it is the start of one that stops short, `invalid` when it goes
- * wrong before its end.
- */
-function scanJson(text: string): 'whole' | 'cut' | 'invalid' {
-  const stack: string[] = [];
-  let expect = 'value' as Expect;
-  // What may follow a value: another in its container, or nothing at all.
-  const afterValue = (): Expect => (stack.length === 0 ? 'end' : 'commaOrClose');
-  let i = 0;
-  while (i < text.length) {
-    const c = text[i]!;
-    if (c === ' ' || c === '\t' || c === '\r' || c === '\n') {
-      i += 1;
-      continue;
-    }
-    if (expect === 'end') return 'invalid';
-    if (expect === 'colon') {
-      if (c !== ':') return 'invalid';
-      expect = 'value';
-      i += 1;
-      continue;
-    }
-    if (expect === 'commaOrClose') {
-      const open = stack.at(-1);
-      if (c === ',') expect = open === '{' ? 'key' : 'value';
-      else if ((c === '}' && open === '{') || (c === ']' && open === '[')) {
-        stack.pop();
-        expect = afterValue();
-      } else return 'invalid';
-      i += 1;
-      continue;
-    }
-    if ((c === '}' && expect === 'keyOrClose') || (c === ']' && expect === 'valueOrClose')) {
-      stack.pop();
-      expect = afterValue();
-      i += 1;
-      continue;
-    }
-    const isKey = expect === 'key' || expect === 'keyOrClose';
-    if (c === '"') {
-      const end = stringEnd(text, i + 1);
-      if (end === 'invalid') return 'invalid';
-      if (end === 'cut') return 'cut';
-      i = end;
-      expect = isKey ? 'colon' : afterValue();
-      continue;
-    }
-    if (isKey) return 'invalid';
-    if (c === '{' || c === '[') {
-      stack.push(c);
-      expect = c === '{' ? 'keyOrClose' : 'valueOrClose';
-      i += 1;
-      continue;
-    }
-    TOKEN.lastIndex = i;
-    const token = TOKEN.exec(text)?.[0];
-    if (token === undefined) return 'invalid';
-    const atEnd = i + token.length === text.length;
-    const whole = WHOLE_NUMBER.test(token) || LITERALS.includes(token);
-    // At the end, a number or a literal may be one cut short ("1.", "tr").
-    const start = atEnd && (NUMBER_START.test(token) || LITERALS.some((word) => word.startsWith(token)));
-    if (!whole && !start) return 'invalid';
-    if (atEnd) return whole && stack.length === 0 ? 'whole' : 'cut';
-    i += token.length;
-    expect = afterValue();
+function parses(text: string): boolean {
+  try {
+    JSON.parse(text);
+    return true;
+  } catch {
+    return false;
   }
-  return expect === 'end' ? 'whole' : 'cut';
 }
 
-/** Where the string whose content starts at `from` ends (after its closing quote), or whether it is cut short or invalid. */
-function stringEnd(text: string, from: number): number | 'cut' | 'invalid' {
-  for (let i = from; i < text.length; i++) {
-    const c = text.charCodeAt(i);
-    if (c === 0x22) return i + 1;
-    // Control characters are escaped in JSON; a raw one (a zero byte included) is not JSON.
-    if (c < 0x20) return 'invalid';
-    if (c !== 0x5c) continue;
-    const escape = text[i + 1];
-    if (escape === undefined) return 'cut';
-    if (escape === 'u') {
-      const hex = text.slice(i + 2, i + 6);
-      if (!/^[\da-fA-F]*$/.test(hex)) return 'invalid';
-      if (hex.length < 4) return 'cut';
-      i += 5;
-    } else if ('"\\/bfnrt'.includes(escape)) i += 1;
-    else return 'invalid';
+/**
+ * Reads `text` as JSON (RFC 8259): `whole` when it is one complete value, `cut` when it is the
+ * start of one that stops short, `invalid` when it goes wrong before its end. The platform's
+ * parser judges: a start is `cut` when one of the few ways to end it makes it whole.
+ */
+function scanJson(text: string): 'whole' | 'cut' | 'invalid' {
+  if (parses(text)) return 'whole';
+  const closers: string[] = [];
+  let inString = false;
+  for (let i = 0; i < text.length; i++) {
+    const c = text[i];
+    if (inString) {
+      if (c === '\\') i += 1;
+      else if (c === '"') inString = false;
+    } else if (c === '"') inString = true;
+    else if (c === '{' || c === '[') closers.unshift(c === '{' ? '}' : ']');
+    else if (c === '}' || c === ']') closers.shift();
   }
-  return 'cut';
+  const close = closers.join('');
+  return (inString ? STRING_ENDINGS : ENDINGS).some((end) => parses(text + end + close)) ? 'cut' : 'invalid';
 }
