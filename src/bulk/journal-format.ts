@@ -77,20 +77,16 @@ export type HeaderState = 'absent' | 'whole' | 'cut-short';
 
 /** Whether the journal at `file` exists and has a whole first line, or its creation was cut short before that. */
 async function headerOf(file: string): Promise<HeaderState> {
-  let handle: fs.promises.FileHandle;
+  let handle: fs.promises.FileHandle | undefined;
   try {
     handle = await fs.promises.open(file, 'r');
-  } catch (error) {
-    if ((error as { code?: string }).code === 'ENOENT') return 'absent';
-    throw new UsageError(`cannot read the journal ${file}: ${systemReason(error)}`);
-  }
-  try {
     return await headerIn(handle, file);
   } catch (error) {
+    if (handle === undefined && (error as { code?: string }).code === 'ENOENT') return 'absent';
     if (error instanceof PetctlError) throw error;
     throw new UsageError(`cannot read the journal ${file}: ${systemReason(error)}`);
   } finally {
-    await handle.close();
+    await handle?.close();
   }
 }
 

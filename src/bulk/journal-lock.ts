@@ -80,23 +80,18 @@ function realPath(file: string): string {
 /** Takes the lock of `journal` if it is free; else says who holds it. A lock that cannot be made at all is journal_unwritable. */
 export async function tryLockJournal(journal: string, me: JournalHolder, flavour: LockFlavour = platformFlavour()): Promise<LockAttempt> {
   try {
-    return await tryLock(journal, me, flavour);
+    const address = await lockAddress(journal, flavour);
+    if (flavour === 'file') fs.mkdirSync(path.dirname(address), { recursive: true, mode: 0o700 });
+    const held = await listen(address, me);
+    if (held) return { held };
+    const holder = await ask(address);
+    if (holder) return { busy: holder };
+    // Nobody answers: the holder has just let go, or (a socket file) it died and left the file.
+    return flavour === 'file' ? await withFileLock(address, () => takeOverDeadFile(address, me)) : await bindAgain(address, me);
   } catch (error) {
     if (error instanceof PetctlError) throw error;
     throw new JournalUnwritableError(journal, `its lock could not be made: ${systemReason(error)}`, error);
   }
-}
-
-async function tryLock(journal: string, me: JournalHolder, flavour: LockFlavour): Promise<LockAttempt> {
-  const address = await lockAddress(journal, flavour);
-  if (flavour === 'file') fs.mkdirSync(path.dirname(address), { recursive: true, mode: 0o700 });
-  const held = await listen(address, me);
-  if (held) return { held };
-  const holder = await ask(address);
-  if (holder) return { busy: holder };
-  // Nobody answers: the holder has just let go, or (a socket file) it died and left the file.
-  if (flavour === 'file') return withFileLock(address, () => takeOverDeadFile(address, me));
-  return bindAgain(address, me);
 }
 
 /** Who holds the lock of `journal`, without taking it; undefined when it is free. */

@@ -103,18 +103,15 @@ export async function scanRows(
       continue;
     }
     // An id used twice: which row is the animal cannot be told, so neither is sent.
-    const column = read.idColumn!.trim();
-    if (!first.duplicate) {
-      first.duplicate = true;
-      const reason = `${column} ${JSON.stringify(row.rowId)} is used twice (also line ${row.line}, row ${row.row})`;
-      scan.duplicates.set(first.row, reason);
+    const usedTwice = (one: { row: number; line: number }, other: { row: number; line: number }) => {
+      const reason = `${read.idColumn!.trim()} ${JSON.stringify(row.rowId)} is used twice (also line ${other.line}, row ${other.row})`;
+      scan.duplicates.set(one.row, reason);
       scan.invalid += 1;
-      report.invalid(first.row, first.line, reason);
-    }
-    const reason = `${column} ${JSON.stringify(row.rowId)} is used twice (also line ${first.line}, row ${first.row})`;
-    scan.duplicates.set(row.row, reason);
-    scan.invalid += 1;
-    report.invalid(row.row, row.line, reason);
+      report.invalid(one.row, one.line, reason);
+    };
+    if (!first.duplicate) usedTwice(first, row);
+    first.duplicate = true;
+    usedTwice(row, first);
   }
   for (const [id, seen] of byId) {
     if (seen.duplicate) continue;
