@@ -84,14 +84,16 @@ const ENDINGS = ['', '0', '"":0', ':0', 'rue', 'ue', 'e', 'alse', 'lse', 'se', '
 /** What may end it inside a string (after a backslash, or inside a \u escape), the string a key or a value. */
 const STRING_ENDINGS = ['"', 'n"', '0"', '00"', '000"', '0000"'].flatMap((end) => [end, `${end}:0`]);
 
-function parses(text: string): boolean {
+/** `text` parsed as JSON; undefined when it is not JSON (no JSON text parses to undefined). */
+export function jsonValue(text: string): unknown {
   try {
-    JSON.parse(text);
-    return true;
+    return JSON.parse(text) as unknown;
   } catch {
-    return false;
+    return undefined;
   }
 }
+
+const parses = (text: string) => jsonValue(text) !== undefined;
 
 /**
  * Reads `text` as JSON (RFC 8259): `whole` when it is one complete value, `cut` when it is the

@@ -5,7 +5,7 @@ import { PetctlError, UnsafeFileError, UsageError } from '../errors';
 import { assertOwnFile } from '../file-safety';
 import { parseJson } from '../schemas/json';
 import { describeFsError } from '../fs-errors';
-import { HEADER_START, JournalDamagedError, isCreationCutShort, isDamagedHeader, isWriteCutShort, journalLines } from './journal-damage';
+import { HEADER_START, JournalDamagedError, isCreationCutShort, isDamagedHeader, isWriteCutShort, journalLines, jsonValue } from './journal-damage';
 import type { NewRunMark, RecordEntry, RecordIndex } from './records';
 
 /**
@@ -111,12 +111,7 @@ export async function headerIn(handle: fs.promises.FileHandle, file: string): Pr
 
 /** Checks the header is this format's, for this target. `next`: the line after it. */
 function checkHeader(file: string, line: string, target: string, next: string | undefined): void {
-  let parsed: Record<string, unknown> | undefined;
-  try {
-    parsed = JSON.parse(line) as Record<string, unknown>;
-  } catch {
-    parsed = undefined;
-  }
+  const parsed = jsonValue(line) as Record<string, unknown> | undefined;
   const version = parsed?.petctlImportJournal;
   if (parsed === undefined || version !== FORMAT) {
     // A header of a format this petctl does not know is not damage.

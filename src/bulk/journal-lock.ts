@@ -6,6 +6,7 @@ import { sha256Hex } from '../digest';
 import { PetctlError } from '../errors';
 import { withFileLock } from '../locked-file';
 import { JournalUnwritableError } from './journal';
+import { jsonValue } from './journal-damage';
 import { systemReason } from './journal-format';
 
 /**
@@ -164,12 +165,8 @@ function ask(address: string): Promise<JournalHolder | undefined> {
 }
 
 function parseHolder(text: string): JournalHolder {
-  try {
-    const { pid, source } = JSON.parse(text.split('\n', 1)[0] ?? '') as Record<string, unknown>;
-    return { ...(Number.isSafeInteger(pid) ? { pid: pid as number } : {}), ...(typeof source === 'string' ? { source } : {}) };
-  } catch {
-    return {};
-  }
+  const { pid, source } = (jsonValue(text.split('\n', 1)[0] ?? '') ?? {}) as Record<string, unknown>;
+  return { ...(Number.isSafeInteger(pid) ? { pid: pid as number } : {}), ...(typeof source === 'string' ? { source } : {}) };
 }
 
 /**
