@@ -88,12 +88,9 @@ export async function openInput(file: string, stdin: InStream, signal: AbortSign
  * pile up as external memory until a full collection (what that costs: docs/performance.md).
  */
 async function* readFile(file: string): AsyncGenerator<Buffer> {
-  let handle: fs.promises.FileHandle;
-  try {
-    handle = await fs.promises.open(file, 'r');
-  } catch (error) {
+  const handle = await fs.promises.open(file, 'r').catch((error: unknown) => {
     throw new UsageError(`cannot read --file ${file}: ${describeFsError(error)}`);
-  }
+  });
   try {
     yield* readHandle(handle, file);
   } finally {

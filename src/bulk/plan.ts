@@ -1,5 +1,5 @@
 import { type InputFormat, type InputRow, type ReadOptions, readRows } from './reader';
-import { Occurrences, type PlanOptions, type RecordEntry, type RecordIndex, type RowIdentity, type RowPlan } from './records';
+import { type PlanOptions, type RecordEntry, type RecordIndex, type RowIdentity, type RowPlan, occurrences } from './records';
 import type { PlannedRow } from './runner';
 import type { UnknownFate, UnknownRow } from './unknown-match';
 
@@ -61,7 +61,7 @@ export async function scanRows(
 ): Promise<Scan> {
   const scan: Scan = { rows: 0, invalid: 0, duplicates: new Map(), toSend: 0, skipped: new Map(), skippedCount: 0, changed: [], unknown: 0, unknownRows: [] };
   // Without --id-column a row can only match a record of the same content: count occurrences of those alone.
-  const occurrences = new Occurrences(plan.byId ? undefined : (content) => !plan.fresh && index.hasContent(plan.source, content));
+  const identify = occurrences(plan.byId ? undefined : (content) => !plan.fresh && index.hasContent(plan.source, content));
   // With --id-column: every id seen, to find one used twice; the counts are made at the end, without those rows.
   const byId = new Map<string, { row: number; line: number; identity: RowIdentity | undefined; plan: RowPlan; duplicate: boolean }>();
   const tally = (rowPlan: RowPlan, row: number, line: number, identity: RowIdentity | undefined) => {
@@ -91,7 +91,7 @@ export async function scanRows(
       report.invalid(row.row, row.line, row.reason ?? 'invalid');
       continue;
     }
-    const identity = occurrences.identify(plan.source, row.newPet, row.rowId);
+    const identity = identify(plan.source, row.newPet, row.rowId);
     const rowPlan = index.plan(identity, plan);
     if (row.rowId === undefined) {
       tally(rowPlan, row.row, row.line, identity);
@@ -134,7 +134,7 @@ export async function* plannedRows(
   duplicates: ReadonlyMap<number, string>,
   fates?: ReadonlyMap<number, UnknownFate>,
 ): AsyncGenerator<PlannedRow> {
-  const occurrences = new Occurrences();
+  const identify = occurrences();
   for await (const row of rows) {
     const duplicate = duplicates.get(row.row);
     if (duplicate !== undefined) {
@@ -145,7 +145,7 @@ export async function* plannedRows(
       yield row;
       continue;
     }
-    const identity: RowIdentity = occurrences.identify(plan.source, row.newPet, row.rowId)!;
+    const identity: RowIdentity = identify(plan.source, row.newPet, row.rowId)!;
     const rowPlan = index.plan(identity, plan);
     yield { ...row, identity, plan: (rowPlan.action === 'unknown' && fates?.get(row.row)) || rowPlan };
   }

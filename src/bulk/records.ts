@@ -60,19 +60,16 @@ export function entryOf(identity: RowIdentity, state: RecordState, at: string, r
  * counting to contents that can matter (those on record), so validating a
  * huge file holds no map of every row; rows it skips get no identity.
  */
-export class Occurrences {
-  private readonly counts = new Map<string, number>();
-
-  constructor(private readonly only?: (content: Content) => boolean) {}
-
-  identify(source: string, newPet: NewPet, id: string | undefined): RowIdentity | undefined {
+export function occurrences(only?: (content: Content) => boolean): (source: string, newPet: NewPet, id: string | undefined) => RowIdentity | undefined {
+  const counts = new Map<string, number>();
+  return (source, newPet, id) => {
     const content = contentOf(newPet);
-    if (this.only && !this.only(content)) return undefined;
+    if (only && !only(content)) return undefined;
     const key = contentKey(content);
-    const occurrence = (this.counts.get(key) ?? 0) + 1;
-    this.counts.set(key, occurrence);
+    const occurrence = (counts.get(key) ?? 0) + 1;
+    counts.set(key, occurrence);
     return { source, ...(id === undefined ? {} : { id }), content: [...content, occurrence] };
-  }
+  };
 }
 
 /** What to do with a valid row, given the records (and, with --retry-unknown, the listing: unknown-rows.ts). */
