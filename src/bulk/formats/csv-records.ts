@@ -3,9 +3,9 @@ import { sniffDelimiter } from '../delimiter';
 import { TOO_LONG, textRecords } from './row';
 
 /**
- * CSV text as records and their fields. Records are split here, tracking
- * quotes, so each knows its starting line and a bad record never derails the
- * ones after it; csv-parse then reads the fields of each record.
+ * CSV text as records and their fields. Records are split first (row.ts's textRecords, tracking
+ * quotes), so each knows its starting line and a bad record never derails the ones after it;
+ * csv-parse then reads the fields of each record.
  */
 
 type CsvOptions = { relax_column_count: true; record_delimiter: '\n'; delimiter: string };

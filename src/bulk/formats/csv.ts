@@ -6,11 +6,7 @@ import { type SentField, columnKey, headerField, spellings } from './columns';
 import { ignoredOnce, validateNewPet, withRowId } from './fields';
 import { type InputRow, InvalidInputError, type ReadOptions, refuseUndecodable } from './row';
 
-/**
- * CSV (RFC 4180) with a header row. Records are split here, tracking quotes,
- * so each row knows its starting line and a bad record never derails the
- * ones after it; csv-parse then reads the fields of each record.
- */
+/** CSV (RFC 4180) with a header row: the rows of csv-records.ts's records. */
 export async function* csvRows(text: AsyncIterable<string>, options: ReadOptions): AsyncGenerator<InputRow> {
   let header: CsvHeader | undefined;
   let row = 0;
