@@ -141,6 +141,14 @@ describe('NDJSON', () => {
 });
 
 describe('CSV', () => {
+  it('a record longer than 1 MiB is invalid as too long in CSV too, even when its line ends in the text piece that crosses 1 MiB', async () => {
+    const result = await rows(`name,categoryId\n${'x'.repeat(1024 * 1024 + 5)},1\nB,2\n`, 'csv', 64 * 1024);
+    expect(result.map((r) => [r.row, r.line, r.reason ?? r.newPet?.name])).toEqual([
+      [1, 2, 'longer than 1024 KiB'],
+      [2, 3, 'B'],
+    ]);
+  });
+
   it('quotes, commas, doubled quotes and newlines inside fields; rows know the line they start on', async () => {
     const text = 'name,categoryId,status\n"Rex, the ""good"" dog",1,available\n"two\nlines",2,sold\nPlain,3,\n';
     expect((await rows(text, undefined, 4)).map(valid)).toEqual([
