@@ -21,6 +21,14 @@ export interface Answer {
   header(name: string): string | undefined;
 }
 
+/** An Answer's header(): a repeated header's values joined as one. */
+export function headerReader(headers: Answer['headers']): Answer['header'] {
+  return (name) => {
+    const value = headers[name.toLowerCase()];
+    return Array.isArray(value) ? value.join(', ') : value;
+  };
+}
+
 /** The Error body of an answer, when it has one of the shape the specification promises. */
 export function errorBodyOf(text: string): ErrorBody | undefined {
   try {
@@ -62,7 +70,10 @@ export function errorForAnswer(answer: Answer, context: ErrorContext): PetctlErr
   // undici never follows redirects on its own; neither does petctl (the key would travel with it). The service never
   // redirects, so one means a wrong base URL or a captive proxy.
   if (status >= 300 && status < 400) return redirected(method, url, status, printableLocation(answer.header('location')));
-  if (status === 429) return rateLimitAnswerError(body, context);
+  if (status === 429) {
+    const stop = { kind: body?.code === 'key_banned' ? 'ban' : 'retry_after', until: context.retryAt, at: context.now, by: 'answer', serverMessage: body?.message } as const;
+    return stopError(stop, context.words, { code: body?.code ?? 'rate_limited', body, retryAt: context.retryAt });
+  }
   if (body) return errorForStatus(status, body.message, { code: body.code, status, body, hint });
   if (status >= 500) return new InvalidResponseError(`${method} ${url} failed with HTTP ${status}${snippet(answer.text)}`, status);
   // A 4xx without the Error body the specification promises: keep the status's meaning.
@@ -70,12 +81,10 @@ export function errorForAnswer(answer: Answer, context: ErrorContext): PetctlErr
   return errorForStatus(status, message, { code: `http_${status}`, status, body: { code: `http_${status}`, message, status }, hint });
 }
 
-/** A 429 that petctl will not wait out (its retries or --max-wait are spent, or a second ban). */
-function rateLimitAnswerError(body: ErrorBody | undefined, context: ErrorContext): RateLimitError {
-  const { retryAt, now } = context;
-  const stop = { kind: body?.code === 'key_banned' ? 'ban' : 'retry_after', until: retryAt, at: now, by: 'answer', serverMessage: body?.message } as const;
-  const { message, hint } = context.words.stop(stop);
-  return new RateLimitError(message, { code: body?.code ?? 'rate_limited', status: 429, body, retryAt, stop, hint });
+/** A 429 that petctl will not wait out (its retries or --max-wait are spent, or a second ban), or a stop before the wire. */
+function stopError(stop: WaitStop, words: Pick<WaitWords, 'stop'>, facts: { code: string; body?: PetctlError['body']; retryAt?: number }): RateLimitError {
+  const { message, hint } = words.stop(stop);
+  return new RateLimitError(message, { ...facts, status: 429, stop, hint });
 }
 
 function redirected(method: string, url: string, status: number, location: string | undefined): ServiceError {
@@ -104,8 +113,7 @@ export function snippet(text: string): string {
  * answer that left nothing in the window, which the service refuses with a 429.
  */
 export function gateStop(stop: WaitStop, words: WaitWords): RateLimitError {
-  const { message, hint } = words.stop(stop);
-  return new RateLimitError(message, { code: codeFor(stop.kind), status: 429, retryAt: stop.until, stop, hint });
+  return stopError(stop, words, { code: codeFor(stop.kind), retryAt: stop.until });
 }
 
 /** The final error after retries says how many attempts were made, over how long (on the monotonic clock). */
@@ -114,7 +122,5 @@ export function afterAttempts(failure: PetctlError, attempts: { count: number; e
     failure.message += words.attempts(attempts.count, attempts.elapsedMs);
     return failure;
   }
-  const stop: WaitStop = { ...failure.stop, attempts };
-  const { message, hint } = words.stop(stop);
-  return new RateLimitError(message, { code: failure.code, status: failure.status, body: failure.body, retryAt: failure.retryAt, stop, hint });
+  return stopError({ ...failure.stop, attempts }, words, { code: failure.code, body: failure.body, retryAt: failure.retryAt });
 }

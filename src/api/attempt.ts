@@ -1,6 +1,6 @@
 import type { Dispatcher } from 'undici';
 import { InterruptedError, InvalidResponseError, NetworkError } from '../errors';
-import type { Answer } from './answer';
+import { type Answer, headerReader } from './answer';
 import { MAX_RESPONSE_BYTES, certificateProblem, sendRequest } from './transport';
 
 /**
@@ -9,10 +9,10 @@ import { MAX_RESPONSE_BYTES, certificateProblem, sendRequest } from './transport
  */
 
 /** Failures that happen before a connection exists: the request cannot have reached the server. */
-export const NOT_CONNECTED_CODES = new Set(['ECONNREFUSED', 'ENOTFOUND', 'EAI_AGAIN', 'EHOSTUNREACH', 'ENETUNREACH', 'UND_ERR_CONNECT_TIMEOUT']);
+const NOT_CONNECTED_CODES = new Set(['ECONNREFUSED', 'ENOTFOUND', 'EAI_AGAIN', 'EHOSTUNREACH', 'ENETUNREACH', 'UND_ERR_CONNECT_TIMEOUT']);
 
 /** OpenSSL's verification failures: the TLS handshake stopped before any request (or key) went out. */
-export const TLS_TRUST_CODES = new Set([
+const TLS_TRUST_CODES = new Set([
   'DEPTH_ZERO_SELF_SIGNED_CERT',
   'SELF_SIGNED_CERT_IN_CHAIN',
   'UNABLE_TO_VERIFY_LEAF_SIGNATURE',
@@ -80,16 +80,13 @@ export function networkFailure(
 ): NetworkError {
   const code = errorCode(error) ?? '';
   const url = new URL(request.url);
-  if (code === 'ENOTFOUND' || code === 'EAI_AGAIN') {
-    // A name that does not resolve now will not start to within the few seconds a retry waits.
-    return new NetworkError(`${request.method} ${request.url} failed: cannot resolve the host ${url.hostname}`, { sent: false, retryable: false, cause: error });
-  }
+  const failed = `${request.method} ${request.url} failed: `;
+  // Nothing was sent, and trying again cannot help.
+  const final = (why: string, hint?: string) => new NetworkError(failed + why, { sent: false, retryable: false, cause: error, hint });
+  // A name that does not resolve now will not start to within the few seconds a retry waits.
+  if (code === 'ENOTFOUND' || code === 'EAI_AGAIN') return final(`cannot resolve the host ${url.hostname}`);
   if (code === 'ERR_SSL_WRONG_VERSION_NUMBER' && url.protocol === 'https:') {
-    return new NetworkError(`${request.method} ${request.url} failed: the server at ${url.hostname}:${portOf(url)} does not speak TLS; is the base URL http://?`, {
-      sent: false,
-      retryable: false,
-      cause: error,
-    });
+    return final(`the server at ${url.hostname}:${portOf(url)} does not speak TLS; is the base URL http://?`);
   }
   const sent = !NOT_CONNECTED_CODES.has(code) && !TLS_TRUST_CODES.has(code);
   if (request.timedOut || /TIMEOUT/.test(code)) {
@@ -97,14 +94,9 @@ export function networkFailure(
     return new NetworkError(`no answer from ${url.host} within ${formatSeconds(request.timeoutMs)} (${limit})`, { code: 'timeout', sent, cause: error });
   }
   if (code === 'ECONNREFUSED' && target.loopback) {
-    return new NetworkError(`${request.method} ${request.url} failed: connection refused: nothing is listening on ${url.hostname}:${portOf(url)}`, {
-      sent: false,
-      retryable: false,
-      cause: error,
-      hint: target.loopback.hint,
-    });
+    return final(`connection refused: nothing is listening on ${url.hostname}:${portOf(url)}`, target.loopback.hint);
   }
-  return new NetworkError(`${request.method} ${request.url} failed: ${describeNetworkError(error)}`, { sent, cause: error });
+  return new NetworkError(failed + describeNetworkError(error), { sent, cause: error });
 }
 
 /** A network failure in a few words, for the line that announces its retry: `connection refused`, `no answer within 2s`. */
@@ -136,12 +128,8 @@ export interface AttemptRequest {
 
 const TIMEOUT = Symbol('timeout');
 
-function headerGetter(headers: Record<string, string | string[] | undefined>) {
-  return (name: string): string | undefined => {
-    const value = headers[name.toLowerCase()];
-    return Array.isArray(value) ? value.join(', ') : value;
-  };
-}
+/** What -v shows of an answer's head: the limits it reports. */
+const TRACED_HEADERS = ['x-ratelimit-limit', 'x-ratelimit-remaining', 'x-ratelimit-reset', 'retry-after'];
 
 function lowerCaseNames(headers: Record<string, string>): Record<string, string> {
   return Object.fromEntries(Object.entries(headers).map(([name, value]) => [name.toLowerCase(), value]));
@@ -184,15 +172,11 @@ export async function attempt(options: AttemptOptions, request: AttemptRequest, 
     request.onDispatch?.();
     const response = await sending;
     status = response.statusCode;
-    const header = headerGetter(response.headers);
+    const header = headerReader(response.headers);
     onHead({ status, header });
     if (trace) {
-      const limits = ['x-ratelimit-limit', 'x-ratelimit-remaining', 'x-ratelimit-reset', 'retry-after']
-        .map((name) => [name, header(name)] as const)
-        .filter(([, value]) => value !== undefined)
-        .map(([name, value]) => `${name}=${value}`)
-        .join(' ');
-      trace(`< ${response.statusCode} in ${Math.round(options.monotonic() - started)} ms${limits ? ` ${limits}` : ''}`);
+      const limits = TRACED_HEADERS.flatMap((name) => (header(name) === undefined ? [] : [` ${name}=${header(name)}`])).join('');
+      trace(`< ${response.statusCode} in ${Math.round(options.monotonic() - started)} ms${limits}`);
     }
     const text = await response.body.text();
     return { status: response.statusCode, text, headers: response.headers, header };

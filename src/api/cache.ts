@@ -4,26 +4,19 @@ import { UnsafeFileError } from '../errors';
 import { folderProblem, readOwnFile, removeOwnFile } from '../file-safety';
 import { writeFileAtomic } from '../locked-file';
 import { sha256Hex } from '../digest';
-import type { Answer } from './answer';
+import { type Answer, headerReader } from './answer';
 import { limitId } from './limits/store';
 
 /**
- * The response cache behind --cache: a GET's 2xx answer, kept in the user's
- * cache directory for the duration its --cache gave, and served again to a
- * command whose --cache allows its age, with nothing sent.
- *
- * Layout: <cacheDir>/responses/<target>/<request>.json, where <target> is the
- * rate-limit state's id (a digest of the target's identity and key) and
- * <request> a digest of the method, the URL relative to the base URL and the
- * extra headers: neither the key nor the request can be read back from a name.
- * Every file is written by writeFileAtomic (exclusive, no-follow, 0600, own
- * files only) and read through a no-follow open checked on its descriptor.
- *
- * The cache is its own: the folders from <cacheDir> down to the target's are
- * each opened without following a symlink and must be the user's, writable by
- * no one else (else the cache is not used, and that is said once), so no one
- * else can swap what a checked path leads to. Nothing is removed but a file of
- * the cache's own name pattern that passes the rule; nothing is ever chmodded.
+ * The response cache behind --cache (docs/cache.md): a GET's 2xx answer, served
+ * again with nothing sent while its age fits both the --cache that stored it and
+ * the one that asks. <cacheDir>/responses/<target>/<request>.json: <target> is
+ * the rate-limit state's id, <request> a digest of the method, the URL relative to
+ * the base URL and the extra headers, so no name gives back the key or the request.
+ * The cache is its own: each folder from <cacheDir> down is opened without
+ * following a link and must be the user's, writable by no one else (else the
+ * cache is not used, said once); files are written by writeFileAtomic and read
+ * no-follow; nothing is removed but a file of its own name pattern, nothing chmodded.
  */
 
 /** A target's folder: limitId's 32 hex digits. */
@@ -72,11 +65,8 @@ export interface ResponseCacheOptions {
   /** The wall clock: ages outlive the process. */
   now: () => number;
   /**
-   * The cache is not to be used: one of its folders is not the user's own
-   * (an UnsafeFileError naming it), or it could not be read or written (a full
-   * disk, a folder without write permission). The command goes on as without
-   * --cache. An entry that fails the rule is not this: it stops the command
-   * as for any file petctl uses.
+   * The cache is not to be used (a folder not the user's own, or it cannot be read or written): the
+   * command goes on as without --cache. An entry that fails the rule stops the command instead.
    */
   unusable: (error: Error) => void;
 }
@@ -155,7 +145,7 @@ export class ResponseCache {
     }
     if (ageMs > maxAgeMs) return undefined;
     const { status, text, headers } = entry;
-    return { answer: { status, text, headers, header: (name) => headerValue(headers, name) }, ageMs };
+    return { answer: { status, text, headers, header: headerReader(headers) }, ageMs };
   }
 
   /** Keeps a 2xx answer for `forMs`, and removes this target's expired entries on the way. */
@@ -202,11 +192,6 @@ export class ResponseCache {
   }
 }
 
-function headerValue(headers: Entry['headers'], name: string): string | undefined {
-  const value = headers[name.toLowerCase()];
-  return Array.isArray(value) ? value.join(', ') : value;
-}
-
 /**
  * Walks `folders`, each inside the one before, checking each (folderProblem);
  * with `make`, a missing one is made 0700. 'own' when every one passes,
@@ -242,26 +227,20 @@ function removeEntries(dir: string): number {
 }
 
 /**
- * The entry at `file`, or undefined when there is none or it is not an entry
- * petctl wrote (a damaged one is removed: it is only a cache). A symlink or
- * another user's file there is an UnsafeFileError.
+ * The entry at `file`, or undefined when there is none or it is not an entry petctl wrote
+ * (a damaged one is removed: it is only a cache). A link or another user's file is an UnsafeFileError.
  */
 function readEntry(file: string): Entry | undefined {
   const text = readOwnFile(file);
   if (text === undefined) return undefined;
-  const entry = parseEntry(text);
-  if (entry === undefined) fs.rmSync(file, { force: true });
-  return entry;
-}
-
-function parseEntry(text: string): Entry | undefined {
   try {
     const value = JSON.parse(text) as Partial<Entry>;
     const times = typeof value.storedAt === 'number' && typeof value.expiresAt === 'number';
     if (times && typeof value.status === 'number' && typeof value.text === 'string' && typeof value.headers === 'object' && value.headers !== null) return value as Entry;
   } catch {
-    // Not JSON: treated as no entry.
+    // Not JSON: no entry.
   }
+  fs.rmSync(file, { force: true });
   return undefined;
 }
 

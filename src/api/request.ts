@@ -10,10 +10,7 @@ export interface ApiRequest {
   method: string;
   /** Relative to the base URL, e.g. /pets */
   path: string;
-  /**
-   * An absolute URL to send to instead of `path` and `query` (a next-page link,
-   * `petctl api https://…`); refused unless on the base URL's origin, since the key goes with it.
-   */
+  /** An absolute URL instead of `path` and `query` (a next link, `petctl api https://…`): only on the base URL's origin. */
   url?: string;
   query?: Record<string, string | number | undefined>;
   body?: unknown;
@@ -33,40 +30,27 @@ export interface ApiRequest {
 
 export interface RequestHooks {
   /**
-   * Awaited on every attempt once the rate-limit gate has let the request go,
-   * just before it is written to the wire: a request still waiting in the gate
-   * was never sent. The gate is asked again after it (a 429 may have come in
-   * meanwhile), so a request past this point may still wait, then comes back here.
+   * Awaited on every attempt once the gate lets the request go, just before the wire (one still in the gate was
+   * never sent). The gate is asked again after it (a 429 may have come meanwhile): it may still wait, and come back.
    */
   beforeSend?: () => void | Promise<void>;
   /** Called as each attempt goes to the wire, after beforeSend and the gate's last look (a listing reads its page meanwhile). */
   onDispatch?: () => void;
-  /**
-   * Sees every HTTP answer whole, errors and 429s included (`petctl api -i`
-   * shows an error's head, getPet reads Sunset, bulk import counts statuses).
-   */
+  /** Sees every HTTP answer whole, errors and 429s included (`api -i`, getPet's Sunset, bulk import's counts). */
   onAnswer?: (answer: Answer) => void;
   /** Replaces the session's wait (its countdown line) for this request's waits; must reject on Ctrl-C. */
   wait?: (ms: number, why: string) => Promise<void>;
-  /**
-   * A bulk import's or a listing's request: waiting for the plan's minute
-   * window is its pace, not a wait that --max-wait bounds (waits.ts).
-   */
+  /** A bulk import's or a listing's request: the minute window is its pace, not a wait --max-wait bounds (waits.ts). */
   paced?: boolean;
   /** Requests of every window left unused for other commands on the key (`pets add --reserve`). */
   reserve?: number;
 }
 
-export interface ApiResponse {
-  status: number;
+/** A 2xx answer: its body parsed as JSON (unless rawResponse), and the limits its head reported. */
+export interface ApiResponse extends Answer {
   url: string;
   body: unknown;
-  /** The body exactly as received. */
-  text: string;
-  /** Every header as received, names lower-cased, for `petctl api -i`. */
-  headers: Record<string, string | string[] | undefined>;
   rate: RateHeaders;
-  header(name: string): string | undefined;
 }
 
 /** Where a request goes: its path and query under the base URL, or its own URL when that is on the base URL's origin. */

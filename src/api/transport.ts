@@ -12,20 +12,13 @@ export interface TransportOptions {
 /** Largest answer accepted: a full page of 100 animals is a few KiB, so anything near this is not our service. */
 export const MAX_RESPONSE_BYTES = 8 * 1024 * 1024;
 
-/**
- * Largest header block accepted: Node's default. Set here so undici does not
- * load node:http to read Node's (see scripts/build.mjs); it also means
- * NODE_OPTIONS=--max-http-header-size does not change petctl's limit.
- */
+/** Node's default header limit, set here so undici does not load node:http to read it (scripts/build.mjs); so NODE_OPTIONS cannot change it. */
 const MAX_HEADER_BYTES = 16 * 1024;
 
 /**
- * The one undici dispatcher of a run. undici's own timeouts default to 300 s;
- * they follow --timeout here. HTTPS_PROXY / HTTP_PROXY / NO_PROXY (and their
- * lower-case forms) are honoured through EnvHttpProxyAgent, read from the
- * context's env rather than process.env, and loaded only when a proxy is set.
- * No retry interceptor: undici's caps Retry-After at its maxTimeout, which
- * would get a key banned (see client.ts).
+ * The one undici dispatcher of a run, its timeouts --timeout's (undici's default 300 s). HTTPS_PROXY, HTTP_PROXY and
+ * NO_PROXY (either case) go to EnvHttpProxyAgent from the context's env, loaded only when a proxy is set. No retry
+ * interceptor: undici's caps Retry-After at its maxTimeout, which would get a key banned (see client.ts).
  */
 export async function createDispatcher(options: TransportOptions): Promise<Dispatcher> {
   const common = {
@@ -55,17 +48,11 @@ export async function createDispatcher(options: TransportOptions): Promise<Dispa
 }
 
 /**
- * The pool to the proxy through which ProxyAgent opens its CONNECT tunnels,
- * with two repairs:
- * - ProxyAgent calls pool.connect(), which undici's index adds to every
- *   dispatcher. petctl skips that index (start-up time), so it is added here;
- *   without it every proxied request failed with "connect is not a function".
- * - A proxy that hangs up during CONNECT fails the tunnel with UND_ERR_SOCKET,
- *   which undici's client takes for a recoverable socket error: it reconnects
- *   at once, for ever (thousands of CONNECTs a second, nodejs/undici#3897;
- *   the upstream fix, nodejs/undici#5441, is not in 7.30.2, and undici 8 needs
- *   Node 22), ignoring the request's abort, so --timeout and Ctrl-C never ended
- *   it. With any other code the client fails the request.
+ * The pool to the proxy for ProxyAgent's CONNECT tunnels, with two repairs:
+ * - pool.connect(), which undici's index (skipped for start-up time) adds to every dispatcher and ProxyAgent calls.
+ * - A proxy hanging up during CONNECT fails with UND_ERR_SOCKET, which undici's client retries at once, for ever,
+ *   ignoring the request's abort (nodejs/undici#3897; the fix, #5441, is not in 7.30.2, and undici 8 needs Node 22).
+ *   Under any other code the client fails the request.
  */
 function proxyPool(pool: Dispatcher, connect: (this: Dispatcher, options: Dispatcher.ConnectOptions) => Promise<Dispatcher.ConnectData>): Dispatcher {
   return Object.assign(pool, {
@@ -78,12 +65,8 @@ function proxyPool(pool: Dispatcher, connect: (this: Dispatcher, options: Dispat
 }
 
 /**
- * Ends the dispatcher's sockets at the end of a run, without waiting for them
- * to close (the process exits next, which closes them). undici hands each
- * socket an error, whose stack Node formats at once (a guard against a leak);
- * formatting a stack through code-cached functions makes V8 compile them again
- * for their source positions, in every command (docs/performance.md). The error given here
- * has no frames, and no one ever sees it.
+ * Ends the sockets at the end of a run without waiting (the process exits next). Node formats the stack of the
+ * error undici hands each socket, which recompiles code-cached functions (docs/performance.md): this one has no frames.
  */
 export function discardDispatcher(dispatcher: Dispatcher): void {
   const { stackTraceLimit } = Error;
@@ -98,11 +81,7 @@ export function sendRequest(dispatcher: Dispatcher, options: Dispatcher.RequestO
   return apiRequest.call(dispatcher, options);
 }
 
-/**
- * OpenSSL's own words for a failed certificate check, without the advice
- * Node 24 appends ("; if the root CA is installed locally, try running Node.js
- * with --use-system-ca"), so the message reads the same on every Node.
- */
+/** OpenSSL's words for a failed certificate check, without the advice Node 24 appends: the same on every Node. */
 export function certificateProblem(error: { message?: string; code?: string } | undefined): string {
   return (error?.message ?? error?.code ?? 'certificate check failed').split('; if the root CA')[0]!;
 }
