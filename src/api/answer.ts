@@ -4,11 +4,8 @@ import { ErrorBody } from '../schemas/pet';
 import { type WaitWords, codeFor } from './waits';
 
 /**
- * What an HTTP answer that is not a success means: the error (and so the
- * exit code, see errors.ts) for every status, with its facts (status, code,
- * retry time), and the body of a success read as JSON; and the error a request
- * ends with when the gate stops it or its retries run out. Pure functions;
- * nothing here sends. A rate limit's words come from output/waits.ts.
+ * What an answer means, as pure functions: a success's body as JSON; for any other status the error (so the exit
+ * code) with its facts; the error of a gate stop or of retries run out. A rate limit's words are output/waits.ts's.
  */
 
 /** An answer as the HTTP core received it. */
@@ -107,11 +104,7 @@ export function snippet(text: string): string {
   return `: ${flat.length > 80 ? `${flat.slice(0, 77)}...` : flat}`;
 }
 
-/**
- * The error when the gate's wait does not fit --max-wait: the request sent nothing. Its
- * status is the 429 the record stands for: every block it holds was set by a 429, or by an
- * answer that left nothing in the window, which the service refuses with a 429.
- */
+/** The gate's wait does not fit --max-wait; nothing was sent. Status 429: every block in the record stands for one. */
 export function gateStop(stop: WaitStop, words: WaitWords): RateLimitError {
   return stopError(stop, words, { code: codeFor(stop.kind), retryAt: stop.until });
 }

@@ -3,10 +3,7 @@ import { InterruptedError, InvalidResponseError, NetworkError } from '../errors'
 import { type Answer, headerReader } from './answer';
 import { MAX_RESPONSE_BYTES, certificateProblem, sendRequest } from './transport';
 
-/**
- * One request on the wire, and what a failed one (no HTTP answer) means:
- * whether it may have reached the server, and whether trying again can help.
- */
+/** One request on the wire; a failure without an answer: whether it may have reached the server, and may be retried. */
 
 /** Failures that happen before a connection exists: the request cannot have reached the server. */
 const NOT_CONNECTED_CODES = new Set(['ECONNREFUSED', 'ENOTFOUND', 'EAI_AGAIN', 'EHOSTUNREACH', 'ENETUNREACH', 'UND_ERR_CONNECT_TIMEOUT']);
@@ -64,11 +61,7 @@ export function portOf(url: URL): number {
 
 /** Where the requests go, as far as a failure's meaning depends on it. */
 export interface FailureTarget {
-  /**
-   * The base URL is on this machine's loopback: a refused connection there is
-   * final, since nothing listens and waiting will not start a server. `hint`
-   * goes with it (the session knows whether the sandbox's port was meant).
-   */
+  /** The base URL is on loopback: a refused connection is final (waiting starts no server), with the session's `hint`. */
   loopback?: { hint?: string };
 }
 

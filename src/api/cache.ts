@@ -39,13 +39,7 @@ export interface CachedAnswer {
 }
 
 /** The file's content: what an Answer holds, and when it was stored and stops being served. */
-interface Entry {
-  storedAt: number;
-  expiresAt: number;
-  status: number;
-  headers: Record<string, string | string[] | undefined>;
-  text: string;
-}
+type Entry = Pick<Answer, 'status' | 'headers' | 'text'> & { storedAt: number; expiresAt: number };
 
 /** The response cache as the HTTP client holds it, opened on first use: a request without --cache, and no write, never loads it. */
 export interface CacheAccess {
@@ -107,11 +101,7 @@ export class ResponseCache {
   /** Set once this target's folder and those above it were found the cache's own: no one else can change them since. */
   private ready = false;
 
-  /**
-   * Whether this target's folder is there and the cache's own, walked from
-   * <cacheDir> down; with `make`, missing folders are made (0700). A folder
-   * that fails the rule makes the cache unusable.
-   */
+  /** Whether this target's folder is there and the cache's own, walked from <cacheDir> down (with `make`, made 0700); if not its own, the cache is unusable. */
   private ownFolders(make: boolean): boolean {
     if (this.ready) return true;
     const walked = walkFolders([this.options.cacheDir, responsesDir(this.options.cacheDir), this.dir], make);
@@ -192,11 +182,7 @@ export class ResponseCache {
   }
 }
 
-/**
- * Walks `folders`, each inside the one before, checking each (folderProblem);
- * with `make`, a missing one is made 0700. 'own' when every one passes,
- * 'absent' when one is missing (not made), or the first one's problem.
- */
+/** Checks `folders`, each inside the one before (with `make`, a missing one is made 0700): 'own', 'absent', or the first problem. */
 function walkFolders(folders: readonly string[], make: boolean): 'own' | 'absent' | UnsafeFileError {
   for (const dir of folders) {
     let problem = folderProblem(dir);
@@ -245,10 +231,8 @@ function readEntry(file: string): Entry | undefined {
 }
 
 /**
- * Removes every cached answer, of every target, under the rule the cache
- * keeps: a folder on the way that is not the user's own is an
- * UnsafeFileError; a target's folder that fails it, and anything not of the
- * cache's name pattern, is left. Returns how many answers it removed.
+ * Removes every target's cached answers under the cache's rule, and counts them: a folder on the way that is not the
+ * user's own is an UnsafeFileError; a target's folder that fails it, and anything not of the cache's names, is left.
  */
 export function clearCache(cacheDir: string): number {
   const dir = responsesDir(cacheDir);

@@ -2,11 +2,7 @@ import { parseSuccessBody } from './answer';
 import type { CacheAccess } from './cache';
 import { type ApiRequest, type ApiResponse, requestUrl } from './request';
 
-/**
- * The response cache in front of the send loop (--cache): a GET is answered
- * from it when it holds a fresh enough answer, sending nothing; any other
- * method clears the target's cached answers once it is answered (or may have been).
- */
+/** The response cache before the send loop: a GET with --cache may be answered from it; a write clears it once answered. */
 
 /** Methods that change nothing (RFC 9110, 9.2.1): every other one clears the target's cached answers. */
 export const SAFE_METHODS = new Set(['GET', 'HEAD', 'OPTIONS']);

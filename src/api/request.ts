@@ -1,7 +1,6 @@
 import { UsageError } from '../errors';
 import type { Answer } from './answer';
 import type { RateHeaders } from './limits/headers';
-import { isSameOrigin } from './same-origin';
 
 /** What a request is and what comes back, for the send loop (client.ts), the endpoints and the commands that hook into a send. */
 
@@ -51,6 +50,14 @@ export interface ApiResponse extends Answer {
   url: string;
   body: unknown;
   rate: RateHeaders;
+}
+
+/**
+ * The one same-origin rule: the API key goes only to the base URL's origin (scheme, host, port), never where a link or
+ * an argument points. Each caller says what a refusal means (a usage error for `api <url>`, an invalid next link).
+ */
+export function isSameOrigin(url: string | URL, baseUrl: string | URL): boolean {
+  return new URL(url).origin === new URL(baseUrl).origin;
 }
 
 /** Where a request goes: its path and query under the base URL, or its own URL when that is on the base URL's origin. */

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { isSameOrigin } from '../../src/api/same-origin';
+import { isSameOrigin } from '../../src/api/request';
 
 describe('isSameOrigin: where the API key may go', () => {
   const base = 'https://api.example.org/v1';

@@ -5,9 +5,8 @@ import { Pets } from '../../schemas/pet';
 import { parseJson } from '../../schemas/json';
 import { parseSuccessBody } from '../answer';
 import type { HttpClient } from '../client';
-import type { ApiRequest, ApiResponse, RequestHooks } from '../request';
+import { type ApiRequest, type ApiResponse, type RequestHooks, isSameOrigin } from '../request';
 import { type ListPetsParams, validated } from './pets';
-import { isSameOrigin } from '../same-origin';
 
 /**
  * Every `Link: <…>; rel="next"` (RFC 8288) until an answer has none: from GET

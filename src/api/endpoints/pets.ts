@@ -44,15 +44,9 @@ export async function createPet(http: HttpClient, newPet: NewPet, hooks?: Reques
     const response = await http.send({ method: 'POST', path: '/pets', body, hooks });
     return validated(Pet, response, 'POST /pets');
   } catch (error) {
-    if (error instanceof NetworkError && error.sent) {
-      throw new NetworkError(error.message, {
-        code: error.code as 'network_error' | 'timeout',
-        sent: true,
-        cause: error,
-        hint: 'the animal may or may not have been created; check with petctl pets list before adding it again',
-      });
-    }
-    throw error;
+    if (!(error instanceof NetworkError && error.sent)) throw error;
+    const hint = 'the animal may or may not have been created; check with petctl pets list before adding it again';
+    throw new NetworkError(error.message, { code: error.code as 'network_error' | 'timeout', sent: true, cause: error, hint });
   }
 }
 
@@ -60,7 +54,7 @@ export async function createPet(http: HttpClient, newPet: NewPet, hooks?: Reques
  * The removal date of a deprecated operation: the Sunset header (RFC 8594)
  * when the server sends one, else the date the specification states.
  */
-export function sunsetDate(header: (name: string) => string | undefined): string {
+function sunsetDate(header: (name: string) => string | undefined): string {
   const at = parseHttpDate(header('sunset'));
   return at === undefined ? GET_PET_SUNSET : new Date(at).toISOString().slice(0, 10);
 }

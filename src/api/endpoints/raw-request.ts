@@ -1,12 +1,8 @@
 import { UsageError } from '../../errors';
 import { parseInt64 } from '../../schemas/int64';
-import type { ApiRequest } from '../request';
-import { isSameOrigin } from '../same-origin';
+import { type ApiRequest, isSameOrigin } from '../request';
 
-/**
- * `petctl api`: turns its flags into one request for the HTTP core, checking
- * everything before anything is sent (bad input is exit 2). After gh api.
- */
+/** `petctl api`'s flags as one request for the HTTP core, all checked before anything is sent (exit 2). After gh api. */
 
 export interface RawRequestFlags {
   path: string;
@@ -21,7 +17,7 @@ export interface RawRequestFlags {
   headers: string[];
 }
 
-export type FieldValue = string | number | bigint | boolean | null;
+type FieldValue = string | number | bigint | boolean | null;
 
 /** What reading a file or stdin takes: the command supplies its own (the core reads neither). */
 export interface RawRequestIo {
@@ -74,21 +70,14 @@ async function readSource(path: string, io: RawRequestIo, flag: string): Promise
 }
 
 /**
- * The absolute URL for `<path>`: relative to the base URL (`/pets`, `pets`,
- * `/store/orders?x=1`), or an absolute URL on the base URL's own origin.
- * Any other origin is refused: the key goes only to the profile's service.
- * A path that already starts with the base URL's own path (`/v1/pets` under
- * `…/v1`, as the service's documentation writes paths) is sent once, not as
- * `…/v1/v1/pets`; an absolute URL is always sent as given.
+ * The absolute URL for `<path>`: relative to the base URL (`/pets`, `pets`, `/store/orders?x=1`), or absolute on its
+ * origin (the key goes nowhere else), sent as given. A path that starts with the base URL's path (`/v1/pets` under
+ * `…/v1`, as the service's documentation writes them) is sent once, not as `…/v1/v1/pets`.
  */
 export function resolveApiUrl(baseUrl: string, path: string): string {
   if (/^[a-z][a-z0-9+.-]*:/i.test(path)) {
-    let url: URL;
-    try {
-      url = new URL(path);
-    } catch {
-      throw new UsageError(`'${path}' is not a URL`);
-    }
+    if (!URL.canParse(path)) throw new UsageError(`'${path}' is not a URL`);
+    const url = new URL(path);
     if (!isSameOrigin(url, baseUrl)) {
       throw new UsageError(`refusing ${url.origin}: petctl api sends the API key only to the profile's origin, ${new URL(baseUrl).origin}`, 'give a path relative to the base URL, e.g. /pets');
     }
@@ -119,22 +108,15 @@ export function checkFlags(flags: RawRequestFlags): { method: string; headers: R
   return { method, headers: Object.fromEntries(flags.headers.map(parseHeader)) };
 }
 
-/**
- * The request: fields become query parameters for GET (and when --input
- * supplies the body, as gh does), else a JSON object body.
- */
+/** The request: fields become query parameters for GET (and, as in gh, beside --input's body), else a JSON object body. */
 export async function buildRawRequest(flags: RawRequestFlags, baseUrl: string, io: RawRequestIo): Promise<ApiRequest> {
   const { method, headers } = checkFlags(flags);
   const url = new URL(resolveApiUrl(baseUrl, flags.path));
-  const fields: Array<[string, FieldValue]> = [
-    ...flags.rawFields.map((field) => splitField(field, '-f')),
-    ...(await Promise.all(
-      flags.typedFields.map(async (field) => {
-        const [key, text] = splitField(field, '-F');
-        return [key, await typedValue(text, io)] as [string, FieldValue];
-      }),
-    )),
-  ];
+  const typed = flags.typedFields.map(async (field): Promise<[string, FieldValue]> => {
+    const [key, text] = splitField(field, '-F');
+    return [key, await typedValue(text, io)];
+  });
+  const fields = [...flags.rawFields.map((field) => splitField(field, '-f')), ...(await Promise.all(typed))];
   const rawBody = flags.input === undefined ? undefined : await readSource(flags.input, io, '--input');
   const request: ApiRequest = { method, path: url.pathname, url: url.toString(), headers, rawResponse: true };
   if (method === 'GET' || rawBody !== undefined) {
