@@ -3,15 +3,47 @@ import { defineConfig } from 'vitest/config';
 
 const { version } = JSON.parse(readFileSync(new URL('./package.json', import.meta.url), 'utf8')) as { version: string };
 
+/**
+ * Files that spend their time asleep (real windows, Retry-After, bans) or on a fixed clock (the
+ * sandbox under load for 30 s), whose assertions on time are lower bounds only. They all run at
+ * once, first: the real minute is their length, not the cores. Then the rest, which keep the two
+ * cores busy, two at a time. A file that asserts a rate or an "about" belongs in the second.
+ */
+export const waiting = [
+  'test/e2e/crowd.test.ts',
+  'test/e2e/list-all-real-minute.test.ts',
+  'test/e2e/free-plan-real-minute.test.ts',
+  'test/e2e/state-store.test.ts',
+  'test/e2e/state-store-bulk.test.ts',
+  'test/e2e/sandbox.test.ts',
+  'test/e2e/hold-after-429.test.ts',
+  'test/e2e/bulk-pacing.test.ts',
+  'test/e2e/retries-named.test.ts',
+  'test/e2e/rate-limits.test.ts',
+  'test/e2e/faults-hostile.test.ts',
+  'test/e2e/bulk-retry-unknown.test.ts',
+  'test/e2e/sandbox-limits.test.ts',
+  'test/e2e/sandbox-load.test.ts',
+  'test/spec/limits.test.ts',
+];
+
 export default defineConfig({
   define: { __PETCTL_VERSION__: JSON.stringify(version) },
   test: {
-    include: ['test/**/*.test.ts'],
     // A private temporary folder for the run, removed when it ends (test/helpers/tmp-root.ts).
     globalSetup: ['test/helpers/tmp-root.ts'],
-    // e2e tests spawn the built binary and servers; two cores, so keep the pool small.
-    maxWorkers: 2,
     testTimeout: 30_000,
     hookTimeout: 30_000,
+    projects: [
+      {
+        extends: true,
+        test: { name: 'waiting', include: waiting, maxWorkers: waiting.length, sequence: { groupOrder: 0 } },
+      },
+      {
+        extends: true,
+        // e2e tests spawn the built binary and servers; two cores, so two at a time.
+        test: { name: 'busy', include: ['test/**/*.test.ts'], exclude: waiting, maxWorkers: 2, sequence: { groupOrder: 1 } },
+      },
+    ],
   },
 });
