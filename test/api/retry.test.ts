@@ -50,6 +50,8 @@ describe('parseRetryAfter', () => {
     { what: 'empty', value: '', serverDate: undefined, ms: undefined },
     { what: 'garbage', value: 'later', serverDate: undefined, ms: undefined },
     { what: 'negative', value: '-5', serverDate: undefined, ms: undefined },
+    { what: 'NaN', value: 'NaN', serverDate: undefined, ms: undefined },
+    { what: 'exponent notation', value: '1e3', serverDate: undefined, ms: undefined },
     { what: 'ISO date (not an HTTP-date)', value: '2026-01-15T12:00:02Z', serverDate: undefined, ms: undefined },
   ])('$what: $value → $ms', ({ value, serverDate, ms }) => {
     expect(parseRetryAfter(value, serverDate, NOW)).toBe(ms);

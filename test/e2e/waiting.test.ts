@@ -14,13 +14,13 @@ import { type RecordedRequest, json } from '../helpers/scripted-server';
  * Where a case says "in under 4 s" or "at once", what is asserted is the
  * wait petctl decided on, as it announced it ("retry 1/4 in 2s", no notice
  * at all): the fake-clock tests (test/api/client.test.ts) check the
- * same cases to the millisecond.
+ * same cases to the millisecond. A banned key is waited out there ("bans"), and end to end in
+ * test/e2e/rate-limits.test.ts.
  */
 
 const SLACK_MS = 50;
 const PET = { id: 1, name: 'Rex', categoryId: 1, status: 'available' };
 const RATE_LIMITED = { code: 'rate_limited', message: 'Too many requests', status: 429 };
-const BANNED = { code: 'key_banned', message: 'API key banned for sending while rate limited', status: 429 };
 
 /** X-RateLimit-* of a window with nothing left that resets `seconds` from now (whole seconds, as servers send it). */
 function exhausted(seconds: number): Record<string, string> {
@@ -109,6 +109,7 @@ describe.concurrent('single commands: a 429’s Retry-After is the server’s wo
     const second = await petctl(['pets', 'list']);
 
     expect(second.code, second.stderr).toBe(0);
+    expect(second.stdout).toBe('1\tRex\t1\tavailable\n');
     expect(server.requests).toHaveLength(2);
     expect(server.requests[1]!.at - server.requests[0]!.at).toBeGreaterThanOrEqual(3000 - SLACK_MS);
     // The new process waited for the remembered Retry-After (the 429's arrival + 3 s), not for the reset.
@@ -156,46 +157,6 @@ describe.concurrent('single commands: a 429’s Retry-After is the server’s wo
     expect(server.requests).toHaveLength(2);
     expect(server.requests[1]!.at).toBeGreaterThanOrEqual(reset - SLACK_MS);
     expect(notices(patient)).toEqual([expect.stringMatching(/^petctl: rate limit reached; waiting [1-6]s for the window to reopen$/)]);
-  });
-});
-
-describe.concurrent('a banned key', () => {
-  const banned = () => at(429, BANNED, () => ({ 'retry-after': '30', ...exhausted(30) }));
-
-  it('with the default --max-wait 60: nothing before 30 s, one retry, and the second key_banned ends it (exit 5)', { timeout: 60_000 }, async (t) => {
-    const { server, petctl } = await setupE2e(t, banned());
-
-    const result = await petctl(['pets', 'list'], { timeoutMs: 50_000 });
-
-    expect(result.code).toBe(5);
-    expectCleanError(result);
-    expect(server.requests).toHaveLength(2);
-    expect(server.requests[1]!.at - server.requests[0]!.at).toBeGreaterThanOrEqual(30_000 - SLACK_MS);
-    expect(result.stderr).toMatch(/^petctl: retry 1\/4 in 30s: the API key is banned$/m);
-    expect(result.stderr).toMatch(/^error: the API key is banned until \d\d:\d\d:\d\d \(in 30s\); petctl sends nothing before then \(2 attempts over 3\d(\.\d)?s\) \(key_banned, HTTP 429\)$/m);
-  });
-
-  it('with --max-wait 10: exit 5 at once, saying the key is banned and until when; a new process sends nothing before then, and after it takes the next ban as the second', { timeout: 60_000 }, async (t) => {
-    const { server, petctl } = await setupE2e(t, banned());
-
-    const result = await petctl(['--max-wait', '10', 'pets', 'list']);
-    expect(result.code).toBe(5);
-    expect(notices(result)).toEqual([]);
-    expect(server.requests).toHaveLength(1);
-    expect(result.stderr).toMatch(/^error: the API key is banned until \d\d:\d\d:\d\d \(in \d+s\); petctl sends nothing before then \(key_banned, HTTP 429\)$/m);
-    expect(namedTime(result.stderr.replace(/^.*banned until /s, 'at '))).toBeGreaterThanOrEqual(server.requests[0]!.at + 30_000 - 1000 - SLACK_MS);
-
-    const again = await petctl(['--max-wait', '10', 'pets', 'list']);
-    expect(again.code).toBe(5);
-    expect(again.stderr).toMatch(/^error: the API key is banned until \d\d:\d\d:\d\d \(in \d+s\); petctl sends nothing before then \(key_banned\)$/m);
-    expect(server.requests).toHaveLength(1);
-
-    // A patient process waits for the ban's end, sends once, and stops at the next key_banned: a ban is never retried twice.
-    const patient = await petctl(['pets', 'list'], { timeoutMs: 50_000 });
-    expect(patient.code).toBe(5);
-    expect(patient.stderr).toMatch(/^error: the API key is banned until \d\d:\d\d:\d\d \(in \d+s\); petctl sends nothing before then \(key_banned, HTTP 429\)$/m);
-    expect(server.requests).toHaveLength(2);
-    expect(server.requests[1]!.at - server.requests[0]!.at).toBeGreaterThanOrEqual(30_000 - SLACK_MS);
   });
 });
 

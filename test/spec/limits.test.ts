@@ -316,6 +316,7 @@ describe.concurrent('Limits › "Clients use exponential backoff"', () => {
     const [first, second, third] = server.requests;
     expect(second!.at - first!.at).toBeGreaterThanOrEqual(5000 - SLACK_MS);
     expect(third!.at - second!.at).toBeGreaterThanOrEqual(10_000 - SLACK_MS);
+    expect(result.stderr).toContain('petctl: retry 1/4 in 5s: HTTP 429');
     server.verify();
   });
 });
