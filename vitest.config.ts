@@ -24,7 +24,9 @@ export const waiting = [
   'test/e2e/bulk-retry-unknown.test.ts',
   'test/e2e/sandbox-limits.test.ts',
   'test/e2e/sandbox-load.test.ts',
+  'test/e2e/code-cache.test.ts',
   'test/spec/limits.test.ts',
+  'test/api/request-hooks.test.ts',
 ];
 
 export default defineConfig({
