@@ -45,27 +45,31 @@ describe('after a 429 with Retry-After, the next request goes exactly then', () 
         ? { status: 429, headers: { date: date.toUTCString(), 'retry-after': new Date(date.getTime() + 3000).toUTCString(), ...limitHeaders(request.at, 0, 60) } }
         : { status: 200 };
     });
-    const { http } = client();
+    const { http, waits } = client();
     await time.run(http.send(list));
     expect(gaps(requests)).toEqual([3000]);
+    expect(waits.map((wait) => wait.why)).toEqual(['retry 1/4 in 3s: HTTP 429']);
   });
 
   it('Retry-After 2 with Reset now+70 (past --max-wait): retried after 2 s, exit 0', async () => {
     const { time, requests, client } = setup((request, i) =>
       i === 0 ? { status: 429, headers: { 'retry-after': '2', ...limitHeaders(request.at, 0, 70) } } : { status: 200 },
     );
-    const { http } = client();
+    const { http, waits } = client();
     await expect(time.run(http.send(list))).resolves.toMatchObject({ status: 200 });
     expect(gaps(requests)).toEqual([2000]);
+    expect(waits.map((wait) => wait.why)).toEqual(['retry 1/4 in 2s: HTTP 429']);
   });
 
   it('always 429 Retry-After 1: five requests 1 s apart (--retries 4), then exit 5 after 4 s of waiting', async () => {
     const { time, requests, t0, client } = setup((request) => ({ status: 429, headers: { 'retry-after': '1', ...limitHeaders(request.at, 0, 60) } }));
-    const { http } = client();
+    const { http, waits } = client();
     const failure = await time.run(http.send(list)).catch((error: unknown) => error);
     expect(failure).toBeInstanceOf(RateLimitError);
     expect((failure as RateLimitError).code).toBe('rate_limited');
+    expect((failure as RateLimitError).message).toMatch(/ \(5 attempts over 4s\)\. Try again at \d\d:\d\d:\d\d, in 1s$/);
     expect(gaps(requests)).toEqual([1000, 1000, 1000, 1000]);
+    expect(waits.map((wait) => wait.why)).toEqual([1, 2, 3, 4].map((n) => `retry ${n}/4 in 1s: HTTP 429`));
     expect(time.now - t0).toBe(4000);
   });
 
@@ -90,8 +94,10 @@ describe('after a 429 with Retry-After, the next request goes exactly then', () 
     expect(requests.map((request) => request.at - t0)).toEqual([0, 10_000]);
 
     const same = setup((request, i) => (i === 0 ? { status: 429, headers: { 'retry-after': '10', ...limitHeaders(request.at, 0, 2) } } : { status: 200 }));
-    await same.time.run(same.client().http.send(list));
+    const again = same.client();
+    await same.time.run(again.http.send(list));
     expect(gaps(same.requests)).toEqual([10_000]);
+    expect(again.waits.map((wait) => wait.why)).toEqual(['retry 1/4 in 10s: HTTP 429']);
   });
 });
 
