@@ -196,6 +196,7 @@ describe.concurrent('gateway errors and dropped connections', () => {
     expect(result.code).toBe(7);
     expectCleanError(result);
     expect(result.stderr).not.toMatch(/retry/);
+    expect(result.stderr).not.toContain('attempts');
     expect(result.stderr).toMatch(/nothing is listening on 127\.0\.0\.1:\d+/);
     // Not the sandbox's default port: no word of the sandbox.
     expect(result.stderr).not.toMatch(/petctl sandbox/);
