@@ -12,14 +12,18 @@ import { type Concurrency, IN_FLIGHT } from '../bulk/in-flight';
  * flag or argument and repeats the value: `--limit must be …, not "0"` (exit 2).
  */
 
+/** Commander's error code for a bad value, found by nameBadValues. */
+export const BAD_VALUE = 'petctl.badValue';
+
 /**
  * Every flag's and argument's value parser, under `command` and its subcommands, made to fail
  * through commander's own `command.error` with the whole sentence: the name, what the value must
  * be (the parser's words, or a choice's), and the value as typed; `error: ` first, as commander's
  * own messages have it. Not with commander's code for a bad value, which would have commander put
- * its own sentence in front.
+ * its own sentence in front. `fail` takes the sentence instead for `command`'s own flags (the
+ * program's global flags, whose error waits for the flags after them: root.ts).
  */
-export function nameBadValues(command: Command): void {
+export function nameBadValues(command: Command, fail = (message: string): void => command.error(message, { code: BAD_VALUE })): void {
   for (const target of [...command.options, ...command.registeredArguments] as Array<Option | Argument>) {
     const parse = target.parseArg;
     if (parse === undefined) continue;
@@ -31,7 +35,8 @@ export function nameBadValues(command: Command): void {
       } catch (error) {
         if (!(error instanceof InvalidArgumentError)) throw error;
         // Plain quotes: stderr's sanitizer shows any control character in the value as an escape.
-        return command.error(`error: ${name} ${must ?? error.message}, not "${value}"`, { code: 'petctl.badValue' });
+        fail(`error: ${name} ${must ?? error.message}, not "${value}"`);
+        return previous;
       }
     };
   }

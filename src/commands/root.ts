@@ -1,4 +1,4 @@
-import { Command, type CommanderError, Option } from 'commander';
+import { Command, type CommanderError, type ErrorOptions, Option } from 'commander';
 import type { Context, GlobalOptions } from '../context';
 import { completesWith } from '../completion/values';
 import { OUTPUT_FORMATS, type OutputFormat } from '../output/format';
@@ -8,7 +8,7 @@ import { registerAuth } from './auth';
 import { registerCache } from './cache';
 import { registerCompletion } from './completion';
 import { GUIDES_HELP, registerHelp } from './help';
-import { nameBadValues, parseCount, parsePositiveSeconds, parseSeconds } from './parsers';
+import { BAD_VALUE, nameBadValues, parseCount, parsePositiveSeconds, parseSeconds } from './parsers';
 import { registerPets } from './pets';
 import { registerProfile } from './profile';
 import { registerSandbox } from './sandbox';
@@ -58,6 +58,40 @@ export function globalOptions(program: Command): GlobalOptions {
   return toGlobalOptions(program.opts<RawGlobals>());
 }
 
+/**
+ * The program. A global flag's bad value is held until all the program's flags are parsed, and
+ * raised before help, --version or a command, so that `-o json` after it still makes the error
+ * JSON (`petctl --timeout 0 -o json pets list`). The first bad value is the one reported, before
+ * any other error of the program's own (`petctl --timeout 0 -o`).
+ */
+class Program extends Command {
+  private badValue?: string;
+
+  constructor(name: string) {
+    super(name);
+    // --version answers as it is parsed: listening before .version() does, a bad value before it comes first.
+    this.on('option:version', () => this.raiseBadValue());
+  }
+
+  holdBadValue(message: string): void {
+    this.badValue ??= message;
+  }
+
+  override parseOptions(argv: string[]): ReturnType<Command['parseOptions']> {
+    const parsed = super.parseOptions(argv);
+    this.raiseBadValue();
+    return parsed;
+  }
+
+  override error(message: string, options?: ErrorOptions): never {
+    return this.badValue === undefined ? super.error(message, options) : super.error(this.badValue, { code: BAD_VALUE });
+  }
+
+  private raiseBadValue(): void {
+    if (this.badValue !== undefined) this.error(this.badValue);
+  }
+}
+
 export interface HelpOutput {
   writeOut(text: string): void;
 }
@@ -69,7 +103,7 @@ export interface HelpOutput {
  * but no errors (main.ts prints those, in human or JSON form).
  */
 export function buildProgram(invoke: Invoke, output: HelpOutput): Command {
-  const program = new Command('petctl')
+  const program = new Program('petctl')
     // Commander calls this on the command whose parsing failed (subcommands inherit it): the error
     // learns that command, whose help and flags commands/usage-errors.ts words the error with.
     .exitOverride(function (this: Command, error: CommanderError) {
@@ -132,6 +166,6 @@ ${GUIDES_HELP}`,
   registerCache(program, invoke);
   registerCompletion(program, invoke);
   registerHelp(program, invoke, output);
-  nameBadValues(program);
+  nameBadValues(program, (message) => program.holdBadValue(message));
   return program;
 }

@@ -34,6 +34,9 @@ describe.concurrent('a bad flag or argument names itself and repeats the value a
     [['pets', 'get', 'abc'], usage('petId must be a whole number, not "abc"', 'see petctl pets get --help')],
     [['pets', 'get', '-9223372036854775809'], usage(`petId ${RANGE}, not "-9223372036854775809"`, 'see petctl pets get --help')],
     [['-o', 'yaml', 'pets', 'list'], usage('--output must be one of table, json, ndjson, csv, not "yaml"', 'see petctl --help')],
+    // A global flag's bad value comes before what follows it: --version, a flag's missing value.
+    [['--timeout', '0', '--version'], usage('--timeout must be a number of seconds greater than 0, not "0"', 'see petctl --help')],
+    [['--timeout', '0', '-o'], usage('--timeout must be a number of seconds greater than 0, not "0"', 'see petctl --help')],
   ])('petctl %j', async ([args, stderr], t) => {
     const { server, petctl } = await setupE2e(t);
     expectRefused(await petctl(args!), stderr!);
@@ -45,6 +48,17 @@ describe.concurrent('a bad flag or argument names itself and repeats the value a
     const result = await petctl(['pets', 'add', '--name', 'Rex', '--category-id', 'cat', '-o', 'json']);
     expect(result.code).toBe(2);
     expect(jsonError(result)).toEqual({ code: 'usage_error', message: '--category-id must be a whole number, not "cat"', status: 0 });
+    expect(server.requests).toHaveLength(0);
+  });
+
+  it.for<[string[], string]>([
+    [['--timeout', '0', '-o', 'json', 'pets', 'list'], '--timeout must be a number of seconds greater than 0, not "0"'],
+    [['--max-wait', 'x', '--retries', '101', 'pets', 'list', '--json'], '--max-wait must be a number of seconds, 0 or more, not "x"'],
+  ])('a global flag\'s bad value before -o json is JSON too, the first one: petctl %j', async ([args, message], t) => {
+    const { server, petctl } = await setupE2e(t);
+    const result = await petctl(args!);
+    expect(result.code).toBe(2);
+    expect(jsonError(result)).toEqual({ code: 'usage_error', message, status: 0 });
     expect(server.requests).toHaveLength(0);
   });
 });
