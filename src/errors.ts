@@ -3,6 +3,8 @@
  * exit code by the class it names. main.ts ends every command with the
  * thrown error's code; nothing else chooses one.
  */
+import { type FileProblem, describeProblem, unsafeFileHint } from './file-problem';
+
 export const ExitCode = {
   OK: 0,
   FAILURE: 1,
@@ -213,15 +215,6 @@ export class InvalidResponseError extends ServiceError {
   }
 }
 
-/** What is wrong with a file petctl would write or trust: a fact; UnsafeFileError words it. */
-export type FileProblem =
-  | { kind: 'symlink' }
-  | { kind: 'not_regular' }
-  | { kind: 'not_directory' }
-  | { kind: 'other_owner'; uid: number }
-  | { kind: 'writable_by_others'; mode: number }
-  | { kind: 'not_journal' };
-
 /**
  * A file or directory petctl would write, or whose content it would trust,
  * could have been planted or changed by another user. petctl stops before
@@ -234,30 +227,6 @@ export class UnsafeFileError extends FailureError {
   ) {
     super(`refusing to use ${file}: ${describeProblem(problem)}`, { code: 'unsafe_file', hint: unsafeFileHint(file, problem) });
   }
-}
-
-/** A FileProblem in words, of `subject`: "it" (after the file's name), or the file's name itself. */
-export function describeProblem(problem: FileProblem, subject = 'it'): string {
-  switch (problem.kind) {
-    case 'symlink':
-      return `${subject} is a symbolic link`;
-    case 'not_regular':
-      return `${subject} is not a regular file`;
-    case 'not_directory':
-      return `${subject} is not a directory`;
-    case 'other_owner':
-      return `${subject} is owned by another user (uid ${problem.uid})`;
-    case 'writable_by_others':
-      return `other users can write to ${subject} (mode 0${(problem.mode & 0o777).toString(8).padStart(3, '0')})`;
-    case 'not_journal':
-      return `${subject} is not a petctl import journal (its first line is not a journal header), so petctl does not write into it`;
-  }
-}
-
-function unsafeFileHint(file: string, problem: FileProblem): string {
-  if (problem.kind === 'not_journal') return 'choose another --journal path';
-  if (problem.kind === 'writable_by_others') return `if its content is yours, run chmod go-w ${file}; otherwise move it away`;
-  return 'petctl uses only regular files and directories you own: move it away, or choose another path';
 }
 
 /** Ctrl-C or SIGTERM: exit 130, and petctl ends by the signal itself. */

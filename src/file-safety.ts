@@ -1,5 +1,6 @@
 import fs from 'node:fs';
-import { type FileProblem, UnsafeFileError } from './errors';
+import { UnsafeFileError } from './errors';
+import type { FileProblem } from './file-problem';
 
 /**
  * The one rule for the files petctl writes (config, state, journals and their

@@ -1,4 +1,5 @@
-import { UnsafeFileError, describeProblem } from '../errors';
+import { UnsafeFileError } from '../errors';
+import { describeProblem } from '../file-problem';
 import { formatDuration } from './time';
 
 /** What petctl says of its response cache (--cache, petctl cache clear). */
