@@ -43,12 +43,26 @@ export function nameBadValues(command: Command, fail = (message: string): void =
   for (const sub of command.commands) nameBadValues(sub);
 }
 
-export function parseLimit(value: string): number {
-  if (!/^\d+$/.test(value) || Number(value) < LIMIT_MIN || Number(value) > LIMIT_MAX) {
-    throw new InvalidArgumentError(`must be a whole number from ${LIMIT_MIN} to ${LIMIT_MAX}`);
-  }
-  return Number(value);
+/**
+ * A parser of whole numbers from `min` to `max`, in at most `digits` digits (leading zeros count);
+ * `must` says what the value must be.
+ */
+function wholeNumber(must: string, { min = 0, max = Infinity, digits = Infinity } = {}): (value: string) => number {
+  return (value) => {
+    if (!/^\d+$/.test(value) || value.length > digits || Number(value) < min || Number(value) > max) throw new InvalidArgumentError(must);
+    return Number(value);
+  };
 }
+
+export const parseLimit = wholeNumber(`must be a whole number from ${LIMIT_MIN} to ${LIMIT_MAX}`, { min: LIMIT_MIN, max: LIMIT_MAX });
+export const parseCount = wholeNumber('must be a whole number from 0 to 100', { max: 100 });
+export const parsePort = wholeNumber('must be a port from 0 to 65535 (0 picks a free one)', { max: 65535 });
+/** `pets add --reserve`: requests of every window to leave unused; 0 or more. */
+export const parseReserve = wholeNumber('must be a whole number of requests, 0 or more', { digits: 9 });
+export const parseMinuteMs = wholeNumber('must be whole milliseconds, 100 or more', { min: 100 });
+/** `petctl sandbox --max-animals`: a whole number of at least 1. */
+export const parseMaxAnimals = wholeNumber('must be a whole number of animals, 1 or more', { min: 1, digits: 15 });
+const parseInFlight = wholeNumber(`must be auto or a whole number from 1 to ${IN_FLIGHT.max}`, { min: 1, max: IN_FLIGHT.max });
 
 /** A flag or an argument that is an int64: the range is named only for a whole number outside it. */
 export function parseInt64Value(value: string): number | bigint {
@@ -107,24 +121,12 @@ export function cacheOption(): Option {
   return new Option('--cache <duration>', 'answer from the response cache when it holds this request\'s answer no older than this (30s, 5m, 1h), sending nothing; otherwise send and keep the answer that long').argParser(parseDuration);
 }
 
-export function parseCount(value: string): number {
-  if (!/^\d+$/.test(value) || Number(value) > 100) throw new InvalidArgumentError('must be a whole number from 0 to 100');
-  return Number(value);
-}
-
-export function parsePort(value: string): number {
-  if (!/^\d+$/.test(value) || Number(value) > 65535) throw new InvalidArgumentError('must be a port from 0 to 65535 (0 picks a free one)');
-  return Number(value);
-}
-
 /** `--concurrency`: `auto` (adapted to the answers: bulk/in-flight.ts), or a fixed level from 1 to 256. */
 export function parseConcurrency(value: string): Concurrency {
   if (value.trim().toLowerCase() === 'auto') return 'auto';
-  if (!/^\d+$/.test(value) || Number(value) < 1 || Number(value) > IN_FLIGHT.max) throw new InvalidArgumentError(`must be auto or a whole number from 1 to ${IN_FLIGHT.max}`);
-  return Number(value);
+  return parseInFlight(value);
 }
 
-/** `pets add --reserve`: requests of every window to leave unused; 0 or more. */
 /** `--delimiter`: one character, or `tab`; a quote or a line break would cut fields where quotes and lines do. */
 export function parseDelimiter(value: string): string {
   const delimiter = value === 'tab' || value === '\\t' ? '\t' : value;
@@ -149,11 +151,6 @@ export function parseColumn(value: string, previous: readonly ColumnMapping[] = 
   return [...previous, { field, header }];
 }
 
-export function parseReserve(value: string): number {
-  if (!/^\d{1,9}$/.test(value)) throw new InvalidArgumentError('must be a whole number of requests, 0 or more');
-  return Number(value);
-}
-
 export interface EnterpriseQuota {
   perMinute: number;
   perDay: number;
@@ -168,18 +165,4 @@ export function parseEnterpriseQuota(value: string): EnterpriseQuota {
     throw new InvalidArgumentError('must be <per-minute>/<per-day>, two whole numbers of at least 1, e.g. 20000/5000000');
   }
   return { perMinute, perDay };
-}
-
-export function parseMinuteMs(value: string): number {
-  const ms = Number(value);
-  if (!/^\d+$/.test(value) || ms < 100) {
-    throw new InvalidArgumentError('must be whole milliseconds, 100 or more');
-  }
-  return ms;
-}
-
-/** `petctl sandbox --max-animals`: a whole number of at least 1. */
-export function parseMaxAnimals(value: string): number {
-  if (!/^\d{1,15}$/.test(value) || Number(value) < 1) throw new InvalidArgumentError('must be a whole number of animals, 1 or more');
-  return Number(value);
 }
