@@ -156,7 +156,7 @@ export function readJsonFile(file: string, parse: (text: string) => unknown = pa
  * The temporary is created exclusively, 0600 (it may hold API keys), under a
  * random name; an existing `file` must pass the rule of file-safety.ts.
  */
-export function writeFileAtomic(file: string, text: string, options: { durable?: boolean } = {}): { ino: number; mtimeMs: number } {
+export function writeFileAtomic(file: string, text: string | Uint8Array, options: { durable?: boolean } = {}): { ino: number; mtimeMs: number } {
   ensureParentDir(file);
   assertOwnFile(file);
   const temp = tempPathFor(file);

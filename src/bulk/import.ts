@@ -185,7 +185,7 @@ async function sendRows(options: BulkAddOptions, ctx: Context, report: ImportRep
   const beforeSending = (error: unknown): never => {
     throw error instanceof JournalUnwritableError ? stoppedBeforeSending(error, toSend) : error;
   };
-  const journal = await JournalWriter.open(plan.journalPath, plan.targetId, () => plan.index.entries()).catch(beforeSending);
+  const journal = await JournalWriter.open(plan.journalPath, plan.targetId).catch(beforeSending);
   ctx.onCleanup(() => journal.close());
   const at = () => new Date(ctx.now()).toISOString();
   if (plan.run !== undefined && options.fresh) {

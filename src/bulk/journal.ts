@@ -45,16 +45,10 @@ export class JournalWriter {
   /** A write stopped part-way: the next one starts on a new line. */
   private torn = false;
 
-  /** What this run wrote, to write again should the file be deleted under it. */
-  /** This run's entries as written, as bytes: a fraction of the memory of the entries, or of the strings that built their lines. */
-  private readonly written: Buffer[] = [];
-
   private constructor(
     readonly file: string,
     private readonly handle: fs.promises.FileHandle,
     private spare: string | undefined,
-    private readonly target: string,
-    private readonly earlier: () => Iterable<RecordEntry | NewRunMark>,
   ) {}
 
   /** Why the journal could not be written, once it could not. */
@@ -64,9 +58,8 @@ export class JournalWriter {
 
   /**
    * Opens (creating it 0600, in a 0700 directory, with its header) the journal at `file`.
-   * `earlier`: the records it held when opened, written again with this run's should it be deleted.
    */
-  static async open(file: string, target: string, earlier: () => Iterable<RecordEntry | NewRunMark> = () => []): Promise<JournalWriter> {
+  static async open(file: string, target: string): Promise<JournalWriter> {
     const dir = path.dirname(file);
     let handle: fs.promises.FileHandle;
     let created = false;
@@ -102,7 +95,7 @@ export class JournalWriter {
       if (error instanceof PetctlError) throw error;
       throw new JournalUnwritableError(file, systemReason(error), error);
     }
-    const journal = new JournalWriter(file, handle, spare, target, earlier);
+    const journal = new JournalWriter(file, handle, spare);
     if (!created) {
       // A torn last line (killed mid-write) must not swallow the next entry.
       const { size } = await handle.stat();
@@ -163,18 +156,28 @@ export class JournalWriter {
     // It is written again, whole, where it was; the import stops all the same.
     if ((await this.handle.stat()).nlink === 0) {
       // Its "sent" entries are refused (the error below): those requests never go.
-      this.written.push(Buffer.from(entries.map((entry) => entryLine(entry.state === 'sent' ? { ...entry, state: 'unsent' as const } : entry)).join('')));
-      const restored = this.restore();
+      const refused = entries.filter((entry) => entry.state === 'sent').map((entry) => entryLine({ ...entry, state: 'unsent' as const }));
+      const restored = await this.restore(refused.join(''));
       const reason = restored ? 'was deleted while the import ran; it was written again with every row on record' : 'was deleted while the import ran';
       throw new JournalUnwritableError(this.file, reason, undefined, restored ? 'restored' : 'lost');
     }
-    this.written.push(bytes);
   }
 
-  /** Writes the journal anew at its path: the records it held when opened, then this run's entries. */
-  private restore(): boolean {
+  /**
+   * Writes the journal anew at its path: every byte the deleted file holds (its open handle still
+   * reads them), `more` appended to that file first so that a later restore keeps it too.
+   */
+  private async restore(more: string): Promise<boolean> {
     try {
-      writeWhole(this.file, this.target, [...this.earlier()].map(entryLine).join('') + Buffer.concat(this.written).toString());
+      await writeAll(this.handle, more);
+      const { size } = await this.handle.stat();
+      const held = Buffer.alloc(size);
+      for (let offset = 0; offset < size; ) {
+        const { bytesRead } = await this.handle.read(held, offset, size - offset, offset);
+        if (bytesRead === 0) break;
+        offset += bytesRead;
+      }
+      writeFileAtomic(this.file, held);
       return true;
     } catch {
       return false;
@@ -229,8 +232,3 @@ async function writeAll(handle: fs.promises.FileHandle, text: string | Buffer): 
 }
 
 const entryLine = (entry: RecordEntry | NewRunMark) => `${stringifyJson(entry)}\n`;
-
-/** Writes a whole journal to `file` atomically (synced, then renamed over it), creating its directory if it is gone. */
-function writeWhole(file: string, target: string, lines: string): void {
-  writeFileAtomic(file, headerLine(target) + lines);
-}

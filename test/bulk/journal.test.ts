@@ -160,16 +160,22 @@ describe('journal', () => {
     const dir = tempDir();
     const file = path.join(dir, 'imports', 'j.ndjson');
     const earlier: RecordEntry = { ...who('Old'), state: 'created', pet: { id: 1, name: 'Old', categoryId: 1 }, at: AT };
-    const journal = await JournalWriter.open(file, TARGET, () => [earlier]);
+    const before = await JournalWriter.open(file, TARGET);
+    await before.append(earlier);
+    await before.close();
+    const journal = await JournalWriter.open(file, TARGET);
     await journal.append({ ...who('A'), state: 'created', pet: { id: 2, name: 'A', categoryId: 1 }, at: AT });
     fs.rmSync(path.dirname(file), { recursive: true });
     await expect(journal.append({ ...who('B'), state: 'sent', at: AT })).rejects.toMatchObject({ code: 'journal_unwritable', exitCode: 1, deleted: 'restored' });
     await expect(journal.append({ ...who('C'), state: 'sent', at: AT })).rejects.toBeInstanceOf(JournalUnwritableError);
+    // An answer that comes after is written again with the rest, the refused "sent" still "unsent".
+    await expect(journal.append({ ...who('D'), state: 'created', pet: { id: 3, name: 'D', categoryId: 1 }, at: AT })).rejects.toMatchObject({ deleted: 'restored' });
     await journal.close();
     const index = await indexOf(file);
     expect(index.lookup(who('Old'), false)).toMatchObject({ state: 'created' });
     expect(index.lookup(who('A'), false)).toMatchObject({ state: 'created' });
     expect(index.lookup(who('B'), false)).toMatchObject({ state: 'unsent' });
+    expect(index.lookup(who('D'), false)).toMatchObject({ state: 'created' });
   });
 });
 
