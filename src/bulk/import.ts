@@ -76,7 +76,7 @@ export interface ImportReport extends ScanReport, LookupReport {
 
 /** Imports the rows; undefined after a dry run. */
 export async function bulkAdd(options: BulkAddOptions, ctx: Context, report: ImportReport): Promise<ImportEnd | undefined> {
-  keepYoungGenerationSmall();
+  keepHeapSmall();
   const input = await openInput(options.file, ctx.io.stdin, ctx.signal, stdinSpoolLimit(ctx.env));
   ctx.onCleanup(() => input.close());
   let format = options.format ?? (input.file === undefined ? undefined : formatFromExtension(input.file));
@@ -148,14 +148,15 @@ async function noticeHolder(journal: string, report: ImportReport): Promise<void
 }
 
 /**
- * Every row is garbage a moment after it is read, yet on a long stream V8 grows its young
- * generation anyway; keeping it at its start size keeps a large file's peak RSS lower, for a
- * little more time in the scavenger (docs/performance.md). The flag is process-wide and V8 reads
- * it whenever it would grow, so it is set here, when an import starts, rather than at start-up
- * (bin/petctl.js), where it would tax every other command for a gain only an import has.
+ * V8's flags for an import, set as it starts, not at start-up (bin/petctl.js), where they would tax
+ * every other command; V8 reads them whenever it decides. Every row is garbage a moment after it is
+ * read: the young generation keeps its start size. The old one grows in small steps
+ * (--optimize-for-size), collected before the garbage of thousands of requests piles up. Nothing is
+ * optimised (--no-opt): the optimising compiler's memory (its threads' arenas, its code) costs an
+ * import more than its speed is worth. What each saves, and the time: docs/performance.md.
  */
-function keepYoungGenerationSmall(): void {
-  process.getBuiltinModule('node:v8').setFlagsFromString('--semi-space-growth-factor=1');
+function keepHeapSmall(): void {
+  process.getBuiltinModule('node:v8').setFlagsFromString('--semi-space-growth-factor=1 --optimize-for-size --no-opt');
 }
 
 function newRunId(now: number, random: number): string {
