@@ -4,18 +4,12 @@ import type { ResolvedTarget } from './config/target';
 import { type PetctlPaths, resolvePaths } from './config/paths';
 import { InterruptedError } from './errors';
 import type { OutputFormat } from './output/format';
-import { formatWait } from './output/time';
+import { type StderrLines, stderrLines } from './output/stderr';
 import { type IO, type Terminal, createTerminal } from './terminal';
 
 export type { IO, InStream, OutStream } from './terminal';
 
-/**
- * What commands are given. Commands never touch process.*, conf or the clock
- * directly; tests build a Context with their own streams, env and clock.
- * Everything heavy (the profile store, the HTTP core) is created on first use.
- */
-
-/** The global flags, parsed and checked (see commands/root.ts). */
+/** The global flags, parsed and checked (see commands/root.ts); `color` false for --no-color. */
 export interface GlobalOptions {
   profile?: string;
   output: OutputFormat;
@@ -25,7 +19,6 @@ export interface GlobalOptions {
   maxWaitMs: number;
   verbose: boolean;
   quiet: boolean;
-  /** false when --no-color was given. */
   color: boolean;
   /** --query: a JMESPath expression applied to the command's JSON result. */
   query?: string;
@@ -33,20 +26,21 @@ export interface GlobalOptions {
   noInput?: boolean;
 }
 
-export interface Context {
+/**
+ * What commands are given, as gh's Factory: the streams, the terminal, env, the clocks, and the
+ * profile store, target and HTTP session opened on first use. Commands never touch process.*,
+ * conf or the clock directly; tests build a Context with their own streams, env and clock.
+ * The ways onto stderr (line, notice, warn, a wait's countdown) are output/stderr.ts's.
+ */
+export interface Context extends StderrLines {
   io: IO;
-  /** What the streams are (terminals or not), may we prompt, colour, width, the status line. */
   terminal: Terminal;
   env: Readonly<NodeJS.ProcessEnv>;
   globals: GlobalOptions;
   paths: PetctlPaths;
   /** Aborted by Ctrl-C (SIGINT) or SIGTERM. */
   signal: AbortSignal;
-  /**
-   * Lets a command take the first Ctrl-C itself, to stop gracefully (bulk
-   * import stops sending and waits for the requests in flight); the next
-   * Ctrl-C, and SIGTERM, abort `signal` as usual. Returns the release function.
-   */
+  /** The first Ctrl-C to `handler` (an import stops sending), the next aborting `signal`; returns the release. */
   catchInterrupt(handler: () => void): () => void;
   now(): number;
   /** Milliseconds from a clock that never steps (process.hrtime), for measuring and counting down. */
@@ -54,29 +48,12 @@ export interface Context {
   random(): number;
   /** Sleeps, rejecting with InterruptedError when the signal aborts. */
   sleep(ms: number): Promise<void>;
-  /** A waiting period the user should see: a countdown on a TTY, one line otherwise (none with --quiet). */
-  wait(ms: number, why: string): Promise<void>;
-  /**
-   * The one line `petctl: <why>` for a wait of a second or more (none with
-   * --quiet). One wait, one line: requests in flight that wait for the same
-   * moment (within a second) share the line printed for the first of them.
-   */
-  announceWait(ms: number, why: string): void;
-  /**
-   * One line on stderr that --quiet does not silence (what -v asked for, invalid rows). It and
-   * the lines below are the ways onto stderr: each makes outside text safe (sanitize.ts).
-   */
-  line(message: string): void;
-  /** Informational line on stderr; --quiet silences it. */
-  notice(message: string): void;
-  /** `warning: ...` on stderr; --quiet silences it. */
-  warn(message: string): void;
   profiles(): Promise<ProfileStore>;
   /** The service, key and state store in use (-p, --base-url, the environment, the active profile), resolved once. */
   target(): Promise<ResolvedTarget>;
   /** The HTTP core for the profile in use (starting the in-process sandbox when that is the profile). */
   api(): Promise<ApiSession>;
-  /** Runs on exit, success or failure: closes sockets and the in-process sandbox. */
+  /** `fn` runs on exit, success or failure (sockets, the in-process sandbox), by cleanup(). */
   onCleanup(fn: () => Promise<void> | void): void;
   cleanup(): Promise<void>;
 }
@@ -86,16 +63,12 @@ export interface InterruptHandlers {
   set(handler: (() => void) | undefined): void;
 }
 
-export interface ContextDeps {
+/** The terminal is read from `io` unless given (tests pass createTestTerminal's). */
+export interface ContextDeps extends Partial<Pick<Context, 'now' | 'monotonic' | 'random' | 'terminal'>> {
   io: IO;
   env: NodeJS.ProcessEnv;
   signal: AbortSignal;
   interrupts?: InterruptHandlers;
-  now?: () => number;
-  monotonic?: () => number;
-  random?: () => number;
-  /** The terminal's facts; by default read from `io` (tests pass createTestTerminal's). */
-  terminal?: Terminal;
 }
 
 let httpCoreLoaded = false;
@@ -107,16 +80,11 @@ export function loadedHttpCore(): boolean {
 
 export function createContext(globals: GlobalOptions, deps: ContextDeps): Context {
   const { io, env, signal } = deps;
-  const now = deps.now ?? Date.now;
   // process.hrtime rather than performance.now(): the `performance` global loads perf_hooks (its cost: docs/performance.md).
   const monotonic = deps.monotonic ?? (() => Number(process.hrtime.bigint()) / 1e6);
   const terminal = deps.terminal ?? createTerminal(io, { env, noInput: globals.noInput, color: globals.color });
   const paths = resolvePaths(env);
   const cleanups: Array<() => Promise<void> | void> = [];
-  let profiles: Promise<ProfileStore> | undefined;
-  let target: Promise<ResolvedTarget> | undefined;
-  let api: Promise<ApiSession> | undefined;
-
   const sleep = (ms: number) =>
     new Promise<void>((resolve, reject) => {
       if (signal.aborted) return reject(new InterruptedError());
@@ -130,13 +98,13 @@ export function createContext(globals: GlobalOptions, deps: ContextDeps): Contex
       }, ms);
       signal.addEventListener('abort', onAbort, { once: true });
     });
-
-  // --quiet silences everything on stderr but errors; with -o json it leaves the one JSON error line.
-  const silent = globals.quiet;
-  /** When the waits announced and not yet over end. */
-  let announced: number[] = [];
+  // Each opened once, on first use; the modules behind them are loaded then (docs/performance.md).
+  let profiles: Promise<ProfileStore> | undefined;
+  let target: Promise<ResolvedTarget> | undefined;
+  let api: Promise<ApiSession> | undefined;
 
   const ctx: Context = {
+    ...stderrLines(terminal, globals.quiet, { monotonic, sleep }),
     io,
     terminal,
     env,
@@ -147,71 +115,22 @@ export function createContext(globals: GlobalOptions, deps: ContextDeps): Contex
       deps.interrupts?.set(handler);
       return () => deps.interrupts?.set(undefined);
     },
-    now,
+    now: deps.now ?? Date.now,
     monotonic,
     random: deps.random ?? Math.random,
     sleep,
-    announceWait(ms, why) {
-      if (silent || ms < 1000) return;
-      const at = monotonic();
-      const until = at + ms;
-      announced = announced.filter((end) => end > at);
-      if (announced.some((end) => Math.abs(end - until) < 1000)) return;
-      announced.push(until);
-      ctx.line(`petctl: ${why}`);
-    },
-    async wait(ms, why) {
-      if (silent || ms < 1000) return sleep(ms);
-      const { status } = terminal;
-      if (!status.live) {
-        ctx.announceWait(ms, why);
-        return sleep(ms);
-      }
-      // On a terminal the line counts down in place and is cleared when the wait ends.
-      const until = monotonic() + ms;
-      try {
-        for (let left = ms; left > 0; left = until - monotonic()) {
-          status.show(`petctl: ${why} (${formatWait(left)} left)`);
-          // Sleep to the next whole second so the count shown stays exact.
-          await sleep(left % 1000 || 1000);
-        }
-      } finally {
-        status.clear();
-      }
-    },
-    line(message) {
-      // Above a countdown or a progress line, which is drawn again below it.
-      terminal.status.print(message);
-    },
-    notice(message) {
-      if (!silent) ctx.line(message);
-    },
-    warn(message) {
-      if (!silent) ctx.line(`warning: ${message}`);
-    },
-    profiles() {
-      profiles ??= Promise.all([import('./config/profiles'), import('./config/permissions')]).then(([{ openProfileStore }, { checkConfigFiles }]) => {
-        checkConfigFiles(paths, (message) => ctx.warn(message));
-        return openProfileStore(paths, env);
-      });
-      return profiles;
-    },
-    target() {
-      target ??= Promise.all([ctx.profiles(), import('./config/target')]).then(async ([store, { resolveTarget }]) => {
+    profiles: () => (profiles ??= import('./config/profiles').then(({ openProfileStore }) => openProfileStore(paths, env, ctx.warn))),
+    target: () =>
+      (target ??= Promise.all([ctx.profiles(), import('./config/target')]).then(([store, { readTargetSecrets, resolveTarget }]) => {
         const resolved = resolveTarget(store, { profileFlag: globals.profile, baseUrlFlag: globals.baseUrl, env, sandboxDataFile: paths.sandboxDataFile });
         // The keychain is reached only for a secret kept there.
-        if (!resolved.keyRef && !resolved.statePasswordRef) return resolved;
-        return (await import('./config/keychain')).readTargetSecrets(resolved, store);
-      });
-      return target;
-    },
-    api() {
-      api ??= import('./app/session').then(({ openApiSession }) => {
+        return resolved.keyRef || resolved.statePasswordRef ? readTargetSecrets(resolved, store) : resolved;
+      })),
+    api: () =>
+      (api ??= import('./app/session').then(({ openApiSession }) => {
         httpCoreLoaded = true;
         return openApiSession(ctx);
-      });
-      return api;
-    },
+      })),
     onCleanup(fn) {
       cleanups.push(fn);
     },

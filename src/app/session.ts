@@ -1,6 +1,6 @@
 import fs from 'node:fs';
-import type { Context } from '../context';
 import { isLoopbackHost } from '../config/url-check';
+import type { PetctlPaths } from '../config/paths';
 import { type ResolvedTarget, maskKey, rejectedKeyHint, requireKey } from '../config/target';
 import { VERSION } from '../version';
 import { type FailureTarget, portOf } from '../api/attempt';
@@ -17,6 +17,22 @@ import { stateStoreLine } from '../output/state-store';
 import { waitWords } from '../output/waits';
 import { DEFAULT_PORT as SANDBOX_DEFAULT_PORT } from '../sandbox/defaults';
 import { startSandbox } from './sandbox-start';
+import type { StderrLines } from '../output/stderr';
+import type { Terminal } from '../terminal';
+
+/** What a session takes of the Context (context.ts), which opens it: a Context is one. */
+export interface SessionHost extends Omit<StderrLines, 'announceWait'> {
+  env: Readonly<NodeJS.ProcessEnv>;
+  paths: PetctlPaths;
+  globals: { timeoutMs: number; retries: number; maxWaitMs: number; verbose: boolean };
+  terminal: Pick<Terminal, 'stderrIsTerminal'>;
+  signal: AbortSignal;
+  now(): number;
+  monotonic(): number;
+  random(): number;
+  target(): Promise<ResolvedTarget>;
+  onCleanup(fn: () => Promise<void> | void): void;
+}
 
 /**
  * The HTTP core bound to the resolved target: the built-in sandbox started
@@ -35,7 +51,7 @@ export function failureTarget(base: URL): FailureTarget {
 }
 
 /** `apiKey`: send this key rather than the profile's (auth login checks a key before storing it). */
-export async function openApiSession(ctx: Context, overrides: { apiKey?: string } = {}): Promise<ApiSession> {
+export async function openApiSession(ctx: SessionHost, overrides: { apiKey?: string } = {}): Promise<ApiSession> {
   const resolved = await ctx.target();
   const apiKey = overrides.apiKey ?? requireKey(resolved);
 
@@ -119,7 +135,7 @@ export async function openApiSession(ctx: Context, overrides: { apiKey?: string 
 }
 
 /** On a terminal, the first write the built-in sandbox accepts says so once: staff must not take it for live data. */
-async function noteSandboxWrites(http: HttpClient, ctx: Context): Promise<void> {
+async function noteSandboxWrites(http: HttpClient, ctx: SessionHost): Promise<void> {
   const { SANDBOX_WRITE_LINE } = await import('../output/profile');
   const send = http.send.bind(http);
   let said = false;
@@ -134,7 +150,7 @@ async function noteSandboxWrites(http: HttpClient, ctx: Context): Promise<void> 
 }
 
 /** The response cache of this target, loaded only when a request has --cache or a write has to clear it. */
-function responseCacheAccess(ctx: Context, target: { baseUrl: string; identity: string; apiKey: string }): CacheAccess {
+function responseCacheAccess(ctx: SessionHost, target: { baseUrl: string; identity: string; apiKey: string }): CacheAccess {
   let opened: Promise<ResponseCache> | undefined;
   const access: CacheAccess = {
     open: () => (opened ??= import('../api/cache').then(({ ResponseCache, responsesDir }) => ResponseCache.open({ cacheDir: ctx.paths.cacheDir, now: ctx.now, unusable: (error) => ctx.warn(cacheUnusableWarning(responsesDir(ctx.paths.cacheDir), error)), ...target }))),

@@ -4,7 +4,7 @@ import type { Context } from '../context';
 import { InvalidResponseError, UsageError } from '../errors';
 import type { RawRequestFlags, RawRequestIo } from '../api/endpoints/raw-request';
 import { cacheOption } from './parsers';
-import type { Invoke } from './root';
+import type { Invoke } from './types';
 
 export interface ApiOptions extends RawRequestFlags {
   include: boolean;

@@ -1,6 +1,6 @@
 import type { Command } from 'commander';
 import type { Context } from '../context';
-import type { Invoke } from './root';
+import type { Invoke } from './types';
 
 export function registerCache(program: Command, invoke: Invoke): void {
   const cache = program

@@ -2,7 +2,7 @@ import { Argument, type Command } from 'commander';
 import type { Context } from '../context';
 import { SHELLS, type Shell, completionScript } from '../completion/scripts';
 import { GUIDE_TOPICS } from './help';
-import type { Invoke } from './root';
+import type { Invoke } from './types';
 
 export interface CompletionOptions {
   shell: Shell;

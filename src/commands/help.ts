@@ -6,7 +6,7 @@ import type { Context } from '../context';
 import { UsageError } from '../errors';
 import type { GuideBlock } from '../output/guide';
 import { VERSION } from '../version';
-import type { HelpOutput, Invoke } from './root';
+import type { HelpOutput, Invoke } from './types';
 
 /** The guides `petctl help <topic>` prints; scripts/guides.mjs names the page each is made from. */
 export const GUIDE_TOPICS = ['bulk-import', 'rate-limits', 'configuration', 'output', 'sandbox', 'shared-state', 'exit-codes'] as const;

@@ -1,5 +1,5 @@
 import { Command, type CommanderError, type ErrorOptions, Option } from 'commander';
-import type { Context, GlobalOptions } from '../context';
+import type { GlobalOptions } from '../context';
 import { completesWith } from '../completion/values';
 import { OUTPUT_FORMATS, type OutputFormat } from '../output/format';
 import { VERSION } from '../version';
@@ -12,15 +12,7 @@ import { BAD_VALUE, nameBadValues, parseCount, parsePositiveSeconds, parseSecond
 import { registerPets } from './pets';
 import { registerProfile } from './profile';
 import { registerSandbox } from './sandbox';
-
-/** How a leaf command's action reaches its run function: main.ts builds the Context from the global flags. */
-export type Invoke = (run: (ctx: Context) => Promise<void>, command?: CommandTraits) => Promise<void>;
-
-/** What main.ts checks before running a command. */
-export interface CommandTraits {
-  /** The command has a JSON result that --query can filter. */
-  jsonResult?: boolean;
-}
+import type { HelpOutput, Invoke } from './types';
 
 interface RawGlobals {
   profile?: string;
@@ -90,10 +82,6 @@ class Program extends Command {
   private raiseBadValue(): void {
     if (this.badValue !== undefined) this.error(this.badValue);
   }
-}
-
-export interface HelpOutput {
-  writeOut(text: string): void;
 }
 
 /**

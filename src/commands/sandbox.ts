@@ -5,7 +5,7 @@ import type { Column } from '../output/table';
 import { DEFAULT_HOST, DEFAULT_MAX_ANIMALS, DEFAULT_PORT } from '../sandbox/defaults';
 import { ENTERPRISE_DEFAULT_PER_DAY, ENTERPRISE_DEFAULT_PER_MINUTE, type SandboxKey } from '../sandbox/keys';
 import { type EnterpriseQuota, parseEnterpriseQuota, parseMaxAnimals, parseMinuteMs, parsePort } from './parsers';
-import type { Invoke } from './root';
+import type { Invoke } from './types';
 
 export interface SandboxOptions {
   host: string;

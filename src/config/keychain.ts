@@ -1,8 +1,5 @@
 import { spawn } from 'node:child_process';
-import { AuthError } from '../errors';
-import { KEYCHAIN_SERVICE, type KeychainRef } from './keychain-ref';
-import type { ProfileStore } from './profiles';
-import { type ResolvedTarget, withKeychainSecrets } from './target';
+import { KEYCHAIN_SERVICE, type KeychainRef, KeychainUnavailableError } from './keychain-ref';
 
 /**
  * Secrets (API keys, state store passwords) in the operating system's keychain:
@@ -23,16 +20,6 @@ import { type ResolvedTarget, withKeychainSecrets } from './target';
  */
 
 export const KEYCHAIN_TIMEOUT_MS = 3000;
-
-/** No keychain answered, or it refused: why, in words that name no secret. */
-export class KeychainUnavailableError extends AuthError {
-  readonly reason: string;
-
-  constructor(reason: string, hint?: string) {
-    super(`the keychain is not available: ${reason}`, { code: 'keychain_unavailable', hint });
-    this.reason = reason;
-  }
-}
 
 type Request = { op: 'set'; service: string; account: string; secret: string } | { op: 'get' | 'delete'; service: string; account: string };
 type Reply = { ok: true; value?: string | null; deleted?: boolean } | { ok: false; message: string };
@@ -78,20 +65,6 @@ export function openKeychain(env: Readonly<NodeJS.ProcessEnv>, timeoutMs = KEYCH
       return (await ask({ op: 'delete', service: ref.service, account: ref.account })).deleted === true;
     },
   };
-}
-
-/**
- * Reads the target's secrets that are in the keychain. A key that cannot be read
- * stops only the commands that send it (requireKey); a state store password
- * that cannot be read stops the command here.
- */
-export async function readTargetSecrets(target: ResolvedTarget, store: Pick<ProfileStore, 'readSecret'>): Promise<ResolvedTarget> {
-  const apiKey = target.keyRef && (await store.readSecret(target.keyRef).catch((error: unknown) => {
-    if (!(error instanceof KeychainUnavailableError)) throw error;
-    return new KeychainUnavailableError(error.reason, 'is the keyring unlocked in this session? PETCTL_API_KEY overrides the stored key');
-  }));
-  const statePassword = target.statePasswordRef && (await store.readSecret(target.statePasswordRef));
-  return withKeychainSecrets(target, { apiKey, statePassword });
 }
 
 function bindingPath(): string | undefined {

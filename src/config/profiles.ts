@@ -4,6 +4,7 @@ import { assertOwnFile } from '../file-safety';
 import { validateBaseUrl } from './base-url';
 import { ensurePrivateDir, withFileLock, writeFileAtomic } from '../locked-file';
 import type { PetctlPaths } from './paths';
+import { checkConfigFiles } from './permissions';
 import { type ConfigDocument, SANDBOX_PROFILE, checkedConfig, readConfigFile, readStore, type Snapshot, type StateStoreSettings, type StoredSecret, byName, entryOf, knownNames, parseConfig, profileExists, stateSettings, toDocument } from './config-file';
 import { type KeychainRef, isKeychainRef } from './keychain-ref';
 import { type KeySet, SecretPlaces, type SecretPlacement, type SecretStorage, type StoreOptions, storageOf } from './secret-places';
@@ -42,17 +43,15 @@ export { noProfileChosen, unknownProfile, validateApiKey, validateProfileName } 
  * there (conf's `store` getter reads the file on each access) before writing:
  * two processes changing profiles at once both keep their change.
  *
- * Cost: importing conf loads ajv, ajv-formats and semver (docs/performance.md
- * has the figure), and every command opens this store. So reading is a plain read of
- * the same JSON file (atomic renames mean it is always a whole file), and conf
- * is imported only when something is written. A read-only command on a fresh
- * install creates nothing, not even the directory.
+ * Cost: importing conf loads ajv, ajv-formats and semver (docs/performance.md), and every
+ * command opens this store. So reading is a plain read of the same JSON file (atomic renames
+ * mean it is always a whole file), and conf is imported only when something is written. A
+ * read-only command on a fresh install creates nothing, not even the directory.
  */
 
 export { SANDBOX_PROFILE };
 /** The key the embedded sandbox accepts out of the box; used when the sandbox profile stores none. */
 export const SANDBOX_DEFAULT_KEY = 'sandbox-free';
-
 
 export interface StoredProfile {
   name: string;
@@ -102,7 +101,8 @@ export type { StateStoreSettings };
 export type ProfileAdded = { password?: SecretPlacement; nowActive: boolean };
 
 /** `env`: the environment the keychain is reached through (D-Bus's address on Linux). */
-export async function openProfileStore(paths: PetctlPaths, env: Readonly<NodeJS.ProcessEnv> = {}): Promise<ProfileStore> {
+export async function openProfileStore(paths: PetctlPaths, env: Readonly<NodeJS.ProcessEnv> = {}, warn?: (message: string) => void): Promise<ProfileStore> {
+  if (warn) checkConfigFiles(paths, warn);
   return new ConfProfileStore(paths, parseConfig(readConfigFile(paths.configFile)), env);
 }
 

@@ -1,6 +1,6 @@
 import type { StoredSecret } from './config-file';
-import type { Keychain, KeychainUnavailableError } from './keychain';
-import { type KeychainRef, isKeychainRef } from './keychain-ref';
+import type { Keychain } from './keychain';
+import { type KeychainRef, KeychainUnavailableError, isKeychainRef } from './keychain-ref';
 
 /**
  * Where the profile store puts a secret: the keychain when one answers, or
@@ -59,7 +59,6 @@ export class SecretPlaces {
   /** The secret in the keychain when one answers (unless the file is asked for), else as it is for the file. */
   async place(name: string, secret: string, options: StoreOptions = {}): Promise<{ stored: StoredSecret } & SecretPlacement> {
     if (options.insecureStorage) return { stored: secret, storage: 'config file' };
-    const { KeychainUnavailableError } = await import('./keychain');
     try {
       return { stored: await (await this.#open()).save(name, secret), storage: 'keychain' };
     } catch (error) {
@@ -75,7 +74,6 @@ export class SecretPlaces {
       await (await this.#open()).remove(ref);
       return { previous };
     } catch (error) {
-      const { KeychainUnavailableError } = await import('./keychain');
       if (!(error instanceof KeychainUnavailableError)) throw error;
       return { previous, leftBehind: { ref, reason: error.reason } };
     }
@@ -89,7 +87,6 @@ export class SecretPlaces {
         await (await this.#open()).remove(secret);
       } catch (error) {
         if (!strict) continue;
-        const { KeychainUnavailableError } = await import('./keychain');
         // Nothing was changed: the reference stays in config.json, so the entry can still be found.
         throw error instanceof KeychainUnavailableError
           ? new KeychainUnavailableError(error.reason, 'nothing was removed; run it again once the keychain answers')

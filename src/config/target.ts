@@ -1,7 +1,7 @@
 import { NotConfiguredError, PetctlError, UsageError } from '../errors';
 import { validateBaseUrl } from './base-url';
 import type { StoredSecret } from './config-file';
-import { type KeychainRef, isKeychainRef } from './keychain-ref';
+import { type KeychainRef, KeychainUnavailableError, isKeychainRef } from './keychain-ref';
 import { stateStoreAddress, validateStateUrl } from './state-url';
 import { type ProfileStore, type SecretStorage, type StoredProfile, SANDBOX_DEFAULT_KEY, noProfileChosen, storageOf, unknownProfile, validateApiKey } from './profiles';
 
@@ -24,7 +24,7 @@ import { type ProfileStore, type SecretStorage, type StoredProfile, SANDBOX_DEFA
  * A key is never taken from a flag: flags end up in shell history and in `ps`.
  * Empty environment variables count as unset (`PETCTL_PROFILE= petctl ...`).
  * A secret kept in the keychain is named here (keyRef, statePasswordRef) and
- * read by config/keychain.ts's readTargetSecrets, which withKeychainSecrets completes the target with.
+ * read by readTargetSecrets, the one function here that asks the store for a secret.
  */
 
 export type ProfileReader = Pick<ProfileStore, 'activeName' | 'get' | 'list'>;
@@ -183,20 +183,26 @@ function inFile(secret: StoredSecret | undefined): string | undefined {
 }
 
 /**
- * The target with the secrets config/keychain.ts read for its keyRef and statePasswordRef:
- * undefined means the keychain has no such entry; a KeychainUnavailableError that it did not answer.
+ * The target with its secrets that are in the keychain read. A key that cannot be read stops only
+ * the commands that send it (requireKey); a state store password that cannot be read stops the
+ * command here. undefined means the keychain has no such entry.
  */
-export function withKeychainSecrets(target: ResolvedTarget, read: { apiKey?: string | PetctlError; statePassword?: string }): ResolvedTarget {
-  const done = { ...target, keyRef: undefined, statePasswordRef: undefined, ...(target.statePasswordRef ? { statePassword: read.statePassword } : {}) };
+export async function readTargetSecrets(target: ResolvedTarget, store: Pick<ProfileStore, 'readSecret'>): Promise<ResolvedTarget> {
+  const apiKey = target.keyRef && (await store.readSecret(target.keyRef).catch((error: unknown) => {
+    if (!(error instanceof KeychainUnavailableError)) throw error;
+    return new KeychainUnavailableError(error.reason, 'is the keyring unlocked in this session? PETCTL_API_KEY overrides the stored key');
+  }));
+  const statePassword = target.statePasswordRef && (await store.readSecret(target.statePasswordRef));
+  const done = { ...target, keyRef: undefined, statePasswordRef: undefined, ...(target.statePasswordRef ? { statePassword } : {}) };
   if (!target.keyRef) return done;
   // A key in the keychain is a profile's.
   const profile = target.profile!;
-  if (read.apiKey instanceof PetctlError) return { ...done, keyProblem: read.apiKey };
-  if (read.apiKey === undefined) {
+  if (apiKey instanceof PetctlError) return { ...done, keyProblem: apiKey };
+  if (apiKey === undefined) {
     const missing = new NotConfiguredError(`the API key of profile "${profile}" is no longer in the keychain`, loginHint(profile, target.activeProfile));
     return { ...done, keyProblem: missing };
   }
-  return { ...done, apiKey: storedKey(profile, read.apiKey, target.activeProfile) };
+  return { ...done, apiKey: storedKey(profile, apiKey, target.activeProfile) };
 }
 
 /**

@@ -1,6 +1,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
+import { type Import, SRC, importsOf, sourceFiles } from '../helpers/imports';
 
 /**
  * The HTTP core imports nothing above it (CONTRIBUTING.md, "The flow"):
@@ -10,42 +11,10 @@ import { describe, expect, it } from 'vitest';
  * commands sit above it and are handed in by the caller.
  */
 
-const SRC = path.resolve(__dirname, '../../src');
 const API = path.join(SRC, 'api');
 
 /** Modules every layer may use: they know nothing of commands, output or the terminal. */
 const FOUNDATIONS = ['errors.ts', 'locked-file.ts', 'file-safety.ts', 'digest.ts', 'fs-errors.ts'];
-
-interface Import {
-  file: string;
-  specifier: string;
-  typeOnly: boolean;
-}
-
-function sourceFiles(dir: string): string[] {
-  return fs.readdirSync(dir, { withFileTypes: true }).flatMap((entry) => {
-    const full = path.join(dir, entry.name);
-    if (entry.isDirectory()) return sourceFiles(full);
-    return entry.name.endsWith('.ts') ? [full] : [];
-  });
-}
-
-/** Every import, export-from and import() of a file, with whether it brings only types. */
-function importsOf(file: string, text: string): Import[] {
-  const found: Import[] = [];
-  // Comments may quote import lines; they import nothing.
-  const code = text.replace(/\/\*[\s\S]*?\*\//g, '').replace(/^\s*\/\/.*$/gm, '');
-  const statement = /(?:^|;|\n)\s*(import|export)\s+(type\s+)?([^'";]*?)\s*from\s*['"]([^'"]+)['"]/g;
-  for (const match of code.matchAll(statement)) {
-    const clause = match[3] ?? '';
-    const names = /^\{([\s\S]*)\}$/.exec(clause.trim())?.[1];
-    const everyNameTyped = names !== undefined && names.split(',').filter((name) => name.trim() !== '').every((name) => /^\s*type\s/.test(name));
-    found.push({ file, specifier: match[4]!, typeOnly: match[2] !== undefined || everyNameTyped });
-  }
-  for (const match of code.matchAll(/(?:^|[^.\w])import\s+['"]([^'"]+)['"]/g)) found.push({ file, specifier: match[1]!, typeOnly: false });
-  for (const match of code.matchAll(/\bimport\(\s*['"]([^'"]+)['"]\s*\)/g)) found.push({ file, specifier: match[1]!, typeOnly: /\btypeof\s+import\(|:\s*import\(|<import\(/.test(code.slice(Math.max(0, match.index - 8), match.index + 7)) });
-  return found;
-}
 
 /** Why an import breaks the rule, or undefined when it keeps it. */
 function violation(imported: Import): string | undefined {

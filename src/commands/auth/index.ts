@@ -1,5 +1,5 @@
 import type { Command } from 'commander';
-import type { Invoke } from '../root';
+import type { Invoke } from '../types';
 import { registerLogin } from './login';
 import { registerLogout } from './logout';
 import { registerStatus } from './status';

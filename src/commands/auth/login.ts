@@ -2,7 +2,7 @@ import type { Command } from 'commander';
 import type { Context } from '../../context';
 import { AuthError, InterruptedError, NetworkError, NotConfiguredError, PetctlError, UsageError, restated } from '../../errors';
 import { readKey } from '../../input/read-key';
-import type { Invoke } from '../root';
+import type { Invoke } from '../types';
 
 export interface LoginOptions {
   withToken: boolean;

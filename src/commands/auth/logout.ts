@@ -1,6 +1,6 @@
 import type { Command } from 'commander';
 import type { Context } from '../../context';
-import type { Invoke } from '../root';
+import type { Invoke } from '../types';
 
 export function registerLogout(auth: Command, invoke: Invoke): void {
   auth

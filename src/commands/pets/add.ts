@@ -8,7 +8,7 @@ import type { PetStatusValue } from '../../schemas/constants';
 import { INPUT_ENCODINGS } from '../../bulk/decode';
 import type { ColumnMapping } from '../../bulk/formats/columns';
 import { parseColumn, parseConcurrency, parseDelimiter, parseInt64Value, parseReserve, statusOption } from '../parsers';
-import type { Invoke } from '../root';
+import type { Invoke } from '../types';
 import { completesWith } from '../../completion/values';
 
 export interface AddOptions {

@@ -3,7 +3,7 @@ import type { Context } from '../../context';
 import { writeResult } from '../../output/result';
 import { GET_PET_SUNSET } from '../../schemas/constants';
 import { cacheOption, parseInt64Value } from '../parsers';
-import type { Invoke } from '../root';
+import type { Invoke } from '../types';
 
 export interface GetOptions {
   petId: number | bigint;

@@ -1,5 +1,5 @@
 import type { Command } from 'commander';
-import type { Invoke } from '../root';
+import type { Invoke } from '../types';
 import { registerAdd } from './add';
 import { registerGet } from './get';
 import { registerList } from './list';

@@ -4,7 +4,7 @@ import { writeResult } from '../../output/result';
 import { LIMIT_DEFAULT, LIMIT_MAX, LIMIT_MIN, type PetStatusValue } from '../../schemas/constants';
 import type { ApiResponse } from '../../api/request';
 import { cacheOption, parseLimit, statusOption } from '../parsers';
-import type { Invoke } from '../root';
+import type { Invoke } from '../types';
 
 export interface ListOptions {
   limit?: number;

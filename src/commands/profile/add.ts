@@ -1,6 +1,6 @@
 import type { Command } from 'commander';
 import type { Context } from '../../context';
-import type { Invoke } from '../root';
+import type { Invoke } from '../types';
 import { STATE_PASSWORD_HELP, STATE_URL_HELP, notePasswordPlace, readStatePassword, warnIfPasswordInClear } from './state-store';
 
 export function registerProfileAdd(profile: Command, invoke: Invoke): void {

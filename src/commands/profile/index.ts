@@ -1,5 +1,5 @@
 import type { Command } from 'commander';
-import type { Invoke } from '../root';
+import type { Invoke } from '../types';
 import { registerProfileAdd } from './add';
 import { registerProfileList } from './list';
 import { registerProfileRemove } from './remove';

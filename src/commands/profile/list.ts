@@ -1,7 +1,7 @@
 import type { Command } from 'commander';
 import type { Context } from '../../context';
 import { writeResult } from '../../output/result';
-import type { Invoke } from '../root';
+import type { Invoke } from '../types';
 
 export function registerProfileList(profile: Command, invoke: Invoke): void {
   profile

@@ -2,7 +2,7 @@ import { Argument, type Command } from 'commander';
 import { completesWith } from '../../completion/values';
 import type { Context } from '../../context';
 import { UsageError } from '../../errors';
-import type { Invoke } from '../root';
+import type { Invoke } from '../types';
 import { STATE_PASSWORD_HELP, STATE_URL_HELP, notePasswordPlace, readStatePassword, warnIfPasswordInClear } from './state-store';
 
 export interface ProfileSetOptions {

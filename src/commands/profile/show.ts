@@ -3,7 +3,7 @@ import { completesWith } from '../../completion/values';
 import type { Context } from '../../context';
 import { writeResult } from '../../output/result';
 import { stateStoreLine } from '../../output/state-store';
-import type { Invoke } from '../root';
+import type { Invoke } from '../types';
 import { PetctlError } from '../../errors';
 import type { StoredProfile } from '../../config/profiles';
 import type { ResolvedTarget } from '../../config/target';
@@ -26,7 +26,7 @@ Examples:
 }
 
 export async function profileShowRun(options: { name?: string }, ctx: Context): Promise<void> {
-  const [store, { maskKey, resolveTarget }, { maskStateUrl }, { renderDetails }, { unknownProfile }, { openFileStore }, { describeSeen, describeTarget, lastSeen, noneChosen, passwordText, renderNoneChosen }] =
+  const [store, { maskKey, readTargetSecrets, resolveTarget }, { maskStateUrl }, { renderDetails }, { unknownProfile }, { openFileStore }, { describeSeen, describeTarget, lastSeen, noneChosen, passwordText, renderNoneChosen }] =
     await Promise.all([
       ctx.profiles(),
       import('../../config/target'),
@@ -40,7 +40,7 @@ export async function profileShowRun(options: { name?: string }, ctx: Context): 
   let target: ReturnType<typeof resolveTarget>;
   try {
     target = resolveTarget(store, { profileFlag: options.name ?? ctx.globals.profile, baseUrlFlag: ctx.globals.baseUrl, env: ctx.env, sandboxDataFile: ctx.paths.sandboxDataFile });
-    if (target.keyRef || target.statePasswordRef) target = await (await import('../../config/keychain')).readTargetSecrets(target, store);
+    if (target.keyRef || target.statePasswordRef) target = await readTargetSecrets(target, store);
   } catch (error) {
     // Offline, it can say so rather than stop: which profiles there are, and how to choose one.
     if (error instanceof PetctlError && error.code === 'no_profile') {

@@ -1,7 +1,7 @@
 import { Argument, type Command } from 'commander';
 import { completesWith } from '../../completion/values';
 import type { Context } from '../../context';
-import type { Invoke } from '../root';
+import type { Invoke } from '../types';
 
 export function registerProfileUse(profile: Command, invoke: Invoke): void {
   profile

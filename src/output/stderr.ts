@@ -1,0 +1,72 @@
+import type { Terminal } from '../terminal';
+import { formatWait } from './time';
+
+/**
+ * The ways onto stderr, above a countdown or a progress line (which is drawn again below): each
+ * makes outside text safe (sanitize.ts, through the terminal's status line). --quiet
+ * silences everything but `line` and errors; with -o json it leaves the one JSON error line.
+ */
+export interface StderrLines {
+  /** One line on stderr that --quiet does not silence (what -v asked for, invalid rows). */
+  line(message: string): void;
+  /** Informational line on stderr; --quiet silences it. */
+  notice(message: string): void;
+  /** `warning: ...` on stderr; --quiet silences it. */
+  warn(message: string): void;
+  /**
+   * The one line `petctl: <why>` for a wait of a second or more (none with
+   * --quiet). One wait, one line: requests in flight that wait for the same
+   * moment (within a second) share the line printed for the first of them.
+   */
+  announceWait(ms: number, why: string): void;
+  /** A waiting period the user should see: a countdown on a TTY, one line otherwise (none with --quiet). */
+  wait(ms: number, why: string): Promise<void>;
+}
+
+export interface StderrClock {
+  monotonic(): number;
+  sleep(ms: number): Promise<void>;
+}
+
+export function stderrLines(terminal: Terminal, quiet: boolean, { monotonic, sleep }: StderrClock): StderrLines {
+  const { status } = terminal;
+  /** When the waits announced and not yet over end. */
+  let announced: number[] = [];
+  const lines: StderrLines = {
+    line: (message) => status.print(message),
+    notice(message) {
+      if (!quiet) status.print(message);
+    },
+    warn(message) {
+      if (!quiet) status.print(`warning: ${message}`);
+    },
+    announceWait(ms, why) {
+      if (quiet || ms < 1000) return;
+      const at = monotonic();
+      const until = at + ms;
+      announced = announced.filter((end) => end > at);
+      if (announced.some((end) => Math.abs(end - until) < 1000)) return;
+      announced.push(until);
+      status.print(`petctl: ${why}`);
+    },
+    async wait(ms, why) {
+      if (quiet || ms < 1000) return sleep(ms);
+      if (!status.live) {
+        lines.announceWait(ms, why);
+        return sleep(ms);
+      }
+      // On a terminal the line counts down in place and is cleared when the wait ends.
+      const until = monotonic() + ms;
+      try {
+        for (let left = ms; left > 0; left = until - monotonic()) {
+          status.show(`petctl: ${why} (${formatWait(left)} left)`);
+          // Sleep to the next whole second so the count shown stays exact.
+          await sleep(left % 1000 || 1000);
+        }
+      } finally {
+        status.clear();
+      }
+    },
+  };
+  return lines;
+}
