@@ -1,17 +1,9 @@
-import type { Command } from 'commander';
 import type { Context } from '../../context';
-import type { Invoke } from '../types';
+import { resolveProfileName } from '../../config/target';
 
-export function registerLogout(auth: Command, invoke: Invoke): void {
-  auth
-    .command('logout')
-    .description("remove the profile's stored API key, from the keychain or config.json")
-    .addHelpText('after', '\nExample:\n  $ petctl auth logout -p staging')
-    .action(() => invoke((ctx) => logoutRun(ctx)));
-}
 
 export async function logoutRun(ctx: Context): Promise<void> {
-  const [store, { resolveProfileName }] = await Promise.all([ctx.profiles(), import('../../config/target')]);
+  const store = await ctx.profiles();
   const { name } = resolveProfileName(store, { profileFlag: ctx.globals.profile, env: ctx.env });
   const removed = await store.clearKey(name);
   const from = removed === 'keychain' ? ' and from the keychain' : '';

@@ -1,25 +1,14 @@
-import type { Command } from 'commander';
 import type { Context } from '../../context';
 import { writeResult } from '../../output/result';
-import type { Invoke } from '../types';
+import { listPets } from '../../api/endpoints/pets';
+import { maskKey } from '../../config/target';
+import { renderDetails } from '../../output/details';
+import { describeTarget } from '../../output/profile';
+import { formatLocalDateTime } from '../../output/time';
 
-export function registerStatus(auth: Command, invoke: Invoke): void {
-  auth
-    .command('status')
-    .description('check the API key with GET /pets?limit=1 and show the profile, masked key, rate limit and configuration file')
-    .addHelpText('after', '\nExamples:\n  $ petctl auth status\n  $ petctl auth status -p production -o json\n  $ petctl auth status --query rateLimit.remaining')
-    .action(() => invoke((ctx) => statusRun(ctx), { jsonResult: true }));
-}
 
 export async function statusRun(ctx: Context): Promise<void> {
-  const [{ http, target }, { listPets }, { maskKey }, { renderDetails }, { formatLocalDateTime }, { describeTarget }] = await Promise.all([
-    ctx.api(),
-    import('../../api/endpoints/pets'),
-    import('../../config/target'),
-    import('../../output/details'),
-    import('../../output/time'),
-    import('../../output/profile'),
-  ]);
+  const { http, target } = await ctx.api();
   // What it learns of the limits is kept, so that `profile show` says the same until the window ends.
   const { response } = await listPets(http, { limit: 1 });
   const { rate } = response;

@@ -1,25 +1,14 @@
-import type { Command } from 'commander';
+import { maskKey } from '../../config/target';
+import { maskStateUrl } from '../../config/state-url';
 import type { Context } from '../../context';
 import { writeResult } from '../../output/result';
-import type { Invoke } from '../types';
+import { renderRecords } from '../../output/records';
+import { renderOptions } from '../../output/settings';
+import { SANDBOX_URL_TEXT } from '../../output/profile';
 
-export function registerProfileList(profile: Command, invoke: Invoke): void {
-  profile
-    .command('list')
-    .description('list profiles; * marks the active one')
-    .addHelpText('after', "\nExamples:\n  $ petctl profile list\n  $ petctl profile list -o json\n  $ petctl profile list --query '[?active].name | [0]'")
-    .action(() => invoke((ctx) => profileListRun(ctx), { jsonResult: true }));
-}
 
 export async function profileListRun(ctx: Context): Promise<void> {
-  const [store, { maskKey }, { maskStateUrl }, { renderRecords }, { renderOptions }, { SANDBOX_URL_TEXT }] = await Promise.all([
-    ctx.profiles(),
-    import('../../config/target'),
-    import('../../config/state-url'),
-    import('../../output/records'),
-    import('../../output/settings'),
-    import('../../output/profile'),
-  ]);
+  const store = await ctx.profiles();
   const active = store.activeName();
   const profiles = store.list();
   // Only when some profile shares its state: most setups never do, and need no such column.

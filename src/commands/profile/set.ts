@@ -1,9 +1,6 @@
-import { Argument, type Command } from 'commander';
-import { completesWith } from '../../completion/values';
 import type { Context } from '../../context';
 import { UsageError } from '../../errors';
-import type { Invoke } from '../types';
-import { STATE_PASSWORD_HELP, STATE_URL_HELP, notePasswordPlace, readStatePassword, warnIfPasswordInClear } from './state-store';
+import { notePasswordPlace, readStatePassword, warnIfPasswordInClear } from './state-store';
 
 export interface ProfileSetOptions {
   name: string;
@@ -12,31 +9,6 @@ export interface ProfileSetOptions {
   statePasswordStdin?: boolean;
 }
 
-export function registerProfileSet(profile: Command, invoke: Invoke): void {
-  profile
-    .command('set')
-    .description("change a profile's base URL or state URL; its key stays")
-    .addArgument(completesWith(new Argument('<name>', 'profile name'), 'profiles'))
-    .usage('<name> [--base-url <url>] [--state-url <url>] [--state-password-stdin]')
-    // --base-url is the global flag, as for profile add.
-    .option('--state-url <url>', STATE_URL_HELP)
-    .option('--state-password-stdin', STATE_PASSWORD_HELP)
-    .addHelpText(
-      'after',
-      `
---base-url <url> is the new base URL: https://…/v1 (http only for loopback).
-At least one of --base-url, --state-url and --state-password-stdin; the stored
-API key is kept, and so is a stored state store password.
-
-Examples:
-  $ petctl profile set production --base-url https://api2.example.org/v1
-  $ petctl profile set shelters --state-url redis://limits.internal:6379/0
-  $ printf %s "$REDIS_PASSWORD" | petctl profile set shelters --state-password-stdin`,
-    )
-    .action((name: string, flags: { stateUrl?: string; statePasswordStdin?: boolean }) =>
-      invoke((ctx) => profileSetRun({ name, baseUrl: ctx.globals.baseUrl, stateUrl: flags.stateUrl, statePasswordStdin: flags.statePasswordStdin === true }, ctx)),
-    );
-}
 
 export async function profileSetRun(options: ProfileSetOptions, ctx: Context): Promise<void> {
   const { name, baseUrl, stateUrl } = options;

@@ -1,43 +1,19 @@
-import { Argument, type Command } from 'commander';
-import { completesWith } from '../../completion/values';
 import type { Context } from '../../context';
 import { writeResult } from '../../output/result';
 import { stateStoreLine } from '../../output/state-store';
-import type { Invoke } from '../types';
 import { PetctlError } from '../../errors';
-import type { StoredProfile } from '../../config/profiles';
-import type { ResolvedTarget } from '../../config/target';
+import { type StoredProfile, unknownProfile } from '../../config/profiles';
+import { type ResolvedTarget, maskKey, readTargetSecrets, resolveTarget } from '../../config/target';
+import { maskStateUrl } from '../../config/state-url';
+import { openFileStore } from '../../api/limits/file-store';
+import { renderDetails } from '../../output/details';
+import { describeSeen, describeTarget, lastSeen, noneChosen, passwordText, renderNoneChosen } from '../../output/profile';
 
-export function registerProfileShow(profile: Command, invoke: Invoke): void {
-  profile
-    .command('show')
-    .description('show a profile (default: the one in use), what overrides it, and where the configuration lives')
-    .addArgument(completesWith(new Argument('[name]', 'profile name'), 'profiles'))
-    .addHelpText(
-      'after',
-      `
-Examples:
-  $ petctl profile show
-  $ petctl profile show production -o json
-  $ petctl profile show production --query effectiveBaseUrl
-  $ petctl auth status -p production      # asks the service: the key, the rate limit`,
-    )
-    .action((name: string | undefined) => invoke((ctx) => profileShowRun({ name }, ctx), { jsonResult: true }));
-}
 
 export async function profileShowRun(options: { name?: string }, ctx: Context): Promise<void> {
-  const [store, { maskKey, readTargetSecrets, resolveTarget }, { maskStateUrl }, { renderDetails }, { unknownProfile }, { openFileStore }, { describeSeen, describeTarget, lastSeen, noneChosen, passwordText, renderNoneChosen }] =
-    await Promise.all([
-      ctx.profiles(),
-      import('../../config/target'),
-      import('../../config/state-url'),
-      import('../../output/details'),
-      import('../../config/profiles'),
-      import('../../api/limits/file-store'),
-      import('../../output/profile'),
-    ]);
+  const store = await ctx.profiles();
   if (options.name !== undefined && store.get(options.name) === undefined) throw unknownProfile(options.name, store.list().map((profile) => profile.name));
-  let target: ReturnType<typeof resolveTarget>;
+  let target: ResolvedTarget;
   try {
     target = resolveTarget(store, { profileFlag: options.name ?? ctx.globals.profile, baseUrlFlag: ctx.globals.baseUrl, env: ctx.env, sandboxDataFile: ctx.paths.sandboxDataFile });
     if (target.keyRef || target.statePasswordRef) target = await readTargetSecrets(target, store);

@@ -2,13 +2,11 @@ import type { SecretPlacement } from '../../config/profiles';
 import type { Context } from '../../context';
 import { UsageError } from '../../errors';
 import { describeKeyPlace } from '../../output/key-change';
+import { isLoopbackHost } from '../../config/url-check';
+import { stateStoreAddress } from '../../config/state-url';
+import { readSecret } from '../../input/read-key';
 
-/** The state store's flags, shared by `profile add` and `profile set`. */
-
-export const STATE_URL_HELP =
-  "share the key's rate-limit state with other machines through Redis: redis://host:6379/0 or rediss://… (env PETCTL_STATE_URL)";
-export const STATE_PASSWORD_HELP =
-  "read the state store's password from standard input (a hidden prompt on a terminal); it is stored like the key (env PETCTL_STATE_PASSWORD)";
+/** The state store's flags' values, shared by `profile add` and `profile set`. */
 
 /**
  * The password --state-password-stdin reads, for the state URL the profile
@@ -16,7 +14,6 @@ export const STATE_PASSWORD_HELP =
  * so that it is clear which is used.
  */
 export async function readStatePassword(ctx: Context, name: string, stateUrl: string | undefined): Promise<string> {
-  const [{ stateStoreAddress }, { readSecret }] = await Promise.all([import('../../config/state-url'), import('../../input/read-key')]);
   if (stateUrl === undefined) {
     throw new UsageError(`profile ${JSON.stringify(name)} has no state URL for the password`, `give one: petctl profile set ${name} --state-url redis://host:6379/0 --state-password-stdin`);
   }
@@ -33,7 +30,6 @@ export async function readStatePassword(ctx: Context, name: string, stateUrl: st
 
 /** redis:// beyond this machine would carry the state store's password unencrypted. */
 export async function warnIfPasswordInClear(ctx: Context, stateUrl: string, storedPassword: boolean): Promise<void> {
-  const [{ isLoopbackHost }, { stateStoreAddress }] = await Promise.all([import('../../config/url-check'), import('../../config/state-url')]);
   const address = stateStoreAddress(stateUrl);
   if ((storedPassword || address.password !== undefined) && !address.tls && !isLoopbackHost(address.host)) {
     ctx.warn('redis:// sends the state store\'s password unencrypted; prefer rediss:// beyond a trusted network');
