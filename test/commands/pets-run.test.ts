@@ -4,6 +4,7 @@ import { type TestContext, describe, expect, it } from 'vitest';
 import { addRun } from '../../src/commands/pets/add';
 import { getRun } from '../../src/commands/pets/get';
 import { listRun } from '../../src/commands/pets/list';
+import { listAllRun } from '../../src/commands/pets/list-all';
 import { NotConfiguredError, RejectedError, UsageError } from '../../src/errors';
 import { displayWidth } from '../../src/output/text-width';
 import { type FakeContextOptions, expectPetctlHeaders, fakeContext, newApiKey, tempConfigDir } from '../helpers/cli';
@@ -227,7 +228,7 @@ describe.concurrent('pets list when the service has more (Link rel="next")', () 
     const { server, run } = await harness(t);
     server.reply(json(200, PETS, { Link: '</v1/pets?limit=100&after=4>; rel="next"' }), json(200, []));
     const { ctx, io } = run({ stdoutColumns: 120, stderrTTY: true });
-    await listRun({ all: true }, ctx);
+    await listAllRun({ all: true }, ctx);
     expect(server.requests.map((request) => request.url)).toEqual(['/v1/pets?limit=100', '/v1/pets?limit=100&after=4']);
     // --all shows every page: no hint. The status line (pages and animals so far) is cleared at the end.
     expect(io.stderr.text()).toBe('\r\x1b[Kpetctl: page 1, 4 animals so far\r\x1b[Kpetctl: page 2, 4 animals so far\r\x1b[K');
@@ -239,7 +240,7 @@ describe.concurrent('pets list when the service has more (Link rel="next")', () 
     const exhausted = { 'X-RateLimit-Limit': '60', 'X-RateLimit-Remaining': '0', 'X-RateLimit-Reset': reset, Date: new Date().toUTCString() };
     server.reply(json(200, PETS, { ...exhausted, Link: '</v1/pets?limit=100&after=4>; rel="next"' }), json(200, []), json(200, PETS), json(200, []));
     const watched = run({ stderrTTY: true });
-    await listRun({ all: true }, watched.ctx);
+    await listAllRun({ all: true }, watched.ctx);
     const shown = watched.io.stderr.text().split('\r\x1b[K').filter(Boolean);
     expect(shown[0]).toBe('petctl: page 1, 4 animals so far');
     // The status line is cut one column short of the terminal's 80.
@@ -249,7 +250,7 @@ describe.concurrent('pets list when the service has more (Link rel="next")', () 
     expect(watched.io.stderr.text().endsWith('\r\x1b[K')).toBe(true);
     expect(watched.io.stdout.text().split('\n').filter(Boolean)).toHaveLength(4);
     const quiet = run({ stderrTTY: true, globals: { quiet: true } });
-    await listRun({ all: true }, quiet.ctx);
+    await listAllRun({ all: true }, quiet.ctx);
     expect(quiet.io.stderr.text()).toBe('');
   });
 });

@@ -1,9 +1,9 @@
-import { Argument, type Command } from 'commander';
 import type { Context } from '../../context';
 import { writeResult } from '../../output/result';
 import { GET_PET_SUNSET } from '../../schemas/constants';
-import { cacheOption, parseInt64Value } from '../parsers';
-import type { Invoke } from '../types';
+import { getPet } from '../../api/endpoints/pets';
+import { renderPet } from '../../output/pets';
+import { renderOptions } from '../../output/settings';
 
 export interface GetOptions {
   petId: number | bigint;
@@ -11,31 +11,9 @@ export interface GetOptions {
   cache?: number;
 }
 
-export function registerGet(pets: Command, invoke: Invoke): void {
-  pets
-    .command('get')
-    .description(`show one animal (GET /pets/{petId}; deprecated, removed on ${GET_PET_SUNSET})`)
-    .addArgument(new Argument('<petId>', 'the animal\'s id (int64)').argParser(parseInt64Value))
-    .addOption(cacheOption())
-    .addHelpText(
-      'after',
-      `
-Examples:
-  $ petctl pets get 42
-  $ petctl pets get 42 --query name
-  $ petctl pets get 42 --cache 5m
-  $ petctl pets list --status available     # the replacement`,
-    )
-    .action((petId: number | bigint, flags: { cache?: number }) => invoke((ctx) => getRun({ petId, cache: flags.cache }, ctx), { jsonResult: true }));
-}
 
 export async function getRun(options: GetOptions, ctx: Context): Promise<void> {
-  const [{ http }, { getPet }, { renderPet }, { renderOptions }] = await Promise.all([
-    ctx.api(),
-    import('../../api/endpoints/pets'),
-    import('../../output/pets'),
-    import('../../output/settings'),
-  ]);
+  const { http } = await ctx.api();
   let sunset = GET_PET_SUNSET;
   const warn = () =>
     ctx.warn(`GET /pets/{petId} is deprecated and is to be removed on ${sunset}; use \`petctl pets list --status <status>\` instead`);
