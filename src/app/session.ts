@@ -11,7 +11,10 @@ import { openFileStore } from '../api/limits/file-store';
 import { type StoreNotice, limitId } from '../api/limits/store';
 import { createDispatcher, discardDispatcher } from '../api/transport';
 import { steadyClock } from '../api/clock';
-import type { CacheAccess, ResponseCache } from '../api/cache';
+import { type CacheAccess, ResponseCache, responsesDir } from '../api/cache';
+import { openRedisStore } from '../api/limits/redis-store';
+import { describeStateUrl, stateStoreAddress } from '../config/state-url';
+import { SANDBOX_WRITE_LINE, targetTraceLine } from '../output/profile';
 import { cacheNotClearedWarning, cacheUnusableWarning, fromCacheLine } from '../output/cache';
 import { stateStoreLine } from '../output/state-store';
 import { waitWords } from '../output/waits';
@@ -79,10 +82,7 @@ export async function openApiSession(ctx: SessionHost, overrides: { apiKey?: str
   ctx.onCleanup(() => discardDispatcher(dispatcher));
 
   const trace = ctx.globals.verbose ? (line: string) => ctx.line(line) : undefined;
-  if (trace) {
-    const { targetTraceLine } = await import('../output/profile');
-    trace(targetTraceLine({ ...resolved, baseUrl }, maskKey(apiKey)));
-  }
+  trace?.(targetTraceLine({ ...resolved, baseUrl }, maskKey(apiKey)));
   const probeLeaseMs = ctx.globals.timeoutMs;
   // What the rate-limit stores report: warnings, and with -v a failed call.
   const report = (notice: StoreNotice) => (notice.kind === 'failed' ? trace?.(stateStoreLine(notice)) : ctx.warn(stateStoreLine(notice)));
@@ -91,8 +91,7 @@ export async function openApiSession(ctx: SessionHost, overrides: { apiKey?: str
   const local = openFileStore(ctx.paths.stateFile, resolved.identity, apiKey, now, { report });
   let gate: RateLimitGate = openGate(local, { now, probeLeaseMs });
   if (resolved.stateUrl !== undefined) {
-    // Loaded only when a state URL is set: a run without one never evaluates the Redis client.
-    const [{ openRedisStore }, { describeStateUrl, stateStoreAddress }] = await Promise.all([import('../api/limits/redis-store'), import('../config/state-url')]);
+    // The Redis client itself is loaded by openRedisStore, only when a state URL is set.
     const shared = await openRedisStore({
       address: stateStoreAddress(resolved.stateUrl),
       where: describeStateUrl(resolved.stateUrl),
@@ -130,13 +129,12 @@ export async function openApiSession(ctx: SessionHost, overrides: { apiKey?: str
     authHint: rejectedKeyHint(resolved),
     trace,
   });
-  if (builtInSandbox && ctx.terminal.stderrIsTerminal) await noteSandboxWrites(http, ctx);
+  if (builtInSandbox && ctx.terminal.stderrIsTerminal) noteSandboxWrites(http, ctx);
   return { http, target: { ...resolved, baseUrl, apiKey } };
 }
 
 /** On a terminal, the first write the built-in sandbox accepts says so once: staff must not take it for live data. */
-async function noteSandboxWrites(http: HttpClient, ctx: SessionHost): Promise<void> {
-  const { SANDBOX_WRITE_LINE } = await import('../output/profile');
+function noteSandboxWrites(http: HttpClient, ctx: SessionHost): void {
   const send = http.send.bind(http);
   let said = false;
   http.send = async (request) => {
@@ -149,11 +147,11 @@ async function noteSandboxWrites(http: HttpClient, ctx: SessionHost): Promise<vo
   };
 }
 
-/** The response cache of this target, loaded only when a request has --cache or a write has to clear it. */
+/** The response cache of this target, opened only when a request has --cache or a write has to clear it. */
 function responseCacheAccess(ctx: SessionHost, target: { baseUrl: string; identity: string; apiKey: string }): CacheAccess {
   let opened: Promise<ResponseCache> | undefined;
   const access: CacheAccess = {
-    open: () => (opened ??= import('../api/cache').then(({ ResponseCache, responsesDir }) => ResponseCache.open({ cacheDir: ctx.paths.cacheDir, now: ctx.now, unusable: (error) => ctx.warn(cacheUnusableWarning(responsesDir(ctx.paths.cacheDir), error)), ...target }))),
+    open: () => (opened ??= ResponseCache.open({ cacheDir: ctx.paths.cacheDir, now: ctx.now, unusable: (error) => ctx.warn(cacheUnusableWarning(responsesDir(ctx.paths.cacheDir), error)), ...target })),
     served(ageMs, url) {
       if (ctx.globals.verbose) {
         ctx.line(`> GET ${url}`);
