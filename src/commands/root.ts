@@ -5,7 +5,6 @@ import { OUTPUT_FORMATS, type OutputFormat } from '../output/format';
 import { VERSION } from '../version';
 import { registerApi } from './api';
 import { registerAuth } from './auth';
-import { registerCache } from './cache';
 import { registerCompletion } from './completion';
 import { GUIDES_HELP, registerHelp } from './help';
 import { BAD_VALUE, nameBadValues, parseCount, parsePositiveSeconds, parseSeconds } from './parsers';
@@ -156,4 +155,28 @@ ${GUIDES_HELP}`,
   registerHelp(program, invoke, output);
   nameBadValues(program, (message) => program.holdBadValue(message));
   return program;
+}
+
+/** The response cache's command; its run module is loaded when it runs. */
+function registerCache(program: Command, invoke: Invoke): void {
+  const cache = program
+    .command('cache')
+    .helpCommand(false)
+    .description('the response cache that --cache reads and fills (pets list, pets get, api)')
+    .addHelpText('after', '\nExample:\n  $ petctl cache clear');
+  cache
+    .command('clear')
+    .description('remove every cached answer, of every profile')
+    .addHelpText(
+      'after',
+      `
+Cached answers live in $XDG_CACHE_HOME/petctl (else the system's cache
+directory, ~/.cache/petctl on Linux). Each expires on its own after the
+duration of the --cache that stored it, and a write (pets add, api -X POST)
+clears those of its service; clear removes them all at once.
+
+Example:
+  $ petctl cache clear`,
+    )
+    .action(() => invoke(async (ctx) => (await import('./cache')).cacheClearRun(ctx)));
 }

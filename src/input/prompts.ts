@@ -2,6 +2,7 @@ import type { Context } from '../context';
 import { InterruptedError, UsageError } from '../errors';
 import { PET_STATUSES, type PetStatusValue } from '../schemas/constants';
 import { int64Problem, parseInt64 } from '../schemas/int64';
+import { validateBaseUrl } from '../config/base-url';
 
 /**
  * Asking for what a command is missing, as `gh pr create` does, when a person
@@ -95,7 +96,7 @@ export async function completePetFields(ctx: Context, given: PetFields): Promise
 /** `profile add <name>` without --base-url: asks for it, checked as the flag would be. */
 export async function promptBaseUrl(ctx: Context): Promise<string> {
   if (!canPrompt(ctx)) throw missingOption('--base-url <url>', 'petctl profile add <name> --base-url https://api.example.org/v1');
-  const [{ default: input }, { validateBaseUrl }] = await Promise.all([import('@inquirer/input'), import('../config/base-url')]);
+  const { default: input } = await import('@inquirer/input');
   const check = (text: string): string | true => {
     try {
       validateBaseUrl(text.trim());
