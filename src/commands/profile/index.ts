@@ -1,5 +1,6 @@
 import { Argument, type Command } from 'commander';
 import { completesWith } from '../../completion/values';
+import type { Context } from '../../context';
 import type { Invoke } from '../types';
 
 /** The profile commands' flags and help; each one's run module is loaded when it runs. */
@@ -10,6 +11,11 @@ const STATE_PASSWORD_HELP =
   "read the state store's password from standard input (a hidden prompt on a terminal); it is stored like the key (env PETCTL_STATE_PASSWORD)";
 
 type StateFlags = { stateUrl?: string; statePasswordStdin?: boolean };
+
+/** profile add's and set's options: --base-url is the global flag, read from the global options. */
+function stateOptions(name: string, flags: StateFlags, ctx: Context) {
+  return { name, baseUrl: ctx.globals.baseUrl, stateUrl: flags.stateUrl, statePasswordStdin: flags.statePasswordStdin === true };
+}
 
 export function registerProfile(program: Command, invoke: Invoke): void {
   const profile = program.command('profile').helpCommand(false).description('manage profiles: one base URL and one API key each');
@@ -60,11 +66,7 @@ Examples:
   $ printf %s "$REDIS_PASSWORD" | petctl profile add shared --base-url https://api.example.org/v1 \\
       --state-url rediss://redis.example.org:6380/0 --state-password-stdin`,
     )
-    .action((name: string, flags: StateFlags) =>
-      invoke(async (ctx) =>
-        (await import('./add')).profileAddRun({ name, baseUrl: ctx.globals.baseUrl, stateUrl: flags.stateUrl, statePasswordStdin: flags.statePasswordStdin === true }, ctx),
-      ),
-    );
+    .action((name: string, flags: StateFlags) => invoke(async (ctx) => (await import('./add')).profileAddRun(stateOptions(name, flags, ctx), ctx)));
   profile
     .command('set')
     .description("change a profile's base URL or state URL; its key stays")
@@ -85,11 +87,7 @@ Examples:
   $ petctl profile set shelters --state-url redis://limits.internal:6379/0
   $ printf %s "$REDIS_PASSWORD" | petctl profile set shelters --state-password-stdin`,
     )
-    .action((name: string, flags: StateFlags) =>
-      invoke(async (ctx) =>
-        (await import('./set')).profileSetRun({ name, baseUrl: ctx.globals.baseUrl, stateUrl: flags.stateUrl, statePasswordStdin: flags.statePasswordStdin === true }, ctx),
-      ),
-    );
+    .action((name: string, flags: StateFlags) => invoke(async (ctx) => (await import('./set')).profileSetRun(stateOptions(name, flags, ctx), ctx)));
   profile
     .command('use')
     .description('make a profile the active one')
