@@ -30,6 +30,12 @@ const CASES = [
   { figure: 'proper-lockfile', where: 'src/locked-file.ts', bundle: "module.exports = require('proper-lockfile');", call: 'm.check' },
   { figure: 'cli-table3 and chalk', where: 'src/output/records.ts', bundle: "export { default as Table } from 'cli-table3'; export { Chalk } from 'chalk';", call: "new m.Table({}).toString() + new m.Chalk({ level: 1 }).bold('x')" },
   { figure: 'conf (with ajv, ajv-formats and semver)', where: 'src/config/profiles.ts', bundle: "export { default as Conf } from 'conf';", call: 'm.Conf' },
+  { figure: 'ioredis', where: 'src/api/limits/redis-store.ts', bundle: "export { Redis } from 'ioredis';", call: 'm.Redis' },
+  { figure: '@inquirer/input and @inquirer/select', where: 'src/input/prompts.ts', bundle: "export { default as input } from '@inquirer/input'; export { default as select } from '@inquirer/select';", call: 'm.input' },
+  { figure: 'jmespath', where: 'src/output/query.ts', bundle: "module.exports = require('jmespath');", call: "m.compile('a')" },
+  { figure: 'http-link-header', where: 'src/api/endpoints/pages.ts', bundle: "module.exports = require('http-link-header');", call: "m.parse('</a>; rel=\"next\"')" },
+  { figure: '@noble/hashes (sha256)', where: 'src/digest.ts', bundle: "export { sha256 } from '@noble/hashes/sha2.js';", call: "m.sha256(new Uint8Array(1))" },
+  { figure: "undici's proxy agent, pool and CONNECT", where: 'src/api/transport.ts', bundle: "export { default as EnvHttpProxyAgent } from 'undici/lib/dispatcher/env-http-proxy-agent.js'; export { default as Pool } from 'undici/lib/dispatcher/pool.js'; export { default as connect } from 'undici/lib/api/api-connect.js';", call: 'm.EnvHttpProxyAgent' },
   { figure: 'string-width, an ASCII text', where: 'src/output/text-width.ts', bundle: "export { default } from 'string-width';", call: "m.default('Rex')" },
   { figure: 'string-width, a wide text', where: 'src/output/text-width.ts', bundle: "export { default } from 'string-width';", call: "m.default('ポチ 🐶')" },
 ];

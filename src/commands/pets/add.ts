@@ -22,7 +22,6 @@ export interface AddOptions {
 
 export type AddFlags = Omit<AddOptions, 'bulk'> & Partial<Omit<BulkAddOptions, 'format' | 'fresh' | 'columns'>> & { format?: BulkAddOptions['format']; new?: boolean; column?: ColumnMapping[] };
 
-
 /** Flags -> options: --file makes a bulk import, which excludes the single-animal flags. */
 export function toAddOptions(flags: AddFlags): AddOptions {
   const { name, categoryId, status, file, format, encoding, delimiter, column, idColumn, reserve, dryRun, skipInvalid, concurrency, journal, retryUnknown } = flags;
