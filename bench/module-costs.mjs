@@ -21,7 +21,7 @@ const root = fileURLToPath(new URL('..', import.meta.url));
 /** Each case: what is loaded (a library bundled, or a built-in), and the first call made of it. */
 const CASES = [
   { figure: 'node:crypto', where: 'src/digest.ts, src/file-safety.ts', load: "require('node:crypto')", call: "m.createHash('sha256').update('x').digest('hex')" },
-  { figure: 'the performance global (perf_hooks)', where: 'src/context.ts', load: 'globalThis.performance', call: 'm.now()' },
+  { figure: 'the performance global (perf_hooks)', where: 'src/api/clock.ts', load: 'globalThis.performance', call: 'm.now()' },
   { figure: 'node:net', where: 'src/config/url-check.ts', load: "require('node:net')", call: "m.isIP('127.0.0.1')" },
   { figure: 'node:child_process and node:http2', where: 'scripts/build.mjs (lazyBuiltins)', load: "[require('node:child_process'), require('node:http2')]", call: 'm.length' },
   { figure: 'node:assert', where: 'scripts/build.mjs (lazyAssertAndNoSupportsColor)', load: "require('node:assert')", call: 'm(true)' },

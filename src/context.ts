@@ -2,7 +2,7 @@ import type { ApiSession } from './app/session';
 import type { ProfileStore } from './config/profiles';
 import type { ResolvedTarget } from './config/target';
 import { type PetctlPaths, resolvePaths } from './config/paths';
-import { InterruptedError } from './errors';
+import { interruptibleSleep, monotonicMs } from './api/clock';
 import type { OutputFormat } from './output/format';
 import { type StderrLines, stderrLines } from './output/stderr';
 import { type IO, type Terminal, createTerminal } from './terminal';
@@ -58,17 +58,13 @@ export interface Context extends StderrLines {
   cleanup(): Promise<void>;
 }
 
-/** How bin/petctl.js lets a command handle the first SIGINT (see Context.catchInterrupt). */
-export interface InterruptHandlers {
-  set(handler: (() => void) | undefined): void;
-}
-
 /** The terminal is read from `io` unless given (tests pass createTestTerminal's). */
 export interface ContextDeps extends Partial<Pick<Context, 'now' | 'monotonic' | 'random' | 'terminal'>> {
   io: IO;
   env: NodeJS.ProcessEnv;
   signal: AbortSignal;
-  interrupts?: InterruptHandlers;
+  /** How bin/petctl.js lets a command handle the first SIGINT (see Context.catchInterrupt). */
+  interrupts?: { set(handler: (() => void) | undefined): void };
 }
 
 let httpCoreLoaded = false;
@@ -80,24 +76,11 @@ export function loadedHttpCore(): boolean {
 
 export function createContext(globals: GlobalOptions, deps: ContextDeps): Context {
   const { io, env, signal } = deps;
-  // process.hrtime rather than performance.now(): the `performance` global loads perf_hooks (its cost: docs/performance.md).
-  const monotonic = deps.monotonic ?? (() => Number(process.hrtime.bigint()) / 1e6);
+  const monotonic = deps.monotonic ?? monotonicMs;
   const terminal = deps.terminal ?? createTerminal(io, { env, noInput: globals.noInput, color: globals.color });
   const paths = resolvePaths(env);
   const cleanups: Array<() => Promise<void> | void> = [];
-  const sleep = (ms: number) =>
-    new Promise<void>((resolve, reject) => {
-      if (signal.aborted) return reject(new InterruptedError());
-      const onAbort = () => {
-        clearTimeout(timer);
-        reject(new InterruptedError());
-      };
-      const timer = setTimeout(() => {
-        signal.removeEventListener('abort', onAbort);
-        resolve();
-      }, ms);
-      signal.addEventListener('abort', onAbort, { once: true });
-    });
+  const sleep = interruptibleSleep(signal);
   // Each opened once, on first use; the modules behind them are loaded then (docs/performance.md).
   let profiles: Promise<ProfileStore> | undefined;
   let target: Promise<ResolvedTarget> | undefined;
