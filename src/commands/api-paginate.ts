@@ -1,6 +1,11 @@
 import type { Context } from '../context';
 import { UsageError } from '../errors';
 import { type ApiOptions, requestIo } from './api';
+import { buildRawRequest, checkFlags } from '../api/endpoints/raw-request';
+import { rawPages } from '../api/endpoints/pages';
+import { openItemStream } from '../output/listing-stream';
+import { continuePaginateCommand, hiddenValuesNote } from '../output/listing-stop';
+import { printPages } from './print-pages';
 
 /**
  * `petctl api --paginate`: the GET petctl api builds, then every page its answers link to
@@ -12,13 +17,6 @@ export async function apiPaginateRun(options: ApiOptions, ctx: Context): Promise
   // Fields go in the query of a GET: with --paginate they do not make a POST, as they would alone.
   const flags = { ...options, method: options.method ?? 'GET' };
   checkPaginate(flags, output, query);
-  const [{ checkFlags, buildRawRequest }, { rawPages }, { openItemStream }, stop, { printPages }] = await Promise.all([
-    import('../api/endpoints/raw-request'),
-    import('../api/endpoints/pages'),
-    import('../output/listing-stream'),
-    import('../output/listing-stop'),
-    import('./print-pages'),
-  ]);
   checkFlags(flags);
   const { http, target } = await ctx.api();
   const first = await buildRawRequest(flags, target.baseUrl, requestIo(ctx));
@@ -28,8 +26,8 @@ export async function apiPaginateRun(options: ApiOptions, ctx: Context): Promise
     from: first.url!,
     stream: () => openItemStream(output, ctx.terminal.stdoutIsTerminal, (chunk) => void ctx.io.stdout.write(chunk)),
     noun: 'item',
-    continueWith: (pageUrl) => stop.continuePaginateCommand(command, pathUnder(target.baseUrl, pageUrl)),
-    note: stop.hiddenValuesNote(command),
+    continueWith: (pageUrl) => continuePaginateCommand(command, pathUnder(target.baseUrl, pageUrl)),
+    note: hiddenValuesNote(command),
   });
 }
 

@@ -4,18 +4,16 @@ import type { HttpClient } from '../../api/client';
 import type { ListPetsParams } from '../../api/endpoints/pets';
 import { LIMIT_MAX } from '../../schemas/constants';
 import type { ListOptions } from './list';
+import { firstPageUrl, pathOf, petPages } from '../../api/endpoints/pages';
+import { openListingStream } from '../../output/listing-stream';
+import { renderOptions } from '../../output/settings';
+import { continueCommand } from '../../output/listing-stop';
+import { loadTable } from '../../output/records';
+import { printPages } from '../print-pages';
 
 /** `pets list --all`: the animals of every page (print-pages.ts), continued by `--starting-token` after a stop. */
 export async function listAllRun(flags: ListOptions, ctx: Context): Promise<void> {
-  const [{ http }, { petPages, firstPageUrl, pathOf }, { openListingStream }, { renderOptions }, { continueCommand }, { printPages }, { loadTable }] = await Promise.all([
-    ctx.api(),
-    import('../../api/endpoints/pages'),
-    import('../../output/listing-stream'),
-    import('../../output/settings'),
-    import('../../output/listing-stop'),
-    import('../print-pages'),
-    import('../../output/records'),
-  ]);
+  const { http } = await ctx.api();
   const { output, query } = ctx.globals;
   // The largest page the specification allows unless --limit says otherwise: fewer requests against the plan's quota.
   const params = { limit: flags.limit ?? LIMIT_MAX, status: flags.status };
