@@ -104,11 +104,9 @@ export function createContext(globals: GlobalOptions, deps: ContextDeps): Contex
     sleep,
     profiles: () => (profiles ??= import('./config/profiles').then(({ openProfileStore }) => openProfileStore(paths, env, ctx.warn))),
     target: () =>
-      (target ??= Promise.all([ctx.profiles(), import('./config/target')]).then(([store, { readTargetSecrets, resolveTarget }]) => {
-        const resolved = resolveTarget(store, { profileFlag: globals.profile, baseUrlFlag: globals.baseUrl, env, sandboxDataFile: paths.sandboxDataFile });
-        // The keychain is reached only for a secret kept there.
-        return resolved.keyRef || resolved.statePasswordRef ? readTargetSecrets(resolved, store) : resolved;
-      })),
+      (target ??= Promise.all([ctx.profiles(), import('./config/target')]).then(([store, { readTargetSecrets, resolveTarget }]) =>
+        readTargetSecrets(resolveTarget(store, { profileFlag: globals.profile, baseUrlFlag: globals.baseUrl, env, sandboxDataFile: paths.sandboxDataFile }), store),
+      )),
     api: () =>
       (api ??= import('./app/session').then(({ openApiSession }) => {
         httpCoreLoaded = true;

@@ -188,6 +188,8 @@ function inFile(secret: StoredSecret | undefined): string | undefined {
  * command here. undefined means the keychain has no such entry.
  */
 export async function readTargetSecrets(target: ResolvedTarget, store: Pick<ProfileStore, 'readSecret'>): Promise<ResolvedTarget> {
+  // The keychain is reached only for a secret kept there.
+  if (!target.keyRef && !target.statePasswordRef) return target;
   const apiKey = target.keyRef && (await store.readSecret(target.keyRef).catch((error: unknown) => {
     if (!(error instanceof KeychainUnavailableError)) throw error;
     return new KeychainUnavailableError(error.reason, 'is the keyring unlocked in this session? PETCTL_API_KEY overrides the stored key');

@@ -16,7 +16,7 @@ export async function profileShowRun(options: { name?: string }, ctx: Context): 
   let target: ResolvedTarget;
   try {
     target = resolveTarget(store, { profileFlag: options.name ?? ctx.globals.profile, baseUrlFlag: ctx.globals.baseUrl, env: ctx.env, sandboxDataFile: ctx.paths.sandboxDataFile });
-    if (target.keyRef || target.statePasswordRef) target = await readTargetSecrets(target, store);
+    target = await readTargetSecrets(target, store);
   } catch (error) {
     // Offline, it can say so rather than stop: which profiles there are, and how to choose one.
     if (error instanceof PetctlError && error.code === 'no_profile') {
