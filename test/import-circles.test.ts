@@ -9,11 +9,9 @@ import { SRC, importsOf, sourceFiles } from './helpers/imports';
  * A type that two modules need lives in a module below both.
  */
 
-/** Circles broken on another branch, to be removed once it is merged: each names its files. */
+/** Circles left to another piece of work, each by its files; once one is broken it must leave this list. */
 const KNOWN: string[][] = [
-  // The sandbox's file-store ↔ store (issue 31, its sandbox piece).
-  ['sandbox/file-store.ts', 'sandbox/store.ts'],
-  // petctl api ↔ its --paginate (issue 31, its paging piece).
+  // petctl api ↔ its --paginate: api-paginate.ts takes ApiOptions and requestIo from api.ts, which loads it.
   ['commands/api-paginate.ts', 'commands/api.ts'],
 ];
 
