@@ -2,16 +2,9 @@ import { describe, expect, it } from 'vitest';
 import { validateBaseUrl } from '../../src/config/base-url';
 import { isLoopbackHost } from '../../src/config/url-check';
 import { UsageError } from '../../src/errors';
+import { thrown } from '../helpers/thrown';
 
-function refusal(raw: string, label?: string): UsageError {
-  try {
-    validateBaseUrl(raw, label);
-  } catch (error) {
-    expect(error).toBeInstanceOf(UsageError);
-    return error as UsageError;
-  }
-  throw new Error(`${raw} was accepted`);
-}
+const refusal = (raw: string, label?: string) => thrown(() => validateBaseUrl(raw, label), UsageError);
 
 describe('validateBaseUrl', () => {
   it.each([

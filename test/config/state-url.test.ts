@@ -4,6 +4,7 @@ import { resolveTarget } from '../../src/config/target';
 import { openProfileStore } from '../../src/config/profiles';
 import { describeStateUrl, maskStateUrl, stateStoreAddress, validateStateUrl } from '../../src/config/state-url';
 import { NotConfiguredError, UsageError } from '../../src/errors';
+import { thrown } from '../helpers/thrown';
 import { modeOf, tempPaths } from './temp-config';
 
 const SANDBOX_DATA = '/home/shelter/.config/petctl/sandbox-data.json';
@@ -32,16 +33,10 @@ describe('validateStateUrl', () => {
     ['redis://host:6379/zero', 'database number'],
     ['redis://host:6379/0/1', 'database number'],
   ])('refuses %s with a usage error that does not echo it', (raw, message) => {
-    let error: unknown;
-    try {
-      validateStateUrl(`${raw}`.replace('host', ':topsecret@host'), '--state-url');
-    } catch (caught) {
-      error = caught;
-    }
-    expect(error).toBeInstanceOf(UsageError);
-    expect((error as Error).message).toContain(message);
-    expect((error as Error).message).toMatch(/^--state-url /);
-    expect((error as Error).message).not.toContain('topsecret');
+    const error = thrown(() => validateStateUrl(raw.replace('host', ':topsecret@host'), '--state-url'), UsageError);
+    expect(error.message).toContain(message);
+    expect(error.message).toMatch(/^--state-url /);
+    expect(error.message).not.toContain('topsecret');
   });
 });
 

@@ -4,6 +4,7 @@ import { maskKey, requireKey, resolveProfileName, resolveTarget, type ResolvedTa
 import type { PetctlPaths } from '../../src/config/paths';
 import { openProfileStore, SANDBOX_DEFAULT_KEY, type ProfileStore } from '../../src/config/profiles';
 import { NotConfiguredError, PetctlError, UsageError } from '../../src/errors';
+import { thrown } from '../helpers/thrown';
 import { tempPaths } from './temp-config';
 
 const SANDBOX_DATA = '/home/shelter/.config/petctl/sandbox-data.json';
@@ -19,15 +20,6 @@ async function configuredStore(options: { active?: string | null; sandboxKey?: s
   if (options.sandboxKey) await store.setKey('sandbox', options.sandboxKey);
   if (options.active !== null) await store.use(options.active ?? 'sandbox');
   return store;
-}
-
-function thrown(fn: () => unknown): unknown {
-  try {
-    fn();
-  } catch (error) {
-    return error;
-  }
-  throw new Error('did not throw');
 }
 
 describe('resolveProfileName', () => {
@@ -50,8 +42,7 @@ describe('resolveProfileName', () => {
     [undefined, { PETCTL_PROFILE: 'qa' }, 'PETCTL_PROFILE'],
   ] as const)('an unknown profile (%s %j) is a usage error (exit 2), naming it, its source and the known ones', async (profileFlag, env, from) => {
     const store = await configuredStore();
-    const error = thrown(() => resolveProfileName(store, { profileFlag, env })) as UsageError;
-    expect(error).toBeInstanceOf(UsageError);
+    const error = thrown(() => resolveProfileName(store, { profileFlag, env }), UsageError);
     expect(error.exitCode).toBe(2);
     expect(error.message).toBe(`unknown profile "${profileFlag ?? env.PETCTL_PROFILE}" from ${from} (known: sandbox, production, staging)`);
     expect(error.hint).toBe(`add it with petctl profile add ${profileFlag ?? env.PETCTL_PROFILE} --base-url <url>`);
@@ -59,8 +50,7 @@ describe('resolveProfileName', () => {
 
   it('stops with no_profile (exit 2) when other profiles exist and none is chosen, naming them', async () => {
     const store = await configuredStore({ active: null });
-    const error = thrown(() => resolveProfileName(store, { env: {} })) as PetctlError;
-    expect(error).toBeInstanceOf(PetctlError);
+    const error = thrown(() => resolveProfileName(store, { env: {} }), PetctlError);
     expect({ exitCode: error.exitCode, code: error.code, hint: error.hint }).toEqual({ exitCode: 2, code: 'no_profile', hint: undefined });
     expect(error.message).toBe(
       'no profile chosen; petctl has profiles production, staging. Choose one with petctl profile use <name> or -p <name> (-p sandbox for the built-in sandbox)',
@@ -82,14 +72,14 @@ describe('resolveProfileName', () => {
     fs.mkdirSync(paths.dir, { recursive: true });
     fs.writeFileSync(paths.configFile, JSON.stringify({ activeProfile: 'gone', profiles: {} }));
     const store = await openProfileStore(paths);
-    const error = thrown(() => resolveProfileName(store, { env: {} })) as UsageError;
+    const error = thrown(() => resolveProfileName(store, { env: {} }), UsageError);
     expect(error).toMatchObject({ exitCode: 2, code: 'usage_error' });
     expect(error.message).toMatch(/"gone" from the active profile/);
   });
 
   it('an empty --profile is a usage error', async () => {
     const store = await configuredStore();
-    expect(thrown(() => resolveProfileName(store, { profileFlag: '', env: {} }))).toBeInstanceOf(UsageError);
+    thrown(() => resolveProfileName(store, { profileFlag: '', env: {} }), UsageError);
   });
 });
 
@@ -200,8 +190,7 @@ describe('resolveTarget', () => {
     [{ baseUrlFlag: '' }, /^--base-url is not an absolute URL/],
   ])('refuses a bad base URL from %j', async (options, message) => {
     const store = await configuredStore();
-    const error = thrown(() => resolveTarget(store, { sandboxDataFile: SANDBOX_DATA, env: {}, ...options })) as UsageError;
-    expect(error).toBeInstanceOf(UsageError);
+    const error = thrown(() => resolveTarget(store, { sandboxDataFile: SANDBOX_DATA, env: {}, ...options }), UsageError);
     expect(error.message).toMatch(message);
   });
 
@@ -217,14 +206,13 @@ describe('resolveTarget', () => {
   ] as const)('none chosen: the environment names the whole target or not, %j', async (options, expected) => {
     const store = await configuredStore({ active: null });
     const resolve = () => resolveTarget(store, { sandboxDataFile: SANDBOX_DATA, ...options });
-    if (expected === 'no_profile') expect(thrown(resolve)).toMatchObject({ code: 'no_profile', exitCode: 2 });
+    if (expected === 'no_profile') expect(thrown(resolve, PetctlError)).toMatchObject({ code: 'no_profile', exitCode: 2 });
     else expect(resolve()).toMatchObject({ ...expected, identity: expect.stringMatching(/^https:\/\/ci\.example\.org\/v1$/) });
   });
 
   it('refuses a PETCTL_API_KEY that cannot go in a header, without echoing it', async () => {
     const store = await configuredStore();
-    const error = thrown(() => resolveTarget(store, { sandboxDataFile: SANDBOX_DATA, env: { PETCTL_API_KEY: 'sk live s3cret' } })) as UsageError;
-    expect(error).toBeInstanceOf(UsageError);
+    const error = thrown(() => resolveTarget(store, { sandboxDataFile: SANDBOX_DATA, env: { PETCTL_API_KEY: 'sk live s3cret' } }), UsageError);
     expect(error.message).toMatch(/^PETCTL_API_KEY contains spaces/);
     expect(error.message).not.toContain('s3cret');
   });
@@ -248,8 +236,7 @@ describe('resolveTarget', () => {
       ['nourl', /^profile "nourl" has no base URL/],
       ['badkey', /^the API key stored in profile "badkey" contains spaces/],
     ] as const) {
-      const error = thrown(() => resolveTarget(store, { sandboxDataFile: SANDBOX_DATA, profileFlag, env: {} })) as NotConfiguredError;
-      expect(error, profileFlag).toBeInstanceOf(NotConfiguredError);
+      const error = thrown(() => resolveTarget(store, { sandboxDataFile: SANDBOX_DATA, profileFlag, env: {} }), NotConfiguredError);
       expect(error.message).toMatch(message);
       expect(error.message).not.toContain('two words');
     }
@@ -268,8 +255,7 @@ describe('requireKey', () => {
 
   it('tells how to log in to the active profile', async () => {
     const store = await configuredStore({ active: 'staging' });
-    const error = thrown(() => requireKey(resolveTarget(store, { sandboxDataFile: SANDBOX_DATA, env: {} }))) as NotConfiguredError;
-    expect(error).toBeInstanceOf(NotConfiguredError);
+    const error = thrown(() => requireKey(resolveTarget(store, { sandboxDataFile: SANDBOX_DATA, env: {} })), NotConfiguredError);
     expect(error.exitCode).toBe(4);
     expect(error.message).toBe('no API key for profile "staging"');
     expect(error.hint).toBe('run petctl auth login');
@@ -287,7 +273,7 @@ describe('requireKey', () => {
     const store = await configuredStore({ active: 'production' });
     for (const options of [{ profileFlag: 'staging', env: {} }, { env: { PETCTL_PROFILE: 'staging' } }]) {
       const target = resolveTarget(store, { sandboxDataFile: SANDBOX_DATA, ...options });
-      const error = thrown(() => requireKey(target)) as NotConfiguredError;
+      const error = thrown(() => requireKey(target), NotConfiguredError);
       expect(error.hint).toBe('run petctl auth login -p staging');
     }
   });

@@ -2,6 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { UsageError } from '../../src/errors';
 import { compileQuery, renderQueryResult } from '../../src/output/query';
 import { parseJson } from '../../src/schemas/json';
+import { thrown } from '../helpers/thrown';
 
 const pets = parseJson(
   '[{"id":9007199254740993,"name":"Rex, \\"the\\" dog","categoryId":1,"status":"sold"},{"id":2,"name":"Bella","categoryId":1,"tags":["a","b"]},{"id":3,"name":"Tom","categoryId":2,"status":null}]',
@@ -13,15 +14,7 @@ function csv(expression: string, value: unknown = pets, tty = false): string {
   return renderQueryResult(query.apply(value), 'csv', tty, query);
 }
 
-function refusal(expression: string, value: unknown = pets): UsageError {
-  try {
-    csv(expression, value);
-  } catch (error) {
-    expect(error).toBeInstanceOf(UsageError);
-    return error as UsageError;
-  }
-  throw new Error(`--query ${expression} -o csv was not refused`);
-}
+const refusal = (expression: string, value: unknown = pets) => thrown(() => csv(expression, value), UsageError);
 
 describe('--query with -o csv', () => {
   it('an array of objects: the union of their keys in first-seen order, a missing key empty, nested values as JSON', () => {

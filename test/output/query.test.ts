@@ -2,6 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { compileQuery, renderQueryResult } from '../../src/output/query';
 import { parseJson } from '../../src/schemas/json';
 import { PetctlError } from '../../src/errors';
+import { thrown } from '../helpers/thrown';
 
 const BIG = 9007199254740993n;
 const pets = parseJson(
@@ -46,14 +47,7 @@ describe('--query (JMESPath)', () => {
 
   it('a malformed expression is a usage error (exit 2)', () => {
     for (const bad of ['[', '[?id ==', 'a.[', ']', '`{bad json`', 'nope(@)', '']) {
-      const attempt = () => compileQuery(bad);
-      expect(attempt).toThrow(PetctlError);
-      try {
-        attempt();
-      } catch (error) {
-        expect((error as PetctlError).exitCode).toBe(2);
-        expect((error as PetctlError).code).toBe('invalid_query');
-      }
+      expect(thrown(() => compileQuery(bad), PetctlError)).toMatchObject({ exitCode: 2, code: 'invalid_query' });
     }
   });
 
