@@ -3,7 +3,7 @@ import Conf from 'conf';
 import { describe, expect, it } from 'vitest';
 import { openProfileStore, SANDBOX_PROFILE, type ProfileStore } from '../../src/config/profiles';
 import { UsageError } from '../../src/errors';
-import { modeOf, readConfigFile, tempPaths } from './temp-config';
+import { modeOf, readConfigFile, tempPaths, tempStore } from './temp-config';
 
 async function usageError(promise: Promise<unknown>): Promise<UsageError> {
   const error = await promise.then(
@@ -24,8 +24,7 @@ describe('a fresh install', () => {
   });
 
   it('creates nothing, not even the directory, when only read', async () => {
-    const paths = tempPaths();
-    const store = await openProfileStore(paths);
+    const { paths, store } = await tempStore();
     store.activeName();
     store.list();
     store.get('sandbox');
@@ -52,8 +51,7 @@ describe('a fresh install', () => {
 
 describe('profile lifecycle', () => {
   it('adds, lists, uses, stores keys and removes, persisting each step', async () => {
-    const paths = tempPaths();
-    const store = await openProfileStore(paths);
+    const { paths, store } = await tempStore();
     await store.add('staging', 'https://staging.example.org/v1/');
     await store.add('production', 'https://api.example.org/v1');
     expect(store.list().map((p) => p.name)).toEqual(['sandbox', 'production', 'staging']);
@@ -82,8 +80,7 @@ describe('profile lifecycle', () => {
   });
 
   it('writes the documented shape', async () => {
-    const paths = tempPaths();
-    const store = await openProfileStore(paths);
+    const { paths, store } = await tempStore();
     await store.add('production', 'https://api.example.org/v1');
     await store.setKey('production', 'sk_live_0123456789abcdef');
     await store.add('staging', 'https://staging.example.org/v1');
@@ -100,8 +97,7 @@ describe('profile lifecycle', () => {
   });
 
   it('is a file conf itself reads back', async () => {
-    const paths = tempPaths();
-    const store = await openProfileStore(paths);
+    const { paths, store } = await tempStore();
     await store.add('eu.prod', 'https://eu.example.org/v1');
     const conf = new Conf<Record<string, unknown>>({ cwd: paths.dir, configName: 'config', accessPropertiesByDotNotation: false });
     expect(conf.path).toBe(paths.configFile);
@@ -109,8 +105,7 @@ describe('profile lifecycle', () => {
   });
 
   it('removing the chosen profile leaves none chosen while others exist, and the sandbox once none is left', async () => {
-    const paths = tempPaths();
-    const store = await openProfileStore(paths);
+    const { paths, store } = await tempStore();
     await store.add('production', 'https://api.example.org/v1');
     await store.add('staging', 'https://staging.example.org/v1');
     await store.use('production');
@@ -122,16 +117,14 @@ describe('profile lifecycle', () => {
   });
 
   it('profile use sandbox chooses the sandbox explicitly, beside other profiles', async () => {
-    const paths = tempPaths();
-    const store = await openProfileStore(paths);
+    const { paths, store } = await tempStore();
     await store.add('production', 'https://api.example.org/v1');
     await store.use('sandbox');
     expect((await openProfileStore(paths)).activeName()).toBe('sandbox');
   });
 
   it('refuses to add an existing profile and suggests profile set, which keeps the key', async () => {
-    const paths = tempPaths();
-    const store = await openProfileStore(paths);
+    const { paths, store } = await tempStore();
     await store.add('production', 'https://api.example.org/v1');
     await store.setKey('production', 'sk_live_0123456789abcdef');
     const error = await usageError(store.add('production', 'https://other.example.org/v1'));
@@ -155,8 +148,7 @@ describe('profile lifecycle', () => {
   });
 
   it.each(['a', 'Prod-2', 'eu.prod_1', 'x'.repeat(64), '.hidden', '__proto__', 'constructor', 'toString'])('accepts the name %j', async (name) => {
-    const paths = tempPaths();
-    const store = await openProfileStore(paths);
+    const { paths, store } = await tempStore();
     await store.add(name, 'https://api.example.org/v1');
     await store.setKey(name, 'k3y');
     await store.use(name);
@@ -168,16 +160,14 @@ describe('profile lifecycle', () => {
   });
 
   it.each(['', 'x'.repeat(65), 'a b', 'a/b', '../etc', 'é', 'a\nb', 'prod:1'])('refuses the name %j and writes nothing', async (name) => {
-    const paths = tempPaths();
-    const store = await openProfileStore(paths);
+    const { paths, store } = await tempStore();
     const error = await usageError(store.add(name, 'https://api.example.org/v1'));
     expect(error.message).toMatch(/^invalid profile name/);
     expect(fs.existsSync(paths.dir)).toBe(false);
   });
 
   it('validates the base URL before writing', async () => {
-    const paths = tempPaths();
-    const store = await openProfileStore(paths);
+    const { paths, store } = await tempStore();
     const error = await usageError(store.add('production', 'http://api.example.org/v1'));
     expect(error.message).toMatch(/clear text/);
     expect(fs.existsSync(paths.dir)).toBe(false);
@@ -200,8 +190,7 @@ describe('profile lifecycle', () => {
 
 describe('the built-in sandbox profile', () => {
   it('cannot be added, replaced or removed', async () => {
-    const paths = tempPaths();
-    const store = await openProfileStore(paths);
+    const { paths, store } = await tempStore();
     expect((await usageError(store.add('sandbox', 'https://api.example.org/v1'))).message).toMatch(/built-in/);
     expect((await usageError(store.remove('sandbox'))).message).toMatch(/cannot be removed/);
     expect(store.get('sandbox')?.baseUrl).toBeUndefined();
@@ -209,8 +198,7 @@ describe('the built-in sandbox profile', () => {
   });
 
   it('holds a key of its own, and clearing it drops its entry', async () => {
-    const paths = tempPaths();
-    const store = await openProfileStore(paths);
+    const { paths, store } = await tempStore();
     await store.setKey('sandbox', 'my-sandbox-key');
     expect(store.get('sandbox')).toEqual({ name: 'sandbox', apiKey: 'my-sandbox-key', builtIn: true });
     expect(await store.clearKey('sandbox')).toBe('config file');
@@ -237,8 +225,7 @@ describe('the built-in sandbox profile', () => {
 
 describe('file and directory', () => {
   it('creates the directory 0700 and the file 0600, leaving no lock or temporary file', async () => {
-    const paths = tempPaths();
-    const store = await openProfileStore(paths);
+    const { paths, store } = await tempStore();
     await store.add('production', 'https://api.example.org/v1');
     await store.setKey('production', 'sk_live_0123456789abcdef');
     expect(modeOf(paths.dir)).toBe(0o700);
@@ -276,8 +263,7 @@ describe('file and directory', () => {
   });
 
   it('refuses to open or overwrite a file that is not JSON', async () => {
-    const paths = tempPaths();
-    const store = await openProfileStore(paths);
+    const { paths, store } = await tempStore();
     await store.add('production', 'https://api.example.org/v1');
     fs.writeFileSync(paths.configFile, '{"profiles": {');
     await expect(openProfileStore(paths)).rejects.toMatchObject({ code: 'config_damaged', exitCode: 1, file: paths.configFile });

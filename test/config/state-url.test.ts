@@ -5,7 +5,7 @@ import { openProfileStore } from '../../src/config/profiles';
 import { describeStateUrl, maskStateUrl, stateStoreAddress, validateStateUrl } from '../../src/config/state-url';
 import { NotConfiguredError, UsageError } from '../../src/errors';
 import { thrown } from '../helpers/thrown';
-import { modeOf, tempPaths } from './temp-config';
+import { modeOf, tempPaths, tempStore } from './temp-config';
 
 const SANDBOX_DATA = '/home/shelter/.config/petctl/sandbox-data.json';
 
@@ -56,8 +56,7 @@ describe('stateStoreAddress, maskStateUrl, describeStateUrl', () => {
 
 describe('the state URL of a profile', () => {
   it('is stored with the profile in config.json (0600) and resolved from it', async () => {
-    const paths = tempPaths();
-    const store = await openProfileStore(paths);
+    const { paths, store } = await tempStore();
     await store.add('shelters', 'https://api.example.org/v1', { stateUrl: WITH_PASSWORD });
     expect(store.get('shelters')?.stateUrl).toBe(WITH_PASSWORD);
     expect(modeOf(paths.configFile)).toBe(0o600);
@@ -79,8 +78,7 @@ describe('the state URL of a profile', () => {
   });
 
   it('is refused when invalid at profile add, and reported (exit 4) when a hand edit broke it', async () => {
-    const paths = tempPaths();
-    const store = await openProfileStore(paths);
+    const { paths, store } = await tempStore();
     await expect(store.add('bad', 'https://api.example.org/v1', { stateUrl: 'memcached://x' })).rejects.toThrow(/^--state-url must use redis:\/\//);
     expect(store.get('bad')).toBeUndefined();
     await store.add('edited', 'https://api.example.org/v1', { stateUrl: 'redis://ok:6379/0' });
@@ -117,8 +115,7 @@ describe('the state store password', () => {
   });
 
   it('is stored apart from the URL, in config.json (0600)', async () => {
-    const paths = tempPaths();
-    const store = await openProfileStore(paths);
+    const { paths, store } = await tempStore();
     await store.add('shelters', 'https://api.example.org/v1', { stateUrl: 'redis://cache.example.org:6379/0' });
     await store.update('shelters', { statePassword: SECRET });
     await store.update('shelters', { stateUrl: 'rediss://cache.example.org:6380/0' });

@@ -3,6 +3,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { afterEach } from 'vitest';
 import { type PetctlPaths, resolvePaths } from '../../src/config/paths';
+import { openProfileStore } from '../../src/config/profiles';
 
 const roots: string[] = [];
 
@@ -15,6 +16,12 @@ export function tempPaths(): PetctlPaths {
   const root = fs.mkdtempSync(path.join(os.tmpdir(), 'petctl-config-'));
   roots.push(root);
   return resolvePaths({ PETCTL_CONFIG_DIR: path.join(root, 'petctl') });
+}
+
+/** A profile store opened on fresh temporary paths. */
+export async function tempStore() {
+  const paths = tempPaths();
+  return { paths, store: await openProfileStore(paths) };
 }
 
 export function readConfigFile(paths: PetctlPaths): unknown {
