@@ -4,9 +4,12 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { PassThrough } from 'node:stream';
 import { fileURLToPath } from 'node:url';
-import { type TestContext, expect, inject } from 'vitest';
+import { type TestContext, expect } from 'vitest';
 import { type Context, type GlobalOptions, createContext } from '../../src/context';
 import { type RecordedRequest, type Reply, type ScriptedServer, type ScriptedServerOptions, startScriptedServer } from './scripted-server';
+import { tempDir } from './temp-dir';
+
+export { tempDir };
 
 /** The built binary, run as a user would: `node bin/petctl.js ...`. */
 export const BIN = fileURLToPath(new URL('../../bin/petctl.js', import.meta.url));
@@ -52,10 +55,6 @@ export function assertNoSecrets(result: Pick<CliResult, 'stdout' | 'stderr'>, se
   }
 }
 
-/** A fresh, private folder in this test run's own temporary folder, which the run removes (helpers/tmp-root.ts). */
-export function tempDir(prefix = 'petctl-test-'): string {
-  return fs.mkdtempSync(path.join(inject('tmpRoot'), prefix));
-}
 
 /** A fresh, private config dir per test, so tests never share profiles or rate-limit state. */
 export function tempConfigDir(): string {

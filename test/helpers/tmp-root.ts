@@ -5,7 +5,7 @@ import type { TestProject } from 'vitest/node';
 
 /**
  * vitest's globalSetup: one private folder per test run, under the system's temporary folder, for
- * the config folders and files the tests make (`tempDir()` in helpers/cli.ts). The run removes it
+ * the config folders and files the tests make (`tempDir()` in helpers/temp-dir.ts). The run removes it
  * when it ends, so `npm test` leaves nothing behind, not even for a test that fails half-way.
  */
 export default function setup(project: TestProject): () => void {

@@ -5,17 +5,13 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { SandboxDataFileError } from '../../src/sandbox/errors';
 import { startSandbox } from '../../src/sandbox/server';
 import type { Pet } from '../../src/schemas/pet';
-import { call, dataFilePets, ENTERPRISE, postJson, tempDir } from './helpers';
+import { tempDir } from '../helpers/temp-dir';
+import { call, dataFilePets, ENTERPRISE, postJson } from './helpers';
 
-const cleanups: Array<() => Promise<void> | void> = [];
+const cleanups: Array<() => Promise<void>> = [];
 afterEach(async () => {
   while (cleanups.length > 0) await cleanups.pop()?.();
 });
-function scratch(): string {
-  const { dir, remove } = tempDir();
-  cleanups.push(remove);
-  return dir;
-}
 async function start(options: Parameters<typeof startSandbox>[0]): ReturnType<typeof startSandbox> {
   const sandbox = await startSandbox({ port: 0, ...options });
   cleanups.push(() => sandbox.close());
@@ -24,7 +20,7 @@ async function start(options: Parameters<typeof startSandbox>[0]): ReturnType<ty
 
 describe('the sandbox with --data', () => {
   it('returns int64 ids above 2^53 from the data file digit for digit, and assigns the next one exactly', async () => {
-    const dataFile = path.join(scratch(), 'sandbox.json');
+    const dataFile = path.join(tempDir(), 'sandbox.json');
     writeFileSync(
       dataFile,
       '{"format":"petctl-sandbox-pets","version":2}\n{"id":9007199254740993,"name":"Huge","categoryId":9223372036854775807,"status":"available"}\n',
@@ -50,7 +46,7 @@ describe('the sandbox with --data', () => {
   });
 
   it('keeps animals across a restart', async () => {
-    const dataFile = path.join(scratch(), 'sandbox.json');
+    const dataFile = path.join(tempDir(), 'sandbox.json');
     const first = await startSandbox({ port: 0, dataFile });
     const created = await call(first.baseUrl, '/pets', { key: ENTERPRISE, body: { name: 'Survivor', categoryId: 3, status: 'sold' } });
     await first.close();
@@ -63,7 +59,7 @@ describe('the sandbox with --data', () => {
   });
 
   it('creates the data file 0600 in a new 0700 directory, seeded with the sample animals', async () => {
-    const dataFile = path.join(scratch(), 'state', 'sandbox.json');
+    const dataFile = path.join(tempDir(), 'state', 'sandbox.json');
     const sandbox = await start({ dataFile });
     expect(sandbox.dataFile).toBe(dataFile);
     expect(statSync(dataFile).mode & 0o777).toBe(0o600);
@@ -72,7 +68,7 @@ describe('the sandbox with --data', () => {
   });
 
   it('loses no animal when two servers share the file and each takes 20 concurrent adds', async () => {
-    const dataFile = path.join(scratch(), 'sandbox.json');
+    const dataFile = path.join(tempDir(), 'sandbox.json');
     const [one, two] = await Promise.all([start({ dataFile }), start({ dataFile })]);
     const replies = await Promise.all(
       [one, two].flatMap((sandbox, server) =>
@@ -97,7 +93,7 @@ describe('the sandbox with --data', () => {
   }, 20_000);
 
   it('refuses to start on a corrupt data file, naming it, and leaves it untouched', async () => {
-    const dataFile = path.join(scratch(), 'sandbox.json');
+    const dataFile = path.join(tempDir(), 'sandbox.json');
     writeFileSync(dataFile, '{"format":"petctl-sandbox-pets","version":2}\n{"id":1,"name":"Rex"}\n');
     const starting = startSandbox({ port: 0, dataFile });
     await expect(starting).rejects.toBeInstanceOf(SandboxDataFileError);
@@ -106,7 +102,7 @@ describe('the sandbox with --data', () => {
   });
 
   it('answers 500 internal_error naming the file when it turns corrupt while serving', async () => {
-    const dataFile = path.join(scratch(), 'sandbox.json');
+    const dataFile = path.join(tempDir(), 'sandbox.json');
     const logLines: string[] = [];
     const { baseUrl } = await start({ dataFile, persistRateLimits: false, log: (line) => logLines.push(line) });
     writeFileSync(dataFile, 'not json');

@@ -1,6 +1,4 @@
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import path from 'node:path';
+import { readFileSync } from 'node:fs';
 import { request } from 'undici';
 import { expect } from 'vitest';
 
@@ -63,11 +61,6 @@ export async function call(baseUrl: string, target: string, options: CallOptions
 /** A POST of a raw JSON text (to send numbers JSON.stringify cannot write). */
 export function postJson(baseUrl: string, text: string, key: string = FREE): Promise<Reply> {
   return call(baseUrl, '/pets', { key, body: text, headers: { 'content-type': 'application/json' } });
-}
-
-export function tempDir(): { dir: string; remove: () => void } {
-  const dir = mkdtempSync(path.join(tmpdir(), 'petctl-sandbox-test-'));
-  return { dir, remove: () => rmSync(dir, { recursive: true, force: true }) };
 }
 
 /** A clock the test moves by hand. */

@@ -1,20 +1,15 @@
 import { readFileSync, statSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 
 import { limitsFileOf } from '../../src/config/paths';
 import { mergeEntry, openFileRateLimits } from '../../src/sandbox/rate-limit-book';
 import { rateLimitPolicy, type KeyRateState, type RateLimitDecision } from '../../src/sandbox/rate-limiter';
-import { fakeClock, tempDir } from './helpers';
+import { tempDir } from '../helpers/temp-dir';
+import { fakeClock } from './helpers';
 
-const cleanups: Array<() => void> = [];
-afterEach(() => {
-  while (cleanups.length > 0) cleanups.pop()?.();
-});
 function dataFile(): string {
-  const { dir, remove } = tempDir();
-  cleanups.push(remove);
-  return path.join(dir, 'pets.json');
+  return path.join(tempDir(), 'pets.json');
 }
 
 const policy = rateLimitPolicy();

@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 
 import { startSandbox, type RunningSandbox } from '../../src/sandbox/server';
+import { tempDir } from '../helpers/temp-dir';
 import { BUSINESS, call, ENTERPRISE, fakeClock, FREE, PRO, type Reply } from './helpers';
 
 async function withSandbox(options: Parameters<typeof startSandbox>[0], test: (sandbox: RunningSandbox) => Promise<void>): Promise<void> {
@@ -157,30 +158,24 @@ describe('rate limits over HTTP', () => {
   });
 
   it('shares counts between two servers on one data file, unless persistRateLimits is off', async () => {
-    const { tempDir } = await import('./helpers');
-    const { dir, remove } = tempDir();
     const clock = fakeClock();
+    const dataFile = `${tempDir()}/sandbox.json`;
+    const [one, two] = await Promise.all([
+      startSandbox({ port: 0, dataFile, now: clock.now }),
+      startSandbox({ port: 0, dataFile, now: clock.now }),
+    ]);
+    const separate = await startSandbox({ port: 0, dataFile, now: clock.now, persistRateLimits: false });
     try {
-      const dataFile = `${dir}/sandbox.json`;
-      const [one, two] = await Promise.all([
-        startSandbox({ port: 0, dataFile, now: clock.now }),
-        startSandbox({ port: 0, dataFile, now: clock.now }),
-      ]);
-      const separate = await startSandbox({ port: 0, dataFile, now: clock.now, persistRateLimits: false });
-      try {
-        for (let i = 0; i < 30; i += 1) {
-          expect((await call(one.baseUrl, '/pets?limit=1', { key: FREE })).status).toBe(200);
-          expect((await call(two.baseUrl, '/pets?limit=1', { key: FREE })).status).toBe(200);
-        }
-        expect((await call(one.baseUrl, '/pets?limit=1', { key: FREE })).status).toBe(429);
-        expect((await call(two.baseUrl, '/pets?limit=1', { key: FREE })).status).toBe(429);
-        const own = await call(separate.baseUrl, '/pets?limit=1', { key: FREE });
-        expect([own.status, own.headers['x-ratelimit-remaining']]).toEqual([200, '59']);
-      } finally {
-        await Promise.all([one.close(), two.close(), separate.close()]);
+      for (let i = 0; i < 30; i += 1) {
+        expect((await call(one.baseUrl, '/pets?limit=1', { key: FREE })).status).toBe(200);
+        expect((await call(two.baseUrl, '/pets?limit=1', { key: FREE })).status).toBe(200);
       }
+      expect((await call(one.baseUrl, '/pets?limit=1', { key: FREE })).status).toBe(429);
+      expect((await call(two.baseUrl, '/pets?limit=1', { key: FREE })).status).toBe(429);
+      const own = await call(separate.baseUrl, '/pets?limit=1', { key: FREE });
+      expect([own.status, own.headers['x-ratelimit-remaining']]).toEqual([200, '59']);
     } finally {
-      remove();
+      await Promise.all([one.close(), two.close(), separate.close()]);
     }
   });
 });

@@ -11,20 +11,12 @@ import { openFileStore } from '../../src/sandbox/file-store';
 import { createMemoryStore, type PetStore } from '../../src/sandbox/store';
 import { parseJson } from '../../src/schemas/json';
 import { PET_STATUSES, type Pet } from '../../src/schemas/pet';
-import { dataFilePets, tempDir } from './helpers';
+import { tempDir } from '../helpers/temp-dir';
+import { dataFilePets } from './helpers';
 
 const run = promisify(execFile);
 const repoRoot = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
 
-const cleanups: Array<() => void> = [];
-afterEach(() => {
-  while (cleanups.length > 0) cleanups.pop()?.();
-});
-function scratch(): string {
-  const { dir, remove } = tempDir();
-  cleanups.push(remove);
-  return dir;
-}
 
 // A file store holds its data file open: each is closed after its test, as the sandbox closes its own.
 const opened: PetStore[] = [];
@@ -102,7 +94,7 @@ describe('a fresh store', () => {
 
 describe('a file-backed store', () => {
   it('creates the file with the sample animals, mode 0600, in a new 0700 directory', async () => {
-    const file = path.join(scratch(), 'nested', 'deeper', 'sandbox.json');
+    const file = path.join(tempDir(), 'nested', 'deeper', 'sandbox.json');
     const store = await openStore(file);
     expect(store.dataFile).toBe(file);
     expect(statSync(file).mode & 0o777).toBe(0o600);
@@ -112,7 +104,7 @@ describe('a file-backed store', () => {
   });
 
   it('appends one line per add and keeps 0600', async () => {
-    const file = path.join(scratch(), 'sandbox.json');
+    const file = path.join(tempDir(), 'sandbox.json');
     const store = await openStore(file);
     const before = readFileSync(file, 'utf8');
     await store.add({ name: 'Rex II', categoryId: 1, status: 'sold' });
@@ -121,7 +113,7 @@ describe('a file-backed store', () => {
   });
 
   it('persists animals across reopening', async () => {
-    const file = path.join(scratch(), 'sandbox.json');
+    const file = path.join(tempDir(), 'sandbox.json');
     const first = await openStore(file);
     const added = await first.add({ name: 'Persisted', categoryId: 3, status: 'pending' });
     const second = await openStore(file);
@@ -129,21 +121,21 @@ describe('a file-backed store', () => {
   });
 
   it('refuses to go past the largest int64', async () => {
-    const file = path.join(scratch(), 'sandbox.json');
+    const file = path.join(tempDir(), 'sandbox.json');
     writeFileSync(file, '{"format":"petctl-sandbox-pets","version":2}\n{"id":9223372036854775807,"name":"Last","categoryId":1}\n');
     const store = await openStore(file);
     await expect(store.add({ name: 'Overflow', categoryId: 1 })).rejects.toThrow(/int64/);
   });
 
   it('treats an empty file as new and seeds it', async () => {
-    const file = path.join(scratch(), 'sandbox.json');
+    const file = path.join(tempDir(), 'sandbox.json');
     writeFileSync(file, '  \n');
     await openStore(file);
     expect(fileIds(file)).toHaveLength(12);
   });
 
   it('ignores a last line cut short by a crash (never acknowledged), and cuts it off before the next add', async () => {
-    const file = path.join(scratch(), 'sandbox.json');
+    const file = path.join(tempDir(), 'sandbox.json');
     await openStore(file);
     appendFileSync(file, '{"id":13,"name":"Half');
     const store = await openStore(file);
@@ -167,7 +159,7 @@ describe('a file-backed store', () => {
     ['log ids out of order', `${header}{"id":2,"name":"a","categoryId":1}\n{"id":2,"name":"b","categoryId":1}\n`, /id 2 at line 3/],
     ['a log of an unknown version', '{"format":"petctl-sandbox-pets","version":9}\n', /version 9/],
   ])('fails clearly, naming the file, on %s, and leaves the file alone', async (_case, content, pattern) => {
-    const file = path.join(scratch(), 'sandbox.json');
+    const file = path.join(tempDir(), 'sandbox.json');
     writeFileSync(file, content);
     const opening = openFileStore(file);
     await expect(opening).rejects.toBeInstanceOf(SandboxDataFileError);
@@ -177,7 +169,7 @@ describe('a file-backed store', () => {
   });
 
   it('fails on a file that became corrupt after opening, without overwriting it', async () => {
-    const file = path.join(scratch(), 'sandbox.json');
+    const file = path.join(tempDir(), 'sandbox.json');
     const store = await openStore(file);
     writeFileSync(file, 'garbage');
     expect(() => store.refresh()).toThrow(file);
@@ -186,7 +178,7 @@ describe('a file-backed store', () => {
   });
 
   it('writes every animal it holds back when the file was deleted under it', async () => {
-    const file = path.join(scratch(), 'sandbox.json');
+    const file = path.join(tempDir(), 'sandbox.json');
     const store = await openStore(file);
     await store.add({ name: 'Kept', categoryId: 1 });
     (await import('node:fs')).rmSync(file);
@@ -196,7 +188,7 @@ describe('a file-backed store', () => {
   });
 
   it('sees what another store appended, reading only the new lines', async () => {
-    const file = path.join(scratch(), 'sandbox.json');
+    const file = path.join(tempDir(), 'sandbox.json');
     const [one, two] = await Promise.all([openStore(file), openStore(file)]);
     const versionBefore = one.version;
     await two.add({ name: 'From two', categoryId: 2 });
@@ -205,7 +197,7 @@ describe('a file-backed store', () => {
   });
 
   it('writes adds that arrive together with one append (group commit), ids in order', async () => {
-    const file = path.join(scratch(), 'sandbox.json');
+    const file = path.join(tempDir(), 'sandbox.json');
     const store = await openStore(file);
     const added = await Promise.all(Array.from({ length: 50 }, (_, i) => store.add({ name: `n${i}`, categoryId: 1 })));
     expect(added.map((pet) => Number(pet.id))).toEqual(Array.from({ length: 50 }, (_, i) => 13 + i));
@@ -213,7 +205,7 @@ describe('a file-backed store', () => {
   });
 
   it('resolves adds made one after another, each as the previous one resolves', async () => {
-    const file = path.join(scratch(), 'sandbox.json');
+    const file = path.join(tempDir(), 'sandbox.json');
     writeFileSync(file, `{"format":"petctl-sandbox-pets","version":2}\n{"id":1,"name":"One","categoryId":1}\n`);
     const store = await openStore(file);
     for (let i = 0; i < 5; i += 1) expect((await store.add({ name: `n${i}`, categoryId: 1 })).id).toBe(BigInt(i + 2));
@@ -221,7 +213,7 @@ describe('a file-backed store', () => {
   });
 
   it('loses no animal when two stores in one process add concurrently', async () => {
-    const file = path.join(scratch(), 'sandbox.json');
+    const file = path.join(tempDir(), 'sandbox.json');
     const [one, two] = await Promise.all([openStore(file), openStore(file)]);
     await Promise.all(
       Array.from({ length: 20 }, (_, i) => [
@@ -236,7 +228,7 @@ describe('a file-backed store', () => {
   });
 
   it('loses no animal when two processes add to one file at the same time', async () => {
-    const dir = scratch();
+    const dir = tempDir();
     const bundle = path.join(dir, 'store.cjs');
     await build({
       entryPoints: [path.join(repoRoot, 'src/sandbox/file-store.ts')],
