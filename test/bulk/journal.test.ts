@@ -1,21 +1,10 @@
 import fs from 'node:fs';
-import os from 'node:os';
 import path from 'node:path';
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { JournalUnwritableError, JournalWriter, defaultJournalPath, readJournal, targetDigest } from '../../src/bulk/journal';
 import { type RecordEntry, RecordIndex, type RowIdentity } from '../../src/bulk/records';
 import { UsageError } from '../../src/errors';
-
-const dirs: string[] = [];
-afterEach(() => {
-  for (const dir of dirs.splice(0)) fs.rmSync(dir, { recursive: true, force: true });
-});
-
-function tempDir(): string {
-  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'petctl-journal-'));
-  dirs.push(dir);
-  return dir;
-}
+import { tempDir } from '../helpers/temp-dir';
 
 const TARGET = await targetDigest('https://api.example.org/v1', 'key-1');
 const AT = '2026-11-25T14:02:00.000Z';

@@ -1,5 +1,3 @@
-import fs from 'node:fs';
-import os from 'node:os';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import type { Answer } from '../../src/api/answer';
@@ -12,6 +10,7 @@ import type { LevelChange } from '../../src/bulk/in-flight';
 import { type PlannedRow, runImport } from '../../src/bulk/runner';
 import { InterruptedError, NetworkError, RateLimitError, errorForStatus } from '../../src/errors';
 import type { NewPet, Pet } from '../../src/schemas/pet';
+import { tempDir } from '../helpers/temp-dir';
 
 /**
  * The runner alone, with a fake createPet that plays the HTTP core's part:
@@ -19,17 +18,10 @@ import type { NewPet, Pet } from '../../src/schemas/pet';
  * What is checked: the journal's entries, what is reported, and when sending stops.
  */
 
-const dirs: string[] = [];
-afterEach(() => {
-  for (const dir of dirs.splice(0)) fs.rmSync(dir, { recursive: true, force: true });
-});
-
 const TARGET = 't';
 
 async function journal(): Promise<JournalWriter> {
-  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'petctl-runner-'));
-  dirs.push(dir);
-  return JournalWriter.open(path.join(dir, 'j.ndjson'), TARGET);
+  return JournalWriter.open(path.join(tempDir(), 'j.ndjson'), TARGET);
 }
 
 const identity = (name: string) => ({ source: '/in.ndjson', content: [name, '1', '', 1] as [string, string, string, number] });

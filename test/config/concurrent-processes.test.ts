@@ -1,24 +1,22 @@
 import { execFile } from 'node:child_process';
 import fs from 'node:fs';
-import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
 import { build } from 'esbuild';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { openProfileStore } from '../../src/config/profiles';
+import { tempDir } from '../helpers/temp-dir';
 import { modeOf, tempPaths } from './temp-config';
 
 const run = promisify(execFile);
 const fixture = fileURLToPath(new URL('./fixtures/profile-writer.ts', import.meta.url));
 
-let buildDir: string;
 let writerScript: string;
 
 // Node 20 cannot run TypeScript, so the writer (and the real store it imports) is bundled with esbuild.
 beforeAll(async () => {
-  buildDir = fs.mkdtempSync(path.join(os.tmpdir(), 'petctl-writer-'));
-  writerScript = path.join(buildDir, 'profile-writer.mjs');
+  writerScript = path.join(tempDir(), 'profile-writer.mjs');
   await build({
     entryPoints: [fixture],
     outfile: writerScript,
@@ -31,10 +29,6 @@ beforeAll(async () => {
     banner: { js: "import { createRequire as __createRequire } from 'node:module'; const require = __createRequire(import.meta.url);" },
   });
 }, 60_000);
-
-afterAll(() => {
-  fs.rmSync(buildDir, { recursive: true, force: true });
-});
 
 describe('petctl processes writing profiles at the same time', () => {
   it('keep every change, and the file stays private', async () => {

@@ -1,21 +1,12 @@
 import fs from 'node:fs';
-import os from 'node:os';
 import path from 'node:path';
-import { afterEach } from 'vitest';
 import { type PetctlPaths, resolvePaths } from '../../src/config/paths';
 import { openProfileStore } from '../../src/config/profiles';
-
-const roots: string[] = [];
-
-afterEach(() => {
-  for (const root of roots.splice(0)) fs.rmSync(root, { recursive: true, force: true });
-});
+import { tempDir } from '../helpers/temp-dir';
 
 /** Paths under a fresh temporary directory; the config directory itself does not exist yet. */
 export function tempPaths(): PetctlPaths {
-  const root = fs.mkdtempSync(path.join(os.tmpdir(), 'petctl-config-'));
-  roots.push(root);
-  return resolvePaths({ PETCTL_CONFIG_DIR: path.join(root, 'petctl') });
+  return resolvePaths({ PETCTL_CONFIG_DIR: path.join(tempDir(), 'petctl') });
 }
 
 /** A profile store opened on fresh temporary paths. */

@@ -1,13 +1,12 @@
-import fs from 'node:fs';
-import os from 'node:os';
 import path from 'node:path';
 import fc from 'fast-check';
-import { afterAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { openFileStore } from '../../src/api/limits/file-store';
 import { openGate } from '../../src/api/limits/gate';
 import { HOLD_CAP_MS, HOLD_MIN_MS } from '../../src/api/waits';
 import { RateLimitError } from '../../src/errors';
 import { FakeTime, fakeClient, fakeService } from '../helpers/fake-core';
+import { tempDir } from '../helpers/temp-dir';
 import { RUNS } from './helpers';
 
 /**
@@ -52,11 +51,6 @@ const answerArb: fc.Arbitrary<Scripted> = fc
     remaining: answer.resetInS === undefined ? undefined : answer.remaining,
   }));
 
-const dirs: string[] = [];
-afterAll(() => {
-  for (const dir of dirs.splice(0)) fs.rmSync(dir, { recursive: true, force: true });
-});
-
 interface Sent {
   at: number;
   answer: Scripted;
@@ -82,9 +76,7 @@ async function play(script: Scripted[], maxWaitS: number, retries: number) {
     const body = answer.status === 200 ? [] : { code: answer.banned ? 'key_banned' : 'rate_limited', message: 'limited', status: 429 };
     return { status: answer.status, headers, body };
   });
-  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'petctl-waiting-'));
-  dirs.push(dir);
-  const file = path.join(dir, 'state.json');
+  const file = path.join(tempDir(), 'state.json');
   const commands: Array<{ waitedMs: number }> = [];
   // Commands one after another, each a new process on the same state file, until the script is used up.
   for (let run = 0; sent.length < script.length && run < 4 * script.length + 4; run++) {
