@@ -1,22 +1,13 @@
 import { readFileSync, statSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 
 import { SandboxDataFileError } from '../../src/sandbox/errors';
 import { startSandbox } from '../../src/sandbox/server';
 import type { Pet } from '../../src/schemas/pet';
 import { tempDir } from '../helpers/temp-dir';
-import { call, dataFilePets, ENTERPRISE, postJson } from './helpers';
+import { call, dataFilePets, ENTERPRISE, postJson, start } from './helpers';
 
-const cleanups: Array<() => Promise<void>> = [];
-afterEach(async () => {
-  while (cleanups.length > 0) await cleanups.pop()?.();
-});
-async function start(options: Parameters<typeof startSandbox>[0]): ReturnType<typeof startSandbox> {
-  const sandbox = await startSandbox({ port: 0, ...options });
-  cleanups.push(() => sandbox.close());
-  return sandbox;
-}
 
 describe('the sandbox with --data', () => {
   it('returns int64 ids above 2^53 from the data file digit for digit, and assigns the next one exactly', async () => {

@@ -1,7 +1,8 @@
 import { readFileSync } from 'node:fs';
 import { request } from 'undici';
-import { expect } from 'vitest';
+import { expect, onTestFinished } from 'vitest';
 
+import { startSandbox, type RunningSandbox } from '../../src/sandbox/server';
 import { parseJson } from '../../src/schemas/json';
 
 export const FREE = 'sandbox-free';
@@ -56,6 +57,13 @@ export async function call(baseUrl: string, target: string, options: CallOptions
     parsed = undefined;
   }
   return { status: response.statusCode, headers: flat, text, body: parsed };
+}
+
+/** A sandbox on a free loopback port, closed when the test ends. */
+export async function start(options: Parameters<typeof startSandbox>[0] = {}): Promise<RunningSandbox> {
+  const sandbox = await startSandbox({ port: 0, ...options });
+  onTestFinished(() => sandbox.close());
+  return sandbox;
 }
 
 /** A POST of a raw JSON text (to send numbers JSON.stringify cannot write). */

@@ -1,24 +1,13 @@
 import { connect } from 'node:net';
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 
-import { startSandbox, type RunningSandbox } from '../../src/sandbox/server';
-import { call, ENTERPRISE, FREE, sleep } from './helpers';
+import { call, ENTERPRISE, FREE, sleep, start } from './helpers';
 
 /**
  * The sandbox against clients that do not play by the rules: several
  * credentials at once, floods without a valid key, and sockets that trickle
  * their headers or never finish their body.
  */
-
-const running: RunningSandbox[] = [];
-afterEach(async () => {
-  await Promise.all(running.splice(0).map((sandbox) => sandbox.close()));
-});
-async function start(options: Parameters<typeof startSandbox>[0] = {}): Promise<RunningSandbox> {
-  const sandbox = await startSandbox({ port: 0, ...options });
-  running.push(sandbox);
-  return sandbox;
-}
 
 /** Writes raw bytes on a fresh connection and collects what comes back until the server closes it or `waitMs` passes. */
 function rawExchange(port: number, text: string, waitMs = 2000): Promise<{ response: string; closedByServer: boolean }> {

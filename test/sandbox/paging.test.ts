@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 
 import { startSandbox, type RunningSandbox } from '../../src/sandbox/server';
 import type { Pet } from '../../src/schemas/pet';
-import { call, ENTERPRISE } from './helpers';
+import { call, ENTERPRISE, start } from './helpers';
 
 /**
  * The sandbox's paging (the specification shows none): a full page that is
@@ -64,26 +64,22 @@ describe('GET /v1/pets paging', () => {
   });
 
   it('follows pages across animals added meanwhile, missing none and repeating none', async () => {
-    const fresh = await startSandbox({ port: 0 });
-    try {
-      const added: number[] = [];
-      for (let i = 0; i < 30; i += 1) {
-        const reply = await call(fresh.baseUrl, '/pets', { key: ENTERPRISE, body: { name: `n${i}`, categoryId: 1 } });
-        added.push(Number((reply.body as Pet).id));
-      }
-      const first = await call(fresh.baseUrl, '/pets?limit=20', { key: ENTERPRISE });
-      expect(first.headers.link).toBe('</v1/pets?limit=20&after=20>; rel="next"');
-      await call(fresh.baseUrl, '/pets', { key: ENTERPRISE, body: { name: 'late', categoryId: 1 } });
-      const second = await call(fresh.baseUrl, `${nextTarget(first.headers.link)}`, { key: ENTERPRISE });
-      expect(ids(second.body)).toEqual(Array.from({ length: 20 }, (_, i) => 21 + i));
-      expect(second.headers.link).toBe('</v1/pets?limit=20&after=40>; rel="next"');
-      const third = await call(fresh.baseUrl, `${nextTarget(second.headers.link)}`, { key: ENTERPRISE });
-      expect(ids(third.body)).toEqual([41, 42, 43]);
-      expect(third.headers.link).toBeUndefined();
-      expect(added.at(-1)).toBe(42);
-    } finally {
-      await fresh.close();
+    const fresh = await start();
+    const added: number[] = [];
+    for (let i = 0; i < 30; i += 1) {
+      const reply = await call(fresh.baseUrl, '/pets', { key: ENTERPRISE, body: { name: `n${i}`, categoryId: 1 } });
+      added.push(Number((reply.body as Pet).id));
     }
+    const first = await call(fresh.baseUrl, '/pets?limit=20', { key: ENTERPRISE });
+    expect(first.headers.link).toBe('</v1/pets?limit=20&after=20>; rel="next"');
+    await call(fresh.baseUrl, '/pets', { key: ENTERPRISE, body: { name: 'late', categoryId: 1 } });
+    const second = await call(fresh.baseUrl, `${nextTarget(first.headers.link)}`, { key: ENTERPRISE });
+    expect(ids(second.body)).toEqual(Array.from({ length: 20 }, (_, i) => 21 + i));
+    expect(second.headers.link).toBe('</v1/pets?limit=20&after=40>; rel="next"');
+    const third = await call(fresh.baseUrl, `${nextTarget(second.headers.link)}`, { key: ENTERPRISE });
+    expect(ids(third.body)).toEqual([41, 42, 43]);
+    expect(third.headers.link).toBeUndefined();
+    expect(added.at(-1)).toBe(42);
   });
 
   it('honours after: animals with a greater id, any int64, even above 2^53 or below zero', async () => {

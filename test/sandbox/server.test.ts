@@ -4,7 +4,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 
 import { startSandbox, type RunningSandbox } from '../../src/sandbox/server';
 import type { Pet } from '../../src/schemas/pet';
-import { call, ENTERPRISE, FREE, postJson, sleep, type Reply } from './helpers';
+import { call, ENTERPRISE, FREE, postJson, sleep, start, type Reply } from './helpers';
 
 /** Enterprise with a high quota: these tests are about routing and validation, not limits. */
 const KEY = ENTERPRISE;
@@ -95,14 +95,10 @@ describe('GET /v1/pets', () => {
   });
 
   it('defaults to 20', async () => {
-    const fresh = await startSandbox({ port: 0 });
-    try {
-      await Promise.all(Array.from({ length: 10 }, (_, i) => call(fresh.baseUrl, '/pets', { key: KEY, body: { name: `n${i}`, categoryId: 1 } })));
-      expect((await call(fresh.baseUrl, '/pets', { key: KEY })).body).toHaveLength(20);
-      expect((await call(fresh.baseUrl, '/pets?limit=100', { key: KEY })).body).toHaveLength(22);
-    } finally {
-      await fresh.close();
-    }
+    const fresh = await start();
+    await Promise.all(Array.from({ length: 10 }, (_, i) => call(fresh.baseUrl, '/pets', { key: KEY, body: { name: `n${i}`, categoryId: 1 } })));
+    expect((await call(fresh.baseUrl, '/pets', { key: KEY })).body).toHaveLength(20);
+    expect((await call(fresh.baseUrl, '/pets?limit=100', { key: KEY })).body).toHaveLength(22);
   });
 
   it.each(['available', 'pending', 'sold'])('filters by status=%s', async (status) => {
