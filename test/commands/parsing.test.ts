@@ -1,6 +1,6 @@
 import fs from 'node:fs';
 import path from 'node:path';
-import { type TestContext, beforeEach, describe, expect, it, vi } from 'vitest';
+import { beforeEach, describe, expect, it, vi } from 'vitest';
 import { buildProgram, globalOptions } from '../../src/commands/root';
 import { type Context, type GlobalOptions, createContext } from '../../src/context';
 import { main } from '../../src/main';
@@ -34,9 +34,8 @@ interface Parsed {
 }
 
 /** Parses argv with the real command tree; the Context is real except for its HTTP core. */
-async function parse(t: Pick<TestContext, 'onTestFinished'>, argv: string[], env: Record<string, string> = {}): Promise<Parsed> {
+async function parse(argv: string[], env: Record<string, string> = {}): Promise<Parsed> {
   const configDir = tempConfigDir();
-  t.onTestFinished(() => fs.rmSync(configDir, { recursive: true, force: true }));
   const io = fakeIo();
   let ctx: Context | undefined;
   const program = buildProgram(
@@ -71,49 +70,42 @@ const DEFAULTS: GlobalOptions = {
 };
 
 describe('pets flags → options', () => {
-  it('pets list with no flags leaves limit and status to the server', async (t) => {
-    await parse(t, ['pets', 'list']);
-    expect(api.listPets).toHaveBeenCalledExactlyOnceWith(FAKE_HTTP, { limit: undefined, status: undefined });
+  it.for([
+    // pets list with no flags leaves limit and status to the server
+    [['pets', 'list'], 'listPets', { limit: undefined, status: undefined }],
+    [['pets', 'list', '--limit', '5', '--status', 'sold'], 'listPets', { limit: 5, status: 'sold' }],
+    // pets add: a name, an int64 category id (a bigint past 2^53) and a status
+    [['pets', 'add', '--name', 'Rex, "the" dog', '--category-id', '9007199254740993', '--status', 'pending'], 'createPet', { name: 'Rex, "the" dog', categoryId: 9007199254740993n, status: 'pending' }],
+    // pets add: a small category id stays a number; no --status sends none
+    [['pets', 'add', '--category-id', '-7', '--name', 'Kit'], 'createPet', { name: 'Kit', categoryId: -7, status: undefined }],
+  ] as const)('%j asks %s for %o', async ([argv, endpoint, sent]) => {
+    await parse([...argv]);
+    expect(api[endpoint]).toHaveBeenCalledExactlyOnceWith(FAKE_HTTP, sent);
   });
 
-  it('pets list --limit 5 --status sold', async (t) => {
-    await parse(t, ['pets', 'list', '--limit', '5', '--status', 'sold']);
-    expect(api.listPets).toHaveBeenCalledExactlyOnceWith(FAKE_HTTP, { limit: 5, status: 'sold' });
-  });
-
-  it.for([['Available', 'available'], ['SOLD', 'sold'], [' pending ', 'pending']])('--status %j is sent as %s, on list and add', async ([typed, sent], t) => {
-    await parse(t, ['pets', 'list', '--status', typed!]);
+  it.for([['Available', 'available'], ['SOLD', 'sold'], [' pending ', 'pending']])('--status %j is sent as %s, on list and add', async ([typed, sent]) => {
+    await parse(['pets', 'list', '--status', typed!]);
     expect(api.listPets).toHaveBeenCalledExactlyOnceWith(FAKE_HTTP, { limit: undefined, status: sent });
-    await parse(t, ['pets', 'add', '--name', 'Kit', '--category-id', '1', `--status=${typed!}`]);
+    await parse(['pets', 'add', '--name', 'Kit', '--category-id', '1', `--status=${typed!}`]);
     expect(api.createPet).toHaveBeenCalledExactlyOnceWith(FAKE_HTTP, { name: 'Kit', categoryId: 1, status: sent });
   });
 
-  it.for([['1'], ['100'], ['007']])('accepts --limit %s', async ([limit], t) => {
-    await parse(t, ['pets', 'list', `--limit=${limit}`]);
+  it.for([['1'], ['100'], ['007']])('accepts --limit %s', async ([limit]) => {
+    await parse(['pets', 'list', `--limit=${limit}`]);
     expect(api.listPets).toHaveBeenCalledWith(FAKE_HTTP, { limit: Number(limit), status: undefined });
   });
 
-  it('pets add: name, an int64 category id (a bigint past 2^53) and status', async (t) => {
-    await parse(t, ['pets', 'add', '--name', 'Rex, "the" dog', '--category-id', '9007199254740993', '--status', 'pending']);
-    expect(api.createPet).toHaveBeenCalledExactlyOnceWith(FAKE_HTTP, { name: 'Rex, "the" dog', categoryId: 9007199254740993n, status: 'pending' });
-  });
-
-  it('pets add: a small category id stays a number; no --status sends none', async (t) => {
-    await parse(t, ['pets', 'add', '--category-id', '-7', '--name', 'Kit']);
-    expect(api.createPet).toHaveBeenCalledExactlyOnceWith(FAKE_HTTP, { name: 'Kit', categoryId: -7, status: undefined });
-  });
-
-  it('pets get <petId> takes an int64 id', async (t) => {
-    await parse(t, ['pets', 'get', '9223372036854775807']);
+  it('pets get <petId> takes an int64 id', async () => {
+    await parse(['pets', 'get', '9223372036854775807']);
     expect(api.getPet).toHaveBeenCalledExactlyOnceWith(FAKE_HTTP, 9223372036854775807n, expect.any(Function), undefined);
-    await parse(t, ['pets', 'get', '42']);
+    await parse(['pets', 'get', '42']);
     expect(api.getPet).toHaveBeenLastCalledWith(FAKE_HTTP, 42, expect.any(Function), undefined);
   });
 
-  it('--cache <duration> on pets list and pets get, in ms', async (t) => {
-    await parse(t, ['pets', 'list', '--cache', '30s']);
+  it('--cache <duration> on pets list and pets get, in ms', async () => {
+    await parse(['pets', 'list', '--cache', '30s']);
     expect(api.listPets).toHaveBeenCalledExactlyOnceWith(FAKE_HTTP, { limit: undefined, status: undefined, cacheForMs: 30_000 });
-    await parse(t, ['pets', 'get', '42', '--cache', '5m']);
+    await parse(['pets', 'get', '42', '--cache', '5m']);
     expect(api.getPet).toHaveBeenLastCalledWith(FAKE_HTTP, 42, expect.any(Function), 300_000);
   });
 });
@@ -137,11 +129,11 @@ describe('global flags → GlobalOptions', () => {
     [['--verbose', '--quiet'], { verbose: true, quiet: true }],
     [['-q'], { quiet: true }],
     [['--no-color'], { color: false }],
-  ])('%j', async ([flags, expected], t) => {
+  ])('%j', async ([flags, expected]) => {
     // Before the command and after it: both are accepted.
-    const before = await parse(t, [...flags, 'pets', 'list']);
+    const before = await parse([...flags, 'pets', 'list']);
     expect(before.globals).toEqual({ ...DEFAULTS, ...expected });
-    const after = await parse(t, ['pets', 'list', ...flags]);
+    const after = await parse(['pets', 'list', ...flags]);
     expect(after.globals).toEqual({ ...DEFAULTS, ...expected });
   });
 });
@@ -153,8 +145,8 @@ describe('profile add --base-url', () => {
     ['profile', 'add', 'production', '--base-url=https://api.example.org/v1'],
     ['profile', 'add', '--base-url', 'https://api.example.org/v1', 'production'],
     ['--base-url', 'https://api.example.org/v1', 'profile', 'add', 'production'],
-  ])('%j stores the profile', async (argv, t) => {
-    const { configDir, stderr } = await parse(t, argv);
+  ])('%j stores the profile', async (argv) => {
+    const { configDir, stderr } = await parse(argv);
     expect(JSON.parse(fs.readFileSync(path.join(configDir, 'config.json'), 'utf8'))).toEqual({
       activeProfile: 'production',
       profiles: { production: { baseUrl: 'https://api.example.org/v1' } },
