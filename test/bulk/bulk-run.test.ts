@@ -29,7 +29,6 @@ async function setup(t: { onTestFinished(fn: () => Promise<void> | void): void }
   t.onTestFinished(async () => {
     await ctx.cleanup();
     await server.close();
-    fs.rmSync(configDir, { recursive: true, force: true });
   });
   const file = (text: string) => {
     const target = path.join(configDir, 'pets.ndjson');

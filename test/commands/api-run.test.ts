@@ -1,4 +1,3 @@
-import fs from 'node:fs';
 import { type TestContext, describe, expect, it } from 'vitest';
 import { apiRun } from '../../src/commands/api';
 import { type FakeContextOptions, fakeContext, newApiKey, tempConfigDir } from '../helpers/cli';
@@ -13,10 +12,7 @@ import { startScriptedServer } from '../helpers/scripted-server';
 async function harness(t: Pick<TestContext, 'onTestFinished'>) {
   const server = await startScriptedServer();
   const configDir = tempConfigDir();
-  t.onTestFinished(async () => {
-    await server.close();
-    fs.rmSync(configDir, { recursive: true, force: true });
-  });
+  t.onTestFinished(() => server.close());
   const run = (options: FakeContextOptions = {}) =>
     fakeContext(t, { ...options, env: { PETCTL_CONFIG_DIR: configDir, PETCTL_API_KEY: newApiKey() }, globals: { baseUrl: server.baseUrl, ...options.globals } });
   return { server, run };

@@ -49,10 +49,7 @@ async function harness(t: Pick<TestContext, 'onTestFinished'>): Promise<Harness>
   const server = await startScriptedServer();
   const key = newApiKey();
   const configDir = tempConfigDir();
-  t.onTestFinished(async () => {
-    await server.close();
-    fs.rmSync(configDir, { recursive: true, force: true });
-  });
+  t.onTestFinished(() => server.close());
   return {
     server,
     key,
@@ -328,7 +325,6 @@ describe.concurrent('pets get', () => {
 describe.concurrent('the in-process sandbox through a fake context', () => {
   it('needs no base URL or key, and keeps its data in the config dir', async (t) => {
     const configDir = tempConfigDir();
-    t.onTestFinished(() => fs.rmSync(configDir, { recursive: true, force: true }));
     const { ctx, io } = fakeContext(t, { env: { PETCTL_CONFIG_DIR: configDir }, stdoutColumns: 60 });
     await listRun({ limit: 2 }, ctx);
     expect(stripVTControlCharacters(io.stdout.text())).toBe('ID  NAME   CATEGORY  STATUS\n1   Rex    1         available\n2   Bella  1         pending\n');
@@ -337,7 +333,6 @@ describe.concurrent('the in-process sandbox through a fake context', () => {
 
   it('a profile without a key fails before anything is sent', async (t) => {
     const configDir = tempConfigDir();
-    t.onTestFinished(() => fs.rmSync(configDir, { recursive: true, force: true }));
     fs.writeFileSync(`${configDir}/config.json`, JSON.stringify({ activeProfile: 'prod', profiles: { prod: { baseUrl: 'https://api.example.org/v1' } } }));
     const { ctx } = fakeContext(t, { env: { PETCTL_CONFIG_DIR: configDir } });
     const error = await listRun({}, ctx).catch((caught: unknown) => caught);

@@ -55,7 +55,6 @@ describe.concurrent('sandboxRun', () => {
 
   it('with --data keeps the animals in that file, and names it', async (t) => {
     const dir = tempConfigDir();
-    t.onTestFinished(() => fs.rmSync(dir, { recursive: true, force: true }));
     const dataFile = path.join(dir, 'pets.json');
     const controller = new AbortController();
     const { ctx, io } = fakeContext(t, { signal: controller.signal });

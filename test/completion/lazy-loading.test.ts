@@ -28,7 +28,6 @@ vi.mock('../../src/app/session', recorded('app/session'));
 describe('__complete', () => {
   it('reads profile names without conf, and loads nothing of the HTTP core', async (t) => {
     const dir = tempConfigDir();
-    t.onTestFinished(() => fs.rmSync(dir, { recursive: true, force: true }));
     fs.writeFileSync(path.join(dir, 'config.json'), JSON.stringify({ activeProfile: 'staging', profiles: { staging: { baseUrl: 'https://staging.example.org/v1' } } }));
     const noop = () => {};
     const outputs: string[] = [];

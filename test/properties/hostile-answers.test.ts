@@ -1,4 +1,3 @@
-import fs from 'node:fs';
 import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { BACKOFF_CAP_MS, backoffMs } from '../../src/api/waits';
@@ -55,7 +54,6 @@ const anyCommand = fc.constantFrom(
 const PETCTL_CODES = [0, 1, 3, 4, 5, 6, 7];
 
 let server: ScriptedServer;
-const configDirs: string[] = [];
 
 beforeAll(async () => {
   server = await startScriptedServer();
@@ -63,7 +61,6 @@ beforeAll(async () => {
 
 afterAll(async () => {
   await server.close();
-  for (const dir of configDirs) fs.rmSync(dir, { recursive: true, force: true });
 });
 
 describe('any answer gives a typed error or a valid result', () => {
@@ -82,7 +79,6 @@ describe('any answer gives a typed error or a valid result', () => {
           });
           // A fresh directory per run: a 429 here must not block the next run's request.
           const configDir = tempConfigDir();
-          configDirs.push(configDir);
 
           const result = await runMain(
             ['--base-url', server.baseUrl, '--retries', '0', '--max-wait', '0', '--quiet', ...(asJson ? ['-o', 'json'] : []), ...command],

@@ -1,4 +1,3 @@
-import fs from 'node:fs';
 import { parse as parseCsv } from 'csv-parse/sync';
 import fc from 'fast-check';
 import { parse as parseLossless } from 'lossless-json';
@@ -67,7 +66,6 @@ beforeAll(async () => {
 
 afterAll(async () => {
   await server.close();
-  fs.rmSync(configDir, { recursive: true, force: true });
 });
 
 describe('int64 values are exact end to end', () => {
