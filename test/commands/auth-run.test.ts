@@ -13,9 +13,8 @@ import { json, startScriptedServer } from '../helpers/scripted-server';
  * Context: the hidden prompt on a terminal stdin, and what each prints.
  */
 
-function configDir(t: Pick<TestContext, 'onTestFinished'>, config?: object): string {
+function configDir(config?: object): string {
   const dir = tempConfigDir();
-  t.onTestFinished(() => fs.rmSync(dir, { recursive: true, force: true }));
   if (config) fs.writeFileSync(path.join(dir, 'config.json'), JSON.stringify(config), { mode: 0o600 });
   return dir;
 }
@@ -40,7 +39,7 @@ function run(t: Pick<TestContext, 'onTestFinished'>, dir: string, options: FakeC
 
 describe.concurrent('auth login on a terminal', () => {
   it('prompts on stderr, reads the key in raw mode echoing nothing, and stores it', async (t) => {
-    const dir = configDir(t, STAGING);
+    const dir = configDir(STAGING);
     const key = newApiKey();
     const stdin = fakeStdin({ tty: true });
     const { ctx, io } = run(t, dir, { stdin, stderrTTY: true, globals: { profile: 'staging' } });
@@ -62,7 +61,7 @@ describe.concurrent('auth login on a terminal', () => {
   });
 
   it('Ctrl-C at the prompt stores nothing and leaves raw mode', async (t) => {
-    const dir = configDir(t, STAGING);
+    const dir = configDir(STAGING);
     const stdin = fakeStdin({ tty: true });
     const { ctx, io } = run(t, dir, { stdin, stderrTTY: true, globals: { profile: 'staging' } });
     const login = loginRun({ withToken: false, verify: false, insecureStorage: true }, ctx).catch((error: unknown) => error);
@@ -74,7 +73,7 @@ describe.concurrent('auth login on a terminal', () => {
   });
 
   it('an empty entry is a usage error', async (t) => {
-    const dir = configDir(t, STAGING);
+    const dir = configDir(STAGING);
     const stdin = fakeStdin({ tty: true });
     const { ctx, io } = run(t, dir, { stdin, stderrTTY: true, globals: { profile: 'staging' } });
     const login = loginRun({ withToken: false, verify: false, insecureStorage: true }, ctx).catch((error: unknown) => error);
@@ -86,7 +85,7 @@ describe.concurrent('auth login on a terminal', () => {
   });
 
   it('--with-token reads stdin even on a terminal, without prompting', async (t) => {
-    const dir = configDir(t, STAGING);
+    const dir = configDir(STAGING);
     const key = newApiKey();
     const stdin = fakeStdin({ tty: true });
     const { ctx, io } = run(t, dir, { stdin, stderrTTY: true, globals: { profile: 'staging' } });
@@ -101,7 +100,7 @@ describe.concurrent('auth login on a terminal', () => {
 
 describe.concurrent('auth login from a pipe', () => {
   it('stores the trimmed key in the profile in use (PETCTL_PROFILE), warning when PETCTL_API_KEY overrides it', async (t) => {
-    const dir = configDir(t, STAGING);
+    const dir = configDir(STAGING);
     const key = newApiKey();
     const { ctx, io } = run(t, dir, { stdin: fakeStdin({ input: `\n  ${key}  \n` }), env: { PETCTL_PROFILE: 'staging', PETCTL_API_KEY: newApiKey() } });
     await loginRun({ withToken: false, verify: false, insecureStorage: true }, ctx);
@@ -112,7 +111,7 @@ describe.concurrent('auth login from a pipe', () => {
   });
 
   it('refuses an unknown profile without writing anything', async (t) => {
-    const dir = configDir(t);
+    const dir = configDir();
     const { ctx } = run(t, dir, { stdin: fakeStdin({ input: newApiKey() }), globals: { profile: 'nope' } });
     await expect(loginRun({ withToken: true, verify: false, insecureStorage: true }, ctx)).rejects.toMatchObject({ exitCode: 2, code: 'usage_error' });
     expect(fs.existsSync(path.join(dir, 'config.json'))).toBe(false);
@@ -125,7 +124,7 @@ describe.concurrent('auth login checks the key with the service', () => {
   async function served(t: Pick<TestContext, 'onTestFinished'>) {
     const server = await startScriptedServer();
     t.onTestFinished(() => server.close());
-    const dir = configDir(t, { profiles: { staging: { baseUrl: server.baseUrl } } });
+    const dir = configDir({ profiles: { staging: { baseUrl: server.baseUrl } } });
     return { server, dir };
   }
 
@@ -189,7 +188,7 @@ describe.concurrent('auth login checks the key with the service', () => {
   it("nothing listening on the sandbox's default port: the warning asks whether the sandbox is running", async (t) => {
     // A sandbox is running on this machine: the case cannot be made here.
     if (!(await loopbackPortIsFree(4010))) t.skip();
-    const dir = configDir(t, { profiles: { local: { baseUrl: 'http://127.0.0.1:4010/v1' } } });
+    const dir = configDir({ profiles: { local: { baseUrl: 'http://127.0.0.1:4010/v1' } } });
     const key = newApiKey();
     const { ctx, io } = run(t, dir, { stdin: fakeStdin({ input: key }), globals: { profile: 'local' } });
     await loginRun({ withToken: true, verify: true, insecureStorage: true }, ctx);
@@ -205,7 +204,7 @@ describe.concurrent('auth login never prompts with --no-input or PETCTL_NO_INPUT
     ['--no-input', { noInput: true }, {}],
     ['PETCTL_NO_INPUT=1', {}, { PETCTL_NO_INPUT: '1' }],
   ] as const)('%s on a terminal: a usage error, no prompt, nothing stored', async ([, globals, env], t) => {
-    const dir = configDir(t, STAGING);
+    const dir = configDir(STAGING);
     const stdin = fakeStdin({ tty: true });
     const { ctx, io } = run(t, dir, { stdin, stderrTTY: true, env, globals: { profile: 'staging', ...globals } });
     await expect(loginRun({ withToken: false, verify: false, insecureStorage: true }, ctx)).rejects.toMatchObject({ exitCode: 2, code: 'usage_error', hint: 'echo "$KEY" | petctl auth login --with-token' });
@@ -221,7 +220,7 @@ describe.concurrent('auth status', () => {
     t.onTestFinished(() => server.close());
     server.reply(json(200, [], { 'x-ratelimit-limit': '300', 'x-ratelimit-remaining': '299', 'x-ratelimit-reset': '1768471260' }));
     const key = newApiKey();
-    const dir = configDir(t, { activeProfile: 'staging', profiles: { staging: { baseUrl: server.baseUrl, apiKey: key } } });
+    const dir = configDir({ activeProfile: 'staging', profiles: { staging: { baseUrl: server.baseUrl, apiKey: key } } });
     const { ctx, io } = run(t, dir);
     await statusRun(ctx);
 
@@ -246,7 +245,7 @@ describe.concurrent('auth status', () => {
     const server = await startScriptedServer(json(200, []));
     t.onTestFinished(() => server.close());
     const key = newApiKey();
-    const dir = configDir(t, STAGING);
+    const dir = configDir(STAGING);
     const { ctx, io } = run(t, dir, { env: { PETCTL_PROFILE: 'staging', PETCTL_API_KEY: key }, globals: { baseUrl: server.baseUrl, output: 'ndjson' } });
     await statusRun(ctx);
     expect(io.stdout.text().endsWith('}\n')).toBe(true);
@@ -269,7 +268,7 @@ describe.concurrent('auth status', () => {
 describe.concurrent('auth logout', () => {
   it('removes the stored key and keeps the profile', async (t) => {
     const key = newApiKey();
-    const dir = configDir(t, { profiles: { staging: { baseUrl: 'https://staging.example.org/v1', apiKey: key } } });
+    const dir = configDir({ profiles: { staging: { baseUrl: 'https://staging.example.org/v1', apiKey: key } } });
     const { ctx, io } = run(t, dir, { globals: { profile: 'staging' } });
     await logoutRun(ctx);
     expect(storedKeys(dir)).toEqual({ staging: undefined });
@@ -278,7 +277,7 @@ describe.concurrent('auth logout', () => {
   });
 
   it('says when there was nothing to remove, and when PETCTL_API_KEY is still in effect', async (t) => {
-    const dir = configDir(t, STAGING);
+    const dir = configDir(STAGING);
     const { ctx, io } = run(t, dir, { globals: { profile: 'staging' }, env: { PETCTL_API_KEY: newApiKey() } });
     await logoutRun(ctx);
     expect(io.stderr.text()).toBe(

@@ -16,7 +16,6 @@ import { type FakeContextOptions, fakeContext, newApiKey, tempConfigDir } from '
 
 function setup(t: Pick<TestContext, 'onTestFinished'>, config?: object) {
   const dir = tempConfigDir();
-  t.onTestFinished(() => fs.rmSync(dir, { recursive: true, force: true }));
   const file = path.join(dir, 'config.json');
   if (config) fs.writeFileSync(file, JSON.stringify(config), { mode: 0o600 });
   return {

@@ -1,7 +1,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { Option } from 'commander';
-import { type TestContext, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { completeRun, completionRun } from '../../src/commands/completion';
 import { buildProgram } from '../../src/commands/root';
 import { type Completion, completeWords, renderCompletion } from '../../src/completion/complete';
@@ -174,16 +174,15 @@ describe('renderCompletion', () => {
   });
 });
 
-function configDir(t: Pick<TestContext, 'onTestFinished'>, config?: string): string {
+function configDir(config?: string): string {
   const dir = tempConfigDir();
-  t.onTestFinished(() => fs.rmSync(dir, { recursive: true, force: true }));
   if (config !== undefined) fs.writeFileSync(path.join(dir, 'config.json'), config, { mode: 0o600 });
   return dir;
 }
 
 describe.concurrent('completeRun and completionRun', () => {
   it('profile names come from the config at completion time', async (t) => {
-    const dir = configDir(t);
+    const dir = configDir();
     const complete = async () => {
       const { ctx, io } = fakeContext(t, { env: { PETCTL_CONFIG_DIR: dir } });
       await completeRun({ words: ['-p', ''], program: program() }, ctx);
@@ -195,7 +194,7 @@ describe.concurrent('completeRun and completionRun', () => {
   });
 
   it('a damaged config still offers the sandbox, and prints no error', async (t) => {
-    const dir = configDir(t, '{ not json');
+    const dir = configDir('{ not json');
     const { ctx, io } = fakeContext(t, { env: { PETCTL_CONFIG_DIR: dir } });
     await completeRun({ words: ['profile', 'use', ''], program: program() }, ctx);
     expect(io.stdout.text()).toBe('sandbox\t\n');
@@ -203,7 +202,7 @@ describe.concurrent('completeRun and completionRun', () => {
   });
 
   it('a hand-edited name with white space is left out (it would break the one-per-line answer)', async (t) => {
-    const dir = configDir(t, JSON.stringify({ profiles: { 'two words': { baseUrl: 'https://a.example.org/v1' }, ok: { baseUrl: 'https://b.example.org/v1' } } }));
+    const dir = configDir(JSON.stringify({ profiles: { 'two words': { baseUrl: 'https://a.example.org/v1' }, ok: { baseUrl: 'https://b.example.org/v1' } } }));
     const { ctx, io } = fakeContext(t, { env: { PETCTL_CONFIG_DIR: dir } });
     await completeRun({ words: ['-p', ''], program: program() }, ctx);
     expect(io.stdout.text()).toBe('sandbox\t\nok\t\n');
