@@ -1,6 +1,6 @@
 import type { Context } from '../context';
 import { UsageError } from '../errors';
-import { type ApiOptions, requestIo } from './api';
+import { type ApiOptions, requestIo } from './api-request';
 import { buildRawRequest, checkFlags } from '../api/endpoints/raw-request';
 import { rawPages } from '../api/endpoints/pages';
 import { openItemStream } from '../output/listing-stream';

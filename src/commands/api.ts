@@ -1,18 +1,9 @@
-import fs from 'node:fs';
 import type { Command } from 'commander';
 import type { Context } from '../context';
 import { InvalidResponseError, UsageError } from '../errors';
-import type { RawRequestFlags, RawRequestIo } from '../api/endpoints/raw-request';
+import { type ApiOptions, requestIo } from './api-request';
 import { cacheOption } from './parsers';
 import type { Invoke } from './types';
-
-export interface ApiOptions extends RawRequestFlags {
-  include: boolean;
-  /** --paginate: follow rel="next" and print every page's items (api-paginate.ts). */
-  paginate?: boolean;
-  /** --cache, in ms: GET only. */
-  cache?: number;
-}
 
 // No default array: commander would print it as (default: []) in --help.
 const collect = (value: string, previous: string[] | undefined) => [...(previous ?? []), value];
@@ -107,13 +98,4 @@ export async function apiRun(options: ApiOptions, ctx: Context): Promise<void> {
   if (json === undefined) throw new InvalidResponseError(`${request.method} ${answer.url} answered ${answer.status} without a JSON body for --query`, answer.status);
   const { writeQueried } = await import('../output/query');
   writeQueried(ctx.io.stdout, ctx.terminal.stdoutIsTerminal, ctx.globals.query, json.value, ctx.globals.output);
-}
-
-/** What -F @file and --input read: files and stdin, through the context. */
-export function requestIo(ctx: Context): RawRequestIo {
-  return {
-    // fs.promises (node:fs/promises, with readline) loads on first use: every command registers this one.
-    readFile: (path) => fs.promises.readFile(path),
-    readStdin: async () => (await import('../input/stdin')).readStdin(ctx.io.stdin),
-  };
 }
