@@ -124,6 +124,7 @@ export async function bulkAdd(options: BulkAddOptions, ctx: Context, report: Imp
     lookup = await lookUpUnknownRows(http, report, scan.unknownRows, { journalPath, targetId, reserve: options.reserve, baseUrl: target.baseUrl, left: scan.toSend + scan.unknown });
   }
   const rows = plannedRows(readRows(input.secondPass(), format, undefined, reading), index, plan, scan.duplicates, lookup?.fates);
+  keepSendingSmall();
   const run = resumed ?? (options.fresh ? newRunId(ctx.now(), ctx.random()) : undefined);
   return sendRows(options, ctx, report, { rows, index, scan, journalPath, targetId, run, source, lookup, baseUrl: target.baseUrl });
 }
@@ -148,15 +149,20 @@ async function noticeHolder(journal: string, report: ImportReport): Promise<void
 }
 
 /**
- * V8's flags for an import, set as it starts, not at start-up (bin/petctl.js), where they would tax
+ * V8's flags for an import, set as it runs, not at start-up (bin/petctl.js), where they would tax
  * every other command; V8 reads them whenever it decides. Every row is garbage a moment after it is
- * read: the young generation keeps its start size. The old one grows in small steps
- * (--optimize-for-size), collected before the garbage of thousands of requests piles up. Nothing is
- * optimised (--no-opt): the optimising compiler's memory (its threads' arenas, its code) costs an
- * import more than its speed is worth. What each saves, and the time: docs/performance.md.
+ * read: the young generation keeps its start size, from the start. Once sending starts, the old
+ * generation grows in small steps (--optimize-for-size), collected before the garbage of thousands
+ * of requests piles up, and nothing more is optimised (--no-opt): the optimising compiler's memory
+ * costs a sending import more than its speed is worth. The validation pass before it keeps its
+ * speed, and a dry run only the first flag. What each saves, and the time: docs/performance.md.
  */
 function keepHeapSmall(): void {
-  process.getBuiltinModule('node:v8').setFlagsFromString('--semi-space-growth-factor=1 --optimize-for-size --no-opt');
+  process.getBuiltinModule('node:v8').setFlagsFromString('--semi-space-growth-factor=1');
+}
+
+function keepSendingSmall(): void {
+  process.getBuiltinModule('node:v8').setFlagsFromString('--optimize-for-size --no-opt');
 }
 
 function newRunId(now: number, random: number): string {

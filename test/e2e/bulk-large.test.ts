@@ -72,8 +72,8 @@ describe('a 100 MB file under --dry-run', () => {
     // NDJSON and JSON, 3 to 8 MB for CSV on a quiet machine; 17 MB for CSV once under a load of
     // 8 on 2 cores, where garbage waits longer for a collection). A reader that held the file, or
     // a few bytes per row, would add tens of MB: 3.2 million CSV rows at 8 bytes each is 25 MB.
-    // bench/import-memory.mjs prints the figure against its target of 12 MB.
-    expect(result.peakRssBytes).toBeLessThan(size * 0.9);
+    // bench/import-memory.mjs prints the figure against its target of 12 MB. What the file adds is
+    // the rule, not the process's own size: under Node 24 petctl alone takes about 80 MB.
     expect(result.peakRssBytes - base.peakRssBytes).toBeLessThan(size / 4);
     fs.rmSync(large.file);
   });
