@@ -3,28 +3,11 @@ import type { ProfileStore } from './config/profiles';
 import type { ResolvedTarget } from './config/target';
 import { type PetctlPaths, resolvePaths } from './config/paths';
 import { interruptibleSleep, monotonicMs } from './api/clock';
-import type { OutputFormat } from './output/format';
+import type { GlobalOptions } from './globals';
 import { type StderrLines, stderrLines } from './output/stderr';
 import { type IO, type Terminal, createTerminal } from './terminal';
 
 export type { IO, InStream, OutStream } from './terminal';
-
-/** The global flags, parsed and checked (see commands/root.ts); `color` false for --no-color. */
-export interface GlobalOptions {
-  profile?: string;
-  output: OutputFormat;
-  baseUrl?: string;
-  timeoutMs: number;
-  retries: number;
-  maxWaitMs: number;
-  verbose: boolean;
-  quiet: boolean;
-  color: boolean;
-  /** --query: a JMESPath expression applied to the command's JSON result. */
-  query?: string;
-  /** --no-input: never prompt, even on a terminal. */
-  noInput?: boolean;
-}
 
 /**
  * What commands are given, as gh's Factory: the streams, the terminal, env, the clocks, and the

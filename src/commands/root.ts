@@ -1,5 +1,5 @@
 import { Command, type CommanderError, type ErrorOptions, Option } from 'commander';
-import type { GlobalOptions } from '../context';
+import type { GlobalOptions } from '../globals';
 import { completesWith } from '../completion/values';
 import { OUTPUT_FORMATS, type OutputFormat } from '../output/format';
 import { VERSION } from '../version';

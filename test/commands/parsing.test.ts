@@ -2,7 +2,8 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { beforeEach, describe, expect, it, vi } from 'vitest';
 import { buildProgram, globalOptions } from '../../src/commands/root';
-import { type Context, type GlobalOptions, createContext } from '../../src/context';
+import { type Context, createContext } from '../../src/context';
+import type { GlobalOptions } from '../../src/globals';
 import { main } from '../../src/main';
 import { PACKAGE_VERSION, fakeIo, tempConfigDir } from '../helpers/cli';
 

@@ -5,7 +5,8 @@ import path from 'node:path';
 import { PassThrough } from 'node:stream';
 import { fileURLToPath } from 'node:url';
 import { type TestContext, expect } from 'vitest';
-import { type Context, type GlobalOptions, createContext } from '../../src/context';
+import { type Context, createContext } from '../../src/context';
+import type { GlobalOptions } from '../../src/globals';
 import { type RecordedRequest, type Reply, type ScriptedServer, type ScriptedServerOptions, startScriptedServer } from './scripted-server';
 import { tempDir } from './temp-dir';
 
