@@ -1,7 +1,7 @@
-import { InvalidResponseError, type PetctlError, RateLimitError, ServiceError, type WaitStop, errorForStatus } from '../errors';
+import { InvalidResponseError, type PetctlError, RateLimitError, ServiceError, type WaitStop, type WaitWords, errorForStatus } from '../errors';
 import { parseJson } from '../schemas/json';
 import { ErrorBody } from '../schemas/pet';
-import { type WaitWords, codeFor } from './waits';
+import { codeFor } from './waits';
 
 /**
  * What an answer means, as pure functions: a success's body as JSON; for any other status the error (so the exit

@@ -1,4 +1,4 @@
-import { NetworkError, type PetctlError, StateUnwritableError } from '../errors';
+import { NetworkError, type PetctlError, StateUnwritableError, type WaitKind, type WaitWords } from '../errors';
 import { stringifyJson } from '../schemas/json';
 import { type Answer, afterAttempts, errorForAnswer, gateStop, parseSuccessBody } from './answer';
 import { type AttemptOptions, attempt, failureReason } from './attempt';
@@ -7,7 +7,7 @@ import { sendThroughCache } from './cached-send';
 import { type ApiRequest, type ApiResponse, requestUrl } from './request';
 import { type Limits, Learner } from './learn';
 import type { RateLimitGate } from './limits/gate';
-import type { AttemptOutcome, AttemptReport, RateAnswer, WaitBudget, WaitKind, WaitWords } from './waits';
+import type { AttemptOutcome, AttemptReport, RateAnswer, WaitBudget } from './waits';
 import { attemptFits, blockedBy, countsTowardMaxWait, fitsBudget, gateWaitKind, planRetry, requestDeadline } from './waits';
 
 /**

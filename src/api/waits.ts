@@ -2,8 +2,6 @@ import { isDeepStrictEqual } from 'node:util';
 import type { WaitKind } from '../errors';
 import type { BlockReason, LimitEntry } from './limits/entry';
 
-export type { WaitKind, WaitNotice, WaitStop, WaitWords } from '../errors';
-
 /**
  * The one model of waiting. Every wait of the HTTP core is decided here, by
  * pure functions of (the key's record, an answer, now); the gate

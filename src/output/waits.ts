@@ -1,4 +1,5 @@
-import { type WaitKind, type WaitNotice, type WaitStop, type WaitWords, codeFor } from '../api/waits';
+import { codeFor } from '../api/waits';
+import type { WaitKind, WaitNotice, WaitStop, WaitWords } from '../errors';
 import { formatDuration, formatLocalTime, formatWait, formatWhen } from './time';
 
 /**

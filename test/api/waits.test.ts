@@ -1,10 +1,10 @@
 import { describe, expect, it } from 'vitest';
+import type { WaitKind } from '../../src/errors';
 import {
   type AttemptOutcome,
   BACKOFF_BASE_MS,
   BACKOFF_CAP_MS,
   MINUTE_WINDOW_MAX_MS,
-  type WaitKind,
   attemptFits,
   codeFor,
   countsTowardMaxWait,

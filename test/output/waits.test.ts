@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import type { WaitStop } from '../../src/api/waits';
+import type { WaitStop } from '../../src/errors';
 import { attemptsSpent, formatRetryWait, importStop, listingStop, requestStop, waitNotice } from '../../src/output/waits';
 
 const NOW = new Date(2026, 10, 25, 14, 31, 4, 0).getTime();

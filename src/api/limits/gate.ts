@@ -30,8 +30,9 @@ export function openGate(store: LimitStore, options: GateOptions): RateLimitGate
   return {
     async acquire(reserve = 0) {
       let decision: GateDecision = { go: true };
-      if (pool && pool.left > 0 && now() < pool.resetAt) pool.left -= 1;
-      else {
+      // A slot of this process's block; also after the store found the window empty: a claim side by side may just have taken its last slots.
+      const fromPool = () => pool !== undefined && pool.left > 0 && now() < pool.resetAt && (pool.left -= 1) >= 0;
+      if (!fromPool()) {
         const claim: Claim = { reserve, solo: options.shared?.fellBack ?? false, probeLeaseMs, block: Math.max(1, pace.now, pace.before) };
         decision = await store.update((entry) => {
           const decided = decide(entry, now(), claim);
@@ -42,7 +43,7 @@ export function openGate(store: LimitStore, options: GateOptions): RateLimitGate
           const { reset, resetAt } = decision.entry.window;
           const kept = pool && Math.abs(reset - pool.reset) <= RESET_JITTER_S && now() < pool.resetAt ? pool.left : 0;
           pool = { reset, resetAt, left: decision.slots - 1 + kept };
-        }
+        } else if (!decision.go && decision.reason === 'window' && fromPool()) decision = { go: true };
       }
       if (decision.go) {
         const second = Math.floor(now() / 1000);
