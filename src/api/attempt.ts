@@ -117,6 +117,8 @@ export interface AttemptRequest {
   body: string | Buffer | undefined;
   headers: Record<string, string> | undefined;
   onDispatch?: () => void;
+  /** Sees the head as `onHead` does, after it. */
+  onHead?: (head: Pick<Answer, 'status' | 'header'>) => void;
 }
 
 const TIMEOUT = Symbol('timeout');
@@ -167,6 +169,7 @@ export async function attempt(options: AttemptOptions, request: AttemptRequest, 
     status = response.statusCode;
     const header = headerReader(response.headers);
     onHead({ status, header });
+    request.onHead?.({ status, header });
     if (trace) {
       const limits = TRACED_HEADERS.flatMap((name) => (header(name) === undefined ? [] : [` ${name}=${header(name)}`])).join('');
       trace(`< ${response.statusCode} in ${Math.round(options.monotonic() - started)} ms${limits}`);

@@ -89,7 +89,7 @@ export class HttpClient {
       bound.deadline ??= requestDeadline(options.monotonic(), options.timeoutMs, budget.maxWaitMs);
       const timeoutMs = bound.deadline - options.monotonic();
       try {
-        answer = await attempt(options, { method: request.method, url, body, headers: request.headers, timeoutMs, onDispatch: hooks?.onDispatch }, (head) => (limits = this.learned.readLimits(head)));
+        answer = await attempt(options, { method: request.method, url, body, headers: request.headers, timeoutMs, onDispatch: hooks?.onDispatch, onHead: hooks?.onHead }, (head) => (limits = this.learned.readLimits(head)));
         outcome = { kind: 'response', status: answer.status };
       } catch (error) {
         if (!(error instanceof NetworkError)) throw error;

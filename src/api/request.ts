@@ -35,6 +35,8 @@ export interface RequestHooks {
   beforeSend?: () => void | Promise<void>;
   /** Called as each attempt goes to the wire, after beforeSend and the gate's last look (a listing reads its page meanwhile). */
   onDispatch?: () => void;
+  /** Sees each attempt's status and headers as soon as they are in: before its body, and before its limits are stored (this process's own hold knows them already). */
+  onHead?: (head: Pick<Answer, 'status' | 'header'>) => void;
   /** Sees every HTTP answer whole, errors and 429s included (`api -i`, getPet's Sunset, bulk import's counts). */
   onAnswer?: (answer: Answer) => void;
   /** Replaces the session's wait (its countdown line) for this request's waits; must reject on Ctrl-C. */

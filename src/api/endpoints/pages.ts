@@ -92,23 +92,50 @@ export async function* linkedPages<T>(
   walk: WalkOptions = {},
 ): AsyncGenerator<LinkedPage<T>> {
   const visited = new Set<string>();
+  /** The page the walk waits for: its 2xx head sends the next page's request ahead (walk.ahead). */
+  let awaited: string | undefined;
+  let ahead: (Ahead & { url: string }) | undefined;
+  const hooksFor = (url: string): RequestHooks | undefined => {
+    if (!walk.ahead) return walk.hooks;
+    const onHead = (head: Pick<ApiResponse, 'status' | 'header'>) => {
+      if (url !== awaited || head.status < 200 || head.status >= 300) return;
+      const next = followable(head.header('link'), url, visited);
+      if (next !== undefined && ahead?.url !== next) goAhead(next);
+    };
+    return { ...walk.hooks, onHead };
+  };
+  const goAhead = (next: string) => (ahead = { url: next, ...sendAhead(http, request(next, hooksFor(next))) });
   let url: string | undefined = first;
   // Through the core's gate like any request: a page that leaves no budget makes the next wait for the reset.
-  let sending = http.send(request(first, walk.hooks));
+  let sending = http.send(request(first, hooksFor(first)));
   for (let number = 1; url !== undefined; number++) {
     visited.add(url);
+    awaited = url;
     const response = await sending;
+    awaited = undefined;
     const next = nextLink(response.header('link'), url);
     const refused = next === undefined ? undefined : refusal(next, url, number, visited, response.status);
-    let handedOut = () => {};
-    if (walk.ahead && next !== undefined && refused === undefined) ({ sending, handedOut } = await sendAhead(http, request(next, walk.hooks)));
+    // The next page's request goes before this page is read and printed: its head sent it, or it goes now.
+    if (walk.ahead && next !== undefined && refused === undefined && ahead?.url !== next) goAhead(next);
+    const sentAhead = next !== undefined && ahead?.url === next ? ahead : undefined;
+    await sentAhead?.going;
     const body = read(response, url, number);
     // The page itself is good: it is handed out before a bad link to the next one ends the walk.
     yield { number, url, body, response, ...(next === undefined ? {} : { next }) };
-    handedOut();
+    sentAhead?.handedOut();
     if (refused) throw refused;
     url = next;
-    if (url !== undefined && !walk.ahead) sending = http.send(request(url, walk.hooks));
+    if (url !== undefined) sending = sentAhead?.sending ?? http.send(request(url, hooksFor(url)));
+  }
+}
+
+/** The rel="next" target of a head's Link that the walk may follow, else undefined (the walk says why once the page is in). */
+function followable(linkHeader: string | undefined, url: string, visited: ReadonlySet<string>): string | undefined {
+  try {
+    const next = nextLink(linkHeader, url);
+    return next !== undefined && refusal(next, url, 0, visited, 200) === undefined ? next : undefined;
+  } catch {
+    return undefined;
   }
 }
 
@@ -121,12 +148,18 @@ function refusal(next: string, url: string, number: number, visited: ReadonlySet
   return undefined;
 }
 
+/** A request sent ahead: `going` resolves once it is on the wire, waits or has ended; its waits start once `handedOut` is called. */
+interface Ahead {
+  sending: Promise<ApiResponse>;
+  going: Promise<void>;
+  handedOut: () => void;
+}
+
 /**
- * The next page's request, sent while the page before is read and handed out. It resolves once that
- * request is on the wire, waits or has ended: reading the page before first would hold its dispatch
- * back. Its waits (hooks.wait, whose countdown counts the pages out) start once `handedOut` is called.
+ * The next page's request, sent while the page before is read and handed out. Its waits (hooks.wait,
+ * whose countdown counts the pages out) start once the page before is handed out.
  */
-async function sendAhead(http: HttpClient, next: ApiRequest): Promise<{ sending: Promise<ApiResponse>; handedOut: () => void }> {
+function sendAhead(http: HttpClient, next: ApiRequest): Ahead {
   let handedOut = () => {};
   const out = new Promise<void>((resolve) => (handedOut = resolve));
   let gone = () => {};
@@ -143,8 +176,7 @@ async function sendAhead(http: HttpClient, next: ApiRequest): Promise<{ sending:
   const sending = http.send({ ...next, hooks });
   // Also the rejection's handler until the walk awaits it, after the page before: a stop meanwhile leaves it unread.
   sending.then(gone, gone);
-  await going;
-  return { sending, handedOut };
+  return { sending, going, handedOut };
 }
 
 /** A link without its origin: how a refusal names a page, and the token a stopped `pets list --all` prints. */

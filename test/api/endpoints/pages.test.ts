@@ -1,7 +1,10 @@
+import { setTimeout as sleep } from 'node:timers/promises';
+import { Agent } from 'undici';
 import { describe, expect, it } from 'vitest';
 import { nextLink, petPages } from '../../../src/api/endpoints/pages';
 import { InvalidResponseError } from '../../../src/errors';
 import { type FakeAnswer, FakeTime, ORIGIN, START, fakeClient, fakeService, limitHeaders, memoryGate } from '../../helpers/fake-core';
+import { json, startScriptedServer } from '../../helpers/scripted-server';
 
 const PAGE = 'http://127.0.0.1:4010/v1/pets?limit=2';
 
@@ -95,5 +98,55 @@ describe('a walk with ahead (pets list --all, api --paginate)', () => {
       })(),
     );
     expect(paged.requests).toHaveLength(1);
+  });
+
+  it("sends the next page's request as soon as a page's head is in, before its body: over real HTTP", async () => {
+    const server = await startScriptedServer();
+    const dispatcher = new Agent();
+    try {
+      let bodyEnded = 0;
+      server.reply(
+        (_request, res) => {
+          res.writeHead(200, { 'content-type': 'application/json', link: '</v1/pets?limit=2&after=2>; rel="next"' });
+          res.write('[{"id":1,"name":"Pet 1","categoryId":1},');
+          // The rest of the page once the next page's request is in; a client that waits for whole pages gets it after 5 s.
+          void Promise.race([server.received(2), sleep(5000)]).then(() => {
+            bodyEnded = Date.now();
+            res.end('{"id":2,"name":"Pet 2","categoryId":1}]');
+          });
+        },
+        json(200, [{ id: 3, name: 'Pet 3', categoryId: 1 }]),
+      );
+      const realTime = { baseUrl: server.baseUrl, dispatcher, now: Date.now, monotonic: () => performance.now(), wait: (ms: number) => sleep(ms) };
+      // A window known from an earlier answer: no request waits for a probe's answer to be stored.
+      const gate = memoryGate(Date.now);
+      await gate.record({ status: 200, remaining: 100, reset: Math.ceil(Date.now() / 1000) + 60, resetAt: Date.now() + 60_000 });
+      const { http } = fakeClient(new FakeTime(), dispatcher as never, gate, realTime);
+      const ids: number[] = [];
+      for await (const page of petPages(http, { limit: 2 }, { ahead: true })) ids.push(...page.body.map((pet) => Number(pet.id)));
+      expect(ids).toEqual([1, 2, 3]);
+      expect(server.requests.map((request) => request.url)).toEqual(['/v1/pets?limit=2', '/v1/pets?limit=2&after=2']);
+      expect(server.requests[1]!.at).toBeLessThanOrEqual(bodyEnded);
+    } finally {
+      await dispatcher.close();
+      await server.close();
+    }
+  });
+
+  it('a page handed out slowly: each next page is sent once, and never more than one page ahead', async () => {
+    const time = new FakeTime();
+    const { agent, requests } = pagedService(time, 10);
+    const { http } = fakeClient(time, agent, memoryGate(() => time.now));
+    const beyond: number[] = [];
+    await time.run(
+      (async () => {
+        for await (const page of petPages(http, { limit: 2 }, { ahead: true })) {
+          await time.sleep(1000);
+          beyond.push(requests.length - page.number);
+        }
+      })(),
+    );
+    expect(beyond).toEqual([1, 1, 1, 1, 0]);
+    expect(new Set(requests.map((request) => request.path)).size).toBe(5);
   });
 });
