@@ -6,25 +6,9 @@ import { stateStoreAddress, validateStateUrl } from './state-url';
 import { type ProfileStore, type SecretStorage, type StoredProfile, SANDBOX_DEFAULT_KEY, noProfileChosen, storageOf, unknownProfile, validateApiKey } from './profiles';
 
 /**
- * The target: which profile, base URL, key and state store a command uses,
- * where each came from, and the identity under which its rate-limit state
- * and import records are kept. Pure functions over the store and the
- * environment; nothing here does I/O.
- *
- *   profile:  -p/--profile  >  PETCTL_PROFILE  >  the active profile (see ProfileStore.activeName;
- *             none chosen while other profiles exist: no_profile, exit 2, unless the environment
- *             names the whole target, a base URL from --base-url or PETCTL_BASE_URL and the key
- *             from PETCTL_API_KEY, as a CI job does: then no profile is used at all)
- *   base URL: --base-url    >  PETCTL_BASE_URL >  the profile's  >  (sandbox) the in-process service
- *   key:      PETCTL_API_KEY > the profile's stored key (config.json or the keychain) > (sandbox) SANDBOX_DEFAULT_KEY
- *   state:    PETCTL_STATE_URL > the profile's state URL > none (this machine's state file)
- *   its password: PETCTL_STATE_PASSWORD > the profile's stored password (with its own state URL only)
- *             > the one in the URL
- *
- * A key is never taken from a flag: flags end up in shell history and in `ps`.
- * Empty environment variables count as unset (`PETCTL_PROFILE= petctl ...`).
- * A secret kept in the keychain is named here (keyRef, statePasswordRef) and
- * read by readTargetSecrets, the one function here that asks the store for a secret.
+ * The target: which profile, base URL, key and state store a command uses, where each came from
+ * (the precedence: docs/configuration.md#environment), and the identity its rate-limit state and
+ * import records are kept under. No I/O but readTargetSecrets, which reads what is in the keychain.
  */
 
 export type ProfileReader = Pick<ProfileStore, 'activeName' | 'get' | 'list'>;
@@ -68,10 +52,7 @@ export interface ResolvedTarget {
   /** The state store's password, wherever it came from (the URL's included). */
   statePassword?: string;
   statePasswordSource?: StatePasswordSource;
-  /**
-   * What the rate-limit state and bulk import's records are kept under: the
-   * base URL, or for the embedded sandbox (a new port every run) its data file.
-   */
+  /** What rate-limit state and import records are kept under: the base URL, or the embedded sandbox's data file (its port changes). */
   identity: string;
 }
 
@@ -92,27 +73,16 @@ function fromEnv(env: Readonly<NodeJS.ProcessEnv>, name: string): string | undef
 }
 
 export function resolveProfileName(store: ProfileReader, options: ResolveOptions): ResolvedProfile {
-  let name: string;
-  let source: ProfileSource;
+  if (options.profileFlag === '') throw new UsageError('--profile needs a profile name', 'petctl profile list');
   const envProfile = fromEnv(options.env, 'PETCTL_PROFILE');
-  if (options.profileFlag !== undefined) {
-    if (options.profileFlag === '') throw new UsageError('--profile needs a profile name', 'petctl profile list');
-    name = options.profileFlag;
-    source = 'flag';
-  } else if (envProfile !== undefined) {
-    name = envProfile;
-    source = 'env';
-  } else {
-    const active = store.activeName();
-    if (active === undefined) throw noProfileChosen(store.list().filter((profile) => !profile.builtIn).map((profile) => profile.name));
-    name = active;
-    source = 'active';
-  }
-
-  if (store.get(name) === undefined) {
-    const from = source === 'flag' ? '--profile' : source === 'env' ? 'PETCTL_PROFILE' : 'the active profile';
-    throw unknownProfile(name, store.list().map((profile) => profile.name), from);
-  }
+  const [name, source, from] =
+    options.profileFlag !== undefined
+      ? ([options.profileFlag, 'flag', '--profile'] as const)
+      : envProfile !== undefined
+        ? ([envProfile, 'env', 'PETCTL_PROFILE'] as const)
+        : ([store.activeName(), 'active', 'the active profile'] as const);
+  if (name === undefined) throw noProfileChosen(store.list().filter((profile) => !profile.builtIn).map((profile) => profile.name));
+  if (store.get(name) === undefined) throw unknownProfile(name, store.list().map((profile) => profile.name), from);
   return { name, source };
 }
 
@@ -146,7 +116,11 @@ export function resolveTarget(store: ProfileReader, options: TargetOptions): Res
   ]);
   const state = firstGiven<StateUrlSource>([
     ['env', fromEnv(options.env, 'PETCTL_STATE_URL'), (raw) => validateStateUrl(raw, 'PETCTL_STATE_URL')],
-    ['profile', profile.stateUrl, (raw) => storedStateUrl(name!, raw)],
+    [
+      'profile',
+      profile.stateUrl,
+      (raw) => stored(() => validateStateUrl(raw, `the state URL of profile ${JSON.stringify(name)}`), `petctl profile set ${name} --state-url <url>`),
+    ],
   ]);
   // A stored password belongs to the profile's own server, never to one PETCTL_STATE_URL names.
   const password = state.value === undefined ? {} : firstGiven<StatePasswordSource>([
@@ -183,34 +157,25 @@ function inFile(secret: StoredSecret | undefined): string | undefined {
 }
 
 /**
- * The target with its secrets that are in the keychain read. A key that cannot be read stops only
- * the commands that send it (requireKey); a state store password that cannot be read stops the
- * command here. undefined means the keychain has no such entry.
+ * The target with the secrets it names in the keychain read. A key that cannot be read stops only the commands
+ * that send it (requireKey); a state store password that cannot be read stops the command here.
  */
 export async function readTargetSecrets(target: ResolvedTarget, store: Pick<ProfileStore, 'readSecret'>): Promise<ResolvedTarget> {
-  // The keychain is reached only for a secret kept there.
-  if (!target.keyRef && !target.statePasswordRef) return target;
-  const apiKey = target.keyRef && (await store.readSecret(target.keyRef).catch((error: unknown) => {
+  const done: ResolvedTarget = { ...target, keyRef: undefined, statePasswordRef: undefined };
+  if (target.statePasswordRef) done.statePassword = await store.readSecret(target.statePasswordRef);
+  if (!target.keyRef) return done;
+  const apiKey = await store.readSecret(target.keyRef).catch((error: unknown) => {
     if (!(error instanceof KeychainUnavailableError)) throw error;
     return new KeychainUnavailableError(error.reason, 'is the keyring unlocked in this session? PETCTL_API_KEY overrides the stored key');
-  }));
-  const statePassword = target.statePasswordRef && (await store.readSecret(target.statePasswordRef));
-  const done = { ...target, keyRef: undefined, statePasswordRef: undefined, ...(target.statePasswordRef ? { statePassword } : {}) };
-  if (!target.keyRef) return done;
+  });
   // A key in the keychain is a profile's.
   const profile = target.profile!;
-  if (apiKey instanceof PetctlError) return { ...done, keyProblem: apiKey };
-  if (apiKey === undefined) {
-    const missing = new NotConfiguredError(`the API key of profile "${profile}" is no longer in the keychain`, loginHint(profile, target.activeProfile));
-    return { ...done, keyProblem: missing };
-  }
-  return { ...done, apiKey: storedKey(profile, apiKey, target.activeProfile) };
+  if (typeof apiKey === 'string') return { ...done, apiKey: storedKey(profile, apiKey, target.activeProfile) };
+  if (apiKey) return { ...done, keyProblem: apiKey };
+  return { ...done, keyProblem: new NotConfiguredError(`the API key of profile "${profile}" is no longer in the keychain`, loginHint(profile, target.activeProfile)) };
 }
 
-/**
- * Each setting is taken from the first place that gives it (flag > environment
- * > profile > the sandbox's default); `read` checks the value it is given.
- */
+/** Each setting is taken from the first place that gives it; `read` checks the value it is given. */
 function firstGiven<S extends string>(
   candidates: ReadonlyArray<readonly [source: S, raw: string | undefined, read: (raw: string) => string | undefined]>,
 ): { value?: string; source?: S } {
@@ -218,36 +183,24 @@ function firstGiven<S extends string>(
   return {};
 }
 
-function storedStateUrl(name: string, raw: string): string {
+/** A value config.json holds was checked when stored, but the file may have been edited since. */
+function stored(check: () => string, fix: string): string {
   try {
-    return validateStateUrl(raw, `the state URL of profile ${JSON.stringify(name)}`);
-  } catch (error) {
-    if (error instanceof PetctlError) {
-      throw new NotConfiguredError(error.message, `petctl profile set ${name} --state-url <url>`);
-    }
-    throw error;
-  }
-}
-
-/** A base URL read from the config file was checked when added, but the file may have been edited since. */
-function storedBaseUrl(name: string, raw: string | undefined): string {
-  const fix = `petctl profile set ${name} --base-url <url>`;
-  if (raw === undefined) throw new NotConfiguredError(`profile ${JSON.stringify(name)} has no base URL`, fix);
-  try {
-    return validateBaseUrl(raw, `the base URL of profile ${JSON.stringify(name)}`);
+    return check();
   } catch (error) {
     if (error instanceof PetctlError) throw new NotConfiguredError(error.message, fix);
     throw error;
   }
 }
 
+function storedBaseUrl(name: string, raw: string | undefined): string {
+  const fix = `petctl profile set ${name} --base-url <url>`;
+  if (raw === undefined) throw new NotConfiguredError(`profile ${JSON.stringify(name)} has no base URL`, fix);
+  return stored(() => validateBaseUrl(raw, `the base URL of profile ${JSON.stringify(name)}`), fix);
+}
+
 function storedKey(name: string, key: string, active: string | undefined): string {
-  try {
-    return validateApiKey(key, `the API key stored in profile ${JSON.stringify(name)}`);
-  } catch (error) {
-    if (error instanceof PetctlError) throw new NotConfiguredError(error.message, loginHint(name, active));
-    throw error;
-  }
+  return stored(() => validateApiKey(key, `the API key stored in profile ${JSON.stringify(name)}`), loginHint(name, active));
 }
 
 function loginHint(name: string, active: string | undefined): string {
@@ -270,11 +223,8 @@ export function requireKey(target: ResolvedTarget): string {
 }
 
 /**
- * What every command prints instead of a key. Keys of 10 characters or more
- * print as `****` + their last 4, enough for an admin to tell two keys apart
- * (`sandbox-pro` as `****-pro`); shorter ones as `****`, so a short key never
- * shows close to half of itself. The number of stars is fixed, so the key's
- * length is not revealed either.
+ * What every command prints instead of a key: `****` and the last 4 of a key of 10 or more (enough to tell
+ * two apart), `****` alone for a shorter one (never close to half of it); the stars never tell the length.
  */
 export function maskKey(key: string): string {
   const chars = [...key];
