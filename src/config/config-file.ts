@@ -1,19 +1,39 @@
 import type Conf from 'conf';
-import { ConfigDamagedError } from '../errors';
+import { AuthError, ConfigDamagedError } from '../errors';
 import { CorruptFileError, readJsonFile } from '../locked-file';
-import { type KeychainRef, isKeychainRef } from './keychain-ref';
 import { validateStateUrl } from './state-url';
 
 /**
- * config.json as the profile store reads it: what it understands of each
- * profile, and the whole document as conf writes it, unknown keys kept.
+ * config.json as the profile store reads it: what it understands of each profile, the whole document as conf
+ * writes it (unknown keys kept), and a secret's place in the keychain (nothing here loads the keychain).
  */
 
 /** The built-in profile: the embedded sandbox. */
 export const SANDBOX_PROFILE = 'sandbox';
 
+export interface KeychainRef {
+  store: 'keychain';
+  service: string;
+  account: string;
+}
+
 /** A secret as config.json holds it: the secret itself (mode 0600), or where in the keychain it is. */
 export type StoredSecret = string | KeychainRef;
+
+export function isKeychainRef(value: unknown): value is KeychainRef {
+  const nonEmpty = (text: unknown) => typeof text === 'string' && text !== '';
+  return isRecord(value) && value.store === 'keychain' && nonEmpty(value.service) && nonEmpty(value.account);
+}
+
+/** No keychain answered, or it refused: why, in words that name no secret. */
+export class KeychainUnavailableError extends AuthError {
+  readonly reason: string;
+
+  constructor(reason: string, hint?: string) {
+    super(`the keychain is not available: ${reason}`, { code: 'keychain_unavailable', hint });
+    this.reason = reason;
+  }
+}
 
 export interface ProfileEntry {
   baseUrl?: string;

@@ -1,28 +1,15 @@
 import { spawn } from 'node:child_process';
-import { KEYCHAIN_SERVICE, type KeychainRef, KeychainUnavailableError } from './keychain-ref';
+import { type KeychainRef, KeychainUnavailableError } from './config-file';
 
 /**
- * Secrets (API keys, state store passwords) in the operating system's keychain:
- * the Secret Service on Linux (GNOME Keyring, KWallet), the macOS Keychain, the
- * Windows Credential Manager, through @napi-rs/keyring, an optional dependency.
- *
- * config.json holds a KeychainRef in place of the secret. Each stored secret
- * gets an account of its own (`<profile>/<random>`), so two config directories
- * (two users' petctl, test suites) sharing one keychain never overwrite each
- * other's entries.
- *
- * Why a child process: the binding opens its D-Bus connection synchronously,
- * and a bus that accepts the connection but never answers blocks the thread
- * that asked for good; neither a timeout nor process.exit() ends a worker
- * thread stuck there. A child process can be killed, so "no keychain answers
- * within KEYCHAIN_TIMEOUT_MS" is a decision petctl takes rather than a hang.
- * The child costs a Node start (docs/configuration.md has the figure).
+ * Secrets in the system's keychain through @napi-rs/keyring, an optional dependency. The binding runs in a
+ * child process: it opens its D-Bus connection synchronously, and a bus that accepts it but never answers
+ * blocks that thread for good, past any timeout; a child can be killed (docs/configuration.md#where-keys-are-kept).
  */
 
-export const KEYCHAIN_TIMEOUT_MS = 3000;
+const TIMEOUT_MS = 3000;
 
-type Request = { op: 'set'; service: string; account: string; secret: string } | { op: 'get' | 'delete'; service: string; account: string };
-type Reply = { ok: true; value?: string | null; deleted?: boolean } | { ok: false; message: string };
+type Reply = { ok: true; value?: string | null } | { ok: false; message: string };
 
 // Runs in the child: one operation, its answer as one JSON line. The request (and a secret) comes on stdin, never in argv.
 const CHILD = `
@@ -35,58 +22,26 @@ process.stdin.setEncoding('utf8').on('data', (c) => { input += c; }).on('end', (
     const entry = new Entry(r.service, r.account, { linux: { store: 'secret-service' } });
     if (r.op === 'set') { entry.setPassword(r.secret); reply = { ok: true }; }
     else if (r.op === 'get') reply = { ok: true, value: entry.getPassword() };
-    else reply = { ok: true, deleted: entry.deleteCredential() };
+    else { entry.deleteCredential(); reply = { ok: true }; }
   } catch (error) { reply = { ok: false, message: String(error && error.message || error).split('\\n')[0] }; }
   process.stdout.write(JSON.stringify(reply));
 });`;
 
-export interface Keychain {
-  /** Stores `secret` under a new account for `profile`; throws KeychainUnavailableError. */
-  save(profile: string, secret: string): Promise<KeychainRef>;
-  /** The secret, or undefined when the keychain answers that it has none. */
-  read(ref: KeychainRef): Promise<string | undefined>;
-  /** True when an entry was deleted. */
-  remove(ref: KeychainRef): Promise<boolean>;
-}
-
-export function openKeychain(env: Readonly<NodeJS.ProcessEnv>, timeoutMs = KEYCHAIN_TIMEOUT_MS): Keychain {
-  const ask = (request: Request) => askChild(request, env, timeoutMs);
-  return {
-    async save(profile, secret) {
-      const ref: KeychainRef = { store: 'keychain', service: KEYCHAIN_SERVICE, account: `${profile}/${randomSuffix()}` };
-      await ask({ op: 'set', service: ref.service, account: ref.account, secret });
-      return ref;
-    },
-    async read(ref) {
-      const reply = await ask({ op: 'get', service: ref.service, account: ref.account });
-      return typeof reply.value === 'string' ? reply.value : undefined;
-    },
-    async remove(ref) {
-      return (await ask({ op: 'delete', service: ref.service, account: ref.account })).deleted === true;
-    },
-  };
-}
-
-function bindingPath(): string | undefined {
+/** One operation on the entry `ref` names; `get` answers the secret (undefined: the keychain has none). */
+export async function askKeychain(env: Readonly<NodeJS.ProcessEnv>, op: 'get' | 'set' | 'delete', ref: KeychainRef, secret?: string): Promise<string | undefined> {
+  let binding: string;
   try {
-    return require.resolve('@napi-rs/keyring');
+    binding = require.resolve('@napi-rs/keyring');
   } catch {
-    return undefined;
+    throw new KeychainUnavailableError('the optional package @napi-rs/keyring is not installed', 'reinstall petctl with its optional dependencies');
   }
-}
-
-function askChild(request: Request, env: Readonly<NodeJS.ProcessEnv>, timeoutMs: number): Promise<Reply & { ok: true }> {
-  const binding = bindingPath();
-  if (binding === undefined) {
-    return Promise.reject(new KeychainUnavailableError('the optional package @napi-rs/keyring is not installed', 'reinstall petctl with its optional dependencies'));
-  }
-  return new Promise((resolve, reject) => {
+  const reply = await new Promise<Reply>((resolve, reject) => {
     const child = spawn(process.execPath, ['-e', CHILD, binding], { env: { ...env }, stdio: ['pipe', 'pipe', 'ignore'], windowsHide: true });
     let out = '';
     const timer = setTimeout(() => {
       child.kill('SIGKILL');
-      reject(new KeychainUnavailableError(`no answer within ${timeoutMs / 1000} s`));
-    }, timeoutMs);
+      reject(new KeychainUnavailableError(`no answer within ${TIMEOUT_MS / 1000} s`));
+    }, TIMEOUT_MS);
     child.stdout.setEncoding('utf8').on('data', (chunk: string) => {
       out += chunk;
     });
@@ -96,21 +51,15 @@ function askChild(request: Request, env: Readonly<NodeJS.ProcessEnv>, timeoutMs:
     });
     child.on('close', () => {
       clearTimeout(timer);
-      let reply: Reply;
       try {
-        reply = JSON.parse(out) as Reply;
+        resolve(JSON.parse(out) as Reply);
       } catch {
-        return reject(new KeychainUnavailableError('the keychain helper ended without an answer'));
+        reject(new KeychainUnavailableError('the keychain helper ended without an answer'));
       }
-      if (reply.ok) resolve(reply);
-      else reject(new KeychainUnavailableError(reply.message));
     });
     child.stdin.on('error', () => {});
-    child.stdin.end(JSON.stringify(request));
+    child.stdin.end(JSON.stringify({ op, service: ref.service, account: ref.account, secret }));
   });
-}
-
-/** 8 hex digits: enough to keep accounts apart, without loading node:crypto. */
-function randomSuffix(): string {
-  return Math.floor(Math.random() * 0x1_0000_0000).toString(16).padStart(8, '0');
+  if (!reply.ok) throw new KeychainUnavailableError(reply.message);
+  return typeof reply.value === 'string' ? reply.value : undefined;
 }

@@ -5,8 +5,7 @@ import { validateBaseUrl } from './base-url';
 import { ensurePrivateDir, withFileLock, writeFileAtomic } from '../locked-file';
 import type { PetctlPaths } from './paths';
 import { checkConfigFiles } from './permissions';
-import { type ConfigDocument, SANDBOX_PROFILE, checkedConfig, readConfigFile, readStore, type Snapshot, type StateStoreSettings, type StoredSecret, byName, entryOf, knownNames, parseConfig, profileExists, stateSettings, toDocument } from './config-file';
-import { type KeychainRef, isKeychainRef } from './keychain-ref';
+import { type ConfigDocument, SANDBOX_PROFILE, checkedConfig, readConfigFile, readStore, type Snapshot, type StateStoreSettings, type StoredSecret, type KeychainRef, isKeychainRef, byName, entryOf, knownNames, parseConfig, profileExists, stateSettings, toDocument } from './config-file';
 import { type KeySet, SecretPlaces, type SecretPlacement, type SecretStorage, type StoreOptions, storageOf } from './secret-places';
 
 export { type KeySet, type SecretPlacement, type SecretStorage, type StoreOptions, storageOf } from './secret-places';

@@ -1,12 +1,6 @@
-import type { StoredSecret } from './config-file';
-import type { Keychain } from './keychain';
-import { type KeychainRef, KeychainUnavailableError, isKeychainRef } from './keychain-ref';
+import { type KeychainRef, KeychainUnavailableError, type StoredSecret, isKeychainRef } from './config-file';
 
-/**
- * Where the profile store puts a secret: the keychain when one answers, or
- * config.json (mode 0600) when none does or the file is asked for. The
- * keychain module is loaded only when a secret is read or written there.
- */
+/** Where the profile store puts a secret: the keychain when one answers, else config.json (mode 0600) or when that is asked for. */
 
 /** Where a secret is kept. */
 export type SecretStorage = 'keychain' | 'config file';
@@ -38,8 +32,7 @@ export interface StoreOptions {
 }
 
 export class SecretPlaces {
-  #env: Readonly<NodeJS.ProcessEnv>;
-  #keychain?: Promise<Keychain>;
+  readonly #env: Readonly<NodeJS.ProcessEnv>;
 
   /** `env`: the environment the keychain is reached through (D-Bus's address on Linux). */
   constructor(env: Readonly<NodeJS.ProcessEnv>) {
@@ -47,20 +40,24 @@ export class SecretPlaces {
   }
 
   // Loaded only by what reads or writes a secret in the keychain.
-  #open(): Promise<Keychain> {
-    this.#keychain ??= import('./keychain').then(({ openKeychain }) => openKeychain(this.#env));
-    return this.#keychain;
+  async #ask(op: 'get' | 'set' | 'delete', ref: KeychainRef, secret?: string): Promise<string | undefined> {
+    const { askKeychain } = await import('./keychain');
+    return askKeychain(this.#env, op, ref, secret);
   }
 
-  async read(ref: KeychainRef): Promise<string | undefined> {
-    return (await this.#open()).read(ref);
+  read(ref: KeychainRef): Promise<string | undefined> {
+    return this.#ask('get', ref);
   }
 
   /** The secret in the keychain when one answers (unless the file is asked for), else as it is for the file. */
   async place(name: string, secret: string, options: StoreOptions = {}): Promise<{ stored: StoredSecret } & SecretPlacement> {
     if (options.insecureStorage) return { stored: secret, storage: 'config file' };
+    // An account of its own, so that config directories sharing one keychain never meet; 8 hex digits without node:crypto.
+    const suffix = Math.floor(Math.random() * 0x1_0000_0000).toString(16).padStart(8, '0');
+    const ref: KeychainRef = { store: 'keychain', service: 'petctl', account: `${name}/${suffix}` };
     try {
-      return { stored: await (await this.#open()).save(name, secret), storage: 'keychain' };
+      await this.#ask('set', ref, secret);
+      return { stored: ref, storage: 'keychain' };
     } catch (error) {
       if (!(error instanceof KeychainUnavailableError)) throw error;
       return { stored: secret, storage: 'config file', keychainFailure: error };
@@ -71,7 +68,7 @@ export class SecretPlaces {
   async retire(ref: KeychainRef): Promise<Pick<KeySet, 'previous' | 'leftBehind'>> {
     const previous = await this.read(ref).catch(() => undefined);
     try {
-      await (await this.#open()).remove(ref);
+      await this.#ask('delete', ref);
       return { previous };
     } catch (error) {
       if (!(error instanceof KeychainUnavailableError)) throw error;
@@ -84,7 +81,7 @@ export class SecretPlaces {
     for (const secret of secrets) {
       if (!isKeychainRef(secret)) continue;
       try {
-        await (await this.#open()).remove(secret);
+        await this.#ask('delete', secret);
       } catch (error) {
         if (!strict) continue;
         // Nothing was changed: the reference stays in config.json, so the entry can still be found.

@@ -1,7 +1,6 @@
 import { NotConfiguredError, PetctlError, UsageError } from '../errors';
 import { validateBaseUrl } from './base-url';
-import type { StoredSecret } from './config-file';
-import { type KeychainRef, KeychainUnavailableError, isKeychainRef } from './keychain-ref';
+import { type KeychainRef, KeychainUnavailableError, type StoredSecret, isKeychainRef } from './config-file';
 import { stateStoreAddress, validateStateUrl } from './state-url';
 import { type ProfileStore, type SecretStorage, type StoredProfile, SANDBOX_DEFAULT_KEY, noProfileChosen, storageOf, unknownProfile, validateApiKey } from './profiles';
 
