@@ -1,7 +1,7 @@
 import type Conf from 'conf';
 import { UsageError } from '../errors';
 import { assertOwnFile } from '../file-safety';
-import { validateBaseUrl } from './base-url';
+import { validateBaseUrl } from './url-check';
 import { ensurePrivateDir, withFileLock, writeFileAtomic } from '../locked-file';
 import type { PetctlPaths } from './paths';
 import { checkConfigFiles } from './permissions';

@@ -4,14 +4,9 @@ import { checkUrl } from './url-check';
 const EXAMPLE = 'expected e.g. redis://host:6379/0 or rediss://host:6380/0 (the password: PETCTL_STATE_PASSWORD or --state-password-stdin)';
 
 /**
- * The shared rate-limit state store a profile names (`--state-url`,
- * PETCTL_STATE_URL): a Redis server. Its password is a secret like the API
- * key: it is stored in config.json (0600) and never printed; what is shown is
- * `maskStateUrl` (profile show/list) or `describeStateUrl` (warnings, -v).
- *
- * A user name without a password (`redis://s3cret@host`) is the password, as
- * redis-cli and ioredis read it: Redis before 6 has no user names, and a
- * password put there must be neither shown nor sent as a user name.
+ * The shared rate-limit state store's URL (a Redis server). Its password is a secret: never printed, shown as
+ * `maskStateUrl` or `describeStateUrl`. A user name without a password (`redis://s3cret@host`) is the password,
+ * as redis-cli and ioredis read it (Redis before 6 has no user names).
  */
 
 export interface StateStoreAddress {
@@ -22,8 +17,6 @@ export interface StateStoreAddress {
   username?: string;
   password?: string;
 }
-
-export const DEFAULT_REDIS_PORT = 6379;
 
 function parse(raw: string, label: string): URL {
   return checkUrl(raw, {
@@ -49,7 +42,7 @@ export function stateStoreAddress(stateUrl: string): StateStoreAddress {
   return {
     tls: url.protocol === 'rediss:',
     host: url.hostname.replace(/^\[(.*)\]$/, '$1'),
-    port: url.port === '' ? DEFAULT_REDIS_PORT : Number(url.port),
+    port: url.port === '' ? 6379 : Number(url.port),
     db: Number(url.pathname.slice(1) || 0),
     username: onlyUser ? undefined : decode(url.username),
     password: decode(onlyUser ? url.username : url.password),

@@ -1,5 +1,5 @@
 import { NotConfiguredError, PetctlError, UsageError } from '../errors';
-import { validateBaseUrl } from './base-url';
+import { validateBaseUrl } from './url-check';
 import { type KeychainRef, KeychainUnavailableError, type StoredSecret, isKeychainRef } from './config-file';
 import { stateStoreAddress, validateStateUrl } from './state-url';
 import { type ProfileStore, type SecretStorage, type StoredProfile, SANDBOX_DEFAULT_KEY, noProfileChosen, storageOf, unknownProfile, validateApiKey } from './profiles';

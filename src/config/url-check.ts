@@ -2,10 +2,9 @@ import { isIP } from 'node:net';
 import { UsageError } from '../errors';
 
 /**
- * The rules a URL petctl is given must keep (the base URL, the state URL),
- * each caller naming only its differences. The raw value is never echoed: it
- * may hold credentials, or be a key pasted into the wrong place. `label`
- * names where the value came from.
+ * The rules a URL petctl is given must keep (the base URL, the state URL), each caller naming only its
+ * differences. The raw value is never echoed: it may hold credentials, or be a key pasted into the wrong
+ * place. `label` names where the value came from.
  */
 export interface UrlRules {
   label: string;
@@ -63,4 +62,24 @@ export function isLoopbackHost(hostname: string): boolean {
   if (family === 4) return host.startsWith('127.');
   // The URL parser writes an IPv6 address one way (`0:0::1` → `[::1]`); it refuses a zone id (`%eth0`).
   return family === 6 && URL.canParse(`http://[${host}]/`) && new URL(`http://[${host}]/`).hostname === '[::1]';
+}
+
+/**
+ * A base URL (--base-url, PETCTL_BASE_URL, `profile add`) normalised: scheme and host lower-cased, default port
+ * and trailing slash dropped. The key goes with every request, so http:// only to a loopback host.
+ */
+export function validateBaseUrl(raw: string, label = 'base URL'): string {
+  const url = checkUrl(raw, {
+    label,
+    example: 'expected e.g. https://api.example.org/v1',
+    schemes: ['https:', 'http:'],
+    schemeWords: 'https://',
+    carriesKey: true,
+  });
+  return `${url.protocol}//${url.host}${url.pathname.replace(/\/+$/, '')}`;
+}
+
+/** A normalised base URL with the specification's `/v1` added, or undefined when it ends in a version already. */
+export function withVersionSegment(baseUrl: string): string | undefined {
+  return /\/v\d+$/i.test(new URL(baseUrl).pathname) ? undefined : `${baseUrl}/v1`;
 }

@@ -2,7 +2,7 @@ import type { Context } from '../context';
 import { InterruptedError, UsageError } from '../errors';
 import { PET_STATUSES, type PetStatusValue } from '../schemas/constants';
 import { int64Problem, parseInt64 } from '../schemas/int64';
-import { validateBaseUrl } from '../config/base-url';
+import { validateBaseUrl } from '../config/url-check';
 
 /**
  * Asking for what a command is missing, as `gh pr create` does, when a person

@@ -1,6 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { validateBaseUrl } from '../../src/config/base-url';
-import { isLoopbackHost } from '../../src/config/url-check';
+import { isLoopbackHost, validateBaseUrl } from '../../src/config/url-check';
 import { UsageError } from '../../src/errors';
 import { thrown } from '../helpers/thrown';
 

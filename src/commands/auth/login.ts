@@ -3,7 +3,7 @@ import { AuthError, InterruptedError, NetworkError, NotConfiguredError, PetctlEr
 import { readKey } from '../../input/read-key';
 import { openApiSession } from '../../app/session';
 import { listPets } from '../../api/endpoints/pets';
-import { withVersionSegment } from '../../config/base-url';
+import { withVersionSegment } from '../../config/url-check';
 import { validateApiKey } from '../../config/profiles';
 import { resolveProfileName } from '../../config/target';
 import { describeKeyChange, describeKeyLeftBehind, describeKeyPlace } from '../../output/key-change';
