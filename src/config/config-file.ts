@@ -1,7 +1,5 @@
-import type Conf from 'conf';
 import { AuthError, ConfigDamagedError } from '../errors';
-import { CorruptFileError, readJsonFile } from '../locked-file';
-import { validateStateUrl } from './state-url';
+import { CorruptFileError } from '../locked-file';
 
 /**
  * config.json as the profile store reads it: what it understands of each profile, the whole document as conf
@@ -58,81 +56,39 @@ export function isRecord(value: unknown): value is Record<string, unknown> {
 export function parseConfig(raw: unknown): Snapshot {
   const doc = isRecord(raw) ? raw : {};
   const profiles = new Map<string, ProfileEntry>();
-  if (isRecord(doc.profiles)) {
-    for (const [name, entry] of Object.entries(doc.profiles)) {
-      if (!isRecord(entry)) continue;
-      const builtIn = name === SANDBOX_PROFILE;
-      profiles.set(name, {
-        baseUrl: !builtIn && typeof entry.baseUrl === 'string' ? entry.baseUrl : undefined,
-        apiKey: storedSecret(entry.apiKey),
-        stateUrl: !builtIn && typeof entry.stateUrl === 'string' && entry.stateUrl !== '' ? entry.stateUrl : undefined,
-        statePassword: builtIn ? undefined : storedSecret(entry.statePassword),
-      });
-    }
+  for (const [name, entry] of Object.entries(isRecord(doc.profiles) ? doc.profiles : {})) {
+    if (!isRecord(entry)) continue;
+    const builtIn = name === SANDBOX_PROFILE;
+    profiles.set(name, {
+      baseUrl: !builtIn && typeof entry.baseUrl === 'string' ? entry.baseUrl : undefined,
+      apiKey: storedSecret(entry.apiKey),
+      stateUrl: !builtIn && typeof entry.stateUrl === 'string' && entry.stateUrl !== '' ? entry.stateUrl : undefined,
+      statePassword: builtIn ? undefined : storedSecret(entry.statePassword),
+    });
   }
   const active = typeof doc.activeProfile === 'string' && doc.activeProfile !== '' ? doc.activeProfile : undefined;
   return { active, profiles };
 }
 
-function storedSecret(value: unknown): StoredSecret | undefined {
+export function storedSecret(value: unknown): StoredSecret | undefined {
   if (typeof value === 'string') return value === '' ? undefined : value;
   return isKeychainRef(value) ? { store: 'keychain', service: value.service, account: value.account } : undefined;
 }
 
+/** The profiles' names: the sandbox first, then the others in order. */
+export function profileNames(names: Iterable<string>): string[] {
+  return [SANDBOX_PROFILE, ...[...names].filter((name) => name !== SANDBOX_PROFILE).sort()];
+}
+
 export function toDocument(raw: unknown): ConfigDocument {
   const doc: Record<string, unknown> = Object.assign(Object.create(null), isRecord(raw) ? raw : {});
-  const profiles: Record<string, unknown> = Object.create(null);
-  if (isRecord(doc.profiles)) {
-    for (const [name, entry] of Object.entries(doc.profiles)) profiles[name] = entry;
-  }
-  doc.profiles = profiles;
+  doc.profiles = Object.assign(Object.create(null), isRecord(doc.profiles) ? doc.profiles : {});
   return doc as ConfigDocument;
 }
 
-export function entryOf(doc: ConfigDocument, name: string): Record<string, unknown> | undefined {
-  const entry = Object.hasOwn(doc.profiles, name) ? doc.profiles[name] : undefined;
-  return isRecord(entry) ? entry : undefined;
-}
-
-export function profileExists(doc: ConfigDocument, name: string): boolean {
-  return name === SANDBOX_PROFILE || entryOf(doc, name) !== undefined;
-}
-
-export function knownNames(doc: ConfigDocument): string[] {
-  const others = Object.keys(doc.profiles).filter((name) => name !== SANDBOX_PROFILE && entryOf(doc, name) !== undefined);
-  return [SANDBOX_PROFILE, ...others.sort(byName)];
-}
-
-export function byName(a: string, b: string): number {
-  return a < b ? -1 : a > b ? 1 : 0;
-}
-
-export interface StateStoreSettings {
-  stateUrl?: string;
-  statePassword?: string;
-}
-
-/** The state store's settings as stored: the URL checked, the password (or its keychain reference) only when given. */
-export function stateSettings(settings: { stateUrl?: string; statePassword?: StoredSecret }): { stateUrl?: string; statePassword?: StoredSecret } {
-  return {
-    ...(settings.stateUrl === undefined ? {} : { stateUrl: validateStateUrl(settings.stateUrl, '--state-url') }),
-    ...(settings.statePassword === undefined ? {} : { statePassword: settings.statePassword }),
-  };
-}
-
-/** config.json as it is on disk (undefined: none yet); a damaged one is ConfigDamagedError. */
-export function readConfigFile(file: string): unknown {
-  return checkedConfig(file, () => readJsonFile(file));
-}
-
-/** conf's `store` getter re-reads the file on every access. */
-export function readStore(conf: Conf<ConfigDocument>, file: string): unknown {
-  return checkedConfig(file, () => conf.store);
-}
-
 /**
- * What is read is written back whole, so a file that is not a JSON object is
- * refused rather than read as empty: a write would replace the profiles it holds.
+ * What is read is written back whole, so a file that is not a JSON object is refused rather than read as
+ * empty: a write would replace the profiles it holds. undefined: no file yet.
  */
 export function checkedConfig<T>(file: string, read: () => T): T {
   let value: T;

@@ -50,17 +50,17 @@ export class SecretPlaces {
   }
 
   /** The secret in the keychain when one answers (unless the file is asked for), else as it is for the file. */
-  async place(name: string, secret: string, options: StoreOptions = {}): Promise<{ stored: StoredSecret } & SecretPlacement> {
-    if (options.insecureStorage) return { stored: secret, storage: 'config file' };
+  async place(name: string, secret: string, options: StoreOptions = {}): Promise<{ stored: StoredSecret; placement: SecretPlacement }> {
+    if (options.insecureStorage) return { stored: secret, placement: { storage: 'config file' } };
     // An account of its own, so that config directories sharing one keychain never meet; 8 hex digits without node:crypto.
     const suffix = Math.floor(Math.random() * 0x1_0000_0000).toString(16).padStart(8, '0');
     const ref: KeychainRef = { store: 'keychain', service: 'petctl', account: `${name}/${suffix}` };
     try {
       await this.#ask('set', ref, secret);
-      return { stored: ref, storage: 'keychain' };
+      return { stored: ref, placement: { storage: 'keychain' } };
     } catch (error) {
       if (!(error instanceof KeychainUnavailableError)) throw error;
-      return { stored: secret, storage: 'config file', keychainFailure: error };
+      return { stored: secret, placement: { storage: 'config file', keychainFailure: error } };
     }
   }
 

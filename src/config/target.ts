@@ -2,7 +2,9 @@ import { NotConfiguredError, PetctlError, UsageError } from '../errors';
 import { validateBaseUrl } from './url-check';
 import { type KeychainRef, KeychainUnavailableError, type StoredSecret, isKeychainRef } from './config-file';
 import { stateStoreAddress, validateStateUrl } from './state-url';
-import { type ProfileStore, type SecretStorage, type StoredProfile, SANDBOX_DEFAULT_KEY, noProfileChosen, storageOf, unknownProfile, validateApiKey } from './profiles';
+import { type ProfileStore, type StoredProfile, SANDBOX_DEFAULT_KEY } from './profiles';
+import { noProfileChosen, unknownProfile, validateApiKey } from './profile-rules';
+import { type SecretStorage, storageOf } from './secret-places';
 
 /**
  * The target: which profile, base URL, key and state store a command uses, where each came from
