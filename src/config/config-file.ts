@@ -1,9 +1,10 @@
-import { AuthError, ConfigDamagedError } from '../errors';
+import { AuthError, ConfigDamagedError, type PetctlError, UsageError } from '../errors';
 import { CorruptFileError } from '../locked-file';
 
 /**
  * config.json as the profile store reads it: what it understands of each profile, the whole document as conf
- * writes it (unknown keys kept), and a secret's place in the keychain (nothing here loads the keychain).
+ * writes it (unknown keys kept), a secret's place in the keychain (nothing here loads the keychain); what a
+ * profile's name and key must be, and the usage errors of choosing one.
  */
 
 /** The built-in profile: the embedded sandbox. */
@@ -100,4 +101,36 @@ export function checkedConfig<T>(file: string, read: () => T): T {
   }
   if (value !== undefined && !isRecord(value)) throw new ConfigDamagedError(file, 'not a JSON object');
   return value;
+}
+
+export function validateProfileName(name: string): string {
+  if (!/^[A-Za-z0-9._-]{1,64}$/.test(name)) {
+    throw new UsageError(`invalid profile name ${JSON.stringify(name)}`, 'use 1 to 64 letters, digits, ".", "_" or "-"');
+  }
+  return name;
+}
+
+/** A key goes into an `Authorization: Bearer` header as it is: not empty, printable ASCII, no spaces. It is never echoed. */
+export function validateApiKey(key: string, label = 'the API key'): string {
+  if (key === '') throw new UsageError(`${label} is empty`);
+  if (/[^\x21-\x7e]/.test(key)) {
+    throw new UsageError(`${label} contains spaces, control or non-ASCII characters`, 'check that only the key itself was pasted');
+  }
+  return key;
+}
+
+/** Other profiles exist and none is chosen (see ProfileStore.activeName): nothing is sent. `others` excludes the sandbox. */
+export function noProfileChosen(others: readonly string[]): PetctlError {
+  return new UsageError(
+    `no profile chosen; petctl has profile${others.length === 1 ? '' : 's'} ${others.join(', ')}. Choose one with petctl profile use <name> or -p <name> (-p ${SANDBOX_PROFILE} for the built-in sandbox)`,
+    { code: 'no_profile' },
+  );
+}
+
+/** A profile name that names none: a usage error (exit 2) wherever it comes from. `from` says where, e.g. `PETCTL_PROFILE`. */
+export function unknownProfile(name: string, known: readonly string[], from?: string): UsageError {
+  return new UsageError(
+    `unknown profile ${JSON.stringify(name)}${from === undefined ? '' : ` from ${from}`} (known: ${known.join(', ')})`,
+    `add it with petctl profile add ${name} --base-url <url>`,
+  );
 }

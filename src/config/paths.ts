@@ -19,20 +19,19 @@ export function limitsFileOf(dataFile: string): string {
   return `${dataFile}.limits.json`;
 }
 
-/** PETCTL_CONFIG_DIR wins; otherwise the OS's config directory (what conf would pick for "petctl"). */
+/**
+ * PETCTL_CONFIG_DIR, or the OS's config directory (what conf would pick for "petctl"); the cache in
+ * XDG_CACHE_HOME/petctl when set (on every system, as gh does), or the OS's cache directory.
+ */
 export function resolvePaths(env: NodeJS.ProcessEnv): PetctlPaths {
-  const dir = env.PETCTL_CONFIG_DIR ? path.resolve(env.PETCTL_CONFIG_DIR) : envPaths('petctl', { suffix: '' }).config;
+  const os = envPaths('petctl', { suffix: '' });
+  const dir = env.PETCTL_CONFIG_DIR ? path.resolve(env.PETCTL_CONFIG_DIR) : os.config;
+  const cache = env.XDG_CACHE_HOME;
   return {
     dir,
     configFile: path.join(dir, 'config.json'),
     stateFile: path.join(dir, 'state.json'),
     sandboxDataFile: path.join(dir, 'sandbox-data.json'),
-    cacheDir: cacheDirOf(env),
+    cacheDir: cache && path.isAbsolute(cache) ? path.join(cache, 'petctl') : os.cache,
   };
-}
-
-/** XDG_CACHE_HOME/petctl when set (on every system, as gh does); otherwise the OS's cache directory (~/.cache/petctl on Linux). */
-function cacheDirOf(env: NodeJS.ProcessEnv): string {
-  if (env.XDG_CACHE_HOME && path.isAbsolute(env.XDG_CACHE_HOME)) return path.join(env.XDG_CACHE_HOME, 'petctl');
-  return envPaths('petctl', { suffix: '' }).cache;
 }

@@ -6,18 +6,9 @@ import { lockPathOf } from '../locked-file';
 import { limitsFileOf, type PetctlPaths } from './paths';
 
 /**
- * Checks the config directory before any command reads a profile from it, as
- * ssh checks ~/.ssh ("Bad owner or permissions").
- *
- * A directory, or a file petctl keeps in it, that another user owns, or a
- * symlink at one of those names, is refused (UnsafeFileError): another user
- * could have planted a base URL there, and the key (even one from
- * PETCTL_API_KEY) would go to it.
- *
- * Loose modes on the user's own files are tightened, and said so: petctl
- * writes its files 0600 in a 0700 directory, but a file copied in, or a
- * directory made by hand, may be readable by others, and config.json holds
- * API keys. Silently fixing it would hide that the key may already have been read.
+ * The config directory checked before a profile is read from it, as ssh checks ~/.ssh. Another user's directory
+ * or file, or a symlink at one of their names, is refused: a base URL planted there would receive the key. Loose
+ * modes on the user's own are tightened and said so, since the keys in config.json may already have been read.
  */
 export function checkConfigFiles(paths: PetctlPaths, warn: (message: string) => void): void {
   if (process.platform === 'win32') return;

@@ -4,14 +4,13 @@ import { assertOwnFile } from '../file-safety';
 import { ensurePrivateDir, readJsonFile, withFileLock, writeFileAtomic } from '../locked-file';
 import type { PetctlPaths } from './paths';
 import { checkConfigFiles } from './permissions';
-import { type ConfigDocument, type KeychainRef, type ProfileEntry, SANDBOX_PROFILE, type Snapshot, type StoredSecret, checkedConfig, isKeychainRef, isRecord, parseConfig, profileNames, storedSecret, toDocument } from './config-file';
+import { type ConfigDocument, type KeychainRef, type ProfileEntry, SANDBOX_PROFILE, type Snapshot, type StoredSecret, checkedConfig, isKeychainRef, isRecord, parseConfig, profileNames, storedSecret, toDocument, unknownProfile, validateApiKey, validateProfileName } from './config-file';
 import { type KeySet, SecretPlaces, type SecretPlacement, type SecretStorage, type StoreOptions, storageOf } from './secret-places';
-import { unknownProfile, validateApiKey, validateProfileName } from './profile-rules';
-
-export type { KeySet, SecretPlacement } from './secret-places';
-export { unknownProfile, validateApiKey } from './profile-rules';
 import { validateStateUrl } from './state-url';
 import { validateBaseUrl } from './url-check';
+
+export type { KeySet, SecretPlacement } from './secret-places';
+export { unknownProfile, validateApiKey } from './config-file';
 
 /**
  * The profile store: config.json (docs/configuration.md#files), written through conf. Secrets go to the keychain

@@ -1,8 +1,6 @@
 import { type KeychainRef, KeychainUnavailableError, type StoredSecret, isKeychainRef } from './config-file';
 
 /** Where the profile store puts a secret: the keychain when one answers, else config.json (mode 0600) or when that is asked for. */
-
-/** Where a secret is kept. */
 export type SecretStorage = 'keychain' | 'config file';
 
 export function storageOf(secret: StoredSecret | undefined): SecretStorage | undefined {

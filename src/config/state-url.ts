@@ -30,8 +30,7 @@ function parse(raw: string, label: string): URL {
 
 /** Checks a state URL and returns it as given, the scheme lower-cased and a trailing `/` dropped. */
 export function validateStateUrl(raw: string, label = 'the state URL'): string {
-  const url = parse(raw, label);
-  return url.href.replace(/\/$/, '');
+  return parse(raw, label).href.replace(/\/$/, '');
 }
 
 /** Where to connect, with the user name and password decoded. */

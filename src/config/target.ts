@@ -1,9 +1,8 @@
 import { NotConfiguredError, PetctlError, UsageError } from '../errors';
 import { validateBaseUrl } from './url-check';
-import { type KeychainRef, KeychainUnavailableError, type StoredSecret, isKeychainRef } from './config-file';
+import { type KeychainRef, KeychainUnavailableError, type StoredSecret, isKeychainRef, noProfileChosen, unknownProfile, validateApiKey } from './config-file';
 import { stateStoreAddress, validateStateUrl } from './state-url';
 import { type ProfileStore, type StoredProfile, SANDBOX_DEFAULT_KEY } from './profiles';
-import { noProfileChosen, unknownProfile, validateApiKey } from './profile-rules';
 import { type SecretStorage, storageOf } from './secret-places';
 
 /**
@@ -20,11 +19,6 @@ export type BaseUrlSource = 'flag' | 'env' | 'profile' | 'sandbox';
 export type KeySource = 'env' | 'profile' | 'sandbox-default';
 export type StateUrlSource = 'env' | 'profile';
 export type StatePasswordSource = 'env' | 'profile' | 'url';
-
-export interface ResolvedProfile {
-  name: string;
-  source: ProfileSource;
-}
 
 export interface ResolvedTarget {
   /** Undefined when no profile is used (profileSource 'none'). */
@@ -69,11 +63,11 @@ export interface TargetOptions extends ResolveOptions {
 }
 
 function fromEnv(env: Readonly<NodeJS.ProcessEnv>, name: string): string | undefined {
-  const value = env[name];
-  return value === undefined || value === '' ? undefined : value;
+  // An empty variable counts as unset.
+  return env[name] || undefined;
 }
 
-export function resolveProfileName(store: ProfileReader, options: ResolveOptions): ResolvedProfile {
+export function resolveProfileName(store: ProfileReader, options: ResolveOptions): { name: string; source: ProfileSource } {
   if (options.profileFlag === '') throw new UsageError('--profile needs a profile name', 'petctl profile list');
   const envProfile = fromEnv(options.env, 'PETCTL_PROFILE');
   const [name, source, from] =
