@@ -98,12 +98,12 @@ export class ProfileStore {
     // Checked before a password goes to the keychain, and again under the lock.
     if (this.#snapshot.profiles.has(name)) throw exists();
     const password = settings.statePassword === undefined ? undefined : await this.#secrets.place(name, settings.statePassword);
-    await this.#changeWithSecret(password?.stored, (doc) => {
+    await this.#change((doc) => {
       const now = parseConfig(doc);
       if (now.profiles.has(name)) throw exists();
       if (options.useIfFirst && now.active === undefined && profileNames(now.profiles.keys()).length === 1) doc.activeProfile = name;
       doc.profiles[name] = { ...entry, ...(password && { statePassword: password.stored }) };
-    });
+    }, password?.stored);
     return { password: password?.placement, nowActive: this.#snapshot.active === name };
   }
 
@@ -116,12 +116,12 @@ export class ProfileStore {
     if (!this.#snapshot.profiles.has(name)) throw unknownProfile(name, this.list().map((profile) => profile.name));
     const password = changes.statePassword === undefined ? undefined : await this.#secrets.place(name, changes.statePassword);
     let replaced: unknown;
-    await this.#changeWithSecret(password?.stored, (doc) => {
+    await this.#change((doc) => {
       const entry = existingEntry(doc, name)!;
       if (password) replaced = entry.statePassword;
       // Everything else the entry holds (the key above all) stays as it is.
       doc.profiles[name] = { ...entry, ...changed, ...(password && { statePassword: password.stored }) };
-    });
+    }, password?.stored);
     await this.#secrets.forget([storedSecret(replaced)], false);
     return password?.placement;
   }
@@ -156,11 +156,11 @@ export class ProfileStore {
     if (!this.#snapshot.profiles.has(name) && name !== SANDBOX_PROFILE) throw unknownProfile(name, this.list().map((profile) => profile.name));
     const placed = await this.#secrets.place(name, key, options);
     let replaced: unknown;
-    await this.#changeWithSecret(placed.stored, (doc) => {
+    await this.#change((doc) => {
       const entry = existingEntry(doc, name);
       replaced = entry?.apiKey;
       doc.profiles[name] = { ...entry, apiKey: placed.stored };
-    });
+    }, placed.stored);
     // A key kept in the file before is gone with the write above; one in the keychain goes too, wherever the new one went.
     if (typeof replaced === 'string' && replaced !== '') return { ...placed.placement, replaced: true, previous: replaced };
     return isKeychainRef(replaced) ? { ...placed.placement, replaced: true, ...(await this.#secrets.retire(replaced)) } : { ...placed.placement, replaced: false };
@@ -186,18 +186,11 @@ export class ProfileStore {
     return storageOf(removed);
   }
 
-  /** A secret just written to the keychain for a change that did not happen goes again. */
-  async #changeWithSecret(stored: StoredSecret | undefined, change: (doc: ConfigDocument) => void): Promise<void> {
-    try {
-      await this.#change(change);
-    } catch (error) {
-      await this.#secrets.forget([stored], false);
-      throw error;
-    }
-  }
-
-  /** Locked read-modify-write of the file as it is now; `change` may throw to abort, and nothing is written when it changes nothing. */
-  async #change(change: (doc: ConfigDocument) => void): Promise<void> {
+  /**
+   * Locked read-modify-write of the file as it is now; `change` may throw to abort, and nothing is written when it
+   * changes nothing. `placed`: a secret just put in the keychain for the change, which goes again if the change fails.
+   */
+  async #change(change: (doc: ConfigDocument) => void, placed?: StoredSecret): Promise<void> {
     const file = this.#paths.configFile;
     await withFileLock(file, async () => {
       // What is read here is written back, keys and all: it must be the user's own file.
@@ -209,6 +202,9 @@ export class ProfileStore {
       change(doc);
       if (JSON.stringify(doc) !== before) conf.store = doc;
       this.#snapshot = parseConfig(doc);
+    }).catch(async (error: unknown) => {
+      await this.#secrets.forget([placed], false);
+      throw error;
     });
   }
 

@@ -41,8 +41,8 @@ export function checkUrl(raw: string, rules: UrlRules): URL {
   if (rules.carriesKey && (url.username !== '' || url.password !== '')) {
     throw new UsageError(`${label} must not contain a user name or password`, 'petctl sends the API key itself; store it with petctl auth login');
   }
-  // An empty `?` or `#` leaves search/hash empty but still shows in href.
-  if (url.search !== '' || url.hash !== '' || url.href.includes('?') || url.href.includes('#')) {
+  // An empty `?` or `#` leaves search and hash empty, but still shows in href.
+  if (/[?#]/.test(url.href)) {
     throw new UsageError(`${label} must not contain a query (?...) or a fragment (#...)`, example);
   }
   if (rules.path && !rules.path[0].test(url.pathname)) throw new UsageError(`${label} ${rules.path[1]}`, example);
@@ -50,10 +50,8 @@ export function checkUrl(raw: string, rules: UrlRules): URL {
 }
 
 /**
- * True for hosts that can only be this machine: `localhost`, 127.0.0.0/8 and
- * ::1 (bracketed or not, in any of its spellings). Other names that merely
- * resolve to loopback (`foo.localhost`, nip.io) are not trusted: resolution
- * can differ between this check and the connection.
+ * True for hosts that can only be this machine: `localhost`, 127.0.0.0/8 and ::1 (bracketed or not, in any
+ * spelling). Names that merely resolve to loopback (`foo.localhost`, nip.io) may resolve otherwise on connecting.
  */
 export function isLoopbackHost(hostname: string): boolean {
   const host = hostname.toLowerCase().replace(/^\[(.*)\]$/, '$1');
