@@ -1,7 +1,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { UnsafeFileError } from '../errors';
-import { type Expected, assertOwnFile, chmodNoFollow, lstatIfPresent, ownershipProblem } from '../file-safety';
+import { assertOwnFile, chmodNoFollow, lstatIfPresent, ownershipProblem } from '../file-safety';
 import { lockPathOf } from '../locked-file';
 import { limitsFileOf, type PetctlPaths } from './paths';
 
@@ -18,11 +18,11 @@ export function checkConfigFiles(paths: PetctlPaths, warn: (message: string) => 
   const problem = ownershipProblem(dir, 'directory');
   if (problem) throw new UnsafeFileError(paths.dir, problem);
   const files = [paths.configFile, paths.stateFile, paths.sandboxDataFile, limitsFileOf(paths.sandboxDataFile)];
-  const entries: Array<[string, Expected]> = [
-    ...files.flatMap((file): Array<[string, Expected]> => [[file, 'file'], [lockPathOf(file), 'directory']]),
-    [path.join(paths.dir, 'imports'), 'directory'],
-  ];
-  for (const [entry, expected] of entries) assertOwnFile(entry, expected, { modes: false });
+  for (const file of files) {
+    assertOwnFile(file, 'file', { modes: false });
+    assertOwnFile(lockPathOf(file), 'directory', { modes: false });
+  }
+  assertOwnFile(path.join(paths.dir, 'imports'), 'directory', { modes: false });
   tighten(paths.dir, dir.mode, 0o700, warn, fs.chmodSync);
   for (const file of files) {
     const stats = lstatIfPresent(file);
