@@ -1,6 +1,6 @@
 import type { Context } from '../context';
 import { UsageError } from '../errors';
-import { type ApiOptions, requestIo } from './api-request';
+import { type ApiOptions, requestIo } from './api';
 import { buildRawRequest, checkFlags } from '../api/endpoints/raw-request';
 import { rawPages } from '../api/endpoints/pages';
 import { openItemStream } from '../output/listing-stream';
@@ -13,6 +13,7 @@ import { printPages } from './print-pages';
  * (-o ndjson). A stop is continued by the same command from the page not fetched.
  */
 export async function apiPaginateRun(options: ApiOptions, ctx: Context): Promise<void> {
+  if (options.cache !== undefined) throw new UsageError('--cache keeps one answer, and --paginate follows many: leave out one of them');
   const { output, query } = ctx.globals;
   // Fields go in the query of a GET: with --paginate they do not make a POST, as they would alone.
   const flags = { ...options, method: options.method ?? 'GET' };

@@ -1,60 +1,16 @@
-import { Argument, type Command } from 'commander';
+import type { Command } from 'commander';
+import { completeWords, renderCompletion } from '../completion/complete';
+import { type Shell, completionScript } from '../completion/scripts';
+import { SANDBOX_PROFILE } from '../config/profiles';
 import type { Context } from '../context';
-import { SHELLS, type Shell, completionScript } from '../completion/scripts';
 import { GUIDE_TOPICS } from './help';
-import type { Invoke } from './types';
 
-export interface CompletionOptions {
-  shell: Shell;
-}
-
-export interface CompleteOptions {
-  /** The words after `petctl`; the last is the one being completed ('' after a space). */
-  words: string[];
-  /** The whole command tree, walked at completion time so every registered command and flag completes. */
-  program: Command;
-}
-
-/**
- * `petctl completion <shell>` prints the script; the hidden `petctl __complete
- * -- <words...>` is what that script runs on each TAB (as gh and wrangler do).
- * The `--` keeps commander from reading the typed flags as this command's own.
- */
-export function registerCompletion(program: Command, invoke: Invoke): void {
-  program
-    .command('completion')
-    .description('print a shell completion script (bash, zsh or fish)')
-    .addArgument(new Argument('<shell>', 'the shell').choices(SHELLS))
-    .addHelpText(
-      'after',
-      `
-The script completes commands, flags, --status/--output values, the guides
-and commands after help, and profile names (read from the config on each TAB,
-so new profiles complete at once).
-
-Install:
-  bash  $ echo 'source <(petctl completion bash)' >> ~/.bashrc
-  zsh   $ petctl completion zsh > "\${fpath[1]}/_petctl"     # then open a new shell
-  fish  $ petctl completion fish > ~/.config/fish/completions/petctl.fish
-
-Exit codes: 0 ok, 2 unknown or missing shell.`,
-    )
-    .action((shell: Shell) => invoke((ctx) => completionRun({ shell }, ctx)));
-
-  program
-    .command('__complete', { hidden: true })
-    .description('print the completions for a partly typed command line (used by the completion scripts)')
-    .argument('[words...]', 'the words after petctl')
-    .action((words: string[]) => invoke((ctx) => completeRun({ words, program }, ctx)));
-}
-
-// The scripts are a few constant strings, not worth a lazy import.
-export async function completionRun(options: CompletionOptions, ctx: Context): Promise<void> {
+export async function completionRun(options: { shell: Shell }, ctx: Context): Promise<void> {
   ctx.io.stdout.write(completionScript(options.shell));
 }
 
-export async function completeRun(options: CompleteOptions, ctx: Context): Promise<void> {
-  const { completeWords, renderCompletion } = await import('../completion/complete');
+/** `petctl __complete -- <words…>`: the last word is the one being completed ('' after a space); the tree is walked as it is now. */
+export async function completeRun(options: { words: string[]; program: Command }, ctx: Context): Promise<void> {
   const completion = await completeWords(options.program, options.words, { profileNames: () => profileNames(ctx), guideTopics: GUIDE_TOPICS });
   ctx.io.stdout.write(renderCompletion(completion));
 }
@@ -66,7 +22,6 @@ async function profileNames(ctx: Context): Promise<string[]> {
     // A hand-edited name with white space would break the one-candidate-per-line answer.
     return store.list().map((profile) => profile.name).filter((name) => /^[^\s:]\S*$/.test(name));
   } catch {
-    const { SANDBOX_PROFILE } = await import('../config/profiles');
     return [SANDBOX_PROFILE];
   }
 }

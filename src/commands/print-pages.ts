@@ -2,6 +2,7 @@ import type { LinkedPage, WalkOptions } from '../api/endpoints/pages';
 import type { Context } from '../context';
 import { type ItemStream, bufferedStream } from '../output/listing-stream';
 import { ListingProgress } from '../output/listing-stop';
+import { writeResult } from '../output/result';
 
 /**
  * The walk `pets list --all` and `petctl api --paginate` both print: every page,
@@ -31,8 +32,9 @@ export interface PrintedWalk<T> {
 }
 
 export async function printPages<T>(ctx: Context, walk: PrintedWalk<T>): Promise<void> {
-  const { query, output, verbose } = ctx.globals;
-  const stream = query === undefined ? walk.stream() : bufferedStream<T>(async (items) => (await import('../output/query')).writeQueried(ctx.io.stdout, ctx.terminal.stdoutIsTerminal, query, items, output));
+  const { query, verbose } = ctx.globals;
+  // With --query given, writeResult queries the items.
+  const stream = query === undefined ? walk.stream() : bufferedStream<T>((items) => writeResult(ctx, items, () => ''));
   const progress = new ListingProgress(ctx, query !== undefined || walk.outputWaits === true, walk.noun);
   let pageUrl = walk.from;
   try {

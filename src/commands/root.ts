@@ -3,14 +3,12 @@ import type { GlobalOptions } from '../globals';
 import { completesWith } from '../completion/values';
 import { OUTPUT_FORMATS, type OutputFormat } from '../output/format';
 import { VERSION } from '../version';
-import { registerApi } from './api';
 import { registerAuth } from './auth';
-import { registerCompletion } from './completion';
 import { GUIDES_HELP, registerHelp } from './help';
 import { BAD_VALUE, nameBadValues, parseCount, parsePositiveSeconds, parseSeconds } from './parsers';
 import { registerPets } from './pets';
 import { registerProfile } from './profile';
-import { registerSandbox } from './sandbox';
+import { registerTopLevel } from './top-level';
 import type { HelpOutput, Invoke } from './types';
 
 interface RawGlobals {
@@ -50,10 +48,8 @@ export function globalOptions(program: Command): GlobalOptions {
 }
 
 /**
- * The program. A global flag's bad value is held until all the program's flags are parsed, and
- * raised before help, --version or a command, so that `-o json` after it still makes the error
- * JSON (`petctl --timeout 0 -o json pets list`). The first bad value is the one reported, before
- * any other error of the program's own (`petctl --timeout 0 -o`).
+ * The program. A global flag's first bad value is held until all the program's flags are parsed,
+ * so that `-o json` after it still makes the error JSON (`petctl --timeout 0 -o json pets list`).
  */
 class Program extends Command {
   private badValue?: string;
@@ -84,23 +80,18 @@ class Program extends Command {
 }
 
 /**
- * Builds the whole command tree. Loads nothing heavy: run functions import what
- * they need. Settings made before the subcommands are added are inherited by
- * them: commander throws instead of exiting, and prints help through `output`
- * but no errors (main.ts prints those, in human or JSON form).
+ * The whole command tree, loading no run module. Subcommands inherit the settings made before
+ * they are added: commander throws instead of exiting, and prints help but no errors (main.ts's).
  */
 export function buildProgram(invoke: Invoke, output: HelpOutput): Command {
   const program = new Program('petctl')
-    // Commander calls this on the command whose parsing failed (subcommands inherit it): the error
-    // learns that command, whose help and flags commands/usage-errors.ts words the error with.
+    // Called on the command whose parsing failed, which usage-errors.ts words the error with.
     .exitOverride(function (this: Command, error: CommanderError) {
       throw Object.assign(error, { failedIn: this });
     })
     .configureOutput({
       writeOut: output.writeOut,
-      // Commander shows a group's help as an error's when no subcommand follows (`petctl pets`),
-      // its only use of the error stream here (main.ts prints the errors). petctl answers that as
-      // --help: on stdout, laid out for stdout, exit 0 (main.ts), as the shim does from the pages.
+      // Commander's only use of it here: a group's help when no subcommand follows (`petctl pets`), answered as --help.
       writeErr: output.writeOut,
       getErrHelpWidth: () => (process.stdout.isTTY ? process.stdout.columns : undefined) as number,
       outputError: () => {},
@@ -148,35 +139,8 @@ ${GUIDES_HELP}`,
   registerPets(program, invoke);
   registerAuth(program, invoke);
   registerProfile(program, invoke);
-  registerSandbox(program, invoke);
-  registerApi(program, invoke);
-  registerCache(program, invoke);
-  registerCompletion(program, invoke);
+  registerTopLevel(program, invoke);
   registerHelp(program, invoke, output);
   nameBadValues(program, (message) => program.holdBadValue(message));
   return program;
-}
-
-/** The response cache's command; its run module is loaded when it runs. */
-function registerCache(program: Command, invoke: Invoke): void {
-  const cache = program
-    .command('cache')
-    .helpCommand(false)
-    .description('the response cache that --cache reads and fills (pets list, pets get, api)')
-    .addHelpText('after', '\nExample:\n  $ petctl cache clear');
-  cache
-    .command('clear')
-    .description('remove every cached answer, of every profile')
-    .addHelpText(
-      'after',
-      `
-Cached answers live in $XDG_CACHE_HOME/petctl (else the system's cache
-directory, ~/.cache/petctl on Linux). Each expires on its own after the
-duration of the --cache that stored it, and a write (pets add, api -X POST)
-clears those of its service; clear removes them all at once.
-
-Example:
-  $ petctl cache clear`,
-    )
-    .action(() => invoke(async (ctx) => (await import('./cache')).cacheClearRun(ctx)));
 }

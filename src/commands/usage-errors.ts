@@ -1,20 +1,14 @@
-import type { Command, CommanderError, Option } from 'commander';
+import type { Command, CommanderError } from 'commander';
+import { findOption, findSubcommand, takesValue } from '../completion/complete';
 import { UsageError } from '../errors';
 
 /**
- * A usage error commander found, in petctl's words, with the closest help in its hint. Commander
- * writes the message (a bad value's is the parsers' own: commands/parsers.ts), suggests a command
- * or flag for a typo (showSuggestionAfterError), and names the command where parsing failed
- * (root.ts's exitOverride); this lays the suggestion on the message's line, and says what to do
- * with words it found no place for (`too many arguments`). The usual cause of those is a value
- * with spaces left unquoted, `--name Mr Whiskers`: the shell gave petctl two words, and the hint
- * shows the flag with its words joined in quotes.
+ * A usage error commander found (its message; a bad value's is parsers.ts's), in petctl's words:
+ * its suggestion on the message's line, the closest help in the hint, and for words it found no
+ * place for, the usual cause: a value with spaces left unquoted (`--name Mr Whiskers`).
  */
 
-/**
- * A commander error as petctl's UsageError; undefined for help and --version, which end well (and
- * a group without a command, `petctl pets`, whose help root.ts prints on stdout).
- */
+/** A commander error as a UsageError; undefined for help and --version, which end well (and `petctl pets`'s help). */
 export function usageError(error: CommanderError, argv: string[]): UsageError | undefined {
   if (['commander.helpDisplayed', 'commander.version', 'commander.help'].includes(error.code)) return undefined;
   // root.ts's exitOverride names it on every error commander throws.
@@ -32,16 +26,15 @@ export function usageError(error: CommanderError, argv: string[]): UsageError | 
 }
 
 /**
- * The command whose help is closest to what was typed: where parsing failed, or, for an unknown
- * command with one suggestion, the suggestion followed by the words after it: `petctl pet list`
- * -> `petctl pets list`.
+ * Where parsing failed, or for an unknown command with one suggestion, the suggestion and the
+ * words after it: `petctl pet list` -> `petctl pets list`.
  */
 function closestCommand(failedIn: Command, code: string, suggested: string[]): Command {
-  let command = code === 'commander.unknownCommand' && suggested.length === 1 ? failedIn.commands.find((sub) => sub.name() === suggested[0]) : undefined;
+  let command = code === 'commander.unknownCommand' && suggested.length === 1 ? findSubcommand(failedIn, suggested[0]!) : undefined;
   if (command === undefined) return failedIn;
   // commander's args at this point: the unknown word, then the rest of the line.
   for (const word of failedIn.args.slice(1)) {
-    const sub: Command | undefined = command.commands.find((candidate) => candidate.name() === word);
+    const sub = findSubcommand(command, word);
     if (sub === undefined) break;
     command = sub;
   }
@@ -50,15 +43,7 @@ function closestCommand(failedIn: Command, code: string, suggested: string[]): C
 
 /** `petctl pets list` for the list command. */
 function commandPath(command: Command): string {
-  const names: string[] = [];
-  for (let at: Command | null = command; at !== null; at = at.parent) names.unshift(at.name());
-  return names.join(' ');
-}
-
-interface FlagValue {
-  flag: string;
-  words: string[];
-  leftover: string[];
+  return command.parent === null ? command.name() : `${commandPath(command.parent)} ${command.name()}`;
 }
 
 /** Too many arguments: the quote hint when the words follow a flag's value, else what the command takes. */
@@ -71,16 +56,19 @@ function leftoverWordsError(command: Command, argv: string[], help: string): Usa
   return new UsageError(`${commandPath(command)} ${takes}; unexpected ${quoteAll(command.args.slice(expected.length))}`, help);
 }
 
-/**
- * Words after a flag's value where petctl expected none or a command (`petctl -p my shelter pets
- * list`): the flag with its words in quotes; undefined when no flag value precedes them.
- */
+/** Words after a flag's value where none or a command was expected: the flag with its words in quotes. */
 function unquotedValueError(command: Command, argv: string[]): UsageError | undefined {
   const afterFlags = wordsAfterValues(command, argv);
   const [first] = afterFlags;
   if (first === undefined) return undefined;
   const message = `unexpected ${quoteAll(first.leftover)} after ${first.flag} ${first.words[0]}`;
   return new UsageError(message, `quote a value with spaces: ${afterFlags.map(({ flag, words }) => `${flag} ${quoted(words.join(' '))}`).join(' ')}`);
+}
+
+interface FlagValue {
+  flag: string;
+  words: string[];
+  leftover: string[];
 }
 
 /**
@@ -90,7 +78,8 @@ function unquotedValueError(command: Command, argv: string[]): UsageError | unde
  */
 function wordsAfterValues(command: Command, argv: string[]): FlagValue[] {
   const afterFlags: FlagValue[] = [];
-  let at = rootOf(command);
+  let at = command;
+  while (at.parent !== null) at = at.parent;
   let operands = 0;
   let last: FlagValue | undefined;
   for (let i = 0; i < argv.length; i++) {
@@ -98,14 +87,15 @@ function wordsAfterValues(command: Command, argv: string[]): FlagValue[] {
     if (word === '--') break;
     if (word.startsWith('-') && word.length > 1) {
       last = undefined;
-      const [flag, inline] = splitInline(word);
-      const option = optionOf(at, flag);
-      if (option === undefined || !(option.required || option.optional)) continue;
-      if (inline !== undefined) last = { flag, words: [inline], leftover: [] };
+      const equals = word.startsWith('--') ? word.indexOf('=') : -1;
+      const flag = equals === -1 ? word : word.slice(0, equals);
+      const option = findOption(at, flag);
+      if (option === undefined || !takesValue(option)) continue;
+      if (equals !== -1) last = { flag, words: [word.slice(equals + 1)], leftover: [] };
       else if (i + 1 < argv.length && (option.required || !argv[i + 1]!.startsWith('-'))) last = { flag, words: [argv[++i]!], leftover: [] };
       continue;
     }
-    const sub = at.commands.find((candidate) => candidate.name() === word);
+    const sub = findSubcommand(at, word);
     if (sub !== undefined || (at === command && operands++ < command.registeredArguments.length)) {
       at = sub ?? at;
       last = undefined;
@@ -116,26 +106,6 @@ function wordsAfterValues(command: Command, argv: string[]): FlagValue[] {
     }
   }
   return afterFlags;
-}
-
-function splitInline(word: string): [string, string | undefined] {
-  const at = word.indexOf('=');
-  return word.startsWith('--') && at !== -1 ? [word.slice(0, at), word.slice(at + 1)] : [word, undefined];
-}
-
-/** A flag of the command or of one of its parents (global flags may follow the command). */
-function optionOf(command: Command, flag: string): Option | undefined {
-  for (let at: Command | null = command; at !== null; at = at.parent) {
-    const option = at.options.find((candidate) => candidate.long === flag || candidate.short === flag);
-    if (option !== undefined) return option;
-  }
-  return undefined;
-}
-
-function rootOf(command: Command): Command {
-  let root = command;
-  while (root.parent !== null) root = root.parent;
-  return root;
 }
 
 /** As a shell would take it back: double quotes, or single ones when the text holds what double quotes expand. */

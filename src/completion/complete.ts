@@ -1,15 +1,10 @@
 import type { Argument, Command, Option } from 'commander';
-import { type DynamicValues, dynamicValuesOf } from './values';
+import { dynamicValuesOf } from './values';
 
 /**
- * The completion engine: given the words typed after `petctl` (the last one is
- * the word under the cursor, '' after a space), it answers what may come next.
- * It walks the commander program itself, so every command, flag and choice
- * that is registered completes without a list to keep in step.
- *
- * Parsing follows commander's rules as petctl uses them: a program's options
- * are valid anywhere on the line (no positional options), `--` ends the
- * options, and the first operand of a group names its subcommand.
+ * The completion engine: what may follow the words typed after `petctl` (the last is the word under
+ * the cursor). It walks the commander program itself, read as commander reads it: a program's
+ * options anywhere on the line, `--` ending the options, a group's first operand its subcommand.
  */
 
 export interface Candidate {
@@ -17,7 +12,7 @@ export interface Candidate {
   description: string;
 }
 
-/** Either words to offer, or "complete a file path here" (the shell does that better than we could). */
+/** Words to offer, or "the shell completes a path here". */
 export type Completion = { kind: 'words'; candidates: Candidate[] } | { kind: 'files' };
 
 export interface CompletionSources {
@@ -37,20 +32,18 @@ interface Position {
 }
 
 export async function completeWords(program: Command, words: readonly string[], sources: CompletionSources): Promise<Completion> {
-  const current = words.length > 0 ? words[words.length - 1]! : '';
+  const current = words.at(-1) ?? '';
   const position = locate(program, words.slice(0, -1));
   if (position.pendingOption) return valuesOf(position.pendingOption, '', current, position, sources);
-
   if (!position.afterDoubleDash && current.startsWith('-')) {
     const equals = current.indexOf('=');
     if (current.startsWith('--') && equals > 0) {
       const option = findOption(position.command, current.slice(0, equals));
       if (option && takesValue(option)) return valuesOf(option, current.slice(0, equals + 1), current, position, sources);
-      return offer([]);
+      return offer([], current);
     }
-    return offer(filterByPrefix(flagsOf(position.command, current.startsWith('--')), current));
+    return offer(flagsOf(position.command, current.startsWith('--')), current);
   }
-
   const candidates: Candidate[] = [];
   if (position.operands.length === 0 && !position.afterDoubleDash) candidates.push(...commandsOf(position.command));
   const argument = argumentAt(position.command, position.operands.length);
@@ -59,11 +52,7 @@ export async function completeWords(program: Command, words: readonly string[], 
     if (/^(?:file|path|dir)/i.test(argument.name())) return { kind: 'files' };
     candidates.push(...(await argumentValues(argument, position, sources)));
   }
-  return offer(filterByPrefix(candidates, current));
-}
-
-function offer(candidates: Candidate[]): Completion {
-  return { kind: 'words', candidates };
+  return offer(candidates, current);
 }
 
 /** Replays the finished words the way commander would read them. */
@@ -102,21 +91,27 @@ function optionAwaitingValue(command: Command, word: string): Option | undefined
   return undefined;
 }
 
-/** An option of the command or of any command above it. */
-function findOption(command: Command, flag: string): Option | undefined {
-  for (let cmd: Command | null = command; cmd; cmd = cmd.parent) {
-    const option = cmd.options.find((candidate) => candidate.long === flag || candidate.short === flag);
+/** A flag of the command or of a command above it (global flags may follow the command). */
+export function findOption(command: Command, flag: string): Option | undefined {
+  for (let at: Command | null = command; at; at = at.parent) {
+    const option = at.options.find((candidate) => candidate.long === flag || candidate.short === flag);
     if (option) return option;
   }
   return undefined;
 }
 
-function takesValue(option: Option): boolean {
+export function takesValue(option: Option): boolean {
   return option.required || option.optional;
 }
 
-function findSubcommand(command: Command, name: string): Command | undefined {
-  return command.commands.find((sub) => sub.name() === name || sub.aliases().includes(name));
+export function findSubcommand(command: Command, name: string): Command | undefined {
+  return command.commands.find((sub) => sub.name() === name);
+}
+
+/** The command the words name below `command`; none when a word names no subcommand. */
+export function findCommand(command: Command | undefined, words: readonly string[]): Command | undefined {
+  for (const word of words) command = command && findSubcommand(command, word);
+  return command;
 }
 
 /** The command's visible subcommands, each with its summary. */
@@ -129,9 +124,8 @@ function commandsOf(command: Command): Candidate[] {
 
 function argumentAt(command: Command, index: number): Argument | undefined {
   const declared = command.registeredArguments;
-  if (index < declared.length) return declared[index];
-  const last = declared[declared.length - 1];
-  return last?.variadic ? last : undefined;
+  const last = declared.at(-1);
+  return declared[index] ?? (last?.variadic ? last : undefined);
 }
 
 /** The command's own flags (help included), then those of the commands above it (--version only at the top). */
@@ -152,29 +146,15 @@ async function valuesOf(option: Option, prefix: string, current: string, positio
   // A value shown as <file>, <path> or <dir> (`--data <file>`, `--file <path|->`): the shell completes paths there.
   if (/[<[](?:file|path|dir)[\w.|-]*[>\]]/i.test(option.flags)) return { kind: 'files' };
   const values = await argumentValues(option, position, sources);
-  return offer(filterByPrefix(values.map((candidate) => ({ ...candidate, value: `${prefix}${candidate.value}` })), current));
+  return offer(values.map((candidate) => ({ ...candidate, value: `${prefix}${candidate.value}` })), current);
 }
 
 /** What an option's value or an argument may be: its choices, or the values its tag names. */
 async function argumentValues(target: Argument | Option, position: Position, sources: CompletionSources): Promise<Candidate[]> {
-  if (target.argChoices) return plain(target.argChoices);
-  const dynamic = dynamicValuesOf(target);
-  return dynamic ? dynamicValues(dynamic, position, sources) : [];
-}
-
-function plain(values: readonly string[]): Candidate[] {
+  const kind = dynamicValuesOf(target);
+  if (kind === 'help-topics') return helpTopics(position, sources.guideTopics);
+  const values = target.argChoices ?? (kind === 'profiles' ? await sources.profileNames() : kind === 'concurrency' ? ['auto'] : []);
   return values.map((value) => ({ value, description: '' }));
-}
-
-async function dynamicValues(kind: DynamicValues, position: Position, sources: CompletionSources): Promise<Candidate[]> {
-  switch (kind) {
-    case 'profiles':
-      return plain(await sources.profileNames());
-    case 'help-topics':
-      return helpTopics(position, sources.guideTopics);
-    case 'concurrency':
-      return plain(['auto']);
-  }
 }
 
 /**
@@ -182,20 +162,15 @@ async function dynamicValues(kind: DynamicValues, position: Position, sources: C
  * group's name its subcommands. A guide first: `help sandbox` prints the guide, not the command.
  */
 function helpTopics({ command: help, operands }: Position, guides: readonly string[]): Candidate[] {
-  let command = help.parent ?? undefined;
-  for (const word of operands) command = command && findSubcommand(command, word);
+  const command = findCommand(help.parent ?? undefined, operands);
   if (command === undefined) return [];
   const guideCandidates = operands.length === 0 ? guides.map((topic) => ({ value: topic, description: 'guide' })) : [];
   return [...guideCandidates, ...commandsOf(command)];
 }
 
-function filterByPrefix(candidates: Candidate[], current: string): Candidate[] {
-  const seen = new Set<string>();
-  return candidates.filter((candidate) => {
-    if (!candidate.value.startsWith(current) || seen.has(candidate.value)) return false;
-    seen.add(candidate.value);
-    return true;
-  });
+/** The candidates that start with `current`, each value once. */
+function offer(candidates: Candidate[], current: string): Completion {
+  return { kind: 'words', candidates: candidates.filter((candidate, i) => candidate.value.startsWith(current) && candidates.findIndex((other) => other.value === candidate.value) === i) };
 }
 
 /** Shells show one line per candidate: the first line of a description, no tabs. */
@@ -204,10 +179,8 @@ function summary(text: string): string {
 }
 
 /**
- * What `petctl __complete` prints for the shell scripts: one candidate per
- * line as `value<TAB>description` (zsh and fish show the description, bash
- * drops it), or the single line `:files` to ask for path completion. No
- * candidate starts with ":" (commands, flags, choices and profile names never do).
+ * What `petctl __complete` prints for the scripts: `value<TAB>description` lines, or `:files` for
+ * path completion (no candidate starts with ":").
  */
 export function renderCompletion(completion: Completion): string {
   if (completion.kind === 'files') return ':files\n';

@@ -1,13 +1,9 @@
 import type { Argument, Option } from 'commander';
 
 /**
- * Values an option or argument takes that only exist at completion time:
- * profile names are read from the config on every TAB, so a profile added a
- * moment ago completes at once; `petctl help` takes a guide or the words of a
- * command, which depend on the words before; `--concurrency` takes `auto` or a number, and only
- * the word is offered. Commands tag what they declare; the completion
- * engine reads the tag. Fixed choices need no tag (commander's `.choices()`),
- * nor do file paths (a `<file>` or `<path>` placeholder says so).
+ * Values known only at completion time (profile names, read on every TAB; `petctl help`'s words;
+ * --concurrency's `auto`), tagged where a command declares the option or argument. Choices
+ * (commander's `.choices()`) and paths (a `<file>` or `<path>` placeholder) need no tag.
  */
 export type DynamicValues = 'profiles' | 'help-topics' | 'concurrency';
 

@@ -1,5 +1,5 @@
 import { type TestContext, describe, expect, it } from 'vitest';
-import { apiRun } from '../../src/commands/api';
+import { apiPaginateRun } from '../../src/commands/api-paginate';
 import { type FakeContextOptions, fakeContext, newApiKey, tempConfigDir } from '../helpers/cli';
 import { startScriptedServer } from '../helpers/scripted-server';
 
@@ -18,7 +18,7 @@ async function harness(t: Pick<TestContext, 'onTestFinished'>) {
   return { server, run };
 }
 
-const options = { path: '/orders', rawFields: [], typedFields: [], headers: [], include: false, paginate: true };
+const options = { path: '/orders', rawFields: [], typedFields: [], headers: [], include: false };
 const linked = (body: string, next?: string) => ({ status: 200, body, headers: (next === undefined ? {} : { Link: `<${next}>; rel="next"` }) as Record<string, string> });
 
 describe.concurrent('petctl api --paginate on a terminal', () => {
@@ -26,7 +26,7 @@ describe.concurrent('petctl api --paginate on a terminal', () => {
     const { server, run } = await harness(t);
     server.reply(linked('[{"note":"red\u009b31m"}]', '/v1/orders?page=2'), linked('[{"note":"\u202eevil"}]'));
     const { ctx, io } = run({ stdoutColumns: 80 });
-    await apiRun(options, ctx);
+    await apiPaginateRun(options, ctx);
     expect(io.stdout.text()).toBe('[\n  {\n    "note": "red\\u009b31m"\n  },\n  {\n    "note": "\\u202eevil"\n  }\n]\n');
   });
 
@@ -34,7 +34,7 @@ describe.concurrent('petctl api --paginate on a terminal', () => {
     const { server, run } = await harness(t);
     server.reply(linked('[1,2]', '/v1/orders?page=2'), linked('[3]'));
     const { ctx, io } = run({ stdoutColumns: 80, stderrTTY: true, globals: { query: 'length(@)' } });
-    await apiRun(options, ctx);
+    await apiPaginateRun(options, ctx);
     expect(io.stdout.text()).toBe('3\n');
     expect(io.stderr.text()).toBe('\r\x1b[Kpetctl: page 1, 2 items so far\r\x1b[Kpetctl: page 2, 3 items so far\r\x1b[K');
   });
