@@ -6,22 +6,13 @@ import { petStatusOf } from '../schemas/status';
 import { type ColumnMapping, columnKey, sentField } from '../bulk/formats/columns';
 import { type Concurrency, IN_FLIGHT } from '../bulk/in-flight';
 
-/**
- * Flag and argument parsers. Each throws commander's InvalidArgumentError with
- * what the value must be ("must be a whole number"); nameBadValues names the
- * flag or argument and repeats the value: `--limit must be …, not "0"` (exit 2).
- */
-
-/** Commander's error code for a bad value, found by nameBadValues. */
+/** The code of a bad value's error: not commander's own, which would put commander's sentence in front. */
 export const BAD_VALUE = 'petctl.badValue';
 
 /**
- * Every flag's and argument's value parser, under `command` and its subcommands, made to fail
- * through commander's own `command.error` with the whole sentence: the name, what the value must
- * be (the parser's words, or a choice's), and the value as typed; `error: ` first, as commander's
- * own messages have it. Not with commander's code for a bad value, which would have commander put
- * its own sentence in front. `fail` takes the sentence instead for `command`'s own flags (the
- * program's global flags, whose error waits for the flags after them: root.ts).
+ * Flag and argument parsers throw InvalidArgumentError with what the value must be; this makes
+ * every one under `command` fail with the whole sentence, `error: --limit must be …, not "0"`,
+ * through `fail` (the program's own flags: root.ts holds it until the flags after them are parsed).
  */
 export function nameBadValues(command: Command, fail = (message: string): void => command.error(message, { code: BAD_VALUE })): void {
   for (const target of [...command.options, ...command.registeredArguments] as Array<Option | Argument>) {
@@ -43,10 +34,7 @@ export function nameBadValues(command: Command, fail = (message: string): void =
   for (const sub of command.commands) nameBadValues(sub);
 }
 
-/**
- * A parser of whole numbers from `min` to `max`, in at most `digits` digits (leading zeros count);
- * `must` says what the value must be.
- */
+/** A parser of whole numbers from `min` to `max`, in at most `digits` digits (leading zeros count). */
 function wholeNumber(must: string, { min = 0, max = Infinity, digits = Infinity } = {}): (value: string) => number {
   return (value) => {
     if (!/^\d+$/.test(value) || value.length > digits || Number(value) < min || Number(value) > max) throw new InvalidArgumentError(must);
@@ -71,21 +59,17 @@ export function parseInt64Value(value: string): number | bigint {
   return parsed;
 }
 
-/** `--status`: in any case and with spaces around, as the service's lower-case word. */
-export function parseStatus(value: string): PetStatusValue {
-  const status = petStatusOf(value);
-  if (status === undefined) throw new InvalidArgumentError(STATUS_RULE);
-  return status;
-}
-
-/** `--status <status>`: the choices for help and completion, matched in any case. */
+/** `--status <status>`: the choices for help and completion, matched in any case and with spaces around. */
 export function statusOption(description: string): Option {
-  return new Option('--status <status>', description).choices(PET_STATUSES).argParser(parseStatus);
+  return new Option('--status <status>', description).choices(PET_STATUSES).argParser((value): PetStatusValue => {
+    const status = petStatusOf(value);
+    if (status === undefined) throw new InvalidArgumentError(STATUS_RULE);
+    return status;
+  });
 }
 
 /** The longest a Node timer can wait (2^31 - 1 ms); a longer one fires at once. */
-const MAX_TIMER_MS = 2 ** 31 - 1;
-const MAX_TIMER_SECONDS = Math.floor(MAX_TIMER_MS / 1000);
+const MAX_TIMER_SECONDS = Math.floor((2 ** 31 - 1) / 1000);
 const TOO_LONG = `must be at most ${MAX_TIMER_SECONDS} seconds (24 days), the longest a timer can wait`;
 
 export function parseSeconds(value: string): number {
@@ -104,13 +88,10 @@ const DURATION_UNITS_MS: Record<string, number> = { ms: 1, s: 1000, m: 60_000, h
 
 /** A duration in milliseconds: `30s`, `5m`, `1h30m`, `500ms`, `1d`; a bare number is seconds. Greater than 0. */
 export function parseDuration(value: string): number {
-  const text = value.trim();
-  let ms: number;
-  if (/^\d+(\.\d+)?$/.test(text)) ms = Number(text) * 1000;
-  else if (/^(\d+(\.\d+)?(ms|s|m|h|d))+$/.test(text)) {
-    ms = 0;
-    for (const [, amount, unit] of text.matchAll(/(\d+(?:\.\d+)?)(ms|s|m|h|d)/g)) ms += Number(amount) * DURATION_UNITS_MS[unit!]!;
-  } else throw new InvalidArgumentError('must be a duration such as 30s, 5m, 1h30m or 1d');
+  const text = /^\d+(\.\d+)?$/.test(value.trim()) ? `${value.trim()}s` : value.trim();
+  if (!/^(\d+(\.\d+)?(ms|s|m|h|d))+$/.test(text)) throw new InvalidArgumentError('must be a duration such as 30s, 5m, 1h30m or 1d');
+  let ms = 0;
+  for (const [, amount, unit] of text.matchAll(/(\d+(?:\.\d+)?)(ms|s|m|h|d)/g)) ms += Number(amount) * DURATION_UNITS_MS[unit!]!;
   if (!(ms >= 1)) throw new InvalidArgumentError('must be a duration greater than 0, such as 30s or 5m');
   if (ms > MAX_TIMER_SECONDS * 1000) throw new InvalidArgumentError(`must be at most ${MAX_TIMER_SECONDS}s (24 days), the longest a timer can wait`);
   return Math.round(ms);
@@ -151,10 +132,7 @@ export function parseColumn(value: string, previous: readonly ColumnMapping[] = 
   return [...previous, { field, header }];
 }
 
-export interface EnterpriseQuota {
-  perMinute: number;
-  perDay: number;
-}
+export type EnterpriseQuota = { perMinute: number; perDay: number };
 
 /** `<per-minute>/<per-day>`, both whole numbers of at least 1, e.g. `20000/5000000`. */
 export function parseEnterpriseQuota(value: string): EnterpriseQuota {

@@ -1,7 +1,7 @@
 import { Command, type CommanderError, type ErrorOptions, Option } from 'commander';
 import type { GlobalOptions } from '../globals';
 import { completesWith } from '../completion/values';
-import { OUTPUT_FORMATS, type OutputFormat } from '../output/format';
+import { OUTPUT_FORMATS } from '../output/format';
 import { VERSION } from '../version';
 import { registerAuth } from './auth';
 import { GUIDES_HELP, registerHelp } from './help';
@@ -11,23 +11,18 @@ import { registerProfile } from './profile';
 import { registerTopLevel } from './top-level';
 import type { HelpOutput, Invoke } from './types';
 
-interface RawGlobals {
-  profile?: string;
-  output: OutputFormat;
+type RawGlobals = Pick<GlobalOptions, 'profile' | 'output' | 'baseUrl' | 'retries' | 'color' | 'query'> & {
   json?: boolean;
-  baseUrl?: string;
   timeout: number;
-  retries: number;
   maxWait: number;
   verbose?: boolean;
   quiet?: boolean;
-  color: boolean;
-  query?: string;
   input: boolean;
-}
+};
 
-/** Global flags → GlobalOptions. Environment fallbacks for profile and base URL are applied in config/target.ts. */
-export function toGlobalOptions(raw: RawGlobals): GlobalOptions {
+/** The global flags as commands are given them; the environment's fallbacks for profile and base URL are config/target.ts's. */
+export function globalOptions(program: Command): GlobalOptions {
+  const raw = program.opts<RawGlobals>();
   return {
     profile: raw.profile,
     output: raw.json ? 'json' : raw.output,
@@ -41,10 +36,6 @@ export function toGlobalOptions(raw: RawGlobals): GlobalOptions {
     ...(raw.query === undefined ? {} : { query: raw.query }),
     ...(raw.input === false ? { noInput: true } : {}),
   };
-}
-
-export function globalOptions(program: Command): GlobalOptions {
-  return toGlobalOptions(program.opts<RawGlobals>());
 }
 
 /**

@@ -9,6 +9,4 @@ export interface CommandTraits {
   jsonResult?: boolean;
 }
 
-export interface HelpOutput {
-  writeOut(text: string): void;
-}
+export type HelpOutput = { writeOut(text: string): void };

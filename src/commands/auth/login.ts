@@ -16,7 +16,6 @@ export interface LoginOptions {
   insecureStorage?: boolean;
 }
 
-
 export async function loginRun(options: LoginOptions, ctx: Context): Promise<void> {
   const store = await ctx.profiles();
   const { name } = resolveProfileName(store, { profileFlag: ctx.globals.profile, env: ctx.env });

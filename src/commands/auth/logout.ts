@@ -1,7 +1,6 @@
 import type { Context } from '../../context';
 import { resolveProfileName } from '../../config/target';
 
-
 export async function logoutRun(ctx: Context): Promise<void> {
   const store = await ctx.profiles();
   const { name } = resolveProfileName(store, { profileFlag: ctx.globals.profile, env: ctx.env });

@@ -6,7 +6,6 @@ import { renderDetails } from '../../output/details';
 import { describeTarget } from '../../output/profile';
 import { formatLocalDateTime } from '../../output/time';
 
-
 export async function statusRun(ctx: Context): Promise<void> {
   const { http, target } = await ctx.api();
   // What it learns of the limits is kept, so that `profile show` says the same until the window ends.

@@ -5,18 +5,11 @@ import { getPet } from '../../api/endpoints/pets';
 import { renderPet } from '../../output/pets';
 import { renderOptions } from '../../output/settings';
 
-export interface GetOptions {
-  petId: number | bigint;
-  /** --cache, in ms. */
-  cache?: number;
-}
-
-
-export async function getRun(options: GetOptions, ctx: Context): Promise<void> {
+/** The id, and --cache in ms. */
+export async function getRun(options: { petId: number | bigint; cache?: number }, ctx: Context): Promise<void> {
   const { http } = await ctx.api();
   let sunset = GET_PET_SUNSET;
-  const warn = () =>
-    ctx.warn(`GET /pets/{petId} is deprecated and is to be removed on ${sunset}; use \`petctl pets list --status <status>\` instead`);
+  const warn = () => ctx.warn(`GET /pets/{petId} is deprecated and is to be removed on ${sunset}; use \`petctl pets list --status <status>\` instead`);
   try {
     const pet = await getPet(http, options.petId, (date) => (sunset = date), options.cache);
     await writeResult(ctx, pet, () => renderPet(pet, ctx.globals.output, renderOptions(ctx)));

@@ -6,32 +6,25 @@ import { listPets } from '../../api/endpoints/pets';
 import { renderPets } from '../../output/pets';
 import { renderOptions } from '../../output/settings';
 
+/** The flags of pets list (--all and --starting-token: list-all.ts); --cache in ms. */
 export interface ListOptions {
   limit?: number;
   status?: PetStatusValue;
-  /** Follow Link rel="next" to the last page; `limit` is then the page size. */
   all?: boolean;
-  /** Continue a stopped --all listing from this next-page link (implies --all). */
   startingToken?: string;
-  /** --cache, in ms. */
   cache?: number;
 }
-
 
 export async function listRun(options: ListOptions, ctx: Context): Promise<void> {
   const { http } = await ctx.api();
   const { output, query } = ctx.globals;
   const { pets, response } = await listPets(http, { limit: options.limit, status: options.status, cacheForMs: options.cache });
-  const more = response.header('link') !== undefined && isPersonWatching(ctx) && (await hasNextPage(response));
+  // Only for a person, who reads the page on stdout and sees the hint on stderr.
+  const more = response.header('link') !== undefined && ctx.terminal.personWatching() && (await hasNextPage(response));
   if (pets.length === 0 && output === 'table' && query === undefined) ctx.notice('No animals found.');
   await writeResult(ctx, pets, () => renderPets(pets, output, renderOptions(ctx)));
   // After the page, so that it is the last line the person sees.
   if (more) ctx.notice(morePagesHint(pets.length, options.limit));
-}
-
-/** stdout and stderr are both a terminal: a person reads the page, and a hint on stderr is seen, not piped away. */
-function isPersonWatching(ctx: Context): boolean {
-  return ctx.terminal.personWatching();
 }
 
 /** The Link parser is loaded only for a page that has a Link header, shown to a person (docs/performance.md). */

@@ -1,16 +1,8 @@
 import type { Context } from '../../context';
 import { promptBaseUrl } from '../../input/prompts';
-import { notePasswordPlace, readStatePassword, warnIfPasswordInClear } from './state-store';
+import { type ProfileOptions, notePasswordPlace, readStatePassword, warnIfPasswordInClear } from './state-store';
 
-
-export interface ProfileAddOptions {
-  name: string;
-  baseUrl?: string;
-  stateUrl?: string;
-  statePasswordStdin?: boolean;
-}
-
-export async function profileAddRun(options: ProfileAddOptions, ctx: Context): Promise<void> {
+export async function profileAddRun(options: ProfileOptions, ctx: Context): Promise<void> {
   const { name, stateUrl } = options;
   const baseUrl = options.baseUrl ?? (await promptBaseUrl(ctx));
   const statePassword = options.statePasswordStdin ? await readStatePassword(ctx, name, stateUrl) : undefined;

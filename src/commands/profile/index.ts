@@ -3,20 +3,18 @@ import { completesWith } from '../../completion/values';
 import type { Context } from '../../context';
 import type { Invoke } from '../types';
 
-/** The profile commands' flags and help; each one's run module is loaded when it runs. */
-
-const STATE_URL_HELP =
-  "share the key's rate-limit state with other machines through Redis: redis://host:6379/0 or rediss://… (env PETCTL_STATE_URL)";
+const STATE_URL_HELP = "share the key's rate-limit state with other machines through Redis: redis://host:6379/0 or rediss://… (env PETCTL_STATE_URL)";
 const STATE_PASSWORD_HELP =
   "read the state store's password from standard input (a hidden prompt on a terminal); it is stored like the key (env PETCTL_STATE_PASSWORD)";
 
 type StateFlags = { stateUrl?: string; statePasswordStdin?: boolean };
 
-/** profile add's and set's options: --base-url is the global flag, read from the global options. */
+/** profile add's and set's options: --base-url is the global flag. */
 function stateOptions(name: string, flags: StateFlags, ctx: Context) {
   return { name, baseUrl: ctx.globals.baseUrl, stateUrl: flags.stateUrl, statePasswordStdin: flags.statePasswordStdin === true };
 }
 
+/** The profile commands' flags and help; each one's run module is loaded when it runs. */
 export function registerProfile(program: Command, invoke: Invoke): void {
   const profile = program.command('profile').helpCommand(false).description('manage profiles: one base URL and one API key each');
   const name = () => completesWith(new Argument('<name>', 'profile name'), 'profiles');

@@ -6,7 +6,6 @@ import { renderRecords } from '../../output/records';
 import { renderOptions } from '../../output/settings';
 import { SANDBOX_URL_TEXT } from '../../output/profile';
 
-
 export async function profileListRun(ctx: Context): Promise<void> {
   const store = await ctx.profiles();
   const active = store.activeName();

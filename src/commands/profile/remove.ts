@@ -2,14 +2,8 @@ import { maskKey } from '../../config/target';
 import type { Context } from '../../context';
 import { confirmOrStop } from '../../input/prompts';
 
-export interface ProfileRemoveOptions {
-  name: string;
-  /** --yes: remove a profile holding a key without asking. */
-  yes: boolean;
-}
-
-
-export async function profileRemoveRun(options: ProfileRemoveOptions, ctx: Context): Promise<void> {
+/** --yes: remove a profile holding a key without asking. */
+export async function profileRemoveRun(options: { name: string; yes: boolean }, ctx: Context): Promise<void> {
   const store = await ctx.profiles();
   const stored = store.get(options.name);
   if (stored && !stored.builtIn && stored.apiKey !== undefined) {

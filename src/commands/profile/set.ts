@@ -1,16 +1,8 @@
 import type { Context } from '../../context';
 import { UsageError } from '../../errors';
-import { notePasswordPlace, readStatePassword, warnIfPasswordInClear } from './state-store';
+import { type ProfileOptions, notePasswordPlace, readStatePassword, warnIfPasswordInClear } from './state-store';
 
-export interface ProfileSetOptions {
-  name: string;
-  baseUrl?: string;
-  stateUrl?: string;
-  statePasswordStdin?: boolean;
-}
-
-
-export async function profileSetRun(options: ProfileSetOptions, ctx: Context): Promise<void> {
+export async function profileSetRun(options: ProfileOptions, ctx: Context): Promise<void> {
   const { name, baseUrl, stateUrl } = options;
   if (baseUrl === undefined && stateUrl === undefined && !options.statePasswordStdin) {
     throw new UsageError('nothing to change: give --base-url <url>, --state-url <url> or --state-password-stdin', `e.g. petctl profile set ${name} --base-url https://api.example.org/v1`);

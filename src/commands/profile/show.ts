@@ -9,7 +9,6 @@ import { openFileStore } from '../../api/limits/file-store';
 import { renderDetails } from '../../output/details';
 import { describeSeen, describeTarget, lastSeen, noneChosen, passwordText, renderNoneChosen } from '../../output/profile';
 
-
 export async function profileShowRun(options: { name?: string }, ctx: Context): Promise<void> {
   const store = await ctx.profiles();
   if (options.name !== undefined && store.get(options.name) === undefined) throw unknownProfile(options.name, store.list().map((profile) => profile.name));

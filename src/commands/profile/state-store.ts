@@ -6,7 +6,13 @@ import { isLoopbackHost } from '../../config/url-check';
 import { stateStoreAddress } from '../../config/state-url';
 import { readSecret } from '../../input/read-key';
 
-/** The state store's flags' values, shared by `profile add` and `profile set`. */
+/** What `profile add` and `profile set` are given: --base-url is the global flag. */
+export interface ProfileOptions {
+  name: string;
+  baseUrl?: string;
+  stateUrl?: string;
+  statePasswordStdin?: boolean;
+}
 
 /**
  * The password --state-password-stdin reads, for the state URL the profile

@@ -1,6 +1,5 @@
 import type { Context } from '../../context';
 
-
 export async function profileUseRun(options: { name: string }, ctx: Context): Promise<void> {
   const store = await ctx.profiles();
   await store.use(options.name);
