@@ -7,11 +7,7 @@ import { openItemStream } from '../output/listing-stream';
 import { continuePaginateCommand, hiddenValuesNote } from '../output/listing-stop';
 import { printPages } from './print-pages';
 
-/**
- * `petctl api --paginate`: the GET petctl api builds, then every page its answers link to
- * as rel="next" (print-pages.ts); the pages' items go out as one JSON array or one per line
- * (-o ndjson). A stop is continued by the same command from the page not fetched.
- */
+/** `petctl api --paginate`: the GET petctl api builds, then every page linked as rel="next" (print-pages.ts). */
 export async function apiPaginateRun(options: ApiOptions, ctx: Context): Promise<void> {
   if (options.cache !== undefined) throw new UsageError('--cache keeps one answer, and --paginate follows many: leave out one of them');
   const { output, query } = ctx.globals;
@@ -40,10 +36,7 @@ function checkPaginate(flags: ApiOptions & { method: string }, output: string, q
   if (output === 'csv' && query === undefined) throw new UsageError('--paginate prints the items as JSON: one array, or one per line with -o ndjson; not csv');
 }
 
-/**
- * The page to continue from as petctl api takes it: a path under the base URL when it is
- * one, since the built-in sandbox listens on another port each run; else the absolute link.
- */
+/** The page to continue from: a path under the base URL when it is one (the built-in sandbox's port changes each run). */
 function pathUnder(baseUrl: string, pageUrl: string): string {
   return pageUrl.startsWith(`${baseUrl}/`) ? pageUrl.slice(baseUrl.length) : pageUrl;
 }

@@ -4,22 +4,12 @@ import { type ItemStream, bufferedStream } from '../output/listing-stream';
 import { ListingProgress } from '../output/listing-stop';
 import { writeResult } from '../output/result';
 
-/**
- * The walk `pets list --all` and `petctl api --paginate` both print: every page,
- * paced like an import (the minute window is the pace; --max-wait bounds each
- * page's other waits), each next page requested while the page before is
- * printed, its items written as they come. A stop (exit 5, Ctrl-C, the network)
- * leaves what was fetched on stdout and says on stderr how to continue from the
- * page not fetched. --query needs the whole array: it runs at the end, or on a
- * stop over what was fetched.
- */
-export interface PrintedWalk<T> {
+/** What `pets list --all` and `api --paginate` walk: `from` is the first page's URL, `noun` counts the items. */
+interface PrintedWalk<T> {
   pages(walk: WalkOptions): AsyncIterable<LinkedPage<readonly T[]>>;
-  /** The first page's URL: where a walk stopped before any page continues. */
   from: string;
   /** How the items are written without --query. */
   stream(): ItemStream<T>;
-  /** 'animal' or 'item', as the progress line, -v's trace and the stop line count them. */
   noun: string;
   /** The output waits for the end (a table on a terminal): the progress line may be drawn meanwhile. */
   outputWaits?: boolean;
@@ -27,10 +17,15 @@ export interface PrintedWalk<T> {
   continueWith(url: string): string;
   note?: string;
   onPage?(page: LinkedPage<readonly T[]>): void;
-  /** Said on stderr when no item came, before the output ends. */
+  /** Said on stderr when no item came. */
   noneFound?: string;
 }
 
+/**
+ * Every page, paced as an import is, each next one requested while the one before is printed. A
+ * stop leaves what was fetched on stdout and says on stderr how to continue; --query, which needs
+ * the whole array, runs at the end or on a stop.
+ */
 export async function printPages<T>(ctx: Context, walk: PrintedWalk<T>): Promise<void> {
   const { query, verbose } = ctx.globals;
   // With --query given, writeResult queries the items.

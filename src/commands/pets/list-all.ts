@@ -38,11 +38,7 @@ export async function listAllRun(flags: ListOptions, ctx: Context): Promise<void
   });
 }
 
-/**
- * --starting-token: the link to the next page that a stopped listing printed, on the base
- * URL's origin (absolute, or a path there). It goes where every next link may go (where the
- * key may be sent), and the filters it names are those of the listing it continues.
- */
+/** --starting-token: the next-page link a stopped listing printed, where the key may go, with that listing's filters. */
 function startingUrl(token: string, params: ListPetsParams, http: HttpClient): string {
   const base = new URL(http.buildUrl('/pets'));
   let url: URL;

@@ -14,11 +14,7 @@ export interface ProfileOptions {
   statePasswordStdin?: boolean;
 }
 
-/**
- * The password --state-password-stdin reads, for the state URL the profile
- * will have. A password is never a flag; one in the URL as well is refused,
- * so that it is clear which is used.
- */
+/** The password --state-password-stdin reads for the profile's state URL; one in the URL as well is refused, so that it is clear which is used. */
 export async function readStatePassword(ctx: Context, name: string, stateUrl: string | undefined): Promise<string> {
   if (stateUrl === undefined) {
     throw new UsageError(`profile ${JSON.stringify(name)} has no state URL for the password`, `give one: petctl profile set ${name} --state-url redis://host:6379/0 --state-password-stdin`);
