@@ -1,7 +1,8 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { addRun, toAddOptions } from '../../src/commands/pets/add';
+import { toAddOptions } from '../../src/commands/pets/add';
+import { importFile } from '../../src/commands/pets/add-file';
 import { createContext } from '../../src/context';
 import { InterruptedError } from '../../src/errors';
 import { fakeIo, globalsWith, newApiKey, tempConfigDir } from '../helpers/cli';
@@ -48,7 +49,7 @@ describe('progress', () => {
       json(429, { code: 'rate_limited', message: 'Too many requests', status: 429 }, { 'retry-after': '1', 'x-ratelimit-limit': '1000', 'x-ratelimit-remaining': '0', 'x-ratelimit-reset': reset }),
     );
 
-    await addRun(toAddOptions({ file: file(rows(3)), concurrency: 1 }), ctx);
+    await importFile(toAddOptions({ file: file(rows(3)), concurrency: 1 }).bulk!, ctx);
 
     const frames = io.stderr.writes.filter((chunk) => chunk.startsWith('\r\x1b[Kimport '));
     expect(frames.length).toBeGreaterThan(2);
@@ -67,7 +68,7 @@ describe('progress', () => {
 
   it('off a terminal: no bar and no carriage returns; -v prints one line per row', async (t) => {
     const { ctx, io, file } = await setup(t, { stderrTTY: false, verbose: true });
-    await addRun(toAddOptions({ file: file(rows(2)), concurrency: 1 }), ctx);
+    await importFile(toAddOptions({ file: file(rows(2)), concurrency: 1 }).bulk!, ctx);
     const text = io.stderr.text();
     expect(text).not.toContain('\r');
     expect(text).toContain('row 1 (line 1): created id 100\n');
@@ -86,7 +87,7 @@ describe('interrupts through the context', () => {
       setTimeout(() => make(request, res), 200);
     });
 
-    await expect(addRun(toAddOptions({ file: file(rows(3)), concurrency: 1 }), ctx)).rejects.toBeInstanceOf(InterruptedError);
+    await expect(importFile(toAddOptions({ file: file(rows(3)), concurrency: 1 }).bulk!, ctx)).rejects.toBeInstanceOf(InterruptedError);
     expect(seenHandler).toBe(true);
     expect(server.requests).toHaveLength(1);
     // Released once sending is over: a later Ctrl-C would abort as usual.

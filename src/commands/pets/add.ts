@@ -53,11 +53,8 @@ export function toAddOptions(flags: AddFlags): AddOptions {
   return { bulk };
 }
 
-export async function addRun(given: AddOptions, ctx: Context): Promise<void> {
-  if (given.bulk) {
-    const { importFile } = await import('./add-file');
-    return importFile(given.bulk, ctx);
-  }
+/** One animal (--file: add-file.ts). */
+export async function addRun(given: Omit<AddOptions, 'bulk'>, ctx: Context): Promise<void> {
   if (given.name?.trim() === '') {
     throw new UsageError("option '--name <name>' must not be empty");
   }

@@ -113,7 +113,8 @@ import held it past --max-wait (journal_busy), 130 Ctrl-C,
       invoke(
         async (ctx) => {
           const { addRun, toAddOptions } = await import('./add');
-          return addRun(toAddOptions(flags), ctx);
+          const options = toAddOptions(flags);
+          return options.bulk ? (await import('./add-file')).importFile(options.bulk, ctx) : addRun(options, ctx);
         },
         { jsonResult: true },
       ),
