@@ -133,13 +133,9 @@ function flagsOf(command: Command, longOnly: boolean): Candidate[] {
   const help = command.createHelp();
   help.showGlobalOptions = true;
   const inherited = help.visibleGlobalOptions(command).filter((option) => option.long !== '--version');
-  const candidates: Candidate[] = [];
-  for (const option of [...help.visibleOptions(command), ...inherited]) {
-    const description = summary(option.description);
-    if (option.long) candidates.push({ value: option.long, description });
-    if (option.short && !longOnly) candidates.push({ value: option.short, description });
-  }
-  return candidates;
+  return [...help.visibleOptions(command), ...inherited].flatMap((option) =>
+    [option.long, longOnly ? undefined : option.short].filter((flag) => flag !== undefined).map((value) => ({ value, description: summary(option.description) })),
+  );
 }
 
 async function valuesOf(option: Option, prefix: string, current: string, position: Position, sources: CompletionSources): Promise<Completion> {
