@@ -45,10 +45,8 @@ function wholeNumber(must: string, { min = 0, max = Infinity, digits = Infinity 
 export const parseLimit = wholeNumber(`must be a whole number from ${LIMIT_MIN} to ${LIMIT_MAX}`, { min: LIMIT_MIN, max: LIMIT_MAX });
 export const parseCount = wholeNumber('must be a whole number from 0 to 100', { max: 100 });
 export const parsePort = wholeNumber('must be a port from 0 to 65535 (0 picks a free one)', { max: 65535 });
-/** `pets add --reserve`: requests of every window to leave unused; 0 or more. */
 export const parseReserve = wholeNumber('must be a whole number of requests, 0 or more', { digits: 9 });
 export const parseMinuteMs = wholeNumber('must be whole milliseconds, 100 or more', { min: 100 });
-/** `petctl sandbox --max-animals`: a whole number of at least 1. */
 export const parseMaxAnimals = wholeNumber('must be a whole number of animals, 1 or more', { min: 1, digits: 15 });
 const parseInFlight = wholeNumber(`must be auto or a whole number from 1 to ${IN_FLIGHT.max}`, { min: 1, max: IN_FLIGHT.max });
 
@@ -104,8 +102,7 @@ export function cacheOption(): Option {
 
 /** `--concurrency`: `auto` (adapted to the answers: bulk/in-flight.ts), or a fixed level from 1 to 256. */
 export function parseConcurrency(value: string): Concurrency {
-  if (value.trim().toLowerCase() === 'auto') return 'auto';
-  return parseInFlight(value);
+  return value.trim().toLowerCase() === 'auto' ? 'auto' : parseInFlight(value);
 }
 
 /** `--delimiter`: one character, or `tab`; a quote or a line break would cut fields where quotes and lines do. */
@@ -117,10 +114,7 @@ export function parseDelimiter(value: string): string {
   return delimiter;
 }
 
-/**
- * `--column <field=header>`, repeatable: the header that fills a field. The field is matched as
- * headers are (`category_id=Cat` too); the header is split off at the first `=` and trimmed.
- */
+/** `--column <field=header>`, repeatable: the field matched as headers are (`category_id=Cat` too), the header trimmed. */
 export function parseColumn(value: string, previous: readonly ColumnMapping[] = []): ColumnMapping[] {
   const at = value.indexOf('=');
   const header = value.slice(at + 1).trim();
@@ -139,8 +133,6 @@ export function parseEnterpriseQuota(value: string): EnterpriseQuota {
   const match = /^(\d{1,15})\/(\d{1,15})$/.exec(value.trim());
   const perMinute = Number(match?.[1]);
   const perDay = Number(match?.[2]);
-  if (!match || perMinute < 1 || perDay < 1) {
-    throw new InvalidArgumentError('must be <per-minute>/<per-day>, two whole numbers of at least 1, e.g. 20000/5000000');
-  }
+  if (!match || perMinute < 1 || perDay < 1) throw new InvalidArgumentError('must be <per-minute>/<per-day>, two whole numbers of at least 1, e.g. 20000/5000000');
   return { perMinute, perDay };
 }

@@ -59,15 +59,11 @@ export async function completeWords(program: Command, words: readonly string[], 
 function locate(program: Command, done: readonly string[]): Position {
   const position: Position = { command: program, operands: [], afterDoubleDash: false };
   for (const word of done) {
-    if (position.pendingOption) {
-      position.pendingOption = undefined;
-    } else if (position.afterDoubleDash) {
-      position.operands.push(word);
-    } else if (word === '--') {
-      position.afterDoubleDash = true;
-    } else if (word.startsWith('-') && word !== '-') {
-      position.pendingOption = optionAwaitingValue(position.command, word);
-    } else {
+    if (position.pendingOption) position.pendingOption = undefined;
+    else if (position.afterDoubleDash) position.operands.push(word);
+    else if (word === '--') position.afterDoubleDash = true;
+    else if (word.startsWith('-') && word !== '-') position.pendingOption = optionAwaitingValue(position.command, word);
+    else {
       const subcommand = position.operands.length === 0 ? findSubcommand(position.command, word) : undefined;
       if (subcommand) position.command = subcommand;
       else position.operands.push(word);
