@@ -61,13 +61,13 @@ function unquotedValueError(command: Command, argv: string[]): UsageError | unde
   const afterFlags = wordsAfterValues(command, argv);
   const [first] = afterFlags;
   if (first === undefined) return undefined;
-  const message = `unexpected ${quoteAll(first.leftover)} after ${first.flag} ${first.words[0]}`;
-  return new UsageError(message, `quote a value with spaces: ${afterFlags.map(({ flag, words }) => `${flag} ${quoted(words.join(' '))}`).join(' ')}`);
+  const message = `unexpected ${quoteAll(first.leftover)} after ${first.flag} ${first.value}`;
+  return new UsageError(message, `quote a value with spaces: ${afterFlags.map(({ flag, value, leftover }) => `${flag} ${quoted([value, ...leftover].join(' '))}`).join(' ')}`);
 }
 
 interface FlagValue {
   flag: string;
-  words: string[];
+  value: string;
   leftover: string[];
 }
 
@@ -91,8 +91,8 @@ function wordsAfterValues(command: Command, argv: string[]): FlagValue[] {
       const flag = equals === -1 ? word : word.slice(0, equals);
       const option = findOption(at, flag);
       if (option === undefined || !takesValue(option)) continue;
-      if (equals !== -1) last = { flag, words: [word.slice(equals + 1)], leftover: [] };
-      else if (i + 1 < argv.length && (option.required || !argv[i + 1]!.startsWith('-'))) last = { flag, words: [argv[++i]!], leftover: [] };
+      if (equals !== -1) last = { flag, value: word.slice(equals + 1), leftover: [] };
+      else if (i + 1 < argv.length && (option.required || !argv[i + 1]!.startsWith('-'))) last = { flag, value: argv[++i]!, leftover: [] };
       continue;
     }
     const sub = findSubcommand(at, word);
@@ -101,7 +101,6 @@ function wordsAfterValues(command: Command, argv: string[]): FlagValue[] {
       last = undefined;
     } else if (last !== undefined) {
       if (last.leftover.length === 0) afterFlags.push(last);
-      last.words.push(word);
       last.leftover.push(word);
     }
   }

@@ -9,12 +9,8 @@ import { formatLocalDateTime } from '../../output/time';
 export async function statusRun(ctx: Context): Promise<void> {
   const { http, target } = await ctx.api();
   // What it learns of the limits is kept, so that `profile show` says the same until the window ends.
-  const { response } = await listPets(http, { limit: 1 });
-  const { rate } = response;
+  const { rate } = (await listPets(http, { limit: 1 })).response;
   const resetMs = rate.resetEpochSeconds === undefined ? undefined : rate.resetEpochSeconds * 1000;
-  // JSON keeps the moment unambiguous (UTC, ISO 8601); people read it in their own time zone.
-  const reset = resetMs === undefined ? undefined : new Date(resetMs).toISOString();
-
   const object = {
     profile: target.profile ?? null,
     profileSource: target.profileSource,
@@ -25,14 +21,13 @@ export async function statusRun(ctx: Context): Promise<void> {
     // Where the key in use is kept: null when it is not a stored one (PETCTL_API_KEY, the sandbox's own).
     keyStorage: (target.keySource === 'profile' ? target.keyStorage : undefined) ?? null,
     authenticated: true,
-    rateLimit: { limit: rate.limit ?? null, remaining: rate.remaining ?? null, reset: reset ?? null },
+    // JSON keeps the moment unambiguous (UTC, ISO 8601); people read it in their own time zone.
+    rateLimit: { limit: rate.limit ?? null, remaining: rate.remaining ?? null, reset: resetMs === undefined ? null : new Date(resetMs).toISOString() },
     configFile: ctx.paths.configFile,
   };
   const said = describeTarget(target, object.key, false, true);
-  const limitText =
-    rate.limit === undefined
-      ? 'not reported'
-      : `${rate.remaining ?? '?'} of ${rate.limit} left${resetMs === undefined ? '' : `, resets ${formatLocalDateTime(resetMs)}`}`;
+  const resets = resetMs === undefined ? '' : `, resets ${formatLocalDateTime(resetMs)}`;
+  const limitText = rate.limit === undefined ? 'not reported' : `${rate.remaining ?? '?'} of ${rate.limit} left${resets}`;
   await writeResult(ctx, object, () =>
     renderDetails(
       [

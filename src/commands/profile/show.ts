@@ -42,7 +42,7 @@ export async function profileShowRun(options: { name?: string }, ctx: Context): 
     builtIn: stored?.builtIn ?? false,
     baseUrl: stored?.baseUrl ?? null,
     effectiveBaseUrl: target.baseUrl ?? null,
-    storedKey: storedKeyText(stored?.apiKey, target, maskKey),
+    storedKey: storedKeyText(stored?.apiKey, target),
     keyStorage: target.keyStorage ?? null,
     effectiveKey: target.apiKey ? maskKey(target.apiKey) : null,
     keySource: target.keySource ?? null,
@@ -74,10 +74,10 @@ export async function profileShowRun(options: { name?: string }, ctx: Context): 
 }
 
 /** The stored key, masked; one in the keychain is masked only when it was read (PETCTL_API_KEY overriding it, it is not). */
-function storedKeyText(stored: StoredProfile['apiKey'], target: ResolvedTarget, mask: (key: string) => string): string | null {
+function storedKeyText(stored: StoredProfile['apiKey'], target: ResolvedTarget): string | null {
   if (stored === undefined) return null;
-  if (typeof stored === 'string') return mask(stored);
-  return target.keySource === 'profile' && target.apiKey !== undefined ? mask(target.apiKey) : 'in the keychain';
+  if (typeof stored === 'string') return maskKey(stored);
+  return target.keySource === 'profile' && target.apiKey !== undefined ? maskKey(target.apiKey) : 'in the keychain';
 }
 
 function isoTime(epochMs: number | undefined): string | null {
