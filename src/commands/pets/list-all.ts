@@ -41,13 +41,9 @@ export async function listAllRun(flags: ListOptions, ctx: Context): Promise<void
 /** --starting-token: the next-page link a stopped listing printed, where the key may go, with that listing's filters. */
 function startingUrl(token: string, params: ListPetsParams, http: HttpClient): string {
   const base = new URL(http.buildUrl('/pets'));
-  let url: URL;
-  try {
-    if (token.startsWith('/') && !token.startsWith('//')) url = new URL(token, base.origin);
-    else url = new URL(token);
-  } catch {
-    throw new UsageError(`--starting-token must be the link a stopped \`pets list --all\` printed, not "${token}"`);
-  }
+  const origin = token.startsWith('/') && !token.startsWith('//') ? base.origin : undefined;
+  if (!URL.canParse(token, origin)) throw new UsageError(`--starting-token must be the link a stopped \`pets list --all\` printed, not "${token}"`);
+  const url = new URL(token, origin);
   if (url.origin !== base.origin) {
     throw new UsageError(`--starting-token leads to ${url.origin}, not to the base URL's origin (${base.origin}); the API key goes only there`);
   }
