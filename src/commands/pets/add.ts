@@ -55,9 +55,7 @@ export function toAddOptions(flags: AddFlags): AddOptions {
 
 /** One animal (--file: add-file.ts). */
 export async function addRun(given: Omit<AddOptions, 'bulk'>, ctx: Context): Promise<void> {
-  if (given.name?.trim() === '') {
-    throw new UsageError("option '--name <name>' must not be empty");
-  }
+  if (given.name?.trim() === '') throw new UsageError("option '--name <name>' must not be empty");
   // Where it would go, and with which key, is settled before anything is asked (no profile chosen, a bad base URL, no key).
   requireKey(await ctx.target());
   const options = await completePetFields(ctx, given);
