@@ -7,10 +7,7 @@ import { dynamicValuesOf } from './values';
  * options anywhere on the line, `--` ending the options, a group's first operand its subcommand.
  */
 
-export interface Candidate {
-  value: string;
-  description: string;
-}
+export type Candidate = { value: string; description: string };
 
 /** Words to offer, or "the shell completes a path here". */
 export type Completion = { kind: 'words'; candidates: Candidate[] } | { kind: 'files' };
