@@ -8,15 +8,8 @@ import { validateApiKey } from '../../config/profiles';
 import { resolveProfileName } from '../../config/target';
 import { describeKeyChange, describeKeyLeftBehind, describeKeyPlace } from '../../output/key-change';
 
-export interface LoginOptions {
-  withToken: boolean;
-  /** Check the key with GET /pets?limit=1 before storing it (--no-verify: don't). */
-  verify: boolean;
-  /** Keep the key in config.json rather than the keychain. */
-  insecureStorage?: boolean;
-}
-
-export async function loginRun(options: LoginOptions, ctx: Context): Promise<void> {
+/** --with-token, --no-verify (verify: false) and --insecure-storage. */
+export async function loginRun(options: { withToken: boolean; verify: boolean; insecureStorage?: boolean }, ctx: Context): Promise<void> {
   const store = await ctx.profiles();
   const { name } = resolveProfileName(store, { profileFlag: ctx.globals.profile, env: ctx.env });
   const key = validateApiKey(await readKey(ctx, name, options.withToken));
