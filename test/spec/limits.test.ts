@@ -159,6 +159,8 @@ describe.concurrent('Limits › "Every API response carries these headers:"', ()
       (await exhaust(baseUrl, FREE)).refusal,
     ];
     expect(replies.map((reply) => reply.status)).toEqual([200, 201, 400, 401, 404, 405, 429]);
+    // Errors count too; the 401 counts against the client's address, not the key.
+    expect([0, 1, 2, 4, 5].map((i) => replies[i]!.headers['x-ratelimit-remaining'])).toEqual(['59', '58', '57', '56', '55']);
     for (const reply of replies) {
       expect(reply.headers['x-ratelimit-limit'], String(reply.status)).toMatch(/^\d+$/);
       expect(reply.headers['x-ratelimit-remaining'], String(reply.status)).toMatch(/^\d+$/);
@@ -254,6 +256,7 @@ describe.concurrent('Limits › "A request above the limit receives 429 Too Many
     expect(accepted).toBe(60);
     expect(refusal.status).toBe(429);
     expect(refusal.body).toEqual({ code: 'rate_limited', message: expect.any(String), status: 429 });
+    expect(refusal.headers['content-type']).toBe('application/json; charset=utf-8');
   });
 
   it('the client that cannot wait out a 429 ends with exit 5 and the server\'s code', async (t) => {
@@ -331,9 +334,15 @@ describe.concurrent('Limits › "Continuing to send requests after a 429 may lea
     expect(codes).toEqual([...Array(10).fill('rate_limited'), 'key_banned']);
     const banned = await call(baseUrl, '/pets', { key: FREE });
     expect(banned.body).toMatchObject({ code: 'key_banned', status: 429 });
-    expect(Number(banned.headers['retry-after'])).toBeGreaterThan(590);
-    clock.advance(10 * MINUTE);
-    expect((await call(baseUrl, '/pets', { key: FREE })).status).toBe(200);
+    expect(banned.headers['retry-after']).toBe('600');
+    expect(banned.headers['x-ratelimit-reset']).toBe(String(Math.ceil((clock.now() + 10 * MINUTE) / 1000)));
+    // Still banned once the minute has turned, with the rest of the ban, on every route.
+    clock.advance(2 * MINUTE);
+    const later = await call(baseUrl, '/pets/1', { key: FREE });
+    expect([later.status, later.headers['retry-after'], later.headers.deprecation]).toEqual([429, '480', '@1735689600']);
+    clock.advance(8 * MINUTE);
+    const served = await call(baseUrl, '/pets', { key: FREE });
+    expect([served.status, served.headers['x-ratelimit-remaining']]).toEqual([200, '59']);
   });
 
   it('the client sends at most 1 + --retries requests into 429s, each after the last one\'s Retry-After', async (t) => {
