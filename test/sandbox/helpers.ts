@@ -1,4 +1,5 @@
 import { readFileSync } from 'node:fs';
+import { connect } from 'node:net';
 import { request } from 'undici';
 import { expect, onTestFinished } from 'vitest';
 
@@ -94,4 +95,32 @@ export function dataFilePets<T = Record<string, unknown>>(file: string): T[] {
   const lines = readFileSync(file, 'utf8').split('\n');
   expect(JSON.parse(lines[0] ?? '')).toMatchObject({ format: 'petctl-sandbox-pets', version: 2 });
   return lines.slice(1).filter((line) => line !== '').map((line) => parseJson(line) as T);
+}
+
+/**
+ * Writes raw bytes on a fresh connection and collects what comes back until the server closes it
+ * or `waitMs` passes; when the server answers 100 Continue, sends `afterContinue`.
+ */
+export function rawExchange(port: number, text: string, options: { afterContinue?: string; waitMs?: number } = {}): Promise<{ response: string; closedByServer: boolean }> {
+  return new Promise((resolve) => {
+    const socket = connect(port, '127.0.0.1');
+    let response = '';
+    const timer = setTimeout(() => {
+      socket.destroy();
+      resolve({ response, closedByServer: false });
+    }, options.waitMs ?? 2000);
+    socket.on('data', (chunk) => {
+      response += chunk.toString('utf8');
+      if (options.afterContinue !== undefined && response.includes('100 Continue\r\n\r\n')) {
+        socket.write(options.afterContinue);
+        options = { ...options, afterContinue: undefined };
+      }
+    });
+    socket.on('close', () => {
+      clearTimeout(timer);
+      resolve({ response, closedByServer: true });
+    });
+    socket.on('error', () => {});
+    socket.write(text);
+  });
 }

@@ -1,17 +1,5 @@
-import net from 'node:net';
 import { describe, expect, it } from 'vitest';
-import { ENTERPRISE, FREE, call, errorBody, expectCleanError, json, jsonError, postJson, sandboxFor, setupE2e } from './sides';
-
-/** Sends `bytes` on a fresh connection and returns everything the server writes until it closes. */
-function rawExchange(port: number, bytes: string): Promise<string> {
-  return new Promise((resolve, reject) => {
-    let received = '';
-    const socket = net.connect(port, '127.0.0.1', () => socket.write(bytes));
-    socket.setEncoding('utf8').on('data', (chunk: string) => (received += chunk));
-    socket.on('close', () => resolve(received));
-    socket.on('error', reject);
-  });
-}
+import { ENTERPRISE, FREE, call, errorBody, expectCleanError, json, jsonError, postJson, rawExchange, sandboxFor, setupE2e } from './sides';
 
 /** A raw HTTP/1.1 answer: its status, lower-cased headers and body. */
 function parseAnswer(raw: string): { status: number; headers: Record<string, string>; body: string } {
@@ -49,7 +37,7 @@ describe.concurrent('Errors › "Every error response carries the Error body (co
       await rawExchange(port, 'GET /v1/pets HTTP/1.1\r\nHost 127.0.0.1\r\n\r\n'),
       await rawExchange(port, `GET /v1/pets HTTP/1.1\r\nHost: 127.0.0.1\r\nX-Big: ${'a'.repeat(20_000)}\r\n\r\n`),
       await rawExchange(port, 'GET /v1/pets HTTP/1.1\r\nHost: 127.0.0.1\r\n'),
-    ].map(parseAnswer);
+    ].map(({ response }) => parseAnswer(response));
     expect(answers.map((answer) => answer.status)).toEqual([400, 431, 408]);
     for (const answer of answers) {
       expect(answer.headers['content-type']).toBe('application/json; charset=utf-8');

@@ -8,7 +8,7 @@ import { startSandbox, type RunningSandbox, type SandboxOptions } from '../../sr
  * call). Both are reached only through their public surfaces: argv and HTTP.
  */
 
-export { call, postJson, FREE, PRO, BUSINESS, ENTERPRISE, fakeClock, type Reply as SandboxReply } from '../sandbox/helpers';
+export { call, postJson, rawExchange, FREE, PRO, BUSINESS, ENTERPRISE, fakeClock, type Reply as SandboxReply } from '../sandbox/helpers';
 export { setupE2e, expectCleanError, expectPetctlHeaders, jsonError, runCli, tempConfigDir, WAIT } from '../helpers/cli';
 export { json, type RecordedRequest } from '../helpers/scripted-server';
 
