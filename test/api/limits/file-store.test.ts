@@ -73,27 +73,6 @@ describe('the persisted rate-limit gate', () => {
     expect(fs.existsSync(file)).toBe(false);
   });
 
-  it.each(['rate_limited', 'key_banned', 'quota_exhausted'] as const)('remembers a %s block for the next process', async (reason) => {
-    const file = stateFile();
-    const gate = await openRateLimitState(file, BASE, KEY, clock(NOW));
-    await block(gate, NOW + 120_000, reason);
-    // quota_exhausted also records the exhausted window itself.
-    expect(await gate.current()).toMatchObject({ blockedUntil: NOW + 120_000, reason });
-
-    // Another process: a new gate reading the same file.
-    const next = await openRateLimitState(file, BASE, KEY, clock(NOW + 1000));
-    expect(await next.current()).toMatchObject({ blockedUntil: NOW + 120_000, reason });
-  });
-
-  it('keeps blocks apart per key and per base URL', async () => {
-    const file = stateFile();
-    await block((await openRateLimitState(file, BASE, KEY, clock(NOW))), NOW + 60_000, 'rate_limited');
-
-    expect(await (await openRateLimitState(file, BASE, 'another-key', clock(NOW))).current()).toBeUndefined();
-    expect(await (await openRateLimitState(file, 'https://staging.example.org/v1', KEY, clock(NOW))).current()).toBeUndefined();
-    expect((await (await openRateLimitState(file, BASE, KEY, clock(NOW))).current())?.blockedUntil).toBe(NOW + 60_000);
-  });
-
   it('writes a private file that holds neither the key nor the base URL', async () => {
     const file = stateFile();
     const gate = await openRateLimitState(file, BASE, KEY, clock(NOW));
@@ -225,14 +204,6 @@ describe('the shared budget', () => {
     expect(decisions.filter((d) => d.go)).toHaveLength(25);
     expect(decisions.filter((d) => !d.go)).toEqual(Array.from({ length: 15 }, () => ({ go: false, until: resetAt, reason: 'window' })));
     expect((await first.current())?.window?.remaining).toBe(0);
-  });
-
-  it('lets one paced request probe an unknown window while the others wait for its answer', async () => {
-    const file = stateFile();
-    const gates = await Promise.all(Array.from({ length: 4 }, () => openRateLimitState(file, BASE, KEY, clock(NOW), { probeLeaseMs: 2000 })));
-    const decisions = await Promise.all(gates.map((gate) => gate.acquire()));
-    expect(decisions.filter((d) => d.go)).toHaveLength(1);
-    expect(decisions.filter((d) => !d.go && d.reason === 'probe')).toHaveLength(3);
   });
 
   it('the first request on a key probes it; the others wait for its answer, then claim from the window it names', async () => {
