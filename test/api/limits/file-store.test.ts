@@ -192,20 +192,6 @@ describe('the persisted rate-limit gate', () => {
 });
 
 describe('the shared budget', () => {
-  it('never grants more than the window holds, however many gates (processes) ask at once', async () => {
-    const file = stateFile();
-    const resetAt = NOW + 30_000;
-    const first = await openRateLimitState(file, BASE, KEY, clock(NOW));
-    // A paced answer records the window: 25 left.
-    await first.record({ status: 200, remaining: 25, reset: resetAt / 1000, resetAt });
-
-    const gates = await Promise.all(Array.from({ length: 8 }, () => openRateLimitState(file, BASE, KEY, clock(NOW))));
-    const decisions = await Promise.all(gates.flatMap((gate) => Array.from({ length: 5 }, () => gate.acquire())));
-    expect(decisions.filter((d) => d.go)).toHaveLength(25);
-    expect(decisions.filter((d) => !d.go)).toEqual(Array.from({ length: 15 }, () => ({ go: false, until: resetAt, reason: 'window' })));
-    expect((await first.current())?.window?.remaining).toBe(0);
-  });
-
   it('the first request on a key probes it; the others wait for its answer, then claim from the window it names', async () => {
     const file = stateFile();
     const gate = await openRateLimitState(file, BASE, KEY, clock(NOW));
@@ -357,28 +343,5 @@ describe.skipIf(noSmallDisk)('state.json on a full disk', () => {
     // The block written before the disk filled up still holds; no temporary file is left behind.
     expect(await gate.current()).toMatchObject({ blockedUntil: NOW + 60_000, reason: 'rate_limited' });
     expect(fs.readdirSync(disk).sort()).toEqual(['filler', 'state.json']);
-  });
-});
-
-describe('the hold after a 429 with no usable time, through state.json', () => {
-  it('a second process is held until the hold ends, then probes alone; its 429 doubles the hold, a success ends it', async () => {
-    const file = stateFile();
-    const first = await openRateLimitState(file, BASE, KEY, clock(NOW));
-    await first.record({ status: 429 });
-
-    const second = await openRateLimitState(file, BASE, KEY, clock(NOW + 1000));
-    expect(await second.acquire()).toEqual({ go: false, until: NOW + 5000, reason: 'hold' });
-    // At the end of the hold one request probes, paced or not; another waits for its answer.
-    const atEnd = await openRateLimitState(file, BASE, KEY, clock(NOW + 5000));
-    expect((await atEnd.acquire()).go).toBe(true);
-    expect(await atEnd.acquire()).toMatchObject({ go: false, reason: 'probe' });
-    await atEnd.record({ status: 429 });
-    expect(await atEnd.acquire()).toEqual({ go: false, until: NOW + 15_000, reason: 'hold' });
-
-    const later = await openRateLimitState(file, BASE, KEY, clock(NOW + 15_000));
-    expect((await later.acquire()).go).toBe(true);
-    await later.record({ status: 201 });
-    expect((await later.acquire()).go).toBe(true);
-    expect(Object.values(readState(file).limits)[0]).not.toHaveProperty('holdMs');
   });
 });

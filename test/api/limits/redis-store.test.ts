@@ -153,18 +153,6 @@ describe.skipIf(noRedisServer)('the rate-limit gate on a real redis-server', () 
     expect(machines.flatMap((m) => m.traces).some((line) => /after \d+ conflicts/.test(line))).toBe(true);
   });
 
-  it('sends one probe at an unknown window, whichever machine asks', async () => {
-    const machines = await Promise.all(Array.from({ length: 4 }, () => machine(redis.url)));
-    const decisions = await Promise.all(machines.flatMap((m) => Array.from({ length: 10 }, () => m.gate.acquire())));
-    expect(decisions.filter((d) => d.go)).toHaveLength(1);
-    expect(decisions.filter((d) => !d.go && d.reason === 'probe')).toHaveLength(39);
-    // The probe's answer opens the window for everyone.
-    await machines[2]!.gate.record(windowAnswer(machines[2]!.now(), 10));
-    const next = await Promise.all(machines.map((m) => m.gate.acquire()));
-    expect(next.every((d) => d.go)).toBe(true);
-    expect((await machines[0]!.gate.current())?.window?.remaining).toBe(6);
-  });
-
   it('stores neither the API key nor anything without a TTL; the key is the hash the local state uses', async () => {
     const a = await machine(redis.url);
     await a.gate.record({ status: 429, retryAt: a.now() + 5_000 });
