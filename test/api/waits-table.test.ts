@@ -87,11 +87,6 @@ describe('observe', () => {
     expect(observe({ window: window(20) }, answer(20), NOW)).toBeUndefined();
   });
 
-  it('a single command claims one of a known window before it is sent, and waits for the window when none is left', () => {
-    expect(decide({ window: window(20) }, NOW, claim())).toEqual({ go: true, entry: { window: window(19) }, slots: 1 });
-    expect(decide({ window: window(0) }, NOW, claim())).toEqual({ go: false, until: NOW + 30_000, reason: 'window' });
-  });
-
   it('a paced answer records the window and ends the probe', () => {
     expect(observe({ probeUntil: NOW + LEASE }, answer(299), NOW)).toEqual({ window: window(299) });
   });
@@ -250,12 +245,6 @@ describe('a server that sends no budget', () => {
 
 describe('a server that limits without saying how far', () => {
   const now = 1_800_000_000_000;
-  it('an answer without a budget frees requests from probing, so they go side by side', () => {
-    const free = observe(undefined, { status: 201 }, now);
-    expect(free).toEqual({ untrackedUntil: now + UNTRACKED_MS });
-    expect(decide(free, now + 1, claim())).toEqual({ go: true });
-  });
-
   it('a 429 with neither a time nor a budget holds every request; after the hold one probes, and for an hour every request probes one at a time', () => {
     const held = observe({ untrackedUntil: now + UNTRACKED_MS }, { status: 429 }, now)!;
     expect(held).not.toHaveProperty('untrackedUntil');

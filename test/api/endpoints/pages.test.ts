@@ -42,24 +42,6 @@ function pagedService(time: FakeTime, count: number, headers: (index: number) =>
 }
 
 describe('a walk with ahead (pets list --all, api --paginate)', () => {
-  it('has the next page on the wire while a page is handed out; every page once, in order', async () => {
-    const time = new FakeTime();
-    const { agent, requests } = pagedService(time, 6);
-    const { http } = fakeClient(time, agent, memoryGate(() => time.now));
-    const seen: Array<{ number: number; requested: number }> = [];
-    await time.run(
-      (async () => {
-        for await (const page of petPages(http, { limit: 2 }, { ahead: true })) seen.push({ number: page.number, requested: requests.length });
-      })(),
-    );
-    expect(seen).toEqual([
-      { number: 1, requested: 2 },
-      { number: 2, requested: 3 },
-      { number: 3, requested: 3 },
-    ]);
-    expect(requests.map((request) => request.path)).toEqual(['/v1/pets?limit=2', '/v1/pets?limit=2&after=2', '/v1/pets?limit=2&after=4']);
-  });
-
   it("starts the next page's wait (its countdown counts the pages out) only once the page before is handed out, and sends it after the reset", async () => {
     const time = new FakeTime();
     // The first page leaves nothing in the window: the second waits for its reset, 2 s on.
@@ -133,7 +115,7 @@ describe('a walk with ahead (pets list --all, api --paginate)', () => {
     }
   });
 
-  it('a page handed out slowly: each next page is sent once, and never more than one page ahead', async () => {
+  it('has the next page on the wire while a page is handed out slowly: every page once, in order, and never more than one page ahead', async () => {
     const time = new FakeTime();
     const { agent, requests } = pagedService(time, 10);
     const { http } = fakeClient(time, agent, memoryGate(() => time.now));
@@ -147,6 +129,6 @@ describe('a walk with ahead (pets list --all, api --paginate)', () => {
       })(),
     );
     expect(beyond).toEqual([1, 1, 1, 1, 0]);
-    expect(new Set(requests.map((request) => request.path)).size).toBe(5);
+    expect(requests.map((request) => request.path)).toEqual(['/v1/pets?limit=2', ...[2, 4, 6, 8].map((after) => `/v1/pets?limit=2&after=${after}`)]);
   });
 });
