@@ -1,8 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import type { RequestHooks } from '../../src/api/request';
-import { StateUnwritableError } from '../../src/errors';
-import { waitWords } from '../../src/output/waits';
-import { NetworkError, RateLimitError } from '../../src/errors';
+import { RateLimitError, StateUnwritableError } from '../../src/errors';
 import { FakeTime, fakeClient, fakeService, limitHeaders, memoryGate } from '../helpers/fake-core';
 
 /**
@@ -226,37 +224,6 @@ describe('no request starts after another process recorded a 429, until its Retr
     await sent;
     expect(requests.map((request) => request.at - t0)).toEqual([0, 0, 2000]);
     expect(second.waits.map((wait) => wait.ms)).toEqual([2000]);
-  });
-});
-
-describe('network failures', () => {
-  it('a refused connection to a loopback port is not retried', async () => {
-    const time = new FakeTime();
-    const { agent } = fakeService(time, () => ({ status: 200 }));
-    const { HttpClient } = await import('../../src/api/client');
-    const waits: number[] = [];
-    const http = new HttpClient({
-      baseUrl: 'http://127.0.0.1:9/v1',
-      apiKey: 'k',
-      userAgent: 'petctl/test',
-      timeoutMs: 2000,
-      retries: 4,
-      maxWaitMs: 60_000,
-      dispatcher: new (await import('undici')).Agent(),
-      gate: memoryGate(() => time.now),
-      now: () => time.now,
-      monotonic: () => time.now,
-      random: () => 0.5,
-      wait: async (ms) => void waits.push(ms),
-      signal: new AbortController().signal,
-      words: waitWords,
-      loopback: {},
-    });
-    await agent.close();
-    const failure = await http.send(list).catch((error: unknown) => error);
-    expect(failure).toBeInstanceOf(NetworkError);
-    expect((failure as NetworkError).message).toMatch(/connection refused: nothing is listening on 127\.0\.0\.1:9$/);
-    expect(waits).toEqual([]);
   });
 });
 
