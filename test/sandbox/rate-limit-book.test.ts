@@ -6,7 +6,7 @@ import { limitsFileOf } from '../../src/config/paths';
 import { mergeEntry, openFileRateLimits } from '../../src/sandbox/rate-limit-book';
 import { rateLimitPolicy, type KeyRateState, type RateLimitDecision } from '../../src/sandbox/rate-limiter';
 import { tempDir } from '../helpers/temp-dir';
-import { fakeClock } from './helpers';
+import { call, ENTERPRISE, fakeClock, FREE as FREE_KEY, start } from './helpers';
 
 function dataFile(): string {
   return path.join(tempDir(), 'pets.json');
@@ -139,5 +139,40 @@ describe('mergeEntry', () => {
 
   it('takes the local entry when the file has none', () => {
     expect(mergeEntry(undefined, undefined, entry(now, 1), policy, now)).toEqual(entry(now, 1));
+  });
+});
+
+/** The limiter's options and the shared counts through the server; the rules' headers are in test/spec/limits.test.ts. */
+describe('the limiter and its counts over HTTP', () => {
+  it('uses banAfter and banMs as given', async () => {
+    const clock = fakeClock();
+    const { baseUrl } = await start({ now: clock.now, enterprisePerMinute: 2, banAfter: 1, banMs: 5_000 });
+    const statuses: Array<[number, string | undefined, string | undefined]> = [];
+    for (let i = 0; i < 5; i += 1) {
+      const reply = await call(baseUrl, '/pets?limit=1', { key: ENTERPRISE });
+      statuses.push([reply.status, (reply.body as { code?: string } | undefined)?.code, reply.headers['retry-after']]);
+    }
+    expect(statuses).toEqual([
+      [200, undefined, undefined],
+      [200, undefined, undefined],
+      [429, 'rate_limited', '60'],
+      [429, 'rate_limited', '60'],
+      [429, 'key_banned', '5'],
+    ]);
+  });
+
+  it('shares counts between two servers on one data file, unless persistRateLimits is off', async () => {
+    const clock = fakeClock();
+    const file = dataFile();
+    const [one, two] = await Promise.all([start({ dataFile: file, now: clock.now }), start({ dataFile: file, now: clock.now })]);
+    const separate = await start({ dataFile: file, now: clock.now, persistRateLimits: false });
+    for (let i = 0; i < 30; i += 1) {
+      expect((await call(one.baseUrl, '/pets?limit=1', { key: FREE_KEY })).status).toBe(200);
+      expect((await call(two.baseUrl, '/pets?limit=1', { key: FREE_KEY })).status).toBe(200);
+    }
+    expect((await call(one.baseUrl, '/pets?limit=1', { key: FREE_KEY })).status).toBe(429);
+    expect((await call(two.baseUrl, '/pets?limit=1', { key: FREE_KEY })).status).toBe(429);
+    const own = await call(separate.baseUrl, '/pets?limit=1', { key: FREE_KEY });
+    expect([own.status, own.headers['x-ratelimit-remaining']]).toEqual([200, '59']);
   });
 });
