@@ -18,7 +18,6 @@ async function openRateLimitState(file: string, baseUrl: string, apiKey: string,
 const BASE = 'https://api.example.org/v1';
 const KEY = 'pk_test_4f1c2d9e8b7a6f5e4d3c2b1a';
 const NOW = Date.UTC(2026, 0, 15, 12, 0, 0);
-const DAY = 24 * 60 * 60 * 1000;
 
 const roots: string[] = [];
 afterEach(() => {
@@ -112,25 +111,6 @@ describe('the persisted rate-limit gate', () => {
     await block(early, NOW + 1000, 'rate_limited');
     expect(await early.current()).toEqual({ blockedUntil: NOW + 600_000, reason: 'key_banned' });
     expect(Object.values(readState(file).limits)).toEqual([{ blockedUntil: NOW + 600_000, reason: 'key_banned' }]);
-  });
-
-  it('keeps the entries of other keys when it writes its own', async () => {
-    const file = stateFile();
-    await block((await openRateLimitState(file, BASE, 'key-one', clock(NOW))), NOW + 1000, 'rate_limited');
-    await block((await openRateLimitState(file, BASE, 'key-two', clock(NOW))), NOW + 2000, 'quota_exhausted');
-    const limits = readState(file).limits;
-    expect(limits[await limitId(BASE, 'key-one')]).toEqual({ blockedUntil: NOW + 1000, reason: 'rate_limited' });
-    expect(limits[await limitId(BASE, 'key-two')]).toMatchObject({ blockedUntil: NOW + 2000, reason: 'quota_exhausted' });
-  });
-
-  it('drops entries that ended more than a day ago when it next writes', async () => {
-    const file = stateFile();
-    await block((await openRateLimitState(file, BASE, 'old-key', clock(NOW - 3 * DAY))), NOW - 2 * DAY, 'rate_limited');
-    await block((await openRateLimitState(file, BASE, 'recent-key', clock(NOW - 120_000))), NOW - 60_000, 'rate_limited');
-    await block((await openRateLimitState(file, BASE, KEY, clock(NOW))), NOW + 1000, 'rate_limited');
-
-    const ids = Object.keys(readState(file).limits).sort();
-    expect(ids).toEqual([await limitId(BASE, 'recent-key'), await limitId(BASE, KEY)].sort());
   });
 
   it.each([

@@ -167,13 +167,6 @@ describe.skipIf(noRedisServer)('the rate-limit gate on a real redis-server', () 
     expect(ttl).toBeLessThanOrEqual(MINUTE + EXPIRE_MARGIN_MS + 1_000);
   });
 
-  it("mirrors answers into this machine's state file, so a fallback knows them", async () => {
-    const a = await machine(redis.url);
-    const retryAt = a.now() + 30_000;
-    await a.gate.record({ status: 429, retryAt });
-    expect((await a.local.current())?.blockedUntil).toBe(retryAt);
-  });
-
   it('falls back when a command gets no answer in time (the server paused), and warns once', async () => {
     const a = await machine(redis.url, { noAnswerMs: 300 });
     await a.local.record({ status: 429, retryAt: a.now() + 30_000 });
