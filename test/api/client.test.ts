@@ -11,7 +11,6 @@ import { FakeTime, fakeClient, fakeService, limitHeaders, memoryGate } from '../
  * HttpClients sharing one gate, as two processes share the state file.
  */
 
-const RATE_LIMITED = { code: 'rate_limited', message: 'Too many requests', status: 429 };
 const BANNED = { code: 'key_banned', message: 'API key banned', status: 429 };
 
 function setup(respond: Parameters<typeof fakeService>[1]) {

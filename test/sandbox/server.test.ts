@@ -3,7 +3,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 
 import { startSandbox, type RunningSandbox } from '../../src/sandbox/server';
 import type { Pet } from '../../src/schemas/pet';
-import { call, ENTERPRISE, FREE, postJson, rawExchange, sleep, start, type Reply } from './helpers';
+import { call, ENTERPRISE, FREE, postJson, rawExchange, sleep, type Reply } from './helpers';
 
 /** Enterprise with a high quota: these tests are about routing and validation, not limits. */
 const KEY = ENTERPRISE;

@@ -56,20 +56,6 @@ describe.concurrent('Getting › "Success | 200, body is Pet"', () => {
   });
 });
 
-describe.concurrent('Getting › "Errors | 401 (Error body), 404 (Error body)"', () => {
-  it('the client ends a 401 with exit 4 and a 404 with exit 3, each with the server\'s code', async (t) => {
-    const { server, petctl } = await setupE2e(t);
-    server.reply(json(401, errorBody(401, 'unauthorized')), json(404, errorBody(404, 'pet_not_found', 'no such animal')));
-    const refused = await petctl(['pets', 'get', '1']);
-    expect(refused.code).toBe(4);
-    expect(refused.stderr).toMatch(/\(unauthorized, HTTP 401\)$/m);
-    const missing = await petctl(['pets', 'get', '2']);
-    expect(missing.code).toBe(3);
-    expect(missing.stderr).toMatch(/\(pet_not_found, HTTP 404\)$/m);
-    server.verify();
-  });
-});
-
 describe.concurrent('Getting › "The operation is deprecated and is to be removed on 5 December 2030"', () => {
   it('the client warns on stderr, with the date, on success and on failure; never on stdout', async (t) => {
     const { server, petctl } = await setupE2e(t);

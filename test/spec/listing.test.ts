@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { ENTERPRISE, PET, call, errorBody, expectCleanError, expectPetctlHeaders, json, sandboxFor, setupE2e } from './sides';
+import { ENTERPRISE, PET, call, expectCleanError, expectPetctlHeaders, json, sandboxFor, setupE2e } from './sides';
 
 /** Endpoints › List all animals: `GET /pets`, on the client and on the sandbox. */
 
@@ -47,16 +47,6 @@ describe.concurrent('Listing › "Success | 200, body is Pets (array of Pet)"', 
       expect(Object.keys(pet).every((field) => ['id', 'name', 'categoryId', 'status'].includes(field))).toBe(true);
       expect(pet).toMatchObject({ id: expect.any(Number), name: expect.any(String), categoryId: expect.any(Number) });
     }
-  });
-});
-
-describe.concurrent('Listing › "Errors | 401 (Error body)"', () => {
-  it('the client ends a listing refused with 401 with exit 4 and the server\'s code', async (t) => {
-    const { petctl } = await setupE2e(t, json(401, errorBody(401, 'unauthorized', 'key not valid')));
-    const result = await petctl(['pets', 'list']);
-    expect(result.code).toBe(4);
-    expectCleanError(result);
-    expect(result.stderr).toMatch(/^error: .*\(unauthorized, HTTP 401\)$/m);
   });
 });
 
