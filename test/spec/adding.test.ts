@@ -5,14 +5,6 @@ import { ENTERPRISE, PET, call, expectCleanError, json, postJson, sandboxFor, se
 
 const CREATED = { id: 13, name: 'Rex', categoryId: 3 };
 
-describe.concurrent('Adding › "Method and path | POST /pets"', () => {
-  it('the client adds with POST /v1/pets', async (t) => {
-    const { server, petctl } = await setupE2e(t, json(201, CREATED));
-    expect((await petctl(['pets', 'add', '--name', 'Rex', '--category-id', '3'])).code).toBe(0);
-    expect(server.requests.map((r) => `${r.method} ${r.path}`)).toEqual(['POST /v1/pets']);
-  });
-});
-
 describe.concurrent('Adding › "Request body | required, application/json, shape NewPet"', () => {
   it('the client sends a NewPet as application/json: name, categoryId, and status only when given', async (t) => {
     const { server, petctl } = await setupE2e(t, json(201, CREATED));

@@ -6,14 +6,6 @@ import { ENTERPRISE, PET, call, errorBody, expectCleanError, json, sandboxFor, s
 const INT64_MAX = '9223372036854775807';
 const DEPRECATION = 'warning: GET /pets/{petId} is deprecated and is to be removed on 2030-12-05; use `petctl pets list --status <status>` instead';
 
-describe.concurrent('Getting › "Method and path | GET /pets/{petId}"', () => {
-  it('the client fetches one animal with GET /v1/pets/<id>', async (t) => {
-    const { server, petctl } = await setupE2e(t, json(200, PET));
-    expect((await petctl(['pets', 'get', '1'])).code).toBe(0);
-    expect(server.requests.map((r) => `${r.method} ${r.path}`)).toEqual(['GET /v1/pets/1']);
-  });
-});
-
 describe.concurrent('Getting › "Path parameter | petId, required, integer (int64): the identifier of the animal"', () => {
   it('the client sends an int64 id digit for digit, and refuses a missing id or one that is not an int64 (exit 2)', async (t) => {
     const { server, petctl } = await setupE2e(t, json(200, { ...PET, id: 0 }));

@@ -1,19 +1,9 @@
 import { describe, expect, it } from 'vitest';
-import { ENTERPRISE, PET, call, expectCleanError, expectPetctlHeaders, json, sandboxFor, setupE2e } from './sides';
+import { ENTERPRISE, PET, call, expectCleanError, json, sandboxFor, setupE2e } from './sides';
 
 /** Endpoints › List all animals: `GET /pets`, on the client and on the sandbox. */
 
 type Pet = { id: number; name: string; categoryId: number; status?: string };
-
-describe.concurrent('Listing › "Method and path | GET /pets"', () => {
-  it('the client lists with GET /v1/pets, carrying its key', async (t) => {
-    const { server, petctl, key } = await setupE2e(t, json(200, [PET]));
-    const result = await petctl(['pets', 'list']);
-    expect(result.code, result.stderr).toBe(0);
-    expect(server.requests.map((r) => `${r.method} ${r.path}`)).toEqual(['GET /v1/pets']);
-    expectPetctlHeaders(server.requests[0]!, key);
-  });
-});
 
 describe.concurrent('Listing › "Request body | none"', () => {
   it('the client sends no body and no Content-Type with GET /pets', async (t) => {
