@@ -96,24 +96,6 @@ describe('a 200 that leaves nothing', () => {
   });
 });
 
-describe('--max-wait bounds a single command’s total wait, whatever the reason', () => {
-  it('a window wait that does not fit what is left after a Retry-After wait ends the command at once', async () => {
-    // 429 Retry-After 40, then a 200 that leaves nothing until a reset 30 s away: 40 + 30 > 60.
-    const { time, requests, client } = setup((request, i) =>
-      i === 0 ? { status: 429, headers: { 'retry-after': '40' } } : { status: 200, headers: limitHeaders(request.at, 0, 30) },
-    );
-    const { http, waits } = client();
-    const pages = async () => {
-      await http.send(list);
-      await http.send(list);
-    };
-    const failure = await time.run(pages()).catch((error: unknown) => error);
-    expect(failure).toBeInstanceOf(RateLimitError);
-    expect(requests).toHaveLength(2);
-    expect(waits.reduce((sum, wait) => sum + wait.ms, 0)).toBeLessThanOrEqual(60_000);
-  });
-});
-
 describe('bans', () => {
   const banned = (request: { at: number }) => ({ status: 429, headers: { 'retry-after': '30', ...limitHeaders(request.at, 0, 30) }, body: BANNED });
 

@@ -104,15 +104,6 @@ describe('a 429 without a usable time holds every request on the key', () => {
     expect(at).toHaveLength(8);
     expect(b.waits.some((wait) => /^rate limited \(HTTP 429\); waiting 5s/.test(wait.why))).toBe(true);
   });
-
-  it('a single command holds too: no request for 5 s, no jitter; --max-wait below 5 s ends it at once (exit 5)', async () => {
-    const time = new FakeTime();
-    const { agent, requests } = fakeService(time, (_request, i) => (i === 0 ? { status: 429, body: RATE_LIMITED } : { status: 200 }));
-    const { http } = fakeClient(time, agent, memoryGate(() => time.now), { maxWaitMs: 4 * SECOND });
-
-    await expect(time.run(http.send({ method: 'GET', path: '/pets' }))).rejects.toMatchObject({ exitCode: 5 });
-    expect(requests).toHaveLength(1);
-  });
 });
 
 describe('the hold’s length (rules.observe)', () => {
