@@ -118,5 +118,6 @@ describe.concurrent('Adding › "The id is assigned by the service, not sent by 
     const existing = ((await call(baseUrl, '/pets?limit=100', { key: ENTERPRISE })).body as Array<typeof PET>).map((pet) => pet.id);
     expect(ids.size).toBe(3);
     expect(new Set(existing).size).toBe(existing.length);
+    for (const id of existing) expect(Number.isSafeInteger(id)).toBe(true);
   });
 });
