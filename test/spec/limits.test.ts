@@ -110,6 +110,8 @@ describe.concurrent('Limits › "Business | 1,000 | 100,000"', () => {
   it('petctl sandbox prints every plan\'s quotas as the specification states them', async () => {
     const sandbox = await sandboxKeysTable([]);
     try {
+      // Its first line is the base address, which ends in the version segment.
+      expect(sandbox.baseUrl).toMatch(/^http:\/\/127\.0\.0\.1:\d+\/v1$/);
       expect(sandbox.keys).toMatchObject({
         [FREE]: ['60', '1000'],
         [PRO]: ['300', '10000'],

@@ -1,29 +1,11 @@
-import { spawn } from 'node:child_process';
 import fs from 'node:fs';
 import { describe, expect, it } from 'vitest';
-import { BIN, NODE, cleanEnv, runCli, tempConfigDir } from '../helpers/cli';
+import { runCli, tempConfigDir } from '../helpers/cli';
 import { ENTERPRISE, PET, call, json, sandboxFor, setupE2e } from './sides';
 
 /** Versioning: the /v1 segment, and deprecation marked on the operation. */
 
 describe.concurrent('Versioning › "The interface version is 1.0.0 and the version segment /v1 is part of the base address of both environments"', () => {
-  it('petctl sandbox announces a base address ending in /v1', async () => {
-    const child = spawn(NODE, [BIN, 'sandbox', '--port', '0'], { env: cleanEnv(), stdio: ['ignore', 'pipe', 'pipe'] });
-    try {
-      const firstLine = await new Promise<string>((resolve, reject) => {
-        let out = '';
-        child.on('error', reject);
-        child.stdout.setEncoding('utf8').on('data', (chunk: string) => {
-          out += chunk;
-          if (out.includes('\n')) resolve(out.split('\n')[0]!);
-        });
-      });
-      expect(firstLine).toMatch(/^http:\/\/127\.0\.0\.1:\d+\/v1$/);
-    } finally {
-      child.kill('SIGTERM');
-    }
-  });
-
   it('the client keeps the /v1 of a base address stored in a profile on every request', async (t) => {
     const { server } = await setupE2e(t);
     server.reply(json(200, [PET]), json(200, PET));
