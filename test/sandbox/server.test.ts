@@ -85,6 +85,10 @@ describe('GET /v1/pets', () => {
     const ids = pets.map((pet) => Number(pet.id));
     expect(ids).toEqual([...ids].sort((a, b) => a - b));
     expect(pets[0]).toEqual({ id: 1, name: 'Rex', categoryId: 1, status: 'available' });
+    for (const pet of pets) {
+      expect(Object.keys(pet).every((field) => ['id', 'name', 'categoryId', 'status'].includes(field))).toBe(true);
+      expect(pet).toMatchObject({ id: expect.any(Number), name: expect.any(String), categoryId: expect.any(Number) });
+    }
   });
 
   it.each(['0', '101', '-1', 'abc', '1.5', '', '1e1', '99999'])('refuses limit=%j with invalid_parameter', async (limit) => {
@@ -328,7 +332,7 @@ describe('authentication', () => {
 });
 
 describe('routing', () => {
-  it.each(['/v1', '/v1/', '/v1/pet', '/v1/pets/', '/v1/pets/1/extra', '/v2/pets', '/', '/v1/store/orders'])(
+  it.each(['/v1', '/v1/', '/v1/pet', '/v1/pets/', '/v1/pets/1/extra', '/v2/pets', '/pets', '/', '/v1/store/orders'])(
     'answers 404 not_found for %s, with rate-limit headers',
     async (target) => {
       const reply = await call(base.replace(/\/v1$/, ''), target, { key: KEY });

@@ -53,13 +53,4 @@ describe.concurrent('Service › "Both addresses end in the version segment /v1,
     }
     expect(server.requests.map((r) => r.path)).toEqual(['/v1/pets', '/v1/pets', '/pet-adoption/v1/pets']);
   });
-
-  it('the sandbox\'s base address ends in /v1, and the operations are found only below it', async (t) => {
-    const { baseUrl } = await sandboxFor(t);
-    expect(baseUrl).toMatch(/\/v1$/);
-    const origin = new URL(baseUrl).origin;
-    expect((await call(origin, '/pets', { key: ENTERPRISE })).status).toBe(404);
-    expect((await call(origin, '/v2/pets', { key: ENTERPRISE })).status).toBe(404);
-    expect((await call(baseUrl, '/pets', { key: ENTERPRISE })).status).toBe(200);
-  });
 });
