@@ -84,27 +84,6 @@ describe('a bulk import on the Free plan at its real minute', () => {
       expect(requests.filter((request) => request.method === 'POST')).toHaveLength(150 + statuses.filter((status) => status === 429).length);
     },
   );
-
-  it('a single command after the import used up the minute: stops at once when the window wait exceeds --max-wait, else waits it out', async () => {
-    const { time, agent, requests, gate } = limitedService(FREE);
-    await time.run(importRows(fakeClient(time, agent, gate).http, 60));
-    const sent = requests.length;
-
-    const impatient = fakeClient(time, agent, gate, { maxWaitMs: 30_000 });
-    const failure = await time.run(impatient.http.send({ method: 'GET', path: '/pets' })).catch((error: unknown) => error);
-    expect(failure).toBeInstanceOf(RateLimitError);
-    expect((failure as RateLimitError).code).toBe('rate_limited');
-    expect((failure as RateLimitError).message).toMatch(/^rate limit reached; nothing sent\. Try again at \d\d:\d\d:\d\d, in (59|60|61)s$/);
-    expect(requests).toHaveLength(sent);
-
-    // Reset is in whole seconds, rounded up: right after the 60th request the window reopens in up to 61 s,
-    // more than the default --max-wait of a single command. A few seconds later it fits.
-    time.now += 5000;
-    const patient = fakeClient(time, agent, gate);
-    await time.run(patient.http.send({ method: 'GET', path: '/pets' }));
-    expect(requests).toHaveLength(sent + 1);
-    expect(patient.waits.reduce((sum, wait) => sum + wait.ms, 0)).toBeLessThanOrEqual(60_000);
-  });
 });
 
 describe('the day quota at its real length', () => {
