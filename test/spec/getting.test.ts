@@ -74,13 +74,6 @@ describe.concurrent('Getting › "The operation is deprecated and is to be remov
   });
 });
 
-describe.concurrent('Getting › "The replacement is GET /pets with the status filter"', () => {
-  it('the client\'s warning names the replacement command', async (t) => {
-    const { petctl } = await setupE2e(t, json(200, PET));
-    expect((await petctl(['pets', 'get', '1'])).stderr).toContain('use `petctl pets list --status <status>` instead');
-  });
-});
-
 describe.concurrent('Getting › "When no animal has the given identifier, the response is 404"', () => {
   it('the client ends with exit 3, one error line naming the id, nothing on stdout', async (t) => {
     const { petctl } = await setupE2e(t, json(404, errorBody(404, 'pet_not_found', 'no animal has id 77')));
