@@ -23,15 +23,6 @@ describe.concurrent('Getting › "Path parameter | petId, required, integer (int
   });
 });
 
-describe.concurrent('Getting › "Request body | none"', () => {
-  it('the client sends no body and no Content-Type with GET /pets/{petId}', async (t) => {
-    const { server, petctl } = await setupE2e(t, json(200, PET));
-    expect((await petctl(['pets', 'get', '1'])).code).toBe(0);
-    expect(server.requests[0]!.body).toBe('');
-    expect(server.requests[0]!.headers['content-type']).toBeUndefined();
-  });
-});
-
 describe.concurrent('Getting › "Success | 200, body is Pet"', () => {
   it('the client prints the Pet, and refuses a 200 that is not a Pet (exit 7)', async (t) => {
     const { server, petctl } = await setupE2e(t);

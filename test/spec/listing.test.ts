@@ -6,12 +6,17 @@ import { ENTERPRISE, PET, call, expectCleanError, json, sandboxFor, setupE2e } f
 type Pet = { id: number; name: string; categoryId: number; status?: string };
 
 describe.concurrent('Listing › "Request body | none"', () => {
-  it('the client sends no body and no Content-Type with GET /pets', async (t) => {
-    const { server, petctl } = await setupE2e(t, json(200, [PET]));
+  it('the client sends no body and no Content-Type with GET /pets, nor with GET /pets/{petId}', async (t) => {
+    const { server, petctl } = await setupE2e(t);
+    server.reply(json(200, [PET]), json(200, PET));
     expect((await petctl(['pets', 'list', '--status', 'sold', '--limit', '3'])).code).toBe(0);
-    expect(server.requests[0]!.body).toBe('');
-    expect(server.requests[0]!.headers['content-type']).toBeUndefined();
-    expect(server.requests[0]!.headers['content-length'] ?? '0').toBe('0');
+    expect((await petctl(['pets', 'get', '1'])).code).toBe(0);
+    expect(server.requests).toHaveLength(2);
+    for (const request of server.requests) {
+      expect(request.body).toBe('');
+      expect(request.headers['content-type']).toBeUndefined();
+      expect(request.headers['content-length'] ?? '0').toBe('0');
+    }
   });
 });
 
