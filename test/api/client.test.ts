@@ -54,25 +54,20 @@ describe('after a 429 with Retry-After, the next request goes exactly then', () 
     expect(time.now - t0).toBe(4000);
   });
 
-  it('after --retries 0, a new process sends at the remembered Retry-After (3 s), not at the reset', async () => {
+  it.each([
+    { what: 'after --retries 0, a new process sends at the remembered Retry-After (3 s), not at the reset', retryAfter: 3, reset: 60, later: 0 },
+    { what: 'Retry-After 10 with Reset now+2: nothing before 10 s in the next process', retryAfter: 10, reset: 2, later: 3000 },
+  ])('$what', async ({ retryAfter, reset, later }) => {
     const { time, requests, t0, client } = setup((request, i) =>
-      i === 0 ? { status: 429, headers: { 'retry-after': '3', ...limitHeaders(request.at, 0, 60) } } : { status: 200 },
+      i === 0 ? { status: 429, headers: { 'retry-after': String(retryAfter), ...limitHeaders(request.at, 0, reset) } } : { status: 200 },
     );
     await expect(time.run(client({ retries: 0 }).http.send(list))).rejects.toBeInstanceOf(RateLimitError);
+    // The next process starts `later` ms after the first one ended.
+    time.now += later;
     const next = client();
     await time.run(next.http.send(list));
-    expect(requests.map((request) => request.at - t0)).toEqual([0, 3000]);
+    expect(requests.map((request) => request.at - t0)).toEqual([0, retryAfter * 1000]);
     expect(next.waits).toHaveLength(1);
-  });
-
-  it('Retry-After 10 with Reset now+2: nothing before 10 s in the next process', async () => {
-    const { time, requests, t0, client } = setup((request, i) =>
-      i === 0 ? { status: 429, headers: { 'retry-after': '10', ...limitHeaders(request.at, 0, 2) } } : { status: 200 },
-    );
-    await expect(time.run(client({ retries: 0 }).http.send(list))).rejects.toBeInstanceOf(RateLimitError);
-    time.now += 3000;
-    await time.run(client().http.send(list));
-    expect(requests.map((request) => request.at - t0)).toEqual([0, 10_000]);
   });
 });
 
