@@ -38,6 +38,7 @@ const PIECE_BYTES = 1024;
 /** Bytes a decoder may hold back between pieces: an incomplete UTF-8 sequence, or UTF-16's odd byte and high surrogate. */
 const CARRY_BYTES = 3;
 
+
 /** The encoding a byte order mark at the start names. */
 function encodingOfBom(start: Buffer): InputEncoding | undefined {
   if (start[0] === 0xef && start[1] === 0xbb && start[2] === 0xbf) return 'utf-8';
@@ -45,6 +46,9 @@ function encodingOfBom(start: Buffer): InputEncoding | undefined {
   if (start[0] === 0xfe && start[1] === 0xff) return 'utf-16be';
   return undefined;
 }
+
+/** What a real U+FFFD is, as bytes, in the encodings that can hold one. */
+const REPLACEMENT: Record<string, number[]> = { 'utf-8': [0xef, 0xbf, 0xbd], 'utf-16le': [0xfd, 0xff], 'utf-16be': [0xff, 0xfd] };
 
 /**
  * Decodes `chunks` (each valid only until the next is asked for) in `encoding`, or as the BOM
@@ -64,7 +68,7 @@ export async function* decodeText(chunks: AsyncIterable<Buffer>, encoding?: Inpu
     const chosen = encoding ?? encodingOfBom(start) ?? 'utf-8';
     const decoder = new TextDecoder(chosen);
     const bomBytes = encodingOfBom(start) === decoder.encoding ? (chosen === 'utf-8' ? 3 : 2) : 0;
-    const stream = { fed: 0, units: 0, tail: Buffer.alloc(CARRY_BYTES), tailLength: 0 };
+    const stream: StreamPosition = { fed: 0, decoded: bomBytes, tail: Buffer.alloc(CARRY_BYTES), tailLength: 0 };
 
     const pieces = async function* () {
       for (let chunk: Buffer | undefined = start; chunk !== undefined; ) {
@@ -77,12 +81,12 @@ export async function* decodeText(chunks: AsyncIterable<Buffer>, encoding?: Inpu
     };
     for await (const piece of pieces()) {
       const text = piece === undefined ? decoder.decode() : decoder.decode(piece, { stream: true });
-      const broken = text.includes('\uFFFD') ? firstBroken(decoder.encoding, text, piece ?? Buffer.alloc(0), stream, bomBytes) : undefined;
+      const broken = text.includes('\uFFFD') ? firstBroken(decoder.encoding, text, piece ?? Buffer.alloc(0), stream) : undefined;
       if (broken) {
         if (broken.before !== '') yield broken.before;
         throw broken.error;
       }
-      if (piece !== undefined) keepTail(stream, piece, text);
+      if (piece !== undefined) keepTail(stream, piece, decoder.encoding === 'utf-8' ? Buffer.byteLength(text) : 2 * text.length);
       if (text !== '') yield text;
     }
   } finally {
@@ -93,90 +97,34 @@ export async function* decodeText(chunks: AsyncIterable<Buffer>, encoding?: Inpu
 interface StreamPosition {
   /** Bytes decoded before this piece. */
   fed: number;
-  /** UTF-16 units of text decoded before this piece. */
-  units: number;
+  /** Where this piece's text starts among the bytes (UTF-8 and UTF-16, the BOM counted). */
+  decoded: number;
   /** The last bytes before this piece: what the decoder may still hold. */
   tail: Buffer;
   tailLength: number;
 }
 
-function keepTail(stream: StreamPosition, piece: Buffer, text: string): void {
+function keepTail(stream: StreamPosition, piece: Buffer, textBytes: number): void {
   const bytes = piece.length >= CARRY_BYTES ? piece.subarray(piece.length - CARRY_BYTES) : Buffer.concat([stream.tail.subarray(0, stream.tailLength), piece]).subarray(-CARRY_BYTES);
   bytes.copy(stream.tail);
   stream.tailLength = bytes.length;
   stream.fed += piece.length;
-  stream.units += text.length;
+  stream.decoded += textBytes;
 }
 
 /**
- * Where a piece whose text holds U+FFFD stops being decodable, if it does: U+FFFD may also be a
- * character the file really holds (in UTF-8 or UTF-16), which the bytes tell apart.
+ * Where a piece whose text holds U+FFFD stops being decodable, if it does: in UTF-8 and UTF-16,
+ * U+FFFD may also be a character the file really holds, which the bytes where it stands tell apart.
  */
-function firstBroken(encoding: string, text: string, piece: Buffer, stream: StreamPosition, bomBytes: number): { error: UndecodableError; before: string } | undefined {
-  if (encoding === 'utf-8') {
-    const tail = stream.tail.subarray(0, stream.tailLength);
-    const bytes = Buffer.concat([tail.subarray(incompleteEnd(tail)), piece]);
-    const bad = invalidUtf8At(bytes, piece.length === 0);
-    if (bad === -1) return undefined;
-    const before = new TextDecoder('utf-8', { ignoreBOM: stream.fed > 0 }).decode(bytes.subarray(0, bad));
-    return { error: new UndecodableError(encoding, bytes[bad]), before };
-  }
-  const bigEndian = encoding === 'utf-16be';
+function firstBroken(encoding: string, text: string, piece: Buffer, stream: StreamPosition): { error: UndecodableError; before: string } | undefined {
+  const real = REPLACEMENT[encoding];
+  const byteAt = (i: number) => (i >= 0 ? piece[i] : stream.tail[stream.tailLength + i]);
   for (let at = text.indexOf('\uFFFD'); at !== -1; at = text.indexOf('\uFFFD', at + 1)) {
-    if (encoding === 'utf-16le' || bigEndian) {
-      // Every UTF-16 unit, a replacement included, comes from two bytes.
-      const offset = bomBytes + 2 * (stream.units + at) - stream.fed;
-      const byteAt = (i: number) => (i >= 0 ? piece[i] : stream.tail[stream.tailLength + i]);
-      const [low, high] = bigEndian ? [byteAt(offset + 1), byteAt(offset)] : [byteAt(offset), byteAt(offset + 1)];
-      if (low === 0xfd && high === 0xff) continue;
-    }
-    return { error: new UndecodableError(encoding), before: text.slice(0, at) };
+    const before = text.slice(0, at);
+    // Every character before it was decoded from its own bytes, so their length says where it stands.
+    const offset = stream.decoded + (encoding === 'utf-8' ? Buffer.byteLength(before) : 2 * at) - stream.fed;
+    if (real?.every((byte, k) => byteAt(offset + k) === byte)) continue;
+    return { error: new UndecodableError(encoding, encoding === 'utf-8' ? byteAt(offset) : undefined), before };
   }
   return undefined;
-}
-
-/** Where an incomplete UTF-8 sequence at the end of `bytes` starts (bytes.length if none). */
-function incompleteEnd(bytes: Buffer): number {
-  for (let i = bytes.length - 1; i >= Math.max(0, bytes.length - CARRY_BYTES); i--) {
-    const byte = bytes[i]!;
-    if ((byte & 0xc0) === 0x80) continue;
-    const length = byte >= 0xf0 ? 4 : byte >= 0xe0 ? 3 : byte >= 0xc0 ? 2 : 1;
-    return bytes.length - i < length ? i : bytes.length;
-  }
-  return bytes.length;
-}
-
-/**
- * The first byte of the first ill-formed sequence (Unicode's table 3-7 of well-formed UTF-8), or
- * -1; a sequence cut by the end of `bytes` is ill-formed only at the end of the input.
- */
-export function invalidUtf8At(bytes: Buffer, atEnd: boolean): number {
-  let i = 0;
-  while (i < bytes.length) {
-    const lead = bytes[i]!;
-    if (lead < 0x80) {
-      i += 1;
-      continue;
-    }
-    let follow: number;
-    let low = 0x80;
-    let high = 0xbf;
-    if (lead >= 0xc2 && lead <= 0xdf) follow = 1;
-    else if (lead >= 0xe0 && lead <= 0xef) {
-      follow = 2;
-      if (lead === 0xe0) low = 0xa0;
-      if (lead === 0xed) high = 0x9f;
-    } else if (lead >= 0xf0 && lead <= 0xf4) {
-      follow = 3;
-      if (lead === 0xf0) low = 0x90;
-      if (lead === 0xf4) high = 0x8f;
-    } else return i;
-    for (let k = 1; k <= follow; k++) {
-      if (i + k >= bytes.length) return atEnd ? i : -1;
-      const byte = bytes[i + k]!;
-      if (k === 1 ? byte < low || byte > high : (byte & 0xc0) !== 0x80) return i;
-    }
-    i += follow + 1;
-  }
-  return -1;
 }

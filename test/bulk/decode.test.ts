@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { type InputEncoding, UndecodableError, decodeText, invalidUtf8At } from '../../src/bulk/decode';
+import { type InputEncoding, UndecodableError, decodeText } from '../../src/bulk/decode';
 import { sniffDelimiter } from '../../src/bulk/delimiter';
 import { InvalidInputError, readRows } from '../../src/bulk/reader';
 
@@ -74,12 +74,13 @@ describe('decodeText', () => {
     expect((await decoded(Buffer.from([0xef, 0xbb, 0xbf, 0x41]), 1, 'utf-8')).text).toBe('A');
   });
 
-  it('invalidUtf8At follows Unicode table 3-7: overlongs, surrogates and values past U+10FFFF are ill-formed', () => {
-    expect(invalidUtf8At(Buffer.from('aé🐶'), true)).toBe(-1);
-    expect(invalidUtf8At(Buffer.from([0x61, 0xe0, 0x80, 0x80]), true)).toBe(1);
-    expect(invalidUtf8At(Buffer.from([0xf4, 0x90, 0x80, 0x80]), true)).toBe(0);
-    expect(invalidUtf8At(Buffer.from([0xf0, 0x9f]), false)).toBe(-1);
-    expect(invalidUtf8At(Buffer.from([0xf0, 0x9f]), true)).toBe(0);
+  it('follows Unicode table 3-7: overlongs, surrogates and values past U+10FFFF are ill-formed', async () => {
+    expect(await decoded(Buffer.from('aé🐶'), 1)).toEqual({ text: 'aé🐶' });
+    for (const [bytes, text, byte] of [[[0x61, 0xe0, 0x80, 0x80], 'a', 0xe0], [[0xf4, 0x90, 0x80, 0x80], '', 0xf4], [[0xf0, 0x9f], '', 0xf0]] as const) {
+      const result = await decoded(Buffer.from(bytes), 1);
+      expect(result.text).toBe(text);
+      expect(result.error?.byte).toBe(byte);
+    }
   });
 });
 
