@@ -9,11 +9,7 @@ import type { NewRunMark, RecordEntry } from './records';
 
 export { defaultJournalPath, readJournal, targetDigest } from './journal-format';
 
-/**
- * Writing the bulk import journal (its format and reading it: journal-format.ts):
- * each entry synced before the request it records goes out, room kept spare for
- * a full disk, the file written again should it be deleted while an import runs.
- */
+/** Writing the import journal (its format: journal-format.ts; why each step: docs/bulk-import.md, "The journal"). */
 
 /** The journal cannot be written: the import stops before another request goes out (exit 1). */
 export class JournalUnwritableError extends FailureError {
@@ -28,12 +24,7 @@ export class JournalUnwritableError extends FailureError {
   }
 }
 
-/**
- * Room kept beside the journal while an import runs. Should the disk fill up,
- * it is freed, so that the answers to the requests already on the wire can
- * still be recorded (a created animal the journal does not know of would be
- * sent again by a rerun) before the import stops.
- */
+/** Room kept beside the journal, freed on a full disk so that the answers to the requests on the wire are still recorded. */
 const SPARE_BYTES = 64 * 1024;
 
 /** An open journal. Appends from concurrent rows are written together and synced once (group commit). */
@@ -56,16 +47,13 @@ export class JournalWriter {
     return this.failure;
   }
 
-  /**
-   * Opens (creating it 0600, in a 0700 directory, with its header) the journal at `file`.
-   */
+  /** Opens the journal at `file`, creating it (0600, in a 0700 directory) with its header. */
   static async open(file: string, target: string): Promise<JournalWriter> {
     const dir = path.dirname(file);
-    let handle: fs.promises.FileHandle;
-    let created = false;
-    let spare: string | undefined = `${file}.spare`;
+    const spare = `${file}.spare`;
     // Before the journal is created: a refused spare room must leave nothing behind.
     assertOwnFile(spare);
+    let handle: fs.promises.FileHandle | undefined;
     try {
       await fs.promises.mkdir(dir, { recursive: true, mode: 0o700 });
       // In append mode: every write lands at the end (one import writes at a time: journal-lock.ts).
@@ -73,15 +61,7 @@ export class JournalWriter {
       if ((await headerIn(handle, file)) === 'cut-short') {
         // New, or its creation was cut short (no whole header): start it afresh.
         await handle.truncate(0);
-        created = true;
-      }
-    } catch (error) {
-      if (error instanceof PetctlError) throw error;
-      throw new JournalUnwritableError(file, systemReason(error), error);
-    }
-    try {
-      if (created) {
-        await writeAll(handle, headerLine(target));
+        await handle.writeFile(headerLine(target));
         await handle.sync();
         // The new file's directory entry must survive a crash too.
         const dirHandle = await fs.promises.open(dir, 'r').catch(() => undefined);
@@ -89,27 +69,20 @@ export class JournalWriter {
         await dirHandle?.close();
       }
       await makeSpare(spare);
-    } catch (error) {
-      await handle.close();
-      spare = undefined;
-      if (error instanceof PetctlError) throw error;
-      throw new JournalUnwritableError(file, systemReason(error), error);
-    }
-    const journal = new JournalWriter(file, handle, spare);
-    if (!created) {
+      const journal = new JournalWriter(file, handle, spare);
       // A torn last line (killed mid-write) must not swallow the next entry.
       const { size } = await handle.stat();
       const last = Buffer.alloc(1);
-      if (size > 0 && (await handle.read(last, 0, 1, size - 1)).bytesRead === 1 && last[0] !== 10) journal.torn = true;
+      journal.torn = size > 0 && (await handle.read(last, 0, 1, size - 1)).bytesRead === 1 && last[0] !== 10;
+      return journal;
+    } catch (error) {
+      await handle?.close();
+      if (error instanceof PetctlError) throw error;
+      throw new JournalUnwritableError(file, systemReason(error), error);
     }
-    return journal;
   }
 
-  /**
-   * Writes the entry and syncs it to disk; resolves once it is durable. Once a
-   * write has failed, a "sent" is refused at once (its request must not go),
-   * while answers are still written, into the room kept spare.
-   */
+  /** Resolves once the entry is on disk. After a failed write, a "sent" is refused (its request must not go); answers still go into the spare room. */
   append(entry: RecordEntry | NewRunMark): Promise<void> {
     if (this.failure && entry.state === 'sent') return Promise.reject(this.failure);
     return new Promise((resolve, reject) => {
@@ -149,11 +122,10 @@ export class JournalWriter {
     const bytes = Buffer.from(entries.map(entryLine).join(''));
     const torn = this.torn;
     this.torn = true;
-    await writeAll(this.handle, torn ? Buffer.concat([Buffer.from('\n'), bytes]) : bytes);
+    await this.handle.writeFile(torn ? Buffer.concat([Buffer.from('\n'), bytes]) : bytes);
     await this.handle.datasync();
     this.torn = false;
-    // A journal deleted while open takes every write with it: nothing would be on disk for a rerun.
-    // It is written again, whole, where it was; the import stops all the same.
+    // Deleted while open, it would take every write with it: written again, whole, where it was; the import stops all the same.
     if ((await this.handle.stat()).nlink === 0) {
       // Its "sent" entries are refused (the error below): those requests never go.
       const refused = entries.filter((entry) => entry.state === 'sent').map((entry) => entryLine({ ...entry, state: 'unsent' as const }));
@@ -163,13 +135,10 @@ export class JournalWriter {
     }
   }
 
-  /**
-   * Writes the journal anew at its path: every byte the deleted file holds (its open handle still
-   * reads them), `more` appended to that file first so that a later restore keeps it too.
-   */
+  /** Writes the journal anew at its path from the deleted file's bytes (its handle still reads them), `more` appended first. */
   private async restore(more: string): Promise<boolean> {
     try {
-      await writeAll(this.handle, more);
+      await this.handle.writeFile(more);
       const { size } = await this.handle.stat();
       const held = Buffer.alloc(size);
       for (let offset = 0; offset < size; ) {
@@ -185,15 +154,12 @@ export class JournalWriter {
   }
 
   private async freeSpare(): Promise<boolean> {
-    if (this.spare === undefined) return false;
     const spare = this.spare;
     this.spare = undefined;
-    try {
-      await fs.promises.rm(spare);
-      return true;
-    } catch {
-      return false;
-    }
+    return spare !== undefined && (await fs.promises.rm(spare).then(
+      () => true,
+      () => false,
+    ));
   }
 
   async close(): Promise<void> {
@@ -203,31 +169,18 @@ export class JournalWriter {
   }
 }
 
-/**
- * Creates the spare room at `spare`: exclusively, never through a symlink.
- * One left by an import that was killed is replaced (the journal's lock says
- * no other import is using it); anything else there is refused. One that
- * cannot be filled (a full disk) is removed.
- */
+/** Creates the spare room: one a killed import left is replaced (the journal's lock says none runs); one that cannot be filled is removed. */
 async function makeSpare(spare: string): Promise<void> {
   assertOwnFile(spare);
   await fs.promises.rm(spare, { force: true });
   const handle = await createExclusiveFile(spare);
   try {
-    await writeAll(handle, Buffer.alloc(SPARE_BYTES));
+    await handle.writeFile(Buffer.alloc(SPARE_BYTES));
   } catch (error) {
     await fs.promises.rm(spare, { force: true }).catch(() => {});
     throw error;
   } finally {
     await handle.close();
-  }
-}
-
-async function writeAll(handle: fs.promises.FileHandle, text: string | Buffer): Promise<void> {
-  const bytes = typeof text === 'string' ? Buffer.from(text) : text;
-  for (let offset = 0; offset < bytes.length; ) {
-    const { bytesWritten } = await handle.write(bytes, offset, bytes.length - offset);
-    offset += bytesWritten;
   }
 }
 
