@@ -4,7 +4,7 @@ import { InterruptedError } from '../errors';
 import { requireKey } from '../config/target';
 import { createPet } from '../api/endpoints/pets';
 import { type RowResult, type Tally, count, emptyTally } from './results';
-import { openInput, stdinSpoolLimit } from './input';
+import { openInput } from './input';
 import { JournalUnwritableError, JournalWriter, defaultJournalPath, readJournal, targetDigest } from './journal';
 import { type RecordsPlan, type Scan, type ScanReport, plannedRows, scanRows } from './plan';
 import { type InputFormat, type ReadOptions, formatFromExtension, readRows } from './reader';
@@ -17,27 +17,21 @@ import { type LookupReport, type UnknownLookup, lookUpUnknownRows } from './unkn
 import { type ImportEnd, ImportStopped, importEnding, stoppedBeforeSending } from './outcome';
 
 /**
- * `pets add --file`: validate every row and look it up in the records of the
- * target, then send the rows not created before through the journal and the
- * runner. It tells what happens as facts (ImportReport), returns how it ended
- * and throws ImportStopped when it stops before sending; commands/pets/add-file.ts
- * words them. Each step is a module of its own (CONTRIBUTING.md's map of src/bulk/).
+ * `pets add --file`: validate every row and look it up in the target's records, then send the rows
+ * not created before through the journal and the runner. What happens is told as facts (ImportReport);
+ * commands/pets/add-file.ts words them.
  */
 
 export interface BulkAddOptions {
   /** A path, or `-` for standard input. */
   file: string;
   format?: InputFormat;
-  /** --encoding: absent, a BOM names it, else UTF-8. */
   encoding?: InputEncoding;
-  /** --delimiter: absent, the CSV header decides. */
   delimiter?: string;
-  /** --id-column: the column holding each row's own id, which identifies it across imports. */
   idColumn?: string;
   columns?: ReadOptions['columns'];
-  /** --new: every row is a new animal, whatever was created before. */
+  /** --new */
   fresh: boolean;
-  /** --reserve: requests of every window left to other commands on the key. */
   reserve: number;
   dryRun: boolean;
   skipInvalid: boolean;
@@ -77,7 +71,7 @@ export interface ImportReport extends ScanReport, LookupReport {
 /** Imports the rows; undefined after a dry run. */
 export async function bulkAdd(options: BulkAddOptions, ctx: Context, report: ImportReport): Promise<ImportEnd | undefined> {
   keepHeapSmall();
-  const input = await openInput(options.file, ctx.io.stdin, ctx.signal, stdinSpoolLimit(ctx.env));
+  const input = await openInput(options.file, ctx.io.stdin, ctx.signal, ctx.env);
   ctx.onCleanup(() => input.close());
   let format = options.format ?? (input.file === undefined ? undefined : formatFromExtension(input.file));
   const source = input.file === undefined ? '-' : path.resolve(input.file);
@@ -126,7 +120,7 @@ export async function bulkAdd(options: BulkAddOptions, ctx: Context, report: Imp
   const rows = plannedRows(readRows(input.secondPass(), format, undefined, reading), index, plan, scan.duplicates, lookup?.fates);
   keepSendingSmall();
   const run = resumed ?? (options.fresh ? newRunId(ctx.now(), ctx.random()) : undefined);
-  return sendRows(options, ctx, report, { rows, index, scan, journalPath, targetId, run, source, lookup, baseUrl: target.baseUrl });
+  return sendRows(options, ctx, report, { rows, scan, journalPath, targetId, run, source, lookup, baseUrl: target.baseUrl });
 }
 
 /** One import at a time per journal: waits up to --max-wait for another to finish, and holds the journal until this one ends. */
@@ -149,13 +143,9 @@ async function noticeHolder(journal: string, report: ImportReport): Promise<void
 }
 
 /**
- * V8's flags for an import, set as it runs, not at start-up (bin/petctl.js), where they would tax
- * every other command; V8 reads them whenever it decides. Every row is garbage a moment after it is
- * read: the young generation keeps its start size, from the start. Once sending starts, the old
- * generation grows in small steps (--optimize-for-size), collected before the garbage of thousands
- * of requests piles up, and nothing more is optimised (--no-opt): the optimising compiler's memory
- * costs a sending import more than its speed is worth. The validation pass before it keeps its
- * speed, and a dry run only the first flag. What each saves, and the time: docs/performance.md.
+ * V8's flags for an import, set as it runs rather than at start-up, where they would tax every other
+ * command: rows die young, so the young generation keeps its start size; once sending starts, the old
+ * generation grows in small steps and nothing more is optimised. Why, and what each saves: docs/performance.md.
  */
 function keepHeapSmall(): void {
   process.getBuiltinModule('node:v8').setFlagsFromString('--semi-space-growth-factor=1');
@@ -171,15 +161,12 @@ function newRunId(now: number, random: number): string {
 
 interface SendPlan {
   rows: ReturnType<typeof plannedRows>;
-  /** The records as read. */
-  index: RecordIndex;
   scan: Scan;
   journalPath: string;
   targetId: string;
   /** The --new import these rows belong to. */
   run?: string;
   source: string;
-  /** What --retry-unknown found. */
   lookup?: UnknownLookup;
   baseUrl: string | undefined;
 }

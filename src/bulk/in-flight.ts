@@ -1,40 +1,19 @@
 /**
- * How many requests an import keeps in flight. `--concurrency N` fixes the level; `auto` (the
- * default) adapts it to the service's answers, as TCP's congestion control adapts a connection's
- * window (slow start, then additive increase, multiplicative decrease: RFC 5681) and as Netflix's
- * concurrency-limits does on latency:
- *
- * - It starts at 4. An answer that comes at the latency answers came at (the smoothed latency at
- *   most 3 x the best of the last 10-20 s, plus 2 ms) grows it when the plan has room: by one an
- *   answer until the first back-off (it doubles every round trip), by one a round trip after that.
- * - It backs off at once on a 429 or a 5xx (halved), and when the smoothed latency rises past that
- *   bound (times 0.75): at most once a round trip, as answers to requests sent before a back-off
- *   say nothing of the level after it.
- * - The plan has room when the answer names the window's requests left, and they exceed the level
- *   and --reserve; no request is waiting at the gate (for the window, a probe, a hold: growing then
- *   only lines up more waiters); and half the level or more is on the wire (otherwise the level is
- *   not what holds the import back, and the answer says nothing of a higher one). An answer that
- *   names no window never grows it: a service that states no limit is met at the start level.
- * - It stays between 1 and 256.
- *
- * Pure: the clock is given. The runner reports sends, answers and gate waits; the facts of a change
- * come back for output/import-progress.ts to word.
+ * How many requests an import keeps in flight: `--concurrency N`, or `auto`, which adapts the level
+ * to the answers as TCP's congestion control (RFC 5681) and Netflix's concurrency-limits do. The rule
+ * and why: docs/bulk-import.md, "How many requests are in flight". Pure: the clock is given.
  */
 
 export const IN_FLIGHT = {
   start: 4,
   min: 1,
   max: 256,
-  /**
-   * A latency past `tolerance` x the best + `slackMs` has risen. The latency includes petctl's own part of each
-   * request (the claim's read of the state store, the event loop), which grows with the level before the service
-   * slows, so a tighter bound stops the level early (docs/performance.md, "The level in flight"). The slack keeps sub-millisecond loopback jitter from reading as a rise.
-   */
+  /** A latency past `tolerance` x the best + `slackMs` has risen. */
   tolerance: 3,
   slackMs: 2,
   /** The weight of each answer in the smoothed latency (TCP's SRTT uses 1/8). */
   smoothing: 1 / 8,
-  /** The best latency is the least of the current and the previous period of this length, so it follows a service that became slower for good. */
+  /** The best latency: the least of the current and the previous period of this length. */
   bestPeriodMs: 10_000,
   latencyBackoff: 0.75,
   errorBackoff: 0.5,
@@ -43,7 +22,7 @@ export const IN_FLIGHT = {
 /** `--concurrency`: a fixed level, or `auto`. */
 export type Concurrency = number | 'auto';
 
-export type LevelCause = 'latency_held' | 'latency_rose' | 'too_many_requests' | 'server_error';
+type LevelCause = 'latency_held' | 'latency_rose' | 'too_many_requests' | 'server_error';
 
 /** A change of the level, and what caused it. */
 export interface LevelChange {

@@ -7,16 +7,12 @@ import { InterruptedError, RejectedError, UsageError } from '../errors';
 import { describeFsError } from '../fs-errors';
 
 /**
- * The bytes of a bulk import, read twice: once to validate every row, once
- * to send. A file is simply
- * read again. Standard input can be read only once, so the first pass copies
- * it, up to a limit (1 GiB), to a private temporary file (0600 in a 0700
- * directory) and the second reads that copy: the input is never held in memory
- * whole. The copy's name is removed as soon as it is open, so that nothing is
- * left behind however petctl ends, even killed. Reading stops when `signal`
- * aborts (Ctrl-C, SIGTERM), between chunks or while waiting for one.
+ * The bytes of an import, read twice: to validate every row, then to send. A file is read again;
+ * standard input is copied by the first pass to a private temporary file, nameless once open so
+ * that nothing is left however petctl ends, and never held in memory whole. Reading stops when
+ * `signal` aborts (Ctrl-C, SIGTERM), even while a chunk is awaited.
  */
-export interface BulkInput {
+interface BulkInput {
   /** The path, or "standard input". */
   label: string;
   /** The path as given; undefined for standard input. */
@@ -28,14 +24,11 @@ export interface BulkInput {
 }
 
 const CHUNK_BYTES = 32 * 1024;
-/**
- * The most of standard input kept to read twice, unless PETCTL_STDIN_MAX_BYTES says otherwise:
- * far beyond what a day's rate limit lets through, well short of filling a temporary directory.
- */
-export const STDIN_SPOOL_BYTES = 1024 ** 3;
+/** The most of standard input kept to read twice: far beyond a day's rate limit, well short of filling a temporary directory. */
+const STDIN_SPOOL_BYTES = 1024 ** 3;
 
 /** The spool's limit from PETCTL_STDIN_MAX_BYTES (a whole number of bytes), else STDIN_SPOOL_BYTES. */
-export function stdinSpoolLimit(env: Readonly<NodeJS.ProcessEnv>): number {
+function stdinSpoolLimit(env: Readonly<NodeJS.ProcessEnv>): number {
   const given = env.PETCTL_STDIN_MAX_BYTES;
   if (given === undefined || given === '') return STDIN_SPOOL_BYTES;
   if (!/^\d+$/.test(given) || !Number.isSafeInteger(Number(given))) throw new UsageError(`PETCTL_STDIN_MAX_BYTES must be a whole number of bytes, not ${JSON.stringify(given)}`);
@@ -43,7 +36,7 @@ export function stdinSpoolLimit(env: Readonly<NodeJS.ProcessEnv>): number {
 }
 
 /** Standard input is larger than petctl keeps to read it twice: exit 6. */
-export class InputTooLargeError extends RejectedError {
+class InputTooLargeError extends RejectedError {
   constructor(limit: number) {
     const size = limit > 0 && limit % 1024 ** 3 === 0 ? `${limit / 1024 ** 3} GiB` : limit > 0 && limit % 1024 ** 2 === 0 ? `${limit / 1024 ** 2} MiB` : `${limit} bytes`;
     super(`standard input is larger than ${size}, the most petctl keeps to read it twice; nothing was sent`, {
@@ -53,8 +46,8 @@ export class InputTooLargeError extends RejectedError {
   }
 }
 
-export async function openInput(file: string, stdin: InStream, signal: AbortSignal, spoolLimit = STDIN_SPOOL_BYTES): Promise<BulkInput> {
-  if (file === '-') return spooledStdin(stdin, signal, spoolLimit);
+export async function openInput(file: string, stdin: InStream, signal: AbortSignal, env: Readonly<NodeJS.ProcessEnv>): Promise<BulkInput> {
+  if (file === '-') return spooledStdin(stdin, signal, stdinSpoolLimit(env));
 
   let stat: fs.Stats;
   try {
@@ -81,12 +74,7 @@ export async function openInput(file: string, stdin: InStream, signal: AbortSign
   };
 }
 
-/**
- * A file's bytes, read into one buffer that is reused for every chunk: each chunk is valid only
- * until the next is asked for (every reader decodes or copies what it keeps at once). Fresh
- * chunks, as a read stream makes, outlive the young generation while their rows are parsed and
- * pile up as external memory until a full collection (what that costs: docs/performance.md).
- */
+/** A file's bytes in one reused buffer: fresh chunks would pile up as external memory (docs/performance.md). */
 async function* readFile(file: string): AsyncGenerator<Buffer> {
   const handle = await fs.promises.open(file, 'r').catch((error: unknown) => {
     throw new UsageError(`cannot read --file ${file}: ${describeFsError(error)}`);
@@ -98,10 +86,7 @@ async function* readFile(file: string): AsyncGenerator<Buffer> {
   }
 }
 
-/**
- * An open file's bytes in one reused buffer: from where the handle stands (a pipe or a device
- * cannot be read at a position), or `fromStart` (the spool, written through the same handle).
- */
+/** An open file's bytes: from where the handle stands (a pipe cannot be read at a position), or `fromStart` (the spool). */
 async function* readHandle(handle: fs.promises.FileHandle, file: string, fromStart = false): AsyncGenerator<Buffer> {
   let position = 0;
   const buffer = Buffer.allocUnsafe(CHUNK_BYTES);
@@ -134,8 +119,7 @@ function spooledStdin(stdin: InStream, signal: AbortSignal, spoolLimit: number):
       const dir = await fs.promises.mkdtemp(path.join(os.tmpdir(), 'petctl-import-'));
       named = path.join(dir, 'input');
       spool = await fs.promises.open(named, 'wx+', 0o600);
-      // The open handle keeps the bytes; without a name they go when it closes or petctl dies.
-      // (Where a system cannot remove an open file, close() removes it.)
+      // The open handle keeps the bytes. (Where a system cannot remove an open file, close() removes it.)
       await unname().catch(() => {});
       let size = 0;
       for await (const chunk of untilAborted(stdinChunks(stdin), signal)) {
@@ -156,10 +140,7 @@ function spooledStdin(stdin: InStream, signal: AbortSignal, spoolLimit: number):
   };
 }
 
-/**
- * `source`, until `signal` aborts: then InterruptedError at once, even while a chunk is awaited
- * (a pipe that sends nothing, or nothing yet).
- */
+/** `source`, until `signal` aborts: then InterruptedError at once, even while a chunk is awaited. */
 async function* untilAborted<T>(source: AsyncIterable<T>, signal: AbortSignal): AsyncGenerator<T> {
   const iterator = source[Symbol.asyncIterator]();
   let stop: () => void = () => {};

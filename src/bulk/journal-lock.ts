@@ -10,20 +10,9 @@ import { jsonValue } from './journal-damage';
 import { systemReason } from './journal-format';
 
 /**
- * One import at a time per journal. The lock is a listening socket whose name
- * comes from the journal's real path: binding it fails (EADDRINUSE) while
- * another process holds it, and the operating system frees it when the holder
- * ends, however it ends (kill -9 included), so no lock is ever left stale.
- *
- *   Linux    an abstract Unix socket (`\0petctl-journal-<hash>`): no file at all
- *   Windows  a named pipe (`\\.\pipe\petctl-journal-<hash>`)
- *   others   a Unix socket file beside the journal (`<journal>.lock.sock`); the
- *            file outlives a killed holder, but connecting to it is refused:
- *            such a file is removed and bound again, under a lock directory
- *            so that two imports never remove each other's
- *
- * The holder answers each connection with one JSON line, `{"pid":…,"source":…}`:
- * that is how a waiting import learns whom it waits for.
+ * One import at a time per journal: a listening socket named by the journal's real path, which the
+ * system frees however its holder ends, so no lock is left stale (each platform's kind: docs/bulk-import.md,
+ * "One import at a time per journal"). The holder answers each connection with `{"pid":…,"source":…}`.
  */
 
 /** Who holds a journal, as the holder says it: its pid, and the input as the user named it (a base name, or `-`). */
@@ -32,16 +21,13 @@ export interface JournalHolder {
   source?: string;
 }
 
-export interface JournalLock {
-  release(): Promise<void>;
-}
-
-export type LockAttempt = { held: JournalLock } | { busy: JournalHolder };
+type JournalLock = { release(): Promise<void> };
+type LockAttempt = { held: JournalLock } | { busy: JournalHolder };
 
 export type LockFlavour = 'abstract' | 'pipe' | 'file';
 
 /** How often a waiting import tries the lock again. */
-export const LOCK_POLL_MS = 150;
+const LOCK_POLL_MS = 150;
 
 /** How long a holder may take to say who it is before it is taken as saying nothing. */
 const HOLDER_ANSWER_MS = 2_000;
@@ -62,10 +48,7 @@ export async function lockAddress(journal: string, flavour: LockFlavour = platfo
   return Buffer.byteLength(beside) <= 100 ? beside : path.join(os.tmpdir(), `${name}.sock`);
 }
 
-/**
- * The journal's path with every symlink of the part that exists resolved, so that
- * two spellings of one file (a relative path, a symlinked folder) are one lock.
- */
+/** The journal's path with the symlinks of the part that exists resolved: two spellings of one file are one lock. */
 function realPath(file: string): string {
   const rest: string[] = [];
   for (let at = path.resolve(file); ; at = path.dirname(at)) {
@@ -100,7 +83,7 @@ export async function journalHolder(journal: string, flavour: LockFlavour = plat
   return ask(await lockAddress(journal, flavour));
 }
 
-export interface LockWait {
+interface LockWait {
   /** --max-wait: how long to wait for the holder; 0: not at all. */
   maxWaitMs: number;
   monotonic(): number;
@@ -169,11 +152,7 @@ function parseHolder(text: string): JournalHolder {
   return { ...(Number.isSafeInteger(pid) ? { pid: pid as number } : {}), ...(typeof source === 'string' ? { source } : {}) };
 }
 
-/**
- * A socket file nobody listens on, its holder dead. Under the lock directory,
- * asked again (another import may have taken it over in between), then removed
- * and bound anew.
- */
+/** A socket file whose holder died: under the lock directory, asked again (another import may have taken it over), removed and bound anew. */
 async function takeOverDeadFile(address: string, me: JournalHolder): Promise<LockAttempt> {
   const holder = await ask(address);
   if (holder) return { busy: holder };

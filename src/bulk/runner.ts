@@ -13,23 +13,15 @@ import { type RowResult, ambiguous, created, failed, found, invalidRow, resent, 
 const LISTENERS_PER_SLOT = 3;
 
 /**
- * Sends the rows: as many createPet calls in flight as the level (in-flight.ts:
- * fixed by --concurrency N, or adapted to the answers), each row's fate
- * journaled (durably) before it is reported and before its slot takes the
- * next row. A slot starts when the level rises and ends, after its row, when
- * it falls. The pace itself comes from the HTTP core's shared gate.
- *
- * Stopping: `stop` (the first Ctrl-C) ends sending; a request still waiting
- * in the gate gives up unsent, one on the wire is awaited. The context's
- * signal (a second Ctrl-C, SIGTERM) aborts those too: they end unknown.
- * A rate limit that cannot be waited out, an error that would fail every
- * row (401, a refused connection), or a row whose outcome turned unknown (a
- * timeout, a dropped connection, a 5xx: the service may be in trouble, and
- * each further row would add to what the user must check by hand) stops
- * sending the same way; a rerun resumes.
+ * Sends the rows, as many in flight as the level (in-flight.ts), each row's fate journaled before it
+ * is reported and before its slot takes the next row; the pace comes from the HTTP core's gate.
+ * `stop` (the first Ctrl-C) ends sending: a request waiting in the gate gives up unsent, one on the
+ * wire is awaited; the context's signal (a second Ctrl-C, SIGTERM) aborts those too. A rate limit
+ * that cannot be waited out, an error that would fail every row, or a row whose outcome turned
+ * unknown stops sending the same way (docs/bulk-import.md, "Ctrl-C").
  */
 
-/** A row as read, with what the records say to do with it (import.ts plans; records.ts decides). */
+/** A row as read, with what the records say to do with it (records.ts decides). */
 export interface PlannedRow extends InputRow {
   /** For a valid row: its identity, recorded with its fate. */
   identity?: RowIdentity;
@@ -55,9 +47,7 @@ export interface RunnerOptions {
   now(): number;
   /** The steady clock the latencies are measured on (default: `now`). */
   monotonic?(): number;
-  /** With --reserve: requests of every window left to other commands. */
   reserve?: number;
-  /** createPet bound to the session. */
   send(newPet: NewPet, hooks: RequestHooks): Promise<Pet>;
   /** A wait that rejects when the context's signal aborts (ctx.sleep). */
   sleep(ms: number): Promise<void>;
@@ -75,7 +65,7 @@ export interface RunnerOptions {
   onLevel?(change: LevelChange): void;
 }
 
-export interface RunnerOutcome {
+interface RunnerOutcome {
   /** Why sending stopped before the end: InterruptedError, RateLimitError or a fatal error. */
   stoppedBy?: PetctlError;
   /** Ctrl-C (or SIGTERM) ended sending. */
@@ -191,35 +181,28 @@ export async function runImport(options: RunnerOptions): Promise<RunnerOutcome> 
       pet = await options.send(input.newPet, hooks);
     } catch (error) {
       if (ticket) limit.ended();
-      const unsent = async () => {
-        if (!journaledSent) return;
-        try {
-          await journal.append(record(identity, { state: 'unsent' }));
-        } catch (journalError) {
-          if (!(journalError instanceof JournalUnwritableError)) throw journalError;
-          // Left at "sent": a rerun reports the row as outcome unknown rather than risk sending it twice.
-        }
-      };
       if (error instanceof RejectedError && error.status !== 0) {
         const body = error.body ?? { code: error.code, message: error.message, status: error.status };
         const rowError = { ...body, code: String(body.code), message: String(body.message), status: error.status };
         return recordAnswer(record(identity, { state: 'rejected', error: rowError }), failed(row, line, rowError));
       }
-      const check = options.words.retryUnknown;
-      if (onWire && (error instanceof InterruptedError || (error instanceof NetworkError && error.sent))) {
-        // The journal already says "sent": the answer is what is missing.
-        await report(unknownOutcome(row, line, `sent, but no answer came (${error.message}); ${check}`), true);
-        return stopWith(error);
+      // On the wire, the journal already says "sent": the answer is what is missing.
+      const unanswered = onWire && (error instanceof InterruptedError || (error instanceof NetworkError && error.sent));
+      // A 5xx or a malformed 2xx to a POST: the animal may or may not exist. A 507 (Insufficient Storage, RFC 4918 §11.5)
+      // says nothing was stored: its row stays unsent, so a rerun sends it, and the import stops below.
+      const unusable = journaledSent && (error instanceof InvalidResponseError || (error instanceof ServiceError && error.status >= 500)) && error.status !== 507;
+      if (unanswered || unusable) {
+        const what = unanswered ? 'no answer came' : 'the answer was not usable';
+        await report(unknownOutcome(row, line, `sent, but ${what} (${(error as PetctlError).message}); ${options.words.retryUnknown}`), true);
+        return stopWith(error as PetctlError);
       }
-      if (journaledSent && (error instanceof InvalidResponseError || (error instanceof ServiceError && error.status >= 500)) && error.status !== 507) {
-        // A 5xx or a malformed 2xx to a POST: the animal may or may not exist. A 507 (Insufficient Storage, RFC 4918 §11.5)
-        // says nothing was stored: its row stays unsent, so a rerun sends it, and the import stops below.
-        await report(unknownOutcome(row, line, `sent, but the answer was not usable (${error.message}); ${check}`), true);
-        return stopWith(error);
+      // Left at "sent" should the journal fail: a rerun reports the row as outcome unknown rather than risk sending it twice.
+      if (journaledSent) {
+        await journal.append(record(identity, { state: 'unsent' })).catch((journalError: unknown) => {
+          if (!(journalError instanceof JournalUnwritableError)) throw journalError;
+        });
       }
-      await unsent();
       if (error instanceof StopSending) return;
-      if (error instanceof InterruptedError) return stopWith(error);
       if (error instanceof PetctlError) return stopWith(error);
       throw error;
     }
