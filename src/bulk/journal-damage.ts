@@ -1,14 +1,9 @@
 import { FailureError } from '../errors';
 
 /**
- * Telling a damaged journal from one a crash merely cut short. petctl writes
- * every journal line whole and in one piece, so a write cut short (petctl
- * killed, a full disk) leaves the start of a line, and the next write begins
- * a new line after it. Such a line recorded nothing an import relied on: a
- * "sent" is durable before its request goes out, so a torn "created" leaves
- * its row at "sent", the safer state. Anything else that is not an entry
- * (zeros a disk left after a crash, a line edited by hand) may have been a
- * "created": reading past it would send that animal again.
+ * Telling a damaged journal from one a crash merely cut short: a write cut short leaves the start of
+ * a line, which recorded nothing an import relied on; anything else that is not an entry may have been
+ * a "created" (docs/bulk-import.md, "A damaged journal").
  */
 
 /** A journal line that is neither an entry nor a write cut short: the import stops before anything is sent (exit 1). */
@@ -27,43 +22,26 @@ export class JournalDamagedError extends FailureError {
 /** How every journal's first line begins. */
 export const HEADER_START = '{"petctlImportJournal":';
 
-/**
- * Whether a line that is not an entry is what a write cut short leaves:
- * nothing, or the start of a line as petctl writes it, which begins with
- * `start` (every entry's first field) and stops before its JSON is whole.
- */
+/** Whether a line that is not an entry is what a write cut short leaves: nothing, or a start of `start…` whose JSON is not whole. */
 export function isWriteCutShort(line: string, start: string): boolean {
   return line === '' || ((start.startsWith(line) || line.startsWith(start)) && scanJson(line) === 'cut');
 }
 
-/**
- * Whether a journal without a whole first line is a creation cut short, so
- * that nothing was recorded in it yet: empty, the start of a header, or
- * zeros where a header (`headerBytes` long at most) was being written.
- */
+/** Whether a journal without a whole first line is a creation cut short: empty, a header's start, or zeros no longer than a header. */
 export function isCreationCutShort(head: Buffer, headerBytes: number): boolean {
   if (head.every((byte) => byte === 0)) return head.length <= headerBytes;
   const text = head.toString('utf8');
   return HEADER_START.startsWith(text) || text.startsWith(HEADER_START);
 }
 
-/**
- * Whether a first line that is not a journal header is a journal's damaged
- * header rather than a file that never was a journal: it holds zeros, it is
- * a header's start that does not parse, or journal entries follow it.
- * `isEntry`: whether a line is an entry of either format.
- */
+/** Whether a first line that is no header is a damaged one (zeros, a header's start that does not parse, entries after it), not someone's file. */
 export function isDamagedHeader(line: string, next: string | undefined, isEntry: (line: string) => boolean): boolean {
   if (line.includes('\0')) return true;
   if (line.startsWith(HEADER_START) && scanJson(line) !== 'whole') return true;
   return next !== undefined && isEntry(next);
 }
 
-/**
- * The lines of a journal, each with whether a newline ended it: only the
- * file's last line can lack one, and then it is a write cut short, whatever
- * it holds (zeros too, where a crash left them before the write was synced).
- */
+/** The lines of a journal, each with whether a newline ended it (the last one may lack it: a write cut short, whatever it holds). */
 export async function* journalLines(chunks: AsyncIterable<Buffer>): AsyncGenerator<{ text: string; ended: boolean }> {
   let pending: Buffer[] = [];
   for await (const chunk of chunks) {
@@ -95,11 +73,7 @@ export function jsonValue(text: string): unknown {
 
 const parses = (text: string) => jsonValue(text) !== undefined;
 
-/**
- * Reads `text` as JSON (RFC 8259): `whole` when it is one complete value, `cut` when it is the
- * start of one that stops short, `invalid` when it goes wrong before its end. The platform's
- * parser judges: a start is `cut` when one of the few ways to end it makes it whole.
- */
+/** `text` as JSON: `whole`, `cut` (one of the few ways to end it makes it whole, as the platform's parser judges) or `invalid`. */
 function scanJson(text: string): 'whole' | 'cut' | 'invalid' {
   if (parses(text)) return 'whole';
   const closers: string[] = [];

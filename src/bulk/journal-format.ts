@@ -9,25 +9,10 @@ import { HEADER_START, JournalDamagedError, isCreationCutShort, isDamagedHeader,
 import type { NewRunMark, RecordEntry, RecordIndex } from './records';
 
 /**
- * The bulk import journal: an append-only NDJSON file, one per target (base
- * URL and key), recording what became of every row any import sent there, so
- * that a rerun, of the same file or of an edited one, sends only the rows not
- * created before (records.ts says how rows are matched):
- *
- *   {"petctlImportJournal":2,"target":"<sha256>"}                                  header
- *   {"source":"/abs/intake.csv","id":"A-17","content":["Rex","1","available",1],"state":"sent","at":"…"}
- *   {…,"state":"created","pet":{…}}       the answer: created
- *   {…,"state":"rejected","error":{…}}    the answer: the server's Error body
- *   {…,"state":"unsent"}                  a "sent" that turned out not to go (429, refused connection)
- *   {"source":"-","state":"begin","run":"…","at":"…"}   a --new import starts (and "end": nothing left to send)
- *
- * "sent" is written and fdatasync'ed before the request goes on the wire, the
- * answer before the row is reported; a row's last entry wins. A row whose last
- * entry is "sent" was sent and never answered: outcome unknown. A torn last
- * line (the process killed while writing) is ignored, which leaves the row at
- * its earlier, safer state. Any other line that is not an entry stops the
- * import before anything is sent (journal-damage.ts). A header of another
- * format is not this petctl's journal: it is left alone (unsafe_file).
+ * The import journal's format, and reading it: an append-only NDJSON file per target, a header and
+ * one entry per row's step (records.ts); a row's last entry wins, a torn last line is read past, any
+ * other line that is not an entry stops the import (journal-damage.ts). The format and its rules:
+ * docs/bulk-import.md, "The journal".
  */
 
 const FORMAT = 2;
@@ -48,10 +33,7 @@ export function targetDigest(targetIdentity: string, apiKey: string): Promise<st
   return sha256Hex(`petctl-import-target\n${targetIdentity}\n${apiKey}`);
 }
 
-/**
- * Reads the journal at `file`, if there is one, into `index`. A line that is
- * neither an entry nor a write cut short stops it (journal-damage.ts).
- */
+/** Reads the journal at `file`, if there is one, into `index`. */
 export async function readJournal(file: string, target: string, index: Pick<RecordIndex, 'add'>): Promise<void> {
   // Another user's journal, or one others can write, may have lost its "created" lines: never trusted.
   assertOwnFile(file);
@@ -73,7 +55,7 @@ export async function readJournal(file: string, target: string, index: Pick<Reco
   if (number === 1) checkHeader(file, header, target, undefined);
 }
 
-export type HeaderState = 'absent' | 'whole' | 'cut-short';
+type HeaderState = 'absent' | 'whole' | 'cut-short';
 
 /** Whether the journal at `file` exists and has a whole first line, or its creation was cut short before that. */
 async function headerOf(file: string): Promise<HeaderState> {
@@ -91,10 +73,8 @@ async function headerOf(file: string): Promise<HeaderState> {
 }
 
 /**
- * A file is petctl's journal only when its first line starts as a header does,
- * or is what a header cut short leaves; a first line that is a damaged header
- * is journal_damaged (journal-damage.ts); anything else is someone's file,
- * never truncated or written into. checkHeader reads the rest of the header.
+ * A file is petctl's journal only when its first line starts as a header does, or is what a header
+ * cut short leaves; a damaged header is journal_damaged; anything else is someone's file, never written into.
  */
 export async function headerIn(handle: fs.promises.FileHandle, file: string): Promise<Exclude<HeaderState, 'absent'>> {
   const head = Buffer.alloc(4096);

@@ -3,12 +3,9 @@ import type { JournalHolder } from './journal-lock';
 import type { Tally } from './results';
 
 /**
- * How an import ended, from what happened: the policy in one pure function.
- * When several apply, by the exit code of the error each ends with
- * (output/import-end.ts): 130 (Ctrl-C) > 5 (the rate limit stopped it) > the
- * code of another error that stopped it (1, 4, 3, 7...) > 7 (a row's outcome
- * is unknown) > 6 (a row more than one animal could be, with --retry-unknown)
- * > 6 (a row invalid or rejected) > 0.
+ * How an import ended, from what happened: the policy in one pure function. When several apply, the
+ * first of: 130 (Ctrl-C), 5 (the rate limit), another error's code, 7 (an outcome unknown),
+ * 6 (ambiguous), 6 (invalid or rejected), 0.
  */
 
 export interface ImportFacts {

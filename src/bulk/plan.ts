@@ -4,10 +4,9 @@ import type { PlannedRow } from './runner';
 import type { UnknownFate, UnknownRow } from './unknown-match';
 
 /**
- * Before anything is sent, every row is read once: validated, given its
- * identity, and looked up in the records. That pass yields the counts the
- * user is told first (and `--dry-run` reports); the sending pass gives every
- * row its identity and plan the same way, so both agree row for row.
+ * Before anything is sent, every row is read once: validated, given its identity and looked up in
+ * the records, for the counts the user is told first (and --dry-run). The sending pass plans each
+ * row the same way, so both agree row for row.
  */
 
 export interface RecordsPlan extends PlanOptions {

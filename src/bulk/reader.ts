@@ -9,17 +9,12 @@ export { type InputRow, InvalidInputError, type ReadOptions } from './formats/ro
 export { headerField } from './formats/columns';
 
 /**
- * The bulk reader: turns the bytes of a JSON array, NDJSON or CSV file into
- * numbered rows, each validated with the NewPet schema single adds use. It
- * streams: one row's text (in CSV, one batch of records) is held at a time,
- * and nothing lives long enough to reach V8's old generation, so a 100 MB file
- * costs a few MB of memory. Each format is a module of formats/: ndjson.ts,
- * json-array.ts, csv.ts (over csv-records.ts); fields.ts is what they share
- * (columns, the id column, validation), row.ts what they yield.
+ * The bulk reader: the bytes of a JSON array, NDJSON or CSV as numbered rows, each validated with
+ * the NewPet schema single adds use. It streams, holding one row (in CSV, one batch of records) at a
+ * time, so a 100 MB file costs a few MB. Each format is a module of formats/.
  */
 
-export const INPUT_FORMATS = ['json', 'ndjson', 'csv'] as const;
-export type InputFormat = (typeof INPUT_FORMATS)[number];
+export type InputFormat = 'json' | 'ndjson' | 'csv';
 
 /** The format a file's extension names, if any. */
 export function formatFromExtension(path: string): InputFormat | undefined {
@@ -31,7 +26,7 @@ export function formatFromExtension(path: string): InputFormat | undefined {
 }
 
 /** The format the first non-blank character suggests: `[` a JSON array, `{` NDJSON, anything else CSV. */
-export function formatFromContent(firstChar: string): InputFormat {
+function formatFromContent(firstChar: string): InputFormat {
   return firstChar === '[' ? 'json' : firstChar === '{' ? 'ndjson' : 'csv';
 }
 

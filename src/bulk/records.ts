@@ -1,16 +1,9 @@
 import type { NewPet, Pet } from '../schemas/pet';
 
 /**
- * What an import remembers of every row it sent, per target (base URL and
- * key), whatever file the row came from: the journal's entries (journal.ts
- * stores them). A row is known by its identity:
- *
- *   - with --id-column, the shelter's own id (`id`), matched across every source;
- *   - always, its content: name, categoryId and status plus its occurrence
- *     number among identical rows of the same input (a litter of four
- *     identical rows is four animals), matched within the same source.
- *
- * `source` is the input file's absolute path, or `-` for standard input.
+ * What an import remembers of every row it sent, per target: the journal's entries. A row is known
+ * by the shelter's own id with --id-column (across sources), else by its content and its occurrence
+ * among identical rows of its source, the input's absolute path or `-` (docs/bulk-import.md, "Which rows are sent").
  */
 
 /** name, categoryId (exact, as text) and status ('' for none), as sent. */
@@ -55,11 +48,7 @@ export function entryOf(identity: RowIdentity, state: RecordState, at: string, r
   return { ...identity, ...state, at, ...(run === undefined ? {} : { run }) };
 }
 
-/**
- * Numbers identical rows of one input in file order. `only` limits the
- * counting to contents that can matter (those on record), so validating a
- * huge file holds no map of every row; rows it skips get no identity.
- */
+/** Numbers identical rows of one input in file order; `only` limits it to contents that can matter (no map of every row), the rest get no identity. */
 export function occurrences(only?: (content: Content) => boolean): (source: string, newPet: NewPet, id: string | undefined) => RowIdentity | undefined {
   const counts = new Map<string, number>();
   return (source, newPet, id) => {
@@ -116,12 +105,6 @@ export class RecordIndex {
       this.runEntries.set(runKey(entry.run, entry.source, { content: entry.content }), entry);
       if (entry.id !== undefined) this.runEntries.set(runKey(entry.run, entry.source, { id: entry.id }), entry);
     }
-  }
-
-  /** Everything on record: each row's last entry, and the --new imports that did not end. */
-  *entries(): Generator<RecordEntry | NewRunMark> {
-    yield* this.byContent.values();
-    for (const [source, run] of this.openRuns) yield { source, state: 'begin', run, at: new Date(0).toISOString() };
   }
 
   /** Whether any row of `source` is on record with this content (any occurrence). */

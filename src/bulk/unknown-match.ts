@@ -2,18 +2,10 @@ import type { Pet } from '../schemas/pet';
 import { type Content, type RowIdentity, type RowPlan, contentKey, contentOf } from './records';
 
 /**
- * --retry-unknown's rule, as a pure function of what was sent and what the
- * target holds. A row sent without an answer is looked for by the fields it
- * sent: name exactly, categoryId as written digits (int64-exact), status equal
- * (a row sent without a status matches only an animal without one). An animal
- * the journal records as created for any row is accounted for: never a candidate.
- *
- * Rows of the input that sent the same fields share their candidates, since
- * nothing tells their animals apart:
- *   - no candidate: every such row is sent again;
- *   - one row, one candidate: found, recorded as created with that id;
- *   - otherwise (two candidates or more, or two rows or more and any candidate):
- *     ambiguous, neither sent nor recorded.
+ * --retry-unknown's rule, pure: a row sent without an answer is looked for by the fields it sent,
+ * among the animals the journal does not account for. Rows that sent the same fields share their
+ * candidates: none, each is sent again; one row and one candidate, found; else ambiguous
+ * (docs/bulk-import.md, "Outcome unknown, and `--retry-unknown`").
  */
 
 /** A row whose last record is "sent" (no answer came), as the scan found it. */

@@ -9,21 +9,10 @@ import { type RowIdentity, contentKey, contentOf, isRunMark } from './records';
 import { type UnknownFate, type UnknownRow, UnknownRowMatcher } from './unknown-match';
 
 /**
- * --retry-unknown looks before it resends: before anything is sent, it lists
- * the target's animals and settles each row whose outcome is unknown by the
- * rule in unknown-match.ts (found, sent again, or ambiguous).
- *
- * The listing is `pets list --all`'s (api/endpoints/pages.ts): pages of 100
- * following Link rel="next", each through the rate-limit gate, paced (a window
- * wait is the pace; --max-wait bounds the others), leaving --reserve to others.
- * It reads only what it must: when every unknown row was sent with a status,
- * one walk per such status (`status=`); otherwise every animal, since no filter
- * lists the animals without one. A walk stops early only when nothing further
- * can change an answer (each of its rows already has candidates enough to be
- * ambiguous). A page as full as asked for without a next link may mean animals
- * were not listed: a row not found is then not sent (listing_incomplete).
- * Any failure stops the import with its own code before anything is sent,
- * the journal unchanged.
+ * --retry-unknown looks before it resends: before anything is sent, it lists the target's animals
+ * (`pets list --all`'s walk, paced, leaving --reserve; one walk per status when every row had one)
+ * and settles each unknown row by unknown-match.ts's rule. A full last page without a next link
+ * stops the import (listing_incomplete); so does any failure, with nothing sent or recorded.
  */
 
 export interface UnknownLookup {
@@ -35,7 +24,7 @@ export interface UnknownLookup {
   resend: number;
 }
 
-export interface LookupOptions {
+interface LookupOptions {
   journalPath: string;
   targetId: string;
   /** --reserve: requests of every window left to other commands. */
@@ -105,11 +94,7 @@ export async function lookUpUnknownRows(http: HttpClient, report: LookupReport, 
   return { fates, found, resend };
 }
 
-/**
- * The ids of the animals with these fields that the journal records as created:
- * every such entry, not only each row's last (a --new import records a row
- * again), so the journal is read once more, only here.
- */
+/** The ids the journal records as created with these fields: every entry, not each row's last (a --new import records a row again). */
 async function accountedIds(options: LookupOptions, contents: ReadonlySet<string>): Promise<Set<string>> {
   const ids = new Set<string>();
   await readJournal(options.journalPath, options.targetId, {
