@@ -1,10 +1,7 @@
 /**
- * An import's bytes as text. Spreadsheets save "CSV" in the system's legacy code page (Excel on
- * Windows: windows-1252), and "Unicode text" as UTF-16 with a byte order mark, so the encoding is
- * never guessed from the letters: a BOM names it, else it is UTF-8 unless --encoding says
- * otherwise, and a byte that is not what the encoding allows stops the import before anything is
- * sent, rather than sending "Zo� Caf�". The platform's decoders (TextDecoder, the WHATWG
- * Encoding standard) do the work.
+ * An import's bytes as text, by the platform's decoders: a BOM names the encoding, else UTF-8 unless
+ * --encoding says otherwise, never guessed; a byte the encoding does not allow stops the import before
+ * anything is sent (docs/bulk-import.md, "What a spreadsheet saves").
  */
 
 /** The --encoding values. WHATWG reads latin1 and iso-8859-1 as windows-1252, as browsers do. */
@@ -28,12 +25,7 @@ export class UndecodableError extends Error {
   }
 }
 
-/**
- * Text is decoded 1 KB at a time. The rows cut from a piece of text keep the whole piece alive
- * (V8 slices share their parent's characters); a short piece dies young, where a 32 KB one
- * outlives a scavenge or two and is promoted, growing the old generation until a full GC
- * (the peak RSS either way: docs/performance.md).
- */
+/** Text is decoded 1 KB at a time: rows cut from a piece keep it alive, and a short piece dies young (docs/performance.md). */
 const PIECE_BYTES = 1024;
 /** Bytes a decoder may hold back between pieces: an incomplete UTF-8 sequence, or UTF-16's odd byte and high surrogate. */
 const CARRY_BYTES = 3;
@@ -50,11 +42,7 @@ function encodingOfBom(start: Buffer): InputEncoding | undefined {
 /** What a real U+FFFD is, as bytes, in the encodings that can hold one. */
 const REPLACEMENT: Record<string, number[]> = { 'utf-8': [0xef, 0xbf, 0xbd], 'utf-16le': [0xfd, 0xff], 'utf-16be': [0xff, 0xfd] };
 
-/**
- * Decodes `chunks` (each valid only until the next is asked for) in `encoding`, or as the BOM
- * says, or UTF-8; a BOM is dropped. Throws UndecodableError after yielding the text before the
- * first byte that is not in the encoding.
- */
+/** Decodes `chunks` (each valid only until the next is asked for); throws UndecodableError after the text before the first bad byte. */
 export async function* decodeText(chunks: AsyncIterable<Buffer>, encoding?: InputEncoding): AsyncGenerator<string> {
   const iterator = chunks[Symbol.asyncIterator]();
   try {
@@ -112,10 +100,7 @@ function keepTail(stream: StreamPosition, piece: Buffer, textBytes: number): voi
   stream.decoded += textBytes;
 }
 
-/**
- * Where a piece whose text holds U+FFFD stops being decodable, if it does: in UTF-8 and UTF-16,
- * U+FFFD may also be a character the file really holds, which the bytes where it stands tell apart.
- */
+/** Where a piece whose text holds U+FFFD stops being decodable, if it does: the file may hold a real U+FFFD, its bytes tell. */
 function firstBroken(encoding: string, text: string, piece: Buffer, stream: StreamPosition): { error: UndecodableError; before: string } | undefined {
   const real = REPLACEMENT[encoding];
   const byteAt = (i: number) => (i >= 0 ? piece[i] : stream.tail[stream.tailLength + i]);

@@ -1,9 +1,4 @@
-/**
- * Which character separates a CSV file's fields. Excel writes the list separator of the system's
- * region: `,` in the US and UK, `;` where the comma is the decimal mark (most of Europe); its
- * "Unicode text" separates by tabs. The header line decides, since its names hold neither
- * decimal numbers nor free text.
- */
+/** Which character separates a CSV file's fields (Excel writes its region's list separator): the header decides, holding no decimals nor free text. */
 
 /** `;` when the header holds one and no `,` outside quotes; a tab when it holds one and neither; else `,`. */
 export function sniffDelimiter(header: string): string {

@@ -67,8 +67,7 @@ export async function scanRows(
     if (rowPlan.action === 'send') scan.toSend += 1;
     else if (rowPlan.action === 'unknown') {
       scan.unknown += 1;
-      // The journal has the row, so it has an identity. What was sent is the record's content (with --id-column the row's may
-      // differ now): a row found is recorded with it, so that a later run tells the row changed, as for any row created before.
+      // Recorded as found with the content it was sent with, so that a later run tells the row changed (--id-column).
       const { content } = rowPlan.record;
       if (plan.retryUnknown) scan.unknownRows.push({ row, line, identity: { ...identity!, content }, sent: [content[0], content[1], content[2]] });
     } else if (rowPlan.action === 'skip') {
@@ -121,11 +120,7 @@ export async function scanRows(
   return scan;
 }
 
-/**
- * The sending pass's rows: each valid row with its identity and plan, made
- * as the scan made them; a row the scan found to share its id is invalid.
- * `fates`: with --retry-unknown, what the listing decided for each unknown row.
- */
+/** The sending pass's rows, planned as the scan planned them; `fates`: what --retry-unknown's listing decided. */
 export async function* plannedRows(
   rows: AsyncIterable<InputRow>,
   index: RecordIndex,

@@ -1,10 +1,6 @@
 import type { Pet } from '../schemas/pet';
 
-/**
- * What became of one row: the shape of `-o ndjson` lines and `-o json`
- * elements (property order as the contract shows it). The renderers in
- * output/bulk.ts take these.
- */
+/** What became of one row: the shape of `-o ndjson` lines and `-o json` elements, in the contract's property order. */
 export type RowResult =
   | { row: number; line: number; ok: true; pet: Pet }
   /** Created by an earlier import (`at`: when), so not sent again. */
@@ -16,7 +12,7 @@ export type RowResult =
   | { row: number; line: number; ok: false; error: RowError };
 
 /** The server's Error body as received, or petctl's own `invalid_row` / `outcome_unknown` / `ambiguous_row` with status 0. */
-export type RowError = { code: string; message: string; status: number } & Record<string, unknown>;
+type RowError = { code: string; message: string; status: number } & Record<string, unknown>;
 
 export type RowFailure = Extract<RowResult, { ok: false }>;
 

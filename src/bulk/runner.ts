@@ -80,22 +80,18 @@ class StopSending extends Error {}
 export async function runImport(options: RunnerOptions): Promise<RunnerOutcome> {
   const { journal } = options;
   const record = (identity: RowIdentity, state: RecordState): RecordEntry => entryOf(identity, state, new Date(options.now()).toISOString(), options.run);
-  const halt = new AbortController();
+  const stopped = new AbortController();
+  const halt = AbortSignal.any([options.stop, options.signal, stopped.signal]);
   let stoppedBy: PetctlError | undefined;
   let reported = 0;
   const stopWith = (error: PetctlError) => {
     stoppedBy ??= error;
-    halt.abort();
+    stopped.abort();
   };
-  const onStop = () => halt.abort();
   const limit = new InFlightLimit(options.concurrency, options.monotonic ?? options.now, options.reserve);
   // Every request in flight listens on these signals (its attempt, its wait): Node's default of 10
   // listeners would print a MaxListenersExceededWarning from an 11th slot on. A leak still warns.
-  for (const signal of [options.stop, options.signal, halt.signal]) setMaxListeners(LISTENERS_PER_SLOT * limit.ceiling + 10, signal);
-  for (const signal of [options.stop, options.signal]) {
-    signal.addEventListener('abort', onStop, { once: true });
-    if (signal.aborted) halt.abort();
-  }
+  for (const signal of [options.stop, options.signal, halt]) setMaxListeners(LISTENERS_PER_SLOT * limit.ceiling + 10, signal);
 
   const report = async (result: RowResult, sent: boolean) => {
     reported += 1;
@@ -103,7 +99,7 @@ export async function runImport(options: RunnerOptions): Promise<RunnerOutcome> 
   };
 
   const waitOrStop = async (ms: number, why: string) => {
-    if (halt.signal.aborted) throw new StopSending();
+    if (halt.aborted) throw new StopSending();
     options.onWait?.(ms, why);
     limit.waits();
     let onHalt: (() => void) | undefined;
@@ -112,11 +108,11 @@ export async function runImport(options: RunnerOptions): Promise<RunnerOutcome> 
         options.sleep(ms),
         new Promise<never>((_resolve, reject) => {
           onHalt = () => reject(new StopSending());
-          halt.signal.addEventListener('abort', onHalt, { once: true });
+          halt.addEventListener('abort', onHalt, { once: true });
         }),
       ]);
     } finally {
-      if (onHalt) halt.signal.removeEventListener('abort', onHalt);
+      if (onHalt) halt.removeEventListener('abort', onHalt);
       limit.waited();
       options.onWaited?.();
     }
@@ -149,7 +145,7 @@ export async function runImport(options: RunnerOptions): Promise<RunnerOutcome> 
       beforeSend: async () => {
         // A request past the gate holds a permit of the window's budget: a rate limit that stopped the
         // import (another request found the budget spent) is no reason to drop it; anything else is.
-        if (halt.signal.aborted && !(stoppedBy instanceof RateLimitError && !options.stop.aborted && !options.signal.aborted)) throw new StopSending();
+        if (halt.aborted && !(stoppedBy instanceof RateLimitError && !options.stop.aborted && !options.signal.aborted)) throw new StopSending();
         await journal.append(record(identity, { state: 'sent' }));
         journaledSent = true;
         onWire = true;
@@ -228,11 +224,11 @@ export async function runImport(options: RunnerOptions): Promise<RunnerOutcome> 
   const slot = async () => {
     try {
       // A slot beyond the level ends before its next row.
-      while (!halt.signal.aborted && running <= limit.level) {
+      while (!halt.aborted && running <= limit.level) {
         // Async generators queue concurrent next() calls, so slots share the rows safely.
         const next = await rows.next();
         if (next.done) read = true;
-        if (next.done || halt.signal.aborted) return;
+        if (next.done || halt.aborted) return;
         await handle(next.value);
       }
     } finally {
@@ -241,7 +237,7 @@ export async function runImport(options: RunnerOptions): Promise<RunnerOutcome> 
   };
   /** Starts slots up to the level; a slot is started only by another, or here at the start, so every one is awaited below. */
   function fill(): void {
-    while (!read && !halt.signal.aborted && running < limit.level) {
+    while (!read && !halt.aborted && running < limit.level) {
       running += 1;
       slots.push(slot());
     }
@@ -252,8 +248,6 @@ export async function runImport(options: RunnerOptions): Promise<RunnerOutcome> 
     for (let i = 0; i < slots.length; i += 1) await slots[i]!.catch((reason: unknown) => void (failure ??= { reason }));
     if (failure) throw failure.reason;
   } finally {
-    options.stop.removeEventListener('abort', onStop);
-    options.signal.removeEventListener('abort', onStop);
     await rows.return?.(undefined);
   }
   return { stoppedBy, interrupted: options.stop.aborted || options.signal.aborted, reported };

@@ -1,15 +1,10 @@
 /**
- * Which CSV column fills which NewPet field. Spreadsheets and other systems
- * write the same name many ways (`Category Id`, `CATEGORY_ID`, `category-id`),
- * so a header fills a field when they are equal ignoring case, spaces, `_` and
- * `-`; `--column field=header` names any other header. A header named by the
- * user (`--column`'s, `--id-column`'s) is one column of their file, copied from
- * it: it is matched as written, only trimmed and in any case.
- *
- * No zod here: the flag parser (commands/parsers.ts) uses it at start-up.
+ * Which CSV column fills which NewPet field: equal ignoring case, spaces, `_` and `-`, or named by
+ * `--column field=header`; a header the user names is matched trimmed, in any case. No zod here:
+ * the flag parser (commands/parsers.ts) uses it at start-up.
  */
 
-export const SENT_FIELDS = ['name', 'categoryId', 'status'] as const;
+const SENT_FIELDS = ['name', 'categoryId', 'status'] as const;
 export type SentField = (typeof SENT_FIELDS)[number];
 
 /** `--column categoryId="Category"`: the header that fills the field. */
@@ -30,10 +25,7 @@ export function sentField(name: string): SentField | undefined {
   return SENT_FIELDS.find((field) => looseKey(field) === key);
 }
 
-/**
- * The field a header of the file fills: the one --column gives it, else the one its name says,
- * unless --column gives that field another header (this one is then not sent).
- */
+/** The field a header fills: the one --column gives it, else the one its name says unless --column gives that field another header. */
 export function headerField(header: string, mappings: readonly ColumnMapping[] = []): SentField | undefined {
   const mapped = mappings.find((mapping) => columnKey(mapping.header) === columnKey(header));
   if (mapped) return mapped.field;

@@ -2,11 +2,7 @@ import { parse as parseCsvRecord } from 'csv-parse/sync';
 import { sniffDelimiter } from '../delimiter';
 import { TOO_LONG, textRecords } from './row';
 
-/**
- * CSV text as records and their fields. Records are split first (row.ts's textRecords, tracking
- * quotes), so each knows its starting line and a bad record never derails the ones after it;
- * csv-parse then reads the fields of each record.
- */
+/** CSV text as records (split first, so a bad one never derails the next), and their fields by csv-parse. */
 
 type CsvOptions = { relax_column_count: true; record_delimiter: '\n'; delimiter: string };
 const csvOptions = (delimiter: string): CsvOptions => ({ relax_column_count: true, record_delimiter: '\n', delimiter });
@@ -15,13 +11,11 @@ const CSV_BATCH = 512;
 /** The batch's text, as bytes (csv-parse reads bytes; a string it would first copy to a Buffer). */
 const CSV_BATCH_BYTES = 64 * 1024;
 
-export type CsvRecord = { line: number; fields?: string[]; reason?: string; undecodable?: unknown };
+type CsvRecord = { line: number; fields?: string[]; reason?: string; undecodable?: unknown };
 
 /**
- * Each record's fields, parsed by csv-parse in batches; a batch with a bad record is parsed record
- * by record. The batch lives in buffers reused from one batch to the next (the records' UTF-8 bytes,
- * their lines and ends), not as an object per record: on a long file those objects would outlive
- * the young generation and be promoted, growing the old generation between full GCs (docs/performance.md).
+ * Each record's fields, parsed in batches (a batch with a bad record, record by record), held in
+ * buffers reused from batch to batch rather than an object per record (docs/performance.md).
  */
 export async function* csvFields(text: AsyncIterable<string>, delimiter: string | undefined): AsyncGenerator<CsvRecord> {
   const batch = { bytes: Buffer.allocUnsafe(CSV_BATCH_BYTES), length: 0, count: 0, lines: new Array<number>(CSV_BATCH).fill(0), ends: new Array<number>(CSV_BATCH).fill(0) };

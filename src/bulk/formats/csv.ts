@@ -85,11 +85,7 @@ function lacking(missing: readonly SentField[], columnCount: number): string {
   return `the CSV header lacks ${missing.join(' and ')}; expected name,categoryId,status${other}; accepted ${accepted} (case, spaces, _ and - do not matter), or any other header with ${flags}`;
 }
 
-/**
- * A cell as text: `-o csv` writes a `'` before a cell a spreadsheet would take for a formula
- * (`=`, `+`, `-`, `@`, a tab or a CR first, as OWASP advises); that `'`, and only that one, is
- * dropped again, so a round trip through petctl is exact. `'Tis` stays as it is.
- */
+/** A cell as text: the `'` that `-o csv` writes before a would-be formula is dropped again (`'Tis` stays). */
 const FORMULA_GUARD = /^'[=+\-@\t\r]/;
 const cellText = (cell: string) => (FORMULA_GUARD.test(cell) ? cell.slice(1) : cell);
 

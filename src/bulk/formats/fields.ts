@@ -5,12 +5,7 @@ import { petStatusOf } from '../../schemas/status';
 import { columnKey } from './columns';
 import type { InputRow, ReadOptions } from './row';
 
-/**
- * A row's fields, the same in every format: which are sent (in JSON by their
- * exact name; CSV headers: columns.ts), which is the --id-column, which are ignored; the sent ones
- * validated with the NewPet schema single adds use, worded as the sandbox
- * words them (schemas/new-pet-rules.ts).
- */
+/** A row's fields in every format: which are sent, which is the --id-column, which are ignored; validated as a single add is. */
 
 /** Per input: which names were ignored already, so each is named once. */
 export function ignoredOnce(options: ReadOptions): (name: string) => void {
@@ -67,8 +62,7 @@ const LONG_NUMBER = /\d{16}/;
 export function rowFromJsonText(row: number, line: number, text: string, options: ReadOptions, ignore: (name: string) => void): InputRow {
   let value: unknown;
   try {
-    // JSON.parse is native and leaves far less garbage than the lossless parser, which matters on
-    // a 100 MB file; the lossless parser is needed only where a number could lose digits.
+    // JSON.parse leaves far less garbage; the lossless parser only where a number could lose digits.
     value = LONG_NUMBER.test(text) ? parseJson(text) : JSON.parse(text);
   } catch (error) {
     return { row, line, reason: `not valid JSON (${(error as Error).message})` };

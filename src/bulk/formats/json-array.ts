@@ -2,10 +2,8 @@ import { ignoredOnce, rowFromJsonText } from './fields';
 import { type InputRow, InvalidInputError, MAX_ROW_CHARS, type ReadOptions, TOO_LONG, refuseUndecodable } from './row';
 
 /**
- * A JSON array, element by element. JSON.parse needs the whole text, and
- * streaming JSON libraries give neither line numbers nor exact int64s, so this
- * scanner only finds where each top-level element starts and ends (tracking
- * strings and nesting) and hands each element's text to the lossless parser.
+ * A JSON array, element by element: streaming JSON libraries give neither line numbers nor exact
+ * int64s, so this scanner finds where each element starts and ends and hands its text on.
  */
 export async function* jsonArrayRows(text: AsyncIterable<string>, options: ReadOptions): AsyncGenerator<InputRow> {
   const ignore = ignoredOnce(options);

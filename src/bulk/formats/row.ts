@@ -3,11 +3,7 @@ import { RejectedError } from '../../errors';
 import type { NewPet } from '../../schemas/pet';
 import type { ColumnMapping } from './columns';
 
-/**
- * What every format's reader yields: numbered rows, each validated or with
- * its reason. `row` counts from 1 in file order; `line` is the line of the
- * file where the row starts (in CSV the header is line 1).
- */
+/** What every format's reader yields: rows numbered from 1, each validated or with its reason, and the line where it starts. */
 
 export interface InputRow {
   row: number;
@@ -51,9 +47,8 @@ export function refuseUndecodable(error: unknown, line: number, row?: number): u
 }
 
 /**
- * Splits text into records at line ends (LF or CRLF), outside quotes when `quoted` (CSV), without
- * holding more than one record; a record past the cap is cut and flagged. Blank lines (empty, or
- * only spaces: never a valid row, which needs at least a name and a categoryId) are skipped but counted.
+ * Splits text into records at line ends (LF or CRLF), outside quotes when `quoted` (CSV), holding one
+ * record at most; a record past the cap is cut and flagged. Blank lines are skipped but counted.
  */
 export async function* textRecords(text: AsyncIterable<string>, quoted: boolean): AsyncGenerator<{ text: string; line: number; tooLong: boolean; undecodable?: unknown }> {
   let line = 1;
