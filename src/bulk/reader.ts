@@ -2,8 +2,8 @@ import { UsageError } from '../errors';
 import { decodeText } from './decode';
 import { csvRows } from './formats/csv';
 import { jsonArrayRows } from './formats/json-array';
-import { ndjsonRows } from './formats/ndjson';
-import { type InputRow, InvalidInputError, type ReadOptions, refuseUndecodable } from './formats/row';
+import { ignoredOnce, rowFromJsonText } from './formats/fields';
+import { type InputRow, InvalidInputError, type ReadOptions, TOO_LONG, refuseUndecodable, textRecords } from './formats/row';
 
 export { type InputRow, InvalidInputError, type ReadOptions } from './formats/row';
 export { headerField } from './formats/columns';
@@ -84,3 +84,14 @@ export async function* readRows(
 
 /** Blank lines before the first row are handed on this many at a time. */
 const PIECE_LINES = 1024;
+
+/** NDJSON: one value per line; blank lines are skipped but still counted. */
+async function* ndjsonRows(text: AsyncIterable<string>, options: ReadOptions): AsyncGenerator<InputRow> {
+  const ignore = ignoredOnce(options);
+  let row = 0;
+  for await (const { text: lineText, line, tooLong, undecodable } of textRecords(text, false)) {
+    if (undecodable) throw refuseUndecodable(undecodable, line, row + 1);
+    row += 1;
+    yield tooLong ? { row, line, reason: TOO_LONG } : rowFromJsonText(row, line, lineText, options, ignore);
+  }
+}

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { type InputEncoding, UndecodableError, decodeText } from '../../src/bulk/decode';
-import { sniffDelimiter } from '../../src/bulk/delimiter';
+import { sniffDelimiter } from '../../src/bulk/formats/csv-records';
 import { InvalidInputError, readRows } from '../../src/bulk/reader';
 
 /** `bytes` in chunks of `size`, copied into one reused buffer as input.ts reads a file. */

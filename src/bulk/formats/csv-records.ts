@@ -1,8 +1,7 @@
 import { parse as parseCsvRecord } from 'csv-parse/sync';
-import { sniffDelimiter } from '../delimiter';
 import { TOO_LONG, textRecords } from './row';
 
-/** CSV text as records (split first, so a bad one never derails the next), and their fields by csv-parse. */
+/** CSV text as records (split first, so a bad one never derails the next), their fields by csv-parse, and its delimiter. */
 
 type CsvOptions = { relax_column_count: true; record_delimiter: '\n'; delimiter: string };
 const csvOptions = (delimiter: string): CsvOptions => ({ relax_column_count: true, record_delimiter: '\n', delimiter });
@@ -102,4 +101,22 @@ function csvReason(error: unknown): string {
   if (code === 'CSV_QUOTE_NOT_CLOSED') return 'a quoted field is not closed (truncated file?)';
   if (code === 'CSV_INVALID_CLOSING_QUOTE') return 'bad quoting: a closing quote must end its field (write "" for a quote inside one)';
   return `bad CSV: ${(error as Error).message}`;
+}
+
+/** Which character separates a CSV file's fields (Excel writes its region's list separator): the header decides, holding no decimals nor free text. */
+
+/** `;` when the header holds one and no `,` outside quotes; a tab when it holds one and neither; else `,`. */
+export function sniffDelimiter(header: string): string {
+  let inQuotes = false;
+  let semicolon = false;
+  let tab = false;
+  for (let i = 0; i < header.length; i++) {
+    const ch = header[i];
+    if (ch === '"') inQuotes = !inQuotes;
+    else if (inQuotes) continue;
+    else if (ch === ',') return ',';
+    else if (ch === ';') semicolon = true;
+    else if (ch === '\t') tab = true;
+  }
+  return semicolon ? ';' : tab ? '\t' : ',';
 }

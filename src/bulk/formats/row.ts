@@ -23,7 +23,7 @@ export interface ReadOptions {
   onIgnored?: (name: string) => void;
   /** `--encoding`: absent, a BOM names it, else UTF-8 (decode.ts). */
   encoding?: InputEncoding;
-  /** `--delimiter`: absent, the CSV header decides (delimiter.ts). */
+  /** `--delimiter`: absent, the CSV header decides (csv-records.ts). */
   delimiter?: string;
   /** `--column`: the CSV headers that fill these fields (columns.ts). */
   columns?: readonly ColumnMapping[];
