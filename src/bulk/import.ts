@@ -89,7 +89,7 @@ export async function bulkAdd(options: BulkAddOptions, ctx: Context, report: Imp
   await readJournal(journalPath, targetId, index);
   // A --new import that did not finish is resumed by the next --new import of the same input.
   const resumed = options.fresh ? index.openRun(source) : undefined;
-  const plan: RecordsPlan = { source, byId: options.idColumn !== undefined, retryUnknown: options.retryUnknown, run: resumed, fresh: options.fresh && resumed === undefined };
+  const plan: RecordsPlan = { source, idColumn: options.idColumn, byId: options.idColumn !== undefined, retryUnknown: options.retryUnknown, run: resumed, fresh: options.fresh && resumed === undefined };
 
   const ignored: string[] = [];
   // How the bytes are read, the same in both passes.
@@ -97,7 +97,7 @@ export async function bulkAdd(options: BulkAddOptions, ctx: Context, report: Imp
   const read: ReadOptions = { ...reading, onIgnored: (name) => ignored.push(name) };
 
   // Pass 1: validate and plan everything before anything is sent.
-  const scan = await scanRows(input.firstPass(), format, (chosen) => (format = chosen), read, index, plan, ctx.signal, report);
+  const scan = await scanRows(readRows(input.firstPass(), format, (chosen) => (format = chosen), read), index, plan, ctx.signal, report);
   if (ctx.signal.aborted) throw new InterruptedError();
   const refused = scan.invalid > 0 && !options.skipInvalid && !options.dryRun;
   const label = (recorded: string) => (recorded === source ? input.label : recorded);

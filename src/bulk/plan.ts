@@ -1,4 +1,4 @@
-import { type InputFormat, type InputRow, type ReadOptions, readRows } from './reader';
+import type { InputRow } from './reader';
 import { type PlanOptions, type RecordEntry, type RecordIndex, type RowIdentity, type RowPlan, occurrences } from './records';
 import type { PlannedRow } from './runner';
 import type { UnknownFate, UnknownRow } from './unknown-match';
@@ -12,6 +12,8 @@ import type { UnknownFate, UnknownRow } from './unknown-match';
 export interface RecordsPlan extends PlanOptions {
   /** The input: its absolute path, or `-`. */
   source: string;
+  /** --id-column as given, which an id used twice names. */
+  idColumn?: string;
   /** A --new import resumed: only its own records count. */
   run?: string;
   /** A fresh --new import: no record counts. */
@@ -48,16 +50,7 @@ export interface ScanReport {
   invalid(row: number, line: number, reason: string): void;
 }
 
-export async function scanRows(
-  chunks: AsyncIterable<Buffer>,
-  format: InputFormat | undefined,
-  onFormat: (chosen: InputFormat) => void,
-  read: ReadOptions,
-  index: RecordIndex,
-  plan: RecordsPlan,
-  signal: AbortSignal,
-  report: ScanReport,
-): Promise<Scan> {
+export async function scanRows(rows: AsyncIterable<InputRow>, index: RecordIndex, plan: RecordsPlan, signal: AbortSignal, report: ScanReport): Promise<Scan> {
   const scan: Scan = { rows: 0, invalid: 0, duplicates: new Map(), toSend: 0, skipped: new Map(), skippedCount: 0, changed: [], unknown: 0, unknownRows: [] };
   // Without --id-column a row can only match a record of the same content: count occurrences of those alone.
   const identify = occurrences(plan.byId ? undefined : (content) => !plan.fresh && index.hasContent(plan.source, content));
@@ -81,7 +74,7 @@ export async function scanRows(
     }
   };
 
-  for await (const row of readRows(chunks, format, onFormat, read)) {
+  for await (const row of rows) {
     if (signal.aborted) break;
     scan.rows += 1;
     if (row.newPet === undefined) {
@@ -102,7 +95,7 @@ export async function scanRows(
     }
     // An id used twice: which row is the animal cannot be told, so neither is sent.
     const usedTwice = (one: { row: number; line: number }, other: { row: number; line: number }) => {
-      const reason = `${read.idColumn!.trim()} ${JSON.stringify(row.rowId)} is used twice (also line ${other.line}, row ${other.row})`;
+      const reason = `${plan.idColumn!.trim()} ${JSON.stringify(row.rowId)} is used twice (also line ${other.line}, row ${other.row})`;
       scan.duplicates.set(one.row, reason);
       scan.invalid += 1;
       report.invalid(one.row, one.line, reason);
