@@ -70,7 +70,7 @@ export interface ImportReport extends ScanReport, LookupReport {
 
 /** Imports the rows; undefined after a dry run. */
 export async function bulkAdd(options: BulkAddOptions, ctx: Context, report: ImportReport): Promise<ImportEnd | undefined> {
-  keepHeapSmall();
+  v8Flags('--semi-space-growth-factor=1');
   const input = await openInput(options.file, ctx.io.stdin, ctx.signal, ctx.env);
   ctx.onCleanup(() => input.close());
   let format = options.format ?? (input.file === undefined ? undefined : formatFromExtension(input.file));
@@ -118,8 +118,8 @@ export async function bulkAdd(options: BulkAddOptions, ctx: Context, report: Imp
     lookup = await lookUpUnknownRows(http, report, scan.unknownRows, { journalPath, targetId, reserve: options.reserve, baseUrl: target.baseUrl, left: scan.toSend + scan.unknown });
   }
   const rows = plannedRows(readRows(input.secondPass(), format, undefined, reading), index, plan, scan.duplicates, lookup?.fates);
-  keepSendingSmall();
-  const run = resumed ?? (options.fresh ? newRunId(ctx.now(), ctx.random()) : undefined);
+  v8Flags('--optimize-for-size --no-opt');
+  const run = resumed ?? (options.fresh ? `${new Date(ctx.now()).toISOString()}-${Math.floor(ctx.random() * 0x10000).toString(16)}` : undefined);
   return sendRows(options, ctx, report, { rows, scan, journalPath, targetId, run, source, lookup, baseUrl: target.baseUrl });
 }
 
@@ -147,16 +147,8 @@ async function noticeHolder(journal: string, report: ImportReport): Promise<void
  * command: rows die young, so the young generation keeps its start size; once sending starts, the old
  * generation grows in small steps and nothing more is optimised. Why, and what each saves: docs/performance.md.
  */
-function keepHeapSmall(): void {
-  process.getBuiltinModule('node:v8').setFlagsFromString('--semi-space-growth-factor=1');
-}
-
-function keepSendingSmall(): void {
-  process.getBuiltinModule('node:v8').setFlagsFromString('--optimize-for-size --no-opt');
-}
-
-function newRunId(now: number, random: number): string {
-  return `${new Date(now).toISOString()}-${Math.floor(random * 0x10000).toString(16)}`;
+function v8Flags(flags: string): void {
+  process.getBuiltinModule('node:v8').setFlagsFromString(flags);
 }
 
 interface SendPlan {

@@ -74,6 +74,12 @@ interface RunnerOutcome {
   reported: number;
 }
 
+/** A journal that cannot be written is a fact the import goes on with; anything else is thrown on. */
+function unwritableOnly(error: unknown): JournalUnwritableError {
+  if (error instanceof JournalUnwritableError) return error;
+  throw error;
+}
+
 /** Thrown through the HTTP core to abandon a request that has not gone on the wire. */
 class StopSending extends Error {}
 
@@ -120,24 +126,17 @@ export async function runImport(options: RunnerOptions): Promise<RunnerOutcome> 
 
   /** Records an answer; when the journal cannot take it, the row is still reported as it is, and sending stops. */
   const recordAnswer = async (entry: RecordEntry, result: RowResult) => {
-    try {
-      await journal.append(entry);
-    } catch (error) {
-      if (!(error instanceof JournalUnwritableError)) throw error;
-      await report(result, true);
-      return stopWith(error);
-    }
+    const unwritable = await journal.append(entry).then(() => undefined, unwritableOnly);
     await report(result, true);
+    if (unwritable) stopWith(unwritable);
   };
 
   const sendRow = async (input: PlannedRow & { newPet: NewPet; identity: RowIdentity }) => {
     const { row, line, identity } = input;
     let journaledSent = false;
-    let onWire = false;
     /** While the request is on the wire: when it went, for the level in flight. */
     let ticket: Ticket | undefined;
     const offWire = () => {
-      onWire = false;
       if (ticket) limit.ended();
       ticket = undefined;
     };
@@ -148,7 +147,6 @@ export async function runImport(options: RunnerOptions): Promise<RunnerOutcome> 
         if (halt.aborted && !(stoppedBy instanceof RateLimitError && !options.stop.aborted && !options.signal.aborted)) throw new StopSending();
         await journal.append(record(identity, { state: 'sent' }));
         journaledSent = true;
-        onWire = true;
         ticket = limit.sent();
         options.onSend?.();
       },
@@ -156,7 +154,6 @@ export async function runImport(options: RunnerOptions): Promise<RunnerOutcome> 
         const rate = parseRateHeaders(answer.header);
         const change = ticket && limit.answered(ticket, answer.status, rate.remaining);
         ticket = undefined;
-        onWire = false;
         options.onAnswer?.(answer.status, rate);
         if (change) {
           options.onLevel?.(change);
@@ -183,7 +180,7 @@ export async function runImport(options: RunnerOptions): Promise<RunnerOutcome> 
         return recordAnswer(record(identity, { state: 'rejected', error: rowError }), failed(row, line, rowError));
       }
       // On the wire, the journal already says "sent": the answer is what is missing.
-      const unanswered = onWire && (error instanceof InterruptedError || (error instanceof NetworkError && error.sent));
+      const unanswered = ticket !== undefined && (error instanceof InterruptedError || (error instanceof NetworkError && error.sent));
       // A 5xx or a malformed 2xx to a POST: the animal may or may not exist. A 507 (Insufficient Storage, RFC 4918 §11.5)
       // says nothing was stored: its row stays unsent, so a rerun sends it, and the import stops below.
       const unusable = journaledSent && (error instanceof InvalidResponseError || (error instanceof ServiceError && error.status >= 500)) && error.status !== 507;
@@ -193,11 +190,7 @@ export async function runImport(options: RunnerOptions): Promise<RunnerOutcome> 
         return stopWith(error as PetctlError);
       }
       // Left at "sent" should the journal fail: a rerun reports the row as outcome unknown rather than risk sending it twice.
-      if (journaledSent) {
-        await journal.append(record(identity, { state: 'unsent' })).catch((journalError: unknown) => {
-          if (!(journalError instanceof JournalUnwritableError)) throw journalError;
-        });
-      }
+      if (journaledSent) await journal.append(record(identity, { state: 'unsent' })).catch(unwritableOnly);
       if (error instanceof StopSending) return;
       if (error instanceof PetctlError) return stopWith(error);
       throw error;
