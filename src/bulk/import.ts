@@ -30,7 +30,7 @@ export interface BulkAddOptions {
   delimiter?: string;
   idColumn?: string;
   columns?: ReadOptions['columns'];
-  /** --new */
+  /** --new: every row is a new animal. */
   fresh: boolean;
   reserve: number;
   dryRun: boolean;

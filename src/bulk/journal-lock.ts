@@ -97,14 +97,12 @@ interface LockWait {
 /** Takes the lock of `journal`, waiting up to `maxWaitMs` for its holder to let go; `busy` when it did not in time. */
 export async function lockJournal(journal: string, me: JournalHolder, wait: LockWait): Promise<LockAttempt> {
   const started = wait.monotonic();
-  let told = false;
-  for (;;) {
+  for (let told = false; ; told = true) {
     const attempt = await tryLockJournal(journal, me, wait.flavour);
     if ('held' in attempt) return attempt;
     const waited = wait.monotonic() - started;
     if (waited >= wait.maxWaitMs) return attempt;
     if (!told) wait.onWaiting(attempt.busy);
-    told = true;
     await wait.sleep(Math.min(LOCK_POLL_MS, wait.maxWaitMs - waited));
   }
 }
