@@ -9,10 +9,8 @@ import { HEADER_START, JournalDamagedError, isCreationCutShort, isDamagedHeader,
 import type { NewRunMark, RecordEntry, RecordIndex } from './records';
 
 /**
- * The import journal's format, and reading it: an append-only NDJSON file per target, a header and
- * one entry per row's step (records.ts); a row's last entry wins, a torn last line is read past, any
- * other line that is not an entry stops the import (journal-damage.ts). The format and its rules:
- * docs/bulk-import.md, "The journal".
+ * The import journal's format, and reading it: an NDJSON file per target, a header and an entry per
+ * step of a row (records.ts), the last one winning (docs/bulk-import.md, "The journal").
  */
 
 const FORMAT = 2;

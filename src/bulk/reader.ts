@@ -30,18 +30,7 @@ function formatFromContent(firstChar: string): InputFormat {
   return firstChar === '[' ? 'json' : firstChar === '{' ? 'ndjson' : 'csv';
 }
 
-/** Lines of text made of whitespace alone: how many line breaks they hold. */
-function lineBreaks(text: string): number {
-  let count = 0;
-  for (let at = text.indexOf('\n'); at !== -1; at = text.indexOf('\n', at + 1)) count += 1;
-  return count;
-}
-
-/**
- * Reads the rows of `chunks`. `format` undefined means: decide from the
- * content (the first non-blank character). Throws InvalidInputError when the
- * input as a whole is unusable; a bad row is yielded with its reason.
- */
+/** The rows of `chunks`, in `format` or the one the first non-blank character says; InvalidInputError when the input as a whole is unusable. */
 export async function* readRows(
   chunks: AsyncIterable<Buffer>,
   format: InputFormat | undefined,
@@ -60,7 +49,7 @@ export async function* readRows(
         head = next.value;
         break;
       }
-      blankLines += lineBreaks(next.value);
+      blankLines += next.value.split('\n').length - 1;
     }
   } catch (error) {
     throw refuseUndecodable(error, blankLines + 1);
