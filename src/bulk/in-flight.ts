@@ -64,17 +64,14 @@ export class InFlightLimit {
     this.limit = concurrency === 'auto' ? IN_FLIGHT.start : concurrency;
   }
 
-  /** Requests to keep in flight now. */
   get level(): number {
     return Math.floor(this.limit);
   }
 
-  /** The most the level can be. */
   get ceiling(): number {
     return this.adaptive ? IN_FLIGHT.max : this.level;
   }
 
-  /** A request goes on the wire. */
   sent(): Ticket {
     this.onWire += 1;
     this.sends += 1;

@@ -15,7 +15,6 @@ import type { NewRunMark, RecordEntry, RecordIndex } from './records';
 
 const FORMAT = 2;
 
-/** The system's reason, as a person reads it. */
 export function systemReason(error: unknown): string {
   return describeFsError(error, { ENOENT: 'its directory no longer exists (ENOENT)' });
 }

@@ -16,7 +16,6 @@ export { headerField } from './formats/columns';
 
 export type InputFormat = 'json' | 'ndjson' | 'csv';
 
-/** The format a file's extension names, if any. */
 export function formatFromExtension(path: string): InputFormat | undefined {
   const ext = /\.([a-z]+)$/i.exec(path)?.[1]?.toLowerCase();
   if (ext === 'json') return 'json';

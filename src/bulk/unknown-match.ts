@@ -60,7 +60,6 @@ export class UnknownRowMatcher {
     return [...this.groups.values()].every((group) => (status !== undefined && group.rows[0]!.sent[2] !== status) || group.candidates.size >= (group.rows.length > 1 ? 1 : 2));
   }
 
-  /** Each row's answer, by row number. */
   fates(): Map<number, UnknownFate> {
     const fates = new Map<number, UnknownFate>();
     for (const { rows, candidates } of this.groups.values()) {

@@ -58,7 +58,6 @@ interface CsvBatch {
   ends: number[];
 }
 
-/** Yields the batch's records, then empties it. */
 function* parseBatch(batch: CsvBatch, options: CsvOptions): Generator<CsvRecord> {
   let parsed: string[][] | undefined;
   let whole = 0;

@@ -35,7 +35,6 @@ export async function* csvRows(text: AsyncIterable<string>, options: ReadOptions
 }
 
 interface CsvHeader {
-  /** The header's names as written. */
   names: string[];
   /** The NewPet field each column fills; undefined for the id column and ignored columns. */
   columns: Array<keyof NewPet | undefined>;

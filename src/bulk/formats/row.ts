@@ -12,7 +12,6 @@ export interface InputRow {
   newPet?: NewPet;
   /** With an id column: the row's value there (the shelter's own id), trimmed; never sent. */
   rowId?: string;
-  /** Why the row is invalid. */
   reason?: string;
 }
 
