@@ -55,7 +55,7 @@ const lazyBuiltins = {
  *   the real module to throw its AssertionError when one does not.
  * - chalk's index imports supports-color, which loads node:tty (when
  *   stdout is a pipe Node itself never needs it) and node:os to colour
- *   chalk's default instance. petctl never uses that instance: output/color.ts
+ *   chalk's default instance. petctl never uses that instance: output/table.ts
  *   decides the level and builds its own Chalk, so the default gets "no colour".
  */
 const lazyAssertAndNoSupportsColor = {

@@ -3,7 +3,7 @@ import { type RawRequestFlags, type RawRequestIo, buildRawRequest, checkFlags } 
 import type { Context } from '../context';
 import { InvalidResponseError, UsageError } from '../errors';
 import { answerJson, renderBody, renderHead } from '../output/api-response';
-import { writeResult } from '../output/result';
+import { writeResult } from '../output/records';
 import { readStdin } from '../input/stdin';
 
 /** What `petctl api` was asked (api-paginate.ts takes the same). */

@@ -2,7 +2,7 @@ import type { LinkedPage, WalkOptions } from '../api/endpoints/pages';
 import type { Context } from '../context';
 import { type ItemStream, bufferedStream } from '../output/listing-stream';
 import { ListingProgress } from '../output/listing-stop';
-import { writeResult } from '../output/result';
+import { writeResult } from '../output/records';
 
 /** What `pets list --all` and `api --paginate` walk: `from` is the first page's URL, `noun` counts the items. */
 interface PrintedWalk<T> {

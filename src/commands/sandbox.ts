@@ -3,7 +3,7 @@ import { isLoopbackHost } from '../config/url-check';
 import type { Context } from '../context';
 import { InterruptedError } from '../errors';
 import { type Column, renderTable } from '../output/table';
-import { renderOptions } from '../output/settings';
+import { renderOptions } from '../output/records';
 import { formatLocalTime } from '../output/time';
 import { safeLines } from '../sanitize';
 import type { SandboxKey } from '../sandbox/keys';

@@ -1,9 +1,9 @@
 import type { Pet, PetStatus } from '../schemas/pet';
-import type { Painter } from './color';
+import type { ChalkInstance } from 'chalk';
 import type { OutputFormat } from './format';
 import { renderRecord, renderRecords, type RecordColumn, type RenderOptions } from './records';
 
-const STATUS_STYLE: Record<PetStatus, (chalk: Painter) => (text: string) => string> = {
+const STATUS_STYLE: Record<PetStatus, (chalk: ChalkInstance) => (text: string) => string> = {
   available: (chalk) => chalk.green,
   pending: (chalk) => chalk.yellow,
   // dim rather than gray: bright black vanishes on some dark themes (Solarized).
@@ -32,4 +32,10 @@ export function renderPets(pets: readonly Pet[], format: OutputFormat, options: 
 /** `pets add` and `pets get`: one Pet; json prints the object with every field the server sent. */
 export function renderPet(pet: Pet, format: OutputFormat, options: RenderOptions): string {
   return renderRecord(PET_COLUMNS, pet, format, options);
+}
+
+/** Said once after a single add or an import: animals without a status are left out by every `--status` filter. */
+export function noStatusLine(count: number): string {
+  const subject = count === 1 ? '1 animal has no status: it appears' : `${count} animals have no status: they appear`;
+  return `${subject} in no pets list --status available|pending|sold, only in pets list without --status`;
 }

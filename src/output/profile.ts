@@ -1,10 +1,11 @@
 import type { BlockReason, LimitEntry } from '../api/limits/entry';
-import type { ResolvedTarget, StatePasswordSource } from '../config/target';
+import type { KeySet } from '../config/profiles';
+import { maskKey, type ResolvedTarget, type StatePasswordSource } from '../config/target';
 import { renderDetails } from './details';
 import type { OutputFormat } from './format';
 import { formatLocalDateTime } from './time';
 
-/** What `auth status` and `profile show` say of the target, and what `profile show` says beyond the profile's own fields. */
+/** What `auth status`, `profile show` and `auth login` say of the target, its key and its limits. */
 
 /** Where each part of the target came from, in the one wording both commands use. */
 const SOURCES = {
@@ -19,20 +20,13 @@ export const SANDBOX_WRITE_LINE = 'sandbox: created in the built-in sandbox, not
 /** The embedded sandbox before it is started (a new port every run). */
 export const SANDBOX_URL_TEXT = 'embedded sandbox (in-process)';
 
-export interface TargetText {
-  profile: string;
-  baseUrl: string;
-  /** The key in use, masked, with its source; undefined when there is none. */
-  key: string | undefined;
-}
-
 /**
- * The profile, base URL and key in use, each with where it came from:
+ * The profile, base URL and key (masked; undefined when there is none), each with where it came from:
  * `production (active profile)`, `https://… (from PETCTL_BASE_URL)`, `****-pro (from PETCTL_API_KEY)`.
- * `named`: the profile was named by the command's argument (profile show <name>), so only whether it is the active one is said.
- * `storage`: a stored key in use says where it is kept too (`from the profile, in the keychain`), so one phrase tells where the key comes from.
+ * `named`: profile show <name> says only whether the profile is the active one.
+ * `storage`: a stored key says where it is kept too (`from the profile, in the keychain`).
  */
-export function describeTarget(target: ResolvedTarget, maskedKey: string | undefined, named = false, storage = false): TargetText {
+export function describeTarget(target: ResolvedTarget, maskedKey: string | undefined, named = false, storage = false) {
   const activeNote = target.profile === target.activeProfile ? ` (${SOURCES.profile.active})` : '';
   const profile =
     target.profile === undefined ? `none (${SOURCES.profile.none})` : named ? `${target.profile}${activeNote}` : `${target.profile} (${SOURCES.profile[target.profileSource]})`;
@@ -43,21 +37,15 @@ export function describeTarget(target: ResolvedTarget, maskedKey: string | undef
   return { profile, baseUrl, key };
 }
 
-/** What -v says of the target before the first request, as curl marks its own notes: `* base URL … (from PETCTL_BASE_URL); key ****ness (from PETCTL_API_KEY); profile none (…)`. */
+/** What -v says of the target before the first request, as curl marks its own notes: `* base URL … (from PETCTL_BASE_URL); key ****ness (…); profile none (…)`. */
 export function targetTraceLine(target: ResolvedTarget & { baseUrl: string }, maskedKey: string): string {
   const said = describeTarget(target, maskedKey, false, true);
   return `* base URL ${said.baseUrl}; key ${said.key}; profile ${said.profile}`;
 }
 
-const PASSWORD_SOURCES: Record<StatePasswordSource, string> = {
-  env: '; password from PETCTL_STATE_PASSWORD',
-  profile: '; password stored',
-  url: '; password in the URL',
-};
-
 /** Where the state store's password in use comes from, after the URL's own source: `; password stored`. */
 export function passwordText(source: StatePasswordSource | undefined): string {
-  return source === undefined ? '' : PASSWORD_SOURCES[source];
+  return source === undefined ? '' : { env: '; password from PETCTL_STATE_PASSWORD', profile: '; password stored', url: '; password in the URL' }[source];
 }
 
 /** What this machine last saw of a key's limits, while it still holds (`profile show`). */
@@ -92,21 +80,13 @@ export function describeSeen(seen: LastSeenLimits | undefined): string {
   return `${parts.join('; ')}; as last seen on this machine (${ask})`;
 }
 
-export interface NoneChosen {
-  name: null;
-  active: false;
-  chosen: false;
-  profiles: string[];
-  configFile: string;
-}
-
 /** `profile show`'s JSON result while none is chosen. */
-export function noneChosen(profiles: string[], configFile: string): NoneChosen {
+export function noneChosen(profiles: string[], configFile: string) {
   return { name: null, active: false, chosen: false, profiles, configFile };
 }
 
 /** `profile show` while other profiles exist and none is chosen: which there are, and how to choose. */
-export function renderNoneChosen(object: NoneChosen, format: OutputFormat): string {
+export function renderNoneChosen(object: ReturnType<typeof noneChosen>, format: OutputFormat): string {
   const choose = 'commands that talk to the service stop (no_profile) until one is chosen with petctl profile use <name> or -p <name>';
   return renderDetails(
     [
@@ -117,4 +97,30 @@ export function renderNoneChosen(object: NoneChosen, format: OutputFormat): stri
     { ...object },
     format,
   );
+}
+
+/**
+ * What `auth login` says of the key it stored, in masks only. Two keys may mask alike (short ones all print as
+ * `****`): that is said rather than shown as a change from `****` to `****`. A replaced key in a keychain that
+ * could not be read is said to be replaced all the same.
+ */
+export function describeKeyChange(profile: string, change: Pick<KeySet, 'replaced' | 'previous'>, next: string): string | undefined {
+  if (!change.replaced) return undefined;
+  const { previous } = change;
+  const after = maskKey(next);
+  if (previous === undefined) return `replaced the key in the keychain with ${after} for profile ${profile}`;
+  const before = maskKey(previous);
+  if (previous === next) return `the key for profile ${profile} is unchanged (${after})`;
+  if (before === after) return `replaced the key ${before} with a different key, also shown as ${after}, for profile ${profile}`;
+  return `replaced the key ${before} with ${after} for profile ${profile}`;
+}
+
+/** The replaced key is still in the keychain: where, so that it can be deleted by hand. */
+export function describeKeyLeftBehind(left: NonNullable<KeySet['leftBehind']>): string {
+  return `the old key could not be removed from the keychain (${left.reason}); it is still there as service ${left.ref.service}, account ${left.ref.account}`;
+}
+
+/** Said once, when a secret meant for the keychain went to config.json because no keychain answered. */
+export function describeKeyPlace(configFile: string, what = 'the key'): string {
+  return `no keychain available: ${what} is stored in ${configFile} (mode 0600)`;
 }

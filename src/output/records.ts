@@ -1,25 +1,15 @@
 import { stringifyJson } from '../schemas/json';
-import type { ColorLevel } from './color';
-import { type CsvValue, renderCsv } from './csv';
 import { stdoutJson } from '../sanitize';
+import type { ColorLevel, Terminal } from '../terminal';
+import { type CsvValue, renderCsv } from './csv';
 import type { OutputFormat } from './format';
 import { type Column, renderTsv } from './tsv';
 
-type TableModule = typeof import('./table');
-let tableModule: TableModule | undefined;
+let tableModule: typeof import('./table') | undefined;
 
-/**
- * Loads the terminal's table renderer (cli-table3 and chalk; their cost: docs/performance.md): only a command
- * whose stdout is a terminal needs it, so writeResult and the other callers that may draw a table
- * load it first, and every other run (-o json, csv, piped TSV) never does.
- */
+/** Loads the terminal's table (cli-table3, chalk): only a command whose stdout is a terminal pays for it (docs/performance.md). */
 export async function loadTable(): Promise<void> {
   tableModule ??= await import('./table');
-}
-
-function table(): TableModule {
-  if (tableModule === undefined) throw new Error('the table renderer is used before loadTable()');
-  return tableModule;
 }
 
 /** A column of a record view: `header` on a TTY, `key` as the csv header name. */
@@ -39,16 +29,18 @@ export interface RenderOptions {
   width?: number;
 }
 
+/** RenderOptions for what stdout is (a Context satisfies the argument). */
+export function renderOptions({ terminal }: { terminal: Pick<Terminal, 'stdoutIsTerminal' | 'colorLevel' | 'stdoutWidth'> }): RenderOptions {
+  const tty = terminal.stdoutIsTerminal;
+  const level = terminal.colorLevel();
+  const width = terminal.stdoutWidth();
+  return width === undefined ? { tty, level } : { tty, level, width };
+}
+
 /**
- * A list in the chosen format, as a string the caller writes to stdout.
- * - table: a table on a TTY, TSV lines off it;
- * - json: the rows themselves as a pretty array (every property kept, int64 exact);
- * - ndjson: one compact JSON object per line;
- * - csv: a header of column keys, then the rows.
- * On a terminal outside text is made safe (sanitize.ts): in json and ndjson,
- * C1 and bidi controls become `\u` escapes, the same JSON value.
- * No rows gives '' (table, tsv, ndjson), `[]\n` (json) or the header line (csv);
- * saying "nothing found" on stderr is the caller's job.
+ * A list in the chosen format (docs/output.md): a table on a terminal, TSV off it; a pretty JSON array; a line per
+ * row; csv's header, then the rows. On a terminal json shows C1 and bidi controls as `\u` escapes (sanitize.ts).
+ * No rows gives '' (table, tsv, ndjson), `[]\n` (json) or the header line (csv): "nothing found" is the caller's to say.
  */
 export function renderRecords<Row extends object>(
   columns: readonly RecordColumn<Row>[],
@@ -58,9 +50,9 @@ export function renderRecords<Row extends object>(
 ): string {
   switch (format) {
     case 'table':
-      return options.tty
-        ? table().renderTable(columns, rows, { level: options.level, width: options.width })
-        : renderTsv(columns, rows);
+      if (!options.tty) return renderTsv(columns, rows);
+      if (tableModule === undefined) throw new Error('the table renderer is used before loadTable()');
+      return tableModule.renderTable(columns, rows, { level: options.level, width: options.width });
     case 'json':
       return stdoutJson(stringifyJson(rows, 2), options.tty) + '\n';
     case 'ndjson':
@@ -75,12 +67,25 @@ export function renderRecords<Row extends object>(
 }
 
 /** One record: like a one-row list, except that json prints the object, not an array. */
-export function renderRecord<Row extends object>(
-  columns: readonly RecordColumn<Row>[],
-  row: Row,
-  format: OutputFormat,
-  options: RenderOptions,
-): string {
+export function renderRecord<Row extends object>(columns: readonly RecordColumn<Row>[], row: Row, format: OutputFormat, options: RenderOptions): string {
   if (format === 'json') return stdoutJson(stringifyJson(row, 2), options.tty) + '\n';
   return renderRecords(columns, [row], format, options);
+}
+
+/** What writeResult needs of a command's context (structural, so output/ does not depend on context.ts). */
+export interface ResultSink {
+  io: { stdout: { write(chunk: string): unknown } };
+  terminal: Pick<Terminal, 'stdoutIsTerminal'>;
+  globals: { output: OutputFormat; query?: string };
+}
+
+/** Writes a command's JSON result through `--query` when it was given (loading jmespath only then), else with its own view. */
+export async function writeResult(ctx: ResultSink, value: unknown, render: () => string): Promise<void> {
+  if (ctx.globals.query === undefined) {
+    if (ctx.terminal.stdoutIsTerminal) await loadTable();
+    ctx.io.stdout.write(render());
+    return;
+  }
+  const { writeQueried } = await import('./query');
+  writeQueried(ctx.io.stdout, ctx.terminal.stdoutIsTerminal, ctx.globals.query, value, ctx.globals.output);
 }

@@ -1,13 +1,11 @@
+import { Chalk, type ChalkInstance } from 'chalk';
 import Table from 'cli-table3';
-import { makeChalk, type ColorLevel } from './color';
 import { safeText } from '../sanitize';
+import type { ColorLevel } from '../terminal';
 import { displayWidth, truncateToWidth } from './text-width';
 import { type Column, MISSING_VALUE } from './tsv';
 
-/**
- * The table a person reads on a terminal (cli-table3, coloured with chalk). Loaded only when
- * stdout is a terminal (records.ts): -o json, csv and piped output never pay for these libraries.
- */
+/** The table a person reads on a terminal; records.ts loads it only when stdout is one (docs/performance.md). */
 
 export type { Column };
 
@@ -22,14 +20,9 @@ const COLUMN_GAP = 2;
 /** A truncated column keeps at least this many columns (or its header's width). */
 const MIN_TRUNCATED_WIDTH = 5;
 
-/**
- * A table cell is for a person on a terminal: every control and bidi
- * character in it, tabs and newlines too, shows as a visible escape
- * (sanitize.ts), so a pet name sent by the server can neither drive the
- * terminal nor break the layout.
- */
-function cellText<Row>(column: Column<Row>, row: Row): string {
-  return safeText(column.value(row) ?? MISSING_VALUE);
+/** A chalk instance fixed at `level` (src/terminal.ts decides it); at level 0 every style returns its text unchanged. */
+export function makeChalk(level: ColorLevel): ChalkInstance {
+  return new Chalk({ level });
 }
 
 // gh-like borderless layout: a bold header row, columns separated by two
@@ -42,21 +35,15 @@ const NO_BORDERS = {
 };
 
 /**
- * The table for a terminal. Rows never wrap: when `width` is given and the
- * table is wider, truncatable columns are cut with `…` (widest first) until it
- * fits or they reach their minimum. Returns '' for no rows, so the caller can
- * say "nothing found" on stderr instead.
+ * The table for a terminal. Rows never wrap: when `width` is given and the table is wider, truncatable columns
+ * are cut with `…` (widest first) until it fits or they reach their minimum. '' for no rows.
+ * A cell shows every control and bidi character as an escape (sanitize.ts), tabs and newlines too.
  */
-export function renderTable<Row>(
-  columns: readonly Column<Row>[],
-  rows: readonly Row[],
-  { level, width }: TableOptions,
-): string {
+export function renderTable<Row>(columns: readonly Column<Row>[], rows: readonly Row[], { level, width }: TableOptions): string {
   if (rows.length === 0) return '';
   const chalk = makeChalk(level);
-  const texts = rows.map((row) => columns.map((column) => cellText(column, row)));
+  const texts = rows.map((row) => columns.map((column) => safeText(column.value(row) ?? MISSING_VALUE)));
   const widths = fitColumnWidths(columns, texts, width);
-
   const table = new Table({
     head: columns.map((column) => (level > 0 ? chalk.bold(column.header) : column.header)),
     chars: NO_BORDERS,
@@ -68,51 +55,33 @@ export function renderTable<Row>(
   rows.forEach((row, rowIndex) => {
     table.push(
       columns.map((column, columnIndex) => {
-        const full = texts[rowIndex]?.[columnIndex] ?? '';
-        const limit = widths[columnIndex] ?? displayWidth(full);
-        const text = displayWidth(full) > limit ? truncateToWidth(full, limit) : full;
+        const full = texts[rowIndex]![columnIndex]!;
+        const text = displayWidth(full) > widths[columnIndex]! ? truncateToWidth(full, widths[columnIndex]!) : full;
         const style = level > 0 ? column.color?.(row, chalk) : undefined;
         return style ? style(text) : text;
       }),
     );
   });
   // cli-table3 pads the last column too; trailing blanks only confuse copy and paste.
-  return (
-    table
-      .toString()
-      .split('\n')
-      .map((line) => line.trimEnd())
-      .join('\n') + '\n'
-  );
+  const lines = table.toString().split('\n');
+  return `${lines.map((line) => line.trimEnd()).join('\n')}\n`;
 }
 
-function fitColumnWidths<Row>(
-  columns: readonly Column<Row>[],
-  texts: readonly string[][],
-  terminalWidth: number | undefined,
-): number[] {
-  const widths = columns.map((column, index) =>
-    Math.max(displayWidth(column.header), ...texts.map((cells) => displayWidth(cells[index] ?? ''))),
-  );
-  if (terminalWidth === undefined || !Number.isFinite(terminalWidth) || terminalWidth <= 0) {
-    return widths;
-  }
+function fitColumnWidths<Row>(columns: readonly Column<Row>[], texts: readonly string[][], terminalWidth: number | undefined): number[] {
+  const widths = columns.map((column, index) => Math.max(displayWidth(column.header), ...texts.map((cells) => displayWidth(cells[index]!))));
+  if (terminalWidth === undefined) return widths;
   const anyMarked = columns.some((column) => column.truncate);
-  const minimums = columns.map((column, index) =>
-    Math.min(widths[index] ?? 0, Math.max(displayWidth(column.header), MIN_TRUNCATED_WIDTH)),
-  );
-  let overflow =
-    widths.reduce((sum, w) => sum + w, 0) + COLUMN_GAP * (columns.length - 1) - terminalWidth;
+  const minimums = columns.map((column, index) => Math.min(widths[index]!, Math.max(displayWidth(column.header), MIN_TRUNCATED_WIDTH)));
+  let overflow = widths.reduce((sum, w) => sum + w, 0) + COLUMN_GAP * (columns.length - 1) - terminalWidth;
   while (overflow > 0) {
     let widest = -1;
     columns.forEach((column, index) => {
-      if (anyMarked && !column.truncate) return;
-      if ((widths[index] ?? 0) <= (minimums[index] ?? 0)) return;
-      if (widest === -1 || (widths[index] ?? 0) > (widths[widest] ?? 0)) widest = index;
+      if ((anyMarked && !column.truncate) || widths[index]! <= minimums[index]!) return;
+      if (widest === -1 || widths[index]! > widths[widest]!) widest = index;
     });
     // Nothing left to give: the line stays too long rather than wrapping a row.
     if (widest === -1) break;
-    widths[widest] = (widths[widest] ?? 0) - 1;
+    widths[widest] = widths[widest]! - 1;
     overflow -= 1;
   }
   return widths;

@@ -1,4 +1,4 @@
-import type { Painter } from './color';
+import type { ChalkInstance } from 'chalk';
 
 /** One column of a human-readable view, generic over the row type. */
 export interface Column<Row> {
@@ -6,17 +6,9 @@ export interface Column<Row> {
   header: string;
   /** The cell text; undefined when the row has no value (shown as `-`). */
   value(row: Row): string | undefined;
-  /**
-   * The style for this row's cell, e.g. `chalk.green`, or undefined for plain
-   * text. It returns a style rather than finished text so the table can
-   * truncate first and colour after: cutting an already coloured string could
-   * drop its reset code and bleed colour into the next cell.
-   */
-  color?(row: Row, chalk: Painter): ((text: string) => string) | undefined;
-  /**
-   * May be cut with `…` to fit the terminal. When no column says so, any
-   * column may be cut; the widest one always gives way first.
-   */
+  /** The cell's style, not styled text: the table truncates first and colours after, so no reset code is cut off. */
+  color?(row: Row, chalk: ChalkInstance): ((text: string) => string) | undefined;
+  /** May be cut with `…` to fit the terminal; when no column says so, any may be (the widest first). */
   truncate?: boolean;
 }
 
@@ -24,23 +16,9 @@ export interface Column<Row> {
 export const MISSING_VALUE = '-';
 
 /**
- * A TSV field is data: tabs and line breaks (LF, and CR, half of a CRLF
- * break) would break the one-record-per-line contract (`cut -f2`,
- * `while IFS=$'\t' read`), so each becomes a space. Everything else,
- * other control characters included, is passed on as the server sent it.
- */
-function tsvField(text: string): string {
-  return text.replace(/[\t\n\r]/g, ' ');
-}
-
-/**
- * The table's off-a-TTY form (as gh prints when piped): no header, no
- * borders, no colour, no truncation; one row per line, fields separated by
- * tabs, so `cut -f2` and `while IFS=$'\t' read` work. Returns '' for no rows.
+ * The table off a terminal, as gh prints it piped: one row per line, fields separated by tabs, no header,
+ * colour or truncation. Tabs and line breaks in a field become spaces, so `cut -f2` keeps working; '' for no rows.
  */
 export function renderTsv<Row>(columns: readonly Pick<Column<Row>, 'value'>[], rows: readonly Row[]): string {
-  if (rows.length === 0) return '';
-  return rows
-    .map((row) => columns.map((column) => tsvField(column.value(row) ?? MISSING_VALUE)).join('\t') + '\n')
-    .join('');
+  return rows.map((row) => columns.map((column) => (column.value(row) ?? MISSING_VALUE).replace(/[\t\n\r]/g, ' ')).join('\t') + '\n').join('');
 }

@@ -1,5 +1,5 @@
 import { describe, expect, test } from 'vitest';
-import { makeChalk } from '../../src/output/color';
+import { makeChalk } from '../../src/output/table';
 import { colorLevel, type ColorInputs } from '../../src/terminal';
 
 type Case = [description: string, inputs: Partial<ColorInputs>, expected: 0 | 1 | 2 | 3];

@@ -1,5 +1,5 @@
 import { describe, expect, test } from 'vitest';
-import { renderOptions } from '../../src/output/settings';
+import { renderOptions } from '../../src/output/records';
 import { type TestTerminalOptions, createTestTerminal } from '../helpers/terminal';
 
 const settingsFor = (options: TestTerminalOptions) => renderOptions({ terminal: createTestTerminal(options).terminal });

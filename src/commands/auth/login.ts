@@ -6,7 +6,7 @@ import { listPets } from '../../api/endpoints/pets';
 import { withVersionSegment } from '../../config/url-check';
 import { validateApiKey } from '../../config/profiles';
 import { resolveProfileName } from '../../config/target';
-import { describeKeyChange, describeKeyLeftBehind, describeKeyPlace } from '../../output/key-change';
+import { describeKeyChange, describeKeyLeftBehind, describeKeyPlace } from '../../output/profile';
 
 /** --with-token, --no-verify (verify: false) and --insecure-storage. */
 export async function loginRun(options: { withToken: boolean; verify: boolean; insecureStorage?: boolean }, ctx: Context): Promise<void> {

@@ -1,5 +1,5 @@
 import type { Context } from '../../context';
-import { writeResult } from '../../output/result';
+import { writeResult } from '../../output/records';
 import { listPets } from '../../api/endpoints/pets';
 import { maskKey } from '../../config/target';
 import { renderDetails } from '../../output/details';

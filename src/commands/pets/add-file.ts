@@ -8,9 +8,8 @@ import * as bulk from '../../output/bulk';
 import * as words from '../../output/import-end';
 import { ImportProgress, summaryLine } from '../../output/import-progress';
 import { ListingProgress } from '../../output/listing-stop';
-import { noStatusLine } from '../../output/no-status';
-import { loadTable } from '../../output/records';
-import { renderOptions } from '../../output/settings';
+import { noStatusLine } from '../../output/pets';
+import { loadTable, renderOptions } from '../../output/records';
 
 /** Invalid rows printed one per line before the rest are only counted. */
 const INVALID_SHOWN = 20;

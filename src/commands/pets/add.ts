@@ -2,14 +2,12 @@ import type { BulkAddOptions } from '../../bulk/import';
 import type { Context } from '../../context';
 import { UsageError } from '../../errors';
 import { completePetFields } from '../../input/prompts';
-import { writeResult } from '../../output/result';
+import { renderOptions, writeResult } from '../../output/records';
 import type { PetStatusValue } from '../../schemas/constants';
 import type { ColumnMapping } from '../../bulk/formats/columns';
 import { requireKey } from '../../config/target';
 import { createPet } from '../../api/endpoints/pets';
-import { renderPet } from '../../output/pets';
-import { renderOptions } from '../../output/settings';
-import { noStatusLine } from '../../output/no-status';
+import { noStatusLine, renderPet } from '../../output/pets';
 
 export interface AddOptions {
   /** Asked for on a terminal when missing (input/prompts.ts); otherwise a usage error. */

@@ -1,9 +1,8 @@
 import type { Context } from '../../context';
-import { writeResult } from '../../output/result';
+import { renderOptions, writeResult } from '../../output/records';
 import { GET_PET_SUNSET } from '../../schemas/constants';
 import { getPet } from '../../api/endpoints/pets';
 import { renderPet } from '../../output/pets';
-import { renderOptions } from '../../output/settings';
 
 /** The id, and --cache in ms. */
 export async function getRun(options: { petId: number | bigint; cache?: number }, ctx: Context): Promise<void> {

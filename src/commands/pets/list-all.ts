@@ -6,9 +6,8 @@ import { LIMIT_MAX } from '../../schemas/constants';
 import type { ListOptions } from './list';
 import { firstPageUrl, pathOf, petPages } from '../../api/endpoints/pages';
 import { openListingStream } from '../../output/listing-stream';
-import { renderOptions } from '../../output/settings';
+import { loadTable, renderOptions } from '../../output/records';
 import { continueCommand } from '../../output/listing-stop';
-import { loadTable } from '../../output/records';
 import { printPages } from '../print-pages';
 
 /** `pets list --all`: the animals of every page (print-pages.ts), continued by `--starting-token` after a stop. */

@@ -1,10 +1,9 @@
 import type { Context } from '../../context';
-import { writeResult } from '../../output/result';
+import { renderOptions, writeResult } from '../../output/records';
 import { LIMIT_DEFAULT, LIMIT_MAX, type PetStatusValue } from '../../schemas/constants';
 import type { ApiResponse } from '../../api/request';
 import { listPets } from '../../api/endpoints/pets';
 import { renderPets } from '../../output/pets';
-import { renderOptions } from '../../output/settings';
 
 /** The flags of pets list (--all and --starting-token: list-all.ts); --cache in ms. */
 export interface ListOptions {

@@ -1,9 +1,7 @@
 import { maskKey } from '../../config/target';
 import { maskStateUrl } from '../../config/state-url';
 import type { Context } from '../../context';
-import { writeResult } from '../../output/result';
-import { renderRecords } from '../../output/records';
-import { renderOptions } from '../../output/settings';
+import { renderOptions, renderRecords, writeResult } from '../../output/records';
 import { SANDBOX_URL_TEXT } from '../../output/profile';
 
 export async function profileListRun(ctx: Context): Promise<void> {

@@ -1,5 +1,5 @@
 import type { Context } from '../../context';
-import { writeResult } from '../../output/result';
+import { writeResult } from '../../output/records';
 import { stateStoreLine } from '../../output/state-store';
 import { PetctlError } from '../../errors';
 import { type StoredProfile, unknownProfile } from '../../config/profiles';

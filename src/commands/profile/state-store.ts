@@ -1,7 +1,7 @@
 import type { SecretPlacement } from '../../config/profiles';
 import type { Context } from '../../context';
 import { UsageError } from '../../errors';
-import { describeKeyPlace } from '../../output/key-change';
+import { describeKeyPlace } from '../../output/profile';
 import { isLoopbackHost } from '../../config/url-check';
 import { stateStoreAddress } from '../../config/state-url';
 import { readSecret } from '../../input/read-key';
