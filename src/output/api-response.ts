@@ -1,7 +1,8 @@
 import { STATUS_CODES } from 'node:http';
-import { parseJson, stringifyJson } from '../schemas/json';
+import { parseJson } from '../schemas/json';
 import type { OutputFormat } from './format';
-import { safeLine, safeText, stdoutJson } from '../sanitize';
+import { safeLine, safeText } from '../sanitize';
+import { jsonLines, jsonText } from './json';
 
 /** What `petctl api` prints of an answer. */
 export interface RawAnswer {
@@ -31,25 +32,14 @@ export function answerJson(text: string): { value: unknown } | undefined {
 }
 
 /**
- * The body as the server sent it, except that a JSON body is pretty-printed
- * (int64-exact) on a terminal or with -o json, and -o ndjson prints an
- * array's elements one per line. Piped, in the default format, the bytes are
- * passed through untouched, with a newline after them when they lack one (as
- * every line of text a command prints ends: `$(…)` and `wc -l` expect it).
- * On a terminal, control and bidi characters show as escapes (sanitize.ts); in
- * JSON as `\u` escapes, the same value.
+ * The body as sent, but JSON pretty-printed on a terminal or with -o json, and an array a line per item with
+ * -o ndjson (docs/api-and-query.md). Text ends with a newline, as `$(…)` and `wc -l` expect; on a terminal
+ * controls show as escapes (sanitize.ts).
  */
 export function renderBody(text: string, format: OutputFormat, stdoutIsTTY: boolean): string {
-  const forPerson = format === 'table' && stdoutIsTTY;
-  const pretty = format === 'json' || forPerson;
   const asSent = text === '' || text.endsWith('\n') ? text : `${text}\n`;
-  if (!pretty && format !== 'ndjson') return asSent;
+  if (format !== 'json' && format !== 'ndjson' && !(format === 'table' && stdoutIsTTY)) return asSent;
   const json = answerJson(text);
-  // On a terminal the body is read, not processed: its controls are shown as escapes (the JSON value unchanged).
   if (json === undefined) return stdoutIsTTY ? safeText(asSent, { tab: true, newline: true }) : asSent;
-  if (format === 'ndjson') {
-    const items = Array.isArray(json.value) ? json.value : [json.value];
-    return items.map((item) => `${stdoutJson(stringifyJson(item), stdoutIsTTY)}\n`).join('');
-  }
-  return `${stdoutJson(stringifyJson(json.value, 2), stdoutIsTTY)}\n`;
+  return format === 'ndjson' ? jsonLines(json.value, stdoutIsTTY) : jsonText(json.value, stdoutIsTTY);
 }

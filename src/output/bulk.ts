@@ -1,28 +1,18 @@
 import type { DryRunReport } from '../bulk/import';
 import type { ChangedRow, Scan } from '../bulk/plan';
 import type { RowFailure, RowResult } from '../bulk/results';
-import { stringifyJson } from '../schemas/json';
 import { renderCsv } from './csv';
-import { stdoutJson } from '../sanitize';
 import type { OutputFormat } from './format';
+import { jsonText } from './json';
 import { renderRecords, type RecordColumn, type RenderOptions } from './records';
 import { plural } from './import-end';
 import { formatLocalDate, formatLocalMinute } from './time';
 
-/**
- * Bulk import output: ndjson is one line per row as it completes; json is
- * every row at the end; table and csv list the failed and unknown rows at
- * the end (nothing when all went in). int64 ids stay exact (stringifyJson).
- */
-
-/** One `-o ndjson` line. */
-export function renderRowLine(result: RowResult, tty: boolean): string {
-  return `${stdoutJson(stringifyJson(result), tty)}\n`;
-}
+/** An import's rows on stdout: ndjson a line per row as it completes, json every row at the end, table and csv the failures. */
 
 /** `-o json`: every row's object, in row order. */
 export function renderRowArray(results: readonly RowResult[], tty: boolean): string {
-  return `${stdoutJson(stringifyJson([...results].sort((a, b) => a.row - b.row), 2), tty)}\n`;
+  return jsonText([...results].sort((a, b) => a.row - b.row), tty);
 }
 
 const FAILURE_COLUMNS: readonly RecordColumn<RowFailure>[] = [

@@ -3,32 +3,15 @@ import { renderCsv } from './csv';
 import { safeText } from '../sanitize';
 import type { OutputFormat } from './format';
 
-/**
- * A single object shown as "Label: value" lines in table format (on a TTY or
- * not: it is for reading), and as the object itself in json/ndjson. csv gets a
- * header of keys and one row. A "Label: value" line is for a person, so its
- * value is made safe (sanitize.ts) wherever it goes.
- */
-export interface DetailField {
-  key: string;
-  label: string;
-  text: string;
-}
+export type DetailField = { key: string; label: string; text: string };
 
+/**
+ * One object as "Label: value" lines in table format, piped too (for a person, so made safe: sanitize.ts); the object
+ * itself in json and ndjson; a header of keys and one row in csv.
+ */
 export function renderDetails(fields: readonly DetailField[], object: Record<string, unknown>, format: OutputFormat): string {
-  switch (format) {
-    case 'table': {
-      const width = Math.max(...fields.map((field) => field.label.length)) + 2;
-      return fields.map((field) => `${`${field.label}:`.padEnd(width)}${safeText(field.text)}\n`).join('');
-    }
-    case 'json':
-      return `${stringifyJson(object, 2)}\n`;
-    case 'ndjson':
-      return `${stringifyJson(object)}\n`;
-    case 'csv':
-      return renderCsv(
-        fields.map((field) => ({ header: field.key, value: () => field.text })),
-        [object],
-      );
-  }
+  if (format === 'json' || format === 'ndjson') return `${stringifyJson(object, format === 'json' ? 2 : undefined)}\n`;
+  if (format === 'csv') return renderCsv(fields.map((field) => ({ header: field.key, value: () => field.text })), [object]);
+  const width = Math.max(...fields.map((field) => field.label.length)) + 2;
+  return fields.map((field) => `${`${field.label}:`.padEnd(width)}${safeText(field.text)}\n`).join('');
 }

@@ -8,12 +8,7 @@ import type { Pet } from '../schemas/pet';
 import { formatWait } from './time';
 import { formatCounted, importStop } from './waits';
 
-/**
- * What an import says on stderr besides its rows and its progress: the lines
- * about the input and about --retry-unknown's look for the rows whose outcome
- * is unknown, and how it ended, as the error main.ts prints (the exit code is
- * bulk/outcome.ts's decision). Every hint says what the next command will do.
- */
+/** An import's other lines on stderr, and the error each ending is (its class the exit code); each hint says what the next command does. */
 
 /** `1 row`, `3 rows`: how every count of the import is written. */
 export function plural(n: number, noun: string): string {
@@ -37,9 +32,12 @@ export function ignoredColumnsLine(names: readonly string[]): string {
 /** The first Ctrl-C. */
 export const STOPPING_LINE = 'petctl: stopping: no new requests; waiting for the ones in flight (Ctrl-C again to stop waiting)';
 
-/** After the summary of an import Ctrl-C stopped: `rerun the same command to send the 90 rows not sent yet`. */
+/** `the row`, `the 90 rows`. */
+const theRows = (n: number) => `the ${n === 1 ? 'row' : `${n} rows`}`;
+
+/** After the summary of an import Ctrl-C stopped. */
 export function resumeLine(notSent: number): string {
-  return `rerun the same command to send the ${notSent === 1 ? 'row' : `${notSent} rows`} not sent yet`;
+  return `rerun the same command to send ${theRows(notSent)} not sent yet`;
 }
 
 /** The error of an import that stopped before it sent. */
@@ -78,7 +76,7 @@ export function stopError(stop: ImportStop, now: number, target: string): Petctl
   }
 }
 
-/** The journal or the rate-limit state file could not be written: what was done, and what a rerun will do. */
+/** The journal or the state file could not be written: what was done, and what a rerun will do. */
 function unwritableError(error: PetctlError & { deleted?: 'restored' | 'lost' }, created: number, left: number): PetctlError {
   const done = `the import stopped before sending another request: ${plural(created, 'row')} created by this run, ${plural(left, 'row')} not sent yet`;
   if (error.deleted === 'lost') {
@@ -169,8 +167,8 @@ export function targetLabel(baseUrl: string | undefined): string {
 }
 
 /** After an import that left rows unknown (and `notSent` rows it did not reach). */
-export function retryUnknownHint(target: string, notSent = 0): string {
-  const rest = notSent > 0 ? `, then the ${notSent === 1 ? 'row' : `${notSent} rows`} not sent yet` : '';
+function retryUnknownHint(target: string, notSent = 0): string {
+  const rest = notSent > 0 ? `, then ${theRows(notSent)} not sent yet` : '';
   return `rerun with --retry-unknown: it lists the animals on ${target} and sends only the rows it does not find${rest}`;
 }
 

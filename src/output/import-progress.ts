@@ -5,38 +5,24 @@ import type { StatusLine } from '../terminal';
 import { formatDuration, formatWait } from './time';
 
 /**
- * What a bulk import shows on stderr while it runs. On a terminal: the
- * terminal's status line (done/total, rate per minute, the level in flight,
- * 429s so far, time left). Off a terminal: no bar; with -v one line per row.
- * -v also gives the level in flight when sending starts and each change of
- * it (levelLine). Nothing with -q.
- * The summary line is written by summaryLine's caller.
- *
- * The rate is the rows created divided by the time since the first request,
- * per minute, in the bar and in the summary alike: 3,000 rows in 6.2 s is
- * about 29,000/min. The time left is never less than the wait under way: the
- * rows left are sent from the end of that wait, the rest of a window first,
- * then the rows beyond it at the plan's rate (X-RateLimit-Limit per window,
- * less --reserve).
+ * What a bulk import shows on stderr while it runs (docs/bulk-import.md): on a terminal the progress bar on the
+ * status line; -v a line per row and each level in flight; nothing with -q. The summary line is its caller's.
  */
 
 export interface ProgressOptions {
   quiet: boolean;
   verbose: boolean;
-  /** Rows the import will act on (sends, skips and failures alike). */
+  /** Rows the import will act on (sends, skips and failures alike), and those it will send. */
   total: number;
-  /** Rows the import will send. */
   toSend: number;
-  /** --reserve: requests of every window the import leaves to others. */
   reserve?: number;
-  /** --concurrency: the level in flight at the start. */
   concurrency?: Concurrency;
   now: () => number;
 }
 
 /** The rate limit's window when the headers do not tell (the specification's plans are per minute). */
 const MINUTE_MS = 60_000;
-/** The bar's rate reads `rate: measuring` until the import has sent for this long, or had this many requests answered: less says more about one moment than about the import. */
+/** The bar's rate is `rate: measuring` until the import has sent this long or had this many answers: less tells of a moment, not the import. */
 const RATE_SAMPLE = { ms: 10_000, requests: 10 };
 
 /** `rows` in `elapsedMs`, per minute. */
@@ -45,10 +31,8 @@ export function perMinute(rows: number, elapsedMs: number): number {
 }
 
 /**
- * `created N, skipped N, rejected N, invalid N, unknown N in <time> (<rate>/min); journal <path>`:
- * the time and the rate since the first request (`sendingMs`); with no request sent, the run's time (`runMs`) and 0/min
- * (the line keeps one shape, for scripts that read it). With --retry-unknown (`retried`),
- * `found N, resent N, ambiguous N` follow `unknown N` (resent rows are among those created).
+ * `created N, skipped N, rejected N, invalid N, unknown N in <time> (<rate>/min); journal <path>`, from the first request
+ * (`sendingMs`); with none sent, the run's time and 0/min: one shape, for scripts. --retry-unknown adds `found N, resent N, ambiguous N`.
  */
 export function summaryLine(tally: Tally, { sendingMs, runMs }: { sendingMs?: number; runMs: number }, journal: string, retried = false): string {
   const rate = Math.round(sendingMs === undefined ? 0 : perMinute(tally.created, sendingMs));
@@ -70,12 +54,7 @@ export function rowLine(result: RowResult): string {
 /** A latency in ms: tenths below 10 ms. */
 const latencyText = (ms: number) => `${ms < 10 ? ms.toFixed(1) : Math.round(ms)} ms`;
 
-/**
- * The -v line of the level in flight, marked as curl marks its notes: at the start,
- * `* in flight: 4 (--concurrency auto)`; on a change,
- * `* in flight: 12, up from 11: answers in 51 ms (best 50 ms)`, `… down from 12: answers slowed to 130 ms (best 50 ms)`,
- * `… down from 12: HTTP 429`.
- */
+/** The -v line of the level in flight, at the start and on a change: `* in flight: 12, up from 11: answers in 51 ms (best 50 ms)`. */
 export function levelLine(change: LevelChange | { level: number; concurrency: Concurrency }): string {
   if ('concurrency' in change) return `* in flight: ${change.level} (--concurrency ${change.concurrency})`;
   const { level, from, cause, status, latencyMs = 0, bestMs = 0 } = change;
@@ -85,18 +64,16 @@ export function levelLine(change: LevelChange | { level: number; concurrency: Co
 }
 
 export class ImportProgress {
-  private readonly bar: boolean;
+  /** The bar is drawn: on a terminal, without -q, until stop(). */
+  private bar: boolean;
   private done = 0;
-  /** Rows this run sent and got an outcome for. */
   private sentDone = 0;
   private created = 0;
   private tooMany = 0;
   private firstRequestAt: number | undefined;
   private waitingUntil: number | undefined;
   private timer: NodeJS.Timeout | undefined;
-  private stopped = false;
   private lastDraw = -Infinity;
-  /** The rate limit as the last answer told it. */
   private limit: number | undefined;
   private remaining: number | undefined;
   private resetAt: number | undefined;
@@ -104,7 +81,6 @@ export class ImportProgress {
   /** Time per row while requests flow (between answers less than a second apart). */
   private msPerRow: number | undefined;
   private lastRowAt: number | undefined;
-  /** Requests kept in flight now. */
   private inFlight: number;
 
   constructor(
@@ -121,13 +97,12 @@ export class ImportProgress {
     }
   }
 
-  /** A request is about to go on the wire: the first one starts the clock of the rate. */
+  /** The first request starts the clock of the rate. */
   sending(): void {
     if (this.firstRequestAt === undefined && this.options.verbose) this.line(levelLine({ level: this.inFlight, concurrency: this.options.concurrency ?? 'auto' }));
     this.firstRequestAt ??= this.options.now();
   }
 
-  /** The level in flight changed. */
   level(change: LevelChange): void {
     this.inFlight = change.level;
     if (this.options.verbose) this.line(levelLine(change));
@@ -168,10 +143,7 @@ export class ImportProgress {
     this.limit = limit;
   }
 
-  /**
-   * The time left: sending resumes when the wait under way ends; from then, the rest of
-   * that window's share, whole windows at the plan's rate, and the last burst.
-   */
+  /** From the end of the wait under way: the rest of that window's share, whole windows at the plan's rate, the last burst. */
   private timeLeft(now: number, sendsLeft: number, rate: number): number | undefined {
     const resume = Math.max(now, this.waitingUntil ?? now);
     const { limit, remaining, resetAt } = this;
@@ -200,8 +172,7 @@ export class ImportProgress {
 
   /** Writes a line above the bar; a row's line quotes the server and the input, made safe by the status line. */
   line(text: string): void {
-    if (this.options.quiet) return;
-    this.status.print(text);
+    if (!this.options.quiet) this.status.print(text);
   }
 
   /** Wipes the bar before a line goes to stdout, which may be the same terminal; the next row redraws it. */
@@ -210,15 +181,14 @@ export class ImportProgress {
   }
 
   stop(): void {
-    this.stopped = true;
-    if (this.timer) clearInterval(this.timer);
-    this.timer = undefined;
+    this.bar = false;
+    clearInterval(this.timer);
     this.status.clear();
   }
 
   /** Redraws the bar; at most every 100 ms unless `force` (a row finished), so short waits do not flood the terminal. */
   private draw(force = false): void {
-    if (!this.bar || this.stopped) return;
+    if (!this.bar) return;
     const now = this.options.now();
     if (!force && now - this.lastDraw < 100) return;
     this.lastDraw = now;
@@ -239,28 +209,20 @@ export class ImportProgress {
   }
 }
 
-/** What one frame of the bar shows. */
+/** What one frame of the bar shows: `rate` undefined while it is measured, `left` as `~2m00s left`, `finishing`, …. */
 export interface ProgressFrame {
   done: number;
   total: number;
-  /** Rows created a minute; undefined while it is measured. */
   rate?: number;
-  /** Requests kept in flight: the level. */
   inFlight?: number;
-  /** 429s so far. */
   tooMany: number;
-  /** `~2m00s left`, `finishing`, `time left: estimating`. */
   left?: string;
-  /** The rate-limit wait under way. */
   waitMs?: number;
 }
 
 /**
- * The bar's line for a terminal `columns` wide:
- * `import [####......] 60/150 · 1818/min · 429s: 0 · in flight 12 · ~2m00s left · rate-limit wait 12s`.
- * A part is shown whole or not at all. When the line does not fit, the level in flight goes first,
- * then the bar, the 429s, the time left (never less than a wait under way) and the wait; the counts and the rate
- * stay, on a terminal too narrow even for them the counts alone.
+ * The bar's line for a terminal `columns` wide, each part whole or not at all; when it does not fit, the level in flight
+ * goes first, then the bar, the 429s, the time left and the wait, and on a terminal too narrow the rate: the counts stay.
  */
 export function progressLine(frame: ProgressFrame, columns: number | undefined): string {
   const { done, total, rate, inFlight, tooMany, left, waitMs } = frame;

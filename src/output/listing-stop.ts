@@ -2,12 +2,7 @@ import { InvalidResponseError, PetctlError, RateLimitError } from '../errors';
 import type { Terminal } from '../terminal';
 import { formatCounted, listingStop } from './waits';
 
-/**
- * What a walk over pages (`pets list --all`, `petctl api --paginate`) says
- * about itself on stderr: the items so far while it runs, and, when it stops
- * before the last page, how far it got and the command that continues from
- * there (`--starting-token`, or the next page's path).
- */
+/** What `pets list --all` and `petctl api --paginate` say of themselves on stderr: how far, and how to continue a stop. */
 
 /** The status line while a listing runs: `page 13, 1,200 animals so far`. */
 export function listingProgress(page: number, items: number, noun = 'animal'): string {
@@ -23,10 +18,8 @@ export interface ProgressSink {
 }
 
 /**
- * How far a listing got: the page it is fetching and the items printed before it. On a
- * terminal it is redrawn in place on stderr, but only when nothing else is written to the
- * terminal meanwhile: stdout is elsewhere, or what goes there waits for the end (a table,
- * --query); a wait's countdown says the same. Nothing with -q.
+ * How far a listing got: the page it is fetching and the items printed before it, redrawn in place on a terminal
+ * when nothing else goes to it meanwhile (stdout is elsewhere, or waits for the end: a table, --query). Not with -q.
  */
 export class ListingProgress {
   readonly enabled: boolean;
@@ -59,10 +52,8 @@ export class ListingProgress {
   }
 
   /**
-   * The error a listing stopped by `error` ends with, after the line that says how far it got
-   * and how to continue, and the `note` on that command when there is one. A bad answer (a page
-   * that is not what the walk expects, a next link off the origin or back to a page) would be
-   * the same again: it gets no way on.
+   * The error a listing stopped by `error` ends with, after the line that says how far it got and how to continue,
+   * and the `note` on that command. A bad answer would be the same again: it gets no way on.
    */
   stopped(error: unknown, continueWith: () => string, note?: string): unknown {
     if (!(error instanceof PetctlError) || error instanceof InvalidResponseError) return error;
@@ -72,10 +63,7 @@ export class ListingProgress {
   }
 }
 
-/**
- * A word as a POSIX shell reads it back: as it is when it holds nothing a shell treats
- * specially, else in single quotes (an inner ' as '\'', the one way to quote it there).
- */
+/** A word as a POSIX shell reads it back: as it is, or in single quotes (an inner ' as '\''). */
 export function shellWord(word: string): string {
   if (/^[\w@%+=:,./-]+$/.test(word)) return word;
   return `'${word.replace(/'/g, `'\\''`)}'`;
@@ -96,7 +84,7 @@ export function continueCommand(command: ListingCommand, token: string): string 
   const words = ['petctl', 'pets', 'list', '--all'];
   if (command.limit !== undefined) words.push('--limit', String(command.limit));
   if (command.status !== undefined) words.push('--status', command.status);
-  return shellCommand([...words, ...globalWords(command), '--starting-token', token]);
+  return [...words, ...globalWords(command), '--starting-token', token].map(shellWord).join(' ');
 }
 
 /** What `petctl api --paginate` repeats: its -H headers and the globals; the next page's link carries its query. */
@@ -107,14 +95,10 @@ export interface PaginateCommand extends Omit<ListingCommand, 'limit' | 'status'
 /** What a continuing command prints in place of a header's value. */
 const HIDDEN_VALUE = '<value>';
 
-/**
- * `petctl api --paginate <the next page> [-H 'Name: <value>'…]`, ready to paste into a shell once
- * the header values are put back. A header may carry a secret (`X-Session-Token`), and this line
- * ends up in CI logs and shell history: only its name is printed.
- */
+/** `petctl api --paginate <the next page> [-H 'Name: <value>'…]`: a header may carry a secret, and this line ends up in logs. */
 export function continuePaginateCommand(command: PaginateCommand, path: string): string {
   const headers = command.headers.flatMap((header) => ['-H', `${header.slice(0, header.indexOf(':')).trim()}: ${HIDDEN_VALUE}`]);
-  return shellCommand(['petctl', 'api', '--paginate', path, ...headers, ...globalWords(command)]);
+  return ['petctl', 'api', '--paginate', path, ...headers, ...globalWords(command)].map(shellWord).join(' ');
 }
 
 /** The line after a continuing command that hides header values, saying so once; undefined when it has no -H. */
@@ -131,17 +115,13 @@ function globalWords(command: Omit<ListingCommand, 'limit' | 'status'>): string[
   return words;
 }
 
-function shellCommand(words: string[]): string {
-  return words.map(shellWord).join(' ');
-}
-
 /** `stopped after 1,200 animals (page 13); continue with: petctl pets list --all --starting-token '…'` */
 export function stopLine(items: number, page: number, command: string, noun = 'animal'): string {
   return `stopped after ${formatCounted(items, noun)} (page ${page}); continue with: ${command}`;
 }
 
 /** The error a stopped listing ends with: a rate-limit stop worded for the listing (output/waits.ts); other errors stand as they are. */
-export function listingStopError(error: PetctlError, page: number): PetctlError {
+function listingStopError(error: PetctlError, page: number): PetctlError {
   if (!(error instanceof RateLimitError) || error.stop === undefined) return error;
   const { message, hint } = listingStop(error.stop, page);
   return new RateLimitError(message, { code: error.code, status: error.status, body: error.body, retryAt: error.retryAt, stop: error.stop, hint: hint ?? error.hint });

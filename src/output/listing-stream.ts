@@ -2,24 +2,15 @@ import { stringifyJson } from '../schemas/json';
 import type { Pet } from '../schemas/pet';
 import type { OutputFormat } from './format';
 import { renderPets } from './pets';
+import { jsonLines } from './json';
 import type { RenderOptions } from './records';
 import { stdoutJson } from '../sanitize';
 
 /**
- * `pets list --all` and `petctl api --paginate` written as the pages come, so
- * that a listing stopped halfway (exit 5, Ctrl-C) leaves on stdout everything
- * it fetched. The animals of `pets list --all`:
- * - json: the array opened at the first animal, one item at a time, and
- *   closed by end() on a stop too: stdout is always one valid JSON array,
- *   byte for byte what renderPets prints for the same animals;
- * - ndjson, and table off a terminal (tab-separated lines): line by line;
- * - csv: the header once, then the rows;
- * - table on a terminal: the columns are sized to every row, so it is
- *   printed by end(), with what was fetched.
+ * `pets list --all` and `petctl api --paginate` written as the pages come, so that a listing stopped halfway (exit 5,
+ * Ctrl-C) leaves on stdout everything it fetched, a JSON array closed by end() too (docs/api-and-query.md). Only the
+ * table on a terminal waits for end(): its columns are sized to every row.
  */
-export type ListingStream = ItemStream<Pet>;
-
-/** A listing of any items. */
 export interface ItemStream<T> {
   /** One page's items. */
   write(items: readonly T[]): void;
@@ -27,27 +18,16 @@ export interface ItemStream<T> {
   end(): void | Promise<void>;
 }
 
-export function openListingStream(format: OutputFormat, options: RenderOptions, out: (chunk: string) => void): ListingStream {
-  switch (format) {
-    case 'json':
-      return jsonArrayStream(out, options.tty);
-    case 'csv':
-      return csvStream(options, out);
-    case 'table':
-      if (options.tty) return bufferedStream((pets) => out(renderPets(pets, format, options)));
-      return { write: (pets) => out(renderPets(pets, format, options)), end: () => {} };
-    case 'ndjson':
-      return { write: (pets) => out(renderPets(pets, format, options)), end: () => {} };
-  }
+export function openListingStream(format: OutputFormat, options: RenderOptions, out: (chunk: string) => void): ItemStream<Pet> {
+  if (format === 'json') return jsonArrayStream(out, options.tty);
+  if (format === 'csv') return csvStream(options, out);
+  if (format === 'table' && options.tty) return bufferedStream((pets) => out(renderPets(pets, format, options)));
+  return { write: (pets) => out(renderPets(pets, format, options)), end: () => {} };
 }
 
-/**
- * `petctl api --paginate`'s items: by default and with -o json one JSON array of every page's items
- * (pretty, int64-exact), closed on a stop too; with -o ndjson one item per line. On a terminal, C1 and
- * bidi characters show as `\u` escapes, as in one answer's body (api-response.ts).
- */
+/** `petctl api --paginate`'s items: one JSON array of every page's items (pretty, int64-exact), or with -o ndjson an item a line. */
 export function openItemStream(format: OutputFormat, stdoutIsTTY: boolean, out: (chunk: string) => void): ItemStream<unknown> {
-  if (format === 'ndjson') return { write: (items) => out(items.map((item) => `${stdoutJson(stringifyJson(item), stdoutIsTTY)}\n`).join('')), end: () => {} };
+  if (format === 'ndjson') return { write: (items) => out(jsonLines(items, stdoutIsTTY)), end: () => {} };
   return jsonArrayStream(out, stdoutIsTTY);
 }
 
@@ -57,10 +37,7 @@ export function bufferedStream<T = Pet>(atEnd: (items: readonly T[]) => void | P
   return { write: (page) => void kept.push(...page), end: () => atEnd(kept) };
 }
 
-/**
- * One JSON array, opened at the first item and closed by end(): byte for byte stringifyJson(all, 2),
- * through stdoutJson on a terminal.
- */
+/** One JSON array, opened at the first item and closed by end(): byte for byte jsonText(all items). */
 function jsonArrayStream(out: (chunk: string) => void, tty: boolean): ItemStream<unknown> {
   let count = 0;
   return {
@@ -75,7 +52,7 @@ function jsonArrayStream(out: (chunk: string) => void, tty: boolean): ItemStream
   };
 }
 
-function csvStream(options: RenderOptions, out: (chunk: string) => void): ListingStream {
+function csvStream(options: RenderOptions, out: (chunk: string) => void): ItemStream<Pet> {
   let headed = false;
   return {
     write(pets) {

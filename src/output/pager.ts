@@ -3,15 +3,8 @@ import type { Context } from '../context';
 import { InterruptedError } from '../errors';
 
 /**
- * A long text (a guide) shown through the reader's pager when stdout is a terminal, as git and gh
- * do. The pager is PETCTL_PAGER, else PAGER, else `less -R`; an empty one, or `cat`, means none.
- * LESS=FRX is set when LESS is unset, as git and gh set it: less quits at once on a text that fits,
- * passes colour through and leaves the page on the screen when it ends.
- *
- * The text is written as it is when stdout is no terminal, when it fits the terminal's rows, and
- * when the pager cannot start. A reader who quits early (q) chose to: no error, exit 0. Ctrl-C
- * belongs to the pager while it runs (less stops a search with it) and petctl waits for it to end,
- * as git does; SIGTERM ends both.
+ * A long guide through the reader's pager on a terminal, as git and gh page (docs/configuration.md). Ctrl-C is the
+ * pager's while it runs (less stops a search with it) and petctl waits for it, as git does; SIGTERM ends both.
  */
 
 export type PagerContext = Pick<Context, 'io' | 'terminal' | 'env' | 'signal' | 'catchInterrupt'>;
@@ -23,7 +16,6 @@ export async function writePaged(text: string, ctx: PagerContext): Promise<void>
   if (command === undefined || !ctx.terminal.stdoutIsTerminal || fits || !(await runPager(command, text, ctx))) ctx.io.stdout.write(text);
 }
 
-/** The pager to run, or none. */
 function pagerCommand(env: PagerContext['env']): string | undefined {
   const command = (env.PETCTL_PAGER ?? env.PAGER ?? 'less -R').trim();
   return command === '' || command === 'cat' ? undefined : command;

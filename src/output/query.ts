@@ -4,20 +4,12 @@ import { parseJson, stringifyJson } from '../schemas/json';
 import type { OutputFormat } from './format';
 import { type AstNode, renderQueryCsv } from './query-csv';
 import { safeText, stdoutJson } from '../sanitize';
+import { jsonLines, jsonText } from './json';
 
 /**
- * `--query <JMESPath>` (as in aws): filters a command's JSON result before it
- * is rendered. Loaded only when --query is given.
- *
- * jmespath.js knows numbers only as doubles, so an int64 id above 2^53 would be
- * rounded by any arithmetic or comparison it does, and a literal such as
- * `9007199254740993` in the expression would be read as 9007199254740992.
- * Big integers therefore enter the query as `ExactInteger` objects, which
- * jmespath takes for numbers (it tells types apart with
- * Object.prototype.toString, which reads Symbol.toStringTag) and whose
- * valueOf() is the bigint, so `<`, `>`, sort_by, max_by and min_by compare
- * them exactly. One object per value makes `==` (identity first) exact too.
- * They leave the query as bigints again, printed digit for digit.
+ * `--query <JMESPath>` (as in aws), loaded only when it is given. jmespath.js knows numbers only as doubles, which
+ * would round an int64 id, so big integers enter the query as `ExactInteger`s: jmespath takes them for numbers (by
+ * Symbol.toStringTag), valueOf() makes `<`, sort_by, max_by… exact, and one object per value makes `==` exact too.
  */
 
 class ExactInteger {
@@ -75,22 +67,22 @@ export function compileQuery(expression: string): CompiledQuery {
 
 function applyQuery(expression: string, value: unknown): unknown {
   const exact = new Map<bigint, ExactInteger>();
-  const wrap = (big: bigint) => {
-    let wrapped = exact.get(big);
-    if (!wrapped) exact.set(big, (wrapped = new ExactInteger(big)));
-    return wrapped;
+  const wrap = (leaf: unknown) => {
+    if (typeof leaf !== 'bigint') return leaf;
+    if (!exact.has(leaf)) exact.set(leaf, new ExactInteger(leaf));
+    return exact.get(leaf);
   };
   const { parse: realParse, stringify: realStringify } = JSON;
   // jmespath parses `literals` with JSON.parse and to_string() uses JSON.stringify;
   // for the length of the (synchronous) search, both keep big integers exact.
   JSON.parse = ((text: string, reviver?: Parameters<typeof JSON.parse>[1]) => {
     const parsed: unknown = reviver ? realParse(text, reviver) : parseJson(text);
-    return toQueryValue(parsed, wrap);
+    return mapLeaves(parsed, wrap);
   }) as typeof JSON.parse;
   JSON.stringify = ((value: unknown, ...rest: unknown[]) =>
-    rest.length > 0 ? realStringify(value, ...(rest as [])) : stringifyJson(fromQueryValue(value))) as typeof JSON.stringify;
+    rest.length > 0 ? realStringify(value, ...(rest as [])) : stringifyJson(mapLeaves(value, unwrap))) as typeof JSON.stringify;
   try {
-    return fromQueryValue(jmespath.search(toQueryValue(value, wrap), expression));
+    return mapLeaves(jmespath.search(mapLeaves(value, wrap), expression), unwrap);
   } catch (error) {
     if (error instanceof PetctlError) throw error;
     // jmespath.js puts "TypeError: " inside its messages; the name of a JS error class means nothing here.
@@ -101,18 +93,13 @@ function applyQuery(expression: string, value: unknown): unknown {
   }
 }
 
-function toQueryValue(value: unknown, wrap: (big: bigint) => ExactInteger): unknown {
-  if (typeof value === 'bigint') return wrap(value);
-  if (Array.isArray(value)) return value.map((item) => toQueryValue(item, wrap));
-  if (isPlainObject(value)) return Object.fromEntries(Object.entries(value).map(([key, item]) => [key, toQueryValue(item, wrap)]));
-  return value;
-}
+const unwrap = (leaf: unknown) => (leaf instanceof ExactInteger ? leaf.value : leaf);
 
-function fromQueryValue(value: unknown): unknown {
-  if (value instanceof ExactInteger) return value.value;
-  if (Array.isArray(value)) return value.map(fromQueryValue);
-  if (isPlainObject(value)) return Object.fromEntries(Object.entries(value).map(([key, item]) => [key, fromQueryValue(item)]));
-  return value;
+/** `value` with each leaf (anything but an array or a plain object) put through `map`. */
+function mapLeaves(value: unknown, map: (leaf: unknown) => unknown): unknown {
+  if (Array.isArray(value)) return value.map((item) => mapLeaves(item, map));
+  if (isPlainObject(value)) return Object.fromEntries(Object.entries(value).map(([key, item]) => [key, mapLeaves(item, map)]));
+  return map(value);
 }
 
 function isPlainObject(value: unknown): value is Record<string, unknown> {
@@ -126,27 +113,18 @@ function isScalarLine(value: unknown): value is string | number | bigint {
 }
 
 /**
- * The query's result on stdout:
- * - json: pretty JSON (also the default for anything but strings and numbers);
- * - ndjson: an array as one compact element per line, anything else as one line;
- * - table: strings and numbers as plain lines (an array of them one per line),
- *   so `--query '[].name'` feeds `while read`; objects still print as JSON;
- * - csv: an array of objects or of scalars as a table (query-csv.ts), else a usage error.
- * On a terminal, JSON shows C1 and bidi controls as `\u` escapes (stdoutJson); plain lines every control.
+ * The query's result on stdout: pretty JSON, or with -o ndjson a line per item; in table format strings and numbers
+ * as plain lines (controls escaped on a terminal), so `--query '[].name'` feeds `while read`; csv: query-csv.ts.
  */
 export function renderQueryResult(value: unknown, format: OutputFormat, tty = false, query?: Pick<CompiledQuery, 'expression' | 'ast'>): string {
   if (format === 'csv') return renderQueryCsv(value, query ?? { expression: '@', ast: undefined }, tty);
-  if (format === 'ndjson') {
-    const items = Array.isArray(value) ? value : [value];
-    return items.map((item) => `${stdoutJson(stringifyJson(item ?? null), tty)}\n`).join('');
-  }
+  if (format === 'ndjson') return jsonLines(value, tty);
   if (format === 'table') {
-    // Plain lines on a terminal are read by a person: controls show as escapes (sanitize.ts).
     const line = (item: unknown) => (isScalarLine(item) ? (tty ? safeText(String(item)) : String(item)) : stdoutJson(stringifyJson(item ?? null), tty));
     if (isScalarLine(value)) return `${line(value)}\n`;
     if (Array.isArray(value)) return value.map((item) => `${line(item)}\n`).join('');
   }
-  return `${stdoutJson(stringifyJson(value ?? null, 2), tty)}\n`;
+  return jsonText(value, tty);
 }
 
 /** Writes a command's JSON result through --query. */

@@ -1,8 +1,7 @@
-import { stringifyJson } from '../schemas/json';
-import { stdoutJson } from '../sanitize';
 import type { ColorLevel, Terminal } from '../terminal';
 import { type CsvValue, renderCsv } from './csv';
 import type { OutputFormat } from './format';
+import { jsonLines, jsonText } from './json';
 import { type Column, renderTsv } from './tsv';
 
 let tableModule: typeof import('./table') | undefined;
@@ -39,8 +38,7 @@ export function renderOptions({ terminal }: { terminal: Pick<Terminal, 'stdoutIs
 
 /**
  * A list in the chosen format (docs/output.md): a table on a terminal, TSV off it; a pretty JSON array; a line per
- * row; csv's header, then the rows. On a terminal json shows C1 and bidi controls as `\u` escapes (sanitize.ts).
- * No rows gives '' (table, tsv, ndjson), `[]\n` (json) or the header line (csv): "nothing found" is the caller's to say.
+ * row; csv's header, then the rows. No rows gives '' (table, tsv, ndjson), `[]\n` (json) or the header line (csv): "nothing found" is the caller's to say.
  */
 export function renderRecords<Row extends object>(
   columns: readonly RecordColumn<Row>[],
@@ -54,9 +52,9 @@ export function renderRecords<Row extends object>(
       if (tableModule === undefined) throw new Error('the table renderer is used before loadTable()');
       return tableModule.renderTable(columns, rows, { level: options.level, width: options.width });
     case 'json':
-      return stdoutJson(stringifyJson(rows, 2), options.tty) + '\n';
+      return jsonText(rows, options.tty);
     case 'ndjson':
-      return rows.map((row) => stdoutJson(stringifyJson(row), options.tty) + '\n').join('');
+      return jsonLines(rows, options.tty);
     case 'csv':
       return renderCsv(
         columns.map((column) => ({ header: column.key, value: column.csv ?? ((row: Row) => column.value(row)) })),
@@ -68,7 +66,7 @@ export function renderRecords<Row extends object>(
 
 /** One record: like a one-row list, except that json prints the object, not an array. */
 export function renderRecord<Row extends object>(columns: readonly RecordColumn<Row>[], row: Row, format: OutputFormat, options: RenderOptions): string {
-  if (format === 'json') return stdoutJson(stringifyJson(row, 2), options.tty) + '\n';
+  if (format === 'json') return jsonText(row, options.tty);
   return renderRecords(columns, [row], format, options);
 }
 

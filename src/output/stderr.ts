@@ -1,11 +1,7 @@
 import type { Terminal } from '../terminal';
 import { formatWait } from './time';
 
-/**
- * The ways onto stderr, above a countdown or a progress line (which is drawn again below): each
- * makes outside text safe (sanitize.ts, through the terminal's status line). --quiet
- * silences everything but `line` and errors; with -o json it leaves the one JSON error line.
- */
+/** The ways onto stderr, above a countdown or a progress line (drawn again below), outside text made safe by the status line. */
 export interface StderrLines {
   /** One line on stderr that --quiet does not silence (what -v asked for, invalid rows). */
   line(message: string): void;
@@ -13,11 +9,7 @@ export interface StderrLines {
   notice(message: string): void;
   /** `warning: ...` on stderr; --quiet silences it. */
   warn(message: string): void;
-  /**
-   * The one line `petctl: <why>` for a wait of a second or more (none with
-   * --quiet). One wait, one line: requests in flight that wait for the same
-   * moment (within a second) share the line printed for the first of them.
-   */
+  /** The one line `petctl: <why>` for a wait of a second or more (not with --quiet), shared by the waits for one moment. */
   announceWait(ms: number, why: string): void;
   /** A waiting period the user should see: a countdown on a TTY, one line otherwise (none with --quiet). */
   wait(ms: number, why: string): Promise<void>;

@@ -1,8 +1,4 @@
-/**
- * How petctl writes durations and moments for people: the one home for both.
- * Moments are in the user's local time zone and to the second (a wait that
- * ends at 14:32:05 is said as such, not as UTC with milliseconds).
- */
+/** Durations and moments for people: moments in the local time zone, to the second. */
 
 /** A span for progress and summaries: `4.5s`, `42s`, `1m45s`, `2h05m`. */
 export function formatDuration(ms: number): string {
@@ -15,10 +11,7 @@ export function formatDuration(ms: number): string {
   return hours > 0 ? `${hours}h${String(minutes).padStart(2, '0')}m` : `${minutes}m${rest}s`;
 }
 
-/**
- * A wait, rounded up to the whole second so it is never understated: `3s`,
- * `61s` (a minute and a bit still reads as seconds), `5m00s`, `2h05m`.
- */
+/** A wait, rounded up to the whole second so it is never understated: `3s`, `61s`, `5m00s`, `2h05m`. */
 export function formatWait(ms: number): string {
   const seconds = Math.ceil(Math.max(0, ms) / 1000);
   if (seconds < 120) return `${seconds}s`;

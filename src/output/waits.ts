@@ -2,30 +2,17 @@ import { codeFor } from '../api/waits';
 import type { WaitKind, WaitNotice, WaitStop, WaitWords } from '../errors';
 import { formatDuration, formatLocalTime, formatWait, formatWhen } from './time';
 
-/**
- * Every sentence about a wait or a stop, for every command, in one phrasing.
- * The HTTP core and bulk import say what happened (the kind of wait, until
- * when, how many rows created or animals printed); this module says it.
- */
+/** Every sentence about a wait or a stop, for every command: the HTTP core and bulk import say what happened, this says it. */
 
-/** Why a request is held, in a few words: the start of notices and of errors. */
-export function describeWait(kind: WaitKind): string {
-  switch (kind) {
-    case 'ban':
-      // Until when is said once, by the sentence around it.
-      return 'the API key is banned';
-    case 'retry_after':
-      return 'rate limited (HTTP 429, Retry-After)';
-    case 'day_quota':
-      return 'the daily quota is used up';
-    case 'minute_window':
-      return 'rate limit reached';
-    case 'backoff':
-      return 'rate limited (HTTP 429)';
-    case 'probe':
-      return 'waiting for the rate-limit window';
-  }
-}
+/** Why a request is held, in a few words: the start of notices and of errors (a ban's end is said by the sentence around it). */
+const WAIT_WORDS: Record<WaitKind, string> = {
+  ban: 'the API key is banned',
+  retry_after: 'rate limited (HTTP 429, Retry-After)',
+  day_quota: 'the daily quota is used up',
+  minute_window: 'rate limit reached',
+  backoff: 'rate limited (HTTP 429)',
+  probe: 'waiting for the rate-limit window',
+};
 
 /** Under a minute, seconds to the tenth (`0.4s`, `2s`, `16.7s`) rounded by `round`; a minute or more as `longer` says. */
 function tenths(ms: number, round: (x: number) => number, longer: (ms: number) => string): string {
@@ -42,12 +29,12 @@ const formatElapsed = (ms: number): string => tenths(ms, Math.round, formatDurat
 export function waitNotice(notice: WaitNotice): string {
   const { kind, ms, at } = notice;
   if (notice.what === 'retry') {
-    const why = kind === 'ban' ? describeWait(kind) : notice.reason;
+    const why = kind === 'ban' ? WAIT_WORDS[kind] : notice.reason;
     return `retry ${notice.retry}/${notice.retries} in ${formatRetryWait(ms)}: ${why}`;
   }
   if (kind === 'minute_window') return `rate limit reached; waiting ${formatWait(ms)} for the window to reopen`;
-  if (kind === 'probe') return describeWait(kind);
-  return `${describeWait(kind)}; waiting ${formatWait(ms)}, until ${formatLocalTime(notice.until, at)}`;
+  if (kind === 'probe') return WAIT_WORDS[kind];
+  return `${WAIT_WORDS[kind]}; waiting ${formatWait(ms)}, until ${formatLocalTime(notice.until, at)}`;
 }
 
 /** The hint to raise --max-wait, where a longer wait is worth asking for: not for a ban or the day's quota. */
@@ -57,7 +44,7 @@ export function maxWaitHint(code: string | undefined): string | undefined {
 
 /** What stands in the way, in a few words, for a stop of any command. */
 export function stopReason(stop: WaitStop): string {
-  if (stop.by === 'gate' || stop.kind === 'ban') return describeWait(stop.kind);
+  if (stop.by === 'gate' || stop.kind === 'ban') return WAIT_WORDS[stop.kind];
   return 'rate limited';
 }
 
@@ -101,26 +88,16 @@ export function formatCounted(n: number, one: string, many = `${one}s`): string 
   return `${formatCount(n)} ${n === 1 ? one : many}`;
 }
 
-const count = formatCounted;
-
-/**
- * An import stopped by a rate limit: what it created, what is left, and when
- * a rerun resumes (counted from `now`, the import's end). `code` is the
- * stop's error code, which a 429's Error body may have named.
- */
+/** An import stopped by a rate limit: what it created, what is left, and when a rerun resumes (from `now`, the import's end). */
 export function importStop(stop: WaitStop, rows: { created: number; left: number; code: string; now: number }): { message: string; hint: string } {
   const waitLonger = maxWaitHint(rows.code);
   return {
-    message: `the rate limit stopped the import: ${stopReason(stop)}; ${count(rows.created, 'row')} created, ${rows.left} left; resume ${tryAgain(stop, rows.now)}: rerun the same command`,
+    message: `the rate limit stopped the import: ${stopReason(stop)}; ${formatCounted(rows.created, 'row')} created, ${rows.left} left; resume ${tryAgain(stop, rows.now)}: rerun the same command`,
     hint: waitLonger ? `${waitLonger}; the journal keeps what was created` : 'the journal keeps what was created: the rerun sends only the rest',
   };
 }
 
-/**
- * A paged listing stopped by a rate limit. The stop line before it says how many animals were
- * printed and how to continue (output/listing-stop.ts); this names the page not fetched, never
- * "nothing sent". A 429 the server gave for the page is worded as any request's.
- */
+/** A paged listing stopped by a rate limit: the page not requested, never "nothing sent"; a 429 for the page as any request's. */
 export function listingStop(stop: WaitStop, page: number): { message: string; hint?: string } {
   if (stop.by !== 'gate') return requestStop(stop);
   return { message: `${stopReason(stop)}; page ${page} not requested. Try again ${tryAgain(stop)}`, hint: stop.noWait ? undefined : maxWaitHint(codeFor(stop.kind)) };

@@ -9,6 +9,7 @@ import * as words from '../../output/import-end';
 import { ImportProgress, summaryLine } from '../../output/import-progress';
 import { ListingProgress } from '../../output/listing-stop';
 import { noStatusLine } from '../../output/pets';
+import { jsonLines } from '../../output/json';
 import { loadTable, renderOptions } from '../../output/records';
 
 /** Invalid rows printed one per line before the rest are only counted. */
@@ -87,7 +88,7 @@ function importReport(options: BulkAddOptions, ctx: Context): ImportReport & { r
         onResult(result, sent) {
           if (format === 'ndjson') {
             bar.beforeOutput();
-            ctx.io.stdout.write(bulk.renderRowLine(result, ctx.terminal.stdoutIsTerminal));
+            ctx.io.stdout.write(jsonLines(result, ctx.terminal.stdoutIsTerminal));
           } else if (format === 'json' || !result.ok) results.push(result);
           bar.row(result, sent);
         },
