@@ -1,15 +1,9 @@
 import { type Command, Help } from 'commander';
 
 /**
- * Help without the program. The build asks commander for every command's help once, with each
- * call that depends on the terminal's width (a description to wrap, an item to lay out) left as
- * a placeholder and its arguments kept; bin/petctl.js answers `--help`, `help [command…]` and a
- * bare `petctl` from that file, making the same calls on commander's own Help class at the width
- * commander would use. The page is the program's page, without loading the program.
- *
- * The program never imports this module. scripts/help-pages.mjs bundles it into dist/help.cjs with
- * commander's Help class and nothing else of commander, for the shim, and runs its
- * captureHelpPages on the command tree of the program's bundle to write dist/help.json.
+ * Help without the program (docs/performance.md): the build captures every command's help with each width-dependent
+ * call of commander's Help left as a placeholder; bin/petctl.js makes those calls at the terminal's width. The program
+ * never imports this module: scripts/help-pages.mjs bundles it for the shim and writes dist/help.json with it.
  */
 
 /** What the build writes to dist/help.json. */

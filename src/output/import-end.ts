@@ -3,7 +3,7 @@ import type { JournalHolder } from '../bulk/journal-lock';
 import type { Tally } from '../bulk/results';
 import type { RowWords } from '../bulk/runner';
 import type { LookupFacts } from '../bulk/unknown-rows';
-import { FailureError, InterruptedError, type PetctlError, RateLimitError, RejectedError, ServiceError, restated } from '../errors';
+import { FailureError, InterruptedError, type PetctlError, RejectedError, ServiceError, restated } from '../errors';
 import type { Pet } from '../schemas/pet';
 import { formatWait } from './time';
 import { formatCounted, importStop } from './waits';
@@ -126,7 +126,7 @@ export function endingError(ending: ImportEnding, counts: ImportCounts, now: num
       if (error.stop === undefined) return stoppedError(error, left);
       // Worded from the stop's facts: the core's own message speaks of one request, and rows may have been created.
       const { message, hint } = importStop(error.stop, { created, left, code: error.code, now });
-      return new RateLimitError(message, { code: error.code, status: error.status, body: error.body, retryAt: error.retryAt, stop: error.stop, hint });
+      return restated(error, message, { code: error.code, status: error.status, body: error.body, hint });
     }
     case 'stopped':
       // A row that turned unknown stopped it (a dropped connection): the way on is --retry-unknown's.

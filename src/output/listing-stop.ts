@@ -1,4 +1,4 @@
-import { InvalidResponseError, PetctlError, RateLimitError } from '../errors';
+import { InvalidResponseError, PetctlError, RateLimitError, restated } from '../errors';
 import type { Terminal } from '../terminal';
 import { formatCounted, listingStop } from './waits';
 
@@ -124,5 +124,5 @@ export function stopLine(items: number, page: number, command: string, noun = 'a
 function listingStopError(error: PetctlError, page: number): PetctlError {
   if (!(error instanceof RateLimitError) || error.stop === undefined) return error;
   const { message, hint } = listingStop(error.stop, page);
-  return new RateLimitError(message, { code: error.code, status: error.status, body: error.body, retryAt: error.retryAt, stop: error.stop, hint: hint ?? error.hint });
+  return restated(error, message, { code: error.code, status: error.status, body: error.body, hint: hint ?? error.hint });
 }

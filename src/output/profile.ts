@@ -1,4 +1,4 @@
-import type { BlockReason, LimitEntry } from '../api/limits/entry';
+import type { LimitEntry } from '../api/limits/entry';
 import type { KeySet } from '../config/profiles';
 import { maskKey, type ResolvedTarget, type StatePasswordSource } from '../config/target';
 import { renderDetails } from './details';
@@ -48,17 +48,8 @@ export function passwordText(source: StatePasswordSource | undefined): string {
   return source === undefined ? '' : { env: '; password from PETCTL_STATE_PASSWORD', profile: '; password stored', url: '; password in the URL' }[source];
 }
 
-/** What this machine last saw of a key's limits, while it still holds (`profile show`). */
-export interface LastSeenLimits {
-  limit?: number;
-  remaining?: number;
-  resetAt?: number;
-  blockedUntil?: number;
-  reason?: BlockReason;
-}
-
-/** The parts of the key's record that still hold at `now`; undefined when nothing current is known. */
-export function lastSeen(entry: LimitEntry | undefined, now: number): LastSeenLimits | undefined {
+/** The parts of the key's record that still hold at `now` (`profile show`); undefined when nothing current is known. */
+export function lastSeen(entry: LimitEntry | undefined, now: number) {
   const blocked = entry?.blockedUntil !== undefined && entry.blockedUntil > now;
   const window = entry?.window !== undefined && entry.window.resetAt > now ? entry.window : undefined;
   if (!blocked && !window) return undefined;
@@ -69,7 +60,7 @@ export function lastSeen(entry: LimitEntry | undefined, now: number): LastSeenLi
 }
 
 /** `12 of 60 left, resets 2026-11-25 14:32:05; as last seen on this machine (…)` */
-export function describeSeen(seen: LastSeenLimits | undefined): string {
+export function describeSeen(seen: ReturnType<typeof lastSeen>): string {
   const ask = 'petctl auth status asks the service';
   if (!seen) return `none seen on this machine in the current window (${ask})`;
   const parts: string[] = [];

@@ -5,16 +5,8 @@ import { type CsvValue, renderCsv } from './csv';
 import { shellWord } from './listing-stop';
 
 /**
- * `--query … -o csv`: a query's result as CSV, when it is a table.
- * - An array of objects: one record each; the columns are the union of their
- *   keys, in the order first seen. A key an object lacks is an empty field.
- * - An array of scalars (strings, numbers, booleans, null): one column, named
- *   by the last field the expression picks (`[].name` → `name`), else `value`.
- * A field that is an object or an array is its compact JSON; null is empty;
- * a number stays a number (csv.ts guards only text against formulas), and
- * int64 numbers keep every digit. An empty array is the header alone when the
- * expression names its columns (`[?…].{id: id, name: name}`), else nothing.
- * Any other result is a usage error that says which outputs print it.
+ * `--query … -o csv` (docs/api-and-query.md): an array of objects under the union of their keys, or of scalars in one
+ * column named by the expression; an empty one the header alone when the expression names its columns. Else a usage error.
  */
 export function renderQueryCsv(value: unknown, query: { expression: string; ast: unknown }, tty: boolean): string {
   const table = tableOf(value);
@@ -22,11 +14,8 @@ export function renderQueryCsv(value: unknown, query: { expression: string; ast:
   const named = namedColumns(query.ast as AstNode);
   if (table.rows.length === 0) return named === undefined ? '' : renderCsv(named.map((header) => ({ header, value: () => undefined })), [], { tty });
   if (table.kind === 'scalars') return renderCsv([{ header: named?.[0] ?? 'value', value: cell }], table.rows, { tty });
-  return renderCsv(
-    unionOfKeys(table.rows).map((key) => ({ header: key, value: (row: Record<string, unknown>) => cell(row[key]) })),
-    table.rows,
-    { tty },
-  );
+  const keys = [...new Set(table.rows.flatMap((row) => Object.keys(row)))];
+  return renderCsv(keys.map((key) => ({ header: key, value: (row: Record<string, unknown>) => cell(row[key]) })), table.rows, { tty });
 }
 
 type Table = { kind: 'objects'; rows: Record<string, unknown>[] } | { kind: 'scalars'; rows: unknown[] };
@@ -40,12 +29,6 @@ function tableOf(value: unknown): Table | undefined {
 
 const isObject = (value: unknown): value is Record<string, unknown> => typeof value === 'object' && value !== null && !Array.isArray(value);
 const isScalar = (value: unknown) => value === null || ['string', 'number', 'bigint', 'boolean'].includes(typeof value);
-
-function unionOfKeys(rows: readonly Record<string, unknown>[]): string[] {
-  const keys = new Set<string>();
-  for (const row of rows) for (const key of Object.keys(row)) keys.add(key);
-  return [...keys];
-}
 
 function cell(value: unknown): CsvValue {
   if (value === undefined || value === null) return undefined;

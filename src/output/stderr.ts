@@ -15,10 +15,7 @@ export interface StderrLines {
   wait(ms: number, why: string): Promise<void>;
 }
 
-export interface StderrClock {
-  monotonic(): number;
-  sleep(ms: number): Promise<void>;
-}
+type StderrClock = { monotonic(): number; sleep(ms: number): Promise<void> };
 
 export function stderrLines(terminal: Terminal, quiet: boolean, { monotonic, sleep }: StderrClock): StderrLines {
   const { status } = terminal;
