@@ -36,8 +36,8 @@ const CASES = [
   { figure: 'http-link-header', where: 'src/api/endpoints/pages.ts', bundle: "module.exports = require('http-link-header');", call: "m.parse('</a>; rel=\"next\"')" },
   { figure: '@noble/hashes (sha256)', where: 'src/digest.ts', bundle: "export { sha256 } from '@noble/hashes/sha2.js';", call: "m.sha256(new Uint8Array(1))" },
   { figure: "undici's proxy agent, pool and CONNECT", where: 'src/api/transport.ts', bundle: "export { default as EnvHttpProxyAgent } from 'undici/lib/dispatcher/env-http-proxy-agent.js'; export { default as Pool } from 'undici/lib/dispatcher/pool.js'; export { default as connect } from 'undici/lib/api/api-connect.js';", call: 'm.EnvHttpProxyAgent' },
-  { figure: 'string-width, an ASCII text', where: 'src/output/text-width.ts', bundle: "export { default } from 'string-width';", call: "m.default('Rex')" },
-  { figure: 'string-width, a wide text', where: 'src/output/text-width.ts', bundle: "export { default } from 'string-width';", call: "m.default('ポチ 🐶')" },
+  { figure: 'string-width, an ASCII text', where: 'src/output/table.ts, src/output/guide.ts', bundle: "export { default } from 'string-width';", call: "m.default('Rex')" },
+  { figure: 'string-width, a wide text', where: 'src/output/table.ts, src/output/guide.ts', bundle: "export { default } from 'string-width';", call: "m.default('ポチ 🐶')" },
 ];
 
 export async function run({ quick = false } = {}) {

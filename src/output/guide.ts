@@ -1,4 +1,4 @@
-import { displayWidth } from './text-width';
+import displayWidth from 'string-width';
 
 /** One block of a guide, as scripts/guides.mjs makes it from the Markdown page. */
 export type GuideBlock =
@@ -35,7 +35,7 @@ function renderBlock(block: GuideBlock, columns: number): string {
 }
 
 /** Words filled into lines of at most `width` columns; a word longer than a line stands alone. */
-export function wrap(text: string, width: number): string[] {
+function wrap(text: string, width: number): string[] {
   const lines: string[] = [];
   let line = '';
   for (const word of text.split(/\s+/).filter((part) => part !== '')) {

@@ -140,7 +140,7 @@ export function endingError(ending: ImportEnding, counts: ImportCounts, now: num
       const others = counts.rejected + counts.invalid > 0 ? `; also ${plural(counts.rejected, 'row')} rejected by the server, ${plural(counts.invalid, 'row')} invalid` : '';
       return new RejectedError(`${plural(counts.ambiguous, 'row')} sent without an answer matched more than one animal on ${target}: neither sent nor recorded${others}`, {
         code: 'ambiguous_rows',
-        hint: ambiguousHint(counts.rejected + counts.invalid > 0),
+        hint: `a rerun finds them ambiguous again: check each row's candidate ids (in its output line) with petctl pets get <id>; if the row's animal is among them, take the row out of the file; if not, add it with petctl pets add and take it out${others === '' ? '' : '; fix the rejected and invalid rows too'}`,
       });
     }
     case 'rejected':
@@ -185,12 +185,6 @@ export function rowWords(target: string): RowWords {
 
 function idList(ids: ReadonlyArray<Pet['id']>): string {
   return `${ids.length === 1 ? 'id' : 'ids'} ${ids.map(String).join(', ')}`;
-}
-
-/** After an import that left rows ambiguous (exit 6). */
-function ambiguousHint(othersToFix: boolean): string {
-  const others = othersToFix ? '; fix the rejected and invalid rows too' : '';
-  return `a rerun finds them ambiguous again: check each row's candidate ids (in its output line) with petctl pets get <id>; if the row's animal is among them, take the row out of the file; if not, add it with petctl pets add and take it out${others}`;
 }
 
 /** `looked for 3 rows sent without an answer among 1,234 animals on … (13 pages): 2 found, 1 not found (sent again), 0 ambiguous` */

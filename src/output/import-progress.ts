@@ -25,7 +25,6 @@ const MINUTE_MS = 60_000;
 /** The bar's rate is `rate: measuring` until the import has sent this long or had this many answers: less tells of a moment, not the import. */
 const RATE_SAMPLE = { ms: 10_000, requests: 10 };
 
-/** `rows` in `elapsedMs`, per minute. */
 export function perMinute(rows: number, elapsedMs: number): number {
   return elapsedMs > 0 ? (rows * MINUTE_MS) / elapsedMs : 0;
 }

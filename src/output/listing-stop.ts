@@ -59,7 +59,10 @@ export class ListingProgress {
     if (!(error instanceof PetctlError) || error instanceof InvalidResponseError) return error;
     this.sink.line(stopLine(this.items, this.page, continueWith(), this.noun));
     if (note !== undefined) this.sink.line(note);
-    return listingStopError(error, this.page);
+    // A rate-limit stop is worded for the listing (output/waits.ts); other errors stand as they are.
+    if (!(error instanceof RateLimitError) || error.stop === undefined) return error;
+    const { message, hint } = listingStop(error.stop, this.page);
+    return restated(error, message, { code: error.code, status: error.status, body: error.body, hint: hint ?? error.hint });
   }
 }
 
@@ -118,11 +121,4 @@ function globalWords(command: Omit<ListingCommand, 'limit' | 'status'>): string[
 /** `stopped after 1,200 animals (page 13); continue with: petctl pets list --all --starting-token '…'` */
 export function stopLine(items: number, page: number, command: string, noun = 'animal'): string {
   return `stopped after ${formatCounted(items, noun)} (page ${page}); continue with: ${command}`;
-}
-
-/** The error a stopped listing ends with: a rate-limit stop worded for the listing (output/waits.ts); other errors stand as they are. */
-function listingStopError(error: PetctlError, page: number): PetctlError {
-  if (!(error instanceof RateLimitError) || error.stop === undefined) return error;
-  const { message, hint } = listingStop(error.stop, page);
-  return restated(error, message, { code: error.code, status: error.status, body: error.body, hint: hint ?? error.hint });
 }

@@ -9,22 +9,13 @@ import { shellWord } from './listing-stop';
  * column named by the expression; an empty one the header alone when the expression names its columns. Else a usage error.
  */
 export function renderQueryCsv(value: unknown, query: { expression: string; ast: unknown }, tty: boolean): string {
-  const table = tableOf(value);
-  if (table === undefined) throw notATable(value, query.expression);
+  if (!Array.isArray(value)) throw notATable(value, query.expression);
   const named = namedColumns(query.ast as AstNode);
-  if (table.rows.length === 0) return named === undefined ? '' : renderCsv(named.map((header) => ({ header, value: () => undefined })), [], { tty });
-  if (table.kind === 'scalars') return renderCsv([{ header: named?.[0] ?? 'value', value: cell }], table.rows, { tty });
-  const keys = [...new Set(table.rows.flatMap((row) => Object.keys(row)))];
-  return renderCsv(keys.map((key) => ({ header: key, value: (row: Record<string, unknown>) => cell(row[key]) })), table.rows, { tty });
-}
-
-type Table = { kind: 'objects'; rows: Record<string, unknown>[] } | { kind: 'scalars'; rows: unknown[] };
-
-function tableOf(value: unknown): Table | undefined {
-  if (!Array.isArray(value)) return undefined;
-  if (value.every(isObject)) return { kind: 'objects', rows: value };
-  if (value.every(isScalar)) return { kind: 'scalars', rows: value };
-  return undefined;
+  if (value.length === 0) return named === undefined ? '' : renderCsv(named.map((header) => ({ header, value: () => undefined })), [], { tty });
+  if (value.every(isScalar)) return renderCsv([{ header: named?.[0] ?? 'value', value: cell }], value, { tty });
+  if (!value.every(isObject)) throw notATable(value, query.expression);
+  const keys = [...new Set(value.flatMap((row) => Object.keys(row)))];
+  return renderCsv(keys.map((key) => ({ header: key, value: (row: Record<string, unknown>) => cell(row[key]) })), value, { tty });
 }
 
 const isObject = (value: unknown): value is Record<string, unknown> => typeof value === 'object' && value !== null && !Array.isArray(value);

@@ -22,14 +22,6 @@ class ExactInteger {
   }
 }
 
-export interface CompiledQuery {
-  expression: string;
-  /** jmespath.js's parsed tree (the names a result's fields get, for csv). */
-  ast: unknown;
-  /** The expression applied to a command's JSON result; bigints in, bigints out. */
-  apply(value: unknown): unknown;
-}
-
 /** A bad --query, or one that cannot be applied to this result: exit 2, like any bad flag value. */
 function queryError(message: string): PetctlError {
   return new UsageError(message, { code: 'invalid_query', hint: 'see https://jmespath.org/specification.html' });
@@ -53,7 +45,7 @@ function unknownFunction(node: unknown): string | undefined {
 }
 
 /** Checks the expression's syntax and function names; throws a usage error (exit 2) before anything is sent. */
-export function compileQuery(expression: string): CompiledQuery {
+export function compileQuery(expression: string) {
   let ast: unknown;
   try {
     ast = jmespath.compile(expression);
@@ -62,7 +54,8 @@ export function compileQuery(expression: string): CompiledQuery {
   }
   const unknown = unknownFunction(ast);
   if (unknown !== undefined) throw queryError(`--query calls an unknown function: ${unknown}()`);
-  return { expression, ast, apply: (value) => applyQuery(expression, value) };
+  // The parsed tree names a result's fields for csv; apply takes bigints in and gives bigints out.
+  return { expression, ast, apply: (value: unknown) => applyQuery(expression, value) };
 }
 
 function applyQuery(expression: string, value: unknown): unknown {
@@ -116,7 +109,7 @@ function isScalarLine(value: unknown): value is string | number | bigint {
  * The query's result on stdout: pretty JSON, or with -o ndjson a line per item; in table format strings and numbers
  * as plain lines (controls escaped on a terminal), so `--query '[].name'` feeds `while read`; csv: query-csv.ts.
  */
-export function renderQueryResult(value: unknown, format: OutputFormat, tty = false, query?: Pick<CompiledQuery, 'expression' | 'ast'>): string {
+export function renderQueryResult(value: unknown, format: OutputFormat, tty = false, query?: { expression: string; ast: unknown }): string {
   if (format === 'csv') return renderQueryCsv(value, query ?? { expression: '@', ast: undefined }, tty);
   if (format === 'ndjson') return jsonLines(value, tty);
   if (format === 'table') {

@@ -2,10 +2,10 @@ import { Chalk, type ChalkInstance } from 'chalk';
 import Table from 'cli-table3';
 import { safeText } from '../sanitize';
 import type { ColorLevel } from '../terminal';
-import { displayWidth, truncateToWidth } from './text-width';
+import displayWidth from 'string-width';
 import { type Column, MISSING_VALUE } from './tsv';
 
-/** The table a person reads on a terminal; records.ts loads it only when stdout is one (docs/performance.md). */
+/** The table a person reads on a terminal; records.ts loads it only when stdout is one (docs/performance.md). Widths are string-width's. */
 
 export type { Column };
 
@@ -15,7 +15,6 @@ export interface TableOptions {
   width?: number;
 }
 
-/** Spaces between columns. */
 const COLUMN_GAP = 2;
 /** A truncated column keeps at least this many columns (or its header's width). */
 const MIN_TRUNCATED_WIDTH = 5;
@@ -65,6 +64,24 @@ export function renderTable<Row>(columns: readonly Column<Row>[], rows: readonly
   // cli-table3 pads the last column too; trailing blanks only confuse copy and paste.
   const lines = table.toString().split('\n');
   return `${lines.map((line) => line.trimEnd()).join('\n')}\n`;
+}
+
+let segmenter: Intl.Segmenter | undefined;
+
+/** `text` cut between grapheme clusters to at most `maxWidth` columns, ending in `…` when anything was cut. */
+export function truncateToWidth(text: string, maxWidth: number, ellipsis = '…'): string {
+  if (displayWidth(text) <= maxWidth) return text;
+  const budget = maxWidth - displayWidth(ellipsis);
+  if (budget < 0) return '';
+  segmenter ??= new Intl.Segmenter();
+  let kept = '';
+  let width = 0;
+  for (const { segment } of segmenter.segment(text)) {
+    width += displayWidth(segment);
+    if (width > budget) break;
+    kept += segment;
+  }
+  return kept + ellipsis;
 }
 
 function fitColumnWidths<Row>(columns: readonly Column<Row>[], texts: readonly string[][], terminalWidth: number | undefined): number[] {

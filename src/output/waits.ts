@@ -38,14 +38,13 @@ export function waitNotice(notice: WaitNotice): string {
 }
 
 /** The hint to raise --max-wait, where a longer wait is worth asking for: not for a ban or the day's quota. */
-export function maxWaitHint(code: string | undefined): string | undefined {
+function maxWaitHint(code: string | undefined): string | undefined {
   return code === 'key_banned' || code === 'quota_exhausted' ? undefined : 'raise --max-wait to wait longer';
 }
 
 /** What stands in the way, in a few words, for a stop of any command. */
-export function stopReason(stop: WaitStop): string {
-  if (stop.by === 'gate' || stop.kind === 'ban') return WAIT_WORDS[stop.kind];
-  return 'rate limited';
+function stopReason(stop: WaitStop): string {
+  return stop.by === 'gate' || stop.kind === 'ban' ? WAIT_WORDS[stop.kind] : 'rate limited';
 }
 
 /** `at 14:32:05, in 61s`, counted from `now` (the stop's own moment unless a command ends later). */

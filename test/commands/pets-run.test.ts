@@ -6,7 +6,7 @@ import { getRun } from '../../src/commands/pets/get';
 import { listRun } from '../../src/commands/pets/list';
 import { listAllRun } from '../../src/commands/pets/list-all';
 import { NotConfiguredError, RejectedError, UsageError } from '../../src/errors';
-import { displayWidth } from '../../src/output/text-width';
+import displayWidth from 'string-width';
 import { type FakeContextOptions, expectPetctlHeaders, fakeContext, newApiKey, tempConfigDir } from '../helpers/cli';
 import { type ScriptedServer, json, startScriptedServer } from '../helpers/scripted-server';
 

@@ -3,7 +3,7 @@ import { LosslessNumber } from 'lossless-json';
 import { beforeAll, describe, expect, test } from 'vitest';
 import { renderPet, renderPets } from '../../src/output/pets';
 import { type RenderOptions, loadTable } from '../../src/output/records';
-import { displayWidth } from '../../src/output/text-width';
+import displayWidth from 'string-width';
 import type { Pet } from '../../src/schemas/pet';
 
 // A terminal's table is drawn by a renderer loaded on demand (records.ts).

@@ -2,7 +2,7 @@ import { stripVTControlCharacters } from 'node:util';
 import { describe, expect, test } from 'vitest';
 import { renderTable } from '../../src/output/table';
 import { type Column, renderTsv } from '../../src/output/tsv';
-import { displayWidth } from '../../src/output/text-width';
+import displayWidth from 'string-width';
 
 interface Row {
   code: string;

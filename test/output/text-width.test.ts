@@ -1,5 +1,6 @@
 import { describe, expect, test } from 'vitest';
-import { displayWidth, truncateToWidth } from '../../src/output/text-width';
+import displayWidth from 'string-width';
+import { truncateToWidth } from '../../src/output/table';
 
 describe('displayWidth', () => {
   test.each([
