@@ -23,7 +23,6 @@ export function renderHead(answer: RawAnswer, stdoutIsTTY = false): string {
 
 /** The body as JSON (int64-exact), or undefined when it is empty or not JSON. */
 export function answerJson(text: string): { value: unknown } | undefined {
-  if (text.trim() === '') return undefined;
   try {
     return { value: parseJson(text) };
   } catch {
@@ -31,11 +30,7 @@ export function answerJson(text: string): { value: unknown } | undefined {
   }
 }
 
-/**
- * The body as sent, but JSON pretty-printed on a terminal or with -o json, and an array a line per item with
- * -o ndjson (docs/api-and-query.md). Text ends with a newline, as `$(…)` and `wc -l` expect; on a terminal
- * controls show as escapes (sanitize.ts).
- */
+/** The body as sent (ending in a newline, for `$(…)` and `wc -l`), JSON pretty on a terminal or with -o json, a line an item with -o ndjson. */
 export function renderBody(text: string, format: OutputFormat, stdoutIsTTY: boolean): string {
   const asSent = text === '' || text.endsWith('\n') ? text : `${text}\n`;
   if (format !== 'json' && format !== 'ndjson' && !(format === 'table' && stdoutIsTTY)) return asSent;

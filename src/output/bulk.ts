@@ -39,10 +39,7 @@ export function renderDryRun(report: DryRunReport, format: OutputFormat): string
   return `would send ${report.wouldSend} of ${report.rows} rows: ${report.done} already created, ${report.unknown} with an unknown outcome, ${report.invalid} invalid; journal ${report.journal}\n`;
 }
 
-/**
- * `skipped 149 rows already created from intake.csv (last import 2026-11-25 14:02); --new sends them again`.
- * `label` names a recorded source (the input as given, for this one).
- */
+/** `skipped 149 rows already created from intake.csv (last import 2026-11-25 14:02); --new sends them again`; `label` names a source. */
 export function skippedLine(scan: Pick<Scan, 'skipped' | 'skippedCount'>, label: (source: string) => string, resumingNew: boolean): string {
   const sources = [...scan.skipped.keys()].map(label);
   const lastAt = Math.max(...[...scan.skipped.values()].map((bySource) => Date.parse(bySource.lastAt)));

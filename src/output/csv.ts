@@ -14,10 +14,7 @@ export interface CsvColumn<Row> {
 /** A text cell a spreadsheet would read as a formula gets a leading `'`, as OWASP advises (docs/output.md#cells-stay-text). */
 const FORMULA_START = /^[=+\-@\t\r]/;
 
-/**
- * A header line, then one record per row, quoted as RFC 4180 says, ending in LF as gh and jq do. Piped, values
- * are written verbatim but for the formula guard: csv is a data format (docs/output.md).
- */
+/** A header line, then a record per row, quoted as RFC 4180 says with LF ends as gh and jq; piped, values verbatim but for formulas. */
 export function renderCsv<Row>(columns: readonly CsvColumn<Row>[], rows: readonly Row[], options: { tty?: boolean } = {}): string {
   // On a terminal the fields are read by a person: controls become visible escapes, except tabs
   // and newlines, which CSV quotes. Headers too, when they are outside text (a query's keys).

@@ -5,10 +5,7 @@ import type { OutputFormat } from './format';
 
 export type DetailField = { key: string; label: string; text: string };
 
-/**
- * One object as "Label: value" lines in table format, piped too (for a person, so made safe: sanitize.ts); the object
- * itself in json and ndjson; a header of keys and one row in csv.
- */
+/** One object as "Label: value" lines for a person (made safe, piped too), the object in json and ndjson, keys and a row in csv. */
 export function renderDetails(fields: readonly DetailField[], object: Record<string, unknown>, format: OutputFormat): string {
   if (format === 'json' || format === 'ndjson') return `${stringifyJson(object, format === 'json' ? 2 : undefined)}\n`;
   if (format === 'csv') return renderCsv(fields.map((field) => ({ header: field.key, value: () => field.text })), [object]);

@@ -54,11 +54,7 @@ function hanging(text: string, first: string, rest: string, width: number): stri
     .join('\n');
 }
 
-/**
- * A table as columns when all but its last column fit in half the width, the
- * last column wrapped beside them; otherwise one record per row, each cell
- * under its column's name, which any width can show.
- */
+/** Columns when all but the last fit in half the width (the last wrapped beside them), else a record per row, any width can show. */
 function renderTable(rows: string[][], width: number): string {
   const columnCount = Math.max(...rows.map((row) => row.length));
   const widths = Array.from({ length: columnCount }, (_, column) => Math.max(...rows.map((row) => displayWidth(row[column] ?? ''))));

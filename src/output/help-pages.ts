@@ -49,9 +49,8 @@ export function captureHelpPages(program: Command, guides: string[]): HelpPages 
 }
 
 /**
- * The page that `args` ask for, laid out for `width` columns (undefined: not a terminal, so
- * commander's 80), or undefined when they ask for something else: a guide, a command no page
- * has, a flag besides --help, a command that runs. The program then answers, and says what is wrong.
+ * The page `args` ask for, at `width` columns (undefined: commander's 80), or undefined when they ask for something else
+ * (a guide, a command no page has, another flag, a command that runs): the program then answers.
  */
 export function helpPage(pages: HelpPages, args: readonly string[], width: number | undefined): string | undefined {
   const asked = helpWords(args, pages.guides);

@@ -4,10 +4,7 @@ import type { RowResult, Tally } from '../bulk/results';
 import type { StatusLine } from '../terminal';
 import { formatDuration, formatWait } from './time';
 
-/**
- * What a bulk import shows on stderr while it runs (docs/bulk-import.md): on a terminal the progress bar on the
- * status line; -v a line per row and each level in flight; nothing with -q. The summary line is its caller's.
- */
+/** What a bulk import shows on stderr while it runs (docs/bulk-import.md): the bar on a terminal, -v's lines; nothing with -q. */
 
 export interface ProgressOptions {
   quiet: boolean;

@@ -22,7 +22,7 @@ export interface ProgressSink {
  * when nothing else goes to it meanwhile (stdout is elsewhere, or waits for the end: a table, --query). Not with -q.
  */
 export class ListingProgress {
-  readonly enabled: boolean;
+  private readonly enabled: boolean;
   /** The page being fetched, 1 for the first. */
   page = 1;
   items = 0;

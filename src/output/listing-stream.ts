@@ -7,9 +7,8 @@ import type { RenderOptions } from './records';
 import { stdoutJson } from '../sanitize';
 
 /**
- * `pets list --all` and `petctl api --paginate` written as the pages come, so that a listing stopped halfway (exit 5,
- * Ctrl-C) leaves on stdout everything it fetched, a JSON array closed by end() too (docs/api-and-query.md). Only the
- * table on a terminal waits for end(): its columns are sized to every row.
+ * `pets list --all` and `petctl api --paginate` as the pages come: a listing stopped halfway (exit 5, Ctrl-C) leaves on stdout
+ * all it fetched, a JSON array closed too (docs/api-and-query.md); only a terminal's table waits for end(), sized to every row.
  */
 export interface ItemStream<T> {
   /** One page's items. */

@@ -10,15 +10,12 @@ import { InterruptedError } from '../errors';
 export type PagerContext = Pick<Context, 'io' | 'terminal' | 'env' | 'signal' | 'catchInterrupt'>;
 
 export async function writePaged(text: string, ctx: PagerContext): Promise<void> {
-  const command = pagerCommand(ctx.env);
+  const command = (ctx.env.PETCTL_PAGER ?? ctx.env.PAGER ?? 'less -R').trim();
   const rows = ctx.terminal.stdoutRows();
   const fits = rows !== undefined && text.split('\n').length - 1 < rows;
-  if (command === undefined || !ctx.terminal.stdoutIsTerminal || fits || !(await runPager(command, text, ctx))) ctx.io.stdout.write(text);
-}
-
-function pagerCommand(env: PagerContext['env']): string | undefined {
-  const command = (env.PETCTL_PAGER ?? env.PAGER ?? 'less -R').trim();
-  return command === '' || command === 'cat' ? undefined : command;
+  // An empty pager, or cat, means none.
+  const none = command === '' || command === 'cat';
+  if (none || !ctx.terminal.stdoutIsTerminal || fits || !(await runPager(command, text, ctx))) ctx.io.stdout.write(text);
 }
 
 /** Whether the pager ran (false: it could not start, and nothing was shown). */

@@ -11,7 +11,7 @@ const STATUS_STYLE: Record<PetStatus, (chalk: ChalkInstance) => (text: string) =
 };
 
 /** ID, NAME, CATEGORY, STATUS; in csv: id,name,categoryId,status (the spec's property names). */
-export const PET_COLUMNS: readonly RecordColumn<Pet>[] = [
+const PET_COLUMNS: readonly RecordColumn<Pet>[] = [
   // String() of a bigint is exact, so an int64 id keeps every digit.
   { key: 'id', header: 'ID', value: (pet) => String(pet.id), csv: (pet) => pet.id },
   { key: 'name', header: 'NAME', value: (pet) => pet.name, truncate: true },

@@ -21,10 +21,8 @@ export const SANDBOX_WRITE_LINE = 'sandbox: created in the built-in sandbox, not
 export const SANDBOX_URL_TEXT = 'embedded sandbox (in-process)';
 
 /**
- * The profile, base URL and key (masked; undefined when there is none), each with where it came from:
- * `production (active profile)`, `https://… (from PETCTL_BASE_URL)`, `****-pro (from PETCTL_API_KEY)`.
- * `named`: profile show <name> says only whether the profile is the active one.
- * `storage`: a stored key says where it is kept too (`from the profile, in the keychain`).
+ * The profile, base URL and masked key (if any), each with its source: `production (active profile)`, `****-pro (from PETCTL_API_KEY)`.
+ * `named`: profile show <name> says only whether the profile is the active one; `storage`: where a stored key is kept too.
  */
 export function describeTarget(target: ResolvedTarget, maskedKey: string | undefined, named = false, storage = false) {
   const activeNote = target.profile === target.activeProfile ? ` (${SOURCES.profile.active})` : '';

@@ -37,8 +37,8 @@ export function renderOptions({ terminal }: { terminal: Pick<Terminal, 'stdoutIs
 }
 
 /**
- * A list in the chosen format (docs/output.md): a table on a terminal, TSV off it; a pretty JSON array; a line per
- * row; csv's header, then the rows. No rows gives '' (table, tsv, ndjson), `[]\n` (json) or the header line (csv): "nothing found" is the caller's to say.
+ * A list in the chosen format (docs/output.md). No rows gives '' (table, tsv, ndjson), `[]\n` (json) or the header line (csv):
+ * "nothing found" is the caller's to say.
  */
 export function renderRecords<Row extends object>(
   columns: readonly RecordColumn<Row>[],
@@ -50,7 +50,7 @@ export function renderRecords<Row extends object>(
     case 'table':
       if (!options.tty) return renderTsv(columns, rows);
       if (tableModule === undefined) throw new Error('the table renderer is used before loadTable()');
-      return tableModule.renderTable(columns, rows, { level: options.level, width: options.width });
+      return tableModule.renderTable(columns, rows, options);
     case 'json':
       return jsonText(rows, options.tty);
     case 'ndjson':

@@ -9,12 +9,6 @@ import { type Column, MISSING_VALUE } from './tsv';
 
 export type { Column };
 
-export interface TableOptions {
-  level: ColorLevel;
-  /** Terminal width in columns; without it nothing is truncated. */
-  width?: number;
-}
-
 const COLUMN_GAP = 2;
 /** A truncated column keeps at least this many columns (or its header's width). */
 const MIN_TRUNCATED_WIDTH = 5;
@@ -34,11 +28,10 @@ const NO_BORDERS = {
 };
 
 /**
- * The table for a terminal. Rows never wrap: when `width` is given and the table is wider, truncatable columns
- * are cut with `…` (widest first) until it fits or they reach their minimum. '' for no rows.
- * A cell shows every control and bidi character as an escape (sanitize.ts), tabs and newlines too.
+ * The table for a terminal, '' for no rows. Rows never wrap: truncatable columns are cut with `…` (widest first) to `width`,
+ * down to their minimum. A cell shows every control and bidi character as an escape (sanitize.ts), tabs and newlines too.
  */
-export function renderTable<Row>(columns: readonly Column<Row>[], rows: readonly Row[], { level, width }: TableOptions): string {
+export function renderTable<Row>(columns: readonly Column<Row>[], rows: readonly Row[], { level, width }: { level: ColorLevel; width?: number }): string {
   if (rows.length === 0) return '';
   const chalk = makeChalk(level);
   const texts = rows.map((row) => columns.map((column) => safeText(column.value(row) ?? MISSING_VALUE)));

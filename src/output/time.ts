@@ -40,8 +40,7 @@ export function formatLocalDateTime(epochMs: number): string {
 
 /** `2026-11-25 14:02`: when something was done, to the minute (an earlier import). */
 export function formatLocalMinute(epochMs: number): string {
-  const d = new Date(epochMs);
-  return `${formatLocalDate(epochMs)} ${pad(d.getHours())}:${pad(d.getMinutes())}`;
+  return formatLocalDateTime(epochMs).slice(0, 16);
 }
 
 /** When something may happen again: `at 14:32:05, in 61s`. */
