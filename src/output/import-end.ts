@@ -3,10 +3,10 @@ import type { JournalHolder } from '../bulk/journal-lock';
 import type { Tally } from '../bulk/results';
 import type { RowWords } from '../bulk/runner';
 import type { LookupFacts } from '../bulk/unknown-rows';
-import { FailureError, InterruptedError, type PetctlError, RejectedError, ServiceError, restated } from '../errors';
+import { FailureError, InterruptedError, type PetctlError, RejectedError, ServiceError } from '../errors';
 import type { Pet } from '../schemas/pet';
 import { formatWait } from './time';
-import { formatCounted, importStop } from './waits';
+import { formatCounted, importStop, reworded } from './waits';
 
 /** An import's other lines on stderr, and the error each ending is (its class the exit code); each hint says what the next command does. */
 
@@ -126,7 +126,7 @@ export function endingError(ending: ImportEnding, counts: ImportCounts, now: num
       if (error.stop === undefined) return stoppedError(error, left);
       // Worded from the stop's facts: the core's own message speaks of one request, and rows may have been created.
       const { message, hint } = importStop(error.stop, { created, left, code: error.code, now });
-      return restated(error, message, { code: error.code, status: error.status, body: error.body, hint });
+      return reworded(error, message, hint);
     }
     case 'stopped':
       // A row that turned unknown stopped it (a dropped connection): the way on is --retry-unknown's.
@@ -153,12 +153,7 @@ export function endingError(ending: ImportEnding, counts: ImportCounts, now: num
 
 /** Another error stopped sending: its own words, and what a rerun does (`hint`: instead of the error's own). */
 function stoppedError(error: PetctlError, left: number, hint = error.hint): PetctlError {
-  return restated(error, `${error.message}; the import stopped, ${plural(left, 'row')} not sent yet; rerun the same command to resume`, {
-    code: error.code,
-    status: error.status,
-    body: error.body,
-    hint,
-  });
+  return reworded(error, `${error.message}; the import stopped, ${plural(left, 'row')} not sent yet; rerun the same command to resume`, hint);
 }
 
 /** Where the animals are, as the hints name it: the base URL, or the built-in sandbox. */

@@ -1,6 +1,6 @@
-import { InvalidResponseError, PetctlError, RateLimitError, restated } from '../errors';
+import { InvalidResponseError, PetctlError, RateLimitError } from '../errors';
 import type { Terminal } from '../terminal';
-import { formatCounted, listingStop } from './waits';
+import { formatCounted, listingStop, reworded } from './waits';
 
 /** What `pets list --all` and `petctl api --paginate` say of themselves on stderr: how far, and how to continue a stop. */
 
@@ -62,7 +62,7 @@ export class ListingProgress {
     // A rate-limit stop is worded for the listing (output/waits.ts); other errors stand as they are.
     if (!(error instanceof RateLimitError) || error.stop === undefined) return error;
     const { message, hint } = listingStop(error.stop, this.page);
-    return restated(error, message, { code: error.code, status: error.status, body: error.body, hint: hint ?? error.hint });
+    return reworded(error, message, hint ?? error.hint);
   }
 }
 

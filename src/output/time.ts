@@ -1,5 +1,7 @@
 /** Durations and moments for people: moments in the local time zone, to the second. */
 
+const pad = (n: number) => String(n).padStart(2, '0');
+
 /** A span for progress and summaries: `4.5s`, `42s`, `1m45s`, `2h05m`. */
 export function formatDuration(ms: number): string {
   const seconds = Math.max(0, ms) / 1000;
@@ -7,8 +9,7 @@ export function formatDuration(ms: number): string {
   const whole = Math.round(seconds);
   const hours = Math.floor(whole / 3600);
   const minutes = Math.floor((whole % 3600) / 60);
-  const rest = String(whole % 60).padStart(2, '0');
-  return hours > 0 ? `${hours}h${String(minutes).padStart(2, '0')}m` : `${minutes}m${rest}s`;
+  return hours > 0 ? `${hours}h${pad(minutes)}m` : `${minutes}m${pad(whole % 60)}s`;
 }
 
 /** A wait, rounded up to the whole second so it is never understated: `3s`, `61s`, `5m00s`, `2h05m`. */
@@ -17,8 +18,6 @@ export function formatWait(ms: number): string {
   if (seconds < 120) return `${seconds}s`;
   return formatDuration(seconds * 1000);
 }
-
-const pad = (n: number) => String(n).padStart(2, '0');
 
 /** `2026-11-25` in local time. */
 export function formatLocalDate(epochMs: number): string {

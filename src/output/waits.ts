@@ -1,5 +1,5 @@
 import { codeFor } from '../api/waits';
-import type { WaitKind, WaitNotice, WaitStop, WaitWords } from '../errors';
+import { type PetctlError, type WaitKind, type WaitNotice, type WaitStop, type WaitWords, restated } from '../errors';
 import { formatDuration, formatLocalTime, formatWait, formatWhen } from './time';
 
 /** Every sentence about a wait or a stop, for every command: the HTTP core and bulk import say what happened, this says it. */
@@ -85,6 +85,11 @@ export function formatCount(n: number): string {
 /** `1 animal`, `1,200 animals`. */
 export function formatCounted(n: number, one: string, many = `${one}s`): string {
   return `${formatCount(n)} ${n === 1 ? one : many}`;
+}
+
+/** `error` in other words, with another hint: its class, code, status, body and a rate limit's facts kept. */
+export function reworded(error: PetctlError, message: string, hint: string | undefined): PetctlError {
+  return restated(error, message, { code: error.code, status: error.status, body: error.body, hint });
 }
 
 /** An import stopped by a rate limit: what it created, what is left, and when a rerun resumes (from `now`, the import's end). */
