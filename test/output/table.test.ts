@@ -1,8 +1,10 @@
 import { stripVTControlCharacters } from 'node:util';
 import { describe, expect, test } from 'vitest';
-import { renderTable } from '../../src/output/table';
-import { type Column, renderTsv } from '../../src/output/tsv';
+import { makeChalk, renderTable, truncateToWidth } from '../../src/output/table';
+import type { Column } from '../../src/output/tsv';
 import displayWidth from 'string-width';
+
+/** The terminal's table; its rows and no rows, and TSV off a terminal, are records.test.ts's. */
 
 interface Row {
   code: string;
@@ -24,7 +26,7 @@ const rows: Row[] = [
 const ESC = '\u001b';
 
 describe('renderTable', () => {
-  test('borderless, header first, columns two spaces apart, no trailing blanks', () => {
+  test('borderless, header first, columns two spaces apart, no trailing blanks; no colour codes at level 0', () => {
     expect(renderTable(columns, rows, { level: 0 })).toBe(
       'CODE  LABEL  NOTE\n' + //
         'a     Alpha  first\n' +
@@ -32,19 +34,15 @@ describe('renderTable', () => {
     );
   });
 
-  test('no colour codes at level 0', () => {
-    expect(renderTable(columns, rows, { level: 0 })).not.toContain(ESC);
-  });
-
-  test('bold header and coloured cells at level 1, same text underneath', () => {
+  test('bold header and coloured cells at level 1 (basic ANSI codes), same text underneath', () => {
     const coloured = renderTable(columns, rows, { level: 1 });
     expect(coloured).toContain(`${ESC}[1mCODE${ESC}[22m`);
     expect(coloured).toContain(`${ESC}[31mAlpha${ESC}[39m`);
     expect(stripVTControlCharacters(coloured)).toBe(renderTable(columns, rows, { level: 0 }));
   });
 
-  test('no rows gives an empty string', () => {
-    expect(renderTable(columns, [], { level: 1 })).toBe('');
+  test('makeChalk: level 3 uses truecolor codes', () => {
+    expect(makeChalk(3).hex('#ff0000')('ok')).toBe('\u001b[38;2;255;0;0mok\u001b[39m');
   });
 
   test('a cell never spans lines and shows control and bidi characters as visible escapes', () => {
@@ -53,10 +51,11 @@ describe('renderTable', () => {
     expect(out).not.toMatch(/[\u0000-\u0009\u000b-\u001f\u202e]/);
   });
 
-  test('without a marked column, the widest column gives way', () => {
-    const wide: Row[] = [{ code: 'c1', label: 'x'.repeat(30), note: 'short' }];
-    const out = renderTable(columns, wide, { level: 0, width: 20 });
-    expect(out).toBe('CODE  LABEL    NOTE\nc1    xxxxxx…  short\n');
+  test.each([
+    ['without a marked column, the widest column gives way', 20, 'x'.repeat(30), 'CODE  LABEL    NOTE\nc1    xxxxxx…  short\n'],
+    ['no width: nothing is truncated', undefined, 'n'.repeat(200), `CODE  LABEL${' '.repeat(197)}NOTE\nc1    ${'n'.repeat(200)}  short\n`],
+  ])('%s', (_title, width, label, expected) => {
+    expect(renderTable(columns, [{ code: 'c1', label, note: 'short' }], { level: 0, width })).toBe(expected);
   });
 
   test('colours after truncating, so the reset code survives', () => {
@@ -69,17 +68,30 @@ describe('renderTable', () => {
   });
 });
 
-describe('renderTsv', () => {
-  test('no header, tab-separated, one row per line, trailing newline, `-` for missing', () => {
-    expect(renderTsv(columns, rows)).toBe('a\tAlpha\tfirst\nbb\tBravo\t-\n');
+describe('displayWidth', () => {
+  test.each([
+    ['', 0],
+    ['Rex', 3],
+    ['犬', 2],
+    ['ポチ', 4],
+    ['🐶', 2],
+    ['e\u0301', 1], // e + combining acute accent
+    ['👨‍👩‍👧', 2], // one ZWJ sequence
+    ['a\u200bb', 2], // zero-width space
+    ['©', 1], // pictographic, but text presentation
+  ])('%j is %i columns', (text, width) => {
+    expect(displayWidth(text)).toBe(width);
   });
+});
 
-  test('never truncates and never colours', () => {
-    const long = 'y'.repeat(500);
-    expect(renderTsv(columns, [{ code: 'c', label: long, note: 'n' }])).toBe(`c\t${long}\tn\n`);
-  });
-
-  test('no rows gives an empty string', () => {
-    expect(renderTsv(columns, [])).toBe('');
+describe('truncateToWidth', () => {
+  test.each([
+    ['leaves text that fits', 'Rex', 3, 'Rex'],
+    ['cuts and ends with an ellipsis within the width', 'Rexington', 5, 'Rexi…'],
+    ['never splits a wide character', '犬犬犬', 4, '犬…'],
+    ['never splits a grapheme cluster', 'e\u0301e\u0301e\u0301', 2, 'e\u0301…'],
+  ])('%s', (_title, text, width, cut) => {
+    expect(truncateToWidth(text, width)).toBe(cut);
+    expect(displayWidth(cut)).toBeLessThanOrEqual(width);
   });
 });
