@@ -6,25 +6,16 @@ const fields = [
   { key: 'note', label: 'Note', text: 'says "hi", twice' },
 ];
 const object = { profile: 'prod', note: 'says "hi", twice', count: 9007199254740993n };
+const url = [{ key: 'url', label: 'Base URL', text: 'https://x\u001b]0;T\u0007\n\u202e' }];
 
 describe('renderDetails', () => {
-  it('table: aligned "Label: value" lines', () => {
-    expect(renderDetails(fields, object, 'table')).toBe('Profile: prod (active)\nNote:    says "hi", twice\n');
-  });
-
-  it('json and ndjson print the object itself, int64 exact', () => {
-    expect(renderDetails(fields, object, 'json')).toBe('{\n  "profile": "prod",\n  "note": "says \\"hi\\", twice",\n  "count": 9007199254740993\n}\n');
-    expect(renderDetails(fields, object, 'ndjson')).toBe('{"profile":"prod","note":"says \\"hi\\", twice","count":9007199254740993}\n');
-  });
-
-  it('csv: keys as header, one RFC 4180-quoted row', () => {
-    expect(renderDetails(fields, object, 'csv')).toBe('profile,note\nprod (active),"says ""hi"", twice"\n');
-  });
-});
-
-describe('renderDetails and outside text', () => {
-  it('a "Label: value" line shows control and bidi characters as escapes', () => {
-    const out = renderDetails([{ key: 'url', label: 'Base URL', text: 'https://x\u001b]0;T\u0007\n\u202e' }], {}, 'table');
-    expect(out).toBe('Base URL: https://x\\x1b]0;T\\x07\\n\\u202e\n');
+  it.each([
+    ['table', 'aligned "Label: value" lines', fields, 'Profile: prod (active)\nNote:    says "hi", twice\n'],
+    ['json', 'json and ndjson print the object itself, int64 exact', fields, '{\n  "profile": "prod",\n  "note": "says \\"hi\\", twice",\n  "count": 9007199254740993\n}\n'],
+    ['ndjson', 'json and ndjson print the object itself, int64 exact', fields, '{"profile":"prod","note":"says \\"hi\\", twice","count":9007199254740993}\n'],
+    ['csv', 'keys as header, one RFC 4180-quoted row', fields, 'profile,note\nprod (active),"says ""hi"", twice"\n'],
+    ['table', 'a "Label: value" line shows control and bidi characters as escapes', url, 'Base URL: https://x\\x1b]0;T\\x07\\n\\u202e\n'],
+  ] as const)('%s: %s', (format, _title, rows, expected) => {
+    expect(renderDetails(rows, object, format)).toBe(expected);
   });
 });

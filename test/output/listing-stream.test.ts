@@ -1,16 +1,17 @@
 import { beforeAll, describe, expect, it } from 'vitest';
 import { loadTable } from '../../src/output/records';
-import { openListingStream } from '../../src/output/listing-stream';
-import { continueCommand, shellWord, stopLine } from '../../src/output/listing-stop';
+import { openItemStream, openListingStream } from '../../src/output/listing-stream';
+import { continueCommand, continuePaginateCommand, hiddenValuesNote, listingProgress, shellWord, stopLine } from '../../src/output/listing-stop';
 import { formatCount } from '../../src/output/waits';
 import { renderPets } from '../../src/output/pets';
+import { stringifyJson } from '../../src/schemas/json';
 import type { OutputFormat } from '../../src/output/format';
 import type { Pet } from '../../src/schemas/pet';
 
 // A terminal's table is drawn by a renderer loaded on demand (records.ts).
 beforeAll(loadTable);
 
-/** The listing written page by page, against renderPets of the same animals at once. */
+/** `pets list --all` and `api --paginate` written page by page, against the whole list rendered at once. */
 
 const PIPED = { tty: false, level: 0 as const };
 const pet = (id: number | bigint, name = `Pet ${String(id)}`): Pet => ({ id, name, categoryId: 1, status: 'available' }) as Pet;
@@ -29,11 +30,8 @@ function streamed(format: OutputFormat, pages: Pet[][], options = PIPED): { text
 }
 
 describe('openListingStream', () => {
-  it.each(['json', 'ndjson', 'csv', 'table'] as const)('%s: page by page, byte for byte what the whole list renders as', (format) => {
+  it.each(['json', 'ndjson', 'csv', 'table'] as const)('%s: page by page, byte for byte what the whole list renders as; no animals at all renders as an empty list does', (format) => {
     expect(streamed(format, PAGES).text).toBe(renderPets(PAGES.flat(), format, PIPED));
-  });
-
-  it.each(['json', 'ndjson', 'csv', 'table'] as const)('%s: no animals at all renders as an empty list does', (format) => {
     expect(streamed(format, [[], []]).text).toBe(renderPets([], format, PIPED));
   });
 
@@ -56,6 +54,35 @@ describe('openListingStream', () => {
   });
 });
 
+describe('openItemStream (api --paginate)', () => {
+  const ITEMS: unknown[][] = [[{ id: 1, tags: ['a', 'b'] }, 'a string\u001b[31m\u009b\u202e', null], [], [{ id: 9007199254740993n, nested: { deep: [1, { x: 2 }] } }]];
+
+  function items(format: OutputFormat, tty: boolean, pages: unknown[][] = ITEMS): string {
+    let text = '';
+    const stream = openItemStream(format, tty, (chunk) => (text += chunk));
+    for (const page of pages) stream.write(page);
+    stream.end();
+    return text;
+  }
+
+  it.each([['json', false], ['table', false]] as const)('%s (terminal: %s): one JSON array, byte for byte stringifyJson of every item', (format, tty) => {
+    expect(items(format, tty)).toBe(`${stringifyJson(ITEMS.flat(), 2)}\n`);
+    expect(items(format, tty, [[], []])).toBe('[]\n');
+  });
+
+  it('ndjson: one item per line, int64-exact', () => {
+    expect(items('ndjson', false)).toBe(`${ITEMS.flat().map((item) => stringifyJson(item)).join('\n')}\n`);
+    expect(items('ndjson', false)).toContain('"id":9007199254740993');
+  });
+
+  it.each(['table', 'json'] as const)('on a terminal, %s shows control characters as escapes, the JSON value unchanged', (format) => {
+    const shown = items(format, true);
+    expect(shown).not.toMatch(/[\u0000-\u0008\u000b-\u001f\u007f-\u009f\u202e]/);
+    expect(shown).toContain('\\u009b\\u202e');
+    expect(JSON.parse(shown)).toEqual(JSON.parse(stringifyJson(ITEMS.flat())));
+  });
+});
+
 describe('what a stopped listing says', () => {
   it('counts with thousands separators, whatever the locale', () => {
     expect([0, 999, 1200, 1234567].map(formatCount)).toEqual(['0', '999', '1,200', '1,234,567']);
@@ -73,5 +100,16 @@ describe('what a stopped listing says', () => {
     expect(command).toBe("petctl pets list --all --limit 10 --status sold -p work -o json --query '[].id' --starting-token '/v1/pets?after=5'");
     expect(continueCommand({ output: 'table' }, '/v1/pets?after=5')).toBe("petctl pets list --all --starting-token '/v1/pets?after=5'");
     expect(stopLine(1200, 13, 'petctl …')).toBe('stopped after 1,200 animals (page 13); continue with: petctl …');
+  });
+
+  it('--paginate counts items, and the command repeats the -H header names (not their values) and the globals, quoted for a shell', () => {
+    expect(listingProgress(13, 1200, 'item')).toBe('page 13, 1,200 items so far');
+    const paginate = { headers: ["X-Note: it's", 'X-Session-Token:s3cr3t'], profile: 'work', output: 'ndjson', query: '[].id' };
+    const command = continuePaginateCommand(paginate, '/orders?page=3');
+    expect(command).toBe(`petctl api --paginate '/orders?page=3' -H 'X-Note: <value>' -H 'X-Session-Token: <value>' -p work -o ndjson --query '[].id'`);
+    expect(hiddenValuesNote(paginate)).toBe('(-H values are shown as <value> so that no secret is printed; put them back before running it)');
+    expect(hiddenValuesNote({ ...paginate, headers: [] })).toBeUndefined();
+    expect(stopLine(4, 3, command, 'item')).toBe(`stopped after 4 items (page 3); continue with: ${command}`);
+    expect(stopLine(1, 1, command)).toBe(`stopped after 1 animal (page 1); continue with: ${command}`);
   });
 });

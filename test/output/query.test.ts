@@ -75,24 +75,13 @@ describe('--query (JMESPath)', () => {
 
 describe('--query lines and outside text', () => {
   const hostile = 'Rex\u001b]0;PWNED\u0007\u202e';
-  it('on a terminal, plain lines and JSON lines show escapes', () => {
-    expect(renderQueryResult([hostile, { name: hostile }], 'table', true)).toBe('Rex\\x1b]0;PWNED\\x07\\u202e\n{"name":"Rex\\u001b]0;PWNED\\u0007\\u202e"}\n');
-  });
-
-  it('piped, a plain line is the value as sent', () => {
-    expect(renderQueryResult(hostile, 'table')).toBe(`${hostile}\n`);
-  });
-
-  it('on a terminal, json and ndjson show C1 and bidi controls as \\u escapes, the same value; piped, as JSON.stringify writes them', () => {
-    const value = [{ name: 'Rex\u009b2J\u202e' }];
-    for (const format of ['json', 'ndjson'] as const) {
-      const shown = renderQueryResult(value, format, true);
-      expect(shown).toContain('"Rex\\u009b2J\\u202e"');
-      expect(shown).not.toMatch(/[\u0080-\u009f\u202e]/);
-      // ndjson prints the array's one element on one line.
-      expect(JSON.parse(shown)).toEqual(format === 'json' ? value : value[0]);
-    }
-    expect(renderQueryResult(value, 'json', false)).toBe(`${JSON.stringify(value, null, 2)}\n`);
-    expect(renderQueryResult(value, 'ndjson', false)).toBe(`${JSON.stringify(value[0])}\n`);
+  it.each([
+    ['on a terminal, plain lines and JSON lines show escapes', [hostile, { name: hostile }], 'table', true, 'Rex\\x1b]0;PWNED\\x07\\u202e\n{"name":"Rex\\u001b]0;PWNED\\u0007\\u202e"}\n'],
+    ['piped, a plain line is the value as sent', hostile, 'table', false, `${hostile}\n`],
+    // The same value: output/json.ts's rule (pets.test.ts "json and ndjson on a terminal").
+    ['on a terminal, json shows C1 and bidi controls as \\u escapes', [{ name: 'Rex\u009b2J\u202e' }], 'json', true, '[\n  {\n    "name": "Rex\\u009b2J\\u202e"\n  }\n]\n'],
+    ['on a terminal, ndjson prints the array\'s one element on one line, its controls as \\u escapes', [{ name: 'Rex\u009b2J\u202e' }], 'ndjson', true, '{"name":"Rex\\u009b2J\\u202e"}\n'],
+  ] as const)('%s', (_title, value, format, tty, expected) => {
+    expect(renderQueryResult(value, format, tty)).toBe(expected);
   });
 });
