@@ -1,4 +1,4 @@
-import { describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, it } from 'vitest';
 import { created, failed } from '../../src/bulk/results';
 import { ImportProgress, levelLine, perMinute, progressLine, summaryLine } from '../../src/output/import-progress';
 import { createTestTerminal } from '../helpers/terminal';
@@ -10,11 +10,15 @@ import { createTestTerminal } from '../helpers/terminal';
  */
 
 const T0 = Date.UTC(2026, 10, 25, 14, 0, 0);
+const running: ImportProgress[] = [];
+afterEach(() => running.splice(0).forEach((progress) => progress.stop()));
 
-function freePlanImport(options: { toSend: number; reserve?: number; tty?: boolean }) {
+function freePlanImport(options: { toSend: number; reserve?: number; tty?: boolean; verbose?: boolean; concurrency?: number; width?: number }) {
   let now = T0;
-  const { terminal, stderr } = createTestTerminal({ stderrTTY: options.tty ?? true, stderrWidth: 120 });
-  const progress = new ImportProgress(terminal.status, { quiet: false, verbose: false, total: options.toSend, toSend: options.toSend, reserve: options.reserve, now: () => now });
+  const { terminal, stderr } = createTestTerminal({ stderrTTY: options.tty ?? true, stderrWidth: options.width ?? 120 });
+  const { toSend, reserve, verbose = false, concurrency } = options;
+  const progress = new ImportProgress(terminal.status, { quiet: false, verbose, total: toSend, toSend, reserve, concurrency, now: () => now });
+  running.push(progress);
   let sent = 0;
   /** `count` rows sent and created 3 ms apart, answered with the window that resets at `resetMs` after T0. */
   const burst = (count: number, { limit = 60, resetMs = 60_000 } = {}) => {
@@ -31,12 +35,29 @@ function freePlanImport(options: { toSend: number; reserve?: number; tty?: boole
 }
 
 describe('import progress', () => {
-  it('after the first window\'s burst: the time left counts the windows still to wait', () => {
-    const { progress, burst, frame } = freePlanImport({ toSend: 150 });
-    burst(60);
+  it.each([
     // 90 rows left, none in this window: the next window's 60, then one more window for the last 30.
-    expect(frame()).toMatch(/^\r\x1b\[Kimport \[#{8}\.{12}\] 60\/150 · \d+\/min · 429s: 0 · in flight 4 · ~2m00s left$/);
-    progress.stop();
+    ["after the first window's burst: the time left counts the windows still to wait", { toSend: 150 }, 60, /^\r\x1b\[Kimport \[#{8}\.{12}\] 60\/150 · \d+\/min · 429s: 0 · in flight 4 · ~2m00s left$/],
+    ['within a window with room left, the time left is the burst only', { toSend: 40 }, 20, / 20\/40 · \d+\/min · 429s: 0 · in flight 4 · ~0\.1s left$/],
+    // The import stopped at 10 left; 100 rows to go at 50 a window: two more windows.
+    ['a reserve lowers what every window gives the import', { toSend: 150, reserve: 10 }, 50, / 50\/150 · \d+\/min · 429s: 0 · in flight 4 · ~2m00s left$/],
+  ])('%s', (_title, options, count, expected) => {
+    const { burst, frame } = freePlanImport(options);
+    burst(count);
+    expect(frame()).toMatch(expected);
+  });
+
+  it.each([
+    // 240 left: 60 from the reset at 60 s, then three more windows (the last one's 60 a burst).
+    ["rows beyond the window that opens after a wait wait for the windows after it, at the plan's rate", 300, 1_003, 59_000, / 60\/300 · 3600\/min · 429s: 0 · in flight 4 · ~3m59s left · rate-limit wait 59s$/],
+    // The reset has passed: this window takes 60 of the 90 left, the last 30 wait for the next one.
+    ['when the window has just reopened, before its first answer, the rows beyond it still wait a window', 150, 60_500, 500, / 60\/150 · 60\/min · 429s: 0 · in flight 4 · ~60s left · rate-limit wait 1s$/],
+  ])('%s', (_title, toSend, atMs, waitMs, expected) => {
+    const { progress, burst, frame, at } = freePlanImport({ toSend });
+    burst(60);
+    at(atMs);
+    progress.waiting(waitMs);
+    expect(frame()).toMatch(expected);
   });
 
   it('the rate is the rows created divided by the time since the first request, per minute: 120 in 64 s is 113/min, not the plan\'s 60', () => {
@@ -48,7 +69,6 @@ describe('import progress', () => {
     progress.waiting(56_000);
     // The last 30 go in the window that opens when this wait ends: the time left is the wait, and a burst.
     expect(frame()).toMatch(/ 120\/150 · 113\/min · 429s: 0 · in flight 4 · ~56s left · rate-limit wait 56s$/);
-    progress.stop();
   });
 
   it('the time left is never less than the wait under way, even a wait past the window\'s reset', () => {
@@ -69,42 +89,6 @@ describe('import progress', () => {
     progress.waiting(90_000);
     // 30 rows left, 90 s of wait: never the 56 s to the reset.
     expect(frame()).toMatch(/ · 429s: 1 · in flight 4 · ~1m30s left · rate-limit wait 90s$/);
-    progress.stop();
-  });
-
-  it('rows beyond the window that opens after a wait wait for the windows after it, at the plan\'s rate', () => {
-    const { progress, burst, frame, at } = freePlanImport({ toSend: 300 });
-    burst(60);
-    at(1_003);
-    progress.waiting(59_000);
-    // 240 left: 60 from the reset at 60 s, then three more windows (the last one's 60 a burst).
-    expect(frame()).toMatch(/ 60\/300 · 3600\/min · 429s: 0 · in flight 4 · ~3m59s left · rate-limit wait 59s$/);
-    progress.stop();
-  });
-
-  it('when the window has just reopened, before its first answer, the rows beyond it still wait a window', () => {
-    const { progress, burst, frame, at } = freePlanImport({ toSend: 150 });
-    burst(60);
-    // The reset has passed: this window takes 60 of the 90 left, the last 30 wait for the next one.
-    at(60_500);
-    progress.waiting(500);
-    expect(frame()).toMatch(/ 60\/150 · 60\/min · 429s: 0 · in flight 4 · ~60s left · rate-limit wait 1s$/);
-    progress.stop();
-  });
-
-  it('within a window with room left, the time left is the burst only', () => {
-    const { progress, burst, frame } = freePlanImport({ toSend: 40 });
-    burst(20);
-    expect(frame()).toMatch(/ 20\/40 · \d+\/min · 429s: 0 · in flight 4 · ~0\.1s left$/);
-    progress.stop();
-  });
-
-  it('a reserve lowers what every window gives the import', () => {
-    const { progress, burst, frame } = freePlanImport({ toSend: 150, reserve: 10 });
-    burst(50);
-    // The import stopped at 10 left; 100 rows to go at 50 a window: two more windows.
-    expect(frame()).toMatch(/ 50\/150 · \d+\/min · 429s: 0 · in flight 4 · ~2m00s left$/);
-    progress.stop();
   });
 
   it('rejected rows are not counted in the rate: they were answered, not created', () => {
@@ -114,7 +98,6 @@ describe('import progress', () => {
     progress.row(failed(11, 12, { code: 'invalid_pet', message: 'bad', status: 400 }), true);
     // 10 created in 2 s since the first request (at 3 ms).
     expect(frame()).toMatch(/ 11\/150 · 300\/min · /);
-    progress.stop();
   });
 
   /** `count` rows, each created `everyMs` after the one before, the first request at T0. */
@@ -132,12 +115,11 @@ describe('import progress', () => {
   }
 
   it('the rate reads `measuring` until 10 requests were answered: the 9th at 4.5 s still measures, the 10th shows 120/min', () => {
-    const { progress, next, frame } = steady(500);
+    const { next, frame } = steady(500);
     for (let i = 0; i < 9; i++) next();
     expect(frame()).toMatch(/ 9\/40 · rate: measuring · 429s: 0 · /);
     next();
     expect(frame()).toMatch(/ 10\/40 · 120\/min · 429s: 0 · /);
-    progress.stop();
   });
 
   it('the rate reads `measuring` until 10 s of sending: 3 rows at 9.9 s still measure, at 10 s they show 18/min', () => {
@@ -149,7 +131,6 @@ describe('import progress', () => {
     at(10_000);
     progress.waiting(50);
     expect(frame()).toMatch(/ 3\/40 · 18\/min · 429s: 0 · /);
-    progress.stop();
   });
 
   it('off a terminal there is no bar; a line is a plain line', () => {
@@ -176,39 +157,28 @@ describe('import progress', () => {
 describe('the progress line on a narrow terminal', () => {
   const waiting = { done: 60, total: 150, rate: 1818.2, tooMany: 1, left: '~2m00s left', waitMs: 56_000 };
   const measuring = { done: 3, total: 150, tooMany: 0, left: '~2m57s left' };
+  const inFlight = { ...waiting, inFlight: 12 };
 
+  // The bar goes first, then the 429s, the time left and the wait; the counts and the rate are never cut.
   it.each([
-    [120, 'import [########............] 60/150 · 1818/min · 429s: 1 · ~2m00s left · rate-limit wait 56s'],
-    [80, 'import 60/150 · 1818/min · 429s: 1 · ~2m00s left · rate-limit wait 56s'],
-    [60, 'import 60/150 · 1818/min · rate-limit wait 56s'],
-    [40, 'import 60/150 · 1818/min'],
-  ])('%i columns, while a wait is under way: %j', (columns, line) => {
-    expect(progressLine(waiting, columns)).toBe(line);
+    ['while a wait is under way', waiting, 120, 'import [########............] 60/150 · 1818/min · 429s: 1 · ~2m00s left · rate-limit wait 56s'],
+    ['while a wait is under way', waiting, 80, 'import 60/150 · 1818/min · 429s: 1 · ~2m00s left · rate-limit wait 56s'],
+    ['while a wait is under way', waiting, 60, 'import 60/150 · 1818/min · rate-limit wait 56s'],
+    ['while a wait is under way', waiting, 40, 'import 60/150 · 1818/min'],
+    ['while the rate is measured', measuring, 120, 'import [....................] 3/150 · rate: measuring · 429s: 0 · ~2m57s left'],
+    ['while the rate is measured', measuring, 80, 'import [..........] 3/150 · rate: measuring · 429s: 0 · ~2m57s left'],
+    ['while the rate is measured', measuring, 60, 'import 3/150 · rate: measuring · 429s: 0 · ~2m57s left'],
+    ['while the rate is measured', measuring, 40, 'import 3/150 · rate: measuring'],
+    ['with the level in flight: it is the first part to go', inFlight, 120, 'import [########............] 60/150 · 1818/min · 429s: 1 · in flight 12 · ~2m00s left · rate-limit wait 56s'],
+    ['with the level in flight: it is the first part to go', inFlight, 100, 'import [########............] 60/150 · 1818/min · 429s: 1 · ~2m00s left · rate-limit wait 56s'],
+    ['with the level in flight: it is the first part to go', inFlight, 80, 'import 60/150 · 1818/min · 429s: 1 · ~2m00s left · rate-limit wait 56s'],
+    ['narrower than the counts and the rate: the counts alone, never a part cut', waiting, 25, 'import 60/150 · 1818/min'],
+    ['narrower than the counts and the rate: the counts alone, never a part cut', waiting, 24, 'import 60/150'],
+    ['narrower than the counts and the rate: the counts alone, never a part cut', measuring, 30, 'import 3/150'],
+    ['narrower than the counts and the rate: the counts alone, never a part cut', measuring, 12, '3/150'],
+  ])('%s, %i columns: %j', (_title, state, columns, line) => {
+    expect(progressLine(state, columns)).toBe(line);
     expect(line.length).toBeLessThan(columns);
-  });
-
-  it.each([
-    [120, 'import [....................] 3/150 · rate: measuring · 429s: 0 · ~2m57s left'],
-    [80, 'import [..........] 3/150 · rate: measuring · 429s: 0 · ~2m57s left'],
-    [60, 'import 3/150 · rate: measuring · 429s: 0 · ~2m57s left'],
-    [40, 'import 3/150 · rate: measuring'],
-  ])('%i columns, while the rate is measured: %j', (columns, line) => {
-    expect(progressLine(measuring, columns)).toBe(line);
-  });
-
-  it.each([
-    [120, 'import [########............] 60/150 · 1818/min · 429s: 1 · in flight 12 · ~2m00s left · rate-limit wait 56s'],
-    [100, 'import [########............] 60/150 · 1818/min · 429s: 1 · ~2m00s left · rate-limit wait 56s'],
-    [80, 'import 60/150 · 1818/min · 429s: 1 · ~2m00s left · rate-limit wait 56s'],
-  ])('%i columns, with the level in flight: it is the first part to go', (columns, line) => {
-    expect(progressLine({ ...waiting, inFlight: 12 }, columns)).toBe(line);
-  });
-
-  it('narrower than the counts and the rate: the counts alone, never a part cut', () => {
-    expect(progressLine(waiting, 25)).toBe('import 60/150 · 1818/min');
-    expect(progressLine(waiting, 24)).toBe('import 60/150');
-    expect(progressLine(measuring, 30)).toBe('import 3/150');
-    expect(progressLine(measuring, 12)).toBe('3/150');
   });
 
   it('a terminal that does not say its width gets the whole line', () => {
@@ -216,16 +186,12 @@ describe('the progress line on a narrow terminal', () => {
   });
 
   it('on a terminal of 60 columns the bar drawn is the line laid out for 60', () => {
-    const { terminal, stderr } = createTestTerminal({ stderrTTY: true, stderrWidth: 60 });
-    let now = T0;
-    const progress = new ImportProgress(terminal.status, { quiet: false, verbose: false, total: 150, toSend: 150, now: () => now });
+    const { progress, frame, at } = freePlanImport({ toSend: 150, width: 60 });
     progress.sending();
-    now += 500;
+    at(500);
     progress.answer(429, {});
     progress.waiting(56_000);
-    const frame = stderr.writes.filter((chunk) => chunk.startsWith('\r\x1b[Kimport ')).at(-1)!;
-    expect(frame).toBe('\r\x1b[Kimport 0/150 · rate: measuring · rate-limit wait 56s');
-    progress.stop();
+    expect(frame()).toBe('\r\x1b[Kimport 0/150 · rate: measuring · rate-limit wait 56s');
   });
 });
 
@@ -240,18 +206,16 @@ describe('the level in flight under -v', () => {
   });
 
   it('-v off a terminal: the start line before the first row, a change when it comes; none without -v', () => {
-    const { terminal, stderr } = createTestTerminal({ stderrTTY: false });
-    let now = T0;
-    const progress = new ImportProgress(terminal.status, { quiet: false, verbose: true, total: 2, toSend: 2, now: () => now });
-    progress.sending();
-    progress.sending();
-    now += 50;
-    progress.level({ level: 5, from: 4, cause: 'latency_held', latencyMs: 50, bestMs: 50 });
-    expect(stderr.text()).toBe('* in flight: 4 (--concurrency auto)\n* in flight: 5, up from 4: answers in 50 ms (best 50 ms)\n');
-    const quiet = createTestTerminal({ stderrTTY: false });
-    const silent = new ImportProgress(quiet.terminal.status, { quiet: false, verbose: false, total: 2, toSend: 2, concurrency: 8, now: () => now });
-    silent.sending();
-    silent.level({ level: 5, from: 4, cause: 'latency_held', latencyMs: 50, bestMs: 50 });
-    expect(quiet.stderr.text()).toBe('');
+    const change = { level: 5, from: 4, cause: 'latency_held', latencyMs: 50, bestMs: 50 } as const;
+    const verbose = freePlanImport({ toSend: 2, tty: false, verbose: true });
+    verbose.progress.sending();
+    verbose.progress.sending();
+    verbose.at(50);
+    verbose.progress.level(change);
+    expect(verbose.stderr.text()).toBe('* in flight: 4 (--concurrency auto)\n* in flight: 5, up from 4: answers in 50 ms (best 50 ms)\n');
+    const silent = freePlanImport({ toSend: 2, tty: false, concurrency: 8 });
+    silent.progress.sending();
+    silent.progress.level(change);
+    expect(silent.stderr.text()).toBe('');
   });
 });
