@@ -60,11 +60,17 @@ describe('import progress', () => {
     expect(frame()).toMatch(expected);
   });
 
+  /** 150 rows: the first window's 60, then the second window's 60 from its start at 60 s. */
+  function twoWindows() {
+    const run = freePlanImport({ toSend: 150 });
+    run.burst(60);
+    run.at(60_000);
+    run.burst(60, { resetMs: 120_000 });
+    return run;
+  }
+
   it('the rate is the rows created divided by the time since the first request, per minute: 120 in 64 s is 113/min, not the plan\'s 60', () => {
-    const { progress, burst, frame, at } = freePlanImport({ toSend: 150 });
-    burst(60);
-    at(60_000);
-    burst(60, { resetMs: 120_000 });
+    const { progress, frame, at } = twoWindows();
     at(64_003);
     progress.waiting(56_000);
     // The last 30 go in the window that opens when this wait ends: the time left is the wait, and a burst.
@@ -72,10 +78,7 @@ describe('import progress', () => {
   });
 
   it('the time left is never less than the wait under way, even a wait past the window\'s reset', () => {
-    const { progress, burst, frame, at } = freePlanImport({ toSend: 150 });
-    burst(60);
-    at(60_000);
-    burst(60, { resetMs: 120_000 });
+    const { progress, frame, at } = twoWindows();
     at(64_000);
     // A Retry-After of 70 s outlasts the window (reset at 120 s): the rows are sent from its end.
     progress.waiting(70_000);
