@@ -81,6 +81,12 @@ describe('openItemStream (api --paginate)', () => {
     expect(shown).toContain('\\u009b\\u202e');
     expect(JSON.parse(shown)).toEqual(JSON.parse(stringifyJson(ITEMS.flat())));
   });
+
+  it('on a terminal, ndjson shows them as escapes too, each line the same JSON value', () => {
+    const lines = items('ndjson', true).trimEnd().split('\n');
+    for (const line of lines) expect(line).not.toMatch(/[\u0000-\u001f\u007f-\u009f\u202e]/);
+    expect(lines.map((line) => JSON.parse(line))).toEqual(ITEMS.flat().map((item) => JSON.parse(stringifyJson(item))));
+  });
 });
 
 describe('what a stopped listing says', () => {
