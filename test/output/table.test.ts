@@ -4,7 +4,7 @@ import { makeChalk, renderTable, truncateToWidth } from '../../src/output/table'
 import type { Column } from '../../src/output/tsv';
 import displayWidth from 'string-width';
 
-/** The terminal's table; its rows and no rows, and TSV off a terminal, are records.test.ts's. */
+/** The terminal's table; no rows, and TSV off a terminal, are records.test.ts's. */
 
 interface Row {
   code: string;
@@ -18,29 +18,11 @@ const columns: Column<Row>[] = [
   { header: 'NOTE', value: (row) => row.note },
 ];
 
-const rows: Row[] = [
-  { code: 'a', label: 'Alpha', note: 'first' },
-  { code: 'bb', label: 'Bravo', note: undefined },
-];
-
 const ESC = '\u001b';
 
 describe('renderTable', () => {
-  test('borderless, header first, columns two spaces apart, no trailing blanks; no colour codes at level 0', () => {
-    expect(renderTable(columns, rows, { level: 0 })).toBe(
-      'CODE  LABEL  NOTE\n' + //
-        'a     Alpha  first\n' +
-        'bb    Bravo  -\n',
-    );
-  });
-
-  test('bold header and coloured cells at level 1 (basic ANSI codes), same text underneath', () => {
-    const coloured = renderTable(columns, rows, { level: 1 });
-    expect(coloured).toContain(`${ESC}[1mCODE${ESC}[22m`);
-    expect(coloured).toContain(`${ESC}[31mAlpha${ESC}[39m`);
-    expect(stripVTControlCharacters(coloured)).toBe(renderTable(columns, rows, { level: 0 }));
-  });
-
+  // Borderless, the header first, columns two spaces apart, no trailing blanks, no colour codes at level 0, and at
+  // level 1 a bold header and basic ANSI colours over the same text: pets.test.ts "table on a TTY".
   test('makeChalk: level 3 uses truecolor codes', () => {
     expect(makeChalk(3).hex('#ff0000')('ok')).toBe('\u001b[38;2;255;0;0mok\u001b[39m');
   });
