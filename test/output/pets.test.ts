@@ -5,7 +5,7 @@ import { renderPet, renderPets } from '../../src/output/pets';
 import { type RenderOptions, loadTable } from '../../src/output/records';
 import type { Pet } from '../../src/schemas/pet';
 
-/** The pet's columns over records.ts: how a table, TSV, csv and JSON are laid out is records.test.ts's. */
+/** The pets' columns, and with them each format's layout (records.ts); TSV, no rows and outside text: records.test.ts. */
 
 // A terminal's table is drawn by a renderer loaded on demand (records.ts).
 beforeAll(loadTable);
