@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { formatDuration, formatLocalDateTime, formatLocalTime, formatWait, formatWhen } from '../../src/output/time';
+import { formatDuration, formatLocalDateTime, formatWait } from '../../src/output/time';
 
 describe('formatWait', () => {
   it.each([
@@ -23,16 +23,10 @@ describe('formatDuration', () => {
   ])('%d ms reads %s', (ms, text) => expect(formatDuration(ms)).toBe(text));
 });
 
+// A moment on the same local day as the time alone, on another day with its date, and formatWhen's moment and
+// wait: waits.test.ts's messages ("Try again at 14:32:05, in 61s", "at 2026-11-26 14:31:04, in 24h00m").
 describe('local times', () => {
-  const at = new Date(2026, 10, 25, 14, 32, 5, 751).getTime();
-  it('says the time of day alone on the same local day, to the second', () => {
-    expect(formatLocalTime(at, new Date(2026, 10, 25, 9, 0, 0).getTime())).toBe('14:32:05');
-  });
-  it('adds the date on another day', () => {
-    expect(formatLocalTime(at, new Date(2026, 10, 24, 23, 0, 0).getTime())).toBe('2026-11-25 14:32:05');
-    expect(formatLocalDateTime(at)).toBe('2026-11-25 14:32:05');
-  });
-  it('formatWhen gives the moment and the wait', () => {
-    expect(formatWhen(at, at - 61_000)).toBe('at 14:32:05, in 61s');
+  it('formatLocalDateTime always adds the date', () => {
+    expect(formatLocalDateTime(new Date(2026, 10, 25, 14, 32, 5, 751).getTime())).toBe('2026-11-25 14:32:05');
   });
 });

@@ -51,6 +51,11 @@ describe('what the user reads of a stop', () => {
     const answered: WaitStop = { by: 'answer', kind: 'retry_after', at: NOW, until: NOW + 61 * SECOND, serverMessage: 'Too many requests' };
     expect(listingStop(answered, 13)).toEqual(requestStop(answered));
   });
+
+  it('a 429 that ends a request after retries names the attempts before saying when to try again', () => {
+    const stop: WaitStop = { kind: 'ban', until: NOW + 30 * SECOND, at: NOW, by: 'answer', serverMessage: 'API key banned', attempts: { count: 2, elapsedMs: 30_000 } };
+    expect(requestStop(stop).message).toBe('the API key is banned until 14:31:34 (in 30s); petctl sends nothing before then (2 attempts over 30s)');
+  });
 });
 
 describe('what the user reads of a wait', () => {
@@ -76,12 +81,5 @@ describe('what the user reads of a wait', () => {
   it('the final error after retries says how many attempts over how long', () => {
     expect(attemptsSpent(5, 16_700)).toBe(', 5 attempts over 16.7s');
     expect(attemptsSpent(2, 125_000)).toBe(', 2 attempts over 2m05s');
-  });
-});
-
-describe('a 429 that ends a request after retries', () => {
-  it('names the attempts before saying when to try again', () => {
-    const stop: WaitStop = { kind: 'ban', until: NOW + 30 * SECOND, at: NOW, by: 'answer', serverMessage: 'API key banned', attempts: { count: 2, elapsedMs: 30_000 } };
-    expect(requestStop(stop).message).toBe('the API key is banned until 14:31:34 (in 30s); petctl sends nothing before then (2 attempts over 30s)');
   });
 });
