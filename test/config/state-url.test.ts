@@ -55,7 +55,7 @@ describe('stateStoreAddress, maskStateUrl, describeStateUrl', () => {
 });
 
 describe('the state URL of a profile', () => {
-  it('is stored with the profile in config.json (0600) and resolved from it', async () => {
+  it('is stored with the profile in config.json (0600) and resolved from it; a password is stored apart from the URL', async () => {
     const { paths, store } = await tempStore();
     await store.add('shelters', 'https://api.example.org/v1', { stateUrl: WITH_PASSWORD });
     expect(store.get('shelters')?.stateUrl).toBe(WITH_PASSWORD);
@@ -63,6 +63,14 @@ describe('the state URL of a profile', () => {
     expect(JSON.parse(fs.readFileSync(paths.configFile, 'utf8')).profiles.shelters).toEqual({ baseUrl: 'https://api.example.org/v1', stateUrl: WITH_PASSWORD });
     const target = resolveTarget(store, { sandboxDataFile: SANDBOX_DATA, profileFlag: 'shelters', env: {} });
     expect(target).toMatchObject({ stateUrl: WITH_PASSWORD, stateUrlSource: 'profile' });
+    await store.update('shelters', { statePassword: SECRET });
+    await store.update('shelters', { stateUrl: 'rediss://cache.example.org:6380/0' });
+    expect(JSON.parse(fs.readFileSync(paths.configFile, 'utf8')).profiles.shelters).toEqual({
+      baseUrl: 'https://api.example.org/v1',
+      stateUrl: 'rediss://cache.example.org:6380/0',
+      statePassword: SECRET,
+    });
+    expect(modeOf(paths.configFile)).toBe(0o600);
   });
 
   it('is overridden by PETCTL_STATE_URL; an empty one counts as unset', async () => {
@@ -112,18 +120,5 @@ describe('the state store password', () => {
     // No state store, no password, whatever the environment says.
     await store.add('plain', 'https://api.example.org/v1');
     expect(resolve('plain', { PETCTL_STATE_PASSWORD: 'env-pw' })).toMatchObject({ stateUrl: undefined, statePassword: undefined });
-  });
-
-  it('is stored apart from the URL, in config.json (0600)', async () => {
-    const { paths, store } = await tempStore();
-    await store.add('shelters', 'https://api.example.org/v1', { stateUrl: 'redis://cache.example.org:6379/0' });
-    await store.update('shelters', { statePassword: SECRET });
-    await store.update('shelters', { stateUrl: 'rediss://cache.example.org:6380/0' });
-    expect(JSON.parse(fs.readFileSync(paths.configFile, 'utf8')).profiles.shelters).toEqual({
-      baseUrl: 'https://api.example.org/v1',
-      stateUrl: 'rediss://cache.example.org:6380/0',
-      statePassword: SECRET,
-    });
-    expect(modeOf(paths.configFile)).toBe(0o600);
   });
 });
