@@ -82,29 +82,17 @@ describe.concurrent('pets list on a terminal', () => {
     expectPetctlHeaders(server.requests[0]!, key);
   });
 
+  // The colour rule's other cases (FORCE_COLOR, TERM=dumb, an empty NO_COLOR) are test/output/color.test.ts's rows;
+  // these check that the Context hands it the environment and the flag.
   it.for([
     { why: 'NO_COLOR is set', env: { NO_COLOR: '1' }, globals: {} },
     { why: '--no-color is given', env: {}, globals: { color: false } },
-    { why: 'FORCE_COLOR=0', env: { FORCE_COLOR: '0' }, globals: {} },
-    { why: 'TERM=dumb', env: { TERM: 'dumb' }, globals: {} },
   ])('has no colour when $why', async ({ env, globals }, t) => {
     const { server, run } = await harness(t);
     server.reply(json(200, PETS));
     const { ctx, io } = run({ stdoutColumns: 120, env, globals });
     await listRun({}, ctx);
     expect(io.stdout.text()).toBe(PLAIN_TABLE);
-  });
-
-  it('an empty NO_COLOR counts as unset; FORCE_COLOR=3 is honoured on a terminal', async (t) => {
-    const { server, run } = await harness(t);
-    server.reply(json(200, PETS), json(200, PETS));
-    const empty = run({ stdoutColumns: 120, env: { NO_COLOR: '' } });
-    await listRun({}, empty.ctx);
-    expect(empty.io.stdout.text()).toContain(green('available'));
-
-    const forced = run({ stdoutColumns: 120, env: { TERM: 'dumb', FORCE_COLOR: '3' } });
-    await listRun({}, forced.ctx);
-    expect(forced.io.stdout.text()).toContain(green('available'));
   });
 
   it('truncates long names with … so that no line is wider than the terminal', async (t) => {
@@ -123,18 +111,6 @@ describe.concurrent('pets list on a terminal', () => {
     // Every other column is whole.
     expect(lines[0]).toMatch(/^ID +NAME +CATEGORY +STATUS$/);
     expect(lines[3]).toMatch(/^3 +Max +12 +sold$/);
-  });
-
-  it('a wide terminal, or one of unknown width, leaves names whole', async (t) => {
-    const { server, run } = await harness(t);
-    const long = 'Sir Bartholomew Fluffington the Third of Puddlecombe';
-    server.reply(json(200, [{ id: 1, name: long, categoryId: 1 }]), json(200, [{ id: 1, name: long, categoryId: 1 }]));
-    const wide = run({ stdoutColumns: 200, env: { NO_COLOR: '1' } });
-    await listRun({}, wide.ctx);
-    expect(wide.io.stdout.text()).toContain(long);
-    const unknown = run({ stdoutTTY: true, env: { NO_COLOR: '1' } });
-    await listRun({}, unknown.ctx);
-    expect(unknown.io.stdout.text()).toContain(long);
   });
 
   it('an empty list prints nothing on stdout and says so on stderr', async (t) => {

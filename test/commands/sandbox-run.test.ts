@@ -1,6 +1,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it, vi } from 'vitest';
+import { parseEnterpriseQuota } from '../../src/commands/parsers';
 import { sandboxRun } from '../../src/commands/sandbox';
 import { InterruptedError } from '../../src/errors';
 import { fakeContext, tempConfigDir, WAIT } from '../helpers/cli';
@@ -76,14 +77,12 @@ describe.concurrent('sandboxRun', () => {
 });
 
 describe('parseEnterpriseQuota', () => {
-  it('reads <per-minute>/<per-day>', async () => {
-    const { parseEnterpriseQuota } = await import('../../src/commands/parsers');
+  it('reads <per-minute>/<per-day>', () => {
     expect(parseEnterpriseQuota('5000/1000000')).toEqual({ perMinute: 5000, perDay: 1_000_000 });
     expect(parseEnterpriseQuota('1/1')).toEqual({ perMinute: 1, perDay: 1 });
   });
 
-  it.each(['', '5000', '0/10', '10/0', '-1/10', '1.5/10', '10/20/30', 'a/b', '1e3/10', '10000000000000000/1'])('refuses %j', async (value) => {
-    const { parseEnterpriseQuota } = await import('../../src/commands/parsers');
+  it.each(['', '5000', '0/10', '10/0', '-1/10', '1.5/10', '10/20/30', 'a/b', '1e3/10', '10000000000000000/1'])('refuses %j', (value) => {
     expect(() => parseEnterpriseQuota(value)).toThrow(/<per-minute>\/<per-day>/);
   });
 

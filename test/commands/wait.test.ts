@@ -1,13 +1,13 @@
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { InterruptedError } from '../../src/errors';
-import { createContext } from '../../src/context';
-import { createTestTerminal } from '../helpers/terminal';
-import { fakeContext, globalsWith } from '../helpers/cli';
+import { fakeContext } from '../helpers/cli';
 
 /**
  * ctx.wait: how a rate-limit wait looks. On a terminal, one line on stderr
  * that counts down in place and is erased at the end; off a terminal, a single
- * notice line; nothing with --quiet. Fake timers drive the clock.
+ * notice line; nothing with --quiet. Fake timers drive the clock. How the
+ * status line is drawn (cut to the width, a line printed meanwhile above it):
+ * test/terminal.test.ts.
  */
 
 const CLEAR = '\r\x1b[K';
@@ -117,21 +117,6 @@ describe('ctx.wait', () => {
     controller.abort();
     expect(await outcome).toBeInstanceOf(InterruptedError);
     expect(io.stderr.writes.at(-1)).toBe(CLEAR);
-  });
-});
-
-describe('the countdown on a test terminal given to the context', () => {
-  it('is drawn on that terminal\'s status line, and a line printed meanwhile goes above it', async () => {
-    const { terminal, io, stderr } = createTestTerminal({ stderrTTY: true, stderrWidth: 40 });
-    const ctx = createContext(globalsWith(), { io, terminal, env: {}, signal: new AbortController().signal, monotonic: () => Date.now() });
-    const waiting = ctx.wait(2000, WHY);
-    await vi.advanceTimersByTimeAsync(0);
-    ctx.line('a notice');
-    await vi.advanceTimersByTimeAsync(2000);
-    await waiting;
-    // Cut to 39 columns: a wrapped line could not be redrawn in place.
-    const frame = `${CLEAR}${`petctl: ${WHY} (2s left)`.slice(0, 39)}`;
-    expect(stderr.writes).toEqual([frame, CLEAR, 'a notice\n', frame, `${CLEAR}${`petctl: ${WHY} (1s left)`.slice(0, 39)}`, CLEAR]);
   });
 });
 

@@ -56,11 +56,6 @@ describe.concurrent('commands and subcommands', () => {
     expect(await offered(['a'], tree)).toEqual(['auth', 'api', 'adopt']);
     expect(await offered(['adopt', 'x', '--method', ''], tree)).toEqual(['GET', 'POST']);
   });
-
-  it('descriptions are the one-line summaries from --help', async () => {
-    const completion = await completeWords(program(), ['pe'], sources);
-    expect(completion).toEqual({ kind: 'words', candidates: [{ value: 'pets', description: 'browse and add animals up for adoption' }] });
-  });
 });
 
 describe.concurrent('petctl help <TAB>', () => {
