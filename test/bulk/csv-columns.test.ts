@@ -1,7 +1,8 @@
 import { describe, expect, it } from 'vitest';
-import { type InputFormat, type InputRow, InvalidInputError, type ReadOptions, readRows } from '../../src/bulk/reader';
+import type { InputFormat, InputRow, ReadOptions } from '../../src/bulk/reader';
 import { headerField, spellings } from '../../src/bulk/formats/columns';
 import { UsageError } from '../../src/errors';
+import { failure, rows } from './read-rows';
 
 /**
  * Which CSV column fills which field (src/bulk/formats/columns.ts, csv.ts): headers as people and
@@ -9,27 +10,10 @@ import { UsageError } from '../../src/errors';
  * and the `'` that -o csv puts before a formula's first character, dropped on the way back in.
  */
 
-async function read(text: string, options: ReadOptions = {}, format?: InputFormat): Promise<InputRow[]> {
-  async function* chunks() {
-    yield Buffer.from(text);
-  }
-  const out: InputRow[] = [];
-  for await (const row of readRows(chunks(), format, undefined, options)) out.push(row);
-  return out;
-}
+const read = (text: string, options: ReadOptions = {}, format?: InputFormat): Promise<InputRow[]> => rows(text, format, 7, options);
+const refusal = async (text: string, options: ReadOptions = {}): Promise<string> => (await failure(text, undefined, options)).message;
 
-async function refusal(text: string, options: ReadOptions = {}): Promise<string> {
-  const error: unknown = await read(text, options).then(
-    () => undefined,
-    (caught: unknown) => caught,
-  );
-  expect(error).toBeInstanceOf(InvalidInputError);
-  expect((error as InvalidInputError).exitCode).toBe(6);
-  expect((error as InvalidInputError).code).toBe('invalid_input');
-  return (error as InvalidInputError).message;
-}
-
-const pets = (rows: InputRow[]) => rows.map((row) => row.newPet ?? row.reason);
+const pets = (found: InputRow[]) => found.map((row) => row.newPet ?? row.reason);
 
 describe('headers as people write them', () => {
   it('`Name,Category Id,Status` and every other spelling fill name, categoryId and status', async () => {

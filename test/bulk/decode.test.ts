@@ -2,16 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { type InputEncoding, UndecodableError, decodeText } from '../../src/bulk/decode';
 import { sniffDelimiter } from '../../src/bulk/formats/csv-records';
 import { InvalidInputError, readRows } from '../../src/bulk/reader';
-
-/** `bytes` in chunks of `size`, copied into one reused buffer as input.ts reads a file. */
-async function* chunked(bytes: Buffer, size: number): AsyncGenerator<Buffer> {
-  const reused = Buffer.alloc(size);
-  for (let i = 0; i < bytes.length; i += size) {
-    const length = bytes.copy(reused, 0, i, i + size);
-    yield reused.subarray(0, length);
-    reused.fill(0x23);
-  }
-}
+import { chunked } from './read-rows';
 
 /** The text decoded, and the error it stopped with, if any. */
 async function decoded(bytes: Buffer, size: number, encoding?: InputEncoding): Promise<{ text: string; error?: UndecodableError }> {

@@ -229,14 +229,6 @@ describe('runImport', () => {
       expect(wire.most).toBeGreaterThan(8);
     });
 
-    it('stays at 4 when the answers name no window', async () => {
-      const { wire, behaviour } = service(() => ({ status: 201 }));
-      const levels: LevelChange[] = [];
-      await run(names(60), behaviour, { concurrency: 'auto', onLevel: (change) => levels.push(change) });
-      expect(levels).toEqual([]);
-      expect(wire.most).toBe(4);
-    });
-
     it('a 429 halves the level at once', async () => {
       let answers = 0;
       const { wire, behaviour } = service(() => (++answers === 120 ? { status: 429, remaining: 0 } : { status: 201, remaining: 50_000 }));
