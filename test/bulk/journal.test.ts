@@ -10,6 +10,13 @@ const TARGET = await targetDigest('https://api.example.org/v1', 'key-1');
 const AT = '2026-11-25T14:02:00.000Z';
 const who = (name: string, id?: string): RowIdentity => ({ source: '/in/intake.csv', ...(id === undefined ? {} : { id }), content: [name, '1', '', 1] });
 
+/** A journal for TARGET at `file` holding `entries`, closed. */
+async function written(file: string, ...entries: RecordEntry[]): Promise<void> {
+  const journal = await JournalWriter.open(file, TARGET);
+  for (const entry of entries) await journal.append(entry);
+  await journal.close();
+}
+
 async function indexOf(file: string): Promise<RecordIndex> {
   const index = new RecordIndex();
   expect(await readJournal(file, TARGET, index)).toBeUndefined();
@@ -44,15 +51,11 @@ describe('journal', () => {
 
   it('a torn last line (killed mid-write) is ignored, and the next entry is not swallowed by it', async () => {
     const file = path.join(tempDir(), 'j.ndjson');
-    const journal = await JournalWriter.open(file, TARGET);
-    await journal.append({ ...who('A'), state: 'sent', at: AT });
-    await journal.close();
+    await written(file, { ...who('A'), state: 'sent', at: AT });
     fs.appendFileSync(file, '{"source":"/in/intake.csv","content":["A","1","",1],"state":"crea');
     expect((await indexOf(file)).lookup(who('A'), false)).toMatchObject({ state: 'sent' });
 
-    const again = await JournalWriter.open(file, TARGET);
-    await again.append({ ...who('B'), state: 'sent', at: AT });
-    await again.close();
+    await written(file, { ...who('B'), state: 'sent', at: AT });
     const index = await indexOf(file);
     expect(index.lookup(who('A'), false)).toMatchObject({ state: 'sent' });
     expect(index.lookup(who('B'), false)).toMatchObject({ state: 'sent' });
@@ -60,7 +63,7 @@ describe('journal', () => {
 
   it('refuses a journal of another server or key (exit 2), and a file that is no journal (unsafe_file, exit 1)', async () => {
     const file = path.join(tempDir(), 'j.ndjson');
-    await (await JournalWriter.open(file, TARGET)).close();
+    await written(file);
     await expect(readJournal(file, await targetDigest('https://api.example.org/v1', 'key-2'), new RecordIndex())).rejects.toBeInstanceOf(UsageError);
     const other = path.join(tempDir(), 'notes.txt');
     fs.writeFileSync(other, 'hello\n');
@@ -89,17 +92,13 @@ describe('journal', () => {
   it('a journal whose header line is not whole counts as empty and is started afresh', async () => {
     const file = path.join(tempDir(), 'j.ndjson');
     fs.writeFileSync(file, '{"petctlImportJour', { mode: 0o600 });
-    const journal = await JournalWriter.open(file, TARGET);
-    await journal.append({ ...who('A'), state: 'sent', at: AT });
-    await journal.close();
+    await written(file, { ...who('A'), state: 'sent', at: AT });
     expect((await indexOf(file)).lookup(who('A'), false)).toMatchObject({ state: 'sent' });
   });
 
   it('a line that is neither an entry nor a write cut short stops the reading: journal_damaged at that line, exit 1', async () => {
     const file = path.join(tempDir(), 'j.ndjson');
-    const journal = await JournalWriter.open(file, TARGET);
-    for (const name of ['A', 'B', 'C']) await journal.append({ ...who(name), state: 'created', pet: { id: 1, name, categoryId: 1 }, at: AT });
-    await journal.close();
+    await written(file, ...['A', 'B', 'C'].map((name): RecordEntry => ({ ...who(name), state: 'created', pet: { id: 1, name, categoryId: 1 }, at: AT })));
     const lines = fs.readFileSync(file, 'utf8').split('\n');
     for (const [line, damaged] of [
       [3, '\0'.repeat(40)],
@@ -114,9 +113,7 @@ describe('journal', () => {
 
   it('a damaged header is journal_damaged at line 1; a file that never was a journal, or one of an unknown format, is still refused as not one (unsafe_file)', async () => {
     const file = path.join(tempDir(), 'j.ndjson');
-    const journal = await JournalWriter.open(file, TARGET);
-    await journal.append({ ...who('A'), state: 'created', pet: { id: 1, name: 'A', categoryId: 1 }, at: AT });
-    await journal.close();
+    await written(file, { ...who('A'), state: 'created', pet: { id: 1, name: 'A', categoryId: 1 }, at: AT });
     const [header, ...rest] = fs.readFileSync(file, 'utf8').split('\n');
     for (const damaged of ['\0'.repeat(header!.length), header!.slice(0, 30), 'not a header']) {
       fs.writeFileSync(file, [damaged, ...rest].join('\n'));
@@ -138,9 +135,7 @@ describe('journal', () => {
     const file = path.join(tempDir(), 'j.ndjson');
     fs.writeFileSync(file, Buffer.alloc(60), { mode: 0o600 });
     expect((await indexOf(file)).lookup(who('A'), false)).toBeUndefined();
-    const journal = await JournalWriter.open(file, TARGET);
-    await journal.append({ ...who('A'), state: 'sent', at: AT });
-    await journal.close();
+    await written(file, { ...who('A'), state: 'sent', at: AT });
     expect(fs.readFileSync(file, 'utf8')).not.toContain('\0');
     expect((await indexOf(file)).lookup(who('A'), false)).toMatchObject({ state: 'sent' });
   });
@@ -149,9 +144,7 @@ describe('journal', () => {
     const dir = tempDir();
     const file = path.join(dir, 'imports', 'j.ndjson');
     const earlier: RecordEntry = { ...who('Old'), state: 'created', pet: { id: 1, name: 'Old', categoryId: 1 }, at: AT };
-    const before = await JournalWriter.open(file, TARGET);
-    await before.append(earlier);
-    await before.close();
+    await written(file, earlier);
     const journal = await JournalWriter.open(file, TARGET);
     await journal.append({ ...who('A'), state: 'created', pet: { id: 2, name: 'A', categoryId: 1 }, at: AT });
     fs.rmSync(path.dirname(file), { recursive: true });

@@ -10,27 +10,19 @@ import { startScriptedServer } from '../helpers/scripted-server';
  * order: once a module is loaded it stays loaded.
  */
 
-const loaded = vi.hoisted(() => new Set<string>());
-vi.mock('jmespath', async (importOriginal) => {
-  loaded.add('jmespath');
-  return importOriginal();
+const { loaded, recorded } = vi.hoisted(() => {
+  const loaded = new Set<string>();
+  const recorded = (name: string) => async (importOriginal: () => Promise<unknown>) => {
+    loaded.add(name);
+    return importOriginal();
+  };
+  return { loaded, recorded };
 });
-vi.mock('@inquirer/input', async (importOriginal) => {
-  loaded.add('@inquirer/input');
-  return importOriginal();
-});
-vi.mock('@inquirer/select', async (importOriginal) => {
-  loaded.add('@inquirer/select');
-  return importOriginal();
-});
-vi.mock('http-link-header', async (importOriginal) => {
-  loaded.add('http-link-header');
-  return importOriginal();
-});
-vi.mock('string-width', async (importOriginal) => {
-  loaded.add('string-width');
-  return importOriginal();
-});
+vi.mock('jmespath', recorded('jmespath'));
+vi.mock('@inquirer/input', recorded('@inquirer/input'));
+vi.mock('@inquirer/select', recorded('@inquirer/select'));
+vi.mock('http-link-header', recorded('http-link-header'));
+vi.mock('string-width', recorded('string-width'));
 
 async function run(argv: string[], env: Record<string, string> = {}): Promise<number> {
   return main(argv, { io: fakeIo(), env: { PETCTL_CONFIG_DIR: tempConfigDir(), PETCTL_API_KEY: newApiKey(), ...env }, signal: new AbortController().signal });

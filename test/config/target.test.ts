@@ -87,101 +87,24 @@ describe('resolveProfileName', () => {
 });
 
 describe('resolveTarget', () => {
-  type Row = {
-    name: string;
-    active?: string;
-    sandboxKey?: string;
-    profileFlag?: string;
-    baseUrlFlag?: string;
-    env?: NodeJS.ProcessEnv;
-    expected: Partial<ResolvedTarget>;
-  };
-  const rows: Row[] = [
-    {
-      name: 'fresh sandbox: in-process service with the default key',
-      expected: { profile: 'sandbox', profileSource: 'active', baseUrl: undefined, baseUrlSource: 'sandbox', apiKey: SANDBOX_DEFAULT_KEY, keySource: 'sandbox-default', hasStoredKey: false, identity: `sandbox:${SANDBOX_DATA}` },
-    },
-    {
-      name: 'sandbox with a stored key',
-      sandboxKey: 'my-sandbox-key',
-      expected: { profile: 'sandbox', baseUrlSource: 'sandbox', apiKey: 'my-sandbox-key', keySource: 'profile', hasStoredKey: true },
-    },
-    {
-      name: 'PETCTL_API_KEY beats the sandbox key',
-      sandboxKey: 'my-sandbox-key',
-      env: { PETCTL_API_KEY: 'env-key' },
-      expected: { profile: 'sandbox', apiKey: 'env-key', keySource: 'env', hasStoredKey: true },
-    },
-    {
-      name: 'sandbox pointed elsewhere by PETCTL_BASE_URL keeps its key',
-      env: { PETCTL_BASE_URL: 'http://127.0.0.1:9000/v1/' },
-      expected: { profile: 'sandbox', baseUrl: 'http://127.0.0.1:9000/v1', baseUrlSource: 'env', apiKey: SANDBOX_DEFAULT_KEY, keySource: 'sandbox-default' },
-    },
-    {
-      name: 'the active profile',
-      active: 'production',
-      expected: { profile: 'production', profileSource: 'active', activeProfile: 'production', baseUrl: 'https://api.example.org/v1', baseUrlSource: 'profile', apiKey: PROD_KEY, keySource: 'profile', hasStoredKey: true, identity: 'https://api.example.org/v1' },
-    },
-    {
-      name: '-p picks a profile other than the active one',
-      profileFlag: 'production',
-      expected: { profile: 'production', profileSource: 'flag', activeProfile: 'sandbox', baseUrl: 'https://api.example.org/v1', apiKey: PROD_KEY },
-    },
-    {
-      name: 'PETCTL_PROFILE picks a profile',
-      env: { PETCTL_PROFILE: 'production' },
-      expected: { profile: 'production', profileSource: 'env', apiKey: PROD_KEY },
-    },
-    {
-      name: 'PETCTL_API_KEY beats the stored key',
-      profileFlag: 'production',
-      env: { PETCTL_API_KEY: 'env-key' },
-      expected: { apiKey: 'env-key', keySource: 'env', hasStoredKey: true },
-    },
-    {
-      name: 'an empty PETCTL_API_KEY is unset',
-      profileFlag: 'production',
-      env: { PETCTL_API_KEY: '' },
-      expected: { apiKey: PROD_KEY, keySource: 'profile' },
-    },
-    {
-      name: 'a profile without a key gets none (and no sandbox default)',
-      profileFlag: 'staging',
-      expected: { profile: 'staging', baseUrl: 'https://staging.example.org/v1', apiKey: undefined, keySource: undefined, hasStoredKey: false },
-    },
-    {
-      name: 'a profile without a key takes PETCTL_API_KEY',
-      profileFlag: 'staging',
-      env: { PETCTL_API_KEY: 'env-key' },
-      expected: { apiKey: 'env-key', keySource: 'env', hasStoredKey: false },
-    },
-    {
-      name: 'PETCTL_BASE_URL beats the profile',
-      profileFlag: 'production',
-      env: { PETCTL_BASE_URL: 'https://eu.example.org/v1' },
-      expected: { baseUrl: 'https://eu.example.org/v1', baseUrlSource: 'env', apiKey: PROD_KEY, keySource: 'profile' },
-    },
-    {
-      name: '--base-url beats PETCTL_BASE_URL',
-      profileFlag: 'production',
-      baseUrlFlag: 'http://[::1]:8080/v1/',
-      env: { PETCTL_BASE_URL: 'https://eu.example.org/v1' },
-      expected: { baseUrl: 'http://[::1]:8080/v1', baseUrlSource: 'flag' },
-    },
-    {
-      name: '--base-url replaces the in-process sandbox',
-      baseUrlFlag: 'http://localhost:3000',
-      expected: { profile: 'sandbox', baseUrl: 'http://localhost:3000', baseUrlSource: 'flag', keySource: 'sandbox-default', identity: 'http://localhost:3000' },
-    },
-    {
-      name: 'an empty PETCTL_BASE_URL is unset',
-      profileFlag: 'production',
-      env: { PETCTL_BASE_URL: '' },
-      expected: { baseUrl: 'https://api.example.org/v1', baseUrlSource: 'profile' },
-    },
-  ];
-
-  it.each(rows)('$name', async ({ active, sandboxKey, profileFlag, baseUrlFlag, env, expected }) => {
+  type Options = { active?: string; sandboxKey?: string; profileFlag?: string; baseUrlFlag?: string; env?: NodeJS.ProcessEnv };
+  it.each<[string, Options, Partial<ResolvedTarget>]>([
+    ['fresh sandbox: in-process service with the default key', {}, { profile: 'sandbox', profileSource: 'active', baseUrl: undefined, baseUrlSource: 'sandbox', apiKey: SANDBOX_DEFAULT_KEY, keySource: 'sandbox-default', hasStoredKey: false, identity: `sandbox:${SANDBOX_DATA}` }],
+    ['sandbox with a stored key', { sandboxKey: 'my-sandbox-key' }, { profile: 'sandbox', baseUrlSource: 'sandbox', apiKey: 'my-sandbox-key', keySource: 'profile', hasStoredKey: true }],
+    ['PETCTL_API_KEY beats the sandbox key', { sandboxKey: 'my-sandbox-key', env: { PETCTL_API_KEY: 'env-key' } }, { profile: 'sandbox', apiKey: 'env-key', keySource: 'env', hasStoredKey: true }],
+    ['sandbox pointed elsewhere by PETCTL_BASE_URL keeps its key', { env: { PETCTL_BASE_URL: 'http://127.0.0.1:9000/v1/' } }, { profile: 'sandbox', baseUrl: 'http://127.0.0.1:9000/v1', baseUrlSource: 'env', apiKey: SANDBOX_DEFAULT_KEY, keySource: 'sandbox-default' }],
+    ['the active profile', { active: 'production' }, { profile: 'production', profileSource: 'active', activeProfile: 'production', baseUrl: 'https://api.example.org/v1', baseUrlSource: 'profile', apiKey: PROD_KEY, keySource: 'profile', hasStoredKey: true, identity: 'https://api.example.org/v1' }],
+    ['-p picks a profile other than the active one', { profileFlag: 'production' }, { profile: 'production', profileSource: 'flag', activeProfile: 'sandbox', baseUrl: 'https://api.example.org/v1', apiKey: PROD_KEY }],
+    ['PETCTL_PROFILE picks a profile', { env: { PETCTL_PROFILE: 'production' } }, { profile: 'production', profileSource: 'env', apiKey: PROD_KEY }],
+    ['PETCTL_API_KEY beats the stored key', { profileFlag: 'production', env: { PETCTL_API_KEY: 'env-key' } }, { apiKey: 'env-key', keySource: 'env', hasStoredKey: true }],
+    ['an empty PETCTL_API_KEY is unset', { profileFlag: 'production', env: { PETCTL_API_KEY: '' } }, { apiKey: PROD_KEY, keySource: 'profile' }],
+    ['a profile without a key gets none (and no sandbox default)', { profileFlag: 'staging' }, { profile: 'staging', baseUrl: 'https://staging.example.org/v1', apiKey: undefined, keySource: undefined, hasStoredKey: false }],
+    ['a profile without a key takes PETCTL_API_KEY', { profileFlag: 'staging', env: { PETCTL_API_KEY: 'env-key' } }, { apiKey: 'env-key', keySource: 'env', hasStoredKey: false }],
+    ['PETCTL_BASE_URL beats the profile', { profileFlag: 'production', env: { PETCTL_BASE_URL: 'https://eu.example.org/v1' } }, { baseUrl: 'https://eu.example.org/v1', baseUrlSource: 'env', apiKey: PROD_KEY, keySource: 'profile' }],
+    ['--base-url beats PETCTL_BASE_URL', { profileFlag: 'production', baseUrlFlag: 'http://[::1]:8080/v1/', env: { PETCTL_BASE_URL: 'https://eu.example.org/v1' } }, { baseUrl: 'http://[::1]:8080/v1', baseUrlSource: 'flag' }],
+    ['--base-url replaces the in-process sandbox', { baseUrlFlag: 'http://localhost:3000' }, { profile: 'sandbox', baseUrl: 'http://localhost:3000', baseUrlSource: 'flag', keySource: 'sandbox-default', identity: 'http://localhost:3000' }],
+    ['an empty PETCTL_BASE_URL is unset', { profileFlag: 'production', env: { PETCTL_BASE_URL: '' } }, { baseUrl: 'https://api.example.org/v1', baseUrlSource: 'profile' }],
+  ])('%s', async (_name, { active, sandboxKey, profileFlag, baseUrlFlag, env }, expected) => {
     const store = await configuredStore({ active, sandboxKey });
     expect(resolveTarget(store, { sandboxDataFile: SANDBOX_DATA, profileFlag, baseUrlFlag, env: env ?? {} })).toMatchObject(expected);
   });
