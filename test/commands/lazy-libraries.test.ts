@@ -10,14 +10,7 @@ import { startScriptedServer } from '../helpers/scripted-server';
  * order: once a module is loaded it stays loaded.
  */
 
-const { loaded, recorded } = vi.hoisted(() => {
-  const loaded = new Set<string>();
-  const recorded = (name: string) => async (importOriginal: () => Promise<unknown>) => {
-    loaded.add(name);
-    return importOriginal();
-  };
-  return { loaded, recorded };
-});
+const { loaded, recorded } = await vi.hoisted(async () => (await import('../helpers/loaded-modules')).moduleRecorder());
 vi.mock('jmespath', recorded('jmespath'));
 vi.mock('@inquirer/input', recorded('@inquirer/input'));
 vi.mock('@inquirer/select', recorded('@inquirer/select'));

@@ -11,14 +11,7 @@ import { fakeContext, tempConfigDir } from '../helpers/cli';
  * (ajv, ~100 ms), and nothing of the HTTP core (undici, zod) is loaded. Each
  * heavy module is wrapped so that importing it is recorded.
  */
-const { loaded, recorded } = vi.hoisted(() => {
-  const loaded = new Set<string>();
-  const recorded = (name: string) => async (importOriginal: () => Promise<unknown>) => {
-    loaded.add(name);
-    return importOriginal();
-  };
-  return { loaded, recorded };
-});
+const { loaded, recorded } = await vi.hoisted(async () => (await import('../helpers/loaded-modules')).moduleRecorder());
 vi.mock('conf', recorded('conf'));
 vi.mock('proper-lockfile', recorded('proper-lockfile'));
 vi.mock('zod/mini', recorded('zod/mini'));
