@@ -37,12 +37,17 @@ function run(t: Pick<TestContext, 'onTestFinished'>, dir: string, options: FakeC
   return fakeContext(t, { ...options, env: { PETCTL_CONFIG_DIR: dir, ...options.env } });
 }
 
+/** staging's config, and a Context for -p staging whose stdin and stderr are a terminal. */
+function onTerminal(t: Pick<TestContext, 'onTestFinished'>, options: FakeContextOptions = {}) {
+  const dir = configDir(STAGING);
+  const stdin = fakeStdin({ tty: true });
+  return { dir, stdin, ...run(t, dir, { ...options, stdin, stderrTTY: true, globals: { profile: 'staging', ...options.globals } }) };
+}
+
 describe.concurrent('auth login on a terminal', () => {
   it('prompts on stderr, reads the key in raw mode echoing nothing, and stores it', async (t) => {
-    const dir = configDir(STAGING);
     const key = newApiKey();
-    const stdin = fakeStdin({ tty: true });
-    const { ctx, io } = run(t, dir, { stdin, stderrTTY: true, globals: { profile: 'staging' } });
+    const { dir, stdin, ctx, io } = onTerminal(t);
 
     const login = loginRun({ withToken: false, verify: false, insecureStorage: true }, ctx);
     await vi.waitFor(() => expect(io.stderr.text()).toBe('API key for profile "staging": '), WAIT);
@@ -61,9 +66,7 @@ describe.concurrent('auth login on a terminal', () => {
   });
 
   it('Ctrl-C at the prompt stores nothing and leaves raw mode', async (t) => {
-    const dir = configDir(STAGING);
-    const stdin = fakeStdin({ tty: true });
-    const { ctx, io } = run(t, dir, { stdin, stderrTTY: true, globals: { profile: 'staging' } });
+    const { dir, stdin, ctx, io } = onTerminal(t);
     const login = loginRun({ withToken: false, verify: false, insecureStorage: true }, ctx).catch((error: unknown) => error);
     await vi.waitFor(() => expect(io.stderr.text()).toContain('API key for profile'), WAIT);
     stdin.type('half-typed\u0003');
@@ -73,9 +76,7 @@ describe.concurrent('auth login on a terminal', () => {
   });
 
   it('an empty entry is a usage error', async (t) => {
-    const dir = configDir(STAGING);
-    const stdin = fakeStdin({ tty: true });
-    const { ctx, io } = run(t, dir, { stdin, stderrTTY: true, globals: { profile: 'staging' } });
+    const { stdin, ctx, io } = onTerminal(t);
     const login = loginRun({ withToken: false, verify: false, insecureStorage: true }, ctx).catch((error: unknown) => error);
     await vi.waitFor(() => expect(io.stderr.text()).toContain('API key for profile'), WAIT);
     stdin.type('\n');
@@ -85,10 +86,8 @@ describe.concurrent('auth login on a terminal', () => {
   });
 
   it('--with-token reads stdin even on a terminal, without prompting', async (t) => {
-    const dir = configDir(STAGING);
     const key = newApiKey();
-    const stdin = fakeStdin({ tty: true });
-    const { ctx, io } = run(t, dir, { stdin, stderrTTY: true, globals: { profile: 'staging' } });
+    const { dir, stdin, ctx, io } = onTerminal(t);
     const login = loginRun({ withToken: true, verify: false, insecureStorage: true }, ctx);
     stdin.end(`${key}\n`);
     await login;
@@ -204,9 +203,7 @@ describe.concurrent('auth login never prompts with --no-input or PETCTL_NO_INPUT
     ['--no-input', { noInput: true }, {}],
     ['PETCTL_NO_INPUT=1', {}, { PETCTL_NO_INPUT: '1' }],
   ] as const)('%s on a terminal: a usage error, no prompt, nothing stored', async ([, globals, env], t) => {
-    const dir = configDir(STAGING);
-    const stdin = fakeStdin({ tty: true });
-    const { ctx, io } = run(t, dir, { stdin, stderrTTY: true, env, globals: { profile: 'staging', ...globals } });
+    const { dir, stdin, ctx, io } = onTerminal(t, { env, globals });
     await expect(loginRun({ withToken: false, verify: false, insecureStorage: true }, ctx)).rejects.toMatchObject({ exitCode: 2, code: 'usage_error', hint: 'echo "$KEY" | petctl auth login --with-token' });
     expect(io.stderr.text()).toBe('');
     expect(stdin.rawModes).toEqual([]);
