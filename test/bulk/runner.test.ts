@@ -103,23 +103,18 @@ describe('runImport', () => {
     expect(outcome.stoppedBy).toBeInstanceOf(RateLimitError);
   });
 
-  it('sent and never answered: outcome_unknown, journal left at "sent", sending stops', async () => {
+  it.each([
+    ['sent and never answered: outcome_unknown, journal left at "sent", sending stops', new NetworkError('socket hang up', { sent: true }), 'sent', ['outcome_unknown']],
+    ['a connection that was never made is not "sent"', new NetworkError('connection refused', { sent: false }), 'unsent', []],
+    ['a second Ctrl-C while on the wire: outcome_unknown', new InterruptedError(), 'sent', ['outcome_unknown']],
+  ] as const)('%s', async (_title, error, state, codes) => {
     const { outcome, results, entries } = await run(['A', 'B'], async (_newPet, hooks) => {
       await hooks.beforeSend?.();
-      throw new NetworkError('socket hang up', { sent: true });
+      throw error;
     });
-    expect(entries).toEqual({ 1: 'sent' });
-    expect(results.map((r) => !r.ok && r.error.code)).toEqual(['outcome_unknown']);
-    expect(outcome.stoppedBy).toBeInstanceOf(NetworkError);
-  });
-
-  it('a connection that was never made is not "sent"', async () => {
-    const { entries, results } = await run(['A'], async (_newPet, hooks) => {
-      await hooks.beforeSend?.();
-      throw new NetworkError('connection refused', { sent: false });
-    });
-    expect(entries).toEqual({ 1: 'unsent' });
-    expect(results).toEqual([]);
+    expect(entries).toEqual({ 1: state });
+    expect(results.map((r) => !r.ok && r.error.code)).toEqual(codes);
+    expect(outcome.stoppedBy).toBe(error);
   });
 
   it('rows created earlier are skipped with the journal\'s Pet and time; "sent" rows are reported unknown; the rest are sent', async () => {
@@ -172,15 +167,6 @@ describe('runImport', () => {
     expect(results.map((r) => r.ok)).toEqual([true]);
     expect(entries).toEqual({ 1: 'created' });
     expect(outcome.interrupted).toBe(true);
-  });
-
-  it('a second Ctrl-C while on the wire: outcome_unknown', async () => {
-    const { results, entries } = await run(['A'], async (_newPet, hooks) => {
-      await hooks.beforeSend?.();
-      throw new InterruptedError();
-    });
-    expect(entries).toEqual({ 1: 'sent' });
-    expect(results.map((r) => !r.ok && r.error.code)).toEqual(['outcome_unknown']);
   });
 
   it('keeps at most --concurrency rows in flight', async () => {
