@@ -28,26 +28,19 @@ async function offered(words: string[], tree = program()): Promise<string[] | 'f
 }
 
 describe.concurrent('commands and subcommands', () => {
-  it('every visible top-level command, hidden __complete left out', async () => {
-    expect(await offered([''])).toEqual(['pets', 'auth', 'profile', 'sandbox', 'api', 'cache', 'completion', 'help', 'version']);
-    expect(await offered([])).toEqual(['pets', 'auth', 'profile', 'sandbox', 'api', 'cache', 'completion', 'help', 'version']);
-  });
-
-  it('by prefix, at every level', async () => {
-    expect(await offered(['pe'])).toEqual(['pets']);
-    expect(await offered(['p'])).toEqual(['pets', 'profile']);
-    expect(await offered(['pets', ''])).toEqual(['list', 'add', 'get']);
-    expect(await offered(['profile', 'r'])).toEqual(['remove']);
-    expect(await offered(['x'])).toEqual([]);
-  });
-
-  it('global options before the command do not hide it', async () => {
-    expect(await offered(['-p', 'staging', '-o', 'json', '--json', 'pe'])).toEqual(['pets']);
-    expect(await offered(['--timeout=5', '-vq', 'pets', 'l'])).toEqual(['list']);
-  });
-
-  it('a leaf with no arguments offers nothing but its flags', async () => {
-    expect(await offered(['pets', 'list', ''])).toEqual([]);
+  it.for<[string, string[], string[] | 'files']>([
+    ['every visible top-level command, hidden __complete left out', [''], ['pets', 'auth', 'profile', 'sandbox', 'api', 'cache', 'completion', 'help', 'version']],
+    ['every visible top-level command, hidden __complete left out', [], ['pets', 'auth', 'profile', 'sandbox', 'api', 'cache', 'completion', 'help', 'version']],
+    ['by prefix, at every level', ['pe'], ['pets']],
+    ['by prefix, at every level', ['p'], ['pets', 'profile']],
+    ['by prefix, at every level', ['pets', ''], ['list', 'add', 'get']],
+    ['by prefix, at every level', ['profile', 'r'], ['remove']],
+    ['by prefix, at every level', ['x'], []],
+    ['global options before the command do not hide it', ['-p', 'staging', '-o', 'json', '--json', 'pe'], ['pets']],
+    ['global options before the command do not hide it', ['--timeout=5', '-vq', 'pets', 'l'], ['list']],
+    ['a leaf with no arguments offers nothing but its flags', ['pets', 'list', ''], []],
+  ])('%s: %j', async ([, words, expected]) => {
+    expect(await offered(words)).toEqual(expected);
   });
 
   it('commands registered later complete too: the tree is read at TAB time', async () => {
@@ -93,71 +86,53 @@ describe.concurrent('flags', () => {
     expect(flags).toEqual(expect.arrayContaining(['-p', '--profile', '-o', '--output', '-v', '-q', '-h', '--help', '-V', '--version']));
   });
 
-  it('by prefix', async () => {
-    expect(await offered(['pets', 'list', '--st'])).toEqual(['--status', '--starting-token']);
-    expect(await offered(['pets', 'add', '--c'])).toEqual(['--category-id', '--column', '--concurrency']);
-    expect(await offered(['pets', 'add', '--col'])).toEqual(['--column']);
-    expect(await offered(['pets', 'add', '--ca'])).toEqual(['--category-id']);
-    expect(await offered(['--ma'])).toEqual(['--max-wait']);
-  });
-
-  it('after "--" nothing is a flag', async () => {
-    expect(await offered(['pets', 'get', '--', '-'])).toEqual([]);
+  it.for<[string, string[], string[] | 'files']>([
+    ['by prefix', ['pets', 'list', '--st'], ['--status', '--starting-token']],
+    ['by prefix', ['pets', 'add', '--c'], ['--category-id', '--column', '--concurrency']],
+    ['by prefix', ['pets', 'add', '--col'], ['--column']],
+    ['by prefix', ['pets', 'add', '--ca'], ['--category-id']],
+    ['by prefix', ['--ma'], ['--max-wait']],
+    ['after "--" nothing is a flag', ['pets', 'get', '--', '-'], []],
+  ])('%s: %j', async ([, words, expected]) => {
+    expect(await offered(words)).toEqual(expected);
   });
 });
 
 describe.concurrent('values', () => {
-  it('--status and --output: their choices', async () => {
-    expect(await offered(['pets', 'list', '--status', ''])).toEqual(['available', 'pending', 'sold']);
-    expect(await offered(['pets', 'add', '--status', 'p'])).toEqual(['pending']);
-    expect(await offered(['--output', ''])).toEqual(['table', 'json', 'ndjson', 'csv']);
-    expect(await offered(['pets', 'list', '-o', 'n'])).toEqual(['ndjson']);
-  });
-
-  it("pets add --encoding: the encodings petctl reads", async () => {
-    expect(await offered(['pets', 'add', '--file', 'x.csv', '--encoding', 'utf-16'])).toEqual(['utf-16le', 'utf-16be']);
-    expect(await offered(['pets', 'add', '--encoding', 'win'])).toEqual(['windows-1252', 'windows-1250', 'windows-1251']);
-  });
-
-  it('--flag=value forms keep the flag in the answer', async () => {
-    expect(await offered(['pets', 'list', '--status=a'])).toEqual(['--status=available']);
-    expect(await offered(['--output='])).toEqual(['--output=table', '--output=json', '--output=ndjson', '--output=csv']);
-    expect(await offered(['--profile=st'])).toEqual(['--profile=staging']);
-    expect(await offered(['--json='])).toEqual([]);
-  });
-
-  it('-p/--profile and profile show|use|remove: profile names; profile add takes a new name', async () => {
-    expect(await offered(['-p', ''])).toEqual(PROFILES);
-    expect(await offered(['pets', 'list', '--profile', 's'])).toEqual(['sandbox', 'staging']);
-    expect(await offered(['-vp', ''])).toEqual(PROFILES);
-    for (const verb of ['show', 'use', 'remove']) expect(await offered(['profile', verb, 'pro'])).toEqual(['production']);
-    expect(await offered(['profile', 'use', 'staging', ''])).toEqual([]);
-    expect(await offered(['profile', 'add', ''])).toEqual([]);
-  });
-
-  it('a value given in the same word (-pdev) leaves the next word to the command', async () => {
-    expect(await offered(['-pstaging', 'pe'])).toEqual(['pets']);
-  });
-
-  it('a flag value is never mistaken for a command', async () => {
-    expect(await offered(['-p', 'pets', ''])).toEqual(['pets', 'auth', 'profile', 'sandbox', 'api', 'cache', 'completion', 'help', 'version']);
-    expect(await offered(['--base-url', 'http://127.0.0.1:1/v1', 'pets', 'g'])).toEqual(['get']);
-  });
-
-  it('free-form values offer nothing; <file> values ask the shell for paths', async () => {
-    expect(await offered(['pets', 'add', '--name', ''])).toEqual([]);
-    expect(await offered(['--base-url', ''])).toEqual([]);
-    expect(await offered(['sandbox', '--data', ''])).toBe('files');
-    expect(await offered(['sandbox', '--data=pe'])).toBe('files');
-    expect(await offered(['pets', 'add', '--file', 'a'])).toBe('files');
-    expect(await offered(['pets', 'add', '--file=a'])).toBe('files');
-    expect(await offered(['pets', 'add', '--journal', ''])).toBe('files');
-    expect(await offered(['pets', 'add', '--id-column', ''])).toEqual([]);
-    expect(await offered(['pets', 'add', '--column', ''])).toEqual([]);
-  });
-
-  it('completion <shell>: the shells', async () => {
-    expect(await offered(['completion', ''])).toEqual(['bash', 'zsh', 'fish']);
+  it.for<[string, string[], string[] | 'files']>([
+    ['--status and --output: their choices', ['pets', 'list', '--status', ''], ['available', 'pending', 'sold']],
+    ['--status and --output: their choices', ['pets', 'add', '--status', 'p'], ['pending']],
+    ['--status and --output: their choices', ['--output', ''], ['table', 'json', 'ndjson', 'csv']],
+    ['--status and --output: their choices', ['pets', 'list', '-o', 'n'], ['ndjson']],
+    ['pets add --encoding: the encodings petctl reads', ['pets', 'add', '--file', 'x.csv', '--encoding', 'utf-16'], ['utf-16le', 'utf-16be']],
+    ['pets add --encoding: the encodings petctl reads', ['pets', 'add', '--encoding', 'win'], ['windows-1252', 'windows-1250', 'windows-1251']],
+    ['--flag=value forms keep the flag in the answer', ['pets', 'list', '--status=a'], ['--status=available']],
+    ['--flag=value forms keep the flag in the answer', ['--output='], ['--output=table', '--output=json', '--output=ndjson', '--output=csv']],
+    ['--flag=value forms keep the flag in the answer', ['--profile=st'], ['--profile=staging']],
+    ['--flag=value forms keep the flag in the answer', ['--json='], []],
+    ['-p/--profile and profile show|use|remove: profile names; profile add takes a new name', ['-p', ''], PROFILES],
+    ['-p/--profile and profile show|use|remove: profile names; profile add takes a new name', ['pets', 'list', '--profile', 's'], ['sandbox', 'staging']],
+    ['-p/--profile and profile show|use|remove: profile names; profile add takes a new name', ['-vp', ''], PROFILES],
+    ['-p/--profile and profile show|use|remove: profile names; profile add takes a new name', ['profile', 'show', 'pro'], ['production']],
+    ['-p/--profile and profile show|use|remove: profile names; profile add takes a new name', ['profile', 'use', 'pro'], ['production']],
+    ['-p/--profile and profile show|use|remove: profile names; profile add takes a new name', ['profile', 'remove', 'pro'], ['production']],
+    ['-p/--profile and profile show|use|remove: profile names; profile add takes a new name', ['profile', 'use', 'staging', ''], []],
+    ['-p/--profile and profile show|use|remove: profile names; profile add takes a new name', ['profile', 'add', ''], []],
+    ['a value given in the same word (-pdev) leaves the next word to the command', ['-pstaging', 'pe'], ['pets']],
+    ['a flag value is never mistaken for a command', ['-p', 'pets', ''], ['pets', 'auth', 'profile', 'sandbox', 'api', 'cache', 'completion', 'help', 'version']],
+    ['a flag value is never mistaken for a command', ['--base-url', 'http://127.0.0.1:1/v1', 'pets', 'g'], ['get']],
+    ['free-form values offer nothing; <file> values ask the shell for paths', ['pets', 'add', '--name', ''], []],
+    ['free-form values offer nothing; <file> values ask the shell for paths', ['--base-url', ''], []],
+    ['free-form values offer nothing; <file> values ask the shell for paths', ['sandbox', '--data', ''], 'files'],
+    ['free-form values offer nothing; <file> values ask the shell for paths', ['sandbox', '--data=pe'], 'files'],
+    ['free-form values offer nothing; <file> values ask the shell for paths', ['pets', 'add', '--file', 'a'], 'files'],
+    ['free-form values offer nothing; <file> values ask the shell for paths', ['pets', 'add', '--file=a'], 'files'],
+    ['free-form values offer nothing; <file> values ask the shell for paths', ['pets', 'add', '--journal', ''], 'files'],
+    ['free-form values offer nothing; <file> values ask the shell for paths', ['pets', 'add', '--id-column', ''], []],
+    ['free-form values offer nothing; <file> values ask the shell for paths', ['pets', 'add', '--column', ''], []],
+    ['completion <shell>: the shells', ['completion', ''], ['bash', 'zsh', 'fish']],
+  ])('%s: %j', async ([, words, expected]) => {
+    expect(await offered(words)).toEqual(expected);
   });
 });
 
