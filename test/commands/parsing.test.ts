@@ -223,48 +223,20 @@ describe('help, version and unknown commands', () => {
     expect(result.stdout).toBe((await runMain(['pets', '--help'])).stdout);
   });
 
-  it('an unknown command exits 2 with the suggestion in the same line, and the hint names the closest help', async () => {
-    expect(await runMain(['pets', 'lst'])).toEqual({
-      code: 2,
-      stdout: '',
-      stderr: "error: unknown command 'lst' (did you mean 'list'?) (usage_error)\nhint: see petctl pets list --help\n",
-    });
-    expect((await runMain(['pet', 'list'])).stderr).toBe(
-      "error: unknown command 'pet' (did you mean 'pets'?) (usage_error)\nhint: see petctl pets list --help\n",
-    );
+  const UNKNOWN_COMMAND = 'an unknown command exits 2 with the suggestion in the same line, and the hint names the closest help';
+  it.for<[string, string[], string | ReturnType<typeof expect.stringMatching>]>([
+    [UNKNOWN_COMMAND, ['pets', 'lst'], "error: unknown command 'lst' (did you mean 'list'?) (usage_error)\nhint: see petctl pets list --help\n"],
+    [UNKNOWN_COMMAND, ['pet', 'list'], "error: unknown command 'pet' (did you mean 'pets'?) (usage_error)\nhint: see petctl pets list --help\n"],
     // Without a suggestion, the help of the command where parsing failed.
-    expect((await runMain(['adopt'])).stderr).toBe("error: unknown command 'adopt' (usage_error)\nhint: see petctl --help\n");
-    expect((await runMain(['profile', 'shw'])).stderr).toMatch(/\nhint: see petctl profile show --help\n$/);
-  });
-
-  it('-o json: one JSON line whose message has no newline', async () => {
-    const result = await runMain(['-o', 'json', 'pet', 'list']);
-    expect(result.code).toBe(2);
-    expect(result.stderr).toBe('{"code":"usage_error","message":"unknown command \'pet\' (did you mean \'pets\'?)","status":0}\n');
-  });
-
-  it('an unknown option names the subcommand\'s help', async () => {
-    expect(await runMain(['pets', 'list', '--limt', '5'])).toEqual({
-      code: 2,
-      stdout: '',
-      stderr: "error: unknown option '--limt' (did you mean '--limit'?) (usage_error)\nhint: see petctl pets list --help\n",
-    });
-  });
-
-  it('an argument error speaks the user\'s terms', async () => {
-    expect(await runMain(['pets', 'get', 'abc'])).toEqual({
-      code: 2,
-      stdout: '',
-      stderr: 'error: petId must be a whole number, not "abc" (usage_error)\nhint: see petctl pets get --help\n',
-    });
-    expect((await runMain(['pets', 'get', '9223372036854775808'])).stderr).toMatch(
-      /^error: petId must be a whole number from -9223372036854775808 to 9223372036854775807, not "9223372036854775808" /,
-    );
-  });
-
-  it('a missing pets add flag off a terminal names pets add\'s help', async () => {
-    const result = await runMain(['pets', 'add', '--name', 'Rex']);
-    expect(result).toMatchObject({ code: 2, stderr: "error: required option '--category-id <int64>' not specified (usage_error)\nhint: see petctl pets add --help\n" });
+    [UNKNOWN_COMMAND, ['adopt'], "error: unknown command 'adopt' (usage_error)\nhint: see petctl --help\n"],
+    [UNKNOWN_COMMAND, ['profile', 'shw'], expect.stringMatching(/\nhint: see petctl profile show --help\n$/)],
+    ['-o json: one JSON line whose message has no newline', ['-o', 'json', 'pet', 'list'], '{"code":"usage_error","message":"unknown command \'pet\' (did you mean \'pets\'?)","status":0}\n'],
+    ["an unknown option names the subcommand's help", ['pets', 'list', '--limt', '5'], "error: unknown option '--limt' (did you mean '--limit'?) (usage_error)\nhint: see petctl pets list --help\n"],
+    ["an argument error speaks the user's terms", ['pets', 'get', 'abc'], 'error: petId must be a whole number, not "abc" (usage_error)\nhint: see petctl pets get --help\n'],
+    ["an argument error speaks the user's terms", ['pets', 'get', '9223372036854775808'], expect.stringMatching(/^error: petId must be a whole number from -9223372036854775808 to 9223372036854775807, not "9223372036854775808" /)],
+    ["a missing pets add flag off a terminal names pets add's help", ['pets', 'add', '--name', 'Rex'], "error: required option '--category-id <int64>' not specified (usage_error)\nhint: see petctl pets add --help\n"],
+  ])('%s: %j', async ([, argv, stderr]) => {
+    expect(await runMain(argv)).toEqual({ code: 2, stdout: '', stderr });
   });
 
   it('no command at all prints the help on stdout, exit 0, as --help does', async () => {
