@@ -38,22 +38,19 @@ describe('headers as people write them', () => {
     expect(rows).toEqual([{ row: 1, line: 2, newPet: { name: 'Rex', categoryId: 3, status: 'pending' }, rowId: 'A-1' }]);
     expect(ignored).toEqual(['Breed']);
   });
-
-  it('two headers for one field refuse the file, name both, and say how to choose', async () => {
-    expect(await refusal('Name,Category Id,category_id\nRex,1,2\n')).toBe(
-      'line 1: column categoryId appears twice in the CSV header ("Category Id", "category_id"); choose one with --column categoryId="<header>"',
-    );
-  });
 });
 
-describe('a header that lacks a field: what it would accept', () => {
-  it('lists the spellings taken for the missing field, the --column flag, and the file\'s columns', async () => {
-    expect(await refusal('Animal,Category,Status\nRex,1,sold\n')).toBe(
-      'line 1: the CSV header lacks name and categoryId; expected name,categoryId,status; accepted for name: name, Name, NAME; for categoryId: categoryId, category_id, category-id, Category Id, CATEGORY ID (case, spaces, _ and - do not matter), or any other header with --column name="<header>" --column categoryId="<header>"; its columns: Animal,Category,Status',
-    );
-    expect(await refusal('name,Category,status\nRex,1,sold\n')).toBe(
-      'line 1: the CSV header lacks categoryId; expected name,categoryId,status; accepted for categoryId: categoryId, category_id, category-id, Category Id, CATEGORY ID (case, spaces, _ and - do not matter), or any other header with --column categoryId="<header>"; its columns: name,Category,status',
-    );
+describe('a header refused (a field missing or twice, a --column header missing or twice): what it is told', () => {
+  const LACKS = "lists the spellings taken for the missing field, the --column flag, and the file's columns";
+  it.for<[string, string, ReadOptions, string | ReturnType<typeof expect.stringMatching>]>([
+    [LACKS, 'Animal,Category,Status\nRex,1,sold\n', {}, 'line 1: the CSV header lacks name and categoryId; expected name,categoryId,status; accepted for name: name, Name, NAME; for categoryId: categoryId, category_id, category-id, Category Id, CATEGORY ID (case, spaces, _ and - do not matter), or any other header with --column name="<header>" --column categoryId="<header>"; its columns: Animal,Category,Status'],
+    [LACKS, 'name,Category,status\nRex,1,sold\n', {}, 'line 1: the CSV header lacks categoryId; expected name,categoryId,status; accepted for categoryId: categoryId, category_id, category-id, Category Id, CATEGORY ID (case, spaces, _ and - do not matter), or any other header with --column categoryId="<header>"; its columns: name,Category,status'],
+    ['a header of one column still says to try --delimiter', 'name|categoryId\nRex|1\n', {}, expect.stringMatching(/^line 1: the CSV header lacks name and categoryId; expected name,categoryId,status; if its columns are separated by another character, give it with --delimiter; accepted for name: /)],
+    ['two headers for one field refuse the file, name both, and say how to choose', 'Name,Category Id,category_id\nRex,1,2\n', {}, 'line 1: column categoryId appears twice in the CSV header ("Category Id", "category_id"); choose one with --column categoryId="<header>"'],
+    ["--column: a header the file lacks refuses it, naming the header and listing the file's", 'Name,Cat,Status\nRex,1,sold\n', { columns: [{ field: 'categoryId', header: 'Category' }] }, 'line 1: the CSV header has no column "Category" (--column categoryId=Category); its columns: Name,Cat,Status'],
+    ['--column: a header the file has twice refuses it', 'Animal,animal,categoryId\nRex,Bo,1\n', { columns: [{ field: 'name', header: 'Animal' }] }, 'line 1: the column "Animal" (--column name=Animal) appears twice in the CSV header'],
+  ])('%s: %j', async ([, text, options, message]) => {
+    expect(await refusal(text, options)).toEqual(message);
   });
 
   it('every spelling the message offers is one the header takes', async () => {
@@ -63,10 +60,6 @@ describe('a header that lacks a field: what it would accept', () => {
         expect(pets(await read(`${header}\nRex,1,sold\n`)), header).toEqual([{ name: 'Rex', categoryId: 1, status: 'sold' }]);
       }
     }
-  });
-
-  it('a header of one column still says to try --delimiter', async () => {
-    expect(await refusal('name|categoryId\nRex|1\n')).toMatch(/^line 1: the CSV header lacks name and categoryId; expected name,categoryId,status; if its columns are separated by another character, give it with --delimiter; accepted for name: /);
   });
 });
 
@@ -93,18 +86,6 @@ describe('--column field=header', () => {
     expect(headerField('name', options.columns)).toBeUndefined();
     expect(headerField('Category Id', options.columns)).toBe('categoryId');
     expect(headerField('animal', options.columns)).toBe('name');
-  });
-
-  it('a header the file lacks refuses it, naming the header and listing the file\'s', async () => {
-    expect(await refusal('Name,Cat,Status\nRex,1,sold\n', { columns: [{ field: 'categoryId', header: 'Category' }] })).toBe(
-      'line 1: the CSV header has no column "Category" (--column categoryId=Category); its columns: Name,Cat,Status',
-    );
-  });
-
-  it('a header the file has twice refuses it', async () => {
-    expect(await refusal('Animal,animal,categoryId\nRex,Bo,1\n', { columns: [{ field: 'name', header: 'Animal' }] })).toBe(
-      'line 1: the column "Animal" (--column name=Animal) appears twice in the CSV header',
-    );
   });
 
   it('applies to CSV only: JSON or NDJSON input with --column is a usage error; JSON fields are matched by their exact names', async () => {
