@@ -148,14 +148,6 @@ describe.concurrent('pets list piped', () => {
       `1\tRex\t1\tavailable\n2\tBella\t1\tpending\n3\tMax\t12\tsold\n4\tNameless\t2\t-\n5\tTab New Line\u001b[31m\t3\tavailable\n6\t${long}\t1\t-\n`,
     );
   });
-
-  it('sends --limit and --status as the query', async (t) => {
-    const { server, run } = await harness(t);
-    server.reply(json(200, [PETS[2]!]));
-    const { ctx } = run();
-    await listRun({ limit: 100, status: 'sold' }, ctx);
-    expect(server.requests[0]).toMatchObject({ method: 'GET', path: '/v1/pets', query: { limit: '100', status: 'sold' } });
-  });
 });
 
 describe.concurrent('pets list when the service has more (Link rel="next")', () => {
