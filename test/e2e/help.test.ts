@@ -2,7 +2,7 @@ import { spawnSync } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { NODE, PACKAGE_VERSION, cleanEnv, runCli, tempDir } from '../helpers/cli';
+import { NODE, PACKAGE_VERSION, cleanEnv, expectCleanError, jsonError, runCli, tempDir } from '../helpers/cli';
 import { GUIDE_SOURCES, guideMarkdown } from '../../scripts/guides.mjs';
 import { GUIDE_TOPICS } from '../../src/commands/help';
 
@@ -57,6 +57,7 @@ describe('help where people look', () => {
     expect(bare.stderr).toBe('');
     expect(bare.stdout).toBe(help.stdout);
     expect(bare.stdout).toContain('Usage: petctl [options] [command]');
+    for (const text of ['pets', 'auth', 'profile', 'sandbox', '--profile', '--output', '--base-url', '--max-wait', '--no-color', 'Exit codes']) expect(help.stdout).toContain(text);
   });
 
   it('petctl help [command…] prints that command\'s help on stdout, as --help does, for every command', async () => {
@@ -68,7 +69,11 @@ describe('help where people look', () => {
       const viaFlag = await runCli([...words, '--help']);
       expect({ words, code: viaHelp.code, stderr: viaHelp.stderr }).toEqual({ words, code: 0, stderr: '' });
       expect(viaHelp.stdout).toBe(viaFlag.stdout);
+      expect(viaFlag.stdout).toContain(`Usage: petctl ${words.join(' ')}`.trimEnd());
     }
+    const list = (await runCli(['pets', 'list', '--help'])).stdout;
+    for (const text of ['--limit <n>', '1-100', 'Examples:']) expect(list).toContain(text);
+    expect(list).toMatch(/--status <status>[\s\S]*"available",\s+"pending",\s+"sold"/);
   }, 120_000);
 
   it('a group without a command (pets, auth, profile, cache) prints its help on stdout and exits 0, as a bare petctl does', async () => {
@@ -83,6 +88,7 @@ describe('help where people look', () => {
       expect({ group, code: unknown.code, stdout: unknown.stdout }).toEqual({ group, code: 2, stdout: '' });
       expect(unknown.stderr).toBe(`error: unknown command 'xyzzy' (usage_error)\nhint: see petctl ${group} --help\n`);
     }
+    expect((await runCli(['pets'])).stdout).toMatch(/list[\s\S]*add[\s\S]*get/);
   });
 
   it('petctl help with no words lists the guides, and so does --help', async () => {
@@ -95,7 +101,7 @@ describe('help where people look', () => {
   it('petctl version prints what --version prints', async () => {
     const version = await runCli(['version']);
     expect(version).toMatchObject({ code: 0, stdout: `${PACKAGE_VERSION}\n`, stderr: '' });
-    expect((await runCli(['--version'])).stdout).toBe(version.stdout);
+    for (const args of [['--version'], ['-V'], ['-q', '--version']]) expect((await runCli(args)).stdout).toBe(version.stdout);
     // Past the shim's fast path (another word after it), the bundle answers the same.
     expect((await runCli(['version', '--help'])).stdout).toContain('print the version');
   });
@@ -106,6 +112,31 @@ describe('help where people look', () => {
     expect(texts.find(({ words }) => words.join(' ') === 'pets add')?.help).toContain('petctl help bulk-import');
     expect(texts.find(({ words }) => words.join(' ') === 'sandbox')?.help).toContain('petctl help sandbox');
   }, 60_000);
+
+  it('an unknown command or option exits 2 with a usage error', async () => {
+    const unknown = await runCli(['adopt']);
+    expect(unknown.code).toBe(2);
+    expectCleanError(unknown);
+    expect(unknown.stderr).toContain("error: unknown command 'adopt' (usage_error)");
+
+    const sub = await runCli(['pets', 'lst']);
+    expect(sub.code).toBe(2);
+    expect(sub.stderr).toBe("error: unknown command 'lst' (did you mean 'list'?) (usage_error)\nhint: see petctl pets list --help\n");
+
+    const group = await runCli(['pet', 'list']);
+    expect(group).toMatchObject({ code: 2, stdout: '' });
+    expect(group.stderr).toBe("error: unknown command 'pet' (did you mean 'pets'?) (usage_error)\nhint: see petctl pets list --help\n");
+    const asJson = await runCli(['pet', 'list', '-o', 'json']);
+    expect(jsonError(asJson)).toEqual({ code: 'usage_error', message: "unknown command 'pet' (did you mean 'pets'?)", status: 0 });
+
+    const argument = await runCli(['pets', 'get', 'abc']);
+    expect(argument).toMatchObject({ code: 2, stdout: '' });
+    expect(argument.stderr).toBe('error: petId must be a whole number, not "abc" (usage_error)\nhint: see petctl pets get --help\n');
+
+    const option = await runCli(['pets', 'list', '--colour']);
+    expect(option.code).toBe(2);
+    expect(option.stderr).toContain("unknown option '--colour'");
+  });
 
   it('help comes from the pages the build captured, without the program: an install without dist/petctl.cjs still prints every page', async () => {
     const install = tempDir('petctl-help-only-');
