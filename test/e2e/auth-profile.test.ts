@@ -145,83 +145,6 @@ describe.concurrent('profiles', () => {
     ]);
   });
 
-  it('profile show masks the key and lists what PETCTL_API_KEY and PETCTL_BASE_URL override', async (t) => {
-    const storedKey = newApiKey();
-    const envKey = newApiKey();
-    const { petctl, configFile } = setup(t, [storedKey, envKey]);
-    await ok(petctl(['profile', 'add', 'production', '--base-url', 'https://api.example.org/v1']));
-    // Not the profile in use: the sandbox stays chosen.
-    await ok(petctl(['profile', 'use', 'sandbox']));
-    await ok(petctl(['auth', 'login', '--insecure-storage', '--no-verify', '-p', 'production'], { input: storedKey }));
-
-    const plain = await ok(petctl(['profile', 'show', 'production']));
-    expect(plain.stdout).toBe(
-      [
-        'Profile:    production',
-        'Base URL:   https://api.example.org/v1 (from the profile)',
-        `Stored key: ${mask(storedKey)} (config file)`,
-        `Key in use: ${mask(storedKey)} (from the profile)`,
-        'Overrides:  none',
-        'Rate limit: none seen on this machine in the current window (petctl auth status asks the service)',
-        `Config:     ${configFile}`,
-        '',
-      ].join('\n'),
-    );
-
-    const env = { PETCTL_API_KEY: envKey, PETCTL_BASE_URL: 'https://other.example.org/v1' };
-    const overridden = await ok(petctl(['profile', 'show', 'production'], { env }));
-    // The same words as auth status: one describeTarget.
-    expect(overridden.stdout).toContain(`Key in use: ${mask(envKey)} (from PETCTL_API_KEY)`);
-    expect(overridden.stdout).toContain('Base URL:   https://other.example.org/v1 (from PETCTL_BASE_URL)');
-    expect(overridden.stdout).toContain('Overrides:  PETCTL_API_KEY overrides the stored key; PETCTL_BASE_URL overrides the base URL');
-
-    const asJson = JSON.parse((await ok(petctl(['profile', 'show', 'production', '-o', 'json'], { env }))).stdout);
-    expect(asJson).toEqual({
-      name: 'production',
-      active: false,
-      builtIn: false,
-      baseUrl: 'https://api.example.org/v1',
-      effectiveBaseUrl: 'https://other.example.org/v1',
-      storedKey: mask(storedKey),
-      keyStorage: 'config file',
-      effectiveKey: mask(envKey),
-      keySource: 'env',
-      overrides: ['PETCTL_API_KEY overrides the stored key', 'PETCTL_BASE_URL overrides the base URL'],
-      rateLimit: null,
-      configFile,
-    });
-
-    const flag = await ok(petctl(['--base-url', 'https://flag.example.org/v1', 'profile', 'show', 'production'], { env }));
-    expect(flag.stdout).toContain('--base-url overrides the base URL');
-    expect(flag.stdout).toContain('Base URL:   https://flag.example.org/v1 (from --base-url)');
-  });
-
-  it('profile set changes the base URL and keeps the key (config.json stays 0600); the next command uses both', async (t) => {
-    const old = await scripted(t);
-    const moved = await scripted(t);
-    const key = newApiKey();
-    const { petctl, configFile } = setup(t, [key]);
-    await ok(petctl(['profile', 'add', 'production', '--base-url', old.baseUrl]));
-    await ok(petctl(['-p', 'production', 'auth', 'login', '--insecure-storage', '--no-verify', '--with-token'], { input: key }));
-
-    const set = await ok(petctl(['profile', 'set', 'production', '--base-url', `${moved.baseUrl}/`]));
-    expect(set.stdout).toBe('');
-    expect(set.stderr).toBe(`Profile "production" changed: base URL ${moved.baseUrl}; its key is kept.\n`);
-    expect(readConfig(configFile).profiles.production).toEqual({ baseUrl: moved.baseUrl, apiKey: key });
-    expect(modeOf(configFile)).toBe(0o600);
-
-    await ok(petctl(['-p', 'production', 'pets', 'list']));
-    expect(old.requests).toHaveLength(0);
-    expectPetctlHeaders(moved.requests[0]!, key);
-
-    for (const args of [['profile', 'set', 'production'], ['profile', 'set', 'nope', '--base-url', moved.baseUrl], ['profile', 'set', 'sandbox', '--base-url', moved.baseUrl], ['profile', 'set', 'production', '--base-url', 'http://api.example.org/v1']]) {
-      const refused = await petctl(args);
-      expect(refused.code, args.join(' ')).toBe(2);
-      expectCleanError(refused);
-    }
-    expect(readConfig(configFile).profiles.production).toEqual({ baseUrl: moved.baseUrl, apiKey: key });
-  });
-
   it('refuses to remove the sandbox, to add it, or to add an http:// URL that is not loopback (exit 2)', async (t) => {
     const { petctl, configDir } = setup(t);
     const sandbox = await petctl(['profile', 'remove', 'sandbox']);
@@ -300,62 +223,6 @@ describe.concurrent('auth', () => {
     expect(readConfig(configFile).profiles.staging?.apiKey).toBe(second);
   });
 
-  it('status checks the key with GET /pets?limit=1 and shows profile, base URL, masked key, sources, the rate limit in local time and the config file', async (t) => {
-    const server = await scripted(t);
-    const key = newApiKey();
-    const { petctl, configFile } = setup(t, [key]);
-    await ok(petctl(['profile', 'add', 'production', '--base-url', server.baseUrl]));
-    await ok(petctl(['profile', 'use', 'production']));
-    await ok(petctl(['auth', 'login', '--insecure-storage', '--no-verify'], { input: key }));
-
-    // Local time: Kathmandu is UTC+5:45 (X-RateLimit-Reset 1900000000 is 2030-03-17T17:46:40Z).
-    const status = await ok(petctl(['auth', 'status'], { env: { TZ: 'Asia/Kathmandu' } }));
-    expect(status.stdout).toBe(
-      [
-        'Profile:    production (active profile)',
-        `Base URL:   ${server.baseUrl} (from the profile)`,
-        `API key:    ${mask(key)} (from the profile, in the config file)`,
-        'Status:     authenticated (GET /pets?limit=1 answered 200)',
-        'Rate limit: 41 of 60 left, resets 2030-03-17 23:31:40',
-        `Config:     ${configFile}`,
-        '',
-      ].join('\n'),
-    );
-    expect(status.stderr).toBe('');
-    expect(server.requests).toHaveLength(1);
-    expect(server.requests[0]).toMatchObject({ method: 'GET', path: '/v1/pets', query: { limit: '1' } });
-    expectPetctlHeaders(server.requests[0]!, key);
-
-    const asJson = await ok(petctl(['auth', 'status', '-o', 'json']));
-    expect(JSON.parse(asJson.stdout)).toEqual({
-      profile: 'production',
-      profileSource: 'active',
-      baseUrl: server.baseUrl,
-      baseUrlSource: 'profile',
-      key: mask(key),
-      keySource: 'profile',
-      keyStorage: 'config file',
-      authenticated: true,
-      rateLimit: { limit: 60, remaining: 41, reset: '2030-03-17T17:46:40.000Z' },
-      configFile,
-    });
-  });
-
-  it('status names one source for the key in use: PETCTL_API_KEY over a stored key says only that', async (t) => {
-    const server = await scripted(t);
-    const stored = newApiKey();
-    const envKey = newApiKey();
-    const { petctl } = setup(t, [stored, envKey]);
-    await ok(petctl(['profile', 'add', 'production', '--base-url', server.baseUrl]));
-    await ok(petctl(['auth', 'login', '--insecure-storage', '--no-verify', '--with-token'], { input: stored }));
-
-    const status = await ok(petctl(['auth', 'status'], { env: { PETCTL_API_KEY: envKey } }));
-    const keyLines = status.stdout.split('\n').filter((line) => /key|stored/i.test(line));
-    expect(keyLines).toEqual([`API key:    ${mask(envKey)} (from PETCTL_API_KEY)`]);
-    const asJson = JSON.parse((await ok(petctl(['auth', 'status', '-o', 'json'], { env: { PETCTL_API_KEY: envKey } }))).stdout);
-    expect(asJson).toMatchObject({ key: mask(envKey), keySource: 'env', keyStorage: null });
-  });
-
   it('status without rate-limit headers says so rather than inventing numbers', async (t) => {
     const server = await scripted(t);
     server.reply(json(200, []));
@@ -365,44 +232,6 @@ describe.concurrent('auth', () => {
     expect(status.stdout).toContain('Rate limit: not reported\n');
     expect(status.stdout).toContain(`Base URL:   ${server.baseUrl} (from --base-url)`);
     expect(status.stdout).toContain(`API key:    ${mask(key)} (from PETCTL_API_KEY)`);
-  });
-
-  it('login checks the key with one request: accepted (the plan\'s limit shown), not accepted (exit 4, not stored), unreachable (stored, warning), --no-verify', async (t) => {
-    const server = await scripted(t);
-    const good = newApiKey();
-    const bad = newApiKey();
-    const { petctl, configFile } = setup(t, [good, bad]);
-    await ok(petctl(['profile', 'add', 'production', '--base-url', server.baseUrl]));
-
-    const accepted = await ok(petctl(['-p', 'production', 'auth', 'login', '--insecure-storage', '--with-token'], { input: good }));
-    expect(accepted.stdout).toBe('');
-    expect(accepted.stderr).toBe(`Key accepted by ${server.baseUrl}: rate limit 60, 41 left.\nAPI key stored for profile "production". Check it with: petctl auth status -p production\n`);
-    expect(server.requests).toHaveLength(1);
-    expect(server.requests[0]).toMatchObject({ method: 'GET', path: '/v1/pets', query: { limit: '1' } });
-    expectPetctlHeaders(server.requests[0]!, good);
-    expect(readConfig(configFile).profiles.production?.apiKey).toBe(good);
-
-    server.reply(json(401, { code: 'unauthorized', message: 'the API key is not valid', status: 401 }), json(401, { code: 'unauthorized', message: 'the API key is not valid', status: 401 }));
-    const refused = await petctl(['-p', 'production', 'auth', 'login', '--insecure-storage', '--with-token'], { input: bad });
-    expect(refused.code).toBe(4);
-    expectCleanError(refused);
-    expect(refused.stderr).toBe(
-      `error: key not accepted by ${server.baseUrl}: the API key is not valid (unauthorized, HTTP 401)\nhint: check the key; --no-verify stores it without asking the service\n`,
-    );
-    const refusedJson = await petctl(['-p', 'production', '-o', 'json', 'auth', 'login', '--insecure-storage', '--with-token'], { input: bad });
-    expect(refusedJson.code).toBe(4);
-    expect(jsonError(refusedJson)).toEqual({ code: 'unauthorized', message: `key not accepted by ${server.baseUrl}: the API key is not valid`, status: 401 });
-    expect(readConfig(configFile).profiles.production?.apiKey).toBe(good);
-
-    const unchecked = await ok(petctl(['-p', 'production', 'auth', 'login', '--insecure-storage', '--no-verify', '--with-token'], { input: bad }));
-    expect(unchecked.stderr).toBe(`replaced the key ${mask(good)} with ${mask(bad)} for profile production\n`);
-    expect(server.requests).toHaveLength(3);
-    expect(readConfig(configFile).profiles.production?.apiKey).toBe(bad);
-
-    await server.close();
-    const offline = await ok(petctl(['-p', 'production', '--retries', '0', 'auth', 'login', '--insecure-storage', '--with-token'], { input: good }));
-    expect(offline.stderr).toMatch(/^warning: the key could not be checked \(.+\); storing it unchecked\nreplaced the key \*{4}\w{4} with \*{4}\w{4} for profile production\n$/);
-    expect(readConfig(configFile).profiles.production?.apiKey).toBe(good);
   });
 
   it('login on the sandbox profile: a sandbox key is accepted with its plan\'s limit, any other refused', async (t) => {
@@ -465,41 +294,6 @@ describe.concurrent('auth', () => {
     expect(machine.code).toBe(4);
     expect(jsonError(machine)).toEqual({ code: 'not_configured', message: 'no API key for profile "staging"', status: 0 });
     expect(server.requests).toHaveLength(0);
-  });
-
-  it('logout removes the stored key; PETCTL_API_KEY overrides and status, logout, login and show say so', async (t) => {
-    const server = await scripted(t);
-    const key = newApiKey();
-    const envKey = newApiKey();
-    const { petctl, configFile } = setup(t, [key, envKey]);
-    await ok(petctl(['profile', 'add', 'production', '--base-url', server.baseUrl]));
-    await ok(petctl(['profile', 'use', 'production']));
-    await ok(petctl(['auth', 'login', '--insecure-storage', '--no-verify'], { input: key }));
-
-    // The environment's key wins over the stored one.
-    const env = { PETCTL_API_KEY: envKey };
-    const status = await ok(petctl(['auth', 'status'], { env }));
-    expect(status.stdout).toContain(`API key:    ${mask(envKey)} (from PETCTL_API_KEY)`);
-    expectPetctlHeaders(server.requests[0]!, envKey);
-    expect((await ok(petctl(['profile', 'show'], { env }))).stdout).toContain('PETCTL_API_KEY overrides the stored key');
-    const relogin = await ok(petctl(['auth', 'login', '--insecure-storage', '--no-verify'], { env, input: key }));
-    expect(relogin.stderr).toContain('warning: PETCTL_API_KEY is set and overrides the stored key');
-
-    const logout = await ok(petctl(['auth', 'logout'], { env }));
-    expect(logout.stderr).toBe(
-      'API key removed from profile "production".\nwarning: PETCTL_API_KEY is still set and is used as the API key until you unset it\n',
-    );
-    expect(readConfig(configFile).profiles.production).toEqual({ baseUrl: server.baseUrl });
-
-    // Still usable through the environment; not without it.
-    await ok(petctl(['pets', 'list'], { env }));
-    expectPetctlHeaders(server.requests[1]!, envKey);
-    const without = await petctl(['pets', 'list']);
-    expect(without.code).toBe(4);
-    expect(without.stderr).toContain('not_configured');
-
-    const again = await ok(petctl(['auth', 'logout']));
-    expect(again.stderr).toBe('Profile "production" has no stored API key.\n');
   });
 
   it('the sandbox profile needs no login; a stored sandbox key is used and can be logged out', async (t) => {
