@@ -188,15 +188,77 @@ describe('refused flags: exit 2, a message naming the flag and the allowed value
     [['sandbox', '--port', '65536'], ['--port', 'from 0 to 65535']],
     [['sandbox', '--minute-ms', '50'], ['--minute-ms', '100 or more']],
     [['pets', 'list', '--profile'], ['--profile', 'argument missing']],
+    [['pets', 'list', '--limit', 'abc'], ['--limit must be a whole number from 1 to 100, not "abc"']],
+    [['pets', 'list', '--limit', '2.5'], ['--limit must be a whole number from 1 to 100, not "2.5"']],
+    [['pets', 'list', '--status', 'lost'], ['--status must be one of available, pending, sold, not "lost"']],
+    [['pets', 'add', '--name', 'Rex', '--category-id', '1.5'], ['--category-id must be a whole number, not "1.5"']],
+    [['pets', 'add', '--name', 'Rex', '--category-id', '1', '--status', 'lost'], ['--status must be one of available, pending, sold, not "lost"']],
+    [['pets', 'add', '--name', ' ', '--category-id', '1'], ["'--name <name>'", 'empty']],
+    [['pets', 'get'], ['petId']],
+    [['-o', 'xml', 'pets', 'list'], ['--output', 'xml', 'table, json, ndjson, csv']],
+    [['--retries', '-1', 'pets', 'list'], ['--retries', '0 to 100']],
+    [['--retries', 'many', 'pets', 'list'], ['--retries', '0 to 100']],
+    [['--retries', '101', 'pets', 'list'], ['--retries', '0 to 100']],
+    [['--timeout', '0', 'pets', 'list'], ['--timeout', 'greater than 0']],
+    [['--max-wait', '-5', 'pets', 'list'], ['--max-wait', '0 or more']],
   ])('%j', async ([argv, names]) => {
     const result = await runMain(argv);
     expect(result.code).toBe(2);
     expect(result.stdout).toBe('');
     expect(result.stderr).toMatch(/^error: .* \(usage_error\)\n/);
     for (const name of names) expect(result.stderr).toContain(name);
+    // With -o json (unless the case is a bad -o), the same refusal is one JSON line of exactly code, message and status 0.
+    if (!argv.includes('-o') && !argv.includes('--output')) {
+      const asJson = await runMain(['-o', 'json', ...argv]);
+      expect(asJson).toMatchObject({ code: 2, stdout: '' });
+      const error = JSON.parse(asJson.stderr) as Record<string, unknown>;
+      expect(Object.keys(error).sort()).toEqual(['code', 'message', 'status']);
+      expect(error).toMatchObject({ code: 'usage_error', status: 0 });
+      for (const name of names) expect(error.message).toContain(name);
+    }
     expect(api.listPets).not.toHaveBeenCalled();
     expect(api.createPet).not.toHaveBeenCalled();
     expect(api.getPet).not.toHaveBeenCalled();
+  });
+
+  const RANGE = 'must be a whole number from -9223372036854775808 to 9223372036854775807';
+  const usage = (message: string, hint: string) => `error: ${message} (usage_error)\nhint: ${hint}\n`;
+  it.for<[string[], string]>([
+    [['pets', 'add', '--name', 'Rex', '--category-id', 'cat'], usage('--category-id must be a whole number, not "cat"', 'see petctl pets add --help')],
+    [['pets', 'add', '--name', 'Rex', '--category-id', '1.5'], usage('--category-id must be a whole number, not "1.5"', 'see petctl pets add --help')],
+    [['pets', 'add', '--name', 'Rex', '--category-id', '9223372036854775808'], usage(`--category-id ${RANGE}, not "9223372036854775808"`, 'see petctl pets add --help')],
+    [['pets', 'add', '--name', 'Rex', '--category-id', '1', '--status', 'adopted'], usage('--status must be one of available, pending, sold, not "adopted"', 'see petctl pets add --help')],
+    [['pets', 'list', '--limit', 'ten'], usage('--limit must be a whole number from 1 to 100, not "ten"', 'see petctl pets list --help')],
+    [['pets', 'list', '--limit', '0'], usage('--limit must be a whole number from 1 to 100, not "0"', 'see petctl pets list --help')],
+    [['pets', 'list', '--status', 'Availble'], usage('--status must be one of available, pending, sold, not "Availble"', 'see petctl pets list --help')],
+    [['pets', 'get', '-9223372036854775809'], usage(`petId ${RANGE}, not "-9223372036854775809"`, 'see petctl pets get --help')],
+    [['-o', 'yaml', 'pets', 'list'], usage('--output must be one of table, json, ndjson, csv, not "yaml"', 'see petctl --help')],
+    // A global flag's bad value comes before what follows it: --version, a flag's missing value.
+    [['--timeout', '0', '--version'], usage('--timeout must be a number of seconds greater than 0, not "0"', 'see petctl --help')],
+    [['--timeout', '0', '-o'], usage('--timeout must be a number of seconds greater than 0, not "0"', 'see petctl --help')],
+    // Words left over after a flag's value: the hint quotes them with it.
+    [['pets', 'add', '--name', 'Mr', 'Whiskers', '--category-id', '1'], usage('unexpected "Whiskers" after --name Mr', 'quote a value with spaces: --name "Mr Whiskers"')],
+    [['pets', 'add', '--category-id', '1', '--name=Mr', 'Big', 'Whiskers'], usage('unexpected "Big" "Whiskers" after --name Mr', 'quote a value with spaces: --name "Mr Big Whiskers"')],
+    [['pets', 'add', '--name', 'Sir', 'Paws', '--category-id', '1', '-p', 'my', 'shelter'], usage('unexpected "Paws" after --name Sir', 'quote a value with spaces: --name "Sir Paws" -p "my shelter"')],
+    [['-p', 'my', 'shelter', 'pets', 'list', '--status', 'sold'], usage('unexpected "shelter" after -p my', 'quote a value with spaces: -p "my shelter"')],
+    [['pets', 'add', '--name', 'Tom', '"the', 'cat"', '--category-id', '1'], usage('unexpected ""the" "cat"" after --name Tom', `quote a value with spaces: --name 'Tom "the cat"'`)],
+    // With no flag value before them, the words are named against what the command takes.
+    [['pets', 'list', 'available'], usage('petctl pets list takes no arguments; unexpected "available"', 'see petctl pets list --help')],
+    [['pets', 'list', '--all', 'sold', 'pending'], usage('petctl pets list takes no arguments; unexpected "sold" "pending"', 'see petctl pets list --help')],
+    [['pets', 'list', '--', 'a', 'b'], usage('petctl pets list takes no arguments; unexpected "a" "b"', 'see petctl pets list --help')],
+    [['-p', 'prod', 'pet', 'list'], usage("unknown command 'pet' (did you mean 'pets'?)", 'see petctl pets list --help')],
+  ])('%j: the value as typed, and the help to read', async ([argv, stderr]) => {
+    expect(await runMain(argv)).toEqual({ code: 2, stdout: '', stderr });
+    expect(api.createPet).not.toHaveBeenCalled();
+  });
+
+  it.for<[string[], string]>([
+    [['pets', 'add', '--name', 'Rex', '--category-id', 'cat', '-o', 'json'], '--category-id must be a whole number, not "cat"'],
+    [['--timeout', '0', '-o', 'json', 'pets', 'list'], '--timeout must be a number of seconds greater than 0, not "0"'],
+    [['--max-wait', 'x', '--retries', '101', 'pets', 'list', '--json'], '--max-wait must be a number of seconds, 0 or more, not "x"'],
+    [['pets', 'add', '--name', 'Mr', 'Whiskers', '--category-id', '1', '-o', 'json'], 'unexpected "Whiskers" after --name Mr'],
+  ])('%j: one JSON line, the first refusal', async ([argv, message]) => {
+    expect(await runMain(argv)).toEqual({ code: 2, stdout: '', stderr: `${JSON.stringify({ code: 'usage_error', message, status: 0 })}\n` });
   });
 });
 
