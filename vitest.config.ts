@@ -21,7 +21,6 @@ export const waiting = [
   'test/e2e/sandbox-load.test.ts',
   'test/e2e/hold-after-429.test.ts',
   'test/spec/limits.test.ts',
-  'test/e2e/retries-named.test.ts',
   'test/e2e/rate-limits.test.ts',
   'test/e2e/faults-hostile.test.ts',
   'test/e2e/state-store-bulk.test.ts',

@@ -91,6 +91,8 @@ describe.concurrent('gateway errors and dropped connections', () => {
     expect(result.code).toBe(0);
     expect(result.stdout).toBe(PET_LINE);
     expect(server.requests).toHaveLength(2);
+    // Every retry is named with its reason, however short its wait.
+    expect(result.stderr).toMatch(/^petctl: retry 1\/4 in \d+(\.\d)?s: (connection reset by the server|the connection closed before the answer was complete)$/m);
   });
 
   it('GET: a dropped connection with --retries 0 is a network_error with status 0 in JSON', async (t) => {
@@ -184,6 +186,12 @@ describe.concurrent('timeouts', () => {
     expect(result.stderr).toMatch(/^error: no answer from 127\.0\.0\.1:\d+ within 0\.5s \(--timeout\), 2 attempts over \d+(\.\d)?s \(timeout\)$/m);
     expect(server.requests).toHaveLength(2);
     expect(server.requests[1]!.at - server.requests[0]!.at).toBeGreaterThanOrEqual(500 - 50);
+
+    // -q silences the retries, not the count in the final error.
+    const quiet = await petctl(['-q', '--timeout', '0.5', '--retries', '1', 'pets', 'list']);
+    expect(quiet.code).toBe(7);
+    expect(quiet.stderr).not.toContain('petctl: retry');
+    expect(quiet.stderr).toMatch(/, 2 attempts over \d+(\.\d)?s \(timeout\)$/m);
   });
 
   it('POST: a timeout once sent is never retried, and says the animal may exist', async (t) => {
