@@ -201,6 +201,10 @@ describe('refused flags: exit 2, a message naming the flag and the allowed value
     [['--retries', '101', 'pets', 'list'], ['--retries', '0 to 100']],
     [['--timeout', '0', 'pets', 'list'], ['--timeout', 'greater than 0']],
     [['--max-wait', '-5', 'pets', 'list'], ['--max-wait', '0 or more']],
+    // Longer than a Node timer can hold: refused before any timer is set.
+    [['--timeout', '3000000', 'pets', 'list'], ['--timeout must be at most 2147483 seconds']],
+    [['--max-wait', '2147484', 'pets', 'list'], ['--max-wait must be at most 2147483 seconds']],
+    [['pets', 'list', '--cache', '25d'], ['--cache must be at most 2147483s']],
   ])('%j', async ([argv, names]) => {
     const result = await runMain(argv);
     expect(result.code).toBe(2);

@@ -1,21 +1,15 @@
 import fs from 'node:fs';
 import path from 'node:path';
-import { Redis } from 'ioredis';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { KEY_PREFIX } from '../../src/api/limits/redis-store';
+import { describe, expect, it } from 'vitest';
 import { MAX_STORED_AHEAD_MS } from '../../src/api/limits/entry';
 import { limitId } from '../../src/api/limits/store';
-import { type CliResult, expectCleanError, setupE2e } from '../helpers/cli';
-import { GARBAGE_TIME_REPLIES, startFakeRedis } from '../helpers/fake-redis';
-import { type RedisServer, noRedisServer, startRedisServer } from '../helpers/redis-server';
+import { type CliResult, setupE2e } from '../helpers/cli';
 import { json } from '../helpers/scripted-server';
 
 /**
- * Times read from the state file or the shared store are checked: a planted
- * blockedUntil (not a number, or beyond what the service could have said) is
- * dropped with one warning, never waited for, never printed. The built binary
- * against a scripted server, with state.json written by hand or a value SET in
- * a real redis-server.
+ * Times read from the state file are checked: a planted blockedUntil (not a number, or beyond what
+ * the service could have said) is dropped with one warning, never waited for, never printed. The
+ * same in a real redis-server, and a TIME reply that is not two integers: test/api/limits/redis-store.test.ts.
  */
 
 const PET = { id: 1, name: 'Rex', categoryId: 1, status: 'available' };
@@ -46,51 +40,5 @@ describe.concurrent('a planted blockedUntil in state.json', () => {
     expectProceeded(shown);
     expectProceeded(await petctl(['pets', 'list']));
     expect(server.requests).toHaveLength(1);
-  });
-});
-
-describe.skipIf(noRedisServer)('a planted blockedUntil in the shared Redis', () => {
-  let redis: RedisServer;
-  let client: Redis;
-  beforeAll(async () => {
-    redis = await startRedisServer();
-    client = new Redis(redis.url);
-  });
-  afterAll(async () => {
-    client?.disconnect();
-    await redis?.stop();
-  });
-
-  it.for(PLANTED)('%s: every client proceeds, one warning each, nothing printed of it', async ([, planted], t) => {
-    const { server, key, petctl } = await setupE2e(t, json(200, [PET]));
-    const stored = `${KEY_PREFIX}${await limitId(server.baseUrl, key)}`;
-    for (const args of [['pets', 'list'], ['pets', 'add', '--name', 'Rex', '--category-id', '1']]) {
-      // Each client's claim replaces the planted value: it is planted again for the next.
-      await client.set(stored, JSON.stringify({ blockedUntil: planted(), reason: 'key_banned' }));
-      server.reply(args[1] === 'add' ? json(201, PET) : json(200, [PET]));
-      expectProceeded(await petctl(['-v', ...args], { env: { PETCTL_STATE_URL: redis.url } }));
-    }
-    expect(server.requests).toHaveLength(2);
-  });
-});
-
-describe.concurrent('a TIME reply that is not two integers', () => {
-  it.for(Object.entries(GARBAGE_TIME_REPLIES))('%s: the store is not used for the command, one warning as for a store that is down', async ([, reply], t) => {
-    const fake = await startFakeRedis(reply);
-    try {
-      const { server, petctl } = await setupE2e(t, json(200, [PET]));
-      const result = await petctl(['-v', 'pets', 'list'], { env: { PETCTL_STATE_URL: fake.url } });
-      expect(result.code, result.stderr).toBe(0);
-      const warnings = result.stderr.split('\n').filter((line) => line.startsWith('warning: '));
-      expect(warnings).toEqual([
-        `warning: cannot use the shared rate-limit state at ${fake.url}: its TIME reply is not two integers; using this machine's state file for the rest of this run`,
-      ]);
-      expect(result.stderr).not.toMatch(/NaN|clock offset/);
-      expect(fake.commands.filter((name) => name === 'WATCH' || name === 'MULTI')).toEqual([]);
-      expect(server.requests).toHaveLength(1);
-      expectCleanError({ ...result, stdout: '' });
-    } finally {
-      await fake.close();
-    }
   });
 });
