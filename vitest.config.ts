@@ -25,7 +25,6 @@ export const waiting = [
   'test/e2e/faults-hostile.test.ts',
   'test/e2e/state-store-bulk.test.ts',
   'test/e2e/bulk-retry-unknown.test.ts',
-  'test/e2e/sandbox-limits.test.ts',
   'test/api/request-hooks.test.ts',
   'test/e2e/code-cache.test.ts',
 ];
