@@ -23,7 +23,6 @@ export const waiting = [
   'test/spec/limits.test.ts',
   'test/e2e/rate-limits.test.ts',
   'test/e2e/faults-hostile.test.ts',
-  'test/e2e/state-store-bulk.test.ts',
   'test/e2e/bulk-retry-unknown.test.ts',
   'test/api/request-hooks.test.ts',
   'test/e2e/code-cache.test.ts',
