@@ -205,6 +205,16 @@ describe('refused flags: exit 2, a message naming the flag and the allowed value
     [['--timeout', '3000000', 'pets', 'list'], ['--timeout must be at most 2147483 seconds']],
     [['--max-wait', '2147484', 'pets', 'list'], ['--max-wait must be at most 2147483 seconds']],
     [['pets', 'list', '--cache', '25d'], ['--cache must be at most 2147483s']],
+    // pets add --file: the flags that go with it, checked before the file is opened.
+    [['pets', 'add', '--file', 'x.csv', '--name', 'Rex'], ['--file cannot be used with --name']],
+    [['pets', 'add', '--file', 'x.csv', '--category-id', '1', '--status', 'sold'], ['--file cannot be used with --category-id, --status']],
+    [['pets', 'add', '--file', 'x.csv', '--format', 'xml'], ['--format must be one of json, ndjson, csv, not "xml"']],
+    [['pets', 'add', '--file', 'x.csv', '--concurrency', '257'], ['--concurrency must be auto or a whole number from 1 to 256, not "257"']],
+    [['pets', 'add', '--file', 'x.csv', '--concurrency', '0'], ['--concurrency must be auto or a whole number from 1 to 256, not "0"']],
+    [['pets', 'add', '--file', 'x.csv', '--concurrency', 'fast'], ['--concurrency must be auto or a whole number from 1 to 256, not "fast"']],
+    [['pets', 'add', '--dry-run'], ['--dry-run needs --file']],
+    [['pets', 'add', '--name', 'Rex', '--category-id', '1', '--retry-unknown'], ['--retry-unknown needs --file']],
+    [['pets', 'add', '--file', 'x.csv', '--query', 'length(@)'], ['--query does not apply to --file']],
   ])('%j', async ([argv, names]) => {
     const result = await runMain(argv);
     expect(result.code).toBe(2);

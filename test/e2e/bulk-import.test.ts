@@ -335,28 +335,6 @@ describe.concurrent('pets add --file', () => {
     expect(server.requests[1]!.at - server.requests[0]!.at).toBeGreaterThanOrEqual(1000 - 50);
   });
 
-  it('keeps up to --concurrency requests in flight, never more', async (t) => {
-    const { server, configDir, petctl } = await setupE2e(t);
-    let inFlight = 0;
-    let most = 0;
-    const make = creator();
-    const slow: Reply = (request, res) => {
-      inFlight += 1;
-      most = Math.max(most, inFlight);
-      setTimeout(() => {
-        inFlight -= 1;
-        make(request, res);
-      }, 150);
-    };
-    server.reply(...Array.from({ length: 12 }, () => slow));
-    const file = write(configDir, 'pets.ndjson', Array.from({ length: 12 }, (_, i) => `{"name":"P${i}","categoryId":1}`).join('\n'));
-
-    const result = await petctl(['pets', 'add', '--file', file, '--concurrency', '3']);
-    expect(result.code, result.stderr).toBe(0);
-    expect(most).toBe(3);
-    server.verify();
-  });
-
   it('-q: no summary; -v off a terminal: one line per row and no progress bar', async (t) => {
     const { configDir, petctl } = await setupE2e(t, creator({ reject: (name) => name === 'B' }));
     const file = write(configDir, 'pets.ndjson', '{"name":"A","categoryId":1}\n{"name":"B","categoryId":2}\n');
@@ -396,23 +374,12 @@ function jsonErrorLast(result: CliResult): Record<string, unknown> {
 }
 
 describe.concurrent('pets add --file: usage and bad files', () => {
-  it.for<[string[], string]>([
-    [['--file', 'x.csv', '--name', 'Rex'], '--file cannot be used with --name'],
-    [['--file', 'x.csv', '--category-id', '1', '--status', 'sold'], '--file cannot be used with --category-id, --status'],
-    [['--file', 'x.csv', '--format', 'xml'], '--format must be one of json, ndjson, csv, not "xml"'],
-    [['--file', 'missing.csv'], 'cannot read --file missing.csv: no such file'],
-    [['--file', 'x.csv', '--concurrency', '257'], '--concurrency must be auto or a whole number from 1 to 256, not "257"'],
-    [['--file', 'x.csv', '--concurrency', '0'], '--concurrency must be auto or a whole number from 1 to 256, not "0"'],
-    [['--file', 'x.csv', '--concurrency', 'fast'], '--concurrency must be auto or a whole number from 1 to 256, not "fast"'],
-    [['--dry-run'], '--dry-run needs --file'],
-    [['--name', 'Rex', '--category-id', '1', '--retry-unknown'], '--retry-unknown needs --file'],
-    [['--file', 'x.csv', '--query', 'length(@)'], '--query does not apply to --file'],
-  ])('pets add %j: exit 2, nothing sent', async ([args, message], t) => {
-    const { server, configDir, petctl } = await setupE2e(t, creator());
-    write(configDir, 'x.csv', 'name,categoryId\nA,1\n');
-    const result = await petctl(['pets', 'add', ...args.map((arg) => (arg === 'x.csv' ? path.join(configDir, arg) : arg))]);
+  // The flags that go with --file are checked where argv is parsed: test/commands/parsing.test.ts.
+  it('a --file that does not exist: exit 2, nothing sent', async (t) => {
+    const { server, petctl } = await setupE2e(t, creator());
+    const result = await petctl(['pets', 'add', '--file', 'missing.csv']);
     expect(result.code).toBe(2);
-    expect(result.stderr).toContain(message);
+    expect(result.stderr).toContain('cannot read --file missing.csv: no such file');
     expectCleanError(result);
     expect(server.requests).toHaveLength(0);
   });
