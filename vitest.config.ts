@@ -16,7 +16,6 @@ export const waiting = [
   'test/e2e/list-all-real-minute.test.ts',
   'test/e2e/state-store.test.ts',
   'test/e2e/sandbox.test.ts',
-  'test/e2e/free-plan-real-minute.test.ts',
   'test/e2e/bulk-pacing.test.ts',
   'test/e2e/sandbox-load.test.ts',
   'test/e2e/hold-after-429.test.ts',

@@ -100,26 +100,6 @@ describe.concurrent('the profile a command uses', () => {
     expect(sandboxRequests()).toEqual([]);
   });
 
-  it('a fresh install uses the built-in sandbox with no set-up', async (t) => {
-    const { petctl, sandboxRequests } = await setup(t, { profiles: false });
-    const listed = await petctl(['-q', 'pets', 'list', '--limit', '1']);
-    expect(listed.code, listed.stderr).toBe(0);
-    expect(sandboxRequests()).toHaveLength(1);
-  });
-
-  it('-p sandbox, profile use sandbox and -p staging each choose, beside the other profiles', async (t) => {
-    const { petctl, staging, sandboxRequests } = await setup(t);
-    expect((await petctl(['-q', '-p', 'sandbox', 'pets', 'list', '--limit', '1'])).code).toBe(0);
-    expect(sandboxRequests()).toHaveLength(1);
-    expect((await petctl(['-q', '-p', 'staging', 'pets', 'list'])).code).toBe(0);
-    expect(staging.requests).toHaveLength(1);
-    expect((await petctl(['-q', 'pets', 'list'], { env: { PETCTL_PROFILE: 'staging' } })).code).toBe(0);
-    expect(staging.requests).toHaveLength(2);
-    expect((await petctl(['profile', 'use', 'sandbox'])).code).toBe(0);
-    expect((await petctl(['-q', 'pets', 'list', '--limit', '1'])).code).toBe(0);
-    expect(sandboxRequests()).toHaveLength(2);
-  });
-
   it('commands that do not talk to the service still work while none is chosen', async (t) => {
     const { petctl, production, staging, sandboxRequests, configFile } = await setup(t);
     const list = await petctl(['profile', 'list', '-o', 'json']);
