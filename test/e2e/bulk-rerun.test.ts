@@ -4,8 +4,6 @@ import { describe, expect, it } from 'vitest';
 import { type CliResult, runCli, tempConfigDir } from '../helpers/cli';
 import { storedPets } from '../helpers/sandbox-data';
 import { shelter } from '../helpers/shelter';
-import { sha256Hex } from '../../src/digest';
-import { targetDigest } from '../../src/bulk/journal';
 import { startSandbox } from '../../src/sandbox/server';
 
 /**
@@ -121,19 +119,6 @@ describe.concurrent('rerunning an import after editing the file', () => {
     expect(quiet.stderr).toMatch(SKIPPED_LINE(8, file));
   });
 
-  it('a litter of identical rows is that many animals; a rerun sends none, one more row sends one', async (t) => {
-    const { petctl, write, created } = await shelter(t);
-    const litter = (n: number) => ['name,categoryId,status', ...Array.from({ length: n }, () => 'Kitten,3,available')].join('\n');
-    const file = write('litter.csv', litter(4));
-
-    expect(summary(await petctl(['pets', 'add', '--file', file]))).toMatchObject({ created: 4, skipped: 0 });
-    expect(summary(await petctl(['pets', 'add', '--file', file]))).toMatchObject({ created: 0, skipped: 4 });
-    write('litter.csv', litter(5));
-    const fifth = await petctl(['pets', 'add', '--file', file]);
-    expect(summary(fifth)).toMatchObject({ created: 1, skipped: 4 });
-    expect(created().get('Kitten')).toBe(5);
-  });
-
   it('--new sends every row again, however it was created before', async (t) => {
     const { petctl, write, created } = await shelter(t);
     const file = write('litter.ndjson', '{"name":"Kitten","categoryId":3}\n{"name":"Kitten","categoryId":3}\n');
@@ -245,17 +230,6 @@ describe.concurrent('--id-column: the shelter\'s own id', () => {
     expect(fs.readFileSync(dataFile, 'utf8')).not.toContain('A-4');
   });
 
-  it('a file first imported without --id-column, then with it: the rows already created are known by their content', async (t) => {
-    const { petctl, write, created } = await shelter(t);
-    const file = write('intake.csv', 'Intake,name,categoryId\nA-1,Rex,1\nA-2,Bo,2\n');
-    expect(summary(await petctl(['pets', 'add', '--file', file]))).toMatchObject({ created: 2 });
-    write('intake.csv', 'Intake,name,categoryId\nA-1,Rex,1\nA-2,Bo,2\nA-3,Cy,3\n');
-    const withIds = await petctl(['pets', 'add', '--file', file, '--id-column', 'Intake']);
-    expect(withIds.code, withIds.stderr).toBe(0);
-    expect(summary(withIds)).toMatchObject({ created: 1, skipped: 2 });
-    expect(Object.fromEntries(created())).toEqual({ Rex: 1, Bo: 1, Cy: 1 });
-  });
-
   it('a row whose other fields changed after its animal was created is skipped, and said once on stderr', async (t) => {
     const { petctl, write, created } = await shelter(t);
     const file = write('intake.csv', 'Intake,name,categoryId,status\nA-1,Rex,1,available\nA-2,Bella,2,available\n');
@@ -286,23 +260,5 @@ describe.concurrent('--id-column: the shelter\'s own id', () => {
     expect(skipping.code).toBe(6);
     expect(summary(skipping)).toMatchObject({ created: 1, invalid: 3 });
     expect(Object.fromEntries(created())).toEqual({ Cy: 1 });
-  });
-});
-
-describe('a --journal file of a format this petctl does not write', () => {
-  it('a version 1 journal (by row number) is refused as not a journal: unsafe_file, exit 1, nothing sent, the file untouched', async (t) => {
-    const { dir, petctl, write, created, baseUrl } = await shelter(t);
-    const file = write('old.csv', 'name,categoryId\nA,1\nB,2\nC,3\n');
-    const journal = path.join(dir, 'old-journal.ndjson');
-    const text =
-      `{"petctlImportJournal":1,"input":"${await sha256Hex(fs.readFileSync(file, 'utf8'))}","target":"${await targetDigest(baseUrl, 'sandbox-enterprise')}"}\n` +
-      '{"row":1,"state":"sent"}\n{"row":1,"state":"created","pet":{"id":901,"name":"A","categoryId":1}}\n';
-    fs.writeFileSync(journal, text, { mode: 0o600 });
-
-    const result = await petctl(['pets', 'add', '--file', file, '--journal', journal]);
-    expect(result.code, result.stderr).toBe(1);
-    expect(result.stderr).toContain('(unsafe_file)');
-    expect(Object.fromEntries(created())).toEqual({});
-    expect(fs.readFileSync(journal, 'utf8')).toBe(text);
   });
 });
