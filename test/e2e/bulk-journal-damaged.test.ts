@@ -5,11 +5,8 @@ import { type CliResult, expectCleanError, jsonError, setupE2e } from '../helper
 import { creator } from '../helpers/pet-creator';
 
 /**
- * A damaged journal, end to end: the built binary imports six animals into a
- * scripted server that records every request, the test damages the journal
- * the way a crashed disk or a hand edit does, and the rerun and --dry-run
- * must send nothing and say journal_damaged (exit 1). A torn last line, what
- * a process killed mid-write leaves, is the one damage a rerun reads past.
+ * A journal damaged as a crashed disk leaves it: the rerun and --dry-run send nothing (journal_damaged,
+ * exit 1). A torn last line, what a kill mid-write leaves, is the one damage a rerun reads past.
  */
 
 const ROWS = ['Rex', 'Bella', 'Max', 'Luna', 'Oliver', 'Milo'];

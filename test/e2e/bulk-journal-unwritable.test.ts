@@ -7,14 +7,8 @@ import { fill, mountSmallDisk, noSmallDisk, unfill, unmountSmallDisk } from '../
 import { startSandbox } from '../../src/sandbox/server';
 
 /**
- * A journal that cannot be written, as a full disk makes it: the journal
- * lives on a small tmpfs, which the test fills up while the import runs
- * (root can write where permissions say no, but not past a full file
- * system). The import must stop before another request goes out, say so
- * (journal_unwritable, exit 1), and a rerun once there is room again must
- * create every row exactly once.
- *
- * Mounting needs root (CAP_SYS_ADMIN): see test/helpers/small-disk.ts.
+ * A journal on a small tmpfs that fills up mid-import (root writes past permissions, not past a full
+ * disk): journal_unwritable before another request, and a rerun creates every row once. Needs root.
  */
 
 /** The rerun sent exactly the rows the first run had not created, and the sandbox holds every row once. */

@@ -6,11 +6,8 @@ import { type RecordedRequest, rateLimitHeaders } from '../helpers/scripted-serv
 import { type RunningSandbox, startSandbox } from '../../src/sandbox/server';
 
 /**
- * Pacing of `pets add --file`, at a plan's limit with its window shortened:
- * the sandbox (Free plan, 60 per "minute" of 3 s) and a scripted server with
- * windows of 2 s. What is asserted is what the contract promises as counts
- * (429s, bans, rows created once); the achieved rate is timing, so it is
- * printed here and measured in bench/bulk.mjs.
+ * An import at a plan's limit, windows shortened (the sandbox's 3 s, a scripted 2 s). Asserted are the
+ * counts the contract promises; the rate is timing, printed here and measured in bench/bulk.mjs.
  */
 
 const MINUTE_MS = 3000;

@@ -7,11 +7,8 @@ import type { RecordedRequest } from '../helpers/scripted-server';
 import { openTerminal } from '../helpers/tmux';
 
 /**
- * What an import tells a person while it runs and when it is stopped: the
- * rate is the rows created divided by the time since the first request, in
- * the bar and the summary alike; the time left is never less than the wait
- * under way; Ctrl-C ends with the summary and how many rows a rerun sends.
- * The bar and Ctrl-C run in a real terminal (tmux), where a person sees them.
+ * What a running import tells a person, in a real terminal (tmux): the rate is rows created over the time
+ * since the first request, the time left never less than the wait under way, and Ctrl-C's summary.
  */
 
 /** A server that creates every animal `delayMs` after the request: at most 60000/delayMs a minute with one request in flight. */

@@ -5,14 +5,8 @@ import { type CliResult, runCli, tempConfigDir } from '../helpers/cli';
 import { startSandbox } from '../../src/sandbox/server';
 
 /**
- * `pets add --file --reserve 10` on the sandbox's Pro plan (300 per window)
- * beside the front desk: a loop of `petctl pets list`, one every 2 s, with
- * the same key and config dir (so the same rate-limit state). The window is
- * shortened to 16 s (the sandbox's minuteMs, as PETCTL_SANDBOX_MINUTE_MS
- * sets it for the built-in profile) so that the loop's 8 requests a window
- * (9 when the rounding of X-RateLimit-Reset stretches one) fit in the 10
- * reserved: at real minutes one every 2 s is 30 a minute, more than 10. Asserted: the loop is never held (no wait line, no 429), and
- * the import's rate over its full windows is at least 95% of 290 per window.
+ * `--reserve 10` on the Pro plan beside a `pets list` every 2 s on the same state; 16 s windows, so the
+ * loop's 8 or 9 a window fit the reserve. The loop is never held, and the import keeps 95% of 290 a window.
  */
 
 const WINDOW_MS = 16_000;

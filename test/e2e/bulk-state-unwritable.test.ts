@@ -7,13 +7,8 @@ import { fill, mountSmallDisk, noSmallDisk, unfill, unmountSmallDisk } from '../
 import { startSandbox } from '../../src/sandbox/server';
 
 /**
- * A full disk under the config directory, for real: the config directory is
- * a small tmpfs, which the test fills while an import runs against the
- * sandbox. The rate-limit state file (state.json) can then no longer be
- * written: the import must stop before another request, name the file, give
- * the system's reason and say how many rows were created (state_unwritable,
- * exit 1; never internal_error), and a rerun once there is room again must
- * create every row exactly once.
+ * A config directory on a small tmpfs filled mid-import: state.json cannot be written, so the import
+ * stops before another request (state_unwritable, never internal_error) and a rerun creates every row once.
  */
 
 const ESCAPE = /[.*+?^${}()|[\]\\]/g;

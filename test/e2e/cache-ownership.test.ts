@@ -5,12 +5,8 @@ import { type CliOptions, expectCleanError, setupE2e, tempDir } from '../helpers
 import { json } from '../helpers/scripted-server';
 
 /**
- * The cache is its own: the built binary with XDG_CACHE_HOME on a folder
- * where another user (uid 65534, by chown: the tests run as root, which could
- * write anywhere, so only petctl's own rule keeps the files) made
- * petctl/responses first, or where the user's own folders are writable by
- * others or replaced by symlinks. The cache is then not used, with one
- * warning; nothing outside it is removed or chmodded.
+ * XDG_CACHE_HOME where another user (uid 65534; as root only petctl's rule keeps the files) made
+ * petctl/responses first: the cache is not used, one warning, nothing outside it removed or chmodded.
  */
 
 const NOBODY = 65534;

@@ -7,12 +7,8 @@ import { afterAll, expect, it } from 'vitest';
 import { NODE, cleanEnv, tempConfigDir } from '../helpers/cli';
 
 /**
- * The shim keeps V8's code cache beside the bundle, and only a short run
- * writes it: at the end of a long one (petctl sandbox serving for a while)
- * the collector has flushed the bytecode start-up needs, and such a cache
- * would start every later command as slowly as none. A copy of the shim and
- * the bundle in a temporary folder, so that the repository's cache is not
- * touched while other tests use it.
+ * Only a short run writes V8's code cache: after a long one the collector has flushed what start-up needs.
+ * A copy of the shim and bundle in a temporary folder, so the repository's cache is left alone.
  */
 
 const repo = fileURLToPath(new URL('../..', import.meta.url));

@@ -8,15 +8,8 @@ import { GUIDE_TOPICS } from '../../src/commands/help';
 import { BIN, NODE, cleanEnv, expectCleanError, runCli } from '../helpers/cli';
 
 /**
- * The completion scripts, run by real shells: bash drives the function that
- * `complete` registered (COMP_WORDS/COMP_CWORD in, COMPREPLY out), zsh runs
- * its whole completion system in a pseudo-terminal (test/helpers/zsh-capture.zsh),
- * fish answers `complete -C`. Each shell installs the script the way the
- * README says, and the `petctl` it finds on PATH is a wrapper that runs the
- * built bin/petctl.js under the test's Node.
- *
- * CI (CI=true) installs zsh and fish (.ci/run); there a missing shell fails
- * these tests. Elsewhere the tests of a missing shell are skipped.
+ * The completion scripts in real shells, installed as the README says: bash (COMPREPLY), zsh in a
+ * pseudo-terminal (test/helpers/zsh-capture.zsh), fish (`complete -C`). A missing shell skips, or fails under CI=true.
  */
 
 const ZSH_CAPTURE = fileURLToPath(new URL('../helpers/zsh-capture.zsh', import.meta.url));

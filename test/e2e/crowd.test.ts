@@ -6,17 +6,9 @@ import { type LimitedService, type LimitedServiceOptions, PET, startLimitedServi
 import { noRedisServer, startRedisServer } from '../helpers/redis-server';
 
 /**
- * A crowd on one Free key at the real minute: 150 `pets list` started at once
- * (cron on several machines), the window used up and reopening a few seconds
- * after they start, against a service that bans the key after 10 refused
- * requests in one window. Every request claims a slot before the wire; before
- * the first answer for the key one request probes it and the others wait for
- * that answer. So: no ban, at most 5 refused in all, every process ends with
- * its pets (exit 0) or stops with nothing sent (exit 5) within the default
- * --max-wait of 60 s. Durations are measured and logged, never asserted.
- *
- * The cases run one after another (one file): 150 node processes on two cores
- * take a while to start, as they do on users' machines.
+ * 150 `pets list` at once on one Free key at the real minute, against a service that bans after 10
+ * refused in a window: the claim before the wire and the probe keep it to no ban and at most 5
+ * refused. One file, so the cases run one after another. Durations are logged, never asserted.
  */
 
 const PROCESSES = 150;

@@ -4,11 +4,8 @@ import { json } from '../helpers/scripted-server';
 import { openTerminal } from '../helpers/tmux';
 
 /**
- * `-o csv` is made to be opened in Excel or LibreOffice, so a name from the
- * server must reach the cell as text, never as a live formula: a text cell
- * beginning with `=`, `+`, `-`, `@`, a tab or a CR gets a leading `'` (OWASP),
- * piped or on a terminal, in `pets list` and in `--query … -o csv`. Numbers
- * (a negative id or category) stay numbers, and `-o json` keeps every value exact.
+ * -o csv is opened in spreadsheets: a text cell starting with =, +, -, @, a tab or a CR gets a leading '
+ * (OWASP), piped or on a terminal; numbers stay numbers, and -o json keeps the values exact.
  */
 
 const PETS = [

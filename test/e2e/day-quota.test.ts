@@ -7,12 +7,8 @@ import { storedPets } from '../helpers/sandbox-data';
 import { startSandboxProcess } from '../helpers/sandbox-process';
 
 /**
- * Case 10 of the waiting model: the day's quota used up in the middle of an
- * import, on `petctl sandbox --enterprise-quota 1000/50` (a real day: the
- * client must see the reset more than two minutes away to call it the day's).
- * The day then passes for both sides at once, in no time: the sandbox
- * restarts on the same port and data file with its counts gone, and the
- * client's remembered block is moved a day into the past, as its clock would.
+ * The day's quota used up mid-import (`--enterprise-quota 1000/50`). The day passes at once for both
+ * sides: the sandbox restarts with its counts gone, and the client's block is moved a day back.
  */
 
 const DAY_MS = 24 * 60 * 60 * 1000;

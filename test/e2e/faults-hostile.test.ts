@@ -9,12 +9,8 @@ import { namedTime } from '../helpers/local-time';
 import { json, startScriptedServer } from '../helpers/scripted-server';
 
 /**
- * Fault injection against hostile servers: the built petctl against loopback
- * servers that redirect, flood, send hostile rate-limit headers, present an
- * untrusted certificate, or listen on IPv6 only. Every case checks the exit
- * code, one clear error line, no stack trace, no key in any output (runCli
- * rejects a leak through `secrets`) and how many requests reached the server.
- * docs/reliability.md counts these cases: keep its table in step.
+ * Hostile servers on loopback (redirects, floods, untrusted certificates, IPv6 only): each case checks the
+ * exit code, one error line, the requests received, and no key in any output. docs/reliability.md counts them.
  */
 
 const PET = { id: 1, name: 'Rex', categoryId: 1, status: 'available' };

@@ -4,13 +4,8 @@ import { type TestContext, describe, expect, it } from 'vitest';
 import { type CliResult, expectCleanError, runCli, setupE2e, tempConfigDir } from '../helpers/cli';
 
 /**
- * Files petctl writes are its own: in a folder shared with other users,
- * nothing planted at a name petctl writes (a symlink to the user's file, or a
- * file another user made writable by all) is written through, trusted or
- * changed. petctl stops with unsafe_file (exit 1) before anything is sent.
- *
- * "Another user" is uid 65534 (nobody): tests run as root, which could write
- * the files anyway, so only petctl's own rule can keep them unchanged.
+ * Nothing planted at a name petctl writes (a symlink, another user's file) is written through, trusted
+ * or changed: unsafe_file before anything is sent. "Another user" is uid 65534; as root only petctl's rule stops it.
  */
 
 const NOBODY = 65534;

@@ -6,12 +6,8 @@ import { setupE2e } from '../helpers/cli';
 import type { RecordedRequest } from '../helpers/scripted-server';
 
 /**
- * A 429 that names no usable time, end to end: the built petctl imports 25 rows (default flags)
- * into a scripted service that sends no rate-limit headers at all, allows 10 requests per 10-s
- * window (the first starting at the first request) and bans the key after 10 requests sent while
- * limited in one window. Services that word their limits (IETF RateLimit, X-RateLimit-Reset in
- * seconds until it, milliseconds or a fraction, Retry-After -5 or 0) are read in
- * test/api/retry.test.ts and held for, on a fake clock, in test/api/hold.test.ts.
+ * 25 rows, default flags, into a service that sends no rate-limit headers, allows 10 requests per 10-s
+ * window and bans after 10 refused in one. The worded limits: test/api/retry.test.ts, test/api/hold.test.ts.
  */
 
 const WINDOW_MS = 10_000;

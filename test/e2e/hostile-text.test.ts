@@ -8,12 +8,8 @@ import { json, startScriptedServer, type Reply } from '../helpers/scripted-serve
 import { openTerminal, type Terminal, type TerminalOptions } from '../helpers/tmux';
 
 /**
- * Text from outside (the server's messages and codes, a non-JSON body, pet
- * names, CSV header names, a Redis error, a file name) fed with OSC 0 (window
- * title), OSC 52 (clipboard), ESC [2J (clear screen), a carriage return and
- * U+202E, through a real terminal (tmux, set-clipboard on). Nothing of it may
- * act: the pane's title stays, no paste buffer appears, and the screen shows
- * the visible escapes instead. .ci/run installs tmux.
+ * Outside text holding OSC 0, OSC 52, ESC [2J, a CR and U+202E, in a real terminal (tmux, set-clipboard on):
+ * nothing of it may act (title, paste buffer, screen); the pane shows visible escapes.
  */
 
 const HOSTILE = 'bad \u001b]0;PWNED\u0007\u001b]52;c;cm0gLXJmIH4gIw==\u0007\u001b[2J\rEVIL\u202e';

@@ -6,11 +6,8 @@ import { json } from '../helpers/scripted-server';
 import { openTerminal } from '../helpers/tmux';
 
 /**
- * JSON output on a real terminal (tmux): a pet name holding U+009B (the one-byte
- * CSI: `\u009b2J` clears the screen on terminals that take C1 controls) and U+202E
- * (right-to-left override) is printed with both as `\u` escapes, in -o json, -o ndjson,
- * --query, pets list --all and api --paginate. That is still JSON with the same value.
- * Piped, the output is byte for byte what it always was.
+ * A pet name holding U+009B and U+202E, as JSON on a real terminal (tmux): both shown as `\u` escapes,
+ * still the same JSON value; piped, the bytes as they always were.
  */
 
 const NAME = 'Rex\u009b2J\u202eevil';

@@ -8,16 +8,9 @@ import { inBash } from '../helpers/bash';
 import { runCli, tempConfigDir } from '../helpers/cli';
 
 /**
- * A listing of every page, `pets list --all` and `petctl api --paginate` alike,
- * on the Free plan (60 a minute) at its real minute, against the sandbox. 650
- * animals at 10 a page are 65 pages: the first window holds 60, and the wait for the next (about a minute) is the listing's pace, which
- * `--max-wait 10` does not cut short. In the second window another client of
- * the same key, unknown to petctl's state, spends what is left just before
- * petctl's 62nd request: the answer is a 429 whose Retry-After (about a minute)
- * is past --max-wait, and the listing stops with exit 5. The command it prints
- * is then run as printed, in bash, and finishes the listing: across the two
- * runs every animal appears exactly once, and each run's stdout is one valid
- * JSON array. Wall time is asserted only from below.
+ * 650 animals at 10 a page on the Free plan's real minute: the wait for the second window is the pace
+ * past --max-wait 10; another client then spends the window, and the 429 stops the listing (exit 5).
+ * The printed command, run in bash, finishes it: every animal exactly once. Time only from below.
  */
 
 const ANIMALS = 650;

@@ -8,15 +8,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { PACKAGE_VERSION, cleanEnv } from '../helpers/cli';
 
 /**
- * The package as a user gets it: `npm pack`, then `npm install -g` of the
- * tarball into a temporary prefix, offline (petctl has no run-time
- * dependencies: everything is bundled into dist/petctl.cjs), then the
- * installed `petctl` on its own, run from outside the repository.
- *
- * `npm pack --ignore-scripts`: pack would otherwise run the `prepack` script,
- * which rebuilds dist/ (and drops its code caches) while other e2e test files
- * run the built binary. The tests run against the build made before them
- * (`npm test` builds first), which is what prepack would produce.
+ * `npm pack` and an offline `npm install -g` of the tarball, then the installed petctl run from
+ * outside the repository. --ignore-scripts: prepack would rebuild dist/ under the other e2e files.
  */
 
 const run = promisify(execFile);

@@ -5,11 +5,8 @@ import { type CliResult, cliSession, expectCleanError, jsonError, newApiKey, tem
 import { type ScriptedServer, json, startScriptedServer } from '../helpers/scripted-server';
 
 /**
- * Where a request goes is never a surprise: while profiles other than the
- * built-in sandbox exist and none is chosen, a command that would talk to the
- * service stops before sending (no_profile, exit 2). The built binary runs
- * against a scripted server (production) and the embedded sandbox, whose
- * request log (PETCTL_SANDBOX_LOG) shows whether anything reached it.
+ * While profiles beside the sandbox exist and none is chosen, a command that talks to the service stops
+ * before sending (no_profile). PETCTL_SANDBOX_LOG shows whether anything reached the embedded sandbox.
  */
 
 const PET = { id: 1, name: 'Rex', categoryId: 1, status: 'available' };

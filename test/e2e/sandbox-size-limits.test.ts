@@ -8,10 +8,8 @@ import { startSandboxProcess } from '../helpers/sandbox-process';
 import { ENTERPRISE, call } from '../sandbox/helpers';
 
 /**
- * The sandbox's keys are public and any local user can reach a loopback port,
- * so its size is bounded: a body over 64 KiB is 413, and a create while the
- * data holds --max-animals (default 100,000) is 507, both with the Error body.
- * `petctl sandbox` and petctl (the built binary) over real HTTP.
+ * The sandbox's keys are public and a loopback port is any local user's, so its size is bounded:
+ * 413 over 64 KiB, 507 at --max-animals (default 100,000), both with the Error body.
  */
 
 const dirs: string[] = [];

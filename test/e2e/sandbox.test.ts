@@ -180,16 +180,8 @@ describe.concurrent('petctl sandbox (foreground)', () => {
 
 describe('the sandbox profile paces a shell loop past the Free plan limit', () => {
   /**
-   * A loop of commands on the built-in sandbox profile that together go past
-   * the Free key's 60 requests in the real one-minute window: the command
-   * that would send the 61st waits for the window to reopen instead of
-   * getting a 429, so nothing is ever refused and the key is never banned.
-   *
-   * The first 57 requests of the window come from another client of the same
-   * key and data file (the same service code, over HTTP, as a second petctl
-   * would), and the loop adds 6 petctl commands: the 61st request is sent by
-   * command 4. Which requests share a window is read from the service's own
-   * X-RateLimit-Reset, never from this test's clock.
+   * 57 requests from another client of the key and data file, then 6 petctl commands: the 4th would
+   * send the 61st and waits for the window instead. Windows are read from X-RateLimit-Reset, not this clock.
    */
   it('commands after the 60th request wait for the next window: all exit 0, no 429, no ban', async (t) => {
     const configDir = tempDir(t);

@@ -6,11 +6,8 @@ import { BIN, type CliResult, NODE, cleanEnv, newApiKey, runCli, tempConfigDir }
 import { type Reply, json, startScriptedServer } from '../helpers/scripted-server';
 
 /**
- * The API key never leaks: not on stdout or stderr, in any output mode, with
- * -v, on success or on any error; not in any file petctl writes except
- * config.json, where it is stored. Plus: the login prompt echoes nothing on a
- * real terminal, loose file modes are tightened with a warning, and base URLs
- * that carry credentials are refused without printing them.
+ * The API key in no output (any mode, -v, any error) and no file but config.json; the login prompt echoes
+ * nothing; loose modes are tightened; credentials in a base URL are refused unprinted.
  */
 
 const PET = { id: 1, name: 'Rex', categoryId: 1, status: 'available' };

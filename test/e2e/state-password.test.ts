@@ -6,11 +6,8 @@ import { type RedisServer, freePort, noRedisServer, startRedisServer } from '../
 import { json } from '../helpers/scripted-server';
 
 /**
- * The state store's password, never a flag: from PETCTL_STATE_PASSWORD, or
- * read from standard input by `profile set|add --state-password-stdin` and
- * stored like the key. A password in the URL, in either slot, still works and
- * is masked wherever it is printed. The built binary against a real
- * redis-server with requirepass; runCli fails a run that prints the password.
+ * The state store's password, never a flag: PETCTL_STATE_PASSWORD or --state-password-stdin, stored like
+ * the key; in the URL it still works, masked. A real redis-server with requirepass.
  */
 
 const PASSWORD = 'Correct-Horse-Battery-Staple-42';
