@@ -7,10 +7,8 @@ import { type Reply, startScriptedServer } from '../helpers/scripted-server';
 import { writeSandboxData } from '../helpers/sandbox-data';
 
 /**
- * `petctl api --paginate`, end to end: the built binary against the built-in
- * sandbox (which pages with Link rel="next") and against scripted servers for
- * what the sandbox never sends: a page that is not an array, a next link to
- * another origin, a 429 past --max-wait.
+ * `petctl api --paginate` on the built-in sandbox (Link rel="next"), and on scripted servers for what it
+ * never sends: a page that is no array, a next link off origin, a 429 past --max-wait.
  */
 
 const BIG = '9007199254740993'; // 2^53 + 1: JSON.parse would make it ...992

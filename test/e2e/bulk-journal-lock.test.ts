@@ -10,10 +10,8 @@ import { shelter } from '../helpers/shelter';
 import { openTerminal } from '../helpers/tmux';
 
 /**
- * One import at a time per journal: imports of one file started together
- * (twins, triplets) or one while the other waits out a 429, against a server
- * that counts what it created. Every row is created exactly once, and every
- * run ends with exit 0, or exit 1 with journal_busy when its --max-wait ran out.
+ * One import at a time per journal (twins, triplets, one beside another waiting out a 429): every row
+ * created once; each run ends 0, or 1 with journal_busy when its --max-wait ran out.
  */
 
 const SUMMARY = /^created (\d+), skipped (\d+), rejected 0, invalid 0, unknown 0 in /m;

@@ -68,12 +68,8 @@ describe('a 100 MB file under --dry-run', () => {
     expect(result.code, result.stderr).toBe(0);
     expect(result.stdout).toMatch(new RegExp(`^would send ${large.rows} of ${large.rows} rows: 0 already created`));
     console.log(`${format}: ${(size / MB).toFixed(0)} MB file, ${large.rows} rows: peak RSS ${(result.peakRssBytes / MB).toFixed(1)} MB (${(base.peakRssBytes / MB).toFixed(1)} MB for a 64 KB file)`);
-    // petctl itself takes ~60-80 MB; the file adds a few MB, not its size (measured: < 5 MB for
-    // NDJSON and JSON, 3 to 8 MB for CSV on a quiet machine; 17 MB for CSV once under a load of
-    // 8 on 2 cores, where garbage waits longer for a collection). A reader that held the file, or
-    // a few bytes per row, would add tens of MB: 3.2 million CSV rows at 8 bytes each is 25 MB.
-    // bench/import-memory.mjs prints the figure against its target of 12 MB. What the file adds is
-    // the rule, not the process's own size: under Node 24 petctl alone takes about 80 MB.
+    // What the file adds is the rule, not the process's own size (which differs by Node version): a
+    // reader that held the file, or a few bytes a row, would add tens of MB. The figures: bench/import-memory.mjs.
     expect(result.peakRssBytes - base.peakRssBytes).toBeLessThan(size / 4);
     fs.rmSync(large.file);
   });

@@ -7,10 +7,8 @@ import { shelter } from '../helpers/shelter';
 import { startSandbox } from '../../src/sandbox/server';
 
 /**
- * A shelter reruns its imports: the built binary against the sandbox (real
- * HTTP on loopback, a real data file), after editing the file, with and
- * without --id-column, with identical rows, with --new, from standard input.
- * What counts is what the sandbox's data file holds afterwards.
+ * A shelter reruns its imports against the sandbox (real HTTP, a real data file): edited files,
+ * --id-column, --new, standard input. What counts is what the data file holds afterwards.
  */
 
 const SUMMARY = /^created (\d+), skipped (\d+), rejected (\d+), invalid (\d+), unknown (\d+) in /m;
@@ -26,11 +24,8 @@ const SKIPPED_LINE = (count: number, from: string) =>
   new RegExp(`^skipped ${count} rows? already created from ${from.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')} \\(last import \\d{4}-\\d\\d-\\d\\d \\d\\d:\\d\\d\\); --new sends them again$`, 'm');
 
 /**
- * A shelter's rerun as a user types it: an export of 150 animals
- * (an intake number, a breed, notes; row 77 invalid) imported with
- * --skip-invalid from the directory it is in, on the built-in sandbox profile
- * (a new port every run: the records go by its data file); then row 77 fixed
- * and two animals appended, a dry run, and the same command again.
+ * An export of 150 animals (row 77 invalid) imported with --skip-invalid from its own directory on the
+ * built-in profile (a new port each run: records go by the data file); then fixed, appended to, rerun.
  */
 describe.concurrent('the shelter\'s export of 150 rows, fixed and rerun, on the built-in sandbox profile', () => {
   const header = 'Intake No,Name,categoryId,Status,Breed,Notes';

@@ -6,10 +6,8 @@ import { creator } from '../helpers/pet-creator';
 import { type RecordedRequest, type ScriptedServer, json } from '../helpers/scripted-server';
 
 /**
- * `pets add --file --retry-unknown` looks before it resends: the built binary
- * against a scripted service that creates animals and lists them (pages of
- * `limit`, Link rel="next"), and that can create an animal and then drop the
- * connection before answering. What counts is what the service received.
+ * --retry-unknown looks before it resends, against a scripted service that lists what it created and
+ * can drop the connection after creating. What counts is what the service received.
  */
 
 const RETRY_SUMMARY = /^created (\d+), skipped (\d+), rejected (\d+), invalid (\d+), unknown (\d+), found (\d+), resent (\d+), ambiguous (\d+) in /m;

@@ -5,10 +5,8 @@ import { type CliResult, newApiKey, runCli, tempConfigDir } from '../helpers/cli
 import { json, startScriptedServer } from '../helpers/scripted-server';
 
 /**
- * Many petctl processes at once in one config directory, through the CLI
- * only (the files' internal shapes are the stores' business): every file
- * still parses, nothing one process wrote is lost, and permissions stay
- * 0600 / 0700. docs/reliability.md quotes PROCESSES.
+ * Many processes in one config directory, through the CLI only: every file still parses, nothing one
+ * process wrote is lost, modes stay 0600/0700. docs/reliability.md quotes PROCESSES.
  */
 
 const PROCESSES = 20;

@@ -4,10 +4,8 @@ import { describe, expect, it } from 'vitest';
 import { cliSession, expectCleanError, jsonError, newApiKey, tempConfigDir } from '../helpers/cli';
 
 /**
- * A config.json that is not a JSON object (a hand edit cut short, a disk that
- * lost its tail) is config_damaged, exit 1, naming the file, and is left byte
- * for byte as it was by every command: the profiles and keys it may still
- * hold are the user's to recover. The built binary, real files.
+ * A config.json that is not a JSON object is config_damaged (exit 1), naming the file, and every
+ * command leaves it byte for byte: the profiles and keys it may hold are the user's to recover.
  */
 
 describe.concurrent('a damaged config.json', () => {

@@ -5,10 +5,8 @@ import { cliSession, newApiKey, tempConfigDir } from '../helpers/cli';
 import { startFarService, type FarService } from '../helpers/far-service';
 
 /**
- * Issue 30's service 50 ms away, with an Enterprise key's window (60,000 a
- * minute) in its headers: an import and the two listings, checked on the
- * service's side. Every row is created once, every page is read once and in
- * order, with no 429. How fast is bench/enterprise.mjs's to say, not this test's.
+ * Issue 30's service 50 ms away with an Enterprise window: an import and both listings, every row once,
+ * every page once in order, no 429. How fast is bench/enterprise.mjs's to say.
  */
 
 const ROWS = 600;

@@ -5,10 +5,8 @@ import { type CliResult, cliSession, expectCleanError, jsonError, newApiKey, set
 import { json, rateLimitHeaders } from '../helpers/scripted-server';
 
 /**
- * The JSON error line (-o json / -o ndjson) a script acts on: every error that
- * says when to try again carries `retryAt`, and a rate-limit refusal carries
- * status 429, whether the server answered or petctl refused from its saved
- * state without sending. The built binary against a scripted server.
+ * The JSON error line a script acts on: an error that says when to try again carries retryAt, and a
+ * rate-limit refusal status 429, whether the server answered or petctl refused from saved state.
  */
 
 /** Timers and the two processes' clocks may disagree by a few ms. */

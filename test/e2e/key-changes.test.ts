@@ -6,10 +6,8 @@ import { json, startScriptedServer } from '../helpers/scripted-server';
 import { openTerminal } from '../helpers/tmux';
 
 /**
- * Keys an admin can tell apart: auth login says which key it replaced, profile
- * remove asks before dropping a key, and keys of 10 characters or more show
- * their last 4. The built binary, a scripted service, real config files; the
- * question in a real terminal (tmux, which .ci/run installs).
+ * Keys an admin can tell apart: auth login says which key it replaced, and profile remove asks before
+ * dropping one (the question in a real terminal, tmux).
  */
 
 const PRO = 'sandbox-pro';

@@ -7,10 +7,8 @@ import { cliSession, expectCleanError, jsonError, tempConfigDir } from '../helpe
 import { type SecretService, noSecretService, startSecretService } from '../helpers/secret-service';
 
 /**
- * Keys in the system's keychain, end to end: the built binary against a real
- * Secret Service (gnome-keyring on a private D-Bus), the embedded sandbox
- * answering with the key petctl read back from it; and without any keychain,
- * the fallback to config.json.
+ * Keys in a real Secret Service (gnome-keyring on a private D-Bus), read back by the embedded sandbox;
+ * without a keychain, the fallback to config.json.
  */
 
 const KEY = 'sandbox-pro';

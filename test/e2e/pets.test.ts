@@ -16,10 +16,8 @@ import { json } from '../helpers/scripted-server';
 import { writeSandboxData } from '../helpers/sandbox-data';
 
 /**
- * `petctl pets list|add|get`, end to end: the built binary as a child process.
- * Most tests run against the built-in `sandbox` profile exactly as a fresh
- * install does (no base URL, no key, a temporary PETCTL_CONFIG_DIR); the
- * scripted server is used where what petctl sent must be checked byte for byte.
+ * `petctl pets list|add|get` as a fresh install runs them (the built-in sandbox, an empty
+ * PETCTL_CONFIG_DIR); a scripted server where what petctl sent is checked byte for byte.
  */
 
 const SAMPLE_TSV = [

@@ -7,10 +7,8 @@ import { runCli, tempConfigDir } from '../helpers/cli';
 import { storedPets } from '../helpers/sandbox-data';
 
 /**
- * Many petctl processes at once on the built-in sandbox profile: each starts
- * its own in-process server on the same data file. Every acknowledged animal
- * is stored once, ids stay unique, the rate-limit counts add up, and the files
- * stay private.
+ * Processes on the built-in profile each start their own server on one data file: every animal stored
+ * once, unique ids, the rate-limit counts adding up, the files private.
  */
 it('20 petctl pets add at once on the sandbox profile: every animal there once, unique ids, counts shared', async () => {
   const configDir = tempConfigDir();

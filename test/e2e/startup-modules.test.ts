@@ -8,10 +8,8 @@ import { NODE, setupE2e } from '../helpers/cli';
 import { json, rateLimitHeaders } from '../helpers/scripted-server';
 
 /**
- * Start-up is a feature (docs/performance.md): these built-ins cost time to
- * load and `pets list` has no use for them, so the build and the shim keep them
- * out. A regression shows here as a name, rather than as a slower benchmark.
- * Nothing is timed.
+ * Built-ins `pets list` has no use for stay out of start-up (docs/performance.md): a regression shows
+ * here as a name, not as a slower benchmark. Nothing is timed.
  */
 const preload = fileURLToPath(new URL('../helpers/report-modules.cjs', import.meta.url));
 

@@ -8,11 +8,7 @@ import { type RedisServer, freePort, noRedisServer, startRedisServer } from '../
 import { type ScriptedServer, json, startScriptedServer } from '../helpers/scripted-server';
 import { FREE, call } from '../sandbox/helpers';
 
-/**
- * Several machines, one key: the built petctl with two config directories
- * (two "machines", each with its own state file) sharing one real
- * redis-server on loopback. Timing is asserted only as lower bounds.
- */
+/** Two config directories ("machines") sharing one real redis-server; time asserted only from below. */
 
 const SLACK_MS = 50;
 const PET = { id: 1, name: 'Rex', categoryId: 1, status: 'available' };
