@@ -124,18 +124,6 @@ describe.concurrent('petctl completion <shell>', () => {
     expect(help.stdout).toContain('~/.config/fish/completions/petctl.fish');
     expect((await runCli(['--help'])).stdout).not.toContain('__complete');
   });
-
-  it('__complete answers in the protocol the scripts read', async () => {
-    const result = await runCli(['__complete', '--', 'pets', 'list', '--status', ''], { env: { PETCTL_CONFIG_DIR: configDir } });
-    expect(result).toMatchObject({ code: 0, stdout: 'available\t\npending\t\nsold\t\n', stderr: '' });
-  });
-
-  it('pets add --file <TAB> asks for file names, as --journal does', async () => {
-    for (const flag of ['--file', '--journal']) {
-      const result = await runCli(['__complete', '--', 'pets', 'add', flag, 'a'], { env: { PETCTL_CONFIG_DIR: configDir } });
-      expect(result).toMatchObject({ code: 0, stdout: ':files\n', stderr: '' });
-    }
-  });
 });
 
 /**
