@@ -205,6 +205,11 @@ describe('refused flags: exit 2, a message naming the flag and the allowed value
     [['--timeout', '3000000', 'pets', 'list'], ['--timeout must be at most 2147483 seconds']],
     [['--max-wait', '2147484', 'pets', 'list'], ['--max-wait must be at most 2147483 seconds']],
     [['pets', 'list', '--cache', '25d'], ['--cache must be at most 2147483s']],
+    // api --paginate walks GETs and prints their items as JSON.
+    [['api', '--paginate', '/pets', '-X', 'POST'], ['--paginate follows the pages of a GET, not of -X POST']],
+    [['api', '--paginate', '/pets', '--input', '-'], ['--paginate sends GETs, which carry no body']],
+    [['api', '--paginate', '/pets', '-i'], ["-i shows one answer's head"]],
+    [['api', '--paginate', '/pets', '-o', 'csv'], ['--paginate prints the items as JSON']],
     // pets add --file: the flags that go with it, checked before the file is opened.
     [['pets', 'add', '--file', 'x.csv', '--name', 'Rex'], ['--file cannot be used with --name']],
     [['pets', 'add', '--file', 'x.csv', '--category-id', '1', '--status', 'sold'], ['--file cannot be used with --category-id, --status']],

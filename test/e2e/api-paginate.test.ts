@@ -2,7 +2,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { inBash } from '../helpers/bash';
-import { cliSession, expectCleanError, jsonError, setupE2e, tempConfigDir } from '../helpers/cli';
+import { cliSession, jsonError, setupE2e, tempConfigDir } from '../helpers/cli';
 import { type Reply, startScriptedServer } from '../helpers/scripted-server';
 import { writeSandboxData } from '../helpers/sandbox-data';
 
@@ -103,20 +103,6 @@ describe.concurrent('petctl api --paginate: what it refuses', () => {
     expect(result.stderr).not.toContain('continue with');
     expect(other.requests).toHaveLength(0);
     expect(server.requests).toHaveLength(1);
-  });
-
-  it.for([
-    [['-X', 'POST'], '--paginate follows the pages of a GET, not of -X POST'],
-    [['--input', '-'], '--paginate sends GETs, which carry no body'],
-    [['-i'], "-i shows one answer's head"],
-    [['-o', 'csv'], '--paginate prints the items as JSON'],
-  ] as const)('%s is a usage error before anything is sent', async ([flags, message], t) => {
-    const { server, petctl } = await setupE2e(t);
-    const result = await petctl(['api', '--paginate', '/pets', ...flags]);
-    expect(result.code).toBe(2);
-    expectCleanError(result);
-    expect(result.stderr).toContain(`error: ${message}`);
-    expect(server.requests).toHaveLength(0);
   });
 });
 
