@@ -1,12 +1,11 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { type CliResult, runCli, setupE2e, tempConfigDir } from '../helpers/cli';
-import { type RecordedRequest, rateLimitHeaders } from '../helpers/scripted-server';
+import { type CliResult, runCli, tempConfigDir } from '../helpers/cli';
 import { type RunningSandbox, startSandbox } from '../../src/sandbox/server';
 
 /**
- * An import at a plan's limit, windows shortened (the sandbox's 3 s, a scripted 2 s). Asserted are the
+ * An import at a plan's limit, the sandbox's windows shortened to 3 s. Asserted are the
  * counts the contract promises; the rate is timing, printed here and measured in bench/bulk.mjs.
  */
 
@@ -124,63 +123,4 @@ describe('pacing against the sandbox (Free: 60 per 3 s window)', () => {
     const names = await namesOnServer(base);
     expect(names.filter((name) => name.startsWith('beside-')).length).toBeGreaterThan(0);
   }, 90_000);
-});
-
-/**
- * A service with fixed windows of `windowMs` aligned to the clock, `limit`
- * requests each, the X-RateLimit-* headers on every answer and a 429 with
- * Retry-After above the limit. It records how many requests each window got.
- */
-function windowedService(limit: number, windowMs: number) {
-  const perWindow = new Map<number, number>();
-  let tooMany = 0;
-  let id = 1;
-  const reply = (request: RecordedRequest, res: import('node:http').ServerResponse) => {
-    const now = Date.now();
-    const window = Math.floor(now / windowMs);
-    const used = (perWindow.get(window) ?? 0) + 1;
-    perWindow.set(window, used);
-    const resetMs = (window + 1) * windowMs;
-    const headers = rateLimitHeaders(limit, used, resetMs);
-    if (used > limit) {
-      tooMany += 1;
-      res.writeHead(429, { ...headers, 'retry-after': String(Math.ceil((resetMs - now) / 1000)) });
-      res.end(JSON.stringify({ code: 'rate_limited', message: 'Too many requests', status: 429 }));
-      return;
-    }
-    res.writeHead(201, headers).end(`{"id":${id++},${request.body.slice(1)}`);
-  };
-  return { reply, perWindow, tooMany: () => tooMany };
-}
-
-describe('pacing against a scripted service with 2 s windows of 10 requests', () => {
-  it('spreads 45 rows over the windows: at most one 429; window waits do not add up against --max-wait', async (t) => {
-    const service = windowedService(10, 2000);
-    const { server, configDir, petctl } = await setupE2e(t, service.reply);
-    const file = rowsFile(configDir, 'windows', 45);
-
-    // Each wait for a window is under 3 s; together they take far longer, and that is fine.
-    const result = await petctl(['--max-wait', '3', 'pets', 'add', '--file', file], { timeoutMs: 60_000 });
-
-    expect(result.code, result.stderr).toBe(0);
-    expect(service.tooMany()).toBeLessThanOrEqual(1);
-    for (const [, used] of service.perWindow) expect(used).toBeLessThanOrEqual(10 + 1);
-    expect(server.requests.filter((request) => request.method === 'POST')).toHaveLength(45 + service.tooMany());
-    expect(service.perWindow.size).toBeGreaterThanOrEqual(5);
-  }, 60_000);
-
-  it('a window wait longer than --max-wait is still the pace: the import waits for the next window and finishes', async (t) => {
-    const service = windowedService(5, 4000);
-    const { server, configDir, petctl } = await setupE2e(t, service.reply);
-    const file = rowsFile(configDir, 'maxwait', 8);
-
-    // Each window of 4 s reopens within two minutes: the plan's minute, which --max-wait does not bound in an import.
-    const result = await petctl(['--max-wait', '0.5', 'pets', 'add', '--file', file]);
-
-    expect(result.code, result.stderr).toBe(0);
-    expect(result.stderr).toMatch(/^created 8, skipped 0, /m);
-    const names = server.requests.filter((request) => request.method === 'POST').map((request) => JSON.parse(request.body).name as string);
-    expect(new Set(names).size).toBe(8);
-    expect(service.tooMany()).toBeLessThanOrEqual(1);
-  }, 60_000);
 });
