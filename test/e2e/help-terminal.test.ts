@@ -24,24 +24,6 @@ function manTree(t: { onTestFinished(fn: () => unknown): void }): string {
 }
 
 describe.concurrent('help in a terminal', () => {
-  it('a bare petctl shows the root help and ends with 0', async (t) => {
-    const tty = openTerminal(t, [], {}, { stdoutToTerminal: true });
-    expect(await tty.exitCode()).toBe(0);
-    const text = tty.text();
-    expect(text).toContain('Usage: petctl [options] [command]');
-    expect(text).toContain('Guides (petctl help <topic>):');
-    expect(text).not.toContain('error:');
-  });
-
-  it('petctl help pets add shows the help of pets add, as --help does', async (t) => {
-    const tty = openTerminal(t, ['help', 'pets', 'add'], {}, { stdoutToTerminal: true });
-    expect(await tty.exitCode()).toBe(0);
-    const text = tty.text();
-    expect(text).toContain('Usage: petctl pets add [options]');
-    for (const flag of ['--name <name>', '--category-id <int64>', '--file <path|->', '--retry-unknown']) expect(text).toContain(flag);
-    expect(text).toContain('petctl help bulk-import');
-  });
-
   it('pets add --help is laid out for the pane\'s width, as the program lays it out', async (t) => {
     // Wide enough for commander to wrap the descriptions: 40 columns or more beside the flags.
     const width = 72;
