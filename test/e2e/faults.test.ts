@@ -297,42 +297,6 @@ describe.concurrent('error answers and their exit codes', () => {
     expect(result.stderr).toMatch(/HTTP 401/);
     expect(result.stderr).toMatch(/^hint: PETCTL_API_KEY was rejected; check its value or unset it to use the stored key$/m);
   });
-
-  it('400 on POST → exit 6 with the server code in the message, one request', async (t) => {
-    const { server, petctl } = await setupE2e(t);
-    server.reply(json(400, { code: 'invalid_category', message: 'categoryId 1 does not exist', status: 400 }));
-
-    const result = await petctl(ADD);
-
-    expect(result.code).toBe(6);
-    expectCleanError(result);
-    expect(result.stderr).toMatch(/^error: categoryId 1 does not exist \(invalid_category, HTTP 400\)$/m);
-    expect(server.requests).toHaveLength(1);
-  });
-
-  it('404 on get → exit 3', async (t) => {
-    const { server, petctl } = await setupE2e(t);
-    server.reply(json(404, { code: 'not_found', message: 'no animal with id 99', status: 404 }));
-
-    const result = await petctl(['pets', 'get', '99']);
-
-    expect(result.code).toBe(3);
-    expectCleanError(result);
-    expect(result.stderr).toMatch(/^error: no animal with id 99 \(not_found, HTTP 404\)$/m);
-    expect(server.requests).toHaveLength(1);
-  });
-
-  it('an unknown error status (418 with an Error body) → exit 1, the server message shown', async (t) => {
-    const { server, petctl } = await setupE2e(t);
-    server.reply(json(418, { code: 'teapot', message: 'I am a teapot', status: 418 }));
-
-    const result = await petctl(['pets', 'list']);
-
-    expect(result.code).toBe(1);
-    expectCleanError(result);
-    expect(result.stderr).toMatch(/^error: I am a teapot \(teapot, HTTP 418\)$/m);
-    expect(server.requests).toHaveLength(1);
-  });
 });
 
 describe.concurrent('int64 and fields beyond the specification', () => {

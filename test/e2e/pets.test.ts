@@ -74,14 +74,6 @@ describe.concurrent('a fresh install lists the sandbox sample animals', () => {
     expect(result.stderr).toBe('');
   });
 
-  it('-o json prints the Pets array', async (t) => {
-    const { petctl } = freshInstall(t);
-    const result = await petctl(['pets', 'list', '-o', 'json']);
-    expect(result.code).toBe(0);
-    expect(JSON.parse(result.stdout)).toEqual(SAMPLE);
-    expect(result.stderr).toBe('');
-  });
-
   it('--json is the same as -o json, and wins over -o', async (t) => {
     const { petctl } = freshInstall(t);
     const result = await petctl(['-o', 'csv', '--json', 'pets', 'list', '--limit', '2']);
@@ -89,8 +81,12 @@ describe.concurrent('a fresh install lists the sandbox sample animals', () => {
     expect(JSON.parse(result.stdout)).toEqual(SAMPLE.slice(0, 2));
   });
 
-  it('-o ndjson prints one compact object per line', async (t) => {
+  it('-o json prints the Pets array, -o ndjson one compact object per line, -o csv a header and a row per animal', async (t) => {
     const { petctl } = freshInstall(t);
+    const asJson = await petctl(['pets', 'list', '-o', 'json']);
+    expect(asJson).toMatchObject({ code: 0, stderr: '' });
+    expect(JSON.parse(asJson.stdout)).toEqual(SAMPLE);
+
     const result = await petctl(['pets', 'list', '-o', 'ndjson']);
     expect(result.code).toBe(0);
     expect(result.stdout.endsWith('\n')).toBe(true);
@@ -98,13 +94,10 @@ describe.concurrent('a fresh install lists the sandbox sample animals', () => {
     expect(rows).toHaveLength(12);
     expect(rows[0]).toBe('{"id":1,"name":"Rex","categoryId":1,"status":"available"}');
     expect(rows.map((row) => JSON.parse(row))).toEqual(SAMPLE);
-  });
 
-  it('-o csv prints the header id,name,categoryId,status and a row per animal', async (t) => {
-    const { petctl } = freshInstall(t);
-    const result = await petctl(['pets', 'list', '-o', 'csv']);
-    expect(result.code).toBe(0);
-    expect(result.stdout).toBe(`id,name,categoryId,status\n${SAMPLE_TSV.map((line) => line.replaceAll('\t', ',')).join('\n')}\n`);
+    const csv = await petctl(['pets', 'list', '-o', 'csv']);
+    expect(csv.code).toBe(0);
+    expect(csv.stdout).toBe(`id,name,categoryId,status\n${SAMPLE_TSV.map((line) => line.replaceAll('\t', ',')).join('\n')}\n`);
   });
 
   it('--status sold shows only sold animals; --limit 3 returns 3', async (t) => {

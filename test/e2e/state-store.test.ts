@@ -243,17 +243,6 @@ describe.skipIf(noRedisServer)('several machines, one key, one redis-server', ()
     });
   });
 
-  it('profile add refuses a bad --state-url (exit 2) without echoing it', async () => {
-    const configDir = tempConfigDir();
-    dirs.push(configDir);
-    const result = await runCli(['profile', 'add', 'x', '--base-url', 'https://api.example.org/v1', '--state-url', 'memcached://:hunter22@h:1'], {
-      env: { PETCTL_CONFIG_DIR: configDir },
-      secrets: ['hunter22'],
-    });
-    expect(result.code).toBe(2);
-    expect(result.stderr).toMatch(/^error: --state-url must use redis:\/\/ or rediss:\/\//);
-  });
-
   describe('machines looping single commands on one key at the Free plan limit', () => {
     let sandbox: RunningSandbox;
     const log: string[] = [];
