@@ -2,16 +2,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { type TestContext, describe, expect, it } from 'vitest';
 import { parseJson } from '../../src/schemas/json';
-import {
-  type CliOptions,
-  type CliResult,
-  cliSession,
-  expectCleanError,
-  expectPetctlHeaders,
-  jsonError,
-  setupE2e,
-  tempConfigDir,
-} from '../helpers/cli';
+import { type CliOptions, type CliResult, cliSession, expectPetctlHeaders, setupE2e, tempConfigDir } from '../helpers/cli';
 import { json } from '../helpers/scripted-server';
 import { writeSandboxData } from '../helpers/sandbox-data';
 
@@ -212,24 +203,6 @@ describe.concurrent('pets get', () => {
     const result = await petctl(['-q', 'pets', 'get', '4']);
     expect(result.code).toBe(0);
     expect(result.stderr).toBe('');
-  });
-
-  it('an id nobody has exits 3 with the server code, nothing on stdout', async (t) => {
-    const { petctl } = freshInstall(t);
-    const result = await petctl(['pets', 'get', '999999']);
-    expect(result.code).toBe(3);
-    expectCleanError(result);
-    expect(result.stderr).toContain(DEPRECATION_WARNING);
-    expect(result.stderr).toContain('error: no animal has id 999999 (pet_not_found, HTTP 404)\n');
-  });
-
-  it('with -o json a missing animal is a JSON error line, as the server sent it', async (t) => {
-    const { petctl } = freshInstall(t);
-    // No -q: a failure's stderr is the one JSON line, without the human deprecation warning.
-    const result = await petctl(['-o', 'json', 'pets', 'get', '999999']);
-    expect(result.code).toBe(3);
-    expect(result.stdout).toBe('');
-    expect(jsonError(result)).toEqual({ code: 'pet_not_found', message: 'no animal has id 999999', status: 404 });
   });
 });
 
