@@ -18,6 +18,8 @@ describe('errorForAnswer', () => {
     { status: 400, body: { code: 'missing_field', message: 'name is required', status: 400 }, exit: ExitCode.REJECTED, code: 'missing_field', kind: RejectedError },
     { status: 401, body: { code: 'unauthorized', message: 'bad key', status: 401 }, exit: ExitCode.AUTH, code: 'unauthorized', kind: AuthError },
     { status: 404, body: { code: 'pet_not_found', message: 'no', status: 404 }, exit: ExitCode.NOT_FOUND, code: 'pet_not_found', kind: NotFoundError },
+    { status: 422, body: { code: 'unprocessable', message: 'no', status: 422 }, exit: ExitCode.REJECTED, code: 'unprocessable', kind: RejectedError },
+    { status: 418, body: { code: 'teapot', message: 'I am a teapot', status: 418 }, exit: ExitCode.FAILURE, code: 'teapot', kind: FailureError },
     { status: 418, body: 'I am a teapot', exit: ExitCode.FAILURE, code: 'http_418', kind: FailureError },
     { status: 500, body: { code: 'internal_error', message: 'oops', status: 500 }, exit: ExitCode.NETWORK, code: 'internal_error', kind: ServiceError },
   ])('HTTP $status → exit $exit, code $code', ({ status, body, exit, code, kind }) => {

@@ -163,18 +163,6 @@ describe.concurrent('retryAt and status in JSON errors', () => {
     expect(Math.abs(Date.parse(importError.retryAt as string) - Date.parse(listingError.retryAt as string))).toBeLessThanOrEqual(1000);
   });
 
-  it('an error that names no time to try again has no retryAt', async (t) => {
-    const { server, petctl } = await setupE2e(t);
-    server.reply(json(404, { code: 'pet_not_found', message: 'no animal 7', status: 404 }));
-    const result = await petctl(['pets', 'get', '7', '-o', 'json']);
-    expect(result.code).toBe(3);
-    expect(jsonError(result)).toEqual({ code: 'pet_not_found', message: 'no animal 7', status: 404 });
-
-    const usage = await petctl(['pets', 'list', '--limit', '0', '-o', 'json']);
-    expect(usage.code).toBe(2);
-    expect(jsonError(usage)).not.toHaveProperty('retryAt');
-  });
-
   it("petctl's retryAt replaces a field of that name in the server's body", async (t) => {
     const { server, petctl } = await setupE2e(t);
     server.reply(json(429, { ...RATE_LIMITED, retryAt: 'whenever', extra: 1 }, { 'retry-after': '120' }));

@@ -199,18 +199,6 @@ describe.concurrent('X-RateLimit-Remaining: 0 on a success', () => {
     }
   });
 
-  it('X-RateLimit-Remaining above 0 holds nothing back', async (t) => {
-    const { server, configDir, petctl } = await setupE2e(t);
-    server.reply(json(200, [PET], { 'x-ratelimit-remaining': '1', 'x-ratelimit-reset': String(resetIn(30)) }), json(200, [PET]));
-
-    expect((await petctl(['pets', 'list'])).code).toBe(0);
-    const second = await petctl(['pets', 'list']);
-
-    expect(second.code).toBe(0);
-    expect(second.stderr).toBe('');
-    expect(stateText(configDir)).not.toMatch(/blockedUntil/);
-  });
-
   it('a reset beyond --max-wait: the next process exits 5 at once and sends nothing', async (t) => {
     const { server, petctl } = await setupE2e(t);
     server.reply(json(200, [PET], { 'x-ratelimit-remaining': '0', 'x-ratelimit-reset': String(resetIn(30)) }));
