@@ -57,18 +57,6 @@ describe.concurrent('gateway errors and dropped connections', () => {
     expect(server.requests).toHaveLength(1);
   });
 
-  it.for([502, 503, 504])('POST: a %i is never sent twice (exit 7, one request)', async (status, t) => {
-    const { server, petctl } = await setupE2e(t);
-    server.reply({ status, headers: { 'content-type': 'text/html' }, body: HTML_502 });
-
-    const result = await petctl(ADD);
-
-    expect(result.code).toBe(7);
-    expectCleanError(result);
-    expect(result.stderr).toContain(`HTTP ${status}`);
-    expect(server.requests).toHaveLength(1);
-  });
-
   it('POST: a dropped connection ends with exit 7 after one request, warning the animal may exist', async (t) => {
     const { server, petctl } = await setupE2e(t);
     server.reply({ destroy: true });

@@ -56,12 +56,6 @@ describe.concurrent('auth login says what became of the stored key', () => {
     expect(read().profiles.staging?.apiKey).toBe('short-2');
   });
 
-  it('a profile with no key: the key is stored with no word of a replacement', async (t) => {
-    const { petctl } = await setup(t);
-    const login = await petctl(['-p', 'staging', 'auth', 'login', '--insecure-storage', '--no-verify', '--with-token'], { input: BUSINESS });
-    expect(login.stderr).toBe('API key stored for profile "staging". Check it with: petctl auth status -p staging\n');
-  });
-
   it('a key refused by the service replaces nothing and says nothing of a replacement', async (t) => {
     const server = await startScriptedServer(json(401, { code: 'unauthorized', message: 'the API key is not valid' }));
     t.onTestFinished(() => server.close());
