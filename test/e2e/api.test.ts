@@ -131,15 +131,6 @@ describe.concurrent('petctl api: output', () => {
     expect(result.stdout).toMatch(/^HTTP\/1\.1 200 OK\n[\s\S]*X-Page: final\n[\s\S]*\n\n\[\]\n$/);
     expect(result.stdout).not.toContain('503');
   });
-
-  it('-v traces the request with the key redacted', async (t) => {
-    const { server, petctl } = await setupE2e(t);
-    server.reply(json(200, []));
-    const result = await petctl(['api', '-v', '/store/orders']);
-    expect(result.code).toBe(0);
-    // After the line naming the target and its sources.
-    expect(result.stderr).toMatch(/^\* base URL .+\n> GET http:\/\/127\.0\.0\.1:\d+\/v1\/store\/orders\n> Authorization: Bearer \[redacted\]\n< 200 in \d+ ms/);
-  });
 });
 
 describe.concurrent('petctl api: errors go through the exit-code table', () => {

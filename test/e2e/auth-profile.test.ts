@@ -223,6 +223,21 @@ describe.concurrent('auth', () => {
     expect(readConfig(configFile).profiles.staging?.apiKey).toBe(second);
   });
 
+  it('status names one source for the key in use: PETCTL_API_KEY over a stored key says only that', async (t) => {
+    const server = await scripted(t);
+    const stored = newApiKey();
+    const envKey = newApiKey();
+    const { petctl } = setup(t, [stored, envKey]);
+    await ok(petctl(['profile', 'add', 'production', '--base-url', server.baseUrl]));
+    await ok(petctl(['auth', 'login', '--insecure-storage', '--no-verify', '--with-token'], { input: stored }));
+
+    const status = await ok(petctl(['auth', 'status'], { env: { PETCTL_API_KEY: envKey } }));
+    const keyLines = status.stdout.split('\n').filter((line) => /key|stored/i.test(line));
+    expect(keyLines).toEqual([`API key:    ${mask(envKey)} (from PETCTL_API_KEY)`]);
+    const asJson = JSON.parse((await ok(petctl(['auth', 'status', '-o', 'json'], { env: { PETCTL_API_KEY: envKey } }))).stdout);
+    expect(asJson).toMatchObject({ key: mask(envKey), keySource: 'env', keyStorage: null });
+  });
+
   it('status without rate-limit headers says so rather than inventing numbers', async (t) => {
     const server = await scripted(t);
     server.reply(json(200, []));

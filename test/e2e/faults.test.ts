@@ -83,18 +83,6 @@ describe.concurrent('gateway errors and dropped connections', () => {
     expect(result.stderr).toMatch(/^petctl: retry 1\/4 in \d+(\.\d)?s: (connection reset by the server|the connection closed before the answer was complete)$/m);
   });
 
-  it('GET: a dropped connection with --retries 0 is a network_error with status 0 in JSON', async (t) => {
-    const { server, petctl } = await setupE2e(t);
-    server.reply({ destroy: true });
-
-    const result = await petctl(['--retries', '0', '-o', 'json', 'pets', 'list']);
-
-    expect(result.code).toBe(7);
-    expect(result.stdout).toBe('');
-    expect(jsonError(result)).toMatchObject({ code: 'network_error', status: 0 });
-    expect(server.requests).toHaveLength(1);
-  });
-
   it('nothing listening: exit 7, connection refused', async () => {
     // Bind a port, then free it: nothing listens there any more.
     const probe = http.createServer();
