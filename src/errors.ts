@@ -1,8 +1,4 @@
-/**
- * The exit-code table and one error class for each code: a throw chooses the
- * exit code by the class it names. main.ts ends every command with the
- * thrown error's code; nothing else chooses one.
- */
+/** The exit-code table and one error class per code: a throw chooses the exit code by the class it names. */
 import { type FileProblem, describeProblem, unsafeFileHint } from './file-problem';
 
 export const ExitCode = {
@@ -21,16 +17,16 @@ export type ExitCode = (typeof ExitCode)[keyof typeof ExitCode];
 export interface ErrorDetails {
   /** Machine-readable code: the server's Error `code`, or one the client makes. */
   code: string;
-  /** HTTP status; for a rate-limit refusal from saved state (nothing sent), the 429 it stands for; else 0 when there was no HTTP response. */
+  /** HTTP status (a refusal from saved state: the 429 it stands for); 0 without an answer. */
   status?: number;
   /** One extra line telling the user what to do next. */
   hint?: string;
-  /** The Error body exactly as the server sent it, for `-o json` error output. */
+  /** The Error body as the server sent it, for `-o json` error output. */
   body?: Record<string, unknown>;
   cause?: unknown;
 }
 
-/** Every error petctl ends with. Its exit code is its class's: one class per exit code, below. */
+/** Every error petctl ends with; its exit code is its class's. */
 export abstract class PetctlError extends Error {
   abstract readonly exitCode: ExitCode;
   readonly code: string;
@@ -94,20 +90,18 @@ export class ServiceError extends PetctlError {
 /** The waits of the HTTP core (api/waits.ts has the table). */
 export type WaitKind = 'retry_after' | 'ban' | 'minute_window' | 'day_quota' | 'backoff' | 'probe';
 
-/** What stopped a request on a rate limit, as facts: output/waits.ts words them for every command. */
+/** What stopped a request on a rate limit, as facts (output/waits.ts words them). */
 export interface WaitStop {
   kind: WaitKind;
-  /** When a retry may succeed (epoch ms), when known. */
+  /** When a retry may succeed (epoch ms), when known; `at`: when the stop was decided, on the same clock. */
   until?: number;
-  /** When the stop was decided, on the same clock. */
   at: number;
-  /** 'gate': held before the wire, so this request sent nothing; 'answer': a 429 petctl will not wait out. */
+  /** 'gate': held before the wire, nothing sent; 'answer': a 429 petctl will not wait out. */
   by: 'gate' | 'answer';
   /** --max-wait 0: no wait was asked for. */
   noWait?: boolean;
-  /** A 429's Error message as the server wrote it. */
   serverMessage?: string;
-  /** A 429 that ends a request after retries: how many attempts were made, over how long. */
+  /** A 429 that ends a request after retries: how many attempts, over how long. */
   attempts?: { count: number; elapsedMs: number };
 }
 
@@ -121,7 +115,6 @@ export type WaitNotice =
 /** The sentences the layer above gives the core for its notices and errors (output/waits.ts). */
 export interface WaitWords {
   notice(notice: WaitNotice): string;
-  /** The message and hint of a RateLimitError for this stop. */
   stop(stop: WaitStop): { message: string; hint?: string };
   /** The end of a final error after retries: `, 5 attempts over 16.7s`. */
   attempts(count: number, elapsedMs: number): string;
@@ -130,9 +123,9 @@ export interface WaitWords {
 /** 429s that could not be waited out within --retries / --max-wait, or a banned key. */
 export class RateLimitError extends PetctlError {
   readonly exitCode = ExitCode.RATE_LIMITED;
-  /** Epoch milliseconds after which a retry may succeed, when known. */
+  /** Epoch ms after which a retry may succeed, when known. */
   readonly retryAt?: number;
-  /** The stop as facts, for a command that words it in its own terms (an import's rows, a listing's animals). */
+  /** The stop as facts, for a command that words it in its own terms. */
   readonly stop?: WaitStop;
 
   constructor(message: string, details: ErrorDetails & { retryAt?: number; stop?: WaitStop }) {
@@ -142,10 +135,7 @@ export class RateLimitError extends PetctlError {
   }
 }
 
-/**
- * The rate-limit stop behind an error: the error itself, or one it was made
- * from (auth login's refusal wraps the stop that kept it from checking the key).
- */
+/** The rate-limit stop behind an error: itself, or a cause (auth login wraps the stop that kept it from checking the key). */
 export function rateLimitCause(error: unknown): RateLimitError | undefined {
   for (let depth = 0; depth < 8 && error instanceof Error; depth++, error = error.cause) {
     if (error instanceof RateLimitError) return error;
@@ -153,11 +143,7 @@ export function rateLimitCause(error: unknown): RateLimitError | undefined {
   return undefined;
 }
 
-/**
- * state.json cannot be written (a full disk, a read-only directory): the
- * request that needed it is not sent, since the limits it holds for every
- * petctl on the machine would no longer be kept (exit 1).
- */
+/** state.json cannot be written: the request is not sent, since the limits it holds for every petctl would no longer be kept. */
 export class StateUnwritableError extends FailureError {
   constructor(
     readonly file: string,
@@ -172,11 +158,7 @@ export class StateUnwritableError extends FailureError {
   }
 }
 
-/**
- * config.json is not a JSON object (a hand edit cut short, a disk that lost
- * its tail): nothing reads or writes it until it is fixed, so the profiles
- * and keys it may still hold are never overwritten (exit 1).
- */
+/** config.json is not a JSON object: nothing reads or writes it until it is fixed, so the profiles and keys it holds survive. */
 export class ConfigDamagedError extends FailureError {
   constructor(
     readonly file: string,
@@ -193,12 +175,9 @@ export class ConfigDamagedError extends FailureError {
 
 /** The connection failed or was dropped, or no answer came in time. */
 export class NetworkError extends ServiceError {
-  /**
-   * Whether the request may have reached the server: false only when the
-   * connection itself was never made (refused, unknown host, connect timeout).
-   */
+  /** Whether the request may have reached the server: false only when no connection was made. */
   readonly sent: boolean;
-  /** False when trying again cannot help (a refused connection to this machine: nothing listens there). */
+  /** False when trying again cannot help (a refused connection to this machine). */
   readonly retryable: boolean;
 
   constructor(message: string, details: { code?: 'network_error' | 'timeout'; sent: boolean; retryable?: boolean; cause?: unknown; hint?: string }) {
@@ -215,11 +194,7 @@ export class InvalidResponseError extends ServiceError {
   }
 }
 
-/**
- * A file or directory petctl would write, or whose content it would trust,
- * could have been planted or changed by another user. petctl stops before
- * anything is sent rather than write through it or believe it.
- */
+/** A file petctl would write or trust could have been planted or changed by another user: stop before anything is sent. */
 export class UnsafeFileError extends FailureError {
   constructor(
     readonly file: string,

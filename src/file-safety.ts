@@ -3,33 +3,23 @@ import { UnsafeFileError } from './errors';
 import type { FileProblem } from './file-problem';
 
 /**
- * The one rule for the files petctl writes (config, state, journals and their
- * spare room, lock directories, the temporaries of atomic writes, the
- * sandbox's data and limits), so that a folder shared with other users cannot
- * turn a write into someone else's:
- *
- * - a file petctl creates is created exclusively (O_CREAT|O_EXCL), never
- *   through a symlink (O_NOFOLLOW), mode 0600, and a temporary has a random name;
- * - an existing file is used only when it is a regular file owned by the user
- *   that neither group nor others can write. Files opened to be written in
- *   place are checked on the open descriptor (fstat), so nothing can be swapped
- *   in between a check and the open; files replaced by a rename are checked
- *   just before it (a rename replaces the name, never writes through it).
- *
- * Anything else is an UnsafeFileError (exit 1, `unsafe_file`).
+ * The one rule for the files petctl writes, so that a folder shared with other users cannot turn a
+ * write into someone else's: a new file is created O_EXCL|O_NOFOLLOW, 0600, a temporary under a
+ * random name; an existing one is used only when it is a regular file of the user's that neither
+ * group nor others can write, checked on the open descriptor (nothing swapped in between), or just
+ * before a rename (which replaces the name, never writes through it). Else an UnsafeFileError.
  */
 
 const POSIX = process.platform !== 'win32';
 // Windows has no O_NOFOLLOW (nor POSIX owners); there the checks that need them are skipped.
 const NOFOLLOW = fs.constants.O_NOFOLLOW ?? 0;
 const CREATE_NEW = fs.constants.O_CREAT | fs.constants.O_EXCL | NOFOLLOW;
+// O_NONBLOCK: a FIFO planted at the name must not hang the open.
+const READ_NOFOLLOW = fs.constants.O_RDONLY | fs.constants.O_NONBLOCK | NOFOLLOW;
 
 export type Expected = 'file' | 'directory';
 
-/**
- * Whether another user could have put this there: a symlink, the wrong kind
- * of entry, or another owner. Says nothing of the mode.
- */
+/** Whether another user could have put this there: a symlink, the wrong kind of entry, or another owner (not the mode). */
 export function ownershipProblem(stats: fs.Stats, expected: Expected): FileProblem | undefined {
   if (stats.isSymbolicLink()) return { kind: 'symlink' };
   if (expected === 'file' && !stats.isFile()) return { kind: 'not_regular' };
@@ -47,11 +37,9 @@ function fileProblem(stats: fs.Stats, expected: Expected): FileProblem | undefin
 }
 
 /**
- * What keeps the folder at `dir` from passing the whole rule, checked on a
- * descriptor opened without following a symlink (O_NOFOLLOW|O_DIRECTORY);
- * 'absent' when nothing is there. Only the last name is not followed: a
- * caller walks from a root it checked down, so that no one else can change
- * what the names above lead to.
+ * What keeps the folder at `dir` from passing the whole rule, checked on an O_NOFOLLOW|O_DIRECTORY
+ * descriptor; 'absent' when nothing is there. Only the last name is not followed: a caller walks
+ * down from a root it checked.
  */
 export function folderProblem(dir: string): FileProblem | 'absent' | undefined {
   if (!POSIX) {
@@ -78,11 +66,7 @@ export function folderProblem(dir: string): FileProblem | 'absent' | undefined {
   }
 }
 
-/**
- * Removes `file` only when it passes the rule, checked on a descriptor opened
- * without following a symlink; anything else at the name is left as it is.
- * Returns whether it was removed.
- */
+/** Removes `file` only when it passes the rule (checked on a no-follow descriptor); returns whether it was removed. */
 export function removeOwnFile(file: string): boolean {
   try {
     if (withOwnFile(file, () => true) === undefined) return false;
@@ -107,11 +91,7 @@ function lstatOrUndefined(file: string): fs.Stats | undefined {
   }
 }
 
-/**
- * Throws UnsafeFileError unless nothing is at `file` or it passes the rule.
- * `modes: false` checks only what ownershipProblem does (for lock directories,
- * which hold nothing and are made with the umask's mode).
- */
+/** Throws UnsafeFileError unless nothing is at `file` or it passes the rule; `modes: false` for lock directories (umask's mode). */
 export function assertOwnFile(file: string, expected: Expected = 'file', options: { modes?: boolean } = {}): void {
   const stats = lstatIfPresent(file);
   if (stats === undefined) return;
@@ -119,13 +99,9 @@ export function assertOwnFile(file: string, expected: Expected = 'file', options
   if (problem) throw new UnsafeFileError(file, problem);
 }
 
-/**
- * Changes the mode of the file at `file` itself: a symlink swapped in since it
- * was checked makes the open fail rather than the change land on its target.
- * (O_NONBLOCK: a FIFO swapped in must not hang the open.)
- */
+/** Changes the mode of `file` itself: a symlink swapped in since it was checked makes the open fail. */
 export function chmodNoFollow(file: string, mode: number): void {
-  const fd = fs.openSync(file, fs.constants.O_RDONLY | fs.constants.O_NONBLOCK | NOFOLLOW);
+  const fd = fs.openSync(file, READ_NOFOLLOW);
   try {
     fs.fchmodSync(fd, mode);
   } finally {
@@ -145,18 +121,13 @@ export function createExclusiveFile(file: string): Promise<fs.promises.FileHandl
 
 /** A name beside `file` for a temporary: random, so nothing can be planted there in advance. */
 export function tempPathFor(file: string): string {
-  // Unguessable enough to keep a planted name from stopping a write (the exclusive, no-follow
-  // create is what makes a planted file harmless): V8's generator is seeded from the system's
-  // entropy. node:crypto would cost every command that records the rate limit its load (docs/performance.md).
+  // The exclusive create makes a planted file harmless; this only keeps one from stopping a write.
+  // Math.random, not node:crypto, which would cost every command its load (docs/performance.md).
   const random = () => Math.floor(Math.random() * 2 ** 32).toString(16).padStart(8, '0');
   return `${file}.${random()}${random()}.tmp`;
 }
 
-/**
- * Opens `file` for reading and appending, creating it (exclusively, 0600)
- * when absent. A symlink at `file` is refused by the open itself; the rule is
- * checked on the opened descriptor.
- */
+/** Opens `file` for reading and appending, created (exclusively, 0600) when absent; the rule checked on the descriptor. */
 export async function openOwnFile(file: string): Promise<fs.promises.FileHandle> {
   const { O_RDWR, O_APPEND } = fs.constants;
   for (let attempt = 0; ; attempt++) {
@@ -191,34 +162,25 @@ function noFollowRefusal(file: string, error: unknown): UnsafeFileError | undefi
   return undefined;
 }
 
-/**
- * The text of `file`, or undefined when nothing is there. Opened without
- * following a symlink, and read only when the open descriptor passes the rule.
- */
+/** The text of `file` (undefined when nothing is there), read only when its no-follow descriptor passes the rule. */
 export function readOwnFile(file: string): string | undefined {
   return withOwnFile(file, (fd) => fs.readFileSync(fd, 'utf8'));
 }
 
 /** What `use` makes of `file`'s descriptor once it passes the rule (else an UnsafeFileError); undefined when nothing is there. */
 function withOwnFile<T>(file: string, use: (fd: number) => T): T | undefined {
-  const fd = openToRead(file);
-  if (fd === undefined) return undefined;
+  let fd: number;
+  try {
+    fd = fs.openSync(file, READ_NOFOLLOW);
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return undefined;
+    throw noFollowRefusal(file, error) ?? error;
+  }
   try {
     const problem = fileProblem(fs.fstatSync(fd), 'file');
     if (problem) throw new UnsafeFileError(file, problem);
     return use(fd);
   } finally {
     fs.closeSync(fd);
-  }
-}
-
-/** `file` opened for reading without following a symlink (refused as unsafe); undefined when nothing is there. */
-function openToRead(file: string): number | undefined {
-  try {
-    // O_NONBLOCK: a FIFO planted at the name must not hang the open.
-    return fs.openSync(file, fs.constants.O_RDONLY | fs.constants.O_NONBLOCK | NOFOLLOW);
-  } catch (error) {
-    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return undefined;
-    throw noFollowRefusal(file, error) ?? error;
   }
 }

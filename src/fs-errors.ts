@@ -1,9 +1,4 @@
-/**
- * What a failed read or write of petctl's files says to a person: the
- * system's reason in words, with its code where it helps a search. One table
- * for an import's input (read), its journal and the state file (written), so
- * all say it alike.
- */
+/** A failed read or write of petctl's files in words (its code where it helps a search), one table for all. */
 const REASONS: Record<string, string> = {
   ENOENT: 'no such file',
   EACCES: 'permission denied',

@@ -4,7 +4,7 @@ import { UnsafeFileError } from './errors';
 import { assertOwnFile, createExclusive, ownershipProblem, tempPathFor } from './file-safety';
 import { parseJson } from './schemas/json';
 
-/** Raised when a state file exists but is not readable JSON: we stop rather than overwrite what it holds. */
+/** A file that exists but is not readable JSON: we stop rather than overwrite what it holds. */
 export class CorruptFileError extends Error {
   constructor(readonly file: string, cause: unknown) {
     super(`${file} is not valid JSON; fix or remove it`, { cause });
@@ -29,26 +29,16 @@ export function ensurePrivateDir(dir: string): void {
   }
 }
 
-/** Creates a missing directory as 0700; an existing one (maybe shared, e.g. for --data) is left as it is. */
-function ensureParentDir(file: string): void {
-  fs.mkdirSync(path.dirname(file), { recursive: true, mode: 0o700 });
-}
-
 /** The lock directory of `file`. */
 export function lockPathOf(file: string): string {
   return `${file}.lock`;
 }
 
 /**
- * Runs `fn` while holding an exclusive lock on `file` (a `<file>.lock` directory,
- * which mkdir creates atomically across processes). Stale locks of crashed
- * processes are taken over after 10 s. A free lock is taken at once
- * (takeFreeLock); proper-lockfile waits for a held one and takes over a stale one.
- *
- * proper-lockfile only makes, touches (utimes) and removes that directory,
- * and never writes into it; a symlink or a file planted at its name makes
- * mkdir fail (EEXIST). Such a name, or a directory of another user's, is
- * refused (unsafe_file) rather than waited on or taken over.
+ * Runs `fn` holding an exclusive lock on `file`: a `<file>.lock` directory, which mkdir makes
+ * atomically. A free lock is taken at once (takeFreeLock); proper-lockfile waits for a held one and
+ * takes over a stale one. A symlink, a file or another user's directory at its name is refused
+ * (unsafe_file) rather than waited on or taken over.
  */
 export function withFileLock<T>(file: string, fn: () => Promise<T> | T): Promise<T> {
   // Takers in this process queue here rather than fight over the lock directory,
@@ -68,32 +58,27 @@ export function withFileLock<T>(file: string, fn: () => Promise<T> | T): Promise
 const lockQueues = new Map<string, Promise<void>>();
 
 async function lockAndRun<T>(file: string, fn: () => Promise<T> | T): Promise<T> {
-  ensureParentDir(file);
+  fs.mkdirSync(path.dirname(file), { recursive: true, mode: 0o700 });
   const lockPath = lockPathOf(file);
   assertOwnFile(lockPath, 'directory', { modes: false });
-  const quick = takeFreeLock(lockPath);
-  if (quick) {
-    try {
-      return await fn();
-    } finally {
-      quick.release();
-    }
+  let release = takeFreeLock(lockPath);
+  if (release === undefined) {
+    // Loaded only for a lock another process holds (its cost: docs/performance.md).
+    const { default: lockfile } = await import('proper-lockfile');
+    const unlock = await lockfile.lock(file, {
+      realpath: false,
+      lockfilePath: lockPath,
+      stale: STALE_MS,
+      retries: { retries: 200, factor: 1.2, minTimeout: 5, maxTimeout: 100, randomize: true },
+      // The default throws from a timer; a compromised lock only means another process took it over.
+      onCompromised: () => {},
+    });
+    release = () => unlock().catch(() => {});
   }
-  // Loaded here, not at the top: only a lock another process holds needs it (it brings
-  // signal-exit, graceful-fs and node:assert: docs/performance.md has their cost).
-  const { default: lockfile } = await import('proper-lockfile');
-  const release = await lockfile.lock(file, {
-    realpath: false,
-    lockfilePath: lockPath,
-    stale: STALE_MS,
-    retries: { retries: 200, factor: 1.2, minTimeout: 5, maxTimeout: 100, randomize: true },
-    // The default throws from a timer; a compromised lock only means another process took it over.
-    onCompromised: () => {},
-  });
   try {
     return await fn();
   } finally {
-    await release().catch(() => {});
+    await release();
   }
 }
 
@@ -101,13 +86,11 @@ async function lockAndRun<T>(file: string, fn: () => Promise<T> | T): Promise<T>
 const STALE_MS = 10_000;
 
 /**
- * A free lock taken at once, the way proper-lockfile takes it: mkdir of the
- * lock directory, its mtime kept fresh (every STALE_MS / 2, as proper-lockfile
- * does) while held, rmdir on release. Processes waiting in proper-lockfile see
- * an ordinary lock. Undefined when the directory exists (held, or stale):
- * proper-lockfile then waits, or takes a stale one over.
+ * A free lock taken at once, as proper-lockfile takes it (mkdir, the mtime kept fresh while held,
+ * rmdir on release), so that processes waiting in proper-lockfile see an ordinary lock. Undefined
+ * when the directory exists: proper-lockfile then waits, or takes a stale one over.
  */
-function takeFreeLock(lockPath: string): { release(): void } | undefined {
+function takeFreeLock(lockPath: string): (() => unknown) | undefined {
   try {
     fs.mkdirSync(lockPath);
   } catch (error) {
@@ -119,22 +102,17 @@ function takeFreeLock(lockPath: string): { release(): void } | undefined {
     fs.utimes(lockPath, now, now, () => {});
   }, STALE_MS / 2);
   refresh.unref();
-  return {
-    release() {
-      clearInterval(refresh);
-      try {
-        fs.rmdirSync(lockPath);
-      } catch {
-        // Gone already: a process that took it over as stale (after a stall past STALE_MS) removed it.
-      }
-    },
+  return () => {
+    clearInterval(refresh);
+    try {
+      fs.rmdirSync(lockPath);
+    } catch {
+      // Gone already: a process that took it over as stale (after a stall past STALE_MS) removed it.
+    }
   };
 }
 
-/**
- * Reads a JSON file keeping int64 numbers exact; undefined when it does not
- * exist. `parse`: JSON.parse for a file that holds no int64 (faster: docs/performance.md).
- */
+/** A JSON file, int64s exact (`parse`: JSON.parse for one without, docs/performance.md); undefined when absent. */
 export function readJsonFile(file: string, parse: (text: string) => unknown = parseJson): unknown {
   let text: string;
   try {
@@ -151,13 +129,12 @@ export function readJsonFile(file: string, parse: (text: string) => unknown = pa
 }
 
 /**
- * Writes `text` to a temporary file beside `file`, flushes it, and renames it
- * over `file`: a reader sees the old or the new content, never half of one.
- * The temporary is created exclusively, 0600 (it may hold API keys), under a
- * random name; an existing `file` must pass the rule of file-safety.ts.
+ * Writes `text` to a temporary beside `file` (exclusive, 0600: it may hold API keys), flushes it and
+ * renames it over `file`: a reader sees the old or the new content, never half of one. A missing
+ * directory is made 0700; an existing one (maybe shared, --data) is left as it is.
  */
 export function writeFileAtomic(file: string, text: string | Uint8Array, options: { durable?: boolean } = {}): { ino: number; mtimeMs: number } {
-  ensureParentDir(file);
+  fs.mkdirSync(path.dirname(file), { recursive: true, mode: 0o700 });
   assertOwnFile(file);
   const temp = tempPathFor(file);
   const fd = createExclusive(temp);

@@ -1,45 +1,26 @@
 /**
- * Outside text (the server's bodies and headers, file contents and column
- * names, Redis replies, file names) made safe to show, as gh's sanitizer does.
- * C0 and C1 control characters, DEL and the Unicode bidi controls become a
- * visible escape: ESC is `\x1b`, CR `\r`, U+202E `\u202e`. Otherwise a server
- * could set the window title (OSC 0), write the clipboard (OSC 52), clear the
- * screen, hide a message behind a carriage return, or reverse a line (U+202E).
- *
- * Everything petctl writes to stderr, and what it writes to stdout on a
- * terminal, passes through here; piped data keeps the server's bytes.
+ * Outside text (server bodies, files, Redis replies) made safe to show, as gh's sanitizer does: C0
+ * and C1 controls, DEL and the bidi controls become visible escapes (`\x1b`, `\r`, `\u202e`), or a
+ * server could set the window title, write the clipboard, hide a message behind a CR or reverse a
+ * line. Everything on stderr, and stdout on a terminal, passes here; piped data keeps the bytes.
  */
-
-export interface SafeTextOptions {
-  /** Keep tabs as they are (where the format allows them). */
-  tab?: boolean;
-  /** Keep newlines as they are (where the format allows them). */
-  newline?: boolean;
-  /** `\u001b` escapes, valid inside a JSON string, for a JSON line already made by JSON.stringify. */
-  json?: boolean;
-}
 
 // C0, DEL, C1, LRM, RLM, LRE..RLO, LRI..PDI.
 const UNSAFE = /[\u0000-\u001f\u007f-\u009f\u200e\u200f\u202a-\u202e\u2066-\u2069]/;
 const UNSAFE_ALL = new RegExp(UNSAFE.source, 'g');
 const NAMED: Readonly<Record<string, string>> = { '\t': '\\t', '\n': '\\n', '\r': '\\r' };
 
-function hex(code: number, digits: number): string {
-  return code.toString(16).padStart(digits, '0');
-}
-
-function escapeOne(char: string, json: boolean): string {
-  const code = char.charCodeAt(0);
-  if (json) return `\\u${hex(code, 4)}`;
-  return NAMED[char] ?? (code <= 0xff ? `\\x${hex(code, 2)}` : `\\u${hex(code, 4)}`);
-}
-
-/** `text` with every control and bidi character as a visible escape (tabs and newlines kept when asked). */
-export function safeText(text: string, options: SafeTextOptions = {}): string {
+/**
+ * `text` with every control and bidi character as a visible escape; tabs and newlines kept when asked;
+ * `json`: `\u001b` escapes, valid inside a JSON string, for text already made by JSON.stringify.
+ */
+export function safeText(text: string, options: { tab?: boolean; newline?: boolean; json?: boolean } = {}): string {
   if (!UNSAFE.test(text)) return text;
   return text.replace(UNSAFE_ALL, (char) => {
     if ((char === '\t' && options.tab) || (char === '\n' && options.newline)) return char;
-    return escapeOne(char, options.json === true);
+    const code = char.charCodeAt(0);
+    if (options.json || (NAMED[char] === undefined && code > 0xff)) return `\\u${code.toString(16).padStart(4, '0')}`;
+    return NAMED[char] ?? `\\x${code.toString(16).padStart(2, '0')}`;
   });
 }
 

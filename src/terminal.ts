@@ -1,13 +1,6 @@
 import { safeLine } from './sanitize';
 
-/**
- * The one home for what petctl knows of the terminal, as gh's iostreams is:
- * whether stdout is a terminal (tables, colour, widths), whether a person is
- * watching stderr (countdowns, progress), whether petctl may prompt, the
- * colour level and the width, and the one status line drawn in place on
- * stderr. Every other module asks here; tests build a fake with
- * test/helpers/terminal.ts.
- */
+/** What petctl knows of the terminal, as gh's iostreams: every other module asks here (tests: test/helpers/terminal.ts). */
 
 export interface OutStream {
   write(chunk: string): unknown;
@@ -31,55 +24,42 @@ export interface IO {
 export type ColorLevel = 0 | 1 | 2 | 3;
 
 /**
- * One line on stderr redrawn in place (a countdown, an import's progress). On a
- * terminal `show` replaces it and `clear` erases it; elsewhere both do nothing,
- * and `print` is a plain line. The line is cut to the terminal's width: a
- * wrapped line could not be redrawn in place.
+ * One line on stderr redrawn in place (a countdown, an import's progress), drawn only when stderr is a
+ * terminal (`live`); `print` puts a line of its own above it. It is cut to the width: a wrapped line
+ * could not be redrawn in place.
  */
 export interface StatusLine {
-  /** Whether the line is drawn: stderr is a terminal. */
   readonly live: boolean;
-  /** The terminal's columns, when it reports them. */
   width(): number | undefined;
   show(text: string): void;
   clear(): void;
-  /** A line of its own above the status line, which is drawn again below it. */
   print(text: string): void;
 }
 
 export interface Terminal {
   readonly stdoutIsTerminal: boolean;
-  /** stderr is a terminal: a person sees waits and progress as they happen. */
   readonly stderrIsTerminal: boolean;
   readonly stdinIsTerminal: boolean;
-  /** stdout and stderr are both a terminal: a person reads the data, and a hint on stderr is seen, not piped away. */
+  /** stdout and stderr are both a terminal: a person reads the data, and a hint on stderr is seen. */
   personWatching(): boolean;
   /** stdin and stderr are terminals, and not --no-input or PETCTL_NO_INPUT. */
   canPrompt(): boolean;
-  /** The colour level for stdout (see colorLevel). */
   colorLevel(): ColorLevel;
-  /** stdout's columns when it is a terminal that reports them. */
+  /** stdout's columns and rows when it is a terminal that reports them. */
   stdoutWidth(): number | undefined;
-  /** stdout's rows when it is a terminal that reports them. */
   stdoutRows(): number | undefined;
   readonly status: StatusLine;
 }
 
-export interface TerminalSettings {
-  env: Readonly<Record<string, string | undefined>>;
-  /** --no-input. */
-  noInput?: boolean;
-  /** false when --no-color was given. */
-  color: boolean;
-}
-
 const ERASE_LINE = '\r\x1b[K';
 
-export function createTerminal(io: IO, settings: TerminalSettings): Terminal {
+/** `color`: false for --no-color. */
+export function createTerminal(io: IO, settings: { env: Readonly<Record<string, string | undefined>>; noInput?: boolean; color: boolean }): Terminal {
   const stdoutIsTerminal = io.stdout.isTTY === true;
   const stderrIsTerminal = io.stderr.isTTY === true;
   // Asked only when needed: the first look at stdin opens it (a stream, and for a file node:fs/promises).
   const stdinIsTerminal = () => io.stdin.isTTY === true;
+  const mayPrompt = !settings.noInput && ['', '0', 'false'].includes(settings.env.PETCTL_NO_INPUT?.toLowerCase() ?? '');
   return {
     stdoutIsTerminal,
     stderrIsTerminal,
@@ -87,22 +67,12 @@ export function createTerminal(io: IO, settings: TerminalSettings): Terminal {
       return stdinIsTerminal();
     },
     personWatching: () => stdoutIsTerminal && stderrIsTerminal,
-    canPrompt: () => !promptsDisabled(settings) && stdinIsTerminal() && stderrIsTerminal,
+    canPrompt: () => mayPrompt && stdinIsTerminal() && stderrIsTerminal,
     colorLevel: () => colorLevel({ isTTY: stdoutIsTerminal, env: settings.env, noColorFlag: !settings.color }),
-    stdoutWidth: () => (stdoutIsTerminal ? widthOf(io.stdout) : undefined),
+    stdoutWidth: () => (stdoutIsTerminal ? positive(io.stdout.columns) : undefined),
     stdoutRows: () => (stdoutIsTerminal ? positive(io.stdout.rows) : undefined),
     status: statusLine(io.stderr, stderrIsTerminal),
   };
-}
-
-function promptsDisabled({ noInput, env }: TerminalSettings): boolean {
-  if (noInput) return true;
-  const disabled = env.PETCTL_NO_INPUT;
-  return disabled !== undefined && disabled !== '' && disabled !== '0' && disabled.toLowerCase() !== 'false';
-}
-
-function widthOf(stream: OutStream): number | undefined {
-  return positive(stream.columns);
 }
 
 function positive(count: number | undefined): number | undefined {
@@ -111,19 +81,16 @@ function positive(count: number | undefined): number | undefined {
 
 function statusLine(stderr: OutStream, live: boolean): StatusLine {
   let shown: string | undefined;
-  const draw = (text: string) => {
-    // The terminal's last column would wrap the cursor on some terminals: one column short of it.
-    const columns = widthOf(stderr);
-    const line = safeLine(text);
-    stderr.write(`${ERASE_LINE}${columns !== undefined && columns > 10 && line.length > columns - 1 ? line.slice(0, columns - 1) : line}`);
-  };
   const status: StatusLine = {
     live,
-    width: () => (live ? widthOf(stderr) : undefined),
+    width: () => (live ? positive(stderr.columns) : undefined),
     show(text) {
       if (!live) return;
       shown = text;
-      draw(text);
+      // The terminal's last column would wrap the cursor on some terminals: one column short of it.
+      const columns = positive(stderr.columns);
+      const line = safeLine(text);
+      stderr.write(`${ERASE_LINE}${columns !== undefined && columns > 10 && line.length > columns - 1 ? line.slice(0, columns - 1) : line}`);
     },
     clear() {
       if (shown !== undefined) stderr.write(ERASE_LINE);
@@ -143,30 +110,16 @@ export interface ColorInputs {
   /** Whether stdout (where the data goes) is a terminal. */
   isTTY: boolean;
   env: Readonly<Record<string, string | undefined>>;
-  /** `--no-color` was given. */
   noColorFlag: boolean;
 }
 
 /**
- * Decides the colour level from values passed in, never from process.* (chalk's
- * default instance reads process.argv and process.env on import; we don't use it).
- *
- * Order matters:
- * 1. stdout not a TTY → 0, even with FORCE_COLOR: piped data must stay free of
- *    escape codes, so `petctl pets list | cut -f2` and `> file` are clean.
- * 2. `--no-color` → 0, then NO_COLOR with any non-empty value → 0 (no-color.org:
- *    an empty NO_COLOR is as good as unset).
- * 3. FORCE_COLOR: `0`/`false` → 0; `1`/`2`/`3` → that level (larger integers
- *    are capped at 3); `true` → 1, following supports-color. An empty or
- *    unrecognised value is ignored and detection continues.
- * 4. TERM=dumb → 0.
- * 5. COLORTERM truecolor/24bit → 3; TERM containing 256 → 2; else 1.
+ * The colour level from values passed in, never from process.* (docs/output.md has the rules). Piped
+ * data stays free of escape codes even with FORCE_COLOR; an empty NO_COLOR is as good as unset
+ * (no-color.org); FORCE_COLOR follows supports-color, an unrecognised value ignored.
  */
 export function colorLevel({ isTTY, env, noColorFlag }: ColorInputs): ColorLevel {
-  if (!isTTY) return 0;
-  if (noColorFlag) return 0;
-  if (env.NO_COLOR !== undefined && env.NO_COLOR !== '') return 0;
-
+  if (!isTTY || noColorFlag || (env.NO_COLOR !== undefined && env.NO_COLOR !== '')) return 0;
   const forced = forcedLevel(env.FORCE_COLOR);
   if (forced !== undefined) return forced;
 
