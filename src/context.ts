@@ -10,10 +10,8 @@ import { type IO, type Terminal, createTerminal } from './terminal';
 export type { IO, InStream, OutStream } from './terminal';
 
 /**
- * What commands are given, as gh's Factory: the streams, the terminal, env, the clocks, and the
- * profile store, target and HTTP session opened on first use. Commands never touch process.*,
- * conf or the clock directly; tests build a Context with their own streams, env and clock.
- * The ways onto stderr (line, notice, warn, a wait's countdown) are output/stderr.ts's.
+ * What commands are given, as gh's Factory: commands never touch process.*, conf or the clock
+ * directly, and tests build one with their own. The ways onto stderr are output/stderr.ts's.
  */
 export interface Context extends StderrLines {
   io: IO;
@@ -26,17 +24,17 @@ export interface Context extends StderrLines {
   /** The first Ctrl-C to `handler` (an import stops sending), the next aborting `signal`; returns the release. */
   catchInterrupt(handler: () => void): () => void;
   now(): number;
-  /** Milliseconds from a clock that never steps (process.hrtime), for measuring and counting down. */
+  /** Milliseconds from a clock that never steps (process.hrtime). */
   monotonic(): number;
   random(): number;
   /** Sleeps, rejecting with InterruptedError when the signal aborts. */
   sleep(ms: number): Promise<void>;
   profiles(): Promise<ProfileStore>;
-  /** The service, key and state store in use (-p, --base-url, the environment, the active profile), resolved once. */
+  /** The service, key and state store in use, resolved once. */
   target(): Promise<ResolvedTarget>;
   /** The HTTP core for the profile in use (starting the in-process sandbox when that is the profile). */
   api(): Promise<ApiSession>;
-  /** `fn` runs on exit, success or failure (sockets, the in-process sandbox), by cleanup(). */
+  /** `fn` runs on exit, success or failure (sockets, the in-process sandbox). */
   onCleanup(fn: () => Promise<void> | void): void;
   cleanup(): Promise<void>;
 }

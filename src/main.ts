@@ -10,14 +10,11 @@ import { ExitCode, FailureError, InterruptedError, PetctlError, UsageError, rate
 import { safeLine, safeText } from './sanitize';
 
 /**
- * Builds the program, runs it, and turns every error into an exit code and
- * one clear message. The only place that decides how petctl ends.
+ * Builds the program, runs it, and turns every error into an exit code and one clear message: the
+ * only place that decides how petctl ends. bin/petctl.js hands in the process's streams, env and a
+ * signal for Ctrl-C and SIGTERM.
  */
-
-/** What bin/petctl.js hands in: the process's streams, env and an AbortSignal for Ctrl-C / SIGTERM. */
-export type MainDeps = ContextDeps;
-
-export async function main(argv: string[], deps: MainDeps): Promise<number> {
+export async function main(argv: string[], deps: ContextDeps): Promise<number> {
   const { io } = deps;
   let ctx: Context | undefined;
   const program = buildProgram(
@@ -58,11 +55,9 @@ function toPetctlError(error: unknown, signal: AbortSignal): PetctlError {
 }
 
 /**
- * The JSON error line: the server's Error body as received, or petctl's own
- * {code, message, status}. An error that knows when a retry may succeed adds
- * `retryAt` (UTC, ISO 8601), rounded up to the second so that a script which
- * sleeps until then is never early; it replaces any field of that name a
- * server put in its body, whose meaning petctl cannot vouch for.
+ * The JSON error line: the server's Error body as received, or petctl's own {code, message, status}.
+ * A known retry time adds `retryAt` (ISO 8601), rounded up to the second so that a script sleeping
+ * until then is never early; it replaces a server's field of that name, which petctl cannot vouch for.
  */
 function jsonError(failure: PetctlError): Record<string, unknown> {
   const fields = failure.body ?? { code: failure.code, message: failure.message, status: failure.status };

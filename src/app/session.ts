@@ -37,11 +37,7 @@ export interface SessionHost extends Omit<StderrLines, 'announceWait'> {
   onCleanup(fn: () => Promise<void> | void): void;
 }
 
-/**
- * The HTTP core bound to the resolved target: the built-in sandbox started
- * when that is the target, then the dispatcher, the gate, and the client,
- * given the words for its waits (output/waits.ts).
- */
+/** The HTTP core bound to the resolved target: the built-in sandbox started when that is the target. */
 export interface ApiSession {
   http: HttpClient;
   target: ResolvedTarget & { baseUrl: string; apiKey: string };
@@ -63,7 +59,7 @@ export async function openApiSession(ctx: SessionHost, overrides: { apiKey?: str
   if (baseUrl === undefined) {
     // The built-in sandbox profile: the embedded service, in this process, on an ephemeral loopback port.
     const minuteMs = Number(ctx.env.PETCTL_SANDBOX_MINUTE_MS) || undefined;
-    // Test hook: the embedded sandbox's request log (one line per request, never the key), appended to this file.
+    // Test hook: the sandbox's request log (never the key), appended to this file.
     const logFile = ctx.env.PETCTL_SANDBOX_LOG;
     const log = logFile ? (line: string) => fs.appendFileSync(logFile, `${line}\n`) : undefined;
     const sandbox = await startSandbox({ host: '127.0.0.1', port: 0, dataFile: ctx.paths.sandboxDataFile, minuteMs, log });
@@ -72,26 +68,21 @@ export async function openApiSession(ctx: SessionHost, overrides: { apiKey?: str
   }
 
   const base = new URL(baseUrl);
-  const dispatcher = await createDispatcher({
-    timeoutMs: ctx.globals.timeoutMs,
-    env: ctx.env,
-    // A proxy cannot reach this machine's loopback, and the in-process sandbox must never leave it.
-    direct: isLoopbackHost(base.hostname),
-  });
+  // A proxy cannot reach this machine's loopback, and the in-process sandbox must never leave it.
+  const dispatcher = await createDispatcher({ timeoutMs: ctx.globals.timeoutMs, env: ctx.env, direct: isLoopbackHost(base.hostname) });
   // destroy, not close: every request of the run has ended, and close() would wait on a stuck one.
   ctx.onCleanup(() => discardDispatcher(dispatcher));
 
   const trace = ctx.globals.verbose ? (line: string) => ctx.line(line) : undefined;
   trace?.(targetTraceLine({ ...resolved, baseUrl }, maskKey(apiKey)));
   const probeLeaseMs = ctx.globals.timeoutMs;
-  // What the rate-limit stores report: warnings, and with -v a failed call.
+  // Warnings, and with -v a failed call.
   const report = (notice: StoreNotice) => (notice.kind === 'failed' ? trace?.(stateStoreLine(notice)) : ctx.warn(stateStoreLine(notice)));
   // Every wait and every time the core stores runs on one clock that a step of the machine's clock does not move.
   const now = steadyClock(ctx.now, ctx.monotonic);
   const local = openFileStore(ctx.paths.stateFile, resolved.identity, apiKey, now, { report });
   let gate: RateLimitGate = openGate(local, { now, probeLeaseMs });
   if (resolved.stateUrl !== undefined) {
-    // The Redis client itself is loaded by openRedisStore, only when a state URL is set.
     const shared = await openRedisStore({
       address: stateStoreAddress(resolved.stateUrl),
       where: describeStateUrl(resolved.stateUrl),

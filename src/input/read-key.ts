@@ -32,22 +32,12 @@ function promptHidden(ctx: Context, prompt: string): Promise<string> {
   });
 }
 
-/** A secret petctl asks for: what it is (in messages), the prompt, and how to pipe it instead. */
-export interface SecretRequest {
-  what: string;
-  prompt: string;
-  hint: string;
-  /** Read standard input even when it is a terminal (`--with-token`). */
-  fromStdin: boolean;
-}
-
 /**
- * A secret from stdin (when asked, or when stdin is not a terminal), or from a
- * hidden prompt when petctl may prompt (src/terminal.ts canPrompt: not with
- * --no-input or PETCTL_NO_INPUT); otherwise a usage error. Surrounding
- * whitespace (the newline `echo` adds) is not part of it.
+ * A secret (`what`, in messages) from stdin when asked (`--with-token`) or when stdin is not a
+ * terminal, else from a hidden prompt when petctl may prompt, else a usage error with `hint` (how to
+ * pipe it). The newline `echo` adds is not part of it.
  */
-export async function readSecret(ctx: Context, request: SecretRequest): Promise<string> {
+export async function readSecret(ctx: Context, request: { what: string; prompt: string; hint: string; fromStdin: boolean }): Promise<string> {
   const { what, hint } = request;
   const fromStdin = request.fromStdin || !ctx.terminal.stdinIsTerminal;
   if (!fromStdin && !ctx.terminal.canPrompt()) throw new UsageError(`no ${what}: prompting is off (--no-input, PETCTL_NO_INPUT, or stderr is not a terminal)`, hint);

@@ -1,8 +1,4 @@
-/**
- * Standard input, the one place that reads it: whole (`auth login --with-token`,
- * `api --input -` and `api -F field=@-`), or chunk by chunk (bulk import, which
- * spools it to a private file because it may be larger than memory).
- */
+/** Standard input, the one place that reads it: whole, or chunk by chunk (bulk import spools it to a file). */
 
 /** Standard input as Buffers, whatever encoding the stream was set to. */
 export async function* stdinChunks(stdin: NodeJS.ReadableStream): AsyncIterable<Buffer> {

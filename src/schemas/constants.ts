@@ -1,7 +1,4 @@
-/**
- * Values from the specification that flag parsing needs. Kept free of zod so
- * that parsing argv (and --help) loads nothing heavy.
- */
+/** Values from the specification that flag parsing needs, free of zod so that parsing argv loads nothing heavy. */
 
 /** PetStatus, in the order the specification lists it. */
 export const PET_STATUSES = ['available', 'pending', 'sold'] as const;

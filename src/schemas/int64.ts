@@ -1,10 +1,6 @@
 import { INT64_MAX, INT64_MIN } from './constants';
 
-/**
- * Parses an int64 given as decimal text (a flag, a path segment); undefined
- * when it is not one. Safe integers come back as numbers, larger ones as
- * bigints, so 9007199254740993 keeps its last digit.
- */
+/** An int64 from decimal text (a flag, a path segment), or undefined: a number while safe, else a bigint. */
 export function parseInt64(text: string): number | bigint | undefined {
   if (!/^-?(0|[1-9][0-9]*)$/.test(text)) return undefined;
   const big = BigInt(text);

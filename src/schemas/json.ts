@@ -1,10 +1,8 @@
 import { isInteger, isSafeNumber, LosslessNumber, parse, stringify } from 'lossless-json';
 
 /**
- * JSON.parse rounds integers above 2^53 (ids are int64), and Node 20 has no
- * `context.source` in revivers. lossless-json hands us each number's text:
- * safe integers become numbers, larger integers bigints, and a decimal that a
- * double cannot hold stays a LosslessNumber so it is printed back unchanged.
+ * JSON.parse rounds integers above 2^53 (ids are int64), and Node 20's revivers have no `source`:
+ * lossless-json gives each number's text. A decimal a double cannot hold stays a LosslessNumber.
  */
 function parseNumber(text: string): number | bigint | LosslessNumber {
   if (isInteger(text)) return isSafeNumber(text) ? Number(text) : BigInt(text);

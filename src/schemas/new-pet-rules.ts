@@ -2,9 +2,8 @@ import { PET_STATUSES } from './constants';
 import { int64Problem } from './int64';
 
 /**
- * What a NewPet's fields must be, in words: one wording for the client (a
- * flag, a row of an import) and the sandbox (a 400's message). Free of zod, so
- * flag parsing can use it; `newPetProblem` reads zod's issues by their shape.
+ * What a NewPet's fields must be, in words, for the client (a flag, an import's row) and the sandbox
+ * (a 400's message). Free of zod, so flag parsing can use it; zod's issues are read by their shape.
  */
 
 /** What a status must be. */
@@ -18,16 +17,8 @@ export function asTyped(value: unknown): string {
   return typeof value === 'bigint' ? String(value) : JSON.stringify(value) ?? String(value);
 }
 
-/** The parts of a zod issue the words need. */
-export interface NewPetIssue {
-  code: string;
-  path: PropertyKey[];
-  message: string;
-  keys?: string[];
-}
-
 /** zod/mini carries no English messages ("Invalid input"), so each issue of NewPet is said here, field first. */
-export function newPetProblem(issue: NewPetIssue, value: unknown): string {
+export function newPetProblem(issue: { code: string; path: PropertyKey[]; message: string; keys?: string[] }, value: unknown): string {
   const field = issue.path.map(String).join('.');
   if (field === '') {
     if (issue.code === 'unrecognized_keys') return `unknown field ${issue.keys!.map((key) => JSON.stringify(key)).join(', ')} (allowed: ${NEW_PET_FIELDS.join(', ')})`;

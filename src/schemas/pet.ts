@@ -1,7 +1,5 @@
-// zod/mini: the same validation as classic zod, but tree-shakeable, so the
-// bundle carries (and every start evaluates) only the checks used here.
+// zod/mini: tree-shakeable, so every start evaluates only the checks used here.
 import * as z from 'zod/mini';
-
 import { INT64_MAX, INT64_MIN, PET_STATUSES } from './constants';
 
 export { GET_PET_SUNSET, INT64_MAX, INT64_MIN, LIMIT_DEFAULT, LIMIT_MAX, LIMIT_MIN, PET_STATUSES } from './constants';
@@ -9,16 +7,8 @@ export { GET_PET_SUNSET, INT64_MAX, INT64_MIN, LIMIT_DEFAULT, LIMIT_MAX, LIMIT_M
 export const PetStatus = z.enum(PET_STATUSES);
 export type PetStatus = z.infer<typeof PetStatus>;
 
-
-/**
- * An int64 as it comes out of `parseJson`: a plain number while it is a safe
- * integer, a bigint beyond 2^53 (JSON.parse would round 9007199254740993 to ...992).
- */
-export const Int64 = z.union([
-  z.int(),
-  z.bigint().check(z.gte(INT64_MIN), z.lte(INT64_MAX)),
-]);
-export type Int64 = z.infer<typeof Int64>;
+/** An int64 as `parseJson` gives it: a number while it is a safe integer, a bigint beyond 2^53. */
+const Int64 = z.union([z.int(), z.bigint().check(z.gte(INT64_MIN), z.lte(INT64_MAX))]);
 
 /** NewPet: the request body of createPet. The service assigns `id`, so a client never sends one. */
 export const NewPet = z.strictObject({
@@ -40,7 +30,7 @@ export type Pet = z.infer<typeof Pet>;
 export const Pets = z.array(Pet);
 export type Pets = z.infer<typeof Pets>;
 
-/** The Error body: all three fields are required by the specification. */
+/** The Error body: the specification requires all three fields. */
 export const ErrorBody = z.looseObject({
   code: z.string(),
   message: z.string(),

@@ -1,10 +1,10 @@
 import { describe, expect, it } from 'vitest';
-import { canPrompt, completePetFields } from '../../src/input/prompts';
+import { completePetFields } from '../../src/input/prompts';
 import { fakeContext, fakeStdin } from '../helpers/cli';
 
 /** When petctl may prompt; the typing itself is tested through a real terminal in test/e2e/prompts.test.ts. */
 
-describe('canPrompt', () => {
+describe('ctx.terminal.canPrompt', () => {
   it.for([
     [{ stdin: true, stderr: true }, {}, true],
     [{ stdin: true, stderr: false }, {}, false],
@@ -15,12 +15,12 @@ describe('canPrompt', () => {
     [{ stdin: true, stderr: true }, { PETCTL_NO_INPUT: '0' }, true],
   ] as const)('%o with %o → %s', ([tty, env, expected], t) => {
     const { ctx } = fakeContext(t, { stdin: fakeStdin({ tty: tty.stdin }), stderrTTY: tty.stderr, env });
-    expect(canPrompt(ctx)).toBe(expected);
+    expect(ctx.terminal.canPrompt()).toBe(expected);
   });
 
   it('--no-input turns prompts off on a terminal', (t) => {
     const { ctx } = fakeContext(t, { stdin: fakeStdin({ tty: true }), stderrTTY: true, globals: { noInput: true } });
-    expect(canPrompt(ctx)).toBe(false);
+    expect(ctx.terminal.canPrompt()).toBe(false);
   });
 });
 
