@@ -9,20 +9,11 @@ export type FileProblem =
 
 /** A FileProblem in words, of `subject`: "it" (after the file's name), or the file's name itself. */
 export function describeProblem(problem: FileProblem, subject = 'it'): string {
-  switch (problem.kind) {
-    case 'symlink':
-      return `${subject} is a symbolic link`;
-    case 'not_regular':
-      return `${subject} is not a regular file`;
-    case 'not_directory':
-      return `${subject} is not a directory`;
-    case 'other_owner':
-      return `${subject} is owned by another user (uid ${problem.uid})`;
-    case 'writable_by_others':
-      return `other users can write to ${subject} (mode 0${(problem.mode & 0o777).toString(8).padStart(3, '0')})`;
-    case 'not_journal':
-      return `${subject} is not a petctl import journal (its first line is not a journal header), so petctl does not write into it`;
-  }
+  if (problem.kind === 'other_owner') return `${subject} is owned by another user (uid ${problem.uid})`;
+  if (problem.kind === 'writable_by_others') return `other users can write to ${subject} (mode 0${(problem.mode & 0o777).toString(8).padStart(3, '0')})`;
+  const words = { symlink: 'is a symbolic link', not_regular: 'is not a regular file', not_directory: 'is not a directory' } as const;
+  if (problem.kind !== 'not_journal') return `${subject} ${words[problem.kind]}`;
+  return `${subject} is not a petctl import journal (its first line is not a journal header), so petctl does not write into it`;
 }
 
 /** What to do about it, for UnsafeFileError's hint. */

@@ -43,7 +43,7 @@ function fileProblem(stats: fs.Stats, expected: Expected): FileProblem | undefin
  */
 export function folderProblem(dir: string): FileProblem | 'absent' | undefined {
   if (!POSIX) {
-    const stats = lstatIfPresent(dir);
+    const stats = fs.lstatSync(dir, { throwIfNoEntry: false });
     return stats === undefined ? 'absent' : ownershipProblem(stats, 'directory');
   }
   let fd: number;
@@ -78,11 +78,6 @@ export function removeOwnFile(file: string): boolean {
   return true;
 }
 
-/** lstat, or undefined when nothing is there. */
-export function lstatIfPresent(file: string): fs.Stats | undefined {
-  return fs.lstatSync(file, { throwIfNoEntry: false });
-}
-
 function lstatOrUndefined(file: string): fs.Stats | undefined {
   try {
     return fs.lstatSync(file);
@@ -93,7 +88,7 @@ function lstatOrUndefined(file: string): fs.Stats | undefined {
 
 /** Throws UnsafeFileError unless nothing is at `file` or it passes the rule; `modes: false` for lock directories (umask's mode). */
 export function assertOwnFile(file: string, expected: Expected = 'file', options: { modes?: boolean } = {}): void {
-  const stats = lstatIfPresent(file);
+  const stats = fs.lstatSync(file, { throwIfNoEntry: false });
   if (stats === undefined) return;
   const problem = options.modes === false ? ownershipProblem(stats, expected) : fileProblem(stats, expected);
   if (problem) throw new UnsafeFileError(file, problem);
@@ -109,9 +104,9 @@ export function chmodNoFollow(file: string, mode: number): void {
   }
 }
 
-/** Creates `file` (0600), failing when anything, a symlink included, is already there. Returns its descriptor. */
-export function createExclusive(file: string, flags: number = fs.constants.O_WRONLY): number {
-  return fs.openSync(file, CREATE_NEW | flags, 0o600);
+/** Creates `file` (0600) for writing, failing when anything, a symlink included, is already there. Returns its descriptor. */
+export function createExclusive(file: string): number {
+  return fs.openSync(file, CREATE_NEW | fs.constants.O_WRONLY, 0o600);
 }
 
 /** createExclusive, as a FileHandle open for writing. */

@@ -44,10 +44,7 @@ export function withFileLock<T>(file: string, fn: () => Promise<T> | T): Promise
   // Takers in this process queue here rather than fight over the lock directory,
   // whose retries back off (a bulk import takes the state file's lock per request).
   const result = (lockQueues.get(file) ?? Promise.resolve()).then(() => lockAndRun(file, fn));
-  const tail = result.then(
-    () => {},
-    () => {},
-  );
+  const tail = result.catch(() => undefined);
   lockQueues.set(file, tail);
   void tail.then(() => {
     if (lockQueues.get(file) === tail) lockQueues.delete(file);
@@ -55,7 +52,7 @@ export function withFileLock<T>(file: string, fn: () => Promise<T> | T): Promise
   return result;
 }
 
-const lockQueues = new Map<string, Promise<void>>();
+const lockQueues = new Map<string, Promise<unknown>>();
 
 async function lockAndRun<T>(file: string, fn: () => Promise<T> | T): Promise<T> {
   fs.mkdirSync(path.dirname(file), { recursive: true, mode: 0o700 });

@@ -71,19 +71,17 @@ function reportError(error: unknown, io: IO, wantsJson: boolean, signal: AbortSi
   if (failure instanceof InterruptedError) {
     // The shell already shows ^C; a newline keeps the prompt on its own line.
     io.stderr.write('\n');
-    return failure.exitCode;
-  }
-  if (wantsJson) {
+  } else if (wantsJson) {
     // JSON.stringify escapes C0 only; C1 and bidi controls get \u escapes too, the same JSON value.
     const line = JSON.stringify(jsonError(failure), (_key, value: unknown) => (typeof value === 'bigint' ? value.toString() : value));
     io.stderr.write(`${safeText(line, { json: true })}\n`);
-    return failure.exitCode;
+  } else {
+    // A refusal from saved state has the 429's status, but no answer came: its message says "nothing sent".
+    const answered = failure.status !== 0 && rateLimitCause(failure)?.stop?.by !== 'gate';
+    const where = answered ? `${failure.code}, HTTP ${failure.status}` : failure.code;
+    // The message and hint may quote the server, a file or its name: never raw on stderr.
+    io.stderr.write(`${safeLine(`error: ${failure.message} (${where})`)}\n`);
+    if (failure.hint) io.stderr.write(`${safeLine(`hint: ${failure.hint}`)}\n`);
   }
-  // A refusal from saved state has the 429's status, but no answer came: its message says "nothing sent".
-  const answered = failure.status !== 0 && rateLimitCause(failure)?.stop?.by !== 'gate';
-  const where = answered ? `${failure.code}, HTTP ${failure.status}` : failure.code;
-  // The message and hint may quote the server, a file or its name: never raw on stderr.
-  io.stderr.write(`${safeLine(`error: ${failure.message} (${where})`)}\n`);
-  if (failure.hint) io.stderr.write(`${safeLine(`hint: ${failure.hint}`)}\n`);
   return failure.exitCode;
 }

@@ -120,22 +120,14 @@ export interface ColorInputs {
  */
 export function colorLevel({ isTTY, env, noColorFlag }: ColorInputs): ColorLevel {
   if (!isTTY || noColorFlag || (env.NO_COLOR !== undefined && env.NO_COLOR !== '')) return 0;
-  const forced = forcedLevel(env.FORCE_COLOR);
-  if (forced !== undefined) return forced;
-
+  const forced = env.FORCE_COLOR?.trim().toLowerCase();
+  if (forced === 'false') return 0;
+  if (forced === 'true') return 1;
+  if (forced !== undefined && /^\d+$/.test(forced)) return Math.min(Number(forced), 3) as ColorLevel;
   const term = env.TERM ?? '';
   if (term === 'dumb') return 0;
   const colorTerm = (env.COLORTERM ?? '').toLowerCase();
   if (colorTerm === 'truecolor' || colorTerm === '24bit') return 3;
   if (term.includes('256')) return 2;
   return 1;
-}
-
-function forcedLevel(value: string | undefined): ColorLevel | undefined {
-  if (value === undefined) return undefined;
-  const text = value.trim().toLowerCase();
-  if (text === 'false') return 0;
-  if (text === 'true') return 1;
-  if (!/^\d+$/.test(text)) return undefined;
-  return Math.min(Number(text), 3) as ColorLevel;
 }

@@ -1,7 +1,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { UnsafeFileError } from '../errors';
-import { assertOwnFile, chmodNoFollow, lstatIfPresent, ownershipProblem } from '../file-safety';
+import { assertOwnFile, chmodNoFollow, ownershipProblem } from '../file-safety';
 import { lockPathOf } from '../locked-file';
 import { limitsFileOf, type PetctlPaths } from './paths';
 
@@ -25,7 +25,7 @@ export function checkConfigFiles(paths: PetctlPaths, warn: (message: string) => 
   assertOwnFile(path.join(paths.dir, 'imports'), 'directory', { modes: false });
   tighten(paths.dir, dir.mode, 0o700, warn, fs.chmodSync);
   for (const file of files) {
-    const stats = lstatIfPresent(file);
+    const stats = fs.lstatSync(file, { throwIfNoEntry: false });
     if (stats) tighten(file, stats.mode, 0o600, warn, chmodNoFollow);
   }
 }
