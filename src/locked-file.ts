@@ -5,12 +5,7 @@ import { assertOwnFile, createExclusive, ownershipProblem, tempPathFor } from '.
 import { parseJson } from './schemas/json';
 
 /** A file that exists but is not readable JSON: we stop rather than overwrite what it holds. */
-export class CorruptFileError extends Error {
-  constructor(readonly file: string, cause: unknown) {
-    super(`${file} is not valid JSON; fix or remove it`, { cause });
-    this.name = 'CorruptFileError';
-  }
-}
+export class CorruptFileError extends Error {}
 
 /** Creates the directory readable by its owner only (0700); an existing one of the user's is tightened, another user's refused. */
 export function ensurePrivateDir(dir: string): void {
@@ -121,7 +116,7 @@ export function readJsonFile(file: string, parse: (text: string) => unknown = pa
   try {
     return parse(text);
   } catch (error) {
-    throw new CorruptFileError(file, error);
+    throw new CorruptFileError(`${file} is not valid JSON; fix or remove it`, { cause: error });
   }
 }
 

@@ -23,52 +23,29 @@ export interface IO {
 /** chalk's levels: 0 none, 1 basic 16 colours, 2 256 colours, 3 truecolor. */
 export type ColorLevel = 0 | 1 | 2 | 3;
 
-/**
- * One line on stderr redrawn in place (a countdown, an import's progress), drawn only when stderr is a
- * terminal (`live`); `print` puts a line of its own above it. It is cut to the width: a wrapped line
- * could not be redrawn in place.
- */
-export interface StatusLine {
-  readonly live: boolean;
-  width(): number | undefined;
-  show(text: string): void;
-  clear(): void;
-  print(text: string): void;
-}
-
-export interface Terminal {
-  readonly stdoutIsTerminal: boolean;
-  readonly stderrIsTerminal: boolean;
-  readonly stdinIsTerminal: boolean;
-  /** stdout and stderr are both a terminal: a person reads the data, and a hint on stderr is seen. */
-  personWatching(): boolean;
-  /** stdin and stderr are terminals, and not --no-input or PETCTL_NO_INPUT. */
-  canPrompt(): boolean;
-  colorLevel(): ColorLevel;
-  /** stdout's columns and rows when it is a terminal that reports them. */
-  stdoutWidth(): number | undefined;
-  stdoutRows(): number | undefined;
-  readonly status: StatusLine;
-}
+export type Terminal = ReturnType<typeof createTerminal>;
+export type StatusLine = Terminal['status'];
 
 const ERASE_LINE = '\r\x1b[K';
 
 /** `color`: false for --no-color. */
-export function createTerminal(io: IO, settings: { env: Readonly<Record<string, string | undefined>>; noInput?: boolean; color: boolean }): Terminal {
+export function createTerminal(io: IO, settings: { env: Readonly<Record<string, string | undefined>>; noInput?: boolean; color: boolean }) {
   const stdoutIsTerminal = io.stdout.isTTY === true;
   const stderrIsTerminal = io.stderr.isTTY === true;
-  // Asked only when needed: the first look at stdin opens it (a stream, and for a file node:fs/promises).
-  const stdinIsTerminal = () => io.stdin.isTTY === true;
   const mayPrompt = !settings.noInput && ['', '0', 'false'].includes(settings.env.PETCTL_NO_INPUT?.toLowerCase() ?? '');
   return {
     stdoutIsTerminal,
     stderrIsTerminal,
+    // Asked only when needed: the first look at stdin opens it (a stream, and for a file node:fs/promises).
     get stdinIsTerminal() {
-      return stdinIsTerminal();
+      return io.stdin.isTTY === true;
     },
+    /** stdout and stderr are both a terminal: a person reads the data, and a hint on stderr is seen. */
     personWatching: () => stdoutIsTerminal && stderrIsTerminal,
-    canPrompt: () => mayPrompt && stdinIsTerminal() && stderrIsTerminal,
+    /** stdin and stderr are terminals, and not --no-input or PETCTL_NO_INPUT. */
+    canPrompt: () => mayPrompt && io.stdin.isTTY === true && stderrIsTerminal,
     colorLevel: () => colorLevel({ isTTY: stdoutIsTerminal, env: settings.env, noColorFlag: !settings.color }),
+    /** stdout's columns and rows when it is a terminal that reports them. */
     stdoutWidth: () => (stdoutIsTerminal ? positive(io.stdout.columns) : undefined),
     stdoutRows: () => (stdoutIsTerminal ? positive(io.stdout.rows) : undefined),
     status: statusLine(io.stderr, stderrIsTerminal),
@@ -79,12 +56,17 @@ function positive(count: number | undefined): number | undefined {
   return count !== undefined && Number.isInteger(count) && count > 0 ? count : undefined;
 }
 
-function statusLine(stderr: OutStream, live: boolean): StatusLine {
+/**
+ * One line on stderr redrawn in place (a countdown, an import's progress), drawn only when stderr is a
+ * terminal (`live`); `print` puts a line of its own above it. It is cut to the width: a wrapped line
+ * could not be redrawn in place.
+ */
+function statusLine(stderr: OutStream, live: boolean) {
   let shown: string | undefined;
-  const status: StatusLine = {
+  const status = {
     live,
     width: () => (live ? positive(stderr.columns) : undefined),
-    show(text) {
+    show(text: string): void {
       if (!live) return;
       shown = text;
       // The terminal's last column would wrap the cursor on some terminals: one column short of it.
@@ -92,11 +74,11 @@ function statusLine(stderr: OutStream, live: boolean): StatusLine {
       const line = safeLine(text);
       stderr.write(`${ERASE_LINE}${columns !== undefined && columns > 10 && line.length > columns - 1 ? line.slice(0, columns - 1) : line}`);
     },
-    clear() {
+    clear(): void {
       if (shown !== undefined) stderr.write(ERASE_LINE);
       shown = undefined;
     },
-    print(text) {
+    print(text: string): void {
       const again = shown;
       status.clear();
       stderr.write(`${safeLine(text)}\n`);

@@ -38,11 +38,7 @@ async function askText(ctx: Context, message: string, validate?: (text: string) 
   return ask(ctx, (context) => input({ message, validate: check }, context));
 }
 
-interface PetFields {
-  name?: string;
-  categoryId?: number | bigint;
-  status?: PetStatusValue;
-}
+type PetFields = { name?: string; categoryId?: number | bigint; status?: PetStatusValue };
 
 /**
  * `pets add` without --name or --category-id: asks for the missing ones, then for the status

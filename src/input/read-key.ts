@@ -16,8 +16,7 @@ function promptHidden(ctx: Context, prompt: string): Promise<string> {
       stdin.setRawMode?.(false);
       stdin.pause();
       stderr.write('\n');
-      if (error) reject(error);
-      else resolve(typed);
+      return error ? reject(error) : resolve(typed);
     };
     const onData = (chunk: Buffer | string) => {
       for (const char of chunk.toString('utf8')) {
