@@ -93,9 +93,7 @@ export function createContext(globals: GlobalOptions, deps: ContextDeps): Contex
         httpCoreLoaded = true;
         return openApiSession(ctx);
       })),
-    onCleanup(fn) {
-      cleanups.push(fn);
-    },
+    onCleanup: (fn) => void cleanups.push(fn),
     async cleanup() {
       for (const fn of cleanups.splice(0).reverse()) {
         try {

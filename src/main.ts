@@ -47,13 +47,6 @@ async function checkQuery(expression: string, jsonResult: boolean): Promise<void
   compileQuery(expression);
 }
 
-function toPetctlError(error: unknown, signal: AbortSignal): PetctlError {
-  if (error instanceof PetctlError) return error;
-  if (signal.aborted) return new InterruptedError();
-  const message = error instanceof Error ? error.message : String(error);
-  return new FailureError(`unexpected failure: ${message}`, { code: 'internal_error', cause: error });
-}
-
 /**
  * The JSON error line: the server's Error body as received, or petctl's own {code, message, status}.
  * A known retry time adds `retryAt` (ISO 8601), rounded up to the second so that a script sleeping
@@ -67,7 +60,9 @@ function jsonError(failure: PetctlError): Record<string, unknown> {
 }
 
 function reportError(error: unknown, io: IO, wantsJson: boolean, signal: AbortSignal): number {
-  const failure = toPetctlError(error, signal);
+  const message = error instanceof Error ? error.message : String(error);
+  const unexpected = () => new FailureError(`unexpected failure: ${message}`, { code: 'internal_error', cause: error });
+  const failure = error instanceof PetctlError ? error : signal.aborted ? new InterruptedError() : unexpected();
   if (failure instanceof InterruptedError) {
     // The shell already shows ^C; a newline keeps the prompt on its own line.
     io.stderr.write('\n');
