@@ -38,10 +38,7 @@ export interface SessionHost extends Omit<StderrLines, 'announceWait'> {
 }
 
 /** The HTTP core bound to the resolved target: the built-in sandbox started when that is the target. */
-export interface ApiSession {
-  http: HttpClient;
-  target: ResolvedTarget & { baseUrl: string; apiKey: string };
-}
+export type ApiSession = Awaited<ReturnType<typeof openApiSession>>;
 
 /** What a refused connection to the base URL means: final on this machine's loopback, and the sandbox's port names the sandbox. */
 export function failureTarget(base: URL): FailureTarget {
@@ -50,7 +47,7 @@ export function failureTarget(base: URL): FailureTarget {
 }
 
 /** `apiKey`: send this key rather than the profile's (auth login checks a key before storing it). */
-export async function openApiSession(ctx: SessionHost, overrides: { apiKey?: string } = {}): Promise<ApiSession> {
+export async function openApiSession(ctx: SessionHost, overrides: { apiKey?: string } = {}) {
   const resolved = await ctx.target();
   const apiKey = overrides.apiKey ?? requireKey(resolved);
 
