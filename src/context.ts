@@ -1,7 +1,7 @@
-import type { ApiSession } from './app/session';
+import type { ApiSession, SessionHost } from './app/session';
 import type { ProfileStore } from './config/profiles';
 import type { ResolvedTarget } from './config/target';
-import { type PetctlPaths, resolvePaths } from './config/paths';
+import { resolvePaths } from './config/paths';
 import { interruptibleSleep, monotonicMs } from './api/clock';
 import type { GlobalOptions } from './globals';
 import { type StderrLines, stderrLines } from './output/stderr';
@@ -13,29 +13,17 @@ export type { IO, InStream, OutStream } from './terminal';
  * What commands are given, as gh's Factory: commands never touch process.*, conf or the clock
  * directly, and tests build one with their own. The ways onto stderr are output/stderr.ts's.
  */
-export interface Context extends StderrLines {
+export interface Context extends SessionHost, StderrLines {
   io: IO;
   terminal: Terminal;
-  env: Readonly<NodeJS.ProcessEnv>;
   globals: GlobalOptions;
-  paths: PetctlPaths;
-  /** Aborted by Ctrl-C (SIGINT) or SIGTERM. */
-  signal: AbortSignal;
   /** The first Ctrl-C to `handler` (an import stops sending), the next aborting `signal`; returns the release. */
   catchInterrupt(handler: () => void): () => void;
-  now(): number;
-  /** Milliseconds from a clock that never steps (process.hrtime). */
-  monotonic(): number;
-  random(): number;
   /** Sleeps, rejecting with InterruptedError when the signal aborts. */
   sleep(ms: number): Promise<void>;
   profiles(): Promise<ProfileStore>;
-  /** The service, key and state store in use, resolved once. */
-  target(): Promise<ResolvedTarget>;
   /** The HTTP core for the profile in use (starting the in-process sandbox when that is the profile). */
   api(): Promise<ApiSession>;
-  /** `fn` runs on exit, success or failure (sockets, the in-process sandbox). */
-  onCleanup(fn: () => Promise<void> | void): void;
   cleanup(): Promise<void>;
 }
 

@@ -23,17 +23,21 @@ import { startSandbox } from './sandbox-start';
 import type { StderrLines } from '../output/stderr';
 import type { Terminal } from '../terminal';
 
-/** What a session takes of the Context (context.ts), which opens it: a Context is one. */
+/** What a session takes of the Context (context.ts), which opens it: the Context extends it. */
 export interface SessionHost extends Omit<StderrLines, 'announceWait'> {
   env: Readonly<NodeJS.ProcessEnv>;
   paths: PetctlPaths;
   globals: { timeoutMs: number; retries: number; maxWaitMs: number; verbose: boolean };
   terminal: Pick<Terminal, 'stderrIsTerminal'>;
+  /** Aborted by Ctrl-C (SIGINT) or SIGTERM. */
   signal: AbortSignal;
   now(): number;
+  /** Milliseconds from a clock that never steps (process.hrtime). */
   monotonic(): number;
   random(): number;
+  /** The service, key and state store in use, resolved once. */
   target(): Promise<ResolvedTarget>;
+  /** `fn` runs on exit, success or failure (sockets, the in-process sandbox). */
   onCleanup(fn: () => Promise<void> | void): void;
 }
 
