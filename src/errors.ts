@@ -19,7 +19,7 @@ export interface ErrorDetails {
   code: string;
   /** HTTP status (a refusal from saved state: the 429 it stands for); 0 without an answer. */
   status?: number;
-  /** One extra line telling the user what to do next. */
+  /** What to do next, one line. */
   hint?: string;
   /** The Error body as the server sent it, for `-o json` error output. */
   body?: Record<string, unknown>;

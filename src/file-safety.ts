@@ -59,8 +59,13 @@ export function folderProblem(dir: string): FileProblem | 'absent' | undefined {
     if (stats) return ownershipProblem(stats, 'directory') ?? { kind: 'not_directory' };
     throw error;
   }
+  return usingFd(fd, () => fileProblem(fs.fstatSync(fd), 'directory'));
+}
+
+/** What `use` makes of the open `fd`, which is closed after. */
+export function usingFd<T>(fd: number, use: () => T): T {
   try {
-    return fileProblem(fs.fstatSync(fd), 'directory');
+    return use();
   } finally {
     fs.closeSync(fd);
   }
@@ -97,11 +102,7 @@ export function assertOwnFile(file: string, expected: Expected = 'file', options
 /** Changes the mode of `file` itself: a symlink swapped in since it was checked makes the open fail. */
 export function chmodNoFollow(file: string, mode: number): void {
   const fd = fs.openSync(file, READ_NOFOLLOW);
-  try {
-    fs.fchmodSync(fd, mode);
-  } finally {
-    fs.closeSync(fd);
-  }
+  usingFd(fd, () => fs.fchmodSync(fd, mode));
 }
 
 /** Creates `file` (0600) for writing, failing when anything, a symlink included, is already there. Returns its descriptor. */
@@ -171,11 +172,9 @@ function withOwnFile<T>(file: string, use: (fd: number) => T): T | undefined {
     if ((error as NodeJS.ErrnoException).code === 'ENOENT') return undefined;
     throw noFollowRefusal(file, error) ?? error;
   }
-  try {
+  return usingFd(fd, () => {
     const problem = fileProblem(fs.fstatSync(fd), 'file');
     if (problem) throw new UnsafeFileError(file, problem);
     return use(fd);
-  } finally {
-    fs.closeSync(fd);
-  }
+  });
 }

@@ -11,8 +11,7 @@ export interface GlobalOptions {
   verbose: boolean;
   quiet: boolean;
   color: boolean;
-  /** --query: a JMESPath expression applied to the command's JSON result. */
+  /** --query's JMESPath expression. */
   query?: string;
-  /** --no-input: never prompt, even on a terminal. */
   noInput?: boolean;
 }

@@ -1,7 +1,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { UnsafeFileError } from './errors';
-import { assertOwnFile, createExclusive, ownershipProblem, tempPathFor } from './file-safety';
+import { assertOwnFile, createExclusive, ownershipProblem, tempPathFor, usingFd } from './file-safety';
 import { parseJson } from './schemas/json';
 
 /** A file that exists but is not readable JSON: we stop rather than overwrite what it holds. */
@@ -14,14 +14,12 @@ export function ensurePrivateDir(dir: string): void {
   // Followed, not lstat: the directory itself may be reached through a symlink of the user's (dotfiles).
   // The check and the chmod are made on one descriptor, so a link swapped in between cannot take the chmod elsewhere.
   const fd = fs.openSync(dir, fs.constants.O_RDONLY | fs.constants.O_DIRECTORY);
-  try {
+  usingFd(fd, () => {
     const stats = fs.fstatSync(fd);
     const problem = ownershipProblem(stats, 'directory');
     if (problem) throw new UnsafeFileError(dir, problem);
     if ((stats.mode & 0o077) !== 0) fs.fchmodSync(fd, 0o700);
-  } finally {
-    fs.closeSync(fd);
-  }
+  });
 }
 
 /** The lock directory of `file`. */
@@ -130,24 +128,21 @@ export function writeFileAtomic(file: string, text: string | Uint8Array, options
   assertOwnFile(file);
   const temp = tempPathFor(file);
   const fd = createExclusive(temp);
-  let stats: fs.Stats;
   try {
-    try {
+    const stats = usingFd(fd, () => {
       fs.writeFileSync(fd, text);
       // durable: false skips the flush for files that only hold timings; the rename still makes the write all-or-nothing.
       if (options.durable !== false) fs.fsyncSync(fd);
-      stats = fs.fstatSync(fd);
-    } finally {
-      fs.closeSync(fd);
-    }
+      return fs.fstatSync(fd);
+    });
     // Checked again at the last moment: the rename replaces whatever is at the name, never writes through it.
     assertOwnFile(file);
     fs.renameSync(temp, file);
+    // The rename keeps the inode: callers that watch the file for other writers compare against these.
+    return { ino: stats.ino, mtimeMs: stats.mtimeMs };
   } catch (error) {
     // A full disk or a vanished directory leaves no half-written temporary behind.
     fs.rmSync(temp, { force: true });
     throw error;
   }
-  // The rename keeps the inode: callers that watch the file for other writers compare against these.
-  return { ino: stats.ino, mtimeMs: stats.mtimeMs };
 }

@@ -57,9 +57,8 @@ function positive(count: number | undefined): number | undefined {
 }
 
 /**
- * One line on stderr redrawn in place (a countdown, an import's progress), drawn only when stderr is a
- * terminal (`live`); `print` puts a line of its own above it. It is cut to the width: a wrapped line
- * could not be redrawn in place.
+ * One line on stderr redrawn in place (a countdown, progress) when it is a terminal (`live`), cut to
+ * the width, since a wrapped line could not be redrawn; `print` puts a line of its own above it.
  */
 function statusLine(stderr: OutStream, live: boolean) {
   let shown: string | undefined;

@@ -4,11 +4,8 @@ import { PET_STATUSES, type PetStatusValue } from '../schemas/constants';
 import { int64Problem, parseInt64 } from '../schemas/int64';
 import { validateBaseUrl } from '../config/url-check';
 
-/**
- * Asking for what a command is missing, as `gh pr create` does, when a person is at a terminal
- * (ctx.terminal.canPrompt). @inquirer is loaded only when a prompt shows; prompts are drawn on
- * stderr: stdout stays data.
- */
+// Asking for what a command is missing at a terminal, as `gh pr create` does: drawn on stderr (stdout
+// stays data), with @inquirer loaded only when a prompt shows.
 
 /** The same error commander gives for a missing mandatory option, so scripts see no difference (exit 2). */
 function missingOption(flag: string, hint: string): UsageError {

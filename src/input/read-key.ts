@@ -5,8 +5,7 @@ import { readStdin } from './stdin';
 /** A prompt that echoes nothing, so the key never shows on screen or in terminal scrollback. */
 function promptHidden(ctx: Context, prompt: string): Promise<string> {
   const { stdin, stderr } = ctx.io;
-  // Echo off before the prompt shows (as getpass does): a key typed or pasted
-  // the moment the prompt appears would otherwise be echoed by the terminal.
+  // Echo off before the prompt shows (as getpass does), or a key typed at once would be echoed.
   stdin.setRawMode?.(true);
   stderr.write(prompt);
   return new Promise((resolve, reject) => {

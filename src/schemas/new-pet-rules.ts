@@ -6,10 +6,8 @@ import { int64Problem } from './int64';
  * (a 400's message). Free of zod, so flag parsing can use it; zod's issues are read by their shape.
  */
 
-/** What a status must be. */
 export const STATUS_RULE = `must be one of ${PET_STATUSES.join(', ')}`;
 
-/** The fields a NewPet may have. */
 export const NEW_PET_FIELDS = ['name', 'categoryId', 'status'] as const;
 
 /** A value as it was given: a text in quotes, a number or other JSON value as written. */
