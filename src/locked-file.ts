@@ -29,13 +29,11 @@ export function lockPathOf(file: string): string {
 
 /**
  * Runs `fn` holding an exclusive lock on `file`: a `<file>.lock` directory, which mkdir makes
- * atomically. A free lock is taken at once (takeFreeLock); proper-lockfile waits for a held one and
- * takes over a stale one. A symlink, a file or another user's directory at its name is refused
- * (unsafe_file) rather than waited on or taken over.
+ * atomically; proper-lockfile waits for a held one and takes over a stale one. Anything at its name
+ * that is not the user's directory is refused (unsafe_file) rather than waited on or taken over.
  */
 export function withFileLock<T>(file: string, fn: () => Promise<T> | T): Promise<T> {
-  // Takers in this process queue here rather than fight over the lock directory,
-  // whose retries back off (a bulk import takes the state file's lock per request).
+  // Takers in this process queue here rather than fight over the lock directory, whose retries back off.
   const result = (lockQueues.get(file) ?? Promise.resolve()).then(() => lockAndRun(file, fn));
   const tail = result.catch(() => undefined);
   lockQueues.set(file, tail);

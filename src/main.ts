@@ -11,8 +11,7 @@ import { safeLine, safeText } from './sanitize';
 
 /**
  * Builds the program, runs it, and turns every error into an exit code and one clear message: the
- * only place that decides how petctl ends. bin/petctl.js hands in the process's streams, env and a
- * signal for Ctrl-C and SIGTERM.
+ * only place that decides how petctl ends. bin/petctl.js hands in the streams, env and a signal.
  */
 export async function main(argv: string[], deps: ContextDeps): Promise<number> {
   const { io } = deps;

@@ -1,10 +1,7 @@
 import { FailureError } from '../errors';
 import type { RunningSandbox, SandboxOptions } from '../sandbox/server';
 
-/**
- * The embedded service started, for petctl sandbox and the built-in profile; or why it cannot
- * start, as an error of exit 1: its data file is unusable, or its port is taken.
- */
+/** The embedded service started (petctl sandbox, the built-in profile), or why not as an error of exit 1. */
 export async function startSandbox(options: SandboxOptions): Promise<RunningSandbox> {
   const [{ startSandbox: start }, { SandboxDataFileError }] = await Promise.all([import('../sandbox/server'), import('../sandbox/errors')]);
   try {

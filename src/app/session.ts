@@ -77,7 +77,6 @@ export async function openApiSession(ctx: SessionHost, overrides: { apiKey?: str
   const trace = ctx.globals.verbose ? (line: string) => ctx.line(line) : undefined;
   trace?.(targetTraceLine({ ...resolved, baseUrl }, maskKey(apiKey)));
   const probeLeaseMs = ctx.globals.timeoutMs;
-  // Warnings, and with -v a failed call.
   const report = (notice: StoreNotice) => (notice.kind === 'failed' ? trace?.(stateStoreLine(notice)) : ctx.warn(stateStoreLine(notice)));
   // Every wait and every time the core stores runs on one clock that a step of the machine's clock does not move.
   const now = steadyClock(ctx.now, ctx.monotonic);

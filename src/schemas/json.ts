@@ -1,9 +1,7 @@
 import { isInteger, isSafeNumber, LosslessNumber, parse, stringify } from 'lossless-json';
 
-/**
- * JSON.parse rounds integers above 2^53 (ids are int64), and Node 20's revivers have no `source`:
- * lossless-json gives each number's text. A decimal a double cannot hold stays a LosslessNumber.
- */
+// JSON.parse rounds integers above 2^53 (ids are int64), and Node 20's revivers have no `source`:
+// lossless-json gives each number's text. A decimal a double cannot hold stays a LosslessNumber.
 function parseNumber(text: string): number | bigint | LosslessNumber {
   if (isInteger(text)) return isSafeNumber(text) ? Number(text) : BigInt(text);
   return isSafeNumber(text) ? Number(text) : new LosslessNumber(text);
