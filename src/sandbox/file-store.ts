@@ -10,8 +10,7 @@ import { STATUS_RULE } from '../schemas/new-pet-rules';
 import type { NewPet, PetStatus } from '../schemas/pet';
 import { DEFAULT_MAX_ANIMALS } from './defaults';
 import { SandboxDataFileError } from './errors';
-import { PetStore, storedPet, type StoredPet } from './store';
-import { sampleAnimals } from './seed';
+import { PetStore, sampleAnimals, storedPet, type StoredPet } from './store';
 
 /**
  * The data file behind `--data` (docs/sandbox.md, "The data file"): a header

@@ -1,6 +1,6 @@
 /**
  * The embedded Pet Adoption Service: the specification's three operations on
- * plain node:http under /v1 (routes.ts), as docs/sandbox.md describes it.
+ * plain node:http under /v1, as docs/sandbox.md describes it.
  *
  * Order of checks for every request: authentication → rate limit (429;
  * counts the request) → the authentication's refusal (401, or 400
@@ -12,19 +12,15 @@
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo, Socket } from 'node:net';
 
-import { ADDRESS_LIMITS, type Exchange, GET_PET_DEPRECATION_HEADERS, rateLimitHeaders, rateLimitRefusal, send, sendError } from './answers';
-import { authenticate } from './auth';
-import { answerClientError } from './client-errors';
-import { checkJsonContentType, readJsonBody } from './body';
-import { DEFAULT_HOST, DEFAULT_PORT } from './defaults';
+import { ADDRESS_LIMITS, answerClientError, type Exchange, GET_PET_DEPRECATION_HEADERS, rateLimitHeaders, rateLimitRefusal, send, sendError } from './answers';
+import { BASE_PATH, DEFAULT_HOST, DEFAULT_PORT } from './defaults';
 import { SandboxDataFileError, SandboxHttpError } from './errors';
 import { openFileStore } from './file-store';
 import { sandboxKeys, type SandboxKey, type SandboxKeyOptions } from './keys';
 import { memoryRateLimits, openFileRateLimits, type RateLimitBook } from './rate-limit-book';
 import { rateLimitPolicy, type RateLimitPolicyOptions } from './rate-limiter';
-import { BASE_PATH, matchRoute, splitTarget } from './routes';
 import { createMemoryStore, type PetStore } from './store';
-import { parseListQuery, parseNewPet, parsePetId } from './validation';
+import { authenticate, checkJsonContentType, parseListQuery, parseNewPet, parsePetId, readJsonBody } from './validation';
 
 export interface SandboxOptions extends RateLimitPolicyOptions, SandboxKeyOptions {
   /** Default 127.0.0.1 and 4010 (0 picks a free port). */
@@ -228,4 +224,26 @@ function closeServer(server: Server): Promise<void> {
 /** Requests without a valid key are counted per client address. */
 function addressSubject(socket: Socket): string {
   return `address:${socket.remoteAddress ?? 'unknown'}`;
+}
+
+/** The request target's path and query; an absolute-form target (`http://host/path`) is reduced to them. */
+function splitTarget(target: string): { pathname: string; search: string } {
+  let pathAndQuery = target;
+  if (!target.startsWith('/')) {
+    try {
+      const url = new URL(target);
+      pathAndQuery = url.pathname + url.search;
+    } catch {
+      return { pathname: target, search: '' };
+    }
+  }
+  const queryAt = pathAndQuery.indexOf('?');
+  return queryAt === -1 ? { pathname: pathAndQuery, search: '' } : { pathname: pathAndQuery.slice(0, queryAt), search: pathAndQuery.slice(queryAt + 1) };
+}
+
+/** The paths the sandbox serves, with the methods each allows (others: 405 with Allow) and a pet's id segment, still percent-encoded. */
+function matchRoute(pathname: string): { methods: readonly string[]; petIdSegment?: string } | undefined {
+  if (pathname === `${BASE_PATH}/pets`) return { methods: ['GET', 'POST'] };
+  const petIdSegment = /^\/v1\/pets\/([^/]+)$/.exec(pathname)?.[1];
+  return petIdSegment === undefined ? undefined : { methods: ['GET'], petIdSegment };
 }

@@ -3,7 +3,6 @@ import { stringifyJson } from '../schemas/json';
 import type { NewPet, Pet, PetStatus } from '../schemas/pet';
 import { DEFAULT_MAX_ANIMALS } from './defaults';
 import { storeFull, type SandboxHttpError } from './errors';
-import { sampleAnimals } from './seed';
 
 /**
  * The sandbox's animals in memory (file-store.ts keeps them in a data file too),
@@ -141,4 +140,22 @@ export function storedPet(pet: Pick<Pet, 'id' | 'name' | 'categoryId'> & { statu
 export function createMemoryStore(options: { pets?: Pet[]; maxAnimals?: number } = {}): PetStore {
   const pets = (options.pets ?? sampleAnimals()).map(storedPet).sort((a, b) => (a.id < b.id ? -1 : a.id > b.id ? 1 : 0));
   return new PetStore(pets, options.maxAnimals);
+}
+
+/** The dozen animals a fresh sandbox holds: all three statuses, categories 1..4 (dogs, cats, birds, small animals), ids 1..12. */
+export function sampleAnimals(): Pet[] {
+  return [
+    { id: 1, name: 'Rex', categoryId: 1, status: 'available' },
+    { id: 2, name: 'Bella', categoryId: 1, status: 'pending' },
+    { id: 3, name: 'Max', categoryId: 1, status: 'sold' },
+    { id: 4, name: 'Luna', categoryId: 2, status: 'available' },
+    { id: 5, name: 'Oliver', categoryId: 2, status: 'available' },
+    { id: 6, name: 'Milo', categoryId: 2, status: 'sold' },
+    { id: 7, name: 'Kiwi', categoryId: 3, status: 'available' },
+    { id: 8, name: 'Sunny', categoryId: 3, status: 'pending' },
+    { id: 9, name: 'Hazel', categoryId: 4, status: 'available' },
+    { id: 10, name: 'Pepper', categoryId: 4, status: 'sold' },
+    { id: 11, name: 'Daisy', categoryId: 1, status: 'available' },
+    { id: 12, name: 'Nibbles', categoryId: 4, status: 'pending' },
+  ];
 }

@@ -1,13 +1,12 @@
-import { parseInt64 } from '../schemas/json';
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import { parseInt64, parseJson } from '../schemas/json';
 import { LIMIT_DEFAULT, LIMIT_MAX, LIMIT_MIN, NewPet, PET_STATUSES, type PetStatus } from '../schemas/pet';
 import { NEW_PET_FIELDS, STATUS_RULE, newPetProblem } from '../schemas/new-pet-rules';
 import { SandboxHttpError } from './errors';
+import type { SandboxKey } from './keys';
 import type { PetQuery } from './store';
 
-/**
- * Checks of what a client sends: each returns the typed value or throws a
- * SandboxHttpError whose message names the parameter or field and what is allowed.
- */
+/** What a client sends, checked: the typed value, or a SandboxHttpError naming the parameter, header or field and what is allowed. */
 
 /** listPets: `limit` (1..100, default 20), `status`, and the paging parameter `after` (an int64 id); others are ignored. */
 export function parseListQuery(params: URLSearchParams): PetQuery {
@@ -80,4 +79,134 @@ export function parseNewPet(body: unknown): NewPet {
   // The first problem, worded as the client words a row's (schemas/new-pet-rules.ts).
   if (!result.success) throw new SandboxHttpError('invalid_field', newPetProblem(result.error.issues[0]!, body));
   return result.data;
+}
+
+const AUTH_REALM = 'petctl-sandbox';
+
+/**
+ * HTTP bearer authentication (RFC 6750), its challenge as §3 says. Several
+ * Authorization headers or credentials (RFC 9110 §11.6.2 allows one) are
+ * ambiguous: 400 `invalid_request`, never "the first one wins". `rawHeaders`,
+ * because node keeps only the first of repeated headers in `request.headers`.
+ */
+export function authenticate(rawHeaders: readonly string[], keys: readonly SandboxKey[]): SandboxKey {
+  let header: string | undefined;
+  for (let index = 0; index < rawHeaders.length; index += 2) {
+    const name = rawHeaders[index] as string;
+    if (name.length !== 13 || name.toLowerCase() !== 'authorization') continue;
+    if (header !== undefined) {
+      throw new SandboxHttpError('invalid_request', 'send exactly one Authorization header; this request has more than one');
+    }
+    header = rawHeaders[index + 1] as string;
+  }
+  if (header === undefined || header.trim() === '') {
+    throw unauthorized('an API key is required: send Authorization: Bearer <key>');
+  }
+  if (header.includes(',')) {
+    throw new SandboxHttpError('invalid_request', 'the Authorization header holds more than one credential; send exactly one: Authorization: Bearer <key>');
+  }
+  const match = /^([A-Za-z][A-Za-z0-9!#$%&'*+.^_`|~-]*)(?: +(.*))?$/.exec(header.trim());
+  if (!match || match[1]?.toLowerCase() !== 'bearer') {
+    throw unauthorized('the Authorization header must use the Bearer scheme: Authorization: Bearer <key>');
+  }
+  const token = match[2] ?? '';
+  if (!/^[A-Za-z0-9\-._~+/]+=*$/.test(token)) {
+    throw unauthorized('the Authorization header is malformed: expected Authorization: Bearer <key>', 'invalid_request');
+  }
+  const key = keys.find((candidate) => candidate.key === token);
+  if (!key) throw unauthorized('the API key is not valid', 'invalid_token');
+  return key;
+}
+
+function unauthorized(message: string, error?: 'invalid_request' | 'invalid_token'): SandboxHttpError {
+  const challenge = `Bearer realm="${AUTH_REALM}"${error ? `, error="${error}"` : ''}`;
+  return new SandboxHttpError('unauthorized', message, { 'WWW-Authenticate': challenge });
+}
+
+/** Largest request body accepted: 64 KiB (65 536 bytes). A NewPet is well under 1 KiB. */
+export const MAX_BODY_BYTES = 64 * 1024;
+
+/** A body too large is still read and thrown away up to this (so a client still uploading reads the 413, not a reset); beyond it, never. */
+export const DRAIN_LIMIT_BYTES = 1024 * 1024;
+
+const JSON_CONTENT_TYPE_HINT = 'Content-Type must be application/json (optionally with charset=utf-8)';
+
+/** createPet takes `application/json`; a charset, if given, must be UTF-8 (RFC 8259 §8.1). */
+export function checkJsonContentType(request: IncomingMessage): void {
+  const encoding = request.headers['content-encoding'];
+  if (encoding !== undefined && encoding.trim().toLowerCase() !== 'identity') {
+    throw new SandboxHttpError('unsupported_media_type', `Content-Encoding ${encoding} is not supported; send the body uncompressed`);
+  }
+  const header = request.headers['content-type'];
+  if (header === undefined) throw new SandboxHttpError('unsupported_media_type', `${JSON_CONTENT_TYPE_HINT}; none was given`);
+  const [mediaType = '', ...parameters] = header.split(';').map((part) => part.trim());
+  if (mediaType.toLowerCase() !== 'application/json') {
+    throw new SandboxHttpError('unsupported_media_type', `${JSON_CONTENT_TYPE_HINT}, got ${mediaType || '(empty)'}`);
+  }
+  for (const parameter of parameters) {
+    const [name = '', value = ''] = parameter.split('=', 2).map((part) => part.trim());
+    if (name.toLowerCase() !== 'charset') continue;
+    const charset = value.replace(/^"(.*)"$/, '$1').toLowerCase();
+    if (charset !== 'utf-8' && charset !== 'utf8') {
+      throw new SandboxHttpError('unsupported_media_type', `${JSON_CONTENT_TYPE_HINT}, got charset ${value}`);
+    }
+  }
+}
+
+function tooLarge(): SandboxHttpError {
+  return new SandboxHttpError('payload_too_large', `the request body exceeds ${MAX_BODY_BYTES} bytes (64 KiB)`, { Connection: 'close' });
+}
+
+/** A JSON body of at most MAX_BODY_BYTES, int64s exact. `expectContinue`: the client waits for 100 Continue before sending it. */
+export async function readJsonBody(request: IncomingMessage, response: ServerResponse, expectContinue: boolean): Promise<unknown> {
+  const declared = request.headers['content-length'];
+  const declaredBytes = declared === undefined ? undefined : Number(declared);
+  if (declaredBytes !== undefined && declaredBytes > MAX_BODY_BYTES) {
+    // A client waiting for 100 Continue has sent nothing yet: refuse at once.
+    if (expectContinue || declaredBytes > DRAIN_LIMIT_BYTES) throw tooLarge();
+    await readBytes(request, DRAIN_LIMIT_BYTES);
+    throw tooLarge();
+  }
+  if (expectContinue) response.writeContinue();
+  const { bytes, total } = await readBytes(request, DRAIN_LIMIT_BYTES, MAX_BODY_BYTES);
+  if (total > MAX_BODY_BYTES) throw tooLarge();
+
+  if (bytes.length === 0) throw new SandboxHttpError('invalid_body', 'a JSON body (NewPet) is required');
+  let text: string;
+  try {
+    text = new TextDecoder('utf-8', { fatal: true }).decode(bytes);
+  } catch {
+    throw new SandboxHttpError('invalid_json', 'the body is not valid UTF-8');
+  }
+  try {
+    return parseJson(text);
+  } catch (error) {
+    throw new SandboxHttpError('invalid_json', `the body is not valid JSON: ${(error as Error).message}`);
+  }
+}
+
+/** Reads the request until its end or past `stopAfter` bytes, keeping only the first `keep`; `total` counts every byte seen. */
+function readBytes(request: IncomingMessage, stopAfter: number, keep = 0): Promise<{ bytes: Buffer; total: number }> {
+  return new Promise((resolve, reject) => {
+    const chunks: Buffer[] = [];
+    let total = 0;
+    const listeners = {
+      data: (chunk: Buffer): void => {
+        total += chunk.length;
+        if (total <= keep) chunks.push(chunk);
+        if (total > stopAfter) stop();
+      },
+      end: () => stop(),
+      // The client went away before the end of its body.
+      close: () => request.complete || stop(new Error('the client closed the connection before the end of the body')),
+    };
+    // Settled once: whatever comes after is ignored (an 'error' listener stays, so a late error is no crash).
+    const stop = (error?: Error): void => {
+      for (const [event, listener] of Object.entries(listeners)) request.off(event, listener);
+      if (error) reject(error);
+      else resolve({ bytes: Buffer.concat(chunks), total });
+    };
+    for (const [event, listener] of Object.entries(listeners)) request.on(event, listener);
+    request.on('error', stop);
+  });
 }
