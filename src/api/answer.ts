@@ -3,22 +3,18 @@ import { parseJson } from '../schemas/json';
 import { ErrorBody } from '../schemas/pet';
 import { codeFor } from './waits';
 
-/**
- * What an answer means, as pure functions: a success's body as JSON; for any other status the error (so the exit
- * code) with its facts; the error of a gate stop or of retries run out. A rate limit's words are output/waits.ts's.
- */
+/** What an answer means: a success's body, or the error (so the exit code) with its facts. Its words are output/waits.ts's. */
 
-/** An answer as the HTTP core received it. */
 export interface Answer {
   status: number;
-  /** The body exactly as received. */
+  /** Exactly as received. */
   text: string;
-  /** Every header as received, names lower-cased. */
+  /** Names lower-cased. */
   headers: Record<string, string | string[] | undefined>;
   header(name: string): string | undefined;
 }
 
-/** An Answer's header(): a repeated header's values joined as one. */
+/** A repeated header's values joined as one. */
 export function headerReader(headers: Answer['headers']): Answer['header'] {
   return (name) => {
     const value = headers[name.toLowerCase()];
@@ -26,7 +22,6 @@ export function headerReader(headers: Answer['headers']): Answer['header'] {
   };
 }
 
-/** The Error body of an answer, when it has one of the shape the specification promises. */
 export function errorBodyOf(text: string): ErrorBody | undefined {
   try {
     const parsed = ErrorBody.safeParse(parseJson(text));
@@ -52,13 +47,11 @@ export interface ErrorContext {
   now: number;
   /** For a 429: when it may be retried (its Retry-After, else the window's reset), on this machine's clock. */
   retryAt?: number;
-  /** The hint for a 401: how to store a working key for this profile. */
+  /** How to store a working key for this profile. */
   authHint?: string;
-  /** How a 429 that ends the request is worded (output/waits.ts). */
   words: Pick<WaitWords, 'stop'>;
 }
 
-/** The error for an answer that is not a 2xx. */
 export function errorForAnswer(answer: Answer, context: ErrorContext): PetctlError {
   const { method, url } = context;
   const body = errorBodyOf(answer.text);
@@ -90,7 +83,7 @@ function redirected(method: string, url: string, status: number, location: strin
   return new ServiceError(message, { code: 'redirected', status });
 }
 
-/** The Location as sent, on one line and of a readable length: it ends up in the error message. */
+/** The Location, on one line and of a readable length, for the error message. */
 function printableLocation(value: string | undefined): string | undefined {
   const text = value?.trim().replace(/[\u0000-\u001f\u007f]/g, ' ');
   if (!text) return undefined;
@@ -109,7 +102,7 @@ export function gateStop(stop: WaitStop, words: WaitWords): RateLimitError {
   return stopError(stop, words, { code: codeFor(stop.kind), retryAt: stop.until });
 }
 
-/** The final error after retries says how many attempts were made, over how long (on the monotonic clock). */
+/** The final error after retries says how many attempts were made, over how long. */
 export function afterAttempts(failure: PetctlError, attempts: { count: number; elapsedMs: number }, words: WaitWords): PetctlError {
   if (!(failure instanceof RateLimitError && failure.stop)) {
     failure.message += words.attempts(attempts.count, attempts.elapsedMs);

@@ -3,8 +3,6 @@ import { InterruptedError, InvalidResponseError, NetworkError } from '../errors'
 import { type Answer, headerReader } from './answer';
 import { MAX_RESPONSE_BYTES, certificateProblem, sendRequest } from './transport';
 
-/** One request on the wire; a failure without an answer: whether it may have reached the server, and may be retried. */
-
 /** Failures that happen before a connection exists: the request cannot have reached the server. */
 const NOT_CONNECTED_CODES = new Set(['ECONNREFUSED', 'ENOTFOUND', 'EAI_AGAIN', 'EHOSTUNREACH', 'ENETUNREACH', 'UND_ERR_CONNECT_TIMEOUT']);
 
@@ -31,7 +29,7 @@ const KNOWN: Record<string, string> = {
   UND_ERR_RES_EXCEEDED_MAX_SIZE: 'the answer was too large',
 };
 
-/** Seconds as a message gives them: `30s`, `0.5s`, `1.234s`. */
+/** `30s`, `0.5s`, `1.234s`. */
 const formatSeconds = (ms: number) => `${Math.round(ms) / 1000}s`;
 
 /** A connection failure's code in words ('connection refused'), for any client petctl runs (HTTP, Redis). */
@@ -39,7 +37,6 @@ export function connectionErrorText(code: string | undefined): string | undefine
   return code === undefined ? undefined : KNOWN[code];
 }
 
-/** The system or undici error code, on the error or its cause. */
 export function errorCode(error: unknown): string | undefined {
   const err = error as { code?: string; cause?: { code?: string } } | undefined;
   return err?.code ?? err?.cause?.code;
@@ -54,18 +51,16 @@ export function describeNetworkError(error: unknown): string {
   return connectionErrorText(code) ?? err?.message ?? String(error);
 }
 
-/** The port of a URL, spelled out even when it is the scheme's default. */
 export function portOf(url: URL): number {
   return url.port ? Number(url.port) : url.protocol === 'https:' ? 443 : 80;
 }
 
-/** Where the requests go, as far as a failure's meaning depends on it. */
 export interface FailureTarget {
   /** The base URL is on loopback: a refused connection is final (waiting starts no server), with the session's `hint`. */
   loopback?: { hint?: string };
 }
 
-/** The NetworkError for a request that got no HTTP answer. */
+/** A request that got no HTTP answer: whether it may have reached the server, and may be retried. */
 export function networkFailure(
   error: unknown,
   request: { method: string; url: string; timeoutMs: number; timedOut: boolean; cutShort?: boolean },
@@ -104,7 +99,6 @@ export interface AttemptOptions extends FailureTarget {
   userAgent: string;
   timeoutMs: number;
   signal: AbortSignal;
-  /** A steady clock for the trace's timings. */
   monotonic: () => number;
   trace?: (line: string) => void;
 }
@@ -117,7 +111,6 @@ export interface AttemptRequest {
   body: string | Buffer | undefined;
   headers: Record<string, string> | undefined;
   onDispatch?: () => void;
-  /** Sees the head as `onHead` does, after it. */
   onHead?: (head: Pick<Answer, 'status' | 'header'>) => void;
 }
 

@@ -8,27 +8,19 @@ import { type Answer, headerReader } from './answer';
 import { limitId } from './limits/store';
 
 /**
- * The response cache behind --cache (docs/cache.md): a GET's 2xx answer, served
- * again with nothing sent while its age fits both the --cache that stored it and
- * the one that asks. <cacheDir>/responses/<target>/<request>.json: <target> is
- * the rate-limit state's id, <request> a digest of the method, the URL relative to
- * the base URL and the extra headers, so no name gives back the key or the request.
- * The cache is its own: each folder from <cacheDir> down is opened without
- * following a link and must be the user's, writable by no one else (else the
- * cache is not used, said once); files are written by writeFileAtomic and read
- * no-follow; nothing is removed but a file of its own name pattern, nothing chmodded.
+ * The response cache behind --cache (docs/cache.md): <cacheDir>/responses/<target>/<request>.json, digests, so no name
+ * gives back the key or the request. Each folder must be the user's own (else the cache is not used, said once); files
+ * are read no-follow, and nothing is removed but a file of its own name pattern.
  */
 
-/** A target's folder: limitId's 32 hex digits. */
+/** A target's folder (limitId), an entry (fileOf), and an entry's temporary (tempPathFor) a crash left behind. */
 const TARGET_NAME = /^[0-9a-f]{32}$/;
-/** An entry: fileOf's digest. */
 const ENTRY_NAME = /^[0-9a-f]{64}\.json$/;
-/** The temporary of an entry's atomic write (tempPathFor), left behind by a crash. */
 const ENTRY_TEMP_NAME = /^[0-9a-f]{64}\.json\.[0-9a-f]{16}\.tmp$/;
 
 export interface CacheRequest {
   method: string;
-  /** The URL as sent; kept relative to the base URL, so that the built-in sandbox's port changing between runs is the same request. */
+  /** Kept relative to the base URL, so that the built-in sandbox's port changing between runs is the same request. */
   url: string;
   headers?: Record<string, string>;
 }
@@ -38,7 +30,6 @@ export interface CachedAnswer {
   ageMs: number;
 }
 
-/** The file's content: what an Answer holds, and when it was stored and stops being served. */
 type Entry = Pick<Answer, 'status' | 'headers' | 'text'> & { storedAt: number; expiresAt: number };
 
 /** The response cache as the HTTP client holds it, opened on first use: a request without --cache, and no write, never loads it. */
@@ -53,19 +44,15 @@ export interface CacheAccess {
 export interface ResponseCacheOptions {
   cacheDir: string;
   baseUrl: string;
-  /** The target's identity (target.ts): the base URL, or the built-in sandbox's data file. */
+  /** The target's identity (target.ts). */
   identity: string;
   apiKey: string;
   /** The wall clock: ages outlive the process. */
   now: () => number;
-  /**
-   * The cache is not to be used (a folder not the user's own, or it cannot be read or written): the
-   * command goes on as without --cache. An entry that fails the rule stops the command instead.
-   */
+  /** The cache is not to be used: the command goes on as without --cache (an entry that fails the rule stops it instead). */
   unusable: (error: Error) => void;
 }
 
-/** The directory that holds every cached answer (what `petctl cache clear` removes). */
 export function responsesDir(cacheDir: string): string {
   return path.join(cacheDir, 'responses');
 }
@@ -73,7 +60,6 @@ export function responsesDir(cacheDir: string): string {
 export class ResponseCache {
   private constructor(
     private readonly options: ResponseCacheOptions,
-    /** This target's directory. */
     readonly dir: string,
   ) {}
 
@@ -90,7 +76,7 @@ export class ResponseCache {
     return answer;
   }
 
-  /** Set once the cache failed in this process: it is said once, and not tried again. */
+  /** Said once, and not tried again. */
   private unusable = false;
 
   private giveUp(error: Error): void {
@@ -98,10 +84,10 @@ export class ResponseCache {
     this.unusable = true;
   }
 
-  /** Set once this target's folder and those above it were found the cache's own: no one else can change them since. */
+  /** This target's folder and those above it were found its own: no one else can change them since. */
   private ready = false;
 
-  /** Whether this target's folder is there and the cache's own, walked from <cacheDir> down (with `make`, made 0700); if not its own, the cache is unusable. */
+  /** Whether this target's folder is there (with `make`, made) and the cache's own. */
   private ownFolders(make: boolean): boolean {
     if (this.ready) return true;
     const walked = walkFolders([this.options.cacheDir, responsesDir(this.options.cacheDir), this.dir], make);
@@ -121,7 +107,7 @@ export class ResponseCache {
     }
   }
 
-  /** A stored answer no older than `maxAgeMs` and not past its own expiry; an expired one is removed. */
+  /** An expired answer is removed. */
   async lookup(request: CacheRequest, maxAgeMs: number): Promise<CachedAnswer | undefined> {
     if (!this.ownFolders(false)) return undefined;
     const file = await this.fileOf(request);
@@ -138,7 +124,7 @@ export class ResponseCache {
     return { answer: { status, text, headers, header: headerReader(headers) }, ageMs };
   }
 
-  /** Keeps a 2xx answer for `forMs`, and removes this target's expired entries on the way. */
+  /** Keeps a 2xx answer for `forMs`, and removes this target's expired entries (a request never asked again leaves nothing for long). */
   async store(request: CacheRequest, answer: Answer, forMs: number): Promise<void> {
     if (!this.ownFolders(true)) return;
     const file = await this.fileOf(request);
@@ -149,7 +135,7 @@ export class ResponseCache {
     writeFileAtomic(file, JSON.stringify(entry), { durable: false });
   }
 
-  /** Removes every answer of this target: a write may have changed what any of them says. */
+  /** A write may have changed what any of this target's answers says. */
   forgetTarget(): void {
     if (!this.ownFolders(false)) return;
     removeEntries(this.dir);
@@ -157,7 +143,6 @@ export class ResponseCache {
     this.ready = false;
   }
 
-  /** This target's expired entries, removed whenever one is stored: a request never asked again leaves nothing behind for long. */
   private sweep(now: number): void {
     for (const name of fs.readdirSync(this.dir)) {
       if (!ENTRY_NAME.test(name)) continue;
@@ -197,7 +182,7 @@ function walkFolders(folders: readonly string[], make: boolean): 'own' | 'absent
   return 'own';
 }
 
-/** Removes the entries in a target's folder that pass the rule, then the folder if that emptied it. Returns how many entries it removed. */
+/** Removes a target's entries that pass the rule, then the folder if that emptied it; how many. */
 function removeEntries(dir: string): number {
   let count = 0;
   for (const name of fs.readdirSync(dir)) {
@@ -212,10 +197,7 @@ function removeEntries(dir: string): number {
   return count;
 }
 
-/**
- * The entry at `file`, or undefined when there is none or it is not an entry petctl wrote
- * (a damaged one is removed: it is only a cache). A link or another user's file is an UnsafeFileError.
- */
+/** The entry at `file`; a damaged one is removed (it is only a cache). A link or another user's file is an UnsafeFileError. */
 function readEntry(file: string): Entry | undefined {
   const text = readOwnFile(file);
   if (text === undefined) return undefined;
@@ -230,10 +212,7 @@ function readEntry(file: string): Entry | undefined {
   return undefined;
 }
 
-/**
- * Removes every target's cached answers under the cache's rule, and counts them: a folder on the way that is not the
- * user's own is an UnsafeFileError; a target's folder that fails it, and anything not of the cache's names, is left.
- */
+/** Removes and counts every target's cached answers: a folder on the way not the user's own is an UnsafeFileError; a target's is left. */
 export function clearCache(cacheDir: string): number {
   const dir = responsesDir(cacheDir);
   const walked = walkFolders([cacheDir, dir], false);

@@ -2,8 +2,6 @@ import { UsageError } from '../errors';
 import type { Answer } from './answer';
 import type { RateHeaders } from './limits/headers';
 
-/** What a request is and what comes back, for the send loop (client.ts), the endpoints and the commands that hook into a send. */
-
 export interface ApiRequest {
   /** Any method (`petctl api -X PATCH`); only GET is retried after anything but a 429. */
   method: string;
@@ -28,16 +26,13 @@ export interface ApiRequest {
 }
 
 export interface RequestHooks {
-  /**
-   * Awaited on every attempt once the gate lets the request go, just before the wire (one still in the gate was
-   * never sent). The gate is asked again after it (a 429 may have come meanwhile): it may still wait, and come back.
-   */
+  /** Awaited on every attempt once the gate lets it go; the gate is asked again after it (a 429 may have come meanwhile). */
   beforeSend?: () => void | Promise<void>;
-  /** Called as each attempt goes to the wire, after beforeSend and the gate's last look (a listing reads its page meanwhile). */
+  /** As each attempt goes to the wire (a listing reads its page meanwhile). */
   onDispatch?: () => void;
-  /** Sees each attempt's status and headers as soon as they are in: before its body, and before its limits are stored (this process's own hold knows them already). */
+  /** Each attempt's status and headers, before its body and before its limits are stored. */
   onHead?: (head: Pick<Answer, 'status' | 'header'>) => void;
-  /** Sees every HTTP answer whole, errors and 429s included (`api -i`, getPet's Sunset, bulk import's counts). */
+  /** Every HTTP answer whole, errors and 429s included. */
   onAnswer?: (answer: Answer) => void;
   /** Replaces the session's wait (its countdown line) for this request's waits; must reject on Ctrl-C. */
   wait?: (ms: number, why: string) => Promise<void>;
@@ -47,17 +42,14 @@ export interface RequestHooks {
   reserve?: number;
 }
 
-/** A 2xx answer: its body parsed as JSON (unless rawResponse), and the limits its head reported. */
+/** A 2xx answer: its body parsed as JSON (unless rawResponse). */
 export interface ApiResponse extends Answer {
   url: string;
   body: unknown;
   rate: RateHeaders;
 }
 
-/**
- * The one same-origin rule: the API key goes only to the base URL's origin (scheme, host, port), never where a link or
- * an argument points. Each caller says what a refusal means (a usage error for `api <url>`, an invalid next link).
- */
+/** The one same-origin rule: the API key goes only to the base URL's origin; each caller says what a refusal means. */
 export function isSameOrigin(url: string | URL, baseUrl: string | URL): boolean {
   return new URL(url).origin === new URL(baseUrl).origin;
 }

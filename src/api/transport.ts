@@ -16,9 +16,8 @@ export const MAX_RESPONSE_BYTES = 8 * 1024 * 1024;
 const MAX_HEADER_BYTES = 16 * 1024;
 
 /**
- * The one undici dispatcher of a run, its timeouts --timeout's (undici's default 300 s). HTTPS_PROXY, HTTP_PROXY and
- * NO_PROXY (either case) go to EnvHttpProxyAgent from the context's env, loaded only when a proxy is set. No retry
- * interceptor: undici's caps Retry-After at its maxTimeout, which would get a key banned (see client.ts).
+ * The one undici dispatcher of a run; the proxy agent loaded only when a proxy is set. No retry interceptor: undici's
+ * caps Retry-After at its maxTimeout, which would get a key banned.
  */
 export async function createDispatcher(options: TransportOptions): Promise<Dispatcher> {
   const common = {
@@ -64,10 +63,7 @@ function proxyPool(pool: Dispatcher, connect: (this: Dispatcher, options: Dispat
   });
 }
 
-/**
- * Ends the sockets at the end of a run without waiting (the process exits next). Node formats the stack of the
- * error undici hands each socket, which recompiles code-cached functions (docs/performance.md): this one has no frames.
- */
+/** Ends the sockets without waiting, with an error without frames: formatting a stack recompiles code-cached functions (docs/performance.md). */
 export function discardDispatcher(dispatcher: Dispatcher): void {
   const { stackTraceLimit } = Error;
   Error.stackTraceLimit = 0;
@@ -76,7 +72,7 @@ export function discardDispatcher(dispatcher: Dispatcher): void {
   dispatcher.destroy(ended).catch(() => {});
 }
 
-/** undici's request() on any dispatcher (an Agent, a proxy agent, or a MockAgent in tests). */
+/** undici's request() on any dispatcher (a MockAgent in tests). */
 export function sendRequest(dispatcher: Dispatcher, options: Dispatcher.RequestOptions): Promise<Dispatcher.ResponseData> {
   return apiRequest.call(dispatcher, options);
 }

@@ -13,14 +13,9 @@ import { SandboxDataFileError } from './errors';
 import { PetStore, sampleAnimals, storedPet, type StoredPet } from './store';
 
 /**
- * The data file behind `--data` (docs/sandbox.md, "The data file"): a header
- * line, then one animal per line, appended, in ascending ids; read into memory
- * when the store opens. Several processes may share it: a batch of adds takes
- * its lock, reads what others appended, numbers the animals from the highest id
- * in the file (up to the cap), appends and lets go; they resolve once fdatasync
- * has the lines on disk. A last line without its \n is an add a crash cut short, never
- * acknowledged: ignored, and cut off by the next add. Anything else that is not
- * an animal is an error naming the file, which is never overwritten.
+ * The data file behind `--data` (docs/sandbox.md, "The data file"): a header line, then one animal a line in ascending ids.
+ * A batch of adds takes its lock, reads what other processes appended, numbers and appends; it resolves once fdatasync has
+ * the lines. A last line without its \n is an add a crash cut short: ignored, and cut off by the next add.
  */
 
 const FORMAT = 'petctl-sandbox-pets';
@@ -45,7 +40,7 @@ export async function openFileStore(dataFile: string, maxAnimals = DEFAULT_MAX_A
 }
 
 class FileStore extends PetStore {
-  /** Bytes of the file taken in (through its last complete line), its lines, and its inode. */
+  /** Bytes taken in (through the last complete line), lines, and the inode. */
   private consumed = 0;
   private lines = 0;
   private ino = -1;
@@ -76,7 +71,7 @@ class FileStore extends PetStore {
   }
 
   override refresh(): void {
-    // Under load, one look at the file per millisecond is enough: another process's add takes longer than that to be acknowledged.
+    // One look a millisecond: another process's add takes longer than that to be acknowledged.
     const now = performance.now();
     if (now - this.checkedAt < 1) return;
     this.checkedAt = now;
@@ -90,7 +85,7 @@ class FileStore extends PetStore {
     });
   }
 
-  /** Adds that arrive while a batch is written go in the next one: one lock, one append and one fdatasync for them all. */
+  /** Adds that arrive while a batch is written go in the next one: one lock, append and fdatasync for them all. */
   private async writePending(): Promise<void> {
     for (let batch = this.pending.splice(0); batch.length > 0; batch = this.pending.splice(0)) {
       try {
@@ -105,11 +100,11 @@ class FileStore extends PetStore {
     this.writing = undefined;
   }
 
-  /** Numbers and writes new animals, as many as the cap leaves room for. Runs under the lock. */
+  /** Under the lock. */
   private async append(newPets: NewPet[]): Promise<StoredPet[]> {
     let size = this.catchUp();
     if (size === undefined) {
-      // Deleted while we run: everything we hold is written back.
+      // Deleted while we run: what we hold is written back.
       writeDurably(this.dataFile, logText(this.texts));
       this.load();
       size = this.consumed;
@@ -118,7 +113,7 @@ class FileStore extends PetStore {
     const text = pets.map((pet) => `${pet.json}\n`).join('');
     const { fd } = await this.open();
     try {
-      // Under the lock nobody else writes: bytes after the last complete line are an add a crash cut short, never acknowledged.
+      // Under the lock nobody else writes: bytes after the last complete line are an add a crash cut short.
       if (size > this.consumed) fs.ftruncateSync(fd, this.consumed);
       fs.writeSync(fd, text);
     } catch (error) {
@@ -137,7 +132,7 @@ class FileStore extends PetStore {
     this.handle = undefined;
   }
 
-  /** Takes in what changed in the file since it was last read; the file's size, undefined when it is gone. */
+  /** Takes in what changed since the last read; the file's size, undefined when it is gone. */
   private catchUp(): number | undefined {
     let stats: fs.Stats | undefined;
     try {
@@ -161,7 +156,7 @@ class FileStore extends PetStore {
     return stats.size;
   }
 
-  /** The data file, open for appending while its inode is the one read (opened the safe way: file-safety.ts). */
+  /** Open for appending while its inode is the one read. */
   private async open(): Promise<fs.promises.FileHandle> {
     if (this.handle?.ino === this.ino) return this.handle.file;
     await this.handle?.file.close();
@@ -178,7 +173,7 @@ class FileStore extends PetStore {
     }
   }
 
-  /** The animals on the complete lines of `bytes` (what follows the last \n is left), ids ascending from `highest`. */
+  /** The animals on the complete lines of `bytes`, ids ascending from `highest`. */
   private parse(bytes: Buffer, lineNumber: number, highest: bigint): StoredPet[] & { consumed: number } {
     const pets = Object.assign([] as StoredPet[], { consumed: 0 });
     for (let end = bytes.indexOf(NEWLINE); end !== -1; end = bytes.indexOf(NEWLINE, pets.consumed)) {
@@ -195,7 +190,7 @@ class FileStore extends PetStore {
   private petOf(line: string, where: string): StoredPet {
     let pet: Record<string, unknown>;
     try {
-      // JSON.parse is faster than the int64-exact parser (docs/performance.md); only 16 or more digits in a row can be rounded.
+      // JSON.parse is faster (docs/performance.md); only 16 or more digits in a row can be rounded.
       pet = /\d{16}/.test(line) ? (parseJson(line) as Record<string, unknown>) : JSON.parse(line);
     } catch (error) {
       throw this.error(`has a line that is not JSON at ${where} (${(error as Error).message})`);
@@ -218,7 +213,7 @@ function headerOf(line: Buffer): { format?: unknown; version?: unknown } | undef
   }
 }
 
-/** What is wrong with a stored animal, if anything: the cheap checks the hot path needs, since the line itself is what is answered. */
+/** What is wrong with a stored animal: cheap checks, since the line itself is what is answered. */
 function petProblem(pet: unknown): string | undefined {
   if (typeof pet !== 'object' || pet === null || Array.isArray(pet)) return 'the line is not an object';
   const { id, name, categoryId, status } = pet as Record<string, unknown>;
@@ -238,7 +233,7 @@ function logText(lines: readonly string[]): string {
   return `${HEADER}\n${lines.map((line) => `${line}\n`).join('')}`;
 }
 
-/** Written atomically, then the directory is fsynced too: a new or renamed file survives a crash whole. */
+/** Atomically, then the directory fsynced: a new or renamed file survives a crash whole. */
 function writeDurably(file: string, text: string): void {
   writeFileAtomic(file, text);
   try {

@@ -2,17 +2,12 @@ import fs from 'node:fs';
 
 import { limitsFileOf } from '../config/paths';
 import { withFileLock, writeFileAtomic } from '../locked-file';
-import { applyRateLimit, parseRateLimitState, type KeyLimits, type KeyRateState, type RateLimitDecision } from './rate-limiter';
-import type { RateLimitPolicy, RateLimitState } from './rate-limiter';
+import { applyRateLimit, parseRateLimitState, type KeyLimits, type KeyRateState, type RateLimitDecision, type RateLimitPolicy, type RateLimitState } from './rate-limiter';
 
 /**
- * Where the counts live, one entry per subject (an API key, or `address:<ip>`):
- * in memory, or with a data file in `<data file>.limits.json` too, so that
- * processes sharing the file share the limits. Each lists its pid there while
- * it runs. One alone counts in memory and writes the counts at most once a
- * `flushMs` and when it stops; when the file changed (one stat, at most once a
- * millisecond) or another live process is listed, each request reads, merges
- * and writes the counts under the file's lock.
+ * The counts per subject (an API key, or `address:<ip>`): in memory, or shared by the processes on a data file through
+ * `<data file>.limits.json`, where each lists its pid. One alone counts in memory and writes at most once a `flushMs`;
+ * when the file changed or another live process is listed, each request reads, merges and writes under the file's lock.
  */
 export interface RateLimitBook {
   /** Decides one request of `subject`. Synchronous unless other processes share the file. */
@@ -29,10 +24,7 @@ export function memoryRateLimits(policy: RateLimitPolicy): RateLimitBook {
   };
 }
 
-/**
- * Opens the counts beside `dataFile` and lists this process in them. `flushMs`: how often a process alone writes
- * them; `pid`: this process's (tests pretend to be several); `now`: the clock of merging and pruning.
- */
+/** Opens the counts beside `dataFile` and lists this process (`pid`: tests pretend to be several) in them. */
 export async function openFileRateLimits(
   dataFile: string,
   policy: RateLimitPolicy,
@@ -49,7 +41,7 @@ export async function openFileRateLimits(
   let timer: NodeJS.Timeout | undefined;
   let closed = false;
 
-  /** Reads the file, adds this process's new requests to it, runs `step`, writes it back; under the lock. */
+  /** Under the lock: reads the file, adds this process's new requests, runs `step`, writes it back. */
   const sync = <T>(step: () => T, leaving = false): Promise<T> =>
     withFileLock(file, () => {
       const document = readLimits(file);
@@ -69,7 +61,7 @@ export async function openFileRateLimits(
 
   const decide = (subject: string, limits: KeyLimits, at: number): RateLimitDecision => applyRateLimit(state, { ...limits, key: subject }, policy, at);
 
-  /** At most one stat a millisecond: under load that is one per many requests. */
+  /** At most one stat a millisecond. */
   const unchangedOnDisk = (): boolean => {
     const at = performance.now();
     if (at - checkedAt < 1) return true;
@@ -119,7 +111,7 @@ function isRunning(pid: number): boolean {
   }
 }
 
-/** An entry whose windows, limited period and ban are all over holds nothing worth keeping. */
+/** An entry whose windows, limited period and ban are all over. */
 function isSpent(entry: KeyRateState, policy: RateLimitPolicy, now: number): boolean {
   return now >= entry.dayStart + policy.dayMs && now >= (entry.limitedUntil ?? 0) && now >= (entry.bannedUntil ?? 0);
 }

@@ -1,8 +1,6 @@
 /**
- * The plans' rules (docs/sandbox.md, "Windows" and "The ban"), pure functions of
- * (state, limits, policy, now). Windows open at a key's first request, never on
- * the clock's minute, so a burst of 61 cannot straddle a boundary. The state is
- * plain JSON, so processes sharing a data file can share it (rate-limit-book.ts).
+ * The plans' rules (docs/sandbox.md, "Windows" and "The ban"), pure functions of (state, limits, policy, now). Windows open
+ * at a key's first request, so a burst of 61 cannot straddle a boundary; the state is plain JSON (rate-limit-book.ts).
  */
 
 export interface RateLimitPolicy {
@@ -25,7 +23,7 @@ export function rateLimitPolicy(options: RateLimitPolicyOptions = {}): RateLimit
   return policy;
 }
 
-/** What is recorded per key, in epoch milliseconds and counts. */
+/** Per key, in epoch milliseconds and counts. */
 export interface KeyRateState {
   minuteStart: number;
   minuteCount: number;
@@ -104,11 +102,8 @@ export function checkRateLimit(
 }
 
 /**
- * X-RateLimit-Reset is in whole seconds, rounded up, so a client that waits
- * for it comes back up to a second after the window ended, plus its latency.
- * Such a key keeps its schedule (the next window starts where the last one
- * ended) rather than losing that second in every window; after a longer pause
- * a new window opens at the request.
+ * X-RateLimit-Reset is rounded up to a second, so a client that waits for it comes back up to a second late: such a key
+ * keeps its schedule rather than losing that second in every window; after a longer pause a new window opens.
  */
 function nextWindowStart(previousEnd: number, now: number): number {
   return now - previousEnd < 2000 ? previousEnd : now;
@@ -125,7 +120,6 @@ function refusal(limits: KeyLimits, until: number, now: number, banned: boolean)
   };
 }
 
-/** Checks a request against a whole state map, replacing the key's entry. */
 export function applyRateLimit(state: RateLimitState, key: KeyLimits & { key: string }, policy: RateLimitPolicy, now: number): RateLimitDecision {
   const outcome = checkRateLimit(state[key.key], key, policy, now);
   state[key.key] = outcome.state;

@@ -1,13 +1,7 @@
 /**
- * The embedded Pet Adoption Service: the specification's three operations on
- * plain node:http under /v1, as docs/sandbox.md describes it.
- *
- * Order of checks for every request: authentication → rate limit (429;
- * counts the request) → the authentication's refusal (401, or 400
- * invalid_request) → path (404) → method (405) → parameters, media type, size
- * and body (400, 413, 415) → the store (507). A request with a valid key counts
- * against that key; one without, against its client address with the Free
- * plan's limits, so every answer carries the X-RateLimit-* headers (answers.ts).
+ * The embedded Pet Adoption Service on node:http (docs/sandbox.md). Checks in order: authentication → rate limit (a
+ * request without a valid key counts against its address) → the authentication's refusal → path → method → parameters,
+ * media type, size and body → the store.
  */
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo, Socket } from 'node:net';
@@ -23,20 +17,17 @@ import { createMemoryStore, type PetStore } from './store';
 import { authenticate, checkJsonContentType, parseListQuery, parseNewPet, parsePetId, readJsonBody } from './validation';
 
 export interface SandboxOptions extends RateLimitPolicyOptions, SandboxKeyOptions {
-  /** Default 127.0.0.1 and 4010 (0 picks a free port). */
   host?: string;
   port?: number;
   /** Absent: in memory. */
   dataFile?: string;
   /** Share rate-limit counts through the limits file beside the data file (default true when file-backed). */
   persistRateLimits?: boolean;
-  /** A create beyond it is 507 (default 100,000). */
   maxAnimals?: number;
-  /** One line per request: method, target, status, plan, duration. Never the key. */
+  /** One line per request. Never the key. */
   log?: (line: string) => void;
   /** The rate limiter's clock (epoch ms). */
   now?: () => number;
-  /** The headers, and the whole request, must arrive within these (default 10 s and 30 s), or 408 and the connection is closed. */
   headersTimeoutMs?: number;
   requestTimeoutMs?: number;
 }
@@ -46,9 +37,7 @@ export interface RunningSandbox {
   baseUrl: string;
   port: number;
   host: string;
-  /** Enterprise's quotas as configured. */
   keys: readonly SandboxKey[];
-  /** Its absolute path, when file-backed. */
   dataFile: string | undefined;
   server: Server;
   /** Stops listening, closes connections (all of them after 1 s), waits for adds and writes the rate-limit counts. */
@@ -57,7 +46,6 @@ export interface RunningSandbox {
 
 type CachedPage = { version: number; body: Buffer; link: string | undefined };
 
-/** A node:http server answering the sandbox's interface. It does not listen yet. */
 function createSandboxServer(store: PetStore, rateLimits: RateLimitBook, options: SandboxOptions): Server {
   const keys = sandboxKeys(options);
   const now = options.now ?? Date.now;
@@ -98,14 +86,13 @@ function createSandboxServer(store: PetStore, rateLimits: RateLimitBook, options
     exchange.plan = key?.plan;
     const subject = key ? key.key : addressSubject(request.socket);
     const checked = rateLimits.check(subject, key ?? ADDRESS_LIMITS, now());
-    // Awaited only when it is a promise: the lone process's check is synchronous, and the hot path saves a turn.
+    // Awaited only when a promise: the hot path saves a turn.
     const decision = checked instanceof Promise ? await checked : checked;
     headers.push(...rateLimitHeaders(decision));
     if (!decision.allowed) throw rateLimitRefusal(decision, key);
     if (refusal) throw refusal;
 
     if (!route) {
-      // e.g. /v1/store/orders: the specification names it but shows no operations, so the sandbox invents none.
       throw new SandboxHttpError('not_found', `no such path: ${pathname}; the sandbox serves ${BASE_PATH}/pets and ${BASE_PATH}/pets/{petId}, the operations the specification shows`);
     }
     const method = request.method ?? 'GET';
@@ -178,7 +165,6 @@ function createSandboxServer(store: PetStore, rateLimits: RateLimitBook, options
   return server;
 }
 
-/** Opens the store, creates the server and listens. Rejects when the data file is unusable or the port is taken. */
 export async function startSandbox(options: SandboxOptions = {}): Promise<RunningSandbox> {
   const host = options.host ?? DEFAULT_HOST;
   const policy = rateLimitPolicy(options);
@@ -221,12 +207,11 @@ function closeServer(server: Server): Promise<void> {
   });
 }
 
-/** Requests without a valid key are counted per client address. */
 function addressSubject(socket: Socket): string {
   return `address:${socket.remoteAddress ?? 'unknown'}`;
 }
 
-/** The request target's path and query; an absolute-form target (`http://host/path`) is reduced to them. */
+/** The request target's path and query, also of an absolute-form target (`http://host/path`). */
 function splitTarget(target: string): { pathname: string; search: string } {
   let pathAndQuery = target;
   if (!target.startsWith('/')) {

@@ -5,45 +5,39 @@ import { DEFAULT_MAX_ANIMALS } from './defaults';
 import { storeFull, type SandboxHttpError } from './errors';
 
 /**
- * The sandbox's animals in memory (file-store.ts keeps them in a data file too),
- * each as its JSON text, exactly as stored and answered: a read never
- * re-serialises. ids ascend, new ones the highest plus one, so adds append; a
+ * The animals in memory, each as the JSON text answered (a read never re-serialises). ids ascend, so adds append and a
  * page is a binary search for `after` plus `limit` steps, in all or in one status.
  */
 
 export interface StoredPet {
   id: bigint;
   status: PetStatus | undefined;
-  /** The animal as compact JSON, ids digit for digit. */
+  /** Compact JSON, ids digit for digit. */
   json: string;
 }
 
 export interface PetQuery {
   limit: number;
   status?: PetStatus;
-  /** Only animals with a greater id. */
   after?: bigint;
 }
 
-/** The JSON array of the page's animals, and the last id on it when more animals match after it. */
+/** The page's JSON array, and its last id when more animals match after it. */
 export type Page = { body: string; nextAfter: bigint | undefined };
 
 export class PetStore {
-  /** The absolute data file path; undefined in memory. */
   readonly dataFile: string | undefined;
   /** Bumped on every change; caches of pages compare it. */
   version = 0;
   private ids: bigint[] = [];
-  /** Every animal's text, in ascending id order. */
   protected texts: string[] = [];
   private byStatus = new Map<PetStatus, number[]>();
 
-  /** `pets` in ascending id order. */
   constructor(pets: Iterable<StoredPet>, readonly maxAnimals = DEFAULT_MAX_ANIMALS) {
     this.reset(pets);
   }
 
-  /** The highest stored id, 0 when empty (so the first new id is 1). */
+  /** 0 when empty, so the first new id is 1. */
   get highestId(): bigint {
     return this.ids.at(-1) ?? 0n;
   }
@@ -51,7 +45,7 @@ export class PetStore {
   /** Takes in what other processes stored (a data file's store). */
   refresh(): void {}
 
-  /** Stores a new animal under the next id; resolves once it is stored (on disk, for a data file's store). */
+  /** Resolves once stored (on disk, for a data file's store). */
   async add(newPet: NewPet): Promise<StoredPet> {
     const [pet] = this.numberNewPets([newPet]);
     if (pet === undefined) throw this.full();
@@ -81,7 +75,7 @@ export class PetStore {
     this.version += 1;
   }
 
-  /** New animals under the ids after the highest, as many as the cap leaves room for. */
+  /** As many as the cap leaves room for. */
   protected numberNewPets(newPets: readonly NewPet[]): StoredPet[] {
     let id = this.highestId;
     return newPets.slice(0, Math.max(0, this.maxAnimals - this.ids.length)).map(({ name, categoryId, status }) => {
@@ -91,18 +85,15 @@ export class PetStore {
     });
   }
 
-  /** The refusal (507) of a create while the store is full. */
   protected full(): SandboxHttpError {
     return storeFull(this.ids.length, this.maxAnimals);
   }
 
-  /** The JSON text of the animal with this id. */
   get(id: bigint): string | undefined {
     const position = this.firstAbove(id - 1n, this.ids.length, (index) => index);
     return this.ids[position] === id ? this.texts[position] : undefined;
   }
 
-  /** A page of animals in ascending id order, filtered by status, after an id. */
   page(query: PetQuery): Page {
     const positions = query.status === undefined ? undefined : (this.byStatus.get(query.status) ?? []);
     const count = positions ? positions.length : this.ids.length;
@@ -118,7 +109,7 @@ export class PetStore {
     return { body: `[${parts.join(',')}]`, nextAfter: index < count && last >= 0 ? this.ids[last] : undefined };
   }
 
-  /** The first index (0..count) whose id, through `at`, is greater than `id`. */
+  /** The first index (0..count) whose id, through `at`, is above `id`. */
   private firstAbove(id: bigint, count: number, at: (index: number) => number): number {
     let low = 0;
     let high = count;
@@ -131,12 +122,10 @@ export class PetStore {
   }
 }
 
-/** An animal (as parseJson gives it: bigints beyond 2^53) as its stored text. */
 export function storedPet(pet: Pick<Pet, 'id' | 'name' | 'categoryId'> & { status?: PetStatus | undefined }): StoredPet {
   return { id: BigInt(pet.id), status: pet.status, json: stringifyJson(pet) };
 }
 
-/** A store in memory holding `pets` (default: the sample animals). */
 export function createMemoryStore(options: { pets?: Pet[]; maxAnimals?: number } = {}): PetStore {
   const pets = (options.pets ?? sampleAnimals()).map(storedPet).sort((a, b) => (a.id < b.id ? -1 : a.id > b.id ? 1 : 0));
   return new PetStore(pets, options.maxAnimals);

@@ -9,11 +9,8 @@ import { type ApiRequest, type ApiResponse, type RequestHooks, isSameOrigin } fr
 import { type ListPetsParams, validated } from './pets';
 
 /**
- * Every `Link: <…>; rel="next"` (RFC 8288) until an answer has none: from GET
- * /pets for `pets list --all` (petPages), from any path for `petctl api
- * --paginate` (rawPages). The specification shows no paging; this is the
- * standard way for a server to offer more (gh api --paginate follows it too).
- * Each page goes through the HTTP core, so the rate-limit gate paces them.
+ * Every `Link: <…>; rel="next"` (RFC 8288, as gh api --paginate follows) until an answer has none: GET /pets for `pets
+ * list --all` (petPages), any path for `petctl api --paginate` (rawPages). Each page goes through the rate-limit gate.
  */
 
 /** The rel="next" target of a Link header, resolved against the URL of the answer that carried it. */
@@ -38,26 +35,20 @@ export function nextLink(linkHeader: string | undefined, responseUrl: string): s
 /** How a walk's requests go (a listing passes `paced`: the minute window is its pace). */
 export interface WalkOptions {
   hooks?: RequestHooks;
-  /**
-   * Send each next page's request as soon as its page's answer is in, while that page is read
-   * and printed: a listing's pages then come one round trip apart. Its waits (hooks.wait) start
-   * once the page before is handed out. A walk that may stop early (a `break`) leaves it off.
-   */
+  /** Send each next page's request as soon as its page's head is in (pages come one round trip apart); not for a walk that may `break`. */
   ahead?: boolean;
 }
 
 /** One page of any walk: what its reader made of the answer. */
 export interface LinkedPage<T> {
-  /** 1 for the first page. */
   number: number;
   url: string;
   body: T;
-  /** The absolute URL of the next page; the walk ends with exit 7 after this page if it is unsafe to request. */
+  /** The walk ends with exit 7 after this page if it is unsafe to request. */
   next?: string;
   response: ApiResponse;
 }
 
-/** The first page's URL of a listing with these filters. */
 export function firstPageUrl(http: HttpClient, params: ListPetsParams): string {
   return http.buildUrl('/pets', { limit: params.limit, status: params.status });
 }
@@ -78,11 +69,8 @@ export function rawPages(http: HttpClient, first: ApiRequest & { url: string }, 
 }
 
 /**
- * From `first`, every page its answers link to as rel="next", each sent as
- * `request(url, hooks)` and read by `read` (which throws for a page that is not what
- * the walk expects). The rules of every walk: the next link must be on the page's
- * origin (the key goes with it) and not lead back to a page already fetched; a link
- * that breaks them ends the walk with exit 7, after its page, without requesting it.
+ * From `first`, every page linked as rel="next", read by `read` (which throws for a page the walk cannot use). A next link
+ * on another origin (the key goes with it) or back to a page already fetched ends the walk with exit 7, after its page.
  */
 export async function* linkedPages<T>(
   http: HttpClient,
@@ -155,10 +143,7 @@ interface Ahead {
   handedOut: () => void;
 }
 
-/**
- * The next page's request, sent while the page before is read and handed out. Its waits (hooks.wait,
- * whose countdown counts the pages out) start once the page before is handed out.
- */
+/** The next page's request, sent while the page before is read; its waits (whose countdown counts the pages) start once that page is handed out. */
 function sendAhead(http: HttpClient, next: ApiRequest): Ahead {
   let handedOut = () => {};
   const out = new Promise<void>((resolve) => (handedOut = resolve));

@@ -6,8 +6,6 @@ import type { HttpClient } from '../client';
 import type { ApiResponse, RequestHooks } from '../request';
 import { parseHttpDate } from '../limits/headers';
 
-/** Typed endpoint functions: one per operation of the specification, each validating what it sends and gets. */
-
 export function validated<T>(schema: z.ZodMiniType<T>, response: ApiResponse, what: string): T {
   const result = schema.safeParse(response.body);
   if (result.success) return result.data;
@@ -19,7 +17,7 @@ export function validated<T>(schema: z.ZodMiniType<T>, response: ApiResponse, wh
   );
 }
 
-/** Whether an answer's body is what the specification says: only such an answer is kept by --cache, so a bad one is not served again. */
+/** Only an answer the specification allows is kept by --cache. */
 function fits(schema: z.ZodMiniType<unknown>): (response: ApiResponse) => boolean {
   return (response) => schema.safeParse(response.body).success;
 }
@@ -50,10 +48,7 @@ export async function createPet(http: HttpClient, newPet: NewPet, hooks?: Reques
   }
 }
 
-/**
- * The removal date of a deprecated operation: the Sunset header (RFC 8594)
- * when the server sends one, else the date the specification states.
- */
+/** The Sunset header (RFC 8594), else the removal date the specification states. */
 function sunsetDate(header: (name: string) => string | undefined): string {
   const at = parseHttpDate(header('sunset'));
   return at === undefined ? GET_PET_SUNSET : new Date(at).toISOString().slice(0, 10);

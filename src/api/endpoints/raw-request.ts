@@ -7,19 +7,15 @@ import { type ApiRequest, isSameOrigin } from '../request';
 export interface RawRequestFlags {
   path: string;
   method?: string;
-  /** -f key=value: strings. */
   rawFields: string[];
-  /** -F key=value: int64, true/false/null, @file, else a string. */
   typedFields: string[];
-  /** --input <file|->: the body, as is. */
   input?: string;
-  /** -H 'Name: value'. */
   headers: string[];
 }
 
 type FieldValue = string | number | bigint | boolean | null;
 
-/** What reading a file or stdin takes: the command supplies its own (the core reads neither). */
+/** The command's reading of a file or stdin (the core reads neither). */
 export interface RawRequestIo {
   readFile(path: string): Promise<Buffer>;
   readStdin(): Promise<Buffer>;
@@ -87,10 +83,7 @@ export function resolveApiUrl(baseUrl: string, path: string): string {
   return new URL(`${baseUrl}/${withoutBasePath(path.replace(/^\/+/, ''), new URL(baseUrl).pathname)}`).toString();
 }
 
-/**
- * `relative` (without leading slashes) less the base path's segments when it starts with all of
- * them, whole: under `/v1`, `v1/pets` and `v1?x=1` lose `v1`, `v10/pets` and `v1pets` keep it.
- */
+/** Under `/v1`, `v1/pets` and `v1?x=1` lose `v1`, `v10/pets` and `v1pets` keep it. */
 function withoutBasePath(relative: string, basePath: string): string {
   const prefix = basePath.replace(/^\/+|\/+$/g, '');
   if (prefix === '' || !relative.startsWith(prefix)) return relative;
@@ -98,7 +91,7 @@ function withoutBasePath(relative: string, basePath: string): string {
   return rest === '' || /^[/?#]/.test(rest) ? rest.replace(/^\/+/, '') : relative;
 }
 
-/** The flags' method and header checks, which need nothing from the profile. */
+/** The checks that need nothing from the profile. */
 export function checkFlags(flags: RawRequestFlags): { method: string; headers: Record<string, string> } {
   const hasBody = flags.rawFields.length + flags.typedFields.length > 0 || flags.input !== undefined;
   const method = (flags.method ?? (hasBody ? 'POST' : 'GET')).toUpperCase();
