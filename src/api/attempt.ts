@@ -119,10 +119,6 @@ const TIMEOUT = Symbol('timeout');
 /** What -v shows of an answer's head: the limits it reports. */
 const TRACED_HEADERS = ['x-ratelimit-limit', 'x-ratelimit-remaining', 'x-ratelimit-reset', 'retry-after'];
 
-function lowerCaseNames(headers: Record<string, string>): Record<string, string> {
-  return Object.fromEntries(Object.entries(headers).map(([name, value]) => [name.toLowerCase(), value]));
-}
-
 /** One request on the wire. `onHead` runs synchronously as soon as the status and headers are in, before the body is read. */
 export async function attempt(options: AttemptOptions, request: AttemptRequest, onHead: (head: Pick<Answer, 'status' | 'header'>) => void): Promise<Answer> {
   const { trace } = options;
@@ -147,7 +143,7 @@ export async function attempt(options: AttemptOptions, request: AttemptRequest, 
       headers: {
         accept: 'application/json',
         ...(body === undefined ? {} : { 'content-type': 'application/json' }),
-        ...lowerCaseNames(request.headers ?? {}),
+        ...Object.fromEntries(Object.entries(request.headers ?? {}).map(([name, value]) => [name.toLowerCase(), value])),
         // After the caller's headers, so that neither can be replaced.
         authorization: `Bearer ${options.apiKey}`,
         'user-agent': options.userAgent,

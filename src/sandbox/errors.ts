@@ -1,9 +1,4 @@
-/**
- * The `code` of every Error body the sandbox sends, with its status. The
- * specification leaves the set open; these are stable, and docs/sandbox.md
- * ("Error codes") says when each is sent (test/docs/error-codes.test.ts holds
- * the two together).
- */
+/** The `code` of every Error body the sandbox sends, with its status: docs/sandbox.md ("Error codes") says when each is sent. */
 export const SANDBOX_ERROR_CODES = {
   invalid_json: 400,
   invalid_body: 400,
@@ -29,7 +24,6 @@ export const SANDBOX_ERROR_CODES = {
 
 export type SandboxErrorCode = keyof typeof SANDBOX_ERROR_CODES;
 
-/** A refusal on its way to becoming an Error response. */
 export class SandboxHttpError extends Error {
   readonly status: number;
 
@@ -44,7 +38,7 @@ export class SandboxHttpError extends Error {
   }
 }
 
-/** The data file exists but cannot be used: the sandbox does not start, or answers 500. The message names the file. */
+/** The data file exists but cannot be used: the sandbox does not start, or answers 500. */
 export class SandboxDataFileError extends Error {
   constructor(file: string, problem: string, options?: ErrorOptions) {
     super(`sandbox data file ${file} ${problem}; fix or move it (the sandbox does not overwrite it)`, options);

@@ -3,6 +3,7 @@
  * request without a valid key counts against its address) → the authentication's refusal → path → method → parameters,
  * media type, size and body → the store.
  */
+import { once } from 'node:events';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo, Socket } from 'node:net';
 
@@ -178,13 +179,7 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Runnin
     await rateLimits.close();
   };
   try {
-    await new Promise<void>((resolve, reject) => {
-      server.once('error', reject);
-      server.listen(options.port ?? DEFAULT_PORT, host, () => {
-        server.off('error', reject);
-        resolve();
-      });
-    });
+    await once(server.listen(options.port ?? DEFAULT_PORT, host), 'listening');
   } catch (error) {
     await Promise.all([store.close(), rateLimits.close()]).catch(() => {});
     throw error;
