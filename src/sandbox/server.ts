@@ -189,17 +189,12 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Runnin
   return { baseUrl: `http://${hostInUrl}:${port}${BASE_PATH}`, port, host, keys: sandboxKeys(options), dataFile: store.dataFile, server, close };
 }
 
-function closeServer(server: Server): Promise<void> {
-  return new Promise((resolve, reject) => {
-    // In-flight requests get a second to finish; then every connection is cut.
-    const deadline = setTimeout(() => server.closeAllConnections(), 1000).unref();
-    server.close((error) => {
-      clearTimeout(deadline);
-      if (error) reject(error);
-      else resolve();
-    });
-    server.closeIdleConnections();
-  });
+async function closeServer(server: Server): Promise<void> {
+  // In-flight requests get a second to finish; then every connection is cut.
+  const deadline = setTimeout(() => server.closeAllConnections(), 1000).unref();
+  const closing = new Promise<void>((resolve, reject) => server.close((error) => (error ? reject(error) : resolve())));
+  server.closeIdleConnections();
+  await closing.finally(() => clearTimeout(deadline));
 }
 
 function addressSubject(socket: Socket): string {

@@ -159,12 +159,10 @@ function tooLarge(): SandboxHttpError {
 
 /** A JSON body of at most MAX_BODY_BYTES, int64s exact. `expectContinue`: the client waits for 100 Continue before sending it. */
 export async function readJsonBody(request: IncomingMessage, response: ServerResponse, expectContinue: boolean): Promise<unknown> {
-  const declared = request.headers['content-length'];
-  const declaredBytes = declared === undefined ? undefined : Number(declared);
-  if (declaredBytes !== undefined && declaredBytes > MAX_BODY_BYTES) {
-    // A client waiting for 100 Continue has sent nothing yet: refuse at once.
-    if (expectContinue || declaredBytes > DRAIN_LIMIT_BYTES) throw tooLarge();
-    await readBytes(request, DRAIN_LIMIT_BYTES);
+  const declared = Number(request.headers['content-length'] ?? 0);
+  if (declared > MAX_BODY_BYTES) {
+    // A client waiting for 100 Continue has sent nothing yet: refused at once.
+    if (!expectContinue && declared <= DRAIN_LIMIT_BYTES) await readBytes(request, DRAIN_LIMIT_BYTES);
     throw tooLarge();
   }
   if (expectContinue) response.writeContinue();
