@@ -47,11 +47,8 @@ export async function createDispatcher(options: TransportOptions): Promise<Dispa
 }
 
 /**
- * The pool to the proxy for ProxyAgent's CONNECT tunnels, with two repairs:
- * - pool.connect(), which undici's index (skipped for start-up time) adds to every dispatcher and ProxyAgent calls.
- * - A proxy hanging up during CONNECT fails with UND_ERR_SOCKET, which undici's client retries at once, for ever,
- *   ignoring the request's abort (nodejs/undici#3897; the fix, #5441, is not in 7.30.2, and undici 8 needs Node 22).
- *   Under any other code the client fails the request.
+ * The pool to the proxy, with pool.connect() (undici's index, skipped for start-up time, adds it), and a proxy hanging up
+ * during CONNECT under a code undici's client does not retry for ever (nodejs/undici#3897, fixed after 7.30.2).
  */
 function proxyPool(pool: Dispatcher, connect: (this: Dispatcher, options: Dispatcher.ConnectOptions) => Promise<Dispatcher.ConnectData>): Dispatcher {
   return Object.assign(pool, {

@@ -57,9 +57,8 @@ export function send(exchange: Exchange, status: number, body: Buffer, extraHead
 
 export function sendError(exchange: Exchange, { code, message, status, headers: errorHeaders }: SandboxHttpError): void {
   const headers = { ...errorHeaders };
-  // Node reads and discards an unread body after the response to keep the
-  // connection alive. Close the connection instead when that body may be large,
-  // or when the client awaits 100 Continue and may never send it (RFC 9110 §10.1.1).
+  // Node would read and discard an unread body to keep the connection: not one that may be large, or that a client
+  // awaiting 100 Continue may never send (RFC 9110 §10.1.1).
   const { request } = exchange;
   if (!request.complete && (exchange.expectContinue || mayHaveLargeBody(request))) headers.Connection = 'close';
   send(exchange, status, Buffer.from(stringifyJson({ code, message, status })), headers);

@@ -53,12 +53,7 @@ export function parsePetId(segment: string): bigint {
 
 const REQUIRED_FIELDS = ['name', 'categoryId'] as const;
 
-/**
- * createPet's body, already parsed with parseJson (so numbers beyond 2^53 are
- * exact bigints and decimals beyond a double are LosslessNumbers, which fail).
- * Checked in this order, the first problem wins: an object; no `id`; no
- * unknown field; both required fields present; each value valid.
- */
+/** createPet's body as parseJson gives it; the first problem wins: an object, no `id`, no unknown field, both required, each valid. */
 export function parseNewPet(body: unknown): NewPet {
   if (typeof body !== 'object' || body === null || Array.isArray(body)) {
     throw new SandboxHttpError('invalid_body', 'the body must be a JSON object with name, categoryId and optional status');
@@ -84,10 +79,8 @@ export function parseNewPet(body: unknown): NewPet {
 const AUTH_REALM = 'petctl-sandbox';
 
 /**
- * HTTP bearer authentication (RFC 6750), its challenge as §3 says. Several
- * Authorization headers or credentials (RFC 9110 §11.6.2 allows one) are
- * ambiguous: 400 `invalid_request`, never "the first one wins". `rawHeaders`,
- * because node keeps only the first of repeated headers in `request.headers`.
+ * Bearer authentication (RFC 6750 §3). Several Authorization headers or credentials are ambiguous: 400, never "the first
+ * one wins" (`rawHeaders`: node keeps only the first in `request.headers`).
  */
 export function authenticate(rawHeaders: readonly string[], keys: readonly SandboxKey[]): SandboxKey {
   let header: string | undefined;

@@ -66,9 +66,8 @@ async function readSource(path: string, io: RawRequestIo, flag: string): Promise
 }
 
 /**
- * The absolute URL for `<path>`: relative to the base URL (`/pets`, `pets`, `/store/orders?x=1`), or absolute on its
- * origin (the key goes nowhere else), sent as given. A path that starts with the base URL's path (`/v1/pets` under
- * `…/v1`, as the service's documentation writes them) is sent once, not as `…/v1/v1/pets`.
+ * `<path>` relative to the base URL, or absolute on its origin (the key goes nowhere else). A path that starts with the
+ * base URL's path (`/v1/pets` under `…/v1`, as the service's documentation writes them) is not sent as `…/v1/v1/pets`.
  */
 export function resolveApiUrl(baseUrl: string, path: string): string {
   if (/^[a-z][a-z0-9+.-]*:/i.test(path)) {
