@@ -11,7 +11,8 @@
 //  3. `pets list --all` and `api --paginate` over 50,000 animals, 100 a page, from that service. Each
 //     page's link comes with the page before, so the floor is one round trip a page (500 x 50 ms):
 //     goal >= 0.95 of it, no 429 or ban, every animal once and in ascending id order (checked in
-//     petctl's output) and every page read once in order (checked on the server).
+//     petctl's output) and every page read once in order (checked on the server). For scale, the
+//     same walk by a bare undici client (bench/bare-walk.cjs): what the machine itself leaves of the floor.
 //
 // The plan's rate is 1,000 rows a second (60,000 a minute): the share is rows / time / 1,000, the
 // time being petctl's whole run, from its start to its exit.
@@ -120,10 +121,35 @@ export async function run({ quick = false } = {}) {
         note: `${pages} pages in ${listing.seconds.toFixed(1)} s (floor: one round trip a page, ${floorSeconds.toFixed(1)} s); exit ${listing.code}; ${printed.text}; the server read ${service.counts.pages.length} pages${pagesInOrder ? ', each once, in order' : ', NOT each once in order'}; ${service.counts.refused} 429s, ${service.counts.bans} bans; peak RSS ${listing.rssMb.toFixed(1)} MB; most in flight ${service.counts.maxInFlight}`,
       });
     }
+    // For scale: the same walk with no gate, checks, output or process start-up of petctl's.
+    progress(`a bare undici client over the same ${sizes.listed} animals`);
+    const service = await startFarService({ latencyMs: LATENCY_MS, perMinute: PER_MINUTE, listed: sizes.listed });
+    let bare;
+    try {
+      bare = await bareWalk(`${service.baseUrl}/pets?limit=${PAGE}`);
+    } finally {
+      await service.close();
+    }
+    const pages = Math.ceil(sizes.listed / PAGE);
+    rows.push({
+      figure: `for scale: a bare undici client following the same links: share of the floor`,
+      value: (pages * LATENCY_MS) / 1000 / bare.seconds,
+      unit: 'x',
+      note: `${pages} pages in ${bare.seconds.toFixed(1)} s, ${bare.items} items read (bench/bare-walk.cjs: undici's request() in a loop, nothing checked, stored or printed)`,
+    });
   } finally {
     fs.rmSync(work, { recursive: true, force: true });
   }
   return rows;
+}
+
+/** bench/bare-walk.cjs from `url`: its wall time and the items it read. */
+function bareWalk(url) {
+  const started = performance.now();
+  const child = spawn(process.execPath, [fileURLToPath(new URL('./bare-walk.cjs', import.meta.url)), url], { stdio: ['ignore', 'pipe', 'inherit'] });
+  let stdout = '';
+  child.stdout.setEncoding('utf8').on('data', (chunk) => (stdout += chunk));
+  return new Promise((resolve) => child.on('close', () => resolve({ seconds: (performance.now() - started) / 1000, items: Number(stdout.trim()) })));
 }
 
 /** `count` rows of NDJSON, each name once. */

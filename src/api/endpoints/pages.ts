@@ -150,7 +150,8 @@ function sendAhead(http: HttpClient, next: ApiRequest): Ahead {
   let gone = () => {};
   const going = new Promise<void>((resolve) => (gone = resolve));
   const wait = next.hooks?.wait;
-  const hooks: RequestHooks = { ...next.hooks, onDispatch: gone };
+  // undici writes a request dispatched meanwhile on the event loop's next turn: the page before is read and printed after that.
+  const hooks: RequestHooks = { ...next.hooks, onDispatch: () => setImmediate(gone) };
   if (wait) {
     hooks.wait = async (ms, why) => {
       gone();
