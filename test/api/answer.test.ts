@@ -79,5 +79,9 @@ describe('bodies', () => {
     expect(parseSuccessBody(answer(200, [{ id: 1 }]), 'GET', URL)).toEqual([{ id: 1 }]);
     expect(parseSuccessBody(answer(204, ''), 'GET', URL)).toBeUndefined();
     expect(() => parseSuccessBody(answer(200, '<html>'), 'GET', URL)).toThrow(InvalidResponseError);
+    expect(() => parseSuccessBody(answer(200, '<html><body>502</body></html>'), 'GET', URL)).toThrow(
+      `GET ${URL} answered 200 with a body that is not JSON: <html><body>502</body></html>`,
+    );
+    expect(() => parseSuccessBody(answer(200, '[{"id":1,"name":"Rex","categ'), 'GET', URL)).toThrow(/answered 200 with a body that is not JSON/);
   });
 });

@@ -1,0 +1,41 @@
+import { describe, expect, it } from 'vitest';
+import type { HttpClient } from '../../../src/api/client';
+import { createPet, getPet, listPets } from '../../../src/api/endpoints/pets';
+import type { ApiResponse } from '../../../src/api/request';
+import { InvalidResponseError } from '../../../src/errors';
+
+const PET = { id: 1, name: 'Rex', categoryId: 1, status: 'available' };
+
+/** An HttpClient whose one answer is `body` (already parsed, as send hands it on), with `status`. */
+function answering(status: number, body: unknown): HttpClient {
+  const response = { status, body, text: '', headers: {}, header: () => undefined, url: '', rate: {} } as unknown as ApiResponse;
+  return { send: async () => response } as unknown as HttpClient;
+}
+
+/** What each endpoint says of a body that is JSON but not what the specification says (exit 7, invalid_response). */
+describe('answers that are not what the specification says', () => {
+  const list = (body: unknown) => listPets(answering(200, body), {});
+  const get = (body: unknown) => getPet(answering(200, body), 1);
+  const add = (body: unknown) => createPet(answering(201, body), { name: 'Rex', categoryId: 1 });
+
+  it.each([
+    { what: 'an empty body', call: () => list(undefined), status: 200, message: /^the server's answer to GET \/pets is not what the specification says \(/ },
+    { what: 'an object instead of Pets', call: () => list(PET), status: 200, message: /^the server's answer to GET \/pets is not what the specification says \(/ },
+    { what: 'an array with a non-Pet', call: () => list([PET, { name: 'Ghost', categoryId: 1 }]), status: 200, message: /GET \/pets is not what the specification says \(1\.id: / },
+    { what: 'an array holding a string', call: () => list([1, 'two']), status: 200, message: /GET \/pets is not what the specification says \(0: / },
+    { what: 'a Pet without id', call: () => get({ name: 'Rex', categoryId: 1 }), status: 200, message: /GET \/pets\/1 is not what the specification says \(id: / },
+    { what: 'an id that is a string', call: () => get({ id: '1', name: 'Rex', categoryId: 1 }), status: 200, message: /GET \/pets\/1 is not what the specification says \(id: / },
+    { what: 'a status outside the enum', call: () => get({ ...PET, status: 'lost' }), status: 200, message: /GET \/pets\/1 is not what the specification says \(status: / },
+    { what: 'a created Pet without id', call: () => add({ name: 'Rex', categoryId: 1 }), status: 201, message: /POST \/pets is not what the specification says \(id: / },
+  ])('$what → InvalidResponseError with the HTTP status', async ({ call, status, message }) => {
+    const error = await call().catch((caught: unknown) => caught);
+    expect(error).toBeInstanceOf(InvalidResponseError);
+    expect(error).toMatchObject({ code: 'invalid_response', status, exitCode: 7 });
+    expect((error as Error).message).toMatch(message);
+  });
+
+  it('an answer that fits is returned as it came', async () => {
+    await expect(list([PET])).resolves.toMatchObject({ pets: [PET] });
+    await expect(get(PET)).resolves.toEqual(PET);
+  });
+});
