@@ -20,6 +20,21 @@ describe('petctl api: outside text on a terminal, bytes when piped', () => {
     expect(renderBody(body, format, tty)).toBe(expected);
   });
 
+  it('piped: -o ndjson prints an array an element a line and an object on one line, int64-exact; a body that is not JSON as sent', () => {
+    const big = '9007199254740993'; // 2^53 + 1: JSON.parse would make it ...992
+    const orders = `[{"id":${big},"petId":7,"quantity":1},{"id":2,"petId":8,"quantity":3}]`;
+    expect(renderBody(orders, 'ndjson', false)).toBe(`{"id":${big},"petId":7,"quantity":1}\n{"id":2,"petId":8,"quantity":3}\n`);
+    expect(renderBody('{"a":1}', 'ndjson', false)).toBe('{"a":1}\n');
+    expect(renderBody('plain text, no newline', 'json', false)).toBe('plain text, no newline\n');
+  });
+
+  it('-i: the status line, then each header with its name capitalised word by word, then a blank line', () => {
+    const headers = { 'x-ratelimit-remaining': '41', link: '</v1/pets?after=2>; rel="next"', 'content-type': 'application/json' };
+    expect(renderHead({ status: 200, text: '[]', headers })).toBe(
+      'HTTP/1.1 200 OK\nX-Ratelimit-Remaining: 41\nLink: </v1/pets?after=2>; rel="next"\nContent-Type: application/json\n\n',
+    );
+  });
+
   it('-i shows header values as escapes on a terminal, as sent when piped', () => {
     const answer = { status: 200, text: '', headers: { 'x-note': 'a\u009b2J\u202e' } };
     expect(renderHead(answer, true)).toBe('HTTP/1.1 200 OK\nX-Note: a\\x9b2J\\u202e\n\n');
