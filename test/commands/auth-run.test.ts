@@ -109,6 +109,17 @@ describe.concurrent('auth login from a pipe', () => {
     );
   });
 
+  it.for([
+    { what: 'the same key again', stored: 'sandbox-business', next: 'sandbox-business', words: 'the key for profile staging is unchanged (****ness)' },
+    { what: 'two keys that mask alike', stored: 'short-1', next: 'short-2', words: 'replaced the key **** with a different key, also shown as ****, for profile staging' },
+  ])('$what: says what became of the stored key', async ({ stored, next, words }, t) => {
+    const dir = configDir({ profiles: { staging: { ...STAGING.profiles.staging, apiKey: stored } } });
+    const { ctx, io } = run(t, dir, { stdin: fakeStdin({ input: `${next}\n` }), globals: { profile: 'staging' } });
+    await loginRun({ withToken: true, verify: false, insecureStorage: true }, ctx);
+    expect(storedKeys(dir).staging).toBe(next);
+    expect(io.stderr.text()).toBe(`${words}\n`);
+  });
+
   it('refuses an unknown profile without writing anything', async (t) => {
     const dir = configDir();
     const { ctx } = run(t, dir, { stdin: fakeStdin({ input: newApiKey() }), globals: { profile: 'nope' } });

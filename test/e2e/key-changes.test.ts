@@ -40,22 +40,7 @@ describe.concurrent('auth login says what became of the stored key', () => {
     expect(server.requests).toHaveLength(1);
   });
 
-  it('the same key again: "the key for profile staging is unchanged (****ness)"', async (t) => {
-    const { petctl, read } = await setup(t, { staging: BUSINESS });
-    const again = await petctl(['-p', 'staging', 'auth', 'login', '--insecure-storage', '--no-verify', '--with-token'], { input: `${BUSINESS}\n` });
-    expect(again.code, again.stderr).toBe(0);
-    expect(again.stderr).toBe('the key for profile staging is unchanged (****ness)\n');
-    expect(read().profiles.staging?.apiKey).toBe(BUSINESS);
-  });
-
-  it('two different keys that mask alike are said to differ, not shown as a change from **** to ****', async (t) => {
-    const { petctl, read } = await setup(t, { staging: 'short-1' });
-    const login = await petctl(['-p', 'staging', 'auth', 'login', '--insecure-storage', '--no-verify', '--with-token'], { input: 'short-2', secrets: ['short-1', 'short-2'] });
-    expect(login.code, login.stderr).toBe(0);
-    expect(login.stderr).toBe('replaced the key **** with a different key, also shown as ****, for profile staging\n');
-    expect(read().profiles.staging?.apiKey).toBe('short-2');
-  });
-
+  // The same key again, and two keys that mask alike, are auth-run.test.ts's.
   it('a key refused by the service replaces nothing and says nothing of a replacement', async (t) => {
     const server = await startScriptedServer(json(401, { code: 'unauthorized', message: 'the API key is not valid' }));
     t.onTestFinished(() => server.close());
