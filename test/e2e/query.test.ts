@@ -9,19 +9,11 @@ const PETS = `[{"id":${BIG},"name":"Big","categoryId":2,"status":"sold"},{"id":2
 const PET = `{"id":${BIG},"name":"Rex","categoryId":${BIG},"status":"available"}`;
 
 describe.concurrent('--query', () => {
-  it('pets list: ids stay exact; strings print as plain lines, json and ndjson as asked', async (t) => {
+  // How a result prints (plain lines, json, ndjson, an object as JSON) and big ids compared and sorted are output/query.test.ts's.
+  it('pets list: ids stay exact from the wire to a plain line each', async (t) => {
     const { server, petctl } = await setupE2e(t);
-    server.reply(...Array.from({ length: 5 }, () => ({ status: 200, body: PETS })));
+    server.reply({ status: 200, body: PETS });
     expect((await petctl(['pets', 'list', '--query', '[].id'])).stdout).toBe(`${BIG}\n2\n`);
-    expect((await petctl(['pets', 'list', '--query', '[].name'])).stdout).toBe('Big\nBella\n');
-    expect((await petctl(['pets', 'list', '--query', '[].name', '-o', 'json'])).stdout).toBe('[\n  "Big",\n  "Bella"\n]\n');
-    expect((await petctl(['pets', 'list', '--query', '[?id == `9007199254740993`].{id: id, name: name}', '-o', 'ndjson'])).stdout).toBe(
-      `{"id":${BIG},"name":"Big"}\n`,
-    );
-    // Objects print as JSON even in table format.
-    expect((await petctl(['pets', 'list', '--query', 'max_by(@, &id)'])).stdout).toBe(
-      `{\n  "id": ${BIG},\n  "name": "Big",\n  "categoryId": 2,\n  "status": "sold"\n}\n`,
-    );
   });
 
   it('pets add and pets get', async (t) => {
