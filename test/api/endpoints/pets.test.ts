@@ -34,8 +34,9 @@ describe('answers that are not what the specification says', () => {
     expect((error as Error).message).toMatch(message);
   });
 
-  it('an answer that fits is returned as it came', async () => {
-    await expect(list([PET])).resolves.toMatchObject({ pets: [PET] });
-    await expect(get(PET)).resolves.toEqual(PET);
+  it('an answer that fits is returned as it came, with the fields the server adds beyond the specification', async () => {
+    const extra = { ...PET, tags: ['good boy'], shelter: { id: 9007199254740995n } };
+    await expect(list([extra])).resolves.toMatchObject({ pets: [extra] });
+    await expect(get(extra)).resolves.toEqual(extra);
   });
 });
