@@ -1,5 +1,5 @@
 import { spawn } from 'node:child_process';
-import type { Context } from '../context';
+import type { IO, Terminal } from '../terminal';
 import { InterruptedError } from '../errors';
 
 /**
@@ -7,7 +7,13 @@ import { InterruptedError } from '../errors';
  * pager's while it runs (less stops a search with it) and petctl waits for it, as git does; SIGTERM ends both.
  */
 
-export type PagerContext = Pick<Context, 'io' | 'terminal' | 'env' | 'signal' | 'catchInterrupt'>;
+export interface PagerContext {
+  io: IO;
+  terminal: Terminal;
+  env: Readonly<NodeJS.ProcessEnv>;
+  signal: AbortSignal;
+  catchInterrupt(handler: () => void): () => void;
+}
 
 export async function writePaged(text: string, ctx: PagerContext): Promise<void> {
   const command = (ctx.env.PETCTL_PAGER ?? ctx.env.PAGER ?? 'less -R').trim();
