@@ -2,7 +2,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import type { InStream } from '../terminal';
-import { stdinChunks } from '../input/stdin';
+import { stdinChunks } from '../stdin';
 import { InterruptedError, RejectedError, UsageError } from '../errors';
 import { describeFsError } from '../fs-errors';
 

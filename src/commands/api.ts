@@ -4,7 +4,7 @@ import type { Context } from '../context';
 import { InvalidResponseError, UsageError } from '../errors';
 import { answerJson, renderBody, renderHead } from '../output/api-response';
 import { writeResult } from '../output/records';
-import { readStdin } from '../input/stdin';
+import { readStdin } from '../stdin';
 
 /** What `petctl api` was asked (api-paginate.ts takes the same). */
 export interface ApiOptions extends RawRequestFlags {

@@ -1,6 +1,6 @@
 import type { Context } from '../context';
 import { InterruptedError, UsageError } from '../errors';
-import { readStdin } from './stdin';
+import { readStdin } from '../stdin';
 
 /** A prompt that echoes nothing, so the key never shows on screen or in terminal scrollback. */
 function promptHidden(ctx: Context, prompt: string): Promise<string> {

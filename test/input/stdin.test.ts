@@ -1,6 +1,6 @@
 import { PassThrough } from 'node:stream';
 import { describe, expect, it } from 'vitest';
-import { readStdin } from '../../src/input/stdin';
+import { readStdin } from '../../src/stdin';
 
 describe('readStdin', () => {
   it('reads every chunk, strings and buffers, byte for byte, to the end', async () => {
