@@ -21,16 +21,16 @@ describe('the terminal facts', () => {
   });
 
   it('the width and the colour level are stdout\'s, and only when it is a terminal', () => {
-    const tty = createTestTerminal({ stdoutTTY: true, width: 132, env: { TERM: 'xterm-256color' } }).terminal;
+    const tty = createTestTerminal({ stdoutTTY: true, stdoutColumns: 132, env: { TERM: 'xterm-256color' } }).terminal;
     expect([tty.stdoutWidth(), tty.colorLevel()]).toEqual([132, 2]);
-    const piped = createTestTerminal({ width: 132, env: { TERM: 'xterm-256color', FORCE_COLOR: '3' } }).terminal;
+    const piped = createTestTerminal({ stdoutTTY: false, stdoutColumns: 132, env: { TERM: 'xterm-256color', FORCE_COLOR: '3' } }).terminal;
     expect([piped.stdoutWidth(), piped.colorLevel()]).toEqual([undefined, 0]);
   });
 });
 
 describe('the status line', () => {
   it('on a terminal: drawn and replaced in place, cut one column short of the width, made safe, erased by clear', () => {
-    const { terminal, stderr } = createTestTerminal({ stderrTTY: true, stderrWidth: 20 });
+    const { terminal, stderr } = createTestTerminal({ stderrTTY: true, stderrColumns: 20 });
     terminal.status.show('first');
     terminal.status.show('a line longer than twenty columns');
     terminal.status.show('evil \x1b]0;title\x07');

@@ -2,14 +2,15 @@ import fs from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { createPet } from '../../src/api/endpoints/pets';
 import { NetworkError } from '../../src/errors';
-import { fakeContext, newApiKey, tempConfigDir } from '../helpers/cli';
+import { newApiKey, tempDir } from '../helpers/cli';
+import { fakeContext } from '../helpers/terminal';
 import { json, startScriptedServer } from '../helpers/scripted-server';
 
 /** The per-request hooks bulk import relies on, through the real HTTP core against a scripted server. */
 describe('request hooks', () => {
   async function session(t: Parameters<typeof fakeContext>[0]) {
     const server = await startScriptedServer();
-    const configDir = tempConfigDir();
+    const configDir = tempDir();
     t.onTestFinished(async () => {
       await server.close();
       fs.rmSync(configDir, { recursive: true, force: true });

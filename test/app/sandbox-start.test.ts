@@ -4,12 +4,12 @@ import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { startSandbox } from '../../src/app/sandbox-start';
 import { FailureError } from '../../src/errors';
-import { tempConfigDir } from '../helpers/cli';
+import { tempDir } from '../helpers/cli';
 
 /** What keeps the embedded service from starting, for petctl sandbox and the built-in profile alike: exit 1, each with its code. */
 describe('startSandbox', () => {
   it('a data file that is not the sandbox\'s: sandbox_data_file, naming the file, which is left as it was', async () => {
-    const data = path.join(tempConfigDir(), 'pets.json');
+    const data = path.join(tempDir(), 'pets.json');
     fs.writeFileSync(data, '{"pets": [');
     const error = await startSandbox({ host: '127.0.0.1', port: 0, dataFile: data }).catch((caught: unknown) => caught);
     expect(error).toBeInstanceOf(FailureError);

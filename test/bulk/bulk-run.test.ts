@@ -5,7 +5,8 @@ import { toAddOptions } from '../../src/commands/pets/add';
 import { importFile } from '../../src/commands/pets/add-file';
 import { createContext } from '../../src/context';
 import { InterruptedError } from '../../src/errors';
-import { fakeIo, globalsWith, newApiKey, tempConfigDir } from '../helpers/cli';
+import { newApiKey, tempDir } from '../helpers/cli';
+import { fakeIo, globalsWith } from '../helpers/terminal';
 import { creator } from '../helpers/pet-creator';
 import { type RecordedRequest, json, startScriptedServer } from '../helpers/scripted-server';
 
@@ -17,7 +18,7 @@ import { type RecordedRequest, json, startScriptedServer } from '../helpers/scri
 
 async function setup(t: { onTestFinished(fn: () => Promise<void> | void): void }, options: { stderrTTY: boolean; verbose?: boolean }) {
   const server = await startScriptedServer(creator());
-  const configDir = tempConfigDir();
+  const configDir = tempDir();
   let soft: (() => void) | undefined;
   const controller = new AbortController();
   const io = fakeIo({ stderrTTY: options.stderrTTY });

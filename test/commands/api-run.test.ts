@@ -1,6 +1,7 @@
 import { type TestContext, describe, expect, it } from 'vitest';
 import { apiPaginateRun } from '../../src/commands/api-paginate';
-import { type FakeContextOptions, fakeContext, newApiKey, tempConfigDir } from '../helpers/cli';
+import { newApiKey, tempDir } from '../helpers/cli';
+import { type FakeContextOptions, fakeContext } from '../helpers/terminal';
 import { startScriptedServer } from '../helpers/scripted-server';
 
 /**
@@ -11,7 +12,7 @@ import { startScriptedServer } from '../helpers/scripted-server';
 
 async function harness(t: Pick<TestContext, 'onTestFinished'>) {
   const server = await startScriptedServer();
-  const configDir = tempConfigDir();
+  const configDir = tempDir();
   t.onTestFinished(() => server.close());
   const run = (options: FakeContextOptions = {}) =>
     fakeContext(t, { ...options, env: { PETCTL_CONFIG_DIR: configDir, PETCTL_API_KEY: newApiKey() }, globals: { baseUrl: server.baseUrl, ...options.globals } });

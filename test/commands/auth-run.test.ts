@@ -5,7 +5,8 @@ import { loginRun } from '../../src/commands/auth/login';
 import { logoutRun } from '../../src/commands/auth/logout';
 import { statusRun } from '../../src/commands/auth/status';
 import { InterruptedError, UsageError } from '../../src/errors';
-import { type FakeContextOptions, expectPetctlHeaders, fakeContext, fakeStdin, loopbackPortIsFree, newApiKey, tempConfigDir, WAIT } from '../helpers/cli';
+import { expectPetctlHeaders, loopbackPortIsFree, newApiKey, tempDir, WAIT } from '../helpers/cli';
+import { type FakeContextOptions, fakeContext, fakeStdin } from '../helpers/terminal';
 import { json, startScriptedServer } from '../helpers/scripted-server';
 
 /**
@@ -14,7 +15,7 @@ import { json, startScriptedServer } from '../helpers/scripted-server';
  */
 
 function configDir(config?: object): string {
-  const dir = tempConfigDir();
+  const dir = tempDir();
   if (config) fs.writeFileSync(path.join(dir, 'config.json'), JSON.stringify(config), { mode: 0o600 });
   return dir;
 }

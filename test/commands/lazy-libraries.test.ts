@@ -1,6 +1,7 @@
 import { describe, expect, it, vi } from 'vitest';
 import { main } from '../../src/main';
-import { fakeIo, newApiKey, tempConfigDir } from '../helpers/cli';
+import { newApiKey, tempDir } from '../helpers/cli';
+import { fakeIo } from '../helpers/terminal';
 import { startScriptedServer } from '../helpers/scripted-server';
 
 /**
@@ -18,7 +19,7 @@ vi.mock('http-link-header', recorded('http-link-header'));
 vi.mock('string-width', recorded('string-width'));
 
 async function run(argv: string[], env: Record<string, string> = {}): Promise<number> {
-  return main(argv, { io: fakeIo(), env: { PETCTL_CONFIG_DIR: tempConfigDir(), PETCTL_API_KEY: newApiKey(), ...env }, signal: new AbortController().signal });
+  return main(argv, { io: fakeIo(), env: { PETCTL_CONFIG_DIR: tempDir(), PETCTL_API_KEY: newApiKey(), ...env }, signal: new AbortController().signal });
 }
 
 describe.sequential('libraries load only when used', () => {

@@ -5,7 +5,8 @@ import { buildProgram, globalOptions } from '../../src/commands/root';
 import { type Context, createContext } from '../../src/context';
 import type { GlobalOptions } from '../../src/globals';
 import { main } from '../../src/main';
-import { PACKAGE_VERSION, fakeIo, tempConfigDir } from '../helpers/cli';
+import { PACKAGE_VERSION, tempDir } from '../helpers/cli';
+import { fakeIo } from '../helpers/terminal';
 
 /**
  * Seam 1: argv → the options a run function gets. The endpoint functions are
@@ -36,7 +37,7 @@ interface Parsed {
 
 /** Parses argv with the real command tree; the Context is real except for its HTTP core. */
 async function parse(argv: string[], env: Record<string, string> = {}): Promise<Parsed> {
-  const configDir = tempConfigDir();
+  const configDir = tempDir();
   const io = fakeIo();
   let ctx: Context | undefined;
   const program = buildProgram(

@@ -7,7 +7,8 @@ import { listRun } from '../../src/commands/pets/list';
 import { listAllRun } from '../../src/commands/pets/list-all';
 import { UsageError } from '../../src/errors';
 import displayWidth from 'string-width';
-import { type FakeContextOptions, expectPetctlHeaders, fakeContext, newApiKey, tempConfigDir } from '../helpers/cli';
+import { expectPetctlHeaders, newApiKey, tempDir } from '../helpers/cli';
+import { type FakeContextOptions, fakeContext } from '../helpers/terminal';
 import { type ScriptedServer, json, startScriptedServer } from '../helpers/scripted-server';
 
 /**
@@ -48,7 +49,7 @@ interface Harness {
 async function harness(t: Pick<TestContext, 'onTestFinished'>): Promise<Harness> {
   const server = await startScriptedServer();
   const key = newApiKey();
-  const configDir = tempConfigDir();
+  const configDir = tempDir();
   t.onTestFinished(() => server.close());
   return {
     server,
@@ -282,7 +283,7 @@ describe.concurrent('pets get', () => {
 
 describe.concurrent('the in-process sandbox through a fake context', () => {
   it('needs no base URL or key, and keeps its data in the config dir', async (t) => {
-    const configDir = tempConfigDir();
+    const configDir = tempDir();
     const { ctx, io } = fakeContext(t, { env: { PETCTL_CONFIG_DIR: configDir }, stdoutColumns: 60 });
     await listRun({ limit: 2 }, ctx);
     expect(stripVTControlCharacters(io.stdout.text())).toBe('ID  NAME   CATEGORY  STATUS\n1   Rex    1         available\n2   Bella  1         pending\n');

@@ -10,12 +10,13 @@ import { profileShowRun } from '../../src/commands/profile/show';
 import { profileUseRun } from '../../src/commands/profile/use';
 import type { Context } from '../../src/context';
 import { UsageError } from '../../src/errors';
-import { type FakeContextOptions, fakeContext, newApiKey, tempConfigDir } from '../helpers/cli';
+import { newApiKey, tempDir } from '../helpers/cli';
+import { type FakeContextOptions, fakeContext } from '../helpers/terminal';
 
 /** The profile run functions with a fake Context: what each prints and writes. */
 
 function setup(t: Pick<TestContext, 'onTestFinished'>, config?: object) {
-  const dir = tempConfigDir();
+  const dir = tempDir();
   const file = path.join(dir, 'config.json');
   if (config) fs.writeFileSync(file, JSON.stringify(config), { mode: 0o600 });
   return {

@@ -4,7 +4,8 @@ import { describe, expect, it, vi } from 'vitest';
 import { parseEnterpriseQuota } from '../../src/commands/parsers';
 import { sandboxRun } from '../../src/commands/sandbox';
 import { InterruptedError } from '../../src/errors';
-import { fakeContext, tempConfigDir, WAIT } from '../helpers/cli';
+import { tempDir, WAIT } from '../helpers/cli';
+import { fakeContext } from '../helpers/terminal';
 import { FREE, call } from '../sandbox/helpers';
 
 /** `petctl sandbox` through its run function: stdout for scripts, stderr for people, Ctrl-C to stop. */
@@ -55,7 +56,7 @@ describe.concurrent('sandboxRun', () => {
   });
 
   it('with --data keeps the animals in that file, and names it', async (t) => {
-    const dir = tempConfigDir();
+    const dir = tempDir();
     const dataFile = path.join(dir, 'pets.json');
     const controller = new AbortController();
     const { ctx, io } = fakeContext(t, { signal: controller.signal });

@@ -1,6 +1,6 @@
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { InterruptedError } from '../../src/errors';
-import { fakeContext } from '../helpers/cli';
+import { fakeContext } from '../helpers/terminal';
 
 /**
  * ctx.wait: how a rate-limit wait looks. On a terminal, one line on stderr

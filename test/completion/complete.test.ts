@@ -9,7 +9,8 @@ import { completionScript } from '../../src/completion/scripts';
 import { GUIDE_TOPICS } from '../../src/commands/help';
 import { openProfileStore } from '../../src/config/profiles';
 import { resolvePaths } from '../../src/config/paths';
-import { fakeContext, tempConfigDir } from '../helpers/cli';
+import { tempDir } from '../helpers/cli';
+import { fakeContext } from '../helpers/terminal';
 
 /**
  * The completion engine against the real command tree: what `petctl
@@ -145,7 +146,7 @@ describe('renderCompletion', () => {
 });
 
 function configDir(config?: string): string {
-  const dir = tempConfigDir();
+  const dir = tempDir();
   if (config !== undefined) fs.writeFileSync(path.join(dir, 'config.json'), config, { mode: 0o600 });
   return dir;
 }

@@ -3,7 +3,8 @@ import path from 'node:path';
 import { describe, expect, it, vi } from 'vitest';
 import { completeRun } from '../../src/commands/completion';
 import { buildProgram } from '../../src/commands/root';
-import { fakeContext, tempConfigDir } from '../helpers/cli';
+import { tempDir } from '../helpers/cli';
+import { fakeContext } from '../helpers/terminal';
 
 /**
  * A TAB starts petctl every time, so __complete must stay as light as --help:
@@ -20,7 +21,7 @@ vi.mock('../../src/app/session', recorded('app/session'));
 
 describe('__complete', () => {
   it('reads profile names without conf, and loads nothing of the HTTP core', async (t) => {
-    const dir = tempConfigDir();
+    const dir = tempDir();
     fs.writeFileSync(path.join(dir, 'config.json'), JSON.stringify({ activeProfile: 'staging', profiles: { staging: { baseUrl: 'https://staging.example.org/v1' } } }));
     const noop = () => {};
     const outputs: string[] = [];

@@ -3,7 +3,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
-import { BIN, NODE, cleanEnv, tempConfigDir } from '../helpers/cli';
+import { BIN, NODE, cleanEnv, tempDir } from '../helpers/cli';
 
 /**
  * Every `petctl api` example in `petctl api --help`, `petctl --help`, the
@@ -38,7 +38,7 @@ interface Ran {
 
 /** One example in bash (pipefail), in a folder holding the fixtures, with a fresh config dir: the built-in sandbox profile. */
 function runExample(example: string): Promise<Ran> {
-  const dir = tempConfigDir();
+  const dir = tempDir();
   for (const [name, text] of Object.entries(FIXTURES)) fs.writeFileSync(path.join(dir, name), text);
   const script = `set -o pipefail\npetctl() { "$TEST_NODE" "$TEST_BIN" "$@"; }\n${example}\n`;
   const child = spawn('bash', ['-c', script], {

@@ -1,8 +1,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { inBash } from '../helpers/bash';
-import { cliSession, jsonError, setupE2e, tempConfigDir } from '../helpers/cli';
+import { cliSession, inBash, jsonError, setupE2e, tempDir } from '../helpers/cli';
 import { type Reply, startScriptedServer } from '../helpers/scripted-server';
 import { writeSandboxData } from '../helpers/sandbox-data';
 
@@ -15,7 +14,7 @@ const BIG = '9007199254740993'; // 2^53 + 1: JSON.parse would make it ...992
 
 /** 25 animals, ids 1..24 and 2^53 + 1: 7 pages of 4. */
 function sandboxWith25(t: { onTestFinished(fn: () => void): void }) {
-  const configDir = tempConfigDir();
+  const configDir = tempDir();
   t.onTestFinished(() => fs.rmSync(configDir, { recursive: true, force: true }));
   const ids = [...Array.from({ length: 24 }, (_, index) => String(index + 1)), BIG];
   const statuses = ['available', 'pending', 'sold'];

@@ -1,7 +1,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { expectCleanError, expectPetctlHeaders, jsonError, runCli, setupE2e, tempConfigDir } from '../helpers/cli';
+import { expectCleanError, expectPetctlHeaders, jsonError, runCli, setupE2e, tempDir } from '../helpers/cli';
 import { json, startScriptedServer } from '../helpers/scripted-server';
 
 /** `petctl api`, end to end: the built binary against scripted servers on 127.0.0.1. */
@@ -43,7 +43,7 @@ describe.concurrent('petctl api: paths and methods', () => {
 
 describe.concurrent('petctl api: a path written with the base URL\'s own path', () => {
   it('/v1/pets against the built-in sandbox (base URL …/v1) is sent once as /v1/pets, and -v shows that URL', async (t) => {
-    const configDir = tempConfigDir();
+    const configDir = tempDir();
     t.onTestFinished(() => fs.rmSync(configDir, { recursive: true, force: true }));
     const log = path.join(configDir, 'requests.log');
     const result = await runCli(['api', '/v1/pets?limit=3', '-v', '--query', '[].name'], { env: { PETCTL_CONFIG_DIR: configDir, PETCTL_SANDBOX_LOG: log } });

@@ -9,7 +9,7 @@ import {
   expectPetctlHeaders,
   jsonError,
   newApiKey,
-  tempConfigDir,
+  tempDir,
 } from '../helpers/cli';
 import { type ScriptedServer, json, startScriptedServer } from '../helpers/scripted-server';
 
@@ -27,7 +27,7 @@ interface Setup {
 }
 
 function setup(t: Pick<TestContext, 'onTestFinished'>, secrets: string[] = []): Setup {
-  const configDir = tempConfigDir();
+  const configDir = tempDir();
   t.onTestFinished(() => fs.rmSync(configDir, { recursive: true, force: true }));
   return { configDir, configFile: path.join(configDir, 'config.json'), petctl: cliSession({ env: { PETCTL_CONFIG_DIR: configDir }, secrets }) };
 }

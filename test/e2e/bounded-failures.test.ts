@@ -1,7 +1,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { expectCleanError, newApiKey, runCli, setupE2e, tempConfigDir } from '../helpers/cli';
+import { expectCleanError, newApiKey, runCli, setupE2e, tempDir } from '../helpers/cli';
 import { json } from '../helpers/scripted-server';
 
 /**
@@ -63,7 +63,7 @@ describe.concurrent('failures that no retry can mend', () => {
     const key = newApiKey();
     const started = Date.now();
     const result = await runCli(['--base-url', 'https://example.invalid/v1', 'pets', 'list'], {
-      env: { PETCTL_CONFIG_DIR: tempConfigDir(), PETCTL_API_KEY: key },
+      env: { PETCTL_CONFIG_DIR: tempDir(), PETCTL_API_KEY: key },
       secrets: [key],
     });
 
@@ -80,7 +80,7 @@ describe.concurrent('failures that no retry can mend', () => {
     const port = new URL(server.baseUrl).port;
 
     const result = await runCli(['--base-url', `https://127.0.0.1:${port}/v1`, 'pets', 'list'], {
-      env: { PETCTL_CONFIG_DIR: tempConfigDir(), PETCTL_API_KEY: key },
+      env: { PETCTL_CONFIG_DIR: tempDir(), PETCTL_API_KEY: key },
       secrets: [key],
     });
 

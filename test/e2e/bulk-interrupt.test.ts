@@ -1,7 +1,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { type CliResult, runCli, setupE2e, tempConfigDir } from '../helpers/cli';
+import { type CliResult, runCli, setupE2e, tempDir } from '../helpers/cli';
 import { storedPets } from '../helpers/sandbox-data';
 import type { RecordedRequest } from '../helpers/scripted-server';
 import { type RunningSandbox, startSandbox } from '../../src/sandbox/server';
@@ -91,7 +91,7 @@ afterEach(async () => {
  * against the sandbox's data file.
  */
 async function killAndRerun(signal: NodeJS.Signals, killPoints: number[]): Promise<void> {
-  const dir = tempConfigDir();
+  const dir = tempDir();
   const dataFile = path.join(dir, 'server-data.json');
   let posts = 0;
   sandbox = await startSandbox({ port: 0, dataFile, log: (line) => void (line.startsWith('POST') && (posts += 1)) });

@@ -1,7 +1,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { type CliResult, runCli, tempConfigDir } from '../helpers/cli';
+import { type CliResult, runCli, tempDir } from '../helpers/cli';
 import { storedPets } from '../helpers/sandbox-data';
 import { fill, mountSmallDisk, noSmallDisk, unfill, unmountSmallDisk } from '../helpers/small-disk';
 import { startSandbox } from '../../src/sandbox/server';
@@ -22,7 +22,7 @@ function expectResumed(second: CliResult, at: { rows: number; createdFirst: numb
 
 describe.skipIf(noSmallDisk)('a journal that cannot be written (a full disk)', () => {
   it('stops the import before another request, says which file, why, how many were created and that a rerun resumes; the rerun creates every row once', async (t) => {
-    const dir = tempConfigDir();
+    const dir = tempDir();
     const disk = path.join(dir, 'small-disk');
     expect(mountSmallDisk(disk, '1m')).toBe(true);
     const dataFile = path.join(dir, 'sandbox-data.json');
@@ -82,7 +82,7 @@ describe.skipIf(noSmallDisk)('a journal that cannot be written (a full disk)', (
 
 describe('a journal whose directory is removed during the import', () => {
   it('stops before another request, writes the journal again whole, and the rerun creates every row once', async (t) => {
-    const dir = tempConfigDir();
+    const dir = tempDir();
     const dataFile = path.join(dir, 'sandbox-data.json');
     const journalDir = path.join(dir, 'journals');
     let posts = 0;

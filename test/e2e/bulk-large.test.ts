@@ -2,7 +2,7 @@ import { spawn } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { BIN, NODE, cleanEnv, tempConfigDir } from '../helpers/cli';
+import { BIN, NODE, cleanEnv, tempDir } from '../helpers/cli';
 
 /**
  * A 100 MB file under --dry-run: validated as a stream, so peak RSS stays far
@@ -10,7 +10,7 @@ import { BIN, NODE, cleanEnv, tempConfigDir } from '../helpers/cli';
  * the child's peak RSS comes from bench/report-rss.cjs (getrusage maxRSS).
  */
 
-const dir = tempConfigDir();
+const dir = tempDir();
 afterAll(() => fs.rmSync(dir, { recursive: true, force: true }));
 
 const SIZE = 100 * 1024 * 1024;

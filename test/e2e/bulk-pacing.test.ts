@@ -1,7 +1,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { type CliResult, runCli, tempConfigDir } from '../helpers/cli';
+import { type CliResult, runCli, tempDir } from '../helpers/cli';
 import { type RunningSandbox, startSandbox } from '../../src/sandbox/server';
 
 /**
@@ -27,7 +27,7 @@ interface Logged {
 }
 
 async function startLimitedSandbox(): Promise<{ sandbox: RunningSandbox; log: Logged[]; dir: string }> {
-  const dir = tempConfigDir();
+  const dir = tempDir();
   dirs.push(dir);
   const log: Logged[] = [];
   sandbox = await startSandbox({

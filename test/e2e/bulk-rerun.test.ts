@@ -1,7 +1,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { type CliResult, runCli, tempConfigDir } from '../helpers/cli';
+import { type CliResult, runCli, tempDir } from '../helpers/cli';
 import { storedPets } from '../helpers/sandbox-data';
 import { shelter } from '../helpers/shelter';
 import { startSandbox } from '../../src/sandbox/server';
@@ -36,7 +36,7 @@ describe.concurrent('the shelter\'s export of 150 rows, fixed and rerun, on the 
     { how: 'without --id-column', flags: [] as string[], ignored: 'Intake No, Breed, Notes' },
     { how: 'with --id-column', flags: ['--id-column', 'Intake No'], ignored: 'Breed, Notes' },
   ])('$how: the rerun sends only the fixed row and the two new ones, and says what it skipped', async ({ flags, ignored }) => {
-    const dir = tempConfigDir();
+    const dir = tempDir();
     try {
       const petctl = (args: string[]) => runCli(['pets', 'add', '--file', 'intake.csv', ...flags, ...args], { cwd: dir, env: { PETCTL_CONFIG_DIR: dir, PETCTL_API_KEY: 'sandbox-enterprise' }, timeoutMs: 60_000 });
       const ignoring = `ignoring columns: ${ignored}\n`;
@@ -131,7 +131,7 @@ describe.concurrent('rerunning an import after editing the file', () => {
   });
 
   it('--new stopped by Ctrl-C resumes with the same command: the rest of the new animals, not the old ones again', async (t) => {
-    const dir = tempConfigDir();
+    const dir = tempDir();
     const dataFile = path.join(dir, 'sandbox-data.json');
     let posts = 0;
     const sandbox = await startSandbox({ port: 0, dataFile, log: (line) => void (line.startsWith('POST') && (posts += 1)) });

@@ -1,7 +1,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { type CliResult, runCli, tempConfigDir } from '../helpers/cli';
+import { type CliResult, runCli, tempDir } from '../helpers/cli';
 import { startSandbox } from '../../src/sandbox/server';
 
 /**
@@ -15,7 +15,7 @@ const RESERVE = 10;
 
 describe('--reserve leaves room for people', () => {
   it('Pro plan, --reserve 10: a pets list loop (one every 2 s) is never held and gets no 429; the import runs at >= 95% of 290 per window', async (t) => {
-    const dir = tempConfigDir();
+    const dir = tempDir();
     const requests: Array<{ at: number; method: string; status: number }> = [];
     const sandbox = await startSandbox({ port: 0, minuteMs: WINDOW_MS, log: (line) => requests.push({ at: Date.now(), method: line.split(' ')[0]!, status: Number(line.split(' ')[2]) }) });
     t.onTestFinished(async () => {

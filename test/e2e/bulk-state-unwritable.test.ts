@@ -1,7 +1,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { runCli, tempConfigDir } from '../helpers/cli';
+import { runCli, tempDir } from '../helpers/cli';
 import { storedPets } from '../helpers/sandbox-data';
 import { fill, mountSmallDisk, noSmallDisk, unfill, unmountSmallDisk } from '../helpers/small-disk';
 import { startSandbox } from '../../src/sandbox/server';
@@ -18,7 +18,7 @@ describe.skipIf(noSmallDisk)('the config directory on a full disk', () => {
     { where: 'the journal elsewhere', journalOnDisk: false, file: 'state.json' },
     { where: 'the journal there too (the default)', journalOnDisk: true, file: '(state.json|imports/[0-9a-f]+\\.ndjson)' },
   ])('$where: the import stops before another request, names the file, the reason and what was created; the rerun creates every row once', { timeout: 90_000 }, async ({ journalOnDisk, file }, t) => {
-    const dir = tempConfigDir();
+    const dir = tempDir();
     const configDir = path.join(dir, 'config');
     expect(mountSmallDisk(configDir, '1m')).toBe(true);
     const dataFile = path.join(dir, 'sandbox-data.json');

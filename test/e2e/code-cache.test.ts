@@ -4,7 +4,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, expect, it } from 'vitest';
-import { NODE, cleanEnv, tempConfigDir } from '../helpers/cli';
+import { NODE, cleanEnv, tempDir } from '../helpers/cli';
 
 /**
  * Only a short run writes V8's code cache: after a long one the collector has flushed what start-up needs.
@@ -24,7 +24,7 @@ const cacheFiles = (): string[] => (fs.existsSync(cacheDir) ? fs.readdirSync(cac
 afterAll(() => fs.rmSync(install, { recursive: true, force: true }));
 
 it('a long run (the sandbox serving for 3 s) writes no code cache; a short one (help, printed by the program) does', async () => {
-  const dir = tempConfigDir();
+  const dir = tempDir();
   try {
     const child = spawn(NODE, [bin, 'sandbox', '--port', '0', '--data', path.join(dir, 'pets.json')], {
       env: cleanEnv({ PETCTL_CONFIG_DIR: dir }),

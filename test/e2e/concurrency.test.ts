@@ -1,7 +1,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { type TestContext, describe, expect, it } from 'vitest';
-import { type CliResult, newApiKey, runCli, tempConfigDir } from '../helpers/cli';
+import { type CliResult, newApiKey, runCli, tempDir } from '../helpers/cli';
 import { json, startScriptedServer } from '../helpers/scripted-server';
 
 /**
@@ -41,7 +41,7 @@ function allAtOnce(run: (index: number) => Promise<CliResult>): Promise<CliResul
 }
 
 function privateDir(t: Pick<TestContext, 'onTestFinished'>): string {
-  const dir = tempConfigDir();
+  const dir = tempDir();
   t.onTestFinished(() => fs.rmSync(dir, { recursive: true, force: true }));
   return dir;
 }

@@ -1,7 +1,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { cliSession, expectCleanError, jsonError, newApiKey, tempConfigDir } from '../helpers/cli';
+import { cliSession, expectCleanError, jsonError, newApiKey, tempDir } from '../helpers/cli';
 
 /**
  * A config.json that is not a JSON object is config_damaged (exit 1), naming the file, and every
@@ -13,7 +13,7 @@ describe.concurrent('a damaged config.json', () => {
     { what: 'JSON cut short', text: '{"activeProfile":"prod","profiles":{"prod":{"baseUrl":"https://api.example.org/v1","apiKey":"sk_live_0123456789' },
     { what: 'not an object', text: '["prod"]\n' },
   ])('$what: every command stops with config_damaged, exit 1, naming the file; nothing changed', async ({ text }, t) => {
-    const configDir = tempConfigDir();
+    const configDir = tempDir();
     t.onTestFinished(() => fs.rmSync(configDir, { recursive: true, force: true }));
     const configFile = path.join(configDir, 'config.json');
     fs.writeFileSync(configFile, text, { mode: 0o600 });

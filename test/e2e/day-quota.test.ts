@@ -1,7 +1,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { runCli, tempConfigDir } from '../helpers/cli';
+import { runCli, tempDir } from '../helpers/cli';
 import { namedTime } from '../helpers/local-time';
 import { storedPets } from '../helpers/sandbox-data';
 import { startSandboxProcess } from '../helpers/sandbox-process';
@@ -31,7 +31,7 @@ function aDayPassesFor(configDir: string): void {
 
 describe('the day quota used up mid-import', () => {
   it('80 rows against 50 a day: exit 5 after 50 created, with the count left and the local time to resume; the rerun after the reset creates the other 30 once', { timeout: 60_000 }, async () => {
-    const dir = tempConfigDir();
+    const dir = tempDir();
     dirs.push(dir);
     const dataFile = path.join(dir, 'pets.json');
     const file = path.join(dir, 'rows.ndjson');

@@ -1,7 +1,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it, type TestContext } from 'vitest';
-import { cliSession, newApiKey, tempConfigDir } from '../helpers/cli';
+import { cliSession, newApiKey, tempDir } from '../helpers/cli';
 import { startFarService, type FarService } from '../helpers/far-service';
 
 /**
@@ -15,7 +15,7 @@ const PAGE = 100;
 
 async function farSetup(t: TestContext, listed: number) {
   const service = await startFarService({ latencyMs: 50, listed });
-  const configDir = tempConfigDir();
+  const configDir = tempDir();
   const key = newApiKey();
   t.onTestFinished(async () => {
     await service.close();

@@ -4,7 +4,7 @@ import type http from 'node:http';
 import path from 'node:path';
 import { type TestContext, describe, expect, it } from 'vitest';
 import { MAX_RESPONSE_BYTES } from '../../src/api/transport';
-import { type CliResult, cliSession, expectCleanError, jsonError, newApiKey, setupE2e, tempConfigDir, tempDir } from '../helpers/cli';
+import { type CliResult, cliSession, expectCleanError, jsonError, newApiKey, setupE2e, tempDir } from '../helpers/cli';
 import { namedTime } from '../helpers/local-time';
 import { json, startScriptedServer } from '../helpers/scripted-server';
 
@@ -297,7 +297,7 @@ describe.skipIf(!(await hasIpv6Loopback()))('IPv6 loopback', { concurrent: true 
   async function startV6(t: Pick<TestContext, 'onTestFinished'>) {
     const server = await startScriptedServer(undefined, { host: '::1' });
     const key = newApiKey();
-    const configDir = tempConfigDir();
+    const configDir = tempDir();
     t.onTestFinished(async () => {
       await server.close();
       fs.rmSync(configDir, { recursive: true, force: true });

@@ -1,7 +1,7 @@
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { describe, expect, it } from 'vitest';
-import { type CliResult, expectCleanError, jsonError, loopbackPortIsFree, newApiKey, runCli, setupE2e, tempConfigDir } from '../helpers/cli';
+import { type CliResult, expectCleanError, jsonError, loopbackPortIsFree, newApiKey, runCli, setupE2e, tempDir } from '../helpers/cli';
 import { json } from '../helpers/scripted-server';
 
 /**
@@ -79,7 +79,7 @@ describe.concurrent('gateway errors and dropped connections', () => {
 
     const key = newApiKey();
     const result = await runCli(['--base-url', `http://127.0.0.1:${port}/v1`, '--retries', '4', 'pets', 'list'], {
-      env: { PETCTL_CONFIG_DIR: tempConfigDir(), PETCTL_API_KEY: key },
+      env: { PETCTL_CONFIG_DIR: tempDir(), PETCTL_API_KEY: key },
       secrets: [key],
     });
 
@@ -97,7 +97,7 @@ describe.concurrent('gateway errors and dropped connections', () => {
     if (!(await loopbackPortIsFree(4010))) t.skip();
 
     const result = await runCli(['--base-url', 'http://127.0.0.1:4010/v1', 'pets', 'list'], {
-      env: { PETCTL_CONFIG_DIR: tempConfigDir(), PETCTL_API_KEY: newApiKey() },
+      env: { PETCTL_CONFIG_DIR: tempDir(), PETCTL_API_KEY: newApiKey() },
     });
 
     expect(result.code).toBe(7);
@@ -320,7 +320,7 @@ describe.concurrent('proxies', () => {
 
   async function runRemote(env: Record<string, string>, extra: string[] = []): Promise<CliResult> {
     const key = newApiKey();
-    const configDir = tempConfigDir();
+    const configDir = tempDir();
     return runCli(['--base-url', REMOTE, '--retries', '0', '--timeout', '3', ...extra, 'pets', 'list'], {
       env: { PETCTL_CONFIG_DIR: configDir, PETCTL_API_KEY: key, ...env },
       secrets: [key],
@@ -355,7 +355,7 @@ describe.concurrent('proxies', () => {
 
     const key = newApiKey();
     const result = await runCli(['--base-url', REMOTE, '--retries', '2', '--timeout', '3', 'pets', 'list'], {
-      env: { PETCTL_CONFIG_DIR: tempConfigDir(), PETCTL_API_KEY: key, HTTPS_PROXY: proxy.url },
+      env: { PETCTL_CONFIG_DIR: tempDir(), PETCTL_API_KEY: key, HTTPS_PROXY: proxy.url },
       secrets: [key],
       timeoutMs: 15_000,
     });
@@ -435,7 +435,7 @@ describe.concurrent('a base URL that would send the key in clear text', () => {
     { how: 'PETCTL_BASE_URL', args: [], env: { PETCTL_BASE_URL: 'http://example.org/v1' } },
   ])('an http:// base URL off loopback ($how) → exit 2: the key would travel in clear text', async ({ args, env }) => {
     const key = newApiKey();
-    const result = await runCli([...args, 'pets', 'list'], { env: { PETCTL_CONFIG_DIR: tempConfigDir(), PETCTL_API_KEY: key, ...env }, secrets: [key] });
+    const result = await runCli([...args, 'pets', 'list'], { env: { PETCTL_CONFIG_DIR: tempDir(), PETCTL_API_KEY: key, ...env }, secrets: [key] });
 
     expect(result.code).toBe(2);
     expectCleanError(result);

@@ -1,7 +1,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { type TestContext, describe, expect, it } from 'vitest';
-import { type CliResult, expectCleanError, runCli, setupE2e, tempConfigDir } from '../helpers/cli';
+import { type CliResult, expectCleanError, runCli, setupE2e, tempDir } from '../helpers/cli';
 
 /**
  * Nothing planted at a name petctl writes (a symlink, another user's file) is written through, trusted
@@ -34,7 +34,7 @@ interface Scene {
 
 async function scene(t: TestContext) {
   const e2e = await setupE2e(t);
-  const root = tempConfigDir();
+  const root = tempDir();
   t.onTestFinished(() => fs.rmSync(root, { recursive: true, force: true }));
   const shared = path.join(root, 'shared');
   fs.mkdirSync(shared);

@@ -1,7 +1,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { type TestContext, describe, expect, it } from 'vitest';
-import { cliSession, newApiKey, tempConfigDir } from '../helpers/cli';
+import { cliSession, newApiKey, tempDir } from '../helpers/cli';
 import { json, startScriptedServer } from '../helpers/scripted-server';
 import { openTerminal } from '../helpers/tmux';
 
@@ -15,7 +15,7 @@ const BUSINESS = 'sandbox-business';
 
 async function setup(t: Pick<TestContext, 'onTestFinished'>, keys: Record<string, string> = {}) {
   const server = await startScriptedServer(json(200, [], { 'x-ratelimit-limit': '300', 'x-ratelimit-remaining': '299', 'x-ratelimit-reset': '1900000000' }));
-  const configDir = tempConfigDir();
+  const configDir = tempDir();
   t.onTestFinished(async () => {
     await server.close();
     fs.rmSync(configDir, { recursive: true, force: true });

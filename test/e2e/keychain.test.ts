@@ -3,7 +3,7 @@ import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { cliSession, expectCleanError, jsonError, tempConfigDir } from '../helpers/cli';
+import { cliSession, expectCleanError, jsonError, tempDir } from '../helpers/cli';
 import { type SecretService, noSecretService, startSecretService } from '../helpers/secret-service';
 
 /**
@@ -30,7 +30,7 @@ async function withSecretService(t: { onTestFinished(fn: () => Promise<void>): v
 describe.skipIf(noSecretService)('with a real Secret Service', () => {
   it('auth login stores the key in the keychain, config.json only where it is; pets list uses it; auth logout removes it', async (t) => {
     const keychain = await withSecretService(t);
-    const configDir = tempConfigDir();
+    const configDir = tempDir();
     const petctl = cliSession({ env: { PETCTL_CONFIG_DIR: configDir, ...keychain.env }, secrets: [KEY] });
 
     const login = await petctl(['auth', 'login', '--with-token'], { input: KEY });
@@ -59,7 +59,7 @@ describe.skipIf(noSecretService)('with a real Secret Service', () => {
 
   it('a key already in config.json keeps working, and auth login again moves it to the keychain', async (t) => {
     const keychain = await withSecretService(t);
-    const configDir = tempConfigDir();
+    const configDir = tempDir();
     const petctl = cliSession({ env: { PETCTL_CONFIG_DIR: configDir, ...keychain.env }, secrets: [KEY, 'sandbox-free'] });
 
     expect((await petctl(['auth', 'login', '--insecure-storage', '--with-token'], { input: 'sandbox-free' })).code).toBe(0);
@@ -82,7 +82,7 @@ describe.skipIf(noSecretService)('with a real Secret Service', () => {
 
   it('rotation is clean: a new key that goes elsewhere still removes the old one, or says where it is left', async (t) => {
     const keychain = await withSecretService(t);
-    const configDir = tempConfigDir();
+    const configDir = tempDir();
     const NEXT = 'sandbox-business';
     const petctl = cliSession({ env: { PETCTL_CONFIG_DIR: configDir, ...keychain.env }, secrets: [KEY, NEXT] });
     const configFile = path.join(configDir, 'config.json');
@@ -112,7 +112,7 @@ describe.skipIf(noSecretService)('with a real Secret Service', () => {
 
   it('profile remove deletes the key and the state store password from the keychain', async (t) => {
     const keychain = await withSecretService(t);
-    const configDir = tempConfigDir();
+    const configDir = tempDir();
     const petctl = cliSession({ env: { PETCTL_CONFIG_DIR: configDir, ...keychain.env }, secrets: [KEY, 's3cret-pw'] });
 
     const add = await petctl(['profile', 'add', 'staging', '--base-url', 'http://127.0.0.1:9/v1', '--state-url', 'redis://127.0.0.1:9/0', '--state-password-stdin'], { input: 's3cret-pw' });
@@ -130,7 +130,7 @@ describe.skipIf(noSecretService)('with a real Secret Service', () => {
 
   it('a key gone from the keychain, or a keychain gone, stops a command with exit 4 and says how to fix it', async (t) => {
     const keychain = await withSecretService(t);
-    const configDir = tempConfigDir();
+    const configDir = tempDir();
     const petctl = cliSession({ env: { PETCTL_CONFIG_DIR: configDir, ...keychain.env }, secrets: [KEY] });
     expect((await petctl(['auth', 'login', '--no-verify', '--with-token'], { input: KEY })).code).toBe(0);
 
@@ -161,7 +161,7 @@ describe.skipIf(noSecretService)('with a real Secret Service', () => {
 
 describe('with no keychain', () => {
   it('auth login stores the key in config.json (0600) and says so once; status and show say "config file"', async () => {
-    const configDir = tempConfigDir();
+    const configDir = tempDir();
     // cleanEnv passes no DBUS_SESSION_BUS_ADDRESS: no Secret Service can be reached.
     const petctl = cliSession({ env: { PETCTL_CONFIG_DIR: configDir }, secrets: [KEY] });
 
@@ -195,7 +195,7 @@ describe('with no keychain', () => {
       silent.close();
       fs.rmSync(socketDir, { recursive: true, force: true });
     });
-    const configDir = tempConfigDir();
+    const configDir = tempDir();
     const petctl = cliSession({ env: { PETCTL_CONFIG_DIR: configDir, DBUS_SESSION_BUS_ADDRESS: `unix:path=${socket}` }, secrets: [KEY] });
 
     const started = Date.now();

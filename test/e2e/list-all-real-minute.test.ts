@@ -4,8 +4,7 @@ import type { AddressInfo } from 'node:net';
 import path from 'node:path';
 import { type TestContext, describe, expect, it } from 'vitest';
 import { type RunningSandbox, startSandbox } from '../../src/sandbox/server';
-import { inBash } from '../helpers/bash';
-import { runCli, tempConfigDir } from '../helpers/cli';
+import { inBash, runCli, tempDir } from '../helpers/cli';
 
 /**
  * 650 animals at 10 a page on the Free plan's real minute: the wait for the second window is the pace
@@ -76,7 +75,7 @@ const LISTINGS = [
 
 describe('a listing of every page on the Free plan at its real minute', () => {
   it.concurrent.for(LISTINGS)('$command waits out the minute window, stops at a 429 with valid JSON and the command to continue, which finishes with every animal once', { timeout: 240_000 }, async ({ args, items }, t) => {
-    const configDir = tempConfigDir();
+    const configDir = tempDir();
     t.onTestFinished(() => fs.rmSync(configDir, { recursive: true, force: true }));
     const dataFile = path.join(configDir, 'server-data.json');
     seed(dataFile, ANIMALS);

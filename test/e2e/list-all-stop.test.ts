@@ -1,7 +1,6 @@
 import { spawn } from 'node:child_process';
 import { describe, expect, it } from 'vitest';
-import { inBash } from '../helpers/bash';
-import { BIN, NODE, cleanEnv, setupE2e } from '../helpers/cli';
+import { BIN, NODE, cleanEnv, inBash, setupE2e } from '../helpers/cli';
 import { type RecordedRequest, type Reply, startScriptedServer } from '../helpers/scripted-server';
 
 /**

@@ -1,7 +1,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { type TestContext, describe, expect, it } from 'vitest';
-import { type CliResult, cliSession, expectCleanError, newApiKey, tempConfigDir } from '../helpers/cli';
+import { type CliResult, cliSession, expectCleanError, newApiKey, tempDir } from '../helpers/cli';
 import { freePort } from '../helpers/redis-server';
 import { type Reply, json, startScriptedServer } from '../helpers/scripted-server';
 
@@ -15,7 +15,7 @@ const NOT_FOUND = json(404, { code: 'not_found', message: 'no such path: /pets',
 
 async function login(t: Pick<TestContext, 'onTestFinished'>, reply: Reply, baseUrlOf: (v1: string) => string, extra: string[] | ((v1: string) => string[]) = []) {
   const server = await startScriptedServer(reply);
-  const configDir = tempConfigDir();
+  const configDir = tempDir();
   t.onTestFinished(async () => {
     await server.close();
     fs.rmSync(configDir, { recursive: true, force: true });

@@ -2,7 +2,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { type TestContext, describe, expect, it } from 'vitest';
 import { parseJson } from '../../src/schemas/json';
-import { type CliOptions, type CliResult, cliSession, expectPetctlHeaders, setupE2e, tempConfigDir } from '../helpers/cli';
+import { type CliOptions, type CliResult, cliSession, expectPetctlHeaders, setupE2e, tempDir } from '../helpers/cli';
 import { json } from '../helpers/scripted-server';
 import { writeSandboxData } from '../helpers/sandbox-data';
 
@@ -42,7 +42,7 @@ interface FreshInstall {
 
 /** petctl as on a fresh install: its own empty config dir, nothing else set. */
 function freshInstall(t: Pick<TestContext, 'onTestFinished'>): FreshInstall {
-  const configDir = tempConfigDir();
+  const configDir = tempDir();
   t.onTestFinished(() => fs.rmSync(configDir, { recursive: true, force: true }));
   return { configDir, dataFile: path.join(configDir, 'sandbox-data.json'), petctl: cliSession({ env: { PETCTL_CONFIG_DIR: configDir } }) };
 }

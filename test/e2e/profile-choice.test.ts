@@ -1,7 +1,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { type TestContext, describe, expect, it } from 'vitest';
-import { type CliResult, cliSession, expectCleanError, jsonError, newApiKey, tempConfigDir } from '../helpers/cli';
+import { type CliResult, cliSession, expectCleanError, jsonError, newApiKey, tempDir } from '../helpers/cli';
 import { type ScriptedServer, json, startScriptedServer } from '../helpers/scripted-server';
 
 /**
@@ -27,7 +27,7 @@ interface Setup {
 async function setup(t: Pick<TestContext, 'onTestFinished'>, options: { profiles?: boolean } = {}): Promise<Setup> {
   const production = await startScriptedServer(json(201, PET));
   const staging = await startScriptedServer(json(200, [PET]));
-  const configDir = tempConfigDir();
+  const configDir = tempDir();
   const log = path.join(configDir, 'sandbox.log');
   t.onTestFinished(async () => {
     await production.close();

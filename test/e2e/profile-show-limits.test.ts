@@ -1,7 +1,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { runCli, tempConfigDir } from '../helpers/cli';
+import { runCli, tempDir } from '../helpers/cli';
 
 /**
  * `profile show` stays offline: it shows the key's limits as this machine last
@@ -16,7 +16,7 @@ afterEach(() => {
 
 describe('profile show: the rate limit as last seen on this machine', () => {
   it('says nothing is known on a fresh machine, then shows what an import saw', async () => {
-    const configDir = tempConfigDir();
+    const configDir = tempDir();
     dirs.push(configDir);
     const env = { PETCTL_CONFIG_DIR: configDir, TZ: 'Asia/Kathmandu' };
 
@@ -44,7 +44,7 @@ describe('profile show: the rate limit as last seen on this machine', () => {
   });
 
   it('after auth status, shows the limit and the count it reported', async () => {
-    const configDir = tempConfigDir();
+    const configDir = tempDir();
     dirs.push(configDir);
     const env = { PETCTL_CONFIG_DIR: configDir };
 

@@ -1,6 +1,6 @@
 import fs from 'node:fs';
 import { describe, expect, it } from 'vitest';
-import { newApiKey, tempConfigDir } from '../helpers/cli';
+import { newApiKey, tempDir } from '../helpers/cli';
 import { startScriptedServer } from '../helpers/scripted-server';
 import { openTerminal } from '../helpers/tmux';
 
@@ -18,7 +18,7 @@ async function petServer(t: { onTestFinished(fn: () => unknown): void }) {
     // Echo the animal back with an id, digit for digit.
     res.end(`{"id":${BIG},${request.body.slice(1)}`);
   });
-  const configDir = tempConfigDir();
+  const configDir = tempDir();
   t.onTestFinished(async () => {
     await server.close();
     fs.rmSync(configDir, { recursive: true, force: true });
@@ -137,7 +137,7 @@ describe.concurrent('prompts on a terminal', () => {
   });
 
   it('auth login: --no-input and PETCTL_NO_INPUT=1 never show the hidden prompt on a terminal (exit 2, nothing stored)', async (t) => {
-    const configDir = tempConfigDir();
+    const configDir = tempDir();
     t.onTestFinished(() => fs.rmSync(configDir, { recursive: true, force: true }));
     const flag = openTerminal(t, ['--no-input', 'auth', 'login', '--insecure-storage'], { PETCTL_CONFIG_DIR: configDir }, { stdoutToTerminal: true });
     expect(await flag.exitCode()).toBe(2);
@@ -155,7 +155,7 @@ describe.concurrent('prompts on a terminal', () => {
   });
 
   it('profile add without --base-url asks for it and checks it like the flag', async (t) => {
-    const configDir = tempConfigDir();
+    const configDir = tempDir();
     t.onTestFinished(() => fs.rmSync(configDir, { recursive: true, force: true }));
     const tty = openTerminal(t, ['profile', 'add', 'staging'], { PETCTL_CONFIG_DIR: configDir });
     await tty.waitFor(/Base URL/);

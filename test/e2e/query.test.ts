@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { cliSession, expectCleanError, jsonError, setupE2e, tempConfigDir } from '../helpers/cli';
+import { cliSession, expectCleanError, jsonError, setupE2e, tempDir } from '../helpers/cli';
 import { json } from '../helpers/scripted-server';
 
 /** `--query <JMESPath>` on every command with a JSON result, end to end. */
@@ -52,7 +52,7 @@ describe.concurrent('--query', () => {
   });
 
   it('profile list and profile show', async (t) => {
-    const petctl = cliSession({ env: { PETCTL_CONFIG_DIR: tempConfigDir() } });
+    const petctl = cliSession({ env: { PETCTL_CONFIG_DIR: tempDir() } });
     expect((await petctl(['profile', 'add', 'staging', '--base-url', 'https://staging.example.org/v1'])).code).toBe(0);
     expect((await petctl(['profile', 'list', '--query', '[].name'])).stdout).toBe('sandbox\nstaging\n');
     expect((await petctl(['profile', 'use', 'sandbox'])).code).toBe(0);

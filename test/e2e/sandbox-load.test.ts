@@ -5,7 +5,7 @@ import { Pool } from 'undici';
 import { expect, it } from 'vitest';
 
 import { parseJson } from '../../src/schemas/json';
-import { BIN, NODE, cleanEnv, tempConfigDir } from '../helpers/cli';
+import { BIN, NODE, cleanEnv, tempDir } from '../helpers/cli';
 
 /**
  * `petctl sandbox --data` under 100 keep-alive connections for PETCTL_LOAD_SECONDS (30): no 5xx, no
@@ -25,7 +25,7 @@ function rssKb(pid: number): number {
 }
 
 it(`holds ${CONNECTIONS} connections of mixed list/add/get for ${SECONDS} s: no 5xx, no dropped connection, flat memory, every 201 stored`, async () => {
-  const dir = tempConfigDir();
+  const dir = tempDir();
   const dataFile = path.join(dir, 'pets.json');
   const child = spawn(
     NODE,

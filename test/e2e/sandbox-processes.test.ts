@@ -3,7 +3,7 @@ import path from 'node:path';
 import { expect, it } from 'vitest';
 
 import { parseJson } from '../../src/schemas/json';
-import { runCli, tempConfigDir } from '../helpers/cli';
+import { runCli, tempDir } from '../helpers/cli';
 import { storedPets } from '../helpers/sandbox-data';
 
 /**
@@ -11,7 +11,7 @@ import { storedPets } from '../helpers/sandbox-data';
  * once, unique ids, the rate-limit counts adding up, the files private.
  */
 it('20 petctl pets add at once on the sandbox profile: every animal there once, unique ids, counts shared', async () => {
-  const configDir = tempConfigDir();
+  const configDir = tempDir();
   try {
     const env = { PETCTL_CONFIG_DIR: configDir, PETCTL_API_KEY: 'sandbox-pro' };
     const results = await Promise.all(

@@ -2,7 +2,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 
-import { runCli, tempConfigDir } from '../helpers/cli';
+import { runCli, tempDir as privateDir } from '../helpers/cli';
 import { storedPets, writeSandboxData } from '../helpers/sandbox-data';
 import { startSandboxProcess } from '../helpers/sandbox-process';
 import { ENTERPRISE, call } from '../sandbox/helpers';
@@ -18,7 +18,7 @@ afterEach(() => {
 });
 
 function tempDir(): string {
-  const dir = tempConfigDir();
+  const dir = privateDir();
   dirs.push(dir);
   return dir;
 }

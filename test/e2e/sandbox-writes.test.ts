@@ -1,7 +1,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { type TestContext, describe, expect, it } from 'vitest';
-import { cliSession, newApiKey, tempConfigDir } from '../helpers/cli';
+import { cliSession, newApiKey, tempDir } from '../helpers/cli';
 import { json, startScriptedServer } from '../helpers/scripted-server';
 import { openTerminal } from '../helpers/tmux';
 
@@ -14,7 +14,7 @@ import { openTerminal } from '../helpers/tmux';
 const LINE = 'sandbox: created in the built-in sandbox, not a real service';
 
 function fresh(t: Pick<TestContext, 'onTestFinished'>): { configDir: string; env: Record<string, string> } {
-  const configDir = tempConfigDir();
+  const configDir = tempDir();
   t.onTestFinished(() => fs.rmSync(configDir, { recursive: true, force: true }));
   return { configDir, env: { PETCTL_CONFIG_DIR: configDir } };
 }

@@ -4,7 +4,7 @@ import path from 'node:path';
 import { type TestContext, describe, expect, it, vi } from 'vitest';
 import { parseJson } from '../../src/schemas/json';
 import { startSandbox } from '../../src/sandbox/server';
-import { BIN, type CliResult, NODE, cleanEnv, cliSession, runCli, tempConfigDir, WAIT } from '../helpers/cli';
+import { BIN, type CliResult, NODE, cleanEnv, cliSession, runCli, tempDir as privateDir, WAIT } from '../helpers/cli';
 import { FREE, call } from '../sandbox/helpers';
 
 /**
@@ -84,7 +84,7 @@ function startSandboxProcess(t: Pick<TestContext, 'onTestFinished'>, args: strin
 }
 
 function tempDir(t: Pick<TestContext, 'onTestFinished'>): string {
-  const dir = tempConfigDir();
+  const dir = privateDir();
   t.onTestFinished(() => fs.rmSync(dir, { recursive: true, force: true }));
   return dir;
 }
@@ -240,7 +240,7 @@ describe('petctl sandbox cannot start', () => {
   it('a port already in use exits 1 with code port_in_use and a hint, no stack trace', async () => {
     const taken = await startSandbox({ port: 0 });
     try {
-      const result = await runCli(['sandbox', '--port', String(taken.port)], { env: { PETCTL_CONFIG_DIR: tempConfigDir() } });
+      const result = await runCli(['sandbox', '--port', String(taken.port)], { env: { PETCTL_CONFIG_DIR: privateDir() } });
       expect(result.code).toBe(1);
       expect(result.stdout).toBe('');
       expect(result.stderr).toBe(
@@ -252,7 +252,7 @@ describe('petctl sandbox cannot start', () => {
   });
 
   it('a damaged --data file exits 1 naming the file, and leaves it untouched', async () => {
-    const dir = tempConfigDir();
+    const dir = privateDir();
     const data = path.join(dir, 'pets.json');
     fs.writeFileSync(data, '{"pets": [');
     const result = await runCli(['sandbox', '--port', '0', '--data', data], { env: { PETCTL_CONFIG_DIR: dir } });

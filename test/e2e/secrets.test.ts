@@ -2,7 +2,7 @@ import { spawn, spawnSync } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
 import { type TestContext, describe, expect, it } from 'vitest';
-import { BIN, type CliResult, NODE, cleanEnv, newApiKey, runCli, tempConfigDir } from '../helpers/cli';
+import { BIN, type CliResult, NODE, cleanEnv, newApiKey, runCli, tempDir } from '../helpers/cli';
 import { type Reply, json, startScriptedServer } from '../helpers/scripted-server';
 
 /**
@@ -124,7 +124,7 @@ const MODES = [[], ['-o', 'json'], ['-o', 'ndjson'], ['-o', 'csv']];
 
 /** A config dir holding profile `prod` (active) with `key`, written as petctl writes it. */
 function configWithKey(t: Pick<TestContext, 'onTestFinished'>, baseUrl: string, key: string): string {
-  const dir = tempConfigDir();
+  const dir = tempDir();
   t.onTestFinished(() => fs.rmSync(dir, { recursive: true, force: true }));
   fs.writeFileSync(path.join(dir, 'config.json'), JSON.stringify({ activeProfile: 'prod', profiles: { prod: { baseUrl, apiKey: key } } }), { mode: 0o600 });
   return dir;
@@ -193,7 +193,7 @@ const hasScript = spawnSync('script', ['-q', '-e', '-c', 'true', '/dev/null'], {
 
 describe.skipIf(!hasScript)('auth login on a real terminal (a pty through util-linux script)', () => {
   it('prompts, echoes nothing of the key, and stores it', { timeout: 30_000 }, async () => {
-    const dir = tempConfigDir();
+    const dir = tempDir();
     const key = newApiKey();
     // --no-verify: the key is random, and the sandbox (this profile's service) would refuse it.
     const command = `${JSON.stringify(NODE)} ${JSON.stringify(BIN)} auth login --no-verify`;
@@ -223,7 +223,7 @@ describe.skipIf(!hasScript)('auth login on a real terminal (a pty through util-l
 
 describe.concurrent('files open to others are tightened, with a warning', () => {
   it('config.json 0644, state.json 0666 and the directory 0755 → 0600/0700, one warning each, then none', async () => {
-    const dir = tempConfigDir();
+    const dir = tempDir();
     const key = newApiKey();
     const config = path.join(dir, 'config.json');
     const state = path.join(dir, 'state.json');
@@ -251,7 +251,7 @@ describe.concurrent('files open to others are tightened, with a warning', () => 
   });
 
   it('a command that fails still tightens first; -o json keeps its one JSON error line last', async () => {
-    const dir = tempConfigDir();
+    const dir = tempDir();
     const config = path.join(dir, 'config.json');
     fs.writeFileSync(config, JSON.stringify({ profiles: {} }), { mode: 0o640 });
     fs.chmodSync(config, 0o640);
@@ -278,7 +278,7 @@ describe.concurrent('a base URL holding credentials is refused (exit 2), and its
   ];
 
   it.for(ways.flatMap((way) => [{ ...way, json: false }, { ...way, json: true }]))('$how (json $json)', async ({ args, env, json: asJson }) => {
-    const dir = tempConfigDir();
+    const dir = tempDir();
     const key = newApiKey();
 
     const result = await runCli([...(asJson ? ['-o', 'json'] : []), '-v', ...args], {

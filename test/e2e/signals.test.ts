@@ -1,7 +1,7 @@
 import { spawn } from 'node:child_process';
 import fs from 'node:fs';
 import { type TestContext, describe, expect, it } from 'vitest';
-import { BIN, NODE, cleanEnv, newApiKey, tempConfigDir } from '../helpers/cli';
+import { BIN, NODE, cleanEnv, newApiKey, tempDir } from '../helpers/cli';
 import { type RecordedRequest, startScriptedServer } from '../helpers/scripted-server';
 
 /**
@@ -27,7 +27,7 @@ function runBash(
   ready: (stdout: string, pid: number) => void,
   env: Record<string, string> = {},
 ): Promise<Ended> {
-  const configDir = tempConfigDir();
+  const configDir = tempDir();
   const child = spawn('bash', ['-c', `petctl() { "$TEST_NODE" "$TEST_BIN" "$@"; }\n${script}`], {
     env: cleanEnv({ PETCTL_CONFIG_DIR: configDir, TEST_NODE: NODE, TEST_BIN: BIN, ...env }),
     cwd: env.TEST_CWD,
@@ -83,7 +83,7 @@ describe.concurrent('an interrupted petctl ends by its signal', () => {
       setTimeout(() => res.writeHead(201, { 'content-type': 'application/json' }).end(`{"id":${id++},${request.body.slice(1)}`), 300);
     };
     const server = await startScriptedServer(slow);
-    const dir = tempConfigDir();
+    const dir = tempDir();
     t.onTestFinished(async () => {
       await server.close();
       fs.rmSync(dir, { recursive: true, force: true });

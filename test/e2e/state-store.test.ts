@@ -3,7 +3,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { type TestContext, afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type RunningSandbox, startSandbox } from '../../src/sandbox/server';
-import { BIN, type CliResult, NODE, cleanEnv, newApiKey, runCli, tempConfigDir } from '../helpers/cli';
+import { BIN, type CliResult, NODE, cleanEnv, newApiKey, runCli, tempDir } from '../helpers/cli';
 import { type RedisServer, freePort, noRedisServer, startRedisServer } from '../helpers/redis-server';
 import { type ScriptedServer, json, startScriptedServer } from '../helpers/scripted-server';
 import { FREE, call } from '../sandbox/helpers';
@@ -27,7 +27,7 @@ afterAll(() => {
 
 /** A machine with a profile "shelters" on `baseUrl` whose state lives at `stateUrl`, using `key`. */
 async function machine(baseUrl: string, stateUrl: string, key: string, secrets: string[] = []): Promise<Machine> {
-  const configDir = tempConfigDir();
+  const configDir = tempDir();
   dirs.push(configDir);
   const env = { PETCTL_CONFIG_DIR: configDir, PETCTL_API_KEY: key };
   const run = (args: string[], extra: Record<string, string> = {}) =>
@@ -52,7 +52,7 @@ describe('start-up without a state URL', () => {
   // The bundle holds ioredis behind import(); evaluating it requires node:tls and node:dns, which a
   // plain `pets list` against http://127.0.0.1 never loads. A preload records every require().
   it('`pets list` does not evaluate the Redis client; with PETCTL_STATE_URL it does', async () => {
-    const dir = tempConfigDir();
+    const dir = tempDir();
     dirs.push(dir);
     const preload = path.join(dir, 'preload.cjs');
     fs.writeFileSync(

@@ -1,12 +1,8 @@
 import { spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import fs from 'node:fs';
-import path from 'node:path';
-import { PassThrough } from 'node:stream';
 import { fileURLToPath } from 'node:url';
 import { type TestContext, expect } from 'vitest';
-import { type Context, createContext } from '../../src/context';
-import type { GlobalOptions } from '../../src/globals';
 import { type RecordedRequest, type Reply, type ScriptedServer, type ScriptedServerOptions, startScriptedServer } from './scripted-server';
 import { tempDir } from './temp-dir';
 
@@ -56,12 +52,6 @@ export function assertNoSecrets(result: Pick<CliResult, 'stdout' | 'stderr'>, se
   }
 }
 
-
-/** A fresh, private config dir per test, so tests never share profiles or rate-limit state. */
-export function tempConfigDir(): string {
-  return tempDir();
-}
-
 /** The env petctl sees: nothing from the developer's own shell that could change behaviour. */
 export function cleanEnv(extra: Record<string, string | undefined> = {}): NodeJS.ProcessEnv {
   const env: NodeJS.ProcessEnv = { PATH: process.env.PATH, HOME: process.env.HOME, TERM: 'xterm-256color' };
@@ -70,13 +60,22 @@ export function cleanEnv(extra: Record<string, string | undefined> = {}): NodeJS
 }
 
 export function runCli(args: string[], options: CliOptions = {}): Promise<CliResult> {
+  return spawnCli(NODE, [BIN, ...args], { timeoutMs: 25_000, ...options });
+}
+
+/** Runs a command line as a person pastes it into bash, `petctl` being the built binary. */
+export function inBash(command: string, env: Record<string, string>): Promise<CliResult> {
+  return spawnCli('bash', ['-c', `petctl() { "$TEST_NODE" "$TEST_BIN" "$@"; }\n${command}`], { env: { ...env, TEST_NODE: NODE, TEST_BIN: BIN } });
+}
+
+function spawnCli(file: string, args: string[], options: CliOptions): Promise<CliResult> {
   return new Promise((resolve, reject) => {
-    const child = spawn(NODE, [BIN, ...args], { env: cleanEnv(options.env), cwd: options.cwd, stdio: ['pipe', 'pipe', 'pipe'] });
+    const child = spawn(file, args, { env: cleanEnv(options.env), cwd: options.cwd, stdio: ['pipe', 'pipe', 'pipe'] });
     let stdout = '';
     let stderr = '';
     child.stdout.setEncoding('utf8').on('data', (chunk: string) => (stdout += chunk));
     child.stderr.setEncoding('utf8').on('data', (chunk: string) => (stderr += chunk));
-    const timer = setTimeout(() => child.kill('SIGKILL'), options.timeoutMs ?? 25_000);
+    const timer = options.timeoutMs === undefined ? undefined : setTimeout(() => child.kill('SIGKILL'), options.timeoutMs);
     child.on('error', reject);
     child.on('close', (code, signal) => {
       clearTimeout(timer);
@@ -135,7 +134,7 @@ export interface E2eSetup {
 export async function setupE2e(t: Pick<TestContext, 'onTestFinished'>, fallback?: Reply, serverOptions?: ScriptedServerOptions): Promise<E2eSetup> {
   const server = await startScriptedServer(fallback, serverOptions);
   const key = newApiKey();
-  const configDir = tempConfigDir();
+  const configDir = tempDir();
   t.onTestFinished(async () => {
     await server.close();
     fs.rmSync(configDir, { recursive: true, force: true });
@@ -163,119 +162,6 @@ export function jsonError(result: CliResult): Record<string, unknown> {
   const lines = result.stderr.split('\n').filter((line) => line !== '');
   expect(lines).toHaveLength(1);
   return JSON.parse(lines[0]!) as Record<string, unknown>;
-}
-
-// ---- In-process seam: run() functions with a fake Context (STYLE.md seam 2) ----
-
-/** An output stream that keeps what was written; `isTTY`/`columns` make it look like a terminal. */
-export interface RecordingStream {
-  write(chunk: string): boolean;
-  /** Everything written so far. */
-  text(): string;
-  /** Each write separately (e.g. the frames of a countdown). */
-  writes: string[];
-  isTTY?: boolean;
-  columns?: number;
-}
-
-export function recordingStream(options: { isTTY?: boolean; columns?: number } = {}): RecordingStream {
-  const writes: string[] = [];
-  return {
-    writes,
-    write(chunk: string) {
-      writes.push(chunk);
-      return true;
-    },
-    text: () => writes.join(''),
-    ...(options.isTTY === undefined ? {} : { isTTY: options.isTTY }),
-    ...(options.columns === undefined ? {} : { columns: options.columns }),
-  };
-}
-
-/** A stdin: a finished pipe holding `input`, or (`tty: true`) a terminal the test types into with `type()`. */
-export interface FakeStdin extends NodeJS.ReadableStream {
-  isTTY?: boolean;
-  setRawMode?(mode: boolean): unknown;
-  /** The raw-mode calls made, in order (a terminal only). */
-  rawModes: boolean[];
-  /** Types characters into a terminal stdin. */
-  type(text: string): void;
-  /** Ends a terminal stdin (EOF), after `text` if given. */
-  end(text?: string): unknown;
-}
-
-export function fakeStdin(options: { input?: string; tty?: boolean } = {}): FakeStdin {
-  const stream = new PassThrough() as unknown as FakeStdin & PassThrough;
-  stream.rawModes = [];
-  stream.type = (text) => {
-    stream.write(text);
-  };
-  if (options.tty) {
-    stream.isTTY = true;
-    stream.setRawMode = (mode: boolean) => {
-      stream.rawModes.push(mode);
-      return stream;
-    };
-  } else {
-    stream.end(options.input ?? '');
-  }
-  return stream;
-}
-
-export interface FakeIoOptions {
-  /** stdout is a terminal of this many columns (absent: piped). */
-  stdoutColumns?: number;
-  stdoutTTY?: boolean;
-  stderrTTY?: boolean;
-  stdin?: FakeStdin;
-}
-
-export interface FakeIo {
-  stdout: RecordingStream;
-  stderr: RecordingStream;
-  stdin: FakeStdin;
-}
-
-export function fakeIo(options: FakeIoOptions = {}): FakeIo {
-  const stdoutTTY = options.stdoutTTY ?? options.stdoutColumns !== undefined;
-  return {
-    stdout: recordingStream(stdoutTTY ? { isTTY: true, ...(options.stdoutColumns === undefined ? {} : { columns: options.stdoutColumns }) } : {}),
-    stderr: recordingStream(options.stderrTTY ? { isTTY: true, columns: 80 } : {}),
-    stdin: options.stdin ?? fakeStdin(),
-  };
-}
-
-/** The global options as commander gives them with no flags (see commands/root.ts), with `overrides`. */
-export function globalsWith(overrides: Partial<GlobalOptions> = {}): GlobalOptions {
-  return { output: 'table', timeoutMs: 30_000, retries: 4, maxWaitMs: 60_000, verbose: false, quiet: false, color: true, ...overrides };
-}
-
-export interface FakeContextOptions extends FakeIoOptions {
-  globals?: Partial<GlobalOptions>;
-  /** The whole environment the command sees (nothing from the test runner's own). */
-  env?: Record<string, string | undefined>;
-  signal?: AbortSignal;
-  now?: () => number;
-  monotonic?: () => number;
-}
-
-/**
- * A real Context (src/context.ts) over fake streams and a given env. Its
- * cleanup (sockets, the in-process sandbox) runs when the test finishes.
- */
-export function fakeContext(t: Pick<TestContext, 'onTestFinished'>, options: FakeContextOptions = {}): { ctx: Context; io: FakeIo } {
-  const io = fakeIo(options);
-  const env: NodeJS.ProcessEnv = {};
-  for (const [name, value] of Object.entries(options.env ?? {})) if (value !== undefined) env[name] = value;
-  const ctx = createContext(globalsWith(options.globals), {
-    io,
-    env,
-    signal: options.signal ?? new AbortController().signal,
-    ...(options.now ? { now: options.now } : {}),
-    ...(options.monotonic ? { monotonic: options.monotonic } : {}),
-  });
-  t.onTestFinished(() => ctx.cleanup());
-  return { ctx, io };
 }
 
 /**

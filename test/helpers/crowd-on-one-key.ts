@@ -1,6 +1,6 @@
 import fs from 'node:fs';
 import { expect } from 'vitest';
-import { BIN, NODE, assertNoSecrets, cleanEnv, newApiKey, tempConfigDir } from './cli';
+import { BIN, NODE, assertNoSecrets, cleanEnv, newApiKey, tempDir } from './cli';
 import { type CrowdRun, describeCrowd, jsonStop, runCrowd } from './crowd';
 import { type LimitedService, type LimitedServiceOptions, PET, startLimitedService, windowEndIn } from './limited-service';
 
@@ -25,7 +25,7 @@ export interface Crowd {
 
 export async function crowdOnOneKey(folders: number, stateUrl?: string, shape: { processes?: number; refusal?: LimitedServiceOptions['refusal'] } = {}): Promise<Crowd> {
   const service = await startLimitedService({ windowEndsAt: windowEndIn(REOPEN_MS), refusal: shape.refusal });
-  const configDirs = Array.from({ length: folders }, () => tempConfigDir());
+  const configDirs = Array.from({ length: folders }, () => tempDir());
   const key = newApiKey();
   try {
     const run = await runCrowd({

@@ -1,13 +1,13 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import type { TestContext } from 'vitest';
-import { runCli, tempConfigDir } from './cli';
+import { runCli, tempDir } from './cli';
 import { storedPets } from './sandbox-data';
 import { startSandbox } from '../../src/sandbox/server';
 
 /** A sandbox with a data file, a config dir, and petctl bound to both (the Enterprise key: no waiting). */
 export async function shelter(t: Pick<TestContext, 'onTestFinished'>) {
-  const dir = tempConfigDir();
+  const dir = tempDir();
   const dataFile = path.join(dir, 'sandbox-data.json');
   const sandbox = await startSandbox({ port: 0, dataFile });
   const seeded = storedPets(dataFile).length;

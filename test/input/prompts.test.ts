@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { completePetFields } from '../../src/input/prompts';
-import { fakeContext, fakeStdin } from '../helpers/cli';
+import { fakeContext, fakeStdin } from '../helpers/terminal';
 
 /** When petctl may prompt; the typing itself is tested through a real terminal in test/e2e/prompts.test.ts. */
 

@@ -1,7 +1,7 @@
 import { beforeAll, describe, expect, test } from 'vitest';
 import { OUTPUT_FORMATS } from '../../src/output/format';
 import { loadTable, renderOptions, renderRecord, renderRecords, type RecordColumn } from '../../src/output/records';
-import { type TestTerminalOptions, createTestTerminal } from '../helpers/terminal';
+import { createTestTerminal } from '../helpers/terminal';
 
 // A terminal's table is drawn by a renderer loaded on demand (records.ts).
 beforeAll(loadTable);
@@ -81,11 +81,11 @@ describe('output formats', () => {
 });
 
 describe('renderOptions', () => {
-  test.each<[string, TestTerminalOptions, object]>([
-    ['a TTY: table, its width, colour from the environment', { stdoutTTY: true, width: 120, env: { TERM: 'xterm-256color' } }, { tty: true, level: 2, width: 120 }],
-    ['a pipe: no colour and no width, even with FORCE_COLOR', { width: 80, env: { FORCE_COLOR: '3' } }, { tty: false, level: 0 }],
-    ['--no-color on a TTY', { stdoutTTY: true, width: 80, env: { TERM: 'xterm' }, color: false }, { tty: true, level: 0, width: 80 }],
-    ['a TTY that reports no width: no truncation', { stdoutTTY: true, width: 0, env: { NO_COLOR: '1' } }, { tty: true, level: 0 }],
+  test.each<[string, Parameters<typeof createTestTerminal>[0], object]>([
+    ['a TTY: table, its width, colour from the environment', { stdoutTTY: true, stdoutColumns: 120, env: { TERM: 'xterm-256color' } }, { tty: true, level: 2, width: 120 }],
+    ['a pipe: no colour and no width, even with FORCE_COLOR', { stdoutTTY: false, stdoutColumns: 80, env: { FORCE_COLOR: '3' } }, { tty: false, level: 0 }],
+    ['--no-color on a TTY', { stdoutTTY: true, stdoutColumns: 80, env: { TERM: 'xterm' }, color: false }, { tty: true, level: 0, width: 80 }],
+    ['a TTY that reports no width: no truncation', { stdoutTTY: true, stdoutColumns: 0, env: { NO_COLOR: '1' } }, { tty: true, level: 0 }],
   ])('%s', (_title, terminal, expected) => {
     expect(renderOptions({ terminal: createTestTerminal(terminal).terminal })).toEqual(expected);
   });

@@ -2,7 +2,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { main } from '../../src/main';
-import { fakeContext, fakeIo } from '../helpers/cli';
+import { fakeContext, fakeIo } from '../helpers/terminal';
 
 /**
  * Every line on stderr, on a terminal or not, shows outside text's control

@@ -1,5 +1,5 @@
 import { main } from '../../src/main';
-import { type FakeIoOptions, fakeIo } from '../helpers/cli';
+import { type FakeIoOptions, fakeIo } from '../helpers/terminal';
 
 /**
  * Runs per property, fixed so CI time is predictable; docs/reliability.md

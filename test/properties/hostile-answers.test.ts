@@ -11,7 +11,7 @@ import {
 } from '../../src/api/limits/headers';
 import { Pet } from '../../src/schemas/pet';
 import { parseJson } from '../../src/schemas/json';
-import { tempConfigDir } from '../helpers/cli';
+import { tempDir } from '../helpers/cli';
 import { type ScriptedServer, startScriptedServer } from '../helpers/scripted-server';
 import { RUNS, runMain } from './helpers';
 
@@ -78,7 +78,7 @@ describe('any answer gives a typed error or a valid result', () => {
             res.end(status === 204 || status === 304 ? undefined : body);
           });
           // A fresh directory per run: a 429 here must not block the next run's request.
-          const configDir = tempConfigDir();
+          const configDir = tempDir();
 
           const result = await runMain(
             ['--base-url', server.baseUrl, '--retries', '0', '--max-wait', '0', '--quiet', ...(asJson ? ['-o', 'json'] : []), ...command],

@@ -5,7 +5,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { parseInt64Value } from '../../src/commands/parsers';
 import { renderPets } from '../../src/output/pets';
 import { INT64_MAX, INT64_MIN, PET_STATUSES, type Pet } from '../../src/schemas/pet';
-import { tempConfigDir } from '../helpers/cli';
+import { tempDir } from '../helpers/cli';
 import { type ScriptedServer, startScriptedServer } from '../helpers/scripted-server';
 import { RUNS, runMain } from './helpers';
 
@@ -60,7 +60,7 @@ let env: Record<string, string>;
 
 beforeAll(async () => {
   server = await startScriptedServer();
-  configDir = tempConfigDir();
+  configDir = tempDir();
   env = { PETCTL_CONFIG_DIR: configDir, PETCTL_API_KEY: 'pk_property_test_key_0123456789' };
 });
 

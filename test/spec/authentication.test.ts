@@ -1,6 +1,6 @@
 import fs from 'node:fs';
 import { describe, expect, it } from 'vitest';
-import { ENTERPRISE, FREE, PET, call, errorBody, expectCleanError, expectPetctlHeaders, json, runCli, sandboxFor, setupE2e, tempConfigDir } from './sides';
+import { ENTERPRISE, FREE, PET, call, errorBody, expectCleanError, expectPetctlHeaders, json, runCli, sandboxFor, setupE2e, tempDir } from './sides';
 
 /** Authentication: the bearer key, on the client and on the sandbox. */
 
@@ -40,7 +40,7 @@ describe.concurrent('Authentication › "The scheme applies to every operation o
 describe.concurrent('Authentication › "When the key is missing or invalid, the response is 401 with an Error body"', () => {
   it('the client with no key for its profile says so (exit 4) and sends nothing', async (t) => {
     const { server } = await setupE2e(t, json(200, [PET]));
-    const configDir = tempConfigDir();
+    const configDir = tempDir();
     t.onTestFinished(() => fs.rmSync(configDir, { recursive: true, force: true }));
     const env = { PETCTL_CONFIG_DIR: configDir };
     expect((await runCli(['profile', 'add', 'prod', '--base-url', server.baseUrl], { env })).code).toBe(0);

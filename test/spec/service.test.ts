@@ -1,6 +1,6 @@
 import fs from 'node:fs';
 import { describe, expect, it } from 'vitest';
-import { runCli, tempConfigDir } from '../helpers/cli';
+import { runCli, tempDir } from '../helpers/cli';
 import { startScriptedServer } from '../helpers/scripted-server';
 import { ENTERPRISE, PET, call, expectCleanError, json, postJson, sandboxFor, setupE2e } from './sides';
 
@@ -41,7 +41,7 @@ describe.concurrent('Service › "Requests and responses carry JSON (application
 describe.concurrent('Service › "Both addresses end in the version segment /v1, and all paths below are relative to them"', () => {
   it('the client puts each path after the base address, whatever comes before /v1', async (t) => {
     const server = await startScriptedServer(json(200, [PET]));
-    const configDir = tempConfigDir();
+    const configDir = tempDir();
     t.onTestFinished(async () => {
       await server.close();
       fs.rmSync(configDir, { recursive: true, force: true });

@@ -9,7 +9,7 @@ import { startSandbox, type RunningSandbox, type SandboxOptions } from '../../sr
  */
 
 export { call, postJson, rawExchange, FREE, PRO, BUSINESS, ENTERPRISE, fakeClock, type Reply as SandboxReply } from '../sandbox/helpers';
-export { setupE2e, expectCleanError, expectPetctlHeaders, jsonError, runCli, tempConfigDir, WAIT } from '../helpers/cli';
+export { setupE2e, expectCleanError, expectPetctlHeaders, jsonError, runCli, tempDir, WAIT } from '../helpers/cli';
 export { json, type RecordedRequest } from '../helpers/scripted-server';
 
 /** A sandbox on 127.0.0.1 port 0 for one test, closed when the test finishes. */

@@ -1,6 +1,6 @@
 import fs from 'node:fs';
 import { describe, expect, it } from 'vitest';
-import { runCli, tempConfigDir } from '../helpers/cli';
+import { runCli, tempDir } from '../helpers/cli';
 import { ENTERPRISE, PET, call, json, sandboxFor, setupE2e } from './sides';
 
 /** Versioning: the /v1 segment, and deprecation marked on the operation. */
@@ -9,7 +9,7 @@ describe.concurrent('Versioning › "The interface version is 1.0.0 and the vers
   it('the client keeps the /v1 of a base address stored in a profile on every request', async (t) => {
     const { server } = await setupE2e(t);
     server.reply(json(200, [PET]), json(200, PET));
-    const configDir = tempConfigDir();
+    const configDir = tempDir();
     t.onTestFinished(() => fs.rmSync(configDir, { recursive: true, force: true }));
     const env = { PETCTL_CONFIG_DIR: configDir, PETCTL_API_KEY: 'sandbox-free' };
     expect((await runCli(['profile', 'add', 'staging', '--base-url', server.baseUrl], { env })).code).toBe(0);
@@ -42,7 +42,7 @@ describe.concurrent('Versioning › "Deprecation is marked on the operation itse
 
 describe.concurrent('Versioning › "GET /pets/{petId} is deprecated with a stated removal date of 5 December 2030"', () => {
   it('the client\'s help says so where the command is listed and on its own page', async () => {
-    const configDir = tempConfigDir();
+    const configDir = tempDir();
     try {
       const env = { PETCTL_CONFIG_DIR: configDir };
       expect((await runCli(['pets', '--help'], { env })).stdout.replace(/\s+/g, ' ')).toMatch(/get (\[options\] )?<petId> .*deprecated, removed on 2030-12-05/);
