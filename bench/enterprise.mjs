@@ -6,7 +6,7 @@
 //  1. `pets add --file` of 20,000 rows against the sandbox in memory (started in this process, the
 //     code of `petctl sandbox`): the achieved rate over the plan's (goal >= 0.95), and peak RSS
 //     (goal < 80 MB).
-//  2. 6,000 rows against a service that answers each request 50 ms late (test/helpers/far-service.ts,
+//  2. 6,000 rows against a service that answers each request 50 ms late (test/helpers/limited-service.ts,
 //     the one test/e2e/enterprise-scale.test.ts runs): goal >= 0.9 of the plan's rate.
 //  3. `pets list --all` and `api --paginate` over 50,000 animals, 100 a page, from that service. Each
 //     page's link comes with the page before, so the floor is one round trip a page (500 x 50 ms):
@@ -38,8 +38,8 @@ const progress = (text) => process.stderr.write(`bench/enterprise: ${text}\n`);
 export async function run({ quick = false } = {}) {
   const sizes = quick ? { sandbox: 2000, far: 600, listed: 5000 } : { sandbox: 20_000, far: 6000, listed: 50_000 };
   const work = fs.mkdtempSync(path.join(os.tmpdir(), 'petctl-bench-enterprise-'));
-  const { startFarService, startSandbox } = await compileModules(work, 'enterprise-helpers', [
-    "export { startFarService } from './test/helpers/far-service';",
+  const { startLimitedService, startSandbox } = await compileModules(work, 'enterprise-helpers', [
+    "export { startLimitedService } from './test/helpers/limited-service';",
     "export { startSandbox } from './src/sandbox/server';",
   ]);
   const goal = (text) => (quick ? `${text} (full run only)` : text);
@@ -75,7 +75,7 @@ export async function run({ quick = false } = {}) {
 
     // 2. A service 50 ms away.
     progress(`${sizes.far} rows into a service ${LATENCY_MS} ms away`);
-    const far = await startFarService({ latencyMs: LATENCY_MS, perMinute: PER_MINUTE });
+    const far = await startLimitedService({ latencyMs: LATENCY_MS, limit: PER_MINUTE, listed: 0 });
     let farRun;
     try {
       farRun = await petctl(work, far.baseUrl, 'pk_bench_enterprise', ['pets', 'add', '--file', rowsFile(work, sizes.far), '-q']);
@@ -99,7 +99,7 @@ export async function run({ quick = false } = {}) {
       ['api --paginate', ['api', `/pets?limit=${PAGE}`, '--paginate', '-o', 'json']],
     ]) {
       progress(`${name} over ${sizes.listed} animals, ${LATENCY_MS} ms away`);
-      const service = await startFarService({ latencyMs: LATENCY_MS, perMinute: PER_MINUTE, listed: sizes.listed });
+      const service = await startLimitedService({ latencyMs: LATENCY_MS, limit: PER_MINUTE, listed: sizes.listed });
       let listing;
       try {
         listing = await petctl(work, service.baseUrl, 'pk_bench_enterprise', args);
@@ -123,7 +123,7 @@ export async function run({ quick = false } = {}) {
     }
     // For scale: the same walk with no gate, checks, output or process start-up of petctl's.
     progress(`a bare undici client over the same ${sizes.listed} animals`);
-    const service = await startFarService({ latencyMs: LATENCY_MS, perMinute: PER_MINUTE, listed: sizes.listed });
+    const service = await startLimitedService({ latencyMs: LATENCY_MS, limit: PER_MINUTE, listed: sizes.listed });
     let bare;
     try {
       bare = await bareWalk(`${service.baseUrl}/pets?limit=${PAGE}`);

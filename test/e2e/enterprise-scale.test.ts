@@ -2,7 +2,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it, type TestContext } from 'vitest';
 import { cliSession, newApiKey, tempDir } from '../helpers/cli';
-import { startFarService, type FarService } from '../helpers/far-service';
+import { type LimitedService, startLimitedService } from '../helpers/limited-service';
 
 /**
  * Issue 30's service 50 ms away with an Enterprise window: an import and both listings, every row once,
@@ -14,7 +14,7 @@ const LISTED = 2000;
 const PAGE = 100;
 
 async function farSetup(t: TestContext, listed: number) {
-  const service = await startFarService({ latencyMs: 50, listed });
+  const service = await startLimitedService({ limit: 60_000, latencyMs: 50, listed });
   const configDir = tempDir();
   const key = newApiKey();
   t.onTestFinished(async () => {
@@ -30,7 +30,7 @@ function pagesInOrder(listed: number): string[] {
   return Array.from({ length: Math.ceil(listed / PAGE) }, (_, page) => (page === 0 ? '' : String(page * PAGE)));
 }
 
-function expectNoRefusal(service: FarService): void {
+function expectNoRefusal(service: LimitedService): void {
   expect(service.counts.refused).toBe(0);
   expect(service.counts.bans).toBe(0);
 }

@@ -2,21 +2,16 @@ import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 
 /**
- * A rate-limited Pet Adoption Service for crowd tests: one key, fixed windows
- * at the real length (60 s), the Free plan's 60 requests each. Past the limit
- * it answers 429 `rate_limited` with Retry-After; after `banAfter` refused
- * requests in one window it bans the key, and every request until the ban
- * ends gets 429 `key_banned`, as a real service may (the specification's
- * Limits, point 4). It counts on its own side what a crowd of petctl
- * processes did to it.
- *
- * It may start with its current window used up and ending at `windowEndsAt`,
- * so a crowd meets the reopen at a real minute's boundary. Plain Node (no
- * vitest): bench/crowd.mjs bundles it too.
+ * A rate-limited Pet Adoption Service under one key: fixed windows at the real length, X-RateLimit-* on every
+ * answer; past the limit 429 `rate_limited` with Retry-After, and after `banAfter` refused requests in one window
+ * a ban, every request until it ends 429 `key_banned` (the specification's Limits, point 4). It answers
+ * GET /v1/pets (one animal, or pages of `listed` with Link rel="next" as the sandbox pages) and POST /v1/pets
+ * (201 + the Pet, Location), each `latencyMs` after the request arrived, and counts on its own side what the
+ * petctl processes did. Plain Node (no vitest): bench/crowd.mjs and bench/enterprise.mjs bundle it too.
  */
 
 export interface LimitedServiceOptions {
-  /** Requests per window (Free: 60). */
+  /** Requests per window (default 60, the Free plan's). */
   limit?: number;
   windowMs?: number;
   /** Refused requests in one window that get the key banned. */
@@ -30,6 +25,10 @@ export interface LimitedServiceOptions {
    * window's end (the headers disagree). `no-time`: neither Retry-After nor any X-RateLimit-*.
    */
   refusal?: 'agreeing' | 'short-retry-after' | 'no-time';
+  /** How long each answer waits, as from a service one round trip of that length away (default 0). */
+  latencyMs?: number;
+  /** GET /v1/pets pages animals 1..listed (`limit`, `after`); absent, it lists PET alone. Created ones get the ids after. */
+  listed?: number;
 }
 
 export interface ServiceCounts {
@@ -46,6 +45,12 @@ export interface ServiceCounts {
   okPerWindow: Map<number, number>;
   /** When each 2xx was answered (ms since the epoch). */
   okTimes: number[];
+  /** How many times each name was created. */
+  created: Map<string, number>;
+  /** The `after` of each page read, in the order read ('' for the first page). */
+  pages: string[];
+  /** The most requests open at once: arrived and not yet answered. */
+  maxInFlight: number;
 }
 
 export interface LimitedService {
@@ -56,19 +61,28 @@ export interface LimitedService {
   close(): Promise<void>;
 }
 
-/** The one animal GET /v1/pets lists. */
+/** The one animal GET /v1/pets lists without `listed`. */
 export const PET = { id: 1, name: 'Rex', categoryId: 1, status: 'available' };
+
+interface Answer {
+  status: number;
+  headers: Record<string, string>;
+  body: string;
+}
 
 export async function startLimitedService(options: LimitedServiceOptions = {}): Promise<LimitedService> {
   const limit = options.limit ?? 60;
   const windowMs = options.windowMs ?? 60_000;
   const banAfter = options.banAfter ?? 10;
   const banMs = options.banMs ?? 10 * 60_000;
-  const counts: ServiceCounts = { requests: 0, ok: 0, refused: 0, bannedAnswers: 0, bans: 0, okPerWindow: new Map(), okTimes: [] };
+  const listed = options.listed;
+  const counts: ServiceCounts = { requests: 0, ok: 0, refused: 0, bannedAnswers: 0, bans: 0, okPerWindow: new Map(), okTimes: [], created: new Map(), pages: [], maxInFlight: 0 };
   let windowEnd = options.windowEndsAt;
   let used = windowEnd === undefined ? 0 : limit;
   let refusedInWindow = 0;
   let bannedUntil = 0;
+  let inFlight = 0;
+  let nextId = (listed ?? 0) + 1;
 
   /** The window `now` falls in: fixed windows, each `windowMs` after the last. */
   const roll = (now: number): number => {
@@ -81,52 +95,81 @@ export async function startLimitedService(options: LimitedServiceOptions = {}): 
     return windowEnd;
   };
 
-  const refuse = (res: http.ServerResponse, headers: Record<string, string>, until: number, now: number, code: string) => {
+  const refuse = (headers: Record<string, string>, until: number, now: number, code: string): Answer => {
     counts.refused += 1;
     const retryAfter = String(Math.max(1, Math.ceil((until - now) / 1000)));
     const message = code === 'key_banned' ? 'This API key is banned for sending past its rate limit' : 'Too many requests';
-    const worded =
+    const worded: Record<string, string> =
       options.refusal === 'no-time'
         ? { 'content-type': 'application/json' }
         : { ...headers, 'retry-after': options.refusal === 'short-retry-after' && code !== 'key_banned' ? '1' : retryAfter };
-    res.writeHead(429, worded).end(JSON.stringify({ code, message, status: 429 }));
+    return { status: 429, headers: worded, body: JSON.stringify({ code, message, status: 429 }) };
+  };
+
+  const pets = (method: string, url: URL, body: string, headers: Record<string, string>): Answer => {
+    if (method === 'POST') {
+      const pet = JSON.parse(body) as { name: string; categoryId: number; status?: string };
+      counts.created.set(pet.name, (counts.created.get(pet.name) ?? 0) + 1);
+      const id = nextId++;
+      return { status: 201, headers: { ...headers, location: `/v1/pets/${id}` }, body: JSON.stringify({ id, ...pet }) };
+    }
+    if (listed === undefined) return { status: 200, headers, body: JSON.stringify([PET]) };
+    const pageSize = Number(url.searchParams.get('limit') ?? 20);
+    const after = Number(url.searchParams.get('after') ?? 0);
+    counts.pages.push(url.searchParams.get('after') ?? '');
+    const last = Math.min(listed, after + pageSize);
+    const items: string[] = [];
+    for (let id = after + 1; id <= last; id += 1) items.push(`{"id":${id},"name":"Pet ${id}","categoryId":${(id % 7) + 1},"status":"available"}`);
+    if (last < listed) headers.link = `</v1/pets?limit=${pageSize}&after=${last}>; rel="next"`;
+    return { status: 200, headers, body: `[${items.join(',')}]` };
+  };
+
+  const answer = (now: number, method: string, url: URL, body: string): Answer => {
+    counts.requests += 1;
+    const end = roll(now);
+    // Node adds the Date header itself (res.sendDate).
+    const headers: Record<string, string> = {
+      'content-type': 'application/json',
+      'x-ratelimit-limit': String(limit),
+      'x-ratelimit-remaining': String(Math.max(0, limit - used)),
+      'x-ratelimit-reset': String(Math.ceil(end / 1000)),
+    };
+    if (now < bannedUntil) {
+      counts.bannedAnswers += 1;
+      return refuse(headers, bannedUntil, now, 'key_banned');
+    }
+    if (used >= limit) {
+      refusedInWindow += 1;
+      if (refusedInWindow >= banAfter) {
+        counts.bans += 1;
+        bannedUntil = now + banMs;
+      }
+      return refuse(headers, end, now, 'rate_limited');
+    }
+    used += 1;
+    headers['x-ratelimit-remaining'] = String(limit - used);
+    if (url.pathname !== '/v1/pets' || (method !== 'GET' && method !== 'POST')) {
+      return { status: 404, headers, body: JSON.stringify({ code: 'not_found', message: 'No such resource', status: 404 }) };
+    }
+    counts.ok += 1;
+    counts.okTimes.push(now);
+    counts.okPerWindow.set(end, (counts.okPerWindow.get(end) ?? 0) + 1);
+    return pets(method, url, body, headers);
   };
 
   const server = http.createServer((req, res) => {
-    req.resume();
+    inFlight += 1;
+    counts.maxInFlight = Math.max(counts.maxInFlight, inFlight);
+    let body = '';
+    req.setEncoding('utf8').on('data', (chunk: string) => (body += chunk));
     req.on('end', () => {
-      counts.requests += 1;
-      const now = Date.now();
-      const end = roll(now);
-      // Node adds the Date header itself (res.sendDate).
-      const headers = {
-        'content-type': 'application/json',
-        'x-ratelimit-limit': String(limit),
-        'x-ratelimit-remaining': String(Math.max(0, limit - used)),
-        'x-ratelimit-reset': String(Math.ceil(end / 1000)),
+      const reply = answer(Date.now(), req.method ?? 'GET', new URL(req.url ?? '/', 'http://service.invalid'), body);
+      const send = () => {
+        inFlight -= 1;
+        res.writeHead(reply.status, reply.headers).end(reply.body);
       };
-      if (now < bannedUntil) {
-        counts.bannedAnswers += 1;
-        return refuse(res, headers, bannedUntil, now, 'key_banned');
-      }
-      if (used >= limit) {
-        refusedInWindow += 1;
-        if (refusedInWindow >= banAfter) {
-          counts.bans += 1;
-          bannedUntil = now + banMs;
-        }
-        return refuse(res, headers, end, now, 'rate_limited');
-      }
-      used += 1;
-      headers['x-ratelimit-remaining'] = String(limit - used);
-      if (req.method !== 'GET' || new URL(req.url ?? '/', 'http://service.invalid').pathname !== '/v1/pets') {
-        res.writeHead(404, headers).end(JSON.stringify({ code: 'not_found', message: 'No such resource', status: 404 }));
-        return;
-      }
-      counts.ok += 1;
-      counts.okTimes.push(now);
-      counts.okPerWindow.set(end, (counts.okPerWindow.get(end) ?? 0) + 1);
-      res.writeHead(200, headers).end(JSON.stringify([PET]));
+      if (options.latencyMs) setTimeout(send, options.latencyMs);
+      else send();
     });
   });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
