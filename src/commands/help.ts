@@ -1,6 +1,5 @@
 import { Argument, type Command } from 'commander';
-import { findCommand } from '../completion/complete';
-import { completesWith } from '../completion/values';
+import { completesWith, findCommand } from '../completion/complete';
 import { UsageError } from '../errors';
 import { VERSION } from '../version';
 import type { HelpOutput, Invoke } from './types';

@@ -1,6 +1,6 @@
 import { Command, type CommanderError, type ErrorOptions, Option } from 'commander';
 import type { GlobalOptions } from '../globals';
-import { completesWith } from '../completion/values';
+import { completesWith } from '../completion/complete';
 import { OUTPUT_FORMATS } from '../output/format';
 import { VERSION } from '../version';
 import { registerAuth } from './auth';

@@ -1,11 +1,20 @@
 import type { Argument, Command, Option } from 'commander';
-import { dynamicValuesOf } from './values';
 
 /**
- * The completion engine: what may follow the words typed after `petctl` (the last is the word under
- * the cursor). It walks the commander program itself, read as commander reads it: a program's
- * options anywhere on the line, `--` ending the options, a group's first operand its subcommand.
+ * What may follow the words typed after `petctl` (the last is under the cursor), read from the commander program as
+ * commander reads it: options anywhere, `--` ending them, a group's first operand its subcommand. Values that only
+ * completion time knows (profile names, help's words, --concurrency's `auto`) are tagged where the option or argument
+ * is declared; choices (`.choices()`) and paths (a `<file>` or `<path>` placeholder) need no tag.
  */
+type DynamicValues = 'profiles' | 'help-topics' | 'concurrency';
+
+const tags = new WeakMap<Option | Argument, DynamicValues>();
+
+/** Marks `target` as taking `values`; returns it, to chain inside addOption/addArgument. */
+export function completesWith<T extends Option | Argument>(target: T, values: DynamicValues): T {
+  tags.set(target, values);
+  return target;
+}
 
 export type Candidate = { value: string; description: string };
 
@@ -13,15 +22,12 @@ export type Candidate = { value: string; description: string };
 export type Completion = { kind: 'words'; candidates: Candidate[] } | { kind: 'files' };
 
 export interface CompletionSources {
-  /** Profile names from the config, read now. */
   profileNames(): Promise<string[]>;
-  /** The guides `petctl help <topic>` prints. */
   guideTopics: readonly string[];
 }
 
 interface Position {
   command: Command;
-  /** Operands given to `command` so far. */
   operands: string[];
   /** The option whose value is the word under the cursor. */
   pendingOption?: Option;
@@ -101,13 +107,11 @@ export function findSubcommand(command: Command, name: string): Command | undefi
   return command.commands.find((sub) => sub.name() === name);
 }
 
-/** The command the words name below `command`; none when a word names no subcommand. */
 export function findCommand(command: Command | undefined, words: readonly string[]): Command | undefined {
   for (const word of words) command = command && findSubcommand(command, word);
   return command;
 }
 
-/** The command's visible subcommands, each with its summary. */
 function commandsOf(command: Command): Candidate[] {
   return command
     .createHelp()
@@ -138,9 +142,8 @@ async function valuesOf(option: Option, prefix: string, current: string, positio
   return offer(values.map((candidate) => ({ ...candidate, value: `${prefix}${candidate.value}` })), current);
 }
 
-/** What an option's value or an argument may be: its choices, or the values its tag names. */
 async function argumentValues(target: Argument | Option, position: Position, sources: CompletionSources): Promise<Candidate[]> {
-  const kind = dynamicValuesOf(target);
+  const kind = tags.get(target);
   if (kind === 'help-topics') return helpTopics(position, sources.guideTopics);
   const values = target.argChoices ?? (kind === 'profiles' ? await sources.profileNames() : kind === 'concurrency' ? ['auto'] : []);
   return values.map((value) => ({ value, description: '' }));

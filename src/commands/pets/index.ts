@@ -1,6 +1,6 @@
 import { Argument, type Command, Option } from 'commander';
 import { INPUT_ENCODINGS } from '../../bulk/decode';
-import { completesWith } from '../../completion/values';
+import { completesWith } from '../../completion/complete';
 import { GET_PET_SUNSET, LIMIT_DEFAULT, LIMIT_MAX, LIMIT_MIN } from '../../schemas/constants';
 import { cacheOption, parseColumn, parseConcurrency, parseDelimiter, parseInt64Value, parseLimit, parseReserve, statusOption } from '../parsers';
 import type { Invoke } from '../types';

@@ -1,5 +1,5 @@
 import { Argument, type Command } from 'commander';
-import { completesWith } from '../../completion/values';
+import { completesWith } from '../../completion/complete';
 import type { Context } from '../../context';
 import type { Invoke } from '../types';
 
