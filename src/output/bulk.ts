@@ -5,7 +5,7 @@ import { renderCsv } from './csv';
 import type { OutputFormat } from './format';
 import { jsonText } from './json';
 import { renderRecords, type RecordColumn, type RenderOptions } from './records';
-import { plural } from './import-end';
+import { plural } from './waits';
 import { formatLocalDate, formatLocalMinute } from './time';
 
 /** An import's rows on stdout: ndjson a line per row as it completes, json every row at the end, table and csv the failures. */

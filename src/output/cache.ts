@@ -1,6 +1,7 @@
 import { UnsafeFileError } from '../errors';
 import { describeProblem } from '../file-problem';
 import { formatDuration } from './time';
+import { plural } from './waits';
 
 /** What petctl says of its response cache (--cache, petctl cache clear). */
 
@@ -20,8 +21,7 @@ export function cacheUnusableWarning(at: string, error: Error): string {
   return `not using the response cache at ${at}: ${reason}`;
 }
 
-/** What `petctl cache clear` did. */
 export function cacheClearedLine(count: number, dir: string): string {
   if (count === 0) return `No cached answers in ${dir}.`;
-  return `Removed ${count} cached answer${count === 1 ? '' : 's'} from ${dir}.`;
+  return `Removed ${plural(count, 'cached answer')} from ${dir}.`;
 }

@@ -6,21 +6,14 @@ import type { LookupFacts } from '../bulk/unknown-rows';
 import { FailureError, InterruptedError, type PetctlError, RejectedError, ServiceError } from '../errors';
 import type { Pet } from '../schemas/pet';
 import { formatWait } from './time';
-import { formatCounted, importStop, reworded } from './waits';
+import { formatCounted, importStop, plural, reworded } from './waits';
 
 /** An import's other lines on stderr, and the error each ending is (its class the exit code); each hint says what the next command does. */
 
-/** `1 row`, `3 rows`: how every count of the import is written. */
-export function plural(n: number, noun: string): string {
-  return `${n} ${noun}${n === 1 ? '' : 's'}`;
-}
-
-/** `line 7 (row 6): <why it is invalid>` */
 export function invalidRowLine(row: number, line: number, reason: string): string {
   return `line ${line} (row ${row}): ${reason}`;
 }
 
-/** After the invalid rows shown one by one, the rest counted. */
 export function moreInvalidLine(shown: number, invalid: number): string {
   return `... and ${invalid - shown} more invalid rows (${invalid} in all)`;
 }
@@ -29,22 +22,18 @@ export function ignoredColumnsLine(names: readonly string[]): string {
   return `ignoring columns: ${names.join(', ')}`;
 }
 
-/** The first Ctrl-C. */
+/** After the first Ctrl-C. */
 export const STOPPING_LINE = 'petctl: stopping: no new requests; waiting for the ones in flight (Ctrl-C again to stop waiting)';
 
-/** `the row`, `the 90 rows`. */
 const theRows = (n: number) => `the ${n === 1 ? 'row' : `${n} rows`}`;
 
-/** After the summary of an import Ctrl-C stopped. */
 export function resumeLine(notSent: number): string {
   return `rerun the same command to send ${theRows(notSent)} not sent yet`;
 }
 
-/** The error of an import that stopped before it sent. */
 export function stopError(stop: ImportStop, now: number, target: string): PetctlError {
   switch (stop.kind) {
     case 'invalid_input':
-      // Invalid rows, and neither --skip-invalid nor --dry-run: nothing is sent.
       return new RejectedError(`${plural(stop.invalid, 'invalid row')} of ${stop.rows}; nothing was sent`, {
         code: 'invalid_input',
         // Only --dry-run refuses with --skip-invalid given; a dry run sends nothing, whatever is added to it.
@@ -53,7 +42,6 @@ export function stopError(stop: ImportStop, now: number, target: string): Petctl
           : `fix them, or add --skip-invalid${stop.dryRun ? ' and leave out --dry-run' : ''} to send the valid rows and report the rest`,
       });
     case 'journal_busy': {
-      // The journal stayed held for all of --max-wait (0: not waited for).
       const { holder, maxWaitMs } = stop;
       const who = [holder.pid === undefined ? undefined : `pid ${holder.pid}`, holder.source].filter((part) => part !== undefined).join(', ');
       const waited = maxWaitMs > 0 ? `, which did not finish within --max-wait ${formatWait(maxWaitMs)}` : '';
@@ -76,7 +64,6 @@ export function stopError(stop: ImportStop, now: number, target: string): Petctl
   }
 }
 
-/** The journal or the state file could not be written: what was done, and what a rerun will do. */
 function unwritableError(error: PetctlError & { deleted?: 'restored' | 'lost' }, created: number, left: number): PetctlError {
   const done = `the import stopped before sending another request: ${plural(created, 'row')} created by this run, ${plural(left, 'row')} not sent yet`;
   if (error.deleted === 'lost') {
@@ -92,7 +79,6 @@ function unwritableError(error: PetctlError & { deleted?: 'restored' | 'lost' },
   });
 }
 
-/** `another import of rows.csv (pid 4242)`, with what the holder said of itself. */
 function otherImport(holder: JournalHolder): string {
   const of = holder.source === undefined ? '' : ` of ${holder.source}`;
   return `another import${of}${holder.pid === undefined ? '' : ` (pid ${holder.pid})`}`;
@@ -103,15 +89,15 @@ export function journalWaitLine(holder: JournalHolder): string {
   return `petctl: waiting for ${otherImport(holder)} to finish`;
 }
 
-/** `--dry-run` with the journal held: it does not wait, and its figures are as the journal stands. */
+/** `--dry-run` does not wait for the journal: its figures are as the journal stands. */
 export function journalInUseLine(file: string, holder: JournalHolder): string {
   return `the journal ${file} is in use by ${otherImport(holder)}: these figures may change when it finishes`;
 }
 
-/** The rows' counts, and `left`: the rows not reported, left for a rerun. */
+/** `left`: the rows not reported, left for a rerun. */
 type ImportCounts = Pick<Tally, 'created' | 'rejected' | 'invalid' | 'unknown' | 'ambiguous'> & { left: number };
 
-/** The error an import ends with; undefined when it ends well. `target`: where the animals are (targetLabel). */
+/** Undefined when the import ends well. */
 export function endingError(ending: ImportEnding, counts: ImportCounts, now: number, target: string): PetctlError | undefined {
   const { created, left } = counts;
   switch (ending.kind) {
@@ -151,23 +137,20 @@ export function endingError(ending: ImportEnding, counts: ImportCounts, now: num
   }
 }
 
-/** Another error stopped sending: its own words, and what a rerun does (`hint`: instead of the error's own). */
 function stoppedError(error: PetctlError, left: number, hint = error.hint): PetctlError {
   return reworded(error, `${error.message}; the import stopped, ${plural(left, 'row')} not sent yet; rerun the same command to resume`, hint);
 }
 
-/** Where the animals are, as the hints name it: the base URL, or the built-in sandbox. */
+/** Where the animals are, as the hints name it. */
 export function targetLabel(baseUrl: string | undefined): string {
   return baseUrl ?? 'the built-in sandbox';
 }
 
-/** After an import that left rows unknown (and `notSent` rows it did not reach). */
 function retryUnknownHint(target: string, notSent = 0): string {
   const rest = notSent > 0 ? `, then ${theRows(notSent)} not sent yet` : '';
   return `rerun with --retry-unknown: it lists the animals on ${target} and sends only the rows it does not find${rest}`;
 }
 
-/** The words of a row's own message. */
 export function rowWords(target: string): RowWords {
   return {
     retryUnknown: `rerun with --retry-unknown: it lists the animals on ${target} and sends the row again only if it does not find it`,
@@ -182,13 +165,12 @@ function idList(ids: ReadonlyArray<Pet['id']>): string {
   return `${ids.length === 1 ? 'id' : 'ids'} ${ids.map(String).join(', ')}`;
 }
 
-/** `looked for 3 rows sent without an answer among 1,234 animals on … (13 pages): 2 found, 1 not found (sent again), 0 ambiguous` */
 export function lookupLine(facts: LookupFacts, target: string): string {
   const { rows, animals, pages, found, resend, ambiguous } = facts;
   return `looked for ${plural(rows, 'row')} sent without an answer among ${formatCounted(animals, 'animal')} on ${target} (${plural(pages, 'page')}): ${found} found, ${resend} not found (sent again), ${ambiguous} ambiguous`;
 }
 
-/** The look stopped (network, a rate limit, Ctrl-C): the line before its error. */
+/** The line before the error that stopped the look (network, a rate limit, Ctrl-C). */
 export function lookupStoppedLine(animals: number, page: number): string {
   return `looking for the rows sent without an answer stopped after ${formatCounted(animals, 'animal')} (page ${page}); nothing was sent and nothing recorded`;
 }

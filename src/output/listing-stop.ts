@@ -9,7 +9,7 @@ export function listingProgress(page: number, items: number, noun = 'animal'): s
   return `page ${page}, ${formatCounted(items, noun)} so far`;
 }
 
-/** What the progress needs of a command's context (structural, so output/ does not depend on context.ts). */
+/** Structural, so output/ does not depend on context.ts. */
 export interface ProgressSink {
   terminal: Pick<Terminal, 'stdoutIsTerminal' | 'stderrIsTerminal' | 'status'>;
   globals: { quiet: boolean };
@@ -18,8 +18,8 @@ export interface ProgressSink {
 }
 
 /**
- * How far a listing got: the page it is fetching and the items printed before it, redrawn in place on a terminal
- * when nothing else goes to it meanwhile (stdout is elsewhere, or waits for the end: a table, --query). Not with -q.
+ * How far a listing got, redrawn in place on a terminal when nothing else goes to it meanwhile (stdout is elsewhere,
+ * or waits for the end: a table, --query). Not with -q.
  */
 export class ListingProgress {
   private readonly enabled: boolean;
@@ -36,14 +36,13 @@ export class ListingProgress {
     this.enabled = terminal.stderrIsTerminal && !sink.globals.quiet && (!terminal.stdoutIsTerminal || outputWaits);
   }
 
-  /** Page `page`'s `items` are out. */
   done(page: number, items: number): void {
     this.items += items;
     this.page = page + 1;
     if (this.enabled) this.sink.terminal.status.show(`petctl: ${listingProgress(page, this.items, this.noun)}`);
   }
 
-  /** The wait for the listing's requests (RequestHooks.wait): its countdown says how far the listing got. */
+  /** RequestHooks.wait: its countdown says how far the listing got. */
   readonly wait = (ms: number, why: string): Promise<void> =>
     this.sink.wait(ms, this.enabled ? `${listingProgress(this.page, this.items, this.noun)}; ${why}` : why);
 
@@ -52,14 +51,13 @@ export class ListingProgress {
   }
 
   /**
-   * The error a listing stopped by `error` ends with, after the line that says how far it got and how to continue,
-   * and the `note` on that command. A bad answer would be the same again: it gets no way on.
+   * The error a listing stopped by `error` ends with, after the lines that say how to continue. A bad answer would be
+   * the same again: it gets no way on.
    */
   stopped(error: unknown, continueWith: () => string, note?: string): unknown {
     if (!(error instanceof PetctlError) || error instanceof InvalidResponseError) return error;
     this.sink.line(stopLine(this.items, this.page, continueWith(), this.noun));
     if (note !== undefined) this.sink.line(note);
-    // A rate-limit stop is worded for the listing (output/waits.ts); other errors stand as they are.
     if (!(error instanceof RateLimitError) || error.stop === undefined) return error;
     const { message, hint } = listingStop(error.stop, this.page);
     return reworded(error, message, hint ?? error.hint);
@@ -82,7 +80,6 @@ export interface ListingCommand {
   status?: string;
 }
 
-/** `petctl pets list --all [filters] --starting-token <token>`, ready to paste into a shell. */
 export function continueCommand(command: ListingCommand, token: string): string {
   const words = ['petctl', 'pets', 'list', '--all'];
   if (command.limit !== undefined) words.push('--limit', String(command.limit));
@@ -95,16 +92,14 @@ export interface PaginateCommand extends Omit<ListingCommand, 'limit' | 'status'
   headers: readonly string[];
 }
 
-/** What a continuing command prints in place of a header's value. */
 const HIDDEN_VALUE = '<value>';
 
-/** `petctl api --paginate <the next page> [-H 'Name: <value>'…]`: a header may carry a secret, and this line ends up in logs. */
+/** A header's value may be a secret, and this line ends up in logs. */
 export function continuePaginateCommand(command: PaginateCommand, path: string): string {
   const headers = command.headers.flatMap((header) => ['-H', `${header.slice(0, header.indexOf(':')).trim()}: ${HIDDEN_VALUE}`]);
   return ['petctl', 'api', '--paginate', path, ...headers, ...globalWords(command)].map(shellWord).join(' ');
 }
 
-/** The line after a continuing command that hides header values, saying so once; undefined when it has no -H. */
 export function hiddenValuesNote(command: PaginateCommand): string | undefined {
   return command.headers.length === 0 ? undefined : `(-H values are shown as ${HIDDEN_VALUE} so that no secret is printed; put them back before running it)`;
 }
@@ -118,7 +113,6 @@ function globalWords(command: Omit<ListingCommand, 'limit' | 'status'>): string[
   return words;
 }
 
-/** `stopped after 1,200 animals (page 13); continue with: petctl pets list --all --starting-token '…'` */
 export function stopLine(items: number, page: number, command: string, noun = 'animal'): string {
   return `stopped after ${formatCounted(items, noun)} (page ${page}); continue with: ${command}`;
 }

@@ -4,7 +4,7 @@ import { formatDuration, formatLocalTime, formatWait, formatWhen } from './time'
 
 /** Every sentence about a wait or a stop, for every command: the HTTP core and bulk import say what happened, this says it. */
 
-/** Why a request is held, in a few words: the start of notices and of errors (a ban's end is said by the sentence around it). */
+/** Why a request is held: the start of notices and of errors (a ban's end is said by the sentence around it). */
 const WAIT_WORDS: Record<WaitKind, string> = {
   ban: 'the API key is banned',
   retry_after: 'rate limited (HTTP 429, Retry-After)',
@@ -22,10 +22,8 @@ function tenths(ms: number, round: (x: number) => number, longer: (ms: number) =
 /** A retry's wait, never understated; a minute or more as formatWait. */
 export const formatRetryWait = (ms: number): string => tenths(ms, Math.ceil, formatWait);
 
-/** How long something took: `16.7s`, `2m05s`. */
 const formatElapsed = (ms: number): string => tenths(ms, Math.round, formatDuration);
 
-/** The line shown while the core waits: `rate limit reached; waiting 58s for the window to reopen`, `retry 1/4 in 0.4s: connection reset by the server`. */
 export function waitNotice(notice: WaitNotice): string {
   const { kind, ms, at } = notice;
   if (notice.what === 'retry') {
@@ -42,12 +40,11 @@ function maxWaitHint(code: string | undefined): string | undefined {
   return code === 'key_banned' || code === 'quota_exhausted' ? undefined : 'raise --max-wait to wait longer';
 }
 
-/** What stands in the way, in a few words, for a stop of any command. */
 function stopReason(stop: WaitStop): string {
   return stop.by === 'gate' || stop.kind === 'ban' ? WAIT_WORDS[stop.kind] : 'rate limited';
 }
 
-/** `at 14:32:05, in 61s`, counted from `now` (the stop's own moment unless a command ends later). */
+/** Counted from `now`: the stop's own moment unless a command ends later. */
 function tryAgain(stop: WaitStop, now = stop.at): string {
   return stop.until === undefined ? 'later' : formatWhen(stop.until, now);
 }
@@ -69,12 +66,10 @@ export function requestStop(stop: WaitStop): { message: string; hint?: string } 
   };
 }
 
-/** The end of a final error after retries: `, 5 attempts over 16.7s`. */
 export function attemptsSpent(count: number, elapsedMs: number): string {
   return `, ${count} attempts over ${formatElapsed(elapsedMs)}`;
 }
 
-/** The words the HTTP core is given (app/session.ts). */
 export const waitWords: WaitWords = { notice: waitNotice, stop: requestStop, attempts: attemptsSpent };
 
 /** 1200 → "1,200": counts people read, the same on every machine whatever its locale. */
@@ -82,9 +77,14 @@ export function formatCount(n: number): string {
   return n.toLocaleString('en-US');
 }
 
+/** `1 row`, `1200 rows`: an import's counts of its rows and pages. */
+export function plural(n: number, noun: string, count: string | number = n): string {
+  return `${count} ${noun}${n === 1 ? '' : 's'}`;
+}
+
 /** `1 animal`, `1,200 animals`. */
-export function formatCounted(n: number, one: string, many = `${one}s`): string {
-  return `${formatCount(n)} ${n === 1 ? one : many}`;
+export function formatCounted(n: number, noun: string): string {
+  return plural(n, noun, formatCount(n));
 }
 
 /** `error` in other words, with another hint: its class, code, status, body and a rate limit's facts kept. */
@@ -92,7 +92,7 @@ export function reworded(error: PetctlError, message: string, hint: string | und
   return restated(error, message, { code: error.code, status: error.status, body: error.body, hint });
 }
 
-/** An import stopped by a rate limit: what it created, what is left, and when a rerun resumes (from `now`, the import's end). */
+/** An import stopped by a rate limit: `now` is the import's end. */
 export function importStop(stop: WaitStop, rows: { created: number; left: number; code: string; now: number }): { message: string; hint: string } {
   const waitLonger = maxWaitHint(rows.code);
   return {
