@@ -4,7 +4,6 @@ import type { OutputFormat } from './format';
 import { safeLine, safeText } from '../sanitize';
 import { jsonLines, jsonText } from './json';
 
-/** What `petctl api` prints of an answer. */
 export interface RawAnswer {
   status: number;
   text: string;
@@ -21,7 +20,7 @@ export function renderHead(answer: RawAnswer, stdoutIsTTY = false): string {
   return `${lines.map((line) => (stdoutIsTTY ? safeLine(line) : line)).join('\n')}\n\n`;
 }
 
-/** The body as JSON (int64-exact), or undefined when it is empty or not JSON. */
+/** Undefined when the body is empty or not JSON. */
 export function answerJson(text: string): { value: unknown } | undefined {
   try {
     return { value: parseJson(text) };

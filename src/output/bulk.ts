@@ -10,7 +10,6 @@ import { formatLocalDate, formatLocalMinute } from './time';
 
 /** An import's rows on stdout: ndjson a line per row as it completes, json every row at the end, table and csv the failures. */
 
-/** `-o json`: every row's object, in row order. */
 export function renderRowArray(results: readonly RowResult[], tty: boolean): string {
   return jsonText([...results].sort((a, b) => a.row - b.row), tty);
 }
@@ -39,7 +38,7 @@ export function renderDryRun(report: DryRunReport, format: OutputFormat): string
   return `would send ${report.wouldSend} of ${report.rows} rows: ${report.done} already created, ${report.unknown} with an unknown outcome, ${report.invalid} invalid; journal ${report.journal}\n`;
 }
 
-/** `skipped 149 rows already created from intake.csv (last import 2026-11-25 14:02); --new sends them again`; `label` names a source. */
+/** `label` names a source. */
 export function skippedLine(scan: Pick<Scan, 'skipped' | 'skippedCount'>, label: (source: string) => string, resumingNew: boolean): string {
   const sources = [...scan.skipped.keys()].map(label);
   const lastAt = Math.max(...[...scan.skipped.values()].map((bySource) => Date.parse(bySource.lastAt)));
@@ -47,7 +46,6 @@ export function skippedLine(scan: Pick<Scan, 'skipped' | 'skippedCount'>, label:
   return `skipped ${plural(scan.skippedCount, 'row')} already created from ${sources.join(', ')} (last import ${formatLocalMinute(lastAt)}); ${why}`;
 }
 
-/** `line 7 (row 6): A-17 was created as 123 on 2026-11-18; it has changed since, and the service cannot update animals` */
 export function changedRowLine(changed: ChangedRow): string {
   const { row, line, id, record } = changed;
   return `line ${line} (row ${row}): ${id} was created as ${String(record.pet.id)} on ${formatLocalDate(Date.parse(record.at))}; it has changed since, and the service cannot update animals`;

@@ -6,7 +6,6 @@ import { safeText } from '../sanitize';
 export type CsvValue = string | number | bigint | LosslessNumber | undefined;
 
 export interface CsvColumn<Row> {
-  /** The name on the header line, e.g. `categoryId`. */
   header: string;
   value(row: Row): CsvValue;
 }

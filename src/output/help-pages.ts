@@ -6,16 +6,16 @@ import { type Command, Help } from 'commander';
  * never imports this module: scripts/help-pages.mjs bundles it for the shim and writes dist/help.json with it.
  */
 
-/** What the build writes to dist/help.json. */
+/** dist/help.json. */
 export interface HelpPages {
-  /** `petctl help <topic>` prints a guide, and a guide may share a command's name (sandbox). */
+  /** A guide may share a command's name (sandbox): `petctl help <guide>` is the program's to answer. */
   guides: string[];
-  /** Each command's page, by its words: '' for petctl itself, 'pets add'. */
+  /** By the command's words: '' for petctl itself, 'pets add'. */
   pages: Record<string, HelpPage>;
 }
 
 interface HelpPage {
-  /** The page, with PLACEHOLDER marks where a part goes. */
+  /** With PLACEHOLDER marks where a part goes. */
   text: string;
   parts: HelpPart[];
   /** A group of commands (pets, auth…): its words alone ask for its page, as a bare `petctl` does. */
@@ -27,7 +27,6 @@ type HelpPart = [description: string] | [term: string, termWidth: number, descri
 
 const PLACEHOLDER = /\0(\d+)\0/g;
 
-/** Every visible command's page, by its words (and its aliases' words). */
 export function captureHelpPages(program: Command, guides: string[]): HelpPages {
   const pages: Record<string, HelpPage> = {};
   const visit = (command: Command, words: string[][]): void => {

@@ -26,18 +26,14 @@ export function perMinute(rows: number, elapsedMs: number): number {
   return elapsedMs > 0 ? (rows * MINUTE_MS) / elapsedMs : 0;
 }
 
-/**
- * `created N, skipped N, rejected N, invalid N, unknown N in <time> (<rate>/min); journal <path>`, from the first request
- * (`sendingMs`); with none sent, the run's time and 0/min: one shape, for scripts. --retry-unknown adds `found N, resent N, ambiguous N`.
- */
+/** Timed from the first request (`sendingMs`); with none sent, the run's time and 0/min: one shape, for scripts. */
 export function summaryLine(tally: Tally, { sendingMs, runMs }: { sendingMs?: number; runMs: number }, journal: string, retried = false): string {
   const rate = Math.round(sendingMs === undefined ? 0 : perMinute(tally.created, sendingMs));
   const retry = retried ? `, found ${tally.found}, resent ${tally.resent}, ambiguous ${tally.ambiguous}` : '';
   return `created ${tally.created}, skipped ${tally.skipped}, rejected ${tally.rejected}, invalid ${tally.invalid}, unknown ${tally.unknown}${retry} in ${formatDuration(sendingMs ?? runMs)} (${rate}/min); journal ${journal}`;
 }
 
-/** The -v line for one row. */
-export function rowLine(result: RowResult): string {
+function rowLine(result: RowResult): string {
   const where = `row ${result.row} (line ${result.line})`;
   if (result.ok) return `${where}: ${'skipped' in result ? 'skipped, created earlier' : 'retryUnknown' in result ? (result.retryUnknown === 'found' ? 'found, created earlier' : 'not found, sent again: created') : 'created'} id ${String(result.pet.id)}`;
   const { code, message, status } = result.error;
@@ -47,10 +43,9 @@ export function rowLine(result: RowResult): string {
   return `${where}: rejected: ${message} (${code}, HTTP ${status})`;
 }
 
-/** A latency in ms: tenths below 10 ms. */
 const latencyText = (ms: number) => `${ms < 10 ? ms.toFixed(1) : Math.round(ms)} ms`;
 
-/** The -v line of the level in flight, at the start and on a change: `* in flight: 12, up from 11: answers in 51 ms (best 50 ms)`. */
+/** -v's line of the level in flight, at the start and on a change. */
 export function levelLine(change: LevelChange | { level: number; concurrency: Concurrency }): string {
   if ('concurrency' in change) return `* in flight: ${change.level} (--concurrency ${change.concurrency})`;
   const { level, from, cause, status, latencyMs = 0, bestMs = 0 } = change;
@@ -93,7 +88,6 @@ export class ImportProgress {
     }
   }
 
-  /** The first request starts the clock of the rate. */
   sending(): void {
     if (this.firstRequestAt === undefined && this.options.verbose) this.line(levelLine({ level: this.inFlight, concurrency: this.options.concurrency ?? 'auto' }));
     this.firstRequestAt ??= this.options.now();
@@ -105,12 +99,11 @@ export class ImportProgress {
     this.draw();
   }
 
-  /** The time since the first request; undefined when none was sent. */
   sendingMs(): number | undefined {
     return this.firstRequestAt === undefined ? undefined : this.options.now() - this.firstRequestAt;
   }
 
-  /** A row is done; `sent` when this run sent it. */
+  /** `sent` when this run sent it. */
   row(result: RowResult, sent: boolean): void {
     this.done += 1;
     if (sent) {
@@ -166,7 +159,7 @@ export class ImportProgress {
     this.waitingUntil = undefined;
   }
 
-  /** Writes a line above the bar; a row's line quotes the server and the input, made safe by the status line. */
+  /** A row's line quotes the server and the input, made safe by the status line. */
   line(text: string): void {
     if (!this.options.quiet) this.status.print(text);
   }
@@ -182,7 +175,7 @@ export class ImportProgress {
     this.status.clear();
   }
 
-  /** Redraws the bar; at most every 100 ms unless `force` (a row finished), so short waits do not flood the terminal. */
+  /** At most every 100 ms unless `force` (a row finished), so short waits do not flood the terminal. */
   private draw(force = false): void {
     if (!this.bar) return;
     const now = this.options.now();
@@ -205,8 +198,8 @@ export class ImportProgress {
   }
 }
 
-/** What one frame of the bar shows: `rate` undefined while it is measured, `left` as `~2m00s left`, `finishing`, …. */
-export interface ProgressFrame {
+/** `rate` undefined while it is measured. */
+interface ProgressFrame {
   done: number;
   total: number;
   rate?: number;

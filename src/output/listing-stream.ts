@@ -11,9 +11,8 @@ import { stdoutJson } from '../sanitize';
  * all it fetched, a JSON array closed too (docs/api-and-query.md); only a terminal's table waits for end(), sized to every row.
  */
 export interface ItemStream<T> {
-  /** One page's items. */
   write(items: readonly T[]): void;
-  /** Ends the output; called once, after the last page or on a stop. */
+  /** Called once, after the last page or on a stop. */
   end(): void | Promise<void>;
 }
 
@@ -24,7 +23,7 @@ export function openListingStream(format: OutputFormat, options: RenderOptions, 
   return { write: (pets) => out(renderPets(pets, format, options)), end: () => {} };
 }
 
-/** `petctl api --paginate`'s items: one JSON array of every page's items (pretty, int64-exact), or with -o ndjson an item a line. */
+/** `petctl api --paginate`'s items: one JSON array of every page's items, or with -o ndjson an item a line. */
 export function openItemStream(format: OutputFormat, stdoutIsTTY: boolean, out: (chunk: string) => void): ItemStream<unknown> {
   if (format === 'ndjson') return { write: (items) => out(jsonLines(items, stdoutIsTTY)), end: () => {} };
   return jsonArrayStream(out, stdoutIsTTY);

@@ -24,12 +24,11 @@ const PET_COLUMNS: readonly RecordColumn<Pet>[] = [
   },
 ];
 
-/** `pets list`: the Pets array in the chosen format. */
 export function renderPets(pets: readonly Pet[], format: OutputFormat, options: RenderOptions): string {
   return renderRecords(PET_COLUMNS, pets, format, options);
 }
 
-/** `pets add` and `pets get`: one Pet; json prints the object with every field the server sent. */
+/** json prints the object with every field the server sent. */
 export function renderPet(pet: Pet, format: OutputFormat, options: RenderOptions): string {
   return renderRecord(PET_COLUMNS, pet, format, options);
 }

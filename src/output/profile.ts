@@ -7,23 +7,19 @@ import { formatLocalDateTime } from './time';
 
 /** What `auth status`, `profile show` and `auth login` say of the target, its key and its limits. */
 
-/** Where each part of the target came from, in the one wording both commands use. */
 const SOURCES = {
   profile: { flag: 'from --profile', env: 'from PETCTL_PROFILE', active: 'active profile', none: 'the base URL and key are given without one' },
   baseUrl: { flag: 'from --base-url', env: 'from PETCTL_BASE_URL', profile: 'from the profile', sandbox: 'embedded sandbox, in this process' },
   key: { env: 'from PETCTL_API_KEY', profile: 'from the profile', 'sandbox-default': 'built-in sandbox key' },
 } as const;
 
-/** Said once on a terminal after a write to the built-in sandbox (app/session.ts). */
+/** Said once on a terminal after a write to the built-in sandbox. */
 export const SANDBOX_WRITE_LINE = 'sandbox: created in the built-in sandbox, not a real service';
 
 /** The embedded sandbox before it is started (a new port every run). */
 export const SANDBOX_URL_TEXT = 'embedded sandbox (in-process)';
 
-/**
- * The profile, base URL and masked key (if any), each with its source: `production (active profile)`, `****-pro (from PETCTL_API_KEY)`.
- * `named`: profile show <name> says only whether the profile is the active one; `storage`: where a stored key is kept too.
- */
+/** `named`: profile show <name> says only whether the profile is the active one; `storage`: where a stored key is kept. */
 export function describeTarget(target: ResolvedTarget, maskedKey: string | undefined, named = false, storage = false) {
   const activeNote = target.profile === target.activeProfile ? ` (${SOURCES.profile.active})` : '';
   const profile =
@@ -35,13 +31,13 @@ export function describeTarget(target: ResolvedTarget, maskedKey: string | undef
   return { profile, baseUrl, key };
 }
 
-/** What -v says of the target before the first request, as curl marks its own notes: `* base URL … (from PETCTL_BASE_URL); key ****ness (…); profile none (…)`. */
+/** What -v says of the target before the first request, marked `*` as curl marks its own notes. */
 export function targetTraceLine(target: ResolvedTarget & { baseUrl: string }, maskedKey: string): string {
   const said = describeTarget(target, maskedKey, false, true);
   return `* base URL ${said.baseUrl}; key ${said.key}; profile ${said.profile}`;
 }
 
-/** Where the state store's password in use comes from, after the URL's own source: `; password stored`. */
+/** Where the state store's password comes from, after the URL's own source. */
 export function passwordText(source: StatePasswordSource | undefined): string {
   return source === undefined ? '' : { env: '; password from PETCTL_STATE_PASSWORD', profile: '; password stored', url: '; password in the URL' }[source];
 }
@@ -57,7 +53,6 @@ export function lastSeen(entry: LimitEntry | undefined, now: number) {
   };
 }
 
-/** `12 of 60 left, resets 2026-11-25 14:32:05; as last seen on this machine (…)` */
 export function describeSeen(seen: ReturnType<typeof lastSeen>): string {
   const ask = 'petctl auth status asks the service';
   if (!seen) return `none seen on this machine in the current window (${ask})`;
@@ -74,7 +69,7 @@ export function noneChosen(profiles: string[], configFile: string) {
   return { name: null, active: false, chosen: false, profiles, configFile };
 }
 
-/** `profile show` while other profiles exist and none is chosen: which there are, and how to choose. */
+/** `profile show` while other profiles exist and none is chosen. */
 export function renderNoneChosen(object: ReturnType<typeof noneChosen>, format: OutputFormat): string {
   const choose = 'commands that talk to the service stop (no_profile) until one is chosen with petctl profile use <name> or -p <name>';
   return renderDetails(
@@ -104,7 +99,7 @@ export function describeKeyChange(profile: string, change: Pick<KeySet, 'replace
   return `replaced the key ${before} with ${after} for profile ${profile}`;
 }
 
-/** The replaced key is still in the keychain: where, so that it can be deleted by hand. */
+/** Where the replaced key is still kept, so that it can be deleted by hand. */
 export function describeKeyLeftBehind(left: NonNullable<KeySet['leftBehind']>): string {
   return `the old key could not be removed from the keychain (${left.reason}); it is still there as service ${left.ref.service}, account ${left.ref.account}`;
 }

@@ -11,24 +11,20 @@ export async function loadTable(): Promise<void> {
   tableModule ??= await import('./table');
 }
 
-/** A column of a record view: `header` on a TTY, `key` as the csv header name. */
 export interface RecordColumn<Row> extends Column<Row> {
-  /** The field name in csv, matching the row's JSON property, e.g. `categoryId`. */
+  /** The field name in csv, the row's JSON property: `categoryId`. */
   key: string;
   /** The csv field when it is a number (`pet.id`), not the text `value` gives: a number is never taken for a formula. */
   csv?(row: Row): CsvValue;
 }
 
-/** What the caller learnt about stdout; the renderers never look at process.*. */
+/** What stdout is; the renderers never look at process.*. */
 export interface RenderOptions {
-  /** stdout is a terminal: `table` draws a table, otherwise it prints TSV. */
   tty: boolean;
   level: ColorLevel;
-  /** Terminal width in columns, to truncate the table to. */
   width?: number;
 }
 
-/** RenderOptions for what stdout is (a Context satisfies the argument). */
 export function renderOptions({ terminal }: { terminal: Pick<Terminal, 'stdoutIsTerminal' | 'colorLevel' | 'stdoutWidth'> }): RenderOptions {
   const tty = terminal.stdoutIsTerminal;
   const level = terminal.colorLevel();
@@ -70,14 +66,14 @@ export function renderRecord<Row extends object>(columns: readonly RecordColumn<
   return renderRecords(columns, [row], format, options);
 }
 
-/** What writeResult needs of a command's context (structural, so output/ does not depend on context.ts). */
+/** Structural, so output/ does not depend on context.ts. */
 export interface ResultSink {
   io: { stdout: { write(chunk: string): unknown } };
   terminal: Pick<Terminal, 'stdoutIsTerminal'>;
   globals: { output: OutputFormat; query?: string };
 }
 
-/** Writes a command's JSON result through `--query` when it was given (loading jmespath only then), else with its own view. */
+/** A command's JSON result through `--query` when it was given (loading jmespath only then), else its own view. */
 export async function writeResult(ctx: ResultSink, value: unknown, render: () => string): Promise<void> {
   if (ctx.globals.query === undefined) {
     if (ctx.terminal.stdoutIsTerminal) await loadTable();

@@ -5,9 +5,9 @@ import { formatWait } from './time';
 export interface StderrLines {
   /** One line on stderr that --quiet does not silence (what -v asked for, invalid rows). */
   line(message: string): void;
-  /** Informational line on stderr; --quiet silences it. */
+  /** --quiet silences it. */
   notice(message: string): void;
-  /** `warning: ...` on stderr; --quiet silences it. */
+  /** `warning: ...`; --quiet silences it. */
   warn(message: string): void;
   /** The one line `petctl: <why>` for a wait of a second or more (not with --quiet), shared by the waits for one moment. */
   announceWait(ms: number, why: string): void;
@@ -19,7 +19,7 @@ type StderrClock = { monotonic(): number; sleep(ms: number): Promise<void> };
 
 export function stderrLines(terminal: Terminal, quiet: boolean, { monotonic, sleep }: StderrClock): StderrLines {
   const { status } = terminal;
-  /** When the waits announced and not yet over end. */
+  /** The ends of the waits announced and not yet over. */
   let announced: number[] = [];
   const lines: StderrLines = {
     line: (message) => status.print(message),
@@ -44,7 +44,6 @@ export function stderrLines(terminal: Terminal, quiet: boolean, { monotonic, sle
         lines.announceWait(ms, why);
         return sleep(ms);
       }
-      // On a terminal the line counts down in place and is cleared when the wait ends.
       const until = monotonic() + ms;
       try {
         for (let left = ms; left > 0; left = until - monotonic()) {

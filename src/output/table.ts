@@ -1,4 +1,4 @@
-import { Chalk, type ChalkInstance } from 'chalk';
+import { Chalk } from 'chalk';
 import Table from 'cli-table3';
 import { safeText } from '../sanitize';
 import type { ColorLevel } from '../terminal';
@@ -13,10 +13,6 @@ const COLUMN_GAP = 2;
 /** A truncated column keeps at least this many columns (or its header's width). */
 const MIN_TRUNCATED_WIDTH = 5;
 
-/** A chalk instance fixed at `level` (src/terminal.ts decides it); at level 0 every style returns its text unchanged. */
-export function makeChalk(level: ColorLevel): ChalkInstance {
-  return new Chalk({ level });
-}
 
 // gh-like borderless layout: a bold header row, columns separated by two
 // spaces, no rules. Compact, and a copied line still reads as data.
@@ -33,7 +29,8 @@ const NO_BORDERS = {
  */
 export function renderTable<Row>(columns: readonly Column<Row>[], rows: readonly Row[], { level, width }: { level: ColorLevel; width?: number }): string {
   if (rows.length === 0) return '';
-  const chalk = makeChalk(level);
+  // Fixed at the level src/terminal.ts decides, never chalk's own guess from process.env.
+  const chalk = new Chalk({ level });
   const texts = rows.map((row) => columns.map((column) => safeText(column.value(row) ?? MISSING_VALUE)));
   const widths = fitColumnWidths(columns, texts, width);
   const table = new Table({
@@ -61,7 +58,7 @@ export function renderTable<Row>(columns: readonly Column<Row>[], rows: readonly
 
 let segmenter: Intl.Segmenter | undefined;
 
-/** `text` cut between grapheme clusters to at most `maxWidth` columns, ending in `…` when anything was cut. */
+/** Cut between grapheme clusters, ending in `…` when anything was cut. */
 export function truncateToWidth(text: string, maxWidth: number, ellipsis = '…'): string {
   if (displayWidth(text) <= maxWidth) return text;
   const budget = maxWidth - displayWidth(ellipsis);

@@ -19,7 +19,6 @@ export function formatWait(ms: number): string {
   return formatDuration(seconds * 1000);
 }
 
-/** `2026-11-25` in local time. */
 export function formatLocalDate(epochMs: number): string {
   const d = new Date(epochMs);
   return `${d.getFullYear()}-${pad(d.getMonth() + 1)}-${pad(d.getDate())}`;
@@ -32,12 +31,12 @@ export function formatLocalTime(epochMs: number, now: number = Date.now()): stri
   return formatLocalDate(epochMs) === formatLocalDate(now) ? time : `${formatLocalDate(epochMs)} ${time}`;
 }
 
-/** `2026-11-25 14:32:05`, always with the date (status displays, records). */
+/** Always with the date (status displays, records). */
 export function formatLocalDateTime(epochMs: number): string {
   return formatLocalTime(epochMs, Number.NaN);
 }
 
-/** `2026-11-25 14:02`: when something was done, to the minute (an earlier import). */
+/** When something was done, to the minute (an earlier import). */
 export function formatLocalMinute(epochMs: number): string {
   return formatLocalDateTime(epochMs).slice(0, 16);
 }

@@ -1,10 +1,8 @@
 import type { ChalkInstance } from 'chalk';
 
-/** One column of a human-readable view, generic over the row type. */
 export interface Column<Row> {
-  /** Heading on a TTY, e.g. `NAME`. */
   header: string;
-  /** The cell text; undefined when the row has no value (shown as `-`). */
+  /** Undefined when the row has no value (shown as `-`). */
   value(row: Row): string | undefined;
   /** The cell's style, not styled text: the table truncates first and colours after, so no reset code is cut off. */
   color?(row: Row, chalk: ChalkInstance): ((text: string) => string) | undefined;

@@ -1,6 +1,6 @@
 import { stripVTControlCharacters } from 'node:util';
 import { describe, expect, test } from 'vitest';
-import { makeChalk, renderTable, truncateToWidth } from '../../src/output/table';
+import { renderTable, truncateToWidth } from '../../src/output/table';
 import type { Column } from '../../src/output/tsv';
 import displayWidth from 'string-width';
 
@@ -23,8 +23,9 @@ const ESC = '\u001b';
 describe('renderTable', () => {
   // Borderless, the header first, columns two spaces apart, no trailing blanks, no colour codes at level 0, and at
   // level 1 a bold header and basic ANSI colours over the same text: pets.test.ts "table on a TTY".
-  test('makeChalk: level 3 uses truecolor codes', () => {
-    expect(makeChalk(3).hex('#ff0000')('ok')).toBe('\u001b[38;2;255;0;0mok\u001b[39m');
+  test('a table at level 3 colours with truecolor codes', () => {
+    const hex: Column<Row>[] = [{ header: 'CODE', value: (row) => row.code, color: (_row, chalk) => chalk.hex('#ff0000') }];
+    expect(renderTable(hex, [{ code: 'ok', label: '' }], { level: 3 })).toBe('\u001b[1mCODE\u001b[22m\n\u001b[38;2;255;0;0mok\u001b[39m\n');
   });
 
   test('a cell never spans lines and shows control and bidi characters as visible escapes', () => {
