@@ -160,7 +160,6 @@ function helpTopics({ command: help, operands }: Position, guides: readonly stri
   return [...guideCandidates, ...commandsOf(command)];
 }
 
-/** The candidates that start with `current`, each value once. */
 function offer(candidates: Candidate[], current: string): Completion {
   return { kind: 'words', candidates: candidates.filter((candidate, i) => candidate.value.startsWith(current) && candidates.findIndex((other) => other.value === candidate.value) === i) };
 }
@@ -170,10 +169,7 @@ function summary(text: string): string {
   return (text.split('\n')[0] ?? '').replace(/\s+/g, ' ').trim();
 }
 
-/**
- * What `petctl __complete` prints for the scripts: `value<TAB>description` lines, or `:files` for
- * path completion (no candidate starts with ":").
- */
+/** What `petctl __complete` prints: `value<TAB>description` lines, or `:files` (no candidate starts with ":"). */
 export function renderCompletion(completion: Completion): string {
   if (completion.kind === 'files') return ':files\n';
   return completion.candidates.map((candidate) => `${candidate.value}\t${candidate.description}\n`).join('');

@@ -19,7 +19,7 @@ export const SANDBOX_WRITE_LINE = 'sandbox: created in the built-in sandbox, not
 /** The embedded sandbox before it is started (a new port every run). */
 export const SANDBOX_URL_TEXT = 'embedded sandbox (in-process)';
 
-/** `named`: profile show <name> says only whether the profile is the active one; `storage`: where a stored key is kept. */
+/** `named`: profile show <name> says only whether it is the active one; `storage`: where a stored key is kept. */
 export function describeTarget(target: ResolvedTarget, maskedKey: string | undefined, named = false, storage = false) {
   const activeNote = target.profile === target.activeProfile ? ` (${SOURCES.profile.active})` : '';
   const profile =

@@ -53,7 +53,7 @@ function unknownFunction(node: unknown): string | undefined {
   return undefined;
 }
 
-/** Checks the expression's syntax and function names; throws a usage error (exit 2) before anything is sent. */
+/** Its syntax and function names checked before anything is sent. */
 export function compileQuery(expression: string) {
   let ast: unknown;
   try {
@@ -97,7 +97,6 @@ function applyQuery(expression: string, value: unknown): unknown {
 
 const unwrap = (leaf: unknown) => (leaf instanceof ExactInteger ? leaf.value : leaf);
 
-/** `value` with each leaf (anything but an array or a plain object) put through `map`. */
 function mapLeaves(value: unknown, map: (leaf: unknown) => unknown): unknown {
   if (Array.isArray(value)) return value.map((item) => mapLeaves(item, map));
   if (isPlainObject(value)) return Object.fromEntries(Object.entries(value).map(([key, item]) => [key, mapLeaves(item, map)]));
@@ -129,11 +128,6 @@ export function renderQueryResult(value: unknown, format: OutputFormat, tty = fa
   return jsonText(value, tty);
 }
 
-/** Writes a command's JSON result through --query. */
-export function writeQueried(stdout: { write(chunk: string): unknown }, tty: boolean, query: string, value: unknown, format: OutputFormat): void {
-  const compiled = compileQuery(query);
-  stdout.write(renderQueryResult(compiled.apply(value), format, tty, compiled));
-}
 
 /**
  * `--query … -o csv` (docs/api-and-query.md): an array of objects under the union of their keys, or of scalars in one

@@ -80,6 +80,7 @@ export async function writeResult(ctx: ResultSink, value: unknown, render: () =>
     ctx.io.stdout.write(render());
     return;
   }
-  const { writeQueried } = await import('./query');
-  writeQueried(ctx.io.stdout, ctx.terminal.stdoutIsTerminal, ctx.globals.query, value, ctx.globals.output);
+  const { compileQuery, renderQueryResult } = await import('./query');
+  const query = compileQuery(ctx.globals.query);
+  ctx.io.stdout.write(renderQueryResult(query.apply(value), ctx.globals.output, ctx.terminal.stdoutIsTerminal, query));
 }
