@@ -4,7 +4,6 @@ import { type BulkAddOptions, type ImportReport, bulkAdd } from '../../bulk/impo
 import { ImportStopped } from '../../bulk/outcome';
 import { headerField } from '../../bulk/reader';
 import type { RowResult } from '../../bulk/results';
-import * as bulk from '../../output/bulk';
 import * as words from '../../output/import-end';
 import { ImportProgress, summaryLine } from '../../output/import-progress';
 import { ListingProgress } from '../../output/listing-stop';
@@ -44,11 +43,11 @@ export async function importFile(options: BulkAddOptions, ctx: Context): Promise
 /** The rows kept for the end: with -o json every row, with table and csv the failed ones. */
 async function writeRows(results: RowResult[], ctx: Context): Promise<void> {
   const format = ctx.globals.output;
-  if (format === 'json') ctx.io.stdout.write(bulk.renderRowArray(results, ctx.terminal.stdoutIsTerminal));
+  if (format === 'json') ctx.io.stdout.write(words.renderRowArray(results, ctx.terminal.stdoutIsTerminal));
   else if (format === 'table' || format === 'csv') {
     const options = renderOptions(ctx);
     if (options.tty) await loadTable();
-    ctx.io.stdout.write(bulk.renderFailures(results.filter((result) => !result.ok), format, options));
+    ctx.io.stdout.write(words.renderFailures(results.filter((result) => !result.ok), format, options));
   }
 }
 
@@ -72,10 +71,10 @@ function importReport(options: BulkAddOptions, ctx: Context): ImportReport & { r
       if (scan.invalid > INVALID_SHOWN) ctx.line(words.moreInvalidLine(INVALID_SHOWN, scan.invalid));
       if (ignored.length > 0) ctx.notice(words.ignoredColumnsLine(ignored));
       if (refused) return;
-      for (const changed of scan.changed) ctx.line(bulk.changedRowLine(changed));
-      if (scan.skippedCount > 0 && (!ctx.globals.quiet || scan.toSend === 0)) ctx.line(bulk.skippedLine(scan, label, resumed));
+      for (const changed of scan.changed) ctx.line(words.changedRowLine(changed));
+      if (scan.skippedCount > 0 && (!ctx.globals.quiet || scan.toSend === 0)) ctx.line(words.skippedLine(scan, label, resumed));
     },
-    dryRun: (dryRun) => ctx.io.stdout.write(bulk.renderDryRun(dryRun, format)),
+    dryRun: (dryRun) => ctx.io.stdout.write(words.renderDryRun(dryRun, format)),
     listing: () => new ListingProgress(ctx, true),
     looked: (facts, baseUrl) => ctx.notice(words.lookupLine(facts, words.targetLabel(baseUrl))),
     lookStopped: (animals, page) => ctx.line(words.lookupStoppedLine(animals, page)),
