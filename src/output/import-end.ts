@@ -7,7 +7,7 @@ import type { RowWords } from '../bulk/runner';
 import type { LookupFacts } from '../bulk/unknown-rows';
 import { FailureError, InterruptedError, type PetctlError, RejectedError, ServiceError } from '../errors';
 import type { Pet } from '../schemas/pet';
-import { renderCsv } from './csv';
+import { renderDetails } from './details';
 import type { OutputFormat } from './format';
 import { jsonText } from './json';
 import { renderRecords, type RecordColumn, type RenderOptions } from './records';
@@ -38,12 +38,11 @@ export function renderFailures(failures: readonly RowFailure[], format: Extract<
   return renderRecords(FAILURE_COLUMNS, [...failures].sort((a, b) => a.row - b.row), format, options);
 }
 
-/** `--dry-run`'s report: one object with -o json/ndjson, a header and a line with csv, else one sentence. */
+/** `--dry-run`'s report: one object (json, ndjson, csv), or one sentence. */
 export function renderDryRun(report: DryRunReport, format: OutputFormat): string {
-  if (format === 'json' || format === 'ndjson') return `${JSON.stringify({ dryRun: true, ...report }, null, format === 'json' ? 2 : undefined)}\n`;
-  if (format === 'csv') {
-    const keys = Object.keys(report) as Array<keyof DryRunReport>;
-    return renderCsv(keys.map((key) => ({ header: key, value: (row: DryRunReport) => row[key] })), [report]);
+  if (format !== 'table') {
+    const fields = Object.entries(report).map(([key, value]) => ({ key, label: key, text: String(value) }));
+    return renderDetails(fields, { dryRun: true, ...report }, format);
   }
   return `would send ${report.wouldSend} of ${report.rows} rows: ${report.done} already created, ${report.unknown} with an unknown outcome, ${report.invalid} invalid; journal ${report.journal}\n`;
 }
