@@ -47,10 +47,7 @@ export function captureHelpPages(program: Command, guides: string[]): HelpPages 
   return { guides, pages };
 }
 
-/**
- * The page `args` ask for, at `width` columns (undefined: commander's 80), or undefined when they ask for something else
- * (a guide, a command no page has, another flag, a command that runs): the program then answers.
- */
+/** `width` undefined: commander's 80. Undefined when `args` ask for anything else, which the program then answers. */
 export function helpPage(pages: HelpPages, args: readonly string[], width: number | undefined): string | undefined {
   const asked = helpWords(args, pages.guides);
   if (asked === undefined) return undefined;
