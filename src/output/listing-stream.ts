@@ -17,9 +17,9 @@ export interface ItemStream<T> {
 }
 
 export function openListingStream(format: OutputFormat, options: RenderOptions, out: (chunk: string) => void): ItemStream<Pet> {
-  if (format === 'json') return jsonArrayStream(out, options.tty);
   if (format === 'csv') return csvStream(options, out);
-  if (format === 'table' && options.tty) return bufferedStream((pets) => out(renderPets(pets, format, options)));
+  if (format !== 'table') return openItemStream(format, options.tty, out);
+  if (options.tty) return bufferedStream((pets) => out(renderPets(pets, format, options)));
   return { write: (pets) => out(renderPets(pets, format, options)), end: () => {} };
 }
 
