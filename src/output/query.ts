@@ -128,7 +128,6 @@ export function renderQueryResult(value: unknown, format: OutputFormat, tty = fa
   return jsonText(value, tty);
 }
 
-
 /**
  * `--query … -o csv` (docs/api-and-query.md): an array of objects under the union of their keys, or of scalars in one
  * column named by the expression; an empty one the header alone when the expression names its columns. Else a usage error.

@@ -13,7 +13,6 @@ const COLUMN_GAP = 2;
 /** A truncated column keeps at least this many columns (or its header's width). */
 const MIN_TRUNCATED_WIDTH = 5;
 
-
 // gh-like borderless layout: a bold header row, columns separated by two
 // spaces, no rules. Compact, and a copied line still reads as data.
 const NO_BORDERS = {
