@@ -77,7 +77,7 @@ export function formatCount(n: number): string {
   return n.toLocaleString('en-US');
 }
 
-/** `1 row`, `1200 rows`: an import's counts of its rows and pages. */
+/** `1 row`, `1200 rows`: a count as it is (an import's rows and pages, cached answers). */
 export function plural(n: number, noun: string, count: string | number = n): string {
   return `${count} ${noun}${n === 1 ? '' : 's'}`;
 }
