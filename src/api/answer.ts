@@ -3,11 +3,8 @@ import { parseJson } from '../schemas/json';
 import { ErrorBody } from '../schemas/pet';
 import { codeFor } from './waits';
 
-/** What an answer means: a success's body, or the error (so the exit code) with its facts. Its words are output/waits.ts's. */
-
 export interface Answer {
   status: number;
-  /** Exactly as received. */
   text: string;
   /** Names lower-cased. */
   headers: Record<string, string | string[] | undefined>;
@@ -45,9 +42,8 @@ export interface ErrorContext {
   method: string;
   url: string;
   now: number;
-  /** For a 429: when it may be retried (its Retry-After, else the window's reset), on this machine's clock. */
+  /** For a 429: when it may be retried, on this machine's clock. */
   retryAt?: number;
-  /** How to store a working key for this profile. */
   authHint?: string;
   words: Pick<WaitWords, 'stop'>;
 }
@@ -59,7 +55,12 @@ export function errorForAnswer(answer: Answer, context: ErrorContext): PetctlErr
   const hint = status === 401 ? (context.authHint ?? 'run petctl auth login') : undefined;
   // undici never follows redirects on its own; neither does petctl (the key would travel with it). The service never
   // redirects, so one means a wrong base URL or a captive proxy.
-  if (status >= 300 && status < 400) return redirected(method, url, status, printableLocation(answer.header('location')));
+  if (status >= 300 && status < 400) {
+    const location = printableLocation(answer.header('location'));
+    const to = location === undefined ? 'without a Location header' : `to ${location}`;
+    const message = `${method} ${url} was redirected (HTTP ${status}) ${to}; petctl does not follow redirects: check the base URL`;
+    return new ServiceError(message, { code: 'redirected', status });
+  }
   if (status === 429) {
     const stop = { kind: body?.code === 'key_banned' ? 'ban' : 'retry_after', until: context.retryAt, at: context.now, by: 'answer', serverMessage: body?.message } as const;
     return stopError(stop, context.words, { code: body?.code ?? 'rate_limited', body, retryAt: context.retryAt });
@@ -75,12 +76,6 @@ export function errorForAnswer(answer: Answer, context: ErrorContext): PetctlErr
 function stopError(stop: WaitStop, words: Pick<WaitWords, 'stop'>, facts: { code: string; body?: PetctlError['body']; retryAt?: number }): RateLimitError {
   const { message, hint } = words.stop(stop);
   return new RateLimitError(message, { ...facts, status: 429, stop, hint });
-}
-
-function redirected(method: string, url: string, status: number, location: string | undefined): ServiceError {
-  const to = location === undefined ? 'without a Location header' : `to ${location}`;
-  const message = `${method} ${url} was redirected (HTTP ${status}) ${to}; petctl does not follow redirects: check the base URL`;
-  return new ServiceError(message, { code: 'redirected', status });
 }
 
 /** The Location, on one line and of a readable length, for the error message. */

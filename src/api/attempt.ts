@@ -1,7 +1,8 @@
 import type { Dispatcher } from 'undici';
+import apiRequest from 'undici/lib/api/api-request.js';
 import { InterruptedError, InvalidResponseError, NetworkError } from '../errors';
 import { type Answer, headerReader } from './answer';
-import { MAX_RESPONSE_BYTES, certificateProblem, sendRequest } from './transport';
+import { MAX_RESPONSE_BYTES, certificateProblem } from './transport';
 
 /** Failures that happen before a connection exists: the request cannot have reached the server. */
 const NOT_CONNECTED_CODES = new Set(['ECONNREFUSED', 'ENOTFOUND', 'EAI_AGAIN', 'EHOSTUNREACH', 'ENETUNREACH', 'UND_ERR_CONNECT_TIMEOUT']);
@@ -29,10 +30,9 @@ const KNOWN: Record<string, string> = {
   UND_ERR_RES_EXCEEDED_MAX_SIZE: 'the answer was too large',
 };
 
-/** `30s`, `0.5s`, `1.234s`. */
 const formatSeconds = (ms: number) => `${Math.round(ms) / 1000}s`;
 
-/** A connection failure's code in words ('connection refused'), for any client petctl runs (HTTP, Redis). */
+/** A connection failure's code in words, for any client petctl runs (HTTP, Redis). */
 export function connectionErrorText(code: string | undefined): string | undefined {
   return code === undefined ? undefined : KNOWN[code];
 }
@@ -104,7 +104,7 @@ export interface AttemptOptions extends FailureTarget {
 }
 
 export interface AttemptRequest {
-  /** Less than --timeout when that is all the request's bound leaves (waits.ts requestDeadline). */
+  /** Less than --timeout when that is all the request's bound leaves. */
   timeoutMs?: number;
   method: string;
   url: string;
@@ -116,7 +116,7 @@ export interface AttemptRequest {
 
 const TIMEOUT = Symbol('timeout');
 
-/** What -v shows of an answer's head: the limits it reports. */
+/** What -v shows of an answer's head. */
 const TRACED_HEADERS = ['x-ratelimit-limit', 'x-ratelimit-remaining', 'x-ratelimit-reset', 'retry-after'];
 
 /** One request on the wire. `onHead` runs synchronously as soon as the status and headers are in, before the body is read. */
@@ -136,7 +136,8 @@ export async function attempt(options: AttemptOptions, request: AttemptRequest, 
   let status = 0;
   try {
     const target = new URL(url);
-    const sending = sendRequest(options.dispatcher, {
+    // undici's request() on any dispatcher (a MockAgent in tests).
+    const sending = apiRequest.call(options.dispatcher, {
       origin: target.origin,
       path: target.pathname + target.search,
       method: method as Dispatcher.HttpMethod,

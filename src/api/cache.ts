@@ -4,14 +4,18 @@ import { UnsafeFileError } from '../errors';
 import { folderProblem, readOwnFile, removeOwnFile } from '../file-safety';
 import { writeFileAtomic } from '../locked-file';
 import { sha256Hex } from '../digest';
-import { type Answer, headerReader } from './answer';
+import { type Answer, headerReader, parseSuccessBody } from './answer';
 import { limitId } from './limits/store';
+import { type ApiRequest, type ApiResponse, requestUrl } from './request';
 
 /**
  * The response cache behind --cache (docs/cache.md): <cacheDir>/responses/<target>/<request>.json, digests, so no name
  * gives back the key or the request. Each folder must be the user's own (else the cache is not used, said once); files
  * are read no-follow, and nothing is removed but a file of its own name pattern.
  */
+
+/** Methods that change nothing (RFC 9110, 9.2.1): every other one clears the target's cached answers. */
+export const SAFE_METHODS = new Set(['GET', 'HEAD', 'OPTIONS']);
 
 /** A target's folder (limitId), an entry (fileOf), and an entry's temporary (tempPathFor) a crash left behind. */
 const TARGET_NAME = /^[0-9a-f]{32}$/;
@@ -224,4 +228,30 @@ export function clearCache(cacheDir: string): number {
     if (TARGET_NAME.test(name) && folderProblem(target) === undefined) count += removeEntries(target);
   }
   return count;
+}
+
+/** A GET with --cache may be answered from the cache; a write clears it once answered. */
+export async function sendThroughCache(
+  request: ApiRequest,
+  cache: CacheAccess,
+  baseUrl: string,
+  send: (request: ApiRequest) => Promise<ApiResponse>,
+): Promise<ApiResponse> {
+  const method = request.method.toUpperCase();
+  if (!SAFE_METHODS.has(method)) {
+    try {
+      return await send(request);
+    } finally {
+      await cache.written();
+    }
+  }
+  if (request.cacheForMs === undefined || method !== 'GET') return send(request);
+  const url = requestUrl(baseUrl, request);
+  const result = await (await cache.open()).answer({ method, url, headers: request.headers }, request.cacheForMs, () => send(request), request.cacheIf);
+  if (!('ageMs' in result)) return result;
+  // Nothing was sent, so the rate-limit gate is neither asked nor told: the stored limits are history.
+  request.hooks?.onAnswer?.(result.answer);
+  cache.served(result.ageMs, url);
+  const body = request.rawResponse ? undefined : parseSuccessBody(result.answer, method, url);
+  return { ...result.answer, url, body, rate: {} };
 }

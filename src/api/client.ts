@@ -2,8 +2,7 @@ import { NetworkError, type PetctlError, StateUnwritableError, type WaitKind, ty
 import { stringifyJson } from '../schemas/json';
 import { type Answer, afterAttempts, errorForAnswer, gateStop, parseSuccessBody } from './answer';
 import { type AttemptOptions, attempt, failureReason } from './attempt';
-import type { CacheAccess } from './cache';
-import { sendThroughCache } from './cached-send';
+import { type CacheAccess, sendThroughCache } from './cache';
 import { type ApiRequest, type ApiResponse, requestUrl } from './request';
 import { type Limits, Learner } from './learn';
 import type { RateLimitGate } from './limits/gate';

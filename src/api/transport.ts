@@ -1,6 +1,5 @@
 import type { Dispatcher } from 'undici';
 import Agent from 'undici/lib/dispatcher/agent.js';
-import apiRequest from 'undici/lib/api/api-request.js';
 
 export interface TransportOptions {
   timeoutMs: number;
@@ -67,11 +66,6 @@ export function discardDispatcher(dispatcher: Dispatcher): void {
   const ended = new Error('petctl is done with this connection');
   Error.stackTraceLimit = stackTraceLimit;
   dispatcher.destroy(ended).catch(() => {});
-}
-
-/** undici's request() on any dispatcher (a MockAgent in tests). */
-export function sendRequest(dispatcher: Dispatcher, options: Dispatcher.RequestOptions): Promise<Dispatcher.ResponseData> {
-  return apiRequest.call(dispatcher, options);
 }
 
 /** OpenSSL's words for a failed certificate check, without the advice Node 24 appends: the same on every Node. */

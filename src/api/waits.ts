@@ -3,12 +3,8 @@ import type { WaitKind } from '../errors';
 import type { BlockReason, LimitEntry } from './limits/entry';
 
 /**
- * The one model of waiting. Every wait of the HTTP core is decided here, by
- * pure functions of (the key's record, an answer, now); the gate
- * (limits/gate.ts) runs decide and observe on the shared record, the send
- * loop (client.ts) asks planRetry and fitsBudget, and both obey. What a person
- * reads of a wait is worded in output/waits.ts. The one claim rule: every
- * request, of any command, asks decide for a slot before the wire.
+ * The one model of waiting: pure functions of (the key's record, an answer, now). The gate runs decide and observe,
+ * the send loop planRetry; both obey. The one claim rule: every request asks decide for a slot before the wire.
  *
  *   situation                                  the request gets            kind           --max-wait
  *   blocked: a 429's Retry-After (else the     wait until then             retry_after    counts
@@ -42,10 +38,9 @@ import type { BlockReason, LimitEntry } from './limits/entry';
  * not started: the request ends at once (exit 5) saying when to try again.
  */
 
-/** What one answer said about the limits. */
+/** What one answer said about the limits; `reset` in Unix seconds as sent. */
 export interface RateAnswer {
   status: number;
-  /** X-RateLimit-Limit, -Remaining, and -Reset (Unix seconds, as sent). */
   limit?: number;
   remaining?: number;
   reset?: number;
@@ -53,7 +48,6 @@ export interface RateAnswer {
   resetAt?: number;
   /** For a 429: its Retry-After, on this machine's clock. Without one the block lasts until `resetAt`, when known. */
   retryAt?: number;
-  /** For a 429: the key is banned (Error code key_banned). */
   banned?: boolean;
 }
 
@@ -92,14 +86,14 @@ export const BACKOFF_CAP_MS = 30_000;
 /** A window that reopens within this long is the plan's minute; one further off is the day's quota. */
 export const MINUTE_WINDOW_MAX_MS = 2 * 60_000;
 
-/** The wait a block in force imposes (a 429's time, a ban, a hold, an exhausted quota), or undefined. */
+/** The wait a block in force imposes, or undefined. */
 export function blockedBy(entry: LimitEntry | undefined, now: number): Extract<GateDecision, { go: false }> | undefined {
   if (entry?.blockedUntil === undefined || entry.blockedUntil <= now) return undefined;
   const held = entry.holdMs !== undefined && entry.reason !== 'key_banned';
   return { go: false, until: entry.blockedUntil, reason: held ? 'hold' : (entry.reason ?? 'rate_limited') };
 }
 
-/** Whether one more request may go now, claiming its slot; the one claim rule (the table above). */
+/** Whether one more request may go now, claiming its slot (the table above). */
 export function decide(entry: LimitEntry | undefined, now: number, claim: Claim): GateDecision {
   const blocked = blockedBy(entry, now);
   if (blocked) return blocked;
@@ -203,7 +197,6 @@ export function backoffMs(retriesDone: number, random: () => number): number {
   return Math.floor(random() * Math.min(BACKOFF_CAP_MS, BACKOFF_BASE_MS * 2 ** retriesDone));
 }
 
-/** The code of a stop after a wait of this kind. */
 export function codeFor(kind: WaitKind): 'rate_limited' | 'quota_exhausted' | 'key_banned' {
   return kind === 'ban' ? 'key_banned' : kind === 'day_quota' ? 'quota_exhausted' : 'rate_limited';
 }
@@ -212,7 +205,6 @@ export function windowKind(until: number, now: number): 'minute_window' | 'day_q
   return until - now > MINUTE_WINDOW_MAX_MS ? 'day_quota' : 'minute_window';
 }
 
-/** What the gate's refusal is waiting for; an exhausted window by how far off its reset is. */
 const GATE_WAIT_KINDS: Record<string, WaitKind> = { probe: 'probe', key_banned: 'ban', hold: 'backoff', rate_limited: 'retry_after' };
 export function gateWaitKind(decision: Extract<GateDecision, { go: false }>, now: number): WaitKind {
   return GATE_WAIT_KINDS[decision.reason] ?? windowKind(decision.until, now);
@@ -223,7 +215,6 @@ export function countsTowardMaxWait(kind: WaitKind, paced: boolean): boolean {
   return kind !== 'probe' && !(paced && kind === 'minute_window');
 }
 
-/** --max-wait and what has been waited against it so far. */
 export interface WaitBudget {
   maxWaitMs: number;
   waitedMs: number;
@@ -245,7 +236,6 @@ export interface AttemptTimes {
   holdMs?: number;
 }
 
-/** What the last attempt came to, as far as waiting is concerned. */
 export type AttemptReport = AttemptTimes & { outcome: AttemptOutcome; banned?: boolean };
 
 export interface RetryState {
@@ -261,7 +251,6 @@ export interface RetryState {
 
 export type RetryPlan = { retry: true; kind: WaitKind; ms: number } | { retry: false; kind?: WaitKind; ms?: number };
 
-/** Whether to try again after a failed attempt, after how long, and whether --max-wait allows it. */
 export function planRetry(report: AttemptReport, state: RetryState, budget: WaitBudget, paced: boolean, random: () => number): RetryPlan {
   if (!shouldRetry(report.outcome, state.retriesDone, state.maxRetries, state.method)) return { retry: false };
   // A ban is waited out once; a second one means the key is still banned: stop rather than risk a longer one.

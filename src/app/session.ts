@@ -5,13 +5,12 @@ import { type ResolvedTarget, maskKey, rejectedKeyHint, requireKey } from '../co
 import { VERSION } from '../version';
 import { type FailureTarget, portOf } from '../api/attempt';
 import { HttpClient } from '../api/client';
-import { SAFE_METHODS } from '../api/cached-send';
 import { type RateLimitGate, openGate } from '../api/limits/gate';
 import { openFileStore } from '../api/limits/file-store';
 import { type StoreNotice, limitId } from '../api/limits/store';
 import { createDispatcher, discardDispatcher } from '../api/transport';
 import { steadyClock } from '../api/clock';
-import { type CacheAccess, ResponseCache, responsesDir } from '../api/cache';
+import { type CacheAccess, ResponseCache, SAFE_METHODS, responsesDir } from '../api/cache';
 import { openRedisStore } from '../api/limits/redis-store';
 import { describeStateUrl, stateStoreAddress } from '../config/state-url';
 import { SANDBOX_WRITE_LINE, targetTraceLine } from '../output/profile';

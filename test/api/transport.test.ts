@@ -2,7 +2,8 @@ import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterEach, describe, expect, it } from 'vitest';
 import type { Dispatcher } from 'undici';
-import { createDispatcher, discardDispatcher, sendRequest } from '../../src/api/transport';
+import apiRequest from 'undici/lib/api/api-request.js';
+import { createDispatcher, discardDispatcher } from '../../src/api/transport';
 
 const servers: http.Server[] = [];
 afterEach(async () => {
@@ -31,7 +32,7 @@ describe('discardDispatcher', () => {
     await new Promise((resolve) => servers[0]!.once('listening', resolve));
     const { port } = servers[0]!.address() as AddressInfo;
     const dispatcher = await createDispatcher({ timeoutMs: 5_000, env: {}, direct: true });
-    const answer = await sendRequest(dispatcher, { origin: `http://127.0.0.1:${port}`, path: '/', method: 'GET' });
+    const answer = await apiRequest.call(dispatcher, { origin: `http://127.0.0.1:${port}`, path: '/', method: 'GET' });
     await answer.body.text();
     discardDispatcher(dispatcher);
     await closed;

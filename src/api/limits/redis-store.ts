@@ -37,8 +37,6 @@ export interface RedisStoreOptions {
 export interface RedisStore extends LimitStore {
   /** Closes the connection; safe to call more than once. */
   close(): Promise<void>;
-  /** Redis's clock minus this machine's, in ms (undefined after falling back). */
-  readonly clockOffsetMs: number | undefined;
   readonly fellBack: boolean;
   /** The local state file while Redis is in use (the gate records every answer there too). */
   mirror(): LimitStore | undefined;
@@ -180,9 +178,6 @@ export async function openRedisStore(options: RedisStoreOptions): Promise<RedisS
   };
 
   return {
-    get clockOffsetMs() {
-      return offset;
-    },
     get fellBack() {
       return !client;
     },

@@ -134,7 +134,6 @@ describe.skipIf(noRedisServer)('the rate-limit gate on a real redis-server', () 
     expect(decision.go).toBe(false);
     // Without the conversion B would be free at once (its clock is past A's retryAt).
     expect(Math.abs(decision.until - (retryAt + 10 * MINUTE))).toBeLessThan(50);
-    expect(Math.abs(ahead.shared.clockOffsetMs! - a.shared.clockOffsetMs! + 10 * MINUTE)).toBeLessThan(50);
     // And what Redis holds is on its own clock, not on either machine's.
     const [seconds] = await admin.time();
     const stored = JSON.parse((await admin.get(`${KEY_PREFIX}${await limitId(BASE, KEY)}`))!);
@@ -307,7 +306,6 @@ describe('what the store says is checked', () => {
       const a = await machine(fake.url);
       expect(fake.commands).toContain('TIME');
       expect(a.shared.fellBack).toBe(true);
-      expect(a.shared.clockOffsetMs).toBeUndefined();
       expect(a.warnings).toEqual([`cannot use the shared rate-limit state at ${fake.url}: its TIME reply is not two integers; using this machine's state file for the rest of this run`]);
       expect(await a.gate.acquire()).toMatchObject({ go: true });
     } finally {
