@@ -56,8 +56,9 @@ export function errorForAnswer(answer: Answer, context: ErrorContext): PetctlErr
   // undici never follows redirects on its own; neither does petctl (the key would travel with it). The service never
   // redirects, so one means a wrong base URL or a captive proxy.
   if (status >= 300 && status < 400) {
-    const location = printableLocation(answer.header('location'));
-    const to = location === undefined ? 'without a Location header' : `to ${location}`;
+    // On one line and of a readable length.
+    const location = answer.header('location')?.trim().replace(/[\u0000-\u001f\u007f]/g, ' ');
+    const to = !location ? 'without a Location header' : `to ${location.length > 300 ? `${location.slice(0, 297)}...` : location}`;
     const message = `${method} ${url} was redirected (HTTP ${status}) ${to}; petctl does not follow redirects: check the base URL`;
     return new ServiceError(message, { code: 'redirected', status });
   }
@@ -76,13 +77,6 @@ export function errorForAnswer(answer: Answer, context: ErrorContext): PetctlErr
 function stopError(stop: WaitStop, words: Pick<WaitWords, 'stop'>, facts: { code: string; body?: PetctlError['body']; retryAt?: number }): RateLimitError {
   const { message, hint } = words.stop(stop);
   return new RateLimitError(message, { ...facts, status: 429, stop, hint });
-}
-
-/** The Location, on one line and of a readable length, for the error message. */
-function printableLocation(value: string | undefined): string | undefined {
-  const text = value?.trim().replace(/[\u0000-\u001f\u007f]/g, ' ');
-  if (!text) return undefined;
-  return text.length > 300 ? `${text.slice(0, 297)}...` : text;
 }
 
 /** The start of a body, on one line, for an error message. */

@@ -9,11 +9,6 @@ import type { RateLimitGate } from './limits/gate';
 import type { AttemptOutcome, AttemptReport, RateAnswer, WaitBudget } from './waits';
 import { attemptFits, blockedBy, countsTowardMaxWait, fitsBudget, gateWaitKind, planRetry, requestDeadline } from './waits';
 
-/**
- * The HTTP core's send loop: ask the gate → send → learn → retry or not. It obeys waits.ts; one request on the
- * wire is attempt.ts, what an answer means answer.ts, what it teaches learn.ts. It words nothing (output/waits.ts).
- */
-
 export interface HttpClientOptions extends AttemptOptions {
   /** e.g. https://api.example.org/v1 (no trailing slash). */
   baseUrl: string;
@@ -28,7 +23,7 @@ export interface HttpClientOptions extends AttemptOptions {
   /** One line on stderr for a retry too short for `wait` to show (it shows a second or more). */
   announce?: (line: string) => void;
   words: WaitWords;
-  /** The hint for a 401: how to store a working key for this profile. */
+  /** For a 401: how to store a working key for this profile. */
   authHint?: string;
   cache?: CacheAccess;
 }
@@ -125,8 +120,7 @@ export class HttpClient {
     }
   }
 
-  /** Waits until the gate lets this request go, or stops when a wait does not fit --max-wait or the request's bound.
-   * Resolves with whether it waited out a ban. */
+  /** Waits until the gate lets this request go (or stops past --max-wait or the request's bound); whether it waited out a ban. */
   private async passGate(paced: boolean, reserve: number, budget: WaitBudget, wait: (ms: number, why: string) => Promise<void>, bound: { deadline?: number }): Promise<boolean> {
     const { gate, now, monotonic, timeoutMs } = this.options;
     if (this.unrecorded) throw this.unrecorded;

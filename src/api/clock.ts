@@ -11,7 +11,7 @@ export function steadyClock(wallNow: () => number, monotonic: () => number): () 
 /** Milliseconds from a clock that never steps. process.hrtime rather than performance.now(): the `performance` global loads perf_hooks (its cost: docs/performance.md). */
 export const monotonicMs = (): number => Number(process.hrtime.bigint()) / 1e6;
 
-/** A sleep that rejects with InterruptedError when `signal` aborts (Ctrl-C, SIGTERM). */
+/** Rejects with InterruptedError when `signal` aborts (Ctrl-C, SIGTERM). */
 export function interruptibleSleep(signal: AbortSignal): (ms: number) => Promise<void> {
   return (ms) =>
     new Promise<void>((resolve, reject) => {

@@ -3,10 +3,7 @@ import { type RateHeaders, ServerClock, parseRateHeaders, parseRetryAfter, reset
 import type { LimitEntry } from './limits/entry';
 import { type AttemptTimes, type GateDecision, type RateAnswer, blockedBy, observe } from './waits';
 
-/** What each answer's head says of the limits, and this process's own record of them (waits.ts observe), changed the moment a
- * head is read: no request of this process passes the last check before the wire once a 429 is in. */
-
-/** What one answer says about the limits (see Learner.readLimits): its times as waits.ts's AttemptTimes, and more. */
+/** What one answer says about the limits. */
 export interface Limits extends AttemptTimes {
   rate: RateHeaders;
   rateAnswer: RateAnswer;
@@ -16,21 +13,20 @@ export interface Limits extends AttemptTimes {
   banned: boolean;
 }
 
+/** This process's own record, changed the moment a head is read: no request passes the last check before the wire once a 429 is in. */
 export class Learner {
   private readonly serverClock: ServerClock;
-  /** What this process's own answers said. */
   private own: LimitEntry | undefined;
 
   constructor(private readonly now: () => number) {
     this.serverClock = new ServerClock(now);
   }
 
-  /** This process's own block, while it lasts, as a gate decision. */
   heldDecision(): GateDecision | undefined {
     return blockedBy(this.own, this.now());
   }
 
-  /** What an answer's head says about the limits, taken into this process's record at once (nothing is awaited here). */
+  /** Synchronous: nothing is awaited between the head and the record. */
   readLimits(answer: Pick<Answer, 'status' | 'header'>): Limits {
     const now = this.now();
     const serverNow = this.serverClock.observe(answer.header('date'));

@@ -17,7 +17,6 @@ export interface ApiRequest {
   headers?: Record<string, string>;
   /** Keep the answer's text as it came, without parsing it as JSON (`petctl api` prints non-JSON bodies too). */
   rawResponse?: boolean;
-  /** Per-request hooks; bulk import uses them to journal and to show waits in its progress bar. */
   hooks?: RequestHooks;
   /** A GET only: serve a cached 2xx answer up to this old (ms) without sending, and keep this one that long. */
   cacheForMs?: number;

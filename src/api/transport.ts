@@ -14,10 +14,7 @@ export const MAX_RESPONSE_BYTES = 8 * 1024 * 1024;
 /** Node's default header limit, set here so undici does not load node:http to read it (scripts/build.mjs); so NODE_OPTIONS cannot change it. */
 const MAX_HEADER_BYTES = 16 * 1024;
 
-/**
- * The one undici dispatcher of a run; the proxy agent loaded only when a proxy is set. No retry interceptor: undici's
- * caps Retry-After at its maxTimeout, which would get a key banned.
- */
+/** No retry interceptor: undici's caps Retry-After at its maxTimeout, which would get a key banned. */
 export async function createDispatcher(options: TransportOptions): Promise<Dispatcher> {
   const common = {
     connect: { timeout: options.timeoutMs },

@@ -8,11 +8,6 @@ import type { HttpClient } from '../client';
 import { type ApiRequest, type ApiResponse, type RequestHooks, isSameOrigin } from '../request';
 import { type ListPetsParams, validated } from './pets';
 
-/**
- * Every `Link: <…>; rel="next"` (RFC 8288, as gh api --paginate follows) until an answer has none: GET /pets for `pets
- * list --all` (petPages), any path for `petctl api --paginate` (rawPages). Each page goes through the rate-limit gate.
- */
-
 /** The rel="next" target of a Link header, resolved against the URL of the answer that carried it. */
 export function nextLink(linkHeader: string | undefined, responseUrl: string): string | undefined {
   if (linkHeader === undefined || linkHeader.trim() === '') return undefined;
@@ -32,21 +27,17 @@ export function nextLink(linkHeader: string | undefined, responseUrl: string): s
   }
 }
 
-/** How a walk's requests go (a listing passes `paced`: the minute window is its pace). */
 export interface WalkOptions {
   hooks?: RequestHooks;
   /** Send each next page's request as soon as its page's head is in (pages come one round trip apart); not for a walk that may `break`. */
   ahead?: boolean;
 }
 
-/** One page of any walk: what its reader made of the answer. */
 export interface LinkedPage<T> {
   number: number;
-  url: string;
   body: T;
   /** The walk ends with exit 7 after this page if it is unsafe to request. */
   next?: string;
-  response: ApiResponse;
 }
 
 export function firstPageUrl(http: HttpClient, params: ListPetsParams): string {
@@ -69,10 +60,11 @@ export function rawPages(http: HttpClient, first: ApiRequest & { url: string }, 
 }
 
 /**
- * From `first`, every page linked as rel="next", read by `read` (which throws for a page the walk cannot use). A next link
- * on another origin (the key goes with it) or back to a page already fetched ends the walk with exit 7, after its page.
+ * Every page linked as rel="next" (RFC 8288, as gh api --paginate follows), each through the rate-limit gate, until an
+ * answer has none. A next link on another origin (the key goes with it) or back to a page already fetched ends the walk
+ * with exit 7, after its page.
  */
-export async function* linkedPages<T>(
+async function* linkedPages<T>(
   http: HttpClient,
   first: string,
   request: (url: string, hooks?: RequestHooks) => ApiRequest,
@@ -109,7 +101,7 @@ export async function* linkedPages<T>(
     await sentAhead?.going;
     const body = read(response, url, number);
     // The page itself is good: it is handed out before a bad link to the next one ends the walk.
-    yield { number, url, body, response, ...(next === undefined ? {} : { next }) };
+    yield { number, body, ...(next === undefined ? {} : { next }) };
     sentAhead?.handedOut();
     if (refused) throw refused;
     url = next;
@@ -117,7 +109,7 @@ export async function* linkedPages<T>(
   }
 }
 
-/** The rel="next" target of a head's Link that the walk may follow, else undefined (the walk says why once the page is in). */
+/** The next link the walk may follow, else undefined (the walk says why once the page is in). */
 function followable(linkHeader: string | undefined, url: string, visited: ReadonlySet<string>): string | undefined {
   try {
     const next = nextLink(linkHeader, url);

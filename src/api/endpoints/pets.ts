@@ -29,7 +29,6 @@ export interface ListPetsParams {
   cacheForMs?: number;
 }
 
-/** listPets: GET /pets */
 export async function listPets(http: HttpClient, params: ListPetsParams, hooks?: RequestHooks): Promise<{ pets: Pets; response: ApiResponse }> {
   const response = await http.send({ method: 'GET', path: '/pets', query: { limit: params.limit, status: params.status }, hooks, cacheForMs: params.cacheForMs, cacheIf: fits(Pets) });
   return { pets: validated(Pets, response, 'GET /pets'), response };

@@ -2,8 +2,7 @@ import { UsageError } from '../../errors';
 import { parseInt64 } from '../../schemas/int64';
 import { type ApiRequest, isSameOrigin } from '../request';
 
-/** `petctl api`'s flags as one request for the HTTP core, all checked before anything is sent (exit 2). After gh api. */
-
+/** `petctl api`'s flags, all checked before anything is sent (exit 2). After gh api. */
 export interface RawRequestFlags {
   path: string;
   method?: string;
@@ -23,8 +22,6 @@ export interface RawRequestIo {
 
 /** Headers petctl sets itself: the key goes only where the profile says, and the core identifies itself. */
 const RESERVED_HEADERS = new Set(['authorization', 'proxy-authorization', 'user-agent', 'host', 'content-length']);
-
-const METHOD = /^[A-Za-z]+$/;
 
 export function parseHeader(text: string): [string, string] {
   const colon = text.indexOf(':');
@@ -94,7 +91,7 @@ function withoutBasePath(relative: string, basePath: string): string {
 export function checkFlags(flags: RawRequestFlags): { method: string; headers: Record<string, string> } {
   const hasBody = flags.rawFields.length + flags.typedFields.length > 0 || flags.input !== undefined;
   const method = (flags.method ?? (hasBody ? 'POST' : 'GET')).toUpperCase();
-  if (!METHOD.test(method)) throw new UsageError(`-X '${flags.method}' is not an HTTP method`);
+  if (!/^[A-Za-z]+$/.test(method)) throw new UsageError(`-X '${flags.method}' is not an HTTP method`);
   for (const field of flags.rawFields) splitField(field, '-f');
   for (const field of flags.typedFields) splitField(field, '-F');
   return { method, headers: Object.fromEntries(flags.headers.map(parseHeader)) };

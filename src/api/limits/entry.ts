@@ -1,22 +1,18 @@
 import { MAX_PLAUSIBLE_RESET_MS } from './headers';
 
-/** The rate-limit record kept per base URL and key: reading it leniently, moving its times to another clock, merging two. */
-
 export type BlockReason = 'rate_limited' | 'key_banned' | 'quota_exhausted';
 
-/** The current window as the server described it. */
 export interface LimitWindow {
   /** The server's reset as sent (Unix seconds): it names the window, so answers from an older one are recognised. */
   reset: number;
   /** When the window ends on this machine's clock (epoch ms, corrected for the server's clock skew). */
   resetAt: number;
-  /** Requests this machine may still send in the window. */
   remaining: number;
-  /** The window's limit, when the server sent it (shown by `profile show`). */
+  /** Shown by `profile show`. */
   limit?: number;
 }
 
-/** What is recorded per base URL and key. Every time is epoch ms on this machine's clock. */
+/** The rate-limit record kept per base URL and key. Every time is epoch ms on this machine's clock. */
 export interface LimitEntry {
   /** Nothing may be sent before this (a 429's Retry-After, a ban, an exhausted quota). */
   blockedUntil?: number;
@@ -32,7 +28,6 @@ export interface LimitEntry {
   holdMs?: number;
 }
 
-/** The record's times besides blockedUntil and the window's resetAt. */
 const TIMES = ['probeUntil', 'untrackedUntil', 'silentLimitUntil'] as const;
 const REASONS: readonly unknown[] = ['rate_limited', 'key_banned', 'quota_exhausted'];
 
@@ -101,7 +96,6 @@ export function latestTime(entry: LimitEntry): number {
   return Math.max(0, entry.blockedUntil ?? 0, entry.window?.resetAt ?? 0, ...TIMES.map((name) => entry[name] ?? 0));
 }
 
-/** The later of two times (the longer of two holds), or the one there is. */
 const later = (a: number | undefined, b: number | undefined) => (a === undefined || b === undefined ? (a ?? b) : Math.max(a, b));
 
 /** Two views of one record as one, keeping whatever holds longer, so a store fallen back to another obeys what the first said. */

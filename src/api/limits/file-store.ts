@@ -7,7 +7,7 @@ import { type LimitStore, type StoreReport, limitId } from './store';
 
 /** This machine's records, { "version": 1, "limits": { "<limitId>": LimitEntry } }, in a file of their own: conf has no locking. */
 
-/** The file's records by id, read leniently; `dropped` is given, per id, the fields that were not values petctl could have stored. */
+/** The file's records by id, read leniently; `dropped` is given the fields dropped, per id. */
 function readLimits(file: string, now: number, dropped = new Map<string, string[]>()): Record<string, LimitEntry> {
   let value: unknown;
   try {
@@ -32,7 +32,7 @@ function readLimits(file: string, now: number, dropped = new Map<string, string[
   return limits;
 }
 
-/** The record of one base URL and key in `file`; `report` hears, once a run, of times this key's record had to drop. */
+/** The record of one base URL and key in `file`; `report` hears once a run of what it had to drop. */
 export function openFileStore(file: string, baseUrl: string, apiKey: string, now: () => number, options: { report?: StoreReport } = {}): LimitStore {
   let id: string | undefined;
   const ownId = async () => (id ??= await limitId(baseUrl, apiKey));

@@ -4,12 +4,11 @@ import type { LimitStore } from './store';
 
 /** A key's record asked and told through its store, each step one atomic update: no two processes spend one request. */
 export interface RateLimitGate {
-  /** Whether one more request may go now, or until when; `reserve`: slots of the window left to others. */
+  /** `reserve`: slots of the window left to others. */
   acquire(reserve?: number): Promise<GateDecision>;
   record(answer: RateAnswer): Promise<void>;
-  /** The record for this base URL and key, as last written by any process. */
   current(): Promise<LimitEntry | undefined>;
-  /** Gives the slots claimed and not sent back to the record, while their window lasts (at the end of a run). */
+  /** At the end of a run: the slots claimed and not sent go back to the record, while their window lasts. */
   release(): Promise<void>;
 }
 

@@ -1,5 +1,3 @@
-/** What an answer's headers say about the limits and the server's clock, as values; nothing here decides what to do. */
-
 /** Rate-limit windows in the specification are a minute and a day; a Reset further off than this is nonsense. */
 export const MAX_PLAUSIBLE_RESET_MS = 25 * 60 * 60 * 1000;
 /** Longest Retry-After taken at its word: a longer one is capped, as ignoring it would retry a 429 at once. */
@@ -31,7 +29,6 @@ export function parseRetryAfter(value: string | undefined, serverDateMs: number 
 /** `resetEpochSeconds`: when the window resets, as Unix seconds (from X-RateLimit-Reset, or the IETF RateLimit header's t=). */
 export type RateHeaders = { limit?: number; remaining?: number; resetEpochSeconds?: number };
 
-/** A header's non-negative integer (or, with `fraction`, decimal). */
 function headerNumber(value: string | undefined, fraction = false): number | undefined {
   const form = fraction ? /^\s*\d+(\.\d+)?\s*$/ : /^\s*\d+\s*$/;
   return value !== undefined && form.test(value) ? Number(value) : undefined;
@@ -49,7 +46,6 @@ function resetEpochSecondsOf(value: string | undefined, serverNowMs: number | un
   return serverNowMs === undefined || n === 0 ? undefined : Math.ceil(serverNowMs / 1000 + n);
 }
 
-/** One item of the IETF RateLimit header: r= what remains, t= seconds until the reset. */
 type IetfLimit = { remaining?: number; resetSeconds?: number };
 
 /**
@@ -104,12 +100,11 @@ export function resetDelayMs(resetEpochSeconds: number | undefined, serverDateMs
  * seen is a lower bound of the skew that tightens with every answer: waits for a reset measured from it are never early.
  */
 export class ServerClock {
-  /** The lower bound of (server clock - ours), once one Date header has been seen. */
   private aheadMs: number | undefined;
 
   constructor(private readonly now: () => number) {}
 
-  /** Learns from one answer's Date header; returns the server's time now, or undefined without a usable Date. */
+  /** The server's time now, or undefined without a usable Date. */
   observe(dateHeader: string | undefined): number | undefined {
     const serverDate = parseHttpDate(dateHeader);
     if (serverDate === undefined) return undefined;

@@ -20,7 +20,7 @@ export function timeReplyMs(reply: unknown): number {
   return Number(reply[0]) * 1000 + Number(reply[1]) / 1000;
 }
 
-/** `error` told apart; `password` is masked in any text it carries. */
+/** `password` is masked in any text the error carries. */
 export function storeFailure(error: unknown, timeoutMs: number, password: string | undefined): StoreFailure {
   if (error instanceof StoreTimeout) return { kind: 'no_answer', ms: timeoutMs };
   if (error instanceof BadTimeReply) return { kind: 'bad_time_reply' };

@@ -20,7 +20,7 @@ const MAX_CONFLICTS = 200;
 
 export interface RedisStoreOptions {
   address: StateStoreAddress;
-  /** The URL as notices and traces show it, without its password (describeStateUrl). */
+  /** The URL without its password. */
   where: string;
   /** Instead of the URL's (PETCTL_STATE_PASSWORD, or the profile's stored one). */
   password?: string;
@@ -29,20 +29,19 @@ export interface RedisStoreOptions {
   local: LimitStore;
   now: () => number;
   report: StoreReport;
-  /** -v: one line per state-store call. */
   trace?: (line: string) => void;
   noAnswerMs?: number;
 }
 
 export interface RedisStore extends LimitStore {
-  /** Closes the connection; safe to call more than once. */
+  /** Safe to call more than once. */
   close(): Promise<void>;
   readonly fellBack: boolean;
-  /** The local state file while Redis is in use (the gate records every answer there too). */
+  /** The local state file while Redis is in use: the gate records every answer there too. */
   mirror(): LimitStore | undefined;
 }
 
-/** How long Redis keeps a record: until a margin past its latest time (on the same clock as `now`). */
+/** How long Redis keeps a record (`now` on the record's clock). */
 export function expiryMs(entry: LimitEntry, now: number): number {
   return Math.max(0, Math.ceil(latestTime(entry) - now)) + EXPIRE_MARGIN_MS;
 }
@@ -51,7 +50,7 @@ export async function openRedisStore(options: RedisStoreOptions): Promise<RedisS
   const { address, where, local, now, report, trace, noAnswerMs = NO_ANSWER_MS } = options;
   const password = options.password ?? address.password;
   const key = `${KEY_PREFIX}${options.id}`;
-  /** None once the run has fallen back to the local file. */
+  /** None once the run has fallen back. */
   let client: Redis | undefined;
   let offset: number | undefined;
   let lastError: unknown;
@@ -110,7 +109,7 @@ export async function openRedisStore(options: RedisStoreOptions): Promise<RedisS
     fallBack(error);
   }
 
-  /** The shared record on this machine's clock (remembered as lastSeen); times it had to drop are reported once. */
+  /** The shared record on this machine's clock (remembered as lastSeen). */
   const readShared = (stored: string | null): LimitEntry | undefined => {
     const dropped: string[] = [];
     let value: unknown;
@@ -160,7 +159,7 @@ export async function openRedisStore(options: RedisStoreOptions): Promise<RedisS
     }
   };
 
-  /** One call: on Redis while it works, else (and from then on) on the local file. */
+  /** On Redis while it works, else (and from then on) on the local file. */
   const run = <T>(what: string, onRedis: (redis: Redis) => Promise<T>, onLocal: () => Promise<T>): Promise<T> => {
     const call = turn.then(async () => {
       if (!client) return onLocal();

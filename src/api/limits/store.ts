@@ -2,23 +2,20 @@ import { sha256Hex } from '../../digest';
 import type { LimitEntry } from './entry';
 import type { StoreFailure } from './redis-failures';
 
-/** Where a key's rate-limit record is kept: this machine's file-store.ts, or redis-store.ts (test/api/limits/store-contract.ts). */
-
 /** A change to the record, a pure function of it as a store may run it again: the record to write, if any, and the caller's result. */
 export type LimitChange<T> = (entry: LimitEntry | undefined) => { entry?: LimitEntry; result: T };
 
+/** Where a key's rate-limit record is kept, on this machine's clock: file-store.ts or redis-store.ts. */
 export interface LimitStore {
-  /** The record as last written by any process, on this machine's clock. */
   read(): Promise<LimitEntry | undefined>;
-  /** Runs `change` on the current record and writes what it returns, atomically against every other process; `what`: its name in -v traces. */
+  /** Atomic against every other process; `what`: its name in -v traces. */
   update<T>(change: LimitChange<T>, what?: string): Promise<T>;
 }
 
-/** What a store tells the user, for output/state-store.ts to word. */
 export type StoreNotice =
   /** Fields of the record at `where` (the state file, or the store's address and key) were not values petctl could have stored. */
   | { kind: 'dropped'; fields: string[]; where: string }
-  /** A call (`what`) to the shared store failed: a -v trace line. */
+  /** A -v trace line. */
   | { kind: 'failed'; what: string; failure: StoreFailure }
   /** The shared store at `where` is left for this machine's state file for the rest of the run. */
   | { kind: 'fallback'; where: string; failure: StoreFailure };
