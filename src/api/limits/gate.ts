@@ -2,16 +2,6 @@ import { type Claim, type GateDecision, MAX_PROBE_LEASE_MS, RESET_JITTER_S, type
 import type { LimitEntry } from './entry';
 import type { LimitStore } from './store';
 
-/** A key's record asked and told through its store, each step one atomic update: no two processes spend one request. */
-export interface RateLimitGate {
-  /** `reserve`: slots of the window left to others. */
-  acquire(reserve?: number): Promise<GateDecision>;
-  record(answer: RateAnswer): Promise<void>;
-  current(): Promise<LimitEntry | undefined>;
-  /** At the end of a run: the slots claimed and not sent go back to the record, while their window lasts. */
-  release(): Promise<void>;
-}
-
 export interface GateOptions {
   now: () => number;
   /** How long other requests wait for a probe's answer at most (its request timeout; capped in waits.ts). */
@@ -20,14 +10,18 @@ export interface GateOptions {
   shared?: { readonly fellBack: boolean; mirror(): LimitStore | undefined };
 }
 
-export function openGate(store: LimitStore, options: GateOptions): RateLimitGate {
+export type RateLimitGate = ReturnType<typeof openGate>;
+
+/** A key's record asked and told through its store, each step one atomic update: no two processes spend one request. */
+export function openGate(store: LimitStore, options: GateOptions) {
   const { now, probeLeaseMs = MAX_PROBE_LEASE_MS } = options;
   /** The slots of a block claimed and not sent yet: this process's, without asking the store. */
   let pool: { reset: number; resetAt: number; left: number } | undefined;
   /** Requests let go this second and the one before: a block is sized to them, so a fast run asks the store about once a second. */
   let pace = { second: 0, now: 0, before: 0 };
   return {
-    async acquire(reserve = 0) {
+    /** `reserve`: slots of the window left to others. */
+    async acquire(reserve = 0): Promise<GateDecision> {
       let decision: GateDecision = { go: true };
       // A slot of this process's block; also after the store found the window empty: a claim side by side may just have taken its last slots.
       const fromPool = () => pool !== undefined && pool.left > 0 && now() < pool.resetAt && (pool.left -= 1) >= 0;
@@ -51,12 +45,13 @@ export function openGate(store: LimitStore, options: GateOptions): RateLimitGate
       }
       return decision;
     },
+    /** At the end of a run: the slots claimed and not sent go back to the record, while their window lasts. */
     async release() {
       const held = pool;
       pool = undefined;
       if (held?.left) await store.update((entry) => ({ entry: giveBack(entry, held.reset, held.left, now()), result: undefined }), 'release');
     },
-    async record(answer) {
+    async record(answer: RateAnswer) {
       // The service refused: the slots still held are not its count any more.
       if (answer.status === 429) pool = undefined;
       const learn = (entry: LimitEntry | undefined) => ({ entry: observe(entry, answer, now()), result: undefined });
