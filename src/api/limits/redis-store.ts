@@ -33,20 +33,14 @@ export interface RedisStoreOptions {
   noAnswerMs?: number;
 }
 
-export interface RedisStore extends LimitStore {
-  /** Safe to call more than once. */
-  close(): Promise<void>;
-  readonly fellBack: boolean;
-  /** The local state file while Redis is in use: the gate records every answer there too. */
-  mirror(): LimitStore | undefined;
-}
+export type RedisStore = Awaited<ReturnType<typeof openRedisStore>>;
 
 /** How long Redis keeps a record (`now` on the record's clock). */
 export function expiryMs(entry: LimitEntry, now: number): number {
   return Math.max(0, Math.ceil(latestTime(entry) - now)) + EXPIRE_MARGIN_MS;
 }
 
-export async function openRedisStore(options: RedisStoreOptions): Promise<RedisStore> {
+export async function openRedisStore(options: RedisStoreOptions) {
   const { address, where, local, now, report, trace, noAnswerMs = NO_ANSWER_MS } = options;
   const password = options.password ?? address.password;
   const key = `${KEY_PREFIX}${options.id}`;
@@ -67,7 +61,6 @@ export async function openRedisStore(options: RedisStoreOptions): Promise<RedisS
     report({ kind: 'fallback', where, failure: storeFailure(cause, noAnswerMs, password) });
     client?.disconnect();
     client = undefined;
-    offset = undefined;
   };
 
   const started = now();
@@ -180,9 +173,11 @@ export async function openRedisStore(options: RedisStoreOptions): Promise<RedisS
     get fellBack() {
       return !client;
     },
+    /** The local state file while Redis is in use: the gate records every answer there too. */
     mirror: () => (client ? local : undefined),
-    update: (change, what = 'update') => run(what, (redis) => transact(redis, what, change), () => local.update(change)),
+    update: <T>(change: LimitChange<T>, what = 'update') => run(what, (redis) => transact(redis, what, change), () => local.update(change)),
     read: () => run('current', async (redis) => readShared(await timed(redis.get(key))), () => local.read()),
+    /** Safe to call more than once. */
     async close() {
       await turn;
       client?.disconnect();
