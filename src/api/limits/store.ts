@@ -15,7 +15,7 @@ export interface LimitStore {
 export type StoreNotice =
   /** Fields of the record at `where` (the state file, or the store's address and key) were not values petctl could have stored. */
   | { kind: 'dropped'; fields: string[]; where: string }
-  /** A -v trace line. */
+  /** A call (`what`) to the shared store failed: a -v trace line. */
   | { kind: 'failed'; what: string; failure: StoreFailure }
   /** The shared store at `where` is left for this machine's state file for the rest of the run. */
   | { kind: 'fallback'; where: string; failure: StoreFailure };
