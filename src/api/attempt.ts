@@ -136,7 +136,7 @@ export async function attempt(options: AttemptOptions, request: AttemptRequest, 
   let status = 0;
   try {
     const target = new URL(url);
-    // undici's request() on any dispatcher (a MockAgent in tests).
+    // undici's request() without loading its index (start-up time), on any dispatcher (a MockAgent in tests).
     const sending = apiRequest.call(options.dispatcher, {
       origin: target.origin,
       path: target.pathname + target.search,
