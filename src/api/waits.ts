@@ -205,6 +205,7 @@ export function windowKind(until: number, now: number): 'minute_window' | 'day_q
   return until - now > MINUTE_WINDOW_MAX_MS ? 'day_quota' : 'minute_window';
 }
 
+/** What the gate's refusal is waiting for; an exhausted window by how far off its reset is. */
 const GATE_WAIT_KINDS: Record<string, WaitKind> = { probe: 'probe', key_banned: 'ban', hold: 'backoff', rate_limited: 'retry_after' };
 export function gateWaitKind(decision: Extract<GateDecision, { go: false }>, now: number): WaitKind {
   return GATE_WAIT_KINDS[decision.reason] ?? windowKind(decision.until, now);
