@@ -28,6 +28,7 @@ export interface LimitEntry {
   holdMs?: number;
 }
 
+/** The record's times besides blockedUntil and the window's resetAt. */
 const TIMES = ['probeUntil', 'untrackedUntil', 'silentLimitUntil'] as const;
 const REASONS: readonly unknown[] = ['rate_limited', 'key_banned', 'quota_exhausted'];
 
