@@ -1,12 +1,6 @@
 import { AuthError, ConfigDamagedError, type PetctlError, UsageError } from '../errors';
 import { CorruptFileError } from '../locked-file';
 
-/**
- * config.json as the profile store reads it: what it understands of each profile, the whole document as conf
- * writes it (unknown keys kept), a secret's place in the keychain (nothing here loads the keychain); what a
- * profile's name and key must be, and the usage errors of choosing one.
- */
-
 /** The built-in profile: the embedded sandbox. */
 export const SANDBOX_PROFILE = 'sandbox';
 
@@ -16,7 +10,7 @@ export interface KeychainRef {
   account: string;
 }
 
-/** A secret as config.json holds it: the secret itself (mode 0600), or where in the keychain it is. */
+/** The secret itself (config.json is mode 0600), or where in the keychain it is. */
 export type StoredSecret = string | KeychainRef;
 
 export function isKeychainRef(value: unknown): value is KeychainRef {
@@ -24,7 +18,7 @@ export function isKeychainRef(value: unknown): value is KeychainRef {
   return isRecord(value) && value.store === 'keychain' && nonEmpty(value.service) && nonEmpty(value.account);
 }
 
-/** No keychain answered, or it refused: why, in words that name no secret. */
+/** No keychain answered, or it refused: `reason` names no secret. */
 export class KeychainUnavailableError extends AuthError {
   readonly reason: string;
 
@@ -46,7 +40,7 @@ export interface Snapshot {
   profiles: Map<string, ProfileEntry>;
 }
 
-/** The file's content as conf reads and writes it; profiles is a null-prototype object so any name is a plain key. */
+/** Profiles is a null-prototype object so any name is a plain key. */
 export type ConfigDocument = Record<string, unknown> & { profiles: Record<string, unknown> };
 
 export function isRecord(value: unknown): value is Record<string, unknown> {
@@ -76,7 +70,7 @@ export function storedSecret(value: unknown): StoredSecret | undefined {
   return isKeychainRef(value) ? { store: 'keychain', service: value.service, account: value.account } : undefined;
 }
 
-/** The profiles' names: the sandbox first, then the others in order. */
+/** The sandbox first, then the others in order. */
 export function profileNames(names: Iterable<string>): string[] {
   return [SANDBOX_PROFILE, ...[...names].filter((name) => name !== SANDBOX_PROFILE).sort()];
 }
@@ -110,7 +104,7 @@ export function validateProfileName(name: string): string {
   return name;
 }
 
-/** A key goes into an `Authorization: Bearer` header as it is: not empty, printable ASCII, no spaces. It is never echoed. */
+/** A key goes into an `Authorization: Bearer` header as it is. It is never echoed. */
 export function validateApiKey(key: string, label = 'the API key'): string {
   if (key === '') throw new UsageError(`${label} is empty`);
   if (/[^\x21-\x7e]/.test(key)) {
@@ -119,7 +113,7 @@ export function validateApiKey(key: string, label = 'the API key'): string {
   return key;
 }
 
-/** Other profiles exist and none is chosen (see ProfileStore.activeName): nothing is sent. `others` excludes the sandbox. */
+/** `others` excludes the sandbox. */
 export function noProfileChosen(others: readonly string[]): PetctlError {
   return new UsageError(
     `no profile chosen; petctl has profile${others.length === 1 ? '' : 's'} ${others.join(', ')}. Choose one with petctl profile use <name> or -p <name> (-p ${SANDBOX_PROFILE} for the built-in sandbox)`,
@@ -127,7 +121,7 @@ export function noProfileChosen(others: readonly string[]): PetctlError {
   );
 }
 
-/** A profile name that names none: a usage error (exit 2) wherever it comes from. `from` says where, e.g. `PETCTL_PROFILE`. */
+/** `from` says where the name came from, e.g. `PETCTL_PROFILE`. */
 export function unknownProfile(name: string, known: readonly string[], from?: string): UsageError {
   return new UsageError(
     `unknown profile ${JSON.stringify(name)}${from === undefined ? '' : ` from ${from}`} (known: ${known.join(', ')})`,

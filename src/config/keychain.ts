@@ -2,9 +2,8 @@ import { spawn } from 'node:child_process';
 import { type KeychainRef, KeychainUnavailableError } from './config-file';
 
 /**
- * Secrets in the system's keychain through @napi-rs/keyring, an optional dependency. The binding runs in a
- * child process: it opens its D-Bus connection synchronously, and a bus that accepts it but never answers
- * blocks that thread for good, past any timeout; a child can be killed (docs/configuration.md#where-keys-are-kept).
+ * @napi-rs/keyring runs in a child process: it opens its D-Bus connection synchronously, and a bus that accepts it but
+ * never answers blocks that thread for good, past any timeout; a child can be killed.
  */
 
 const TIMEOUT_MS = 3000;
@@ -27,7 +26,7 @@ process.stdin.setEncoding('utf8').on('data', (c) => { input += c; }).on('end', (
   process.stdout.write(JSON.stringify(reply));
 });`;
 
-/** One operation on the entry `ref` names; `get` answers the secret (undefined: the keychain has none). */
+/** `get` answers the secret (undefined: the keychain has none). */
 export async function askKeychain(env: Readonly<NodeJS.ProcessEnv>, op: 'get' | 'set' | 'delete', ref: KeychainRef, secret?: string): Promise<string | undefined> {
   let binding: string;
   try {

@@ -4,17 +4,14 @@ import envPaths from 'env-paths';
 export interface PetctlPaths {
   /** Directory (mode 0700) holding config.json, state.json and the sandbox's data. */
   dir: string;
-  /** Profiles and keys, written through conf. */
   configFile: string;
   /** Rate-limit state per base URL and key: kept out of conf, which is not safe for concurrent writers. */
   stateFile: string;
-  /** The built-in sandbox profile's animals. */
   sandboxDataFile: string;
   /** Answers kept by --cache (mode 0700): nothing in it is needed, `petctl cache clear` empties it. */
   cacheDir: string;
 }
 
-/** The file beside a sandbox data file that holds its rate-limit counts. */
 export function limitsFileOf(dataFile: string): string {
   return `${dataFile}.limits.json`;
 }

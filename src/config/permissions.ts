@@ -6,9 +6,8 @@ import { lockPathOf } from '../locked-file';
 import { limitsFileOf, type PetctlPaths } from './paths';
 
 /**
- * The config directory checked before a profile is read from it, as ssh checks ~/.ssh. Another user's directory
- * or file, or a symlink at one of their names, is refused: a base URL planted there would receive the key. Loose
- * modes on the user's own are tightened and said so, since the keys in config.json may already have been read.
+ * As ssh checks ~/.ssh: another user's directory or file, or a symlink at one of their names, is refused (a base URL
+ * planted there would receive the key); loose modes are tightened and said so, since the keys may have been read.
  */
 export function checkConfigFiles(paths: PetctlPaths, warn: (message: string) => void): void {
   if (process.platform === 'win32') return;

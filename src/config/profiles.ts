@@ -12,17 +12,8 @@ import { validateBaseUrl } from './url-check';
 export type { KeySet, SecretPlacement } from './secret-places';
 export { unknownProfile, validateApiKey } from './config-file';
 
-/**
- * The profile store: config.json (docs/configuration.md#files), written through conf. Secrets go to the keychain
- * before the file names them, and leave it before the file forgets them, so no entry is left that nothing points to.
- * conf has no lock: every change re-reads the file under withFileLock and keeps the keys it does not know, so two
- * processes changing profiles at once both keep their change, and a newer petctl's additions survive an older one.
- * Reading is a plain read of the file; conf (ajv and semver with it) is loaded only to write, so a read-only
- * command on a fresh install creates nothing (docs/performance.md#what-loads-where).
- */
-
 export { SANDBOX_PROFILE };
-/** The key the embedded sandbox accepts out of the box; used when the sandbox profile stores none. */
+/** Used when the sandbox profile stores no key. */
 export const SANDBOX_DEFAULT_KEY = 'sandbox-free';
 
 /** baseUrl is absent for the built-in sandbox (the in-process service) and for a hand-edited entry without one. */
@@ -42,6 +33,13 @@ export async function openProfileStore(paths: PetctlPaths, env: Readonly<NodeJS.
   return new ProfileStore(paths, parseConfig(checkedConfig(paths.configFile, () => readJsonFile(paths.configFile))), env);
 }
 
+/**
+ * config.json (docs/configuration.md#files). Secrets go to the keychain before the file names them, and leave it before
+ * the file forgets them, so no entry is left that nothing points to. conf has no lock: every change re-reads the file
+ * under withFileLock and keeps the keys it does not know, so two processes changing profiles at once both keep their
+ * change, and a newer petctl's additions survive an older one. conf is loaded only to write, so a read-only command
+ * on a fresh install creates nothing.
+ */
 export class ProfileStore {
   /** The config file (it may not exist yet). */
   readonly path: string;
@@ -57,7 +55,6 @@ export class ProfileStore {
     this.#secrets = new SecretPlaces(env);
   }
 
-  /** The secret a keychain reference points to (undefined: the keychain has none). */
   async readSecret(ref: KeychainRef): Promise<string | undefined> {
     return this.#secrets.read(ref);
   }
@@ -84,10 +81,7 @@ export class ProfileStore {
     return profileNames(this.#snapshot.profiles.keys()).map((name) => this.get(name)!);
   }
 
-  /**
-   * Adds a profile without a key; refuses an existing name and the sandbox. `useIfFirst`: the first besides the sandbox,
-   * while none is chosen, becomes the active one (else what used the sandbox a minute ago stops with no_profile).
-   */
+  /** `useIfFirst`: the first besides the sandbox becomes the active one (else what used the sandbox stops with no_profile). */
   async add(name: string, baseUrl: string, settings: StateStoreSettings = {}, options: { useIfFirst?: boolean } = {}): Promise<{ password?: SecretPlacement; nowActive: boolean }> {
     if (name === SANDBOX_PROFILE) {
       throw new UsageError(`"${SANDBOX_PROFILE}" is the built-in profile and cannot be added or replaced`, 'choose another name');
@@ -107,13 +101,12 @@ export class ProfileStore {
     return { password: password?.placement, nowActive: this.#snapshot.active === name };
   }
 
-  /** Changes a profile's base URL and/or state store, keeping its key; refuses the sandbox and an unknown name. */
   async update(name: string, changes: { baseUrl?: string } & StateStoreSettings): Promise<SecretPlacement | undefined> {
     if (name === SANDBOX_PROFILE) {
       throw new UsageError(`the built-in "${SANDBOX_PROFILE}" profile has no base URL or state URL to change`, 'point a command elsewhere with --base-url, or add a profile');
     }
     const changed = { ...(changes.baseUrl === undefined ? {} : { baseUrl: validateBaseUrl(changes.baseUrl, '--base-url') }), ...checkedStateUrl(changes) };
-    if (!this.#snapshot.profiles.has(name)) throw unknownProfile(name, this.list().map((profile) => profile.name));
+    if (!this.#snapshot.profiles.has(name)) throw this.#unknown(name);
     const password = changes.statePassword === undefined ? undefined : await this.#secrets.place(name, changes.statePassword);
     let replaced: unknown;
     await this.#change((doc) => {
@@ -139,7 +132,7 @@ export class ProfileStore {
       throw new UsageError(`the built-in "${SANDBOX_PROFILE}" profile cannot be removed`, `to forget its key, run petctl auth logout -p ${SANDBOX_PROFILE}`);
     }
     const entry = this.#snapshot.profiles.get(name);
-    if (entry === undefined) throw unknownProfile(name, this.list().map((profile) => profile.name));
+    if (entry === undefined) throw this.#unknown(name);
     // A keychain that cannot delete the secrets keeps the profile, so its references are not lost.
     await this.#secrets.forget([entry.apiKey, entry.statePassword], true);
     await this.#change((doc) => {
@@ -150,10 +143,10 @@ export class ProfileStore {
     });
   }
 
-  /** Where the key went, and what became of the key it replaced: read under the write's lock, so what auth login says is what happened. */
+  /** What became of the key it replaced is read under the write's lock, so what auth login says is what happened. */
   async setKey(name: string, key: string, options: StoreOptions = {}): Promise<KeySet> {
     validateApiKey(key);
-    if (!this.#snapshot.profiles.has(name) && name !== SANDBOX_PROFILE) throw unknownProfile(name, this.list().map((profile) => profile.name));
+    if (!this.#snapshot.profiles.has(name) && name !== SANDBOX_PROFILE) throw this.#unknown(name);
     const placed = await this.#secrets.place(name, key, options);
     let replaced: unknown;
     await this.#change((doc) => {
@@ -166,7 +159,6 @@ export class ProfileStore {
     return isKeychainRef(replaced) ? { ...placed.placement, replaced: true, ...(await this.#secrets.retire(replaced)) } : { ...placed.placement, replaced: false };
   }
 
-  /** Where the removed key was kept; undefined when there was none. */
   async clearKey(name: string): Promise<SecretStorage | undefined> {
     const stored = this.#snapshot.profiles.get(name)?.apiKey;
     // Out of the keychain first: a keychain that does not answer keeps the reference, and says so.
@@ -186,10 +178,7 @@ export class ProfileStore {
     return storageOf(removed);
   }
 
-  /**
-   * Locked read-modify-write of the file as it is now; `change` may throw to abort, and nothing is written when it
-   * changes nothing. `placed`: a secret just put in the keychain for the change, which goes again if the change fails.
-   */
+  /** `placed`: a secret just put in the keychain for the change, which goes again if the change fails. */
   async #change(change: (doc: ConfigDocument) => void, placed?: StoredSecret): Promise<void> {
     const file = this.#paths.configFile;
     await withFileLock(file, async () => {
@@ -206,6 +195,10 @@ export class ProfileStore {
       await this.#secrets.forget([placed], false);
       throw error;
     });
+  }
+
+  #unknown(name: string): UsageError {
+    return unknownProfile(name, this.list().map((profile) => profile.name));
   }
 
   async #openConf(): Promise<Conf<ConfigDocument>> {
@@ -235,7 +228,6 @@ export class ProfileStore {
   }
 }
 
-/** The state URL checked, before anything goes to the keychain. */
 function checkedStateUrl(settings: StateStoreSettings): { stateUrl?: string } {
   return settings.stateUrl === undefined ? {} : { stateUrl: validateStateUrl(settings.stateUrl, '--state-url') };
 }

@@ -1,26 +1,24 @@
 import { type KeychainRef, KeychainUnavailableError, type StoredSecret, isKeychainRef } from './config-file';
 
-/** Where the profile store puts a secret: the keychain when one answers, else config.json (mode 0600) or when that is asked for. */
 export type SecretStorage = 'keychain' | 'config file';
 
 export function storageOf(secret: StoredSecret | undefined): SecretStorage | undefined {
   return secret === undefined ? undefined : typeof secret === 'string' ? 'config file' : 'keychain';
 }
 
-/** Where a secret went: the keychain, or the file, and why not the keychain when it was tried. */
 export interface SecretPlacement {
   storage: SecretStorage;
   /** The keychain was tried and did not answer, so the file holds it. */
   keychainFailure?: KeychainUnavailableError;
 }
 
-/** What the profile store's setKey did: where the new key went, and what became of the one it replaced. */
+/** Where the new key went, and what became of the one it replaced. */
 export interface KeySet extends SecretPlacement {
   /** The profile had a key, now gone from where it was kept (or still there: leftBehind). */
   replaced: boolean;
   /** The key replaced, when it could be read (one in the keychain may not be). */
   previous?: string;
-  /** The replaced key is still in the keychain, here, because it could not be deleted: why. */
+  /** The replaced key is still in the keychain, because it could not be deleted: why. */
   leftBehind?: { ref: KeychainRef; reason: string };
 }
 
@@ -47,7 +45,7 @@ export class SecretPlaces {
     return this.#ask('get', ref);
   }
 
-  /** The secret in the keychain when one answers (unless the file is asked for), else as it is for the file. */
+  /** In the keychain when one answers (unless the file is asked for), else as it is for the file. */
   async place(name: string, secret: string, options: StoreOptions = {}): Promise<{ stored: StoredSecret; placement: SecretPlacement }> {
     if (options.insecureStorage) return { stored: secret, placement: { storage: 'config file' } };
     // An account of its own, so that config directories sharing one keychain never meet; 8 hex digits without node:crypto.
@@ -62,7 +60,7 @@ export class SecretPlaces {
     }
   }
 
-  /** A replaced secret in the keychain: read (to say what it was) and deleted; one that cannot be deleted is left, and why is said. */
+  /** Read (to say what it was) and deleted; one that cannot be deleted is left, and why is said. */
   async retire(ref: KeychainRef): Promise<Pick<KeySet, 'previous' | 'leftBehind'>> {
     const previous = await this.read(ref).catch(() => undefined);
     try {
@@ -74,7 +72,7 @@ export class SecretPlaces {
     }
   }
 
-  /** Deletes keychain entries no longer referred to; `strict`: a keychain that does not answer is an error. */
+  /** `strict`: a keychain that does not answer is an error. */
   async forget(secrets: ReadonlyArray<StoredSecret | undefined>, strict: boolean): Promise<void> {
     for (const secret of secrets) {
       if (!isKeychainRef(secret)) continue;

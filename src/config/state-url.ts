@@ -4,11 +4,9 @@ import { checkUrl } from './url-check';
 const EXAMPLE = 'expected e.g. redis://host:6379/0 or rediss://host:6380/0 (the password: PETCTL_STATE_PASSWORD or --state-password-stdin)';
 
 /**
- * The shared rate-limit state store's URL (a Redis server). Its password is a secret: never printed, shown as
- * `maskStateUrl` or `describeStateUrl`. A user name without a password (`redis://s3cret@host`) is the password,
- * as redis-cli and ioredis read it (Redis before 6 has no user names).
+ * The Redis state store's URL. Its password is never printed. A user name without a password (`redis://s3cret@host`)
+ * is the password, as redis-cli and ioredis read it (Redis before 6 has no user names).
  */
-
 export interface StateStoreAddress {
   tls: boolean;
   host: string;
@@ -28,12 +26,11 @@ function parse(raw: string, label: string): URL {
   });
 }
 
-/** Checks a state URL and returns it as given, the scheme lower-cased and a trailing `/` dropped. */
+/** As given, the scheme lower-cased and a trailing `/` dropped. */
 export function validateStateUrl(raw: string, label = 'the state URL'): string {
   return parse(raw, label).href.replace(/\/$/, '');
 }
 
-/** Where to connect, with the user name and password decoded. */
 export function stateStoreAddress(stateUrl: string): StateStoreAddress {
   const url = parse(stateUrl, 'the state URL');
   const decode = (value: string) => (value === '' ? undefined : decodeURIComponent(value));

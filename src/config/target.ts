@@ -5,12 +5,7 @@ import { stateStoreAddress, validateStateUrl } from './state-url';
 import { type ProfileStore, type StoredProfile, SANDBOX_DEFAULT_KEY } from './profiles';
 import { type SecretStorage, storageOf } from './secret-places';
 
-/**
- * The target: which profile, base URL, key and state store a command uses, where each came from
- * (the precedence: docs/configuration.md#environment), and the identity its rate-limit state and
- * import records are kept under. No I/O but readTargetSecrets, which reads what is in the keychain.
- */
-
+/** Which profile, base URL, key and state store a command uses (docs/configuration.md#environment), and where each came from. */
 export type ProfileReader = Pick<ProfileStore, 'activeName' | 'get' | 'list'>;
 
 /** 'none': no profile is used; the environment names the whole target. */
@@ -31,9 +26,8 @@ export interface ResolvedTarget {
   baseUrlSource: BaseUrlSource;
   apiKey?: string;
   keySource?: KeySource;
-  /** The profile stores a key of its own, whether or not PETCTL_API_KEY overrides it. */
+  /** The profile's own key, whether or not PETCTL_API_KEY overrides it: stored at all, and where. */
   hasStoredKey: boolean;
-  /** Where the profile's own key lives, whether or not PETCTL_API_KEY overrides it. */
   keyStorage?: SecretStorage;
   /** The key in use is in the keychain, here, and not read yet. */
   keyRef?: KeychainRef;
@@ -44,10 +38,9 @@ export interface ResolvedTarget {
   /** The shared rate-limit state store (it may hold a password); undefined: this machine's state file. */
   stateUrl?: string;
   stateUrlSource?: StateUrlSource;
-  /** The state store's password, wherever it came from (the URL's included). */
   statePassword?: string;
   statePasswordSource?: StatePasswordSource;
-  /** What rate-limit state and import records are kept under: the base URL, or the embedded sandbox's data file (its port changes). */
+  /** What rate-limit state and import records are kept under: the base URL, or the sandbox's data file (its port changes). */
   identity: string;
 }
 
@@ -58,7 +51,6 @@ export interface ResolveOptions {
 
 export interface TargetOptions extends ResolveOptions {
   baseUrlFlag?: string;
-  /** The embedded sandbox's data file: its identity when the profile uses it. */
   sandboxDataFile: string;
 }
 
@@ -93,8 +85,7 @@ const NO_PROFILE: StoredProfile = { name: '', builtIn: false };
 
 export function resolveTarget(store: ProfileReader, options: TargetOptions): ResolvedTarget {
   const { name, source } = environmentOnly(store, options) ? { name: undefined, source: 'none' as const } : resolveProfileName(store, options);
-  // resolveProfileName has checked that it exists. Without one (name undefined), the environment gives the
-  // base URL and the key, so the profile's own (read with name!) are never asked for.
+  // Without a profile the environment gives the base URL and the key, so `name!` below is never read.
   const profile = name === undefined ? NO_PROFILE : store.get(name)!;
 
   const envBaseUrl = fromEnv(options.env, 'PETCTL_BASE_URL');
@@ -151,10 +142,7 @@ function inFile(secret: StoredSecret | undefined): string | undefined {
   return secret === undefined || typeof secret === 'string' ? secret : IN_KEYCHAIN;
 }
 
-/**
- * The target with the secrets it names in the keychain read. A key that cannot be read stops only the commands
- * that send it (requireKey); a state store password that cannot be read stops the command here.
- */
+/** A key that cannot be read from the keychain stops only the commands that send it (requireKey); a password, any command. */
 export async function readTargetSecrets(target: ResolvedTarget, store: Pick<ProfileStore, 'readSecret'>): Promise<ResolvedTarget> {
   const done: ResolvedTarget = { ...target, keyRef: undefined, statePasswordRef: undefined };
   if (target.statePasswordRef) done.statePassword = await store.readSecret(target.statePasswordRef);
@@ -163,7 +151,6 @@ export async function readTargetSecrets(target: ResolvedTarget, store: Pick<Prof
     if (!(error instanceof KeychainUnavailableError)) throw error;
     return new KeychainUnavailableError(error.reason, 'is the keyring unlocked in this session? PETCTL_API_KEY overrides the stored key');
   });
-  // A key in the keychain is a profile's.
   const profile = target.profile!;
   if (typeof apiKey === 'string') return { ...done, apiKey: storedKey(profile, apiKey, target.activeProfile) };
   if (apiKey) return { ...done, keyProblem: apiKey };
@@ -202,25 +189,20 @@ function loginHint(name: string, active: string | undefined): string {
   return `run petctl auth login${name !== active ? ` -p ${name}` : ''}`;
 }
 
-/** What to tell the user when the server rejects the key in use (401). */
+/** The hint when the server rejects the key in use (401). */
 export function rejectedKeyHint(target: ResolvedTarget): string {
   if (target.keySource === 'env') return `PETCTL_API_KEY was rejected; check its value${target.profile === undefined ? '' : ' or unset it to use the stored key'}`;
   return loginHint(target.profile!, target.activeProfile);
 }
 
-/** The key to send, or NotConfiguredError (exit 4) telling how to store one. */
 export function requireKey(target: ResolvedTarget): string {
   if (target.apiKey !== undefined) return target.apiKey;
   if (target.keyProblem) throw target.keyProblem;
-  // Without a key from the environment, the target is a profile's.
   const profile = target.profile!;
   throw new NotConfiguredError(`no API key for profile "${profile}"`, loginHint(profile, target.activeProfile));
 }
 
-/**
- * What every command prints instead of a key: `****` and the last 4 of a key of 10 or more (enough to tell
- * two apart), `****` alone for a shorter one (never close to half of it); the stars never tell the length.
- */
+/** `****` and the last 4 of a key of 10 or more (enough to tell two apart), else `****` alone; never the length. */
 export function maskKey(key: string): string {
   const chars = [...key];
   return chars.length >= 10 ? `****${chars.slice(-4).join('')}` : '****';

@@ -2,9 +2,8 @@ import { isIP } from 'node:net';
 import { UsageError } from '../errors';
 
 /**
- * The rules a URL petctl is given must keep (the base URL, the state URL), each caller naming only its
- * differences. The raw value is never echoed: it may hold credentials, or be a key pasted into the wrong
- * place. `label` names where the value came from.
+ * The rules a URL petctl is given must keep, each caller naming only its differences. The raw value is never echoed:
+ * it may hold credentials, or be a key pasted into the wrong place.
  */
 export interface UrlRules {
   label: string;
@@ -13,13 +12,12 @@ export interface UrlRules {
   /** The schemes accepted, e.g. ['https:', 'http:'], and how a refusal names them ("https://"). */
   schemes: readonly string[];
   schemeWords: string;
-  /** The API key goes with it: http: only to a loopback host, and no user name or password (petctl sends the key itself). */
+  /** The API key goes with it: http: only to a loopback host, and no user name or password. */
   carriesKey?: boolean;
   /** What the path may be, and the refusal when it is not. */
   path?: [RegExp, string];
 }
 
-/** The URL parsed, or a UsageError saying which rule it breaks. */
 export function checkUrl(raw: string, rules: UrlRules): URL {
   const { label, example } = rules;
   let url: URL;
@@ -49,10 +47,7 @@ export function checkUrl(raw: string, rules: UrlRules): URL {
   return url;
 }
 
-/**
- * True for hosts that can only be this machine: `localhost`, 127.0.0.0/8 and ::1 (bracketed or not, in any
- * spelling). Names that merely resolve to loopback (`foo.localhost`, nip.io) may resolve otherwise on connecting.
- */
+/** Names that merely resolve to loopback (`foo.localhost`, nip.io) may resolve otherwise on connecting: not these. */
 export function isLoopbackHost(hostname: string): boolean {
   const host = hostname.toLowerCase().replace(/^\[(.*)\]$/, '$1');
   if (host === 'localhost') return true;
@@ -62,10 +57,7 @@ export function isLoopbackHost(hostname: string): boolean {
   return family === 6 && URL.canParse(`http://[${host}]/`) && new URL(`http://[${host}]/`).hostname === '[::1]';
 }
 
-/**
- * A base URL (--base-url, PETCTL_BASE_URL, `profile add`) normalised: scheme and host lower-cased, default port
- * and trailing slash dropped. The key goes with every request, so http:// only to a loopback host.
- */
+/** Normalised: scheme and host lower-cased, default port and trailing slash dropped. */
 export function validateBaseUrl(raw: string, label = 'base URL'): string {
   const url = checkUrl(raw, {
     label,
@@ -77,7 +69,7 @@ export function validateBaseUrl(raw: string, label = 'base URL'): string {
   return `${url.protocol}//${url.host}${url.pathname.replace(/\/+$/, '')}`;
 }
 
-/** A normalised base URL with the specification's `/v1` added, or undefined when it ends in a version already. */
+/** With the specification's `/v1` added, or undefined when it ends in a version already. */
 export function withVersionSegment(baseUrl: string): string | undefined {
   return /\/v\d+$/i.test(new URL(baseUrl).pathname) ? undefined : `${baseUrl}/v1`;
 }
