@@ -45,8 +45,3 @@ export class SandboxDataFileError extends Error {
     this.name = 'SandboxDataFileError';
   }
 }
-
-/** A create refused (507) because the store holds its most animals: nothing was stored. */
-export function storeFull(held: number, maxAnimals: number): SandboxHttpError {
-  return new SandboxHttpError('insufficient_storage', `the sandbox holds ${held} animals and keeps at most ${maxAnimals} (--max-animals); this one was not created`);
-}

@@ -55,17 +55,23 @@ class FileStore extends PetStore {
 
   /** Reads the whole file; false when it is missing or blank. */
   load(): boolean {
-    const bytes = this.read();
-    const end = bytes?.indexOf(NEWLINE) ?? -1;
-    const header = bytes === undefined ? undefined : headerOf(bytes.subarray(0, end === -1 ? bytes.length : end));
-    if (bytes === undefined || (header?.format !== FORMAT && bytes.toString('utf8').trim() === '')) return false;
+    let bytes: Buffer;
+    try {
+      bytes = fs.readFileSync(this.dataFile);
+    } catch (error) {
+      if ((error as NodeJS.ErrnoException).code === 'ENOENT') return false;
+      throw this.error('cannot be read', { cause: error });
+    }
+    const end = bytes.indexOf(NEWLINE);
+    const header = headerOf(bytes.subarray(0, end === -1 ? bytes.length : end));
+    if (header?.format !== FORMAT && bytes.toString('utf8').trim() === '') return false;
     if (header?.format !== FORMAT) throw this.error(`is not a petctl sandbox data file: its first line is not ${HEADER}`);
     if (header.version !== 2) throw this.error(`has an unknown format or version in its header line (version ${String(header.version)})`);
     if (end === -1) throw this.error('has no complete header line');
-    const pets = this.parse(bytes.subarray(end + 1), 1, 0n);
-    this.reset(pets);
-    this.consumed = end + 1 + pets.consumed;
-    this.lines = 1 + pets.length;
+    this.reset([]);
+    this.consumed = end + 1;
+    this.lines = 1;
+    this.takeIn(bytes.subarray(end + 1));
     this.ino = fs.statSync(this.dataFile).ino;
     return true;
   }
@@ -148,10 +154,7 @@ class FileStore extends PetStore {
       const fd = fs.openSync(this.dataFile, 'r');
       const read = fs.readSync(fd, bytes, 0, bytes.length, this.consumed);
       fs.closeSync(fd);
-      const pets = this.parse(bytes.subarray(0, read), this.lines, this.highestId);
-      for (const pet of pets) this.push(pet);
-      this.consumed += pets.consumed;
-      this.lines += pets.length;
+      this.takeIn(bytes.subarray(0, read));
     }
     return stats.size;
   }
@@ -164,27 +167,16 @@ class FileStore extends PetStore {
     return this.handle.file;
   }
 
-  private read(): Buffer | undefined {
-    try {
-      return fs.readFileSync(this.dataFile);
-    } catch (error) {
-      if ((error as NodeJS.ErrnoException).code === 'ENOENT') return undefined;
-      throw this.error('cannot be read', { cause: error });
+  /** Takes in the animals on the complete lines of `bytes`, the file's bytes from `consumed` on. */
+  private takeIn(bytes: Buffer): void {
+    for (let start = 0, end = bytes.indexOf(NEWLINE); end !== -1; start = end + 1, end = bytes.indexOf(NEWLINE, start)) {
+      const where = `line ${this.lines + 1}`;
+      const pet = this.petOf(bytes.subarray(start, end).toString('utf8'), where);
+      if (pet.id <= this.highestId) throw this.error(`has id ${pet.id} at ${where}, not above the id before it (${this.highestId})`);
+      this.push(pet);
+      this.consumed += end + 1 - start;
+      this.lines += 1;
     }
-  }
-
-  /** The animals on the complete lines of `bytes`, ids ascending from `highest`. */
-  private parse(bytes: Buffer, lineNumber: number, highest: bigint): StoredPet[] & { consumed: number } {
-    const pets = Object.assign([] as StoredPet[], { consumed: 0 });
-    for (let end = bytes.indexOf(NEWLINE); end !== -1; end = bytes.indexOf(NEWLINE, pets.consumed)) {
-      const where = `line ${lineNumber + pets.length + 1}`;
-      const pet = this.petOf(bytes.subarray(pets.consumed, end).toString('utf8'), where);
-      if (pet.id <= highest) throw this.error(`has id ${pet.id} at ${where}, not above the id before it (${highest})`);
-      highest = pet.id;
-      pets.push(pet);
-      pets.consumed = end + 1;
-    }
-    return pets;
   }
 
   private petOf(line: string, where: string): StoredPet {

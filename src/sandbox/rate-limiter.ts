@@ -1,6 +1,6 @@
 /**
  * The plans' rules (docs/sandbox.md, "Windows" and "The ban"), pure functions of (state, limits, policy, now). Windows open
- * at a key's first request, so a burst of 61 cannot straddle a boundary; the state is plain JSON (rate-limit-book.ts).
+ * at a key's first request, so a burst of 61 cannot straddle a boundary.
  */
 
 export interface RateLimitPolicy {
@@ -11,7 +11,6 @@ export interface RateLimitPolicy {
   banMs: number;
 }
 
-/** `minuteMs` is 60 000 unless a test shrinks it; the day is 1440 of them, a ban 10 unless `banMs`. */
 export type RateLimitPolicyOptions = Partial<Pick<RateLimitPolicy, 'minuteMs' | 'banAfter' | 'banMs'>>;
 
 export function rateLimitPolicy(options: RateLimitPolicyOptions = {}): RateLimitPolicy {
@@ -45,7 +44,6 @@ export interface KeyLimits {
 
 export interface RateLimitDecision {
   allowed: boolean;
-  /** X-RateLimit-Limit, -Remaining and -Reset (Unix seconds). */
   limit: number;
   remaining: number;
   resetEpochSeconds: number;

@@ -34,14 +34,13 @@ export interface SandboxOptions extends RateLimitPolicyOptions, SandboxKeyOption
 }
 
 export interface RunningSandbox {
-  /** e.g. http://127.0.0.1:4010/v1 (IPv6 hosts in brackets). */
   baseUrl: string;
   port: number;
   host: string;
   keys: readonly SandboxKey[];
   dataFile: string | undefined;
   server: Server;
-  /** Stops listening, closes connections (all of them after 1 s), waits for adds and writes the rate-limit counts. */
+  /** Waits for adds and writes the rate-limit counts. */
   close(): Promise<void>;
 }
 
@@ -87,7 +86,7 @@ function createSandboxServer(store: PetStore, rateLimits: RateLimitBook, options
     exchange.plan = key?.plan;
     const subject = key ? key.key : addressSubject(request.socket);
     const checked = rateLimits.check(subject, key ?? ADDRESS_LIMITS, now());
-    // Awaited only when a promise: the hot path saves a turn.
+    // Awaited only when a promise: the hot path saves a turn of the event loop.
     const decision = checked instanceof Promise ? await checked : checked;
     headers.push(...rateLimitHeaders(decision));
     if (!decision.allowed) throw rateLimitRefusal(decision, key);
@@ -97,9 +96,9 @@ function createSandboxServer(store: PetStore, rateLimits: RateLimitBook, options
       throw new SandboxHttpError('not_found', `no such path: ${pathname}; the sandbox serves ${BASE_PATH}/pets and ${BASE_PATH}/pets/{petId}, the operations the specification shows`);
     }
     const method = request.method ?? 'GET';
-    const allowed = route.methods;
-    if (!allowed.includes(method)) {
-      throw new SandboxHttpError('method_not_allowed', `${method} is not allowed on ${pathname}; allowed: ${allowed.join(', ')}`, { Allow: allowed.join(', ') });
+    const allowed = route.methods.join(', ');
+    if (!route.methods.includes(method)) {
+      throw new SandboxHttpError('method_not_allowed', `${method} is not allowed on ${pathname}; allowed: ${allowed}`, { Allow: allowed });
     }
 
     if (route.petIdSegment !== undefined) {
@@ -212,8 +211,8 @@ function splitTarget(target: string): { pathname: string; search: string } {
       return { pathname: target, search: '' };
     }
   }
-  const queryAt = pathAndQuery.indexOf('?');
-  return queryAt === -1 ? { pathname: pathAndQuery, search: '' } : { pathname: pathAndQuery.slice(0, queryAt), search: pathAndQuery.slice(queryAt + 1) };
+  const [pathname = '', ...query] = pathAndQuery.split('?');
+  return { pathname, search: query.join('?') };
 }
 
 /** The paths the sandbox serves, with the methods each allows (others: 405 with Allow) and a pet's id segment, still percent-encoded. */

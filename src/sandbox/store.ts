@@ -2,12 +2,7 @@ import { INT64_MAX } from '../schemas/constants';
 import { stringifyJson } from '../schemas/json';
 import type { NewPet, Pet, PetStatus } from '../schemas/pet';
 import { DEFAULT_MAX_ANIMALS } from './defaults';
-import { storeFull, type SandboxHttpError } from './errors';
-
-/**
- * The animals in memory, each as the JSON text answered (a read never re-serialises). ids ascend, so adds append and a
- * page is a binary search for `after` plus `limit` steps, in all or in one status.
- */
+import { SandboxHttpError } from './errors';
 
 export interface StoredPet {
   id: bigint;
@@ -25,6 +20,10 @@ export interface PetQuery {
 /** The page's JSON array, and its last id when more animals match after it. */
 export type Page = { body: string; nextAfter: bigint | undefined };
 
+/**
+ * The animals in memory, each as the JSON text answered (a read never re-serialises). ids ascend, so adds append and a
+ * page is a binary search for `after` plus `limit` steps, in all or in one status.
+ */
 export class PetStore {
   readonly dataFile: string | undefined;
   /** Bumped on every change; caches of pages compare it. */
@@ -37,7 +36,6 @@ export class PetStore {
     this.reset(pets);
   }
 
-  /** 0 when empty, so the first new id is 1. */
   get highestId(): bigint {
     return this.ids.at(-1) ?? 0n;
   }
@@ -85,8 +83,10 @@ export class PetStore {
     });
   }
 
+  /** A create refused (507): nothing was stored. */
   protected full(): SandboxHttpError {
-    return storeFull(this.ids.length, this.maxAnimals);
+    const message = `the sandbox holds ${this.ids.length} animals and keeps at most ${this.maxAnimals} (--max-animals); this one was not created`;
+    return new SandboxHttpError('insufficient_storage', message);
   }
 
   get(id: bigint): string | undefined {
