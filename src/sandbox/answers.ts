@@ -8,8 +8,6 @@ import { DRAIN_LIMIT_BYTES } from './validation';
 import { SANDBOX_KEYS, type SandboxKey } from './keys';
 import type { RateLimitDecision } from './rate-limiter';
 
-/** How the sandbox answers: the headers every answer carries (docs/sandbox.md, "Other headers"), the rate limit's refusals, an Error body. */
-
 /** getPet is deprecated (RFC 9745, since 2025-01-01), with the specification's removal date (RFC 8594) and its successor. */
 export const GET_PET_DEPRECATION_HEADERS: Readonly<Record<string, string>> = {
   Deprecation: `@${Date.UTC(2025, 0, 1) / 1000}`,
@@ -19,7 +17,7 @@ export const GET_PET_DEPRECATION_HEADERS: Readonly<Record<string, string>> = {
 
 const JSON_CONTENT_TYPE = 'application/json; charset=utf-8';
 
-/** Requests without a valid key are limited per client address, as the Free plan (the first key) is. */
+/** Requests without a valid key are limited per client address, as the Free plan is. */
 export const ADDRESS_LIMITS = SANDBOX_KEYS[0] as SandboxKey;
 
 export interface Exchange {

@@ -3,5 +3,4 @@ export const DEFAULT_HOST = '127.0.0.1';
 export const DEFAULT_PORT = 4010;
 /** The most animals a sandbox keeps (`--max-animals`): its keys are public, so this bounds its disk and memory. */
 export const DEFAULT_MAX_ANIMALS = 100_000;
-/** The specification's base path: every operation is under it. */
 export const BASE_PATH = '/v1';

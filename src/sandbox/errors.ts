@@ -38,7 +38,7 @@ export class SandboxHttpError extends Error {
   }
 }
 
-/** The data file exists but cannot be used: the sandbox does not start, or answers 500. */
+/** The sandbox does not start, or answers 500. */
 export class SandboxDataFileError extends Error {
   constructor(file: string, problem: string, options?: ErrorOptions) {
     super(`sandbox data file ${file} ${problem}; fix or move it (the sandbox does not overwrite it)`, options);

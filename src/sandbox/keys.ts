@@ -1,11 +1,7 @@
-/** The sandbox's API keys, one per plan of the specification: public on purpose (`petctl sandbox` prints them). */
-
-export type SandboxPlan = 'free' | 'pro' | 'business' | 'enterprise';
-
+/** One key per plan of the specification: public on purpose (`petctl sandbox` prints them). */
 export interface SandboxKey {
-  /** The bearer token: `Authorization: Bearer <key>`. */
   readonly key: string;
-  readonly plan: SandboxPlan;
+  readonly plan: 'free' | 'pro' | 'business' | 'enterprise';
   readonly perMinute: number;
   readonly perDay: number;
 }
@@ -19,7 +15,6 @@ export interface SandboxKeyOptions {
   enterprisePerDay?: number;
 }
 
-/** The four keys, with the Enterprise quotas set as given (the defaults otherwise). */
 export function sandboxKeys(options: SandboxKeyOptions = {}): readonly SandboxKey[] {
   const perMinute = options.enterprisePerMinute ?? ENTERPRISE_DEFAULT_PER_MINUTE;
   const perDay = options.enterprisePerDay ?? ENTERPRISE_DEFAULT_PER_DAY;
@@ -34,5 +29,4 @@ export function sandboxKeys(options: SandboxKeyOptions = {}): readonly SandboxKe
   ] satisfies SandboxKey[]);
 }
 
-/** The keys with the default Enterprise quotas. */
 export const SANDBOX_KEYS: readonly SandboxKey[] = sandboxKeys();

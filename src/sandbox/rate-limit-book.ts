@@ -5,14 +5,13 @@ import { withFileLock, writeFileAtomic } from '../locked-file';
 import { applyRateLimit, parseRateLimitState, type KeyLimits, type KeyRateState, type RateLimitDecision, type RateLimitPolicy, type RateLimitState } from './rate-limiter';
 
 /**
- * The counts per subject (an API key, or `address:<ip>`): in memory, or shared by the processes on a data file through
- * `<data file>.limits.json`, where each lists its pid. One alone counts in memory and writes at most once a `flushMs`;
- * when the file changed or another live process is listed, each request reads, merges and writes under the file's lock.
+ * The counts per subject (an API key, or `address:<ip>`), shared by the processes on a data file through
+ * `<data file>.limits.json` (docs/sandbox.md): one alone counts in memory and writes at most once a `flushMs`; when the
+ * file changed or another live process is listed, each request reads, merges and writes under the file's lock.
  */
 export interface RateLimitBook {
-  /** Decides one request of `subject`. Synchronous unless other processes share the file. */
+  /** Synchronous unless other processes share the file. */
   check(subject: string, limits: KeyLimits, now: number): RateLimitDecision | Promise<RateLimitDecision>;
-  /** Writes what is pending and leaves the file. */
   close(): Promise<void>;
 }
 
@@ -41,7 +40,6 @@ export async function openFileRateLimits(
   let timer: NodeJS.Timeout | undefined;
   let closed = false;
 
-  /** Under the lock: reads the file, adds this process's new requests, runs `step`, writes it back. */
   const sync = <T>(step: () => T, leaving = false): Promise<T> =>
     withFileLock(file, () => {
       const document = readLimits(file);
@@ -61,7 +59,6 @@ export async function openFileRateLimits(
 
   const decide = (subject: string, limits: KeyLimits, at: number): RateLimitDecision => applyRateLimit(state, { ...limits, key: subject }, policy, at);
 
-  /** At most one stat a millisecond. */
   const unchangedOnDisk = (): boolean => {
     const at = performance.now();
     if (at - checkedAt < 1) return true;

@@ -22,12 +22,12 @@ export interface SandboxOptions extends RateLimitPolicyOptions, SandboxKeyOption
   port?: number;
   /** Absent: in memory. */
   dataFile?: string;
-  /** Share rate-limit counts through the limits file beside the data file (default true when file-backed). */
+  /** Default true when file-backed. */
   persistRateLimits?: boolean;
   maxAnimals?: number;
   /** One line per request. Never the key. */
   log?: (line: string) => void;
-  /** The rate limiter's clock (epoch ms). */
+  /** The rate limiter's clock. */
   now?: () => number;
   headersTimeoutMs?: number;
   requestTimeoutMs?: number;

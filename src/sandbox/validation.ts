@@ -6,9 +6,7 @@ import { SandboxHttpError } from './errors';
 import type { SandboxKey } from './keys';
 import type { PetQuery } from './store';
 
-/** What a client sends, checked: the typed value, or a SandboxHttpError naming the parameter, header or field and what is allowed. */
-
-/** listPets: `limit` (1..100, default 20), `status`, and the paging parameter `after` (an int64 id); others are ignored. */
+/** listPets: `limit`, `status` and the paging parameter `after`; others are ignored. */
 export function parseListQuery(params: URLSearchParams): PetQuery {
   const limitText = single(params, 'limit');
   let limit = LIMIT_DEFAULT;
@@ -36,7 +34,7 @@ function single(params: URLSearchParams, name: string): string | undefined {
   return values[0];
 }
 
-/** getPet's `petId` path segment (still percent-encoded): an int64. */
+/** getPet's `petId` path segment, still percent-encoded. */
 export function parsePetId(segment: string): bigint {
   let text: string;
   try {
@@ -53,7 +51,7 @@ export function parsePetId(segment: string): bigint {
 
 const REQUIRED_FIELDS = ['name', 'categoryId'] as const;
 
-/** createPet's body as parseJson gives it; the first problem wins: an object, no `id`, no unknown field, both required, each valid. */
+/** The first problem wins: an object, no `id`, no unknown field, both required, each valid. */
 export function parseNewPet(body: unknown): NewPet {
   if (typeof body !== 'object' || body === null || Array.isArray(body)) {
     throw new SandboxHttpError('invalid_body', 'the body must be a JSON object with name, categoryId and optional status');
@@ -116,15 +114,15 @@ function unauthorized(message: string, error?: 'invalid_request' | 'invalid_toke
   return new SandboxHttpError('unauthorized', message, { 'WWW-Authenticate': challenge });
 }
 
-/** Largest request body accepted: 64 KiB (65 536 bytes). A NewPet is well under 1 KiB. */
-export const MAX_BODY_BYTES = 64 * 1024;
+/** A NewPet is well under 1 KiB. */
+const MAX_BODY_BYTES = 64 * 1024;
 
 /** A body too large is still read and thrown away up to this (so a client still uploading reads the 413, not a reset); beyond it, never. */
 export const DRAIN_LIMIT_BYTES = 1024 * 1024;
 
 const JSON_CONTENT_TYPE_HINT = 'Content-Type must be application/json (optionally with charset=utf-8)';
 
-/** createPet takes `application/json`; a charset, if given, must be UTF-8 (RFC 8259 §8.1). */
+/** A charset, if given, must be UTF-8 (RFC 8259 §8.1). */
 export function checkJsonContentType(request: IncomingMessage): void {
   const encoding = request.headers['content-encoding'];
   if (encoding !== undefined && encoding.trim().toLowerCase() !== 'identity') {
@@ -150,7 +148,7 @@ function tooLarge(): SandboxHttpError {
   return new SandboxHttpError('payload_too_large', `the request body exceeds ${MAX_BODY_BYTES} bytes (64 KiB)`, { Connection: 'close' });
 }
 
-/** A JSON body of at most MAX_BODY_BYTES, int64s exact. `expectContinue`: the client waits for 100 Continue before sending it. */
+/** `expectContinue`: the client waits for 100 Continue before sending the body. */
 export async function readJsonBody(request: IncomingMessage, response: ServerResponse, expectContinue: boolean): Promise<unknown> {
   const declared = Number(request.headers['content-length'] ?? 0);
   if (declared > MAX_BODY_BYTES) {
