@@ -1,11 +1,93 @@
-import { spawn } from 'node:child_process';
-import { type KeychainRef, KeychainUnavailableError } from './config-file';
+import { type KeychainRef, KeychainUnavailableError, type StoredSecret, isKeychainRef } from './config-file';
+
+/** Where a secret goes: the keychain when one answers, else config.json (mode 0600). */
+export type SecretStorage = 'keychain' | 'config file';
+
+export function storageOf(secret: StoredSecret | undefined): SecretStorage | undefined {
+  return secret === undefined ? undefined : typeof secret === 'string' ? 'config file' : 'keychain';
+}
+
+export interface SecretPlacement {
+  storage: SecretStorage;
+  /** The keychain was tried and did not answer, so the file holds it. */
+  keychainFailure?: KeychainUnavailableError;
+}
+
+/** Where the new key went, and what became of the one it replaced. */
+export interface KeySet extends SecretPlacement {
+  /** The profile had a key, now gone from where it was kept (or still there: leftBehind). */
+  replaced: boolean;
+  /** The key replaced, when it could be read (one in the keychain may not be). */
+  previous?: string;
+  /** The replaced key is still in the keychain, because it could not be deleted: why. */
+  leftBehind?: { ref: KeychainRef; reason: string };
+}
+
+export interface StoreOptions {
+  /** Keep secrets in config.json without trying the keychain (--insecure-storage). */
+  insecureStorage?: boolean;
+}
+
+export class SecretPlaces {
+  readonly #env: Readonly<NodeJS.ProcessEnv>;
+
+  /** `env`: the environment the keychain is reached through (D-Bus's address on Linux). */
+  constructor(env: Readonly<NodeJS.ProcessEnv>) {
+    this.#env = env;
+  }
+
+  read(ref: KeychainRef): Promise<string | undefined> {
+    return askKeychain(this.#env, 'get', ref);
+  }
+
+  /** In the keychain when one answers (unless the file is asked for), else as it is for the file. */
+  async place(name: string, secret: string, options: StoreOptions = {}): Promise<{ stored: StoredSecret; placement: SecretPlacement }> {
+    if (options.insecureStorage) return { stored: secret, placement: { storage: 'config file' } };
+    // An account of its own, so that config directories sharing one keychain never meet; 8 hex digits without node:crypto.
+    const suffix = Math.floor(Math.random() * 0x1_0000_0000).toString(16).padStart(8, '0');
+    const ref: KeychainRef = { store: 'keychain', service: 'petctl', account: `${name}/${suffix}` };
+    try {
+      await askKeychain(this.#env, 'set', ref, secret);
+      return { stored: ref, placement: { storage: 'keychain' } };
+    } catch (error) {
+      if (!(error instanceof KeychainUnavailableError)) throw error;
+      return { stored: secret, placement: { storage: 'config file', keychainFailure: error } };
+    }
+  }
+
+  /** Read (to say what it was) and deleted; one that cannot be deleted is left, and why is said. */
+  async retire(ref: KeychainRef): Promise<Pick<KeySet, 'previous' | 'leftBehind'>> {
+    const previous = await this.read(ref).catch(() => undefined);
+    try {
+      await askKeychain(this.#env, 'delete', ref);
+      return { previous };
+    } catch (error) {
+      if (!(error instanceof KeychainUnavailableError)) throw error;
+      return { previous, leftBehind: { ref, reason: error.reason } };
+    }
+  }
+
+  /** `strict`: a keychain that does not answer is an error. */
+  async forget(secrets: ReadonlyArray<StoredSecret | undefined>, strict: boolean): Promise<void> {
+    for (const secret of secrets) {
+      if (!isKeychainRef(secret)) continue;
+      try {
+        await askKeychain(this.#env, 'delete', secret);
+      } catch (error) {
+        if (!strict) continue;
+        // Nothing was changed: the reference stays in config.json, so the entry can still be found.
+        throw error instanceof KeychainUnavailableError
+          ? new KeychainUnavailableError(error.reason, 'nothing was removed; run it again once the keychain answers')
+          : error;
+      }
+    }
+  }
+}
 
 /**
  * @napi-rs/keyring runs in a child process: it opens its D-Bus connection synchronously, and a bus that accepts it but
  * never answers blocks that thread for good, past any timeout; a child can be killed.
  */
-
 const TIMEOUT_MS = 3000;
 
 type Reply = { ok: true; value?: string | null } | { ok: false; message: string };
@@ -34,6 +116,8 @@ export async function askKeychain(env: Readonly<NodeJS.ProcessEnv>, op: 'get' | 
   } catch {
     throw new KeychainUnavailableError('the optional package @napi-rs/keyring is not installed', 'reinstall petctl with its optional dependencies');
   }
+  // Loaded only by what reads or writes a secret in the keychain (a require: the bundle's script has no import()).
+  const { spawn } = require('node:child_process') as typeof import('node:child_process');
   const reply = await new Promise<Reply>((resolve, reject) => {
     const child = spawn(process.execPath, ['-e', CHILD, binding], { env: { ...env }, stdio: ['pipe', 'pipe', 'ignore'], windowsHide: true });
     let out = '';

@@ -5,11 +5,11 @@ import { ensurePrivateDir, readJsonFile, withFileLock, writeFileAtomic } from '.
 import type { PetctlPaths } from './paths';
 import { checkConfigFiles } from './permissions';
 import { type ConfigDocument, type KeychainRef, type ProfileEntry, SANDBOX_PROFILE, type Snapshot, type StoredSecret, checkedConfig, isKeychainRef, isRecord, parseConfig, profileNames, storedSecret, toDocument, unknownProfile, validateApiKey, validateProfileName } from './config-file';
-import { type KeySet, SecretPlaces, type SecretPlacement, type SecretStorage, type StoreOptions, storageOf } from './secret-places';
+import { type KeySet, SecretPlaces, type SecretPlacement, type SecretStorage, type StoreOptions, storageOf } from './keychain';
 import { validateStateUrl } from './state-url';
 import { validateBaseUrl } from './url-check';
 
-export type { KeySet, SecretPlacement } from './secret-places';
+export type { KeySet, SecretPlacement } from './keychain';
 export { unknownProfile, validateApiKey } from './config-file';
 
 export { SANDBOX_PROFILE };

@@ -3,7 +3,7 @@ import { validateBaseUrl } from './url-check';
 import { type KeychainRef, KeychainUnavailableError, type StoredSecret, isKeychainRef, noProfileChosen, unknownProfile, validateApiKey } from './config-file';
 import { stateStoreAddress, validateStateUrl } from './state-url';
 import { type ProfileStore, type StoredProfile, SANDBOX_DEFAULT_KEY } from './profiles';
-import { type SecretStorage, storageOf } from './secret-places';
+import { type SecretStorage, storageOf } from './keychain';
 
 /** Which profile, base URL, key and state store a command uses (docs/configuration.md#environment), and where each came from. */
 export type ProfileReader = Pick<ProfileStore, 'activeName' | 'get' | 'list'>;
