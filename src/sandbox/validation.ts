@@ -8,13 +8,10 @@ import type { PetQuery } from './store';
 
 /** listPets: `limit`, `status` and the paging parameter `after`; others are ignored. */
 export function parseListQuery(params: URLSearchParams): PetQuery {
-  const limitText = single(params, 'limit');
-  let limit = LIMIT_DEFAULT;
-  if (limitText !== undefined) {
-    limit = /^[0-9]{1,4}$/.test(limitText) ? Number(limitText) : Number.NaN;
-    if (!(limit >= LIMIT_MIN && limit <= LIMIT_MAX)) {
-      throw new SandboxHttpError('invalid_parameter', `limit must be an integer from ${LIMIT_MIN} to ${LIMIT_MAX}, got ${JSON.stringify(limitText)}`);
-    }
+  const limitText = single(params, 'limit') ?? String(LIMIT_DEFAULT);
+  const limit = /^[0-9]{1,4}$/.test(limitText) ? Number(limitText) : Number.NaN;
+  if (!(limit >= LIMIT_MIN && limit <= LIMIT_MAX)) {
+    throw new SandboxHttpError('invalid_parameter', `limit must be an integer from ${LIMIT_MIN} to ${LIMIT_MAX}, got ${JSON.stringify(limitText)}`);
   }
   const statusText = single(params, 'status');
   if (statusText !== undefined && !(PET_STATUSES as readonly string[]).includes(statusText)) {
