@@ -88,10 +88,9 @@ export function resolveTarget(store: ProfileReader, options: TargetOptions): Res
   // Without a profile the environment gives the base URL and the key, so `name!` below is never read.
   const profile = name === undefined ? NO_PROFILE : store.get(name)!;
 
-  const envBaseUrl = fromEnv(options.env, 'PETCTL_BASE_URL');
   const base = firstGiven<BaseUrlSource>([
     ['flag', options.baseUrlFlag, (raw) => validateBaseUrl(raw, '--base-url')],
-    ['env', envBaseUrl, (raw) => validateBaseUrl(raw, 'PETCTL_BASE_URL')],
+    ['env', fromEnv(options.env, 'PETCTL_BASE_URL'), (raw) => validateBaseUrl(raw, 'PETCTL_BASE_URL')],
     ['sandbox', profile.builtIn ? 'in-process' : undefined, () => undefined],
     ['profile', '', () => storedBaseUrl(name!, profile.baseUrl)],
   ]);
