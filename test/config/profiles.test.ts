@@ -94,6 +94,8 @@ describe('profile lifecycle', () => {
         sandbox: { apiKey: 'my-sandbox-key' },
       },
     });
+    // Tab-indented JSON with no newline at the end, as conf writes it.
+    expect(fs.readFileSync(paths.configFile, 'utf8')).toBe(JSON.stringify(readConfigFile(paths), undefined, '\t'));
   });
 
   it('is a file conf itself reads back', async () => {
