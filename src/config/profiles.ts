@@ -81,7 +81,7 @@ export class ProfileStore {
     return profileNames(this.#snapshot.profiles.keys()).map((name) => this.get(name)!);
   }
 
-  /** `useIfFirst`: the first besides the sandbox becomes the active one (else what used the sandbox stops with no_profile). */
+  /** `useIfFirst`: the first besides the sandbox becomes active (else what used the sandbox stops: no_profile). */
   async add(name: string, baseUrl: string, settings: StateStoreSettings = {}, options: { useIfFirst?: boolean } = {}): Promise<{ password?: SecretPlacement; nowActive: boolean }> {
     if (name === SANDBOX_PROFILE) {
       throw new UsageError(`"${SANDBOX_PROFILE}" is the built-in profile and cannot be added or replaced`, 'choose another name');

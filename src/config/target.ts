@@ -5,7 +5,7 @@ import { stateStoreAddress, validateStateUrl } from './state-url';
 import { type ProfileStore, type StoredProfile, SANDBOX_DEFAULT_KEY } from './profiles';
 import { type SecretStorage, storageOf } from './keychain';
 
-/** Which profile, base URL, key and state store a command uses (docs/configuration.md#environment), and where each came from. */
+/** A command's profile, base URL, key and state store, and where each came from (docs/configuration.md#environment). */
 export type ProfileReader = Pick<ProfileStore, 'activeName' | 'get' | 'list'>;
 
 /** 'none': no profile is used; the environment names the whole target. */
@@ -40,7 +40,7 @@ export interface ResolvedTarget {
   stateUrlSource?: StateUrlSource;
   statePassword?: string;
   statePasswordSource?: StatePasswordSource;
-  /** What rate-limit state and import records are kept under: the base URL, or the sandbox's data file (its port changes). */
+  /** Rate-limit state and import records are kept under it: the base URL, or the sandbox's data file (its port moves). */
   identity: string;
 }
 
@@ -141,7 +141,7 @@ function inFile(secret: StoredSecret | undefined): string | undefined {
   return secret === undefined || typeof secret === 'string' ? secret : IN_KEYCHAIN;
 }
 
-/** A key that cannot be read from the keychain stops only the commands that send it (requireKey); a password, any command. */
+/** A key the keychain cannot give stops only the commands that send it (requireKey); a password, any command. */
 export async function readTargetSecrets(target: ResolvedTarget, store: Pick<ProfileStore, 'readSecret'>): Promise<ResolvedTarget> {
   const done: ResolvedTarget = { ...target, keyRef: undefined, statePasswordRef: undefined };
   if (target.statePasswordRef) done.statePassword = await store.readSecret(target.statePasswordRef);
