@@ -109,7 +109,7 @@ process.stdin.setEncoding('utf8').on('data', (c) => { input += c; }).on('end', (
 });`;
 
 /** `get` answers the secret (undefined: the keychain has none). */
-export async function askKeychain(env: Readonly<NodeJS.ProcessEnv>, op: 'get' | 'set' | 'delete', ref: KeychainRef, secret?: string): Promise<string | undefined> {
+async function askKeychain(env: Readonly<NodeJS.ProcessEnv>, op: 'get' | 'set' | 'delete', ref: KeychainRef, secret?: string): Promise<string | undefined> {
   let binding: string;
   try {
     binding = require.resolve('@napi-rs/keyring');
