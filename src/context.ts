@@ -7,12 +7,7 @@ import type { GlobalOptions } from './globals';
 import { type StderrLines, stderrLines } from './output/stderr';
 import { type IO, type Terminal, createTerminal } from './terminal';
 
-export type { IO, InStream, OutStream } from './terminal';
-
-/**
- * What commands are given, as gh's Factory: commands never touch process.*, conf or the clock
- * directly, and tests build one with their own. The ways onto stderr are output/stderr.ts's.
- */
+/** What commands are given, as gh's Factory: never process.* or the clock directly, so tests build their own. */
 export interface Context extends SessionHost, StderrLines {
   io: IO;
   terminal: Terminal;

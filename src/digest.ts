@@ -1,7 +1,4 @@
-/**
- * The hex SHA-256 of `text` (UTF-8): state ids, journal names. @noble/hashes, loaded on first use,
- * because node:crypto would cost each start (docs/performance.md).
- */
+/** The hex SHA-256 of `text`: not node:crypto, which would cost each start (docs/performance.md). */
 export async function sha256Hex(text: string): Promise<string> {
   const [{ sha256 }, { bytesToHex, utf8ToBytes }] = await Promise.all([import('@noble/hashes/sha2.js'), import('@noble/hashes/utils.js')]);
   return bytesToHex(sha256(utf8ToBytes(text)));

@@ -1,5 +1,4 @@
 /** The exit-code table and one error class per code: a throw chooses the exit code by the class it names. */
-import { type FileProblem, describeProblem, unsafeFileHint } from './file-problem';
 
 export const ExitCode = {
   OK: 0,
@@ -194,6 +193,30 @@ export class InvalidResponseError extends ServiceError {
   }
 }
 
+/** What is wrong with a file petctl would write or trust, as file-safety.ts finds it. */
+export type FileProblem =
+  | { kind: 'symlink' }
+  | { kind: 'not_regular' }
+  | { kind: 'not_directory' }
+  | { kind: 'other_owner'; uid: number }
+  | { kind: 'writable_by_others'; mode: number }
+  | { kind: 'not_journal' };
+
+/** A FileProblem in words, of `subject`: "it" (after the file's name), or the file's name itself. */
+export function describeProblem(problem: FileProblem, subject = 'it'): string {
+  if (problem.kind === 'other_owner') return `${subject} is owned by another user (uid ${problem.uid})`;
+  if (problem.kind === 'writable_by_others') return `other users can write to ${subject} (mode 0${(problem.mode & 0o777).toString(8).padStart(3, '0')})`;
+  const words = { symlink: 'is a symbolic link', not_regular: 'is not a regular file', not_directory: 'is not a directory' } as const;
+  if (problem.kind !== 'not_journal') return `${subject} ${words[problem.kind]}`;
+  return `${subject} is not a petctl import journal (its first line is not a journal header), so petctl does not write into it`;
+}
+
+function unsafeFileHint(file: string, problem: FileProblem): string {
+  if (problem.kind === 'not_journal') return 'choose another --journal path';
+  if (problem.kind === 'writable_by_others') return `if its content is yours, run chmod go-w ${file}; otherwise move it away`;
+  return 'petctl uses only regular files and directories you own: move it away, or choose another path';
+}
+
 /** A file petctl would write or trust could have been planted or changed by another user: stop before anything is sent. */
 export class UnsafeFileError extends FailureError {
   constructor(
@@ -230,4 +253,23 @@ export function errorForStatus(status: number, message: string, details: ErrorDe
 export function restated(error: PetctlError, message: string, details: ErrorDetails): PetctlError {
   const facts = error instanceof RateLimitError ? { retryAt: error.retryAt, stop: error.stop } : {};
   return error instanceof InterruptedError ? error : new CLASS_OF_EXIT[error.exitCode - 1]!(message, { ...details, ...facts });
+}
+
+const FS_REASONS: Record<string, string> = {
+  ENOENT: 'no such file',
+  EACCES: 'permission denied',
+  EPERM: 'permission denied',
+  EISDIR: 'it is a directory',
+  ENOTDIR: 'a part of its path is not a directory',
+  ENOSPC: 'no space left on the device (ENOSPC)',
+  EDQUOT: 'the disk quota is used up (EDQUOT)',
+  EFBIG: 'the file is too large for this system (EFBIG)',
+  EROFS: 'the file system is read-only (EROFS)',
+  EIO: 'an input/output error (EIO)',
+};
+
+/** A failed read or write of petctl's files in words (its code where it helps a search); `overrides`: a code's reason here. */
+export function describeFsError(error: unknown, overrides: Record<string, string> = {}): string {
+  const code = (error as { code?: string }).code;
+  return (code && (overrides[code] ?? FS_REASONS[code])) || (error as Error).message;
 }

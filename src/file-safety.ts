@@ -1,6 +1,5 @@
 import fs from 'node:fs';
-import { UnsafeFileError } from './errors';
-import type { FileProblem } from './file-problem';
+import { type FileProblem, UnsafeFileError } from './errors';
 
 /**
  * The one rule for the files petctl writes, so that a folder shared with other users cannot turn a
@@ -36,11 +35,7 @@ function fileProblem(stats: fs.Stats, expected: Expected): FileProblem | undefin
   return undefined;
 }
 
-/**
- * What keeps the folder at `dir` from passing the whole rule, checked on an O_NOFOLLOW|O_DIRECTORY
- * descriptor; 'absent' when nothing is there. Only the last name is not followed: a caller walks
- * down from a root it checked.
- */
+/** What keeps the folder at `dir` from passing the rule; only its last name is not followed (callers walk down). */
 export function folderProblem(dir: string): FileProblem | 'absent' | undefined {
   if (!POSIX) {
     const stats = fs.lstatSync(dir, { throwIfNoEntry: false });

@@ -28,9 +28,8 @@ export function lockPathOf(file: string): string {
 }
 
 /**
- * Runs `fn` holding an exclusive lock on `file`: a `<file>.lock` directory, which mkdir makes
- * atomically; proper-lockfile waits for a held one and takes over a stale one. Anything at its name
- * that is not the user's directory is refused (unsafe_file) rather than waited on or taken over.
+ * Runs `fn` holding `<file>.lock`, a directory mkdir makes atomically; proper-lockfile waits for a held one and
+ * takes over a stale one. Anything there not the user's directory is refused rather than waited on or taken.
  */
 export function withFileLock<T>(file: string, fn: () => Promise<T> | T): Promise<T> {
   // Takers in this process queue here rather than fight over the lock directory, whose retries back off.
@@ -73,11 +72,7 @@ async function lockAndRun<T>(file: string, fn: () => Promise<T> | T): Promise<T>
 /** A lock directory untouched for this long belongs to a process that died: it is taken over. */
 const STALE_MS = 10_000;
 
-/**
- * A free lock taken at once, as proper-lockfile takes it (mkdir, the mtime kept fresh while held,
- * rmdir on release), so that processes waiting in proper-lockfile see an ordinary lock. Undefined
- * when the directory exists: proper-lockfile then waits, or takes a stale one over.
- */
+/** A free lock taken at once as proper-lockfile takes it (its waiters see an ordinary lock); undefined when held. */
 function takeFreeLock(lockPath: string): (() => unknown) | undefined {
   try {
     fs.mkdirSync(lockPath);
@@ -117,9 +112,8 @@ export function readJsonFile(file: string, parse: (text: string) => unknown = pa
 }
 
 /**
- * Writes `text` to a temporary beside `file` (exclusive, 0600: it may hold API keys), flushes it and
- * renames it over `file`: a reader sees the old or the new content, never half of one. A missing
- * directory is made 0700; an existing one (maybe shared, --data) is left as it is.
+ * Writes a temporary beside `file` (exclusive, 0600: it may hold API keys), flushes it and renames it over `file`:
+ * a reader sees the old or the new content. A missing directory is made 0700; an existing one is left as it is.
  */
 export function writeFileAtomic(file: string, text: string | Uint8Array, options: { durable?: boolean } = {}): { ino: number; mtimeMs: number } {
   fs.mkdirSync(path.dirname(file), { recursive: true, mode: 0o700 });

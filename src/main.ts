@@ -1,18 +1,16 @@
 import { CommanderError } from 'commander';
 import { buildProgram, globalOptions } from './commands/root';
 import { usageError } from './commands/usage-errors';
-import { type Context, type ContextDeps, type IO, createContext } from './context';
+import { type Context, type ContextDeps, createContext } from './context';
+import { ExitCode, FailureError, InterruptedError, PetctlError, UsageError, rateLimitCause } from './errors';
+import { safeLine, safeText } from './sanitize';
+import type { IO } from './terminal';
 
 export { loadedHttpCore } from './context';
 /** The command tree, for the build's man and help pages (scripts/man.mjs, scripts/help-pages.mjs). */
 export { buildProgram } from './commands/root';
-import { ExitCode, FailureError, InterruptedError, PetctlError, UsageError, rateLimitCause } from './errors';
-import { safeLine, safeText } from './sanitize';
 
-/**
- * Builds the program, runs it, and turns every error into an exit code and one clear message: the
- * only place that decides how petctl ends. bin/petctl.js hands in the streams, env and a signal.
- */
+/** Runs the program and turns every error into one clear message and its exit code: the only place petctl ends. */
 export async function main(argv: string[], deps: ContextDeps): Promise<number> {
   const { io } = deps;
   let ctx: Context | undefined;
@@ -47,9 +45,8 @@ async function checkQuery(expression: string, jsonResult: boolean): Promise<void
 }
 
 /**
- * The JSON error line: the server's Error body as received, or petctl's own {code, message, status}.
- * A known retry time adds `retryAt` (ISO 8601), rounded up to the second so that a script sleeping
- * until then is never early; it replaces a server's field of that name, which petctl cannot vouch for.
+ * The server's Error body as received, or petctl's own {code, message, status}. `retryAt` is rounded up so a
+ * script sleeping until then is never early; it replaces a server's field of that name, which petctl cannot vouch for.
  */
 function jsonError(failure: PetctlError): Record<string, unknown> {
   const fields = failure.body ?? { code: failure.code, message: failure.message, status: failure.status };

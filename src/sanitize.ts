@@ -1,8 +1,6 @@
 /**
- * Outside text (server bodies, files, Redis replies) made safe to show, as gh's sanitizer does: C0
- * and C1 controls, DEL and the bidi controls become visible escapes (`\x1b`, `\r`, `\u202e`), or a
- * server could set the window title, write the clipboard, hide a message behind a CR or reverse a
- * line. Everything on stderr, and stdout on a terminal, passes here; piped data keeps the bytes.
+ * Outside text made safe to show, as gh's sanitizer does: controls and bidi characters become escapes, or a
+ * server could set the window title, write the clipboard, hide a message behind a CR or reverse a line.
  */
 
 // C0, DEL, C1, LRM, RLM, LRE..RLO, LRI..PDI.
@@ -10,10 +8,7 @@ const UNSAFE = /[\u0000-\u001f\u007f-\u009f\u200e\u200f\u202a-\u202e\u2066-\u206
 const UNSAFE_ALL = new RegExp(UNSAFE.source, 'g');
 const NAMED: Readonly<Record<string, string>> = { '\t': '\\t', '\n': '\\n', '\r': '\\r' };
 
-/**
- * `text` with every control and bidi character as a visible escape; tabs and newlines kept when asked;
- * `json`: `\u001b` escapes, valid inside a JSON string, for text already made by JSON.stringify.
- */
+/** Tabs and newlines kept when asked; `json`: `\u001b` escapes, valid inside a string JSON.stringify made. */
 export function safeText(text: string, options: { tab?: boolean; newline?: boolean; json?: boolean } = {}): string {
   if (!UNSAFE.test(text)) return text;
   return text.replace(UNSAFE_ALL, (char) => {
@@ -34,11 +29,7 @@ export function safeLines(text: string): string {
   return safeText(text, { tab: true, newline: true });
 }
 
-/**
- * JSON text (stringifyJson's) for stdout. On a terminal its C1 and bidi controls become `\u009b`,
- * `\u202e` escapes (JSON itself already escapes C0): still valid JSON, with the same value, but
- * nothing a terminal acts on. Piped, the text as it is.
- */
+/** JSON for stdout: on a terminal C1 and bidi controls as `\u009b` escapes, the same JSON value; piped, as it is. */
 export function stdoutJson(json: string, tty: boolean): string {
   return tty ? safeText(json, { json: true, tab: true, newline: true }) : json;
 }

@@ -56,10 +56,7 @@ function positive(count: number | undefined): number | undefined {
   return count !== undefined && Number.isInteger(count) && count > 0 ? count : undefined;
 }
 
-/**
- * One line on stderr redrawn in place (a countdown, progress) when it is a terminal (`live`), cut to
- * the width, since a wrapped line could not be redrawn; `print` puts a line of its own above it.
- */
+/** One line on stderr redrawn in place when it is a terminal, cut to the width: a wrapped one could not be. */
 function statusLine(stderr: OutStream, live: boolean) {
   let shown: string | undefined;
   const status = {
@@ -95,9 +92,8 @@ export interface ColorInputs {
 }
 
 /**
- * The colour level from values passed in, never from process.* (docs/output.md has the rules). Piped
- * data stays free of escape codes even with FORCE_COLOR; an empty NO_COLOR is as good as unset
- * (no-color.org); FORCE_COLOR follows supports-color, an unrecognised value ignored.
+ * The rules are docs/output.md's: piped data has no escape codes even with FORCE_COLOR; an empty NO_COLOR
+ * is unset (no-color.org); FORCE_COLOR follows supports-color, an unrecognised value ignored.
  */
 export function colorLevel({ isTTY, env, noColorFlag }: ColorInputs): ColorLevel {
   if (!isTTY || noColorFlag || (env.NO_COLOR !== undefined && env.NO_COLOR !== '')) return 0;

@@ -3,8 +3,7 @@ import os from 'node:os';
 import path from 'node:path';
 import type { InStream } from '../terminal';
 import { stdinChunks } from '../stdin';
-import { InterruptedError, RejectedError, UsageError } from '../errors';
-import { describeFsError } from '../fs-errors';
+import { InterruptedError, RejectedError, UsageError, describeFsError } from '../errors';
 
 /**
  * The bytes of an import, read twice: to validate every row, then to send. A file is read again;

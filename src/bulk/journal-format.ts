@@ -1,10 +1,9 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { sha256Hex } from '../digest';
-import { PetctlError, UnsafeFileError, UsageError } from '../errors';
+import { PetctlError, UnsafeFileError, UsageError, describeFsError } from '../errors';
 import { assertOwnFile } from '../file-safety';
 import { parseJson } from '../schemas/json';
-import { describeFsError } from '../fs-errors';
 import { HEADER_START, JournalDamagedError, isCreationCutShort, isDamagedHeader, isWriteCutShort, journalLines, jsonValue } from './journal-damage';
 import type { NewRunMark, RecordEntry, RecordIndex } from './records';
 

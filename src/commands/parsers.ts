@@ -9,11 +9,7 @@ import { type Concurrency, IN_FLIGHT } from '../bulk/in-flight';
 /** The code of a bad value's error: not commander's own, which would put commander's sentence in front. */
 export const BAD_VALUE = 'petctl.badValue';
 
-/**
- * Flag and argument parsers throw InvalidArgumentError with what the value must be; this makes
- * every one under `command` fail with the whole sentence, `error: --limit must be …, not "0"`,
- * through `fail` (the program's own flags: root.ts holds it until the flags after them are parsed).
- */
+/** Each parser under `command` fails with the whole sentence, `error: --limit must be …, not "0"`, through `fail`. */
 export function nameBadValues(command: Command, fail = (message: string): void => command.error(message, { code: BAD_VALUE })): void {
   for (const target of [...command.options, ...command.registeredArguments] as Array<Option | Argument>) {
     const parse = target.parseArg;

@@ -21,11 +21,7 @@ interface PrintedWalk<T> {
   noneFound?: string;
 }
 
-/**
- * Every page, paced as an import is, each next one requested while the one before is printed. A
- * stop leaves what was fetched on stdout and says on stderr how to continue; --query, which needs
- * the whole array, runs at the end or on a stop.
- */
+/** A stop leaves what was fetched on stdout and says how to continue; --query needs the whole array, so runs last. */
 export async function printPages<T>(ctx: Context, walk: PrintedWalk<T>): Promise<void> {
   const { query, verbose } = ctx.globals;
   // With --query given, writeResult queries the items.

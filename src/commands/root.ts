@@ -38,10 +38,7 @@ export function globalOptions(program: Command): GlobalOptions {
   };
 }
 
-/**
- * The program. A global flag's first bad value is held until all the program's flags are parsed,
- * so that `-o json` after it still makes the error JSON (`petctl --timeout 0 -o json pets list`).
- */
+/** A global flag's first bad value is held until all its flags are parsed: `--timeout 0 -o json` errs in JSON. */
 class Program extends Command {
   private badValue?: string;
 
@@ -70,10 +67,7 @@ class Program extends Command {
   }
 }
 
-/**
- * The whole command tree, loading no run module. Subcommands inherit the settings made before
- * they are added: commander throws instead of exiting, and prints help but no errors (main.ts's).
- */
+/** The command tree, loading no run module; subcommands inherit the settings made before they are added. */
 export function buildProgram(invoke: Invoke, output: HelpOutput): Command {
   const program = new Program('petctl')
     // Called on the command whose parsing failed, which usage-errors.ts words the error with.

@@ -1,9 +1,6 @@
 import type { Context } from '../context';
 
-/**
- * How a leaf command's action reaches its run function: main.ts builds the Context from the global
- * flags, and refuses --query unless the command has a JSON result it can filter.
- */
+/** How an action reaches its run: main.ts builds the Context, and refuses --query without a JSON result. */
 export type Invoke = (run: (ctx: Context) => Promise<void>, command?: { jsonResult?: boolean }) => Promise<void>;
 
 export type HelpOutput = { writeOut(text: string): void };

@@ -3,12 +3,9 @@ import { findOption, findSubcommand, takesValue } from '../completion/complete';
 import { UsageError } from '../errors';
 
 /**
- * A usage error commander found (its message; a bad value's is parsers.ts's), in petctl's words:
- * its suggestion on the message's line, the closest help in the hint, and for words it found no
- * place for, the usual cause: a value with spaces left unquoted (`--name Mr Whiskers`).
+ * A commander error as a UsageError: its suggestion on the message's line, the closest help in the hint, and for
+ * words left over, the usual cause (`--name Mr Whiskers`). Undefined for help and --version, which end well.
  */
-
-/** A commander error as a UsageError; undefined for help and --version, which end well (and `petctl pets`'s help). */
 export function usageError(error: CommanderError, argv: string[]): UsageError | undefined {
   if (['commander.helpDisplayed', 'commander.version', 'commander.help'].includes(error.code)) return undefined;
   // root.ts's exitOverride names it on every error commander throws.
@@ -25,10 +22,7 @@ export function usageError(error: CommanderError, argv: string[]): UsageError | 
   return new UsageError(`${message} (did you mean ${oneOf}${suggested.map((name) => `'${name}'`).join(', ')}?)`, help);
 }
 
-/**
- * Where parsing failed, or for an unknown command with one suggestion, the suggestion and the
- * words after it: `petctl pet list` -> `petctl pets list`.
- */
+/** Where parsing failed, or an unknown command's one suggestion and the words after it: `pet list` -> `pets list`. */
 function closestCommand(failedIn: Command, code: string, suggested: string[]): Command {
   let command = code === 'commander.unknownCommand' && suggested.length === 1 ? findSubcommand(failedIn, suggested[0]!) : undefined;
   if (command === undefined) return failedIn;
@@ -71,11 +65,7 @@ interface FlagValue {
   leftover: string[];
 }
 
-/**
- * Walks argv as commander did, from the root down the command words: the words past the
- * command's arguments that follow a flag's value, grouped after it. Commander keeps no order
- * of its options beside its operands, which this needs.
- */
+/** The words past the command's arguments after a flag's value: commander keeps no order of options beside operands. */
 function wordsAfterValues(command: Command, argv: string[]): FlagValue[] {
   const afterFlags: FlagValue[] = [];
   let at = command;

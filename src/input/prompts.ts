@@ -4,9 +4,6 @@ import { PET_STATUSES, type PetStatusValue } from '../schemas/constants';
 import { int64Problem, parseInt64 } from '../schemas/int64';
 import { validateBaseUrl } from '../config/url-check';
 
-// Asking for what a command is missing at a terminal, as `gh pr create` does: drawn on stderr (stdout
-// stays data), with @inquirer loaded only when a prompt shows.
-
 /** The same error commander gives for a missing mandatory option, so scripts see no difference (exit 2). */
 function missingOption(flag: string, hint: string): UsageError {
   return new UsageError(`required option '${flag}' not specified`, hint);
@@ -14,10 +11,7 @@ function missingOption(flag: string, hint: string): UsageError {
 
 type PromptContext = { input: NodeJS.ReadableStream; output: NodeJS.WritableStream; signal: AbortSignal };
 
-/**
- * One prompt with the context's streams. In raw mode Ctrl-C arrives as a keypress, not SIGINT:
- * @inquirer rejects with ExitPromptError, which becomes exit 130 with nothing sent.
- */
+/** On stderr, as `gh pr create` asks: stdout stays data. Ctrl-C in raw mode is a keypress: exit 130, nothing sent. */
 async function ask<T>(ctx: Context, show: (context: PromptContext) => Promise<T>): Promise<T> {
   try {
     return await show({ input: ctx.io.stdin, output: ctx.io.stderr as unknown as NodeJS.WritableStream, signal: ctx.signal });
@@ -37,10 +31,7 @@ async function askText(ctx: Context, message: string, validate?: (text: string) 
 
 type PetFields = { name?: string; categoryId?: number | bigint; status?: PetStatusValue };
 
-/**
- * `pets add` without --name or --category-id: asks for the missing ones, then for the status
- * (unless given). Off a terminal, the usage error commander gives for a missing option.
- */
+/** `pets add` without --name or --category-id asks for them, and the status; off a terminal, commander's error. */
 export async function completePetFields(ctx: Context, given: PetFields): Promise<PetFields & { name: string; categoryId: number | bigint }> {
   const { name: givenName, categoryId: givenCategory } = given;
   if (givenName !== undefined && givenCategory !== undefined) return { ...given, name: givenName, categoryId: givenCategory };
@@ -75,10 +66,8 @@ export async function promptBaseUrl(ctx: Context): Promise<string> {
 }
 
 /**
- * Asks before something that cannot be undone, defaulting to no, as `gh repo delete` does. Without a
- * terminal it refuses rather than guess (exit 2, confirmation_required); a "no" is exit 2 too
- * (cancelled), as gh's, so a script never reads it as done. `action`: what would be done, `kept`:
- * what a "no" leaves as it was, `withYes`: the command again with --yes.
+ * Asks before what cannot be undone, defaulting to no, as `gh repo delete` does. Without a terminal it
+ * refuses rather than guess; a "no" is exit 2 too (cancelled), so a script never reads it as done.
  */
 export async function confirmOrStop(ctx: Context, confirmation: { question: string; yes: boolean; action: string; kept: string; withYes: string }): Promise<void> {
   if (confirmation.yes) return;

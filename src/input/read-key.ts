@@ -30,11 +30,7 @@ function promptHidden(ctx: Context, prompt: string): Promise<string> {
   });
 }
 
-/**
- * A secret (`what`, in messages) from stdin when asked (`--with-token`) or when stdin is not a
- * terminal, else from a hidden prompt when petctl may prompt, else a usage error with `hint` (how to
- * pipe it). The newline `echo` adds is not part of it.
- */
+/** A secret from stdin when asked or not a terminal, else a hidden prompt; `hint`: how to pipe it. Trimmed (echo's newline). */
 export async function readSecret(ctx: Context, request: { what: string; prompt: string; hint: string; fromStdin: boolean }): Promise<string> {
   const { what, hint } = request;
   const fromStdin = request.fromStdin || !ctx.terminal.stdinIsTerminal;
@@ -42,9 +38,4 @@ export async function readSecret(ctx: Context, request: { what: string; prompt: 
   const secret = (fromStdin ? (await readStdin(ctx.io.stdin)).toString('utf8') : await promptHidden(ctx, request.prompt)).trim();
   if (secret === '') throw new UsageError(fromStdin ? `no ${what} on standard input` : `no ${what} entered`, hint);
   return secret;
-}
-
-/** The API key for `auth login`: --with-token reads stdin even on a terminal. */
-export function readKey(ctx: Context, profile: string, withToken: boolean): Promise<string> {
-  return readSecret(ctx, { what: 'API key', prompt: `API key for profile "${profile}": `, hint: 'echo "$KEY" | petctl auth login --with-token', fromStdin: withToken });
 }

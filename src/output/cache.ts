@@ -1,5 +1,4 @@
-import { UnsafeFileError } from '../errors';
-import { describeProblem } from '../file-problem';
+import { UnsafeFileError, describeProblem } from '../errors';
 import { formatDuration } from './time';
 import { plural } from './waits';
 

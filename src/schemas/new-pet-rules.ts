@@ -1,10 +1,7 @@
 import { PET_STATUSES } from './constants';
 import { int64Problem } from './int64';
 
-/**
- * What a NewPet's fields must be, in words, for the client (a flag, an import's row) and the sandbox
- * (a 400's message). Free of zod, so flag parsing can use it; zod's issues are read by their shape.
- */
+/** What a NewPet's fields must be, for the client's flags and rows and the sandbox's 400s; free of zod, for flag parsing. */
 
 export const STATUS_RULE = `must be one of ${PET_STATUSES.join(', ')}`;
 

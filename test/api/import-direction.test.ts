@@ -14,7 +14,7 @@ import { type Import, SRC, importsOf, sourceFiles } from '../helpers/imports';
 const API = path.join(SRC, 'api');
 
 /** Modules every layer may use: they know nothing of commands, output or the terminal. */
-const FOUNDATIONS = ['errors.ts', 'locked-file.ts', 'file-safety.ts', 'digest.ts', 'fs-errors.ts'];
+const FOUNDATIONS = ['errors.ts', 'locked-file.ts', 'file-safety.ts', 'digest.ts'];
 
 /** Why an import breaks the rule, or undefined when it keeps it. */
 function violation(imported: Import): string | undefined {

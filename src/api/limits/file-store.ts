@@ -1,7 +1,6 @@
 import fs from 'node:fs';
 import { CorruptFileError, readJsonFile, withFileLock, writeFileAtomic } from '../../locked-file';
-import { StateUnwritableError } from '../../errors';
-import { describeFsError } from '../../fs-errors';
+import { StateUnwritableError, describeFsError } from '../../errors';
 import { type LimitEntry, isStale, readEntry } from './entry';
 import { type LimitStore, type StoreReport, limitId } from './store';
 

@@ -1,6 +1,6 @@
 import type { Context } from '../../context';
 import { AuthError, InterruptedError, NetworkError, NotConfiguredError, PetctlError, UsageError, restated } from '../../errors';
-import { readKey } from '../../input/read-key';
+import { readSecret } from '../../input/read-key';
 import { openApiSession } from '../../app/session';
 import { listPets } from '../../api/endpoints/pets';
 import { withVersionSegment } from '../../config/url-check';
@@ -12,7 +12,8 @@ import { describeKeyChange, describeKeyLeftBehind, describeKeyPlace } from '../.
 export async function loginRun(options: { withToken: boolean; verify: boolean; insecureStorage?: boolean }, ctx: Context): Promise<void> {
   const store = await ctx.profiles();
   const { name } = resolveProfileName(store, { profileFlag: ctx.globals.profile, env: ctx.env });
-  const key = validateApiKey(await readKey(ctx, name, options.withToken));
+  const hint = 'echo "$KEY" | petctl auth login --with-token';
+  const key = validateApiKey(await readSecret(ctx, { what: 'API key', prompt: `API key for profile "${name}": `, hint, fromStdin: options.withToken }));
   if (options.verify) await checkKey(ctx, key);
   const placed = await store.setKey(name, key, { insecureStorage: options.insecureStorage });
   if (placed.keychainFailure) {
