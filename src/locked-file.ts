@@ -22,7 +22,6 @@ export function ensurePrivateDir(dir: string): void {
   });
 }
 
-/** The lock directory of `file`. */
 export function lockPathOf(file: string): string {
   return `${file}.lock`;
 }

@@ -5,7 +5,6 @@ export async function* stdinChunks(stdin: NodeJS.ReadableStream): AsyncIterable<
   for await (const chunk of stdin) yield Buffer.isBuffer(chunk) ? chunk : Buffer.from(chunk as string);
 }
 
-/** All of standard input. */
 export async function readStdin(stdin: NodeJS.ReadableStream): Promise<Buffer> {
   const chunks: Buffer[] = [];
   for await (const chunk of stdinChunks(stdin)) chunks.push(chunk);

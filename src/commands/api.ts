@@ -44,6 +44,5 @@ export async function apiRun(options: ApiOptions, ctx: Context): Promise<void> {
   }
   const json = answerJson(answer.text);
   if (json === undefined) throw new InvalidResponseError(`${request.method} ${answer.url} answered ${answer.status} without a JSON body for --query`, answer.status);
-  // With --query given, writeResult queries the value (loading jmespath only now).
   await writeResult(ctx, json.value, () => answer.text);
 }

@@ -24,7 +24,6 @@ interface PrintedWalk<T> {
 /** A stop leaves what was fetched on stdout and says how to continue; --query needs the whole array, so runs last. */
 export async function printPages<T>(ctx: Context, walk: PrintedWalk<T>): Promise<void> {
   const { query, verbose } = ctx.globals;
-  // With --query given, writeResult queries the items.
   const stream = query === undefined ? walk.stream() : bufferedStream<T>((items) => writeResult(ctx, items, () => ''));
   const progress = new ListingProgress(ctx, query !== undefined || walk.outputWaits === true, walk.noun);
   let pageUrl = walk.from;

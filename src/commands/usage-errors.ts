@@ -46,7 +46,6 @@ function leftoverWordsError(command: Command, argv: string[], help: string): Usa
   if (unquoted !== undefined) return unquoted;
   const expected = command.registeredArguments.map((argument) => (argument.required ? `<${argument.name()}>` : `[${argument.name()}]`));
   const takes = expected.length === 0 ? 'takes no arguments' : `takes ${expected.length} argument${expected.length === 1 ? '' : 's'} (${expected.join(' ')})`;
-  // The words commander found no place for: its operands past the command's arguments.
   return new UsageError(`${commandPath(command)} ${takes}; unexpected ${quoteAll(command.args.slice(expected.length))}`, help);
 }
 

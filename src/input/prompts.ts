@@ -1,7 +1,6 @@
 import type { Context } from '../context';
 import { InterruptedError, UsageError } from '../errors';
-import { PET_STATUSES, type PetStatusValue } from '../schemas/constants';
-import { int64Problem, parseInt64 } from '../schemas/int64';
+import { PET_STATUSES, type PetStatusValue, int64Problem, parseInt64 } from '../schemas/constants';
 import { validateBaseUrl } from '../config/url-check';
 
 /** The same error commander gives for a missing mandatory option, so scripts see no difference (exit 2). */

@@ -19,4 +19,4 @@ export function stringifyJson(value: unknown, indent?: number): string {
   return out;
 }
 
-export { parseInt64 } from './int64';
+export { parseInt64 } from './constants';

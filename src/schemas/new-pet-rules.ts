@@ -1,5 +1,4 @@
-import { PET_STATUSES } from './constants';
-import { int64Problem } from './int64';
+import { PET_STATUSES, int64Problem } from './constants';
 
 /** What a NewPet's fields must be, for the client's flags and rows and the sandbox's 400s; free of zod, for flag parsing. */
 

@@ -1,7 +1,5 @@
-// Types for the undici modules petctl loads directly instead of undici's
-// index, which would also load fetch, WebSocket, caches and mocks (and with
-// them zlib, http2, worker_threads) on every start. The pool and connect()
-// are loaded only on the proxy path (see src/api/transport.ts).
+// The undici modules petctl loads directly: undici's index would load fetch, WebSocket, caches and mocks
+// (and zlib, http2, worker_threads) on every start. The pool and connect() only on the proxy path (api/transport.ts).
 declare module 'undici/lib/dispatcher/agent.js' {
   import { Agent } from 'undici';
   export default Agent;

@@ -1,5 +1,5 @@
 import { UsageError } from '../../errors';
-import { parseInt64 } from '../../schemas/int64';
+import { parseInt64 } from '../../schemas/constants';
 import { type ApiRequest, isSameOrigin } from '../request';
 
 /** `petctl api`'s flags, all checked before anything is sent (exit 2). After gh api. */

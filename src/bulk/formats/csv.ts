@@ -1,6 +1,5 @@
-import { parseInt64 } from '../../schemas/int64';
+import { parseInt64, petStatusOf } from '../../schemas/constants';
 import type { NewPet } from '../../schemas/pet';
-import { petStatusOf } from '../../schemas/status';
 import { csvFields } from './csv-records';
 import { type SentField, columnKey, headerField, spellings } from './columns';
 import { ignoredOnce, validateNewPet, withRowId } from './fields';

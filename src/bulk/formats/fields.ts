@@ -1,7 +1,7 @@
 import { parseJson } from '../../schemas/json';
 import { newPetProblem } from '../../schemas/new-pet-rules';
 import { NewPet } from '../../schemas/pet';
-import { petStatusOf } from '../../schemas/status';
+import { petStatusOf } from '../../schemas/constants';
 import { columnKey } from './columns';
 import type { InputRow, ReadOptions } from './row';
 

@@ -22,7 +22,6 @@ export async function importFile(options: BulkAddOptions, ctx: Context): Promise
   }
   const sent = options.idColumn === undefined ? undefined : headerField(options.idColumn, options.columns);
   if (sent !== undefined) throw new UsageError(`--id-column ${options.idColumn} names a field that is sent (${sent})`, 'name the column that holds your own id for each animal, such as an intake number');
-  // Where the animals are, as the hints name it.
   const target = async () => words.targetLabel((await ctx.target()).baseUrl);
   const report = importReport(options, ctx);
   const ended = await bulkAdd(options, ctx, report).catch(async (error: unknown) => {
