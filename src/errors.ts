@@ -268,7 +268,7 @@ const FS_REASONS: Record<string, string> = {
   EIO: 'an input/output error (EIO)',
 };
 
-/** A failed read or write of petctl's files in words (its code where it helps a search); `overrides`: a code's reason here. */
+/** A failed read or write of petctl's files in words; `overrides`: a code's reason in this context. */
 export function describeFsError(error: unknown, overrides: Record<string, string> = {}): string {
   const code = (error as { code?: string }).code;
   return (code && (overrides[code] ?? FS_REASONS[code])) || (error as Error).message;

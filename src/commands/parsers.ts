@@ -1,5 +1,6 @@
 import { type Argument, type Command, InvalidArgumentError, Option } from 'commander';
-import { LIMIT_MAX, LIMIT_MIN, PET_STATUSES, type PetStatusValue, int64Problem, parseInt64, petStatusOf } from '../schemas/constants';
+import { LIMIT_MAX, LIMIT_MIN, PET_STATUSES, type PetStatusValue } from '../schemas/constants';
+import { int64Problem, parseInt64, petStatusOf } from '../schemas/constants';
 import { STATUS_RULE } from '../schemas/new-pet-rules';
 import { type ColumnMapping, columnKey, sentField } from '../bulk/formats/columns';
 import { type Concurrency, IN_FLIGHT } from '../bulk/in-flight';

@@ -30,7 +30,7 @@ function promptHidden(ctx: Context, prompt: string): Promise<string> {
   });
 }
 
-/** A secret from stdin when asked or not a terminal, else a hidden prompt; `hint`: how to pipe it. Trimmed (echo's newline). */
+/** A secret from stdin when asked or not a terminal, else a hidden prompt; `hint`: how to pipe it. Trimmed. */
 export async function readSecret(ctx: Context, request: { what: string; prompt: string; hint: string; fromStdin: boolean }): Promise<string> {
   const { what, hint } = request;
   const fromStdin = request.fromStdin || !ctx.terminal.stdinIsTerminal;

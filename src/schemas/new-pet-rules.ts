@@ -1,6 +1,6 @@
 import { PET_STATUSES, int64Problem } from './constants';
 
-/** What a NewPet's fields must be, for the client's flags and rows and the sandbox's 400s; free of zod, for flag parsing. */
+/** What a NewPet's fields must be, for the client's flags and rows and the sandbox's 400s; free of zod. */
 
 export const STATUS_RULE = `must be one of ${PET_STATUSES.join(', ')}`;
 

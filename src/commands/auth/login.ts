@@ -12,8 +12,9 @@ import { describeKeyChange, describeKeyLeftBehind, describeKeyPlace } from '../.
 export async function loginRun(options: { withToken: boolean; verify: boolean; insecureStorage?: boolean }, ctx: Context): Promise<void> {
   const store = await ctx.profiles();
   const { name } = resolveProfileName(store, { profileFlag: ctx.globals.profile, env: ctx.env });
+  const prompt = `API key for profile "${name}": `;
   const hint = 'echo "$KEY" | petctl auth login --with-token';
-  const key = validateApiKey(await readSecret(ctx, { what: 'API key', prompt: `API key for profile "${name}": `, hint, fromStdin: options.withToken }));
+  const key = validateApiKey(await readSecret(ctx, { what: 'API key', prompt, hint, fromStdin: options.withToken }));
   if (options.verify) await checkKey(ctx, key);
   const placed = await store.setKey(name, key, { insecureStorage: options.insecureStorage });
   if (placed.keychainFailure) {
