@@ -14,9 +14,12 @@ export function usageError(error: CommanderError, argv: string[]): UsageError | 
   const [message, suggestion] = error.message.slice('error: '.length).split('\n(Did you mean ');
   const suggested = suggestion?.replace(/^one of /, '').slice(0, -'?)'.length).split(', ') ?? [];
   const help = `see ${commandPath(closestCommand(failedIn, error.code, suggested))} --help`;
-  if (error.code === 'commander.excessArguments') return leftoverWordsError(failedIn, argv, help);
-  // An unknown command that is no typo of one may be the rest of a value: `-p my shelter pets list`.
-  if (error.code === 'commander.unknownCommand' && suggestion === undefined) return unquotedValueError(failedIn, argv) ?? new UsageError(message!, help);
+  const excess = error.code === 'commander.excessArguments';
+  // Words left over, or an unknown command that is no typo of one, may be the rest of a value: `-p my shelter pets list`.
+  const restOfValue = excess || (error.code === 'commander.unknownCommand' && suggestion === undefined);
+  const unquoted = restOfValue ? unquotedValueError(failedIn, argv) : undefined;
+  if (unquoted !== undefined) return unquoted;
+  if (excess) return new UsageError(excessMessage(failedIn), help);
   if (suggestion === undefined) return new UsageError(message!, help);
   const oneOf = suggested.length > 1 ? 'one of ' : '';
   return new UsageError(`${message} (did you mean ${oneOf}${suggested.map((name) => `'${name}'`).join(', ')}?)`, help);
@@ -40,13 +43,11 @@ function commandPath(command: Command): string {
   return command.parent === null ? command.name() : `${commandPath(command.parent)} ${command.name()}`;
 }
 
-/** Too many arguments: the quote hint when the words follow a flag's value, else what the command takes. */
-function leftoverWordsError(command: Command, argv: string[], help: string): UsageError {
-  const unquoted = unquotedValueError(command, argv);
-  if (unquoted !== undefined) return unquoted;
+/** Too many arguments: what the command takes, and the words commander found no place for. */
+function excessMessage(command: Command): string {
   const expected = command.registeredArguments.map((argument) => (argument.required ? `<${argument.name()}>` : `[${argument.name()}]`));
   const takes = expected.length === 0 ? 'takes no arguments' : `takes ${expected.length} argument${expected.length === 1 ? '' : 's'} (${expected.join(' ')})`;
-  return new UsageError(`${commandPath(command)} ${takes}; unexpected ${quoteAll(command.args.slice(expected.length))}`, help);
+  return `${commandPath(command)} ${takes}; unexpected ${quoteAll(command.args.slice(expected.length))}`;
 }
 
 /** Words after a flag's value where none or a command was expected: the flag with its words in quotes. */
