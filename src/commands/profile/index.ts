@@ -1,18 +1,13 @@
 import { Argument, type Command } from 'commander';
 import { completesWith } from '../../completion/complete';
-import type { Context } from '../../context';
 import type { Invoke } from '../types';
+import type { ProfileOptions } from './state-store';
 
 const STATE_URL_HELP = "share the key's rate-limit state with other machines through Redis: redis://host:6379/0 or rediss://… (env PETCTL_STATE_URL)";
 const STATE_PASSWORD_HELP =
   "read the state store's password from standard input (a hidden prompt on a terminal); it is stored like the key (env PETCTL_STATE_PASSWORD)";
 
-type StateFlags = { stateUrl?: string; statePasswordStdin?: boolean };
-
-/** profile add's and set's options: --base-url is the global flag. */
-function stateOptions(name: string, flags: StateFlags, ctx: Context) {
-  return { name, baseUrl: ctx.globals.baseUrl, stateUrl: flags.stateUrl, statePasswordStdin: flags.statePasswordStdin === true };
-}
+type StateFlags = Pick<ProfileOptions, 'stateUrl' | 'statePasswordStdin'>;
 
 /** The profile commands' flags and help; each one's run module is loaded when it runs. */
 export function registerProfile(program: Command, invoke: Invoke): void {
@@ -64,7 +59,9 @@ Examples:
   $ printf %s "$REDIS_PASSWORD" | petctl profile add shared --base-url https://api.example.org/v1 \\
       --state-url rediss://redis.example.org:6380/0 --state-password-stdin`,
     )
-    .action((name: string, flags: StateFlags) => invoke(async (ctx) => (await import('./add')).profileAddRun(stateOptions(name, flags, ctx), ctx)));
+    .action((name: string, flags: StateFlags) =>
+      invoke(async (ctx) => (await import('./add')).profileAddRun({ name, ...flags, baseUrl: ctx.globals.baseUrl }, ctx)),
+    );
   profile
     .command('set')
     .description("change a profile's base URL or state URL; its key stays")
@@ -85,7 +82,9 @@ Examples:
   $ petctl profile set shelters --state-url redis://limits.internal:6379/0
   $ printf %s "$REDIS_PASSWORD" | petctl profile set shelters --state-password-stdin`,
     )
-    .action((name: string, flags: StateFlags) => invoke(async (ctx) => (await import('./set')).profileSetRun(stateOptions(name, flags, ctx), ctx)));
+    .action((name: string, flags: StateFlags) =>
+      invoke(async (ctx) => (await import('./set')).profileSetRun({ name, ...flags, baseUrl: ctx.globals.baseUrl }, ctx)),
+    );
   profile
     .command('use')
     .description('make a profile the active one')
