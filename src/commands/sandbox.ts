@@ -34,14 +34,12 @@ export async function sandboxRun(options: SandboxOptions, ctx: Context): Promise
     pending = '';
     if (text !== '') ctx.io.stderr.write(safeLines(text));
   };
+  const { data, enterpriseQuota, ...service } = options;
   const sandbox = await startSandbox({
-    host: options.host,
-    port: options.port,
-    dataFile: options.data,
-    maxAnimals: options.maxAnimals,
-    minuteMs: options.minuteMs,
-    enterprisePerMinute: options.enterpriseQuota?.perMinute,
-    enterprisePerDay: options.enterpriseQuota?.perDay,
+    ...service,
+    dataFile: data,
+    enterprisePerMinute: enterpriseQuota?.perMinute,
+    enterprisePerDay: enterpriseQuota?.perDay,
     // Each request line starts with the local time it ended, e.g. `14:32:05 GET /v1/pets 200 free 3ms`.
     log: (line) => {
       if (pending === '') setImmediate(flush);
@@ -57,7 +55,7 @@ export async function sandboxRun(options: SandboxOptions, ctx: Context): Promise
   // stdout carries what a script needs: the base URL first, then the keys.
   ctx.io.stdout.write(`${sandbox.baseUrl}\n`);
   ctx.io.stdout.write(renderTable(KEY_COLUMNS, sandbox.keys, { level: renderOptions(ctx).level }));
-  ctx.notice(`Pet Adoption Service sandbox listening on ${sandbox.baseUrl} (${options.data ? `data in ${options.data}` : 'data in memory'}); Ctrl-C stops it.`);
+  ctx.notice(`Pet Adoption Service sandbox listening on ${sandbox.baseUrl} (${data ? `data in ${data}` : 'data in memory'}); Ctrl-C stops it.`);
   if (!isLoopbackHost(options.host)) ctx.warn(`bound to ${options.host}: the sandbox keys are public, anyone who can reach this address can use them`);
 
   await new Promise<void>((resolve) => {
