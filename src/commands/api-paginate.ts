@@ -13,7 +13,10 @@ export async function apiPaginateRun(options: ApiOptions, ctx: Context): Promise
   const { output, query } = ctx.globals;
   // Fields go in the query of a GET: with --paginate they do not make a POST, as they would alone.
   const flags = { ...options, method: options.method ?? 'GET' };
-  checkPaginate(flags, output, query);
+  if (flags.method.toUpperCase() !== 'GET') throw new UsageError(`--paginate follows the pages of a GET, not of -X ${flags.method}`);
+  if (flags.input !== undefined) throw new UsageError('--paginate sends GETs, which carry no body: --input cannot go with it', 'fields (-f, -F) go in the first page\'s query');
+  if (flags.include) throw new UsageError("-i shows one answer's head, and --paginate prints the items of many", '-v traces every page');
+  if (output === 'csv' && query === undefined) throw new UsageError('--paginate prints the items as JSON: one array, or one per line with -o ndjson; not csv');
   checkFlags(flags);
   const { http, target } = await ctx.api();
   const first = await buildRawRequest(flags, target.baseUrl, requestIo(ctx));
@@ -26,14 +29,6 @@ export async function apiPaginateRun(options: ApiOptions, ctx: Context): Promise
     continueWith: (pageUrl) => continuePaginateCommand(command, pathUnder(target.baseUrl, pageUrl)),
     note: hiddenValuesNote(command),
   });
-}
-
-/** What --paginate cannot do, refused before anything is sent. */
-function checkPaginate(flags: ApiOptions & { method: string }, output: string, query: string | undefined): void {
-  if (flags.method.toUpperCase() !== 'GET') throw new UsageError(`--paginate follows the pages of a GET, not of -X ${flags.method}`);
-  if (flags.input !== undefined) throw new UsageError('--paginate sends GETs, which carry no body: --input cannot go with it', 'fields (-f, -F) go in the first page\'s query');
-  if (flags.include) throw new UsageError("-i shows one answer's head, and --paginate prints the items of many", '-v traces every page');
-  if (output === 'csv' && query === undefined) throw new UsageError('--paginate prints the items as JSON: one array, or one per line with -o ndjson; not csv');
 }
 
 /** The page to continue from: a path under the base URL when it is one (the built-in sandbox's port changes each run). */

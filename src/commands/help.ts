@@ -2,7 +2,7 @@ import { Argument, type Command } from 'commander';
 import { completesWith, findCommand } from '../completion/complete';
 import { UsageError } from '../errors';
 import { VERSION } from '../version';
-import type { HelpOutput, Invoke } from './types';
+import type { Invoke } from './types';
 
 /** The guides `petctl help <topic>` prints; scripts/guides.mjs names the page each is made from. */
 export const GUIDE_TOPICS = ['bulk-import', 'rate-limits', 'configuration', 'output', 'sandbox', 'shared-state', 'exit-codes'] as const;
@@ -10,7 +10,7 @@ export const GUIDE_TOPICS = ['bulk-import', 'rate-limits', 'configuration', 'out
 export const GUIDES_HELP = `Guides (petctl help <topic>):\n  ${GUIDE_TOPICS.join(', ')}`;
 
 /** `petctl help [command…|topic]` and `petctl version`, where people look besides --help and --version. */
-export function registerHelp(program: Command, invoke: Invoke, output: HelpOutput): void {
+export function registerHelp(program: Command, invoke: Invoke): void {
   program
     .command('help')
     .addArgument(completesWith(new Argument('[command-or-topic...]', 'a command (pets add) or a guide (rate-limits)'), 'help-topics'))
@@ -31,5 +31,5 @@ export function registerHelp(program: Command, invoke: Invoke, output: HelpOutpu
   program
     .command('version')
     .description('print the version, as --version does')
-    .action(() => output.writeOut(`${VERSION}\n`));
+    .action(() => program.configureOutput().writeOut!(`${VERSION}\n`));
 }

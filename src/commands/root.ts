@@ -9,7 +9,7 @@ import { BAD_VALUE, nameBadValues, parseCount, parsePositiveSeconds, parseSecond
 import { registerPets } from './pets';
 import { registerProfile } from './profile';
 import { registerTopLevel } from './top-level';
-import type { HelpOutput, Invoke } from './types';
+import type { Invoke } from './types';
 
 type RawGlobals = Pick<GlobalOptions, 'profile' | 'output' | 'baseUrl' | 'retries' | 'color' | 'query'> & {
   json?: boolean;
@@ -68,7 +68,7 @@ class Program extends Command {
 }
 
 /** The command tree, loading no run module; subcommands inherit the settings made before they are added. */
-export function buildProgram(invoke: Invoke, output: HelpOutput): Command {
+export function buildProgram(invoke: Invoke, output: { writeOut(text: string): void }): Command {
   const program = new Program('petctl')
     // Called on the command whose parsing failed, which usage-errors.ts words the error with.
     .exitOverride(function (this: Command, error: CommanderError) {
@@ -125,7 +125,7 @@ ${GUIDES_HELP}`,
   registerAuth(program, invoke);
   registerProfile(program, invoke);
   registerTopLevel(program, invoke);
-  registerHelp(program, invoke, output);
+  registerHelp(program, invoke);
   nameBadValues(program, (message) => program.holdBadValue(message));
   return program;
 }

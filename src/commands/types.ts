@@ -2,5 +2,3 @@ import type { Context } from '../context';
 
 /** How an action reaches its run: main.ts builds the Context, and refuses --query without a JSON result. */
 export type Invoke = (run: (ctx: Context) => Promise<void>, command?: { jsonResult?: boolean }) => Promise<void>;
-
-export type HelpOutput = { writeOut(text: string): void };
