@@ -59,11 +59,7 @@ function unquotedValueError(command: Command, argv: string[]): UsageError | unde
   return new UsageError(message, `quote a value with spaces: ${afterFlags.map(({ flag, value, leftover }) => `${flag} ${quoted([value, ...leftover].join(' '))}`).join(' ')}`);
 }
 
-interface FlagValue {
-  flag: string;
-  value: string;
-  leftover: string[];
-}
+type FlagValue = { flag: string; value: string; leftover: string[] };
 
 /** The words past the command's arguments after a flag's value: commander keeps no order of options beside operands. */
 function wordsAfterValues(command: Command, argv: string[]): FlagValue[] {
