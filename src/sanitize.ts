@@ -1,6 +1,7 @@
 /**
  * Outside text made safe to show, as gh's sanitizer does: controls and bidi characters become escapes, or a
  * server could set the window title, write the clipboard, hide a message behind a CR or reverse a line.
+ * Everything on stderr, and stdout on a terminal, passes here; piped data keeps the bytes.
  */
 
 // C0, DEL, C1, LRM, RLM, LRE..RLO, LRI..PDI.

@@ -67,6 +67,7 @@ export async function promptBaseUrl(ctx: Context): Promise<string> {
 /**
  * Asks before what cannot be undone, defaulting to no, as `gh repo delete` does. Without a terminal it
  * refuses rather than guess; a "no" is exit 2 too (cancelled), so a script never reads it as done.
+ * `action`: what would be done; `kept`: what a "no" leaves as it was; `withYes`: the command again with --yes.
  */
 export async function confirmOrStop(ctx: Context, confirmation: { question: string; yes: boolean; action: string; kept: string; withYes: string }): Promise<void> {
   if (confirmation.yes) return;
