@@ -23,6 +23,7 @@ afterAll(async () => {
 function expectError(reply: Reply, status: number, code: string): void {
   expect({ status: reply.status, code: (reply.body as { code?: string } | undefined)?.code }).toEqual({ status, code });
   const body = reply.body as Record<string, unknown>;
+  expect(Object.keys(body).sort()).toEqual(['code', 'message', 'status']);
   expect(body.status).toBe(status);
   expect(typeof body.message).toBe('string');
   expect((body.message as string).length).toBeGreaterThan(5);
@@ -113,6 +114,7 @@ describe('POST /v1/pets', () => {
   it('creates an animal: 201, the Pet with its id, and Location', async () => {
     const reply = await call(base, '/pets', { key: KEY, body: { name: 'Biscuit', categoryId: 2, status: 'pending' } });
     expect(reply.status).toBe(201);
+    expect(reply.headers['content-type']).toBe('application/json; charset=utf-8');
     const pet = reply.body as Pet;
     expect(pet).toEqual({ id: pet.id, name: 'Biscuit', categoryId: 2, status: 'pending' });
     expect(Number(pet.id)).toBeGreaterThan(12);
@@ -263,6 +265,7 @@ describe('GET /v1/pets/{petId}', () => {
     const reply = await call(base, '/pets/4', { key: KEY });
     expect(reply.status).toBe(200);
     expect(reply.body).toEqual({ id: 4, name: 'Luna', categoryId: 2, status: 'available' });
+    expect(reply.headers['content-type']).toBe('application/json; charset=utf-8');
     expect(reply.headers.deprecation).toBe('@1735689600');
     expect(reply.headers.sunset).toBe('Thu, 05 Dec 2030 00:00:00 GMT');
     expect(reply.headers.link).toBe('</v1/pets>; rel="successor-version"');
@@ -301,10 +304,12 @@ describe('authentication', () => {
     expect(Number(reply.headers['x-ratelimit-reset'])).toBeGreaterThan(Date.now() / 1000);
   });
 
-  it('answers 401 to another scheme without an error attribute', async () => {
-    const reply = await call(base, '/pets', { key: null, headers: { authorization: 'Basic c2FuZGJveC1mcmVlOg==' } });
-    expectError(reply, 401, 'unauthorized');
-    expect(reply.headers['www-authenticate']).toBe('Bearer realm="petctl-sandbox"');
+  it('answers 401 to another scheme, or a key without one, without an error attribute', async () => {
+    for (const authorization of ['Basic c2FuZGJveC1mcmVlOg==', `Token ${FREE}`, FREE]) {
+      const reply = await call(base, '/pets', { key: null, headers: { authorization } });
+      expectError(reply, 401, 'unauthorized');
+      expect(reply.headers['www-authenticate']).toBe('Bearer realm="petctl-sandbox"');
+    }
   });
 
   it('answers 401 invalid_request to a malformed bearer header', async () => {

@@ -31,12 +31,6 @@ describe.concurrent('Adding › "Success | 201, body is Pet (includes the assign
     expect(refused.stderr).toMatch(/\(invalid_response, HTTP 201\)$/m);
   });
 
-  it('the sandbox answers 201 with the animal as sent plus its id', async (t) => {
-    const { baseUrl } = await sandboxFor(t);
-    const reply = await call(baseUrl, '/pets', { key: ENTERPRISE, body: { name: 'Rex', categoryId: 3, status: 'sold' } });
-    expect(reply.status).toBe(201);
-    expect(reply.body).toEqual({ id: expect.any(Number), name: 'Rex', categoryId: 3, status: 'sold' });
-  });
 });
 
 describe.concurrent('Adding › "name and categoryId are required; when either is missing, the response is 400"', () => {
@@ -77,23 +71,6 @@ describe.concurrent('Adding › "A body with invalid values also yields 400"', (
     expect(server.requests).toHaveLength(0);
   });
 
-  it('the sandbox answers 400 invalid_field for a wrong type or value', async (t) => {
-    const { baseUrl } = await sandboxFor(t);
-    const bodies = [
-      '{"name":"Rex","categoryId":3,"status":"adopted"}',
-      '{"name":"Rex","categoryId":"3"}',
-      '{"name":"Rex","categoryId":1.5}',
-      '{"name":"Rex","categoryId":9223372036854775808}',
-      '{"name":"","categoryId":3}',
-      '{"name":7,"categoryId":3}',
-    ];
-    for (const body of bodies) {
-      const reply = await postJson(baseUrl, body, ENTERPRISE);
-      expect(reply.status, body).toBe(400);
-      expect(reply.body).toMatchObject({ code: 'invalid_field', status: 400 });
-    }
-    expect(((await call(baseUrl, '/pets?limit=100', { key: ENTERPRISE })).body as unknown[]).length).toBe(12);
-  });
 });
 
 describe.concurrent('Adding › "The id is assigned by the service, not sent by the client"', () => {
@@ -106,18 +83,4 @@ describe.concurrent('Adding › "The id is assigned by the service, not sent by 
     expect(server.requests.map((r) => JSON.parse(r.body))).toEqual([{ name: 'Rex', categoryId: 3 }, { name: 'Bella', categoryId: 4 }]);
   });
 
-  it('the sandbox refuses a body with an id (400), and assigns a new id to every animal', async (t) => {
-    const { baseUrl } = await sandboxFor(t);
-    const withId = await call(baseUrl, '/pets', { key: ENTERPRISE, body: { id: 99, name: 'Rex', categoryId: 3 } });
-    expect(withId.status).toBe(400);
-    expect(withId.body).toMatchObject({ code: 'invalid_field', status: 400 });
-    const ids = new Set<number>();
-    for (let n = 0; n < 3; n += 1) {
-      ids.add(((await call(baseUrl, '/pets', { key: ENTERPRISE, body: { name: 'Rex', categoryId: 3 } })).body as typeof PET).id);
-    }
-    const existing = ((await call(baseUrl, '/pets?limit=100', { key: ENTERPRISE })).body as Array<typeof PET>).map((pet) => pet.id);
-    expect(ids.size).toBe(3);
-    expect(new Set(existing).size).toBe(existing.length);
-    for (const id of existing) expect(Number.isSafeInteger(id)).toBe(true);
-  });
 });

@@ -55,14 +55,6 @@ describe.concurrent('Getting › "The operation is deprecated and is to be remov
     expect((await petctl(['pets', 'get', '1'])).stderr).toContain('is to be removed on 2031-06-01');
   });
 
-  it('the sandbox marks every answer of GET /pets/{petId} with Deprecation and Sunset: 5 December 2030', async (t) => {
-    const { baseUrl } = await sandboxFor(t);
-    for (const [target, key] of [['/pets/1', ENTERPRISE], ['/pets/999', ENTERPRISE], ['/pets/1', null]] as const) {
-      const reply = await call(baseUrl, target, { key });
-      expect(reply.headers.deprecation, target).toMatch(/^@\d+$/);
-      expect(reply.headers.sunset).toBe('Thu, 05 Dec 2030 00:00:00 GMT');
-    }
-  });
 });
 
 describe.concurrent('Getting › "When no animal has the given identifier, the response is 404"', () => {
@@ -74,11 +66,4 @@ describe.concurrent('Getting › "When no animal has the given identifier, the r
     expect(result.stderr).toMatch(/^error: .*77.*\(pet_not_found, HTTP 404\)$/m);
   });
 
-  it('the sandbox answers 404 for an id no animal has, and 200 once an animal with it exists', async (t) => {
-    const { baseUrl } = await sandboxFor(t);
-    expect((await call(baseUrl, '/pets/13', { key: ENTERPRISE })).status).toBe(404);
-    const created = (await call(baseUrl, '/pets', { key: ENTERPRISE, body: { name: 'Rex', categoryId: 1 } })).body as typeof PET;
-    expect((await call(baseUrl, `/pets/${created.id}`, { key: ENTERPRISE })).status).toBe(200);
-    expect((await call(baseUrl, '/pets/-1', { key: ENTERPRISE })).status).toBe(404);
-  });
 });

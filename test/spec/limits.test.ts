@@ -91,22 +91,7 @@ describe('Limits › "Free | 60 | 1,000"', () => {
   });
 });
 
-describe('Limits › "Pro | 300 | 10,000"', () => {
-  it('the sandbox accepts 300 requests a minute and 10,000 a day with the Pro key, then answers 429', { timeout: 120_000 }, async (t) => {
-    await planLimits(t, { key: PRO, perMinute: 300, perDay: 10_000 });
-  });
-});
-
 describe.concurrent('Limits › "Business | 1,000 | 100,000"', () => {
-  it('the sandbox accepts 1,000 requests a minute with the Business key, then answers 429; its table states 100,000 a day', async (t) => {
-    const clock = fakeClock();
-    const { baseUrl, keys } = await sandboxFor(t, { now: clock.now });
-    const minute = await exhaust(baseUrl, BUSINESS);
-    expect(minute.accepted).toBe(1000);
-    expect(minute.refusal.status).toBe(429);
-    expect(keys.find((key) => key.key === BUSINESS)).toMatchObject({ perMinute: 1000, perDay: 100_000 });
-  });
-
   it('petctl sandbox prints every plan\'s quotas as the specification states them', async () => {
     const sandbox = await sandboxKeysTable([]);
     try {
@@ -164,8 +149,8 @@ describe.concurrent('Limits › "Every API response carries these headers:"', ()
       (await exhaust(baseUrl, FREE)).refusal,
     ];
     expect(replies.map((reply) => reply.status)).toEqual([200, 201, 400, 401, 404, 405, 429]);
-    // Errors count too; the 401 counts against the client's address, not the key.
-    expect([0, 1, 2, 4, 5].map((i) => replies[i]!.headers['x-ratelimit-remaining'])).toEqual(['59', '58', '57', '56', '55']);
+    // Errors count too; the 401 counts against the client's address, not the key; none are left at the 429.
+    expect([0, 1, 2, 4, 5, 6].map((i) => replies[i]!.headers['x-ratelimit-remaining'])).toEqual(['59', '58', '57', '56', '55', '0']);
     for (const reply of replies) {
       expect(reply.headers['x-ratelimit-limit'], String(reply.status)).toMatch(/^\d+$/);
       expect(reply.headers['x-ratelimit-remaining'], String(reply.status)).toMatch(/^\d+$/);
@@ -175,12 +160,6 @@ describe.concurrent('Limits › "Every API response carries these headers:"', ()
 });
 
 describe.concurrent('Limits › "X-RateLimit-Limit | The limit that applies to the caller"', () => {
-  it('the sandbox sends the caller\'s per-minute limit: its key\'s plan, or the Free plan\'s for a caller without a valid key', async (t) => {
-    const { baseUrl } = await sandboxFor(t);
-    expect((await call(baseUrl, '/pets', { key: PRO })).headers['x-ratelimit-limit']).toBe('300');
-    expect((await call(baseUrl, '/pets', { key: null })).headers['x-ratelimit-limit']).toBe('60');
-  });
-
   it('the client reports the limit, what is left and the reset as the server sent them (auth status)', async (t) => {
     const headers = rateLimitHeaders(17, 30, 300);
     const { petctl } = await setupE2e(t, json(200, [PET], headers));
@@ -191,27 +170,6 @@ describe.concurrent('Limits › "X-RateLimit-Limit | The limit that applies to t
       remaining: 17,
       reset: new Date(Number(headers['x-ratelimit-reset']) * 1000).toISOString(),
     });
-  });
-});
-
-describe.concurrent('Limits › "X-RateLimit-Remaining | Requests left in the current window"', () => {
-  it('the sandbox counts down by one per request, and none are left at the 429', async (t) => {
-    const { baseUrl } = await sandboxFor(t);
-    const remaining = [];
-    for (const _ of [1, 2, 3]) remaining.push((await call(baseUrl, '/pets', { key: FREE })).headers['x-ratelimit-remaining']);
-    expect(remaining).toEqual(['59', '58', '57']);
-    expect((await exhaust(baseUrl, FREE)).refusal.headers['x-ratelimit-remaining']).toBe('0');
-  });
-});
-
-describe.concurrent('Limits › "X-RateLimit-Reset | Unix timestamp at which the limit resets"', () => {
-  it('the sandbox sends the Unix second at which the minute\'s window ends', async (t) => {
-    const clock = fakeClock();
-    const { baseUrl } = await sandboxFor(t, { now: clock.now });
-    const opened = clock.now();
-    expect((await call(baseUrl, '/pets', { key: FREE })).headers['x-ratelimit-reset']).toBe(String(Math.ceil((opened + MINUTE) / 1000)));
-    clock.advance(MINUTE);
-    expect((await call(baseUrl, '/pets', { key: FREE })).headers['x-ratelimit-reset']).toBe(String(Math.ceil((opened + 2 * MINUTE) / 1000)));
   });
 });
 

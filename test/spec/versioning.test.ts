@@ -20,11 +20,13 @@ describe.concurrent('Versioning › "The interface version is 1.0.0 and the vers
 });
 
 describe.concurrent('Versioning › "Deprecation is marked on the operation itself"', () => {
-  it('the sandbox marks GET /pets/{petId} with Deprecation and Sunset, and listPets and createPet with neither', async (t) => {
+  it('the sandbox marks every answer of GET /pets/{petId} with Deprecation and Sunset: 5 December 2030, and listPets and createPet with neither', async (t) => {
     const { baseUrl } = await sandboxFor(t);
-    const getPet = await call(baseUrl, '/pets/1', { key: ENTERPRISE });
-    expect(getPet.headers.deprecation).toBeDefined();
-    expect(getPet.headers.sunset).toBeDefined();
+    for (const [target, key] of [['/pets/1', ENTERPRISE], ['/pets/999', ENTERPRISE], ['/pets/1', null]] as const) {
+      const reply = await call(baseUrl, target, { key });
+      expect(reply.headers.deprecation, target).toMatch(/^@\d+$/);
+      expect(reply.headers.sunset).toBe('Thu, 05 Dec 2030 00:00:00 GMT');
+    }
     for (const reply of [await call(baseUrl, '/pets', { key: ENTERPRISE }), await call(baseUrl, '/pets', { key: ENTERPRISE, body: { name: 'Rex', categoryId: 1 } })]) {
       expect(reply.headers.deprecation).toBeUndefined();
       expect(reply.headers.sunset).toBeUndefined();
