@@ -73,6 +73,10 @@ describe('bodies', () => {
     expect(errorBodyOf('{"code":"x","message":"y","status":400}')).toMatchObject({ code: 'x' });
     expect(errorBodyOf('<html>')).toBeUndefined();
     expect(errorBodyOf('{"code":1}')).toBeUndefined();
+    // All three fields, each of its type: a code that is not a string, no message, a status that is not an integer.
+    expect(errorBodyOf('{"code":404,"message":"y","status":404}')).toBeUndefined();
+    expect(errorBodyOf('{"code":"x","status":404}')).toBeUndefined();
+    expect(errorBodyOf('{"code":"x","message":"y","status":"404"}')).toBeUndefined();
   });
 
   it('parseSuccessBody: JSON, nothing for 204 or an empty body, exit 7 for anything else', () => {

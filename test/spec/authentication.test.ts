@@ -1,6 +1,6 @@
 import fs from 'node:fs';
 import { describe, expect, it } from 'vitest';
-import { ENTERPRISE, FREE, PET, call, errorBody, expectCleanError, expectPetctlHeaders, json, runCli, sandboxFor, setupE2e, tempDir } from './sides';
+import { ENTERPRISE, PET, call, errorBody, expectCleanError, expectPetctlHeaders, json, runCli, sandboxFor, setupE2e, tempDir } from './sides';
 
 /** Authentication: the bearer key, on the client and on the sandbox. */
 

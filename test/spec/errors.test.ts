@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { ENTERPRISE, FREE, call, errorBody, expectCleanError, json, jsonError, postJson, rawExchange, sandboxFor, setupE2e } from './sides';
+import { errorBody, expectCleanError, json, jsonError, rawExchange, sandboxFor, setupE2e } from './sides';
 
 /** A raw HTTP/1.1 answer: its status, lower-cased headers and body. */
 function parseAnswer(raw: string): { status: number; headers: Record<string, string>; body: string } {

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { ENTERPRISE, PET, call, errorBody, expectCleanError, json, sandboxFor, setupE2e } from './sides';
+import { PET, errorBody, expectCleanError, json, setupE2e } from './sides';
 
 /** Endpoints › Get an animal (deprecated): `GET /pets/{petId}`, on the client and on the sandbox. */
 

@@ -2,7 +2,7 @@ import fs from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { runCli, tempDir } from '../helpers/cli';
 import { startScriptedServer } from '../helpers/scripted-server';
-import { ENTERPRISE, PET, call, expectCleanError, json, postJson, sandboxFor, setupE2e } from './sides';
+import { PET, expectCleanError, json, setupE2e } from './sides';
 
 /** What the service does: JSON, and paths relative to a base address ending in /v1. */
 

@@ -25,6 +25,11 @@ describe('answers that are not what the specification says', () => {
     { what: 'an array holding a string', call: () => list([1, 'two']), status: 200, message: /GET \/pets is not what the specification says \(0: / },
     { what: 'a Pet without id', call: () => get({ name: 'Rex', categoryId: 1 }), status: 200, message: /GET \/pets\/1 is not what the specification says \(id: / },
     { what: 'an id that is a string', call: () => get({ id: '1', name: 'Rex', categoryId: 1 }), status: 200, message: /GET \/pets\/1 is not what the specification says \(id: / },
+    { what: 'an id that is not whole', call: () => get({ ...PET, id: 1.5 }), status: 200, message: /GET \/pets\/1 is not what the specification says \(id: / },
+    { what: 'a Pet without name', call: () => get({ id: 1, categoryId: 1 }), status: 200, message: /GET \/pets\/1 is not what the specification says \(name: / },
+    { what: 'a name that is not a string', call: () => get({ ...PET, name: 7 }), status: 200, message: /GET \/pets\/1 is not what the specification says \(name: / },
+    { what: 'a Pet without categoryId', call: () => get({ id: 1, name: 'Rex' }), status: 200, message: /GET \/pets\/1 is not what the specification says \(categoryId: / },
+    { what: 'a categoryId that is not an integer', call: () => get({ ...PET, categoryId: 'one' }), status: 200, message: /GET \/pets\/1 is not what the specification says \(categoryId: / },
     { what: 'a status outside the enum', call: () => get({ ...PET, status: 'lost' }), status: 200, message: /GET \/pets\/1 is not what the specification says \(status: / },
     { what: 'a created Pet without id', call: () => add({ name: 'Rex', categoryId: 1 }), status: 201, message: /POST \/pets is not what the specification says \(id: / },
   ])('$what → InvalidResponseError with the HTTP status', async ({ call, status, message }) => {
@@ -38,5 +43,7 @@ describe('answers that are not what the specification says', () => {
     const extra = { ...PET, tags: ['good boy'], shelter: { id: 9007199254740995n } };
     await expect(list([extra])).resolves.toMatchObject({ pets: [extra] });
     await expect(get(extra)).resolves.toEqual(extra);
+    // status is the one field a Pet may lack.
+    await expect(get({ id: 1, name: 'Rex', categoryId: 1 })).resolves.toEqual({ id: 1, name: 'Rex', categoryId: 1 });
   });
 });
