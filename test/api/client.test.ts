@@ -27,15 +27,12 @@ const gaps = (requests: Array<{ at: number }>) => requests.slice(1).map((request
 describe('after a 429 with Retry-After, the next request goes exactly then', () => {
   it.each([
     { what: 'Retry-After 2 with Remaining 0 and Reset now+60: the retry goes 2 s later, not at the reset', retryAfter: '2', reset: 60, gap: 2000 },
-    { what: 'Retry-After as an HTTP-date 3 s ahead of the Date header: 3 s later', retryAfter: 'date+3', reset: 60, gap: 3000 },
     { what: 'Retry-After 2 with Reset now+70 (past --max-wait): retried after 2 s, exit 0', retryAfter: '2', reset: 70, gap: 2000 },
     { what: 'Retry-After 10 with Reset now+2: nothing before 10 s in this process', retryAfter: '10', reset: 2, gap: 10_000 },
   ])('$what', async ({ retryAfter, reset, gap }) => {
-    const { time, requests, client } = setup((request, i) => {
-      const date = new Date(Math.floor(request.at / 1000) * 1000);
-      const when: Record<string, string> = retryAfter === 'date+3' ? { date: date.toUTCString(), 'retry-after': new Date(date.getTime() + 3000).toUTCString() } : { 'retry-after': retryAfter };
-      return i === 0 ? { status: 429, headers: { ...when, ...limitHeaders(request.at, 0, reset) } } : { status: 200 };
-    });
+    const { time, requests, client } = setup((request, i) =>
+      i === 0 ? { status: 429, headers: { 'retry-after': retryAfter, ...limitHeaders(request.at, 0, reset) } } : { status: 200 },
+    );
     const { http, waits } = client();
     await expect(time.run(http.send(list))).resolves.toMatchObject({ status: 200 });
     expect(gaps(requests)).toEqual([gap]);

@@ -215,15 +215,5 @@ describe('runImport', () => {
       expect(wire.most).toBeGreaterThan(8);
     });
 
-    it('a 429 halves the level at once', async () => {
-      let answers = 0;
-      const { wire, behaviour } = service(() => (++answers === 120 ? { status: 429, remaining: 0 } : { status: 201, remaining: 50_000 }));
-      const levels: LevelChange[] = [];
-      await run(names(300), behaviour, { concurrency: 'auto', onLevel: (change) => levels.push(change) });
-      const drop = levels.find((change) => change.cause === 'too_many_requests');
-      expect(drop).toMatchObject({ status: 429 });
-      expect(drop!.level).toBe(Math.floor(drop!.from / 2));
-      expect(wire.most).toBeGreaterThan(drop!.level);
-    });
   });
 });

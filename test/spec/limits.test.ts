@@ -1,5 +1,5 @@
 import { spawn } from 'node:child_process';
-import { type TestContext, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { BIN, NODE, cleanEnv } from '../helpers/cli';
 import {
   BUSINESS,
@@ -49,22 +49,6 @@ async function exhaustDay(baseUrl: string, key: string, clock: ReturnType<typeof
   }
 }
 
-/** A plan's minute and day, used up on a fake clock at their real lengths. */
-async function planLimits(t: Pick<TestContext, 'onTestFinished'>, plan: { key: string; perMinute: number; perDay: number }): Promise<void> {
-  const clock = fakeClock();
-  const { baseUrl } = await sandboxFor(t, { now: clock.now });
-  const minute = await exhaust(baseUrl, plan.key);
-  expect(minute.accepted).toBe(plan.perMinute);
-  expect(minute.refusal.status).toBe(429);
-  expect(minute.refusal.headers['x-ratelimit-limit']).toBe(String(plan.perMinute));
-  clock.advance(MINUTE + 1000);
-  const day = await exhaustDay(baseUrl, plan.key, clock);
-  expect(minute.accepted + day.accepted).toBe(plan.perDay);
-  expect(day.refusal.status).toBe(429);
-  // The day's window, not the minute's: the wait is hours, not seconds.
-  expect(Number(day.refusal.headers['retry-after'])).toBeGreaterThan(3600);
-}
-
 /** The keys table `petctl sandbox` prints: key → [per minute, per day]. */
 function sandboxKeysTable(args: string[]): Promise<{ baseUrl: string; keys: Record<string, [string, string]>; stop: () => void }> {
   const child = spawn(NODE, [BIN, 'sandbox', '--port', '0', ...args], { env: cleanEnv(), stdio: ['ignore', 'pipe', 'pipe'] });
@@ -87,7 +71,18 @@ function sandboxKeysTable(args: string[]): Promise<{ baseUrl: string; keys: Reco
 
 describe('Limits › "Free | 60 | 1,000"', () => {
   it('the sandbox accepts 60 requests a minute and 1,000 a day with the Free key, then answers 429', { timeout: 60_000 }, async (t) => {
-    await planLimits(t, { key: FREE, perMinute: 60, perDay: 1000 });
+    const clock = fakeClock();
+    const { baseUrl } = await sandboxFor(t, { now: clock.now });
+    const minute = await exhaust(baseUrl, FREE);
+    expect(minute.accepted).toBe(60);
+    expect(minute.refusal.status).toBe(429);
+    expect(minute.refusal.headers['x-ratelimit-limit']).toBe('60');
+    clock.advance(MINUTE + 1000);
+    const day = await exhaustDay(baseUrl, FREE, clock);
+    expect(minute.accepted + day.accepted).toBe(1000);
+    expect(day.refusal.status).toBe(429);
+    // The day's window, not the minute's: the wait is hours, not seconds.
+    expect(Number(day.refusal.headers['retry-after'])).toBeGreaterThan(3600);
   });
 });
 

@@ -34,14 +34,6 @@ describe.concurrent('Listing › "Success | 200, body is Pets (array of Pet)"', 
   });
 });
 
-describe.concurrent('Listing › "Query parameters (both optional):"', () => {
-  it('the client sends neither limit nor status when neither flag is given', async (t) => {
-    const { server, petctl } = await setupE2e(t, json(200, [PET]));
-    expect((await petctl(['pets', 'list'])).code).toBe(0);
-    expect(server.requests[0]!.query).toEqual({});
-  });
-});
-
 describe.concurrent('Listing › "When limit is omitted, at most 20 animals are returned"', () => {
   it('the sandbox returns 20 of 25 animals when no limit is sent, and all 25 with limit=100', async (t) => {
     const { baseUrl } = await sandboxFor(t);
@@ -58,7 +50,8 @@ describe.concurrent('Listing › "When limit is omitted, at most 20 animals are 
     const { server, petctl } = await setupE2e(t, json(200, page));
     const result = await petctl(['pets', 'list', '-o', 'ndjson']);
     expect(result.code, result.stderr).toBe(0);
-    expect(server.requests[0]!.query.limit).toBeUndefined();
+    // Neither limit nor status is sent when no flag asks for one.
+    expect(server.requests[0]!.query).toEqual({});
     expect(result.stdout.trim().split('\n')).toHaveLength(20);
   });
 });
@@ -80,12 +73,6 @@ describe.concurrent('Listing › "A limit above 100 or below 1 is outside the al
 });
 
 describe.concurrent('Listing › "When status is given, only animals with that status are returned"', () => {
-  it('the client sends the status it is given', async (t) => {
-    const { server, petctl } = await setupE2e(t, json(200, [PET]));
-    expect((await petctl(['pets', 'list', '--status', 'sold'])).code).toBe(0);
-    expect(server.requests[0]!.query).toEqual({ status: 'sold' });
-  });
-
   it('the sandbox returns every animal of that status and no other', async (t) => {
     const { baseUrl } = await sandboxFor(t);
     const all = (await call(baseUrl, '/pets?limit=100', { key: ENTERPRISE })).body as Pet[];

@@ -5,20 +5,6 @@ import { ENTERPRISE, PET, call, json, sandboxFor, setupE2e } from './sides';
 
 /** Versioning: the /v1 segment, and deprecation marked on the operation. */
 
-describe.concurrent('Versioning › "The interface version is 1.0.0 and the version segment /v1 is part of the base address of both environments"', () => {
-  it('the client keeps the /v1 of a base address stored in a profile on every request', async (t) => {
-    const { server } = await setupE2e(t);
-    server.reply(json(200, [PET]), json(200, PET));
-    const configDir = tempDir();
-    t.onTestFinished(() => fs.rmSync(configDir, { recursive: true, force: true }));
-    const env = { PETCTL_CONFIG_DIR: configDir, PETCTL_API_KEY: 'sandbox-free' };
-    expect((await runCli(['profile', 'add', 'staging', '--base-url', server.baseUrl], { env })).code).toBe(0);
-    expect((await runCli(['--profile', 'staging', 'pets', 'list'], { env })).code).toBe(0);
-    expect((await runCli(['--profile', 'staging', 'pets', 'get', '1'], { env })).code).toBe(0);
-    expect(server.requests.map((r) => r.path)).toEqual(['/v1/pets', '/v1/pets/1']);
-  });
-});
-
 describe.concurrent('Versioning › "Deprecation is marked on the operation itself"', () => {
   it('the sandbox marks every answer of GET /pets/{petId} with Deprecation and Sunset: 5 December 2030, and listPets and createPet with neither', async (t) => {
     const { baseUrl } = await sandboxFor(t);

@@ -89,18 +89,6 @@ describe('the persisted rate-limit gate', () => {
     expect(fs.readdirSync(path.dirname(file))).toEqual(['state.json']);
   });
 
-  it('never shortens a block: a later one already recorded wins', async () => {
-    const file = stateFile();
-    const gate = await openRateLimitState(file, BASE, KEY, clock(NOW));
-    await block(gate, NOW + 10_000, 'key_banned');
-    await block(gate, NOW + 2000, 'rate_limited');
-    expect(await gate.current()).toEqual({ blockedUntil: NOW + 10_000, reason: 'key_banned' });
-    expect(Object.values(readState(file).limits)).toEqual([{ blockedUntil: NOW + 10_000, reason: 'key_banned' }]);
-
-    await block(gate, NOW + 20_000, 'rate_limited');
-    expect(await gate.current()).toEqual({ blockedUntil: NOW + 20_000, reason: 'rate_limited' });
-  });
-
   it('keeps a longer block another process wrote after this one started', async () => {
     const file = stateFile();
     const early = await openRateLimitState(file, BASE, KEY, clock(NOW));
