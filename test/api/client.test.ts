@@ -3,13 +3,7 @@ import type { RequestHooks } from '../../src/api/request';
 import { RateLimitError, StateUnwritableError } from '../../src/errors';
 import { FakeTime, fakeClient, fakeService, limitHeaders, memoryGate } from '../helpers/fake-core';
 
-/**
- * The send loop with a fake clock at real scale (a 60 s window, Retry-After
- * in seconds), against a fake service: Retry-After and X-RateLimit-Reset
- * disagreeing both ways, a new process after --retries 0, a 429 amid paced
- * requests and bans, each asserted on when requests reached the service. Process boundaries are two
- * HttpClients sharing one gate, as two processes share the state file.
- */
+/** The send loop at real lengths on a fake clock; two HttpClients on one gate are two processes on one state file. */
 
 const BANNED = { code: 'key_banned', message: 'API key banned', status: 429 };
 

@@ -9,11 +9,8 @@ import { steadyClock } from '../../src/api/clock';
 import { BASE_URL, FakeTime, fakeClient, fakeService, limitHeaders } from '../helpers/fake-core';
 
 /**
- * A step of the machine's clock during a wait: the HTTP core as the session
- * builds it (app/session.ts: every time it reads is the steady clock of
- * api/waits.ts), over the real state file. The fake time is the monotonic
- * clock; the machine's wall clock is that plus an offset the test moves back
- * an hour 4 s into a 30-s wait.
+ * The HTTP core as app/session.ts builds it, over the real state file: the fake time is the monotonic
+ * clock, and the wall clock is that plus an offset the test moves back an hour 4 s into a 30-s wait.
  */
 
 const SECOND = 1000;

@@ -4,12 +4,7 @@ import { type KeyRateState, checkRateLimit, rateLimitPolicy } from '../../src/sa
 import { RateLimitError } from '../../src/errors';
 import { FakeTime, fakeClient, fakeService, memoryGate } from '../helpers/fake-core';
 
-/**
- * The gate's rules at the plan's real scale, on a fake clock: a service with
- * the sandbox's own limiter (rate-limiter.ts: a real 60 s minute and a day of
- * 1,440 of them), and the real HTTP core pacing a bulk import against it.
- * Minutes and days of waiting run in milliseconds.
- */
+/** The real HTTP core pacing an import against the sandbox's limiter, at the real minute and day on a fake clock. */
 
 const FREE = { perMinute: 60, perDay: 1000 };
 const MINUTE = 60_000;

@@ -2,12 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { HOLD_CAP_MS, HOLD_MIN_MS } from '../../src/api/waits';
 import { type FakeAnswer, FakeTime, START, fakeClient, fakeService, memoryGate } from '../helpers/fake-core';
 
-/**
- * A 429 that names no usable time, on a fake clock at real lengths: every
- * request on the key holds for the same time (never released one by one on
- * jitter), then one request probes and the rest follow only when it gets
- * through. Two HttpClients on one gate are two processes sharing the state.
- */
+/** A 429 that names no usable time, at real lengths on a fake clock; two HttpClients on one gate are two processes. */
 
 const RATE_LIMITED = { code: 'rate_limited', message: 'Too many requests', status: 429 };
 const SECOND = 1000;

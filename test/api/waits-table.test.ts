@@ -153,12 +153,7 @@ describe('isStale', () => {
   });
 });
 
-/**
- * A simulation in virtual time: a server with fixed windows (opened by the
- * first request after the previous one ended, like the sandbox) and several
- * paced senders sharing one record, with random network delays. It shows the
- * algorithm itself keeps to the limit and uses nearly all of it.
- */
+/** Paced senders sharing one record against a fixed-window server, in virtual time with random delays. */
 describe('paced senders against a fixed-window server (simulated)', () => {
   function simulate(options: { senders: number; inFlight: number; limit: number; windowMs: number; requests: number; seed: number }) {
     let seed = options.seed;

@@ -10,11 +10,7 @@ import { fakeIo, globalsWith } from '../helpers/terminal';
 import { creator } from '../helpers/pet-creator';
 import { type RecordedRequest, json, startScriptedServer } from '../helpers/scripted-server';
 
-/**
- * `pets add --file` through run() with a real Context over fake streams
- * (STYLE.md seam 2): the terminal-only parts, the progress bar, and the
- * first Ctrl-C handed to the command through ctx.catchInterrupt.
- */
+/** `pets add --file` through run() with a real Context over fake streams: what only a terminal or Ctrl-C shows. */
 
 async function setup(t: { onTestFinished(fn: () => Promise<void> | void): void }, options: { stderrTTY: boolean; verbose?: boolean }) {
   const server = await startScriptedServer(creator());

@@ -4,11 +4,7 @@ import { headerField, spellings } from '../../src/bulk/formats/columns';
 import { UsageError } from '../../src/errors';
 import { failure, rows } from './read-rows';
 
-/**
- * Which CSV column fills which field (src/bulk/formats/columns.ts, csv.ts): headers as people and
- * spreadsheets write them, --column for any other, what a header that lacks a field is told,
- * and the `'` that -o csv puts before a formula's first character, dropped on the way back in.
- */
+/** Which CSV column fills which field (src/bulk/formats/columns.ts, csv.ts). */
 
 const read = (text: string, options: ReadOptions = {}, format?: InputFormat): Promise<InputRow[]> => rows(text, format, 7, options);
 const refusal = async (text: string, options: ReadOptions = {}): Promise<string> => (await failure(text, undefined, options)).message;

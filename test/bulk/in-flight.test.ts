@@ -1,10 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { IN_FLIGHT, InFlightLimit, type LevelChange, type Ticket } from '../../src/bulk/in-flight';
 
-/**
- * The level in flight on a fake clock: round trips of `level` requests sent at once and answered
- * after a given latency, with a given status and window budget, as the runner reports them.
- */
+/** Round trips of `level` requests on a fake clock, as the runner reports them. */
 
 const PLENTY = 60_000;
 

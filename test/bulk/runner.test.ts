@@ -12,11 +12,7 @@ import { InterruptedError, NetworkError, RateLimitError, errorForStatus } from '
 import type { NewPet, Pet } from '../../src/schemas/pet';
 import { tempDir } from '../helpers/temp-dir';
 
-/**
- * The runner alone, with a fake createPet that plays the HTTP core's part:
- * it calls beforeSend just before "sending" and onAnswer on an "answer".
- * What is checked: the journal's entries, what is reported, and when sending stops.
- */
+/** The runner alone: a fake createPet plays the HTTP core's part (beforeSend, then onAnswer). */
 
 const TARGET = 't';
 

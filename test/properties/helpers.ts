@@ -1,12 +1,7 @@
 import { main } from '../../src/main';
 import { type FakeIoOptions, fakeIo } from '../helpers/terminal';
 
-/**
- * Runs per property, fixed so CI time is predictable; docs/reliability.md
- * lists them. Pure functions are cheap (thousands a second); a property that
- * runs the whole of main() over loopback HTTP costs a few milliseconds a run.
- * FC_RUNS_SCALE (e.g. 10) multiplies them for a longer local hunt.
- */
+/** Runs per property, fixed so CI time is predictable; FC_RUNS_SCALE (e.g. 10) multiplies them for a longer hunt. */
 const SCALE = Number(process.env.FC_RUNS_SCALE) || 1;
 export const RUNS = {
   pure: 1000 * SCALE,

@@ -15,12 +15,7 @@ import { tempDir } from '../helpers/cli';
 import { type ScriptedServer, startScriptedServer } from '../helpers/scripted-server';
 import { RUNS, runMain } from './helpers';
 
-/**
- * Whatever a server answers, petctl ends with a valid result or one of its
- * typed errors (a documented exit code and code), never an unhandled
- * exception (main maps those to internal_error, exit 1); and whatever the
- * rate-limit headers say, no wait is negative, NaN or unbounded.
- */
+/** Whatever a server answers: a result or a typed error, never internal_error; no negative, NaN or unbounded wait. */
 
 /** A body: random bytes, arbitrary JSON, JSON that is nearly a Pet, or text. */
 const anyBody = fc.oneof(

@@ -10,11 +10,8 @@ import { type ScriptedServer, startScriptedServer } from '../helpers/scripted-se
 import { RUNS, runMain } from './helpers';
 
 /**
- * Properties (fast-check) over the whole client in this process: argv →
- * request body → HTTP over loopback → response parsing → every output format.
- * The server is scripted and independent of petctl's JSON code: it echoes the
- * received bytes back with an id spliced in, so digits can only survive if
- * every stage keeps them.
+ * The whole client in this process, argv to every output format. The scripted server echoes the bytes it
+ * received with an id spliced in, independent of petctl's JSON code, so digits survive only if every stage keeps them.
  */
 
 /** Any int64, with the edges (±2^53 ± 1, the int64 bounds) drawn more often than chance would. */

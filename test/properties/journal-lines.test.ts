@@ -6,13 +6,7 @@ import { INT64_MAX } from '../../src/schemas/pet';
 import { stringifyJson } from '../../src/schemas/json';
 import { RUNS } from './helpers';
 
-/**
- * What a journal line cut short looks like, over any entry petctl could
- * write: every byte prefix of its line (a kill or a full disk can stop a
- * write after any byte, a multi-byte character included) is read past as a
- * write cut short, and the whole line never is. A line holding a zero byte,
- * or one that does not start like an entry, never passes for one.
- */
+/** A kill or a full disk can stop a write after any byte, a multi-byte character's included. */
 
 const text = fc.string({ unit: 'binary', maxLength: 12 });
 const entry: fc.Arbitrary<RecordEntry> = fc.record({

@@ -3,11 +3,7 @@ import { describe, expect, it } from 'vitest';
 
 import { call, ENTERPRISE, FREE, rawExchange, sleep, start } from './helpers';
 
-/**
- * The sandbox against clients that do not play by the rules: several
- * credentials at once, floods without a valid key, and sockets that trickle
- * their headers or never finish their body.
- */
+/** Clients that do not play by the rules. */
 
 describe('ambiguous credentials', () => {
   it('refuses two Authorization headers with 400 invalid_request, even when both hold valid keys', async () => {

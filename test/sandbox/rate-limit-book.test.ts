@@ -4,7 +4,7 @@ import { describe, expect, it } from 'vitest';
 
 import { limitsFileOf } from '../../src/config/paths';
 import { mergeEntry, openFileRateLimits } from '../../src/sandbox/rate-limit-book';
-import { rateLimitPolicy, type KeyRateState, type RateLimitDecision } from '../../src/sandbox/rate-limiter';
+import { rateLimitPolicy, type KeyRateState } from '../../src/sandbox/rate-limiter';
 import { tempDir } from '../helpers/temp-dir';
 import { call, ENTERPRISE, fakeClock, FREE as FREE_KEY, start } from './helpers';
 
@@ -14,10 +14,6 @@ function dataFile(): string {
 
 const policy = rateLimitPolicy();
 const FREE = { perMinute: 60, perDay: 1000 };
-
-async function decide(result: RateLimitDecision | Promise<RateLimitDecision>): Promise<RateLimitDecision> {
-  return result;
-}
 
 function stored(file: string): { processes: number[]; rateLimits: Record<string, KeyRateState> } {
   return JSON.parse(readFileSync(limitsFileOf(file), 'utf8'));
@@ -41,7 +37,7 @@ describe('rate-limit counts beside a data file', () => {
     expect(statSync(limitsFileOf(file)).mode & 0o777).toBe(0o600);
 
     const next = await openFileRateLimits(file, policy, { now: clock.now });
-    expect((await decide(next.check('sandbox-free', FREE, clock.now()))).remaining).toBe(49);
+    expect((await next.check('sandbox-free', FREE, clock.now())).remaining).toBe(49);
     await next.close();
   });
 
@@ -63,13 +59,13 @@ describe('rate-limit counts beside a data file', () => {
     const two = await openFileRateLimits(file, policy, { now: clock.now, pid: process.ppid });
     const remaining: number[] = [];
     for (let i = 0; i < 5; i += 1) {
-      remaining.push((await decide(one.check('k', FREE, clock.now()))).remaining);
-      remaining.push((await decide(two.check('k', FREE, clock.now()))).remaining);
+      remaining.push((await one.check('k', FREE, clock.now())).remaining);
+      remaining.push((await two.check('k', FREE, clock.now())).remaining);
     }
     expect(remaining).toEqual([59, 58, 57, 56, 55, 54, 53, 52, 51, 50]);
     await two.close();
     // `one` notices it is alone again at its next request (the file changed) and then counts in memory.
-    expect((await decide(one.check('k', FREE, clock.now()))).remaining).toBe(49);
+    expect((await one.check('k', FREE, clock.now())).remaining).toBe(49);
     expect(one.check('k', FREE, clock.now())).not.toBeInstanceOf(Promise);
     await one.close();
     expect(stored(file).rateLimits.k).toMatchObject({ minuteCount: 12 });
@@ -88,7 +84,7 @@ describe('rate-limit counts beside a data file', () => {
     const file = dataFile();
     writeFileSync(limitsFileOf(file), '{ not json');
     const book = await openFileRateLimits(file, policy);
-    expect((await decide(book.check('k', FREE, Date.now()))).remaining).toBe(59);
+    expect((await book.check('k', FREE, Date.now())).remaining).toBe(59);
     await book.close();
   });
 });

@@ -2,11 +2,7 @@ import fs from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { COVERAGE_FILE, SPEC_FILE, coverageEntries, readSpec, ruleTitle, specRules, testTitles } from './rules';
 
-/**
- * docs/spec-coverage.md against the specification and test/spec/: every rule
- * listed, each with a test that exists or a reason, and no test named after
- * words the specification does not say.
- */
+/** docs/spec-coverage.md held to the specification and to test/spec/. */
 
 const REPO = new URL('../../', import.meta.url);
 const coverage = fs.readFileSync(COVERAGE_FILE, 'utf8');

@@ -19,11 +19,7 @@ import {
   type SandboxReply,
 } from './sides';
 
-/**
- * Limits: the plans, the X-RateLimit-* headers, 429, Retry-After and the ban, on the sandbox. The
- * client's waits are pinned at their seams (test/api/client.test.ts, hold.test.ts, waits.test.ts);
- * here the built binary meets them once, across two commands, and reports what it was told.
- */
+/** The client's waits are pinned at their seams in test/api/; here the built binary meets them once. */
 
 const MINUTE = 60_000;
 const RATE_LIMITED = errorBody(429, 'rate_limited', 'Too many requests');
@@ -124,11 +120,6 @@ describe.concurrent('Limits › "Higher limits come from a higher plan; Enterpri
     }
   });
 
-  it('the sandbox holds an agreed Enterprise day quota', async (t) => {
-    const clock = fakeClock();
-    const { baseUrl } = await sandboxFor(t, { now: clock.now, enterprisePerMinute: 5, enterprisePerDay: 7 });
-    expect((await exhaustDay(baseUrl, ENTERPRISE, clock)).accepted).toBe(7);
-  });
 });
 
 describe.concurrent('Limits › "Every API response carries these headers:"', () => {

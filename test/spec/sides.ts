@@ -1,12 +1,7 @@
 import type { TestContext } from 'vitest';
 import { startSandbox, type RunningSandbox, type SandboxOptions } from '../../src/sandbox/server';
 
-/**
- * The two sides a rule of the specification is checked on. The client is the
- * built binary against a scripted server (test/helpers/cli.ts: setupE2e); the
- * sandbox is a server answering real HTTP on loopback (test/sandbox/helpers.ts:
- * call). Both are reached only through their public surfaces: argv and HTTP.
- */
+/** The two sides of a rule, each reached only through argv or HTTP: the built binary, and the sandbox. */
 
 export { call, postJson, rawExchange, FREE, PRO, BUSINESS, ENTERPRISE, fakeClock, type Reply as SandboxReply } from '../sandbox/helpers';
 export { setupE2e, expectCleanError, expectPetctlHeaders, jsonError, runCli, tempDir, WAIT } from '../helpers/cli';

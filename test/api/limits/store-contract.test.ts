@@ -88,12 +88,7 @@ limitStoreContract(
   { skip: noRedisServer },
 );
 
-/**
- * Redis that goes away mid-run: each test's first write reaches Redis, then
- * the server is killed, and everything after runs on this machine's state
- * file: the writer's own reads (its fallback merges what it last saw of Redis
- * into the file) and every process started after (which cannot connect).
- */
+/** Each test's first write reaches Redis, which is then killed: what follows runs on this machine's state file. */
 limitStoreContract(
   'Redis falling back to the state file',
   async () => {

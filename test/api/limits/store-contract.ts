@@ -2,12 +2,7 @@ import { describe, expect, it } from 'vitest';
 import type { LimitEntry, LimitWindow } from '../../../src/api/limits/entry';
 import type { LimitStore } from '../../../src/api/limits/store';
 
-/**
- * What every LimitStore promises, whatever holds the record: the state file,
- * Redis, or Redis that went away mid-run and left the file to go on. Each
- * store's test file runs this suite with its own set-up. The records are
- * built from the field lists below.
- */
+/** What every LimitStore promises, run by store-contract.test.ts on each store with its own set-up. */
 
 /** One process using the store: its own handle (a connection, a file descriptor) and its own clock. */
 export interface StoreProcess {
