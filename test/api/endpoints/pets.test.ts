@@ -23,6 +23,7 @@ describe('answers that are not what the specification says', () => {
     { what: 'an object instead of Pets', call: () => list(PET), status: 200, message: /^the server's answer to GET \/pets is not what the specification says \(/ },
     { what: 'an array with a non-Pet', call: () => list([PET, { name: 'Ghost', categoryId: 1 }]), status: 200, message: /GET \/pets is not what the specification says \(1\.id: / },
     { what: 'an array holding a string', call: () => list([1, 'two']), status: 200, message: /GET \/pets is not what the specification says \(0: / },
+    { what: 'Pets instead of a Pet', call: () => get([PET]), status: 200, message: /^the server's answer to GET \/pets\/1 is not what the specification says \(/ },
     { what: 'a Pet without id', call: () => get({ name: 'Rex', categoryId: 1 }), status: 200, message: /GET \/pets\/1 is not what the specification says \(id: / },
     { what: 'an id that is a string', call: () => get({ id: '1', name: 'Rex', categoryId: 1 }), status: 200, message: /GET \/pets\/1 is not what the specification says \(id: / },
     { what: 'an id that is not whole', call: () => get({ ...PET, id: 1.5 }), status: 200, message: /GET \/pets\/1 is not what the specification says \(id: / },
