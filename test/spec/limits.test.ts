@@ -113,7 +113,7 @@ describe.concurrent('Limits › "Higher limits come from a higher plan; Enterpri
 });
 
 describe.concurrent('Limits › "Every API response carries these headers:"', () => {
-  it('the sandbox sends X-RateLimit-Limit, -Remaining and -Reset on 200, 201, 400, 401, 404, 405 and 429', async (t) => {
+  it('the sandbox sends X-RateLimit-Limit, -Remaining and -Reset on 200, 201, 400, 401, 404, 405, 413, 415 and 429', async (t) => {
     const { baseUrl } = await sandboxFor(t);
     const replies = [
       await call(baseUrl, '/pets', { key: FREE }),
@@ -122,11 +122,13 @@ describe.concurrent('Limits › "Every API response carries these headers:"', ()
       await call(baseUrl, '/pets', { key: null }),
       await call(baseUrl, '/pets/999', { key: FREE }),
       await call(baseUrl, '/pets/1', { key: FREE, method: 'DELETE' }),
+      await call(baseUrl, '/pets', { key: FREE, body: { name: 'x'.repeat(70_000), categoryId: 1 } }),
+      await call(baseUrl, '/pets', { key: FREE, method: 'POST', body: '{}', headers: { 'content-type': 'text/plain' } }),
       (await exhaust(baseUrl, FREE)).refusal,
     ];
-    expect(replies.map((reply) => reply.status)).toEqual([200, 201, 400, 401, 404, 405, 429]);
+    expect(replies.map((reply) => reply.status)).toEqual([200, 201, 400, 401, 404, 405, 413, 415, 429]);
     // Errors count too; the 401 counts against the client's address, not the key; none are left at the 429.
-    expect([0, 1, 2, 4, 5, 6].map((i) => replies[i]!.headers['x-ratelimit-remaining'])).toEqual(['59', '58', '57', '56', '55', '0']);
+    expect([0, 1, 2, 4, 5, 6, 7, 8].map((i) => replies[i]!.headers['x-ratelimit-remaining'])).toEqual(['59', '58', '57', '56', '55', '54', '53', '0']);
     for (const reply of replies) {
       expect(reply.headers['x-ratelimit-limit'], String(reply.status)).toMatch(/^\d+$/);
       expect(reply.headers['x-ratelimit-remaining'], String(reply.status)).toMatch(/^\d+$/);
