@@ -1,10 +1,10 @@
 import fs from 'node:fs';
-import os from 'node:os';
 import path from 'node:path';
 import { type TestContext, describe, expect, it } from 'vitest';
 import { type Answer } from '../../src/api/answer';
 import { ResponseCache, clearCache } from '../../src/api/cache';
 import { UnsafeFileError } from '../../src/errors';
+import { tempDir } from '../helpers/temp-dir';
 
 /** The response cache on a fake clock, at the lengths users give (--cache 5m, 1h). */
 
@@ -21,8 +21,7 @@ function answer(text: string, headers: Record<string, string> = {}): Answer {
 }
 
 function openCache(t: Pick<TestContext, 'onTestFinished'>, apiKey = KEY) {
-  const cacheDir = fs.mkdtempSync(path.join(os.tmpdir(), 'petctl-cache-unit-'));
-  t.onTestFinished(() => fs.rmSync(cacheDir, { recursive: true, force: true }));
+  const cacheDir = tempDir();
   const clock = { now: Date.UTC(2026, 10, 25, 12, 0, 0) };
   const unusable: Error[] = [];
   const open = (key = apiKey, dir = cacheDir) => ResponseCache.open({ cacheDir: dir, baseUrl: BASE, identity: BASE, apiKey: key, now: () => clock.now, unusable: (error) => unusable.push(error) });
@@ -122,8 +121,7 @@ describe('ResponseCache', () => {
 
   it('clearCache refuses a symlink in place of the responses directory, and leaves what it points to', async (t) => {
     const { cacheDir } = openCache(t);
-    const elsewhere = fs.mkdtempSync(path.join(os.tmpdir(), 'petctl-elsewhere-'));
-    t.onTestFinished(() => fs.rmSync(elsewhere, { recursive: true, force: true }));
+    const elsewhere = tempDir();
     fs.writeFileSync(path.join(elsewhere, 'keep.json'), '{}');
     fs.symlinkSync(elsewhere, path.join(cacheDir, 'responses'));
     expect(() => clearCache(cacheDir)).toThrow(/it is a symbolic link/);
@@ -133,8 +131,7 @@ describe('ResponseCache', () => {
 
 /** A folder of the user's beside the cache, as a symlink planted in it would lead to: the config folder, or a project. */
 function victimFolder(t: Pick<TestContext, 'onTestFinished'>) {
-  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'petctl-victim-'));
-  t.onTestFinished(() => fs.rmSync(dir, { recursive: true, force: true }));
+  const dir = tempDir();
   fs.chmodSync(dir, 0o755);
   // An expired entry of the cache's own name and form: only the rule on folders keeps it from being swept.
   const expired = JSON.stringify({ storedAt: 0, expiresAt: 1, status: 200, headers: {}, text: '[]' });

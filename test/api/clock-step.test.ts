@@ -1,12 +1,12 @@
 import fs from 'node:fs';
-import os from 'node:os';
 import path from 'node:path';
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import type { HttpClient } from '../../src/api/client';
 import { openFileStore } from '../../src/api/limits/file-store';
 import { openGate } from '../../src/api/limits/gate';
 import { steadyClock } from '../../src/api/clock';
 import { BASE_URL, FakeTime, fakeClient, fakeService, limitHeaders } from '../helpers/fake-core';
+import { tempDir } from '../helpers/temp-dir';
 
 /**
  * The HTTP core as app/session.ts builds it, over the real state file: the fake time is the monotonic
@@ -16,11 +16,6 @@ import { BASE_URL, FakeTime, fakeClient, fakeService, limitHeaders } from '../he
 const SECOND = 1000;
 const HOUR = 60 * 60 * SECOND;
 const KEY = 'pk_test_clock_step';
-
-const dirs: string[] = [];
-afterEach(() => {
-  for (const dir of dirs.splice(0)) fs.rmSync(dir, { recursive: true, force: true });
-});
 
 function setup() {
   const time = new FakeTime();
@@ -33,9 +28,7 @@ function setup() {
     created += 1;
     return { status: 201, headers: limitHeaders(request.at, 50, 60), body: { id: created, ...JSON.parse(request.body) } };
   });
-  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'petctl-clock-step-'));
-  dirs.push(dir);
-  const stateFile = path.join(dir, 'state.json');
+  const stateFile = path.join(tempDir(), 'state.json');
   /** The HTTP core's wait, which sets the machine's clock back an hour 4 s into the first one. */
   const waits: Array<{ ms: number; why: string }> = [];
   const wait = async (ms: number, why: string) => {

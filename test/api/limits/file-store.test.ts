@@ -1,7 +1,7 @@
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { type BlockReason, MAX_STORED_AHEAD_MS, readEntry } from '../../../src/api/limits/entry';
 import { StateUnwritableError } from '../../../src/errors';
 import { openFileStore } from '../../../src/api/limits/file-store';
@@ -9,6 +9,7 @@ import { type RateLimitGate, openGate } from '../../../src/api/limits/gate';
 import { limitId } from '../../../src/api/limits/store';
 import { stateStoreLine } from '../../../src/output/state-store';
 import { fill, mountSmallDisk, noSmallDisk, unmountSmallDisk } from '../../helpers/small-disk';
+import { tempDir } from '../../helpers/temp-dir';
 
 /** The gate over the state file, as a session opens it. */
 async function openRateLimitState(file: string, baseUrl: string, apiKey: string, now: () => number, options: { probeLeaseMs?: number; warn?: (message: string) => void } = {}): Promise<RateLimitGate> {
@@ -19,16 +20,9 @@ const BASE = 'https://api.example.org/v1';
 const KEY = 'pk_test_4f1c2d9e8b7a6f5e4d3c2b1a';
 const NOW = Date.UTC(2026, 0, 15, 12, 0, 0);
 
-const roots: string[] = [];
-afterEach(() => {
-  for (const root of roots.splice(0)) fs.rmSync(root, { recursive: true, force: true });
-});
-
 /** state.json under a config dir that does not exist yet, as on a first run. */
 function stateFile(): string {
-  const root = fs.mkdtempSync(path.join(os.tmpdir(), 'petctl-state-'));
-  roots.push(root);
-  return path.join(root, 'petctl', 'state.json');
+  return path.join(tempDir(), 'petctl', 'state.json');
 }
 
 function readState(file: string): { version: number; limits: Record<string, { blockedUntil: number; reason: string }> } {

@@ -1,6 +1,5 @@
 import fs from 'node:fs';
 import net from 'node:net';
-import os from 'node:os';
 import path from 'node:path';
 import { Redis } from 'ioredis';
 import { type TestContext, afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
@@ -14,16 +13,15 @@ import { limitId } from '../../../src/api/limits/store';
 import { stateStoreLine } from '../../../src/output/state-store';
 import { GARBAGE_TIME_REPLIES, startFakeRedis } from '../../helpers/fake-redis';
 import { type RedisServer, noRedisServer, redisAt, startRedisServer } from '../../helpers/redis-server';
+import { tempDir } from '../../helpers/temp-dir';
 
 const BASE = 'https://api.example.org/v1';
 const KEY = 'pk_live_shared_7d2e9c4b1a0f3e8d';
 const MINUTE = 60_000;
 
-const roots: string[] = [];
 const stores: RedisStore[] = [];
 afterEach(async () => {
   for (const store of stores.splice(0)) await store.close();
-  for (const root of roots.splice(0)) fs.rmSync(root, { recursive: true, force: true });
 });
 
 /** One machine: its own state file, its own clock (skewed by `skewMs`), its own connection. */
@@ -39,8 +37,7 @@ interface Machine {
 
 /** `root`: the config folder of another process on the same machine (one state file). */
 async function machine(stateUrl: string, options: { skewMs?: number; noAnswerMs?: number; key?: string; root?: string } = {}): Promise<Machine & { root: string }> {
-  const root = options.root ?? fs.mkdtempSync(path.join(os.tmpdir(), 'petctl-machine-'));
-  roots.push(root);
+  const root = options.root ?? tempDir();
   const now = () => Date.now() + (options.skewMs ?? 0);
   const key = options.key ?? KEY;
   const localStore = openFileStore(path.join(root, 'state.json'), BASE, key, now);
@@ -77,8 +74,7 @@ function windowAnswer(now: number, remaining: number) {
 
 describe('the fallback merges what Redis said into the state file', () => {
   it('teaches the local file the same decisions', async () => {
-    const root = fs.mkdtempSync(path.join(os.tmpdir(), 'petctl-seed-'));
-    roots.push(root);
+    const root = tempDir();
     const at = Date.now();
     const entries = [
       { blockedUntil: at + 5_000, reason: 'rate_limited' as const },

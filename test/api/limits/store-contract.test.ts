@@ -1,5 +1,3 @@
-import fs from 'node:fs';
-import os from 'node:os';
 import path from 'node:path';
 import { Redis } from 'ioredis';
 import { afterAll, afterEach, beforeAll } from 'vitest';
@@ -8,6 +6,7 @@ import { KEY_PREFIX, type RedisStore, openRedisStore } from '../../../src/api/li
 import { limitId } from '../../../src/api/limits/store';
 import { stateStoreLine } from '../../../src/output/state-store';
 import { type RedisServer, noRedisServer, redisAt, startRedisServer } from '../../helpers/redis-server';
+import { tempDir } from '../../helpers/temp-dir';
 import { limitStoreContract } from './store-contract';
 
 /** The LimitStore contract (store-contract.ts) run on each store: the state file, Redis, and Redis that goes away mid-run. */
@@ -18,7 +17,6 @@ let redis: RedisServer | undefined;
 let admin: Redis | undefined;
 const servers: RedisServer[] = [];
 const stores: RedisStore[] = [];
-const dirs: string[] = [];
 beforeAll(async () => {
   if (noRedisServer) return;
   redis = await startRedisServer();
@@ -31,13 +29,11 @@ afterAll(async () => {
 afterEach(async () => {
   for (const store of stores.splice(0)) await store.close();
   for (const server of servers.splice(0)) await server.stop();
-  for (const dir of dirs.splice(0)) fs.rmSync(dir, { recursive: true, force: true });
 });
 
 /** A folder of its own for each test, and a key named after it: one server serves them all. */
 function testDir(): { dir: string; apiKey: string } {
-  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'petctl-contract-'));
-  dirs.push(dir);
+  const dir = tempDir();
   return { dir, apiKey: `pk_test_contract_${path.basename(dir)}` };
 }
 
