@@ -1,4 +1,3 @@
-import fs from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { createPet } from '../../src/api/endpoints/pets';
 import { NetworkError } from '../../src/errors';
@@ -11,10 +10,7 @@ describe('request hooks', () => {
   async function session(t: Parameters<typeof fakeContext>[0]) {
     const server = await startScriptedServer();
     const configDir = tempDir();
-    t.onTestFinished(async () => {
-      await server.close();
-      fs.rmSync(configDir, { recursive: true, force: true });
-    });
+    t.onTestFinished(() => server.close());
     const { ctx } = fakeContext(t, {
       env: { PETCTL_CONFIG_DIR: configDir, PETCTL_API_KEY: newApiKey(), PETCTL_BASE_URL: server.baseUrl },
     });

@@ -1,4 +1,3 @@
-import fs from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { ENTERPRISE, PET, call, errorBody, expectCleanError, expectPetctlHeaders, json, runCli, sandboxFor, setupE2e, tempDir } from './sides';
 
@@ -35,7 +34,6 @@ describe.concurrent('Authentication › "When the key is missing or invalid, the
   it('the client with no key for its profile says so (exit 4) and sends nothing', async (t) => {
     const { server } = await setupE2e(t, json(200, [PET]));
     const configDir = tempDir();
-    t.onTestFinished(() => fs.rmSync(configDir, { recursive: true, force: true }));
     const env = { PETCTL_CONFIG_DIR: configDir };
     expect((await runCli(['profile', 'add', 'prod', '--base-url', server.baseUrl], { env })).code).toBe(0);
     const result = await runCli(['--profile', 'prod', 'pets', 'list'], { env });

@@ -1,4 +1,3 @@
-import fs from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { runCli, tempDir } from '../helpers/cli';
 import { startScriptedServer } from '../helpers/scripted-server';
@@ -27,10 +26,7 @@ describe.concurrent('Service › "Both addresses end in the version segment /v1,
   it('the client puts each path after the base address, whatever comes before /v1', async (t) => {
     const server = await startScriptedServer(json(200, [PET]));
     const configDir = tempDir();
-    t.onTestFinished(async () => {
-      await server.close();
-      fs.rmSync(configDir, { recursive: true, force: true });
-    });
+    t.onTestFinished(() => server.close());
     const origin = `http://127.0.0.1:${server.port}`;
     for (const base of [`${origin}/v1`, `${origin}/v1/`, `${origin}/pet-adoption/v1`]) {
       const result = await runCli(['--base-url', base, 'pets', 'list'], { env: { PETCTL_CONFIG_DIR: configDir, PETCTL_API_KEY: 'sandbox-free' } });
