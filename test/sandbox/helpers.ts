@@ -1,9 +1,9 @@
 import { readFileSync } from 'node:fs';
 import { connect } from 'node:net';
 import { request } from 'undici';
-import { expect, onTestFinished } from 'vitest';
+import { type TestContext, expect, onTestFinished } from 'vitest';
 
-import { startSandbox, type RunningSandbox } from '../../src/sandbox/server';
+import { startSandbox, type RunningSandbox, type SandboxOptions } from '../../src/sandbox/server';
 import { parseJson } from '../../src/schemas/json';
 
 export const FREE = 'sandbox-free';
@@ -60,10 +60,10 @@ export async function call(baseUrl: string, target: string, options: CallOptions
   return { status: response.statusCode, headers: flat, text, body: parsed };
 }
 
-/** A sandbox on a free loopback port, closed when the test ends. */
-export async function start(options: Parameters<typeof startSandbox>[0] = {}): Promise<RunningSandbox> {
+/** A sandbox on a free loopback port, closed when the test ends (a concurrent test passes its own context). */
+export async function start(options: Omit<SandboxOptions, 'port'> = {}, t: Pick<TestContext, 'onTestFinished'> = { onTestFinished }): Promise<RunningSandbox> {
   const sandbox = await startSandbox({ port: 0, ...options });
-  onTestFinished(() => sandbox.close());
+  t.onTestFinished(() => sandbox.close());
   return sandbox;
 }
 

@@ -19,7 +19,7 @@ describe.concurrent('Authentication › "The client sends its API key as a beare
 
 describe.concurrent('Authentication › "The scheme applies to every operation of the interface"', () => {
   it('the sandbox refuses listPets, createPet and getPet without a key, and stores nothing (nor from a refused body)', async (t) => {
-    const { baseUrl } = await sandboxFor(t);
+    const { baseUrl } = await sandboxFor({}, t);
     const before = (await call(baseUrl, '/pets?limit=100', { key: ENTERPRISE })).body;
     expect((await call(baseUrl, '/pets', { key: null })).status).toBe(401);
     expect((await call(baseUrl, '/pets', { key: null, body: { name: 'Rex', categoryId: 1 } })).status).toBe(401);

@@ -13,7 +13,7 @@ function parseAnswer(raw: string): { status: number; headers: Record<string, str
 
 describe.concurrent('Errors › "Every error response carries the Error body (code, message, status; all three required)"', () => {
   it('the sandbox answers requests its HTTP parser refuses (malformed, headers too large, too slow) with the Error body and X-RateLimit-* too', async (t) => {
-    const { port } = await sandboxFor(t, { headersTimeoutMs: 300, requestTimeoutMs: 600 });
+    const { port } = await sandboxFor({ headersTimeoutMs: 300, requestTimeoutMs: 600 }, t);
     const answers = [
       await rawExchange(port, 'GET /v1/pets HTTP/1.1\r\nHost 127.0.0.1\r\n\r\n'),
       await rawExchange(port, `GET /v1/pets HTTP/1.1\r\nHost: 127.0.0.1\r\nX-Big: ${'a'.repeat(20_000)}\r\n\r\n`),

@@ -68,7 +68,7 @@ function sandboxKeysTable(args: string[]): Promise<{ baseUrl: string; keys: Reco
 describe('Limits › "Free | 60 | 1,000"', () => {
   it('the sandbox accepts 60 requests a minute and 1,000 a day with the Free key, then answers 429', { timeout: 60_000 }, async (t) => {
     const clock = fakeClock();
-    const { baseUrl } = await sandboxFor(t, { now: clock.now });
+    const { baseUrl } = await sandboxFor({ now: clock.now }, t);
     const minute = await exhaust(baseUrl, FREE);
     expect(minute.accepted).toBe(60);
     expect(minute.refusal.status).toBe(429);
@@ -84,7 +84,7 @@ describe('Limits › "Free | 60 | 1,000"', () => {
 
 describe.concurrent('Limits › "Higher limits come from a higher plan; Enterprise quotas are agreed individually"', () => {
   it('the sandbox tells each key its own plan\'s limit, higher for a higher plan', async (t) => {
-    const { baseUrl } = await sandboxFor(t);
+    const { baseUrl } = await sandboxFor({}, t);
     const limits = [];
     for (const key of [FREE, PRO, BUSINESS]) limits.push(Number((await call(baseUrl, '/pets', { key })).headers['x-ratelimit-limit']));
     expect(limits).toEqual([60, 300, 1000]);
@@ -114,7 +114,7 @@ describe.concurrent('Limits › "Higher limits come from a higher plan; Enterpri
 
 describe.concurrent('Limits › "Every API response carries these headers:"', () => {
   it('the sandbox sends X-RateLimit-Limit, -Remaining and -Reset on 200, 201, 400, 401, 404, 405, 413, 415 and 429', async (t) => {
-    const { baseUrl } = await sandboxFor(t);
+    const { baseUrl } = await sandboxFor({}, t);
     const replies = [
       await call(baseUrl, '/pets', { key: FREE }),
       await call(baseUrl, '/pets', { key: FREE, body: { name: 'Rex', categoryId: 1 } }),
@@ -153,7 +153,7 @@ describe.concurrent('Limits › "X-RateLimit-Limit | The limit that applies to t
 
 describe.concurrent('Limits › "A request above the limit receives 429 Too Many Requests"', () => {
   it('the sandbox answers the 61st request of a Free minute with 429 rate_limited, and does not count it', async (t) => {
-    const { baseUrl } = await sandboxFor(t);
+    const { baseUrl } = await sandboxFor({}, t);
     const { accepted, refusal } = await exhaust(baseUrl, FREE);
     expect(accepted).toBe(60);
     expect(refusal.status).toBe(429);
@@ -173,7 +173,7 @@ describe.concurrent('Limits › "A request above the limit receives 429 Too Many
 describe.concurrent('Limits › "The response includes Retry-After; clients back off and retry after that time"', () => {
   it('the sandbox\'s 429 says in whole seconds when the window reopens, and a request after that time is answered', async (t) => {
     const clock = fakeClock();
-    const { baseUrl } = await sandboxFor(t, { now: clock.now });
+    const { baseUrl } = await sandboxFor({ now: clock.now }, t);
     const opened = clock.now();
     expect((await call(baseUrl, '/pets', { key: FREE })).status).toBe(200);
     clock.advance(9_000);
@@ -189,7 +189,7 @@ describe.concurrent('Limits › "The response includes Retry-After; clients back
 describe.concurrent('Limits › "Continuing to send requests after a 429 may lead to a temporary ban of the API key"', () => {
   it('the sandbox bans a Free key at the 11th request after its first 429, for 10 minutes, and then answers again', async (t) => {
     const clock = fakeClock();
-    const { baseUrl } = await sandboxFor(t, { now: clock.now });
+    const { baseUrl } = await sandboxFor({ now: clock.now }, t);
     expect((await exhaust(baseUrl, FREE)).accepted).toBe(60);
     const codes = [];
     for (let n = 0; n < 11; n += 1) codes.push(((await call(baseUrl, '/pets', { key: FREE })).body as { code: string }).code);

@@ -36,7 +36,7 @@ describe.concurrent('Listing › "Success | 200, body is Pets (array of Pet)"', 
 
 describe.concurrent('Listing › "When limit is omitted, at most 20 animals are returned"', () => {
   it('the sandbox returns 20 of 25 animals when no limit is sent, and all 25 with limit=100', async (t) => {
-    const { baseUrl } = await sandboxFor(t);
+    const { baseUrl } = await sandboxFor({}, t);
     const seeded = ((await call(baseUrl, '/pets?limit=100', { key: ENTERPRISE })).body as Pet[]).length;
     for (let n = seeded; n < 25; n += 1) {
       expect((await call(baseUrl, '/pets', { key: ENTERPRISE, body: { name: `Pet ${n}`, categoryId: 1 } })).status).toBe(201);
@@ -74,7 +74,7 @@ describe.concurrent('Listing › "A limit above 100 or below 1 is outside the al
 
 describe.concurrent('Listing › "When status is given, only animals with that status are returned"', () => {
   it('the sandbox returns every animal of that status and no other', async (t) => {
-    const { baseUrl } = await sandboxFor(t);
+    const { baseUrl } = await sandboxFor({}, t);
     const all = (await call(baseUrl, '/pets?limit=100', { key: ENTERPRISE })).body as Pet[];
     for (const status of ['available', 'pending', 'sold']) {
       const some = (await call(baseUrl, `/pets?limit=100&status=${status}`, { key: ENTERPRISE })).body as Pet[];

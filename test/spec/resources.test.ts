@@ -17,7 +17,7 @@ describe.concurrent('Resources › "Allowed values: available, pending, sold"', 
   });
 
   it('the sandbox takes each of the three in a body and a filter, and refuses any other with 400', async (t) => {
-    const { baseUrl } = await sandboxFor(t);
+    const { baseUrl } = await sandboxFor({}, t);
     for (const status of STATUSES) {
       expect((await call(baseUrl, '/pets', { key: ENTERPRISE, body: { name: 'Rex', categoryId: 1, status } })).status).toBe(201);
       expect((await call(baseUrl, `/pets?status=${status}`, { key: ENTERPRISE })).status).toBe(200);
@@ -37,7 +37,7 @@ describe.concurrent('Resources › "name | string | - | yes | The animal\'s name
   });
 
   it('the sandbox stores a string name as sent, and refuses a name that is not a string', async (t) => {
-    const { baseUrl } = await sandboxFor(t);
+    const { baseUrl } = await sandboxFor({}, t);
     expect((await call(baseUrl, '/pets', { key: ENTERPRISE, body: { name: 'Señor Bigotes 🐈', categoryId: 1 } })).body).toMatchObject({ name: 'Señor Bigotes 🐈' });
     for (const name of [123, null, ['Rex'], { first: 'Rex' }]) {
       expect((await call(baseUrl, '/pets', { key: ENTERPRISE, body: { name, categoryId: 1 } })).status, JSON.stringify(name)).toBe(400);
@@ -47,7 +47,7 @@ describe.concurrent('Resources › "name | string | - | yes | The animal\'s name
 
 describe.concurrent('Resources › "categoryId | integer | int64 | yes | Identifier of the category the animal belongs to"', () => {
   it('the sandbox keeps an int64 categoryId exact, and refuses one outside int64 or not an integer', async (t) => {
-    const { baseUrl } = await sandboxFor(t);
+    const { baseUrl } = await sandboxFor({}, t);
     const created = await postJson(baseUrl, `{"name":"Rex","categoryId":${BEYOND_2_53}}`, ENTERPRISE);
     expect(created.text).toContain(`"categoryId":${BEYOND_2_53}`);
     const id = /"id":(\d+)/.exec(created.text)![1];
@@ -60,7 +60,7 @@ describe.concurrent('Resources › "categoryId | integer | int64 | yes | Identif
 
 describe.concurrent('Resources › "No default is stated for status"', () => {
   it('the sandbox invents none: an animal added without a status has none, and no status filter lists it', async (t) => {
-    const { baseUrl } = await sandboxFor(t);
+    const { baseUrl } = await sandboxFor({}, t);
     const created = (await call(baseUrl, '/pets', { key: ENTERPRISE, body: { name: 'Nameless', categoryId: 1 } })).body as typeof PET;
     expect(created).not.toHaveProperty('status');
     expect((await call(baseUrl, `/pets/${created.id}`, { key: ENTERPRISE })).body).not.toHaveProperty('status');
@@ -86,7 +86,7 @@ describe.concurrent('Resources › "A Pet has every field of NewPet and one more
 
 describe.concurrent('States › "No operation that changes the status of an existing animal is given, and the rules for moving between the three values are not given"', () => {
   it('the sandbox offers no way to change an animal: PUT, PATCH and DELETE get 405 and the animal stays as it is', async (t) => {
-    const { baseUrl } = await sandboxFor(t);
+    const { baseUrl } = await sandboxFor({}, t);
     const before = (await call(baseUrl, '/pets/1', { key: ENTERPRISE })).body;
     for (const method of ['PUT', 'PATCH', 'DELETE']) {
       const reply = await call(baseUrl, '/pets/1', { key: ENTERPRISE, method, body: { name: 'Rex', categoryId: 1, status: 'sold' } });

@@ -1,18 +1,8 @@
-import type { TestContext } from 'vitest';
-import { startSandbox, type RunningSandbox, type SandboxOptions } from '../../src/sandbox/server';
-
 /** The two sides of a rule, each reached only through argv or HTTP: the built binary, and the sandbox. */
 
-export { call, postJson, rawExchange, FREE, PRO, BUSINESS, ENTERPRISE, fakeClock, type Reply as SandboxReply } from '../sandbox/helpers';
+export { call, postJson, rawExchange, start as sandboxFor, FREE, PRO, BUSINESS, ENTERPRISE, fakeClock, type Reply as SandboxReply } from '../sandbox/helpers';
 export { setupE2e, expectCleanError, expectPetctlHeaders, jsonError, runCli, tempDir, WAIT } from '../helpers/cli';
 export { json, type RecordedRequest } from '../helpers/scripted-server';
-
-/** A sandbox on 127.0.0.1 port 0 for one test, closed when the test finishes. */
-export async function sandboxFor(t: Pick<TestContext, 'onTestFinished'>, options: Omit<SandboxOptions, 'port'> = {}): Promise<RunningSandbox> {
-  const sandbox = await startSandbox({ port: 0, ...options });
-  t.onTestFinished(() => sandbox.close());
-  return sandbox;
-}
 
 /** An animal as a server answers it. */
 export const PET = { id: 1, name: 'Rex', categoryId: 1, status: 'available' };

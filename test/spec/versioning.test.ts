@@ -6,7 +6,7 @@ import { ENTERPRISE, PET, call, json, sandboxFor, setupE2e } from './sides';
 
 describe.concurrent('Versioning › "Deprecation is marked on the operation itself"', () => {
   it('the sandbox marks every answer of GET /pets/{petId} with Deprecation and Sunset: 5 December 2030, and listPets and createPet with neither', async (t) => {
-    const { baseUrl } = await sandboxFor(t);
+    const { baseUrl } = await sandboxFor({}, t);
     for (const [target, key] of [['/pets/1', ENTERPRISE], ['/pets/999', ENTERPRISE], ['/pets/1', null]] as const) {
       const reply = await call(baseUrl, target, { key });
       expect(reply.headers.deprecation, target).toMatch(/^@\d+$/);
