@@ -3,8 +3,7 @@ import fc from 'fast-check';
 import { parse as parseLossless } from 'lossless-json';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { parseInt64Value } from '../../src/commands/parsers';
-import { renderPets } from '../../src/output/pets';
-import { INT64_MAX, INT64_MIN, PET_STATUSES, type Pet } from '../../src/schemas/pet';
+import { INT64_MAX, INT64_MIN, PET_STATUSES } from '../../src/schemas/pet';
 import { tempDir } from '../helpers/cli';
 import { type ScriptedServer, startScriptedServer } from '../helpers/scripted-server';
 import { RUNS, runMain } from './helpers';
@@ -145,19 +144,9 @@ function asRecord(pet: { id: bigint; name: string; categoryId: bigint; status?: 
 }
 
 describe('CSV output parses back with csv-parse to the same records (a formula-like name behind its leading \')', () => {
-  it(`the csv renderer, any list of pets with any unicode names (${RUNS.pure} runs)`, () => {
-    fc.assert(
-      fc.property(fc.array(anyPet, { maxLength: 8 }), (pets) => {
-        const csv = renderPets(pets as Pet[], 'csv', { tty: false, level: 0 });
-        expect(parseCsv(csv, { columns: true })).toEqual(pets.map(asRecord));
-      }),
-      { numRuns: RUNS.pure },
-    );
-  });
-
   it(`pets list -o csv through the whole client, names as the server sent them (${RUNS.inProcess} runs)`, async () => {
     await fc.assert(
-      fc.asyncProperty(fc.array(anyPet, { minLength: 1, maxLength: 5 }), async (pets) => {
+      fc.asyncProperty(fc.array(anyPet, { maxLength: 5 }), async (pets) => {
         // JSON.stringify cannot write bigints: the digits go in by hand.
         const body = `[${pets
           .map((pet) => `{"id":${pet.id},"name":${JSON.stringify(pet.name)},"categoryId":${pet.categoryId}${pet.status ? `,"status":"${pet.status}"` : ''}}`)
