@@ -38,23 +38,12 @@ function block(gate: RateLimitGate, until: number, reason: BlockReason): Promise
 }
 
 describe('limitId', () => {
-  it('is stable for one base URL and key, and differs when either changes', async () => {
-    const id = await limitId(BASE, KEY);
-    expect(await limitId(BASE, KEY)).toBe(id);
-    expect(await limitId(BASE, `${KEY}x`)).not.toBe(id);
-    expect(await limitId('https://staging.example.org/v1', KEY)).not.toBe(id);
-    expect(id).toMatch(/^[0-9a-f]{32}$/);
-  });
-
+  // The newline keeps text moved between the base URL and the key from giving the same id.
   it('is the first half of SHA-256 over "<base URL>\\n<key>", as earlier versions wrote it', async () => {
     const { createHash } = await import('node:crypto');
     for (const [base, key] of [[BASE, KEY], ['http://127.0.0.1:4010/v1', 'sandbox-free'], ['https://ü.example/v1', 'ключ']]) {
       expect(await limitId(base!, key!)).toBe(createHash('sha256').update(`${base}\n${key}`).digest('hex').slice(0, 32));
     }
-  });
-
-  it('cannot be confused by moving text between base URL and key', async () => {
-    expect(await limitId('https://a.example/v1', 'bkey')).not.toBe(await limitId('https://a.example/v1b', 'key'));
   });
 });
 
