@@ -3,23 +3,17 @@ import { PET, errorBody, expectCleanError, json, setupE2e } from './sides';
 
 /** Endpoints › Get an animal (deprecated): `GET /pets/{petId}`, on the client and on the sandbox. */
 
-const INT64_MAX = '9223372036854775807';
 const DEPRECATION = 'warning: GET /pets/{petId} is deprecated and is to be removed on 2030-12-05; use `petctl pets list --status <status>` instead';
 
 describe.concurrent('Getting › "Path parameter | petId, required, integer (int64): the identifier of the animal"', () => {
-  it('the client sends an int64 id digit for digit, and refuses a missing id or one that is not an int64 (exit 2)', async (t) => {
-    const { server, petctl } = await setupE2e(t, json(200, { ...PET, id: 0 }));
-    server.reply({ status: 200, body: `{"id":${INT64_MAX},"name":"Rex","categoryId":1}` });
-    const big = await petctl(['pets', 'get', INT64_MAX, '-o', 'json']);
-    expect(big.code, big.stderr).toBe(0);
-    expect(server.requests[0]!.path).toBe(`/v1/pets/${INT64_MAX}`);
-    expect(big.stdout).toContain(`"id": ${INT64_MAX}`);
+  it('the client refuses a missing id or one that is not an int64 (exit 2); any int64 goes digit for digit (test/properties)', async (t) => {
+    const { server, petctl } = await setupE2e(t);
     for (const args of [[], ['abc'], ['1.5'], ['9223372036854775808']]) {
       const result = await petctl(['pets', 'get', ...args]);
       expect(result.code, args.join(' ')).toBe(2);
       expectCleanError(result);
     }
-    expect(server.requests).toHaveLength(1);
+    expect(server.requests).toHaveLength(0);
   });
 });
 

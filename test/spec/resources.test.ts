@@ -16,15 +16,11 @@ describe.concurrent('Resources › "Allowed values: available, pending, sold"', 
     expect(server.requests).toHaveLength(4);
   });
 
-  it('the sandbox takes each of the three in a body and a filter, and refuses any other with 400', async (t) => {
+  it('the sandbox takes each of the three in a body and a filter (any other: test/sandbox/server.test.ts)', async (t) => {
     const { baseUrl } = await sandboxFor({}, t);
     for (const status of STATUSES) {
       expect((await call(baseUrl, '/pets', { key: ENTERPRISE, body: { name: 'Rex', categoryId: 1, status } })).status).toBe(201);
       expect((await call(baseUrl, `/pets?status=${status}`, { key: ENTERPRISE })).status).toBe(200);
-    }
-    for (const status of ['adopted', 'Sold', '']) {
-      expect((await call(baseUrl, '/pets', { key: ENTERPRISE, body: { name: 'Rex', categoryId: 1, status } })).status, status).toBe(400);
-      expect((await call(baseUrl, `/pets?status=${status}`, { key: ENTERPRISE })).status, status).toBe(400);
     }
   });
 });
@@ -36,12 +32,9 @@ describe.concurrent('Resources › "name | string | - | yes | The animal\'s name
     expect(JSON.parse(server.requests[0]!.body)).toEqual({ name: '123', categoryId: 1 });
   });
 
-  it('the sandbox stores a string name as sent, and refuses a name that is not a string', async (t) => {
+  it('the sandbox stores a string name as sent (any other type: test/sandbox/server.test.ts)', async (t) => {
     const { baseUrl } = await sandboxFor({}, t);
     expect((await call(baseUrl, '/pets', { key: ENTERPRISE, body: { name: 'Señor Bigotes 🐈', categoryId: 1 } })).body).toMatchObject({ name: 'Señor Bigotes 🐈' });
-    for (const name of [123, null, ['Rex'], { first: 'Rex' }]) {
-      expect((await call(baseUrl, '/pets', { key: ENTERPRISE, body: { name, categoryId: 1 } })).status, JSON.stringify(name)).toBe(400);
-    }
   });
 });
 
