@@ -122,13 +122,6 @@ describe('planRetry', () => {
     expect(planRetry({ outcome: unavailable, retryAfterMs: 30 * SECOND }, { ...state, method: 'POST' }, budget, false, half)).toEqual({ retry: false });
   });
 
-  it('a Retry-After longer than what is left of --max-wait: no retry', () => {
-    expect(planRetry({ outcome: limited, retryAfterMs: 61 * SECOND }, state, budget, false, half)).toMatchObject({ retry: false });
-    expect(planRetry({ outcome: limited, retryAfterMs: 30 * SECOND }, state, { maxWaitMs: 60 * SECOND, waitedMs: 31 * SECOND }, false, half)).toMatchObject({
-      retry: false,
-    });
-  });
-
   it('a ban is waited out once; the second ends it', () => {
     expect(planRetry({ outcome: limited, retryAfterMs: 30 * SECOND, banned: true }, { ...state, bans: 1 }, budget, false, half)).toEqual({
       retry: true,
