@@ -8,12 +8,7 @@ import { UnsafeFileError } from '../src/errors';
 import { chmodNoFollow, createExclusive, openOwnFile, tempPathFor } from '../src/file-safety';
 import { ensurePrivateDir, withFileLock, writeFileAtomic } from '../src/locked-file';
 
-/**
- * The rule of src/file-safety.ts at each writer, below the up-front check of
- * the config directory: what a file planted after that check (or outside the
- * config directory) meets. test/e2e/file-safety.test.ts runs the same cases
- * through the built binary.
- */
+/** What a file planted after the config directory's check meets at each writer (the built binary: test/e2e/file-safety.test.ts). */
 
 const NOBODY = 65534;
 const isRoot = process.getuid?.() === 0;

@@ -3,11 +3,7 @@ import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { SRC, importsOf, sourceFiles } from './helpers/imports';
 
-/**
- * No circles in src/: every import, `import type` and import() of one file of
- * src/ by another is an arrow, and no arrow leads back to where it started.
- * A type that two modules need lives in a module below both.
- */
+/** Every import, `import type` and import() between src/ files is an arrow; no arrow leads back to where it started. */
 
 type Graph = Map<string, string[]>;
 

@@ -5,12 +5,7 @@ import path from 'node:path';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { lockPathOf, withFileLock } from '../src/locked-file';
 
-/**
- * The lock of a state file is a `<file>.lock` directory, as proper-lockfile
- * makes it. A free one is taken at once without loading proper-lockfile (which
- * costs every command ~5 ms: signal-exit, graceful-fs, node:assert); a held one
- * is waited for, and a stale one taken over, by proper-lockfile itself.
- */
+/** A free `<file>.lock` is taken without loading proper-lockfile (docs/performance.md); a held or stale one through it. */
 const { lockCalls } = vi.hoisted(() => ({ lockCalls: [] as string[] }));
 vi.mock('proper-lockfile', async (importOriginal) => {
   const real = (await importOriginal()) as { default: { lock: (file: string, options: object) => Promise<() => Promise<void>> } };

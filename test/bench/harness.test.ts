@@ -5,11 +5,7 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterEach, describe, expect, it } from 'vitest';
 
-/**
- * bench/index.mjs runs every benchmark module in its own folder, so each test
- * copies the real harness (and report.mjs) into a scratch folder beside
- * stand-in modules, and runs it as `npm run bench` would. No timing is asserted.
- */
+/** bench/index.mjs copied beside stand-in modules into a scratch folder, run as `npm run bench` would; no timing asserted. */
 const benchDir = fileURLToPath(new URL('../../bench/', import.meta.url));
 const scratchDirs: string[] = [];
 

@@ -4,11 +4,7 @@ import { newApiKey, tempDir } from '../helpers/cli';
 import { type FakeContextOptions, fakeContext } from '../helpers/terminal';
 import { startScriptedServer } from '../helpers/scripted-server';
 
-/**
- * `petctl api --paginate`'s run function with a fake Context (STYLE.md seam 2), for what
- * needs a terminal: the escapes of the default output, and the status line while the
- * output waits for --query. Requests go to a scripted server through the real HTTP core.
- */
+/** `petctl api --paginate`'s run (seam 2), for what needs a terminal: the escapes, and the status line while --query waits. */
 
 async function harness(t: Pick<TestContext, 'onTestFinished'>) {
   const server = await startScriptedServer();

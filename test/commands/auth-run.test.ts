@@ -9,10 +9,7 @@ import { expectPetctlHeaders, loopbackPortIsFree, newApiKey, tempDir, WAIT } fro
 import { type FakeContextOptions, fakeContext, fakeStdin } from '../helpers/terminal';
 import { json, startScriptedServer } from '../helpers/scripted-server';
 
-/**
- * auth login | status | logout through their run functions with a fake
- * Context: the hidden prompt on a terminal stdin, and what each prints.
- */
+/** auth login | status | logout through their run functions: the hidden prompt on a terminal stdin, and what each prints. */
 
 function configDir(config?: object): string {
   const dir = tempDir();

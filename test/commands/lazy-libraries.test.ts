@@ -4,12 +4,7 @@ import { newApiKey, tempDir } from '../helpers/cli';
 import { fakeIo } from '../helpers/terminal';
 import { startScriptedServer } from '../helpers/scripted-server';
 
-/**
- * Start-up: the libraries beyond commander load only in the commands that use them
- * (esbuild keeps each dynamic import() lazy in the bundle). Each mock records
- * that its module was imported, then hands back the real one. The tests run in
- * order: once a module is loaded it stays loaded.
- */
+/** Each mock records its module's import, then hands back the real one. In order: once a module is loaded it stays loaded. */
 
 const { loaded, recorded } = await vi.hoisted(async () => (await import('../helpers/loaded-modules')).moduleRecorder());
 vi.mock('jmespath', recorded('jmespath'));

@@ -8,11 +8,7 @@ import { main } from '../../src/main';
 import { PACKAGE_VERSION, tempDir } from '../helpers/cli';
 import { fakeIo } from '../helpers/terminal';
 
-/**
- * Seam 1: argv → the options a run function gets. The endpoint functions are
- * replaced by spies, so each case shows exactly what a command would ask the
- * API for, and that nothing is asked when a flag is refused.
- */
+/** Seam 1: argv → what a command asks of the endpoint functions (spies), and nothing asked when a flag is refused. */
 
 const api = vi.hoisted(() => ({
   listPets: vi.fn(async () => ({ pets: [], response: { status: 200, url: '', body: [], rate: {}, header: () => undefined } })),
@@ -166,16 +162,12 @@ describe('profile add --base-url', () => {
 
 describe('refused flags: exit 2, a message naming the flag and the allowed values, nothing asked of the API', () => {
   it.for<[string[], string[]]>([
-    [['pets', 'list', '--limit', '0'], ['--limit must be a whole number from 1 to 100, not "0"']],
     [['pets', 'list', '--limit', '101'], ['--limit must be a whole number from 1 to 100, not "101"']],
     // A negative value is the flag's, not an option of its own.
     [['pets', 'list', '--limit', '-1'], ['--limit', 'from 1 to 100']],
-    [['pets', 'list', '--status', 'Availabe'], ['--status must be one of available, pending, sold, not "Availabe"']],
-    [['pets', 'add', '--name', 'Rex', '--category-id', '9223372036854775808'], ['--category-id must be a whole number from -9223372036854775808 to 9223372036854775807, not "9223372036854775808"']],
     [['pets', 'add', '--name', 'Rex', '--category-id', '-9223372036854775809'], ['--category-id must be a whole number from -9223372036854775808 to 9223372036854775807, not "-9223372036854775809"']],
     [['pets', 'add', '--name', 'Rex', '--category-id', '0x10'], ['--category-id must be a whole number, not "0x10"']],
     [['pets', 'add', '--name', 'Rex', '--category-id', ' 1'], ['--category-id must be a whole number, not " 1"']],
-    [['pets', 'add', '--name', 'Rex', '--category-id', 'cat'], ['--category-id must be a whole number, not "cat"']],
     [['pets', 'add', '--name', 'Rex'], ["required option '--category-id <int64>' not specified"]],
     [['pets', 'add', '--category-id', '1'], ["required option '--name <name>' not specified"]],
     [['pets', 'add', '--name', '', '--category-id', '1'], ["'--name <name>' must not be empty"]],
@@ -189,18 +181,9 @@ describe('refused flags: exit 2, a message naming the flag and the allowed value
     [['sandbox', '--port', '65536'], ['--port', 'from 0 to 65535']],
     [['sandbox', '--minute-ms', '50'], ['--minute-ms', '100 or more']],
     [['pets', 'list', '--profile'], ['--profile', 'argument missing']],
-    [['pets', 'list', '--limit', 'abc'], ['--limit must be a whole number from 1 to 100, not "abc"']],
-    [['pets', 'list', '--limit', '2.5'], ['--limit must be a whole number from 1 to 100, not "2.5"']],
-    [['pets', 'list', '--status', 'lost'], ['--status must be one of available, pending, sold, not "lost"']],
-    [['pets', 'add', '--name', 'Rex', '--category-id', '1.5'], ['--category-id must be a whole number, not "1.5"']],
-    [['pets', 'add', '--name', 'Rex', '--category-id', '1', '--status', 'lost'], ['--status must be one of available, pending, sold, not "lost"']],
     [['pets', 'add', '--name', ' ', '--category-id', '1'], ["'--name <name>'", 'empty']],
     [['pets', 'get'], ['petId']],
-    [['-o', 'xml', 'pets', 'list'], ['--output', 'xml', 'table, json, ndjson, csv']],
     [['--retries', '-1', 'pets', 'list'], ['--retries', '0 to 100']],
-    [['--retries', 'many', 'pets', 'list'], ['--retries', '0 to 100']],
-    [['--retries', '101', 'pets', 'list'], ['--retries', '0 to 100']],
-    [['--timeout', '0', 'pets', 'list'], ['--timeout', 'greater than 0']],
     [['--max-wait', '-5', 'pets', 'list'], ['--max-wait', '0 or more']],
     // Longer than a Node timer can hold: refused before any timer is set.
     [['--timeout', '3000000', 'pets', 'list'], ['--timeout must be at most 2147483 seconds']],
@@ -216,8 +199,6 @@ describe('refused flags: exit 2, a message naming the flag and the allowed value
     [['pets', 'add', '--file', 'x.csv', '--category-id', '1', '--status', 'sold'], ['--file cannot be used with --category-id, --status']],
     [['pets', 'add', '--file', 'x.csv', '--format', 'xml'], ['--format must be one of json, ndjson, csv, not "xml"']],
     [['pets', 'add', '--file', 'x.csv', '--concurrency', '257'], ['--concurrency must be auto or a whole number from 1 to 256, not "257"']],
-    [['pets', 'add', '--file', 'x.csv', '--concurrency', '0'], ['--concurrency must be auto or a whole number from 1 to 256, not "0"']],
-    [['pets', 'add', '--file', 'x.csv', '--concurrency', 'fast'], ['--concurrency must be auto or a whole number from 1 to 256, not "fast"']],
     [['pets', 'add', '--dry-run'], ['--dry-run needs --file']],
     [['pets', 'add', '--name', 'Rex', '--category-id', '1', '--retry-unknown'], ['--retry-unknown needs --file']],
     [['pets', 'add', '--file', 'x.csv', '--query', 'length(@)'], ['--query does not apply to --file']],

@@ -11,12 +11,7 @@ import { expectPetctlHeaders, newApiKey, tempDir } from '../helpers/cli';
 import { type FakeContextOptions, fakeContext } from '../helpers/terminal';
 import { type ScriptedServer, json, startScriptedServer } from '../helpers/scripted-server';
 
-/**
- * The pets run functions with a fake Context (STYLE.md seam 2): real streams
- * replaced by recording ones that can claim to be a terminal, so the TTY forms
- * (table, colour, truncation) are covered without a pseudo-terminal. Requests
- * go to a scripted server over loopback through the real HTTP core.
- */
+/** The pets run functions (seam 2) over recording streams that may claim to be a terminal, against a scripted server. */
 
 const PETS = [
   { id: 1, name: 'Rex', categoryId: 1, status: 'available' },

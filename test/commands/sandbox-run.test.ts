@@ -1,8 +1,8 @@
 import fs from 'node:fs';
 import path from 'node:path';
-import { describe, expect, it, vi } from 'vitest';
+import { type TestContext, describe, expect, it, vi } from 'vitest';
 import { parseEnterpriseQuota } from '../../src/commands/parsers';
-import { sandboxRun } from '../../src/commands/sandbox';
+import { type SandboxOptions, sandboxRun } from '../../src/commands/sandbox';
 import { InterruptedError } from '../../src/errors';
 import { tempDir, WAIT } from '../helpers/cli';
 import { fakeContext } from '../helpers/terminal';
@@ -10,17 +10,25 @@ import { FREE, call } from '../sandbox/helpers';
 
 /** `petctl sandbox` through its run function: stdout for scripts, stderr for people, Ctrl-C to stop. */
 
+/** The sandbox run until `stop()` (Ctrl-C), which must end it with InterruptedError; resolves once the keys are printed. */
+async function started(t: TestContext, options: Partial<SandboxOptions> = {}, now?: () => number) {
+  const controller = new AbortController();
+  const { ctx, io } = fakeContext(t, { signal: controller.signal, ...(now ? { now } : {}) });
+  const running = sandboxRun({ host: '127.0.0.1', port: 0, ...options }, ctx).catch((error: unknown) => error);
+  await vi.waitFor(() => expect(io.stdout.text().split('\n')).toHaveLength(7), WAIT);
+  const stop = async () => {
+    controller.abort();
+    expect(await running).toBeInstanceOf(InterruptedError);
+  };
+  return { io, baseUrl: io.stdout.text().split('\n')[0]!, stop };
+}
+
 describe.concurrent('sandboxRun', () => {
   it('prints the base URL and the keys (an aligned table) on stdout, logs requests on stderr after the local time, and ends with InterruptedError on Ctrl-C', async (t) => {
-    const controller = new AbortController();
     // 14:32:05 local time, whatever the time zone.
-    const { ctx, io } = fakeContext(t, { signal: controller.signal, now: () => new Date(2026, 10, 25, 14, 32, 5).getTime() });
-    const running = sandboxRun({ host: '127.0.0.1', port: 0 }, ctx).catch((error: unknown) => error);
-    await vi.waitFor(() => expect(io.stdout.text().split('\n')).toHaveLength(7), WAIT);
-
-    const [baseUrl, ...keys] = io.stdout.text().split('\n');
+    const { io, baseUrl, stop } = await started(t, {}, () => new Date(2026, 10, 25, 14, 32, 5).getTime());
     expect(baseUrl).toMatch(/^http:\/\/127\.0\.0\.1:[1-9]\d*\/v1$/);
-    expect(keys).toEqual([
+    expect(io.stdout.text().split('\n').slice(1)).toEqual([
       'KEY                 PLAN        PER MINUTE  PER DAY',
       'sandbox-free        free        60          1000',
       'sandbox-pro         pro         300         10000',
@@ -30,50 +38,37 @@ describe.concurrent('sandboxRun', () => {
     ]);
     expect(io.stderr.text()).toBe(`Pet Adoption Service sandbox listening on ${baseUrl} (data in memory); Ctrl-C stops it.\n`);
 
-    const reply = await call(baseUrl!, '/pets/3', { key: FREE });
+    const reply = await call(baseUrl, '/pets/3', { key: FREE });
     expect(reply.status).toBe(200);
     expect(reply.headers.sunset).toBe('Thu, 05 Dec 2030 00:00:00 GMT');
     await vi.waitFor(() => expect(io.stderr.text()).toMatch(/\n14:32:05 GET \/v1\/pets\/3 200 free \d+ms\n$/), WAIT);
 
-    controller.abort();
-    expect(await running).toBeInstanceOf(InterruptedError);
-    await expect(call(baseUrl!, '/pets')).rejects.toThrow();
+    await stop();
+    await expect(call(baseUrl, '/pets')).rejects.toThrow();
   });
 
   it('--minute-ms shortens the rate-limit window', async (t) => {
-    const controller = new AbortController();
-    const { ctx, io } = fakeContext(t, { signal: controller.signal });
-    const running = sandboxRun({ host: '127.0.0.1', port: 0, minuteMs: 1000 }, ctx).catch((error: unknown) => error);
-    await vi.waitFor(() => expect(io.stdout.text()).toContain('\n'), WAIT);
-    const baseUrl = io.stdout.text().split('\n')[0]!;
+    const { baseUrl, stop } = await started(t, { minuteMs: 1000 });
     const reply = await call(baseUrl, '/pets?limit=1', { key: FREE });
     const after = Date.now();
     // The window (1 s) ends within a second of when the server answered, which is before `after`;
     // Reset is whole seconds rounded up, hence one more second. A one-minute window would fail this.
     expect(Number(reply.headers['x-ratelimit-reset']) * 1000).toBeLessThanOrEqual(after + 2000);
-    controller.abort();
-    await running;
+    await stop();
   });
 
   it('with --data keeps the animals in that file, and names it', async (t) => {
-    const dir = tempDir();
-    const dataFile = path.join(dir, 'pets.json');
-    const controller = new AbortController();
-    const { ctx, io } = fakeContext(t, { signal: controller.signal });
-    const running = sandboxRun({ host: '127.0.0.1', port: 0, data: dataFile }, ctx).catch((error: unknown) => error);
-    await vi.waitFor(() => expect(io.stderr.text()).toContain(`(data in ${dataFile})`), WAIT);
+    const dataFile = path.join(tempDir(), 'pets.json');
+    const { io, stop } = await started(t, { data: dataFile });
+    expect(io.stderr.text()).toContain(`(data in ${dataFile})`);
     expect(fs.existsSync(dataFile)).toBe(true);
-    controller.abort();
-    expect(await running).toBeInstanceOf(InterruptedError);
+    await stop();
   });
 
   it('warns that the keys are public when bound beyond loopback', async (t) => {
-    const controller = new AbortController();
-    const { ctx, io } = fakeContext(t, { signal: controller.signal });
-    const running = sandboxRun({ host: '0.0.0.0', port: 0 }, ctx).catch((error: unknown) => error);
+    const { io, stop } = await started(t, { host: '0.0.0.0' });
     await vi.waitFor(() => expect(io.stderr.text()).toContain('warning: bound to 0.0.0.0: the sandbox keys are public'), WAIT);
-    controller.abort();
-    expect(await running).toBeInstanceOf(InterruptedError);
+    await stop();
   });
 });
 
@@ -88,16 +83,11 @@ describe('parseEnterpriseQuota', () => {
   });
 
   it('runs the sandbox with the quotas it is given, and prints them', async (t) => {
-    const controller = new AbortController();
-    const { ctx, io } = fakeContext(t, { signal: controller.signal });
-    const running = sandboxRun({ host: '127.0.0.1', port: 0, enterpriseQuota: { perMinute: 2, perDay: 7 } }, ctx).catch((error: unknown) => error);
-    await vi.waitFor(() => expect(io.stdout.text().split('\n')).toHaveLength(7));
-    const [baseUrl] = io.stdout.text().split('\n');
+    const { io, baseUrl, stop } = await started(t, { enterpriseQuota: { perMinute: 2, perDay: 7 } });
     expect(io.stdout.text()).toMatch(/^sandbox-enterprise  enterprise  2 +7\n/m);
     const statuses = [];
-    for (let i = 0; i < 3; i += 1) statuses.push((await call(baseUrl!, '/pets?limit=1', { key: 'sandbox-enterprise' })).status);
+    for (let i = 0; i < 3; i += 1) statuses.push((await call(baseUrl, '/pets?limit=1', { key: 'sandbox-enterprise' })).status);
     expect(statuses).toEqual([200, 200, 429]);
-    controller.abort();
-    expect(await running).toBeInstanceOf(InterruptedError);
+    await stop();
   });
 });

@@ -2,13 +2,7 @@ import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { InterruptedError } from '../../src/errors';
 import { fakeContext } from '../helpers/terminal';
 
-/**
- * ctx.wait: how a rate-limit wait looks. On a terminal, one line on stderr
- * that counts down in place and is erased at the end; off a terminal, a single
- * notice line; nothing with --quiet. Fake timers drive the clock. How the
- * status line is drawn (cut to the width, a line printed meanwhile above it):
- * test/terminal.test.ts.
- */
+/** ctx.wait: a countdown in place on a terminal, one notice off it, nothing with --quiet (the status line: test/terminal.test.ts). */
 
 const CLEAR = '\r\x1b[K';
 const WHY = 'rate limit reached; waiting 3s for the window to reopen';

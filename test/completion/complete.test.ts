@@ -12,11 +12,7 @@ import { resolvePaths } from '../../src/config/paths';
 import { tempDir } from '../helpers/cli';
 import { fakeContext } from '../helpers/terminal';
 
-/**
- * The completion engine against the real command tree: what `petctl
- * __complete -- <words>` offers. The shells' side is tested in
- * test/e2e/completion.test.ts.
- */
+/** What `petctl __complete -- <words>` offers from the real command tree; the shells' side: test/e2e/completion.test.ts. */
 
 const noop = () => {};
 const program = () => buildProgram(async () => {}, { writeOut: noop });

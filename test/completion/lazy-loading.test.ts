@@ -6,12 +6,7 @@ import { buildProgram } from '../../src/commands/root';
 import { tempDir } from '../helpers/cli';
 import { fakeContext } from '../helpers/terminal';
 
-/**
- * A TAB starts petctl every time, so __complete must stay as light as --help:
- * profile names come from a plain read of config.json, never through conf
- * (ajv, ~100 ms), and nothing of the HTTP core (undici, zod) is loaded. Each
- * heavy module is wrapped so that importing it is recorded.
- */
+/** A TAB starts petctl every time: __complete reads config.json plainly (not through conf) and loads nothing of the HTTP core. */
 const { loaded, recorded } = await vi.hoisted(async () => (await import('../helpers/loaded-modules')).moduleRecorder());
 vi.mock('conf', recorded('conf'));
 vi.mock('proper-lockfile', recorded('proper-lockfile'));

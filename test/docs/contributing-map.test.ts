@@ -1,16 +1,10 @@
 import fs from 'node:fs';
 import path from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
+import { ROOT, SRC, sourceFiles } from '../helpers/imports';
 
-/**
- * CONTRIBUTING.md's map of the code matches the modules as they are: every
- * file in src/ is named where a newcomer would look (a top-level file on its
- * own line, a folder's file in that folder's part of the map, a command's
- * file on its group's line), and every file the map names exists there.
- */
+/** CONTRIBUTING.md's map names every file of src/ where a newcomer would look, and names no file that is not there. */
 
-const ROOT = fileURLToPath(new URL('../..', import.meta.url));
 const text = fs.readFileSync(path.join(ROOT, 'CONTRIBUTING.md'), 'utf8');
 const map = /```\n(bin\/petctl\.js[\s\S]*?)```/.exec(text)?.[1] ?? '';
 
@@ -29,13 +23,6 @@ function sections(): Map<string, string[]> {
 const names = (line: string): string[] => [...line.matchAll(/(?<![\w./-])([\w-]+\.(?:d\.ts|ts))(?![\w.-])/g)].map((m) => m[1]!);
 const mentions = (line: string, name: string): boolean => names(line).includes(name);
 
-function sourceFiles(dir = 'src'): string[] {
-  return fs.readdirSync(path.join(ROOT, dir), { withFileTypes: true }).flatMap((entry) => {
-    const relative = `${dir}/${entry.name}`;
-    return entry.isDirectory() ? sourceFiles(relative) : [relative];
-  });
-}
-
 describe("CONTRIBUTING.md's map of the code", () => {
   const parts = sections();
 
@@ -43,7 +30,7 @@ describe("CONTRIBUTING.md's map of the code", () => {
     expect(parts.size).toBeGreaterThan(10);
   });
 
-  it.each(sourceFiles())('names %s where a newcomer would look', (file) => {
+  it.each(sourceFiles(SRC, () => true).map((file) => path.relative(ROOT, file)))('names %s where a newcomer would look', (file) => {
     const segments = file.split('/');
     const name = segments.at(-1)!;
     if (segments.length === 2) {

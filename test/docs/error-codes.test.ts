@@ -3,29 +3,12 @@ import path from 'node:path';
 import ts from 'typescript';
 import { describe, expect, it } from 'vitest';
 import { SANDBOX_ERROR_CODES } from '../../src/sandbox/errors';
+import { ROOT, SRC, sourceFiles } from '../helpers/imports';
 
 /**
- * docs/output.md lists every `code` petctl itself can print, with its exit
- * code; this holds the list to the source, both ways. petctl's codes are the
- * `code` of every error detail, Error body and row error that src/ makes
- * outside src/sandbox/, found with the type checker: a literal, a constant, a
- * function typed to return literals (`codeFor`), either branch of a `?:` or a
- * `??` default, and a template (`http_${status}` is listed as `http_<status>`).
- * Where the source fixes the exit code (`new UsageError(…)`: the class's),
- * the list must name it. A code a server sends passes through as the server
- * wrote it; the sandbox's are held to docs/sandbox.md's table below.
+ * docs/output.md's table of codes held to the source both ways, found with the type checker (`http_${status}` is
+ * listed as `http_<status>`), with the exit code where the source fixes it. A server's code passes through as sent.
  */
-
-const ROOT = path.resolve(__dirname, '../..');
-const SRC = path.join(ROOT, 'src');
-
-function sourceFiles(dir: string): string[] {
-  return fs.readdirSync(dir, { withFileTypes: true }).flatMap((entry) => {
-    const full = path.join(dir, entry.name);
-    if (entry.isDirectory()) return sourceFiles(full);
-    return entry.name.endsWith('.ts') && !entry.name.endsWith('.d.ts') ? [full] : [];
-  });
-}
 
 interface SourceCode {
   code: string;
@@ -38,7 +21,7 @@ interface SourceCode {
 function codesInSource(): SourceCode[] {
   const config = ts.readConfigFile(path.join(ROOT, 'tsconfig.json'), ts.sys.readFile);
   const { options } = ts.parseJsonConfigFileContent(config.config, ts.sys, ROOT);
-  const files = sourceFiles(SRC).filter((file) => !file.startsWith(path.join(SRC, 'sandbox') + path.sep));
+  const files = sourceFiles(SRC, (name) => name.endsWith('.ts') && !name.endsWith('.d.ts')).filter((file) => !file.startsWith(path.join(SRC, 'sandbox') + path.sep));
   const program = ts.createProgram(files, options);
   const checker = program.getTypeChecker();
   const found: SourceCode[] = [];

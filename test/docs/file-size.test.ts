@@ -1,22 +1,11 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
+import { SRC, sourceFiles } from '../helpers/imports';
 
-/**
- * A file near 300 lines is a sign to split it by concern (the style guide). One that stays
- * over says why near its top, in a comment that says "Over 300 lines".
- */
+/** A file over 300 lines says why near its top, in a comment that says "Over 300 lines". */
 
-const SRC = path.join(__dirname, '..', '..', 'src');
 const LIMIT = 300;
-
-function sourceFiles(dir: string): string[] {
-  return fs.readdirSync(dir, { withFileTypes: true }).flatMap((entry) => {
-    const full = path.join(dir, entry.name);
-    if (entry.isDirectory()) return sourceFiles(full);
-    return entry.name.endsWith('.ts') ? [full] : [];
-  });
-}
 
 describe('the size of src/ files', () => {
   it(`every file over ${LIMIT} lines says why near its top`, () => {

@@ -3,11 +3,7 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
 
-/**
- * Every relative link in the README, CONTRIBUTING.md and docs/ points at a
- * file that exists and, with a #fragment, at a heading in it (GitHub's
- * anchor rules: lower case, punctuation dropped, spaces to hyphens).
- */
+/** A #fragment is a heading by GitHub's anchor rules: lower case, punctuation dropped, spaces to hyphens. */
 
 const ROOT = fileURLToPath(new URL('../..', import.meta.url));
 const pages = ['README.md', 'CONTRIBUTING.md', ...fs.readdirSync(path.join(ROOT, 'docs')).filter((f) => f.endsWith('.md')).map((f) => `docs/${f}`)];

@@ -3,12 +3,7 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
 
-/**
- * The README is the front door: at most about 200 lines, with what petctl is,
- * install, a quick start, the everyday commands, profiles, output formats and
- * exit codes, and a link to every page of docs/ for the rest. The pages
- * describe the product as it is: how it came to be is in the commit history.
- */
+/** The README is the front door (STYLE.md's Documents); how the product came to be is in the commit history. */
 
 const ROOT = fileURLToPath(new URL('../..', import.meta.url));
 const readme = fs.readFileSync(path.join(ROOT, 'README.md'), 'utf8');

@@ -11,10 +11,7 @@ export { tempDir };
 /** The built binary, run as a user would: `node bin/petctl.js ...`. */
 export const BIN = fileURLToPath(new URL('../../bin/petctl.js', import.meta.url));
 
-/**
- * The Node.js that runs petctl in e2e tests: this one, or another version
- * named by PETCTL_TEST_NODE (.ci/run runs the e2e suite under Node 22 and 24 too).
- */
+/** The Node.js that runs petctl: this one, or PETCTL_TEST_NODE (.ci/run runs the e2e suite under Node 22 and 24 too). */
 export const NODE = process.env.PETCTL_TEST_NODE || process.execPath;
 
 export interface CliResult {
@@ -127,10 +124,7 @@ export interface E2eSetup {
   petctl: (args: string[], options?: CliOptions) => Promise<CliResult>;
 }
 
-/**
- * One scripted server, config dir and key per test, removed when the test
- * finishes (through the test's own context, so it is safe in describe.concurrent).
- */
+/** One scripted server, config dir and key per test, removed through the test's own context (safe in describe.concurrent). */
 export async function setupE2e(t: Pick<TestContext, 'onTestFinished'>, fallback?: Reply, serverOptions?: ScriptedServerOptions): Promise<E2eSetup> {
   const server = await startScriptedServer(fallback, serverOptions);
   const key = newApiKey();
@@ -164,11 +158,7 @@ export function jsonError(result: CliResult): Record<string, unknown> {
   return JSON.parse(lines[0]!) as Record<string, unknown>;
 }
 
-/**
- * For vi.waitFor: its 1 s default fails on a loaded two-core machine (the e2e
- * suite runs 20 petctl processes at once beside other test files). An
- * "eventually" condition, so a generous bound costs nothing when it holds.
- */
+/** For vi.waitFor, whose 1 s default fails on a loaded two-core machine: a generous bound costs nothing when it holds. */
 export const WAIT = { timeout: 10_000, interval: 20 };
 
 /** Whether nothing listens on 127.0.0.1:`port` (e.g. the sandbox's default 4010), so a test may expect a refused connection there. */

@@ -1,10 +1,6 @@
 import { spawn } from 'node:child_process';
 
-/**
- * A crowd of petctl processes started at once on one key, as cron jobs on
- * several machines start: each spawned directly (no shell), a config folder
- * per "machine". Plain Node (no vitest): bench/crowd.mjs bundles it too.
- */
+/** petctl processes started at once on one key, a config folder each, as cron jobs on several machines. Plain Node: bench/crowd.mjs bundles it. */
 
 export interface CrowdOptions {
   /** The Node.js and the built bin/petctl.js to run. */

@@ -5,11 +5,7 @@ import type { LimitEntry } from '../../src/api/limits/entry';
 import { type RateLimitGate, openGate } from '../../src/api/limits/gate';
 import type { LimitStore } from '../../src/api/limits/store';
 
-/**
- * The real HTTP core (HttpClient, waits, pacing) against a fake
- * service on undici's MockAgent, with a fake clock: a test of minutes and
- * days of waiting runs in milliseconds, at the plan's real scale.
- */
+/** The real HTTP core against a fake service on undici's MockAgent, on a fake clock: days of waiting run in milliseconds. */
 
 export const ORIGIN = 'https://api.test';
 export const BASE_URL = `${ORIGIN}/v1`;

@@ -1,9 +1,10 @@
 import fs from 'node:fs';
 import path from 'node:path';
 
-/** What src/ files import, read as text: the rules on arrows (test/api/import-direction, test/no-circles). */
+/** What src/ files import, read as text: the rules on arrows (test/api/import-direction, test/import-circles). */
 
-export const SRC = path.resolve(__dirname, '../../src');
+export const ROOT = path.resolve(__dirname, '../..');
+export const SRC = path.join(ROOT, 'src');
 
 export interface Import {
   file: string;
@@ -11,11 +12,12 @@ export interface Import {
   typeOnly: boolean;
 }
 
-export function sourceFiles(dir: string): string[] {
+/** The files below `dir` (absolute paths) whose names `keep` takes: TypeScript files unless told. */
+export function sourceFiles(dir: string, keep = (name: string) => name.endsWith('.ts')): string[] {
   return fs.readdirSync(dir, { withFileTypes: true }).flatMap((entry) => {
     const full = path.join(dir, entry.name);
-    if (entry.isDirectory()) return sourceFiles(full);
-    return entry.name.endsWith('.ts') ? [full] : [];
+    if (entry.isDirectory()) return sourceFiles(full, keep);
+    return keep(entry.name) ? [full] : [];
   });
 }
 

@@ -24,11 +24,7 @@ export type Creator = ((request: RecordedRequest, res: ServerResponse) => void) 
   readonly pets: string[];
 };
 
-/**
- * A POST /pets answer as the service gives it: 201 with the animal and a fresh
- * id, and the X-RateLimit-* headers the specification puts on every answer
- * (a generous window); `reject` names are answered 400.
- */
+/** POST /pets answered as the service does: 201, a fresh id, and the X-RateLimit-* headers of a generous window. */
 export function creator(options: CreatorOptions = {}): Creator {
   let next = options.firstId ?? 100;
   let remaining = 1000;

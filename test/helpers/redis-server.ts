@@ -5,14 +5,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { describeStateUrl, stateStoreAddress } from '../../src/config/state-url';
 
-/**
- * A real redis-server for the shared-state tests: its own process on a free
- * 127.0.0.1 port, its own temporary directory, no persistence. Tests stop it
- * (or kill it mid-run to test the fallback).
- *
- * Where redis-server is not installed the tests skip, except under CI=true
- * (.ci/run installs it from Debian's packages): there a missing server fails.
- */
+/** A real redis-server on a free loopback port, no persistence. Missing, its tests skip, except under CI=true (.ci/run installs it). */
 
 export const REDIS_SERVER = process.env.PETCTL_TEST_REDIS_SERVER || 'redis-server';
 

@@ -1,11 +1,7 @@
 import fs from 'node:fs';
 import { parseJson, stringifyJson } from '../../src/schemas/json';
 
-/**
- * The animals a sandbox data file holds, read the way the sandbox reads it (a
- * header line, then one animal per line; a torn last line is not an animal).
- * ids and categoryIds above 2^53 come back as bigint.
- */
+/** The animals a sandbox data file holds, read as the sandbox reads it; ids above 2^53 come back as bigint. */
 export function storedPets(dataFile: string): Array<{ id: number | bigint; name: string; categoryId: number | bigint; status?: string }> {
   const [header, ...lines] = fs.readFileSync(dataFile, 'utf8').split('\n');
   if (header !== '{"format":"petctl-sandbox-pets","version":2}') throw new Error(`${dataFile} is not a sandbox data file`);

@@ -2,12 +2,7 @@ import http from 'node:http';
 import https from 'node:https';
 import type { AddressInfo } from 'node:net';
 
-/**
- * A scripted HTTP server on 127.0.0.1 port 0 for the fault cases the sandbox
- * never produces (HTML 502s, dropped connections, skewed clocks). It records
- * every request; `verify()` fails when scripted answers were left unused
- * (after gh's httpmock.Verify).
- */
+/** For the faults the sandbox never produces; every request recorded, `verify()` fails on unused answers (gh's httpmock.Verify). */
 
 export interface RecordedRequest {
   method: string;

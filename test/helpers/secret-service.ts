@@ -4,13 +4,8 @@ import os from 'node:os';
 import path from 'node:path';
 
 /**
- * A real Secret Service (the Linux keychain) for the keychain tests: a private
- * D-Bus session bus (dbus-run-session) in which gnome-keyring-daemon creates
- * and unlocks a login keyring in an empty XDG_DATA_HOME. petctl and
- * secret-tool reach it through DBUS_SESSION_BUS_ADDRESS.
- *
- * Where the tools are not installed the tests skip, except under CI=true
- * (.ci/run installs gnome-keyring, dbus and libsecret-tools): there a missing one fails.
+ * A real Secret Service (the Linux keychain): gnome-keyring-daemon unlocked on a private D-Bus session bus.
+ * Missing tools skip its tests, except under CI=true (.ci/run installs gnome-keyring, dbus and libsecret-tools).
  */
 
 const TOOLS = ['dbus-run-session', 'gnome-keyring-daemon', 'secret-tool'];

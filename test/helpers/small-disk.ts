@@ -3,12 +3,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 
-/**
- * A small tmpfs, to make writes fail for real: root writes where permissions
- * say no, but not past a full file system. Mounting needs root
- * (CAP_SYS_ADMIN): elsewhere the tests skip with a message, except under
- * CI=true, where they must run.
- */
+/** A small tmpfs, to make writes fail for real: root writes where permissions say no, but not past a full file system. */
 
 /** Mounts a tmpfs of `size` (e.g. 1m) at `dir`, 0700; false when mounting is not allowed here. */
 export function mountSmallDisk(dir: string, size: string): boolean {

@@ -6,12 +6,7 @@ import path from 'node:path';
 import type { TestContext } from 'vitest';
 import { BIN, NODE } from './cli';
 
-/**
- * petctl in a real pseudo-terminal: a private tmux server (its own socket),
- * one session per test, keys typed with send-keys as a person would, the
- * screen read with capture-pane. stdin and stderr are the terminal; stdout is
- * a file unless `stdoutToTerminal`, so the data petctl prints can be checked.
- */
+/** petctl in a real terminal: a private tmux server a test. stdout is a file unless `stdoutToTerminal`, so its data can be checked. */
 export interface Terminal {
   /** Types text literally (no key names). */
   type(text: string): void;

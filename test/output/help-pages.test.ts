@@ -4,11 +4,7 @@ import { buildProgram } from '../../src/commands/root';
 import { GUIDE_TOPICS } from '../../src/commands/help';
 import { captureHelpPages, helpPage } from '../../src/output/help-pages';
 
-/**
- * The help pages the shim prints without loading the program are the program's own: for every
- * command, at every width commander could be given, the page laid out from the captured parts is
- * the page commander prints itself.
- */
+/** The shim's help pages are commander's own: for every command, at every width, the page laid out is the page commander prints. */
 
 const noRun = async (): Promise<void> => {};
 const pages = captureHelpPages(buildProgram(noRun, { writeOut: () => {} }), [...GUIDE_TOPICS]);

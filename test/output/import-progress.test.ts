@@ -3,11 +3,7 @@ import { created, failed } from '../../src/bulk/results';
 import { ImportProgress, levelLine, perMinute, progressLine, summaryLine } from '../../src/output/import-progress';
 import { createTestTerminal } from '../helpers/terminal';
 
-/**
- * The progress bar's figures with a fake clock at the real lengths: the
- * Free plan (60 a minute), 150 rows, the first window's 60 sent in 0.18 s.
- * The bar is drawn on a test terminal's status line.
- */
+/** The progress bar's figures on a fake clock at the real lengths: the Free plan (60 a minute), 150 rows. */
 
 const T0 = Date.UTC(2026, 10, 25, 14, 0, 0);
 const running: ImportProgress[] = [];

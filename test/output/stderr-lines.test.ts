@@ -4,10 +4,7 @@ import { describe, expect, it } from 'vitest';
 import { main } from '../../src/main';
 import { fakeContext, fakeIo } from '../helpers/terminal';
 
-/**
- * Every line on stderr, on a terminal or not, shows outside text's control
- * and bidi characters as visible escapes (src/sanitize.ts).
- */
+/** Every line on stderr, on a terminal or not, shows outside text's control and bidi characters as visible escapes. */
 
 const HOSTILE = 'x\u001b]0;PWNED\u0007\u001b]52;c;eA==\u0007\u001b[2J\rEVIL\u202e\u009b2J\nerror: forged';
 const SHOWN = 'x\\x1b]0;PWNED\\x07\\x1b]52;c;eA==\\x07\\x1b[2J\\rEVIL\\u202e\\x9b2J\\nerror: forged';

@@ -1,12 +1,7 @@
 import fs from 'node:fs';
 import { describe, expect, it } from 'vitest';
 
-/**
- * npm 11 runs no dependency's install script the project has not decided on,
- * and warns on every `npm install` about each one ("not yet covered by
- * allowScripts"). package.json records a decision for every package the lock
- * file marks as having one, so a fresh clone installs without that warning.
- */
+/** package.json decides on every install script the lock file marks, so npm 11 installs without its allowScripts warning. */
 
 const read = (name: string) => JSON.parse(fs.readFileSync(new URL(`../../${name}`, import.meta.url), 'utf8')) as Record<string, unknown>;
 

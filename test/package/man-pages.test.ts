@@ -6,11 +6,7 @@ import type { Command } from 'commander';
 import { describe, expect, it } from 'vitest';
 import { buildProgram } from '../../src/commands/root';
 
-/**
- * The man pages the build makes (dist/man/, `npm test` builds first), one per
- * command of the tree --help describes, each rendered with `man -l` as a
- * reader would get it. .ci/run installs man-db and groff.
- */
+/** The man pages the build makes, one per command --help describes, each rendered with `man -l` (.ci/run installs man-db). */
 
 const ROOT = fileURLToPath(new URL('../..', import.meta.url));
 const MAN = path.join(ROOT, 'dist', 'man');
