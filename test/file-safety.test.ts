@@ -1,5 +1,4 @@
 import fs from 'node:fs';
-import os from 'node:os';
 import path from 'node:path';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { openProfileStore } from '../src/config/profiles';
@@ -7,22 +6,19 @@ import { resolvePaths } from '../src/config/paths';
 import { UnsafeFileError } from '../src/errors';
 import { chmodNoFollow, createExclusive, openOwnFile, tempPathFor } from '../src/file-safety';
 import { ensurePrivateDir, withFileLock, writeFileAtomic } from '../src/locked-file';
+import { tempDir } from './helpers/temp-dir';
 
 /** What a file planted after the config directory's check meets at each writer (the built binary: test/e2e/file-safety.test.ts). */
 
 const NOBODY = 65534;
 const isRoot = process.getuid?.() === 0;
-const roots: string[] = [];
-
 afterEach(() => {
   vi.restoreAllMocks();
-  for (const root of roots.splice(0)) fs.rmSync(root, { recursive: true, force: true });
 });
 
 /** A folder everyone can write to, and the user's file that planted symlinks point to. */
 function sharedFolder(): { dir: string; victim: string } {
-  const root = fs.mkdtempSync(path.join(os.tmpdir(), 'petctl-files-'));
-  roots.push(root);
+  const root = tempDir();
   const dir = path.join(root, 'shared');
   fs.mkdirSync(dir);
   fs.chmodSync(dir, 0o777);

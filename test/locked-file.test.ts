@@ -1,9 +1,9 @@
 import { spawn } from 'node:child_process';
 import fs from 'node:fs';
-import os from 'node:os';
 import path from 'node:path';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { lockPathOf, withFileLock } from '../src/locked-file';
+import { tempDir } from './helpers/temp-dir';
 
 /** A free `<file>.lock` is taken without loading proper-lockfile (docs/performance.md); a held or stale one through it. */
 const { lockCalls } = vi.hoisted(() => ({ lockCalls: [] as string[] }));
@@ -16,18 +16,12 @@ vi.mock('proper-lockfile', async (importOriginal) => {
   return { default: { ...real.default, lock } };
 });
 
-const roots: string[] = [];
 afterEach(() => {
   vi.useRealTimers();
   lockCalls.length = 0;
-  for (const root of roots.splice(0)) fs.rmSync(root, { recursive: true, force: true });
 });
 
-function stateFile(): string {
-  const root = fs.mkdtempSync(path.join(os.tmpdir(), 'petctl-lock-'));
-  roots.push(root);
-  return path.join(root, 'state.json');
-}
+const stateFile = () => path.join(tempDir(), 'state.json');
 
 describe('withFileLock', () => {
   it('takes a free lock itself: the lock directory exists while the work runs and is gone after', async () => {

@@ -1,17 +1,15 @@
 import { spawnSync } from 'node:child_process';
 import fs from 'node:fs';
-import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
+import { tempDir } from '../helpers/temp-dir';
 
 /** bench/index.mjs copied beside stand-in modules into a scratch folder, run as `npm run bench` would; no timing asserted. */
 const benchDir = fileURLToPath(new URL('../../bench/', import.meta.url));
-const scratchDirs: string[] = [];
 
 function benchFolder(modules: Record<string, string>): string {
-  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'petctl-bench-test-'));
-  scratchDirs.push(dir);
+  const dir = tempDir();
   for (const file of ['index.mjs', 'report.mjs']) fs.copyFileSync(path.join(benchDir, file), path.join(dir, file));
   for (const [name, source] of Object.entries(modules)) fs.writeFileSync(path.join(dir, name), source);
   return dir;
@@ -25,10 +23,6 @@ function runHarness(dir: string, args: string[] = []) {
 const okModule = `export async function run({ quick }) {
   return [{ figure: 'ok figure quick=' + quick, value: 3, unit: 'x', baseline: { name: 'base', value: 1 }, ratio: 3, target: '<= 1x', met: false }];
 }`;
-
-afterEach(() => {
-  for (const dir of scratchDirs.splice(0)) fs.rmSync(dir, { recursive: true, force: true });
-});
 
 describe('npm run bench (bench/index.mjs)', () => {
   it('prints every module\'s rows in one table and exits 0 when targets are missed: CI judges that benchmarks work, not times', () => {

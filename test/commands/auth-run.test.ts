@@ -136,29 +136,21 @@ describe.concurrent('auth login checks the key with the service', () => {
     return { server, dir };
   }
 
-  it('accepted: one GET /pets?limit=1 with the new key, the plan\'s limit shown, the key stored', async (t) => {
+  it("accepted: one GET /pets?limit=1 with the new key, even when PETCTL_API_KEY is set; the plan's limit shown, the key stored", async (t) => {
     const { server, dir } = await served(t);
     server.reply(json(200, [], LIMITS));
     const key = newApiKey();
-    const { ctx, io } = run(t, dir, { stdin: fakeStdin({ input: key }), globals: { profile: 'staging' } });
+    const { ctx, io } = run(t, dir, { stdin: fakeStdin({ input: key }), env: { PETCTL_API_KEY: newApiKey() }, globals: { profile: 'staging' } });
     await loginRun({ withToken: true, verify: true, insecureStorage: true }, ctx);
     expect(server.requests).toHaveLength(1);
     expect(server.requests[0]).toMatchObject({ method: 'GET', path: '/v1/pets', query: { limit: '1' } });
     expectPetctlHeaders(server.requests[0]!, key);
     expect(storedKeys(dir).staging).toBe(key);
     expect(io.stderr.text()).toBe(
-      `Key accepted by ${server.baseUrl}: rate limit 300, 299 left.\nAPI key stored for profile "staging". Check it with: petctl auth status -p staging\n`,
+      `Key accepted by ${server.baseUrl}: rate limit 300, 299 left.\nAPI key stored for profile "staging". Check it with: petctl auth status -p staging\n` +
+        'warning: PETCTL_API_KEY is set and overrides the stored key until you unset it\n',
     );
     expect(io.stdout.text()).toBe('');
-  });
-
-  it('checks the new key even when PETCTL_API_KEY is set', async (t) => {
-    const { server, dir } = await served(t);
-    server.reply(json(200, [], LIMITS));
-    const key = newApiKey();
-    const { ctx } = run(t, dir, { stdin: fakeStdin({ input: key }), env: { PETCTL_API_KEY: newApiKey() }, globals: { profile: 'staging' } });
-    await loginRun({ withToken: true, verify: true, insecureStorage: true }, ctx);
-    expectPetctlHeaders(server.requests[0]!, key);
   });
 
   it('a 401: "key not accepted", exit 4, nothing stored', async (t) => {

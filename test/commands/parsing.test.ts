@@ -4,9 +4,8 @@ import { beforeEach, describe, expect, it, vi } from 'vitest';
 import { buildProgram, globalOptions } from '../../src/commands/root';
 import { type Context, createContext } from '../../src/context';
 import type { GlobalOptions } from '../../src/globals';
-import { main } from '../../src/main';
 import { PACKAGE_VERSION, tempDir } from '../helpers/cli';
-import { fakeIo } from '../helpers/terminal';
+import { fakeIo, runMain as runInProcess } from '../helpers/terminal';
 
 /** Seam 1: argv → what a command asks of the endpoint functions (spies), and nothing asked when a flag is refused. */
 
@@ -48,12 +47,7 @@ async function parse(argv: string[], env: Record<string, string> = {}): Promise<
   return { globals: ctx?.globals, stdout: io.stdout.text(), stderr: io.stderr.text(), configDir };
 }
 
-/** The whole of main(): exit code and output, with fake streams. */
-async function runMain(argv: string[], env: Record<string, string> = {}): Promise<{ code: number; stdout: string; stderr: string }> {
-  const io = fakeIo();
-  const code = await main(argv, { io, env: { PETCTL_CONFIG_DIR: '/nonexistent/petctl-test', ...env }, signal: new AbortController().signal });
-  return { code, stdout: io.stdout.text(), stderr: io.stderr.text() };
-}
+const runMain = (argv: string[]) => runInProcess(argv, { PETCTL_CONFIG_DIR: '/nonexistent/petctl-test' });
 
 const DEFAULTS: GlobalOptions = {
   profile: undefined,

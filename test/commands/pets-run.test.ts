@@ -63,7 +63,8 @@ describe.concurrent('pets list on a terminal', () => {
     const { server, key, run } = await harness(t);
     server.reply(json(200, PETS));
     const { ctx, io } = run({ stdoutColumns: 120 });
-    await listRun({}, ctx);
+    await listRun({ limit: 4 }, ctx);
+    expect(server.requests[0]?.query).toEqual({ limit: '4' });
 
     const out = io.stdout.text();
     expect(stripVTControlCharacters(out)).toBe(PLAIN_TABLE);
@@ -122,15 +123,6 @@ describe.concurrent('pets list on a terminal', () => {
     expect(quiet.io.stderr.text()).toBe('');
   });
 
-  it('json on a terminal is still plain JSON: no table, no colour', async (t) => {
-    const { server, run } = await harness(t);
-    server.reply(json(200, PETS));
-    const { ctx, io } = run({ stdoutColumns: 80, globals: { output: 'json' } });
-    await listRun({ limit: 4 }, ctx);
-    expect(JSON.parse(io.stdout.text())).toEqual(PETS);
-    expect(io.stdout.text()).not.toContain(ESC);
-    expect(server.requests[0]?.query).toEqual({ limit: '4' });
-  });
 });
 
 describe.concurrent('pets list piped', () => {
@@ -245,9 +237,9 @@ describe.concurrent('pets add', () => {
 });
 
 describe.concurrent('pets get', () => {
-  it('prints the animal and warns on stderr that the operation is deprecated', async (t) => {
+  it('prints the animal and warns on stderr that the operation is deprecated; --quiet silences the warning', async (t) => {
     const { server, run } = await harness(t);
-    server.reply(json(200, PETS[1]!));
+    server.reply(json(200, PETS[1]!), json(200, PETS[0]!));
     const { ctx, io } = run();
     await getRun({ petId: 2 }, ctx);
     expect(server.requests[0]).toMatchObject({ method: 'GET', path: '/v1/pets/2' });
@@ -255,6 +247,9 @@ describe.concurrent('pets get', () => {
     expect(io.stderr.text()).toBe(
       'warning: GET /pets/{petId} is deprecated and is to be removed on 2030-12-05; use `petctl pets list --status <status>` instead\n',
     );
+    const quiet = run({ globals: { quiet: true } });
+    await getRun({ petId: 1 }, quiet.ctx);
+    expect(quiet.io.stderr.text()).toBe('');
   });
 
   it('uses the Sunset header date, also when the animal is missing', async (t) => {
@@ -265,14 +260,6 @@ describe.concurrent('pets get', () => {
     expect(error).toMatchObject({ exitCode: 3, code: 'pet_not_found', status: 404 });
     expect(io.stdout.text()).toBe('');
     expect(io.stderr.text()).toContain('is to be removed on 2030-01-01;');
-  });
-
-  it('--quiet silences the warning', async (t) => {
-    const { server, run } = await harness(t);
-    server.reply(json(200, PETS[0]!));
-    const { ctx, io } = run({ globals: { quiet: true } });
-    await getRun({ petId: 1 }, ctx);
-    expect(io.stderr.text()).toBe('');
   });
 });
 

@@ -160,19 +160,19 @@ describe.concurrent('completeRun and completionRun', () => {
     expect(await complete()).toBe('sandbox\t\nqa.2\t\n');
   });
 
-  it('a damaged config still offers the sandbox, and prints no error', async (t) => {
-    const dir = configDir('{ not json');
-    const { ctx, io } = fakeContext(t, { env: { PETCTL_CONFIG_DIR: dir } });
-    await completeRun({ words: ['profile', 'use', ''], program: program() }, ctx);
-    expect(io.stdout.text()).toBe('sandbox\t\n');
+  it.for([
+    ['a damaged config still offers the sandbox, and prints no error', '{ not json', ['profile', 'use', ''], 'sandbox\t\n'],
+    [
+      'a hand-edited name with white space is left out (it would break the one-per-line answer)',
+      JSON.stringify({ profiles: { 'two words': { baseUrl: 'https://a.example.org/v1' }, ok: { baseUrl: 'https://b.example.org/v1' } } }),
+      ['-p', ''],
+      'sandbox\t\nok\t\n',
+    ],
+  ] as const)('%s', async ([, config, words, offered], t) => {
+    const { ctx, io } = fakeContext(t, { env: { PETCTL_CONFIG_DIR: configDir(config) } });
+    await completeRun({ words: [...words], program: program() }, ctx);
+    expect(io.stdout.text()).toBe(offered);
     expect(io.stderr.text()).toBe('');
-  });
-
-  it('a hand-edited name with white space is left out (it would break the one-per-line answer)', async (t) => {
-    const dir = configDir(JSON.stringify({ profiles: { 'two words': { baseUrl: 'https://a.example.org/v1' }, ok: { baseUrl: 'https://b.example.org/v1' } } }));
-    const { ctx, io } = fakeContext(t, { env: { PETCTL_CONFIG_DIR: dir } });
-    await completeRun({ words: ['-p', ''], program: program() }, ctx);
-    expect(io.stdout.text()).toBe('sandbox\t\nok\t\n');
   });
 
   it('completionRun prints the script of the shell asked for', async (t) => {

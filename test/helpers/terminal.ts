@@ -112,3 +112,11 @@ export function fakeContext(t: Pick<TestContext, 'onTestFinished'>, options: Fak
   t.onTestFinished(() => ctx.cleanup());
   return { ctx, io };
 }
+
+/** The whole of main() in this process (loaded on first use), over fake streams: its exit code and what it printed. */
+export async function runMain(argv: string[], env: Record<string, string> = {}, ioOptions: FakeIoOptions = {}) {
+  const { main } = await import('../../src/main');
+  const io = fakeIo(ioOptions);
+  const code = await main(argv, { io, env, signal: new AbortController().signal });
+  return { code, stdout: io.stdout.text(), stderr: io.stderr.text() };
+}

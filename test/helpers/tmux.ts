@@ -1,10 +1,9 @@
 import { execFileSync } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import fs from 'node:fs';
-import os from 'node:os';
 import path from 'node:path';
 import type { TestContext } from 'vitest';
-import { BIN, NODE } from './cli';
+import { BIN, NODE, tempDir } from './cli';
 
 /** petctl in a real terminal: a private tmux server a test. stdout is a file unless `stdoutToTerminal`, so its data can be checked. */
 export interface Terminal {
@@ -48,7 +47,7 @@ export function openTerminal(
   env: Record<string, string>,
   options: TerminalOptions = {},
 ): Terminal {
-  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'petctl-tty-'));
+  const dir = tempDir();
   const socket = `petctl-test-${randomBytes(6).toString('hex')}`;
   const tmux = (...tmuxArgs: string[]) => execFileSync('tmux', ['-L', socket, ...tmuxArgs], { encoding: 'utf8' });
   const quote = (text: string) => `'${text.replace(/'/g, `'\\''`)}'`;
