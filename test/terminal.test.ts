@@ -13,18 +13,13 @@ describe('the terminal facts', () => {
     [{ stdoutTTY: true, stderrTTY: true, stdinTTY: false }, { personWatching: true, canPrompt: false }],
     [{ stdoutTTY: true, stderrTTY: true, stdinTTY: true, noInput: true }, { personWatching: true, canPrompt: false }],
     [{ stdoutTTY: true, stderrTTY: true, stdinTTY: true, env: { PETCTL_NO_INPUT: '1' } }, { personWatching: true, canPrompt: false }],
+    [{ stdoutTTY: true, stderrTTY: true, stdinTTY: true, env: { PETCTL_NO_INPUT: 'true' } }, { personWatching: true, canPrompt: false }],
+    [{ stdoutTTY: true, stderrTTY: true, stdinTTY: true, env: { PETCTL_NO_INPUT: '' } }, { personWatching: true, canPrompt: true }],
     [{ stdoutTTY: true, stderrTTY: true, stdinTTY: true, env: { PETCTL_NO_INPUT: 'false' } }, { personWatching: true, canPrompt: true }],
     [{ stdoutTTY: true, stderrTTY: true, stdinTTY: true, env: { PETCTL_NO_INPUT: '0' } }, { personWatching: true, canPrompt: true }],
   ])('%o → %o', (options, expected) => {
     const { terminal } = createTestTerminal(options);
     expect({ personWatching: terminal.personWatching(), canPrompt: terminal.canPrompt() }).toEqual(expected);
-  });
-
-  it('the width and the colour level are stdout\'s, and only when it is a terminal', () => {
-    const tty = createTestTerminal({ stdoutTTY: true, stdoutColumns: 132, env: { TERM: 'xterm-256color' } }).terminal;
-    expect([tty.stdoutWidth(), tty.colorLevel()]).toEqual([132, 2]);
-    const piped = createTestTerminal({ stdoutTTY: false, stdoutColumns: 132, env: { TERM: 'xterm-256color', FORCE_COLOR: '3' } }).terminal;
-    expect([piped.stdoutWidth(), piped.colorLevel()]).toEqual([undefined, 0]);
   });
 });
 

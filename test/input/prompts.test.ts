@@ -1,26 +1,18 @@
 import { describe, expect, it } from 'vitest';
 import { completePetFields } from '../../src/input/prompts';
-import { fakeContext, fakeStdin } from '../helpers/terminal';
+import { fakeContext } from '../helpers/terminal';
 
 /** When petctl may prompt; the typing itself is tested through a real terminal in test/e2e/prompts.test.ts. */
 
+// Each mix of terminals and settings is test/terminal.test.ts's "the terminal facts"; here the Context hands them over.
 describe('ctx.terminal.canPrompt', () => {
   it.for([
-    [{ stdin: true, stderr: true }, {}, true],
-    [{ stdin: true, stderr: false }, {}, false],
-    [{ stdin: false, stderr: true }, {}, false],
-    [{ stdin: true, stderr: true }, { PETCTL_NO_INPUT: '1' }, false],
-    [{ stdin: true, stderr: true }, { PETCTL_NO_INPUT: 'true' }, false],
-    [{ stdin: true, stderr: true }, { PETCTL_NO_INPUT: '' }, true],
-    [{ stdin: true, stderr: true }, { PETCTL_NO_INPUT: '0' }, true],
-  ] as const)('%o with %o → %s', ([tty, env, expected], t) => {
-    const { ctx } = fakeContext(t, { stdin: fakeStdin({ tty: tty.stdin }), stderrTTY: tty.stderr, env });
+    [{}, {}, true],
+    [{ PETCTL_NO_INPUT: '1' }, {}, false],
+    [{}, { noInput: true }, false],
+  ] as const)('on a terminal, env %o, globals %o → %s', ([env, globals, expected], t) => {
+    const { ctx } = fakeContext(t, { stdinTTY: true, stderrTTY: true, env, globals });
     expect(ctx.terminal.canPrompt()).toBe(expected);
-  });
-
-  it('--no-input turns prompts off on a terminal', (t) => {
-    const { ctx } = fakeContext(t, { stdin: fakeStdin({ tty: true }), stderrTTY: true, globals: { noInput: true } });
-    expect(ctx.terminal.canPrompt()).toBe(false);
   });
 });
 
