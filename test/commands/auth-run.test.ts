@@ -63,24 +63,19 @@ describe.concurrent('auth login on a terminal', () => {
     expect(io.stdout.text()).toBe('');
   });
 
-  it('Ctrl-C at the prompt stores nothing and leaves raw mode', async (t) => {
+  it.for([
+    ['Ctrl-C at the prompt', 'half-typed\u0003', InterruptedError, {}],
+    ['an empty entry is a usage error', '\n', UsageError, { message: 'no API key entered' }],
+  ] as const)('%s: nothing stored, raw mode left', async ([, typed, kind, fields], t) => {
     const { dir, stdin, ctx, io } = onTerminal(t);
     const login = loginRun({ withToken: false, verify: false, insecureStorage: true }, ctx).catch((error: unknown) => error);
     await vi.waitFor(() => expect(io.stderr.text()).toContain('API key for profile'), WAIT);
-    stdin.type('half-typed\u0003');
-    expect(await login).toBeInstanceOf(InterruptedError);
+    stdin.type(typed);
+    const error = await login;
+    expect(error).toBeInstanceOf(kind);
+    expect(error).toMatchObject(fields);
     expect(stdin.rawModes).toEqual([true, false]);
     expect(storedKeys(dir).staging).toBeUndefined();
-  });
-
-  it('an empty entry is a usage error', async (t) => {
-    const { stdin, ctx, io } = onTerminal(t);
-    const login = loginRun({ withToken: false, verify: false, insecureStorage: true }, ctx).catch((error: unknown) => error);
-    await vi.waitFor(() => expect(io.stderr.text()).toContain('API key for profile'), WAIT);
-    stdin.type('\n');
-    const error = await login;
-    expect(error).toBeInstanceOf(UsageError);
-    expect(error).toMatchObject({ message: 'no API key entered' });
   });
 
   it('--with-token reads stdin even on a terminal, without prompting', async (t) => {

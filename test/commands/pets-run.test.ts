@@ -142,22 +142,16 @@ describe.concurrent('pets list when the service has more (Link rel="next")', () 
   const NEXT = { Link: '</v1/pets?limit=20&after=4>; rel="next"' };
   const HINT = 'More animals than these 4: see them all with --all, or up to 100 with --limit 100.\n';
 
-  it('on a terminal (stdout and stderr) says so in one line on stderr, after the page', async (t) => {
+  it.for([
+    ['on a terminal (stdout and stderr) says so in one line on stderr, after the page', {}, {}, HINT],
+    ['at --limit 100 names only --all; -o json on a terminal gets the line too', { limit: 100 }, { output: 'json' }, 'More animals than these 4: see them all with --all.\n'],
+  ] as const)('%s', async ([, options, globals, hint], t) => {
     const { server, run } = await harness(t);
     server.reply(json(200, PETS, NEXT));
-    const { ctx, io } = run({ stdoutColumns: 120, stderrTTY: true });
-    await listRun({}, ctx);
-    expect(stripVTControlCharacters(io.stdout.text())).toBe(PLAIN_TABLE);
-    expect(io.stderr.text()).toBe(HINT);
+    const { ctx, io } = run({ stdoutColumns: 120, stderrTTY: true, globals });
+    await listRun(options, ctx);
+    expect(io.stderr.text()).toBe(hint);
     server.verify();
-  });
-
-  it('at --limit 100 names only --all; -o json on a terminal gets the line too', async (t) => {
-    const { server, run } = await harness(t);
-    server.reply(json(200, PETS, NEXT));
-    const { ctx, io } = run({ stdoutColumns: 120, stderrTTY: true, globals: { output: 'json' } });
-    await listRun({ limit: 100 }, ctx);
-    expect(io.stderr.text()).toBe('More animals than these 4: see them all with --all.\n');
   });
 
   it('-q hides it; piped stdout, or stderr off a terminal, never gets it; no next link, no line', async (t) => {

@@ -223,7 +223,7 @@ describe.concurrent('a profile with a state URL (Redis)', () => {
 });
 
 describe.concurrent('profile set', () => {
-  it('changes the base URL and keeps the key, every other field and the file mode 0600', async (t) => {
+  it('changes the base URL and keeps the key, every other field and the file mode 0600; then a state URL, keeping the rest', async (t) => {
     const { run, read, file } = setup(t, { ...TWO, profiles: { ...TWO.profiles, production: { ...TWO.profiles.production, note: 'kept' } } });
     const { ctx, io } = run();
     await profileSetRun({ name: 'production', baseUrl: 'https://api2.example.org/v1/' }, ctx);
@@ -233,12 +233,8 @@ describe.concurrent('profile set', () => {
     expect(io.stdout.text()).toBe('');
     expect(io.stderr.text()).toBe('Profile "production" changed: base URL https://api2.example.org/v1; its key is kept.\n');
     expect(io.stderr.text()).not.toContain(KEY);
-  });
-
-  it('sets a state URL (masked in show), keeping the base URL and key', async (t) => {
-    const { run, read } = setup(t, TWO);
     await profileSetRun({ name: 'production', stateUrl: 'redis://:s3cret@127.0.0.1:6379/0' }, run().ctx);
-    expect(read().profiles.production).toEqual({ baseUrl: 'https://api.example.org/v1', apiKey: KEY, stateUrl: 'redis://:s3cret@127.0.0.1:6379/0' });
+    expect(read().profiles.production).toEqual({ baseUrl: 'https://api2.example.org/v1', apiKey: KEY, note: 'kept', stateUrl: 'redis://:s3cret@127.0.0.1:6379/0' });
   });
 
   it('refuses no change, a bad URL, the sandbox and an unknown profile (exit 2), writing nothing', async (t) => {
