@@ -41,7 +41,9 @@ describe('table on a TTY', () => {
 
   test('colours the status and bolds the header at level > 0', () => {
     const out = renderPets(pets, 'table', TTY_COLOUR);
-    expect(out).toContain(`${ESC}[1mSTATUS${ESC}[22m`);
+    for (const header of ['ID', 'NAME', 'CATEGORY', 'STATUS']) expect(out).toContain(`${ESC}[1m${header}${ESC}[22m`);
+    // Only the status is coloured: ids and names are plain text.
+    expect(out.split('\n')[1]!.startsWith('1                 Rex')).toBe(true);
     expect(out).toContain(`${ESC}[32mavailable${ESC}[39m`);
     expect(out).toContain(`${ESC}[33mpending${ESC}[39m`);
     expect(out).toContain(`${ESC}[2msold${ESC}[22m`);
