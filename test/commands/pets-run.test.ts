@@ -10,7 +10,7 @@ import { renderPets } from '../../src/output/pets';
 import type { Pet } from '../../src/schemas/pet';
 import { expectPetctlHeaders, newApiKey, tempDir } from '../helpers/cli';
 import { type FakeContextOptions, fakeContext } from '../helpers/terminal';
-import { type ScriptedServer, json, startScriptedServer } from '../helpers/scripted-server';
+import { json, startScriptedServer } from '../helpers/scripted-server';
 
 /** The pets run functions (seam 2) over recording streams that may claim to be a terminal, against a scripted server. */
 
@@ -30,27 +30,14 @@ const PLAIN_TABLE = [
   '',
 ].join('\n');
 
-interface Harness {
-  server: ScriptedServer;
-  key: string;
-  run(options?: FakeContextOptions): ReturnType<typeof fakeContext>;
-}
-
-async function harness(t: Pick<TestContext, 'onTestFinished'>): Promise<Harness> {
+async function harness(t: Pick<TestContext, 'onTestFinished'>) {
   const server = await startScriptedServer();
   const key = newApiKey();
   const configDir = tempDir();
   t.onTestFinished(() => server.close());
-  return {
-    server,
-    key,
-    run: (options = {}) =>
-      fakeContext(t, {
-        ...options,
-        env: { PETCTL_CONFIG_DIR: configDir, PETCTL_API_KEY: key, ...options.env },
-        globals: { baseUrl: server.baseUrl, ...options.globals },
-      }),
-  };
+  const run = (options: FakeContextOptions = {}) =>
+    fakeContext(t, { ...options, env: { PETCTL_CONFIG_DIR: configDir, PETCTL_API_KEY: key, ...options.env }, globals: { baseUrl: server.baseUrl, ...options.globals } });
+  return { server, key, run };
 }
 
 // How a table looks (headers, colours, `-`, cutting NAME) is output/pets.test.ts's; here the terminal's width and level reach it.

@@ -1,7 +1,6 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { type TestContext, describe, expect, it, vi } from 'vitest';
-import { parseEnterpriseQuota } from '../../src/commands/parsers';
 import { type SandboxOptions, sandboxRun } from '../../src/commands/sandbox';
 import { InterruptedError } from '../../src/errors';
 import { tempDir, WAIT } from '../helpers/cli';
@@ -70,19 +69,8 @@ describe.concurrent('sandboxRun', () => {
     await vi.waitFor(() => expect(io.stderr.text()).toContain('warning: bound to 0.0.0.0: the sandbox keys are public'), WAIT);
     await stop();
   });
-});
 
-describe('parseEnterpriseQuota', () => {
-  it('reads <per-minute>/<per-day>', () => {
-    expect(parseEnterpriseQuota('5000/1000000')).toEqual({ perMinute: 5000, perDay: 1_000_000 });
-    expect(parseEnterpriseQuota('1/1')).toEqual({ perMinute: 1, perDay: 1 });
-  });
-
-  it.each(['', '5000', '0/10', '10/0', '-1/10', '1.5/10', '10/20/30', 'a/b', '1e3/10', '10000000000000000/1'])('refuses %j', (value) => {
-    expect(() => parseEnterpriseQuota(value)).toThrow(/<per-minute>\/<per-day>/);
-  });
-
-  it('runs the sandbox with the quotas it is given, and prints them', async (t) => {
+  it('--enterprise-quota runs the sandbox with the quotas it is given, and prints them', async (t) => {
     const { io, baseUrl, stop } = await started(t, { enterpriseQuota: { perMinute: 2, perDay: 7 } });
     expect(io.stdout.text()).toMatch(/^sandbox-enterprise  enterprise  2 +7\n/m);
     const statuses = [];

@@ -1,6 +1,16 @@
 import { InvalidArgumentError } from 'commander';
 import { describe, expect, it } from 'vitest';
-import { parseConcurrency, parseCount, parseLimit, parseMaxAnimals, parseMinuteMs, parsePort, parseReserve } from '../../src/commands/parsers';
+import {
+  parseConcurrency,
+  parseCount,
+  parseDuration,
+  parseEnterpriseQuota,
+  parseLimit,
+  parseMaxAnimals,
+  parseMinuteMs,
+  parsePort,
+  parseReserve,
+} from '../../src/commands/parsers';
 
 /** The whole-number flags: what each takes and refuses, leading zeros and digit counts included. */
 
@@ -22,5 +32,32 @@ describe('whole-number flags', () => {
 
   it('--concurrency auto in any case', () => {
     expect(parseConcurrency(' AUTO ')).toBe('auto');
+  });
+});
+
+describe('parseDuration (--cache)', () => {
+  it.each([
+    ['30s', 30_000],
+    ['5m', 300_000],
+    ['1h30m', 5_400_000],
+    ['1d', 86_400_000],
+    ['500ms', 500],
+    ['1.5s', 1500],
+    ['45', 45_000],
+  ])('%s is %i ms', (text, ms) => expect(parseDuration(text)).toBe(ms));
+
+  it.each(['', 'soon', '5 m', '-1s', '1w', 's', '0', '0s', '0.0001s'])('refuses %j', (text) => {
+    expect(() => parseDuration(text)).toThrow(InvalidArgumentError);
+  });
+});
+
+describe('parseEnterpriseQuota', () => {
+  it('reads <per-minute>/<per-day>', () => {
+    expect(parseEnterpriseQuota('5000/1000000')).toEqual({ perMinute: 5000, perDay: 1_000_000 });
+    expect(parseEnterpriseQuota('1/1')).toEqual({ perMinute: 1, perDay: 1 });
+  });
+
+  it.each(['', '5000', '0/10', '10/0', '-1/10', '1.5/10', '10/20/30', 'a/b', '1e3/10', '10000000000000000/1'])('refuses %j', (value) => {
+    expect(() => parseEnterpriseQuota(value)).toThrow(/<per-minute>\/<per-day>/);
   });
 });
