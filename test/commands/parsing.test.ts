@@ -82,11 +82,6 @@ describe('pets flags → options', () => {
     expect(api.createPet).toHaveBeenCalledExactlyOnceWith(FAKE_HTTP, { name: 'Kit', categoryId: 1, status: sent });
   });
 
-  it.for([['1'], ['100'], ['007']])('accepts --limit %s', async ([limit]) => {
-    await parse(['pets', 'list', `--limit=${limit}`]);
-    expect(api.listPets).toHaveBeenCalledWith(FAKE_HTTP, { limit: Number(limit), status: undefined });
-  });
-
   it('pets get <petId> takes an int64 id', async () => {
     await parse(['pets', 'get', '9223372036854775807']);
     expect(api.getPet).toHaveBeenCalledExactlyOnceWith(FAKE_HTTP, 9223372036854775807n, expect.any(Function), undefined);

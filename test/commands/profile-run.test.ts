@@ -158,7 +158,7 @@ describe.concurrent('profile add, use, remove', () => {
   });
 
   // Each rule is the store's (test/config/profiles.test.ts: the built-in sandbox, names, an existing or unknown profile)
-  // or the URL check's (base-url.test.ts); these rows check that the commands stop on it and write nothing.
+  // or the URL check's (test/config/url-check.test.ts); these rows check that the commands stop on it and write nothing.
   it.for([
     { action: 'remove the sandbox', attempt: (ctx: Context) => profileRemoveRun({ name: 'sandbox', yes: false }, ctx) },
     { action: 'add http:// to a remote host', attempt: (ctx: Context) => profileAddRun({ name: 'p', baseUrl: 'http://example.org/v1' }, ctx) },
