@@ -5,17 +5,11 @@ import { loginRun } from '../../src/commands/auth/login';
 import { logoutRun } from '../../src/commands/auth/logout';
 import { statusRun } from '../../src/commands/auth/status';
 import { InterruptedError, UsageError } from '../../src/errors';
-import { expectPetctlHeaders, loopbackPortIsFree, newApiKey, tempDir, WAIT } from '../helpers/cli';
+import { configDirWith, expectPetctlHeaders, loopbackPortIsFree, newApiKey, WAIT } from '../helpers/cli';
 import { type FakeContextOptions, fakeContext, fakeStdin } from '../helpers/terminal';
 import { json, startScriptedServer } from '../helpers/scripted-server';
 
 /** auth login | status | logout through their run functions: the hidden prompt on a terminal stdin, and what each prints. */
-
-function configDir(config?: object): string {
-  const dir = tempDir();
-  if (config) fs.writeFileSync(path.join(dir, 'config.json'), JSON.stringify(config), { mode: 0o600 });
-  return dir;
-}
 
 function storedKeys(dir: string): Record<string, string | undefined> {
   const config = JSON.parse(fs.readFileSync(path.join(dir, 'config.json'), 'utf8')) as { profiles: Record<string, { apiKey?: string }> };
@@ -37,7 +31,7 @@ function run(t: Pick<TestContext, 'onTestFinished'>, dir: string, options: FakeC
 
 /** staging's config, and a Context for -p staging whose stdin and stderr are a terminal. */
 function onTerminal(t: Pick<TestContext, 'onTestFinished'>, options: FakeContextOptions = {}) {
-  const dir = configDir(STAGING);
+  const dir = configDirWith(STAGING);
   const stdin = fakeStdin({ tty: true });
   return { dir, stdin, ...run(t, dir, { ...options, stdin, stderrTTY: true, globals: { profile: 'staging', ...options.globals } }) };
 }
@@ -92,7 +86,7 @@ describe.concurrent('auth login on a terminal', () => {
 
 describe.concurrent('auth login from a pipe', () => {
   it('stores the trimmed key in the profile in use (PETCTL_PROFILE), warning when PETCTL_API_KEY overrides it', async (t) => {
-    const dir = configDir(STAGING);
+    const dir = configDirWith(STAGING);
     const key = newApiKey();
     const { ctx, io } = run(t, dir, { stdin: fakeStdin({ input: `\n  ${key}  \n` }), env: { PETCTL_PROFILE: 'staging', PETCTL_API_KEY: newApiKey() } });
     await loginRun({ withToken: false, verify: false, insecureStorage: true }, ctx);
@@ -106,7 +100,7 @@ describe.concurrent('auth login from a pipe', () => {
     { what: 'the same key again', stored: 'sandbox-business', next: 'sandbox-business', words: 'the key for profile staging is unchanged (****ness)' },
     { what: 'two keys that mask alike', stored: 'short-1', next: 'short-2', words: 'replaced the key **** with a different key, also shown as ****, for profile staging' },
   ])('$what: says what became of the stored key', async ({ stored, next, words }, t) => {
-    const dir = configDir({ profiles: { staging: { ...STAGING.profiles.staging, apiKey: stored } } });
+    const dir = configDirWith({ profiles: { staging: { ...STAGING.profiles.staging, apiKey: stored } } });
     const { ctx, io } = run(t, dir, { stdin: fakeStdin({ input: `${next}\n` }), globals: { profile: 'staging' } });
     await loginRun({ withToken: true, verify: false, insecureStorage: true }, ctx);
     expect(storedKeys(dir).staging).toBe(next);
@@ -114,7 +108,7 @@ describe.concurrent('auth login from a pipe', () => {
   });
 
   it('refuses an unknown profile without writing anything', async (t) => {
-    const dir = configDir();
+    const dir = configDirWith();
     const { ctx } = run(t, dir, { stdin: fakeStdin({ input: newApiKey() }), globals: { profile: 'nope' } });
     await expect(loginRun({ withToken: true, verify: false, insecureStorage: true }, ctx)).rejects.toMatchObject({ exitCode: 2, code: 'usage_error' });
     expect(fs.existsSync(path.join(dir, 'config.json'))).toBe(false);
@@ -127,7 +121,7 @@ describe.concurrent('auth login checks the key with the service', () => {
   async function served(t: Pick<TestContext, 'onTestFinished'>) {
     const server = await startScriptedServer();
     t.onTestFinished(() => server.close());
-    const dir = configDir({ profiles: { staging: { baseUrl: server.baseUrl } } });
+    const dir = configDirWith({ profiles: { staging: { baseUrl: server.baseUrl } } });
     return { server, dir };
   }
 
@@ -183,7 +177,7 @@ describe.concurrent('auth login checks the key with the service', () => {
   it("nothing listening on the sandbox's default port: the warning asks whether the sandbox is running", async (t) => {
     // A sandbox is running on this machine: the case cannot be made here.
     if (!(await loopbackPortIsFree(4010))) t.skip();
-    const dir = configDir({ profiles: { local: { baseUrl: 'http://127.0.0.1:4010/v1' } } });
+    const dir = configDirWith({ profiles: { local: { baseUrl: 'http://127.0.0.1:4010/v1' } } });
     const key = newApiKey();
     const { ctx, io } = run(t, dir, { stdin: fakeStdin({ input: key }), globals: { profile: 'local' } });
     await loginRun({ withToken: true, verify: true, insecureStorage: true }, ctx);
@@ -213,7 +207,7 @@ describe.concurrent('auth status', () => {
     t.onTestFinished(() => server.close());
     server.reply(json(200, [], { 'x-ratelimit-limit': '300', 'x-ratelimit-remaining': '299', 'x-ratelimit-reset': '1768471260' }));
     const key = newApiKey();
-    const dir = configDir({ activeProfile: 'staging', profiles: { staging: { baseUrl: server.baseUrl, apiKey: key } } });
+    const dir = configDirWith({ activeProfile: 'staging', profiles: { staging: { baseUrl: server.baseUrl, apiKey: key } } });
     const { ctx, io } = run(t, dir);
     await statusRun(ctx);
 
@@ -238,7 +232,7 @@ describe.concurrent('auth status', () => {
     const server = await startScriptedServer(json(200, []));
     t.onTestFinished(() => server.close());
     const key = newApiKey();
-    const dir = configDir(STAGING);
+    const dir = configDirWith(STAGING);
     const { ctx, io } = run(t, dir, { env: { PETCTL_PROFILE: 'staging', PETCTL_API_KEY: key }, globals: { baseUrl: server.baseUrl, output: 'ndjson' } });
     await statusRun(ctx);
     expect(io.stdout.text().endsWith('}\n')).toBe(true);
@@ -261,7 +255,7 @@ describe.concurrent('auth status', () => {
 describe.concurrent('auth logout', () => {
   it('removes the stored key and keeps the profile', async (t) => {
     const key = newApiKey();
-    const dir = configDir({ profiles: { staging: { baseUrl: 'https://staging.example.org/v1', apiKey: key } } });
+    const dir = configDirWith({ profiles: { staging: { baseUrl: 'https://staging.example.org/v1', apiKey: key } } });
     const { ctx, io } = run(t, dir, { globals: { profile: 'staging' } });
     await logoutRun(ctx);
     expect(storedKeys(dir)).toEqual({ staging: undefined });
@@ -270,7 +264,7 @@ describe.concurrent('auth logout', () => {
   });
 
   it('says when there was nothing to remove, and when PETCTL_API_KEY is still in effect', async (t) => {
-    const dir = configDir(STAGING);
+    const dir = configDirWith(STAGING);
     const { ctx, io } = run(t, dir, { globals: { profile: 'staging' }, env: { PETCTL_API_KEY: newApiKey() } });
     await logoutRun(ctx);
     expect(io.stderr.text()).toBe(

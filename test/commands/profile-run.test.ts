@@ -10,15 +10,14 @@ import { profileShowRun } from '../../src/commands/profile/show';
 import { profileUseRun } from '../../src/commands/profile/use';
 import type { Context } from '../../src/context';
 import { UsageError } from '../../src/errors';
-import { newApiKey, tempDir } from '../helpers/cli';
+import { configDirWith, newApiKey } from '../helpers/cli';
 import { type FakeContextOptions, fakeContext } from '../helpers/terminal';
 
 /** The profile run functions with a fake Context: what each prints and writes. */
 
 function setup(t: Pick<TestContext, 'onTestFinished'>, config?: object) {
-  const dir = tempDir();
+  const dir = configDirWith(config);
   const file = path.join(dir, 'config.json');
-  if (config) fs.writeFileSync(file, JSON.stringify(config), { mode: 0o600 });
   return {
     dir,
     file,

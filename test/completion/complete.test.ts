@@ -1,5 +1,3 @@
-import fs from 'node:fs';
-import path from 'node:path';
 import { Option } from 'commander';
 import { describe, expect, it } from 'vitest';
 import { completeRun, completionRun } from '../../src/commands/completion';
@@ -9,7 +7,7 @@ import { completionScript } from '../../src/completion/scripts';
 import { GUIDE_TOPICS } from '../../src/commands/help';
 import { openProfileStore } from '../../src/config/profiles';
 import { resolvePaths } from '../../src/config/paths';
-import { tempDir } from '../helpers/cli';
+import { configDirWith } from '../helpers/cli';
 import { fakeContext } from '../helpers/terminal';
 
 /** What `petctl __complete -- <words>` offers from the real command tree; the shells' side: test/e2e/completion.test.ts. */
@@ -141,15 +139,9 @@ describe('renderCompletion', () => {
   });
 });
 
-function configDir(config?: string): string {
-  const dir = tempDir();
-  if (config !== undefined) fs.writeFileSync(path.join(dir, 'config.json'), config, { mode: 0o600 });
-  return dir;
-}
-
 describe.concurrent('completeRun and completionRun', () => {
   it('profile names come from the config at completion time', async (t) => {
-    const dir = configDir();
+    const dir = configDirWith();
     const complete = async () => {
       const { ctx, io } = fakeContext(t, { env: { PETCTL_CONFIG_DIR: dir } });
       await completeRun({ words: ['-p', ''], program: program() }, ctx);
@@ -169,7 +161,7 @@ describe.concurrent('completeRun and completionRun', () => {
       'sandbox\t\nok\t\n',
     ],
   ] as const)('%s', async ([, config, words, offered], t) => {
-    const { ctx, io } = fakeContext(t, { env: { PETCTL_CONFIG_DIR: configDir(config) } });
+    const { ctx, io } = fakeContext(t, { env: { PETCTL_CONFIG_DIR: configDirWith(config) } });
     await completeRun({ words: [...words], program: program() }, ctx);
     expect(io.stdout.text()).toBe(offered);
     expect(io.stderr.text()).toBe('');

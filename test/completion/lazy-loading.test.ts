@@ -1,9 +1,7 @@
-import fs from 'node:fs';
-import path from 'node:path';
 import { describe, expect, it, vi } from 'vitest';
 import { completeRun } from '../../src/commands/completion';
 import { buildProgram } from '../../src/commands/root';
-import { tempDir } from '../helpers/cli';
+import { configDirWith } from '../helpers/cli';
 import { fakeContext } from '../helpers/terminal';
 
 /** A TAB starts petctl every time: __complete reads config.json plainly (not through conf) and loads nothing of the HTTP core. */
@@ -16,8 +14,7 @@ vi.mock('../../src/app/session', recorded('app/session'));
 
 describe('__complete', () => {
   it('reads profile names without conf, and loads nothing of the HTTP core', async (t) => {
-    const dir = tempDir();
-    fs.writeFileSync(path.join(dir, 'config.json'), JSON.stringify({ activeProfile: 'staging', profiles: { staging: { baseUrl: 'https://staging.example.org/v1' } } }));
+    const dir = configDirWith({ activeProfile: 'staging', profiles: { staging: { baseUrl: 'https://staging.example.org/v1' } } });
     const noop = () => {};
     const outputs: string[] = [];
     loaded.clear();

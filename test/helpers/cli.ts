@@ -1,12 +1,20 @@
 import { spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import fs from 'node:fs';
+import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { type TestContext, expect } from 'vitest';
 import { type RecordedRequest, type Reply, type ScriptedServer, type ScriptedServerOptions, startScriptedServer } from './scripted-server';
 import { tempDir } from './temp-dir';
 
 export { tempDir };
+
+/** A fresh config folder holding `config` as its config.json (0600): an object as JSON, text as given. */
+export function configDirWith(config?: object | string): string {
+  const dir = tempDir();
+  if (config !== undefined) fs.writeFileSync(path.join(dir, 'config.json'), typeof config === 'string' ? config : JSON.stringify(config), { mode: 0o600 });
+  return dir;
+}
 
 /** The built binary, run as a user would: `node bin/petctl.js ...`. */
 export const BIN = fileURLToPath(new URL('../../bin/petctl.js', import.meta.url));
