@@ -1,11 +1,10 @@
 import fs from 'node:fs';
 import path from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
+import { ROOT } from '../helpers/imports';
 
 /** A #fragment is a heading by GitHub's anchor rules: lower case, punctuation dropped, spaces to hyphens. */
 
-const ROOT = fileURLToPath(new URL('../..', import.meta.url));
 const pages = ['README.md', 'CONTRIBUTING.md', ...fs.readdirSync(path.join(ROOT, 'docs')).filter((f) => f.endsWith('.md')).map((f) => `docs/${f}`)];
 
 function anchors(markdown: string): Set<string> {

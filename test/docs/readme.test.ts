@@ -1,11 +1,10 @@
 import fs from 'node:fs';
 import path from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
+import { ROOT } from '../helpers/imports';
 
 /** The README is the front door (STYLE.md's Documents); how the product came to be is in the commit history. */
 
-const ROOT = fileURLToPath(new URL('../..', import.meta.url));
 const readme = fs.readFileSync(path.join(ROOT, 'README.md'), 'utf8');
 const docs = fs.readdirSync(path.join(ROOT, 'docs')).filter((name) => name.endsWith('.md'));
 

@@ -1,14 +1,13 @@
 import { execFileSync } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
-import { fileURLToPath } from 'node:url';
 import type { Command } from 'commander';
 import { describe, expect, it } from 'vitest';
+import { ROOT } from '../helpers/imports';
 import { buildProgram } from '../../src/commands/root';
 
 /** The man pages the build makes, one per command --help describes, each rendered with `man -l` (.ci/run installs man-db). */
 
-const ROOT = fileURLToPath(new URL('../..', import.meta.url));
 const MAN = path.join(ROOT, 'dist', 'man');
 const program = buildProgram(async () => {}, { writeOut: () => {} });
 
