@@ -49,10 +49,10 @@ export class FakeTime {
   }
 }
 
-/** A LimitStore in memory: one process's view of a record no other process shares. */
-export function memoryStore(): LimitStore & { entry(): LimitEntry | undefined } {
+/** The gate on one in-memory record, one process's view that no other process shares: the state file without the file. */
+export function memoryGate(now: () => number, probeLeaseMs = 1000): RateLimitGate & { entry(): LimitEntry | undefined } {
   let entry: LimitEntry | undefined;
-  return {
+  const store: LimitStore = {
     async read() {
       return entry;
     },
@@ -61,14 +61,8 @@ export function memoryStore(): LimitStore & { entry(): LimitEntry | undefined } 
       if (next) entry = next;
       return result;
     },
-    entry: () => entry,
   };
-}
-
-/** The gate (rules.ts decide/observe) on one in-memory record: the state file without the file. */
-export function memoryGate(now: () => number, probeLeaseMs = 1000): RateLimitGate & { entry(): LimitEntry | undefined } {
-  const store = memoryStore();
-  return { ...openGate(store, { now, probeLeaseMs }), entry: store.entry };
+  return { ...openGate(store, { now, probeLeaseMs }), entry: () => entry };
 }
 
 export interface FakeRequest {
