@@ -23,24 +23,20 @@ describe('a fresh install', () => {
     expect(store.get('production')).toBeUndefined();
   });
 
-  it('creates nothing, not even the directory, when only read', async () => {
+  it('creates nothing, not even the directory, when only read; nor touches an existing file', async () => {
     const { paths, store } = await tempStore();
     store.activeName();
     store.list();
     store.get('sandbox');
     expect(fs.existsSync(paths.dir)).toBe(false);
-  });
-
-  it('does not touch an existing file when only read', async () => {
-    const paths = tempPaths();
-    await (await openProfileStore(paths)).add('prod', 'https://api.example.org/v1');
+    await store.add('prod', 'https://api.example.org/v1');
     const before = fs.readFileSync(paths.configFile, 'utf8');
     const past = new Date(Date.now() - 60_000);
     fs.utimesSync(paths.configFile, past, past);
     const statBefore = fs.statSync(paths.configFile);
-    const store = await openProfileStore(paths);
-    store.list();
-    store.activeName();
+    const reopened = await openProfileStore(paths);
+    reopened.list();
+    reopened.activeName();
     const statAfter = fs.statSync(paths.configFile);
     expect(fs.readFileSync(paths.configFile, 'utf8')).toBe(before);
     // A rewrite (conf renames a temporary file over it) would change both.

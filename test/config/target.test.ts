@@ -179,21 +179,14 @@ describe('requireKey', () => {
     expect(requireKey(resolveTarget(store, { sandboxDataFile: SANDBOX_DATA, env: {} }))).toBe(SANDBOX_DEFAULT_KEY);
   });
 
-  it('tells how to log in to the active profile', async () => {
-    const store = await configuredStore({ active: 'staging' });
-    const error = thrown(() => requireKey(resolveTarget(store, { sandboxDataFile: SANDBOX_DATA, env: {} })), NotConfiguredError);
-    expect(error.exitCode).toBe(4);
-    expect(error.message).toBe('no API key for profile "staging"');
-    expect(error.hint).toBe('run petctl auth login');
-  });
-
-  it('names the profile when it is not the active one', async () => {
-    const store = await configuredStore({ active: 'production' });
-    for (const options of [{ profileFlag: 'staging', env: {} }, { env: { PETCTL_PROFILE: 'staging' } }]) {
-      const target = resolveTarget(store, { sandboxDataFile: SANDBOX_DATA, ...options });
-      const error = thrown(() => requireKey(target), NotConfiguredError);
-      expect(error.hint).toBe('run petctl auth login -p staging');
-    }
+  it.each([
+    ['tells how to log in to the active profile', 'staging', { env: {} }, 'run petctl auth login'],
+    ['names the profile when it is not the active one (-p)', 'production', { profileFlag: 'staging', env: {} }, 'run petctl auth login -p staging'],
+    ['names the profile when it is not the active one (PETCTL_PROFILE)', 'production', { env: { PETCTL_PROFILE: 'staging' } }, 'run petctl auth login -p staging'],
+  ])('%s', async (_title, active, options, hint) => {
+    const store = await configuredStore({ active });
+    const error = thrown(() => requireKey(resolveTarget(store, { sandboxDataFile: SANDBOX_DATA, ...options })), NotConfiguredError);
+    expect(error).toMatchObject({ exitCode: 4, message: 'no API key for profile "staging"', hint });
   });
 });
 
