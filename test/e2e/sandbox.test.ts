@@ -1,10 +1,10 @@
-import { type ChildProcess, spawn } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
 import { type TestContext, describe, expect, it, vi } from 'vitest';
 import { parseJson } from '../../src/schemas/json';
 import { startSandbox } from '../../src/sandbox/server';
-import { BIN, type CliResult, NODE, cleanEnv, cliSession, runCli, tempDir as privateDir, WAIT } from '../helpers/cli';
+import { type CliResult, cliSession, runCli, tempDir as privateDir, WAIT } from '../helpers/cli';
+import { startSandboxProcess } from '../helpers/sandbox-process';
 import { FREE, call } from '../sandbox/helpers';
 
 /**
@@ -24,65 +24,6 @@ const KEY_LINES = [
 /** A request log line: the local time it ended, then method, target, status, plan, duration. */
 const TIME = String.raw`\d\d:\d\d:\d\d`;
 
-interface SandboxProcess {
-  child: ChildProcess;
-  baseUrl: string;
-  stdout(): string;
-  stderr(): string;
-  /** Resolves once stderr holds `count` lines matching `pattern`. */
-  logged(pattern: RegExp, count?: number): Promise<string[]>;
-  /** Sends `signal` and resolves with how the process ended. */
-  stop(signal?: NodeJS.Signals): Promise<{ code: number | null; signal: NodeJS.Signals | null }>;
-}
-
-/** Starts `petctl sandbox <args>` and resolves once its first stdout line (the base URL) is out. */
-function startSandboxProcess(t: Pick<TestContext, 'onTestFinished'>, args: string[], env: Record<string, string> = {}): Promise<SandboxProcess> {
-  const child = spawn(NODE, [BIN, 'sandbox', ...args], { env: cleanEnv(env), stdio: ['ignore', 'pipe', 'pipe'] });
-  const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) =>
-    child.on('exit', (code, signal) => resolve({ code, signal })),
-  );
-  t.onTestFinished(() => {
-    if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL');
-  });
-  let stdout = '';
-  let stderr = '';
-  const stderrListeners = new Set<() => void>();
-  child.stderr!.setEncoding('utf8').on('data', (chunk: string) => {
-    stderr += chunk;
-    for (const listener of stderrListeners) listener();
-  });
-  return new Promise((resolve, reject) => {
-    const timer = setTimeout(() => reject(new Error(`petctl sandbox printed no base URL; stderr: ${stderr}`)), 15_000);
-    void exited.then(({ code }) => reject(new Error(`petctl sandbox exited ${code}; stderr: ${stderr}`)));
-    child.stdout!.setEncoding('utf8').on('data', (chunk: string) => {
-      stdout += chunk;
-      if (!stdout.includes('\n')) return;
-      clearTimeout(timer);
-      resolve({
-        child,
-        baseUrl: stdout.slice(0, stdout.indexOf('\n')),
-        stdout: () => stdout,
-        stderr: () => stderr,
-        logged: (pattern, count = 1) =>
-          new Promise((done) => {
-            const check = () => {
-              const lines = stderr.split('\n').filter((line) => pattern.test(line));
-              if (lines.length < count) return;
-              stderrListeners.delete(check);
-              done(lines);
-            };
-            stderrListeners.add(check);
-            check();
-          }),
-        stop: (signal = 'SIGINT') => {
-          child.kill(signal);
-          return exited;
-        },
-      });
-    });
-  });
-}
-
 function tempDir(t: Pick<TestContext, 'onTestFinished'>): string {
   const dir = privateDir();
   t.onTestFinished(() => fs.rmSync(dir, { recursive: true, force: true }));
@@ -91,7 +32,7 @@ function tempDir(t: Pick<TestContext, 'onTestFinished'>): string {
 
 describe.concurrent('petctl sandbox (foreground)', () => {
   it('prints the base URL first, then the four keys as an aligned table; answers GET /v1/pets with the Free key; logs each request on stderr after the local time', async (t) => {
-    const sandbox = await startSandboxProcess(t, ['--port', '0'], { PETCTL_CONFIG_DIR: tempDir(t), TZ: 'Asia/Kathmandu' });
+    const sandbox = await startSandboxProcess(['--port', '0'], { t, env: { PETCTL_CONFIG_DIR: tempDir(t), TZ: 'Asia/Kathmandu' } });
     expect(sandbox.baseUrl).toMatch(/^http:\/\/127\.0\.0\.1:\d+\/v1$/);
     expect(sandbox.baseUrl).not.toMatch(/:0\/v1$/);
     await sandbox.logged(/listening on/);
@@ -129,7 +70,7 @@ describe.concurrent('petctl sandbox (foreground)', () => {
 
   it('petctl --base-url <its URL> works with the sandbox profile default key, and with PETCTL_API_KEY', async (t) => {
     const configDir = tempDir(t);
-    const sandbox = await startSandboxProcess(t, ['--port', '0']);
+    const sandbox = await startSandboxProcess(['--port', '0'], { t });
     const petctl = cliSession({ args: ['--base-url', sandbox.baseUrl], env: { PETCTL_CONFIG_DIR: configDir } });
 
     const list = await petctl(['pets', 'list', '--limit', '2']);
@@ -153,7 +94,7 @@ describe.concurrent('petctl sandbox (foreground)', () => {
   });
 
   it('SIGTERM stops it too, ending by SIGTERM (143 in a shell)', async (t) => {
-    const sandbox = await startSandboxProcess(t, ['--port', '0']);
+    const sandbox = await startSandboxProcess(['--port', '0'], { t });
     expect(await sandbox.stop('SIGTERM')).toEqual({ code: null, signal: 'SIGTERM' });
     // The port is free again: nothing is listening.
     await expect(call(sandbox.baseUrl, '/pets')).rejects.toThrow();
@@ -164,14 +105,14 @@ describe.concurrent('petctl sandbox (foreground)', () => {
     const dataFile = path.join(dir, 'nested', 'pets.json');
     const env = { PETCTL_CONFIG_DIR: path.join(dir, 'config') };
 
-    const first = await startSandboxProcess(t, ['--port', '0', '--data', dataFile]);
+    const first = await startSandboxProcess(['--port', '0', '--data', dataFile], { t });
     expect((await first.logged(/listening on/))[0]).toContain(`data in ${dataFile}`);
     const added = await runCli(['--base-url', first.baseUrl, 'pets', 'add', '--name', 'Keeper', '--category-id', '2', '--status', 'pending'], { env });
     expect(added).toMatchObject({ code: 0, stdout: '13\tKeeper\t2\tpending\n' });
     expect(await first.stop()).toMatchObject({ signal: 'SIGINT' });
     expect(fs.statSync(dataFile).mode & 0o777).toBe(0o600);
 
-    const second = await startSandboxProcess(t, ['--port', '0', '--data', dataFile]);
+    const second = await startSandboxProcess(['--port', '0', '--data', dataFile], { t });
     const list = await runCli(['--base-url', second.baseUrl, 'pets', 'list', '--status', 'pending'], { env });
     expect(list.stdout).toBe('2\tBella\t1\tpending\n8\tSunny\t3\tpending\n12\tNibbles\t4\tpending\n13\tKeeper\t2\tpending\n');
     expect(await second.stop()).toMatchObject({ signal: 'SIGINT' });
