@@ -56,7 +56,6 @@ export function errorForAnswer(answer: Answer, context: ErrorContext): PetctlErr
   // undici never follows redirects on its own; neither does petctl (the key would travel with it). The service never
   // redirects, so one means a wrong base URL or a captive proxy.
   if (status >= 300 && status < 400) {
-    // On one line and of a readable length.
     const location = answer.header('location')?.trim().replace(/[\u0000-\u001f\u007f]/g, ' ');
     const to = !location ? 'without a Location header' : `to ${location.length > 300 ? `${location.slice(0, 297)}...` : location}`;
     const message = `${method} ${url} was redirected (HTTP ${status}) ${to}; petctl does not follow redirects: check the base URL`;
@@ -79,7 +78,6 @@ function stopError(stop: WaitStop, words: Pick<WaitWords, 'stop'>, facts: { code
   return new RateLimitError(message, { ...facts, status: 429, stop, hint });
 }
 
-/** The start of a body, on one line, for an error message. */
 export function snippet(text: string): string {
   const flat = text.replace(/\s+/g, ' ').trim();
   if (!flat) return '';

@@ -8,11 +8,9 @@ import { type Answer, headerReader, parseSuccessBody } from './answer';
 import { limitId } from './limits/store';
 import { type ApiRequest, type ApiResponse, requestUrl } from './request';
 
-/**
- * The response cache behind --cache (docs/cache.md): <cacheDir>/responses/<target>/<request>.json, digests, so no name
- * gives back the key or the request. Each folder must be the user's own (else the cache is not used, said once); files
- * are read no-follow, and nothing is removed but a file of its own name pattern.
- */
+// <cacheDir>/responses/<target>/<request>.json (docs/cache.md), digests, so no name gives back the key or the request.
+// Each folder must be the user's own (else the cache is not used, said once); files are read no-follow, and nothing is
+// removed but a file of its own name pattern.
 
 /** Methods that change nothing (RFC 9110, 9.2.1): every other one clears the target's cached answers. */
 export const SAFE_METHODS = new Set(['GET', 'HEAD', 'OPTIONS']);
@@ -80,7 +78,6 @@ export class ResponseCache {
     return answer;
   }
 
-  /** Said once, and not tried again. */
   private unusable = false;
 
   private giveUp(error: Error): void {
@@ -91,7 +88,6 @@ export class ResponseCache {
   /** This target's folder and those above it were found its own: no one else can change them since. */
   private ready = false;
 
-  /** Whether this target's folder is there (with `make`, made) and the cache's own. */
   private ownFolders(make: boolean): boolean {
     if (this.ready) return true;
     const walked = walkFolders([this.options.cacheDir, responsesDir(this.options.cacheDir), this.dir], make);
@@ -111,7 +107,6 @@ export class ResponseCache {
     }
   }
 
-  /** An expired answer is removed. */
   async lookup(request: CacheRequest, maxAgeMs: number): Promise<CachedAnswer | undefined> {
     if (!this.ownFolders(false)) return undefined;
     const file = await this.fileOf(request);

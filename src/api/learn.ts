@@ -3,7 +3,6 @@ import { type RateHeaders, ServerClock, parseRateHeaders, parseRetryAfter, reset
 import type { LimitEntry } from './limits/entry';
 import { type AttemptTimes, type GateDecision, type RateAnswer, blockedBy, observe } from './waits';
 
-/** What one answer says about the limits. */
 export interface Limits extends AttemptTimes {
   rate: RateHeaders;
   rateAnswer: RateAnswer;

@@ -42,10 +42,8 @@ export async function createDispatcher(options: TransportOptions): Promise<Dispa
   } as ConstructorParameters<typeof EnvHttpProxyAgent>[0]);
 }
 
-/**
- * The pool to the proxy, with pool.connect() (undici's index, skipped for start-up time, adds it), and a proxy hanging up
- * during CONNECT under a code undici's client does not retry for ever (nodejs/undici#3897, fixed after 7.30.2).
- */
+/** The pool to the proxy, with pool.connect() (undici's index, skipped for start-up time, adds it), and a proxy hanging
+ * up during CONNECT under a code undici's client does not retry for ever (nodejs/undici#3897, fixed after 7.30.2). */
 function proxyPool(pool: Dispatcher, connect: (this: Dispatcher, options: Dispatcher.ConnectOptions) => Promise<Dispatcher.ConnectData>): Dispatcher {
   return Object.assign(pool, {
     connect: (connectOptions: Dispatcher.ConnectOptions) =>

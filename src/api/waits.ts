@@ -33,9 +33,8 @@ import type { BlockReason, LimitEntry } from './limits/entry';
  *     refused port on this machine
  *   a retry past the request's bound           no retry (requestDeadline)  -
  *
- * A single command's counted waits add up against --max-wait; an import's or
- * a listing's requests each have their own. A wait that would go past it is
- * not started: the request ends at once (exit 5) saying when to try again.
+ * A single command's counted waits add up against --max-wait; an import's or a listing's requests each have their own.
+ * A wait that would go past it is not started: the request ends at once (exit 5) saying when to try again.
  */
 
 /** What one answer said about the limits; `reset` in Unix seconds as sent. */
@@ -54,7 +53,6 @@ export interface RateAnswer {
 export type GateDecision =
   /** Send now. `entry` is the new record when the decision changed it (slots claimed, a probe started); `slots` claimed. */
   | { go: true; entry?: LimitEntry; slots?: number }
-  /** Ask again at `until`. */
   | { go: false; until: number; reason: BlockReason | 'window' | 'probe' | 'hold' };
 
 /** How a request claims: `reserve` slots of each window left to others (an import's --reserve); `solo`: every request probes. */
@@ -86,7 +84,6 @@ export const BACKOFF_CAP_MS = 30_000;
 /** A window that reopens within this long is the plan's minute; one further off is the day's quota. */
 export const MINUTE_WINDOW_MAX_MS = 2 * 60_000;
 
-/** The wait a block in force imposes, or undefined. */
 export function blockedBy(entry: LimitEntry | undefined, now: number): Extract<GateDecision, { go: false }> | undefined {
   if (entry?.blockedUntil === undefined || entry.blockedUntil <= now) return undefined;
   const held = entry.holdMs !== undefined && entry.reason !== 'key_banned';
@@ -157,9 +154,8 @@ export function observe(entry: LimitEntry | undefined, answer: RateAnswer, now: 
       // Both ends are never early (see ServerClock), so the earlier is the closer; the budget only goes down.
       next.window = { ...known, remaining: Math.min(left, known.remaining), resetAt: Math.min(resetAt, known.resetAt) };
     } else if (!(known && live && reset < known.reset)) {
-      // A later window than ours (an answer from an older one says nothing). Our end of the old one
-      // can run a second or two late while the server has moved on: its count is the new budget. A
-      // Reset only a little later may be the same window reported with jitter, which never raises it.
+      // A later window (an older one's answer says nothing): our end of the old one may run late, so its count is the
+      // new budget; a Reset only a little later may be the same window with jitter, which never raises it.
       const sameWindow = live && reset - known.reset <= RESET_JITTER_S;
       next.window = { reset, resetAt, remaining: sameWindow ? Math.min(known.remaining, left) : left, ...(answer.limit === undefined ? {} : { limit: answer.limit }) };
     }

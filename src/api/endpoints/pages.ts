@@ -59,11 +59,9 @@ export function rawPages(http: HttpClient, first: ApiRequest & { url: string }, 
   return linkedPages(http, first.url, request, pageItems, walk);
 }
 
-/**
- * Every page linked as rel="next" (RFC 8288, as gh api --paginate follows), each through the rate-limit gate, until an
+/** Every page linked as rel="next" (RFC 8288, as gh api --paginate follows), each through the rate-limit gate, until an
  * answer has none. A next link on another origin (the key goes with it) or back to a page already fetched ends the walk
- * with exit 7, after its page.
- */
+ * with exit 7, after its page. */
 async function* linkedPages<T>(
   http: HttpClient,
   first: string,

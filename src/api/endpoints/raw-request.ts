@@ -62,10 +62,9 @@ async function readSource(path: string, io: RawRequestIo, flag: string): Promise
   }
 }
 
-/**
- * `<path>` relative to the base URL, or absolute on its origin (the key goes nowhere else). A path that starts with the
- * base URL's path (`/v1/pets` under `…/v1`, as the service's documentation writes them) is not sent as `…/v1/v1/pets`.
- */
+/** `<path>` relative to the base URL, or absolute on its origin (the key goes nowhere else). A path that starts with
+ * the base URL's path (`/v1/pets` under `…/v1`, as the service's documentation writes them) is not sent as
+ * `…/v1/v1/pets`. */
 export function resolveApiUrl(baseUrl: string, path: string): string {
   if (/^[a-z][a-z0-9+.-]*:/i.test(path)) {
     if (!URL.canParse(path)) throw new UsageError(`'${path}' is not a URL`);

@@ -34,10 +34,8 @@ function headerNumber(value: string | undefined, fraction = false): number | und
   return value !== undefined && form.test(value) ? Number(value) : undefined;
 }
 
-/**
- * X-RateLimit-Reset as Unix seconds: under 10^9 (2001) it is seconds until the reset, counted from the server's clock
- * and rounded up so every answer of one window names it alike; over 10^12 it is Unix milliseconds.
- */
+/** X-RateLimit-Reset as Unix seconds: under 10^9 (2001) it is seconds until the reset, counted from the server's clock
+ * and rounded up so every answer of one window names it alike; over 10^12 it is Unix milliseconds. */
 function resetEpochSecondsOf(value: string | undefined, serverNowMs: number | undefined): number | undefined {
   const n = headerNumber(value, true);
   if (n === undefined) return undefined;
@@ -48,11 +46,9 @@ function resetEpochSecondsOf(value: string | undefined, serverNowMs: number | un
 
 type IetfLimit = { remaining?: number; resetSeconds?: number };
 
-/**
- * draft-ietf-httpapi-ratelimit-headers: `RateLimit: "default";r=0;t=30`, one item per policy (earlier drafts:
- * `RateLimit: limit=10, remaining=0, reset=30`, or RateLimit-Remaining and RateLimit-Reset headers of their own).
- * The item that binds is the one with the least remaining, then the latest reset.
- */
+/** draft-ietf-httpapi-ratelimit-headers: `RateLimit: "default";r=0;t=30`, one item per policy (earlier drafts:
+ * `RateLimit: limit=10, remaining=0, reset=30`, or RateLimit-Remaining and RateLimit-Reset headers of their own). The
+ * item that binds is the one with the least remaining, then the latest reset. */
 function parseIetfRateLimit(header: (name: string) => string | undefined): IetfLimit | undefined {
   const param = (item: string, names: string[]) => {
     for (const name of names) {
@@ -95,10 +91,9 @@ export function resetDelayMs(resetEpochSeconds: number | undefined, serverDateMs
   return delay <= 0 || delay > MAX_PLAUSIBLE_RESET_MS ? undefined : delay;
 }
 
-/**
- * The server's clock, as far as its Date headers tell it. Date is cut to the second, so the highest (Date - our clock)
- * seen is a lower bound of the skew that tightens with every answer: waits for a reset measured from it are never early.
- */
+/** The server's clock, as far as its Date headers tell it. Date is cut to the second, so the highest (Date - our clock)
+ * seen is a lower bound of the skew that tightens with every answer: waits for a reset measured from it are never
+ * early. */
 export class ServerClock {
   private aheadMs: number | undefined;
 

@@ -5,10 +5,9 @@ import { type LimitEntry, latestTime, mergeEntries, readEntry, shiftEntry } from
 import type { LimitChange, LimitStore, StoreReport } from './store';
 import { StoreTimeout, storeFailure, timeReplyMs, withTimeout } from './redis-failures';
 
-/**
- * The record in Redis, shared by every machine on one base URL and key (docs/shared-state.md). An error, or no answer within NO_ANSWER_MS,
- * means the state file for the rest of the run and every request a probe (GateOptions.shared): machines that fell back cannot spend a window again.
- */
+/** The record in Redis, shared by every machine on one base URL and key (docs/shared-state.md). An error, or no answer
+ * within NO_ANSWER_MS, means the state file for the rest of the run and every request a probe (GateOptions.shared):
+ * machines that fell back cannot spend a window again. */
 
 /** How long connecting (with AUTH, SELECT and TIME), or any one command, may go without an answer. */
 const NO_ANSWER_MS = 10_000;
