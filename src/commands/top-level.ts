@@ -6,7 +6,7 @@ import { cacheOption, parseEnterpriseQuota, parseMaxAnimals, parseMinuteMs, pars
 import type { SandboxOptions } from './sandbox';
 import type { Invoke } from './types';
 
-/** The commands beside the groups: sandbox, api, cache, completion. Each one's run module is loaded when it runs. */
+/** The commands beside the groups: sandbox, api, cache, completion. */
 export function registerTopLevel(program: Command, invoke: Invoke): void {
   program
     .command('sandbox')

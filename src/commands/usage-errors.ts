@@ -2,10 +2,8 @@ import type { Command, CommanderError } from 'commander';
 import { findOption, findSubcommand, takesValue } from '../completion/complete';
 import { UsageError } from '../errors';
 
-/**
- * A commander error as a UsageError: its suggestion on the message's line, the closest help in the hint, and for
- * words left over, the usual cause (`--name Mr Whiskers`). Undefined for help and --version, which end well.
- */
+/** A commander error as a UsageError: its suggestion on the message's line, the closest help in the hint, and for words
+ * left over, the usual cause (`--name Mr Whiskers`). Undefined for help and --version, which end well. */
 export function usageError(error: CommanderError, argv: string[]): UsageError | undefined {
   if (['commander.helpDisplayed', 'commander.version', 'commander.help'].includes(error.code)) return undefined;
   // root.ts's exitOverride names it on every error commander throws.

@@ -1,7 +1,6 @@
 import type { Command } from 'commander';
 import type { Invoke } from '../types';
 
-/** The auth commands' flags and help; each one's run module is loaded when it runs. */
 export function registerAuth(program: Command, invoke: Invoke): void {
   const auth = program.command('auth').helpCommand(false).description("store, check and remove the profile's API key");
   auth

@@ -39,8 +39,7 @@ async function checkKey(ctx: Context, key: string): Promise<void> {
   } catch (error) {
     if (!(error instanceof PetctlError) || error instanceof InterruptedError || error instanceof UsageError || error instanceof NotConfiguredError) throw error;
     if (error instanceof NetworkError) {
-      // No answer at all: the key cannot be checked now, and offline set-up is worth allowing.
-      // The error's hint still helps (nothing listening on the sandbox's port: is it running?).
+      // No answer: the key cannot be checked now, and offline set-up is worth allowing (the error's hint still helps).
       ctx.warn(`the key could not be checked (${error.message}); storing it unchecked${error.hint ? ` (${error.hint})` : ''}`);
       return;
     }

@@ -7,7 +7,6 @@ import type { Invoke } from '../types';
 import type { AddFlags } from './add';
 import type { ListOptions } from './list';
 
-/** The pets commands' flags and help; each one's run module is loaded when it runs. */
 export function registerPets(program: Command, invoke: Invoke): void {
   const pets = program.command('pets').helpCommand(false).description('browse and add animals up for adoption');
   pets

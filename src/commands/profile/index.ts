@@ -9,7 +9,6 @@ const STATE_PASSWORD_HELP =
 
 type StateFlags = Pick<ProfileOptions, 'stateUrl' | 'statePasswordStdin'>;
 
-/** The profile commands' flags and help; each one's run module is loaded when it runs. */
 export function registerProfile(program: Command, invoke: Invoke): void {
   const profile = program.command('profile').helpCommand(false).description('manage profiles: one base URL and one API key each');
   const name = () => completesWith(new Argument('<name>', 'profile name'), 'profiles');
@@ -37,8 +36,7 @@ Examples:
     .description('add a profile')
     .argument('<name>', 'profile name: letters, digits, ".", "_" and "-"')
     .usage('<name> --base-url <url> [--state-url <url> [--state-password-stdin]]')
-    // --base-url is the global flag (root.ts): commander gives a program's options precedence
-    // wherever they stand on the line, so the value is read from the global options.
+    // --base-url is the global flag (root.ts): commander gives a program's options precedence wherever they stand.
     .option('--state-url <url>', STATE_URL_HELP)
     .option('--state-password-stdin', STATE_PASSWORD_HELP)
     .addHelpText(

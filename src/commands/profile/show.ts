@@ -25,7 +25,6 @@ export async function profileShowRun(options: { name?: string }, ctx: Context): 
     throw error;
   }
   const stored = target.profile === undefined ? undefined : store.get(target.profile);
-  // Without a profile there is nothing to override.
   const overrides = target.profile === undefined ? [] : [
     ...(ctx.env.PETCTL_API_KEY ? ['PETCTL_API_KEY overrides the stored key'] : []),
     ...(target.baseUrlSource === 'env' ? ['PETCTL_BASE_URL overrides the base URL'] : []),
