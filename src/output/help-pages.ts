@@ -1,10 +1,8 @@
 import { type Command, Help } from 'commander';
 
-/**
- * Help without the program (docs/performance.md): the build captures every command's help with each width-dependent
+/** Help without the program (docs/performance.md): the build captures every command's help with each width-dependent
  * call of commander's Help left as a placeholder; bin/petctl.js makes those calls at the terminal's width. The program
- * never imports this module: scripts/help-pages.mjs bundles it for the shim and writes dist/help.json with it.
- */
+ * never imports this module: scripts/help-pages.mjs bundles it for the shim and writes dist/help.json with it. */
 
 /** dist/help.json. */
 export interface HelpPages {
@@ -61,10 +59,8 @@ export function helpPage(pages: HelpPages, args: readonly string[], width: numbe
   });
 }
 
-/**
- * `petctl`, `petctl <words…> --help|-h`, `petctl help [words…]` (not a guide): the words joined.
- * Other words alone ask for a page only when they name a group (`petctl pets`): `groupOnly`.
- */
+/** `petctl`, `petctl <words…> --help|-h`, `petctl help [words…]` (not a guide): the words joined. Other words alone ask
+ * for a page only when they name a group (`petctl pets`): `groupOnly`. */
 function helpWords(args: readonly string[], guides: readonly string[]): { words: string; groupOnly: boolean } | undefined {
   const last = args.at(-1);
   const flag = last === '--help' || last === '-h';

@@ -14,11 +14,9 @@ import { renderRecords, type RecordColumn, type RenderOptions } from './records'
 import { formatLocalDate, formatLocalMinute, formatWait } from './time';
 import { formatCounted, importStop, plural, reworded } from './waits';
 
-/**
- * What an import says: its rows on stdout (ndjson a line per row as it completes, json every row at the end, table and
+/** What an import says: its rows on stdout (ndjson a line per row as it completes, json every row at the end, table and
  * csv the failures), its other lines on stderr, and the error each ending is (its class the exit code); each hint says
- * what the next command does.
- */
+ * what the next command does. */
 
 export function renderRowArray(results: readonly RowResult[], tty: boolean): string {
   return jsonText([...results].sort((a, b) => a.row - b.row), tty);

@@ -209,10 +209,9 @@ interface ProgressFrame {
   waitMs?: number;
 }
 
-/**
- * The bar's line for a terminal `columns` wide, each part whole or not at all; when it does not fit, the level in flight
- * goes first, then the bar, the 429s, the time left and the wait, and on a terminal too narrow the rate: the counts stay.
- */
+/** The bar's line for a terminal `columns` wide, each part whole or not at all; when it does not fit, the level in
+ * flight goes first, then the bar, the 429s, the time left and the wait, and on a terminal too narrow the rate: the
+ * counts stay. */
 export function progressLine(frame: ProgressFrame, columns: number | undefined): string {
   const { done, total, rate, inFlight, tooMany, left, waitMs } = frame;
   const barWidth = columns !== undefined && columns < 100 ? 10 : 20;

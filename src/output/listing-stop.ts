@@ -17,10 +17,8 @@ export interface ProgressSink {
   line(message: string): void;
 }
 
-/**
- * How far a listing got, redrawn in place on a terminal when nothing else goes to it meanwhile (stdout is elsewhere,
- * or waits for the end: a table, --query). Not with -q.
- */
+/** How far a listing got, redrawn in place on a terminal when nothing else goes to it meanwhile (stdout is elsewhere,
+ * or waits for the end: a table, --query). Not with -q. */
 export class ListingProgress {
   private readonly enabled: boolean;
   /** The page being fetched, 1 for the first. */
@@ -50,10 +48,8 @@ export class ListingProgress {
     this.sink.terminal.status.clear();
   }
 
-  /**
-   * The error a listing stopped by `error` ends with, after the lines that say how to continue. A bad answer would be
-   * the same again: it gets no way on.
-   */
+  /** The error a listing stopped by `error` ends with, after the lines that say how to continue. A bad answer would be
+   * the same again: it gets no way on. */
   stopped(error: unknown, continueWith: () => string, note?: string): unknown {
     if (!(error instanceof PetctlError) || error instanceof InvalidResponseError) return error;
     this.sink.line(stopLine(this.items, this.page, continueWith(), this.noun));

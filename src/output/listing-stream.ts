@@ -6,10 +6,9 @@ import { jsonLines } from './json';
 import type { RenderOptions } from './records';
 import { stdoutJson } from '../sanitize';
 
-/**
- * `pets list --all` and `petctl api --paginate` as the pages come: a listing stopped halfway (exit 5, Ctrl-C) leaves on stdout
- * all it fetched, a JSON array closed too (docs/api-and-query.md); only a terminal's table waits for end(), sized to every row.
- */
+/** `pets list --all` and `petctl api --paginate` as the pages come: a listing stopped halfway (exit 5, Ctrl-C) leaves
+ * on stdout all it fetched, a JSON array closed too (docs/api-and-query.md); only a terminal's table waits for end(),
+ * sized to every row. */
 export interface ItemStream<T> {
   write(items: readonly T[]): void;
   /** Called once, after the last page or on a stop. */

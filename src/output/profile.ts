@@ -83,11 +83,9 @@ export function renderNoneChosen(object: ReturnType<typeof noneChosen>, format: 
   );
 }
 
-/**
- * What `auth login` says of the key it stored, in masks only. Two keys may mask alike (short ones all print as
- * `****`): that is said rather than shown as a change from `****` to `****`. A replaced key in a keychain that
- * could not be read is said to be replaced all the same.
- */
+/** What `auth login` says of the key it stored, in masks only. Two keys may mask alike (short ones all print as
+ * `****`): that is said rather than shown as a change from `****` to `****`. A replaced key in a keychain that could
+ * not be read is said to be replaced all the same. */
 export function describeKeyChange(profile: string, change: Pick<KeySet, 'replaced' | 'previous'>, next: string): string | undefined {
   if (!change.replaced) return undefined;
   const { previous } = change;

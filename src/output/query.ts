@@ -8,11 +8,9 @@ import { shellWord } from './listing-stop';
 import { safeText, stdoutJson } from '../sanitize';
 import { jsonLines, jsonText } from './json';
 
-/**
- * `--query <JMESPath>` (as in aws), loaded only when it is given. jmespath.js knows numbers only as doubles, which
+/** `--query <JMESPath>` (as in aws), loaded only when it is given. jmespath.js knows numbers only as doubles, which
  * would round an int64 id, so big integers enter the query as `ExactInteger`s: jmespath takes them for numbers (by
- * Symbol.toStringTag), valueOf() makes `<`, sort_by, max_by… exact, and one object per value makes `==` exact too.
- */
+ * Symbol.toStringTag), valueOf() makes `<`, sort_by, max_by… exact, and one object per value makes `==` exact too. */
 
 class ExactInteger {
   constructor(readonly value: bigint) {}
@@ -113,10 +111,8 @@ function isScalarLine(value: unknown): value is string | number | bigint {
   return typeof value === 'string' || typeof value === 'number' || typeof value === 'bigint';
 }
 
-/**
- * The query's result on stdout: pretty JSON, or with -o ndjson a line per item; in table format strings and numbers
- * as plain lines (controls escaped on a terminal), so `--query '[].name'` feeds `while read`.
- */
+/** The query's result on stdout: pretty JSON, or with -o ndjson a line per item; in table format strings and numbers as
+ * plain lines (controls escaped on a terminal), so `--query '[].name'` feeds `while read`. */
 export function renderQueryResult(value: unknown, format: OutputFormat, tty = false, query?: { expression: string; ast: unknown }): string {
   if (format === 'csv') return renderQueryCsv(value, query ?? { expression: '@', ast: undefined }, tty);
   if (format === 'ndjson') return jsonLines(value, tty);
@@ -128,10 +124,9 @@ export function renderQueryResult(value: unknown, format: OutputFormat, tty = fa
   return jsonText(value, tty);
 }
 
-/**
- * `--query … -o csv` (docs/api-and-query.md): an array of objects under the union of their keys, or of scalars in one
- * column named by the expression; an empty one the header alone when the expression names its columns. Else a usage error.
- */
+/** `--query … -o csv` (docs/api-and-query.md): an array of objects under the union of their keys, or of scalars in one
+ * column named by the expression; an empty one the header alone when the expression names its columns. Else a usage
+ * error. */
 function renderQueryCsv(value: unknown, query: { expression: string; ast: unknown }, tty: boolean): string {
   if (!Array.isArray(value)) throw notATable(value, query.expression);
   const named = namedColumns(query.ast as AstNode);

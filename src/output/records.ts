@@ -32,10 +32,8 @@ export function renderOptions({ terminal }: { terminal: Pick<Terminal, 'stdoutIs
   return width === undefined ? { tty, level } : { tty, level, width };
 }
 
-/**
- * A list in the chosen format (docs/output.md). No rows gives '' (table, tsv, ndjson), `[]\n` (json) or the header line (csv):
- * "nothing found" is the caller's to say.
- */
+/** A list in the chosen format (docs/output.md). No rows gives '' (table, tsv, ndjson), `[]\n` (json) or the header
+ * line (csv): "nothing found" is the caller's to say. */
 export function renderRecords<Row extends object>(
   columns: readonly RecordColumn<Row>[],
   rows: readonly Row[],

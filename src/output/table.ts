@@ -13,8 +13,7 @@ const COLUMN_GAP = 2;
 /** A truncated column keeps at least this many columns (or its header's width). */
 const MIN_TRUNCATED_WIDTH = 5;
 
-// gh-like borderless layout: a bold header row, columns separated by two
-// spaces, no rules. Compact, and a copied line still reads as data.
+// gh-like borderless layout: a bold header row, columns two spaces apart, no rules; a copied line still reads as data.
 const NO_BORDERS = {
   top: '', 'top-mid': '', 'top-left': '', 'top-right': '',
   bottom: '', 'bottom-mid': '', 'bottom-left': '', 'bottom-right': '',
@@ -22,10 +21,9 @@ const NO_BORDERS = {
   right: '', 'right-mid': '', middle: ' '.repeat(COLUMN_GAP),
 };
 
-/**
- * The table for a terminal, '' for no rows. Rows never wrap: truncatable columns are cut with `…` (widest first) to `width`,
- * down to their minimum. A cell shows every control and bidi character as an escape (sanitize.ts), tabs and newlines too.
- */
+/** The table for a terminal, '' for no rows. Rows never wrap: truncatable columns are cut with `…` (widest first) to
+ * `width`, down to their minimum. A cell shows every control and bidi character as an escape (sanitize.ts), tabs and
+ * newlines too. */
 export function renderTable<Row>(columns: readonly Column<Row>[], rows: readonly Row[], { level, width }: { level: ColorLevel; width?: number }): string {
   if (rows.length === 0) return '';
   // Fixed at the level src/terminal.ts decides, never chalk's own guess from process.env.
@@ -35,8 +33,7 @@ export function renderTable<Row>(columns: readonly Column<Row>[], rows: readonly
   const table = new Table({
     head: columns.map((column) => (level > 0 ? chalk.bold(column.header) : column.header)),
     chars: NO_BORDERS,
-    // Empty styles keep cli-table3 from loading @colors/colors, which decides
-    // on colour by itself from process.argv and process.env.
+    // Empty styles keep cli-table3 from loading @colors/colors, which decides on colour from process.argv and env.
     style: { head: [], border: [], 'padding-left': 0, 'padding-right': 0, compact: true },
     wordWrap: false,
   });

@@ -13,10 +13,8 @@ export interface Column<Row> {
 /** Shown where a row has no value, so every line keeps the same number of fields. */
 export const MISSING_VALUE = '-';
 
-/**
- * The table off a terminal, as gh prints it piped: one row per line, fields separated by tabs, no header,
- * colour or truncation. Tabs and line breaks in a field become spaces, so `cut -f2` keeps working; '' for no rows.
- */
+/** The table off a terminal, as gh prints it piped: one row per line, fields separated by tabs, no header, colour or
+ * truncation. Tabs and line breaks in a field become spaces, so `cut -f2` keeps working; '' for no rows. */
 export function renderTsv<Row>(columns: readonly Pick<Column<Row>, 'value'>[], rows: readonly Row[]): string {
   return rows.map((row) => columns.map((column) => (column.value(row) ?? MISSING_VALUE).replace(/[\t\n\r]/g, ' ')).join('\t') + '\n').join('');
 }
