@@ -1,11 +1,9 @@
 import type { Argument, Command, Option } from 'commander';
 
-/**
- * What may follow the words typed after `petctl` (the last is under the cursor), read from the commander program as
+/** What may follow the words typed after `petctl` (the last is under the cursor), read from the commander program as
  * commander reads it: options anywhere, `--` ending them, a group's first operand its subcommand. Values that only
  * completion time knows (profile names, help's words, --concurrency's `auto`) are tagged where the option or argument
- * is declared; choices (`.choices()`) and paths (a `<file>` or `<path>` placeholder) need no tag.
- */
+ * is declared; choices (`.choices()`) and paths (a `<file>` or `<path>` placeholder) need no tag. */
 type DynamicValues = 'profiles' | 'help-topics' | 'concurrency';
 
 const tags = new WeakMap<Option | Argument, DynamicValues>();
@@ -149,10 +147,8 @@ async function argumentValues(target: Argument | Option, position: Position, sou
   return values.map((value) => ({ value, description: '' }));
 }
 
-/**
- * After `petctl help`: the guides and the commands (the help command's siblings), and after a
- * group's name its subcommands. A guide first: `help sandbox` prints the guide, not the command.
- */
+/** After `petctl help`: the guides and the commands (the help command's siblings), and after a group's name its
+ * subcommands. A guide first: `help sandbox` prints the guide, not the command. */
 function helpTopics({ command: help, operands }: Position, guides: readonly string[]): Candidate[] {
   const command = findCommand(help.parent ?? undefined, operands);
   if (command === undefined) return [];

@@ -1,7 +1,5 @@
-/**
- * Each script hands the words on the line to `petctl __complete -- <words>` and shows what it prints, so a script
- * never goes stale. Hand-written, not a library's: docs/completion.md says why.
- */
+/** Each script hands the words on the line to `petctl __complete -- <words>` and shows what it prints, so a script
+ * never goes stale. Hand-written, not a library's: docs/completion.md says why. */
 
 export const SHELLS = ['bash', 'zsh', 'fish'] as const;
 export type Shell = (typeof SHELLS)[number];
