@@ -1,13 +1,11 @@
 import fs from 'node:fs';
 import { type FileProblem, UnsafeFileError } from './errors';
 
-/**
- * The one rule for the files petctl writes, so that a folder shared with other users cannot turn a
- * write into someone else's: a new file is created O_EXCL|O_NOFOLLOW, 0600, a temporary under a
- * random name; an existing one is used only when it is a regular file of the user's that neither
- * group nor others can write, checked on the open descriptor (nothing swapped in between), or just
- * before a rename (which replaces the name, never writes through it). Else an UnsafeFileError.
- */
+/** The one rule for the files petctl writes, so that a folder shared with other users cannot turn a write into someone
+ * else's: a new file is created O_EXCL|O_NOFOLLOW, 0600, a temporary under a random name; an existing one is used only
+ * when it is a regular file of the user's that neither group nor others can write, checked on the open descriptor
+ * (nothing swapped in between), or just before a rename (which replaces the name, never writes through it). Else an
+ * UnsafeFileError. */
 
 const POSIX = process.platform !== 'win32';
 // Windows has no O_NOFOLLOW (nor POSIX owners); there the checks that need them are skipped.

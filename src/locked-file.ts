@@ -26,10 +26,8 @@ export function lockPathOf(file: string): string {
   return `${file}.lock`;
 }
 
-/**
- * Runs `fn` holding `<file>.lock`, a directory mkdir makes atomically; proper-lockfile waits for a held one and
- * takes over a stale one. Anything there not the user's directory is refused rather than waited on or taken.
- */
+/** Runs `fn` holding `<file>.lock`, a directory mkdir makes atomically; proper-lockfile waits for a held one and takes
+ * over a stale one. Anything there not the user's directory is refused rather than waited on or taken. */
 export function withFileLock<T>(file: string, fn: () => Promise<T> | T): Promise<T> {
   // Takers in this process queue here rather than fight over the lock directory, whose retries back off.
   const result = (lockQueues.get(file) ?? Promise.resolve()).then(() => lockAndRun(file, fn));
@@ -110,10 +108,8 @@ export function readJsonFile(file: string, parse: (text: string) => unknown = pa
   }
 }
 
-/**
- * Writes a temporary beside `file` (exclusive, 0600: it may hold API keys), flushes it and renames it over `file`:
- * a reader sees the old or the new content. A missing directory is made 0700; an existing one is left as it is.
- */
+/** Writes a temporary beside `file` (exclusive, 0600: it may hold API keys), flushes it and renames it over `file`: a
+ * reader sees the old or the new content. A missing directory is made 0700; an existing one is left as it is. */
 export function writeFileAtomic(file: string, text: string | Uint8Array, options: { durable?: boolean } = {}): { ino: number; mtimeMs: number } {
   fs.mkdirSync(path.dirname(file), { recursive: true, mode: 0o700 });
   assertOwnFile(file);

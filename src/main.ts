@@ -44,10 +44,8 @@ async function checkQuery(expression: string, jsonResult: boolean): Promise<void
   compileQuery(expression);
 }
 
-/**
- * The server's Error body as received, or petctl's own {code, message, status}. `retryAt` is rounded up so a
- * script sleeping until then is never early; it replaces a server's field of that name, which petctl cannot vouch for.
- */
+/** The server's Error body as received, or petctl's own {code, message, status}. `retryAt` is rounded up so a script
+ * sleeping until then is never early; it replaces a server's field of that name, which petctl cannot vouch for. */
 function jsonError(failure: PetctlError): Record<string, unknown> {
   const fields = failure.body ?? { code: failure.code, message: failure.message, status: failure.status };
   const retryAt = rateLimitCause(failure)?.retryAt;

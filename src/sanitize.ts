@@ -1,8 +1,6 @@
-/**
- * Outside text made safe to show, as gh's sanitizer does: controls and bidi characters become escapes, or a
- * server could set the window title, write the clipboard, hide a message behind a CR or reverse a line.
- * Everything on stderr, and stdout on a terminal, passes here; piped data keeps the bytes.
- */
+/** Outside text made safe to show, as gh's sanitizer does: controls and bidi characters become escapes, or a server
+ * could set the window title, write the clipboard, hide a message behind a CR or reverse a line. Everything on stderr,
+ * and stdout on a terminal, passes here; piped data keeps the bytes. */
 
 // C0, DEL, C1, LRM, RLM, LRE..RLO, LRI..PDI.
 const UNSAFE = /[\u0000-\u001f\u007f-\u009f\u200e\u200f\u202a-\u202e\u2066-\u2069]/;

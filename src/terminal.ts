@@ -91,10 +91,8 @@ export interface ColorInputs {
   noColorFlag: boolean;
 }
 
-/**
- * The rules are docs/output.md's: piped data has no escape codes even with FORCE_COLOR; an empty NO_COLOR
- * is unset (no-color.org); FORCE_COLOR follows supports-color, an unrecognised value ignored.
- */
+/** The rules are docs/output.md's: piped data has no escape codes even with FORCE_COLOR; an empty NO_COLOR is unset
+ * (no-color.org); FORCE_COLOR follows supports-color, an unrecognised value ignored. */
 export function colorLevel({ isTTY, env, noColorFlag }: ColorInputs): ColorLevel {
   if (!isTTY || noColorFlag || (env.NO_COLOR !== undefined && env.NO_COLOR !== '')) return 0;
   const forced = env.FORCE_COLOR?.trim().toLowerCase();

@@ -40,8 +40,7 @@ export async function completePetFields(ctx: Context, given: PetFields): Promise
   const categoryId = givenCategory ?? parseInt64((await askText(ctx, 'Category id', categoryProblem)).trim())!;
   let status = given.status;
   if (status === undefined) {
-    // An animal without a status is missing from every list staff filter by status: a choice made
-    // on purpose, last, never the one Enter takes.
+    // No status hides an animal from every status filter: chosen on purpose, last, never what Enter takes.
     const { default: select } = await import('@inquirer/select');
     const choices = [...PET_STATUSES.map((value) => ({ value, name: value })), { value: 'none' as const, name: 'no status (appears in no status-filtered list)' }];
     const choice = await ask(ctx, (context) => select<PetStatusValue | 'none'>({ message: 'Status', choices, default: 'available' }, context));
@@ -64,11 +63,9 @@ export async function promptBaseUrl(ctx: Context): Promise<string> {
   return answer.trim();
 }
 
-/**
- * Asks before what cannot be undone, defaulting to no, as `gh repo delete` does. Without a terminal it
- * refuses rather than guess; a "no" is exit 2 too (cancelled), so a script never reads it as done.
- * `action`: what would be done; `kept`: what a "no" leaves as it was; `withYes`: the command again with --yes.
- */
+/** Asks before what cannot be undone, defaulting to no, as `gh repo delete` does. Without a terminal it refuses rather
+ * than guess; a "no" is exit 2 too (cancelled), so a script never reads it as done. `action`: what would be done;
+ * `kept`: what a "no" leaves as it was; `withYes`: the command again with --yes. */
 export async function confirmOrStop(ctx: Context, confirmation: { question: string; yes: boolean; action: string; kept: string; withYes: string }): Promise<void> {
   if (confirmation.yes) return;
   if (!ctx.terminal.canPrompt()) {
