@@ -68,8 +68,7 @@ export class HttpClient {
     const bound: { deadline?: number } = {};
 
     for (;;) {
-      // A ban waited out in the gate (recorded by another process, or by another request of this one)
-      // was this request's one wait for a ban: a key_banned answer after it is the second, and ends it.
+      // A ban waited out in the gate (any process's record) was this request's one; a key_banned after it ends it.
       if (await this.passGate(paced, hooks?.reserve ?? 0, budget, wait, bound)) bans = Math.max(bans, 1);
       await hooks?.beforeSend?.();
       // beforeSend (the journal's flush) took time: a 429 read meanwhile, here or by another process, holds this request too.
