@@ -15,8 +15,7 @@ const FORMULA_START = /^[=+\-@\t\r]/;
 
 /** A header line, then a record per row, quoted as RFC 4180 says with LF ends as gh and jq; piped, values verbatim but for formulas. */
 export function renderCsv<Row>(columns: readonly CsvColumn<Row>[], rows: readonly Row[], options: { tty?: boolean } = {}): string {
-  // On a terminal the fields are read by a person: controls become visible escapes, except tabs
-  // and newlines, which CSV quotes. Headers too, when they are outside text (a query's keys).
+  // On a terminal, controls but tabs and newlines (CSV quotes those) become escapes; headers too (a query's keys).
   const shown = options.tty ? (text: string) => safeText(text, { tab: true, newline: true }) : (text: string) => text;
   const text = (value: string) => shown(FORMULA_START.test(value) ? `'${value}` : value);
   const field = (value: CsvValue) => (value === undefined ? '' : typeof value === 'string' ? text(value) : String(value));

@@ -189,7 +189,6 @@ function stoppedError(error: PetctlError, left: number, hint = error.hint): Petc
   return reworded(error, `${error.message}; the import stopped, ${plural(left, 'row')} not sent yet; rerun the same command to resume`, hint);
 }
 
-/** Where the animals are, as the hints name it. */
 export function targetLabel(baseUrl: string | undefined): string {
   return baseUrl ?? 'the built-in sandbox';
 }

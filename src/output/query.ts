@@ -73,8 +73,7 @@ function applyQuery(expression: string, value: unknown): unknown {
     return exact.get(leaf);
   };
   const { parse: realParse, stringify: realStringify } = JSON;
-  // jmespath parses `literals` with JSON.parse and to_string() uses JSON.stringify;
-  // for the length of the (synchronous) search, both keep big integers exact.
+  // jmespath parses `literals` with JSON.parse and to_string() uses JSON.stringify: during the search both are exact.
   JSON.parse = ((text: string, reviver?: Parameters<typeof JSON.parse>[1]) => {
     const parsed: unknown = reviver ? realParse(text, reviver) : parseJson(text);
     return mapLeaves(parsed, wrap);
