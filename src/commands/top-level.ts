@@ -108,8 +108,7 @@ Example:
     )
     .action(() => invoke(async (ctx) => (await import('./cache')).cacheClearRun(ctx)));
 
-  // `petctl completion <shell>` prints the script; the hidden `__complete -- <words…>` is what it runs on each TAB, as gh
-  // and wrangler do (the `--` keeps commander from reading the typed flags as its own).
+  // The hidden `__complete -- <words…>` runs on each TAB, as in gh and wrangler (`--`: the typed flags are words).
   program
     .command('completion')
     .description('print a shell completion script (bash, zsh or fish)')
