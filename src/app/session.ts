@@ -57,7 +57,6 @@ export async function openApiSession(ctx: SessionHost, overrides: { apiKey?: str
   let baseUrl = resolved.baseUrl;
   const builtInSandbox = baseUrl === undefined;
   if (baseUrl === undefined) {
-    // The built-in sandbox profile: the embedded service, in this process, on an ephemeral loopback port.
     const minuteMs = Number(ctx.env.PETCTL_SANDBOX_MINUTE_MS) || undefined;
     // Test hook: the sandbox's request log (never the key), appended to this file.
     const logFile = ctx.env.PETCTL_SANDBOX_LOG;
@@ -77,7 +76,6 @@ export async function openApiSession(ctx: SessionHost, overrides: { apiKey?: str
   trace?.(targetTraceLine({ ...resolved, baseUrl }, maskKey(apiKey)));
   const probeLeaseMs = ctx.globals.timeoutMs;
   const report = (notice: StoreNotice) => (notice.kind === 'failed' ? trace?.(stateStoreLine(notice)) : ctx.warn(stateStoreLine(notice)));
-  // Every wait and every time the core stores runs on one clock that a step of the machine's clock does not move.
   const now = steadyClock(ctx.now, ctx.monotonic);
   const local = openFileStore(ctx.paths.stateFile, resolved.identity, apiKey, now, { report });
   let gate: RateLimitGate = openGate(local, { now, probeLeaseMs });
