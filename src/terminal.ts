@@ -45,7 +45,6 @@ export function createTerminal(io: IO, settings: { env: Readonly<Record<string, 
     /** stdin and stderr are terminals, and not --no-input or PETCTL_NO_INPUT. */
     canPrompt: () => mayPrompt && io.stdin.isTTY === true && stderrIsTerminal,
     colorLevel: () => colorLevel({ isTTY: stdoutIsTerminal, env: settings.env, noColorFlag: !settings.color }),
-    /** stdout's columns and rows when it is a terminal that reports them. */
     stdoutWidth: () => (stdoutIsTerminal ? positive(io.stdout.columns) : undefined),
     stdoutRows: () => (stdoutIsTerminal ? positive(io.stdout.rows) : undefined),
     status: statusLine(io.stderr, stderrIsTerminal),
@@ -85,7 +84,6 @@ function statusLine(stderr: OutStream, live: boolean) {
 }
 
 export interface ColorInputs {
-  /** Whether stdout (where the data goes) is a terminal. */
   isTTY: boolean;
   env: Readonly<Record<string, string | undefined>>;
   noColorFlag: boolean;
