@@ -53,8 +53,7 @@ export function errorForAnswer(answer: Answer, context: ErrorContext): PetctlErr
   const body = errorBodyOf(answer.text);
   const status = answer.status;
   const hint = status === 401 ? (context.authHint ?? 'run petctl auth login') : undefined;
-  // undici never follows redirects on its own; neither does petctl (the key would travel with it). The service never
-  // redirects, so one means a wrong base URL or a captive proxy.
+  // No redirect is followed (the key would go with it); the service sends none: one means a wrong base URL or a proxy.
   if (status >= 300 && status < 400) {
     const location = answer.header('location')?.trim().replace(/[\u0000-\u001f\u007f]/g, ' ');
     const to = !location ? 'without a Location header' : `to ${location.length > 300 ? `${location.slice(0, 297)}...` : location}`;

@@ -8,9 +8,8 @@ import { type Answer, headerReader, parseSuccessBody } from './answer';
 import { limitId } from './limits/store';
 import { type ApiRequest, type ApiResponse, requestUrl } from './request';
 
-// <cacheDir>/responses/<target>/<request>.json (docs/cache.md), digests, so no name gives back the key or the request.
-// Each folder must be the user's own (else the cache is not used, said once); files are read no-follow, and nothing is
-// removed but a file of its own name pattern.
+// <cacheDir>/responses/<target>/<request>.json (docs/cache.md): digests, so no name gives back the key or the request.
+// Each folder must be the user's own (else unused, said once); files are read no-follow; it removes only its own names.
 
 /** Methods that change nothing (RFC 9110, 9.2.1): every other one clears the target's cached answers. */
 export const SAFE_METHODS = new Set(['GET', 'HEAD', 'OPTIONS']);
