@@ -103,7 +103,6 @@ export function createExclusive(file: string): number {
   return fs.openSync(file, CREATE_NEW | fs.constants.O_WRONLY, 0o600);
 }
 
-/** createExclusive, as a FileHandle open for writing. */
 export function createExclusiveFile(file: string): Promise<fs.promises.FileHandle> {
   return fs.promises.open(file, CREATE_NEW | fs.constants.O_WRONLY, 0o600);
 }
