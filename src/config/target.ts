@@ -26,8 +26,7 @@ export interface ResolvedTarget {
   baseUrlSource: BaseUrlSource;
   apiKey?: string;
   keySource?: KeySource;
-  /** The profile's own key, whether or not PETCTL_API_KEY overrides it: stored at all, and where. */
-  hasStoredKey: boolean;
+  /** Where the profile's own key is stored, whether or not PETCTL_API_KEY overrides it; undefined: it stores none. */
   keyStorage?: SecretStorage;
   /** The key in use is in the keychain, here, and not read yet. */
   keyRef?: KeychainRef;
@@ -122,7 +121,6 @@ export function resolveTarget(store: ProfileReader, options: TargetOptions): Res
     baseUrlSource: base.source!,
     apiKey: key.value,
     keySource: key.source,
-    hasStoredKey: profile.apiKey !== undefined,
     keyStorage: storageOf(profile.apiKey),
     keyRef: key.source === 'profile' && isKeychainRef(profile.apiKey) ? profile.apiKey : undefined,
     statePasswordRef: password.source === 'profile' && isKeychainRef(profile.statePassword) ? profile.statePassword : undefined,
