@@ -1,7 +1,7 @@
 import type { Command } from 'commander';
 import { completeWords, renderCompletion } from '../completion/complete';
 import { type Shell, completionScript } from '../completion/scripts';
-import { SANDBOX_PROFILE } from '../config/profiles';
+import { SANDBOX_PROFILE } from '../config/config-file';
 import type { Context } from '../context';
 import { GUIDE_TOPICS } from './help';
 

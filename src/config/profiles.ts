@@ -9,10 +9,6 @@ import { type KeySet, SecretPlaces, type SecretPlacement, type SecretStorage, ty
 import { validateStateUrl } from './state-url';
 import { validateBaseUrl } from './url-check';
 
-export type { KeySet, SecretPlacement } from './keychain';
-export { unknownProfile, validateApiKey } from './config-file';
-
-export { SANDBOX_PROFILE };
 /** Used when the sandbox profile stores no key. */
 export const SANDBOX_DEFAULT_KEY = 'sandbox-free';
 

@@ -1,5 +1,5 @@
 import type { LimitEntry } from '../api/limits/entry';
-import type { KeySet } from '../config/profiles';
+import type { KeySet } from '../config/keychain';
 import { maskKey, type ResolvedTarget, type StatePasswordSource } from '../config/target';
 import { renderDetails } from './details';
 import type { OutputFormat } from './format';

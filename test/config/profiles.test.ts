@@ -1,7 +1,8 @@
 import fs from 'node:fs';
 import Conf from 'conf';
 import { describe, expect, it } from 'vitest';
-import { openProfileStore, SANDBOX_PROFILE } from '../../src/config/profiles';
+import { SANDBOX_PROFILE } from '../../src/config/config-file';
+import { openProfileStore } from '../../src/config/profiles';
 import { UsageError } from '../../src/errors';
 import { modeOf, readConfigFile, tempPaths, tempStore } from './temp-config';
 

@@ -4,7 +4,7 @@ import { readSecret } from '../../input/read-key';
 import { openApiSession } from '../../app/session';
 import { listPets } from '../../api/endpoints/pets';
 import { withVersionSegment } from '../../config/url-check';
-import { validateApiKey } from '../../config/profiles';
+import { validateApiKey } from '../../config/config-file';
 import { resolveProfileName } from '../../config/target';
 import { describeKeyChange, describeKeyLeftBehind, describeKeyPlace } from '../../output/profile';
 

@@ -1,4 +1,4 @@
-import type { SecretPlacement } from '../../config/profiles';
+import type { SecretPlacement } from '../../config/keychain';
 import type { Context } from '../../context';
 import { UsageError } from '../../errors';
 import { describeKeyPlace } from '../../output/profile';
