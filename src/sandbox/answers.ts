@@ -1,7 +1,7 @@
 import { type IncomingMessage, type ServerResponse, STATUS_CODES } from 'node:http';
 import type { Socket } from 'node:net';
 import { stringifyJson } from '../schemas/json';
-import { GET_PET_SUNSET } from '../schemas/pet';
+import { GET_PET_SUNSET } from '../schemas/constants';
 import { BASE_PATH } from './defaults';
 import { SandboxHttpError, type SandboxErrorCode } from './errors';
 import { DRAIN_LIMIT_BYTES } from './validation';

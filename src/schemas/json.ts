@@ -18,5 +18,3 @@ export function stringifyJson(value: unknown, indent?: number): string {
   if (out === undefined) throw new TypeError('value cannot be serialised as JSON');
   return out;
 }
-
-export { parseInt64 } from './constants';

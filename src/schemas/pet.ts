@@ -2,8 +2,6 @@
 import * as z from 'zod/mini';
 import { INT64_MAX, INT64_MIN, PET_STATUSES } from './constants';
 
-export { GET_PET_SUNSET, INT64_MAX, INT64_MIN, LIMIT_DEFAULT, LIMIT_MAX, LIMIT_MIN, PET_STATUSES } from './constants';
-
 export const PetStatus = z.enum(PET_STATUSES);
 export type PetStatus = z.infer<typeof PetStatus>;
 

@@ -3,7 +3,7 @@ import fc from 'fast-check';
 import { parse as parseLossless } from 'lossless-json';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { parseInt64Value } from '../../src/commands/parsers';
-import { INT64_MAX, INT64_MIN, PET_STATUSES } from '../../src/schemas/pet';
+import { INT64_MAX, INT64_MIN, PET_STATUSES } from '../../src/schemas/constants';
 import { tempDir } from '../helpers/cli';
 import { type ScriptedServer, startScriptedServer } from '../helpers/scripted-server';
 import { RUNS, runMain } from './helpers';

@@ -2,7 +2,7 @@ import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { isWriteCutShort } from '../../src/bulk/journal-damage';
 import type { RecordEntry } from '../../src/bulk/records';
-import { INT64_MAX } from '../../src/schemas/pet';
+import { INT64_MAX } from '../../src/schemas/constants';
 import { stringifyJson } from '../../src/schemas/json';
 import { RUNS } from './helpers';
 

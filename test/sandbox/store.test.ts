@@ -10,7 +10,8 @@ import { SandboxDataFileError } from '../../src/sandbox/errors';
 import { openFileStore } from '../../src/sandbox/file-store';
 import { createMemoryStore, type PetStore } from '../../src/sandbox/store';
 import { parseJson } from '../../src/schemas/json';
-import { PET_STATUSES, type Pet } from '../../src/schemas/pet';
+import { PET_STATUSES } from '../../src/schemas/constants';
+import type { Pet } from '../../src/schemas/pet';
 import { tempDir } from '../helpers/temp-dir';
 import { call, dataFilePets, ENTERPRISE, postJson, start } from './helpers';
 
