@@ -146,7 +146,7 @@ export function rateLimitCause(error: unknown): RateLimitError | undefined {
 export class StateUnwritableError extends FailureError {
   constructor(
     readonly file: string,
-    readonly reason: string,
+    reason: string,
     cause: unknown,
   ) {
     super(`cannot write the rate-limit state file ${file}: ${reason}`, {
