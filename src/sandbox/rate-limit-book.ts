@@ -6,7 +6,7 @@ import { applyRateLimit, parseRateLimitState, type KeyLimits, type KeyRateState,
 
 /**
  * The counts per subject (an API key, or `address:<ip>`), shared by the processes on a data file through
- * `<data file>.limits.json` (docs/sandbox.md): one alone counts in memory and writes at most once a `flushMs`; when the
+ * `<data file>.limits.json` (docs/sandbox.md): one alone counts in memory and writes at most once a second; when the
  * file changed or another live process is listed, each request reads, merges and writes under the file's lock.
  */
 export interface RateLimitBook {
@@ -23,13 +23,12 @@ export function memoryRateLimits(policy: RateLimitPolicy): RateLimitBook {
   };
 }
 
-/** Opens the counts beside `dataFile` and lists this process (`pid`: tests pretend to be several) in them. */
+/** Opens the counts beside `dataFile` and lists this process in them. */
 export async function openFileRateLimits(
   dataFile: string,
   policy: RateLimitPolicy,
-  options: { flushMs?: number; pid?: number; now?: () => number } = {},
+  now: () => number = Date.now,
 ): Promise<RateLimitBook> {
-  const { pid = process.pid, flushMs = 1000, now = Date.now } = options;
   const file = limitsFileOf(dataFile);
   let state: RateLimitState = {};
   /** The counts as last written or read: what this process added since is the difference. */
@@ -46,11 +45,11 @@ export async function openFileRateLimits(
       const merged = document.rateLimits;
       for (const [subject, local] of Object.entries(state)) merged[subject] = mergeEntry(merged[subject], base[subject], local, policy, now());
       state = merged;
-      const others = document.processes.filter((other) => other !== pid && isRunning(other));
+      const others = document.processes.filter((other) => other !== process.pid && isRunning(other));
       shared = others.length > 0;
       const result = step();
       for (const [subject, entry] of Object.entries(state)) if (isSpent(entry, policy, now())) delete state[subject];
-      const text = JSON.stringify({ version: 1, processes: leaving ? others : [...others, pid], rateLimits: state });
+      const text = JSON.stringify({ version: 1, processes: leaving ? others : [...others, process.pid], rateLimits: state });
       // Not flushed: a crash may forget the last counts, and only counts.
       seen = writeFileAtomic(file, `${text}\n`, { durable: false });
       base = structuredClone(state);
@@ -75,7 +74,7 @@ export async function openFileRateLimits(
       timer ??= setTimeout(() => {
         timer = undefined;
         sync(() => {}).catch(() => {});
-      }, flushMs).unref();
+      }, FLUSH_MS).unref();
       return decide(subject, limits, at);
     },
     close: () => {
@@ -85,6 +84,9 @@ export async function openFileRateLimits(
     },
   };
 }
+
+/** How long a lone process's counts may wait in memory: what a crash can forget. */
+const FLUSH_MS = 1000;
 
 function readLimits(file: string): { processes: number[]; rateLimits: RateLimitState } {
   let value: { processes?: unknown; rateLimits?: unknown } = {};

@@ -22,8 +22,6 @@ export interface SandboxOptions extends RateLimitPolicyOptions, SandboxKeyOption
   port?: number;
   /** Absent: in memory. */
   dataFile?: string;
-  /** Default true when file-backed. */
-  persistRateLimits?: boolean;
   maxAnimals?: number;
   /** One line per request. Never the key. */
   log?: (line: string) => void;
@@ -169,8 +167,7 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Runnin
   const host = options.host ?? DEFAULT_HOST;
   const policy = rateLimitPolicy(options);
   const store = options.dataFile === undefined ? createMemoryStore(options) : await openFileStore(options.dataFile, options.maxAnimals);
-  const persist = store.dataFile !== undefined && options.persistRateLimits !== false;
-  const rateLimits = persist ? await openFileRateLimits(store.dataFile, policy, { now: options.now }) : memoryRateLimits(policy);
+  const rateLimits = store.dataFile === undefined ? memoryRateLimits(policy) : await openFileRateLimits(store.dataFile, policy, options.now);
   const server = createSandboxServer(store, rateLimits, options);
   const close = async (): Promise<void> => {
     await closeServer(server);

@@ -279,7 +279,7 @@ describe('the sandbox with --data', () => {
   it('answers 500 internal_error naming the file when it turns corrupt while serving', async () => {
     const dataFile = path.join(tempDir(), 'sandbox.json');
     const logLines: string[] = [];
-    const { baseUrl } = await start({ dataFile, persistRateLimits: false, log: (line) => logLines.push(line) });
+    const { baseUrl } = await start({ dataFile, log: (line) => logLines.push(line) });
     writeFileSync(dataFile, 'not json');
     const reply = await call(baseUrl, '/pets', { key: ENTERPRISE });
     expect(reply.status).toBe(500);
