@@ -164,7 +164,7 @@ describe.skipIf(process.platform === 'win32')('the config directory and config.j
     expect(fs.statSync(file).mode & 0o777).toBe(0o600);
   });
 
-  it("profile changes are written by petctl's own atomic writer (conf's follows a symlink at the file)", async () => {
+  it("profile changes are written by petctl's own atomic writer, not conf's (atomically, which conf uses, follows a symlink at the file)", async () => {
     const { dir } = sharedFolder();
     const paths = resolvePaths({ PETCTL_CONFIG_DIR: path.join(dir, 'petctl') });
     const store = await openProfileStore(paths);
