@@ -13,7 +13,7 @@ export const ExitCode = {
 } as const;
 export type ExitCode = (typeof ExitCode)[keyof typeof ExitCode];
 
-export interface ErrorDetails {
+interface ErrorDetails {
   /** Machine-readable code: the server's Error `code`, or one the client makes. */
   code: string;
   /** HTTP status (a refusal from saved state: the 429 it stands for); 0 without an answer. */

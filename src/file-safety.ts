@@ -14,7 +14,7 @@ const CREATE_NEW = fs.constants.O_CREAT | fs.constants.O_EXCL | NOFOLLOW;
 // O_NONBLOCK: a FIFO planted at the name must not hang the open.
 const READ_NOFOLLOW = fs.constants.O_RDONLY | fs.constants.O_NONBLOCK | NOFOLLOW;
 
-export type Expected = 'file' | 'directory';
+type Expected = 'file' | 'directory';
 
 /** Whether another user could have put this there: a symlink, the wrong kind of entry, or another owner (not the mode). */
 export function ownershipProblem(stats: fs.Stats, expected: Expected): FileProblem | undefined {

@@ -38,7 +38,7 @@ export function parseSuccessBody(answer: Answer, method: string, url: string): u
   }
 }
 
-export interface ErrorContext {
+interface ErrorContext {
   method: string;
   url: string;
   now: number;

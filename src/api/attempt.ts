@@ -103,7 +103,7 @@ export interface AttemptOptions extends FailureTarget {
   trace?: (line: string) => void;
 }
 
-export interface AttemptRequest {
+interface AttemptRequest {
   /** Less than --timeout when that is all the request's bound leaves. */
   timeoutMs?: number;
   method: string;

@@ -19,14 +19,14 @@ const TARGET_NAME = /^[0-9a-f]{32}$/;
 const ENTRY_NAME = /^[0-9a-f]{64}\.json$/;
 const ENTRY_TEMP_NAME = /^[0-9a-f]{64}\.json\.[0-9a-f]{16}\.tmp$/;
 
-export interface CacheRequest {
+interface CacheRequest {
   method: string;
   /** Kept relative to the base URL, so that the built-in sandbox's port changing between runs is the same request. */
   url: string;
   headers?: Record<string, string>;
 }
 
-export interface CachedAnswer {
+interface CachedAnswer {
   answer: Answer;
   ageMs: number;
 }
@@ -42,7 +42,7 @@ export interface CacheAccess {
   written(): Promise<void>;
 }
 
-export interface ResponseCacheOptions {
+interface ResponseCacheOptions {
   cacheDir: string;
   baseUrl: string;
   /** The target's identity (target.ts). */

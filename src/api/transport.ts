@@ -1,7 +1,7 @@
 import type { Dispatcher } from 'undici';
 import Agent from 'undici/lib/dispatcher/agent.js';
 
-export interface TransportOptions {
+interface TransportOptions {
   timeoutMs: number;
   env: Readonly<NodeJS.ProcessEnv>;
   /** Skip any proxy (loopback targets). */

@@ -172,7 +172,7 @@ export function observe(entry: LimitEntry | undefined, answer: RateAnswer, now: 
 
 /** The hold after a 429 without a usable time: the larger of HOLD_MIN_MS and the window's rest; after a probe that met a 429
  * again, twice the last, up to HOLD_CAP_MS. Never random: jitter would release requests one by one into a limit still closed. */
-export function holdAfterTimeless429(previousHoldMs: number | undefined, windowLeftMs: number | undefined): number {
+function holdAfterTimeless429(previousHoldMs: number | undefined, windowLeftMs: number | undefined): number {
   const start = Math.max(HOLD_MIN_MS, windowLeftMs ?? 0);
   return previousHoldMs === undefined ? start : Math.max(start, Math.min(HOLD_CAP_MS, previousHoldMs * 2));
 }
@@ -235,7 +235,7 @@ export interface AttemptTimes {
 
 export type AttemptReport = AttemptTimes & { outcome: AttemptOutcome; banned?: boolean };
 
-export interface RetryState {
+interface RetryState {
   /** What is left of the request's bound (requestDeadline). */
   timeLeftMs: number;
   timeoutMs: number;
@@ -246,7 +246,7 @@ export interface RetryState {
   bans: number;
 }
 
-export type RetryPlan = { retry: true; kind: WaitKind; ms: number } | { retry: false; kind?: WaitKind; ms?: number };
+type RetryPlan = { retry: true; kind: WaitKind; ms: number } | { retry: false; kind?: WaitKind; ms?: number };
 
 export function planRetry(report: AttemptReport, state: RetryState, budget: WaitBudget, paced: boolean, random: () => number): RetryPlan {
   if (!shouldRetry(report.outcome, state.retriesDone, state.maxRetries, state.method)) return { retry: false };
@@ -261,7 +261,7 @@ export function planRetry(report: AttemptReport, state: RetryState, budget: Wait
   return { retry: fits && attemptFits(state.timeLeftMs - ms, state.timeoutMs), kind, ms };
 }
 
-export const BOUND_SLACK_MS = 1_000;
+const BOUND_SLACK_MS = 1_000;
 
 /** When a request and its retries must be over (monotonic clock), whatever the server does. An import's or a listing's
  * pace (waits countsTowardMaxWait leaves out) moves it on: those are the window's. */

@@ -14,12 +14,12 @@ export function completesWith<T extends Option | Argument>(target: T, values: Dy
   return target;
 }
 
-export type Candidate = { value: string; description: string };
+type Candidate = { value: string; description: string };
 
 /** Words to offer, or "the shell completes a path here". */
 export type Completion = { kind: 'words'; candidates: Candidate[] } | { kind: 'files' };
 
-export interface CompletionSources {
+interface CompletionSources {
   profileNames(): Promise<string[]>;
   guideTopics: readonly string[];
 }

@@ -18,7 +18,7 @@ export interface StoredProfile extends ProfileEntry {
   builtIn: boolean;
 }
 
-export interface StateStoreSettings {
+interface StateStoreSettings {
   stateUrl?: string;
   statePassword?: string;
 }

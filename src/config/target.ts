@@ -6,13 +6,13 @@ import { type ProfileStore, type StoredProfile, SANDBOX_DEFAULT_KEY } from './pr
 import { type SecretStorage, storageOf } from './keychain';
 
 /** A command's profile, base URL, key and state store, and where each came from (docs/configuration.md#environment). */
-export type ProfileReader = Pick<ProfileStore, 'activeName' | 'get' | 'list'>;
+type ProfileReader = Pick<ProfileStore, 'activeName' | 'get' | 'list'>;
 
 /** 'none': no profile is used; the environment names the whole target. */
-export type ProfileSource = 'flag' | 'env' | 'active' | 'none';
-export type BaseUrlSource = 'flag' | 'env' | 'profile' | 'sandbox';
-export type KeySource = 'env' | 'profile' | 'sandbox-default';
-export type StateUrlSource = 'env' | 'profile';
+type ProfileSource = 'flag' | 'env' | 'active' | 'none';
+type BaseUrlSource = 'flag' | 'env' | 'profile' | 'sandbox';
+type KeySource = 'env' | 'profile' | 'sandbox-default';
+type StateUrlSource = 'env' | 'profile';
 export type StatePasswordSource = 'env' | 'profile' | 'url';
 
 export interface ResolvedTarget {
@@ -43,12 +43,12 @@ export interface ResolvedTarget {
   identity: string;
 }
 
-export interface ResolveOptions {
+interface ResolveOptions {
   profileFlag?: string;
   env: Readonly<NodeJS.ProcessEnv>;
 }
 
-export interface TargetOptions extends ResolveOptions {
+interface TargetOptions extends ResolveOptions {
   baseUrlFlag?: string;
   sandboxDataFile: string;
 }

@@ -5,7 +5,7 @@ import { UsageError } from '../errors';
  * The rules a URL petctl is given must keep, each caller naming only its differences. The raw value is never echoed:
  * it may hold credentials, or be a key pasted into the wrong place.
  */
-export interface UrlRules {
+interface UrlRules {
   label: string;
   /** The hint of a refusal (but the two that carriesKey adds). */
   example: string;

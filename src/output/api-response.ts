@@ -4,7 +4,7 @@ import type { OutputFormat } from './format';
 import { safeLine, safeText } from '../sanitize';
 import { jsonLines, jsonText } from './json';
 
-export interface RawAnswer {
+interface RawAnswer {
   status: number;
   text: string;
   headers: Record<string, string | string[] | undefined>;

@@ -3,7 +3,7 @@ import { renderCsv } from './csv';
 import { safeText } from '../sanitize';
 import type { OutputFormat } from './format';
 
-export type DetailField = { key: string; label: string; text: string };
+type DetailField = { key: string; label: string; text: string };
 
 /** One object as "Label: value" lines for a person (made safe, piped too), the object in json and ndjson, keys and a row in csv. */
 export function renderDetails(fields: readonly DetailField[], object: Record<string, unknown>, format: OutputFormat): string {

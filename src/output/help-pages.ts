@@ -5,7 +5,7 @@ import { type Command, Help } from 'commander';
  * never imports this module: scripts/help-pages.mjs bundles it for the shim and writes dist/help.json with it. */
 
 /** dist/help.json. */
-export interface HelpPages {
+interface HelpPages {
   /** A guide may share a command's name (sandbox): `petctl help <guide>` is the program's to answer. */
   guides: string[];
   /** By the command's words: '' for petctl itself, 'pets add'. */

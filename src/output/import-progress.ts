@@ -6,7 +6,7 @@ import { formatDuration, formatWait } from './time';
 
 /** What a bulk import shows on stderr while it runs (docs/bulk-import.md): the bar on a terminal, -v's lines; nothing with -q. */
 
-export interface ProgressOptions {
+interface ProgressOptions {
   quiet: boolean;
   verbose: boolean;
   /** Rows the import will act on (sends, skips and failures alike), and those it will send. */

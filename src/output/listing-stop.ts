@@ -10,7 +10,7 @@ export function listingProgress(page: number, items: number, noun = 'animal'): s
 }
 
 /** Structural, so output/ does not depend on context.ts. */
-export interface ProgressSink {
+interface ProgressSink {
   terminal: Pick<Terminal, 'stdoutIsTerminal' | 'stderrIsTerminal' | 'status'>;
   globals: { quiet: boolean };
   wait(ms: number, why: string): Promise<void>;
@@ -67,7 +67,7 @@ export function shellWord(word: string): string {
 }
 
 /** What the continuing command repeats of the first: the service, the filters and the output. */
-export interface ListingCommand {
+interface ListingCommand {
   profile?: string;
   baseUrl?: string;
   output: string;
@@ -84,7 +84,7 @@ export function continueCommand(command: ListingCommand, token: string): string 
 }
 
 /** What `petctl api --paginate` repeats: its -H headers and the globals; the next page's link carries its query. */
-export interface PaginateCommand extends Omit<ListingCommand, 'limit' | 'status'> {
+interface PaginateCommand extends Omit<ListingCommand, 'limit' | 'status'> {
   headers: readonly string[];
 }
 

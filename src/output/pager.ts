@@ -5,7 +5,7 @@ import { InterruptedError } from '../errors';
 /** A long guide through the reader's pager on a terminal, as git and gh page (docs/configuration.md). Ctrl-C is the
  * pager's while it runs (less stops a search with it) and petctl waits for it, as git does; SIGTERM ends both. */
 
-export interface PagerContext {
+interface PagerContext {
   io: IO;
   terminal: Terminal;
   env: Readonly<NodeJS.ProcessEnv>;

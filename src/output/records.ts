@@ -65,7 +65,7 @@ export function renderRecord<Row extends object>(columns: readonly RecordColumn<
 }
 
 /** Structural, so output/ does not depend on context.ts. */
-export interface ResultSink {
+interface ResultSink {
   io: { stdout: { write(chunk: string): unknown } };
   terminal: Pick<Terminal, 'stdoutIsTerminal'>;
   globals: { output: OutputFormat; query?: string };

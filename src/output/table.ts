@@ -7,8 +7,6 @@ import { type Column, MISSING_VALUE } from './tsv';
 
 /** The table a person reads on a terminal; records.ts loads it only when stdout is one (docs/performance.md). Widths are string-width's. */
 
-export type { Column };
-
 const COLUMN_GAP = 2;
 /** A truncated column keeps at least this many columns (or its header's width). */
 const MIN_TRUNCATED_WIDTH = 5;

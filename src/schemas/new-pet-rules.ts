@@ -7,7 +7,7 @@ export const STATUS_RULE = `must be one of ${PET_STATUSES.join(', ')}`;
 export const NEW_PET_FIELDS = ['name', 'categoryId', 'status'] as const;
 
 /** A value as it was given: a text in quotes, a number or other JSON value as written. */
-export function asTyped(value: unknown): string {
+function asTyped(value: unknown): string {
   return typeof value === 'bigint' ? String(value) : JSON.stringify(value) ?? String(value);
 }
 

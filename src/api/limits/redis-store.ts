@@ -17,7 +17,7 @@ export const EXPIRE_MARGIN_MS = 60_000;
 /** Conflicting updates one call retries before it gives up (and the run falls back). */
 const MAX_CONFLICTS = 200;
 
-export interface RedisStoreOptions {
+interface RedisStoreOptions {
   address: StateStoreAddress;
   /** The URL without its password. */
   where: string;

@@ -9,7 +9,7 @@ import { requireKey } from '../../config/target';
 import { createPet } from '../../api/endpoints/pets';
 import { noStatusLine, renderPet } from '../../output/pets';
 
-export interface AddOptions {
+interface AddOptions {
   /** Asked for on a terminal when missing (input/prompts.ts); otherwise a usage error. */
   name?: string;
   categoryId?: number | bigint;
