@@ -81,10 +81,7 @@ export function toDocument(raw: unknown): ConfigDocument {
   return doc as ConfigDocument;
 }
 
-/**
- * What is read is written back whole, so a file that is not a JSON object is refused rather than read as
- * empty: a write would replace the profiles it holds. undefined: no file yet.
- */
+/** Written back whole, so a file that is not a JSON object is refused, not read as empty; undefined: no file yet. */
 export function checkedConfig<T>(file: string, read: () => T): T {
   let value: T;
   try {

@@ -31,7 +31,6 @@ export interface StoreOptions {
 export class SecretPlaces {
   readonly #env: Readonly<NodeJS.ProcessEnv>;
 
-  /** `env`: the environment the keychain is reached through (D-Bus's address on Linux). */
   constructor(env: Readonly<NodeJS.ProcessEnv>) {
     this.#env = env;
   }

@@ -72,7 +72,6 @@ export class ProfileStore {
     return { name, ...entry, builtIn: name === SANDBOX_PROFILE };
   }
 
-  /** The sandbox first, then the others by name. */
   list(): StoredProfile[] {
     return profileNames(this.#snapshot.profiles.keys()).map((name) => this.get(name)!);
   }

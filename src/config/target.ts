@@ -5,7 +5,6 @@ import { stateStoreAddress, validateStateUrl } from './state-url';
 import { type ProfileStore, type StoredProfile, SANDBOX_DEFAULT_KEY } from './profiles';
 import { type SecretStorage, storageOf } from './keychain';
 
-/** A command's profile, base URL, key and state store, and where each came from (docs/configuration.md#environment). */
 type ProfileReader = Pick<ProfileStore, 'activeName' | 'get' | 'list'>;
 
 /** 'none': no profile is used; the environment names the whole target. */
@@ -15,6 +14,7 @@ type KeySource = 'env' | 'profile' | 'sandbox-default';
 type StateUrlSource = 'env' | 'profile';
 export type StatePasswordSource = 'env' | 'profile' | 'url';
 
+/** A command's profile, base URL, key and state store, and where each came from (docs/configuration.md#environment). */
 export interface ResolvedTarget {
   /** Undefined when no profile is used (profileSource 'none'). */
   profile?: string;

@@ -73,8 +73,8 @@ const PARSER_REFUSALS: Readonly<Record<string, readonly [SandboxErrorCode, strin
 const MALFORMED: readonly [SandboxErrorCode, string] = ['invalid_request', 'the request is not valid HTTP/1.1; the connection is closed'];
 
 /**
- * What node's HTTP parser refuses (malformed, headers too large, too slow) it would answer with a bare status line; the
- * specification wants the Error body and the X-RateLimit-* headers (or the client address's 429), so the sandbox answers itself and closes.
+ * node's HTTP parser would answer what it refuses (malformed, headers too large, too slow) with a bare status line; the
+ * specification wants the Error body and the X-RateLimit-* headers (or the address's 429): the sandbox answers and closes.
  */
 export async function answerClientError(error: NodeJS.ErrnoException, socket: Socket, decide: () => Promise<RateLimitDecision>): Promise<void> {
   // A reset connection, or one already answered in part, has no room for an answer.

@@ -115,7 +115,7 @@ function unauthorized(message: string, error?: 'invalid_request' | 'invalid_toke
 /** A NewPet is well under 1 KiB. */
 const MAX_BODY_BYTES = 64 * 1024;
 
-/** A body too large is still read and thrown away up to this (so a client still uploading reads the 413, not a reset); beyond it, never. */
+/** A body too large is still read and dropped up to this, so that a client still uploading reads the 413, not a reset. */
 export const DRAIN_LIMIT_BYTES = 1024 * 1024;
 
 const JSON_CONTENT_TYPE_HINT = 'Content-Type must be application/json (optionally with charset=utf-8)';
@@ -184,7 +184,6 @@ function readBytes(request: IncomingMessage, stopAfter: number, keep = 0): Promi
         if (total > stopAfter) stop();
       },
       end: () => stop(),
-      // The client went away before the end of its body.
       close: () => request.complete || stop(new Error('the client closed the connection before the end of the body')),
     };
     // Settled once: whatever comes after is ignored (an 'error' listener stays, so a late error is no crash).

@@ -8,7 +8,7 @@ export type PetStatus = z.infer<typeof PetStatus>;
 /** An int64 as `parseJson` gives it: a number while it is a safe integer, a bigint beyond 2^53. */
 const Int64 = z.union([z.int(), z.bigint().check(z.gte(INT64_MIN), z.lte(INT64_MAX))]);
 
-/** NewPet: the request body of createPet. The service assigns `id`, so a client never sends one. */
+/** createPet's body: strict, since the service assigns `id` and a client never sends one. */
 export const NewPet = z.strictObject({
   name: z.string().check(z.trim(), z.minLength(1, 'name must not be empty')),
   categoryId: Int64,
@@ -16,7 +16,7 @@ export const NewPet = z.strictObject({
 });
 export type NewPet = z.infer<typeof NewPet>;
 
-/** Pet: every field of NewPet plus `id`. Loose, so fields a newer server adds survive into json output. */
+/** Loose, so that fields a newer server adds survive into json output. */
 export const Pet = z.looseObject({
   id: Int64,
   name: z.string(),
