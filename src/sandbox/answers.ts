@@ -5,7 +5,7 @@ import { GET_PET_SUNSET } from '../schemas/constants';
 import { BASE_PATH } from './defaults';
 import { SandboxHttpError, type SandboxErrorCode } from './errors';
 import { DRAIN_LIMIT_BYTES } from './validation';
-import { SANDBOX_KEYS, type SandboxKey } from './keys';
+import { type SandboxKey, sandboxKeys } from './keys';
 import type { RateLimitDecision } from './rate-limiter';
 
 /** getPet is deprecated (RFC 9745, since 2025-01-01), with the specification's removal date (RFC 8594) and its successor. */
@@ -18,7 +18,7 @@ export const GET_PET_DEPRECATION_HEADERS: Readonly<Record<string, string>> = {
 const JSON_CONTENT_TYPE = 'application/json; charset=utf-8';
 
 /** Requests without a valid key are limited per client address, as the Free plan is. */
-export const ADDRESS_LIMITS = SANDBOX_KEYS[0] as SandboxKey;
+export const ADDRESS_LIMITS = sandboxKeys()[0] as SandboxKey;
 
 export interface Exchange {
   request: IncomingMessage;

@@ -28,5 +28,3 @@ export function sandboxKeys(options: SandboxKeyOptions = {}): readonly SandboxKe
     Object.freeze({ key: 'sandbox-enterprise', plan: 'enterprise', perMinute, perDay }),
   ] satisfies SandboxKey[]);
 }
-
-export const SANDBOX_KEYS: readonly SandboxKey[] = sandboxKeys();

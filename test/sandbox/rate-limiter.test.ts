@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 
-import { SANDBOX_KEYS, sandboxKeys } from '../../src/sandbox/keys';
+import { sandboxKeys } from '../../src/sandbox/keys';
 import {
   applyRateLimit,
   checkRateLimit,
@@ -42,7 +42,7 @@ function burst(limiter: RateLimiter, count: number, now: number, key = free): Ra
 
 describe('sandbox keys', () => {
   it('has one key per plan with the specification limits', () => {
-    expect(SANDBOX_KEYS.map(({ key, plan, perMinute, perDay }) => [key, plan, perMinute, perDay])).toEqual([
+    expect(sandboxKeys().map(({ key, plan, perMinute, perDay }) => [key, plan, perMinute, perDay])).toEqual([
       ['sandbox-free', 'free', 60, 1_000],
       ['sandbox-pro', 'pro', 300, 10_000],
       ['sandbox-business', 'business', 1_000, 100_000],
