@@ -1,5 +1,5 @@
 import { type Argument, type Command, InvalidArgumentError, Option } from 'commander';
-import { LIMIT_MAX, LIMIT_MIN, PET_STATUSES, type PetStatusValue } from '../schemas/constants';
+import { LIMIT_MAX, LIMIT_MIN, PET_STATUSES, type PetStatus } from '../schemas/constants';
 import { int64Problem, parseInt64, petStatusOf } from '../schemas/constants';
 import { STATUS_RULE } from '../schemas/new-pet-rules';
 import { type ColumnMapping, columnKey, sentField } from '../bulk/formats/columns';
@@ -54,7 +54,7 @@ export function parseInt64Value(value: string): number | bigint {
 
 /** `--status <status>`: the choices for help and completion, matched in any case and with spaces around. */
 export function statusOption(description: string): Option {
-  return new Option('--status <status>', description).choices(PET_STATUSES).argParser((value): PetStatusValue => {
+  return new Option('--status <status>', description).choices(PET_STATUSES).argParser((value): PetStatus => {
     const status = petStatusOf(value);
     if (status === undefined) throw new InvalidArgumentError(STATUS_RULE);
     return status;

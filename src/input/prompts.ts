@@ -1,6 +1,6 @@
 import type { Context } from '../context';
 import { InterruptedError, UsageError } from '../errors';
-import { PET_STATUSES, type PetStatusValue, int64Problem, parseInt64 } from '../schemas/constants';
+import { PET_STATUSES, type PetStatus, int64Problem, parseInt64 } from '../schemas/constants';
 import { validateBaseUrl } from '../config/url-check';
 
 /** The same error commander gives for a missing mandatory option, so scripts see no difference (exit 2). */
@@ -28,7 +28,7 @@ async function askText(ctx: Context, message: string, validate?: (text: string) 
   return ask(ctx, (context) => input({ message, validate: check }, context));
 }
 
-type PetFields = { name?: string; categoryId?: number | bigint; status?: PetStatusValue };
+type PetFields = { name?: string; categoryId?: number | bigint; status?: PetStatus };
 
 /** `pets add` without --name or --category-id asks for them, and the status; off a terminal, commander's error. */
 export async function completePetFields(ctx: Context, given: PetFields): Promise<PetFields & { name: string; categoryId: number | bigint }> {
@@ -43,7 +43,7 @@ export async function completePetFields(ctx: Context, given: PetFields): Promise
     // No status hides an animal from every status filter: chosen on purpose, last, never what Enter takes.
     const { default: select } = await import('@inquirer/select');
     const choices = [...PET_STATUSES.map((value) => ({ value, name: value })), { value: 'none' as const, name: 'no status (appears in no status-filtered list)' }];
-    const choice = await ask(ctx, (context) => select<PetStatusValue | 'none'>({ message: 'Status', choices, default: 'available' }, context));
+    const choice = await ask(ctx, (context) => select<PetStatus | 'none'>({ message: 'Status', choices, default: 'available' }, context));
     status = choice === 'none' ? undefined : choice;
   }
   return { name, categoryId, ...(status === undefined ? {} : { status }) };

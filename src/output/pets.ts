@@ -1,4 +1,5 @@
-import type { Pet, PetStatus } from '../schemas/pet';
+import type { PetStatus } from '../schemas/constants';
+import type { Pet } from '../schemas/pet';
 import type { ChalkInstance } from 'chalk';
 import type { OutputFormat } from './format';
 import { renderRecord, renderRecords, type RecordColumn, type RenderOptions } from './records';

@@ -1,6 +1,6 @@
-import { INT64_MAX } from '../schemas/constants';
+import { INT64_MAX, type PetStatus } from '../schemas/constants';
 import { stringifyJson } from '../schemas/json';
-import type { NewPet, Pet, PetStatus } from '../schemas/pet';
+import type { NewPet, Pet } from '../schemas/pet';
 import { DEFAULT_MAX_ANIMALS } from './defaults';
 import { SandboxHttpError } from './errors';
 

@@ -1,7 +1,7 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { parseJson } from '../schemas/json';
-import { LIMIT_DEFAULT, LIMIT_MAX, LIMIT_MIN, PET_STATUSES, parseInt64 } from '../schemas/constants';
-import { NewPet, type PetStatus } from '../schemas/pet';
+import { LIMIT_DEFAULT, LIMIT_MAX, LIMIT_MIN, PET_STATUSES, type PetStatus, parseInt64 } from '../schemas/constants';
+import { NewPet } from '../schemas/pet';
 import { NEW_PET_FIELDS, STATUS_RULE, newPetProblem } from '../schemas/new-pet-rules';
 import { SandboxHttpError } from './errors';
 import type { SandboxKey } from './keys';

@@ -2,10 +2,10 @@
 
 /** PetStatus, in the order the specification lists it. */
 export const PET_STATUSES = ['available', 'pending', 'sold'] as const;
-export type PetStatusValue = (typeof PET_STATUSES)[number];
+export type PetStatus = (typeof PET_STATUSES)[number];
 
 /** A status as people type it (` SOLD `) as the spec's word; only the client normalises, the sandbox refuses others. */
-export function petStatusOf(text: string): PetStatusValue | undefined {
+export function petStatusOf(text: string): PetStatus | undefined {
   const word = text.trim().toLowerCase();
   return PET_STATUSES.find((status) => status === word);
 }

@@ -2,8 +2,7 @@
 import * as z from 'zod/mini';
 import { INT64_MAX, INT64_MIN, PET_STATUSES } from './constants';
 
-export const PetStatus = z.enum(PET_STATUSES);
-export type PetStatus = z.infer<typeof PetStatus>;
+const PetStatus = z.enum(PET_STATUSES);
 
 /** An int64 as `parseJson` gives it: a number while it is a safe integer, a bigint beyond 2^53. */
 const Int64 = z.union([z.int(), z.bigint().check(z.gte(INT64_MIN), z.lte(INT64_MAX))]);

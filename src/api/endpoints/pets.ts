@@ -1,7 +1,7 @@
 import type * as z from 'zod/mini';
 import { InvalidResponseError, NetworkError } from '../../errors';
-import { GET_PET_SUNSET } from '../../schemas/constants';
-import { NewPet, Pet, Pets, type PetStatus } from '../../schemas/pet';
+import { GET_PET_SUNSET, type PetStatus } from '../../schemas/constants';
+import { NewPet, Pet, Pets } from '../../schemas/pet';
 import type { HttpClient } from '../client';
 import type { ApiResponse, RequestHooks } from '../request';
 import { parseHttpDate } from '../limits/headers';

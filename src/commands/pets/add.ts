@@ -3,7 +3,7 @@ import type { Context } from '../../context';
 import { UsageError } from '../../errors';
 import { completePetFields } from '../../input/prompts';
 import { renderOptions, writeResult } from '../../output/records';
-import type { PetStatusValue } from '../../schemas/constants';
+import type { PetStatus } from '../../schemas/constants';
 import type { ColumnMapping } from '../../bulk/formats/columns';
 import { requireKey } from '../../config/target';
 import { createPet } from '../../api/endpoints/pets';
@@ -13,7 +13,7 @@ interface AddOptions {
   /** Asked for on a terminal when missing (input/prompts.ts); otherwise a usage error. */
   name?: string;
   categoryId?: number | bigint;
-  status?: PetStatusValue;
+  status?: PetStatus;
   /** --file and its companions: a bulk import (src/bulk/). */
   bulk?: BulkAddOptions;
 }

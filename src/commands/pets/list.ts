@@ -1,6 +1,6 @@
 import type { Context } from '../../context';
 import { renderOptions, writeResult } from '../../output/records';
-import { LIMIT_DEFAULT, LIMIT_MAX, type PetStatusValue } from '../../schemas/constants';
+import { LIMIT_DEFAULT, LIMIT_MAX, type PetStatus } from '../../schemas/constants';
 import type { ApiResponse } from '../../api/request';
 import { listPets } from '../../api/endpoints/pets';
 import { renderPets } from '../../output/pets';
@@ -8,7 +8,7 @@ import { renderPets } from '../../output/pets';
 /** The flags of pets list (--all and --starting-token: list-all.ts); --cache in ms. */
 export interface ListOptions {
   limit?: number;
-  status?: PetStatusValue;
+  status?: PetStatus;
   all?: boolean;
   startingToken?: string;
   cache?: number;
