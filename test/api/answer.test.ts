@@ -46,6 +46,20 @@ describe('errorForAnswer', () => {
     expect(error.message).toContain('to https://evil.example/  x;');
   });
 
+  it.each([301, 302, 303, 307, 308])('HTTP %i is a redirect: the whole message', (status) => {
+    const error = errorForAnswer(answer(status, '', { location: 'https://x.example/v2/pets' }), context);
+    expect(error).toMatchObject({ exitCode: 7, code: 'redirected', status });
+    expect(error.message).toBe(`GET ${URL} was redirected (HTTP ${status}) to https://x.example/v2/pets; petctl does not follow redirects: check the base URL`);
+  });
+
+  it('a redirect without a Location, or with one of 5,000 characters, is still one readable line', () => {
+    expect(errorForAnswer(answer(300, ''), context).message).toBe(
+      `GET ${URL} was redirected (HTTP 300) without a Location header; petctl does not follow redirects: check the base URL`,
+    );
+    const location = `https://captive.example.test/${'a'.repeat(5000)}`;
+    expect(errorForAnswer(answer(302, '', { location }), context).message).toContain(`to ${location.slice(0, 297)}...; petctl does not follow`);
+  });
+
   it('a 429: exit 5, code rate_limited, when to try again in local time', () => {
     const error = errorForAnswer(answer(429, { code: 'rate_limited', message: 'Slow down', status: 429 }), { ...context, retryAt: NOW + 61_000 }) as RateLimitError;
     expect(error).toBeInstanceOf(RateLimitError);
