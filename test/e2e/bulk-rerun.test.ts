@@ -168,26 +168,6 @@ describe.concurrent('rerunning an import after editing the file', () => {
     expect(kittens()).toBe(2 * litter);
   }, 60_000);
 
-  it('standard input twice: the second run skips, says so on stderr even with -q, exits 0; --new sends again', async (t) => {
-    const { petctl, created } = await shelter(t);
-    const input = 'name,categoryId,status\nKitten,3,available\n';
-    expect(summary(await petctl(['pets', 'add', '--file', '-'], input))).toMatchObject({ created: 1 });
-
-    const skippedLine = /^skipped 1 row already created from standard input \(last import \d{4}-\d\d-\d\d \d\d:\d\d\); --new sends them again\n/;
-    const second = await petctl(['pets', 'add', '--file', '-'], input);
-    expect(second.code, second.stderr).toBe(0);
-    expect(second.stderr).toMatch(skippedLine);
-    expect(summary(second)).toMatchObject({ created: 0, skipped: 1 });
-    const quiet = await petctl(['-q', 'pets', 'add', '--file', '-'], input);
-    expect(quiet.code, quiet.stderr).toBe(0);
-    expect(quiet.stderr).toMatch(new RegExp(`${skippedLine.source}$`));
-    expect(created().get('Kitten')).toBe(1);
-
-    const fresh = await petctl(['pets', 'add', '--file', '-', '--new'], input);
-    expect(summary(fresh)).toMatchObject({ created: 1, skipped: 0 });
-    expect(created().get('Kitten')).toBe(2);
-  });
-
   it('columns that are not sent are ignored and named once on stderr; the bodies hold the three fields only', async (t) => {
     const { petctl, write, dataFile, seeded } = await shelter(t);
     const file = write('export.csv', 'Breed,name,Notes,categoryId,status\nLab,Rex,"good, calm",1,available\nPug,Bo,,2,\n');
