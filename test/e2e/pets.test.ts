@@ -2,7 +2,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { type TestContext, describe, expect, it } from 'vitest';
 import { parseJson } from '../../src/schemas/json';
-import { type CliOptions, type CliResult, cliSession, expectPetctlHeaders, setupE2e, tempDir } from '../helpers/cli';
+import { type CliOptions, type CliResult, cliSession, setupE2e, tempDir } from '../helpers/cli';
 import { json } from '../helpers/scripted-server';
 import { writeSandboxData } from '../helpers/sandbox-data';
 
@@ -30,8 +30,6 @@ const SAMPLE = SAMPLE_TSV.map((line) => {
   return { id: Number(id), name, categoryId: Number(categoryId), status };
 });
 
-const DEPRECATION_WARNING =
-  'warning: GET /pets/{petId} is deprecated and is to be removed on 2030-12-05; use `petctl pets list --status <status>` instead\n';
 const BIG = '9007199254740993'; // 2^53 + 1: JSON.parse would print 9007199254740992
 
 interface FreshInstall {
@@ -47,9 +45,6 @@ function freshInstall(t: Pick<TestContext, 'onTestFinished'>): FreshInstall {
   return { configDir, dataFile: path.join(configDir, 'sandbox-data.json'), petctl: cliSession({ env: { PETCTL_CONFIG_DIR: configDir } }) };
 }
 
-/** A sandbox data file holding exactly `petsJson` (raw JSON, so int64 stays exact). */
-const writeDataFile = writeSandboxData;
-
 function lines(text: string): string[] {
   return text.split('\n').filter((line) => line !== '');
 }
@@ -57,24 +52,21 @@ function lines(text: string): string[] {
 const modeOf = (file: string) => fs.statSync(file).mode & 0o777;
 
 describe.concurrent('a fresh install lists the sandbox sample animals', () => {
-  it('prints the 12 animals as TSV when piped, exit 0, nothing on stderr', async (t) => {
+  it('prints the 12 animals as TSV when piped, exit 0, nothing on stderr; -o json the Pets array, -o ndjson one compact object per line, -o csv a header and a row per animal', async (t) => {
     const { petctl } = freshInstall(t);
     const result = await petctl(['pets', 'list']);
     expect(result.code).toBe(0);
     expect(result.stdout).toBe(`${SAMPLE_TSV.join('\n')}\n`);
     expect(result.stderr).toBe('');
-  });
 
-  it('-o json prints the Pets array, -o ndjson one compact object per line, -o csv a header and a row per animal', async (t) => {
-    const { petctl } = freshInstall(t);
     const asJson = await petctl(['pets', 'list', '-o', 'json']);
     expect(asJson).toMatchObject({ code: 0, stderr: '' });
     expect(JSON.parse(asJson.stdout)).toEqual(SAMPLE);
 
-    const result = await petctl(['pets', 'list', '-o', 'ndjson']);
-    expect(result.code).toBe(0);
-    expect(result.stdout.endsWith('\n')).toBe(true);
-    const rows = result.stdout.slice(0, -1).split('\n');
+    const ndjson = await petctl(['pets', 'list', '-o', 'ndjson']);
+    expect(ndjson.code).toBe(0);
+    expect(ndjson.stdout.endsWith('\n')).toBe(true);
+    const rows = ndjson.stdout.slice(0, -1).split('\n');
     expect(rows).toHaveLength(12);
     expect(rows[0]).toBe('{"id":1,"name":"Rex","categoryId":1,"status":"available"}');
     expect(rows.map((row) => JSON.parse(row))).toEqual(SAMPLE);
@@ -103,41 +95,12 @@ describe.concurrent('pets add', () => {
     // The data file is an append-only log: the add is its last line.
     expect(fs.readFileSync(dataFile, 'utf8').endsWith('\n{"id":13,"name":"Rex2","categoryId":1}\n')).toBe(true);
   });
-
-  it('-o json prints the created Pet with its id and status', async (t) => {
-    const { petctl } = freshInstall(t);
-    const result = await petctl(['pets', 'add', '--name', 'Tom', '--category-id', '2', '--status', 'pending', '-o', 'json']);
-    expect(result.code).toBe(0);
-    expect(JSON.parse(result.stdout)).toEqual({ id: 13, name: 'Tom', categoryId: 2, status: 'pending' });
-  });
-
-  it('quotes a name holding a comma and quotes in csv (RFC 4180)', async (t) => {
-    const { petctl } = freshInstall(t);
-    expect((await petctl(['pets', 'add', '--name', 'Rex, "the" dog', '--category-id', '1', '--status', 'available'])).code).toBe(0);
-    const result = await petctl(['pets', 'list', '--limit', '100', '-o', 'csv']);
-    expect(result.code).toBe(0);
-    const rows = result.stdout.split('\n');
-    expect(rows[0]).toBe('id,name,categoryId,status');
-    expect(rows.at(-2)).toBe('13,"Rex, ""the"" dog",1,available');
-    expect(rows.at(-1)).toBe('');
-  });
-
-  it('keeps a category id above 2^53 digit for digit', async (t) => {
-    const { petctl } = freshInstall(t);
-    const result = await petctl(['pets', 'add', '--name', 'Big', '--category-id', BIG, '-o', 'json']);
-    expect(result.code).toBe(0);
-    expect(result.stdout).toContain(`"categoryId": ${BIG}`);
-    expect(parseJson(result.stdout)).toEqual({ id: 13, name: 'Big', categoryId: BigInt(BIG) });
-
-    const tsv = await petctl(['pets', 'get', '13']);
-    expect(tsv.stdout).toBe(`13\tBig\t${BIG}\t-\n`);
-  });
 });
 
 describe.concurrent('int64 ids end to end', () => {
   it('lists, gets and continues after an id above 2^53 exactly', async (t) => {
     const { petctl, dataFile } = freshInstall(t);
-    writeDataFile(dataFile, `[{ "id": 1, "name": "Rex", "categoryId": 1, "status": "available" }, { "id": ${BIG}, "name": "Huge", "categoryId": ${BIG}, "status": "sold" }]`);
+    writeSandboxData(dataFile, `[{ "id": 1, "name": "Rex", "categoryId": 1, "status": "available" }, { "id": ${BIG}, "name": "Huge", "categoryId": ${BIG}, "status": "sold" }]`);
 
     const tsv = await petctl(['pets', 'list']);
     expect(tsv.stdout).toBe(`1\tRex\t1\tavailable\n${BIG}\tHuge\t${BIG}\tsold\n`);
@@ -157,23 +120,6 @@ describe.concurrent('int64 ids end to end', () => {
     // New ids are the highest plus one: exact arithmetic, not a rounded double.
     const added = await petctl(['pets', 'add', '--name', 'Next', '--category-id', '1', '-o', 'ndjson']);
     expect(added.stdout).toBe('{"id":9007199254740994,"name":"Next","categoryId":1}\n');
-  });
-});
-
-describe.concurrent('pets get', () => {
-  it('prints the animal, and the deprecation warning on stderr only', async (t) => {
-    const { petctl } = freshInstall(t);
-    const result = await petctl(['pets', 'get', '4']);
-    expect(result.code).toBe(0);
-    expect(result.stdout).toBe('4\tLuna\t2\tavailable\n');
-    expect(result.stderr).toBe(DEPRECATION_WARNING);
-  });
-
-  it('--quiet drops the warning', async (t) => {
-    const { petctl } = freshInstall(t);
-    const result = await petctl(['-q', 'pets', 'get', '4']);
-    expect(result.code).toBe(0);
-    expect(result.stderr).toBe('');
   });
 });
 
@@ -197,74 +143,9 @@ describe.concurrent('stdout carries data, stderr everything else', () => {
     expect(traced.stderr).toContain('[redacted]');
     expect(traced.stderr).not.toContain('sandbox-free');
   });
-
-  it('an empty list: nothing on stdout and "No animals found." on stderr in table format', async (t) => {
-    const { petctl, dataFile } = freshInstall(t);
-    writeDataFile(dataFile, '[]');
-    const table = await petctl(['pets', 'list']);
-    expect(table).toMatchObject({ code: 0, stdout: '', stderr: 'No animals found.\n' });
-    expect(await petctl(['-q', 'pets', 'list'])).toMatchObject({ code: 0, stdout: '', stderr: '' });
-    expect(await petctl(['pets', 'list', '-o', 'json'])).toMatchObject({ code: 0, stdout: '[]\n', stderr: '' });
-    expect(await petctl(['pets', 'list', '-o', 'ndjson'])).toMatchObject({ code: 0, stdout: '', stderr: '' });
-    expect(await petctl(['pets', 'list', '-o', 'csv'])).toMatchObject({ code: 0, stdout: 'id,name,categoryId,status\n', stderr: '' });
-  });
 });
 
-describe.concurrent('what petctl sends (scripted server)', () => {
-  it('pets list --limit 5 --status pending: GET /v1/pets?limit=5&status=pending with the bearer key', async (t) => {
-    const { server, key, petctl } = await setupE2e(t);
-    server.reply(json(200, [{ id: 2, name: 'Bella', categoryId: 1, status: 'pending' }]));
-    const result = await petctl(['pets', 'list', '--limit', '5', '--status', 'pending']);
-    expect(result.code).toBe(0);
-    expect(result.stdout).toBe('2\tBella\t1\tpending\n');
-    expect(server.requests).toHaveLength(1);
-    const [request] = server.requests;
-    expect(request).toMatchObject({ method: 'GET', path: '/v1/pets', query: { limit: '5', status: 'pending' }, body: '' });
-    expect(request!.headers['content-type']).toBeUndefined();
-    expectPetctlHeaders(request!, key);
-    server.verify();
-  });
-
-  it('pets list without flags sends no query at all', async (t) => {
-    const { server, petctl } = await setupE2e(t);
-    server.reply(json(200, []));
-    await petctl(['pets', 'list']);
-    expect(server.requests[0]?.url).toBe('/v1/pets');
-  });
-
-  it('pets add sends the NewPet as JSON, the int64 category id byte for byte', async (t) => {
-    const { server, key, petctl } = await setupE2e(t);
-    server.reply({ status: 201, headers: { 'content-type': 'application/json' }, body: `{"id":${BIG},"name":"Rex \\"the dog\\"","categoryId":${BIG},"status":"available"}` });
-    const result = await petctl(['pets', 'add', '--name', 'Rex "the dog"', '--category-id', BIG, '--status', 'available', '-o', 'ndjson']);
-    expect(result.code).toBe(0);
-    expect(result.stdout).toBe(`{"id":${BIG},"name":"Rex \\"the dog\\"","categoryId":${BIG},"status":"available"}\n`);
-    const [request] = server.requests;
-    expect(request).toMatchObject({ method: 'POST', path: '/v1/pets' });
-    expect(request!.headers['content-type']).toBe('application/json');
-    expect(request!.bodyBytes.toString('utf8')).toBe(`{"name":"Rex \\"the dog\\"","categoryId":${BIG},"status":"available"}`);
-    expectPetctlHeaders(request!, key);
-  });
-
-  it('pets add without --status sends no status', async (t) => {
-    const { server, petctl } = await setupE2e(t);
-    server.reply(json(201, { id: 7, name: 'Kit', categoryId: 2 }));
-    await petctl(['pets', 'add', '--name', 'Kit', '--category-id', '2']);
-    expect(server.requests[0]?.body).toBe('{"name":"Kit","categoryId":2}');
-  });
-
-  it('pets get sends GET /v1/pets/{id} and takes the removal date from a Sunset header', async (t) => {
-    const { server, key, petctl } = await setupE2e(t);
-    server.reply({ status: 200, headers: { sunset: 'Sat, 01 Jun 2030 00:00:00 GMT' }, body: `{"id":${BIG},"name":"Huge","categoryId":1}` });
-    const result = await petctl(['pets', 'get', BIG]);
-    expect(result.code).toBe(0);
-    expect(server.requests[0]).toMatchObject({ method: 'GET', path: `/v1/pets/${BIG}`, body: '' });
-    expectPetctlHeaders(server.requests[0]!, key);
-    expect(result.stdout).toBe(`${BIG}\tHuge\t1\t-\n`);
-    expect(result.stderr).toBe(
-      'warning: GET /pets/{petId} is deprecated and is to be removed on 2030-06-01; use `petctl pets list --status <status>` instead\n',
-    );
-  });
-
+describe.concurrent('fields beyond the specification (scripted server)', () => {
   // listPets and getPet keep them (api/endpoints/pets.test.ts); json and ndjson print them (output/pets.test.ts).
   it('keeps fields the server adds beyond the specification', async (t) => {
     const { server, petctl } = await setupE2e(t);
