@@ -122,6 +122,13 @@ describe('profile lifecycle', () => {
     expect((await openProfileStore(paths)).activeName()).toBe('sandbox');
   });
 
+  it('the first profile added is not chosen with it (useIfFirst: profile add) once profile use sandbox chose the sandbox', async () => {
+    const { paths, store } = await tempStore();
+    await store.use('sandbox');
+    expect(await store.add('production', 'https://api.example.org/v1', {}, { useIfFirst: true })).toMatchObject({ nowActive: false });
+    expect((await openProfileStore(paths)).activeName()).toBe('sandbox');
+  });
+
   it('refuses to add an existing profile and suggests profile set, which keeps the key', async () => {
     const { paths, store } = await tempStore();
     await store.add('production', 'https://api.example.org/v1');
