@@ -33,23 +33,6 @@ describe.concurrent('animals created without a status', () => {
     expect(again.stderr).not.toContain('no status');
   });
 
-  it('an NDJSON row without the status field counts too; rows that all have a status say nothing', async (t) => {
-    const { configDir, petctl } = await setupE2e(t, creator());
-    const some = path.join(configDir, 'some.ndjson');
-    fs.writeFileSync(some, '{"name":"Rex","categoryId":1}\n{"name":"Tom","categoryId":1,"status":"SOLD"}\n');
-    const all = path.join(configDir, 'all.ndjson');
-    fs.writeFileSync(all, '{"name":"Ada","categoryId":1,"status":"pending"}\n');
-
-    const partly = await petctl(['pets', 'add', '--file', some, '-o', 'ndjson']);
-    expect(partly.code, partly.stderr).toBe(0);
-    expect(occurrences(partly.stderr, ONE)).toBe(1);
-    expect(partly.stdout).not.toContain('no status');
-
-    const none = await petctl(['pets', 'add', '--file', all]);
-    expect(none.code, none.stderr).toBe(0);
-    expect(none.stderr).not.toContain('no status');
-  });
-
   it('a single add without --status says so on stderr after the animal on stdout; with --status it says nothing', async (t) => {
     const { server, petctl } = await setupE2e(t, creator());
 
