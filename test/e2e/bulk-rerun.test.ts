@@ -77,59 +77,8 @@ describe.concurrent('the shelter\'s export of 150 rows, fixed and rerun, on the 
   }, 90_000);
 });
 
+// Which rows a rerun matches (edited, reordered, from another file, by --id-column) is test/bulk/journal.test.ts's.
 describe.concurrent('rerunning an import after editing the file', () => {
-  it('without --id-column: fixing a bad row, appending, reordering and deleting rows sends only the rows not created before', async (t) => {
-    const { petctl, write, created } = await shelter(t);
-    const rows = Array.from({ length: 6 }, (_, i) => `Max ${i + 1},1,available`);
-    const file = write('intake.csv', ['name,categoryId,status', ...rows.slice(0, 3), 'Bad,x,available', ...rows.slice(3)].join('\n'));
-
-    const first = await petctl(['pets', 'add', '--file', file, '--skip-invalid']);
-    expect(first.code).toBe(6);
-    expect(first.stderr).toContain('line 5 (row 4): categoryId must be a whole number, not "x"\n');
-    expect(summary(first)).toMatchObject({ created: 6, skipped: 0, invalid: 1 });
-
-    // Fix the bad row, delete Max 2, move Max 6 to the top, append two new animals.
-    write('intake.csv', ['name,categoryId,status', 'Max 6,1,available', 'Max 1,1,available', 'Max 3,1,available', 'Bad,2,available', 'Max 4,1,available', 'Max 5,1,available', 'New 1,3,', 'New 2,3,'].join('\n'));
-    const dry = await petctl(['pets', 'add', '--file', file, '--dry-run']);
-    expect(dry.code, dry.stderr).toBe(0);
-    expect(dry.stdout).toMatch(/^would send 3 of 8 rows: 5 already created, 0 with an unknown outcome, 0 invalid; journal /);
-    expect(dry.stderr).toMatch(SKIPPED_LINE(5, file));
-
-    const second = await petctl(['pets', 'add', '--file', file, '-o', 'ndjson']);
-    expect(second.code, second.stderr).toBe(0);
-    expect(summary(second)).toMatchObject({ created: 3, skipped: 5, invalid: 0 });
-    expect(second.stderr).toMatch(SKIPPED_LINE(5, file));
-    const skipped = second.stdout
-      .split('\n')
-      .filter(Boolean)
-      .map((line) => JSON.parse(line) as Record<string, unknown>)
-      .filter((row) => row.skipped);
-    expect(skipped).toHaveLength(5);
-    expect(skipped[0]).toEqual({ row: 1, line: 2, ok: true, skipped: 'already_created', pet: expect.objectContaining({ name: 'Max 6' }), at: expect.stringMatching(/^\d{4}-\d\d-\d\dT.*Z$/) });
-    expect(Object.fromEntries(created())).toEqual({ 'Max 1': 1, 'Max 2': 1, 'Max 3': 1, 'Max 4': 1, 'Max 5': 1, 'Max 6': 1, Bad: 1, 'New 1': 1, 'New 2': 1 });
-
-    // Nothing at all to send: said even with -q.
-    const quiet = await petctl(['-q', 'pets', 'add', '--file', file]);
-    expect(quiet.code, quiet.stderr).toBe(0);
-    expect(quiet.stderr).toMatch(SKIPPED_LINE(8, file));
-  });
-
-  it('--new sends every row again, however it was created before', async (t) => {
-    const { petctl, write, created } = await shelter(t);
-    const file = write('litter.ndjson', '{"name":"Kitten","categoryId":3}\n{"name":"Kitten","categoryId":3}\n');
-    expect(summary(await petctl(['pets', 'add', '--file', file]))).toMatchObject({ created: 2 });
-    const skipped = await petctl(['pets', 'add', '--file', file]);
-    expect(skipped.stderr).toMatch(SKIPPED_LINE(2, file));
-
-    const fresh = await petctl(['pets', 'add', '--file', file, '--new']);
-    expect(fresh.code, fresh.stderr).toBe(0);
-    expect(summary(fresh)).toMatchObject({ created: 2, skipped: 0 });
-    expect(fresh.stderr).not.toContain('already created');
-    const again = await petctl(['pets', 'add', '--file', file, '--new']);
-    expect(summary(again)).toMatchObject({ created: 2, skipped: 0 });
-    expect(created().get('Kitten')).toBe(6);
-  });
-
   it('--new stopped by Ctrl-C resumes with the same command: the rest of the new animals, not the old ones again', async (t) => {
     const dir = tempDir();
     const dataFile = path.join(dir, 'sandbox-data.json');
@@ -167,44 +116,9 @@ describe.concurrent('rerunning an import after editing the file', () => {
     expect(resumed.stderr).toContain('this --new import resumes the one that did not finish');
     expect(kittens()).toBe(2 * litter);
   }, 60_000);
-
-  it('columns that are not sent are ignored and named once on stderr; the bodies hold the three fields only', async (t) => {
-    const { petctl, write, dataFile, seeded } = await shelter(t);
-    const file = write('export.csv', 'Breed,name,Notes,categoryId,status\nLab,Rex,"good, calm",1,available\nPug,Bo,,2,\n');
-    const result = await petctl(['pets', 'add', '--file', file]);
-    expect(result.code, result.stderr).toBe(0);
-    expect(result.stderr.match(/ignoring columns: Breed, Notes\n/g)).toHaveLength(1);
-    expect(storedPets(dataFile).slice(seeded).map(({ id: _id, ...pet }) => pet)).toEqual([
-      { name: 'Rex', categoryId: 1, status: 'available' },
-      { name: 'Bo', categoryId: 2 },
-    ]);
-  });
 });
 
 describe.concurrent('--id-column: the shelter\'s own id', () => {
-  it('next week\'s export repeats some animals: only the new ids are sent, from any file; the id is never sent', async (t) => {
-    const { petctl, write, created, dataFile } = await shelter(t);
-    const week1 = write('week1.csv', 'Intake,name,categoryId,status\nA-1,Rex,1,available\nA-2,Bella,2,available\nA-3,Tom,x,\n');
-    const first = await petctl(['pets', 'add', '--file', week1, '--id-column', 'intake', '--skip-invalid']);
-    expect(first.code).toBe(6);
-    expect(summary(first)).toMatchObject({ created: 2, invalid: 1 });
-
-    // The bad row fixed: only it is sent.
-    write('week1.csv', 'Intake,name,categoryId,status\nA-1,Rex,1,available\nA-2,Bella,2,available\nA-3,Tom,2,\n');
-    const fixed = await petctl(['pets', 'add', '--file', week1, '--id-column', 'intake']);
-    expect(fixed.code, fixed.stderr).toBe(0);
-    expect(summary(fixed)).toMatchObject({ created: 1, skipped: 2 });
-
-    // Next week's export, another file, reordered, repeats A-2 and A-3.
-    const week2 = write('week2.csv', 'Intake,name,categoryId,status\nA-4,Nemo,3,available\nA-3,Tom,2,\nA-2,Bella,2,available\nA-5,Luna,2,pending\n');
-    const next = await petctl(['pets', 'add', '--file', week2, '--id-column', 'Intake']);
-    expect(next.code, next.stderr).toBe(0);
-    expect(summary(next)).toMatchObject({ created: 2, skipped: 2 });
-    expect(next.stderr).toMatch(SKIPPED_LINE(2, week1));
-    expect(Object.fromEntries(created())).toEqual({ Rex: 1, Bella: 1, Tom: 1, Nemo: 1, Luna: 1 });
-    expect(fs.readFileSync(dataFile, 'utf8')).not.toContain('A-4');
-  });
-
   it('a row whose other fields changed after its animal was created is skipped, and said once on stderr', async (t) => {
     const { petctl, write, created } = await shelter(t);
     const file = write('intake.csv', 'Intake,name,categoryId,status\nA-1,Rex,1,available\nA-2,Bella,2,available\n');

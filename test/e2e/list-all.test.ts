@@ -26,7 +26,7 @@ function threePages() {
 }
 
 describe.concurrent('pets list --all follows Link rel="next"', () => {
-  it('fetches three linked pages with --limit as the page size and prints every animal (TSV)', async (t) => {
+  it('fetches three linked pages with --limit as the page size and prints every animal (TSV); -v traces each page', async (t) => {
     const { server, petctl } = await setupE2e(t);
     server.reply(...threePages());
     const result = await petctl(['pets', 'list', '--all', '--limit', '2', '--status', 'available']);
@@ -36,6 +36,14 @@ describe.concurrent('pets list --all follows Link rel="next"', () => {
       ['1', '2', '3', BIG, '9007199254740995'].map((id) => `${id}\tPet ${id}\t1\tavailable\n`).join(''),
     );
     expect(server.requests.map((request) => request.url)).toEqual(['/v1/pets?limit=2&status=available', '/v1/pets?limit=2&after=2', `/v1/pets?limit=2&after=${BIG}`]);
+
+    // -v traces each page.
+    server.reply(...threePages());
+    const traced = await petctl(['pets', 'list', '--all', '--limit', '2', '-v']);
+    expect(traced.code).toBe(0);
+    expect(traced.stderr.match(/^> GET /gm)).toHaveLength(3);
+    expect(traced.stderr).toMatch(/^page 1: 2 animals, next http:\/\/127\.0\.0\.1:\d+\/v1\/pets\?limit=2&after=2$/m);
+    expect(traced.stderr).toMatch(/^page 3: 1 animals, no next link$/m);
     server.verify();
   });
 
@@ -78,15 +86,6 @@ describe.concurrent('pets list --all follows Link rel="next"', () => {
     expect(server.requests).toHaveLength(2);
   });
 
-  it('-v traces each page', async (t) => {
-    const { server, petctl } = await setupE2e(t);
-    server.reply(...threePages());
-    const result = await petctl(['pets', 'list', '--all', '--limit', '2', '-v']);
-    expect(result.code).toBe(0);
-    expect(result.stderr.match(/^> GET /gm)).toHaveLength(3);
-    expect(result.stderr).toMatch(/^page 1: 2 animals, next http:\/\/127\.0\.0\.1:\d+\/v1\/pets\?limit=2&after=2$/m);
-    expect(result.stderr).toMatch(/^page 3: 1 animals, no next link$/m);
-  });
 });
 
 describe.concurrent('pets list --all refuses a hostile next link with exit 7, without requesting it', () => {
@@ -104,23 +103,17 @@ describe.concurrent('pets list --all refuses a hostile next link with exit 7, wi
     expect(result.stderr).toMatch(new RegExp(`^error: page 2's next link points to another origin \\(http://127\\.0\\.0\\.1:${other.port}\\); not followed`));
   });
 
-  it('a next link back to a page already fetched (a loop)', async (t) => {
+  it('a next link back to a page already fetched (a loop), or to itself', async (t) => {
     const { server, petctl } = await setupE2e(t);
-    server.reply(linked(page([1, 2]), '/v1/pets?limit=2&after=2'), linked(page([3, 4]), '/v1/pets?limit=2'));
-    const result = await petctl(['pets', 'list', '--all', '--limit', '2']);
-    expect(result.code).toBe(7);
-    expect(result.stderr).toContain("error: page 2's next link leads back to a page already fetched (/v1/pets?limit=2); not followed");
-    expect(server.requests).toHaveLength(2);
-  });
-
-  it('a link to itself', async (t) => {
-    const { server, petctl } = await setupE2e(t);
-    server.reply(linked(page([1, 2]), '/v1/pets?limit=2'));
-    const result = await petctl(['pets', 'list', '--all', '--limit', '2', '-o', 'json']);
-    expect(result.code).toBe(7);
-    expect(JSON.parse(result.stdout)).toHaveLength(2);
+    server.reply(linked(page([1, 2]), '/v1/pets?limit=2&after=2'), linked(page([3, 4]), '/v1/pets?limit=2'), linked(page([1, 2]), '/v1/pets?limit=2'));
+    const loop = await petctl(['pets', 'list', '--all', '--limit', '2']);
+    expect(loop.code).toBe(7);
+    expect(loop.stderr).toContain("error: page 2's next link leads back to a page already fetched (/v1/pets?limit=2); not followed");
+    const itself = await petctl(['pets', 'list', '--all', '--limit', '2', '-o', 'json']);
+    expect(itself.code).toBe(7);
+    expect(JSON.parse(itself.stdout)).toHaveLength(2);
     // A bad link is no place to continue from: no continue command, one JSON error line.
-    expect(jsonError(result)).toMatchObject({ code: 'invalid_response', status: 200 });
-    expect(server.requests).toHaveLength(1);
+    expect(jsonError(itself)).toMatchObject({ code: 'invalid_response', status: 200 });
+    expect(server.requests).toHaveLength(3);
   });
 });
