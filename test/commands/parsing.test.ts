@@ -191,6 +191,21 @@ describe('refused flags: exit 2, a message naming the flag and the allowed value
     [['pets', 'add', '--dry-run'], ['--dry-run needs --file']],
     [['pets', 'add', '--name', 'Rex', '--category-id', '1', '--retry-unknown'], ['--retry-unknown needs --file']],
     [['pets', 'add', '--file', 'x.csv', '--query', 'length(@)'], ['--query does not apply to --file']],
+    [['pets', 'add', '--file', 'x.csv', '--encoding', 'ebcdic'], ['--encoding must be one of utf-8, utf-16le, utf-16be, windows-1252, latin1, iso-8859-1, iso-8859-15, windows-1250, windows-1251, macintosh, not "ebcdic"']],
+    [['pets', 'add', '--file', 'x.csv', '--delimiter', ';;'], ['--delimiter must be one character other than a quote or a line break, or tab, not ";;"']],
+    [['pets', 'add', '--file', 'x.csv', '--delimiter', '"'], ['--delimiter must be one character other than a quote or a line break, or tab, not ']],
+    [['pets', 'add', '--name', 'Rex', '--category-id', '1', '--encoding', 'utf-8'], ['--encoding needs --file']],
+    [['pets', 'add', '--name', 'Rex', '--category-id', '1', '--delimiter', ';'], ['--delimiter needs --file']],
+    [['pets', 'add', '--file', 'x.csv', '--format', 'ndjson', '--delimiter', ';'], ['--delimiter applies to CSV, not --format ndjson']],
+    [['pets', 'add', '--file', 'x.csv', '--column', 'Category'], ['--column must be <field>=<header>, such as categoryId="Category Id", not "Category"']],
+    [['pets', 'add', '--file', 'x.csv', '--column', 'breed=Cat'], ['--column must be <field>=<header>, the field one of name, categoryId, status, not "breed=Cat"']],
+    [['pets', 'add', '--file', 'x.csv', '--column', 'categoryId=Cat', '--column', 'category_id=Name'], ['--column must give each field once (categoryId twice), not "category_id=Name"']],
+    [['pets', 'add', '--name', 'Rex', '--category-id', '1', '--column', 'name=Name'], ['--column needs --file']],
+    [['pets', 'add', '--file', 'x.csv', '--column', 'categoryId=Cat', '--id-column', 'cat'], ['--id-column cat names a field that is sent (categoryId)']],
+    // --cache: GETs only, one at a time, for a duration.
+    [['api', '-X', 'POST', '/pets', '-F', 'name=Rex', '--cache', '1m'], ['--cache applies to GET requests, not POST']],
+    [['pets', 'list', '--all', '--cache', '1m'], ["cannot be used with option '--all'"]],
+    [['pets', 'list', '--cache', 'soon'], ['--cache must be a duration such as 30s, 5m, 1h30m or 1d, not "soon"']],
   ])('%j', async ([argv, names]) => {
     const result = await runMain(argv);
     expect(result.code).toBe(2);
