@@ -53,59 +53,44 @@ describe.concurrent('prompts on a terminal', () => {
     expect(tty.stdout()).toBe(`${BIG}\tRex\t${BIG}\tpending\n`);
   });
 
-  it('pets add asks nothing when no profile is chosen among several: it stops first (no_profile, exit 2)', async (t) => {
+  it('pets add asks nothing when no profile is chosen among several (no_profile, exit 2), or the profile has no key (not_configured, exit 4)', async (t) => {
     const { server, env } = await petServer(t);
     const config = { profiles: { production: { baseUrl: server.baseUrl }, staging: { baseUrl: server.baseUrl } } };
     fs.writeFileSync(`${env.PETCTL_CONFIG_DIR}/config.json`, JSON.stringify(config), { mode: 0o600 });
-    const tty = openTerminal(t, ['pets', 'add'], env);
-    expect(await tty.exitCode()).toBe(2);
-    expect(tty.screen()).toContain('error: no profile chosen; petctl has profiles production, staging.');
-    expect(tty.screen()).not.toMatch(/Name/);
+    const none = openTerminal(t, ['pets', 'add'], env);
+    expect(await none.exitCode()).toBe(2);
+    expect(none.screen()).toContain('error: no profile chosen; petctl has profiles production, staging.');
+    expect(none.screen()).not.toMatch(/Name/);
+
+    fs.writeFileSync(`${env.PETCTL_CONFIG_DIR}/config.json`, JSON.stringify({ ...config, activeProfile: 'sandbox' }), { mode: 0o600 });
+    const keyless = openTerminal(t, ['-p', 'production', 'pets', 'add'], { PETCTL_CONFIG_DIR: env.PETCTL_CONFIG_DIR });
+    expect(await keyless.exitCode()).toBe(4);
+    expect(keyless.screen()).toContain('error: no API key for profile "production" (not_configured)');
+    expect(keyless.screen()).not.toMatch(/Name|Category id|Status/);
     expect(server.requests).toHaveLength(0);
   });
 
-  it('pets add asks nothing when the profile has no key: it stops first (not_configured, exit 4), nothing sent', async (t) => {
-    const { server, env } = await petServer(t);
-    const config = { activeProfile: 'sandbox', profiles: { prod: { baseUrl: server.baseUrl } } };
-    fs.writeFileSync(`${env.PETCTL_CONFIG_DIR}/config.json`, JSON.stringify(config), { mode: 0o600 });
-    const tty = openTerminal(t, ['-p', 'prod', 'pets', 'add'], { PETCTL_CONFIG_DIR: env.PETCTL_CONFIG_DIR });
-    expect(await tty.exitCode()).toBe(4);
-    expect(tty.screen()).toContain('error: no API key for profile "prod" (not_configured)');
-    expect(tty.screen()).not.toMatch(/Name|Category id|Status/);
-    expect(server.requests).toHaveLength(0);
-  });
-
-  it('asks only for what is missing; Enter at the status prompt chooses available, which comes first', async (t) => {
+  it('asks only for what is missing; Enter at the status prompt chooses available, which comes first; "no status" is offered last', async (t) => {
     const { server, env, args } = await petServer(t);
-    const tty = openTerminal(t, [...args, 'pets', 'add', '--name', 'Tom'], env);
-    await tty.waitFor(/Category id/);
-    expect(tty.screen()).not.toMatch(/Name/);
-    tty.type('2');
-    tty.press('Enter');
-    const screen = await tty.waitFor(/Status/);
-    // The highlighted choice is the first one listed.
-    expect(screen).toMatch(/Status[^\n]*\n\W*available/);
-    tty.press('Enter');
-    expect(await tty.exitCode()).toBe(0);
-    expect(server.requests[0]?.body).toBe('{"name":"Tom","categoryId":2,"status":"available"}');
-    expect(tty.text()).not.toContain('no status:');
-  });
-
-  it('"no status" is offered last; choosing it sends no status and says the animal appears in no status-filtered list', async (t) => {
-    const { server, env, args } = await petServer(t);
-    const tty = openTerminal(t, [...args, 'pets', 'add', '--name', 'Tom'], env);
-    await tty.waitFor(/Category id/);
-    tty.type('2');
-    tty.press('Enter');
-    const screen = await tty.waitFor(/Status/);
-    const order = ['available', 'pending', 'sold', 'no status'].map((choice) => screen.indexOf(choice));
-    expect(order.every((at, i) => at !== -1 && (i === 0 || at > order[i - 1]!))).toBe(true);
-    tty.press('Up');
-    await tty.waitFor(/❯ no status/);
-    tty.press('Enter');
-    expect(await tty.exitCode()).toBe(0);
-    expect(server.requests[0]?.body).toBe('{"name":"Tom","categoryId":2}');
-    expect(tty.text()).toContain('1 animal has no status: it appears in no pets list --status available|pending|sold, only in pets list without --status');
+    for (const [keys, body] of [[['Enter'], '{"name":"Tom","categoryId":2,"status":"available"}'], [['Up'], '{"name":"Tom","categoryId":2}']] as const) {
+      const tty = openTerminal(t, [...args, 'pets', 'add', '--name', 'Tom'], env);
+      await tty.waitFor(/Category id/);
+      expect(tty.screen()).not.toMatch(/Name/);
+      tty.type('2');
+      tty.press('Enter');
+      const screen = await tty.waitFor(/Status/);
+      // The highlighted choice is the first one listed; "no status" comes last, so Up reaches it.
+      expect(screen).toMatch(/Status[^\n]*\n\W*available[\s\S]*pending[\s\S]*sold[\s\S]*no status/);
+      tty.press(...keys);
+      if (keys[0] === 'Up') {
+        await tty.waitFor(/❯ no status/);
+        tty.press('Enter');
+      }
+      expect(await tty.exitCode()).toBe(0);
+      expect(server.requests.at(-1)?.body).toBe(body);
+      if (keys[0] === 'Up') expect(tty.text()).toContain('1 animal has no status: it appears in no pets list --status available|pending|sold, only in pets list without --status');
+      else expect(tty.text()).not.toContain('no status:');
+    }
   });
 
   it('Ctrl-C at a prompt exits 130 and sends nothing', async (t) => {
