@@ -53,23 +53,7 @@ describe.concurrent('auth login says what became of the stored key', () => {
 });
 
 describe.concurrent('profile remove of a profile holding a key', () => {
-  it('without a terminal and without --yes: exit 2, confirmation_required with a --yes hint, nothing removed', async (t) => {
-    const { petctl, read } = await setup(t, { staging: PRO });
-    const before = read();
-    const refused = await petctl(['profile', 'remove', 'staging']);
-    expect(refused.code).toBe(2);
-    expect(refused.stdout).toBe('');
-    expect(refused.stderr).toBe(
-      'error: removing profile "staging" and its API key needs confirmation, and there is no terminal to ask on; nothing done (confirmation_required)\n' +
-        'hint: to go ahead without the question: petctl profile remove staging --yes\n',
-    );
-    expect(read()).toEqual(before);
-    const asJson = await petctl(['profile', 'remove', 'staging', '-o', 'json']);
-    expect(asJson.code).toBe(2);
-    expect(JSON.parse(asJson.stderr)).toMatchObject({ code: 'confirmation_required' });
-    expect(read()).toEqual(before);
-  });
-
+  // Without a terminal and without --yes: confirmation_required, nothing removed (test/commands/profile-run.test.ts).
   it('--yes removes it without a question; a profile with no key is removed without one too', async (t) => {
     const { petctl, read } = await setup(t, { staging: PRO });
     const removed = await petctl(['profile', 'remove', 'staging', '--yes']);
