@@ -37,17 +37,13 @@ function linked(body: unknown, next?: string): Reply {
 }
 
 describe.concurrent('petctl api --paginate on the sandbox', () => {
-  it('follows 7 pages and --query applies to the one array of all their items', async (t) => {
+  it('follows 7 pages: one JSON array of every item, int64-exact (by default and -o json), one item a line (-o ndjson); --query sees the one array; fields go in the first page\'s query, kept by the next links', async (t) => {
     const petctl = sandboxWith25(t);
-    const result = await petctl(['api', '--paginate', '/pets?limit=4', '--query', 'length(@)', '-v']);
-    expect(result.code, result.stderr).toBe(0);
-    expect(result.stdout).toBe('25\n');
-    expect(result.stderr.match(/^page \d+: \d+ items, /gm)).toEqual([...Array.from({ length: 6 }, (_, index) => `page ${index + 1}: 4 items, `), 'page 7: 1 items, ']);
-    expect(result.stderr).toMatch(/^page 7: 1 items, no next link$/m);
-  });
-
-  it('prints one JSON array of every item, int64-exact, by default and with -o json', async (t) => {
-    const petctl = sandboxWith25(t);
+    const queried = await petctl(['api', '--paginate', '/pets?limit=4', '--query', 'length(@)', '-v']);
+    expect(queried.code, queried.stderr).toBe(0);
+    expect(queried.stdout).toBe('25\n');
+    expect(queried.stderr.match(/^page \d+: \d+ items, /gm)).toEqual([...Array.from({ length: 6 }, (_, index) => `page ${index + 1}: 4 items, `), 'page 7: 1 items, ']);
+    expect(queried.stderr).toMatch(/^page 7: 1 items, no next link$/m);
     for (const flags of [[], ['-o', 'json']]) {
       const result = await petctl(['api', '--paginate', '/pets?limit=4', ...flags]);
       expect(result.code, result.stderr).toBe(0);
@@ -55,15 +51,9 @@ describe.concurrent('petctl api --paginate on the sandbox', () => {
       expect(idsIn(result.stdout)).toEqual(ALL_IDS);
       expect(result.stderr).toBe('');
     }
-  });
-
-  it('-o ndjson prints one item per line, and fields go in the first page\'s query, kept by the next links', async (t) => {
-    const petctl = sandboxWith25(t);
-    const result = await petctl(['api', '--paginate', '/pets', '-F', 'limit=4', '-o', 'ndjson']);
-    expect(result.code, result.stderr).toBe(0);
-    const lines = result.stdout.split('\n').filter(Boolean);
-    expect(lines).toHaveLength(25);
-    expect(lines.map((line) => idsIn(line)[0])).toEqual(ALL_IDS);
+    const ndjson = await petctl(['api', '--paginate', '/pets', '-F', 'limit=4', '-o', 'ndjson']);
+    expect(ndjson.code, ndjson.stderr).toBe(0);
+    expect(ndjson.stdout.split('\n').filter(Boolean).map((line) => idsIn(line)[0])).toEqual(ALL_IDS);
     const pending = await petctl(['api', '--paginate', '/pets', '-F', 'limit=2', '-f', 'status=pending', '--query', '[].id', '-o', 'json']);
     expect(pending.code, pending.stderr).toBe(0);
     expect(pending.stdout.replace(/\s+/g, '')).toBe('[2,5,8,11,14,17,20,23]');
