@@ -3,7 +3,6 @@ import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import { describe, expect, it, type TestContext } from 'vitest';
-import { runCli } from '../helpers/cli';
 import { json, startScriptedServer, type Reply } from '../helpers/scripted-server';
 import { openTerminal, type Terminal, type TerminalOptions } from '../helpers/tmux';
 
@@ -63,50 +62,11 @@ describe('the terminal this test reads', () => {
 });
 
 describe('outside text on a terminal', () => {
-  it.for([
-    [400, 'bad_request', 6],
-    [401, 'unauthorized', 4],
-    [429, 'rate_limited', 5],
-  ] as const)('an HTTP %i message from the server shows as escapes', async ([status, code, exitCode], t) => {
-    const { run } = await setup(t, json(status, { code, message: HOSTILE, status }, status === 429 ? { 'retry-after': '3600' } : {}));
-    const text = await expectInert(run(['pets', 'list']), exitCode);
+  // Every other line on stderr goes through the same function: test/output/stderr-lines.test.ts holds that.
+  it('an HTTP 429 message from the server shows as escapes', async (t) => {
+    const { run } = await setup(t, json(429, { code: 'rate_limited', message: HOSTILE, status: 429 }, { 'retry-after': '3600' }));
+    const text = await expectInert(run(['pets', 'list']), 5);
     expect(text).toMatch(/^error: .*bad \\x1b\]0;PWNED/m);
-  });
-
-  it('a 404 message, from pets get', async (t) => {
-    const { run } = await setup(t, json(404, { code: 'not_found', message: HOSTILE, status: 404 }));
-    await expectInert(run(['pets', 'get', '42']), 3);
-  });
-
-  it('the snippet of a body that is not JSON (whitespace flattened, the rest escaped)', async (t) => {
-    const { run } = await setup(t, { status: 400, headers: { 'content-type': 'text/html' }, body: HOSTILE });
-    await expectInert(run(['pets', 'list']), 6, SHOWN.replace('\\r', ' '));
-  });
-
-  it("auth login's refusal when the service answers 503 with hostile text (nothing stored)", async (t) => {
-    const { run, server, env } = await setup(t, { status: 503, headers: { 'content-type': 'text/plain' }, body: HOSTILE });
-    const added = await runCli(['profile', 'add', 'shelter', '--base-url', server.baseUrl], { env });
-    expect(added.code).toBe(0);
-    const tty = run(['-p', 'shelter', '--retries', '0', 'auth', 'login', '--insecure-storage', '--with-token'], { input: 'pk_test_new\n' });
-    const text = await expectInert(tty, 7, SHOWN.replace('\\r', ' '));
-    expect(text).toMatch(/^error: /m);
-  });
-
-  it('the error code in -v bulk import lines', async (t) => {
-    const { run, dir } = await setup(t, json(400, { code: HOSTILE, message: 'no', status: 400 }));
-    const file = path.join(dir, 'intake.csv');
-    fs.writeFileSync(file, 'name,categoryId\nRex,1\n');
-    const text = await expectInert(run(['-v', 'pets', 'add', '--file', file, '--skip-invalid']), 6);
-    expect(text).toContain(`rejected: no (${SHOWN}, HTTP 400)`);
-  });
-
-  it('CSV header names in "ignoring columns" and in a field-count error', async (t) => {
-    const { run, dir } = await setup(t);
-    const file = path.join(dir, 'intake.csv');
-    fs.writeFileSync(file, `name,categoryId,"${HOSTILE}"\nRex,1,x\nBella,2\n`);
-    const text = await expectInert(run(['pets', 'add', '--file', file, '--dry-run']), 6);
-    expect(text).toContain(`ignoring columns: ${SHOWN}`);
-    expect(text).toContain(`expected 3 fields (name,categoryId,${SHOWN}), found 2`);
   });
 
   it('a Redis error string in the state-store warning', async (t) => {
