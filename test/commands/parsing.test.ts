@@ -169,6 +169,7 @@ describe('refused flags: exit 2, a message naming the flag and the allowed value
     [['--output', 'yaml', 'pets', 'list'], ['yaml', 'table, json, ndjson, csv']],
     [['sandbox', '--port', '65536'], ['--port', 'from 0 to 65535']],
     [['sandbox', '--minute-ms', '50'], ['--minute-ms', '100 or more']],
+    [['sandbox', '--max-animals', 'many'], ['--max-animals must be a whole number of animals, 1 or more, not "many"']],
     [['pets', 'list', '--profile'], ['--profile', 'argument missing']],
     [['pets', 'add', '--name', ' ', '--category-id', '1'], ["'--name <name>'", 'empty']],
     [['pets', 'get'], ['petId']],
