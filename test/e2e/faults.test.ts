@@ -258,6 +258,22 @@ describe.concurrent('proxies', () => {
 });
 
 describe.concurrent('Ctrl-C', () => {
+  it('while a request is in flight: ends by SIGINT at once, no stack trace', async (t) => {
+    const { server, petctl } = await setupE2e(t);
+    // The answer would come after 5 s; SIGINT arrives as soon as the request does.
+    server.reply({ status: 200, body: [PET], delayMs: 5000 });
+
+    const result = await petctl(['pets', 'list'], {
+      onSpawn: (child) => void server.received(1).then(() => child.kill('SIGINT')),
+    });
+
+    // Had petctl waited for the answer, it would have printed the pet and exited 0.
+    expect(result).toMatchObject({ code: null, signal: 'SIGINT' });
+    expect(result.stdout).toBe('');
+    expect(result.stderr.trim()).toBe('');
+    expect(server.requests).toHaveLength(1);
+  });
+
   it('while waiting out a Retry-After: ends by SIGINT, nothing more sent', async (t) => {
     const { server, petctl } = await setupE2e(t);
     server.reply(json(429, { code: 'rate_limited', message: 'slow down', status: 429 }, { 'retry-after': '20' }), json(200, [PET]));

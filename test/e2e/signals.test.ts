@@ -1,8 +1,7 @@
 import { spawn } from 'node:child_process';
 import fs from 'node:fs';
 import { type TestContext, describe, expect, it } from 'vitest';
-import { BIN, NODE, cleanEnv, newApiKey, tempDir } from '../helpers/cli';
-import { type RecordedRequest, startScriptedServer } from '../helpers/scripted-server';
+import { BIN, NODE, cleanEnv, tempDir } from '../helpers/cli';
 
 /**
  * After its cleanup, an interrupted petctl ends by the signal itself, as a
@@ -76,41 +75,7 @@ describe.concurrent('an interrupted petctl ends by its signal', () => {
     expect(ended.stderr).toContain('listening on');
   });
 
-  it('Ctrl-C during a bulk import stops `for f in *.csv; do petctl pets add --file "$f"; done` after its cleanup', async (t) => {
-    // A slow service: each animal is answered 300 ms after it arrives.
-    let id = 1;
-    const slow = (request: RecordedRequest, res: import('node:http').ServerResponse) => {
-      setTimeout(() => res.writeHead(201, { 'content-type': 'application/json' }).end(`{"id":${id++},${request.body.slice(1)}`), 300);
-    };
-    const server = await startScriptedServer(slow);
-    const dir = tempDir();
-    t.onTestFinished(async () => {
-      await server.close();
-      fs.rmSync(dir, { recursive: true, force: true });
-    });
-    for (const name of ['a', 'b']) fs.writeFileSync(`${dir}/${name}.csv`, `name,categoryId\n${name}1,1\n${name}2,1\n${name}3,1\n`);
-
-    let sent = false;
-    const ended = await runBash(
-      t,
-      'for f in *.csv; do echo "start $f"; petctl pets add --file "$f" --concurrency 1; echo "after $f: $?"; done; echo "loop finished"',
-      (stdout, pid) => {
-        // A terminal's Ctrl-C goes to the whole foreground group (bash and petctl), once the first animal is on its way.
-        if (!sent && stdout.includes('start a.csv')) {
-          sent = true;
-          void server.received(1).then(() => process.kill(-pid, 'SIGINT'));
-        }
-        // The loop went on: stop it here (the assertions below then fail).
-        if (stdout.includes('start b.csv')) process.kill(-pid, 'SIGKILL');
-      },
-      { TEST_CWD: dir, PETCTL_BASE_URL: server.baseUrl, PETCTL_API_KEY: newApiKey() },
-    );
-    expect(ended.stdout).toBe('start a.csv\n');
-    expect(ended.signal).toBe('SIGINT');
-    // The cleanup ran first: the row in flight was answered and the summary printed.
-    expect(ended.stderr).toMatch(/^created 1, skipped 0, /m);
-  });
-
+  // An import ends by SIGINT after its cleanup (bulk-interrupt.test.ts); bash then stops its loop, as above.
   it('the shell sees 130 after SIGINT and 143 after SIGTERM', async (t) => {
     for (const [signal, status] of [['INT', 130], ['TERM', 143]] as const) {
       let sent = false;
