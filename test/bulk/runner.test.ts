@@ -102,6 +102,7 @@ describe('runImport', () => {
   it.each([
     ['sent and never answered: outcome_unknown, journal left at "sent", sending stops', new NetworkError('socket hang up', { sent: true }), 'sent', ['outcome_unknown']],
     ['a connection that was never made is not "sent"', new NetworkError('connection refused', { sent: false }), 'unsent', []],
+    ['a 5xx answer to a POST: outcome_unknown, sending stops', errorForStatus(503, 'try later', { code: 'unavailable', status: 503 }), 'sent', ['outcome_unknown']],
     ['a second Ctrl-C while on the wire: outcome_unknown', new InterruptedError(), 'sent', ['outcome_unknown']],
   ] as const)('%s', async (_title, error, state, codes) => {
     const { outcome, results, entries } = await run(['A', 'B'], async (_newPet, hooks) => {
