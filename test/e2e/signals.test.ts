@@ -29,7 +29,6 @@ function runBash(
   const configDir = tempDir();
   const child = spawn('bash', ['-c', `petctl() { "$TEST_NODE" "$TEST_BIN" "$@"; }\n${script}`], {
     env: cleanEnv({ PETCTL_CONFIG_DIR: configDir, TEST_NODE: NODE, TEST_BIN: BIN, ...env }),
-    cwd: env.TEST_CWD,
     stdio: ['ignore', 'pipe', 'pipe'],
     detached: true,
   });
