@@ -1,8 +1,4 @@
-/**
- * An import's bytes as text, by the platform's decoders: a BOM names the encoding, else UTF-8 unless
- * --encoding says otherwise, never guessed; a byte the encoding does not allow stops the import before
- * anything is sent (docs/bulk-import.md, "What a spreadsheet saves").
- */
+/** An encoding is named by a BOM or --encoding, else UTF-8, never guessed (docs/bulk-import.md, "What a spreadsheet saves"). */
 
 /** The --encoding values. WHATWG reads latin1 and iso-8859-1 as windows-1252, as browsers do. */
 export const INPUT_ENCODINGS = ['utf-8', 'utf-16le', 'utf-16be', 'windows-1252', 'latin1', 'iso-8859-1', 'iso-8859-15', 'windows-1250', 'windows-1251', 'macintosh'] as const;
@@ -30,8 +26,6 @@ const PIECE_BYTES = 1024;
 /** Bytes a decoder may hold back between pieces: an incomplete UTF-8 sequence, or UTF-16's odd byte and high surrogate. */
 const CARRY_BYTES = 3;
 
-
-/** The encoding a byte order mark at the start names. */
 function encodingOfBom(start: Buffer): InputEncoding | undefined {
   if (start[0] === 0xef && start[1] === 0xbb && start[2] === 0xbf) return 'utf-8';
   if (start[0] === 0xff && start[1] === 0xfe) return 'utf-16le';
@@ -64,7 +58,6 @@ export async function* decodeText(chunks: AsyncIterable<Buffer>, encoding?: Inpu
         const next = await iterator.next();
         chunk = next.done ? undefined : next.value;
       }
-      // The end: what the decoder still holds.
       yield undefined;
     };
     for await (const piece of pieces()) {

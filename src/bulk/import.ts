@@ -16,11 +16,7 @@ import { type RunnerOptions, runImport } from './runner';
 import { type LookupReport, type UnknownLookup, lookUpUnknownRows } from './unknown-rows';
 import { type ImportEnd, ImportStopped, importEnding, stoppedBeforeSending } from './outcome';
 
-/**
- * `pets add --file`: validate every row and look it up in the target's records, then send the rows
- * not created before through the journal and the runner. What happens is told as facts (ImportReport);
- * commands/pets/add-file.ts words them.
- */
+/** `pets add --file`: every row checked against the records before the rest are sent; told as facts (ImportReport). */
 
 export interface BulkAddOptions {
   /** A path, or `-` for standard input. */
@@ -83,8 +79,12 @@ export async function bulkAdd(options: BulkAddOptions, ctx: Context, report: Imp
   const journalPath = options.journal ?? (await defaultJournalPath(ctx.paths.dir, identity, apiKey));
   // Held before the journal is read, so that an import that waited reads what the other one wrote.
   const me: JournalHolder = { source: options.file === '-' ? '-' : path.basename(options.file) };
-  if (options.dryRun) await noticeHolder(journalPath, report);
-  else await holdJournal(journalPath, me, ctx, report);
+  if (!options.dryRun) await holdJournal(journalPath, me, ctx, report);
+  else {
+    // A dry run does not wait: its figures are the journal's as it stands.
+    const holder = await journalHolder(journalPath);
+    if (holder) report.journalHeld(journalPath, holder, false);
+  }
   const index = new RecordIndex();
   await readJournal(journalPath, targetId, index);
   // A --new import that did not finish is resumed by the next --new import of the same input.
@@ -96,7 +96,6 @@ export async function bulkAdd(options: BulkAddOptions, ctx: Context, report: Imp
   const reading: ReadOptions = { idColumn: options.idColumn, encoding: options.encoding, delimiter: options.delimiter, columns: options.columns };
   const read: ReadOptions = { ...reading, onIgnored: (name) => ignored.push(name) };
 
-  // Pass 1: validate and plan everything before anything is sent.
   const scan = await scanRows(readRows(input.firstPass(), format, (chosen) => (format = chosen), read), index, plan, ctx.signal, report);
   if (ctx.signal.aborted) throw new InterruptedError();
   const refused = scan.invalid > 0 && !options.skipInvalid && !options.dryRun;
@@ -111,7 +110,6 @@ export async function bulkAdd(options: BulkAddOptions, ctx: Context, report: Imp
     return undefined;
   }
 
-  // --retry-unknown: before anything is sent, the rows whose outcome is unknown are looked for.
   let lookup: UnknownLookup | undefined;
   if (scan.unknownRows.length > 0) {
     const { http } = await ctx.api();
@@ -136,17 +134,7 @@ async function holdJournal(journal: string, me: JournalHolder, ctx: Context, rep
   ctx.onCleanup(() => attempt.held.release());
 }
 
-/** A dry run does not wait: its figures are the journal's as it stands. */
-async function noticeHolder(journal: string, report: ImportReport): Promise<void> {
-  const holder = await journalHolder(journal);
-  if (holder) report.journalHeld(journal, holder, false);
-}
-
-/**
- * V8's flags for an import, set as it runs rather than at start-up, where they would tax every other
- * command: rows die young, so the young generation keeps its start size; once sending starts, the old
- * generation grows in small steps and nothing more is optimised. Why, and what each saves: docs/performance.md.
- */
+/** Set as an import runs, not at start-up where they would tax every command (why each: docs/performance.md). */
 function v8Flags(flags: string): void {
   process.getBuiltinModule('node:v8').setFlagsFromString(flags);
 }
@@ -190,7 +178,6 @@ async function sendRows(options: BulkAddOptions, ctx: Context, report: ImportRep
     sending.stopping();
   });
   const started = ctx.monotonic();
-  /** Rows this run sent (whatever their answer). */
   let sent = 0;
 
   let outcome;

@@ -6,17 +6,16 @@ import { stdinChunks } from '../stdin';
 import { InterruptedError, RejectedError, UsageError, describeFsError } from '../errors';
 
 /**
- * The bytes of an import, read twice: to validate every row, then to send. A file is read again;
- * standard input is copied by the first pass to a private temporary file, nameless once open so
- * that nothing is left however petctl ends, and never held in memory whole. Reading stops when
- * `signal` aborts (Ctrl-C, SIGTERM), even while a chunk is awaited.
+ * The bytes of an import, read twice: to validate every row, then to send. Standard input is copied by
+ * the first pass to a private temporary file, nameless once open so that nothing is left however petctl
+ * ends; never held in memory whole.
  */
 interface BulkInput {
   /** The path, or "standard input". */
   label: string;
   /** The path as given; undefined for standard input. */
   file?: string;
-  /** The input's bytes. A chunk is valid only until the next is asked for: its buffer may be reused. */
+  /** A chunk is valid only until the next is asked for: its buffer may be reused. */
   firstPass(): AsyncIterable<Buffer>;
   secondPass(): AsyncIterable<Buffer>;
   close(): Promise<void>;
@@ -64,42 +63,36 @@ export async function openInput(file: string, stdin: InStream, signal: AbortSign
   return {
     label: file,
     file,
-    firstPass: () => untilAborted(readFile(file), signal),
+    firstPass: () => untilAborted(readBytes(file), signal),
     async *secondPass() {
       await unchanged();
-      yield* untilAborted(readFile(file), signal);
+      yield* untilAborted(readBytes(file), signal);
     },
     close: async () => {},
   };
 }
 
-/** A file's bytes in one reused buffer: fresh chunks would pile up as external memory (docs/performance.md). */
-async function* readFile(file: string): AsyncGenerator<Buffer> {
-  const handle = await fs.promises.open(file, 'r').catch((error: unknown) => {
-    throw new UsageError(`cannot read --file ${file}: ${describeFsError(error)}`);
-  });
-  try {
-    yield* readHandle(handle, file);
-  } finally {
-    await handle.close();
-  }
-}
-
-/** An open file's bytes: from where the handle stands (a pipe cannot be read at a position), or `fromStart` (the spool). */
-async function* readHandle(handle: fs.promises.FileHandle, file: string, fromStart = false): AsyncGenerator<Buffer> {
-  let position = 0;
+/**
+ * A file's bytes in one reused buffer: fresh chunks would pile up as external memory (docs/performance.md).
+ * A file is read from where its handle stands (a pipe cannot be read at a position); the `spool` from its start.
+ */
+async function* readBytes(file: string, spool?: fs.promises.FileHandle): AsyncGenerator<Buffer> {
+  const unreadable = (error: unknown) => new UsageError(`cannot read --file ${file}: ${describeFsError(error)}`);
+  const handle = spool ?? (await fs.promises.open(file, 'r').catch((error: unknown) => {
+    throw unreadable(error);
+  }));
   const buffer = Buffer.allocUnsafe(CHUNK_BYTES);
-  for (;;) {
-    let bytesRead: number;
-    try {
-      ({ bytesRead } = await handle.read(buffer, 0, CHUNK_BYTES, fromStart ? position : null));
-    } catch (error) {
-      if ((error as { code?: string }).code === undefined) throw error;
-      throw new UsageError(`cannot read --file ${file}: ${describeFsError(error)}`);
+  try {
+    for (let position = 0; ; ) {
+      const { bytesRead } = await handle.read(buffer, 0, CHUNK_BYTES, spool ? position : null).catch((error: unknown) => {
+        throw (error as { code?: string }).code === undefined ? error : unreadable(error);
+      });
+      if (bytesRead === 0) return;
+      position += bytesRead;
+      yield buffer.subarray(0, bytesRead);
     }
-    if (bytesRead === 0) return;
-    position += bytesRead;
-    yield buffer.subarray(0, bytesRead);
+  } finally {
+    if (!spool) await handle.close();
   }
 }
 
@@ -130,7 +123,7 @@ function spooledStdin(stdin: InStream, signal: AbortSignal, spoolLimit: number):
     },
     async *secondPass() {
       if (spool === undefined) throw new Error('standard input has not been read yet');
-      yield* untilAborted(readHandle(spool, 'standard input', true), signal);
+      yield* untilAborted(readBytes('standard input', spool), signal);
     },
     async close() {
       await spool?.close();

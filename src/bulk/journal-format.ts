@@ -1,18 +1,31 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { sha256Hex } from '../digest';
-import { PetctlError, UnsafeFileError, UsageError, describeFsError } from '../errors';
+import { FailureError, PetctlError, UnsafeFileError, UsageError, describeFsError } from '../errors';
 import { assertOwnFile } from '../file-safety';
 import { parseJson } from '../schemas/json';
-import { HEADER_START, JournalDamagedError, isCreationCutShort, isDamagedHeader, isWriteCutShort, journalLines, jsonValue } from './journal-damage';
 import type { NewRunMark, RecordEntry, RecordIndex } from './records';
 
 /**
- * The import journal's format, and reading it: an NDJSON file per target, a header and an entry per
- * step of a row (records.ts), the last one winning (docs/bulk-import.md, "The journal").
+ * The import journal's format, and reading it: NDJSON, a header and an entry per step of a row, the last
+ * one winning. A write a crash cut short leaves the start of a line, which recorded nothing an import relied
+ * on; any other line that is not an entry may have been a "created": damage (docs/bulk-import.md, "The journal").
  */
 
 const FORMAT = 2;
+
+/** A journal line that is neither an entry nor a write cut short: the import stops before anything is sent (exit 1). */
+export class JournalDamagedError extends FailureError {
+  constructor(
+    readonly file: string,
+    readonly line: number,
+  ) {
+    super(
+      `the journal ${file} is damaged at line ${line}; rows it recorded may be sent twice. Move it aside and rerun with --new only if you know which animals exist`,
+      { code: 'journal_damaged', hint: 'petctl pets list --all shows the animals the service holds' },
+    );
+  }
+}
 
 export function systemReason(error: unknown): string {
   return describeFsError(error, { ENOENT: 'its directory no longer exists (ENOENT)' });
@@ -53,7 +66,6 @@ export async function readJournal(file: string, target: string, index: Pick<Reco
 
 type HeaderState = 'absent' | 'whole' | 'cut-short';
 
-/** Whether the journal at `file` exists and has a whole first line, or its creation was cut short before that. */
 async function headerOf(file: string): Promise<HeaderState> {
   let handle: fs.promises.FileHandle | undefined;
   try {
@@ -78,10 +90,10 @@ export async function headerIn(handle: fs.promises.FileHandle, file: string): Pr
   const bytes = head.subarray(0, bytesRead);
   const text = bytes.toString('utf8');
   const whole = bytesRead === head.length || text.includes('\n');
-  if (!whole && isCreationCutShort(bytes, HEADER_BYTES)) return 'cut-short';
+  if (!whole && isCreationCutShort(bytes)) return 'cut-short';
   if (text.startsWith(HEADER_START)) return 'whole';
   const [first = '', next] = text.split('\n');
-  if (isDamagedHeader(first, next, isEntry)) throw new JournalDamagedError(file, 1);
+  if (isDamagedHeader(first, next)) throw new JournalDamagedError(file, 1);
   throw new UnsafeFileError(file, { kind: 'not_journal' });
 }
 
@@ -91,7 +103,7 @@ function checkHeader(file: string, line: string, target: string, next: string | 
   const version = parsed?.petctlImportJournal;
   if (parsed === undefined || version !== FORMAT) {
     // A header of a format this petctl does not know is not damage.
-    if (version === undefined && isDamagedHeader(line, next, isEntry)) throw new JournalDamagedError(file, 1);
+    if (version === undefined && isDamagedHeader(line, next)) throw new JournalDamagedError(file, 1);
     throw new UnsafeFileError(file, { kind: 'not_journal' });
   }
   if (parsed.target !== target) {
@@ -99,10 +111,79 @@ function checkHeader(file: string, line: string, target: string, next: string | 
   }
 }
 
+/** Empty, a header's start, or zeros no longer than a header: a creation cut short. */
+function isCreationCutShort(head: Buffer): boolean {
+  if (head.every((byte) => byte === 0)) return head.length <= HEADER_BYTES;
+  const text = head.toString('utf8');
+  return HEADER_START.startsWith(text) || text.startsWith(HEADER_START);
+}
+
+/** Whether a first line that is no header is a damaged one (zeros, a header's start that does not parse, entries after it), not someone's file. */
+function isDamagedHeader(line: string, next: string | undefined): boolean {
+  if (line.includes('\0')) return true;
+  if (line.startsWith(HEADER_START) && scanJson(line) !== 'whole') return true;
+  return next !== undefined && parseEntry(next) !== undefined;
+}
+
+/** Whether a line that is not an entry is what a write cut short leaves: nothing, or a start of `start…` whose JSON is not whole. */
+export function isWriteCutShort(line: string, start: string): boolean {
+  return line === '' || ((start.startsWith(line) || line.startsWith(start)) && scanJson(line) === 'cut');
+}
+
+/** The lines of a journal, each with whether a newline ended it (the last one may lack it: a write cut short, whatever it holds). */
+async function* journalLines(chunks: AsyncIterable<Buffer>): AsyncGenerator<{ text: string; ended: boolean }> {
+  let pending: Buffer[] = [];
+  for await (const chunk of chunks) {
+    let start = 0;
+    for (let end = chunk.indexOf(10); end !== -1; end = chunk.indexOf(10, start)) {
+      pending.push(chunk.subarray(start, end));
+      yield { text: Buffer.concat(pending).toString('utf8'), ended: true };
+      pending = [];
+      start = end + 1;
+    }
+    if (start < chunk.length) pending.push(chunk.subarray(start));
+  }
+  if (pending.length > 0) yield { text: Buffer.concat(pending).toString('utf8'), ended: false };
+}
+
+/** What may end a line cut short outside a string, before its open containers close: a value, a key and its value, a colon and a value, a literal's rest. */
+const ENDINGS = ['', '0', '"":0', ':0', 'rue', 'ue', 'e', 'alse', 'lse', 'se', 'ull', 'll', 'l'];
+/** What may end it inside a string (after a backslash, or inside a \u escape), the string a key or a value. */
+const STRING_ENDINGS = ['"', 'n"', '0"', '00"', '000"', '0000"'].flatMap((end) => [end, `${end}:0`]);
+
+/** `text` parsed as JSON; undefined when it is not JSON (no JSON text parses to undefined). */
+export function jsonValue(text: string): unknown {
+  try {
+    return JSON.parse(text) as unknown;
+  } catch {
+    return undefined;
+  }
+}
+
+const parses = (text: string) => jsonValue(text) !== undefined;
+
+/** `text` as JSON: `whole`, `cut` (one of the few ways to end it makes it whole, as the platform's parser judges) or `invalid`. */
+function scanJson(text: string): 'whole' | 'cut' | 'invalid' {
+  if (parses(text)) return 'whole';
+  const closers: string[] = [];
+  let inString = false;
+  for (let i = 0; i < text.length; i++) {
+    const c = text[i];
+    if (inString) {
+      if (c === '\\') i += 1;
+      else if (c === '"') inString = false;
+    } else if (c === '"') inString = true;
+    else if (c === '{' || c === '[') closers.unshift(c === '{' ? '}' : ']');
+    else if (c === '}' || c === ']') closers.shift();
+  }
+  const close = closers.join('');
+  return (inString ? STRING_ENDINGS : ENDINGS).some((end) => parses(text + end + close)) ? 'cut' : 'invalid';
+}
+
+/** How every journal's first line begins. */
+const HEADER_START = '{"petctlImportJournal":';
 /** How each entry's line begins, as petctl writes it (its first field): what a write cut short starts with. */
 const ENTRY_START = '{"source":';
-
-const isEntry = (line: string) => parseEntry(line) !== undefined;
 
 const STATES = new Set(['sent', 'created', 'rejected', 'unsent', 'begin', 'end']);
 

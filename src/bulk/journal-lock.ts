@@ -6,8 +6,7 @@ import { sha256Hex } from '../digest';
 import { PetctlError } from '../errors';
 import { withFileLock } from '../locked-file';
 import { JournalUnwritableError } from './journal';
-import { jsonValue } from './journal-damage';
-import { systemReason } from './journal-format';
+import { jsonValue, systemReason } from './journal-format';
 
 /**
  * One import at a time per journal: a listening socket named by the journal's real path, which the
@@ -66,12 +65,9 @@ export async function tryLockJournal(journal: string, me: JournalHolder, flavour
   try {
     const address = await lockAddress(journal, flavour);
     if (flavour === 'file') fs.mkdirSync(path.dirname(address), { recursive: true, mode: 0o700 });
-    const held = await listen(address, me);
-    if (held) return { held };
-    const holder = await ask(address);
-    if (holder) return { busy: holder };
     // Nobody answers: the holder has just let go, or (a socket file) it died and left the file.
-    return flavour === 'file' ? await withFileLock(address, () => takeOverDeadFile(address, me)) : await bindAgain(address, me);
+    const attempt = (await bindOrAsk(address, me)) ?? (flavour === 'file' ? undefined : await bindOrAsk(address, me));
+    return attempt ?? (flavour === 'file' ? await withFileLock(address, () => takeOverDeadFile(address, me)) : { busy: {} });
   } catch (error) {
     if (error instanceof PetctlError) throw error;
     throw new JournalUnwritableError(journal, `its lock could not be made: ${systemReason(error)}`, error);
@@ -150,6 +146,14 @@ function parseHolder(text: string): JournalHolder {
   return { ...(Number.isSafeInteger(pid) ? { pid: pid as number } : {}), ...(typeof source === 'string' ? { source } : {}) };
 }
 
+/** Binds `address`, or says who holds it; undefined when another process has it bound and does not answer. */
+async function bindOrAsk(address: string, me: JournalHolder): Promise<LockAttempt | undefined> {
+  const held = await listen(address, me);
+  if (held) return { held };
+  const holder = await ask(address);
+  return holder && { busy: holder };
+}
+
 /** A socket file whose holder died: under the lock directory, asked again (another import may have taken it over), removed and bound anew. */
 async function takeOverDeadFile(address: string, me: JournalHolder): Promise<LockAttempt> {
   const holder = await ask(address);
@@ -159,11 +163,5 @@ async function takeOverDeadFile(address: string, me: JournalHolder): Promise<Loc
   } catch (error) {
     if ((error as NodeJS.ErrnoException).code !== 'ENOENT') return { busy: {} };
   }
-  return bindAgain(address, me);
-}
-
-/** The lock was let go a moment ago: taken, or (another import was quicker) who has it now. */
-async function bindAgain(address: string, me: JournalHolder): Promise<LockAttempt> {
-  const held = await listen(address, me);
-  return held ? { held } : { busy: (await ask(address)) ?? {} };
+  return (await bindOrAsk(address, me)) ?? { busy: {} };
 }

@@ -42,11 +42,6 @@ export class JournalWriter {
     private spare: string | undefined,
   ) {}
 
-  /** Why the journal could not be written, once it could not. */
-  get unwritable(): JournalUnwritableError | undefined {
-    return this.failure;
-  }
-
   /** Opens the journal at `file`, creating it (0600, in a 0700 directory) with its header. */
   static async open(file: string, target: string): Promise<JournalWriter> {
     const dir = path.dirname(file);

@@ -2,8 +2,7 @@ import { UsageError } from '../errors';
 import { decodeText } from './decode';
 import { csvRows } from './formats/csv';
 import { jsonArrayRows } from './formats/json-array';
-import { ignoredOnce, rowFromJsonText } from './formats/fields';
-import { type InputRow, InvalidInputError, type ReadOptions, TOO_LONG, refuseUndecodable, textRecords } from './formats/row';
+import { type InputRow, InvalidInputError, type ReadOptions, TOO_LONG, ignoredOnce, refuseUndecodable, rowFromJsonText, textRecords } from './formats/row';
 
 export { type InputRow, InvalidInputError, type ReadOptions } from './formats/row';
 export { headerField } from './formats/columns';

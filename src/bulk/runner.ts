@@ -13,12 +13,10 @@ import { type RowResult, ambiguous, created, failed, found, invalidRow, resent, 
 const LISTENERS_PER_SLOT = 3;
 
 /**
- * Sends the rows, as many in flight as the level (in-flight.ts), each row's fate journaled before it
- * is reported and before its slot takes the next row; the pace comes from the HTTP core's gate.
- * `stop` (the first Ctrl-C) ends sending: a request waiting in the gate gives up unsent, one on the
- * wire is awaited; the context's signal (a second Ctrl-C, SIGTERM) aborts those too. A rate limit
- * that cannot be waited out, an error that would fail every row, or a row whose outcome turned
- * unknown stops sending the same way (docs/bulk-import.md, "Ctrl-C").
+ * Each row's fate is journaled before it is reported and before its slot takes the next row. `stop` (the
+ * first Ctrl-C) gives up requests waiting in the gate and awaits those on the wire; `signal` (a second
+ * Ctrl-C, SIGTERM) aborts those too. A rate limit that cannot be waited out, an error that would fail every
+ * row, or an outcome turned unknown stops sending the same way (docs/bulk-import.md, "Ctrl-C").
  */
 
 /** A row as read, with what the records say to do with it (records.ts decides). */
@@ -43,7 +41,6 @@ export interface RunnerOptions {
   concurrency: Concurrency;
   /** The --new import the rows belong to, recorded with each. */
   run?: string;
-  /** The clock, for each entry's time. */
   now(): number;
   /** The steady clock the latencies are measured on (default: `now`). */
   monotonic?(): number;
@@ -56,17 +53,14 @@ export interface RunnerOptions {
   /** The context's signal: a second Ctrl-C or SIGTERM. */
   signal: AbortSignal;
   onResult(result: RowResult, sent: boolean): void | Promise<void>;
-  /** A request is about to go on the wire (after its journal entry). */
   onSend?(): void;
   onAnswer?(status: number, rate: RateHeaders): void;
   onWait?(ms: number, why: string): void;
   onWaited?(): void;
-  /** The level in flight changed (--concurrency auto). */
   onLevel?(change: LevelChange): void;
 }
 
 interface RunnerOutcome {
-  /** Why sending stopped before the end: InterruptedError, RateLimitError or a fatal error. */
   stoppedBy?: PetctlError;
   /** Ctrl-C (or SIGTERM) ended sending. */
   interrupted: boolean;
@@ -95,8 +89,7 @@ export async function runImport(options: RunnerOptions): Promise<RunnerOutcome> 
     stopped.abort();
   };
   const limit = new InFlightLimit(options.concurrency, options.monotonic ?? options.now, options.reserve);
-  // Every request in flight listens on these signals (its attempt, its wait): Node's default of 10
-  // listeners would print a MaxListenersExceededWarning from an 11th slot on. A leak still warns.
+  // Node's default of 10 listeners would warn from an 11th slot on; a leak still warns.
   for (const signal of [options.stop, options.signal, halt]) setMaxListeners(LISTENERS_PER_SLOT * limit.ceiling + 10, signal);
 
   const report = async (result: RowResult, sent: boolean) => {
@@ -134,7 +127,7 @@ export async function runImport(options: RunnerOptions): Promise<RunnerOutcome> 
   const sendRow = async (input: PlannedRow & { newPet: NewPet; identity: RowIdentity }) => {
     const { row, line, identity } = input;
     let journaledSent = false;
-    /** While the request is on the wire: when it went, for the level in flight. */
+    /** While the request is on the wire. */
     let ticket: Ticket | undefined;
     const offWire = () => {
       if (ticket) limit.ended();

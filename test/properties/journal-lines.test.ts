@@ -1,6 +1,6 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { isWriteCutShort } from '../../src/bulk/journal-damage';
+import { isWriteCutShort } from '../../src/bulk/journal-format';
 import type { RecordEntry } from '../../src/bulk/records';
 import { INT64_MAX } from '../../src/schemas/constants';
 import { stringifyJson } from '../../src/schemas/json';

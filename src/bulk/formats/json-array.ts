@@ -1,5 +1,4 @@
-import { ignoredOnce, rowFromJsonText } from './fields';
-import { type InputRow, InvalidInputError, MAX_ROW_CHARS, type ReadOptions, TOO_LONG, refuseUndecodable } from './row';
+import { type InputRow, InvalidInputError, MAX_ROW_CHARS, type ReadOptions, TOO_LONG, ignoredOnce, refuseUndecodable, rowFromJsonText } from './row';
 
 /**
  * A JSON array, element by element: streaming JSON libraries give neither line numbers nor exact
