@@ -54,7 +54,6 @@ export type SendReport = Pick<RunnerOptions, 'words' | 'onResult' | 'onSend' | '
   stop(): void;
 };
 
-/** What an import tells as it goes, as facts. */
 export interface ImportReport extends ScanReport, LookupReport {
   /** Another import holds the journal: this one waits for it to finish, or (a dry run) reads it as it stands. */
   journalHeld(journal: string, holder: JournalHolder, waiting: boolean): void;

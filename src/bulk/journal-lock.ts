@@ -25,7 +25,6 @@ type LockAttempt = { held: JournalLock } | { busy: JournalHolder };
 
 export type LockFlavour = 'abstract' | 'pipe' | 'file';
 
-/** How often a waiting import tries the lock again. */
 const LOCK_POLL_MS = 150;
 
 /** How long a holder may take to say who it is before it is taken as saying nothing. */
@@ -36,7 +35,6 @@ function platformFlavour(): LockFlavour {
   return process.platform === 'win32' ? 'pipe' : 'file';
 }
 
-/** The socket name that stands for `journal`, for `flavour`. */
 export async function lockAddress(journal: string, flavour: LockFlavour = platformFlavour()): Promise<string> {
   const real = realPath(journal);
   const name = `petctl-journal-${(await sha256Hex(flavour === 'pipe' ? real.toLowerCase() : real)).slice(0, 32)}`;

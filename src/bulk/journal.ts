@@ -95,18 +95,14 @@ export class JournalWriter {
         for (const item of batch) item.resolve();
       } catch (error) {
         this.failure ??= error instanceof JournalUnwritableError ? error : new JournalUnwritableError(this.file, systemReason(error), error);
-        if (!(await this.freeSpare())) {
-          for (const item of batch) item.reject(this.failure);
-          continue;
-        }
         // With room again: record the answers, and turn each "sent" of the batch (which may be on disk
         // in part or whole) into "unsent": its request never goes, and a rerun must send it.
         const retry = batch.map((item) => (item.entry.state === 'sent' ? { ...item.entry, state: 'unsent' as const } : item.entry));
-        try {
-          await this.write(retry);
-          for (const item of batch) (item.entry.state === 'sent' ? item.reject.bind(undefined, this.failure) : item.resolve)();
-        } catch {
-          for (const item of batch) item.reject(this.failure);
+        let recorded = await this.freeSpare();
+        if (recorded) await this.write(retry).catch(() => (recorded = false));
+        for (const item of batch) {
+          if (recorded && item.entry.state !== 'sent') item.resolve();
+          else item.reject(this.failure);
         }
       }
     }

@@ -11,7 +11,6 @@ import type { Tally } from './results';
 export interface ImportFacts {
   /** Ctrl-C (or SIGTERM) ended sending. */
   interrupted: boolean;
-  /** What stopped sending before the end. */
   stoppedBy?: PetctlError;
   rejected: number;
   invalid: number;

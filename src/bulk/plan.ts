@@ -3,11 +3,7 @@ import { type PlanOptions, type RecordEntry, type RecordIndex, type RowIdentity,
 import type { PlannedRow } from './runner';
 import type { UnknownFate, UnknownRow } from './unknown-match';
 
-/**
- * Before anything is sent, every row is read once: validated, given its identity and looked up in
- * the records, for the counts the user is told first (and --dry-run). The sending pass plans each
- * row the same way, so both agree row for row.
- */
+/** Every row is planned before anything is sent (the counts told first, --dry-run), and again as the same plan when sent. */
 
 export interface RecordsPlan extends PlanOptions {
   /** The input: its absolute path, or `-`. */

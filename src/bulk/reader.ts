@@ -7,11 +7,7 @@ import { type InputRow, InvalidInputError, type ReadOptions, TOO_LONG, ignoredOn
 export { type InputRow, InvalidInputError, type ReadOptions } from './formats/row';
 export { headerField } from './formats/columns';
 
-/**
- * The bulk reader: the bytes of a JSON array, NDJSON or CSV as numbered rows, each validated with
- * the NewPet schema single adds use. It streams, holding one row (in CSV, one batch of records) at a
- * time, so a 100 MB file costs a few MB. Each format is a module of formats/.
- */
+/** Rows stream: one is held at a time (in CSV, one batch of records), so a 100 MB file costs a few MB. */
 
 export type InputFormat = 'json' | 'ndjson' | 'csv';
 

@@ -81,14 +81,12 @@ export interface PlanOptions {
 
 /** The records of one target, each identity's last entry. */
 export class RecordIndex {
-  private readonly byId = new Map<string, RecordEntry>();
-  private readonly byContent = new Map<string, RecordEntry>();
+  /** By content within its source, and by id; again within the --new import they belong to (entryKey). */
+  private readonly entries = new Map<string, RecordEntry>();
   /** Contents on record per source, without occurrence numbers (for Occurrences' filter). */
   private readonly contents = new Map<string, Set<string>>();
   /** Per source, the last --new import that began and did not end. */
   private readonly openRuns = new Map<string, string>();
-  /** The entries of that run, by content key. */
-  private readonly runEntries = new Map<string, RecordEntry>();
 
   add(entry: RecordEntry | NewRunMark): void {
     if (isRunMark(entry)) {
@@ -96,15 +94,13 @@ export class RecordIndex {
       else if (this.openRuns.get(entry.source) === entry.run) this.openRuns.delete(entry.source);
       return;
     }
-    if (entry.id !== undefined) this.byId.set(entry.id, entry);
-    this.byContent.set(`${entry.source}\n${contentKey(entry.content)}`, entry);
+    for (const run of entry.run === undefined ? [''] : ['', entry.run]) {
+      this.entries.set(entryKey(run, entry), entry);
+      if (entry.id !== undefined) this.entries.set(entryKey(run, { id: entry.id }), entry);
+    }
     let contents = this.contents.get(entry.source);
     if (!contents) this.contents.set(entry.source, (contents = new Set()));
     contents.add(contentKey(entry.content.slice(0, 3)));
-    if (entry.run !== undefined) {
-      this.runEntries.set(runKey(entry.run, entry.source, { content: entry.content }), entry);
-      if (entry.id !== undefined) this.runEntries.set(runKey(entry.run, entry.source, { id: entry.id }), entry);
-    }
   }
 
   /** Whether any row of `source` is on record with this content (any occurrence). */
@@ -119,11 +115,11 @@ export class RecordIndex {
 
   /** The row's last entry: by id with --id-column, else by content within its source; within `run` when given. */
   lookup(identity: RowIdentity, byId: boolean, run?: string): RecordEntry | undefined {
-    if (run !== undefined) return this.runEntries.get(runKey(run, identity.source, byId ? { id: identity.id } : { content: identity.content }));
-    const byContent = this.byContent.get(`${identity.source}\n${contentKey(identity.content)}`);
+    const byContent = this.entries.get(entryKey(run ?? '', identity));
     if (!byId) return byContent;
+    const ofId = identity.id === undefined ? undefined : this.entries.get(entryKey(run ?? '', { id: identity.id }));
     // A row this source sent before --id-column was used has no id on record: its content still knows it.
-    return (identity.id === undefined ? undefined : this.byId.get(identity.id)) ?? (byContent?.id === undefined ? byContent : undefined);
+    return run !== undefined ? ofId : (ofId ?? (byContent?.id === undefined ? byContent : undefined));
   }
 
   /** What to do with a row. `run`: the --new import being resumed (its rows only count), or a fresh --new (nothing counts). */
@@ -137,6 +133,7 @@ export class RecordIndex {
   }
 }
 
-function runKey(run: string, source: string, identity: { id?: string; content?: RowIdentity['content'] }): string {
-  return identity.content === undefined ? `${run}\nid\n${identity.id}` : `${run}\n${source}\n${contentKey(identity.content)}`;
+/** By id, or by content within its source; `run` '' for every import's entries. */
+function entryKey(run: string, identity: Pick<RowIdentity, 'id'> & Partial<Pick<RowIdentity, 'source' | 'content'>>): string {
+  return identity.content === undefined ? `${run}\nid\n${identity.id}` : `${run}\n${identity.source}\n${contentKey(identity.content)}`;
 }

@@ -102,9 +102,7 @@ function csvReason(error: unknown): string {
   return `bad CSV: ${(error as Error).message}`;
 }
 
-/** Which character separates a CSV file's fields (Excel writes its region's list separator): the header decides, holding no decimals nor free text. */
-
-/** `;` when the header holds one and no `,` outside quotes; a tab when it holds one and neither; else `,`. */
+/** `;` when the header holds one and no `,` outside quotes; a tab when it holds one and neither; else `,` (Excel writes its region's list separator). */
 export function sniffDelimiter(header: string): string {
   let inQuotes = false;
   let semicolon = false;

@@ -36,7 +36,6 @@ interface CsvHeader {
   names: string[];
   /** The NewPet field each column fills; undefined for the id column and ignored columns. */
   columns: Array<keyof NewPet | undefined>;
-  /** The --id-column's index. */
   idIndex?: number;
 }
 
