@@ -11,18 +11,9 @@ export { headerField } from './formats/columns';
 
 export type InputFormat = 'json' | 'ndjson' | 'csv';
 
-export function formatFromExtension(path: string): InputFormat | undefined {
-  const ext = /\.([a-z]+)$/i.exec(path)?.[1]?.toLowerCase();
-  if (ext === 'json') return 'json';
-  if (ext === 'ndjson' || ext === 'jsonl') return 'ndjson';
-  if (ext === 'csv') return 'csv';
-  return undefined;
-}
+const EXTENSIONS = new Map<string | undefined, InputFormat>([['json', 'json'], ['ndjson', 'ndjson'], ['jsonl', 'ndjson'], ['csv', 'csv']]);
 
-/** The format the first non-blank character suggests: `[` a JSON array, `{` NDJSON, anything else CSV. */
-function formatFromContent(firstChar: string): InputFormat {
-  return firstChar === '[' ? 'json' : firstChar === '{' ? 'ndjson' : 'csv';
-}
+export const formatFromExtension = (path: string) => EXTENSIONS.get(/\.([a-z]+)$/i.exec(path)?.[1]?.toLowerCase());
 
 /** The rows of `chunks`, in `format` or the one the first non-blank character says; InvalidInputError when the input as a whole is unusable. */
 export async function* readRows(
@@ -55,7 +46,7 @@ export async function* readRows(
     yield head;
     yield* text;
   })();
-  const chosen = format ?? formatFromContent(firstChar);
+  const chosen = format ?? (firstChar === '[' ? 'json' : firstChar === '{' ? 'ndjson' : 'csv');
   onFormat?.(chosen);
   if (chosen !== 'csv' && options.columns?.length) {
     throw new UsageError(`--column applies to CSV headers, not ${chosen} input`, 'JSON fields are taken by their exact names: name, categoryId, status');
