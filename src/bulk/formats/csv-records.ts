@@ -31,18 +31,15 @@ export async function* csvFields(text: AsyncIterable<string>, delimiter: string 
     if (batch.count > 0 && batch.length + 1 + record.text.length * 3 > CSV_BATCH_BYTES) {
       yield* parseBatch(batch, options);
     }
-    if (record.tooLong) {
-      batch.ends[batch.count] = -1;
-    } else if (record.text.length * 3 > CSV_BATCH_BYTES) {
-      // A record too long for the batch buffer (rare: a row far beyond a valid NewPet) is parsed alone.
-      yield csvRecordFields(record.line, Buffer.from(record.text), options);
+    if (record.tooLong || record.text.length * 3 > CSV_BATCH_BYTES) {
+      // Too long for the batch buffer (rare: a row far beyond a valid NewPet): parsed alone, after the batch before it.
+      yield* parseBatch(batch, options);
+      yield record.tooLong ? { line: record.line, reason: TOO_LONG } : csvRecordFields(record.line, Buffer.from(record.text), options);
       continue;
-    } else {
-      // Between records with bytes only: a record too long to read has none in the batch.
-      if (batch.length > 0) batch.bytes[batch.length++] = 10;
-      batch.length += batch.bytes.write(record.text, batch.length);
-      batch.ends[batch.count] = batch.length;
     }
+    if (batch.length > 0) batch.bytes[batch.length++] = 10;
+    batch.length += batch.bytes.write(record.text, batch.length);
+    batch.ends[batch.count] = batch.length;
     batch.lines[batch.count++] = record.line;
     if (batch.count === CSV_BATCH) yield* parseBatch(batch, options);
   }
@@ -54,32 +51,22 @@ interface CsvBatch {
   length: number;
   count: number;
   lines: number[];
-  /** Where each record's bytes end in `bytes`; -1 for a record too long to read. */
+  /** Where each record's bytes end in `bytes`. */
   ends: number[];
 }
 
 function* parseBatch(batch: CsvBatch, options: CsvOptions): Generator<CsvRecord> {
   let parsed: string[][] | undefined;
-  let whole = 0;
-  for (let i = 0; i < batch.count; i++) if (batch.ends[i] !== -1) whole += 1;
-  if (whole > 0) {
-    try {
-      parsed = parseCsvRecord(batch.bytes.subarray(0, batch.length), options) as string[][];
-      if (parsed.length !== whole) parsed = undefined;
-    } catch {
-      parsed = undefined;
-    }
+  try {
+    if (batch.count > 0) parsed = parseCsvRecord(batch.bytes.subarray(0, batch.length), options) as string[][];
+  } catch {
+    // A bad record: each is parsed alone below.
   }
-  let index = 0;
   let start = 0;
   for (let i = 0; i < batch.count; i++) {
     const line = batch.lines[i]!;
     const end = batch.ends[i]!;
-    if (end === -1) {
-      yield { line, reason: TOO_LONG };
-      continue;
-    }
-    if (parsed) yield { line, fields: parsed[index++]! };
+    if (parsed?.length === batch.count) yield { line, fields: parsed[i]! };
     else yield csvRecordFields(line, batch.bytes.subarray(start, end), options);
     start = end + 1;
   }
