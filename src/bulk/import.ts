@@ -161,7 +161,7 @@ async function sendRows(options: BulkAddOptions, ctx: Context, report: ImportRep
   const journal = await JournalWriter.open(plan.journalPath, plan.targetId).catch(beforeSending);
   ctx.onCleanup(() => journal.close());
   const at = () => new Date(ctx.now()).toISOString();
-  if (plan.run !== undefined && options.fresh) {
+  if (plan.run !== undefined) {
     await journal.append({ source: plan.source, state: 'begin', run: plan.run, at: at() }).catch(beforeSending);
   }
   // Found by --retry-unknown: recorded before any request, so a rerun skips them however this one ends.
