@@ -179,31 +179,28 @@ async function sendRows(options: BulkAddOptions, ctx: Context, report: ImportRep
   const started = ctx.monotonic();
   let sent = 0;
 
-  let outcome;
-  try {
-    outcome = await runImport({
-      ...sending,
-      rows: plan.rows,
-      journal,
-      concurrency: options.concurrency,
-      run: plan.run,
-      now: ctx.now,
-      monotonic: ctx.monotonic,
-      reserve: options.reserve,
-      send: (newPet, hooks) => createPet(http, newPet, hooks),
-      sleep: (ms) => ctx.sleep(ms),
-      stop: stop.signal,
-      signal: ctx.signal,
-      onResult(result: RowResult, wasSent: boolean) {
-        count(tally, result);
-        if (wasSent) sent += 1;
-        return sending.onResult(result, wasSent);
-      },
-    });
-  } finally {
+  const outcome = await runImport({
+    ...sending,
+    rows: plan.rows,
+    journal,
+    concurrency: options.concurrency,
+    run: plan.run,
+    now: ctx.now,
+    monotonic: ctx.monotonic,
+    reserve: options.reserve,
+    send: (newPet, hooks) => createPet(http, newPet, hooks),
+    sleep: (ms) => ctx.sleep(ms),
+    stop: stop.signal,
+    signal: ctx.signal,
+    onResult(result: RowResult, wasSent: boolean) {
+      count(tally, result);
+      if (wasSent) sent += 1;
+      return sending.onResult(result, wasSent);
+    },
+  }).finally(() => {
     release();
     sending.stop();
-  }
+  });
 
   const left = scan.rows - outcome.reported;
   const stoppedBy = outcome.stoppedBy;

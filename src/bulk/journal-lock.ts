@@ -63,9 +63,11 @@ export async function tryLockJournal(journal: string, me: JournalHolder, flavour
   try {
     const address = await lockAddress(journal, flavour);
     if (flavour === 'file') fs.mkdirSync(path.dirname(address), { recursive: true, mode: 0o700 });
+    const attempt = await bindOrAsk(address, me);
+    if (attempt) return attempt;
     // Nobody answers: the holder has just let go, or (a socket file) it died and left the file.
-    const attempt = (await bindOrAsk(address, me)) ?? (flavour === 'file' ? undefined : await bindOrAsk(address, me));
-    return attempt ?? (flavour === 'file' ? await withFileLock(address, () => takeOverDeadFile(address, me)) : { busy: {} });
+    if (flavour === 'file') return await withFileLock(address, () => takeOverDeadFile(address, me));
+    return (await bindOrAsk(address, me)) ?? { busy: {} };
   } catch (error) {
     if (error instanceof PetctlError) throw error;
     throw new JournalUnwritableError(journal, `its lock could not be made: ${systemReason(error)}`, error);
