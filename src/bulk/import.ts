@@ -210,6 +210,6 @@ async function sendRows(options: BulkAddOptions, ctx: Context, report: ImportRep
   }
   // Every row announced before sending (skipped, invalid) is counted, even when sending stopped before reaching it.
   const shown: Tally = { ...tally, skipped: Math.max(tally.skipped, scan.skippedCount), invalid: Math.max(tally.invalid, scan.invalid) };
-  const ending = importEnding({ interrupted: outcome.interrupted, stoppedBy, rejected: tally.rejected, invalid: shown.invalid, unknown: tally.unknown, ambiguous: tally.ambiguous });
+  const ending = importEnding({ ...shown, interrupted: outcome.interrupted, stoppedBy });
   return { ending, tally: shown, left, notSent: toSend - sent, runMs: ctx.monotonic() - started, journal: plan.journalPath };
 }

@@ -1,6 +1,6 @@
 import { InterruptedError, type PetctlError, RateLimitError } from '../errors';
 import type { JournalHolder } from './journal-lock';
-import type { Tally } from './results';
+import { type Tally, emptyTally } from './results';
 
 /**
  * How an import ended, from what happened: the policy in one pure function. When several apply, the
@@ -8,16 +8,11 @@ import type { Tally } from './results';
  * 6 (ambiguous), 6 (invalid or rejected), 0.
  */
 
-export interface ImportFacts {
+export type ImportFacts = Pick<Tally, 'rejected' | 'invalid' | 'unknown' | 'ambiguous'> & {
   /** Ctrl-C (or SIGTERM) ended sending. */
   interrupted: boolean;
   stoppedBy?: PetctlError;
-  rejected: number;
-  invalid: number;
-  unknown: number;
-  /** --retry-unknown: rows more than one animal could be (neither sent nor recorded). */
-  ambiguous: number;
-}
+};
 
 export type ImportEnding =
   | { kind: 'interrupted' | 'unknown' | 'ambiguous' | 'rejected' | 'done' }
@@ -70,5 +65,5 @@ export class ImportStopped extends Error {
 
 /** `error` stopped the import before anything was sent: `left` rows not sent. */
 export function stoppedBeforeSending(error: PetctlError, left: number): ImportStopped {
-  return new ImportStopped({ kind: 'ended', ending: importEnding({ interrupted: false, stoppedBy: error, rejected: 0, invalid: 0, unknown: 0, ambiguous: 0 }), left });
+  return new ImportStopped({ kind: 'ended', ending: importEnding({ ...emptyTally(), interrupted: false, stoppedBy: error }), left });
 }
