@@ -5,6 +5,7 @@ import { InterruptedError, InvalidResponseError, NetworkError, PetctlError, Rate
 import type { NewPet, Pet } from '../schemas/pet';
 import { type Concurrency, InFlightLimit, type LevelChange, type Ticket } from './in-flight';
 import { JournalUnwritableError, type JournalWriter } from './journal';
+import type { ImportFacts } from './outcome';
 import type { InputRow } from './reader';
 import { type RecordEntry, type RecordState, type RowIdentity, type RowPlan, entryOf } from './records';
 import { type RowResult, ambiguous, created, failed, found, invalidRow, resent, skipped, unknownOutcome } from './results';
@@ -60,13 +61,10 @@ export interface RunnerOptions {
   onLevel?(change: LevelChange): void;
 }
 
-interface RunnerOutcome {
-  stoppedBy?: PetctlError;
-  /** Ctrl-C (or SIGTERM) ended sending. */
-  interrupted: boolean;
+type RunnerOutcome = Pick<ImportFacts, 'interrupted' | 'stoppedBy'> & {
   /** Rows reported (every row that was not left for a rerun). */
   reported: number;
-}
+};
 
 /** A journal that cannot be written is a fact the import goes on with; anything else is thrown on. */
 function unwritableOnly(error: unknown): JournalUnwritableError {
