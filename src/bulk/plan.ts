@@ -61,12 +61,9 @@ export async function scanRows(rows: AsyncIterable<InputRow>, index: RecordIndex
       if (plan.retryUnknown) scan.unknownRows.push({ row, line, identity: { ...identity!, content }, sent: [content[0], content[1], content[2]] });
     } else if (rowPlan.action === 'skip') {
       scan.skippedCount += 1;
-      const bySource = scan.skipped.get(rowPlan.record.source);
-      if (!bySource) scan.skipped.set(rowPlan.record.source, { count: 1, lastAt: rowPlan.record.at });
-      else {
-        bySource.count += 1;
-        if (rowPlan.record.at > bySource.lastAt) bySource.lastAt = rowPlan.record.at;
-      }
+      const { source, at } = rowPlan.record;
+      const before = scan.skipped.get(source);
+      scan.skipped.set(source, { count: (before?.count ?? 0) + 1, lastAt: before && before.lastAt > at ? before.lastAt : at });
     }
   };
 
