@@ -48,7 +48,7 @@ export interface DryRunReport {
 }
 
 /** The runner's hooks an import's report takes, and its first Ctrl-C. */
-export type SendReport = Pick<RunnerOptions, 'words' | 'onResult' | 'onSend' | 'onAnswer' | 'onWait' | 'onWaited' | 'onLevel'> & {
+type SendReport = Pick<RunnerOptions, 'words' | 'onResult' | 'onSend' | 'onAnswer' | 'onWait' | 'onWaited' | 'onLevel'> & {
   stopping(): void;
   /** Sending is over, however it ended. */
   stop(): void;

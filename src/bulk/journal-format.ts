@@ -15,7 +15,7 @@ import type { NewRunMark, RecordEntry, RecordIndex } from './records';
 const FORMAT = 2;
 
 /** A journal line that is neither an entry nor a write cut short: the import stops before anything is sent (exit 1). */
-export class JournalDamagedError extends FailureError {
+class JournalDamagedError extends FailureError {
   constructor(
     readonly file: string,
     readonly line: number,
