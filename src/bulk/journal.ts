@@ -155,8 +155,7 @@ export class JournalWriter {
 
   async close(): Promise<void> {
     await this.handle.close();
-    if (this.spare !== undefined) await fs.promises.rm(this.spare, { force: true }).catch(() => {});
-    this.spare = undefined;
+    await this.freeSpare();
   }
 }
 
