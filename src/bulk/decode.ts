@@ -1,4 +1,4 @@
-/** An encoding is named by a BOM or --encoding, else UTF-8, never guessed (docs/bulk-import.md, "What a spreadsheet saves"). */
+/** The encoding: a BOM's, --encoding, else UTF-8; never guessed (docs/bulk-import.md, "What a spreadsheet saves"). */
 
 /** The --encoding values. WHATWG reads latin1 and iso-8859-1 as windows-1252, as browsers do. */
 export const INPUT_ENCODINGS = ['utf-8', 'utf-16le', 'utf-16be', 'windows-1252', 'latin1', 'iso-8859-1', 'iso-8859-15', 'windows-1250', 'windows-1251', 'macintosh'] as const;

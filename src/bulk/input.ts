@@ -84,7 +84,7 @@ async function* readBytes(file: string, spool?: fs.promises.FileHandle): AsyncGe
   const buffer = Buffer.allocUnsafe(CHUNK_BYTES);
   try {
     for (let position = 0; ; ) {
-      const { bytesRead } = await handle.read(buffer, 0, CHUNK_BYTES, spool ? position : null).catch((error: unknown) => {
+      const { bytesRead } = await handle.read(buffer, 0, CHUNK_BYTES, spool ? position : null).catch((error) => {
         throw (error as { code?: string }).code === undefined ? error : unreadable(error);
       });
       if (bytesRead === 0) return;

@@ -65,5 +65,6 @@ export class ImportStopped extends Error {
 
 /** `error` stopped the import before anything was sent: `left` rows not sent. */
 export function stoppedBeforeSending(error: PetctlError, left: number): ImportStopped {
-  return new ImportStopped({ kind: 'ended', ending: importEnding({ ...emptyTally(), interrupted: false, stoppedBy: error }), left });
+  const ending = importEnding({ ...emptyTally(), interrupted: false, stoppedBy: error });
+  return new ImportStopped({ kind: 'ended', ending, left });
 }

@@ -3,7 +3,7 @@ import { type PlanOptions, type RecordEntry, type RecordIndex, type RowIdentity,
 import type { PlannedRow } from './runner';
 import type { UnknownFate, UnknownRow } from './unknown-match';
 
-/** Every row is planned before anything is sent (the counts told first, --dry-run), and again as the same plan when sent. */
+/** Every row is planned before anything is sent (the counts told first, --dry-run), and planned alike when sent. */
 
 export interface RecordsPlan extends PlanOptions {
   /** The input: its absolute path, or `-`. */
@@ -63,7 +63,8 @@ export async function scanRows(rows: AsyncIterable<InputRow>, index: RecordIndex
       scan.skippedCount += 1;
       const { source, at } = rowPlan.record;
       const before = scan.skipped.get(source);
-      scan.skipped.set(source, { count: (before?.count ?? 0) + 1, lastAt: before && before.lastAt > at ? before.lastAt : at });
+      const lastAt = before && before.lastAt > at ? before.lastAt : at;
+      scan.skipped.set(source, { count: (before?.count ?? 0) + 1, lastAt });
     }
   };
 

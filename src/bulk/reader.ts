@@ -2,7 +2,8 @@ import { UsageError } from '../errors';
 import { decodeText } from './decode';
 import { csvRows } from './formats/csv';
 import { jsonArrayRows } from './formats/json-array';
-import { type InputRow, InvalidInputError, type ReadOptions, TOO_LONG, ignoredOnce, refuseUndecodable, rowFromJsonText, textRecords } from './formats/row';
+import { type InputRow, InvalidInputError, type ReadOptions, TOO_LONG, refuseUndecodable, textRecords } from './formats/row';
+import { ignoredOnce, rowFromJsonText } from './formats/row';
 
 export { type InputRow, InvalidInputError, type ReadOptions } from './formats/row';
 export { headerField } from './formats/columns';
@@ -11,9 +12,10 @@ export { headerField } from './formats/columns';
 
 export type InputFormat = 'json' | 'ndjson' | 'csv';
 
-const EXTENSIONS = new Map<string | undefined, InputFormat>([['json', 'json'], ['ndjson', 'ndjson'], ['jsonl', 'ndjson'], ['csv', 'csv']]);
-
-export const formatFromExtension = (path: string) => EXTENSIONS.get(/\.([a-z]+)$/i.exec(path)?.[1]?.toLowerCase());
+export function formatFromExtension(path: string): InputFormat | undefined {
+  const ext = /\.(json|ndjson|jsonl|csv)$/i.exec(path)?.[1]?.toLowerCase();
+  return ext === 'jsonl' ? 'ndjson' : (ext as InputFormat | undefined);
+}
 
 /** The rows of `chunks`, in `format` or the one the first non-blank character says; InvalidInputError when the input as a whole is unusable. */
 export async function* readRows(

@@ -134,6 +134,7 @@ export class RecordIndex {
 }
 
 /** By id, or by content within its source; `run` '' for every import's entries. */
-function entryKey(run: string, identity: Pick<RowIdentity, 'id'> & Partial<Pick<RowIdentity, 'source' | 'content'>>): string {
-  return identity.content === undefined ? `${run}\nid\n${identity.id}` : `${run}\n${identity.source}\n${contentKey(identity.content)}`;
+function entryKey(run: string, identity: { id?: string; source?: string; content?: RowIdentity['content'] }): string {
+  if (identity.content === undefined) return `${run}\nid\n${identity.id}`;
+  return `${run}\n${identity.source}\n${contentKey(identity.content)}`;
 }

@@ -1,4 +1,4 @@
-/** Which CSV column fills which NewPet field. No zod here: the flag parser (commands/parsers.ts) uses it at start-up. */
+/** Which CSV column fills which NewPet field. No zod: the flag parser (commands/parsers.ts) uses it at start-up. */
 
 const SENT_FIELDS = ['name', 'categoryId', 'status'] as const;
 export type SentField = (typeof SENT_FIELDS)[number];

@@ -32,9 +32,10 @@ export async function* csvFields(text: AsyncIterable<string>, delimiter: string 
       yield* parseBatch(batch, options);
     }
     if (record.tooLong || record.text.length * 3 > CSV_BATCH_BYTES) {
-      // Too long for the batch buffer (rare: a row far beyond a valid NewPet): parsed alone, after the batch before it.
+      // Too long for the batch buffer (rare: a row far beyond a valid NewPet): alone, after the batch before it.
       yield* parseBatch(batch, options);
-      yield record.tooLong ? { line: record.line, reason: TOO_LONG } : csvRecordFields(record.line, Buffer.from(record.text), options);
+      if (record.tooLong) yield { line: record.line, reason: TOO_LONG };
+      else yield csvRecordFields(record.line, Buffer.from(record.text), options);
       continue;
     }
     if (batch.length > 0) batch.bytes[batch.length++] = 10;
@@ -89,7 +90,7 @@ function csvReason(error: unknown): string {
   return `bad CSV: ${(error as Error).message}`;
 }
 
-/** `;` when the header holds one and no `,` outside quotes; a tab when it holds one and neither; else `,` (Excel writes its region's list separator). */
+/** `;` if the header has one and no `,` outside quotes, a tab if neither, else `,` (Excel's region's list separator). */
 export function sniffDelimiter(header: string): string {
   let inQuotes = false;
   let semicolon = false;

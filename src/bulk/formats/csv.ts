@@ -2,7 +2,8 @@ import { parseInt64, petStatusOf } from '../../schemas/constants';
 import type { NewPet } from '../../schemas/pet';
 import { csvFields } from './csv-records';
 import { type SentField, columnKey, headerField, spellings } from './columns';
-import { type InputRow, InvalidInputError, type ReadOptions, ignoredOnce, refuseUndecodable, validateNewPet, withRowId } from './row';
+import { type InputRow, InvalidInputError, type ReadOptions, refuseUndecodable } from './row';
+import { ignoredOnce, validateNewPet, withRowId } from './row';
 
 /** CSV (RFC 4180) with a header row: the rows of csv-records.ts's records. */
 export async function* csvRows(text: AsyncIterable<string>, options: ReadOptions): AsyncGenerator<InputRow> {

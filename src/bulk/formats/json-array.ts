@@ -1,4 +1,5 @@
-import { type InputRow, InvalidInputError, MAX_ROW_CHARS, type ReadOptions, TOO_LONG, ignoredOnce, refuseUndecodable, rowFromJsonText } from './row';
+import { type InputRow, InvalidInputError, MAX_ROW_CHARS, type ReadOptions, TOO_LONG, refuseUndecodable } from './row';
+import { ignoredOnce, rowFromJsonText } from './row';
 
 /**
  * A JSON array, element by element: streaming JSON libraries give neither line numbers nor exact
