@@ -60,6 +60,12 @@ describe('imports in src/', () => {
   it('make no circle', () => {
     expect(circles(graph)).toEqual([]);
   });
+
+  it('from bulk/ point down: nothing above it (output/, input/, app/, commands/, context.ts), types included', () => {
+    const above = /^(output|input|app|commands)\/|^(context|main)\.ts$/;
+    const upward = [...graph].flatMap(([file, to]) => (file.startsWith('bulk/') ? to.filter((t) => above.test(t)).map((t) => `${file} -> ${t}`) : []));
+    expect(upward).toEqual([]);
+  });
 });
 
 describe('the circle finder', () => {

@@ -1,7 +1,9 @@
 import path from 'node:path';
-import type { Context } from '../context';
+import type { PetctlPaths } from '../config/paths';
+import type { HttpClient } from '../api/client';
+import type { IO } from '../terminal';
 import { InterruptedError } from '../errors';
-import { requireKey } from '../config/target';
+import { type ResolvedTarget, requireKey } from '../config/target';
 import { createPet } from '../api/endpoints/pets';
 import { type RowResult, type Tally, count, emptyTally } from './results';
 import { openInput } from './input';
@@ -63,8 +65,25 @@ export interface ImportReport extends ScanReport, LookupReport {
   sending(facts: { total: number; toSend: number; baseUrl: string | undefined }): SendReport;
 }
 
+/** What an import takes from the command's Context, which is one: bulk/ names nothing above it. */
+export interface ImportHost {
+  io: Pick<IO, 'stdin'>;
+  env: Readonly<NodeJS.ProcessEnv>;
+  paths: PetctlPaths;
+  globals: { maxWaitMs: number };
+  signal: AbortSignal;
+  now(): number;
+  monotonic(): number;
+  random(): number;
+  sleep(ms: number): Promise<void>;
+  target(): Promise<ResolvedTarget>;
+  api(): Promise<{ http: HttpClient }>;
+  onCleanup(fn: () => Promise<void> | void): void;
+  catchInterrupt(handler: () => void): () => void;
+}
+
 /** Imports the rows; undefined after a dry run. */
-export async function bulkAdd(options: BulkAddOptions, ctx: Context, report: ImportReport): Promise<ImportEnd | undefined> {
+export async function bulkAdd(options: BulkAddOptions, ctx: ImportHost, report: ImportReport): Promise<ImportEnd | undefined> {
   v8Flags('--semi-space-growth-factor=1');
   const input = await openInput(options.file, ctx.io.stdin, ctx.signal, ctx.env);
   ctx.onCleanup(() => input.close());
@@ -121,7 +140,7 @@ export async function bulkAdd(options: BulkAddOptions, ctx: Context, report: Imp
 }
 
 /** One import at a time per journal: waits up to --max-wait for another to finish, and holds the journal until this one ends. */
-async function holdJournal(journal: string, me: JournalHolder, ctx: Context, report: ImportReport): Promise<void> {
+async function holdJournal(journal: string, me: JournalHolder, ctx: ImportHost, report: ImportReport): Promise<void> {
   const { maxWaitMs } = ctx.globals;
   const attempt = await lockJournal(journal, me, {
     maxWaitMs,
@@ -150,7 +169,7 @@ interface SendPlan {
   baseUrl: string | undefined;
 }
 
-async function sendRows(options: BulkAddOptions, ctx: Context, report: ImportReport, plan: SendPlan): Promise<ImportEnd> {
+async function sendRows(options: BulkAddOptions, ctx: ImportHost, report: ImportReport, plan: SendPlan): Promise<ImportEnd> {
   const { http } = await ctx.api();
   const { scan, lookup } = plan;
   const toSend = scan.toSend + (lookup?.resend ?? 0);
