@@ -13,17 +13,20 @@ export const monotonicMs = (): number => Number(process.hrtime.bigint()) / 1e6;
 
 /** Rejects with InterruptedError when `signal` aborts (Ctrl-C, SIGTERM). */
 export function interruptibleSleep(signal: AbortSignal): (ms: number) => Promise<void> {
-  return (ms) =>
-    new Promise<void>((resolve, reject) => {
-      if (signal.aborted) return reject(new InterruptedError());
-      const onAbort = () => {
-        clearTimeout(timer);
-        reject(new InterruptedError());
-      };
-      const timer = setTimeout(() => {
-        signal.removeEventListener('abort', onAbort);
-        resolve();
-      }, ms);
-      signal.addEventListener('abort', onAbort, { once: true });
-    });
+  return (ms) => {
+    let timer: NodeJS.Timeout | undefined;
+    const slept = new Promise<void>((resolve) => (timer = setTimeout(resolve, ms)));
+    return untilAborted(slept, signal, () => new InterruptedError()).finally(() => clearTimeout(timer));
+  };
+}
+
+/** `promise`, or the `error` made as soon as `signal` aborts (at once when it has), whichever comes first. */
+export function untilAborted<T>(promise: Promise<T>, signal: AbortSignal, error: () => Error): Promise<T> {
+  let onAbort = () => {};
+  const aborted = new Promise<never>((_resolve, reject) => {
+    onAbort = () => reject(error());
+    if (signal.aborted) onAbort();
+    else signal.addEventListener('abort', onAbort, { once: true });
+  });
+  return Promise.race([promise, aborted]).finally(() => signal.removeEventListener('abort', onAbort));
 }

@@ -2,6 +2,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import type { InStream } from '../terminal';
+import { untilAborted } from '../api/clock';
 import { stdinChunks } from '../stdin';
 import { InterruptedError, RejectedError, UsageError, describeFsError } from '../errors';
 
@@ -63,10 +64,10 @@ export async function openInput(file: string, stdin: InStream, signal: AbortSign
   return {
     label: file,
     file,
-    firstPass: () => untilAborted(readBytes(file), signal),
+    firstPass: () => chunksUntilAborted(readBytes(file), signal),
     async *secondPass() {
       await unchanged();
-      yield* untilAborted(readBytes(file), signal);
+      yield* chunksUntilAborted(readBytes(file), signal);
     },
     close: async () => {},
   };
@@ -114,7 +115,7 @@ function spooledStdin(stdin: InStream, signal: AbortSignal, spoolLimit: number):
       // The open handle keeps the bytes. (Where a system cannot remove an open file, close() removes it.)
       await unname().catch(() => {});
       let size = 0;
-      for await (const chunk of untilAborted(stdinChunks(stdin), signal)) {
+      for await (const chunk of chunksUntilAborted(stdinChunks(stdin), signal)) {
         size += chunk.length;
         if (size > spoolLimit) throw new InputTooLargeError(spoolLimit);
         await spool.write(chunk);
@@ -123,7 +124,7 @@ function spooledStdin(stdin: InStream, signal: AbortSignal, spoolLimit: number):
     },
     async *secondPass() {
       if (spool === undefined) throw new Error('standard input has not been read yet');
-      yield* untilAborted(readBytes('standard input', spool), signal);
+      yield* chunksUntilAborted(readBytes('standard input', spool), signal);
     },
     async close() {
       await spool?.close();
@@ -133,19 +134,12 @@ function spooledStdin(stdin: InStream, signal: AbortSignal, spoolLimit: number):
 }
 
 /** `source`, until `signal` aborts: then InterruptedError at once, even while a chunk is awaited. */
-async function* untilAborted<T>(source: AsyncIterable<T>, signal: AbortSignal): AsyncGenerator<T> {
+async function* chunksUntilAborted<T>(source: AsyncIterable<T>, signal: AbortSignal): AsyncGenerator<T> {
   const iterator = source[Symbol.asyncIterator]();
-  let stop: () => void = () => {};
-  const aborted = new Promise<never>((_, reject) => {
-    stop = () => reject(new InterruptedError());
-    if (signal.aborted) stop();
-    else signal.addEventListener('abort', stop, { once: true });
-  });
-  aborted.catch(() => {});
   let done = false;
   try {
     for (;;) {
-      const next = await Promise.race([iterator.next(), aborted]);
+      const next = await untilAborted(iterator.next(), signal, () => new InterruptedError());
       if (next.done) {
         done = true;
         return;
@@ -153,7 +147,6 @@ async function* untilAborted<T>(source: AsyncIterable<T>, signal: AbortSignal): 
       yield next.value;
     }
   } finally {
-    signal.removeEventListener('abort', stop);
     // A read still pending when the signal came ends with the process; awaiting it could hang.
     if (!done && !signal.aborted) await iterator.return?.();
   }

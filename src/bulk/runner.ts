@@ -1,4 +1,5 @@
 import { setMaxListeners } from 'node:events';
+import { untilAborted } from '../api/clock';
 import type { RequestHooks } from '../api/request';
 import { type RateHeaders, parseRateHeaders } from '../api/limits/headers';
 import { InterruptedError, InvalidResponseError, NetworkError, PetctlError, RateLimitError, RejectedError, ServiceError } from '../errors';
@@ -99,17 +100,9 @@ export async function runImport(options: RunnerOptions): Promise<RunnerOutcome> 
     if (halt.aborted) throw new StopSending();
     options.onWait?.(ms, why);
     limit.waits();
-    let onHalt: (() => void) | undefined;
     try {
-      await Promise.race([
-        options.sleep(ms),
-        new Promise<never>((_resolve, reject) => {
-          onHalt = () => reject(new StopSending());
-          halt.addEventListener('abort', onHalt, { once: true });
-        }),
-      ]);
+      await untilAborted(options.sleep(ms), halt, () => new StopSending());
     } finally {
-      if (onHalt) halt.removeEventListener('abort', onHalt);
       limit.waited();
       options.onWaited?.();
     }
