@@ -87,8 +87,10 @@ export async function bulkAdd(options: BulkAddOptions, ctx: ImportHost, report: 
   v8Flags('--semi-space-growth-factor=1');
   const input = await openInput(options.file, ctx.io.stdin, ctx.signal, ctx.env);
   ctx.onCleanup(() => input.close());
-  let format = options.format ?? (input.file === undefined ? undefined : formatFromExtension(input.file));
-  const source = input.file === undefined ? '-' : path.resolve(input.file);
+  /** The path as given; undefined for standard input. */
+  const file = options.file === '-' ? undefined : options.file;
+  let format = options.format ?? (file === undefined ? undefined : formatFromExtension(file));
+  const source = file === undefined ? '-' : path.resolve(file);
 
   const target = await ctx.target();
   const apiKey = requireKey(target);
@@ -96,7 +98,7 @@ export async function bulkAdd(options: BulkAddOptions, ctx: ImportHost, report: 
   const targetId = await targetDigest(identity, apiKey);
   const journalPath = options.journal ?? (await defaultJournalPath(ctx.paths.dir, identity, apiKey));
   // Held before the journal is read, so that an import that waited reads what the other one wrote.
-  const me: JournalHolder = { source: options.file === '-' ? '-' : path.basename(options.file) };
+  const me: JournalHolder = { source: file === undefined ? '-' : path.basename(file) };
   if (!options.dryRun) await holdJournal(journalPath, me, ctx, report);
   else {
     // A dry run does not wait: its figures are the journal's as it stands.
@@ -117,7 +119,7 @@ export async function bulkAdd(options: BulkAddOptions, ctx: ImportHost, report: 
   const scan = await scanRows(readRows(input.firstPass(), format, (chosen) => (format = chosen), read), index, plan, ctx.signal, report);
   if (ctx.signal.aborted) throw new InterruptedError();
   const refused = scan.invalid > 0 && !options.skipInvalid && !options.dryRun;
-  const label = (recorded: string) => (recorded === source ? input.label : recorded);
+  const label = (recorded: string) => (recorded === source ? (file ?? 'standard input') : recorded);
   report.scanned(scan, { ignored, refused, resumed: resumed !== undefined, label });
   const refuse = () => new ImportStopped({ kind: 'invalid_input', invalid: scan.invalid, rows: scan.rows, skipInvalid: options.skipInvalid, dryRun: options.dryRun });
   if (refused) throw refuse();

@@ -12,10 +12,6 @@ import { InterruptedError, RejectedError, UsageError, describeFsError } from '..
  * ends; never held in memory whole.
  */
 interface BulkInput {
-  /** The path, or "standard input". */
-  label: string;
-  /** The path as given; undefined for standard input. */
-  file?: string;
   /** A chunk is valid only until the next is asked for: its buffer may be reused. */
   firstPass(): AsyncIterable<Buffer>;
   secondPass(): AsyncIterable<Buffer>;
@@ -62,8 +58,6 @@ export async function openInput(file: string, stdin: InStream, signal: AbortSign
     }
   };
   return {
-    label: file,
-    file,
     firstPass: () => chunksUntilAborted(readBytes(file), signal),
     async *secondPass() {
       await unchanged();
@@ -107,7 +101,6 @@ function spooledStdin(stdin: InStream, signal: AbortSignal, spoolLimit: number):
     named = undefined;
   };
   return {
-    label: 'standard input',
     async *firstPass() {
       const dir = await fs.promises.mkdtemp(path.join(os.tmpdir(), 'petctl-import-'));
       named = path.join(dir, 'input');
