@@ -1,5 +1,6 @@
 import { certificateProblem } from '../transport';
 import { connectionErrorText } from '../attempt';
+import { untilAborted } from '../clock';
 
 export class StoreTimeout extends Error {}
 /** TIME answered with something other than two integers: the store's clock cannot be known. */
@@ -39,9 +40,7 @@ export function storeFailure(error: unknown, timeoutMs: number, password: string
 }
 
 export function withTimeout<T>(promise: Promise<T>, ms: number): Promise<T> {
-  let timer: NodeJS.Timeout | undefined;
-  const timeout = new Promise<never>((_, reject) => {
-    timer = setTimeout(() => reject(new StoreTimeout()), ms);
-  });
-  return Promise.race([promise, timeout]).finally(() => clearTimeout(timer));
+  const timedOut = new AbortController();
+  const timer = setTimeout(() => timedOut.abort(), ms);
+  return untilAborted(promise, timedOut.signal, () => new StoreTimeout()).finally(() => clearTimeout(timer));
 }
