@@ -1,7 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import type { RequestHooks } from '../../src/api/request';
 import { RateLimitError, StateUnwritableError } from '../../src/errors';
-import { FakeTime, fakeClient, fakeService, limitHeaders, memoryGate } from '../helpers/fake-core';
+import { FakeTime, fakeClient, fakeService, memoryGate } from '../helpers/fake-core';
+import { limitHeaders } from '../helpers/scripted-server';
 
 /** The send loop at real lengths on a fake clock; two HttpClients on one gate are two processes on one state file. */
 

@@ -5,7 +5,8 @@ import type { HttpClient } from '../../src/api/client';
 import { openFileStore } from '../../src/api/limits/file-store';
 import { openGate } from '../../src/api/limits/gate';
 import { steadyClock } from '../../src/api/clock';
-import { BASE_URL, FakeTime, fakeClient, fakeService, limitHeaders } from '../helpers/fake-core';
+import { BASE_URL, FakeTime, fakeClient, fakeService } from '../helpers/fake-core';
+import { limitHeaders } from '../helpers/scripted-server';
 import { tempDir } from '../helpers/temp-dir';
 
 /**

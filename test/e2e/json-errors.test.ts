@@ -2,7 +2,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { type CliResult, cliSession, expectCleanError, jsonError, newApiKey, setupE2e } from '../helpers/cli';
-import { json, rateLimitHeaders } from '../helpers/scripted-server';
+import { json, limitHeaders } from '../helpers/scripted-server';
 
 /**
  * The JSON error line a script acts on: an error that says when to try again carries retryAt, and a
@@ -90,8 +90,9 @@ describe.concurrent('retryAt and status in JSON errors', () => {
 
   it('on a refusal from saved state after a window used up by a success: status 429 and the window reset as retryAt', async (t) => {
     const { server, petctl } = await setupE2e(t);
-    const resetMs = Date.now() + 90_000;
-    server.reply(json(200, [PET], rateLimitHeaders(60, 60, resetMs)));
+    const now = Date.now();
+    const resetMs = now + 90_000;
+    server.reply(json(200, [PET], limitHeaders(now, 0, 90)));
     const started = Date.now();
     expect((await petctl(['pets', 'list'])).code).toBe(0);
     // petctl reads the server's clock from Date (whole seconds) as it receives the answer, so the

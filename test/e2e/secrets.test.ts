@@ -1,8 +1,8 @@
 import { spawn, spawnSync } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
-import { type TestContext, describe, expect, it } from 'vitest';
-import { BIN, type CliResult, NODE, cleanEnv, newApiKey, runCli, tempDir } from '../helpers/cli';
+import { describe, expect, it } from 'vitest';
+import { BIN, type CliResult, NODE, cleanEnv, configDirWith, newApiKey, runCli, tempDir } from '../helpers/cli';
 import { type Reply, json, startScriptedServer } from '../helpers/scripted-server';
 
 /**
@@ -122,14 +122,6 @@ const CASES: SecretCase[] = [
 
 const MODES = [[], ['-o', 'json'], ['-o', 'ndjson'], ['-o', 'csv']];
 
-/** A config dir holding profile `prod` (active) with `key`, written as petctl writes it. */
-function configWithKey(t: Pick<TestContext, 'onTestFinished'>, baseUrl: string, key: string): string {
-  const dir = tempDir();
-  t.onTestFinished(() => fs.rmSync(dir, { recursive: true, force: true }));
-  fs.writeFileSync(path.join(dir, 'config.json'), JSON.stringify({ activeProfile: 'prod', profiles: { prod: { baseUrl, apiKey: key } } }), { mode: 0o600 });
-  return dir;
-}
-
 /** Every file under `dir` but config.json, with its contents. */
 function filesButConfig(dir: string): Array<[string, string]> {
   return fs
@@ -148,7 +140,7 @@ async function inBatches(count: number, width: number, job: (index: number) => P
 }
 
 describe('the key never leaks', () => {
-  it(`${CASES.length} cases × ${MODES.length} output modes, all with -v: not in any output, nor in any file but config.json`, { timeout: 300_000 }, async (t) => {
+  it(`${CASES.length} cases × ${MODES.length} output modes, all with -v: not in any output, nor in any file but config.json`, { timeout: 300_000 }, async () => {
     const runs = CASES.flatMap((testCase) => MODES.map((mode) => ({ testCase, mode })));
     const codes: string[] = [];
     const expected: string[] = [];
@@ -160,7 +152,7 @@ describe('the key never leaks', () => {
       try {
         const storedKey = newApiKey();
         const envKey = newApiKey();
-        const dir = configWithKey(t, own.baseUrl, storedKey);
+        const dir = configDirWith({ activeProfile: 'prod', profiles: { prod: { baseUrl: own.baseUrl, apiKey: storedKey } } });
         const input = testCase.input === 'KEY' ? storedKey : testCase.input;
         const rowsFile = path.join(dir, 'rows.ndjson');
         if (testCase.file !== undefined) fs.writeFileSync(rowsFile, testCase.file);

@@ -5,7 +5,7 @@ import { describe, expect, it } from 'vitest';
 import { execFileSync } from 'node:child_process';
 import os from 'node:os';
 import { NODE, setupE2e } from '../helpers/cli';
-import { json, rateLimitHeaders } from '../helpers/scripted-server';
+import { json, limitHeaders } from '../helpers/scripted-server';
 
 /**
  * Built-ins `pets list` has no use for stay out of start-up (docs/performance.md): a regression shows
@@ -44,11 +44,11 @@ describe('what pets list loads', () => {
   it('pets list -o json against a server, output piped, claiming from a known window: none of the built-ins it has no use for', async (t) => {
     const { server, configDir, petctl } = await setupE2e(t);
     const pets = [{ id: 1, name: 'Rex', categoryId: 1, status: 'available' }];
-    const resetMs = Date.now() + 50_000;
-    server.reply(json(200, pets, rateLimitHeaders(60, 1, resetMs)));
+    const now = Date.now();
+    server.reply(json(200, pets, limitHeaders(now, 59, 50)));
     // The first run learns the window; the second claims one request of it in state.json, under its lock.
     expect((await petctl(['pets', 'list', '-o', 'json'])).code).toBe(0);
-    server.reply(json(200, pets, rateLimitHeaders(60, 2, resetMs)));
+    server.reply(json(200, pets, limitHeaders(now, 58, 50)));
     const out = path.join(configDir, 'modules.txt');
     const result = await petctl(['pets', 'list', '-o', 'json'], { env: { NODE_OPTIONS: `--require ${preload}`, PETCTL_TEST_MODULES_OUT: out } });
     expect(result.code).toBe(0);

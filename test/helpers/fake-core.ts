@@ -134,12 +134,3 @@ export function fakeClient(
   });
   return { http, waits };
 }
-
-/** The X-RateLimit-* headers of a window with `remaining` left that resets `resetInS` seconds from `now` (whole seconds, as servers send it). */
-export function limitHeaders(now: number, remaining: number, resetInS: number, limit = 60): Record<string, string> {
-  return {
-    'x-ratelimit-limit': String(limit),
-    'x-ratelimit-remaining': String(remaining),
-    'x-ratelimit-reset': String(Math.ceil(now / 1000) + resetInS),
-  };
-}

@@ -48,13 +48,12 @@ export interface ScriptedServer {
   close(): Promise<void>;
 }
 
-/** The X-RateLimit-* headers of a JSON answer in a window of `limit` requests, `used` of them used, ending at `resetMs`. */
-export function rateLimitHeaders(limit: number, used: number, resetMs: number): Record<string, string> {
+/** The X-RateLimit-* headers of a window with `remaining` left that resets `resetInS` seconds from `now` (whole seconds, as servers send it). */
+export function limitHeaders(now: number, remaining: number, resetInS: number, limit = 60): Record<string, string> {
   return {
-    'content-type': 'application/json',
     'x-ratelimit-limit': String(limit),
-    'x-ratelimit-remaining': String(Math.max(0, limit - used)),
-    'x-ratelimit-reset': String(Math.ceil(resetMs / 1000)),
+    'x-ratelimit-remaining': String(remaining),
+    'x-ratelimit-reset': String(Math.ceil(now / 1000) + resetInS),
   };
 }
 

@@ -1,6 +1,5 @@
-import { spawn } from 'node:child_process';
-import { describe, expect, it } from 'vitest';
-import { BIN, NODE, cleanEnv } from '../helpers/cli';
+import { describe, expect, it, vi } from 'vitest';
+import { startSandboxProcess } from '../helpers/sandbox-process';
 import {
   BUSINESS,
   ENTERPRISE,
@@ -13,10 +12,11 @@ import {
   expectCleanError,
   fakeClock,
   json,
-  rateLimitHeaders,
+  limitHeaders,
   sandboxFor,
   setupE2e,
   type SandboxReply,
+  WAIT,
 } from './sides';
 
 /** The client's waits are pinned at their seams in test/api/; here the built binary meets them once. */
@@ -45,26 +45,6 @@ async function exhaustDay(baseUrl: string, key: string, clock: ReturnType<typeof
   }
 }
 
-/** The keys table `petctl sandbox` prints: key → [per minute, per day]. */
-function sandboxKeysTable(args: string[]): Promise<{ baseUrl: string; keys: Record<string, [string, string]>; stop: () => void }> {
-  const child = spawn(NODE, [BIN, 'sandbox', '--port', '0', ...args], { env: cleanEnv(), stdio: ['ignore', 'pipe', 'pipe'] });
-  return new Promise((resolve, reject) => {
-    let out = '';
-    child.on('error', reject);
-    child.stdout.setEncoding('utf8').on('data', (chunk: string) => {
-      out += chunk;
-      const lines = out.split('\n');
-      if (!lines.some((line) => line.startsWith('sandbox-enterprise'))) return;
-      const keys: Record<string, [string, string]> = {};
-      for (const line of lines.slice(2)) {
-        const [key, , perMinute, perDay] = line.split(/\s+/);
-        if (key) keys[key] = [perMinute!, perDay!];
-      }
-      resolve({ baseUrl: lines[0]!, keys, stop: () => child.kill('SIGTERM') });
-    });
-  });
-}
-
 describe('Limits › "Free | 60 | 1,000"', () => {
   it('the sandbox accepts 60 requests a minute and 1,000 a day with the Free key, then answers 429', { timeout: 60_000 }, async (t) => {
     const clock = fakeClock();
@@ -90,26 +70,29 @@ describe.concurrent('Limits › "Higher limits come from a higher plan; Enterpri
     expect(limits).toEqual([60, 300, 1000]);
   });
 
-  it('petctl sandbox prints every plan\'s quotas as the specification states them, and --enterprise-quota\'s, which it enforces', async () => {
-    const sandbox = await sandboxKeysTable(['--enterprise-quota', '5/7']);
-    try {
-      // Its first line is the base address, which ends in the version segment.
-      expect(sandbox.baseUrl).toMatch(/^http:\/\/127\.0\.0\.1:\d+\/v1$/);
-      expect(sandbox.keys).toEqual({
-        [FREE]: ['60', '1000'],
-        [PRO]: ['300', '10000'],
-        [BUSINESS]: ['1000', '100000'],
-        [ENTERPRISE]: ['5', '7'],
-      });
-      const { accepted, refusal } = await exhaust(sandbox.baseUrl, ENTERPRISE);
-      expect(accepted).toBe(5);
-      expect(refusal.status).toBe(429);
-      expect(refusal.headers['x-ratelimit-limit']).toBe('5');
-    } finally {
-      sandbox.stop();
-    }
+  it('petctl sandbox prints every plan\'s quotas as the specification states them, and --enterprise-quota\'s, which it enforces', async (t) => {
+    const sandbox = await startSandboxProcess(['--port', '0', '--enterprise-quota', '5/7'], { t });
+    // Its first line is the base address, which ends in the version segment.
+    expect(sandbox.baseUrl).toMatch(/^http:\/\/127\.0\.0\.1:\d+\/v1$/);
+    await vi.waitFor(() => expect(sandbox.stdout()).toMatch(/sandbox-enterprise.*\n$/), WAIT);
+    // The keys table: key → [per minute, per day].
+    const keys = sandbox
+      .stdout()
+      .split('\n')
+      .slice(2, -1)
+      .map((line) => line.split(/\s+/))
+      .map(([key, , perMinute, perDay]) => [key, [perMinute, perDay]]);
+    expect(Object.fromEntries(keys)).toEqual({
+      [FREE]: ['60', '1000'],
+      [PRO]: ['300', '10000'],
+      [BUSINESS]: ['1000', '100000'],
+      [ENTERPRISE]: ['5', '7'],
+    });
+    const { accepted, refusal } = await exhaust(sandbox.baseUrl, ENTERPRISE);
+    expect(accepted).toBe(5);
+    expect(refusal.status).toBe(429);
+    expect(refusal.headers['x-ratelimit-limit']).toBe('5');
   });
-
 });
 
 describe.concurrent('Limits › "Every API response carries these headers:"', () => {
@@ -139,7 +122,7 @@ describe.concurrent('Limits › "Every API response carries these headers:"', ()
 
 describe.concurrent('Limits › "X-RateLimit-Limit | The limit that applies to the caller"', () => {
   it('the client reports the limit, what is left and the reset as the server sent them (auth status)', async (t) => {
-    const headers = rateLimitHeaders(17, 30, 300);
+    const headers = limitHeaders(Date.now(), 17, 30, 300);
     const { petctl } = await setupE2e(t, json(200, [PET], headers));
     const result = await petctl(['auth', 'status', '-o', 'json']);
     expect(result.code, result.stderr).toBe(0);

@@ -2,7 +2,7 @@
 
 export { call, postJson, rawExchange, start as sandboxFor, FREE, PRO, BUSINESS, ENTERPRISE, fakeClock, type Reply as SandboxReply } from '../sandbox/helpers';
 export { setupE2e, expectCleanError, expectPetctlHeaders, jsonError, runCli, tempDir, WAIT } from '../helpers/cli';
-export { json, type RecordedRequest } from '../helpers/scripted-server';
+export { json, limitHeaders, type RecordedRequest } from '../helpers/scripted-server';
 
 /** An animal as a server answers it. */
 export const PET = { id: 1, name: 'Rex', categoryId: 1, status: 'available' };
@@ -10,15 +10,6 @@ export const PET = { id: 1, name: 'Rex', categoryId: 1, status: 'available' };
 /** The Error body the specification requires, as a scripted server sends it. */
 export function errorBody(status: number, code: string, message = `the server says ${code}`): { code: string; message: string; status: number } {
   return { code, message, status };
-}
-
-/** X-RateLimit-* of a window with `remaining` left that resets `seconds` from now, in whole seconds as servers send it. */
-export function rateLimitHeaders(remaining: number, seconds: number, limit = 60): Record<string, string> {
-  return {
-    'x-ratelimit-limit': String(limit),
-    'x-ratelimit-remaining': String(remaining),
-    'x-ratelimit-reset': String(Math.ceil(Date.now() / 1000) + seconds),
-  };
 }
 
 /** Lower bounds on time allow for a timer firing this much early. */
