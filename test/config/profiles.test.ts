@@ -115,14 +115,7 @@ describe('profile lifecycle', () => {
     expect((await openProfileStore(paths)).activeName()).toBe('sandbox');
   });
 
-  it('profile use sandbox chooses the sandbox explicitly, beside other profiles', async () => {
-    const { paths, store } = await tempStore();
-    await store.add('production', 'https://api.example.org/v1');
-    await store.use('sandbox');
-    expect((await openProfileStore(paths)).activeName()).toBe('sandbox');
-  });
-
-  it('the first profile added is not chosen with it (useIfFirst: profile add) once profile use sandbox chose the sandbox', async () => {
+  it('profile use sandbox chooses the sandbox explicitly: the first profile added after it (useIfFirst) is not chosen', async () => {
     const { paths, store } = await tempStore();
     await store.use('sandbox');
     expect(await store.add('production', 'https://api.example.org/v1', {}, { useIfFirst: true })).toMatchObject({ nowActive: false });
@@ -165,17 +158,15 @@ describe('profile lifecycle', () => {
     expect(Object.getPrototypeOf(readConfigFile(paths))).toBe(Object.prototype);
   });
 
-  it.each(['', 'x'.repeat(65), 'a b', 'a/b', '../etc', 'é', 'a\nb', 'prod:1'])('refuses the name %j and writes nothing', async (name) => {
+  it.each([
+    ...['', 'x'.repeat(65), 'a b', 'a/b', '../etc', 'é', 'a\nb', 'prod:1'].map(
+      (name) => [`the name ${JSON.stringify(name)}`, name, 'https://api.example.org/v1', /^invalid profile name/] as const,
+    ),
+    ['the base URL http:// off loopback', 'production', 'http://api.example.org/v1', /clear text/] as const,
+  ])('refuses %s and writes nothing', async (_title, name, baseUrl, why) => {
     const { paths, store } = await tempStore();
-    const error = await usageError(store.add(name, 'https://api.example.org/v1'));
-    expect(error.message).toMatch(/^invalid profile name/);
-    expect(fs.existsSync(paths.dir)).toBe(false);
-  });
-
-  it('validates the base URL before writing', async () => {
-    const { paths, store } = await tempStore();
-    const error = await usageError(store.add('production', 'http://api.example.org/v1'));
-    expect(error.message).toMatch(/clear text/);
+    const error = await usageError(store.add(name, baseUrl));
+    expect(error.message).toMatch(why);
     expect(fs.existsSync(paths.dir)).toBe(false);
   });
 
