@@ -229,7 +229,7 @@ describe('refused flags: exit 2, a message naming the flag and the allowed value
 
   const RANGE = 'must be a whole number from -9223372036854775808 to 9223372036854775807';
   const usage = (message: string, hint: string) => `error: ${message} (usage_error)\nhint: ${hint}\n`;
-  it.for<[string[], string]>([
+  it.for<[string[], string | ReturnType<typeof expect.stringMatching>]>([
     [['pets', 'add', '--name', 'Rex', '--category-id', 'cat'], usage('--category-id must be a whole number, not "cat"', 'see petctl pets add --help')],
     [['pets', 'add', '--name', 'Rex', '--category-id', '1.5'], usage('--category-id must be a whole number, not "1.5"', 'see petctl pets add --help')],
     [['pets', 'add', '--name', 'Rex', '--category-id', '9223372036854775808'], usage(`--category-id ${RANGE}, not "9223372036854775808"`, 'see petctl pets add --help')],
@@ -253,6 +253,19 @@ describe('refused flags: exit 2, a message naming the flag and the allowed value
     [['pets', 'list', '--all', 'sold', 'pending'], usage('petctl pets list takes no arguments; unexpected "sold" "pending"', 'see petctl pets list --help')],
     [['pets', 'list', '--', 'a', 'b'], usage('petctl pets list takes no arguments; unexpected "a" "b"', 'see petctl pets list --help')],
     [['-p', 'prod', 'pet', 'list'], usage("unknown command 'pet' (did you mean 'pets'?)", 'see petctl pets list --help')],
+    // An unknown command: the suggestion in the same line, and the hint names the closest help.
+    [['pets', 'lst'], usage("unknown command 'lst' (did you mean 'list'?)", 'see petctl pets list --help')],
+    [['pet', 'list'], usage("unknown command 'pet' (did you mean 'pets'?)", 'see petctl pets list --help')],
+    // Without a suggestion, the help of the command where parsing failed.
+    [['adopt'], usage("unknown command 'adopt'", 'see petctl --help')],
+    [['profile', 'shw'], expect.stringMatching(/\nhint: see petctl profile show --help\n$/)],
+    // An unknown option names the subcommand's help.
+    [['pets', 'list', '--limt', '5'], usage("unknown option '--limt' (did you mean '--limit'?)", 'see petctl pets list --help')],
+    // An argument error speaks the user's terms.
+    [['pets', 'get', 'abc'], usage('petId must be a whole number, not "abc"', 'see petctl pets get --help')],
+    [['pets', 'get', '9223372036854775808'], usage(`petId ${RANGE}, not "9223372036854775808"`, 'see petctl pets get --help')],
+    // A missing pets add flag off a terminal names pets add's help.
+    [['pets', 'add', '--name', 'Rex'], usage("required option '--category-id <int64>' not specified", 'see petctl pets add --help')],
   ])('%j: the value as typed, and the help to read', async ([argv, stderr]) => {
     expect(await runMain(argv)).toEqual({ code: 2, stdout: '', stderr });
     expect(api.createPet).not.toHaveBeenCalled();
@@ -263,6 +276,8 @@ describe('refused flags: exit 2, a message naming the flag and the allowed value
     [['--timeout', '0', '-o', 'json', 'pets', 'list'], '--timeout must be a number of seconds greater than 0, not "0"'],
     [['--max-wait', 'x', '--retries', '101', 'pets', 'list', '--json'], '--max-wait must be a number of seconds, 0 or more, not "x"'],
     [['pets', 'add', '--name', 'Mr', 'Whiskers', '--category-id', '1', '-o', 'json'], 'unexpected "Whiskers" after --name Mr'],
+    // Its message has no newline.
+    [['-o', 'json', 'pet', 'list'], "unknown command 'pet' (did you mean 'pets'?)"],
   ])('%j: one JSON line, the first refusal', async ([argv, message]) => {
     expect(await runMain(argv)).toEqual({ code: 2, stdout: '', stderr: `${JSON.stringify({ code: 'usage_error', message, status: 0 })}\n` });
   });
@@ -280,34 +295,13 @@ describe('help, version and unknown commands', () => {
     expect(sandbox.stdout).not.toContain('--minute-ms');
   });
 
-  it('`petctl pets` prints the group help on stdout and exits 0, as `petctl pets --help` does', async () => {
-    const result = await runMain(['pets']);
-    expect(result.code).toBe(0);
-    expect(result.stderr).toBe('');
-    expect(result.stdout).toContain('Usage: petctl pets [options] [command]');
-    expect(result.stdout).toBe((await runMain(['pets', '--help'])).stdout);
-  });
-
-  const UNKNOWN_COMMAND = 'an unknown command exits 2 with the suggestion in the same line, and the hint names the closest help';
-  it.for<[string, string[], string | ReturnType<typeof expect.stringMatching>]>([
-    [UNKNOWN_COMMAND, ['pets', 'lst'], "error: unknown command 'lst' (did you mean 'list'?) (usage_error)\nhint: see petctl pets list --help\n"],
-    [UNKNOWN_COMMAND, ['pet', 'list'], "error: unknown command 'pet' (did you mean 'pets'?) (usage_error)\nhint: see petctl pets list --help\n"],
-    // Without a suggestion, the help of the command where parsing failed.
-    [UNKNOWN_COMMAND, ['adopt'], "error: unknown command 'adopt' (usage_error)\nhint: see petctl --help\n"],
-    [UNKNOWN_COMMAND, ['profile', 'shw'], expect.stringMatching(/\nhint: see petctl profile show --help\n$/)],
-    ['-o json: one JSON line whose message has no newline', ['-o', 'json', 'pet', 'list'], '{"code":"usage_error","message":"unknown command \'pet\' (did you mean \'pets\'?)","status":0}\n'],
-    ["an unknown option names the subcommand's help", ['pets', 'list', '--limt', '5'], "error: unknown option '--limt' (did you mean '--limit'?) (usage_error)\nhint: see petctl pets list --help\n"],
-    ["an argument error speaks the user's terms", ['pets', 'get', 'abc'], 'error: petId must be a whole number, not "abc" (usage_error)\nhint: see petctl pets get --help\n'],
-    ["an argument error speaks the user's terms", ['pets', 'get', '9223372036854775808'], expect.stringMatching(/^error: petId must be a whole number from -9223372036854775808 to 9223372036854775807, not "9223372036854775808" /)],
-    ["a missing pets add flag off a terminal names pets add's help", ['pets', 'add', '--name', 'Rex'], "error: required option '--category-id <int64>' not specified (usage_error)\nhint: see petctl pets add --help\n"],
-  ])('%s: %j', async ([, argv, stderr]) => {
-    expect(await runMain(argv)).toEqual({ code: 2, stdout: '', stderr });
-  });
-
-  it('no command at all prints the help on stdout, exit 0, as --help does', async () => {
-    const result = await runMain([]);
-    expect(result).toEqual({ ...(await runMain(['--help'])), code: 0, stderr: '' });
-    expect(result.stdout).toContain('Usage: petctl');
+  it.for<[string[], string[], string]>([
+    [['pets'], ['pets', '--help'], 'Usage: petctl pets [options] [command]'],
+    [[], ['--help'], 'Usage: petctl'],
+  ])('%j prints the help on stdout and exits 0, as %j does', async ([argv, help, usage]) => {
+    const result = await runMain(argv);
+    expect(result).toEqual({ ...(await runMain(help)), code: 0, stderr: '' });
+    expect(result.stdout).toContain(usage);
   });
 
   it('--version prints the version and exits 0 without running anything; help and version are commands too: help [command…] as --help, version as --version', async () => {
