@@ -72,19 +72,36 @@ describe.skipIf(process.platform === 'win32')('temporary files of atomic writes'
   });
 });
 
-describe.skipIf(process.platform === 'win32')('a file replaced by an atomic write', () => {
-  it('a symlink at the name: refused, the symlink and its target left as they are', () => {
+/** A symlink planted at a writer's name, to the user's file (its folder at a lock's): refused, the link and its target as they were. */
+describe.skipIf(process.platform === 'win32')('a symlink at the name', () => {
+  const work = vi.fn();
+  it.each<[string, string, (link: string) => Promise<unknown>]>([
+    ['an atomic write refuses it', 'pets.json.limits.json', async (file) => writeFileAtomic(file, '{}\n')],
+    ['a lock refuses it rather than wait on it or remove it', 'pets.json.lock', (lock) => withFileLock(lock.slice(0, -'.lock'.length), work)],
+    [
+      'a file written in place (journal, sandbox data) is refused by the open itself (O_NOFOLLOW), not by a look before it',
+      'intake.journal',
+      (file) => {
+        const lstat = vi.spyOn(fs, 'lstatSync');
+        return openOwnFile(file).finally(() => expect(lstat).not.toHaveBeenCalled());
+      },
+    ],
+  ])('%s', async (_title, name, act) => {
     const { dir, victim } = sharedFolder();
-    const file = path.join(dir, 'pets.json.limits.json');
-    fs.symlinkSync(victim, file);
+    const link = path.join(dir, name);
+    const target = name.endsWith('.lock') ? path.dirname(victim) : victim;
+    fs.symlinkSync(target, link);
     const before = contentAndMode(victim);
 
-    expect(() => writeFileAtomic(file, '{}\n')).toThrow(UnsafeFileError);
+    await expect(act(link)).rejects.toMatchObject({ code: 'unsafe_file', file: link, problem: { kind: 'symlink' } });
+    expect(work).not.toHaveBeenCalled();
     expect(contentAndMode(victim)).toEqual(before);
-    expect(fs.readlinkSync(file)).toBe(victim);
-    expect(fs.readdirSync(dir)).toEqual(['pets.json.limits.json']);
+    expect(fs.readlinkSync(link)).toBe(target);
+    expect(fs.readdirSync(dir)).toEqual([name]);
   });
+});
 
+describe.skipIf(process.platform === 'win32')('a file replaced by an atomic write', () => {
   it("the user's own file that others can write: refused with its mode", () => {
     const { dir } = sharedFolder();
     const file = path.join(dir, 'state.json');
@@ -98,17 +115,6 @@ describe.skipIf(process.platform === 'win32')('a file replaced by an atomic writ
 });
 
 describe.skipIf(process.platform === 'win32')('lock directories (<file>.lock)', () => {
-  it('a symlink at the lock name is refused rather than waited on or removed', async () => {
-    const { dir, victim } = sharedFolder();
-    const file = path.join(dir, 'pets.json');
-    fs.symlinkSync(path.dirname(victim), `${file}.lock`);
-    const run = vi.fn();
-
-    await expect(withFileLock(file, run)).rejects.toMatchObject({ code: 'unsafe_file', file: `${file}.lock`, problem: { kind: 'symlink' } });
-    expect(run).not.toHaveBeenCalled();
-    expect(fs.readlinkSync(`${file}.lock`)).toBe(path.dirname(victim));
-  });
-
   it('a lock directory of the user\'s own, group-writable as a 0002 umask makes it, is a lock like any other', async () => {
     const { dir } = sharedFolder();
     const file = path.join(dir, 'pets.json');
@@ -122,18 +128,6 @@ describe.skipIf(process.platform === 'win32')('lock directories (<file>.lock)', 
 });
 
 describe.skipIf(process.platform === 'win32')('files written in place (journal, sandbox data)', () => {
-  it('a symlink is refused by the open itself (O_NOFOLLOW), not by a look before it', async () => {
-    const { dir, victim } = sharedFolder();
-    const file = path.join(dir, 'intake.journal');
-    fs.symlinkSync(victim, file);
-    const lstat = vi.spyOn(fs, 'lstatSync');
-    const before = contentAndMode(victim);
-
-    await expect(openOwnFile(file)).rejects.toMatchObject({ code: 'unsafe_file', problem: { kind: 'symlink' } });
-    expect(lstat).not.toHaveBeenCalled();
-    expect(contentAndMode(victim)).toEqual(before);
-  });
-
   it('an absent file is created 0600; an own private file is opened for appending', async () => {
     const { dir } = sharedFolder();
     const file = path.join(dir, 'intake.journal');
