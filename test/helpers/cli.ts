@@ -45,14 +45,12 @@ export interface CliOptions {
   secrets?: string[];
 }
 
-export class SecretLeakError extends Error {}
-
 /** Throws when any of `secrets` appears in the output; the message never repeats the secret. */
 export function assertNoSecrets(result: Pick<CliResult, 'stdout' | 'stderr'>, secrets: readonly string[]): void {
   for (const [index, secret] of secrets.entries()) {
     if (secret === '') continue;
     for (const stream of ['stdout', 'stderr'] as const) {
-      if (result[stream].includes(secret)) throw new SecretLeakError(`secret #${index} (length ${secret.length}) was printed on ${stream}`);
+      if (result[stream].includes(secret)) throw new Error(`secret #${index} (length ${secret.length}) was printed on ${stream}`);
     }
   }
 }
@@ -132,15 +130,12 @@ export interface E2eSetup {
   petctl: (args: string[], options?: CliOptions) => Promise<CliResult>;
 }
 
-/** One scripted server, config dir and key per test, removed through the test's own context (safe in describe.concurrent). */
+/** One scripted server, config dir and key per test; the server closed through the test's own context (safe in describe.concurrent). */
 export async function setupE2e(t: Pick<TestContext, 'onTestFinished'>, fallback?: Reply, serverOptions?: ScriptedServerOptions): Promise<E2eSetup> {
   const server = await startScriptedServer(fallback, serverOptions);
   const key = newApiKey();
   const configDir = tempDir();
-  t.onTestFinished(async () => {
-    await server.close();
-    fs.rmSync(configDir, { recursive: true, force: true });
-  });
+  t.onTestFinished(() => server.close());
   const petctl = cliSession({ args: ['--base-url', server.baseUrl], env: { PETCTL_CONFIG_DIR: configDir, PETCTL_API_KEY: key }, secrets: [key] });
   return { server, key, configDir, petctl };
 }

@@ -1,4 +1,3 @@
-import fs from 'node:fs';
 import { expect } from 'vitest';
 import { BIN, NODE, assertNoSecrets, cleanEnv, newApiKey, tempDir } from './cli';
 import { type CrowdRun, describeCrowd, jsonStop, runCrowd } from './crowd';
@@ -47,7 +46,6 @@ export async function crowdOnOneKey(folders: number, stateUrl?: string, shape: {
     return { service, run, key };
   } finally {
     await service.close();
-    for (const dir of configDirs) fs.rmSync(dir, { recursive: true, force: true });
   }
 }
 

@@ -11,10 +11,7 @@ export async function shelter(t: Pick<TestContext, 'onTestFinished'>) {
   const dataFile = path.join(dir, 'sandbox-data.json');
   const sandbox = await startSandbox({ port: 0, dataFile });
   const seeded = storedPets(dataFile).length;
-  t.onTestFinished(async () => {
-    await sandbox.close();
-    fs.rmSync(dir, { recursive: true, force: true });
-  });
+  t.onTestFinished(() => sandbox.close());
   const petctl = (args: string[], input?: string) =>
     runCli(['--base-url', sandbox.baseUrl, ...args], { env: { PETCTL_CONFIG_DIR: dir, PETCTL_API_KEY: 'sandbox-enterprise' }, input });
   const write = (name: string, text: string) => {

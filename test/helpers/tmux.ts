@@ -75,7 +75,6 @@ export function openTerminal(
     } catch {
       // Already gone.
     }
-    fs.rmSync(dir, { recursive: true, force: true });
   });
 
   const terminal: Terminal = {
