@@ -37,7 +37,7 @@ describe.concurrent('--query', () => {
     expect(shown.stdout).toBe('{"n":"staging","k":null}\n');
   });
 
-  // Each malformed expression, and -o csv's shapes, are output/query.test.ts's and query-csv.test.ts's.
+  // Each malformed expression, and -o csv's shapes, are output/query.test.ts's.
   it('a malformed expression exits 2 before anything is sent; so does --query on a command without a JSON result', async (t) => {
     const { server, petctl } = await setupE2e(t);
     const result = await petctl(['pets', 'add', '--name', 'Rex', '--category-id', '1', '--query', 'nope(id)']);

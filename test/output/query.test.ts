@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { compileQuery, renderQueryResult } from '../../src/output/query';
 import { parseJson } from '../../src/schemas/json';
-import { PetctlError } from '../../src/errors';
+import { PetctlError, UsageError } from '../../src/errors';
 import { thrown } from '../helpers/thrown';
 
 const BIG = 9007199254740993n;
@@ -83,5 +83,94 @@ describe('--query lines and outside text', () => {
     ['on a terminal, ndjson prints the array\'s one element on one line, its controls as \\u escapes', [{ name: 'Rex\u009b2J\u202e' }], 'ndjson', true, '{"name":"Rex\\u009b2J\\u202e"}\n'],
   ] as const)('%s', (_title, value, format, tty, expected) => {
     expect(renderQueryResult(value, format, tty)).toBe(expected);
+  });
+});
+
+const rows = parseJson(
+  '[{"id":9007199254740993,"name":"Rex, \\"the\\" dog","categoryId":1,"status":"sold"},{"id":2,"name":"Bella","categoryId":1,"tags":["a","b"]},{"id":3,"name":"Tom","categoryId":2,"status":null}]',
+);
+
+/** `petctl … --query <expression> -o csv` over `value`, piped (or on a terminal). */
+function csv(expression: string, value: unknown = rows, tty = false): string {
+  const query = compileQuery(expression);
+  return renderQueryResult(query.apply(value), 'csv', tty, query);
+}
+
+const refusal = (expression: string, value: unknown = rows) => thrown(() => csv(expression, value), UsageError);
+
+describe('--query with -o csv', () => {
+  it('an array of objects: the union of their keys in first-seen order, a missing key empty, nested values as JSON', () => {
+    expect(csv('@')).toBe(
+      'id,name,categoryId,status,tags\n' +
+        '9007199254740993,"Rex, ""the"" dog",1,sold,\n' +
+        '2,Bella,1,,"[""a"",""b""]"\n' +
+        '3,Tom,2,,\n',
+    );
+  });
+
+  it('an array of objects picked by the expression keeps its keys in the expression order', () => {
+    expect(csv('[].{name: name, id: id}')).toBe('name,id\n"Rex, ""the"" dog",9007199254740993\nBella,2\nTom,3\n');
+  });
+
+  it('an array of scalars: one column named by the last field the expression picks', () => {
+    expect(csv('[].id')).toBe('id\n9007199254740993\n2\n3\n');
+    expect(csv("[?categoryId == `1`].name")).toBe('name\n"Rex, ""the"" dog"\nBella\n');
+    expect(csv('sort_by(@, &id)[].id')).toBe('id\n2\n3\n9007199254740993\n');
+    expect(csv('reverse([].id)')).toBe('id\n3\n2\n9007199254740993\n');
+    expect(csv('[].tags[]')).toBe('tags\na\nb\n');
+  });
+
+  it('an array of scalars the expression does not name: one column named value; booleans as words, null empty', () => {
+    expect(csv('[length(@)]')).toBe('value\n3\n');
+    expect(csv('map(&status, @)')).toBe('value\nsold\n\n\n');
+    expect(csv('[`true`, `null`, `1.5`, `"x"`]', {})).toBe('value\ntrue\n\n1.5\nx\n');
+  });
+
+  it('an empty array: the header alone when the expression names its columns, else nothing', () => {
+    expect(csv("[?status == 'adopted'].{id: id, name: name}")).toBe('id,name\n');
+    expect(csv("[?status == 'adopted'].id")).toBe('id\n');
+    expect(csv("[?status == 'adopted']")).toBe('');
+  });
+
+  it('on a terminal, control characters in keys and values show as escapes; piped, they pass as sent', () => {
+    const hostile = parseJson('[{"na\\u001bme":"Rex\\u001b]0;owned\\u0007"}]');
+    expect(csv('@', hostile, true)).toBe('na\\x1bme\nRex\\x1b]0;owned\\x07\n');
+    expect(csv('@', hostile, false)).toBe('na\u001bme\nRex\u001b]0;owned\u0007\n');
+  });
+
+  it("text cells a spreadsheet would take for formulas get a leading ', keys too; numbers, int64 and exact decimals, stay numbers", () => {
+    const value = parseJson('[{"id":-2,"=k":"-2+3","n":-9007199254740993,"d":-0.10000000000000000000001,"tags":["=x"]},{"id":3,"=k":"@SUM(1+1)"}]');
+    const expected = `id,'=k,n,d,tags\n-2,'-2+3,-9007199254740993,-0.10000000000000000000001,"[""=x""]"\n3,'@SUM(1+1),,,\n`;
+    expect(csv('@', value, false)).toBe(expected);
+    expect(csv('@', value, true)).toBe(expected);
+    expect(csv('[].id', value)).toBe('id\n-2\n3\n');
+    expect(csv("[].\"=k\"", value)).toBe("'=k\n'-2+3\n'@SUM(1+1)\n");
+  });
+
+  it.each([
+    ['length(@)', 'a number', "'[length(@)]'"],
+    ['[0]', 'an object', "'[[0]]'"],
+    ['[0].name', 'a string', "'[[0].name]'"],
+    ['contains([].id, `2`)', 'a boolean', "'[contains([].id, `2`)]'"],
+    ['[0].status == `1`', 'a boolean', "'[[0].status == `1`]'"],
+    ['nothing', 'null', "'[nothing]'"],
+  ])('%s gives %s: a usage error naming the outputs that print it, and the brackets that make it a record', (expression, shape, bracketed) => {
+    const error = refusal(expression);
+    expect(error.exitCode).toBe(2);
+    expect(error.message).toBe(`--query gives ${shape}; -o csv prints only an array of objects or an array of scalars`);
+    expect(error.hint).toBe(`-o json, -o ndjson and the default output print it; for csv, put the expression in brackets for one record: --query ${bracketed}`);
+  });
+
+  it.each([
+    ['[].[id, name]', 'an array of arrays'],
+    ['[[0], [0].id]', 'an array mixing objects and scalars'],
+  ])('%s gives %s: refused, with the shape that fits', (expression, shape) => {
+    const error = refusal(expression);
+    expect(error.message).toMatch(new RegExp(`^--query gives ${shape.replace(/[[\]]/g, '\\$&')};`));
+    expect(error.hint).toMatch(/make each element an object, e\.g\. --query '\[\]\.\{id: id, name: name\}'$/);
+  });
+
+  it("quotes an expression holding ' for the shell in the hint", () => {
+    expect(refusal("[0].name == 'Bella'").hint).toMatch(/--query '\[\[0\]\.name == '\\''Bella'\\''\]'$/);
   });
 });
