@@ -54,7 +54,7 @@ describe.concurrent('pets list on a terminal', () => {
     expectPetctlHeaders(server.requests[0]!, key);
   });
 
-  // The colour rule's other cases (FORCE_COLOR, TERM=dumb, an empty NO_COLOR) are test/output/color.test.ts's rows;
+  // The colour rule's other cases (FORCE_COLOR, TERM=dumb, an empty NO_COLOR) are test/terminal.test.ts's colorLevel rows;
   // these check that the Context hands it the environment and the flag.
   it.for([
     { why: 'NO_COLOR is set', env: { NO_COLOR: '1' }, globals: {} },
