@@ -2,7 +2,7 @@ import { describe, expect, it, onTestFinished, vi } from 'vitest';
 import { type ColorInputs, colorLevel } from '../src/terminal';
 import { createTestTerminal } from './helpers/terminal';
 
-/** The one terminal module: what it answers for each mix of terminals and settings, and its status line. */
+/** The one terminal module: what it answers for each mix of terminals and settings, its colour level, and its status line. */
 
 const ERASE = '\r\x1b[K';
 

@@ -76,39 +76,3 @@ describe('the rule itself', () => {
     expect(check(line)).toEqual([undefined]);
   });
 });
-
-/**
- * The bulk import returns facts (CONTRIBUTING.md, "The flow"): src/bulk/ never
- * imports output/ or the commands; commands/pets/add-file.ts words what it tells,
- * and output/ may take types from bulk/ (downward).
- */
-const BULK = path.join(SRC, 'bulk');
-
-function wording(imported: Import): string | undefined {
-  if (!imported.specifier.startsWith('.')) return undefined;
-  const target = path.relative(SRC, path.resolve(path.dirname(imported.file), imported.specifier)).split(path.sep).join('/');
-  return /^(output|commands)\//.test(target) ? `src/${target} words facts; bulk/ returns them` : undefined;
-}
-
-describe('the import direction of src/bulk/', () => {
-  const files = sourceFiles(BULK);
-
-  it('finds the import and its parts', () => {
-    expect(files.map((file) => path.relative(BULK, file))).toEqual(expect.arrayContaining(['import.ts', 'runner.ts', 'unknown-rows.ts', 'formats/csv.ts']));
-  });
-
-  it.each(files.map((file) => [path.relative(SRC, file), file]))('%s imports nothing from output/ or the commands', (_name, file) => {
-    expect(importsOf(file, fs.readFileSync(file, 'utf8')).filter((imported) => wording(imported) !== undefined)).toEqual([]);
-  });
-
-  it.each([
-    ["import { summaryLine } from '../output/import-progress';", 'src/output/import-progress words facts; bulk/ returns them'],
-    ["import type { RenderOptions } from '../output/records';", 'src/output/records words facts; bulk/ returns them'],
-    ["const words = await import('../output/import-end');", 'src/output/import-end words facts; bulk/ returns them'],
-    ["import { importFile } from '../commands/pets/add-file';", 'src/commands/pets/add-file words facts; bulk/ returns them'],
-    ["import { readJournal } from './journal';", undefined],
-    ["import type { Context } from '../context';", undefined],
-  ])('the rule on %s', (line, why) => {
-    expect(importsOf(path.join(BULK, 'import.ts'), line).map(wording)).toEqual([why]);
-  });
-});
