@@ -3,7 +3,7 @@ import type { AddressInfo } from 'node:net';
 
 /**
  * A rate-limited Pet Adoption Service under one key: fixed windows at the real length, X-RateLimit-* on every
- * answer; past the limit 429 `rate_limited` with Retry-After, and after `banAfter` refused requests in one window
+ * answer; past the limit 429 `rate_limited` with Retry-After, and after BAN_AFTER refused requests in one window
  * a ban, every request until it ends 429 `key_banned` (the specification's Limits, point 4). It answers
  * GET /v1/pets (one animal, or pages of `listed` with Link rel="next" as the sandbox pages) and POST /v1/pets
  * (201 + the Pet, Location), each `latencyMs` after the request arrived, and counts on its own side what the
@@ -13,10 +13,6 @@ import type { AddressInfo } from 'node:net';
 export interface LimitedServiceOptions {
   /** Requests per window (default 60, the Free plan's). */
   limit?: number;
-  windowMs?: number;
-  /** Refused requests in one window that get the key banned. */
-  banAfter?: number;
-  banMs?: number;
   /** The current window is used up and ends then (ms since the epoch, a whole second); absent: the first request opens one. */
   windowEndsAt?: number;
   /**
@@ -43,8 +39,6 @@ export interface ServiceCounts {
   bans: number;
   /** 2xx answers per window, by the window's end (ms since the epoch). */
   okPerWindow: Map<number, number>;
-  /** When each 2xx was answered (ms since the epoch). */
-  okTimes: number[];
   /** How many times each name was created. */
   created: Map<string, number>;
   /** The `after` of each page read, in the order read ('' for the first page). */
@@ -61,6 +55,10 @@ export interface LimitedService {
   close(): Promise<void>;
 }
 
+/** Refused requests in one window that get the key banned, and for how long. */
+const BAN_AFTER = 10;
+const BAN_MS = 10 * 60_000;
+
 /** The one animal GET /v1/pets lists without `listed`. */
 export const PET = { id: 1, name: 'Rex', categoryId: 1, status: 'available' };
 
@@ -72,11 +70,9 @@ interface Answer {
 
 export async function startLimitedService(options: LimitedServiceOptions = {}): Promise<LimitedService> {
   const limit = options.limit ?? 60;
-  const windowMs = options.windowMs ?? 60_000;
-  const banAfter = options.banAfter ?? 10;
-  const banMs = options.banMs ?? 10 * 60_000;
+  const windowMs = 60_000;
   const listed = options.listed;
-  const counts: ServiceCounts = { requests: 0, ok: 0, refused: 0, bannedAnswers: 0, bans: 0, okPerWindow: new Map(), okTimes: [], created: new Map(), pages: [], maxInFlight: 0 };
+  const counts: ServiceCounts = { requests: 0, ok: 0, refused: 0, bannedAnswers: 0, bans: 0, okPerWindow: new Map(), created: new Map(), pages: [], maxInFlight: 0 };
   let windowEnd = options.windowEndsAt;
   let used = windowEnd === undefined ? 0 : limit;
   let refusedInWindow = 0;
@@ -140,9 +136,9 @@ export async function startLimitedService(options: LimitedServiceOptions = {}): 
     }
     if (used >= limit) {
       refusedInWindow += 1;
-      if (refusedInWindow >= banAfter) {
+      if (refusedInWindow >= BAN_AFTER) {
         counts.bans += 1;
-        bannedUntil = now + banMs;
+        bannedUntil = now + BAN_MS;
       }
       return refuse(headers, end, now, 'rate_limited');
     }
@@ -152,7 +148,6 @@ export async function startLimitedService(options: LimitedServiceOptions = {}): 
       return { status: 404, headers, body: JSON.stringify({ code: 'not_found', message: 'No such resource', status: 404 }) };
     }
     counts.ok += 1;
-    counts.okTimes.push(now);
     counts.okPerWindow.set(end, (counts.okPerWindow.get(end) ?? 0) + 1);
     return pets(method, url, body, headers);
   };
