@@ -1,26 +1,15 @@
-import { type TestContext, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { apiPaginateRun } from '../../src/commands/api-paginate';
-import { newApiKey, tempDir } from '../helpers/cli';
-import { type FakeContextOptions, fakeContext } from '../helpers/terminal';
-import { startScriptedServer } from '../helpers/scripted-server';
+import { servedContext } from '../helpers/terminal';
 
 /** `petctl api --paginate`'s run (seam 2), for what needs a terminal: the escapes, and the status line while --query waits. */
-
-async function harness(t: Pick<TestContext, 'onTestFinished'>) {
-  const server = await startScriptedServer();
-  const configDir = tempDir();
-  t.onTestFinished(() => server.close());
-  const run = (options: FakeContextOptions = {}) =>
-    fakeContext(t, { ...options, env: { PETCTL_CONFIG_DIR: configDir, PETCTL_API_KEY: newApiKey() }, globals: { baseUrl: server.baseUrl, ...options.globals } });
-  return { server, run };
-}
 
 const options = { path: '/orders', rawFields: [], typedFields: [], headers: [], include: false };
 const linked = (body: string, next?: string) => ({ status: 200, body, headers: (next === undefined ? {} : { Link: `<${next}>; rel="next"` }) as Record<string, string> });
 
 describe.concurrent('petctl api --paginate on a terminal', () => {
   it('prints the one array pretty, with control and bidi characters of the items as escapes', async (t) => {
-    const { server, run } = await harness(t);
+    const { server, run } = await servedContext(t);
     server.reply(linked('[{"note":"red\u009b31m"}]', '/v1/orders?page=2'), linked('[{"note":"\u202eevil"}]'));
     const { ctx, io } = run({ stdoutColumns: 80 });
     await apiPaginateRun(options, ctx);
@@ -28,7 +17,7 @@ describe.concurrent('petctl api --paginate on a terminal', () => {
   });
 
   it('with --query, the status line counts pages and items while stdout waits, and is cleared at the end', async (t) => {
-    const { server, run } = await harness(t);
+    const { server, run } = await servedContext(t);
     server.reply(linked('[1,2]', '/v1/orders?page=2'), linked('[3]'));
     const { ctx, io } = run({ stdoutColumns: 80, stderrTTY: true, globals: { query: 'length(@)' } });
     await apiPaginateRun(options, ctx);

@@ -1,6 +1,6 @@
 import fs from 'node:fs';
 import { stripVTControlCharacters } from 'node:util';
-import { type TestContext, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { addRun } from '../../src/commands/pets/add';
 import { getRun } from '../../src/commands/pets/get';
 import { listRun } from '../../src/commands/pets/list';
@@ -8,9 +8,9 @@ import { listAllRun } from '../../src/commands/pets/list-all';
 import { UsageError } from '../../src/errors';
 import { renderPets } from '../../src/output/pets';
 import type { Pet } from '../../src/schemas/pet';
-import { expectPetctlHeaders, newApiKey, tempDir } from '../helpers/cli';
-import { type FakeContextOptions, fakeContext } from '../helpers/terminal';
-import { json, startScriptedServer } from '../helpers/scripted-server';
+import { expectPetctlHeaders, tempDir } from '../helpers/cli';
+import { fakeContext, servedContext } from '../helpers/terminal';
+import { json } from '../helpers/scripted-server';
 
 /** The pets run functions (seam 2) over recording streams that may claim to be a terminal, against a scripted server. */
 
@@ -30,20 +30,10 @@ const PLAIN_TABLE = [
   '',
 ].join('\n');
 
-async function harness(t: Pick<TestContext, 'onTestFinished'>) {
-  const server = await startScriptedServer();
-  const key = newApiKey();
-  const configDir = tempDir();
-  t.onTestFinished(() => server.close());
-  const run = (options: FakeContextOptions = {}) =>
-    fakeContext(t, { ...options, env: { PETCTL_CONFIG_DIR: configDir, PETCTL_API_KEY: key, ...options.env }, globals: { baseUrl: server.baseUrl, ...options.globals } });
-  return { server, key, run };
-}
-
 // How a table looks (headers, colours, `-`, cutting NAME) is output/pets.test.ts's; here the terminal's width and level reach it.
 describe.concurrent('pets list on a terminal', () => {
   it('draws the table at the colour level of the terminal (a TERM-less one: basic colours)', async (t) => {
-    const { server, key, run } = await harness(t);
+    const { server, key, run } = await servedContext(t);
     server.reply(json(200, PETS));
     const { ctx, io } = run({ stdoutColumns: 120 });
     await listRun({ limit: 4 }, ctx);
@@ -60,7 +50,7 @@ describe.concurrent('pets list on a terminal', () => {
     { why: 'NO_COLOR is set', env: { NO_COLOR: '1' }, globals: {} },
     { why: '--no-color is given', env: {}, globals: { color: false } },
   ])('has no colour when $why', async ({ env, globals }, t) => {
-    const { server, run } = await harness(t);
+    const { server, run } = await servedContext(t);
     server.reply(json(200, PETS));
     const { ctx, io } = run({ stdoutColumns: 120, env, globals });
     await listRun({}, ctx);
@@ -68,7 +58,7 @@ describe.concurrent('pets list on a terminal', () => {
   });
 
   it('truncates long names with … so that no line is wider than the terminal', async (t) => {
-    const { server, run } = await harness(t);
+    const { server, run } = await servedContext(t);
     const pets: Pet[] = [{ id: 1, name: 'Sir Bartholomew Fluffington the Third of Puddlecombe', categoryId: 1, status: 'available' }, ...PETS.slice(1)];
     server.reply(json(200, pets));
     const { ctx, io } = run({ stdoutColumns: 40, env: { NO_COLOR: '1' } });
@@ -78,7 +68,7 @@ describe.concurrent('pets list on a terminal', () => {
   });
 
   it('an empty list prints nothing on stdout and says so on stderr', async (t) => {
-    const { server, run } = await harness(t);
+    const { server, run } = await servedContext(t);
     server.reply(json(200, []), json(200, []));
     const tty = run({ stdoutColumns: 80 });
     await listRun({ status: 'sold' }, tty.ctx);
@@ -94,7 +84,7 @@ describe.concurrent('pets list on a terminal', () => {
 
 describe.concurrent('pets list piped', () => {
   it('prints TSV with no header, no colour and no truncation; tabs and line breaks made spaces, other bytes as sent', async (t) => {
-    const { server, run } = await harness(t);
+    const { server, run } = await servedContext(t);
     const long = 'x'.repeat(300);
     server.reply(json(200, [...PETS, { id: 5, name: 'Tab\tNew\nLine\u001b[31m', categoryId: 3, status: 'available' }, { id: 6, name: long, categoryId: 1 }]));
     const { ctx, io } = run({ env: { FORCE_COLOR: '3' } });
@@ -113,7 +103,7 @@ describe.concurrent('pets list when the service has more (Link rel="next")', () 
     ['on a terminal (stdout and stderr) says so in one line on stderr, after the page', {}, {}, HINT],
     ['at --limit 100 names only --all; -o json on a terminal gets the line too', { limit: 100 }, { output: 'json' }, 'More animals than these 4: see them all with --all.\n'],
   ] as const)('%s', async ([, options, globals, hint], t) => {
-    const { server, run } = await harness(t);
+    const { server, run } = await servedContext(t);
     server.reply(json(200, PETS, NEXT));
     const { ctx, io } = run({ stdoutColumns: 120, stderrTTY: true, globals });
     await listRun(options, ctx);
@@ -122,7 +112,7 @@ describe.concurrent('pets list when the service has more (Link rel="next")', () 
   });
 
   it('-q hides it; piped stdout, or stderr off a terminal, never gets it; no next link, no line', async (t) => {
-    const { server, run } = await harness(t);
+    const { server, run } = await servedContext(t);
     server.reply(json(200, PETS, NEXT), json(200, PETS, NEXT), json(200, PETS, NEXT), json(200, PETS, { Link: '</v1/pets>; rel="successor-version"' }));
     for (const options of [
       { stdoutColumns: 120, stderrTTY: true, globals: { quiet: true } },
@@ -139,7 +129,7 @@ describe.concurrent('pets list when the service has more (Link rel="next")', () 
   });
 
   it('--all without --limit asks for 100 animals per page', async (t) => {
-    const { server, run } = await harness(t);
+    const { server, run } = await servedContext(t);
     server.reply(json(200, PETS, { Link: '</v1/pets?limit=100&after=4>; rel="next"' }), json(200, []));
     const { ctx, io } = run({ stdoutColumns: 120, stderrTTY: true });
     await listAllRun({ all: true }, ctx);
@@ -149,7 +139,7 @@ describe.concurrent('pets list when the service has more (Link rel="next")', () 
   });
 
   it('--all on a terminal, stdout piped: a status line of pages and animals so far, which a wait\'s countdown repeats; none with -q', async (t) => {
-    const { server, run } = await harness(t);
+    const { server, run } = await servedContext(t);
     const reset = String(Math.ceil(Date.now() / 1000) + 2);
     const exhausted = { 'X-RateLimit-Limit': '60', 'X-RateLimit-Remaining': '0', 'X-RateLimit-Reset': reset, Date: new Date().toUTCString() };
     server.reply(json(200, PETS, { ...exhausted, Link: '</v1/pets?limit=100&after=4>; rel="next"' }), json(200, []), json(200, PETS), json(200, []));
@@ -171,7 +161,7 @@ describe.concurrent('pets list when the service has more (Link rel="next")', () 
 
 describe.concurrent('pets add', () => {
   it('posts the NewPet and prints the created animal as a one-row table on a terminal', async (t) => {
-    const { server, run } = await harness(t);
+    const { server, run } = await servedContext(t);
     server.reply(json(201, { id: 13, name: 'Rex', categoryId: 1, status: 'available' }));
     const { ctx, io } = run({ stdoutColumns: 80, env: { NO_COLOR: '1' } });
     await addRun({ name: 'Rex', categoryId: 1, status: 'available' }, ctx);
@@ -180,7 +170,7 @@ describe.concurrent('pets add', () => {
   });
 
   it('sends a bigint category id digit for digit and prints the Pet object as json', async (t) => {
-    const { server, run } = await harness(t);
+    const { server, run } = await servedContext(t);
     server.reply({ status: 201, body: '{"id":9007199254740993,"name":"Big","categoryId":9007199254740993}' });
     const { ctx, io } = run({ globals: { output: 'json' } });
     await addRun({ name: 'Big', categoryId: 9007199254740993n }, ctx);
@@ -189,7 +179,7 @@ describe.concurrent('pets add', () => {
   });
 
   it('refuses a blank name before sending anything', async (t) => {
-    const { server, run } = await harness(t);
+    const { server, run } = await servedContext(t);
     const { ctx, io } = run();
     await expect(addRun({ name: ' \t', categoryId: 1 }, ctx)).rejects.toBeInstanceOf(UsageError);
     expect(server.requests).toHaveLength(0);
@@ -199,7 +189,7 @@ describe.concurrent('pets add', () => {
 
 describe.concurrent('pets get', () => {
   it('prints the animal and warns on stderr that the operation is deprecated; --quiet silences the warning', async (t) => {
-    const { server, run } = await harness(t);
+    const { server, run } = await servedContext(t);
     server.reply(json(200, PETS[1]!), json(200, PETS[0]!));
     const { ctx, io } = run();
     await getRun({ petId: 2 }, ctx);
@@ -214,7 +204,7 @@ describe.concurrent('pets get', () => {
   });
 
   it('uses the Sunset header date, also when the animal is missing', async (t) => {
-    const { server, run } = await harness(t);
+    const { server, run } = await servedContext(t);
     server.reply(json(404, { code: 'pet_not_found', message: 'no animal has id 7', status: 404 }, { sunset: 'Tue, 01 Jan 2030 00:00:00 GMT', deprecation: '@1735689600' }));
     const { ctx, io } = run();
     const error = await getRun({ petId: 7 }, ctx).catch((caught: unknown) => caught);

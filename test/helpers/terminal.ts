@@ -3,6 +3,9 @@ import type { TestContext } from 'vitest';
 import { type Context, createContext } from '../../src/context';
 import type { GlobalOptions } from '../../src/globals';
 import { type OutStream, type Terminal, createTerminal } from '../../src/terminal';
+import { newApiKey } from './cli';
+import { startScriptedServer } from './scripted-server';
+import { tempDir } from './temp-dir';
 
 /** The in-process seam (STYLE.md seam 2): run() functions with a real Context over fake streams, as gh's `iostreams.Test()`. */
 
@@ -111,6 +114,21 @@ export function fakeContext(t: Pick<TestContext, 'onTestFinished'>, options: Fak
   });
   t.onTestFinished(() => ctx.cleanup());
   return { ctx, io };
+}
+
+/** A scripted server for this test, and fake Contexts bound to it, to a config folder of the test's and to one key. */
+export async function servedContext(t: Pick<TestContext, 'onTestFinished'>) {
+  const server = await startScriptedServer();
+  const key = newApiKey();
+  const configDir = tempDir();
+  t.onTestFinished(() => server.close());
+  const run = (options: FakeContextOptions = {}) =>
+    fakeContext(t, {
+      ...options,
+      env: { PETCTL_CONFIG_DIR: configDir, PETCTL_API_KEY: key, ...options.env },
+      globals: { baseUrl: server.baseUrl, ...options.globals },
+    });
+  return { server, key, run };
 }
 
 /** The whole of main() in this process (loaded on first use), over fake streams: its exit code and what it printed. */
