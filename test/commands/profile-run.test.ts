@@ -33,7 +33,7 @@ const TWO = {
 };
 
 describe.concurrent('profile list', () => {
-  it('on a terminal: a table with NAME, BASE URL and KEY, * on the active profile, keys masked', async (t) => {
+  it('on a terminal: a table with NAME, BASE URL and KEY, * on the active profile, keys masked; piped, TSV; csv', async (t) => {
     const { run } = setup(t, TWO);
     const { ctx, io } = run({ stdoutColumns: 100 });
     await profileListRun(ctx);
@@ -47,10 +47,7 @@ describe.concurrent('profile list', () => {
       ].join('\n'),
     );
     expect(io.stdout.text()).not.toContain(KEY);
-  });
-
-  it('piped: TSV; csv: the object keys as header', async (t) => {
-    const { run } = setup(t, TWO);
+    // Piped: TSV; csv: the object keys as header.
     const piped = run();
     await profileListRun(piped.ctx);
     expect(piped.io.stdout.text()).toBe(
