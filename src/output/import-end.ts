@@ -1,16 +1,19 @@
-import type { DryRunReport } from '../bulk/import';
+import type { BulkAddOptions, DryRunReport, ImportReport } from '../bulk/import';
 import type { JournalHolder } from '../bulk/journal-lock';
 import type { ImportEnding, ImportStop } from '../bulk/outcome';
-import type { ChangedRow, Scan } from '../bulk/plan';
+import type { Scan } from '../bulk/plan';
 import type { RowFailure, RowResult, Tally } from '../bulk/results';
 import type { RowWords } from '../bulk/runner';
-import type { LookupFacts } from '../bulk/unknown-rows';
 import { FailureError, InterruptedError, type PetctlError, RejectedError, ServiceError } from '../errors';
 import type { Pet } from '../schemas/pet';
+import type { Terminal } from '../terminal';
 import { renderDetails } from './details';
 import type { OutputFormat } from './format';
-import { jsonText } from './json';
-import { renderRecords, type RecordColumn, type RenderOptions } from './records';
+import { ImportProgress } from './import-progress';
+import { jsonLines, jsonText } from './json';
+import { ListingProgress } from './listing-stop';
+import { loadTable, renderOptions, renderRecords, type RecordColumn } from './records';
+import type { StderrLines } from './stderr';
 import { formatLocalDate, formatLocalMinute, formatWait } from './time';
 import { formatCounted, importStop, plural, reworded } from './waits';
 
@@ -18,9 +21,92 @@ import { formatCounted, importStop, plural, reworded } from './waits';
  * csv the failures), its other lines on stderr, and the error each ending is (its class the exit code); each hint says
  * what the next command does. */
 
-export function renderRowArray(results: readonly RowResult[], tty: boolean): string {
-  return jsonText([...results].sort((a, b) => a.row - b.row), tty);
+/** What the import's words take of the Context: structural, so output/ does not depend on context.ts. */
+interface ImportSink extends StderrLines {
+  io: { stdout: { write(chunk: string): unknown } };
+  terminal: Terminal;
+  globals: { output: OutputFormat; quiet: boolean; verbose: boolean };
+  now(): number;
 }
+
+/** Invalid rows printed one per line before the rest are only counted. */
+const INVALID_SHOWN = 20;
+
+/** What the import tells, worded as it happens; the rows kept for the end, and the time since its first request. */
+export function importReport(
+  options: Pick<BulkAddOptions, 'reserve' | 'concurrency'>,
+  ctx: ImportSink,
+): ImportReport & { writeRows(): Promise<void>; sendingMs(): number | undefined } {
+  const format = ctx.globals.output;
+  const results: RowResult[] = [];
+  let invalidShown = 0;
+  let progress: ImportProgress | undefined;
+  return {
+    writeRows: () => writeRows(results, ctx),
+    sendingMs: () => progress?.sendingMs(),
+    journalHeld(journal, holder, waiting) {
+      const other = otherImport(holder);
+      // --dry-run does not wait for the journal: its figures are as the journal stands.
+      if (!waiting) ctx.warn(`the journal ${journal} is in use by ${other}: these figures may change when it finishes`);
+      else if (ctx.terminal.stderrIsTerminal || ctx.globals.verbose) ctx.notice(`petctl: waiting for ${other} to finish`);
+    },
+    invalid(row, line, reason) {
+      if (++invalidShown <= INVALID_SHOWN) ctx.line(`line ${line} (row ${row}): ${reason}`);
+    },
+    scanned(scan, { ignored, refused, resumed, label }) {
+      const more = scan.invalid - INVALID_SHOWN;
+      if (more > 0) ctx.line(`... and ${more} more invalid rows (${scan.invalid} in all)`);
+      if (ignored.length > 0) ctx.notice(`ignoring columns: ${ignored.join(', ')}`);
+      if (refused) return;
+      for (const { row, line, id, record } of scan.changed) {
+        const created = `${id} was created as ${String(record.pet.id)} on ${formatLocalDate(Date.parse(record.at))}`;
+        ctx.line(`line ${line} (row ${row}): ${created}; it has changed since, and the service cannot update animals`);
+      }
+      if (scan.skippedCount > 0 && (!ctx.globals.quiet || scan.toSend === 0)) ctx.line(skippedLine(scan, label, resumed));
+    },
+    dryRun: (dryRun) => ctx.io.stdout.write(renderDryRun(dryRun, format)),
+    listing: () => new ListingProgress(ctx, true),
+    looked: ({ rows, animals, pages, found, resend, ambiguous }, baseUrl) => {
+      const among = `${formatCounted(animals, 'animal')} on ${targetLabel(baseUrl)} (${plural(pages, 'page')})`;
+      const outcome = `${found} found, ${resend} not found (sent again), ${ambiguous} ambiguous`;
+      ctx.notice(`looked for ${plural(rows, 'row')} sent without an answer among ${among}: ${outcome}`);
+    },
+    // The line before the error that stopped the look (network, a rate limit, Ctrl-C).
+    lookStopped: (animals, page) => {
+      const after = `${formatCounted(animals, 'animal')} (page ${page})`;
+      ctx.line(`looking for the rows sent without an answer stopped after ${after}; nothing was sent and nothing recorded`);
+    },
+    sending({ total, toSend, baseUrl }) {
+      const { quiet, verbose } = ctx.globals;
+      const bar = new ImportProgress(ctx.terminal.status, { quiet, verbose, total, toSend, reserve: options.reserve, concurrency: options.concurrency, now: ctx.now });
+      progress = bar;
+      return {
+        words: rowWords(targetLabel(baseUrl)),
+        onResult(result, sent) {
+          if (format === 'ndjson') {
+            bar.beforeOutput();
+            ctx.io.stdout.write(jsonLines(result, ctx.terminal.stdoutIsTerminal));
+          } else if (format === 'json' || !result.ok) results.push(result);
+          bar.row(result, sent);
+        },
+        onSend: () => bar.sending(),
+        onAnswer: (status, rate) => bar.answer(status, rate),
+        onWait(ms, why) {
+          bar.waiting(ms);
+          // Off a terminal there is no bar: a wait gets one line (one for all the requests waiting for it), so the import does not look stuck.
+          if (!ctx.terminal.status.live) ctx.announceWait(ms, why);
+        },
+        onWaited: () => bar.waited(),
+        onLevel: (change) => bar.level(change),
+        stopping: () => bar.line(STOPPING_LINE),
+        stop: () => bar.stop(),
+      };
+    },
+  };
+}
+
+/** After the first Ctrl-C. */
+const STOPPING_LINE = 'petctl: stopping: no new requests; waiting for the ones in flight (Ctrl-C again to stop waiting)';
 
 const FAILURE_COLUMNS: readonly RecordColumn<RowFailure>[] = [
   { key: 'row', header: 'ROW', value: (result) => String(result.row), csv: (result) => result.row },
@@ -30,14 +116,21 @@ const FAILURE_COLUMNS: readonly RecordColumn<RowFailure>[] = [
   { key: 'message', header: 'MESSAGE', value: (result) => result.error.message, truncate: true },
 ];
 
-/** `table` / `csv`: the failed and unknown rows, in row order; '' when there are none. */
-export function renderFailures(failures: readonly RowFailure[], format: Extract<OutputFormat, 'table' | 'csv'>, options: RenderOptions): string {
-  if (failures.length === 0) return '';
-  return renderRecords(FAILURE_COLUMNS, [...failures].sort((a, b) => a.row - b.row), format, options);
+/** The rows kept for the end, in row order: with -o json every row, with table and csv the failed ones (none: nothing). */
+async function writeRows(results: readonly RowResult[], ctx: ImportSink): Promise<void> {
+  const format = ctx.globals.output;
+  const sorted = [...results].sort((a, b) => a.row - b.row);
+  if (format === 'json') ctx.io.stdout.write(jsonText(sorted, ctx.terminal.stdoutIsTerminal));
+  else if (format === 'table' || format === 'csv') {
+    const failures = sorted.filter((result) => !result.ok);
+    const options = renderOptions(ctx);
+    if (options.tty) await loadTable();
+    if (failures.length > 0) ctx.io.stdout.write(renderRecords(FAILURE_COLUMNS, failures, format, options));
+  }
 }
 
 /** `--dry-run`'s report: one object (json, ndjson, csv), or one sentence. */
-export function renderDryRun(report: DryRunReport, format: OutputFormat): string {
+function renderDryRun(report: DryRunReport, format: OutputFormat): string {
   if (format !== 'table') {
     const fields = Object.entries(report).map(([key, value]) => ({ key, label: key, text: String(value) }));
     return renderDetails(fields, { dryRun: true, ...report }, format);
@@ -46,32 +139,12 @@ export function renderDryRun(report: DryRunReport, format: OutputFormat): string
 }
 
 /** `label` names a source. */
-export function skippedLine(scan: Pick<Scan, 'skipped' | 'skippedCount'>, label: (source: string) => string, resumingNew: boolean): string {
+function skippedLine(scan: Pick<Scan, 'skipped' | 'skippedCount'>, label: (source: string) => string, resumingNew: boolean): string {
   const sources = [...scan.skipped.keys()].map(label);
   const lastAt = Math.max(...[...scan.skipped.values()].map((bySource) => Date.parse(bySource.lastAt)));
   const why = resumingNew ? 'this --new import resumes the one that did not finish' : '--new sends them again';
   return `skipped ${plural(scan.skippedCount, 'row')} already created from ${sources.join(', ')} (last import ${formatLocalMinute(lastAt)}); ${why}`;
 }
-
-export function changedRowLine(changed: ChangedRow): string {
-  const { row, line, id, record } = changed;
-  return `line ${line} (row ${row}): ${id} was created as ${String(record.pet.id)} on ${formatLocalDate(Date.parse(record.at))}; it has changed since, and the service cannot update animals`;
-}
-
-export function invalidRowLine(row: number, line: number, reason: string): string {
-  return `line ${line} (row ${row}): ${reason}`;
-}
-
-export function moreInvalidLine(shown: number, invalid: number): string {
-  return `... and ${invalid - shown} more invalid rows (${invalid} in all)`;
-}
-
-export function ignoredColumnsLine(names: readonly string[]): string {
-  return `ignoring columns: ${names.join(', ')}`;
-}
-
-/** After the first Ctrl-C. */
-export const STOPPING_LINE = 'petctl: stopping: no new requests; waiting for the ones in flight (Ctrl-C again to stop waiting)';
 
 const theRows = (n: number) => `the ${n === 1 ? 'row' : `${n} rows`}`;
 
@@ -130,16 +203,6 @@ function unwritableError(error: PetctlError & { deleted?: 'restored' | 'lost' },
 function otherImport(holder: JournalHolder): string {
   const of = holder.source === undefined ? '' : ` of ${holder.source}`;
   return `another import${of}${holder.pid === undefined ? '' : ` (pid ${holder.pid})`}`;
-}
-
-/** Once, when an import starts waiting for the journal (on a terminal, or with -v). */
-export function journalWaitLine(holder: JournalHolder): string {
-  return `petctl: waiting for ${otherImport(holder)} to finish`;
-}
-
-/** `--dry-run` does not wait for the journal: its figures are as the journal stands. */
-export function journalInUseLine(file: string, holder: JournalHolder): string {
-  return `the journal ${file} is in use by ${otherImport(holder)}: these figures may change when it finishes`;
 }
 
 /** `left`: the rows not reported, left for a rerun. */
@@ -210,14 +273,4 @@ export function rowWords(target: string): RowWords {
 
 function idList(ids: ReadonlyArray<Pet['id']>): string {
   return `${ids.length === 1 ? 'id' : 'ids'} ${ids.map(String).join(', ')}`;
-}
-
-export function lookupLine(facts: LookupFacts, target: string): string {
-  const { rows, animals, pages, found, resend, ambiguous } = facts;
-  return `looked for ${plural(rows, 'row')} sent without an answer among ${formatCounted(animals, 'animal')} on ${target} (${plural(pages, 'page')}): ${found} found, ${resend} not found (sent again), ${ambiguous} ambiguous`;
-}
-
-/** The line before the error that stopped the look (network, a rate limit, Ctrl-C). */
-export function lookupStoppedLine(animals: number, page: number): string {
-  return `looking for the rows sent without an answer stopped after ${formatCounted(animals, 'animal')} (page ${page}); nothing was sent and nothing recorded`;
 }
