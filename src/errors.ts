@@ -157,21 +157,6 @@ export class StateUnwritableError extends FailureError {
   }
 }
 
-/** config.json is not a JSON object: nothing reads or writes it until it is fixed, so the profiles and keys it holds survive. */
-export class ConfigDamagedError extends FailureError {
-  constructor(
-    readonly file: string,
-    reason: string,
-    cause?: unknown,
-  ) {
-    super(`the configuration file ${file} is damaged (${reason}); nothing was changed`, {
-      code: 'config_damaged',
-      hint: `fix it by hand, or move it away to start with no profiles (mv ${file} ${file}.damaged)`,
-      cause,
-    });
-  }
-}
-
 /** The connection failed or was dropped, or no answer came in time. */
 export class NetworkError extends ServiceError {
   /** Whether the request may have reached the server: false only when no connection was made. */

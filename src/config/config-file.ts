@@ -1,4 +1,4 @@
-import { AuthError, ConfigDamagedError, type PetctlError, UsageError } from '../errors';
+import { AuthError, FailureError, type PetctlError, UsageError } from '../errors';
 import { CorruptFileError } from '../locked-file';
 
 /** The built-in profile: the embedded sandbox. */
@@ -87,11 +87,20 @@ export function checkedConfig<T>(file: string, read: () => T): T {
   try {
     value = read();
   } catch (error) {
-    if (error instanceof SyntaxError || error instanceof CorruptFileError) throw new ConfigDamagedError(file, 'not valid JSON', error);
+    if (error instanceof SyntaxError || error instanceof CorruptFileError) throw configDamaged(file, 'not valid JSON', error);
     throw error;
   }
-  if (value !== undefined && !isRecord(value)) throw new ConfigDamagedError(file, 'not a JSON object');
+  if (value !== undefined && !isRecord(value)) throw configDamaged(file, 'not a JSON object');
   return value;
+}
+
+/** config.json is not a JSON object: nothing reads or writes it until it is fixed, so the profiles and keys it holds survive. */
+function configDamaged(file: string, reason: string, cause?: unknown): FailureError {
+  return new FailureError(`the configuration file ${file} is damaged (${reason}); nothing was changed`, {
+    code: 'config_damaged',
+    hint: `fix it by hand, or move it away to start with no profiles (mv ${file} ${file}.damaged)`,
+    cause,
+  });
 }
 
 export function validateProfileName(name: string): string {

@@ -247,7 +247,8 @@ describe('file and directory', () => {
     const { paths, store } = await tempStore();
     await store.add('production', 'https://api.example.org/v1');
     fs.writeFileSync(paths.configFile, '{"profiles": {');
-    await expect(openProfileStore(paths)).rejects.toMatchObject({ code: 'config_damaged', exitCode: 1, file: paths.configFile });
+    const damaged = { code: 'config_damaged', exitCode: 1, message: expect.stringContaining(`file ${paths.configFile} is damaged`) };
+    await expect(openProfileStore(paths)).rejects.toMatchObject(damaged);
     await expect(store.add('staging', 'https://staging.example.org/v1')).rejects.toMatchObject({ code: 'config_damaged', exitCode: 1 });
     expect(fs.readFileSync(paths.configFile, 'utf8')).toBe('{"profiles": {');
   });
