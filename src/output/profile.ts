@@ -64,23 +64,16 @@ export function describeSeen(seen: ReturnType<typeof lastSeen>): string {
   return `${parts.join('; ')}; as last seen on this machine (${ask})`;
 }
 
-/** `profile show`'s JSON result while none is chosen. */
-export function noneChosen(profiles: string[], configFile: string) {
-  return { name: null, active: false, chosen: false, profiles, configFile };
-}
-
-/** `profile show` while other profiles exist and none is chosen. */
-export function renderNoneChosen(object: ReturnType<typeof noneChosen>, format: OutputFormat): string {
+/** `profile show` while other profiles exist and none is chosen: its JSON result, and its view. */
+export function noneChosen(profiles: string[], configFile: string, format: OutputFormat) {
+  const object = { name: null, active: false, chosen: false, profiles, configFile };
   const choose = 'commands that talk to the service stop (no_profile) until one is chosen with petctl profile use <name> or -p <name>';
-  return renderDetails(
-    [
-      { key: 'name', label: 'Profile', text: `none chosen: ${choose}` },
-      { key: 'profiles', label: 'Profiles', text: object.profiles.join(', ') },
-      { key: 'configFile', label: 'Config', text: object.configFile },
-    ],
-    { ...object },
-    format,
-  );
+  const fields = [
+    { key: 'name', label: 'Profile', text: `none chosen: ${choose}` },
+    { key: 'profiles', label: 'Profiles', text: profiles.join(', ') },
+    { key: 'configFile', label: 'Config', text: configFile },
+  ];
+  return { object, render: () => renderDetails(fields, object, format) };
 }
 
 /** What `auth login` says of the key it stored, in masks only. Two keys may mask alike (short ones all print as

@@ -8,7 +8,7 @@ import { type ResolvedTarget, maskKey, readTargetSecrets, resolveTarget } from '
 import { maskStateUrl } from '../../config/state-url';
 import { openFileStore } from '../../api/limits/file-store';
 import { renderDetails } from '../../output/details';
-import { describeSeen, describeTarget, lastSeen, noneChosen, passwordText, renderNoneChosen } from '../../output/profile';
+import { describeSeen, describeTarget, lastSeen, noneChosen, passwordText } from '../../output/profile';
 
 export async function profileShowRun(options: { name?: string }, ctx: Context): Promise<void> {
   const store = await ctx.profiles();
@@ -20,8 +20,8 @@ export async function profileShowRun(options: { name?: string }, ctx: Context): 
   } catch (error) {
     // Offline, it can say so rather than stop: which profiles there are, and how to choose one.
     if (error instanceof PetctlError && error.code === 'no_profile') {
-      const object = noneChosen(store.list().map((profile) => profile.name), store.path);
-      return writeResult(ctx, object, () => renderNoneChosen(object, ctx.globals.output));
+      const { object, render } = noneChosen(store.list().map((profile) => profile.name), store.path, ctx.globals.output);
+      return writeResult(ctx, object, render);
     }
     throw error;
   }
