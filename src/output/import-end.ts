@@ -6,14 +6,13 @@ import type { RowFailure, RowResult, Tally } from '../bulk/results';
 import type { RowWords } from '../bulk/runner';
 import { FailureError, InterruptedError, type PetctlError, RejectedError, ServiceError } from '../errors';
 import type { Pet } from '../schemas/pet';
-import type { Terminal } from '../terminal';
 import { renderDetails } from './details';
 import type { OutputFormat } from './format';
 import { ImportProgress } from './import-progress';
 import { jsonLines, jsonText } from './json';
 import { ListingProgress } from './listing-stop';
 import { loadTable, renderOptions, renderRecords, type RecordColumn } from './records';
-import type { StderrLines } from './stderr';
+import type { OutputHost } from './stderr';
 import { formatLocalDate, formatLocalMinute, formatWait } from './time';
 import { formatCounted, importStop, plural, reworded } from './waits';
 
@@ -21,21 +20,13 @@ import { formatCounted, importStop, plural, reworded } from './waits';
  * csv the failures), its other lines on stderr, and the error each ending is (its class the exit code); each hint says
  * what the next command does. */
 
-/** What the import's words take of the Context: structural, so output/ does not depend on context.ts. */
-interface ImportSink extends StderrLines {
-  io: { stdout: { write(chunk: string): unknown } };
-  terminal: Terminal;
-  globals: { output: OutputFormat; quiet: boolean; verbose: boolean };
-  now(): number;
-}
-
 /** Invalid rows printed one per line before the rest are only counted. */
 const INVALID_SHOWN = 20;
 
 /** What the import tells, worded as it happens; the rows kept for the end, and the time since its first request. */
 export function importReport(
   options: Pick<BulkAddOptions, 'reserve' | 'concurrency'>,
-  ctx: ImportSink,
+  ctx: OutputHost,
 ): ImportReport & { writeRows(): Promise<void>; sendingMs(): number | undefined } {
   const format = ctx.globals.output;
   const results: RowResult[] = [];
@@ -117,7 +108,7 @@ const FAILURE_COLUMNS: readonly RecordColumn<RowFailure>[] = [
 ];
 
 /** The rows kept for the end, in row order: with -o json every row, with table and csv the failed ones (none: nothing). */
-async function writeRows(results: readonly RowResult[], ctx: ImportSink): Promise<void> {
+async function writeRows(results: readonly RowResult[], ctx: OutputHost): Promise<void> {
   const format = ctx.globals.output;
   const sorted = [...results].sort((a, b) => a.row - b.row);
   if (format === 'json') ctx.io.stdout.write(jsonText(sorted, ctx.terminal.stdoutIsTerminal));

@@ -1,5 +1,5 @@
 import { InvalidResponseError, PetctlError, RateLimitError } from '../errors';
-import type { Terminal } from '../terminal';
+import type { OutputHost } from './stderr';
 import { formatCounted, listingStop, reworded } from './waits';
 
 /** What `pets list --all` and `petctl api --paginate` say of themselves on stderr: how far, and how to continue a stop. */
@@ -7,14 +7,6 @@ import { formatCounted, listingStop, reworded } from './waits';
 /** The status line while a listing runs: `page 13, 1,200 animals so far`. */
 export function listingProgress(page: number, items: number, noun = 'animal'): string {
   return `page ${page}, ${formatCounted(items, noun)} so far`;
-}
-
-/** Structural, so output/ does not depend on context.ts. */
-interface ProgressSink {
-  terminal: Pick<Terminal, 'stdoutIsTerminal' | 'stderrIsTerminal' | 'status'>;
-  globals: { quiet: boolean };
-  wait(ms: number, why: string): Promise<void>;
-  line(message: string): void;
 }
 
 /** How far a listing got, redrawn in place on a terminal when nothing else goes to it meanwhile (stdout is elsewhere,
@@ -26,7 +18,7 @@ export class ListingProgress {
   items = 0;
 
   constructor(
-    private readonly sink: ProgressSink,
+    private readonly sink: OutputHost,
     outputWaits: boolean,
     private readonly noun = 'animal',
   ) {

@@ -2,6 +2,7 @@ import type { ColorLevel, Terminal } from '../terminal';
 import { type CsvValue, renderCsv } from './csv';
 import type { OutputFormat } from './format';
 import { jsonLines, jsonText } from './json';
+import type { OutputHost } from './stderr';
 import { type Column, renderTsv } from './tsv';
 
 let tableModule: typeof import('./table') | undefined;
@@ -64,15 +65,8 @@ export function renderRecord<Row extends object>(columns: readonly RecordColumn<
   return renderRecords(columns, [row], format, options);
 }
 
-/** Structural, so output/ does not depend on context.ts. */
-interface ResultSink {
-  io: { stdout: { write(chunk: string): unknown } };
-  terminal: Pick<Terminal, 'stdoutIsTerminal'>;
-  globals: { output: OutputFormat; query?: string };
-}
-
 /** A command's JSON result through `--query` when it was given (loading jmespath only then), else its own view. */
-export async function writeResult(ctx: ResultSink, value: unknown, render: () => string): Promise<void> {
+export async function writeResult(ctx: OutputHost, value: unknown, render: () => string): Promise<void> {
   if (ctx.globals.query === undefined) {
     if (ctx.terminal.stdoutIsTerminal) await loadTable();
     ctx.io.stdout.write(render());

@@ -1,4 +1,5 @@
-import type { Terminal } from '../terminal';
+import type { GlobalOptions } from '../globals';
+import type { IO, Terminal } from '../terminal';
 import { formatWait } from './time';
 
 /** The ways onto stderr, above a countdown or a progress line (drawn again below), outside text made safe by the status line. */
@@ -13,6 +14,14 @@ export interface StderrLines {
   announceWait(ms: number, why: string): void;
   /** A waiting period the user should see: a countdown on a TTY, one line otherwise (none with --quiet). */
   wait(ms: number, why: string): Promise<void>;
+}
+
+/** What output/ takes of the Context (context.ts, which is one), so that output/ does not depend on it. */
+export interface OutputHost extends StderrLines {
+  io: Pick<IO, 'stdout'>;
+  terminal: Terminal;
+  globals: Pick<GlobalOptions, 'output' | 'query' | 'quiet' | 'verbose'>;
+  now(): number;
 }
 
 type StderrClock = { monotonic(): number; sleep(ms: number): Promise<void> };
