@@ -20,7 +20,7 @@ export async function apiPaginateRun(options: ApiOptions, ctx: Context): Promise
   checkFlags(flags);
   const { http, target } = await ctx.api();
   const first = await buildRawRequest(flags, target.baseUrl, requestIo(ctx));
-  const command = { headers: options.headers, profile: ctx.globals.profile, baseUrl: ctx.globals.baseUrl, output, query };
+  const command = { ...ctx.globals, headers: options.headers };
   await printPages<unknown>(ctx, {
     pages: (walk) => rawPages(http, { ...first, url: first.url! }, walk),
     from: first.url!,

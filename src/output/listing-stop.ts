@@ -1,4 +1,5 @@
 import { InvalidResponseError, PetctlError, RateLimitError } from '../errors';
+import type { GlobalOptions } from '../globals';
 import type { OutputHost } from './stderr';
 import { formatCounted, listingStop, reworded } from './waits';
 
@@ -58,41 +59,31 @@ export function shellWord(word: string): string {
   return `'${word.replace(/'/g, `'\\''`)}'`;
 }
 
-/** What the continuing command repeats of the first: the service, the filters and the output. */
-interface ListingCommand {
-  profile?: string;
-  baseUrl?: string;
-  output: string;
-  query?: string;
-  limit?: number;
-  status?: string;
-}
+/** What a continuing command repeats of the first, with its own words: the service and the output. */
+type Globals = Pick<GlobalOptions, 'profile' | 'baseUrl' | 'query'> & { output: string };
 
-export function continueCommand(command: ListingCommand, token: string): string {
+/** `pets list --all`'s own words: its filters. */
+export function continueCommand(command: Globals & { limit?: number; status?: string }, token: string): string {
   const words = ['petctl', 'pets', 'list', '--all'];
   if (command.limit !== undefined) words.push('--limit', String(command.limit));
   if (command.status !== undefined) words.push('--status', command.status);
   return [...words, ...globalWords(command), '--starting-token', token].map(shellWord).join(' ');
 }
 
-/** What `petctl api --paginate` repeats: its -H headers and the globals; the next page's link carries its query. */
-interface PaginateCommand extends Omit<ListingCommand, 'limit' | 'status'> {
-  headers: readonly string[];
-}
-
 const HIDDEN_VALUE = '<value>';
 
-/** A header's value may be a secret, and this line ends up in logs. */
-export function continuePaginateCommand(command: PaginateCommand, path: string): string {
+/** `petctl api --paginate`'s own words: its -H headers, their values hidden (a value may be a secret, and this line ends
+ * up in logs); the next page's link carries its query. */
+export function continuePaginateCommand(command: Globals & { headers: readonly string[] }, path: string): string {
   const headers = command.headers.flatMap((header) => ['-H', `${header.slice(0, header.indexOf(':')).trim()}: ${HIDDEN_VALUE}`]);
   return ['petctl', 'api', '--paginate', path, ...headers, ...globalWords(command)].map(shellWord).join(' ');
 }
 
-export function hiddenValuesNote(command: PaginateCommand): string | undefined {
+export function hiddenValuesNote(command: { headers: readonly string[] }): string | undefined {
   return command.headers.length === 0 ? undefined : `(-H values are shown as ${HIDDEN_VALUE} so that no secret is printed; put them back before running it)`;
 }
 
-function globalWords(command: Omit<ListingCommand, 'limit' | 'status'>): string[] {
+function globalWords(command: Globals): string[] {
   const words: string[] = [];
   if (command.profile !== undefined) words.push('-p', command.profile);
   if (command.baseUrl !== undefined) words.push('--base-url', command.baseUrl);

@@ -19,7 +19,7 @@ export async function listAllRun(flags: ListOptions, ctx: Context): Promise<void
   const from = flags.startingToken === undefined ? firstPageUrl(http, params) : startingUrl(flags.startingToken, flags, http);
   const options = renderOptions(ctx);
   if (options.tty) await loadTable();
-  const command = { limit: flags.limit, status: flags.status, profile: ctx.globals.profile, baseUrl: ctx.globals.baseUrl, output, query };
+  const command = { ...ctx.globals, limit: flags.limit, status: flags.status };
   await printPages(ctx, {
     pages: (walk) => petPages(http, params, { ...walk, from }),
     from,
