@@ -28,7 +28,8 @@ async function askText(ctx: Context, message: string, validate?: (text: string) 
   return ask(ctx, (context) => input({ message, validate: check }, context));
 }
 
-type PetFields = { name?: string; categoryId?: number | bigint; status?: PetStatus };
+/** `pets add`'s fields, given as flags or not. */
+export type PetFields = { name?: string; categoryId?: number | bigint; status?: PetStatus };
 
 /** `pets add` without --name or --category-id asks for them, and the status; off a terminal, commander's error. */
 export async function completePetFields(ctx: Context, given: PetFields): Promise<PetFields & { name: string; categoryId: number | bigint }> {

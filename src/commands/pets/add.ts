@@ -1,24 +1,18 @@
 import type { BulkAddOptions } from '../../bulk/import';
 import type { Context } from '../../context';
 import { UsageError } from '../../errors';
-import { completePetFields } from '../../input/prompts';
+import { type PetFields, completePetFields } from '../../input/prompts';
 import { renderOptions, writeResult } from '../../output/records';
-import type { PetStatus } from '../../schemas/constants';
 import type { ColumnMapping } from '../../bulk/formats/columns';
 import { requireKey } from '../../config/target';
 import { createPet } from '../../api/endpoints/pets';
 import { noStatusLine, renderPet } from '../../output/pets';
 
-interface AddOptions {
-  /** Asked for on a terminal when missing (input/prompts.ts); otherwise a usage error. */
-  name?: string;
-  categoryId?: number | bigint;
-  status?: PetStatus;
-  /** --file and its companions: a bulk import (src/bulk/). */
-  bulk?: BulkAddOptions;
-}
+/** The fields are asked for on a terminal when missing (input/prompts.ts), otherwise a usage error; --file and its
+ * companions make a bulk import (src/bulk/). */
+type AddOptions = PetFields & { bulk?: BulkAddOptions };
 
-export type AddFlags = Omit<AddOptions, 'bulk'> & Partial<Omit<BulkAddOptions, 'format' | 'fresh' | 'columns'>> & { format?: BulkAddOptions['format']; new?: boolean; column?: ColumnMapping[] };
+export type AddFlags = PetFields & Partial<Omit<BulkAddOptions, 'format' | 'fresh' | 'columns'>> & { format?: BulkAddOptions['format']; new?: boolean; column?: ColumnMapping[] };
 
 /** Flags -> options: --file makes a bulk import, which excludes the single-animal flags. */
 export function toAddOptions(flags: AddFlags): AddOptions {
@@ -52,7 +46,7 @@ export function toAddOptions(flags: AddFlags): AddOptions {
 }
 
 /** One animal (--file: add-file.ts). */
-export async function addRun(given: Omit<AddOptions, 'bulk'>, ctx: Context): Promise<void> {
+export async function addRun(given: PetFields, ctx: Context): Promise<void> {
   if (given.name?.trim() === '') throw new UsageError("option '--name <name>' must not be empty");
   // Where it would go, and with which key, is settled before anything is asked (no profile chosen, a bad base URL, no key).
   requireKey(await ctx.target());
