@@ -22,19 +22,15 @@ type RawGlobals = Pick<GlobalOptions, 'profile' | 'output' | 'baseUrl' | 'retrie
 
 /** The global flags as commands are given them; the environment's fallbacks for profile and base URL are config/target.ts's. */
 export function globalOptions(program: Command): GlobalOptions {
-  const raw = program.opts<RawGlobals>();
+  const { json, timeout, maxWait, verbose, quiet, input, ...same } = program.opts<RawGlobals>();
   return {
-    profile: raw.profile,
-    output: raw.json ? 'json' : raw.output,
-    baseUrl: raw.baseUrl,
-    timeoutMs: Math.round(raw.timeout * 1000),
-    retries: raw.retries,
-    maxWaitMs: Math.round(raw.maxWait * 1000),
-    verbose: raw.verbose === true,
-    quiet: raw.quiet === true,
-    color: raw.color,
-    ...(raw.query === undefined ? {} : { query: raw.query }),
-    ...(raw.input === false ? { noInput: true } : {}),
+    ...same,
+    output: json ? 'json' : same.output,
+    timeoutMs: Math.round(timeout * 1000),
+    maxWaitMs: Math.round(maxWait * 1000),
+    verbose: verbose === true,
+    quiet: quiet === true,
+    ...(input === false ? { noInput: true } : {}),
   };
 }
 
