@@ -1,13 +1,11 @@
 import { spawn } from 'node:child_process';
-import type { IO, Terminal } from '../terminal';
 import { InterruptedError } from '../errors';
+import type { OutputHost } from './stderr';
 
 /** A long guide through the reader's pager on a terminal, as git and gh page (docs/configuration.md). Ctrl-C is the
  * pager's while it runs (less stops a search with it) and petctl waits for it, as git does; SIGTERM ends both. */
 
-interface PagerContext {
-  io: IO;
-  terminal: Terminal;
+interface PagerContext extends Pick<OutputHost, 'io' | 'terminal'> {
   env: Readonly<NodeJS.ProcessEnv>;
   signal: AbortSignal;
   catchInterrupt(handler: () => void): () => void;
