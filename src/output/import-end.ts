@@ -38,8 +38,9 @@ export function importReport(
     journalHeld(journal, holder, waiting) {
       const other = otherImport(holder);
       // --dry-run does not wait for the journal: its figures are as the journal stands.
+      const said = ctx.terminal.stderrIsTerminal || ctx.globals.verbose;
       if (!waiting) ctx.warn(`the journal ${journal} is in use by ${other}: these figures may change when it finishes`);
-      else if (ctx.terminal.stderrIsTerminal || ctx.globals.verbose) ctx.notice(`petctl: waiting for ${other} to finish`);
+      else if (said) ctx.notice(`petctl: waiting for ${other} to finish`);
     },
     invalid(row, line, reason) {
       if (++invalidShown <= INVALID_SHOWN) ctx.line(`line ${line} (row ${row}): ${reason}`);
@@ -64,8 +65,8 @@ export function importReport(
     },
     // The line before the error that stopped the look (network, a rate limit, Ctrl-C).
     lookStopped: (animals, page) => {
-      const after = `${formatCounted(animals, 'animal')} (page ${page})`;
-      ctx.line(`looking for the rows sent without an answer stopped after ${after}; nothing was sent and nothing recorded`);
+      const after = `${formatCounted(animals, 'animal')} (page ${page}); nothing was sent and nothing recorded`;
+      ctx.line(`looking for the rows sent without an answer stopped after ${after}`);
     },
     sending({ total, toSend, baseUrl }) {
       const { quiet, verbose } = ctx.globals;
@@ -107,7 +108,7 @@ const FAILURE_COLUMNS: readonly RecordColumn<RowFailure>[] = [
   { key: 'message', header: 'MESSAGE', value: (result) => result.error.message, truncate: true },
 ];
 
-/** The rows kept for the end, in row order: with -o json every row, with table and csv the failed ones (none: nothing). */
+/** The rows kept for the end, in row order: with -o json every row, with table and csv the failed ones (if any). */
 async function writeRows(results: readonly RowResult[], ctx: OutputHost): Promise<void> {
   const format = ctx.globals.output;
   const sorted = [...results].sort((a, b) => a.row - b.row);

@@ -72,8 +72,8 @@ export function continueCommand(command: Globals & { limit?: number; status?: st
 
 const HIDDEN_VALUE = '<value>';
 
-/** `petctl api --paginate`'s own words: its -H headers, their values hidden (a value may be a secret, and this line ends
- * up in logs); the next page's link carries its query. */
+/** `petctl api --paginate`'s own words: its -H headers, their values hidden (a value may be a secret, and this line
+ * ends up in logs); the next page's link carries its query. */
 export function continuePaginateCommand(command: Globals & { headers: readonly string[] }, path: string): string {
   const headers = command.headers.flatMap((header) => ['-H', `${header.slice(0, header.indexOf(':')).trim()}: ${HIDDEN_VALUE}`]);
   return ['petctl', 'api', '--paginate', path, ...headers, ...globalWords(command)].map(shellWord).join(' ');

@@ -20,7 +20,8 @@ export async function profileShowRun(options: { name?: string }, ctx: Context): 
   } catch (error) {
     // Offline, it can say so rather than stop: which profiles there are, and how to choose one.
     if (error instanceof PetctlError && error.code === 'no_profile') {
-      const { object, render } = noneChosen(store.list().map((profile) => profile.name), store.path, ctx.globals.output);
+      const names = store.list().map((profile) => profile.name);
+      const { object, render } = noneChosen(names, store.path, ctx.globals.output);
       return writeResult(ctx, object, render);
     }
     throw error;
