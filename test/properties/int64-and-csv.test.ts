@@ -65,13 +65,8 @@ afterAll(async () => {
 });
 
 describe('int64 values are exact end to end', () => {
-  it(`argument parsing: the text of any int64 parses to that value, and nothing outside the range does (${RUNS.pure} runs)`, () => {
-    fc.assert(
-      fc.property(int64, (value) => {
-        expect(BigInt(parseInt64Value(value.toString()))).toBe(value);
-      }),
-      { numRuns: RUNS.pure },
-    );
+  // Any int64 in argv reaching the wire exact is the pets add and pets get properties below.
+  it(`argument parsing: nothing outside the int64 range parses (${RUNS.pure} runs)`, () => {
     fc.assert(
       fc.property(fc.oneof(fc.bigInt({ min: INT64_MAX + 1n }), fc.bigInt({ max: INT64_MIN - 1n })), (value) => {
         expect(() => parseInt64Value(value.toString())).toThrow(/from -9223372036854775808 to 9223372036854775807/);

@@ -85,32 +85,23 @@ describe('the persisted rate-limit gate', () => {
   });
 
   it.each([
-    { what: 'not JSON', text: 'not json at all' },
-    { what: 'truncated JSON', text: '{"version":1,"limits":{"ab' },
-    { what: 'an empty file', text: '' },
+    { what: 'not JSON', text: () => 'not json at all' },
+    { what: 'truncated JSON', text: () => '{"version":1,"limits":{"ab' },
+    { what: 'an empty file', text: () => '' },
+    {
+      what: 'an entry of the wrong shape',
+      text: (id: string) => JSON.stringify({ version: 1, limits: { [id]: { blockedUntil: 'tomorrow', reason: 'rate_limited' } } }),
+    },
+    { what: 'limits of the wrong shape', text: () => JSON.stringify({ version: 1, limits: [1, 2, 3] }) },
   ])('starts afresh from a damaged file ($what) instead of failing every command', async ({ text }) => {
     const file = stateFile();
     fs.mkdirSync(path.dirname(file), { recursive: true, mode: 0o700 });
-    fs.writeFileSync(file, text, { mode: 0o600 });
+    fs.writeFileSync(file, text(await limitId(BASE, KEY)), { mode: 0o600 });
 
     const gate = await openRateLimitState(file, BASE, KEY, clock(NOW));
     expect(await gate.current()).toBeUndefined();
     await block(gate, NOW + 1000, 'rate_limited');
     expect(Object.values(readState(file).limits)).toEqual([{ blockedUntil: NOW + 1000, reason: 'rate_limited' }]);
-  });
-
-  it('ignores entries of the wrong shape', async () => {
-    const file = stateFile();
-    const id = await limitId(BASE, KEY);
-    fs.mkdirSync(path.dirname(file), { recursive: true, mode: 0o700 });
-    fs.writeFileSync(file, JSON.stringify({ version: 1, limits: { [id]: { blockedUntil: 'tomorrow', reason: 'rate_limited' } } }), { mode: 0o600 });
-    expect(await (await openRateLimitState(file, BASE, KEY, clock(NOW))).current()).toBeUndefined();
-
-    fs.writeFileSync(file, JSON.stringify({ version: 1, limits: [1, 2, 3] }), { mode: 0o600 });
-    expect(await (await openRateLimitState(file, BASE, KEY, clock(NOW))).current()).toBeUndefined();
-
-    fs.writeFileSync(file, JSON.stringify({ version: 1, limits: { [id]: { blockedUntil: NOW + 500, reason: 'rate_limited' } } }), { mode: 0o600 });
-    expect(await (await openRateLimitState(file, BASE, KEY, clock(NOW))).current()).toEqual({ blockedUntil: NOW + 500, reason: 'rate_limited' });
   });
 
   it('reads a planted __proto__ id as an ordinary id and drops a time past 2^53; its own entry is kept and written', async () => {
