@@ -293,20 +293,18 @@ describe('authentication', () => {
     expect(Number(reply.headers['x-ratelimit-reset'])).toBeGreaterThan(Date.now() / 1000);
   });
 
-  it('answers 401 to another scheme, or a key without one, without an error attribute', async () => {
-    for (const authorization of ['Basic c2FuZGJveC1mcmVlOg==', `Token ${FREE}`, FREE]) {
-      const reply = await call(base, '/pets', { key: null, headers: { authorization } });
-      expectError(reply, 401, 'unauthorized');
-      expect(reply.headers['www-authenticate']).toBe('Bearer realm="petctl-sandbox"');
-    }
-  });
-
-  it('answers 401 invalid_request to a malformed bearer header', async () => {
-    for (const authorization of ['Bearer', 'Bearer a b', 'Bearer ä']) {
-      const reply = await call(base, '/pets', { key: null, headers: { authorization } });
-      expectError(reply, 401, 'unauthorized');
-      expect(reply.headers['www-authenticate']).toBe('Bearer realm="petctl-sandbox", error="invalid_request"');
-    }
+  const challenge = 'Bearer realm="petctl-sandbox"';
+  it.each([
+    ['another scheme', 'Basic c2FuZGJveC1mcmVlOg==', challenge],
+    ['another scheme', `Token ${FREE}`, challenge],
+    ['a key without one', FREE, challenge],
+    ['a malformed bearer header', 'Bearer', `${challenge}, error="invalid_request"`],
+    ['a malformed bearer header', 'Bearer a b', `${challenge}, error="invalid_request"`],
+    ['a malformed bearer header', 'Bearer ä', `${challenge}, error="invalid_request"`],
+  ])('answers 401 to %s (%j) with the challenge %s', async (_case, authorization, expected) => {
+    const reply = await call(base, '/pets', { key: null, headers: { authorization } });
+    expectError(reply, 401, 'unauthorized');
+    expect(reply.headers['www-authenticate']).toBe(expected);
   });
 
   it('answers 401 invalid_token to an unknown key, on every route', async () => {

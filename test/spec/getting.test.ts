@@ -17,15 +17,6 @@ describe.concurrent('Getting › "Path parameter | petId, required, integer (int
   });
 });
 
-describe.concurrent('Getting › "Success | 200, body is Pet"', () => {
-  it('the client prints the Pet', async (t) => {
-    const { petctl } = await setupE2e(t, json(200, PET));
-    const shown = await petctl(['pets', 'get', '1', '-o', 'json']);
-    expect(shown.code, shown.stderr).toBe(0);
-    expect(JSON.parse(shown.stdout)).toEqual(PET);
-  });
-});
-
 describe.concurrent('Getting › "The operation is deprecated and is to be removed on 5 December 2030"', () => {
   it('the client warns on stderr, with the date, on success and on failure; never on stdout', async (t) => {
     const { server, petctl } = await setupE2e(t);
