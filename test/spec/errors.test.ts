@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { errorBody, expectCleanError, json, jsonError, rawExchange, sandboxFor, setupE2e } from './sides';
+import { expectCleanError, json, jsonError, rawExchange, sandboxFor, setupE2e } from './sides';
 
 /** A raw HTTP/1.1 answer: its status, lower-cased headers and body. */
 function parseAnswer(raw: string): { status: number; headers: Record<string, string>; body: string } {
@@ -29,16 +29,6 @@ describe.concurrent('Errors › "Every error response carries the Error body (co
       expect(answer.headers['x-ratelimit-remaining']).toMatch(/^\d+$/);
       expect(answer.headers['x-ratelimit-reset']).toMatch(/^\d{10}$/);
     }
-  });
-
-  it('the client shows the server\'s code and message, and with -o json repeats the Error body as one line', async (t) => {
-    const body = errorBody(404, 'pet_not_found', 'no animal has id 5');
-    const { petctl } = await setupE2e(t, json(404, body));
-    const text = await petctl(['pets', 'get', '5']);
-    expect(text.stderr).toMatch(/^error: no animal has id 5 \(pet_not_found, HTTP 404\)$/m);
-    const asJson = await petctl(['pets', 'get', '5', '-o', 'json']);
-    expect(asJson.code).toBe(3);
-    expect(jsonError(asJson)).toEqual(body);
   });
 
   it('the client still reports code, message and status when an error answer lacks the Error body', async (t) => {

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { PET, errorBody, expectCleanError, json, setupE2e } from './sides';
+import { PET, errorBody, expectCleanError, json, jsonError, setupE2e } from './sides';
 
 /** Endpoints › Get an animal (deprecated): `GET /pets/{petId}`, on the client and on the sandbox. */
 
@@ -36,12 +36,16 @@ describe.concurrent('Getting › "The operation is deprecated and is to be remov
 });
 
 describe.concurrent('Getting › "When no animal has the given identifier, the response is 404"', () => {
-  it('the client ends with exit 3, one error line naming the id, nothing on stdout', async (t) => {
-    const { petctl } = await setupE2e(t, json(404, errorBody(404, 'pet_not_found', 'no animal has id 77')));
+  it('the client: exit 3, the server\'s message and code on one line; -o json repeats the Error body', async (t) => {
+    const body = errorBody(404, 'pet_not_found', 'no animal has id 77');
+    const { petctl } = await setupE2e(t, json(404, body));
     const result = await petctl(['pets', 'get', '77']);
     expect(result.code).toBe(3);
     expectCleanError(result);
-    expect(result.stderr).toMatch(/^error: .*77.*\(pet_not_found, HTTP 404\)$/m);
+    expect(result.stderr).toMatch(/^error: no animal has id 77 \(pet_not_found, HTTP 404\)$/m);
+    const asJson = await petctl(['pets', 'get', '77', '-o', 'json']);
+    expect(asJson.code).toBe(3);
+    expect(jsonError(asJson)).toEqual(body);
   });
 
 });
