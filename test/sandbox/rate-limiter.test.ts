@@ -3,7 +3,6 @@ import { describe, expect, it } from 'vitest';
 import { sandboxKeys } from '../../src/sandbox/keys';
 import {
   applyRateLimit,
-  checkRateLimit,
   parseRateLimitState,
   rateLimitPolicy,
   type KeyLimits,
@@ -203,15 +202,6 @@ describe('state', () => {
     expect(parseRateLimitState([1, 2])).toEqual({});
   });
 
-  it('checkRateLimit is pure; applyRateLimit updates the map', () => {
-    const state: RateLimitState = {};
-    const outcome = checkRateLimit(undefined, free, rateLimitPolicy(), T0);
-    const again = checkRateLimit(outcome.state, free, rateLimitPolicy(), T0);
-    expect(outcome.state.minuteCount).toBe(1);
-    expect(again.state.minuteCount).toBe(2);
-    applyRateLimit(state, free, rateLimitPolicy(), T0);
-    expect(state['sandbox-free']).toMatchObject({ minuteStart: T0, minuteCount: 1, dayCount: 1, strikes: 0 });
-  });
 });
 
 describe('a client that comes back at the rounded-up reset', () => {
