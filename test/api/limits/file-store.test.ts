@@ -119,18 +119,6 @@ describe('the persisted rate-limit gate', () => {
     expect(Object.keys(written.limits)).not.toContain('ffff');
   });
 
-  it('loses no block when many gates write at once, and the file stays valid JSON', async () => {
-    const file = stateFile();
-    const keys = Array.from({ length: 12 }, (_, i) => `parallel-key-${i}`);
-    const gates = await Promise.all(keys.map((key) => openRateLimitState(file, BASE, key, clock(NOW))));
-    await Promise.all(gates.map((gate, i) => block(gate, NOW + 1000 * (i + 1), 'rate_limited')));
-
-    const limits = readState(file).limits;
-    for (const [i, key] of keys.entries()) {
-      expect(limits[await limitId(BASE, key)]).toEqual({ blockedUntil: NOW + 1000 * (i + 1), reason: 'rate_limited' });
-    }
-    expect(fs.readdirSync(path.dirname(file))).toEqual(['state.json']);
-  });
 });
 
 describe('the shared budget', () => {
