@@ -2,7 +2,7 @@
 
 export { call, postJson, rawExchange, start as sandboxFor, FREE, PRO, BUSINESS, ENTERPRISE, fakeClock, type Reply as SandboxReply } from '../sandbox/helpers';
 export { setupE2e, expectCleanError, expectPetctlHeaders, jsonError, runCli, tempDir, WAIT } from '../helpers/cli';
-export { json, limitHeaders, type RecordedRequest } from '../helpers/scripted-server';
+export { json, limitHeaders } from '../helpers/scripted-server';
 
 /** An animal as a server answers it. */
 export const PET = { id: 1, name: 'Rex', categoryId: 1, status: 'available' };
