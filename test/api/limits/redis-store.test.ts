@@ -1,14 +1,12 @@
-import fs from 'node:fs';
 import net from 'node:net';
 import path from 'node:path';
 import { Redis } from 'ioredis';
 import { type TestContext, afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { mergeEntries, shiftEntry } from '../../../src/api/limits/entry';
+import { shiftEntry } from '../../../src/api/limits/entry';
 import { openFileStore } from '../../../src/api/limits/file-store';
 import { type RateLimitGate, openGate } from '../../../src/api/limits/gate';
 import { EXPIRE_MARGIN_MS, KEY_PREFIX, type RedisStore, expiryMs, openRedisStore } from '../../../src/api/limits/redis-store';
 import { timeReplyMs } from '../../../src/api/limits/redis-failures';
-import { decide } from '../../../src/api/waits';
 import { limitId } from '../../../src/api/limits/store';
 import { stateStoreLine } from '../../../src/output/state-store';
 import { GARBAGE_TIME_REPLIES, startFakeRedis } from '../../helpers/fake-redis';
@@ -71,25 +69,6 @@ function windowAnswer(now: number, remaining: number) {
   const resetAt = now + MINUTE;
   return { status: 200, remaining, reset: Math.ceil(resetAt / 1000), resetAt };
 }
-
-describe('the fallback merges what Redis said into the state file', () => {
-  it('teaches the local file the same decisions', async () => {
-    const root = tempDir();
-    const at = Date.now();
-    const entries = [
-      { blockedUntil: at + 5_000, reason: 'rate_limited' as const },
-      { blockedUntil: at + 40_000, reason: 'quota_exhausted' as const, window: { reset: 99, resetAt: at + 40_000, remaining: 0 } },
-      { window: { reset: 99, resetAt: at + 40_000, remaining: 3 } },
-      { blockedUntil: at + 5_000, reason: 'rate_limited' as const, holdMs: 5_000 },
-      { untrackedUntil: at + 60_000 },
-    ];
-    for (const [index, entry] of entries.entries()) {
-      const store = openFileStore(path.join(root, `state-${index}.json`), BASE, KEY, () => at);
-      await store.update((local) => ({ entry: mergeEntries(local, entry), result: undefined }));
-      expect(await openGate(store, { now: () => at, probeLeaseMs: 5_000 }).acquire()).toEqual(decide(entry, at, { reserve: 0, solo: false, probeLeaseMs: 1_000, block: 1 }));
-    }
-  });
-});
 
 describe('shiftEntry and expiryMs', () => {
   it('moves every time of an entry but not the window name (the server reset)', () => {
