@@ -1,9 +1,10 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { type CliResult, expectCleanError, expectPetctlHeaders, jsonError, setupE2e } from '../helpers/cli';
+import { expectCleanError, expectPetctlHeaders, jsonError, setupE2e } from '../helpers/cli';
 import { creator } from '../helpers/pet-creator';
 import { type RecordedRequest, type Reply, json } from '../helpers/scripted-server';
+import { IMPORT_SUMMARY, importSummary, ndjsonRows, postedNames, rowsFile, writeInput } from '../helpers/import-run';
 
 /**
  * `petctl pets add --file` end to end: the built binary against a scripted
@@ -11,44 +12,18 @@ import { type RecordedRequest, type Reply, json } from '../helpers/scripted-serv
  * recorded and every row's fate can be checked against what the server got.
  */
 
-const SUMMARY = /^created (\d+), skipped (\d+), rejected (\d+), invalid (\d+), unknown (\d+)(?:, found \d+, resent \d+, ambiguous \d+)? in [\d.hms]+ \(\d+\/min\); journal (.+)$/m;
-
-function summary(result: CliResult) {
-  const match = SUMMARY.exec(result.stderr);
-  expect(match, result.stderr).not.toBeNull();
-  const [, created, skipped, rejected, invalid, unknown, journal] = match!;
-  return { created: Number(created), skipped: Number(skipped), rejected: Number(rejected), invalid: Number(invalid), unknown: Number(unknown), journal: journal! };
-}
-
-function posted(requests: RecordedRequest[]): string[] {
-  return requests.filter((r) => r.method === 'POST').map((r) => (JSON.parse(r.body) as { name: string }).name);
-}
-
-function write(dir: string, name: string, text: string): string {
-  const file = path.join(dir, name);
-  fs.writeFileSync(file, text);
-  return file;
-}
-
 const CSV = 'name,categoryId,status\r\n"Rex, the ""good"" dog",1,available\r\n\r\nBé 🐶,9007199254740993,\r\n"two\r\nlines",3,sold\r\n';
-
-function lines(stdout: string): Array<Record<string, unknown>> {
-  return stdout
-    .split('\n')
-    .filter((line) => line !== '')
-    .map((line) => JSON.parse(line) as Record<string, unknown>);
-}
 
 describe.concurrent('pets add --file', () => {
   it('imports a CSV: one POST per row with the exact body, summary on stderr, nothing on stdout, exit 0; a rerun skips every row', async (t) => {
     const { server, key, configDir, petctl } = await setupE2e(t, creator());
-    const file = write(configDir, 'shelter.csv', CSV);
+    const file = writeInput(configDir, 'shelter.csv', CSV);
 
     const result = await petctl(['pets', 'add', '--file', file]);
 
     expect(result.code, result.stderr).toBe(0);
     expect(result.stdout).toBe('');
-    const first = summary(result);
+    const first = importSummary(result);
     expect(first).toMatchObject({ created: 3, skipped: 0, rejected: 0, invalid: 0, unknown: 0 });
     expect(server.requests).toHaveLength(3);
     for (const request of server.requests) {
@@ -72,8 +47,8 @@ describe.concurrent('pets add --file', () => {
     const again = await petctl(['pets', 'add', '--file', file, '-o', 'ndjson']);
     expect(again.code, again.stderr).toBe(0);
     expect(server.requests).toHaveLength(3);
-    expect(summary(again)).toMatchObject({ created: 0, skipped: 3, journal: first.journal });
-    const skipped = lines(again.stdout);
+    expect(importSummary(again)).toMatchObject({ created: 0, skipped: 3, journal: first.journal });
+    const skipped = ndjsonRows(again.stdout);
     expect(skipped.map((row) => [row.row, row.line, row.ok, row.skipped])).toEqual([
       [1, 2, true, 'already_created'],
       [2, 4, true, 'already_created'],
@@ -86,7 +61,7 @@ describe.concurrent('pets add --file', () => {
 
   it('-o ndjson: one line per row as it completes; -o json: the same objects as one array in row order', async (t) => {
     const { configDir, petctl } = await setupE2e(t, creator());
-    const file = write(configDir, 'pets.json', '[\n{"name":"A","categoryId":1},\n{"name":"B","categoryId":9223372036854775807,"status":"pending"}\n]');
+    const file = writeInput(configDir, 'pets.json', '[\n{"name":"A","categoryId":1},\n{"name":"B","categoryId":9223372036854775807,"status":"pending"}\n]');
 
     const ndjson = await petctl(['pets', 'add', '--file', file, '-o', 'ndjson', '--concurrency', '1']);
     expect(ndjson.code, ndjson.stderr).toBe(0);
@@ -95,7 +70,7 @@ describe.concurrent('pets add --file', () => {
         '{"row":2,"line":3,"ok":true,"pet":{"id":101,"name":"B","categoryId":9223372036854775807,"status":"pending"}}\n',
     );
 
-    const other = write(configDir, 'more.json', '[{"name":"C","categoryId":3},{"name":"D","categoryId":4}]');
+    const other = writeInput(configDir, 'more.json', '[{"name":"C","categoryId":3},{"name":"D","categoryId":4}]');
     const array = await petctl(['pets', 'add', '--file', other, '--json']);
     expect(array.code, array.stderr).toBe(0);
     expect(JSON.parse(array.stdout)).toEqual([
@@ -113,14 +88,14 @@ describe.concurrent('pets add --file', () => {
 
     const first = await petctl(['pets', 'add', '--file', '-', '-o', 'ndjson'], { input, env });
     expect(first.code, first.stderr).toBe(0);
-    expect(lines(first.stdout).map((row) => [row.row, row.line])).toEqual(expect.arrayContaining([[1, 1], [2, 3]]));
+    expect(ndjsonRows(first.stdout).map((row) => [row.row, row.line])).toEqual(expect.arrayContaining([[1, 1], [2, 3]]));
     // The second run skips, and says so on stderr even with -q; --new sends again.
     const second = await petctl(['-q', 'pets', 'add', '--file', '-'], { input, env });
     expect(second.code, second.stderr).toBe(0);
     expect(second.stderr).toMatch(/^skipped 2 rows already created from standard input \(last import \d{4}-\d\d-\d\d \d\d:\d\d\); --new sends them again\n$/);
     const again = await petctl(['pets', 'add', '--file', '-', '--new'], { input, env });
-    expect(summary(again)).toMatchObject({ created: 2, skipped: 0, journal: summary(first).journal });
-    expect(posted(server.requests).sort()).toEqual(['A', 'A', 'B', 'B']);
+    expect(importSummary(again)).toMatchObject({ created: 2, skipped: 0, journal: importSummary(first).journal });
+    expect(postedNames(server.requests).sort()).toEqual(['A', 'A', 'B', 'B']);
     expect(fs.readdirSync(tmp)).toEqual([]);
   });
 
@@ -128,7 +103,7 @@ describe.concurrent('pets add --file', () => {
     const { server, configDir, petctl } = await setupE2e(t, creator());
     const rows = ['name,categoryId,status', 'Good,1,available'];
     for (let i = 0; i < 25; i++) rows.push(`Bad${i},x${i},`);
-    const file = write(configDir, 'bad.csv', `${rows.join('\n')}\n`);
+    const file = writeInput(configDir, 'bad.csv', `${rows.join('\n')}\n`);
 
     const result = await petctl(['pets', 'add', '--file', file]);
 
@@ -146,22 +121,22 @@ describe.concurrent('pets add --file', () => {
 
   it('--skip-invalid sends the valid rows and reports the invalid ones (ndjson invalid_row, status 0); exit 6', async (t) => {
     const { server, configDir, petctl } = await setupE2e(t, creator());
-    const file = write(configDir, 'pets.ndjson', '{"name":"A","categoryId":1}\n{"name":"","categoryId":1}\n{"name":"C","categoryId":3}\n');
+    const file = writeInput(configDir, 'pets.ndjson', '{"name":"A","categoryId":1}\n{"name":"","categoryId":1}\n{"name":"C","categoryId":3}\n');
 
     const result = await petctl(['pets', 'add', '--file', file, '--skip-invalid', '-o', 'ndjson']);
 
     expect(result.code).toBe(6);
-    expect(posted(server.requests).sort()).toEqual(['A', 'C']);
+    expect(postedNames(server.requests).sort()).toEqual(['A', 'C']);
     expect(result.stderr).toContain('line 2 (row 2): name: must not be empty\n');
-    expect(lines(result.stdout)).toContainEqual({ row: 2, line: 2, ok: false, error: { code: 'invalid_row', message: 'name: must not be empty', status: 0 } });
-    expect(summary(result)).toMatchObject({ created: 2, invalid: 1 });
+    expect(ndjsonRows(result.stdout)).toContainEqual({ row: 2, line: 2, ok: false, error: { code: 'invalid_row', message: 'name: must not be empty', status: 0 } });
+    expect(importSummary(result)).toMatchObject({ created: 2, invalid: 1 });
     // The JSON error line closes stderr.
     expect(JSON.parse(result.stderr.trim().split('\n').at(-1)!)).toMatchObject({ code: 'invalid_row', status: 0 });
   });
 
   it('--dry-run validates, counts what would be sent and what the journal marks done, sends nothing; exit 0 (6 with invalid rows)', async (t) => {
     const { server, configDir, petctl } = await setupE2e(t, creator());
-    const file = write(configDir, 'pets.csv', 'name,categoryId\nA,1\nB,2\nC,3\n');
+    const file = writeInput(configDir, 'pets.csv', 'name,categoryId\nA,1\nB,2\nC,3\n');
 
     const before = await petctl(['pets', 'add', '--file', file, '--dry-run']);
     expect(before.code, before.stderr).toBe(0);
@@ -174,13 +149,13 @@ describe.concurrent('pets add --file', () => {
     expect(partial.code).toBe(7);
     const json = await petctl(['pets', 'add', '--file', file, '--dry-run', '-o', 'json']);
     expect(json.code, json.stderr).toBe(0);
-    expect(JSON.parse(json.stdout)).toEqual({ dryRun: true, rows: 3, valid: 3, invalid: 0, wouldSend: 0, done: 2, unknown: 1, journal: summary(partial).journal });
+    expect(JSON.parse(json.stdout)).toEqual({ dryRun: true, rows: 3, valid: 3, invalid: 0, wouldSend: 0, done: 2, unknown: 1, journal: importSummary(partial).journal });
     expect(server.requests).toHaveLength(3);
 
     const csv = await petctl(['pets', 'add', '--file', file, '--dry-run', '-o', 'csv']);
-    expect(csv.stdout).toBe(`rows,valid,invalid,wouldSend,done,unknown,journal\n3,3,0,0,2,1,${summary(partial).journal}\n`);
+    expect(csv.stdout).toBe(`rows,valid,invalid,wouldSend,done,unknown,journal\n3,3,0,0,2,1,${importSummary(partial).journal}\n`);
 
-    const invalid = write(configDir, 'invalid.csv', 'name,categoryId\nA,1\n,2\n');
+    const invalid = writeInput(configDir, 'invalid.csv', 'name,categoryId\nA,1\n,2\n');
     const refused = await petctl(['pets', 'add', '--file', invalid, '--dry-run']);
     expect(refused.code).toBe(6);
     expect(refused.stderr).toContain('line 3 (row 2): name: must not be empty');
@@ -197,75 +172,75 @@ describe.concurrent('pets add --file', () => {
     const accept = creator();
     const reject = creator({ reject: (name) => name === 'B' });
     server.reply(...Array.from({ length: 10 }, () => ((request: RecordedRequest, res: import('node:http').ServerResponse) => (rejecting ? reject : accept)(request, res)) as Reply));
-    const file = write(configDir, 'pets.ndjson', '{"name":"A","categoryId":1}\n{"name":"B","categoryId":2}\n{"name":"C","categoryId":3}\n');
+    const file = writeInput(configDir, 'pets.ndjson', '{"name":"A","categoryId":1}\n{"name":"B","categoryId":2}\n{"name":"C","categoryId":3}\n');
 
     const first = await petctl(['pets', 'add', '--file', file, '-o', 'ndjson']);
     expect(first.code).toBe(6);
-    expect(lines(first.stdout)).toContainEqual({
+    expect(ndjsonRows(first.stdout)).toContainEqual({
       row: 2,
       line: 2,
       ok: false,
       error: { code: 'invalid_category', message: 'no category for B', status: 400, field: 'categoryId' },
     });
-    expect(summary(first)).toMatchObject({ created: 2, rejected: 1 });
+    expect(importSummary(first)).toMatchObject({ created: 2, rejected: 1 });
 
     rejecting = false;
     const second = await petctl(['pets', 'add', '--file', file]);
     expect(second.code, second.stderr).toBe(0);
-    expect(summary(second)).toMatchObject({ created: 1, skipped: 2, rejected: 0 });
-    expect(posted(server.requests)).toEqual(expect.arrayContaining(['A', 'B', 'C', 'B']));
-    expect(posted(server.requests)).toHaveLength(4);
+    expect(importSummary(second)).toMatchObject({ created: 1, skipped: 2, rejected: 0 });
+    expect(postedNames(server.requests)).toEqual(expect.arrayContaining(['A', 'B', 'C', 'B']));
+    expect(postedNames(server.requests)).toHaveLength(4);
   });
 
   it('table and csv output list the failed and unknown rows at the end, nothing when all succeed; -q drops the summary, not the error', async (t) => {
     const { server, configDir, petctl } = await setupE2e(t, creator({ reject: (name) => name === 'B' }));
-    const file = write(configDir, 'pets.csv', 'name,categoryId\nA,1\nB,2\n,3\n');
+    const file = writeInput(configDir, 'pets.csv', 'name,categoryId\nA,1\nB,2\n,3\n');
 
     // -q: no summary, the error still said.
     const table = await petctl(['-q', 'pets', 'add', '--file', file, '--skip-invalid']);
     expect(table.code).toBe(6);
-    expect(table.stderr).not.toMatch(SUMMARY);
+    expect(table.stderr).not.toMatch(IMPORT_SUMMARY);
     expect(table.stderr).toMatch(/^error: 1 row rejected by the server, 1 row invalid/m);
     // Piped table output is TSV: row, line, code, status, message.
     expect(table.stdout).toBe('2\t3\tinvalid_category\t400\tno category for B\n3\t4\tinvalid_row\t0\tname: must not be empty\n');
 
     const csv = await petctl(['pets', 'add', '--file', file, '--skip-invalid', '-o', 'csv']);
     expect(csv.stdout).toBe('row,line,code,status,message\n2,3,invalid_category,400,no category for B\n3,4,invalid_row,0,name: must not be empty\n');
-    expect(posted(server.requests)).toEqual(expect.arrayContaining(['A', 'B', 'B']));
+    expect(postedNames(server.requests)).toEqual(expect.arrayContaining(['A', 'B', 'B']));
   });
 
   it('a dropped connection makes the row outcome_unknown (exit 7); a rerun reports it and does not resend it; --retry-unknown, not finding it, does, once', async (t) => {
     const { server, configDir, petctl } = await setupE2e(t, creator({ list: {} }));
-    const file = write(configDir, 'pets.ndjson', '{"name":"A","categoryId":1}\n{"name":"B","categoryId":2}\n');
+    const file = writeInput(configDir, 'pets.ndjson', '{"name":"A","categoryId":1}\n{"name":"B","categoryId":2}\n');
     server.reply(creator({ firstId: 500 }), { destroy: true });
 
     const first = await petctl(['pets', 'add', '--file', file, '--concurrency', '1', '-o', 'ndjson']);
     expect(first.code).toBe(7);
-    const unknown = lines(first.stdout).find((row) => row.row === 2)!;
+    const unknown = ndjsonRows(first.stdout).find((row) => row.row === 2)!;
     expect(unknown).toMatchObject({ row: 2, line: 2, ok: false, error: { code: 'outcome_unknown', status: 0 } });
-    expect(summary(first)).toMatchObject({ created: 1, unknown: 1 });
+    expect(importSummary(first)).toMatchObject({ created: 1, unknown: 1 });
 
     const second = await petctl(['pets', 'add', '--file', file]);
     expect(second.code).toBe(7);
-    expect(summary(second)).toMatchObject({ created: 0, skipped: 1, unknown: 1 });
+    expect(importSummary(second)).toMatchObject({ created: 0, skipped: 1, unknown: 1 });
     expect(second.stdout).toMatch(/^2\t2\toutcome_unknown\t0\tsent by an earlier run/);
     expect(server.requests).toHaveLength(2);
 
     const third = await petctl(['pets', 'add', '--file', file, '--retry-unknown']);
     expect(third.code, third.stderr).toBe(0);
-    expect(summary(third)).toMatchObject({ created: 1, skipped: 1, unknown: 0 });
+    expect(importSummary(third)).toMatchObject({ created: 1, skipped: 1, unknown: 0 });
     // It looked first (B was never created: the connection dropped before the server took it), then sent B again.
     expect(server.requests.slice(2).map((r) => r.method)).toEqual(['GET', 'POST']);
-    expect(posted(server.requests)).toEqual(['A', 'B', 'B']);
+    expect(postedNames(server.requests)).toEqual(['A', 'B', 'B']);
     const fourth = await petctl(['pets', 'add', '--file', file, '--retry-unknown']);
-    expect(summary(fourth)).toMatchObject({ created: 0, skipped: 2 });
+    expect(importSummary(fourth)).toMatchObject({ created: 0, skipped: 2 });
     expect(server.requests).toHaveLength(4);
   });
 
   it('exit 5 when the rate limit stops the import, saying when and counting every invalid row; a rerun resumes, every row created once', async (t) => {
     const { server, configDir, petctl } = await setupE2e(t, creator());
     const rows = ['A', 'B', 'C', 'D', ''].map((name, i) => `{"name":"${name}","categoryId":${i + 1}}`);
-    const file = write(configDir, 'pets.ndjson', rows.join('\n'));
+    const file = writeInput(configDir, 'pets.ndjson', rows.join('\n'));
     server.reply(creator({ firstId: 300 }), json(429, { code: 'rate_limited', message: 'Too many requests', status: 429 }, { 'retry-after': '2' }));
 
     const first = await petctl(['--max-wait', '1', 'pets', 'add', '--file', file, '--skip-invalid', '--concurrency', '1']);
@@ -275,28 +250,28 @@ describe.concurrent('pets add --file', () => {
     expect(first.stderr).not.toMatch(/nothing sent/);
     // The invalid row, reported above the summary though sending stopped before it, is counted there.
     expect(first.stderr).toContain('line 5 (row 5): name: must not be empty\n');
-    expect(summary(first)).toMatchObject({ created: 1, invalid: 1 });
+    expect(importSummary(first)).toMatchObject({ created: 1, invalid: 1 });
 
     const second = await petctl(['pets', 'add', '--file', file, '--skip-invalid', '--concurrency', '1']);
     expect(second.code, second.stderr).toBe(6);
-    expect(summary(second)).toMatchObject({ created: 3, skipped: 1, invalid: 1 });
+    expect(importSummary(second)).toMatchObject({ created: 3, skipped: 1, invalid: 1 });
     // B was answered 429 (not processed) once, then created: every name exactly once among the created.
-    expect(posted(server.requests)).toEqual(['A', 'B', 'B', 'C', 'D']);
+    expect(postedNames(server.requests)).toEqual(['A', 'B', 'B', 'C', 'D']);
     expect(server.requests[2]!.at - server.requests[1]!.at).toBeGreaterThanOrEqual(2000 - 50);
   });
 
   it('--journal chooses the journal, which keeps the rows of every file', async (t) => {
     const { server, configDir, petctl } = await setupE2e(t, creator());
     const journal = path.join(configDir, 'mine.journal');
-    const a = write(configDir, 'a.ndjson', '{"name":"A","categoryId":1}\n');
-    const b = write(configDir, 'b.ndjson', '{"name":"B","categoryId":1}\n');
+    const a = writeInput(configDir, 'a.ndjson', '{"name":"A","categoryId":1}\n');
+    const b = writeInput(configDir, 'b.ndjson', '{"name":"B","categoryId":1}\n');
 
     expect((await petctl(['pets', 'add', '--file', a, '--journal', journal])).code).toBe(0);
     expect(fs.existsSync(journal)).toBe(true);
     expect((await petctl(['pets', 'add', '--file', b, '--journal', journal])).code).toBe(0);
     const again = await petctl(['pets', 'add', '--file', b, '--journal', journal]);
-    expect(summary(again)).toMatchObject({ created: 0, skipped: 1 });
-    expect(posted(server.requests)).toEqual(['A', 'B']);
+    expect(importSummary(again)).toMatchObject({ created: 0, skipped: 1 });
+    expect(postedNames(server.requests)).toEqual(['A', 'B']);
   });
 });
 
@@ -309,7 +284,7 @@ describe.concurrent('pets add --file: usage and bad files', () => {
     expect(missing.stderr).toContain('cannot read --file missing.csv: no such file');
     expectCleanError(missing);
 
-    const empty = write(configDir, 'e.ndjson', '\n  \n');
+    const empty = writeInput(configDir, 'e.ndjson', '\n  \n');
     const human = await petctl(['pets', 'add', '--file', empty]);
     expect(human.code).toBe(6);
     expect(human.stderr).toBe('error: the input is empty: no rows to import (invalid_input)\n');
@@ -327,13 +302,13 @@ describe('--concurrency at its maximum', () => {
     const slow: Reply = (request, res) => setTimeout(() => create(request, res), 100);
     const { server, configDir, petctl } = await setupE2e(t, slow);
     server.reply({ status: 429, headers: { 'retry-after': '1' }, body: { code: 'rate_limited', message: 'Too many requests', status: 429 }, delayMs: 150 });
-    const file = write(configDir, 'many.ndjson', Array.from({ length: 300 }, (_, i) => `{"name":"many-${i + 1}","categoryId":1}`).join('\n'));
+    const file = rowsFile(configDir, 'many.ndjson', 300, 'many-');
 
     for (const quiet of [[], ['-q']]) {
       const result = await petctl([...quiet, 'pets', 'add', '--file', file, '--new', '--concurrency', '256']);
       expect(result.code, result.stderr).toBe(0);
       expect(result.stderr).not.toMatch(/Warning|MaxListeners|\(node:\d+\)/);
     }
-    expect(posted(server.requests).length).toBeGreaterThanOrEqual(2 * 300);
+    expect(postedNames(server.requests).length).toBeGreaterThanOrEqual(2 * 300);
   }, 60_000);
 });

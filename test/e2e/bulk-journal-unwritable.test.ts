@@ -5,6 +5,7 @@ import { type CliResult, runCli, tempDir } from '../helpers/cli';
 import { storedPets } from '../helpers/sandbox-data';
 import { fill, mountSmallDisk, noSmallDisk, unfill, unmountSmallDisk } from '../helpers/small-disk';
 import { startSandbox } from '../../src/sandbox/server';
+import { rowsFile } from '../helpers/import-run';
 
 /**
  * A journal on a small tmpfs that fills up mid-import (root writes past permissions, not past a full
@@ -48,8 +49,7 @@ describe.skipIf(noSmallDisk)('a journal that cannot be written (a full disk)', (
     });
     const seeded = storedPets(dataFile).length;
     const rows = 150;
-    const file = path.join(dir, 'intake.ndjson');
-    fs.writeFileSync(file, Array.from({ length: rows }, (_, i) => `{"name":"Pet ${i + 1}","categoryId":1}`).join('\n'));
+    const file = rowsFile(dir, 'intake.ndjson', rows, 'Pet ');
     const journal = path.join(disk, 'imports', 'journal.ndjson');
     const run = () =>
       runCli(['--base-url', sandbox.baseUrl, 'pets', 'add', '--file', file, '--journal', journal], {
@@ -99,8 +99,7 @@ describe('a journal whose directory is removed during the import', () => {
     });
     const seeded = storedPets(dataFile).length;
     const rows = 120;
-    const file = path.join(dir, 'intake.ndjson');
-    fs.writeFileSync(file, Array.from({ length: rows }, (_, i) => `{"name":"Pet ${i + 1}","categoryId":1}`).join('\n'));
+    const file = rowsFile(dir, 'intake.ndjson', rows, 'Pet ');
     const journal = path.join(journalDir, 'journal.ndjson');
     const run = () =>
       runCli(['--base-url', sandbox.baseUrl, 'pets', 'add', '--file', file, '--journal', journal], { env: { PETCTL_CONFIG_DIR: dir, PETCTL_API_KEY: 'sandbox-enterprise' }, timeoutMs: 60_000 });

@@ -3,6 +3,7 @@ import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { type CliResult, runCli, tempDir } from '../helpers/cli';
 import { type RunningSandbox, startSandbox } from '../../src/sandbox/server';
+import { rowsFile } from '../helpers/import-run';
 
 /**
  * An import at a plan's limit, the sandbox's windows shortened to 3 s. Asserted are the
@@ -41,12 +42,6 @@ async function startLimitedSandbox(): Promise<{ sandbox: RunningSandbox; log: Lo
   return { sandbox, log, dir };
 }
 
-function rowsFile(dir: string, name: string, count: number): string {
-  const file = path.join(dir, name);
-  fs.writeFileSync(file, Array.from({ length: count }, (_, i) => `{"name":"${name}-${i + 1}","categoryId":1}`).join('\n'));
-  return file;
-}
-
 function importWith(base: RunningSandbox, configDir: string, file: string, key = 'sandbox-free', flags: string[] = []): Promise<CliResult> {
   return runCli(['--base-url', base.baseUrl, 'pets', 'add', '--file', file, '-o', 'ndjson', ...flags], {
     env: { PETCTL_CONFIG_DIR: configDir, PETCTL_API_KEY: key },
@@ -73,7 +68,7 @@ function rate(log: Logged[], rows: number): string {
 describe('pacing against the sandbox (Free: 60 per 3 s window)', () => {
   it('one import: every row created once, at most one 429, never banned', async () => {
     const { sandbox: base, log, dir } = await startLimitedSandbox();
-    const file = rowsFile(dir, 'solo', 150);
+    const file = rowsFile(dir, 'solo', 150, 'solo-');
 
     const result = await importWith(base, dir, file);
 
@@ -88,7 +83,7 @@ describe('pacing against the sandbox (Free: 60 per 3 s window)', () => {
   it('two imports at once with the same key: at most two 429s together, never banned, every row of both created once', async () => {
     const { sandbox: base, log, dir } = await startLimitedSandbox();
     // Each with its own journal: imports of one journal take turns, and these must run at once.
-    const importOwn = (name: string) => importWith(base, dir, rowsFile(dir, name, 70), undefined, ['--journal', path.join(dir, `${name}.journal`)]);
+    const importOwn = (name: string) => importWith(base, dir, rowsFile(dir, name, 70, `${name}-`), undefined, ['--journal', path.join(dir, `${name}.journal`)]);
     const [a, b] = await Promise.all([importOwn('first'), importOwn('second')]);
 
     expect(a.code, a.stderr).toBe(0);
@@ -101,7 +96,7 @@ describe('pacing against the sandbox (Free: 60 per 3 s window)', () => {
 
   it('an import beside a shell loop of petctl pets list: together within the limit, never banned', async () => {
     const { sandbox: base, log, dir } = await startLimitedSandbox();
-    const file = rowsFile(dir, 'beside', 100);
+    const file = rowsFile(dir, 'beside', 100, 'beside-');
     let importing = true;
     const loop = (async () => {
       const results: CliResult[] = [];

@@ -1,10 +1,9 @@
-import fs from 'node:fs';
-import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { setupE2e } from '../helpers/cli';
 import { creator } from '../helpers/pet-creator';
 import type { RecordedRequest } from '../helpers/scripted-server';
 import { openTerminal } from '../helpers/tmux';
+import { rowsFile } from '../helpers/import-run';
 
 /**
  * What a running import tells a person, in a real terminal (tmux): the rate is rows created over the time
@@ -15,12 +14,6 @@ import { openTerminal } from '../helpers/tmux';
 function slowCreator(delayMs: number) {
   const create = creator();
   return (request: RecordedRequest, res: import('node:http').ServerResponse) => void setTimeout(() => create(request, res), delayMs);
-}
-
-function rowsFile(dir: string, count: number): string {
-  const file = path.join(dir, 'intake.ndjson');
-  fs.writeFileSync(file, Array.from({ length: count }, (_, i) => `{"name":"P${i + 1}","categoryId":1}`).join('\n'));
-  return file;
 }
 
 /** petctl in tmux against the scripted server, with the key and config of `setupE2e`. */
@@ -39,7 +32,7 @@ describe.concurrent('import progress, truthful', () => {
   // The rate (rows created since the first request, per minute; never a minute's floor) is test/output/import-progress.test.ts's.
   it('at 60 columns the bar goes when the line would not fit, and the counts, the rate and the time left stay whole; the rate reads `measuring` until 10 rows were answered', async (t) => {
     const setup = await setupE2e(t, slowCreator(500));
-    const tty = importInTerminal(t, setup, rowsFile(setup.configDir, 40), 60);
+    const tty = importInTerminal(t, setup, rowsFile(setup.configDir, 'intake.ndjson', 40, 'P'), 60);
     // 3 to 8 rows at 0.5 s each: more than a second of sending, fewer than 10 requests.
     const early = barRow(await tty.waitFor(/^import [3-8]\/40 · /m, 20_000));
     expect(early).toMatch(/^import [3-8]\/40 · rate: measuring · 429s: 0 · ~[\d.ms]+ left$/);
@@ -54,7 +47,7 @@ describe.concurrent('import progress, truthful', () => {
 
   it('Ctrl-C in a terminal: the request in flight finishes, the summary, then how many rows a rerun sends; the rerun sends exactly those', async (t) => {
     const setup = await setupE2e(t, slowCreator(300));
-    const file = rowsFile(setup.configDir, 100);
+    const file = rowsFile(setup.configDir, 'intake.ndjson', 100, 'P');
     const tty = importInTerminal(t, setup, file);
     await tty.waitFor(/import \[[#.]+\] [3-9]\/100 /, 20_000);
     tty.press('C-c');

@@ -1,24 +1,16 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { type CliResult, runCli, tempDir } from '../helpers/cli';
+import { runCli, tempDir } from '../helpers/cli';
 import { storedPets } from '../helpers/sandbox-data';
 import { shelter } from '../helpers/shelter';
 import { startSandbox } from '../../src/sandbox/server';
+import { importSummary } from '../helpers/import-run';
 
 /**
  * A shelter reruns its imports against the sandbox (real HTTP, a real data file): edited files,
  * --id-column, --new, standard input. What counts is what the data file holds afterwards.
  */
-
-const SUMMARY = /^created (\d+), skipped (\d+), rejected (\d+), invalid (\d+), unknown (\d+) in /m;
-
-function summary(result: CliResult) {
-  const match = SUMMARY.exec(result.stderr);
-  expect(match, result.stderr).not.toBeNull();
-  const [, created, skipped, rejected, invalid, unknown] = match!.map(Number);
-  return { created, skipped, rejected, invalid, unknown };
-}
 
 const SKIPPED_LINE = (count: number, from: string) =>
   new RegExp(`^skipped ${count} rows? already created from ${from.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')} \\(last import \\d{4}-\\d\\d-\\d\\d \\d\\d:\\d\\d\\); --new sends them again$`, 'm');
@@ -46,7 +38,7 @@ describe.concurrent('the shelter\'s export of 150 rows, fixed and rerun, on the 
       expect(first.code).toBe(6);
       expect(first.stderr).toContain('line 78 (row 77): categoryId must be a whole number, not "x"\n');
       expect(first.stderr.split(ignoring)).toHaveLength(2);
-      expect(summary(first)).toMatchObject({ created: 149, skipped: 0, invalid: 1 });
+      expect(importSummary(first)).toMatchObject({ created: 149, skipped: 0, invalid: 1 });
 
       fs.writeFileSync(path.join(dir, 'intake.csv'), [header, ...numbers(1, 152).map((n) => animal(n))].join('\n'));
       const dry = await petctl(['--skip-invalid', '--dry-run']);
@@ -59,7 +51,7 @@ describe.concurrent('the shelter\'s export of 150 rows, fixed and rerun, on the 
       expect(rerun.code, rerun.stderr).toBe(0);
       expect(rerun.stderr).toMatch(SKIPPED_LINE(149, 'intake.csv'));
       expect(rerun.stderr.split(ignoring)).toHaveLength(2);
-      expect(summary(rerun)).toMatchObject({ created: 3, skipped: 149, rejected: 0, invalid: 0, unknown: 0 });
+      expect(importSummary(rerun)).toMatchObject({ created: 3, skipped: 149, rejected: 0, invalid: 0, unknown: 0 });
       const lines = rerun.stdout.trim().split('\n').map((line) => JSON.parse(line) as { row: number; skipped?: string; pet: { name: string }; at?: string });
       expect(lines.filter((line) => !line.skipped).map((line) => line.pet.name).sort()).toEqual(['Max 151', 'Max 152', 'Max 77']);
       // The shape the contract shows, in its order; "at" an ISO time.
@@ -112,7 +104,7 @@ describe.concurrent('rerunning an import after editing the file', () => {
 
     const resumed = await run(['--new']);
     expect(resumed.code, resumed.stderr).toBe(0);
-    expect(summary(resumed)).toMatchObject({ created: litter - createdBeforeStop, skipped: createdBeforeStop });
+    expect(importSummary(resumed)).toMatchObject({ created: litter - createdBeforeStop, skipped: createdBeforeStop });
     expect(resumed.stderr).toContain('this --new import resumes the one that did not finish');
     expect(kittens()).toBe(2 * litter);
   }, 60_000);
@@ -130,7 +122,7 @@ describe.concurrent('--id-column: the shelter\'s own id', () => {
     expect(second.code, second.stderr).toBe(0);
     const said = new RegExp(`^line 2 \\(row 1\\): A-1 was created as ${rexId} on \\d{4}-\\d\\d-\\d\\d; it has changed since, and the service cannot update animals$`, 'gm');
     expect(second.stderr.match(said)).toHaveLength(1);
-    expect(summary(second)).toMatchObject({ created: 0, skipped: 2 });
+    expect(importSummary(second)).toMatchObject({ created: 0, skipped: 2 });
     expect(Object.fromEntries(created())).toEqual({ Rex: 1, Bella: 1 });
   });
 
@@ -147,7 +139,7 @@ describe.concurrent('--id-column: the shelter\'s own id', () => {
 
     const skipping = await petctl(['pets', 'add', '--file', file, '--id-column', 'id', '--skip-invalid']);
     expect(skipping.code).toBe(6);
-    expect(summary(skipping)).toMatchObject({ created: 1, invalid: 3 });
+    expect(importSummary(skipping)).toMatchObject({ created: 1, invalid: 3 });
     expect(Object.fromEntries(created())).toEqual({ Cy: 1 });
   });
 });

@@ -1,8 +1,8 @@
 import fs from 'node:fs';
-import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { type CliResult, runCli, tempDir } from '../helpers/cli';
 import { startSandbox } from '../../src/sandbox/server';
+import { rowsFile } from '../helpers/import-run';
 
 /**
  * `--reserve 10` on the Pro plan beside a `pets list` every 2 s on the same state; 16 s windows, so the
@@ -24,8 +24,7 @@ describe('--reserve leaves room for people', () => {
     });
     const env = { PETCTL_CONFIG_DIR: dir, PETCTL_API_KEY: 'sandbox-pro' };
     const rows = 2 * (PLAN - RESERVE) + 40;
-    const file = path.join(dir, 'intake.ndjson');
-    fs.writeFileSync(file, Array.from({ length: rows }, (_, i) => `{"name":"Pet ${i + 1}","categoryId":1}`).join('\n'));
+    const file = rowsFile(dir, 'intake.ndjson', rows, 'Pet ');
 
     let importing = true;
     const lists: CliResult[] = [];

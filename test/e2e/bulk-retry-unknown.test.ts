@@ -1,33 +1,16 @@
 import fs from 'node:fs';
-import path from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { type CliResult, type E2eSetup, setupE2e } from '../helpers/cli';
+import { type E2eSetup, setupE2e } from '../helpers/cli';
 import { creator } from '../helpers/pet-creator';
 import { type RecordedRequest, type ScriptedServer, json } from '../helpers/scripted-server';
+import { importSummary, ndjsonRows, postedNames, writeInput } from '../helpers/import-run';
 
 /**
  * --retry-unknown looks before it resends, against a scripted service that lists what it created and
  * can drop the connection after creating. What counts is what the service received.
  */
 
-const RETRY_SUMMARY = /^created (\d+), skipped (\d+), rejected (\d+), invalid (\d+), unknown (\d+), found (\d+), resent (\d+), ambiguous (\d+) in /m;
-
-function summary(result: CliResult) {
-  const match = RETRY_SUMMARY.exec(result.stderr);
-  expect(match, result.stderr).not.toBeNull();
-  const [created, skipped, rejected, invalid, unknown, found, resent, ambiguous] = match!.slice(1).map(Number);
-  return { created, skipped, rejected, invalid, unknown, found, resent, ambiguous };
-}
-
-const posts = (requests: RecordedRequest[]) => requests.filter((r) => r.method === 'POST').map((r) => (JSON.parse(r.body) as { name: string }).name);
 const gets = (requests: RecordedRequest[]) => requests.filter((r) => r.method === 'GET');
-const rows = (stdout: string) => stdout.split('\n').filter((line) => line !== '').map((line) => JSON.parse(line) as Record<string, unknown>);
-
-function write(dir: string, name: string, text: string): string {
-  const file = path.join(dir, name);
-  fs.writeFileSync(file, text);
-  return file;
-}
 
 /** An import whose first request's connection drops before the service takes it: that row is left "sent" (exit 7). */
 async function loseFirstRow(server: ScriptedServer, petctl: E2eSetup['petctl'], file: string) {
@@ -43,7 +26,7 @@ describe.concurrent('pets add --file --retry-unknown', () => {
     // A and B are created and both answers dropped, once both requests are in (so both are on the wire).
     const shelter = creator({ list: {}, lose: { names: (name) => name === 'A' || name === 'B', together: 2 } });
     const { server, configDir, petctl } = await setupE2e(t, shelter);
-    const file = write(configDir, 'intake.csv', 'name,categoryId,status\nA,1,available\nB,1,available\n');
+    const file = writeInput(configDir, 'intake.csv', 'name,categoryId,status\nA,1,available\nB,1,available\n');
 
     const first = await petctl(['pets', 'add', '--file', file, '--concurrency', '2']);
     expect(first.code, first.stderr).toBe(7);
@@ -54,10 +37,10 @@ describe.concurrent('pets add --file --retry-unknown', () => {
 
     const retry = await petctl(['pets', 'add', '--file', file, '--retry-unknown', '-o', 'ndjson']);
     expect(retry.code, retry.stderr).toBe(0);
-    expect(posts(server.requests)).toEqual(['A', 'B']);
+    expect(postedNames(server.requests)).toEqual(['A', 'B']);
     expect(shelter.pets).toHaveLength(2);
-    expect(summary(retry)).toEqual({ created: 0, skipped: 0, rejected: 0, invalid: 0, unknown: 0, found: 2, resent: 0, ambiguous: 0 });
-    expect(rows(retry.stdout)).toEqual([
+    expect(importSummary(retry)).toMatchObject({ created: 0, skipped: 0, rejected: 0, invalid: 0, unknown: 0, found: 2, resent: 0, ambiguous: 0 });
+    expect(ndjsonRows(retry.stdout)).toEqual([
       { row: 1, line: 2, ok: true, retryUnknown: 'found', pet: { id: 100, name: 'A', categoryId: 1, status: 'available' } },
       { row: 2, line: 3, ok: true, retryUnknown: 'found', pet: { id: 101, name: 'B', categoryId: 1, status: 'available' } },
     ]);
@@ -78,7 +61,7 @@ describe.concurrent('pets add --file --retry-unknown', () => {
     const existing = [1, 2, 3, 4, 5].map((id) => `{"id":${id},"name":"Old ${id}","categoryId":1}`);
     const shelter = creator({ list: { existing, pageSize: 2 }, lose: { names: (name) => name === 'C' } });
     const { server, configDir, petctl } = await setupE2e(t, shelter);
-    const file = write(configDir, 'intake.ndjson', '{"name":"C","categoryId":3}\n{"name":"D","categoryId":4}\n');
+    const file = writeInput(configDir, 'intake.ndjson', '{"name":"C","categoryId":3}\n{"name":"D","categoryId":4}\n');
 
     const first = await petctl(['pets', 'add', '--file', file, '--concurrency', '1']);
     expect(first.code).toBe(7);
@@ -86,13 +69,13 @@ describe.concurrent('pets add --file --retry-unknown', () => {
     // D alone now, and lost before it reaches the service.
     const second = await petctl(['pets', 'add', '--file', file, '--concurrency', '1']);
     expect(second.code).toBe(7);
-    expect(posts(server.requests)).toEqual(['C', 'D']);
+    expect(postedNames(server.requests)).toEqual(['C', 'D']);
 
     const retry = await petctl(['pets', 'add', '--file', file, '--retry-unknown', '-o', 'ndjson']);
     expect(retry.code, retry.stderr).toBe(0);
-    expect(posts(server.requests)).toEqual(['C', 'D', 'D']);
-    expect(summary(retry)).toMatchObject({ created: 1, found: 1, resent: 1, ambiguous: 0, unknown: 0 });
-    const results = rows(retry.stdout).sort((a, b) => Number(a.row) - Number(b.row));
+    expect(postedNames(server.requests)).toEqual(['C', 'D', 'D']);
+    expect(importSummary(retry)).toMatchObject({ created: 1, found: 1, resent: 1, ambiguous: 0, unknown: 0 });
+    const results = ndjsonRows(retry.stdout).sort((a, b) => Number(a.row) - Number(b.row));
     expect(results).toEqual([
       { row: 1, line: 1, ok: true, retryUnknown: 'found', pet: { id: 100, name: 'C', categoryId: 3 } },
       { row: 2, line: 2, ok: true, retryUnknown: 'resent', pet: { id: 101, name: 'D', categoryId: 4 } },
@@ -106,34 +89,34 @@ describe.concurrent('pets add --file --retry-unknown', () => {
   it('with --id-column a row is looked for by what it sent, though the file has changed it since; found, it is then a changed row', async (t) => {
     const shelter = creator({ list: {}, lose: { names: (name) => name === 'Tom' } });
     const { server, configDir, petctl } = await setupE2e(t, shelter);
-    const file = write(configDir, 'intake.csv', 'Intake No,name,categoryId,status\nA-1,Tom,2,pending\n');
+    const file = writeInput(configDir, 'intake.csv', 'Intake No,name,categoryId,status\nA-1,Tom,2,pending\n');
     expect((await petctl(['pets', 'add', '--file', file, '--id-column', 'Intake No'])).code).toBe(7);
-    write(configDir, 'intake.csv', 'Intake No,name,categoryId,status\nA-1,Tom,2,sold\n');
+    writeInput(configDir, 'intake.csv', 'Intake No,name,categoryId,status\nA-1,Tom,2,sold\n');
 
     const retry = await petctl(['pets', 'add', '--file', file, '--id-column', 'Intake No', '--retry-unknown', '-o', 'ndjson']);
     expect(retry.code, retry.stderr).toBe(0);
-    expect(rows(retry.stdout)).toEqual([{ row: 1, line: 2, ok: true, retryUnknown: 'found', pet: { id: 100, name: 'Tom', categoryId: 2, status: 'pending' } }]);
+    expect(ndjsonRows(retry.stdout)).toEqual([{ row: 1, line: 2, ok: true, retryUnknown: 'found', pet: { id: 100, name: 'Tom', categoryId: 2, status: 'pending' } }]);
     expect(gets(server.requests).map((r) => r.query.status)).toEqual(['pending']);
     const again = await petctl(['pets', 'add', '--file', file, '--id-column', 'Intake No']);
     expect(again.stderr).toContain('line 2 (row 1): A-1 was created as 100 on');
-    expect(posts(server.requests)).toEqual(['Tom']);
+    expect(postedNames(server.requests)).toEqual(['Tom']);
   });
 
   it('a row two animals could be is reported with both ids, neither sent nor recorded: exit 6 (ambiguous_rows)', async (t) => {
     const existing = [`{"id":7,"name":"Rex","categoryId":1,"status":"available"}`, `{"id":9007199254740993,"name":"Rex","categoryId":1,"status":"available"}`];
     const { server, configDir, petctl } = await setupE2e(t, creator({ list: { existing }, firstId: 200 }));
-    const file = write(configDir, 'intake.csv', 'name,categoryId,status\nRex,1,available\nBo,2,sold\n');
+    const file = writeInput(configDir, 'intake.csv', 'name,categoryId,status\nRex,1,available\nBo,2,sold\n');
     const { journal, recorded } = await loseFirstRow(server, petctl, file);
 
     const retry = await petctl(['pets', 'add', '--file', file, '--retry-unknown', '-o', 'ndjson']);
     expect(retry.code, retry.stderr).toBe(6);
-    expect(posts(server.requests)).toEqual(['Rex', 'Bo']);
-    const [rex] = rows(retry.stdout).filter((row) => row.row === 1);
+    expect(postedNames(server.requests)).toEqual(['Rex', 'Bo']);
+    const [rex] = ndjsonRows(retry.stdout).filter((row) => row.row === 1);
     expect(rex).toMatchObject({ ok: false, retryUnknown: 'ambiguous', error: { code: 'ambiguous_row', status: 0 } });
     // int64 ids exact, in order.
     expect(retry.stdout).toContain('"candidates":[7,9007199254740993]');
     expect((rex!.error as { message: string }).message).toContain('ids 7, 9007199254740993');
-    expect(summary(retry)).toMatchObject({ created: 1, found: 0, resent: 0, ambiguous: 1 });
+    expect(importSummary(retry)).toMatchObject({ created: 1, found: 0, resent: 0, ambiguous: 1 });
     expect(JSON.parse(retry.stderr.trim().split('\n').at(-1)!)).toMatchObject({ code: 'ambiguous_rows', status: 0 });
     // Not recorded: the journal still says "sent" for it (Bo's answer is the one new line).
     expect(fs.readFileSync(journal, 'utf8').startsWith(recorded)).toBe(true);
@@ -144,12 +127,12 @@ describe.concurrent('pets add --file --retry-unknown', () => {
     expect(table.stdout).toMatch(/^1\t2\tambiguous_row\t0\t.*ids 7, 9007199254740993/);
     expect(table.stderr).toContain('error: 1 row sent without an answer matched more than one animal on');
     expect(table.stderr).toContain('hint: a rerun finds them ambiguous again: check each row\'s candidate ids');
-    expect(posts(server.requests)).toEqual(['Rex', 'Bo']);
+    expect(postedNames(server.requests)).toEqual(['Rex', 'Bo']);
   });
 
   it('the listing fails (a 429 longer than --max-wait): the import stops before sending anything, exit 5, the journal unchanged', async (t) => {
     const { server, configDir, petctl } = await setupE2e(t, creator({ list: {} }));
-    const file = write(configDir, 'intake.ndjson', '{"name":"A","categoryId":1}\n{"name":"B","categoryId":2}\n');
+    const file = writeInput(configDir, 'intake.ndjson', '{"name":"A","categoryId":1}\n{"name":"B","categoryId":2}\n');
     const { journal, recorded } = await loseFirstRow(server, petctl, file);
     const before = server.requests.length;
 
@@ -165,13 +148,13 @@ describe.concurrent('pets add --file --retry-unknown', () => {
   it('a full last page without a next link may hide animals: a row not found is not sent (listing_incomplete, exit 7)', async (t) => {
     const existing = Array.from({ length: 100 }, (_, i) => `{"id":${i + 1},"name":"Old ${i + 1}","categoryId":1}`);
     const { server, configDir, petctl } = await setupE2e(t, creator({ list: { existing, noLinks: true }, firstId: 500 }));
-    const file = write(configDir, 'intake.ndjson', '{"name":"A","categoryId":1}\n');
+    const file = writeInput(configDir, 'intake.ndjson', '{"name":"A","categoryId":1}\n');
     server.reply({ destroy: true });
     expect((await petctl(['pets', 'add', '--file', file])).code).toBe(7);
 
     const retry = await petctl(['pets', 'add', '--file', file, '--retry-unknown']);
     expect(retry.code, retry.stderr).toBe(7);
     expect(retry.stderr).toMatch(/^error: the listing of .* may be incomplete: page 1 held 100 animals, as many as asked for, and came without a Link rel="next"; 1 row not found there may exist, so nothing was sent \(listing_incomplete\)$/m);
-    expect(posts(server.requests)).toEqual(['A']);
+    expect(postedNames(server.requests)).toEqual(['A']);
   });
 });

@@ -1,24 +1,13 @@
-import fs from 'node:fs';
-import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { expectCleanError, setupE2e } from '../helpers/cli';
 import { creator } from '../helpers/pet-creator';
 import type { RecordedRequest } from '../helpers/scripted-server';
+import { postedNames, writeInput } from '../helpers/import-run';
 
 /**
  * What spreadsheets really save, imported end to end: the built binary against a scripted server
  * that creates animals, checked on the names the server received, byte for byte.
  */
-
-function posted(requests: RecordedRequest[]): string[] {
-  return requests.filter((r) => r.method === 'POST').map((r) => (JSON.parse(r.bodyBytes.toString('utf8')) as { name: string }).name);
-}
-
-function write(dir: string, name: string, bytes: Buffer | string): string {
-  const file = path.join(dir, name);
-  fs.writeFileSync(file, bytes);
-  return file;
-}
 
 /** Excel's "CSV" on Windows: windows-1252, CRLF. */
 const CP1252 = Buffer.from('name,categoryId,status\r\nZo\xeb Caf\xe9,2,available\r\nRex,1,\r\n', 'latin1');
@@ -31,7 +20,7 @@ const utf16 = (text: string, bigEndian: boolean) => {
 describe.concurrent('pets add --file: what spreadsheets save', () => {
   it('a windows-1252 file is refused at its first byte that is not UTF-8, nothing sent, exit 6, even with --skip-invalid; --encoding windows-1252 sends "Zoë Café" exactly', async (t) => {
     const { server, configDir, petctl } = await setupE2e(t, creator());
-    const file = write(configDir, 'cp.csv', CP1252);
+    const file = writeInput(configDir, 'cp.csv', CP1252);
 
     for (const extra of [[], ['--skip-invalid']]) {
       const refused = await petctl(['pets', 'add', '--file', file, ...extra]);
@@ -43,7 +32,7 @@ describe.concurrent('pets add --file: what spreadsheets save', () => {
 
     const read = await petctl(['pets', 'add', '--file', file, '--encoding', 'windows-1252']);
     expect(read.code, read.stderr).toBe(0);
-    expect(posted(server.requests)).toEqual(['Zoë Café', 'Rex']);
+    expect(postedNames(server.requests)).toEqual(['Zoë Café', 'Rex']);
     expect(server.requests[0]!.bodyBytes.toString('utf8')).toBe('{"name":"Zoë Café","categoryId":2,"status":"available"}');
 
     // The same file with the same flags is the same input: the rerun sends nothing again.
@@ -56,7 +45,7 @@ describe.concurrent('pets add --file: what spreadsheets save', () => {
   it('UTF-16 that breaks (a lone surrogate) is refused at its line and row, nothing sent', async (t) => {
     const { server, configDir, petctl } = await setupE2e(t, creator());
     const bytes = utf16('name,categoryId\nA,1\nB\ud800,2\n', false);
-    const file = write(configDir, 'broken.csv', bytes);
+    const file = writeInput(configDir, 'broken.csv', bytes);
     const result = await petctl(['pets', 'add', '--file', file]);
     expect(result.code).toBe(6);
     expect(result.stderr).toMatch(/^error: line 3 \(row 2\): not UTF-16LE: a broken character .*\(invalid_input\)\n$/);
@@ -66,11 +55,11 @@ describe.concurrent('pets add --file: what spreadsheets save', () => {
   it('a ;-separated export: the header decides, quoted fields keep their ; and , ; rows of empty fields (;;;) are skipped and counted nowhere', async (t) => {
     const { server, configDir, petctl } = await setupE2e(t, creator());
     const csv = 'Name;CategoryId;Status;Notes\r\n"Rex; the dog";1;available;"big, brown"\r\n;;;\r\n"Mia, ""cat""";2;;\r\n ; ;  ;\r\n;;;\r\n';
-    const file = write(configDir, 'europe.csv', csv);
+    const file = writeInput(configDir, 'europe.csv', csv);
 
     const result = await petctl(['pets', 'add', '--file', file, '-o', 'ndjson']);
     expect(result.code, result.stderr).toBe(0);
-    expect(posted(server.requests)).toEqual(['Rex; the dog', 'Mia, "cat"']);
+    expect(postedNames(server.requests)).toEqual(['Rex; the dog', 'Mia, "cat"']);
     const rows = result.stdout.trim().split('\n').map((line) => JSON.parse(line) as { row: number; line: number });
     expect(rows.map((row) => [row.row, row.line])).toEqual([[1, 2], [2, 4]]);
     expect(result.stderr).toMatch(/^created 2, skipped 0, rejected 0, invalid 0, unknown 0 in /m);
@@ -84,19 +73,19 @@ describe.concurrent('pets add --file: what spreadsheets save', () => {
 
   it('--delimiter takes any one character, or tab', async (t) => {
     const { server, configDir, petctl } = await setupE2e(t, creator());
-    const piped = write(configDir, 'piped.csv', 'name|categoryId\nRex, Jr.|1\n');
-    const tabbed = write(configDir, 'tabbed.csv', 'name\tcategoryId\tnotes, more\nMia\t2\ta, b\n');
+    const piped = writeInput(configDir, 'piped.csv', 'name|categoryId\nRex, Jr.|1\n');
+    const tabbed = writeInput(configDir, 'tabbed.csv', 'name\tcategoryId\tnotes, more\nMia\t2\ta, b\n');
     expect((await petctl(['pets', 'add', '--file', piped, '--delimiter', '|'])).code).toBe(0);
     // A header with a comma is comma-separated by the rule; --delimiter tab says otherwise.
     const tab = await petctl(['pets', 'add', '--file', tabbed, '--delimiter', 'tab']);
     expect(tab.code, tab.stderr).toBe(0);
     expect(tab.stderr).toContain('ignoring columns: notes, more');
-    expect(posted(server.requests)).toEqual(['Rex, Jr.', 'Mia']);
+    expect(postedNames(server.requests)).toEqual(['Rex, Jr.', 'Mia']);
   });
 
   it("Excel's empty rows (,,, and cells of spaces) are skipped as blank lines are: no row number, no error; --skip-invalid reruns end 0", async (t) => {
     const { server, configDir, petctl } = await setupE2e(t, creator());
-    const file = write(configDir, 'padded.csv', 'name,categoryId,status\r\nRex,1,available\r\n,,\r\n  ,   ,\r\n"",,""\r\nMia,2,\r\n,,\r\n,,\r\n');
+    const file = writeInput(configDir, 'padded.csv', 'name,categoryId,status\r\nRex,1,available\r\n,,\r\n  ,   ,\r\n"",,""\r\nMia,2,\r\n,,\r\n,,\r\n');
 
     for (const run of [1, 2]) {
       const result = await petctl(['pets', 'add', '--file', file, '--skip-invalid', '-o', 'ndjson']);
@@ -105,7 +94,7 @@ describe.concurrent('pets add --file: what spreadsheets save', () => {
       expect(rows.map((row) => [row.row, row.line])).toEqual([[1, 2], [2, 6]]);
       expect(result.stderr).toMatch(run === 1 ? /^created 2, skipped 0, rejected 0, invalid 0, /m : /^created 0, skipped 2, rejected 0, invalid 0, /m);
     }
-    expect(posted(server.requests)).toEqual(['Rex', 'Mia']);
+    expect(postedNames(server.requests)).toEqual(['Rex', 'Mia']);
 
     const dry = await petctl(['pets', 'add', '--file', file, '--dry-run', '-o', 'json']);
     expect(dry.code, dry.stderr).toBe(0);
@@ -123,7 +112,7 @@ describe.concurrent('pets add --file: headers as people write them, --column, an
     const { server, configDir, petctl } = await setupE2e(t, creator());
     const headers = ['Name,Category Id,Status', 'NAME,CATEGORY ID,STATUS', 'name,category_id,status', 'Name,CategoryId,Status'];
     for (const [index, header] of headers.entries()) {
-      const result = await petctl(['pets', 'add', '--file', write(configDir, `h${index}.csv`, `${header}\r\nRex ${index},${index + 3},Pending\r\n`)]);
+      const result = await petctl(['pets', 'add', '--file', writeInput(configDir, `h${index}.csv`, `${header}\r\nRex ${index},${index + 3},Pending\r\n`)]);
       expect(result.code, result.stderr).toBe(0);
       expect(result.stderr).not.toContain('ignoring columns');
     }
@@ -132,7 +121,7 @@ describe.concurrent('pets add --file: headers as people write them, --column, an
 
   it('a header --column names that the file lacks: exit 6, the header and the file\'s headers named, nothing sent; bad --column values exit 2', async (t) => {
     const { server, configDir, petctl } = await setupE2e(t, creator());
-    const file = write(configDir, 'cat.csv', 'Name,Cat,Status\nRex,1,sold\n');
+    const file = writeInput(configDir, 'cat.csv', 'Name,Cat,Status\nRex,1,sold\n');
     const missing = await petctl(['pets', 'add', '--file', file, '--column', 'categoryId=Category']);
     expect(missing.code).toBe(6);
     expectCleanError(missing);
@@ -152,7 +141,7 @@ describe.concurrent('pets add --file: headers as people write them, --column, an
     const { server, configDir, petctl } = await setupE2e(t, creator({ list: { existing: [] } }));
     // As -o csv writes them: RFC 4180 quoting, and a ' before a formula's first character.
     const written = names.map((name) => (/^[=+\-@\t\r]/.test(name) ? `'${name}` : name)).map((cell) => `"${cell.replaceAll('"', '""')}",1,`);
-    const file = write(configDir, 'round.csv', ['name,categoryId,status', ...written, ''].join('\r\n'));
+    const file = writeInput(configDir, 'round.csv', ['name,categoryId,status', ...written, ''].join('\r\n'));
     const imported = await petctl(['pets', 'add', '--file', file]);
     expect(imported.code, imported.stderr).toBe(0);
     // Up to 4 requests in flight: in any order.
@@ -162,7 +151,7 @@ describe.concurrent('pets add --file: headers as people write them, --column, an
     const listed = await petctl(['pets', 'list', '--all', '-o', 'csv']);
     expect(listed.code, listed.stderr).toBe(0);
     const other = await setupE2e(t, creator());
-    const again = await other.petctl(['pets', 'add', '--file', write(configDir, 'listed.csv', listed.stdout)]);
+    const again = await other.petctl(['pets', 'add', '--file', writeInput(configDir, 'listed.csv', listed.stdout)]);
     expect(again.code, again.stderr).toBe(0);
     expect(bodies(other.server.requests).map((body) => (JSON.parse(body) as { name: string }).name).sort()).toEqual([...names].sort());
   });

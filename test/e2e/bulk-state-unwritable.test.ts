@@ -5,6 +5,7 @@ import { runCli, tempDir } from '../helpers/cli';
 import { storedPets } from '../helpers/sandbox-data';
 import { fill, mountSmallDisk, noSmallDisk, unfill, unmountSmallDisk } from '../helpers/small-disk';
 import { startSandbox } from '../../src/sandbox/server';
+import { rowsFile } from '../helpers/import-run';
 
 /**
  * A config directory on a small tmpfs filled mid-import: state.json cannot be written, so the import
@@ -49,8 +50,7 @@ describe.skipIf(noSmallDisk)('the config directory on a full disk', () => {
     });
     const seeded = storedPets(dataFile).length;
     const rows = 100;
-    const input = path.join(dir, 'intake.ndjson');
-    fs.writeFileSync(input, Array.from({ length: rows }, (_, i) => `{"name":"Pet ${i + 1}","categoryId":1}`).join('\n'));
+    const input = rowsFile(dir, 'intake.ndjson', rows, 'Pet ');
     const journal = journalOnDisk ? [] : ['--journal', path.join(dir, 'journal.ndjson')];
     const run = () =>
       runCli(['--base-url', sandbox.baseUrl, 'pets', 'add', '--file', input, ...journal], {

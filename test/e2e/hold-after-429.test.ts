@@ -1,9 +1,8 @@
-import fs from 'node:fs';
-import path from 'node:path';
 import type { ServerResponse } from 'node:http';
 import { describe, expect, it } from 'vitest';
 import { setupE2e } from '../helpers/cli';
 import type { RecordedRequest } from '../helpers/scripted-server';
+import { rowsFile } from '../helpers/import-run';
 
 /**
  * 25 rows, default flags, into a service that sends no rate-limit headers, allows 10 requests per 10-s
@@ -49,8 +48,7 @@ describe.concurrent('a 429 without a usable time holds the whole import; it fini
   it(`no headers at all: 25 rows created, no ban, at most 2 refused requests per 10-s window after the first refusal's`, async (t) => {
     const service = limitedService();
     const { server, configDir, petctl } = await setupE2e(t, service.reply);
-    const file = path.join(configDir, 'rows.ndjson');
-    fs.writeFileSync(file, Array.from({ length: ROWS }, (_, i) => `{"name":"row-${i + 1}","categoryId":1}`).join('\n'));
+    const file = rowsFile(configDir, 'rows.ndjson', ROWS, 'row-');
 
     const result = await petctl(['pets', 'add', '--file', file, '-o', 'ndjson'], { timeoutMs: 90_000 });
 

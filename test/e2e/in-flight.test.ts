@@ -1,9 +1,8 @@
-import fs from 'node:fs';
-import path from 'node:path';
 import type { ServerResponse } from 'node:http';
 import { describe, expect, it } from 'vitest';
 import { setupE2e } from '../helpers/cli';
 import type { RecordedRequest } from '../helpers/scripted-server';
+import { rowsFile } from '../helpers/import-run';
 
 /**
  * --concurrency auto through the built petctl: a scripted service that answers every POST 50 ms
@@ -34,8 +33,7 @@ describe('--concurrency auto (the default), end to end', () => {
   it('against a service 50 ms away whose window has room: more than 4 in flight, -v names each level, every row created once', async (t) => {
     const service = lateService();
     const { configDir, petctl } = await setupE2e(t, service.reply);
-    const file = path.join(configDir, 'rows.ndjson');
-    fs.writeFileSync(file, Array.from({ length: ROWS }, (_, i) => `{"name":"late-${i + 1}","categoryId":1}`).join('\n'));
+    const file = rowsFile(configDir, 'rows.ndjson', ROWS, 'late-');
 
     const result = await petctl(['-v', 'pets', 'add', '--file', file, '-o', 'ndjson'], { timeoutMs: 60_000 });
     expect(result.code, result.stderr).toBe(0);

@@ -1,0 +1,63 @@
+import fs from 'node:fs';
+import path from 'node:path';
+import { expect } from 'vitest';
+import type { CliResult } from './cli';
+import type { RecordedRequest } from './scripted-server';
+
+/** What the e2e tests of `pets add --file` read back: the file they import, the names posted, the lines printed. */
+
+export const IMPORT_SUMMARY = new RegExp(
+  '^created (\\d+), skipped (\\d+), rejected (\\d+), invalid (\\d+), unknown (\\d+)' +
+    '(?:, found (\\d+), resent (\\d+), ambiguous (\\d+))? in [\\d.hms]+ \\(\\d+/min\\); journal (.+)$',
+  'm',
+);
+
+export interface ImportSummary {
+  created: number;
+  skipped: number;
+  rejected: number;
+  invalid: number;
+  unknown: number;
+  found?: number;
+  resent?: number;
+  ambiguous?: number;
+  journal: string;
+}
+
+/** The summary line on stderr, counted (found, resent and ambiguous only after --retry-unknown); none fails the test. */
+export function importSummary(result: CliResult): ImportSummary {
+  const match = IMPORT_SUMMARY.exec(result.stderr);
+  expect(match, result.stderr).not.toBeNull();
+  const [created, skipped, rejected, invalid, unknown, found, resent, ambiguous] = match!
+    .slice(1, 9)
+    .map((count) => (count === undefined ? undefined : Number(count)));
+  const counts = { created: created!, skipped: skipped!, rejected: rejected!, invalid: invalid!, unknown: unknown! };
+  return { ...counts, found, resent, ambiguous, journal: match![9]! };
+}
+
+/** The names of the animals POSTed, in the order the server received them. */
+export function postedNames(requests: RecordedRequest[]): string[] {
+  return requests
+    .filter((r) => r.method === 'POST')
+    .map((r) => (JSON.parse(r.bodyBytes.toString('utf8')) as { name: string }).name);
+}
+
+/** Each line of -o ndjson, parsed. */
+export function ndjsonRows(stdout: string): Array<Record<string, unknown>> {
+  return stdout
+    .split('\n')
+    .filter((line) => line !== '')
+    .map((line) => JSON.parse(line) as Record<string, unknown>);
+}
+
+export function writeInput(dir: string, name: string, content: Buffer | string): string {
+  const file = path.join(dir, name);
+  fs.writeFileSync(file, content);
+  return file;
+}
+
+/** `count` NDJSON rows named `<prefix>1`, `<prefix>2`, … (category 1), written to `dir/name`. */
+export function rowsFile(dir: string, name: string, count: number, prefix: string): string {
+  const rows = Array.from({ length: count }, (_, i) => `{"name":"${prefix}${i + 1}","categoryId":1}`);
+  return writeInput(dir, name, rows.join('\n'));
+}
