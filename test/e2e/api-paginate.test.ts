@@ -2,8 +2,9 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { cliSession, inBash, jsonError, setupE2e, tempDir } from '../helpers/cli';
-import { type Reply, startScriptedServer } from '../helpers/scripted-server';
+import { startScriptedServer } from '../helpers/scripted-server';
 import { writeSandboxData } from '../helpers/sandbox-data';
+import { linkedPage, refusedPastMaxWait } from '../helpers/linked-pages';
 
 /**
  * `petctl api --paginate` on the built-in sandbox (Link rel="next"), and on scripted servers for what it
@@ -30,10 +31,6 @@ const ALL_IDS = [...Array.from({ length: 24 }, (_, index) => String(index + 1)),
 /** The ids in printed JSON, digit for digit. */
 function idsIn(text: string): string[] {
   return [...text.matchAll(/"id": ?(\d+)/g)].map((match) => match[1]!);
-}
-
-function linked(body: unknown, next?: string): Reply {
-  return { status: 200, body: typeof body === 'string' ? body : JSON.stringify(body), headers: next === undefined ? {} : { Link: `<${next}>; rel="next"` } };
 }
 
 describe.concurrent('petctl api --paginate on the sandbox', () => {
@@ -63,7 +60,7 @@ describe.concurrent('petctl api --paginate on the sandbox', () => {
 describe.concurrent('petctl api --paginate: what it refuses', () => {
   it('a page that is not a JSON array ends with exit 7 naming its URL, after printing the pages before it as a closed array', async (t) => {
     const { server, petctl } = await setupE2e(t);
-    server.reply(linked(`[{"id":1},{"id":${BIG}}]`, '/v1/orders?page=2'), linked({ orders: [{ id: 3 }] }));
+    server.reply(linkedPage(`[{"id":1},{"id":${BIG}}]`, '/v1/orders?page=2'), linkedPage({ orders: [{ id: 3 }] }));
     const result = await petctl(['api', '--paginate', '/orders']);
     expect(result.code).toBe(7);
     expect(idsIn(result.stdout)).toEqual(['1', BIG]);
@@ -72,7 +69,7 @@ describe.concurrent('petctl api --paginate: what it refuses', () => {
     expect(result.stderr).toBe(`error: page 2 (GET ${server.baseUrl}/orders?page=2) is a JSON object, not a JSON array; --paginate needs every page to be one (invalid_response, HTTP 200)\n`);
     server.verify();
 
-    server.reply(linked('not json at all'));
+    server.reply(linkedPage('not json at all'));
     const json = await petctl(['api', '--paginate', '/orders', '-o', 'json']);
     expect(json.code).toBe(7);
     expect(json.stdout).toBe('[]\n');
@@ -82,9 +79,9 @@ describe.concurrent('petctl api --paginate: what it refuses', () => {
 
   it('a next link to another origin is never requested: exit 7, the key stays, no way on offered', async (t) => {
     const { server, petctl } = await setupE2e(t);
-    const other = await startScriptedServer(linked([]));
+    const other = await startScriptedServer(linkedPage([]));
     t.onTestFinished(() => other.close());
-    server.reply(linked([{ id: 1 }], `${other.baseUrl}/orders?page=2`));
+    server.reply(linkedPage([{ id: 1 }], `${other.baseUrl}/orders?page=2`));
     const result = await petctl(['api', '--paginate', '/orders', '-o', 'ndjson']);
     expect(result.code).toBe(7);
     expect(result.stdout).toBe('{"id":1}\n');
@@ -98,8 +95,7 @@ describe.concurrent('petctl api --paginate: what it refuses', () => {
 describe.concurrent('petctl api --paginate stopped', () => {
   it('by a 429 past --max-wait: the array so far stays valid, stderr counts the items and gives the command that continues, -H named', async (t) => {
     const { server, key, configDir, petctl } = await setupE2e(t);
-    const refused: Reply = { status: 429, headers: { 'Retry-After': '3' }, body: { code: 'rate_limited', message: 'slow down', status: 429 } };
-    server.reply(linked([{ id: 1 }, { id: 2 }], '/v1/orders?page=2'), linked(`[{"id":3},{"id":${BIG}}]`, '/v1/orders?page=3&x=$(exit%209)'), refused);
+    server.reply(linkedPage([{ id: 1 }, { id: 2 }], '/v1/orders?page=2'), linkedPage(`[{"id":3},{"id":${BIG}}]`, '/v1/orders?page=3&x=$(exit%209)'), refusedPastMaxWait);
     const first = await petctl(['--max-wait', '1', 'api', '--paginate', '/orders', '-H', 'X-Trace: a b', '-o', 'json']);
     expect(first.code).toBe(5);
     expect(idsIn(first.stdout)).toEqual(['1', '2', '3', BIG]);
@@ -109,7 +105,7 @@ describe.concurrent('petctl api --paginate stopped', () => {
     // With -o json the error is the last line, as JSON.
     expect(JSON.parse(first.stderr.trimEnd().split('\n').at(-1)!)).toMatchObject({ code: 'rate_limited', status: 429 });
 
-    server.reply(linked([{ id: 5 }]));
+    server.reply(linkedPage([{ id: 5 }]));
     // The header's value, hidden in the printed command, put back as its note says.
     const rest = await inBash(stop![1]!.replace('<value>', 'a b'), { PETCTL_CONFIG_DIR: configDir, PETCTL_API_KEY: key });
     expect(rest.code, rest.stderr).toBe(0);
@@ -124,8 +120,7 @@ describe.concurrent('petctl api --paginate stopped', () => {
   it('prints no -H value: each header by its name with <value>, said once; the secret appears nowhere in stdout or stderr', async (t) => {
     const { server, petctl } = await setupE2e(t);
     const secret = 's3cr3t-session-7f2c9e';
-    const refused: Reply = { status: 429, headers: { 'Retry-After': '3' }, body: { code: 'rate_limited', message: 'slow down', status: 429 } };
-    server.reply(linked([{ id: 1 }], '/v1/orders?page=2'), refused);
+    server.reply(linkedPage([{ id: 1 }], '/v1/orders?page=2'), refusedPastMaxWait);
     const headers = ['-H', `X-Session-Token: ${secret}`, '-H', `X-Other:${secret}-2`];
     const result = await petctl(['--max-wait', '1', 'api', '--paginate', '/orders', ...headers]);
     expect(result.code).toBe(5);
@@ -140,7 +135,7 @@ describe.concurrent('petctl api --paginate stopped', () => {
 
   it('by Ctrl-C: the JSON array is closed, stderr says how far it got, and petctl ends by SIGINT', async (t) => {
     const { server, key, petctl } = await setupE2e(t, { hang: true });
-    server.reply(linked([{ id: 1 }, { id: 2 }], '/v1/orders?page=2'));
+    server.reply(linkedPage([{ id: 1 }, { id: 2 }], '/v1/orders?page=2'));
     const result = await petctl(['api', '--paginate', '/orders'], { onSpawn: (child) => void server.received(2).then(() => child.kill('SIGINT')) });
     expect(result.signal).toBe('SIGINT');
     expect(JSON.parse(result.stdout)).toEqual([{ id: 1 }, { id: 2 }]);

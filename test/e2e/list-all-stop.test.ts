@@ -1,7 +1,8 @@
 import { spawn } from 'node:child_process';
 import { describe, expect, it } from 'vitest';
 import { BIN, NODE, cleanEnv, inBash, setupE2e } from '../helpers/cli';
-import { type RecordedRequest, type Reply, startScriptedServer } from '../helpers/scripted-server';
+import { type RecordedRequest, startScriptedServer } from '../helpers/scripted-server';
+import { linkedPage, petsPage, refusedPastMaxWait } from '../helpers/linked-pages';
 
 /**
  * `pets list --all` stopped halfway, against scripted servers: what it fetched
@@ -10,17 +11,6 @@ import { type RecordedRequest, type Reply, startScriptedServer } from '../helper
  */
 
 const BIG = '9007199254740993';
-
-function page(ids: Array<number | string>): string {
-  return `[${ids.map((id) => `{"id":${id},"name":"Pet ${id}","categoryId":1,"status":"available"}`).join(',')}]`;
-}
-
-function linked(body: string, next?: string, headers: Record<string, string> = {}): Reply {
-  return { status: 200, body, headers: next === undefined ? headers : { ...headers, Link: `<${next}>; rel="next"` } };
-}
-
-/** A 429 whose Retry-After is past a --max-wait of 1 s. */
-const refused: Reply = { status: 429, headers: { 'Retry-After': '3' }, body: { code: 'rate_limited', message: 'slow down', status: 429 } };
 
 /** The ids of a JSON array on stdout, digit for digit (an int64 above 2^53 included). */
 function jsonIds(stdout: string): string[] {
@@ -40,7 +30,7 @@ describe.concurrent('pets list --all stopped by a 429', () => {
     const { server, key, configDir, petctl } = await setupE2e(t);
     // A link with what a shell would run or expand, were it not quoted.
     const next = "/v1/pets?limit=2&status=available&after=4&x=$(exit%209)`false`;*|";
-    server.reply(linked(page([1, 2]), '/v1/pets?limit=2&status=available&after=2'), linked(page([3, BIG]), next), refused);
+    server.reply(linkedPage(petsPage([1, 2]), '/v1/pets?limit=2&status=available&after=2'), linkedPage(petsPage([3, BIG]), next), refusedPastMaxWait);
     const first = await petctl(['--max-wait', '1', 'pets', 'list', '--all', '--limit', '2', '--status', 'available', '-o', 'json']);
     expect(first.code).toBe(5);
     expect(jsonIds(first.stdout)).toEqual(['1', '2', '3', BIG]);
@@ -49,7 +39,7 @@ describe.concurrent('pets list --all stopped by a 429', () => {
     expect(command).toContain(`--base-url http://127.0.0.1:${server.port}/v1 -o json --starting-token '${next}'`);
     expect(first.stderr).not.toContain('nothing sent');
 
-    server.reply(linked(page(['9007199254740995'])));
+    server.reply(linkedPage(petsPage(['9007199254740995'])));
     const rest = await inBash(command, { PETCTL_CONFIG_DIR: configDir, PETCTL_API_KEY: key });
     expect(rest.code, rest.stderr).toBe(0);
     expect(server.requests.at(-1)!.url).toBe(next);
@@ -60,7 +50,7 @@ describe.concurrent('pets list --all stopped by a 429', () => {
   // Each format written page by page, and the continue command's flags: test/output/listing-stream.test.ts.
   it('--query runs over what was fetched before the stop', async (t) => {
     const { server, petctl } = await setupE2e(t);
-    server.reply(linked(page([1, 2]), '/v1/pets?limit=2&after=2'), linked(page([3]), '/v1/pets?limit=2&after=3'), refused);
+    server.reply(linkedPage(petsPage([1, 2]), '/v1/pets?limit=2&after=2'), linkedPage(petsPage([3]), '/v1/pets?limit=2&after=3'), refusedPastMaxWait);
     const queried = await petctl(['--max-wait', '1', 'pets', 'list', '--all', '--limit', '2', '-o', 'json', '--query', '[].id']);
     expect(queried.code).toBe(5);
     expect(JSON.parse(queried.stdout)).toEqual([1, 2, 3]);
@@ -72,7 +62,7 @@ describe.concurrent('pets list --all stopped by a 429', () => {
     const { server, petctl } = await setupE2e(t);
     // Nothing left until a reset an hour away: the day's quota, which --max-wait bounds.
     const reset = String(Math.ceil(Date.now() / 1000) + 3600);
-    server.reply(linked(page([1, 2]), '/v1/pets?limit=2&after=2', { 'X-RateLimit-Limit': '60', 'X-RateLimit-Remaining': '0', 'X-RateLimit-Reset': reset }));
+    server.reply(linkedPage(petsPage([1, 2]), '/v1/pets?limit=2&after=2', { 'X-RateLimit-Limit': '60', 'X-RateLimit-Remaining': '0', 'X-RateLimit-Reset': reset }));
     const result = await petctl(['pets', 'list', '--all', '--limit', '2']);
     expect(result.code).toBe(5);
     expect(result.stdout).toBe('1\tPet 1\t1\tavailable\n2\tPet 2\t1\tavailable\n');
@@ -89,7 +79,7 @@ describe.concurrent('pets list --all paces itself', () => {
     const { server, petctl } = await setupE2e(t);
     const reset = Math.ceil(Date.now() / 1000) + 3;
     const limits = { 'X-RateLimit-Limit': '60', 'X-RateLimit-Remaining': '0', 'X-RateLimit-Reset': String(reset), Date: new Date().toUTCString() };
-    server.reply(linked(page([1, 2]), '/v1/pets?limit=2&after=2', limits), linked(page([3])));
+    server.reply(linkedPage(petsPage([1, 2]), '/v1/pets?limit=2&after=2', limits), linkedPage(petsPage([3])));
     const result = await petctl(['--max-wait', '1', 'pets', 'list', '--all', '--limit', '2']);
     expect(result.code, result.stderr).toBe(0);
     expect(result.stdout.split('\n').filter(Boolean)).toHaveLength(3);
@@ -102,7 +92,7 @@ describe.concurrent('Ctrl-C during pets list --all', () => {
   it('closes the JSON array, says how far it got and how to continue, and ends by SIGINT', async (t) => {
     const server = await startScriptedServer({ hang: true });
     t.onTestFinished(() => server.close());
-    server.reply(linked(page([1, 2]), '/v1/pets?limit=2&after=2'));
+    server.reply(linkedPage(petsPage([1, 2]), '/v1/pets?limit=2&after=2'));
     const child = spawn(NODE, [BIN, '--base-url', server.baseUrl, 'pets', 'list', '--all', '--limit', '2', '-o', 'json'], {
       env: cleanEnv({ PETCTL_CONFIG_DIR: '/nonexistent-petctl-test', PETCTL_API_KEY: 'k-interrupt-test' }),
     });
@@ -126,7 +116,7 @@ describe.concurrent('Ctrl-C during pets list --all', () => {
 describe.concurrent('pets list --starting-token', () => {
   it('starts at the link with its filters, as a path or on the base URL\'s origin, and implies --all', async (t) => {
     const { server, petctl } = await setupE2e(t);
-    server.reply(linked(page([3]), '/v1/pets?limit=2&status=available&after=3'), linked(page([]), undefined), linked(page([5])));
+    server.reply(linkedPage(petsPage([3]), '/v1/pets?limit=2&status=available&after=3'), linkedPage(petsPage([]), undefined), linkedPage(petsPage([5])));
     const fromPath = await petctl(['pets', 'list', '--status', 'available', '--starting-token', '/v1/pets?limit=2&status=available&after=2']);
     expect(fromPath.code, fromPath.stderr).toBe(0);
     expect(fromPath.stdout).toBe('3\tPet 3\t1\tavailable\n');

@@ -1,27 +1,19 @@
 import { spawn } from 'node:child_process';
 import { describe, expect, it } from 'vitest';
 import { BIN, NODE, cleanEnv, jsonError, setupE2e } from '../helpers/cli';
-import { type RecordedRequest, type Reply, startScriptedServer } from '../helpers/scripted-server';
+import { type RecordedRequest, startScriptedServer } from '../helpers/scripted-server';
+import { linkedPage, petsPage } from '../helpers/linked-pages';
 
 /** `petctl pets list --all` against scripted servers: three linked pages, and hostile next links. */
 
 const BIG = '9007199254740993';
 
-function page(ids: Array<number | string>): string {
-  return `[${ids.map((id) => `{"id":${id},"name":"Pet ${id}","categoryId":1,"status":"available"}`).join(',')}]`;
-}
-
-function linked(body: string, next?: string): Reply {
-  const headers: Record<string, string> = next === undefined ? {} : { Link: `<${next}>; rel="next"` };
-  return { status: 200, body, headers };
-}
-
 /** Three pages of two, linked as the sandbox does: </v1/pets?limit=2&after=<last id>>. */
 function threePages() {
   return [
-    linked(page([1, 2]), '/v1/pets?limit=2&after=2'),
-    linked(page([3, BIG]), `/v1/pets?limit=2&after=${BIG}`),
-    linked(page(['9007199254740995'])),
+    linkedPage(petsPage([1, 2]), '/v1/pets?limit=2&after=2'),
+    linkedPage(petsPage([3, BIG]), `/v1/pets?limit=2&after=${BIG}`),
+    linkedPage(petsPage(['9007199254740995'])),
   ];
 }
 
@@ -53,11 +45,11 @@ describe.concurrent('pets list --all follows Link rel="next"', () => {
     let stdout = '';
     let release: () => void = () => {};
     const seenFirstPage = new Promise<void>((resolve) => (release = resolve));
-    server.reply(linked(page([1, 2]), '/v1/pets?limit=2&after=2'), (_request: RecordedRequest, res) => {
+    server.reply(linkedPage(petsPage([1, 2]), '/v1/pets?limit=2&after=2'), (_request: RecordedRequest, res) => {
       // Answer page 2 only once page 1 has reached petctl's stdout.
       void seenFirstPage.then(() => {
         res.writeHead(200, { 'content-type': 'application/json' });
-        res.end(page([3]));
+        res.end(petsPage([3]));
       });
     });
     const child = spawn(NODE, [BIN, '--base-url', server.baseUrl, 'pets', 'list', '--all', '--limit', '2', '-o', 'ndjson'], {
@@ -74,7 +66,7 @@ describe.concurrent('pets list --all follows Link rel="next"', () => {
 
   it('without a next link prints the one page and no more; a full page gets a notice', async (t) => {
     const { server, petctl } = await setupE2e(t);
-    server.reply(linked(page([1])), linked(page([1, 2])));
+    server.reply(linkedPage(petsPage([1])), linkedPage(petsPage([1, 2])));
     const partial = await petctl(['pets', 'list', '--all', '--limit', '2']);
     expect(partial.code).toBe(0);
     expect(partial.stdout).toBe('1\tPet 1\t1\tavailable\n');
@@ -91,9 +83,9 @@ describe.concurrent('pets list --all follows Link rel="next"', () => {
 describe.concurrent('pets list --all refuses a hostile next link with exit 7, without requesting it', () => {
   it('a next link on another origin (the key would go with it)', async (t) => {
     const { server, petctl } = await setupE2e(t);
-    const other = await startScriptedServer(linked(page([9])));
+    const other = await startScriptedServer(linkedPage(petsPage([9])));
     t.onTestFinished(() => other.close());
-    server.reply(linked(page([1, 2]), '/v1/pets?after=2'), linked(page([3, 4]), `http://127.0.0.1:${other.port}/v1/pets?after=4`));
+    server.reply(linkedPage(petsPage([1, 2]), '/v1/pets?after=2'), linkedPage(petsPage([3, 4]), `http://127.0.0.1:${other.port}/v1/pets?after=4`));
     const result = await petctl(['pets', 'list', '--all', '--limit', '2']);
     expect(result.code).toBe(7);
     expect(other.requests).toHaveLength(0);
@@ -105,7 +97,7 @@ describe.concurrent('pets list --all refuses a hostile next link with exit 7, wi
 
   it('a next link back to a page already fetched (a loop), or to itself', async (t) => {
     const { server, petctl } = await setupE2e(t);
-    server.reply(linked(page([1, 2]), '/v1/pets?limit=2&after=2'), linked(page([3, 4]), '/v1/pets?limit=2'), linked(page([1, 2]), '/v1/pets?limit=2'));
+    server.reply(linkedPage(petsPage([1, 2]), '/v1/pets?limit=2&after=2'), linkedPage(petsPage([3, 4]), '/v1/pets?limit=2'), linkedPage(petsPage([1, 2]), '/v1/pets?limit=2'));
     const loop = await petctl(['pets', 'list', '--all', '--limit', '2']);
     expect(loop.code).toBe(7);
     expect(loop.stderr).toContain("error: page 2's next link leads back to a page already fetched (/v1/pets?limit=2); not followed");
