@@ -61,22 +61,6 @@ describe('help where people look', () => {
     for (const text of ['pets', 'auth', 'profile', 'sandbox', '--profile', '--output', '--base-url', '--max-wait', '--no-color', 'Exit codes', ...TOPICS]) expect(help.stdout).toContain(text);
   });
 
-  it('petctl help [command…] prints that command\'s help on stdout, as --help does, for every command', async () => {
-    const commands = await allCommands();
-    expect(commands).toContainEqual(['pets', 'add']);
-    expect(commands).toContainEqual(['profile', 'set']);
-    for (const words of commands.filter((words) => !(words.length === 1 && TOPICS.includes(words[0]!)))) {
-      const viaHelp = await runCli(['help', ...words]);
-      const viaFlag = await runCli([...words, '--help']);
-      expect({ words, code: viaHelp.code, stderr: viaHelp.stderr }).toEqual({ words, code: 0, stderr: '' });
-      expect(viaHelp.stdout).toBe(viaFlag.stdout);
-      expect(viaFlag.stdout).toContain(`Usage: petctl ${words.join(' ')}`.trimEnd());
-    }
-    const list = (await runCli(['pets', 'list', '--help'])).stdout;
-    for (const text of ['--limit <n>', '1-100', 'Examples:']) expect(list).toContain(text);
-    expect(list).toMatch(/--status <status>[\s\S]*"available",\s+"pending",\s+"sold"/);
-  }, 120_000);
-
   it('a group without a command (pets, auth, profile, cache) prints its help on stdout and exits 0, as a bare petctl does', async () => {
     for (const group of ['pets', 'auth', 'profile', 'cache']) {
       const help = (await runCli([group, '--help'])).stdout;
@@ -100,14 +84,7 @@ describe('help where people look', () => {
     expect((await runCli(['version', '--help'])).stdout).toContain('print the version');
   });
 
-  it('no --help names a path in the repository; those that point to a guide name petctl help <topic>', async () => {
-    const texts = await Promise.all((await allCommands()).map(async (words) => ({ words, help: (await runCli([...words, '--help'])).stdout })));
-    for (const { words, help } of texts) expect({ words, paths: help.match(/\b(?:docs\/|README|CONTRIBUTING)[\w./-]*/g) ?? [] }).toEqual({ words, paths: [] });
-    expect(texts.find(({ words }) => words.join(' ') === 'pets add')?.help).toContain('petctl help bulk-import');
-    expect(texts.find(({ words }) => words.join(' ') === 'sandbox')?.help).toContain('petctl help sandbox');
-  }, 60_000);
-
-  it('help comes from the pages the build captured, without the program: an install without dist/petctl.cjs still prints every page', async () => {
+  it('every command\'s help, from the program, is what --help, -h and petctl help print from the pages the build captured, even in an install without dist/petctl.cjs; none names a path in the repository', async () => {
     const install = tempDir('petctl-help-only-');
     for (const file of ['bin/petctl.js', 'bin/package.json', 'dist/help.cjs', 'dist/help.json', 'package.json']) {
       fs.mkdirSync(path.join(install, path.dirname(file)), { recursive: true });
@@ -115,11 +92,18 @@ describe('help where people look', () => {
     }
     const bin = path.join(install, 'bin', 'petctl.js');
     const run = (args: string[]) => spawnSync(NODE, [bin, ...args], { env: cleanEnv(), encoding: 'utf8', timeout: 20_000 });
+    const commands = await allCommands();
+    expect(commands).toContainEqual(['pets', 'add']);
+    expect(commands).toContainEqual(['profile', 'set']);
+    const pages = new Map<string, string>();
     try {
-      for (const words of await allCommands()) {
+      for (const words of commands) {
         // The repository's petctl, with a global flag first: help the program prints, not a captured page.
         const program = await runCli(['-q', ...words, '--help']);
         expect(program.code).toBe(0);
+        expect(program.stdout).toContain(`Usage: petctl ${words.join(' ')}`.trimEnd());
+        expect({ words, paths: program.stdout.match(/\b(?:docs\/|README|CONTRIBUTING)[\w./-]*/g) ?? [] }).toEqual({ words, paths: [] });
+        pages.set(words.join(' '), program.stdout);
         for (const args of [[...words, '--help'], [...words, '-h'], ['help', ...words]]) {
           if (args[0] === 'help' && words.length === 1 && TOPICS.includes(words[0]!)) continue;
           const page = run(args);
@@ -139,6 +123,10 @@ describe('help where people look', () => {
     } finally {
       fs.rmSync(install, { recursive: true, force: true });
     }
+    for (const text of ['--limit <n>', '1-100', 'Examples:']) expect(pages.get('pets list')).toContain(text);
+    expect(pages.get('pets list')).toMatch(/--status <status>[\s\S]*"available",\s+"pending",\s+"sold"/);
+    expect(pages.get('pets add')).toContain('petctl help bulk-import');
+    expect(pages.get('sandbox')).toContain('petctl help sandbox');
   }, 120_000);
 
   it('an unknown command or guide after help is a usage error naming the guides (exit 2)', async () => {
