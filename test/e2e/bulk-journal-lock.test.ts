@@ -116,59 +116,44 @@ describe.concurrent('an import started while another waits for the window to reo
   });
 });
 
-/** An import holding the journal: its first request never answered; later ones are created. */
-async function heldJournal(t: TestContext) {
-  const setup = await setupE2e(t, creator());
-  const { server, configDir, petctl } = setup;
-  server.reply({ hang: true });
-  fs.writeFileSync(path.join(configDir, 'rows.csv'), csv(3));
-  let holder: ChildProcess | undefined;
-  void petctl(['pets', 'add', '--file', 'rows.csv', '--concurrency', '1'], { cwd: configDir, onSpawn: (child) => (holder = child) });
-  await server.received(1);
-  const journal = fs.readdirSync(path.join(configDir, 'imports')).find((name) => name.endsWith('.ndjson'))!;
-  return { ...setup, holder: holder!, journal: path.join(configDir, 'imports', journal) };
-}
+describe('a journal another import holds (its first request never answered, later ones created)', () => {
+  it('--max-wait 0: journal_busy, exit 1, naming the journal, the pid and the file, nothing sent, with -o json one JSON line; --dry-run does not wait: it says the journal is in use and shows its figures as they stand; Ctrl-C while waiting: the usual interrupted exit, nothing sent', async (t) => {
+    const { server, configDir, petctl } = await setupE2e(t, creator());
+    server.reply({ hang: true });
+    fs.writeFileSync(path.join(configDir, 'rows.csv'), csv(3));
+    let holder: ChildProcess | undefined;
+    void petctl(['pets', 'add', '--file', 'rows.csv', '--concurrency', '1'], { cwd: configDir, onSpawn: (child) => (holder = child) });
+    await server.received(1);
+    const imports = path.join(configDir, 'imports');
+    const journal = path.join(imports, fs.readdirSync(imports).find((name) => name.endsWith('.ndjson'))!);
+    const inUse = `the journal ${journal} is in use by another import (pid ${holder!.pid}, rows.csv); nothing sent`;
 
-describe.concurrent('a journal another import holds', () => {
-  it('--max-wait 0: journal_busy, exit 1, naming the journal, the pid and the file; nothing sent; with -o json one JSON line', async (t) => {
-    const { server, configDir, petctl, holder, journal } = await heldJournal(t);
     const busy = await petctl(['--max-wait', '0', 'pets', 'add', '--file', 'rows.csv'], { cwd: configDir });
     expect(busy.code).toBe(1);
     expect(busy.stdout).toBe('');
     expect(busy.stderr).toBe(
-      `error: the journal ${journal} is in use by another import (pid ${holder.pid}, rows.csv); nothing sent (journal_busy)\n` +
+      `error: ${inUse} (journal_busy)\n` +
         'hint: run the same command again once that import has finished, or raise --max-wait to wait for it: the rows it created are skipped\n',
     );
     const json = await petctl(['--max-wait', '0', '-o', 'json', 'pets', 'add', '--file', 'rows.csv'], { cwd: configDir });
     expect(json.code).toBe(1);
-    expect(jsonError(json)).toEqual({ code: 'journal_busy', message: `the journal ${journal} is in use by another import (pid ${holder.pid}, rows.csv); nothing sent`, status: 0 });
-    expect(server.requests).toHaveLength(1);
-    expect(holder.exitCode).toBeNull();
-    holder.kill('SIGKILL');
-  });
+    expect(jsonError(json)).toEqual({ code: 'journal_busy', message: inUse, status: 0 });
 
-  it('--dry-run does not wait: it says the journal is in use and shows its figures as they stand', async (t) => {
-    const { server, configDir, petctl, holder, journal } = await heldJournal(t);
     // The default --max-wait is 60 s: a dry run that waited would outlast the holder's test.
     const dry = await petctl(['pets', 'add', '--file', 'rows.csv', '--dry-run'], { cwd: configDir });
     expect(dry.code, dry.stderr).toBe(0);
-    expect(dry.stderr).toContain(`warning: the journal ${journal} is in use by another import of rows.csv (pid ${holder.pid}): these figures may change when it finishes\n`);
+    expect(dry.stderr).toContain(`warning: the journal ${journal} is in use by another import of rows.csv (pid ${holder!.pid}): these figures may change when it finishes\n`);
     expect(dry.stdout).toMatch(/^would send 2 of 3 rows: 0 already created, 1 with an unknown outcome, 0 invalid; /);
-    expect(holder.exitCode).toBeNull();
-    expect(server.requests).toHaveLength(1);
-    holder.kill('SIGKILL');
-  });
 
-  it('Ctrl-C while waiting: the usual interrupted exit, nothing sent', async (t) => {
-    const { server, configDir, petctl, holder } = await heldJournal(t);
     const stopped = await petctl(['-v', 'pets', 'add', '--file', 'rows.csv'], {
       cwd: configDir,
       onSpawn: (child) => child.stderr!.on('data', (chunk: string) => void (chunk.includes(WAITING) && child.kill('SIGINT'))),
     });
     expect(stopped).toMatchObject({ code: null, signal: 'SIGINT' });
-    expect(stopped.stderr).toContain(`petctl: waiting for another import of rows.csv (pid ${holder.pid}) to finish`);
+    expect(stopped.stderr).toContain(`petctl: waiting for another import of rows.csv (pid ${holder!.pid}) to finish`);
     expect(server.requests).toHaveLength(1);
-    holder.kill('SIGKILL');
+    expect(holder!.exitCode).toBeNull();
+    holder!.kill('SIGKILL');
   });
 });
 
