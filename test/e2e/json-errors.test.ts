@@ -1,7 +1,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { type CliResult, cliSession, expectCleanError, jsonError, newApiKey, setupE2e } from '../helpers/cli';
+import { type CliResult, expectCleanError, jsonError, setupE2e } from '../helpers/cli';
 import { json, limitHeaders } from '../helpers/scripted-server';
 
 /**
@@ -35,8 +35,8 @@ async function timed(run: () => Promise<CliResult>): Promise<{ result: CliResult
 }
 
 describe.concurrent('retryAt and status in JSON errors', () => {
-  it('after a 429 petctl will not wait out: the server Error body as received, fields and order, with retryAt from its Retry-After in place of its own', async (t) => {
-    const { server, petctl } = await setupE2e(t);
+  it('after a 429 petctl will not wait out: the server Error body as received, fields and order, with retryAt from its Retry-After in place of its own; on a refusal from saved state after it: status 429 (never 0), and the same retryAt, with nothing sent, for auth login too', async (t) => {
+    const { server, key, petctl } = await setupE2e(t);
     server.reply(json(429, { ...RATE_LIMITED, retryAt: 'whenever', extra: 1 }, { 'retry-after': '120' }));
 
     const { result, ended } = await timed(() => petctl(['pets', 'list', '-o', 'json']));
@@ -45,8 +45,30 @@ describe.concurrent('retryAt and status in JSON errors', () => {
     const error = jsonError(result);
     expect(result.stdout).toBe('');
     expect(result.stderr).toBe(`${JSON.stringify({ ...RATE_LIMITED, retryAt: error.retryAt, extra: 1 })}\n`);
-    expectRetryAt(error, server.requests[0]!.at, 120_000, ended);
+    const firstRetryAt = expectRetryAt(error, server.requests[0]!.at, 120_000, ended);
     server.verify();
+
+    const saved = await timed(() => petctl(['pets', 'list', '-o', 'json', '--max-wait', '0']));
+    expect(saved.result.code).toBe(5);
+    expectCleanError(saved.result);
+    const savedError = jsonError(saved.result);
+    expect(savedError).toMatchObject({ code: 'rate_limited', status: 429 });
+    expect(savedError.message).toMatch(/nothing sent/);
+    // The saved block is the first answer's: both processes name the same second, up to the rounding.
+    expect(Math.abs(expectRetryAt(savedError, server.requests[0]!.at, 120_000, saved.ended) - firstRetryAt)).toBeLessThanOrEqual(1000);
+
+    // In words, the line still says no answer came this time: no "HTTP 429" after the code.
+    const inWords = await petctl(['pets', 'list']);
+    expect(inWords.stderr).toMatch(/nothing sent\. Try again at .* \(rate_limited\)$/m);
+
+    // auth login, kept from checking the key by the saved block: its own message.
+    const login = await timed(() => petctl(['auth', 'login', '--with-token', '-o', 'json'], { env: { PETCTL_API_KEY: undefined }, input: key }));
+    expect(login.result.code).toBe(5);
+    const loginError = jsonError(login.result);
+    expect(loginError).toMatchObject({ code: 'rate_limited', status: 429 });
+    expect(loginError.message).toMatch(/^the key could not be checked/);
+    expectRetryAt(loginError, server.requests[0]!.at, 120_000, login.ended);
+    expect(server.requests).toHaveLength(1);
   });
 
   it('after a ban (-o ndjson), and on the refusal from saved state after it: key_banned, status 429, retryAt at the end of the ban', async (t) => {
@@ -63,29 +85,6 @@ describe.concurrent('retryAt and status in JSON errors', () => {
       expect(error).toMatchObject({ code: 'key_banned', status: 429 });
       expectRetryAt(error, server.requests[0]!.at, 600_000, end);
     }
-  });
-
-  it('on a refusal from saved state after a 429: status 429 (never 0), and the same retryAt, with nothing sent', async (t) => {
-    const { server, petctl } = await setupE2e(t);
-    server.reply(json(429, RATE_LIMITED, { 'retry-after': '120' }));
-    const first = await petctl(['pets', 'list', '-o', 'json']);
-    const firstRetryAt = Date.parse(jsonError(first).retryAt as string);
-
-    const { result, ended } = await timed(() => petctl(['pets', 'list', '-o', 'json', '--max-wait', '0']));
-
-    expect(result.code).toBe(5);
-    expectCleanError(result);
-    expect(server.requests).toHaveLength(1);
-    const error = jsonError(result);
-    expect(error).toMatchObject({ code: 'rate_limited', status: 429 });
-    expect(error.message).toMatch(/nothing sent/);
-    // The saved block is the first answer's: both processes name the same second, up to the rounding.
-    expect(Math.abs(expectRetryAt(error, server.requests[0]!.at, 120_000, ended) - firstRetryAt)).toBeLessThanOrEqual(1000);
-
-    // In words, the line still says no answer came this time: no "HTTP 429" after the code.
-    const inWords = await petctl(['pets', 'list']);
-    expect(inWords.stderr).toMatch(/nothing sent\. Try again at .* \(rate_limited\)$/m);
-    expect(server.requests).toHaveLength(1);
   });
 
   it('on a refusal from saved state after a window used up by a success: status 429 and the window reset as retryAt', async (t) => {
@@ -111,23 +110,6 @@ describe.concurrent('retryAt and status in JSON errors', () => {
     expect(error.retryAt).toMatch(ISO_SECOND);
     expect(Date.parse(error.retryAt as string)).toBeGreaterThanOrEqual(resetSecond);
     expect(Date.parse(error.retryAt as string)).toBeLessThanOrEqual(resetSecond + 1000 + lateMs);
-  });
-
-  it('auth login kept from checking the key by a saved block: its own message, with status 429 and retryAt', async (t) => {
-    const { server, configDir } = await setupE2e(t);
-    server.reply(json(429, RATE_LIMITED, { 'retry-after': '120' }));
-    const key = newApiKey();
-    const petctl = cliSession({ args: ['--base-url', server.baseUrl], env: { PETCTL_CONFIG_DIR: configDir, PETCTL_API_KEY: key }, secrets: [key] });
-    await petctl(['pets', 'list']);
-
-    const { result, ended } = await timed(() => petctl(['auth', 'login', '--with-token', '-o', 'json'], { env: { PETCTL_API_KEY: undefined }, input: key }));
-
-    expect(result.code).toBe(5);
-    expect(server.requests).toHaveLength(1);
-    const error = jsonError(result);
-    expect(error).toMatchObject({ code: 'rate_limited', status: 429 });
-    expect(error.message).toMatch(/^the key could not be checked/);
-    expectRetryAt(error, server.requests[0]!.at, 120_000, ended);
   });
 
   it('the commands a 429 stops say when too: pets list --all and an import, each in its last stderr line', async (t) => {
