@@ -2,6 +2,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { type CliResult, runCli, setupE2e, tempDir } from '../helpers/cli';
+import { importSummary, ndjsonRows } from '../helpers/import-run';
 import { storedPets } from '../helpers/sandbox-data';
 import type { RecordedRequest } from '../helpers/scripted-server';
 import { type RunningSandbox, startSandbox } from '../../src/sandbox/server';
@@ -12,19 +13,10 @@ import { type RunningSandbox, startSandbox } from '../../src/sandbox/server';
  * the server holds.
  */
 
-function ndjsonRows(stdout: string): Array<{ row: number; ok: boolean; error?: { code: string }; pet?: { id: number; name: string } }> {
-  return stdout
-    .split('\n')
-    .filter((line) => line.startsWith('{'))
-    .map((line) => JSON.parse(line) as { row: number; ok: boolean });
-}
-
 /** The X-RateLimit-* headers the specification puts on every answer: a generous window. */
 function rateHeaders(): Record<string, string> {
   return { 'x-ratelimit-limit': '1000', 'x-ratelimit-remaining': '900', 'x-ratelimit-reset': String(Math.ceil(Date.now() / 1000) + 60) };
 }
-
-const SUMMARY = /^created (\d+), skipped (\d+), rejected (\d+), invalid (\d+), unknown (\d+) in /m;
 
 describe('Ctrl-C against a slow server', () => {
   it('the first Ctrl-C stops sending and waits for the request in flight: its row is created, the summary printed, then ends by SIGINT (130 in a shell); a rerun sends the rest', async (t) => {
@@ -142,8 +134,8 @@ async function killAndRerun(signal: NodeJS.Signals, killPoints: number[]): Promi
       expect(result.error?.code, name).toBe('outcome_unknown');
     }
   }
-  const counts = SUMMARY.exec(final.stderr)!;
-  expect(Number(counts[1]) + Number(counts[2]) + Number(counts[5])).toBe(rows);
+  const { created, skipped, unknown } = importSummary(final);
+  expect(created + skipped + unknown).toBe(rows);
   fs.rmSync(dir, { recursive: true, force: true });
 }
 

@@ -42,12 +42,22 @@ export function postedNames(requests: RecordedRequest[]): string[] {
     .map((r) => (JSON.parse(r.bodyBytes.toString('utf8')) as { name: string }).name);
 }
 
+/** What an import's -o ndjson line holds. */
+export interface RowLine {
+  row: number;
+  line: number;
+  ok: boolean;
+  error?: { code: string; message: string; status: number };
+  pet?: { id: number; name: string };
+  [field: string]: unknown;
+}
+
 /** Each line of -o ndjson, parsed. */
-export function ndjsonRows(stdout: string): Array<Record<string, unknown>> {
+export function ndjsonRows(stdout: string): RowLine[] {
   return stdout
     .split('\n')
     .filter((line) => line !== '')
-    .map((line) => JSON.parse(line) as Record<string, unknown>);
+    .map((line) => JSON.parse(line) as RowLine);
 }
 
 export function writeInput(dir: string, name: string, content: Buffer | string): string {
