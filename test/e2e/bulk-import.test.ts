@@ -209,34 +209,6 @@ describe.concurrent('pets add --file', () => {
     expect(postedNames(server.requests)).toEqual(expect.arrayContaining(['A', 'B', 'B']));
   });
 
-  it('a dropped connection makes the row outcome_unknown (exit 7); a rerun reports it and does not resend it; --retry-unknown, not finding it, does, once', async (t) => {
-    const { server, configDir, petctl } = await setupE2e(t, creator({ list: {} }));
-    const file = writeInput(configDir, 'pets.ndjson', '{"name":"A","categoryId":1}\n{"name":"B","categoryId":2}\n');
-    server.reply(creator({ firstId: 500 }), { destroy: true });
-
-    const first = await petctl(['pets', 'add', '--file', file, '--concurrency', '1', '-o', 'ndjson']);
-    expect(first.code).toBe(7);
-    const unknown = ndjsonRows(first.stdout).find((row) => row.row === 2)!;
-    expect(unknown).toMatchObject({ row: 2, line: 2, ok: false, error: { code: 'outcome_unknown', status: 0 } });
-    expect(importSummary(first)).toMatchObject({ created: 1, unknown: 1 });
-
-    const second = await petctl(['pets', 'add', '--file', file]);
-    expect(second.code).toBe(7);
-    expect(importSummary(second)).toMatchObject({ created: 0, skipped: 1, unknown: 1 });
-    expect(second.stdout).toMatch(/^2\t2\toutcome_unknown\t0\tsent by an earlier run/);
-    expect(server.requests).toHaveLength(2);
-
-    const third = await petctl(['pets', 'add', '--file', file, '--retry-unknown']);
-    expect(third.code, third.stderr).toBe(0);
-    expect(importSummary(third)).toMatchObject({ created: 1, skipped: 1, unknown: 0 });
-    // It looked first (B was never created: the connection dropped before the server took it), then sent B again.
-    expect(server.requests.slice(2).map((r) => r.method)).toEqual(['GET', 'POST']);
-    expect(postedNames(server.requests)).toEqual(['A', 'B', 'B']);
-    const fourth = await petctl(['pets', 'add', '--file', file, '--retry-unknown']);
-    expect(importSummary(fourth)).toMatchObject({ created: 0, skipped: 2 });
-    expect(server.requests).toHaveLength(4);
-  });
-
   it('exit 5 when the rate limit stops the import, saying when and counting every invalid row; a rerun resumes, every row created once', async (t) => {
     const { server, configDir, petctl } = await setupE2e(t, creator());
     const rows = ['A', 'B', 'C', 'D', ''].map((name, i) => `{"name":"${name}","categoryId":${i + 1}}`);

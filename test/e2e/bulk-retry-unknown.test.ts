@@ -56,7 +56,7 @@ describe.concurrent('pets add --file --retry-unknown', () => {
     expect(server.requests).toHaveLength(requests);
   });
 
-  it('a row not found is sent again (resent); one found is not; the listing follows rel="next" page by page', async (t) => {
+  it('a row not found is sent again (resent); one found is not; the listing follows rel="next" page by page; a rerun without --retry-unknown reports the row and does not send it', async (t) => {
     // Five animals already there, two a page; C is created and its answer lost; D's connection drops before the service takes it.
     const existing = [1, 2, 3, 4, 5].map((id) => `{"id":${id},"name":"Old ${id}","categoryId":1}`);
     const shelter = creator({ list: { existing, pageSize: 2 }, lose: { names: (name) => name === 'C' } });
@@ -69,6 +69,9 @@ describe.concurrent('pets add --file --retry-unknown', () => {
     // D alone now, and lost before it reaches the service.
     const second = await petctl(['pets', 'add', '--file', file, '--concurrency', '1']);
     expect(second.code).toBe(7);
+    // C is reported, not sent again, without --retry-unknown.
+    expect(second.stdout).toMatch(/^1\t1\toutcome_unknown\t0\tsent by an earlier run/m);
+    expect(importSummary(second)).toMatchObject({ created: 0, skipped: 0, unknown: 2 });
     expect(postedNames(server.requests)).toEqual(['C', 'D']);
 
     const retry = await petctl(['pets', 'add', '--file', file, '--retry-unknown', '-o', 'ndjson']);
@@ -84,6 +87,12 @@ describe.concurrent('pets add --file --retry-unknown', () => {
     const listing = gets(server.requests);
     expect(listing.map((r) => r.url)).toEqual(['/v1/pets?limit=100', '/v1/pets?limit=100&after=2', '/v1/pets?limit=100&after=4']);
     expect(server.requests.indexOf(listing.at(-1)!)).toBeLessThan(server.requests.findLastIndex((r) => r.method === 'POST'));
+
+    // Both recorded as created: --retry-unknown again skips them, asking nothing.
+    const requests = server.requests.length;
+    const again = await petctl(['pets', 'add', '--file', file, '--retry-unknown']);
+    expect(importSummary(again)).toMatchObject({ created: 0, skipped: 2 });
+    expect(server.requests).toHaveLength(requests);
   });
 
   it('with --id-column a row is looked for by what it sent, though the file has changed it since; found, it is then a changed row', async (t) => {
