@@ -17,9 +17,8 @@ interface Setup {
   petctl: (args: string[], options?: CliOptions) => Promise<CliResult>;
 }
 
-function setup(t: Pick<TestContext, 'onTestFinished'>, secrets: string[] = []): Setup {
+function setup(secrets: string[] = []): Setup {
   const configDir = tempDir();
-  t.onTestFinished(() => fs.rmSync(configDir, { recursive: true, force: true }));
   return { configDir, configFile: path.join(configDir, 'config.json'), petctl: cliSession({ env: { PETCTL_CONFIG_DIR: configDir }, secrets }) };
 }
 
@@ -47,7 +46,7 @@ describe.concurrent('profiles', () => {
     const staging = await scripted(t);
     const productionKey = newApiKey();
     const stagingKey = newApiKey();
-    const { petctl } = setup(t, [productionKey, stagingKey]);
+    const { petctl } = setup([productionKey, stagingKey]);
     await ok(petctl(['profile', 'add', 'production', '--base-url', production.baseUrl]));
     await ok(petctl(['profile', 'add', 'staging', '--base-url', staging.baseUrl]));
     await ok(petctl(['auth', 'login', '--insecure-storage', '--no-verify', '-p', 'production', '--with-token'], { input: `${productionKey}\n` }));
@@ -97,7 +96,7 @@ describe.concurrent('auth', () => {
     const server = await scripted(t);
     const stored = newApiKey();
     const envKey = newApiKey();
-    const { petctl } = setup(t, [stored, envKey]);
+    const { petctl } = setup([stored, envKey]);
     await ok(petctl(['profile', 'add', 'production', '--base-url', server.baseUrl]));
     await ok(petctl(['auth', 'login', '--insecure-storage', '--no-verify', '--with-token'], { input: stored }));
 
@@ -111,8 +110,8 @@ describe.concurrent('auth', () => {
     expect(asJson).toMatchObject({ key: mask(envKey), keySource: 'env', keyStorage: null });
   });
 
-  it('the sandbox profile needs no login; a sandbox key is accepted with its plan\'s limit, any other refused; logout goes back to the default', async (t) => {
-    const { petctl, configFile } = setup(t);
+  it('the sandbox profile needs no login; a sandbox key is accepted with its plan\'s limit, any other refused; logout goes back to the default', async () => {
+    const { petctl, configFile } = setup();
     const builtIn = JSON.parse((await ok(petctl(['auth', 'status', '-o', 'json']))).stdout);
     expect(builtIn).toMatchObject({ profile: 'sandbox', baseUrlSource: 'sandbox', key: '****free', keySource: 'sandbox-default', rateLimit: { limit: 60 } });
     expect(builtIn.baseUrl).toMatch(/^http:\/\/127\.0\.0\.1:\d+\/v1$/);

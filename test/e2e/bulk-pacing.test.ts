@@ -1,4 +1,3 @@
-import fs from 'node:fs';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { type CliResult, runCli, tempDir } from '../helpers/cli';
@@ -14,11 +13,9 @@ const MINUTE_MS = 3000;
 const PER_MINUTE = 60;
 
 let sandbox: RunningSandbox | undefined;
-const dirs: string[] = [];
 afterEach(async () => {
   await sandbox?.close();
   sandbox = undefined;
-  for (const dir of dirs.splice(0)) fs.rmSync(dir, { recursive: true, force: true });
 });
 
 interface Logged {
@@ -29,7 +26,6 @@ interface Logged {
 
 async function startLimitedSandbox(): Promise<{ sandbox: RunningSandbox; log: Logged[]; dir: string }> {
   const dir = tempDir();
-  dirs.push(dir);
   const log: Logged[] = [];
   sandbox = await startSandbox({
     port: 0,

@@ -1,6 +1,6 @@
 import fs from 'node:fs';
 import path from 'node:path';
-import { type TestContext, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { type CliResult, newApiKey, runCli, tempDir } from '../helpers/cli';
 import { json, startScriptedServer } from '../helpers/scripted-server';
 
@@ -40,17 +40,11 @@ function allAtOnce(run: (index: number) => Promise<CliResult>): Promise<CliResul
   return Promise.all(Array.from({ length: PROCESSES }, (_, index) => run(index)));
 }
 
-function privateDir(t: Pick<TestContext, 'onTestFinished'>): string {
-  const dir = tempDir();
-  t.onTestFinished(() => fs.rmSync(dir, { recursive: true, force: true }));
-  return dir;
-}
-
 describe(`${PROCESSES} petctl processes at once in one config directory`, () => {
   it('add profiles, log in and record 429s: every profile, key and wait is kept; files parse and stay private', { timeout: TIMEOUT_MS * 4 }, async (t) => {
     const server = await startScriptedServer(json(429, { code: 'rate_limited', message: 'slow down', status: 429 }, { 'retry-after': '600' }));
     t.onTestFinished(() => server.close());
-    const dir = privateDir(t);
+    const dir = tempDir();
     const env = { PETCTL_CONFIG_DIR: dir };
     const keys = Array.from({ length: PROCESSES }, () => newApiKey());
     const petctl = (index: number, args: string[], input?: string) =>

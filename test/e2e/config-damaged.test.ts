@@ -12,9 +12,8 @@ describe.concurrent('a damaged config.json', () => {
   it.for([
     { what: 'JSON cut short', text: '{"activeProfile":"prod","profiles":{"prod":{"baseUrl":"https://api.example.org/v1","apiKey":"sk_live_0123456789' },
     { what: 'not an object', text: '["prod"]\n' },
-  ])('$what: every command stops with config_damaged, exit 1, naming the file; nothing changed', async ({ text }, t) => {
+  ])('$what: every command stops with config_damaged, exit 1, naming the file; nothing changed', async ({ text }) => {
     const configDir = tempDir();
-    t.onTestFinished(() => fs.rmSync(configDir, { recursive: true, force: true }));
     const configFile = path.join(configDir, 'config.json');
     fs.writeFileSync(configFile, text, { mode: 0o600 });
     const petctl = cliSession({ env: { PETCTL_CONFIG_DIR: configDir }, secrets: ['sk_live_0123456789'] });

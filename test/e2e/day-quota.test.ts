@@ -1,6 +1,6 @@
 import fs from 'node:fs';
 import path from 'node:path';
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { runCli, tempDir } from '../helpers/cli';
 import { namedTime } from '../helpers/local-time';
 import { storedPets } from '../helpers/sandbox-data';
@@ -12,11 +12,6 @@ import { startSandboxProcess } from '../helpers/sandbox-process';
  */
 
 const DAY_MS = 24 * 60 * 60 * 1000;
-const dirs: string[] = [];
-afterEach(() => {
-  for (const dir of dirs.splice(0)) fs.rmSync(dir, { recursive: true, force: true });
-});
-
 /** What a day passing does to this machine's rate-limit state: every remembered time is a day earlier. */
 function aDayPassesFor(configDir: string): void {
   const file = path.join(configDir, 'state.json');
@@ -32,7 +27,6 @@ function aDayPassesFor(configDir: string): void {
 describe('the day quota used up mid-import', () => {
   it('80 rows against 50 a day: exit 5 after 50 created, with the count left and the local time to resume; the rerun after the reset creates the other 30 once', { timeout: 60_000 }, async () => {
     const dir = tempDir();
-    dirs.push(dir);
     const dataFile = path.join(dir, 'pets.json');
     const file = path.join(dir, 'rows.ndjson');
     const names = Array.from({ length: 80 }, (_, i) => `day-${i + 1}`);

@@ -17,10 +17,7 @@ async function farSetup(t: TestContext, listed: number) {
   const service = await startLimitedService({ limit: 60_000, latencyMs: 50, listed });
   const configDir = tempDir();
   const key = newApiKey();
-  t.onTestFinished(async () => {
-    await service.close();
-    fs.rmSync(configDir, { recursive: true, force: true });
-  });
+  t.onTestFinished(() => service.close());
   const petctl = cliSession({ args: ['--base-url', service.baseUrl], env: { PETCTL_CONFIG_DIR: configDir, PETCTL_API_KEY: key }, secrets: [key] });
   return { service, configDir, petctl };
 }

@@ -35,7 +35,6 @@ interface Scene {
 async function scene(t: TestContext) {
   const e2e = await setupE2e(t);
   const root = tempDir();
-  t.onTestFinished(() => fs.rmSync(root, { recursive: true, force: true }));
   const shared = path.join(root, 'shared');
   fs.mkdirSync(shared);
   fs.chmodSync(shared, 0o777);

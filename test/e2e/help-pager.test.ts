@@ -13,9 +13,8 @@ import { openTerminal } from '../helpers/tmux';
 const GUIDE_END = 'older records too).';
 
 /** A pager that keeps its LESS, its words and what it was given, beside itself. */
-function recordingPager(t: { onTestFinished(fn: () => unknown): void }): { command: string; seen(): string[] | undefined; text(): string } {
+function recordingPager(): { command: string; seen(): string[] | undefined; text(): string } {
   const dir = tempDir('petctl-pager-');
-  t.onTestFinished(() => fs.rmSync(dir, { recursive: true, force: true }));
   const script = path.join(dir, 'pager');
   fs.writeFileSync(script, `#!/bin/sh\nprintf '%s\\n' "LESS=\${LESS-unset}" "$@" > "$0.seen"\ncat > "$0.text"\n`, { mode: 0o755 });
   return {
@@ -44,21 +43,21 @@ describe.concurrent('petctl help <topic> through a pager', () => {
   });
 
   it('PETCTL_PAGER wins over PAGER and runs with its words; it gets the whole guide, and LESS=FRX unless LESS is set', async (t) => {
-    const pager = recordingPager(t);
+    const pager = recordingPager();
     const piped = (await runCli(['help', 'bulk-import'], { env: { COLUMNS: '100' } })).stdout;
     const tty = openTerminal(t, ['help', 'bulk-import'], { PETCTL_PAGER: `${pager.command} --one two`, PAGER: 'cat' }, { stdoutToTerminal: true });
     expect(await tty.exitCode()).toBe(0);
     expect(pager.seen()).toEqual(['LESS=FRX', '--one', 'two']);
     expect(pager.text()).toBe(piped);
 
-    const own = recordingPager(t);
+    const own = recordingPager();
     const withLess = openTerminal(t, ['help', 'sandbox'], { PAGER: own.command, LESS: '-R' }, { stdoutToTerminal: true });
     expect(await withLess.exitCode()).toBe(0);
     expect(own.seen()).toEqual(['LESS=-R']);
   });
 
   it('no pager when PETCTL_PAGER or PAGER is empty or cat, nor for a guide that fits the terminal', async (t) => {
-    const pager = recordingPager(t);
+    const pager = recordingPager();
     // The recording pager under another name: it must not run.
     const noPager: Record<string, string>[] = [{ PETCTL_PAGER: '', PAGER: pager.command }, { PETCTL_PAGER: 'cat', PAGER: pager.command }, { PAGER: ' cat ' }];
     for (const env of noPager) {

@@ -16,10 +16,7 @@ const BUSINESS = 'sandbox-business';
 async function setup(t: Pick<TestContext, 'onTestFinished'>, keys: Record<string, string> = {}) {
   const server = await startScriptedServer(json(200, [], { 'x-ratelimit-limit': '300', 'x-ratelimit-remaining': '299', 'x-ratelimit-reset': '1900000000' }));
   const configDir = tempDir();
-  t.onTestFinished(async () => {
-    await server.close();
-    fs.rmSync(configDir, { recursive: true, force: true });
-  });
+  t.onTestFinished(() => server.close());
   const configFile = path.join(configDir, 'config.json');
   const profiles = Object.fromEntries(
     ['production', 'staging'].map((name) => [name, { baseUrl: server.baseUrl, ...(keys[name] ? { apiKey: keys[name] } : {}) }]),

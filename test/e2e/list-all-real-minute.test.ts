@@ -76,7 +76,6 @@ const LISTINGS = [
 describe('a listing of every page on the Free plan at its real minute', () => {
   it.concurrent.for(LISTINGS)('$command waits out the minute window, stops at a 429 with valid JSON and the command to continue, which finishes with every animal once', { timeout: 240_000 }, async ({ args, items }, t) => {
     const configDir = tempDir();
-    t.onTestFinished(() => fs.rmSync(configDir, { recursive: true, force: true }));
     const dataFile = path.join(configDir, 'server-data.json');
     seed(dataFile, ANIMALS);
     const sandbox = await startSandbox({ port: 0, dataFile });

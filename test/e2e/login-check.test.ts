@@ -15,10 +15,7 @@ const NOT_FOUND = json(404, { code: 'not_found', message: 'no such path: /pets',
 async function login(t: Pick<TestContext, 'onTestFinished'>, reply: Reply, baseUrlOf: (v1: string) => string, extra: string[] | ((v1: string) => string[]) = []) {
   const server = await startScriptedServer(reply);
   const configDir = tempDir();
-  t.onTestFinished(async () => {
-    await server.close();
-    fs.rmSync(configDir, { recursive: true, force: true });
-  });
+  t.onTestFinished(() => server.close());
   const key = newApiKey();
   const petctl = cliSession({ env: { PETCTL_CONFIG_DIR: configDir }, secrets: [key] });
   const baseUrl = baseUrlOf(server.baseUrl);

@@ -1,6 +1,6 @@
 import fs from 'node:fs';
 import path from 'node:path';
-import { type TestContext, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { parseJson } from '../../src/schemas/json';
 import { type CliOptions, type CliResult, cliSession, setupE2e, tempDir } from '../helpers/cli';
 import { json } from '../helpers/scripted-server';
@@ -39,9 +39,8 @@ interface FreshInstall {
 }
 
 /** petctl as on a fresh install: its own empty config dir, nothing else set. */
-function freshInstall(t: Pick<TestContext, 'onTestFinished'>): FreshInstall {
+function freshInstall(): FreshInstall {
   const configDir = tempDir();
-  t.onTestFinished(() => fs.rmSync(configDir, { recursive: true, force: true }));
   return { configDir, dataFile: path.join(configDir, 'sandbox-data.json'), petctl: cliSession({ env: { PETCTL_CONFIG_DIR: configDir } }) };
 }
 
@@ -52,8 +51,8 @@ function lines(text: string): string[] {
 const modeOf = (file: string) => fs.statSync(file).mode & 0o777;
 
 describe.concurrent('a fresh install lists the sandbox sample animals', () => {
-  it('prints the 12 animals as TSV when piped, exit 0, nothing on stderr; -o json the Pets array, -o ndjson one compact object per line, -o csv a header and a row per animal', async (t) => {
-    const { petctl } = freshInstall(t);
+  it('prints the 12 animals as TSV when piped, exit 0, nothing on stderr; -o json the Pets array, -o ndjson one compact object per line, -o csv a header and a row per animal', async () => {
+    const { petctl } = freshInstall();
     const result = await petctl(['pets', 'list']);
     expect(result.code).toBe(0);
     expect(result.stdout).toBe(`${SAMPLE_TSV.join('\n')}\n`);
@@ -78,8 +77,8 @@ describe.concurrent('a fresh install lists the sandbox sample animals', () => {
 });
 
 describe.concurrent('pets add', () => {
-  it('adds an animal that the next process lists; the data file is private', async (t) => {
-    const { petctl, configDir, dataFile } = freshInstall(t);
+  it('adds an animal that the next process lists; the data file is private', async () => {
+    const { petctl, configDir, dataFile } = freshInstall();
     const added = await petctl(['pets', 'add', '--name', 'Rex2', '--category-id', '1']);
     expect(added.code).toBe(0);
     // No --status: the animal has none, shown as "-" in the table form.
@@ -98,8 +97,8 @@ describe.concurrent('pets add', () => {
 });
 
 describe.concurrent('int64 ids end to end', () => {
-  it('lists, gets and continues after an id above 2^53 exactly', async (t) => {
-    const { petctl, dataFile } = freshInstall(t);
+  it('lists, gets and continues after an id above 2^53 exactly', async () => {
+    const { petctl, dataFile } = freshInstall();
     writeSandboxData(dataFile, `[{ "id": 1, "name": "Rex", "categoryId": 1, "status": "available" }, { "id": ${BIG}, "name": "Huge", "categoryId": ${BIG}, "status": "sold" }]`);
 
     const tsv = await petctl(['pets', 'list']);
@@ -124,8 +123,8 @@ describe.concurrent('int64 ids end to end', () => {
 });
 
 describe.concurrent('stdout carries data, stderr everything else', () => {
-  it('-o json stdout always parses, with warnings, notices and traces on stderr', async (t) => {
-    const { petctl } = freshInstall(t);
+  it('-o json stdout always parses, with warnings, notices and traces on stderr', async () => {
+    const { petctl } = freshInstall();
     for (const args of [
       ['-o', 'json', 'pets', 'get', '1'],
       ['-o', 'json', '--verbose', 'pets', 'list', '--limit', '2'],

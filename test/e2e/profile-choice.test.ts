@@ -32,7 +32,6 @@ async function setup(t: Pick<TestContext, 'onTestFinished'>, options: { profiles
   t.onTestFinished(async () => {
     await production.close();
     await staging.close();
-    fs.rmSync(configDir, { recursive: true, force: true });
   });
   const key = newApiKey();
   const petctl = cliSession({ env: { PETCTL_CONFIG_DIR: configDir, PETCTL_SANDBOX_LOG: log }, secrets: [key] });

@@ -1,6 +1,6 @@
 import fs from 'node:fs';
 import path from 'node:path';
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { runCli, tempDir } from '../helpers/cli';
 
 /**
@@ -9,15 +9,9 @@ import { runCli, tempDir } from '../helpers/cli';
  * known and that `auth status` asks the service.
  */
 
-const dirs: string[] = [];
-afterEach(() => {
-  for (const dir of dirs.splice(0)) fs.rmSync(dir, { recursive: true, force: true });
-});
-
 describe('profile show: the rate limit as last seen on this machine', () => {
   it('says nothing is known on a fresh machine, then shows what an import saw, then what auth status reported', async () => {
     const configDir = tempDir();
-    dirs.push(configDir);
     const env = { PETCTL_CONFIG_DIR: configDir, TZ: 'Asia/Kathmandu' };
 
     const fresh = await runCli(['profile', 'show'], { env });

@@ -19,10 +19,7 @@ async function petServer(t: { onTestFinished(fn: () => unknown): void }) {
     res.end(`{"id":${BIG},${request.body.slice(1)}`);
   });
   const configDir = tempDir();
-  t.onTestFinished(async () => {
-    await server.close();
-    fs.rmSync(configDir, { recursive: true, force: true });
-  });
+  t.onTestFinished(() => server.close());
   const env = { PETCTL_CONFIG_DIR: configDir, PETCTL_API_KEY: newApiKey() };
   return { server, env, args: ['--base-url', server.baseUrl] };
 }
@@ -123,7 +120,6 @@ describe.concurrent('prompts on a terminal', () => {
 
   it('auth login: --no-input and PETCTL_NO_INPUT=1 never show the hidden prompt on a terminal (exit 2, nothing stored)', async (t) => {
     const configDir = tempDir();
-    t.onTestFinished(() => fs.rmSync(configDir, { recursive: true, force: true }));
     const flag = openTerminal(t, ['--no-input', 'auth', 'login', '--insecure-storage'], { PETCTL_CONFIG_DIR: configDir }, { stdoutToTerminal: true });
     expect(await flag.exitCode()).toBe(2);
     expect(flag.screen()).not.toContain('API key for profile');
@@ -141,7 +137,6 @@ describe.concurrent('prompts on a terminal', () => {
 
   it('profile add without --base-url asks for it and checks it like the flag', async (t) => {
     const configDir = tempDir();
-    t.onTestFinished(() => fs.rmSync(configDir, { recursive: true, force: true }));
     const tty = openTerminal(t, ['profile', 'add', 'staging'], { PETCTL_CONFIG_DIR: configDir });
     await tty.waitFor(/Base URL/);
     tty.type('http://staging.example.org/v1');

@@ -1,8 +1,8 @@
 import fs from 'node:fs';
 import path from 'node:path';
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 
-import { runCli, tempDir as privateDir } from '../helpers/cli';
+import { runCli, tempDir } from '../helpers/cli';
 import { storedPets, writeSandboxData } from '../helpers/sandbox-data';
 import { startSandboxProcess } from '../helpers/sandbox-process';
 import { ENTERPRISE, call } from '../sandbox/helpers';
@@ -11,17 +11,6 @@ import { ENTERPRISE, call } from '../sandbox/helpers';
  * The sandbox's keys are public and a loopback port is any local user's, so its size is bounded:
  * 413 over 64 KiB, 507 at --max-animals (default 100,000), both with the Error body.
  */
-
-const dirs: string[] = [];
-afterEach(() => {
-  for (const dir of dirs.splice(0)) fs.rmSync(dir, { recursive: true, force: true });
-});
-
-function tempDir(): string {
-  const dir = privateDir();
-  dirs.push(dir);
-  return dir;
-}
 
 /** A data file holding no animal, so the cap counts only what the test creates. */
 function emptyDataFile(): string {

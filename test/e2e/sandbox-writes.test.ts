@@ -1,6 +1,6 @@
 import fs from 'node:fs';
 import path from 'node:path';
-import { type TestContext, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { cliSession, newApiKey, tempDir } from '../helpers/cli';
 import { json, startScriptedServer } from '../helpers/scripted-server';
 import { openTerminal } from '../helpers/tmux';
@@ -13,9 +13,8 @@ import { openTerminal } from '../helpers/tmux';
 
 const LINE = 'sandbox: created in the built-in sandbox, not a real service';
 
-function fresh(t: Pick<TestContext, 'onTestFinished'>): { configDir: string; env: Record<string, string> } {
+function fresh(): { configDir: string; env: Record<string, string> } {
   const configDir = tempDir();
-  t.onTestFinished(() => fs.rmSync(configDir, { recursive: true, force: true }));
   return { configDir, env: { PETCTL_CONFIG_DIR: configDir } };
 }
 
@@ -26,7 +25,7 @@ describe.concurrent('a write to the built-in sandbox, on a terminal', () => {
     { what: 'pets add', args: ['pets', 'add', '--name', 'Rex', '--category-id', '1', '--status', 'available'] },
     { what: 'api POST', args: ['api', '/pets', '-f', 'name=Rex', '-F', 'categoryId=1'] },
   ])('$what says once on stderr that it went to the built-in sandbox', async ({ args }, t) => {
-    const { env } = fresh(t);
+    const { env } = fresh();
     const tty = openTerminal(t, args, env);
     expect(await tty.exitCode()).toBe(0);
     expect(times(tty.text())).toBe(1);
@@ -34,7 +33,7 @@ describe.concurrent('a write to the built-in sandbox, on a terminal', () => {
   });
 
   it('a bulk import of three rows says it once, not once a row', async (t) => {
-    const { configDir, env } = fresh(t);
+    const { configDir, env } = fresh();
     const rows = path.join(configDir, 'rows.ndjson');
     fs.writeFileSync(rows, ['Rex', 'Tom', 'Kit'].map((name) => JSON.stringify({ name, categoryId: 1 })).join('\n') + '\n');
     const tty = openTerminal(t, ['pets', 'add', '--file', rows], env);
@@ -43,7 +42,7 @@ describe.concurrent('a write to the built-in sandbox, on a terminal', () => {
   });
 
   it('only writes on a terminal to the built-in sandbox say it: not a read, not a piped write, not a write to a service a profile points at', async (t) => {
-    const { configDir, env } = fresh(t);
+    const { configDir, env } = fresh();
     const read = openTerminal(t, ['pets', 'list', '--limit', '1'], env);
     expect(await read.exitCode()).toBe(0);
     expect(times(read.text())).toBe(0);

@@ -1,5 +1,4 @@
 import { spawn } from 'node:child_process';
-import fs from 'node:fs';
 import { type TestContext, describe, expect, it } from 'vitest';
 import { BIN, NODE, cleanEnv, tempDir } from '../helpers/cli';
 
@@ -38,7 +37,6 @@ function runBash(
     } catch {
       // Already gone.
     }
-    fs.rmSync(configDir, { recursive: true, force: true });
   });
   let stdout = '';
   let stderr = '';

@@ -19,15 +19,9 @@ interface Machine {
   run: (args: string[], env?: Record<string, string>) => Promise<CliResult>;
 }
 
-const dirs: string[] = [];
-afterAll(() => {
-  for (const dir of dirs.splice(0)) fs.rmSync(dir, { recursive: true, force: true });
-});
-
 /** A machine with a profile "shelters" on `baseUrl` whose state lives at `stateUrl`, using `key`. */
 async function machine(baseUrl: string, stateUrl: string, key: string, secrets: string[] = []): Promise<Machine> {
   const configDir = tempDir();
-  dirs.push(configDir);
   const env = { PETCTL_CONFIG_DIR: configDir, PETCTL_API_KEY: key };
   const run = (args: string[], extra: Record<string, string> = {}) =>
     runCli(args, { env: { ...env, ...extra }, secrets: [key, PASSWORD, ...secrets], timeoutMs: 150_000 });
