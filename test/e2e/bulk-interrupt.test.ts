@@ -136,7 +136,6 @@ async function killAndRerun(signal: NodeJS.Signals, killPoints: number[]): Promi
   }
   const { created, skipped, unknown } = importSummary(final);
   expect(created + skipped + unknown).toBe(rows);
-  fs.rmSync(dir, { recursive: true, force: true });
 }
 
 describe('killed at many points, then rerun: every row created at most once, and created or reported outcome_unknown', () => {

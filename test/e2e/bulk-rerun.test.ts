@@ -29,43 +29,39 @@ describe.concurrent('the shelter\'s export of 150 rows, fixed and rerun, on the 
     { how: 'with --id-column', flags: ['--id-column', 'Intake No'], ignored: 'Breed, Notes' },
   ])('$how: the rerun sends only the fixed row and the two new ones, and says what it skipped', async ({ flags, ignored }) => {
     const dir = tempDir();
-    try {
-      const petctl = (args: string[]) => runCli(['pets', 'add', '--file', 'intake.csv', ...flags, ...args], { cwd: dir, env: { PETCTL_CONFIG_DIR: dir, PETCTL_API_KEY: 'sandbox-enterprise' }, timeoutMs: 60_000 });
-      const ignoring = `ignoring columns: ${ignored}\n`;
-      fs.writeFileSync(path.join(dir, 'intake.csv'), [header, ...numbers(1, 150).map((n) => (n === 77 ? animal(n, 'x') : animal(n)))].join('\n'));
+    const petctl = (args: string[]) => runCli(['pets', 'add', '--file', 'intake.csv', ...flags, ...args], { cwd: dir, env: { PETCTL_CONFIG_DIR: dir, PETCTL_API_KEY: 'sandbox-enterprise' }, timeoutMs: 60_000 });
+    const ignoring = `ignoring columns: ${ignored}\n`;
+    fs.writeFileSync(path.join(dir, 'intake.csv'), [header, ...numbers(1, 150).map((n) => (n === 77 ? animal(n, 'x') : animal(n)))].join('\n'));
 
-      const first = await petctl(['--skip-invalid']);
-      expect(first.code).toBe(6);
-      expect(first.stderr).toContain('line 78 (row 77): categoryId must be a whole number, not "x"\n');
-      expect(first.stderr.split(ignoring)).toHaveLength(2);
-      expect(importSummary(first)).toMatchObject({ created: 149, skipped: 0, invalid: 1 });
+    const first = await petctl(['--skip-invalid']);
+    expect(first.code).toBe(6);
+    expect(first.stderr).toContain('line 78 (row 77): categoryId must be a whole number, not "x"\n');
+    expect(first.stderr.split(ignoring)).toHaveLength(2);
+    expect(importSummary(first)).toMatchObject({ created: 149, skipped: 0, invalid: 1 });
 
-      fs.writeFileSync(path.join(dir, 'intake.csv'), [header, ...numbers(1, 152).map((n) => animal(n))].join('\n'));
-      const dry = await petctl(['--skip-invalid', '--dry-run']);
-      expect(dry.code, dry.stderr).toBe(0);
-      expect(dry.stdout).toMatch(/^would send 3 of 152 rows: 149 already created, 0 with an unknown outcome, 0 invalid; journal /);
-      expect(dry.stderr).toMatch(SKIPPED_LINE(149, 'intake.csv'));
-      expect(dry.stderr.split(ignoring)).toHaveLength(2);
+    fs.writeFileSync(path.join(dir, 'intake.csv'), [header, ...numbers(1, 152).map((n) => animal(n))].join('\n'));
+    const dry = await petctl(['--skip-invalid', '--dry-run']);
+    expect(dry.code, dry.stderr).toBe(0);
+    expect(dry.stdout).toMatch(/^would send 3 of 152 rows: 149 already created, 0 with an unknown outcome, 0 invalid; journal /);
+    expect(dry.stderr).toMatch(SKIPPED_LINE(149, 'intake.csv'));
+    expect(dry.stderr.split(ignoring)).toHaveLength(2);
 
-      const rerun = await petctl(['--skip-invalid', '-o', 'ndjson']);
-      expect(rerun.code, rerun.stderr).toBe(0);
-      expect(rerun.stderr).toMatch(SKIPPED_LINE(149, 'intake.csv'));
-      expect(rerun.stderr.split(ignoring)).toHaveLength(2);
-      expect(importSummary(rerun)).toMatchObject({ created: 3, skipped: 149, rejected: 0, invalid: 0, unknown: 0 });
-      const lines = rerun.stdout.trim().split('\n').map((line) => JSON.parse(line) as { row: number; skipped?: string; pet: { name: string }; at?: string });
-      expect(lines.filter((line) => !line.skipped).map((line) => line.pet.name).sort()).toEqual(['Max 151', 'Max 152', 'Max 77']);
-      // The shape the contract shows, in its order; "at" an ISO time.
-      const skippedRow = lines.find((line) => line.row === 1)!;
-      expect(Object.keys(skippedRow)).toEqual(['row', 'line', 'ok', 'skipped', 'pet', 'at']);
-      expect(skippedRow).toEqual({ row: 1, line: 2, ok: true, skipped: 'already_created', pet: { id: expect.any(Number), name: 'Max 1', categoryId: 2, status: 'available' }, at: expect.any(String) });
-      expect(new Date(skippedRow.at!).toISOString()).toBe(skippedRow.at);
+    const rerun = await petctl(['--skip-invalid', '-o', 'ndjson']);
+    expect(rerun.code, rerun.stderr).toBe(0);
+    expect(rerun.stderr).toMatch(SKIPPED_LINE(149, 'intake.csv'));
+    expect(rerun.stderr.split(ignoring)).toHaveLength(2);
+    expect(importSummary(rerun)).toMatchObject({ created: 3, skipped: 149, rejected: 0, invalid: 0, unknown: 0 });
+    const lines = rerun.stdout.trim().split('\n').map((line) => JSON.parse(line) as { row: number; skipped?: string; pet: { name: string }; at?: string });
+    expect(lines.filter((line) => !line.skipped).map((line) => line.pet.name).sort()).toEqual(['Max 151', 'Max 152', 'Max 77']);
+    // The shape the contract shows, in its order; "at" an ISO time.
+    const skippedRow = lines.find((line) => line.row === 1)!;
+    expect(Object.keys(skippedRow)).toEqual(['row', 'line', 'ok', 'skipped', 'pet', 'at']);
+    expect(skippedRow).toEqual({ row: 1, line: 2, ok: true, skipped: 'already_created', pet: { id: expect.any(Number), name: 'Max 1', categoryId: 2, status: 'available' }, at: expect.any(String) });
+    expect(new Date(skippedRow.at!).toISOString()).toBe(skippedRow.at);
 
-      const names = storedPets(path.join(dir, 'sandbox-data.json')).map((pet) => pet.name).filter((name) => name.startsWith('Max '));
-      expect(names).toHaveLength(152);
-      expect(new Set(names).size).toBe(152);
-    } finally {
-      fs.rmSync(dir, { recursive: true, force: true });
-    }
+    const names = storedPets(path.join(dir, 'sandbox-data.json')).map((pet) => pet.name).filter((name) => name.startsWith('Max '));
+    expect(names).toHaveLength(152);
+    expect(new Set(names).size).toBe(152);
   }, 90_000);
 });
 
@@ -76,10 +72,7 @@ describe.concurrent('rerunning an import after editing the file', () => {
     const dataFile = path.join(dir, 'sandbox-data.json');
     let posts = 0;
     const sandbox = await startSandbox({ port: 0, dataFile, log: (line) => void (line.startsWith('POST') && (posts += 1)) });
-    t.onTestFinished(async () => {
-      await sandbox.close();
-      fs.rmSync(dir, { recursive: true, force: true });
-    });
+    t.onTestFinished(() => sandbox.close());
     const litter = 200;
     const file = path.join(dir, 'litter.csv');
     fs.writeFileSync(file, ['name,categoryId', ...Array.from({ length: litter }, () => 'Kitten,3')].join('\n'));

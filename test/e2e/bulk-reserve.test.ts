@@ -1,4 +1,3 @@
-import fs from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { type CliResult, runCli, tempDir } from '../helpers/cli';
 import { startSandbox } from '../../src/sandbox/server';
@@ -18,10 +17,7 @@ describe('--reserve leaves room for people', () => {
     const dir = tempDir();
     const requests: Array<{ at: number; method: string; status: number }> = [];
     const sandbox = await startSandbox({ port: 0, minuteMs: WINDOW_MS, log: (line) => requests.push({ at: Date.now(), method: line.split(' ')[0]!, status: Number(line.split(' ')[2]) }) });
-    t.onTestFinished(async () => {
-      await sandbox.close();
-      fs.rmSync(dir, { recursive: true, force: true });
-    });
+    t.onTestFinished(() => sandbox.close());
     const env = { PETCTL_CONFIG_DIR: dir, PETCTL_API_KEY: 'sandbox-pro' };
     const rows = 2 * (PLAN - RESERVE) + 40;
     const file = rowsFile(dir, 'intake.ndjson', rows, 'Pet ');

@@ -46,7 +46,6 @@ describe.skipIf(noSmallDisk)('the config directory on a full disk', () => {
     t.onTestFinished(async () => {
       await sandbox.close();
       unmountSmallDisk(configDir);
-      fs.rmSync(dir, { recursive: true, force: true });
     });
     const seeded = storedPets(dataFile).length;
     const rows = 100;

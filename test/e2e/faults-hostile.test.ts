@@ -196,10 +196,7 @@ describe.skipIf(!(await hasIpv6Loopback()))('IPv6 loopback', { concurrent: true 
     const server = await startScriptedServer(undefined, { host: '::1' });
     const key = newApiKey();
     const configDir = tempDir();
-    t.onTestFinished(async () => {
-      await server.close();
-      fs.rmSync(configDir, { recursive: true, force: true });
-    });
+    t.onTestFinished(() => server.close());
     return { server, key, configDir, petctl: cliSession({ env: { PETCTL_CONFIG_DIR: configDir, PETCTL_API_KEY: key }, secrets: [key] }) };
   }
 

@@ -132,6 +132,5 @@ it(`holds ${CONNECTIONS} connections of mixed list/add/get for ${SECONDS} s: no 
     console.log(`load: ${acknowledged.size} acknowledged animals checked in ${dataFile}: all present`);
   } finally {
     if (child.exitCode === null) child.kill('SIGKILL');
-    fs.rmSync(dir, { recursive: true, force: true });
   }
 }, (SECONDS + 60) * 1000);

@@ -209,7 +209,6 @@ describe.skipIf(!hasScript)('auth login on a real terminal (a pty through util-l
     expect(screen).not.toContain(key.slice(0, 10));
     const stored = JSON.parse(fs.readFileSync(path.join(dir, 'config.json'), 'utf8')) as { profiles: { sandbox: { apiKey: string } } };
     expect(stored.profiles.sandbox.apiKey).toBe(key);
-    fs.rmSync(dir, { recursive: true, force: true });
   });
 });
 
@@ -243,7 +242,6 @@ describe.concurrent('files open to others are tightened, with a warning', () => 
     expect(fs.statSync(state).mode & 0o777).toBe(0o600);
     expect(second.code).toBe(0);
     expect(second.stderr).toBe('');
-    fs.rmSync(dir, { recursive: true, force: true });
   });
 });
 
@@ -272,6 +270,5 @@ describe.concurrent('a base URL holding credentials is refused (exit 2), and its
     else expect(result.stderr).toMatch(/^error: .*must not contain a user name or password \(usage_error\)$/m);
     // Nothing was stored either.
     for (const name of fs.existsSync(dir) ? fs.readdirSync(dir) : []) expect(fs.readFileSync(path.join(dir, name), 'utf8')).not.toContain(PASSWORD);
-    fs.rmSync(dir, { recursive: true, force: true });
   });
 });
