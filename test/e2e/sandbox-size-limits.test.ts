@@ -27,21 +27,6 @@ function expectErrorBody(reply: { status: number; body: unknown; headers: Record
   expect(reply.body).toEqual({ code, message: expect.any(String), status });
 }
 
-describe('request bodies', () => {
-  // 64 KiB accepted and one byte more refused, declared or chunked: test/sandbox/server.test.ts.
-  it('petctl exits 6 on the 413 of a body over 64 KiB, with the Error body\'s words', async () => {
-    const sandbox = await startSandboxProcess(['--port', '0']);
-    const cli = await runCli(['--base-url', sandbox.baseUrl, 'pets', 'add', '--name', 'y'.repeat(65_537), '--category-id', '1'], {
-      env: { PETCTL_CONFIG_DIR: tempDir() },
-    });
-    expect({ code: cli.code, stdout: cli.stdout, stderr: cli.stderr }).toEqual({
-      code: 6,
-      stdout: '',
-      stderr: 'error: the request body exceeds 65536 bytes (64 KiB) (payload_too_large, HTTP 413)\n',
-    });
-  });
-});
-
 describe('--max-animals', () => {
   it('with 3 animals held the 4th create is 507 with the Error body, sent once; petctl exits 7 saying so; lists still work; a restart keeps the cap', async () => {
     const dataFile = emptyDataFile();
@@ -81,8 +66,18 @@ describe('--max-animals', () => {
     expect(storedPets(dataFile).map((pet) => pet.name)).toEqual(['a', 'b', 'c', 'g']);
   });
 
-  it('without --data the cap holds in memory too: the 12 sample animals and --max-animals 13 take one create', async () => {
+  // 64 KiB accepted and one byte more refused, declared or chunked: test/sandbox/server.test.ts.
+  it('without --data the cap holds in memory too: the 12 sample animals and --max-animals 13 take one create; petctl exits 6 on the 413 of a body over 64 KiB, with the Error body\'s words', async () => {
     const sandbox = await startSandboxProcess(['--port', '0', '--max-animals', '13']);
+    const cli = await runCli(['--base-url', sandbox.baseUrl, 'pets', 'add', '--name', 'y'.repeat(65_537), '--category-id', '1'], {
+      env: { PETCTL_CONFIG_DIR: tempDir() },
+    });
+    expect({ code: cli.code, stdout: cli.stdout, stderr: cli.stderr }).toEqual({
+      code: 6,
+      stdout: '',
+      stderr: 'error: the request body exceeds 65536 bytes (64 KiB) (payload_too_large, HTTP 413)\n',
+    });
+
     const create = () => call(sandbox.baseUrl, '/pets', { key: ENTERPRISE, body: { name: 'm', categoryId: 1 } });
     expect((await create()).status).toBe(201);
     const refused = await create();
