@@ -182,16 +182,13 @@ describe.concurrent('bash only', () => {
     expect(await bash(['pets', 'list', '--status', '='])).toEqual(['available', 'pending', 'sold']);
   });
 
-  it('--data <TAB> completes file names', async () => {
+  it.for([
+    { flag: '--data', words: ['sandbox', '--data'], file: 'pets.json' },
+    { flag: 'pets add --file', words: ['pets', 'add', '--file'], file: 'intake.csv' },
+  ])('$flag <TAB> completes file names', async ({ words, file }) => {
     const dir = fs.mkdtempSync(path.join(root, 'files-'));
-    fs.writeFileSync(path.join(dir, 'pets.json'), '{}');
-    expect(await bash(['sandbox', '--data', `${dir}/pe`])).toEqual([`${dir}/pets.json`]);
-  });
-
-  it('pets add --file <TAB> completes file names', async () => {
-    const dir = fs.mkdtempSync(path.join(root, 'files-'));
-    fs.writeFileSync(path.join(dir, 'intake.csv'), 'name,categoryId\n');
-    expect(await bash(['pets', 'add', '--file', `${dir}/in`])).toEqual([`${dir}/intake.csv`]);
+    fs.writeFileSync(path.join(dir, file), '');
+    expect(await bash([...words, `${dir}/${file.slice(0, 2)}`])).toEqual([`${dir}/${file}`]);
   });
 
   it('a profile added a moment ago completes at once', async () => {
