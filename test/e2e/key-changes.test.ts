@@ -61,33 +61,28 @@ describe.concurrent('profile remove of a profile holding a key', () => {
     expect(read().profiles).toEqual({});
   });
 
-  it('on a terminal: "y" removes it', async (t) => {
-    const { configDir, read } = await setup(t, { staging: BUSINESS });
-    const tty = openTerminal(t, ['profile', 'remove', 'staging'], { PETCTL_CONFIG_DIR: configDir });
-    await tty.waitFor(/Remove profile "staging" and its API key \*\*\*\*ness\? \(y\/N\)/);
-    tty.type('y');
-    tty.press('Enter');
-    expect(await tty.exitCode()).toBe(0);
-    expect(tty.text()).toContain('Profile "staging" removed.');
-    expect(read().profiles.staging).toBeUndefined();
-  });
-
   it.for([
-    { answer: 'n', keys: ['n', 'Enter'] },
-    { answer: 'Enter (the default is no)', keys: ['Enter'] },
-    { answer: 'anything but y or yes', keys: ['sure', 'Enter'] },
-  ])('on a terminal: $answer keeps it and exits 2 (cancelled)', async ({ keys }, t) => {
+    { answer: '"y" removes it', keys: ['y', 'Enter'], code: 0 },
+    { answer: 'n keeps it and exits 2 (cancelled)', keys: ['n', 'Enter'], code: 2 },
+    { answer: 'Enter (the default is no) keeps it and exits 2 (cancelled)', keys: ['Enter'], code: 2 },
+    { answer: 'anything but y or yes keeps it and exits 2 (cancelled)', keys: ['sure', 'Enter'], code: 2 },
+  ])('on a terminal: $answer', async ({ keys, code }, t) => {
     const { configDir, read } = await setup(t, { staging: BUSINESS });
     const before = read();
     const tty = openTerminal(t, ['profile', 'remove', 'staging'], { PETCTL_CONFIG_DIR: configDir });
-    await tty.waitFor(/\(y\/N\)/);
+    await tty.waitFor(/Remove profile "staging" and its API key \*\*\*\*ness\? \(y\/N\)/);
     for (const key of keys) {
       if (key === 'Enter') tty.press('Enter');
       else tty.type(key);
     }
-    expect(await tty.exitCode()).toBe(2);
-    expect(tty.text()).toContain('error: not confirmed: profile "staging" and its key are kept (cancelled)');
-    expect(read()).toEqual(before);
+    expect(await tty.exitCode()).toBe(code);
+    if (code === 0) {
+      expect(tty.text()).toContain('Profile "staging" removed.');
+      expect(read().profiles.staging).toBeUndefined();
+    } else {
+      expect(tty.text()).toContain('error: not confirmed: profile "staging" and its key are kept (cancelled)');
+      expect(read()).toEqual(before);
+    }
   });
 
   it('on a terminal: Ctrl-C at the question exits 130 and keeps it; --no-input refuses without asking', async (t) => {
