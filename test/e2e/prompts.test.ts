@@ -107,7 +107,7 @@ describe.concurrent('prompts on a terminal', () => {
     expect(server.requests).toHaveLength(0);
   });
 
-  it('--no-input and PETCTL_NO_INPUT=1 keep the usage error (exit 2) on a terminal', async (t) => {
+  it('--no-input and PETCTL_NO_INPUT=1 keep the usage error (exit 2) on a terminal; auth login never shows the hidden prompt with them (nothing stored)', async (t) => {
     const { server, env, args } = await petServer(t);
     const flag = openTerminal(t, [...args, '--no-input', 'pets', 'add', '--name', 'Rex'], env, { stdoutToTerminal: true });
     expect(await flag.exitCode()).toBe(2);
@@ -116,17 +116,16 @@ describe.concurrent('prompts on a terminal', () => {
     expect(await variable.exitCode()).toBe(2);
     expect(variable.screen()).toContain("error: required option '--name <name>' not specified (usage_error)");
     expect(server.requests).toHaveLength(0);
-  });
 
-  it('auth login: --no-input and PETCTL_NO_INPUT=1 never show the hidden prompt on a terminal (exit 2, nothing stored)', async (t) => {
+    // auth login never shows the hidden prompt with them: exit 2, nothing stored.
     const configDir = tempDir();
-    const flag = openTerminal(t, ['--no-input', 'auth', 'login', '--insecure-storage'], { PETCTL_CONFIG_DIR: configDir }, { stdoutToTerminal: true });
-    expect(await flag.exitCode()).toBe(2);
-    expect(flag.screen()).not.toContain('API key for profile');
-    expect(flag.screen()).toContain('error: no API key: prompting is off');
-    const variable = openTerminal(t, ['auth', 'login', '--insecure-storage'], { PETCTL_CONFIG_DIR: configDir, PETCTL_NO_INPUT: '1' }, { stdoutToTerminal: true });
-    expect(await variable.exitCode()).toBe(2);
-    expect(variable.screen()).not.toContain('API key for profile');
+    const login = openTerminal(t, ['--no-input', 'auth', 'login', '--insecure-storage'], { PETCTL_CONFIG_DIR: configDir }, { stdoutToTerminal: true });
+    expect(await login.exitCode()).toBe(2);
+    expect(login.screen()).not.toContain('API key for profile');
+    expect(login.screen()).toContain('error: no API key: prompting is off');
+    const loginVariable = openTerminal(t, ['auth', 'login', '--insecure-storage'], { PETCTL_CONFIG_DIR: configDir, PETCTL_NO_INPUT: '1' }, { stdoutToTerminal: true });
+    expect(await loginVariable.exitCode()).toBe(2);
+    expect(loginVariable.screen()).not.toContain('API key for profile');
     expect(fs.existsSync(`${configDir}/config.json`)).toBe(false);
     // Without them it prompts, as before.
     const prompting = openTerminal(t, ['auth', 'login', '--insecure-storage'], { PETCTL_CONFIG_DIR: configDir });
