@@ -1,9 +1,9 @@
 import fs from 'node:fs';
 import path from 'node:path';
-import { type TestContext, describe, expect, it, vi } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
 import { parseJson } from '../../src/schemas/json';
 import { startSandbox } from '../../src/sandbox/server';
-import { type CliResult, cliSession, runCli, tempDir as privateDir, WAIT } from '../helpers/cli';
+import { type CliResult, cliSession, runCli, tempDir, WAIT } from '../helpers/cli';
 import { startSandboxProcess } from '../helpers/sandbox-process';
 import { FREE, call } from '../sandbox/helpers';
 
@@ -24,16 +24,10 @@ const KEY_LINES = [
 /** A request log line: the local time it ended, then method, target, status, plan, duration. */
 const TIME = String.raw`\d\d:\d\d:\d\d`;
 
-function tempDir(t: Pick<TestContext, 'onTestFinished'>): string {
-  const dir = privateDir();
-  t.onTestFinished(() => fs.rmSync(dir, { recursive: true, force: true }));
-  return dir;
-}
-
 // The run itself (the key table, local times in the log, --data, --quotas) is test/commands/sandbox-run.test.ts's.
 describe.concurrent('petctl sandbox (foreground)', () => {
   it('prints the base URL first, then the keys; logs each request by plan, never by key; ends by SIGINT, freeing the port', async (t) => {
-    const sandbox = await startSandboxProcess(['--port', '0'], { t, env: { PETCTL_CONFIG_DIR: tempDir(t) } });
+    const sandbox = await startSandboxProcess(['--port', '0'], { t, env: { PETCTL_CONFIG_DIR: tempDir() } });
     expect(sandbox.baseUrl).toMatch(/^http:\/\/127\.0\.0\.1:\d+\/v1$/);
     expect(sandbox.baseUrl).not.toMatch(/:0\/v1$/);
     // stdout and stderr are separate pipes: wait for the key lines rather than assume an order.
@@ -51,7 +45,7 @@ describe.concurrent('petctl sandbox (foreground)', () => {
   });
 
   it('petctl --base-url <its URL> works with the sandbox profile default key; without --data the animals live in memory', async (t) => {
-    const configDir = tempDir(t);
+    const configDir = tempDir();
     const sandbox = await startSandboxProcess(['--port', '0'], { t });
     const petctl = cliSession({ args: ['--base-url', sandbox.baseUrl], env: { PETCTL_CONFIG_DIR: configDir } });
 
@@ -72,8 +66,8 @@ describe('the sandbox profile paces a shell loop past the Free plan limit', () =
    * 57 requests from another client of the key and data file, then 6 petctl commands: the 4th would
    * send the 61st and waits for the window instead. Windows are read from X-RateLimit-Reset, not this clock.
    */
-  it('commands after the 60th request wait for the next window: all exit 0, no 429, no ban', async (t) => {
-    const configDir = tempDir(t);
+  it('commands after the 60th request wait for the next window: all exit 0, no 429, no ban', async () => {
+    const configDir = tempDir();
     const dataFile = path.join(configDir, 'sandbox-data.json');
     const env = { PETCTL_CONFIG_DIR: configDir };
 
@@ -128,7 +122,7 @@ describe('the sandbox profile paces a shell loop past the Free plan limit', () =
 // A port in use: test/app/sandbox-start.test.ts.
 describe('petctl sandbox cannot start', () => {
   it('a damaged --data file exits 1 naming the file, and leaves it untouched', async () => {
-    const dir = privateDir();
+    const dir = tempDir();
     const data = path.join(dir, 'pets.json');
     fs.writeFileSync(data, '{"pets": [');
     const result = await runCli(['sandbox', '--port', '0', '--data', data], { env: { PETCTL_CONFIG_DIR: dir } });
