@@ -1,8 +1,7 @@
 import fs from 'node:fs';
-import os from 'node:os';
 import path from 'node:path';
 import { type TestContext, describe, expect, it } from 'vitest';
-import { type CliOptions, expectCleanError, setupE2e } from '../helpers/cli';
+import { type CliOptions, expectCleanError, setupE2e, tempDir } from '../helpers/cli';
 import { json } from '../helpers/scripted-server';
 import { openTerminal } from '../helpers/tmux';
 
@@ -20,8 +19,7 @@ const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 async function setup(t: TestContext) {
   const e2e = await setupE2e(t, LIST);
-  const cacheHome = fs.mkdtempSync(path.join(os.tmpdir(), 'petctl-cache-'));
-  t.onTestFinished(() => fs.rmSync(cacheHome, { recursive: true, force: true }));
+  const cacheHome = tempDir('petctl-cache-');
   const responses = path.join(cacheHome, 'petctl', 'responses');
   const petctl = (args: string[], options: CliOptions = {}) => e2e.petctl(args, { ...options, env: { XDG_CACHE_HOME: cacheHome, ...options.env } });
   /** Every entry: the files in the targets' directories. */

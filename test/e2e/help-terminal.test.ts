@@ -1,9 +1,8 @@
 import fs from 'node:fs';
-import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
-import { runCli } from '../helpers/cli';
+import { runCli, tempDir } from '../helpers/cli';
 import { openTerminal } from '../helpers/tmux';
 
 /**
@@ -15,9 +14,8 @@ import { openTerminal } from '../helpers/tmux';
 const MAN_PAGES = fileURLToPath(new URL('../../dist/man/', import.meta.url));
 
 /** A man tree as `npm install -g` lays it out: <prefix>/share/man/man1/<page>.1, linked to the package's pages. */
-function manTree(t: { onTestFinished(fn: () => unknown): void }): string {
-  const root = fs.mkdtempSync(path.join(os.tmpdir(), 'petctl-man-'));
-  t.onTestFinished(() => fs.rmSync(root, { recursive: true, force: true }));
+function manTree(): string {
+  const root = tempDir('petctl-man-');
   fs.mkdirSync(path.join(root, 'man1'));
   for (const page of fs.readdirSync(MAN_PAGES)) fs.symlinkSync(path.join(MAN_PAGES, page), path.join(root, 'man1', page));
   return root;
@@ -55,7 +53,7 @@ describe.concurrent('help in a terminal', () => {
   });
 
   it('man petctl-pets-add shows the page made from the pets add command, every flag on it', async (t) => {
-    const tty = openTerminal(t, [], { MANPATH: manTree(t), MANPAGER: 'cat', MANWIDTH: '80' }, { stdoutToTerminal: true, command: ['man', 'petctl-pets-add'] });
+    const tty = openTerminal(t, [], { MANPATH: manTree(), MANPAGER: 'cat', MANWIDTH: '80' }, { stdoutToTerminal: true, command: ['man', 'petctl-pets-add'] });
     expect(await tty.exitCode()).toBe(0);
     const text = tty.text();
     expect(text).toMatch(/^PETCTL-PETS-ADD\(1\) +petctl manual +PETCTL-PETS-ADD\(1\)$/m);
@@ -66,7 +64,7 @@ describe.concurrent('help in a terminal', () => {
   });
 
   it('man petctl opens the root page in the pager, as a person reads it', async (t) => {
-    const tty = openTerminal(t, [], { MANPATH: manTree(t), MANPAGER: 'less', LESS: '' }, { stdoutToTerminal: true, command: ['man', 'petctl'] });
+    const tty = openTerminal(t, [], { MANPATH: manTree(), MANPAGER: 'less', LESS: '' }, { stdoutToTerminal: true, command: ['man', 'petctl'] });
     await tty.waitFor(/PETCTL\(1\)/);
     expect(tty.screen()).toContain('petctl - Command-line client for the Pet Adoption Service');
     tty.press('q');
