@@ -65,21 +65,19 @@ describe.concurrent('petctl api: fields', () => {
 describe.concurrent('petctl api: output', () => {
   // -o ndjson, a body that is not JSON and -i's head are test/output/api-response.test.ts's; another origin and a -H that
   // would replace the key are refused in test/api/endpoints/raw-request.test.ts; which methods are retried, api/waits.test.ts.
-  it('-i on an error status prints its head on stdout, then the error on stderr with its exit code', async (t) => {
+  it('-i on an error status prints its head on stdout, then the error on stderr with its exit code; after a retry, the head of the answer that counted', async (t) => {
     const { server, petctl } = await setupE2e(t);
     server.reply(json(404, { code: 'not_found', message: 'no such order', status: 404 }, { 'X-Request-Id': 'r-1' }));
     const result = await petctl(['api', '-i', '/store/orders/9']);
     expect(result.code).toBe(3);
     expect(result.stdout).toMatch(/^HTTP\/1\.1 404 Not Found\n[\s\S]*\nX-Request-Id: r-1\n[\s\S]*\n\n$/);
     expect(result.stderr).toBe('error: no such order (not_found, HTTP 404)\n');
-  });
 
-  it('-i after a retry shows the head of the answer that counted', async (t) => {
-    const { server, petctl } = await setupE2e(t);
+    // After a retry, the head of the answer that counted.
     server.reply(json(503, { code: 'busy', message: 'busy', status: 503 }), { status: 200, body: '[]', headers: { 'X-Page': 'final' } });
-    const result = await petctl(['api', '-i', '/pets']);
-    expect(result.code).toBe(0);
-    expect(result.stdout).toMatch(/^HTTP\/1\.1 200 OK\n[\s\S]*X-Page: final\n[\s\S]*\n\n\[\]\n$/);
-    expect(result.stdout).not.toContain('503');
+    const retried = await petctl(['api', '-i', '/pets']);
+    expect(retried.code).toBe(0);
+    expect(retried.stdout).toMatch(/^HTTP\/1\.1 200 OK\n[\s\S]*X-Page: final\n[\s\S]*\n\n\[\]\n$/);
+    expect(retried.stdout).not.toContain('503');
   });
 });
