@@ -1,4 +1,6 @@
-import type { OutputFormat } from './output/format';
+/** The values `-o/--output` accepts; `--json` is shorthand for `json`. */
+export const OUTPUT_FORMATS = ['table', 'json', 'ndjson', 'csv'] as const;
+export type OutputFormat = (typeof OUTPUT_FORMATS)[number];
 
 /** The global flags, parsed and checked (see commands/root.ts); `color` false for --no-color. */
 export interface GlobalOptions {

@@ -1,7 +1,6 @@
 import { Command, type CommanderError, type ErrorOptions, Option } from 'commander';
-import type { GlobalOptions } from '../globals';
+import { type GlobalOptions, OUTPUT_FORMATS } from '../globals';
 import { completesWith } from '../completion/complete';
-import { OUTPUT_FORMATS } from '../output/format';
 import { VERSION } from '../version';
 import { registerAuth } from './auth';
 import { GUIDES_HELP, registerHelp } from './help';

@@ -1,6 +1,6 @@
 import { STATUS_CODES } from 'node:http';
 import { parseJson } from '../schemas/json';
-import type { OutputFormat } from './format';
+import type { OutputFormat } from '../globals';
 import { safeLine, safeText } from '../sanitize';
 import { jsonLines, jsonText } from './json';
 

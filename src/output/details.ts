@@ -1,7 +1,7 @@
 import { stringifyJson } from '../schemas/json';
 import { renderCsv } from './csv';
 import { safeText } from '../sanitize';
-import type { OutputFormat } from './format';
+import type { OutputFormat } from '../globals';
 
 type DetailField = { key: string; label: string; text: string };
 

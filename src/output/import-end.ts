@@ -7,7 +7,7 @@ import type { RowWords } from '../bulk/runner';
 import { FailureError, InterruptedError, type PetctlError, RejectedError, ServiceError } from '../errors';
 import type { Pet } from '../schemas/pet';
 import { renderDetails } from './details';
-import type { OutputFormat } from './format';
+import type { OutputFormat } from '../globals';
 import { ImportProgress } from './import-progress';
 import { jsonLines, jsonText } from './json';
 import { ListingProgress } from './listing-stop';

@@ -1,6 +1,6 @@
 import { stringifyJson } from '../schemas/json';
 import type { Pet } from '../schemas/pet';
-import type { OutputFormat } from './format';
+import type { OutputFormat } from '../globals';
 import { renderPets } from './pets';
 import { jsonLines } from './json';
 import type { RenderOptions } from './records';

@@ -1,7 +1,7 @@
 import type { PetStatus } from '../schemas/constants';
 import type { Pet } from '../schemas/pet';
 import type { ChalkInstance } from 'chalk';
-import type { OutputFormat } from './format';
+import type { OutputFormat } from '../globals';
 import { renderRecord, renderRecords, type RecordColumn, type RenderOptions } from './records';
 
 const STATUS_STYLE: Record<PetStatus, (chalk: ChalkInstance) => (text: string) => string> = {

@@ -2,7 +2,7 @@ import type { LimitEntry } from '../api/limits/entry';
 import type { KeySet } from '../config/keychain';
 import { maskKey, type ResolvedTarget, type StatePasswordSource } from '../config/target';
 import { renderDetails } from './details';
-import type { OutputFormat } from './format';
+import type { OutputFormat } from '../globals';
 import { formatLocalDateTime } from './time';
 
 /** What `auth status`, `profile show` and `auth login` say of the target, its key and its limits. */

@@ -3,7 +3,7 @@ import { isLosslessNumber } from 'lossless-json';
 import { PetctlError, UsageError } from '../errors';
 import { parseJson, stringifyJson } from '../schemas/json';
 import { type CsvValue, renderCsv } from './csv';
-import type { OutputFormat } from './format';
+import type { OutputFormat } from '../globals';
 import { shellWord } from './listing-stop';
 import { safeText, stdoutJson } from '../sanitize';
 import { jsonLines, jsonText } from './json';

@@ -1,6 +1,6 @@
 import type { ColorLevel, Terminal } from '../terminal';
 import { type CsvValue, renderCsv } from './csv';
-import type { OutputFormat } from './format';
+import type { OutputFormat } from '../globals';
 import { jsonLines, jsonText } from './json';
 import type { OutputHost } from './stderr';
 import { type Column, renderTsv } from './tsv';

@@ -5,7 +5,7 @@ import { continueCommand, continuePaginateCommand, hiddenValuesNote, listingProg
 import { formatCount } from '../../src/output/waits';
 import { renderPets } from '../../src/output/pets';
 import { stringifyJson } from '../../src/schemas/json';
-import type { OutputFormat } from '../../src/output/format';
+import type { OutputFormat } from '../../src/globals';
 import type { Pet } from '../../src/schemas/pet';
 
 // A terminal's table is drawn by a renderer loaded on demand (records.ts).

@@ -1,5 +1,5 @@
 import { beforeAll, describe, expect, test } from 'vitest';
-import { OUTPUT_FORMATS } from '../../src/output/format';
+import { OUTPUT_FORMATS } from '../../src/globals';
 import { loadTable, renderOptions, renderRecord, renderRecords, type RecordColumn } from '../../src/output/records';
 import { createTestTerminal } from '../helpers/terminal';
 
