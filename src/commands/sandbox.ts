@@ -3,7 +3,7 @@ import { isLoopbackHost } from '../config/url-check';
 import type { Context } from '../context';
 import { InterruptedError } from '../errors';
 import { renderTable } from '../output/table';
-import type { Column } from '../output/tsv';
+import type { Column } from '../output/formats';
 import { renderOptions } from '../output/records';
 import { formatLocalTime } from '../output/time';
 import { safeLines } from '../sanitize';

@@ -2,7 +2,7 @@ import { STATUS_CODES } from 'node:http';
 import { parseJson } from '../schemas/json';
 import type { OutputFormat } from '../globals';
 import { safeLine, safeText } from '../sanitize';
-import { jsonLines, jsonText } from './json';
+import { jsonLines, jsonText } from './formats';
 
 interface RawAnswer {
   status: number;

@@ -2,7 +2,7 @@ import { stringifyJson } from '../schemas/json';
 import type { Pet } from '../schemas/pet';
 import type { OutputFormat } from '../globals';
 import { renderPets } from './pets';
-import { jsonLines } from './json';
+import { jsonLines } from './formats';
 import type { RenderOptions } from './records';
 import { stdoutJson } from '../sanitize';
 

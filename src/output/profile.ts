@@ -1,7 +1,7 @@
 import type { LimitEntry } from '../api/limits/entry';
 import type { KeySet } from '../config/keychain';
 import { maskKey, type ResolvedTarget, type StatePasswordSource } from '../config/target';
-import { renderDetails } from './details';
+import { renderDetails } from './formats';
 import type { OutputFormat } from '../globals';
 import { formatLocalDateTime } from './time';
 

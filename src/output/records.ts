@@ -1,9 +1,7 @@
 import type { ColorLevel, Terminal } from '../terminal';
-import { type CsvValue, renderCsv } from './csv';
 import type { OutputFormat } from '../globals';
-import { jsonLines, jsonText } from './json';
+import { type Column, type CsvValue, jsonLines, jsonText, renderCsv, renderTsv } from './formats';
 import type { OutputHost } from './stderr';
-import { type Column, renderTsv } from './tsv';
 
 let tableModule: typeof import('./table') | undefined;
 

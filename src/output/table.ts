@@ -3,7 +3,7 @@ import Table from 'cli-table3';
 import { safeText } from '../sanitize';
 import type { ColorLevel } from '../terminal';
 import displayWidth from 'string-width';
-import { type Column, MISSING_VALUE } from './tsv';
+import { type Column, MISSING_VALUE } from './formats';
 
 /** The table a person reads on a terminal; records.ts loads it only when stdout is one (docs/performance.md). Widths are string-width's. */
 

@@ -1,5 +1,5 @@
 import { describe, expect, test } from 'vitest';
-import { renderCsv, type CsvColumn } from '../../src/output/csv';
+import { renderCsv, type CsvColumn } from '../../src/output/formats';
 
 interface Row {
   name: string;

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { renderDetails } from '../../src/output/details';
+import { renderDetails } from '../../src/output/formats';
 
 const fields = [
   { key: 'profile', label: 'Profile', text: 'prod (active)' },

@@ -1,7 +1,7 @@
 import { stripVTControlCharacters } from 'node:util';
 import { describe, expect, test } from 'vitest';
 import { renderTable, truncateToWidth } from '../../src/output/table';
-import type { Column } from '../../src/output/tsv';
+import type { Column } from '../../src/output/formats';
 import displayWidth from 'string-width';
 
 /** The terminal's table; no rows, and TSV off a terminal, are records.test.ts's. */

@@ -1,8 +1,8 @@
 import type { Context } from '../../context';
+import { renderDetails } from '../../output/formats';
 import { writeResult } from '../../output/records';
 import { listPets } from '../../api/endpoints/pets';
 import { maskKey } from '../../config/target';
-import { renderDetails } from '../../output/details';
 import { describeTarget } from '../../output/profile';
 import { formatLocalDateTime } from '../../output/time';
 

@@ -1,4 +1,5 @@
 import type { Context } from '../../context';
+import { renderDetails } from '../../output/formats';
 import { writeResult } from '../../output/records';
 import { stateStoreLine } from '../../output/state-store';
 import { PetctlError } from '../../errors';
@@ -7,7 +8,6 @@ import { unknownProfile } from '../../config/config-file';
 import { type ResolvedTarget, maskKey, readTargetSecrets, resolveTarget } from '../../config/target';
 import { maskStateUrl } from '../../config/state-url';
 import { openFileStore } from '../../api/limits/file-store';
-import { renderDetails } from '../../output/details';
 import { describeSeen, describeTarget, lastSeen, noneChosen, passwordText } from '../../output/profile';
 
 export async function profileShowRun(options: { name?: string }, ctx: Context): Promise<void> {
