@@ -13,14 +13,12 @@ export const ExitCode = {
 } as const;
 export type ExitCode = (typeof ExitCode)[keyof typeof ExitCode];
 
+/** `code`: the server's Error code, or the client's; `status`: 0 without an answer (a refusal from saved state: 429);
+ * `hint`: what to do next, one line; `body`: the server's Error body, for `-o json`. */
 interface ErrorDetails {
-  /** Machine-readable code: the server's Error `code`, or one the client makes. */
   code: string;
-  /** HTTP status (a refusal from saved state: the 429 it stands for); 0 without an answer. */
   status?: number;
-  /** What to do next, one line. */
   hint?: string;
-  /** The Error body as the server sent it, for `-o json` error output. */
   body?: Record<string, unknown>;
   cause?: unknown;
 }
@@ -69,7 +67,6 @@ export class AuthError extends PetctlError {
   readonly exitCode = ExitCode.AUTH;
 }
 
-/** No API key for the profile in use, or an unknown profile. */
 export class NotConfiguredError extends AuthError {
   constructor(message: string, hint?: string) {
     super(message, { code: 'not_configured', hint });
@@ -89,26 +86,23 @@ export class ServiceError extends PetctlError {
 /** The waits of the HTTP core (api/waits.ts has the table). */
 export type WaitKind = 'retry_after' | 'ban' | 'minute_window' | 'day_quota' | 'backoff' | 'probe';
 
-/** What stopped a request on a rate limit, as facts (output/waits.ts words them). */
+/** What stopped a request on a rate limit, as facts (output/waits.ts words them). `until`: when a retry may succeed
+ * (epoch ms), when known; `at`: when the stop was decided; `by` 'gate': held before the wire, 'answer': a 429 not
+ * waited out; `noWait`: --max-wait 0; `attempts`: a 429 ending a request after retries. */
 export interface WaitStop {
   kind: WaitKind;
-  /** When a retry may succeed (epoch ms), when known; `at`: when the stop was decided, on the same clock. */
   until?: number;
   at: number;
-  /** 'gate': held before the wire, nothing sent; 'answer': a 429 petctl will not wait out. */
   by: 'gate' | 'answer';
-  /** --max-wait 0: no wait was asked for. */
   noWait?: boolean;
   serverMessage?: string;
-  /** A 429 that ends a request after retries: how many attempts, over how long. */
   attempts?: { count: number; elapsedMs: number };
 }
 
-/** A wait the core is about to make, for the layer above to show. */
+/** A wait the core is about to make: the gate holding a request (nothing sent yet), or a retry after a failed attempt
+ * (`reason`: `HTTP 503`, `connection reset by the server`). */
 export type WaitNotice =
-  /** The gate holds the request until `until` (nothing sent yet). */
   | { what: 'gate'; kind: WaitKind; ms: number; until: number; at: number }
-  /** A retry after a failed attempt: `reason` is the failure's short form (`HTTP 503`, `connection reset by the server`). */
   | { what: 'retry'; kind: WaitKind; ms: number; at: number; retry: number; retries: number; reason: string };
 
 /** The sentences the layer above gives the core for its notices and errors (output/waits.ts). */
@@ -122,9 +116,8 @@ export interface WaitWords {
 /** 429s that could not be waited out within --retries / --max-wait, or a banned key. */
 export class RateLimitError extends PetctlError {
   readonly exitCode = ExitCode.RATE_LIMITED;
-  /** Epoch ms after which a retry may succeed, when known. */
+  /** Epoch ms after which a retry may succeed; `stop`, for a command that words it in its own terms. */
   readonly retryAt?: number;
-  /** The stop as facts, for a command that words it in its own terms. */
   readonly stop?: WaitStop;
 
   constructor(message: string, details: ErrorDetails & { retryAt?: number; stop?: WaitStop }) {
@@ -159,9 +152,8 @@ export class StateUnwritableError extends FailureError {
 
 /** The connection failed or was dropped, or no answer came in time. */
 export class NetworkError extends ServiceError {
-  /** Whether the request may have reached the server: false only when no connection was made. */
+  /** `sent`: false only when no connection was made; `retryable`: false for a refused connection to this machine. */
   readonly sent: boolean;
-  /** False when trying again cannot help (a refused connection to this machine). */
   readonly retryable: boolean;
 
   constructor(message: string, details: { code?: 'network_error' | 'timeout'; sent: boolean; retryable?: boolean; cause?: unknown; hint?: string }) {
@@ -221,11 +213,10 @@ export class InterruptedError extends PetctlError {
   }
 }
 
-/** The class of each exit code from 1 to 7. */
 const CLASS_OF_EXIT = [FailureError, UsageError, NotFoundError, AuthError, RateLimitError, RejectedError, ServiceError] as const;
 
-/** The error of an HTTP answer with an error status: the class of the status's exit code. */
-export function errorForStatus(status: number, message: string, details: ErrorDetails): PetctlError {
+export function errorForStatus
+(status: number, message: string, details: ErrorDetails): PetctlError {
   if (status === 400 || status === 413 || status === 422) return new RejectedError(message, details);
   if (status === 401 || status === 403) return new AuthError(message, details);
   if (status === 404) return new NotFoundError(message, details);

@@ -12,7 +12,7 @@ import { validateBaseUrl } from './url-check';
 /** Used when the sandbox profile stores no key. */
 export const SANDBOX_DEFAULT_KEY = 'sandbox-free';
 
-/** baseUrl is absent for the built-in sandbox (the in-process service) and for a hand-edited entry without one. */
+/** No baseUrl: the built-in sandbox, or a hand-edited entry without one. */
 export interface StoredProfile extends ProfileEntry {
   name: string;
   builtIn: boolean;
@@ -29,15 +29,10 @@ export async function openProfileStore(paths: PetctlPaths, env: Readonly<NodeJS.
   return new ProfileStore(paths, parseConfig(checkedConfig(paths.configFile, () => readJsonFile(paths.configFile))), env);
 }
 
-/**
- * config.json (docs/configuration.md#files). Secrets go to the keychain before the file names them, and leave it before
- * the file forgets them, so no entry is left that nothing points to. conf has no lock: every change re-reads the file
- * under withFileLock and keeps the keys it does not know, so two processes changing profiles at once both keep their
- * change, and a newer petctl's additions survive an older one. conf is loaded only to write, so a read-only command
- * on a fresh install creates nothing.
- */
+/** config.json (docs/configuration.md#files). Secrets enter the keychain before the file names them and leave it
+ * before the file forgets them. Every change re-reads the file under withFileLock (conf has no lock), keeping keys it
+ * does not know, so concurrent changes and a newer petctl's fields survive; conf loads only to write. */
 export class ProfileStore {
-  /** The config file (it may not exist yet). */
   readonly path: string;
   #paths: PetctlPaths;
   #snapshot: Snapshot;
@@ -55,11 +50,8 @@ export class ProfileStore {
     return this.#secrets.read(ref);
   }
 
-  /**
-   * The profile commands use when none is named: the one chosen with `profile use`, or the sandbox while no other
-   * profile exists. Undefined when other profiles exist and none is chosen: a request must not go to the sandbox
-   * while the user may think it goes to production. It may name a profile removed by hand.
-   */
+  /** The chosen profile (maybe removed by hand), or the sandbox while no other exists; undefined when others exist
+   * and none is chosen: a request must not go to the sandbox while the user may think it goes to production. */
   activeName(): string | undefined {
     if (this.#snapshot.active !== undefined) return this.#snapshot.active;
     const others = [...this.#snapshot.profiles.keys()].some((name) => name !== SANDBOX_PROFILE);
@@ -198,7 +190,7 @@ export class ProfileStore {
 
   async #openConf(): Promise<Conf<ConfigDocument>> {
     if (this.#conf) return this.#conf;
-    // conf would create the directory with the umask's mode (usually 0755).
+    // conf would create it with the umask's mode.
     ensurePrivateDir(this.#paths.dir);
     const { default: ConfClass } = await import('conf');
     // The constructor reads the file; without defaults or migrations it never writes.
@@ -214,8 +206,9 @@ export class ProfileStore {
     }));
     // The lock is taken on paths.configFile: conf must be writing that very file.
     if (conf.path !== this.#paths.configFile) throw new Error(`conf writes ${conf.path}, expected ${this.#paths.configFile}`);
-    // conf writes through `atomically`, which follows a symlink at the file, keeps an existing file's
-    // owner and opens its temporary without O_EXCL: its writes go through petctl's own writer instead.
+    // conf's `atomically` follows a symlink at the file and opens its temporary without O_EXCL: petctl's own writes.
+
+
     const internals = conf as unknown as { _write(value: unknown): void; _serialize(value: unknown): string };
     internals._write = (value) => writeFileAtomic(conf.path, internals._serialize(value));
     this.#conf = conf;

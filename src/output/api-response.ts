@@ -4,11 +4,7 @@ import type { OutputFormat } from '../globals';
 import { safeLine, safeText } from '../sanitize';
 import { jsonLines, jsonText } from './formats';
 
-interface RawAnswer {
-  status: number;
-  text: string;
-  headers: Record<string, string | string[] | undefined>;
-}
+type RawAnswer = { status: number; text: string; headers: Record<string, string | string[] | undefined> };
 
 /** `-i`: the status line and the headers, then a blank line, as curl -i shows them; made safe on a terminal. */
 export function renderHead(answer: RawAnswer, stdoutIsTTY = false): string {
@@ -20,8 +16,8 @@ export function renderHead(answer: RawAnswer, stdoutIsTTY = false): string {
   return `${lines.map((line) => (stdoutIsTTY ? safeLine(line) : line)).join('\n')}\n\n`;
 }
 
-/** Undefined when the body is empty or not JSON. */
-export function answerJson(text: string): { value: unknown } | undefined {
+export function answerJson
+(text: string): { value: unknown } | undefined {
   try {
     return { value: parseJson(text) };
   } catch {

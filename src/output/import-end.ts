@@ -15,14 +15,11 @@ import type { OutputHost } from './stderr';
 import { formatLocalDate, formatLocalMinute, formatWait } from './time';
 import { formatCounted, importStop, plural, reworded } from './waits';
 
-/** What an import says: its rows on stdout (ndjson a line per row as it completes, json every row at the end, table and
- * csv the failures), its other lines on stderr, and the error each ending is (its class the exit code); each hint says
- * what the next command does. */
-
 /** Invalid rows printed one per line before the rest are only counted. */
 const INVALID_SHOWN = 20;
 
-/** What the import tells, worded as it happens; the rows kept for the end, and the time since its first request. */
+/** What an import tells, worded as it happens: rows on stdout (ndjson as each completes, json all at the end, table and
+ * csv the failures), other lines on stderr; the rows kept for the end, and the time since its first request. */
 export function importReport(
   options: Pick<BulkAddOptions, 'reserve' | 'concurrency'>,
   ctx: OutputHost,
@@ -62,7 +59,6 @@ export function importReport(
       const outcome = `${found} found, ${resend} not found (sent again), ${ambiguous} ambiguous`;
       ctx.notice(`looked for ${plural(rows, 'row')} sent without an answer among ${among}: ${outcome}`);
     },
-    // The line before the error that stopped the look (network, a rate limit, Ctrl-C).
     lookStopped: (animals, page) => {
       const after = `${formatCounted(animals, 'animal')} (page ${page}); nothing was sent and nothing recorded`;
       ctx.line(`looking for the rows sent without an answer stopped after ${after}`);
@@ -96,7 +92,6 @@ export function importReport(
   };
 }
 
-/** After the first Ctrl-C. */
 const STOPPING_LINE = 'petctl: stopping: no new requests; waiting for the ones in flight (Ctrl-C again to stop waiting)';
 
 const FAILURE_COLUMNS: readonly RecordColumn<RowFailure>[] = [
@@ -129,7 +124,6 @@ function renderDryRun(report: DryRunReport, format: OutputFormat): string {
   return `would send ${report.wouldSend} of ${report.rows} rows: ${report.done} already created, ${report.unknown} with an unknown outcome, ${report.invalid} invalid; journal ${report.journal}\n`;
 }
 
-/** `label` names a source. */
 function skippedLine(scan: Pick<Scan, 'skipped' | 'skippedCount'>, label: (source: string) => string, resumingNew: boolean): string {
   const sources = [...scan.skipped.keys()].map(label);
   const lastAt = Math.max(...[...scan.skipped.values()].map((bySource) => Date.parse(bySource.lastAt)));
@@ -196,11 +190,11 @@ function otherImport(holder: JournalHolder): string {
   return `another import${of}${holder.pid === undefined ? '' : ` (pid ${holder.pid})`}`;
 }
 
-/** `left`: the rows not reported, left for a rerun. */
 type ImportCounts = Pick<Tally, 'created' | 'rejected' | 'invalid' | 'unknown' | 'ambiguous'> & { left: number };
 
-/** Undefined when the import ends well. */
-export function endingError(ending: ImportEnding, counts: ImportCounts, now: number, target: string): PetctlError | undefined {
+/** The error each ending is (its class the exit code), each hint saying what the next command does; undefined: done. */
+export function endingError
+(ending: ImportEnding, counts: ImportCounts, now: number, target: string): PetctlError | undefined {
   const { created, left } = counts;
   switch (ending.kind) {
     case 'done':

@@ -1,21 +1,21 @@
 import type { RateHeaders } from '../api/limits/headers';
 import { type Concurrency, IN_FLIGHT, type LevelChange } from '../bulk/in-flight';
+import type { BulkAddOptions } from '../bulk/import';
 import type { RowResult, Tally } from '../bulk/results';
 import type { StatusLine } from '../terminal';
 import { formatDuration, formatWait } from './time';
 
 /** What a bulk import shows on stderr while it runs (docs/bulk-import.md): the bar on a terminal, -v's lines; nothing with -q. */
 
-interface ProgressOptions {
+/** `total`: the rows the import acts on (sends, skips and failures alike); `toSend`: those it sends. */
+type ProgressOptions = Partial<Pick<BulkAddOptions, 'reserve' | 'concurrency'>> & {
   quiet: boolean;
   verbose: boolean;
-  /** Rows the import will act on (sends, skips and failures alike), and those it will send. */
   total: number;
   toSend: number;
-  reserve?: number;
-  concurrency?: Concurrency;
   now: () => number;
-}
+};
+
 
 /** The rate limit's window when the headers do not tell (the specification's plans are per minute). */
 const MINUTE_MS = 60_000;
@@ -45,7 +45,7 @@ function rowLine(result: RowResult): string {
 
 const latencyText = (ms: number) => `${ms < 10 ? ms.toFixed(1) : Math.round(ms)} ms`;
 
-/** -v's line of the level in flight, at the start and on a change. */
+/** -v's line at the start and on a change. */
 export function levelLine(change: LevelChange | { level: number; concurrency: Concurrency }): string {
   if ('concurrency' in change) return `* in flight: ${change.level} (--concurrency ${change.concurrency})`;
   const { level, from, cause, status, latencyMs = 0, bestMs = 0 } = change;
@@ -55,7 +55,7 @@ export function levelLine(change: LevelChange | { level: number; concurrency: Co
 }
 
 export class ImportProgress {
-  /** The bar is drawn: on a terminal, without -q, until stop(). */
+  /** On a terminal, without -q, until stop(). */
   private bar: boolean;
   private done = 0;
   private sentDone = 0;
@@ -103,7 +103,6 @@ export class ImportProgress {
     return this.firstRequestAt === undefined ? undefined : this.options.now() - this.firstRequestAt;
   }
 
-  /** `sent` when this run sent it. */
   row(result: RowResult, sent: boolean): void {
     this.done += 1;
     if (sent) {
@@ -159,7 +158,6 @@ export class ImportProgress {
     this.waitingUntil = undefined;
   }
 
-  /** A row's line quotes the server and the input, made safe by the status line. */
   line(text: string): void {
     if (!this.options.quiet) this.status.print(text);
   }
@@ -209,7 +207,9 @@ interface ProgressFrame {
   waitMs?: number;
 }
 
-/** The bar's line for a terminal `columns` wide, each part whole or not at all; when it does not fit, the level in
+
+/** The bar's line
+ for a terminal `columns` wide, each part whole or not at all; when it does not fit, the level in
  * flight goes first, then the bar, the 429s, the time left and the wait, and on a terminal too narrow the rate: the
  * counts stay. */
 export function progressLine(frame: ProgressFrame, columns: number | undefined): string {

@@ -3,9 +3,8 @@ import type { GlobalOptions } from '../globals';
 import type { OutputHost } from './stderr';
 import { formatCounted, listingStop, reworded } from './waits';
 
-/** What `pets list --all` and `petctl api --paginate` say of themselves on stderr: how far, and how to continue a stop. */
-
-/** The status line while a listing runs: `page 13, 1,200 animals so far`. */
+/** What `pets list --all` and `petctl api --paginate` say on stderr: how far (`page 13, 1,200 animals so far`), and how
+ * to continue a stop. */
 export function listingProgress(page: number, items: number, noun = 'animal'): string {
   return `page ${page}, ${formatCounted(items, noun)} so far`;
 }
@@ -14,7 +13,7 @@ export function listingProgress(page: number, items: number, noun = 'animal'): s
  * or waits for the end: a table, --query). Not with -q. */
 export class ListingProgress {
   private readonly enabled: boolean;
-  /** The page being fetched, 1 for the first. */
+  /** Being fetched, from 1. */
   page = 1;
   items = 0;
 
@@ -33,7 +32,6 @@ export class ListingProgress {
     if (this.enabled) this.sink.terminal.status.show(`petctl: ${listingProgress(page, this.items, this.noun)}`);
   }
 
-  /** RequestHooks.wait: its countdown says how far the listing got. */
   readonly wait = (ms: number, why: string): Promise<void> =>
     this.sink.wait(ms, this.enabled ? `${listingProgress(this.page, this.items, this.noun)}; ${why}` : why);
 
@@ -41,8 +39,8 @@ export class ListingProgress {
     this.sink.terminal.status.clear();
   }
 
-  /** The error a listing stopped by `error` ends with, after the lines that say how to continue. A bad answer would be
-   * the same again: it gets no way on. */
+  /** The error a stopped listing ends with, after the lines saying how to continue (none after a bad answer: it would
+   * come again). */
   stopped(error: unknown, continueWith: () => string, note?: string): unknown {
     if (!(error instanceof PetctlError) || error instanceof InvalidResponseError) return error;
     this.sink.line(stopLine(this.items, this.page, continueWith(), this.noun));
@@ -62,8 +60,8 @@ export function shellWord(word: string): string {
 /** What a continuing command repeats of the first, with its own words: the service and the output. */
 type Globals = Pick<GlobalOptions, 'profile' | 'baseUrl' | 'query'> & { output: string };
 
-/** `pets list --all`'s own words: its filters. */
-export function continueCommand(command: Globals & { limit?: number; status?: string }, token: string): string {
+export function continueCommand
+(command: Globals & { limit?: number; status?: string }, token: string): string {
   const words = ['petctl', 'pets', 'list', '--all'];
   if (command.limit !== undefined) words.push('--limit', String(command.limit));
   if (command.status !== undefined) words.push('--status', command.status);

@@ -29,8 +29,8 @@ export function renderPets(pets: readonly Pet[], format: OutputFormat, options: 
   return renderRecords(PET_COLUMNS, pets, format, options);
 }
 
-/** json prints the object with every field the server sent. */
-export function renderPet(pet: Pet, format: OutputFormat, options: RenderOptions): string {
+export function renderPet
+(pet: Pet, format: OutputFormat, options: RenderOptions): string {
   return renderRecord(PET_COLUMNS, pet, format, options);
 }
 

@@ -21,19 +21,18 @@ class ExactInteger {
   }
 }
 
-/** A node of jmespath.js's parsed tree, as far as petctl reads it. */
 interface AstNode {
   type?: string;
   name?: string;
   children?: AstNode[];
 }
 
-/** A bad --query, or one that cannot be applied to this result: exit 2, like any bad flag value. */
+/** Exit 2, like any bad flag value. */
 function queryError(message: string): PetctlError {
   return new UsageError(message, { code: 'invalid_query', hint: 'see https://jmespath.org/specification.html' });
 }
 
-/** The JMESPath specification's functions, all that jmespath.js knows. */
+/** All that jmespath.js knows. */
 const FUNCTIONS = new Set(
   'abs avg ceil contains ends_with floor join keys length map max max_by merge min min_by not_null reverse sort sort_by starts_with sum to_array to_number to_string type values'.split(' '),
 );
@@ -50,7 +49,6 @@ function unknownFunction(node: unknown): string | undefined {
   return undefined;
 }
 
-/** Its syntax and function names checked before anything is sent. */
 export function compileQuery(expression: string) {
   let ast: unknown;
   try {
@@ -109,8 +107,8 @@ function isScalarLine(value: unknown): value is string | number | bigint {
   return typeof value === 'string' || typeof value === 'number' || typeof value === 'bigint';
 }
 
-/** The query's result on stdout: pretty JSON, or with -o ndjson a line per item; in table format strings and numbers as
- * plain lines (controls escaped on a terminal), so `--query '[].name'` feeds `while read`. */
+/** JSON (ndjson: a line an item); in table format strings and numbers as plain lines, so `--query '[].name'` feeds
+ * `while read`. */
 export function renderQueryResult(value: unknown, format: OutputFormat, tty = false, query?: { expression: string; ast: unknown }): string {
   if (format === 'csv') return renderQueryCsv(value, query ?? { expression: '@', ast: undefined }, tty);
   if (format === 'ndjson') return jsonLines(value, tty);
@@ -144,7 +142,7 @@ function cell(value: unknown): CsvValue {
   return stringifyJson(value);
 }
 
-/** Functions whose result is their first argument's elements, reordered: the names stay. */
+/** Their result is their first argument's elements, reordered: the names stay. */
 const REORDERING = new Set(['sort', 'sort_by', 'reverse']);
 
 /** The names an expression gives its result's fields, when it ends by naming them. */
@@ -179,8 +177,8 @@ function shapeOf(value: unknown): string {
   return typeof value === 'string' ? 'a string' : typeof value === 'boolean' ? 'a boolean' : 'a number';
 }
 
-/** A result that is no table: what it is, which outputs print it, and how to make it one. */
-function notATable(value: unknown, expression: string): UsageError {
+function notATable
+(value: unknown, expression: string): UsageError {
   const how = Array.isArray(value)
     ? `make each element an object, e.g. --query ${shellWord('[].{id: id, name: name}')}`
     : `put the expression in brackets for one record: --query ${shellWord(`[${expression}]`)}`;

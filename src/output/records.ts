@@ -10,19 +10,15 @@ export async function loadTable(): Promise<void> {
   tableModule ??= await import('./table');
 }
 
+/** `key`: the csv field and JSON property (`categoryId`); `csv`: a number's csv field (`pet.id`), never taken for a
+ * formula. */
 export interface RecordColumn<Row> extends Column<Row> {
-  /** The field name in csv, the row's JSON property: `categoryId`. */
   key: string;
-  /** The csv field when it is a number (`pet.id`), not the text `value` gives: a number is never taken for a formula. */
   csv?(row: Row): CsvValue;
 }
 
 /** What stdout is; the renderers never look at process.*. */
-export interface RenderOptions {
-  tty: boolean;
-  level: ColorLevel;
-  width?: number;
-}
+export type RenderOptions = { tty: boolean; level: ColorLevel; width?: number };
 
 export function renderOptions({ terminal }: { terminal: Pick<Terminal, 'stdoutIsTerminal' | 'colorLevel' | 'stdoutWidth'> }): RenderOptions {
   const tty = terminal.stdoutIsTerminal;
@@ -57,7 +53,8 @@ export function renderRecords<Row extends object>(
   }
 }
 
-/** One record: like a one-row list, except that json prints the object, not an array. */
+/** Like a one-row list, except that json prints the object. */
+
 export function renderRecord<Row extends object>(columns: readonly RecordColumn<Row>[], row: Row, format: OutputFormat, options: RenderOptions): string {
   if (format === 'json') return jsonText(row, options.tty);
   return renderRecords(columns, [row], format, options);

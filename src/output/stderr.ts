@@ -2,19 +2,10 @@ import type { GlobalOptions } from '../globals';
 import type { IO, Terminal } from '../terminal';
 import { formatWait } from './time';
 
-/** The ways onto stderr, above a countdown or a progress line (drawn again below), outside text made safe by the status line. */
-export interface StderrLines {
-  /** One line on stderr that --quiet does not silence (what -v asked for, invalid rows). */
-  line(message: string): void;
-  /** --quiet silences it. */
-  notice(message: string): void;
-  /** `warning: ...`; --quiet silences it. */
-  warn(message: string): void;
-  /** The one line `petctl: <why>` for a wait of a second or more (not with --quiet), shared by the waits for one moment. */
-  announceWait(ms: number, why: string): void;
-  /** A waiting period the user should see: a countdown on a TTY, one line otherwise (none with --quiet). */
-  wait(ms: number, why: string): Promise<void>;
-}
+/** The ways onto stderr, above a countdown or a progress line (drawn again below), made safe by the status line.
+ * --quiet silences all but `line` (what -v asked for, invalid rows). `announceWait`: one line `petctl: <why>` for a
+ * wait of a second or more, shared by the waits for one moment; `wait`: a countdown on a TTY, else that one line. */
+export type StderrLines = ReturnType<typeof stderrLines>;
 
 /** What output/ takes of the Context (context.ts, which is one), so that output/ does not depend on it. */
 export interface OutputHost extends StderrLines {
@@ -26,19 +17,19 @@ export interface OutputHost extends StderrLines {
 
 type StderrClock = { monotonic(): number; sleep(ms: number): Promise<void> };
 
-export function stderrLines(terminal: Terminal, quiet: boolean, { monotonic, sleep }: StderrClock): StderrLines {
+export function stderrLines(terminal: Terminal, quiet: boolean, { monotonic, sleep }: StderrClock) {
   const { status } = terminal;
   /** The ends of the waits announced and not yet over. */
   let announced: number[] = [];
-  const lines: StderrLines = {
-    line: (message) => status.print(message),
-    notice(message) {
+  const lines = {
+    line: (message: string) => status.print(message),
+    notice(message: string) {
       if (!quiet) status.print(message);
     },
-    warn(message) {
+    warn(message: string) {
       if (!quiet) status.print(`warning: ${message}`);
     },
-    announceWait(ms, why) {
+    announceWait(ms: number, why: string) {
       if (quiet || ms < 1000) return;
       const at = monotonic();
       const until = at + ms;
@@ -47,7 +38,8 @@ export function stderrLines(terminal: Terminal, quiet: boolean, { monotonic, sle
       announced.push(until);
       status.print(`petctl: ${why}`);
     },
-    async wait(ms, why) {
+    async wait(ms: number, why: string): Promise<void> {
+
       if (quiet || ms < 1000) return sleep(ms);
       if (!status.live) {
         lines.announceWait(ms, why);

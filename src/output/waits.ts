@@ -2,9 +2,8 @@ import { codeFor } from '../api/waits';
 import { type PetctlError, type WaitKind, type WaitNotice, type WaitStop, type WaitWords, restated } from '../errors';
 import { formatDuration, formatLocalTime, formatWait, formatWhen } from './time';
 
-/** Every sentence about a wait or a stop, for every command: the HTTP core and bulk import say what happened, this says it. */
-
-/** Why a request is held: the start of notices and of errors (a ban's end is said by the sentence around it). */
+/** Every sentence about a wait or a stop: the HTTP core and bulk import say what happened, this says it. Why a request
+ * is held starts notices and errors (a ban's end is said by the sentence around it). */
 const WAIT_WORDS: Record<WaitKind, string> = {
   ban: 'the API key is banned',
   retry_after: 'rate limited (HTTP 429, Retry-After)',
@@ -35,7 +34,7 @@ export function waitNotice(notice: WaitNotice): string {
   return `${WAIT_WORDS[kind]}; waiting ${formatWait(ms)}, until ${formatLocalTime(notice.until, at)}`;
 }
 
-/** The hint to raise --max-wait, where a longer wait is worth asking for: not for a ban or the day's quota. */
+/** Not for a ban or the day's quota, which no longer wait ends. */
 function maxWaitHint(code: string | undefined): string | undefined {
   return code === 'key_banned' || code === 'quota_exhausted' ? undefined : 'raise --max-wait to wait longer';
 }
@@ -72,7 +71,7 @@ export function attemptsSpent(count: number, elapsedMs: number): string {
 
 export const waitWords: WaitWords = { notice: waitNotice, stop: requestStop, attempts: attemptsSpent };
 
-/** 1200 → "1,200": counts people read, the same on every machine whatever its locale. */
+/** 1200 → "1,200", whatever the machine's locale. */
 export function formatCount(n: number): string {
   return n.toLocaleString('en-US');
 }
@@ -82,8 +81,8 @@ export function plural(n: number, noun: string, count: string | number = n): str
   return `${count} ${noun}${n === 1 ? '' : 's'}`;
 }
 
-/** `1 animal`, `1,200 animals`. */
-export function formatCounted(n: number, noun: string): string {
+export function formatCounted
+(n: number, noun: string): string {
   return plural(n, noun, formatCount(n));
 }
 
