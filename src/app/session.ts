@@ -31,13 +31,13 @@ export interface SessionHost extends Omit<StderrLines, 'announceWait'> {
   /** Aborted by Ctrl-C (SIGINT) or SIGTERM. */
   signal: AbortSignal;
   now(): number;
-  /** Milliseconds from a clock that never steps (process.hrtime). */
+  /** A clock that never steps (process.hrtime). */
   monotonic(): number;
   random(): number;
-  /** The service, key and state store in use, resolved once. */
   target(): Promise<ResolvedTarget>;
-  /** `fn` runs on exit, success or failure (sockets, the in-process sandbox). */
+  /** Run on exit, success or failure (sockets, the in-process sandbox). */
   onCleanup(fn: () => Promise<void> | void): void;
+
 }
 
 /** The HTTP core bound to the resolved target: the built-in sandbox started when that is the target. */

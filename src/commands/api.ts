@@ -7,11 +7,8 @@ import { writeResult } from '../output/records';
 import { readStdin } from '../stdin';
 
 /** What `petctl api` was asked (api-paginate.ts takes the same). */
-export interface ApiOptions extends RawRequestFlags {
-  include: boolean;
-  /** --cache, in ms: GET only. */
-  cache?: number;
-}
+export type ApiOptions = RawRequestFlags & { include: boolean; cache?: number };
+
 
 /** What -F @file and --input read: files and stdin, through the context. */
 export function requestIo(ctx: Context): RawRequestIo {

@@ -4,22 +4,22 @@ import { type ItemStream, bufferedStream } from '../output/listing-stream';
 import { ListingProgress } from '../output/listing-stop';
 import { writeResult } from '../output/records';
 
-/** What `pets list --all` and `api --paginate` walk: `from` is the first page's URL, `noun` counts the items. */
+/** What `pets list --all` and `api --paginate` walk: `from` is the first page's URL, `noun` counts the items, `stream`
+ * writes them without --query; `outputWaits`: the output waits for the end (a table on a terminal), so the progress
+ * line may be drawn; `continueWith`: the command that continues from a page, `note` after it; `noneFound`: said when
+ * no item came. */
 interface PrintedWalk<T> {
   pages(walk: WalkOptions): AsyncIterable<LinkedPage<readonly T[]>>;
   from: string;
-  /** How the items are written without --query. */
   stream(): ItemStream<T>;
   noun: string;
-  /** The output waits for the end (a table on a terminal): the progress line may be drawn meanwhile. */
   outputWaits?: boolean;
-  /** The command that continues from the page at `url`, and the note after it. */
   continueWith(url: string): string;
   note?: string;
   onPage?(page: LinkedPage<readonly T[]>): void;
-  /** Said on stderr when no item came. */
   noneFound?: string;
 }
+
 
 /** A stop leaves what was fetched on stdout and says how to continue; --query needs the whole array, so runs last. */
 export async function printPages<T>(ctx: Context, walk: PrintedWalk<T>): Promise<void> {

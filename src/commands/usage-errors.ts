@@ -36,8 +36,8 @@ function closestCommand(failedIn: Command, code: string, suggested: string[]): C
   return command;
 }
 
-/** `petctl pets list` for the list command. */
-function commandPath(command: Command): string {
+function commandPath
+(command: Command): string {
   return command.parent === null ? command.name() : `${commandPath(command.parent)} ${command.name()}`;
 }
 

@@ -1,14 +1,11 @@
 import type { Argument, Command, Option } from 'commander';
 
-/** What may follow the words typed after `petctl` (the last is under the cursor), read from the commander program as
- * commander reads it: options anywhere, `--` ending them, a group's first operand its subcommand. Values that only
- * completion time knows (profile names, help's words, --concurrency's `auto`) are tagged where the option or argument
- * is declared; choices (`.choices()`) and paths (a `<file>` or `<path>` placeholder) need no tag. */
+/** What may follow the words typed after `petctl` (the last under the cursor), read from the commander program as
+ * commander reads it. Values only completion time knows are tagged where declared; choices and paths need no tag. */
 type DynamicValues = 'profiles' | 'help-topics' | 'concurrency';
 
 const tags = new WeakMap<Option | Argument, DynamicValues>();
 
-/** Marks `target` as taking `values`; returns it, to chain inside addOption/addArgument. */
 export function completesWith<T extends Option | Argument>(target: T, values: DynamicValues): T {
   tags.set(target, values);
   return target;
@@ -27,8 +24,9 @@ interface CompletionSources {
 interface Position {
   command: Command;
   operands: string[];
-  /** The option whose value is the word under the cursor. */
+  /** Its value is the word under the cursor. */
   pendingOption?: Option;
+
   afterDoubleDash: boolean;
 }
 

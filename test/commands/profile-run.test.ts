@@ -2,12 +2,10 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { stripVTControlCharacters } from 'node:util';
 import { type TestContext, describe, expect, it } from 'vitest';
-import { profileAddRun } from '../../src/commands/profile/add';
 import { profileListRun } from '../../src/commands/profile/list';
-import { profileRemoveRun } from '../../src/commands/profile/remove';
-import { profileSetRun } from '../../src/commands/profile/set';
 import { profileShowRun } from '../../src/commands/profile/show';
-import { profileUseRun } from '../../src/commands/profile/use';
+import { profileAddRun, profileRemoveRun, profileSetRun, profileUseRun } from '../../src/commands/profile/write';
+
 import type { Context } from '../../src/context';
 import { UsageError } from '../../src/errors';
 import { configDirWith, newApiKey } from '../helpers/cli';
