@@ -14,20 +14,19 @@ export interface Context extends SessionHost, StderrLines {
   globals: GlobalOptions;
   /** The first Ctrl-C to `handler` (an import stops sending), the next aborting `signal`; returns the release. */
   catchInterrupt(handler: () => void): () => void;
-  /** Sleeps, rejecting with InterruptedError when the signal aborts. */
+  /** Rejects with InterruptedError when the signal aborts. */
   sleep(ms: number): Promise<void>;
   profiles(): Promise<ProfileStore>;
-  /** The HTTP core for the profile in use (starting the in-process sandbox when that is the profile). */
   api(): Promise<ApiSession>;
   cleanup(): Promise<void>;
 }
 
-/** The terminal is read from `io` unless given (tests pass createTestTerminal's). */
+/** The terminal is read from `io` unless given (tests pass theirs); `interrupts`: how bin/petctl.js lets a command
+ * handle the first SIGINT (Context.catchInterrupt). */
 export interface ContextDeps extends Partial<Pick<Context, 'now' | 'monotonic' | 'random' | 'terminal'>> {
   io: IO;
   env: NodeJS.ProcessEnv;
   signal: AbortSignal;
-  /** How bin/petctl.js lets a command handle the first SIGINT (see Context.catchInterrupt). */
   interrupts?: { set(handler: (() => void) | undefined): void };
 }
 
@@ -82,8 +81,9 @@ export function createContext(globals: GlobalOptions, deps: ContextDeps): Contex
         try {
           await fn();
         } catch {
-          // Cleanup failures must not mask the command's own result.
+          // Must not mask the command's own result.
         }
+
       }
     },
   };

@@ -1,11 +1,9 @@
 import fs from 'node:fs';
 import { type FileProblem, UnsafeFileError } from './errors';
 
-/** The one rule for the files petctl writes, so that a folder shared with other users cannot turn a write into someone
- * else's: a new file is created O_EXCL|O_NOFOLLOW, 0600, a temporary under a random name; an existing one is used only
- * when it is a regular file of the user's that neither group nor others can write, checked on the open descriptor
- * (nothing swapped in between), or just before a rename (which replaces the name, never writes through it). Else an
- * UnsafeFileError. */
+/** The one rule for files petctl writes, so a folder shared with others cannot turn a write into someone else's: new
+ * ones are created O_EXCL|O_NOFOLLOW 0600; an existing one is used only when it is the user's regular file that no one
+ * else can write, checked on the open descriptor or just before a rename. Else an UnsafeFileError. */
 
 const POSIX = process.platform !== 'win32';
 // Windows has no O_NOFOLLOW (nor POSIX owners); there the checks that need them are skipped.
@@ -25,7 +23,6 @@ export function ownershipProblem(stats: fs.Stats, expected: Expected): FileProbl
   return undefined;
 }
 
-/** The whole rule: petctl's own, and no one else can change its content. */
 function fileProblem(stats: fs.Stats, expected: Expected): FileProblem | undefined {
   const problem = ownershipProblem(stats, expected);
   if (problem) return problem;
@@ -55,7 +52,6 @@ export function folderProblem(dir: string): FileProblem | 'absent' | undefined {
   return usingFd(fd, () => fileProblem(fs.fstatSync(fd), 'directory'));
 }
 
-/** What `use` makes of the open `fd`, which is closed after. */
 export function usingFd<T>(fd: number, use: () => T): T {
   try {
     return use();
@@ -92,7 +88,7 @@ export function assertOwnFile(file: string, expected: Expected = 'file', options
   if (problem) throw new UnsafeFileError(file, problem);
 }
 
-/** Changes the mode of `file` itself: a symlink swapped in since it was checked makes the open fail. */
+/** A symlink swapped in since the check makes the open fail. */
 export function chmodNoFollow(file: string, mode: number): void {
   const fd = fs.openSync(file, READ_NOFOLLOW);
   usingFd(fd, () => fs.fchmodSync(fd, mode));
@@ -107,10 +103,9 @@ export function createExclusiveFile(file: string): Promise<fs.promises.FileHandl
   return fs.promises.open(file, CREATE_NEW | fs.constants.O_WRONLY, 0o600);
 }
 
-/** A name beside `file` for a temporary: random, so nothing can be planted there in advance. */
+/** Random, so that a file planted in advance cannot stop a write (the exclusive create makes it harmless); not
+ * node:crypto, which would cost every command its load (docs/performance.md). */
 export function tempPathFor(file: string): string {
-  // The exclusive create makes a planted file harmless; this only keeps one from stopping a write.
-  // Math.random, not node:crypto, which would cost every command its load (docs/performance.md).
   const random = () => Math.floor(Math.random() * 2 ** 32).toString(16).padStart(8, '0');
   return `${file}.${random()}${random()}.tmp`;
 }
@@ -141,7 +136,7 @@ export async function openOwnFile(file: string): Promise<fs.promises.FileHandle>
   }
 }
 
-/** What a no-follow open's failure means under the rule: a symlink or a directory at the name is refused. */
+/** A symlink or a directory at the name is refused. */
 function noFollowRefusal(file: string, error: unknown): UnsafeFileError | undefined {
   const code = (error as NodeJS.ErrnoException).code;
   // Linux says ELOOP for a symlink under O_NOFOLLOW, the BSDs EMLINK.
@@ -155,8 +150,9 @@ export function readOwnFile(file: string): string | undefined {
   return withOwnFile(file, (fd) => fs.readFileSync(fd, 'utf8'));
 }
 
-/** What `use` makes of `file`'s descriptor once it passes the rule (else an UnsafeFileError); undefined when nothing is there. */
-function withOwnFile<T>(file: string, use: (fd: number) => T): T | undefined {
+/** Undefined when nothing is there. */
+function withOwnFile
+<T>(file: string, use: (fd: number) => T): T | undefined {
   let fd: number;
   try {
     fd = fs.openSync(file, READ_NOFOLLOW);

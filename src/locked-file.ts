@@ -11,8 +11,7 @@ export class CorruptFileError extends Error {}
 export function ensurePrivateDir(dir: string): void {
   fs.mkdirSync(dir, { recursive: true, mode: 0o700 });
   if (process.platform === 'win32') return;
-  // Followed, not lstat: the directory itself may be reached through a symlink of the user's (dotfiles).
-  // The check and the chmod are made on one descriptor, so a link swapped in between cannot take the chmod elsewhere.
+  // Followed (it may be the user's symlink, dotfiles); check and chmod on one descriptor, so no swap redirects it.
   const fd = fs.openSync(dir, fs.constants.O_RDONLY | fs.constants.O_DIRECTORY);
   usingFd(fd, () => {
     const stats = fs.fstatSync(fd);
@@ -29,7 +28,7 @@ export function lockPathOf(file: string): string {
 /** Runs `fn` holding `<file>.lock`, a directory mkdir makes atomically; proper-lockfile waits for a held one and takes
  * over a stale one. Anything there not the user's directory is refused rather than waited on or taken. */
 export function withFileLock<T>(file: string, fn: () => Promise<T> | T): Promise<T> {
-  // Takers in this process queue here rather than fight over the lock directory, whose retries back off.
+  // Takers in this process queue rather than fight over the lock directory, whose retries back off.
   const result = (lockQueues.get(file) ?? Promise.resolve()).then(() => lockAndRun(file, fn));
   const tail = result.catch(() => undefined);
   lockQueues.set(file, tail);
@@ -69,7 +68,7 @@ async function lockAndRun<T>(file: string, fn: () => Promise<T> | T): Promise<T>
 /** A lock directory untouched for this long belongs to a process that died: it is taken over. */
 const STALE_MS = 10_000;
 
-/** A free lock taken at once as proper-lockfile takes it (its waiters see an ordinary lock); undefined when held. */
+/** A free lock taken at once, as proper-lockfile takes it (its waiters see an ordinary lock); undefined when held. */
 function takeFreeLock(lockPath: string): (() => unknown) | undefined {
   try {
     fs.mkdirSync(lockPath);
@@ -87,7 +86,7 @@ function takeFreeLock(lockPath: string): (() => unknown) | undefined {
     try {
       fs.rmdirSync(lockPath);
     } catch {
-      // Gone already: a process that took it over as stale (after a stall past STALE_MS) removed it.
+      // Gone: a process took it over as stale.
     }
   };
 }
@@ -108,8 +107,8 @@ export function readJsonFile(file: string, parse: (text: string) => unknown = pa
   }
 }
 
-/** Writes a temporary beside `file` (exclusive, 0600: it may hold API keys), flushes it and renames it over `file`: a
- * reader sees the old or the new content. A missing directory is made 0700; an existing one is left as it is. */
+/** A temporary beside `file` (exclusive, 0600: it may hold keys), flushed and renamed over it: readers see the old
+ * content or the new. A missing directory is made 0700. */
 export function writeFileAtomic(file: string, text: string | Uint8Array, options: { durable?: boolean } = {}): { ino: number; mtimeMs: number } {
   fs.mkdirSync(path.dirname(file), { recursive: true, mode: 0o700 });
   assertOwnFile(file);
@@ -122,10 +121,11 @@ export function writeFileAtomic(file: string, text: string | Uint8Array, options
       if (options.durable !== false) fs.fsyncSync(fd);
       return fs.fstatSync(fd);
     });
-    // Checked again at the last moment: the rename replaces whatever is at the name, never writes through it.
+    // Again at the last moment: the rename replaces the name, never writes through it.
     assertOwnFile(file);
     fs.renameSync(temp, file);
-    // The rename keeps the inode: callers that watch the file for other writers compare against these.
+    // The rename keeps the inode: callers watching for other writers compare against these.
+
     return { ino: stats.ino, mtimeMs: stats.mtimeMs };
   } catch (error) {
     // A full disk or a vanished directory leaves no half-written temporary behind.

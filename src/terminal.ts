@@ -20,7 +20,7 @@ export interface IO {
   stdin: InStream;
 }
 
-/** chalk's levels: 0 none, 1 basic 16 colours, 2 256 colours, 3 truecolor. */
+/** chalk's: 0 none, 1 16 colours, 2 256, 3 truecolor. */
 export type ColorLevel = 0 | 1 | 2 | 3;
 
 export type Terminal = ReturnType<typeof createTerminal>;
@@ -28,7 +28,6 @@ export type StatusLine = Terminal['status'];
 
 const ERASE_LINE = '\r\x1b[K';
 
-/** `color`: false for --no-color. */
 export function createTerminal(io: IO, settings: { env: Readonly<Record<string, string | undefined>>; noInput?: boolean; color: boolean }) {
   const stdoutIsTerminal = io.stdout.isTTY === true;
   const stderrIsTerminal = io.stderr.isTTY === true;
@@ -83,11 +82,8 @@ function statusLine(stderr: OutStream, live: boolean) {
   return status;
 }
 
-export interface ColorInputs {
-  isTTY: boolean;
-  env: Readonly<Record<string, string | undefined>>;
-  noColorFlag: boolean;
-}
+export type ColorInputs = { isTTY: boolean; env: Readonly<Record<string, string | undefined>>; noColorFlag: boolean };
+
 
 /** The rules are docs/output.md's: piped data has no escape codes even with FORCE_COLOR; an empty NO_COLOR is unset
  * (no-color.org); FORCE_COLOR follows supports-color, an unrecognised value ignored. */

@@ -7,26 +7,22 @@ export function storageOf(secret: StoredSecret | undefined): SecretStorage | und
   return secret === undefined ? undefined : typeof secret === 'string' ? 'config file' : 'keychain';
 }
 
+/** `keychainFailure`: the keychain was tried and did not answer, so the file holds it. */
 export interface SecretPlacement {
   storage: SecretStorage;
-  /** The keychain was tried and did not answer, so the file holds it. */
   keychainFailure?: KeychainUnavailableError;
 }
 
-/** Where the new key went, and what became of the one it replaced. */
+/** Where the new key went; `replaced`: the profile had a key, gone from where it was kept unless `leftBehind` (in
+ * the keychain, which could not delete it); `previous`: the replaced key, when it could be read. */
 export interface KeySet extends SecretPlacement {
-  /** The profile had a key, now gone from where it was kept (or still there: leftBehind). */
   replaced: boolean;
-  /** The key replaced, when it could be read (one in the keychain may not be). */
   previous?: string;
-  /** The replaced key is still in the keychain, because it could not be deleted: why. */
   leftBehind?: { ref: KeychainRef; reason: string };
 }
 
-export interface StoreOptions {
-  /** Keep secrets in config.json without trying the keychain (--insecure-storage). */
-  insecureStorage?: boolean;
-}
+/** `insecureStorage`: --insecure-storage, config.json without trying the keychain. */
+export type StoreOptions = { insecureStorage?: boolean };
 
 export class SecretPlaces {
   readonly #env: Readonly<NodeJS.ProcessEnv>;
@@ -66,7 +62,7 @@ export class SecretPlaces {
     }
   }
 
-  /** `strict`: a keychain that does not answer is an error. */
+  /** `strict`: a keychain that does not answer is an error (nothing changed: config.json keeps the reference). */
   async forget(secrets: ReadonlyArray<StoredSecret | undefined>, strict: boolean): Promise<void> {
     for (const secret of secrets) {
       if (!isKeychainRef(secret)) continue;
@@ -74,7 +70,6 @@ export class SecretPlaces {
         await askKeychain(this.#env, 'delete', secret);
       } catch (error) {
         if (!strict) continue;
-        // Nothing was changed: the reference stays in config.json, so the entry can still be found.
         throw error instanceof KeychainUnavailableError
           ? new KeychainUnavailableError(error.reason, 'nothing was removed; run it again once the keychain answers')
           : error;
@@ -83,10 +78,8 @@ export class SecretPlaces {
   }
 }
 
-/**
- * @napi-rs/keyring runs in a child process: it opens its D-Bus connection synchronously, and a bus that accepts it but
- * never answers blocks that thread for good, past any timeout; a child can be killed.
- */
+/** @napi-rs/keyring runs in a child process: it opens D-Bus synchronously, and a bus that never answers would block
+ * the thread past any timeout; a child can be killed. */
 const TIMEOUT_MS = 3000;
 
 type Reply = { ok: true; value?: string | null } | { ok: false; message: string };

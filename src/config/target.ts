@@ -19,21 +19,20 @@ export interface ResolvedTarget {
   /** Undefined when no profile is used (profileSource 'none'). */
   profile?: string;
   profileSource: ProfileSource;
-  /** The store's active profile, which `profile` may differ from (-p, PETCTL_PROFILE); undefined when none is chosen. */
+  /** The store's, which -p or PETCTL_PROFILE may override; undefined when none is chosen. */
   activeProfile?: string;
-  /** Normalised; undefined means the embedded sandbox started in-process. */
+  /** Normalised; undefined: the embedded sandbox started in-process. */
   baseUrl?: string;
   baseUrlSource: BaseUrlSource;
   apiKey?: string;
   keySource?: KeySource;
-  /** Where the profile's own key is stored, whether or not PETCTL_API_KEY overrides it; undefined: it stores none. */
+  /** Where the profile's own key is stored, even when PETCTL_API_KEY overrides it. */
   keyStorage?: SecretStorage;
-  /** The key in use is in the keychain, here, and not read yet. */
+  /** A key or password in use that is in the keychain and not read yet. */
   keyRef?: KeychainRef;
-  /** Why the key in the keychain could not be had: requireKey throws it, so only commands that send stop. */
-  keyProblem?: PetctlError;
-  /** The state store's password in use is in the keychain, here, and not read yet. */
   statePasswordRef?: KeychainRef;
+  /** Why the keychain could not give the key: requireKey throws it, so only commands that send stop. */
+  keyProblem?: PetctlError;
   /** The shared rate-limit state store (it may hold a password); undefined: this machine's state file. */
   stateUrl?: string;
   stateUrlSource?: StateUrlSource;
@@ -53,8 +52,8 @@ interface TargetOptions extends ResolveOptions {
   sandboxDataFile: string;
 }
 
+/** An empty variable counts as unset. */
 function fromEnv(env: Readonly<NodeJS.ProcessEnv>, name: string): string | undefined {
-  // An empty variable counts as unset.
   return env[name] || undefined;
 }
 
@@ -186,8 +185,9 @@ function loginHint(name: string, active: string | undefined): string {
   return `run petctl auth login${name !== active ? ` -p ${name}` : ''}`;
 }
 
-/** The hint when the server rejects the key in use (401). */
-export function rejectedKeyHint(target: ResolvedTarget): string {
+/** For a 401. */
+export function rejectedKeyHint
+(target: ResolvedTarget): string {
   if (target.keySource === 'env') return `PETCTL_API_KEY was rejected; check its value${target.profile === undefined ? '' : ' or unset it to use the stored key'}`;
   return loginHint(target.profile!, target.activeProfile);
 }

@@ -1,22 +1,18 @@
 import { isIP } from 'node:net';
 import { UsageError } from '../errors';
 
-/**
- * The rules a URL petctl is given must keep, each caller naming only its differences. The raw value is never echoed:
- * it may hold credentials, or be a key pasted into the wrong place.
- */
+/** The rules a URL petctl is given keeps, each caller naming its differences; the raw value is never echoed (it may
+ * hold credentials, or be a key pasted in the wrong place). `example`: a refusal's hint; `schemeWords`: `https://`;
+ * `carriesKey`: the API key goes with it (http: only to loopback, no user or password); `path`: its rule, refusal. */
 interface UrlRules {
   label: string;
-  /** The hint of a refusal (but the two that carriesKey adds). */
   example: string;
-  /** The schemes accepted, e.g. ['https:', 'http:'], and how a refusal names them ("https://"). */
   schemes: readonly string[];
   schemeWords: string;
-  /** The API key goes with it: http: only to a loopback host, and no user name or password. */
   carriesKey?: boolean;
-  /** What the path may be, and the refusal when it is not. */
   path?: [RegExp, string];
 }
+
 
 export function checkUrl(raw: string, rules: UrlRules): URL {
   const { label, example } = rules;
