@@ -3,11 +3,9 @@ import { UsageError } from '../errors';
 import { type ApiOptions, requestIo } from './api';
 import { buildRawRequest, checkFlags } from '../api/endpoints/raw-request';
 import { rawPages } from '../api/endpoints/pages';
-import { openItemStream } from '../output/listing-stream';
-import { continuePaginateCommand, hiddenValuesNote } from '../output/listing-stop';
-import { printPages } from './print-pages';
+import { continuePaginateCommand, hiddenValuesNote, openItemStream, printPages } from '../output/listing';
 
-/** `petctl api --paginate`: the GET petctl api builds, then every page linked as rel="next" (print-pages.ts). */
+/** `petctl api --paginate`: the GET petctl api builds, then every page linked as rel="next" (output/listing.ts). */
 export async function apiPaginateRun(options: ApiOptions, ctx: Context): Promise<void> {
   if (options.cache !== undefined) throw new UsageError('--cache keeps one answer, and --paginate follows many: leave out one of them');
   const { output, query } = ctx.globals;

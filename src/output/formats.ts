@@ -65,3 +65,9 @@ export function renderDetails(fields: readonly DetailField[], object: Record<str
   const width = Math.max(...fields.map((field) => field.label.length)) + 2;
   return fields.map((field) => `${`${field.label}:`.padEnd(width)}${safeText(field.text)}\n`).join('');
 }
+
+/** A word as a POSIX shell reads it back: as it is, or in single quotes (an inner ' as '\''). */
+export function shellWord(word: string): string {
+  if (/^[\w@%+=:,./-]+$/.test(word)) return word;
+  return `'${word.replace(/'/g, `'\\''`)}'`;
+}

@@ -8,7 +8,7 @@ import { FailureError, InterruptedError, type PetctlError, RejectedError, Servic
 import type { Pet } from '../schemas/pet';
 import type { OutputFormat } from '../globals';
 import { ImportProgress } from './import-progress';
-import { ListingProgress } from './listing-stop';
+import { ListingProgress } from './listing';
 import { jsonLines, jsonText, renderDetails } from './formats';
 import { loadTable, renderOptions, renderRecords, type RecordColumn } from './records';
 import type { OutputHost } from './stderr';

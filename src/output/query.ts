@@ -3,9 +3,8 @@ import { isLosslessNumber } from 'lossless-json';
 import { PetctlError, UsageError } from '../errors';
 import { parseJson, stringifyJson } from '../schemas/json';
 import type { OutputFormat } from '../globals';
-import { shellWord } from './listing-stop';
 import { safeText, stdoutJson } from '../sanitize';
-import { type CsvValue, jsonLines, jsonText, renderCsv } from './formats';
+import { type CsvValue, jsonLines, jsonText, renderCsv, shellWord } from './formats';
 
 /** `--query <JMESPath>` (as in aws), loaded only when it is given. jmespath.js knows numbers only as doubles, which
  * would round an int64 id, so big integers enter the query as `ExactInteger`s: jmespath takes them for numbers (by

@@ -1,7 +1,7 @@
 import { beforeAll, describe, expect, it } from 'vitest';
 import { loadTable } from '../../src/output/records';
-import { openItemStream, openListingStream } from '../../src/output/listing-stream';
-import { continueCommand, continuePaginateCommand, hiddenValuesNote, listingProgress, shellWord, stopLine } from '../../src/output/listing-stop';
+import { shellWord } from '../../src/output/formats';
+import { continueCommand, continuePaginateCommand, hiddenValuesNote, listingProgress, openItemStream, openListingStream, stopLine } from '../../src/output/listing';
 import { formatCount } from '../../src/output/waits';
 import { renderPets } from '../../src/output/pets';
 import { stringifyJson } from '../../src/schemas/json';

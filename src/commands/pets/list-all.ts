@@ -5,12 +5,10 @@ import type { ListPetsParams } from '../../api/endpoints/pets';
 import { LIMIT_MAX } from '../../schemas/constants';
 import type { ListOptions } from './list';
 import { firstPageUrl, pathOf, petPages } from '../../api/endpoints/pages';
-import { openListingStream } from '../../output/listing-stream';
 import { loadTable, renderOptions } from '../../output/records';
-import { continueCommand } from '../../output/listing-stop';
-import { printPages } from '../print-pages';
+import { continueCommand, openListingStream, printPages } from '../../output/listing';
 
-/** `pets list --all`: the animals of every page (print-pages.ts), continued by `--starting-token` after a stop. */
+/** `pets list --all`: the animals of every page (output/listing.ts), continued by `--starting-token` after a stop. */
 export async function listAllRun(flags: ListOptions, ctx: Context): Promise<void> {
   const { http } = await ctx.api();
   const { output, query } = ctx.globals;

@@ -1,0 +1,194 @@
+import type { LinkedPage, WalkOptions } from '../api/endpoints/pages';
+import { InvalidResponseError, PetctlError, RateLimitError } from '../errors';
+import type { GlobalOptions, OutputFormat } from '../globals';
+import { stdoutJson } from '../sanitize';
+import { stringifyJson } from '../schemas/json';
+import type { Pet } from '../schemas/pet';
+import { jsonLines, shellWord } from './formats';
+import { renderPets } from './pets';
+import { type RenderOptions, writeResult } from './records';
+import type { OutputHost } from './stderr';
+import { formatCounted, listingStop, reworded } from './waits';
+
+/** The walk `pets list --all` and `petctl api --paginate` print. Their items are written as the pages come: stopped
+ * (exit 5, Ctrl-C), stdout holds all fetched, a JSON array closed too; only a terminal's table waits for end() (called
+ * once, after the last page or on a stop). On stderr: how far (`page 13, 1,200 animals so far`), how to continue. */
+export interface ItemStream<T> {
+  write(items: readonly T[]): void;
+  end(): void | Promise<void>;
+}
+
+export function openListingStream(format: OutputFormat, options: RenderOptions, out: (chunk: string) => void): ItemStream<Pet> {
+  if (format === 'csv') return csvStream(options, out);
+  if (format !== 'table') return openItemStream(format, options.tty, out);
+  if (options.tty) return bufferedStream((pets) => out(renderPets(pets, format, options)));
+  return { write: (pets) => out(renderPets(pets, format, options)), end: () => {} };
+}
+
+/** `petctl api --paginate`'s items: one JSON array of every page's items, or with -o ndjson an item a line. */
+export function openItemStream(format: OutputFormat, stdoutIsTTY: boolean, out: (chunk: string) => void): ItemStream<unknown> {
+  if (format === 'ndjson') return { write: (items) => out(jsonLines(items, stdoutIsTTY)), end: () => {} };
+  return jsonArrayStream(out, stdoutIsTTY);
+}
+
+/** Keeps every item and hands them over at the end (a terminal's table, --query). */
+export function bufferedStream<T = Pet>(atEnd: (items: readonly T[]) => void | Promise<void>): ItemStream<T> {
+  const kept: T[] = [];
+  return { write: (page) => void kept.push(...page), end: () => atEnd(kept) };
+}
+
+/** One JSON array, opened at the first item and closed by end(): byte for byte jsonText(all items). */
+function jsonArrayStream(out: (chunk: string) => void, tty: boolean): ItemStream<unknown> {
+  let count = 0;
+  return {
+    write(items) {
+      // Each item as stringifyJson(array, 2) lays it out: two spaces deeper, items joined by ",\n".
+      const text = items.map((item) => stringifyJson(item, 2).replace(/^/gm, '  ')).join(',\n');
+      if (text === '') return;
+      out(`${count === 0 ? '[\n' : ',\n'}${stdoutJson(text, tty)}`);
+      count += items.length;
+    },
+    end: () => out(count === 0 ? '[]\n' : '\n]\n'),
+  };
+}
+
+function csvStream(options: RenderOptions, out: (chunk: string) => void): ItemStream<Pet> {
+  let headed = false;
+  return {
+    write(pets) {
+      if (pets.length === 0) return;
+      const text = renderPets(pets, 'csv', options);
+      // The header line (the column keys) has no quoted newline: it ends at the first LF.
+      out(headed ? text.slice(text.indexOf('\n') + 1) : text);
+      headed = true;
+    },
+    end() {
+      if (!headed) out(renderPets([], 'csv', options));
+    },
+  };
+}
+
+export function listingProgress
+(page: number, items: number, noun = 'animal'): string {
+  return `page ${page}, ${formatCounted(items, noun)} so far`;
+}
+
+/** How far a listing got, redrawn in place on a terminal when nothing else goes to it meanwhile (stdout is elsewhere,
+ * or waits for the end: a table, --query). Not with -q. */
+export class ListingProgress {
+  private readonly enabled: boolean;
+  /** Being fetched, from 1. */
+  page = 1;
+  items = 0;
+
+  constructor(
+    private readonly sink: OutputHost,
+    outputWaits: boolean,
+    private readonly noun = 'animal',
+  ) {
+    const { terminal } = sink;
+    this.enabled = terminal.stderrIsTerminal && !sink.globals.quiet && (!terminal.stdoutIsTerminal || outputWaits);
+  }
+
+  done(page: number, items: number): void {
+    this.items += items;
+    this.page = page + 1;
+    if (this.enabled) this.sink.terminal.status.show(`petctl: ${listingProgress(page, this.items, this.noun)}`);
+  }
+
+  readonly wait = (ms: number, why: string): Promise<void> =>
+    this.sink.wait(ms, this.enabled ? `${listingProgress(this.page, this.items, this.noun)}; ${why}` : why);
+
+  clear(): void {
+    this.sink.terminal.status.clear();
+  }
+
+  /** The error a stopped listing ends with, after the lines saying how to continue (none after a bad answer: it would
+   * come again). */
+  stopped(error: unknown, continueWith: () => string, note?: string): unknown {
+    if (!(error instanceof PetctlError) || error instanceof InvalidResponseError) return error;
+    this.sink.line(stopLine(this.items, this.page, continueWith(), this.noun));
+    if (note !== undefined) this.sink.line(note);
+    if (!(error instanceof RateLimitError) || error.stop === undefined) return error;
+    const { message, hint } = listingStop(error.stop, this.page);
+    return reworded(error, message, hint ?? error.hint);
+  }
+}
+
+/** What a continuing command repeats of the first, with its own words: the service and the output. */
+type Globals = Pick<GlobalOptions, 'profile' | 'baseUrl' | 'query'> & { output: string };
+
+export function continueCommand
+(command: Globals & { limit?: number; status?: string }, token: string): string {
+  const words = ['petctl', 'pets', 'list', '--all'];
+  if (command.limit !== undefined) words.push('--limit', String(command.limit));
+  if (command.status !== undefined) words.push('--status', command.status);
+  return [...words, ...globalWords(command), '--starting-token', token].map(shellWord).join(' ');
+}
+
+const HIDDEN_VALUE = '<value>';
+
+/** `petctl api --paginate`'s own words: its -H headers, their values hidden (a value may be a secret, and this line
+ * ends up in logs); the next page's link carries its query. */
+export function continuePaginateCommand(command: Globals & { headers: readonly string[] }, path: string): string {
+  const headers = command.headers.flatMap((header) => ['-H', `${header.slice(0, header.indexOf(':')).trim()}: ${HIDDEN_VALUE}`]);
+  return ['petctl', 'api', '--paginate', path, ...headers, ...globalWords(command)].map(shellWord).join(' ');
+}
+
+export function hiddenValuesNote(command: { headers: readonly string[] }): string | undefined {
+  return command.headers.length === 0 ? undefined : `(-H values are shown as ${HIDDEN_VALUE} so that no secret is printed; put them back before running it)`;
+}
+
+function globalWords(command: Globals): string[] {
+  const words: string[] = [];
+  if (command.profile !== undefined) words.push('-p', command.profile);
+  if (command.baseUrl !== undefined) words.push('--base-url', command.baseUrl);
+  if (command.output !== 'table') words.push('-o', command.output);
+  if (command.query !== undefined) words.push('--query', command.query);
+  return words;
+}
+
+export function stopLine(items: number, page: number, command: string, noun = 'animal'): string {
+  return `stopped after ${formatCounted(items, noun)} (page ${page}); continue with: ${command}`;
+}
+
+/** What `pets list --all` and `api --paginate` walk: `from` is the first page's URL, `noun` counts the items, `stream`
+ * writes them without --query; `outputWaits`: the output waits for the end (a table on a terminal), so the progress
+ * line may be drawn; `continueWith`: the command that continues from a page, `note` after it; `noneFound`: said when
+ * no item came. */
+interface PrintedWalk<T> {
+  pages(walk: WalkOptions): AsyncIterable<LinkedPage<readonly T[]>>;
+  from: string;
+  stream(): ItemStream<T>;
+  noun: string;
+  outputWaits?: boolean;
+  continueWith(url: string): string;
+  note?: string;
+  onPage?(page: LinkedPage<readonly T[]>): void;
+  noneFound?: string;
+}
+
+
+/** A stop leaves what was fetched on stdout and says how to continue; --query needs the whole array, so runs last. */
+export async function printPages<T>(ctx: OutputHost, walk: PrintedWalk<T>): Promise<void> {
+  const { query, verbose } = ctx.globals;
+  const stream = query === undefined ? walk.stream() : bufferedStream<T>((items) => writeResult(ctx, items, () => ''));
+  const progress = new ListingProgress(ctx, query !== undefined || walk.outputWaits === true, walk.noun);
+  let pageUrl = walk.from;
+  try {
+    for await (const page of walk.pages({ hooks: { paced: true, wait: progress.wait }, ahead: true })) {
+      if (verbose) ctx.line(`page ${page.number}: ${page.body.length} ${walk.noun}s${page.next ? `, next ${page.next}` : ', no next link'}`);
+      walk.onPage?.(page);
+      stream.write(page.body);
+      if (page.next !== undefined) pageUrl = page.next;
+      progress.done(page.number, page.body.length);
+    }
+  } catch (error) {
+    progress.clear();
+    await stream.end();
+    throw progress.stopped(error, () => walk.continueWith(pageUrl), walk.note);
+  }
+  progress.clear();
+  if (progress.items === 0 && walk.noneFound !== undefined) ctx.notice(walk.noneFound);
+  await stream.end();
+}
