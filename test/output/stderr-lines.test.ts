@@ -49,7 +49,7 @@ describe('lines on stderr', () => {
 
   it('only the places that make text safe write to stderr', () => {
     // Each of these writes through sanitize.ts, or writes only petctl's own text (the key prompt).
-    const allowed = ['main.ts', 'terminal.ts', 'input/read-key.ts', 'commands/sandbox.ts'];
+    const allowed = ['main.ts', 'terminal.ts', 'input/prompts.ts', 'commands/sandbox.ts'];
     const src = path.join(import.meta.dirname, '../../src');
     const writers = (fs.readdirSync(src, { recursive: true }) as string[])
       .filter((file) => file.endsWith('.ts') && /stderr\.write\(|process\.stderr/.test(fs.readFileSync(path.join(src, file), 'utf8')))

@@ -1,6 +1,6 @@
 import type { Context } from '../../context';
 import { AuthError, InterruptedError, NetworkError, NotConfiguredError, PetctlError, UsageError, restated } from '../../errors';
-import { readSecret } from '../../input/read-key';
+import { readSecret } from '../../input/prompts';
 import { openApiSession } from '../../app/session';
 import { listPets } from '../../api/endpoints/pets';
 import { withVersionSegment } from '../../config/url-check';

@@ -4,8 +4,7 @@ import { maskKey } from '../../config/target';
 import { isLoopbackHost } from '../../config/url-check';
 import type { Context } from '../../context';
 import { UsageError } from '../../errors';
-import { confirmOrStop, promptBaseUrl } from '../../input/prompts';
-import { readSecret } from '../../input/read-key';
+import { confirmOrStop, promptBaseUrl, readSecret } from '../../input/prompts';
 import { describeKeyPlace } from '../../output/profile';
 
 /** The changes to config.json: profile add, set, use and remove, and a profile's state store values. */
