@@ -10,15 +10,17 @@ import { safeLines } from '../sanitize';
 import type { SandboxKey } from '../sandbox/keys';
 import type { EnterpriseQuota } from './parsers';
 
+/** `enterpriseQuota`: agreed per customer in the real service. */
 export interface SandboxOptions {
   host: string;
   port: number;
   data?: string;
   maxAnimals?: number;
   minuteMs?: number;
-  /** The Enterprise plan's quotas (agreed per customer in the real service). */
   enterpriseQuota?: EnterpriseQuota;
 }
+
+
 
 const KEY_COLUMNS: Column<SandboxKey>[] = [
   { header: 'KEY', value: (key) => key.key },

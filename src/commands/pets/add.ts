@@ -8,8 +8,7 @@ import { requireKey } from '../../config/target';
 import { createPet } from '../../api/endpoints/pets';
 import { noStatusLine, renderPet } from '../../output/pets';
 
-/** The fields are asked for on a terminal when missing (input/prompts.ts), otherwise a usage error; --file and its
- * companions make a bulk import (src/bulk/). */
+/** The fields are asked for on a terminal when missing, else a usage error; --file makes a bulk import (src/bulk/). */
 type AddOptions = PetFields & { bulk?: BulkAddOptions };
 
 export type AddFlags = PetFields & Partial<Omit<BulkAddOptions, 'format' | 'fresh' | 'columns'>> & { format?: BulkAddOptions['format']; new?: boolean; column?: ColumnMapping[] };
@@ -45,8 +44,8 @@ export function toAddOptions(flags: AddFlags): AddOptions {
   return { bulk };
 }
 
-/** One animal (--file: add-file.ts). */
-export async function addRun(given: PetFields, ctx: Context): Promise<void> {
+export async function addRun
+(given: PetFields, ctx: Context): Promise<void> {
   if (given.name?.trim() === '') throw new UsageError("option '--name <name>' must not be empty");
   // Where it would go, and with which key, is settled before anything is asked (no profile chosen, a bad base URL, no key).
   requireKey(await ctx.target());

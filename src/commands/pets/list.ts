@@ -5,14 +5,8 @@ import type { ApiResponse } from '../../api/request';
 import { listPets } from '../../api/endpoints/pets';
 import { renderPets } from '../../output/pets';
 
-/** The flags of pets list (--all and --starting-token: list-all.ts); --cache in ms. */
-export interface ListOptions {
-  limit?: number;
-  status?: PetStatus;
-  all?: boolean;
-  startingToken?: string;
-  cache?: number;
-}
+/** --all and --starting-token: list-all.ts; --cache in ms. */
+export type ListOptions = { limit?: number; status?: PetStatus; all?: boolean; startingToken?: string; cache?: number };
 
 export async function listRun(options: ListOptions, ctx: Context): Promise<void> {
   const { http } = await ctx.api();
@@ -26,7 +20,7 @@ export async function listRun(options: ListOptions, ctx: Context): Promise<void>
   if (more) ctx.notice(morePagesHint(pets.length, options.limit));
 }
 
-/** The Link parser is loaded only for a page that has a Link header, shown to a person (docs/performance.md). */
+/** The Link parser loads only for a page with a Link header, shown to a person (docs/performance.md). */
 async function hasNextPage(response: ApiResponse): Promise<boolean> {
   const { nextLink } = await import('../../api/endpoints/pages');
   try {
@@ -37,8 +31,8 @@ async function hasNextPage(response: ApiResponse): Promise<boolean> {
   }
 }
 
-/** The server has a next page (Link rel="next") that a plain `pets list` does not fetch. */
-function morePagesHint(shown: number, limit: number | undefined): string {
+function morePagesHint
+(shown: number, limit: number | undefined): string {
   const larger = (limit ?? LIMIT_DEFAULT) < LIMIT_MAX ? `, or up to ${LIMIT_MAX} with --limit ${LIMIT_MAX}` : '';
   return `More animals than these ${shown}: see them all with --all${larger}.`;
 }
