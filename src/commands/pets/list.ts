@@ -6,7 +6,14 @@ import { listPets } from '../../api/endpoints/pets';
 import { renderPets } from '../../output/pets';
 
 /** --all and --starting-token: list-all.ts; --cache in ms. */
-export type ListOptions = { limit?: number; status?: PetStatus; all?: boolean; startingToken?: string; cache?: number };
+export interface ListOptions {
+  limit?: number;
+  status?: PetStatus;
+  all?: boolean;
+  startingToken?: string;
+  cache?: number;
+}
+
 
 export async function listRun(options: ListOptions, ctx: Context): Promise<void> {
   const { http } = await ctx.api();
