@@ -12,8 +12,7 @@ import { BASE_PATH, DEFAULT_HOST, DEFAULT_PORT } from './defaults';
 import { SandboxDataFileError, SandboxHttpError } from './errors';
 import { openFileStore } from './file-store';
 import { sandboxKeys, type SandboxKey, type SandboxKeyOptions } from './keys';
-import { memoryRateLimits, openFileRateLimits, type RateLimitBook } from './rate-limit-book';
-import { rateLimitPolicy, type RateLimitPolicyOptions } from './rate-limiter';
+import { memoryRateLimits, openFileRateLimits, rateLimitPolicy, type RateLimitBook, type RateLimitPolicyOptions } from './rate-limiter';
 import { createMemoryStore, type PetStore } from './store';
 import { authenticate, checkJsonContentType, parseListQuery, parseNewPet, parsePetId, readJsonBody } from './validation';
 

@@ -20,17 +20,15 @@ export interface PetQuery {
 /** The page's JSON array, and its last id when more animals match after it. */
 export type Page = { body: string; nextAfter: bigint | undefined };
 
-/**
- * The animals in memory, each as the JSON text answered (a read never re-serialises). ids ascend, so adds append and a
- * page is a binary search for `after` plus `limit` steps, in all or in one status.
- */
+/** The animals in memory, each as the JSON text answered (a read never re-serialises). ids ascend, so adds append and a
+ * page is a binary search for `after`, then a walk in id order. */
 export class PetStore {
   readonly dataFile: string | undefined;
   /** Bumped on every change; caches of pages compare it. */
   version = 0;
   private ids: bigint[] = [];
   protected texts: string[] = [];
-  private byStatus = new Map<PetStatus, number[]>();
+  private statuses: Array<PetStatus | undefined> = [];
 
   constructor(pets: Iterable<StoredPet>, readonly maxAnimals = DEFAULT_MAX_ANIMALS) {
     this.reset(pets);
@@ -56,18 +54,14 @@ export class PetStore {
   protected reset(pets: Iterable<StoredPet>): void {
     this.ids = [];
     this.texts = [];
-    this.byStatus.clear();
+    this.statuses = [];
     for (const pet of pets) this.push(pet);
     this.version += 1;
   }
 
   /** Appends an animal whose id is above every stored one. */
   protected push(pet: StoredPet): void {
-    if (pet.status !== undefined) {
-      let positions = this.byStatus.get(pet.status);
-      if (!positions) this.byStatus.set(pet.status, (positions = []));
-      positions.push(this.ids.length);
-    }
+    this.statuses.push(pet.status);
     this.ids.push(pet.id);
     this.texts.push(pet.json);
     this.version += 1;
@@ -90,32 +84,31 @@ export class PetStore {
   }
 
   get(id: bigint): string | undefined {
-    const position = this.firstAbove(id - 1n, this.ids.length, (index) => index);
+    const position = this.firstAbove(id - 1n);
     return this.ids[position] === id ? this.texts[position] : undefined;
   }
 
   page(query: PetQuery): Page {
-    const positions = query.status === undefined ? undefined : (this.byStatus.get(query.status) ?? []);
-    const count = positions ? positions.length : this.ids.length;
-    const at = positions ? (index: number) => positions[index] as number : (index: number) => index;
-    let index = query.after === undefined ? 0 : this.firstAbove(query.after, count, at);
-    const end = Math.min(count, index + query.limit);
+    const matches = (index: number) => query.status === undefined || this.statuses[index] === query.status;
     const parts: string[] = [];
     let last = -1;
-    for (; index < end; index += 1) {
-      last = at(index);
-      parts.push(this.texts[last] as string);
+    let index = query.after === undefined ? 0 : this.firstAbove(query.after);
+    for (; index < this.ids.length && parts.length < query.limit; index += 1) {
+      if (!matches(index)) continue;
+      parts.push(this.texts[index] as string);
+      last = index;
     }
-    return { body: `[${parts.join(',')}]`, nextAfter: index < count && last >= 0 ? this.ids[last] : undefined };
+    while (index < this.ids.length && !matches(index)) index += 1;
+    return { body: `[${parts.join(',')}]`, nextAfter: index < this.ids.length && last >= 0 ? this.ids[last] : undefined };
   }
 
-  /** The first index (0..count) whose id, through `at`, is above `id`. */
-  private firstAbove(id: bigint, count: number, at: (index: number) => number): number {
+  /** The first index whose id is above `id`. */
+  private firstAbove(id: bigint): number {
     let low = 0;
-    let high = count;
+    let high = this.ids.length;
     while (low < high) {
       const middle = (low + high) >>> 1;
-      if ((this.ids[at(middle)] as bigint) > id) high = middle;
+      if ((this.ids[middle] as bigint) > id) high = middle;
       else low = middle + 1;
     }
     return low;

@@ -5,8 +5,7 @@ import path from 'node:path';
 import { describe, expect, it, vi } from 'vitest';
 
 import { limitsFileOf } from '../../src/config/paths';
-import { mergeEntry, openFileRateLimits } from '../../src/sandbox/rate-limit-book';
-import { rateLimitPolicy, type KeyRateState } from '../../src/sandbox/rate-limiter';
+import { mergeEntry, openFileRateLimits, rateLimitPolicy, type KeyRateState } from '../../src/sandbox/rate-limiter';
 import { tempDir } from '../helpers/temp-dir';
 import { call, ENTERPRISE, fakeClock, FREE as FREE_KEY, start } from './helpers';
 
