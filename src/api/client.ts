@@ -1,13 +1,23 @@
 import { NetworkError, type PetctlError, StateUnwritableError, type WaitKind, type WaitWords } from '../errors';
 import { stringifyJson } from '../schemas/json';
-import { type Answer, afterAttempts, errorForAnswer, gateStop, parseSuccessBody } from './answer';
+import { type Answer, afterAttempts, errorBodyOf, errorForAnswer, gateStop, parseSuccessBody } from './answer';
 import { type AttemptOptions, attempt, failureReason } from './attempt';
 import { type CacheAccess, sendThroughCache } from './cache';
 import { type ApiRequest, type ApiResponse, requestUrl } from './request';
-import { type Limits, Learner } from './learn';
+import type { LimitEntry } from './limits/entry';
+import { type RateHeaders, ServerClock, parseRateHeaders, parseRetryAfter, resetDelayMs } from './limits/headers';
 import type { RateLimitGate } from './limits/gate';
-import type { AttemptOutcome, AttemptReport, RateAnswer, WaitBudget } from './waits';
-import { attemptFits, blockedBy, countsTowardMaxWait, fitsBudget, gateWaitKind, planRetry, requestDeadline } from './waits';
+import type { AttemptOutcome, AttemptReport, AttemptTimes, RateAnswer, WaitBudget } from './waits';
+import { attemptFits, blockedBy, countsTowardMaxWait, fitsBudget, gateWaitKind, observe, planRetry, requestDeadline } from './waits';
+
+interface Limits extends AttemptTimes {
+  rate: RateHeaders;
+  rateAnswer: RateAnswer;
+  /** A 429: when this process may send again (Retry-After, else the reset, else the hold's end). */
+  retryAt?: number;
+  /** A 429 with code key_banned; known once the body is read. */
+  banned: boolean;
+}
 
 export interface HttpClientOptions extends AttemptOptions {
   /** e.g. https://api.example.org/v1 (no trailing slash). */
@@ -29,15 +39,17 @@ export interface HttpClientOptions extends AttemptOptions {
 }
 
 export class HttpClient {
-  /** What answers taught this process: the server's clock, and its own hold after a 429. */
-  private readonly learned: Learner;
+  private readonly serverClock: ServerClock;
+  /** This process's own record, changed the moment a head is read: no request passes the last check before the wire
+   * once a 429 is in. */
+  private own: LimitEntry | undefined;
   /** A single command's waits, all its requests together: --max-wait bounds their total. */
   private readonly commandBudget: WaitBudget;
   /** What an answer said of the limits could not be stored: no further request goes (see recordLimits). */
   private unrecorded: StateUnwritableError | undefined;
 
   constructor(private readonly options: HttpClientOptions) {
-    this.learned = new Learner(options.now);
+    this.serverClock = new ServerClock(options.now);
     this.commandBudget = { maxWaitMs: options.maxWaitMs, waitedMs: 0 };
   }
 
@@ -73,7 +85,7 @@ export class HttpClient {
       await hooks?.beforeSend?.();
       // beforeSend (the journal's flush) took time: a 429 read meanwhile, here or by another process, holds this request too.
       // The last look at this process's own hold runs in the same turn as the attempt's dispatch: no answer is read in between.
-      if (blockedBy(await options.gate.current(), options.now()) || this.learned.heldDecision()) continue;
+      if (blockedBy(await options.gate.current(), options.now()) || blockedBy(this.own, options.now())) continue;
 
       let outcome: AttemptOutcome;
       let answer: Answer | undefined;
@@ -82,7 +94,7 @@ export class HttpClient {
       bound.deadline ??= requestDeadline(options.monotonic(), options.timeoutMs, budget.maxWaitMs);
       const timeoutMs = bound.deadline - options.monotonic();
       try {
-        answer = await attempt(options, { method: request.method, url, body, headers: request.headers, timeoutMs, onDispatch: hooks?.onDispatch, onHead: hooks?.onHead }, (head) => (limits = this.learned.readLimits(head)));
+        answer = await attempt(options, { method: request.method, url, body, headers: request.headers, timeoutMs, onDispatch: hooks?.onDispatch, onHead: hooks?.onHead }, (head) => (limits = this.readLimits(head)));
         outcome = { kind: 'response', status: answer.status };
       } catch (error) {
         if (!(error instanceof NetworkError)) throw error;
@@ -92,7 +104,7 @@ export class HttpClient {
 
       let report: AttemptReport = { outcome };
       if (answer && limits) {
-        if (answer.status === 429) this.learned.readBan(answer, limits);
+        if (answer.status === 429) this.readBan(answer, limits);
         hooks?.onAnswer?.(answer);
         await this.recordLimits(limits.rateAnswer);
         if (answer.status >= 200 && answer.status < 300) {
@@ -125,7 +137,7 @@ export class HttpClient {
     if (this.unrecorded) throw this.unrecorded;
     let waitedOutBan = false;
     for (;;) {
-      const decision = this.learned.heldDecision() ?? (await gate.acquire(reserve));
+      const decision = blockedBy(this.own, now()) ?? (await gate.acquire(reserve));
       if (decision.go) return waitedOutBan;
       const at = now();
       const ms = Math.max(0, decision.until - at);
@@ -149,5 +161,39 @@ export class HttpClient {
       if (!(error instanceof StateUnwritableError)) throw error;
       this.unrecorded ??= error;
     }
+  }
+
+  /** Synchronous: nothing is awaited between the head and the record. */
+  private readLimits(answer: Pick<Answer, 'status' | 'header'>): Limits {
+    const now = this.options.now();
+    const serverNow = this.serverClock.observe(answer.header('date'));
+    const rate = parseRateHeaders(answer.header, serverNow ?? now);
+    const resetIn = resetDelayMs(rate.resetEpochSeconds, serverNow, now);
+    // RFC 9110 gives Retry-After to a 503 as well: a GET is retried after exactly that time.
+    const retryAfterMs = answer.status === 429 || answer.status === 503 ? parseRetryAfter(answer.header('retry-after'), serverNow, now) : undefined;
+    const rateAnswer: RateAnswer = {
+      status: answer.status,
+      limit: rate.limit,
+      remaining: rate.remaining,
+      reset: rate.resetEpochSeconds,
+      resetAt: resetIn === undefined ? undefined : now + resetIn,
+      retryAt: answer.status === 429 && retryAfterMs !== undefined ? now + retryAfterMs : undefined,
+    };
+    this.own = observe(this.own, rateAnswer, now) ?? this.own;
+    if (answer.status !== 429) return { rate, rateAnswer, retryAfterMs, banned: false };
+    // The limit's time in the order of docs/rate-limits.md: Retry-After; the IETF RateLimit's t=, X-RateLimit-Reset.
+    const timed = rateAnswer.retryAt ?? rateAnswer.resetAt;
+    if (timed !== undefined) return { rate, rateAnswer, retryAfterMs, resetInMs: retryAfterMs === undefined ? resetIn : undefined, retryAt: timed, banned: false };
+    // No usable time: this process's hold (started now, or joined).
+    const until = this.own?.blockedUntil ?? now;
+    return { rate, rateAnswer, holdMs: until - now, retryAt: until, banned: false };
+  }
+
+  /** A 429's body, once read: whether it is a ban (Error code key_banned), which this process's record then says. */
+  private readBan(answer: Answer, limits: Limits): void {
+    const banned = errorBodyOf(answer.text)?.code === 'key_banned';
+    limits.banned = banned;
+    limits.rateAnswer.banned = banned;
+    if (banned && this.own?.blockedUntil === limits.retryAt) this.own = { ...this.own, reason: 'key_banned' };
   }
 }

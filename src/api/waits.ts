@@ -223,7 +223,7 @@ export function fitsBudget(kind: WaitKind, ms: number, budget: WaitBudget, paced
   return budget.maxWaitMs > 0 && budget.waitedMs + ms <= budget.maxWaitMs;
 }
 
-/** The times an answer named for its retry (learn.ts's Limits). */
+/** The times an answer named for its retry (client.ts's Limits). */
 export interface AttemptTimes {
   /** A 429's or a 503's usable Retry-After in ms. */
   retryAfterMs?: number;

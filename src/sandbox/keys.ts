@@ -21,10 +21,10 @@ export function sandboxKeys(options: SandboxKeyOptions = {}): readonly SandboxKe
   for (const [name, value] of Object.entries({ enterprisePerMinute: perMinute, enterprisePerDay: perDay })) {
     if (!Number.isSafeInteger(value) || value < 1) throw new RangeError(`${name} must be a positive integer, got ${value}`);
   }
-  return Object.freeze([
-    Object.freeze({ key: 'sandbox-free', plan: 'free', perMinute: 60, perDay: 1_000 }),
-    Object.freeze({ key: 'sandbox-pro', plan: 'pro', perMinute: 300, perDay: 10_000 }),
-    Object.freeze({ key: 'sandbox-business', plan: 'business', perMinute: 1_000, perDay: 100_000 }),
-    Object.freeze({ key: 'sandbox-enterprise', plan: 'enterprise', perMinute, perDay }),
-  ] satisfies SandboxKey[]);
+  return [
+    { key: 'sandbox-free', plan: 'free', perMinute: 60, perDay: 1_000 },
+    { key: 'sandbox-pro', plan: 'pro', perMinute: 300, perDay: 10_000 },
+    { key: 'sandbox-business', plan: 'business', perMinute: 1_000, perDay: 100_000 },
+    { key: 'sandbox-enterprise', plan: 'enterprise', perMinute, perDay },
+  ];
 }
