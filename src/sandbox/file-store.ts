@@ -44,7 +44,6 @@ class FileStore extends PetStore {
   private lines = 0;
   private ino = -1;
   private checkedAt = Number.NEGATIVE_INFINITY;
-  private handle: { file: fs.promises.FileHandle; ino: number } | undefined;
   private pending: Array<{ newPet: NewPet; resolve: (pet: StoredPet) => void; reject: (error: unknown) => void }> = [];
   private writing: Promise<void> | undefined;
 
@@ -94,9 +93,9 @@ class FileStore extends PetStore {
   private async writePending(): Promise<void> {
     for (let batch = this.pending.splice(0); batch.length > 0; batch = this.pending.splice(0)) {
       try {
-        const pets = await withFileLock(this.dataFile, () => this.append(batch.map((entry) => entry.newPet)));
+        const { pets, file } = await withFileLock(this.dataFile, () => this.append(batch.map((entry) => entry.newPet)));
         // The one wait of a batch, outside the lock: while the disk flushes, the next batch gathers.
-        if (pets.length > 0) await this.handle?.file.datasync();
+        if (file) await file.datasync().finally(() => file.close());
         batch.forEach((entry, index) => (index < pets.length ? entry.resolve(pets[index] as StoredPet) : entry.reject(this.full())));
       } catch (error) {
         for (const entry of batch) entry.reject(error);
@@ -105,8 +104,8 @@ class FileStore extends PetStore {
     this.writing = undefined;
   }
 
-  /** Under the lock. */
-  private async append(newPets: NewPet[]): Promise<StoredPet[]> {
+  /** Under the lock; the file stays open for the batch's fdatasync. */
+  private async append(newPets: NewPet[]): Promise<{ pets: StoredPet[]; file?: fs.promises.FileHandle }> {
     let size = this.catchUp();
     if (size === undefined) {
       // Deleted while we run: what we hold is written back.
@@ -115,26 +114,26 @@ class FileStore extends PetStore {
       size = this.consumed;
     }
     const pets = this.numberNewPets(newPets);
+    if (pets.length === 0) return { pets };
     const text = pets.map((pet) => `${pet.json}\n`).join('');
-    const { fd } = await this.open();
+    const file = await openOwnFile(this.dataFile);
     try {
       // Under the lock nobody else writes: bytes after the last complete line are an add a crash cut short.
-      if (size > this.consumed) fs.ftruncateSync(fd, this.consumed);
-      fs.writeSync(fd, text);
+      if (size > this.consumed) fs.ftruncateSync(file.fd, this.consumed);
+      fs.writeSync(file.fd, text);
     } catch (error) {
-      fs.ftruncateSync(fd, this.consumed);
+      fs.ftruncateSync(file.fd, this.consumed);
+      await file.close();
       throw error;
     }
     for (const pet of pets) this.push(pet);
     this.consumed += Buffer.byteLength(text);
     this.lines += pets.length;
-    return pets;
+    return { pets, file };
   }
 
   override async close(): Promise<void> {
     await this.writing;
-    await this.handle?.file.close();
-    this.handle = undefined;
   }
 
   /** Takes in what changed since the last read; the file's size, undefined when it is gone. */
@@ -156,14 +155,6 @@ class FileStore extends PetStore {
       this.takeIn(bytes.subarray(0, read));
     }
     return stats.size;
-  }
-
-  /** Open for appending while its inode is the one read. */
-  private async open(): Promise<fs.promises.FileHandle> {
-    if (this.handle?.ino === this.ino) return this.handle.file;
-    await this.handle?.file.close();
-    this.handle = { file: await openOwnFile(this.dataFile), ino: this.ino };
-    return this.handle.file;
   }
 
   /** Takes in the animals on the complete lines of `bytes`, the file's bytes from `consumed` on. */
