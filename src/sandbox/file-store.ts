@@ -178,7 +178,9 @@ class FileStore extends PetStore {
       throw this.error(`has a line that is not JSON at ${where} (${(error as Error).message})`);
     }
     const checked = Pet.safeParse(pet);
-    if (!checked.success) throw this.error(`has an invalid animal at ${where}: ${newPetProblem(checked.error.issues[0]!, pet)}`);
+    if (!checked.success) {
+      throw this.error(`has an invalid animal at ${where}: ${newPetProblem(checked.error.issues[0]!, pet)}`);
+    }
     return { id: BigInt(checked.data.id), status: checked.data.status, json: line };
   }
 

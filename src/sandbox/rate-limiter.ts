@@ -26,7 +26,7 @@ export function rateLimitPolicy(options: RateLimitPolicyOptions = {}): RateLimit
 
 const Count = z.int().check(z.gte(0));
 
-/** Per key, in epoch ms and counts; `limitedUntil` ends the limited period the first 429 opened, `strikes` count after it. */
+/** Per key, in epoch ms and counts: `limitedUntil` ends the limited period the first 429 opened. */
 const KeyRateState = z.object({
   minuteStart: Count,
   minuteCount: Count,
@@ -152,7 +152,11 @@ const FLUSH_MS = 1000;
  * The counts beside `dataFile`, this process listed in them (docs/sandbox.md): alone it counts in memory and writes at
  * most once a second; when the file changed or another live process is listed, each request reads, merges and writes.
  */
-export async function openFileRateLimits(dataFile: string, policy: RateLimitPolicy, now: () => number = Date.now): Promise<RateLimitBook> {
+export async function openFileRateLimits(
+  dataFile: string,
+  policy: RateLimitPolicy,
+  now: () => number = Date.now,
+): Promise<RateLimitBook> {
   const file = limitsFileOf(dataFile);
   let state: RateLimitState = {};
   /** The counts as last written or read: what this process added since is the difference. */

@@ -72,14 +72,8 @@ function createSandboxServer(store: PetStore, rateLimits: RateLimitBook, options
     const route = matchRoute(pathname);
     if (route?.petIdSegment !== undefined) for (const [name, value] of Object.entries(GET_PET_DEPRECATION_HEADERS)) headers.push(name, value);
 
-    let key: SandboxKey | undefined;
-    let refusal: SandboxHttpError | undefined;
-    try {
-      key = authenticate(request.rawHeaders, keys);
-    } catch (error) {
-      if (!(error instanceof SandboxHttpError)) throw error;
-      refusal = error;
-    }
+    const authenticated = authenticate(request.rawHeaders, keys);
+    const key = authenticated instanceof SandboxHttpError ? undefined : authenticated;
     exchange.plan = key?.plan;
     const subject = key ? key.key : addressSubject(request.socket);
     const checked = rateLimits.check(subject, key ?? ADDRESS_LIMITS, now());
@@ -87,7 +81,7 @@ function createSandboxServer(store: PetStore, rateLimits: RateLimitBook, options
     const decision = checked instanceof Promise ? await checked : checked;
     headers.push(...rateLimitHeaders(decision));
     if (!decision.allowed) throw rateLimitRefusal(decision, key);
-    if (refusal) throw refusal;
+    if (!key) throw authenticated;
 
     if (!route) {
       throw new SandboxHttpError('not_found', `no such path: ${pathname}; the sandbox serves ${BASE_PATH}/pets and ${BASE_PATH}/pets/{petId}, the operations the specification shows`);

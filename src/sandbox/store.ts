@@ -99,7 +99,8 @@ export class PetStore {
       last = index;
     }
     while (index < this.ids.length && !matches(index)) index += 1;
-    return { body: `[${parts.join(',')}]`, nextAfter: index < this.ids.length && last >= 0 ? this.ids[last] : undefined };
+    const nextAfter = index < this.ids.length && last >= 0 ? this.ids[last] : undefined;
+    return { body: `[${parts.join(',')}]`, nextAfter };
   }
 
   /** The first index whose id is above `id`. */

@@ -74,37 +74,33 @@ export function parseNewPet(body: unknown): NewPet {
 
 const AUTH_REALM = 'petctl-sandbox';
 
-/**
- * Bearer authentication (RFC 6750 §3). Several Authorization headers or credentials are ambiguous: 400, never "the first
- * one wins" (`rawHeaders`: node keeps only the first in `request.headers`).
- */
-export function authenticate(rawHeaders: readonly string[], keys: readonly SandboxKey[]): SandboxKey {
+/** Bearer authentication (RFC 6750 §3): the key, or its refusal. Several Authorization headers or credentials are
+ * ambiguous: 400, never "the first one wins" (`rawHeaders`: node keeps only the first in `request.headers`). */
+export function authenticate(headers: readonly string[], keys: readonly SandboxKey[]): SandboxKey | SandboxHttpError {
   let header: string | undefined;
-  for (let index = 0; index < rawHeaders.length; index += 2) {
-    const name = rawHeaders[index] as string;
+  for (let index = 0; index < headers.length; index += 2) {
+    const name = headers[index] as string;
     if (name.length !== 13 || name.toLowerCase() !== 'authorization') continue;
     if (header !== undefined) {
-      throw new SandboxHttpError('invalid_request', 'send exactly one Authorization header; this request has more than one');
+      return new SandboxHttpError('invalid_request', 'send exactly one Authorization header; this request has more than one');
     }
-    header = rawHeaders[index + 1] as string;
+    header = headers[index + 1] as string;
   }
   if (header === undefined || header.trim() === '') {
-    throw unauthorized('an API key is required: send Authorization: Bearer <key>');
+    return unauthorized('an API key is required: send Authorization: Bearer <key>');
   }
   if (header.includes(',')) {
-    throw new SandboxHttpError('invalid_request', 'the Authorization header holds more than one credential; send exactly one: Authorization: Bearer <key>');
+    return new SandboxHttpError('invalid_request', 'the Authorization header holds more than one credential; send exactly one: Authorization: Bearer <key>');
   }
   const match = /^([A-Za-z][A-Za-z0-9!#$%&'*+.^_`|~-]*)(?: +(.*))?$/.exec(header.trim());
   if (!match || match[1]?.toLowerCase() !== 'bearer') {
-    throw unauthorized('the Authorization header must use the Bearer scheme: Authorization: Bearer <key>');
+    return unauthorized('the Authorization header must use the Bearer scheme: Authorization: Bearer <key>');
   }
   const token = match[2] ?? '';
   if (!/^[A-Za-z0-9\-._~+/]+=*$/.test(token)) {
-    throw unauthorized('the Authorization header is malformed: expected Authorization: Bearer <key>', 'invalid_request');
+    return unauthorized('the Authorization header is malformed: expected Authorization: Bearer <key>', 'invalid_request');
   }
-  const key = keys.find((candidate) => candidate.key === token);
-  if (!key) throw unauthorized('the API key is not valid', 'invalid_token');
-  return key;
+  return keys.find((candidate) => candidate.key === token) ?? unauthorized('the API key is not valid', 'invalid_token');
 }
 
 function unauthorized(message: string, error?: 'invalid_request' | 'invalid_token'): SandboxHttpError {
