@@ -19,7 +19,7 @@ const run = promisify(execFile);
 const repoRoot = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
 
 
-// A file store holds its data file open: each is closed after its test, as the sandbox closes its own.
+// A file store may still be writing a batch: each is closed after its test, as the sandbox closes its own.
 const opened: PetStore[] = [];
 afterEach(async () => {
   await Promise.all(opened.splice(0).map((store) => store.close()));
