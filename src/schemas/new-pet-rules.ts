@@ -21,7 +21,7 @@ export function newPetProblem(issue: { code: string; path: PropertyKey[]; messag
   const given = (value as Record<string, unknown>)[field];
   if (given === undefined) return `${field}: required`;
   if (field === 'status') return `status ${STATUS_RULE}, not ${asTyped(given)}`;
-  if (field === 'categoryId' || field === 'id') return `${field} ${int64Problem(typeof given === 'number' || typeof given === 'bigint' ? String(given) : '')}, not ${asTyped(given)}`;
+  if (field === 'categoryId') return `categoryId ${int64Problem(typeof given === 'number' || typeof given === 'bigint' ? String(given) : '')}, not ${asTyped(given)}`;
   if (field === 'name' && issue.code === 'invalid_type') return `name must be a string, not ${asTyped(given)}`;
   if (field === 'name' && issue.code === 'too_small') return 'name: must not be empty';
   return `${field}: ${issue.message}`;
