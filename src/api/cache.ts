@@ -84,15 +84,11 @@ export class ResponseCache {
     this.unusable = true;
   }
 
-  /** This target's folder and those above it were found its own: no one else can change them since. */
-  private ready = false;
-
+  /** Whether this target's folder and those above it are the user's own, looked at on every use. */
   private ownFolders(make: boolean): boolean {
-    if (this.ready) return true;
     const walked = walkFolders([this.options.cacheDir, responsesDir(this.options.cacheDir), this.dir], make);
     if (walked instanceof UnsafeFileError) this.giveUp(walked);
-    this.ready = walked === 'own';
-    return this.ready;
+    return walked === 'own';
   }
 
   private async tolerant<T>(use: () => Promise<T>): Promise<T | undefined> {
@@ -137,8 +133,6 @@ export class ResponseCache {
   forgetTarget(): void {
     if (!this.ownFolders(false)) return;
     removeEntries(this.dir);
-    // The folder is gone when that emptied it: a later store walks and makes it again.
-    this.ready = false;
   }
 
   private sweep(now: number): void {
