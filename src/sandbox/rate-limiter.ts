@@ -21,7 +21,11 @@ export type RateLimitPolicyOptions = Partial<Pick<RateLimitPolicy, 'minuteMs' | 
 
 export function rateLimitPolicy(options: RateLimitPolicyOptions = {}): RateLimitPolicy {
   const minuteMs = options.minuteMs ?? 60_000;
-  return { minuteMs, dayMs: 1440 * minuteMs, banAfter: options.banAfter ?? 10, banMs: options.banMs ?? 10 * minuteMs };
+  const policy = { minuteMs, dayMs: 1440 * minuteMs, banAfter: options.banAfter ?? 10, banMs: options.banMs ?? 10 * minuteMs };
+  for (const [name, value] of Object.entries(policy)) {
+    if (!Number.isSafeInteger(value) || value < (name === 'banAfter' ? 0 : 1)) throw new RangeError(`${name} must be a positive integer, got ${value}`);
+  }
+  return policy;
 }
 
 const Count = z.int().check(z.gte(0));
