@@ -1,5 +1,6 @@
 import { readFileSync } from 'node:fs';
 import { connect } from 'node:net';
+import type { Readable } from 'node:stream';
 import { request } from 'undici';
 import { type TestContext, expect, onTestFinished } from 'vitest';
 
@@ -11,21 +12,20 @@ export const PRO = 'sandbox-pro';
 export const BUSINESS = 'sandbox-business';
 export const ENTERPRISE = 'sandbox-enterprise';
 
+/** `text` is the raw body, to check int64 digits exactly; `body` is it parsed with parseJson. */
 export interface Reply {
   status: number;
   headers: Record<string, string>;
-  /** The raw body text, to check int64 digits exactly. */
   text: string;
-  /** The body parsed with parseJson (int64 exact). */
   body: unknown;
 }
 
 export interface CallOptions {
-  /** API key sent as a bearer token; null sends no Authorization header. */
+  /** Sent as a bearer token; null sends no Authorization header. */
   key?: string | null;
   method?: string;
   headers?: Record<string, string>;
-  /** A string or Buffer is sent as is; anything else as JSON with Content-Type application/json. */
+  /** A string, Buffer or stream is sent as is; anything else as JSON. */
   body?: unknown;
 }
 
@@ -34,17 +34,15 @@ export async function call(baseUrl: string, target: string, options: CallOptions
   const headers: Record<string, string> = { ...options.headers };
   const key = options.key === undefined ? FREE : options.key;
   if (key !== null) headers.authorization = `Bearer ${key}`;
-  let body: string | Buffer | undefined;
-  if (typeof options.body === 'string' || Buffer.isBuffer(options.body)) {
-    body = options.body;
-  } else if (options.body !== undefined) {
-    body = JSON.stringify(options.body);
+  let body = options.body as string | Buffer | Readable | undefined;
+  if (body !== undefined && typeof body !== 'string' && !Buffer.isBuffer(body) && !('pipe' in body)) {
+    body = JSON.stringify(body);
     headers['content-type'] ??= 'application/json';
   }
   const response = await request(`${baseUrl}${target}`, {
     method: (options.method ?? (body === undefined ? 'GET' : 'POST')) as 'GET',
     headers,
-    ...(body === undefined ? {} : { body }),
+    body,
   });
   const text = await response.body.text();
   const flat: Record<string, string> = {};
@@ -61,7 +59,10 @@ export async function call(baseUrl: string, target: string, options: CallOptions
 }
 
 /** A sandbox on a free loopback port, closed when the test ends (a concurrent test passes its own context). */
-export async function start(options: Omit<SandboxOptions, 'port'> = {}, t: Pick<TestContext, 'onTestFinished'> = { onTestFinished }): Promise<RunningSandbox> {
+export async function start(
+  options: Omit<SandboxOptions, 'port'> = {},
+  t: Pick<TestContext, 'onTestFinished'> = { onTestFinished },
+): Promise<RunningSandbox> {
   const sandbox = await startSandbox({ port: 0, ...options });
   t.onTestFinished(() => sandbox.close());
   return sandbox;
@@ -73,21 +74,12 @@ export function postJson(baseUrl: string, text: string, key: string = FREE): Pro
 }
 
 /** A clock the test moves by hand. */
-export function fakeClock(start = Date.UTC(2026, 0, 15, 10, 0, 30, 500)): { now: () => number; advance: (ms: number) => void } {
+export function fakeClock(start = Date.UTC(2026, 0, 15, 10, 0, 30, 500)) {
   let current = start;
-  return {
-    now: () => current,
-    advance: (ms) => {
-      current += ms;
-    },
-  };
+  return { now: () => current, advance: (ms: number) => void (current += ms) };
 }
 
-export function sleep(ms: number): Promise<void> {
-  return new Promise((resolve) => setTimeout(resolve, ms));
-}
-
-/** The animals in a data file (the append-only log layout: a header line, then one animal per line). */
+/** The animals in a data file (the log: a header line, then one animal per line). */
 export function dataFilePets<T = Record<string, unknown>>(file: string): T[] {
   const lines = readFileSync(file, 'utf8').split('\n');
   expect(JSON.parse(lines[0] ?? '')).toMatchObject({ format: 'petctl-sandbox-pets', version: 2 });
@@ -95,22 +87,27 @@ export function dataFilePets<T = Record<string, unknown>>(file: string): T[] {
 }
 
 /**
- * Writes raw bytes on a fresh connection and collects what comes back until the server closes it
- * or `waitMs` passes; when the server answers 100 Continue, sends `afterContinue`.
+ * Raw bytes on a fresh connection, and what comes back until the server closes it or `waitMs` passes;
+ * `afterContinue` is sent once the server answers 100 Continue.
  */
-export function rawExchange(port: number, text: string, options: { afterContinue?: string; waitMs?: number } = {}): Promise<{ response: string; closedByServer: boolean }> {
+export function rawExchange(
+  port: number,
+  text: string,
+  options: { afterContinue?: string; waitMs?: number } = {},
+): Promise<{ response: string; closedByServer: boolean }> {
   return new Promise((resolve) => {
     const socket = connect(port, '127.0.0.1');
     let response = '';
+    let afterContinue = options.afterContinue;
     const timer = setTimeout(() => {
       socket.destroy();
       resolve({ response, closedByServer: false });
     }, options.waitMs ?? 2000);
     socket.on('data', (chunk) => {
       response += chunk.toString('utf8');
-      if (options.afterContinue !== undefined && response.includes('100 Continue\r\n\r\n')) {
-        socket.write(options.afterContinue);
-        options = { ...options, afterContinue: undefined };
+      if (afterContinue !== undefined && response.includes('100 Continue\r\n\r\n')) {
+        socket.write(afterContinue);
+        afterContinue = undefined;
       }
     });
     socket.on('close', () => {

@@ -7,18 +7,19 @@ import { describe, expect, it, vi } from 'vitest';
 import { limitsFileOf } from '../../src/config/paths';
 import { mergeEntry, openFileRateLimits, rateLimitPolicy, type KeyRateState } from '../../src/sandbox/rate-limiter';
 import { tempDir } from '../helpers/temp-dir';
-import { call, ENTERPRISE, fakeClock, FREE as FREE_KEY, start } from './helpers';
-
-function dataFile(): string {
-  return path.join(tempDir(), 'pets.json');
-}
+import { call, ENTERPRISE, fakeClock, start } from './helpers';
 
 const policy = rateLimitPolicy();
 const FREE = { perMinute: 60, perDay: 1000 };
+const dataFile = () => path.join(tempDir(), 'pets.json');
 
 function stored(file: string): { processes: number[]; rateLimits: Record<string, KeyRateState> } {
   return JSON.parse(readFileSync(limitsFileOf(file), 'utf8'));
 }
+
+/** A counts file beside `file` listing `processes`. */
+const listing = (file: string, processes: number[]) =>
+  writeFileSync(limitsFileOf(file), JSON.stringify({ version: 1, processes, rateLimits: {} }));
 
 describe('rate-limit counts beside a data file', () => {
   it('a process alone counts in memory: no write per request; the counts are written when it stops', async () => {
@@ -27,28 +28,24 @@ describe('rate-limit counts beside a data file', () => {
     const book = await openFileRateLimits(file, policy, clock.now);
     expect(stored(file).processes).toEqual([process.pid]);
     const before = statSync(limitsFileOf(file)).mtimeMs;
-    for (let i = 0; i < 10; i += 1) {
-      const decision = book.check('sandbox-free', FREE, clock.now());
-      expect(decision).not.toBeInstanceOf(Promise);
-    }
+    for (let i = 0; i < 10; i += 1) expect(book.check('sandbox-free', FREE, clock.now())).not.toBeInstanceOf(Promise);
     expect(statSync(limitsFileOf(file)).mtimeMs).toBe(before);
     await book.close();
-    expect(stored(file).processes).toEqual([]);
-    expect(stored(file).rateLimits['sandbox-free']).toMatchObject({ minuteCount: 10, dayCount: 10 });
+    expect(stored(file)).toMatchObject({ processes: [], rateLimits: { 'sandbox-free': { minuteCount: 10, dayCount: 10 } } });
     expect(statSync(limitsFileOf(file)).mode & 0o777).toBe(0o600);
-
     const next = await openFileRateLimits(file, policy, clock.now);
     expect((await next.check('sandbox-free', FREE, clock.now())).remaining).toBe(49);
     await next.close();
   });
 
-  it('writes a lone process\'s counts in batches, a second after the first request of a batch', async () => {
+  it("writes a lone process's counts in batches, a second after the first request of a batch", async () => {
     const file = dataFile();
     const book = await openFileRateLimits(file, policy);
     book.check('sandbox-free', FREE, Date.now());
     book.check('sandbox-free', FREE, Date.now());
     expect(stored(file).rateLimits).toEqual({});
-    await vi.waitFor(() => expect(stored(file).rateLimits['sandbox-free']).toMatchObject({ minuteCount: 2 }), { timeout: 5000, interval: 50 });
+    const written = () => expect(stored(file).rateLimits['sandbox-free']).toMatchObject({ minuteCount: 2 });
+    await vi.waitFor(written, { timeout: 5000, interval: 50 });
     await book.close();
   });
 
@@ -57,10 +54,8 @@ describe('rate-limit counts beside a data file', () => {
     const clock = fakeClock();
     // A live process listed in the file, as another sandbox on the data file lists itself.
     const other = spawn(process.execPath, ['-e', 'setInterval(() => {}, 1000)'], { stdio: 'ignore' });
-    t.onTestFinished(() => {
-      other.kill();
-    });
-    writeFileSync(limitsFileOf(file), JSON.stringify({ version: 1, processes: [other.pid], rateLimits: {} }));
+    t.onTestFinished(() => void other.kill());
+    listing(file, [other.pid!]);
     const one = await openFileRateLimits(file, policy, clock.now);
     const two = await openFileRateLimits(file, policy, clock.now);
     const remaining: number[] = [];
@@ -84,101 +79,66 @@ describe('rate-limit counts beside a data file', () => {
     expect(stored(file).rateLimits.k).toMatchObject({ minuteCount: 14 });
   });
 
-  it('forgets processes that died without leaving (a crash)', async () => {
+  it('forgets processes that died without leaving (a crash), and reads a damaged counts file as empty', async () => {
     const file = dataFile();
-    writeFileSync(limitsFileOf(file), JSON.stringify({ version: 1, processes: [2 ** 22 + 12345], rateLimits: {} }));
+    listing(file, [2 ** 22 + 12345]);
     const book = await openFileRateLimits(file, policy);
     expect(book.check('k', FREE, Date.now())).not.toBeInstanceOf(Promise);
     await book.close();
     expect(stored(file).processes).toEqual([]);
-  });
-
-  it('reads a damaged counts file as empty: it holds only counts', async () => {
-    const file = dataFile();
     writeFileSync(limitsFileOf(file), '{ not json');
-    const book = await openFileRateLimits(file, policy);
-    expect((await book.check('k', FREE, Date.now())).remaining).toBe(59);
-    await book.close();
+    const reopened = await openFileRateLimits(file, policy);
+    expect((await reopened.check('k', FREE, Date.now())).remaining).toBe(59);
+    await reopened.close();
   });
 });
 
 describe('mergeEntry', () => {
   const now = 1_000_000;
-  const entry = (minuteStart: number, minuteCount: number, extra: Partial<KeyRateState> = {}): KeyRateState => ({
-    minuteStart,
+  const win = (ago: number, minuteCount: number, extra: Partial<KeyRateState> = {}): KeyRateState => ({
+    minuteStart: now - ago,
     minuteCount,
-    dayStart: minuteStart,
+    dayStart: now - ago,
     dayCount: minuteCount,
     strikes: 0,
     ...extra,
   });
 
-  it('adds this process\'s new requests to the file\'s open window', () => {
-    expect(mergeEntry(entry(now - 1000, 10), entry(now - 1000, 4), entry(now - 1000, 7), policy, now)).toMatchObject({
-      minuteStart: now - 1000,
-      minuteCount: 13,
-      dayCount: 13,
-    });
-  });
+  const minute = (ago: number, minuteCount: number) => ({ minuteStart: now - ago, minuteCount });
 
-  it('adds every local request of a window opened since the last write', () => {
-    expect(mergeEntry(entry(now - 1000, 10), entry(now - 90_000, 4), entry(now - 500, 3), policy, now)).toMatchObject({
-      minuteStart: now - 1000,
-      minuteCount: 13,
-    });
-  });
-
-  it('keeps the local window when the file\'s one is over', () => {
-    expect(mergeEntry(entry(now - 70_000, 50), entry(now - 70_000, 50), entry(now - 500, 3), policy, now)).toMatchObject({
-      minuteStart: now - 500,
-      minuteCount: 3,
-    });
-  });
-
-  it('takes the later end of a ban or a limited period, and the higher strike count', () => {
-    const merged = mergeEntry(
-      entry(now - 1000, 60, { bannedUntil: now + 5000, strikes: 2 }),
+  // [file's, what this process last wrote, this process's] → what is written
+  it.each([
+    ["adds new local requests to the file's open window", win(1000, 10), win(1000, 4), win(1000, 7), win(1000, 13)],
+    ['adds all requests of a window opened since the last write', win(1000, 10), win(90e3, 4), win(500, 3), minute(1000, 13)],
+    ["keeps the local window when the file's one is over", win(70_000, 50), win(70_000, 50), win(500, 3), minute(500, 3)],
+    [
+      'takes the later end of a ban or a limited period, and the higher strike count',
+      win(1000, 60, { bannedUntil: now + 5000, strikes: 2 }),
       undefined,
-      entry(now - 1000, 60, { limitedUntil: now + 100, strikes: 5 }),
-      policy,
-      now,
-    );
-    expect(merged).toMatchObject({ bannedUntil: now + 5000, limitedUntil: now + 100, strikes: 5 });
-  });
-
-  it('takes the local entry when the file has none', () => {
-    expect(mergeEntry(undefined, undefined, entry(now, 1), policy, now)).toEqual(entry(now, 1));
+      win(1000, 60, { limitedUntil: now + 100, strikes: 5 }),
+      { bannedUntil: now + 5000, limitedUntil: now + 100, strikes: 5 },
+    ],
+    ['takes the local entry when the file has none', undefined, undefined, win(0, 1), win(0, 1)],
+  ])('%s', (_title, file, written, local, merged) => {
+    expect(mergeEntry(file, written, local, policy, now)).toMatchObject(merged);
   });
 });
 
-/** The limiter's options and the shared counts through the server; the rules' headers are in test/spec/limits.test.ts. */
-describe('the limiter and its counts over HTTP', () => {
+describe('the limiter over HTTP', () => {
   it('uses banAfter and banMs as given', async () => {
     const clock = fakeClock();
     const { baseUrl } = await start({ now: clock.now, enterprisePerMinute: 2, banAfter: 1, banMs: 5_000 });
-    const statuses: Array<[number, string | undefined, string | undefined]> = [];
+    const answers: Array<[number, string | undefined, string | undefined]> = [];
     for (let i = 0; i < 5; i += 1) {
       const reply = await call(baseUrl, '/pets?limit=1', { key: ENTERPRISE });
-      statuses.push([reply.status, (reply.body as { code?: string } | undefined)?.code, reply.headers['retry-after']]);
+      answers.push([reply.status, (reply.body as { code?: string } | undefined)?.code, reply.headers['retry-after']]);
     }
-    expect(statuses).toEqual([
+    expect(answers).toEqual([
       [200, undefined, undefined],
       [200, undefined, undefined],
       [429, 'rate_limited', '60'],
       [429, 'rate_limited', '60'],
       [429, 'key_banned', '5'],
     ]);
-  });
-
-  it('shares counts between two servers on one data file', async () => {
-    const clock = fakeClock();
-    const file = dataFile();
-    const [one, two] = await Promise.all([start({ dataFile: file, now: clock.now }), start({ dataFile: file, now: clock.now })]);
-    for (let i = 0; i < 30; i += 1) {
-      expect((await call(one.baseUrl, '/pets?limit=1', { key: FREE_KEY })).status).toBe(200);
-      expect((await call(two.baseUrl, '/pets?limit=1', { key: FREE_KEY })).status).toBe(200);
-    }
-    expect((await call(one.baseUrl, '/pets?limit=1', { key: FREE_KEY })).status).toBe(429);
-    expect((await call(two.baseUrl, '/pets?limit=1', { key: FREE_KEY })).status).toBe(429);
   });
 });
