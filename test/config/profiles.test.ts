@@ -15,22 +15,22 @@ async function usageError(promise: Promise<unknown>): Promise<UsageError> {
   return error as UsageError;
 }
 
+const PROD = 'https://api.example.org/v1';
+const names = (store: { list(): Array<{ name: string }> }) => store.list().map((p) => p.name);
+
 describe('a fresh install', () => {
-  it('has only the sandbox, active, without a base URL or key', async () => {
-    const store = await openProfileStore(tempPaths());
+  it('has only the sandbox, active, without a base URL or key; reading creates nothing', async () => {
+    const { paths, store } = await tempStore();
     expect(store.activeName()).toBe(SANDBOX_PROFILE);
     expect(store.list()).toEqual([{ name: 'sandbox', baseUrl: undefined, apiKey: undefined, builtIn: true }]);
     expect(store.get('sandbox')).toEqual({ name: 'sandbox', apiKey: undefined, builtIn: true });
     expect(store.get('production')).toBeUndefined();
+    expect(fs.existsSync(paths.dir)).toBe(false);
   });
 
-  it('creates nothing, not even the directory, when only read; nor touches an existing file', async () => {
+  it('reading an existing file does not touch it', async () => {
     const { paths, store } = await tempStore();
-    store.activeName();
-    store.list();
-    store.get('sandbox');
-    expect(fs.existsSync(paths.dir)).toBe(false);
-    await store.add('prod', 'https://api.example.org/v1');
+    await store.add('prod', PROD);
     const before = fs.readFileSync(paths.configFile, 'utf8');
     const past = new Date(Date.now() - 60_000);
     fs.utimesSync(paths.configFile, past, past);
@@ -41,8 +41,7 @@ describe('a fresh install', () => {
     const statAfter = fs.statSync(paths.configFile);
     expect(fs.readFileSync(paths.configFile, 'utf8')).toBe(before);
     // A rewrite (conf renames a temporary file over it) would change both.
-    expect(statAfter.ino).toBe(statBefore.ino);
-    expect(statAfter.mtimeMs).toBe(statBefore.mtimeMs);
+    expect([statAfter.ino, statAfter.mtimeMs]).toEqual([statBefore.ino, statBefore.mtimeMs]);
   });
 });
 
@@ -50,62 +49,48 @@ describe('profile lifecycle', () => {
   it('adds, lists, uses, stores keys and removes, persisting each step', async () => {
     const { paths, store } = await tempStore();
     await store.add('staging', 'https://staging.example.org/v1/');
-    await store.add('production', 'https://api.example.org/v1');
-    expect(store.list().map((p) => p.name)).toEqual(['sandbox', 'production', 'staging']);
+    await store.add('production', PROD);
+    expect(names(store)).toEqual(['sandbox', 'production', 'staging']);
     expect(store.get('staging')).toEqual({ name: 'staging', baseUrl: 'https://staging.example.org/v1', apiKey: undefined, builtIn: false });
     // Other profiles and none chosen: no default, so nothing goes to the sandbox unasked.
     expect(store.activeName()).toBeUndefined();
-
     await store.use('staging');
     await store.setKey('staging', 'sk_staging_0123456789');
-    expect(store.activeName()).toBe('staging');
-    expect(store.get('staging')?.apiKey).toBe('sk_staging_0123456789');
-
+    expect([store.activeName(), store.get('staging')?.apiKey]).toEqual(['staging', 'sk_staging_0123456789']);
     const reopened = await openProfileStore(paths);
-    expect(reopened.activeName()).toBe('staging');
-    expect(reopened.get('staging')?.apiKey).toBe('sk_staging_0123456789');
+    expect([reopened.activeName(), reopened.get('staging')?.apiKey]).toEqual(['staging', 'sk_staging_0123456789']);
     expect(reopened.get('production')?.apiKey).toBeUndefined();
-
     expect(await reopened.clearKey('staging')).toBe('config file');
     expect(await reopened.clearKey('staging')).toBeUndefined();
     expect(reopened.get('staging')?.apiKey).toBeUndefined();
-
     await reopened.remove('production');
-    expect(reopened.get('production')).toBeUndefined();
-    expect(reopened.activeName()).toBe('staging');
-    expect((await openProfileStore(paths)).list().map((p) => p.name)).toEqual(['sandbox', 'staging']);
+    expect([reopened.get('production'), reopened.activeName()]).toEqual([undefined, 'staging']);
+    expect(names(await openProfileStore(paths))).toEqual(['sandbox', 'staging']);
   });
 
-  it('writes the documented shape', async () => {
+  it('writes the documented shape, tab-indented as conf writes it, which conf itself reads back', async () => {
     const { paths, store } = await tempStore();
-    await store.add('production', 'https://api.example.org/v1');
+    await store.add('production', PROD);
     await store.setKey('production', 'sk_live_0123456789abcdef');
-    await store.add('staging', 'https://staging.example.org/v1');
+    await store.add('eu.staging', 'https://staging.example.org/v1');
     await store.setKey('sandbox', 'my-sandbox-key');
     await store.use('production');
-    expect(readConfigFile(paths)).toEqual({
-      activeProfile: 'production',
-      profiles: {
-        production: { baseUrl: 'https://api.example.org/v1', apiKey: 'sk_live_0123456789abcdef' },
-        staging: { baseUrl: 'https://staging.example.org/v1' },
-        sandbox: { apiKey: 'my-sandbox-key' },
-      },
-    });
-    // Tab-indented JSON with no newline at the end, as conf writes it.
+    const profiles = {
+      production: { baseUrl: PROD, apiKey: 'sk_live_0123456789abcdef' },
+      'eu.staging': { baseUrl: 'https://staging.example.org/v1' },
+      sandbox: { apiKey: 'my-sandbox-key' },
+    };
+    expect(readConfigFile(paths)).toEqual({ activeProfile: 'production', profiles });
+    // No newline at the end.
     expect(fs.readFileSync(paths.configFile, 'utf8')).toBe(JSON.stringify(readConfigFile(paths), undefined, '\t'));
-  });
-
-  it('is a file conf itself reads back', async () => {
-    const { paths, store } = await tempStore();
-    await store.add('eu.prod', 'https://eu.example.org/v1');
     const conf = new Conf<Record<string, unknown>>({ cwd: paths.dir, configName: 'config', accessPropertiesByDotNotation: false });
     expect(conf.path).toBe(paths.configFile);
-    expect(conf.get('profiles')).toEqual({ 'eu.prod': { baseUrl: 'https://eu.example.org/v1' } });
+    expect(conf.get('profiles')).toEqual(profiles);
   });
 
   it('removing the chosen profile leaves none chosen while others exist, and the sandbox once none is left', async () => {
     const { paths, store } = await tempStore();
-    await store.add('production', 'https://api.example.org/v1');
+    await store.add('production', PROD);
     await store.add('staging', 'https://staging.example.org/v1');
     await store.use('production');
     await store.remove('production');
@@ -118,55 +103,49 @@ describe('profile lifecycle', () => {
   it('profile use sandbox chooses the sandbox explicitly: the first profile added after it (useIfFirst) is not chosen', async () => {
     const { paths, store } = await tempStore();
     await store.use('sandbox');
-    expect(await store.add('production', 'https://api.example.org/v1', {}, { useIfFirst: true })).toMatchObject({ nowActive: false });
+    expect(await store.add('production', PROD, {}, { useIfFirst: true })).toMatchObject({ nowActive: false });
     expect((await openProfileStore(paths)).activeName()).toBe('sandbox');
   });
 
   it('refuses to add an existing profile and suggests profile set, which keeps the key', async () => {
     const { paths, store } = await tempStore();
-    await store.add('production', 'https://api.example.org/v1');
+    await store.add('production', PROD);
     await store.setKey('production', 'sk_live_0123456789abcdef');
     const error = await usageError(store.add('production', 'https://other.example.org/v1'));
     expect(error.message).toContain('"production" already exists');
     expect(error.hint).toBe('to change it and keep its key, run petctl profile set production --base-url <url>');
-    expect((await openProfileStore(paths)).get('production')).toMatchObject({ baseUrl: 'https://api.example.org/v1', apiKey: 'sk_live_0123456789abcdef' });
+    const kept = { baseUrl: PROD, apiKey: 'sk_live_0123456789abcdef' };
+    expect((await openProfileStore(paths)).get('production')).toMatchObject(kept);
   });
 
-  it.each(['use', 'remove', 'setKey', 'clearKey'] as const)('%s of an unknown profile lists the known ones', async (method) => {
-    const store = await openProfileStore(tempPaths());
-    await store.add('production', 'https://api.example.org/v1');
-    const call: Record<typeof method, () => Promise<unknown>> = {
-      use: () => store.use('prod'),
-      remove: () => store.remove('prod'),
-      setKey: () => store.setKey('prod', 'k3y'),
-      clearKey: () => store.clearKey('prod'),
-    };
-    const error = await usageError(call[method]());
+  it.each(['use', 'remove', 'setKey', 'clearKey'] as const)('%s of an unknown profile lists the known ones', async (verb) => {
+    const { store } = await tempStore();
+    await store.add('production', PROD);
+    const error = await usageError(verb === 'setKey' ? store.setKey('prod', 'k3y') : store[verb]('prod'));
     expect(error.message).toBe('unknown profile "prod" (known: sandbox, production)');
     expect(store.activeName()).toBeUndefined();
   });
 
-  it.each(['a', 'Prod-2', 'eu.prod_1', 'x'.repeat(64), '.hidden', '__proto__', 'constructor', 'toString'])('accepts the name %j', async (name) => {
+  const accepted = ['a', 'Prod-2', 'eu.prod_1', 'x'.repeat(64), '.hidden', '__proto__', 'constructor', 'toString'];
+  it.each(accepted)('accepts the name %j', async (name) => {
     const { paths, store } = await tempStore();
-    await store.add(name, 'https://api.example.org/v1');
+    await store.add(name, PROD);
     await store.setKey(name, 'k3y');
     await store.use(name);
     const reopened = await openProfileStore(paths);
-    expect(reopened.get(name)).toEqual({ name, baseUrl: 'https://api.example.org/v1', apiKey: 'k3y', builtIn: false });
-    expect(reopened.list().map((p) => p.name)).toEqual(['sandbox', name]);
-    expect(reopened.activeName()).toBe(name);
+    expect(reopened.get(name)).toEqual({ name, baseUrl: PROD, apiKey: 'k3y', builtIn: false });
+    expect([names(reopened), reopened.activeName()]).toEqual([['sandbox', name], name]);
     expect(Object.getPrototypeOf(readConfigFile(paths))).toBe(Object.prototype);
   });
 
   it.each([
     ...['', 'x'.repeat(65), 'a b', 'a/b', '../etc', 'é', 'a\nb', 'prod:1'].map(
-      (name) => [`the name ${JSON.stringify(name)}`, name, 'https://api.example.org/v1', /^invalid profile name/] as const,
+      (name) => [`the name ${JSON.stringify(name)}`, name, PROD, /^invalid profile name/] as const,
     ),
     ['the base URL http:// off loopback', 'production', 'http://api.example.org/v1', /clear text/] as const,
   ])('refuses %s and writes nothing', async (_title, name, baseUrl, why) => {
     const { paths, store } = await tempStore();
-    const error = await usageError(store.add(name, baseUrl));
-    expect(error.message).toMatch(why);
+    expect((await usageError(store.add(name, baseUrl))).message).toMatch(why);
     expect(fs.existsSync(paths.dir)).toBe(false);
   });
 
@@ -177,7 +156,7 @@ describe('profile lifecycle', () => {
     ['tab\tkey', /control/],
     ['ключ', /non-ASCII/],
   ])('refuses the key %j without echoing it', async (key, why) => {
-    const store = await openProfileStore(tempPaths());
+    const { store } = await tempStore();
     const error = await usageError(store.setKey('sandbox', key));
     expect(error.message).toMatch(why);
     if (key !== '') expect(error.message).not.toContain(key);
@@ -188,7 +167,7 @@ describe('profile lifecycle', () => {
 describe('the built-in sandbox profile', () => {
   it('cannot be added, replaced or removed', async () => {
     const { paths, store } = await tempStore();
-    expect((await usageError(store.add('sandbox', 'https://api.example.org/v1'))).message).toMatch(/built-in/);
+    expect((await usageError(store.add('sandbox', PROD))).message).toMatch(/built-in/);
     expect((await usageError(store.remove('sandbox'))).message).toMatch(/cannot be removed/);
     expect(store.get('sandbox')?.baseUrl).toBeUndefined();
     expect(fs.existsSync(paths.configFile)).toBe(false);
@@ -204,48 +183,34 @@ describe('the built-in sandbox profile', () => {
   });
 
   it('ignores a base URL written into its entry by hand', async () => {
-    const paths = tempPaths();
-    fs.mkdirSync(paths.dir, { recursive: true });
-    fs.writeFileSync(paths.configFile, JSON.stringify({ profiles: { sandbox: { baseUrl: 'https://evil.example.org', apiKey: 'k3y' } } }));
-    const store = await openProfileStore(paths);
+    const { store } = await tempStore({ profiles: { sandbox: { baseUrl: 'https://evil.example.org', apiKey: 'k3y' } } });
     expect(store.get('sandbox')).toEqual({ name: 'sandbox', apiKey: 'k3y', builtIn: true });
   });
 });
 
 describe('file and directory', () => {
-
   it('tightens a directory and file that were readable by others on the next write', async () => {
     const paths = tempPaths();
     fs.mkdirSync(paths.dir, { recursive: true, mode: 0o755 });
     fs.chmodSync(paths.dir, 0o755);
     fs.writeFileSync(paths.configFile, JSON.stringify({ profiles: {} }), { mode: 0o644 });
     fs.chmodSync(paths.configFile, 0o644);
-    const store = await openProfileStore(paths);
-    await store.setKey('sandbox', 'k3y');
-    expect(modeOf(paths.dir)).toBe(0o700);
-    expect(modeOf(paths.configFile)).toBe(0o600);
+    await (await openProfileStore(paths)).setKey('sandbox', 'k3y');
+    expect([modeOf(paths.dir), modeOf(paths.configFile)]).toEqual([0o700, 0o600]);
   });
 
   it('keeps what it does not know about', async () => {
-    const paths = tempPaths();
-    fs.mkdirSync(paths.dir, { recursive: true });
-    const original = {
-      futureSetting: { colour: 'always' },
-      profiles: { production: { baseUrl: 'https://api.example.org/v1', region: 'eu' }, junk: 42 },
-    };
-    fs.writeFileSync(paths.configFile, JSON.stringify(original));
-    const store = await openProfileStore(paths);
-    expect(store.list().map((p) => p.name)).toEqual(['sandbox', 'production']);
+    const futureSetting = { colour: 'always' };
+    const production = { baseUrl: PROD, region: 'eu' };
+    const { paths, store } = await tempStore({ futureSetting, profiles: { production, junk: 42 } });
+    expect(names(store)).toEqual(['sandbox', 'production']);
     await store.setKey('production', 'k3y');
-    expect(readConfigFile(paths)).toEqual({
-      futureSetting: { colour: 'always' },
-      profiles: { production: { baseUrl: 'https://api.example.org/v1', region: 'eu', apiKey: 'k3y' }, junk: 42 },
-    });
+    expect(readConfigFile(paths)).toEqual({ futureSetting, profiles: { production: { ...production, apiKey: 'k3y' }, junk: 42 } });
   });
 
   it('refuses to open or overwrite a file that is not JSON', async () => {
     const { paths, store } = await tempStore();
-    await store.add('production', 'https://api.example.org/v1');
+    await store.add('production', PROD);
     fs.writeFileSync(paths.configFile, '{"profiles": {');
     const damaged = { code: 'config_damaged', exitCode: 1, message: expect.stringContaining(`file ${paths.configFile} is damaged`) };
     await expect(openProfileStore(paths)).rejects.toMatchObject(damaged);
@@ -257,15 +222,13 @@ describe('file and directory', () => {
 describe('several writers', () => {
   it('re-reads the file before each write instead of trusting what it read when opened', async () => {
     const paths = tempPaths();
-    const first = await openProfileStore(paths);
-    const second = await openProfileStore(paths);
-    await first.add('production', 'https://api.example.org/v1');
+    const [first, second] = await Promise.all([openProfileStore(paths), openProfileStore(paths)]);
+    await first.add('production', PROD);
     await second.add('staging', 'https://staging.example.org/v1');
     // `second` never saw production, yet may use it and now lists it.
     await second.use('production');
-    expect(second.list().map((p) => p.name)).toEqual(['sandbox', 'production', 'staging']);
+    expect(names(second)).toEqual(['sandbox', 'production', 'staging']);
     const reopened = await openProfileStore(paths);
-    expect(reopened.list().map((p) => p.name)).toEqual(['sandbox', 'production', 'staging']);
-    expect(reopened.activeName()).toBe('production');
+    expect([names(reopened), reopened.activeName()]).toEqual([['sandbox', 'production', 'staging'], 'production']);
   });
 });

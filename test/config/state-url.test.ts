@@ -1,13 +1,9 @@
-import fs from 'node:fs';
+import type { PetctlPaths } from '../../src/config/paths';
 import { describe, expect, it } from 'vitest';
-import { resolveTarget } from '../../src/config/target';
-import { openProfileStore } from '../../src/config/profiles';
 import { describeStateUrl, maskStateUrl, stateStoreAddress, validateStateUrl } from '../../src/config/state-url';
 import { NotConfiguredError, UsageError } from '../../src/errors';
 import { thrown } from '../helpers/thrown';
-import { modeOf, tempPaths, tempStore } from './temp-config';
-
-const SANDBOX_DATA = '/home/shelter/.config/petctl/sandbox-data.json';
+import { modeOf, readConfigFile, target, tempStore } from './temp-config';
 
 const SECRET = 'p@ss:w/rd-1234';
 const WITH_PASSWORD = `redis://:${encodeURIComponent(SECRET)}@cache.example.org:6380/2`;
@@ -55,46 +51,43 @@ describe('stateStoreAddress, maskStateUrl, describeStateUrl', () => {
 });
 
 describe('the state URL of a profile', () => {
+  const API = 'https://api.example.org/v1';
+  const shelters = (paths: PetctlPaths) => (readConfigFile(paths) as { profiles: { shelters: unknown } }).profiles.shelters;
+
   it('is stored with the profile in config.json (0600) and resolved from it; a password is stored apart from the URL', async () => {
     const { paths, store } = await tempStore();
-    await store.add('shelters', 'https://api.example.org/v1', { stateUrl: WITH_PASSWORD });
+    await store.add('shelters', API, { stateUrl: WITH_PASSWORD });
     expect(store.get('shelters')?.stateUrl).toBe(WITH_PASSWORD);
-    expect(modeOf(paths.configFile)).toBe(0o600);
-    expect(JSON.parse(fs.readFileSync(paths.configFile, 'utf8')).profiles.shelters).toEqual({ baseUrl: 'https://api.example.org/v1', stateUrl: WITH_PASSWORD });
-    const target = resolveTarget(store, { sandboxDataFile: SANDBOX_DATA, profileFlag: 'shelters', env: {} });
-    expect(target).toMatchObject({ stateUrl: WITH_PASSWORD, stateUrlSource: 'profile' });
+    expect(shelters(paths)).toEqual({ baseUrl: API, stateUrl: WITH_PASSWORD });
+    expect(target(store, { profileFlag: 'shelters' })).toMatchObject({ stateUrl: WITH_PASSWORD, stateUrlSource: 'profile' });
     await store.update('shelters', { statePassword: SECRET });
     await store.update('shelters', { stateUrl: 'rediss://cache.example.org:6380/0' });
-    expect(JSON.parse(fs.readFileSync(paths.configFile, 'utf8')).profiles.shelters).toEqual({
-      baseUrl: 'https://api.example.org/v1',
-      stateUrl: 'rediss://cache.example.org:6380/0',
-      statePassword: SECRET,
-    });
+    expect(shelters(paths)).toEqual({ baseUrl: API, stateUrl: 'rediss://cache.example.org:6380/0', statePassword: SECRET });
     expect(modeOf(paths.configFile)).toBe(0o600);
   });
 
   it('is overridden by PETCTL_STATE_URL; an empty one counts as unset', async () => {
-    const store = await openProfileStore(tempPaths());
-    await store.add('shelters', 'https://api.example.org/v1', { stateUrl: WITH_PASSWORD });
-    await store.add('plain', 'https://api.example.org/v1');
+    const { store } = await tempStore();
+    await store.add('shelters', API, { stateUrl: WITH_PASSWORD });
+    await store.add('plain', API);
     const env = { PETCTL_STATE_URL: 'redis://127.0.0.1:6379/1' };
-    expect(resolveTarget(store, { sandboxDataFile: SANDBOX_DATA, profileFlag: 'shelters', env })).toMatchObject({ stateUrl: env.PETCTL_STATE_URL, stateUrlSource: 'env' });
-    expect(resolveTarget(store, { sandboxDataFile: SANDBOX_DATA, profileFlag: 'plain', env })).toMatchObject({ stateUrl: env.PETCTL_STATE_URL, stateUrlSource: 'env' });
-    expect(resolveTarget(store, { sandboxDataFile: SANDBOX_DATA, profileFlag: 'shelters', env: { PETCTL_STATE_URL: '' } })).toMatchObject({ stateUrlSource: 'profile' });
-    expect(resolveTarget(store, { sandboxDataFile: SANDBOX_DATA, profileFlag: 'plain', env: { PETCTL_STATE_URL: '' } })).toMatchObject({ stateUrl: undefined, stateUrlSource: undefined });
-    expect(() => resolveTarget(store, { sandboxDataFile: SANDBOX_DATA, profileFlag: 'plain', env: { PETCTL_STATE_URL: 'http://x' } })).toThrow(/^PETCTL_STATE_URL must use redis:\/\//);
+    const fromEnv = { stateUrl: env.PETCTL_STATE_URL, stateUrlSource: 'env' };
+    expect(target(store, { profileFlag: 'shelters', env })).toMatchObject(fromEnv);
+    expect(target(store, { profileFlag: 'plain', env })).toMatchObject(fromEnv);
+    const unset = { PETCTL_STATE_URL: '' };
+    expect(target(store, { profileFlag: 'shelters', env: unset })).toMatchObject({ stateUrlSource: 'profile' });
+    expect(target(store, { profileFlag: 'plain', env: unset })).toMatchObject({ stateUrl: undefined, stateUrlSource: undefined });
+    const wrong = { PETCTL_STATE_URL: 'http://x' };
+    expect(() => target(store, { profileFlag: 'plain', env: wrong })).toThrow(/^PETCTL_STATE_URL must use redis:\/\//);
   });
 
   it('is refused when invalid at profile add, and reported (exit 4) when a hand edit broke it', async () => {
-    const { paths, store } = await tempStore();
-    await expect(store.add('bad', 'https://api.example.org/v1', { stateUrl: 'memcached://x' })).rejects.toThrow(/^--state-url must use redis:\/\//);
+    const { store } = await tempStore();
+    const adding = store.add('bad', API, { stateUrl: 'memcached://x' });
+    await expect(adding).rejects.toThrow(/^--state-url must use redis:\/\//);
     expect(store.get('bad')).toBeUndefined();
-    await store.add('edited', 'https://api.example.org/v1', { stateUrl: 'redis://ok:6379/0' });
-    const doc = JSON.parse(fs.readFileSync(paths.configFile, 'utf8'));
-    doc.profiles.edited.stateUrl = 'redis://ok/not-a-db';
-    fs.writeFileSync(paths.configFile, JSON.stringify(doc));
-    const reopened = await openProfileStore(paths);
-    expect(() => resolveTarget(reopened, { sandboxDataFile: SANDBOX_DATA, profileFlag: 'edited', env: {} })).toThrow(NotConfiguredError);
+    const edited = await tempStore({ profiles: { edited: { baseUrl: API, stateUrl: 'redis://ok/not-a-db' } } });
+    expect(() => target(edited.store, { profileFlag: 'edited' })).toThrow(NotConfiguredError);
   });
 });
 
@@ -107,10 +100,10 @@ describe('the state store password', () => {
   });
 
   it('comes from PETCTL_STATE_PASSWORD, else the stored one (with the profile\'s own URL only), else the URL', async () => {
-    const store = await openProfileStore(tempPaths());
+    const { store } = await tempStore();
     await store.add('shelters', 'https://api.example.org/v1', { stateUrl: 'redis://cache.example.org:6379/0', statePassword: 'stored-pw' });
     await store.add('inline', 'https://api.example.org/v1', { stateUrl: WITH_PASSWORD });
-    const resolve = (profileFlag: string, env: NodeJS.ProcessEnv) => resolveTarget(store, { sandboxDataFile: SANDBOX_DATA, profileFlag, env });
+    const resolve = (profileFlag: string, env: NodeJS.ProcessEnv) => target(store, { profileFlag, env });
     expect(resolve('shelters', {})).toMatchObject({ statePassword: 'stored-pw', statePasswordSource: 'profile' });
     expect(resolve('shelters', { PETCTL_STATE_PASSWORD: 'env-pw' })).toMatchObject({ statePassword: 'env-pw', statePasswordSource: 'env' });
     expect(resolve('inline', {})).toMatchObject({ statePassword: SECRET, statePasswordSource: 'url' });

@@ -1,15 +1,12 @@
-import fs from 'node:fs';
 import { describe, expect, it } from 'vitest';
-import { maskKey, requireKey, resolveProfileName, resolveTarget, type ResolvedTarget } from '../../src/config/target';
-import type { PetctlPaths } from '../../src/config/paths';
+import { maskKey, requireKey, resolveProfileName, type ResolvedTarget } from '../../src/config/target';
 import { openProfileStore, SANDBOX_DEFAULT_KEY, type ProfileStore } from '../../src/config/profiles';
 import { NotConfiguredError, PetctlError, UsageError } from '../../src/errors';
 import { thrown } from '../helpers/thrown';
-import { tempPaths } from './temp-config';
-
-const SANDBOX_DATA = '/home/shelter/.config/petctl/sandbox-data.json';
+import { SANDBOX_DATA, target, tempPaths, tempStore } from './temp-config';
 
 const PROD_KEY = 'sk_prod_0123456789abcdef';
+
 
 /** sandbox (chosen unless told; `active: null`: none chosen), production (with a key), staging (without). */
 async function configuredStore(options: { active?: string | null; sandboxKey?: string } = {}): Promise<ProfileStore> {
@@ -68,10 +65,7 @@ describe('resolveProfileName', () => {
   });
 
   it('an active profile removed by hand is reported, not switched, and is an unknown profile too (exit 2)', async () => {
-    const paths: PetctlPaths = tempPaths();
-    fs.mkdirSync(paths.dir, { recursive: true });
-    fs.writeFileSync(paths.configFile, JSON.stringify({ activeProfile: 'gone', profiles: {} }));
-    const store = await openProfileStore(paths);
+    const { store } = await tempStore({ activeProfile: 'gone', profiles: {} });
     // The store reports it as it is rather than switching on its own.
     expect(store.activeName()).toBe('gone');
     expect(store.get('gone')).toBeUndefined();
@@ -106,7 +100,7 @@ describe('resolveTarget', () => {
     ['an empty PETCTL_BASE_URL is unset', { profileFlag: 'production', env: { PETCTL_BASE_URL: '' } }, { baseUrl: 'https://api.example.org/v1', baseUrlSource: 'profile' }],
   ])('%s', async (_name, { active, sandboxKey, profileFlag, baseUrlFlag, env }, expected) => {
     const store = await configuredStore({ active, sandboxKey });
-    expect(resolveTarget(store, { sandboxDataFile: SANDBOX_DATA, profileFlag, baseUrlFlag, env: env ?? {} })).toMatchObject(expected);
+    expect(target(store, { profileFlag, baseUrlFlag, env })).toMatchObject(expected);
   });
 
   it.each([
@@ -116,7 +110,7 @@ describe('resolveTarget', () => {
     [{ baseUrlFlag: '' }, /^--base-url is not an absolute URL/],
   ])('refuses a bad base URL from %j', async (options, message) => {
     const store = await configuredStore();
-    const error = thrown(() => resolveTarget(store, { sandboxDataFile: SANDBOX_DATA, env: {}, ...options }), UsageError);
+    const error = thrown(() => target(store, options), UsageError);
     expect(error.message).toMatch(message);
   });
 
@@ -131,52 +125,46 @@ describe('resolveTarget', () => {
     [{ env: { PETCTL_BASE_URL: 'https://ci.example.org/v1', PETCTL_API_KEY: '' } }, 'no_profile'],
   ] as const)('none chosen: the environment names the whole target or not, %j', async (options, expected) => {
     const store = await configuredStore({ active: null });
-    const resolve = () => resolveTarget(store, { sandboxDataFile: SANDBOX_DATA, ...options });
+    const resolve = () => target(store, options);
     if (expected === 'no_profile') expect(thrown(resolve, PetctlError)).toMatchObject({ code: 'no_profile', exitCode: 2 });
     else expect(resolve()).toMatchObject({ ...expected, identity: expect.stringMatching(/^https:\/\/ci\.example\.org\/v1$/) });
   });
 
   it('refuses a PETCTL_API_KEY that cannot go in a header, without echoing it', async () => {
     const store = await configuredStore();
-    const error = thrown(() => resolveTarget(store, { sandboxDataFile: SANDBOX_DATA, env: { PETCTL_API_KEY: 'sk live s3cret' } }), UsageError);
+    const error = thrown(() => target(store, { env: { PETCTL_API_KEY: 'sk live s3cret' } }), UsageError);
     expect(error.message).toMatch(/^PETCTL_API_KEY contains spaces/);
     expect(error.message).not.toContain('s3cret');
   });
 
   it('reports a hand-edited profile whose base URL or key is unusable as not configured', async () => {
-    const paths = tempPaths();
-    fs.mkdirSync(paths.dir, { recursive: true });
-    fs.writeFileSync(
-      paths.configFile,
-      JSON.stringify({
-        profiles: {
-          plain: { baseUrl: 'http://api.example.org/v1' },
-          nourl: { apiKey: 'k3y' },
-          badkey: { baseUrl: 'https://api.example.org/v1', apiKey: 'two words' },
-        },
-      }),
-    );
-    const store = await openProfileStore(paths);
+    const { store } = await tempStore({
+      profiles: {
+        plain: { baseUrl: 'http://api.example.org/v1' },
+        nourl: { apiKey: 'k3y' },
+        badkey: { baseUrl: 'https://api.example.org/v1', apiKey: 'two words' },
+      },
+    });
     for (const [profileFlag, message] of [
       ['plain', /^the base URL of profile "plain" uses http:\/\//],
       ['nourl', /^profile "nourl" has no base URL/],
       ['badkey', /^the API key stored in profile "badkey" contains spaces/],
     ] as const) {
-      const error = thrown(() => resolveTarget(store, { sandboxDataFile: SANDBOX_DATA, profileFlag, env: {} }), NotConfiguredError);
+      const error = thrown(() => target(store, { profileFlag }), NotConfiguredError);
       expect(error.message).toMatch(message);
       expect(error.message).not.toContain('two words');
     }
     // Overriding what is broken makes the profile usable.
-    expect(resolveTarget(store, { sandboxDataFile: SANDBOX_DATA, profileFlag: 'nourl', baseUrlFlag: 'https://ok.example.org', env: {} }).apiKey).toBe('k3y');
-    expect(resolveTarget(store, { sandboxDataFile: SANDBOX_DATA, profileFlag: 'badkey', env: { PETCTL_API_KEY: 'good' } }).apiKey).toBe('good');
+    expect(target(store, { profileFlag: 'nourl', baseUrlFlag: 'https://ok.example.org' }).apiKey).toBe('k3y');
+    expect(target(store, { profileFlag: 'badkey', env: { PETCTL_API_KEY: 'good' } }).apiKey).toBe('good');
   });
 });
 
 describe('requireKey', () => {
   it('returns the resolved key', async () => {
     const store = await configuredStore();
-    expect(requireKey(resolveTarget(store, { sandboxDataFile: SANDBOX_DATA, profileFlag: 'production', env: {} }))).toBe(PROD_KEY);
-    expect(requireKey(resolveTarget(store, { sandboxDataFile: SANDBOX_DATA, env: {} }))).toBe(SANDBOX_DEFAULT_KEY);
+    expect(requireKey(target(store, { profileFlag: 'production' }))).toBe(PROD_KEY);
+    expect(requireKey(target(store))).toBe(SANDBOX_DEFAULT_KEY);
   });
 
   it.each([
@@ -185,7 +173,7 @@ describe('requireKey', () => {
     ['names the profile when it is not the active one (PETCTL_PROFILE)', 'production', { env: { PETCTL_PROFILE: 'staging' } }, 'run petctl auth login -p staging'],
   ])('%s', async (_title, active, options, hint) => {
     const store = await configuredStore({ active });
-    const error = thrown(() => requireKey(resolveTarget(store, { sandboxDataFile: SANDBOX_DATA, ...options })), NotConfiguredError);
+    const error = thrown(() => requireKey(target(store, options)), NotConfiguredError);
     expect(error).toMatchObject({ exitCode: 4, message: 'no API key for profile "staging"', hint });
   });
 });

@@ -6,51 +6,34 @@ import { thrown } from '../helpers/thrown';
 const refusal = (raw: string, label?: string) => thrown(() => validateBaseUrl(raw, label), UsageError);
 
 describe('validateBaseUrl', () => {
+  const unchanged = ['https://api.example.org/v1', 'https://api.example.org', 'https://api.example.org:8443/v1'];
+  unchanged.push('http://127.0.0.1:8080/v1', 'http://127.0.0.5', 'http://127.255.255.254/v1', 'http://[::1]:8080/v1');
+  unchanged.push('http://localhost');
   it.each([
-    ['https://api.example.org/v1', 'https://api.example.org/v1'],
+    ...unchanged.map((url) => [url, url]),
     ['https://api.example.org/v1/', 'https://api.example.org/v1'],
     ['https://api.example.org/v1//', 'https://api.example.org/v1'],
-    ['https://api.example.org', 'https://api.example.org'],
     ['https://api.example.org/', 'https://api.example.org'],
     ['HTTPS://API.Example.ORG:443/v1', 'https://api.example.org/v1'],
-    ['https://api.example.org:8443/v1', 'https://api.example.org:8443/v1'],
     ['  https://api.example.org/v1  ', 'https://api.example.org/v1'],
-    ['http://127.0.0.1:8080/v1', 'http://127.0.0.1:8080/v1'],
-    ['http://127.0.0.5', 'http://127.0.0.5'],
-    ['http://127.255.255.254/v1', 'http://127.255.255.254/v1'],
     ['http://127.1/v1', 'http://127.0.0.1/v1'],
-    ['http://[::1]:8080/v1', 'http://[::1]:8080/v1'],
     ['http://[0:0:0:0:0:0:0:1]/v1', 'http://[::1]/v1'],
-    ['http://localhost', 'http://localhost'],
     ['http://LOCALHOST:3000/v1/', 'http://localhost:3000/v1'],
   ])('accepts %s as %s', (raw, normalised) => {
     expect(validateBaseUrl(raw)).toBe(normalised);
   });
 
+  const refused = (why: RegExp, urls: string[]) => urls.map((url) => [url, why] as const);
   it.each([
-    ['http://example.org/v1', /clear text/],
-    ['http://api.example.org:80/v1', /clear text/],
-    ['http://10.0.0.1/v1', /clear text/],
-    ['http://0.0.0.0:8080', /clear text/],
-    ['http://128.0.0.1', /clear text/],
-    ['http://[::2]/v1', /clear text/],
-    ['http://[::ffff:127.0.0.1]/v1', /clear text/],
-    ['http://localhost.example.org', /clear text/],
-    ['http://app.localhost', /clear text/],
-    ['http://127.0.0.1.nip.io', /clear text/],
-    ['ftp://example.org/v1', /must use https/],
-    ['file:///etc/passwd', /must use https/],
-    ['ws://localhost/v1', /must use https/],
-    ['https://user:pass@api.example.org/v1', /user name or password/],
-    ['https://user@api.example.org/v1', /user name or password/],
-    ['http://user:pass@localhost/v1', /user name or password/],
-    ['https://api.example.org/v1?x=1', /query/],
-    ['https://api.example.org/v1?', /query/],
-    ['https://api.example.org/v1#top', /fragment/],
-    ['https://api.example.org/v1#', /fragment/],
-    ['api.example.org/v1', /not an absolute URL/],
-    ['', /not an absolute URL/],
-    ['https://', /not an absolute URL/],
+    ...refused(/clear text/, ['http://example.org/v1', 'http://api.example.org:80/v1', 'http://10.0.0.1/v1']),
+    ...refused(/clear text/, ['http://0.0.0.0:8080', 'http://128.0.0.1', 'http://[::2]/v1', 'http://[::ffff:127.0.0.1]/v1']),
+    ...refused(/clear text/, ['http://localhost.example.org', 'http://app.localhost', 'http://127.0.0.1.nip.io']),
+    ...refused(/must use https/, ['ftp://example.org/v1', 'file:///etc/passwd', 'ws://localhost/v1']),
+    ...refused(/user name or password/, ['https://user:pass@api.example.org/v1', 'https://user@api.example.org/v1']),
+    ...refused(/user name or password/, ['http://user:pass@localhost/v1']),
+    ...refused(/query/, ['https://api.example.org/v1?x=1', 'https://api.example.org/v1?']),
+    ...refused(/fragment/, ['https://api.example.org/v1#top', 'https://api.example.org/v1#']),
+    ...refused(/not an absolute URL/, ['api.example.org/v1', '', 'https://']),
   ])('refuses %s', (raw, why) => {
     expect(refusal(raw).message).toMatch(why);
   });
@@ -77,27 +60,16 @@ describe('validateBaseUrl', () => {
 
 describe('isLoopbackHost', () => {
   it.each([
-    ['localhost', true],
-    ['LocalHost', true],
-    ['127.0.0.1', true],
-    ['127.0.0.5', true],
-    ['127.255.255.255', true],
-    ['::1', true],
-    ['[::1]', true],
-    ['0:0:0:0:0:0:0:1', true],
-    ['[0::1]', true],
-    ['128.0.0.1', false],
-    ['10.0.0.1', false],
-    ['0.0.0.0', false],
-    ['::', false],
-    ['[::2]', false],
-    ['localhost.', false],
-    ['foo.localhost', false],
-    ['127.0.0.1.nip.io', false],
-    ['127.0.0.256', false],
-    ['example.org', false],
-    ['', false],
-  ])('%s → %s', (host, expected) => {
-    expect(isLoopbackHost(host)).toBe(expected);
+    ...['localhost', 'LocalHost', '127.0.0.1', '127.0.0.5', '127.255.255.255', '::1', '[::1]', '0:0:0:0:0:0:0:1'],
+    '[0::1]',
+  ])('%s is loopback', (host) => {
+    expect(isLoopbackHost(host)).toBe(true);
+  });
+
+  it.each([
+    ...['128.0.0.1', '10.0.0.1', '0.0.0.0', '::', '[::2]', 'localhost.', 'foo.localhost', '127.0.0.1.nip.io'],
+    ...['127.0.0.256', 'example.org', ''],
+  ])('%j is not loopback', (host) => {
+    expect(isLoopbackHost(host)).toBe(false);
   });
 });
