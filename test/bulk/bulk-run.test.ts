@@ -1,6 +1,6 @@
 import fs from 'node:fs';
 import path from 'node:path';
-import { describe, expect, it } from 'vitest';
+import { type TestContext, describe, expect, it } from 'vitest';
 import { toAddOptions } from '../../src/commands/pets/add';
 import { importFile } from '../../src/commands/pets/add-file';
 import { createContext } from '../../src/context';
@@ -12,41 +12,38 @@ import { type RecordedRequest, json, startScriptedServer } from '../helpers/scri
 
 /** `pets add --file` through run() with a real Context over fake streams: what only a terminal or Ctrl-C shows. */
 
-async function setup(t: { onTestFinished(fn: () => Promise<void> | void): void }, options: { stderrTTY: boolean; verbose?: boolean }) {
+/** `pets add --file` of `count` animals run against a scripted server, with its context, streams and Ctrl-C. */
+async function setup(t: TestContext, options: { stderrTTY: boolean; verbose?: boolean }) {
   const server = await startScriptedServer(creator());
   const configDir = tempDir();
   let soft: (() => void) | undefined;
-  const controller = new AbortController();
   const io = fakeIo({ stderrTTY: options.stderrTTY });
   const ctx = createContext(globalsWith({ baseUrl: server.baseUrl, verbose: options.verbose ?? false }), {
     io,
     env: { PETCTL_CONFIG_DIR: configDir, PETCTL_API_KEY: newApiKey() },
-    signal: controller.signal,
+    signal: new AbortController().signal,
     interrupts: { set: (handler) => (soft = handler) },
   });
   t.onTestFinished(async () => {
     await ctx.cleanup();
     await server.close();
   });
-  const file = (text: string) => {
-    const target = path.join(configDir, 'pets.ndjson');
-    fs.writeFileSync(target, text);
-    return target;
+  const importRows = (count: number) => {
+    const file = path.join(configDir, 'pets.ndjson');
+    fs.writeFileSync(file, Array.from({ length: count }, (_, i) => `{"name":"P${i + 1}","categoryId":1}`).join('\n'));
+    return importFile(toAddOptions({ file, concurrency: 1 }).bulk!, ctx);
   };
-  return { server, ctx, io, file, interrupt: () => soft?.(), hardInterrupt: () => controller.abort(), softHandlerSet: () => soft !== undefined };
+  return { server, io, importRows, interrupt: () => soft?.(), softHandlerSet: () => soft !== undefined };
 }
-
-const rows = (n: number) => Array.from({ length: n }, (_, i) => `{"name":"P${i + 1}","categoryId":1}`).join('\n');
 
 describe('progress', () => {
   it('on a terminal: a bar redrawn in place with done/total, rate, 429s and time left, showing the rate-limit wait; cleared before the summary', async (t) => {
-    const { server, ctx, io, file } = await setup(t, { stderrTTY: true });
+    const { server, io, importRows } = await setup(t, { stderrTTY: true });
     const reset = String(Math.ceil(Date.now() / 1000) + 1);
-    server.reply(
-      json(429, { code: 'rate_limited', message: 'Too many requests', status: 429 }, { 'retry-after': '1', 'x-ratelimit-limit': '1000', 'x-ratelimit-remaining': '0', 'x-ratelimit-reset': reset }),
-    );
-
-    await importFile(toAddOptions({ file: file(rows(3)), concurrency: 1 }).bulk!, ctx);
+    const headers = { 'retry-after': '1', 'x-ratelimit-limit': '1000', 'x-ratelimit-remaining': '0' };
+    const body = { code: 'rate_limited', message: 'Too many requests', status: 429 };
+    server.reply(json(429, body, { ...headers, 'x-ratelimit-reset': reset }));
+    await importRows(3);
 
     const frames = io.stderr.writes.filter((chunk) => chunk.startsWith('\r\x1b[Kimport '));
     expect(frames.length).toBeGreaterThan(2);
@@ -64,18 +61,17 @@ describe('progress', () => {
   });
 
   it('off a terminal: no bar and no carriage returns; -v prints one line per row', async (t) => {
-    const { ctx, io, file } = await setup(t, { stderrTTY: false, verbose: true });
-    await importFile(toAddOptions({ file: file(rows(2)), concurrency: 1 }).bulk!, ctx);
-    const text = io.stderr.text();
-    expect(text).not.toContain('\r');
-    expect(text).toContain('row 1 (line 1): created id 100\n');
-    expect(text).toContain('row 2 (line 2): created id 101\n');
+    const { io, importRows } = await setup(t, { stderrTTY: false, verbose: true });
+    await importRows(2);
+    expect(io.stderr.text()).not.toContain('\r');
+    expect(io.stderr.text()).toContain('row 1 (line 1): created id 100\n');
+    expect(io.stderr.text()).toContain('row 2 (line 2): created id 101\n');
   });
 });
 
 describe('interrupts through the context', () => {
   it('the command takes the first Ctrl-C only while sending; it lets the request in flight finish, then ends with InterruptedError', async (t) => {
-    const { server, ctx, file, interrupt, softHandlerSet } = await setup(t, { stderrTTY: false });
+    const { server, importRows, interrupt, softHandlerSet } = await setup(t, { stderrTTY: false });
     const make = creator();
     let seenHandler = false;
     server.reply((request: RecordedRequest, res) => {
@@ -84,7 +80,7 @@ describe('interrupts through the context', () => {
       setTimeout(() => make(request, res), 200);
     });
 
-    await expect(importFile(toAddOptions({ file: file(rows(3)), concurrency: 1 }).bulk!, ctx)).rejects.toBeInstanceOf(InterruptedError);
+    await expect(importRows(3)).rejects.toBeInstanceOf(InterruptedError);
     expect(seenHandler).toBe(true);
     expect(server.requests).toHaveLength(1);
     // Released once sending is over: a later Ctrl-C would abort as usual.

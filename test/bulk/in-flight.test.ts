@@ -1,20 +1,18 @@
 import { describe, expect, it } from 'vitest';
 import { IN_FLIGHT, InFlightLimit, type LevelChange, type Ticket } from '../../src/bulk/in-flight';
 
-/** Round trips of `level` requests on a fake clock, as the runner reports them. */
-
 const PLENTY = 60_000;
 
+/** Round trips of `level` requests on a fake clock, as the runner reports them. */
 function limiter(concurrency: number | 'auto' = 'auto', reserve = 0) {
   let clock = 0;
   const limit = new InFlightLimit(concurrency, () => clock, reserve);
   const changes: LevelChange[] = [];
   let flight: Ticket[] = [];
   /**
-   * One round trip: every request in flight is answered `latencyMs` after the round began, with
-   * `status` and the window's `remaining`; after each answer the runner's slots send again up to the
-   * level (at most `count` at once: the rows come no faster), so the next round is what is in flight then.
-   * `window: false`: the answers name no window.
+   * One round trip: each request in flight answered `latencyMs` after the round began, with `status` and the window's
+   * `remaining` (`window: false`: none named); after each answer the slots send again up to the level, at most `count`
+   * at once (the rows come no faster): the next round.
    */
   const roundTrip = (latencyMs: number, { status = 201, remaining = PLENTY, window = true, count = Infinity } = {}) => {
     const fill = (alsoOnWire: number) => {
@@ -72,16 +70,12 @@ describe('the level in flight, --concurrency auto', () => {
     expect(levels).toEqual([7, 5, 3, 3, 2, 1, 1, 1]);
   });
 
-  it('a latency within the bound (here 2.9 x the best) is no rise', () => {
+  it.each([
+    ['a latency within the bound (here 2.9 x the best)', [50, 145], [8, 16]],
+    ['a sub-millisecond service\'s jitter of a millisecond or two (the 2 ms slack)', [0.4, 1.5, 0.6, 2.4, 0.5], [8, 16, 32, 64, 128]],
+  ])('%s is no rise', (_title, latencies, levels) => {
     const { roundTrip } = limiter();
-    roundTrip(50);
-    expect(roundTrip(145)).toBe(16);
-  });
-
-  it('a sub-millisecond service: jitter of a millisecond or two is no rise (the 2 ms slack)', () => {
-    const { roundTrip } = limiter();
-    const levels = [0.4, 1.5, 0.6, 2.4, 0.5].map((ms) => roundTrip(ms));
-    expect(levels).toEqual([8, 16, 32, 64, 128]);
+    expect(latencies.map((ms) => roundTrip(ms))).toEqual(levels);
   });
 
   it('halves at once on the first 429, and once only for the requests that were already on the wire', () => {
@@ -113,17 +107,14 @@ describe('the level in flight, --concurrency auto', () => {
     expect(limit.level).toBe(1);
   });
 
-  it('does not grow when the answers name no window: a service that states no limit is met at 4', () => {
-    const { roundTrip } = limiter();
-    for (let i = 0; i < 5; i += 1) roundTrip(50, { window: false });
-    expect(roundTrip(50, { window: false })).toBe(4);
-  });
-
-  it('grows no further than the window has requests left beyond --reserve', () => {
-    const { roundTrip } = limiter('auto', 10);
+  it.each([
+    ['does not grow when the answers name no window: a service that states no limit is met at 4', 0, { window: false }, 4],
     // 20 left, 10 reserved: room for more than 4 and 5 … up to 10.
-    for (let i = 0; i < 5; i += 1) roundTrip(50, { remaining: 20 });
-    expect(roundTrip(50, { remaining: 20 })).toBe(10);
+    ['grows no further than the window has requests left beyond --reserve', 10, { remaining: 20 }, 10],
+  ])('%s', (_title, reserve, answers, level) => {
+    const { roundTrip } = limiter('auto', reserve);
+    for (let i = 0; i < 5; i += 1) roundTrip(50, answers);
+    expect(roundTrip(50, answers)).toBe(level);
   });
 
   it('does not grow while a request waits at the gate', () => {
