@@ -1,7 +1,8 @@
 import { connect } from 'node:net';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 
+import { startSandbox, type RunningSandbox } from '../../src/sandbox/server';
 import { call, ENTERPRISE, FREE, rawExchange, start } from './helpers';
 
 /** Clients that do not play by the rules. */
@@ -75,5 +76,41 @@ describe('slow clients', () => {
     expect((await waiting).closedByServer).toBe(true);
     // Nothing half-received was stored.
     expect((await call(baseUrl, '/pets?limit=100', { key: ENTERPRISE })).body).toHaveLength(12);
+  });
+});
+
+describe('POSTs written by hand: a body declared too large, Expect: 100-continue', () => {
+  let sandbox: RunningSandbox;
+  beforeAll(async () => void (sandbox = await startSandbox({ port: 0 })));
+  afterAll(() => sandbox.close());
+
+  /** Its headers after Host and Content-Type, then `body`. */
+  const rawPost = (headers: string[], body = '', afterContinue?: string) => {
+    const head = ['POST /v1/pets HTTP/1.1', 'Host: x', 'Content-Type: application/json', ...headers];
+    return rawExchange(sandbox.port, `${head.join('\r\n')}\r\n\r\n${body}`, { afterContinue });
+  };
+  const AUTH = `Authorization: Bearer ${ENTERPRISE}`;
+
+  it('answers a declared 1 GB body with 413 without waiting for it', async () => {
+    const { response } = await rawPost([AUTH, 'Content-Length: 1000000000'], '{"na');
+    expect(response).toMatch(/^HTTP\/1\.1 413 [^]*"code":"payload_too_large"/);
+  });
+
+  it('refuses a declared oversized body before 100 Continue', async () => {
+    const { response } = await rawPost([AUTH, 'Content-Length: 100000', 'Expect: 100-continue']);
+    expect(response).toMatch(/^HTTP\/1\.1 413 /);
+    expect(response).not.toContain('100 Continue');
+  });
+
+  it('closes the connection after refusing a client that still awaits 100 Continue', async () => {
+    const { response } = await rawPost(['Authorization: Bearer nope', 'Content-Length: 30', 'Expect: 100-continue']);
+    expect(response).toMatch(/^HTTP\/1\.1 401 [^]*\r\nconnection: close\r\n/i);
+  });
+
+  it('honours Expect: 100-continue for an acceptable body', async () => {
+    const body = '{"name":"Continued","categoryId":1}';
+    const headers = [AUTH, `Content-Length: ${body.length}`, 'Expect: 100-continue', 'Connection: close'];
+    const { response } = await rawPost(headers, '', body);
+    expect(response).toMatch(/^HTTP\/1\.1 100 Continue[^]*HTTP\/1\.1 201 Created/);
   });
 });
