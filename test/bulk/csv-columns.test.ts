@@ -12,22 +12,12 @@ const refusal = async (text: string, options: ReadOptions = {}): Promise<string>
 const pets = (found: InputRow[]) => found.map((row) => row.newPet ?? row.reason);
 
 describe('headers as people write them', () => {
-  it('`Name,Category Id,Status` and every other spelling fill name, categoryId and status', async () => {
-    const headers = [
-      'Name,Category Id,Status',
-      'NAME,CATEGORY ID,STATUS',
-      'name,category_id,status',
-      'name,category-id,status',
-      'Name,CategoryId,Status',
-      ' name , Category  ID ,  status',
-      'Na_me,CATEGORY_ID,Sta-tus',
-      'name,Category - Id,status',
-    ];
-    for (const header of headers) {
-      expect(pets(await read(`${header}\nRex,3,Available\n`)), header).toEqual([{ name: 'Rex', categoryId: 3, status: 'available' }]);
-    }
+  it.each([
+    ...['Name,Category Id,Status', 'NAME,CATEGORY ID,STATUS', 'name,category_id,status', 'name,category-id,status'],
+    ...['Name,CategoryId,Status', ' name , Category  ID ,  status', 'Na_me,CATEGORY_ID,Sta-tus', 'name,Category - Id,status'],
+  ])('`Name,Category Id,Status` and every other spelling fill name, categoryId and status: %j', async (header) => {
+    expect(pets(await read(`${header}\nRex,3,Available\n`))).toEqual([{ name: 'Rex', categoryId: 3, status: 'available' }]);
   });
-
 });
 
 describe('a header refused (a field missing or twice, a --column header missing or twice): what it is told', () => {
@@ -81,10 +71,11 @@ describe('--column field=header', () => {
   it('applies to CSV only: JSON or NDJSON input with --column is a usage error; JSON fields are matched by their exact names', async () => {
     const rows = await read('{"Name":"Rex","category_id":1}\n', {}, 'ndjson');
     expect(rows[0]!.reason).toBe('name: required; categoryId: required');
-    for (const [text, format] of [['[{"name":"Rex","categoryId":1}]', 'json'], ['{"name":"Rex","categoryId":1}\n', 'ndjson']] as const) {
-      const error: unknown = await read(text, { columns: [{ field: 'name', header: 'Animal' }] }).catch((caught: unknown) => caught);
-      expect(error).toBeInstanceOf(UsageError);
-      expect((error as UsageError).message).toBe(`--column applies to CSV headers, not ${format} input`);
+    const columns = [{ field: 'name' as const, header: 'Animal' }];
+    for (const [text, format] of [['[{"name":"Rex","categoryId":1}]', 'json'], ['{"name":"Rex","categoryId":1}\n', 'ndjson']]) {
+      const refusal = read(text!, { columns });
+      await expect(refusal).rejects.toBeInstanceOf(UsageError);
+      await expect(refusal).rejects.toThrow(new RegExp(`^--column applies to CSV headers, not ${format} input$`));
     }
   });
 });

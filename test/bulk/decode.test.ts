@@ -1,8 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { type InputEncoding, UndecodableError, decodeText } from '../../src/bulk/decode';
 import { sniffDelimiter } from '../../src/bulk/formats/csv-records';
-import { InvalidInputError, readRows } from '../../src/bulk/reader';
-import { chunked } from './read-rows';
+import { chunked, failure } from './read-rows';
 
 /** The text decoded, and the error it stopped with, if any. */
 async function decoded(bytes: Buffer, size: number, encoding?: InputEncoding): Promise<{ text: string; error?: UndecodableError }> {
@@ -27,15 +26,16 @@ describe('decodeText', () => {
     }
   });
 
-  it('stops at the first byte that is not UTF-8, after yielding everything before it', async () => {
+  const cuts = [[0xeb, 0x20], [0xe2, 0x82, 0x41], [0xc0, 0x80], [0xed, 0xa0, 0x80], [0x80]];
+  it.each(cuts)('stops at the first byte that is not UTF-8 (0x%s), after yielding everything before it', async (...bad) => {
+    const before = LONG.slice(0, 1500);
+    const hex = bad[0]!.toString(16).toUpperCase();
+    const message = `not UTF-8 (byte 0x${hex}); save the file as "CSV UTF-8", or give --encoding windows-1252`;
+    const bytes = Buffer.concat([Buffer.from(before), Buffer.from(bad), Buffer.from('after')]);
     for (const size of SIZES) {
-      for (const [bad, byte] of [[Buffer.from([0xeb, 0x20]), 0xeb], [Buffer.from([0xe2, 0x82, 0x41]), 0xe2], [Buffer.from([0xc0, 0x80]), 0xc0], [Buffer.from([0xed, 0xa0, 0x80]), 0xed], [Buffer.from([0x80]), 0x80]] as const) {
-        const before = LONG.slice(0, 1500);
-        const { text, error } = await decoded(Buffer.concat([Buffer.from(before), bad, Buffer.from('after')]), size);
-        expect(text, `chunks of ${size}`).toBe(before);
-        expect(error?.byte).toBe(byte);
-        expect(error?.message).toBe(`not UTF-8 (byte 0x${byte.toString(16).toUpperCase()}); save the file as "CSV UTF-8", or give --encoding windows-1252`);
-      }
+      const { text, error } = await decoded(bytes, size);
+      expect(text, `chunks of ${size}`).toBe(before);
+      expect([error?.byte, error?.message]).toEqual([bad[0], message]);
     }
   });
 
@@ -76,23 +76,14 @@ describe('decodeText', () => {
 });
 
 describe('readRows: where the input stops being text', () => {
-  const refused = async (bytes: Buffer) => {
-    try {
-      for await (const _ of readRows(chunked(bytes, 5), undefined)) void _;
-    } catch (error) {
-      expect(error).toBeInstanceOf(InvalidInputError);
-      return (error as Error).message;
-    }
-    throw new Error('expected a refusal');
-  };
-  const bad = (text: string) => Buffer.from(text.replace('~', '\xff'), 'latin1');
-
-  it('names the line of the byte and the row in progress, in every format', async () => {
-    expect(await refused(bad('name,categoryId\n\nA,1\n"B\nx~",2\n'))).toMatch(/^line 5 \(row 2\): not UTF-8 \(byte 0xFF\)/);
-    expect(await refused(bad('na~me,categoryId\nA,1\n'))).toMatch(/^line 1: not UTF-8/);
-    expect(await refused(bad('{"name":"A","categoryId":1}\n\n{"name":"~"}\n'))).toMatch(/^line 3 \(row 2\): not UTF-8/);
-    expect(await refused(bad('[{"name":"A","categoryId":1},\n{"name":"~"}]'))).toMatch(/^line 2 \(row 2\): not UTF-8/);
-    expect(await refused(bad('\n\n~'))).toMatch(/^line 3: not UTF-8/);
+  it.each([
+    ['name,categoryId\n\nA,1\n"B\nx~",2\n', /^line 5 \(row 2\): not UTF-8 \(byte 0xFF\)/],
+    ['na~me,categoryId\nA,1\n', /^line 1: not UTF-8/],
+    ['{"name":"A","categoryId":1}\n\n{"name":"~"}\n', /^line 3 \(row 2\): not UTF-8/],
+    ['[{"name":"A","categoryId":1},\n{"name":"~"}]', /^line 2 \(row 2\): not UTF-8/],
+    ['\n\n~', /^line 3: not UTF-8/],
+  ])('names the line of the byte and the row in progress, in every format: %j', async (text, message) => {
+    expect((await failure(Buffer.from(text.replace('~', '\xff'), 'latin1'))).message).toMatch(message);
   });
 });
 

@@ -1,10 +1,7 @@
 import { expect } from 'vitest';
 import { type InputFormat, type InputRow, InvalidInputError, type ReadOptions, readRows } from '../../src/bulk/reader';
 
-/**
- * `bytes` in chunks of `size`, each copied into one reused buffer as input.ts reads a file: a reader
- * that kept a chunk would see it overwritten.
- */
+/** `bytes` in chunks of `size`, each copied into one reused buffer as input.ts reads a file (a chunk kept is overwritten). */
 export async function* chunked(bytes: Buffer, size: number): AsyncGenerator<Buffer> {
   const reused = Buffer.alloc(size);
   for (let i = 0; i < bytes.length; i += size) {
@@ -22,13 +19,12 @@ export async function rows(text: string | Buffer, format?: InputFormat, chunk = 
 }
 
 /** The refusal of the whole input: invalid_input, exit 6. */
-export async function failure(text: string, format?: InputFormat, options: ReadOptions = {}): Promise<InvalidInputError> {
+export async function failure(text: string | Buffer, format?: InputFormat, options?: ReadOptions): Promise<InvalidInputError> {
   const error: unknown = await rows(text, format, 7, options).then(
     () => undefined,
     (caught: unknown) => caught,
   );
   expect(error).toBeInstanceOf(InvalidInputError);
-  expect((error as InvalidInputError).exitCode).toBe(6);
-  expect((error as InvalidInputError).code).toBe('invalid_input');
+  expect(error).toMatchObject({ exitCode: 6, code: 'invalid_input' });
   return error as InvalidInputError;
 }
