@@ -7,7 +7,6 @@ import { SANDBOX_DATA, target, tempPaths, tempStore } from './temp-config';
 
 const PROD_KEY = 'sk_prod_0123456789abcdef';
 
-
 /** sandbox (chosen unless told; `active: null`: none chosen), production (with a key), staging (without). */
 async function configuredStore(options: { active?: string | null; sandboxKey?: string } = {}): Promise<ProfileStore> {
   const store = await openProfileStore(tempPaths());
