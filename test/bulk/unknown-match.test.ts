@@ -11,17 +11,10 @@ const pet = (id: number | bigint, name: string, categoryId: number | bigint, sta
 const REX: Content = ['Rex', '1', 'available'];
 const BIG: Content = ['Big', '9007199254740993', 'sold'];
 
-/** The rule over a whole listing: what becomes of each unknown row, by row number. */
-function matchUnknownRows(rows: readonly UnknownRow[], animals: Iterable<Pet>, accounted: ReadonlySet<string> = new Set()): Map<number, UnknownFate> {
-  const matcher = new UnknownRowMatcher(rows, accounted);
-  for (const animal of animals) matcher.see(animal);
-  return matcher.fates();
-}
-
 type Case = [name: string, rows: UnknownRow[], animals: Pet[], accounted: string[], expected: Record<number, string>];
 
 /** A fate written short: `found 101`, `send`, `ambiguous 101,102`. */
-function short(fates: ReturnType<typeof matchUnknownRows>): Record<number, string> {
+function short(fates: Map<number, UnknownFate>): Record<number, string> {
   return Object.fromEntries(
     [...fates].map(([n, fate]) => [n, fate.action === 'found' ? `found ${String(fate.pet.id)}` : fate.action === 'ambiguous' ? `ambiguous ${fate.candidates.join(',')}` : fate.resend ? 'send' : 'plain send']),
   );
@@ -51,9 +44,11 @@ const cases: Case[] = [
   ],
 ];
 
-describe('matchUnknownRows', () => {
+describe('UnknownRowMatcher over a whole listing', () => {
   it.each(cases)('%s', (_name, rows, animals, accounted, expected) => {
-    expect(short(matchUnknownRows(rows, animals, new Set(accounted)))).toEqual(expected);
+    const matcher = new UnknownRowMatcher(rows, new Set(accounted));
+    for (const animal of animals) matcher.see(animal);
+    expect(short(matcher.fates())).toEqual(expected);
   });
 
   it('a walk may stop early only once every row is ambiguous: no further animal can change an answer', () => {
