@@ -3,7 +3,7 @@
 // start-up; heavy modules sit behind dynamic import() and are only evaluated
 // when a command needs them (esbuild turns those imports into lazy initialisers).
 import { build } from 'esbuild';
-import { mkdirSync, readdirSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
+import { copyFileSync, mkdirSync, readdirSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import { readFile } from 'node:fs/promises';
 import { createRequire } from 'node:module';
 import { constants as http2Constants } from 'node:http2';
@@ -215,6 +215,10 @@ try {
 
   if (wasmFiles.size !== 2) throw new Error(`llhttp-files: expected undici's two parsers, found ${[...wasmFiles.keys()].join(', ') || 'none'}`);
   for (const [name, bytes] of wasmFiles) writeFileSync(new URL(name, staging), bytes);
+  // The completion scripts, read beside the bundle as beside src/completion/complete.ts.
+  for (const shell of ['bash', 'zsh', 'fish']) {
+    copyFileSync(new URL(`../src/completion/petctl.${shell}`, import.meta.url), new URL(`petctl.${shell}`, staging));
+  }
 
   const guides = new URL('guides/', staging);
   mkdirSync(guides);

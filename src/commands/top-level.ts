@@ -1,5 +1,4 @@
 import { Argument, type Command, Option } from 'commander';
-import { SHELLS, type Shell } from '../completion/scripts';
 import { DEFAULT_HOST, DEFAULT_MAX_ANIMALS, DEFAULT_PORT } from '../sandbox/defaults';
 import { ENTERPRISE_DEFAULT_PER_DAY, ENTERPRISE_DEFAULT_PER_MINUTE } from '../sandbox/keys';
 import { cacheOption, parseEnterpriseQuota, parseMaxAnimals, parseMinuteMs, parsePort } from './parsers';
@@ -112,7 +111,7 @@ Example:
   program
     .command('completion')
     .description('print a shell completion script (bash, zsh or fish)')
-    .addArgument(new Argument('<shell>', 'the shell').choices(SHELLS))
+    .addArgument(new Argument('<shell>', 'the shell').choices(['bash', 'zsh', 'fish']))
     .addHelpText(
       'after',
       `
@@ -127,7 +126,7 @@ Install:
 
 Exit codes: 0 ok, 2 unknown or missing shell.`,
     )
-    .action((shell: Shell) => invoke(async (ctx) => (await import('./completion')).completionRun({ shell }, ctx)));
+    .action((shell: string) => invoke(async (ctx) => (await import('./completion')).completionRun({ shell }, ctx)));
   program
     .command('__complete', { hidden: true })
     .description('print the completions for a partly typed command line (used by the completion scripts)')

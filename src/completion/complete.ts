@@ -1,3 +1,5 @@
+import { readFileSync } from 'node:fs';
+import path from 'node:path';
 import type { Argument, Command, Option } from 'commander';
 
 /** What may follow the words typed after `petctl` (the last under the cursor), read from the commander program as
@@ -9,6 +11,12 @@ const tags = new WeakMap<Option | Argument, DynamicValues>();
 export function completesWith<T extends Option | Argument>(target: T, values: DynamicValues): T {
   tags.set(target, values);
   return target;
+}
+
+/** src/completion/petctl.<shell>, which the build copies beside the bundle: hand-written (docs/completion.md says why),
+ * each hands the typed words to `petctl __complete -- <words>` and shows what it prints, so it never goes stale. */
+export function completionScript(shell: string): string {
+  return readFileSync(path.join(__dirname, `petctl.${shell}`), 'utf8');
 }
 
 type Candidate = { value: string; description: string };

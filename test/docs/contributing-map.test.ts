@@ -20,7 +20,7 @@ function sections(): Map<string, string[]> {
   return parts;
 }
 
-const names = (line: string): string[] => [...line.matchAll(/(?<![\w./-])([\w-]+\.(?:d\.ts|ts))(?![\w.-])/g)].map((m) => m[1]!);
+const names = (line: string): string[] => [...line.matchAll(/(?<![\w./-])([\w-]+\.(?:d\.ts|ts|bash|zsh|fish))(?![\w.-])/g)].map((m) => m[1]!);
 const mentions = (line: string, name: string): boolean => names(line).includes(name);
 
 describe("CONTRIBUTING.md's map of the code", () => {

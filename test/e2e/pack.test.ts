@@ -71,6 +71,7 @@ describe('npm pack and a global install of the tarball', () => {
     expect(entries).toContain('package/dist/help.cjs');
     expect(entries).toContain('package/dist/man/petctl-pets-add.1');
     expect(entries).toContain('package/dist/guides/rate-limits.json');
+    for (const shell of ['bash', 'zsh', 'fish']) expect(entries).toContain(`package/dist/petctl.${shell}`);
   });
 
   it('man petctl and man petctl-pets-add read from the install prefix', () => {
