@@ -1,7 +1,7 @@
 #!/usr/bin/env node
 // The shebang shim. `--version` (and `petctl version`) is answered from package.json, and help
 // (`--help`, `-h`, `help [command…]`, a bare `petctl` or group, `petctl pets`) from the pages the build captured
-// (dist/help.json, src/output/help-pages.ts), without loading the program. Every other command
+// (dist/help.json, scripts/help-page.ts), without loading the program. Every other command
 // loads dist/petctl.cjs through V8's code
 // cache (Node 20 has no module.enableCompileCache), sets process.exitCode to
 // what main returns, and exits once output is flushed; an interrupted run

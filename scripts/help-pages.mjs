@@ -1,5 +1,5 @@
 // dist/help.json and dist/help.cjs: every command's help, captured from the command tree the bundle
-// builds, and the small module that lays a page out for the terminal (src/output/help-pages.ts,
+// builds, and the small module that lays a page out for the terminal (scripts/help-page.ts,
 // with commander's Help class and nothing else of commander). bin/petctl.js answers help with them
 // without loading the program.
 import { build } from 'esbuild';
@@ -19,7 +19,7 @@ const commanderHelpOnly = {
 
 export async function writeHelpPages(dir, guides, buildProgram) {
   await build({
-    entryPoints: [fileURLToPath(new URL('../src/output/help-pages.ts', import.meta.url))],
+    entryPoints: [fileURLToPath(new URL('help-page.ts', import.meta.url))],
     plugins: [commanderHelpOnly],
     outfile: fileURLToPath(new URL('help.cjs', dir)),
     bundle: true,

@@ -1,8 +1,8 @@
 import { type Command, Help } from 'commander';
 
 /** Help without the program (docs/performance.md): the build captures every command's help with each width-dependent
- * call of commander's Help left as a placeholder; bin/petctl.js makes those calls at the terminal's width. The program
- * never imports this module: scripts/help-pages.mjs bundles it for the shim and writes dist/help.json with it. */
+ * call of commander's Help left as a placeholder; bin/petctl.js makes those calls at the terminal's width.
+ * scripts/help-pages.mjs bundles this module for the shim (dist/help.cjs) and writes dist/help.json with it. */
 
 /** dist/help.json. */
 interface HelpPages {

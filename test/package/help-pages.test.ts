@@ -2,7 +2,7 @@ import type { Command } from 'commander';
 import { describe, expect, it } from 'vitest';
 import { buildProgram } from '../../src/commands/root';
 import { GUIDE_TOPICS } from '../../src/commands/help';
-import { captureHelpPages, helpPage } from '../../src/output/help-pages';
+import { captureHelpPages, helpPage } from '../../scripts/help-page';
 
 /** The shim's help pages are commander's own: for every command, at every width, the page laid out is the page commander prints. */
 
