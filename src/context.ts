@@ -83,7 +83,6 @@ export function createContext(globals: GlobalOptions, deps: ContextDeps): Contex
         } catch {
           // Must not mask the command's own result.
         }
-
       }
     },
   };

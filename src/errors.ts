@@ -215,8 +215,7 @@ export class InterruptedError extends PetctlError {
 
 const CLASS_OF_EXIT = [FailureError, UsageError, NotFoundError, AuthError, RateLimitError, RejectedError, ServiceError] as const;
 
-export function errorForStatus
-(status: number, message: string, details: ErrorDetails): PetctlError {
+export function errorForStatus(status: number, message: string, details: ErrorDetails): PetctlError {
   if (status === 400 || status === 413 || status === 422) return new RejectedError(message, details);
   if (status === 401 || status === 403) return new AuthError(message, details);
   if (status === 404) return new NotFoundError(message, details);

@@ -84,7 +84,6 @@ function statusLine(stderr: OutStream, live: boolean) {
 
 export type ColorInputs = { isTTY: boolean; env: Readonly<Record<string, string | undefined>>; noColorFlag: boolean };
 
-
 /** The rules are docs/output.md's: piped data has no escape codes even with FORCE_COLOR; an empty NO_COLOR is unset
  * (no-color.org); FORCE_COLOR follows supports-color, an unrecognised value ignored. */
 export function colorLevel({ isTTY, env, noColorFlag }: ColorInputs): ColorLevel {

@@ -37,7 +37,6 @@ export interface SessionHost extends Omit<StderrLines, 'announceWait'> {
   target(): Promise<ResolvedTarget>;
   /** Run on exit, success or failure (sockets, the in-process sandbox). */
   onCleanup(fn: () => Promise<void> | void): void;
-
 }
 
 /** The HTTP core bound to the resolved target: the built-in sandbox started when that is the target. */

@@ -9,7 +9,6 @@ import { readStdin } from '../stdin';
 /** What `petctl api` was asked (api-paginate.ts takes the same). */
 export type ApiOptions = RawRequestFlags & { include: boolean; cache?: number };
 
-
 /** What -F @file and --input read: files and stdin, through the context. */
 export function requestIo(ctx: Context): RawRequestIo {
   return { readFile: (path) => fs.promises.readFile(path), readStdin: () => readStdin(ctx.io.stdin) };

@@ -20,8 +20,6 @@ export interface SandboxOptions {
   enterpriseQuota?: EnterpriseQuota;
 }
 
-
-
 const KEY_COLUMNS: Column<SandboxKey>[] = [
   { header: 'KEY', value: (key) => key.key },
   { header: 'PLAN', value: (key) => key.plan },

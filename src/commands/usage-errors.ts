@@ -36,8 +36,7 @@ function closestCommand(failedIn: Command, code: string, suggested: string[]): C
   return command;
 }
 
-function commandPath
-(command: Command): string {
+function commandPath(command: Command): string {
   return command.parent === null ? command.name() : `${commandPath(command.parent)} ${command.name()}`;
 }
 

@@ -186,8 +186,7 @@ function loginHint(name: string, active: string | undefined): string {
 }
 
 /** For a 401. */
-export function rejectedKeyHint
-(target: ResolvedTarget): string {
+export function rejectedKeyHint(target: ResolvedTarget): string {
   if (target.keySource === 'env') return `PETCTL_API_KEY was rejected; check its value${target.profile === undefined ? '' : ' or unset it to use the stored key'}`;
   return loginHint(target.profile!, target.activeProfile);
 }

@@ -13,7 +13,6 @@ interface UrlRules {
   path?: [RegExp, string];
 }
 
-
 export function checkUrl(raw: string, rules: UrlRules): URL {
   const { label, example } = rules;
   let url: URL;

@@ -16,8 +16,7 @@ export function renderHead(answer: RawAnswer, stdoutIsTTY = false): string {
   return `${lines.map((line) => (stdoutIsTTY ? safeLine(line) : line)).join('\n')}\n\n`;
 }
 
-export function answerJson
-(text: string): { value: unknown } | undefined {
+export function answerJson(text: string): { value: unknown } | undefined {
   try {
     return { value: parseJson(text) };
   } catch {

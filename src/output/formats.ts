@@ -17,7 +17,6 @@ export interface Column<Row> {
 
 export const MISSING_VALUE = '-';
 
-
 /** The table off a terminal, as gh prints it piped: one row per line, fields separated by tabs, no header, colour or
  * truncation. Tabs and line breaks in a field become spaces, so `cut -f2` keeps working; '' for no rows. */
 export function renderTsv<Row>(columns: readonly Pick<Column<Row>, 'value'>[], rows: readonly Row[]): string {

@@ -193,8 +193,7 @@ function otherImport(holder: JournalHolder): string {
 type ImportCounts = Pick<Tally, 'created' | 'rejected' | 'invalid' | 'unknown' | 'ambiguous'> & { left: number };
 
 /** The error each ending is (its class the exit code), each hint saying what the next command does; undefined: done. */
-export function endingError
-(ending: ImportEnding, counts: ImportCounts, now: number, target: string): PetctlError | undefined {
+export function endingError(ending: ImportEnding, counts: ImportCounts, now: number, target: string): PetctlError | undefined {
   const { created, left } = counts;
   switch (ending.kind) {
     case 'done':

@@ -16,7 +16,6 @@ type ProgressOptions = Partial<Pick<BulkAddOptions, 'reserve' | 'concurrency'>> 
   now: () => number;
 };
 
-
 /** The rate limit's window when the headers do not tell (the specification's plans are per minute). */
 const MINUTE_MS = 60_000;
 /** The bar's rate is `rate: measuring` until the import has sent this long or had this many answers: less tells of a moment, not the import. */
@@ -207,9 +206,7 @@ interface ProgressFrame {
   waitMs?: number;
 }
 
-
-/** The bar's line
- for a terminal `columns` wide, each part whole or not at all; when it does not fit, the level in
+/** The bar's line for a terminal `columns` wide, each part whole or not at all; when it does not fit, the level in
  * flight goes first, then the bar, the 429s, the time left and the wait, and on a terminal too narrow the rate: the
  * counts stay. */
 export function progressLine(frame: ProgressFrame, columns: number | undefined): string {

@@ -68,8 +68,7 @@ function csvStream(options: RenderOptions, out: (chunk: string) => void): ItemSt
   };
 }
 
-export function listingProgress
-(page: number, items: number, noun = 'animal'): string {
+export function listingProgress(page: number, items: number, noun = 'animal'): string {
   return `page ${page}, ${formatCounted(items, noun)} so far`;
 }
 
@@ -118,8 +117,7 @@ export class ListingProgress {
 /** What a continuing command repeats of the first, with its own words: the service and the output. */
 type Globals = Pick<GlobalOptions, 'profile' | 'baseUrl' | 'query'> & { output: string };
 
-export function continueCommand
-(command: Globals & { limit?: number; status?: string }, token: string): string {
+export function continueCommand(command: Globals & { limit?: number; status?: string }, token: string): string {
   const words = ['petctl', 'pets', 'list', '--all'];
   if (command.limit !== undefined) words.push('--limit', String(command.limit));
   if (command.status !== undefined) words.push('--status', command.status);
@@ -167,7 +165,6 @@ interface PrintedWalk<T> {
   onPage?(page: LinkedPage<readonly T[]>): void;
   noneFound?: string;
 }
-
 
 /** A stop leaves what was fetched on stdout and says how to continue; --query needs the whole array, so runs last. */
 export async function printPages<T>(ctx: OutputHost, walk: PrintedWalk<T>): Promise<void> {

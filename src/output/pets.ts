@@ -29,8 +29,7 @@ export function renderPets(pets: readonly Pet[], format: OutputFormat, options: 
   return renderRecords(PET_COLUMNS, pets, format, options);
 }
 
-export function renderPet
-(pet: Pet, format: OutputFormat, options: RenderOptions): string {
+export function renderPet(pet: Pet, format: OutputFormat, options: RenderOptions): string {
   return renderRecord(PET_COLUMNS, pet, format, options);
 }
 

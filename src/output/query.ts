@@ -176,8 +176,7 @@ function shapeOf(value: unknown): string {
   return typeof value === 'string' ? 'a string' : typeof value === 'boolean' ? 'a boolean' : 'a number';
 }
 
-function notATable
-(value: unknown, expression: string): UsageError {
+function notATable(value: unknown, expression: string): UsageError {
   const how = Array.isArray(value)
     ? `make each element an object, e.g. --query ${shellWord('[].{id: id, name: name}')}`
     : `put the expression in brackets for one record: --query ${shellWord(`[${expression}]`)}`;

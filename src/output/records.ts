@@ -54,7 +54,6 @@ export function renderRecords<Row extends object>(
 }
 
 /** Like a one-row list, except that json prints the object. */
-
 export function renderRecord<Row extends object>(columns: readonly RecordColumn<Row>[], row: Row, format: OutputFormat, options: RenderOptions): string {
   if (format === 'json') return jsonText(row, options.tty);
   return renderRecords(columns, [row], format, options);

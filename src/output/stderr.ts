@@ -39,7 +39,6 @@ export function stderrLines(terminal: Terminal, quiet: boolean, { monotonic, sle
       status.print(`petctl: ${why}`);
     },
     async wait(ms: number, why: string): Promise<void> {
-
       if (quiet || ms < 1000) return sleep(ms);
       if (!status.live) {
         lines.announceWait(ms, why);

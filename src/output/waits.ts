@@ -81,8 +81,7 @@ export function plural(n: number, noun: string, count: string | number = n): str
   return `${count} ${noun}${n === 1 ? '' : 's'}`;
 }
 
-export function formatCounted
-(n: number, noun: string): string {
+export function formatCounted(n: number, noun: string): string {
   return plural(n, noun, formatCount(n));
 }
 

@@ -8,8 +8,7 @@ import { validateApiKey } from '../../config/config-file';
 import { resolveProfileName } from '../../config/target';
 import { describeKeyChange, describeKeyLeftBehind, describeKeyPlace } from '../../output/profile';
 
-export async function loginRun
-(options: { withToken: boolean; verify: boolean; insecureStorage?: boolean }, ctx: Context): Promise<void> {
+export async function loginRun(options: { withToken: boolean; verify: boolean; insecureStorage?: boolean }, ctx: Context): Promise<void> {
   const store = await ctx.profiles();
   const { name } = resolveProfileName(store, { profileFlag: ctx.globals.profile, env: ctx.env });
   const prompt = `API key for profile "${name}": `;

@@ -44,8 +44,7 @@ export function toAddOptions(flags: AddFlags): AddOptions {
   return { bulk };
 }
 
-export async function addRun
-(given: PetFields, ctx: Context): Promise<void> {
+export async function addRun(given: PetFields, ctx: Context): Promise<void> {
   if (given.name?.trim() === '') throw new UsageError("option '--name <name>' must not be empty");
   // Where it would go, and with which key, is settled before anything is asked (no profile chosen, a bad base URL, no key).
   requireKey(await ctx.target());

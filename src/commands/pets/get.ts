@@ -4,8 +4,7 @@ import { GET_PET_SUNSET } from '../../schemas/constants';
 import { getPet } from '../../api/endpoints/pets';
 import { renderPet } from '../../output/pets';
 
-export async function getRun
-(options: { petId: number | bigint; cache?: number }, ctx: Context): Promise<void> {
+export async function getRun(options: { petId: number | bigint; cache?: number }, ctx: Context): Promise<void> {
   const { http } = await ctx.api();
   let sunset = GET_PET_SUNSET;
   const warn = () => ctx.warn(`GET /pets/{petId} is deprecated and is to be removed on ${sunset}; use \`petctl pets list --status <status>\` instead`);

@@ -14,7 +14,6 @@ export interface ListOptions {
   cache?: number;
 }
 
-
 export async function listRun(options: ListOptions, ctx: Context): Promise<void> {
   const { http } = await ctx.api();
   const { output, query } = ctx.globals;
@@ -38,8 +37,7 @@ async function hasNextPage(response: ApiResponse): Promise<boolean> {
   }
 }
 
-function morePagesHint
-(shown: number, limit: number | undefined): string {
+function morePagesHint(shown: number, limit: number | undefined): string {
   const larger = (limit ?? LIMIT_DEFAULT) < LIMIT_MAX ? `, or up to ${LIMIT_MAX} with --limit ${LIMIT_MAX}` : '';
   return `More animals than these ${shown}: see them all with --all${larger}.`;
 }
