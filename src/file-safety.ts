@@ -151,8 +151,7 @@ export function readOwnFile(file: string): string | undefined {
 }
 
 /** Undefined when nothing is there. */
-function withOwnFile
-<T>(file: string, use: (fd: number) => T): T | undefined {
+function withOwnFile<T>(file: string, use: (fd: number) => T): T | undefined {
   let fd: number;
   try {
     fd = fs.openSync(file, READ_NOFOLLOW);

@@ -125,7 +125,6 @@ export function writeFileAtomic(file: string, text: string | Uint8Array, options
     assertOwnFile(file);
     fs.renameSync(temp, file);
     // The rename keeps the inode: callers watching for other writers compare against these.
-
     return { ino: stats.ino, mtimeMs: stats.mtimeMs };
   } catch (error) {
     // A full disk or a vanished directory leaves no half-written temporary behind.

@@ -207,7 +207,6 @@ export class ProfileStore {
     // The lock is taken on paths.configFile: conf must be writing that very file.
     if (conf.path !== this.#paths.configFile) throw new Error(`conf writes ${conf.path}, expected ${this.#paths.configFile}`);
     // conf's `atomically` follows a symlink at the file and opens its temporary without O_EXCL: petctl's own writes.
-
     const internals = conf as unknown as { _write(value: unknown): void; _serialize(value: unknown): string };
     internals._write = (value) => writeFileAtomic(conf.path, internals._serialize(value));
     this.#conf = conf;

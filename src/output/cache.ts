@@ -12,8 +12,7 @@ export function cacheNotClearedWarning(reason: string): string {
 }
 
 /** A folder not the user's own is named, unless it is `at`. */
-export function
- cacheUnusableWarning(at: string, error: Error): string {
+export function cacheUnusableWarning(at: string, error: Error): string {
   const reason = error instanceof UnsafeFileError ? describeProblem(error.problem, error.file === at ? 'it' : error.file) : error.message;
   return `not using the response cache at ${at}: ${reason}`;
 }
