@@ -34,7 +34,6 @@ interface Position {
   operands: string[];
   /** Its value is the word under the cursor. */
   pendingOption?: Option;
-
   afterDoubleDash: boolean;
 }
 
