@@ -42,8 +42,8 @@ class WaitingFirst extends BaseSequencer {
 export default defineConfig({
   define: { __PETCTL_VERSION__: JSON.stringify(version) },
   test: {
-    // A private temporary folder for the run, removed when it ends (test/helpers/tmp-root.ts).
-    globalSetup: ['test/helpers/tmp-root.ts'],
+    // A private temporary folder for the run, removed when it ends (test/helpers/temp-dir.ts).
+    globalSetup: ['test/helpers/temp-dir.ts'],
     testTimeout: 30_000,
     hookTimeout: 30_000,
     sequence: { sequencer: WaitingFirst },

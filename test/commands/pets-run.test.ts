@@ -30,41 +30,25 @@ const PLAIN_TABLE = [
   '',
 ].join('\n');
 
-// How a table looks (headers, colours, `-`, cutting NAME) is output/pets.test.ts's; here the terminal's width and level reach it.
+// How a table looks (headers, colours, `-`, cutting NAME) is output/pets.test.ts's, TSV records.test.ts's; here the
+// terminal's width and colour level, NO_COLOR and --no-color reach it through the Context.
 describe.concurrent('pets list on a terminal', () => {
-  it('draws the table at the colour level of the terminal (a TERM-less one: basic colours)', async (t) => {
+  it('draws the table at the width and colour level of the terminal (a TERM-less one: basic colours); NO_COLOR or --no-color: none', async (t) => {
     const { server, key, run } = await servedContext(t);
-    server.reply(json(200, PETS));
-    const { ctx, io } = run({ stdoutColumns: 120 });
+    const pets: Pet[] = [{ id: 1, name: 'Sir Bartholomew Fluffington the Third of Puddlecombe', categoryId: 1, status: 'available' }, ...PETS.slice(1)];
+    server.reply(json(200, pets), json(200, PETS), json(200, PETS));
+    const { ctx, io } = run({ stdoutColumns: 40 });
     await listRun({ limit: 4 }, ctx);
     expect(server.requests[0]?.query).toEqual({ limit: '4' });
-    expect(io.stdout.text()).toBe(renderPets(PETS, 'table', { tty: true, level: 1, width: 120 }));
-    expect(stripVTControlCharacters(io.stdout.text())).toBe(PLAIN_TABLE);
-    expect(io.stderr.text()).toBe('');
     expectPetctlHeaders(server.requests[0]!, key);
-  });
-
-  // The colour rule's other cases (FORCE_COLOR, TERM=dumb, an empty NO_COLOR) are test/terminal.test.ts's colorLevel rows;
-  // these check that the Context hands it the environment and the flag.
-  it.for([
-    { why: 'NO_COLOR is set', env: { NO_COLOR: '1' }, globals: {} },
-    { why: '--no-color is given', env: {}, globals: { color: false } },
-  ])('has no colour when $why', async ({ env, globals }, t) => {
-    const { server, run } = await servedContext(t);
-    server.reply(json(200, PETS));
-    const { ctx, io } = run({ stdoutColumns: 120, env, globals });
-    await listRun({}, ctx);
-    expect(io.stdout.text()).toBe(PLAIN_TABLE);
-  });
-
-  it('truncates long names with … so that no line is wider than the terminal', async (t) => {
-    const { server, run } = await servedContext(t);
-    const pets: Pet[] = [{ id: 1, name: 'Sir Bartholomew Fluffington the Third of Puddlecombe', categoryId: 1, status: 'available' }, ...PETS.slice(1)];
-    server.reply(json(200, pets));
-    const { ctx, io } = run({ stdoutColumns: 40, env: { NO_COLOR: '1' } });
-    await listRun({}, ctx);
-    expect(io.stdout.text()).toBe(renderPets(pets, 'table', { tty: true, level: 0, width: 40 }));
-    expect(io.stdout.text().split('\n')[1]).toBe('1   Sir Bartholome…  1         available');
+    expect(io.stdout.text()).toBe(renderPets(pets, 'table', { tty: true, level: 1, width: 40 }));
+    expect(stripVTControlCharacters(io.stdout.text()).split('\n')[1]).toBe('1   Sir Bartholome…  1         available');
+    expect(io.stderr.text()).toBe('');
+    for (const options of [{ env: { NO_COLOR: '1' } }, { globals: { color: false } }]) {
+      const plain = run({ stdoutColumns: 120, ...options });
+      await listRun({}, plain.ctx);
+      expect(plain.io.stdout.text()).toBe(PLAIN_TABLE);
+    }
   });
 
   it('an empty list prints nothing on stdout and says so on stderr', async (t) => {
@@ -74,24 +58,9 @@ describe.concurrent('pets list on a terminal', () => {
     await listRun({ status: 'sold' }, tty.ctx);
     expect(tty.io.stdout.text()).toBe('');
     expect(tty.io.stderr.text()).toBe('No animals found.\n');
-
     const quiet = run({ stdoutColumns: 80, globals: { quiet: true } });
     await listRun({}, quiet.ctx);
     expect(quiet.io.stderr.text()).toBe('');
-  });
-
-});
-
-describe.concurrent('pets list piped', () => {
-  it('prints TSV with no header, no colour and no truncation; tabs and line breaks made spaces, other bytes as sent', async (t) => {
-    const { server, run } = await servedContext(t);
-    const long = 'x'.repeat(300);
-    server.reply(json(200, [...PETS, { id: 5, name: 'Tab\tNew\nLine\u001b[31m', categoryId: 3, status: 'available' }, { id: 6, name: long, categoryId: 1 }]));
-    const { ctx, io } = run({ env: { FORCE_COLOR: '3' } });
-    await listRun({}, ctx);
-    expect(io.stdout.text()).toBe(
-      `1\tRex\t1\tavailable\n2\tBella\t1\tpending\n3\tMax\t12\tsold\n4\tNameless\t2\t-\n5\tTab New Line\u001b[31m\t3\tavailable\n6\t${long}\t1\t-\n`,
-    );
   });
 });
 
