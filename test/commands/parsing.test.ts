@@ -151,13 +151,10 @@ describe('profile add --base-url', () => {
 
 describe('refused flags: exit 2, a message naming the flag and the allowed values, nothing asked of the API', () => {
   it.for<[string[], string[]]>([
-    [['pets', 'list', '--limit', '101'], ['--limit must be a whole number from 1 to 100, not "101"']],
     // A negative value is the flag's, not an option of its own.
     [['pets', 'list', '--limit', '-1'], ['--limit', 'from 1 to 100']],
-    [['pets', 'add', '--name', 'Rex', '--category-id', '-9223372036854775809'], ['--category-id must be a whole number from -9223372036854775808 to 9223372036854775807, not "-9223372036854775809"']],
     [['pets', 'add', '--name', 'Rex', '--category-id', '0x10'], ['--category-id must be a whole number, not "0x10"']],
     [['pets', 'add', '--name', 'Rex', '--category-id', ' 1'], ['--category-id must be a whole number, not " 1"']],
-    [['pets', 'add', '--name', 'Rex'], ["required option '--category-id <int64>' not specified"]],
     [['pets', 'add', '--category-id', '1'], ["required option '--name <name>' not specified"]],
     [['pets', 'add', '--name', '', '--category-id', '1'], ["'--name <name>' must not be empty"]],
     [['pets', 'get', '1.0'], ['petId must be a whole number, not "1.0"']],
@@ -166,15 +163,12 @@ describe('refused flags: exit 2, a message naming the flag and the allowed value
     [['--timeout', '-1', 'pets', 'list'], ['--timeout']],
     [['--max-wait', 'soon', 'pets', 'list'], ['--max-wait', '0 or more']],
     [['--retries', '1.5', 'pets', 'list'], ['--retries', 'from 0 to 100']],
-    [['--output', 'yaml', 'pets', 'list'], ['yaml', 'table, json, ndjson, csv']],
     [['sandbox', '--port', '65536'], ['--port', 'from 0 to 65535']],
     [['sandbox', '--minute-ms', '50'], ['--minute-ms', '100 or more']],
     [['sandbox', '--max-animals', 'many'], ['--max-animals must be a whole number of animals, 1 or more, not "many"']],
     [['pets', 'list', '--profile'], ['--profile', 'argument missing']],
     [['pets', 'add', '--name', ' ', '--category-id', '1'], ["'--name <name>'", 'empty']],
     [['pets', 'get'], ['petId']],
-    [['--retries', '-1', 'pets', 'list'], ['--retries', '0 to 100']],
-    [['--max-wait', '-5', 'pets', 'list'], ['--max-wait', '0 or more']],
     // Longer than a Node timer can hold: refused before any timer is set.
     [['--timeout', '3000000', 'pets', 'list'], ['--timeout must be at most 2147483 seconds']],
     [['--max-wait', '2147484', 'pets', 'list'], ['--max-wait must be at most 2147483 seconds']],
@@ -213,15 +207,6 @@ describe('refused flags: exit 2, a message naming the flag and the allowed value
     expect(result.stdout).toBe('');
     expect(result.stderr).toMatch(/^error: .* \(usage_error\)\n/);
     for (const name of names) expect(result.stderr).toContain(name);
-    // With -o json (unless the case is a bad -o), the same refusal is one JSON line of exactly code, message and status 0.
-    if (!argv.includes('-o') && !argv.includes('--output')) {
-      const asJson = await runMain(['-o', 'json', ...argv]);
-      expect(asJson).toMatchObject({ code: 2, stdout: '' });
-      const error = JSON.parse(asJson.stderr) as Record<string, unknown>;
-      expect(Object.keys(error).sort()).toEqual(['code', 'message', 'status']);
-      expect(error).toMatchObject({ code: 'usage_error', status: 0 });
-      for (const name of names) expect(error.message).toContain(name);
-    }
     expect(api.listPets).not.toHaveBeenCalled();
     expect(api.createPet).not.toHaveBeenCalled();
     expect(api.getPet).not.toHaveBeenCalled();
@@ -231,11 +216,9 @@ describe('refused flags: exit 2, a message naming the flag and the allowed value
   const usage = (message: string, hint: string) => `error: ${message} (usage_error)\nhint: ${hint}\n`;
   it.for<[string[], string | ReturnType<typeof expect.stringMatching>]>([
     [['pets', 'add', '--name', 'Rex', '--category-id', 'cat'], usage('--category-id must be a whole number, not "cat"', 'see petctl pets add --help')],
-    [['pets', 'add', '--name', 'Rex', '--category-id', '1.5'], usage('--category-id must be a whole number, not "1.5"', 'see petctl pets add --help')],
     [['pets', 'add', '--name', 'Rex', '--category-id', '9223372036854775808'], usage(`--category-id ${RANGE}, not "9223372036854775808"`, 'see petctl pets add --help')],
     [['pets', 'add', '--name', 'Rex', '--category-id', '1', '--status', 'adopted'], usage('--status must be one of available, pending, sold, not "adopted"', 'see petctl pets add --help')],
     [['pets', 'list', '--limit', 'ten'], usage('--limit must be a whole number from 1 to 100, not "ten"', 'see petctl pets list --help')],
-    [['pets', 'list', '--limit', '0'], usage('--limit must be a whole number from 1 to 100, not "0"', 'see petctl pets list --help')],
     [['pets', 'list', '--status', 'Availble'], usage('--status must be one of available, pending, sold, not "Availble"', 'see petctl pets list --help')],
     [['pets', 'get', '-9223372036854775809'], usage(`petId ${RANGE}, not "-9223372036854775809"`, 'see petctl pets get --help')],
     [['-o', 'yaml', 'pets', 'list'], usage('--output must be one of table, json, ndjson, csv, not "yaml"', 'see petctl --help')],
@@ -255,7 +238,6 @@ describe('refused flags: exit 2, a message naming the flag and the allowed value
     [['-p', 'prod', 'pet', 'list'], usage("unknown command 'pet' (did you mean 'pets'?)", 'see petctl pets list --help')],
     // An unknown command: the suggestion in the same line, and the hint names the closest help.
     [['pets', 'lst'], usage("unknown command 'lst' (did you mean 'list'?)", 'see petctl pets list --help')],
-    [['pet', 'list'], usage("unknown command 'pet' (did you mean 'pets'?)", 'see petctl pets list --help')],
     // Without a suggestion, the help of the command where parsing failed.
     [['adopt'], usage("unknown command 'adopt'", 'see petctl --help')],
     [['profile', 'shw'], expect.stringMatching(/\nhint: see petctl profile show --help\n$/)],
@@ -263,7 +245,6 @@ describe('refused flags: exit 2, a message naming the flag and the allowed value
     [['pets', 'list', '--limt', '5'], usage("unknown option '--limt' (did you mean '--limit'?)", 'see petctl pets list --help')],
     // An argument error speaks the user's terms.
     [['pets', 'get', 'abc'], usage('petId must be a whole number, not "abc"', 'see petctl pets get --help')],
-    [['pets', 'get', '9223372036854775808'], usage(`petId ${RANGE}, not "9223372036854775808"`, 'see petctl pets get --help')],
     // A missing pets add flag off a terminal names pets add's help.
     [['pets', 'add', '--name', 'Rex'], usage("required option '--category-id <int64>' not specified", 'see petctl pets add --help')],
   ])('%j: the value as typed, and the help to read', async ([argv, stderr]) => {
@@ -278,6 +259,12 @@ describe('refused flags: exit 2, a message naming the flag and the allowed value
     [['pets', 'add', '--name', 'Mr', 'Whiskers', '--category-id', '1', '-o', 'json'], 'unexpected "Whiskers" after --name Mr'],
     // Its message has no newline.
     [['-o', 'json', 'pet', 'list'], "unknown command 'pet' (did you mean 'pets'?)"],
+    // Each way a refusal is made: commander's own, a flag's check before the run, the run's.
+    [['-o', 'json', 'pets', 'add', '--name', 'Rex'], "required option '--category-id <int64>' not specified"],
+    [['-o', 'json', '--timeout', '3000000', 'pets', 'list'], '--timeout must be at most 2147483 seconds (24 days), the longest a timer can wait, not "3000000"'],
+    [['-o', 'json', 'api', '--paginate', '/pets', '-X', 'POST'], '--paginate follows the pages of a GET, not of -X POST'],
+    [['-o', 'json', 'pets', 'add', '--file', 'x.csv', '--name', 'Rex'], '--file cannot be used with --name'],
+    [['-o', 'json', 'pets', 'list', '--all', '--cache', '1m'], "option '--cache <duration>' cannot be used with option '--all'"],
   ])('%j: one JSON line, the first refusal', async ([argv, message]) => {
     expect(await runMain(argv)).toEqual({ code: 2, stdout: '', stderr: `${JSON.stringify({ code: 'usage_error', message, status: 0 })}\n` });
   });

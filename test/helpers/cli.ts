@@ -37,11 +37,7 @@ export interface CliOptions {
   /** Called once the child is started, e.g. to send it a signal. */
   onSpawn?: (child: import('node:child_process').ChildProcess) => void;
   timeoutMs?: number;
-  /**
-   * Strings that must never be printed (API keys). runCli rejects when one
-   * shows up in stdout or stderr, so every test that passes its key here
-   * checks for leaks without asserting it itself.
-   */
+  /** Strings never to be printed (API keys): runCli rejects when one shows up, so every test passing its key checks for leaks. */
   secrets?: string[];
 }
 
@@ -97,15 +93,10 @@ function spawnCli(file: string, args: string[], options: CliOptions): Promise<Cl
   });
 }
 
-export interface CliDefaults {
-  /** Arguments put before each call's own, e.g. ['--base-url', url]. */
-  args?: string[];
-  env?: Record<string, string | undefined>;
-  secrets?: string[];
-}
-
-/** A runCli bound to one test's config dir, key and server; per-call env and secrets add to the defaults. */
-export function cliSession(defaults: CliDefaults): (args: string[], options?: CliOptions) => Promise<CliResult> {
+/** runCli bound to one test's config dir, key and server: `args` go first; per-call env and secrets add to these. */
+export function cliSession(
+  defaults: Pick<CliOptions, 'env' | 'secrets'> & { args?: string[] },
+): (args: string[], options?: CliOptions) => Promise<CliResult> {
   return (args, options = {}) =>
     runCli([...(defaults.args ?? []), ...args], {
       ...options,

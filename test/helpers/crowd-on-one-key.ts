@@ -1,6 +1,6 @@
 import { expect } from 'vitest';
 import { BIN, NODE, assertNoSecrets, cleanEnv, newApiKey, tempDir } from './cli';
-import { type CrowdRun, describeCrowd, jsonStop, runCrowd } from './crowd';
+import { type CrowdRun, describeCrowd, runCrowd } from './crowd';
 import { type LimitedService, type LimitedServiceOptions, PET, startLimitedService, windowEndIn } from './limited-service';
 
 /** A crowd of `pets list` on one used-up Free key at the real minute, and what every crowd test asserts of it (test/e2e/crowd*.test.ts). */
@@ -63,9 +63,10 @@ export function expectEveryoneDone({ service, run, key }: Crowd, stopsMaySend = 
   for (const member of run.members.filter((member) => member.code !== 0)) {
     expect(member.code, member.stderr).toBe(5);
     expect(member.stdout).toBe('');
-    const stop = jsonStop(member);
-    expect(stop?.code, member.stderr).toBe('rate_limited');
-    if (!stopsMaySend) expect(stop?.message, member.stderr).toMatch(/nothing sent/);
+    // -o json's error: the last JSON line on stderr.
+    const stop = JSON.parse(member.stderr.split('\n').findLast((text) => text.startsWith('{')) ?? '{}') as Record<string, string>;
+    expect(stop.code, member.stderr).toBe('rate_limited');
+    if (!stopsMaySend) expect(stop.message, member.stderr).toMatch(/nothing sent/);
   }
   expect(service.counts.ok).toBe(served.length);
 }

@@ -1,19 +1,17 @@
 import { spawn } from 'node:child_process';
 
-/** petctl processes started at once on one key, a config folder each, as cron jobs on several machines. Plain Node: bench/crowd.mjs bundles it. */
+/** petctl processes started at once on one key, as cron jobs on several machines. Plain Node: bench/crowd.mjs bundles it. */
 
 export interface CrowdOptions {
-  /** The Node.js and the built bin/petctl.js to run. */
   node: string;
   bin: string;
-  /** The environment every process starts from (nothing of the caller's own petctl settings). */
   env: NodeJS.ProcessEnv;
   key: string;
-  /** One "machine" per folder; `perFolder` processes each. */
+  /** One "machine" per config folder; `perFolder` processes each. */
   configDirs: string[];
   perFolder: number;
   args: string[];
-  /** A process still running this long after its start is killed (SIGKILL): a hang shows as a signal, never as a stuck test. */
+  /** A process still running this long is killed (SIGKILL): a hang shows as a signal, never as a stuck test. */
   killAfterMs: number;
 }
 
@@ -60,17 +58,6 @@ export async function runCrowd(options: CrowdOptions): Promise<CrowdRun> {
   }
   const members = await Promise.all(started);
   return { members, startedAt, endedAt: Math.max(...members.map((member) => member.endedAt)) };
-}
-
-/** A member's error, as -o json writes it: the last JSON line on stderr. */
-export function jsonStop(member: CrowdMember): { code?: unknown; message?: unknown } | undefined {
-  const line = member.stderr.split('\n').filter((text) => text.startsWith('{')).at(-1);
-  if (line === undefined) return undefined;
-  try {
-    return JSON.parse(line) as { code?: unknown; message?: unknown };
-  } catch {
-    return undefined;
-  }
 }
 
 /** One line for a test's log or a benchmark's note: exits by code, the longest run. */

@@ -2,12 +2,9 @@ import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 
 /**
- * A rate-limited Pet Adoption Service under one key: fixed windows at the real length, X-RateLimit-* on every
- * answer; past the limit 429 `rate_limited` with Retry-After, and after BAN_AFTER refused requests in one window
- * a ban, every request until it ends 429 `key_banned` (the specification's Limits, point 4). It answers
- * GET /v1/pets (one animal, or pages of `listed` with Link rel="next" as the sandbox pages) and POST /v1/pets
- * (201 + the Pet, Location), each `latencyMs` after the request arrived, and counts on its own side what the
- * petctl processes did. Plain Node (no vitest): bench/crowd.mjs and bench/enterprise.mjs bundle it too.
+ * A rate-limited service under one key: real-length fixed windows, X-RateLimit-* on every answer, 429s past the
+ * limit and a ban after BAN_AFTER of them in a window (the specification's Limits, point 4); GET and POST /v1/pets.
+ * It counts on its own side what petctl did. Plain Node: bench/crowd.mjs and bench/enterprise.mjs bundle it too.
  */
 
 export interface LimitedServiceOptions {
@@ -15,13 +12,9 @@ export interface LimitedServiceOptions {
   limit?: number;
   /** The current window is used up and ends then (ms since the epoch, a whole second); absent: the first request opens one. */
   windowEndsAt?: number;
-  /**
-   * How a 429 words its time. `agreeing` (default): Retry-After until the window's end, as
-   * X-RateLimit-Reset says. `short-retry-after`: Retry-After 1 while the Reset still names the
-   * window's end (the headers disagree). `no-time`: neither Retry-After nor any X-RateLimit-*.
-   */
+  /** A 429's time: Retry-After to the window's end (default), Retry-After 1 against the Reset, or neither header. */
   refusal?: 'agreeing' | 'short-retry-after' | 'no-time';
-  /** How long each answer waits, as from a service one round trip of that length away (default 0). */
+  /** Each answer this late, as from a service one round trip of that length away. */
   latencyMs?: number;
   /** GET /v1/pets pages animals 1..listed (`limit`, `after`); absent, it lists PET alone. Created ones get the ids after. */
   listed?: number;
@@ -29,13 +22,11 @@ export interface LimitedServiceOptions {
 
 export interface ServiceCounts {
   requests: number;
-  /** 2xx answers. */
   ok: number;
-  /** 429 answers of any code (rate_limited and key_banned). */
+  /** 429s of either code. */
   refused: number;
-  /** 429 answers with code key_banned. */
+  /** 429s with code key_banned. */
   bannedAnswers: number;
-  /** How many times the key was banned. */
   bans: number;
   /** 2xx answers per window, by the window's end (ms since the epoch). */
   okPerWindow: Map<number, number>;
@@ -43,8 +34,6 @@ export interface ServiceCounts {
   created: Map<string, number>;
   /** The `after` of each page read, in the order read ('' for the first page). */
   pages: string[];
-  /** The most requests open at once: arrived and not yet answered. */
-  maxInFlight: number;
 }
 
 export interface LimitedService {
@@ -72,12 +61,11 @@ export async function startLimitedService(options: LimitedServiceOptions = {}): 
   const limit = options.limit ?? 60;
   const windowMs = 60_000;
   const listed = options.listed;
-  const counts: ServiceCounts = { requests: 0, ok: 0, refused: 0, bannedAnswers: 0, bans: 0, okPerWindow: new Map(), created: new Map(), pages: [], maxInFlight: 0 };
+  const counts: ServiceCounts = { requests: 0, ok: 0, refused: 0, bannedAnswers: 0, bans: 0, okPerWindow: new Map(), created: new Map(), pages: [] };
   let windowEnd = options.windowEndsAt;
   let used = windowEnd === undefined ? 0 : limit;
   let refusedInWindow = 0;
   let bannedUntil = 0;
-  let inFlight = 0;
   let nextId = (listed ?? 0) + 1;
 
   /** The window `now` falls in: fixed windows, each `windowMs` after the last. */
@@ -153,16 +141,11 @@ export async function startLimitedService(options: LimitedServiceOptions = {}): 
   };
 
   const server = http.createServer((req, res) => {
-    inFlight += 1;
-    counts.maxInFlight = Math.max(counts.maxInFlight, inFlight);
     let body = '';
     req.setEncoding('utf8').on('data', (chunk: string) => (body += chunk));
     req.on('end', () => {
       const reply = answer(Date.now(), req.method ?? 'GET', new URL(req.url ?? '/', 'http://service.invalid'), body);
-      const send = () => {
-        inFlight -= 1;
-        res.writeHead(reply.status, reply.headers).end(reply.body);
-      };
+      const send = () => res.writeHead(reply.status, reply.headers).end(reply.body);
       if (options.latencyMs) setTimeout(send, options.latencyMs);
       else send();
     });

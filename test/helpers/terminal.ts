@@ -9,28 +9,18 @@ import { tempDir } from './temp-dir';
 
 /** The in-process seam (STYLE.md seam 2): run() functions with a real Context over fake streams, as gh's `iostreams.Test()`. */
 
-/** An output stream that keeps what was written; `isTTY`/`columns` make it look like a terminal. */
-export interface RecordingStream extends OutStream {
-  /** Each write separately (e.g. the frames of a countdown). */
-  readonly writes: string[];
-  /** Everything written so far. */
-  text(): string;
-}
-
-export function recordingStream(options: { isTTY?: boolean; columns?: number } = {}): RecordingStream {
+/** An output stream that keeps each write (the frames of a countdown); `isTTY`/`columns` make it look like a terminal. */
+function recordingStream(options: { isTTY?: boolean; columns?: number }): OutStream & { writes: string[]; text(): string } {
   const writes: string[] = [];
   return { writes, write: (chunk: string) => writes.push(chunk), text: () => writes.join(''), ...options };
 }
 
-/** A stdin: a finished pipe holding `input`, or (`tty: true`) a terminal the test types into with `type()`. */
-export interface FakeStdin extends NodeJS.ReadableStream {
+/** A stdin: a finished pipe holding `input`, or (`tty: true`) a terminal the test types into, its raw-mode calls kept. */
+interface FakeStdin extends NodeJS.ReadableStream {
   isTTY?: boolean;
   setRawMode?(mode: boolean): unknown;
-  /** The raw-mode calls made, in order (a terminal only). */
   rawModes: boolean[];
-  /** Types characters into a terminal stdin. */
   type(text: string): void;
-  /** Ends a terminal stdin (EOF), after `text` if given. */
   end(text?: string): unknown;
 }
 
@@ -52,27 +42,21 @@ export function fakeStdin(options: { input?: string; tty?: boolean } = {}): Fake
   return stream;
 }
 
-export interface FakeIoOptions {
-  /** stdout is a terminal of this many columns (absent: piped). */
+interface FakeIoOptions {
+  /** stdout is a terminal of this many columns (absent: piped, unless stdoutTTY). */
   stdoutColumns?: number;
   stdoutTTY?: boolean;
   stderrTTY?: boolean;
-  /** stderr's columns (a terminal's; 80 when absent). */
+  /** 80 when absent. */
   stderrColumns?: number;
   stdinTTY?: boolean;
   stdin?: FakeStdin;
 }
 
-export interface FakeIo {
-  stdout: RecordingStream;
-  stderr: RecordingStream;
-  stdin: FakeStdin;
-}
-
-export function fakeIo(options: FakeIoOptions = {}): FakeIo {
+export function fakeIo(options: FakeIoOptions = {}) {
   const stdoutTTY = options.stdoutTTY ?? options.stdoutColumns !== undefined;
   return {
-    stdout: recordingStream(stdoutTTY ? { isTTY: true, ...(options.stdoutColumns === undefined ? {} : { columns: options.stdoutColumns }) } : {}),
+    stdout: recordingStream(stdoutTTY ? { isTTY: true, columns: options.stdoutColumns } : {}),
     stderr: recordingStream(options.stderrTTY ? { isTTY: true, columns: options.stderrColumns ?? 80 } : {}),
     stdin: options.stdin ?? fakeStdin({ tty: options.stdinTTY }),
   };
@@ -81,7 +65,7 @@ export function fakeIo(options: FakeIoOptions = {}): FakeIo {
 /** A terminal (src/terminal.ts) over fake streams; colour on unless `color: false`. */
 export function createTestTerminal(
   options: FakeIoOptions & { env?: Record<string, string | undefined>; noInput?: boolean; color?: boolean } = {},
-): FakeIo & { terminal: Terminal } {
+) {
   const io = fakeIo(options);
   return { ...io, terminal: createTerminal(io, { env: options.env ?? {}, noInput: options.noInput, color: options.color ?? true }) };
 }
@@ -91,27 +75,18 @@ export function globalsWith(overrides: Partial<GlobalOptions> = {}): GlobalOptio
   return { output: 'table', timeoutMs: 30_000, retries: 4, maxWaitMs: 60_000, verbose: false, quiet: false, color: true, ...overrides };
 }
 
-export interface FakeContextOptions extends FakeIoOptions {
+export interface FakeContextOptions extends FakeIoOptions, Partial<Pick<Context, 'now' | 'monotonic' | 'signal'>> {
   globals?: Partial<GlobalOptions>;
   /** The whole environment the command sees (nothing from the test runner's own). */
   env?: Record<string, string | undefined>;
-  signal?: AbortSignal;
-  now?: () => number;
-  monotonic?: () => number;
 }
 
-/** A real Context (src/context.ts) over fake streams and a given env. Its cleanup (sockets, the in-process sandbox) runs when the test finishes. */
-export function fakeContext(t: Pick<TestContext, 'onTestFinished'>, options: FakeContextOptions = {}): { ctx: Context; io: FakeIo } {
+/** A real Context over fake streams and a given env; its cleanup (sockets, the in-process sandbox) runs when the test ends. */
+export function fakeContext(t: Pick<TestContext, 'onTestFinished'>, options: FakeContextOptions = {}) {
   const io = fakeIo(options);
-  const env: NodeJS.ProcessEnv = {};
-  for (const [name, value] of Object.entries(options.env ?? {})) if (value !== undefined) env[name] = value;
-  const ctx = createContext(globalsWith(options.globals), {
-    io,
-    env,
-    signal: options.signal ?? new AbortController().signal,
-    ...(options.now ? { now: options.now } : {}),
-    ...(options.monotonic ? { monotonic: options.monotonic } : {}),
-  });
+  const env = Object.fromEntries(Object.entries(options.env ?? {}).filter(([, value]) => value !== undefined));
+  const { now, monotonic, signal = new AbortController().signal } = options;
+  const ctx: Context = createContext(globalsWith(options.globals), { io, env, signal, now, monotonic });
   t.onTestFinished(() => ctx.cleanup());
   return { ctx, io };
 }
