@@ -101,7 +101,7 @@ describe.skipIf(process.platform === 'win32')('a symlink at the name', () => {
   });
 });
 
-describe.skipIf(process.platform === 'win32')('a file replaced by an atomic write', () => {
+describe.skipIf(process.platform === 'win32')('files of the user\'s own', () => {
   it("the user's own file that others can write: refused with its mode", () => {
     const { dir } = sharedFolder();
     const file = path.join(dir, 'state.json');
@@ -112,9 +112,6 @@ describe.skipIf(process.platform === 'win32')('a file replaced by an atomic writ
     expect(contentAndMode(file)).toEqual(['{}\n', fs.statSync(file).mode]);
   });
 
-});
-
-describe.skipIf(process.platform === 'win32')('lock directories (<file>.lock)', () => {
   it('a lock directory of the user\'s own, group-writable as a 0002 umask makes it, is a lock like any other', async () => {
     const { dir } = sharedFolder();
     const file = path.join(dir, 'pets.json');
@@ -125,9 +122,7 @@ describe.skipIf(process.platform === 'win32')('lock directories (<file>.lock)', 
 
     await expect(withFileLock(file, () => 'ran')).resolves.toBe('ran');
   });
-});
 
-describe.skipIf(process.platform === 'win32')('files written in place (journal, sandbox data)', () => {
   it('an absent file is created 0600; an own private file is opened for appending', async () => {
     const { dir } = sharedFolder();
     const file = path.join(dir, 'intake.journal');
@@ -141,7 +136,6 @@ describe.skipIf(process.platform === 'win32')('files written in place (journal, 
     expect(contentAndMode(file)).toEqual(['a\nb\n', fs.statSync(file).mode]);
     expect(fs.statSync(file).mode & 0o777).toBe(0o600);
   });
-
 });
 
 describe.skipIf(process.platform === 'win32')('the config directory and config.json', () => {

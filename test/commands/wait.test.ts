@@ -15,15 +15,17 @@ afterEach(() => {
 });
 
 describe('ctx.wait', () => {
-  it('counts down whole seconds in place on a TTY stderr, waits the whole time, no less, then erases the line', async (t) => {
-    const { ctx, io } = fakeContext(t, { stderrTTY: true, now: () => Date.now(), monotonic: () => Date.now() });
+  it('counts down whole seconds in place on a TTY stderr, the whole time, then erases the line; counts on the monotonic clock', async (t) => {
+    let offset = 0;
+    const { ctx, io } = fakeContext(t, { stderrTTY: true, now: () => Date.now() + offset, monotonic: () => performance.now() });
     let done = false;
     const waiting = ctx.wait(2500, WHY).then(() => (done = true));
-
     await vi.advanceTimersByTimeAsync(0);
     expect(io.stderr.writes).toEqual([`${CLEAR}petctl: ${WHY} (3s left)`]);
     await vi.advanceTimersByTimeAsync(499);
     expect(io.stderr.writes).toHaveLength(1);
+    // The machine clock set back an hour neither lengthens the wait nor shows in it.
+    offset = -60 * 60 * 1000;
     await vi.advanceTimersByTimeAsync(1);
     expect(io.stderr.writes.at(-1)).toBe(`${CLEAR}petctl: ${WHY} (2s left)`);
     await vi.advanceTimersByTimeAsync(1000);
@@ -33,31 +35,10 @@ describe('ctx.wait', () => {
     expect(done).toBe(false);
     await vi.advanceTimersByTimeAsync(1);
     await waiting;
-
-    expect(io.stderr.writes).toEqual([
-      `${CLEAR}petctl: ${WHY} (3s left)`,
-      `${CLEAR}petctl: ${WHY} (2s left)`,
-      `${CLEAR}petctl: ${WHY} (1s left)`,
-      CLEAR,
-    ]);
+    expect(io.stderr.writes).toEqual([3, 2, 1].map((left) => `${CLEAR}petctl: ${WHY} (${left}s left)`).concat(CLEAR));
     // A countdown never adds lines to the terminal, and never touches stdout.
     expect(io.stderr.text()).not.toContain('\n');
     expect(io.stdout.text()).toBe('');
-  });
-
-  it('counts on the monotonic clock: the machine clock set back an hour during the wait neither lengthens nor shows it', async (t) => {
-    let offset = 0;
-    const { ctx, io } = fakeContext(t, { stderrTTY: true, now: () => Date.now() + offset, monotonic: () => performance.now() });
-    let done = false;
-    const waiting = ctx.wait(2500, WHY).then(() => (done = true));
-
-    await vi.advanceTimersByTimeAsync(600);
-    offset = -60 * 60 * 1000;
-    await vi.advanceTimersByTimeAsync(1900);
-    await waiting;
-
-    expect(done).toBe(true);
-    expect(io.stderr.writes).toEqual([`${CLEAR}petctl: ${WHY} (3s left)`, `${CLEAR}petctl: ${WHY} (2s left)`, `${CLEAR}petctl: ${WHY} (1s left)`, CLEAR]);
   });
 
   it('writes a long wait as the notices do: minutes and seconds from two minutes on', async (t) => {
@@ -71,26 +52,16 @@ describe('ctx.wait', () => {
     await waiting;
   });
 
-  it('off a terminal says why in one line, once', async (t) => {
-    const { ctx, io } = fakeContext(t, { now: () => Date.now(), monotonic: () => Date.now() });
-    const waiting = ctx.wait(5000, WHY);
-    await vi.advanceTimersByTimeAsync(5000);
+  it.for([
+    ['off a terminal says why in one line, once', {}, 5000, `petctl: ${WHY}\n`],
+    ['--quiet waits silently, on a terminal too', { stderrTTY: true, globals: { quiet: true } }, 2000, ''],
+    ['a wait under a second is silent', { stderrTTY: true }, 999, ''],
+  ] as const)('%s', async ([, options, ms, said], t) => {
+    const { ctx, io } = fakeContext(t, { ...options, now: () => Date.now(), monotonic: () => Date.now() });
+    const waiting = ctx.wait(ms, WHY);
+    await vi.advanceTimersByTimeAsync(ms);
     await waiting;
-    expect(io.stderr.writes).toEqual([`petctl: ${WHY}\n`]);
-  });
-
-  it('--quiet waits silently, on a terminal too; so do waits under a second', async (t) => {
-    const quiet = fakeContext(t, { stderrTTY: true, globals: { quiet: true }, now: () => Date.now(), monotonic: () => Date.now() });
-    const waiting = quiet.ctx.wait(2000, WHY);
-    await vi.advanceTimersByTimeAsync(2000);
-    await waiting;
-    expect(quiet.io.stderr.text()).toBe('');
-
-    const short = fakeContext(t, { stderrTTY: true, now: () => Date.now(), monotonic: () => Date.now() });
-    const brief = short.ctx.wait(999, WHY);
-    await vi.advanceTimersByTimeAsync(999);
-    await brief;
-    expect(short.io.stderr.text()).toBe('');
+    expect(io.stderr.text()).toBe(said);
   });
 
   it('Ctrl-C during the countdown rejects with InterruptedError and erases the line', async (t) => {

@@ -1,5 +1,4 @@
 import { beforeAll, describe, expect, test } from 'vitest';
-import { OUTPUT_FORMATS } from '../../src/globals';
 import { loadTable, renderOptions, renderRecord, renderRecords, type RecordColumn } from '../../src/output/records';
 import { createTestTerminal } from '../helpers/terminal';
 
@@ -71,12 +70,6 @@ describe('renderRecord', () => {
   // json prints the object, not an array: pets.test.ts "a single pet".
   test.each(['table', 'csv', 'ndjson'] as const)('other formats print it as a one-row list: %s', (format) => {
     expect(renderRecord(columns, rows[1]!, format, { tty: false, level: 0 })).toBe(renderRecords(columns, [rows[1]!], format, { tty: false, level: 0 }));
-  });
-});
-
-describe('output formats', () => {
-  test('the four formats, in the documented order', () => {
-    expect(OUTPUT_FORMATS).toEqual(['table', 'json', 'ndjson', 'csv']);
   });
 });
 
