@@ -65,11 +65,11 @@ export function memoryGate(now: () => number, probeLeaseMs = 1000): RateLimitGat
   return { ...openGate(store, { now, probeLeaseMs }), entry: () => entry };
 }
 
-export interface FakeRequest {
+/** `at`: the fake clock when the request reached the service. */
+interface FakeRequest {
   method: string;
   path: string;
   body: string;
-  /** The fake clock when the request reached the service. */
   at: number;
 }
 
@@ -98,20 +98,9 @@ export function fakeService(time: FakeTime, respond: (request: FakeRequest, inde
   return { agent, requests };
 }
 
-export interface Wait {
-  ms: number;
-  why: string;
-  at: number;
-}
-
 /** One petctl process's HTTP core on the fake clock; `waits` lists every wait it made. */
-export function fakeClient(
-  time: FakeTime,
-  agent: MockAgent,
-  gate: RateLimitGate,
-  overrides: Partial<HttpClientOptions> = {},
-): { http: HttpClient; waits: Wait[] } {
-  const waits: Wait[] = [];
+export function fakeClient(time: FakeTime, agent: MockAgent, gate: RateLimitGate, overrides: Partial<HttpClientOptions> = {}) {
+  const waits: Array<{ ms: number; why: string; at: number }> = [];
   const http = new HttpClient({
     baseUrl: BASE_URL,
     apiKey: 'pk_test_fake_core',

@@ -12,20 +12,8 @@ export const IMPORT_SUMMARY = new RegExp(
   'm',
 );
 
-export interface ImportSummary {
-  created: number;
-  skipped: number;
-  rejected: number;
-  invalid: number;
-  unknown: number;
-  found?: number;
-  resent?: number;
-  ambiguous?: number;
-  journal: string;
-}
-
 /** The summary line on stderr, counted (found, resent and ambiguous only after --retry-unknown); none fails the test. */
-export function importSummary(result: CliResult): ImportSummary {
+export function importSummary(result: CliResult) {
   const match = IMPORT_SUMMARY.exec(result.stderr);
   expect(match, result.stderr).not.toBeNull();
   const [created, skipped, rejected, invalid, unknown, found, resent, ambiguous] = match!

@@ -16,23 +16,6 @@ if (!installed && process.env.CI === 'true') {
 /** For describe.skipIf: true when redis-server is missing on a developer's machine. */
 export const noRedisServer = !installed;
 
-export interface RedisServer {
-  port: number;
-  /** redis://[:password@]127.0.0.1:<port>/0 */
-  url: string;
-  password?: string;
-  /** The self-signed certificate of a TLS server (for NODE_EXTRA_CA_CERTS). */
-  ca?: string;
-  /** Stops the server (SIGKILL: as if the machine went away) and waits until it has exited. */
-  kill(): Promise<void>;
-  /** Freezes it (SIGSTOP): connections are accepted by the kernel, nothing answers. */
-  pause(): void;
-  /** Lets a paused server run again (SIGCONT). */
-  resume(): void;
-  /** Stops it cleanly and removes its directory. Safe after kill(). */
-  stop(): Promise<void>;
-}
-
 export async function freePort(): Promise<number> {
   return new Promise((resolve, reject) => {
     const server = net.createServer();
@@ -93,13 +76,15 @@ async function startOnce(port: number, dir: string, options: RedisServerOptions)
   return child;
 }
 
-export interface RedisServerOptions {
+/** `tls`: TLS only (rediss://), with a self-signed certificate that `ca` names (for NODE_EXTRA_CA_CERTS). */
+interface RedisServerOptions {
   password?: string;
-  /** Serve TLS only (rediss://), with a self-signed certificate: `ca` names it. */
   tls?: boolean;
 }
 
-export async function startRedisServer(options: RedisServerOptions = {}): Promise<RedisServer> {
+export type RedisServer = Awaited<ReturnType<typeof startRedisServer>>;
+
+export async function startRedisServer(options: RedisServerOptions = {}) {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'petctl-redis-'));
   let child: ChildProcess | undefined;
   let port = 0;
@@ -119,12 +104,15 @@ export async function startRedisServer(options: RedisServerOptions = {}): Promis
     url: `${options.tls ? 'rediss' : 'redis'}://${auth}127.0.0.1:${port}/0`,
     password: options.password,
     ca: options.tls ? path.join(dir, 'cert.pem') : undefined,
+    /** Freezes it: the kernel accepts connections, nothing answers. */
     pause: () => running.kill('SIGSTOP'),
     resume: () => running.kill('SIGCONT'),
+    /** As if the machine went away; resolves once it has exited. */
     async kill() {
       running.kill('SIGKILL');
       await exited(running);
     },
+    /** Safe after kill(). */
     async stop() {
       running.kill('SIGTERM');
       await exited(running);

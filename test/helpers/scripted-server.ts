@@ -7,15 +7,14 @@ import type { AddressInfo } from 'node:net';
 export interface RecordedRequest {
   method: string;
   url: string;
-  /** The path without the query, e.g. /v1/pets */
+  /** Without the query, which `query` holds decoded. */
   path: string;
-  /** The query parameters, decoded. */
   query: Record<string, string>;
   headers: http.IncomingHttpHeaders;
   body: string;
   /** The body exactly as received, to check int64 digits byte for byte. */
   bodyBytes: Buffer;
-  /** Date.now() when the request arrived. */
+  /** Date.now() on arrival. */
   at: number;
 }
 
@@ -26,27 +25,13 @@ export type Reply =
   | { hang: true }
   | ((request: RecordedRequest, res: http.ServerResponse) => void);
 
+/** `tls`: https with this key and certificate (PEM). */
 export interface ScriptedServerOptions {
-  /** The loopback address to listen on: 127.0.0.1 (default) or ::1. */
   host?: '127.0.0.1' | '::1';
-  /** Serve https with this key and certificate (PEM). */
   tls?: { key: string; cert: string };
 }
 
-export interface ScriptedServer {
-  baseUrl: string;
-  /** The port, for URLs of another form (e.g. http://localhost:<port>). */
-  port: number;
-  requests: RecordedRequest[];
-  /** TLS handshakes that failed (https only): the client refused the certificate. */
-  tlsErrors: Error[];
-  /** Queue answers, used in order; when the queue is empty `fallback` answers. */
-  reply(...replies: Reply[]): void;
-  /** Resolves once `count` requests have arrived (in total). */
-  received(count: number): Promise<RecordedRequest[]>;
-  verify(): void;
-  close(): Promise<void>;
-}
+export type ScriptedServer = Awaited<ReturnType<typeof startScriptedServer>>;
 
 /** The X-RateLimit-* headers of a window with `remaining` left that resets `resetInS` seconds from `now` (whole seconds, as servers send it). */
 export function limitHeaders(now: number, remaining: number, resetInS: number, limit = 60): Record<string, string> {
@@ -64,7 +49,7 @@ export function json(status: number, body: object, headers: Record<string, strin
 export async function startScriptedServer(
   fallback: Reply = { status: 500, body: { code: 'unscripted', message: 'no reply scripted', status: 500 } },
   options: ScriptedServerOptions = {},
-): Promise<ScriptedServer> {
+) {
   const queue: Reply[] = [];
   const requests: RecordedRequest[] = [];
   const timers = new Set<NodeJS.Timeout>();
@@ -116,11 +101,15 @@ export async function startScriptedServer(
   const { port } = server.address() as AddressInfo;
   return {
     baseUrl: `${options.tls ? 'https' : 'http'}://${host.includes(':') ? `[${host}]` : host}:${port}/v1`,
+    /** For URLs of another form (http://localhost:<port>). */
     port,
     requests,
+    /** TLS handshakes that failed: the client refused the certificate. */
     tlsErrors,
-    reply: (...replies) => queue.push(...replies),
-    received: (count) =>
+    /** Answers used in order; once they run out, `fallback` answers. */
+    reply: (...replies: Reply[]) => void queue.push(...replies),
+    /** Resolves once `count` requests have arrived in all. */
+    received: (count: number): Promise<RecordedRequest[]> =>
       requests.length >= count ? Promise.resolve(requests.slice()) : new Promise((resolve) => waiters.push({ count, resolve })),
     verify() {
       if (queue.length > 0) throw new Error(`${queue.length} scripted replies were never requested`);

@@ -2,30 +2,12 @@ import { execFileSync } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
+import { setTimeout as sleep } from 'node:timers/promises';
 import type { TestContext } from 'vitest';
 import { BIN, NODE, tempDir } from './cli';
 
 /** petctl in a real terminal: a private tmux server a test. stdout is a file unless `stdoutToTerminal`, so its data can be checked. */
-export interface Terminal {
-  /** Types text literally (no key names). */
-  type(text: string): void;
-  /** Presses keys by tmux name: Enter, C-c, Down, BSpace. */
-  press(...keys: string[]): void;
-  /** What the terminal shows now. */
-  screen(): string;
-  /** Waits until the screen matches. */
-  waitFor(pattern: RegExp, timeoutMs?: number): Promise<string>;
-  /** Waits for petctl to end; its exit code. */
-  exitCode(timeoutMs?: number): Promise<number>;
-  /** What petctl wrote to stdout (a file). */
-  stdout(): string;
-  /** Everything the pane printed, its scrollback too, with wrapped lines joined. */
-  text(): string;
-  /** The pane's title, which OSC 0 and OSC 2 set. */
-  title(): string;
-  /** tmux's paste buffers, which OSC 52 fills (with `clipboard`); '' when none. */
-  buffers(): string;
-}
+export type Terminal = ReturnType<typeof openTerminal>;
 
 export interface TerminalOptions {
   stdoutToTerminal?: boolean;
@@ -39,14 +21,12 @@ export interface TerminalOptions {
   command?: string[];
 }
 
-const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
-
 export function openTerminal(
   t: Pick<TestContext, 'onTestFinished'>,
   args: string[],
   env: Record<string, string>,
   options: TerminalOptions = {},
-): Terminal {
+) {
   const dir = tempDir();
   const socket = `petctl-test-${randomBytes(6).toString('hex')}`;
   const tmux = (...tmuxArgs: string[]) => execFileSync('tmux', ['-L', socket, ...tmuxArgs], { encoding: 'utf8' });
@@ -77,11 +57,13 @@ export function openTerminal(
     }
   });
 
-  const terminal: Terminal = {
-    type: (text) => void tmux('send-keys', '-t', 'petctl', '-l', text),
-    press: (...keys) => void tmux('send-keys', '-t', 'petctl', ...keys),
+  const terminal = {
+    /** Types text literally (no key names). */
+    type: (text: string) => void tmux('send-keys', '-t', 'petctl', '-l', text),
+    /** Presses keys by tmux name: Enter, C-c, Down, BSpace. */
+    press: (...keys: string[]) => void tmux('send-keys', '-t', 'petctl', ...keys),
     screen: () => tmux('capture-pane', '-p', '-t', 'petctl'),
-    async waitFor(pattern, timeoutMs = 10_000) {
+    async waitFor(pattern: RegExp, timeoutMs = 10_000): Promise<string> {
       const until = Date.now() + timeoutMs;
       for (;;) {
         const screen = terminal.screen();
@@ -90,7 +72,8 @@ export function openTerminal(
         await sleep(50);
       }
     },
-    async exitCode(timeoutMs = 10_000) {
+    /** Waits for petctl to end. */
+    async exitCode(timeoutMs = 10_000): Promise<number> {
       const until = Date.now() + timeoutMs;
       while (!fs.existsSync(exit)) {
         if (Date.now() > until) throw new Error(`petctl did not end; the terminal shows:\n${terminal.screen()}`);
@@ -99,7 +82,9 @@ export function openTerminal(
       return Number(fs.readFileSync(exit, 'utf8').trim());
     },
     stdout: () => (fs.existsSync(out) ? fs.readFileSync(out, 'utf8') : ''),
+    /** Everything the pane printed, its scrollback too, with wrapped lines joined. */
     text: () => tmux('capture-pane', '-p', '-J', '-S', '-', '-t', 'petctl'),
+    /** The pane's title (OSC 0 and 2 set it), and tmux's paste buffers (OSC 52 fills them, with `clipboard`). */
     title: () => tmux('display-message', '-p', '-t', 'petctl', '#{pane_title}').trimEnd(),
     buffers: () => tmux('list-buffers'),
   };
