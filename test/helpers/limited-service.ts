@@ -1,5 +1,4 @@
-import http from 'node:http';
-import type { AddressInfo } from 'node:net';
+import { type RecordedRequest, startScriptedServer } from './scripted-server';
 
 /**
  * A rate-limited service under one key: real-length fixed windows, X-RateLimit-* on every answer, 429s past the
@@ -51,13 +50,8 @@ const BAN_MS = 10 * 60_000;
 /** The one animal GET /v1/pets lists without `listed`. */
 export const PET = { id: 1, name: 'Rex', categoryId: 1, status: 'available' };
 
-interface Answer {
-  status: number;
-  headers: Record<string, string>;
-  body: string;
-}
-
 export async function startLimitedService(options: LimitedServiceOptions = {}): Promise<LimitedService> {
+  type Answer = { status: number; headers: Record<string, string>; body: string };
   const limit = options.limit ?? 60;
   const windowMs = 60_000;
   const listed = options.listed;
@@ -90,7 +84,7 @@ export async function startLimitedService(options: LimitedServiceOptions = {}): 
     return { status: 429, headers: worded, body: JSON.stringify({ code, message, status: 429 }) };
   };
 
-  const pets = (method: string, url: URL, body: string, headers: Record<string, string>): Answer => {
+  const pets = ({ method, query, body }: RecordedRequest, headers: Record<string, string>): Answer => {
     if (method === 'POST') {
       const pet = JSON.parse(body) as { name: string; categoryId: number; status?: string };
       counts.created.set(pet.name, (counts.created.get(pet.name) ?? 0) + 1);
@@ -98,9 +92,9 @@ export async function startLimitedService(options: LimitedServiceOptions = {}): 
       return { status: 201, headers: { ...headers, location: `/v1/pets/${id}` }, body: JSON.stringify({ id, ...pet }) };
     }
     if (listed === undefined) return { status: 200, headers, body: JSON.stringify([PET]) };
-    const pageSize = Number(url.searchParams.get('limit') ?? 20);
-    const after = Number(url.searchParams.get('after') ?? 0);
-    counts.pages.push(url.searchParams.get('after') ?? '');
+    const pageSize = Number(query.limit ?? 20);
+    const after = Number(query.after ?? 0);
+    counts.pages.push(query.after ?? '');
     const last = Math.min(listed, after + pageSize);
     const items: string[] = [];
     for (let id = after + 1; id <= last; id += 1) items.push(`{"id":${id},"name":"Pet ${id}","categoryId":${(id % 7) + 1},"status":"available"}`);
@@ -108,7 +102,8 @@ export async function startLimitedService(options: LimitedServiceOptions = {}): 
     return { status: 200, headers, body: `[${items.join(',')}]` };
   };
 
-  const answer = (now: number, method: string, url: URL, body: string): Answer => {
+  const answer = (request: RecordedRequest): Answer => {
+    const now = request.at;
     counts.requests += 1;
     const end = roll(now);
     // Node adds the Date header itself (res.sendDate).
@@ -132,37 +127,21 @@ export async function startLimitedService(options: LimitedServiceOptions = {}): 
     }
     used += 1;
     headers['x-ratelimit-remaining'] = String(limit - used);
-    if (url.pathname !== '/v1/pets' || (method !== 'GET' && method !== 'POST')) {
+    if (request.path !== '/v1/pets' || (request.method !== 'GET' && request.method !== 'POST')) {
       return { status: 404, headers, body: JSON.stringify({ code: 'not_found', message: 'No such resource', status: 404 }) };
     }
     counts.ok += 1;
     counts.okPerWindow.set(end, (counts.okPerWindow.get(end) ?? 0) + 1);
-    return pets(method, url, body, headers);
+    return pets(request, headers);
   };
 
-  const server = http.createServer((req, res) => {
-    let body = '';
-    req.setEncoding('utf8').on('data', (chunk: string) => (body += chunk));
-    req.on('end', () => {
-      const reply = answer(Date.now(), req.method ?? 'GET', new URL(req.url ?? '/', 'http://service.invalid'), body);
-      const send = () => res.writeHead(reply.status, reply.headers).end(reply.body);
-      if (options.latencyMs) setTimeout(send, options.latencyMs);
-      else send();
-    });
+  const server = await startScriptedServer((request, res) => {
+    const { status, headers, body } = answer(request);
+    const send = () => res.writeHead(status, headers).end(body);
+    if (options.latencyMs) setTimeout(send, options.latencyMs);
+    else send();
   });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const { port } = server.address() as AddressInfo;
-  return {
-    baseUrl: `http://127.0.0.1:${port}/v1`,
-    limit,
-    windowMs,
-    counts,
-    close: () =>
-      new Promise<void>((resolve) => {
-        server.closeAllConnections();
-        server.close(() => resolve());
-      }),
-  };
+  return { baseUrl: server.baseUrl, limit, windowMs, counts, close: server.close };
 }
 
 /** A window end `ms` from now, on a whole second, so X-RateLimit-Reset names it exactly. */
