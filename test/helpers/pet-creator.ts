@@ -1,28 +1,18 @@
 import type { ServerResponse } from 'node:http';
 import type { RecordedRequest } from './scripted-server';
 
-export interface CreatorOptions {
+interface CreatorOptions {
   /** Names answered 400. */
   reject?: (name: string) => boolean;
   firstId?: number;
-  /**
-   * GET /pets lists `existing` and every animal created, in id order, `limit` a page
-   * (at most `pageSize`), with Link rel="next" (`after=<last id>`) as the sandbox does;
-   * `status` filters. Without it every GET is a 404.
-   */
+  /** GET /pets lists `existing` and all created, in id order and paged as the sandbox pages; without it, a 404. */
   list?: { existing?: string[]; pageSize?: number; noLinks?: boolean };
-  /**
-   * Names whose animal is created and whose answer is then lost: the connection is
-   * dropped without an answer. `together`: the answers are held until that many are,
-   * then all dropped at once (so that requests in flight at once all lose theirs).
-   */
+  /** Names whose animal is created and whose answer is lost (dropped), `together` at once: requests in flight lose theirs. */
   lose?: { names: (name: string) => boolean; together?: number };
 }
 
-export type Creator = ((request: RecordedRequest, res: ServerResponse) => void) & {
-  /** Every animal held, as JSON text (int64 digits as sent). */
-  readonly pets: string[];
-};
+/** `pets`: every animal held, as JSON text (int64 digits as sent). */
+type Creator = ((request: RecordedRequest, res: ServerResponse) => void) & { readonly pets: string[] };
 
 /** POST /pets answered as the service does: 201, a fresh id, and the X-RateLimit-* headers of a generous window. */
 export function creator(options: CreatorOptions = {}): Creator {

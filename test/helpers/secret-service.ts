@@ -17,17 +17,9 @@ if (missing.length > 0) console.warn(`skipping the keychain tests: ${missing.joi
 /** For describe.skipIf: true when the tools are missing on a developer's machine. */
 export const noSecretService = missing.length > 0;
 
-export interface SecretService {
-  /** What petctl and secret-tool need to reach it. */
-  env: { DBUS_SESSION_BUS_ADDRESS: string; XDG_DATA_HOME: string };
-  /** secret-tool search --all service petctl: the accounts (attribute.username) it finds. */
-  accounts(): string[];
-  /** Deletes an entry behind petctl's back. */
-  clear(account: string): void;
-  stop(): Promise<void>;
-}
+export type SecretService = Awaited<ReturnType<typeof startSecretService>>;
 
-export async function startSecretService(): Promise<SecretService> {
+export async function startSecretService() {
   const dataHome = fs.mkdtempSync(path.join(os.tmpdir(), 'petctl-keyring-'));
   const script = 'printf pw | gnome-keyring-daemon --unlock --components=secrets >/dev/null && echo "$DBUS_SESSION_BUS_ADDRESS" && exec sleep 600';
   const session: ChildProcess = spawn('dbus-run-session', ['--', 'sh', '-c', script], {
@@ -47,13 +39,16 @@ export async function startSecretService(): Promise<SecretService> {
   const secretTool = (...args: string[]) =>
     spawnSync('secret-tool', args, { env: { PATH: process.env.PATH, HOME: dataHome, ...env }, encoding: 'utf8' });
   return {
+    /** What petctl and secret-tool need to reach it. */
     env,
+    /** The accounts (attribute.username) of `secret-tool search --all service petctl`. */
     accounts() {
       const found = secretTool('search', '--all', 'service', 'petctl');
       // secret-tool writes the attributes to stderr, the secrets to stdout.
       return [...`${found.stdout}${found.stderr}`.matchAll(/^attribute\.username = (.*)$/gm)].map((match) => match[1]!);
     },
-    clear(account) {
+    /** Deletes an entry behind petctl's back. */
+    clear(account: string) {
       secretTool('clear', 'service', 'petctl', 'username', account);
     },
     async stop() {

@@ -3,9 +3,7 @@ import type { TestContext } from 'vitest';
 import { type Context, createContext } from '../../src/context';
 import type { GlobalOptions } from '../../src/globals';
 import { type OutStream, type Terminal, createTerminal } from '../../src/terminal';
-import { newApiKey } from './cli';
-import { startScriptedServer } from './scripted-server';
-import { tempDir } from './temp-dir';
+import { setupE2e } from './cli';
 
 /** The in-process seam (STYLE.md seam 2): run() functions with a real Context over fake streams, as gh's `iostreams.Test()`. */
 
@@ -91,12 +89,9 @@ export function fakeContext(t: Pick<TestContext, 'onTestFinished'>, options: Fak
   return { ctx, io };
 }
 
-/** A scripted server for this test, and fake Contexts bound to it, to a config folder of the test's and to one key. */
+/** setupE2e's scripted server, config folder and key, and fake Contexts bound to them. */
 export async function servedContext(t: Pick<TestContext, 'onTestFinished'>) {
-  const server = await startScriptedServer();
-  const key = newApiKey();
-  const configDir = tempDir();
-  t.onTestFinished(() => server.close());
+  const { server, key, configDir } = await setupE2e(t);
   const run = (options: FakeContextOptions = {}) =>
     fakeContext(t, {
       ...options,
