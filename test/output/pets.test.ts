@@ -105,16 +105,10 @@ describe('json and ndjson: every field the server sent, int64 exact', () => {
     '}',
   ];
 
-  test('a single pet: the object, every field, int64 exact, 2-space indent, trailing newline', () => {
+  test('a single pet: the object, 2-space indent, trailing newline; a list: the array; ndjson: a compact object a line', () => {
     expect(renderPet(withExtras, 'json', PIPE)).toBe(`${single.join('\n')}\n`);
-  });
-
-  test('a list: the array', () => {
     // No colour in JSON, even on a colour terminal.
     expect(renderPets([withExtras], 'json', TTY_COLOUR)).toBe(`[\n${single.map((line) => `  ${line}`).join('\n')}\n]\n`);
-  });
-
-  test('ndjson: one compact object per line, extra fields kept', () => {
     const list: Pet[] = [
       { id: 1, name: 'Rex', categoryId: 2, status: 'available' },
       { id: BIG_ID, name: 'two\nlines', categoryId: 4, microchip: 'X1' },
@@ -142,15 +136,12 @@ describe('csv', () => {
 describe('json and ndjson on a terminal', () => {
   const pet: Pet = { id: 1, name: 'Rex\u009b2J\u202e\u001b\u007f', categoryId: 2 };
 
-  test('C1 and bidi controls are \\u escapes (JSON itself escapes C0): the same JSON value', () => {
+  test('C1 and bidi controls are \\u escapes (JSON itself escapes C0): the same JSON value; piped, JSON.stringify\'s bytes', () => {
     for (const out of [renderPets([pet], 'json', TTY_COLOUR), renderPet(pet, 'json', TTY_COLOUR), renderPets([pet], 'ndjson', TTY_COLOUR)]) {
       expect(out).toContain('"Rex\\u009b2J\\u202e\\u001b\\u007f"');
       expect(out).not.toMatch(/[\u0000-\u0009\u000b-\u001f\u007f-\u009f\u202e]/);
       expect(JSON.stringify(JSON.parse(out))).toContain(JSON.stringify(pet.name));
     }
-  });
-
-  test('piped, the text is JSON.stringify\'s byte for byte', () => {
     expect(renderPets([pet], 'ndjson', PIPE)).toBe(`${JSON.stringify(pet)}\n`);
     expect(renderPet(pet, 'json', PIPE)).toBe(`${JSON.stringify(pet, null, 2)}\n`);
   });
