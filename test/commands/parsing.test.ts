@@ -261,7 +261,10 @@ describe('refused flags: exit 2, a message naming the flag and the allowed value
     [['-o', 'json', 'pet', 'list'], "unknown command 'pet' (did you mean 'pets'?)"],
     // Each way a refusal is made: commander's own, a flag's check before the run, the run's.
     [['-o', 'json', 'pets', 'add', '--name', 'Rex'], "required option '--category-id <int64>' not specified"],
-    [['-o', 'json', '--timeout', '3000000', 'pets', 'list'], '--timeout must be at most 2147483 seconds (24 days), the longest a timer can wait, not "3000000"'],
+    [
+      ['-o', 'json', '--timeout', '3000000', 'pets', 'list'],
+      '--timeout must be at most 2147483 seconds (24 days), the longest a timer can wait, not "3000000"',
+    ],
     [['-o', 'json', 'api', '--paginate', '/pets', '-X', 'POST'], '--paginate follows the pages of a GET, not of -X POST'],
     [['-o', 'json', 'pets', 'add', '--file', 'x.csv', '--name', 'Rex'], '--file cannot be used with --name'],
     [['-o', 'json', 'pets', 'list', '--all', '--cache', '1m'], "option '--cache <duration>' cannot be used with option '--all'"],

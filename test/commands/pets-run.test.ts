@@ -32,9 +32,10 @@ const PLAIN_TABLE = [
 // How a table looks (headers, colours, `-`, cutting NAME) is output/pets.test.ts's, TSV records.test.ts's; here the
 // terminal's width and colour level, NO_COLOR and --no-color reach it through the Context.
 describe.concurrent('pets list on a terminal', () => {
-  it('draws the table at the width and colour level of the terminal (a TERM-less one: basic colours); NO_COLOR or --no-color: none', async (t) => {
+  it('draws the table at the width and colour level of the terminal (a TERM-less one: basic colours), or none', async (t) => {
     const { server, key, run } = await servedContext(t);
-    const pets: Pet[] = [{ id: 1, name: 'Sir Bartholomew Fluffington the Third of Puddlecombe', categoryId: 1, status: 'available' }, ...PETS.slice(1)];
+    const long = 'Sir Bartholomew Fluffington the Third of Puddlecombe';
+    const pets: Pet[] = [{ id: 1, name: long, categoryId: 1, status: 'available' }, ...PETS.slice(1)];
     server.reply(json(200, pets), json(200, PETS), json(200, PETS));
     const { ctx, io } = run({ stdoutColumns: 40 });
     await listRun({ limit: 4 }, ctx);

@@ -79,33 +79,28 @@ describe.concurrent('profile show', () => {
     expect(JSON.parse(json.io.stdout.text())).toMatchObject({ configFile: file, rateLimit: null });
   });
 
-  it('a named profile wins over -p; a profile without a key says how to add one', async (t) => {
+  it('a named profile wins over -p; --base-url and PETCTL_API_KEY are overrides; an unknown one is exit 2', async (t) => {
     const { run } = setup(t, TWO);
     const { ctx, io } = run({ globals: { profile: 'production' } });
     await profileShowRun({ name: 'staging' }, ctx);
     expect(io.stdout.text()).toContain('Profile:    staging\n');
     expect(io.stdout.text()).toContain('Stored key: none: run petctl auth login\n');
     expect(io.stdout.text()).toContain('Key in use: none\n');
-  });
-
-  it('lists --base-url and PETCTL_API_KEY as overrides', async (t) => {
-    const { run } = setup(t, TWO);
     const envKey = newApiKey();
-    const { ctx, io } = run({ globals: { baseUrl: 'https://flag.example.org/v1', output: 'json' }, env: { PETCTL_API_KEY: envKey } });
-    await profileShowRun({}, ctx);
-    expect(JSON.parse(io.stdout.text())).toMatchObject({
+    const json = run({ globals: { baseUrl: 'https://flag.example.org/v1', output: 'json' }, env: { PETCTL_API_KEY: envKey } });
+    await profileShowRun({}, json.ctx);
+    expect(JSON.parse(json.io.stdout.text())).toMatchObject({
       name: 'production',
       effectiveBaseUrl: 'https://flag.example.org/v1',
       effectiveKey: `****${envKey.slice(-4)}`,
       keySource: 'env',
       overrides: ['PETCTL_API_KEY overrides the stored key', '--base-url overrides the base URL'],
     });
-  });
-
-  it('an unknown profile is a usage error (exit 2)', async (t) => {
-    const { run } = setup(t);
-    const { ctx } = run();
-    await expect(profileShowRun({ name: 'nope' }, ctx)).rejects.toMatchObject({ exitCode: 2, code: 'usage_error', message: 'unknown profile "nope" (known: sandbox)' });
+    await expect(profileShowRun({ name: 'nope' }, run().ctx)).rejects.toMatchObject({
+      exitCode: 2,
+      code: 'usage_error',
+      message: 'unknown profile "nope" (known: sandbox, production, staging)',
+    });
   });
 });
 
@@ -153,14 +148,15 @@ describe.concurrent('profile add, use, remove', () => {
 
   // Each rule is the store's (test/config/profiles.test.ts: the built-in sandbox, names, an existing or unknown profile)
   // or the URL check's (test/config/url-check.test.ts); these rows check that the commands stop on it and write nothing.
+  const [HTTP, HTTPS] = ['http://api.example.org/v1', 'https://api.example.org/v1'];
   it.for([
     { action: 'remove the sandbox', attempt: (ctx: Context) => profileRemoveRun({ name: 'sandbox', yes: false }, ctx) },
     { action: 'add http:// to a remote host', attempt: (ctx: Context) => profileAddRun({ name: 'p', baseUrl: 'http://example.org/v1' }, ctx) },
     { action: 'remove an unknown profile', attempt: (ctx: Context) => profileRemoveRun({ name: 'nope', yes: false }, ctx) },
     { action: 'set nothing', attempt: (ctx: Context) => profileSetRun({ name: 'production' }, ctx) },
-    { action: 'set http:// to a remote host', attempt: (ctx: Context) => profileSetRun({ name: 'production', baseUrl: 'http://api.example.org/v1' }, ctx) },
-    { action: 'set the sandbox', attempt: (ctx: Context) => profileSetRun({ name: 'sandbox', baseUrl: 'https://api.example.org/v1' }, ctx) },
-    { action: 'set an unknown profile', attempt: (ctx: Context) => profileSetRun({ name: 'nope', baseUrl: 'https://api.example.org/v1' }, ctx) },
+    { action: 'set http:// to a remote host', attempt: (ctx: Context) => profileSetRun({ name: 'production', baseUrl: HTTP }, ctx) },
+    { action: 'set the sandbox', attempt: (ctx: Context) => profileSetRun({ name: 'sandbox', baseUrl: HTTPS }, ctx) },
+    { action: 'set an unknown profile', attempt: (ctx: Context) => profileSetRun({ name: 'nope', baseUrl: HTTPS }, ctx) },
   ])('refuses to $action (exit 2), changing nothing', async ({ attempt }, t) => {
     const { run, read } = setup(t, TWO);
     const { ctx, io } = run();

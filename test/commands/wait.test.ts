@@ -15,7 +15,7 @@ afterEach(() => {
 });
 
 describe('ctx.wait', () => {
-  it('counts down whole seconds in place on a TTY stderr, the whole time, then erases the line; counts on the monotonic clock', async (t) => {
+  it('counts down in place on a TTY stderr the whole time, then erases the line; counts on the monotonic clock', async (t) => {
     let offset = 0;
     const { ctx, io } = fakeContext(t, { stderrTTY: true, now: () => Date.now() + offset, monotonic: () => performance.now() });
     let done = false;
