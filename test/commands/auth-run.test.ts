@@ -199,9 +199,10 @@ describe.concurrent('auth login checks the key with the service', () => {
 });
 
 describe.concurrent('auth status', () => {
-  it('checks the key with GET /pets?limit=1 and prints Label: value lines', async (t) => {
-    const server = await startScriptedServer(json(200, [], LIMITS));
+  it('checks the key with GET /pets?limit=1 and prints Label: value lines; -o ndjson: one line, naming sources', async (t) => {
+    const server = await startScriptedServer(json(200, []));
     t.onTestFinished(() => server.close());
+    server.reply(json(200, [], LIMITS));
     const key = newApiKey();
     const dir = configDirWith({ activeProfile: 'staging', profiles: { staging: { baseUrl: server.baseUrl, apiKey: key } } });
     const { ctx, io } = run(t, dir);
@@ -220,22 +221,17 @@ describe.concurrent('auth status', () => {
         '',
       ].join('\n'),
     );
-  });
-
-  it('-o ndjson prints the object on one line; sources name the flag and the environment', async (t) => {
-    const server = await startScriptedServer(json(200, []));
-    t.onTestFinished(() => server.close());
-    const key = newApiKey();
-    const dir = configDirWith(STAGING);
-    const { ctx, io } = run(t, dir, { env: { PETCTL_PROFILE: 'staging', PETCTL_API_KEY: key }, globals: { baseUrl: server.baseUrl, output: 'ndjson' } });
-    await statusRun(ctx);
-    expect(io.stdout.text()).toMatch(/^[^\n]*\}\n$/);
-    expect(JSON.parse(io.stdout.text())).toEqual({
+    const envKey = newApiKey();
+    const env = { PETCTL_PROFILE: 'staging', PETCTL_API_KEY: envKey };
+    const piped = run(t, dir, { env, globals: { baseUrl: server.baseUrl, output: 'ndjson' } });
+    await statusRun(piped.ctx);
+    expect(piped.io.stdout.text()).toMatch(/^[^\n]*\}\n$/);
+    expect(JSON.parse(piped.io.stdout.text())).toEqual({
       profile: 'staging',
       profileSource: 'env',
       baseUrl: server.baseUrl,
       baseUrlSource: 'flag',
-      key: `****${key.slice(-4)}`,
+      key: `****${envKey.slice(-4)}`,
       keySource: 'env',
       keyStorage: null,
       authenticated: true,
