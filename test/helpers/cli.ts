@@ -4,7 +4,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { type TestContext, expect } from 'vitest';
-import { type RecordedRequest, type Reply, type ScriptedServer, type ScriptedServerOptions, startScriptedServer } from './scripted-server';
+import { type RecordedRequest, type Reply, type ScriptedServerOptions, startScriptedServer } from './scripted-server';
 import { tempDir } from './temp-dir';
 
 export { tempDir };
@@ -113,20 +113,15 @@ export function newApiKey(): string {
   return `pk_test_${randomBytes(16).toString('hex')}`;
 }
 
-export interface E2eSetup {
-  server: ScriptedServer;
-  key: string;
-  configDir: string;
-  /** petctl with this test's config dir, key and --base-url; rejects if the key is ever printed. */
-  petctl: (args: string[], options?: CliOptions) => Promise<CliResult>;
-}
+export type E2eSetup = Awaited<ReturnType<typeof setupE2e>>;
 
 /** One scripted server, config dir and key per test; the server closed through the test's own context (safe in describe.concurrent). */
-export async function setupE2e(t: Pick<TestContext, 'onTestFinished'>, fallback?: Reply, serverOptions?: ScriptedServerOptions): Promise<E2eSetup> {
+export async function setupE2e(t: Pick<TestContext, 'onTestFinished'>, fallback?: Reply, serverOptions?: ScriptedServerOptions) {
   const server = await startScriptedServer(fallback, serverOptions);
   const key = newApiKey();
   const configDir = tempDir();
   t.onTestFinished(() => server.close());
+  // petctl with this test's config dir, key and --base-url; it rejects if the key is ever printed.
   const petctl = cliSession({ args: ['--base-url', server.baseUrl], env: { PETCTL_CONFIG_DIR: configDir, PETCTL_API_KEY: key }, secrets: [key] });
   return { server, key, configDir, petctl };
 }
