@@ -178,7 +178,7 @@ describe.concurrent('a profile with a state URL (Redis)', () => {
     },
   };
 
-  it('profile list adds a STATE STORE column with the password masked', async (t) => {
+  it('profile list adds a STATE STORE column, and profile show the store, the password masked', async (t) => {
     const { run } = setup(t, SHARED);
     const { ctx, io } = run({ stdoutColumns: 140 });
     await profileListRun(ctx);
@@ -187,10 +187,7 @@ describe.concurrent('a profile with a state URL (Redis)', () => {
     expect(lines[2]).toMatch(/shelters .* redis:\/\/:\*\*\*\*@cache\.example\.org:6379\/0$/);
     expect(lines[3]).toMatch(/staging .* local$/);
     expect(io.stdout.text()).not.toContain(SECRET);
-  });
-
-  it('profile show names the state store and its source, masked; PETCTL_STATE_URL overrides it', async (t) => {
-    const { run } = setup(t, SHARED);
+    // profile show names the state store and its source, masked; PETCTL_STATE_URL overrides it.
     const shown = run();
     await profileShowRun({}, shown.ctx);
     expect(shown.io.stdout.text()).toContain('State store: redis://:****@cache.example.org:6379/0 (profile; password in the URL)\n');
