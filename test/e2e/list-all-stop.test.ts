@@ -47,7 +47,7 @@ describe.concurrent('pets list --all stopped by a 429', () => {
     server.verify();
   });
 
-  // Each format written page by page, and the continue command's flags: test/output/listing-stream.test.ts.
+  // Each format written page by page, and the continue command's flags: test/output/listing.test.ts.
   it('--query runs over what was fetched before the stop', async (t) => {
     const { server, petctl } = await setupE2e(t);
     server.reply(linkedPage(petsPage([1, 2]), '/v1/pets?limit=2&after=2'), linkedPage(petsPage([3]), '/v1/pets?limit=2&after=3'), refusedPastMaxWait);
