@@ -51,22 +51,7 @@ describe('renderTable', () => {
   });
 });
 
-describe('displayWidth', () => {
-  test.each([
-    ['', 0],
-    ['Rex', 3],
-    ['犬', 2],
-    ['ポチ', 4],
-    ['🐶', 2],
-    ['e\u0301', 1], // e + combining acute accent
-    ['👨‍👩‍👧', 2], // one ZWJ sequence
-    ['a\u200bb', 2], // zero-width space
-    ['©', 1], // pictographic, but text presentation
-  ])('%j is %i columns', (text, width) => {
-    expect(displayWidth(text)).toBe(width);
-  });
-});
-
+// A cell's width in columns is string-width's (wide characters, emoji, combining marks, zero-width spaces).
 describe('truncateToWidth', () => {
   test.each([
     ['leaves text that fits', 'Rex', 3, 'Rex'],
