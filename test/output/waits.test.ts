@@ -17,9 +17,7 @@ describe('what the user reads of a stop', () => {
     expect(requestStop(gateStop('day_quota', NOW + DAY)).message).toMatch(/^the daily quota is used up; nothing sent\. Try again at 2026-11-26 14:31:04, in 24h00m$/);
     expect(requestStop(gateStop('day_quota', NOW + DAY)).hint).toBeUndefined();
     expect(requestStop(gateStop('ban', NOW + 30 * SECOND)).message).toBe('the API key is banned until 14:31:34 (in 30s); petctl sends nothing before then');
-  });
-
-  it('with --max-wait 0 no wait was asked for, so there is no hint to raise it', () => {
+    // With --max-wait 0 no wait was asked for, so there is no hint to raise it.
     expect(requestStop(gateStop('minute_window', NOW + 61 * SECOND, true)).hint).toBeUndefined();
   });
 
@@ -76,9 +74,7 @@ describe('what the user reads of a wait', () => {
     expect(formatRetryWait(1)).toBe('0.1s');
     expect(formatRetryWait(16_650)).toBe('16.7s');
     expect(formatRetryWait(61_000)).toBe('61s');
-  });
-
-  it('the final error after retries says how many attempts over how long', () => {
+    // The final error after retries: how many attempts over how long.
     expect(attemptsSpent(5, 16_700)).toBe(', 5 attempts over 16.7s');
     expect(attemptsSpent(2, 125_000)).toBe(', 2 attempts over 2m05s');
   });
