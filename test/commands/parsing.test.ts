@@ -5,7 +5,7 @@ import { buildProgram, globalOptions } from '../../src/commands/root';
 import { type Context, createContext } from '../../src/context';
 import type { GlobalOptions } from '../../src/globals';
 import { PACKAGE_VERSION, tempDir } from '../helpers/cli';
-import { fakeIo, runMain as runInProcess } from '../helpers/terminal';
+import { fakeIo, runMain } from '../helpers/terminal';
 
 /** Seam 1: argv → what a command asks of the endpoint functions (spies), and nothing asked when a flag is refused. */
 
@@ -46,8 +46,6 @@ async function parse(argv: string[], env: Record<string, string> = {}): Promise<
   await program.parseAsync(argv, { from: 'user' });
   return { globals: ctx?.globals, stdout: io.stdout.text(), stderr: io.stderr.text(), configDir };
 }
-
-const runMain = (argv: string[]) => runInProcess(argv, { PETCTL_CONFIG_DIR: '/nonexistent/petctl-test' });
 
 const DEFAULTS: GlobalOptions = {
   profile: undefined,

@@ -101,8 +101,11 @@ export async function servedContext(t: Pick<TestContext, 'onTestFinished'>) {
   return { server, key, run };
 }
 
+/** Without `env`, a config folder that does not exist: nothing of this machine's is read. */
+const NO_CONFIG = { PETCTL_CONFIG_DIR: '/nonexistent/petctl-test' };
+
 /** The whole of main() in this process (loaded on first use), over fake streams: its exit code and what it printed. */
-export async function runMain(argv: string[], env: Record<string, string> = {}, ioOptions: FakeIoOptions = {}) {
+export async function runMain(argv: string[], env: Record<string, string> = NO_CONFIG, ioOptions: FakeIoOptions = {}) {
   const { main } = await import('../../src/main');
   const io = fakeIo(ioOptions);
   const code = await main(argv, { io, env, signal: new AbortController().signal });

@@ -1,15 +1,13 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { fakeContext, runMain as runInProcess } from '../helpers/terminal';
+import { fakeContext, runMain } from '../helpers/terminal';
 
 /** Every line on stderr, on a terminal or not, shows outside text's control and bidi characters as visible escapes. */
 
 const HOSTILE = 'x\u001b]0;PWNED\u0007\u001b]52;c;eA==\u0007\u001b[2J\rEVIL\u202e\u009b2J\nerror: forged';
 const SHOWN = 'x\\x1b]0;PWNED\\x07\\x1b]52;c;eA==\\x07\\x1b[2J\\rEVIL\\u202e\\x9b2J\\nerror: forged';
 const UNSAFE = /[\u0000-\u0009\u000b-\u001f\u007f-\u009f\u200e\u200f\u202a-\u202e\u2066-\u2069]/;
-
-const runMain = (argv: string[]) => runInProcess(argv, { PETCTL_CONFIG_DIR: '/nonexistent/petctl-test' });
 
 describe('lines on stderr', () => {
   it('an error quoting outside text is one line, its controls shown as escapes', async () => {
