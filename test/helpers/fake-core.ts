@@ -14,13 +14,10 @@ export const START = Date.UTC(2026, 10, 25, 12, 0, 0) + 250;
 
 /** A clock that moves only when someone waits: the earliest timer fires once everything runnable has run. */
 export class FakeTime {
-  now: number;
   private timers: Array<{ at: number; seq: number; resolve: () => void }> = [];
   private seq = 0;
 
-  constructor(start = START) {
-    this.now = start;
-  }
+  constructor(public now = START) {}
 
   sleep = (ms: number): Promise<void> =>
     new Promise((resolve) => {
