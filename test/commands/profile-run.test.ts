@@ -5,7 +5,6 @@ import { type TestContext, describe, expect, it } from 'vitest';
 import { profileListRun } from '../../src/commands/profile/list';
 import { profileShowRun } from '../../src/commands/profile/show';
 import { profileAddRun, profileRemoveRun, profileSetRun, profileUseRun } from '../../src/commands/profile/write';
-
 import type { Context } from '../../src/context';
 import { UsageError } from '../../src/errors';
 import { configDirWith, newApiKey } from '../helpers/cli';
