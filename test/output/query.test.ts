@@ -104,28 +104,25 @@ describe('--query with -o csv', () => {
     );
   });
 
-  it('an array of objects picked by the expression keeps its keys in the expression order', () => {
-    expect(csv('[].{name: name, id: id}')).toBe('name,id\n"Rex, ""the"" dog",9007199254740993\nBella,2\nTom,3\n');
-  });
-
-  it('an array of scalars: one column named by the last field the expression picks', () => {
-    expect(csv('[].id')).toBe('id\n9007199254740993\n2\n3\n');
-    expect(csv("[?categoryId == `1`].name")).toBe('name\n"Rex, ""the"" dog"\nBella\n');
-    expect(csv('sort_by(@, &id)[].id')).toBe('id\n2\n3\n9007199254740993\n');
-    expect(csv('reverse([].id)')).toBe('id\n3\n2\n9007199254740993\n');
-    expect(csv('[].tags[]')).toBe('tags\na\nb\n');
-  });
-
-  it('an array of scalars the expression does not name: one column named value; booleans as words, null empty', () => {
-    expect(csv('[length(@)]')).toBe('value\n3\n');
-    expect(csv('map(&status, @)')).toBe('value\nsold\n\n\n');
-    expect(csv('[`true`, `null`, `1.5`, `"x"`]', {})).toBe('value\ntrue\n\n1.5\nx\n');
-  });
-
-  it('an empty array: the header alone when the expression names its columns, else nothing', () => {
-    expect(csv("[?status == 'adopted'].{id: id, name: name}")).toBe('id,name\n');
-    expect(csv("[?status == 'adopted'].id")).toBe('id\n');
-    expect(csv("[?status == 'adopted']")).toBe('');
+  it.each([
+    // An array of objects picked by the expression keeps its keys in the expression order.
+    ['[].{name: name, id: id}', 'name,id\n"Rex, ""the"" dog",9007199254740993\nBella,2\nTom,3\n'],
+    // An array of scalars: one column named by the last field the expression picks.
+    ['[].id', 'id\n9007199254740993\n2\n3\n'],
+    ["[?categoryId == `1`].name", 'name\n"Rex, ""the"" dog"\nBella\n'],
+    ['sort_by(@, &id)[].id', 'id\n2\n3\n9007199254740993\n'],
+    ['reverse([].id)', 'id\n3\n2\n9007199254740993\n'],
+    ['[].tags[]', 'tags\na\nb\n'],
+    // Scalars the expression does not name: one column named value; booleans as words, null empty.
+    ['[length(@)]', 'value\n3\n'],
+    ['map(&status, @)', 'value\nsold\n\n\n'],
+    ['[`true`, `null`, `1.5`, `"x"`]', 'value\ntrue\n\n1.5\nx\n'],
+    // An empty array: the header alone when the expression names its columns, else nothing.
+    ["[?status == 'adopted'].{id: id, name: name}", 'id,name\n'],
+    ["[?status == 'adopted'].id", 'id\n'],
+    ["[?status == 'adopted']", ''],
+  ])('%s', (expression, expected) => {
+    expect(csv(expression)).toBe(expected);
   });
 
   it('on a terminal, control characters in keys and values show as escapes; piped, they pass as sent', () => {
