@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import type { RequestHooks } from '../../src/api/request';
+import { HOLD_MIN_MS } from '../../src/api/waits';
 import { RateLimitError, StateUnwritableError } from '../../src/errors';
 import { FakeTime, fakeClient, fakeService, memoryGate } from '../helpers/fake-core';
 import { limitHeaders } from '../helpers/scripted-server';
@@ -7,6 +7,7 @@ import { limitHeaders } from '../helpers/scripted-server';
 /** The send loop at real lengths on a fake clock; two HttpClients on one gate are two processes on one state file. */
 
 const BANNED = { code: 'key_banned', message: 'API key banned', status: 429 };
+const RATE_LIMITED = { code: 'rate_limited', message: 'Too many requests', status: 429 };
 
 function setup(respond: Parameters<typeof fakeService>[1]) {
   const time = new FakeTime();
@@ -19,21 +20,7 @@ function setup(respond: Parameters<typeof fakeService>[1]) {
 const list = { method: 'GET', path: '/pets' };
 const gaps = (requests: Array<{ at: number }>) => requests.slice(1).map((request, i) => request.at - requests[i]!.at);
 
-describe('after a 429 with Retry-After, the next request goes exactly then', () => {
-  it.each([
-    { what: 'Retry-After 2 with Remaining 0 and Reset now+60: the retry goes 2 s later, not at the reset', retryAfter: '2', reset: 60, gap: 2000 },
-    { what: 'Retry-After 2 with Reset now+70 (past --max-wait): retried after 2 s, exit 0', retryAfter: '2', reset: 70, gap: 2000 },
-    { what: 'Retry-After 10 with Reset now+2: nothing before 10 s in this process', retryAfter: '10', reset: 2, gap: 10_000 },
-  ])('$what', async ({ retryAfter, reset, gap }) => {
-    const { time, requests, client } = setup((request, i) =>
-      i === 0 ? { status: 429, headers: { 'retry-after': retryAfter, ...limitHeaders(request.at, 0, reset) } } : { status: 200 },
-    );
-    const { http, waits } = client();
-    await expect(time.run(http.send(list))).resolves.toMatchObject({ status: 200 });
-    expect(gaps(requests)).toEqual([gap]);
-    expect(waits.map((wait) => wait.why)).toEqual([`retry 1/4 in ${gap / 1000}s: HTTP 429`]);
-  });
-
+describe('retries and bans', () => {
   it('always 429 Retry-After 1: five requests 1 s apart (--retries 4), then exit 5 after 4 s of waiting', async () => {
     const { time, requests, t0, client } = setup((request) => ({ status: 429, headers: { 'retry-after': '1', ...limitHeaders(request.at, 0, 60) } }));
     const { http, waits } = client();
@@ -46,73 +33,12 @@ describe('after a 429 with Retry-After, the next request goes exactly then', () 
     expect(time.now - t0).toBe(4000);
   });
 
-  it.each([
-    { what: 'after --retries 0, a new process sends at the remembered Retry-After (3 s), not at the reset', retryAfter: 3, reset: 60, later: 0 },
-    { what: 'Retry-After 10 with Reset now+2: nothing before 10 s in the next process', retryAfter: 10, reset: 2, later: 3000 },
-  ])('$what', async ({ retryAfter, reset, later }) => {
-    const { time, requests, t0, client } = setup((request, i) =>
-      i === 0 ? { status: 429, headers: { 'retry-after': String(retryAfter), ...limitHeaders(request.at, 0, reset) } } : { status: 200 },
-    );
-    await expect(time.run(client({ retries: 0 }).http.send(list))).rejects.toBeInstanceOf(RateLimitError);
-    // The next process starts `later` ms after the first one ended.
-    time.now += later;
-    const next = client();
-    await time.run(next.http.send(list));
-    expect(requests.map((request) => request.at - t0)).toEqual([0, retryAfter * 1000]);
-    expect(next.waits).toHaveLength(1);
-  });
-});
-
-describe('a 200 that leaves nothing', () => {
-  it('Remaining 0, Reset now+5: the next process waits for the reset; with --max-wait 1 it ends at once, sending nothing', async () => {
-    const { time, requests, client } = setup((request) => ({ status: 200, headers: limitHeaders(request.at, 0, 5) }));
-    await time.run(client().http.send(list));
-    const resetAt = (Math.ceil(requests[0]!.at / 1000) + 5) * 1000;
-
-    const impatient = client({ maxWaitMs: 1000 });
-    const failure = await time.run(impatient.http.send(list)).catch((error: unknown) => error);
-    expect(failure).toBeInstanceOf(RateLimitError);
-    expect((failure as RateLimitError).code).toBe('rate_limited');
-    expect((failure as RateLimitError).message).toMatch(/^rate limit reached; nothing sent\. Try again at \d\d:\d\d:\d\d, in [56]s$/);
-    expect(impatient.waits).toEqual([]);
-    expect(requests).toHaveLength(1);
-
-    const patient = client();
-    await time.run(patient.http.send(list));
-    expect(requests[1]!.at).toBe(resetAt);
-  });
-});
-
-describe('bans', () => {
-  const banned = (request: { at: number }) => ({ status: 429, headers: { 'retry-after': '30', ...limitHeaders(request.at, 0, 30) }, body: BANNED });
-
-  it('with --max-wait 60 the ban is waited out and retried once; the second ban ends it', async () => {
-    const { time, requests, t0, client } = setup(banned);
-    const failure = await time.run(client().http.send(list)).catch((error: unknown) => error);
-    expect(failure).toBeInstanceOf(RateLimitError);
-    expect((failure as RateLimitError).code).toBe('key_banned');
-    expect((failure as RateLimitError).message).toMatch(/^the API key is banned until \d\d:\d\d:\d\d \(in 30s\); petctl sends nothing before then \(2 attempts over 30s\)$/);
-    expect(requests.map((request) => request.at - t0)).toEqual([0, 30_000]);
-  });
-
-  it('with --max-wait 10 it ends at once; a new process sends nothing before the ban ends', async () => {
-    const { time, requests, t0, client } = setup(banned);
-    const failure = await time.run(client({ maxWaitMs: 10_000 }).http.send(list)).catch((error: unknown) => error);
-    expect((failure as RateLimitError).code).toBe('key_banned');
-    expect(requests).toHaveLength(1);
-    expect(time.now).toBe(t0);
-
-    const next = await time.run(client({ maxWaitMs: 10_000 }).http.send(list)).catch((error: unknown) => error);
-    expect((next as RateLimitError).code).toBe('key_banned');
-    expect((next as RateLimitError).message).toMatch(/^the API key is banned until \d\d:\d\d:\d\d \(in 30s\); petctl sends nothing before then$/);
-    expect(requests).toHaveLength(1);
-
-    await time.run(client().http.send(list)).catch(() => {});
-    expect(requests[1]!.at - t0).toBe(30_000);
-  });
-
   it('a new process that waited out a ban before sending takes the next key_banned as the second: no retry', async () => {
-    const { time, requests, t0, client } = setup(banned);
+    const { time, requests, t0, client } = setup((request) => ({
+      status: 429,
+      headers: { 'retry-after': '30', ...limitHeaders(request.at, 0, 30) },
+      body: BANNED,
+    }));
     await expect(time.run(client({ maxWaitMs: 10_000 }).http.send(list))).rejects.toBeInstanceOf(RateLimitError);
 
     const next = client();
@@ -124,50 +50,22 @@ describe('bans', () => {
   });
 });
 
-describe('no request starts after a 429 is read, until its Retry-After', () => {
-  it('paced requests in flight; the third POST gets 429 Retry-After 2: later POSTs wait the 2 s, then all rows go', async () => {
-    const time = new FakeTime();
-    const t0 = time.now;
-    const resetEpoch = Math.ceil(t0 / 1000) + 60;
-    const reset = { 'x-ratelimit-limit': '300', 'x-ratelimit-reset': String(resetEpoch) };
-    let posts = 0;
-    const { agent, requests } = fakeService(time, (request) => {
-      posts += 1;
-      if (posts === 3) return { status: 429, headers: { ...reset, 'x-ratelimit-remaining': '0', 'retry-after': '2' } };
-      return { status: 201, headers: { ...reset, 'x-ratelimit-remaining': String(300 - posts) }, body: { id: posts, ...JSON.parse(request.body) } };
-    });
-    const gate = memoryGate(() => time.now);
-    const { http, waits } = fakeClient(time, agent, gate);
-    /** How many requests the service had received when the client read the 429. */
-    let sentBefore429: number | undefined;
-    let readAt: number | undefined;
-    const rows = Array.from({ length: 10 }, (_, i) => ({ name: `row-${i}`, categoryId: 1 }));
-    const slot = async () => {
-      for (let row = rows.shift(); row; row = rows.shift()) {
-        const hooks: RequestHooks = {
-          paced: true,
-          // The journal's flush: the turns of the event loop in which the old core let a POST past a 429.
-          beforeSend: async () => {
-            for (let turn = 0; turn < 10; turn++) await new Promise((resolve) => setImmediate(resolve));
-          },
-          onAnswer: (answer) => {
-            if (answer.status === 429 && sentBefore429 === undefined) {
-              sentBefore429 = requests.length;
-              readAt = time.now;
-            }
-          },
-        };
-        await http.send({ method: 'POST', path: '/pets', body: row, hooks });
-      }
-    };
-    await time.run(Promise.all([slot(), slot(), slot(), slot()]));
-
-    expect(requests).toHaveLength(11);
-    expect(new Set(requests.map((request) => JSON.parse(request.body).name)).size).toBe(10);
-    for (const request of requests.slice(sentBefore429)) expect(request.at).toBeGreaterThanOrEqual(readAt! + 2000);
-    expect(time.now - readAt!).toBe(2000);
-    // Every waiting request waited for the same moment: the notice (deduplicated by the session) is about one wait.
-    expect(new Set(waits.filter((wait) => wait.ms >= 1000).map((wait) => wait.at + wait.ms))).toEqual(new Set([readAt! + 2000]));
+describe('the time a 429 names, read in order: Retry-After, the IETF RateLimit, X-RateLimit-Reset', () => {
+  // A reset in seconds from now is rounded up to the server's whole second: never early.
+  const rateLimit = { ratelimit: '"w";r=0;t=20', 'x-ratelimit-reset': '30' };
+  it.each<{ what: string; headers: Record<string, string>; ms: number }>([
+    { what: 'Retry-After wins over RateLimit and X-RateLimit-Reset', headers: { 'retry-after': '7', ...rateLimit }, ms: 7_000 },
+    { what: 'Retry-After 0 is absent: RateLimit t= next', headers: { 'retry-after': '0', ...rateLimit }, ms: 20_750 },
+    { what: 'RateLimit-Policy alone names no time: the hold', headers: { 'ratelimit-policy': '"w";q=10;w=10' }, ms: HOLD_MIN_MS },
+    { what: 'no headers at all: the hold', headers: {}, ms: HOLD_MIN_MS },
+  ])('$what', async ({ headers, ms }) => {
+    const answers = [{ status: 429, headers, body: RATE_LIMITED }, { status: 200 }];
+    const { time, requests, t0, client } = setup((_request, i) => answers[Math.min(i, 1)]!);
+    // random 0: a jittered backoff would retry at once, so any wait seen here is the rule's.
+    const { http, waits } = client({ random: () => 0 });
+    await time.run(http.send(list));
+    expect(requests.map((request) => request.at - t0)).toEqual([0, ms]);
+    expect(waits.map((wait) => wait.ms)).toEqual([ms]);
   });
 });
 
