@@ -6,15 +6,20 @@ import { ENTERPRISE, PET, call, errorBody, expectCleanError, expectPetctlHeaders
 describe.concurrent('Authentication › "The client sends its API key as a bearer token in the Authorization header, in the form Authorization: Bearer <API_KEY>"', () => {
   it('the client sends exactly "Bearer <key>" on list, add and get', async (t) => {
     const { server, petctl, key } = await setupE2e(t);
-    server.reply(json(200, [PET]), json(201, PET), json(200, PET));
+    server.reply(json(200, [PET]), json(201, PET), json(200, PET), json(401, errorBody(401, 'unauthorized', 'the key is not valid')));
     for (const args of [['pets', 'list'], ['pets', 'add', '--name', 'Rex', '--category-id', '1'], ['pets', 'get', '1']]) {
       expect((await petctl(args)).code, args.join(' ')).toBe(0);
     }
-    expect(server.requests.map((r) => `${r.method} ${r.path}`)).toEqual(['GET /v1/pets', 'POST /v1/pets', 'GET /v1/pets/1']);
+    // A 401: exit 4, the server's message and code, and a hint about the key it used.
+    const refused = await petctl(['pets', 'list']);
+    expect(refused.code).toBe(4);
+    expectCleanError(refused);
+    expect(refused.stderr).toMatch(/^error: the key is not valid \(unauthorized, HTTP 401\)$/m);
+    expect(refused.stderr).toMatch(/^hint: PETCTL_API_KEY was rejected/m);
+    expect(server.requests.map((r) => `${r.method} ${r.path}`)).toEqual(['GET /v1/pets', 'POST /v1/pets', 'GET /v1/pets/1', 'GET /v1/pets']);
     for (const request of server.requests) expectPetctlHeaders(request, key);
     server.verify();
   });
-
 });
 
 describe.concurrent('Authentication › "The scheme applies to every operation of the interface"', () => {
@@ -43,12 +48,4 @@ describe.concurrent('Authentication › "When the key is missing or invalid, the
     expect(server.requests).toHaveLength(0);
   });
 
-  it('the client ends a 401 with exit 4, the server\'s message and code, and a hint about the key it used', async (t) => {
-    const { petctl } = await setupE2e(t, json(401, errorBody(401, 'unauthorized', 'the key is not valid')));
-    const result = await petctl(['pets', 'list']);
-    expect(result.code).toBe(4);
-    expectCleanError(result);
-    expect(result.stderr).toMatch(/^error: the key is not valid \(unauthorized, HTTP 401\)$/m);
-    expect(result.stderr).toMatch(/^hint: PETCTL_API_KEY was rejected/m);
-  });
 });

@@ -1,11 +1,31 @@
 import { describe, expect, it } from 'vitest';
 import { PET, errorBody, expectCleanError, json, jsonError, setupE2e } from './sides';
 
-/** Endpoints › Get an animal (deprecated): `GET /pets/{petId}`, on the client and on the sandbox. */
+/** Endpoints › Get an animal (deprecated): `GET /pets/{petId}`, on the client (the sandbox's: versioning.test.ts). */
 
 const DEPRECATION = 'warning: GET /pets/{petId} is deprecated and is to be removed on 2030-12-05; use `petctl pets list --status <status>` instead';
 
-describe.concurrent('Getting › "Path parameter | petId, required, integer (int64): the identifier of the animal"', () => {
+describe.concurrent('Getting › "The operation is deprecated and is to be removed on 5 December 2030"', () => {
+  it('the client warns on stderr with the date (the Sunset header\'s when sent), on success and on a 404 (exit 3)', async (t) => {
+    const { server, petctl } = await setupE2e(t);
+    const missing = errorBody(404, 'pet_not_found', 'no animal has id 77');
+    server.reply(json(200, PET), json(404, missing), json(404, missing), json(200, PET, { sunset: 'Sun, 01 Jun 2031 00:00:00 GMT' }));
+    const shown = await petctl(['pets', 'get', '1']);
+    expect(shown.stderr).toBe(`${DEPRECATION}\n`);
+    expect(shown.stdout).not.toContain('deprecated');
+    // A 404: the server's message and code on one line; -o json repeats the Error body.
+    const result = await petctl(['pets', 'get', '77']);
+    expect(result.code).toBe(3);
+    expectCleanError(result);
+    expect(result.stderr.split('\n')).toContain(DEPRECATION);
+    expect(result.stderr).toMatch(/^error: no animal has id 77 \(pet_not_found, HTTP 404\)$/m);
+    const asJson = await petctl(['pets', 'get', '77', '-o', 'json']);
+    expect(asJson.code).toBe(3);
+    expect(jsonError(asJson)).toEqual(missing);
+    expect((await petctl(['pets', 'get', '1'])).stderr).toContain('is to be removed on 2031-06-01');
+    server.verify();
+  });
+
   it('the client refuses a missing id or one that is not an int64 (exit 2); any int64 goes digit for digit (test/properties)', async (t) => {
     const { server, petctl } = await setupE2e(t);
     for (const args of [[], ['abc'], ['1.5'], ['9223372036854775808']]) {
@@ -15,37 +35,4 @@ describe.concurrent('Getting › "Path parameter | petId, required, integer (int
     }
     expect(server.requests).toHaveLength(0);
   });
-});
-
-describe.concurrent('Getting › "The operation is deprecated and is to be removed on 5 December 2030"', () => {
-  it('the client warns on stderr, with the date, on success and on failure; never on stdout', async (t) => {
-    const { server, petctl } = await setupE2e(t);
-    server.reply(json(200, PET), json(404, errorBody(404, 'pet_not_found')));
-    const shown = await petctl(['pets', 'get', '1']);
-    expect(shown.stderr).toBe(`${DEPRECATION}\n`);
-    expect(shown.stdout).not.toContain('deprecated');
-    const missing = await petctl(['pets', 'get', '2']);
-    expect(missing.stderr.split('\n')).toContain(DEPRECATION);
-  });
-
-  it('the client takes the removal date from the server\'s Sunset header when it sends one', async (t) => {
-    const { petctl } = await setupE2e(t, json(200, PET, { sunset: 'Sun, 01 Jun 2031 00:00:00 GMT' }));
-    expect((await petctl(['pets', 'get', '1'])).stderr).toContain('is to be removed on 2031-06-01');
-  });
-
-});
-
-describe.concurrent('Getting › "When no animal has the given identifier, the response is 404"', () => {
-  it('the client: exit 3, the server\'s message and code on one line; -o json repeats the Error body', async (t) => {
-    const body = errorBody(404, 'pet_not_found', 'no animal has id 77');
-    const { petctl } = await setupE2e(t, json(404, body));
-    const result = await petctl(['pets', 'get', '77']);
-    expect(result.code).toBe(3);
-    expectCleanError(result);
-    expect(result.stderr).toMatch(/^error: no animal has id 77 \(pet_not_found, HTTP 404\)$/m);
-    const asJson = await petctl(['pets', 'get', '77', '-o', 'json']);
-    expect(asJson.code).toBe(3);
-    expect(jsonError(asJson)).toEqual(body);
-  });
-
 });
