@@ -48,16 +48,11 @@ describe('limitId', () => {
 });
 
 describe('the persisted rate-limit gate', () => {
-  it('has no block and writes nothing on a first run', async () => {
+  it('writes nothing on a first run, then a private file that holds neither the key nor the base URL', async () => {
     const file = stateFile();
     const gate = await openRateLimitState(file, BASE, KEY, clock(NOW));
     expect(await gate.current()).toBeUndefined();
     expect(fs.existsSync(file)).toBe(false);
-  });
-
-  it('writes a private file that holds neither the key nor the base URL', async () => {
-    const file = stateFile();
-    const gate = await openRateLimitState(file, BASE, KEY, clock(NOW));
     await block(gate, NOW + 5000, 'key_banned');
 
     const text = fs.readFileSync(file, 'utf8');
@@ -117,21 +112,6 @@ describe('the persisted rate-limit gate', () => {
     expect(written.limits[id]).toMatchObject({ blockedUntil: NOW + 700, reason: 'rate_limited' });
     expect(Object.getPrototypeOf(written.limits)).toBe(Object.prototype);
     expect(Object.keys(written.limits)).not.toContain('ffff');
-  });
-
-});
-
-describe('the shared budget', () => {
-  it('the first request on a key probes it; the others wait for its answer, then claim from the window it names', async () => {
-    const file = stateFile();
-    const gate = await openRateLimitState(file, BASE, KEY, clock(NOW));
-    expect(await gate.acquire()).toEqual({ go: true, entry: { probeUntil: NOW + 5000 } });
-    expect(await (await openRateLimitState(file, BASE, KEY, clock(NOW))).acquire()).toMatchObject({ go: false, reason: 'probe' });
-    await gate.record({ status: 200, remaining: 200, reset: (NOW + 30_000) / 1000, resetAt: NOW + 30_000 });
-    // The next command, in any process, claims from it before it is sent.
-    const next = await openRateLimitState(file, BASE, KEY, clock(NOW + 1));
-    expect(await next.acquire()).toMatchObject({ go: true, entry: { window: { remaining: 199 } } });
-    expect((await next.current())?.window?.remaining).toBe(199);
   });
 });
 

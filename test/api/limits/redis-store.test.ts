@@ -10,7 +10,7 @@ import { timeReplyMs } from '../../../src/api/limits/redis-failures';
 import { limitId } from '../../../src/api/limits/store';
 import { stateStoreLine } from '../../../src/output/state-store';
 import { GARBAGE_TIME_REPLIES, startFakeRedis } from '../../helpers/fake-redis';
-import { type RedisServer, noRedisServer, redisAt, startRedisServer } from '../../helpers/redis-server';
+import { type RedisServer, freePort, noRedisServer, redisAt, startRedisServer } from '../../helpers/redis-server';
 import { tempDir } from '../../helpers/temp-dir';
 
 const BASE = 'https://api.example.org/v1';
@@ -18,8 +18,21 @@ const KEY = 'pk_live_shared_7d2e9c4b1a0f3e8d';
 const MINUTE = 60_000;
 
 const stores: RedisStore[] = [];
+/** One redis-server for the file; a test that kills or locks its server starts its own (serverFor). */
+let redis: RedisServer;
+let admin: Redis;
+beforeAll(async () => {
+  if (noRedisServer) return;
+  redis = await startRedisServer();
+  admin = new Redis(redis.url);
+});
+afterAll(async () => {
+  admin?.disconnect();
+  await redis?.stop();
+});
 afterEach(async () => {
   for (const store of stores.splice(0)) await store.close();
+  await admin?.flushall();
 });
 
 /** One machine: its own state file, its own clock (skewed by `skewMs`), its own connection. */
@@ -85,21 +98,6 @@ describe('shiftEntry and expiryMs', () => {
 });
 
 describe.skipIf(noRedisServer)('the rate-limit gate on a real redis-server', () => {
-  let redis: RedisServer;
-  let admin: Redis;
-  beforeAll(async () => {
-    redis = await startRedisServer();
-    admin = new Redis(redis.port, '127.0.0.1', { lazyConnect: true });
-    await admin.connect();
-  });
-  afterAll(async () => {
-    admin?.disconnect();
-    await redis?.stop();
-  });
-  afterEach(async () => {
-    await admin.flushall();
-  });
-
   // Machines whose clocks disagree read the same moments back: store-contract.test.ts (Redis).
   it("stores times on Redis's own clock, not on the machine's", async () => {
     const a = await machine(redis.url, { skewMs: 10 * MINUTE });
@@ -154,10 +152,7 @@ describe.skipIf(noRedisServer)('the rate-limit gate on a real redis-server', () 
 });
 
 describe.skipIf(noRedisServer)('when the shared store fails', () => {
-  it('a store that answers slowly is waited for, not given up: a 3 s pause with the default timeouts', async (t) => {
-    const redis = await serverFor(t);
-    const admin = new Redis(redis.url);
-    t.onTestFinished(() => admin.disconnect());
+  it('a store that answers slowly is waited for, not given up: a 3 s pause with the default timeouts', async () => {
     const a = await machine(redis.url);
     await admin.client('PAUSE', 3_000, 'ALL');
     const started = Date.now();
@@ -167,11 +162,10 @@ describe.skipIf(noRedisServer)('when the shared store fails', () => {
     expect(a.warnings).toEqual([]);
   });
 
-  it('after a fallback every request probes: one in flight on the machine, each claiming from the service\'s own count', async (t) => {
-    const redis = await startRedisServer();
-    await redis.stop();
-    const a = await machine(redis.url);
-    const b = await machine(redis.url, { root: a.root });
+  it('after a fallback every request probes: one in flight on the machine, each claiming from the service\'s own count', async () => {
+    const nothing = `redis://127.0.0.1:${await freePort()}/0`;
+    const a = await machine(nothing);
+    const b = await machine(nothing, { root: a.root });
     expect(a.shared.fellBack && b.shared.fellBack).toBe(true);
     expect(a.warnings).toEqual([expect.stringContaining(': connection refused;')]);
     expect(await a.gate.acquire()).toMatchObject({ go: true, entry: { probeUntil: expect.any(Number) } });
@@ -181,14 +175,12 @@ describe.skipIf(noRedisServer)('when the shared store fails', () => {
     expect(await b.gate.acquire()).toMatchObject({ go: true, entry: { window: { remaining: 29 } } });
     expect(await a.gate.acquire()).toMatchObject({ go: false, reason: 'probe' });
     // Without a fallback the same window lets both go side by side.
-    const working = await serverFor(t);
-    const c = await machine(working.url);
+    const c = await machine(redis.url);
     await c.gate.record(windowAnswer(c.now(), 30));
     expect([await c.gate.acquire(), await c.gate.acquire()]).toMatchObject([{ go: true }, { go: true }]);
   });
 
-  it('refuses a database the server does not have (rather than using database 0)', async (t) => {
-    const redis = await serverFor(t);
+  it('refuses a database the server does not have (rather than using database 0)', async () => {
     const a = await machine(redis.url.replace(/\/0$/, '/99'));
     expect(a.shared.fellBack).toBe(true);
     expect(a.warnings).toEqual([expect.stringContaining('/99: ERR DB index is out of range; using this machine')]);
@@ -276,32 +268,19 @@ describe('what the store says is checked', () => {
 });
 
 describe.skipIf(noRedisServer)('a planted entry in a real Redis', () => {
-  let redis: RedisServer;
-  beforeAll(async () => {
-    redis = await startRedisServer();
-  });
-  afterAll(async () => {
-    await redis?.stop();
-  });
-
   // Which values are dropped is readEntry's table (file-store.test.ts); here, that the Redis store reads through it.
   it('a blockedUntil of 1e300 is dropped with one warning: never waited for, and replaced by the next write', async () => {
     const key = `pk_test_planted_${Math.random().toString(36).slice(2)}_0123456789`;
     const id = await limitId(BASE, key);
-    const client = new Redis(redis.url);
-    try {
-      await client.set(`${KEY_PREFIX}${id}`, JSON.stringify({ blockedUntil: 1e300, reason: 'key_banned' }));
-      const a = await machine(redis.url, { key });
-      expect(await a.gate.acquire()).toMatchObject({ go: true });
-      expect(await a.gate.current()).toEqual({ probeUntil: expect.any(Number) });
-      expect(a.shared.fellBack).toBe(false);
-      expect(a.warnings).toEqual([expect.stringMatching(/^ignored blockedUntil in the rate-limit state at redis:\/\/127\.0\.0\.1:\d+\/0 \(petctl:limit:[0-9a-f]+\): not a time petctl could have stored/)]);
-      expect(a.warnings.join('')).not.toMatch(/NaN|Infinity|e\+/);
-      await a.gate.record({ status: 429, retryAt: a.now() + 5_000 });
-      const stored = JSON.parse((await client.get(`${KEY_PREFIX}${id}`))!);
-      expect(stored).toEqual({ blockedUntil: expect.any(Number), reason: 'rate_limited' });
-    } finally {
-      client.disconnect();
-    }
+    await admin.set(`${KEY_PREFIX}${id}`, JSON.stringify({ blockedUntil: 1e300, reason: 'key_banned' }));
+    const a = await machine(redis.url, { key });
+    expect(await a.gate.acquire()).toMatchObject({ go: true });
+    expect(await a.gate.current()).toEqual({ probeUntil: expect.any(Number) });
+    expect(a.shared.fellBack).toBe(false);
+    expect(a.warnings).toEqual([expect.stringMatching(/^ignored blockedUntil in the rate-limit state at redis:\/\/127\.0\.0\.1:\d+\/0 \(petctl:limit:[0-9a-f]+\): not a time petctl could have stored/)]);
+    expect(a.warnings.join('')).not.toMatch(/NaN|Infinity|e\+/);
+    await a.gate.record({ status: 429, retryAt: a.now() + 5_000 });
+    const stored = JSON.parse((await admin.get(`${KEY_PREFIX}${id}`))!);
+    expect(stored).toEqual({ blockedUntil: expect.any(Number), reason: 'rate_limited' });
   });
 });

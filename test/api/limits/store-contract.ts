@@ -42,57 +42,42 @@ const WINDOW_FIELDS = {
   limit: 'count',
 } as const satisfies { [K in keyof Required<LimitWindow>]: 'time' | 'unixSeconds' | 'count' };
 
+const timesOf = (fields: Record<string, string>) => Object.keys(fields).filter((name) => fields[name] === 'time');
+const TIMES = timesOf(ENTRY_FIELDS);
+const WINDOW_TIMES = timesOf(WINDOW_FIELDS);
+
 const MINUTE = 60_000;
 const HOUR = 60 * MINUTE;
 const DAY = 24 * HOUR;
 
-/** A record with every field of the list set, each time a different moment from `from` on. */
-export function everyFieldSet(from: number): LimitEntry {
-  let step = 0;
-  const moment = () => from + (step += 1) * 1_000;
-  const entry: Record<string, unknown> = {};
-  for (const [name, kind] of Object.entries(ENTRY_FIELDS)) {
-    if (kind === 'time') entry[name] = moment();
-    if (kind === 'duration') entry[name] = 7_000;
-    if (kind === 'reason') entry[name] = 'key_banned';
-    if (kind === 'window') {
-      const window: Record<string, number> = {};
-      for (const [field, fieldKind] of Object.entries(WINDOW_FIELDS)) window[field] = fieldKind === 'time' ? moment() : fieldKind === 'unixSeconds' ? Math.ceil(moment() / 1000) : 7;
-      entry[name] = window;
-    }
-  }
-  return entry as LimitEntry;
-}
-
-/** A record with just one time field set to `at` (and what it needs to be whole), for each time field of the list. */
-export function eachTimeAlone(at: number): Array<{ field: string; entry: LimitEntry }> {
-  const full = everyFieldSet(at);
-  const records: Array<{ field: string; entry: LimitEntry }> = [];
-  for (const [name, kind] of Object.entries(ENTRY_FIELDS)) {
-    if (kind === 'time') records.push({ field: name, entry: { [name]: at, ...(name === 'blockedUntil' ? { reason: 'rate_limited' } : {}) } as LimitEntry });
-    if (kind === 'window') {
-      for (const [field, fieldKind] of Object.entries(WINDOW_FIELDS)) {
-        if (fieldKind === 'time') records.push({ field: `${name}.${field}`, entry: { window: { ...full.window!, [field]: at } } });
-      }
-    }
-  }
-  return records;
-}
-
-/** `entry` as another clock sees it: every time moved by `by` ms (from the same list). */
-function moved(entry: LimitEntry, by: number): LimitEntry {
+/** `entry` with each of its times passed through `to`. */
+function withTimes(entry: LimitEntry, to: (ms: number) => number): LimitEntry {
   const result: Record<string, unknown> = { ...entry };
-  for (const [name, kind] of Object.entries(ENTRY_FIELDS)) {
-    const value = (entry as Record<string, unknown>)[name];
-    if (value === undefined) continue;
-    if (kind === 'time') result[name] = (value as number) + by;
-    if (kind === 'window') {
-      const window: Record<string, unknown> = { ...(value as object) };
-      for (const [field, fieldKind] of Object.entries(WINDOW_FIELDS)) if (fieldKind === 'time') window[field] = (window[field] as number) + by;
-      result[name] = window;
-    }
+  for (const name of TIMES) if (result[name] !== undefined) result[name] = to(result[name] as number);
+  if (entry.window) {
+    const moved = WINDOW_TIMES.map((name) => [name, to(entry.window![name as keyof LimitWindow] as number)]);
+    result.window = { ...entry.window, ...Object.fromEntries(moved) };
   }
   return result as LimitEntry;
+}
+
+/** A record with every field of the lists set, each time a different moment from `from` on. */
+function everyFieldSet(from: number): LimitEntry {
+  const values = { duration: 7_000, reason: 'key_banned', count: 7, unixSeconds: Math.ceil(from / 1000), time: 0 };
+  const window = Object.fromEntries(Object.entries(WINDOW_FIELDS).map(([name, kind]) => [name, values[kind]]));
+  const entry = Object.fromEntries(Object.entries(ENTRY_FIELDS).map(([name, kind]) => [name, kind === 'window' ? window : values[kind]]));
+  let step = 0;
+  return withTimes(entry as LimitEntry, () => from + (step += 1) * 1_000);
+}
+
+/** A record with just one time field set to `at` (and what it needs to be whole), for each time field of the lists. */
+function eachTimeAlone(at: number): Array<{ field: string; entry: LimitEntry }> {
+  const full = everyFieldSet(at);
+  const alone = (name: string) => ({ [name]: at, ...(name === 'blockedUntil' ? { reason: 'rate_limited' } : {}) }) as LimitEntry;
+  return [
+    ...TIMES.map((name) => ({ field: name, entry: alone(name) })),
+    ...WINDOW_TIMES.map((name) => ({ field: `window.${name}`, entry: { window: { ...full.window!, [name]: at } } })),
+  ];
 }
 
 /** Equal, every number within `tolerance` (times measured across clocks). */
@@ -175,11 +160,11 @@ export function limitStoreContract(
       await write(ahead.store, full);
       await subject.afterFirstWrite?.(ahead);
 
-      expectClose(await behind.store.read(), moved(full, -180_000), subject.toleranceMs);
+      expectClose(await behind.store.read(), withTimes(full, (ms) => ms - 180_000), subject.toleranceMs);
       // Written back by the machine behind, read by the one ahead: the same moments again.
       const back = everyFieldSet(behind.now() + MINUTE);
       await write(behind.store, back);
-      expectClose(await ahead.store.read(), moved(back, 180_000), subject.toleranceMs);
+      expectClose(await ahead.store.read(), withTimes(back, (ms) => ms + 180_000), subject.toleranceMs);
     });
   });
 }
