@@ -1,7 +1,6 @@
 import net from 'node:net';
 import path from 'node:path';
-import { Redis } from 'ioredis';
-import { type TestContext, afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { type TestContext, afterEach, describe, expect, it } from 'vitest';
 import { shiftEntry } from '../../../src/api/limits/entry';
 import { openFileStore } from '../../../src/api/limits/file-store';
 import { type RateLimitGate, openGate } from '../../../src/api/limits/gate';
@@ -12,28 +11,18 @@ import { stateStoreLine } from '../../../src/output/state-store';
 import { GARBAGE_TIME_REPLIES, startFakeRedis } from '../../helpers/fake-redis';
 import { type RedisServer, freePort, noRedisServer, redisAt, startRedisServer } from '../../helpers/redis-server';
 import { tempDir } from '../../helpers/temp-dir';
+import { sharedRedis } from './shared-redis';
 
 const BASE = 'https://api.example.org/v1';
 const KEY = 'pk_live_shared_7d2e9c4b1a0f3e8d';
 const MINUTE = 60_000;
 
 const stores: RedisStore[] = [];
-/** One redis-server for the file; a test that kills or locks its server starts its own (serverFor). */
-let redis: RedisServer;
-let admin: Redis;
-beforeAll(async () => {
-  if (noRedisServer) return;
-  redis = await startRedisServer();
-  admin = new Redis(redis.url);
-});
-afterAll(async () => {
-  admin?.disconnect();
-  await redis?.stop();
-});
 afterEach(async () => {
   for (const store of stores.splice(0)) await store.close();
-  await admin?.flushall();
 });
+// One redis-server for the file; a test that kills its server or needs a password starts its own (serverFor).
+const shared = sharedRedis();
 
 /** One machine: its own state file, its own clock (skewed by `skewMs`), its own connection. */
 interface Machine {
@@ -100,15 +89,15 @@ describe('shiftEntry and expiryMs', () => {
 describe.skipIf(noRedisServer)('the rate-limit gate on a real redis-server', () => {
   // Machines whose clocks disagree read the same moments back: store-contract.test.ts (Redis).
   it("stores times on Redis's own clock, not on the machine's", async () => {
-    const a = await machine(redis.url, { skewMs: 10 * MINUTE });
+    const a = await machine(shared.server.url, { skewMs: 10 * MINUTE });
     await a.gate.record({ status: 429, retryAt: a.now() + 20_000 });
-    const [seconds] = await admin.time();
-    const stored = JSON.parse((await admin.get(`${KEY_PREFIX}${await limitId(BASE, KEY)}`))!);
+    const [seconds] = await shared.admin.time();
+    const stored = JSON.parse((await shared.admin.get(`${KEY_PREFIX}${await limitId(BASE, KEY)}`))!);
     expect(Math.abs(stored.blockedUntil - (Number(seconds) * 1000 + 20_000))).toBeLessThan(2_000);
   });
 
   it('lets no two machines spend the same remaining request: 6 connections x 40 concurrent paced acquires, 50 left', async () => {
-    const machines = await Promise.all(Array.from({ length: 6 }, () => machine(redis.url)));
+    const machines = await Promise.all(Array.from({ length: 6 }, () => machine(shared.server.url)));
     await machines[0]!.gate.record(windowAnswer(machines[0]!.now(), 50));
     const decisions = await Promise.all(machines.flatMap((m) => Array.from({ length: 40 }, () => m.gate.acquire())));
     expect(decisions.filter((d) => d.go)).toHaveLength(50);
@@ -120,30 +109,30 @@ describe.skipIf(noRedisServer)('the rate-limit gate on a real redis-server', () 
   });
 
   it('stores neither the API key nor anything without a TTL; the key is the hash the local state uses', async () => {
-    const a = await machine(redis.url);
+    const a = await machine(shared.server.url);
     await a.gate.record({ status: 429, retryAt: a.now() + 5_000 });
     await a.gate.record(windowAnswer(a.now(), 3));
-    const keys = await admin.keys('*');
+    const keys = await shared.admin.keys('*');
     expect(keys).toEqual([`${KEY_PREFIX}${await limitId(BASE, KEY)}`]);
-    const value = (await admin.get(keys[0]!))!;
+    const value = (await shared.admin.get(keys[0]!))!;
     expect(value).not.toContain(KEY);
     expect(keys[0]).not.toContain(KEY);
-    const ttl = await admin.pttl(keys[0]!);
+    const ttl = await shared.admin.pttl(keys[0]!);
     expect(ttl).toBeGreaterThan(MINUTE);
     expect(ttl).toBeLessThanOrEqual(MINUTE + EXPIRE_MARGIN_MS + 1_000);
   });
 
   it('falls back when a command gets no answer in time (the server paused), and warns once', async () => {
-    const a = await machine(redis.url, { noAnswerMs: 300 });
+    const a = await machine(shared.server.url, { noAnswerMs: 300 });
     await a.local.record({ status: 429, retryAt: a.now() + 30_000 });
-    await admin.client('PAUSE', 2_000, 'ALL');
+    await shared.admin.client('PAUSE', 2_000, 'ALL');
     try {
       const decision = await a.gate.acquire();
       // From the local file, which holds this machine's block.
       expect(decision).toMatchObject({ go: false, reason: 'rate_limited' });
       expect(await a.gate.acquire()).toMatchObject({ go: false });
     } finally {
-      await admin.client('UNPAUSE');
+      await shared.admin.client('UNPAUSE');
     }
     expect(a.shared.fellBack).toBe(true);
     expect(a.warnings).toHaveLength(1);
@@ -153,8 +142,8 @@ describe.skipIf(noRedisServer)('the rate-limit gate on a real redis-server', () 
 
 describe.skipIf(noRedisServer)('when the shared store fails', () => {
   it('a store that answers slowly is waited for, not given up: a 3 s pause with the default timeouts', async () => {
-    const a = await machine(redis.url);
-    await admin.client('PAUSE', 3_000, 'ALL');
+    const a = await machine(shared.server.url);
+    await shared.admin.client('PAUSE', 3_000, 'ALL');
     const started = Date.now();
     expect(await a.gate.acquire()).toMatchObject({ go: true });
     expect(Date.now() - started).toBeGreaterThanOrEqual(2_500);
@@ -175,13 +164,13 @@ describe.skipIf(noRedisServer)('when the shared store fails', () => {
     expect(await b.gate.acquire()).toMatchObject({ go: true, entry: { window: { remaining: 29 } } });
     expect(await a.gate.acquire()).toMatchObject({ go: false, reason: 'probe' });
     // Without a fallback the same window lets both go side by side.
-    const c = await machine(redis.url);
+    const c = await machine(shared.server.url);
     await c.gate.record(windowAnswer(c.now(), 30));
     expect([await c.gate.acquire(), await c.gate.acquire()]).toMatchObject([{ go: true }, { go: true }]);
   });
 
   it('refuses a database the server does not have (rather than using database 0)', async () => {
-    const a = await machine(redis.url.replace(/\/0$/, '/99'));
+    const a = await machine(shared.server.url.replace(/\/0$/, '/99'));
     expect(a.shared.fellBack).toBe(true);
     expect(a.warnings).toEqual([expect.stringContaining('/99: ERR DB index is out of range; using this machine')]);
   });
@@ -272,15 +261,15 @@ describe.skipIf(noRedisServer)('a planted entry in a real Redis', () => {
   it('a blockedUntil of 1e300 is dropped with one warning: never waited for, and replaced by the next write', async () => {
     const key = `pk_test_planted_${Math.random().toString(36).slice(2)}_0123456789`;
     const id = await limitId(BASE, key);
-    await admin.set(`${KEY_PREFIX}${id}`, JSON.stringify({ blockedUntil: 1e300, reason: 'key_banned' }));
-    const a = await machine(redis.url, { key });
+    await shared.admin.set(`${KEY_PREFIX}${id}`, JSON.stringify({ blockedUntil: 1e300, reason: 'key_banned' }));
+    const a = await machine(shared.server.url, { key });
     expect(await a.gate.acquire()).toMatchObject({ go: true });
     expect(await a.gate.current()).toEqual({ probeUntil: expect.any(Number) });
     expect(a.shared.fellBack).toBe(false);
     expect(a.warnings).toEqual([expect.stringMatching(/^ignored blockedUntil in the rate-limit state at redis:\/\/127\.0\.0\.1:\d+\/0 \(petctl:limit:[0-9a-f]+\): not a time petctl could have stored/)]);
     expect(a.warnings.join('')).not.toMatch(/NaN|Infinity|e\+/);
     await a.gate.record({ status: 429, retryAt: a.now() + 5_000 });
-    const stored = JSON.parse((await admin.get(`${KEY_PREFIX}${id}`))!);
+    const stored = JSON.parse((await shared.admin.get(`${KEY_PREFIX}${id}`))!);
     expect(stored).toEqual({ blockedUntil: expect.any(Number), reason: 'rate_limited' });
   });
 });

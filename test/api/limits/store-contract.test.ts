@@ -1,31 +1,21 @@
 import path from 'node:path';
-import { Redis } from 'ioredis';
-import { afterAll, afterEach, beforeAll } from 'vitest';
+import { afterEach } from 'vitest';
 import { openFileStore } from '../../../src/api/limits/file-store';
 import { KEY_PREFIX, type RedisStore, openRedisStore } from '../../../src/api/limits/redis-store';
 import { limitId } from '../../../src/api/limits/store';
 import { stateStoreLine } from '../../../src/output/state-store';
 import { type RedisServer, noRedisServer, redisAt, startRedisServer } from '../../helpers/redis-server';
 import { tempDir } from '../../helpers/temp-dir';
+import { sharedRedis } from './shared-redis';
 import { limitStoreContract } from './store-contract';
 
 /** The LimitStore contract (store-contract.ts) run on each store: the state file, Redis, and Redis that goes away mid-run. */
 
 const BASE = 'https://api.example.org/v1';
 
-let redis: RedisServer | undefined;
-let admin: Redis | undefined;
+const shared = sharedRedis();
 const servers: RedisServer[] = [];
 const stores: RedisStore[] = [];
-beforeAll(async () => {
-  if (noRedisServer) return;
-  redis = await startRedisServer();
-  admin = new Redis(redis.url);
-});
-afterAll(async () => {
-  admin?.disconnect();
-  await redis?.stop();
-});
 afterEach(async () => {
   for (const store of stores.splice(0)) await store.close();
   for (const server of servers.splice(0)) await server.stop();
@@ -69,12 +59,12 @@ limitStoreContract(
         const now = () => Date.now() + skewMs;
         // Each process its own machine: its own state file, its own connection.
         const local = openFileStore(path.join(dir, `state-${(machines += 1)}.json`), BASE, apiKey, now);
-        const store = await openRedisStore({ ...redisAt(redis!.url), id, local, now, report: (notice) => { throw new Error(stateStoreLine(notice)); } });
+        const store = await openRedisStore({ ...redisAt(shared.server.url), id, local, now, report: (notice) => { throw new Error(stateStoreLine(notice)); } });
         stores.push(store);
         return { store, now };
       },
       async keptAt(at) {
-        const ttl = await admin!.pttl(`${KEY_PREFIX}${id}`);
+        const ttl = await shared.admin.pttl(`${KEY_PREFIX}${id}`);
         return ttl > at - Date.now();
       },
     };
@@ -92,7 +82,7 @@ limitStoreContract(
     const file = path.join(dir, 'state.json');
     const id = await limitId(BASE, apiKey);
     return {
-        toleranceMs: 0,
+      toleranceMs: 0,
       async open({ skewMs = 0 } = {}) {
         const now = () => Date.now() + skewMs;
         const store = await openRedisStore({ ...redisAt(own.url), id, local: openFileStore(file, BASE, apiKey, now), now, report: () => {}, noAnswerMs: 500 });
