@@ -1,7 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { PRUNE_AFTER_MS, isStale } from '../../src/api/limits/entry';
 import type { LimitEntry } from '../../src/api/limits/entry';
-import { HOLD_CAP_MS, HOLD_MIN_MS } from '../../src/api/waits';
 import { type Claim, MAX_PROBE_LEASE_MS, PROBE_POLL_MS, SILENT_LIMIT_MS, UNTRACKED_MS, decide, giveBack, observe } from '../../src/api/waits';
 
 const NOW = 1_768_471_200_000;
@@ -261,27 +260,5 @@ describe('a server that limits without saying how far', () => {
   it('a 429 that carries a budget is not such a server', () => {
     const entry = observe({ untrackedUntil: now + UNTRACKED_MS }, { status: 429, remaining: 0 }, now)!;
     expect(entry).not.toHaveProperty('silentLimitUntil');
-  });
-});
-
-describe('the hold after a 429 with no usable time', () => {
-  const SECOND = 1000;
-  const held = (holdMs: number, blockedUntil: number) => ({ holdMs, blockedUntil, reason: 'rate_limited' as const });
-
-  it.each([
-    { what: 'the larger of 5 s and what is left of the tracked window', entry: { window: window(3, NOW + 40 * SECOND) }, holdMs: 40 * SECOND },
-    { what: '5 s when no window is tracked', entry: undefined, holdMs: HOLD_MIN_MS },
-    { what: 'twice as long after a refused probe', entry: held(20 * SECOND, NOW - 1), holdMs: 40 * SECOND },
-    { what: 'up to a minute', entry: held(40 * SECOND, NOW - 1), holdMs: HOLD_CAP_MS },
-  ])('$what', ({ entry, holdMs }) => {
-    expect(observe(entry, { status: 429 }, NOW)).toMatchObject({ blockedUntil: NOW + holdMs, holdMs, reason: 'rate_limited' });
-  });
-
-  it('a 429 to a request sent before the hold began does not lengthen it; the probe getting through ends it', () => {
-    expect(observe(held(5 * SECOND, NOW + 4 * SECOND), { status: 429 }, NOW)).toBeUndefined();
-    const over = observe({ ...held(5 * SECOND, NOW - 1), probeUntil: NOW + 500 }, { status: 201 }, NOW);
-    expect(over).toBeDefined();
-    expect(over).not.toHaveProperty('holdMs');
-    expect(over).not.toHaveProperty('probeUntil');
   });
 });

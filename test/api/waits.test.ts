@@ -2,6 +2,8 @@ import { describe, expect, it } from 'vitest';
 import type { WaitKind } from '../../src/errors';
 import {
   type AttemptOutcome,
+  HOLD_CAP_MS,
+  HOLD_MIN_MS,
   MINUTE_WINDOW_MAX_MS,
   attemptFits,
   codeFor,
@@ -9,6 +11,7 @@ import {
   backoffMs,
   fitsBudget,
   gateWaitKind,
+  observe,
   planRetry,
   requestDeadline,
   shouldRetry,
@@ -224,5 +227,28 @@ describe('steadyClock', () => {
     mono += 26_000.75;
     wall += 2 * 60 * MINUTE;
     expect(now()).toBe(NOW + 30_000);
+  });
+});
+
+describe('the hold after a 429 with no usable time', () => {
+  const held = (holdMs: number, blockedUntil: number) => ({ holdMs, blockedUntil, reason: 'rate_limited' as const });
+  const tracked = { window: { reset: Math.ceil(NOW / 1000) + 40, resetAt: NOW + 40 * SECOND, remaining: 3 } };
+
+  it.each([
+    { what: 'the larger of 5 s and what is left of the tracked window', entry: tracked, holdMs: 40 * SECOND },
+    { what: '5 s when no window is tracked', entry: undefined, holdMs: HOLD_MIN_MS },
+    { what: 'twice as long after a refused probe', entry: held(20 * SECOND, NOW - 1), holdMs: 40 * SECOND },
+    { what: 'up to a minute', entry: held(40 * SECOND, NOW - 1), holdMs: HOLD_CAP_MS },
+  ])('$what', ({ entry, holdMs }) => {
+    const blocked = { blockedUntil: NOW + holdMs, holdMs, reason: 'rate_limited' };
+    expect(observe(entry, { status: 429 }, NOW)).toMatchObject(blocked);
+  });
+
+  it('a 429 to a request sent before the hold began does not lengthen it; the probe getting through ends it', () => {
+    expect(observe(held(5 * SECOND, NOW + 4 * SECOND), { status: 429 }, NOW)).toBeUndefined();
+    const over = observe({ ...held(5 * SECOND, NOW - 1), probeUntil: NOW + 500 }, { status: 201 }, NOW);
+    expect(over).toBeDefined();
+    expect(over).not.toHaveProperty('holdMs');
+    expect(over).not.toHaveProperty('probeUntil');
   });
 });

@@ -6,7 +6,7 @@ import { rowsFile } from '../helpers/import-run';
 
 /**
  * 25 rows, default flags, into a service that sends no rate-limit headers, allows 10 requests per 10-s
- * window and bans after 10 refused in one. The worded limits: test/api/retry.test.ts, test/api/waits-table.test.ts.
+ * window and bans after 10 refused in one. The worded limits: test/api/retry.test.ts, test/api/waits.test.ts.
  */
 
 const WINDOW_MS = 10_000;
