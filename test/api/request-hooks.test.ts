@@ -1,6 +1,5 @@
 import { describe, expect, it } from 'vitest';
 import { createPet } from '../../src/api/endpoints/pets';
-import { NetworkError } from '../../src/errors';
 import { newApiKey, tempDir } from '../helpers/cli';
 import { fakeContext } from '../helpers/terminal';
 import { json, startScriptedServer } from '../helpers/scripted-server';
@@ -72,19 +71,4 @@ describe('request hooks', () => {
     for (const request of server.requests.slice(1)) expect(request.at - headSentAt).toBeGreaterThanOrEqual(3000 - 50);
   });
 
-  it('a POST whose connection dropped was sent once: beforeSend ran, no answer, NetworkError.sent', async (t) => {
-    const { server, http } = await session(t);
-    server.reply({ destroy: true });
-    const events: string[] = [];
-    const failure = await createPet(http, { name: 'Rex', categoryId: 1 }, {
-      beforeSend: () => {
-        events.push('send');
-      },
-      onAnswer: (answer) => events.push(`answer ${answer.status}`),
-    }).catch((error: unknown) => error);
-    expect(failure).toBeInstanceOf(NetworkError);
-    expect((failure as NetworkError).sent).toBe(true);
-    expect(events).toEqual(['send']);
-    expect(server.requests).toHaveLength(1);
-  });
 });

@@ -1,10 +1,8 @@
 import fs from 'node:fs';
 
 /**
- * The specification as a list of rules, and docs/spec-coverage.md as a list of
- * those rules with the test (or the reason for none) beside each. A rule is
- * every sentence of the specification's prose and list items, and every data
- * row of its tables, under the heading it belongs to.
+ * The specification as a list of rules (each sentence of its prose and list items, each data row of its tables, under
+ * its heading), and docs/spec-coverage.md as those rules with the test, or the reason for none, beside each.
  */
 
 export const SPEC_FILE = new URL('../../../shared/spec/pet-adoption-service.md', import.meta.url);
@@ -60,12 +58,7 @@ export interface CoverageEntry {
   reasons: string[];
 }
 
-/**
- * The entries of docs/spec-coverage.md. Each is a list item holding the rule
- * in double quotes, followed by sub-items:
- *   - test: test/spec/limits.test.ts › Limits › "…"
- *   - none: why no test can check it
- */
+/** The entries of docs/spec-coverage.md: a rule in quotes, then `- test: <file> › <title>` or `- none: <why>`. */
 export function coverageEntries(markdown: string): CoverageEntry[] {
   const entries: CoverageEntry[] = [];
   for (const [index, line] of markdown.split('\n').entries()) {
