@@ -140,8 +140,4 @@ describe('resetDelayMs', () => {
   ])('$what → $delay', ({ reset, serverDate, delay }) => {
     expect(resetDelayMs(reset, serverDate, NOW)).toBe(delay);
   });
-
-  it('uses our clock when the server sent no Date', () => {
-    expect(resetDelayMs(seconds(NOW) + 5, undefined, NOW + 1000)).toBe(4000);
-  });
 });

@@ -3,7 +3,7 @@ import path from 'node:path';
 import { type TestContext, afterEach, describe, expect, it } from 'vitest';
 import { shiftEntry } from '../../../src/api/limits/entry';
 import { openFileStore } from '../../../src/api/limits/file-store';
-import { type RateLimitGate, openGate } from '../../../src/api/limits/gate';
+import { openGate } from '../../../src/api/limits/gate';
 import { EXPIRE_MARGIN_MS, KEY_PREFIX, type RedisStore, expiryMs, openRedisStore } from '../../../src/api/limits/redis-store';
 import { timeReplyMs } from '../../../src/api/limits/redis-failures';
 import { limitId } from '../../../src/api/limits/store';
@@ -24,19 +24,11 @@ afterEach(async () => {
 // One redis-server for the file; a test that kills its server or needs a password starts its own (serverFor).
 const shared = sharedRedis();
 
-/** One machine: its own state file, its own clock (skewed by `skewMs`), its own connection. */
-interface Machine {
-  /** The gate over the shared store, as a session opens it. */
-  gate: RateLimitGate;
-  shared: RedisStore;
-  local: RateLimitGate;
-  now: () => number;
-  warnings: string[];
-  traces: string[];
-}
-
-/** `root`: the config folder of another process on the same machine (one state file). */
-async function machine(stateUrl: string, options: { skewMs?: number; noAnswerMs?: number; key?: string; root?: string } = {}): Promise<Machine & { root: string }> {
+/**
+ * One machine: its own state file, clock (skewed by `skewMs`) and connection; the gate over the shared store, as a
+ * session opens it. `root`: the config folder of another process on the same machine (one state file).
+ */
+async function machine(stateUrl: string, options: { skewMs?: number; noAnswerMs?: number; key?: string; root?: string } = {}) {
   const root = options.root ?? tempDir();
   const now = () => Date.now() + (options.skewMs ?? 0);
   const key = options.key ?? KEY;
