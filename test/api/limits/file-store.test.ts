@@ -183,52 +183,45 @@ describe('claims in blocks', () => {
 
 describe('times read back are checked', () => {
   const HORIZON = NOW + MAX_STORED_AHEAD_MS;
+  const kept = { blockedUntil: HORIZON, reason: 'key_banned', window: { reset: Math.floor(HORIZON / 1000), resetAt: HORIZON, remaining: 3 }, probeUntil: NOW + 500 };
   it.each([
-    ['1e300', 1e300],
-    ['"NaN"', 'NaN'],
-    ['a string of digits', String(NOW + 60_000)],
-    ['a negative number', -5],
-    ['just beyond a day past the longest wait the service can ask for', HORIZON + 1],
-  ])('a blockedUntil of %s is dropped and named', (_, blockedUntil) => {
-    const dropped: string[] = [];
-    expect(readEntry({ blockedUntil, reason: 'key_banned' }, NOW, dropped)).toBeUndefined();
-    expect(dropped).toEqual(['blockedUntil']);
+    { what: 'a blockedUntil of 1e300', entry: { blockedUntil: 1e300, reason: 'key_banned' }, dropped: ['blockedUntil'] },
+    { what: 'a blockedUntil of "NaN"', entry: { blockedUntil: 'NaN', reason: 'key_banned' }, dropped: ['blockedUntil'] },
+    { what: 'a blockedUntil of a string of digits', entry: { blockedUntil: String(NOW + 60_000), reason: 'key_banned' }, dropped: ['blockedUntil'] },
+    { what: 'a negative blockedUntil', entry: { blockedUntil: -5, reason: 'key_banned' }, dropped: ['blockedUntil'] },
+    {
+      what: 'a blockedUntil just beyond a day past the longest wait the service can ask for',
+      entry: { blockedUntil: HORIZON + 1, reason: 'key_banned' },
+      dropped: ['blockedUntil'],
+    },
+    {
+      what: 'a window whose reset is not plausible, and an unknown reason',
+      entry: { blockedUntil: NOW + 1_000, reason: 'hostile', window: { reset: 1e300, resetAt: NOW + 1_000, remaining: 1 } },
+      dropped: ['reason', 'window.reset'],
+    },
+    { what: 'what the service could have said, to a day beyond it', entry: kept, dropped: [], read: kept },
+  ])('$what: dropped $dropped, each named', ({ entry, dropped, read }) => {
+    const named: string[] = [];
+    expect(readEntry(entry, NOW, named)).toEqual(read);
+    expect(named).toEqual(dropped);
   });
 
-  it('keeps what the service could have said, to a day beyond it', () => {
-    const dropped: string[] = [];
-    const entry = { blockedUntil: HORIZON, reason: 'key_banned', window: { reset: Math.floor(HORIZON / 1000), resetAt: HORIZON, remaining: 3 }, probeUntil: NOW + 500 };
-    expect(readEntry(entry, NOW, dropped)).toEqual(entry);
-    expect(dropped).toEqual([]);
-  });
-
-  it('drops a window whose reset is not plausible, and an unknown reason, naming each', () => {
-    const dropped: string[] = [];
-    expect(readEntry({ blockedUntil: NOW + 1_000, reason: 'hostile', window: { reset: 1e300, resetAt: NOW + 1_000, remaining: 1 } }, NOW, dropped)).toBeUndefined();
-    expect(dropped).toEqual(['reason', 'window.reset']);
-  });
-
-  it('the file gate warns once per run, goes on as if nothing were recorded, and drops the value at the next write', async () => {
+  it('the file gate warns once per run, goes on as if nothing were recorded, drops the value at the next write; profile show too', async () => {
     const file = stateFile();
     fs.mkdirSync(path.dirname(file), { recursive: true });
     const id = await limitId(BASE, KEY);
     fs.writeFileSync(file, JSON.stringify({ version: 1, limits: { [id]: { blockedUntil: 1e300, reason: 'key_banned' } } }));
     const warnings: string[] = [];
+    // A read without a gate, as profile show reads it.
+    expect(await openFileStore(file, BASE, KEY, () => NOW, { report: (notice) => warnings.push(stateStoreLine(notice)) }).read()).toBeUndefined();
+    expect(warnings).toHaveLength(1);
     const gate = await openRateLimitState(file, BASE, KEY, clock(NOW), { warn: (message) => warnings.push(message) });
     expect(await gate.acquire()).toMatchObject({ go: true, entry: { probeUntil: NOW + 5000 } });
     expect(await gate.current()).toEqual({ probeUntil: NOW + 5000 });
-    expect(warnings).toEqual([`ignored blockedUntil in the rate-limit state at ${file}: not a time petctl could have stored (not a number, or more than a day past the longest wait the service can ask for)`]);
+    const ignored = `ignored blockedUntil in the rate-limit state at ${file}: not a time petctl could have stored (not a number, or more than a day past the longest wait the service can ask for)`;
+    expect(warnings).toEqual([ignored, ignored]);
     await gate.record({ status: 429, retryAt: NOW + 5_000 });
     expect(readState(file).limits[id]).toEqual({ blockedUntil: NOW + 5_000, reason: 'rate_limited' });
-  });
-
-  it('a read without a gate (profile show) drops it with the same warning', async () => {
-    const file = stateFile();
-    fs.mkdirSync(path.dirname(file), { recursive: true });
-    fs.writeFileSync(file, JSON.stringify({ version: 1, limits: { [await limitId(BASE, KEY)]: { blockedUntil: 'NaN', reason: 'rate_limited' } } }));
-    const warnings: string[] = [];
-    expect(await openFileStore(file, BASE, KEY, () => NOW, { report: (notice) => warnings.push(stateStoreLine(notice)) }).read()).toBeUndefined();
-    expect(warnings).toHaveLength(1);
   });
 });
 
