@@ -17,14 +17,12 @@ describe('nextLink (RFC 8288)', () => {
     ['</v1/pets?after=4>; rel="NEXT"', 'http://127.0.0.1:4010/v1/pets?after=4'],
     ['<https://evil.example/steal>; rel="next"', 'https://evil.example/steal'],
     ['</v1/pets?a=1,2>; title="x, y"; rel="next"', 'http://127.0.0.1:4010/v1/pets?a=1,2'],
+    // No header, or no rel="next", means no next page.
+    [undefined, undefined],
+    ['', undefined],
+    ['</v1/pets>; rel="successor-version"', undefined],
   ])('%s', (header, expected) => {
     expect(nextLink(header, PAGE)).toBe(expected);
-  });
-
-  it('no header, or no rel="next", means no next page', () => {
-    expect(nextLink(undefined, PAGE)).toBeUndefined();
-    expect(nextLink('', PAGE)).toBeUndefined();
-    expect(nextLink('</v1/pets>; rel="successor-version"', PAGE)).toBeUndefined();
   });
 
   it('a header that cannot be parsed is an invalid response (exit 7)', () => {

@@ -19,16 +19,11 @@ function flags(overrides: Partial<RawRequestFlags>): RawRequestFlags {
 
 describe('petctl api: paths', () => {
   it.each([
-    ['/pets', 'https://api.example.org/v1/pets'],
-    ['pets', 'https://api.example.org/v1/pets'],
-    ['/store/orders?x=1', 'https://api.example.org/v1/store/orders?x=1'],
-    ['https://api.example.org/v1/pets?limit=1', 'https://api.example.org/v1/pets?limit=1'],
-    ['https://API.example.org:443/other', 'https://api.example.org/other'],
-  ])('%s → %s', (path, url) => {
-    expect(resolveApiUrl(BASE, path)).toBe(url);
-  });
-
-  it.each([
+    ['/pets', BASE, 'https://api.example.org/v1/pets'],
+    ['pets', BASE, 'https://api.example.org/v1/pets'],
+    ['/store/orders?x=1', BASE, 'https://api.example.org/v1/store/orders?x=1'],
+    ['https://api.example.org/v1/pets?limit=1', BASE, 'https://api.example.org/v1/pets?limit=1'],
+    ['https://API.example.org:443/other', BASE, 'https://api.example.org/other'],
     ['/v1/pets', BASE, 'https://api.example.org/v1/pets'],
     ['v1/pets', BASE, 'https://api.example.org/v1/pets'],
     ['/v1/pets?limit=5', BASE, 'https://api.example.org/v1/pets?limit=5'],
