@@ -160,22 +160,23 @@ describe.skipIf(process.platform === 'win32')('the cache is its own: its folders
     });
 
     const unsafe = [
-      { what: "writable by others (0777, the user's own): not used, not chmodded", make: (dir: string) => fs.chmodSync(dir, 0o777) },
+      { what: "writable by others (0777, the user's own): not used, not chmodded", mode: 0o777 },
       // Another owner's folder can be made only as root.
-      { what: 'owned by another user: not used', make: (dir: string) => fs.chownSync(dir, NOBODY, NOBODY), rootOnly: true },
+      { what: 'owned by another user: not used', owner: NOBODY },
     ];
-    for (const { what, make, rootOnly } of unsafe) it.skipIf(rootOnly && !isRoot)(`${level} ${what}, nothing written in it`, async (t) => {
+    for (const { what, mode, owner } of unsafe) it.skipIf(owner !== undefined && !isRoot)(`${level} ${what}, nothing written`, async (t) => {
       const { cacheDir, open, unusable } = openCache(t);
       const cache = await open();
       const folder = folderAt(cacheDir, cache.dir, level);
       fs.mkdirSync(cache.dir, { recursive: true, mode: 0o700 });
-      make(folder);
+      if (mode !== undefined) fs.chmodSync(folder, mode);
+      if (owner !== undefined) fs.chownSync(folder, owner, owner);
       const before = fs.statSync(folder);
       let sends = 0;
       await cache.answer(LIST, MINUTE, async () => (sends++, answer('[]')));
       await cache.answer(LIST, MINUTE, async () => (sends++, answer('[]')));
       expect(sends).toBe(2);
-      const problem = rootOnly ? { kind: 'other_owner', uid: NOBODY } : { kind: 'writable_by_others', mode: expect.any(Number) };
+      const problem = owner === undefined ? { kind: 'writable_by_others', mode: expect.any(Number) } : { kind: 'other_owner', uid: owner };
       expect(unusable).toEqual([expect.objectContaining({ file: folder, problem })]);
       expect([fs.statSync(folder).mode, fs.statSync(folder).uid]).toEqual([before.mode, before.uid]);
       expect(fs.readdirSync(cache.dir)).toEqual([]);

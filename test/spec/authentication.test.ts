@@ -6,7 +6,8 @@ import { ENTERPRISE, PET, call, errorBody, expectCleanError, expectPetctlHeaders
 describe.concurrent('Authentication › "The client sends its API key as a bearer token in the Authorization header, in the form Authorization: Bearer <API_KEY>"', () => {
   it('the client sends exactly "Bearer <key>" on list, add and get', async (t) => {
     const { server, petctl, key } = await setupE2e(t);
-    server.reply(json(200, [PET]), json(201, PET), json(200, PET), json(401, errorBody(401, 'unauthorized', 'the key is not valid')));
+    const refusal = errorBody(401, 'unauthorized', 'the key is not valid');
+    server.reply(json(200, [PET]), json(201, PET), json(200, PET), json(401, refusal));
     for (const args of [['pets', 'list'], ['pets', 'add', '--name', 'Rex', '--category-id', '1'], ['pets', 'get', '1']]) {
       expect((await petctl(args)).code, args.join(' ')).toBe(0);
     }
@@ -16,7 +17,8 @@ describe.concurrent('Authentication › "The client sends its API key as a beare
     expectCleanError(refused);
     expect(refused.stderr).toMatch(/^error: the key is not valid \(unauthorized, HTTP 401\)$/m);
     expect(refused.stderr).toMatch(/^hint: PETCTL_API_KEY was rejected/m);
-    expect(server.requests.map((r) => `${r.method} ${r.path}`)).toEqual(['GET /v1/pets', 'POST /v1/pets', 'GET /v1/pets/1', 'GET /v1/pets']);
+    const sent = server.requests.map((r) => `${r.method} ${r.path}`);
+    expect(sent).toEqual(['GET /v1/pets', 'POST /v1/pets', 'GET /v1/pets/1', 'GET /v1/pets']);
     for (const request of server.requests) expectPetctlHeaders(request, key);
     server.verify();
   });

@@ -9,7 +9,8 @@ describe.concurrent('Getting › "The operation is deprecated and is to be remov
   it('the client warns on stderr with the date (the Sunset header\'s when sent), on success and on a 404 (exit 3)', async (t) => {
     const { server, petctl } = await setupE2e(t);
     const missing = errorBody(404, 'pet_not_found', 'no animal has id 77');
-    server.reply(json(200, PET), json(404, missing), json(404, missing), json(200, PET, { sunset: 'Sun, 01 Jun 2031 00:00:00 GMT' }));
+    const sunset = { sunset: 'Sun, 01 Jun 2031 00:00:00 GMT' };
+    server.reply(json(200, PET), json(404, missing), json(404, missing), json(200, PET, sunset));
     const shown = await petctl(['pets', 'get', '1']);
     expect(shown.stderr).toBe(`${DEPRECATION}\n`);
     expect(shown.stdout).not.toContain('deprecated');

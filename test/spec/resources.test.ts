@@ -24,7 +24,8 @@ describe.concurrent('Resources › "Allowed values: available, pending, sold"', 
     expect(JSON.parse((await petctl(['pets', 'get', '1', '-o', 'json'])).stdout)).toEqual({ ...PET, microchip: 'ABC' });
     expect((await petctl(['pets', 'list'])).stdout).toBe('1\tRex\t1\t-\n');
     server.reply(json(200, [{ id: 1, name: 'Rex', categoryId: 1 }]));
-    expect(JSON.parse((await petctl(['pets', 'list', '-o', 'json'])).stdout)).toEqual([{ id: 1, name: 'Rex', categoryId: 1 }]);
+    const listed = await petctl(['pets', 'list', '-o', 'json']);
+    expect(JSON.parse(listed.stdout)).toEqual([{ id: 1, name: 'Rex', categoryId: 1 }]);
     // No command changes an animal.
     for (const verb of ['update', 'set-status', 'delete']) {
       const result = await petctl(['pets', verb, '1']);
@@ -37,7 +38,8 @@ describe.concurrent('Resources › "Allowed values: available, pending, sold"', 
 
   it('the sandbox takes each of the three in a body and a filter, and invents none: an animal added without is in no filter', async (t) => {
     const { baseUrl } = await sandboxFor({}, t);
-    const nameless = (await call(baseUrl, '/pets', { key: ENTERPRISE, body: { name: 'Nameless', categoryId: 1 } })).body as typeof PET;
+    const added = await call(baseUrl, '/pets', { key: ENTERPRISE, body: { name: 'Nameless', categoryId: 1 } });
+    const nameless = added.body as typeof PET;
     expect(nameless).not.toHaveProperty('status');
     expect((await call(baseUrl, `/pets/${nameless.id}`, { key: ENTERPRISE })).body).not.toHaveProperty('status');
     for (const status of STATUSES) {
@@ -60,7 +62,8 @@ describe.concurrent('Resources › "categoryId | integer | int64 | yes | Identif
     }
     // PUT, PATCH and DELETE get 405, and the animal stays as it is.
     for (const method of ['PUT', 'PATCH', 'DELETE']) {
-      const reply = await call(baseUrl, `/pets/${id}`, { key: ENTERPRISE, method, body: { name: 'Bo', categoryId: 1, status: 'sold' } });
+      const body = { name: 'Bo', categoryId: 1, status: 'sold' };
+      const reply = await call(baseUrl, `/pets/${id}`, { key: ENTERPRISE, method, body });
       expect(reply.status, method).toBe(405);
       expect(reply.headers.allow).toBe('GET');
     }

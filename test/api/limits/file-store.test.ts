@@ -6,7 +6,7 @@ import { type BlockReason, MAX_STORED_AHEAD_MS, readEntry } from '../../../src/a
 import { StateUnwritableError } from '../../../src/errors';
 import { openFileStore } from '../../../src/api/limits/file-store';
 import { type RateLimitGate, openGate } from '../../../src/api/limits/gate';
-import { limitId } from '../../../src/api/limits/store';
+import { type StoreNotice, limitId } from '../../../src/api/limits/store';
 import { stateStoreLine } from '../../../src/output/state-store';
 import { fill, mountSmallDisk, noSmallDisk, unmountSmallDisk } from '../../helpers/small-disk';
 import { tempDir } from '../../helpers/temp-dir';
@@ -183,11 +183,12 @@ describe('claims in blocks', () => {
 
 describe('times read back are checked', () => {
   const HORIZON = NOW + MAX_STORED_AHEAD_MS;
-  const kept = { blockedUntil: HORIZON, reason: 'key_banned', window: { reset: Math.floor(HORIZON / 1000), resetAt: HORIZON, remaining: 3 }, probeUntil: NOW + 500 };
+  const window = { reset: Math.floor(HORIZON / 1000), resetAt: HORIZON, remaining: 3 };
+  const kept = { blockedUntil: HORIZON, reason: 'key_banned', window, probeUntil: NOW + 500 };
   it.each([
     { what: 'a blockedUntil of 1e300', entry: { blockedUntil: 1e300, reason: 'key_banned' }, dropped: ['blockedUntil'] },
     { what: 'a blockedUntil of "NaN"', entry: { blockedUntil: 'NaN', reason: 'key_banned' }, dropped: ['blockedUntil'] },
-    { what: 'a blockedUntil of a string of digits', entry: { blockedUntil: String(NOW + 60_000), reason: 'key_banned' }, dropped: ['blockedUntil'] },
+    { what: 'a blockedUntil of digits in a string', entry: { blockedUntil: `${NOW + 60_000}`, reason: 'key_banned' }, dropped: ['blockedUntil'] },
     { what: 'a negative blockedUntil', entry: { blockedUntil: -5, reason: 'key_banned' }, dropped: ['blockedUntil'] },
     {
       what: 'a blockedUntil just beyond a day past the longest wait the service can ask for',
@@ -213,7 +214,8 @@ describe('times read back are checked', () => {
     fs.writeFileSync(file, JSON.stringify({ version: 1, limits: { [id]: { blockedUntil: 1e300, reason: 'key_banned' } } }));
     const warnings: string[] = [];
     // A read without a gate, as profile show reads it.
-    expect(await openFileStore(file, BASE, KEY, () => NOW, { report: (notice) => warnings.push(stateStoreLine(notice)) }).read()).toBeUndefined();
+    const report = (notice: StoreNotice) => warnings.push(stateStoreLine(notice));
+    expect(await openFileStore(file, BASE, KEY, () => NOW, { report }).read()).toBeUndefined();
     expect(warnings).toHaveLength(1);
     const gate = await openRateLimitState(file, BASE, KEY, clock(NOW), { warn: (message) => warnings.push(message) });
     expect(await gate.acquire()).toMatchObject({ go: true, entry: { probeUntil: NOW + 5000 } });

@@ -65,7 +65,8 @@ function withTimes(entry: LimitEntry, to: (ms: number) => number): LimitEntry {
 function everyFieldSet(from: number): LimitEntry {
   const values = { duration: 7_000, reason: 'key_banned', count: 7, unixSeconds: Math.ceil(from / 1000), time: 0 };
   const window = Object.fromEntries(Object.entries(WINDOW_FIELDS).map(([name, kind]) => [name, values[kind]]));
-  const entry = Object.fromEntries(Object.entries(ENTRY_FIELDS).map(([name, kind]) => [name, kind === 'window' ? window : values[kind]]));
+  const fields = Object.entries(ENTRY_FIELDS).map(([name, kind]) => [name, kind === 'window' ? window : values[kind]]);
+  const entry = Object.fromEntries(fields);
   let step = 0;
   return withTimes(entry as LimitEntry, () => from + (step += 1) * 1_000);
 }
@@ -73,7 +74,7 @@ function everyFieldSet(from: number): LimitEntry {
 /** A record with just one time field set to `at` (and what it needs to be whole), for each time field of the lists. */
 function eachTimeAlone(at: number): Array<{ field: string; entry: LimitEntry }> {
   const full = everyFieldSet(at);
-  const alone = (name: string) => ({ [name]: at, ...(name === 'blockedUntil' ? { reason: 'rate_limited' } : {}) }) as LimitEntry;
+  const alone = (name: string): LimitEntry => (name === 'blockedUntil' ? { blockedUntil: at, reason: 'rate_limited' } : { [name]: at });
   return [
     ...TIMES.map((name) => ({ field: name, entry: alone(name) })),
     ...WINDOW_TIMES.map((name) => ({ field: `window.${name}`, entry: { window: { ...full.window!, [name]: at } } })),
