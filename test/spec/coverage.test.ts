@@ -56,26 +56,18 @@ describe('docs/spec-coverage.md', () => {
 
 describe('test/spec/', () => {
   const files = fs.readdirSync(new URL('./', import.meta.url)).filter((name) => name.endsWith('.test.ts') && name !== 'coverage.test.ts');
+  const read = (file: string) => fs.readFileSync(new URL(file, import.meta.url), 'utf8');
+  const groupsOf = (file: string) => testTitles(read(file)).filter((title) => title.includes(' › "'));
+  const groups = files.flatMap((file) => groupsOf(file).map((title) => ({ file, title })));
 
   it.skipIf(!specPresent)('names each group of tests by a rule of the specification, in its words', () => {
     const rules = new Set(specRules(readSpec()).map((rule) => ruleTitle('', rule.text).slice(3)));
-    const strays = [];
-    for (const file of files) {
-      const groups = testTitles(fs.readFileSync(new URL(file, import.meta.url), 'utf8')).filter((title) => title.includes(' › "'));
-      expect(groups.length, `${file} has no test named by a rule`).toBeGreaterThan(0);
-      for (const title of groups) if (!rules.has(title.slice(title.indexOf(' › ') + 3))) strays.push(`${file}: ${title}`);
-    }
-    expect(strays).toEqual([]);
+    for (const file of files) expect(groupsOf(file).length, `${file} has no test named by a rule`).toBeGreaterThan(0);
+    expect(groups.filter(({ title }) => !rules.has(title.slice(title.indexOf(' › ') + 3)))).toEqual([]);
   });
 
   it('has every group of tests listed in docs/spec-coverage.md', () => {
     const named = new Set(entries.flatMap((entry) => entry.tests.map((test) => `${test.file}\n${test.name}`)));
-    const unlisted = [];
-    for (const file of files) {
-      for (const title of testTitles(fs.readFileSync(new URL(file, import.meta.url), 'utf8')).filter((t) => t.includes(' › "'))) {
-        if (!named.has(`test/spec/${file}\n${title}`)) unlisted.push(`${file}: ${title}`);
-      }
-    }
-    expect(unlisted).toEqual([]);
+    expect(groups.filter(({ file, title }) => !named.has(`test/spec/${file}\n${title}`))).toEqual([]);
   });
 });
