@@ -5,29 +5,22 @@ import type { IO } from '../terminal';
 import { InterruptedError } from '../errors';
 import { type ResolvedTarget, requireKey } from '../config/target';
 import { createPet } from '../api/endpoints/pets';
-import { type RowResult, type Tally, count, emptyTally } from './results';
 import { openInput } from './input';
 import { JournalUnwritableError, JournalWriter, defaultJournalPath, readJournal, targetDigest } from './journal';
-import { type RecordsPlan, type Scan, type ScanReport, plannedRows, scanRows } from './plan';
+import { type RecordsPlan, RecordIndex, type Scan, type ScanReport, entryOf, plannedRows, scanRows } from './records';
 import { type InputFormat, type ReadOptions, formatFromExtension, readRows } from './reader';
-import type { InputEncoding } from './decode';
 import type { Concurrency } from './in-flight';
 import { type JournalHolder, journalHolder, lockJournal } from './journal-lock';
-import { RecordIndex, entryOf } from './records';
 import { type RunnerOptions, runImport } from './runner';
 import { type LookupReport, type UnknownLookup, lookUpUnknownRows } from './unknown-rows';
-import { type ImportEnd, ImportStopped, importEnding, stoppedBeforeSending } from './outcome';
+import { type ImportEnd, ImportStopped, type Tally, count, emptyTally, importEnding, stoppedBeforeSending } from './outcome';
 
 /** `pets add --file`: every row checked against the records before the rest are sent; told as facts (ImportReport). */
 
-export interface BulkAddOptions {
+export interface BulkAddOptions extends Omit<ReadOptions, 'onIgnored'> {
   /** A path, or `-` for standard input. */
   file: string;
   format?: InputFormat;
-  encoding?: InputEncoding;
-  delimiter?: string;
-  idColumn?: string;
-  columns?: ReadOptions['columns'];
   /** --new: every row is a new animal. */
   fresh: boolean;
   reserve: number;
@@ -49,15 +42,14 @@ export interface DryRunReport {
   journal: string;
 }
 
-/** The runner's hooks an import's report takes, and its first Ctrl-C. */
+/** The runner's hooks an import's report takes, its first Ctrl-C (`stopping`) and the end of sending (`stop`). */
 type SendReport = Pick<RunnerOptions, 'words' | 'onResult' | 'onSend' | 'onAnswer' | 'onWait' | 'onWaited' | 'onLevel'> & {
   stopping(): void;
-  /** Sending is over, however it ended. */
   stop(): void;
 };
 
 export interface ImportReport extends ScanReport, LookupReport {
-  /** Another import holds the journal: this one waits for it to finish, or (a dry run) reads it as it stands. */
+  /** Another import holds the journal: this one waits for it (`waiting`), or (a dry run) reads it as it stands. */
   journalHeld(journal: string, holder: JournalHolder, waiting: boolean): void;
   /** The first pass is over; `refused`: its invalid rows stop the import. `label` names a recorded source. */
   scanned(scan: Scan, facts: { ignored: readonly string[]; refused: boolean; resumed: boolean; label(source: string): string }): void;
@@ -65,7 +57,7 @@ export interface ImportReport extends ScanReport, LookupReport {
   sending(facts: { total: number; toSend: number; baseUrl: string | undefined }): SendReport;
 }
 
-/** What an import takes from the command's Context, which is one: bulk/ names nothing above it. */
+/** What an import takes of the command's Context: bulk/ names nothing above it. */
 export interface ImportHost {
   io: Pick<IO, 'stdin'>;
   env: Readonly<NodeJS.ProcessEnv>;
@@ -94,9 +86,8 @@ export async function bulkAdd(options: BulkAddOptions, ctx: ImportHost, report: 
 
   const target = await ctx.target();
   const apiKey = requireKey(target);
-  const { identity } = target;
-  const targetId = await targetDigest(identity, apiKey);
-  const journalPath = options.journal ?? (await defaultJournalPath(ctx.paths.dir, identity, apiKey));
+  const targetId = await targetDigest(target.identity, apiKey);
+  const journalPath = options.journal ?? (await defaultJournalPath(ctx.paths.dir, target.identity, apiKey));
   // Held before the journal is read, so that an import that waited reads what the other one wrote.
   const me: JournalHolder = { source: file === undefined ? '-' : path.basename(file) };
   if (!options.dryRun) await holdJournal(journalPath, me, ctx, report);
@@ -109,36 +100,34 @@ export async function bulkAdd(options: BulkAddOptions, ctx: ImportHost, report: 
   await readJournal(journalPath, targetId, index);
   // A --new import that did not finish is resumed by the next --new import of the same input.
   const resumed = options.fresh ? index.openRun(source) : undefined;
-  const plan: RecordsPlan = { source, idColumn: options.idColumn, byId: options.idColumn !== undefined, retryUnknown: options.retryUnknown, run: resumed, fresh: options.fresh && resumed === undefined };
+  const { idColumn, retryUnknown } = options;
+  const fresh = options.fresh && resumed === undefined;
+  const plan: RecordsPlan = { source, idColumn, byId: idColumn !== undefined, retryUnknown, run: resumed, fresh };
 
   const ignored: string[] = [];
-  // How the bytes are read, the same in both passes.
-  const reading: ReadOptions = { idColumn: options.idColumn, encoding: options.encoding, delimiter: options.delimiter, columns: options.columns };
-  const read: ReadOptions = { ...reading, onIgnored: (name) => ignored.push(name) };
-
-  const scan = await scanRows(readRows(input.firstPass(), format, (chosen) => (format = chosen), read), index, plan, ctx.signal, report);
+  const firstPass = readRows(input.firstPass(), format, (chosen) => (format = chosen), { ...options, onIgnored: (name) => ignored.push(name) });
+  const scan = await scanRows(firstPass, index, plan, ctx.signal, report);
   if (ctx.signal.aborted) throw new InterruptedError();
   const refused = scan.invalid > 0 && !options.skipInvalid && !options.dryRun;
   const label = (recorded: string) => (recorded === source ? (file ?? 'standard input') : recorded);
   report.scanned(scan, { ignored, refused, resumed: resumed !== undefined, label });
-  const refuse = () => new ImportStopped({ kind: 'invalid_input', invalid: scan.invalid, rows: scan.rows, skipInvalid: options.skipInvalid, dryRun: options.dryRun });
+  const { invalid, rows, toSend, unknown } = scan;
+  const refuse = () => new ImportStopped({ kind: 'invalid_input', invalid, rows, skipInvalid: options.skipInvalid, dryRun: options.dryRun });
   if (refused) throw refuse();
 
   if (options.dryRun) {
-    report.dryRun({ rows: scan.rows, valid: scan.rows - scan.invalid, invalid: scan.invalid, wouldSend: scan.toSend, done: scan.skippedCount, unknown: scan.unknown, journal: journalPath });
-    if (scan.invalid > 0) throw refuse();
+    report.dryRun({ rows, valid: rows - invalid, invalid, wouldSend: toSend, done: scan.skippedCount, unknown, journal: journalPath });
+    if (invalid > 0) throw refuse();
     return undefined;
   }
 
-  let lookup: UnknownLookup | undefined;
-  if (scan.unknownRows.length > 0) {
-    const { http } = await ctx.api();
-    lookup = await lookUpUnknownRows(http, report, scan.unknownRows, { journalPath, targetId, reserve: options.reserve, baseUrl: target.baseUrl, left: scan.toSend + scan.unknown });
-  }
-  const rows = plannedRows(readRows(input.secondPass(), format, undefined, reading), index, plan, scan.duplicates, lookup?.fates);
+  const { http } = await ctx.api();
+  const where = { journalPath, targetId, reserve: options.reserve, baseUrl: target.baseUrl, left: toSend + unknown };
+  const lookup = scan.unknownRows.length > 0 ? await lookUpUnknownRows(http, report, scan.unknownRows, where) : undefined;
+  const rowsToSend = plannedRows(readRows(input.secondPass(), format, undefined, options), index, plan, scan.duplicates, lookup?.fates);
   v8Flags('--optimize-for-size --no-opt');
   const run = resumed ?? (options.fresh ? `${new Date(ctx.now()).toISOString()}-${Math.floor(ctx.random() * 0x10000).toString(16)}` : undefined);
-  return sendRows(options, ctx, report, { rows, scan, journalPath, targetId, run, source, lookup, baseUrl: target.baseUrl });
+  return sendRows(options, ctx, report, { rows: rowsToSend, scan, run, source, lookup, http, ...where });
 }
 
 /** One import at a time per journal: waits up to --max-wait for another to finish, and holds the journal until this one ends. */
@@ -169,11 +158,11 @@ interface SendPlan {
   source: string;
   lookup?: UnknownLookup;
   baseUrl: string | undefined;
+  http: HttpClient;
 }
 
 async function sendRows(options: BulkAddOptions, ctx: ImportHost, report: ImportReport, plan: SendPlan): Promise<ImportEnd> {
-  const { http } = await ctx.api();
-  const { scan, lookup } = plan;
+  const { scan, lookup, run, source } = plan;
   const toSend = scan.toSend + (lookup?.resend ?? 0);
   // Before the first request: nothing created yet, every row left.
   const beforeSending = (error: unknown): never => {
@@ -182,12 +171,10 @@ async function sendRows(options: BulkAddOptions, ctx: ImportHost, report: Import
   const journal = await JournalWriter.open(plan.journalPath, plan.targetId).catch(beforeSending);
   ctx.onCleanup(() => journal.close());
   const at = () => new Date(ctx.now()).toISOString();
-  if (plan.run !== undefined) {
-    await journal.append({ source: plan.source, state: 'begin', run: plan.run, at: at() }).catch(beforeSending);
-  }
+  if (run !== undefined) await journal.append({ source, state: 'begin', run, at: at() }).catch(beforeSending);
   // Found by --retry-unknown: recorded before any request, so a rerun skips them however this one ends.
   for (const { identity, pet } of lookup?.found ?? []) {
-    await journal.append(entryOf(identity, { state: 'created', pet }, at(), plan.run)).catch(beforeSending);
+    await journal.append(entryOf(identity, { state: 'created', pet }, at(), run)).catch(beforeSending);
   }
 
   const tally: Tally = emptyTally();
@@ -205,15 +192,15 @@ async function sendRows(options: BulkAddOptions, ctx: ImportHost, report: Import
     rows: plan.rows,
     journal,
     concurrency: options.concurrency,
-    run: plan.run,
+    run,
     now: ctx.now,
     monotonic: ctx.monotonic,
     reserve: options.reserve,
-    send: (newPet, hooks) => createPet(http, newPet, hooks),
+    send: (newPet, hooks) => createPet(plan.http, newPet, hooks),
     sleep: (ms) => ctx.sleep(ms),
     stop: stop.signal,
     signal: ctx.signal,
-    onResult(result: RowResult, wasSent: boolean) {
+    onResult(result, wasSent) {
       count(tally, result);
       if (wasSent) sent += 1;
       return sending.onResult(result, wasSent);
@@ -224,13 +211,12 @@ async function sendRows(options: BulkAddOptions, ctx: ImportHost, report: Import
   });
 
   const left = scan.rows - outcome.reported;
-  const stoppedBy = outcome.stoppedBy;
+  const { stoppedBy, interrupted } = outcome;
   // Everything is dealt with: the next --new import of this input is new animals again.
-  if (plan.run !== undefined && left === 0 && !stoppedBy && !outcome.interrupted && tally.rejected + tally.unknown + tally.ambiguous + scan.invalid === 0) {
-    await journal.append({ source: plan.source, state: 'end', run: plan.run, at: at() }).catch(() => {});
-  }
+  const settled = left === 0 && !stoppedBy && !interrupted && tally.rejected + tally.unknown + tally.ambiguous + scan.invalid === 0;
+  if (run !== undefined && settled) await journal.append({ source, state: 'end', run, at: at() }).catch(() => {});
   // Every row announced before sending (skipped, invalid) is counted, even when sending stopped before reaching it.
   const shown: Tally = { ...tally, skipped: Math.max(tally.skipped, scan.skippedCount), invalid: Math.max(tally.invalid, scan.invalid) };
-  const ending = importEnding({ ...shown, interrupted: outcome.interrupted, stoppedBy });
+  const ending = importEnding({ ...shown, interrupted, stoppedBy });
   return { ending, tally: shown, left, notSent: toSend - sent, runMs: ctx.monotonic() - started, journal: plan.journalPath };
 }

@@ -1,9 +1,10 @@
 import type { NewPet, Pet } from '../schemas/pet';
+import type { InputRow } from './reader';
 
 /**
- * What an import remembers of every row it sent, per target: the journal's entries. A row is known
- * by the shelter's own id with --id-column (across sources), else by its content and its occurrence
- * among identical rows of its source, the input's absolute path or `-` (docs/bulk-import.md, "Which rows are sent").
+ * What the journal remembers of every row sent, per target, and what that says to do with each row. A row is
+ * known by the shelter's id with --id-column (across sources), else by its content and its occurrence among
+ * identical rows of its source, the input's absolute path or `-` (docs/bulk-import.md, "Which rows are sent").
  */
 
 /** name, categoryId (exact, as text) and status ('' for none), as sent. */
@@ -22,7 +23,7 @@ export type RecordState =
   | { state: 'rejected'; error: Record<string, unknown> }
   | { state: 'unsent' };
 
-/** One journal line about one row. `run` marks the rows of a `--new` import (see NewRun). */
+/** One journal line about one row; `run` marks the rows of a `--new` import. */
 export type RecordEntry = RowIdentity & RecordState & { at: string; run?: string };
 
 /** A `--new` import starting (`begin`) and ending with nothing left to send (`end`), per source. */
@@ -43,15 +44,14 @@ export function contentOf(newPet: NewPet): Content {
 
 export const contentKey = (content: ReadonlyArray<string | number>) => JSON.stringify(content);
 
-/** The journal entry saying what became of a row (`run`: the --new import it belongs to). */
 export function entryOf(identity: RowIdentity, state: RecordState, at: string, run: string | undefined): RecordEntry {
   return { ...identity, ...state, at, ...(run === undefined ? {} : { run }) };
 }
 
-/** Numbers identical rows of one input in file order; `only` limits it to contents that can matter (no map of every row), the rest get no identity. */
-export function occurrences(only?: (content: Content) => boolean): (source: string, newPet: NewPet, id: string | undefined) => RowIdentity | undefined {
+/** Numbers identical rows of one input in file order; `only` keeps the map to contents that can matter. */
+function occurrences(only?: (content: Content) => boolean) {
   const counts = new Map<string, number>();
-  return (source, newPet, id) => {
+  return (source: string, newPet: NewPet, id: string | undefined): RowIdentity | undefined => {
     const content = contentOf(newPet);
     if (only && !only(content)) return undefined;
     const key = contentKey(content);
@@ -61,7 +61,7 @@ export function occurrences(only?: (content: Content) => boolean): (source: stri
   };
 }
 
-/** What to do with a valid row, given the records (and, with --retry-unknown, the listing: unknown-rows.ts). */
+/** What to do with a valid row, given the records (and, with --retry-unknown, the listing). */
 export type RowPlan =
   /** `resend`: sent before without an answer, and not found among the target's animals. */
   | { action: 'send'; resend?: true }
@@ -74,16 +74,25 @@ export type RowPlan =
   /** --retry-unknown found more than one animal it could be: neither sent nor recorded. */
   | { action: 'ambiguous'; candidates: Array<Pet['id']> };
 
-export interface PlanOptions {
-  /** --id-column: match by the shelter's id, across sources. */
-  byId: boolean;
+/** What --retry-unknown's listing decided for a row. */
+export type UnknownFate = Extract<RowPlan, { action: 'found' | 'ambiguous' } | { action: 'send' }>;
+
+/** A row whose last record is "sent" (no answer came): its identity with the content sent, and those fields. */
+export interface UnknownRow {
+  row: number;
+  line: number;
+  identity: RowIdentity;
+  sent: Content;
 }
+
+/** `byId`: --id-column, matched across sources; `run`: the --new import resumed (its rows only count); `fresh`: none. */
+type PlanOptions = { byId: boolean; run?: string; fresh?: boolean };
 
 /** The records of one target, each identity's last entry. */
 export class RecordIndex {
   /** By content within its source, and by id; again within the --new import they belong to (entryKey). */
   private readonly entries = new Map<string, RecordEntry>();
-  /** Contents on record per source, without occurrence numbers (for Occurrences' filter). */
+  /** Contents on record per source, without occurrence numbers (occurrences' filter). */
   private readonly contents = new Map<string, Set<string>>();
   /** Per source, the last --new import that began and did not end. */
   private readonly openRuns = new Map<string, string>();
@@ -103,7 +112,6 @@ export class RecordIndex {
     contents.add(contentKey(entry.content.slice(0, 3)));
   }
 
-  /** Whether any row of `source` is on record with this content (any occurrence). */
   hasContent(source: string, content: Content): boolean {
     return this.contents.get(source)?.has(contentKey(content)) ?? false;
   }
@@ -113,7 +121,6 @@ export class RecordIndex {
     return this.openRuns.get(source);
   }
 
-  /** The row's last entry: by id with --id-column, else by content within its source; within `run` when given. */
   lookup(identity: RowIdentity, byId: boolean, run?: string): RecordEntry | undefined {
     const byContent = this.entries.get(entryKey(run ?? '', identity));
     if (!byId) return byContent;
@@ -122,12 +129,13 @@ export class RecordIndex {
     return run !== undefined ? ofId : (ofId ?? (byContent?.id === undefined ? byContent : undefined));
   }
 
-  /** What to do with a row. `run`: the --new import being resumed (its rows only count), or a fresh --new (nothing counts). */
-  plan(identity: RowIdentity | undefined, options: PlanOptions & { run?: string; fresh?: boolean }): RowPlan {
+  plan(identity: RowIdentity | undefined, options: PlanOptions): RowPlan {
     if (identity === undefined || options.fresh) return { action: 'send' };
     const record = this.lookup(identity, options.byId, options.run);
-    if (record?.state === 'created') return { action: 'skip', record, changed: options.byId && contentKey(record.content.slice(0, 3)) !== contentKey(identity.content.slice(0, 3)) };
-    // Left alone; --retry-unknown looks for it among the target's animals (unknown-rows.ts) before deciding.
+    if (record?.state === 'created') {
+      const changed = options.byId && contentKey(record.content.slice(0, 3)) !== contentKey(identity.content.slice(0, 3));
+      return { action: 'skip', record, changed };
+    }
     if (record?.state === 'sent') return { action: 'unknown', record };
     return { action: 'send' };
   }
@@ -137,4 +145,124 @@ export class RecordIndex {
 function entryKey(run: string, identity: { id?: string; source?: string; content?: RowIdentity['content'] }): string {
   if (identity.content === undefined) return `${run}\nid\n${identity.id}`;
   return `${run}\n${identity.source}\n${contentKey(identity.content)}`;
+}
+
+/** Every row is planned before anything is sent (the counts told first, --dry-run), and planned alike when sent. */
+export interface RecordsPlan extends PlanOptions {
+  /** The input: its absolute path, or `-`. */
+  source: string;
+  /** --id-column as given, which an id used twice names. */
+  idColumn?: string;
+  /** --retry-unknown: the scan keeps the rows whose outcome is unknown, to look for them. */
+  retryUnknown: boolean;
+}
+
+/** A row as read, with what the records say to do with it. */
+export interface PlannedRow extends InputRow {
+  identity?: RowIdentity;
+  plan?: RowPlan;
+}
+
+export interface Scan {
+  rows: number;
+  invalid: number;
+  /** Rows made invalid by an id used twice, and why (the sending pass reports them so too). */
+  duplicates: Map<number, string>;
+  toSend: number;
+  /** Rows created earlier, by source: how many, and the time of the latest. */
+  skipped: Map<string, { count: number; lastAt: string }>;
+  skippedCount: number;
+  /** Rows created earlier whose other fields differ now (only with --id-column). */
+  changed: Array<{ row: number; line: number; id: string; record: RecordEntry & { state: 'created' } }>;
+  unknown: number;
+  /** With --retry-unknown: the rows counted in `unknown`, in row order. */
+  unknownRows: UnknownRow[];
+}
+
+export interface ScanReport {
+  /** An invalid row, as it is found (not in row order for an id used twice). */
+  invalid(row: number, line: number, reason: string): void;
+}
+
+export async function scanRows(rows: AsyncIterable<InputRow>, index: RecordIndex, plan: RecordsPlan, signal: AbortSignal, report: ScanReport): Promise<Scan> {
+  const scan: Scan = { rows: 0, invalid: 0, duplicates: new Map(), toSend: 0, skipped: new Map(), skippedCount: 0, changed: [], unknown: 0, unknownRows: [] };
+  // Without --id-column a row can only match a record of the same content: count occurrences of those alone.
+  const identify = occurrences(plan.byId ? undefined : (content) => !plan.fresh && index.hasContent(plan.source, content));
+  // With --id-column: every id seen, to find one used twice; those rows are left out of the counts made at the end.
+  const byId = new Map<string, { row: number; line: number; identity?: RowIdentity; plan: RowPlan; duplicate: boolean }>();
+  const tally = (rowPlan: RowPlan, row: number, line: number, identity: RowIdentity | undefined) => {
+    if (rowPlan.action === 'send') scan.toSend += 1;
+    else if (rowPlan.action === 'unknown') {
+      scan.unknown += 1;
+      // Found rows are recorded with the content sent, so that a later run tells the row changed (--id-column).
+      const { content } = rowPlan.record;
+      const sent: Content = [content[0], content[1], content[2]];
+      if (plan.retryUnknown) scan.unknownRows.push({ row, line, identity: { ...identity!, content }, sent });
+    } else if (rowPlan.action === 'skip') {
+      scan.skippedCount += 1;
+      const { source, at } = rowPlan.record;
+      const before = scan.skipped.get(source);
+      const lastAt = before && before.lastAt > at ? before.lastAt : at;
+      scan.skipped.set(source, { count: (before?.count ?? 0) + 1, lastAt });
+    }
+  };
+
+  for await (const row of rows) {
+    if (signal.aborted) break;
+    scan.rows += 1;
+    if (row.newPet === undefined) {
+      scan.invalid += 1;
+      report.invalid(row.row, row.line, row.reason ?? 'invalid');
+      continue;
+    }
+    const identity = identify(plan.source, row.newPet, row.rowId);
+    const rowPlan = index.plan(identity, plan);
+    if (row.rowId === undefined) {
+      tally(rowPlan, row.row, row.line, identity);
+      continue;
+    }
+    const first = byId.get(row.rowId);
+    if (first === undefined) {
+      byId.set(row.rowId, { row: row.row, line: row.line, identity, plan: rowPlan, duplicate: false });
+      continue;
+    }
+    // An id used twice: which row is the animal cannot be told, so neither is sent.
+    const usedTwice = (one: { row: number; line: number }, other: { row: number; line: number }) => {
+      const reason = `${plan.idColumn!.trim()} ${JSON.stringify(row.rowId)} is used twice (also line ${other.line}, row ${other.row})`;
+      scan.duplicates.set(one.row, reason);
+      scan.invalid += 1;
+      report.invalid(one.row, one.line, reason);
+    };
+    if (!first.duplicate) usedTwice(first, row);
+    first.duplicate = true;
+    usedTwice(row, first);
+  }
+  for (const [id, seen] of byId) {
+    if (seen.duplicate) continue;
+    tally(seen.plan, seen.row, seen.line, seen.identity);
+    if (seen.plan.action === 'skip' && seen.plan.changed) scan.changed.push({ row: seen.row, line: seen.line, id, record: seen.plan.record });
+  }
+  scan.unknownRows.sort((a, b) => a.row - b.row);
+  return scan;
+}
+
+/** The sending pass's rows, planned as the scan planned them; `fates`: what --retry-unknown's listing decided. */
+export async function* plannedRows(
+  rows: AsyncIterable<InputRow>,
+  index: RecordIndex,
+  plan: RecordsPlan,
+  duplicates: ReadonlyMap<number, string>,
+  fates?: ReadonlyMap<number, UnknownFate>,
+): AsyncGenerator<PlannedRow> {
+  const identify = occurrences();
+  for await (const row of rows) {
+    const duplicate = duplicates.get(row.row);
+    if (duplicate !== undefined) yield { row: row.row, line: row.line, reason: duplicate };
+    else if (row.newPet === undefined) yield row;
+    else {
+      const identity = identify(plan.source, row.newPet, row.rowId)!;
+      const rowPlan = index.plan(identity, plan);
+      yield { ...row, identity, plan: (rowPlan.action === 'unknown' && fates?.get(row.row)) || rowPlan };
+    }
+  }
 }

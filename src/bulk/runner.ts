@@ -6,31 +6,22 @@ import { InterruptedError, InvalidResponseError, NetworkError, PetctlError, Rate
 import type { NewPet, Pet } from '../schemas/pet';
 import { type Concurrency, InFlightLimit, type LevelChange, type Ticket } from './in-flight';
 import { JournalUnwritableError, type JournalWriter } from './journal';
-import type { ImportFacts } from './outcome';
-import type { InputRow } from './reader';
-import { type RecordEntry, type RecordState, type RowIdentity, type RowPlan, entryOf } from './records';
-import { type RowResult, ambiguous, created, failed, found, invalidRow, resent, skipped, unknownOutcome } from './results';
+import { type ImportFacts, type RowResult, ambiguous, created, failed, found, invalidRow, resent, skipped, unknownOutcome } from './outcome';
+import { type PlannedRow, type RecordEntry, type RecordState, type RowIdentity, entryOf } from './records';
+
+/**
+ * Each row's fate is journaled before it is reported and before its slot takes the next row. `stop` (the first
+ * Ctrl-C) gives up requests waiting in the gate and awaits those on the wire; `signal` (a second Ctrl-C, SIGTERM)
+ * aborts those too. A rate limit that cannot be waited out, an error that would fail every row, or an outcome
+ * turned unknown stops sending the same way (docs/bulk-import.md, "Ctrl-C").
+ */
 
 /** Abort listeners one slot's request may hold on one signal at once: its attempt on the wire, its wait, the import's own. */
 const LISTENERS_PER_SLOT = 3;
 
-/**
- * Each row's fate is journaled before it is reported and before its slot takes the next row. `stop` (the
- * first Ctrl-C) gives up requests waiting in the gate and awaits those on the wire; `signal` (a second
- * Ctrl-C, SIGTERM) aborts those too. A rate limit that cannot be waited out, an error that would fail every
- * row, or an outcome turned unknown stops sending the same way (docs/bulk-import.md, "Ctrl-C").
- */
-
-/** A row as read, with what the records say to do with it (records.ts decides). */
-export interface PlannedRow extends InputRow {
-  /** For a valid row: its identity, recorded with its fate. */
-  identity?: RowIdentity;
-  plan?: RowPlan;
-}
-
 /** The words of a row's message that people act on (output/import-end.ts makes them). */
 export interface RowWords {
-  /** What to do about a row whose outcome is unknown: what --retry-unknown will do with it. */
+  /** What --retry-unknown will do with a row whose outcome is unknown. */
   retryUnknown: string;
   /** Why a row that more than one animal could be was neither sent nor recorded. */
   ambiguous(candidates: Array<Pet['id']>): string;
@@ -41,18 +32,18 @@ export interface RunnerOptions {
   words: RowWords;
   journal: JournalWriter;
   concurrency: Concurrency;
-  /** The --new import the rows belong to, recorded with each. */
+  /** The --new import the rows belong to. */
   run?: string;
   now(): number;
-  /** The steady clock the latencies are measured on (default: `now`). */
+  /** The steady clock latencies are measured on (default: `now`). */
   monotonic?(): number;
   reserve?: number;
   send(newPet: NewPet, hooks: RequestHooks): Promise<Pet>;
-  /** A wait that rejects when the context's signal aborts (ctx.sleep). */
+  /** Rejects when `signal` aborts. */
   sleep(ms: number): Promise<void>;
-  /** Aborted to stop sending gracefully (the first Ctrl-C). */
+  /** The first Ctrl-C. */
   stop: AbortSignal;
-  /** The context's signal: a second Ctrl-C or SIGTERM. */
+  /** A second Ctrl-C, or SIGTERM. */
   signal: AbortSignal;
   onResult(result: RowResult, sent: boolean): void | Promise<void>;
   onSend?(): void;
@@ -62,10 +53,8 @@ export interface RunnerOptions {
   onLevel?(change: LevelChange): void;
 }
 
-type RunnerOutcome = Pick<ImportFacts, 'interrupted' | 'stoppedBy'> & {
-  /** Rows reported (every row that was not left for a rerun). */
-  reported: number;
-};
+/** `reported`: every row not left for a rerun. */
+type RunnerOutcome = Pick<ImportFacts, 'interrupted' | 'stoppedBy'> & { reported: number };
 
 /** A journal that cannot be written is a fact the import goes on with; anything else is thrown on. */
 function unwritableOnly(error: unknown): JournalUnwritableError {
@@ -118,7 +107,7 @@ export async function runImport(options: RunnerOptions): Promise<RunnerOutcome> 
   const sendRow = async (input: PlannedRow & { newPet: NewPet; identity: RowIdentity }) => {
     const { row, line, identity } = input;
     let journaledSent = false;
-    /** While the request is on the wire. */
+    /** Set while the request is on the wire. */
     let ticket: Ticket | undefined;
     const offWire = () => {
       if (ticket) limit.ended();
@@ -126,8 +115,7 @@ export async function runImport(options: RunnerOptions): Promise<RunnerOutcome> 
     };
     const hooks: RequestHooks = {
       beforeSend: async () => {
-        // A request past the gate holds a permit of the window's budget: a rate limit that stopped the
-        // import (another request found the budget spent) is no reason to drop it; anything else is.
+        // Past the gate it holds a permit of the window: another request's rate limit is no reason to drop it.
         if (halt.aborted && !(stoppedBy instanceof RateLimitError && !options.stop.aborted && !options.signal.aborted)) throw new StopSending();
         await journal.append(record(identity, { state: 'sent' }));
         journaledSent = true;
@@ -165,15 +153,14 @@ export async function runImport(options: RunnerOptions): Promise<RunnerOutcome> 
       }
       // On the wire, the journal already says "sent": the answer is what is missing.
       const unanswered = ticket !== undefined && (error instanceof InterruptedError || (error instanceof NetworkError && error.sent));
-      // A 5xx or a malformed 2xx to a POST: the animal may or may not exist. A 507 (Insufficient Storage, RFC 4918 §11.5)
-      // says nothing was stored: its row stays unsent, so a rerun sends it, and the import stops below.
+      // After a 5xx or a malformed 2xx to a POST the animal may exist; a 507 (RFC 4918 §11.5) says nothing was stored.
       const unusable = journaledSent && (error instanceof InvalidResponseError || (error instanceof ServiceError && error.status >= 500)) && error.status !== 507;
       if (unanswered || unusable) {
         const what = unanswered ? 'no answer came' : 'the answer was not usable';
         await report(unknownOutcome(row, line, `sent, but ${what} (${(error as PetctlError).message}); ${options.words.retryUnknown}`), true);
         return stopWith(error as PetctlError);
       }
-      // Left at "sent" should the journal fail: a rerun reports the row as outcome unknown rather than risk sending it twice.
+      // Left at "sent" should this fail: a rerun reports the row unknown rather than risk sending it twice.
       if (journaledSent) await journal.append(record(identity, { state: 'unsent' })).catch(unwritableOnly);
       if (error instanceof StopSending) return;
       if (error instanceof PetctlError) return stopWith(error);
@@ -212,7 +199,7 @@ export async function runImport(options: RunnerOptions): Promise<RunnerOutcome> 
       running -= 1;
     }
   };
-  /** Starts slots up to the level; a slot is started only by another, or here at the start, so every one is awaited below. */
+  /** Starts slots up to the level, only from a slot or the start below, so every one is awaited there. */
   function fill(): void {
     while (!read && !halt.aborted && running < limit.level) {
       running += 1;

@@ -5,53 +5,38 @@ import { LIMIT_MAX } from '../schemas/constants';
 import type { Pet } from '../schemas/pet';
 import { readJournal } from './journal';
 import { ImportStopped, stoppedBeforeSending } from './outcome';
-import { type RowIdentity, contentKey, contentOf, isRunMark } from './records';
-import { type UnknownFate, type UnknownRow, UnknownRowMatcher } from './unknown-match';
+import { type RowIdentity, type UnknownFate, type UnknownRow, contentKey, contentOf, isRunMark } from './records';
 
 /**
- * --retry-unknown looks before it resends: before anything is sent, it lists the target's animals
- * (`pets list --all`'s walk, paced, leaving --reserve; one walk per status when every row had one)
- * and settles each unknown row by unknown-match.ts's rule. A full last page without a next link
- * stops the import (listing_incomplete); so does any failure, with nothing sent or recorded.
+ * --retry-unknown looks before it resends: it lists the target's animals (paced, leaving --reserve; one walk
+ * per status when every row had one) and settles each row sent without an answer by UnknownRowMatcher's rule.
+ * A full last page without a next link stops the import (listing_incomplete), as does any failure.
  */
 
 export interface UnknownLookup {
-  /** What becomes of each unknown row, by row number. */
+  /** By row number. */
   fates: Map<number, UnknownFate>;
-  /** The rows found: recorded as created before sending begins. */
+  /** Recorded as created before sending begins. */
   found: Array<{ identity: RowIdentity; pet: Pet }>;
-  /** Rows not found: sent again. */
   resend: number;
 }
 
 interface LookupOptions {
   journalPath: string;
   targetId: string;
-  /** --reserve: requests of every window left to other commands. */
   reserve: number;
-  /** Where the animals are listed; undefined: the built-in sandbox. */
+  /** Undefined: the built-in sandbox. */
   baseUrl: string | undefined;
   /** Rows the import would act on, for the error if the listing stops. */
   left: number;
 }
 
-/** What the look tells, as facts. */
 export interface LookupReport {
   /** The listing's progress: its wait, each page, and its end. */
   listing(): { wait(ms: number, why: string): Promise<void>; done(page: number, items: number): void; clear(): void };
-  looked(facts: LookupFacts, baseUrl: string | undefined): void;
+  looked(facts: { rows: number; animals: number; pages: number; found: number; resend: number; ambiguous: number }, baseUrl: string | undefined): void;
   /** The listing stopped after `animals` (on page `page`): nothing was sent and nothing recorded. */
   lookStopped(animals: number, page: number): void;
-}
-
-/** What the look found, before anything is sent. */
-export interface LookupFacts {
-  rows: number;
-  animals: number;
-  pages: number;
-  found: number;
-  resend: number;
-  ambiguous: number;
 }
 
 export async function lookUpUnknownRows(http: HttpClient, report: LookupReport, rows: readonly UnknownRow[], options: LookupOptions): Promise<UnknownLookup> {
@@ -103,4 +88,56 @@ async function accountedIds(options: LookupOptions, contents: ReadonlySet<string
     },
   });
   return ids;
+}
+
+/**
+ * The rule, pure: a row is looked for by the fields it sent, among the animals the journal does not account for.
+ * Rows that sent the same fields share their candidates: none, each is sent again; one row and one candidate,
+ * found; else ambiguous (docs/bulk-import.md, "Outcome unknown, and `--retry-unknown`").
+ */
+export class UnknownRowMatcher {
+  /** By the fields sent; candidates by id as text (an animal seen twice, on pages that shifted, is one). */
+  private readonly groups = new Map<string, { rows: UnknownRow[]; candidates: Map<string, Pet> }>();
+
+  constructor(
+    rows: readonly UnknownRow[],
+    /** Ids (as text) of the animals the journal records as created. */
+    private readonly accounted: ReadonlySet<string>,
+  ) {
+    for (const row of rows) {
+      const key = contentKey(row.sent);
+      const group = this.groups.get(key);
+      if (group) group.rows.push(row);
+      else this.groups.set(key, { rows: [row], candidates: new Map() });
+    }
+  }
+
+  /** The statuses the rows were sent with ('' for none). */
+  statuses(): Set<string> {
+    return new Set([...this.groups.values()].map((group) => group.rows[0]!.sent[2]));
+  }
+
+  see(pet: Pet): void {
+    const group = this.groups.get(contentKey(contentOf(pet)));
+    const id = String(pet.id);
+    if (group && !this.accounted.has(id)) group.candidates.set(id, pet);
+  }
+
+  /** No further animal (of `status`, when given) can change an answer: every such row is ambiguous already. */
+  settled(status?: string): boolean {
+    return [...this.groups.values()].every((group) => (status !== undefined && group.rows[0]!.sent[2] !== status) || group.candidates.size >= (group.rows.length > 1 ? 1 : 2));
+  }
+
+  fates(): Map<number, UnknownFate> {
+    const fates = new Map<number, UnknownFate>();
+    for (const { rows, candidates } of this.groups.values()) {
+      const pets = [...candidates.values()];
+      let fate: UnknownFate;
+      if (pets.length === 0) fate = { action: 'send', resend: true };
+      else if (pets.length === 1 && rows.length === 1) fate = { action: 'found', pet: pets[0]! };
+      else fate = { action: 'ambiguous', candidates: pets.map((pet) => pet.id).sort((a, b) => (BigInt(a) < BigInt(b) ? -1 : BigInt(a) > BigInt(b) ? 1 : 0)) };
+      for (const row of rows) fates.set(row.row, fate);
+    }
+    return fates;
+  }
 }

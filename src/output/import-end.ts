@@ -1,8 +1,7 @@
 import type { BulkAddOptions, DryRunReport, ImportReport } from '../bulk/import';
 import type { JournalHolder } from '../bulk/journal-lock';
-import type { ImportEnding, ImportStop } from '../bulk/outcome';
-import type { Scan } from '../bulk/plan';
-import type { RowFailure, RowResult, Tally } from '../bulk/results';
+import type { ImportEnding, ImportStop, RowFailure, RowResult, Tally } from '../bulk/outcome';
+import type { Scan } from '../bulk/records';
 import type { RowWords } from '../bulk/runner';
 import { FailureError, InterruptedError, type PetctlError, RejectedError, ServiceError } from '../errors';
 import type { Pet } from '../schemas/pet';

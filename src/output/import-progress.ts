@@ -1,7 +1,7 @@
 import type { RateHeaders } from '../api/limits/headers';
 import { type Concurrency, IN_FLIGHT, type LevelChange } from '../bulk/in-flight';
 import type { BulkAddOptions } from '../bulk/import';
-import type { RowResult, Tally } from '../bulk/results';
+import type { RowResult, Tally } from '../bulk/outcome';
 import type { StatusLine } from '../terminal';
 import { formatDuration, formatWait } from './time';
 

@@ -5,7 +5,7 @@ import type { RequestHooks } from '../../src/api/request';
 import { JournalWriter, readJournal } from '../../src/bulk/journal';
 import { rowWords } from '../../src/output/import-end';
 import { RecordIndex, type RowIdentity, type RowPlan } from '../../src/bulk/records';
-import type { RowResult } from '../../src/bulk/results';
+import type { RowResult } from '../../src/bulk/outcome';
 import type { LevelChange } from '../../src/bulk/in-flight';
 import { type RunnerOptions, runImport } from '../../src/bulk/runner';
 import { InterruptedError, NetworkError, RateLimitError, errorForStatus } from '../../src/errors';

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import type { Content } from '../../src/bulk/records';
-import { type UnknownFate, type UnknownRow, UnknownRowMatcher } from '../../src/bulk/unknown-match';
+import type { Content, UnknownFate, UnknownRow } from '../../src/bulk/records';
+import { UnknownRowMatcher } from '../../src/bulk/unknown-rows';
 import type { Pet } from '../../src/schemas/pet';
 
 /** --retry-unknown's rule (unknown-match.ts): what becomes of each row sent without an answer, given the animals listed. */

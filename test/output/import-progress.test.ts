@@ -1,5 +1,5 @@
 import { afterEach, describe, expect, it } from 'vitest';
-import { created, failed } from '../../src/bulk/results';
+import { created, failed } from '../../src/bulk/outcome';
 import { ImportProgress, levelLine, perMinute, progressLine, summaryLine } from '../../src/output/import-progress';
 import { createTestTerminal } from '../helpers/terminal';
 
