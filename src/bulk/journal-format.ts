@@ -7,14 +7,14 @@ import { parseJson } from '../schemas/json';
 import type { NewRunMark, RecordEntry, RecordIndex } from './records';
 
 /**
- * The import journal's format, and reading it: NDJSON, a header and an entry per step of a row, the last
- * one winning. A write a crash cut short leaves the start of a line, which recorded nothing an import relied
- * on; any other line that is not an entry may have been a "created": damage (docs/bulk-import.md, "The journal").
+ * The journal's format, and reading it: NDJSON, a header and an entry per step of a row, the last one winning. A
+ * write a crash cut short leaves the start of a line, which recorded nothing an import relied on; any other line
+ * that is not an entry may have been a "created": damage (docs/bulk-import.md, "The journal").
  */
 
 const FORMAT = 2;
 
-/** A journal line that is neither an entry nor a write cut short: the import stops before anything is sent (exit 1). */
+/** A line that is neither an entry nor a write cut short: the import stops before anything is sent (exit 1). */
 class JournalDamagedError extends FailureError {
   constructor(
     readonly file: string,
@@ -46,45 +46,39 @@ export function targetDigest(targetIdentity: string, apiKey: string): Promise<st
 export async function readJournal(file: string, target: string, index: Pick<RecordIndex, 'add'>): Promise<void> {
   // Another user's journal, or one others can write, may have lost its "created" lines: never trusted.
   assertOwnFile(file);
-  if ((await headerOf(file)) !== 'whole') return;
-  let header = '';
-  let number = 0;
-  for await (const { text, ended } of journalLines(fs.createReadStream(file))) {
-    number += 1;
-    if (number === 1) {
-      header = text;
-      continue;
-    }
-    // The header is judged with the line after it at hand: entries after a line that is no header make it a damaged one.
-    if (number === 2) checkHeader(file, header, target, text);
-    const entry = parseEntry(text);
-    if (entry) index.add(entry);
-    else if (ended && !isWriteCutShort(text, ENTRY_START)) throw new JournalDamagedError(file, number);
-  }
-  if (number === 1) checkHeader(file, header, target, undefined);
-}
-
-type HeaderState = 'absent' | 'whole' | 'cut-short';
-
-async function headerOf(file: string): Promise<HeaderState> {
-  let handle: fs.promises.FileHandle | undefined;
+  const handle = await fs.promises.open(file, 'r').catch((error: NodeJS.ErrnoException) => {
+    if (error.code !== 'ENOENT') throw unreadable(file, error);
+  });
   try {
-    handle = await fs.promises.open(file, 'r');
-    return await headerIn(handle, file);
+    if (!handle || (await headerIn(handle, file)) !== 'whole') return;
+    let header = '';
+    let number = 0;
+    for await (const { text, ended } of journalLines(handle.createReadStream({ start: 0, autoClose: false }))) {
+      number += 1;
+      if (number === 1) header = text;
+      else {
+        // The header is judged with the line after it at hand: entries after it make a line that is no header a damaged one.
+        if (number === 2) checkHeader(file, header, target, text);
+        const entry = parseEntry(text);
+        if (entry) index.add(entry);
+        else if (ended && !isWriteCutShort(text, ENTRY_START)) throw new JournalDamagedError(file, number);
+      }
+    }
+    if (number === 1) checkHeader(file, header, target, undefined);
   } catch (error) {
-    if (handle === undefined && (error as { code?: string }).code === 'ENOENT') return 'absent';
-    if (error instanceof PetctlError) throw error;
-    throw new UsageError(`cannot read the journal ${file}: ${systemReason(error)}`);
+    throw error instanceof PetctlError ? error : unreadable(file, error);
   } finally {
     await handle?.close();
   }
 }
 
+const unreadable = (file: string, error: unknown) => new UsageError(`cannot read the journal ${file}: ${systemReason(error)}`);
+
 /**
- * A file is petctl's journal only when its first line starts as a header does, or is what a header
- * cut short leaves; a damaged header is journal_damaged; anything else is someone's file, never written into.
+ * A file is petctl's journal only when its first line starts as a header does, or is what a header cut short
+ * leaves; a damaged header is journal_damaged; anything else is someone's file, never written into.
  */
-export async function headerIn(handle: fs.promises.FileHandle, file: string): Promise<Exclude<HeaderState, 'absent'>> {
+export async function headerIn(handle: fs.promises.FileHandle, file: string): Promise<'whole' | 'cut-short'> {
   const head = Buffer.alloc(4096);
   const { bytesRead } = await handle.read(head, 0, head.length, 0);
   const bytes = head.subarray(0, bytesRead);
@@ -97,7 +91,7 @@ export async function headerIn(handle: fs.promises.FileHandle, file: string): Pr
   throw new UnsafeFileError(file, { kind: 'not_journal' });
 }
 
-/** Checks the header is this format's, for this target. `next`: the line after it. */
+/** `next`: the line after the header. */
 function checkHeader(file: string, line: string, target: string, next: string | undefined): void {
   const parsed = jsonValue(line) as Record<string, unknown> | undefined;
   const version = parsed?.petctlImportJournal;
@@ -118,19 +112,19 @@ function isCreationCutShort(head: Buffer): boolean {
   return HEADER_START.startsWith(text) || text.startsWith(HEADER_START);
 }
 
-/** Whether a first line that is no header is a damaged one (zeros, a header's start that does not parse, entries after it), not someone's file. */
+/** A first line that is no header is a damaged one (zeros, a header's start that does not parse, entries after it). */
 function isDamagedHeader(line: string, next: string | undefined): boolean {
   if (line.includes('\0')) return true;
   if (line.startsWith(HEADER_START) && scanJson(line) !== 'whole') return true;
   return next !== undefined && parseEntry(next) !== undefined;
 }
 
-/** Whether a line that is not an entry is what a write cut short leaves: nothing, or a start of `start…` whose JSON is not whole. */
+/** What a write cut short leaves: nothing, or a start of `start…` whose JSON is not whole. */
 export function isWriteCutShort(line: string, start: string): boolean {
   return line === '' || ((start.startsWith(line) || line.startsWith(start)) && scanJson(line) === 'cut');
 }
 
-/** The lines of a journal, each with whether a newline ended it (the last one may lack it: a write cut short, whatever it holds). */
+/** The lines of a journal, each with whether a newline ended it (the last may lack it: a write cut short). */
 async function* journalLines(chunks: AsyncIterable<Buffer>): AsyncGenerator<{ text: string; ended: boolean }> {
   let pending: Buffer[] = [];
   for await (const chunk of chunks) {
@@ -146,9 +140,8 @@ async function* journalLines(chunks: AsyncIterable<Buffer>): AsyncGenerator<{ te
   if (pending.length > 0) yield { text: Buffer.concat(pending).toString('utf8'), ended: false };
 }
 
-/** What may end a line cut short outside a string, before its open containers close: a value, a key and its value, a colon and a value, a literal's rest. */
+/** What may end a line cut short, before its open containers close: outside a string, and inside one (a key or a value). */
 const ENDINGS = ['', '0', '"":0', ':0', 'rue', 'ue', 'e', 'alse', 'lse', 'se', 'ull', 'll', 'l'];
-/** What may end it inside a string (after a backslash, or inside a \u escape), the string a key or a value. */
 const STRING_ENDINGS = ['"', 'n"', '0"', '00"', '000"', '0000"'].flatMap((end) => [end, `${end}:0`]);
 
 /** `text` parsed as JSON; undefined when it is not JSON (no JSON text parses to undefined). */
@@ -162,7 +155,7 @@ export function jsonValue(text: string): unknown {
 
 const parses = (text: string) => jsonValue(text) !== undefined;
 
-/** `text` as JSON: `whole`, `cut` (one of the few ways to end it makes it whole, as the platform's parser judges) or `invalid`. */
+/** `cut`: one of the few ways to end `text` makes it whole JSON, as the platform's parser judges. */
 function scanJson(text: string): 'whole' | 'cut' | 'invalid' {
   if (parses(text)) return 'whole';
   const closers: string[] = [];
@@ -182,7 +175,7 @@ function scanJson(text: string): 'whole' | 'cut' | 'invalid' {
 
 /** How every journal's first line begins. */
 const HEADER_START = '{"petctlImportJournal":';
-/** How each entry's line begins, as petctl writes it (its first field): what a write cut short starts with. */
+/** How each entry's line begins, as petctl writes it: what a write cut short starts with. */
 const ENTRY_START = '{"source":';
 
 const STATES = new Set(['sent', 'created', 'rejected', 'unsent', 'begin', 'end']);

@@ -9,12 +9,11 @@ import { JournalUnwritableError } from './journal';
 import { jsonValue, systemReason } from './journal-format';
 
 /**
- * One import at a time per journal: a listening socket named by the journal's real path, which the
- * system frees however its holder ends, so no lock is left stale (each platform's kind: docs/bulk-import.md,
- * "One import at a time per journal"). The holder answers each connection with `{"pid":…,"source":…}`.
+ * One import at a time per journal: a listening socket named by the journal's real path, which the system frees
+ * however its holder ends (each platform's kind: docs/bulk-import.md, "One import at a time per journal").
+ * The holder answers each connection with `{"pid":…,"source":…}`, the source its input's base name or `-`.
  */
 
-/** Who holds a journal, as the holder says it: its pid, and the input as the user named it (a base name, or `-`). */
 export interface JournalHolder {
   pid?: number;
   source?: string;
@@ -27,7 +26,7 @@ export type LockFlavour = 'abstract' | 'pipe' | 'file';
 
 const LOCK_POLL_MS = 150;
 
-/** How long a holder may take to say who it is before it is taken as saying nothing. */
+/** How long a holder may take to say who it is. */
 const HOLDER_ANSWER_MS = 2_000;
 
 function platformFlavour(): LockFlavour {
@@ -45,7 +44,7 @@ export async function lockAddress(journal: string, flavour: LockFlavour = platfo
   return Buffer.byteLength(beside) <= 100 ? beside : path.join(os.tmpdir(), `${name}.sock`);
 }
 
-/** The journal's path with the symlinks of the part that exists resolved: two spellings of one file are one lock. */
+/** With the symlinks of the part that exists resolved: two spellings of one file are one lock. */
 function realPath(file: string): string {
   const rest: string[] = [];
   for (let at = path.resolve(file); ; at = path.dirname(at)) {
@@ -58,7 +57,7 @@ function realPath(file: string): string {
   }
 }
 
-/** Takes the lock of `journal` if it is free; else says who holds it. A lock that cannot be made at all is journal_unwritable. */
+/** Takes the lock if it is free, else says who holds it; a lock that cannot be made at all is journal_unwritable. */
 export async function tryLockJournal(journal: string, me: JournalHolder, flavour: LockFlavour = platformFlavour()): Promise<LockAttempt> {
   try {
     const address = await lockAddress(journal, flavour);
@@ -74,23 +73,21 @@ export async function tryLockJournal(journal: string, me: JournalHolder, flavour
   }
 }
 
-/** Who holds the lock of `journal`, without taking it; undefined when it is free. */
+/** Who holds the lock, without taking it; undefined when it is free. */
 export async function journalHolder(journal: string, flavour: LockFlavour = platformFlavour()): Promise<JournalHolder | undefined> {
   return ask(await lockAddress(journal, flavour));
 }
 
+/** `sleep` rejects on Ctrl-C; `onWaiting` is told once, as the wait starts. */
 interface LockWait {
-  /** --max-wait: how long to wait for the holder; 0: not at all. */
   maxWaitMs: number;
   monotonic(): number;
-  /** Rejects when the import is interrupted (Ctrl-C): nothing was sent. */
   sleep(ms: number): Promise<void>;
-  /** Once, when the lock is held by another import and this one starts waiting. */
   onWaiting(holder: JournalHolder): void;
   flavour?: LockFlavour;
 }
 
-/** Takes the lock of `journal`, waiting up to `maxWaitMs` for its holder to let go; `busy` when it did not in time. */
+/** Takes the lock, waiting up to --max-wait for its holder to let go; `busy` when it did not in time. */
 export async function lockJournal(journal: string, me: JournalHolder, wait: LockWait): Promise<LockAttempt> {
   const started = wait.monotonic();
   for (let told = false; ; told = true) {
@@ -103,7 +100,7 @@ export async function lockJournal(journal: string, me: JournalHolder, wait: Lock
   }
 }
 
-/** Binds `address` and answers who holds it; undefined when another process has it bound. */
+/** Binds `address`, answering who holds it; undefined when another process has it bound. */
 function listen(address: string, me: JournalHolder): Promise<JournalLock | undefined> {
   const answer = `${JSON.stringify({ pid: process.pid, source: me.source })}\n`;
   const server = net.createServer((socket) => {
@@ -113,7 +110,6 @@ function listen(address: string, me: JournalHolder): Promise<JournalLock | undef
   return new Promise((resolve, reject) => {
     server.once('error', (error: NodeJS.ErrnoException) => (error.code === 'EADDRINUSE' ? resolve(undefined) : reject(error)));
     server.listen({ path: address, exclusive: true }, () => {
-      // The lock never keeps petctl running; it lasts as long as the process, or until released.
       server.unref();
       resolve({ release: () => new Promise<void>((done) => server.close(() => done())) });
     });
@@ -131,7 +127,7 @@ function ask(address: string): Promise<JournalHolder | undefined> {
     socket.on('data', (chunk: string) => (text += chunk.slice(0, 1024)));
     socket.on('error', (error: NodeJS.ErrnoException) => {
       clearTimeout(timer);
-      // Refused or absent: free. Anything else (a timeout, a reset): held by something that did not say who.
+      // Refused or absent: free. Anything else (a timeout, a reset): held by something that does not say who.
       resolve(error.code === 'ECONNREFUSED' || error.code === 'ENOENT' ? undefined : {});
     });
     socket.on('close', () => {
@@ -154,7 +150,7 @@ async function bindOrAsk(address: string, me: JournalHolder): Promise<LockAttemp
   return holder && { busy: holder };
 }
 
-/** A socket file whose holder died: under the lock directory, asked again (another import may have taken it over), removed and bound anew. */
+/** A socket file whose holder died: asked again under the file lock (another import may have taken it), then bound anew. */
 async function takeOverDeadFile(address: string, me: JournalHolder): Promise<LockAttempt> {
   const holder = await ask(address);
   if (holder) return { busy: holder };

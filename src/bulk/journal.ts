@@ -9,9 +9,9 @@ import type { NewRunMark, RecordEntry } from './records';
 
 export { defaultJournalPath, readJournal, targetDigest } from './journal-format';
 
-/** Writing the import journal (its format: journal-format.ts; why each step: docs/bulk-import.md, "The journal"). */
+/** Writing the journal (its format: journal-format.ts; why each step: docs/bulk-import.md, "The journal"). */
 
-/** The journal cannot be written: the import stops before another request goes out (exit 1). */
+/** The import stops before another request goes out (exit 1). */
 export class JournalUnwritableError extends FailureError {
   constructor(
     readonly file: string,
@@ -27,11 +27,11 @@ export class JournalUnwritableError extends FailureError {
 /** Room kept beside the journal, freed on a full disk so that the answers to the requests on the wire are still recorded. */
 const SPARE_BYTES = 64 * 1024;
 
-/** An open journal. Appends from concurrent rows are written together and synced once (group commit). */
+/** Appends from concurrent rows are written together and synced once (group commit). */
 export class JournalWriter {
   private queue: Array<{ entry: RecordEntry | NewRunMark; resolve: () => void; reject: (error: unknown) => void }> = [];
   private flushing = false;
-  /** Set once a write failed: no "sent" is accepted after it, so no further request goes out. */
+  /** Once a write failed no "sent" is accepted, so no further request goes out. */
   private failure: JournalUnwritableError | undefined;
   /** A write stopped part-way: the next one starts on a new line. */
   private torn = false;
@@ -42,7 +42,7 @@ export class JournalWriter {
     private spare: string | undefined,
   ) {}
 
-  /** Opens the journal at `file`, creating it (0600, in a 0700 directory) with its header. */
+  /** Creates the journal if need be (0600, in a 0700 directory), with its header. */
   static async open(file: string, target: string): Promise<JournalWriter> {
     const dir = path.dirname(file);
     const spare = `${file}.spare`;
@@ -54,11 +54,10 @@ export class JournalWriter {
       // In append mode: every write lands at the end (one import writes at a time: journal-lock.ts).
       handle = await openOwnFile(file);
       if ((await headerIn(handle, file)) === 'cut-short') {
-        // New, or its creation was cut short (no whole header): start it afresh.
         await handle.truncate(0);
         await handle.writeFile(headerLine(target));
         await handle.sync();
-        // The new file's directory entry must survive a crash too.
+        // Its directory entry must survive a crash too.
         const dirHandle = await fs.promises.open(dir, 'r').catch(() => undefined);
         await dirHandle?.sync().catch(() => {});
         await dirHandle?.close();
@@ -77,7 +76,7 @@ export class JournalWriter {
     }
   }
 
-  /** Resolves once the entry is on disk. After a failed write, a "sent" is refused (its request must not go); answers still go into the spare room. */
+  /** Resolves once the entry is on disk. After a failed write a "sent" is refused; answers still go into the spare room. */
   append(entry: RecordEntry | NewRunMark): Promise<void> {
     if (this.failure && entry.state === 'sent') return Promise.reject(this.failure);
     return new Promise((resolve, reject) => {
@@ -95,8 +94,7 @@ export class JournalWriter {
         for (const item of batch) item.resolve();
       } catch (error) {
         this.failure ??= error instanceof JournalUnwritableError ? error : new JournalUnwritableError(this.file, systemReason(error), error);
-        // With room again: record the answers, and turn each "sent" of the batch (which may be on disk
-        // in part or whole) into "unsent": its request never goes, and a rerun must send it.
+        // With room again: the answers recorded, each "sent" (perhaps on disk) made "unsent": its request never goes.
         const retry = batch.map((item) => (item.entry.state === 'sent' ? { ...item.entry, state: 'unsent' as const } : item.entry));
         let recorded = await this.freeSpare();
         if (recorded) await this.write(retry).catch(() => (recorded = false));
@@ -116,9 +114,8 @@ export class JournalWriter {
     await this.handle.writeFile(torn ? Buffer.concat([Buffer.from('\n'), bytes]) : bytes);
     await this.handle.datasync();
     this.torn = false;
-    // Deleted while open, it would take every write with it: written again, whole, where it was; the import stops all the same.
+    // Deleted while open, it would take every write with it: written again where it was, its "sent" refused; the import stops.
     if ((await this.handle.stat()).nlink === 0) {
-      // Its "sent" entries are refused (the error below): those requests never go.
       const refused = entries.filter((entry) => entry.state === 'sent').map((entry) => entryLine({ ...entry, state: 'unsent' as const }));
       const restored = await this.restore(refused.join(''));
       const reason = restored ? 'was deleted while the import ran; it was written again with every row on record' : 'was deleted while the import ran';
@@ -126,7 +123,7 @@ export class JournalWriter {
     }
   }
 
-  /** Writes the journal anew at its path from the deleted file's bytes (its handle still reads them), `more` appended first. */
+  /** Writes the journal anew from the deleted file's bytes (its handle still reads them), `more` appended first. */
   private async restore(more: string): Promise<boolean> {
     try {
       await this.handle.writeFile(more);
@@ -159,7 +156,7 @@ export class JournalWriter {
   }
 }
 
-/** Creates the spare room: one a killed import left is replaced (the journal's lock says none runs); one that cannot be filled is removed. */
+/** One a killed import left is replaced (the journal's lock says none runs); one that cannot be filled is removed. */
 async function makeSpare(spare: string): Promise<void> {
   assertOwnFile(spare);
   await fs.promises.rm(spare, { force: true });
