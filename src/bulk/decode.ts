@@ -33,8 +33,9 @@ function encodingOfBom(start: Buffer): InputEncoding | undefined {
   return undefined;
 }
 
-/** What a real U+FFFD is, as bytes, in the encodings that can hold one. */
-const REPLACEMENT: Record<string, number[]> = { 'utf-8': [0xef, 0xbf, 0xbd], 'utf-16le': [0xfd, 0xff], 'utf-16be': [0xff, 0xfd] };
+/** How many bytes `text` was decoded from. */
+const byteWidth = (encoding: string, text: string) =>
+  encoding === 'utf-8' ? Buffer.byteLength(text) : encoding.startsWith('utf-16') ? 2 * text.length : text.length;
 
 /** Decodes `chunks` (each valid only until the next is asked for); throws UndecodableError after the text before the first bad byte. */
 export async function* decodeText(chunks: AsyncIterable<Buffer>, encoding?: InputEncoding): AsyncGenerator<string> {
@@ -47,11 +48,11 @@ export async function* decodeText(chunks: AsyncIterable<Buffer>, encoding?: Inpu
       if (next.done) break;
       start = Buffer.concat([start, next.value]);
     }
-    const chosen = encoding ?? encodingOfBom(start) ?? 'utf-8';
-    const decoder = new TextDecoder(chosen);
-    const bomBytes = encodingOfBom(start) === decoder.encoding ? (chosen === 'utf-8' ? 3 : 2) : 0;
-    const stream: StreamPosition = { fed: 0, decoded: bomBytes, tail: Buffer.alloc(CARRY_BYTES), tailLength: 0 };
-
+    const decoder = new TextDecoder(encoding ?? encodingOfBom(start) ?? 'utf-8', { fatal: true });
+    const name = decoder.encoding;
+    // Bytes fed and not yet text, as the decoder holds them (less the BOM it drops); the last ones fed are `tail`.
+    let held = encodingOfBom(start) === name ? -(name === 'utf-8' ? 3 : 2) : 0;
+    let tail = Buffer.alloc(0);
     const pieces = async function* () {
       for (let chunk: Buffer | undefined = start; chunk !== undefined; ) {
         for (let at = 0; at < chunk.length; at += PIECE_BYTES) yield chunk.subarray(at, at + PIECE_BYTES);
@@ -61,13 +62,19 @@ export async function* decodeText(chunks: AsyncIterable<Buffer>, encoding?: Inpu
       yield undefined;
     };
     for await (const piece of pieces()) {
-      const text = piece === undefined ? decoder.decode() : decoder.decode(piece, { stream: true });
-      const broken = text.includes('\uFFFD') ? firstBroken(decoder.encoding, text, piece ?? Buffer.alloc(0), stream) : undefined;
-      if (broken) {
+      let text: string;
+      try {
+        text = piece === undefined ? decoder.decode() : decoder.decode(piece, { stream: true });
+      } catch {
+        const rest = piece ?? Buffer.alloc(0);
+        const broken = brokenAt(name, held < 0 ? rest.subarray(-held) : Buffer.concat([tail.subarray(tail.length - held), rest]));
         if (broken.before !== '') yield broken.before;
         throw broken.error;
       }
-      if (piece !== undefined) keepTail(stream, piece, decoder.encoding === 'utf-8' ? Buffer.byteLength(text) : 2 * text.length);
+      if (piece !== undefined) {
+        held += piece.length - byteWidth(name, text);
+        tail = Buffer.concat([tail, piece.subarray(-CARRY_BYTES)]).subarray(-CARRY_BYTES);
+      }
       if (text !== '') yield text;
     }
   } finally {
@@ -75,34 +82,16 @@ export async function* decodeText(chunks: AsyncIterable<Buffer>, encoding?: Inpu
   }
 }
 
-interface StreamPosition {
-  /** Bytes decoded before this piece. */
-  fed: number;
-  /** Where this piece's text starts among the bytes (UTF-8 and UTF-16, the BOM counted). */
-  decoded: number;
-  /** The last bytes before this piece: what the decoder may still hold. */
-  tail: Buffer;
-  tailLength: number;
-}
-
-function keepTail(stream: StreamPosition, piece: Buffer, textBytes: number): void {
-  const bytes = piece.length >= CARRY_BYTES ? piece.subarray(piece.length - CARRY_BYTES) : Buffer.concat([stream.tail.subarray(0, stream.tailLength), piece]).subarray(-CARRY_BYTES);
-  bytes.copy(stream.tail);
-  stream.tailLength = bytes.length;
-  stream.fed += piece.length;
-  stream.decoded += textBytes;
-}
-
-/** Where a piece whose text holds U+FFFD stops being decodable, if it does: the file may hold a real U+FFFD, its bytes tell. */
-function firstBroken(encoding: string, text: string, piece: Buffer, stream: StreamPosition): { error: UndecodableError; before: string } | undefined {
-  const real = REPLACEMENT[encoding];
-  const byteAt = (i: number) => (i >= 0 ? piece[i] : stream.tail[stream.tailLength + i]);
-  for (let at = text.indexOf('\uFFFD'); at !== -1; at = text.indexOf('\uFFFD', at + 1)) {
-    const before = text.slice(0, at);
-    // Every character before it was decoded from its own bytes, so their length says where it stands.
-    const offset = stream.decoded + (encoding === 'utf-8' ? Buffer.byteLength(before) : 2 * at) - stream.fed;
-    if (real?.every((byte, k) => byteAt(offset + k) === byte)) continue;
-    return { error: new UndecodableError(encoding, encoding === 'utf-8' ? byteAt(offset) : undefined), before };
+/** Where `bytes` (what the decoder held, then what it refused) stop being text: the longest start a decoder takes. */
+function brokenAt(encoding: string, bytes: Buffer): { before: string; error: UndecodableError } {
+  let before = '';
+  for (let length = 1; length <= bytes.length; length++) {
+    try {
+      before = new TextDecoder(encoding, { fatal: true, ignoreBOM: true }).decode(bytes.subarray(0, length), { stream: true });
+    } catch {
+      break;
+    }
   }
-  return undefined;
+  // What follows that text is the first byte of the character it holds back, or the byte it refused.
+  return { before, error: new UndecodableError(encoding, encoding === 'utf-8' ? bytes[byteWidth(encoding, before)] : undefined) };
 }
