@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { type InputEncoding, UndecodableError, decodeText } from '../../src/bulk/decode';
-import { sniffDelimiter } from '../../src/bulk/formats/csv-records';
+import { sniffDelimiter } from '../../src/bulk/formats/csv';
 import { chunked, failure } from './read-rows';
 
 /** The text decoded, and the error it stopped with, if any. */

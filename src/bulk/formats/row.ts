@@ -6,32 +6,30 @@ import { NewPet } from '../../schemas/pet';
 import { petStatusOf } from '../../schemas/constants';
 import { type ColumnMapping, columnKey } from './columns';
 
-/** What every format's reader yields (rows numbered from 1, validated as a single add is), and the line splitter. */
+/** What every format's reader yields (rows numbered from 1, validated as a single add is), and what they share. */
 
 export interface InputRow {
   row: number;
   line: number;
-  /** The validated body to send; absent when the row is invalid. */
+  /** Absent when the row is invalid (`reason`). */
   newPet?: NewPet;
-  /** With an id column: the row's value there (the shelter's own id), trimmed; never sent. */
+  /** The --id-column's value (the shelter's own id), trimmed; never sent. */
   rowId?: string;
   reason?: string;
 }
 
 export interface ReadOptions {
-  /** `--id-column`: the column or field holding each row's own id. Matched as column names are. */
+  /** Matched as column names are. */
   idColumn?: string;
-  /** Called once per column or field that is neither sent nor the id column, the first time it is seen. */
+  /** Once per column or field that is neither sent nor the id column. */
   onIgnored?: (name: string) => void;
-  /** `--encoding`: absent, a BOM names it, else UTF-8 (decode.ts). */
   encoding?: InputEncoding;
-  /** `--delimiter`: absent, the CSV header decides (csv-records.ts). */
+  /** Absent: the CSV header decides. */
   delimiter?: string;
-  /** `--column`: the CSV headers that fill these fields (columns.ts). */
   columns?: readonly ColumnMapping[];
 }
 
-/** The input as a whole cannot be read as its format (no JSON array, a bad CSV header, an empty file): exit 6. */
+/** The input as a whole cannot be read (no JSON array, a bad CSV header, an empty file): exit 6. */
 export class InvalidInputError extends RejectedError {
   constructor(message: string) {
     super(message, { code: 'invalid_input' });
@@ -42,16 +40,12 @@ export class InvalidInputError extends RejectedError {
 export const MAX_ROW_CHARS = 1 << 20;
 export const TOO_LONG = `longer than ${MAX_ROW_CHARS / 1024} KiB`;
 
-/** The input stops being decodable at `line` (in the row in progress, if any): it is refused whole. */
 export function refuseUndecodable(error: unknown, line: number, row?: number): unknown {
   if (!(error instanceof UndecodableError)) return error;
   return new InvalidInputError(`line ${line}${row === undefined ? '' : ` (row ${row})`}: ${error.message}`);
 }
 
-/**
- * Splits text into records at line ends (LF or CRLF), outside quotes when `quoted` (CSV), holding one
- * record at most; a record past the cap is cut and flagged. Blank lines are skipped but counted.
- */
+/** Records at line ends (LF or CRLF; outside quotes when `quoted`), one held at most, cut past the cap; blank lines skipped. */
 export async function* textRecords(text: AsyncIterable<string>, quoted: boolean): AsyncGenerator<{ text: string; line: number; tooLong: boolean; undecodable?: unknown }> {
   let line = 1;
   let recordLine = 1;
@@ -92,7 +86,6 @@ export async function* textRecords(text: AsyncIterable<string>, quoted: boolean)
   if (tooLong || record.trim() !== '') yield { text: record, line: recordLine, tooLong };
 }
 
-/** Per input: which names were ignored already, so each is named once. */
 export function ignoredOnce(options: ReadOptions): (name: string) => void {
   const seen = new Set<string>();
   return (name) => {
@@ -102,7 +95,6 @@ export function ignoredOnce(options: ReadOptions): (name: string) => void {
   };
 }
 
-/** The id column's value as a row's id: a non-empty string or a whole number. */
 function rowIdOf(value: unknown, column: string): { rowId: string } | { reason: string } {
   if (typeof value === 'string' && value.trim() !== '') return { rowId: value.trim() };
   if (typeof value === 'bigint' || (typeof value === 'number' && Number.isFinite(value))) return { rowId: String(value) };
@@ -110,14 +102,13 @@ function rowIdOf(value: unknown, column: string): { rowId: string } | { reason: 
   return { reason: `${column}: must be a string or a number (the --id-column)` };
 }
 
-/** A row's NewPet with its id column's value (`column` as the file names it): both reasons when both are bad. */
+/** A row's NewPet with its id column's value: both reasons when both are bad. */
 export function withRowId(pet: ReturnType<typeof validateNewPet>, idValue: unknown, column: string): Omit<InputRow, 'row' | 'line'> {
   const id = rowIdOf(idValue, column);
   if ('reason' in id) return { reason: 'reason' in pet ? `${pet.reason}; ${id.reason}` : id.reason };
   return { ...pet, ...id };
 }
 
-/** Validates a row's fields: the sent ones with the NewPet schema, the id column's value; the rest is ignored. */
 function validateFields(fields: Record<string, unknown>, options: ReadOptions, ignore: (name: string) => void): Omit<InputRow, 'row' | 'line'> {
   const sent: Record<string, unknown> = {};
   let idValue: unknown;
@@ -132,7 +123,6 @@ function validateFields(fields: Record<string, unknown>, options: ReadOptions, i
   return idKey === undefined ? pet : withRowId(pet, idValue, options.idColumn!.trim());
 }
 
-/** Validates one parsed value with the NewPet schema, as a row reason on failure. */
 export function validateNewPet(value: unknown): { newPet: NewPet } | { reason: string } {
   const result = NewPet.safeParse(value);
   if (!result.success) return { reason: result.error.issues.map((issue) => newPetProblem(issue, value)).join('; ') };

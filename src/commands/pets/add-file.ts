@@ -2,7 +2,7 @@ import type { Context } from '../../context';
 import { UsageError } from '../../errors';
 import { type BulkAddOptions, bulkAdd } from '../../bulk/import';
 import { ImportStopped } from '../../bulk/outcome';
-import { headerField } from '../../bulk/reader';
+import { headerField } from '../../bulk/formats/columns';
 import * as words from '../../output/import-end';
 import { summaryLine } from '../../output/import-progress';
 import { noStatusLine } from '../../output/pets';
