@@ -4,11 +4,11 @@
 export const INPUT_ENCODINGS = ['utf-8', 'utf-16le', 'utf-16be', 'windows-1252', 'latin1', 'iso-8859-1', 'iso-8859-15', 'windows-1250', 'windows-1251', 'macintosh'] as const;
 export type InputEncoding = (typeof INPUT_ENCODINGS)[number];
 
-/** The input is not in its encoding from here on; the text before this point was yielded. */
+/** From here on the input is not in its encoding; the text before was yielded. */
 export class UndecodableError extends Error {
   constructor(
     readonly encoding: string,
-    /** The first byte that is not allowed there (UTF-8), when one byte says it. */
+    /** The first byte not allowed there (UTF-8). */
     readonly byte?: number,
   ) {
     const name = encoding.toUpperCase();

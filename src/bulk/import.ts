@@ -79,7 +79,6 @@ export async function bulkAdd(options: BulkAddOptions, ctx: ImportHost, report: 
   v8Flags('--semi-space-growth-factor=1');
   const input = await openInput(options.file, ctx.io.stdin, ctx.signal, ctx.env);
   ctx.onCleanup(() => input.close());
-  /** The path as given; undefined for standard input. */
   const file = options.file === '-' ? undefined : options.file;
   let format = options.format ?? (file === undefined ? undefined : formatFromExtension(file));
   const source = file === undefined ? '-' : path.resolve(file);

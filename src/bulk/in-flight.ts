@@ -1,7 +1,7 @@
 /**
- * How many requests an import keeps in flight: `--concurrency N`, or `auto`, which adapts the level
- * to the answers as TCP's congestion control (RFC 5681) and Netflix's concurrency-limits do. The rule
- * and why: docs/bulk-import.md, "How many requests are in flight". Pure: the clock is given.
+ * How many requests an import keeps in flight: `--concurrency N`, or `auto`, adapting to the answers as TCP's
+ * congestion control (RFC 5681) and Netflix's concurrency-limits do (docs/bulk-import.md, "How many requests are
+ * in flight"). Pure: the clock is given.
  */
 
 export const IN_FLIGHT = {
@@ -11,7 +11,7 @@ export const IN_FLIGHT = {
   /** A latency past `tolerance` x the best + `slackMs` has risen. */
   tolerance: 3,
   slackMs: 2,
-  /** The weight of each answer in the smoothed latency (TCP's SRTT uses 1/8). */
+  /** Each answer's weight in the smoothed latency (TCP's SRTT uses 1/8). */
   smoothing: 1 / 8,
   /** The best latency: the least of the current and the previous period of this length. */
   bestPeriodMs: 10_000,
@@ -19,19 +19,16 @@ export const IN_FLIGHT = {
   errorBackoff: 0.5,
 } as const;
 
-/** `--concurrency`: a fixed level, or `auto`. */
 export type Concurrency = number | 'auto';
 
 type LevelCause = 'latency_held' | 'latency_rose' | 'too_many_requests' | 'server_error';
 
-/** A change of the level, and what caused it. */
+/** `status`: of a 429 or 5xx that backed off; the smoothed and the best latency when the latency caused it. */
 export interface LevelChange {
   level: number;
   from: number;
   cause: LevelCause;
-  /** The answer's status (a back-off on 429 or 5xx). */
   status?: number;
-  /** The smoothed latency and the best one, in ms, when the latency caused it. */
   latencyMs?: number;
   bestMs?: number;
 }
@@ -49,7 +46,7 @@ export class InFlightLimit {
   private onWire = 0;
   private waiting = 0;
   private sends = 0;
-  /** Requests sent before this one were sent before the last back-off. */
+  /** Requests sent up to this one went before the last back-off. */
   private backedOffAt = 0;
   private slowStart = true;
   private smoothed: number | undefined;
@@ -78,12 +75,12 @@ export class InFlightLimit {
     return { at: this.now(), seq: this.sends };
   }
 
-  /** A request that went out came back without an answer (a network failure), or went back to wait. */
+  /** A request that went out came back without an answer, or went back to wait. */
   ended(): void {
     this.onWire = Math.max(0, this.onWire - 1);
   }
 
-  /** A request waits at the gate (for the window, a probe, a hold) or before a retry; `waited` when it stops. */
+  /** A request waits at the gate or before a retry, until `waited`. */
   waits(): void {
     this.waiting += 1;
   }
@@ -92,12 +89,12 @@ export class InFlightLimit {
     this.waiting = Math.max(0, this.waiting - 1);
   }
 
-  /** An answer to the request of `ticket`; `remaining`: the window's requests left, as the answer names them. */
+  /** `remaining`: the window's requests left, as the answer names them. */
   answered(ticket: Ticket, status: number, remaining?: number): LevelChange | undefined {
     const busy = this.onWire;
     this.ended();
     if (!this.adaptive) return undefined;
-    // Sent before the last back-off: its answer tells of the level before it.
+    // Its answer tells of the level before the last back-off.
     if (ticket.seq <= this.backedOffAt) return undefined;
     const from = this.level;
     if (status === 429 || status >= 500) {
@@ -123,7 +120,7 @@ export class InFlightLimit {
     this.smoothed = undefined;
   }
 
-  /** Takes one latency in: the smoothed latency and the best of the last one or two periods. */
+  /** The smoothed latency and the best of the last one or two periods. */
   private observe(ms: number): { ms: number; best: number } {
     const at = this.now();
     const { best } = this;

@@ -7,12 +7,11 @@ import { stdinChunks } from '../stdin';
 import { InterruptedError, RejectedError, UsageError, describeFsError } from '../errors';
 
 /**
- * The bytes of an import, read twice: to validate every row, then to send. Standard input is copied by
- * the first pass to a private temporary file, nameless once open so that nothing is left however petctl
- * ends; never held in memory whole.
+ * The bytes of an import, read twice: to validate every row, then to send. Standard input is copied by the first
+ * pass to a private temporary file, nameless once open so that nothing is left however petctl ends.
  */
 interface BulkInput {
-  /** A chunk is valid only until the next is asked for: its buffer may be reused. */
+  /** A chunk is valid only until the next is asked for: its buffer is reused. */
   firstPass(): AsyncIterable<Buffer>;
   secondPass(): AsyncIterable<Buffer>;
   close(): Promise<void>;
@@ -22,7 +21,6 @@ const CHUNK_BYTES = 32 * 1024;
 /** The most of standard input kept to read twice: far beyond a day's rate limit, well short of filling a temporary directory. */
 const STDIN_SPOOL_BYTES = 1024 ** 3;
 
-/** The spool's limit from PETCTL_STDIN_MAX_BYTES (a whole number of bytes), else STDIN_SPOOL_BYTES. */
 function stdinSpoolLimit(env: Readonly<NodeJS.ProcessEnv>): number {
   const given = env.PETCTL_STDIN_MAX_BYTES;
   if (given === undefined || given === '') return STDIN_SPOOL_BYTES;
@@ -30,7 +28,7 @@ function stdinSpoolLimit(env: Readonly<NodeJS.ProcessEnv>): number {
   return Number(given);
 }
 
-/** Standard input is larger than petctl keeps to read it twice: exit 6. */
+/** Exit 6. */
 class InputTooLargeError extends RejectedError {
   constructor(limit: number) {
     const size = limit > 0 && limit % 1024 ** 3 === 0 ? `${limit / 1024 ** 3} GiB` : limit > 0 && limit % 1024 ** 2 === 0 ? `${limit / 1024 ** 2} MiB` : `${limit} bytes`;
@@ -68,8 +66,8 @@ export async function openInput(file: string, stdin: InStream, signal: AbortSign
 }
 
 /**
- * A file's bytes in one reused buffer: fresh chunks would pile up as external memory (docs/performance.md).
- * A file is read from where its handle stands (a pipe cannot be read at a position); the `spool` from its start.
+ * A file's bytes in one reused buffer: fresh chunks would pile up as external memory (docs/performance.md). A file
+ * is read from where its handle stands (a pipe cannot be read at a position); the `spool` from its start.
  */
 async function* readBytes(file: string, spool?: fs.promises.FileHandle): AsyncGenerator<Buffer> {
   const unreadable = (error: unknown) => new UsageError(`cannot read --file ${file}: ${describeFsError(error)}`);
@@ -93,7 +91,7 @@ async function* readBytes(file: string, spool?: fs.promises.FileHandle): AsyncGe
 
 function spooledStdin(stdin: InStream, signal: AbortSignal, spoolLimit: number): BulkInput {
   let spool: fs.promises.FileHandle | undefined;
-  /** The spool's path, while it still has one. */
+  /** While it still has a name. */
   let named: string | undefined;
   const unname = async () => {
     if (named === undefined) return;

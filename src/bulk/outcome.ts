@@ -4,7 +4,7 @@ import type { JournalHolder } from './journal-lock';
 
 /** What became of each row, and how the import ended: facts, worded by output/import-end.ts. */
 
-/** One row's fate: the shape of `-o ndjson` lines and `-o json` elements, in the contract's property order. */
+/** The shape of `-o ndjson` lines and `-o json` elements, in the contract's property order. */
 export type RowResult =
   | { row: number; line: number; ok: true; pet: Pet }
   /** Created by an earlier import (`at`: when), so not sent again. */
@@ -43,7 +43,7 @@ export interface Tally {
   unknown: number;
   /** Of those created, how many without a status (listed by no --status filter). */
   noStatus: number;
-  /** --retry-unknown: rows found; rows sent again (also in `created`); rows matching more than one animal. */
+  /** --retry-unknown's; `resent` are also `created`. */
   found: number;
   resent: number;
   ambiguous: number;
@@ -68,11 +68,8 @@ export function count(tally: Tally, result: RowResult): void {
   else tally.rejected += 1;
 }
 
-export type ImportFacts = Pick<Tally, 'rejected' | 'invalid' | 'unknown' | 'ambiguous'> & {
-  /** Ctrl-C (or SIGTERM) ended sending. */
-  interrupted: boolean;
-  stoppedBy?: PetctlError;
-};
+/** `interrupted`: Ctrl-C (or SIGTERM) ended sending. */
+export type ImportFacts = Pick<Tally, 'rejected' | 'invalid' | 'unknown' | 'ambiguous'> & { interrupted: boolean; stoppedBy?: PetctlError };
 
 export type ImportEnding =
   | { kind: 'interrupted' | 'unknown' | 'ambiguous' | 'rejected' | 'done' }
@@ -95,26 +92,23 @@ export function importEnding({ interrupted, stoppedBy, rejected, invalid, unknow
   return { kind: 'done' };
 }
 
-/** How an import that sent ended. */
+/** `left`: rows not reported, left for a rerun; `notSent`: rows to send that this run did not send. */
 export interface ImportEnd {
   ending: ImportEnding;
   /** Every row counted, those announced before sending (skipped, invalid) too. */
   tally: Tally;
-  /** Rows not reported: left for a rerun. */
   left: number;
-  /** Rows to send that this run did not send. */
   notSent: number;
   runMs: number;
   journal: string;
 }
 
-/** Why an import stopped before it sent. */
+/** Why an import stopped before it sent. `ended`: the journal could not be written, or --retry-unknown's look stopped. */
 export type ImportStop =
   | { kind: 'invalid_input'; invalid: number; rows: number; skipInvalid: boolean; dryRun: boolean }
   | { kind: 'journal_busy'; journal: string; holder: JournalHolder; maxWaitMs: number }
   /** A page of --retry-unknown's listing as full as asked for came without a next link. */
   | { kind: 'listing_incomplete'; page: number; size: number; notFound: number }
-  /** The journal could not be written, or --retry-unknown's listing stopped: `left` rows not sent. */
   | { kind: 'ended'; ending: ImportEnding; left: number };
 
 export class ImportStopped extends Error {

@@ -15,7 +15,7 @@ export function formatFromExtension(path: string): InputFormat | undefined {
   return ext === 'jsonl' ? 'ndjson' : (ext as InputFormat | undefined);
 }
 
-/** The rows of `chunks`, in `format` or the one the first non-blank character says; InvalidInputError when the input as a whole is unusable. */
+/** In `format`, or the one the first non-blank character says; InvalidInputError when the input as a whole is unusable. */
 export async function* readRows(
   chunks: AsyncIterable<Buffer>,
   format: InputFormat | undefined,
@@ -59,7 +59,6 @@ export async function* readRows(
 /** Blank lines before the first row are handed on this many at a time. */
 const PIECE_LINES = 1024;
 
-/** NDJSON: one value per line; blank lines are skipped but still counted. */
 async function* ndjsonRows(text: AsyncIterable<string>, options: ReadOptions): AsyncGenerator<InputRow> {
   const ignore = ignoredOnce(options);
   let row = 0;
@@ -91,7 +90,6 @@ export async function* jsonArrayRows(text: AsyncIterable<string>, options: ReadO
     return result;
   };
 
-  // Where the input stops being text, the row in progress (if any) says where.
   const pieces = (async function* () {
     try {
       yield* text;

@@ -2,18 +2,18 @@ import type { NewPet, Pet } from '../schemas/pet';
 import type { InputRow } from './reader';
 
 /**
- * What the journal remembers of every row sent, per target, and what that says to do with each row. A row is
- * known by the shelter's id with --id-column (across sources), else by its content and its occurrence among
- * identical rows of its source, the input's absolute path or `-` (docs/bulk-import.md, "Which rows are sent").
+ * What the journal remembers of each row sent, per target, and what that says to do with a row. A row is known by
+ * the shelter's id with --id-column (across sources), else by its content and its occurrence among identical rows
+ * of its source, the input's absolute path or `-` (docs/bulk-import.md, "Which rows are sent").
  */
 
 /** name, categoryId (exact, as text) and status ('' for none), as sent. */
 export type Content = [name: string, categoryId: string, status: string];
 
+/** `content`: with its occurrence (from 1) among identical rows of the source. */
 export interface RowIdentity {
   source: string;
   id?: string;
-  /** The content and its occurrence number (from 1) among identical rows of this input. */
   content: [...Content, number];
 }
 
@@ -23,7 +23,7 @@ export type RecordState =
   | { state: 'rejected'; error: Record<string, unknown> }
   | { state: 'unsent' };
 
-/** One journal line about one row; `run` marks the rows of a `--new` import. */
+/** One journal line about one row; `run`: the `--new` import it belongs to. */
 export type RecordEntry = RowIdentity & RecordState & { at: string; run?: string };
 
 /** A `--new` import starting (`begin`) and ending with nothing left to send (`end`), per source. */
@@ -61,20 +61,18 @@ function occurrences(only?: (content: Content) => boolean) {
   };
 }
 
-/** What to do with a valid row, given the records (and, with --retry-unknown, the listing). */
+/**
+ * What to do with a valid row. `resend`: sent before without an answer, and not found by --retry-unknown. `skip`:
+ * created earlier (`changed`: its other fields differ now, with --id-column). `unknown`: sent earlier without an
+ * answer, left alone unless --retry-unknown, which `found` its one animal (recorded as created) or several.
+ */
 export type RowPlan =
-  /** `resend`: sent before without an answer, and not found among the target's animals. */
   | { action: 'send'; resend?: true }
-  /** Created earlier: not sent. `changed` with --id-column when its other fields differ now. */
   | { action: 'skip'; record: RecordEntry & { state: 'created' }; changed: boolean }
-  /** Sent earlier without an answer: left alone unless --retry-unknown. */
   | { action: 'unknown'; record: RecordEntry }
-  /** --retry-unknown found its animal, and one only: recorded as created (before sending), not sent. */
   | { action: 'found'; pet: Pet }
-  /** --retry-unknown found more than one animal it could be: neither sent nor recorded. */
   | { action: 'ambiguous'; candidates: Array<Pet['id']> };
 
-/** What --retry-unknown's listing decided for a row. */
 export type UnknownFate = Extract<RowPlan, { action: 'found' | 'ambiguous' } | { action: 'send' }>;
 
 /** A row whose last record is "sent" (no answer came): its identity with the content sent, and those fields. */
@@ -90,11 +88,10 @@ type PlanOptions = { byId: boolean; run?: string; fresh?: boolean };
 
 /** The records of one target, each identity's last entry. */
 export class RecordIndex {
-  /** By content within its source, and by id; again within the --new import they belong to (entryKey). */
+  /** Each entry by content within its source and by id, again within its --new import (entryKey). */
   private readonly entries = new Map<string, RecordEntry>();
-  /** Contents on record per source, without occurrence numbers (occurrences' filter). */
+  /** Per source: the contents on record, without occurrence numbers; the last --new import that did not end. */
   private readonly contents = new Map<string, Set<string>>();
-  /** Per source, the last --new import that began and did not end. */
   private readonly openRuns = new Map<string, string>();
 
   add(entry: RecordEntry | NewRunMark): void {
@@ -116,7 +113,6 @@ export class RecordIndex {
     return this.contents.get(source)?.has(contentKey(content)) ?? false;
   }
 
-  /** The --new import of `source` that did not end, if any: the next --new run resumes it. */
   openRun(source: string): string | undefined {
     return this.openRuns.get(source);
   }
@@ -149,11 +145,9 @@ function entryKey(run: string, identity: { id?: string; source?: string; content
 
 /** Every row is planned before anything is sent (the counts told first, --dry-run), and planned alike when sent. */
 export interface RecordsPlan extends PlanOptions {
-  /** The input: its absolute path, or `-`. */
   source: string;
-  /** --id-column as given, which an id used twice names. */
+  /** As given, for an id used twice. */
   idColumn?: string;
-  /** --retry-unknown: the scan keeps the rows whose outcome is unknown, to look for them. */
   retryUnknown: boolean;
 }
 
@@ -166,13 +160,12 @@ export interface PlannedRow extends InputRow {
 export interface Scan {
   rows: number;
   invalid: number;
-  /** Rows made invalid by an id used twice, and why (the sending pass reports them so too). */
+  /** Rows made invalid by an id used twice, and why. */
   duplicates: Map<number, string>;
   toSend: number;
-  /** Rows created earlier, by source: how many, and the time of the latest. */
+  /** Rows created earlier, by source: how many, and when the latest was. */
   skipped: Map<string, { count: number; lastAt: string }>;
   skippedCount: number;
-  /** Rows created earlier whose other fields differ now (only with --id-column). */
   changed: Array<{ row: number; line: number; id: string; record: RecordEntry & { state: 'created' } }>;
   unknown: number;
   /** With --retry-unknown: the rows counted in `unknown`, in row order. */
@@ -180,7 +173,7 @@ export interface Scan {
 }
 
 export interface ScanReport {
-  /** An invalid row, as it is found (not in row order for an id used twice). */
+  /** As it is found (not in row order for an id used twice). */
   invalid(row: number, line: number, reason: string): void;
 }
 

@@ -32,18 +32,15 @@ export interface RunnerOptions {
   words: RowWords;
   journal: JournalWriter;
   concurrency: Concurrency;
-  /** The --new import the rows belong to. */
   run?: string;
   now(): number;
   /** The steady clock latencies are measured on (default: `now`). */
   monotonic?(): number;
   reserve?: number;
   send(newPet: NewPet, hooks: RequestHooks): Promise<Pet>;
-  /** Rejects when `signal` aborts. */
   sleep(ms: number): Promise<void>;
-  /** The first Ctrl-C. */
+  /** `stop`: the first Ctrl-C; `signal`: a second, or SIGTERM. */
   stop: AbortSignal;
-  /** A second Ctrl-C, or SIGTERM. */
   signal: AbortSignal;
   onResult(result: RowResult, sent: boolean): void | Promise<void>;
   onSend?(): void;
@@ -56,7 +53,7 @@ export interface RunnerOptions {
 /** `reported`: every row not left for a rerun. */
 type RunnerOutcome = Pick<ImportFacts, 'interrupted' | 'stoppedBy'> & { reported: number };
 
-/** A journal that cannot be written is a fact the import goes on with; anything else is thrown on. */
+/** A journal that cannot be written is a fact the import goes on with. */
 function unwritableOnly(error: unknown): JournalUnwritableError {
   if (error instanceof JournalUnwritableError) return error;
   throw error;
@@ -97,7 +94,7 @@ export async function runImport(options: RunnerOptions): Promise<RunnerOutcome> 
     }
   };
 
-  /** Records an answer; when the journal cannot take it, the row is still reported as it is, and sending stops. */
+  /** When the journal cannot take the answer, the row is still reported as it is, and sending stops. */
   const recordAnswer = async (entry: RecordEntry, result: RowResult) => {
     const unwritable = await journal.append(entry).then(() => undefined, unwritableOnly);
     await report(result, true);
@@ -107,7 +104,7 @@ export async function runImport(options: RunnerOptions): Promise<RunnerOutcome> 
   const sendRow = async (input: PlannedRow & { newPet: NewPet; identity: RowIdentity }) => {
     const { row, line, identity } = input;
     let journaledSent = false;
-    /** Set while the request is on the wire. */
+    /** While the request is on the wire. */
     let ticket: Ticket | undefined;
     const offWire = () => {
       if (ticket) limit.ended();
@@ -133,7 +130,7 @@ export async function runImport(options: RunnerOptions): Promise<RunnerOutcome> 
         }
       },
       wait: (ms, why) => {
-        // The core waits only before a request goes out (the gate asked again after beforeSend) or between attempts.
+        // Only before a request goes out (the gate asked again after beforeSend) or between attempts.
         offWire();
         return waitOrStop(ms, why);
       },
@@ -175,7 +172,6 @@ export async function runImport(options: RunnerOptions): Promise<RunnerOutcome> 
     if (input.newPet === undefined || input.identity === undefined || plan === undefined) return report(invalidRow(row, line, input.reason ?? 'invalid'), false);
     if (plan.action === 'skip') return report(skipped(row, line, plan.record.pet, plan.record.at), false);
     if (plan.action === 'unknown') return report(unknownOutcome(row, line, `sent by an earlier run, which got no answer; ${options.words.retryUnknown}`), false);
-    // Recorded as created before sending began (unknown-rows.ts).
     if (plan.action === 'found') return report(found(row, line, plan.pet), false);
     if (plan.action === 'ambiguous') return report(ambiguous(row, line, plan.candidates, options.words.ambiguous(plan.candidates)), false);
     await sendRow(input as PlannedRow & { newPet: NewPet; identity: RowIdentity });

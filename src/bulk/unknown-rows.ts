@@ -13,29 +13,26 @@ import { type RowIdentity, type UnknownFate, type UnknownRow, contentKey, conten
  * A full last page without a next link stops the import (listing_incomplete), as does any failure.
  */
 
+/** `fates` by row number; `found`: recorded as created before sending begins. */
 export interface UnknownLookup {
-  /** By row number. */
   fates: Map<number, UnknownFate>;
-  /** Recorded as created before sending begins. */
   found: Array<{ identity: RowIdentity; pet: Pet }>;
   resend: number;
 }
 
+/** `left`: the rows the import would act on, for the error if the listing stops. */
 interface LookupOptions {
   journalPath: string;
   targetId: string;
   reserve: number;
-  /** Undefined: the built-in sandbox. */
   baseUrl: string | undefined;
-  /** Rows the import would act on, for the error if the listing stops. */
   left: number;
 }
 
 export interface LookupReport {
-  /** The listing's progress: its wait, each page, and its end. */
   listing(): { wait(ms: number, why: string): Promise<void>; done(page: number, items: number): void; clear(): void };
   looked(facts: { rows: number; animals: number; pages: number; found: number; resend: number; ambiguous: number }, baseUrl: string | undefined): void;
-  /** The listing stopped after `animals` (on page `page`): nothing was sent and nothing recorded. */
+  /** Nothing was sent and nothing recorded. */
   lookStopped(animals: number, page: number): void;
 }
 
@@ -101,7 +98,7 @@ export class UnknownRowMatcher {
 
   constructor(
     rows: readonly UnknownRow[],
-    /** Ids (as text) of the animals the journal records as created. */
+    /** The ids (as text) the journal records as created. */
     private readonly accounted: ReadonlySet<string>,
   ) {
     for (const row of rows) {

@@ -3,7 +3,6 @@
 const SENT_FIELDS = ['name', 'categoryId', 'status'] as const;
 export type SentField = (typeof SENT_FIELDS)[number];
 
-/** `--column categoryId="Category"`: the header that fills the field. */
 export interface ColumnMapping {
   field: SentField;
   header: string;
@@ -12,10 +11,9 @@ export interface ColumnMapping {
 /** How a header is compared with a field's name: case, spaces, `_` and `-` do not count. */
 const looseKey = (name: string) => name.toLowerCase().replace(/[\s_-]+/g, '');
 
-/** How a header the user names is compared with the file's: trimmed, in any case. */
+/** How a header the user names is compared with the file's. */
 export const columnKey = (name: string) => name.trim().toLowerCase();
 
-/** The field a header (or `--column`'s field) names, if any. */
 export function sentField(name: string): SentField | undefined {
   const key = looseKey(name);
   return SENT_FIELDS.find((field) => looseKey(field) === key);
@@ -29,7 +27,7 @@ export function headerField(header: string, mappings: readonly ColumnMapping[] =
   return mappings.some((mapping) => mapping.field === named) ? undefined : named;
 }
 
-/** A few of the spellings a field is found by, for the message of a header that lacks it: `categoryId, category_id, category-id, Category Id, CATEGORY ID`. */
+/** A few of the spellings a field is found by, for the message of a header that lacks it. */
 export function spellings(field: SentField): string[] {
   const words = field.split(/(?=[A-Z])/).map((word) => word.toLowerCase());
   const title = words.map((word) => word[0]!.toUpperCase() + word.slice(1)).join(' ');
