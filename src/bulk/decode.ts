@@ -33,11 +33,10 @@ function encodingOfBom(start: Buffer): InputEncoding | undefined {
   return undefined;
 }
 
-/** How many bytes `text` was decoded from. */
 const byteWidth = (encoding: string, text: string) =>
   encoding === 'utf-8' ? Buffer.byteLength(text) : encoding.startsWith('utf-16') ? 2 * text.length : text.length;
 
-/** Decodes `chunks` (each valid only until the next is asked for); throws UndecodableError after the text before the first bad byte. */
+/** Throws UndecodableError after yielding the text before the first bad byte. */
 export async function* decodeText(chunks: AsyncIterable<Buffer>, encoding?: InputEncoding): AsyncGenerator<string> {
   const iterator = chunks[Symbol.asyncIterator]();
   try {

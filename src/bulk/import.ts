@@ -18,7 +18,7 @@ import { type ImportEnd, ImportStopped, type Tally, count, emptyTally, importEnd
 /** `pets add --file`: every row checked against the records before the rest are sent; told as facts (ImportReport). */
 
 export interface BulkAddOptions extends Omit<ReadOptions, 'onIgnored'> {
-  /** A path, or `-` for standard input. */
+  /** `-`: standard input. */
   file: string;
   format?: InputFormat;
   /** --new: every row is a new animal. */
@@ -74,7 +74,7 @@ export interface ImportHost {
   catchInterrupt(handler: () => void): () => void;
 }
 
-/** Imports the rows; undefined after a dry run. */
+/** Undefined after a dry run. */
 export async function bulkAdd(options: BulkAddOptions, ctx: ImportHost, report: ImportReport): Promise<ImportEnd | undefined> {
   v8Flags('--semi-space-growth-factor=1');
   const input = await openInput(options.file, ctx.io.stdin, ctx.signal, ctx.env);
@@ -152,7 +152,6 @@ interface SendPlan {
   scan: Scan;
   journalPath: string;
   targetId: string;
-  /** The --new import these rows belong to. */
   run?: string;
   source: string;
   lookup?: UnknownLookup;

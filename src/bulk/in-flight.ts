@@ -120,7 +120,6 @@ export class InFlightLimit {
     this.smoothed = undefined;
   }
 
-  /** The smoothed latency and the best of the last one or two periods. */
   private observe(ms: number): { ms: number; best: number } {
     const at = this.now();
     const { best } = this;

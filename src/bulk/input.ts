@@ -42,12 +42,9 @@ class InputTooLargeError extends RejectedError {
 export async function openInput(file: string, stdin: InStream, signal: AbortSignal, env: Readonly<NodeJS.ProcessEnv>): Promise<BulkInput> {
   if (file === '-') return spooledStdin(stdin, signal, stdinSpoolLimit(env));
 
-  let stat: fs.Stats;
-  try {
-    stat = await fs.promises.stat(file);
-  } catch (error) {
-    throw new UsageError(`cannot read --file ${file}: ${describeFsError(error)}`);
-  }
+  const stat = await fs.promises.stat(file).catch((error: unknown) => {
+    throw unreadable(file, error);
+  });
   if (stat.isDirectory()) throw new UsageError(`cannot read --file ${file}: it is a directory`);
   const unchanged = async () => {
     const now = await fs.promises.stat(file);
@@ -70,15 +67,14 @@ export async function openInput(file: string, stdin: InStream, signal: AbortSign
  * is read from where its handle stands (a pipe cannot be read at a position); the `spool` from its start.
  */
 async function* readBytes(file: string, spool?: fs.promises.FileHandle): AsyncGenerator<Buffer> {
-  const unreadable = (error: unknown) => new UsageError(`cannot read --file ${file}: ${describeFsError(error)}`);
   const handle = spool ?? (await fs.promises.open(file, 'r').catch((error: unknown) => {
-    throw unreadable(error);
+    throw unreadable(file, error);
   }));
   const buffer = Buffer.allocUnsafe(CHUNK_BYTES);
   try {
     for (let position = 0; ; ) {
       const { bytesRead } = await handle.read(buffer, 0, CHUNK_BYTES, spool ? position : null).catch((error) => {
-        throw (error as { code?: string }).code === undefined ? error : unreadable(error);
+        throw (error as { code?: string }).code === undefined ? error : unreadable(file, error);
       });
       if (bytesRead === 0) return;
       position += bytesRead;
@@ -88,6 +84,8 @@ async function* readBytes(file: string, spool?: fs.promises.FileHandle): AsyncGe
     if (!spool) await handle.close();
   }
 }
+
+const unreadable = (file: string, error: unknown) => new UsageError(`cannot read --file ${file}: ${describeFsError(error)}`);
 
 function spooledStdin(stdin: InStream, signal: AbortSignal, spoolLimit: number): BulkInput {
   let spool: fs.promises.FileHandle | undefined;

@@ -31,7 +31,7 @@ export function systemReason(error: unknown): string {
   return describeFsError(error, { ENOENT: 'its directory no longer exists (ENOENT)' });
 }
 
-/** The default journal: in petctl's state directory, named by the target (base URL identity and key). */
+/** In petctl's state directory, named by the target (base URL identity and key). */
 export async function defaultJournalPath(stateDir: string, targetIdentity: string, apiKey: string): Promise<string> {
   const name = (await sha256Hex(`petctl-import-records\n${targetIdentity}\n${apiKey}`)).slice(0, 32);
   return path.join(stateDir, 'imports', `${name}.ndjson`);
@@ -42,7 +42,6 @@ export function targetDigest(targetIdentity: string, apiKey: string): Promise<st
   return sha256Hex(`petctl-import-target\n${targetIdentity}\n${apiKey}`);
 }
 
-/** Reads the journal at `file`, if there is one, into `index`. */
 export async function readJournal(file: string, target: string, index: Pick<RecordIndex, 'add'>): Promise<void> {
   // Another user's journal, or one others can write, may have lost its "created" lines: never trusted.
   assertOwnFile(file);
@@ -50,21 +49,14 @@ export async function readJournal(file: string, target: string, index: Pick<Reco
     if (error.code !== 'ENOENT') throw unreadable(file, error);
   });
   try {
-    if (!handle || (await headerIn(handle, file)) !== 'whole') return;
-    let header = '';
+    if (!handle || (await headerIn(handle, file, target)) !== 'whole') return;
     let number = 0;
     for await (const { text, ended } of journalLines(handle.createReadStream({ start: 0, autoClose: false }))) {
       number += 1;
-      if (number === 1) header = text;
-      else {
-        // The header is judged with the line after it at hand: entries after it make a line that is no header a damaged one.
-        if (number === 2) checkHeader(file, header, target, text);
-        const entry = parseEntry(text);
-        if (entry) index.add(entry);
-        else if (ended && !isWriteCutShort(text, ENTRY_START)) throw new JournalDamagedError(file, number);
-      }
+      const entry = parseEntry(text);
+      if (entry) index.add(entry);
+      else if (number > 1 && ended && !isWriteCutShort(text, ENTRY_START)) throw new JournalDamagedError(file, number);
     }
-    if (number === 1) checkHeader(file, header, target, undefined);
   } catch (error) {
     throw error instanceof PetctlError ? error : unreadable(file, error);
   } finally {
@@ -75,34 +67,25 @@ export async function readJournal(file: string, target: string, index: Pick<Reco
 const unreadable = (file: string, error: unknown) => new UsageError(`cannot read the journal ${file}: ${systemReason(error)}`);
 
 /**
- * A file is petctl's journal only when its first line starts as a header does, or is what a header cut short
- * leaves; a damaged header is journal_damaged; anything else is someone's file, never written into.
+ * A file is petctl's journal, for `target`, only when its first line is this format's header, or what a header cut
+ * short leaves; a damaged header is journal_damaged; anything else is someone's file, never written into.
  */
-export async function headerIn(handle: fs.promises.FileHandle, file: string): Promise<'whole' | 'cut-short'> {
+export async function headerIn(handle: fs.promises.FileHandle, file: string, target: string): Promise<'whole' | 'cut-short'> {
   const head = Buffer.alloc(4096);
   const { bytesRead } = await handle.read(head, 0, head.length, 0);
   const bytes = head.subarray(0, bytesRead);
   const text = bytes.toString('utf8');
-  const whole = bytesRead === head.length || text.includes('\n');
-  if (!whole && isCreationCutShort(bytes)) return 'cut-short';
-  if (text.startsWith(HEADER_START)) return 'whole';
+  if (bytesRead < head.length && !text.includes('\n') && isCreationCutShort(bytes)) return 'cut-short';
   const [first = '', next] = text.split('\n');
-  if (isDamagedHeader(first, next)) throw new JournalDamagedError(file, 1);
+  const header = jsonValue(first) as { petctlImportJournal?: unknown; target?: unknown } | undefined;
+  if (header?.petctlImportJournal === FORMAT) {
+    if (header.target === target) return 'whole';
+    const hint = 'choose another --journal path, or use the profile it was written for';
+    throw new UsageError(`the journal ${file} belongs to another base URL or API key`, hint);
+  }
+  // A header of a format this petctl does not know is not damage.
+  if (header?.petctlImportJournal === undefined && isDamagedHeader(first, next)) throw new JournalDamagedError(file, 1);
   throw new UnsafeFileError(file, { kind: 'not_journal' });
-}
-
-/** `next`: the line after the header. */
-function checkHeader(file: string, line: string, target: string, next: string | undefined): void {
-  const parsed = jsonValue(line) as Record<string, unknown> | undefined;
-  const version = parsed?.petctlImportJournal;
-  if (parsed === undefined || version !== FORMAT) {
-    // A header of a format this petctl does not know is not damage.
-    if (version === undefined && isDamagedHeader(line, next)) throw new JournalDamagedError(file, 1);
-    throw new UnsafeFileError(file, { kind: 'not_journal' });
-  }
-  if (parsed.target !== target) {
-    throw new UsageError(`the journal ${file} belongs to another base URL or API key`, 'choose another --journal path, or use the profile it was written for');
-  }
 }
 
 /** Empty, a header's start, or zeros no longer than a header: a creation cut short. */
@@ -144,7 +127,7 @@ async function* journalLines(chunks: AsyncIterable<Buffer>): AsyncGenerator<{ te
 const ENDINGS = ['', '0', '"":0', ':0', 'rue', 'ue', 'e', 'alse', 'lse', 'se', 'ull', 'll', 'l'];
 const STRING_ENDINGS = ['"', 'n"', '0"', '00"', '000"', '0000"'].flatMap((end) => [end, `${end}:0`]);
 
-/** `text` parsed as JSON; undefined when it is not JSON (no JSON text parses to undefined). */
+/** Undefined when `text` is not JSON (no JSON text parses to undefined). */
 export function jsonValue(text: string): unknown {
   try {
     return JSON.parse(text) as unknown;

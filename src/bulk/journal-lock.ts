@@ -116,7 +116,7 @@ function listen(address: string, me: JournalHolder): Promise<JournalLock | undef
   });
 }
 
-/** Asks the holder of `address` who it is; undefined when nothing listens there. */
+/** Undefined when nothing listens at `address`. */
 function ask(address: string): Promise<JournalHolder | undefined> {
   return new Promise((resolve) => {
     let text = '';

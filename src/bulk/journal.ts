@@ -42,7 +42,7 @@ export class JournalWriter {
     private spare: string | undefined,
   ) {}
 
-  /** Creates the journal if need be (0600, in a 0700 directory), with its header. */
+  /** Created if need be (0600, in a 0700 directory), with its header. */
   static async open(file: string, target: string): Promise<JournalWriter> {
     const dir = path.dirname(file);
     const spare = `${file}.spare`;
@@ -53,7 +53,7 @@ export class JournalWriter {
       await fs.promises.mkdir(dir, { recursive: true, mode: 0o700 });
       // In append mode: every write lands at the end (one import writes at a time: journal-lock.ts).
       handle = await openOwnFile(file);
-      if ((await headerIn(handle, file)) === 'cut-short') {
+      if ((await headerIn(handle, file, target)) === 'cut-short') {
         await handle.truncate(0);
         await handle.writeFile(headerLine(target));
         await handle.sync();
@@ -144,10 +144,7 @@ export class JournalWriter {
   private async freeSpare(): Promise<boolean> {
     const spare = this.spare;
     this.spare = undefined;
-    return spare !== undefined && (await fs.promises.rm(spare).then(
-      () => true,
-      () => false,
-    ));
+    return spare !== undefined && (await fs.promises.rm(spare).then(() => true, () => false));
   }
 
   async close(): Promise<void> {

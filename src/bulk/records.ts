@@ -86,7 +86,7 @@ export interface UnknownRow {
 /** `byId`: --id-column, matched across sources; `run`: the --new import resumed (its rows only count); `fresh`: none. */
 type PlanOptions = { byId: boolean; run?: string; fresh?: boolean };
 
-/** The records of one target, each identity's last entry. */
+/** Each identity's last entry, for one target. */
 export class RecordIndex {
   /** Each entry by content within its source and by id, again within its --new import (entryKey). */
   private readonly entries = new Map<string, RecordEntry>();
@@ -151,7 +151,6 @@ export interface RecordsPlan extends PlanOptions {
   retryUnknown: boolean;
 }
 
-/** A row as read, with what the records say to do with it. */
 export interface PlannedRow extends InputRow {
   identity?: RowIdentity;
   plan?: RowPlan;

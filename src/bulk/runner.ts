@@ -104,7 +104,6 @@ export async function runImport(options: RunnerOptions): Promise<RunnerOutcome> 
   const sendRow = async (input: PlannedRow & { newPet: NewPet; identity: RowIdentity }) => {
     const { row, line, identity } = input;
     let journaledSent = false;
-    /** While the request is on the wire. */
     let ticket: Ticket | undefined;
     const offWire = () => {
       if (ticket) limit.ended();
