@@ -70,7 +70,7 @@ async function* ndjsonRows(text: AsyncIterable<string>, options: ReadOptions): A
 }
 
 /** A JSON array, element by element: streaming JSON libraries give neither line numbers nor exact int64s. */
-export async function* jsonArrayRows(text: AsyncIterable<string>, options: ReadOptions): AsyncGenerator<InputRow> {
+async function* jsonArrayRows(text: AsyncIterable<string>, options: ReadOptions): AsyncGenerator<InputRow> {
   const ignore = ignoredOnce(options);
   let line = 1;
   let state: 'before' | 'between' | 'element' | 'after' = 'before';

@@ -82,18 +82,6 @@ export async function runImport(options: RunnerOptions): Promise<RunnerOutcome> 
     await options.onResult(result, sent);
   };
 
-  const waitOrStop = async (ms: number, why: string) => {
-    if (halt.aborted) throw new StopSending();
-    options.onWait?.(ms, why);
-    limit.waits();
-    try {
-      await untilAborted(options.sleep(ms), halt, () => new StopSending());
-    } finally {
-      limit.waited();
-      options.onWaited?.();
-    }
-  };
-
   /** When the journal cannot take the answer, the row is still reported as it is, and sending stops. */
   const recordAnswer = async (entry: RecordEntry, result: RowResult) => {
     const unwritable = await journal.append(entry).then(() => undefined, unwritableOnly);
@@ -105,10 +93,6 @@ export async function runImport(options: RunnerOptions): Promise<RunnerOutcome> 
     const { row, line, identity } = input;
     let journaledSent = false;
     let ticket: Ticket | undefined;
-    const offWire = () => {
-      if (ticket) limit.ended();
-      ticket = undefined;
-    };
     const hooks: RequestHooks = {
       beforeSend: async () => {
         // Past the gate it holds a permit of the window: another request's rate limit is no reason to drop it.
@@ -128,10 +112,19 @@ export async function runImport(options: RunnerOptions): Promise<RunnerOutcome> 
           fill();
         }
       },
-      wait: (ms, why) => {
+      wait: async (ms, why) => {
         // Only before a request goes out (the gate asked again after beforeSend) or between attempts.
-        offWire();
-        return waitOrStop(ms, why);
+        if (ticket) limit.ended();
+        ticket = undefined;
+        if (halt.aborted) throw new StopSending();
+        options.onWait?.(ms, why);
+        limit.waits();
+        try {
+          await untilAborted(options.sleep(ms), halt, () => new StopSending());
+        } finally {
+          limit.waited();
+          options.onWaited?.();
+        }
       },
       // Draw from the machine-wide budget from the first request: full rate, no 429 storm.
       paced: true,

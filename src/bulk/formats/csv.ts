@@ -143,14 +143,8 @@ async function* csvFields(text: AsyncIterable<string>, delimiter: string | undef
   if (options) yield* parseBatch(batch, options);
 }
 
-interface CsvBatch {
-  bytes: Buffer;
-  length: number;
-  count: number;
-  lines: number[];
-  /** Where each record's bytes end in `bytes`. */
-  ends: number[];
-}
+/** `ends`: where each record's bytes end in `bytes`. */
+type CsvBatch = { bytes: Buffer; length: number; count: number; lines: number[]; ends: number[] };
 
 function* parseBatch(batch: CsvBatch, options: CsvOptions): Generator<CsvRecord> {
   let parsed: string[][] | undefined;
@@ -175,15 +169,11 @@ function csvRecordFields(line: number, bytes: Buffer, options: CsvOptions): CsvR
   try {
     return { line, fields: (parseCsvRecord(bytes, options) as string[][])[0] ?? [''] };
   } catch (error) {
-    return { line, reason: csvReason(error) };
+    const code = (error as { code?: string }).code;
+    if (code === 'CSV_QUOTE_NOT_CLOSED') return { line, reason: 'a quoted field is not closed (truncated file?)' };
+    if (code !== 'CSV_INVALID_CLOSING_QUOTE') return { line, reason: `bad CSV: ${(error as Error).message}` };
+    return { line, reason: 'bad quoting: a closing quote must end its field (write "" for a quote inside one)' };
   }
-}
-
-function csvReason(error: unknown): string {
-  const code = (error as { code?: string }).code;
-  if (code === 'CSV_QUOTE_NOT_CLOSED') return 'a quoted field is not closed (truncated file?)';
-  if (code === 'CSV_INVALID_CLOSING_QUOTE') return 'bad quoting: a closing quote must end its field (write "" for a quote inside one)';
-  return `bad CSV: ${(error as Error).message}`;
 }
 
 /** `;` if the header has one and no `,` outside quotes, a tab if neither, else `,` (Excel's region's list separator). */
