@@ -66,7 +66,8 @@ export async function* decodeText(chunks: AsyncIterable<Buffer>, encoding?: Inpu
         text = piece === undefined ? decoder.decode() : decoder.decode(piece, { stream: true });
       } catch {
         const rest = piece ?? Buffer.alloc(0);
-        const broken = brokenAt(name, held < 0 ? rest.subarray(-held) : Buffer.concat([tail.subarray(tail.length - held), rest]));
+        const bytes = held < 0 ? rest.subarray(-held) : Buffer.concat([tail.subarray(tail.length - held), rest]);
+        const broken = brokenAt(name, bytes);
         if (broken.before !== '') yield broken.before;
         throw broken.error;
       }
@@ -85,12 +86,14 @@ export async function* decodeText(chunks: AsyncIterable<Buffer>, encoding?: Inpu
 function brokenAt(encoding: string, bytes: Buffer): { before: string; error: UndecodableError } {
   let before = '';
   for (let length = 1; length <= bytes.length; length++) {
+    const decoder = new TextDecoder(encoding, { fatal: true, ignoreBOM: true });
     try {
-      before = new TextDecoder(encoding, { fatal: true, ignoreBOM: true }).decode(bytes.subarray(0, length), { stream: true });
+      before = decoder.decode(bytes.subarray(0, length), { stream: true });
     } catch {
       break;
     }
   }
   // What follows that text is the first byte of the character it holds back, or the byte it refused.
-  return { before, error: new UndecodableError(encoding, encoding === 'utf-8' ? bytes[byteWidth(encoding, before)] : undefined) };
+  const byte = encoding === 'utf-8' ? bytes[byteWidth(encoding, before)] : undefined;
+  return { before, error: new UndecodableError(encoding, byte) };
 }

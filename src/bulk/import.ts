@@ -13,7 +13,8 @@ import type { Concurrency } from './in-flight';
 import { type JournalHolder, journalHolder, lockJournal } from './journal-lock';
 import { type RunnerOptions, runImport } from './runner';
 import { type LookupReport, type UnknownLookup, lookUpUnknownRows } from './unknown-rows';
-import { type ImportEnd, ImportStopped, type Tally, count, emptyTally, importEnding, stoppedBeforeSending } from './outcome';
+import { type ImportEnd, ImportStopped, type Tally, count, emptyTally } from './outcome';
+import { importEnding, stoppedBeforeSending } from './outcome';
 
 /** `pets add --file`: every row checked against the records before the rest are sent; told as facts (ImportReport). */
 
@@ -32,15 +33,9 @@ export interface BulkAddOptions extends Omit<ReadOptions, 'onIgnored'> {
 }
 
 /** What `--dry-run` found: the rows, and what an import would do with them. */
-export interface DryRunReport {
-  rows: number;
-  valid: number;
-  invalid: number;
-  wouldSend: number;
-  done: number;
-  unknown: number;
+export type DryRunReport = Record<'rows' | 'valid' | 'invalid' | 'wouldSend' | 'done' | 'unknown', number> & {
   journal: string;
-}
+};
 
 /** The runner's hooks an import's report takes, its first Ctrl-C (`stopping`) and the end of sending (`stop`). */
 type SendReport = Pick<RunnerOptions, 'words' | 'onResult' | 'onSend' | 'onAnswer' | 'onWait' | 'onWaited' | 'onLevel'> & {
@@ -104,26 +99,31 @@ export async function bulkAdd(options: BulkAddOptions, ctx: ImportHost, report: 
   const plan: RecordsPlan = { source, idColumn, byId: idColumn !== undefined, retryUnknown, run: resumed, fresh };
 
   const ignored: string[] = [];
-  const firstPass = readRows(input.firstPass(), format, (chosen) => (format = chosen), { ...options, onIgnored: (name) => ignored.push(name) });
+  const reading = { ...options, onIgnored: (name: string) => ignored.push(name) };
+  const firstPass = readRows(input.firstPass(), format, (chosen) => (format = chosen), reading);
   const scan = await scanRows(firstPass, index, plan, ctx.signal, report);
   if (ctx.signal.aborted) throw new InterruptedError();
   const refused = scan.invalid > 0 && !options.skipInvalid && !options.dryRun;
   const label = (recorded: string) => (recorded === source ? (file ?? 'standard input') : recorded);
   report.scanned(scan, { ignored, refused, resumed: resumed !== undefined, label });
   const { invalid, rows, toSend, unknown } = scan;
-  const refuse = () => new ImportStopped({ kind: 'invalid_input', invalid, rows, skipInvalid: options.skipInvalid, dryRun: options.dryRun });
+  const { skipInvalid, dryRun } = options;
+  const refuse = () => new ImportStopped({ kind: 'invalid_input', invalid, rows, skipInvalid, dryRun });
   if (refused) throw refuse();
 
   if (options.dryRun) {
-    report.dryRun({ rows, valid: rows - invalid, invalid, wouldSend: toSend, done: scan.skippedCount, unknown, journal: journalPath });
+    const done = scan.skippedCount;
+    report.dryRun({ rows, valid: rows - invalid, invalid, wouldSend: toSend, done, unknown, journal: journalPath });
     if (invalid > 0) throw refuse();
     return undefined;
   }
 
   const { http } = await ctx.api();
   const where = { journalPath, targetId, reserve: options.reserve, baseUrl: target.baseUrl, left: toSend + unknown };
-  const lookup = scan.unknownRows.length > 0 ? await lookUpUnknownRows(http, report, scan.unknownRows, where) : undefined;
-  const rowsToSend = plannedRows(readRows(input.secondPass(), format, undefined, options), index, plan, scan.duplicates, lookup?.fates);
+  const { unknownRows, duplicates } = scan;
+  const lookup = unknownRows.length > 0 ? await lookUpUnknownRows(http, report, unknownRows, where) : undefined;
+  const secondPass = readRows(input.secondPass(), format, undefined, options);
+  const rowsToSend = plannedRows(secondPass, index, plan, duplicates, lookup?.fates);
   v8Flags('--optimize-for-size --no-opt');
   const run = resumed ?? (options.fresh ? `${new Date(ctx.now()).toISOString()}-${Math.floor(ctx.random() * 0x10000).toString(16)}` : undefined);
   return sendRows(options, ctx, report, { rows: rowsToSend, scan, run, source, lookup, http, ...where });
@@ -211,7 +211,8 @@ async function sendRows(options: BulkAddOptions, ctx: ImportHost, report: Import
   const left = scan.rows - outcome.reported;
   const { stoppedBy, interrupted } = outcome;
   // Everything is dealt with: the next --new import of this input is new animals again.
-  const settled = left === 0 && !stoppedBy && !interrupted && tally.rejected + tally.unknown + tally.ambiguous + scan.invalid === 0;
+  const failed = tally.rejected + tally.unknown + tally.ambiguous + scan.invalid;
+  const settled = left === 0 && !stoppedBy && !interrupted && failed === 0;
   if (run !== undefined && settled) await journal.append({ source, state: 'end', run, at: at() }).catch(() => {});
   // Every row announced before sending (skipped, invalid) is counted, even when sending stopped before reaching it.
   const shown: Tally = { ...tally, skipped: Math.max(tally.skipped, scan.skippedCount), invalid: Math.max(tally.invalid, scan.invalid) };

@@ -85,7 +85,8 @@ async function* readBytes(file: string, spool?: fs.promises.FileHandle): AsyncGe
   }
 }
 
-const unreadable = (file: string, error: unknown) => new UsageError(`cannot read --file ${file}: ${describeFsError(error)}`);
+const unreadable = (file: string, error: unknown) =>
+  new UsageError(`cannot read --file ${file}: ${describeFsError(error)}`);
 
 function spooledStdin(stdin: InStream, signal: AbortSignal, spoolLimit: number): BulkInput {
   let spool: fs.promises.FileHandle | undefined;

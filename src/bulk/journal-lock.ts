@@ -150,7 +150,7 @@ async function bindOrAsk(address: string, me: JournalHolder): Promise<LockAttemp
   return holder && { busy: holder };
 }
 
-/** A socket file whose holder died: asked again under the file lock (another import may have taken it), then bound anew. */
+/** A socket file whose holder died: asked again under the file lock (another import may have taken it), bound anew. */
 async function takeOverDeadFile(address: string, me: JournalHolder): Promise<LockAttempt> {
   const holder = await ask(address);
   if (holder) return { busy: holder };

@@ -76,7 +76,7 @@ export class JournalWriter {
     }
   }
 
-  /** Resolves once the entry is on disk. After a failed write a "sent" is refused; answers still go into the spare room. */
+  /** Resolves once the entry is on disk. After a failed write a "sent" is refused; answers go into the spare room. */
   append(entry: RecordEntry | NewRunMark): Promise<void> {
     if (this.failure && entry.state === 'sent') return Promise.reject(this.failure);
     return new Promise((resolve, reject) => {
@@ -114,7 +114,7 @@ export class JournalWriter {
     await this.handle.writeFile(torn ? Buffer.concat([Buffer.from('\n'), bytes]) : bytes);
     await this.handle.datasync();
     this.torn = false;
-    // Deleted while open, it would take every write with it: written again where it was, its "sent" refused; the import stops.
+    // Deleted while open, it would take every write with it: written again, its "sent" refused; the import stops.
     if ((await this.handle.stat()).nlink === 0) {
       const refused = entries.filter((entry) => entry.state === 'sent').map((entry) => entryLine({ ...entry, state: 'unsent' as const }));
       const restored = await this.restore(refused.join(''));

@@ -27,27 +27,14 @@ export const invalidRow = (row: number, line: number, reason: string): RowResult
 export const unknownOutcome = (row: number, line: number, message: string): RowResult => failed(row, line, { code: 'outcome_unknown', message, status: 0 });
 export const found = (row: number, line: number, pet: Pet): RowResult => ({ row, line, ok: true, retryUnknown: 'found', pet });
 export const resent = (row: number, line: number, pet: Pet): RowResult => ({ row, line, ok: true, retryUnknown: 'resent', pet });
-export const ambiguous = (row: number, line: number, candidates: Array<Pet['id']>, message: string): RowResult => ({
-  row,
-  line,
-  ok: false,
-  retryUnknown: 'ambiguous',
-  error: { code: 'ambiguous_row', message, status: 0, candidates },
-});
+export const ambiguous = (row: number, line: number, candidates: Array<Pet['id']>, message: string): RowResult => {
+  const error: RowError & { candidates: Array<Pet['id']> } = { code: 'ambiguous_row', message, status: 0, candidates };
+  return { row, line, ok: false, retryUnknown: 'ambiguous', error };
+};
 
-export interface Tally {
-  created: number;
-  skipped: number;
-  rejected: number;
-  invalid: number;
-  unknown: number;
-  /** Of those created, how many without a status (listed by no --status filter). */
-  noStatus: number;
-  /** --retry-unknown's; `resent` are also `created`. */
-  found: number;
-  resent: number;
-  ambiguous: number;
-}
+/** `noStatus`: of those created, how many without a status (no --status filter lists them); `resent`: also `created`. */
+export type Tally = Record<'created' | 'skipped' | 'rejected' | 'invalid' | 'unknown' | 'noStatus' | RetryKey, number>;
+type RetryKey = 'found' | 'resent' | 'ambiguous';
 
 export function emptyTally(): Tally {
   return { created: 0, skipped: 0, rejected: 0, invalid: 0, unknown: 0, noStatus: 0, found: 0, resent: 0, ambiguous: 0 };
@@ -69,7 +56,10 @@ export function count(tally: Tally, result: RowResult): void {
 }
 
 /** `interrupted`: Ctrl-C (or SIGTERM) ended sending. */
-export type ImportFacts = Pick<Tally, 'rejected' | 'invalid' | 'unknown' | 'ambiguous'> & { interrupted: boolean; stoppedBy?: PetctlError };
+export type ImportFacts = Pick<Tally, 'rejected' | 'invalid' | 'unknown' | 'ambiguous'> & {
+  interrupted: boolean;
+  stoppedBy?: PetctlError;
+};
 
 export type ImportEnding =
   | { kind: 'interrupted' | 'unknown' | 'ambiguous' | 'rejected' | 'done' }
@@ -103,7 +93,7 @@ export interface ImportEnd {
   journal: string;
 }
 
-/** Why an import stopped before it sent. `ended`: the journal could not be written, or --retry-unknown's look stopped. */
+/** Why an import stopped before it sent (`ended`: the journal was not writable, or --retry-unknown's look stopped). */
 export type ImportStop =
   | { kind: 'invalid_input'; invalid: number; rows: number; skipInvalid: boolean; dryRun: boolean }
   | { kind: 'journal_busy'; journal: string; holder: JournalHolder; maxWaitMs: number }

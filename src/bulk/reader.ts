@@ -1,8 +1,8 @@
 import { UsageError } from '../errors';
 import { decodeText } from './decode';
 import { csvRows } from './formats/csv';
-import { type InputRow, InvalidInputError, MAX_ROW_CHARS, type ReadOptions, TOO_LONG, refuseUndecodable } from './formats/row';
-import { ignoredOnce, rowFromJsonText, textRecords } from './formats/row';
+import { type InputRow, InvalidInputError, MAX_ROW_CHARS, type ReadOptions, TOO_LONG } from './formats/row';
+import { ignoredOnce, refuseUndecodable, rowFromJsonText, textRecords } from './formats/row';
 
 export { type InputRow, InvalidInputError, type ReadOptions } from './formats/row';
 
@@ -15,7 +15,7 @@ export function formatFromExtension(path: string): InputFormat | undefined {
   return ext === 'jsonl' ? 'ndjson' : (ext as InputFormat | undefined);
 }
 
-/** In `format`, or the one the first non-blank character says; InvalidInputError when the input as a whole is unusable. */
+/** In `format`, or the one the first non-blank character says; InvalidInputError when the whole input is unusable. */
 export async function* readRows(
   chunks: AsyncIterable<Buffer>,
   format: InputFormat | undefined,

@@ -83,7 +83,7 @@ export interface UnknownRow {
   sent: Content;
 }
 
-/** `byId`: --id-column, matched across sources; `run`: the --new import resumed (its rows only count); `fresh`: none. */
+/** `byId`: --id-column, across sources; `run`: the --new import resumed (its rows only count); `fresh`: none. */
 type PlanOptions = { byId: boolean; run?: string; fresh?: boolean };
 
 /** Each identity's last entry, for one target. */
@@ -129,7 +129,8 @@ export class RecordIndex {
     if (identity === undefined || options.fresh) return { action: 'send' };
     const record = this.lookup(identity, options.byId, options.run);
     if (record?.state === 'created') {
-      const changed = options.byId && contentKey(record.content.slice(0, 3)) !== contentKey(identity.content.slice(0, 3));
+      const fields = (content: RowIdentity['content']) => contentKey(content.slice(0, 3));
+      const changed = options.byId && fields(record.content) !== fields(identity.content);
       return { action: 'skip', record, changed };
     }
     if (record?.state === 'sent') return { action: 'unknown', record };
@@ -181,7 +182,7 @@ export async function scanRows(rows: AsyncIterable<InputRow>, index: RecordIndex
   // Without --id-column a row can only match a record of the same content: count occurrences of those alone.
   const identify = occurrences(plan.byId ? undefined : (content) => !plan.fresh && index.hasContent(plan.source, content));
   // With --id-column: every id seen, to find one used twice; those rows are left out of the counts made at the end.
-  const byId = new Map<string, { row: number; line: number; identity?: RowIdentity; plan: RowPlan; duplicate: boolean }>();
+  const byId = new Map<string, { row: number; line: number; identity: RowIdentity | undefined; plan: RowPlan; duplicate: boolean }>();
   const tally = (rowPlan: RowPlan, row: number, line: number, identity: RowIdentity | undefined) => {
     if (rowPlan.action === 'send') scan.toSend += 1;
     else if (rowPlan.action === 'unknown') {

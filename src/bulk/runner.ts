@@ -6,7 +6,8 @@ import { InterruptedError, InvalidResponseError, NetworkError, PetctlError, Rate
 import type { NewPet, Pet } from '../schemas/pet';
 import { type Concurrency, InFlightLimit, type LevelChange, type Ticket } from './in-flight';
 import { JournalUnwritableError, type JournalWriter } from './journal';
-import { type ImportFacts, type RowResult, ambiguous, created, failed, found, invalidRow, resent, skipped, unknownOutcome } from './outcome';
+import { type ImportFacts, type RowResult, ambiguous, created, failed, found } from './outcome';
+import { invalidRow, resent, skipped, unknownOutcome } from './outcome';
 import { type PlannedRow, type RecordEntry, type RecordState, type RowIdentity, entryOf } from './records';
 
 /**

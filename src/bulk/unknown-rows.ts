@@ -29,9 +29,11 @@ interface LookupOptions {
   left: number;
 }
 
+type LookupCount = 'rows' | 'animals' | 'pages' | 'found' | 'resend' | 'ambiguous';
+
 export interface LookupReport {
   listing(): { wait(ms: number, why: string): Promise<void>; done(page: number, items: number): void; clear(): void };
-  looked(facts: { rows: number; animals: number; pages: number; found: number; resend: number; ambiguous: number }, baseUrl: string | undefined): void;
+  looked(facts: Record<LookupCount, number>, baseUrl: string | undefined): void;
   /** Nothing was sent and nothing recorded. */
   lookStopped(animals: number, page: number): void;
 }

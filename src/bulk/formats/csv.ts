@@ -5,7 +5,7 @@ import { type SentField, columnKey, headerField, spellings } from './columns';
 import { type InputRow, InvalidInputError, type ReadOptions, TOO_LONG, refuseUndecodable, textRecords } from './row';
 import { ignoredOnce, validateNewPet, withRowId } from './row';
 
-/** CSV (RFC 4180) with a header row. Records are split first, so a bad one never derails the next; csv-parse reads their fields. */
+/** CSV (RFC 4180) with a header row. Records are split first, so that a bad one never derails the next. */
 export async function* csvRows(text: AsyncIterable<string>, options: ReadOptions): AsyncGenerator<InputRow> {
   let header: CsvHeader | undefined;
   let row = 0;

@@ -45,7 +45,7 @@ export function refuseUndecodable(error: unknown, line: number, row?: number): u
   return new InvalidInputError(`line ${line}${row === undefined ? '' : ` (row ${row})`}: ${error.message}`);
 }
 
-/** Records at line ends (LF or CRLF; outside quotes when `quoted`), one held at most, cut past the cap; blank lines skipped. */
+/** Records at line ends (outside quotes when `quoted`), one held at most, cut past the cap; blank lines skipped. */
 export async function* textRecords(text: AsyncIterable<string>, quoted: boolean): AsyncGenerator<{ text: string; line: number; tooLong: boolean; undecodable?: unknown }> {
   let line = 1;
   let recordLine = 1;
