@@ -119,14 +119,16 @@ export async function bulkAdd(options: BulkAddOptions, ctx: ImportHost, report: 
   }
 
   const { http } = await ctx.api();
-  const where = { journalPath, targetId, reserve: options.reserve, baseUrl: target.baseUrl, left: toSend + unknown };
+  const { baseUrl } = target;
   const { unknownRows, duplicates } = scan;
-  const lookup = unknownRows.length > 0 ? await lookUpUnknownRows(http, report, unknownRows, where) : undefined;
+  const look = { accounted: index.createdIds, reserve: options.reserve, baseUrl, left: toSend + unknown };
+  const lookup = unknownRows.length > 0 ? await lookUpUnknownRows(http, report, unknownRows, look) : undefined;
   const secondPass = readRows(input.secondPass(), format, undefined, options);
   const rowsToSend = plannedRows(secondPass, index, plan, duplicates, lookup?.fates);
   v8Flags('--optimize-for-size --no-opt');
   const run = resumed ?? (options.fresh ? `${new Date(ctx.now()).toISOString()}-${Math.floor(ctx.random() * 0x10000).toString(16)}` : undefined);
-  return sendRows(options, ctx, report, { rows: rowsToSend, scan, run, source, lookup, http, ...where });
+  const sending = { rows: rowsToSend, scan, run, source, lookup, http, journalPath, targetId, baseUrl };
+  return sendRows(options, ctx, report, sending);
 }
 
 /** One import at a time per journal: waits up to --max-wait for another to finish, and holds the journal until this one ends. */

@@ -32,7 +32,7 @@ export const ambiguous = (row: number, line: number, candidates: Array<Pet['id']
   return { row, line, ok: false, retryUnknown: 'ambiguous', error };
 };
 
-/** `noStatus`: of those created, how many without a status (no --status filter lists them); `resent`: also `created`. */
+/** `noStatus`: of those created, how many have no status (no --status filter lists them); `resent`: also `created`. */
 export type Tally = Record<'created' | 'skipped' | 'rejected' | 'invalid' | 'unknown' | 'noStatus' | RetryKey, number>;
 type RetryKey = 'found' | 'resent' | 'ambiguous';
 

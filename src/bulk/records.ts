@@ -93,6 +93,8 @@ export class RecordIndex {
   /** Per source: the contents on record, without occurrence numbers; the last --new import that did not end. */
   private readonly contents = new Map<string, Set<string>>();
   private readonly openRuns = new Map<string, string>();
+  /** Every entry's, not each row's last (a --new import records a row again): --retry-unknown's look passes them by. */
+  readonly createdIds = new Set<string>();
 
   add(entry: RecordEntry | NewRunMark): void {
     if (isRunMark(entry)) {
@@ -104,6 +106,7 @@ export class RecordIndex {
       this.entries.set(entryKey(run, entry), entry);
       if (entry.id !== undefined) this.entries.set(entryKey(run, { id: entry.id }), entry);
     }
+    if (entry.state === 'created') this.createdIds.add(String(entry.pet.id));
     let contents = this.contents.get(entry.source);
     if (!contents) this.contents.set(entry.source, (contents = new Set()));
     contents.add(contentKey(entry.content.slice(0, 3)));

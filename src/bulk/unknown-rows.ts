@@ -3,9 +3,8 @@ import { petPages } from '../api/endpoints/pages';
 import { PetctlError } from '../errors';
 import { LIMIT_MAX } from '../schemas/constants';
 import type { Pet } from '../schemas/pet';
-import { readJournal } from './journal';
 import { ImportStopped, stoppedBeforeSending } from './outcome';
-import { type RowIdentity, type UnknownFate, type UnknownRow, contentKey, contentOf, isRunMark } from './records';
+import { type RowIdentity, type UnknownFate, type UnknownRow, contentKey, contentOf } from './records';
 
 /**
  * --retry-unknown looks before it resends: it lists the target's animals (paced, leaving --reserve; one walk
@@ -20,10 +19,9 @@ export interface UnknownLookup {
   resend: number;
 }
 
-/** `left`: the rows the import would act on, for the error if the listing stops. */
+/** `accounted`: the ids the journal records as created; `left`: the rows the import would act on (for the error). */
 interface LookupOptions {
-  journalPath: string;
-  targetId: string;
+  accounted: ReadonlySet<string>;
   reserve: number;
   baseUrl: string | undefined;
   left: number;
@@ -39,7 +37,7 @@ export interface LookupReport {
 }
 
 export async function lookUpUnknownRows(http: HttpClient, report: LookupReport, rows: readonly UnknownRow[], options: LookupOptions): Promise<UnknownLookup> {
-  const matcher = new UnknownRowMatcher(rows, await accountedIds(options, new Set(rows.map((row) => contentKey(row.sent)))));
+  const matcher = new UnknownRowMatcher(rows, options.accounted);
   const statuses = matcher.statuses();
   // No filter lists only the animals without a status: one walk over every animal then.
   const walks = statuses.has('') ? [undefined] : [...statuses].sort();
@@ -76,17 +74,6 @@ export async function lookUpUnknownRows(http: HttpClient, report: LookupReport, 
   if (incomplete && resend > 0) throw new ImportStopped({ kind: 'listing_incomplete', ...incomplete, notFound: resend });
   report.looked({ rows: rows.length, animals, pages, found: found.length, resend, ambiguous: rows.length - found.length - resend }, options.baseUrl);
   return { fates, found, resend };
-}
-
-/** The ids the journal records as created with these fields: every entry, not each row's last (a --new import records a row again). */
-async function accountedIds(options: LookupOptions, contents: ReadonlySet<string>): Promise<Set<string>> {
-  const ids = new Set<string>();
-  await readJournal(options.journalPath, options.targetId, {
-    add(entry) {
-      if (!isRunMark(entry) && entry.state === 'created' && contents.has(contentKey(contentOf(entry.pet)))) ids.add(String(entry.pet.id));
-    },
-  });
-  return ids;
 }
 
 /**
