@@ -7,9 +7,11 @@ import { ImportStopped, stoppedBeforeSending } from './outcome';
 import { type RowIdentity, type UnknownFate, type UnknownRow, contentKey, contentOf } from './records';
 
 /**
- * --retry-unknown looks before it resends: it lists the target's animals (paced, leaving --reserve; one walk
- * per status when every row had one) and settles each row sent without an answer by UnknownRowMatcher's rule.
- * A full last page without a next link stops the import (listing_incomplete), as does any failure.
+ * --retry-unknown looks before it resends: it lists the target's animals (paced, leaving --reserve; one walk per
+ * status when every row had one) and looks for each row sent without an answer by the fields it sent, among the
+ * animals the journal does not account for. Rows that sent the same fields share their candidates: none, each is
+ * sent again; one row and one candidate, found; else ambiguous (docs/bulk-import.md, "Outcome unknown, and
+ * `--retry-unknown`"). A full last page without a next link stops the import (listing_incomplete), as does any failure.
  */
 
 /** `fates` by row number; `found`: recorded as created before sending begins. */
@@ -76,11 +78,7 @@ export async function lookUpUnknownRows(http: HttpClient, report: LookupReport, 
   return { fates, found, resend };
 }
 
-/**
- * The rule, pure: a row is looked for by the fields it sent, among the animals the journal does not account for.
- * Rows that sent the same fields share their candidates: none, each is sent again; one row and one candidate,
- * found; else ambiguous (docs/bulk-import.md, "Outcome unknown, and `--retry-unknown`").
- */
+/** The rule, pure. */
 export class UnknownRowMatcher {
   /** By the fields sent; candidates by id as text (an animal seen twice, on pages that shifted, is one). */
   private readonly groups = new Map<string, { rows: UnknownRow[]; candidates: Map<string, Pet> }>();
