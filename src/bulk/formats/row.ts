@@ -89,9 +89,8 @@ export async function* textRecords(text: AsyncIterable<string>, quoted: boolean)
 export function ignoredOnce(options: ReadOptions): (name: string) => void {
   const seen = new Set<string>();
   return (name) => {
-    if (seen.has(name)) return;
+    if (!seen.has(name)) options.onIgnored?.(name);
     seen.add(name);
-    options.onIgnored?.(name);
   };
 }
 
