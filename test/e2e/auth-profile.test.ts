@@ -123,6 +123,7 @@ describe.concurrent('auth', () => {
     const bogus = await petctl(['auth', 'login', '--insecure-storage', '--with-token'], { input: 'not-a-sandbox-key', secrets: ['not-a-sandbox-key'] });
     expect(bogus.code).toBe(4);
     expect(bogus.stderr).toMatch(/^error: key not accepted by the embedded sandbox: /);
+    expect(bogus.stderr).not.toContain('replaced');
     expect(readConfig(configFile).profiles.sandbox).toEqual({ apiKey: 'sandbox-pro' });
 
     await ok(petctl(['auth', 'logout']));

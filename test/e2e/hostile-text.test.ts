@@ -1,30 +1,29 @@
 import fs from 'node:fs';
 import net from 'node:net';
-import os from 'node:os';
 import path from 'node:path';
-import { describe, expect, it, type TestContext } from 'vitest';
-import { json, startScriptedServer, type Reply } from '../helpers/scripted-server';
-import { openTerminal, type Terminal, type TerminalOptions } from '../helpers/tmux';
+import { type TestContext, describe, expect, it } from 'vitest';
+import { newApiKey, tempDir } from '../helpers/cli';
+import { type Reply, json, startScriptedServer } from '../helpers/scripted-server';
+import { type Terminal, type TerminalOptions, openTerminal } from '../helpers/tmux';
 
 /**
  * Outside text holding OSC 0, OSC 52, ESC [2J, a CR and U+202E, in a real terminal (tmux, set-clipboard on):
- * nothing of it may act (title, paste buffer, screen); the pane shows visible escapes.
+ * nothing of it may act (title, paste buffer, screen); the pane shows visible escapes. JSON keeps its value.
  */
 
 const HOSTILE = 'bad \u001b]0;PWNED\u0007\u001b]52;c;cm0gLXJmIH4gIw==\u0007\u001b[2J\rEVIL\u202e';
 const SHOWN = 'bad \\x1b]0;PWNED\\x07\\x1b]52;c;cm0gLXJmIH4gIw==\\x07\\x1b[2J\\rEVIL\\u202e';
+/** A name JSON itself leaves raw: U+009B and U+202E, shown as \u escapes. */
+const C1_NAME = 'Rex\u009b2J\u202eevil';
 
 async function setup(t: TestContext, fallback?: Reply) {
   const server = await startScriptedServer(fallback);
-  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'petctl-hostile-'));
-  t.onTestFinished(async () => {
-    await server.close();
-    fs.rmSync(dir, { recursive: true, force: true });
-  });
-  const env = { PETCTL_CONFIG_DIR: path.join(dir, 'config'), PETCTL_API_KEY: 'pk_test_hostile' };
+  const dir = tempDir();
+  t.onTestFinished(() => server.close());
+  const env = { PETCTL_CONFIG_DIR: path.join(dir, 'config'), PETCTL_API_KEY: newApiKey() };
   const run = (args: string[], options: TerminalOptions = {}, extraEnv: Record<string, string> = {}) =>
     openTerminal(t, ['--base-url', server.baseUrl, ...args], { ...env, ...extraEnv }, { clipboard: true, width: 200, ...options });
-  return { server, dir, env, run };
+  return { dir, run };
 }
 
 /**
@@ -61,7 +60,7 @@ describe('the terminal this test reads', () => {
   });
 });
 
-describe('outside text on a terminal', () => {
+describe.concurrent('outside text on a terminal', () => {
   // Every other line on stderr goes through the same function: test/output/stderr-lines.test.ts holds that.
   it('an HTTP 429 message from the server shows as escapes', async (t) => {
     const { run } = await setup(t, json(429, { code: 'rate_limited', message: HOSTILE, status: 429 }, { 'retry-after': '3600' }));
@@ -84,19 +83,17 @@ describe('outside text on a terminal', () => {
     expect(text).toMatch(/^warning: cannot use the shared rate-limit state at redis:\/\/127\.0\.0\.1:\d+\/0: ERR bad \\x1b/m);
   });
 
-  it('pet names in the table, in csv and in --query lines on a terminal; the data piped keeps the bytes', async (t) => {
-    const pets = [{ id: 1, name: HOSTILE, categoryId: 2, status: 'available' }];
+  // Piped, csv and TSV keep the bytes (and csv's leading ' before a formula): test/output/records.test.ts, csv.test.ts.
+  it("pet names in the table, in csv (its ' before the visible CR) and in --query lines on a terminal", async (t) => {
+    const pets = [
+      { id: 1, name: HOSTILE, categoryId: 2, status: 'available' },
+      { id: 7, name: '\r=1+1', categoryId: 1 },
+    ];
     const { run } = await setup(t, json(200, pets));
     const table = await expectInert(run(['pets', 'list'], { stdoutToTerminal: true }), 0);
     expect(table).toMatch(new RegExp(`^1 +${SHOWN.replace(/[\\[\]]/g, '\\$&')} +2 +available$`, 'm'));
-    await expectInert(run(['-o', 'csv', 'pets', 'list'], { stdoutToTerminal: true }), 0);
+    expect(await expectInert(run(['-o', 'csv', 'pets', 'list'], { stdoutToTerminal: true }), 0)).toContain("7,'\\r=1+1,1,");
     await expectInert(run(['--query', '[].name', 'pets', 'list'], { stdoutToTerminal: true }), 0);
-    const piped = run(['pets', 'list']);
-    expect(await piped.exitCode()).toBe(0);
-    expect(piped.stdout()).toBe(`1\t${HOSTILE.replace('\r', ' ')}\t2\tavailable\n`);
-    const csv = run(['-o', 'csv', 'pets', 'list']);
-    expect(await csv.exitCode()).toBe(0);
-    expect(csv.stdout()).toBe(`id,name,categoryId,status\n1,"${HOSTILE}",2,available\n`);
   });
 
   it('a file name in an error', async (t) => {
@@ -104,5 +101,22 @@ describe('outside text on a terminal', () => {
     const file = path.join(dir, `${HOSTILE}.csv`);
     const text = await expectInert(run(['pets', 'add', '--file', file]), 2);
     expect(text).toContain(`${SHOWN}.csv`);
+  });
+
+  // Each other writer of JSON (ndjson, --query, --all, api, --paginate) is test/output/'s: records, query, listing-stream, api-response.
+  it("JSON (pets list -o json, a bulk import's rows): C1 and bidi controls as \\u escapes, the same JSON value", async (t) => {
+    const pet = { id: 1, name: C1_NAME, categoryId: 2 };
+    const { run, dir } = await setup(t, json(200, [pet]));
+    const listed = run(['-o', 'json', 'pets', 'list'], { stdoutToTerminal: true });
+    expect(await listed.exitCode()).toBe(0);
+    const text = (await shows(listed, ']')).trim();
+    expect(text).toContain('Rex\\u009b2J\\u202eevil');
+    expect(JSON.parse(text)).toEqual([pet]);
+
+    const { run: importing } = await setup(t, json(201, pet));
+    fs.writeFileSync(path.join(dir, 'rows.csv'), 'name,categoryId\nRex,2\n');
+    const rows = importing(['-o', 'ndjson', 'pets', 'add', '--file', path.join(dir, 'rows.csv')], { stdoutToTerminal: true });
+    expect(await rows.exitCode()).toBe(0);
+    expect(await shows(rows, '\\u202eevil')).toContain('Rex\\u009b2J\\u202eevil');
   });
 });

@@ -1,16 +1,18 @@
 import fs from 'node:fs';
+import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { newApiKey, tempDir } from '../helpers/cli';
 import { startScriptedServer } from '../helpers/scripted-server';
 import { openTerminal } from '../helpers/tmux';
 
 /**
- * Prompts for what `pets add` and `profile add` are missing, driven through a
- * real pseudo-terminal (tmux) as a person would type. .ci/run installs tmux;
- * without it these tests fail rather than skip.
+ * What petctl asks on a terminal, driven through a real pseudo-terminal (tmux) as a person would type:
+ * `pets add`'s and `profile add`'s missing values, auth login's hidden key, profile remove's question.
+ * When petctl may prompt at all (--no-input, PETCTL_NO_INPUT): test/input/prompts.test.ts, test/commands/auth-run.test.ts.
  */
 
 const BIG = '9007199254740993';
+const NO_STATUS = '1 animal has no status: it appears in no pets list --status available|pending|sold, only in pets list without --status';
 
 async function petServer(t: { onTestFinished(fn: () => unknown): void }) {
   const server = await startScriptedServer((request, res) => {
@@ -18,14 +20,13 @@ async function petServer(t: { onTestFinished(fn: () => unknown): void }) {
     // Echo the animal back with an id, digit for digit.
     res.end(`{"id":${BIG},${request.body.slice(1)}`);
   });
-  const configDir = tempDir();
   t.onTestFinished(() => server.close());
-  const env = { PETCTL_CONFIG_DIR: configDir, PETCTL_API_KEY: newApiKey() };
+  const env = { PETCTL_CONFIG_DIR: tempDir(), PETCTL_API_KEY: newApiKey() };
   return { server, env, args: ['--base-url', server.baseUrl] };
 }
 
-describe.concurrent('prompts on a terminal', () => {
-  it('pets add with no flags asks for name, category id and status, then sends', async (t) => {
+describe.concurrent('pets add and profile add ask for what is missing', () => {
+  it('pets add with no flags asks for name, category id and status, refusing a bad value in place; "no status" is offered last', async (t) => {
     const { server, env, args } = await petServer(t);
     const tty = openTerminal(t, [...args, 'pets', 'add'], env);
     await tty.waitFor(/Name/);
@@ -42,12 +43,28 @@ describe.concurrent('prompts on a terminal', () => {
     tty.press('Enter');
     const screen = await tty.waitFor(/Status/);
     expect(screen).toMatch(/available[\s\S]*pending[\s\S]*sold[\s\S]*no status \(appears in no status-filtered list\)/);
-    tty.press('Down');
+    // The highlighted choice is the first; "no status" comes last, so Up reaches it.
+    tty.press('Up');
+    await tty.waitFor(/❯ no status/);
     tty.press('Enter');
     expect(await tty.exitCode()).toBe(0);
-    expect(server.requests).toHaveLength(1);
-    expect(server.requests[0]?.body).toBe(`{"name":"Rex","categoryId":${BIG},"status":"pending"}`);
-    expect(tty.stdout()).toBe(`${BIG}\tRex\t${BIG}\tpending\n`);
+    expect(server.requests.map((request) => request.body)).toEqual([`{"name":"Rex","categoryId":${BIG}}`]);
+    expect(tty.stdout()).toBe(`${BIG}\tRex\t${BIG}\t-\n`);
+    expect(tty.text()).toContain(NO_STATUS);
+  });
+
+  it('asks only for what is missing; Enter at the status prompt chooses available, which comes first', async (t) => {
+    const { server, env, args } = await petServer(t);
+    const tty = openTerminal(t, [...args, 'pets', 'add', '--name', 'Tom'], env);
+    await tty.waitFor(/Category id/);
+    expect(tty.screen()).not.toMatch(/Name/);
+    tty.type('2');
+    tty.press('Enter');
+    expect(await tty.waitFor(/Status/)).toMatch(/Status[^\n]*\n\W*available/);
+    tty.press('Enter');
+    expect(await tty.exitCode()).toBe(0);
+    expect(server.requests.map((request) => request.body)).toEqual(['{"name":"Tom","categoryId":2,"status":"available"}']);
+    expect(tty.text()).not.toContain('no status:');
   });
 
   it('pets add asks nothing when no profile is chosen among several (no_profile, exit 2), or the profile has no key (not_configured, exit 4)', async (t) => {
@@ -67,30 +84,7 @@ describe.concurrent('prompts on a terminal', () => {
     expect(server.requests).toHaveLength(0);
   });
 
-  it('asks only for what is missing; Enter at the status prompt chooses available, which comes first; "no status" is offered last', async (t) => {
-    const { server, env, args } = await petServer(t);
-    for (const [keys, body] of [[['Enter'], '{"name":"Tom","categoryId":2,"status":"available"}'], [['Up'], '{"name":"Tom","categoryId":2}']] as const) {
-      const tty = openTerminal(t, [...args, 'pets', 'add', '--name', 'Tom'], env);
-      await tty.waitFor(/Category id/);
-      expect(tty.screen()).not.toMatch(/Name/);
-      tty.type('2');
-      tty.press('Enter');
-      const screen = await tty.waitFor(/Status/);
-      // The highlighted choice is the first one listed; "no status" comes last, so Up reaches it.
-      expect(screen).toMatch(/Status[^\n]*\n\W*available[\s\S]*pending[\s\S]*sold[\s\S]*no status/);
-      tty.press(...keys);
-      if (keys[0] === 'Up') {
-        await tty.waitFor(/❯ no status/);
-        tty.press('Enter');
-      }
-      expect(await tty.exitCode()).toBe(0);
-      expect(server.requests.at(-1)?.body).toBe(body);
-      if (keys[0] === 'Up') expect(tty.text()).toContain('1 animal has no status: it appears in no pets list --status available|pending|sold, only in pets list without --status');
-      else expect(tty.text()).not.toContain('no status:');
-    }
-  });
-
-  it('Ctrl-C at a prompt exits 130 and sends nothing', async (t) => {
+  it('Ctrl-C at a prompt (text or a choice) exits 130 and sends nothing', async (t) => {
     const { server, env, args } = await petServer(t);
     const tty = openTerminal(t, [...args, 'pets', 'add'], env);
     await tty.waitFor(/Name/);
@@ -107,33 +101,6 @@ describe.concurrent('prompts on a terminal', () => {
     expect(server.requests).toHaveLength(0);
   });
 
-  it('--no-input and PETCTL_NO_INPUT=1 keep the usage error (exit 2) on a terminal; auth login never shows the hidden prompt with them (nothing stored)', async (t) => {
-    const { server, env, args } = await petServer(t);
-    const flag = openTerminal(t, [...args, '--no-input', 'pets', 'add', '--name', 'Rex'], env, { stdoutToTerminal: true });
-    expect(await flag.exitCode()).toBe(2);
-    expect(flag.screen()).toContain("error: required option '--category-id <int64>' not specified (usage_error)");
-    const variable = openTerminal(t, [...args, 'pets', 'add'], { ...env, PETCTL_NO_INPUT: '1' }, { stdoutToTerminal: true });
-    expect(await variable.exitCode()).toBe(2);
-    expect(variable.screen()).toContain("error: required option '--name <name>' not specified (usage_error)");
-    expect(server.requests).toHaveLength(0);
-
-    // auth login never shows the hidden prompt with them: exit 2, nothing stored.
-    const configDir = tempDir();
-    const login = openTerminal(t, ['--no-input', 'auth', 'login', '--insecure-storage'], { PETCTL_CONFIG_DIR: configDir }, { stdoutToTerminal: true });
-    expect(await login.exitCode()).toBe(2);
-    expect(login.screen()).not.toContain('API key for profile');
-    expect(login.screen()).toContain('error: no API key: prompting is off');
-    const loginVariable = openTerminal(t, ['auth', 'login', '--insecure-storage'], { PETCTL_CONFIG_DIR: configDir, PETCTL_NO_INPUT: '1' }, { stdoutToTerminal: true });
-    expect(await loginVariable.exitCode()).toBe(2);
-    expect(loginVariable.screen()).not.toContain('API key for profile');
-    expect(fs.existsSync(`${configDir}/config.json`)).toBe(false);
-    // Without them it prompts, as before.
-    const prompting = openTerminal(t, ['auth', 'login', '--insecure-storage'], { PETCTL_CONFIG_DIR: configDir });
-    await prompting.waitFor(/API key for profile "sandbox":/);
-    prompting.press('C-c');
-    expect(await prompting.exitCode()).toBe(130);
-  });
-
   it('profile add without --base-url asks for it and checks it like the flag', async (t) => {
     const configDir = tempDir();
     const tty = openTerminal(t, ['profile', 'add', 'staging'], { PETCTL_CONFIG_DIR: configDir });
@@ -148,5 +115,52 @@ describe.concurrent('prompts on a terminal', () => {
     expect(await tty.exitCode()).toBe(0);
     const config = JSON.parse(fs.readFileSync(`${configDir}/config.json`, 'utf8')) as { profiles: Record<string, { baseUrl: string }> };
     expect(config.profiles.staging?.baseUrl).toBe('https://staging.example.org/v1');
+  });
+});
+
+describe.concurrent('secrets and questions', () => {
+  it('auth login prompts, echoes nothing of the key (a mistake erased too), and stores it', async (t) => {
+    const configDir = tempDir();
+    const key = newApiKey();
+    // --no-verify: the key is random, and the sandbox (this profile's service) would refuse it.
+    const tty = openTerminal(t, ['auth', 'login', '--no-verify', '--insecure-storage'], { PETCTL_CONFIG_DIR: configDir });
+    await tty.waitFor(/API key for profile "sandbox":/);
+    tty.type(`${key.slice(0, 10)}x`);
+    tty.press('BSpace');
+    tty.type(key.slice(10));
+    tty.press('Enter');
+    expect(await tty.exitCode()).toBe(0);
+    expect(tty.text()).not.toContain(key.slice(0, 10));
+    const stored = JSON.parse(fs.readFileSync(path.join(configDir, 'config.json'), 'utf8')) as { profiles: { sandbox: { apiKey: string } } };
+    expect(stored.profiles.sandbox.apiKey).toBe(key);
+  });
+
+  // Off a terminal without --yes: confirmation_required; --yes: no question (test/commands/profile-run.test.ts).
+  it.for([
+    { answer: '"y" removes it', keys: ['y', 'Enter'], code: 0 },
+    { answer: 'n keeps it and exits 2 (cancelled)', keys: ['n', 'Enter'], code: 2 },
+    { answer: 'Enter (the default is no) keeps it and exits 2 (cancelled)', keys: ['Enter'], code: 2 },
+    { answer: 'anything but y or yes keeps it and exits 2 (cancelled)', keys: ['sure', 'Enter'], code: 2 },
+    { answer: 'Ctrl-C at the question exits 130 and keeps it', keys: ['C-c'], code: 130 },
+  ])('profile remove of a profile holding a key asks (y/N): $answer', async ({ keys, code }, t) => {
+    const configDir = tempDir();
+    const configFile = path.join(configDir, 'config.json');
+    const staging = { baseUrl: 'https://staging.example.org/v1', apiKey: 'sandbox-business' };
+    const before = JSON.stringify({ activeProfile: 'production', profiles: { production: { baseUrl: 'https://api.example.org/v1' }, staging } });
+    fs.writeFileSync(configFile, before, { mode: 0o600 });
+    const tty = openTerminal(t, ['profile', 'remove', 'staging'], { PETCTL_CONFIG_DIR: configDir });
+    await tty.waitFor(/Remove profile "staging" and its API key \*\*\*\*ness\? \(y\/N\)/);
+    for (const key of keys) {
+      if (key === 'Enter' || key === 'C-c') tty.press(key);
+      else tty.type(key);
+    }
+    expect(await tty.exitCode()).toBe(code);
+    if (code === 0) {
+      expect(tty.text()).toContain('Profile "staging" removed.');
+      expect(JSON.parse(fs.readFileSync(configFile, 'utf8')).profiles.staging).toBeUndefined();
+      return;
+    }
+    if (code === 2) expect(tty.text()).toContain('error: not confirmed: profile "staging" and its key are kept (cancelled)');
+    expect(fs.readFileSync(configFile, 'utf8')).toBe(before);
   });
 });
