@@ -9,26 +9,28 @@ import { json } from '../helpers/scripted-server';
 const BIG = '9007199254740993'; // 2^53 + 1: JSON.parse would make it ...992
 const ORDERS = `[{"id":${BIG},"petId":7,"quantity":1},{"id":2,"petId":8,"quantity":3}]`;
 
-describe.concurrent('petctl api: paths and methods', () => {
-  it('GETs a path relative to the base URL with the key, User-Agent and Accept, and prints the body as sent when piped, ending with a newline; -o json pretty-prints it int64-exact', async (t) => {
-    const { server, key, petctl } = await setupE2e(t);
-    server.reply({ status: 200, body: ORDERS }, { status: 200, body: `${ORDERS}\n` });
-    const result = await petctl(['api', '/store/orders']);
-    expect(result.code).toBe(0);
-    expect(result.stdout).toBe(`${ORDERS}\n`);
-    // One that ends with a newline gets no second one.
-    expect((await petctl(['api', '/store/orders'])).stdout).toBe(`${ORDERS}\n`);
-    expect(result.stderr).toBe('');
-    const [request] = server.requests;
-    expect(request?.method).toBe('GET');
-    expect(request?.url).toBe('/v1/store/orders');
-    expectPetctlHeaders(request!, key);
+describe.concurrent('petctl api: paths, methods and bodies', () => {
+  // Pretty -o json, ndjson and -i's head are test/output/api-response.test.ts's; --input's body, raw-request.test.ts's.
+  it('GETs a path relative to the base URL with the key, User-Agent and Accept, printing the body as sent, ending with one newline; --input sends a file or stdin', async (t) => {
+    const { server, key, configDir, petctl } = await setupE2e(t);
+    const body = `{"name":"Tom","categoryId":${BIG}}`;
+    const file = path.join(configDir, 'pet.json');
+    fs.writeFileSync(file, body);
+    server.reply({ status: 200, body: ORDERS }, { status: 200, body: `${ORDERS}\n` }, json(201, { id: 1 }), json(201, { id: 2 }));
 
-    // -o json pretty-prints int64-exact.
-    server.reply({ status: 200, body: ORDERS });
-    const pretty = await petctl(['api', '/store/orders', '-o', 'json']);
-    expect(pretty.stdout).toBe(`[\n  {\n    "id": ${BIG},\n    "petId": 7,\n    "quantity": 1\n  },\n  {\n    "id": 2,\n    "petId": 8,\n    "quantity": 3\n  }\n]\n`);
-    server.verify();
+    const result = await petctl(['api', '/store/orders']);
+    expect(result).toMatchObject({ code: 0, stdout: `${ORDERS}\n`, stderr: '' });
+    expect((await petctl(['api', '/store/orders'])).stdout).toBe(`${ORDERS}\n`);
+    expect((await petctl(['api', '/pets', '--input', file])).code).toBe(0);
+    expect((await petctl(['api', '/pets', '--input', '-', '-H', 'Content-Type: application/merge-patch+json'], { input: body })).code).toBe(0);
+
+    expect(server.requests.map((request) => [request.method, request.url, request.body, request.headers['content-type']])).toEqual([
+      ['GET', '/v1/store/orders', '', undefined],
+      ['GET', '/v1/store/orders', '', undefined],
+      ['POST', '/v1/pets', body, 'application/json'],
+      ['POST', '/v1/pets', body, 'application/merge-patch+json'],
+    ]);
+    expectPetctlHeaders(server.requests[0]!, key);
   });
 });
 
@@ -43,22 +45,6 @@ describe.concurrent('petctl api: a path written with the base URL\'s own path', 
     expect(result.stderr).toMatch(/^> GET http:\/\/127\.0\.0\.1:\d+\/v1\/pets\?limit=3$/m);
     expect(result.stderr).not.toContain('/v1/v1');
     expect(fs.readFileSync(log, 'utf8').split('\n').filter(Boolean)).toEqual([expect.stringMatching(/^GET \/v1\/pets\?limit=3 200 /)]);
-  });
-});
-
-describe.concurrent('petctl api: fields', () => {
-  it('--input sends a file or stdin as the body, byte for byte', async (t) => {
-    const { server, configDir, petctl } = await setupE2e(t);
-    const body = `{"name":"Tom","categoryId":${BIG}}`;
-    const file = path.join(configDir, 'pet.json');
-    fs.writeFileSync(file, body);
-    server.reply(json(201, { id: 1 }), json(201, { id: 2 }));
-    expect((await petctl(['api', '/pets', '--input', file])).code).toBe(0);
-    expect((await petctl(['api', '/pets', '--input', '-', '-H', 'Content-Type: application/merge-patch+json'], { input: body })).code).toBe(0);
-    expect(server.requests.map((request) => [request.method, request.body, request.headers['content-type']])).toEqual([
-      ['POST', body, 'application/json'],
-      ['POST', body, 'application/merge-patch+json'],
-    ]);
   });
 });
 
