@@ -2,7 +2,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { type CliResult, expectCleanError, jsonError, setupE2e } from '../helpers/cli';
-import { json, limitHeaders } from '../helpers/scripted-server';
+import { json } from '../helpers/scripted-server';
 
 /**
  * The JSON error line a script acts on: an error that says when to try again carries retryAt, and a
@@ -13,7 +13,6 @@ import { json, limitHeaders } from '../helpers/scripted-server';
 const SLACK_MS = 50;
 const ISO_SECOND = /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.000Z$/;
 const RATE_LIMITED = { code: 'rate_limited', message: 'Too many requests', status: 429 };
-const BANNED = { code: 'key_banned', message: 'API key banned for 10 minutes', status: 429 };
 const PET = { id: 1, name: 'Rex', categoryId: 1, status: 'available' };
 
 /**
@@ -71,47 +70,8 @@ describe.concurrent('retryAt and status in JSON errors', () => {
     expect(server.requests).toHaveLength(1);
   });
 
-  it('after a ban (-o ndjson), and on the refusal from saved state after it: key_banned, status 429, retryAt at the end of the ban', async (t) => {
-    const { server, petctl } = await setupE2e(t);
-    server.reply(json(429, BANNED, { 'retry-after': '600' }));
-
-    const { result, ended } = await timed(() => petctl(['pets', 'get', '1', '-o', 'ndjson']));
-    const saved = await timed(() => petctl(['pets', 'add', '--name', 'Rex', '--category-id', '1', '-o', 'ndjson']));
-
-    expect([result.code, saved.result.code]).toEqual([5, 5]);
-    expect(server.requests).toHaveLength(1);
-    for (const [run, end] of [[result, ended], [saved.result, saved.ended]] as const) {
-      const error = jsonError(run);
-      expect(error).toMatchObject({ code: 'key_banned', status: 429 });
-      expectRetryAt(error, server.requests[0]!.at, 600_000, end);
-    }
-  });
-
-  it('on a refusal from saved state after a window used up by a success: status 429 and the window reset as retryAt', async (t) => {
-    const { server, petctl } = await setupE2e(t);
-    const now = Date.now();
-    const resetMs = now + 90_000;
-    server.reply(json(200, [PET], limitHeaders(now, 0, 90)));
-    const started = Date.now();
-    expect((await petctl(['pets', 'list'])).code).toBe(0);
-    // petctl reads the server's clock from Date (whole seconds) as it receives the answer, so the
-    // time between the server stamping it and petctl reading it can only move the reset later.
-    // That time is at most this run's length: far under a second on a quiet machine, more under load.
-    const lateMs = Math.ceil((Date.now() - started) / 1000) * 1000;
-
-    const result = await petctl(['pets', 'list', '-o', 'json']);
-
-    expect(result.code).toBe(5);
-    expect(server.requests).toHaveLength(1);
-    const error = jsonError(result);
-    expect(error).toMatchObject({ code: 'rate_limited', status: 429 });
-    // The reset is a whole second of the server's clock (here, this machine's), never taken early.
-    const resetSecond = Math.ceil(resetMs / 1000) * 1000;
-    expect(error.retryAt).toMatch(ISO_SECOND);
-    expect(Date.parse(error.retryAt as string)).toBeGreaterThanOrEqual(resetSecond);
-    expect(Date.parse(error.retryAt as string)).toBeLessThanOrEqual(resetSecond + 1000 + lateMs);
-  });
-
+  // A ban's retryAt and a window used up by a success, the same line with another moment: test/api/answer.test.ts
+  // "a 429 key_banned …", test/api/client.test.ts "bans" and "a 200 that leaves nothing".
   it('the commands a 429 stops say when too: pets list --all and an import, each in its last stderr line', async (t) => {
     const { server, configDir, petctl } = await setupE2e(t);
     const page = `[${JSON.stringify(PET)}]`;
