@@ -1,11 +1,10 @@
 import { execFile, spawnSync } from 'node:child_process';
 import fs from 'node:fs';
-import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { GUIDE_TOPICS } from '../../src/commands/help';
-import { BIN, NODE, cleanEnv, expectCleanError, runCli } from '../helpers/cli';
+import { BIN, NODE, cleanEnv, expectCleanError, runCli, tempDir } from '../helpers/cli';
 
 /**
  * The completion scripts in real shells, installed as the README says: bash (COMPREPLY), zsh in a
@@ -22,7 +21,7 @@ let binDir: string;
 let configDir: string;
 
 beforeAll(async () => {
-  root = fs.mkdtempSync(path.join(os.tmpdir(), 'petctl-completion-'));
+  root = tempDir('petctl-completion-');
   binDir = path.join(root, 'bin');
   configDir = path.join(root, 'config');
   fs.mkdirSync(binDir);
@@ -30,10 +29,6 @@ beforeAll(async () => {
   fs.writeFileSync(path.join(binDir, 'petctl'), `#!/bin/sh\nexec ${quote(NODE)} ${quote(BIN)} "$@"\n`, { mode: 0o755 });
   const added = await runCli(['profile', 'add', 'staging', '--base-url', 'https://staging.example.org/v1'], { env: { PETCTL_CONFIG_DIR: configDir } });
   expect(added.code, added.stderr).toBe(0);
-});
-
-afterAll(() => {
-  fs.rmSync(root, { recursive: true, force: true });
 });
 
 /** What a shell needs: the wrapper first on PATH, a private HOME, the test's config dir. */
@@ -101,27 +96,17 @@ async function fish(line: string, env = shellEnv()): Promise<string[]> {
 
 const sorted = (values: string[]) => [...values].sort();
 
+// Each script printed, and profile names read at TAB time: test/completion/complete.test.ts ("completeRun and completionRun").
 describe.concurrent('petctl completion <shell>', () => {
-  it('prints each script; an unknown or missing shell is a usage error (exit 2)', async () => {
-    for (const shell of ['bash', 'zsh', 'fish']) {
-      const result = await runCli(['completion', shell]);
-      expect(result.code, result.stderr).toBe(0);
-      expect(result.stdout).toContain(`# ${shell} completion for petctl`);
-      expect(result.stderr).toBe('');
-    }
+  it('an unknown or missing shell is a usage error (exit 2); --help shows how to install it; __complete is not listed', async () => {
     for (const args of [['completion', 'tcsh'], ['completion'], ['completion', 'bash', 'zsh']]) {
       const result = await runCli(args);
       expect(result.code).toBe(2);
       expectCleanError(result);
       expect(result.stderr.split('\n')[0]).toMatch(/^error: .*(shell|argument)/);
     }
-  });
-
-  it('--help shows how to install it; __complete is not listed', async () => {
     const help = await runCli(['completion', '--help']);
-    expect(help.stdout).toContain('source <(petctl completion bash)');
-    expect(help.stdout).toContain('fpath');
-    expect(help.stdout).toContain('~/.config/fish/completions/petctl.fish');
+    for (const text of ['source <(petctl completion bash)', 'fpath', '~/.config/fish/completions/petctl.fish']) expect(help.stdout).toContain(text);
     expect((await runCli(['--help'])).stdout).not.toContain('__complete');
   });
 });
@@ -157,22 +142,19 @@ for (const { title, shell, complete, statusEquals } of SHELLS_UNDER_TEST) {
       expect(present, `${shell} is missing: .ci/run installs it with apt-get`).toBe(true);
     });
 
-    it('petctl pe<TAB>, petctl pets list --status <TAB>, petctl -p <TAB>', async () => {
+    it('petctl pe<TAB>, --status <TAB>, -p <TAB>, flags, --output values, --flag=value', async () => {
       expect(await complete('petctl pe')).toEqual(['pets']);
       expect(sorted(await complete('petctl pets list --status '))).toEqual(['available', 'pending', 'sold']);
       expect(sorted(await complete('petctl -p '))).toEqual(['sandbox', 'staging']);
+      expect(await complete('petctl pets list --stat')).toEqual(['--status']);
+      expect(sorted(await complete('petctl -o '))).toEqual(['csv', 'json', 'ndjson', 'table']);
+      expect(await complete('petctl pets list --status=p')).toEqual([statusEquals]);
     });
 
     it('petctl help <TAB> offers the guides and the commands; petctl help pets <TAB> the group\'s commands', async () => {
       expect(sorted(await complete('petctl help '))).toEqual(sorted([...GUIDE_TOPICS, 'pets', 'auth', 'profile', 'api', 'cache', 'completion', 'help', 'version']));
       expect(await complete('petctl help bulk')).toEqual(['bulk-import']);
       expect(sorted(await complete('petctl help pets '))).toEqual(['add', 'get', 'list']);
-    });
-
-    it('flags, --output values, --flag=value', async () => {
-      expect(await complete('petctl pets list --stat')).toEqual(['--status']);
-      expect(sorted(await complete('petctl -o '))).toEqual(['csv', 'json', 'ndjson', 'table']);
-      expect(await complete('petctl pets list --status=p')).toEqual([statusEquals]);
     });
   });
 }
@@ -189,15 +171,5 @@ describe.concurrent('bash only', () => {
     const dir = fs.mkdtempSync(path.join(root, 'files-'));
     fs.writeFileSync(path.join(dir, file), '');
     expect(await bash([...words, `${dir}/${file.slice(0, 2)}`])).toEqual([`${dir}/${file}`]);
-  });
-
-  it('a profile added a moment ago completes at once', async () => {
-    const dir = fs.mkdtempSync(path.join(root, 'fresh-'));
-    const env = shellEnv({ PETCTL_CONFIG_DIR: dir });
-    expect(await bash(['profile', 'use', ''], env)).toEqual(['sandbox']);
-    const added = await runCli(['profile', 'add', 'qa-2', '--base-url', 'https://qa.example.org/v1'], { env: { PETCTL_CONFIG_DIR: dir } });
-    expect(added.code, added.stderr).toBe(0);
-    expect(await bash(['profile', 'use', ''], env)).toEqual(['sandbox', 'qa-2']);
-    expect(await bash(['--profile', 'q'], env)).toEqual(['qa-2']);
   });
 });

@@ -22,16 +22,6 @@ function snapshot(file: string): Snapshot {
   return { bytes: stats.isDirectory() ? Buffer.from(fs.readdirSync(file).join('\n')) : fs.readFileSync(file), mode: stats.mode, uid: stats.uid };
 }
 
-interface Scene {
-  /** A folder every user can write to (mode 0777, no sticky bit). */
-  shared: string;
-  /** The user's file that planted symlinks point to. */
-  victim: string;
-  rows: string;
-  journal: string;
-  dataFile: string;
-}
-
 async function scene(t: TestContext) {
   const e2e = await setupE2e(t);
   const root = tempDir();
@@ -42,8 +32,7 @@ async function scene(t: TestContext) {
   fs.writeFileSync(victim, 'alias ll="ls -l"\n', { mode: 0o644 });
   const rows = path.join(shared, 'intake.csv');
   fs.writeFileSync(rows, 'name,categoryId,status\nRex,1,available\n');
-  const at: Scene = { shared, victim, rows, journal: path.join(shared, 'intake.journal'), dataFile: path.join(shared, 'pets.json') };
-  return { ...e2e, ...at };
+  return { ...e2e, shared, victim, rows, journal: path.join(shared, 'intake.journal'), dataFile: path.join(shared, 'pets.json') };
 }
 
 type SceneOf = Awaited<ReturnType<typeof scene>>;
@@ -88,54 +77,52 @@ function expectRefused(result: CliResult, s: SceneOf, file: string, problem: Reg
   expect(fs.existsSync(path.join(s.shared, 'requests.log'))).toBe(false);
 }
 
-function prepareConfigDir(s: SceneOf): void {
-  fs.mkdirSync(s.configDir, { recursive: true, mode: 0o700 });
+/** The two ways a name is planted: a symlink to the user's file, or another user's file or folder (mode 0666 / 0777). */
+const PLANTS = [
+  {
+    title: 'a symlink planted at a name petctl writes',
+    skip: process.platform === 'win32',
+    problem: /it is a symbolic link/,
+    // The link and its target's bytes and mode are what must not change.
+    plant: (s: SceneOf, at: string) => {
+      fs.symlinkSync(s.victim, at);
+      return () => [snapshot(s.victim), fs.readlinkSync(at)];
+    },
+  },
+  {
+    title: 'a file or folder another user made at a name petctl writes (mode 0666 / 0777)',
+    skip: !isRoot,
+    problem: new RegExp(`it is owned by another user \\(uid ${NOBODY}\\)`),
+    plant: (_s: SceneOf, at: string, entry: (typeof NAMES)[number]) => {
+      if (entry.directory) fs.mkdirSync(at, { mode: 0o777 });
+      // Content petctl would believe: a valid config, an empty journal or data file.
+      else fs.writeFileSync(at, entry.name === 'config.json' ? '{"profiles":{}}\n' : '');
+      fs.chmodSync(at, entry.directory ? 0o777 : 0o666);
+      fs.chownSync(at, NOBODY, NOBODY);
+      return () => snapshot(at);
+    },
+  },
+];
+
+for (const { title, skip, problem, plant } of PLANTS) {
+  describe.skipIf(skip)(title, () => {
+    for (const entry of NAMES) {
+      it(`${entry.name}: left as it is; unsafe_file, nothing sent`, async (t) => {
+        const s = await scene(t);
+        fs.mkdirSync(s.configDir, { recursive: true, mode: 0o700 });
+        const at = entry.at(s);
+        fs.mkdirSync(path.dirname(at), { recursive: true });
+        const unchanged = plant(s, at, entry);
+        const before = unchanged();
+
+        const result = await entry.run(s);
+
+        expectRefused(result, s, at, problem);
+        expect(unchanged()).toEqual(before);
+      });
+    }
+  });
 }
-
-describe.skipIf(process.platform === 'win32')('a symlink planted at a name petctl writes', () => {
-  for (const entry of NAMES) {
-    it(`${entry.name}: the link's target keeps its bytes and mode; unsafe_file, nothing sent`, async (t) => {
-      const s = await scene(t);
-      prepareConfigDir(s);
-      const link = entry.at(s);
-      fs.mkdirSync(path.dirname(link), { recursive: true });
-      fs.symlinkSync(s.victim, link);
-      const before = snapshot(s.victim);
-
-      const result = await entry.run(s);
-
-      expectRefused(result, s, link, /it is a symbolic link/);
-      expect(snapshot(s.victim)).toEqual(before);
-      expect(fs.readlinkSync(link)).toBe(s.victim);
-    });
-  }
-});
-
-describe.skipIf(!isRoot)('a file or folder another user made at a name petctl writes (mode 0666 / 0777)', () => {
-  for (const entry of NAMES) {
-    it(`${entry.name}: left as it is; unsafe_file, nothing sent`, async (t) => {
-      const s = await scene(t);
-      prepareConfigDir(s);
-      const planted = entry.at(s);
-      fs.mkdirSync(path.dirname(planted), { recursive: true });
-      if (entry.directory) {
-        fs.mkdirSync(planted);
-        fs.chmodSync(planted, 0o777);
-      } else {
-        // Content petctl would believe: a journal of this very target, a valid config, valid data.
-        fs.writeFileSync(planted, entry.name === 'config.json' ? '{"profiles":{}}\n' : '');
-        fs.chmodSync(planted, 0o666);
-      }
-      fs.chownSync(planted, NOBODY, NOBODY);
-      const before = snapshot(planted);
-
-      const result = await entry.run(s);
-
-      expectRefused(result, s, planted, new RegExp(`it is owned by another user \\(uid ${NOBODY}\\)`));
-      expect(snapshot(planted)).toEqual(before);
-    });
-  }
-});
 
 describe.skipIf(process.platform === 'win32')('files of the user that are not petctl\'s to write', () => {
   for (const { what, text } of [
@@ -171,34 +158,23 @@ describe.skipIf(process.platform === 'win32')('files of the user that are not pe
 });
 
 describe.skipIf(!isRoot)("a config directory of another user's", () => {
-  it('is refused even with PETCTL_API_KEY set: the key goes nowhere, not even to the base URL that user planted', async (t) => {
+  it.for([
+    { what: 'is refused even with PETCTL_API_KEY set: the key goes nowhere, not even to the base URL that user planted', whole: true },
+    { what: "the user's own directory holding another user's config.json: refused the same way", whole: false },
+  ])('$what', async ({ whole }, t) => {
     const s = await scene(t);
-    fs.mkdirSync(s.configDir, { recursive: true });
+    fs.mkdirSync(s.configDir, { recursive: true, mode: 0o700 });
     const config = path.join(s.configDir, 'config.json');
-    fs.writeFileSync(config, JSON.stringify({ activeProfile: 'work', profiles: { work: { baseUrl: s.server.baseUrl } } }));
-    fs.chmodSync(s.configDir, 0o755);
-    fs.chmodSync(config, 0o644);
-    fs.chownSync(s.configDir, NOBODY, NOBODY);
-    fs.chownSync(config, NOBODY, NOBODY);
+    fs.writeFileSync(config, JSON.stringify({ activeProfile: 'work', profiles: { work: { baseUrl: s.server.baseUrl } } }), { mode: 0o644 });
+    for (const planted of whole ? [s.configDir, config] : [config]) fs.chownSync(planted, NOBODY, NOBODY);
+    if (whole) fs.chmodSync(s.configDir, 0o755);
     const before = snapshot(config);
 
     // No --base-url: the planted profile is the one that would be used.
     const result = await runCli(['pets', 'list'], { env: { PETCTL_CONFIG_DIR: s.configDir, PETCTL_API_KEY: s.key }, secrets: [s.key] });
 
-    expectRefused(result, s, s.configDir, new RegExp(`it is owned by another user \\(uid ${NOBODY}\\)`));
+    expectRefused(result, s, whole ? s.configDir : config, new RegExp(`it is owned by another user \\(uid ${NOBODY}\\)`));
     expect(snapshot(config)).toEqual(before);
-    expect(fs.statSync(s.configDir).mode & 0o777).toBe(0o755);
-  });
-
-  it("the user's own directory holding another user's config.json: refused the same way", async (t) => {
-    const s = await scene(t);
-    prepareConfigDir(s);
-    const config = path.join(s.configDir, 'config.json');
-    fs.writeFileSync(config, JSON.stringify({ activeProfile: 'work', profiles: { work: { baseUrl: s.server.baseUrl } } }), { mode: 0o600 });
-    fs.chownSync(config, NOBODY, NOBODY);
-
-    const result = await runCli(['pets', 'list'], { env: { PETCTL_CONFIG_DIR: s.configDir, PETCTL_API_KEY: s.key }, secrets: [s.key] });
-
-    expectRefused(result, s, config, /owned by another user/);
+    if (whole) expect(fs.statSync(s.configDir).mode & 0o777).toBe(0o755);
   });
 });
