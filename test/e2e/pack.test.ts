@@ -44,34 +44,39 @@ afterAll(() => {
 });
 
 describe('npm pack and a global install of the tarball', () => {
-  it('names the tarball after the version and ships only the bundle, the shim and the docs', () => {
+  it('names the tarball after the version; ships the bundle, the shim, the docs and what the build made, nothing of the repository', () => {
     expect(path.basename(tarball)).toBe(`petctl-${PACKAGE_VERSION}.tgz`);
-    expect(entries).toContain('package/bin/petctl.js');
-    expect(entries).toContain('package/dist/petctl.cjs');
-    // undici's HTTP parser, read when the first request is sent.
-    expect(entries).toContain('package/dist/llhttp_simd.wasm');
-    expect(entries).toContain('package/dist/llhttp.wasm');
-    expect(entries).toContain('package/package.json');
-    expect(entries).toContain('package/README.md');
+    for (const file of [
+      'bin/petctl.js',
+      'dist/petctl.cjs',
+      // undici's HTTP parsers, read when the first request is sent.
+      'dist/llhttp_simd.wasm',
+      'dist/llhttp.wasm',
+      'package.json',
+      'README.md',
+      // Help without loading the program: the captured pages, and what lays them out.
+      'dist/help.json',
+      'dist/help.cjs',
+      'dist/man/petctl.1',
+      'dist/man/petctl-pets-add.1',
+      'dist/guides/rate-limits.json',
+    ]) {
+      expect(entries).toContain(`package/${file}`);
+    }
+    // The completion scripts, which petctl completion <shell> prints.
+    for (const shell of ['bash', 'zsh', 'fish']) expect(entries).toContain(`package/dist/petctl.${shell}`);
     expect(entries.filter((entry) => /^package\/(src|test|node_modules|scripts|bench)\//.test(entry))).toEqual([]);
     expect(entries.filter((entry) => entry.includes('/.cache/') || entry.endsWith('.tgz'))).toEqual([]);
   });
 
-  it('installs quietly: no install script in the package, no warning from npm', () => {
+  it('installs quietly: no install script in the package, no warning from npm, no run-time dependency', () => {
     expect(installOutput.stderr).toBe('');
     expect(installOutput.stdout).not.toMatch(/warn|install scripts|allowScripts/i);
-    const installed = JSON.parse(fs.readFileSync(path.join(prefix, 'lib', 'node_modules', 'petctl', 'package.json'), 'utf8')) as { scripts?: Record<string, string> };
-    for (const script of ['preinstall', 'install', 'postinstall', 'prepare']) expect(installed.scripts?.[script], script).toBeUndefined();
-  });
-
-  it('ships the man pages, the guides and the help pages the build made', () => {
-    expect(entries).toContain('package/dist/man/petctl.1');
-    // Help without loading the program: the captured pages, and what lays them out.
-    expect(entries).toContain('package/dist/help.json');
-    expect(entries).toContain('package/dist/help.cjs');
-    expect(entries).toContain('package/dist/man/petctl-pets-add.1');
-    expect(entries).toContain('package/dist/guides/rate-limits.json');
-    for (const shell of ['bash', 'zsh', 'fish']) expect(entries).toContain(`package/dist/petctl.${shell}`);
+    const installed = path.join(prefix, 'lib', 'node_modules', 'petctl');
+    const manifest = JSON.parse(fs.readFileSync(path.join(installed, 'package.json'), 'utf8')) as Record<string, unknown>;
+    for (const script of ['preinstall', 'install', 'postinstall', 'prepare']) expect((manifest.scripts as Record<string, string>)?.[script], script).toBeUndefined();
+    expect(manifest.dependencies ?? {}).toEqual({});
+    expect(fs.existsSync(path.join(installed, 'node_modules'))).toBe(false);
   });
 
   it('man petctl and man petctl-pets-add read from the install prefix', () => {
@@ -84,29 +89,17 @@ describe('npm pack and a global install of the tarball', () => {
     for (const flag of ['--name', '--category-id', '--file', '--id-column', '--retry-unknown']) expect(add).toContain(flag);
   });
 
-  it('the installed petctl prints its guides and its version by name', async () => {
-    const env = cleanEnv({ PETCTL_CONFIG_DIR: path.join(work, 'config'), COLUMNS: '72' });
-    const guide = await run(petctlBin, ['help', 'bulk-import'], { cwd: work, env, timeout: 20_000 });
+  it('the installed petctl works: --version and version, a guide, help, and pets list against its built-in sandbox', async () => {
+    const configDir = path.join(work, 'config');
+    const env = cleanEnv({ PETCTL_CONFIG_DIR: configDir, COLUMNS: '72' });
+    const petctl = (args: string[], extra: Record<string, string> = {}) => run(petctlBin, args, { cwd: work, env: { ...env, ...extra }, timeout: 20_000 });
+    for (const args of [['--version'], ['version']]) expect((await petctl(args)).stdout).toBe(`${PACKAGE_VERSION}\n`);
+    const guide = await petctl(['help', 'bulk-import']);
     expect(guide.stdout).toMatch(/^Bulk import/);
     expect(guide.stderr).toBe('');
-    expect((await run(petctlBin, ['version'], { cwd: work, env, timeout: 20_000 })).stdout).toBe(`${PACKAGE_VERSION}\n`);
-  });
+    expect((await petctl(['pets', 'add', '--help'])).stdout).toContain('Usage: petctl pets add');
 
-  it('declares no run-time dependencies', () => {
-    const manifest = JSON.parse(fs.readFileSync(path.join(repo, 'package.json'), 'utf8')) as Record<string, unknown>;
-    expect(manifest.dependencies ?? {}).toEqual({});
-    expect(fs.existsSync(path.join(path.dirname(petctlBin), '..', 'lib', 'node_modules', 'petctl', 'node_modules'))).toBe(false);
-  });
-
-  it('installs a working petctl: --version, and pets list against its built-in sandbox', async () => {
-    expect(fs.existsSync(petctlBin)).toBe(true);
-    const configDir = path.join(work, 'config');
-    const env = cleanEnv({ PETCTL_CONFIG_DIR: configDir });
-
-    const version = await run(petctlBin, ['--version'], { cwd: work, env, timeout: 20_000 });
-    expect(version.stdout).toBe(`${PACKAGE_VERSION}\n`);
-
-    const list = await run(petctlBin, ['pets', 'list', '-o', 'json', '--limit', '3'], { cwd: work, env, timeout: 20_000 });
+    const list = await petctl(['pets', 'list', '-o', 'json', '--limit', '3']);
     expect(JSON.parse(list.stdout)).toEqual([
       { id: 1, name: 'Rex', categoryId: 1, status: 'available' },
       { id: 2, name: 'Bella', categoryId: 1, status: 'pending' },
@@ -115,11 +108,8 @@ describe('npm pack and a global install of the tarball', () => {
     expect(list.stderr).toBe('');
     expect(fs.existsSync(path.join(configDir, 'sandbox-data.json'))).toBe(true);
     // undici's parser for CPUs without WebAssembly SIMD, which undici picks with UNDICI_NO_WASM_SIMD=1.
-    const withoutSimd = await run(petctlBin, ['pets', 'list', '-o', 'json', '--limit', '1'], { cwd: work, env: { ...env, UNDICI_NO_WASM_SIMD: '1' }, timeout: 20_000 });
+    const withoutSimd = await petctl(['pets', 'list', '-o', 'json', '--limit', '1'], { UNDICI_NO_WASM_SIMD: '1' });
     expect(JSON.parse(withoutSimd.stdout)).toEqual([{ id: 1, name: 'Rex', categoryId: 1, status: 'available' }]);
-
-    const help = await run(petctlBin, ['pets', 'add', '--help'], { cwd: work, env, timeout: 20_000 });
-    expect(help.stdout).toContain('Usage: petctl pets add');
   }, 60_000);
 });
 
