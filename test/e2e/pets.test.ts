@@ -2,12 +2,14 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { parseJson } from '../../src/schemas/json';
-import { type CliOptions, type CliResult, cliSession, tempDir } from '../helpers/cli';
+import { type CliOptions, type CliResult, cliSession, setupE2e, tempDir } from '../helpers/cli';
+import { creator } from '../helpers/pet-creator';
 import { writeSandboxData } from '../helpers/sandbox-data';
 
 /**
  * `petctl pets list|add|get` as a fresh install runs them (the built-in sandbox, an empty
- * PETCTL_CONFIG_DIR); a scripted server where what petctl sent is checked byte for byte.
+ * PETCTL_CONFIG_DIR); a scripted server where what petctl sent is checked byte for byte. Animals created
+ * without a status appear in no `pets list --status …`: petctl says how many, once, on stderr.
  */
 
 const SAMPLE_TSV = [
@@ -30,6 +32,7 @@ const SAMPLE = SAMPLE_TSV.map((line) => {
 });
 
 const BIG = '9007199254740993'; // 2^53 + 1: JSON.parse would print 9007199254740992
+const THREE = '3 animals have no status: they appear in no pets list --status available|pending|sold, only in pets list without --status';
 
 interface FreshInstall {
   configDir: string;
@@ -109,5 +112,26 @@ describe.concurrent('stdout carries data, stderr everything else', () => {
     expect(traced.stderr).toMatch(/GET http:\/\/127\.0\.0\.1:\d+\/v1\/pets\?limit=1/);
     expect(traced.stderr).toContain('[redacted]');
     expect(traced.stderr).not.toContain('sandbox-free');
+  });
+});
+
+describe.concurrent('animals created without a status', () => {
+  it('an import counts the rows created without a status (empty cells too), once; a rerun that creates none, an add with --status, and -q say nothing', async (t) => {
+    const { server, configDir, petctl } = await setupE2e(t, creator());
+    const file = path.join(configDir, 'intake.csv');
+    fs.writeFileSync(file, 'name,categoryId,status\nRex,1,\nTom,1,available\nMia,2,  \nBo,3,\n');
+
+    const result = await petctl(['pets', 'add', '--file', file]);
+    expect(result.code, result.stderr).toBe(0);
+    expect(result.stderr.split(THREE)).toHaveLength(2);
+    expect(result.stdout).toBe('');
+    const bodies = server.requests.map((request) => request.body).sort();
+    expect(bodies).toEqual(['{"name":"Bo","categoryId":3}', '{"name":"Mia","categoryId":2}', '{"name":"Rex","categoryId":1}', '{"name":"Tom","categoryId":1,"status":"available"}']);
+
+    const again = await petctl(['pets', 'add', '--file', file]);
+    expect(again.code, again.stderr).toBe(0);
+    expect(again.stderr).not.toContain('no status');
+    expect(await petctl(['pets', 'add', '--name', 'Tom', '--category-id', '1', '--status', 'Available'])).toMatchObject({ code: 0, stderr: '' });
+    expect(await petctl(['--quiet', 'pets', 'add', '--name', 'Rex', '--category-id', '1'])).toMatchObject({ code: 0, stderr: '' });
   });
 });
