@@ -25,7 +25,7 @@ export const waiting = [
   'test/e2e/faults-hostile.test.ts',
   'test/e2e/bulk-retry-unknown.test.ts',
   'test/api/request-hooks.test.ts',
-  'test/e2e/code-cache.test.ts',
+  'test/e2e/startup-modules.test.ts',
 ];
 
 /** vitest's order (longest or largest first), but the waiting files in the order listed: the longest start at once. */
