@@ -15,8 +15,7 @@ import { json, limitHeaders } from '../helpers/scripted-server';
 const preload = fileURLToPath(new URL('../helpers/report-modules.cjs', import.meta.url));
 
 const NOT_LOADED = [
-  // bin/petctl.js is CommonJS: no ES module loader for the entry. It wraps the bundle itself, without
-  // node:module (which loads the ES module loader and source maps).
+  // The shim is CommonJS and wraps the bundle itself: no ES module loader, no node:module (and its source maps).
   'NativeModule internal/modules/esm/translators',
   'NativeModule module',
   'NativeModule internal/modules/esm/loader',
@@ -30,8 +29,7 @@ const NOT_LOADED = [
   // A state file's temporary name and the monotonic clock come without node:crypto and perf_hooks.
   'NativeModule crypto',
   'NativeModule perf_hooks',
-  // The claim before the wire takes a free state-file lock without proper-lockfile (signal-exit,
-  // graceful-fs); stdin is not opened, and node:fs/promises (with readline) loads only to read a file.
+  // A free state-file lock without proper-lockfile; stdin not opened; fs/promises (with readline) only to read a file.
   'NativeModule fs/promises',
   'NativeModule readline',
   'NativeModule internal/readline/interface',
