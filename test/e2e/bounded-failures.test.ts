@@ -1,14 +1,13 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { expectCleanError, newApiKey, runCli, setupE2e, tempDir } from '../helpers/cli';
-import { json } from '../helpers/scripted-server';
+import { expectCleanError, setupE2e } from '../helpers/cli';
 
 /**
  * Failures end in bounded time, whatever the server does: a request and its
  * retries end within max(--timeout, --max-wait) plus a second of its first
- * attempt; a host that does not resolve, or a plain-HTTP port spoken to in
- * TLS, fails at once. Timer values too long for a timer: test/commands/parsing.test.ts.
+ * attempt (a host that does not resolve, or a plain-HTTP port spoken to in
+ * TLS, fails at once: faults.test.ts). Timer values too long for a timer: test/commands/parsing.test.ts.
  */
 
 /** --timeout 2 --max-wait 6: every request is over 7 s after its first attempt. */
@@ -54,40 +53,5 @@ describe.concurrent('a server that accepts the connection and never answers', ()
     expect(names.length).toBeGreaterThanOrEqual(1);
     expect(new Set(names).size).toBe(names.length);
     expect(Date.now() - started).toBeLessThanOrEqual(BOUND_MS + EXIT_SLACK_MS);
-  });
-});
-
-describe.concurrent('failures that no retry can mend', () => {
-  it('a host that does not resolve fails at once, naming the host, with no retry', async () => {
-    const key = newApiKey();
-    const started = Date.now();
-    const result = await runCli(['--base-url', 'https://example.invalid/v1', 'pets', 'list'], {
-      env: { PETCTL_CONFIG_DIR: tempDir(), PETCTL_API_KEY: key },
-      secrets: [key],
-    });
-
-    expect(result.code).toBe(7);
-    expectCleanError(result);
-    expect(result.stderr).toMatch(/^error: GET https:\/\/example\.invalid\/v1\/pets failed: cannot resolve the host example\.invalid \(network_error\)$/m);
-    expect(result.stderr).not.toMatch(/retry/);
-    expect(Date.now() - started).toBeLessThan(5_000);
-  });
-
-  it('TLS to a plain-HTTP port: says the server does not speak TLS, no OpenSSL text, no retry', async (t) => {
-    const { server } = await setupE2e(t, json(200, []));
-    const key = newApiKey();
-    const port = new URL(server.baseUrl).port;
-
-    const result = await runCli(['--base-url', `https://127.0.0.1:${port}/v1`, 'pets', 'list'], {
-      env: { PETCTL_CONFIG_DIR: tempDir(), PETCTL_API_KEY: key },
-      secrets: [key],
-    });
-
-    expect(result.code).toBe(7);
-    expectCleanError(result);
-    expect(result.stderr).toContain(`the server at 127.0.0.1:${port} does not speak TLS; is the base URL http://?`);
-    expect(result.stderr).not.toMatch(/ssl3_get_record|openssl|retry/i);
-    // Nothing was asked of the server: no request line ever arrived.
-    expect(server.requests).toHaveLength(0);
   });
 });

@@ -48,21 +48,37 @@ describe.concurrent('gateway errors and dropped connections', () => {
     expect(result.stderr).toMatch(/^petctl: retry 2\/4 in \d+(\.\d)?s: HTTP 502$/m);
   });
 
-  it('nothing listening on a loopback port: not retried, whatever --retries says (waiting starts no server)', async () => {
+  // Failures no retry can mend end at once, whatever --retries says, naming what is wrong (no OpenSSL text).
+  it.for([
+    { what: 'nothing listening on a loopback port (waiting starts no server)', scheme: 'http', host: 'free port' },
+    { what: 'a host that does not resolve', scheme: 'https', host: 'example.invalid' },
+    { what: 'TLS to a plain-HTTP port', scheme: 'https', host: 'listening' },
+  ])('$what: one error line, no retry', async ({ scheme, host }, t) => {
+    const { server } = await setupE2e(t, json(200, []));
     const probe = http.createServer();
     await new Promise<void>((resolve) => probe.listen(0, '127.0.0.1', resolve));
-    const { port } = probe.address() as AddressInfo;
+    const freePort = (probe.address() as AddressInfo).port;
     await new Promise<void>((resolve) => probe.close(() => resolve()));
-
+    const at = { 'free port': `127.0.0.1:${freePort}`, 'example.invalid': 'example.invalid', listening: `127.0.0.1:${server.port}` }[host]!;
     const key = newApiKey();
-    const result = await runCli(['--base-url', `http://127.0.0.1:${port}/v1`, '--retries', '4', 'pets', 'list'], {
+    const started = Date.now();
+
+    const result = await runCli(['--base-url', `${scheme}://${at}/v1`, '--retries', '4', 'pets', 'list'], {
       env: { PETCTL_CONFIG_DIR: tempDir(), PETCTL_API_KEY: key },
       secrets: [key],
     });
 
     expect(result.code).toBe(7);
-    // Not the sandbox's default port (attempt.test.ts has that hint): no word of the sandbox, no retry.
-    expect(result.stderr).toBe(`error: GET http://127.0.0.1:${port}/v1/pets failed: connection refused: nothing is listening on 127.0.0.1:${port} (network_error)\n`);
+    // Not the sandbox's default port (attempt.test.ts has that hint): no word of the sandbox.
+    const why = {
+      'free port': `connection refused: nothing is listening on ${at}`,
+      'example.invalid': 'cannot resolve the host example.invalid',
+      listening: `the server at ${at} does not speak TLS; is the base URL http://?`,
+    }[host]!;
+    expect(result.stderr).toMatch(new RegExp(`^error: GET ${scheme}://${at}/v1/pets failed: ${why.replace(/[.?/]/g, '\\$&')}`));
+    expect(result.stderr).not.toMatch(/retry|ssl3_get_record|openssl|    at /i);
+    expect(server.requests).toHaveLength(0);
+    expect(Date.now() - started).toBeLessThan(5_000);
   });
 });
 
