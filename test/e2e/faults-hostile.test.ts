@@ -4,7 +4,7 @@ import type http from 'node:http';
 import path from 'node:path';
 import { type TestContext, describe, expect, it } from 'vitest';
 import { MAX_RESPONSE_BYTES } from '../../src/api/transport';
-import { type CliResult, cliSession, expectCleanError, jsonError, newApiKey, setupE2e, tempDir } from '../helpers/cli';
+import { type CliResult, cliSession, expectCleanError, jsonError, setupE2e, tempDir } from '../helpers/cli';
 import { json, startScriptedServer } from '../helpers/scripted-server';
 
 /**
@@ -192,16 +192,9 @@ async function hasIpv6Loopback(): Promise<boolean> {
 }
 
 describe.skipIf(!(await hasIpv6Loopback()))('IPv6 loopback', { concurrent: true }, () => {
-  async function startV6(t: Pick<TestContext, 'onTestFinished'>) {
-    const server = await startScriptedServer(undefined, { host: '::1' });
-    const key = newApiKey();
-    const configDir = tempDir();
-    t.onTestFinished(() => server.close());
-    return { server, key, configDir, petctl: cliSession({ env: { PETCTL_CONFIG_DIR: configDir, PETCTL_API_KEY: key }, secrets: [key] }) };
-  }
-
   it('http://[::1]:port/v1 (plain http is allowed on loopback): a profile lists, and a 429 there is kept for the next process', async (t) => {
-    const { server, key, petctl } = await startV6(t);
+    const { server, key, configDir } = await setupE2e(t, undefined, { host: '::1' });
+    const petctl = cliSession({ env: { PETCTL_CONFIG_DIR: configDir, PETCTL_API_KEY: key }, secrets: [key] });
     expect(server.baseUrl).toMatch(/^http:\/\/\[::1\]:\d+\/v1$/);
     server.reply(json(200, [PET]), json(429, RATE_LIMITED, { 'retry-after': '120' }));
 
