@@ -83,7 +83,7 @@ describe.concurrent('outside text on a terminal', () => {
     expect(text).toMatch(/^warning: cannot use the shared rate-limit state at redis:\/\/127\.0\.0\.1:\d+\/0: ERR bad \\x1b/m);
   });
 
-  // Piped, csv and TSV keep the bytes (and csv's leading ' before a formula): test/output/records.test.ts, csv.test.ts.
+  // Piped, csv and TSV keep the bytes (and csv's leading ' before a formula): test/output/records.test.ts, formats.test.ts.
   it("pet names in the table, in csv (its ' before the visible CR) and in --query lines on a terminal", async (t) => {
     const pets = [
       { id: 1, name: HOSTILE, categoryId: 2, status: 'available' },
@@ -103,7 +103,7 @@ describe.concurrent('outside text on a terminal', () => {
     expect(text).toContain(`${SHOWN}.csv`);
   });
 
-  // Each other writer of JSON (ndjson, --query, --all, api, --paginate) is test/output/'s: records, query, listing-stream, api-response.
+  // Each other writer of JSON (ndjson, --query, --all, api, --paginate) is test/output/'s: records, query, listing, api-response.
   it("JSON (pets list -o json, a bulk import's rows): C1 and bidi controls as \\u escapes, the same JSON value", async (t) => {
     const pet = { id: 1, name: C1_NAME, categoryId: 2 };
     const { run, dir } = await setup(t, json(200, [pet]));

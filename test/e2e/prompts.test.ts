@@ -8,7 +8,7 @@ import { openTerminal } from '../helpers/tmux';
 /**
  * What petctl asks on a terminal, driven through a real pseudo-terminal (tmux) as a person would type:
  * `pets add`'s and `profile add`'s missing values, auth login's hidden key, profile remove's question.
- * When petctl may prompt at all (--no-input, PETCTL_NO_INPUT): test/input/prompts.test.ts, test/commands/auth-run.test.ts.
+ * When petctl may prompt at all (--no-input, PETCTL_NO_INPUT): test/terminal.test.ts, test/commands/auth-run.test.ts.
  */
 
 const BIG = '9007199254740993';
