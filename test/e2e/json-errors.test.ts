@@ -71,7 +71,7 @@ describe.concurrent('retryAt and status in JSON errors', () => {
   });
 
   // A ban's retryAt and a window used up by a success, the same line with another moment: test/api/answer.test.ts
-  // "a 429 key_banned …", test/api/client.test.ts "bans" and "a 200 that leaves nothing".
+  // "a 429 key_banned …", test/api/waits-table.test.ts "Remaining 0 blocks every process until the reset".
   it('the commands a 429 stops say when too: pets list --all and an import, each in its last stderr line', async (t) => {
     const { server, configDir, petctl } = await setupE2e(t);
     const page = `[${JSON.stringify(PET)}]`;
