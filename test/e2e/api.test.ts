@@ -1,7 +1,15 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { cliSession, expectCleanError, expectPetctlHeaders, jsonError, runCli, setupE2e, tempDir } from '../helpers/cli';
+import {
+  cliSession,
+  expectCleanError,
+  expectPetctlHeaders,
+  jsonError,
+  runCli,
+  setupE2e,
+  tempDir,
+} from '../helpers/cli';
 import { json } from '../helpers/scripted-server';
 
 /**
@@ -21,7 +29,12 @@ describe.concurrent('petctl api: paths, methods and bodies', () => {
     const body = `{"name":"Tom","categoryId":${BIG}}`;
     const file = path.join(configDir, 'pet.json');
     fs.writeFileSync(file, body);
-    server.reply({ status: 200, body: ORDERS }, { status: 200, body: `${ORDERS}\n` }, json(201, { id: 1 }), json(201, { id: 2 }));
+    server.reply(
+      { status: 200, body: ORDERS },
+      { status: 200, body: `${ORDERS}\n` },
+      json(201, { id: 1 }),
+      json(201, { id: 2 }),
+    );
 
     const result = await petctl(['api', '/store/orders']);
     expect(result).toMatchObject({ code: 0, stdout: `${ORDERS}\n`, stderr: '' });
@@ -29,7 +42,8 @@ describe.concurrent('petctl api: paths, methods and bodies', () => {
     expect((await petctl(['api', '/pets', '--input', file])).code).toBe(0);
     expect((await petctl(['api', '/pets', '--input', '-', '-H', 'Content-Type: application/merge-patch+json'], { input: body })).code).toBe(0);
 
-    expect(server.requests.map((request) => [request.method, request.url, request.body, request.headers['content-type']])).toEqual([
+    const sent = server.requests.map(({ method, url, body, headers }) => [method, url, body, headers['content-type']]);
+    expect(sent).toEqual([
       ['GET', '/v1/store/orders', '', undefined],
       ['GET', '/v1/store/orders', '', undefined],
       ['POST', '/v1/pets', body, 'application/json'],
@@ -77,7 +91,12 @@ describe.concurrent('--query', () => {
   it('pets list, add and get, api, auth status, profile list and show; a bad expression, or one on a body that is not JSON, ends it', async (t) => {
     const { server, petctl } = await setupE2e(t);
     const limits = { 'X-RateLimit-Limit': '60', 'X-RateLimit-Remaining': '41' };
-    server.reply({ status: 200, body: PETS }, { status: 201, body: PET }, { status: 200, body: PET }, { status: 200, body: `{"orders":${PETS}}` });
+    server.reply(
+      { status: 200, body: PETS },
+      { status: 201, body: PET },
+      { status: 200, body: PET },
+      { status: 200, body: `{"orders":${PETS}}` },
+    );
     server.reply(json(200, [], limits), { status: 200, body: 'not json' });
     expect((await petctl(['pets', 'list', '--query', '[].id'])).stdout).toBe(`${BIG}\n2\n`);
     expect((await petctl(['pets', 'add', '--name', 'Rex', '--category-id', BIG, '--query', 'id'])).stdout).toBe(`${BIG}\n`);

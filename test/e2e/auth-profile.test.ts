@@ -2,7 +2,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { type TestContext, describe, expect, it } from 'vitest';
 import { type CliResult, cliSession, expectCleanError, expectPetctlHeaders, newApiKey, tempDir } from '../helpers/cli';
-import { type Reply, type ScriptedServer, json, startScriptedServer } from '../helpers/scripted-server';
+import { type Reply, json, startScriptedServer } from '../helpers/scripted-server';
 
 /**
  * Profiles and keys, end to end. Every key a test uses is passed to runCli as a
@@ -14,14 +14,15 @@ import { type Reply, type ScriptedServer, json, startScriptedServer } from '../h
 const PET = { id: 1, name: 'Rex', categoryId: 1, status: 'available' };
 const LIMITS = { 'x-ratelimit-limit': '60', 'x-ratelimit-remaining': '41', 'x-ratelimit-reset': '1900000000' };
 const NOT_FOUND = json(404, { code: 'not_found', message: 'no such path: /pets', status: 404 });
-const WRONG = (url: string) => `error: ${url} has no /pets (HTTP 404): the base URL is wrong; nothing stored (wrong_base_url, HTTP 404)\n`;
+const WRONG = (url: string) =>
+  `error: ${url} has no /pets (HTTP 404): the base URL is wrong; nothing stored (wrong_base_url, HTTP 404)\n`;
 
 function setup(secrets: string[] = []) {
   const configDir = tempDir();
   return { configDir, configFile: path.join(configDir, 'config.json'), petctl: cliSession({ env: { PETCTL_CONFIG_DIR: configDir }, secrets }) };
 }
 
-async function scripted(t: Pick<TestContext, 'onTestFinished'>, reply: Reply = json(200, [PET], LIMITS)): Promise<ScriptedServer> {
+async function scripted(t: Pick<TestContext, 'onTestFinished'>, reply: Reply = json(200, [PET], LIMITS)) {
   const server = await startScriptedServer(reply);
   t.onTestFinished(() => server.close());
   return server;
@@ -40,14 +41,16 @@ async function ok(result: Promise<CliResult>): Promise<CliResult> {
 }
 
 describe.concurrent('profiles', () => {
-  // Which profile is chosen (-p, PETCTL_PROFILE, the active one) and each source of the base URL: test/config/target.test.ts.
+  // Which profile is chosen (-p, PETCTL_PROFILE, the active one) and each source of the base URL:
+  // test/config/target.test.ts.
   it('each profile sends its own key to its own base URL; -p beats PETCTL_PROFILE beats the active one', async (t) => {
     const production = await scripted(t);
     const staging = await scripted(t);
     const productionKey = newApiKey();
     const stagingKey = newApiKey();
     const { petctl } = setup([productionKey, stagingKey]);
-    for (const [name, server, key] of [['production', production, productionKey], ['staging', staging, stagingKey]] as const) {
+    const profiles = [['production', production, productionKey], ['staging', staging, stagingKey]] as const;
+    for (const [name, server, key] of profiles) {
       await ok(petctl(['profile', 'add', name, '--base-url', server.baseUrl]));
       // stdin is a pipe here, not a terminal: read from it even without --with-token.
       await ok(petctl(['auth', 'login', '--insecure-storage', '--no-verify', '-p', name], { input: `${key}\n` }));
@@ -132,7 +135,10 @@ describe.concurrent('auth login checks the key before storing it', () => {
       reply: json(503, { code: 'unavailable', message: 'try later', status: 503 }),
       base: (v1: string) => v1,
       code: 7,
-      stderr: () => expect.stringMatching(/^error: the key could not be checked \(.*\); nothing stored \(unavailable, HTTP 503\)\nhint: --no-verify stores it without asking the service\n$/),
+      stderr: () =>
+        expect.stringMatching(
+          /^error: the key could not be checked \(.*\); nothing stored \(unavailable, HTTP 503\)\nhint: --no-verify stores it without asking the service\n$/,
+        ),
     },
   ])('$what; nothing stored', async ({ reply, base, code, stderr }, t) => {
     const server = await scripted(t, reply);
@@ -141,7 +147,8 @@ describe.concurrent('auth login checks the key before storing it', () => {
     const baseUrl = base(server.baseUrl);
     expect((await petctl(['profile', 'add', 'production', '--base-url', baseUrl])).code).toBe(0);
 
-    const result = await petctl(['auth', 'login', '--insecure-storage', '--retries', '0', '--with-token'], { input: key });
+    const login = ['auth', 'login', '--insecure-storage', '--with-token'];
+    const result = await petctl([...login, '--retries', '0'], { input: key });
 
     expect(result.code).toBe(code);
     expectCleanError(result);
@@ -150,7 +157,7 @@ describe.concurrent('auth login checks the key before storing it', () => {
     // The same when --base-url gives the base URL for the one command; -o json gives the code.
     if (code !== 2 || baseUrl === server.baseUrl) return;
     expect((await petctl(['profile', 'add', 'right', '--base-url', server.baseUrl])).code).toBe(0);
-    const given = await petctl(['-o', 'json', '--base-url', baseUrl, 'auth', 'login', '--insecure-storage', '-p', 'right', '--with-token'], { input: key });
+    const given = await petctl(['-o', 'json', '--base-url', baseUrl, '-p', 'right', ...login], { input: key });
     expect(JSON.parse(given.stderr)).toMatchObject({ code: 'wrong_base_url', status: 404 });
     expect(server.requests.map((request) => request.path)).toEqual(['/pets', '/pets']);
   });

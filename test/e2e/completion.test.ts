@@ -96,7 +96,8 @@ async function fish(line: string, env = shellEnv()): Promise<string[]> {
 
 const sorted = (values: string[]) => [...values].sort();
 
-// Each script printed, and profile names read at TAB time: test/completion/complete.test.ts ("completeRun and completionRun").
+// Each script printed, and profile names read at TAB time: test/completion/complete.test.ts ("completeRun and
+// completionRun").
 describe.concurrent('petctl completion <shell>', () => {
   it('an unknown or missing shell is a usage error (exit 2); --help shows how to install it; __complete is not listed', async () => {
     for (const args of [['completion', 'tcsh'], ['completion'], ['completion', 'bash', 'zsh']]) {
@@ -106,7 +107,9 @@ describe.concurrent('petctl completion <shell>', () => {
       expect(result.stderr.split('\n')[0]).toMatch(/^error: .*(shell|argument)/);
     }
     const help = await runCli(['completion', '--help']);
-    for (const text of ['source <(petctl completion bash)', 'fpath', '~/.config/fish/completions/petctl.fish']) expect(help.stdout).toContain(text);
+    for (const text of ['source <(petctl completion bash)', 'fpath', '~/.config/fish/completions/petctl.fish']) {
+      expect(help.stdout).toContain(text);
+    }
     expect((await runCli(['--help'])).stdout).not.toContain('__complete');
   });
 });

@@ -63,7 +63,12 @@ describe.concurrent('gateway errors and dropped connections', () => {
     await new Promise<void>((resolve) => probe.listen(0, '127.0.0.1', resolve));
     const freePort = (probe.address() as AddressInfo).port;
     await new Promise<void>((resolve) => probe.close(() => resolve()));
-    const at = { 'free port': `127.0.0.1:${freePort}`, 'example.invalid': 'example.invalid', listening: `127.0.0.1:${server.port}` }[host]!;
+    const hosts = {
+      'free port': `127.0.0.1:${freePort}`,
+      'example.invalid': 'example.invalid',
+      listening: `127.0.0.1:${server.port}`,
+    };
+    const at = hosts[host as keyof typeof hosts];
     const key = newApiKey();
     const started = Date.now();
 
@@ -79,7 +84,8 @@ describe.concurrent('gateway errors and dropped connections', () => {
       'example.invalid': 'cannot resolve the host example.invalid',
       listening: `the server at ${at} does not speak TLS; is the base URL http://?`,
     }[host]!;
-    expect(result.stderr).toMatch(new RegExp(`^error: GET ${scheme}://${at}/v1/pets failed: ${why.replace(/[.?/]/g, '\\$&')}`));
+    const said = `error: GET ${scheme}://${at}/v1/pets failed: ${why}`;
+    expect(result.stderr.startsWith(said), result.stderr).toBe(true);
     expect(result.stderr).not.toMatch(/retry|ssl3_get_record|openssl|    at /i);
     expect(server.requests).toHaveLength(0);
     expect(Date.now() - started).toBeLessThan(5_000);
@@ -126,7 +132,8 @@ const EXIT_SLACK_MS = 1_500;
 const FLAGS = ['--timeout', '2', '--max-wait', '6'];
 
 describe.concurrent('a server that accepts the connection and never answers', () => {
-  // Every request's bound is the client's, whichever command sends it (test/api/waits.test.ts "the bound"); a page and a row here.
+  // Every request's bound is the client's, whichever command sends it (test/api/waits.test.ts "the bound"); a page
+  // and a row here.
   it.for([
     { what: 'pets list', args: ['pets', 'list'] },
     { what: 'pets list --all (one page)', args: ['pets', 'list', '--all'] },
@@ -225,7 +232,8 @@ describe.concurrent('proxies', () => {
 
   async function runRemote(env: Record<string, string>, retries = 0): Promise<CliResult> {
     const key = newApiKey();
-    return runCli(['--base-url', REMOTE, '--retries', String(retries), '--timeout', '3', '-o', 'json', 'pets', 'list'], {
+    const args = ['--base-url', REMOTE, '--retries', String(retries), '--timeout', '3', '-o', 'json', 'pets', 'list'];
+    return runCli(args, {
       env: { PETCTL_CONFIG_DIR: tempDir(), PETCTL_API_KEY: key, ...env },
       secrets: [key],
       // Failing means looping (undici reconnected to a proxy that hangs up for ever): stop it early.

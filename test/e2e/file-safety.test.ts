@@ -1,7 +1,16 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { type TestContext, describe, expect, it } from 'vitest';
-import { type CliResult, cliSession, expectCleanError, jsonError, newApiKey, runCli, setupE2e, tempDir } from '../helpers/cli';
+import {
+  type CliResult,
+  cliSession,
+  expectCleanError,
+  jsonError,
+  newApiKey,
+  runCli,
+  setupE2e,
+  tempDir,
+} from '../helpers/cli';
 
 /**
  * Nothing planted at a name petctl writes (a symlink, another user's file) is written through, trusted
@@ -32,7 +41,8 @@ async function scene(t: TestContext) {
   fs.writeFileSync(victim, 'alias ll="ls -l"\n', { mode: 0o644 });
   const rows = path.join(shared, 'intake.csv');
   fs.writeFileSync(rows, 'name,categoryId,status\nRex,1,available\n');
-  return { ...e2e, shared, victim, rows, journal: path.join(shared, 'intake.journal'), dataFile: path.join(shared, 'pets.json') };
+  const journal = path.join(shared, 'intake.journal');
+  return { ...e2e, shared, victim, rows, journal, dataFile: path.join(shared, 'pets.json') };
 }
 
 type SceneOf = Awaited<ReturnType<typeof scene>>;
@@ -77,7 +87,7 @@ function expectRefused(result: CliResult, s: SceneOf, file: string, problem: Reg
   expect(fs.existsSync(path.join(s.shared, 'requests.log'))).toBe(false);
 }
 
-/** The two ways a name is planted: a symlink to the user's file, or another user's file or folder (mode 0666 / 0777). */
+/** The two ways a name is planted: a symlink to the user's file, or another user's file or folder (0666 / 0777). */
 const PLANTS = [
   {
     title: 'a symlink planted at a name petctl writes',
@@ -165,21 +175,23 @@ describe.skipIf(!isRoot)("a config directory of another user's", () => {
     const s = await scene(t);
     fs.mkdirSync(s.configDir, { recursive: true, mode: 0o700 });
     const config = path.join(s.configDir, 'config.json');
-    fs.writeFileSync(config, JSON.stringify({ activeProfile: 'work', profiles: { work: { baseUrl: s.server.baseUrl } } }), { mode: 0o644 });
-    for (const planted of whole ? [s.configDir, config] : [config]) fs.chownSync(planted, NOBODY, NOBODY);
+    const planted = { activeProfile: 'work', profiles: { work: { baseUrl: s.server.baseUrl } } };
+    fs.writeFileSync(config, JSON.stringify(planted), { mode: 0o644 });
+    for (const file of whole ? [s.configDir, config] : [config]) fs.chownSync(file, NOBODY, NOBODY);
     if (whole) fs.chmodSync(s.configDir, 0o755);
     const before = snapshot(config);
 
     // No --base-url: the planted profile is the one that would be used.
     const result = await runCli(['pets', 'list'], { env: { PETCTL_CONFIG_DIR: s.configDir, PETCTL_API_KEY: s.key }, secrets: [s.key] });
 
-    expectRefused(result, s, whole ? s.configDir : config, new RegExp(`it is owned by another user \\(uid ${NOBODY}\\)`));
+    expectRefused(result, s, whole ? s.configDir : config, /it is owned by another user \(uid 65534\)/);
     expect(snapshot(config)).toEqual(before);
     if (whole) expect(fs.statSync(s.configDir).mode & 0o777).toBe(0o755);
   });
 });
 
-// A config.json that is not a JSON object: its profiles and keys are the user's to recover, so every command leaves it byte for byte.
+// A config.json that is not a JSON object: its profiles and keys are the user's to recover, so every command leaves
+// it byte for byte.
 describe.concurrent('a damaged config.json', () => {
   it.for([
     { what: 'JSON cut short', text: '{"activeProfile":"prod","profiles":{"prod":{"baseUrl":"https://api.example.org/v1","apiKey":"sk_live_0123456789' },

@@ -102,7 +102,9 @@ describe('help where people look', () => {
         }
       }
       expect(run([])).toMatchObject({ status: 0, stdout: pages.get(''), stderr: '' });
-      for (const group of ['pets', 'auth', 'profile', 'cache']) expect(run([group])).toMatchObject({ status: 0, stdout: pages.get(group), stderr: '' });
+      for (const group of ['pets', 'auth', 'profile', 'cache']) {
+        expect(run([group])).toMatchObject({ status: 0, stdout: pages.get(group), stderr: '' });
+      }
       // What no page answers goes to the program, which this install lacks.
       const list = run(['pets', 'list']);
       expect(list.status).toBe(1);
@@ -111,7 +113,9 @@ describe('help where people look', () => {
     } finally {
       fs.rmSync(install, { recursive: true, force: true });
     }
-    for (const text of ['pets', 'auth', 'profile', 'sandbox', '--profile', '--output', '--base-url', '--max-wait', '--no-color', 'Exit codes', ...TOPICS]) {
+    const groups = ['pets', 'auth', 'profile', 'sandbox'];
+    const flags = ['--profile', '--output', '--base-url', '--max-wait', '--no-color'];
+    for (const text of [...groups, ...flags, 'Exit codes', ...TOPICS]) {
       expect(pages.get('')).toContain(text);
     }
     for (const text of ['--limit <n>', '1-100', 'Examples:']) expect(pages.get('pets list')).toContain(text);
@@ -208,7 +212,8 @@ describe.concurrent('help in a terminal', () => {
 
   // Every flag on each page: test/package/man-pages.test.ts.
   it('man petctl-pets-add opens in the pager, as a person reads it', async (t) => {
-    const tty = openTerminal(t, [], { MANPATH: manTree(), MANPAGER: 'less', LESS: '' }, { stdoutToTerminal: true, command: ['man', 'petctl-pets-add'] });
+    const env = { MANPATH: manTree(), MANPAGER: 'less', LESS: '' };
+    const tty = openTerminal(t, [], env, { stdoutToTerminal: true, command: ['man', 'petctl-pets-add'] });
     await tty.waitFor(/^PETCTL-PETS-ADD\(1\) +petctl manual +PETCTL-PETS-ADD\(1\)$/m);
     expect(tty.screen()).toContain('petctl-pets-add - add an animal');
     tty.press('q');

@@ -83,7 +83,8 @@ describe.concurrent('outside text on a terminal', () => {
     expect(text).toMatch(/^warning: cannot use the shared rate-limit state at redis:\/\/127\.0\.0\.1:\d+\/0: ERR bad \\x1b/m);
   });
 
-  // Piped, csv and TSV keep the bytes (and csv's leading ' before a formula): test/output/records.test.ts, formats.test.ts.
+  // Piped, csv and TSV keep the bytes (and csv's leading ' before a formula): test/output/records.test.ts,
+  // formats.test.ts.
   it("pet names in the table, in csv (its ' before the visible CR) and in --query lines on a terminal", async (t) => {
     const pets = [
       { id: 1, name: HOSTILE, categoryId: 2, status: 'available' },
@@ -92,7 +93,8 @@ describe.concurrent('outside text on a terminal', () => {
     const { run } = await setup(t, json(200, pets));
     const table = await expectInert(run(['pets', 'list'], { stdoutToTerminal: true }), 0);
     expect(table).toMatch(new RegExp(`^1 +${SHOWN.replace(/[\\[\]]/g, '\\$&')} +2 +available$`, 'm'));
-    expect(await expectInert(run(['-o', 'csv', 'pets', 'list'], { stdoutToTerminal: true }), 0)).toContain("7,'\\r=1+1,1,");
+    const csv = await expectInert(run(['-o', 'csv', 'pets', 'list'], { stdoutToTerminal: true }), 0);
+    expect(csv).toContain("7,'\\r=1+1,1,");
     await expectInert(run(['--query', '[].name', 'pets', 'list'], { stdoutToTerminal: true }), 0);
   });
 
@@ -103,7 +105,8 @@ describe.concurrent('outside text on a terminal', () => {
     expect(text).toContain(`${SHOWN}.csv`);
   });
 
-  // Each other writer of JSON (ndjson, --query, --all, api, --paginate) is test/output/'s: records, query, listing, api-response.
+  // Each other writer of JSON (ndjson, --query, --all, api, --paginate) is test/output/'s: records, query, listing,
+  // api-response.
   it("JSON (pets list -o json, a bulk import's rows): C1 and bidi controls as \\u escapes, the same JSON value", async (t) => {
     const pet = { id: 1, name: C1_NAME, categoryId: 2 };
     const { run, dir } = await setup(t, json(200, [pet]));
@@ -115,7 +118,8 @@ describe.concurrent('outside text on a terminal', () => {
 
     const { run: importing } = await setup(t, json(201, pet));
     fs.writeFileSync(path.join(dir, 'rows.csv'), 'name,categoryId\nRex,2\n');
-    const rows = importing(['-o', 'ndjson', 'pets', 'add', '--file', path.join(dir, 'rows.csv')], { stdoutToTerminal: true });
+    const file = path.join(dir, 'rows.csv');
+    const rows = importing(['-o', 'ndjson', 'pets', 'add', '--file', file], { stdoutToTerminal: true });
     expect(await rows.exitCode()).toBe(0);
     expect(await shows(rows, '\\u202eevil')).toContain('Rex\\u009b2J\\u202eevil');
   });

@@ -61,7 +61,8 @@ describe.skipIf(noSecretService)('with a real Secret Service', () => {
     const keychain = await withSecretService(t);
     const configDir = tempDir();
     const NEXT = 'sandbox-business';
-    const petctl = cliSession({ env: { PETCTL_CONFIG_DIR: configDir, ...keychain.env }, secrets: [KEY, NEXT, 'sandbox-free'] });
+    const secrets = [KEY, NEXT, 'sandbox-free'];
+    const petctl = cliSession({ env: { PETCTL_CONFIG_DIR: configDir, ...keychain.env }, secrets });
 
     expect((await petctl(['auth', 'login', '--insecure-storage', '--with-token'], { input: 'sandbox-free' })).code).toBe(0);
     expect(storedApiKey(configDir)).toBe('sandbox-free');
@@ -88,7 +89,8 @@ describe.skipIf(noSecretService)('with a real Secret Service', () => {
     const rotated = await petctl(['auth', 'login', '--no-verify', '--with-token'], { input: NEXT, env: { DBUS_SESSION_BUS_ADDRESS: undefined } });
     expect(rotated.code, rotated.stderr).toBe(0);
     const lines = rotated.stderr.split('\n');
-    expect(lines[0]).toBe(`no keychain available: the key is stored in ${path.join(configDir, 'config.json')} (mode 0600)`);
+    const configFile = path.join(configDir, 'config.json');
+    expect(lines[0]).toBe(`no keychain available: the key is stored in ${configFile} (mode 0600)`);
     expect(lines[1]).toBe('replaced the key in the keychain with ****ness for profile sandbox');
     expect(lines[2]).toMatch(new RegExp(`^warning: the old key could not be removed from the keychain \\(.+\\); it is still there as service petctl, account ${account}$`));
     expect(lines.slice(3)).toEqual(['']);
@@ -165,9 +167,13 @@ describe('with no keychain', () => {
     expect(JSON.parse((await petctl(['auth', 'status', '-o', 'json'])).stdout)).toMatchObject({ keyStorage: 'config file' });
     expect((await petctl(['profile', 'show'])).stdout).toContain('Stored key: ****-pro (config file)\n');
 
-    // --insecure-storage chooses the file on purpose: no word of a keychain. Replaced only once the service accepted the new key.
-    const replaced = await petctl(['auth', 'login', '--insecure-storage', '--with-token'], { input: 'sandbox-business', secrets: ['sandbox-business'] });
-    expect(replaced.stderr).toMatch(/^Key accepted by the embedded sandbox: rate limit \d+, \d+ left\.\nreplaced the key \*\*\*\*-pro with \*\*\*\*ness for profile sandbox\n$/);
+    // --insecure-storage chooses the file on purpose: no word of a keychain. Replaced only once the service accepted
+    // the new key.
+    const business = { input: 'sandbox-business', secrets: ['sandbox-business'] };
+    const replaced = await petctl(['auth', 'login', '--insecure-storage', '--with-token'], business);
+    expect(replaced.stderr).toMatch(/^Key accepted by the embedded sandbox: rate limit \d+, \d+ left\.\n/);
+    expect(replaced.stderr).toContain('\nreplaced the key ****-pro with ****ness for profile sandbox\n');
+    expect(replaced.stderr.split('\n')).toHaveLength(3);
   });
 
   it('a session bus that never answers: auth login falls back after the keychain timeout, not before', async (t) => {

@@ -73,8 +73,13 @@ describe('npm pack and a global install of the tarball', () => {
     expect(installOutput.stderr).toBe('');
     expect(installOutput.stdout).not.toMatch(/warn|install scripts|allowScripts/i);
     const installed = path.join(prefix, 'lib', 'node_modules', 'petctl');
-    const manifest = JSON.parse(fs.readFileSync(path.join(installed, 'package.json'), 'utf8')) as Record<string, unknown>;
-    for (const script of ['preinstall', 'install', 'postinstall', 'prepare']) expect((manifest.scripts as Record<string, string>)?.[script], script).toBeUndefined();
+    const manifest = JSON.parse(fs.readFileSync(path.join(installed, 'package.json'), 'utf8')) as {
+      scripts?: Record<string, string>;
+      dependencies?: Record<string, string>;
+    };
+    for (const script of ['preinstall', 'install', 'postinstall', 'prepare']) {
+      expect(manifest.scripts?.[script], script).toBeUndefined();
+    }
     expect(manifest.dependencies ?? {}).toEqual({});
     expect(fs.existsSync(path.join(installed, 'node_modules'))).toBe(false);
   });
@@ -92,7 +97,8 @@ describe('npm pack and a global install of the tarball', () => {
   it('the installed petctl works: --version and version, a guide, help, and pets list against its built-in sandbox', async () => {
     const configDir = path.join(work, 'config');
     const env = cleanEnv({ PETCTL_CONFIG_DIR: configDir, COLUMNS: '72' });
-    const petctl = (args: string[], extra: Record<string, string> = {}) => run(petctlBin, args, { cwd: work, env: { ...env, ...extra }, timeout: 20_000 });
+    const petctl = (args: string[], extra: Record<string, string> = {}) =>
+      run(petctlBin, args, { cwd: work, env: { ...env, ...extra }, timeout: 20_000 });
     for (const args of [['--version'], ['version']]) expect((await petctl(args)).stdout).toBe(`${PACKAGE_VERSION}\n`);
     const guide = await petctl(['help', 'bulk-import']);
     expect(guide.stdout).toMatch(/^Bulk import/);

@@ -13,7 +13,7 @@ const PET = { id: 1, name: 'Rex', categoryId: 1, status: 'available' };
 const NO_PROFILE =
   'error: no profile chosen; petctl has profiles production, staging. Choose one with petctl profile use <name> or -p <name> (-p sandbox for the built-in sandbox) (no_profile)\n';
 
-/** Two profiles holding one key, none chosen (what a config written by hand, or the chosen profile's removal, leaves). */
+/** Two profiles holding one key, none chosen (as a config written by hand, or the chosen profile's removal, leaves). */
 async function setup(t: Pick<TestContext, 'onTestFinished'>, options: { profiles?: boolean } = {}) {
   const production = await startScriptedServer(json(201, PET));
   const staging = await startScriptedServer(json(200, [PET]));
@@ -26,7 +26,10 @@ async function setup(t: Pick<TestContext, 'onTestFinished'>, options: { profiles
   const key = newApiKey();
   const configFile = path.join(configDir, 'config.json');
   if (options.profiles !== false) {
-    const profiles = { production: { baseUrl: production.baseUrl, apiKey: key }, staging: { baseUrl: staging.baseUrl, apiKey: key } };
+    const profiles = {
+      production: { baseUrl: production.baseUrl, apiKey: key },
+      staging: { baseUrl: staging.baseUrl, apiKey: key },
+    };
     fs.writeFileSync(configFile, JSON.stringify({ profiles }), { mode: 0o600 });
   }
   const petctl = cliSession({ env: { PETCTL_CONFIG_DIR: configDir, PETCTL_SANDBOX_LOG: log }, secrets: [key] });
@@ -47,7 +50,8 @@ describe.concurrent('the profile a command uses', () => {
     const rows = path.join(path.dirname(configFile), 'rows.ndjson');
     fs.writeFileSync(rows, '{"name":"Rex","categoryId":1}\n');
     const add = ['pets', 'add', '--name', 'Rex', '--category-id', '1'];
-    for (const args of [add, ['pets', 'list'], ['pets', 'get', '1'], ['api', '/pets'], ['auth', 'status'], ['auth', 'logout'], ['pets', 'add', '--file', rows]]) {
+    const reads = [['pets', 'list'], ['pets', 'get', '1'], ['api', '/pets'], ['auth', 'status'], ['auth', 'logout']];
+    for (const args of [add, ...reads, ['pets', 'add', '--file', rows]]) {
       expectNoProfile(await petctl(args));
     }
     expectNoProfile(await petctl(['auth', 'login', '--insecure-storage', '--with-token'], { input: newApiKey() }));

@@ -43,7 +43,7 @@ interface SecretCase {
 }
 
 const ROWS = '{"name":"Rex","categoryId":1}\n';
-/** A base URL holding credentials is refused (its words: test/config/url-check.test.ts); its password is a secret too. */
+/** A base URL holding credentials is refused (its words: test/config/url-check.test.ts); its password is secret. */
 const PASSWORD = 'hunter2-s3cret-pw';
 const WITH_PASSWORD = `https://user:${PASSWORD}@api.example.test/v1`;
 const ADD = ['pets', 'add', '--name', 'Rex', '--category-id', '1'];
@@ -129,7 +129,9 @@ async function inBatches(count: number, width: number, job: (index: number) => P
 describe('the key never leaks', () => {
   it(`every command and answer × ${MODES.length} output modes, all with -v: not in any output, nor in any file but config.json (a password in none)`, { timeout: 300_000 }, async () => {
     const runs = CASES.flatMap((testCase) =>
-      Object.entries(testCase.codes).flatMap(([answer, code]) => MODES.map((mode) => ({ testCase, answer: answer as keyof typeof ANSWERS | 'none', code, mode }))),
+      Object.entries(testCase.codes).flatMap(([answer, code]) =>
+        MODES.map((mode) => ({ testCase, answer: answer as keyof typeof ANSWERS | 'none', code, mode })),
+      ),
     );
     const codes: string[] = [];
     const expected: string[] = [];
@@ -159,7 +161,9 @@ describe('the key never leaks', () => {
         for (const [file, text] of files(dir)) {
           // config.json holds the stored key, and no other secret.
           const secrets = path.basename(file) === 'config.json' ? [envKey, PASSWORD] : [storedKey, envKey, PASSWORD];
-          for (const secret of secrets) expect(text.includes(secret), `${label}: a secret in ${path.basename(file)}`).toBe(false);
+          for (const secret of secrets) {
+            expect(text.includes(secret), `${label}: a secret in ${path.basename(file)}`).toBe(false);
+          }
         }
         if (answer !== 'none' && answer !== 'hang') expect(own.requests.length, label).toBeLessThanOrEqual(1);
       } finally {
