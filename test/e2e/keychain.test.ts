@@ -28,7 +28,7 @@ async function withSecretService(t: { onTestFinished(fn: () => Promise<void>): v
 }
 
 describe.skipIf(noSecretService)('with a real Secret Service', () => {
-  it('auth login stores the key in the keychain, config.json only where it is; pets list uses it; auth logout removes it', async (t) => {
+  it('auth login stores the key in the keychain, config.json only where it is; pets list uses it; auth logout removes it; a key gone from the keychain, or a keychain gone, stops a command with exit 4 and says how to fix it', async (t) => {
     const keychain = await withSecretService(t);
     const configDir = tempDir();
     const petctl = cliSession({ env: { PETCTL_CONFIG_DIR: configDir, ...keychain.env }, secrets: [KEY] });
@@ -51,10 +51,36 @@ describe.skipIf(noSecretService)('with a real Secret Service', () => {
     const show = await petctl(['profile', 'show']);
     expect(show.stdout).toContain('Stored key: ****-pro (keychain)\n');
 
+    // The keychain cannot be reached (no session bus): nothing is sent, and the error says why.
+    const noBus = { env: { DBUS_SESSION_BUS_ADDRESS: undefined } };
+    const said = await petctl(['pets', 'list'], noBus);
+    expect(said.code).toBe(4);
+    expect(said.stderr).toMatch(
+      /^error: the keychain is not available: .+ \(keychain_unavailable\)\nhint: is the keyring unlocked in this session\? PETCTL_API_KEY overrides the stored key\n$/,
+    );
+    // auth logout cannot delete the entry: it keeps the reference, so nothing is left that nothing points to.
+    const stuck = await petctl(['auth', 'logout'], noBus);
+    expect(stuck.code).toBe(4);
+    expect(stuck.stderr).toMatch(
+      /^error: the keychain is not available: .+ \(keychain_unavailable\)\nhint: nothing was removed; run it again once the keychain answers\n$/,
+    );
+    expect(storedApiKey(configDir)).toMatchObject({ store: 'keychain' });
+    expect(keychain.accounts()).toHaveLength(1);
+
     const logout = await petctl(['auth', 'logout']);
     expect(logout.stderr).toBe('API key removed from profile "sandbox" and from the keychain.\n');
     expect(keychain.accounts()).toEqual([]);
     expect(storedApiKey(configDir)).toBeUndefined();
+
+    // A key gone from the keychain behind petctl's back.
+    expect((await petctl(['auth', 'login', '--no-verify', '--with-token'], { input: KEY })).code).toBe(0);
+    keychain.clear(keychain.accounts()[0]!);
+    const gone = await petctl(['pets', 'list']);
+    expect(gone.code).toBe(4);
+    expectCleanError(gone);
+    expect(gone.stderr).toBe('error: the API key of profile "sandbox" is no longer in the keychain (not_configured)\nhint: run petctl auth login\n');
+    // PETCTL_API_KEY still wins, and then the keychain is not asked at all.
+    expect((await petctl(['pets', 'list'], { env: { PETCTL_API_KEY: KEY, DBUS_SESSION_BUS_ADDRESS: undefined } })).code).toBe(0);
   });
 
   it('a key in config.json keeps working; auth login moves it to the keychain; rotation removes the old key, or says where it is left', async (t) => {
@@ -114,34 +140,6 @@ describe.skipIf(noSecretService)('with a real Secret Service', () => {
     const removed = await petctl(['profile', 'remove', 'staging', '--yes']);
     expect(removed.code).toBe(0);
     expect(keychain.accounts()).toEqual([]);
-  });
-
-  it('a key gone from the keychain, or a keychain gone, stops a command with exit 4 and says how to fix it', async (t) => {
-    const keychain = await withSecretService(t);
-    const configDir = tempDir();
-    const petctl = cliSession({ env: { PETCTL_CONFIG_DIR: configDir, ...keychain.env }, secrets: [KEY] });
-    expect((await petctl(['auth', 'login', '--no-verify', '--with-token'], { input: KEY })).code).toBe(0);
-
-    // The keychain cannot be reached (no session bus): nothing is sent, and the error says why.
-    const said = await petctl(['pets', 'list'], { env: { DBUS_SESSION_BUS_ADDRESS: undefined } });
-    expect(said.code).toBe(4);
-    expect(said.stderr).toMatch(/^error: the keychain is not available: .+ \(keychain_unavailable\)\nhint: is the keyring unlocked in this session\? PETCTL_API_KEY overrides the stored key\n$/);
-
-    // auth logout cannot delete the entry: it keeps the reference, so nothing is left that nothing points to.
-    const logout = await petctl(['auth', 'logout'], { env: { DBUS_SESSION_BUS_ADDRESS: undefined } });
-    expect(logout.code).toBe(4);
-    expect(logout.stderr).toMatch(/^error: the keychain is not available: .+ \(keychain_unavailable\)\nhint: nothing was removed; run it again once the keychain answers\n$/);
-    expect(storedApiKey(configDir)).toMatchObject({ store: 'keychain' });
-    expect(keychain.accounts()).toHaveLength(1);
-
-    keychain.clear(keychain.accounts()[0]!);
-    const gone = await petctl(['pets', 'list']);
-    expect(gone.code).toBe(4);
-    expectCleanError(gone);
-    expect(gone.stderr).toBe('error: the API key of profile "sandbox" is no longer in the keychain (not_configured)\nhint: run petctl auth login\n');
-
-    // PETCTL_API_KEY still wins, and then the keychain is not asked at all.
-    expect((await petctl(['pets', 'list'], { env: { PETCTL_API_KEY: KEY, DBUS_SESSION_BUS_ADDRESS: undefined } })).code).toBe(0);
   });
 });
 

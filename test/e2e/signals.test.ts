@@ -8,13 +8,6 @@ import { BIN, NODE, cleanEnv, tempDir } from '../helpers/cli';
  * that exits 130 on its own tells bash it handled Ctrl-C, and the loop goes on).
  */
 
-interface Ended {
-  code: number | null;
-  signal: NodeJS.Signals | null;
-  stdout: string;
-  stderr: string;
-}
-
 /**
  * Runs `script` in bash, where `petctl` runs the built binary, as the leader of
  * its own process group; calls `ready(stdout, pid)` on every stdout chunk.
@@ -24,7 +17,7 @@ function runBash(
   script: string,
   ready: (stdout: string, pid: number) => void,
   env: Record<string, string> = {},
-): Promise<Ended> {
+): Promise<{ code: number | null; signal: NodeJS.Signals | null; stdout: string; stderr: string }> {
   const configDir = tempDir();
   const child = spawn('bash', ['-c', `petctl() { "$TEST_NODE" "$TEST_BIN" "$@"; }\n${script}`], {
     env: cleanEnv({ PETCTL_CONFIG_DIR: configDir, TEST_NODE: NODE, TEST_BIN: BIN, ...env }),
