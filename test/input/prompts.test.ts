@@ -3,7 +3,7 @@ import { completePetFields } from '../../src/input/prompts';
 import { fakeContext } from '../helpers/terminal';
 
 // When petctl may prompt: test/terminal.test.ts "the terminal facts" (env and --no-input through the Context: auth-run.test.ts);
-// the typing itself, through a real terminal: test/e2e/prompts.test.ts.
+// the typing itself, through a real terminal: test/e2e/terminal.test.ts.
 
 describe('completePetFields off a terminal', () => {
   it('gives back complete flags untouched, and the usage error for a missing one', async (t) => {
