@@ -195,15 +195,11 @@ describe.concurrent('--verbose', () => {
   });
 });
 
-interface Proxy {
-  url: string;
-  /** CONNECT targets (host:port) and plain proxied request URLs, in arrival order. */
-  seen: string[];
-  close(): Promise<void>;
-}
-
-/** A tiny forward proxy on loopback that records what it is asked for and refuses it (502) or hangs up. */
-async function startProxy(mode: 'refuse' | 'hang-up'): Promise<Proxy> {
+/**
+ * A tiny forward proxy on loopback that refuses (502) or hangs up; `seen`: the CONNECT targets (host:port) and
+ * plain proxied request URLs it was asked for, in arrival order.
+ */
+async function startProxy(mode: 'refuse' | 'hang-up') {
   const seen: string[] = [];
   const proxy = http.createServer((req, res) => {
     seen.push(`${req.method} ${req.url}`);
