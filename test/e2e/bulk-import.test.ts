@@ -3,13 +3,12 @@ import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { expectCleanError, expectPetctlHeaders, jsonError, setupE2e } from '../helpers/cli';
 import { creator } from '../helpers/pet-creator';
-import { type RecordedRequest, type Reply, json } from '../helpers/scripted-server';
+import { type Reply, json } from '../helpers/scripted-server';
 import { IMPORT_SUMMARY, importSummary, ndjsonRows, postedNames, rowsFile, writeInput } from '../helpers/import-run';
 
 /**
- * `petctl pets add --file` end to end: the built binary against a scripted
- * server on loopback that creates animals (ids from 100), so every request is
- * recorded and every row's fate can be checked against what the server got.
+ * `petctl pets add --file` end to end against a scripted server that creates animals (ids from 100): what
+ * it prints of each row, and what the server got. Which rows a run sends, skips or refuses: test/bulk.
  */
 
 const CSV = 'name,categoryId,status\r\n"Rex, the ""good"" dog",1,available\r\n\r\nBé 🐶,9007199254740993,\r\n"two\r\nlines",3,sold\r\n';
@@ -25,14 +24,12 @@ describe.concurrent('pets add --file', () => {
     expect(result.stdout).toBe('');
     const first = importSummary(result);
     expect(first).toMatchObject({ created: 3, skipped: 0, rejected: 0, invalid: 0, unknown: 0 });
-    expect(server.requests).toHaveLength(3);
     for (const request of server.requests) {
       expect(request.path).toBe('/v1/pets');
       expect(request.headers['content-type']).toBe('application/json');
       expectPetctlHeaders(request, key);
     }
-    const bodies = server.requests.map((r) => r.body).sort();
-    expect(bodies).toEqual(
+    expect(server.requests.map((r) => r.body).sort()).toEqual(
       [
         '{"name":"Rex, the \\"good\\" dog","categoryId":1,"status":"available"}',
         '{"name":"Bé 🐶","categoryId":9007199254740993}',
@@ -59,11 +56,12 @@ describe.concurrent('pets add --file', () => {
     expect(again.stdout).toMatch(/"pet":\{"id":10\d,"name":"Bé 🐶","categoryId":9007199254740993\}/);
   });
 
-  it('-o ndjson: one line per row as it completes; -o json: the same objects as one array in row order', async (t) => {
-    const { configDir, petctl } = await setupE2e(t, creator());
+  it('-o ndjson: one line per row as it completes; -o json: the same objects as one array in row order; --journal keeps the rows of every file', async (t) => {
+    const { server, configDir, petctl } = await setupE2e(t, creator());
+    const journal = ['--journal', path.join(configDir, 'mine.journal')];
     const file = writeInput(configDir, 'pets.json', '[\n{"name":"A","categoryId":1},\n{"name":"B","categoryId":9223372036854775807,"status":"pending"}\n]');
 
-    const ndjson = await petctl(['pets', 'add', '--file', file, '-o', 'ndjson', '--concurrency', '1']);
+    const ndjson = await petctl(['pets', 'add', '--file', file, '-o', 'ndjson', '--concurrency', '1', ...journal]);
     expect(ndjson.code, ndjson.stderr).toBe(0);
     expect(ndjson.stdout).toBe(
       '{"row":1,"line":2,"ok":true,"pet":{"id":100,"name":"A","categoryId":1}}\n' +
@@ -71,12 +69,14 @@ describe.concurrent('pets add --file', () => {
     );
 
     const other = writeInput(configDir, 'more.json', '[{"name":"C","categoryId":3},{"name":"D","categoryId":4}]');
-    const array = await petctl(['pets', 'add', '--file', other, '--json']);
+    const array = await petctl(['pets', 'add', '--file', other, '--json', ...journal]);
     expect(array.code, array.stderr).toBe(0);
     expect(JSON.parse(array.stdout)).toEqual([
       { row: 1, line: 1, ok: true, pet: expect.objectContaining({ name: 'C' }) },
       { row: 2, line: 1, ok: true, pet: expect.objectContaining({ name: 'D' }) },
     ]);
+    expect(importSummary(await petctl(['pets', 'add', '--file', file, ...journal]))).toMatchObject({ created: 0, skipped: 2 });
+    expect(postedNames(server.requests)).toEqual(['A', 'B', 'C', 'D']);
   });
 
   it('reads NDJSON from standard input (jq -c ".[]" style); the same stdin again skips, through the same journal; the spool is removed', async (t) => {
@@ -99,16 +99,14 @@ describe.concurrent('pets add --file', () => {
     expect(fs.readdirSync(tmp)).toEqual([]);
   });
 
-  it('refuses a file with invalid rows whole: the first 20 on stderr, then a count; nothing sent; exit 6', async (t) => {
+  it('refuses a file with invalid rows whole (the first 20 on stderr, then a count), a missing file (2) and an empty one (6); nothing sent', async (t) => {
     const { server, configDir, petctl } = await setupE2e(t, creator());
     const rows = ['name,categoryId,status', 'Good,1,available'];
     for (let i = 0; i < 25; i++) rows.push(`Bad${i},x${i},`);
-    const file = writeInput(configDir, 'bad.csv', `${rows.join('\n')}\n`);
-
-    const result = await petctl(['pets', 'add', '--file', file]);
+    const result = await petctl(['pets', 'add', '--file', writeInput(configDir, 'bad.csv', `${rows.join('\n')}\n`)]);
 
     expect(result.code).toBe(6);
-    expect(server.requests).toHaveLength(0);
+    expect(result.stdout).toBe('');
     const reported = result.stderr.split('\n').filter((line) => /^line \d+ \(row \d+\): /.test(line));
     expect(reported).toHaveLength(20);
     expect(reported[0]).toBe('line 3 (row 2): categoryId must be a whole number, not "x0"');
@@ -116,22 +114,48 @@ describe.concurrent('pets add --file', () => {
     expect(result.stderr).toContain('... and 5 more invalid rows (25 in all)\n');
     expect(result.stderr).toMatch(/^error: 25 invalid rows of 26; nothing was sent \(invalid_input\)$/m);
     expect(result.stderr).toContain('hint: fix them, or add --skip-invalid');
-    expect(result.stdout).toBe('');
+
+    const missing = await petctl(['pets', 'add', '--file', 'missing.csv']);
+    expect(missing.code).toBe(2);
+    expect(missing.stderr).toContain('cannot read --file missing.csv: no such file');
+    expectCleanError(missing);
+    const empty = writeInput(configDir, 'e.ndjson', '\n  \n');
+    expect(await petctl(['pets', 'add', '--file', empty])).toMatchObject({ code: 6, stderr: 'error: the input is empty: no rows to import (invalid_input)\n' });
+    const asJson = await petctl(['pets', 'add', '--file', empty, '-o', 'json']);
+    expect(asJson.code).toBe(6);
+    expect(jsonError(asJson)).toEqual({ code: 'invalid_input', message: 'the input is empty: no rows to import', status: 0 });
+    expect(server.requests).toHaveLength(0);
   });
 
-  it('--skip-invalid sends the valid rows and reports the invalid ones (ndjson invalid_row, status 0); exit 6', async (t) => {
-    const { server, configDir, petctl } = await setupE2e(t, creator());
-    const file = writeInput(configDir, 'pets.ndjson', '{"name":"A","categoryId":1}\n{"name":"","categoryId":1}\n{"name":"C","categoryId":3}\n');
+  it('--skip-invalid sends the valid rows and lists the failed ones (ndjson with the Error body as received, TSV, csv), exit 6; -q drops the summary, not the error; a rerun sends the rejected row again', async (t) => {
+    const { server, configDir, petctl } = await setupE2e(t, creator({ reject: (name) => name === 'B' }));
+    const file = writeInput(configDir, 'pets.csv', 'name,categoryId\nA,1\nB,2\n,3\n');
 
-    const result = await petctl(['pets', 'add', '--file', file, '--skip-invalid', '-o', 'ndjson']);
+    const ndjson = await petctl(['pets', 'add', '--file', file, '--skip-invalid', '-o', 'ndjson']);
+    expect(ndjson.code).toBe(6);
+    expect(ndjson.stderr).toContain('line 4 (row 3): name: must not be empty\n');
+    expect(ndjsonRows(ndjson.stdout)).toEqual(
+      expect.arrayContaining([
+        { row: 2, line: 3, ok: false, error: { code: 'invalid_category', message: 'no category for B', status: 400, field: 'categoryId' } },
+        { row: 3, line: 4, ok: false, error: { code: 'invalid_row', message: 'name: must not be empty', status: 0 } },
+      ]),
+    );
+    expect(importSummary(ndjson)).toMatchObject({ created: 1, rejected: 1, invalid: 1 });
+    // The JSON error line closes stderr: rows_rejected, or invalid_row when no row was rejected.
+    const lastLine = (stderr: string) => JSON.parse(stderr.trim().split('\n').at(-1)!) as object;
+    expect(lastLine(ndjson.stderr)).toMatchObject({ code: 'rows_rejected', status: 0 });
+    const onlyInvalid = writeInput(configDir, 'blank.ndjson', '{"name":"","categoryId":1}\n');
+    expect(lastLine((await petctl(['pets', 'add', '--file', onlyInvalid, '--skip-invalid', '-o', 'ndjson'])).stderr)).toMatchObject({ code: 'invalid_row', status: 0 });
 
-    expect(result.code).toBe(6);
-    expect(postedNames(server.requests).sort()).toEqual(['A', 'C']);
-    expect(result.stderr).toContain('line 2 (row 2): name: must not be empty\n');
-    expect(ndjsonRows(result.stdout)).toContainEqual({ row: 2, line: 2, ok: false, error: { code: 'invalid_row', message: 'name: must not be empty', status: 0 } });
-    expect(importSummary(result)).toMatchObject({ created: 2, invalid: 1 });
-    // The JSON error line closes stderr.
-    expect(JSON.parse(result.stderr.trim().split('\n').at(-1)!)).toMatchObject({ code: 'invalid_row', status: 0 });
+    const table = await petctl(['-q', 'pets', 'add', '--file', file, '--skip-invalid']);
+    expect(table.code).toBe(6);
+    expect(table.stderr).not.toMatch(IMPORT_SUMMARY);
+    expect(table.stderr).toMatch(/^error: 1 row rejected by the server, 1 row invalid/m);
+    // Piped table output is TSV: row, line, code, status, message.
+    expect(table.stdout).toBe('2\t3\tinvalid_category\t400\tno category for B\n3\t4\tinvalid_row\t0\tname: must not be empty\n');
+    const csv = await petctl(['pets', 'add', '--file', file, '--skip-invalid', '-o', 'csv']);
+    expect(csv.stdout).toBe('row,line,code,status,message\n2,3,invalid_category,400,no category for B\n3,4,invalid_row,0,name: must not be empty\n');
+    expect(postedNames(server.requests)).toEqual(['A', 'B', 'B', 'B']);
   });
 
   it('--dry-run validates, counts what would be sent and what the journal marks done, sends nothing; exit 0 (6 with invalid rows)', async (t) => {
@@ -141,24 +165,21 @@ describe.concurrent('pets add --file', () => {
     const before = await petctl(['pets', 'add', '--file', file, '--dry-run']);
     expect(before.code, before.stderr).toBe(0);
     expect(before.stdout).toMatch(/^would send 3 of 3 rows: 0 already created, 0 with an unknown outcome, 0 invalid; journal .+\n$/);
-    expect(server.requests).toHaveLength(0);
 
     // A real run creates rows 1 and 2 and loses the answer for row 3.
     server.reply(creator(), creator({ firstId: 200 }), { destroy: true });
     const partial = await petctl(['pets', 'add', '--file', file, '--concurrency', '1']);
     expect(partial.code).toBe(7);
-    const json = await petctl(['pets', 'add', '--file', file, '--dry-run', '-o', 'json']);
-    expect(json.code, json.stderr).toBe(0);
-    expect(JSON.parse(json.stdout)).toEqual({ dryRun: true, rows: 3, valid: 3, invalid: 0, wouldSend: 0, done: 2, unknown: 1, journal: importSummary(partial).journal });
-    expect(server.requests).toHaveLength(3);
-
+    const { journal } = importSummary(partial);
+    const asJson = await petctl(['pets', 'add', '--file', file, '--dry-run', '-o', 'json']);
+    expect(asJson.code, asJson.stderr).toBe(0);
+    expect(JSON.parse(asJson.stdout)).toEqual({ dryRun: true, rows: 3, valid: 3, invalid: 0, wouldSend: 0, done: 2, unknown: 1, journal });
     const csv = await petctl(['pets', 'add', '--file', file, '--dry-run', '-o', 'csv']);
-    expect(csv.stdout).toBe(`rows,valid,invalid,wouldSend,done,unknown,journal\n3,3,0,0,2,1,${importSummary(partial).journal}\n`);
+    expect(csv.stdout).toBe(`rows,valid,invalid,wouldSend,done,unknown,journal\n3,3,0,0,2,1,${journal}\n`);
 
     const invalid = writeInput(configDir, 'invalid.csv', 'name,categoryId\nA,1\n,2\n');
     const refused = await petctl(['pets', 'add', '--file', invalid, '--dry-run']);
     expect(refused.code).toBe(6);
-    expect(refused.stderr).toContain('line 3 (row 2): name: must not be empty');
     expect(refused.stderr).toContain('hint: fix them, or add --skip-invalid and leave out --dry-run to send the valid rows and report the rest\n');
     const skipping = await petctl(['pets', 'add', '--file', invalid, '--dry-run', '--skip-invalid']);
     expect(skipping.code).toBe(6);
@@ -166,109 +187,28 @@ describe.concurrent('pets add --file', () => {
     expect(server.requests).toHaveLength(3);
   });
 
-  it('a rejected row (400) is journaled with the Error body as received, exit 6; a rerun sends only that row again', async (t) => {
-    const { server, configDir, petctl } = await setupE2e(t);
-    let rejecting = true;
-    const accept = creator();
-    const reject = creator({ reject: (name) => name === 'B' });
-    server.reply(...Array.from({ length: 10 }, () => ((request: RecordedRequest, res: import('node:http').ServerResponse) => (rejecting ? reject : accept)(request, res)) as Reply));
-    const file = writeInput(configDir, 'pets.ndjson', '{"name":"A","categoryId":1}\n{"name":"B","categoryId":2}\n{"name":"C","categoryId":3}\n');
-
-    const first = await petctl(['pets', 'add', '--file', file, '-o', 'ndjson']);
-    expect(first.code).toBe(6);
-    expect(ndjsonRows(first.stdout)).toContainEqual({
-      row: 2,
-      line: 2,
-      ok: false,
-      error: { code: 'invalid_category', message: 'no category for B', status: 400, field: 'categoryId' },
-    });
-    expect(importSummary(first)).toMatchObject({ created: 2, rejected: 1 });
-
-    rejecting = false;
-    const second = await petctl(['pets', 'add', '--file', file]);
-    expect(second.code, second.stderr).toBe(0);
-    expect(importSummary(second)).toMatchObject({ created: 1, skipped: 2, rejected: 0 });
-    expect(postedNames(server.requests)).toEqual(expect.arrayContaining(['A', 'B', 'C', 'B']));
-    expect(postedNames(server.requests)).toHaveLength(4);
-  });
-
-  it('table and csv output list the failed and unknown rows at the end, nothing when all succeed; -q drops the summary, not the error', async (t) => {
-    const { server, configDir, petctl } = await setupE2e(t, creator({ reject: (name) => name === 'B' }));
-    const file = writeInput(configDir, 'pets.csv', 'name,categoryId\nA,1\nB,2\n,3\n');
-
-    // -q: no summary, the error still said.
-    const table = await petctl(['-q', 'pets', 'add', '--file', file, '--skip-invalid']);
-    expect(table.code).toBe(6);
-    expect(table.stderr).not.toMatch(IMPORT_SUMMARY);
-    expect(table.stderr).toMatch(/^error: 1 row rejected by the server, 1 row invalid/m);
-    // Piped table output is TSV: row, line, code, status, message.
-    expect(table.stdout).toBe('2\t3\tinvalid_category\t400\tno category for B\n3\t4\tinvalid_row\t0\tname: must not be empty\n');
-
-    const csv = await petctl(['pets', 'add', '--file', file, '--skip-invalid', '-o', 'csv']);
-    expect(csv.stdout).toBe('row,line,code,status,message\n2,3,invalid_category,400,no category for B\n3,4,invalid_row,0,name: must not be empty\n');
-    expect(postedNames(server.requests)).toEqual(expect.arrayContaining(['A', 'B', 'B']));
-  });
-
   it('exit 5 when the rate limit stops the import, saying when and counting every invalid row; a rerun resumes, every row created once', async (t) => {
     const { server, configDir, petctl } = await setupE2e(t, creator());
     const rows = ['A', 'B', 'C', 'D', ''].map((name, i) => `{"name":"${name}","categoryId":${i + 1}}`);
     const file = writeInput(configDir, 'pets.ndjson', rows.join('\n'));
     server.reply(creator({ firstId: 300 }), json(429, { code: 'rate_limited', message: 'Too many requests', status: 429 }, { 'retry-after': '2' }));
+    const args = ['pets', 'add', '--file', file, '--skip-invalid', '--concurrency', '1'];
 
-    const first = await petctl(['--max-wait', '1', 'pets', 'add', '--file', file, '--skip-invalid', '--concurrency', '1']);
+    const first = await petctl(['--max-wait', '1', ...args]);
     expect(first.code).toBe(5);
-    // Rows were created: the message says how many, how many are left, and when to resume in local time.
     expect(first.stderr).toMatch(/^error: the rate limit stopped the import: rate limited; 1 row created, 4 left; resume at \d\d:\d\d:\d\d, in [12]s: rerun the same command \(rate_limited, HTTP 429\)$/m);
-    expect(first.stderr).not.toMatch(/nothing sent/);
     // The invalid row, reported above the summary though sending stopped before it, is counted there.
     expect(first.stderr).toContain('line 5 (row 5): name: must not be empty\n');
     expect(importSummary(first)).toMatchObject({ created: 1, invalid: 1 });
 
-    const second = await petctl(['pets', 'add', '--file', file, '--skip-invalid', '--concurrency', '1']);
+    const second = await petctl(args);
     expect(second.code, second.stderr).toBe(6);
     expect(importSummary(second)).toMatchObject({ created: 3, skipped: 1, invalid: 1 });
-    // B was answered 429 (not processed) once, then created: every name exactly once among the created.
     expect(postedNames(server.requests)).toEqual(['A', 'B', 'B', 'C', 'D']);
     expect(server.requests[2]!.at - server.requests[1]!.at).toBeGreaterThanOrEqual(2000 - 50);
   });
 
-  it('--journal chooses the journal, which keeps the rows of every file', async (t) => {
-    const { server, configDir, petctl } = await setupE2e(t, creator());
-    const journal = path.join(configDir, 'mine.journal');
-    const a = writeInput(configDir, 'a.ndjson', '{"name":"A","categoryId":1}\n');
-    const b = writeInput(configDir, 'b.ndjson', '{"name":"B","categoryId":1}\n');
-
-    expect((await petctl(['pets', 'add', '--file', a, '--journal', journal])).code).toBe(0);
-    expect(fs.existsSync(journal)).toBe(true);
-    expect((await petctl(['pets', 'add', '--file', b, '--journal', journal])).code).toBe(0);
-    const again = await petctl(['pets', 'add', '--file', b, '--journal', journal]);
-    expect(importSummary(again)).toMatchObject({ created: 0, skipped: 1 });
-    expect(postedNames(server.requests)).toEqual(['A', 'B']);
-  });
-});
-
-// What each refused file says is test/bulk/reader.test.ts's and csv-columns.test.ts's.
-describe.concurrent('pets add --file: usage and bad files', () => {
-  it('a --file that does not exist: exit 2; an empty one: exit 6, one clear line or one JSON line; nothing sent', async (t) => {
-    const { server, configDir, petctl } = await setupE2e(t, creator());
-    const missing = await petctl(['pets', 'add', '--file', 'missing.csv']);
-    expect(missing.code).toBe(2);
-    expect(missing.stderr).toContain('cannot read --file missing.csv: no such file');
-    expectCleanError(missing);
-
-    const empty = writeInput(configDir, 'e.ndjson', '\n  \n');
-    const human = await petctl(['pets', 'add', '--file', empty]);
-    expect(human.code).toBe(6);
-    expect(human.stderr).toBe('error: the input is empty: no rows to import (invalid_input)\n');
-    const asJson = await petctl(['pets', 'add', '--file', empty, '-o', 'json']);
-    expect(asJson.code).toBe(6);
-    expect(jsonError(asJson)).toEqual({ code: 'invalid_input', message: 'the input is empty: no rows to import', status: 0 });
-    expect(server.requests).toHaveLength(0);
-  });
-});
-
-describe('--concurrency at its maximum', () => {
-  it('--concurrency 256: 256 requests in flight and waiting after a 429, and stderr holds no Node warning, with or without -q', async (t) => {
+  it('--concurrency 256: 256 requests in flight and waiting after a 429, and stderr holds no Node warning, with or without -q', { timeout: 60_000 }, async (t) => {
     const create = creator();
     // Slow answers keep all 256 in flight at once; the 429 puts every one of them in a wait.
     const slow: Reply = (request, res) => setTimeout(() => create(request, res), 100);
@@ -282,5 +222,5 @@ describe('--concurrency at its maximum', () => {
       expect(result.stderr).not.toMatch(/Warning|MaxListeners|\(node:\d+\)/);
     }
     expect(postedNames(server.requests).length).toBeGreaterThanOrEqual(2 * 300);
-  }, 60_000);
+  });
 });

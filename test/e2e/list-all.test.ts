@@ -1,101 +1,50 @@
-import { spawn } from 'node:child_process';
 import { describe, expect, it } from 'vitest';
-import { BIN, NODE, cleanEnv, jsonError, setupE2e } from '../helpers/cli';
-import { type RecordedRequest, startScriptedServer } from '../helpers/scripted-server';
-import { linkedPage, petsPage } from '../helpers/linked-pages';
+import { inBash, jsonError, setupE2e } from '../helpers/cli';
+import { linkedPage, petsPage, refusedPastMaxWait } from '../helpers/linked-pages';
 
-/** `petctl pets list --all` against scripted servers: three linked pages, and hostile next links. */
+/**
+ * `petctl pets list --all` against scripted servers: linked pages, links it refuses, a stop that leaves
+ * what it fetched and the command that continues, and `--starting-token`. The walk itself (each next page
+ * on the wire while the page before is read, no link off the origin): test/api/endpoints/pages.test.ts.
+ */
 
 const BIG = '9007199254740993';
+const tsv = (ids: string[]) => ids.map((id) => `${id}\tPet ${id}\t1\tavailable\n`).join('');
 
-/** Three pages of two, linked as the sandbox does: </v1/pets?limit=2&after=<last id>>. */
-function threePages() {
-  return [
-    linkedPage(petsPage([1, 2]), '/v1/pets?limit=2&after=2'),
-    linkedPage(petsPage([3, BIG]), `/v1/pets?limit=2&after=${BIG}`),
-    linkedPage(petsPage(['9007199254740995'])),
-  ];
+/** The ids of a JSON array on stdout, digit for digit (an int64 above 2^53 included). */
+function jsonIds(stdout: string): string[] {
+  expect(() => JSON.parse(stdout)).not.toThrow();
+  return [...stdout.matchAll(/"id": (\d+)/g)].map((match) => match[1]!);
 }
 
 describe.concurrent('pets list --all follows Link rel="next"', () => {
-  it('fetches three linked pages with --limit as the page size and prints every animal (TSV); -v traces each page', async (t) => {
+  it('fetches linked pages with --limit as the page size and prints every animal (TSV); -v traces each page; a full last page gets a notice', async (t) => {
     const { server, petctl } = await setupE2e(t);
-    server.reply(...threePages());
-    const result = await petctl(['pets', 'list', '--all', '--limit', '2', '--status', 'available']);
-    expect(result.code).toBe(0);
-    expect(result.stderr).toBe('');
-    expect(result.stdout).toBe(
-      ['1', '2', '3', BIG, '9007199254740995'].map((id) => `${id}\tPet ${id}\t1\tavailable\n`).join(''),
+    server.reply(
+      linkedPage(petsPage([1, 2]), '/v1/pets?limit=2&status=available&after=2'),
+      linkedPage(petsPage([3, BIG]), `/v1/pets?limit=2&status=available&after=${BIG}`),
+      linkedPage(petsPage(['9007199254740995'])),
     );
-    expect(server.requests.map((request) => request.url)).toEqual(['/v1/pets?limit=2&status=available', '/v1/pets?limit=2&after=2', `/v1/pets?limit=2&after=${BIG}`]);
-
-    // -v traces each page.
-    server.reply(...threePages());
-    const traced = await petctl(['pets', 'list', '--all', '--limit', '2', '-v']);
-    expect(traced.code).toBe(0);
+    const traced = await petctl(['pets', 'list', '--all', '--limit', '2', '--status', 'available', '-v']);
+    expect(traced.code, traced.stderr).toBe(0);
+    expect(traced.stdout).toBe(tsv(['1', '2', '3', BIG, '9007199254740995']));
+    expect(server.requests.map((request) => request.url)).toEqual([
+      '/v1/pets?limit=2&status=available',
+      '/v1/pets?limit=2&status=available&after=2',
+      `/v1/pets?limit=2&status=available&after=${BIG}`,
+    ]);
     expect(traced.stderr.match(/^> GET /gm)).toHaveLength(3);
-    expect(traced.stderr).toMatch(/^page 1: 2 animals, next http:\/\/127\.0\.0\.1:\d+\/v1\/pets\?limit=2&after=2$/m);
+    expect(traced.stderr).toMatch(/^page 1: 2 animals, next http:\/\/127\.0\.0\.1:\d+\/v1\/pets\?limit=2&status=available&after=2$/m);
     expect(traced.stderr).toMatch(/^page 3: 1 animals, no next link$/m);
+
+    server.reply(linkedPage(petsPage([1, 2])));
+    const full = await petctl(['pets', 'list', '--all', '--limit', '2']);
+    expect(full).toMatchObject({ code: 0, stdout: tsv(['1', '2']) });
+    expect(full.stderr).toBe('petctl: page 1 is full but came without a Link rel="next"; the server may hold more animals than were listed\n');
     server.verify();
   });
 
-  it('streams each page as it comes: page 1 is on stdout before page 2 is answered', async (t) => {
-    const server = await startScriptedServer();
-    t.onTestFinished(() => server.close());
-    let stdout = '';
-    let release: () => void = () => {};
-    const seenFirstPage = new Promise<void>((resolve) => (release = resolve));
-    server.reply(linkedPage(petsPage([1, 2]), '/v1/pets?limit=2&after=2'), (_request: RecordedRequest, res) => {
-      // Answer page 2 only once page 1 has reached petctl's stdout.
-      void seenFirstPage.then(() => {
-        res.writeHead(200, { 'content-type': 'application/json' });
-        res.end(petsPage([3]));
-      });
-    });
-    const child = spawn(NODE, [BIN, '--base-url', server.baseUrl, 'pets', 'list', '--all', '--limit', '2', '-o', 'ndjson'], {
-      env: cleanEnv({ PETCTL_CONFIG_DIR: '/nonexistent-petctl-test', PETCTL_API_KEY: 'k-stream-test' }),
-    });
-    child.stdout.setEncoding('utf8').on('data', (chunk: string) => {
-      stdout += chunk;
-      if (stdout.split('\n').length > 2) release();
-    });
-    const code = await new Promise<number | null>((resolve) => child.on('close', resolve));
-    expect(code).toBe(0);
-    expect(stdout.split('\n').filter(Boolean)).toHaveLength(3);
-  });
-
-  it('without a next link prints the one page and no more; a full page gets a notice', async (t) => {
-    const { server, petctl } = await setupE2e(t);
-    server.reply(linkedPage(petsPage([1])), linkedPage(petsPage([1, 2])));
-    const partial = await petctl(['pets', 'list', '--all', '--limit', '2']);
-    expect(partial.code).toBe(0);
-    expect(partial.stdout).toBe('1\tPet 1\t1\tavailable\n');
-    expect(partial.stderr).toBe('');
-    const full = await petctl(['pets', 'list', '--all', '--limit', '2']);
-    expect(full.code).toBe(0);
-    expect(full.stdout.split('\n').filter(Boolean)).toHaveLength(2);
-    expect(full.stderr).toBe('petctl: page 1 is full but came without a Link rel="next"; the server may hold more animals than were listed\n');
-    expect(server.requests).toHaveLength(2);
-  });
-
-});
-
-describe.concurrent('pets list --all refuses a hostile next link with exit 7, without requesting it', () => {
-  it('a next link on another origin (the key would go with it)', async (t) => {
-    const { server, petctl } = await setupE2e(t);
-    const other = await startScriptedServer(linkedPage(petsPage([9])));
-    t.onTestFinished(() => other.close());
-    server.reply(linkedPage(petsPage([1, 2]), '/v1/pets?after=2'), linkedPage(petsPage([3, 4]), `http://127.0.0.1:${other.port}/v1/pets?after=4`));
-    const result = await petctl(['pets', 'list', '--all', '--limit', '2']);
-    expect(result.code).toBe(7);
-    expect(other.requests).toHaveLength(0);
-    expect(server.requests).toHaveLength(2);
-    // The pages before it were printed as they came.
-    expect(result.stdout.split('\n').filter(Boolean)).toHaveLength(4);
-    expect(result.stderr).toMatch(new RegExp(`^error: page 2's next link points to another origin \\(http://127\\.0\\.0\\.1:${other.port}\\); not followed`));
-  });
-
-  it('a next link back to a page already fetched (a loop), or to itself', async (t) => {
+  it('a next link back to a page already fetched (a loop), or to itself, ends with exit 7, not requested, and no way on', async (t) => {
     const { server, petctl } = await setupE2e(t);
     server.reply(linkedPage(petsPage([1, 2]), '/v1/pets?limit=2&after=2'), linkedPage(petsPage([3, 4]), '/v1/pets?limit=2'), linkedPage(petsPage([1, 2]), '/v1/pets?limit=2'));
     const loop = await petctl(['pets', 'list', '--all', '--limit', '2']);
@@ -107,5 +56,93 @@ describe.concurrent('pets list --all refuses a hostile next link with exit 7, wi
     // A bad link is no place to continue from: no continue command, one JSON error line.
     expect(jsonError(itself)).toMatchObject({ code: 'invalid_response', status: 200 });
     expect(server.requests).toHaveLength(3);
+  });
+});
+
+describe.concurrent('pets list --all stopped', () => {
+  it('by a 429: one valid JSON array on stdout, --query over it, and the command printed continues in a shell: every animal once', async (t) => {
+    const { server, key, configDir, petctl } = await setupE2e(t);
+    // A link with what a shell would run or expand, were it not quoted.
+    const next = "/v1/pets?limit=2&status=available&after=4&x=$(exit%209)`false`;*|";
+    const pages = () => [linkedPage(petsPage([1, 2]), '/v1/pets?limit=2&status=available&after=2'), linkedPage(petsPage([3, BIG]), next), refusedPastMaxWait];
+    server.reply(...pages());
+    const first = await petctl(['--max-wait', '1', 'pets', 'list', '--all', '--limit', '2', '--status', 'available', '-o', 'json']);
+    expect(first.code).toBe(5);
+    expect(jsonIds(first.stdout)).toEqual(['1', '2', '3', BIG]);
+    const stop = /^stopped after 4 animals \(page 3\); continue with: (.+)$/m.exec(first.stderr);
+    expect(stop![1]).toBe(`petctl pets list --all --limit 2 --status available --base-url ${server.baseUrl} -o json --starting-token '${next}'`);
+    expect(first.stderr).not.toContain('nothing sent');
+
+    server.reply(linkedPage(petsPage(['9007199254740995'])));
+    const rest = await inBash(stop![1]!, { PETCTL_CONFIG_DIR: configDir, PETCTL_API_KEY: key });
+    expect(rest.code, rest.stderr).toBe(0);
+    expect(server.requests.at(-1)!.url).toBe(next);
+    expect([...jsonIds(first.stdout), ...jsonIds(rest.stdout)]).toEqual(['1', '2', '3', BIG, '9007199254740995']);
+
+    server.reply(...pages());
+    const queried = await petctl(['--max-wait', '1', 'pets', 'list', '--all', '--limit', '2', '-o', 'json', '--query', 'length(@)']);
+    expect(queried.code).toBe(5);
+    expect(queried.stdout).toBe('4\n');
+    server.verify();
+  });
+
+  it('in the gate: names the page it did not request, never "nothing sent"', async (t) => {
+    const { server, petctl } = await setupE2e(t);
+    // Nothing left until a reset an hour away: the day's quota, which --max-wait bounds.
+    const reset = String(Math.ceil(Date.now() / 1000) + 3600);
+    server.reply(linkedPage(petsPage([1, 2]), '/v1/pets?limit=2&after=2', { 'X-RateLimit-Limit': '60', 'X-RateLimit-Remaining': '0', 'X-RateLimit-Reset': reset }));
+    const result = await petctl(['pets', 'list', '--all', '--limit', '2']);
+    expect(result.code).toBe(5);
+    expect(result.stdout).toBe(tsv(['1', '2']));
+    const lines = result.stderr.split('\n').filter(Boolean);
+    expect(lines[0]).toMatch(/^stopped after 2 animals \(page 2\); continue with: petctl pets list --all --limit 2 --base-url \S+ --starting-token '\/v1\/pets\?limit=2&after=2'$/);
+    expect(lines[1]).toMatch(/^error: the daily quota is used up; page 2 not requested\. Try again at .+, in (59m\d\ds|1h00m) \(quota_exhausted\)$/);
+    expect(server.requests).toHaveLength(1);
+  });
+
+  it('by Ctrl-C: the JSON array closed, how far it got and how to continue, and the end by SIGINT', async (t) => {
+    const { server, petctl } = await setupE2e(t, { hang: true });
+    server.reply(linkedPage(petsPage([1, 2]), '/v1/pets?limit=2&after=2'));
+    const result = await petctl(['pets', 'list', '--all', '--limit', '2', '-o', 'json'], { onSpawn: (child) => void server.received(2).then(() => child.kill('SIGINT')) });
+    expect(result.signal).toBe('SIGINT');
+    expect(JSON.parse(result.stdout)).toHaveLength(2);
+    expect(result.stderr).toContain(
+      `stopped after 2 animals (page 2); continue with: petctl pets list --all --limit 2 --base-url ${server.baseUrl} -o json --starting-token '/v1/pets?limit=2&after=2'\n`,
+    );
+    expect(result.stderr).not.toContain('    at ');
+  });
+});
+
+describe.concurrent('pets list --starting-token', () => {
+  it("starts at the link with its filters, as a path or on the base URL's origin, and implies --all", async (t) => {
+    const { server, petctl } = await setupE2e(t);
+    server.reply(linkedPage(petsPage([3]), '/v1/pets?limit=2&status=available&after=3'), linkedPage(petsPage([]), undefined), linkedPage(petsPage([5])));
+    const fromPath = await petctl(['pets', 'list', '--status', 'available', '--starting-token', '/v1/pets?limit=2&status=available&after=2']);
+    expect(fromPath).toMatchObject({ code: 0, stdout: tsv(['3']) });
+    expect((await petctl(['pets', 'list', '--starting-token', `${server.baseUrl}/pets?limit=2&after=4`])).code).toBe(0);
+    expect(server.requests.map((request) => request.url)).toEqual([
+      '/v1/pets?limit=2&status=available&after=2',
+      '/v1/pets?limit=2&status=available&after=3',
+      '/v1/pets?limit=2&after=4',
+    ]);
+    server.verify();
+  });
+
+  it("refuses, before sending anything (exit 2), a token off the base URL's origin, one that is no link, or filters it contradicts", async (t) => {
+    const { server, petctl } = await setupE2e(t);
+    const offOrigin = await petctl(['pets', 'list', '--all', '--starting-token', `http://localhost:${server.port}/v1/pets?after=2`]);
+    expect(offOrigin).toMatchObject({
+      code: 2,
+      stderr: `error: --starting-token leads to http://localhost:${server.port}, not to the base URL's origin (http://127.0.0.1:${server.port}); the API key goes only there (usage_error)\n`,
+    });
+    expect((await petctl(['pets', 'list', '--starting-token', '//evil.example/v1/pets'])).code).toBe(2);
+    const notALink = await petctl(['pets', 'list', '--starting-token', 'after=2']);
+    expect(notALink).toMatchObject({ code: 2, stderr: 'error: --starting-token must be the link a stopped `pets list --all` printed, not "after=2" (usage_error)\n' });
+    const otherFilter = await petctl(['pets', 'list', '--status', 'sold', '--starting-token', '/v1/pets?limit=2&status=available&after=2']);
+    expect(otherFilter).toMatchObject({
+      code: 2,
+      stderr: 'error: --starting-token continues a listing with status=available, not --status sold (usage_error)\nhint: leave out --status, or give --status available\n',
+    });
+    expect(server.requests).toHaveLength(0);
   });
 });
