@@ -2,16 +2,18 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { type TestContext, afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type RunningSandbox, startSandbox } from '../../src/sandbox/server';
-import { type CliResult, newApiKey, runCli, tempDir } from '../helpers/cli';
-import { type RedisServer, noRedisServer, startRedisServer } from '../helpers/redis-server';
+import { type CliResult, newApiKey, runCli, setupE2e, tempDir } from '../helpers/cli';
+import { type RedisServer, freePort, noRedisServer, startRedisServer } from '../helpers/redis-server';
 import { type ScriptedServer, json, startScriptedServer } from '../helpers/scripted-server';
 import { FREE, call } from '../sandbox/helpers';
 
-/** Two config directories ("machines") sharing one real redis-server; time asserted only from below. */
+/**
+ * Config directories ("machines") sharing a real redis-server, with and without a password; time asserted
+ * only from below. What Redis is told, and each way it fails: test/api/limits/redis-store.test.ts.
+ */
 
 const SLACK_MS = 50;
 const PET = { id: 1, name: 'Rex', categoryId: 1, status: 'available' };
-const RATE_LIMITED = { code: 'rate_limited', message: 'Too many requests', status: 429 };
 const PASSWORD = 'Tr0ub4dor-and-3-more-words';
 
 interface Machine {
@@ -20,13 +22,11 @@ interface Machine {
 }
 
 /** A machine with a profile "shelters" on `baseUrl` whose state lives at `stateUrl`, using `key`. */
-async function machine(baseUrl: string, stateUrl: string, key: string, secrets: string[] = []): Promise<Machine> {
+async function machine(baseUrl: string, stateUrl: string, key: string): Promise<Machine> {
   const configDir = tempDir();
   const env = { PETCTL_CONFIG_DIR: configDir, PETCTL_API_KEY: key };
-  const run = (args: string[], extra: Record<string, string> = {}) =>
-    runCli(args, { env: { ...env, ...extra }, secrets: [key, PASSWORD, ...secrets], timeoutMs: 150_000 });
-  const added = await run(['profile', 'add', 'shelters', '--base-url', baseUrl, '--state-url', stateUrl]);
-  expect(added.code).toBe(0);
+  const run = (args: string[], extra: Record<string, string> = {}) => runCli(args, { env: { ...env, ...extra }, secrets: [key, PASSWORD], timeoutMs: 150_000 });
+  expect((await run(['profile', 'add', 'shelters', '--base-url', baseUrl, '--state-url', stateUrl])).code).toBe(0);
   await run(['profile', 'use', 'shelters']);
   return { configDir, run };
 }
@@ -41,37 +41,43 @@ function warnings(result: CliResult): string[] {
   return result.stderr.split('\n').filter((line) => line.startsWith('warning: '));
 }
 
+function connected(result: CliResult, where: string): void {
+  expect(result.code, result.stderr).toBe(0);
+  expect(result.stderr).toMatch(new RegExp(`^state-store: connect ${where.replace(/[./]/g, '\\$&')} -> ok in \\d+ ms`, 'm'));
+  expect(warnings(result)).toEqual([]);
+}
+
 describe.skipIf(noRedisServer)('several machines, one key, one redis-server', () => {
   let redis: RedisServer;
   let locked: RedisServer;
+  let bare: string;
   beforeAll(async () => {
     [redis, locked] = await Promise.all([startRedisServer(), startRedisServer({ password: PASSWORD })]);
+    bare = `redis://127.0.0.1:${locked.port}/0`;
   });
   afterAll(async () => {
     await Promise.all([redis?.stop(), locked?.stop()]);
   });
 
-  describe.concurrent('a 429 on machine A holds machine B', () => {
-    it('B sends nothing for Retry-After seconds: with too short a --max-wait it exits 5 at once; within it, it waits, then sends', async (t) => {
+  describe.concurrent('the store shared', () => {
+    it('a 429 on machine A holds machine B: with too short a --max-wait it exits 5 at once; within it, it waits, then sends', async (t) => {
       const server = await scriptedServer(t);
       const key = newApiKey();
       const a = await machine(server.baseUrl, redis.url, key);
       const b = await machine(server.baseUrl, redis.url, key);
       // Long enough that B's first run starts within it however loaded the machine is.
-      server.reply(json(429, RATE_LIMITED, { 'retry-after': '8' }));
+      server.reply(json(429, { code: 'rate_limited', message: 'Too many requests', status: 429 }, { 'retry-after': '8' }));
 
       const first = await a.run(['--retries', '0', 'pets', 'list']);
       expect(first.code).toBe(5);
       const limitedAt = server.requests.at(-1)!.at;
       const refused = await b.run(['--max-wait', '0', 'pets', 'list']);
-      expect(refused.code).toBe(5);
-      expect(refused.stdout).toBe('');
+      expect(refused).toMatchObject({ code: 5, stdout: '' });
       expect(refused.stderr).toMatch(/error: rate limited \(HTTP 429, Retry-After\); nothing sent\. Try again at [\d: -]+, in \d+s \(rate_limited\)/);
       expect(server.requests).toHaveLength(1);
 
       const waited = await b.run(['--max-wait', '20', 'pets', 'list']);
-      expect(waited.code).toBe(0);
-      expect(waited.stdout).toBe('1\tRex\t1\tavailable\n');
+      expect(waited).toMatchObject({ code: 0, stdout: '1\tRex\t1\tavailable\n' });
       expect(server.requests.at(-1)!.at - limitedAt).toBeGreaterThanOrEqual(8000 - SLACK_MS);
       // B's own file (the mirror of its answers) never held the block: it came through Redis.
       const bState = path.join(b.configDir, 'state.json');
@@ -79,67 +85,100 @@ describe.skipIf(noRedisServer)('several machines, one key, one redis-server', ()
       for (const result of [first, refused, waited]) expect(warnings(result)).toEqual([]);
     });
 
-    it('finishes with one warning when redis-server stops mid-run, and nothing hangs', async (t) => {
+    it('finishes with one warning when redis-server stops mid-run, and nothing hangs; the next run cannot connect, says so once and goes on', async (t) => {
       const server = await scriptedServer(t);
       const own = await startRedisServer();
-      try {
-        const key = newApiKey();
-        const a = await machine(server.baseUrl, own.url, key);
-        server.reply({ status: 200, body: [PET], delayMs: 1_000 });
-        const running = a.run(['pets', 'list']);
-        await server.received(server.requests.length + 1);
-        await own.kill();
-        const result = await running;
-        expect(result.code).toBe(0);
-        expect(result.stdout).toBe('1\tRex\t1\tavailable\n');
-        expect(warnings(result)).toEqual([
-          expect.stringMatching(/^warning: cannot use the shared rate-limit state at redis:\/\/127\.0\.0\.1:\d+\/0: .+; using this machine's state file for the rest of this run$/),
-        ]);
-        // The next run cannot connect at all: the same warning, and it goes on.
-        const next = await a.run(['pets', 'list']);
-        expect(next.code).toBe(0);
-        expect(warnings(next)).toEqual([expect.stringContaining(': connection refused; using this machine')]);
-        const quiet = await a.run(['-q', 'pets', 'list']);
-        expect(quiet.code).toBe(0);
-        expect(quiet.stderr).toBe('');
-      } finally {
-        await own.stop();
-      }
+      t.onTestFinished(() => own.stop());
+      const a = await machine(server.baseUrl, own.url, newApiKey());
+      server.reply({ status: 200, body: [PET], delayMs: 1_000 });
+      const running = a.run(['pets', 'list']);
+      await server.received(server.requests.length + 1);
+      await own.kill();
+      const result = await running;
+      expect(result).toMatchObject({ code: 0, stdout: '1\tRex\t1\tavailable\n' });
+      expect(warnings(result)).toEqual([
+        expect.stringMatching(/^warning: cannot use the shared rate-limit state at redis:\/\/127\.0\.0\.1:\d+\/0: .+; using this machine's state file for the rest of this run$/),
+      ]);
+      const next = await a.run(['pets', 'list']);
+      expect(next.code).toBe(0);
+      expect(warnings(next)).toEqual([expect.stringContaining(': connection refused; using this machine')]);
     });
-  });
 
-  describe.concurrent('a Redis server with a password', () => {
     it("rediss:// works once the server's certificate is trusted, and falls back on an untrusted one", async (t) => {
       const tls = await startRedisServer({ tls: true });
       t.onTestFinished(() => tls.stop());
-      const server = await scriptedServer(t);
-      const a = await machine(server.baseUrl, tls.url, newApiKey());
+      const a = await machine((await scriptedServer(t)).baseUrl, tls.url, newApiKey());
       const trusted = await a.run(['-v', 'pets', 'list'], { NODE_EXTRA_CA_CERTS: tls.ca! });
-      expect(trusted.code).toBe(0);
-      expect(warnings(trusted)).toEqual([]);
-      expect(trusted.stderr).toMatch(/state-store: connect rediss:\/\/127\.0\.0\.1:\d+\/0 -> ok in \d+ ms/);
+      connected(trusted, tls.url);
       expect(trusted.stderr).not.toMatch(/DeprecationWarning/);
       const untrusted = await a.run(['pets', 'list']);
       expect(untrusted.code).toBe(0);
       expect(warnings(untrusted)).toEqual([expect.stringContaining(': self-signed certificate; using this machine')]);
     });
+  });
 
-    // Masked in profile show and list: profile-run.test.ts; a wrong password or none: redis-store.test.ts.
-    it('works with the right password, never printing it: -v traces omit it', async (t) => {
-      const server = await scriptedServer(t);
-      const a = await machine(server.baseUrl, locked.url, newApiKey());
-      const config = JSON.parse(fs.readFileSync(path.join(a.configDir, 'config.json'), 'utf8'));
-      expect(config.profiles.shelters.stateUrl).toBe(locked.url);
-      expect(fs.statSync(path.join(a.configDir, 'config.json')).mode & 0o777).toBe(0o600);
-
+  describe.concurrent('the store password, never a flag and never printed', () => {
+    it('from PETCTL_STATE_PASSWORD, or read by --state-password-stdin into config.json (0600) apart from the URL; -v traces, even with DEBUG=*, omit it', async (t) => {
+      const { server, configDir, petctl } = await setupE2e(t, json(200, [PET]));
+      const secrets = [PASSWORD];
       // DEBUG would make ioredis log AUTH/HELLO with the password; the bundle silences its debug module.
-      const verbose = await a.run(['-v', 'pets', 'list'], { DEBUG: '*' });
-      expect(verbose.code).toBe(0);
-      expect(warnings(verbose)).toEqual([]);
-      expect(verbose.stderr).toMatch(new RegExp(`state-store: connect redis://127\\.0\\.0\\.1:${locked.port}/0 -> ok in \\d+ ms`));
+      const verbose = await petctl(['-v', 'pets', 'list'], { env: { PETCTL_STATE_URL: bare, PETCTL_STATE_PASSWORD: PASSWORD, DEBUG: '*' }, secrets });
+      connected(verbose, bare);
       // The first request on the key probes it: its claim is written, and so is what the answer said.
       expect(verbose.stderr).toMatch(/state-store: acquire WATCH GET MULTI SET PX \d+ EXEC petctl:limit:[0-9a-f]{32} -> go in \d+ ms/);
       expect(verbose.stderr).toMatch(/state-store: record WATCH GET MULTI SET PX \d+ EXEC petctl:limit:[0-9a-f]{32} -> recorded/);
+
+      expect((await petctl(['profile', 'add', 'shelters'], { secrets })).code).toBe(0);
+      const set = await petctl(['profile', 'set', 'shelters', '--state-url', bare, '--state-password-stdin'], { input: `${PASSWORD}\n`, secrets });
+      // (setupE2e passes --base-url to every command, so the base URL is "changed" to itself.)
+      // No keychain in this test's environment: the password goes to config.json, said once.
+      expect(set.stderr).toMatch(/^no keychain available: the state store password is stored in \S+config\.json \(mode 0600\)\nProfile "shelters" changed: base URL \S+, state URL, state store password; its key is kept\.\n$/);
+      const configFile = path.join(configDir, 'config.json');
+      expect(JSON.parse(fs.readFileSync(configFile, 'utf8')).profiles.shelters).toEqual({ baseUrl: server.baseUrl, stateUrl: bare, statePassword: PASSWORD });
+      expect(fs.statSync(configFile).mode & 0o777).toBe(0o600);
+      expect((await petctl(['profile', 'show', 'shelters'], { secrets })).stdout).toContain(`State store: ${bare} (profile; password stored)\n`);
+
+      connected(await petctl(['-v', '-p', 'shelters', 'pets', 'list'], { secrets }), bare);
+    });
+
+    it('--state-password-stdin refused (exit 2): a password given twice, none on standard input, or no state URL', async (t) => {
+      const { server, petctl } = await setupE2e(t, json(200, [PET]));
+      const secrets = [PASSWORD];
+      const added = await petctl(['profile', 'add', 'shelters', '--base-url', server.baseUrl, '--state-url', bare, '--state-password-stdin'], { input: PASSWORD, secrets });
+      expect(added.code, added.stderr).toBe(0);
+      const twice = await petctl(['profile', 'set', 'shelters', '--state-url', locked.url, '--state-password-stdin'], { input: PASSWORD, secrets });
+      expect(twice).toMatchObject({ code: 2, stderr: 'error: the state URL holds a password and --state-password-stdin reads another (usage_error)\nhint: leave the password out of the URL\n' });
+      const empty = await petctl(['profile', 'set', 'shelters', '--state-password-stdin'], { input: '\n', secrets });
+      expect(empty.code).toBe(2);
+      expect(empty.stderr).toMatch(/^error: no state store password on standard input \(usage_error\)\n/);
+      const noUrl = await petctl(['profile', 'add', 'plain', '--base-url', server.baseUrl, '--state-password-stdin'], { input: PASSWORD, secrets });
+      expect(noUrl.code).toBe(2);
+      expect(noUrl.stderr).toMatch(/^error: profile "plain" has no state URL for the password \(usage_error\)\n/);
+    });
+
+    it.for([
+      ['the user-name slot', (pw: string) => `${pw}@`, '****@'],
+      ['the password slot', (pw: string) => `:${pw}@`, ':****@'],
+    ] as const)('in %s of the URL: it works, and profile list, profile show, -v and errors mask it', async ([, credentials, masked], t) => {
+      const { server, petctl } = await setupE2e(t, json(200, [PET]));
+      const secrets = [PASSWORD];
+      const url = `redis://${credentials(PASSWORD)}127.0.0.1:${locked.port}/0`;
+      expect((await petctl(['profile', 'add', 'shelters', '--base-url', server.baseUrl, '--state-url', url], { secrets })).code).toBe(0);
+      expect((await petctl(['profile', 'use', 'shelters'], { secrets })).code).toBe(0);
+      const shown = `redis://${masked}127.0.0.1:${locked.port}/0`;
+      expect((await petctl(['profile', 'list'], { secrets })).stdout).toContain(shown);
+      expect(JSON.parse((await petctl(['profile', 'list', '-o', 'json'], { secrets })).stdout)[1].stateUrl).toBe(shown);
+      expect((await petctl(['profile', 'show'], { secrets })).stdout).toContain(`State store: ${shown} (profile; password in the URL)\n`);
+      connected(await petctl(['-v', 'pets', 'list'], { secrets }), bare);
+
+      // A store that is down, and a URL refused as invalid: neither says the password.
+      const closed = await freePort();
+      const down = await petctl(['-v', 'pets', 'list'], { env: { PETCTL_STATE_URL: `redis://${credentials(PASSWORD)}127.0.0.1:${closed}/0` }, secrets });
+      expect(warnings(down)).toEqual([expect.stringContaining(`cannot use the shared rate-limit state at redis://127.0.0.1:${closed}/0: `)]);
+      const invalid = await petctl(['profile', 'set', 'shelters', '--state-url', `redis://${credentials(PASSWORD)}127.0.0.1:${locked.port}/not-a-db`], { secrets });
+      expect(invalid.code).toBe(2);
+      expect(invalid.stderr).toMatch(/^error: --state-url may only name a database number/);
+      expect((await petctl(['-o', 'json', 'pets', 'list'], { env: { PETCTL_STATE_URL: `redis://${credentials(PASSWORD)}127.0.0.1:${locked.port}/x` }, secrets })).code).toBe(2);
     });
   });
 
@@ -156,10 +195,9 @@ describe.skipIf(noRedisServer)('several machines, one key, one redis-server', ()
     // of its own, so without the shared store they collect more than two (PETCTL_TEST_UNSHARED=1
     // gives each machine a store of its own, to see this test fail that way).
     it('together get at most two 429s, no ban, and every pet is created once', { timeout: 200_000 }, async () => {
-      const sharedUrl = process.env.PETCTL_TEST_UNSHARED ? undefined : `redis://127.0.0.1:${redis.port}/1`;
-      const machines = await Promise.all(
-        ['a', 'b', 'c', 'd'].map((tag, i) => machine(sandbox.baseUrl, sharedUrl ?? `redis://127.0.0.1:${redis.port}/${i + 2}`, FREE)),
-      );
+      const tags = ['a', 'b', 'c', 'd'];
+      const stateUrl = (i: number) => `redis://127.0.0.1:${redis.port}/${process.env.PETCTL_TEST_UNSHARED ? i + 2 : 1}`;
+      const machines = await Promise.all(tags.map((_, i) => machine(sandbox.baseUrl, stateUrl(i), FREE)));
       // Another client of the key has used 50 of the window's 60 already.
       for (let i = 0; i < 50; i++) expect((await call(sandbox.baseUrl, '/pets?limit=1', { key: FREE })).status).toBe(200);
       const mark = log.length;
@@ -172,7 +210,6 @@ describe.skipIf(noRedisServer)('several machines, one key, one redis-server', ()
         }
         return results;
       };
-      const tags = ['a', 'b', 'c', 'd'];
       const results = (await Promise.all(machines.map((m, i) => loop(m, tags[i]!)))).flat();
 
       for (const result of results) {
