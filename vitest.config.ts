@@ -19,7 +19,6 @@ export const waiting = [
   'test/e2e/bulk-pacing.test.ts',
   'test/e2e/sandbox-load.test.ts',
   'test/e2e/crowd-disagreeing-429s.test.ts',
-  'test/e2e/hold-after-429.test.ts',
   'test/spec/limits.test.ts',
   'test/e2e/rate-limits.test.ts',
   'test/e2e/faults-hostile.test.ts',
