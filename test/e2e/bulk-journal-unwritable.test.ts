@@ -1,6 +1,6 @@
 import fs from 'node:fs';
 import path from 'node:path';
-import { describe, expect, it } from 'vitest';
+import { type TestContext, describe, expect, it } from 'vitest';
 import { type CliResult, runCli, tempDir } from '../helpers/cli';
 import { storedPets } from '../helpers/sandbox-data';
 import { fill, mountSmallDisk, noSmallDisk, unfill, unmountSmallDisk } from '../helpers/small-disk';
@@ -8,104 +8,106 @@ import { startSandbox } from '../../src/sandbox/server';
 import { rowsFile } from '../helpers/import-run';
 
 /**
- * A journal on a small tmpfs that fills up mid-import (root writes past permissions, not past a full
- * disk): journal_unwritable before another request, and a rerun creates every row once. Needs root.
+ * A journal or state.json that cannot be written mid-import: on a small tmpfs filled under the running
+ * import (root writes past permissions, not past a full disk), or a journal whose folder is removed. The
+ * import stops before another request, says which file, why and how many rows were created; once the cause
+ * is fixed, the rerun creates every row once.
  */
 
-/** The rerun sent exactly the rows the first run had not created, and the sandbox holds every row once. */
-function expectResumed(second: CliResult, at: { rows: number; createdFirst: number; dataFile: string; seeded: number }): void {
-  expect(second.code, second.stderr).toBe(0);
-  expect(second.stderr).toMatch(new RegExp(`^created ${at.rows - at.createdFirst}, skipped ${at.createdFirst}, rejected 0, invalid 0, unknown 0 in `, 'm'));
-  const names = storedPets(at.dataFile).slice(at.seeded).map((pet) => pet.name);
-  expect(names).toHaveLength(at.rows);
-  expect(new Set(names).size).toBe(at.rows);
+const ESCAPE = /[.*+?^${}()|[\]\\]/g;
+
+/** The sandbox (its data file in `dir`), petctl importing `rows` rows into it, and what each POST does first. */
+async function importInto(t: Pick<TestContext, 'onTestFinished'>, dir: string, rows: number, configDir: string, flags: string[], onPost: (posts: number) => void) {
+  const dataFile = path.join(dir, 'sandbox-data.json');
+  let posts = 0;
+  const sandbox = await startSandbox({ port: 0, dataFile, log: (line) => void (line.startsWith('POST') && onPost(++posts)) });
+  t.onTestFinished(() => sandbox.close());
+  const seeded = storedPets(dataFile).length;
+  const input = rowsFile(dir, 'intake.ndjson', rows, 'Pet ');
+  const env = { PETCTL_CONFIG_DIR: configDir, PETCTL_API_KEY: 'sandbox-enterprise' };
+  const run = () => runCli(['--base-url', sandbox.baseUrl, 'pets', 'add', '--file', input, ...flags], { env, timeoutMs: 60_000 });
+  const created = () => storedPets(dataFile).slice(seeded).map((pet) => pet.name);
+  return { run, created };
 }
 
-describe.skipIf(noSmallDisk)('a journal that cannot be written (a full disk)', () => {
-  it('stops the import before another request, says which file, why, how many were created and that a rerun resumes; the rerun creates every row once', async (t) => {
+/** One error line: the stop, with how many rows this run created and how many it did not send; the summary agrees. */
+function expectStopped(first: CliResult, createdFirst: number, rows: number, error: string): void {
+  expect(first.code, first.stderr).toBe(1);
+  expect(first.stderr).not.toMatch(/unexpected failure|internal_error|    at /);
+  expect(first.stderr.split('\n').filter((line) => line.startsWith('error: '))).toEqual([
+    expect.stringMatching(
+      new RegExp(
+        `^error: ${error}; the import stopped before sending another request: ${createdFirst} rows created by this run, ${rows - createdFirst} rows not sent yet\\. ` +
+          'Once the cause is fixed, a rerun of the same command resumes \\((state|journal)_unwritable\\)$',
+      ),
+    ),
+  ]);
+  // Every animal the service created was reported as created, and is on record.
+  expect(first.stderr).toMatch(new RegExp(`^created ${createdFirst}, skipped 0, `, 'm'));
+}
+
+function expectResumed(second: CliResult, created: string[], createdFirst: number, rows: number): void {
+  expect(second.code, second.stderr).toBe(0);
+  expect(second.stderr).toMatch(new RegExp(`^created ${rows - createdFirst}, skipped ${createdFirst}, rejected 0, invalid 0, unknown 0 in `, 'm'));
+  expect(created).toHaveLength(rows);
+  expect(new Set(created).size).toBe(rows);
+}
+
+describe.skipIf(noSmallDisk)('a full disk under a running import', () => {
+  it.for([
+    { on: 'the journal', configOnDisk: false, journal: 'imports/journal.ndjson', file: 'imports/journal\\.ndjson', said: 'journal' },
+    { on: 'the config directory, the journal elsewhere', configOnDisk: true, journal: '../journal.ndjson', file: 'state\\.json', said: 'rate-limit state file' },
+    {
+      on: 'the config directory and the journal (the default)',
+      configOnDisk: true,
+      journal: undefined,
+      file: '(state\\.json|imports/[0-9a-f]+\\.ndjson)',
+      said: '(rate-limit state file|journal)',
+    },
+  ])('$on: stops before another request, names the file, the reason and what was created; the rerun creates every row once', { timeout: 90_000 }, async ({ configOnDisk, journal, file, said }, t) => {
     const dir = tempDir();
     const disk = path.join(dir, 'small-disk');
     expect(mountSmallDisk(disk, '1m')).toBe(true);
-    const dataFile = path.join(dir, 'sandbox-data.json');
-    let posts = 0;
-    let filled = false;
-    const sandbox = await startSandbox({
-      port: 0,
-      dataFile,
-      log: (line) => {
-        if (!line.startsWith('POST')) return;
-        posts += 1;
-        // Mid-import: the disk fills up under the running import.
-        if (posts === 40 && !filled) {
-          filled = true;
-          fill(disk);
-        }
-      },
-    });
-    t.onTestFinished(async () => {
-      await sandbox.close();
-      unmountSmallDisk(disk);
-    });
-    const seeded = storedPets(dataFile).length;
-    const rows = 150;
-    const file = rowsFile(dir, 'intake.ndjson', rows, 'Pet ');
-    const journal = path.join(disk, 'imports', 'journal.ndjson');
-    const run = () =>
-      runCli(['--base-url', sandbox.baseUrl, 'pets', 'add', '--file', file, '--journal', journal], {
-        env: { PETCTL_CONFIG_DIR: dir, PETCTL_API_KEY: 'sandbox-enterprise' },
-        timeoutMs: 60_000,
-      });
+    t.onTestFinished(() => unmountSmallDisk(disk));
+    const configDir = configOnDisk ? disk : path.join(dir, 'config');
+    const journalFlags = journal === undefined ? [] : ['--journal', path.join(disk, journal)];
+    // The journal's spare room (journal.ts) on the small disk: once seen, and gone, it was freed.
+    let spareSeen = false;
+    const spareFreed = () => {
+      const imports = path.join(disk, 'imports');
+      const present = fs.existsSync(imports) && fs.readdirSync(imports).some((name) => name.endsWith('.spare'));
+      spareSeen ||= present;
+      return spareSeen && !present;
+    };
+    let filling = true;
+    const rows = 100;
+    // Mid-import the disk fills up under the running import, and stays full (an atomic write in flight at the
+    // first fill frees the old file's room when it renames); not once the journal has freed its spare room:
+    // that room is the journal's, for the answers on the wire.
+    const { run, created } = await importInto(t, dir, rows, configDir, journalFlags, (posts) => void (filling && posts >= 20 && !spareFreed() && fill(disk)));
 
     const first = await run();
-    expect(filled).toBe(true);
-    expect(first.code, first.stderr).toBe(1);
-    const createdFirst = storedPets(dataFile).length - seeded;
-    expect(createdFirst).toBeGreaterThanOrEqual(40);
+    const createdFirst = created().length;
+    expect(createdFirst).toBeGreaterThanOrEqual(20);
     expect(createdFirst).toBeLessThan(rows);
-    const error = first.stderr.trim().split('\n').filter((line) => line.startsWith('error: '));
-    expect(error).toHaveLength(1);
-    expect(error[0]).toContain(`cannot write the journal ${journal}: no space left on the device (ENOSPC)`);
-    expect(error[0]).toMatch(/the import stopped before sending another request: \d+ rows created by this run, \d+ rows not sent yet/);
-    expect(error[0]).toContain('a rerun of the same command resumes');
-    expect(error[0]).toMatch(/\(journal_unwritable\)$/);
-    expect(first.stderr).not.toMatch(/unexpected failure|internal_error/);
-    // The rows it created are all it reported: at most the requests already on the wire went after the failure.
-    const reported = Number(/created (\d+), skipped/.exec(first.stderr)![1]);
-    expect(reported).toBe(createdFirst);
+    expectStopped(first, createdFirst, rows, `cannot write the ${said} ${disk.replace(ESCAPE, '\\$&')}/${file}: no space left on the device \\(ENOSPC\\)`);
 
-    // The cause fixed: room again.
+    filling = false;
     unfill(disk);
-    expectResumed(await run(), { rows, createdFirst, dataFile, seeded });
-  }, 90_000);
+    expectResumed(await run(), created(), createdFirst, rows);
+  });
 });
 
-describe('a journal whose directory is removed during the import', () => {
-  it('stops before another request, writes the journal again whole, and the rerun creates every row once', async (t) => {
-    const dir = tempDir();
-    const dataFile = path.join(dir, 'sandbox-data.json');
-    const journalDir = path.join(dir, 'journals');
-    let posts = 0;
-    const sandbox = await startSandbox({
-      port: 0,
-      dataFile,
-      log: (line) => {
-        if (line.startsWith('POST') && ++posts === 30) fs.rmSync(journalDir, { recursive: true, force: true });
-      },
-    });
-    t.onTestFinished(() => sandbox.close());
-    const seeded = storedPets(dataFile).length;
-    const rows = 120;
-    const file = rowsFile(dir, 'intake.ndjson', rows, 'Pet ');
-    const journal = path.join(journalDir, 'journal.ndjson');
-    const run = () =>
-      runCli(['--base-url', sandbox.baseUrl, 'pets', 'add', '--file', file, '--journal', journal], { env: { PETCTL_CONFIG_DIR: dir, PETCTL_API_KEY: 'sandbox-enterprise' }, timeoutMs: 60_000 });
+it('a journal whose folder is removed during the import: stops before another request, writes the journal again whole; the rerun creates every row once', { timeout: 60_000 }, async (t) => {
+  const dir = tempDir();
+  const journal = path.join(dir, 'journals', 'journal.ndjson');
+  const rows = 120;
+  const removeFolder = (posts: number) => void (posts === 30 && fs.rmSync(path.dirname(journal), { recursive: true, force: true }));
+  const { run, created } = await importInto(t, dir, rows, dir, ['--journal', journal], removeFolder);
 
-    const first = await run();
-    expect(first.code, first.stderr).toBe(1);
-    expect(first.stderr).toMatch(new RegExp(`^error: the journal ${journal.replace(/[.*+?^$()|[\]\\]/g, '\\$&')} was deleted while the import ran; it was written again with every row on record; the import stopped before sending another request: \\d+ rows created by this run, \\d+ rows not sent yet\\. Once the cause is fixed, a rerun of the same command resumes \\(journal_unwritable\\)$`, 'm'));
-    const createdFirst = storedPets(dataFile).length - seeded;
-    expect(createdFirst).toBeLessThan(rows);
-
-    expectResumed(await run(), { rows, createdFirst, dataFile, seeded });
-  }, 60_000);
+  const first = await run();
+  const createdFirst = created().length;
+  expect(createdFirst).toBeLessThan(rows);
+  expectStopped(first, createdFirst, rows, `the journal ${journal.replace(ESCAPE, '\\$&')} was deleted while the import ran; it was written again with every row on record`);
+  expectResumed(await run(), created(), createdFirst, rows);
 });
