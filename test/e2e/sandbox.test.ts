@@ -8,8 +8,8 @@ import { startSandboxProcess } from '../helpers/sandbox-process';
 import { FREE, call } from '../sandbox/helpers';
 
 /**
- * `petctl sandbox` as a foreground child process, and the built-in sandbox
- * profile's pacing across processes.
+ * `petctl sandbox` as a foreground child process, and the built-in sandbox profile's pacing across processes.
+ * A --data file that is not the sandbox's, or a port in use: test/app/sandbox-start.test.ts.
  */
 
 /** An aligned table: the header, then one key per line (`awk '{print $1}'` still picks the keys). */
@@ -25,40 +25,30 @@ const KEY_LINES = [
 const TIME = String.raw`\d\d:\d\d:\d\d`;
 
 // The run itself (the key table, local times in the log, --data, --quotas) is test/commands/sandbox-run.test.ts's.
-describe.concurrent('petctl sandbox (foreground)', () => {
-  it('prints the base URL first, then the keys; logs each request by plan, never by key; ends by SIGINT, freeing the port', async (t) => {
-    const sandbox = await startSandboxProcess(['--port', '0'], { t, env: { PETCTL_CONFIG_DIR: tempDir() } });
-    expect(sandbox.baseUrl).toMatch(/^http:\/\/127\.0\.0\.1:\d+\/v1$/);
-    expect(sandbox.baseUrl).not.toMatch(/:0\/v1$/);
-    // stdout and stderr are separate pipes: wait for the key lines rather than assume an order.
-    await vi.waitFor(() => expect(sandbox.stdout()).toBe(`${sandbox.baseUrl}\n${KEY_LINES.join('\n')}\n`), WAIT);
-    expect((await sandbox.logged(/listening on/))[0]).toContain(`listening on ${sandbox.baseUrl}`);
+it('petctl sandbox prints the base URL, then the keys; petctl --base-url <its URL> works with the default key, animals in memory; it logs each request by plan, never by key, and ends by SIGINT, freeing the port', async (t) => {
+  const configDir = tempDir();
+  const sandbox = await startSandboxProcess(['--port', '0'], { t, env: { PETCTL_CONFIG_DIR: tempDir() } });
+  expect(sandbox.baseUrl).toMatch(/^http:\/\/127\.0\.0\.1:\d+\/v1$/);
+  expect(sandbox.baseUrl).not.toMatch(/:0\/v1$/);
+  // stdout and stderr are separate pipes: wait for the key lines rather than assume an order.
+  await vi.waitFor(() => expect(sandbox.stdout()).toBe(`${sandbox.baseUrl}\n${KEY_LINES.join('\n')}\n`), WAIT);
+  expect((await sandbox.logged(/listening on/))[0]).toContain(`listening on ${sandbox.baseUrl}`);
 
-    expect((await call(sandbox.baseUrl, '/pets?limit=2', { key: FREE })).status).toBe(200);
-    expect((await call(sandbox.baseUrl, '/pets', { key: null })).status).toBe(401);
-    await sandbox.logged(new RegExp(`^${TIME} GET /v1/pets\\?limit=2 200 free \\d+ms$`));
-    await sandbox.logged(new RegExp(`^${TIME} GET /v1/pets 401 - \\d+ms$`));
-    expect(sandbox.stderr()).not.toContain('sandbox-free');
+  const petctl = cliSession({ args: ['--base-url', sandbox.baseUrl], env: { PETCTL_CONFIG_DIR: configDir } });
+  expect(await petctl(['pets', 'list', '--limit', '2'])).toMatchObject({ code: 0, stdout: '1\tRex\t1\tavailable\n2\tBella\t1\tpending\n', stderr: '' });
+  const status = JSON.parse((await petctl(['auth', 'status', '-o', 'json'])).stdout);
+  expect(status).toMatchObject({ baseUrl: sandbox.baseUrl, baseUrlSource: 'flag', keySource: 'sandbox-default', rateLimit: { limit: 60 } });
+  const added = await petctl(['pets', 'add', '--name', 'Visitor', '--category-id', '3', '-o', 'json']);
+  expect(JSON.parse(added.stdout)).toEqual({ id: 13, name: 'Visitor', categoryId: 3 });
+  expect(fs.existsSync(path.join(configDir, 'sandbox-data.json'))).toBe(false);
+  expect((await call(sandbox.baseUrl, '/pets', { key: null })).status).toBe(401);
+  await sandbox.logged(new RegExp(`^${TIME} GET /v1/pets\\?limit=2 200 free \\d+ms$`));
+  await sandbox.logged(new RegExp(`^${TIME} POST /v1/pets 201 free `));
+  await sandbox.logged(new RegExp(`^${TIME} GET /v1/pets 401 - \\d+ms$`));
+  expect(sandbox.stderr()).not.toContain('sandbox-free');
 
-    expect(await sandbox.stop('SIGINT')).toEqual({ code: null, signal: 'SIGINT' });
-    await expect(call(sandbox.baseUrl, '/pets')).rejects.toThrow();
-  });
-
-  it('petctl --base-url <its URL> works with the sandbox profile default key; without --data the animals live in memory', async (t) => {
-    const configDir = tempDir();
-    const sandbox = await startSandboxProcess(['--port', '0'], { t });
-    const petctl = cliSession({ args: ['--base-url', sandbox.baseUrl], env: { PETCTL_CONFIG_DIR: configDir } });
-
-    const list = await petctl(['pets', 'list', '--limit', '2']);
-    expect(list).toMatchObject({ code: 0, stdout: '1\tRex\t1\tavailable\n2\tBella\t1\tpending\n', stderr: '' });
-    const status = JSON.parse((await petctl(['auth', 'status', '-o', 'json'])).stdout);
-    expect(status).toMatchObject({ baseUrl: sandbox.baseUrl, baseUrlSource: 'flag', keySource: 'sandbox-default', rateLimit: { limit: 60 } });
-
-    const added = await petctl(['pets', 'add', '--name', 'Visitor', '--category-id', '3', '-o', 'json']);
-    expect(JSON.parse(added.stdout)).toEqual({ id: 13, name: 'Visitor', categoryId: 3 });
-    expect(fs.existsSync(path.join(configDir, 'sandbox-data.json'))).toBe(false);
-    await sandbox.logged(new RegExp(`^${TIME} POST /v1/pets 201 free `));
-  });
+  expect(await sandbox.stop('SIGINT')).toEqual({ code: null, signal: 'SIGINT' });
+  await expect(call(sandbox.baseUrl, '/pets')).rejects.toThrow();
 });
 
 describe('the sandbox profile paces a shell loop past the Free plan limit', () => {
@@ -117,24 +107,4 @@ describe('the sandbox profile paces a shell loop past the Free plan limit', () =
     const stored = parseJson(fs.readFileSync(`${dataFile}.limits.json`, 'utf8')) as { rateLimits: Record<string, { minuteCount: number; strikes: number }> };
     expect(stored.rateLimits[FREE]).toMatchObject({ minuteCount: 3, strikes: 0 });
   }, 180_000);
-});
-
-// A port in use: test/app/sandbox-start.test.ts.
-describe('petctl sandbox cannot start', () => {
-  it('a damaged --data file exits 1 naming the file, and leaves it untouched', async () => {
-    const dir = tempDir();
-    const data = path.join(dir, 'pets.json');
-    fs.writeFileSync(data, '{"pets": [');
-    const result = await runCli(['sandbox', '--port', '0', '--data', data], { env: { PETCTL_CONFIG_DIR: dir } });
-    expect(result.code).toBe(1);
-    expect(result.stderr).toMatch(/^error: sandbox data file .*pets\.json is not a petctl sandbox data file: its first line is not \{"format":"petctl-sandbox-pets","version":2\}.* \(sandbox_data_file\)\n$/);
-    expect(fs.readFileSync(data, 'utf8')).toBe('{"pets": [');
-    // One JSON document of animals is not the data log either: refused the same way, never rewritten.
-    const document = JSON.stringify({ version: 1, pets: [{ id: 1, name: 'Rex', categoryId: 1 }] });
-    fs.writeFileSync(data, document);
-    const again = await runCli(['sandbox', '--port', '0', '--data', data], { env: { PETCTL_CONFIG_DIR: dir } });
-    expect(again.code).toBe(1);
-    expect(again.stderr).toMatch(/^error: sandbox data file .*pets\.json is not a petctl sandbox data file: .* \(sandbox_data_file\)\n$/);
-    expect(fs.readFileSync(data, 'utf8')).toBe(document);
-  });
 });
