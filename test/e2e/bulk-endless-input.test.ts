@@ -56,44 +56,25 @@ function zeros(t: Pick<TestContext, 'onTestFinished'>): Readable {
 const MIB = 1024 * 1024;
 
 describe.concurrent('pets add --file: input that never ends', () => {
-  for (const signal of ['SIGINT', 'SIGTERM'] as const) {
-    it(`--file /dev/zero --dry-run stops within a second of ${signal} and ends by it`, async (t) => {
-      const { configDir, key, server } = await setupE2e(t, creator());
-      const tmp = fs.mkdtempSync(path.join(configDir, 'tmp-'));
-      const run = start(t, ['--base-url', server.baseUrl, 'pets', 'add', '--file', '/dev/zero', '--dry-run'], { PETCTL_CONFIG_DIR: configDir, PETCTL_API_KEY: key, TMPDIR: tmp });
-      await vi.waitFor(() => expect(ioOf(run.child.pid!).read).toBeGreaterThan(64 * MIB), WAIT);
-      run.signalled(signal);
-      const ended = await run.ended;
-      expect(ended.signal, ended.stderr).toBe(signal);
-      expect(ended.stoppedInMs).toBeLessThan(1000);
-      expect(ended.stderr).not.toContain('    at ');
-      expect(fs.readdirSync(tmp)).toEqual([]);
-      expect(server.requests).toHaveLength(0);
-    });
-
-    it(`an endless standard input (head -c 3G /dev/zero | petctl pets add --file - --dry-run) stops within a second of ${signal}; the spool never shows in TMPDIR`, async (t) => {
-      const { configDir, key, server } = await setupE2e(t, creator());
-      const tmp = fs.mkdtempSync(path.join(configDir, 'tmp-'));
-      const run = start(t, ['--base-url', server.baseUrl, 'pets', 'add', '--file', '-', '--dry-run'], { PETCTL_CONFIG_DIR: configDir, PETCTL_API_KEY: key, TMPDIR: tmp }, zeros(t));
-      // Spooling: 64 MiB written to the spool, which has no name in TMPDIR.
-      await vi.waitFor(() => expect(ioOf(run.child.pid!).written).toBeGreaterThan(64 * MIB), WAIT);
-      expect(fs.readdirSync(tmp)).toEqual([]);
-      run.signalled(signal);
-      const ended = await run.ended;
-      expect(ended.signal, ended.stderr).toBe(signal);
-      expect(ended.stoppedInMs).toBeLessThan(1000);
-      expect(fs.readdirSync(tmp)).toEqual([]);
-    });
-  }
-
-  it('killed (SIGKILL) while spooling standard input, petctl leaves nothing in TMPDIR', async (t) => {
+  it.for([
+    { input: '/dev/zero as the file', file: '/dev/zero', signal: 'SIGINT' },
+    { input: 'an endless standard input (head -c 3G /dev/zero | petctl pets add --file - --dry-run)', file: '-', signal: 'SIGTERM' },
+    { input: 'an endless standard input', file: '-', signal: 'SIGKILL' },
+  ] as const)('$input, --dry-run: stops within a second of $signal and ends by it; nothing in TMPDIR, nothing sent', async ({ file, signal }, t) => {
     const { configDir, key, server } = await setupE2e(t, creator());
     const tmp = fs.mkdtempSync(path.join(configDir, 'tmp-'));
-    const run = start(t, ['--base-url', server.baseUrl, 'pets', 'add', '--file', '-', '--dry-run'], { PETCTL_CONFIG_DIR: configDir, PETCTL_API_KEY: key, TMPDIR: tmp }, zeros(t));
-    await vi.waitFor(() => expect(ioOf(run.child.pid!).written).toBeGreaterThan(16 * MIB), WAIT);
-    run.signalled('SIGKILL');
-    expect((await run.ended).signal).toBe('SIGKILL');
+    const stdin = file === '-' ? zeros(t) : 'ignore';
+    const run = start(t, ['--base-url', server.baseUrl, 'pets', 'add', '--file', file, '--dry-run'], { PETCTL_CONFIG_DIR: configDir, PETCTL_API_KEY: key, TMPDIR: tmp }, stdin);
+    // Reading the file, or spooling standard input: 64 MiB written to a spool that has no name in TMPDIR.
+    await vi.waitFor(() => expect(ioOf(run.child.pid!)[file === '-' ? 'written' : 'read']).toBeGreaterThan(64 * MIB), WAIT);
     expect(fs.readdirSync(tmp)).toEqual([]);
+    run.signalled(signal);
+    const ended = await run.ended;
+    expect(ended.signal, ended.stderr).toBe(signal);
+    if (signal !== 'SIGKILL') expect(ended.stoppedInMs).toBeLessThan(1000);
+    expect(ended.stderr).not.toContain('    at ');
+    expect(fs.readdirSync(tmp)).toEqual([]);
+    expect(server.requests).toHaveLength(0);
   });
 
   it('standard input up to PETCTL_STDIN_MAX_BYTES is imported; one byte more stops with a clear message, exit 6, nothing sent, nothing left', async (t) => {
