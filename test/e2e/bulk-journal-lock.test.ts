@@ -1,17 +1,15 @@
 import type { ChildProcess } from 'node:child_process';
 import fs from 'node:fs';
-import type { ServerResponse } from 'node:http';
 import path from 'node:path';
-import { type TestContext, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { type CliResult, jsonError, setupE2e } from '../helpers/cli';
 import { creator } from '../helpers/pet-creator';
-import type { RecordedRequest } from '../helpers/scripted-server';
 import { shelter } from '../helpers/shelter';
 import { openTerminal } from '../helpers/tmux';
 
 /**
- * One import at a time per journal (twins, triplets, one beside another waiting out a 429): every row
- * created once; each run ends 0, or 1 with journal_busy when its --max-wait ran out.
+ * One import at a time per journal, real processes on one file: every row created once; each run ends 0,
+ * or 1 with journal_busy when its --max-wait ran out. The lock's rules: test/bulk/journal-lock.test.ts.
  */
 
 const SUMMARY = /^created (\d+), skipped (\d+), rejected 0, invalid 0, unknown 0 in /m;
@@ -33,91 +31,34 @@ function expectDoneOrBusy(result: CliResult): number {
   return Number(match![1]);
 }
 
-/** Names the server created, each with how many times. */
-function counts(names: string[]): Map<string, number> {
-  const seen = new Map<string, number>();
-  for (const name of names) seen.set(name, (seen.get(name) ?? 0) + 1);
-  return seen;
+function csv(rows: number): string {
+  return ['Intake No,name,categoryId', ...Array.from({ length: rows }, (_, i) => `A-${i + 1},Max ${i + 1},1`)].join('\n');
 }
 
-function csv(rows: number, id = (n: number) => `A-${n}`): string {
-  return ['Intake No,name,categoryId', ...Array.from({ length: rows }, (_, i) => `${id(i + 1)},Max ${i + 1},1`)].join('\n');
-}
-
-/** The sandbox with a data file (the Enterprise key: no waiting), rows.csv, and petctl importing it. */
-async function sandboxImport(t: TestContext, rows: number) {
-  const { petctl, write, created } = await shelter(t);
-  const file = write('rows.csv', csv(rows));
-  return { petctl: (globals: string[], flags: string[]) => petctl([...globals, 'pets', 'add', '--file', file, ...flags]), created };
-}
-
-// Each story runs once, with --id-column or without: the journal's lock is the same for both.
-const ID_COLUMN = ['--id-column', 'Intake No'];
-
-describe.concurrent('imports of one file at the same time', () => {
-  it('twins of 100 rows both end 0, the second skipping what the first created; the service holds 100 animals', async (t) => {
-    const { petctl, created } = await sandboxImport(t, 100);
-    const runs = await Promise.all([petctl([], []), petctl([], [])]);
-    const sent = runs.map(expectDoneOrBusy);
-    expect(runs.map((run) => run.code)).toEqual([0, 0]);
-    expect(sent.reduce((a, b) => a + b, 0)).toBe(100);
-    // Off a terminal and without -v, waiting for the other is silent.
+describe.concurrent('imports of one file at the same time, on the sandbox (the Enterprise key: no waiting)', () => {
+  // Each story runs once, with --id-column or without: the journal's lock is the same for both.
+  it.for([
+    { story: 'twins of 100 rows both end 0, the second skipping what the first created', processes: 2, rows: 100, globals: [], flags: [] },
+    {
+      story: 'triplets of 30 rows with --id-column and --max-wait 1 each end 0 or journal_busy',
+      processes: 3,
+      rows: 30,
+      globals: ['--max-wait', '1'],
+      flags: ['--id-column', 'Intake No'],
+    },
+  ])('$story; every row created exactly once; off a terminal, without -v, the wait is silent', async ({ processes, rows, globals, flags }, t) => {
+    const { petctl, write, created } = await shelter(t);
+    const file = write('rows.csv', csv(rows));
+    const runs = await Promise.all(Array.from({ length: processes }, () => petctl([...globals, 'pets', 'add', '--file', file, ...flags])));
+    expect(runs.map(expectDoneOrBusy).reduce((a, b) => a + b, 0)).toBe(rows);
+    if (processes === 2) expect(runs.map((run) => run.code)).toEqual([0, 0]);
     for (const run of runs) expect(run.stderr).not.toContain(WAITING);
-    expect(created().size).toBe(100);
-    expect([...created().values()].every((times) => times === 1)).toBe(true);
-  });
-
-  it('with --id-column: triplets of 30 rows with --max-wait 1 each end 0 or journal_busy; every row created exactly once', async (t) => {
-    const { petctl, created } = await sandboxImport(t, 30);
-    const runs = await Promise.all([0, 1, 2].map(() => petctl(['--max-wait', '1'], ID_COLUMN)));
-    const sent = runs.map(expectDoneOrBusy);
-    expect(sent.reduce((a, b) => a + b, 0)).toBe(30);
-    expect(created().size).toBe(30);
+    expect(created().size).toBe(rows);
     expect([...created().values()].every((times) => times === 1)).toBe(true);
   });
 });
 
-/** A server that creates every animal (counting them), after answering the first request with a 429 that asks for 5 s. */
-async function throttledServer(t: TestContext) {
-  const setup = await setupE2e(t);
-  const names: string[] = [];
-  const create = creator();
-  setup.server.reply({ status: 429, headers: { 'retry-after': '5' }, body: { code: 'rate_limited', message: 'Too many requests', status: 429 } });
-  const fallback = (request: RecordedRequest, res: ServerResponse) => {
-    names.push((JSON.parse(request.body) as { name: string }).name);
-    create(request, res);
-  };
-  for (let i = 0; i < 40; i++) setup.server.reply(fallback);
-  return { ...setup, created: () => counts(names) };
-}
-
-describe.concurrent('an import started while another waits for the window to reopen', () => {
-  it('the second says once whom it waits for (-v), then skips every row the first created', async (t) => {
-    const { server, configDir, petctl, created } = await throttledServer(t);
-    fs.writeFileSync(path.join(configDir, 'rows.csv'), csv(20));
-    const args = ['pets', 'add', '--file', 'rows.csv', '--concurrency', '1'];
-    let firstPid = 0;
-    let second: Promise<CliResult> | undefined;
-    const first = await petctl(args, {
-      cwd: configDir,
-      onSpawn: (child) => {
-        firstPid = child.pid!;
-        // Started while the first waits out the 429's Retry-After.
-        void server.received(1).then(() => (second = petctl(['-v', ...args], { cwd: configDir })));
-      },
-    });
-    const last = await second!;
-
-    expect(first.stderr).toContain('petctl: retry 1/4 in 5s: HTTP 429\n');
-    expect(expectDoneOrBusy(first)).toBe(20);
-    expect(last.stderr.split(`petctl: waiting for another import of rows.csv (pid ${firstPid}) to finish\n`)).toHaveLength(2);
-    expect(last.code, last.stderr).toBe(0);
-    expect(last.stderr).toMatch(/^created 0, skipped 20, /m);
-    expect(created().size).toBe(20);
-    expect([...created().values()].every((times) => times === 1)).toBe(true);
-  });
-});
-
+// Waiting for the holder off a terminal (-v says once whom it waits for), up to --max-wait: test/bulk/journal-lock.test.ts.
 describe('a journal another import holds (its first request never answered, later ones created)', () => {
   it('--max-wait 0: journal_busy, exit 1, naming the journal, the pid and the file, nothing sent, with -o json one JSON line; --dry-run does not wait: it says the journal is in use and shows its figures as they stand; Ctrl-C while waiting: the usual interrupted exit, nothing sent', async (t) => {
     const { server, configDir, petctl } = await setupE2e(t, creator());
