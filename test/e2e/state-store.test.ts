@@ -1,15 +1,14 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { type TestContext, afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type RunningSandbox, startSandbox } from '../../src/sandbox/server';
 import { type CliResult, newApiKey, runCli, setupE2e, tempDir } from '../helpers/cli';
 import { type RedisServer, freePort, noRedisServer, startRedisServer } from '../helpers/redis-server';
 import { type ScriptedServer, json, startScriptedServer } from '../helpers/scripted-server';
-import { FREE, call } from '../sandbox/helpers';
 
 /**
  * Config directories ("machines") sharing a real redis-server, with and without a password; time asserted
- * only from below. What Redis is told, and each way it fails: test/api/limits/redis-store.test.ts.
+ * only from below. 150 processes from two config folders on one Redis at the real minute: crowd.test.ts.
+ * What Redis is told, and each way it fails: test/api/limits/redis-store.test.ts.
  */
 
 const SLACK_MS = 50;
@@ -179,55 +178,6 @@ describe.skipIf(noRedisServer)('several machines, one key, one redis-server', ()
       expect(invalid.code).toBe(2);
       expect(invalid.stderr).toMatch(/^error: --state-url may only name a database number/);
       expect((await petctl(['-o', 'json', 'pets', 'list'], { env: { PETCTL_STATE_URL: `redis://${credentials(PASSWORD)}127.0.0.1:${locked.port}/x` }, secrets })).code).toBe(2);
-    });
-  });
-
-  describe('machines looping single commands on one key at the Free plan limit', () => {
-    let sandbox: RunningSandbox;
-    const log: string[] = [];
-    beforeAll(async () => {
-      // The real one-minute window: the loops reach the limit well within it, whatever the machine's speed.
-      sandbox = await startSandbox({ port: 0, log: (line) => log.push(line) });
-    });
-    afterAll(() => sandbox?.close());
-
-    // Four machines rather than two: each of them alone would find the exhausted window by a 429
-    // of its own, so without the shared store they collect more than two (PETCTL_TEST_UNSHARED=1
-    // gives each machine a store of its own, to see this test fail that way).
-    it('together get at most two 429s, no ban, and every pet is created once', { timeout: 200_000 }, async () => {
-      const tags = ['a', 'b', 'c', 'd'];
-      const stateUrl = (i: number) => `redis://127.0.0.1:${redis.port}/${process.env.PETCTL_TEST_UNSHARED ? i + 2 : 1}`;
-      const machines = await Promise.all(tags.map((_, i) => machine(sandbox.baseUrl, stateUrl(i), FREE)));
-      // Another client of the key has used 50 of the window's 60 already.
-      for (let i = 0; i < 50; i++) expect((await call(sandbox.baseUrl, '/pets?limit=1', { key: FREE })).status).toBe(200);
-      const mark = log.length;
-
-      const loop = async (m: Machine, tag: string) => {
-        const results: CliResult[] = [];
-        for (let i = 0; i < 6; i++) {
-          results.push(await m.run(['--max-wait', '120', 'pets', 'add', '--name', `${tag}-${i}`, '--category-id', '1', '-o', 'json']));
-          if (i % 2 === 1) results.push(await m.run(['--max-wait', '120', 'pets', 'list', '--limit', '1']));
-        }
-        return results;
-      };
-      const results = (await Promise.all(machines.map((m, i) => loop(m, tags[i]!)))).flat();
-
-      for (const result of results) {
-        expect(result.code, result.stderr).toBe(0);
-        expect(warnings(result)).toEqual([]);
-      }
-      const statuses = log.slice(mark).map((line) => Number(line.split(' ')[2]));
-      expect(statuses.length).toBeGreaterThan(10);
-      expect(statuses.filter((status) => status === 429).length, statuses.join(' ')).toBeLessThanOrEqual(2);
-      // The window really ran out: some command waited for the next one.
-      expect(results.some((result) => /waiting \d+s for the window to reopen/.test(result.stderr))).toBe(true);
-
-      const expected = tags.flatMap((tag) => Array.from({ length: 6 }, (_, i) => `${tag}-${i}`)).sort();
-      const created = results.filter((r) => r.stdout.startsWith('{')).map((r) => (JSON.parse(r.stdout) as { name: string }).name);
-      expect(created.sort()).toEqual(expected);
-      const listed = await call(sandbox.baseUrl, '/pets?limit=100', { key: 'sandbox-pro' });
-      const names = (listed.body as Array<{ name: string }>).map((pet) => pet.name).filter((name) => /^[a-d]-\d$/.test(name));
-      expect(names.sort()).toEqual(expected);
     });
   });
 });
