@@ -1,13 +1,18 @@
+import fs from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { runCli, tempDir } from '../helpers/cli';
+import { namedTime } from '../helpers/local-time';
+import { storedPets } from '../helpers/sandbox-data';
+import { startSandboxProcess } from '../helpers/sandbox-process';
 import { startSandbox } from '../../src/sandbox/server';
 import { rowsFile } from '../helpers/import-run';
 
 /**
- * Two imports at once on one key at the sandbox's Free plan (60 a window, shortened to 3 s), each process
- * claiming from the state they share. One import alone at the real minute: test/api/gate-real-scale.test.ts;
- * an import beside a loop of other commands: bulk-reserve.test.ts. The rate is bench/bulk.mjs's to measure.
+ * Imports at a plan's limits on the sandbox: two at once on one key at the Free plan (60 a window, shortened
+ * to 3 s), each process claiming from the state they share; and the day's quota used up mid-import. One import
+ * alone at the real minute: test/api/gate-real-scale.test.ts; an import beside a loop of other commands:
+ * bulk-reserve.test.ts. The rate is bench/bulk.mjs's to measure.
  */
 
 describe('pacing against the sandbox (Free: 60 per 3 s window)', () => {
@@ -28,5 +33,57 @@ describe('pacing against the sandbox (Free: 60 per 3 s window)', () => {
     expect(b.code, b.stderr).toBe(0);
     expect(statuses.filter((entry) => entry.status === 429).length).toBeLessThanOrEqual(2);
     expect(statuses.filter((entry) => entry.method === 'POST' && entry.status === 201)).toHaveLength(140);
+  });
+});
+
+const DAY_MS = 24 * 60 * 60 * 1000;
+/** What a day passing does to this machine's rate-limit state: every remembered time is a day earlier. */
+function aDayPassesFor(configDir: string): void {
+  const file = path.join(configDir, 'state.json');
+  const state = JSON.parse(fs.readFileSync(file, 'utf8')) as { limits: Record<string, Record<string, unknown>> };
+  for (const entry of Object.values(state.limits)) {
+    for (const field of ['blockedUntil', 'probeUntil', 'untrackedUntil']) if (typeof entry[field] === 'number') entry[field] = (entry[field] as number) - DAY_MS;
+    const window = entry.window as { resetAt: number } | undefined;
+    if (window) window.resetAt -= DAY_MS;
+  }
+  fs.writeFileSync(file, JSON.stringify(state));
+}
+
+describe('the day quota used up mid-import', () => {
+  it('80 rows against 50 a day: exit 5 after 50 created, with the count left and the local time to resume; the rerun after the reset creates the other 30 once', { timeout: 60_000 }, async () => {
+    const dir = tempDir();
+    const dataFile = path.join(dir, 'pets.json');
+    const file = rowsFile(dir, 'rows.ndjson', 80, 'day-');
+    const configDir = path.join(dir, 'config');
+    const env = { PETCTL_CONFIG_DIR: configDir, PETCTL_API_KEY: 'sandbox-enterprise' };
+
+    const first = await startSandboxProcess(['--port', '0', '--data', dataFile, '--enterprise-quota', '1000/50']);
+    const port = new URL(first.baseUrl).port;
+    const started = Date.now();
+    const stopped = await runCli(['--base-url', first.baseUrl, 'pets', 'add', '--file', file], { env });
+
+    expect(stopped.code, stopped.stderr).toBe(5);
+    // It stopped rather than wait for the day's reset: no wait was announced.
+    expect(stopped.stderr).not.toMatch(/^petctl: .*waiting/m);
+    expect(stopped.stderr).toMatch(/^created 50, skipped 0, rejected 0, invalid 0, unknown 0 in /m);
+    expect(stopped.stderr).toMatch(
+      /^error: the rate limit stopped the import: the daily quota is used up; 50 rows created, 30 left; resume at \d{4}-\d\d-\d\d \d\d:\d\d:\d\d, in 2[34]h\d\dm: rerun the same command \(quota_exhausted(, HTTP 429)?\)$/m,
+    );
+    expect(stopped.stderr).not.toMatch(/nothing sent/);
+    expect(namedTime(stopped.stderr.slice(stopped.stderr.indexOf('error:')))).toBeGreaterThan(started + DAY_MS - 60_000);
+    expect(storedPets(dataFile).filter((pet) => pet.name.startsWith('day-'))).toHaveLength(50);
+    await first.stop();
+
+    // The next day: the sandbox's counts start afresh, and this machine's block has expired.
+    fs.rmSync(`${dataFile}.limits.json`, { force: true });
+    aDayPassesFor(configDir);
+    const second = await startSandboxProcess(['--port', port, '--data', dataFile, '--enterprise-quota', '1000/50']);
+    const resumed = await runCli(['--base-url', second.baseUrl, 'pets', 'add', '--file', file], { env });
+    await second.stop();
+
+    expect(resumed.code, resumed.stderr).toBe(0);
+    expect(resumed.stderr).toMatch(/^created 30, skipped 50, rejected 0, invalid 0, unknown 0 in /m);
+    const stored = storedPets(dataFile).filter((pet) => pet.name.startsWith('day-'));
+    expect(stored.map((pet) => pet.name).sort()).toEqual(Array.from({ length: 80 }, (_, i) => `day-${i + 1}`).sort());
   });
 });

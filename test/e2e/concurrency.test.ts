@@ -1,7 +1,9 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
+import { parseJson } from '../../src/schemas/json';
 import { type CliResult, newApiKey, runCli, tempDir } from '../helpers/cli';
+import { storedPets } from '../helpers/sandbox-data';
 import { json, startScriptedServer } from '../helpers/scripted-server';
 
 /**
@@ -10,72 +12,73 @@ import { json, startScriptedServer } from '../helpers/scripted-server';
  */
 
 const PROCESSES = 20;
-const TIMEOUT_MS = 120_000;
-
-function modeOf(file: string): number {
-  return fs.statSync(file).mode & 0o777;
-}
 
 /**
- * Every file petctl left in `dir` parses and is 0600; the directory is 0700; no temporary or lock
- * files remain. The sandbox's data file is a log of one JSON document per line (docs/sandbox.md).
+ * Every file petctl left in `dir` parses and is 0600; the directory is 0700; no temporary or lock files
+ * remain. The sandbox's data file is a log of one JSON document per line (docs/sandbox.md).
  */
 function expectPrivateAndWhole(dir: string): void {
-  expect(modeOf(dir)).toBe(0o700);
+  expect(fs.statSync(dir).mode & 0o777).toBe(0o700);
   for (const name of fs.readdirSync(dir)) {
     const file = path.join(dir, name);
     expect(name, 'no leftover temporary or lock file').toMatch(/^[a-z-]+\.json(\.limits\.json)?$/);
-    expect(modeOf(file), name).toBe(0o600);
+    expect(fs.statSync(file).mode & 0o777, name).toBe(0o600);
     const text = fs.readFileSync(file, 'utf8');
-    const documents = name === 'sandbox-data.json' ? text.split('\n').filter((line) => line !== '') : [text];
-    for (const document of documents) expect(() => JSON.parse(document), name).not.toThrow();
+    for (const document of name === 'sandbox-data.json' ? text.split('\n').filter(Boolean) : [text]) expect(() => JSON.parse(document), name).not.toThrow();
   }
 }
 
-function expectAllSucceeded(results: CliResult[]): void {
-  for (const [index, result] of results.entries()) expect(result.code, `process ${index}: ${result.stderr}`).toBe(0);
-}
-
-function allAtOnce(run: (index: number) => Promise<CliResult>): Promise<CliResult[]> {
-  return Promise.all(Array.from({ length: PROCESSES }, (_, index) => run(index)));
+async function allAtOnce(run: (index: number) => Promise<CliResult>, code = 0): Promise<CliResult[]> {
+  const results = await Promise.all(Array.from({ length: PROCESSES }, (_, index) => run(index)));
+  for (const [index, result] of results.entries()) expect(result.code, `process ${index}: ${result.stderr}`).toBe(code);
+  return results;
 }
 
 describe(`${PROCESSES} petctl processes at once in one config directory`, () => {
-  it('add profiles, log in and record 429s: every profile, key and wait is kept; files parse and stay private', { timeout: TIMEOUT_MS * 4 }, async (t) => {
+  it('add profiles, log in and record 429s: every profile, key and wait is kept; files parse and stay private', { timeout: 480_000 }, async (t) => {
     const server = await startScriptedServer(json(429, { code: 'rate_limited', message: 'slow down', status: 429 }, { 'retry-after': '600' }));
     t.onTestFinished(() => server.close());
     const dir = tempDir();
-    const env = { PETCTL_CONFIG_DIR: dir };
     const keys = Array.from({ length: PROCESSES }, () => newApiKey());
-    const petctl = (index: number, args: string[], input?: string) =>
-      runCli(args, { env, input, secrets: keys, timeoutMs: TIMEOUT_MS });
+    const petctl = (args: string[], input?: string) => runCli(args, { env: { PETCTL_CONFIG_DIR: dir }, input, secrets: keys, timeoutMs: 120_000 });
 
-    expectAllSucceeded(await allAtOnce((i) => petctl(i, ['profile', 'add', `p${i}`, '--base-url', server.baseUrl])));
+    await allAtOnce((i) => petctl(['profile', 'add', `p${i}`, '--base-url', server.baseUrl]));
     expectPrivateAndWhole(dir);
-    expectAllSucceeded(await allAtOnce((i) => petctl(i, ['auth', 'login', '--insecure-storage', '--no-verify', '-p', `p${i}`, '--with-token'], `${keys[i]}\n`)));
+    await allAtOnce((i) => petctl(['auth', 'login', '--insecure-storage', '--no-verify', '-p', `p${i}`, '--with-token'], `${keys[i]}\n`));
     expectPrivateAndWhole(dir);
-
     // Each process is refused with Retry-After 600 and records that in the shared state file.
-    const limited = await allAtOnce((i) => petctl(i, ['-p', `p${i}`, '--max-wait', '0', 'pets', 'list']));
-    for (const result of limited) expect(result.code).toBe(5);
-    expect(server.requests).toHaveLength(PROCESSES);
+    await allAtOnce((i) => petctl(['-p', `p${i}`, '--max-wait', '0', 'pets', 'list']), 5);
     expect(new Set(server.requests.map((r) => r.headers.authorization))).toEqual(new Set(keys.map((key) => `Bearer ${key}`)));
     expectPrivateAndWhole(dir);
 
     // Nothing lost: every profile is listed with its own key, and every recorded wait still holds (nothing more is sent).
-    const listed = await petctl(0, ['profile', 'list', '-o', 'json']);
-    expect(listed.code).toBe(0);
-    const profiles = JSON.parse(listed.stdout) as Array<{ name: string; key?: string }>;
-    expect(profiles.map((p) => p.name).sort()).toEqual(['sandbox', ...keys.map((_, i) => `p${i}`)].sort());
+    const listed = await petctl(['profile', 'list', '-o', 'json']);
+    expect((JSON.parse(listed.stdout) as Array<{ name: string }>).map((p) => p.name).sort()).toEqual(['sandbox', ...keys.map((_, i) => `p${i}`)].sort());
     const stored = JSON.parse(fs.readFileSync(path.join(dir, 'config.json'), 'utf8')) as { profiles: Record<string, { apiKey?: string }> };
     for (const [i, key] of keys.entries()) expect(stored.profiles[`p${i}`]?.apiKey, `p${i}`).toBe(key);
-
-    const again = await allAtOnce((i) => petctl(i, ['-p', `p${i}`, '--max-wait', '0', 'pets', 'list']));
-    for (const result of again) {
-      expect(result.code).toBe(5);
-      expect(result.stderr).toMatch(/nothing sent/);
-    }
+    for (const result of await allAtOnce((i) => petctl(['-p', `p${i}`, '--max-wait', '0', 'pets', 'list']), 5)) expect(result.stderr).toMatch(/nothing sent/);
     expect(server.requests).toHaveLength(PROCESSES);
+    expectPrivateAndWhole(dir);
+  });
+
+  it('pets add on the built-in sandbox profile, each process its own server on one data file: every animal there once, ids 13-32, every request counted once', { timeout: 90_000 }, async () => {
+    const dir = tempDir();
+    const env = { PETCTL_CONFIG_DIR: dir, PETCTL_API_KEY: 'sandbox-pro' };
+    const results = await allAtOnce((i) => runCli(['pets', 'add', '--name', `parallel-${i}`, '--category-id', '3', '--status', 'available', '-o', 'json'], { env, timeoutMs: 60_000 }));
+    for (const result of results) expect(result.stderr).toBe('');
+    const created = results.map((result) => parseJson(result.stdout) as { id: number; name: string });
+    expect(created.map((pet) => pet.id).sort((a, b) => a - b)).toEqual(Array.from({ length: PROCESSES }, (_, i) => 13 + i));
+
+    const dataFile = path.join(dir, 'sandbox-data.json');
+    const stored = storedPets(dataFile);
+    expect(stored).toHaveLength(12 + PROCESSES);
+    for (const pet of created) expect(stored.filter((entry) => entry.id === pet.id)).toEqual([pet]);
+    expect((await runCli(['pets', 'list', '--limit', '100'], { env })).stdout.trim().split('\n')).toHaveLength(12 + PROCESSES);
+
+    // Every request of every process was counted once: 20 adds and 1 list, against the Pro key.
+    const limits = JSON.parse(fs.readFileSync(`${dataFile}.limits.json`, 'utf8')) as { processes: number[]; rateLimits: Record<string, { minuteCount: number }> };
+    expect(limits.processes).toEqual([]);
+    expect(limits.rateLimits['sandbox-pro']?.minuteCount).toBe(PROCESSES + 1);
     expectPrivateAndWhole(dir);
   });
 });
