@@ -3,12 +3,13 @@ import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { expectCleanError, expectPetctlHeaders, jsonError, setupE2e } from '../helpers/cli';
 import { creator } from '../helpers/pet-creator';
-import { type Reply, json } from '../helpers/scripted-server';
+import type { Reply } from '../helpers/scripted-server';
 import { IMPORT_SUMMARY, importSummary, ndjsonRows, postedNames, rowsFile, writeInput } from '../helpers/import-run';
 
 /**
  * `petctl pets add --file` end to end against a scripted server that creates animals (ids from 100): what
- * it prints of each row, and what the server got. Which rows a run sends, skips or refuses: test/bulk.
+ * it prints of each row, and what the server got. Which rows a run sends, skips or refuses: test/bulk. A stop
+ * by the rate limit, its words and the rerun: bulk-pacing.test.ts (the day quota), test/bulk/outcome.test.ts.
  */
 
 const CSV = 'name,categoryId,status\r\n"Rex, the ""good"" dog",1,available\r\n\r\nBé 🐶,9007199254740993,\r\n"two\r\nlines",3,sold\r\n';
@@ -185,27 +186,6 @@ describe.concurrent('pets add --file', () => {
     expect(skipping.code).toBe(6);
     expect(skipping.stderr).not.toContain('add --skip-invalid');
     expect(server.requests).toHaveLength(3);
-  });
-
-  it('exit 5 when the rate limit stops the import, saying when and counting every invalid row; a rerun resumes, every row created once', async (t) => {
-    const { server, configDir, petctl } = await setupE2e(t, creator());
-    const rows = ['A', 'B', 'C', 'D', ''].map((name, i) => `{"name":"${name}","categoryId":${i + 1}}`);
-    const file = writeInput(configDir, 'pets.ndjson', rows.join('\n'));
-    server.reply(creator({ firstId: 300 }), json(429, { code: 'rate_limited', message: 'Too many requests', status: 429 }, { 'retry-after': '2' }));
-    const args = ['pets', 'add', '--file', file, '--skip-invalid', '--concurrency', '1'];
-
-    const first = await petctl(['--max-wait', '1', ...args]);
-    expect(first.code).toBe(5);
-    expect(first.stderr).toMatch(/^error: the rate limit stopped the import: rate limited; 1 row created, 4 left; resume at \d\d:\d\d:\d\d, in [12]s: rerun the same command \(rate_limited, HTTP 429\)$/m);
-    // The invalid row, reported above the summary though sending stopped before it, is counted there.
-    expect(first.stderr).toContain('line 5 (row 5): name: must not be empty\n');
-    expect(importSummary(first)).toMatchObject({ created: 1, invalid: 1 });
-
-    const second = await petctl(args);
-    expect(second.code, second.stderr).toBe(6);
-    expect(importSummary(second)).toMatchObject({ created: 3, skipped: 1, invalid: 1 });
-    expect(postedNames(server.requests)).toEqual(['A', 'B', 'B', 'C', 'D']);
-    expect(server.requests[2]!.at - server.requests[1]!.at).toBeGreaterThanOrEqual(2000 - 50);
   });
 
   it('--concurrency 256: 256 requests in flight and waiting after a 429, and stderr holds no Node warning, with or without -q', { timeout: 60_000 }, async (t) => {
