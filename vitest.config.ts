@@ -15,7 +15,6 @@ export const waiting = [
   'test/e2e/crowd.test.ts',
   'test/e2e/list-all-real-minute.test.ts',
   'test/e2e/state-store.test.ts',
-  'test/e2e/sandbox.test.ts',
   'test/e2e/bulk-pacing.test.ts',
   'test/e2e/sandbox-load.test.ts',
   'test/e2e/crowd-disagreeing-429s.test.ts',

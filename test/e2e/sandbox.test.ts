@@ -1,15 +1,16 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it, vi } from 'vitest';
-import { parseJson } from '../../src/schemas/json';
-import { startSandbox } from '../../src/sandbox/server';
-import { type CliResult, cliSession, runCli, tempDir, WAIT } from '../helpers/cli';
+import { cliSession, runCli, tempDir, WAIT } from '../helpers/cli';
+import { storedPets, writeSandboxData } from '../helpers/sandbox-data';
 import { startSandboxProcess } from '../helpers/sandbox-process';
-import { FREE, call } from '../sandbox/helpers';
+import { ENTERPRISE, call } from '../sandbox/helpers';
 
 /**
- * `petctl sandbox` as a foreground child process, and the built-in sandbox profile's pacing across processes.
- * A --data file that is not the sandbox's, or a port in use: test/app/sandbox-start.test.ts.
+ * `petctl sandbox` as a foreground child process, and its size bounded (its keys are public and a loopback port
+ * is any local user's): 413 over 64 KiB (the sizes themselves: test/sandbox/server.test.ts), 507 at
+ * --max-animals (default 100,000), both with the Error body, and petctl's words and exit codes for them. A
+ * --data file that is not the sandbox's, or a port in use: test/app/sandbox-start.test.ts.
  */
 
 /** An aligned table: the header, then one key per line (`awk '{print $1}'` still picks the keys). */
@@ -51,60 +52,91 @@ it('petctl sandbox prints the base URL, then the keys; petctl --base-url <its UR
   await expect(call(sandbox.baseUrl, '/pets')).rejects.toThrow();
 });
 
-describe('the sandbox profile paces a shell loop past the Free plan limit', () => {
-  /**
-   * 57 requests from another client of the key and data file, then 6 petctl commands: the 4th would
-   * send the 61st and waits for the window instead. Windows are read from X-RateLimit-Reset, not this clock.
-   */
-  it('commands after the 60th request wait for the next window: all exit 0, no 429, no ban', async () => {
+/** A data file holding no animal, so the cap counts only what the test creates. */
+function emptyDataFile(): string {
+  const file = path.join(tempDir(), 'pets.json');
+  writeSandboxData(file, '[]');
+  return file;
+}
+
+function expectErrorBody(reply: { status: number; body: unknown; headers: Record<string, string> }, status: number, code: string): void {
+  expect(reply.status).toBe(status);
+  expect(reply.headers['content-type']).toBe('application/json; charset=utf-8');
+  expect(reply.body).toEqual({ code, message: expect.any(String), status });
+}
+
+describe('--max-animals', () => {
+  it('an import that meets the cap stops with exit 7, the row not sent rather than unknown; a create is refused once (507), lists go on; a restart with room sends only that row', async () => {
+    const dataFile = emptyDataFile();
+    const dir = tempDir();
+    const rows = path.join(dir, 'rows.ndjson');
+    fs.writeFileSync(rows, ['r1', 'r2', 'r3'].map((name) => `{"name":"${name}","categoryId":1}`).join('\n'));
+    const env = { PETCTL_CONFIG_DIR: path.join(dir, 'config'), PETCTL_API_KEY: ENTERPRISE };
+    let sandbox = await startSandboxProcess(['--port', '0', '--data', dataFile, '--max-animals', '2']);
+    const petctl = (...args: string[]) => runCli(['--base-url', sandbox.baseUrl, ...args], { env });
+    const full = 'the sandbox holds 2 animals and keeps at most 2 (--max-animals); this one was not created';
+
+    const stopped = await petctl('pets', 'add', '--file', rows, '--concurrency', '1');
+    expect(stopped.code, stopped.stderr).toBe(7);
+    expect(stopped.stderr).toMatch(/^created 2, skipped 0, rejected 0, invalid 0, unknown 0 in /m);
+    expect(stopped.stderr).toContain(`error: ${full}; the import stopped, 1 row not sent yet; rerun the same command to resume (insufficient_storage, HTTP 507)\n`);
+    expect(stopped.stderr).not.toMatch(/retry-unknown/);
+    const json = await petctl('-o', 'json', 'pets', 'add', '--name', 'd', '--category-id', '1');
+    expect(json).toMatchObject({ code: 7, stdout: '' });
+    expect(JSON.parse(json.stderr)).toEqual({ code: 'insufficient_storage', message: full, status: 507 });
+    expect(await petctl('pets', 'list')).toMatchObject({ code: 0, stdout: '1\tr1\t1\t-\n2\tr2\t1\t-\n' });
+    // The list's line comes after every create's: each refused create was sent once, never retried.
+    await expect.poll(() => sandbox.stderr()).toMatch(/GET \/v1\/pets 200 /);
+    expect(sandbox.stderr().match(/POST \/v1\/pets 507 /g)).toHaveLength(2);
+    await sandbox.stop();
+
+    // The same port, so the same target (the import's journal is per target); the cap counts what the file holds.
+    sandbox = await startSandboxProcess(['--port', new URL(sandbox.baseUrl).port, '--data', dataFile, '--max-animals', '3']);
+    const rerun = await petctl('pets', 'add', '--file', rows);
+    expect(rerun.code, rerun.stderr).toBe(0);
+    expect(rerun.stderr).toMatch(/^created 1, skipped 2, rejected 0, invalid 0, unknown 0 in /m);
+    expectErrorBody(await call(sandbox.baseUrl, '/pets', { key: ENTERPRISE, body: { name: 'f', categoryId: 1 } }), 507, 'insufficient_storage');
+    expect(storedPets(dataFile).map((pet) => pet.name)).toEqual(['r1', 'r2', 'r3']);
+  });
+
+  it("without --data the cap holds in memory too: the 12 sample animals and --max-animals 13 take one create; petctl exits 6 on the 413 of a body over 64 KiB, with the Error body's words", async () => {
+    const sandbox = await startSandboxProcess(['--port', '0', '--max-animals', '13']);
+    const cli = await runCli(['--base-url', sandbox.baseUrl, 'pets', 'add', '--name', 'y'.repeat(65_537), '--category-id', '1'], { env: { PETCTL_CONFIG_DIR: tempDir() } });
+    expect(cli).toMatchObject({ code: 6, stdout: '', stderr: 'error: the request body exceeds 65536 bytes (64 KiB) (payload_too_large, HTTP 413)\n' });
+
+    const create = () => call(sandbox.baseUrl, '/pets', { key: ENTERPRISE, body: { name: 'm', categoryId: 1 } });
+    expect((await create()).status).toBe(201);
+    const refused = await create();
+    expectErrorBody(refused, 507, 'insufficient_storage');
+    expect(refused.headers['x-ratelimit-limit']).toBe('5000');
+    expect((refused.body as { message: string }).message).toBe('the sandbox holds 13 animals and keeps at most 13 (--max-animals); this one was not created');
+    expect(((await call(sandbox.baseUrl, '/pets?limit=100', { key: ENTERPRISE })).body as unknown[]).length).toBe(13);
+  });
+
+  it('two sandbox processes on one data file, creates racing through both: exactly the cap is stored, every other create is 507', async () => {
+    const dataFile = emptyDataFile();
+    const args = ['--port', '0', '--data', dataFile, '--max-animals', '10'];
+    const [one, two] = await Promise.all([startSandboxProcess(args), startSandboxProcess(args)]);
+    const replies = await Promise.all(
+      Array.from({ length: 40 }, (_, i) => call((i % 2 === 0 ? one : two).baseUrl, '/pets', { key: ENTERPRISE, body: { name: `race-${i}`, categoryId: 1 } })),
+    );
+    expect(replies.filter((reply) => reply.status === 201)).toHaveLength(10);
+    for (const reply of replies.filter((reply) => reply.status !== 201)) expectErrorBody(reply, 507, 'insufficient_storage');
+    const stored = storedPets(dataFile);
+    expect(stored.map((pet) => pet.id)).toEqual([1, 2, 3, 4, 5, 6, 7, 8, 9, 10]);
+    expect(stored).toEqual(expect.arrayContaining(replies.filter((reply) => reply.status === 201).map((reply) => reply.body) as object[]));
+  });
+
+  it('the built-in sandbox profile keeps at most 100,000 animals: pets add at that count exits 7 saying so', async () => {
     const configDir = tempDir();
     const dataFile = path.join(configDir, 'sandbox-data.json');
-    const env = { PETCTL_CONFIG_DIR: configDir };
-
-    const other = await startSandbox({ port: 0, dataFile });
-    let firstReset = 0;
-    try {
-      for (let i = 0; i < 57; i++) {
-        const reply = await call(other.baseUrl, '/pets?limit=1', { key: FREE });
-        expect(reply.status).toBe(200);
-        firstReset = Number(reply.headers['x-ratelimit-reset']);
-      }
-    } finally {
-      await other.close();
-    }
-
-    const results: Array<CliResult & { endedAt: number }> = [];
-    for (let i = 0; i < 6; i++) {
-      // --max-wait above the minute: this test is about pacing, not the --max-wait bound.
-      const result = await runCli(['--verbose', '--max-wait', '120', 'pets', 'list', '--limit', '1'], { env, timeoutMs: 150_000 });
-      results.push({ ...result, endedAt: Date.now() });
-    }
-
-    for (const [index, result] of results.entries()) {
-      const label = `command ${index + 1}: ${result.stderr}`;
-      expect(result.code, label).toBe(0);
-      expect(result.stdout, label).toBe('1\tRex\t1\tavailable\n');
-      // Exactly one request, answered 200: never a 429.
-      expect(result.stderr.match(/^< \d+ /gm), label).toEqual(['< 200 ']);
-      expect(result.stderr, label).not.toMatch(/^< 429|HTTP 429|rate_limited|key_banned/m);
-    }
-    const answers = results.map((result) => [
-      Number(/x-ratelimit-remaining=(\d+)/.exec(result.stderr)?.[1]),
-      Number(/x-ratelimit-reset=(\d+)/.exec(result.stderr)?.[1]),
-    ]);
-    // Commands 1-3 used the first window's last three requests; 4-6 opened the next window.
-    expect(answers.map(([remaining]) => remaining)).toEqual([2, 1, 0, 59, 58, 57]);
-    expect(answers.slice(0, 3).map(([, reset]) => reset)).toEqual([firstReset, firstReset, firstReset]);
-    for (const [, reset] of answers.slice(3)) expect(reset).toBeGreaterThanOrEqual(firstReset + 60);
-
-    // Commands 1-3 went straight through; command 4 said why it waited, and ended no earlier than the reset.
-    for (const result of results.slice(0, 3)) expect(result.stderr).not.toMatch(/petctl: .*wait/);
-    expect(results[3]!.stderr).toMatch(/^petctl: .*wait.*\d+s/m);
-    expect(results[3]!.endedAt).toBeGreaterThanOrEqual(firstReset * 1000 - 1000);
-    for (const result of results.slice(4)) expect(result.stderr).not.toMatch(/petctl: .*wait/);
-
-    // The service's own record: no strikes against the key.
-    const stored = parseJson(fs.readFileSync(`${dataFile}.limits.json`, 'utf8')) as { rateLimits: Record<string, { minuteCount: number; strikes: number }> };
-    expect(stored.rateLimits[FREE]).toMatchObject({ minuteCount: 3, strikes: 0 });
-  }, 180_000);
+    writeSandboxData(dataFile, JSON.stringify(Array.from({ length: 100_000 }, (_, i) => ({ id: i + 1, name: `n${i}`, categoryId: 1 }))));
+    const result = await runCli(['pets', 'add', '--name', 'one more', '--category-id', '1'], { env: { PETCTL_CONFIG_DIR: configDir } });
+    expect(result).toMatchObject({
+      code: 7,
+      stdout: '',
+      stderr: 'error: the sandbox holds 100000 animals and keeps at most 100000 (--max-animals); this one was not created (insufficient_storage, HTTP 507)\n',
+    });
+    expect(storedPets(dataFile)).toHaveLength(100_000);
+  });
 });
