@@ -161,6 +161,23 @@ describe.concurrent('pets add --file', () => {
     expect(postedNames(server.requests)).toEqual(['A', 'B', 'B', 'B']);
   });
 
+  it('--id-column: a row without an id, or with an id used twice, is invalid (exit 6 without --skip-invalid, nothing sent)', async (t) => {
+    const { server, configDir, petctl } = await setupE2e(t, creator());
+    const file = writeInput(configDir, 'intake.ndjson', '{"id":"A-1","name":"Rex","categoryId":1}\n{"name":"Bo","categoryId":1}\n{"id":"A-1","name":"Rexy","categoryId":1}\n{"id":7,"name":"Cy","categoryId":1}\n');
+    const refused = await petctl(['pets', 'add', '--file', file, '--id-column', 'id']);
+    expect(refused.code).toBe(6);
+    expect(refused.stderr).toContain('line 2 (row 2): id: required (the --id-column)\n');
+    expect(refused.stderr).toContain('line 1 (row 1): id "A-1" is used twice (also line 3, row 3)\n');
+    expect(refused.stderr).toContain('line 3 (row 3): id "A-1" is used twice (also line 1, row 1)\n');
+    expect(refused.stderr).toMatch(/^error: 3 invalid rows of 4; nothing was sent \(invalid_input\)$/m);
+    expect(server.requests).toHaveLength(0);
+
+    const skipping = await petctl(['pets', 'add', '--file', file, '--id-column', 'id', '--skip-invalid']);
+    expect(skipping.code).toBe(6);
+    expect(importSummary(skipping)).toMatchObject({ created: 1, invalid: 3 });
+    expect(postedNames(server.requests)).toEqual(['Cy']);
+  });
+
   it('--dry-run validates, counts what would be sent and what the journal marks done, sends nothing; exit 0 (6 with invalid rows)', async (t) => {
     const { server, configDir, petctl } = await setupE2e(t, creator());
     const file = writeInput(configDir, 'pets.csv', 'name,categoryId\nA,1\nB,2\nC,3\n');

@@ -1,7 +1,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { type TestContext, describe, expect, it } from 'vitest';
-import { type CliOptions, runCli, setupE2e, tempDir } from '../helpers/cli';
+import { type CliOptions, type CliResult, runCli, setupE2e, tempDir } from '../helpers/cli';
 import { importSummary, ndjsonRows } from '../helpers/import-run';
 import { storedPets } from '../helpers/sandbox-data';
 import { creator } from '../helpers/pet-creator';
@@ -44,7 +44,7 @@ describe('Ctrl-C against a slow server', () => {
  * number of POSTs from it (-1: 60 ms after start, during start-up), then lets one run finish; checks every row
  * against the sandbox's data file.
  */
-async function killAndRerun(t: Pick<TestContext, 'onTestFinished'>, signal: NodeJS.Signals, killPoints: number[]): Promise<void> {
+async function killAndRerun(t: Pick<TestContext, 'onTestFinished'>, signal: NodeJS.Signals, killPoints: number[], flags: string[]): Promise<CliResult> {
   const dir = tempDir();
   const dataFile = path.join(dir, 'server-data.json');
   let posts = 0;
@@ -54,7 +54,7 @@ async function killAndRerun(t: Pick<TestContext, 'onTestFinished'>, signal: Node
   const file = path.join(dir, 'pets.ndjson');
   fs.writeFileSync(file, Array.from({ length: rows }, (_, i) => `{"name":"${signal}-${i + 1}","categoryId":${(i % 4) + 1}}`).join('\n'));
   const run = (onSpawn?: CliOptions['onSpawn']) =>
-    runCli(['--base-url', sandbox.baseUrl, 'pets', 'add', '--file', file, '-o', 'ndjson'], { onSpawn, env: { PETCTL_CONFIG_DIR: dir, PETCTL_API_KEY: 'sandbox-enterprise' } });
+    runCli(['--base-url', sandbox.baseUrl, 'pets', 'add', '--file', file, '-o', 'ndjson', ...flags], { onSpawn, env: { PETCTL_CONFIG_DIR: dir, PETCTL_API_KEY: 'sandbox-enterprise' } });
 
   const outcomes: string[] = [];
   for (const point of killPoints) {
@@ -89,10 +89,16 @@ async function killAndRerun(t: Pick<TestContext, 'onTestFinished'>, signal: Node
   }
   const { created, skipped, unknown } = importSummary(final);
   expect(created + skipped + unknown).toBe(rows);
+  return final;
 }
 
 describe('killed at many points, then rerun: every row created at most once, and created or reported outcome_unknown', () => {
-  it.for(['SIGKILL', 'SIGINT'] as const)('%s', { timeout: 60_000 }, async (signal, t) => {
-    await killAndRerun(t, signal, [-1, 0, 1, 3, 7, 12, 2, 5]);
+  it.for([
+    { signal: 'SIGKILL', flags: [] },
+    // A --new import that did not finish is resumed by the same command: the rest of its rows, not the old ones again.
+    { signal: 'SIGINT', flags: ['--new'] },
+  ] as const)('$signal $flags', { timeout: 60_000 }, async ({ signal, flags }, t) => {
+    const final = await killAndRerun(t, signal, [-1, 0, 1, 3, 7, 12, 2, 5], [...flags]);
+    if (flags.length > 0) expect(final.stderr).toContain('this --new import resumes the one that did not finish');
   });
 });

@@ -1,10 +1,11 @@
-import fs from 'node:fs';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import path from 'node:path';
 import { type TestContext, describe, expect, it } from 'vitest';
 import { type RunningSandbox, startSandbox } from '../../src/sandbox/server';
 import { inBash, runCli, tempDir } from '../helpers/cli';
+import { writeSandboxData } from '../helpers/sandbox-data';
+import { FREE, call } from '../sandbox/helpers';
 
 /**
  * 650 animals at 10 a page on the Free plan's real minute: the wait for the second window is the pace
@@ -13,22 +14,6 @@ import { inBash, runCli, tempDir } from '../helpers/cli';
  */
 
 const ANIMALS = 650;
-const FREE = 'sandbox-free';
-
-/** A data file holding animals 1..count, in the sandbox's log layout. */
-function seed(dataFile: string, count: number): void {
-  const lines = [JSON.stringify({ format: 'petctl-sandbox-pets', version: 2 })];
-  for (let id = 1; id <= count; id++) lines.push(JSON.stringify({ id, name: `Pet ${id}`, categoryId: 1, status: 'available' }));
-  fs.writeFileSync(dataFile, `${lines.join('\n')}\n`, { mode: 0o600 });
-}
-
-/** GET on the sandbox with the Free key, as another client would: its status and X-RateLimit-Remaining. */
-function otherClient(sandbox: RunningSandbox): Promise<{ status: number; remaining: number }> {
-  return fetch(`${sandbox.baseUrl}/pets?limit=1`, { headers: { authorization: `Bearer ${FREE}` } }).then(async (answer) => {
-    await answer.arrayBuffer();
-    return { status: answer.status, remaining: Number(answer.headers.get('x-ratelimit-remaining')) };
-  });
-}
 
 /**
  * A pass-through to the sandbox that counts petctl's page requests and the
@@ -43,12 +28,11 @@ async function startRelay(t: Pick<TestContext, 'onTestFinished'>, sandbox: Runni
   const server = http.createServer((req, res) => {
     void (async () => {
       pages += 1;
-      if (pages === spendBefore) {
-        for (let left = 1; left > 0; spent++) {
-          const other = await otherClient(sandbox);
-          expect(other.status).toBe(200);
-          left = other.remaining;
-        }
+      // Another client of the key, spending what is left of the window.
+      for (let left = pages === spendBefore ? 1 : 0; left > 0; spent++) {
+        const other = await call(sandbox.baseUrl, '/pets?limit=1', { key: FREE });
+        expect(other.status).toBe(200);
+        left = Number(other.headers['x-ratelimit-remaining']);
       }
       const forwarded = http.request({ host: target.hostname, port: target.port, path: req.url, method: req.method, headers: req.headers }, (answer) => {
         statuses.push(answer.statusCode ?? 0);
@@ -77,7 +61,7 @@ describe('a listing of every page on the Free plan at its real minute', () => {
   it.concurrent.for(LISTINGS)('$command waits out the minute window, stops at a 429 with valid JSON and the command to continue, which finishes with every animal once', { timeout: 240_000 }, async ({ args, items }, t) => {
     const configDir = tempDir();
     const dataFile = path.join(configDir, 'server-data.json');
-    seed(dataFile, ANIMALS);
+    writeSandboxData(dataFile, JSON.stringify(Array.from({ length: ANIMALS }, (_, i) => ({ id: i + 1, name: `Pet ${i + 1}`, categoryId: 1, status: 'available' }))));
     const sandbox = await startSandbox({ port: 0, dataFile });
     t.onTestFinished(() => sandbox.close());
     const relay = await startRelay(t, sandbox, 62);
