@@ -1,4 +1,4 @@
-import { type ChildProcess, spawn } from 'node:child_process';
+import { spawn } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
 import type { Readable } from 'node:stream';
@@ -13,37 +13,10 @@ import { creator } from '../helpers/pet-creator';
  * only up to its limit. (Linux: /proc/<pid>/io tells that petctl is reading.)
  */
 
-interface Ended {
-  code: number | null;
-  signal: NodeJS.Signals | null;
-  stderr: string;
-  /** From the signal to the exit. */
-  stoppedInMs?: number;
-}
-
 /** Bytes the process has read (rchar) and written (wchar) so far. */
 function ioOf(pid: number): { read: number; written: number } {
   const io = fs.readFileSync(`/proc/${pid}/io`, 'utf8');
   return { read: Number(/^rchar: (\d+)/m.exec(io)![1]), written: Number(/^wchar: (\d+)/m.exec(io)![1]) };
-}
-
-function start(t: Pick<TestContext, 'onTestFinished'>, args: string[], env: Record<string, string>, stdin: Readable | 'ignore' = 'ignore'): { child: ChildProcess; ended: Promise<Ended>; signalled: (signal: NodeJS.Signals) => void } {
-  const child = spawn(NODE, [BIN, ...args], { env: cleanEnv(env), stdio: [stdin, 'ignore', 'pipe'] });
-  t.onTestFinished(() => void child.kill('SIGKILL'));
-  let stderr = '';
-  child.stderr!.setEncoding('utf8').on('data', (chunk: string) => (stderr += chunk));
-  let signalledAt: number | undefined;
-  const ended = new Promise<Ended>((resolve) =>
-    child.on('close', (code, signal) => resolve({ code, signal, stderr, stoppedInMs: signalledAt === undefined ? undefined : performance.now() - signalledAt })),
-  );
-  return {
-    child,
-    ended,
-    signalled: (signal) => {
-      signalledAt = performance.now();
-      child.kill(signal);
-    },
-  };
 }
 
 /** An endless stream of zeros, as `head -c 3G /dev/zero | …` gives. */
@@ -63,16 +36,20 @@ describe.concurrent('pets add --file: input that never ends', () => {
   ] as const)('$input, --dry-run: stops within a second of $signal and ends by it; nothing in TMPDIR, nothing sent', async ({ file, signal }, t) => {
     const { configDir, key, server } = await setupE2e(t, creator());
     const tmp = fs.mkdtempSync(path.join(configDir, 'tmp-'));
-    const stdin = file === '-' ? zeros(t) : 'ignore';
-    const run = start(t, ['--base-url', server.baseUrl, 'pets', 'add', '--file', file, '--dry-run'], { PETCTL_CONFIG_DIR: configDir, PETCTL_API_KEY: key, TMPDIR: tmp }, stdin);
+    const env = { PETCTL_CONFIG_DIR: configDir, PETCTL_API_KEY: key, TMPDIR: tmp };
+    const child = spawn(NODE, [BIN, '--base-url', server.baseUrl, 'pets', 'add', '--file', file, '--dry-run'], { env: cleanEnv(env), stdio: [file === '-' ? zeros(t) : 'ignore', 'ignore', 'pipe'] });
+    t.onTestFinished(() => void child.kill('SIGKILL'));
+    let stderr = '';
+    child.stderr.setEncoding('utf8').on('data', (chunk: string) => (stderr += chunk));
+    const ended = new Promise<NodeJS.Signals | null>((resolve) => child.on('close', (_code, by) => resolve(by)));
     // Reading the file, or spooling standard input: 64 MiB written to a spool that has no name in TMPDIR.
-    await vi.waitFor(() => expect(ioOf(run.child.pid!)[file === '-' ? 'written' : 'read']).toBeGreaterThan(64 * MIB), WAIT);
+    await vi.waitFor(() => expect(ioOf(child.pid!)[file === '-' ? 'written' : 'read']).toBeGreaterThan(64 * MIB), WAIT);
     expect(fs.readdirSync(tmp)).toEqual([]);
-    run.signalled(signal);
-    const ended = await run.ended;
-    expect(ended.signal, ended.stderr).toBe(signal);
-    if (signal !== 'SIGKILL') expect(ended.stoppedInMs).toBeLessThan(1000);
-    expect(ended.stderr).not.toContain('    at ');
+    const signalledAt = performance.now();
+    child.kill(signal);
+    expect(await ended, stderr).toBe(signal);
+    if (signal !== 'SIGKILL') expect(performance.now() - signalledAt).toBeLessThan(1000);
+    expect(stderr).not.toContain('    at ');
     expect(fs.readdirSync(tmp)).toEqual([]);
     expect(server.requests).toHaveLength(0);
   });
