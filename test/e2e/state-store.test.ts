@@ -117,7 +117,7 @@ describe.skipIf(noRedisServer)('several machines, one key, one redis-server', ()
   });
 
   describe.concurrent('the store password, never a flag and never printed', () => {
-    it('from PETCTL_STATE_PASSWORD, or read by --state-password-stdin into config.json (0600) apart from the URL; -v traces, even with DEBUG=*, omit it', async (t) => {
+    it('from PETCTL_STATE_PASSWORD, or read by --state-password-stdin into config.json (0600) apart from the URL; -v traces, even with DEBUG=*, omit it; given twice, or none, refused', async (t) => {
       const { server, configDir, petctl } = await setupE2e(t, json(200, [PET]));
       const secrets = [PASSWORD];
       // DEBUG would make ioredis log AUTH/HELLO with the password; the bundle silences its debug module.
@@ -138,13 +138,11 @@ describe.skipIf(noRedisServer)('several machines, one key, one redis-server', ()
       expect((await petctl(['profile', 'show', 'shelters'], { secrets })).stdout).toContain(`State store: ${bare} (profile; password stored)\n`);
 
       connected(await petctl(['-v', '-p', 'shelters', 'pets', 'list'], { secrets }), bare);
-    });
 
-    it('--state-password-stdin refused (exit 2): a password given twice, none on standard input, or no state URL', async (t) => {
-      const { server, petctl } = await setupE2e(t, json(200, [PET]));
-      const secrets = [PASSWORD];
-      const added = await petctl(['profile', 'add', 'shelters', '--base-url', server.baseUrl, '--state-url', bare, '--state-password-stdin'], { input: PASSWORD, secrets });
+      // profile add reads it too; refused (exit 2): a password given twice, none on standard input, or no state URL.
+      const added = await petctl(['profile', 'add', 'other', '--base-url', server.baseUrl, '--state-url', bare, '--state-password-stdin'], { input: PASSWORD, secrets });
       expect(added.code, added.stderr).toBe(0);
+      expect(JSON.parse(fs.readFileSync(configFile, 'utf8')).profiles.other.statePassword).toBe(PASSWORD);
       const twice = await petctl(['profile', 'set', 'shelters', '--state-url', locked.url, '--state-password-stdin'], { input: PASSWORD, secrets });
       expect(twice).toMatchObject({ code: 2, stderr: 'error: the state URL holds a password and --state-password-stdin reads another (usage_error)\nhint: leave the password out of the URL\n' });
       const empty = await petctl(['profile', 'set', 'shelters', '--state-password-stdin'], { input: '\n', secrets });
