@@ -38,11 +38,8 @@ describe('--reserve leaves room for people', () => {
     expect(result.code, result.stderr).toBe(0);
     expect(result.stderr).toMatch(new RegExp(`^created ${rows}, `, 'm'));
     expect(lists.length).toBeGreaterThanOrEqual(15);
-    for (const list of lists) {
-      expect(list.code, list.stderr).toBe(0);
-      // Held for a window, it would say "rate limit reached; waiting …".
-      expect(list.stderr).toBe('');
-    }
+    // Held for a window, a list would say "rate limit reached; waiting …".
+    expect(lists.map((list) => [list.code, list.stderr])).toEqual(lists.map(() => [0, '']));
     expect(requests.filter((entry) => entry.status === 429)).toEqual([]);
 
     // The import's windows: bursts separated by the waits for the next window.
