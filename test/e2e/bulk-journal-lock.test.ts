@@ -1,4 +1,3 @@
-import type { ChildProcess } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
@@ -59,25 +58,27 @@ describe.concurrent('imports of one file at the same time, on the sandbox (the E
 });
 
 // Waiting for the holder off a terminal (-v says once whom it waits for), up to --max-wait: test/bulk/journal-lock.test.ts.
-describe('a journal another import holds (its first request never answered, later ones created)', () => {
-  it('--max-wait 0: journal_busy, exit 1, naming the journal, the pid and the file, nothing sent, with -o json one JSON line; --dry-run does not wait: it says the journal is in use and shows its figures as they stand; Ctrl-C while waiting: the usual interrupted exit, nothing sent', async (t) => {
-    const { server, configDir, petctl } = await setupE2e(t, creator());
-    server.reply({ hang: true });
+describe('a journal another import holds (its first answer held until the test lets it go)', () => {
+  it('--max-wait 0: journal_busy, exit 1, naming the journal, the pid and the file, nothing sent, with -o json one JSON line; --dry-run does not wait: it says the journal is in use and shows its figures as they stand; Ctrl-C while waiting: the usual interrupted exit, nothing sent; on a terminal the waiting import says once whom it waits for, then goes on when the other finishes', async (t) => {
+    const { server, configDir, key, petctl } = await setupE2e(t, creator());
+    let answer = () => {};
+    const answered = new Promise<void>((resolve) => (answer = resolve));
+    const create = creator({ firstId: 1 });
+    server.reply((request, res) => void answered.then(() => create(request, res)));
     fs.writeFileSync(path.join(configDir, 'rows.csv'), csv(3));
-    let holder: ChildProcess | undefined;
-    void petctl(['pets', 'add', '--file', 'rows.csv', '--concurrency', '1'], { cwd: configDir, onSpawn: (child) => (holder = child) });
+    let holderPid = 0;
+    const holder = petctl(['pets', 'add', '--file', 'rows.csv', '--concurrency', '1'], { cwd: configDir, onSpawn: (child) => (holderPid = child.pid!) });
     await server.received(1);
     const imports = path.join(configDir, 'imports');
     const journal = path.join(imports, fs.readdirSync(imports).find((name) => name.endsWith('.ndjson'))!);
-    const inUse = `the journal ${journal} is in use by another import (pid ${holder!.pid}, rows.csv); nothing sent`;
+    const inUse = `the journal ${journal} is in use by another import (pid ${holderPid}, rows.csv); nothing sent`;
 
     const busy = await petctl(['--max-wait', '0', 'pets', 'add', '--file', 'rows.csv'], { cwd: configDir });
-    expect(busy.code).toBe(1);
-    expect(busy.stdout).toBe('');
-    expect(busy.stderr).toBe(
-      `error: ${inUse} (journal_busy)\n` +
-        'hint: run the same command again once that import has finished, or raise --max-wait to wait for it: the rows it created are skipped\n',
-    );
+    expect(busy).toMatchObject({
+      code: 1,
+      stdout: '',
+      stderr: `error: ${inUse} (journal_busy)\nhint: run the same command again once that import has finished, or raise --max-wait to wait for it: the rows it created are skipped\n`,
+    });
     const json = await petctl(['--max-wait', '0', '-o', 'json', 'pets', 'add', '--file', 'rows.csv'], { cwd: configDir });
     expect(json.code).toBe(1);
     expect(jsonError(json)).toEqual({ code: 'journal_busy', message: inUse, status: 0 });
@@ -85,38 +86,22 @@ describe('a journal another import holds (its first request never answered, late
     // The default --max-wait is 60 s: a dry run that waited would outlast the holder's test.
     const dry = await petctl(['pets', 'add', '--file', 'rows.csv', '--dry-run'], { cwd: configDir });
     expect(dry.code, dry.stderr).toBe(0);
-    expect(dry.stderr).toContain(`warning: the journal ${journal} is in use by another import of rows.csv (pid ${holder!.pid}): these figures may change when it finishes\n`);
+    expect(dry.stderr).toContain(`warning: the journal ${journal} is in use by another import of rows.csv (pid ${holderPid}): these figures may change when it finishes\n`);
     expect(dry.stdout).toMatch(/^would send 2 of 3 rows: 0 already created, 1 with an unknown outcome, 0 invalid; /);
 
+    const waiting = `petctl: waiting for another import of rows.csv (pid ${holderPid}) to finish`;
     const stopped = await petctl(['-v', 'pets', 'add', '--file', 'rows.csv'], {
       cwd: configDir,
       onSpawn: (child) => child.stderr!.on('data', (chunk: string) => void (chunk.includes(WAITING) && child.kill('SIGINT'))),
     });
     expect(stopped).toMatchObject({ code: null, signal: 'SIGINT' });
-    expect(stopped.stderr).toContain(`petctl: waiting for another import of rows.csv (pid ${holder!.pid}) to finish`);
+    expect(stopped.stderr).toContain(waiting);
     expect(server.requests).toHaveLength(1);
-    expect(holder!.exitCode).toBeNull();
-    holder!.kill('SIGKILL');
-  });
-});
 
-describe('on a terminal', () => {
-  it('the waiting import says once whom it waits for, then goes on from the journal when the other finishes', async (t) => {
-    const { server, configDir, key, petctl } = await setupE2e(t, creator());
-    // The first import's first answer waits until the terminal shows the line.
-    let answer = () => {};
-    const answered = new Promise<void>((resolve) => (answer = resolve));
-    const create = creator({ firstId: 1 });
-    server.reply((request, res) => void answered.then(() => create(request, res)));
-    const file = path.join(configDir, 'rows.csv');
-    fs.writeFileSync(file, csv(3));
-    let firstPid = 0;
-    const first = petctl(['pets', 'add', '--file', file, '--concurrency', '1'], { onSpawn: (child) => (firstPid = child.pid!) });
-    await server.received(1);
-    const tty = openTerminal(t, ['--base-url', server.baseUrl, 'pets', 'add', '--file', file], { PETCTL_CONFIG_DIR: configDir, PETCTL_API_KEY: key }, { width: 120 });
-    await tty.waitFor(new RegExp(escape(`petctl: waiting for another import of rows.csv (pid ${firstPid}) to finish`)));
+    const tty = openTerminal(t, ['--base-url', server.baseUrl, 'pets', 'add', '--file', path.join(configDir, 'rows.csv')], { PETCTL_CONFIG_DIR: configDir, PETCTL_API_KEY: key }, { width: 120 });
+    await tty.waitFor(new RegExp(escape(waiting)));
     answer();
-    expect((await first).code).toBe(0);
+    expect((await holder).code).toBe(0);
     expect(await tty.exitCode(20_000)).toBe(0);
     expect(tty.text().split(WAITING)).toHaveLength(2);
     expect(tty.text()).toMatch(/created 0, skipped 3, /);
