@@ -26,9 +26,9 @@ const KEY_LINES = [
 const TIME = String.raw`\d\d:\d\d:\d\d`;
 
 // The run itself (the key table, local times in the log, --data, --quotas) is test/commands/sandbox-run.test.ts's.
-it('petctl sandbox prints the base URL, then the keys; petctl --base-url <its URL> works with the default key, animals in memory; it logs each request by plan, never by key, and ends by SIGINT, freeing the port', async (t) => {
+it('petctl sandbox prints the base URL, then the keys; petctl --base-url <its URL> works with the default key, animals in memory, --max-animals held there too, a 413 exit 6; it logs each request by plan, never by key, and ends by SIGINT, freeing the port', async (t) => {
   const configDir = tempDir();
-  const sandbox = await startSandboxProcess(['--port', '0'], { t, env: { PETCTL_CONFIG_DIR: tempDir() } });
+  const sandbox = await startSandboxProcess(['--port', '0', '--max-animals', '14'], { t, env: { PETCTL_CONFIG_DIR: tempDir() } });
   expect(sandbox.baseUrl).toMatch(/^http:\/\/127\.0\.0\.1:\d+\/v1$/);
   expect(sandbox.baseUrl).not.toMatch(/:0\/v1$/);
   // stdout and stderr are separate pipes: wait for the key lines rather than assume an order.
@@ -42,6 +42,15 @@ it('petctl sandbox prints the base URL, then the keys; petctl --base-url <its UR
   const added = await petctl(['pets', 'add', '--name', 'Visitor', '--category-id', '3', '-o', 'json']);
   expect(JSON.parse(added.stdout)).toEqual({ id: 13, name: 'Visitor', categoryId: 3 });
   expect(fs.existsSync(path.join(configDir, 'sandbox-data.json'))).toBe(false);
+  // Without --data the cap holds in memory too: the 12 sample animals, Visitor and one more.
+  const create = () => call(sandbox.baseUrl, '/pets', { key: ENTERPRISE, body: { name: 'm', categoryId: 1 } });
+  expect((await create()).status).toBe(201);
+  const refused = await create();
+  expectErrorBody(refused, 507, 'insufficient_storage');
+  expect(refused.headers['x-ratelimit-limit']).toBe('5000');
+  expect((refused.body as { message: string }).message).toBe('the sandbox holds 14 animals and keeps at most 14 (--max-animals); this one was not created');
+  const tooLarge = await petctl(['pets', 'add', '--name', 'y'.repeat(65_537), '--category-id', '1']);
+  expect(tooLarge).toMatchObject({ code: 6, stdout: '', stderr: 'error: the request body exceeds 65536 bytes (64 KiB) (payload_too_large, HTTP 413)\n' });
   expect((await call(sandbox.baseUrl, '/pets', { key: null })).status).toBe(401);
   await sandbox.logged(new RegExp(`^${TIME} GET /v1/pets\\?limit=2 200 free \\d+ms$`));
   await sandbox.logged(new RegExp(`^${TIME} POST /v1/pets 201 free `));
@@ -97,20 +106,6 @@ describe('--max-animals', () => {
     expect(rerun.stderr).toMatch(/^created 1, skipped 2, rejected 0, invalid 0, unknown 0 in /m);
     expectErrorBody(await call(sandbox.baseUrl, '/pets', { key: ENTERPRISE, body: { name: 'f', categoryId: 1 } }), 507, 'insufficient_storage');
     expect(storedPets(dataFile).map((pet) => pet.name)).toEqual(['r1', 'r2', 'r3']);
-  });
-
-  it("without --data the cap holds in memory too: the 12 sample animals and --max-animals 13 take one create; petctl exits 6 on the 413 of a body over 64 KiB, with the Error body's words", async () => {
-    const sandbox = await startSandboxProcess(['--port', '0', '--max-animals', '13']);
-    const cli = await runCli(['--base-url', sandbox.baseUrl, 'pets', 'add', '--name', 'y'.repeat(65_537), '--category-id', '1'], { env: { PETCTL_CONFIG_DIR: tempDir() } });
-    expect(cli).toMatchObject({ code: 6, stdout: '', stderr: 'error: the request body exceeds 65536 bytes (64 KiB) (payload_too_large, HTTP 413)\n' });
-
-    const create = () => call(sandbox.baseUrl, '/pets', { key: ENTERPRISE, body: { name: 'm', categoryId: 1 } });
-    expect((await create()).status).toBe(201);
-    const refused = await create();
-    expectErrorBody(refused, 507, 'insufficient_storage');
-    expect(refused.headers['x-ratelimit-limit']).toBe('5000');
-    expect((refused.body as { message: string }).message).toBe('the sandbox holds 13 animals and keeps at most 13 (--max-animals); this one was not created');
-    expect(((await call(sandbox.baseUrl, '/pets?limit=100', { key: ENTERPRISE })).body as unknown[]).length).toBe(13);
   });
 
   it('two sandbox processes on one data file, creates racing through both: exactly the cap is stored, every other create is 507', async () => {
