@@ -10,9 +10,9 @@ import { rowsFile } from '../helpers/import-run';
 
 /**
  * Imports at a plan's limits on the sandbox: two at once on one key at the Free plan (60 a window, shortened
- * to 3 s), each process claiming from the state they share; and the day's quota used up mid-import. One import
- * alone at the real minute: test/api/gate-real-scale.test.ts; an import beside a loop of other commands:
- * bulk-reserve.test.ts. The rate is bench/bulk.mjs's to measure.
+ * to 3 s), each process claiming from the state they share; and the day's quota used up mid-import. Paced
+ * senders on one record meeting no 429: test/api/waits-table.test.ts; an import beside a loop of other
+ * commands: bulk-reserve.test.ts. The rate is bench/bulk.mjs's to measure.
  */
 
 describe('pacing against the sandbox (Free: 60 per 3 s window)', () => {
