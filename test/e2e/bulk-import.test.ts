@@ -101,7 +101,7 @@ describe.concurrent('pets add --file', () => {
     expect(fs.readdirSync(tmp)).toEqual([]);
   });
 
-  it('refuses a file with invalid rows whole (the first 20 on stderr, then a count; --dry-run too), a missing file (2) and an empty one (6); nothing sent', async (t) => {
+  it('refuses a file with invalid rows whole (the first 20 on stderr, then a count; --dry-run too; --id-column\'s missing and twice-used ids), a missing file (2) and an empty one (6); nothing sent', async (t) => {
     const { server, configDir, petctl } = await setupE2e(t, creator());
     const rows = ['name,categoryId,status', 'Good,1,available'];
     for (let i = 0; i < 25; i++) rows.push(`Bad${i},x${i},`);
@@ -136,7 +136,19 @@ describe.concurrent('pets add --file', () => {
     const skipping = await petctl(['pets', 'add', '--file', invalid, '--dry-run', '--skip-invalid']);
     expect(skipping.code).toBe(6);
     expect(skipping.stderr).not.toContain('add --skip-invalid');
+    // --id-column: a row without an id, or with an id used twice, is invalid.
+    const ids = writeInput(configDir, 'intake.ndjson', '{"id":"A-1","name":"Rex","categoryId":1}\n{"name":"Bo","categoryId":1}\n{"id":"A-1","name":"Rexy","categoryId":1}\n{"id":7,"name":"Cy","categoryId":1}\n');
+    const idsRefused = await petctl(['pets', 'add', '--file', ids, '--id-column', 'id']);
+    expect(idsRefused.code).toBe(6);
+    expect(idsRefused.stderr).toContain('line 2 (row 2): id: required (the --id-column)\n');
+    expect(idsRefused.stderr).toContain('line 1 (row 1): id "A-1" is used twice (also line 3, row 3)\n');
+    expect(idsRefused.stderr).toContain('line 3 (row 3): id "A-1" is used twice (also line 1, row 1)\n');
+    expect(idsRefused.stderr).toMatch(/^error: 3 invalid rows of 4; nothing was sent \(invalid_input\)$/m);
     expect(server.requests).toHaveLength(0);
+    const idsSkipped = await petctl(['pets', 'add', '--file', ids, '--id-column', 'id', '--skip-invalid']);
+    expect(idsSkipped.code).toBe(6);
+    expect(importSummary(idsSkipped)).toMatchObject({ created: 1, invalid: 3 });
+    expect(postedNames(server.requests)).toEqual(['Cy']);
   });
 
   it('--skip-invalid sends the valid rows and lists the failed ones (ndjson with the Error body as received, TSV, csv), exit 6; -q drops the summary, not the error; a rerun sends the rejected row again', async (t) => {
@@ -168,23 +180,6 @@ describe.concurrent('pets add --file', () => {
     const csv = await petctl(['pets', 'add', '--file', file, '--skip-invalid', '-o', 'csv']);
     expect(csv.stdout).toBe('row,line,code,status,message\n2,3,invalid_category,400,no category for B\n3,4,invalid_row,0,name: must not be empty\n');
     expect(postedNames(server.requests)).toEqual(['A', 'B', 'B', 'B']);
-  });
-
-  it('--id-column: a row without an id, or with an id used twice, is invalid (exit 6 without --skip-invalid, nothing sent)', async (t) => {
-    const { server, configDir, petctl } = await setupE2e(t, creator());
-    const file = writeInput(configDir, 'intake.ndjson', '{"id":"A-1","name":"Rex","categoryId":1}\n{"name":"Bo","categoryId":1}\n{"id":"A-1","name":"Rexy","categoryId":1}\n{"id":7,"name":"Cy","categoryId":1}\n');
-    const refused = await petctl(['pets', 'add', '--file', file, '--id-column', 'id']);
-    expect(refused.code).toBe(6);
-    expect(refused.stderr).toContain('line 2 (row 2): id: required (the --id-column)\n');
-    expect(refused.stderr).toContain('line 1 (row 1): id "A-1" is used twice (also line 3, row 3)\n');
-    expect(refused.stderr).toContain('line 3 (row 3): id "A-1" is used twice (also line 1, row 1)\n');
-    expect(refused.stderr).toMatch(/^error: 3 invalid rows of 4; nothing was sent \(invalid_input\)$/m);
-    expect(server.requests).toHaveLength(0);
-
-    const skipping = await petctl(['pets', 'add', '--file', file, '--id-column', 'id', '--skip-invalid']);
-    expect(skipping.code).toBe(6);
-    expect(importSummary(skipping)).toMatchObject({ created: 1, invalid: 3 });
-    expect(postedNames(server.requests)).toEqual(['Cy']);
   });
 
   it('--dry-run validates, counts what would be sent and what the journal marks done, sends nothing; exit 0', async (t) => {
