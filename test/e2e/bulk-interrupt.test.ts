@@ -2,18 +2,45 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { type TestContext, describe, expect, it } from 'vitest';
 import { type CliOptions, type CliResult, runCli, setupE2e, tempDir } from '../helpers/cli';
-import { importSummary, ndjsonRows } from '../helpers/import-run';
+import { importSummary, ndjsonRows, rowsFile } from '../helpers/import-run';
 import { storedPets } from '../helpers/sandbox-data';
 import { creator } from '../helpers/pet-creator';
+import type { Reply } from '../helpers/scripted-server';
+import { openTerminal } from '../helpers/tmux';
 import { startSandbox } from '../../src/sandbox/server';
 
 /**
- * Nothing lost, nothing twice: imports interrupted (Ctrl-C twice) and killed (SIGINT, SIGKILL) at many
- * points, then rerun, checked against what the server holds.
+ * Nothing lost, nothing twice: imports interrupted (Ctrl-C once in a real terminal, twice) and killed (SIGINT,
+ * SIGKILL) at many points, then rerun, checked against what the server holds. The progress bar's rate, time
+ * left and layout at every width: test/output/import-progress.test.ts.
  */
 
-// The first Ctrl-C (the request in flight finishes, the summary, a rerun sends the rest): bulk-progress.test.ts, in a terminal.
+const SUMMARY = /created (\d+), skipped 0, rejected 0, invalid 0, unknown 0 in ([\d.]+)s \((\d+)\/min\)/;
+
 describe('Ctrl-C against a slow server', () => {
+  it('Ctrl-C in a terminal: the request in flight finishes, the summary, then how many rows a rerun sends; the rerun sends exactly those', async (t) => {
+    const create = creator();
+    const slow: Reply = (request, res) => setTimeout(() => create(request, res), 300);
+    const { server, key, configDir, petctl } = await setupE2e(t, slow);
+    const file = rowsFile(configDir, 'intake.ndjson', 100, 'P');
+    const tty = openTerminal(t, ['--base-url', server.baseUrl, 'pets', 'add', '--file', file, '--concurrency', '1'], { PETCTL_CONFIG_DIR: configDir, PETCTL_API_KEY: key }, { width: 120 });
+    await tty.waitFor(/import \[[#.]+\] [3-9]\/100 /, 20_000);
+    tty.press('C-c');
+    expect(await tty.exitCode(20_000)).toBe(130);
+
+    const text = tty.text();
+    const created = Number(SUMMARY.exec(text)?.[1]);
+    expect(server.requests).toHaveLength(created);
+    const lines = text.split('\n').filter((line) => line.trim() !== '');
+    expect(lines[lines.findIndex((line) => SUMMARY.test(line)) + 1]).toBe(`rerun the same command to send the ${100 - created} rows not sent yet`);
+    expect(text).toContain('petctl: stopping: no new requests; waiting for the ones in flight');
+
+    const rerun = await petctl(['pets', 'add', '--file', file, '--concurrency', '4']);
+    expect(rerun.code, rerun.stderr).toBe(0);
+    expect(server.requests).toHaveLength(100);
+    expect(rerun.stderr).toMatch(new RegExp(`^created ${100 - created}, skipped ${created}, `, 'm'));
+  });
+
   it('a second Ctrl-C stops waiting: the row in flight becomes outcome_unknown, ends by SIGINT; a rerun leaves it alone', async (t) => {
     const { server, configDir, petctl } = await setupE2e(t, { hang: true });
     const file = path.join(configDir, 'pets.ndjson');
