@@ -18,14 +18,12 @@ describe('parseHttpDate', () => {
     { value: 'Sun, 06 Nov 1994 08:49:37 GMT', ms: Date.UTC(1994, 10, 6, 8, 49, 37) },
     { value: 'Sunday, 06-Nov-94 08:49:37 GMT', ms: Date.UTC(1994, 10, 6, 8, 49, 37) },
     { value: 'Sun Nov  6 08:49:37 1994', ms: Date.UTC(1994, 10, 6, 8, 49, 37) },
-    { value: 'Sat, 01 Jun 2030 00:00:00 GMT', ms: Date.UTC(2030, 5, 1) },
     { value: undefined, ms: undefined },
     { value: '', ms: undefined },
     { value: 'soon', ms: undefined },
     { value: 'Sun, 99 Nov 1994 08:49:37 GMT', ms: undefined },
     // Date.parse reads these as dates in 2001; they are not HTTP-dates.
     { value: '1.5', ms: undefined },
-    { value: '-5', ms: undefined },
     { value: '2030-06-01', ms: undefined },
   ])('$value → $ms', ({ value, ms }) => {
     expect(parseHttpDate(value)).toBe(ms);
@@ -35,15 +33,12 @@ describe('parseHttpDate', () => {
 describe('parseRetryAfter', () => {
   it.each([
     { what: 'delta-seconds', value: '1', serverDate: undefined, ms: 1000 },
-    { what: 'delta-seconds', value: '120', serverDate: undefined, ms: 120_000 },
-    { what: 'a ban of 10 minutes, kept exactly', value: '600', serverDate: undefined, ms: 600_000 },
     { what: 'a day, kept exactly (below the cap)', value: '86400', serverDate: undefined, ms: 86_400_000 },
     { what: 'zero counts as absent', value: '0', serverDate: undefined, ms: undefined },
     { what: 'surrounding spaces', value: ' 5 ', serverDate: undefined, ms: 5000 },
     { what: 'delta-seconds ignore the Date header', value: '3', serverDate: NOW - HOUR, ms: 3000 },
     { what: 'an HTTP-date on our clock without a Date header', value: httpDate(NOW + 2000), serverDate: undefined, ms: 2000 },
     { what: 'an HTTP-date on the server clock (Date 1 h behind)', value: httpDate(NOW - HOUR + 2000), serverDate: NOW - HOUR, ms: 2000 },
-    { what: 'an HTTP-date on the server clock (Date 1 h ahead)', value: httpDate(NOW + HOUR + 7000), serverDate: NOW + HOUR, ms: 7000 },
     { what: 'an HTTP-date in the past counts as absent', value: httpDate(NOW - 5000), serverDate: NOW, ms: undefined },
     { what: 'an HTTP-date equal to Date counts as absent', value: httpDate(NOW), serverDate: NOW, ms: undefined },
     { what: 'a decimal, rounded up to whole ms', value: '1.5', serverDate: undefined, ms: 1500 },
@@ -130,9 +125,7 @@ describe('resetDelayMs', () => {
     { what: 'reset in 2 s, clocks agree', reset: seconds(NOW) + 2, serverDate: NOW, delay: 2000 },
     // Skew: the reset is on the server's clock, so it is measured from the server's Date.
     { what: 'server clock 1 h behind', reset: seconds(NOW - HOUR) + 2, serverDate: NOW - HOUR, delay: 2000 },
-    { what: 'server clock 1 h ahead', reset: seconds(NOW + HOUR) + 2, serverDate: NOW + HOUR, delay: 2000 },
     { what: 'reset now', reset: seconds(NOW), serverDate: NOW, delay: undefined },
-    { what: 'reset in the past', reset: seconds(NOW) - 30, serverDate: NOW, delay: undefined },
     { what: 'reset sent as a delta (30), read as 1970', reset: 30, serverDate: NOW, delay: undefined },
     { what: 'reset in year 2100', reset: seconds(Date.UTC(2100, 0, 1)), serverDate: NOW, delay: undefined },
     { what: 'reset a day off (a daily window)', reset: seconds(NOW) + 24 * 3600, serverDate: NOW, delay: 24 * HOUR },

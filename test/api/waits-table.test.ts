@@ -67,12 +67,9 @@ describe('decide: claims in blocks', () => {
 });
 
 describe('decide with a reserve (pets add --file --reserve)', () => {
-  it('an import treats a window with no more than the reserve left as used up', () => {
+  it('an import treats a window with only the reserve left as used up; other commands take it to the last', () => {
     expect(decide({ window: window(11) }, NOW, claim(10))).toEqual({ go: true, entry: { window: window(10) }, slots: 1 });
     expect(decide({ window: window(10) }, NOW, claim(10))).toEqual({ go: false, until: NOW + 30_000, reason: 'window' });
-  });
-
-  it('other commands still take the reserved requests, down to the last one', () => {
     expect(decide({ window: window(10) }, NOW, claim())).toEqual({ go: true, entry: { window: window(9) }, slots: 1 });
     expect(decide({ window: window(1) }, NOW, claim())).toEqual({ go: true, entry: { window: window(0) }, slots: 1 });
   });
@@ -144,10 +141,8 @@ describe('observe', () => {
     // Taken as no budget at all, rather than probing on every request.
     expect(observe(undefined, { status: 200, remaining: 0, reset: 12, resetAt: undefined }, NOW)).toEqual({ untrackedUntil: NOW + UNTRACKED_MS });
   });
-});
 
-describe('isStale', () => {
-  it('keeps an entry until every time in it is a day old', () => {
+  it('keeps an entry until every time in it is a day old (isStale)', () => {
     expect(isStale({ blockedUntil: NOW - PRUNE_AFTER_MS - 1 }, NOW)).toBe(true);
     expect(isStale({ blockedUntil: NOW - PRUNE_AFTER_MS - 1, window: window(0, NOW - 1000) }, NOW)).toBe(false);
   });
@@ -226,15 +221,13 @@ describe('paced senders against a fixed-window server (simulated)', () => {
 });
 
 describe('a server that sends no budget', () => {
-  it('ends the probe, and frees paced requests from probing for a while', () => {
+  it('ends the probe (a 429 too, which blocks by Retry-After) and frees paced requests from probing a while', () => {
     const after = observe({ probeUntil: NOW + LEASE }, { status: 201 }, NOW);
     expect(after).toEqual({ untrackedUntil: NOW + UNTRACKED_MS });
     expect(decide(after, NOW + 1, claim())).toEqual({ go: true });
     expect(decide(after, NOW + UNTRACKED_MS + 1, claim())).toEqual({ go: true, entry: { untrackedUntil: NOW + UNTRACKED_MS, probeUntil: NOW + UNTRACKED_MS + 1 + LEASE } });
-  });
-
-  it('a 429 without headers ends the probe too (its Retry-After blocks instead)', () => {
-    expect(observe({ probeUntil: NOW + LEASE }, { status: 429, retryAt: NOW + 1000 }, NOW)).toEqual({ blockedUntil: NOW + 1000, reason: 'rate_limited' });
+    const refused = observe({ probeUntil: NOW + LEASE }, { status: 429, retryAt: NOW + 1000 }, NOW);
+    expect(refused).toEqual({ blockedUntil: NOW + 1000, reason: 'rate_limited' });
   });
 });
 
@@ -255,10 +248,8 @@ describe('a server that limits without saying how far', () => {
     expect(answered).not.toHaveProperty('untrackedUntil');
     expect(decide(answered, after + 11, claim())).toMatchObject({ go: true, entry: { probeUntil: after + 11 + LEASE } });
     expect(decide({ ...answered, probeUntil: after + 11 + LEASE }, after + 12, claim())).toMatchObject({ go: false, reason: 'probe' });
-  });
-
-  it('a 429 that carries a budget is not such a server', () => {
-    const entry = observe({ untrackedUntil: now + UNTRACKED_MS }, { status: 429, remaining: 0 }, now)!;
-    expect(entry).not.toHaveProperty('silentLimitUntil');
+    // A 429 that carries a budget is not such a server.
+    const budgeted = observe({ untrackedUntil: now + UNTRACKED_MS }, { status: 429, remaining: 0 }, now)!;
+    expect(budgeted).not.toHaveProperty('silentLimitUntil');
   });
 });

