@@ -5,31 +5,24 @@ import { DEFAULT_PORT } from '../../src/sandbox/defaults';
 
 const failure = (code: string, message = `connect ${code}`) => Object.assign(new Error(message), { code });
 const request = (url: string) => ({ method: 'GET', url, timeoutMs: 30_000, timedOut: false });
-/** What the session says of the base URL's host and port (app/session.ts). */
-const targetOf = (url: string) => failureTarget(new URL(url));
 
 describe('networkFailure', () => {
-  it('a refused loopback connection: not sent, not retryable, nothing listens there', () => {
-    const error = networkFailure(failure('ECONNREFUSED'), request('http://127.0.0.1:8080/v1/pets'), targetOf('http://127.0.0.1:8080/v1'));
-    expect(error.sent).toBe(false);
-    expect(error.retryable).toBe(false);
-    expect(error.message).toBe('GET http://127.0.0.1:8080/v1/pets failed: connection refused: nothing is listening on 127.0.0.1:8080');
-    expect(error.hint).toBeUndefined();
-  });
-
-  it("on the sandbox's default port it names petctl sandbox", () => {
-    for (const host of ['127.0.0.1', 'localhost', '[::1]']) {
-      const error = networkFailure(failure('ECONNREFUSED'), request(`http://${host}:${DEFAULT_PORT}/v1/pets`), targetOf(`http://${host}:${DEFAULT_PORT}/v1`));
-      expect(error.message).toContain(`nothing is listening on ${host}:${DEFAULT_PORT}`);
-      expect(error.hint).toBe('is the sandbox running? start it with petctl sandbox');
-    }
-  });
-
-  it('a refused connection elsewhere is worth retrying (a server restarting behind a balancer)', () => {
-    const error = networkFailure(failure('ECONNREFUSED'), request('https://api.example.org/v1/pets'), targetOf('https://api.example.org/v1'));
-    expect(error.retryable).toBe(true);
-    expect(error.sent).toBe(false);
-    expect(error.message).toBe('GET https://api.example.org/v1/pets failed: connection refused');
+  const listening = (host: string) => `connection refused: nothing is listening on ${host}`;
+  it.each([
+    { url: 'http://127.0.0.1:8080/v1', retryable: false, words: listening('127.0.0.1:8080'), hint: undefined },
+    // On the sandbox's default port it names petctl sandbox.
+    ...['127.0.0.1', 'localhost', '[::1]'].map((host) => ({
+      url: `http://${host}:${DEFAULT_PORT}/v1`,
+      retryable: false,
+      words: listening(`${host}:${DEFAULT_PORT}`),
+      hint: 'is the sandbox running? start it with petctl sandbox',
+    })),
+    // Elsewhere it may be a server restarting behind a balancer.
+    { url: 'https://api.example.org/v1', retryable: true, words: 'connection refused', hint: undefined },
+  ])('a refused connection to $url: not sent, retryable $retryable', ({ url, retryable, words, hint }) => {
+    const error = networkFailure(failure('ECONNREFUSED'), request(`${url}/pets`), failureTarget(new URL(url)));
+    const expected = [false, retryable, `GET ${url}/pets failed: ${words}`, hint];
+    expect([error.sent, error.retryable, error.message, error.hint]).toEqual(expected);
   });
 
   // A host that does not resolve, or a plain-HTTP port spoken to in TLS, is not retried.
@@ -47,15 +40,14 @@ describe('networkFailure', () => {
     expect(error.message).toContain(text);
   });
 
-  it("a timeout cut short by the request's bound says so", () => {
-    const error = networkFailure(new Error('aborted'), { ...request('https://api.example.org/v1/pets'), timeoutMs: 1234, timedOut: true, cutShort: true });
-    expect(error.message).toBe("no answer from api.example.org within 1.234s (what was left of the request's time)");
-  });
-
-  it('a timeout names --timeout', () => {
-    const error = networkFailure(new Error('aborted'), { ...request('https://api.example.org/v1/pets'), timedOut: true });
+  it.each([
+    { timing: { timeoutMs: 1234, cutShort: true }, words: "within 1.234s (what was left of the request's time)" },
+    { timing: {}, words: 'within 30s (--timeout)' },
+  ])('a timeout says how long it waited: $words', ({ timing, words }) => {
+    const timedOut = { ...request('https://api.example.org/v1/pets'), timedOut: true, ...timing };
+    const error = networkFailure(new Error('aborted'), timedOut);
     expect(error.code).toBe('timeout');
-    expect(error.message).toBe('no answer from api.example.org within 30s (--timeout)');
+    expect(error.message).toBe(`no answer from api.example.org ${words}`);
   });
 });
 

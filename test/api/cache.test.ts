@@ -66,16 +66,22 @@ describe('ResponseCache', () => {
     expect(cache.dir).not.toContain(KEY);
   });
 
-  it('a damaged entry is a miss and is removed; a directory in its place is refused', async (t) => {
-    const { open } = openCache(t);
+  it('a damaged entry is a miss, removed; a directory or a symlink at an entry is refused, not skipped', async (t) => {
+    const { open, unusable, cacheDir } = openCache(t);
     const cache = await open();
     await cache.store(LIST, answer('[]'), MINUTE);
-    const [name] = fs.readdirSync(cache.dir);
-    fs.writeFileSync(path.join(cache.dir, name!), '{"storedAt":');
+    const entry = path.join(cache.dir, fs.readdirSync(cache.dir)[0]!);
+    fs.writeFileSync(entry, '{"storedAt":');
     expect(await cache.lookup(LIST, MINUTE)).toBeUndefined();
     expect(fs.readdirSync(cache.dir)).toEqual([]);
-    fs.mkdirSync(path.join(cache.dir, name!));
+    fs.mkdirSync(entry);
     await expect(cache.lookup(LIST, MINUTE)).rejects.toThrow(UnsafeFileError);
+    fs.rmdirSync(entry);
+    fs.symlinkSync(path.join(cacheDir, 'elsewhere'), entry);
+    let sent = false;
+    await expect(cache.answer(LIST, MINUTE, async () => ((sent = true), answer('[]')))).rejects.toThrow(/it is a symbolic link/);
+    expect(sent).toBe(false);
+    expect(unusable).toEqual([]);
   });
 
   it('forgetTarget removes this target\'s answers only; clearCache removes every target\'s and counts them', async (t) => {
@@ -100,19 +106,6 @@ describe('ResponseCache', () => {
     const sent = answer('[7]');
     expect(await cache.answer(LIST, MINUTE, async () => sent)).toBe(sent);
     expect(unusable.map((error) => (error as NodeJS.ErrnoException).code)).toEqual(['ENOTDIR']);
-  });
-
-  it('a symlink at an entry is refused, not skipped', async (t) => {
-    const { open, unusable, cacheDir } = openCache(t);
-    const cache = await open();
-    await cache.store(LIST, answer('[]'), MINUTE);
-    const [name] = fs.readdirSync(cache.dir);
-    fs.rmSync(path.join(cache.dir, name!));
-    fs.symlinkSync(path.join(cacheDir, 'elsewhere'), path.join(cache.dir, name!));
-    let sent = false;
-    await expect(cache.answer(LIST, MINUTE, async () => ((sent = true), answer('[]')))).rejects.toThrow(/it is a symbolic link/);
-    expect(sent).toBe(false);
-    expect(unusable).toEqual([]);
   });
 
   it('clearCache refuses a symlink in place of the responses directory, and leaves what it points to', async (t) => {

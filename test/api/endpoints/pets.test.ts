@@ -19,7 +19,6 @@ describe('answers that are not what the specification says', () => {
   const add = (body: unknown) => createPet(answering(201, body), { name: 'Rex', categoryId: 1 });
 
   it.each([
-    { what: 'an empty body', call: () => list(undefined), status: 200, message: /^the server's answer to GET \/pets is not what the specification says \(/ },
     { what: 'an object instead of Pets', call: () => list(PET), status: 200, message: /^the server's answer to GET \/pets is not what the specification says \(/ },
     { what: 'an array with a non-Pet', call: () => list([PET, { name: 'Ghost', categoryId: 1 }]), status: 200, message: /GET \/pets is not what the specification says \(1\.id: / },
     { what: 'an array holding a string', call: () => list([1, 'two']), status: 200, message: /GET \/pets is not what the specification says \(0: / },
@@ -28,7 +27,6 @@ describe('answers that are not what the specification says', () => {
     { what: 'an id that is a string', call: () => get({ id: '1', name: 'Rex', categoryId: 1 }), status: 200, message: /GET \/pets\/1 is not what the specification says \(id: / },
     { what: 'an id that is not whole', call: () => get({ ...PET, id: 1.5 }), status: 200, message: /GET \/pets\/1 is not what the specification says \(id: / },
     { what: 'a Pet without name', call: () => get({ id: 1, categoryId: 1 }), status: 200, message: /GET \/pets\/1 is not what the specification says \(name: / },
-    { what: 'a name that is not a string', call: () => get({ ...PET, name: 7 }), status: 200, message: /GET \/pets\/1 is not what the specification says \(name: / },
     { what: 'a Pet without categoryId', call: () => get({ id: 1, name: 'Rex' }), status: 200, message: /GET \/pets\/1 is not what the specification says \(categoryId: / },
     { what: 'a categoryId that is not an integer', call: () => get({ ...PET, categoryId: 'one' }), status: 200, message: /GET \/pets\/1 is not what the specification says \(categoryId: / },
     { what: 'a status outside the enum', call: () => get({ ...PET, status: 'lost' }), status: 200, message: /GET \/pets\/1 is not what the specification says \(status: / },

@@ -4,10 +4,12 @@ import { ServerClock } from '../../../src/api/limits/headers';
 describe('ServerClock', () => {
   const at = (ms: number) => new Date(ms).toUTCString();
 
-  it('without a usable Date header it knows nothing', () => {
-    const clock = new ServerClock(() => 1_000_500);
+  it('knows nothing without a usable Date header; an hour behind is an hour behind', () => {
+    const now = Date.UTC(2026, 10, 25, 12, 0, 0);
+    const clock = new ServerClock(() => now);
     expect(clock.observe(undefined)).toBeUndefined();
     expect(clock.observe('yesterday')).toBeUndefined();
+    expect(clock.observe(at(now - 3_600_000))).toBe(now - 3_600_000);
   });
 
   it('takes the highest (Date - our clock) seen as the skew: a lower bound that tightens with every answer', () => {
@@ -22,11 +24,5 @@ describe('ServerClock', () => {
     expect(clock.observe(serverDate())! - now).toBe(4800); // at .800 a looser bound does not replace a tighter one
     now += 250;
     expect(clock.observe(serverDate())! - now).toBe(4950); // at .050
-  });
-
-  it('an hour behind is an hour behind', () => {
-    const now = Date.UTC(2026, 10, 25, 12, 0, 0);
-    const clock = new ServerClock(() => now);
-    expect(clock.observe(at(now - 3_600_000))).toBe(now - 3_600_000);
   });
 });
