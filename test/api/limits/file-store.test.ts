@@ -67,18 +67,6 @@ describe('the persisted rate-limit gate', () => {
     expect(fs.readdirSync(path.dirname(file))).toEqual(['state.json']);
   });
 
-  it('keeps a longer block another process wrote after this one started', async () => {
-    const file = stateFile();
-    const early = await openRateLimitState(file, BASE, KEY, clock(NOW));
-    const other = await openRateLimitState(file, BASE, KEY, clock(NOW));
-    await block(other, NOW + 600_000, 'key_banned');
-
-    // `early` read the file before that block existed; its shorter block must not replace it.
-    await block(early, NOW + 1000, 'rate_limited');
-    expect(await early.current()).toEqual({ blockedUntil: NOW + 600_000, reason: 'key_banned' });
-    expect(Object.values(readState(file).limits)).toEqual([{ blockedUntil: NOW + 600_000, reason: 'key_banned' }]);
-  });
-
   it.each([
     { what: 'not JSON', text: () => 'not json at all' },
     { what: 'truncated JSON', text: () => '{"version":1,"limits":{"ab' },
@@ -160,6 +148,20 @@ describe('claims in blocks', () => {
     expect((await gate.current())?.window?.remaining).toBe(0);
     await gate.release();
     expect((await gate.current())?.window?.remaining).toBe(10);
+  });
+
+  it('a request refused an empty window takes the slot the claim beside it pooled: 6 left means 6 sent', async () => {
+    const gate = openGate(openFileStore(stateFile(), BASE, KEY, clock(NOW)), { now: clock(NOW) });
+    await gate.record({ status: 201, remaining: 6, reset: resetAt / 1000, resetAt });
+    // Blocks of 1, 1, 2 (one of them pooled, taken by the fourth): the pace is now 4 a second.
+    const sent = [];
+    for (let i = 0; i < 4; i++) sent.push((await gate.acquire()).go);
+    expect((await gate.current())?.window?.remaining).toBe(2);
+    // Two at once: the first claims the last 2 slots, the second finds the window empty and takes the pooled one.
+    sent.push(...(await Promise.all([gate.acquire(), gate.acquire()])).map((decision) => decision.go));
+    expect(sent).toEqual([true, true, true, true, true, true]);
+    expect((await gate.current())?.window?.remaining).toBe(0);
+    expect(await gate.acquire()).toEqual({ go: false, until: resetAt, reason: 'window' });
   });
 
   it('a 429 drops the block; slots of a window that has ended are not given back', async () => {

@@ -1,6 +1,6 @@
 import net from 'node:net';
 import path from 'node:path';
-import { type TestContext, afterEach, describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, it } from 'vitest';
 import { shiftEntry } from '../../../src/api/limits/entry';
 import { openFileStore } from '../../../src/api/limits/file-store';
 import { openGate } from '../../../src/api/limits/gate';
@@ -9,7 +9,7 @@ import { timeReplyMs } from '../../../src/api/limits/redis-failures';
 import { limitId } from '../../../src/api/limits/store';
 import { stateStoreLine } from '../../../src/output/state-store';
 import { GARBAGE_TIME_REPLIES, startFakeRedis } from '../../helpers/fake-redis';
-import { type RedisServer, freePort, noRedisServer, redisAt, startRedisServer } from '../../helpers/redis-server';
+import { freePort, noRedisServer, redisAt, startRedisServer } from '../../helpers/redis-server';
 import { tempDir } from '../../helpers/temp-dir';
 import { sharedRedis } from './shared-redis';
 
@@ -21,7 +21,7 @@ const stores: RedisStore[] = [];
 afterEach(async () => {
   for (const store of stores.splice(0)) await store.close();
 });
-// One redis-server for the file; a test that kills its server or needs a password starts its own (serverFor).
+// One redis-server for the file; a test that kills its server or needs a password starts its own.
 const shared = sharedRedis();
 
 /**
@@ -49,13 +49,6 @@ async function machine(stateUrl: string, options: { skewMs?: number; noAnswerMs?
   stores.push(shared);
   const gate = openGate(shared, { now, probeLeaseMs: 5_000, shared });
   return { gate, shared, local, now, warnings, traces, root };
-}
-
-/** A redis-server of its own for one test, stopped when the test finishes. */
-async function serverFor(t: Pick<TestContext, 'onTestFinished'>, options?: Parameters<typeof startRedisServer>[0]): Promise<RedisServer> {
-  const redis = await startRedisServer(options);
-  t.onTestFinished(() => redis.stop());
-  return redis;
 }
 
 /** A window with `remaining` requests left, as an answer would report it (paced: tracked from the first request). */
@@ -168,7 +161,8 @@ describe.skipIf(noRedisServer)('when the shared store fails', () => {
   });
 
   it("falls back when redis-server is stopped mid-run, and keeps obeying another machine's block it read from Redis", async (t) => {
-    const redis = await serverFor(t);
+    const redis = await startRedisServer();
+    t.onTestFinished(() => redis.stop());
     const a = await machine(redis.url);
     const b = await machine(redis.url);
     const retryAt = a.now() + 30_000;
@@ -204,7 +198,8 @@ describe.skipIf(noRedisServer)('when the shared store fails', () => {
 
   it('says the password was refused, without the password, and falls back', async (t) => {
     const password = 'correct-horse-battery-staple';
-    const redis = await serverFor(t, { password });
+    const redis = await startRedisServer({ password });
+    t.onTestFinished(() => redis.stop());
     const good = await machine(redis.url);
     expect(good.shared.fellBack).toBe(false);
     const wrong = 'wrong-password-123456';
