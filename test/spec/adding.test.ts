@@ -28,15 +28,8 @@ describe.concurrent('Adding › "Request body | required, application/json, shap
 describe.concurrent('Adding › "A body with invalid values also yields 400"', () => {
   it('the client refuses a missing field or an invalid value (exit 2; an import row: exit 6, named) and sends nothing', async (t) => {
     const { server, petctl } = await setupE2e(t, json(201, CREATED));
-    for (const args of [
-      ['--name', 'Rex'],
-      ['--category-id', '3'],
-      [],
-      ['--name', 'Rex', '--category-id', '3', '--status', 'adopted'],
-      ['--name', 'Rex', '--category-id', 'abc'],
-      ['--name', 'Rex', '--category-id', '1.5'],
-      ['--name', 'Rex', '--category-id', '9223372036854775808'],
-    ]) {
+    // Each flag's refusals are test/commands/parsing.test.ts's.
+    for (const args of [['--name', 'Rex'], ['--name', 'Rex', '--category-id', '1.5']]) {
       const result = await petctl(['pets', 'add', ...args]);
       expect(result.code, args.join(' ')).toBe(2);
       expectCleanError(result);

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { ENTERPRISE, PET, call, errorBody, expectCleanError, expectPetctlHeaders, json, runCli, sandboxFor, setupE2e, tempDir } from './sides';
+import { ENTERPRISE, PET, call, errorBody, expectCleanError, expectPetctlHeaders, json, sandboxFor, setupE2e } from './sides';
 
 /** Authentication: the bearer key, on the client and on the sandbox. */
 
@@ -35,19 +35,4 @@ describe.concurrent('Authentication › "The scheme applies to every operation o
     expect((await call(baseUrl, '/pets', { key: ENTERPRISE, body: { name: 'Rex', categoryId: 1.5 } })).status).toBe(400);
     expect((await call(baseUrl, '/pets?limit=100', { key: ENTERPRISE })).body).toEqual(before);
   });
-});
-
-describe.concurrent('Authentication › "When the key is missing or invalid, the response is 401 with an Error body"', () => {
-  it('the client with no key for its profile says so (exit 4) and sends nothing', async (t) => {
-    const { server } = await setupE2e(t, json(200, [PET]));
-    const configDir = tempDir();
-    const env = { PETCTL_CONFIG_DIR: configDir };
-    expect((await runCli(['profile', 'add', 'prod', '--base-url', server.baseUrl], { env })).code).toBe(0);
-    const result = await runCli(['--profile', 'prod', 'pets', 'list'], { env });
-    expect(result.code).toBe(4);
-    expectCleanError(result);
-    expect(result.stderr).toMatch(/^error: no API key for profile "prod" \(not_configured\)$/m);
-    expect(server.requests).toHaveLength(0);
-  });
-
 });

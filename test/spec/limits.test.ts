@@ -34,17 +34,6 @@ async function exhaust(baseUrl: string, key: string): Promise<{ accepted: number
   }
 }
 
-/** Uses up a key's day on a fake clock: a minute's worth of requests, then the next minute, until a 429 that is not the minute's. */
-async function exhaustDay(baseUrl: string, key: string, clock: ReturnType<typeof fakeClock>): Promise<{ accepted: number; refusal: SandboxReply }> {
-  let accepted = 0;
-  for (;;) {
-    const { accepted: inMinute, refusal } = await exhaust(baseUrl, key);
-    accepted += inMinute;
-    if (inMinute === 0) return { accepted, refusal };
-    clock.advance(MINUTE + 1000);
-  }
-}
-
 describe('Limits › "Free | 60 | 1,000"', () => {
   it('the sandbox accepts 60 requests a minute and 1,000 a day with the Free key, then answers 429 with Retry-After', { timeout: 60_000 }, async (t) => {
     const clock = fakeClock();
@@ -63,8 +52,15 @@ describe('Limits › "Free | 60 | 1,000"', () => {
     expect(retryAfter).toBe(Math.ceil((opened + MINUTE - clock.now()) / 1000));
     expect(Number(minute.refusal.headers['x-ratelimit-reset'])).toBe(Math.ceil((opened + MINUTE) / 1000));
     clock.advance(retryAfter * 1000);
-    const day = await exhaustDay(baseUrl, FREE, clock);
-    expect(1 + minute.accepted + day.accepted).toBe(1000);
+    // The rest of the day, a minute's worth at a time, until a 429 that is not the minute's.
+    let day = await exhaust(baseUrl, FREE);
+    let accepted = 1 + minute.accepted + day.accepted;
+    while (day.accepted > 0) {
+      clock.advance(MINUTE + 1000);
+      day = await exhaust(baseUrl, FREE);
+      accepted += day.accepted;
+    }
+    expect(accepted).toBe(1000);
     expect(day.refusal.status).toBe(429);
     // The day's window, not the minute's: the wait is hours, not seconds.
     expect(Number(day.refusal.headers['retry-after'])).toBeGreaterThan(3600);
@@ -169,10 +165,6 @@ describe.concurrent('Limits › "Continuing to send requests after a 429 may lea
     expect(second.code).toBe(0);
     expect(second.stdout).toBe('1\tRex\t1\tavailable\n');
     expect(server.requests[1]!.at - server.requests[0]!.at).toBeGreaterThanOrEqual(3000 - SLACK_MS);
-    // One notice, unless a loaded machine started this process less than a second before the end (no notice for that).
-    const notices = second.stderr.split('\n').filter((line) => line.startsWith('petctl: '));
-    expect(notices.length).toBeLessThanOrEqual(1);
-    for (const line of notices) expect(line).toMatch(/^petctl: rate limited \(HTTP 429, Retry-After\); waiting \ds, until \d\d:\d\d:\d\d$/);
     server.verify();
   });
 });

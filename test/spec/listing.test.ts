@@ -44,9 +44,9 @@ describe.concurrent('Listing › "Request body | none"', () => {
     server.verify();
   });
 
-  it('the client refuses a 200 that is not an array of Pet (exit 7), and a limit of 0, 101 or -5 before sending (exit 2)', async (t) => {
+  it('the client refuses a 200 that is not an array of Pet (exit 7), and a limit of 0 or 101 before sending (exit 2)', async (t) => {
     const { server, petctl } = await setupE2e(t, json(200, { pets: [PET] }));
-    for (const limit of ['0', '101', '-5']) {
+    for (const limit of ['0', '101']) {
       const result = await petctl(['pets', 'list', `--limit=${limit}`]);
       expect(result.code, limit).toBe(2);
       expectCleanError(result);

@@ -1,5 +1,3 @@
-import fs from 'node:fs';
-
 /**
  * The specification as a list of rules (each sentence of its prose and list items, each data row of its tables, under
  * its heading), and docs/spec-coverage.md as those rules with the test, or the reason for none, beside each.
@@ -87,8 +85,4 @@ export function testTitles(source: string): string[] {
 /** A test's title for a rule: its section, then the rule in the specification's words without Markdown. */
 export function ruleTitle(section: string, rule: string): string {
   return `${section} › "${rule.replace(/`/g, '').replace(/\.$/, '')}"`;
-}
-
-export function readSpec(): string {
-  return fs.readFileSync(SPEC_FILE, 'utf8');
 }

@@ -4,7 +4,6 @@ export { call, postJson, rawExchange, start as sandboxFor, FREE, PRO, BUSINESS, 
 export { setupE2e, expectCleanError, expectPetctlHeaders, jsonError, runCli, tempDir, WAIT } from '../helpers/cli';
 export { json, limitHeaders } from '../helpers/scripted-server';
 
-/** An animal as a server answers it. */
 export const PET = { id: 1, name: 'Rex', categoryId: 1, status: 'available' };
 
 /** The Error body the specification requires, as a scripted server sends it. */
