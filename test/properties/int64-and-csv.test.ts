@@ -46,18 +46,12 @@ function printedIds(stdout: string, format: Format): { id: string; categoryId: s
   }
 }
 
-function formatArgs(format: Format): string[] {
-  return ['-o', format === 'table-tty' ? 'table' : format, '--no-color'];
-}
-
 let server: ScriptedServer;
-let configDir: string;
 let env: Record<string, string>;
 
 beforeAll(async () => {
   server = await startScriptedServer();
-  configDir = tempDir();
-  env = { PETCTL_CONFIG_DIR: configDir, PETCTL_API_KEY: 'pk_property_test_key_0123456789' };
+  env = { PETCTL_CONFIG_DIR: tempDir(), PETCTL_API_KEY: 'pk_property_test_key_0123456789' };
 });
 
 afterAll(async () => {
@@ -91,8 +85,9 @@ describe('int64 values are exact end to end', () => {
           ? ['pets', 'add', '--name', 'Rex', `--category-id=${n}`, '--status', 'available']
           : ['--quiet', 'pets', 'get', '--', `${n}`];
         const columns = format === 'table-tty' ? { stdoutColumns: 200 } : {};
+        const output = ['-o', format === 'table-tty' ? 'table' : format, '--no-color'];
 
-        const result = await runMain(['--base-url', server.baseUrl, ...formatArgs(format), ...command], env, columns);
+        const result = await runMain(['--base-url', server.baseUrl, ...output, ...command], env, columns);
 
         expect(result.code, result.stderr).toBe(0);
         if (add) expect(result.stderr).toBe('');

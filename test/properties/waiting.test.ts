@@ -11,11 +11,7 @@ import { RUNS } from './helpers';
 
 /**
  * The model of waiting over random answers: the real HttpClient and state-file gate (each command a new process on
- * the file), a fake service answering from a generated script, a fake clock. Properties: 1. nothing goes before a
- * 429's Retry-After; 2. the next request goes within 1 s of it, unless another rule holds it (a ban, a later 429, a
- * 200 with Remaining 0, a 429 without Retry-After: its reset, or a hold of at most HOLD_CAP_MS); 3. no command
- * waits longer in all than --max-wait; 4. after a 429 with no usable time (Retry-After 0 is none), nothing goes for
- * HOLD_MIN_MS.
+ * the file), a fake service answering from a generated script, a fake clock; the four properties are numbered below.
  */
 
 interface Scripted {
