@@ -1,12 +1,12 @@
 import { describe, expect, it } from 'vitest';
-import { ENTERPRISE, PET, call, errorBody, expectCleanError, expectPetctlHeaders, json, sandboxFor, setupE2e } from './sides';
+import { ENTERPRISE, PET, call, expectCleanError, expectPetctlHeaders, json, sandboxFor, setupE2e } from './sides';
 
 /** Authentication: the bearer key, on the client and on the sandbox. */
 
 describe.concurrent('Authentication › "The client sends its API key as a bearer token in the Authorization header, in the form Authorization: Bearer <API_KEY>"', () => {
   it('the client sends exactly "Bearer <key>" on list, add and get', async (t) => {
     const { server, petctl, key } = await setupE2e(t);
-    const refusal = errorBody(401, 'unauthorized', 'the key is not valid');
+    const refusal = { code: 'unauthorized', message: 'the key is not valid', status: 401 };
     server.reply(json(200, [PET]), json(201, PET), json(200, PET), json(401, refusal));
     for (const args of [['pets', 'list'], ['pets', 'add', '--name', 'Rex', '--category-id', '1'], ['pets', 'get', '1']]) {
       expect((await petctl(args)).code, args.join(' ')).toBe(0);

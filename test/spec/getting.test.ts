@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { PET, errorBody, expectCleanError, json, jsonError, setupE2e } from './sides';
+import { PET, expectCleanError, json, jsonError, setupE2e } from './sides';
 
 /** Endpoints › Get an animal (deprecated): `GET /pets/{petId}`, on the client (the sandbox's: versioning.test.ts). */
 
@@ -8,7 +8,7 @@ const DEPRECATION = 'warning: GET /pets/{petId} is deprecated and is to be remov
 describe.concurrent('Getting › "The operation is deprecated and is to be removed on 5 December 2030"', () => {
   it('the client warns on stderr with the date (the Sunset header\'s when sent), on success and on a 404 (exit 3)', async (t) => {
     const { server, petctl } = await setupE2e(t);
-    const missing = errorBody(404, 'pet_not_found', 'no animal has id 77');
+    const missing = { code: 'pet_not_found', message: 'no animal has id 77', status: 404 };
     const sunset = { sunset: 'Sun, 01 Jun 2031 00:00:00 GMT' };
     server.reply(json(200, PET), json(404, missing), json(404, missing), json(200, PET, sunset));
     const shown = await petctl(['pets', 'get', '1']);

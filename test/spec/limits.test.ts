@@ -8,7 +8,6 @@ import {
   PRO,
   SLACK_MS,
   call,
-  errorBody,
   expectCleanError,
   fakeClock,
   json,
@@ -22,7 +21,7 @@ import {
 /** The client's waits are pinned at their seams in test/api/; here the built binary meets them once. */
 
 const MINUTE = 60_000;
-const RATE_LIMITED = errorBody(429, 'rate_limited', 'Too many requests');
+const RATE_LIMITED = { code: 'rate_limited', message: 'Too many requests', status: 429 };
 
 /** Sends GET /pets with `key` until the answer is not 200; returns how many got 200 and the first other answer. */
 async function exhaust(baseUrl: string, key: string): Promise<{ accepted: number; refusal: SandboxReply }> {

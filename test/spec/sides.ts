@@ -6,10 +6,5 @@ export { json, limitHeaders } from '../helpers/scripted-server';
 
 export const PET = { id: 1, name: 'Rex', categoryId: 1, status: 'available' };
 
-/** The Error body the specification requires, as a scripted server sends it. */
-export function errorBody(status: number, code: string, message = `the server says ${code}`): { code: string; message: string; status: number } {
-  return { code, message, status };
-}
-
 /** Lower bounds on time allow for a timer firing this much early. */
 export const SLACK_MS = 50;
