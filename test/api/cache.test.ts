@@ -20,20 +20,20 @@ function answer(text: string, headers: Record<string, string> = {}): Answer {
   return { status: 200, text, headers, header: (name) => headers[name.toLowerCase()] };
 }
 
-function openCache(t: Pick<TestContext, 'onTestFinished'>, apiKey = KEY) {
+/** A cache in a folder of its own, on a clock the test moves: `cache` is the key's; `open` opens another key's or folder's. */
+async function openCache() {
   const cacheDir = tempDir();
   const clock = { now: Date.UTC(2026, 10, 25, 12, 0, 0) };
   const unusable: Error[] = [];
-  const open = (key = apiKey, dir = cacheDir) => ResponseCache.open({ cacheDir: dir, baseUrl: BASE, identity: BASE, apiKey: key, now: () => clock.now, unusable: (error) => unusable.push(error) });
-  return { cacheDir, clock, open, unusable };
+  const open = (key = KEY, dir = cacheDir) => ResponseCache.open({ cacheDir: dir, baseUrl: BASE, identity: BASE, apiKey: key, now: () => clock.now, unusable: (error) => unusable.push(error) });
+  return { cacheDir, clock, open, unusable, cache: await open() };
 }
 
 const LIST = { method: 'GET', url: `${BASE}/pets?status=available` };
 
 describe('ResponseCache', () => {
   it('serves an answer up to the --cache that asks, and until the --cache that stored it runs out; then removes it', async (t) => {
-    const { clock, open } = openCache(t);
-    const cache = await open();
+    const { clock, cache } = await openCache();
     await cache.store(LIST, answer('[1]', { link: '</pets?after=1>; rel="next"' }), 5 * MINUTE);
     clock.now += 5 * MINUTE - 1000;
     const hit = await cache.lookup(LIST, 5 * MINUTE);
@@ -54,8 +54,7 @@ describe('ResponseCache', () => {
   });
 
   it('tells requests apart by method, URL relative to the base URL, extra headers, and key', async (t) => {
-    const { open } = openCache(t);
-    const cache = await open();
+    const { cache, open } = await openCache();
     await cache.store({ ...LIST, headers: { Accept: 'text/csv' } }, answer('csv'), MINUTE);
     await cache.store(LIST, answer('json'), MINUTE);
     expect((await cache.lookup({ ...LIST, headers: { accept: 'text/csv' } }, MINUTE))?.answer.text).toBe('csv');
@@ -67,8 +66,7 @@ describe('ResponseCache', () => {
   });
 
   it('a damaged entry is a miss, removed; a directory or a symlink at an entry is refused, not skipped', async (t) => {
-    const { open, unusable, cacheDir } = openCache(t);
-    const cache = await open();
+    const { unusable, cacheDir, cache } = await openCache();
     await cache.store(LIST, answer('[]'), MINUTE);
     const entry = path.join(cache.dir, fs.readdirSync(cache.dir)[0]!);
     fs.writeFileSync(entry, '{"storedAt":');
@@ -85,8 +83,7 @@ describe('ResponseCache', () => {
   });
 
   it('forgetTarget removes this target\'s answers only; clearCache removes every target\'s and counts them', async (t) => {
-    const { cacheDir, open } = openCache(t);
-    const mine = await open();
+    const { cacheDir, open, cache: mine } = await openCache();
     const other = await open('pk_live_another_key');
     await mine.store(LIST, answer('[]'), MINUTE);
     await other.store(LIST, answer('[]'), MINUTE);
@@ -99,7 +96,7 @@ describe('ResponseCache', () => {
   });
 
   it('a cache that cannot be written is reported and skipped: the answer sent is still the answer', async (t) => {
-    const { cacheDir, open, unusable } = openCache(t);
+    const { cacheDir, open, unusable } = await openCache();
     const notAFolder = path.join(cacheDir, 'file');
     fs.writeFileSync(notAFolder, '');
     const cache = await open(KEY, path.join(notAFolder, 'petctl'));
@@ -109,7 +106,7 @@ describe('ResponseCache', () => {
   });
 
   it('clearCache refuses a symlink in place of the responses directory, and leaves what it points to', async (t) => {
-    const { cacheDir } = openCache(t);
+    const { cacheDir } = await openCache();
     const elsewhere = tempDir();
     fs.writeFileSync(path.join(elsewhere, 'keep.json'), '{}');
     fs.symlinkSync(elsewhere, path.join(cacheDir, 'responses'));
@@ -137,8 +134,7 @@ describe.skipIf(process.platform === 'win32')('the cache is its own: its folders
 
   for (const level of LEVELS) {
     it(`${level} as a symlink to the user's folder: not followed; reported once; the answer sent is the answer`, async (t) => {
-      const { cacheDir, open, unusable } = openCache(t);
-      const cache = await open();
+      const { cacheDir, unusable, cache } = await openCache();
       const victim = victimFolder(t);
       const folder = folderAt(cacheDir, cache.dir, level);
       fs.mkdirSync(path.dirname(folder), { recursive: true });
@@ -158,8 +154,7 @@ describe.skipIf(process.platform === 'win32')('the cache is its own: its folders
       { what: 'owned by another user: not used', owner: NOBODY },
     ];
     for (const { what, mode, owner } of unsafe) it.skipIf(owner !== undefined && !isRoot)(`${level} ${what}, nothing written`, async (t) => {
-      const { cacheDir, open, unusable } = openCache(t);
-      const cache = await open();
+      const { cacheDir, unusable, cache } = await openCache();
       const folder = folderAt(cacheDir, cache.dir, level);
       fs.mkdirSync(cache.dir, { recursive: true, mode: 0o700 });
       if (mode !== undefined) fs.chmodSync(folder, mode);
@@ -177,8 +172,7 @@ describe.skipIf(process.platform === 'win32')('the cache is its own: its folders
   }
 
   it('storing sweeps, and forgetTarget removes, only files of the cache\'s own name that are the user\'s: a link of that name is left, and what it leads to', async (t) => {
-    const { clock, open } = openCache(t);
-    const cache = await open();
+    const { clock, cache } = await openCache();
     await cache.store(LIST, answer('[]'), MINUTE);
     const [expired] = fs.readdirSync(cache.dir);
     const victim = victimFolder(t);
@@ -200,8 +194,7 @@ describe.skipIf(process.platform === 'win32')('the cache is its own: its folders
   });
 
   it('clearCache removes only the cache\'s own entries: a target folder that is a link is not followed, strays are left; a root another user could change is refused', async (t) => {
-    const { cacheDir, open } = openCache(t);
-    const cache = await open();
+    const { cacheDir, cache } = await openCache();
     await cache.store(LIST, answer('[]'), MINUTE);
     fs.writeFileSync(path.join(cache.dir, 'notes.json'), '{}');
     const victim = victimFolder(t);
