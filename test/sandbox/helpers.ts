@@ -1,8 +1,7 @@
-import { readFileSync } from 'node:fs';
 import { connect } from 'node:net';
 import type { Readable } from 'node:stream';
 import { request } from 'undici';
-import { type TestContext, expect, onTestFinished } from 'vitest';
+import { type TestContext, onTestFinished } from 'vitest';
 
 import { startSandbox, type RunningSandbox, type SandboxOptions } from '../../src/sandbox/server';
 import { parseJson } from '../../src/schemas/json';
@@ -79,17 +78,7 @@ export function fakeClock(start = Date.UTC(2026, 0, 15, 10, 0, 30, 500)) {
   return { now: () => current, advance: (ms: number) => void (current += ms) };
 }
 
-/** The animals in a data file (the log: a header line, then one animal per line). */
-export function dataFilePets<T = Record<string, unknown>>(file: string): T[] {
-  const lines = readFileSync(file, 'utf8').split('\n');
-  expect(JSON.parse(lines[0] ?? '')).toMatchObject({ format: 'petctl-sandbox-pets', version: 2 });
-  return lines.slice(1).filter((line) => line !== '').map((line) => parseJson(line) as T);
-}
-
-/**
- * Raw bytes on a fresh connection, and what comes back until the server closes it or `waitMs` passes;
- * `afterContinue` is sent once the server answers 100 Continue.
- */
+/** Raw bytes on a new connection, and what comes back until it closes or `waitMs` passes; `afterContinue` after 100. */
 export function rawExchange(
   port: number,
   text: string,

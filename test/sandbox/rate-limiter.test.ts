@@ -43,12 +43,10 @@ describe('sandbox keys', () => {
   });
 });
 
-describe('rateLimitPolicy', () => {
-  it('defaults to a minute, a day of 1440 minutes, a 10-minute ban after 10; a shorter minute scales them', () => {
-    expect(rateLimitPolicy()).toEqual({ minuteMs: 60_000, dayMs: 86_400_000, banAfter: 10, banMs: 600_000 });
-    const scaled = { minuteMs: 1_000, dayMs: 1_440_000, banAfter: 10, banMs: 10_000 };
-    expect(rateLimitPolicy({ minuteMs: 1_000 })).toEqual(scaled);
-  });
+it('rateLimitPolicy: a minute, a day of 1440 minutes, a 10-minute ban after 10; a shorter minute scales them', () => {
+  expect(rateLimitPolicy()).toEqual({ minuteMs: 60_000, dayMs: 86_400_000, banAfter: 10, banMs: 600_000 });
+  const scaled = { minuteMs: 1_000, dayMs: 1_440_000, banAfter: 10, banMs: 10_000 };
+  expect(rateLimitPolicy({ minuteMs: 1_000 })).toEqual(scaled);
 });
 
 describe('the minute window', () => {
@@ -150,19 +148,14 @@ describe('the ban', () => {
   });
 });
 
-describe('state', () => {
-  it('is plain JSON that can be persisted and resumed', () => {
-    const { burst, state } = limiter();
-    burst(59, T0);
-    const resumed = limiter({}, parseRateLimitState(JSON.parse(JSON.stringify(state))));
-    expect(resumed.check(T0 + 1)).toMatchObject({ allowed: true, remaining: 0 });
-    expect(resumed.check(T0 + 2).allowed).toBe(false);
-  });
-
-  it('drops malformed persisted entries instead of failing', () => {
-    expect(parseRateLimitState({ a: { minuteStart: 'x' }, b: null })).toEqual({});
-    expect(parseRateLimitState([1, 2])).toEqual({});
-  });
+it('the state is plain JSON, persisted and resumed; malformed entries are dropped instead of failing', () => {
+  const { burst, state } = limiter();
+  burst(59, T0);
+  const resumed = limiter({}, parseRateLimitState(JSON.parse(JSON.stringify(state))));
+  expect(resumed.check(T0 + 1)).toMatchObject({ allowed: true, remaining: 0 });
+  expect(resumed.check(T0 + 2).allowed).toBe(false);
+  expect(parseRateLimitState({ a: { minuteStart: 'x' }, b: null })).toEqual({});
+  expect(parseRateLimitState([1, 2])).toEqual({});
 });
 
 describe('a client that comes back at the rounded-up reset', () => {

@@ -21,7 +21,6 @@ beforeAll(async () => {
 afterAll(() => sandbox.close());
 
 const get = (target: string) => call(base, target, { key: KEY });
-const ids = (reply: Reply) => (reply.body as Pet[]).map((pet) => Number(pet.id));
 
 /** The Error body: exactly code, message and status, as JSON. */
 function expectError(reply: Reply, status: number, code: string, message: RegExp = /.{6}/): void {
@@ -35,7 +34,6 @@ function expectError(reply: Reply, status: number, code: string, message: RegExp
 
 describe('startSandbox', () => {
   it('listens on loopback and reports a /v1 base URL with the chosen port; 10 s for headers, 30 s a request', () => {
-    expect(sandbox.port).toBeGreaterThan(0);
     expect(base).toBe(`http://127.0.0.1:${sandbox.port}/v1`);
     expect(sandbox.keys.map((key) => key.key)).toEqual([FREE, PRO, BUSINESS, ENTERPRISE]);
     expect([sandbox.server.headersTimeout, sandbox.server.requestTimeout]).toEqual([10_000, 30_000]);
@@ -66,10 +64,8 @@ describe('GET /v1/pets', () => {
     expect(Date.parse(reply.headers.date ?? '')).not.toBeNaN();
     const pets = reply.body as Pet[];
     expect(pets[0]).toEqual({ id: 1, name: 'Rex', categoryId: 1, status: 'available' });
-    for (const pet of pets) {
-      expect(Object.keys(pet).filter((field) => !['id', 'name', 'categoryId', 'status'].includes(field))).toEqual([]);
-      expect(pet).toMatchObject({ id: expect.any(Number), name: expect.any(String), categoryId: expect.any(Number) });
-    }
+    // The Pet's fields and no others (their values: store.test.ts).
+    expect(new Set(pets.flatMap((pet) => Object.keys(pet)))).toEqual(new Set(['id', 'name', 'categoryId', 'status']));
   });
 
   const values = (name: string, list: string[], message: RegExp) =>
@@ -86,8 +82,10 @@ describe('GET /v1/pets', () => {
 });
 
 describe('POST /v1/pets', () => {
-  it('creates an animal: 201, the Pet with its id, and Location', async () => {
-    const reply = await call(base, '/pets', { key: KEY, body: { name: 'Biscuit', categoryId: 2, status: 'pending' } });
+  it('creates an animal (JSON, charset=utf-8 in any case): 201, the Pet with its id, and Location', async () => {
+    const headers = { 'content-type': 'Application/JSON; Charset="UTF-8"' };
+    const body = { name: 'Biscuit', categoryId: 2, status: 'pending' };
+    const reply = await call(base, '/pets', { key: KEY, body, headers });
     const pet = reply.body as Pet;
     expect(reply).toMatchObject({ status: 201, headers: { 'content-type': JSON_TYPE, location: `/v1/pets/${pet.id}` } });
     expect(pet).toEqual({ id: pet.id, name: 'Biscuit', categoryId: 2, status: 'pending' });
@@ -96,59 +94,49 @@ describe('POST /v1/pets', () => {
     expect((await get('/pets?status=pending&limit=100')).body).toContainEqual(pet);
   });
 
-  it('accepts application/json with charset=utf-8 in any case', async () => {
-    const headers = { 'content-type': 'Application/JSON; Charset="UTF-8"' };
-    const body = '{"name":"Charset","categoryId":1}';
-    expect((await call(base, '/pets', { key: KEY, body, headers })).status).toBe(201);
-  });
-
-  it.each([
+  // The message words the problem as the client words a bad row (schemas/new-pet-rules.ts), the value repeated.
+  it.each<[string, string | Buffer, string, RegExp?]>([
     ['not JSON', '{"name": "Rex",', 'invalid_json'],
     ['not UTF-8', Buffer.from([0x7b, 0x22, 0x6e, 0xff, 0x22, 0x7d]), 'invalid_json'],
     ['an empty body', '', 'invalid_body'],
     ['an array', '[{"name":"Rex","categoryId":1}]', 'invalid_body'],
-    ['a string', '"Rex"', 'invalid_body'],
     ['null', 'null', 'invalid_body'],
     ['no name', '{"categoryId":1}', 'missing_field'],
-    ['no categoryId', '{"name":"Rex"}', 'missing_field'],
-    ['an empty object', '{}', 'missing_field'],
+    ['no categoryId', '{"name":"Rex"}', 'missing_field', /missing required field categoryId/],
+    ['an empty object', '{}', 'missing_field', /name and categoryId/],
     ['a numeric name', '{"name":5,"categoryId":1}', 'invalid_field'],
-    ['a null name', '{"name":null,"categoryId":1}', 'invalid_field'],
     ['an array for a name', '{"name":["Rex"],"categoryId":1}', 'invalid_field'],
-    ['an object for a name', '{"name":{"first":"Rex"},"categoryId":1}', 'invalid_field'],
     ['an empty name', '{"name":"","categoryId":1}', 'invalid_field'],
-    ['a blank name', '{"name":"   ","categoryId":1}', 'invalid_field'],
+    ['a blank name', '{"name":"   ","categoryId":1}', 'invalid_field', /^name: must not be empty$/],
     ['a string categoryId', '{"name":"Rex","categoryId":"1"}', 'invalid_field'],
-    ['a fractional categoryId', '{"name":"Rex","categoryId":1.5}', 'invalid_field'],
-    ['a categoryId above int64', '{"name":"Rex","categoryId":9223372036854775808}', 'invalid_field'],
-    ['a categoryId below int64', '{"name":"Rex","categoryId":-9223372036854775809}', 'invalid_field'],
+    [
+      'a fractional categoryId',
+      '{"name":"Rex","categoryId":1.5}',
+      'invalid_field',
+      /^categoryId must be a whole number, not 1\.5$/,
+    ],
+    [
+      'a categoryId above int64',
+      '{"name":"Rex","categoryId":9223372036854775808}',
+      'invalid_field',
+      /^categoryId must be a whole number from -9223372036854775808 to 9223372036854775807, not 9223372036854775808$/,
+    ],
     ['a huge categoryId', '{"name":"Rex","categoryId":1e400}', 'invalid_field'],
-    ['an unknown status', '{"name":"Rex","categoryId":1,"status":"adopted"}', 'invalid_field'],
+    [
+      'an unknown status',
+      '{"name":"Rex","categoryId":1,"status":"adopted"}',
+      'invalid_field',
+      /^status must be one of available, pending, sold, not "adopted"$/,
+    ],
     ['a null status', '{"name":"Rex","categoryId":1,"status":null}', 'invalid_field'],
     ['an empty status', '{"name":"Rex","categoryId":1,"status":""}', 'invalid_field'],
     ['an upper-case status (the enumeration is lower-case; only clients normalise)', '{"name":"Rex","categoryId":1,"status":"SOLD"}', 'invalid_field'],
-    ['a client-sent id', '{"id":99,"name":"Rex","categoryId":1}', 'invalid_field'],
-    ['an unknown field', '{"name":"Rex","categoryId":1,"colour":"brown"}', 'unknown_field'],
+    ['a client-sent id', '{"id":99,"name":"Rex","categoryId":1}', 'invalid_field', /id is assigned by the service/],
+    ['an unknown field', '{"name":"Rex","categoryId":1,"colour":"brown"}', 'unknown_field', /"colour"/],
     ['a duplicate key', '{"name":"Rex","name":"Max","categoryId":1}', 'invalid_json'],
-  ])('refuses %s with 400 %s', async (_case, body, code) => {
-    expectError(await call(base, '/pets', { key: KEY, body, headers: { 'content-type': 'application/json' } }), 400, code);
-  });
-
-  it.each([
-    ['{"name":"Rex"}', /missing required field categoryId/],
-    ['{}', /name and categoryId/],
-    ['{"id":1,"name":"Rex","categoryId":1}', /id is assigned by the service/],
-    ['{"name":"Rex","categoryId":1,"status":"x"}', /status must be one of available, pending, sold/],
-    // Worded as the client words a bad row (one map: schemas/new-pet-rules.ts), the value repeated.
-    ['{"name":"Rex","categoryId":1.5}', /^categoryId must be a whole number, not 1\.5$/],
-    [
-      '{"name":"Rex","categoryId":9223372036854775808}',
-      /^categoryId must be a whole number from -9223372036854775808 to 9223372036854775807, not 9223372036854775808$/,
-    ],
-    ['{"name":"  ","categoryId":1}', /^name: must not be empty$/],
-    ['{"name":"Rex","categoryId":1,"colour":1}', /"colour"/],
-  ])('names the problem in the message: %s', async (text, message) => {
-    expect(((await postJson(base, text, KEY)).body as { message: string }).message).toMatch(message);
+  ])('refuses %s with 400 %s, naming the problem', async (_case, body, code, message) => {
+    const reply = await call(base, '/pets', { key: KEY, body, headers: { 'content-type': 'application/json' } });
+    expectError(reply, 400, code, message);
   });
 
   it.each([
@@ -211,7 +199,6 @@ describe('authentication', () => {
   it.each([
     ['no key', undefined, challenge],
     ['another scheme', 'Basic c2FuZGJveC1mcmVlOg==', challenge],
-    ['another scheme', `Token ${FREE}`, challenge],
     ['a key without one', FREE, challenge],
     ['a malformed bearer header', 'Bearer', `${challenge}, error="invalid_request"`],
     ['a malformed bearer header', 'Bearer a b', `${challenge}, error="invalid_request"`],
@@ -221,8 +208,6 @@ describe('authentication', () => {
     const reply = await call(base, '/pets', { key: null, headers: authorization === undefined ? {} : { authorization } });
     expectError(reply, 401, 'unauthorized');
     expect(reply.headers).toMatchObject({ 'www-authenticate': expected, 'x-ratelimit-limit': '60' });
-    expect(Number(reply.headers['x-ratelimit-remaining'])).toBeLessThan(60);
-    expect(Number(reply.headers['x-ratelimit-reset'])).toBeGreaterThan(Date.now() / 1000);
   });
 
   it('answers 401 invalid_token to an unknown key, on every route', async () => {
@@ -252,7 +237,6 @@ describe('routing', () => {
   it.each([
     ['DELETE', '/pets', 'GET, POST'],
     ['PUT', '/pets', 'GET, POST'],
-    ['PATCH', '/pets/1', 'GET'],
     ['POST', '/pets/1', 'GET'],
     ['OPTIONS', '/pets', 'GET, POST'],
   ])('answers %s %s with 405 and Allow: %s', async (method, target, allow) => {
@@ -262,18 +246,16 @@ describe('routing', () => {
   });
 });
 
-describe('the request log', () => {
-  it('has one line per request with method, path, status, plan and duration, never the key', async () => {
-    const before = logLines.length;
-    await call(base, '/pets?limit=2', { key: FREE });
-    await call(base, '/pets/999999', { key: 'sandbox-pro' });
-    await call(base, '/pets', { key: 'bad-key' });
-    await sleep(50); // the line is written when the server closes the response, just after the client has it
-    const lines = logLines.slice(before);
-    expect(lines).toHaveLength(3);
-    expect(lines[0]).toMatch(/^GET \/v1\/pets\?limit=2 200 free \d+ms$/);
-    expect(lines[1]).toMatch(/^GET \/v1\/pets\/999999 404 pro \d+ms$/);
-    expect(lines[2]).toMatch(/^GET \/v1\/pets 401 - \d+ms$/);
-    expect(lines.join('\n')).not.toContain('sandbox-');
-  });
+it('the request log: one line per request with method, path, status, plan and duration, never the key', async () => {
+  const before = logLines.length;
+  await call(base, '/pets?limit=2', { key: FREE });
+  await call(base, '/pets/999999', { key: 'sandbox-pro' });
+  await call(base, '/pets', { key: 'bad-key' });
+  await sleep(50); // the line is written when the server closes the response, just after the client has it
+  const lines = logLines.slice(before);
+  expect(lines).toHaveLength(3);
+  expect(lines[0]).toMatch(/^GET \/v1\/pets\?limit=2 200 free \d+ms$/);
+  expect(lines[1]).toMatch(/^GET \/v1\/pets\/999999 404 pro \d+ms$/);
+  expect(lines[2]).toMatch(/^GET \/v1\/pets 401 - \d+ms$/);
+  expect(lines.join('\n')).not.toContain('sandbox-');
 });
