@@ -10,9 +10,7 @@ import { fakeIo, globalsWith } from '../helpers/terminal';
 import { creator } from '../helpers/pet-creator';
 import { type RecordedRequest, json, startScriptedServer } from '../helpers/scripted-server';
 
-/** `pets add --file` through run() with a real Context over fake streams: what only a terminal or Ctrl-C shows. */
-
-/** `pets add --file` of `count` animals run against a scripted server, with its context, streams and Ctrl-C. */
+/** `pets add --file` through run() with a real Context over fake streams and Ctrl-C: what only they show. */
 async function setup(t: TestContext, options: { stderrTTY: boolean; verbose?: boolean }) {
   const server = await startScriptedServer(creator());
   const configDir = tempDir();
@@ -69,21 +67,19 @@ describe('progress', () => {
   });
 });
 
-describe('interrupts through the context', () => {
-  it('the command takes the first Ctrl-C only while sending; it lets the request in flight finish, then ends with InterruptedError', async (t) => {
-    const { server, importRows, interrupt, softHandlerSet } = await setup(t, { stderrTTY: false });
-    const make = creator();
-    let seenHandler = false;
-    server.reply((request: RecordedRequest, res) => {
-      seenHandler = softHandlerSet();
-      interrupt();
-      setTimeout(() => make(request, res), 200);
-    });
-
-    await expect(importRows(3)).rejects.toBeInstanceOf(InterruptedError);
-    expect(seenHandler).toBe(true);
-    expect(server.requests).toHaveLength(1);
-    // Released once sending is over: a later Ctrl-C would abort as usual.
-    expect(softHandlerSet()).toBe(false);
+it('Ctrl-C through the context: taken only while sending; the request in flight ends, then InterruptedError', async (t) => {
+  const { server, importRows, interrupt, softHandlerSet } = await setup(t, { stderrTTY: false });
+  const make = creator();
+  let seenHandler = false;
+  server.reply((request: RecordedRequest, res) => {
+    seenHandler = softHandlerSet();
+    interrupt();
+    setTimeout(() => make(request, res), 200);
   });
+
+  await expect(importRows(3)).rejects.toBeInstanceOf(InterruptedError);
+  expect(seenHandler).toBe(true);
+  expect(server.requests).toHaveLength(1);
+  // Released once sending is over: a later Ctrl-C would abort as usual.
+  expect(softHandlerSet()).toBe(false);
 });

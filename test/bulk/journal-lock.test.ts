@@ -6,11 +6,8 @@ import { describe, expect, it } from 'vitest';
 import { tempDir } from '../helpers/cli';
 import { type LockFlavour, journalHolder, lockAddress, lockJournal, tryLockJournal } from '../../src/bulk/journal-lock';
 
-/**
- * The journal's lock, on both of the flavours Linux can run: the abstract socket petctl uses here, and the socket file
- * beside the journal it uses on macOS (whose file outlives a killed holder). Windows' named pipe is the abstract
- * socket's behaviour under another name.
- */
+// Both lock flavours Linux can run: the abstract socket used here, and macOS's socket file beside the journal (which
+// outlives a killed holder). Windows' named pipe behaves as the abstract socket.
 
 type Attempt = Awaited<ReturnType<typeof tryLockJournal>>;
 
@@ -73,47 +70,45 @@ it('a lock that cannot be made (its folder is a file) is journal_unwritable, exi
   expect((error as Error).message.startsWith(`cannot write the journal ${journal}: its lock could not be made: `)).toBe(true);
 });
 
-describe('waiting for the journal', () => {
-  /** A journal held by this process, and a waiter whose clock moves only when it sleeps (`onSleep` after each). */
-  async function heldJournal(maxWaitMs: number, onSleep?: (sleeps: number[], held: Attempt) => Promise<void>) {
-    const journal = path.join(tempDir(), 'j.ndjson');
-    const held = await tryLockJournal(journal, { source: 'rows.csv' }, 'abstract');
-    let now = 0;
-    const sleeps: number[] = [];
-    const told: unknown[] = [];
-    const wait = {
-      maxWaitMs,
-      flavour: 'abstract' as const,
-      monotonic: () => now,
-      sleep: async (ms: number) => {
-        sleeps.push(ms);
-        now += ms;
-        await onSleep?.(sleeps, held);
-      },
-      onWaiting: (holder: unknown) => told.push(holder),
-    };
-    return { attempt: await lockJournal(journal, {}, wait), held, sleeps, told };
-  }
+/** A journal held by this process, and a waiter whose clock moves only when it sleeps (`onSleep` after each). */
+async function heldJournal(maxWaitMs: number, onSleep?: (sleeps: number[], held: Attempt) => Promise<void>) {
+  const journal = path.join(tempDir(), 'j.ndjson');
+  const held = await tryLockJournal(journal, { source: 'rows.csv' }, 'abstract');
+  let now = 0;
+  const sleeps: number[] = [];
+  const told: unknown[] = [];
+  const wait = {
+    maxWaitMs,
+    flavour: 'abstract' as const,
+    monotonic: () => now,
+    sleep: async (ms: number) => {
+      sleeps.push(ms);
+      now += ms;
+      await onSleep?.(sleeps, held);
+    },
+    onWaiting: (holder: unknown) => told.push(holder),
+  };
+  return { attempt: await lockJournal(journal, {}, wait), held, sleeps, told };
+}
 
-  it('--max-wait 0: busy at once, without waiting or saying it waits', async () => {
-    const { attempt, held, sleeps, told } = await heldJournal(0);
-    expect([attempt, sleeps, told]).toEqual([{ busy: { pid: process.pid, source: 'rows.csv' } }, [], []]);
-    await release(held);
-  });
+it('--max-wait 0: busy at once, without waiting or saying it waits', async () => {
+  const { attempt, held, sleeps, told } = await heldJournal(0);
+  expect([attempt, sleeps, told]).toEqual([{ busy: { pid: process.pid, source: 'rows.csv' } }, [], []]);
+  await release(held);
+});
 
-  it('a held journal is waited for up to --max-wait, said once, then busy', async () => {
-    const { attempt, held, sleeps, told } = await heldJournal(1_000);
-    expect(attempt).toHaveProperty('busy');
-    expect(sleeps.reduce((a, b) => a + b, 0)).toBe(1_000);
-    expect(told).toEqual([{ pid: process.pid, source: 'rows.csv' }]);
-    await release(held);
-  });
+it('a held journal is waited for up to --max-wait, said once, then busy', async () => {
+  const { attempt, held, sleeps, told } = await heldJournal(1_000);
+  expect(attempt).toHaveProperty('busy');
+  expect(sleeps.reduce((a, b) => a + b, 0)).toBe(1_000);
+  expect(told).toEqual([{ pid: process.pid, source: 'rows.csv' }]);
+  await release(held);
+});
 
-  it('a journal let go while waiting is taken', async () => {
-    const { attempt, sleeps } = await heldJournal(60_000, async (slept, held) => {
-      if (slept.length === 3) await release(held);
-    });
-    expect(sleeps).toHaveLength(3);
-    await release(attempt);
+it('a journal let go while waiting is taken', async () => {
+  const { attempt, sleeps } = await heldJournal(60_000, async (slept, held) => {
+    if (slept.length === 3) await release(held);
   });
+  expect(sleeps).toHaveLength(3);
+  await release(attempt);
 });

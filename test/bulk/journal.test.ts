@@ -154,43 +154,35 @@ describe('journal', () => {
 
 describe('records', () => {
   const SEND = { action: 'send' };
+  const KITTEN = created(who('Kitten'), 1);
+  const REX = created(who('Rex'), 1);
+  const REX_A1 = created(who('Rex', 'A-1'), 1);
+  const with_ = (identity: RowIdentity, change: Partial<RowIdentity>): RowIdentity => ({ ...identity, ...change });
+  const elsewhere = (identity: RowIdentity) => with_(identity, { source: '/other.csv' });
+  const A1 = elsewhere(who('Rex', 'A-1'));
 
-  it('without --id-column a row matches a record of the same content and occurrence from the same source only', () => {
+  // What a row is planned: skip (unchanged), changed (skipped, its other fields changed since), or its action.
+  it.each<[string, RecordEntry, RowIdentity, boolean, string]>([
+    ['the same content, occurrence and source', KITTEN, who('Kitten'), false, 'skip'],
+    ['another occurrence', KITTEN, with_(who('Kitten'), { content: ['Kitten', '1', '', 2] }), false, 'send'],
+    ['another source', KITTEN, with_(who('Kitten'), { source: '-' }), false, 'send'],
+    ['--id-column: its id, from any source', REX_A1, A1, true, 'skip'],
+    ['--id-column: its id, fields changed', REX_A1, with_(A1, { content: ['Rex', '1', 'sold', 1] }), true, 'changed'],
+    ['--id-column: another id', REX_A1, elsewhere(who('Rex', 'A-2')), true, 'send'],
+    ['--id-column: what its source created before --id-column, by content', REX, who('Rex', 'A-1'), true, 'skip'],
+    ['--id-column: that from another source', REX, A1, true, 'send'],
+    ['--id-column: another id, the same content', created(who('Bo', 'B-1'), 2), who('Bo', 'B-2'), true, 'send'],
+    // --retry-unknown looks for it first: unknown-match.test.ts.
+    ['"sent" without an answer: left alone', sent('A'), who('A'), false, 'unknown'],
+    ['"rejected": resent', { ...who('A'), state: 'rejected', error: { code: 'x' }, at: AT }, who('A'), false, 'send'],
+    ['"unsent": resent', { ...who('A'), state: 'unsent', at: AT }, who('A'), false, 'send'],
+  ])('%s: %s', (_title, record, identity, byId, expected) => {
     const index = new RecordIndex();
-    index.add(created(who('Kitten'), 1));
-    const byContent = { byId: false };
-    expect(index.plan(who('Kitten'), byContent)).toMatchObject({ action: 'skip', changed: false });
-    expect(index.plan({ ...who('Kitten'), content: ['Kitten', '1', '', 2] }, byContent)).toEqual(SEND);
-    expect(index.plan({ ...who('Kitten'), source: '-' }, byContent)).toEqual(SEND);
-  });
-
-  it('with --id-column a row matches its id from any source; other fields changed since are flagged', () => {
-    const index = new RecordIndex();
-    index.add(created(who('Rex', 'A-1'), 1));
-    const byId = { byId: true };
-    expect(index.plan({ source: '/other.csv', id: 'A-1', content: ['Rex', '1', '', 1] }, byId)).toMatchObject({ action: 'skip', changed: false });
-    expect(index.plan({ source: '/other.csv', id: 'A-1', content: ['Rex', '1', 'sold', 1] }, byId)).toMatchObject({ action: 'skip', changed: true });
-    expect(index.plan({ source: '/other.csv', id: 'A-2', content: ['Rex', '1', '', 1] }, byId)).toEqual(SEND);
-  });
-
-  it('with --id-column, a row the same source created before --id-column was used is known by its content', () => {
-    const index = new RecordIndex();
-    index.add(created(who('Rex'), 1));
-    index.add(created(who('Bo', 'B-1'), 2));
-    const byId = { byId: true };
-    expect(index.plan(who('Rex', 'A-1'), byId)).toMatchObject({ action: 'skip', changed: false });
-    expect(index.plan({ ...who('Rex', 'A-1'), source: '/other.csv' }, byId)).toEqual(SEND);
-    // A record with another id is another animal.
-    expect(index.plan(who('Bo', 'B-2'), byId)).toEqual(SEND);
-  });
-
-  it('"sent" without an answer is left alone (--retry-unknown looks for it first: unknown-match.test.ts); "rejected" and "unsent" are sent again', () => {
-    const index = new RecordIndex();
-    index.add(sent('A'));
-    index.add({ ...who('B'), state: 'rejected', error: { code: 'x' }, at: AT });
-    index.add({ ...who('C'), state: 'unsent', at: AT });
-    const actions = ['A', 'B', 'C'].map((name) => index.plan(who(name), { byId: false }).action);
-    expect(actions).toEqual(['unknown', 'send', 'send']);
+    index.add(record);
+    const plan = index.plan(identity, { byId });
+    if (expected === 'send') expect(plan).toEqual(SEND);
+    else if (expected === 'unknown') expect(plan).toMatchObject({ action: 'unknown' });
+    else expect(plan).toMatchObject({ action: 'skip', changed: expected === 'changed' });
   });
 
   it('a --new import that did not end is resumed: only its own records count', () => {

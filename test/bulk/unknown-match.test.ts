@@ -44,25 +44,23 @@ const cases: Case[] = [
   ],
 ];
 
-describe('UnknownRowMatcher over a whole listing', () => {
-  it.each(cases)('%s', (_name, rows, animals, accounted, expected) => {
-    const matcher = new UnknownRowMatcher(rows, new Set(accounted));
-    for (const animal of animals) matcher.see(animal);
-    expect(short(matcher.fates())).toEqual(expected);
-  });
+it.each(cases)('UnknownRowMatcher over a whole listing: %s', (_name, rows, animals, accounted, expected) => {
+  const matcher = new UnknownRowMatcher(rows, new Set(accounted));
+  for (const animal of animals) matcher.see(animal);
+  expect(short(matcher.fates())).toEqual(expected);
+});
 
-  it('a walk may stop early only once every row is ambiguous: no further animal can change an answer', () => {
-    const matcher = new UnknownRowMatcher([row(1, REX), row(2, ['Tom', '2', 'pending']), row(3, ['Tom', '2', 'pending'])], new Set());
-    expect(matcher.statuses()).toEqual(new Set(['available', 'pending']));
-    matcher.see(pet(101, 'Rex', 1, 'available'));
-    // One candidate for one row: a second would make it ambiguous.
-    expect(matcher.settled('available')).toBe(false);
-    matcher.see(pet(102, 'Tom', 2, 'pending'));
-    // Two identical rows with any candidate are ambiguous whatever follows.
-    expect(matcher.settled('pending')).toBe(true);
-    expect(matcher.settled()).toBe(false);
-    matcher.see(pet(103, 'Rex', 1, 'available'));
-    expect(matcher.settled('available')).toBe(true);
-    expect(matcher.settled()).toBe(true);
-  });
+it('a walk may stop early only once every row is ambiguous: no further animal can change an answer', () => {
+  const matcher = new UnknownRowMatcher([row(1, REX), row(2, ['Tom', '2', 'pending']), row(3, ['Tom', '2', 'pending'])], new Set());
+  expect(matcher.statuses()).toEqual(new Set(['available', 'pending']));
+  matcher.see(pet(101, 'Rex', 1, 'available'));
+  // One candidate for one row: a second would make it ambiguous.
+  expect(matcher.settled('available')).toBe(false);
+  matcher.see(pet(102, 'Tom', 2, 'pending'));
+  // Two identical rows with any candidate are ambiguous whatever follows.
+  expect(matcher.settled('pending')).toBe(true);
+  expect(matcher.settled()).toBe(false);
+  matcher.see(pet(103, 'Rex', 1, 'available'));
+  expect(matcher.settled('available')).toBe(true);
+  expect(matcher.settled()).toBe(true);
 });
