@@ -11,14 +11,11 @@ describe.skipIf(process.platform === 'win32')('checkConfigFiles', () => {
     return said;
   }
 
-  it('a missing directory or file is left alone, silently (petctl creates them private)', () => {
+  it('missing or private ones (0400 too) are left alone; loose ones are tightened, a warning each', () => {
     const paths = tempPaths();
+    // Missing: silently, for petctl creates them private.
     expect(warnings(paths)).toEqual([]);
     expect(fs.existsSync(paths.dir)).toBe(false);
-  });
-
-  it('private ones (0400 not loosened) are left alone; group- or world-accessible ones are tightened, one warning each', () => {
-    const paths = tempPaths();
     fs.mkdirSync(paths.dir, { mode: 0o700 });
     const modes = [0o600, 0o604, 0o660];
     [paths.configFile, paths.stateFile, paths.sandboxDataFile].forEach((file, i) => {

@@ -6,14 +6,12 @@ import { openProfileStore } from '../../src/config/profiles';
 import { UsageError } from '../../src/errors';
 import { modeOf, readConfigFile, tempPaths, tempStore } from './temp-config';
 
-async function usageError(promise: Promise<unknown>): Promise<UsageError> {
-  const error = await promise.then(
-    () => undefined,
-    (caught: unknown) => caught,
-  );
-  expect(error).toBeInstanceOf(UsageError);
-  return error as UsageError;
-}
+/** The UsageError `promise` is refused with. */
+const usageError = (promise: Promise<unknown>): Promise<UsageError> =>
+  promise.then(() => expect.unreachable(), (error: unknown) => {
+    expect(error).toBeInstanceOf(UsageError);
+    return error as UsageError;
+  });
 
 const PROD = 'https://api.example.org/v1';
 const names = (store: { list(): Array<{ name: string }> }) => store.list().map((p) => p.name);
@@ -31,7 +29,6 @@ describe('a fresh install', () => {
   it('reading an existing file does not touch it', async () => {
     const { paths, store } = await tempStore();
     await store.add('prod', PROD);
-    const before = fs.readFileSync(paths.configFile, 'utf8');
     const past = new Date(Date.now() - 60_000);
     fs.utimesSync(paths.configFile, past, past);
     const statBefore = fs.statSync(paths.configFile);
@@ -39,7 +36,6 @@ describe('a fresh install', () => {
     reopened.list();
     reopened.activeName();
     const statAfter = fs.statSync(paths.configFile);
-    expect(fs.readFileSync(paths.configFile, 'utf8')).toBe(before);
     // A rewrite (conf renames a temporary file over it) would change both.
     expect([statAfter.ino, statAfter.mtimeMs]).toEqual([statBefore.ino, statBefore.mtimeMs]);
   });
@@ -56,16 +52,13 @@ describe('profile lifecycle', () => {
     expect(store.activeName()).toBeUndefined();
     await store.use('staging');
     await store.setKey('staging', 'sk_staging_0123456789');
-    expect([store.activeName(), store.get('staging')?.apiKey]).toEqual(['staging', 'sk_staging_0123456789']);
     const reopened = await openProfileStore(paths);
     expect([reopened.activeName(), reopened.get('staging')?.apiKey]).toEqual(['staging', 'sk_staging_0123456789']);
-    expect(reopened.get('production')?.apiKey).toBeUndefined();
     expect(await reopened.clearKey('staging')).toBe('config file');
-    expect(await reopened.clearKey('staging')).toBeUndefined();
     expect(reopened.get('staging')?.apiKey).toBeUndefined();
     await reopened.remove('production');
-    expect([reopened.get('production'), reopened.activeName()]).toEqual([undefined, 'staging']);
-    expect(names(await openProfileStore(paths))).toEqual(['sandbox', 'staging']);
+    const last = await openProfileStore(paths);
+    expect([names(last), last.activeName()]).toEqual([['sandbox', 'staging'], 'staging']);
   });
 
   it('writes the documented shape, tab-indented as conf writes it, which conf itself reads back', async () => {
@@ -173,18 +166,16 @@ describe('the built-in sandbox profile', () => {
     expect(fs.existsSync(paths.configFile)).toBe(false);
   });
 
-  it('holds a key of its own, and clearing it drops its entry', async () => {
+  it('holds a key of its own, and clearing it drops its entry; a base URL in its entry is ignored', async () => {
     const { paths, store } = await tempStore();
     await store.setKey('sandbox', 'my-sandbox-key');
     expect(store.get('sandbox')).toEqual({ name: 'sandbox', apiKey: 'my-sandbox-key', builtIn: true });
     expect(await store.clearKey('sandbox')).toBe('config file');
     expect(readConfigFile(paths)).toEqual({ profiles: {} });
     expect(await store.clearKey('sandbox')).toBeUndefined();
-  });
-
-  it('ignores a base URL written into its entry by hand', async () => {
-    const { store } = await tempStore({ profiles: { sandbox: { baseUrl: 'https://evil.example.org', apiKey: 'k3y' } } });
-    expect(store.get('sandbox')).toEqual({ name: 'sandbox', apiKey: 'k3y', builtIn: true });
+    // A base URL written into its entry by hand is ignored.
+    const edited = await tempStore({ profiles: { sandbox: { baseUrl: 'https://evil.example.org', apiKey: 'k3y' } } });
+    expect(edited.store.get('sandbox')).toEqual({ name: 'sandbox', apiKey: 'k3y', builtIn: true });
   });
 });
 
@@ -219,16 +210,14 @@ describe('file and directory', () => {
   });
 });
 
-describe('several writers', () => {
-  it('re-reads the file before each write instead of trusting what it read when opened', async () => {
-    const paths = tempPaths();
-    const [first, second] = await Promise.all([openProfileStore(paths), openProfileStore(paths)]);
-    await first.add('production', PROD);
-    await second.add('staging', 'https://staging.example.org/v1');
-    // `second` never saw production, yet may use it and now lists it.
-    await second.use('production');
-    expect(names(second)).toEqual(['sandbox', 'production', 'staging']);
-    const reopened = await openProfileStore(paths);
-    expect([names(reopened), reopened.activeName()]).toEqual([['sandbox', 'production', 'staging'], 'production']);
-  });
+it('several writers: each re-reads the file before a write, not trusting what it read when opened', async () => {
+  const paths = tempPaths();
+  const [first, second] = await Promise.all([openProfileStore(paths), openProfileStore(paths)]);
+  await first.add('production', PROD);
+  await second.add('staging', 'https://staging.example.org/v1');
+  // `second` never saw production, yet may use it and now lists it.
+  await second.use('production');
+  expect(names(second)).toEqual(['sandbox', 'production', 'staging']);
+  const reopened = await openProfileStore(paths);
+  expect([names(reopened), reopened.activeName()]).toEqual([['sandbox', 'production', 'staging'], 'production']);
 });

@@ -7,6 +7,7 @@ import { modeOf, readConfigFile, target, tempStore } from './temp-config';
 
 const SECRET = 'p@ss:w/rd-1234';
 const WITH_PASSWORD = `redis://:${encodeURIComponent(SECRET)}@cache.example.org:6380/2`;
+const IN_USER_SLOT = `redis://${encodeURIComponent(SECRET)}@cache.example.org:6379/0`;
 
 describe('validateStateUrl', () => {
   it.each([
@@ -40,13 +41,18 @@ describe('stateStoreAddress, maskStateUrl, describeStateUrl', () => {
   it('decodes the password and finds port and database', () => {
     expect(stateStoreAddress(WITH_PASSWORD)).toEqual({ tls: false, host: 'cache.example.org', port: 6380, db: 2, username: undefined, password: SECRET });
     expect(stateStoreAddress('rediss://user:pw@[::1]')).toEqual({ tls: true, host: '::1', port: 6379, db: 0, username: 'user', password: 'pw' });
+    // Written in the user-name slot, it is the password, as redis-cli and ioredis read it.
+    expect(stateStoreAddress(IN_USER_SLOT)).toMatchObject({ username: undefined, password: SECRET });
   });
 
-  it('masks the password for profile show and list, and drops all credentials for warnings and traces', () => {
+  it('masks the password (either slot) for profile show and list; drops all credentials for warnings and traces', () => {
     expect(maskStateUrl(WITH_PASSWORD)).toBe('redis://:****@cache.example.org:6380/2');
     expect(maskStateUrl('redis://cache.example.org:6379/0')).toBe('redis://cache.example.org:6379/0');
     expect(describeStateUrl(WITH_PASSWORD)).toBe('redis://cache.example.org:6380/2');
     expect(describeStateUrl('rediss://user:pw@[::1]')).toBe('rediss://[::1]:6379/0');
+    expect(maskStateUrl(IN_USER_SLOT)).toBe('redis://****@cache.example.org:6379/0');
+    expect(maskStateUrl('redis://reader:pw@cache.example.org:6379/0')).toBe('redis://reader:****@cache.example.org:6379/0');
+    expect(describeStateUrl(IN_USER_SLOT)).toBe('redis://cache.example.org:6379/0');
   });
 });
 
@@ -91,27 +97,18 @@ describe('the state URL of a profile', () => {
   });
 });
 
-describe('the state store password', () => {
-  it('written in the user-name slot is the password (as redis-cli and ioredis read it), masked in that slot', () => {
-    expect(stateStoreAddress(`redis://${encodeURIComponent(SECRET)}@cache.example.org:6379/0`)).toMatchObject({ username: undefined, password: SECRET });
-    expect(maskStateUrl(`redis://${encodeURIComponent(SECRET)}@cache.example.org:6379/0`)).toBe('redis://****@cache.example.org:6379/0');
-    expect(maskStateUrl('redis://reader:pw@cache.example.org:6379/0')).toBe('redis://reader:****@cache.example.org:6379/0');
-    expect(describeStateUrl(`redis://${encodeURIComponent(SECRET)}@cache.example.org:6379/0`)).toBe('redis://cache.example.org:6379/0');
-  });
-
-  it('comes from PETCTL_STATE_PASSWORD, else the stored one (with the profile\'s own URL only), else the URL', async () => {
-    const { store } = await tempStore();
-    await store.add('shelters', 'https://api.example.org/v1', { stateUrl: 'redis://cache.example.org:6379/0', statePassword: 'stored-pw' });
-    await store.add('inline', 'https://api.example.org/v1', { stateUrl: WITH_PASSWORD });
-    const resolve = (profileFlag: string, env: NodeJS.ProcessEnv) => target(store, { profileFlag, env });
-    expect(resolve('shelters', {})).toMatchObject({ statePassword: 'stored-pw', statePasswordSource: 'profile' });
-    expect(resolve('shelters', { PETCTL_STATE_PASSWORD: 'env-pw' })).toMatchObject({ statePassword: 'env-pw', statePasswordSource: 'env' });
-    expect(resolve('inline', {})).toMatchObject({ statePassword: SECRET, statePasswordSource: 'url' });
-    expect(resolve('inline', { PETCTL_STATE_PASSWORD: 'env-pw' })).toMatchObject({ statePassword: 'env-pw', statePasswordSource: 'env' });
-    // Another server named by PETCTL_STATE_URL never gets the stored password.
-    expect(resolve('shelters', { PETCTL_STATE_URL: 'redis://elsewhere.example.org:6379/0' })).toMatchObject({ statePassword: undefined, statePasswordSource: undefined });
-    // No state store, no password, whatever the environment says.
-    await store.add('plain', 'https://api.example.org/v1');
-    expect(resolve('plain', { PETCTL_STATE_PASSWORD: 'env-pw' })).toMatchObject({ stateUrl: undefined, statePassword: undefined });
-  });
+it('the state password: PETCTL_STATE_PASSWORD, else the stored one (for its own URL), else the URL\'s', async () => {
+  const { store } = await tempStore();
+  await store.add('shelters', 'https://api.example.org/v1', { stateUrl: 'redis://cache.example.org:6379/0', statePassword: 'stored-pw' });
+  await store.add('inline', 'https://api.example.org/v1', { stateUrl: WITH_PASSWORD });
+  const resolve = (profileFlag: string, env: NodeJS.ProcessEnv) => target(store, { profileFlag, env });
+  expect(resolve('shelters', {})).toMatchObject({ statePassword: 'stored-pw', statePasswordSource: 'profile' });
+  expect(resolve('shelters', { PETCTL_STATE_PASSWORD: 'env-pw' })).toMatchObject({ statePassword: 'env-pw', statePasswordSource: 'env' });
+  expect(resolve('inline', {})).toMatchObject({ statePassword: SECRET, statePasswordSource: 'url' });
+  expect(resolve('inline', { PETCTL_STATE_PASSWORD: 'env-pw' })).toMatchObject({ statePassword: 'env-pw', statePasswordSource: 'env' });
+  // Another server named by PETCTL_STATE_URL never gets the stored password.
+  expect(resolve('shelters', { PETCTL_STATE_URL: 'redis://elsewhere.example.org:6379/0' })).toMatchObject({ statePassword: undefined, statePasswordSource: undefined });
+  // No state store, no password, whatever the environment says.
+  await store.add('plain', 'https://api.example.org/v1');
+  expect(resolve('plain', { PETCTL_STATE_PASSWORD: 'env-pw' })).toMatchObject({ stateUrl: undefined, statePassword: undefined });
 });

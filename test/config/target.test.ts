@@ -155,34 +155,30 @@ describe('resolveTarget', () => {
   });
 });
 
-describe('requireKey', () => {
-  it('returns the resolved key', async () => {
-    const store = await configuredStore();
-    expect(requireKey(target(store, { profileFlag: 'production' }))).toBe(PROD_KEY);
-    expect(requireKey(target(store))).toBe(SANDBOX_DEFAULT_KEY);
-  });
-
-  it.each([
-    ['tells how to log in to the active profile', 'staging', { env: {} }, 'run petctl auth login'],
-    ['names the profile when it is not the active one (-p)', 'production', { profileFlag: 'staging', env: {} }, 'run petctl auth login -p staging'],
-    ['names the profile when it is not the active one (PETCTL_PROFILE)', 'production', { env: { PETCTL_PROFILE: 'staging' } }, 'run petctl auth login -p staging'],
-  ])('%s', async (_title, active, options, hint) => {
-    const store = await configuredStore({ active });
-    const error = thrown(() => requireKey(target(store, options)), NotConfiguredError);
-    expect(error).toMatchObject({ exitCode: 4, message: 'no API key for profile "staging"', hint });
-  });
+it('requireKey returns the resolved key', async () => {
+  const store = await configuredStore();
+  expect(requireKey(target(store, { profileFlag: 'production' }))).toBe(PROD_KEY);
+  expect(requireKey(target(store))).toBe(SANDBOX_DEFAULT_KEY);
 });
 
-describe('maskKey', () => {
-  it('shows the last 4 characters of keys of 10 or more, nothing of shorter ones, and never the length', () => {
-    const alphabet = 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789';
-    for (let length = 0; length <= alphabet.length; length++) {
-      const key = alphabet.slice(0, length);
-      const masked = maskKey(key);
-      expect(masked.startsWith('****'), key).toBe(true);
-      const shown = masked.slice(4);
-      expect(shown.length, key).toBe(length >= 10 ? 4 : 0);
-      expect(key.endsWith(shown), key).toBe(true);
-    }
-  });
+it.each([
+  ['tells how to log in to the active profile', 'staging', { env: {} }, 'run petctl auth login'],
+  ['names the profile when it is not the active one (-p)', 'production', { profileFlag: 'staging', env: {} }, 'run petctl auth login -p staging'],
+  ['names the profile when it is not the active one (PETCTL_PROFILE)', 'production', { env: { PETCTL_PROFILE: 'staging' } }, 'run petctl auth login -p staging'],
+])('requireKey %s', async (_title, active, options, hint) => {
+  const store = await configuredStore({ active });
+  const error = thrown(() => requireKey(target(store, options)), NotConfiguredError);
+  expect(error).toMatchObject({ exitCode: 4, message: 'no API key for profile "staging"', hint });
+});
+
+it('maskKey shows the last 4 characters of keys of 10 or more, nothing of shorter ones, and never the length', () => {
+  const alphabet = 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789';
+  for (let length = 0; length <= alphabet.length; length++) {
+    const key = alphabet.slice(0, length);
+    const masked = maskKey(key);
+    expect(masked.startsWith('****'), key).toBe(true);
+    const shown = masked.slice(4);
+    expect(shown.length, key).toBe(length >= 10 ? 4 : 0);
+    expect(key.endsWith(shown), key).toBe(true);
+  }
 });
