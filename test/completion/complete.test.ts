@@ -4,8 +4,6 @@ import { completeRun, completionRun } from '../../src/commands/completion';
 import { buildProgram } from '../../src/commands/root';
 import { type Completion, completeWords, completionScript, renderCompletion } from '../../src/completion/complete';
 import { GUIDE_TOPICS } from '../../src/commands/help';
-import { openProfileStore } from '../../src/config/profiles';
-import { resolvePaths } from '../../src/config/paths';
 import { configDirWith } from '../helpers/cli';
 import { fakeContext } from '../helpers/terminal';
 
@@ -25,7 +23,6 @@ describe.concurrent('commands and subcommands', () => {
   it.for<[string, string[], string[] | 'files']>([
     ['every visible top-level command, hidden __complete left out', [''], TOP],
     ['every visible top-level command, hidden __complete left out', [], TOP],
-    ['by prefix, at every level', ['pe'], ['pets']],
     ['by prefix, at every level', ['p'], ['pets', 'profile']],
     ['by prefix, at every level', ['pets', ''], ['list', 'add', 'get']],
     ['by prefix, at every level', ['profile', 'r'], ['remove']],
@@ -82,8 +79,6 @@ describe.concurrent('flags', () => {
   it.for<[string, string[], string[] | 'files']>([
     ['by prefix', ['pets', 'list', '--st'], ['--status', '--starting-token']],
     ['by prefix', ['pets', 'add', '--c'], ['--category-id', '--column', '--concurrency']],
-    ['by prefix', ['pets', 'add', '--col'], ['--column']],
-    ['by prefix', ['pets', 'add', '--ca'], ['--category-id']],
     ['by prefix', ['--ma'], ['--max-wait']],
     ['after "--" nothing is a flag', ['pets', 'get', '--', '-'], []],
   ])('%s: %j', async ([, words, expected]) => {
@@ -94,13 +89,9 @@ describe.concurrent('flags', () => {
 describe.concurrent('values', () => {
   it.for<[string, string[], string[] | 'files']>([
     ['--status and --output: their choices', ['pets', 'list', '--status', ''], ['available', 'pending', 'sold']],
-    ['--status and --output: their choices', ['pets', 'add', '--status', 'p'], ['pending']],
-    ['--status and --output: their choices', ['--output', ''], ['table', 'json', 'ndjson', 'csv']],
     ['--status and --output: their choices', ['pets', 'list', '-o', 'n'], ['ndjson']],
-    ['pets add --encoding: the encodings petctl reads', ['pets', 'add', '--file', 'x.csv', '--encoding', 'utf-16'], ['utf-16le', 'utf-16be']],
     ['pets add --encoding: the encodings petctl reads', ['pets', 'add', '--encoding', 'win'], ['windows-1252', 'windows-1250', 'windows-1251']],
     ['--flag=value forms keep the flag in the answer', ['pets', 'list', '--status=a'], ['--status=available']],
-    ['--flag=value forms keep the flag in the answer', ['--output='], ['--output=table', '--output=json', '--output=ndjson', '--output=csv']],
     ['--flag=value forms keep the flag in the answer', ['--profile=st'], ['--profile=staging']],
     ['--flag=value forms keep the flag in the answer', ['--json='], []],
     ['-p/--profile and profile show|use|remove: profile names; profile add takes a new name', ['-p', ''], PROFILES],
@@ -117,7 +108,6 @@ describe.concurrent('values', () => {
     ['free-form values offer nothing; <file> values ask the shell for paths', ['pets', 'add', '--name', ''], []],
     ['free-form values offer nothing; <file> values ask the shell for paths', ['--base-url', ''], []],
     ['free-form values offer nothing; <file> values ask the shell for paths', ['sandbox', '--data', ''], 'files'],
-    ['free-form values offer nothing; <file> values ask the shell for paths', ['sandbox', '--data=pe'], 'files'],
     ['free-form values offer nothing; <file> values ask the shell for paths', ['pets', 'add', '--file', 'a'], 'files'],
     ['free-form values offer nothing; <file> values ask the shell for paths', ['pets', 'add', '--file=a'], 'files'],
     ['free-form values offer nothing; <file> values ask the shell for paths', ['pets', 'add', '--journal', ''], 'files'],
@@ -129,27 +119,13 @@ describe.concurrent('values', () => {
   });
 });
 
-describe('renderCompletion', () => {
-  it('value<TAB>description lines, or :files', () => {
-    expect(renderCompletion({ kind: 'words', candidates: [{ value: 'pets', description: 'animals' }, { value: 'sold', description: '' }] })).toBe('pets\tanimals\nsold\t\n');
-    expect(renderCompletion({ kind: 'words', candidates: [] })).toBe('');
-    expect(renderCompletion({ kind: 'files' })).toBe(':files\n');
-  });
+it('renderCompletion: value<TAB>description lines, or :files', () => {
+  expect(renderCompletion({ kind: 'words', candidates: [{ value: 'pets', description: 'animals' }, { value: 'sold', description: '' }] })).toBe('pets\tanimals\nsold\t\n');
+  expect(renderCompletion({ kind: 'words', candidates: [] })).toBe('');
+  expect(renderCompletion({ kind: 'files' })).toBe(':files\n');
 });
 
 describe.concurrent('completeRun and completionRun', () => {
-  it('profile names come from the config at completion time', async (t) => {
-    const dir = configDirWith();
-    const complete = async () => {
-      const { ctx, io } = fakeContext(t, { env: { PETCTL_CONFIG_DIR: dir } });
-      await completeRun({ words: ['-p', ''], program: program() }, ctx);
-      return io.stdout.text();
-    };
-    expect(await complete()).toBe('sandbox\t\n');
-    await (await openProfileStore(resolvePaths({ PETCTL_CONFIG_DIR: dir }))).add('qa.2', 'https://qa.example.org/v1');
-    expect(await complete()).toBe('sandbox\t\nqa.2\t\n');
-  });
-
   it.for([
     ['a damaged config still offers the sandbox, and prints no error', '{ not json', ['profile', 'use', ''], 'sandbox\t\n'],
     [
