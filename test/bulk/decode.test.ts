@@ -19,59 +19,57 @@ const SIZES = [1, 2, 3, 5, 7, 1023, 1024, 1025, 4096];
 /** Long enough that the 1 KB pieces split characters at many offsets. */
 const LONG = `${'é🐶€a'.repeat(700)}\uFFFD${'Zoë'.repeat(300)}`;
 
-describe('decodeText', () => {
-  it('UTF-8 split anywhere, a BOM dropped, a real U+FFFD kept', async () => {
-    for (const size of SIZES) {
-      expect((await decoded(Buffer.from(`\uFEFF${LONG}`), size)).text, `chunks of ${size}`).toBe(LONG);
-    }
-  });
+it('UTF-8 split anywhere, a BOM dropped, a real U+FFFD kept', async () => {
+  for (const size of SIZES) {
+    expect((await decoded(Buffer.from(`\uFEFF${LONG}`), size)).text, `chunks of ${size}`).toBe(LONG);
+  }
+});
 
-  const cuts = [[0xeb, 0x20], [0xe2, 0x82, 0x41], [0xc0, 0x80], [0xed, 0xa0, 0x80], [0x80]];
-  it.each(cuts)('stops at the first byte that is not UTF-8 (0x%s), after yielding everything before it', async (...bad) => {
-    const before = LONG.slice(0, 1500);
-    const hex = bad[0]!.toString(16).toUpperCase();
-    const message = `not UTF-8 (byte 0x${hex}); save the file as "CSV UTF-8", or give --encoding windows-1252`;
-    const bytes = Buffer.concat([Buffer.from(before), Buffer.from(bad), Buffer.from('after')]);
-    for (const size of SIZES) {
-      const { text, error } = await decoded(bytes, size);
-      expect(text, `chunks of ${size}`).toBe(before);
-      expect([error?.byte, error?.message]).toEqual([bad[0], message]);
-    }
-  });
+const cuts = [[0xeb, 0x20], [0xe2, 0x82, 0x41], [0xc0, 0x80], [0xed, 0xa0, 0x80], [0x80]];
+it.each(cuts)('stops at the first byte that is not UTF-8 (0x%s), after yielding everything before it', async (...bad) => {
+  const before = LONG.slice(0, 1500);
+  const hex = bad[0]!.toString(16).toUpperCase();
+  const message = `not UTF-8 (byte 0x${hex}); save the file as "CSV UTF-8", or give --encoding windows-1252`;
+  const bytes = Buffer.concat([Buffer.from(before), Buffer.from(bad), Buffer.from('after')]);
+  for (const size of SIZES) {
+    const { text, error } = await decoded(bytes, size);
+    expect(text, `chunks of ${size}`).toBe(before);
+    expect([error?.byte, error?.message]).toEqual([bad[0], message]);
+  }
+});
 
-  it('UTF-16 by its BOM, either byte order, split anywhere, a real U+FFFD kept; a lone surrogate stops it', async () => {
-    for (const bigEndian of [false, true]) {
-      const bytes = Buffer.from(`\uFEFF${LONG}`, 'utf16le');
-      if (bigEndian) bytes.swap16();
-      for (const size of SIZES) expect((await decoded(bytes, size)).text, `chunks of ${size}`).toBe(LONG);
-      const broken = Buffer.from(`\uFEFFab\uD800cd`, 'utf16le');
-      if (bigEndian) broken.swap16();
-      const { text, error } = await decoded(broken, 3);
-      expect(text).toBe('ab');
-      expect(error?.message).toMatch(bigEndian ? /^not UTF-16BE: / : /^not UTF-16LE: /);
-    }
-  });
+it('UTF-16 by its BOM, either byte order, split anywhere, a real U+FFFD kept; a lone surrogate stops it', async () => {
+  for (const bigEndian of [false, true]) {
+    const bytes = Buffer.from(`\uFEFF${LONG}`, 'utf16le');
+    if (bigEndian) bytes.swap16();
+    for (const size of SIZES) expect((await decoded(bytes, size)).text, `chunks of ${size}`).toBe(LONG);
+    const broken = Buffer.from(`\uFEFFab\uD800cd`, 'utf16le');
+    if (bigEndian) broken.swap16();
+    const { text, error } = await decoded(broken, 3);
+    expect(text).toBe('ab');
+    expect(error?.message).toMatch(bigEndian ? /^not UTF-16BE: / : /^not UTF-16LE: /);
+  }
+});
 
-  it('--encoding wins over no BOM: windows-1252, and latin1 read as windows-1252', async () => {
-    const bytes = Buffer.from('Zo\xeb Caf\xe9 \x80', 'latin1');
-    expect((await decoded(bytes, 2, 'windows-1252')).text).toBe('Zoë Café €');
-    expect((await decoded(bytes, 2, 'latin1')).text).toBe('Zoë Café €');
-    expect((await decoded(Buffer.from([0xef, 0xbb, 0xbf, 0x41]), 1, 'utf-8')).text).toBe('A');
-  });
+it('--encoding wins over no BOM: windows-1252, and latin1 read as windows-1252', async () => {
+  const bytes = Buffer.from('Zo\xeb Caf\xe9 \x80', 'latin1');
+  expect((await decoded(bytes, 2, 'windows-1252')).text).toBe('Zoë Café €');
+  expect((await decoded(bytes, 2, 'latin1')).text).toBe('Zoë Café €');
+  expect((await decoded(Buffer.from([0xef, 0xbb, 0xbf, 0x41]), 1, 'utf-8')).text).toBe('A');
+});
 
-  it('follows Unicode table 3-7: overlongs, surrogates, values past U+10FFFF, an end inside a character', async () => {
-    expect(await decoded(Buffer.from('aé🐶'), 1)).toEqual({ text: 'aé🐶' });
-    const illFormed: Array<[number[], string, number]> = [
-      [[0x61, 0xe0, 0x80, 0x80], 'a', 0xe0],
-      [[0xf4, 0x90, 0x80, 0x80], '', 0xf4],
-      [[0x61, 0xf0, 0x9f, 0x90], 'a', 0xf0],
-    ];
-    for (const [bytes, text, byte] of illFormed) {
-      const result = await decoded(Buffer.from(bytes), 1);
-      expect(result.text).toBe(text);
-      expect(result.error?.byte).toBe(byte);
-    }
-  });
+it('follows Unicode table 3-7: overlongs, surrogates, values past U+10FFFF, an end inside a character', async () => {
+  expect(await decoded(Buffer.from('aé🐶'), 1)).toEqual({ text: 'aé🐶' });
+  const illFormed: Array<[number[], string, number]> = [
+    [[0x61, 0xe0, 0x80, 0x80], 'a', 0xe0],
+    [[0xf4, 0x90, 0x80, 0x80], '', 0xf4],
+    [[0x61, 0xf0, 0x9f, 0x90], 'a', 0xf0],
+  ];
+  for (const [bytes, text, byte] of illFormed) {
+    const result = await decoded(Buffer.from(bytes), 1);
+    expect(result.text).toBe(text);
+    expect(result.error?.byte).toBe(byte);
+  }
 });
 
 it.each([

@@ -16,29 +16,27 @@ const usageError = (promise: Promise<unknown>): Promise<UsageError> =>
 const PROD = 'https://api.example.org/v1';
 const names = (store: { list(): Array<{ name: string }> }) => store.list().map((p) => p.name);
 
-describe('a fresh install', () => {
-  it('has only the sandbox, active, without a base URL or key; reading creates nothing', async () => {
-    const { paths, store } = await tempStore();
-    expect(store.activeName()).toBe(SANDBOX_PROFILE);
-    expect(store.list()).toEqual([{ name: 'sandbox', baseUrl: undefined, apiKey: undefined, builtIn: true }]);
-    expect(store.get('sandbox')).toEqual({ name: 'sandbox', apiKey: undefined, builtIn: true });
-    expect(store.get('production')).toBeUndefined();
-    expect(fs.existsSync(paths.dir)).toBe(false);
-  });
+it('a fresh install: has only the sandbox, active, without a base URL or key; reading creates nothing', async () => {
+  const { paths, store } = await tempStore();
+  expect(store.activeName()).toBe(SANDBOX_PROFILE);
+  expect(store.list()).toEqual([{ name: 'sandbox', baseUrl: undefined, apiKey: undefined, builtIn: true }]);
+  expect(store.get('sandbox')).toEqual({ name: 'sandbox', apiKey: undefined, builtIn: true });
+  expect(store.get('production')).toBeUndefined();
+  expect(fs.existsSync(paths.dir)).toBe(false);
+});
 
-  it('reading an existing file does not touch it', async () => {
-    const { paths, store } = await tempStore();
-    await store.add('prod', PROD);
-    const past = new Date(Date.now() - 60_000);
-    fs.utimesSync(paths.configFile, past, past);
-    const statBefore = fs.statSync(paths.configFile);
-    const reopened = await openProfileStore(paths);
-    reopened.list();
-    reopened.activeName();
-    const statAfter = fs.statSync(paths.configFile);
-    // A rewrite (conf renames a temporary file over it) would change both.
-    expect([statAfter.ino, statAfter.mtimeMs]).toEqual([statBefore.ino, statBefore.mtimeMs]);
-  });
+it('a fresh install: reading an existing file does not touch it', async () => {
+  const { paths, store } = await tempStore();
+  await store.add('prod', PROD);
+  const past = new Date(Date.now() - 60_000);
+  fs.utimesSync(paths.configFile, past, past);
+  const statBefore = fs.statSync(paths.configFile);
+  const reopened = await openProfileStore(paths);
+  reopened.list();
+  reopened.activeName();
+  const statAfter = fs.statSync(paths.configFile);
+  // A rewrite (conf renames a temporary file over it) would change both.
+  expect([statAfter.ino, statAfter.mtimeMs]).toEqual([statBefore.ino, statBefore.mtimeMs]);
 });
 
 describe('profile lifecycle', () => {
@@ -157,57 +155,53 @@ describe('profile lifecycle', () => {
   });
 });
 
-describe('the built-in sandbox profile', () => {
-  it('cannot be added, replaced or removed', async () => {
-    const { paths, store } = await tempStore();
-    expect((await usageError(store.add('sandbox', PROD))).message).toMatch(/built-in/);
-    expect((await usageError(store.remove('sandbox'))).message).toMatch(/cannot be removed/);
-    expect(store.get('sandbox')?.baseUrl).toBeUndefined();
-    expect(fs.existsSync(paths.configFile)).toBe(false);
-  });
-
-  it('holds a key of its own, and clearing it drops its entry; a base URL in its entry is ignored', async () => {
-    const { paths, store } = await tempStore();
-    await store.setKey('sandbox', 'my-sandbox-key');
-    expect(store.get('sandbox')).toEqual({ name: 'sandbox', apiKey: 'my-sandbox-key', builtIn: true });
-    expect(await store.clearKey('sandbox')).toBe('config file');
-    expect(readConfigFile(paths)).toEqual({ profiles: {} });
-    expect(await store.clearKey('sandbox')).toBeUndefined();
-    // A base URL written into its entry by hand is ignored.
-    const edited = await tempStore({ profiles: { sandbox: { baseUrl: 'https://evil.example.org', apiKey: 'k3y' } } });
-    expect(edited.store.get('sandbox')).toEqual({ name: 'sandbox', apiKey: 'k3y', builtIn: true });
-  });
+it('the built-in sandbox profile cannot be added, replaced or removed', async () => {
+  const { paths, store } = await tempStore();
+  expect((await usageError(store.add('sandbox', PROD))).message).toMatch(/built-in/);
+  expect((await usageError(store.remove('sandbox'))).message).toMatch(/cannot be removed/);
+  expect(store.get('sandbox')?.baseUrl).toBeUndefined();
+  expect(fs.existsSync(paths.configFile)).toBe(false);
 });
 
-describe('file and directory', () => {
-  it('tightens a directory and file that were readable by others on the next write', async () => {
-    const paths = tempPaths();
-    fs.mkdirSync(paths.dir, { recursive: true, mode: 0o755 });
-    fs.chmodSync(paths.dir, 0o755);
-    fs.writeFileSync(paths.configFile, JSON.stringify({ profiles: {} }), { mode: 0o644 });
-    fs.chmodSync(paths.configFile, 0o644);
-    await (await openProfileStore(paths)).setKey('sandbox', 'k3y');
-    expect([modeOf(paths.dir), modeOf(paths.configFile)]).toEqual([0o700, 0o600]);
-  });
+it('the sandbox profile holds a key of its own, clearing it drops its entry; a base URL in its entry is ignored', async () => {
+  const { paths, store } = await tempStore();
+  await store.setKey('sandbox', 'my-sandbox-key');
+  expect(store.get('sandbox')).toEqual({ name: 'sandbox', apiKey: 'my-sandbox-key', builtIn: true });
+  expect(await store.clearKey('sandbox')).toBe('config file');
+  expect(readConfigFile(paths)).toEqual({ profiles: {} });
+  expect(await store.clearKey('sandbox')).toBeUndefined();
+  // A base URL written into its entry by hand is ignored.
+  const edited = await tempStore({ profiles: { sandbox: { baseUrl: 'https://evil.example.org', apiKey: 'k3y' } } });
+  expect(edited.store.get('sandbox')).toEqual({ name: 'sandbox', apiKey: 'k3y', builtIn: true });
+});
 
-  it('keeps what it does not know about', async () => {
-    const futureSetting = { colour: 'always' };
-    const production = { baseUrl: PROD, region: 'eu' };
-    const { paths, store } = await tempStore({ futureSetting, profiles: { production, junk: 42 } });
-    expect(names(store)).toEqual(['sandbox', 'production']);
-    await store.setKey('production', 'k3y');
-    expect(readConfigFile(paths)).toEqual({ futureSetting, profiles: { production: { ...production, apiKey: 'k3y' }, junk: 42 } });
-  });
+it('config.json: tightens a directory and file that were readable by others on the next write', async () => {
+  const paths = tempPaths();
+  fs.mkdirSync(paths.dir, { recursive: true, mode: 0o755 });
+  fs.chmodSync(paths.dir, 0o755);
+  fs.writeFileSync(paths.configFile, JSON.stringify({ profiles: {} }), { mode: 0o644 });
+  fs.chmodSync(paths.configFile, 0o644);
+  await (await openProfileStore(paths)).setKey('sandbox', 'k3y');
+  expect([modeOf(paths.dir), modeOf(paths.configFile)]).toEqual([0o700, 0o600]);
+});
 
-  it('refuses to open or overwrite a file that is not JSON', async () => {
-    const { paths, store } = await tempStore();
-    await store.add('production', PROD);
-    fs.writeFileSync(paths.configFile, '{"profiles": {');
-    const damaged = { code: 'config_damaged', exitCode: 1, message: expect.stringContaining(`file ${paths.configFile} is damaged`) };
-    await expect(openProfileStore(paths)).rejects.toMatchObject(damaged);
-    await expect(store.add('staging', 'https://staging.example.org/v1')).rejects.toMatchObject({ code: 'config_damaged', exitCode: 1 });
-    expect(fs.readFileSync(paths.configFile, 'utf8')).toBe('{"profiles": {');
-  });
+it('config.json: keeps what it does not know about', async () => {
+  const futureSetting = { colour: 'always' };
+  const production = { baseUrl: PROD, region: 'eu' };
+  const { paths, store } = await tempStore({ futureSetting, profiles: { production, junk: 42 } });
+  expect(names(store)).toEqual(['sandbox', 'production']);
+  await store.setKey('production', 'k3y');
+  expect(readConfigFile(paths)).toEqual({ futureSetting, profiles: { production: { ...production, apiKey: 'k3y' }, junk: 42 } });
+});
+
+it('config.json: refuses to open or overwrite a file that is not JSON', async () => {
+  const { paths, store } = await tempStore();
+  await store.add('production', PROD);
+  fs.writeFileSync(paths.configFile, '{"profiles": {');
+  const damaged = { code: 'config_damaged', exitCode: 1, message: expect.stringContaining(`file ${paths.configFile} is damaged`) };
+  await expect(openProfileStore(paths)).rejects.toMatchObject(damaged);
+  await expect(store.add('staging', 'https://staging.example.org/v1')).rejects.toMatchObject({ code: 'config_damaged', exitCode: 1 });
+  expect(fs.readFileSync(paths.configFile, 'utf8')).toBe('{"profiles": {');
 });
 
 it('several writers: each re-reads the file before a write, not trusting what it read when opened', async () => {

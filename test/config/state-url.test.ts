@@ -9,92 +9,86 @@ const SECRET = 'p@ss:w/rd-1234';
 const WITH_PASSWORD = `redis://:${encodeURIComponent(SECRET)}@cache.example.org:6380/2`;
 const IN_USER_SLOT = `redis://${encodeURIComponent(SECRET)}@cache.example.org:6379/0`;
 
-describe('validateStateUrl', () => {
-  it.each([
-    ['redis://cache.example.org:6379/0', 'redis://cache.example.org:6379/0'],
-    ['redis://cache.example.org', 'redis://cache.example.org'],
-    ['redis://cache.example.org/', 'redis://cache.example.org'],
-    ['REDIS://cache.example.org:6379/0', 'redis://cache.example.org:6379/0'],
-    ['rediss://cache.example.org:6380/1', 'rediss://cache.example.org:6380/1'],
-    ['redis://:secret@127.0.0.1:6379', 'redis://:secret@127.0.0.1:6379'],
-    ['redis://[::1]:6379/0', 'redis://[::1]:6379/0'],
-  ])('accepts %s', (raw, expected) => {
-    expect(validateStateUrl(raw)).toBe(expected);
-  });
-
-  it.each([
-    ['not a url', 'is not an absolute URL'],
-    ['https://cache.example.org', 'must use redis:// or rediss://'],
-    ['redis://', 'has no host'],
-    ['redis://host:6379/0?tls=true', 'must not contain a query'],
-    ['redis://host:6379/zero', 'database number'],
-    ['redis://host:6379/0/1', 'database number'],
-  ])('refuses %s with a usage error that does not echo it', (raw, message) => {
-    const error = thrown(() => validateStateUrl(raw.replace('host', ':topsecret@host'), '--state-url'), UsageError);
-    expect(error.message).toContain(message);
-    expect(error.message).toMatch(/^--state-url /);
-    expect(error.message).not.toContain('topsecret');
-  });
+it.each([
+  ['redis://cache.example.org:6379/0', 'redis://cache.example.org:6379/0'],
+  ['redis://cache.example.org', 'redis://cache.example.org'],
+  ['redis://cache.example.org/', 'redis://cache.example.org'],
+  ['REDIS://cache.example.org:6379/0', 'redis://cache.example.org:6379/0'],
+  ['rediss://cache.example.org:6380/1', 'rediss://cache.example.org:6380/1'],
+  ['redis://:secret@127.0.0.1:6379', 'redis://:secret@127.0.0.1:6379'],
+  ['redis://[::1]:6379/0', 'redis://[::1]:6379/0'],
+])('validateStateUrl accepts %s', (raw, expected) => {
+  expect(validateStateUrl(raw)).toBe(expected);
 });
 
-describe('stateStoreAddress, maskStateUrl, describeStateUrl', () => {
-  it('decodes the password and finds port and database', () => {
-    expect(stateStoreAddress(WITH_PASSWORD)).toEqual({ tls: false, host: 'cache.example.org', port: 6380, db: 2, username: undefined, password: SECRET });
-    expect(stateStoreAddress('rediss://user:pw@[::1]')).toEqual({ tls: true, host: '::1', port: 6379, db: 0, username: 'user', password: 'pw' });
-    // Written in the user-name slot, it is the password, as redis-cli and ioredis read it.
-    expect(stateStoreAddress(IN_USER_SLOT)).toMatchObject({ username: undefined, password: SECRET });
-  });
-
-  it('masks the password (either slot) for profile show and list; drops all credentials for warnings and traces', () => {
-    expect(maskStateUrl(WITH_PASSWORD)).toBe('redis://:****@cache.example.org:6380/2');
-    expect(maskStateUrl('redis://cache.example.org:6379/0')).toBe('redis://cache.example.org:6379/0');
-    expect(describeStateUrl(WITH_PASSWORD)).toBe('redis://cache.example.org:6380/2');
-    expect(describeStateUrl('rediss://user:pw@[::1]')).toBe('rediss://[::1]:6379/0');
-    expect(maskStateUrl(IN_USER_SLOT)).toBe('redis://****@cache.example.org:6379/0');
-    expect(maskStateUrl('redis://reader:pw@cache.example.org:6379/0')).toBe('redis://reader:****@cache.example.org:6379/0');
-    expect(describeStateUrl(IN_USER_SLOT)).toBe('redis://cache.example.org:6379/0');
-  });
+it.each([
+  ['not a url', 'is not an absolute URL'],
+  ['https://cache.example.org', 'must use redis:// or rediss://'],
+  ['redis://', 'has no host'],
+  ['redis://host:6379/0?tls=true', 'must not contain a query'],
+  ['redis://host:6379/zero', 'database number'],
+  ['redis://host:6379/0/1', 'database number'],
+])('validateStateUrl refuses %s with a usage error that does not echo it', (raw, message) => {
+  const error = thrown(() => validateStateUrl(raw.replace('host', ':topsecret@host'), '--state-url'), UsageError);
+  expect(error.message).toContain(message);
+  expect(error.message).toMatch(/^--state-url /);
+  expect(error.message).not.toContain('topsecret');
 });
 
-describe('the state URL of a profile', () => {
-  const API = 'https://api.example.org/v1';
-  const shelters = (paths: PetctlPaths) => (readConfigFile(paths) as { profiles: { shelters: unknown } }).profiles.shelters;
+it('a state URL: decodes the password and finds port and database', () => {
+  expect(stateStoreAddress(WITH_PASSWORD)).toEqual({ tls: false, host: 'cache.example.org', port: 6380, db: 2, username: undefined, password: SECRET });
+  expect(stateStoreAddress('rediss://user:pw@[::1]')).toEqual({ tls: true, host: '::1', port: 6379, db: 0, username: 'user', password: 'pw' });
+  // Written in the user-name slot, it is the password, as redis-cli and ioredis read it.
+  expect(stateStoreAddress(IN_USER_SLOT)).toMatchObject({ username: undefined, password: SECRET });
+});
 
-  it('is stored with the profile in config.json (0600) and resolved from it; a password is stored apart from the URL', async () => {
-    const { paths, store } = await tempStore();
-    await store.add('shelters', API, { stateUrl: WITH_PASSWORD });
-    expect(store.get('shelters')?.stateUrl).toBe(WITH_PASSWORD);
-    expect(shelters(paths)).toEqual({ baseUrl: API, stateUrl: WITH_PASSWORD });
-    expect(target(store, { profileFlag: 'shelters' })).toMatchObject({ stateUrl: WITH_PASSWORD, stateUrlSource: 'profile' });
-    await store.update('shelters', { statePassword: SECRET });
-    await store.update('shelters', { stateUrl: 'rediss://cache.example.org:6380/0' });
-    expect(shelters(paths)).toEqual({ baseUrl: API, stateUrl: 'rediss://cache.example.org:6380/0', statePassword: SECRET });
-    expect(modeOf(paths.configFile)).toBe(0o600);
-  });
+it('a state URL: its password masked (either slot) for profile show and list, all credentials dropped for warnings', () => {
+  expect(maskStateUrl(WITH_PASSWORD)).toBe('redis://:****@cache.example.org:6380/2');
+  expect(maskStateUrl('redis://cache.example.org:6379/0')).toBe('redis://cache.example.org:6379/0');
+  expect(describeStateUrl(WITH_PASSWORD)).toBe('redis://cache.example.org:6380/2');
+  expect(describeStateUrl('rediss://user:pw@[::1]')).toBe('rediss://[::1]:6379/0');
+  expect(maskStateUrl(IN_USER_SLOT)).toBe('redis://****@cache.example.org:6379/0');
+  expect(maskStateUrl('redis://reader:pw@cache.example.org:6379/0')).toBe('redis://reader:****@cache.example.org:6379/0');
+  expect(describeStateUrl(IN_USER_SLOT)).toBe('redis://cache.example.org:6379/0');
+});
 
-  it('is overridden by PETCTL_STATE_URL; an empty one counts as unset', async () => {
-    const { store } = await tempStore();
-    await store.add('shelters', API, { stateUrl: WITH_PASSWORD });
-    await store.add('plain', API);
-    const env = { PETCTL_STATE_URL: 'redis://127.0.0.1:6379/1' };
-    const fromEnv = { stateUrl: env.PETCTL_STATE_URL, stateUrlSource: 'env' };
-    expect(target(store, { profileFlag: 'shelters', env })).toMatchObject(fromEnv);
-    expect(target(store, { profileFlag: 'plain', env })).toMatchObject(fromEnv);
-    const unset = { PETCTL_STATE_URL: '' };
-    expect(target(store, { profileFlag: 'shelters', env: unset })).toMatchObject({ stateUrlSource: 'profile' });
-    expect(target(store, { profileFlag: 'plain', env: unset })).toMatchObject({ stateUrl: undefined, stateUrlSource: undefined });
-    const wrong = { PETCTL_STATE_URL: 'http://x' };
-    expect(() => target(store, { profileFlag: 'plain', env: wrong })).toThrow(/^PETCTL_STATE_URL must use redis:\/\//);
-  });
+const API = 'https://api.example.org/v1';
+const shelters = (paths: PetctlPaths) => (readConfigFile(paths) as { profiles: { shelters: unknown } }).profiles.shelters;
 
-  it('is refused when invalid at profile add, and reported (exit 4) when a hand edit broke it', async () => {
-    const { store } = await tempStore();
-    const adding = store.add('bad', API, { stateUrl: 'memcached://x' });
-    await expect(adding).rejects.toThrow(/^--state-url must use redis:\/\//);
-    expect(store.get('bad')).toBeUndefined();
-    const edited = await tempStore({ profiles: { edited: { baseUrl: API, stateUrl: 'redis://ok/not-a-db' } } });
-    expect(() => target(edited.store, { profileFlag: 'edited' })).toThrow(NotConfiguredError);
-  });
+it('a profile\'s state URL is stored in config.json (0600) and resolved from it; a password is stored apart from it', async () => {
+  const { paths, store } = await tempStore();
+  await store.add('shelters', API, { stateUrl: WITH_PASSWORD });
+  expect(store.get('shelters')?.stateUrl).toBe(WITH_PASSWORD);
+  expect(shelters(paths)).toEqual({ baseUrl: API, stateUrl: WITH_PASSWORD });
+  expect(target(store, { profileFlag: 'shelters' })).toMatchObject({ stateUrl: WITH_PASSWORD, stateUrlSource: 'profile' });
+  await store.update('shelters', { statePassword: SECRET });
+  await store.update('shelters', { stateUrl: 'rediss://cache.example.org:6380/0' });
+  expect(shelters(paths)).toEqual({ baseUrl: API, stateUrl: 'rediss://cache.example.org:6380/0', statePassword: SECRET });
+  expect(modeOf(paths.configFile)).toBe(0o600);
+});
+
+it('a profile\'s state URL is overridden by PETCTL_STATE_URL; an empty one counts as unset', async () => {
+  const { store } = await tempStore();
+  await store.add('shelters', API, { stateUrl: WITH_PASSWORD });
+  await store.add('plain', API);
+  const env = { PETCTL_STATE_URL: 'redis://127.0.0.1:6379/1' };
+  const fromEnv = { stateUrl: env.PETCTL_STATE_URL, stateUrlSource: 'env' };
+  expect(target(store, { profileFlag: 'shelters', env })).toMatchObject(fromEnv);
+  expect(target(store, { profileFlag: 'plain', env })).toMatchObject(fromEnv);
+  const unset = { PETCTL_STATE_URL: '' };
+  expect(target(store, { profileFlag: 'shelters', env: unset })).toMatchObject({ stateUrlSource: 'profile' });
+  expect(target(store, { profileFlag: 'plain', env: unset })).toMatchObject({ stateUrl: undefined, stateUrlSource: undefined });
+  const wrong = { PETCTL_STATE_URL: 'http://x' };
+  expect(() => target(store, { profileFlag: 'plain', env: wrong })).toThrow(/^PETCTL_STATE_URL must use redis:\/\//);
+});
+
+it('a profile\'s state URL is refused when invalid at profile add, reported (exit 4) when a hand edit broke it', async () => {
+  const { store } = await tempStore();
+  const adding = store.add('bad', API, { stateUrl: 'memcached://x' });
+  await expect(adding).rejects.toThrow(/^--state-url must use redis:\/\//);
+  expect(store.get('bad')).toBeUndefined();
+  const edited = await tempStore({ profiles: { edited: { baseUrl: API, stateUrl: 'redis://ok/not-a-db' } } });
+  expect(() => target(edited.store, { profileFlag: 'edited' })).toThrow(NotConfiguredError);
 });
 
 it('the state password: PETCTL_STATE_PASSWORD, else the stored one (for its own URL), else the URL\'s', async () => {

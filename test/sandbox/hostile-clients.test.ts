@@ -38,38 +38,36 @@ it('requests without a valid key count per client address at the Free limits: 42
   expect([served.status, served.headers['x-ratelimit-remaining']]).toEqual([200, '59']);
 });
 
-describe('slow clients', () => {
-  it('drops a socket whose headers trickle in, and keeps serving others meanwhile', async () => {
-    const { port, baseUrl } = await start({ headersTimeoutMs: 500, requestTimeoutMs: 1500 });
-    const socket = connect(port, '127.0.0.1').on('error', () => {});
-    let closed = false;
-    socket.on('close', () => void (closed = true));
-    socket.write('GET /v1/pets HTTP/1.1\r\nHost: 127.0.0.1\r\n');
-    const started = Date.now();
-    let served = 0;
-    for (let i = 0; !closed && i < 200; i += 1) {
-      socket.write(`X-Slow-${i}: a\r\n`);
-      if ((await call(baseUrl, '/pets?limit=1', { key: ENTERPRISE })).status === 200) served += 1;
-      await sleep(100);
-    }
-    expect(closed).toBe(true);
-    // Its 408 and Error body: test/spec/errors.test.ts.
-    expect(Date.now() - started).toBeGreaterThanOrEqual(500);
-    expect(served).toBeGreaterThan(0);
-  });
+it('slow clients: drops a socket whose headers trickle in, and keeps serving others meanwhile', async () => {
+  const { port, baseUrl } = await start({ headersTimeoutMs: 500, requestTimeoutMs: 1500 });
+  const socket = connect(port, '127.0.0.1').on('error', () => {});
+  let closed = false;
+  socket.on('close', () => void (closed = true));
+  socket.write('GET /v1/pets HTTP/1.1\r\nHost: 127.0.0.1\r\n');
+  const started = Date.now();
+  let served = 0;
+  for (let i = 0; !closed && i < 200; i += 1) {
+    socket.write(`X-Slow-${i}: a\r\n`);
+    if ((await call(baseUrl, '/pets?limit=1', { key: ENTERPRISE })).status === 200) served += 1;
+    await sleep(100);
+  }
+  expect(closed).toBe(true);
+  // Its 408 and Error body: test/spec/errors.test.ts.
+  expect(Date.now() - started).toBeGreaterThanOrEqual(500);
+  expect(served).toBeGreaterThan(0);
+});
 
-  it('drops a socket whose body never ends, and keeps serving others meanwhile', async () => {
-    const { port, baseUrl } = await start({ headersTimeoutMs: 500, requestTimeoutMs: 1000 });
-    const waiting = rawExchange(
-      port,
-      `POST /v1/pets HTTP/1.1\r\nHost: 127.0.0.1\r\nAuthorization: Bearer ${ENTERPRISE}\r\nContent-Type: application/json\r\nContent-Length: 100\r\n\r\n{"name":`,
-      { waitMs: 10_000 },
-    );
-    expect((await call(baseUrl, '/pets?limit=1', { key: ENTERPRISE })).status).toBe(200);
-    expect((await waiting).closedByServer).toBe(true);
-    // Nothing half-received was stored.
-    expect((await call(baseUrl, '/pets?limit=100', { key: ENTERPRISE })).body).toHaveLength(12);
-  });
+it('slow clients: drops a socket whose body never ends, and keeps serving others meanwhile', async () => {
+  const { port, baseUrl } = await start({ headersTimeoutMs: 500, requestTimeoutMs: 1000 });
+  const waiting = rawExchange(
+    port,
+    `POST /v1/pets HTTP/1.1\r\nHost: 127.0.0.1\r\nAuthorization: Bearer ${ENTERPRISE}\r\nContent-Type: application/json\r\nContent-Length: 100\r\n\r\n{"name":`,
+    { waitMs: 10_000 },
+  );
+  expect((await call(baseUrl, '/pets?limit=1', { key: ENTERPRISE })).status).toBe(200);
+  expect((await waiting).closedByServer).toBe(true);
+  // Nothing half-received was stored.
+  expect((await call(baseUrl, '/pets?limit=100', { key: ENTERPRISE })).body).toHaveLength(12);
 });
 
 describe('POSTs written by hand: a body declared too large, Expect: 100-continue', () => {

@@ -79,73 +79,69 @@ describe('the minute window', () => {
   });
 });
 
-describe('the day window', () => {
-  it('refuses request 1001 of a Free day until the day window resets, whatever the minute says', () => {
-    const { burst, check } = limiter();
-    let last: RateLimitDecision | undefined;
-    // 16 × 60 + 40 = 1000
-    for (let minute = 0; minute < 17; minute += 1) last = burst(minute < 16 ? 60 : 40, T0 + minute * 60_000).at(-1);
-    const dayReset = resetAt(T0 + 86_400_000);
-    expect(last).toMatchObject({ allowed: true, remaining: 0, resetEpochSeconds: dayReset });
-    const refused = check(T0 + 20 * 60_000);
-    expect(refused).toMatchObject({ allowed: false, remaining: 0, resetEpochSeconds: dayReset });
-    expect(refused.retryAfterSeconds).toBe((86_400_000 - 20 * 60_000) / 1000);
-    expect(check(T0 + 86_400_000)).toMatchObject({ allowed: true, remaining: 59 });
-  });
+it('the day window: refuses request 1001 of a Free day until the day window resets, whatever the minute says', () => {
+  const { burst, check } = limiter();
+  let last: RateLimitDecision | undefined;
+  // 16 × 60 + 40 = 1000
+  for (let minute = 0; minute < 17; minute += 1) last = burst(minute < 16 ? 60 : 40, T0 + minute * 60_000).at(-1);
+  const dayReset = resetAt(T0 + 86_400_000);
+  expect(last).toMatchObject({ allowed: true, remaining: 0, resetEpochSeconds: dayReset });
+  const refused = check(T0 + 20 * 60_000);
+  expect(refused).toMatchObject({ allowed: false, remaining: 0, resetEpochSeconds: dayReset });
+  expect(refused.retryAfterSeconds).toBe((86_400_000 - 20 * 60_000) / 1000);
+  expect(check(T0 + 86_400_000)).toMatchObject({ allowed: true, remaining: 59 });
+});
 
-  it('reports the day window once fewer requests are left in it than in the minute', () => {
-    const small = { key: 'k', perMinute: 10, perDay: 15 };
-    const { burst, check } = limiter();
-    burst(10, T0, small);
-    // Minute: 9 left; day: 4 left.
-    const decision = check(T0 + 60_000, small);
-    expect(decision).toMatchObject({ allowed: true, limit: 10, remaining: 4, resetEpochSeconds: resetAt(T0 + 86_400_000) });
+it('the day window: reports the day window once fewer requests are left in it than in the minute', () => {
+  const small = { key: 'k', perMinute: 10, perDay: 15 };
+  const { burst, check } = limiter();
+  burst(10, T0, small);
+  // Minute: 9 left; day: 4 left.
+  const decision = check(T0 + 60_000, small);
+  expect(decision).toMatchObject({ allowed: true, limit: 10, remaining: 4, resetEpochSeconds: resetAt(T0 + 86_400_000) });
+});
+
+it('the ban: bans a key that sends more than banAfter requests after its first 429, inside the window', () => {
+  const { burst, check } = limiter();
+  burst(60, T0);
+  const first = check(T0 + 1_000);
+  expect(first).toMatchObject({ allowed: false, retryAfterSeconds: 59 });
+  const tolerated = [first, ...Array.from({ length: 10 }, (_, i) => check(T0 + 2_000 + i))];
+  expect(tolerated.every((d) => !d.allowed && d.banned === undefined)).toBe(true);
+  expect(check(T0 + 3_000)).toEqual({
+    allowed: false,
+    banned: true,
+    limit: 60,
+    remaining: 0,
+    retryAfterSeconds: 600,
+    resetEpochSeconds: resetAt(T0 + 3_000 + 600_000),
   });
 });
 
-describe('the ban', () => {
-  it('bans a key that sends more than banAfter requests after its first 429, inside the window', () => {
-    const { burst, check } = limiter();
-    burst(60, T0);
-    const first = check(T0 + 1_000);
-    expect(first).toMatchObject({ allowed: false, retryAfterSeconds: 59 });
-    const tolerated = [first, ...Array.from({ length: 10 }, (_, i) => check(T0 + 2_000 + i))];
-    expect(tolerated.every((d) => !d.allowed && d.banned === undefined)).toBe(true);
-    expect(check(T0 + 3_000)).toEqual({
-      allowed: false,
-      banned: true,
-      limit: 60,
-      remaining: 0,
-      retryAfterSeconds: 600,
-      resetEpochSeconds: resetAt(T0 + 3_000 + 600_000),
-    });
-  });
+it('the ban: keeps a banned key out for the rest of the ban, without extending it, then lets it in', () => {
+  const { burst, check } = limiter({ banAfter: 0 });
+  burst(61, T0);
+  expect(check(T0).banned).toBe(true);
+  expect(check(T0 + 300_000)).toMatchObject({ banned: true, retryAfterSeconds: 300 });
+  expect(check(T0 + 599_999)).toMatchObject({ banned: true, retryAfterSeconds: 1 });
+  expect(check(T0 + 600_000)).toMatchObject({ allowed: true, remaining: 59 });
+  // The strikes are forgiven: a new limited period starts from zero.
+  burst(59, T0 + 600_000);
+  expect(check(T0 + 600_000).banned).toBeUndefined();
+});
 
-  it('keeps a banned key out for the rest of the ban, without extending it, then lets it in', () => {
-    const { burst, check } = limiter({ banAfter: 0 });
-    burst(61, T0);
-    expect(check(T0).banned).toBe(true);
-    expect(check(T0 + 300_000)).toMatchObject({ banned: true, retryAfterSeconds: 300 });
-    expect(check(T0 + 599_999)).toMatchObject({ banned: true, retryAfterSeconds: 1 });
-    expect(check(T0 + 600_000)).toMatchObject({ allowed: true, remaining: 59 });
-    // The strikes are forgiven: a new limited period starts from zero.
-    burst(59, T0 + 600_000);
-    expect(check(T0 + 600_000).banned).toBeUndefined();
-  });
-
-  it('never bans a key that waits out its Retry-After', () => {
-    const { burst, check, state } = limiter({ banAfter: 2 });
-    let now = T0;
-    for (let cycle = 0; cycle < 15; cycle += 1) {
-      expect(burst(60, now).every((d) => d.allowed)).toBe(true);
-      const refused = check(now);
-      // Two early retries are tolerated (banAfter 2)…
-      expect([refused, check(now + 10), check(now + 20)].map((d) => d.allowed)).toEqual([false, false, false]);
-      now += (refused.retryAfterSeconds ?? 0) * 1000;
-    }
-    expect(state['sandbox-free']?.bannedUntil).toBeUndefined();
-    expect(state['sandbox-free']?.dayCount).toBe(900);
-  });
+it('the ban: never bans a key that waits out its Retry-After', () => {
+  const { burst, check, state } = limiter({ banAfter: 2 });
+  let now = T0;
+  for (let cycle = 0; cycle < 15; cycle += 1) {
+    expect(burst(60, now).every((d) => d.allowed)).toBe(true);
+    const refused = check(now);
+    // Two early retries are tolerated (banAfter 2)…
+    expect([refused, check(now + 10), check(now + 20)].map((d) => d.allowed)).toEqual([false, false, false]);
+    now += (refused.retryAfterSeconds ?? 0) * 1000;
+  }
+  expect(state['sandbox-free']?.bannedUntil).toBeUndefined();
+  expect(state['sandbox-free']?.dayCount).toBe(900);
 });
 
 it('the state is plain JSON, persisted and resumed; malformed entries are dropped instead of failing', () => {
