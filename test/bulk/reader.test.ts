@@ -34,8 +34,9 @@ it('JSON array: keeps int64 exact and ignores brackets, commas and escaped quote
   expect((await rows(text, undefined, 3)).map(valid)).toEqual([{ row: 1, line: 1, newPet: { name: 'a,]}[{"b"', categoryId: 9007199254740993n } }]);
 });
 
-it('JSON array: reports invalid rows with their reasons, and the valid ones still come through', async () => {
-  const text = '[{"name":"","categoryId":1},\n{"name":"B","categoryId":"x"},\n{"name":"C","categoryId":1,"id":4},\n{"name":"D","categoryId":1,"status":"lost"},\n{"categoryId":1},\n7,\n{"name":"G","categoryId":1.5},\n{"name":"H","categoryId":2}]';
+it('JSON array: reports invalid rows with their reasons, and the valid ones still come through, names trimmed', async () => {
+  // A name of spaces is empty, as for a single add: the schema trims names.
+  const text = '[{"name":"   ","categoryId":1},\n{"name":"B","categoryId":"x"},\n{"name":"C","categoryId":1,"id":4},\n{"name":"D","categoryId":1,"status":"lost"},\n{"categoryId":1},\n7,\n{"name":"G","categoryId":1.5},\n{"name":" H ","categoryId":2}]';
   const result = await rows(text);
   expect(result.filter((r) => r.reason).map(invalid)).toEqual([
     { row: 1, line: 1, reason: 'name: must not be empty' },
@@ -45,14 +46,9 @@ it('JSON array: reports invalid rows with their reasons, and the valid ones stil
     { row: 6, line: 6, reason: 'must be an object {"name":…,"categoryId":…,"status":…}' },
     { row: 7, line: 7, reason: 'categoryId must be a whole number, not 1.5' },
   ]);
-  expect(result.at(-1)).toMatchObject({ row: 8, line: 8, newPet: { name: 'H', categoryId: 2 } });
+  expect(result.at(-1)).toEqual({ row: 8, line: 8, newPet: { name: 'H', categoryId: 2 } });
   // A field that is not sent is ignored, not an error.
   expect(result[2]).toEqual({ row: 3, line: 3, newPet: { name: 'C', categoryId: 1 } });
-});
-
-it('JSON array: a name of spaces is invalid, as for a single add; names are trimmed as the schema says', async () => {
-  const result = await rows('[{"name":"   ","categoryId":1},{"name":"  Rex ","categoryId":1}]');
-  expect(result.map((r) => r.reason ?? r.newPet?.name)).toEqual(['name: must not be empty', 'Rex']);
 });
 
 it('JSON array: an element that is not JSON is an invalid row; an extra comma is a missing row', async () => {

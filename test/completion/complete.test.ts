@@ -52,7 +52,6 @@ describe.concurrent('petctl help <TAB>', () => {
 
   it('by prefix, after global flags, and a group\'s commands after its name', async () => {
     expect(await offered(['help', 'r'])).toEqual(['rate-limits']);
-    expect(await offered(['help', 'b'])).toEqual(['bulk-import']);
     expect(await offered(['-q', 'help', 'p'])).toEqual(['pets', 'profile']);
     expect(await offered(['help', 'pets', ''])).toEqual(['list', 'add', 'get']);
     expect(await offered(['help', 'profile', 'r'])).toEqual(['remove']);
