@@ -46,8 +46,6 @@ describe('profile lifecycle', () => {
     await store.add('production', PROD);
     expect(names(store)).toEqual(['sandbox', 'production', 'staging']);
     expect(store.get('staging')).toEqual({ name: 'staging', baseUrl: 'https://staging.example.org/v1', apiKey: undefined, builtIn: false });
-    // Other profiles and none chosen: no default, so nothing goes to the sandbox unasked.
-    expect(store.activeName()).toBeUndefined();
     await store.use('staging');
     await store.setKey('staging', 'sk_staging_0123456789');
     const reopened = await openProfileStore(paths);

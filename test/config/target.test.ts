@@ -106,7 +106,6 @@ describe('resolveTarget', () => {
     [{ baseUrlFlag: 'http://api.example.org/v1' }, /^--base-url .*clear text/],
     [{ env: { PETCTL_BASE_URL: 'http://api.example.org/v1' } }, /^PETCTL_BASE_URL .*clear text/],
     [{ env: { PETCTL_BASE_URL: 'ftp://api.example.org' } }, /^PETCTL_BASE_URL must use https/],
-    [{ baseUrlFlag: '' }, /^--base-url is not an absolute URL/],
     // A key that cannot go in a header, never echoed.
     [{ env: { PETCTL_API_KEY: 'sk live s3cret' } }, /^PETCTL_API_KEY contains spaces/],
   ])('refuses a bad base URL or key from %j', async (options, message) => {
@@ -153,12 +152,6 @@ describe('resolveTarget', () => {
     expect(target(store, { profileFlag: 'nourl', baseUrlFlag: 'https://ok.example.org' }).apiKey).toBe('k3y');
     expect(target(store, { profileFlag: 'badkey', env: { PETCTL_API_KEY: 'good' } }).apiKey).toBe('good');
   });
-});
-
-it('requireKey returns the resolved key', async () => {
-  const store = await configuredStore();
-  expect(requireKey(target(store, { profileFlag: 'production' }))).toBe(PROD_KEY);
-  expect(requireKey(target(store))).toBe(SANDBOX_DEFAULT_KEY);
 });
 
 it.each([
