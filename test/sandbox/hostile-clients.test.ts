@@ -24,11 +24,12 @@ it('requests without a valid key count per client address at the Free limits: 42
   const { baseUrl } = await start();
   const replies = [];
   for (let i = 0; i < 72; i += 1) replies.push(await call(baseUrl, '/pets', { key: i % 2 === 0 ? 'guess-1' : null }));
-  // The 401s count down like any other answer (test/spec/limits.test.ts); the first 429 says when to come back.
+  // 401 answers count down like any other, and the first 429 says when to come back.
   expect(replies.map((reply) => [reply.status, reply.headers['x-ratelimit-limit']])).toEqual([
     ...Array(60).fill([401, '60']),
     ...Array(12).fill([429, '60']),
   ]);
+  expect(replies.slice(0, 3).map((reply) => reply.headers['x-ratelimit-remaining'])).toEqual(['59', '58', '57']);
   expect(replies[60]).toMatchObject({ body: { code: 'rate_limited' }, headers: { 'x-ratelimit-remaining': '0' } });
   expect(Number(replies[60]!.headers['retry-after'])).toBeGreaterThanOrEqual(1);
   expect(replies[71]!.body).toMatchObject({ code: 'key_banned', status: 429 });
