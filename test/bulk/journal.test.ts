@@ -152,50 +152,48 @@ describe('journal', () => {
   });
 });
 
-describe('records', () => {
-  const SEND = { action: 'send' };
-  const KITTEN = created(who('Kitten'), 1);
-  const REX = created(who('Rex'), 1);
-  const REX_A1 = created(who('Rex', 'A-1'), 1);
-  const with_ = (identity: RowIdentity, change: Partial<RowIdentity>): RowIdentity => ({ ...identity, ...change });
-  const elsewhere = (identity: RowIdentity) => with_(identity, { source: '/other.csv' });
-  const A1 = elsewhere(who('Rex', 'A-1'));
+const SEND = { action: 'send' };
+const KITTEN = created(who('Kitten'), 1);
+const REX = created(who('Rex'), 1);
+const REX_A1 = created(who('Rex', 'A-1'), 1);
+const with_ = (identity: RowIdentity, change: Partial<RowIdentity>): RowIdentity => ({ ...identity, ...change });
+const elsewhere = (identity: RowIdentity) => with_(identity, { source: '/other.csv' });
+const A1 = elsewhere(who('Rex', 'A-1'));
 
-  // What a row is planned: skip (unchanged), changed (skipped, its other fields changed since), or its action.
-  it.each<[string, RecordEntry, RowIdentity, boolean, string]>([
-    ['the same content, occurrence and source', KITTEN, who('Kitten'), false, 'skip'],
-    ['another occurrence', KITTEN, with_(who('Kitten'), { content: ['Kitten', '1', '', 2] }), false, 'send'],
-    ['another source', KITTEN, with_(who('Kitten'), { source: '-' }), false, 'send'],
-    ['--id-column: its id, from any source', REX_A1, A1, true, 'skip'],
-    ['--id-column: its id, fields changed', REX_A1, with_(A1, { content: ['Rex', '1', 'sold', 1] }), true, 'changed'],
-    ['--id-column: another id', REX_A1, elsewhere(who('Rex', 'A-2')), true, 'send'],
-    ['--id-column: what its source created before --id-column, by content', REX, who('Rex', 'A-1'), true, 'skip'],
-    ['--id-column: that from another source', REX, A1, true, 'send'],
-    ['--id-column: another id, the same content', created(who('Bo', 'B-1'), 2), who('Bo', 'B-2'), true, 'send'],
-    // --retry-unknown looks for it first: unknown-match.test.ts.
-    ['"sent" without an answer: left alone', sent('A'), who('A'), false, 'unknown'],
-    ['"rejected": resent', { ...who('A'), state: 'rejected', error: { code: 'x' }, at: AT }, who('A'), false, 'send'],
-    ['"unsent": resent', { ...who('A'), state: 'unsent', at: AT }, who('A'), false, 'send'],
-  ])('%s: %s', (_title, record, identity, byId, expected) => {
-    const index = new RecordIndex();
-    index.add(record);
-    const plan = index.plan(identity, { byId });
-    if (expected === 'send') expect(plan).toEqual(SEND);
-    else if (expected === 'unknown') expect(plan).toMatchObject({ action: 'unknown' });
-    else expect(plan).toMatchObject({ action: 'skip', changed: expected === 'changed' });
-  });
+// What a row is planned: skip (unchanged), changed (skipped, its other fields changed since), or its action.
+it.each<[string, RecordEntry, RowIdentity, boolean, string]>([
+  ['the same content, occurrence and source', KITTEN, who('Kitten'), false, 'skip'],
+  ['another occurrence', KITTEN, with_(who('Kitten'), { content: ['Kitten', '1', '', 2] }), false, 'send'],
+  ['another source', KITTEN, with_(who('Kitten'), { source: '-' }), false, 'send'],
+  ['--id-column: its id, from any source', REX_A1, A1, true, 'skip'],
+  ['--id-column: its id, fields changed', REX_A1, with_(A1, { content: ['Rex', '1', 'sold', 1] }), true, 'changed'],
+  ['--id-column: another id', REX_A1, elsewhere(who('Rex', 'A-2')), true, 'send'],
+  ['--id-column: what its source created before --id-column, by content', REX, who('Rex', 'A-1'), true, 'skip'],
+  ['--id-column: that from another source', REX, A1, true, 'send'],
+  ['--id-column: another id, the same content', created(who('Bo', 'B-1'), 2), who('Bo', 'B-2'), true, 'send'],
+  // --retry-unknown looks for it first: unknown-match.test.ts.
+  ['"sent" without an answer: left alone', sent('A'), who('A'), false, 'unknown'],
+  ['"rejected": resent', { ...who('A'), state: 'rejected', error: { code: 'x' }, at: AT }, who('A'), false, 'send'],
+  ['"unsent": resent', { ...who('A'), state: 'unsent', at: AT }, who('A'), false, 'send'],
+])('records: %s: %s', (_title, record, identity, byId, expected) => {
+  const index = new RecordIndex();
+  index.add(record);
+  const plan = index.plan(identity, { byId });
+  if (expected === 'send') expect(plan).toEqual(SEND);
+  else if (expected === 'unknown') expect(plan).toMatchObject({ action: 'unknown' });
+  else expect(plan).toMatchObject({ action: 'skip', changed: expected === 'changed' });
+});
 
-  it('a --new import that did not end is resumed: only its own records count', () => {
-    const index = new RecordIndex();
-    const { source } = who('Kitten');
-    const second = { ...who('Kitten'), content: ['Kitten', '1', '', 2] } as RowIdentity;
-    index.add(created(who('Kitten'), 1));
-    index.add({ source, state: 'begin', run: 'r1', at: AT });
-    index.add({ ...created(second, 5), run: 'r1' });
-    expect(index.openRun(source)).toBe('r1');
-    expect(index.plan(who('Kitten'), { byId: false, run: 'r1' })).toEqual(SEND);
-    expect(index.plan(second, { byId: false, run: 'r1' })).toMatchObject({ action: 'skip' });
-    index.add({ source, state: 'end', run: 'r1', at: AT });
-    expect(index.openRun(source)).toBeUndefined();
-  });
+it('records: a --new import that did not end is resumed: only its own records count', () => {
+  const index = new RecordIndex();
+  const { source } = who('Kitten');
+  const second = { ...who('Kitten'), content: ['Kitten', '1', '', 2] } as RowIdentity;
+  index.add(created(who('Kitten'), 1));
+  index.add({ source, state: 'begin', run: 'r1', at: AT });
+  index.add({ ...created(second, 5), run: 'r1' });
+  expect(index.openRun(source)).toBe('r1');
+  expect(index.plan(who('Kitten'), { byId: false, run: 'r1' })).toEqual(SEND);
+  expect(index.plan(second, { byId: false, run: 'r1' })).toMatchObject({ action: 'skip' });
+  index.add({ source, state: 'end', run: 'r1', at: AT });
+  expect(index.openRun(source)).toBeUndefined();
 });

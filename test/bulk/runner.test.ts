@@ -69,106 +69,104 @@ const creates: Behaviour = async (newPet, hooks) => {
   return { id: nextId++, ...newPet };
 };
 
-describe('runImport', () => {
-  it('journals created, rejected (with the Error body) and reports every row', async () => {
-    const { outcome, results, entries } = await run(['A', 'bad', 'C'], async (newPet, hooks) => {
-      if (newPet.name !== 'bad') return creates(newPet, hooks);
-      await answered(hooks, 400);
-      const body = { code: 'invalid_category', message: 'no', status: 400 };
-      throw errorForStatus(400, 'no', { code: 'invalid_category', status: 400, body });
-    });
-    expect(entries).toEqual({ 1: 'created', 2: 'rejected', 3: 'created' });
-    expect(results.map((r) => (r.ok ? 'ok' : r.error.code))).toEqual(['ok', 'invalid_category', 'ok']);
-    expect(outcome).toEqual({ stoppedBy: undefined, interrupted: false, reported: 3 });
+it('journals created, rejected (with the Error body) and reports every row', async () => {
+  const { outcome, results, entries } = await run(['A', 'bad', 'C'], async (newPet, hooks) => {
+    if (newPet.name !== 'bad') return creates(newPet, hooks);
+    await answered(hooks, 400);
+    const body = { code: 'invalid_category', message: 'no', status: 400 };
+    throw errorForStatus(400, 'no', { code: 'invalid_category', status: 400, body });
   });
+  expect(entries).toEqual({ 1: 'created', 2: 'rejected', 3: 'created' });
+  expect(results.map((r) => (r.ok ? 'ok' : r.error.code))).toEqual(['ok', 'invalid_category', 'ok']);
+  expect(outcome).toEqual({ stoppedBy: undefined, interrupted: false, reported: 3 });
+});
 
-  it('a 429 that cannot be waited out: the row is unsent, sending stops, nothing more is taken', async () => {
-    let calls = 0;
-    const { outcome, results, entries } = await run(['A', 'B', 'C'], async (newPet, hooks) => {
-      calls += 1;
-      if (newPet.name !== 'B') return creates(newPet, hooks);
-      await answered(hooks, 429);
-      throw new RateLimitError('rate limited', { code: 'rate_limited', status: 429, retryAt: Date.now() + 60_000 });
-    });
-    expect([calls, results.length, entries]).toEqual([2, 1, { 1: 'created', 2: 'unsent' }]);
-    expect(outcome.stoppedBy).toBeInstanceOf(RateLimitError);
+it('a 429 that cannot be waited out: the row is unsent, sending stops, nothing more is taken', async () => {
+  let calls = 0;
+  const { outcome, results, entries } = await run(['A', 'B', 'C'], async (newPet, hooks) => {
+    calls += 1;
+    if (newPet.name !== 'B') return creates(newPet, hooks);
+    await answered(hooks, 429);
+    throw new RateLimitError('rate limited', { code: 'rate_limited', status: 429, retryAt: Date.now() + 60_000 });
   });
+  expect([calls, results.length, entries]).toEqual([2, 1, { 1: 'created', 2: 'unsent' }]);
+  expect(outcome.stoppedBy).toBeInstanceOf(RateLimitError);
+});
 
-  it.each([
-    ['sent and never answered: outcome_unknown, journal left at "sent", sending stops', new NetworkError('socket hang up', { sent: true }), 'sent', ['outcome_unknown']],
-    ['a connection that was never made is not "sent"', new NetworkError('connection refused', { sent: false }), 'unsent', []],
-    ['a 5xx answer to a POST: outcome_unknown, sending stops', errorForStatus(503, 'try later', { code: 'unavailable', status: 503 }), 'sent', ['outcome_unknown']],
-    ['a second Ctrl-C while on the wire: outcome_unknown', new InterruptedError(), 'sent', ['outcome_unknown']],
-  ] as const)('%s', async (_title, error, state, codes) => {
-    const { outcome, results, entries } = await run(['A', 'B'], async (_newPet, hooks) => {
+it.each([
+  ['sent and never answered: outcome_unknown, journal left at "sent", sending stops', new NetworkError('socket hang up', { sent: true }), 'sent', ['outcome_unknown']],
+  ['a connection that was never made is not "sent"', new NetworkError('connection refused', { sent: false }), 'unsent', []],
+  ['a 5xx answer to a POST: outcome_unknown, sending stops', errorForStatus(503, 'try later', { code: 'unavailable', status: 503 }), 'sent', ['outcome_unknown']],
+  ['a second Ctrl-C while on the wire: outcome_unknown', new InterruptedError(), 'sent', ['outcome_unknown']],
+] as const)('%s', async (_title, error, state, codes) => {
+  const { outcome, results, entries } = await run(['A', 'B'], async (_newPet, hooks) => {
+    await hooks.beforeSend?.();
+    throw error;
+  });
+  expect(entries).toEqual({ 1: state });
+  expect(results.map((r) => !r.ok && r.error.code)).toEqual(codes);
+  expect(outcome.stoppedBy).toBe(error);
+});
+
+it('rows created earlier are skipped with the journal\'s Pet and time; "sent" rows are reported unknown; the rest are sent', async () => {
+  const at = '2026-11-25T14:02:00.000Z';
+  const pet = { id: 41, name: 'A', categoryId: 1 };
+  const plans: Record<string, RowPlan> = {
+    A: { action: 'skip', record: { ...identity('A'), state: 'created', pet, at }, changed: false },
+    B: { action: 'unknown', record: { ...identity('B'), state: 'sent', at } },
+  };
+  const sent: string[] = [];
+  const recording: Behaviour = (newPet, hooks) => creates(newPet, hooks).finally(() => sent.push(newPet.name));
+  const { results } = await run(['A', 'B', 'C'], recording, { plans });
+  expect(sent).toEqual(['C']);
+  const fates = results.map((r) => (r.ok ? ('skipped' in r ? 'skipped' : 'created') : r.error.code));
+  expect(fates).toEqual(['skipped', 'outcome_unknown', 'created']);
+  expect(results[0]).toEqual({ row: 1, line: 1, ok: true, skipped: 'already_created', pet, at });
+});
+
+it('an aborted signal (a second Ctrl-C, SIGTERM) before sending: nothing is sent, the outcome says interrupted', async () => {
+  const sent: string[] = [];
+  const recording: Behaviour = (newPet, hooks) => creates(newPet, hooks).finally(() => sent.push(newPet.name));
+  const { outcome, entries } = await run(['A', 'B'], recording, { signal: AbortSignal.abort() });
+  expect([sent, entries, outcome.interrupted]).toEqual([[], {}, true]);
+});
+
+it('the first Ctrl-C: a request waiting for the rate limit gives up unsent; one on the wire finishes', async () => {
+  const stop = new AbortController();
+  const { results, entries, outcome } = await run(
+    ['wire', 'waiting'],
+    async (newPet, hooks) => {
+      if (newPet.name === 'waiting') {
+        await hooks.wait!(60_000, 'rate limit reached');
+        return creates(newPet, hooks);
+      }
       await hooks.beforeSend?.();
-      throw error;
-    });
-    expect(entries).toEqual({ 1: state });
-    expect(results.map((r) => !r.ok && r.error.code)).toEqual(codes);
-    expect(outcome.stoppedBy).toBe(error);
-  });
+      stop.abort();
+      await sleep(50);
+      return creates(newPet, { onAnswer: hooks.onAnswer });
+    },
+    { stop: stop.signal, concurrency: 2 },
+  );
+  expect([results.map((r) => r.ok), entries, outcome.interrupted]).toEqual([[true], { 1: 'created' }, true]);
+});
 
-  it('rows created earlier are skipped with the journal\'s Pet and time; "sent" rows are reported unknown; the rest are sent', async () => {
-    const at = '2026-11-25T14:02:00.000Z';
-    const pet = { id: 41, name: 'A', categoryId: 1 };
-    const plans: Record<string, RowPlan> = {
-      A: { action: 'skip', record: { ...identity('A'), state: 'created', pet, at }, changed: false },
-      B: { action: 'unknown', record: { ...identity('B'), state: 'sent', at } },
-    };
-    const sent: string[] = [];
-    const recording: Behaviour = (newPet, hooks) => creates(newPet, hooks).finally(() => sent.push(newPet.name));
-    const { results } = await run(['A', 'B', 'C'], recording, { plans });
-    expect(sent).toEqual(['C']);
-    const fates = results.map((r) => (r.ok ? ('skipped' in r ? 'skipped' : 'created') : r.error.code));
-    expect(fates).toEqual(['skipped', 'outcome_unknown', 'created']);
-    expect(results[0]).toEqual({ row: 1, line: 1, ok: true, skipped: 'already_created', pet, at });
-  });
+it('keeps at most --concurrency rows in flight', async () => {
+  const wire = { now: 0, most: 0 };
+  const names = Array.from({ length: 12 }, (_, i) => `P${i}`);
+  await run(names, service(wire), { concurrency: 4 });
+  expect(wire.most).toBe(4);
+});
 
-  it('an aborted signal (a second Ctrl-C, SIGTERM) before sending: nothing is sent, the outcome says interrupted', async () => {
-    const sent: string[] = [];
-    const recording: Behaviour = (newPet, hooks) => creates(newPet, hooks).finally(() => sent.push(newPet.name));
-    const { outcome, entries } = await run(['A', 'B'], recording, { signal: AbortSignal.abort() });
-    expect([sent, entries, outcome.interrupted]).toEqual([[], {}, true]);
-  });
-
-  it('the first Ctrl-C: a request waiting for the rate limit gives up unsent; one on the wire finishes', async () => {
-    const stop = new AbortController();
-    const { results, entries, outcome } = await run(
-      ['wire', 'waiting'],
-      async (newPet, hooks) => {
-        if (newPet.name === 'waiting') {
-          await hooks.wait!(60_000, 'rate limit reached');
-          return creates(newPet, hooks);
-        }
-        await hooks.beforeSend?.();
-        stop.abort();
-        await sleep(50);
-        return creates(newPet, { onAnswer: hooks.onAnswer });
-      },
-      { stop: stop.signal, concurrency: 2 },
-    );
-    expect([results.map((r) => r.ok), entries, outcome.interrupted]).toEqual([[true], { 1: 'created' }, true]);
-  });
-
-  it('keeps at most --concurrency rows in flight', async () => {
-    const wire = { now: 0, most: 0 };
-    const names = Array.from({ length: 12 }, (_, i) => `P${i}`);
-    await run(names, service(wire), { concurrency: 4 });
-    expect(wire.most).toBe(4);
-  });
-
-  it('--concurrency auto: more than 4 in flight while the answers keep their latency and name a window with room', async () => {
-    const wire = { now: 0, most: 0 };
-    const levels: LevelChange[] = [];
-    const names = Array.from({ length: 200 }, (_, i) => `R${i}`);
-    const onLevel = (change: LevelChange) => void levels.push(change);
-    const { outcome, entries } = await run(names, service(wire, 50_000), { concurrency: 'auto', onLevel });
-    expect(outcome.reported).toBe(200);
-    expect(Object.values(entries).every((state) => state === 'created')).toBe(true);
-    expect(levels[0]).toMatchObject({ from: 4, level: 5, cause: 'latency_held' });
-    expect(wire.most).toBeGreaterThan(8);
-  });
+it('--concurrency auto: more than 4 in flight while the answers keep their latency and name a window with room', async () => {
+  const wire = { now: 0, most: 0 };
+  const levels: LevelChange[] = [];
+  const names = Array.from({ length: 200 }, (_, i) => `R${i}`);
+  const onLevel = (change: LevelChange) => void levels.push(change);
+  const { outcome, entries } = await run(names, service(wire, 50_000), { concurrency: 'auto', onLevel });
+  expect(outcome.reported).toBe(200);
+  expect(Object.values(entries).every((state) => state === 'created')).toBe(true);
+  expect(levels[0]).toMatchObject({ from: 4, level: 5, cause: 'latency_held' });
+  expect(wire.most).toBeGreaterThan(8);
 });
 
 /** A 201 after 5 ms, naming the window's requests left (or none); counts the requests on the wire. */

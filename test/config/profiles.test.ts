@@ -39,118 +39,116 @@ it('a fresh install: reading an existing file does not touch it', async () => {
   expect([statAfter.ino, statAfter.mtimeMs]).toEqual([statBefore.ino, statBefore.mtimeMs]);
 });
 
-describe('profile lifecycle', () => {
-  it('adds, lists, uses, stores keys and removes, persisting each step', async () => {
-    const { paths, store } = await tempStore();
-    await store.add('staging', 'https://staging.example.org/v1/');
-    await store.add('production', PROD);
-    expect(names(store)).toEqual(['sandbox', 'production', 'staging']);
-    expect(store.get('staging')).toEqual({ name: 'staging', baseUrl: 'https://staging.example.org/v1', apiKey: undefined, builtIn: false });
-    await store.use('staging');
-    await store.setKey('staging', 'sk_staging_0123456789');
-    const reopened = await openProfileStore(paths);
-    expect([reopened.activeName(), reopened.get('staging')?.apiKey]).toEqual(['staging', 'sk_staging_0123456789']);
-    expect(await reopened.clearKey('staging')).toBe('config file');
-    expect(reopened.get('staging')?.apiKey).toBeUndefined();
-    await reopened.remove('production');
-    const last = await openProfileStore(paths);
-    expect([names(last), last.activeName()]).toEqual([['sandbox', 'staging'], 'staging']);
-  });
+it('adds, lists, uses, stores keys and removes, persisting each step', async () => {
+  const { paths, store } = await tempStore();
+  await store.add('staging', 'https://staging.example.org/v1/');
+  await store.add('production', PROD);
+  expect(names(store)).toEqual(['sandbox', 'production', 'staging']);
+  expect(store.get('staging')).toEqual({ name: 'staging', baseUrl: 'https://staging.example.org/v1', apiKey: undefined, builtIn: false });
+  await store.use('staging');
+  await store.setKey('staging', 'sk_staging_0123456789');
+  const reopened = await openProfileStore(paths);
+  expect([reopened.activeName(), reopened.get('staging')?.apiKey]).toEqual(['staging', 'sk_staging_0123456789']);
+  expect(await reopened.clearKey('staging')).toBe('config file');
+  expect(reopened.get('staging')?.apiKey).toBeUndefined();
+  await reopened.remove('production');
+  const last = await openProfileStore(paths);
+  expect([names(last), last.activeName()]).toEqual([['sandbox', 'staging'], 'staging']);
+});
 
-  it('writes the documented shape, tab-indented as conf writes it, which conf itself reads back', async () => {
-    const { paths, store } = await tempStore();
-    await store.add('production', PROD);
-    await store.setKey('production', 'sk_live_0123456789abcdef');
-    await store.add('eu.staging', 'https://staging.example.org/v1');
-    await store.setKey('sandbox', 'my-sandbox-key');
-    await store.use('production');
-    const profiles = {
-      production: { baseUrl: PROD, apiKey: 'sk_live_0123456789abcdef' },
-      'eu.staging': { baseUrl: 'https://staging.example.org/v1' },
-      sandbox: { apiKey: 'my-sandbox-key' },
-    };
-    expect(readConfigFile(paths)).toEqual({ activeProfile: 'production', profiles });
-    // No newline at the end.
-    expect(fs.readFileSync(paths.configFile, 'utf8')).toBe(JSON.stringify(readConfigFile(paths), undefined, '\t'));
-    const conf = new Conf<Record<string, unknown>>({ cwd: paths.dir, configName: 'config', accessPropertiesByDotNotation: false });
-    expect(conf.path).toBe(paths.configFile);
-    expect(conf.get('profiles')).toEqual(profiles);
-  });
+it('writes the documented shape, tab-indented as conf writes it, which conf itself reads back', async () => {
+  const { paths, store } = await tempStore();
+  await store.add('production', PROD);
+  await store.setKey('production', 'sk_live_0123456789abcdef');
+  await store.add('eu.staging', 'https://staging.example.org/v1');
+  await store.setKey('sandbox', 'my-sandbox-key');
+  await store.use('production');
+  const profiles = {
+    production: { baseUrl: PROD, apiKey: 'sk_live_0123456789abcdef' },
+    'eu.staging': { baseUrl: 'https://staging.example.org/v1' },
+    sandbox: { apiKey: 'my-sandbox-key' },
+  };
+  expect(readConfigFile(paths)).toEqual({ activeProfile: 'production', profiles });
+  // No newline at the end.
+  expect(fs.readFileSync(paths.configFile, 'utf8')).toBe(JSON.stringify(readConfigFile(paths), undefined, '\t'));
+  const conf = new Conf<Record<string, unknown>>({ cwd: paths.dir, configName: 'config', accessPropertiesByDotNotation: false });
+  expect(conf.path).toBe(paths.configFile);
+  expect(conf.get('profiles')).toEqual(profiles);
+});
 
-  it('removing the chosen profile leaves none chosen while others exist, and the sandbox once none is left', async () => {
-    const { paths, store } = await tempStore();
-    await store.add('production', PROD);
-    await store.add('staging', 'https://staging.example.org/v1');
-    await store.use('production');
-    await store.remove('production');
-    expect(store.activeName()).toBeUndefined();
-    expect(readConfigFile(paths)).toEqual({ profiles: { staging: { baseUrl: 'https://staging.example.org/v1' } } });
-    await store.remove('staging');
-    expect((await openProfileStore(paths)).activeName()).toBe('sandbox');
-  });
+it('removing the chosen profile leaves none chosen while others exist, and the sandbox once none is left', async () => {
+  const { paths, store } = await tempStore();
+  await store.add('production', PROD);
+  await store.add('staging', 'https://staging.example.org/v1');
+  await store.use('production');
+  await store.remove('production');
+  expect(store.activeName()).toBeUndefined();
+  expect(readConfigFile(paths)).toEqual({ profiles: { staging: { baseUrl: 'https://staging.example.org/v1' } } });
+  await store.remove('staging');
+  expect((await openProfileStore(paths)).activeName()).toBe('sandbox');
+});
 
-  it('profile use sandbox chooses the sandbox explicitly: the first profile added after it (useIfFirst) is not chosen', async () => {
-    const { paths, store } = await tempStore();
-    await store.use('sandbox');
-    expect(await store.add('production', PROD, {}, { useIfFirst: true })).toMatchObject({ nowActive: false });
-    expect((await openProfileStore(paths)).activeName()).toBe('sandbox');
-  });
+it('profile use sandbox chooses the sandbox explicitly: the first profile added after it (useIfFirst) is not chosen', async () => {
+  const { paths, store } = await tempStore();
+  await store.use('sandbox');
+  expect(await store.add('production', PROD, {}, { useIfFirst: true })).toMatchObject({ nowActive: false });
+  expect((await openProfileStore(paths)).activeName()).toBe('sandbox');
+});
 
-  it('refuses to add an existing profile and suggests profile set, which keeps the key', async () => {
-    const { paths, store } = await tempStore();
-    await store.add('production', PROD);
-    await store.setKey('production', 'sk_live_0123456789abcdef');
-    const error = await usageError(store.add('production', 'https://other.example.org/v1'));
-    expect(error.message).toContain('"production" already exists');
-    expect(error.hint).toBe('to change it and keep its key, run petctl profile set production --base-url <url>');
-    const kept = { baseUrl: PROD, apiKey: 'sk_live_0123456789abcdef' };
-    expect((await openProfileStore(paths)).get('production')).toMatchObject(kept);
-  });
+it('refuses to add an existing profile and suggests profile set, which keeps the key', async () => {
+  const { paths, store } = await tempStore();
+  await store.add('production', PROD);
+  await store.setKey('production', 'sk_live_0123456789abcdef');
+  const error = await usageError(store.add('production', 'https://other.example.org/v1'));
+  expect(error.message).toContain('"production" already exists');
+  expect(error.hint).toBe('to change it and keep its key, run petctl profile set production --base-url <url>');
+  const kept = { baseUrl: PROD, apiKey: 'sk_live_0123456789abcdef' };
+  expect((await openProfileStore(paths)).get('production')).toMatchObject(kept);
+});
 
-  it.each(['use', 'remove', 'setKey', 'clearKey'] as const)('%s of an unknown profile lists the known ones', async (verb) => {
-    const { store } = await tempStore();
-    await store.add('production', PROD);
-    const error = await usageError(verb === 'setKey' ? store.setKey('prod', 'k3y') : store[verb]('prod'));
-    expect(error.message).toBe('unknown profile "prod" (known: sandbox, production)');
-    expect(store.activeName()).toBeUndefined();
-  });
+it.each(['use', 'remove', 'setKey', 'clearKey'] as const)('%s of an unknown profile lists the known ones', async (verb) => {
+  const { store } = await tempStore();
+  await store.add('production', PROD);
+  const error = await usageError(verb === 'setKey' ? store.setKey('prod', 'k3y') : store[verb]('prod'));
+  expect(error.message).toBe('unknown profile "prod" (known: sandbox, production)');
+  expect(store.activeName()).toBeUndefined();
+});
 
-  const accepted = ['a', 'Prod-2', 'eu.prod_1', 'x'.repeat(64), '.hidden', '__proto__', 'constructor', 'toString'];
-  it.each(accepted)('accepts the name %j', async (name) => {
-    const { paths, store } = await tempStore();
-    await store.add(name, PROD);
-    await store.setKey(name, 'k3y');
-    await store.use(name);
-    const reopened = await openProfileStore(paths);
-    expect(reopened.get(name)).toEqual({ name, baseUrl: PROD, apiKey: 'k3y', builtIn: false });
-    expect([names(reopened), reopened.activeName()]).toEqual([['sandbox', name], name]);
-    expect(Object.getPrototypeOf(readConfigFile(paths))).toBe(Object.prototype);
-  });
+const accepted = ['a', 'Prod-2', 'eu.prod_1', 'x'.repeat(64), '.hidden', '__proto__', 'constructor', 'toString'];
+it.each(accepted)('accepts the name %j', async (name) => {
+  const { paths, store } = await tempStore();
+  await store.add(name, PROD);
+  await store.setKey(name, 'k3y');
+  await store.use(name);
+  const reopened = await openProfileStore(paths);
+  expect(reopened.get(name)).toEqual({ name, baseUrl: PROD, apiKey: 'k3y', builtIn: false });
+  expect([names(reopened), reopened.activeName()]).toEqual([['sandbox', name], name]);
+  expect(Object.getPrototypeOf(readConfigFile(paths))).toBe(Object.prototype);
+});
 
-  it.each([
-    ...['', 'x'.repeat(65), 'a b', 'a/b', '../etc', 'é', 'a\nb', 'prod:1'].map(
-      (name) => [`the name ${JSON.stringify(name)}`, name, PROD, /^invalid profile name/] as const,
-    ),
-    ['the base URL http:// off loopback', 'production', 'http://api.example.org/v1', /clear text/] as const,
-  ])('refuses %s and writes nothing', async (_title, name, baseUrl, why) => {
-    const { paths, store } = await tempStore();
-    expect((await usageError(store.add(name, baseUrl))).message).toMatch(why);
-    expect(fs.existsSync(paths.dir)).toBe(false);
-  });
+it.each([
+  ...['', 'x'.repeat(65), 'a b', 'a/b', '../etc', 'é', 'a\nb', 'prod:1'].map(
+    (name) => [`the name ${JSON.stringify(name)}`, name, PROD, /^invalid profile name/] as const,
+  ),
+  ['the base URL http:// off loopback', 'production', 'http://api.example.org/v1', /clear text/] as const,
+])('refuses %s and writes nothing', async (_title, name, baseUrl, why) => {
+  const { paths, store } = await tempStore();
+  expect((await usageError(store.add(name, baseUrl))).message).toMatch(why);
+  expect(fs.existsSync(paths.dir)).toBe(false);
+});
 
-  it.each([
-    ['', /is empty/],
-    ['has space', /spaces/],
-    ['trailing-newline\n', /control/],
-    ['tab\tkey', /control/],
-    ['ключ', /non-ASCII/],
-  ])('refuses the key %j without echoing it', async (key, why) => {
-    const { store } = await tempStore();
-    const error = await usageError(store.setKey('sandbox', key));
-    expect(error.message).toMatch(why);
-    if (key !== '') expect(error.message).not.toContain(key);
-    expect(store.get('sandbox')?.apiKey).toBeUndefined();
-  });
+it.each([
+  ['', /is empty/],
+  ['has space', /spaces/],
+  ['trailing-newline\n', /control/],
+  ['tab\tkey', /control/],
+  ['ключ', /non-ASCII/],
+])('refuses the key %j without echoing it', async (key, why) => {
+  const { store } = await tempStore();
+  const error = await usageError(store.setKey('sandbox', key));
+  expect(error.message).toMatch(why);
+  if (key !== '') expect(error.message).not.toContain(key);
+  expect(store.get('sandbox')?.apiKey).toBeUndefined();
 });
 
 it('the built-in sandbox profile cannot be added, replaced or removed', async () => {

@@ -71,34 +71,32 @@ it('slow clients: drops a socket whose body never ends, and keeps serving others
   expect((await call(baseUrl, '/pets?limit=100', { key: ENTERPRISE })).body).toHaveLength(12);
 });
 
-describe('POSTs written by hand: a body declared too large, Expect: 100-continue', () => {
-  /** Its headers after Host and Content-Type, then `body`, to a sandbox of its own. */
-  const rawPost = async (headers: string[], body = '', afterContinue?: string) => {
-    const head = ['POST /v1/pets HTTP/1.1', 'Host: x', 'Content-Type: application/json', ...headers];
-    return rawExchange((await start()).port, `${head.join('\r\n')}\r\n\r\n${body}`, { afterContinue });
-  };
-  const AUTH = `Authorization: Bearer ${ENTERPRISE}`;
+/** A POST written by hand: its headers after Host and Content-Type, then `body`, to a sandbox of its own. */
+const rawPost = async (headers: string[], body = '', afterContinue?: string) => {
+  const head = ['POST /v1/pets HTTP/1.1', 'Host: x', 'Content-Type: application/json', ...headers];
+  return rawExchange((await start()).port, `${head.join('\r\n')}\r\n\r\n${body}`, { afterContinue });
+};
+const AUTH = `Authorization: Bearer ${ENTERPRISE}`;
 
-  it('answers a declared 1 GB body with 413 without waiting for it', async () => {
-    const { response } = await rawPost([AUTH, 'Content-Length: 1000000000'], '{"na');
-    expect(response).toMatch(/^HTTP\/1\.1 413 [^]*"code":"payload_too_large"/);
-  });
+it('answers a declared 1 GB body with 413 without waiting for it', async () => {
+  const { response } = await rawPost([AUTH, 'Content-Length: 1000000000'], '{"na');
+  expect(response).toMatch(/^HTTP\/1\.1 413 [^]*"code":"payload_too_large"/);
+});
 
-  it('refuses a declared oversized body before 100 Continue', async () => {
-    const { response } = await rawPost([AUTH, 'Content-Length: 100000', 'Expect: 100-continue']);
-    expect(response).toMatch(/^HTTP\/1\.1 413 /);
-    expect(response).not.toContain('100 Continue');
-  });
+it('refuses a declared oversized body before 100 Continue', async () => {
+  const { response } = await rawPost([AUTH, 'Content-Length: 100000', 'Expect: 100-continue']);
+  expect(response).toMatch(/^HTTP\/1\.1 413 /);
+  expect(response).not.toContain('100 Continue');
+});
 
-  it('closes the connection after refusing a client that still awaits 100 Continue', async () => {
-    const { response } = await rawPost(['Authorization: Bearer nope', 'Content-Length: 30', 'Expect: 100-continue']);
-    expect(response).toMatch(/^HTTP\/1\.1 401 [^]*\r\nconnection: close\r\n/i);
-  });
+it('closes the connection after refusing a client that still awaits 100 Continue', async () => {
+  const { response } = await rawPost(['Authorization: Bearer nope', 'Content-Length: 30', 'Expect: 100-continue']);
+  expect(response).toMatch(/^HTTP\/1\.1 401 [^]*\r\nconnection: close\r\n/i);
+});
 
-  it('honours Expect: 100-continue for an acceptable body', async () => {
-    const body = '{"name":"Continued","categoryId":1}';
-    const headers = [AUTH, `Content-Length: ${body.length}`, 'Expect: 100-continue', 'Connection: close'];
-    const { response } = await rawPost(headers, '', body);
-    expect(response).toMatch(/^HTTP\/1\.1 100 Continue[^]*HTTP\/1\.1 201 Created/);
-  });
+it('honours Expect: 100-continue for an acceptable body', async () => {
+  const body = '{"name":"Continued","categoryId":1}';
+  const headers = [AUTH, `Content-Length: ${body.length}`, 'Expect: 100-continue', 'Connection: close'];
+  const { response } = await rawPost(headers, '', body);
+  expect(response).toMatch(/^HTTP\/1\.1 100 Continue[^]*HTTP\/1\.1 201 Created/);
 });

@@ -71,99 +71,97 @@ describe('a fresh store', () => {
   });
 });
 
-describe('a file-backed store', () => {
-  it('creates the file (an empty one too): the sample animals, 0600, in a 0700 folder; a line per add', async () => {
-    const file = path.join(tempDir(), 'nested', 'deeper', 'sandbox.json');
-    const store = await openStore(file);
-    expect(store.dataFile).toBe(file);
-    expect(statSync(path.dirname(file)).mode & 0o777).toBe(0o700);
-    const before = readFileSync(file, 'utf8');
-    expect(before.split('\n')[0]).toBe(HEADER.trim());
-    expect(fileIds(file)).toHaveLength(12);
-    await store.add({ name: 'Rex II', categoryId: 1, status: 'sold' });
-    expect(readFileSync(file, 'utf8')).toBe(`${before}{"id":13,"name":"Rex II","categoryId":1,"status":"sold"}\n`);
-    expect(statSync(file).mode & 0o777).toBe(0o600);
-    expect(get(await openStore(file), 13n)).toEqual({ id: 13, name: 'Rex II', categoryId: 1, status: 'sold' });
-    const blank = path.join(tempDir(), 'sandbox.json');
-    await openStore(blank, '  \n');
-    expect(fileIds(blank)).toHaveLength(12);
-  });
+it('creates the file (an empty one too): the sample animals, 0600, in a 0700 folder; a line per add', async () => {
+  const file = path.join(tempDir(), 'nested', 'deeper', 'sandbox.json');
+  const store = await openStore(file);
+  expect(store.dataFile).toBe(file);
+  expect(statSync(path.dirname(file)).mode & 0o777).toBe(0o700);
+  const before = readFileSync(file, 'utf8');
+  expect(before.split('\n')[0]).toBe(HEADER.trim());
+  expect(fileIds(file)).toHaveLength(12);
+  await store.add({ name: 'Rex II', categoryId: 1, status: 'sold' });
+  expect(readFileSync(file, 'utf8')).toBe(`${before}{"id":13,"name":"Rex II","categoryId":1,"status":"sold"}\n`);
+  expect(statSync(file).mode & 0o777).toBe(0o600);
+  expect(get(await openStore(file), 13n)).toEqual({ id: 13, name: 'Rex II', categoryId: 1, status: 'sold' });
+  const blank = path.join(tempDir(), 'sandbox.json');
+  await openStore(blank, '  \n');
+  expect(fileIds(blank)).toHaveLength(12);
+});
 
-  it('refuses to go past the largest int64', async () => {
-    const store = await openStore(undefined, `${HEADER}{"id":9223372036854775807,"name":"Last","categoryId":1}\n`);
-    await expect(store.add({ name: 'Overflow', categoryId: 1 })).rejects.toThrow(/int64/);
-  });
+it('refuses to go past the largest int64', async () => {
+  const store = await openStore(undefined, `${HEADER}{"id":9223372036854775807,"name":"Last","categoryId":1}\n`);
+  await expect(store.add({ name: 'Overflow', categoryId: 1 })).rejects.toThrow(/int64/);
+});
 
-  it('ignores a last line cut short by a crash (never acknowledged), and cuts it off before the next add', async () => {
-    const file = path.join(tempDir(), 'sandbox.json');
-    await openStore(file);
-    appendFileSync(file, '{"id":13,"name":"Half');
-    const store = await openStore(file);
-    expect(list(store, { limit: 100 })).toHaveLength(12);
-    expect((await store.add({ name: 'Whole', categoryId: 1 })).id).toBe(13n);
-    expect(readFileSync(file, 'utf8')).not.toContain('Half');
-    expect(fileIds(file)).toHaveLength(13);
-  });
+it('ignores a last line cut short by a crash (never acknowledged), and cuts it off before the next add', async () => {
+  const file = path.join(tempDir(), 'sandbox.json');
+  await openStore(file);
+  appendFileSync(file, '{"id":13,"name":"Half');
+  const store = await openStore(file);
+  expect(list(store, { limit: 100 })).toHaveLength(12);
+  expect((await store.add({ name: 'Whole', categoryId: 1 })).id).toBe(13n);
+  expect(readFileSync(file, 'utf8')).not.toContain('Half');
+  expect(fileIds(file)).toHaveLength(13);
+});
 
-  const NOT_A_LOG = /is not a petctl sandbox data file/;
-  it.each([
-    ['not JSON', '{"pets": [', /is not a petctl sandbox data file: its first line is not \{"format":"petctl-sandbox-pets","version":2\}/],
-    ['one JSON document of animals', '{"version": 1, "pets": [{"id": 1, "name": "a", "categoryId": 1}]}', NOT_A_LOG],
-    ['plain text', 'garbage\n', NOT_A_LOG],
-    ['a log animal without a name', `${HEADER}{"id":1,"categoryId":1}\n`, /^sandbox data file .+ has an invalid animal at line 2: name/],
-    ['a log line with a fractional id', `${HEADER}{"id":1.5,"name":"x","categoryId":1}\n`, /line 2: id/],
-    ['a log holding one id twice', `${HEADER}{"id":1,"name":"a","categoryId":1}\n{"id":1,"name":"b","categoryId":1}\n`, /id 1 at line 3/],
-    ['a log line that is not JSON', `${HEADER}{"id":1,"name":"a","categoryId":1}\nnonsense\n`, /line 3/],
-    ['a log line with a bad status', `${HEADER}{"id":1,"name":"a","categoryId":1,"status":"lost"}\n`, /line 2: status/],
-    ['log ids out of order', `${HEADER}{"id":2,"name":"a","categoryId":1}\n{"id":2,"name":"b","categoryId":1}\n`, /id 2 at line 3/],
-    ['a log of an unknown version', '{"format":"petctl-sandbox-pets","version":9}\n', /version 9/],
-  ])('fails clearly, naming the file, on %s, and leaves the file alone', async (_case, content, pattern) => {
-    const file = path.join(tempDir(), 'sandbox.json');
-    writeFileSync(file, content);
-    const error = await openFileStore(file).catch((caught: unknown) => caught);
-    expect(error).toBeInstanceOf(SandboxDataFileError);
-    expect((error as Error).message).toMatch(pattern);
-    expect((error as Error).message).toContain(file);
-    expect(readFileSync(file, 'utf8')).toBe(content);
-  });
+const NOT_A_LOG = /is not a petctl sandbox data file/;
+it.each([
+  ['not JSON', '{"pets": [', /is not a petctl sandbox data file: its first line is not \{"format":"petctl-sandbox-pets","version":2\}/],
+  ['one JSON document of animals', '{"version": 1, "pets": [{"id": 1, "name": "a", "categoryId": 1}]}', NOT_A_LOG],
+  ['plain text', 'garbage\n', NOT_A_LOG],
+  ['a log animal without a name', `${HEADER}{"id":1,"categoryId":1}\n`, /^sandbox data file .+ has an invalid animal at line 2: name/],
+  ['a log line with a fractional id', `${HEADER}{"id":1.5,"name":"x","categoryId":1}\n`, /line 2: id/],
+  ['a log holding one id twice', `${HEADER}{"id":1,"name":"a","categoryId":1}\n{"id":1,"name":"b","categoryId":1}\n`, /id 1 at line 3/],
+  ['a log line that is not JSON', `${HEADER}{"id":1,"name":"a","categoryId":1}\nnonsense\n`, /line 3/],
+  ['a log line with a bad status', `${HEADER}{"id":1,"name":"a","categoryId":1,"status":"lost"}\n`, /line 2: status/],
+  ['log ids out of order', `${HEADER}{"id":2,"name":"a","categoryId":1}\n{"id":2,"name":"b","categoryId":1}\n`, /id 2 at line 3/],
+  ['a log of an unknown version', '{"format":"petctl-sandbox-pets","version":9}\n', /version 9/],
+])('fails clearly, naming the file, on %s, and leaves the file alone', async (_case, content, pattern) => {
+  const file = path.join(tempDir(), 'sandbox.json');
+  writeFileSync(file, content);
+  const error = await openFileStore(file).catch((caught: unknown) => caught);
+  expect(error).toBeInstanceOf(SandboxDataFileError);
+  expect((error as Error).message).toMatch(pattern);
+  expect((error as Error).message).toContain(file);
+  expect(readFileSync(file, 'utf8')).toBe(content);
+});
 
-  it('fails on a file that became corrupt after opening, without overwriting it', async () => {
-    const file = path.join(tempDir(), 'sandbox.json');
-    const store = await openStore(file);
-    writeFileSync(file, 'garbage');
-    expect(() => store.refresh()).toThrow(file);
-    await expect(store.add({ name: 'Lost?', categoryId: 1 })).rejects.toBeInstanceOf(SandboxDataFileError);
-    expect(readFileSync(file, 'utf8')).toBe('garbage');
-  });
+it('fails on a file that became corrupt after opening, without overwriting it', async () => {
+  const file = path.join(tempDir(), 'sandbox.json');
+  const store = await openStore(file);
+  writeFileSync(file, 'garbage');
+  expect(() => store.refresh()).toThrow(file);
+  await expect(store.add({ name: 'Lost?', categoryId: 1 })).rejects.toBeInstanceOf(SandboxDataFileError);
+  expect(readFileSync(file, 'utf8')).toBe('garbage');
+});
 
-  it('writes every animal it holds back when the file was deleted under it', async () => {
-    const file = path.join(tempDir(), 'sandbox.json');
-    const store = await openStore(file);
-    await store.add({ name: 'Kept', categoryId: 1 });
-    rmSync(file);
-    expect(list(store, { limit: 100 })).toHaveLength(13);
-    await store.add({ name: 'Next', categoryId: 1 });
-    expect(fileIds(file)).toHaveLength(14);
-  });
+it('writes every animal it holds back when the file was deleted under it', async () => {
+  const file = path.join(tempDir(), 'sandbox.json');
+  const store = await openStore(file);
+  await store.add({ name: 'Kept', categoryId: 1 });
+  rmSync(file);
+  expect(list(store, { limit: 100 })).toHaveLength(13);
+  await store.add({ name: 'Next', categoryId: 1 });
+  expect(fileIds(file)).toHaveLength(14);
+});
 
-  it('sees what another store appended, reading only the new lines', async () => {
-    const file = path.join(tempDir(), 'sandbox.json');
-    const [one, two] = await Promise.all([openStore(file), openStore(file)]);
-    const versionBefore = one.version;
-    await two.add({ name: 'From two', categoryId: 2 });
-    expect(get(one, 13n)).toEqual({ id: 13, name: 'From two', categoryId: 2 });
-    expect(one.version).toBeGreaterThan(versionBefore);
-  });
+it('sees what another store appended, reading only the new lines', async () => {
+  const file = path.join(tempDir(), 'sandbox.json');
+  const [one, two] = await Promise.all([openStore(file), openStore(file)]);
+  const versionBefore = one.version;
+  await two.add({ name: 'From two', categoryId: 2 });
+  expect(get(one, 13n)).toEqual({ id: 13, name: 'From two', categoryId: 2 });
+  expect(one.version).toBeGreaterThan(versionBefore);
+});
 
-  it('writes adds that arrive together with one append (group commit), ids in order; one after another too', async () => {
-    const file = path.join(tempDir(), 'sandbox.json');
-    const store = await openStore(file);
-    const added = await Promise.all(Array.from({ length: 50 }, (_, i) => store.add({ name: `n${i}`, categoryId: 1 })));
-    expect(added.map((pet) => Number(pet.id))).toEqual(Array.from({ length: 50 }, (_, i) => 13 + i));
-    // Each resolves as the previous one resolves.
-    for (let i = 0; i < 5; i += 1) expect((await store.add({ name: `m${i}`, categoryId: 1 })).id).toBe(BigInt(63 + i));
-    expect(fileIds(file)).toEqual(Array.from({ length: 67 }, (_, i) => BigInt(i + 1)));
-  });
+it('writes adds that arrive together with one append (group commit), ids in order; one after another too', async () => {
+  const file = path.join(tempDir(), 'sandbox.json');
+  const store = await openStore(file);
+  const added = await Promise.all(Array.from({ length: 50 }, (_, i) => store.add({ name: `n${i}`, categoryId: 1 })));
+  expect(added.map((pet) => Number(pet.id))).toEqual(Array.from({ length: 50 }, (_, i) => 13 + i));
+  // Each resolves as the previous one resolves.
+  for (let i = 0; i < 5; i += 1) expect((await store.add({ name: `m${i}`, categoryId: 1 })).id).toBe(BigInt(63 + i));
+  expect(fileIds(file)).toEqual(Array.from({ length: 67 }, (_, i) => BigInt(i + 1)));
 });
 
 it('--data: int64 ids above 2^53 read from the file digit for digit, and the next one assigned exactly', async () => {
