@@ -1,9 +1,10 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { type CliResult, jsonError, setupE2e } from '../helpers/cli';
+import { startSandbox } from '../../src/sandbox/server';
+import { type CliResult, jsonError, runCli, setupE2e, tempDir } from '../helpers/cli';
 import { creator } from '../helpers/pet-creator';
-import { shelter } from '../helpers/shelter';
+import { storedPets } from '../helpers/sandbox-data';
 import { openTerminal } from '../helpers/tmux';
 
 /**
@@ -46,14 +47,21 @@ describe.concurrent('imports of one file at the same time, on the sandbox (the E
       flags: ['--id-column', 'Intake No'],
     },
   ])('$story; every row created exactly once; off a terminal, without -v, the wait is silent', async ({ processes, rows, globals, flags }, t) => {
-    const { petctl, write, created } = await shelter(t);
-    const file = write('rows.csv', csv(rows));
-    const runs = await Promise.all(Array.from({ length: processes }, () => petctl([...globals, 'pets', 'add', '--file', file, ...flags])));
+    const dir = tempDir();
+    const dataFile = path.join(dir, 'sandbox-data.json');
+    const sandbox = await startSandbox({ port: 0, dataFile });
+    t.onTestFinished(() => sandbox.close());
+    const seeded = storedPets(dataFile).length;
+    const file = path.join(dir, 'rows.csv');
+    fs.writeFileSync(file, csv(rows));
+    const args = ['--base-url', sandbox.baseUrl, ...globals, 'pets', 'add', '--file', file, ...flags];
+    const env = { PETCTL_CONFIG_DIR: dir, PETCTL_API_KEY: 'sandbox-enterprise' };
+    const runs = await Promise.all(Array.from({ length: processes }, () => runCli(args, { env })));
     expect(runs.map(expectDoneOrBusy).reduce((a, b) => a + b, 0)).toBe(rows);
     if (processes === 2) expect(runs.map((run) => run.code)).toEqual([0, 0]);
     for (const run of runs) expect(run.stderr).not.toContain(WAITING);
-    expect(created().size).toBe(rows);
-    expect([...created().values()].every((times) => times === 1)).toBe(true);
+    const names = storedPets(dataFile).slice(seeded).map((pet) => pet.name);
+    expect(names.sort()).toEqual(Array.from({ length: rows }, (_, i) => `Max ${i + 1}`).sort());
   });
 });
 
