@@ -19,30 +19,6 @@ export interface LimitedServiceOptions {
   listed?: number;
 }
 
-export interface ServiceCounts {
-  requests: number;
-  ok: number;
-  /** 429s of either code. */
-  refused: number;
-  /** 429s with code key_banned. */
-  bannedAnswers: number;
-  bans: number;
-  /** 2xx answers per window, by the window's end (ms since the epoch). */
-  okPerWindow: Map<number, number>;
-  /** How many times each name was created. */
-  created: Map<string, number>;
-  /** The `after` of each page read, in the order read ('' for the first page). */
-  pages: string[];
-}
-
-export interface LimitedService {
-  baseUrl: string;
-  limit: number;
-  windowMs: number;
-  counts: ServiceCounts;
-  close(): Promise<void>;
-}
-
 /** Refused requests in one window that get the key banned, and for how long. */
 const BAN_AFTER = 10;
 const BAN_MS = 10 * 60_000;
@@ -50,12 +26,27 @@ const BAN_MS = 10 * 60_000;
 /** The one animal GET /v1/pets lists without `listed`. */
 export const PET = { id: 1, name: 'Rex', categoryId: 1, status: 'available' };
 
-export async function startLimitedService(options: LimitedServiceOptions = {}): Promise<LimitedService> {
+export type LimitedService = Awaited<ReturnType<typeof startLimitedService>>;
+
+export async function startLimitedService(options: LimitedServiceOptions = {}) {
   type Answer = { status: number; headers: Record<string, string>; body: string };
   const limit = options.limit ?? 60;
   const windowMs = 60_000;
   const listed = options.listed;
-  const counts: ServiceCounts = { requests: 0, ok: 0, refused: 0, bannedAnswers: 0, bans: 0, okPerWindow: new Map(), created: new Map(), pages: [] };
+  const counts = {
+    requests: 0,
+    ok: 0,
+    /** 429s of either code; bannedAnswers, those with code key_banned. */
+    refused: 0,
+    bannedAnswers: 0,
+    bans: 0,
+    /** 2xx answers per window, by the window's end (ms since the epoch). */
+    okPerWindow: new Map<number, number>(),
+    /** How many times each name was created. */
+    created: new Map<string, number>(),
+    /** The `after` of each page read, in the order read ('' for the first page). */
+    pages: [] as string[],
+  };
   let windowEnd = options.windowEndsAt;
   let used = windowEnd === undefined ? 0 : limit;
   let refusedInWindow = 0;

@@ -11,8 +11,6 @@ export type Terminal = ReturnType<typeof openTerminal>;
 
 export interface TerminalOptions {
   stdoutToTerminal?: boolean;
-  /** What stdin reads instead of the terminal. */
-  input?: string;
   /** Columns (default 100). */
   width?: number;
   /** tmux's set-clipboard on: an application's OSC 52 creates a paste buffer. */
@@ -37,12 +35,7 @@ export function openTerminal(
   const out = path.join(dir, 'stdout');
   const exit = path.join(dir, 'exit');
   const script = path.join(dir, 'run.sh');
-  const input = path.join(dir, 'stdin');
-  let redirect = options.stdoutToTerminal ? '' : ` > ${quote(out)}`;
-  if (options.input !== undefined) {
-    fs.writeFileSync(input, options.input);
-    redirect += ` < ${quote(input)}`;
-  }
+  const redirect = options.stdoutToTerminal ? '' : ` > ${quote(out)}`;
   const command = options.command ?? [NODE, BIN, ...args];
   // Ctrl-C reaches the whole foreground group: the shell traps it (its child still gets the default action) so it lives to record the exit code.
   fs.writeFileSync(script, `${exports}\ntrap true INT\n${command.map(quote).join(' ')}${redirect}\necho $? > ${quote(exit)}.tmp && mv ${quote(exit)}.tmp ${quote(exit)}\nsleep 30\n`);
