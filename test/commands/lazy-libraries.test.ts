@@ -17,8 +17,8 @@ async function run(argv: string[], env: Record<string, string> = {}): Promise<nu
   return main(argv, { io: fakeIo(), env: { PETCTL_CONFIG_DIR: tempDir(), PETCTL_API_KEY: newApiKey(), ...env }, signal: new AbortController().signal });
 }
 
-describe.sequential('libraries load only when used', () => {
-  it('--help and a plain pets list/add load none of them', async (t) => {
+describe('libraries load only when used', () => {
+  it('--help and a plain pets list/add load none; --all loads the Link parser, --query jmespath', async (t) => {
     const server = await startScriptedServer({ status: 200, body: '[{"id":1,"name":"Rex","categoryId":1}]' });
     t.onTestFinished(() => server.close());
     expect(await run(['--help'])).toBe(0);
@@ -28,11 +28,6 @@ describe.sequential('libraries load only when used', () => {
     // Missing flags off a terminal: the usage error, without the prompt library.
     expect(await run(['--base-url', server.baseUrl, 'pets', 'add', '--name', 'Rex'])).toBe(2);
     expect([...loaded]).toEqual([]);
-  });
-
-  it('--all loads the Link parser; --query loads jmespath; neither loads the prompts', async (t) => {
-    const server = await startScriptedServer({ status: 200, body: '[{"id":1,"name":"Rex","categoryId":1}]' });
-    t.onTestFinished(() => server.close());
     expect(await run(['--base-url', server.baseUrl, 'pets', 'list', '--all'])).toBe(0);
     expect([...loaded]).toEqual(['http-link-header']);
     expect(await run(['--base-url', server.baseUrl, 'pets', 'list', '--query', '[].id'])).toBe(0);

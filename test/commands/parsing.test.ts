@@ -64,7 +64,6 @@ describe('pets flags → options', () => {
     // pets list with no flags leaves limit and status to the server
     [['pets', 'list'], 'listPets', { limit: undefined, status: undefined }],
     [['pets', 'list', '--limit', '5', '--status', 'sold'], 'listPets', { limit: 5, status: 'sold' }],
-    // pets add: a name, an int64 category id (a bigint past 2^53) and a status
     [['pets', 'add', '--name', 'Rex, "the" dog', '--category-id', '9007199254740993', '--status', 'pending'], 'createPet', { name: 'Rex, "the" dog', categoryId: 9007199254740993n, status: 'pending' }],
     // pets add: a small category id stays a number; no --status sends none
     [['pets', 'add', '--category-id', '-7', '--name', 'Kit'], 'createPet', { name: 'Kit', categoryId: -7, status: undefined }],
@@ -107,7 +106,6 @@ describe('global flags → GlobalOptions', () => {
     [['--base-url', 'https://api.example.org/v1'], { baseUrl: 'https://api.example.org/v1' }],
     [['--timeout', '2.5'], { timeoutMs: 2500 }],
     [['--retries', '0'], { retries: 0 }],
-    [['--retries', '100'], { retries: 100 }],
     [['--max-wait', '0'], { maxWaitMs: 0 }],
     [['--max-wait', '90'], { maxWaitMs: 90_000 }],
     [['-v'], { verbose: true }],
@@ -146,14 +144,9 @@ describe('refused flags: exit 2, a message naming the flag and the allowed value
     [['pets', 'list', '--limit', '-1'], ['--limit', 'from 1 to 100']],
     [['pets', 'add', '--name', 'Rex', '--category-id', '0x10'], ['--category-id must be a whole number, not "0x10"']],
     [['pets', 'add', '--name', 'Rex', '--category-id', ' 1'], ['--category-id must be a whole number, not " 1"']],
-    [['pets', 'add', '--category-id', '1'], ["required option '--name <name>' not specified"]],
     [['profile', 'add', 'production'], ["required option '--base-url <url>' not specified (usage_error)"]],
     [['pets', 'add', '--name', '', '--category-id', '1'], ["'--name <name>' must not be empty"]],
-    [['pets', 'get', '1.0'], ['petId must be a whole number, not "1.0"']],
     [['pets', 'get', '1', '2'], ['petctl pets get takes 1 argument (<petId>); unexpected "2"']],
-    [['pets', 'list', 'extra'], ['petctl pets list takes no arguments; unexpected "extra"']],
-    [['--timeout', '-1', 'pets', 'list'], ['--timeout']],
-    [['--max-wait', 'soon', 'pets', 'list'], ['--max-wait', '0 or more']],
     [['--retries', '1.5', 'pets', 'list'], ['--retries', 'from 0 to 100']],
     [['sandbox', '--port', '65536'], ['--port', 'from 0 to 65535']],
     [['sandbox', '--minute-ms', '50'], ['--minute-ms', '100 or more']],
@@ -162,16 +155,12 @@ describe('refused flags: exit 2, a message naming the flag and the allowed value
     [['pets', 'add', '--name', ' ', '--category-id', '1'], ["'--name <name>'", 'empty']],
     [['pets', 'get'], ['petId']],
     // Longer than a Node timer can hold: refused before any timer is set.
-    [['--timeout', '3000000', 'pets', 'list'], ['--timeout must be at most 2147483 seconds']],
     [['--max-wait', '2147484', 'pets', 'list'], ['--max-wait must be at most 2147483 seconds']],
     [['pets', 'list', '--cache', '25d'], ['--cache must be at most 2147483s']],
-    // api --paginate walks GETs and prints their items as JSON.
-    [['api', '--paginate', '/pets', '-X', 'POST'], ['--paginate follows the pages of a GET, not of -X POST']],
     [['api', '--paginate', '/pets', '--input', '-'], ['--paginate sends GETs, which carry no body']],
     [['api', '--paginate', '/pets', '-i'], ["-i shows one answer's head"]],
     [['api', '--paginate', '/pets', '-o', 'csv'], ['--paginate prints the items as JSON']],
     // pets add --file: the flags that go with it, checked before the file is opened.
-    [['pets', 'add', '--file', 'x.csv', '--name', 'Rex'], ['--file cannot be used with --name']],
     [['pets', 'add', '--file', 'x.csv', '--category-id', '1', '--status', 'sold'], ['--file cannot be used with --category-id, --status']],
     [['pets', 'add', '--file', 'x.csv', '--format', 'xml'], ['--format must be one of json, ndjson, csv, not "xml"']],
     [['pets', 'add', '--file', 'x.csv', '--concurrency', '257'], ['--concurrency must be auto or a whole number from 1 to 256, not "257"']],
@@ -189,9 +178,7 @@ describe('refused flags: exit 2, a message naming the flag and the allowed value
     [['pets', 'add', '--file', 'x.csv', '--column', 'categoryId=Cat', '--column', 'category_id=Name'], ['--column must give each field once (categoryId twice), not "category_id=Name"']],
     [['pets', 'add', '--name', 'Rex', '--category-id', '1', '--column', 'name=Name'], ['--column needs --file']],
     [['pets', 'add', '--file', 'x.csv', '--column', 'categoryId=Cat', '--id-column', 'cat'], ['--id-column cat names a field that is sent (categoryId)']],
-    // --cache: GETs only, one at a time, for a duration.
     [['api', '-X', 'POST', '/pets', '-F', 'name=Rex', '--cache', '1m'], ['--cache applies to GET requests, not POST']],
-    [['pets', 'list', '--all', '--cache', '1m'], ["cannot be used with option '--all'"]],
     [['pets', 'list', '--cache', 'soon'], ['--cache must be a duration such as 30s, 5m, 1h30m or 1d, not "soon"']],
   ])('%j', async ([argv, names]) => {
     const result = await runMain(argv);
@@ -260,33 +247,26 @@ describe('refused flags: exit 2, a message naming the flag and the allowed value
     [['-o', 'json', 'api', '--paginate', '/pets', '-X', 'POST'], '--paginate follows the pages of a GET, not of -X POST'],
     [['-o', 'json', 'pets', 'add', '--file', 'x.csv', '--name', 'Rex'], '--file cannot be used with --name'],
     [['-o', 'json', 'pets', 'list', '--all', '--cache', '1m'], "option '--cache <duration>' cannot be used with option '--all'"],
-  ])('%j: one JSON line, the first refusal', async ([argv, message]) => {
+  ])('%j: one JSON line, the first refusal, nothing asked of the API', async ([argv, message]) => {
     expect(await runMain(argv)).toEqual({ code: 2, stdout: '', stderr: `${JSON.stringify({ code: 'usage_error', message, status: 0 })}\n` });
+    for (const endpoint of [api.listPets, api.createPet, api.getPet]) expect(endpoint).not.toHaveBeenCalled();
   });
 });
 
+// The pages themselves, at every width and through the shim: test/package/help-pages.test.ts, test/e2e/help.test.ts.
 describe('help, version and unknown commands', () => {
-  it('pets list --help on stdout names the flags and allowed values; sandbox --help leaves out the hidden --minute-ms', async () => {
-    const result = await runMain(['pets', 'list', '--help']);
-    expect(result.code).toBe(0);
-    expect(result.stderr).toBe('');
-    expect(result.stdout).toMatch(/--limit <n> +at most this many animals, 1-100 \(server default\s+20\)/);
-    expect(result.stdout).toMatch(/--status <status>[\s\S]*choices:\s+"available",\s+"pending",\s+"sold"/);
+  it('petctl alone prints the help, exit 0, as --help does; sandbox --help hides --minute-ms', async () => {
+    const help = await runMain(['--help']);
+    expect(help).toMatchObject({ code: 0, stdout: expect.stringContaining('Usage: petctl'), stderr: '' });
+    expect(await runMain([])).toEqual(help);
+    const list = await runMain(['pets', 'list', '--help']);
+    expect(list.stdout).toMatch(/--limit <n> +at most this many animals, 1-100 \(server default\s+20\)/);
     const sandbox = await runMain(['sandbox', '--help']);
     expect(sandbox.stdout).toContain('--port <port>');
     expect(sandbox.stdout).not.toContain('--minute-ms');
   });
 
-  it.for<[string[], string[], string]>([
-    [['pets'], ['pets', '--help'], 'Usage: petctl pets [options] [command]'],
-    [[], ['--help'], 'Usage: petctl'],
-  ])('%j prints the help on stdout and exits 0, as %j does', async ([argv, help, usage]) => {
-    const result = await runMain(argv);
-    expect(result).toEqual({ ...(await runMain(help)), code: 0, stderr: '' });
-    expect(result.stdout).toContain(usage);
-  });
-
-  it('--version prints the version and exits 0 without running anything; help and version are commands too: help [command…] as --help, version as --version', async () => {
+  it('help and version are commands too: help [command…] as --help, version as --version', async () => {
     expect(await runMain(['help', 'pets', 'list'])).toEqual(await runMain(['pets', 'list', '--help']));
     for (const argv of [['--version'], ['version']]) expect(await runMain(argv)).toEqual({ code: 0, stdout: `${PACKAGE_VERSION}\n`, stderr: '' });
   });

@@ -44,7 +44,6 @@ describe.concurrent('profile list', () => {
       ].join('\n'),
     );
     expect(io.stdout.text()).not.toContain(KEY);
-    // Piped: TSV; csv: the object keys as header.
     const piped = run();
     await profileListRun(piped.ctx);
     expect(piped.io.stdout.text()).toBe(
@@ -151,7 +150,6 @@ describe.concurrent('profile add, use, remove', () => {
   it.for([
     { action: 'remove the sandbox', attempt: (ctx: Context) => profileRemoveRun({ name: 'sandbox', yes: false }, ctx) },
     { action: 'add http:// to a remote host', attempt: (ctx: Context) => profileAddRun({ name: 'p', baseUrl: 'http://example.org/v1' }, ctx) },
-    { action: 'remove an unknown profile', attempt: (ctx: Context) => profileRemoveRun({ name: 'nope', yes: false }, ctx) },
     { action: 'set nothing', attempt: (ctx: Context) => profileSetRun({ name: 'production' }, ctx) },
     { action: 'set http:// to a remote host', attempt: (ctx: Context) => profileSetRun({ name: 'production', baseUrl: HTTP }, ctx) },
     { action: 'set the sandbox', attempt: (ctx: Context) => profileSetRun({ name: 'sandbox', baseUrl: HTTPS }, ctx) },
@@ -186,7 +184,6 @@ describe.concurrent('a profile with a state URL (Redis)', () => {
     expect(lines[2]).toMatch(/shelters .* redis:\/\/:\*\*\*\*@cache\.example\.org:6379\/0$/);
     expect(lines[3]).toMatch(/staging .* local$/);
     expect(io.stdout.text()).not.toContain(SECRET);
-    // profile show names the state store and its source, masked; PETCTL_STATE_URL overrides it.
     const shown = run();
     await profileShowRun({}, shown.ctx);
     expect(shown.io.stdout.text()).toContain('State store: redis://:****@cache.example.org:6379/0 (profile; password in the URL)\n');
