@@ -20,12 +20,9 @@ describe('--query (JMESPath)', () => {
     ['[?id == `9007199254740993`].name', ['Big']],
     ['[?id == `9007199254740992`].name', []],
     ['[?id > `9007199254740993`].name', ['Bigger']],
-    ['[?id < `9007199254740995`].name', ['Big', 'Bella']],
     ['[?id == categoryId].name', []],
-    ['[?categoryId == `9007199254740995`].id', [BIG]],
     ['sort_by(@, &id)[].name', ['Bella', 'Big', 'Bigger']],
     ['max_by(@, &id).name', 'Bigger'],
-    ['min_by(@, &id).id', 2],
     ['sort([].id)', [2, BIG, 9007199254740995n]],
     ['to_string([0].id)', '9007199254740993'],
     ['contains([].id, `9007199254740993`)', true],
@@ -109,9 +106,7 @@ describe('--query with -o csv', () => {
     ['[].{name: name, id: id}', 'name,id\n"Rex, ""the"" dog",9007199254740993\nBella,2\nTom,3\n'],
     // An array of scalars: one column named by the last field the expression picks.
     ['[].id', 'id\n9007199254740993\n2\n3\n'],
-    ["[?categoryId == `1`].name", 'name\n"Rex, ""the"" dog"\nBella\n'],
     ['sort_by(@, &id)[].id', 'id\n2\n3\n9007199254740993\n'],
-    ['reverse([].id)', 'id\n3\n2\n9007199254740993\n'],
     ['[].tags[]', 'tags\na\nb\n'],
     // Scalars the expression does not name: one column named value; booleans as words, null empty.
     ['[length(@)]', 'value\n3\n'],
@@ -145,7 +140,6 @@ describe('--query with -o csv', () => {
     ['[0]', 'an object', "'[[0]]'"],
     ['[0].name', 'a string', "'[[0].name]'"],
     ['contains([].id, `2`)', 'a boolean', "'[contains([].id, `2`)]'"],
-    ['[0].status == `1`', 'a boolean', "'[[0].status == `1`]'"],
     ['nothing', 'null', "'[nothing]'"],
   ])('%s gives %s: a usage error naming the outputs that print it, and the brackets that make it a record', (expression, shape, bracketed) => {
     const error = refusal(expression);

@@ -23,7 +23,7 @@ describe('lines on stderr', () => {
     expect((JSON.parse(json) as { message: string }).message).toBe(`petId must be a whole number, not "${HOSTILE}"`);
   });
 
-  it('notices, warnings, waits and -v lines from the context', (t) => {
+  it('notices, warnings, waits and -v lines from the context; --quiet silences all but a line asked for', (t) => {
     const { ctx, io } = fakeContext(t);
     ctx.notice(`ignoring columns: ${HOSTILE}`);
     ctx.warn(`cannot use the shared rate-limit state: ${HOSTILE}`);
@@ -32,14 +32,11 @@ describe('lines on stderr', () => {
     expect(io.stderr.text()).toBe(
       `ignoring columns: ${SHOWN}\nwarning: cannot use the shared rate-limit state: ${SHOWN}\n< ${SHOWN}\npetctl: waiting: ${SHOWN}\n`,
     );
-  });
-
-  it('--quiet silences notices and warnings, never a line asked for', (t) => {
-    const { ctx, io } = fakeContext(t, { globals: { quiet: true } });
-    ctx.notice('n');
-    ctx.warn('w');
-    ctx.line(`line 2 (row 1): ${HOSTILE}`);
-    expect(io.stderr.text()).toBe(`line 2 (row 1): ${SHOWN}\n`);
+    const quiet = fakeContext(t, { globals: { quiet: true } });
+    quiet.ctx.notice('n');
+    quiet.ctx.warn('w');
+    quiet.ctx.line(`line 2 (row 1): ${HOSTILE}`);
+    expect(quiet.io.stderr.text()).toBe(`line 2 (row 1): ${SHOWN}\n`);
   });
 
   it('only the places that make text safe write to stderr', () => {
