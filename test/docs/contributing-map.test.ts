@@ -26,10 +26,6 @@ const mentions = (line: string, name: string): boolean => names(line).includes(n
 describe("CONTRIBUTING.md's map of the code", () => {
   const parts = sections();
 
-  it('is found', () => {
-    expect(parts.size).toBeGreaterThan(10);
-  });
-
   it.each(sourceFiles(SRC, () => true).map((file) => path.relative(ROOT, file)))('names %s where a newcomer would look', (file) => {
     const segments = file.split('/');
     const name = segments.at(-1)!;
@@ -49,7 +45,8 @@ describe("CONTRIBUTING.md's map of the code", () => {
     expect(mentions(group!, name)).toBe(true);
   });
 
-  it('names no file that does not exist', () => {
+  it('is found, and names no file that does not exist', () => {
+    expect(parts.size).toBeGreaterThan(10);
     const missing: string[] = [];
     for (const [head, lines] of parts) {
       if (!head.endsWith('/')) {

@@ -3,18 +3,15 @@ import { describe, expect, it } from 'vitest';
 import { readStdin } from '../../src/stdin';
 
 describe('readStdin', () => {
-  it('reads every chunk, strings and buffers, byte for byte, to the end', async () => {
+  it('reads every chunk, strings and buffers, byte for byte, to the end; an empty one is empty', async () => {
     const stdin = new PassThrough();
     const read = readStdin(stdin);
     stdin.write('ab');
     stdin.write(Buffer.from([0xc3, 0xa9]));
     stdin.end('\n');
     expect((await read).toString('utf8')).toBe('abé\n');
-  });
-
-  it('an empty stdin is an empty buffer', async () => {
-    const stdin = new PassThrough();
-    stdin.end();
-    expect((await readStdin(stdin)).length).toBe(0);
+    const empty = new PassThrough();
+    empty.end();
+    expect((await readStdin(empty)).length).toBe(0);
   });
 });
