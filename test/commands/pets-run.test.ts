@@ -97,23 +97,16 @@ describe.concurrent('pets list when the service has more (Link rel="next")', () 
     server.verify();
   });
 
-  it('--all without --limit asks for 100 animals per page', async (t) => {
-    const { server, run } = await servedContext(t);
-    server.reply(json(200, PETS, { Link: '</v1/pets?limit=100&after=4>; rel="next"' }), json(200, []));
-    const { ctx, io } = run({ stdoutColumns: 120, stderrTTY: true });
-    await listAllRun({ all: true }, ctx);
-    expect(server.requests.map((request) => request.url)).toEqual(['/v1/pets?limit=100', '/v1/pets?limit=100&after=4']);
-    // --all shows every page: no hint. The status line (pages and animals so far) is cleared at the end.
-    expect(io.stderr.text()).toBe('\r\x1b[Kpetctl: page 1, 4 animals so far\r\x1b[Kpetctl: page 2, 4 animals so far\r\x1b[K');
-  });
-
-  it('--all on a terminal, stdout piped: a status line of pages and animals so far, which a wait\'s countdown repeats; none with -q', async (t) => {
+  // 100 animals a page without --limit; every page shown, so no hint.
+  it("--all on a terminal: a status line of pages and animals, and a wait's countdown; none with -q", async (t) => {
     const { server, run } = await servedContext(t);
     const reset = String(Math.ceil(Date.now() / 1000) + 2);
     const exhausted = { 'X-RateLimit-Limit': '60', 'X-RateLimit-Remaining': '0', 'X-RateLimit-Reset': reset, Date: new Date().toUTCString() };
     server.reply(json(200, PETS, { ...exhausted, Link: '</v1/pets?limit=100&after=4>; rel="next"' }), json(200, []), json(200, PETS), json(200, []));
-    const watched = run({ stderrTTY: true });
+    const watched = run({ stdoutColumns: 120, stderrTTY: true });
     await listAllRun({ all: true }, watched.ctx);
+    expect(server.requests.map((request) => request.url)).toEqual(['/v1/pets?limit=100', '/v1/pets?limit=100&after=4']);
+    expect(watched.io.stderr.text()).not.toContain('More animals');
     const shown = watched.io.stderr.text().split('\r\x1b[K').filter(Boolean);
     expect(shown[0]).toBe('petctl: page 1, 4 animals so far');
     // The status line is cut one column short of the terminal's 80.
@@ -121,7 +114,7 @@ describe.concurrent('pets list when the service has more (Link rel="next")', () 
     expect(shown[1]?.length).toBeLessThanOrEqual(79);
     expect(shown.at(-1)).toBe('petctl: page 2, 4 animals so far');
     expect(watched.io.stderr.text().endsWith('\r\x1b[K')).toBe(true);
-    expect(watched.io.stdout.text().split('\n').filter(Boolean)).toHaveLength(4);
+    expect(watched.io.stdout.text().split('\n').filter(Boolean)).toHaveLength(5);
     const quiet = run({ stderrTTY: true, globals: { quiet: true } });
     await listAllRun({ all: true }, quiet.ctx);
     expect(quiet.io.stderr.text()).toBe('');

@@ -124,24 +124,21 @@ describe.concurrent('profile add, use, remove', () => {
     expect(use.io.stderr.text()).toBe('Active profile: production\nwarning: PETCTL_PROFILE=sandbox is set and takes precedence while it is\n');
   });
 
-  it('remove of the active profile leaves none chosen and says how to choose one', async (t) => {
+  it('remove of a keyed profile off a terminal refuses without --yes; with it, none is chosen after', async (t) => {
     const { run, read } = setup(t, TWO);
+    const refused = run();
+    const error = await profileRemoveRun({ name: 'production', yes: false }, refused.ctx).catch((e: unknown) => e);
+    expect(error).toMatchObject({ exitCode: 2, code: 'confirmation_required', hint: 'to go ahead without the question: petctl profile remove production --yes' });
+    expect(read()).toEqual(TWO);
+    expect(refused.io.stderr.text()).toBe('');
     const { ctx, io } = run();
     await profileRemoveRun({ name: 'production', yes: true }, ctx);
     expect(read()).toEqual({ profiles: { staging: { baseUrl: 'https://staging.example.org/v1' } } });
     expect(io.stderr.text()).toBe('Profile "production" removed. No profile is chosen now: choose one with petctl profile use <name>.\n');
+    // A profile without a key needs no --yes.
     const last = run();
     await profileRemoveRun({ name: 'staging', yes: false }, last.ctx);
     expect(last.io.stderr.text()).toBe('Profile "staging" removed.\n');
-  });
-
-  it('remove of a profile holding a key, off a terminal and without --yes, refuses (confirmation_required, exit 2) and keeps it', async (t) => {
-    const { run, read } = setup(t, TWO);
-    const { ctx, io } = run();
-    const error = await profileRemoveRun({ name: 'production', yes: false }, ctx).catch((caught: unknown) => caught);
-    expect(error).toMatchObject({ exitCode: 2, code: 'confirmation_required', hint: 'to go ahead without the question: petctl profile remove production --yes' });
-    expect(read()).toEqual(TWO);
-    expect(io.stderr.text()).toBe('');
   });
 
   // Each rule is the store's (test/config/profiles.test.ts: the built-in sandbox, names, an existing or unknown profile)
