@@ -39,17 +39,14 @@ describe('ctx.wait', () => {
     // A countdown never adds lines to the terminal, and never touches stdout.
     expect(io.stderr.text()).not.toContain('\n');
     expect(io.stdout.text()).toBe('');
-  });
-
-  it('writes a long wait as the notices do: minutes and seconds from two minutes on', async (t) => {
-    const { ctx, io } = fakeContext(t, { stderrTTY: true, now: () => Date.now(), monotonic: () => Date.now() });
-    const waiting = ctx.wait(150_000, WHY);
+    // A long wait reads as the notices write it: minutes and seconds from two minutes on.
+    const long = ctx.wait(150_000, WHY);
     await vi.advanceTimersByTimeAsync(0);
-    expect(io.stderr.writes).toEqual([`${CLEAR}petctl: ${WHY} (2m30s left)`]);
+    expect(io.stderr.writes.at(-1)).toBe(`${CLEAR}petctl: ${WHY} (2m30s left)`);
     await vi.advanceTimersByTimeAsync(31_000);
     expect(io.stderr.writes.at(-1)).toBe(`${CLEAR}petctl: ${WHY} (119s left)`);
     await vi.advanceTimersByTimeAsync(119_000);
-    await waiting;
+    await long;
   });
 
   it.for([

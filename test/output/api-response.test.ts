@@ -28,14 +28,11 @@ describe('petctl api: outside text on a terminal, bytes when piped', () => {
     expect(renderBody('plain text, no newline', 'json', false)).toBe('plain text, no newline\n');
   });
 
-  it('-i: the status line, then each header with its name capitalised word by word, then a blank line', () => {
+  it('-i: the status line, each header (names capitalised by word), a blank line; values escaped on a terminal', () => {
     const headers = { 'x-ratelimit-remaining': '41', link: '</v1/pets?after=2>; rel="next"', 'content-type': 'application/json' };
     expect(renderHead({ status: 200, text: '[]', headers })).toBe(
       'HTTP/1.1 200 OK\nX-Ratelimit-Remaining: 41\nLink: </v1/pets?after=2>; rel="next"\nContent-Type: application/json\n\n',
     );
-  });
-
-  it('-i shows header values as escapes on a terminal, as sent when piped', () => {
     const answer = { status: 200, text: '', headers: { 'x-note': 'a\u009b2J\u202e' } };
     expect(renderHead(answer, true)).toBe('HTTP/1.1 200 OK\nX-Note: a\\x9b2J\\u202e\n\n');
     expect(renderHead(answer)).toBe('HTTP/1.1 200 OK\nX-Note: a\u009b2J\u202e\n\n');

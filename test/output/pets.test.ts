@@ -26,7 +26,7 @@ const pets: Pet[] = [
 ];
 
 describe('table on a TTY', () => {
-  test('headers, values, `-` for a missing status; no colour at level 0', () => {
+  test('headers, values, `-` for no status; no colour at level 0, above it a coloured status and bold header', () => {
     expect(renderPets(pets, 'table', TTY)).toBe(
       [
         'ID                NAME      CATEGORY  STATUS',
@@ -37,9 +37,6 @@ describe('table on a TTY', () => {
         '',
       ].join('\n'),
     );
-  });
-
-  test('colours the status and bolds the header at level > 0', () => {
     const out = renderPets(pets, 'table', TTY_COLOUR);
     for (const header of ['ID', 'NAME', 'CATEGORY', 'STATUS']) expect(out).toContain(`${ESC}[1m${header}${ESC}[22m`);
     // Only the status is coloured: ids and names are plain text.

@@ -57,12 +57,9 @@ describe('what the user reads of a stop', () => {
 });
 
 describe('what the user reads of a wait', () => {
-  it('gate waits name the wait', () => {
+  it('gate waits name the wait; a retry says its number, its wait to the tenth of a second, and its reason', () => {
     expect(waitNotice({ what: 'gate', kind: 'minute_window', ms: 58 * SECOND, until: NOW + 58 * SECOND, at: NOW })).toBe('rate limit reached; waiting 58s for the window to reopen');
     expect(waitNotice({ what: 'gate', kind: 'retry_after', ms: 3 * SECOND, until: NOW + 3 * SECOND, at: NOW })).toBe('rate limited (HTTP 429, Retry-After); waiting 3s, until 14:31:07');
-  });
-
-  it('a retry says its number, its wait to the tenth of a second, and its reason', () => {
     const retry = { what: 'retry', at: NOW, retries: 4 } as const;
     expect(waitNotice({ ...retry, kind: 'backoff', ms: 400, retry: 1, reason: 'connection reset by the server' })).toBe('retry 1/4 in 0.4s: connection reset by the server');
     expect(waitNotice({ ...retry, kind: 'retry_after', ms: 2 * SECOND, retry: 1, reason: 'HTTP 429' })).toBe('retry 1/4 in 2s: HTTP 429');
