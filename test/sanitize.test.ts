@@ -23,11 +23,13 @@ describe('safeText', () => {
     expect(safeText(input)).toBe(shown);
   });
 
-  test('keeps tabs and newlines only when the format allows them', () => {
+  test('keeps tabs and newlines only where the format allows: safeLine a tab, never a break; safeLines breaks', () => {
     const text = `a\tb\nc\r${ESC}`;
     expect(safeText(text, { tab: true })).toBe('a\tb\\nc\\r\\x1b');
     expect(safeText(text, { newline: true })).toBe('a\\tb\nc\\r\\x1b');
     expect(safeText(text, { tab: true, newline: true })).toBe('a\tb\nc\\r\\x1b');
+    expect(safeLine(`a\tb\nerror: forged`)).toBe('a\tb\\nerror: forged');
+    expect(safeLines(`one${ESC}\ntwo\r\n`)).toBe('one\\x1b\ntwo\\r\n');
   });
 
   test('json style writes \\u escapes, so a JSON line stays the same JSON value', () => {
@@ -35,11 +37,6 @@ describe('safeText', () => {
     const line = safeText(JSON.stringify(value), { json: true });
     expect(line).toBe('{"message":"x\\u009b\\u202e\\u001b"}');
     expect(JSON.parse(line)).toEqual(value);
-  });
-
-  test('safeLine keeps a tab but never a line break; safeLines keeps the breaks', () => {
-    expect(safeLine(`a\tb\nerror: forged`)).toBe('a\tb\\nerror: forged');
-    expect(safeLines(`one${ESC}\ntwo\r\n`)).toBe('one\\x1b\ntwo\\r\n');
   });
 
   test('no control or bidi character survives, whatever the input', () => {

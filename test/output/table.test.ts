@@ -23,11 +23,6 @@ const ESC = '\u001b';
 describe('renderTable', () => {
   // Borderless, the header first, columns two spaces apart, no trailing blanks, no colour codes at level 0, and at
   // level 1 a bold header and basic ANSI colours over the same text: pets.test.ts "table on a TTY".
-  test('a table at level 3 colours with truecolor codes', () => {
-    const hex: Column<Row>[] = [{ header: 'CODE', value: (row) => row.code, color: (_row, chalk) => chalk.hex('#ff0000') }];
-    expect(renderTable(hex, [{ code: 'ok', label: '' }], { level: 3 })).toBe('\u001b[1mCODE\u001b[22m\n\u001b[38;2;255;0;0mok\u001b[39m\n');
-  });
-
   test('a cell never spans lines and shows control and bidi characters as visible escapes', () => {
     const out = renderTable(columns, [{ code: 'x', label: `two\nlines\tand${ESC}[2J\r\u202e` }], { level: 0 });
     expect(out).toBe(`CODE  LABEL${' '.repeat(27)}NOTE\nx     two\\nlines\\tand\\x1b[2J\\r\\u202e  -\n`);
@@ -41,7 +36,9 @@ describe('renderTable', () => {
     expect(renderTable(columns, [{ code: 'c1', label, note: 'short' }], { level: 0, width })).toBe(expected);
   });
 
-  test('colours after truncating, so the reset code survives', () => {
+  test('colours after truncating, so the reset code survives; level 3 with truecolor codes', () => {
+    const hex: Column<Row>[] = [{ header: 'CODE', value: (row) => row.code, color: (_row, chalk) => chalk.hex('#ff0000') }];
+    expect(renderTable(hex, [{ code: 'ok', label: '' }], { level: 3 })).toBe('\u001b[1mCODE\u001b[22m\n\u001b[38;2;255;0;0mok\u001b[39m\n');
     const wide: Row[] = [{ code: 'c1', label: 'Rexington the Third', note: 'n' }];
     const out = renderTable(columns, wide, { level: 1, width: 20 });
     expect(out).toContain(`${ESC}[31mRexingt…${ESC}[39m`);
