@@ -33,7 +33,7 @@ describe('help pages', () => {
     }
   });
 
-  it('pages are for what asks for help: a bare petctl, --help or -h after command words, help [command…]', () => {
+  it('pages are for what asks for help: a bare petctl or group, --help or -h after words, help [command…]', () => {
     const root = programHelp([], undefined);
     expect(helpPage(pages, [], undefined)).toBe(root);
     expect(helpPage(pages, ['-h'], undefined)).toBe(root);
@@ -41,10 +41,7 @@ describe('help pages', () => {
     expect(helpPage(pages, ['help', 'pets', 'add'], 70)).toBe(programHelp(['pets', 'add'], 70));
     expect(helpPage(pages, ['pets', 'list', '-h'], 70)).toBe(programHelp(['pets', 'list'], 70));
     expect(helpPage(pages, ['help', '--help'], undefined)).toBe(programHelp(['help'], undefined));
-  });
-
-  it('a group\'s words alone ask for its page, as the program prints it: pets, auth, profile, cache', () => {
-    // `petctl help` alone is the root's page.
+    // A group's words alone ask for its page; `petctl help` alone is the root's.
     const groups = Object.keys(pages.pages).filter((words) => words !== 'help' && helpPage(pages, words.split(' '), 70) !== undefined);
     expect(groups.sort()).toEqual(['auth', 'cache', 'pets', 'profile']);
     for (const group of groups) expect(helpPage(pages, [group], 70)).toBe(programHelp([group], 70));
