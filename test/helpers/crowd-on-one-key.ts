@@ -1,7 +1,7 @@
 import { expect } from 'vitest';
 import { BIN, NODE, assertNoSecrets, cleanEnv, newApiKey, tempDir } from './cli';
-import { type CrowdRun, describeCrowd, runCrowd } from './crowd';
-import { type LimitedService, type LimitedServiceOptions, PET, startLimitedService, windowEndIn } from './limited-service';
+import { describeCrowd, runCrowd } from './crowd';
+import { type LimitedServiceOptions, PET, startLimitedService, windowEndIn } from './limited-service';
 
 /** A crowd of `pets list` on one used-up Free key at the real minute, and what every crowd test asserts of it (test/e2e/crowd*.test.ts). */
 
@@ -16,13 +16,9 @@ export const MAX_REFUSED = 5;
 /** The warning of a process that stopped using the shared state store (src/api/limits/redis-store.ts). */
 export const FELL_BACK = 'cannot use the shared rate-limit state';
 
-export interface Crowd {
-  service: LimitedService;
-  run: CrowdRun;
-  key: string;
-}
+export type Crowd = Awaited<ReturnType<typeof crowdOnOneKey>>;
 
-export async function crowdOnOneKey(folders: number, stateUrl?: string, shape: { processes?: number; refusal?: LimitedServiceOptions['refusal'] } = {}): Promise<Crowd> {
+export async function crowdOnOneKey(folders: number, stateUrl?: string, shape: { processes?: number; refusal?: LimitedServiceOptions['refusal'] } = {}) {
   const service = await startLimitedService({ windowEndsAt: windowEndIn(REOPEN_MS), refusal: shape.refusal });
   const configDirs = Array.from({ length: folders }, () => tempDir());
   const key = newApiKey();

@@ -25,11 +25,7 @@ export interface CrowdMember {
   endedAt: number;
 }
 
-export interface CrowdRun {
-  members: CrowdMember[];
-  startedAt: number;
-  endedAt: number;
-}
+export type CrowdRun = Awaited<ReturnType<typeof runCrowd>>;
 
 function runOne(options: CrowdOptions, folder: number): Promise<CrowdMember> {
   return new Promise((resolve, reject) => {
@@ -50,7 +46,7 @@ function runOne(options: CrowdOptions, folder: number): Promise<CrowdMember> {
 }
 
 /** Starts every process at once (interleaving the folders) and resolves when all have ended. */
-export async function runCrowd(options: CrowdOptions): Promise<CrowdRun> {
+export async function runCrowd(options: CrowdOptions) {
   const startedAt = Date.now();
   const started: Array<Promise<CrowdMember>> = [];
   for (let index = 0; index < options.perFolder; index += 1) {

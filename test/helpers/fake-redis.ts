@@ -6,16 +6,9 @@ import net from 'node:net';
  * whatever a test scripts: what a real redis-server never sends.
  */
 
-export interface FakeRedis {
-  url: string;
-  /** Command names received, in order (upper-cased). */
-  commands: string[];
-  close(): Promise<void>;
-}
-
 const INFO = '# Server\r\nredis_version:7.0.0\r\nloading:0\r\n';
 
-export async function startFakeRedis(timeReply: string): Promise<FakeRedis> {
+export async function startFakeRedis(timeReply: string) {
   const commands: string[] = [];
   const sockets = new Set<net.Socket>();
   const server = net.createServer((socket) => {
@@ -37,10 +30,11 @@ export async function startFakeRedis(timeReply: string): Promise<FakeRedis> {
   const { port } = server.address() as net.AddressInfo;
   return {
     url: `redis://127.0.0.1:${port}/0`,
+    /** Command names received, in order (upper-cased). */
     commands,
     close: () => {
       for (const socket of sockets) socket.destroy();
-      return new Promise((resolve) => server.close(() => resolve()));
+      return new Promise<void>((resolve) => server.close(() => resolve()));
     },
   };
 }
