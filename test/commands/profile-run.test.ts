@@ -56,7 +56,7 @@ describe.concurrent('profile list', () => {
 });
 
 describe.concurrent('profile show', () => {
-  it('defaults to the profile in use and labels each line, ending with the configuration file', async (t) => {
+  it('the profile in use, lines labelled; a named one; overrides; an unknown one is exit 2', async (t) => {
     const { run, file } = setup(t, TWO);
     const { ctx, io } = run();
     await profileShowRun({}, ctx);
@@ -75,19 +75,17 @@ describe.concurrent('profile show', () => {
     const json = run({ globals: { output: 'json' } });
     await profileShowRun({}, json.ctx);
     expect(JSON.parse(json.io.stdout.text())).toMatchObject({ configFile: file, rateLimit: null });
-  });
-
-  it('a named profile wins over -p; --base-url and PETCTL_API_KEY are overrides; an unknown one is exit 2', async (t) => {
-    const { run } = setup(t, TWO);
-    const { ctx, io } = run({ globals: { profile: 'production' } });
-    await profileShowRun({ name: 'staging' }, ctx);
-    expect(io.stdout.text()).toContain('Profile:    staging\n');
-    expect(io.stdout.text()).toContain('Stored key: none: run petctl auth login\n');
-    expect(io.stdout.text()).toContain('Key in use: none\n');
+    // A named profile wins over -p.
+    const named = run({ globals: { profile: 'production' } });
+    await profileShowRun({ name: 'staging' }, named.ctx);
+    expect(named.io.stdout.text()).toContain('Profile:    staging\n');
+    expect(named.io.stdout.text()).toContain('Stored key: none: run petctl auth login\n');
+    expect(named.io.stdout.text()).toContain('Key in use: none\n');
     const envKey = newApiKey();
-    const json = run({ globals: { baseUrl: 'https://flag.example.org/v1', output: 'json' }, env: { PETCTL_API_KEY: envKey } });
-    await profileShowRun({}, json.ctx);
-    expect(JSON.parse(json.io.stdout.text())).toMatchObject({
+    const globals = { baseUrl: 'https://flag.example.org/v1', output: 'json' } as const;
+    const overridden = run({ globals, env: { PETCTL_API_KEY: envKey } });
+    await profileShowRun({}, overridden.ctx);
+    expect(JSON.parse(overridden.io.stdout.text())).toMatchObject({
       name: 'production',
       effectiveBaseUrl: 'https://flag.example.org/v1',
       effectiveKey: `****${envKey.slice(-4)}`,
