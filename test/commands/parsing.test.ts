@@ -23,15 +23,8 @@ beforeEach(() => {
   vi.clearAllMocks();
 });
 
-interface Parsed {
-  globals: GlobalOptions | undefined;
-  stdout: string;
-  stderr: string;
-  configDir: string;
-}
-
 /** Parses argv with the real command tree; the Context is real except for its HTTP core. */
-async function parse(argv: string[], env: Record<string, string> = {}): Promise<Parsed> {
+async function parse(argv: string[], env: Record<string, string> = {}) {
   const configDir = tempDir();
   const io = fakeIo();
   let ctx: Context | undefined;

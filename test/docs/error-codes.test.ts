@@ -10,21 +10,14 @@ import { ROOT, SRC, sourceFiles } from '../helpers/imports';
  * listed as `http_<status>`), with the exit code where the source fixes it. A server's code passes through as sent.
  */
 
-interface SourceCode {
-  code: string;
-  /** Where it is made, for the failure message. */
-  at: string;
-  /** The exit code, when the source fixes it where the code is made. */
-  exit?: number;
-}
-
-function codesInSource(): SourceCode[] {
+function codesInSource() {
   const config = ts.readConfigFile(path.join(ROOT, 'tsconfig.json'), ts.sys.readFile);
   const { options } = ts.parseJsonConfigFileContent(config.config, ts.sys, ROOT);
   const files = sourceFiles(SRC, (name) => name.endsWith('.ts') && !name.endsWith('.d.ts')).filter((file) => !file.startsWith(path.join(SRC, 'sandbox') + path.sep));
   const program = ts.createProgram(files, options);
   const checker = program.getTypeChecker();
-  const found: SourceCode[] = [];
+  /** Each code, where it is made (file:line), and the exit code when the source fixes it there. */
+  const found: Array<{ code: string; at: string; exit?: number }> = [];
 
   /** The string literals an expression can be: from its type, else from its parts. */
   const literalsOf = (node: ts.Node): string[] => {
@@ -75,13 +68,8 @@ function codesInSource(): SourceCode[] {
   return found;
 }
 
-interface DocumentedCode {
-  code: string;
-  exits: number[];
-}
-
 /** The rows of the codes table in docs/output.md: the codes in backticks of the first cell, the numbers of the second. */
-function documentedCodes(): DocumentedCode[] {
+function documentedCodes() {
   const text = fs.readFileSync(path.join(ROOT, 'docs/output.md'), 'utf8');
   const table = /^\| code \| exit \|.*\n\|[-| ]+\|\n((?:\|.*\n)+)/m.exec(text);
   expect(table, 'docs/output.md has a table headed | code | exit | …').not.toBeNull();

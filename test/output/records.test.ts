@@ -5,21 +5,15 @@ import { createTestTerminal } from '../helpers/terminal';
 // A terminal's table is drawn by a renderer loaded on demand (records.ts).
 beforeAll(loadTable);
 
-interface ProfileRow {
-  name: string;
-  baseUrl: string;
-  active: boolean;
-}
+const rows = [
+  { name: 'production', baseUrl: 'https://api.example.org/v1', active: true },
+  { name: 'staging', baseUrl: 'https://staging.example.org/v1', active: false },
+];
 
-const columns: RecordColumn<ProfileRow>[] = [
+const columns: RecordColumn<(typeof rows)[number]>[] = [
   { key: 'name', header: 'NAME', value: (row) => row.name },
   { key: 'baseUrl', header: 'BASE URL', value: (row) => row.baseUrl },
   { key: 'active', header: 'ACTIVE', value: (row) => (row.active ? 'yes' : undefined) },
-];
-
-const rows: ProfileRow[] = [
-  { name: 'production', baseUrl: 'https://api.example.org/v1', active: true },
-  { name: 'staging', baseUrl: 'https://staging.example.org/v1', active: false },
 ];
 
 /**
@@ -47,7 +41,7 @@ describe('renderRecords', () => {
 
   describe('outside text: escaped on a terminal, exact bytes when piped', () => {
     const hostile = `Rex\u001b]0;PWNED\u0007\u001b]52;c;eA==\u0007\u001b[2J\rEVIL\u202e`;
-    const pets: ProfileRow[] = [{ name: hostile, baseUrl: 'a\tb\nc', active: true }];
+    const pets = [{ name: hostile, baseUrl: 'a\tb\nc', active: true }];
 
     // A terminal's table: table.test.ts "a cell never spans lines and shows control and bidi characters as visible escapes".
     test.each([
