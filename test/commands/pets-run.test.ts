@@ -32,11 +32,11 @@ const PLAIN_TABLE = [
 // How a table looks (headers, colours, `-`, cutting NAME) is output/pets.test.ts's, TSV records.test.ts's; here the
 // terminal's width and colour level, NO_COLOR and --no-color reach it through the Context.
 describe.concurrent('pets list on a terminal', () => {
-  it('draws the table at the width and colour level of the terminal (a TERM-less one: basic colours), or none', async (t) => {
+  it("the table at the terminal's width and colour (no TERM: basic) or none; no animals: a stderr line", async (t) => {
     const { server, key, run } = await servedContext(t);
     const long = 'Sir Bartholomew Fluffington the Third of Puddlecombe';
     const pets: Pet[] = [{ id: 1, name: long, categoryId: 1, status: 'available' }, ...PETS.slice(1)];
-    server.reply(json(200, pets), json(200, PETS), json(200, PETS));
+    server.reply(json(200, pets), json(200, PETS), json(200, PETS), json(200, []), json(200, []));
     const { ctx, io } = run({ stdoutColumns: 40 });
     await listRun({ limit: 4 }, ctx);
     expect(server.requests[0]?.query).toEqual({ limit: '4' });
@@ -49,11 +49,7 @@ describe.concurrent('pets list on a terminal', () => {
       await listRun({}, plain.ctx);
       expect(plain.io.stdout.text()).toBe(PLAIN_TABLE);
     }
-  });
-
-  it('an empty list prints nothing on stdout and says so on stderr', async (t) => {
-    const { server, run } = await servedContext(t);
-    server.reply(json(200, []), json(200, []));
+    // An empty list prints nothing on stdout and says so on stderr (nothing with -q).
     const tty = run({ stdoutColumns: 80 });
     await listRun({ status: 'sold' }, tty.ctx);
     expect(tty.io.stdout.text()).toBe('');
