@@ -27,6 +27,9 @@ describe('what the user reads of a stop', () => {
       hint: 'raise --retries or --max-wait to wait longer',
     });
     expect(requestStop({ kind: 'ban', at: NOW, by: 'answer' })).toEqual({ message: 'the API key is banned: too many requests. Try again later', hint: undefined });
+    // After retries: the attempts, before when to try again.
+    const stop: WaitStop = { kind: 'ban', until: NOW + 30 * SECOND, at: NOW, by: 'answer', serverMessage: 'API key banned', attempts: { count: 2, elapsedMs: 30_000 } };
+    expect(requestStop(stop).message).toBe('the API key is banned until 14:31:34 (in 30s); petctl sends nothing before then (2 attempts over 30s)');
   });
 
   it('an import names the rows created and left, counted from its own end', () => {
@@ -48,11 +51,6 @@ describe('what the user reads of a stop', () => {
     expect(hint).toBe('raise --max-wait to wait longer');
     const answered: WaitStop = { by: 'answer', kind: 'retry_after', at: NOW, until: NOW + 61 * SECOND, serverMessage: 'Too many requests' };
     expect(listingStop(answered, 13)).toEqual(requestStop(answered));
-  });
-
-  it('a 429 that ends a request after retries names the attempts before saying when to try again', () => {
-    const stop: WaitStop = { kind: 'ban', until: NOW + 30 * SECOND, at: NOW, by: 'answer', serverMessage: 'API key banned', attempts: { count: 2, elapsedMs: 30_000 } };
-    expect(requestStop(stop).message).toBe('the API key is banned until 14:31:34 (in 30s); petctl sends nothing before then (2 attempts over 30s)');
   });
 });
 
