@@ -35,7 +35,7 @@ describe('openListingStream', () => {
     expect(streamed(format, [[], []]).text).toBe(renderPets([], format, PIPED));
   });
 
-  it('json writes each page as it comes, and the array stays valid however early it ends', () => {
+  it("json writes each page as it comes, the array valid however early it ends; a terminal's table writes once", () => {
     let text = '';
     const stream = openListingStream('json', PIPED, (chunk) => (text += chunk));
     stream.write([pet(1)]);
@@ -44,13 +44,11 @@ describe('openListingStream', () => {
     stream.end();
     expect(text).toContain('"id": 9007199254740993');
     expect(JSON.parse(text)).toHaveLength(2);
-  });
-
-  it('a table on a terminal waits for every row to size its columns: one write, at the end', () => {
+    // A table on a terminal waits for every row to size its columns: one write, at the end.
     const tty = { tty: true, level: 0 as const, width: 80 };
-    const { text, chunks } = streamed('table', PAGES, tty);
-    expect(chunks).toBe(1);
-    expect(text).toBe(renderPets(PAGES.flat(), 'table', tty));
+    const table = streamed('table', PAGES, tty);
+    expect(table.chunks).toBe(1);
+    expect(table.text).toBe(renderPets(PAGES.flat(), 'table', tty));
   });
 });
 
@@ -68,9 +66,7 @@ describe('openItemStream (api --paginate)', () => {
   it.each([['json', false], ['table', false]] as const)('%s (terminal: %s): one JSON array, byte for byte stringifyJson of every item', (format, tty) => {
     expect(items(format, tty)).toBe(`${stringifyJson(ITEMS.flat(), 2)}\n`);
     expect(items(format, tty, [[], []])).toBe('[]\n');
-  });
-
-  it('ndjson: one item per line, int64-exact', () => {
+    // ndjson: one item per line, int64-exact.
     expect(items('ndjson', false)).toBe(`${ITEMS.flat().map((item) => stringifyJson(item)).join('\n')}\n`);
     expect(items('ndjson', false)).toContain('"id":9007199254740993');
   });
