@@ -164,11 +164,8 @@ describe('the progress line on a narrow terminal', () => {
     expect(line.length).toBeLessThan(columns);
   });
 
-  it('a terminal that does not say its width gets the whole line', () => {
+  it('on a terminal of 60 columns the bar drawn is the line laid out for 60; one without a width gets it whole', () => {
     expect(progressLine(waiting, undefined)).toBe('import [########............] 60/150 · 1818/min · 429s: 1 · ~2m00s left · rate-limit wait 56s');
-  });
-
-  it('on a terminal of 60 columns the bar drawn is the line laid out for 60', () => {
     const { progress, frame, at } = freePlanImport({ toSend: 150, width: 60 });
     progress.sending();
     at(500);

@@ -27,7 +27,7 @@ const render = (page: string) =>
   execFileSync('man', ['-l', path.join(MAN, `${page}.1`)], { encoding: 'utf8', env: { PATH: process.env.PATH, MANPAGER: 'cat', MANWIDTH: '100', LANG: 'C.UTF-8' } });
 
 describe('man pages', () => {
-  it('one page per visible command, and package.json lists exactly those', () => {
+  it("one page per visible command, package.json lists exactly those, a page carries its command's examples", () => {
     const expected = commands.map((command) => `${pageName(command)}.1`).sort();
     expect(expected).toContain('petctl.1');
     expect(expected).toContain('petctl-pets-add.1');
@@ -36,6 +36,9 @@ describe('man pages', () => {
     const manifest = JSON.parse(fs.readFileSync(path.join(ROOT, 'package.json'), 'utf8')) as { man?: string[]; files?: string[] };
     expect([...(manifest.man ?? [])].sort()).toEqual(expected.map((page) => `dist/man/${page}`));
     expect(manifest.files).toContain('dist/man/');
+    // A page carries its command's examples, as --help shows them.
+    expect(render('petctl-pets-add')).toContain('$ petctl pets add --name Rex --category-id 1');
+    expect(render('petctl')).toContain('Exit codes: 0 ok, 1 unexpected, 2 usage');
   });
 
   it.each(commands.map((command) => [pageName(command), command] as const))('%s renders with man -l and names every flag of its command, as --help does', (page, command) => {
@@ -47,10 +50,5 @@ describe('man pages', () => {
     // Hyphens stay ASCII and unbroken: a flag copied from the page works.
     for (const flag of flags) expect(text).toMatch(new RegExp(`(^|[\\s,\\[])${flag}\\b`, 'm'));
     for (const sub of command.commands.filter((sub) => !sub.name().startsWith('__'))) expect(text).toContain(`${pageName(sub)}(1)`);
-  });
-
-  it('a page carries its command\'s examples, as --help shows them', () => {
-    expect(render('petctl-pets-add')).toContain('$ petctl pets add --name Rex --category-id 1');
-    expect(render('petctl')).toContain('Exit codes: 0 ok, 1 unexpected, 2 usage');
   });
 });
