@@ -25,7 +25,7 @@ describe('the terminal facts', () => {
 });
 
 describe('the status line', () => {
-  it('on a terminal: drawn and replaced in place, cut one column short of the width, made safe, erased by clear', () => {
+  it('on a terminal: drawn in place, cut one column short, made safe, cleared; redrawn below a line printed', () => {
     const { terminal, stderr } = createTestTerminal({ stderrTTY: true, stderrColumns: 20 });
     terminal.status.show('first');
     terminal.status.show('a line longer than twenty columns');
@@ -34,13 +34,11 @@ describe('the status line', () => {
     terminal.status.clear();
     expect(stderr.writes).toEqual([`${ERASE}first`, `${ERASE}a line longer than `, `${ERASE}evil \\x1b]0;title\\x`, ERASE]);
     expect(stderr.text()).not.toContain('\n');
-  });
-
-  it('a line printed while it shows goes above it, and the status line is drawn again below', () => {
-    const { terminal, stderr } = createTestTerminal({ stderrTTY: true });
-    terminal.status.show('waiting 3s');
-    terminal.status.print('a notice');
-    expect(stderr.writes).toEqual([`${ERASE}waiting 3s`, ERASE, 'a notice\n', `${ERASE}waiting 3s`]);
+    // A line printed while it shows goes above it, and the status line is drawn again below.
+    const printing = createTestTerminal({ stderrTTY: true });
+    printing.terminal.status.show('waiting 3s');
+    printing.terminal.status.print('a notice');
+    expect(printing.stderr.writes).toEqual([`${ERASE}waiting 3s`, ERASE, 'a notice\n', `${ERASE}waiting 3s`]);
   });
 
   it('off a terminal: nothing is drawn, printed lines are plain lines', () => {
