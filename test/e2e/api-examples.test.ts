@@ -5,17 +5,13 @@ import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
 import { BIN, NODE, cleanEnv, tempDir } from '../helpers/cli';
 
-/**
- * Every `petctl api` example in `petctl api --help`, `petctl --help`, the
- * README and docs/ runs as written against the built-in sandbox. The examples
- * are read out of those texts, so a changed example is tested as it reads.
- */
+/** Every `petctl api` example in the help, the README and docs/, read out of them and run against the sandbox. */
 
 const ROOT = fileURLToPath(new URL('../..', import.meta.url));
 /** The files the examples name, as docs/api-and-query.md describes them. */
 const FIXTURES = { 'rex.json': '{"name":"Rex","categoryId":1}', 'name.txt': 'Rex' };
 
-/** `$ petctl api …` lines, and pipelines that hold one (`cat rex.json | petctl api …`). */
+/** `$ petctl api …` lines, pipelines included. */
 function examplesIn(text: string): string[] {
   return [...text.matchAll(/^\s*\$ (.*\bpetctl api .*)$/gm)].map((match) => match[1]!.trim());
 }
@@ -67,7 +63,6 @@ describe('the petctl api examples', () => {
     expect(ran.stderr, example).not.toMatch(/^error:/m);
     expect(ran.code, ran.stderr).toBe(0);
     expect(ran.stdout).not.toBe('');
-    // Piped output ends with a newline.
     expect(ran.stdout.endsWith('\n')).toBe(true);
   });
 });

@@ -4,15 +4,11 @@ import { cliSession, inBash, jsonError, setupE2e, tempDir } from '../helpers/cli
 import { writeSandboxData } from '../helpers/sandbox-data';
 import { linkedPage, refusedPastMaxWait } from '../helpers/linked-pages';
 
-/**
- * `petctl api --paginate` on the built-in sandbox (Link rel="next"), and on scripted servers for a page that
- * is no array and a stop. Its walk is `pets list --all`'s (list-all.test.ts, test/api/endpoints/pages.test.ts).
- */
+/** `petctl api --paginate` on the built-in sandbox, and on scripted servers: a page that is no array, a stop. */
 
 const BIG = '9007199254740993'; // 2^53 + 1: JSON.parse would make it ...992
 const ALL_IDS = [...Array.from({ length: 24 }, (_, index) => String(index + 1)), BIG];
 
-/** The ids in printed JSON, digit for digit. */
 function idsIn(text: string): string[] {
   return [...text.matchAll(/"id": ?(\d+)/g)].map((match) => match[1]!);
 }
@@ -20,7 +16,6 @@ function idsIn(text: string): string[] {
 describe.concurrent('petctl api --paginate', () => {
   it("follows 7 pages of the sandbox: one JSON array, int64-exact (by default and -o json), one item a line (-o ndjson); --query sees the one array; fields go in the first page's query, kept by the next links", async () => {
     const configDir = tempDir();
-    // 25 animals, ids 1..24 and 2^53 + 1: 7 pages of 4.
     const statuses = ['available', 'pending', 'sold'];
     const pets = ALL_IDS.map((id, index) => `{"id":${id},"name":"Pet ${id}","categoryId":1,"status":"${statuses[index % 3]}"}`);
     writeSandboxData(path.join(configDir, 'sandbox-data.json'), `[${pets.join(',')}]`);
@@ -52,7 +47,6 @@ describe.concurrent('petctl api --paginate', () => {
     expect(result.code).toBe(7);
     expect(idsIn(result.stdout)).toEqual(['1', BIG]);
     expect(() => JSON.parse(result.stdout)).not.toThrow();
-    // One error line and nothing else: no stack, no way on (the same page would come again).
     expect(result.stderr).toBe(`error: page 2 (GET ${server.baseUrl}/orders?page=2) is a JSON object, not a JSON array; --paginate needs every page to be one (invalid_response, HTTP 200)\n`);
 
     server.reply(linkedPage('not json at all'));
@@ -76,7 +70,6 @@ describe.concurrent('petctl api --paginate', () => {
     );
     expect(first.stderr.match(/shown as <value>/g)).toHaveLength(1);
     expect(`${first.stdout}${first.stderr}`).not.toContain(secret);
-    // With -o json the error is the last line, as JSON.
     expect(JSON.parse(first.stderr.trimEnd().split('\n').at(-1)!)).toMatchObject({ code: 'rate_limited', status: 429 });
 
     server.reply(linkedPage([{ id: 5 }]));

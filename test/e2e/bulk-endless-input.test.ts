@@ -6,12 +6,7 @@ import { type TestContext, describe, expect, it, vi } from 'vitest';
 import { BIN, NODE, WAIT, cleanEnv, expectCleanError, setupE2e } from '../helpers/cli';
 import { creator } from '../helpers/pet-creator';
 
-/**
- * Input that never ends: /dev/zero as the file, or an endless pipe on standard input. petctl
- * stops reading within a second of Ctrl-C or SIGTERM wherever it is, ends by the signal, and
- * leaves nothing in the temporary directory, not even when killed. Standard input is spooled
- * only up to its limit. (Linux: /proc/<pid>/io tells that petctl is reading.)
- */
+/** Input that never ends: /dev/zero as the file, or an endless standard input (/proc/<pid>/io shows the reading). */
 
 /** Bytes the process has read (rchar) and written (wchar) so far. */
 function ioOf(pid: number): { read: number; written: number } {
@@ -42,7 +37,7 @@ describe.concurrent('pets add --file: input that never ends', () => {
     let stderr = '';
     child.stderr.setEncoding('utf8').on('data', (chunk: string) => (stderr += chunk));
     const ended = new Promise<NodeJS.Signals | null>((resolve) => child.on('close', (_code, by) => resolve(by)));
-    // Reading the file, or spooling standard input: 64 MiB written to a spool that has no name in TMPDIR.
+    // 64 MiB read, or spooled to a file that has no name in TMPDIR.
     await vi.waitFor(() => expect(ioOf(child.pid!)[file === '-' ? 'written' : 'read']).toBeGreaterThan(64 * MIB), WAIT);
     expect(fs.readdirSync(tmp)).toEqual([]);
     const signalledAt = performance.now();

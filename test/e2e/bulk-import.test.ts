@@ -6,11 +6,7 @@ import { creator } from '../helpers/pet-creator';
 import type { Reply } from '../helpers/scripted-server';
 import { IMPORT_SUMMARY, importSummary, ndjsonRows, postedNames, rowsFile, writeInput } from '../helpers/import-run';
 
-/**
- * `petctl pets add --file` end to end against a scripted server that creates animals (ids from 100): what
- * it prints of each row, and what the server got. Which rows a run sends, skips or refuses: test/bulk. A stop
- * by the rate limit, its words and the rerun: bulk-pacing.test.ts (the day quota), test/bulk/outcome.test.ts.
- */
+/** `petctl pets add --file` against a scripted server that creates animals (ids from 100). */
 
 const CSV = 'name,categoryId,status\r\n"Rex, the ""good"" dog",1,available\r\n\r\nBé 🐶,9007199254740993,\r\n"two\r\nlines",3,sold\r\n';
 
@@ -37,7 +33,6 @@ describe.concurrent('pets add --file', () => {
         '{"name":"two\\r\\nlines","categoryId":3,"status":"sold"}',
       ].sort(),
     );
-    // The journal: in the state directory, private, named in the summary.
     expect(path.dirname(path.dirname(first.journal))).toBe(configDir);
     expect(fs.statSync(first.journal).mode & 0o777).toBe(0o600);
     expect(fs.statSync(path.dirname(first.journal)).mode & 0o777).toBe(0o700);
@@ -52,14 +47,11 @@ describe.concurrent('pets add --file', () => {
       [2, 4, true, 'already_created'],
       [3, 5, true, 'already_created'],
     ]);
-    // The shape the contract shows, in its order; "at" an ISO time.
     expect(Object.keys(skipped[0]!)).toEqual(['row', 'line', 'ok', 'skipped', 'pet', 'at']);
     for (const row of skipped) expect(new Date(row.at as string).toISOString()).toBe(row.at);
-    // The Pet comes from the journal, int64 exact.
     expect(again.stdout).toMatch(/"pet":\{"id":10\d,"name":"Bé 🐶","categoryId":9007199254740993\}/);
 
-    // -o ndjson: one line per row as it completes; -o json: the same objects as one array in row order; --journal
-    // chooses the journal, which keeps the rows of every file.
+    // --journal chooses the journal, which keeps the rows of every file.
     const journal = ['--journal', path.join(configDir, 'mine.journal')];
     const json = writeInput(configDir, 'pets.json', '[\n{"name":"A","categoryId":1},\n{"name":"B","categoryId":9223372036854775807,"status":"pending"}\n]');
 
@@ -84,14 +76,12 @@ describe.concurrent('pets add --file', () => {
   it('reads NDJSON from standard input (jq -c ".[]" style); the same stdin again skips, through the same journal; the spool is removed', async (t) => {
     const { server, configDir, petctl } = await setupE2e(t, creator());
     const input = '{"name":"A","categoryId":1}\n\n{"name":"B","categoryId":2,"status":"sold"}\n';
-    // A temporary directory of its own: others' imports come and go in the shared one.
     const tmp = fs.mkdtempSync(path.join(configDir, 'tmp-'));
     const env = { TMPDIR: tmp };
 
     const first = await petctl(['pets', 'add', '--file', '-', '-o', 'ndjson'], { input, env });
     expect(first.code, first.stderr).toBe(0);
     expect(ndjsonRows(first.stdout).map((row) => [row.row, row.line])).toEqual(expect.arrayContaining([[1, 1], [2, 3]]));
-    // The second run skips, and says so on stderr even with -q; --new sends again.
     const second = await petctl(['-q', 'pets', 'add', '--file', '-'], { input, env });
     expect(second.code, second.stderr).toBe(0);
     expect(second.stderr).toMatch(/^skipped 2 rows already created from standard input \(last import \d{4}-\d\d-\d\d \d\d:\d\d\); --new sends them again\n$/);
@@ -128,7 +118,6 @@ describe.concurrent('pets add --file', () => {
     expect(jsonError(asJson)).toEqual({ code: 'invalid_input', message: 'the input is empty: no rows to import', status: 0 });
     expect(server.requests).toHaveLength(0);
 
-    // --dry-run refuses them the same way, its hint fitting the flags given.
     const invalid = writeInput(configDir, 'invalid.csv', 'name,categoryId\nA,1\n,2\n');
     const refused = await petctl(['pets', 'add', '--file', invalid, '--dry-run']);
     expect(refused.code).toBe(6);
@@ -136,7 +125,6 @@ describe.concurrent('pets add --file', () => {
     const skipping = await petctl(['pets', 'add', '--file', invalid, '--dry-run', '--skip-invalid']);
     expect(skipping.code).toBe(6);
     expect(skipping.stderr).not.toContain('add --skip-invalid');
-    // --id-column: a row without an id, or with an id used twice, is invalid.
     const ids = writeInput(configDir, 'intake.ndjson', '{"id":"A-1","name":"Rex","categoryId":1}\n{"name":"Bo","categoryId":1}\n{"id":"A-1","name":"Rexy","categoryId":1}\n{"id":7,"name":"Cy","categoryId":1}\n');
     const idsRefused = await petctl(['pets', 'add', '--file', ids, '--id-column', 'id']);
     expect(idsRefused.code).toBe(6);
@@ -165,7 +153,6 @@ describe.concurrent('pets add --file', () => {
       ]),
     );
     expect(importSummary(ndjson)).toMatchObject({ created: 1, rejected: 1, invalid: 1 });
-    // The JSON error line closes stderr: rows_rejected, or invalid_row when no row was rejected.
     const lastLine = (stderr: string) => JSON.parse(stderr.trim().split('\n').at(-1)!) as object;
     expect(lastLine(ndjson.stderr)).toMatchObject({ code: 'rows_rejected', status: 0 });
     const onlyInvalid = writeInput(configDir, 'blank.ndjson', '{"name":"","categoryId":1}\n');
@@ -175,7 +162,6 @@ describe.concurrent('pets add --file', () => {
     expect(table.code).toBe(6);
     expect(table.stderr).not.toMatch(IMPORT_SUMMARY);
     expect(table.stderr).toMatch(/^error: 1 row rejected by the server, 1 row invalid/m);
-    // Piped table output is TSV: row, line, code, status, message.
     expect(table.stdout).toBe('2\t3\tinvalid_category\t400\tno category for B\n3\t4\tinvalid_row\t0\tname: must not be empty\n');
     const csv = await petctl(['pets', 'add', '--file', file, '--skip-invalid', '-o', 'csv']);
     expect(csv.stdout).toBe('row,line,code,status,message\n2,3,invalid_category,400,no category for B\n3,4,invalid_row,0,name: must not be empty\n');
@@ -190,7 +176,6 @@ describe.concurrent('pets add --file', () => {
     expect(before.code, before.stderr).toBe(0);
     expect(before.stdout).toMatch(/^would send 3 of 3 rows: 0 already created, 0 with an unknown outcome, 0 invalid; journal .+\n$/);
 
-    // A real run creates rows 1 and 2 and loses the answer for row 3.
     server.reply(creator(), creator({ firstId: 200 }), { destroy: true });
     const partial = await petctl(['pets', 'add', '--file', file, '--concurrency', '1']);
     expect(partial.code).toBe(7);
@@ -205,7 +190,6 @@ describe.concurrent('pets add --file', () => {
 
   it('--concurrency 256: 256 requests in flight and waiting after a 429, and stderr holds no Node warning, with or without -q', { timeout: 60_000 }, async (t) => {
     const create = creator();
-    // Slow answers keep all 256 in flight at once; the 429 puts every one of them in a wait.
     const slow: Reply = (request, res) => setTimeout(() => create(request, res), 100);
     const { server, configDir, petctl } = await setupE2e(t, slow);
     server.reply({ status: 429, headers: { 'retry-after': '1' }, body: { code: 'rate_limited', message: 'Too many requests', status: 429 }, delayMs: 150 });
@@ -220,15 +204,13 @@ describe.concurrent('pets add --file', () => {
   });
 });
 
-// Every other shape of damage (a line typed over, JSON that is no entry, a damaged header, all zeros), and the torn
-// last line a rerun reads past: test/bulk/journal.test.ts; a kill mid-write: bulk-interrupt.test.ts.
 describe('a damaged journal', () => {
   it('lines 4-7 zero-filled (a crashed disk): the rerun and --dry-run send nothing, say journal_damaged at line 4, exit 1, and leave it; moved aside, --new sends every row again', async (t) => {
     const rows = ['Rex', 'Bella', 'Max', 'Luna', 'Oliver', 'Milo'];
     const { server, configDir, petctl } = await setupE2e(t, creator());
     const file = writeInput(configDir, 'intake.csv', `name,categoryId\n${rows.map((name) => `${name},1`).join('\n')}\n`);
     const { journal } = importSummary(await petctl(['pets', 'add', '--file', file]));
-    // The lines of the header and six rows' "sent" and "created" entries; 4 to 7 become as many zero bytes.
+    // The header and six rows' "sent" and "created" lines; 4 to 7 become zeros.
     const bytes = fs.readFileSync(journal);
     const starts = [0];
     for (let i = 0; i < bytes.length; i++) if (bytes[i] === 10) starts.push(i + 1);

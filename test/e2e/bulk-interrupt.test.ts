@@ -10,9 +10,8 @@ import { openTerminal } from '../helpers/tmux';
 import { startSandbox } from '../../src/sandbox/server';
 
 /**
- * Nothing lost, nothing twice: imports interrupted (Ctrl-C once in a real terminal, twice) and killed (SIGINT,
- * SIGKILL) at many points, then rerun, checked against what the server holds. The progress bar's rate, time
- * left and layout at every width: test/output/import-progress.test.ts.
+ * Nothing lost, nothing twice: imports interrupted (Ctrl-C once in a terminal, twice) and killed at many points,
+ * then rerun, checked against what the server holds.
  */
 
 const SUMMARY = /created (\d+), skipped 0, rejected 0, invalid 0, unknown 0 in ([\d.]+)s \((\d+)\/min\)/;
@@ -67,9 +66,8 @@ describe('Ctrl-C against a slow server', () => {
 });
 
 /**
- * Runs the same import again and again, killing each run with `signal` once the server has received the next
- * number of POSTs from it (-1: 60 ms after start, during start-up), then lets one run finish; checks every row
- * against the sandbox's data file.
+ * Kills the same import with `signal` after each number of POSTs (-1: during start-up), then lets one run finish
+ * and checks every row against the sandbox's data file.
  */
 async function killAndRerun(t: Pick<TestContext, 'onTestFinished'>, signal: NodeJS.Signals, killPoints: number[], flags: string[]): Promise<CliResult> {
   const dir = tempDir();
@@ -95,22 +93,19 @@ async function killAndRerun(t: Pick<TestContext, 'onTestFinished'>, signal: Node
       }, 2);
     });
     outcomes.push(`after ${point} POSTs: ${result.code ?? result.signal}, ${ndjsonRows(result.stdout).length} rows reported`);
-    // Ended by a signal (SIGKILL; SIGINT, taken or not): no exit code to check. Otherwise 0 or 7, as it finished first.
     if (result.signal === null) expect([0, 7, 130], outcomes.join('; ')).toContain(result.code);
   }
   const final = await run();
   expect([0, 7], `${outcomes.join('; ')}; final: ${final.stderr}`).toContain(final.code);
   const byName = new Map<string, Array<{ id: number | bigint }>>();
   for (const pet of storedPets(dataFile)) byName.set(pet.name, [...(byName.get(pet.name) ?? []), pet]);
-  // Created at most once.
   for (const [name, copies] of byName) expect(copies, `${name} created ${copies.length} times`).toHaveLength(1);
 
   const reported = ndjsonRows(final.stdout);
   expect(reported).toHaveLength(rows);
   for (const result of reported) {
     const name = `${signal}-${result.row}`;
-    // Created (now or by an earlier run) with the journal's Pet the server's; never silently lost: the only
-    // failure is "outcome unknown", and then the server may or may not hold it.
+    // Never silently lost: created with the server's id, or outcome_unknown.
     if (result.ok) expect(byName.get(name)?.[0]?.id, name).toBe(result.pet!.id);
     else expect(result.error?.code, name).toBe('outcome_unknown');
   }

@@ -20,8 +20,7 @@ const WAITING = 'waiting for another import of';
 function expectDoneOrBusy(result: CliResult): number {
   expect(result.stderr).not.toMatch(/internal_error|outcome_unknown|unexpected failure|    at /);
   if (result.code === 1) {
-    // The holder is named when it answers; in a crowd the lock may change hands between the refused bind and the
-    // question, and then the refusal names nobody (the named form is pinned by the held-journal test below).
+    // In a crowd the lock may change hands before its holder is asked: then the refusal names nobody.
     expect(result.stderr).toMatch(/^error: the journal .+ is in use by another import( \(pid \d+, rows\.csv\))?, which did not finish within --max-wait 1s; nothing sent \(journal_busy\)$/m);
     return 0;
   }
@@ -36,7 +35,6 @@ function csv(rows: number): string {
 }
 
 describe.concurrent('imports of one file at the same time, on the sandbox (the Enterprise key: no waiting)', () => {
-  // Each story runs once, with --id-column or without: the journal's lock is the same for both.
   it.for([
     { story: 'twins of 100 rows both end 0, the second skipping what the first created', processes: 2, rows: 100, globals: [], flags: [] },
     {

@@ -8,10 +8,8 @@ import { startSandbox } from '../../src/sandbox/server';
 import { rowsFile } from '../helpers/import-run';
 
 /**
- * A journal or state.json that cannot be written mid-import: on a small tmpfs filled under the running
- * import (root writes past permissions, not past a full disk), or a journal whose folder is removed. The
- * import stops before another request, says which file, why and how many rows were created; once the cause
- * is fixed, the rerun creates every row once.
+ * A journal or state.json that cannot be written mid-import (a small tmpfs filled under it: root writes past
+ * permissions, not past a full disk), or a journal whose folder is removed.
  */
 
 const ESCAPE = /[.*+?^${}()|[\]\\]/g;
@@ -42,7 +40,6 @@ function expectStopped(first: CliResult, createdFirst: number, rows: number, err
       ),
     ),
   ]);
-  // Every animal the service created was reported as created, and is on record.
   expect(first.stderr).toMatch(new RegExp(`^created ${createdFirst}, skipped 0, `, 'm'));
 }
 
@@ -71,7 +68,7 @@ describe.skipIf(noSmallDisk)('a full disk under a running import', () => {
     t.onTestFinished(() => unmountSmallDisk(disk));
     const configDir = configOnDisk ? disk : path.join(dir, 'config');
     const journalFlags = journal === undefined ? [] : ['--journal', path.join(disk, journal)];
-    // The journal's spare room (journal.ts) on the small disk: once seen, and gone, it was freed.
+    // The journal's spare room: once seen, and gone, it was freed.
     let spareSeen = false;
     const spareFreed = () => {
       const imports = path.join(disk, 'imports');
@@ -81,9 +78,8 @@ describe.skipIf(noSmallDisk)('a full disk under a running import', () => {
     };
     let filling = true;
     const rows = 100;
-    // Mid-import the disk fills up under the running import, and stays full (an atomic write in flight at the
-    // first fill frees the old file's room when it renames); not once the journal has freed its spare room:
-    // that room is the journal's, for the answers on the wire.
+    // Filled at each POST from the 20th (a rename in flight frees room), but not once the journal freed its spare
+    // room: that room is for the answers on the wire.
     const { run, created } = await importInto(t, dir, rows, configDir, journalFlags, (posts) => void (filling && posts >= 20 && !spareFreed() && fill(disk)));
 
     const first = await run();

@@ -51,8 +51,7 @@ it.for([
   expect(result.code, result.stderr).toBe(0);
   expect(result.stdout).toMatch(new RegExp(`^would send ${large.rows} of ${large.rows} rows: 0 already created`));
   console.log(`${format}: ${large.rows} rows: peak RSS ${(result.peakRss / MB).toFixed(1)} MB (${(base.peakRss / MB).toFixed(1)} MB for a 64 KB file)`);
-  // What the file adds is the rule, not the process's own size (which differs by Node version): a reader that
-  // held the file, or a few bytes a row, would add tens of MB.
+  // What the file adds, not the process's own size (which differs by Node version).
   expect(result.peakRss - base.peakRss).toBeLessThan(fs.statSync(large.file).size / 4);
   fs.rmSync(large.file);
 });

@@ -8,12 +8,7 @@ import { startSandboxProcess } from '../helpers/sandbox-process';
 import { startSandbox } from '../../src/sandbox/server';
 import { rowsFile } from '../helpers/import-run';
 
-/**
- * Imports at a plan's limits on the sandbox: two at once on one key at the Free plan (60 a window, shortened
- * to 3 s), each process claiming from the state they share; and the day's quota used up mid-import. Paced
- * senders on one record meeting no 429: test/api/waits-table.test.ts; an import beside a loop of other
- * commands: bulk-reserve.test.ts. The rate is bench/bulk.mjs's to measure.
- */
+/** Imports at a plan's limits on the sandbox: two at once on one key, and the day's quota used up mid-import. */
 
 describe('pacing against the sandbox (Free: 60 per 3 s window)', () => {
   it('two imports at once with the same key: at most two 429s together, never banned, every row of both created once', { timeout: 60_000 }, async (t) => {
@@ -64,9 +59,7 @@ describe('the day quota used up mid-import', () => {
     const stopped = await runCli(['--base-url', first.baseUrl, 'pets', 'add', '--file', file, '--skip-invalid'], { env });
 
     expect(stopped.code, stopped.stderr).toBe(5);
-    // It stopped rather than wait for the day's reset: no wait was announced.
     expect(stopped.stderr).not.toMatch(/^petctl: .*waiting/m);
-    // The invalid row, reported above the summary though sending stopped before it, is counted there.
     expect(stopped.stderr).toContain('line 81 (row 81): name: must not be empty\n');
     expect(stopped.stderr).toMatch(/^created 50, skipped 0, rejected 0, invalid 1, unknown 0 in /m);
     expect(stopped.stderr).toMatch(

@@ -5,10 +5,7 @@ import { creator } from '../helpers/pet-creator';
 import { type RecordedRequest, type ScriptedServer, json } from '../helpers/scripted-server';
 import { importSummary, ndjsonRows, postedNames, writeInput } from '../helpers/import-run';
 
-/**
- * --retry-unknown looks before it resends, against a scripted service that lists what it created and
- * can drop the connection after creating. What counts is what the service received.
- */
+/** --retry-unknown against a scripted service that lists what it created and can drop the answer after creating. */
 
 const gets = (requests: RecordedRequest[]) => requests.filter((r) => r.method === 'GET');
 
@@ -23,7 +20,6 @@ async function loseFirstRow(server: ScriptedServer, petctl: E2eSetup['petctl'], 
 
 describe.concurrent('pets add --file --retry-unknown', () => {
   it('two answers lost after the service created the animals: the rerun finds both, sends nothing for them, records them; exit 0, no duplicate', async (t) => {
-    // A and B are created and both answers dropped, once both requests are in (so both are on the wire).
     const shelter = creator({ list: {}, lose: { names: (name) => name === 'A' || name === 'B', together: 2 } });
     const { server, configDir, petctl } = await setupE2e(t, shelter);
     const file = writeInput(configDir, 'intake.csv', 'name,categoryId,status\nA,1,available\nB,1,available\n');
@@ -44,13 +40,11 @@ describe.concurrent('pets add --file --retry-unknown', () => {
       { row: 1, line: 2, ok: true, retryUnknown: 'found', pet: { id: 100, name: 'A', categoryId: 1, status: 'available' } },
       { row: 2, line: 3, ok: true, retryUnknown: 'found', pet: { id: 101, name: 'B', categoryId: 1, status: 'available' } },
     ]);
-    // Every row was sent with a status: only those animals are listed, 100 a page.
     expect(gets(server.requests).map((r) => r.query)).toEqual([{ limit: '100', status: 'available' }]);
     expect(retry.stderr).toContain(`looked for 2 rows sent without an answer among 2 animals on ${server.baseUrl} (1 page): 2 found, 0 not found (sent again), 0 ambiguous\n`);
   });
 
   it('a row not found is sent again (resent); one found is not; the listing follows rel="next" page by page; a rerun without --retry-unknown reports the row and does not send it', async (t) => {
-    // Five animals already there, two a page; C is created and its answer lost; D's connection drops before the service takes it.
     const existing = [1, 2, 3, 4, 5].map((id) => `{"id":${id},"name":"Old ${id}","categoryId":1}`);
     const shelter = creator({ list: { existing, pageSize: 2 }, lose: { names: (name) => name === 'C' } });
     const { server, configDir, petctl } = await setupE2e(t, shelter);
@@ -59,10 +53,8 @@ describe.concurrent('pets add --file --retry-unknown', () => {
     const first = await petctl(['pets', 'add', '--file', file, '--concurrency', '1']);
     expect(first.code).toBe(7);
     server.reply({ destroy: true });
-    // D alone now, and lost before it reaches the service.
     const second = await petctl(['pets', 'add', '--file', file, '--concurrency', '1']);
     expect(second.code).toBe(7);
-    // C is reported, not sent again, without --retry-unknown.
     expect(second.stdout).toMatch(/^1\t1\toutcome_unknown\t0\tsent by an earlier run/m);
     expect(importSummary(second)).toMatchObject({ created: 0, skipped: 0, unknown: 2 });
     expect(postedNames(server.requests)).toEqual(['C', 'D']);
@@ -76,12 +68,11 @@ describe.concurrent('pets add --file --retry-unknown', () => {
       { row: 1, line: 1, ok: true, retryUnknown: 'found', pet: { id: 100, name: 'C', categoryId: 3 } },
       { row: 2, line: 2, ok: true, retryUnknown: 'resent', pet: { id: 101, name: 'D', categoryId: 4 } },
     ]);
-    // A row without a status: every animal is listed (no filter lists the ones without one), every page, following the links.
+    // A row without a status: every animal is listed, every page.
     const listing = gets(server.requests);
     expect(listing.map((r) => r.url)).toEqual(['/v1/pets?limit=100', '/v1/pets?limit=100&after=2', '/v1/pets?limit=100&after=4']);
     expect(server.requests.indexOf(listing.at(-1)!)).toBeLessThan(server.requests.findLastIndex((r) => r.method === 'POST'));
 
-    // Both recorded as created: --retry-unknown again skips them, asking nothing.
     const requests = server.requests.length;
     const again = await petctl(['pets', 'add', '--file', file, '--retry-unknown']);
     expect(again.stderr).toMatch(/^skipped 2 rows already created from /m);
@@ -116,12 +107,11 @@ describe.concurrent('pets add --file --retry-unknown', () => {
     expect(postedNames(server.requests)).toEqual(['Rex', 'Bo']);
     const [rex] = ndjsonRows(retry.stdout).filter((row) => row.row === 1);
     expect(rex).toMatchObject({ ok: false, retryUnknown: 'ambiguous', error: { code: 'ambiguous_row', status: 0 } });
-    // int64 ids exact, in order.
     expect(retry.stdout).toContain('"candidates":[7,9007199254740993]');
     expect((rex!.error as { message: string }).message).toContain('ids 7, 9007199254740993');
     expect(importSummary(retry)).toMatchObject({ created: 1, found: 0, resent: 0, ambiguous: 1 });
     expect(JSON.parse(retry.stderr.trim().split('\n').at(-1)!)).toMatchObject({ code: 'ambiguous_rows', status: 0 });
-    // Not recorded: the journal still says "sent" for it (Bo's answer is the one new line).
+    // Not recorded: Bo's answer is the one new line.
     expect(fs.readFileSync(journal, 'utf8').startsWith(recorded)).toBe(true);
     expect(fs.readFileSync(journal, 'utf8').slice(recorded.length)).not.toContain('"Rex"');
 

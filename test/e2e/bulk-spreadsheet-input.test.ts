@@ -4,16 +4,12 @@ import { creator } from '../helpers/pet-creator';
 import type { RecordedRequest } from '../helpers/scripted-server';
 import { importSummary, ndjsonRows, writeInput } from '../helpers/import-run';
 
-/**
- * What spreadsheets really save, imported end to end and checked on the bodies the server received, byte
- * for byte. Each reading rule at its seam: test/bulk/decode.test.ts, csv-columns.test.ts, reader.test.ts.
- */
+/** What spreadsheets really save, checked on the bodies the server received. Each rule's seam: test/bulk. */
 
 /** Excel's "CSV" on Windows: windows-1252, CRLF. */
 const CP1252 = Buffer.from('name,categoryId,status\r\nZo\xeb Caf\xe9,2,available\r\nRex,1,\r\n', 'latin1');
 const EUROPE = 'Name;CategoryId;Status;Notes\r\n"Rex; the dog";1;available;"big, brown"\r\n;;;\r\n"Mia, ""cat""";2;;\r\n ; ;  ;\r\n;;;\r\n';
 
-/** The bodies the server received, as sent. */
 function bodies(requests: RecordedRequest[]): string[] {
   return requests.filter((r) => r.method === 'POST').map((r) => r.bodyBytes.toString('utf8'));
 }
@@ -90,7 +86,6 @@ describe.concurrent('pets add --file: what spreadsheets save', () => {
     const file = writeInput(configDir, 'round.csv', ['name,categoryId,status', ...written, ''].join('\r\n'));
     const imported = await petctl(['pets', 'add', '--file', file]);
     expect(imported.code, imported.stderr).toBe(0);
-    // Up to 4 requests in flight: in any order.
     expect(bodies(server.requests).map((sent) => (JSON.parse(sent) as { name: string }).name).sort()).toEqual([...names].sort());
 
     // Through petctl and back: the list as -o csv, imported into a second service, arrives as it left.

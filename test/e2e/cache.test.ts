@@ -5,10 +5,7 @@ import { type CliOptions, expectCleanError, setupE2e, tempDir } from '../helpers
 import { json } from '../helpers/scripted-server';
 import { openTerminal } from '../helpers/tmux';
 
-/**
- * --cache end to end: the built binary against a scripted server that counts what it receives, with a
- * private XDG_CACHE_HOME per test. Expiry, links and other users' folders: test/api/cache.test.ts.
- */
+/** --cache against a scripted server, a private XDG_CACHE_HOME per test (the rules: test/api/cache.test.ts). */
 
 const PETS = [
   { id: 1, name: 'Rex', categoryId: 1, status: 'available' },
@@ -21,7 +18,6 @@ async function setup(t: TestContext) {
   const cacheHome = tempDir('petctl-cache-');
   const responses = path.join(cacheHome, 'petctl', 'responses');
   const petctl = (args: string[], options: CliOptions = {}) => e2e.petctl(args, { ...options, env: { XDG_CACHE_HOME: cacheHome, ...options.env } });
-  /** Every entry: the files in the targets' directories. */
   const entries = (): string[] =>
     (fs.existsSync(responses) ? fs.readdirSync(responses) : []).flatMap((target) => fs.readdirSync(path.join(responses, target)).map((name) => path.join(responses, target, name)));
   return { ...e2e, petctl, cacheHome, responses, entries };
@@ -38,15 +34,12 @@ describe.concurrent('--cache', () => {
       outputs.add(result.stdout);
     }
     expect([...outputs]).toEqual([PRINTED]);
-    // -v first names the target and where each part came from.
     const verbose = await petctl(['pets', 'list', '--status', 'available', '--cache', '30s', '-v']);
     expect(verbose.stderr).toMatch(new RegExp(`^\\* base URL ${server.baseUrl} \\(from [^)]+\\); key .+\\n> GET ${server.baseUrl}/pets\\?status=available\\n< from cache, \\d+s old\\n$`));
-    // On a terminal stderr says so without -v.
     const tty = openTerminal(t, ['--base-url', server.baseUrl, 'pets', 'list', '--status', 'available', '--cache', '30s'], env);
     expect(await tty.exitCode()).toBe(0);
     expect(tty.screen()).toMatch(/from cache, \d+s old/);
     expect(tty.stdout()).toBe(PRINTED);
-    // Another request (another query, or no --cache) is sent.
     await petctl(['pets', 'list', '--status', 'pending', '--cache', '30s']);
     await petctl(['pets', 'list', '--status', 'available']);
     expect(server.requests.map((request) => request.url)).toEqual(['/v1/pets?status=available', '/v1/pets?status=pending', '/v1/pets?status=available']);
@@ -66,8 +59,6 @@ describe.concurrent('--cache', () => {
     server.reply(json(500, { code: 'internal', message: 'boom', status: 500 }));
     expect((await petctl(['api', '-X', 'DELETE', '/pets/1'])).code).toBe(7);
     await petctl(['pets', 'list', '--cache', '30s']);
-    // api -f with --cache is a POST: refused, the hint saying how to send the fields as a GET. Its other refusals:
-    // test/commands/parsing.test.ts.
     const fields = await petctl(['api', '/pets', '-f', 'status=available', '--cache', '1m']);
     expect(fields.code).toBe(2);
     expectCleanError(fields);
@@ -89,7 +80,6 @@ describe.concurrent('--cache', () => {
     server.reply(json(200, PETS[0]!));
     expect((await petctl(['pets', 'get', '1', '--cache', '30s'])).code).toBe(0);
     await petctl(['pets', 'list', '--cache', '30s'], { env: { PETCTL_API_KEY: 'pk_test_second_key_for_clear_0000' }, secrets: ['pk_test_second_key_for_clear_0000'] });
-    // Files 0600 in directories 0700 under XDG_CACHE_HOME/petctl, named by digests, without the key.
     expect(entries().length).toBe(3);
     for (const file of entries()) {
       expect(fs.statSync(file).mode & 0o777).toBe(0o600);
@@ -121,7 +111,6 @@ describe.concurrent('--cache', () => {
     server.reply(json(429, { code: 'rate_limited', message: 'slow down', status: 429 }, { 'retry-after': '120' }));
     expect((await petctl(['pets', 'list', '--limit', '3', '--retries', '0'])).code).toBe(5);
     expect(await petctl(['pets', 'list', '--cache', '5m', '--max-wait', '0'])).toMatchObject({ code: 0, stdout: PRINTED });
-    // The gate still holds the key for any request actually sent.
     expect((await petctl(['pets', 'list', '--limit', '4', '--cache', '5m', '--max-wait', '0'])).code).toBe(5);
     expect(server.requests).toHaveLength(2);
   });

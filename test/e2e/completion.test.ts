@@ -6,10 +6,7 @@ import { beforeAll, describe, expect, it } from 'vitest';
 import { GUIDE_TOPICS } from '../../src/commands/help';
 import { BIN, NODE, cleanEnv, expectCleanError, runCli, tempDir } from '../helpers/cli';
 
-/**
- * The completion scripts in real shells, installed as the README says: bash (COMPREPLY), zsh in a
- * pseudo-terminal (test/helpers/zsh-capture.zsh), fish (`complete -C`). A missing shell skips, or fails under CI=true.
- */
+/** The completion scripts in real shells, installed as the README says. A missing shell skips, or fails under CI. */
 
 const ZSH_CAPTURE = fileURLToPath(new URL('../helpers/zsh-capture.zsh', import.meta.url));
 const IN_CI = process.env.CI === 'true' || process.env.CI === '1';
@@ -17,7 +14,6 @@ const installed = (shell: string) => spawnSync(shell, ['-c', 'exit 0'], { stdio:
 
 let root: string;
 let binDir: string;
-/** The config dir every shell test shares: the sandbox plus a profile "staging". */
 let configDir: string;
 
 beforeAll(async () => {
@@ -31,7 +27,6 @@ beforeAll(async () => {
   expect(added.code, added.stderr).toBe(0);
 });
 
-/** What a shell needs: the wrapper first on PATH, a private HOME, the test's config dir. */
 function shellEnv(extra: Record<string, string> = {}): NodeJS.ProcessEnv {
   const home = path.join(root, 'home');
   fs.mkdirSync(home, { recursive: true });
@@ -62,14 +57,12 @@ COMPREPLY=()
 printf '%s\\n' "\${COMPREPLY[@]}"
 `;
 
-/** `words`: COMP_WORDS as bash splits the line, the word under the cursor last. */
 function bash(words: string[], env = shellEnv()): Promise<string[]> {
   return run('bash', ['--norc', '--noprofile', '-c', BASH_DRIVER, 'bash', 'petctl', ...words], env);
 }
 
 type ZshInstall = 'fpath' | 'source';
 
-/** `line`: what is typed before TAB, e.g. "petctl pe". */
 async function zsh(line: string, install: ZshInstall = 'fpath', env = shellEnv()): Promise<string[]> {
   const dir = fs.mkdtempSync(path.join(root, 'zsh-'));
   const script = (await runCli(['completion', 'zsh'])).stdout;
@@ -82,7 +75,6 @@ async function zsh(line: string, install: ZshInstall = 'fpath', env = shellEnv()
   return run('zsh', ['-f', ZSH_CAPTURE, path.join(dir, 'setup.zsh'), line], env);
 }
 
-/** fish loads the script from its completions directory, as the README installs it. */
 async function fish(line: string, env = shellEnv()): Promise<string[]> {
   const configHome = path.join(root, 'fish-config');
   const completions = path.join(configHome, 'fish', 'completions');
@@ -96,8 +88,6 @@ async function fish(line: string, env = shellEnv()): Promise<string[]> {
 
 const sorted = (values: string[]) => [...values].sort();
 
-// Each script printed, and profile names read at TAB time: test/completion/complete.test.ts ("completeRun and
-// completionRun").
 describe.concurrent('petctl completion <shell>', () => {
   it('an unknown or missing shell is a usage error (exit 2); --help shows how to install it; __complete is not listed', async () => {
     for (const args of [['completion', 'tcsh'], ['completion'], ['completion', 'bash', 'zsh']]) {
@@ -114,10 +104,7 @@ describe.concurrent('petctl completion <shell>', () => {
   });
 });
 
-/**
- * How bash splits a line into COMP_WORDS: at blanks, and around "=" (it is in
- * COMP_WORDBREAKS); a trailing blank starts an empty word.
- */
+/** COMP_WORDS as bash splits a line: at blanks and around "=", a trailing blank starting an empty word. */
 function bashWords(line: string): string[] {
   return line.replace(/^petctl /, '').replaceAll('=', ' = ').split(' ').filter((word, index, all) => word !== '' || index === all.length - 1);
 }
@@ -125,9 +112,8 @@ function bashWords(line: string): string[] {
 interface ShellUnderTest {
   title: string;
   shell: string;
-  /** What the shell offers when TAB is pressed after `line`. */
   complete(line: string): Promise<string[]>;
-  /** What replaces `--status=p` in the line: bash replaces only the part after "=". */
+  /** What replaces `--status=p`: bash replaces only the part after "=". */
   statusEquals: string;
 }
 

@@ -6,17 +6,11 @@ import { type CliResult, newApiKey, runCli, tempDir } from '../helpers/cli';
 import { storedPets } from '../helpers/sandbox-data';
 import { json, startScriptedServer } from '../helpers/scripted-server';
 
-/**
- * Many processes in one config directory, through the CLI only: every file still parses, nothing one
- * process wrote is lost, modes stay 0600/0700. docs/reliability.md quotes PROCESSES.
- */
+/** Many processes in one config directory: every file parses, nothing is lost, modes stay 0600/0700. */
 
 const PROCESSES = 20;
 
-/**
- * Every file petctl left in `dir` parses and is 0600; the directory is 0700; no temporary or lock files
- * remain. The sandbox's data file is a log of one JSON document per line (docs/sandbox.md).
- */
+/** The sandbox's data file is a log of one JSON document per line. */
 function expectPrivateAndWhole(dir: string): void {
   expect(fs.statSync(dir).mode & 0o777).toBe(0o700);
   for (const name of fs.readdirSync(dir)) {
@@ -46,12 +40,10 @@ describe(`${PROCESSES} petctl processes at once in one config directory`, () => 
     expectPrivateAndWhole(dir);
     await allAtOnce((i) => petctl(['auth', 'login', '--insecure-storage', '--no-verify', '-p', `p${i}`, '--with-token'], `${keys[i]}\n`));
     expectPrivateAndWhole(dir);
-    // Each process is refused with Retry-After 600 and records that in the shared state file.
     await allAtOnce((i) => petctl(['-p', `p${i}`, '--max-wait', '0', 'pets', 'list']), 5);
     expect(new Set(server.requests.map((r) => r.headers.authorization))).toEqual(new Set(keys.map((key) => `Bearer ${key}`)));
     expectPrivateAndWhole(dir);
 
-    // Nothing lost: every profile is listed with its own key, and every recorded wait still holds (nothing more is sent).
     const listed = await petctl(['profile', 'list', '-o', 'json']);
     expect((JSON.parse(listed.stdout) as Array<{ name: string }>).map((p) => p.name).sort()).toEqual(['sandbox', ...keys.map((_, i) => `p${i}`)].sort());
     const stored = JSON.parse(fs.readFileSync(path.join(dir, 'config.json'), 'utf8')) as { profiles: Record<string, { apiKey?: string }> };
@@ -75,7 +67,6 @@ describe(`${PROCESSES} petctl processes at once in one config directory`, () => 
     for (const pet of created) expect(stored.filter((entry) => entry.id === pet.id)).toEqual([pet]);
     expect((await runCli(['pets', 'list', '--limit', '100'], { env })).stdout.trim().split('\n')).toHaveLength(12 + PROCESSES);
 
-    // Every request of every process was counted once: 20 adds and 1 list, against the Pro key.
     const limits = JSON.parse(fs.readFileSync(`${dataFile}.limits.json`, 'utf8')) as { processes: number[]; rateLimits: Record<string, { minuteCount: number }> };
     expect(limits.processes).toEqual([]);
     expect(limits.rateLimits['sandbox-pro']?.minuteCount).toBe(PROCESSES + 1);

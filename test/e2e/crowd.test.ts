@@ -2,11 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { CASE_TIMEOUT_MS, FELL_BACK, MAX_REFUSED, crowdOnOneKey, expectEveryoneDone, expectNoBan } from '../helpers/crowd-on-one-key';
 import { noRedisServer, startRedisServer } from '../helpers/redis-server';
 
-/**
- * 150 `pets list` at once on one Free key at the real minute, against a service that bans after 10
- * refused in a window: the claim before the wire and the probe keep it to no ban and at most 5
- * refused. One file, so the cases run one after another. Durations are logged, never asserted.
- */
+/** The service bans after 10 refused in a window. One file, so the cases run one after another. */
 
 describe('150 `pets list` at once on one Free key whose window is used up (the real minute)', () => {
   it(
@@ -30,7 +26,6 @@ describe('150 `pets list` at once on one Free key whose window is used up (the r
           expectNoBan(crowd);
           expect(crowd.service.counts.refused, '429 answers').toBeLessThanOrEqual(MAX_REFUSED);
           expectEveryoneDone(crowd);
-          // Up, local and never paused: a slow answer under load is not a store that is down.
           const fellBack = crowd.run.members.filter((member) => member.stderr.includes(FELL_BACK));
           expect(fellBack.map((member) => member.stderr), 'processes that gave up on a running Redis').toEqual([]);
         } finally {

@@ -3,10 +3,7 @@ import { cliSession, newApiKey, tempDir } from '../helpers/cli';
 import { rowsFile } from '../helpers/import-run';
 import { startLimitedService } from '../helpers/limited-service';
 
-/**
- * Issue 30's service 50 ms away with an Enterprise window: an import, every row once, no 429. The listings
- * read every page once, in order, a page ahead: test/api/endpoints/pages.test.ts. How fast: bench/enterprise.mjs.
- */
+/** Issue 30's service 50 ms away with an Enterprise window (how fast: bench/enterprise.mjs). */
 
 const ROWS = 600;
 

@@ -8,18 +8,13 @@ import { writeSandboxData } from '../helpers/sandbox-data';
 import { FREE, call } from '../sandbox/helpers';
 
 /**
- * 650 animals at 10 a page on the Free plan's real minute: the wait for the second window is the pace
- * past --max-wait 10; another client then spends the window, and the 429 stops the listing (exit 5).
- * The printed command, run in bash, finishes it: every animal exactly once. Time only from below.
+ * 650 animals at 10 a page on the Free plan's real minute: a wait for the second window past --max-wait 10, then
+ * another client spends the window and the 429 stops the listing. Time only from below.
  */
 
 const ANIMALS = 650;
 
-/**
- * A pass-through to the sandbox that counts petctl's page requests and the
- * answers' statuses; before forwarding request number `spendBefore`, it lets
- * another client use up the window.
- */
+/** A pass-through to the sandbox recording statuses; before request `spendBefore`, another client spends the window. */
 async function startRelay(t: Pick<TestContext, 'onTestFinished'>, sandbox: RunningSandbox, spendBefore: number) {
   const statuses: number[] = [];
   let pages = 0;
@@ -28,7 +23,6 @@ async function startRelay(t: Pick<TestContext, 'onTestFinished'>, sandbox: Runni
   const server = http.createServer((req, res) => {
     void (async () => {
       pages += 1;
-      // Another client of the key, spending what is left of the window.
       for (let left = pages === spendBefore ? 1 : 0; left > 0; spent++) {
         const other = await call(sandbox.baseUrl, '/pets?limit=1', { key: FREE });
         expect(other.status).toBe(200);
@@ -51,7 +45,6 @@ function ids(stdout: string): number[] {
   return (JSON.parse(stdout) as Array<{ id: number }>).map((pet) => pet.id);
 }
 
-/** The two listings, run side by side: each with its own sandbox, relay and state. */
 const LISTINGS = [
   { command: 'pets list --all', args: ['pets', 'list', '--all', '--limit', '10'], items: 'animals' },
   { command: 'api --paginate', args: ['api', '--paginate', '/pets?limit=10'], items: 'items' },
@@ -70,24 +63,20 @@ describe('a listing of every page on the Free plan at its real minute', () => {
     const started = Date.now();
     const first = await runCli(['--base-url', relay.baseUrl, '--max-wait', '10', ...args, '-o', 'json'], { env, timeoutMs: 110_000 });
     expect(first.code, first.stderr).toBe(5);
-    // The minute window was waited for (the plan allows no more than 60 a minute), not refused at --max-wait.
     expect(Date.now() - started).toBeGreaterThan(55_000);
     expect(first.stderr).toMatch(/^petctl: rate limit reached; waiting \d+s for the window to reopen$/m);
     const printed = ids(first.stdout);
     expect(printed).toEqual(Array.from({ length: 610 }, (_, index) => index + 1));
     const stop = new RegExp(`^stopped after 610 ${items} \\(page 62\\); continue with: (.+)$`, 'm').exec(first.stderr);
     expect(stop, first.stderr).not.toBeNull();
-    // With -o json the error is the last line, as JSON: the server's own Error body.
     expect(JSON.parse(first.stderr.trimEnd().split('\n').at(-1)!)).toMatchObject({ code: 'rate_limited', status: 429 });
     expect(first.stderr).not.toContain('nothing sent');
     expect(relay.statuses.filter((status) => status === 429)).toHaveLength(1);
 
-    // The command as printed, pasted into a shell.
     const rest = await inBash(stop![1]!, env);
     expect(rest.code, rest.stderr).toBe(0);
     const all = [...printed, ...ids(rest.stdout)];
     expect(all).toEqual(Array.from({ length: ANIMALS }, (_, index) => index + 1));
-    // One refused request in all, and no ban.
     expect(relay.statuses.filter((status) => status === 429)).toHaveLength(1);
     expect(relay.spent()).toBeGreaterThan(0);
   });

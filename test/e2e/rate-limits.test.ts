@@ -5,10 +5,7 @@ import { expectCleanError, expectPetctlHeaders, newApiKey, setupE2e } from '../h
 import { namedTime } from '../helpers/local-time';
 import { json } from '../helpers/scripted-server';
 
-/**
- * The rate-limit side of the HTTP core as its user meets it through the built binary: the notice, the exit
- * code, the next process. Timing only as lower bounds. Each wait's rule: test/api/waits.test.ts, client.test.ts.
- */
+/** Rate limits as a user meets them: the notice, the exit code, the next process. Time only from below. */
 
 /** Timers and the two processes' clocks may disagree by a few ms. */
 const SLACK_MS = 50;
@@ -45,7 +42,6 @@ describe.concurrent('rate limits across commands', () => {
     // Local time to the second: the named second may start up to 1 s before the moment itself.
     expect(namedTime(result.stderr)).toBeGreaterThanOrEqual(server.requests[0]!.at + 120_000 - 1000 - SLACK_MS);
     expect(result.stderr).toMatch(/^hint: .*--max-wait/m);
-    // The state file remembers the block, never the key.
     const state = fs.readFileSync(path.join(configDir, 'state.json'), 'utf8');
     expect(state).toMatch(/"reason": "rate_limited"/);
     expect(state).not.toContain(key);
@@ -58,7 +54,6 @@ describe.concurrent('rate limits across commands', () => {
     expect(namedTime(again.stderr)).toBeGreaterThanOrEqual(server.requests[0]!.at + 120_000 - 1000 - SLACK_MS);
     expect(server.requests).toHaveLength(1);
 
-    // Another key is another limit: it is sent, and here banned (key_banned, Retry-After 600); then it sends nothing.
     server.reply(json(429, { code: 'key_banned', message: 'API key banned for 10 minutes', status: 429 }, { 'retry-after': '600' }), LISTED);
     const otherKey = newApiKey();
     const other = (args: string[]) => petctl(args, { env: { PETCTL_API_KEY: otherKey }, secrets: [otherKey] });
@@ -70,7 +65,6 @@ describe.concurrent('rate limits across commands', () => {
     expect(stillBanned.code).toBe(5);
     expectCleanError(stillBanned);
     expect(stillBanned.stderr).toMatch(/the API key is banned until [\d: -]+ \(in \d+m\d\ds\); petctl sends nothing before then \(key_banned\)/);
-    // The same server reached as localhost is another base URL.
     expect((await petctl(['--base-url', `http://localhost:${server.port}/v1`, 'pets', 'list'])).code).toBe(0);
     expect(server.requests.map((request) => request.headers.authorization)).toEqual([`Bearer ${key}`, `Bearer ${otherKey}`, `Bearer ${key}`]);
     server.verify();
@@ -91,7 +85,6 @@ describe.concurrent('rate limits across commands', () => {
 
     const waited = await petctl(['pets', 'list']);
     expect(waited).toMatchObject({ code: 0, stdout: PET_LINE });
-    // stderr is not a TTY here: one plain line, no countdown.
     expect(waited.stderr).toMatch(/^petctl: rate limit reached; waiting \ds for the window to reopen\n$/);
     expect(server.requests).toHaveLength(2);
     expect(server.requests[1]!.at).toBeGreaterThanOrEqual(reset * 1000 - SLACK_MS);

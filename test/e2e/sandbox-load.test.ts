@@ -7,10 +7,7 @@ import { expect, it } from 'vitest';
 import { parseJson } from '../../src/schemas/json';
 import { BIN, NODE, cleanEnv, tempDir } from '../helpers/cli';
 
-/**
- * `petctl sandbox --data` under 100 keep-alive connections for PETCTL_LOAD_SECONDS (30): no 5xx, no
- * dropped connection, flat memory, every 201 in the data file. Its figures: docs/reliability.md, bench/sandbox.mjs.
- */
+/** `petctl sandbox --data` under load for PETCTL_LOAD_SECONDS (30). Its figures: bench/sandbox.mjs. */
 
 const SECONDS = Number(process.env.PETCTL_LOAD_SECONDS) || 30;
 const CONNECTIONS = 100;
@@ -45,7 +42,6 @@ it(`holds ${CONNECTIONS} connections of mixed list/add/get for ${SECONDS} s: no 
   const failures: string[] = [];
   const acknowledged = new Map<string, string>();
   let highestId = 12;
-  // RSS samples, each with the number of animals stored by then.
   const memory: Array<{ kb: number; animals: number }> = [];
   const sampler = setInterval(() => memory.push({ kb: rssKb(child.pid!), animals: acknowledged.size }), 500);
   const deadline = Date.now() + SECONDS * 1000;
@@ -82,10 +78,8 @@ it(`holds ${CONNECTIONS} connections of mixed list/add/get for ${SECONDS} s: no 
 
   expect({ failures: failures.slice(0, 5), errorLines }).toEqual({ failures: [], errorLines: [] });
   expect([...statuses.keys()].sort()).toEqual([200, 201]);
-  // Flat but for the animals it stores: the sandbox keeps every animal in memory (a few hundred bytes each,
-  // more while a loaded machine delays collection), and one animal is added per four requests. A leak of 500
-  // bytes per request would be 2 KB per animal more. Warmed up (the second fifth of the run) against the end
-  // (the last fifth), each at its peak.
+  // Flat but for the animals it keeps in memory (a leak of 500 bytes a request would be 2 KB an animal more): the
+  // second fifth of the run against the last, each at its peak.
   const fifths = Math.max(1, Math.floor(memory.length / 5));
   const peak = (samples: typeof memory) => samples.reduce((top, sample) => (sample.kb > top.kb ? sample : top));
   const early = peak(memory.slice(fifths, 2 * fifths));
@@ -93,7 +87,6 @@ it(`holds ${CONNECTIONS} connections of mixed list/add/get for ${SECONDS} s: no 
   console.log(`load: ${[...statuses.values()].reduce((a, b) => a + b, 0)} requests, ${acknowledged.size} animals, RSS ${Math.round(early.kb / 1024)} MB early, ${Math.round(late / 1024)} MB late`);
   if (HAS_PROC) expect(late - early.kb).toBeLessThan(32 * 1024 + 2 * (acknowledged.size - early.animals));
 
-  // Every acknowledged animal is in the file, once, with its name.
   const stored = new Map<string, string>();
   for (const line of fs.readFileSync(dataFile, 'utf8').split('\n').slice(1, -1)) {
     const pet = parseJson(line) as { id: number; name: string };

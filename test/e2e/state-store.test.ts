@@ -5,11 +5,7 @@ import { type CliResult, newApiKey, runCli, setupE2e, tempDir } from '../helpers
 import { type RedisServer, freePort, noRedisServer, startRedisServer } from '../helpers/redis-server';
 import { type ScriptedServer, json, startScriptedServer } from '../helpers/scripted-server';
 
-/**
- * Config directories ("machines") sharing a real redis-server, with and without a password; time asserted
- * only from below. 150 processes from two config folders on one Redis at the real minute: crowd.test.ts.
- * What Redis is told, and each way it fails: test/api/limits/redis-store.test.ts.
- */
+/** Config directories ("machines") sharing a real redis-server, with and without a password. Time only from below. */
 
 const SLACK_MS = 50;
 const PET = { id: 1, name: 'Rex', categoryId: 1, status: 'available' };
@@ -64,7 +60,6 @@ describe.skipIf(noRedisServer)('several machines, one key, one redis-server', ()
       const key = newApiKey();
       const a = await machine(server.baseUrl, redis.url, key);
       const b = await machine(server.baseUrl, redis.url, key);
-      // Long enough that B's first run starts within it however loaded the machine is.
       server.reply(json(429, { code: 'rate_limited', message: 'Too many requests', status: 429 }, { 'retry-after': '8' }));
 
       const first = await a.run(['--retries', '0', 'pets', 'list']);
@@ -78,7 +73,7 @@ describe.skipIf(noRedisServer)('several machines, one key, one redis-server', ()
       const waited = await b.run(['--max-wait', '20', 'pets', 'list']);
       expect(waited).toMatchObject({ code: 0, stdout: '1\tRex\t1\tavailable\n' });
       expect(server.requests.at(-1)!.at - limitedAt).toBeGreaterThanOrEqual(8000 - SLACK_MS);
-      // B's own file (the mirror of its answers) never held the block: it came through Redis.
+      // The block came through Redis, not B's own file.
       const bState = path.join(b.configDir, 'state.json');
       expect(fs.existsSync(bState) ? fs.readFileSync(bState, 'utf8') : '').not.toContain('blockedUntil');
       for (const result of [first, refused, waited]) expect(warnings(result)).toEqual([]);
@@ -123,14 +118,12 @@ describe.skipIf(noRedisServer)('several machines, one key, one redis-server', ()
       // DEBUG would make ioredis log AUTH/HELLO with the password; the bundle silences its debug module.
       const verbose = await petctl(['-v', 'pets', 'list'], { env: { PETCTL_STATE_URL: bare, PETCTL_STATE_PASSWORD: PASSWORD, DEBUG: '*' }, secrets });
       connected(verbose, bare);
-      // The first request on the key probes it: its claim is written, and so is what the answer said.
       expect(verbose.stderr).toMatch(/state-store: acquire WATCH GET MULTI SET PX \d+ EXEC petctl:limit:[0-9a-f]{32} -> go in \d+ ms/);
       expect(verbose.stderr).toMatch(/state-store: record WATCH GET MULTI SET PX \d+ EXEC petctl:limit:[0-9a-f]{32} -> recorded/);
 
       expect((await petctl(['profile', 'add', 'shelters'], { secrets })).code).toBe(0);
       const set = await petctl(['profile', 'set', 'shelters', '--state-url', bare, '--state-password-stdin'], { input: `${PASSWORD}\n`, secrets });
-      // (setupE2e passes --base-url to every command, so the base URL is "changed" to itself.)
-      // No keychain in this test's environment: the password goes to config.json, said once.
+      // setupE2e passes --base-url, so the base URL is "changed" to itself.
       expect(set.stderr).toMatch(/^no keychain available: the state store password is stored in \S+config\.json \(mode 0600\)\nProfile "shelters" changed: base URL \S+, state URL, state store password; its key is kept\.\n$/);
       const configFile = path.join(configDir, 'config.json');
       expect(JSON.parse(fs.readFileSync(configFile, 'utf8')).profiles.shelters).toEqual({ baseUrl: server.baseUrl, stateUrl: bare, statePassword: PASSWORD });
