@@ -12,18 +12,14 @@ import {
 } from '../helpers/cli';
 import { json } from '../helpers/scripted-server';
 
-/**
- * `petctl api`, and `--query <JMESPath>` on every command with a JSON result, end to end: the built binary against
- * scripted servers on 127.0.0.1. How a query's result prints, and each malformed expression: test/output/query.test.ts.
- */
+/** `petctl api`, and `--query` on every command with a JSON result (how it prints: test/output/query.test.ts). */
 
 const BIG = '9007199254740993'; // 2^53 + 1: JSON.parse would make it ...992
 const PETS = `[{"id":${BIG},"name":"Big","categoryId":2,"status":"sold"},{"id":2,"name":"Bella","categoryId":1,"status":"available"}]`;
 const PET = `{"id":${BIG},"name":"Rex","categoryId":${BIG},"status":"available"}`;
 const ORDERS = `[{"id":${BIG},"petId":7,"quantity":1},{"id":2,"petId":8,"quantity":3}]`;
 
-describe.concurrent('petctl api: paths, methods and bodies', () => {
-  // Pretty -o json, ndjson and -i's head are test/output/api-response.test.ts's; --input's body, raw-request.test.ts's.
+describe.concurrent('petctl api, and --query', () => {
   it('GETs a path relative to the base URL with the key, User-Agent and Accept, printing the body as sent, ending with one newline; --input sends a file or stdin', async (t) => {
     const { server, key, configDir, petctl } = await setupE2e(t);
     const body = `{"name":"Tom","categoryId":${BIG}}`;
@@ -51,9 +47,7 @@ describe.concurrent('petctl api: paths, methods and bodies', () => {
     ]);
     expectPetctlHeaders(server.requests[0]!, key);
   });
-});
 
-describe.concurrent('petctl api: a path written with the base URL\'s own path', () => {
   it('/v1/pets against the built-in sandbox (base URL …/v1) is sent once as /v1/pets, and -v shows that URL', async () => {
     const configDir = tempDir();
     const log = path.join(configDir, 'requests.log');
@@ -65,11 +59,7 @@ describe.concurrent('petctl api: a path written with the base URL\'s own path', 
     expect(result.stderr).not.toContain('/v1/v1');
     expect(fs.readFileSync(log, 'utf8').split('\n').filter(Boolean)).toEqual([expect.stringMatching(/^GET \/v1\/pets\?limit=3 200 /)]);
   });
-});
 
-describe.concurrent('petctl api: output', () => {
-  // -o ndjson, a body that is not JSON and -i's head are test/output/api-response.test.ts's; another origin and a -H that
-  // would replace the key are refused in test/api/endpoints/raw-request.test.ts; which methods are retried, api/waits.test.ts.
   it('-i on an error status prints its head on stdout, then the error on stderr with its exit code; after a retry, the head of the answer that counted', async (t) => {
     const { server, petctl } = await setupE2e(t);
     server.reply(json(404, { code: 'not_found', message: 'no such order', status: 404 }, { 'X-Request-Id': 'r-1' }));
@@ -78,16 +68,13 @@ describe.concurrent('petctl api: output', () => {
     expect(result.stdout).toMatch(/^HTTP\/1\.1 404 Not Found\n[\s\S]*\nX-Request-Id: r-1\n[\s\S]*\n\n$/);
     expect(result.stderr).toBe('error: no such order (not_found, HTTP 404)\n');
 
-    // After a retry, the head of the answer that counted.
     server.reply(json(503, { code: 'busy', message: 'busy', status: 503 }), { status: 200, body: '[]', headers: { 'X-Page': 'final' } });
     const retried = await petctl(['api', '-i', '/pets']);
     expect(retried.code).toBe(0);
     expect(retried.stdout).toMatch(/^HTTP\/1\.1 200 OK\n[\s\S]*X-Page: final\n[\s\S]*\n\n\[\]\n$/);
     expect(retried.stdout).not.toContain('503');
   });
-});
 
-describe.concurrent('--query', () => {
   it('pets list, add and get, api, auth status, profile list and show; a bad expression, or one on a body that is not JSON, ends it', async (t) => {
     const { server, petctl } = await setupE2e(t);
     const limits = { 'X-RateLimit-Limit': '60', 'X-RateLimit-Remaining': '41' };
@@ -108,7 +95,6 @@ describe.concurrent('--query', () => {
     expect(notJson.code).toBe(7);
     expectCleanError(notJson);
 
-    // A malformed expression exits 2 before anything is sent; so does --query on a command without a JSON result.
     const sent = server.requests.length;
     const malformed = await petctl(['pets', 'list', '-o', 'json', '--query', '[']);
     expect(malformed.code).toBe(2);

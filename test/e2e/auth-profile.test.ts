@@ -4,12 +4,7 @@ import { type TestContext, describe, expect, it } from 'vitest';
 import { type CliResult, cliSession, expectCleanError, expectPetctlHeaders, newApiKey, tempDir } from '../helpers/cli';
 import { type Reply, json, startScriptedServer } from '../helpers/scripted-server';
 
-/**
- * Profiles and keys, end to end. Every key a test uses is passed to runCli as a
- * secret, so a key printed on stdout or stderr by any command fails the test.
- * auth login stores a key only when the service accepted it, with --no-verify, or when the service could
- * not be reached at all (those three: test/commands/auth-run.test.ts); here, answers that store nothing.
- */
+/** Profiles and keys; every key is passed to runCli as a secret, so a key printed anywhere fails the test. */
 
 const PET = { id: 1, name: 'Rex', categoryId: 1, status: 'available' };
 const LIMITS = { 'x-ratelimit-limit': '60', 'x-ratelimit-remaining': '41', 'x-ratelimit-reset': '1900000000' };
@@ -40,19 +35,18 @@ async function ok(result: Promise<CliResult>): Promise<CliResult> {
   return done;
 }
 
-describe.concurrent('profiles', () => {
-  // Which profile is chosen (-p, PETCTL_PROFILE, the active one) and each source of the base URL:
-  // test/config/target.test.ts.
-  it('each profile sends its own key to its own base URL; -p beats PETCTL_PROFILE beats the active one', async (t) => {
+describe.concurrent('profiles and auth', () => {
+  it('each profile sends its own key to its own base URL; -p beats PETCTL_PROFILE beats the active one; status names one source for the key in use: PETCTL_API_KEY over a stored key says only that', async (t) => {
     const production = await scripted(t);
     const staging = await scripted(t);
     const productionKey = newApiKey();
     const stagingKey = newApiKey();
-    const { petctl } = setup([productionKey, stagingKey]);
+    const envKey = newApiKey();
+    const { petctl } = setup([productionKey, stagingKey, envKey]);
     const profiles = [['production', production, productionKey], ['staging', staging, stagingKey]] as const;
     for (const [name, server, key] of profiles) {
       await ok(petctl(['profile', 'add', name, '--base-url', server.baseUrl]));
-      // stdin is a pipe here, not a terminal: read from it even without --with-token.
+      // stdin is a pipe: read even without --with-token.
       await ok(petctl(['auth', 'login', '--insecure-storage', '--no-verify', '-p', name], { input: `${key}\n` }));
     }
     await ok(petctl(['profile', 'use', 'staging']));
@@ -67,20 +61,8 @@ describe.concurrent('profiles', () => {
     await ok(petctl(['-p', 'staging', 'pets', 'list'], { env: { PETCTL_PROFILE: 'production' } }));
     expect(served()).toEqual([1, 2]);
     expectPetctlHeaders(staging.requests[1]!, stagingKey);
-  });
-});
 
-describe.concurrent('auth', () => {
-  it('status names one source for the key in use: PETCTL_API_KEY over a stored key says only that', async (t) => {
-    const server = await scripted(t);
-    const stored = newApiKey();
-    const envKey = newApiKey();
-    const { petctl } = setup([stored, envKey]);
-    await ok(petctl(['profile', 'add', 'production', '--base-url', server.baseUrl]));
-    await ok(petctl(['auth', 'login', '--insecure-storage', '--no-verify', '--with-token'], { input: stored }));
-
-    // An answer without rate-limit headers: status says so rather than inventing numbers.
-    server.reply(json(200, []));
+    staging.reply(json(200, []));
     const status = await ok(petctl(['auth', 'status'], { env: { PETCTL_API_KEY: envKey } }));
     expect(status.stdout).toContain('Rate limit: not reported\n');
     const keyLines = status.stdout.split('\n').filter((line) => /key|stored/i.test(line));
@@ -103,7 +85,6 @@ describe.concurrent('auth', () => {
     expect(bogus.code).toBe(4);
     expect(bogus.stderr).toMatch(/^error: key not accepted by the embedded sandbox: /);
     expect(bogus.stderr).not.toContain('replaced');
-    // An empty pipe is refused too, without --with-token.
     const empty = await petctl(['auth', 'login', '--insecure-storage', '--no-verify'], { input: '\n' });
     expect(empty).toMatchObject({ code: 2, stderr: expect.stringContaining('no API key on standard input') });
     expect(readConfig(configFile).profiles.sandbox).toEqual({ apiKey: 'sandbox-pro' });
@@ -154,7 +135,7 @@ describe.concurrent('auth login checks the key before storing it', () => {
     expectCleanError(result);
     expect(result.stderr).toEqual(stderr(baseUrl));
     expect(readConfig(configFile).profiles.production?.apiKey).toBeUndefined();
-    // The same when --base-url gives the base URL for the one command; -o json gives the code.
+    // The same with --base-url; -o json gives the code.
     if (code !== 2 || baseUrl === server.baseUrl) return;
     expect((await petctl(['profile', 'add', 'right', '--base-url', server.baseUrl])).code).toBe(0);
     const given = await petctl(['-o', 'json', '--base-url', baseUrl, '-p', 'right', ...login], { input: key });

@@ -4,10 +4,7 @@ import { describe, expect, it } from 'vitest';
 import { type CliResult, expectCleanError, jsonError, setupE2e } from '../helpers/cli';
 import { json } from '../helpers/scripted-server';
 
-/**
- * The JSON error line a script acts on: an error that says when to try again carries retryAt, and a
- * rate-limit refusal status 429, whether the server answered or petctl refused from saved state.
- */
+/** The JSON error line's retryAt, and status 429 for a refusal whether the server answered or saved state did. */
 
 /** Timers and the two processes' clocks may disagree by a few ms. */
 const SLACK_MS = 50;
@@ -15,11 +12,7 @@ const ISO_SECOND = /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.000Z$/;
 const RATE_LIMITED = { code: 'rate_limited', message: 'Too many requests', status: 429 };
 const PET = { id: 1, name: 'Rex', categoryId: 1, status: 'available' };
 
-/**
- * The error's retryAt in epoch ms, checked against when it can have been decided: no earlier
- * than `waitMs` after `from` (the request that was refused), no later than `waitMs` after the
- * process ended, plus the second it is rounded up to.
- */
+/** retryAt in epoch ms: `waitMs` after the refused request at the earliest, after the end (+1 s) at the latest. */
 function expectRetryAt(error: Record<string, unknown>, from: number, waitMs: number, ended: number): number {
   expect(error.retryAt).toMatch(ISO_SECOND);
   const retryAt = Date.parse(error.retryAt as string);
@@ -53,14 +46,8 @@ describe.concurrent('retryAt and status in JSON errors', () => {
     const savedError = jsonError(saved.result);
     expect(savedError).toMatchObject({ code: 'rate_limited', status: 429 });
     expect(savedError.message).toMatch(/nothing sent/);
-    // The saved block is the first answer's: both processes name the same second, up to the rounding.
     expect(Math.abs(expectRetryAt(savedError, server.requests[0]!.at, 120_000, saved.ended) - firstRetryAt)).toBeLessThanOrEqual(1000);
 
-    // In words, the line still says no answer came this time: no "HTTP 429" after the code.
-    const inWords = await petctl(['pets', 'list']);
-    expect(inWords.stderr).toMatch(/nothing sent\. Try again at .* \(rate_limited\)$/m);
-
-    // auth login, kept from checking the key by the saved block: its own message.
     const login = await timed(() => petctl(['auth', 'login', '--with-token', '-o', 'json'], { env: { PETCTL_API_KEY: undefined }, input: key }));
     expect(login.result.code).toBe(5);
     const loginError = jsonError(login.result);
@@ -70,8 +57,6 @@ describe.concurrent('retryAt and status in JSON errors', () => {
     expect(server.requests).toHaveLength(1);
   });
 
-  // A ban's retryAt and a window used up by a success, the same line with another moment: test/api/answer.test.ts
-  // "a 429 key_banned …", test/api/waits-table.test.ts "Remaining 0 blocks every process until the reset".
   it('the commands a 429 stops say when too: pets list --all and an import, each in its last stderr line', async (t) => {
     const { server, configDir, petctl } = await setupE2e(t);
     const page = `[${JSON.stringify(PET)}]`;
@@ -85,7 +70,6 @@ describe.concurrent('retryAt and status in JSON errors', () => {
     expect(listingError).toMatchObject({ code: 'rate_limited', status: 429 });
     expectRetryAt(listingError, server.requests[1]!.at, 120_000, listing.ended);
 
-    // The saved block stops the import before its first row: nothing sent, the same moment named.
     const file = path.join(configDir, 'rows.ndjson');
     fs.writeFileSync(file, '{"name":"A","categoryId":1}\n');
     const importing = await petctl(['pets', 'add', '--file', file, '-o', 'ndjson']);

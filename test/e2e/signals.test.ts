@@ -3,15 +3,11 @@ import { type TestContext, describe, expect, it } from 'vitest';
 import { BIN, NODE, cleanEnv, tempDir } from '../helpers/cli';
 
 /**
- * After its cleanup, an interrupted petctl ends by the signal itself, as a
- * shell expects: bash stops a loop only when its child died by SIGINT (a child
- * that exits 130 on its own tells bash it handled Ctrl-C, and the loop goes on).
+ * An interrupted petctl ends by the signal itself: bash stops a loop only when its child died by SIGINT (one that
+ * exits 130 tells bash it handled Ctrl-C).
  */
 
-/**
- * Runs `script` in bash, where `petctl` runs the built binary, as the leader of
- * its own process group; calls `ready(stdout, pid)` on every stdout chunk.
- */
+/** `script` in bash as the leader of its own process group; `ready(stdout, pid)` on every stdout chunk. */
 function runBash(
   t: Pick<TestContext, 'onTestFinished'>,
   script: string,
@@ -27,9 +23,7 @@ function runBash(
   t.onTestFinished(() => {
     try {
       process.kill(-child.pid!, 'SIGKILL');
-    } catch {
-      // Already gone.
-    }
+    } catch {}
   });
   let stdout = '';
   let stderr = '';
@@ -53,19 +47,16 @@ describe.concurrent('an interrupted petctl ends by its signal', () => {
           sent = true;
           process.kill(-pid, 'SIGINT');
         }
-        // The loop went on: its second sandbox would run until killed.
         if (stdout.includes('start 2')) process.kill(-pid, 'SIGKILL');
       },
     );
     expect(ended.stdout).not.toContain('start 2');
     expect(ended.stdout).not.toContain('after 1');
     expect(ended.stdout).not.toContain('loop finished');
-    // bash, seeing its child die by SIGINT, ends by SIGINT too.
     expect(ended.signal).toBe('SIGINT');
     expect(ended.stderr).toContain('listening on');
   });
 
-  // An import ends by SIGINT after its cleanup (bulk-interrupt.test.ts); bash then stops its loop, as above.
   it('the shell sees 130 after SIGINT and 143 after SIGTERM', async (t) => {
     for (const [signal, status] of [['INT', 130], ['TERM', 143]] as const) {
       let sent = false;
