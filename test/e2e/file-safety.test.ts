@@ -12,10 +12,7 @@ import {
   tempDir,
 } from '../helpers/cli';
 
-/**
- * Nothing planted at a name petctl writes (a symlink, another user's file) is written through, trusted
- * or changed: unsafe_file before anything is sent. "Another user" is uid 65534; as root only petctl's rule stops it.
- */
+/** Nothing planted at a name petctl writes is written through, trusted or changed. "Another user": uid 65534. */
 
 const NOBODY = 65534;
 const isRoot = process.getuid?.() === 0;
@@ -56,26 +53,21 @@ const NAMES: Array<{ name: string; at: (s: SceneOf) => string; directory?: boole
   { name: 'the default journal folder', at: (s) => path.join(s.configDir, 'imports'), directory: true, run: (s) => s.petctl(['pets', 'add', '--file', s.rows]) },
   { name: 'the journal', at: (s) => s.journal, run: (s) => s.petctl(['pets', 'add', '--file', s.rows, '--journal', s.journal]) },
   { name: '<journal>.spare', at: (s) => `${s.journal}.spare`, run: (s) => s.petctl(['pets', 'add', '--file', s.rows, '--journal', s.journal]) },
-  {
-    name: "the built-in sandbox's data file",
-    at: (s) => path.join(s.configDir, 'sandbox-data.json'),
-    run: (s) => runCli(['pets', 'list'], { env: { PETCTL_CONFIG_DIR: s.configDir, PETCTL_SANDBOX_LOG: path.join(s.shared, 'requests.log') } }),
-  },
-  {
-    name: "the built-in sandbox's limits file",
-    at: (s) => path.join(s.configDir, 'sandbox-data.json.limits.json'),
-    run: (s) => runCli(['pets', 'list'], { env: { PETCTL_CONFIG_DIR: s.configDir, PETCTL_SANDBOX_LOG: path.join(s.shared, 'requests.log') } }),
-  },
+  { name: "the built-in sandbox's data file", at: (s) => path.join(s.configDir, 'sandbox-data.json'), run: builtIn },
+  { name: "the built-in sandbox's limits file", at: (s) => path.join(s.configDir, 'sandbox-data.json.limits.json'), run: builtIn },
   { name: 'petctl sandbox --data', at: (s) => s.dataFile, run: (s) => sandboxOn(s) },
   { name: "petctl sandbox --data's limits file", at: (s) => `${s.dataFile}.limits.json`, run: (s) => sandboxOn(s) },
 ];
 
-/** `petctl sandbox` on a data file in the shared folder: it must exit rather than listen. */
+function builtIn(s: SceneOf): Promise<CliResult> {
+  const env = { PETCTL_CONFIG_DIR: s.configDir, PETCTL_SANDBOX_LOG: path.join(s.shared, 'requests.log') };
+  return runCli(['pets', 'list'], { env });
+}
+
 function sandboxOn(s: SceneOf): Promise<CliResult> {
   return runCli(['sandbox', '--port', '0', '--data', s.dataFile], { env: { PETCTL_CONFIG_DIR: s.configDir }, timeoutMs: 10_000 });
 }
 
-/** Refused the documented way, and nothing reached a server (the scripted one, or the sandbox's log). */
 function expectRefused(result: CliResult, s: SceneOf, file: string, problem: RegExp): void {
   expect(result.code, result.stderr).toBe(1);
   expectCleanError(result);
@@ -87,13 +79,11 @@ function expectRefused(result: CliResult, s: SceneOf, file: string, problem: Reg
   expect(fs.existsSync(path.join(s.shared, 'requests.log'))).toBe(false);
 }
 
-/** The two ways a name is planted: a symlink to the user's file, or another user's file or folder (0666 / 0777). */
 const PLANTS = [
   {
     title: 'a symlink planted at a name petctl writes',
     skip: process.platform === 'win32',
     problem: /it is a symbolic link/,
-    // The link and its target's bytes and mode are what must not change.
     plant: (s: SceneOf, at: string) => {
       fs.symlinkSync(s.victim, at);
       return () => [snapshot(s.victim), fs.readlinkSync(at)];
@@ -105,7 +95,6 @@ const PLANTS = [
     problem: new RegExp(`it is owned by another user \\(uid ${NOBODY}\\)`),
     plant: (_s: SceneOf, at: string, entry: (typeof NAMES)[number]) => {
       if (entry.directory) fs.mkdirSync(at, { mode: 0o777 });
-      // Content petctl would believe: a valid config, an empty journal or data file.
       else fs.writeFileSync(at, entry.name === 'config.json' ? '{"profiles":{}}\n' : '');
       fs.chmodSync(at, entry.directory ? 0o777 : 0o666);
       fs.chownSync(at, NOBODY, NOBODY);
@@ -181,7 +170,6 @@ describe.skipIf(!isRoot)("a config directory of another user's", () => {
     if (whole) fs.chmodSync(s.configDir, 0o755);
     const before = snapshot(config);
 
-    // No --base-url: the planted profile is the one that would be used.
     const result = await runCli(['pets', 'list'], { env: { PETCTL_CONFIG_DIR: s.configDir, PETCTL_API_KEY: s.key }, secrets: [s.key] });
 
     expectRefused(result, s, whole ? s.configDir : config, /it is owned by another user \(uid 65534\)/);
@@ -190,8 +178,6 @@ describe.skipIf(!isRoot)("a config directory of another user's", () => {
   });
 });
 
-// A config.json that is not a JSON object: its profiles and keys are the user's to recover, so every command leaves
-// it byte for byte.
 describe.concurrent('a damaged config.json', () => {
   it.for([
     { what: 'JSON cut short', text: '{"activeProfile":"prod","profiles":{"prod":{"baseUrl":"https://api.example.org/v1","apiKey":"sk_live_0123456789' },

@@ -4,12 +4,9 @@ import os from 'node:os';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { cliSession, expectCleanError, tempDir } from '../helpers/cli';
-import { type SecretService, noSecretService, startSecretService } from '../helpers/secret-service';
+import { noSecretService, startSecretService } from '../helpers/secret-service';
 
-/**
- * Keys in a real Secret Service (gnome-keyring on a private D-Bus), read back by the embedded sandbox;
- * without a keychain, the fallback to config.json.
- */
+/** Keys in a real Secret Service (gnome-keyring on a private D-Bus); without one, config.json. */
 
 const KEY = 'sandbox-pro';
 
@@ -21,17 +18,17 @@ function storedApiKey(configDir: string, profile = 'sandbox'): unknown {
   return (JSON.parse(configText(configDir)) as { profiles: Record<string, { apiKey?: unknown }> }).profiles[profile]?.apiKey;
 }
 
-async function withSecretService(t: { onTestFinished(fn: () => Promise<void>): void }): Promise<SecretService> {
-  const service = await startSecretService();
-  t.onTestFinished(() => service.stop());
-  return service;
+/** A Secret Service of the test's own, and petctl in a fresh config dir that reaches it. */
+async function withSecretService(t: { onTestFinished(fn: () => Promise<void>): void }, secrets: string[]) {
+  const keychain = await startSecretService();
+  t.onTestFinished(() => keychain.stop());
+  const configDir = tempDir();
+  return { keychain, configDir, petctl: cliSession({ env: { PETCTL_CONFIG_DIR: configDir, ...keychain.env }, secrets }) };
 }
 
 describe.skipIf(noSecretService)('with a real Secret Service', () => {
-  it('auth login stores the key in the keychain, config.json only where it is; pets list uses it; auth logout removes it; a key gone from the keychain, or a keychain gone, stops a command with exit 4 and says how to fix it', async (t) => {
-    const keychain = await withSecretService(t);
-    const configDir = tempDir();
-    const petctl = cliSession({ env: { PETCTL_CONFIG_DIR: configDir, ...keychain.env }, secrets: [KEY] });
+  it('auth login stores the key in the keychain, config.json only where it is; pets list uses it; auth logout removes it; a key gone from the keychain, or a keychain gone, stops a command with exit 4 and says how to fix it; profile remove deletes the key and the state store password from it', async (t) => {
+    const { keychain, configDir, petctl } = await withSecretService(t, [KEY, 's3cret-pw']);
 
     const login = await petctl(['auth', 'login', '--with-token'], { input: KEY });
     expect(login.code).toBe(0);
@@ -41,7 +38,7 @@ describe.skipIf(noSecretService)('with a real Secret Service', () => {
     expect(storedApiKey(configDir)).toEqual({ store: 'keychain', service: 'petctl', account });
     expect(configText(configDir)).not.toContain(KEY);
 
-    // No PETCTL_API_KEY: the sandbox accepts the Pro key only because petctl read it from the keychain.
+    // The sandbox accepts the Pro key only because petctl read it from the keychain.
     const list = await petctl(['pets', 'list', '--limit', '2', '-o', 'json']);
     expect(list.code).toBe(0);
     expect(JSON.parse(list.stdout)).toHaveLength(2);
@@ -51,14 +48,13 @@ describe.skipIf(noSecretService)('with a real Secret Service', () => {
     const show = await petctl(['profile', 'show']);
     expect(show.stdout).toContain('Stored key: ****-pro (keychain)\n');
 
-    // The keychain cannot be reached (no session bus): nothing is sent, and the error says why.
     const noBus = { env: { DBUS_SESSION_BUS_ADDRESS: undefined } };
     const said = await petctl(['pets', 'list'], noBus);
     expect(said.code).toBe(4);
     expect(said.stderr).toMatch(
       /^error: the keychain is not available: .+ \(keychain_unavailable\)\nhint: is the keyring unlocked in this session\? PETCTL_API_KEY overrides the stored key\n$/,
     );
-    // auth logout cannot delete the entry: it keeps the reference, so nothing is left that nothing points to.
+    // logout keeps the reference to an entry it cannot delete.
     const stuck = await petctl(['auth', 'logout'], noBus);
     expect(stuck.code).toBe(4);
     expect(stuck.stderr).toMatch(
@@ -72,23 +68,28 @@ describe.skipIf(noSecretService)('with a real Secret Service', () => {
     expect(keychain.accounts()).toEqual([]);
     expect(storedApiKey(configDir)).toBeUndefined();
 
-    // A key gone from the keychain behind petctl's back.
     expect((await petctl(['auth', 'login', '--no-verify', '--with-token'], { input: KEY })).code).toBe(0);
     keychain.clear(keychain.accounts()[0]!);
     const gone = await petctl(['pets', 'list']);
     expect(gone.code).toBe(4);
     expectCleanError(gone);
     expect(gone.stderr).toBe('error: the API key of profile "sandbox" is no longer in the keychain (not_configured)\nhint: run petctl auth login\n');
-    // PETCTL_API_KEY still wins, and then the keychain is not asked at all.
     expect((await petctl(['pets', 'list'], { env: { PETCTL_API_KEY: KEY, DBUS_SESSION_BUS_ADDRESS: undefined } })).code).toBe(0);
+
+    const add = await petctl(['profile', 'add', 'staging', '--base-url', 'http://127.0.0.1:9/v1', '--state-url', 'redis://127.0.0.1:9/0', '--state-password-stdin'], { input: 's3cret-pw' });
+    expect(add.code).toBe(0);
+    expect(add.stderr).not.toContain('no keychain available');
+    expect((await petctl(['-p', 'staging', 'auth', 'login', '--no-verify', '--with-token'], { input: KEY })).code).toBe(0);
+    expect(keychain.accounts().sort()).toEqual([expect.stringMatching(/^staging\//), expect.stringMatching(/^staging\//)]);
+    expect(configText(configDir)).not.toContain('s3cret-pw');
+    expect(JSON.parse((await petctl(['profile', 'show', 'staging', '-o', 'json'])).stdout)).toMatchObject({ keyStorage: 'keychain', statePasswordSource: 'profile' });
+    expect((await petctl(['profile', 'remove', 'staging', '--yes'])).code).toBe(0);
+    expect(keychain.accounts()).toEqual([]);
   });
 
   it('a key in config.json keeps working; auth login moves it to the keychain; rotation removes the old key, or says where it is left', async (t) => {
-    const keychain = await withSecretService(t);
-    const configDir = tempDir();
     const NEXT = 'sandbox-business';
-    const secrets = [KEY, NEXT, 'sandbox-free'];
-    const petctl = cliSession({ env: { PETCTL_CONFIG_DIR: configDir, ...keychain.env }, secrets });
+    const { keychain, configDir, petctl } = await withSecretService(t, [KEY, NEXT, 'sandbox-free']);
 
     expect((await petctl(['auth', 'login', '--insecure-storage', '--with-token'], { input: 'sandbox-free' })).code).toBe(0);
     expect(storedApiKey(configDir)).toBe('sandbox-free');
@@ -102,14 +103,12 @@ describe.skipIf(noSecretService)('with a real Secret Service', () => {
     expect(configText(configDir)).not.toContain('sandbox-free');
     expect(configText(configDir)).not.toContain(KEY);
 
-    // The old key in the keychain, the new one in config.json on purpose: the old entry goes.
     const onPurpose = await petctl(['auth', 'login', '--insecure-storage', '--no-verify', '--with-token'], { input: NEXT });
     expect(onPurpose.stderr).toBe('replaced the key ****-pro with ****ness for profile sandbox\n');
     expect(keychain.accounts()).toEqual([]);
     expect(storedApiKey(configDir)).toBe(NEXT);
 
-    // The old key in the keychain, rotated from a shell that cannot reach it: the new key goes to
-    // config.json, the replacement is said, and so is where the old key still is.
+    // Rotated from a shell that cannot reach the keychain.
     expect((await petctl(['auth', 'login', '--no-verify', '--with-token'], { input: KEY })).code).toBe(0);
     const [account] = keychain.accounts();
     const rotated = await petctl(['auth', 'login', '--no-verify', '--with-token'], { input: NEXT, env: { DBUS_SESSION_BUS_ADDRESS: undefined } });
@@ -123,30 +122,11 @@ describe.skipIf(noSecretService)('with a real Secret Service', () => {
     expect(storedApiKey(configDir)).toBe(NEXT);
     expect(keychain.accounts()).toEqual([account]);
   });
-
-  it('profile remove deletes the key and the state store password from the keychain', async (t) => {
-    const keychain = await withSecretService(t);
-    const configDir = tempDir();
-    const petctl = cliSession({ env: { PETCTL_CONFIG_DIR: configDir, ...keychain.env }, secrets: [KEY, 's3cret-pw'] });
-
-    const add = await petctl(['profile', 'add', 'staging', '--base-url', 'http://127.0.0.1:9/v1', '--state-url', 'redis://127.0.0.1:9/0', '--state-password-stdin'], { input: 's3cret-pw' });
-    expect(add.code).toBe(0);
-    expect(add.stderr).not.toContain('no keychain available');
-    expect((await petctl(['-p', 'staging', 'auth', 'login', '--no-verify', '--with-token'], { input: KEY })).code).toBe(0);
-    expect(keychain.accounts().sort()).toEqual([expect.stringMatching(/^staging\//), expect.stringMatching(/^staging\//)]);
-    expect(configText(configDir)).not.toContain('s3cret-pw');
-    expect(JSON.parse((await petctl(['profile', 'show', 'staging', '-o', 'json'])).stdout)).toMatchObject({ keyStorage: 'keychain', statePasswordSource: 'profile' });
-
-    const removed = await petctl(['profile', 'remove', 'staging', '--yes']);
-    expect(removed.code).toBe(0);
-    expect(keychain.accounts()).toEqual([]);
-  });
 });
 
 describe('with no keychain', () => {
   it('auth login stores the key in config.json (0600) and says so once; status and show say "config file"', async () => {
     const configDir = tempDir();
-    // cleanEnv passes no DBUS_SESSION_BUS_ADDRESS: no Secret Service can be reached.
     const petctl = cliSession({ env: { PETCTL_CONFIG_DIR: configDir }, secrets: [KEY] });
 
     const login = await petctl(['auth', 'login', '--with-token'], { input: KEY });
@@ -158,15 +138,12 @@ describe('with no keychain', () => {
     expect(storedApiKey(configDir)).toBe(KEY);
     expect(fs.statSync(configFile).mode & 0o777).toBe(0o600);
 
-    // Once: the commands that use the key say nothing of where it is.
     const list = await petctl(['pets', 'list', '--limit', '1']);
     expect(list.code).toBe(0);
     expect(list.stderr).toBe('');
     expect(JSON.parse((await petctl(['auth', 'status', '-o', 'json'])).stdout)).toMatchObject({ keyStorage: 'config file' });
     expect((await petctl(['profile', 'show'])).stdout).toContain('Stored key: ****-pro (config file)\n');
 
-    // --insecure-storage chooses the file on purpose: no word of a keychain. Replaced only once the service accepted
-    // the new key.
     const business = { input: 'sandbox-business', secrets: ['sandbox-business'] };
     const replaced = await petctl(['auth', 'login', '--insecure-storage', '--with-token'], business);
     expect(replaced.stderr).toMatch(/^Key accepted by the embedded sandbox: rate limit \d+, \d+ left\.\n/);

@@ -2,66 +2,56 @@ import { describe, expect, it } from 'vitest';
 import { inBash, jsonError, setupE2e } from '../helpers/cli';
 import { linkedPage, petsPage, refusedPastMaxWait } from '../helpers/linked-pages';
 
-/**
- * `petctl pets list --all` against scripted servers: linked pages, links it refuses, a stop that leaves
- * what it fetched and the command that continues, and `--starting-token`. The walk itself (each next page
- * on the wire while the page before is read, no link off the origin): test/api/endpoints/pages.test.ts.
- */
+/** `petctl pets list --all` and `--starting-token` against scripted servers (the walk: pages.test.ts). */
 
 const BIG = '9007199254740993';
 const tsv = (ids: string[]) => ids.map((id) => `${id}\tPet ${id}\t1\tavailable\n`).join('');
 
-/** The ids of a JSON array on stdout, digit for digit (an int64 above 2^53 included). */
 function jsonIds(stdout: string): string[] {
   expect(() => JSON.parse(stdout)).not.toThrow();
   return [...stdout.matchAll(/"id": (\d+)/g)].map((match) => match[1]!);
 }
 
-describe.concurrent('pets list --all follows Link rel="next"', () => {
-  it('fetches linked pages with --limit as the page size and prints every animal (TSV); -v traces each page; a full last page gets a notice; a link back is refused', async (t) => {
-    const { server, petctl } = await setupE2e(t);
-    server.reply(
-      linkedPage(petsPage([1, 2]), '/v1/pets?limit=2&status=available&after=2'),
-      linkedPage(petsPage([3, BIG]), `/v1/pets?limit=2&status=available&after=${BIG}`),
-      linkedPage(petsPage(['9007199254740995'])),
-    );
-    const traced = await petctl(['pets', 'list', '--all', '--limit', '2', '--status', 'available', '-v']);
-    expect(traced.code, traced.stderr).toBe(0);
-    expect(traced.stdout).toBe(tsv(['1', '2', '3', BIG, '9007199254740995']));
-    expect(server.requests.map((request) => request.url)).toEqual([
-      '/v1/pets?limit=2&status=available',
-      '/v1/pets?limit=2&status=available&after=2',
-      `/v1/pets?limit=2&status=available&after=${BIG}`,
-    ]);
-    expect(traced.stderr.match(/^> GET /gm)).toHaveLength(3);
-    expect(traced.stderr).toMatch(/^page 1: 2 animals, next http:\/\/127\.0\.0\.1:\d+\/v1\/pets\?limit=2&status=available&after=2$/m);
-    expect(traced.stderr).toMatch(/^page 3: 1 animals, no next link$/m);
+it.concurrent('fetches linked pages with --limit as the page size and prints every animal (TSV); -v traces each page; a full last page gets a notice; a link back is refused', async (t) => {
+  const { server, petctl } = await setupE2e(t);
+  server.reply(
+    linkedPage(petsPage([1, 2]), '/v1/pets?limit=2&status=available&after=2'),
+    linkedPage(petsPage([3, BIG]), `/v1/pets?limit=2&status=available&after=${BIG}`),
+    linkedPage(petsPage(['9007199254740995'])),
+  );
+  const traced = await petctl(['pets', 'list', '--all', '--limit', '2', '--status', 'available', '-v']);
+  expect(traced.code, traced.stderr).toBe(0);
+  expect(traced.stdout).toBe(tsv(['1', '2', '3', BIG, '9007199254740995']));
+  expect(server.requests.map((request) => request.url)).toEqual([
+    '/v1/pets?limit=2&status=available',
+    '/v1/pets?limit=2&status=available&after=2',
+    `/v1/pets?limit=2&status=available&after=${BIG}`,
+  ]);
+  expect(traced.stderr.match(/^> GET /gm)).toHaveLength(3);
+  expect(traced.stderr).toMatch(/^page 1: 2 animals, next http:\/\/127\.0\.0\.1:\d+\/v1\/pets\?limit=2&status=available&after=2$/m);
+  expect(traced.stderr).toMatch(/^page 3: 1 animals, no next link$/m);
 
-    server.reply(linkedPage(petsPage([1, 2])));
-    const full = await petctl(['pets', 'list', '--all', '--limit', '2']);
-    expect(full).toMatchObject({ code: 0, stdout: tsv(['1', '2']) });
-    expect(full.stderr).toBe('petctl: page 1 is full but came without a Link rel="next"; the server may hold more animals than were listed\n');
+  server.reply(linkedPage(petsPage([1, 2])));
+  const full = await petctl(['pets', 'list', '--all', '--limit', '2']);
+  expect(full).toMatchObject({ code: 0, stdout: tsv(['1', '2']) });
+  expect(full.stderr).toBe('petctl: page 1 is full but came without a Link rel="next"; the server may hold more animals than were listed\n');
 
-    // A next link back to a page already fetched (a loop), or to itself: exit 7, not requested, no way on.
-    server.reply(linkedPage(petsPage([1, 2]), '/v1/pets?limit=2&after=2'), linkedPage(petsPage([3, 4]), '/v1/pets?limit=2'), linkedPage(petsPage([1, 2]), '/v1/pets?limit=2'));
-    const loop = await petctl(['pets', 'list', '--all', '--limit', '2']);
-    expect(loop.code).toBe(7);
-    expect(loop.stderr).toContain("error: page 2's next link leads back to a page already fetched (/v1/pets?limit=2); not followed");
-    const itself = await petctl(['pets', 'list', '--all', '--limit', '2', '-o', 'json']);
-    expect(itself.code).toBe(7);
-    expect(JSON.parse(itself.stdout)).toHaveLength(2);
-    // A bad link is no place to continue from: no continue command, one JSON error line.
-    expect(jsonError(itself)).toMatchObject({ code: 'invalid_response', status: 200 });
-    expect(server.requests).toHaveLength(7);
-    server.verify();
-  });
+  server.reply(linkedPage(petsPage([1, 2]), '/v1/pets?limit=2&after=2'), linkedPage(petsPage([3, 4]), '/v1/pets?limit=2'), linkedPage(petsPage([1, 2]), '/v1/pets?limit=2'));
+  const loop = await petctl(['pets', 'list', '--all', '--limit', '2']);
+  expect(loop.code).toBe(7);
+  expect(loop.stderr).toContain("error: page 2's next link leads back to a page already fetched (/v1/pets?limit=2); not followed");
+  const itself = await petctl(['pets', 'list', '--all', '--limit', '2', '-o', 'json']);
+  expect(itself.code).toBe(7);
+  expect(JSON.parse(itself.stdout)).toHaveLength(2);
+  expect(jsonError(itself)).toMatchObject({ code: 'invalid_response', status: 200 });
+  expect(server.requests).toHaveLength(7);
+  server.verify();
 });
 
-// A stop in the gate (the page not requested, never "nothing sent"): test/output/waits.test.ts; its way on is a 429's.
 describe.concurrent('pets list --all stopped', () => {
   it('by a 429: one valid JSON array on stdout, --query over it, and the command printed continues in a shell: every animal once', async (t) => {
     const { server, key, configDir, petctl } = await setupE2e(t);
-    // A link with what a shell would run or expand, were it not quoted.
+    // What a shell would run or expand, were it not quoted.
     const next = "/v1/pets?limit=2&status=available&after=4&x=$(exit%209)`false`;*|";
     const pages = () => [linkedPage(petsPage([1, 2]), '/v1/pets?limit=2&status=available&after=2'), linkedPage(petsPage([3, BIG]), next), refusedPastMaxWait];
     server.reply(...pages());
@@ -112,7 +102,6 @@ describe.concurrent('pets list --starting-token', () => {
     ]);
     server.verify();
 
-    // Refused before anything is sent (exit 2): a token off the base URL's origin, one that is no link, filters it contradicts.
     const offOrigin = await petctl(['pets', 'list', '--all', '--starting-token', `http://localhost:${server.port}/v1/pets?after=2`]);
     expect(offOrigin).toMatchObject({
       code: 2,

@@ -13,7 +13,7 @@ const PET = { id: 1, name: 'Rex', categoryId: 1, status: 'available' };
 const NO_PROFILE =
   'error: no profile chosen; petctl has profiles production, staging. Choose one with petctl profile use <name> or -p <name> (-p sandbox for the built-in sandbox) (no_profile)\n';
 
-/** Two profiles holding one key, none chosen (as a config written by hand, or the chosen profile's removal, leaves). */
+/** Two profiles holding one key, none chosen. */
 async function setup(t: Pick<TestContext, 'onTestFinished'>, options: { profiles?: boolean } = {}) {
   const production = await startScriptedServer(json(201, PET));
   const staging = await startScriptedServer(json(200, [PET]));
@@ -33,7 +33,6 @@ async function setup(t: Pick<TestContext, 'onTestFinished'>, options: { profiles
     fs.writeFileSync(configFile, JSON.stringify({ profiles }), { mode: 0o600 });
   }
   const petctl = cliSession({ env: { PETCTL_CONFIG_DIR: configDir, PETCTL_SANDBOX_LOG: log }, secrets: [key] });
-  /** What the embedded sandbox received, one line per request. */
   const sandboxRequests = () => (fs.existsSync(log) ? fs.readFileSync(log, 'utf8').split('\n').filter(Boolean) : []);
   return { petctl, production, staging, sandboxRequests, configFile };
 }
@@ -44,48 +43,42 @@ function expectNoProfile(result: CliResult, names = 'production, staging'): void
   expectCleanError(result);
 }
 
-describe.concurrent('the profile a command uses', () => {
-  it('two profiles added, none used: pets, api, auth and a bulk import stop with no_profile, exit 2, and nothing is sent anywhere', async (t) => {
-    const { petctl, production, staging, sandboxRequests, configFile } = await setup(t);
-    const rows = path.join(path.dirname(configFile), 'rows.ndjson');
-    fs.writeFileSync(rows, '{"name":"Rex","categoryId":1}\n');
-    const add = ['pets', 'add', '--name', 'Rex', '--category-id', '1'];
-    const reads = [['pets', 'list'], ['pets', 'get', '1'], ['api', '/pets'], ['auth', 'status'], ['auth', 'logout']];
-    for (const args of [add, ...reads, ['pets', 'add', '--file', rows]]) {
-      expectNoProfile(await petctl(args));
-    }
-    expectNoProfile(await petctl(['auth', 'login', '--insecure-storage', '--with-token'], { input: newApiKey() }));
-    expect(jsonError(await petctl(['-o', 'json', 'pets', 'list']))).toMatchObject({ code: 'no_profile', status: 0 });
-    expect([production.requests.length, staging.requests.length, sandboxRequests().length]).toEqual([0, 0, 0]);
-  });
+it.concurrent('two profiles added, none used: pets, api, auth and a bulk import stop with no_profile, exit 2, and nothing is sent anywhere; commands that do not talk to the service still work while none is chosen; a profile added then is not chosen', async (t) => {
+  const { petctl, production, staging, sandboxRequests, configFile } = await setup(t);
+  const rows = path.join(path.dirname(configFile), 'rows.ndjson');
+  fs.writeFileSync(rows, '{"name":"Rex","categoryId":1}\n');
+  const add = ['pets', 'add', '--name', 'Rex', '--category-id', '1'];
+  const reads = [['pets', 'list'], ['pets', 'get', '1'], ['api', '/pets'], ['auth', 'status'], ['auth', 'logout']];
+  for (const args of [add, ...reads, ['pets', 'add', '--file', rows]]) {
+    expectNoProfile(await petctl(args));
+  }
+  expectNoProfile(await petctl(['auth', 'login', '--insecure-storage', '--with-token'], { input: newApiKey() }));
+  expect(jsonError(await petctl(['-o', 'json', 'pets', 'list']))).toMatchObject({ code: 'no_profile', status: 0 });
 
-  it('commands that do not talk to the service still work while none is chosen; a profile added then is not chosen', async (t) => {
-    const { petctl, production, staging, sandboxRequests } = await setup(t);
-    const list = await petctl(['profile', 'list', '-o', 'json']);
-    expect(list.code).toBe(0);
-    expect((JSON.parse(list.stdout) as Array<{ active: boolean }>).some((profile) => profile.active)).toBe(false);
-    const shown = await petctl(['profile', 'show']);
-    expect(shown.code).toBe(0);
-    expect(shown.stdout).toMatch(/^Profile: +none chosen: commands that talk to the service stop \(no_profile\) until one is chosen with petctl profile use <name> or -p <name>\n/);
-    expect(shown.stdout).toMatch(/Profiles: +sandbox, production, staging\n/);
-    const third = await petctl(['profile', 'add', 'qa', '--base-url', 'https://qa.example.org/v1']);
-    expect(third.stderr).toBe('Profile "qa" added. Store its key with: petctl auth login -p qa\n');
-    expectNoProfile(await petctl(['pets', 'list']), 'production, qa, staging');
-    for (const args of [
-      ['profile', 'set', 'qa', '--base-url', 'https://qa2.example.org/v1'],
-      ['completion', 'bash'],
-      ['__complete', '--', '-p', ''],
-      ['--help'],
-      ['pets', 'list', '--help'],
-      ['sandbox', '--help'],
-    ]) {
-      const result = await petctl(args);
-      expect(result.code, args.join(' ')).toBe(0);
-      expect(result.stderr, args.join(' ')).not.toContain('no_profile');
-    }
-    expect((await petctl(['profile', 'use', 'production'])).code).toBe(0);
-    expect([production.requests.length, staging.requests.length, sandboxRequests().length]).toEqual([0, 0, 0]);
-  });
+  const list = await petctl(['profile', 'list', '-o', 'json']);
+  expect(list.code).toBe(0);
+  expect((JSON.parse(list.stdout) as Array<{ active: boolean }>).some((profile) => profile.active)).toBe(false);
+  const shown = await petctl(['profile', 'show']);
+  expect(shown.code).toBe(0);
+  expect(shown.stdout).toMatch(/^Profile: +none chosen: commands that talk to the service stop \(no_profile\) until one is chosen with petctl profile use <name> or -p <name>\n/);
+  expect(shown.stdout).toMatch(/Profiles: +sandbox, production, staging\n/);
+  const third = await petctl(['profile', 'add', 'qa', '--base-url', 'https://qa.example.org/v1']);
+  expect(third.stderr).toBe('Profile "qa" added. Store its key with: petctl auth login -p qa\n');
+  expectNoProfile(await petctl(['pets', 'list']), 'production, qa, staging');
+  for (const args of [
+    ['profile', 'set', 'qa', '--base-url', 'https://qa2.example.org/v1'],
+    ['completion', 'bash'],
+    ['__complete', '--', '-p', ''],
+    ['--help'],
+    ['pets', 'list', '--help'],
+    ['sandbox', '--help'],
+  ]) {
+    const result = await petctl(args);
+    expect(result.code, args.join(' ')).toBe(0);
+    expect(result.stderr, args.join(' ')).not.toContain('no_profile');
+  }
+  expect((await petctl(['profile', 'use', 'production'])).code).toBe(0);
+  expect([production.requests.length, staging.requests.length, sandboxRequests().length]).toEqual([0, 0, 0]);
 });
 
 describe.concurrent('the environment may name the whole target', () => {
@@ -136,7 +129,6 @@ describe.concurrent('profile add of the first profile', () => {
     expect(production.requests).toHaveLength(1);
     expect(sandboxRequests()).toEqual([]);
 
-    // A second one is added as before, and the first stays in use.
     const second = await petctl(['profile', 'add', 'qa', '--base-url', 'https://qa.example.org/v1']);
     expect(second.stderr).toBe('Profile "qa" added. Store its key with: petctl auth login -p qa\n');
     expect(JSON.parse((await petctl(['profile', 'show', '-o', 'json'])).stdout)).toMatchObject({ name: 'prod', active: true });
