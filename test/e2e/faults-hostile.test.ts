@@ -2,15 +2,12 @@ import { execFileSync } from 'node:child_process';
 import fs from 'node:fs';
 import type http from 'node:http';
 import path from 'node:path';
-import { type TestContext, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { MAX_RESPONSE_BYTES } from '../../src/api/transport';
 import { type CliResult, cliSession, expectCleanError, jsonError, setupE2e, tempDir } from '../helpers/cli';
 import { json, startScriptedServer } from '../helpers/scripted-server';
 
-/**
- * Hostile servers on loopback (redirects, floods, untrusted certificates, IPv6 only): each case checks the
- * exit code, one error line, the requests received, and no key in any output. docs/reliability.md counts them.
- */
+/** Hostile servers on loopback: redirects, floods, untrusted certificates, IPv6 only. */
 
 const PET = { id: 1, name: 'Rex', categoryId: 1, status: 'available' };
 const PET_LINE = '1\tRex\t1\tavailable\n';
@@ -23,40 +20,33 @@ function errorLine(result: CliResult): string {
   return lines[0]!;
 }
 
-// Each status, a missing Location and a long one are answer.test.ts's; here, the key stays where it was sent.
-describe.concurrent('redirects are errors, never followed', () => {
-  it('a POST redirected to another host: exit 7, one JSON line; that host never sees a request, so the key never travels', async (t) => {
-    const { server, petctl } = await setupE2e(t);
-    const other = await startScriptedServer(json(200, [PET]));
-    t.onTestFinished(() => other.close());
-    // localhost is another origin for the client, though the same machine: the key must stay where it was sent.
-    const elsewhere = `http://localhost:${other.port}/v1/pets`;
-    server.reply({ status: 307, headers: { location: elsewhere }, body: '<html>moved</html>' });
+it.concurrent('a POST redirected to another host: exit 7, one JSON line; that host never sees a request, so the key never travels', async (t) => {
+  const { server, petctl } = await setupE2e(t);
+  const other = await startScriptedServer(json(200, [PET]));
+  t.onTestFinished(() => other.close());
+  // localhost is another origin, though the same machine.
+  const elsewhere = `http://localhost:${other.port}/v1/pets`;
+  server.reply({ status: 307, headers: { location: elsewhere }, body: '<html>moved</html>' });
 
-    const result = await petctl(['-o', 'json', 'pets', 'add', '--name', 'Rex', '--category-id', '1']);
+  const result = await petctl(['-o', 'json', 'pets', 'add', '--name', 'Rex', '--category-id', '1']);
 
-    expect(result.code).toBe(7);
-    expect(result.stdout).toBe('');
-    expect(jsonError(result)).toEqual({
-      code: 'redirected',
-      message: `POST ${server.baseUrl}/pets was redirected (HTTP 307) to ${elsewhere}; petctl does not follow redirects: check the base URL`,
-      status: 307,
-    });
-    expect(server.requests).toHaveLength(1);
-    expect(other.requests).toHaveLength(0);
+  expect(result.code).toBe(7);
+  expect(result.stdout).toBe('');
+  expect(jsonError(result)).toEqual({
+    code: 'redirected',
+    message: `POST ${server.baseUrl}/pets was redirected (HTTP 307) to ${elsewhere}; petctl does not follow redirects: check the base URL`,
+    status: 307,
   });
+  expect(server.requests).toHaveLength(1);
+  expect(other.requests).toHaveLength(0);
 });
 
-/** Bytes the server managed to hand to the socket before petctl hung up. */
 interface Flood {
   written: () => number;
   closed: Promise<void>;
 }
 
-/**
- * Streams `total` bytes (Infinity: for ever) of a JSON-looking body,
- * honouring backpressure, so the test itself never holds more than a chunk.
- */
+/** Streams `total` bytes (Infinity: for ever) of a JSON-looking body, honouring backpressure. */
 function flood(res: http.ServerResponse, total: number): Flood {
   const chunk = Buffer.alloc(64 * 1024, 0x20);
   let written = 0;
@@ -82,43 +72,37 @@ function watchPeakRss(pid: number | undefined): { peak: () => number; stop: () =
       const status = fs.readFileSync(`/proc/${pid}/status`, 'utf8');
       const hwm = /VmHWM:\s+(\d+) kB/.exec(status);
       if (hwm) peak = Math.max(peak, Number(hwm[1]) * 1024);
-    } catch {
-      // The process has ended.
-    }
+    } catch {}
   };
   const timer = setInterval(sample, 20);
   return { peak: () => peak, stop: () => clearInterval(timer) };
 }
 
-describe.concurrent('bodies too large to hold', () => {
-  // The kernel's socket buffers on loopback hold a few MiB beyond what petctl reads.
-  const SLACK = 48 * 1024 * 1024;
+const SLACK = 48 * 1024 * 1024;
 
-  it.for([
-    { what: 'a 2 GB body (Content-Length 2147483648)', total: 2 * 1024 ** 3 },
-    { what: 'an endless chunked body', total: Number.POSITIVE_INFINITY },
-  ])('$what: exit 7 invalid_response at the cap, memory bounded, not retried', { timeout: 90_000 }, async ({ total }, t) => {
-    const { server, petctl } = await setupE2e(t);
-    let stream: Flood | undefined;
-    server.reply((_request, res) => {
-      stream = flood(res, total);
-    });
-    let rss: ReturnType<typeof watchPeakRss> | undefined;
-
-    const result = await petctl(['pets', 'list'], { onSpawn: (child) => (rss = watchPeakRss(child.pid)), timeoutMs: 60_000 });
-    rss!.stop();
-    await stream!.closed;
-
-    expect(result.code).toBe(7);
-    expectCleanError(result);
-    expect(errorLine(result)).toBe(
-      `error: GET ${server.baseUrl}/pets answered with a body over ${MAX_RESPONSE_BYTES / 1024 / 1024} MiB; petctl stopped reading it (invalid_response, HTTP 200)`,
-    );
-    expect(server.requests).toHaveLength(1);
-    expect(stream!.written()).toBeLessThan(MAX_RESPONSE_BYTES + SLACK);
-    // Holding 2 GB (or a few hundred MiB of an endless body) would show here; petctl itself needs ~60 MiB.
-    if (process.platform === 'linux') expect(rss!.peak()).toBeLessThan(256 * 1024 * 1024);
+it.concurrent.for([
+  { what: 'a 2 GB body (Content-Length 2147483648)', total: 2 * 1024 ** 3 },
+  { what: 'an endless chunked body', total: Number.POSITIVE_INFINITY },
+])('$what: exit 7 invalid_response at the cap, memory bounded, not retried', { timeout: 90_000 }, async ({ total }, t) => {
+  const { server, petctl } = await setupE2e(t);
+  let stream: Flood | undefined;
+  server.reply((_request, res) => {
+    stream = flood(res, total);
   });
+  let rss: ReturnType<typeof watchPeakRss> | undefined;
+
+  const result = await petctl(['pets', 'list'], { onSpawn: (child) => (rss = watchPeakRss(child.pid)), timeoutMs: 60_000 });
+  rss!.stop();
+  await stream!.closed;
+
+  expect(result.code).toBe(7);
+  expectCleanError(result);
+  expect(errorLine(result)).toBe(
+    `error: GET ${server.baseUrl}/pets answered with a body over ${MAX_RESPONSE_BYTES / 1024 / 1024} MiB; petctl stopped reading it (invalid_response, HTTP 200)`,
+  );
+  expect(server.requests).toHaveLength(1);
+  expect(stream!.written()).toBeLessThan(MAX_RESPONSE_BYTES + SLACK);
+  if (process.platform === 'linux') expect(rss!.peak()).toBeLessThan(256 * 1024 * 1024);
 });
 
 /** A self-signed certificate for 127.0.0.1 and localhost, made with openssl; undefined when openssl is missing. */
@@ -141,13 +125,10 @@ function selfSignedCertificate(): { key: string; cert: string; certFile: string 
 
 const certificate = selfSignedCertificate();
 
-function startTlsServer(t: Pick<TestContext, 'onTestFinished'>) {
-  return setupE2e(t, json(200, [PET]), { tls: { key: certificate!.key, cert: certificate!.cert } });
-}
-
-describe.skipIf(!certificate)('https with a self-signed certificate (openssl needed)', { concurrent: true }, () => {
-  it('untrusted: exit 7 naming the certificate; no request (so no key) reached the server, however many attempts', async (t) => {
-    const { server, petctl } = await startTlsServer(t);
+describe.skipIf(!certificate)('https with a self-signed certificate (openssl needed)', () => {
+  it('untrusted: exit 7 naming the certificate; no request (so no key) reached the server, however many attempts; trusted through NODE_EXTRA_CA_CERTS: exit 0, and the key arrives over TLS', async (t) => {
+    const tls = { key: certificate!.key, cert: certificate!.cert };
+    const { server, key, petctl } = await setupE2e(t, json(200, [PET]), { tls });
 
     const result = await petctl(['--retries', '0', 'pets', 'list']);
 
@@ -158,7 +139,6 @@ describe.skipIf(!certificate)('https with a self-signed certificate (openssl nee
     );
     expect(server.tlsErrors).toHaveLength(1);
 
-    // A POST, bounded by --retries: nothing was sent, so the "may or may not have been created" hint would be wrong.
     const post = await petctl(['-q', '--retries', '1', 'pets', 'add', '--name', 'Rex', '--category-id', '1']);
     expect(post.code).toBe(7);
     expectCleanError(post);
@@ -166,15 +146,10 @@ describe.skipIf(!certificate)('https with a self-signed certificate (openssl nee
     expect(post.stderr).not.toContain('may or may not');
     expect(server.tlsErrors.length).toBeLessThanOrEqual(3);
     expect(server.requests).toHaveLength(0);
-  });
 
-  it('trusted through NODE_EXTRA_CA_CERTS: exit 0, and the key arrives over TLS', async (t) => {
-    const { server, key, petctl } = await startTlsServer(t);
-
-    const result = await petctl(['pets', 'list'], { env: { NODE_EXTRA_CA_CERTS: certificate!.certFile } });
-
-    expect(result.code).toBe(0);
-    expect(result.stdout).toBe(PET_LINE);
+    const trusted = await petctl(['pets', 'list'], { env: { NODE_EXTRA_CA_CERTS: certificate!.certFile } });
+    expect(trusted.code).toBe(0);
+    expect(trusted.stdout).toBe(PET_LINE);
     expect(server.requests).toHaveLength(1);
     expect(server.requests[0]!.headers.authorization).toBe(`Bearer ${key}`);
   });

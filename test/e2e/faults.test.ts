@@ -1,17 +1,15 @@
 import fs from 'node:fs';
 import http from 'node:http';
-import type { AddressInfo } from 'node:net';
+import type { AddressInfo, Socket } from 'node:net';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { type CliResult, expectCleanError, jsonError, newApiKey, runCli, setupE2e, tempDir } from '../helpers/cli';
+import { freePort } from '../helpers/redis-server';
 import { json } from '../helpers/scripted-server';
 
 /**
- * The fault side of the HTTP core, end to end: the built petctl against a
- * scripted server on loopback that answers with HTML 502s, drops connections,
- * never answers, or sends bodies that are not what the specification says.
- * Whatever it does, a request and its retries end within max(--timeout, --max-wait)
- * plus a second of its first attempt (timer values too long for a timer: test/commands/parsing.test.ts).
+ * The built petctl against scripted servers that answer HTML 502s, drop connections or never answer: a request
+ * and its retries end within max(--timeout, --max-wait) plus a second of its first attempt.
  */
 
 const PET = { id: 1, name: 'Rex', categoryId: 1, status: 'available' };
@@ -19,6 +17,11 @@ const PET_LINE = '1\tRex\t1\tavailable\n';
 const HTML_502 = '<html><head><title>502 Bad Gateway</title></head><body><h1>502 Bad Gateway</h1><hr>nginx</body></html>';
 
 const ADD = ['pets', 'add', '--name', 'Rex', '--category-id', '1'];
+/** --timeout 2 --max-wait 6: every request is over 7 s after its first attempt. */
+const BOUND_MS = 7_000;
+/** The process's own start and exit around the bound, on a loaded machine. */
+const EXIT_SLACK_MS = 1_500;
+const FLAGS = ['--timeout', '2', '--max-wait', '6'];
 
 describe.concurrent('gateway errors and dropped connections', () => {
   it('POST: a dropped connection or a timeout ends with exit 7 after one request, warning the animal may exist', async (t) => {
@@ -47,7 +50,6 @@ describe.concurrent('gateway errors and dropped connections', () => {
     expect(result.code).toBe(0);
     expect(result.stdout).toBe(PET_LINE);
     expect(server.requests.map((r) => r.url)).toEqual(['/v1/pets', '/v1/pets', '/v1/pets']);
-    // Every retry is named with its reason, however short its wait.
     expect(result.stderr).toMatch(/^petctl: retry 1\/4 in \d+(\.\d)?s: (connection reset by the server|the connection closed before the answer was complete)$/m);
     expect(result.stderr).toMatch(/^petctl: retry 2\/4 in \d+(\.\d)?s: HTTP 502$/m);
   });
@@ -59,12 +61,8 @@ describe.concurrent('gateway errors and dropped connections', () => {
     { what: 'TLS to a plain-HTTP port', scheme: 'https', host: 'listening' },
   ])('$what: one error line, no retry', async ({ scheme, host }, t) => {
     const { server } = await setupE2e(t, json(200, []));
-    const probe = http.createServer();
-    await new Promise<void>((resolve) => probe.listen(0, '127.0.0.1', resolve));
-    const freePort = (probe.address() as AddressInfo).port;
-    await new Promise<void>((resolve) => probe.close(() => resolve()));
     const hosts = {
-      'free port': `127.0.0.1:${freePort}`,
+      'free port': `127.0.0.1:${await freePort()}`,
       'example.invalid': 'example.invalid',
       listening: `127.0.0.1:${server.port}`,
     };
@@ -78,7 +76,6 @@ describe.concurrent('gateway errors and dropped connections', () => {
     });
 
     expect(result.code).toBe(7);
-    // Not the sandbox's default port (attempt.test.ts has that hint): no word of the sandbox.
     const why = {
       'free port': `connection refused: nothing is listening on ${at}`,
       'example.invalid': 'cannot resolve the host example.invalid',
@@ -90,89 +87,7 @@ describe.concurrent('gateway errors and dropped connections', () => {
     expect(server.requests).toHaveLength(0);
     expect(Date.now() - started).toBeLessThan(5_000);
   });
-});
 
-describe.concurrent('timeouts', () => {
-  it('GET: a timeout is retried (--retries 1 → two requests), the retry named and the attempts counted; a body that stalls half way also times out', async (t) => {
-    const { server, petctl } = await setupE2e(t, { hang: true });
-
-    const result = await petctl(['--timeout', '0.5', '--retries', '1', 'pets', 'list']);
-
-    expect(result.code).toBe(7);
-    expectCleanError(result);
-    expect(result.stderr).toMatch(/^petctl: retry 1\/1 in \d(\.\d)?s: no answer within 0\.5s$/m);
-    expect(result.stderr).toMatch(/^error: no answer from 127\.0\.0\.1:\d+ within 0\.5s \(--timeout\), 2 attempts over \d+(\.\d)?s \(timeout\)$/m);
-    expect(server.requests).toHaveLength(2);
-    expect(server.requests[1]!.at - server.requests[0]!.at).toBeGreaterThanOrEqual(500 - 50);
-
-    // -q silences the retries, not the count in the final error; -o json names the code, and no status.
-    const quiet = await petctl(['-q', '-o', 'json', '--timeout', '0.5', '--retries', '1', 'pets', 'list']);
-    expect(quiet.code).toBe(7);
-    expect(quiet.stdout).toBe('');
-    expect(quiet.stderr).not.toContain('petctl: retry');
-    expect(jsonError(quiet)).toMatchObject({ code: 'timeout', status: 0, message: expect.stringMatching(/, 2 attempts over \d+(\.\d)?s$/) });
-
-    // A body that stalls half way also times out.
-    server.reply((_request, res) => {
-      res.writeHead(200, { 'content-type': 'application/json', 'content-length': '100' });
-      res.write('[{"id":1,');
-    });
-    const stalled = await petctl(['--timeout', '0.5', '--retries', '0', 'pets', 'list']);
-    expect(stalled.code).toBe(7);
-    expectCleanError(stalled);
-    expect(stalled.stderr).toMatch(/\(timeout\)$/m);
-    expect(server.requests).toHaveLength(5);
-  });
-});
-
-/** --timeout 2 --max-wait 6: every request is over 7 s after its first attempt. */
-const BOUND_MS = 7_000;
-/** The process's own start and exit around the bound, on a loaded machine. */
-const EXIT_SLACK_MS = 1_500;
-const FLAGS = ['--timeout', '2', '--max-wait', '6'];
-
-describe.concurrent('a server that accepts the connection and never answers', () => {
-  // Every request's bound is the client's, whichever command sends it (test/api/waits.test.ts "the bound"); a page
-  // and a row here.
-  it.for([
-    { what: 'pets list', args: ['pets', 'list'] },
-    { what: 'pets list --all (one page)', args: ['pets', 'list', '--all'] },
-  ])('$what --timeout 2 --max-wait 6: over within 7 s of the first attempt, the attempts counted', async ({ args }, t) => {
-    const { server, petctl } = await setupE2e(t, { hang: true });
-
-    const result = await petctl([...FLAGS, ...args]);
-    const ended = Date.now();
-
-    expect(result.code).toBe(7);
-    expectCleanError(result);
-    expect(server.requests.length).toBeGreaterThanOrEqual(2);
-    expect(ended - server.requests[0]!.at).toBeLessThanOrEqual(BOUND_MS + EXIT_SLACK_MS);
-    const attempts = new RegExp(`, ${server.requests.length} attempts over \\d+(\\.\\d)?s \\(timeout\\)$`, 'm');
-    expect(result.stderr).toMatch(attempts);
-    // A retry is started only with a second, or its whole --timeout, left before the bound.
-    const lastStart = server.requests.at(-1)!.at - server.requests[0]!.at;
-    expect(lastStart).toBeLessThanOrEqual(BOUND_MS - 1_000 + 200);
-  });
-
-  it('an import: each row is over within its bound, and no row is sent twice', async (t) => {
-    const { server, configDir, petctl } = await setupE2e(t, { hang: true });
-    const file = path.join(configDir, 'rows.csv');
-    fs.writeFileSync(file, 'name,categoryId,status\nRex,1,available\nTom,2,pending\n');
-
-    const started = Date.now();
-    const result = await petctl([...FLAGS, 'pets', 'add', '--file', file]);
-
-    expect(result.code).not.toBe(0);
-    expect(result.stderr).not.toContain('    at ');
-    // A row's POST may have been received: none is ever sent again.
-    const names = server.requests.map((request) => JSON.parse(request.bodyBytes.toString()).name);
-    expect(names.length).toBeGreaterThanOrEqual(1);
-    expect(new Set(names).size).toBe(names.length);
-    expect(Date.now() - started).toBeLessThanOrEqual(BOUND_MS + EXIT_SLACK_MS);
-  });
-});
-
-describe.concurrent('--verbose', () => {
   it('traces each attempt: method, URL, status, Retry-After and X-RateLimit-*, with Authorization redacted', async (t) => {
     const { server, petctl } = await setupE2e(t);
     const reset = String(Math.floor(Date.now() / 1000) + 60);
@@ -195,17 +110,80 @@ describe.concurrent('--verbose', () => {
   });
 });
 
-/**
- * A tiny forward proxy on loopback that refuses (502) or hangs up; `seen`: the CONNECT targets (host:port) and
- * plain proxied request URLs it was asked for, in arrival order.
- */
+describe.concurrent('a server that accepts the connection and never answers', () => {
+  it('GET: a timeout is retried (--retries 1 → two requests), the retry named and the attempts counted; a body that stalls half way also times out', async (t) => {
+    const { server, petctl } = await setupE2e(t, { hang: true });
+
+    const result = await petctl(['--timeout', '0.5', '--retries', '1', 'pets', 'list']);
+
+    expect(result.code).toBe(7);
+    expectCleanError(result);
+    expect(result.stderr).toMatch(/^petctl: retry 1\/1 in \d(\.\d)?s: no answer within 0\.5s$/m);
+    expect(result.stderr).toMatch(/^error: no answer from 127\.0\.0\.1:\d+ within 0\.5s \(--timeout\), 2 attempts over \d+(\.\d)?s \(timeout\)$/m);
+    expect(server.requests).toHaveLength(2);
+    expect(server.requests[1]!.at - server.requests[0]!.at).toBeGreaterThanOrEqual(500 - 50);
+
+    const quiet = await petctl(['-q', '-o', 'json', '--timeout', '0.5', '--retries', '1', 'pets', 'list']);
+    expect(quiet.code).toBe(7);
+    expect(quiet.stdout).toBe('');
+    expect(quiet.stderr).not.toContain('petctl: retry');
+    expect(jsonError(quiet)).toMatchObject({ code: 'timeout', status: 0, message: expect.stringMatching(/, 2 attempts over \d+(\.\d)?s$/) });
+
+    server.reply((_request, res) => {
+      res.writeHead(200, { 'content-type': 'application/json', 'content-length': '100' });
+      res.write('[{"id":1,');
+    });
+    const stalled = await petctl(['--timeout', '0.5', '--retries', '0', 'pets', 'list']);
+    expect(stalled.code).toBe(7);
+    expectCleanError(stalled);
+    expect(stalled.stderr).toMatch(/\(timeout\)$/m);
+    expect(server.requests).toHaveLength(5);
+  });
+
+  it.for([
+    { what: 'pets list', args: ['pets', 'list'] },
+    { what: 'pets list --all (one page)', args: ['pets', 'list', '--all'] },
+  ])('$what --timeout 2 --max-wait 6: over within 7 s of the first attempt, the attempts counted', async ({ args }, t) => {
+    const { server, petctl } = await setupE2e(t, { hang: true });
+
+    const result = await petctl([...FLAGS, ...args]);
+    const ended = Date.now();
+
+    expect(result.code).toBe(7);
+    expectCleanError(result);
+    expect(server.requests.length).toBeGreaterThanOrEqual(2);
+    expect(ended - server.requests[0]!.at).toBeLessThanOrEqual(BOUND_MS + EXIT_SLACK_MS);
+    const attempts = new RegExp(`, ${server.requests.length} attempts over \\d+(\\.\\d)?s \\(timeout\\)$`, 'm');
+    expect(result.stderr).toMatch(attempts);
+    const lastStart = server.requests.at(-1)!.at - server.requests[0]!.at;
+    expect(lastStart).toBeLessThanOrEqual(BOUND_MS - 1_000 + 200);
+  });
+
+  it('an import: each row is over within its bound, and no row is sent twice', async (t) => {
+    const { server, configDir, petctl } = await setupE2e(t, { hang: true });
+    const file = path.join(configDir, 'rows.csv');
+    fs.writeFileSync(file, 'name,categoryId,status\nRex,1,available\nTom,2,pending\n');
+
+    const started = Date.now();
+    const result = await petctl([...FLAGS, 'pets', 'add', '--file', file]);
+
+    expect(result.code).not.toBe(0);
+    expect(result.stderr).not.toContain('    at ');
+    const names = server.requests.map((request) => JSON.parse(request.bodyBytes.toString()).name);
+    expect(names.length).toBeGreaterThanOrEqual(1);
+    expect(new Set(names).size).toBe(names.length);
+    expect(Date.now() - started).toBeLessThanOrEqual(BOUND_MS + EXIT_SLACK_MS);
+  });
+});
+
+/** A forward proxy on loopback that refuses (502) or hangs up; `seen`: what it was asked for, in order. */
 async function startProxy(mode: 'refuse' | 'hang-up') {
   const seen: string[] = [];
   const proxy = http.createServer((req, res) => {
     seen.push(`${req.method} ${req.url}`);
     res.writeHead(502).end();
   });
-  proxy.on('connect', (req: http.IncomingMessage, socket: import('node:net').Socket) => {
+  proxy.on('connect', (req: http.IncomingMessage, socket: Socket) => {
     seen.push(`CONNECT ${req.url}`);
     if (mode === 'hang-up') socket.destroy();
     else socket.end('HTTP/1.1 502 Bad Gateway\r\nContent-Length: 0\r\n\r\n');
@@ -241,7 +219,6 @@ describe.concurrent('proxies', () => {
     { variable: 'HTTPS_PROXY', mode: 'refuse' as const, retries: 0 },
     { variable: 'https_proxy', mode: 'refuse' as const, retries: 0 },
     { variable: 'HTTP_PROXY', mode: 'refuse' as const, retries: 0 },
-    // Each retry asks once more: no storm of reconnects.
     { variable: 'HTTPS_PROXY', mode: 'hang-up' as const, retries: 2 },
   ])('$variable: the tunnel is asked of the proxy (CONNECT pets.example.test:443), once an attempt; when it $mode, exit 7 cleanly', async ({ variable, mode, retries }, t) => {
     const proxy = await startProxy(mode);
@@ -252,7 +229,6 @@ describe.concurrent('proxies', () => {
     expect(proxy.seen).toEqual(Array(retries + 1).fill('CONNECT pets.example.test:443'));
     expect(result.code).toBe(7);
     expectCleanError(result);
-    // After the retries' lines, the JSON error line.
     const error = JSON.parse(result.stderr.trimEnd().split('\n').at(-1)!) as { message: string };
     expect(error).toMatchObject({ code: 'network_error', status: 0 });
     expect(error.message).toMatch(mode === 'refuse' ? /Proxy response \(502\)/ : /the proxy closed the connection while opening the tunnel/);
@@ -276,23 +252,5 @@ describe.concurrent('proxies', () => {
     expect(result.stdout).toBe(PET_LINE);
     expect(server.requests).toHaveLength(1);
     expect(proxy.seen).toEqual([]);
-  });
-});
-
-describe.concurrent('Ctrl-C', () => {
-  it('while a request is in flight: ends by SIGINT at once, no stack trace', async (t) => {
-    const { server, petctl } = await setupE2e(t);
-    // The answer would come after 5 s; SIGINT arrives as soon as the request does.
-    server.reply({ status: 200, body: [PET], delayMs: 5000 });
-
-    const result = await petctl(['pets', 'list'], {
-      onSpawn: (child) => void server.received(1).then(() => child.kill('SIGINT')),
-    });
-
-    // Had petctl waited for the answer, it would have printed the pet and exited 0.
-    expect(result).toMatchObject({ code: null, signal: 'SIGINT' });
-    expect(result.stdout).toBe('');
-    expect(result.stderr.trim()).toBe('');
-    expect(server.requests).toHaveLength(1);
   });
 });

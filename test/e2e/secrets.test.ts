@@ -4,15 +4,11 @@ import { describe, expect, it } from 'vitest';
 import { type CliResult, configDirWith, newApiKey, runCli, tempDir } from '../helpers/cli';
 import { type Reply, json, startScriptedServer } from '../helpers/scripted-server';
 
-/**
- * The API key in no output (any mode, -v, any error) and no file but config.json; the login prompt echoes
- * nothing; loose modes are tightened; credentials in a base URL are refused unprinted.
- */
+/** The API key in no output and no file but config.json; loose modes tightened. */
 
 const PET = { id: 1, name: 'Rex', categoryId: 1, status: 'available' };
 const ERROR = (status: number, code: string) => json(status, { code, message: `server says ${code}`, status });
 
-/** Server answers, by name, so a case reads as "pets list on a 429". */
 const ANSWERS = {
   pets: json(200, [PET], { 'x-ratelimit-limit': '60', 'x-ratelimit-remaining': '59', 'x-ratelimit-reset': String(Math.floor(Date.now() / 1000) + 60) }),
   pet: json(200, PET),
@@ -32,12 +28,11 @@ const ANSWERS = {
 
 interface SecretCase {
   args: string[];
-  /** The exit code after each answer the server gives (none: the command sends nothing). */
+  /** The exit code after each answer (none: nothing is sent). */
   codes: Partial<Record<keyof typeof ANSWERS | 'none', number>>;
   input?: string;
-  /** The key comes from PETCTL_API_KEY rather than the stored profile. */
   envKey?: boolean;
-  /** Written to a file in the run's config dir, whose path replaces `@FILE` in args. */
+  /** Written to a file whose path replaces `@FILE` in args. */
   file?: string;
   env?: Record<string, string>;
 }
@@ -49,11 +44,7 @@ const WITH_PASSWORD = `https://user:${PASSWORD}@api.example.test/v1`;
 const ADD = ['pets', 'add', '--name', 'Rex', '--category-id', '1'];
 const LOGIN = ['auth', 'login', '--insecure-storage', '--with-token'];
 
-/**
- * Every command, on success and on each error it can meet. A new command adds
- * its lines here (e.g. `api`, `pets add --file`, `completion`); each answer runs
- * in every output mode with -v.
- */
+/** Every command, on success and on each error it can meet; a new command adds its lines here. */
 const CASES: SecretCase[] = [
   {
     args: ['pets', 'list'],
@@ -109,7 +100,6 @@ const CASES: SecretCase[] = [
 
 const MODES = [[], ['-o', 'json'], ['-o', 'ndjson'], ['-o', 'csv']];
 
-/** Every file under `dir`, with its contents. */
 function files(dir: string): Array<[string, string]> {
   return fs
     .readdirSync(dir, { recursive: true, encoding: 'utf8' })
@@ -118,7 +108,7 @@ function files(dir: string): Array<[string, string]> {
     .map((file) => [file, fs.readFileSync(file, 'latin1')]);
 }
 
-/** Runs `count` jobs, `width` at a time: a few hundred processes at once would only thrash a small CI machine. */
+/** `count` jobs, `width` at a time: a few hundred processes at once would thrash a small machine. */
 async function inBatches(count: number, width: number, job: (index: number) => Promise<void>): Promise<void> {
   let next = 0;
   await Promise.all(Array.from({ length: width }, async () => {
@@ -126,53 +116,48 @@ async function inBatches(count: number, width: number, job: (index: number) => P
   }));
 }
 
-describe('the key never leaks', () => {
-  it(`every command and answer × ${MODES.length} output modes, all with -v: not in any output, nor in any file but config.json (a password in none)`, { timeout: 300_000 }, async () => {
-    const runs = CASES.flatMap((testCase) =>
-      Object.entries(testCase.codes).flatMap(([answer, code]) =>
-        MODES.map((mode) => ({ testCase, answer: answer as keyof typeof ANSWERS | 'none', code, mode })),
-      ),
-    );
-    const codes: string[] = [];
-    const expected: string[] = [];
+it(`every command and answer × ${MODES.length} output modes, all with -v: not in any output, nor in any file but config.json (a password in none)`, { timeout: 300_000 }, async () => {
+  const runs = CASES.flatMap((testCase) =>
+    Object.entries(testCase.codes).flatMap(([answer, code]) =>
+      MODES.map((mode) => ({ testCase, answer: answer as keyof typeof ANSWERS | 'none', code, mode })),
+    ),
+  );
+  const codes: string[] = [];
+  const expected: string[] = [];
 
-    await inBatches(runs.length, 4, async (index) => {
-      const { testCase, answer, code, mode } = runs[index]!;
-      // One server per run, so answers never cross between runs going at once.
-      const own = await startScriptedServer(answer === 'none' ? undefined : ANSWERS[answer]);
-      try {
-        const storedKey = newApiKey();
-        const envKey = newApiKey();
-        const dir = configDirWith({ activeProfile: 'prod', profiles: { prod: { baseUrl: own.baseUrl, apiKey: storedKey } } });
-        const input = testCase.input === 'KEY' ? storedKey : testCase.input;
-        const rowsFile = path.join(dir, 'rows.ndjson');
-        if (testCase.file !== undefined) fs.writeFileSync(rowsFile, testCase.file);
-        const args = testCase.args.map((arg) => (arg === '@FILE' ? rowsFile : arg));
-        const result: CliResult = await runCli(['-v', '--retries', '0', '--max-wait', '0', ...mode, ...args], {
-          env: { PETCTL_CONFIG_DIR: dir, ...(testCase.envKey ? { PETCTL_API_KEY: envKey } : {}), ...testCase.env },
-          input,
-          // runCli rejects if either key is on stdout or stderr.
-          secrets: [storedKey, envKey, PASSWORD],
-        });
-        const label = `${[...mode, ...testCase.args].join(' ')}${answer === 'none' ? '' : ` on ${answer}`}`;
-        codes.push(`${label} → ${result.code}`);
-        expected.push(`${label} → ${code}`);
-        expect(result.stderr, label).not.toMatch(/    at /);
-        for (const [file, text] of files(dir)) {
-          // config.json holds the stored key, and no other secret.
-          const secrets = path.basename(file) === 'config.json' ? [envKey, PASSWORD] : [storedKey, envKey, PASSWORD];
-          for (const secret of secrets) {
-            expect(text.includes(secret), `${label}: a secret in ${path.basename(file)}`).toBe(false);
-          }
+  await inBatches(runs.length, 4, async (index) => {
+    const { testCase, answer, code, mode } = runs[index]!;
+    const own = await startScriptedServer(answer === 'none' ? undefined : ANSWERS[answer]);
+    try {
+      const storedKey = newApiKey();
+      const envKey = newApiKey();
+      const dir = configDirWith({ activeProfile: 'prod', profiles: { prod: { baseUrl: own.baseUrl, apiKey: storedKey } } });
+      const input = testCase.input === 'KEY' ? storedKey : testCase.input;
+      const rowsFile = path.join(dir, 'rows.ndjson');
+      if (testCase.file !== undefined) fs.writeFileSync(rowsFile, testCase.file);
+      const args = testCase.args.map((arg) => (arg === '@FILE' ? rowsFile : arg));
+      const result: CliResult = await runCli(['-v', '--retries', '0', '--max-wait', '0', ...mode, ...args], {
+        env: { PETCTL_CONFIG_DIR: dir, ...(testCase.envKey ? { PETCTL_API_KEY: envKey } : {}), ...testCase.env },
+        input,
+        secrets: [storedKey, envKey, PASSWORD],
+      });
+      const label = `${[...mode, ...testCase.args].join(' ')}${answer === 'none' ? '' : ` on ${answer}`}`;
+      codes.push(`${label} → ${result.code}`);
+      expected.push(`${label} → ${code}`);
+      expect(result.stderr, label).not.toMatch(/    at /);
+      for (const [file, text] of files(dir)) {
+        const secrets = path.basename(file) === 'config.json' ? [envKey, PASSWORD] : [storedKey, envKey, PASSWORD];
+        for (const secret of secrets) {
+          expect(text.includes(secret), `${label}: a secret in ${path.basename(file)}`).toBe(false);
         }
-        if (answer !== 'none' && answer !== 'hang') expect(own.requests.length, label).toBeLessThanOrEqual(1);
-      } finally {
-        await own.close();
       }
-    });
-
-    expect(codes.sort()).toEqual(expected.sort());
+      if (answer !== 'none' && answer !== 'hang') expect(own.requests.length, label).toBeLessThanOrEqual(1);
+    } finally {
+      await own.close();
+    }
   });
+
+  expect(codes.sort()).toEqual(expected.sort());
 });
 
 describe.concurrent('files open to others are tightened, with a warning', () => {
@@ -197,7 +182,6 @@ describe.concurrent('files open to others are tightened, with a warning', () => 
       `warning: ${config} was accessible to other users (mode 0644); changed it to 0600`,
       `warning: ${state} was accessible to other users (mode 0666); changed it to 0600`,
     ]);
-    // -o json keeps its one JSON error line last.
     expect(lines).toHaveLength(4);
     expect(JSON.parse(lines[3]!)).toMatchObject({ code: 'usage_error' });
     expect(fs.statSync(dir).mode & 0o777).toBe(0o700);

@@ -7,32 +7,35 @@ import { type Reply, json, startScriptedServer } from '../helpers/scripted-serve
 import { type Terminal, type TerminalOptions, openTerminal } from '../helpers/tmux';
 
 /**
- * petctl in a real pseudo-terminal (tmux), as a person types and reads. What it asks: `pets add`'s and
- * `profile add`'s missing values, auth login's hidden key, profile remove's question (when petctl may prompt at
- * all, --no-input and PETCTL_NO_INPUT: test/terminal.test.ts, test/commands/auth-run.test.ts). What it shows:
- * outside text holding OSC 0, OSC 52, ESC [2J, a CR and U+202E (set-clipboard on) may not act (title, paste
- * buffer, screen); the pane shows visible escapes, and JSON keeps its value.
+ * petctl in tmux, as a person types and reads: what it asks, and outside text holding OSC 0, OSC 52, ESC [2J, a CR
+ * and U+202E (set-clipboard on) shown as visible escapes rather than acting.
  */
 
 const BIG = '9007199254740993';
 const NO_STATUS =
   '1 animal has no status: it appears in no pets list --status available|pending|sold, only in pets list without --status';
 
-async function petServer(t: { onTestFinished(fn: () => unknown): void }) {
-  const server = await startScriptedServer((request, res) => {
-    res.writeHead(201, { 'content-type': 'application/json' });
-    // Echo the animal back with an id, digit for digit.
-    res.end(`{"id":${BIG},${request.body.slice(1)}`);
-  });
+/** The animal sent, created with the id BIG. */
+const created: Reply = (request, res) => {
+  res.writeHead(201, { 'content-type': 'application/json' });
+  res.end(`{"id":${BIG},${request.body.slice(1)}`);
+};
+
+/** A scripted server, and petctl in tmux sent to it (`run`) with a config dir of its own (`dir`). */
+async function setup(t: TestContext, fallback: Reply = created) {
+  const server = await startScriptedServer(fallback);
   t.onTestFinished(() => server.close());
-  const env = { PETCTL_CONFIG_DIR: tempDir(), PETCTL_API_KEY: newApiKey() };
-  return { server, env, args: ['--base-url', server.baseUrl] };
+  const dir = tempDir();
+  const env = { PETCTL_CONFIG_DIR: dir, PETCTL_API_KEY: newApiKey() };
+  const run = (args: string[], options: TerminalOptions = {}, extraEnv: Record<string, string> = {}) =>
+    openTerminal(t, ['--base-url', server.baseUrl, ...args], { ...env, ...extraEnv }, { clipboard: true, width: 200, ...options });
+  return { server, env, dir, run };
 }
 
-describe.concurrent('pets add and profile add ask for what is missing', () => {
+describe.concurrent('what petctl asks', () => {
   it('pets add with no flags asks for name, category id and status, refusing a bad value in place; "no status" is offered last', async (t) => {
-    const { server, env, args } = await petServer(t);
-    const tty = openTerminal(t, [...args, 'pets', 'add'], env);
+    const { server, run } = await setup(t);
+    const tty = run(['pets', 'add']);
     await tty.waitFor(/Name/);
     tty.press('Enter');
     await tty.waitFor(/The name must not be empty/);
@@ -47,7 +50,7 @@ describe.concurrent('pets add and profile add ask for what is missing', () => {
     tty.press('Enter');
     const screen = await tty.waitFor(/Status/);
     expect(screen).toMatch(/available[\s\S]*pending[\s\S]*sold[\s\S]*no status \(appears in no status-filtered list\)/);
-    // The highlighted choice is the first; "no status" comes last, so Up reaches it.
+    // "no status" comes last, so Up reaches it.
     tty.press('Up');
     await tty.waitFor(/❯ no status/);
     tty.press('Enter');
@@ -58,8 +61,8 @@ describe.concurrent('pets add and profile add ask for what is missing', () => {
   });
 
   it('asks only for what is missing; Enter at the status prompt chooses available, which comes first', async (t) => {
-    const { server, env, args } = await petServer(t);
-    const tty = openTerminal(t, [...args, 'pets', 'add', '--name', 'Tom'], env);
+    const { server, run } = await setup(t);
+    const tty = run(['pets', 'add', '--name', 'Tom']);
     await tty.waitFor(/Category id/);
     expect(tty.screen()).not.toMatch(/Name/);
     tty.type('2');
@@ -73,7 +76,7 @@ describe.concurrent('pets add and profile add ask for what is missing', () => {
   });
 
   it('pets add asks nothing when no profile is chosen among several (no_profile, exit 2), or the profile has no key (not_configured, exit 4)', async (t) => {
-    const { server, env } = await petServer(t);
+    const { server, env } = await setup(t);
     const config = { profiles: { production: { baseUrl: server.baseUrl }, staging: { baseUrl: server.baseUrl } } };
     fs.writeFileSync(`${env.PETCTL_CONFIG_DIR}/config.json`, JSON.stringify(config), { mode: 0o600 });
     const none = openTerminal(t, ['pets', 'add'], env);
@@ -90,13 +93,13 @@ describe.concurrent('pets add and profile add ask for what is missing', () => {
   });
 
   it('Ctrl-C at a prompt (text or a choice) exits 130 and sends nothing', async (t) => {
-    const { server, env, args } = await petServer(t);
-    const tty = openTerminal(t, [...args, 'pets', 'add'], env);
+    const { server, run } = await setup(t);
+    const tty = run(['pets', 'add']);
     await tty.waitFor(/Name/);
     tty.type('Re');
     tty.press('C-c');
     expect(await tty.exitCode()).toBe(130);
-    const atStatus = openTerminal(t, [...args, 'pets', 'add', '--name', 'Rex'], env);
+    const atStatus = run(['pets', 'add', '--name', 'Rex']);
     await atStatus.waitFor(/Category id/);
     atStatus.type('1');
     atStatus.press('Enter');
@@ -121,13 +124,10 @@ describe.concurrent('pets add and profile add ask for what is missing', () => {
     const config = JSON.parse(fs.readFileSync(`${configDir}/config.json`, 'utf8')) as { profiles: Record<string, { baseUrl: string }> };
     expect(config.profiles.staging?.baseUrl).toBe('https://staging.example.org/v1');
   });
-});
 
-describe.concurrent('secrets and questions', () => {
   it('auth login prompts, echoes nothing of the key (a mistake erased too), and stores it', async (t) => {
     const configDir = tempDir();
     const key = newApiKey();
-    // --no-verify: the key is random, and the sandbox (this profile's service) would refuse it.
     const login = ['auth', 'login', '--no-verify', '--insecure-storage'];
     const tty = openTerminal(t, login, { PETCTL_CONFIG_DIR: configDir });
     await tty.waitFor(/API key for profile "sandbox":/);
@@ -141,7 +141,6 @@ describe.concurrent('secrets and questions', () => {
     expect(stored).toMatchObject({ profiles: { sandbox: { apiKey: key } } });
   });
 
-  // Off a terminal without --yes: confirmation_required; --yes: no question (test/commands/profile-run.test.ts).
   it.for([
     { answer: '"y" removes it', keys: ['y', 'Enter'], code: 0 },
     { answer: 'n keeps it and exits 2 (cancelled)', keys: ['n', 'Enter'], code: 2 },
@@ -178,20 +177,7 @@ const SHOWN = 'bad \\x1b]0;PWNED\\x07\\x1b]52;c;cm0gLXJmIH4gIw==\\x07\\x1b[2J\\r
 /** A name JSON itself leaves raw: U+009B and U+202E, shown as \u escapes. */
 const C1_NAME = 'Rex\u009b2J\u202eevil';
 
-async function setup(t: TestContext, fallback?: Reply) {
-  const server = await startScriptedServer(fallback);
-  const dir = tempDir();
-  t.onTestFinished(() => server.close());
-  const env = { PETCTL_CONFIG_DIR: path.join(dir, 'config'), PETCTL_API_KEY: newApiKey() };
-  const run = (args: string[], options: TerminalOptions = {}, extraEnv: Record<string, string> = {}) =>
-    openTerminal(t, ['--base-url', server.baseUrl, ...args], { ...env, ...extraEnv }, { clipboard: true, width: 200, ...options });
-  return { dir, run };
-}
-
-/**
- * Waits until the pane has shown `text`. tmux reads the pty on its own time, so petctl can end
- * before its output is drawn; once the text is drawn, every byte written before it was read.
- */
+/** Waits until the pane shows `text`: tmux reads the pty on its own time, so petctl can end before it is drawn. */
 async function shows(tty: Terminal, text: string, timeoutMs = 10_000): Promise<string> {
   const until = Date.now() + timeoutMs;
   for (;;) {
@@ -211,8 +197,8 @@ async function expectInert(tty: Terminal, exitCode: number, shown = SHOWN): Prom
   return text;
 }
 
-describe('the terminal this test reads', () => {
-  it('shows raw bytes acting: OSC 0 sets the title, OSC 52 fills a paste buffer', async (t) => {
+describe.concurrent('outside text on a terminal', () => {
+  it('the terminal this test reads shows raw bytes acting: OSC 0 sets the title, OSC 52 fills a paste buffer', async (t) => {
     const tty = openTerminal(t, [], {}, { clipboard: true, stdoutToTerminal: true, command: ['printf', '%s\n', HOSTILE] });
     expect(await tty.exitCode()).toBe(0);
     await shows(tty, 'EVIL');
@@ -220,10 +206,7 @@ describe('the terminal this test reads', () => {
     expect(tty.buffers()).not.toBe('');
     expect(tty.text()).not.toContain('\\x1b');
   });
-});
 
-describe.concurrent('outside text on a terminal', () => {
-  // Every other line on stderr goes through the same function: test/output/stderr-lines.test.ts holds that.
   it('an HTTP 429 message from the server shows as escapes', async (t) => {
     const { run } = await setup(t, json(429, { code: 'rate_limited', message: HOSTILE, status: 429 }, { 'retry-after': '3600' }));
     const text = await expectInert(run(['pets', 'list']), 5);
@@ -233,7 +216,7 @@ describe.concurrent('outside text on a terminal', () => {
   it('a Redis error string in the state-store warning', async (t) => {
     // RESP ends an error at CR LF, so this one carries no lone CR.
     const redisError = HOSTILE.replace('\r', ' ');
-    // One error for each command of the pipelined handshake, as a real server answers every command.
+    // One error for each command of the pipelined handshake.
     const commands = (data: Buffer) => Math.max(1, data.toString('latin1').split('\r\n').filter((line) => /^\*\d+$/.test(line)).length);
     const redis = net.createServer((socket) => socket.on('data', (data) => socket.write(`-ERR ${redisError}\r\n`.repeat(commands(data)))));
     await new Promise<void>((resolve) => redis.listen(0, '127.0.0.1', resolve));
@@ -245,8 +228,6 @@ describe.concurrent('outside text on a terminal', () => {
     expect(text).toMatch(/^warning: cannot use the shared rate-limit state at redis:\/\/127\.0\.0\.1:\d+\/0: ERR bad \\x1b/m);
   });
 
-  // Piped, csv and TSV keep the bytes (and csv's leading ' before a formula): test/output/records.test.ts,
-  // formats.test.ts.
   it("pet names in the table, in csv (its ' before the visible CR) and in --query lines on a terminal", async (t) => {
     const pets = [
       { id: 1, name: HOSTILE, categoryId: 2, status: 'available' },
@@ -267,8 +248,6 @@ describe.concurrent('outside text on a terminal', () => {
     expect(text).toContain(`${SHOWN}.csv`);
   });
 
-  // Each other writer of JSON (ndjson, --query, --all, api, --paginate) is test/output/'s: records, query, listing,
-  // api-response.
   it("JSON (pets list -o json, a bulk import's rows): C1 and bidi controls as \\u escapes, the same JSON value", async (t) => {
     const pet = { id: 1, name: C1_NAME, categoryId: 2 };
     const { run, dir } = await setup(t, json(200, [pet]));
