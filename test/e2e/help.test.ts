@@ -3,17 +3,14 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
-import { NODE, PACKAGE_VERSION, cleanEnv, runCli, tempDir } from '../helpers/cli';
+import { NODE, cleanEnv, runCli, tempDir } from '../helpers/cli';
 import { openTerminal } from '../helpers/tmux';
 import { GUIDE_SOURCES, guideMarkdown } from '../../scripts/guides.mjs';
 import { GUIDE_TOPICS } from '../../src/commands/help';
 
 /**
- * Help where people look: a bare `petctl`, `petctl help [command…]`,
- * `petctl help <topic>` and `petctl version`, run as the built binary with
- * stdout a pipe; then petctl, its pager and man in a real terminal (tmux, 100 columns by 30 rows
- * unless said), the screen read back. .ci/run installs tmux, man-db and less; without them these tests fail.
- * A long guide goes through the reader's pager: less by default, as git and gh page; PETCTL_PAGER, else PAGER.
+ * Help where people look, piped; then petctl, its pager and man in tmux (100×30 unless said). .ci/run installs
+ * tmux, man-db and less.
  */
 
 const ROOT = new URL('../../', import.meta.url);
@@ -53,84 +50,67 @@ function words(text: string): string[] {
   return text.split(/\s+/).filter((word) => word !== '' && !/^([-*+]|\d+[.)])$/.test(word));
 }
 
-describe('help where people look', () => {
-  it('a group without a command (pets, auth, profile, cache) prints its help, from the program after a global flag too; a word after it is a usage error', async () => {
+it('every command\'s help, from the program, is what --help, -h and petctl help print from the pages the build captured (a bare petctl or group too), even in an install without dist/petctl.cjs; none names a path in the repository', async () => {
+  const install = tempDir('petctl-help-only-');
+  for (const file of ['bin/petctl.js', 'bin/package.json', 'dist/help.cjs', 'dist/help.json', 'package.json']) {
+    fs.mkdirSync(path.join(install, path.dirname(file)), { recursive: true });
+    fs.copyFileSync(new URL(file, ROOT), path.join(install, file));
+  }
+  const bin = path.join(install, 'bin', 'petctl.js');
+  const run = (args: string[]) => spawnSync(NODE, [bin, ...args], { env: cleanEnv(), encoding: 'utf8', timeout: 20_000 });
+  const commands = await allCommands();
+  expect(commands).toContainEqual(['pets', 'add']);
+  expect(commands).toContainEqual(['profile', 'set']);
+  const pages = new Map<string, string>();
+  try {
+    for (const words of commands) {
+      // A global flag first: help the program prints, not a captured page.
+      const program = await runCli(['-q', ...words, '--help']);
+      expect(program.code).toBe(0);
+      expect(program.stdout).toContain(`Usage: petctl ${words.join(' ')}`.trimEnd());
+      expect({ words, paths: program.stdout.match(/\b(?:docs\/|README|CONTRIBUTING)[\w./-]*/g) ?? [] }).toEqual({ words, paths: [] });
+      pages.set(words.join(' '), program.stdout);
+      for (const args of [[...words, '--help'], [...words, '-h'], ['help', ...words]]) {
+        if (args[0] === 'help' && words.length === 1 && TOPICS.includes(words[0]!)) continue;
+        const page = run(args);
+        expect({ args, code: page.status, stdout: page.stdout, stderr: page.stderr }).toEqual({ args, code: 0, stdout: program.stdout, stderr: '' });
+      }
+    }
+    expect(run([])).toMatchObject({ status: 0, stdout: pages.get(''), stderr: '' });
     for (const group of ['pets', 'auth', 'profile', 'cache']) {
-      const help = (await runCli([group, '--help'])).stdout;
+      expect(run([group])).toMatchObject({ status: 0, stdout: pages.get(group), stderr: '' });
+      // A group without a command, from the program (a global flag), and a word after it.
       for (const args of [['-q', group], [group, '-q']]) {
-        const result = await runCli(args);
-        expect({ args, code: result.code, stdout: result.stdout, stderr: result.stderr }).toEqual({ args, code: 0, stdout: help, stderr: '' });
+        expect(await runCli(args)).toMatchObject({ code: 0, stdout: pages.get(group), stderr: '' });
       }
-      const unknown = await runCli([group, 'xyzzy']);
-      expect({ group, code: unknown.code, stdout: unknown.stdout }).toEqual({ group, code: 2, stdout: '' });
-      expect(unknown.stderr).toBe(`error: unknown command 'xyzzy' (usage_error)\nhint: see petctl ${group} --help\n`);
+      expect(await runCli([group, 'xyzzy'])).toMatchObject({
+        code: 2,
+        stdout: '',
+        stderr: `error: unknown command 'xyzzy' (usage_error)\nhint: see petctl ${group} --help\n`,
+      });
     }
+    const list = run(['pets', 'list']);
+    expect(list.status).toBe(1);
+    expect(list.stderr).toMatch(/^error: petctl is not built/);
+    expect(run(['help', 'rate-limits']).stderr).toMatch(/^error: petctl is not built/);
+  } finally {
+    fs.rmSync(install, { recursive: true, force: true });
+  }
+  const groups = ['pets', 'auth', 'profile', 'sandbox'];
+  const flags = ['--profile', '--output', '--base-url', '--max-wait', '--no-color'];
+  for (const text of [...groups, ...flags, 'Exit codes', ...TOPICS]) {
+    expect(pages.get('')).toContain(text);
+  }
+  for (const text of ['--limit <n>', '1-100', 'Examples:']) expect(pages.get('pets list')).toContain(text);
+  expect(pages.get('pets list')).toMatch(/--status <status>[\s\S]*"available",\s+"pending",\s+"sold"/);
+  expect(pages.get('pets add')).toContain('petctl help bulk-import');
+  expect(pages.get('sandbox')).toContain('petctl help sandbox');
+  expect(await runCli(['help', 'adopt'])).toMatchObject({
+    code: 2,
+    stdout: '',
+    stderr: `error: no command or guide named 'adopt' (usage_error)\nhint: guides: ${TOPICS.join(', ')}; commands: petctl --help\n`,
   });
-
-  it('petctl version prints what --version prints', async () => {
-    const version = await runCli(['version']);
-    expect(version).toMatchObject({ code: 0, stdout: `${PACKAGE_VERSION}\n`, stderr: '' });
-    for (const args of [['--version'], ['-V'], ['-q', '--version']]) expect((await runCli(args)).stdout).toBe(version.stdout);
-    // Past the shim's fast path (another word after it), the bundle answers the same.
-    expect((await runCli(['version', '--help'])).stdout).toContain('print the version');
-  });
-
-  it('every command\'s help, from the program, is what --help, -h and petctl help print from the pages the build captured (a bare petctl or group too), even in an install without dist/petctl.cjs; none names a path in the repository', async () => {
-    const install = tempDir('petctl-help-only-');
-    for (const file of ['bin/petctl.js', 'bin/package.json', 'dist/help.cjs', 'dist/help.json', 'package.json']) {
-      fs.mkdirSync(path.join(install, path.dirname(file)), { recursive: true });
-      fs.copyFileSync(new URL(file, ROOT), path.join(install, file));
-    }
-    const bin = path.join(install, 'bin', 'petctl.js');
-    const run = (args: string[]) => spawnSync(NODE, [bin, ...args], { env: cleanEnv(), encoding: 'utf8', timeout: 20_000 });
-    const commands = await allCommands();
-    expect(commands).toContainEqual(['pets', 'add']);
-    expect(commands).toContainEqual(['profile', 'set']);
-    const pages = new Map<string, string>();
-    try {
-      for (const words of commands) {
-        // The repository's petctl, with a global flag first: help the program prints, not a captured page.
-        const program = await runCli(['-q', ...words, '--help']);
-        expect(program.code).toBe(0);
-        expect(program.stdout).toContain(`Usage: petctl ${words.join(' ')}`.trimEnd());
-        expect({ words, paths: program.stdout.match(/\b(?:docs\/|README|CONTRIBUTING)[\w./-]*/g) ?? [] }).toEqual({ words, paths: [] });
-        pages.set(words.join(' '), program.stdout);
-        for (const args of [[...words, '--help'], [...words, '-h'], ['help', ...words]]) {
-          if (args[0] === 'help' && words.length === 1 && TOPICS.includes(words[0]!)) continue;
-          const page = run(args);
-          expect({ args, code: page.status, stdout: page.stdout, stderr: page.stderr }).toEqual({ args, code: 0, stdout: program.stdout, stderr: '' });
-        }
-      }
-      expect(run([])).toMatchObject({ status: 0, stdout: pages.get(''), stderr: '' });
-      for (const group of ['pets', 'auth', 'profile', 'cache']) {
-        expect(run([group])).toMatchObject({ status: 0, stdout: pages.get(group), stderr: '' });
-      }
-      // What no page answers goes to the program, which this install lacks.
-      const list = run(['pets', 'list']);
-      expect(list.status).toBe(1);
-      expect(list.stderr).toMatch(/^error: petctl is not built/);
-      expect(run(['help', 'rate-limits']).stderr).toMatch(/^error: petctl is not built/);
-    } finally {
-      fs.rmSync(install, { recursive: true, force: true });
-    }
-    const groups = ['pets', 'auth', 'profile', 'sandbox'];
-    const flags = ['--profile', '--output', '--base-url', '--max-wait', '--no-color'];
-    for (const text of [...groups, ...flags, 'Exit codes', ...TOPICS]) {
-      expect(pages.get('')).toContain(text);
-    }
-    for (const text of ['--limit <n>', '1-100', 'Examples:']) expect(pages.get('pets list')).toContain(text);
-    expect(pages.get('pets list')).toMatch(/--status <status>[\s\S]*"available",\s+"pending",\s+"sold"/);
-    expect(pages.get('pets add')).toContain('petctl help bulk-import');
-    expect(pages.get('sandbox')).toContain('petctl help sandbox');
-  }, 120_000);
-
-  it('an unknown command or guide after help is a usage error naming the guides (exit 2)', async () => {
-    const result = await runCli(['help', 'adopt']);
-    expect(result.code).toBe(2);
-    expect(result.stdout).toBe('');
-    expect(result.stderr).toBe(`error: no command or guide named 'adopt' (usage_error)\nhint: guides: ${TOPICS.join(', ')}; commands: petctl --help\n`);
-  });
-});
+}, 120_000);
 
 describe('petctl help <topic>: the guides, from the same source as docs/', () => {
   it('petctl knows the topics the build makes a guide of, no more, no fewer', () => {
@@ -147,12 +127,11 @@ describe('petctl help <topic>: the guides, from the same source as docs/', () =>
   });
 
   it('piped, a guide is wrapped to $COLUMNS, else to 80 columns', async () => {
-    // Code examples keep their lines as written, and a word longer than a line stands alone; every other line fits.
+    // Code keeps its lines, and a word longer than a line stands alone.
     const overlong = (text: string, width: number) =>
       text.split('\n').filter((line) => !line.startsWith('    ') && line.length > width && /\s/.test(line.trim()));
     const narrow = await runCli(['help', 'bulk-import'], { env: { COLUMNS: '50' } });
     expect(overlong(narrow.stdout, 50)).toEqual([]);
-    // Filled, not merely short: most lines of prose come close to the width.
     expect(narrow.stdout.split('\n').filter((line) => line.length > 40).length).toBeGreaterThan(100);
     const standard = await runCli(['help', 'bulk-import']);
     expect(overlong(standard.stdout, 80)).toEqual([]);
@@ -162,14 +141,6 @@ describe('petctl help <topic>: the guides, from the same source as docs/', () =>
 
 const MAN_PAGES = fileURLToPath(new URL('../../dist/man/', import.meta.url));
 const GUIDE_END = 'older records too).';
-
-/** A man tree as `npm install -g` lays it out: <prefix>/share/man/man1/<page>.1, linked to the package's pages. */
-function manTree(): string {
-  const root = tempDir('petctl-man-');
-  fs.mkdirSync(path.join(root, 'man1'));
-  for (const page of fs.readdirSync(MAN_PAGES)) fs.symlinkSync(path.join(MAN_PAGES, page), path.join(root, 'man1', page));
-  return root;
-}
 
 /** A pager that keeps its LESS, its words and what it was given, beside itself. */
 function recordingPager(): { command: string; seen(): string[] | undefined; text(): string } {
@@ -184,15 +155,14 @@ function recordingPager(): { command: string; seen(): string[] | undefined; text
 
 describe.concurrent('help in a terminal', () => {
   it("pets add --help is laid out for the pane's width, as the program lays it out", async (t) => {
-    // Wide enough for commander to wrap the descriptions: 40 columns or more beside the flags.
+    // Wide enough for commander to wrap the descriptions.
     const width = 72;
     const page = openTerminal(t, ['pets', 'add', '--help'], {}, { stdoutToTerminal: true, width });
-    // A global flag first: past the captured pages, the program prints the help itself.
     const program = openTerminal(t, ['-q', 'pets', 'add', '--help'], {}, { stdoutToTerminal: true, width });
     expect(await page.exitCode()).toBe(0);
     expect(await program.exitCode()).toBe(0);
     expect(page.text()).toBe(program.text());
-    // Wrapped for 72 columns, not for the 80 of a pipe (lines the terminal wrapped come back joined).
+    // Lines the terminal wrapped come back joined.
     const options = (text: string) => text.split('\nOptions:\n')[1]!.split('\n\n')[0]!.split('\n');
     expect(options(page.text()).filter((line) => line.length > width)).toEqual([]);
     expect(options((await runCli(['pets', 'add', '--help'])).stdout).filter((line) => line.length > width).length).toBeGreaterThan(5);
@@ -204,15 +174,17 @@ describe.concurrent('help in a terminal', () => {
     expect(await tty.exitCode()).toBe(0);
     const lines = tty.text().split('\n');
     expect(lines[0]).toBe('Rate limits: the waiting model');
-    // None is wider than the pane, but for code as written; most come close.
     const prose = lines.filter((line) => !line.startsWith('    '));
     expect(prose.filter((line) => line.length > width)).toEqual([]);
     expect(prose.filter((line) => line.length > width - 12).length).toBeGreaterThan(20);
   });
 
-  // Every flag on each page: test/package/man-pages.test.ts.
   it('man petctl-pets-add opens in the pager, as a person reads it', async (t) => {
-    const env = { MANPATH: manTree(), MANPAGER: 'less', LESS: '' };
+    // A man tree as `npm install -g` lays it out.
+    const man = tempDir('petctl-man-');
+    fs.mkdirSync(path.join(man, 'man1'));
+    for (const page of fs.readdirSync(MAN_PAGES)) fs.symlinkSync(path.join(MAN_PAGES, page), path.join(man, 'man1', page));
+    const env = { MANPATH: man, MANPAGER: 'less', LESS: '' };
     const tty = openTerminal(t, [], env, { stdoutToTerminal: true, command: ['man', 'petctl-pets-add'] });
     await tty.waitFor(/^PETCTL-PETS-ADD\(1\) +petctl manual +PETCTL-PETS-ADD\(1\)$/m);
     expect(tty.screen()).toContain('petctl-pets-add - add an animal');
@@ -224,7 +196,6 @@ describe.concurrent('help in a terminal', () => {
 describe.concurrent('petctl help <topic> through a pager', () => {
   it("with PAGER and LESS unset, a long guide opens in less at its first screen; Ctrl-C is less's; q ends petctl with 0", async (t) => {
     const tty = openTerminal(t, ['help', 'bulk-import'], {}, { stdoutToTerminal: true });
-    // less's prompt on the last row: it waits for the reader.
     const screen = await tty.waitFor(/^:\s*$/m);
     expect(screen.split('\n')[0]).toBe('Bulk import: petctl pets add --file');
     expect(screen).not.toContain(GUIDE_END);
@@ -254,14 +225,12 @@ describe.concurrent('petctl help <topic> through a pager', () => {
 
   it('no pager when PETCTL_PAGER or PAGER is empty or cat, nor for a guide that fits the terminal', async (t) => {
     const pager = recordingPager();
-    // The recording pager under another name: it must not run.
     const noPager: Record<string, string>[] = [{ PETCTL_PAGER: '', PAGER: pager.command }, { PETCTL_PAGER: 'cat', PAGER: pager.command }, { PAGER: ' cat ' }];
     for (const env of noPager) {
       const tty = openTerminal(t, ['help', 'bulk-import'], env, { stdoutToTerminal: true });
       expect(await tty.exitCode()).toBe(0);
       expect(tty.text()).toContain(GUIDE_END);
     }
-    // exit-codes: 26 lines in a 30-row terminal.
     const short = openTerminal(t, ['help', 'exit-codes'], { PAGER: pager.command }, { stdoutToTerminal: true });
     expect(await short.exitCode()).toBe(0);
     expect(short.text()).toMatch(/^130 +interrupted by Ctrl-C/m);
@@ -279,7 +248,6 @@ describe.concurrent('petctl help <topic> through a pager', () => {
     const text = tty.text();
     if (shown === GUIDE_END) expect(text).toContain(GUIDE_END);
     else expect(text.trimEnd()).toBe(shown);
-    // The guide quotes petctl's errors: none of Node's here, nor a stack.
     expect(text).not.toMatch(/EPIPE|ERR_|node:internal|^\s+at /m);
   });
 });

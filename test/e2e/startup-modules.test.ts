@@ -3,14 +3,13 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { describe, expect, it } from 'vitest';
+import { expect, it } from 'vitest';
 import { NODE, cleanEnv, setupE2e, tempDir } from '../helpers/cli';
 import { json, limitHeaders } from '../helpers/scripted-server';
 
 /**
- * Built-ins `pets list` has no use for stay out of start-up (docs/performance.md): a regression shows
- * here as a name, not as a slower benchmark. Nothing is timed. Only a short run writes V8's code cache:
- * after a long one the collector has flushed what start-up needs.
+ * Built-ins `pets list` has no use for stay out of start-up (docs/performance.md). Only a short run writes V8's
+ * code cache: after a long one the collector has flushed what start-up needs.
  */
 const preload = fileURLToPath(new URL('../helpers/report-modules.cjs', import.meta.url));
 
@@ -39,30 +38,26 @@ const NOT_LOADED = [
   'NativeModule dns',
 ];
 
-describe('what pets list loads', () => {
-  it('pets list -o json against a server, output piped, claiming from a known window: none of the built-ins it has no use for', async (t) => {
-    const { server, configDir, petctl } = await setupE2e(t);
-    const pets = [{ id: 1, name: 'Rex', categoryId: 1, status: 'available' }];
-    const now = Date.now();
-    server.reply(json(200, pets, limitHeaders(now, 59, 50)));
-    // The first run learns the window; the second claims one request of it in state.json, under its lock.
-    expect((await petctl(['pets', 'list', '-o', 'json'])).code).toBe(0);
-    server.reply(json(200, pets, limitHeaders(now, 58, 50)));
-    const out = path.join(configDir, 'modules.txt');
-    const result = await petctl(['pets', 'list', '-o', 'json'], { env: { NODE_OPTIONS: `--require ${preload}`, PETCTL_TEST_MODULES_OUT: out } });
-    expect(result.code).toBe(0);
-    expect(JSON.parse(result.stdout)).toEqual(pets);
-    const state = JSON.parse(fs.readFileSync(path.join(configDir, 'state.json'), 'utf8'));
-    expect(Object.values(state.limits)).toEqual([expect.objectContaining({ window: expect.objectContaining({ limit: 60, remaining: 58 }) })]);
-    const loaded = fs.readFileSync(out, 'utf8').split('\n');
-    // The preload saw the request go out: the list is the real one, not an early exit's.
-    expect(loaded).toContain('NativeModule net');
-    // What this Node loads for an empty CommonJS script is Node's, not petctl's (Node 24 sets up
-    // its ES module translators for every entry): only the rest is petctl's to keep out.
-    const ours = NOT_LOADED.filter((name) => !bareNodeLoads(configDir).includes(name));
-    expect(ours.length).toBeGreaterThan(0);
-    expect(loaded.filter((name) => ours.includes(name))).toEqual([]);
-  });
+it('pets list -o json against a server, output piped, claiming from a known window: none of the built-ins it has no use for', async (t) => {
+  const { server, configDir, petctl } = await setupE2e(t);
+  const pets = [{ id: 1, name: 'Rex', categoryId: 1, status: 'available' }];
+  const now = Date.now();
+  server.reply(json(200, pets, limitHeaders(now, 59, 50)));
+  // The second run claims from the window the first learnt, in state.json under its lock.
+  expect((await petctl(['pets', 'list', '-o', 'json'])).code).toBe(0);
+  server.reply(json(200, pets, limitHeaders(now, 58, 50)));
+  const out = path.join(configDir, 'modules.txt');
+  const result = await petctl(['pets', 'list', '-o', 'json'], { env: { NODE_OPTIONS: `--require ${preload}`, PETCTL_TEST_MODULES_OUT: out } });
+  expect(result.code).toBe(0);
+  expect(JSON.parse(result.stdout)).toEqual(pets);
+  const state = JSON.parse(fs.readFileSync(path.join(configDir, 'state.json'), 'utf8'));
+  expect(Object.values(state.limits)).toEqual([expect.objectContaining({ window: expect.objectContaining({ limit: 60, remaining: 58 }) })]);
+  const loaded = fs.readFileSync(out, 'utf8').split('\n');
+  expect(loaded).toContain('NativeModule net');
+  // What Node loads for an empty script is Node's (Node 24 sets up its ES module translators for every entry).
+  const ours = NOT_LOADED.filter((name) => !bareNodeLoads(configDir).includes(name));
+  expect(ours.length).toBeGreaterThan(0);
+  expect(loaded.filter((name) => ours.includes(name))).toEqual([]);
 });
 
 /** The built-ins the Node that runs petctl loads for an empty CommonJS script, with the same preload. */
@@ -74,7 +69,6 @@ function bareNodeLoads(dir: string): string[] {
   return fs.readFileSync(out, 'utf8').split('\n');
 }
 
-// A copy of the shim and bundle, so the repository's cache is left alone.
 const repo = fileURLToPath(new URL('../..', import.meta.url));
 const install = tempDir('petctl-cache-');
 for (const file of ['bin/petctl.js', 'bin/package.json', 'dist/petctl.cjs', 'package.json']) {
@@ -98,9 +92,8 @@ it('a long run (the sandbox serving for 3 s) writes no code cache; a short one (
   expect(await exited).toEqual({ code: null, signal: 'SIGINT' });
   expect(cacheFiles()).toEqual([]);
 
-  // Help the program prints (a global flag beside --help, so no captured page answers), the
-  // lightest run that loads the bundle. Under 2 s it writes the cache; a CI machine under load
-  // can take longer to compile the bundle from source, so it may take a few tries.
+  // The lightest run that loads the bundle (a global flag, so no captured page answers); a loaded machine may
+  // outlast the cache's time limit, hence a few tries.
   for (let attempt = 0; attempt < 3 && cacheFiles().length === 0; attempt++) {
     const help = spawnSync(NODE, [bin, '-q', '--help'], { env: cleanEnv({ PETCTL_CONFIG_DIR: dir }), encoding: 'utf8', timeout: 20_000 });
     expect(help.status, help.stderr).toBe(0);
