@@ -95,51 +95,49 @@ describe.concurrent('profiles and auth', () => {
   });
 });
 
-describe.concurrent('auth login checks the key before storing it', () => {
-  it.for([
-    {
-      what: 'a 404 from a base URL without /v1: exit 2, and the hint names the corrected URL',
-      reply: NOT_FOUND,
-      base: (v1: string) => v1.replace(/\/v1$/, ''),
-      code: 2,
-      stderr: (url: string) => `${WRONG(url)}hint: the base URL probably lacks /v1: ${url}/v1\n`,
-    },
-    {
-      what: 'a 404 from a base URL that ends in a version: exit 2, and no /v1 guess',
-      reply: NOT_FOUND,
-      base: (v1: string) => v1,
-      code: 2,
-      stderr: (url: string) => `${WRONG(url)}hint: check the base URL: petctl profile show\n`,
-    },
-    {
-      what: 'a 503 (an answer, but no verdict on the key): exit 7, --no-verify suggested',
-      reply: json(503, { code: 'unavailable', message: 'try later', status: 503 }),
-      base: (v1: string) => v1,
-      code: 7,
-      stderr: () =>
-        expect.stringMatching(
-          /^error: the key could not be checked \(.*\); nothing stored \(unavailable, HTTP 503\)\nhint: --no-verify stores it without asking the service\n$/,
-        ),
-    },
-  ])('$what; nothing stored', async ({ reply, base, code, stderr }, t) => {
-    const server = await scripted(t, reply);
-    const key = newApiKey();
-    const { petctl, configFile } = setup([key]);
-    const baseUrl = base(server.baseUrl);
-    expect((await petctl(['profile', 'add', 'production', '--base-url', baseUrl])).code).toBe(0);
+it.concurrent.for([
+  {
+    what: 'a 404 from a base URL without /v1: exit 2, and the hint names the corrected URL',
+    reply: NOT_FOUND,
+    base: (v1: string) => v1.replace(/\/v1$/, ''),
+    code: 2,
+    stderr: (url: string) => `${WRONG(url)}hint: the base URL probably lacks /v1: ${url}/v1\n`,
+  },
+  {
+    what: 'a 404 from a base URL that ends in a version: exit 2, and no /v1 guess',
+    reply: NOT_FOUND,
+    base: (v1: string) => v1,
+    code: 2,
+    stderr: (url: string) => `${WRONG(url)}hint: check the base URL: petctl profile show\n`,
+  },
+  {
+    what: 'a 503 (an answer, but no verdict on the key): exit 7, --no-verify suggested',
+    reply: json(503, { code: 'unavailable', message: 'try later', status: 503 }),
+    base: (v1: string) => v1,
+    code: 7,
+    stderr: () =>
+      expect.stringMatching(
+        /^error: the key could not be checked \(.*\); nothing stored \(unavailable, HTTP 503\)\nhint: --no-verify stores it without asking the service\n$/,
+      ),
+  },
+])('auth login checks the key before storing it: $what; nothing stored', async ({ reply, base, code, stderr }, t) => {
+  const server = await scripted(t, reply);
+  const key = newApiKey();
+  const { petctl, configFile } = setup([key]);
+  const baseUrl = base(server.baseUrl);
+  expect((await petctl(['profile', 'add', 'production', '--base-url', baseUrl])).code).toBe(0);
 
-    const login = ['auth', 'login', '--insecure-storage', '--with-token'];
-    const result = await petctl([...login, '--retries', '0'], { input: key });
+  const login = ['auth', 'login', '--insecure-storage', '--with-token'];
+  const result = await petctl([...login, '--retries', '0'], { input: key });
 
-    expect(result.code).toBe(code);
-    expectCleanError(result);
-    expect(result.stderr).toEqual(stderr(baseUrl));
-    expect(readConfig(configFile).profiles.production?.apiKey).toBeUndefined();
-    // The same with --base-url; -o json gives the code.
-    if (code !== 2 || baseUrl === server.baseUrl) return;
-    expect((await petctl(['profile', 'add', 'right', '--base-url', server.baseUrl])).code).toBe(0);
-    const given = await petctl(['-o', 'json', '--base-url', baseUrl, '-p', 'right', ...login], { input: key });
-    expect(JSON.parse(given.stderr)).toMatchObject({ code: 'wrong_base_url', status: 404 });
-    expect(server.requests.map((request) => request.path)).toEqual(['/pets', '/pets']);
-  });
+  expect(result.code).toBe(code);
+  expectCleanError(result);
+  expect(result.stderr).toEqual(stderr(baseUrl));
+  expect(readConfig(configFile).profiles.production?.apiKey).toBeUndefined();
+  // The same with --base-url; -o json gives the code.
+  if (code !== 2 || baseUrl === server.baseUrl) return;
+  expect((await petctl(['profile', 'add', 'right', '--base-url', server.baseUrl])).code).toBe(0);
+  const given = await petctl(['-o', 'json', '--base-url', baseUrl, '-p', 'right', ...login], { input: key });
+  expect(JSON.parse(given.stderr)).toMatchObject({ code: 'wrong_base_url', status: 404 });
+  expect(server.requests.map((request) => request.path)).toEqual(['/pets', '/pets']);
 });

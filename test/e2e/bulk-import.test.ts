@@ -204,37 +204,35 @@ describe.concurrent('pets add --file', () => {
   });
 });
 
-describe('a damaged journal', () => {
-  it('lines 4-7 zero-filled (a crashed disk): the rerun and --dry-run send nothing, say journal_damaged at line 4, exit 1, and leave it; moved aside, --new sends every row again', async (t) => {
-    const rows = ['Rex', 'Bella', 'Max', 'Luna', 'Oliver', 'Milo'];
-    const { server, configDir, petctl } = await setupE2e(t, creator());
-    const file = writeInput(configDir, 'intake.csv', `name,categoryId\n${rows.map((name) => `${name},1`).join('\n')}\n`);
-    const { journal } = importSummary(await petctl(['pets', 'add', '--file', file]));
-    // The header and six rows' "sent" and "created" lines; 4 to 7 become zeros.
-    const bytes = fs.readFileSync(journal);
-    const starts = [0];
-    for (let i = 0; i < bytes.length; i++) if (bytes[i] === 10) starts.push(i + 1);
-    expect(starts).toHaveLength(2 + 2 * rows.length);
-    fs.writeFileSync(journal, bytes.fill(0, starts[3], starts[7]));
-    const damaged = fs.readFileSync(journal);
+it('a damaged journal: lines 4-7 zero-filled (a crashed disk): the rerun and --dry-run send nothing, say journal_damaged at line 4, exit 1, and leave it; moved aside, --new sends every row again', async (t) => {
+  const rows = ['Rex', 'Bella', 'Max', 'Luna', 'Oliver', 'Milo'];
+  const { server, configDir, petctl } = await setupE2e(t, creator());
+  const file = writeInput(configDir, 'intake.csv', `name,categoryId\n${rows.map((name) => `${name},1`).join('\n')}\n`);
+  const { journal } = importSummary(await petctl(['pets', 'add', '--file', file]));
+  // The header and six rows' "sent" and "created" lines; 4 to 7 become zeros.
+  const bytes = fs.readFileSync(journal);
+  const starts = [0];
+  for (let i = 0; i < bytes.length; i++) if (bytes[i] === 10) starts.push(i + 1);
+  expect(starts).toHaveLength(2 + 2 * rows.length);
+  fs.writeFileSync(journal, bytes.fill(0, starts[3], starts[7]));
+  const damaged = fs.readFileSync(journal);
 
-    const message = `error: the journal ${journal} is damaged at line 4; rows it recorded may be sent twice. Move it aside and rerun with --new only if you know which animals exist (journal_damaged)`;
-    for (const flags of [['--dry-run'], []]) {
-      const result = await petctl(['pets', 'add', '--file', file, ...flags]);
-      expect(result.code, result.stderr).toBe(1);
-      expectCleanError(result);
-      expect(result.stderr.split('\n')[0]).toBe(message);
-    }
-    const json = await petctl(['pets', 'add', '--file', file, '-o', 'json']);
-    expect(json.code).toBe(1);
-    expect(jsonError(json)).toMatchObject({ code: 'journal_damaged', status: 0 });
-    expect(server.requests).toHaveLength(rows.length);
-    expect(fs.readFileSync(journal).equals(damaged)).toBe(true);
+  const message = `error: the journal ${journal} is damaged at line 4; rows it recorded may be sent twice. Move it aside and rerun with --new only if you know which animals exist (journal_damaged)`;
+  for (const flags of [['--dry-run'], []]) {
+    const result = await petctl(['pets', 'add', '--file', file, ...flags]);
+    expect(result.code, result.stderr).toBe(1);
+    expectCleanError(result);
+    expect(result.stderr.split('\n')[0]).toBe(message);
+  }
+  const json = await petctl(['pets', 'add', '--file', file, '-o', 'json']);
+  expect(json.code).toBe(1);
+  expect(jsonError(json)).toMatchObject({ code: 'journal_damaged', status: 0 });
+  expect(server.requests).toHaveLength(rows.length);
+  expect(fs.readFileSync(journal).equals(damaged)).toBe(true);
 
-    fs.renameSync(journal, `${journal}.damaged`);
-    const fresh = await petctl(['pets', 'add', '--file', file, '--new']);
-    expect(fresh.code, fresh.stderr).toBe(0);
-    expect(importSummary(fresh)).toMatchObject({ created: rows.length, skipped: 0 });
-    expect(server.requests).toHaveLength(2 * rows.length);
-  });
+  fs.renameSync(journal, `${journal}.damaged`);
+  const fresh = await petctl(['pets', 'add', '--file', file, '--new']);
+  expect(fresh.code, fresh.stderr).toBe(0);
+  expect(importSummary(fresh)).toMatchObject({ created: rows.length, skipped: 0 });
+  expect(server.requests).toHaveLength(2 * rows.length);
 });

@@ -114,13 +114,11 @@ async function killAndRerun(t: Pick<TestContext, 'onTestFinished'>, signal: Node
   return final;
 }
 
-describe('killed at many points, then rerun: every row created at most once, and created or reported outcome_unknown', () => {
-  it.for([
-    { signal: 'SIGKILL', flags: [] },
-    // A --new import that did not finish is resumed by the same command: the rest of its rows, not the old ones again.
-    { signal: 'SIGINT', flags: ['--new'] },
-  ] as const)('$signal $flags', { timeout: 60_000 }, async ({ signal, flags }, t) => {
-    const final = await killAndRerun(t, signal, [-1, 0, 1, 3, 7, 12, 2, 5], [...flags]);
-    if (flags.length > 0) expect(final.stderr).toContain('this --new import resumes the one that did not finish');
-  });
+it.for([
+  { signal: 'SIGKILL', flags: [] },
+  // A --new import that did not finish is resumed by the same command: the rest of its rows, not the old ones again.
+  { signal: 'SIGINT', flags: ['--new'] },
+] as const)('killed at many points, then rerun: every row created at most once, and created or reported outcome_unknown: $signal $flags', { timeout: 60_000 }, async ({ signal, flags }, t) => {
+  const final = await killAndRerun(t, signal, [-1, 0, 1, 3, 7, 12, 2, 5], [...flags]);
+  if (flags.length > 0) expect(final.stderr).toContain('this --new import resumes the one that did not finish');
 });

@@ -88,20 +88,18 @@ async function fish(line: string, env = shellEnv()): Promise<string[]> {
 
 const sorted = (values: string[]) => [...values].sort();
 
-describe.concurrent('petctl completion <shell>', () => {
-  it('an unknown or missing shell is a usage error (exit 2); --help shows how to install it; __complete is not listed', async () => {
-    for (const args of [['completion', 'tcsh'], ['completion'], ['completion', 'bash', 'zsh']]) {
-      const result = await runCli(args);
-      expect(result.code).toBe(2);
-      expectCleanError(result);
-      expect(result.stderr.split('\n')[0]).toMatch(/^error: .*(shell|argument)/);
-    }
-    const help = await runCli(['completion', '--help']);
-    for (const text of ['source <(petctl completion bash)', 'fpath', '~/.config/fish/completions/petctl.fish']) {
-      expect(help.stdout).toContain(text);
-    }
-    expect((await runCli(['--help'])).stdout).not.toContain('__complete');
-  });
+it.concurrent('petctl completion <shell>: an unknown or missing shell is a usage error (exit 2); --help shows how to install it; __complete is not listed', async () => {
+  for (const args of [['completion', 'tcsh'], ['completion'], ['completion', 'bash', 'zsh']]) {
+    const result = await runCli(args);
+    expect(result.code).toBe(2);
+    expectCleanError(result);
+    expect(result.stderr.split('\n')[0]).toMatch(/^error: .*(shell|argument)/);
+  }
+  const help = await runCli(['completion', '--help']);
+  for (const text of ['source <(petctl completion bash)', 'fpath', '~/.config/fish/completions/petctl.fish']) {
+    expect(help.stdout).toContain(text);
+  }
+  expect((await runCli(['--help'])).stdout).not.toContain('__complete');
 });
 
 /** COMP_WORDS as bash splits a line: at blanks and around "=", a trailing blank starting an empty word. */

@@ -1,7 +1,7 @@
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import path from 'node:path';
-import { type TestContext, describe, expect, it } from 'vitest';
+import { type TestContext, expect, it } from 'vitest';
 import { type RunningSandbox, startSandbox } from '../../src/sandbox/server';
 import { inBash, runCli, tempDir } from '../helpers/cli';
 import { writeSandboxData } from '../helpers/sandbox-data';
@@ -50,34 +50,32 @@ const LISTINGS = [
   { command: 'api --paginate', args: ['api', '--paginate', '/pets?limit=10'], items: 'items' },
 ];
 
-describe('a listing of every page on the Free plan at its real minute', () => {
-  it.concurrent.for(LISTINGS)('$command waits out the minute window, stops at a 429 with valid JSON and the command to continue, which finishes with every animal once', { timeout: 240_000 }, async ({ args, items }, t) => {
-    const configDir = tempDir();
-    const dataFile = path.join(configDir, 'server-data.json');
-    writeSandboxData(dataFile, JSON.stringify(Array.from({ length: ANIMALS }, (_, i) => ({ id: i + 1, name: `Pet ${i + 1}`, categoryId: 1, status: 'available' }))));
-    const sandbox = await startSandbox({ port: 0, dataFile });
-    t.onTestFinished(() => sandbox.close());
-    const relay = await startRelay(t, sandbox, 62);
-    const env = { PETCTL_CONFIG_DIR: configDir, PETCTL_API_KEY: FREE };
+it.concurrent.for(LISTINGS)('$command waits out the minute window, stops at a 429 with valid JSON and the command to continue, which finishes with every animal once', { timeout: 240_000 }, async ({ args, items }, t) => {
+  const configDir = tempDir();
+  const dataFile = path.join(configDir, 'server-data.json');
+  writeSandboxData(dataFile, JSON.stringify(Array.from({ length: ANIMALS }, (_, i) => ({ id: i + 1, name: `Pet ${i + 1}`, categoryId: 1, status: 'available' }))));
+  const sandbox = await startSandbox({ port: 0, dataFile });
+  t.onTestFinished(() => sandbox.close());
+  const relay = await startRelay(t, sandbox, 62);
+  const env = { PETCTL_CONFIG_DIR: configDir, PETCTL_API_KEY: FREE };
 
-    const started = Date.now();
-    const first = await runCli(['--base-url', relay.baseUrl, '--max-wait', '10', ...args, '-o', 'json'], { env, timeoutMs: 110_000 });
-    expect(first.code, first.stderr).toBe(5);
-    expect(Date.now() - started).toBeGreaterThan(55_000);
-    expect(first.stderr).toMatch(/^petctl: rate limit reached; waiting \d+s for the window to reopen$/m);
-    const printed = ids(first.stdout);
-    expect(printed).toEqual(Array.from({ length: 610 }, (_, index) => index + 1));
-    const stop = new RegExp(`^stopped after 610 ${items} \\(page 62\\); continue with: (.+)$`, 'm').exec(first.stderr);
-    expect(stop, first.stderr).not.toBeNull();
-    expect(JSON.parse(first.stderr.trimEnd().split('\n').at(-1)!)).toMatchObject({ code: 'rate_limited', status: 429 });
-    expect(first.stderr).not.toContain('nothing sent');
-    expect(relay.statuses.filter((status) => status === 429)).toHaveLength(1);
+  const started = Date.now();
+  const first = await runCli(['--base-url', relay.baseUrl, '--max-wait', '10', ...args, '-o', 'json'], { env, timeoutMs: 110_000 });
+  expect(first.code, first.stderr).toBe(5);
+  expect(Date.now() - started).toBeGreaterThan(55_000);
+  expect(first.stderr).toMatch(/^petctl: rate limit reached; waiting \d+s for the window to reopen$/m);
+  const printed = ids(first.stdout);
+  expect(printed).toEqual(Array.from({ length: 610 }, (_, index) => index + 1));
+  const stop = new RegExp(`^stopped after 610 ${items} \\(page 62\\); continue with: (.+)$`, 'm').exec(first.stderr);
+  expect(stop, first.stderr).not.toBeNull();
+  expect(JSON.parse(first.stderr.trimEnd().split('\n').at(-1)!)).toMatchObject({ code: 'rate_limited', status: 429 });
+  expect(first.stderr).not.toContain('nothing sent');
+  expect(relay.statuses.filter((status) => status === 429)).toHaveLength(1);
 
-    const rest = await inBash(stop![1]!, env);
-    expect(rest.code, rest.stderr).toBe(0);
-    const all = [...printed, ...ids(rest.stdout)];
-    expect(all).toEqual(Array.from({ length: ANIMALS }, (_, index) => index + 1));
-    expect(relay.statuses.filter((status) => status === 429)).toHaveLength(1);
-    expect(relay.spent()).toBeGreaterThan(0);
-  });
+  const rest = await inBash(stop![1]!, env);
+  expect(rest.code, rest.stderr).toBe(0);
+  const all = [...printed, ...ids(rest.stdout)];
+  expect(all).toEqual(Array.from({ length: ANIMALS }, (_, index) => index + 1));
+  expect(relay.statuses.filter((status) => status === 429)).toHaveLength(1);
+  expect(relay.spent()).toBeGreaterThan(0);
 });

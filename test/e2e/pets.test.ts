@@ -1,6 +1,6 @@
 import fs from 'node:fs';
 import path from 'node:path';
-import { describe, expect, it } from 'vitest';
+import { expect, it } from 'vitest';
 import { cliSession, setupE2e, tempDir } from '../helpers/cli';
 import { creator } from '../helpers/pet-creator';
 import { writeSandboxData } from '../helpers/sandbox-data';
@@ -31,52 +31,48 @@ const THREE = '3 animals have no status: they appear in no pets list --status av
 
 const modeOf = (file: string) => fs.statSync(file).mode & 0o777;
 
-describe.concurrent('a fresh install lists the sandbox sample animals', () => {
-  it('prints the 12 animals as TSV when piped (-o json the Pets array); pets add adds one that the next process lists, its data file private; an id above 2^53 is listed, got and continued exactly', async () => {
-    const configDir = tempDir();
-    const dataFile = path.join(configDir, 'sandbox-data.json');
-    const petctl = cliSession({ env: { PETCTL_CONFIG_DIR: configDir } });
-    expect(await petctl(['pets', 'list'])).toMatchObject({ code: 0, stdout: `${SAMPLE_TSV.join('\n')}\n`, stderr: '' });
-    expect(JSON.parse((await petctl(['pets', 'list', '-o', 'json'])).stdout)).toEqual(SAMPLE);
+it.concurrent('a fresh install lists the sandbox sample animals: prints the 12 animals as TSV when piped (-o json the Pets array); pets add adds one that the next process lists, its data file private; an id above 2^53 is listed, got and continued exactly', async () => {
+  const configDir = tempDir();
+  const dataFile = path.join(configDir, 'sandbox-data.json');
+  const petctl = cliSession({ env: { PETCTL_CONFIG_DIR: configDir } });
+  expect(await petctl(['pets', 'list'])).toMatchObject({ code: 0, stdout: `${SAMPLE_TSV.join('\n')}\n`, stderr: '' });
+  expect(JSON.parse((await petctl(['pets', 'list', '-o', 'json'])).stdout)).toEqual(SAMPLE);
 
-    const added = await petctl(['pets', 'add', '--name', 'Rex2', '--category-id', '1']);
-    expect(added.code).toBe(0);
-    expect(added.stdout).toBe('13\tRex2\t1\t-\n');
-    expect(added.stderr).toBe('1 animal has no status: it appears in no pets list --status available|pending|sold, only in pets list without --status\n');
-    const list = await petctl(['pets', 'list', '--limit', '100']);
-    expect(list.stdout.split('\n').filter(Boolean)).toEqual([...SAMPLE_TSV, '13\tRex2\t1\t-']);
-    expect(modeOf(dataFile)).toBe(0o600);
-    expect(modeOf(configDir)).toBe(0o700);
-    expect(fs.readFileSync(dataFile, 'utf8').endsWith('\n{"id":13,"name":"Rex2","categoryId":1}\n')).toBe(true);
+  const added = await petctl(['pets', 'add', '--name', 'Rex2', '--category-id', '1']);
+  expect(added.code).toBe(0);
+  expect(added.stdout).toBe('13\tRex2\t1\t-\n');
+  expect(added.stderr).toBe('1 animal has no status: it appears in no pets list --status available|pending|sold, only in pets list without --status\n');
+  const list = await petctl(['pets', 'list', '--limit', '100']);
+  expect(list.stdout.split('\n').filter(Boolean)).toEqual([...SAMPLE_TSV, '13\tRex2\t1\t-']);
+  expect(modeOf(dataFile)).toBe(0o600);
+  expect(modeOf(configDir)).toBe(0o700);
+  expect(fs.readFileSync(dataFile, 'utf8').endsWith('\n{"id":13,"name":"Rex2","categoryId":1}\n')).toBe(true);
 
-    writeSandboxData(dataFile, `[{ "id": 1, "name": "Rex", "categoryId": 1, "status": "available" }, { "id": ${BIG}, "name": "Huge", "categoryId": ${BIG}, "status": "sold" }]`);
-    expect((await petctl(['pets', 'list'])).stdout).toBe(`1\tRex\t1\tavailable\n${BIG}\tHuge\t${BIG}\tsold\n`);
-    const got = await petctl(['pets', 'get', BIG, '-o', 'json']);
-    expect(got.code).toBe(0);
-    expect(got.stdout).toBe(`{\n  "id": ${BIG},\n  "name": "Huge",\n  "categoryId": ${BIG},\n  "status": "sold"\n}\n`);
-    const next = await petctl(['pets', 'add', '--name', 'Next', '--category-id', '1', '-o', 'ndjson']);
-    expect(next.stdout).toBe('{"id":9007199254740994,"name":"Next","categoryId":1}\n');
-  });
+  writeSandboxData(dataFile, `[{ "id": 1, "name": "Rex", "categoryId": 1, "status": "available" }, { "id": ${BIG}, "name": "Huge", "categoryId": ${BIG}, "status": "sold" }]`);
+  expect((await petctl(['pets', 'list'])).stdout).toBe(`1\tRex\t1\tavailable\n${BIG}\tHuge\t${BIG}\tsold\n`);
+  const got = await petctl(['pets', 'get', BIG, '-o', 'json']);
+  expect(got.code).toBe(0);
+  expect(got.stdout).toBe(`{\n  "id": ${BIG},\n  "name": "Huge",\n  "categoryId": ${BIG},\n  "status": "sold"\n}\n`);
+  const next = await petctl(['pets', 'add', '--name', 'Next', '--category-id', '1', '-o', 'ndjson']);
+  expect(next.stdout).toBe('{"id":9007199254740994,"name":"Next","categoryId":1}\n');
 });
 
-describe.concurrent('animals created without a status', () => {
-  it('an import counts the rows created without a status (empty cells too), once; a rerun that creates none, an add with --status, and -q say nothing', async (t) => {
-    const { server, configDir, petctl } = await setupE2e(t, creator());
-    const file = path.join(configDir, 'intake.csv');
-    fs.writeFileSync(file, 'name,categoryId,status\nRex,1,\nTom,1,available\nMia,2,  \nBo,3,\n');
+it.concurrent('animals created without a status: an import counts the rows created without a status (empty cells too), once; a rerun that creates none, an add with --status, and -q say nothing', async (t) => {
+  const { server, configDir, petctl } = await setupE2e(t, creator());
+  const file = path.join(configDir, 'intake.csv');
+  fs.writeFileSync(file, 'name,categoryId,status\nRex,1,\nTom,1,available\nMia,2,  \nBo,3,\n');
 
-    const result = await petctl(['pets', 'add', '--file', file]);
-    expect(result.code, result.stderr).toBe(0);
-    expect(result.stderr.split(THREE)).toHaveLength(2);
-    expect(result.stdout).toBe('');
-    const bodies = server.requests.map((request) => request.body).sort();
-    expect(bodies).toEqual(['{"name":"Bo","categoryId":3}', '{"name":"Mia","categoryId":2}', '{"name":"Rex","categoryId":1}', '{"name":"Tom","categoryId":1,"status":"available"}']);
+  const result = await petctl(['pets', 'add', '--file', file]);
+  expect(result.code, result.stderr).toBe(0);
+  expect(result.stderr.split(THREE)).toHaveLength(2);
+  expect(result.stdout).toBe('');
+  const bodies = server.requests.map((request) => request.body).sort();
+  expect(bodies).toEqual(['{"name":"Bo","categoryId":3}', '{"name":"Mia","categoryId":2}', '{"name":"Rex","categoryId":1}', '{"name":"Tom","categoryId":1,"status":"available"}']);
 
-    const again = await petctl(['pets', 'add', '--file', file]);
-    expect(again.code, again.stderr).toBe(0);
-    expect(again.stderr).not.toContain('no status');
-    const add = ['pets', 'add', '--name', 'Tom', '--category-id', '1'];
-    expect(await petctl([...add, '--status', 'Available'])).toMatchObject({ code: 0, stderr: '' });
-    expect(await petctl(['--quiet', ...add])).toMatchObject({ code: 0, stderr: '' });
-  });
+  const again = await petctl(['pets', 'add', '--file', file]);
+  expect(again.code, again.stderr).toBe(0);
+  expect(again.stderr).not.toContain('no status');
+  const add = ['pets', 'add', '--name', 'Tom', '--category-id', '1'];
+  expect(await petctl([...add, '--status', 'Available'])).toMatchObject({ code: 0, stderr: '' });
+  expect(await petctl(['--quiet', ...add])).toMatchObject({ code: 0, stderr: '' });
 });

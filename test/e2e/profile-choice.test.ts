@@ -1,6 +1,6 @@
 import fs from 'node:fs';
 import path from 'node:path';
-import { type TestContext, describe, expect, it } from 'vitest';
+import { type TestContext, expect, it } from 'vitest';
 import { type CliResult, cliSession, expectCleanError, jsonError, newApiKey, tempDir } from '../helpers/cli';
 import { json, startScriptedServer } from '../helpers/scripted-server';
 
@@ -81,56 +81,52 @@ it.concurrent('two profiles added, none used: pets, api, auth and a bulk import 
   expect([production.requests.length, staging.requests.length, sandboxRequests().length]).toEqual([0, 0, 0]);
 });
 
-describe.concurrent('the environment may name the whole target', () => {
-  it('--base-url or PETCTL_BASE_URL with PETCTL_API_KEY need no profile among several: the request goes there with that key; auth status and -v say where each came from', async (t) => {
-    const { petctl, production, staging, sandboxRequests } = await setup(t);
-    const ci = await startScriptedServer(json(200, [PET], { 'x-ratelimit-limit': '60', 'x-ratelimit-remaining': '59' }));
-    t.onTestFinished(() => ci.close());
-    const ciKey = newApiKey();
-    const mask = `****${ciKey.slice(-4)}`;
-    const env = { PETCTL_API_KEY: ciKey, PETCTL_BASE_URL: ci.baseUrl };
-    for (const args of [['pets', 'list'], ['api', '/pets']]) {
-      const result = await petctl(args, { env });
-      expect(result.code, `${args.join(' ')}: ${result.stderr}`).toBe(0);
-      expect(result.stderr).not.toContain('no_profile');
-    }
-    const traced = await petctl(['-v', '--base-url', ci.baseUrl, 'pets', 'list'], { env: { PETCTL_API_KEY: ciKey } });
-    expect(traced.stderr).toContain(`* base URL ${ci.baseUrl} (from --base-url); key ${mask} (from PETCTL_API_KEY); profile none (the base URL and key are given without one)\n`);
-    expect(ci.requests).toHaveLength(3);
-    for (const request of ci.requests) expect(request.headers.authorization).toBe(`Bearer ${ciKey}`);
-    expect([production.requests.length, staging.requests.length, sandboxRequests().length]).toEqual([0, 0, 0]);
+it.concurrent('the environment may name the whole target: --base-url or PETCTL_BASE_URL with PETCTL_API_KEY need no profile among several: the request goes there with that key; auth status and -v say where each came from', async (t) => {
+  const { petctl, production, staging, sandboxRequests } = await setup(t);
+  const ci = await startScriptedServer(json(200, [PET], { 'x-ratelimit-limit': '60', 'x-ratelimit-remaining': '59' }));
+  t.onTestFinished(() => ci.close());
+  const ciKey = newApiKey();
+  const mask = `****${ciKey.slice(-4)}`;
+  const env = { PETCTL_API_KEY: ciKey, PETCTL_BASE_URL: ci.baseUrl };
+  for (const args of [['pets', 'list'], ['api', '/pets']]) {
+    const result = await petctl(args, { env });
+    expect(result.code, `${args.join(' ')}: ${result.stderr}`).toBe(0);
+    expect(result.stderr).not.toContain('no_profile');
+  }
+  const traced = await petctl(['-v', '--base-url', ci.baseUrl, 'pets', 'list'], { env: { PETCTL_API_KEY: ciKey } });
+  expect(traced.stderr).toContain(`* base URL ${ci.baseUrl} (from --base-url); key ${mask} (from PETCTL_API_KEY); profile none (the base URL and key are given without one)\n`);
+  expect(ci.requests).toHaveLength(3);
+  for (const request of ci.requests) expect(request.headers.authorization).toBe(`Bearer ${ciKey}`);
+  expect([production.requests.length, staging.requests.length, sandboxRequests().length]).toEqual([0, 0, 0]);
 
-    const status = await petctl(['auth', 'status'], { env });
-    expect(status.code, status.stderr).toBe(0);
-    expect(status.stdout).toContain('Profile:    none (the base URL and key are given without one)\n');
-    expect(status.stdout).toContain(`Base URL:   ${ci.baseUrl} (from PETCTL_BASE_URL)\n`);
-    expect(status.stdout).toContain(`API key:    ${mask} (from PETCTL_API_KEY)\n`);
-    expect(status.stdout).not.toContain('Stored in');
-    expect(JSON.parse((await petctl(['auth', 'status', '-o', 'json'], { env })).stdout)).toMatchObject({
-      profile: null,
-      profileSource: 'none',
-      baseUrlSource: 'env',
-      keySource: 'env',
-      keyStorage: null,
-    });
+  const status = await petctl(['auth', 'status'], { env });
+  expect(status.code, status.stderr).toBe(0);
+  expect(status.stdout).toContain('Profile:    none (the base URL and key are given without one)\n');
+  expect(status.stdout).toContain(`Base URL:   ${ci.baseUrl} (from PETCTL_BASE_URL)\n`);
+  expect(status.stdout).toContain(`API key:    ${mask} (from PETCTL_API_KEY)\n`);
+  expect(status.stdout).not.toContain('Stored in');
+  expect(JSON.parse((await petctl(['auth', 'status', '-o', 'json'], { env })).stdout)).toMatchObject({
+    profile: null,
+    profileSource: 'none',
+    baseUrlSource: 'env',
+    keySource: 'env',
+    keyStorage: null,
   });
 });
 
-describe.concurrent('profile add of the first profile', () => {
-  it('is used from then on and says so; pets list, which used the sandbox a minute ago, goes to it', async (t) => {
-    const { petctl, staging: production, sandboxRequests } = await setup(t, { profiles: false });
-    const added = await petctl(['profile', 'add', 'prod', '--base-url', production.baseUrl]);
-    expect(added.code, added.stderr).toBe(0);
-    expect(added.stdout).toBe('');
-    expect(added.stderr).toBe('Profile "prod" added and now in use (petctl profile use sandbox to go back)\n');
-    expect((await petctl(['auth', 'login', '--insecure-storage', '--no-verify', '--with-token'], { input: newApiKey() })).code).toBe(0);
-    const listed = await petctl(['pets', 'list']);
-    expect(listed.code, listed.stderr).toBe(0);
-    expect(production.requests).toHaveLength(1);
-    expect(sandboxRequests()).toEqual([]);
+it.concurrent('profile add of the first profile: is used from then on and says so; pets list, which used the sandbox a minute ago, goes to it', async (t) => {
+  const { petctl, staging: production, sandboxRequests } = await setup(t, { profiles: false });
+  const added = await petctl(['profile', 'add', 'prod', '--base-url', production.baseUrl]);
+  expect(added.code, added.stderr).toBe(0);
+  expect(added.stdout).toBe('');
+  expect(added.stderr).toBe('Profile "prod" added and now in use (petctl profile use sandbox to go back)\n');
+  expect((await petctl(['auth', 'login', '--insecure-storage', '--no-verify', '--with-token'], { input: newApiKey() })).code).toBe(0);
+  const listed = await petctl(['pets', 'list']);
+  expect(listed.code, listed.stderr).toBe(0);
+  expect(production.requests).toHaveLength(1);
+  expect(sandboxRequests()).toEqual([]);
 
-    const second = await petctl(['profile', 'add', 'qa', '--base-url', 'https://qa.example.org/v1']);
-    expect(second.stderr).toBe('Profile "qa" added. Store its key with: petctl auth login -p qa\n');
-    expect(JSON.parse((await petctl(['profile', 'show', '-o', 'json'])).stdout)).toMatchObject({ name: 'prod', active: true });
-  });
+  const second = await petctl(['profile', 'add', 'qa', '--base-url', 'https://qa.example.org/v1']);
+  expect(second.stderr).toBe('Profile "qa" added. Store its key with: petctl auth login -p qa\n');
+  expect(JSON.parse((await petctl(['profile', 'show', '-o', 'json'])).stdout)).toMatchObject({ name: 'prod', active: true });
 });

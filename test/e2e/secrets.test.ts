@@ -1,6 +1,6 @@
 import fs from 'node:fs';
 import path from 'node:path';
-import { describe, expect, it } from 'vitest';
+import { expect, it } from 'vitest';
 import { type CliResult, configDirWith, newApiKey, runCli, tempDir } from '../helpers/cli';
 import { type Reply, json, startScriptedServer } from '../helpers/scripted-server';
 
@@ -160,34 +160,32 @@ it(`every command and answer × ${MODES.length} output modes, all with -v: not i
   expect(codes.sort()).toEqual(expected.sort());
 });
 
-describe.concurrent('files open to others are tightened, with a warning', () => {
-  it('config.json 0644, state.json 0666 and the directory 0755 → 0600/0700, one warning each, then none; a command that fails still tightens first', async () => {
-    const dir = tempDir();
-    const key = newApiKey();
-    const config = path.join(dir, 'config.json');
-    const state = path.join(dir, 'state.json');
-    fs.writeFileSync(config, JSON.stringify({ profiles: { prod: { baseUrl: 'https://api.example.test/v1', apiKey: key } } }));
-    fs.writeFileSync(state, JSON.stringify({ version: 1, limits: {} }));
-    fs.chmodSync(config, 0o644);
-    fs.chmodSync(state, 0o666);
-    fs.chmodSync(dir, 0o755);
+it.concurrent('files open to others are tightened, with a warning: config.json 0644, state.json 0666 and the directory 0755 → 0600/0700, one warning each, then none; a command that fails still tightens first', async () => {
+  const dir = tempDir();
+  const key = newApiKey();
+  const config = path.join(dir, 'config.json');
+  const state = path.join(dir, 'state.json');
+  fs.writeFileSync(config, JSON.stringify({ profiles: { prod: { baseUrl: 'https://api.example.test/v1', apiKey: key } } }));
+  fs.writeFileSync(state, JSON.stringify({ version: 1, limits: {} }));
+  fs.chmodSync(config, 0o644);
+  fs.chmodSync(state, 0o666);
+  fs.chmodSync(dir, 0o755);
 
-    const first = await runCli(['-o', 'json', 'profile', 'show', 'nope'], { env: { PETCTL_CONFIG_DIR: dir }, secrets: [key] });
-    const second = await runCli(['profile', 'list'], { env: { PETCTL_CONFIG_DIR: dir }, secrets: [key] });
+  const first = await runCli(['-o', 'json', 'profile', 'show', 'nope'], { env: { PETCTL_CONFIG_DIR: dir }, secrets: [key] });
+  const second = await runCli(['profile', 'list'], { env: { PETCTL_CONFIG_DIR: dir }, secrets: [key] });
 
-    expect(first.code).toBe(2);
-    const lines = first.stderr.trim().split('\n');
-    expect(lines.slice(0, 3)).toEqual([
-      `warning: ${dir} was accessible to other users (mode 0755); changed it to 0700`,
-      `warning: ${config} was accessible to other users (mode 0644); changed it to 0600`,
-      `warning: ${state} was accessible to other users (mode 0666); changed it to 0600`,
-    ]);
-    expect(lines).toHaveLength(4);
-    expect(JSON.parse(lines[3]!)).toMatchObject({ code: 'usage_error' });
-    expect(fs.statSync(dir).mode & 0o777).toBe(0o700);
-    expect(fs.statSync(config).mode & 0o777).toBe(0o600);
-    expect(fs.statSync(state).mode & 0o777).toBe(0o600);
-    expect(second.code).toBe(0);
-    expect(second.stderr).toBe('');
-  });
+  expect(first.code).toBe(2);
+  const lines = first.stderr.trim().split('\n');
+  expect(lines.slice(0, 3)).toEqual([
+    `warning: ${dir} was accessible to other users (mode 0755); changed it to 0700`,
+    `warning: ${config} was accessible to other users (mode 0644); changed it to 0600`,
+    `warning: ${state} was accessible to other users (mode 0666); changed it to 0600`,
+  ]);
+  expect(lines).toHaveLength(4);
+  expect(JSON.parse(lines[3]!)).toMatchObject({ code: 'usage_error' });
+  expect(fs.statSync(dir).mode & 0o777).toBe(0o700);
+  expect(fs.statSync(config).mode & 0o777).toBe(0o600);
+  expect(fs.statSync(state).mode & 0o777).toBe(0o600);
+  expect(second.code).toBe(0);
+  expect(second.stderr).toBe('');
 });
