@@ -1,9 +1,9 @@
-import { execFileSync, spawn } from 'node:child_process';
+import { execFileSync } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
-import { BIN, NODE, cleanEnv, tempDir } from '../helpers/cli';
+import { BIN, type CliResult, NODE, cleanEnv, inBash, tempDir } from '../helpers/cli';
 
 /** Every `petctl api` example in the help, the README and docs/, read out of them and run against the sandbox. */
 
@@ -26,27 +26,12 @@ const SOURCES: Array<[string, string]> = [
 ];
 const EXAMPLES = [...new Set(SOURCES.flatMap(([, text]) => examplesIn(text)))];
 
-interface Ran {
-  code: number | null;
-  stdout: string;
-  stderr: string;
-}
-
 /** One example in bash (pipefail), in a folder holding the fixtures, with a fresh config dir: the built-in sandbox profile. */
-function runExample(example: string): Promise<Ran> {
+function runExample(example: string): Promise<CliResult> {
   const dir = tempDir();
   for (const [name, text] of Object.entries(FIXTURES)) fs.writeFileSync(path.join(dir, name), text);
-  const script = `set -o pipefail\npetctl() { "$TEST_NODE" "$TEST_BIN" "$@"; }\n${example}\n`;
-  const child = spawn('bash', ['-c', script], {
-    cwd: dir,
-    env: cleanEnv({ PETCTL_CONFIG_DIR: path.join(dir, 'config'), XDG_CACHE_HOME: path.join(dir, 'cache'), TEST_NODE: NODE, TEST_BIN: BIN }),
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
-  let stdout = '';
-  let stderr = '';
-  child.stdout.setEncoding('utf8').on('data', (chunk: string) => (stdout += chunk));
-  child.stderr.setEncoding('utf8').on('data', (chunk: string) => (stderr += chunk));
-  return new Promise((resolve) => child.on('close', (code) => resolve({ code, stdout, stderr })));
+  const env = { PETCTL_CONFIG_DIR: path.join(dir, 'config'), XDG_CACHE_HOME: path.join(dir, 'cache'), FIXTURES_DIR: dir };
+  return inBash(`set -o pipefail\ncd "$FIXTURES_DIR"\n${example}\n`, env);
 }
 
 describe('the petctl api examples', () => {

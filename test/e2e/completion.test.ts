@@ -61,9 +61,7 @@ function bash(words: string[], env = shellEnv()): Promise<string[]> {
   return run('bash', ['--norc', '--noprofile', '-c', BASH_DRIVER, 'bash', 'petctl', ...words], env);
 }
 
-type ZshInstall = 'fpath' | 'source';
-
-async function zsh(line: string, install: ZshInstall = 'fpath', env = shellEnv()): Promise<string[]> {
+async function zsh(line: string, install: 'fpath' | 'source' = 'fpath', env = shellEnv()): Promise<string[]> {
   const dir = fs.mkdtempSync(path.join(root, 'zsh-'));
   const script = (await runCli(['completion', 'zsh'])).stdout;
   // The two ways the README gives: a _petctl file in $fpath, or sourcing after compinit.

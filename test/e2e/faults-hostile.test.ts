@@ -41,13 +41,8 @@ it.concurrent('a POST redirected to another host: exit 7, one JSON line; that ho
   expect(other.requests).toHaveLength(0);
 });
 
-interface Flood {
-  written: () => number;
-  closed: Promise<void>;
-}
-
 /** Streams `total` bytes (Infinity: for ever) of a JSON-looking body, honouring backpressure. */
-function flood(res: http.ServerResponse, total: number): Flood {
+function flood(res: http.ServerResponse, total: number) {
   const chunk = Buffer.alloc(64 * 1024, 0x20);
   let written = 0;
   const closed = new Promise<void>((resolve) => res.on('close', resolve));
@@ -85,7 +80,7 @@ it.concurrent.for([
   { what: 'an endless chunked body', total: Number.POSITIVE_INFINITY },
 ])('$what: exit 7 invalid_response at the cap, memory bounded, not retried', { timeout: 90_000 }, async ({ total }, t) => {
   const { server, petctl } = await setupE2e(t);
-  let stream: Flood | undefined;
+  let stream: ReturnType<typeof flood> | undefined;
   server.reply((_request, res) => {
     stream = flood(res, total);
   });

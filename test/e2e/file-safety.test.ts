@@ -17,13 +17,7 @@ import {
 const NOBODY = 65534;
 const isRoot = process.getuid?.() === 0;
 
-interface Snapshot {
-  bytes: Buffer;
-  mode: number;
-  uid: number;
-}
-
-function snapshot(file: string): Snapshot {
+function snapshot(file: string) {
   const stats = fs.lstatSync(file);
   return { bytes: stats.isDirectory() ? Buffer.from(fs.readdirSync(file).join('\n')) : fs.readFileSync(file), mode: stats.mode, uid: stats.uid };
 }

@@ -11,13 +11,8 @@ const SLACK_MS = 50;
 const PET = { id: 1, name: 'Rex', categoryId: 1, status: 'available' };
 const PASSWORD = 'Tr0ub4dor-and-3-more-words';
 
-interface Machine {
-  configDir: string;
-  run: (args: string[], env?: Record<string, string>) => Promise<CliResult>;
-}
-
 /** A machine with a profile "shelters" on `baseUrl` whose state lives at `stateUrl`, using `key`. */
-async function machine(baseUrl: string, stateUrl: string, key: string): Promise<Machine> {
+async function machine(baseUrl: string, stateUrl: string, key: string) {
   const configDir = tempDir();
   const env = { PETCTL_CONFIG_DIR: configDir, PETCTL_API_KEY: key };
   const run = (args: string[], extra: Record<string, string> = {}) => runCli(args, { env: { ...env, ...extra }, secrets: [key, PASSWORD], timeoutMs: 150_000 });
