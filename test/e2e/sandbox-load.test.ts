@@ -1,11 +1,11 @@
-import { spawn } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
 import { Pool } from 'undici';
 import { expect, it } from 'vitest';
 
 import { parseJson } from '../../src/schemas/json';
-import { BIN, NODE, cleanEnv, tempDir } from '../helpers/cli';
+import { tempDir } from '../helpers/cli';
+import { startSandboxProcess } from '../helpers/sandbox-process';
 
 /** `petctl sandbox --data` under load for PETCTL_LOAD_SECONDS (30). Its figures: bench/sandbox.mjs. */
 
@@ -21,21 +21,8 @@ it(`holds ${CONNECTIONS} connections of mixed list/add/get for ${SECONDS} s: no 
   const dir = tempDir();
   const dataFile = path.join(dir, 'pets.json');
   const quotas = ['--enterprise-quota', '100000000/1000000000', '--max-animals', '1000000000'];
-  const child = spawn(NODE, [BIN, 'sandbox', '--port', '0', '--data', dataFile, ...quotas], { env: cleanEnv({ PETCTL_CONFIG_DIR: dir }), stdio: ['ignore', 'pipe', 'pipe'] });
-  t.onTestFinished(() => void (child.exitCode === null && child.kill('SIGKILL')));
-  const errorLines: string[] = [];
-  child.stderr!.setEncoding('utf8').on('data', (chunk: string) => {
-    if (errorLines.length < 3 && chunk.includes('error:')) errorLines.push(chunk.slice(chunk.indexOf('error:'), chunk.indexOf('error:') + 800));
-  });
-  const baseUrl = await new Promise<string>((resolve, reject) => {
-    let out = '';
-    child.stdout!.setEncoding('utf8').on('data', (chunk: string) => {
-      out += chunk;
-      if (out.includes('\n')) resolve(out.slice(0, out.indexOf('\n')));
-    });
-    child.on('exit', (code) => reject(new Error(`petctl sandbox exited ${code}`)));
-  });
-  const pool = new Pool(new URL(baseUrl).origin, { connections: CONNECTIONS, pipelining: 1, keepAliveTimeout: 60_000 });
+  const sandbox = await startSandboxProcess(['--port', '0', '--data', dataFile, ...quotas], { t, env: { PETCTL_CONFIG_DIR: dir } });
+  const pool = new Pool(new URL(sandbox.baseUrl).origin, { connections: CONNECTIONS, pipelining: 1, keepAliveTimeout: 60_000 });
   const headers = { authorization: 'Bearer sandbox-enterprise', 'content-type': 'application/json' };
 
   const statuses = new Map<number, number>();
@@ -43,7 +30,7 @@ it(`holds ${CONNECTIONS} connections of mixed list/add/get for ${SECONDS} s: no 
   const acknowledged = new Map<string, string>();
   let highestId = 12;
   const memory: Array<{ kb: number; animals: number }> = [];
-  const sampler = setInterval(() => memory.push({ kb: rssKb(child.pid!), animals: acknowledged.size }), 500);
+  const sampler = setInterval(() => memory.push({ kb: rssKb(sandbox.pid), animals: acknowledged.size }), 500);
   const deadline = Date.now() + SECONDS * 1000;
   const worker = async (index: number): Promise<void> => {
     for (let n = 0; Date.now() < deadline; n += 1) {
@@ -72,10 +59,9 @@ it(`holds ${CONNECTIONS} connections of mixed list/add/get for ${SECONDS} s: no 
   await Promise.all(Array.from({ length: CONNECTIONS }, (_, index) => worker(index)));
   clearInterval(sampler);
   await pool.close();
-  const exited = new Promise((resolve) => child.on('exit', (code, signal) => resolve({ code, signal })));
-  child.kill('SIGINT');
-  expect(await exited).toEqual({ code: null, signal: 'SIGINT' });
+  expect(await sandbox.stop()).toEqual({ code: null, signal: 'SIGINT' });
 
+  const errorLines = sandbox.stderr().split('\n').filter((line) => line.includes('error:')).slice(0, 3);
   expect({ failures: failures.slice(0, 5), errorLines }).toEqual({ failures: [], errorLines: [] });
   expect([...statuses.keys()].sort()).toEqual([200, 201]);
   // Flat but for the animals it keeps in memory (a leak of 500 bytes a request would be 2 KB an animal more): the

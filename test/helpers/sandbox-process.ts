@@ -21,6 +21,7 @@ export function startSandboxProcess(
   let stderr = '';
   child.stderr.setEncoding('utf8').on('data', (chunk: string) => (stderr += chunk));
   const sandbox = {
+    pid: child.pid!,
     stdout: () => stdout,
     /** The notice, then one line per request. */
     stderr: () => stderr,
