@@ -43,7 +43,7 @@ function expectNoProfile(result: CliResult, names = 'production, staging'): void
   expectCleanError(result);
 }
 
-it.concurrent('two profiles added, none used: pets, api, auth and a bulk import stop with no_profile, exit 2, and nothing is sent anywhere; commands that do not talk to the service still work while none is chosen; a profile added then is not chosen', async (t) => {
+it.concurrent('two profiles added, none used: pets, api, auth and a bulk import stop with no_profile, exit 2, and nothing is sent anywhere; commands that do not talk to the service still work while none is chosen; a profile added then is not chosen; the environment may name the whole target: --base-url or PETCTL_BASE_URL with PETCTL_API_KEY need no profile among several: the request goes there with that key; auth status and -v say where each came from', async (t) => {
   const { petctl, production, staging, sandboxRequests, configFile } = await setup(t);
   const rows = path.join(path.dirname(configFile), 'rows.ndjson');
   fs.writeFileSync(rows, '{"name":"Rex","categoryId":1}\n');
@@ -54,6 +54,35 @@ it.concurrent('two profiles added, none used: pets, api, auth and a bulk import 
   }
   expectNoProfile(await petctl(['auth', 'login', '--insecure-storage', '--with-token'], { input: newApiKey() }));
   expect(jsonError(await petctl(['-o', 'json', 'pets', 'list']))).toMatchObject({ code: 'no_profile', status: 0 });
+
+  const ci = await startScriptedServer(json(200, [PET], { 'x-ratelimit-limit': '60', 'x-ratelimit-remaining': '59' }));
+  t.onTestFinished(() => ci.close());
+  const ciKey = newApiKey();
+  const mask = `****${ciKey.slice(-4)}`;
+  const env = { PETCTL_API_KEY: ciKey, PETCTL_BASE_URL: ci.baseUrl };
+  for (const args of [['pets', 'list'], ['api', '/pets']]) {
+    const result = await petctl(args, { env });
+    expect(result.code, `${args.join(' ')}: ${result.stderr}`).toBe(0);
+    expect(result.stderr).not.toContain('no_profile');
+  }
+  const traced = await petctl(['-v', '--base-url', ci.baseUrl, 'pets', 'list'], { env: { PETCTL_API_KEY: ciKey } });
+  expect(traced.stderr).toContain(`* base URL ${ci.baseUrl} (from --base-url); key ${mask} (from PETCTL_API_KEY); profile none (the base URL and key are given without one)\n`);
+  expect(ci.requests).toHaveLength(3);
+  for (const request of ci.requests) expect(request.headers.authorization).toBe(`Bearer ${ciKey}`);
+
+  const status = await petctl(['auth', 'status'], { env });
+  expect(status.code, status.stderr).toBe(0);
+  expect(status.stdout).toContain('Profile:    none (the base URL and key are given without one)\n');
+  expect(status.stdout).toContain(`Base URL:   ${ci.baseUrl} (from PETCTL_BASE_URL)\n`);
+  expect(status.stdout).toContain(`API key:    ${mask} (from PETCTL_API_KEY)\n`);
+  expect(status.stdout).not.toContain('Stored in');
+  expect(JSON.parse((await petctl(['auth', 'status', '-o', 'json'], { env })).stdout)).toMatchObject({
+    profile: null,
+    profileSource: 'none',
+    baseUrlSource: 'env',
+    keySource: 'env',
+    keyStorage: null,
+  });
 
   const list = await petctl(['profile', 'list', '-o', 'json']);
   expect(list.code).toBe(0);
@@ -79,39 +108,6 @@ it.concurrent('two profiles added, none used: pets, api, auth and a bulk import 
   }
   expect((await petctl(['profile', 'use', 'production'])).code).toBe(0);
   expect([production.requests.length, staging.requests.length, sandboxRequests().length]).toEqual([0, 0, 0]);
-});
-
-it.concurrent('the environment may name the whole target: --base-url or PETCTL_BASE_URL with PETCTL_API_KEY need no profile among several: the request goes there with that key; auth status and -v say where each came from', async (t) => {
-  const { petctl, production, staging, sandboxRequests } = await setup(t);
-  const ci = await startScriptedServer(json(200, [PET], { 'x-ratelimit-limit': '60', 'x-ratelimit-remaining': '59' }));
-  t.onTestFinished(() => ci.close());
-  const ciKey = newApiKey();
-  const mask = `****${ciKey.slice(-4)}`;
-  const env = { PETCTL_API_KEY: ciKey, PETCTL_BASE_URL: ci.baseUrl };
-  for (const args of [['pets', 'list'], ['api', '/pets']]) {
-    const result = await petctl(args, { env });
-    expect(result.code, `${args.join(' ')}: ${result.stderr}`).toBe(0);
-    expect(result.stderr).not.toContain('no_profile');
-  }
-  const traced = await petctl(['-v', '--base-url', ci.baseUrl, 'pets', 'list'], { env: { PETCTL_API_KEY: ciKey } });
-  expect(traced.stderr).toContain(`* base URL ${ci.baseUrl} (from --base-url); key ${mask} (from PETCTL_API_KEY); profile none (the base URL and key are given without one)\n`);
-  expect(ci.requests).toHaveLength(3);
-  for (const request of ci.requests) expect(request.headers.authorization).toBe(`Bearer ${ciKey}`);
-  expect([production.requests.length, staging.requests.length, sandboxRequests().length]).toEqual([0, 0, 0]);
-
-  const status = await petctl(['auth', 'status'], { env });
-  expect(status.code, status.stderr).toBe(0);
-  expect(status.stdout).toContain('Profile:    none (the base URL and key are given without one)\n');
-  expect(status.stdout).toContain(`Base URL:   ${ci.baseUrl} (from PETCTL_BASE_URL)\n`);
-  expect(status.stdout).toContain(`API key:    ${mask} (from PETCTL_API_KEY)\n`);
-  expect(status.stdout).not.toContain('Stored in');
-  expect(JSON.parse((await petctl(['auth', 'status', '-o', 'json'], { env })).stdout)).toMatchObject({
-    profile: null,
-    profileSource: 'none',
-    baseUrlSource: 'env',
-    keySource: 'env',
-    keyStorage: null,
-  });
 });
 
 it.concurrent('profile add of the first profile: is used from then on and says so; pets list, which used the sandbox a minute ago, goes to it', async (t) => {
