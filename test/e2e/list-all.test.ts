@@ -12,45 +12,42 @@ function jsonIds(stdout: string): string[] {
   return [...stdout.matchAll(/"id": (\d+)/g)].map((match) => match[1]!);
 }
 
-it.concurrent('fetches linked pages with --limit as the page size and prints every animal (TSV); -v traces each page; a full last page gets a notice; a link back is refused', async (t) => {
-  const { server, petctl } = await setupE2e(t);
-  server.reply(
-    linkedPage(petsPage([1, 2]), '/v1/pets?limit=2&status=available&after=2'),
-    linkedPage(petsPage([3, BIG]), `/v1/pets?limit=2&status=available&after=${BIG}`),
-    linkedPage(petsPage(['9007199254740995'])),
-  );
-  const traced = await petctl(['pets', 'list', '--all', '--limit', '2', '--status', 'available', '-v']);
-  expect(traced.code, traced.stderr).toBe(0);
-  expect(traced.stdout).toBe(tsv(['1', '2', '3', BIG, '9007199254740995']));
-  expect(server.requests.map((request) => request.url)).toEqual([
-    '/v1/pets?limit=2&status=available',
-    '/v1/pets?limit=2&status=available&after=2',
-    `/v1/pets?limit=2&status=available&after=${BIG}`,
-  ]);
-  expect(traced.stderr.match(/^> GET /gm)).toHaveLength(3);
-  expect(traced.stderr).toMatch(/^page 1: 2 animals, next http:\/\/127\.0\.0\.1:\d+\/v1\/pets\?limit=2&status=available&after=2$/m);
-  expect(traced.stderr).toMatch(/^page 3: 1 animals, no next link$/m);
-
-  server.reply(linkedPage(petsPage([1, 2])));
-  const full = await petctl(['pets', 'list', '--all', '--limit', '2']);
-  expect(full).toMatchObject({ code: 0, stdout: tsv(['1', '2']) });
-  expect(full.stderr).toBe('petctl: page 1 is full but came without a Link rel="next"; the server may hold more animals than were listed\n');
-
-  server.reply(linkedPage(petsPage([1, 2]), '/v1/pets?limit=2&after=2'), linkedPage(petsPage([3, 4]), '/v1/pets?limit=2'), linkedPage(petsPage([1, 2]), '/v1/pets?limit=2'));
-  const loop = await petctl(['pets', 'list', '--all', '--limit', '2']);
-  expect(loop.code).toBe(7);
-  expect(loop.stderr).toContain("error: page 2's next link leads back to a page already fetched (/v1/pets?limit=2); not followed");
-  const itself = await petctl(['pets', 'list', '--all', '--limit', '2', '-o', 'json']);
-  expect(itself.code).toBe(7);
-  expect(JSON.parse(itself.stdout)).toHaveLength(2);
-  expect(jsonError(itself)).toMatchObject({ code: 'invalid_response', status: 200 });
-  expect(server.requests).toHaveLength(7);
-  server.verify();
-});
-
 describe.concurrent('pets list --all stopped', () => {
-  it('by a 429: one valid JSON array on stdout, --query over it, and the command printed continues in a shell: every animal once', async (t) => {
+  it('fetches linked pages with --limit as the page size and prints every animal (TSV); -v traces each page; a full last page gets a notice; a link back is refused; stopped by a 429: one valid JSON array on stdout, --query over it, and the command printed continues in a shell: every animal once', async (t) => {
     const { server, key, configDir, petctl } = await setupE2e(t);
+    server.reply(
+      linkedPage(petsPage([1, 2]), '/v1/pets?limit=2&status=available&after=2'),
+      linkedPage(petsPage([3, BIG]), `/v1/pets?limit=2&status=available&after=${BIG}`),
+      linkedPage(petsPage(['9007199254740995'])),
+    );
+    const traced = await petctl(['pets', 'list', '--all', '--limit', '2', '--status', 'available', '-v']);
+    expect(traced.code, traced.stderr).toBe(0);
+    expect(traced.stdout).toBe(tsv(['1', '2', '3', BIG, '9007199254740995']));
+    expect(server.requests.map((request) => request.url)).toEqual([
+      '/v1/pets?limit=2&status=available',
+      '/v1/pets?limit=2&status=available&after=2',
+      `/v1/pets?limit=2&status=available&after=${BIG}`,
+    ]);
+    expect(traced.stderr.match(/^> GET /gm)).toHaveLength(3);
+    expect(traced.stderr).toMatch(/^page 1: 2 animals, next http:\/\/127\.0\.0\.1:\d+\/v1\/pets\?limit=2&status=available&after=2$/m);
+    expect(traced.stderr).toMatch(/^page 3: 1 animals, no next link$/m);
+
+    server.reply(linkedPage(petsPage([1, 2])));
+    const full = await petctl(['pets', 'list', '--all', '--limit', '2']);
+    expect(full).toMatchObject({ code: 0, stdout: tsv(['1', '2']) });
+    expect(full.stderr).toBe('petctl: page 1 is full but came without a Link rel="next"; the server may hold more animals than were listed\n');
+
+    server.reply(linkedPage(petsPage([1, 2]), '/v1/pets?limit=2&after=2'), linkedPage(petsPage([3, 4]), '/v1/pets?limit=2'), linkedPage(petsPage([1, 2]), '/v1/pets?limit=2'));
+    const loop = await petctl(['pets', 'list', '--all', '--limit', '2']);
+    expect(loop.code).toBe(7);
+    expect(loop.stderr).toContain("error: page 2's next link leads back to a page already fetched (/v1/pets?limit=2); not followed");
+    const itself = await petctl(['pets', 'list', '--all', '--limit', '2', '-o', 'json']);
+    expect(itself.code).toBe(7);
+    expect(JSON.parse(itself.stdout)).toHaveLength(2);
+    expect(jsonError(itself)).toMatchObject({ code: 'invalid_response', status: 200 });
+    expect(server.requests).toHaveLength(7);
+    server.verify();
+
     // What a shell would run or expand, were it not quoted.
     const next = "/v1/pets?limit=2&status=available&after=4&x=$(exit%209)`false`;*|";
     const pages = () => [linkedPage(petsPage([1, 2]), '/v1/pets?limit=2&status=available&after=2'), linkedPage(petsPage([3, BIG]), next), refusedPastMaxWait];
