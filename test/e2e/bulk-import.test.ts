@@ -91,7 +91,7 @@ describe.concurrent('pets add --file', () => {
     expect(fs.readdirSync(tmp)).toEqual([]);
   });
 
-  it('refuses a file with invalid rows whole (the first 20 on stderr, then a count; --dry-run too; --id-column\'s missing and twice-used ids), a missing file (2) and an empty one (6); nothing sent', async (t) => {
+  it('refuses a file with invalid rows whole (the first 20 on stderr, then a count; --dry-run too; --id-column\'s missing and twice-used ids), a missing file (2) and an empty one (6); nothing sent; --dry-run validates, counts what would be sent and what the journal marks done, sends nothing; exit 0', async (t) => {
     const { server, configDir, petctl } = await setupE2e(t, creator());
     const rows = ['name,categoryId,status', 'Good,1,available'];
     for (let i = 0; i < 25; i++) rows.push(`Bad${i},x${i},`);
@@ -137,6 +137,23 @@ describe.concurrent('pets add --file', () => {
     expect(idsSkipped.code).toBe(6);
     expect(importSummary(idsSkipped)).toMatchObject({ created: 1, invalid: 3 });
     expect(postedNames(server.requests)).toEqual(['Cy']);
+
+    const file = writeInput(configDir, 'pets.csv', 'name,categoryId\nA,1\nB,2\nC,3\n');
+
+    const before = await petctl(['pets', 'add', '--file', file, '--dry-run']);
+    expect(before.code, before.stderr).toBe(0);
+    expect(before.stdout).toMatch(/^would send 3 of 3 rows: 0 already created, 0 with an unknown outcome, 0 invalid; journal .+\n$/);
+
+    server.reply(creator(), creator({ firstId: 200 }), { destroy: true });
+    const partial = await petctl(['pets', 'add', '--file', file, '--concurrency', '1']);
+    expect(partial.code).toBe(7);
+    const { journal } = importSummary(partial);
+    const figures = await petctl(['pets', 'add', '--file', file, '--dry-run', '-o', 'json']);
+    expect(figures.code, figures.stderr).toBe(0);
+    expect(JSON.parse(figures.stdout)).toEqual({ dryRun: true, rows: 3, valid: 3, invalid: 0, wouldSend: 0, done: 2, unknown: 1, journal });
+    const csv = await petctl(['pets', 'add', '--file', file, '--dry-run', '-o', 'csv']);
+    expect(csv.stdout).toBe(`rows,valid,invalid,wouldSend,done,unknown,journal\n3,3,0,0,2,1,${journal}\n`);
+    expect(server.requests).toHaveLength(4);
   });
 
   it('--skip-invalid sends the valid rows and lists the failed ones (ndjson with the Error body as received, TSV, csv), exit 6; -q drops the summary, not the error; a rerun sends the rejected row again', async (t) => {
@@ -166,26 +183,6 @@ describe.concurrent('pets add --file', () => {
     const csv = await petctl(['pets', 'add', '--file', file, '--skip-invalid', '-o', 'csv']);
     expect(csv.stdout).toBe('row,line,code,status,message\n2,3,invalid_category,400,no category for B\n3,4,invalid_row,0,name: must not be empty\n');
     expect(postedNames(server.requests)).toEqual(['A', 'B', 'B', 'B']);
-  });
-
-  it('--dry-run validates, counts what would be sent and what the journal marks done, sends nothing; exit 0', async (t) => {
-    const { server, configDir, petctl } = await setupE2e(t, creator());
-    const file = writeInput(configDir, 'pets.csv', 'name,categoryId\nA,1\nB,2\nC,3\n');
-
-    const before = await petctl(['pets', 'add', '--file', file, '--dry-run']);
-    expect(before.code, before.stderr).toBe(0);
-    expect(before.stdout).toMatch(/^would send 3 of 3 rows: 0 already created, 0 with an unknown outcome, 0 invalid; journal .+\n$/);
-
-    server.reply(creator(), creator({ firstId: 200 }), { destroy: true });
-    const partial = await petctl(['pets', 'add', '--file', file, '--concurrency', '1']);
-    expect(partial.code).toBe(7);
-    const { journal } = importSummary(partial);
-    const asJson = await petctl(['pets', 'add', '--file', file, '--dry-run', '-o', 'json']);
-    expect(asJson.code, asJson.stderr).toBe(0);
-    expect(JSON.parse(asJson.stdout)).toEqual({ dryRun: true, rows: 3, valid: 3, invalid: 0, wouldSend: 0, done: 2, unknown: 1, journal });
-    const csv = await petctl(['pets', 'add', '--file', file, '--dry-run', '-o', 'csv']);
-    expect(csv.stdout).toBe(`rows,valid,invalid,wouldSend,done,unknown,journal\n3,3,0,0,2,1,${journal}\n`);
-    expect(server.requests).toHaveLength(3);
   });
 
   it('--concurrency 256: 256 requests in flight and waiting after a 429, and stderr holds no Node warning, with or without -q', { timeout: 60_000 }, async (t) => {
