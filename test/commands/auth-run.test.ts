@@ -10,8 +10,6 @@ import { configDirWith, expectPetctlHeaders, loopbackPortIsFree, newApiKey, WAIT
 import { type FakeContextOptions, fakeContext, fakeStdin } from '../helpers/terminal';
 import { json, startScriptedServer } from '../helpers/scripted-server';
 
-/** auth login | status | logout through their run functions: the hidden prompt on a terminal stdin, and what each prints. */
-
 type T = Pick<TestContext, 'onTestFinished'>;
 
 function storedKeys(dir: string): Record<string, string | undefined> {
@@ -56,9 +54,9 @@ describe.concurrent('auth login on a terminal', () => {
     await vi.waitFor(() => expect(io.stderr.text()).toBe('API key for profile "staging": '), WAIT);
     expect(stdin.rawModes).toEqual([true]);
     // Typed in pieces, with a typo corrected by backspace.
-    stdin.type(key.slice(0, 10));
-    stdin.type('X\u007f');
-    stdin.type(`${key.slice(10)}\r`);
+    stdin.write(key.slice(0, 10));
+    stdin.write('X\u007f');
+    stdin.write(`${key.slice(10)}\r`);
     await done;
     expect(storedKeys(dir).staging).toBe(key);
     expect(stdin.rawModes).toEqual([true, false]);
@@ -73,7 +71,7 @@ describe.concurrent('auth login on a terminal', () => {
     const { dir, stdin, ctx, io } = onTerminal(t);
     const error = login(ctx, { withToken: false }).catch((caught: unknown) => caught);
     await vi.waitFor(() => expect(io.stderr.text()).toContain('API key for profile'), WAIT);
-    stdin.type(typed);
+    stdin.write(typed);
     expect(await error).toBeInstanceOf(kind);
     expect(await error).toMatchObject(fields);
     expect(stdin.rawModes).toEqual([true, false]);
@@ -183,61 +181,57 @@ describe.concurrent('auth login checks the key with the service', () => {
   });
 });
 
-describe.concurrent('auth status', () => {
-  it('checks the key with GET /pets?limit=1 and prints Label: value lines; -o ndjson: one line, naming sources', async (t) => {
-    const server = await startScriptedServer(json(200, []));
-    t.onTestFinished(() => server.close());
-    server.reply(json(200, [], LIMITS));
-    const key = newApiKey();
-    const dir = configDirWith({ activeProfile: 'staging', profiles: { staging: { baseUrl: server.baseUrl, apiKey: key } } });
-    const { ctx, io } = run(t, dir);
-    await statusRun(ctx);
-    expect(server.requests).toHaveLength(1);
-    expect(server.requests[0]).toMatchObject({ method: 'GET', path: '/v1/pets', query: { limit: '1' } });
-    expectPetctlHeaders(server.requests[0]!, key);
-    expect(io.stdout.text()).toBe(
-      [
-        'Profile:    staging (active profile)',
-        `Base URL:   ${server.baseUrl} (from the profile)`,
-        `API key:    ****${key.slice(-4)} (from the profile, in the config file)`,
-        'Status:     authenticated (GET /pets?limit=1 answered 200)',
-        `Rate limit: 299 of 300 left, resets ${localDateTime(1768471260_000)}`,
-        `Config:     ${path.join(dir, 'config.json')}`,
-        '',
-      ].join('\n'),
-    );
-    const envKey = newApiKey();
-    const env = { PETCTL_PROFILE: 'staging', PETCTL_API_KEY: envKey };
-    const piped = run(t, dir, { env, globals: { baseUrl: server.baseUrl, output: 'ndjson' } });
-    await statusRun(piped.ctx);
-    expect(piped.io.stdout.text()).toMatch(/^[^\n]*\}\n$/);
-    expect(JSON.parse(piped.io.stdout.text())).toEqual({
-      profile: 'staging',
-      profileSource: 'env',
-      baseUrl: server.baseUrl,
-      baseUrlSource: 'flag',
-      key: `****${envKey.slice(-4)}`,
-      keySource: 'env',
-      keyStorage: null,
-      authenticated: true,
-      rateLimit: { limit: null, remaining: null, reset: null },
-      configFile: path.join(dir, 'config.json'),
-    });
+it.concurrent('auth status: checks the key with GET /pets?limit=1 and prints Label: value lines; -o ndjson: one line, naming sources', async (t) => {
+  const server = await startScriptedServer(json(200, []));
+  t.onTestFinished(() => server.close());
+  server.reply(json(200, [], LIMITS));
+  const key = newApiKey();
+  const dir = configDirWith({ activeProfile: 'staging', profiles: { staging: { baseUrl: server.baseUrl, apiKey: key } } });
+  const { ctx, io } = run(t, dir);
+  await statusRun(ctx);
+  expect(server.requests).toHaveLength(1);
+  expect(server.requests[0]).toMatchObject({ method: 'GET', path: '/v1/pets', query: { limit: '1' } });
+  expectPetctlHeaders(server.requests[0]!, key);
+  expect(io.stdout.text()).toBe(
+    [
+      'Profile:    staging (active profile)',
+      `Base URL:   ${server.baseUrl} (from the profile)`,
+      `API key:    ****${key.slice(-4)} (from the profile, in the config file)`,
+      'Status:     authenticated (GET /pets?limit=1 answered 200)',
+      `Rate limit: 299 of 300 left, resets ${localDateTime(1768471260_000)}`,
+      `Config:     ${path.join(dir, 'config.json')}`,
+      '',
+    ].join('\n'),
+  );
+  const envKey = newApiKey();
+  const env = { PETCTL_PROFILE: 'staging', PETCTL_API_KEY: envKey };
+  const piped = run(t, dir, { env, globals: { baseUrl: server.baseUrl, output: 'ndjson' } });
+  await statusRun(piped.ctx);
+  expect(piped.io.stdout.text()).toMatch(/^[^\n]*\}\n$/);
+  expect(JSON.parse(piped.io.stdout.text())).toEqual({
+    profile: 'staging',
+    profileSource: 'env',
+    baseUrl: server.baseUrl,
+    baseUrlSource: 'flag',
+    key: `****${envKey.slice(-4)}`,
+    keySource: 'env',
+    keyStorage: null,
+    authenticated: true,
+    rateLimit: { limit: null, remaining: null, reset: null },
+    configFile: path.join(dir, 'config.json'),
   });
 });
 
-describe.concurrent('auth logout', () => {
-  it('removes the stored key and keeps the profile; then says there was nothing to remove, and that PETCTL_API_KEY is still in effect', async (t) => {
-    const dir = configDirWith({ profiles: { staging: { baseUrl: 'https://staging.example.org/v1', apiKey: newApiKey() } } });
-    const { ctx, io } = run(t, dir, { globals: { profile: 'staging' } });
-    await logoutRun(ctx);
-    expect(storedKeys(dir)).toEqual({ staging: undefined });
-    expect(io.stderr.text()).toBe('API key removed from profile "staging".\n');
-    expect(io.stdout.text()).toBe('');
-    const again = run(t, dir, { globals: { profile: 'staging' }, env: { PETCTL_API_KEY: newApiKey() } });
-    await logoutRun(again.ctx);
-    expect(again.io.stderr.text()).toBe(
-      'Profile "staging" has no stored API key.\nwarning: PETCTL_API_KEY is still set and is used as the API key until you unset it\n',
-    );
-  });
+it.concurrent('auth logout: removes the stored key and keeps the profile; then says there was nothing to remove, and that PETCTL_API_KEY is still in effect', async (t) => {
+  const dir = configDirWith({ profiles: { staging: { baseUrl: 'https://staging.example.org/v1', apiKey: newApiKey() } } });
+  const { ctx, io } = run(t, dir, { globals: { profile: 'staging' } });
+  await logoutRun(ctx);
+  expect(storedKeys(dir)).toEqual({ staging: undefined });
+  expect(io.stderr.text()).toBe('API key removed from profile "staging".\n');
+  expect(io.stdout.text()).toBe('');
+  const again = run(t, dir, { globals: { profile: 'staging' }, env: { PETCTL_API_KEY: newApiKey() } });
+  await logoutRun(again.ctx);
+  expect(again.io.stderr.text()).toBe(
+    'Profile "staging" has no stored API key.\nwarning: PETCTL_API_KEY is still set and is used as the API key until you unset it\n',
+  );
 });

@@ -45,11 +45,7 @@ export async function crowdOnOneKey(folders: number, stateUrl?: string, shape: {
   }
 }
 
-/**
- * Every process ended by itself with its pets (0) or a rate-limit stop (5), one that sent nothing
- * unless `stopsMaySend` (a host that fell back from a frozen store may have probed); each 2xx is
- * one process's answer.
- */
+/** Each process ended with its pets (0) or a stop (5) that sent nothing unless `stopsMaySend`; each 2xx one's answer. */
 export function expectEveryoneDone({ service, run, key }: Crowd, stopsMaySend = false): void {
   for (const member of run.members) assertNoSecrets(member, [key]);
   const hung = run.members.filter((member) => member.signal !== null);

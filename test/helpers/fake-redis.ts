@@ -1,10 +1,6 @@
 import net from 'node:net';
 
-/**
- * A TCP server on 127.0.0.1 that speaks just enough RESP for ioredis to
- * connect (CLIENT SETNAME, INFO's ready check, SELECT), and answers TIME with
- * whatever a test scripts: what a real redis-server never sends.
- */
+/** Just enough RESP on 127.0.0.1 for ioredis to connect, and a TIME reply a test scripts (redis-server's never is). */
 
 const INFO = '# Server\r\nredis_version:7.0.0\r\nloading:0\r\n';
 

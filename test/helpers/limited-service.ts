@@ -1,10 +1,7 @@
 import { type RecordedRequest, startScriptedServer } from './scripted-server';
 
-/**
- * A rate-limited service under one key: real-length fixed windows, X-RateLimit-* on every answer, 429s past the
- * limit and a ban after BAN_AFTER of them in a window (the specification's Limits, point 4); GET and POST /v1/pets.
- * It counts on its own side what petctl did. Plain Node: bench/crowd.mjs and bench/enterprise.mjs bundle it too.
- */
+// One key's real-length fixed windows, 429s past the limit, a ban after BAN_AFTER (the specification's Limits, point 4),
+// counting what petctl did. Plain Node: bench/crowd.mjs and bench/enterprise.mjs bundle it too.
 
 export interface LimitedServiceOptions {
   /** Requests per window (default 60, the Free plan's). */
@@ -25,8 +22,6 @@ const BAN_MS = 10 * 60_000;
 
 /** The one animal GET /v1/pets lists without `listed`. */
 export const PET = { id: 1, name: 'Rex', categoryId: 1, status: 'available' };
-
-export type LimitedService = Awaited<ReturnType<typeof startLimitedService>>;
 
 export async function startLimitedService(options: LimitedServiceOptions = {}) {
   type Answer = { status: number; headers: Record<string, string>; body: string };

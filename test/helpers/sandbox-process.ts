@@ -4,10 +4,8 @@ import { BIN, NODE, WAIT, cleanEnv } from './cli';
 
 type Ended = { code: number | null; signal: NodeJS.Signals | null };
 
-/**
- * `petctl sandbox <args>` (the built binary) for the rest of the running test, `t` in describe.concurrent (where the
- * global onTestFinished cannot tell the tests apart); resolves once it prints its base URL, its first stdout line.
- */
+// The built `petctl sandbox <args>` for the rest of the test (pass `t` in describe.concurrent), once it prints its
+// base URL.
 export function startSandboxProcess(
   args: string[],
   { env = {}, t = { onTestFinished } }: { env?: Record<string, string>; t?: Pick<TestContext, 'onTestFinished'> } = {},

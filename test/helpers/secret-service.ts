@@ -3,10 +3,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 
-/**
- * A real Secret Service (the Linux keychain): gnome-keyring-daemon unlocked on a private D-Bus session bus.
- * Missing tools skip its tests, except under CI=true (.ci/run installs gnome-keyring, dbus and libsecret-tools).
- */
+// gnome-keyring-daemon unlocked on a private D-Bus session bus; missing tools skip its tests, except under CI=true.
 
 const TOOLS = ['dbus-run-session', 'gnome-keyring-daemon', 'secret-tool'];
 const missing = TOOLS.filter((tool) => spawnSync('sh', ['-c', `command -v ${tool}`]).status !== 0);

@@ -2,7 +2,7 @@ import { PassThrough } from 'node:stream';
 import type { TestContext } from 'vitest';
 import { type Context, createContext } from '../../src/context';
 import type { GlobalOptions } from '../../src/globals';
-import { type OutStream, type Terminal, createTerminal } from '../../src/terminal';
+import { type OutStream, createTerminal } from '../../src/terminal';
 import { setupE2e } from './cli';
 
 /** The in-process seam (STYLE.md seam 2): run() functions with a real Context over fake streams, as gh's `iostreams.Test()`. */
@@ -18,16 +18,13 @@ interface FakeStdin extends NodeJS.ReadableStream {
   isTTY?: boolean;
   setRawMode?(mode: boolean): unknown;
   rawModes: boolean[];
-  type(text: string): void;
+  write(text: string): unknown;
   end(text?: string): unknown;
 }
 
 export function fakeStdin(options: { input?: string; tty?: boolean } = {}): FakeStdin {
   const stream = new PassThrough() as unknown as FakeStdin & PassThrough;
   stream.rawModes = [];
-  stream.type = (text) => {
-    stream.write(text);
-  };
   if (options.tty) {
     stream.isTTY = true;
     stream.setRawMode = (mode: boolean) => {
