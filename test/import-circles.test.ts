@@ -56,13 +56,11 @@ describe('imports in src/', () => {
   });
 });
 
-describe('the circle finder', () => {
-  it.each([
-    ['a pair, and a file above it', { 'a.ts': ['b.ts'], 'b.ts': ['a.ts'], 'main.ts': ['a.ts'] }, ['a.ts', 'b.ts', 'main.ts']],
-    ['a ring of four', { 'k.ts': ['t.ts'], 't.ts': ['p.ts'], 'p.ts': ['s.ts'], 's.ts': ['k.ts', 'x.ts'], 'x.ts': [] }, ['k.ts', 'p.ts', 's.ts', 't.ts']],
-    ['a file importing itself', { 'a.ts': ['a.ts'] }, ['a.ts']],
-    ['a tree', { 'root.ts': ['a.ts', 'b.ts'], 'a.ts': ['types.ts'], 'b.ts': ['types.ts'], 'types.ts': [] }, []],
-  ])('%s', (_name, edges, expected) => {
-    expect(circles(new Map(Object.entries(edges)))).toEqual(expected);
-  });
+it.each([
+  ['a pair, and a file above it', { 'a.ts': ['b.ts'], 'b.ts': ['a.ts'], 'main.ts': ['a.ts'] }, ['a.ts', 'b.ts', 'main.ts']],
+  ['a ring of four', { 'k.ts': ['t.ts'], 't.ts': ['p.ts'], 'p.ts': ['s.ts'], 's.ts': ['k.ts', 'x.ts'], 'x.ts': [] }, ['k.ts', 'p.ts', 's.ts', 't.ts']],
+  ['a file importing itself', { 'a.ts': ['a.ts'] }, ['a.ts']],
+  ['a tree', { 'root.ts': ['a.ts', 'b.ts'], 'a.ts': ['types.ts'], 'b.ts': ['types.ts'], 'types.ts': [] }, []],
+])('the circle finder: %s', (_name, edges, expected) => {
+  expect(circles(new Map(Object.entries(edges)))).toEqual(expected);
 });

@@ -6,22 +6,20 @@ import { createTestTerminal } from './helpers/terminal';
 
 const ERASE = '\r\x1b[K';
 
-describe('the terminal facts', () => {
-  it.each([
-    [{ stdoutTTY: true, stderrTTY: true, stdinTTY: true }, { personWatching: true, canPrompt: true }],
-    [{ stdoutTTY: false, stderrTTY: true, stdinTTY: true }, { personWatching: false, canPrompt: true }],
-    [{ stdoutTTY: true, stderrTTY: false, stdinTTY: true }, { personWatching: false, canPrompt: false }],
-    [{ stdoutTTY: true, stderrTTY: true, stdinTTY: false }, { personWatching: true, canPrompt: false }],
-    [{ stdoutTTY: true, stderrTTY: true, stdinTTY: true, noInput: true }, { personWatching: true, canPrompt: false }],
-    [{ stdoutTTY: true, stderrTTY: true, stdinTTY: true, env: { PETCTL_NO_INPUT: '1' } }, { personWatching: true, canPrompt: false }],
-    [{ stdoutTTY: true, stderrTTY: true, stdinTTY: true, env: { PETCTL_NO_INPUT: 'true' } }, { personWatching: true, canPrompt: false }],
-    [{ stdoutTTY: true, stderrTTY: true, stdinTTY: true, env: { PETCTL_NO_INPUT: '' } }, { personWatching: true, canPrompt: true }],
-    [{ stdoutTTY: true, stderrTTY: true, stdinTTY: true, env: { PETCTL_NO_INPUT: 'false' } }, { personWatching: true, canPrompt: true }],
-    [{ stdoutTTY: true, stderrTTY: true, stdinTTY: true, env: { PETCTL_NO_INPUT: '0' } }, { personWatching: true, canPrompt: true }],
-  ])('%o → %o', (options, expected) => {
-    const { terminal } = createTestTerminal(options);
-    expect({ personWatching: terminal.personWatching(), canPrompt: terminal.canPrompt() }).toEqual(expected);
-  });
+it.each([
+  [{ stdoutTTY: true, stderrTTY: true, stdinTTY: true }, { personWatching: true, canPrompt: true }],
+  [{ stdoutTTY: false, stderrTTY: true, stdinTTY: true }, { personWatching: false, canPrompt: true }],
+  [{ stdoutTTY: true, stderrTTY: false, stdinTTY: true }, { personWatching: false, canPrompt: false }],
+  [{ stdoutTTY: true, stderrTTY: true, stdinTTY: false }, { personWatching: true, canPrompt: false }],
+  [{ stdoutTTY: true, stderrTTY: true, stdinTTY: true, noInput: true }, { personWatching: true, canPrompt: false }],
+  [{ stdoutTTY: true, stderrTTY: true, stdinTTY: true, env: { PETCTL_NO_INPUT: '1' } }, { personWatching: true, canPrompt: false }],
+  [{ stdoutTTY: true, stderrTTY: true, stdinTTY: true, env: { PETCTL_NO_INPUT: 'true' } }, { personWatching: true, canPrompt: false }],
+  [{ stdoutTTY: true, stderrTTY: true, stdinTTY: true, env: { PETCTL_NO_INPUT: '' } }, { personWatching: true, canPrompt: true }],
+  [{ stdoutTTY: true, stderrTTY: true, stdinTTY: true, env: { PETCTL_NO_INPUT: 'false' } }, { personWatching: true, canPrompt: true }],
+  [{ stdoutTTY: true, stderrTTY: true, stdinTTY: true, env: { PETCTL_NO_INPUT: '0' } }, { personWatching: true, canPrompt: true }],
+])('the terminal facts: %o → %o', (options, expected) => {
+  const { terminal } = createTestTerminal(options);
+  expect({ personWatching: terminal.personWatching(), canPrompt: terminal.canPrompt() }).toEqual(expected);
 });
 
 describe('the status line', () => {

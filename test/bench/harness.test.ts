@@ -43,7 +43,6 @@ describe('npm run bench (bench/index.mjs)', () => {
     expect(only.stdout).toContain('second figure quick=true');
     expect(only.stdout).toContain('--quick');
     expect(only.stdout).not.toContain('ok figure');
-    // An unknown name is a usage error.
     const unknown = runHarness(dir, ['nope']);
     expect(unknown.code).toBe(2);
     expect(unknown.stderr).toContain('error: no benchmark named nope in bench/');

@@ -1,4 +1,4 @@
-import { describe, expect, it, vi } from 'vitest';
+import { expect, it, vi } from 'vitest';
 import { main } from '../../src/main';
 import { newApiKey, tempDir } from '../helpers/cli';
 import { fakeIo } from '../helpers/terminal';
@@ -17,20 +17,18 @@ async function run(argv: string[], env: Record<string, string> = {}): Promise<nu
   return main(argv, { io: fakeIo(), env: { PETCTL_CONFIG_DIR: tempDir(), PETCTL_API_KEY: newApiKey(), ...env }, signal: new AbortController().signal });
 }
 
-describe('libraries load only when used', () => {
-  it('--help and a plain pets list/add load none; --all loads the Link parser, --query jmespath', async (t) => {
-    const server = await startScriptedServer({ status: 200, body: '[{"id":1,"name":"Rex","categoryId":1}]' });
-    t.onTestFinished(() => server.close());
-    expect(await run(['--help'])).toBe(0);
-    expect(await run(['pets', 'list', '--help'])).toBe(0);
-    expect(await run(['--base-url', server.baseUrl, 'pets', 'list', '-o', 'json'])).toBe(0);
-    expect(await run(['--base-url', server.baseUrl, 'api', '/pets'])).toBe(0);
-    // Missing flags off a terminal: the usage error, without the prompt library.
-    expect(await run(['--base-url', server.baseUrl, 'pets', 'add', '--name', 'Rex'])).toBe(2);
-    expect([...loaded]).toEqual([]);
-    expect(await run(['--base-url', server.baseUrl, 'pets', 'list', '--all'])).toBe(0);
-    expect([...loaded]).toEqual(['http-link-header']);
-    expect(await run(['--base-url', server.baseUrl, 'pets', 'list', '--query', '[].id'])).toBe(0);
-    expect([...loaded].sort()).toEqual(['http-link-header', 'jmespath']);
-  });
+it('libraries load only when used: --help and a plain pets list/add load none; --all loads the Link parser, --query jmespath', async (t) => {
+  const server = await startScriptedServer({ status: 200, body: '[{"id":1,"name":"Rex","categoryId":1}]' });
+  t.onTestFinished(() => server.close());
+  expect(await run(['--help'])).toBe(0);
+  expect(await run(['pets', 'list', '--help'])).toBe(0);
+  expect(await run(['--base-url', server.baseUrl, 'pets', 'list', '-o', 'json'])).toBe(0);
+  expect(await run(['--base-url', server.baseUrl, 'api', '/pets'])).toBe(0);
+  // Missing flags off a terminal: the usage error, without the prompt library.
+  expect(await run(['--base-url', server.baseUrl, 'pets', 'add', '--name', 'Rex'])).toBe(2);
+  expect([...loaded]).toEqual([]);
+  expect(await run(['--base-url', server.baseUrl, 'pets', 'list', '--all'])).toBe(0);
+  expect([...loaded]).toEqual(['http-link-header']);
+  expect(await run(['--base-url', server.baseUrl, 'pets', 'list', '--query', '[].id'])).toBe(0);
+  expect([...loaded].sort()).toEqual(['http-link-header', 'jmespath']);
 });

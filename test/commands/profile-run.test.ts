@@ -10,8 +10,6 @@ import { UsageError } from '../../src/errors';
 import { configDirWith, newApiKey } from '../helpers/cli';
 import { type FakeContextOptions, fakeContext } from '../helpers/terminal';
 
-/** The profile run functions with a fake Context: what each prints and writes. */
-
 function setup(t: Pick<TestContext, 'onTestFinished'>, config?: object) {
   const dir = configDirWith(config);
   const file = path.join(dir, 'config.json');
@@ -29,74 +27,70 @@ const TWO = {
   profiles: { production: { baseUrl: 'https://api.example.org/v1', apiKey: KEY }, staging: { baseUrl: 'https://staging.example.org/v1' } },
 };
 
-describe.concurrent('profile list', () => {
-  it('on a terminal: a table with NAME, BASE URL and KEY, * on the active profile, keys masked; piped, TSV; csv', async (t) => {
-    const { run } = setup(t, TWO);
-    const { ctx, io } = run({ stdoutColumns: 100 });
-    await profileListRun(ctx);
-    expect(stripVTControlCharacters(io.stdout.text())).toBe(
-      [
-        '   NAME        BASE URL                        KEY',
-        '   sandbox     embedded sandbox (in-process)   built-in',
-        `*  production  https://api.example.org/v1      ****${KEY.slice(-4)}`,
-        '   staging     https://staging.example.org/v1  none',
-        '',
-      ].join('\n'),
-    );
-    expect(io.stdout.text()).not.toContain(KEY);
-    const piped = run();
-    await profileListRun(piped.ctx);
-    expect(piped.io.stdout.text()).toBe(
-      `\tsandbox\tembedded sandbox (in-process)\tbuilt-in\n*\tproduction\thttps://api.example.org/v1\t****${KEY.slice(-4)}\n\tstaging\thttps://staging.example.org/v1\tnone\n`,
-    );
-    const csv = run({ globals: { output: 'csv' } });
-    await profileListRun(csv.ctx);
-    expect(csv.io.stdout.text().split('\n')[0]).toBe('active,name,baseUrl,key');
-  });
+it.concurrent('profile list: on a terminal: a table with NAME, BASE URL and KEY, * on the active profile, keys masked; piped, TSV; csv', async (t) => {
+  const { run } = setup(t, TWO);
+  const { ctx, io } = run({ stdoutColumns: 100 });
+  await profileListRun(ctx);
+  expect(stripVTControlCharacters(io.stdout.text())).toBe(
+    [
+      '   NAME        BASE URL                        KEY',
+      '   sandbox     embedded sandbox (in-process)   built-in',
+      `*  production  https://api.example.org/v1      ****${KEY.slice(-4)}`,
+      '   staging     https://staging.example.org/v1  none',
+      '',
+    ].join('\n'),
+  );
+  expect(io.stdout.text()).not.toContain(KEY);
+  const piped = run();
+  await profileListRun(piped.ctx);
+  expect(piped.io.stdout.text()).toBe(
+    `\tsandbox\tembedded sandbox (in-process)\tbuilt-in\n*\tproduction\thttps://api.example.org/v1\t****${KEY.slice(-4)}\n\tstaging\thttps://staging.example.org/v1\tnone\n`,
+  );
+  const csv = run({ globals: { output: 'csv' } });
+  await profileListRun(csv.ctx);
+  expect(csv.io.stdout.text().split('\n')[0]).toBe('active,name,baseUrl,key');
 });
 
-describe.concurrent('profile show', () => {
-  it('the profile in use, lines labelled; a named one; overrides; an unknown one is exit 2', async (t) => {
-    const { run, file } = setup(t, TWO);
-    const { ctx, io } = run();
-    await profileShowRun({}, ctx);
-    expect(io.stdout.text()).toBe(
-      [
-        'Profile:    production (active profile)',
-        'Base URL:   https://api.example.org/v1 (from the profile)',
-        `Stored key: ****${KEY.slice(-4)} (config file)`,
-        `Key in use: ****${KEY.slice(-4)} (from the profile)`,
-        'Overrides:  none',
-        'Rate limit: none seen on this machine in the current window (petctl auth status asks the service)',
-        `Config:     ${file}`,
-        '',
-      ].join('\n'),
-    );
-    const json = run({ globals: { output: 'json' } });
-    await profileShowRun({}, json.ctx);
-    expect(JSON.parse(json.io.stdout.text())).toMatchObject({ configFile: file, rateLimit: null });
-    // A named profile wins over -p.
-    const named = run({ globals: { profile: 'production' } });
-    await profileShowRun({ name: 'staging' }, named.ctx);
-    expect(named.io.stdout.text()).toContain('Profile:    staging\n');
-    expect(named.io.stdout.text()).toContain('Stored key: none: run petctl auth login\n');
-    expect(named.io.stdout.text()).toContain('Key in use: none\n');
-    const envKey = newApiKey();
-    const globals = { baseUrl: 'https://flag.example.org/v1', output: 'json' } as const;
-    const overridden = run({ globals, env: { PETCTL_API_KEY: envKey } });
-    await profileShowRun({}, overridden.ctx);
-    expect(JSON.parse(overridden.io.stdout.text())).toMatchObject({
-      name: 'production',
-      effectiveBaseUrl: 'https://flag.example.org/v1',
-      effectiveKey: `****${envKey.slice(-4)}`,
-      keySource: 'env',
-      overrides: ['PETCTL_API_KEY overrides the stored key', '--base-url overrides the base URL'],
-    });
-    await expect(profileShowRun({ name: 'nope' }, run().ctx)).rejects.toMatchObject({
-      exitCode: 2,
-      code: 'usage_error',
-      message: 'unknown profile "nope" (known: sandbox, production, staging)',
-    });
+it.concurrent('profile show: the profile in use, lines labelled; a named one; overrides; an unknown one is exit 2', async (t) => {
+  const { run, file } = setup(t, TWO);
+  const { ctx, io } = run();
+  await profileShowRun({}, ctx);
+  expect(io.stdout.text()).toBe(
+    [
+      'Profile:    production (active profile)',
+      'Base URL:   https://api.example.org/v1 (from the profile)',
+      `Stored key: ****${KEY.slice(-4)} (config file)`,
+      `Key in use: ****${KEY.slice(-4)} (from the profile)`,
+      'Overrides:  none',
+      'Rate limit: none seen on this machine in the current window (petctl auth status asks the service)',
+      `Config:     ${file}`,
+      '',
+    ].join('\n'),
+  );
+  const json = run({ globals: { output: 'json' } });
+  await profileShowRun({}, json.ctx);
+  expect(JSON.parse(json.io.stdout.text())).toMatchObject({ configFile: file, rateLimit: null });
+  // A named profile wins over -p.
+  const named = run({ globals: { profile: 'production' } });
+  await profileShowRun({ name: 'staging' }, named.ctx);
+  expect(named.io.stdout.text()).toContain('Profile:    staging\n');
+  expect(named.io.stdout.text()).toContain('Stored key: none: run petctl auth login\n');
+  expect(named.io.stdout.text()).toContain('Key in use: none\n');
+  const envKey = newApiKey();
+  const globals = { baseUrl: 'https://flag.example.org/v1', output: 'json' } as const;
+  const overridden = run({ globals, env: { PETCTL_API_KEY: envKey } });
+  await profileShowRun({}, overridden.ctx);
+  expect(JSON.parse(overridden.io.stdout.text())).toMatchObject({
+    name: 'production',
+    effectiveBaseUrl: 'https://flag.example.org/v1',
+    effectiveKey: `****${envKey.slice(-4)}`,
+    keySource: 'env',
+    overrides: ['PETCTL_API_KEY overrides the stored key', '--base-url overrides the base URL'],
+  });
+  await expect(profileShowRun({ name: 'nope' }, run().ctx)).rejects.toMatchObject({
+    exitCode: 2,
+    code: 'usage_error',
+    message: 'unknown profile "nope" (known: sandbox, production, staging)',
   });
 });
 
@@ -139,8 +133,7 @@ describe.concurrent('profile add, use, remove', () => {
     expect(last.io.stderr.text()).toBe('Profile "staging" removed.\n');
   });
 
-  // Each rule is the store's (test/config/profiles.test.ts: the built-in sandbox, names, an existing or unknown profile)
-  // or the URL check's (test/config/url-check.test.ts); these rows check that the commands stop on it and write nothing.
+  // Each rule is test/config/'s (profiles.test.ts, url-check.test.ts); here the commands stop on it, writing nothing.
   const [HTTP, HTTPS] = ['http://api.example.org/v1', 'https://api.example.org/v1'];
   it.for([
     { action: 'remove the sandbox', attempt: (ctx: Context) => profileRemoveRun({ name: 'sandbox', yes: false }, ctx) },
@@ -204,19 +197,17 @@ describe.concurrent('a profile with a state URL (Redis)', () => {
   });
 });
 
-describe.concurrent('profile set', () => {
-  it('changes the base URL and keeps the key, every other field and the file mode 0600; then a state URL, keeping the rest', async (t) => {
-    const { run, read, file } = setup(t, { ...TWO, profiles: { ...TWO.profiles, production: { ...TWO.profiles.production, note: 'kept' } } });
-    const { ctx, io } = run();
-    await profileSetRun({ name: 'production', baseUrl: 'https://api2.example.org/v1/' }, ctx);
-    expect(read().profiles.production).toEqual({ baseUrl: 'https://api2.example.org/v1', apiKey: KEY, note: 'kept' });
-    expect(read().activeProfile).toBe('production');
-    expect(fs.statSync(file).mode & 0o777).toBe(0o600);
-    expect(io.stdout.text()).toBe('');
-    expect(io.stderr.text()).toBe('Profile "production" changed: base URL https://api2.example.org/v1; its key is kept.\n');
-    expect(io.stderr.text()).not.toContain(KEY);
-    await profileSetRun({ name: 'production', stateUrl: 'redis://:s3cret@127.0.0.1:6379/0' }, run().ctx);
-    expect(read().profiles.production).toEqual({ baseUrl: 'https://api2.example.org/v1', apiKey: KEY, note: 'kept', stateUrl: 'redis://:s3cret@127.0.0.1:6379/0' });
-  });
-
+it.concurrent('profile set: changes the base URL and keeps the key, every other field and the file mode 0600; then a state URL, keeping the rest', async (t) => {
+  const { run, read, file } = setup(t, { ...TWO, profiles: { ...TWO.profiles, production: { ...TWO.profiles.production, note: 'kept' } } });
+  const { ctx, io } = run();
+  await profileSetRun({ name: 'production', baseUrl: 'https://api2.example.org/v1/' }, ctx);
+  expect(read().profiles.production).toEqual({ baseUrl: 'https://api2.example.org/v1', apiKey: KEY, note: 'kept' });
+  expect(read().activeProfile).toBe('production');
+  expect(fs.statSync(file).mode & 0o777).toBe(0o600);
+  expect(io.stdout.text()).toBe('');
+  expect(io.stderr.text()).toBe('Profile "production" changed: base URL https://api2.example.org/v1; its key is kept.\n');
+  expect(io.stderr.text()).not.toContain(KEY);
+  await profileSetRun({ name: 'production', stateUrl: 'redis://:s3cret@127.0.0.1:6379/0' }, run().ctx);
+  expect(read().profiles.production).toEqual({ baseUrl: 'https://api2.example.org/v1', apiKey: KEY, note: 'kept', stateUrl: 'redis://:s3cret@127.0.0.1:6379/0' });
 });
+

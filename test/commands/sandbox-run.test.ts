@@ -7,8 +7,6 @@ import { tempDir, WAIT } from '../helpers/cli';
 import { fakeContext } from '../helpers/terminal';
 import { FREE, call } from '../sandbox/helpers';
 
-/** `petctl sandbox` through its run function: stdout for scripts, stderr for people, Ctrl-C to stop. */
-
 /** The sandbox run until `stop()` (Ctrl-C), which must end it with InterruptedError; resolves once the keys are printed. */
 async function started(t: TestContext, options: Partial<SandboxOptions> = {}, now?: () => number) {
   const controller = new AbortController();
@@ -51,8 +49,7 @@ describe.concurrent('sandboxRun', () => {
     const warning = 'warning: bound to 0.0.0.0: the sandbox keys are public';
     await vi.waitFor(() => expect(io.stderr.text()).toContain(warning), WAIT);
     const reply = await call(baseUrl, '/pets?limit=1', { key: FREE });
-    // The window (1 s) ends within a second of the answer, before now; Reset is whole seconds rounded up, hence one
-    // more second. A one-minute window would fail this.
+    // A 1 s window resets within 2 s of now (Reset is whole seconds rounded up); a one-minute window would not.
     expect(Number(reply.headers['x-ratelimit-reset']) * 1000).toBeLessThanOrEqual(Date.now() + 2000);
     await stop();
   });

@@ -73,21 +73,19 @@ describe('ctx.wait', () => {
   });
 });
 
-describe('ctx.announceWait: one wait, one notice', () => {
-  it('requests waiting for the same moment (within a second) share one line; a later wait gets its own; none with --quiet', async (t) => {
-    const { ctx, io } = fakeContext(t, { now: () => Date.now(), monotonic: () => Date.now() });
-    ctx.announceWait(2000, 'retry 1/4 in 2s: HTTP 429');
-    ctx.announceWait(1990, 'rate limited (HTTP 429, Retry-After); waiting 2s, until 10:00:02');
-    vi.advanceTimersByTime(400);
-    ctx.announceWait(1600, 'rate limited (HTTP 429, Retry-After); waiting 2s, until 10:00:02');
-    ctx.announceWait(999, 'too short to say');
-    expect(io.stderr.text()).toBe('petctl: retry 1/4 in 2s: HTTP 429\n');
-    vi.advanceTimersByTime(1600);
-    ctx.announceWait(60_000, 'rate limit reached; waiting 60s for the window to reopen');
-    expect(io.stderr.text()).toBe('petctl: retry 1/4 in 2s: HTTP 429\npetctl: rate limit reached; waiting 60s for the window to reopen\n');
+it('ctx.announceWait: one wait, one notice: requests waiting for the same moment (within a second) share one line; a later wait gets its own; none with --quiet', async (t) => {
+  const { ctx, io } = fakeContext(t, { now: () => Date.now(), monotonic: () => Date.now() });
+  ctx.announceWait(2000, 'retry 1/4 in 2s: HTTP 429');
+  ctx.announceWait(1990, 'rate limited (HTTP 429, Retry-After); waiting 2s, until 10:00:02');
+  vi.advanceTimersByTime(400);
+  ctx.announceWait(1600, 'rate limited (HTTP 429, Retry-After); waiting 2s, until 10:00:02');
+  ctx.announceWait(999, 'too short to say');
+  expect(io.stderr.text()).toBe('petctl: retry 1/4 in 2s: HTTP 429\n');
+  vi.advanceTimersByTime(1600);
+  ctx.announceWait(60_000, 'rate limit reached; waiting 60s for the window to reopen');
+  expect(io.stderr.text()).toBe('petctl: retry 1/4 in 2s: HTTP 429\npetctl: rate limit reached; waiting 60s for the window to reopen\n');
 
-    const quiet = fakeContext(t, { globals: { quiet: true } });
-    quiet.ctx.announceWait(5000, 'anything');
-    expect(quiet.io.stderr.text()).toBe('');
-  });
+  const quiet = fakeContext(t, { globals: { quiet: true } });
+  quiet.ctx.announceWait(5000, 'anything');
+  expect(quiet.io.stderr.text()).toBe('');
 });

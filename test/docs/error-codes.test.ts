@@ -5,10 +5,8 @@ import { describe, expect, it } from 'vitest';
 import { SANDBOX_ERROR_CODES } from '../../src/sandbox/errors';
 import { ROOT, SRC, sourceFiles } from '../helpers/imports';
 
-/**
- * docs/output.md's table of codes held to the source both ways, found with the type checker (`http_${status}` is
- * listed as `http_<status>`), with the exit code where the source fixes it. A server's code passes through as sent.
- */
+// docs/output.md's codes table against the source both ways (`http_${status}` as `http_<status>`), with exit codes.
+// A server's own code passes through as sent.
 
 function codesInSource() {
   const config = ts.readConfigFile(path.join(ROOT, 'tsconfig.json'), ts.sys.readFile);

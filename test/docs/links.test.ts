@@ -1,6 +1,6 @@
 import fs from 'node:fs';
 import path from 'node:path';
-import { describe, expect, it } from 'vitest';
+import { expect, it } from 'vitest';
 import { ROOT } from '../helpers/imports';
 
 /** A #fragment is a heading by GitHub's anchor rules: lower case, punctuation dropped, spaces to hyphens. */
@@ -31,19 +31,17 @@ function links(markdown: string): string[] {
   return [...withoutCode.matchAll(/\]\(([^)\s]+)\)/g)].map((m) => m[1]!).filter((href) => !/^[a-z]+:/i.test(href));
 }
 
-describe('documentation links', () => {
-  it.each(pages)('%s: every relative link and anchor resolves', (page) => {
-    const text = fs.readFileSync(path.join(ROOT, page), 'utf8');
-    const broken: string[] = [];
-    for (const href of links(text)) {
-      const [file, fragment] = href.split('#') as [string, string | undefined];
-      const target = file === '' ? path.join(ROOT, page) : path.resolve(path.dirname(path.join(ROOT, page)), file);
-      if (!fs.existsSync(target)) {
-        broken.push(`${href}: no such file`);
-        continue;
-      }
-      if (fragment !== undefined && target.endsWith('.md') && !anchors(fs.readFileSync(target, 'utf8')).has(fragment)) broken.push(`${href}: no such heading`);
+it.each(pages)('documentation links: %s: every relative link and anchor resolves', (page) => {
+  const text = fs.readFileSync(path.join(ROOT, page), 'utf8');
+  const broken: string[] = [];
+  for (const href of links(text)) {
+    const [file, fragment] = href.split('#') as [string, string | undefined];
+    const target = file === '' ? path.join(ROOT, page) : path.resolve(path.dirname(path.join(ROOT, page)), file);
+    if (!fs.existsSync(target)) {
+      broken.push(`${href}: no such file`);
+      continue;
     }
-    expect(broken).toEqual([]);
-  });
+    if (fragment !== undefined && target.endsWith('.md') && !anchors(fs.readFileSync(target, 'utf8')).has(fragment)) broken.push(`${href}: no such heading`);
+  }
+  expect(broken).toEqual([]);
 });

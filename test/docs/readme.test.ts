@@ -30,13 +30,11 @@ describe('README.md', () => {
   });
 });
 
-describe('the documents describe the product as it is', () => {
-  const pages = ['README.md', 'CONTRIBUTING.md', ...docs.map((name) => `docs/${name}`)];
-  // Words that narrate the project's history rather than the product.
-  const HISTORY = /\bissue \d+\b|\bwhere the issue\b|\bthe issue (?:says|states|asks)\b|\bas of this version\b|\b(?:before|after) this (?:work|change|version)\b|\bthe previous version\b|\bis being rewritten\b|\bbefore the [\w' ]+ (?:was|were) rewritten\b/i;
+const pages = ['README.md', 'CONTRIBUTING.md', ...docs.map((name) => `docs/${name}`)];
+// Words that narrate the project's history rather than the product.
+const HISTORY = /\bissue \d+\b|\bwhere the issue\b|\bthe issue (?:says|states|asks)\b|\bas of this version\b|\b(?:before|after) this (?:work|change|version)\b|\bthe previous version\b|\bis being rewritten\b|\bbefore the [\w' ]+ (?:was|were) rewritten\b/i;
 
-  it.each(pages)('%s tells no history', (page) => {
-    const lines = fs.readFileSync(path.join(ROOT, page), 'utf8').split('\n');
-    expect(lines.filter((line) => HISTORY.test(line))).toEqual([]);
-  });
+it.each(pages)('the documents describe the product as it is: %s tells no history', (page) => {
+  const lines = fs.readFileSync(path.join(ROOT, page), 'utf8').split('\n');
+  expect(lines.filter((line) => HISTORY.test(line))).toEqual([]);
 });

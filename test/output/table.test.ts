@@ -21,8 +21,7 @@ const columns: Column<Row>[] = [
 const ESC = '\u001b';
 
 describe('renderTable', () => {
-  // Borderless, the header first, columns two spaces apart, no trailing blanks, no colour codes at level 0, and at
-  // level 1 a bold header and basic ANSI colours over the same text: pets.test.ts "table on a TTY".
+  // The layout, and its colours at levels 0 and 1: pets.test.ts "table on a TTY".
   test('a cell never spans lines and shows control and bidi characters as visible escapes', () => {
     const out = renderTable(columns, [{ code: 'x', label: `two\nlines\tand${ESC}[2J\r\u202e` }], { level: 0 });
     expect(out).toBe(`CODE  LABEL${' '.repeat(27)}NOTE\nx     two\\nlines\\tand\\x1b[2J\\r\\u202e  -\n`);
@@ -49,14 +48,12 @@ describe('renderTable', () => {
 });
 
 // A cell's width in columns is string-width's (wide characters, emoji, combining marks, zero-width spaces).
-describe('truncateToWidth', () => {
-  test.each([
-    ['leaves text that fits', 'Rex', 3, 'Rex'],
-    ['cuts and ends with an ellipsis within the width', 'Rexington', 5, 'Rexi…'],
-    ['never splits a wide character', '犬犬犬', 4, '犬…'],
-    ['never splits a grapheme cluster', 'e\u0301e\u0301e\u0301', 2, 'e\u0301…'],
-  ])('%s', (_title, text, width, cut) => {
-    expect(truncateToWidth(text, width)).toBe(cut);
-    expect(displayWidth(cut)).toBeLessThanOrEqual(width);
-  });
+test.each([
+  ['leaves text that fits', 'Rex', 3, 'Rex'],
+  ['cuts and ends with an ellipsis within the width', 'Rexington', 5, 'Rexi…'],
+  ['never splits a wide character', '犬犬犬', 4, '犬…'],
+  ['never splits a grapheme cluster', 'e\u0301e\u0301e\u0301', 2, 'e\u0301…'],
+])('truncateToWidth: %s', (_title, text, width, cut) => {
+  expect(truncateToWidth(text, width)).toBe(cut);
+  expect(displayWidth(cut)).toBeLessThanOrEqual(width);
 });

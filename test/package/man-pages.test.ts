@@ -36,7 +36,6 @@ describe('man pages', () => {
     const manifest = JSON.parse(fs.readFileSync(path.join(ROOT, 'package.json'), 'utf8')) as { man?: string[]; files?: string[] };
     expect([...(manifest.man ?? [])].sort()).toEqual(expected.map((page) => `dist/man/${page}`));
     expect(manifest.files).toContain('dist/man/');
-    // A page carries its command's examples, as --help shows them.
     expect(render('petctl-pets-add')).toContain('$ petctl pets add --name Rex --category-id 1');
     expect(render('petctl')).toContain('Exit codes: 0 ok, 1 unexpected, 2 usage');
   });
