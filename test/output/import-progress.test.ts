@@ -148,7 +148,6 @@ describe('the progress line on a narrow terminal', () => {
     ['while a wait is under way', waiting, 120, 'import [########............] 60/150 · 1818/min · 429s: 1 · ~2m00s left · rate-limit wait 56s'],
     ['while a wait is under way', waiting, 80, 'import 60/150 · 1818/min · 429s: 1 · ~2m00s left · rate-limit wait 56s'],
     ['while a wait is under way', waiting, 60, 'import 60/150 · 1818/min · rate-limit wait 56s'],
-    ['while a wait is under way', waiting, 40, 'import 60/150 · 1818/min'],
     ['while the rate is measured', measuring, 120, 'import [....................] 3/150 · rate: measuring · 429s: 0 · ~2m57s left'],
     ['while the rate is measured', measuring, 80, 'import [..........] 3/150 · rate: measuring · 429s: 0 · ~2m57s left'],
     ['while the rate is measured', measuring, 60, 'import 3/150 · rate: measuring · 429s: 0 · ~2m57s left'],
