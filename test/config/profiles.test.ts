@@ -4,7 +4,7 @@ import { describe, expect, it } from 'vitest';
 import { SANDBOX_PROFILE } from '../../src/config/config-file';
 import { openProfileStore } from '../../src/config/profiles';
 import { UsageError } from '../../src/errors';
-import { modeOf, readConfigFile, tempPaths, tempStore } from './temp-config';
+import { readConfigFile, tempPaths, tempStore } from './temp-config';
 
 /** The UsageError `promise` is refused with. */
 const usageError = (promise: Promise<unknown>): Promise<UsageError> =>
@@ -23,10 +23,7 @@ it('a fresh install: has only the sandbox, active, without a base URL or key; re
   expect(store.get('sandbox')).toEqual({ name: 'sandbox', apiKey: undefined, builtIn: true });
   expect(store.get('production')).toBeUndefined();
   expect(fs.existsSync(paths.dir)).toBe(false);
-});
-
-it('a fresh install: reading an existing file does not touch it', async () => {
-  const { paths, store } = await tempStore();
+  // Nor does reading an existing file touch it.
   await store.add('prod', PROD);
   const past = new Date(Date.now() - 60_000);
   fs.utimesSync(paths.configFile, past, past);
@@ -151,16 +148,13 @@ it.each([
   expect(store.get('sandbox')?.apiKey).toBeUndefined();
 });
 
-it('the built-in sandbox profile cannot be added, replaced or removed', async () => {
+it('the built-in sandbox profile: not added, replaced or removed; a key of its own, no base URL', async () => {
   const { paths, store } = await tempStore();
   expect((await usageError(store.add('sandbox', PROD))).message).toMatch(/built-in/);
   expect((await usageError(store.remove('sandbox'))).message).toMatch(/cannot be removed/);
   expect(store.get('sandbox')?.baseUrl).toBeUndefined();
   expect(fs.existsSync(paths.configFile)).toBe(false);
-});
-
-it('the sandbox profile holds a key of its own, clearing it drops its entry; a base URL in its entry is ignored', async () => {
-  const { paths, store } = await tempStore();
+  // Its key: clearing it drops its entry.
   await store.setKey('sandbox', 'my-sandbox-key');
   expect(store.get('sandbox')).toEqual({ name: 'sandbox', apiKey: 'my-sandbox-key', builtIn: true });
   expect(await store.clearKey('sandbox')).toBe('config file');
@@ -169,16 +163,6 @@ it('the sandbox profile holds a key of its own, clearing it drops its entry; a b
   // A base URL written into its entry by hand is ignored.
   const edited = await tempStore({ profiles: { sandbox: { baseUrl: 'https://evil.example.org', apiKey: 'k3y' } } });
   expect(edited.store.get('sandbox')).toEqual({ name: 'sandbox', apiKey: 'k3y', builtIn: true });
-});
-
-it('config.json: tightens a directory and file that were readable by others on the next write', async () => {
-  const paths = tempPaths();
-  fs.mkdirSync(paths.dir, { recursive: true, mode: 0o755 });
-  fs.chmodSync(paths.dir, 0o755);
-  fs.writeFileSync(paths.configFile, JSON.stringify({ profiles: {} }), { mode: 0o644 });
-  fs.chmodSync(paths.configFile, 0o644);
-  await (await openProfileStore(paths)).setKey('sandbox', 'k3y');
-  expect([modeOf(paths.dir), modeOf(paths.configFile)]).toEqual([0o700, 0o600]);
 });
 
 it('config.json: keeps what it does not know about', async () => {

@@ -55,21 +55,12 @@ it('a state URL: its password masked (either slot) for profile show and list, al
 const API = 'https://api.example.org/v1';
 const shelters = (paths: PetctlPaths) => (readConfigFile(paths) as { profiles: { shelters: unknown } }).profiles.shelters;
 
-it('a profile\'s state URL is stored in config.json (0600) and resolved from it; a password is stored apart from it', async () => {
+it('a profile\'s state URL: stored 0600, resolved, password apart; PETCTL_STATE_URL wins; bad ones refused', async () => {
   const { paths, store } = await tempStore();
   await store.add('shelters', API, { stateUrl: WITH_PASSWORD });
   expect(store.get('shelters')?.stateUrl).toBe(WITH_PASSWORD);
   expect(shelters(paths)).toEqual({ baseUrl: API, stateUrl: WITH_PASSWORD });
   expect(target(store, { profileFlag: 'shelters' })).toMatchObject({ stateUrl: WITH_PASSWORD, stateUrlSource: 'profile' });
-  await store.update('shelters', { statePassword: SECRET });
-  await store.update('shelters', { stateUrl: 'rediss://cache.example.org:6380/0' });
-  expect(shelters(paths)).toEqual({ baseUrl: API, stateUrl: 'rediss://cache.example.org:6380/0', statePassword: SECRET });
-  expect(modeOf(paths.configFile)).toBe(0o600);
-});
-
-it('a profile\'s state URL is overridden by PETCTL_STATE_URL; an empty one counts as unset', async () => {
-  const { store } = await tempStore();
-  await store.add('shelters', API, { stateUrl: WITH_PASSWORD });
   await store.add('plain', API);
   const env = { PETCTL_STATE_URL: 'redis://127.0.0.1:6379/1' };
   const fromEnv = { stateUrl: env.PETCTL_STATE_URL, stateUrlSource: 'env' };
@@ -80,13 +71,14 @@ it('a profile\'s state URL is overridden by PETCTL_STATE_URL; an empty one count
   expect(target(store, { profileFlag: 'plain', env: unset })).toMatchObject({ stateUrl: undefined, stateUrlSource: undefined });
   const wrong = { PETCTL_STATE_URL: 'http://x' };
   expect(() => target(store, { profileFlag: 'plain', env: wrong })).toThrow(/^PETCTL_STATE_URL must use redis:\/\//);
-});
-
-it('a profile\'s state URL is refused when invalid at profile add, reported (exit 4) when a hand edit broke it', async () => {
-  const { store } = await tempStore();
+  await store.update('shelters', { statePassword: SECRET });
+  await store.update('shelters', { stateUrl: 'rediss://cache.example.org:6380/0' });
+  expect(shelters(paths)).toEqual({ baseUrl: API, stateUrl: 'rediss://cache.example.org:6380/0', statePassword: SECRET });
+  expect(modeOf(paths.configFile)).toBe(0o600);
   const adding = store.add('bad', API, { stateUrl: 'memcached://x' });
   await expect(adding).rejects.toThrow(/^--state-url must use redis:\/\//);
   expect(store.get('bad')).toBeUndefined();
+  // A hand edit that broke it is reported (exit 4).
   const edited = await tempStore({ profiles: { edited: { baseUrl: API, stateUrl: 'redis://ok/not-a-db' } } });
   expect(() => target(edited.store, { profileFlag: 'edited' })).toThrow(NotConfiguredError);
 });
