@@ -27,16 +27,13 @@ function limiter(options: RateLimitPolicyOptions = {}, state: RateLimitState = {
 const resetAt = (ms: number) => Math.ceil(ms / 1000);
 
 describe('sandbox keys', () => {
-  it('has one key per plan with the specification limits', () => {
+  it('has one key per plan with the specification limits; Enterprise quotas configurable, nonsense refused', () => {
     expect(sandboxKeys().map(({ key, plan, perMinute, perDay }) => [key, plan, perMinute, perDay])).toEqual([
       ['sandbox-free', 'free', 60, 1_000],
       ['sandbox-pro', 'pro', 300, 10_000],
       ['sandbox-business', 'business', 1_000, 100_000],
       ['sandbox-enterprise', 'enterprise', 5_000, 1_000_000],
     ]);
-  });
-
-  it('makes the Enterprise quotas configurable and rejects nonsense', () => {
     const enterprise = sandboxKeys({ enterprisePerMinute: 7, enterprisePerDay: 70 }).find((k) => k.plan === 'enterprise');
     expect(enterprise).toMatchObject({ perMinute: 7, perDay: 70 });
     expect(() => sandboxKeys({ enterprisePerMinute: 0 })).toThrow(/enterprisePerMinute/);
@@ -79,7 +76,7 @@ describe('the minute window', () => {
   });
 });
 
-it('the day window: refuses request 1001 of a Free day until the day window resets, whatever the minute says', () => {
+it('the day window: refuses request 1001 of a Free day until it resets; told once less is left than in the minute', () => {
   const { burst, check } = limiter();
   let last: RateLimitDecision | undefined;
   // 16 × 60 + 40 = 1000
@@ -90,11 +87,8 @@ it('the day window: refuses request 1001 of a Free day until the day window rese
   expect(refused).toMatchObject({ allowed: false, remaining: 0, resetEpochSeconds: dayReset });
   expect(refused.retryAfterSeconds).toBe((86_400_000 - 20 * 60_000) / 1000);
   expect(check(T0 + 86_400_000)).toMatchObject({ allowed: true, remaining: 59 });
-});
-
-it('the day window: reports the day window once fewer requests are left in it than in the minute', () => {
+  // Reported once fewer requests are left in the day than in the minute.
   const small = { key: 'k', perMinute: 10, perDay: 15 };
-  const { burst, check } = limiter();
   burst(10, T0, small);
   // Minute: 9 left; day: 4 left.
   const decision = check(T0 + 60_000, small);
@@ -155,7 +149,7 @@ it('the state is plain JSON, persisted and resumed; malformed entries are droppe
 });
 
 describe('a client that comes back at the rounded-up reset', () => {
-  it('keeps its schedule: the next window starts where the last ended, so it loses no second per window', () => {
+  it('keeps its schedule: the next window starts where the last ended; after a longer pause, at the request', () => {
     const { burst, check } = limiter();
     const first = burst(60, T0).at(-1)!;
     expect(first.remaining).toBe(0);
@@ -164,12 +158,8 @@ describe('a client that comes back at the rounded-up reset', () => {
     expect(next).toMatchObject({ allowed: true, remaining: 59 });
     // This window ends exactly one minute after the last one ended, not a minute after the client came back.
     expect(next.resetEpochSeconds).toBe(resetAt(T0 + 120_000));
-  });
-
-  it('after a longer pause, a window opens at the request again', () => {
-    const { burst, check } = limiter();
-    burst(1, T0);
-    const later = T0 + 60_000 + 2_500;
+    // After a longer pause, a window opens at the request again.
+    const later = T0 + 120_000 + 2_500;
     expect(check(later).resetEpochSeconds).toBe(resetAt(later + 60_000));
   });
 });
