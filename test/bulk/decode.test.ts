@@ -59,7 +59,6 @@ it('--encoding wins over no BOM: windows-1252, and latin1 read as windows-1252',
 });
 
 it('follows Unicode table 3-7: overlongs, surrogates, values past U+10FFFF, an end inside a character', async () => {
-  expect(await decoded(Buffer.from('aé🐶'), 1)).toEqual({ text: 'aé🐶' });
   const illFormed: Array<[number[], string, number]> = [
     [[0x61, 0xe0, 0x80, 0x80], 'a', 0xe0],
     [[0xf4, 0x90, 0x80, 0x80], '', 0xf4],

@@ -91,17 +91,14 @@ async function heldJournal(maxWaitMs: number, onSleep?: (sleeps: number[], held:
   return { attempt: await lockJournal(journal, {}, wait), held, sleeps, told };
 }
 
-it('--max-wait 0: busy at once, without waiting or saying it waits', async () => {
-  const { attempt, held, sleeps, told } = await heldJournal(0);
-  expect([attempt, sleeps, told]).toEqual([{ busy: { pid: process.pid, source: 'rows.csv' } }, [], []]);
-  await release(held);
-});
-
-it('a held journal is waited for up to --max-wait, said once, then busy', async () => {
-  const { attempt, held, sleeps, told } = await heldJournal(1_000);
-  expect(attempt).toHaveProperty('busy');
-  expect(sleeps.reduce((a, b) => a + b, 0)).toBe(1_000);
-  expect(told).toEqual([{ pid: process.pid, source: 'rows.csv' }]);
+it.each([
+  [1_000, [{ pid: process.pid, source: 'rows.csv' }]],
+  // --max-wait 0: busy at once, without waiting or saying it waits.
+  [0, []],
+])('a held journal is waited for up to --max-wait, said once, then busy: %i ms', async (maxWaitMs, saidOnce) => {
+  const { attempt, held, sleeps, told } = await heldJournal(maxWaitMs);
+  expect(attempt).toEqual({ busy: { pid: process.pid, source: 'rows.csv' } });
+  expect([sleeps.reduce((a, b) => a + b, 0), told]).toEqual([maxWaitMs, saidOnce]);
   await release(held);
 });
 

@@ -1,6 +1,6 @@
 import fs from 'node:fs';
 import path from 'node:path';
-import { describe, expect, it } from 'vitest';
+import { expect, it } from 'vitest';
 import { JournalUnwritableError, JournalWriter, defaultJournalPath, readJournal, targetDigest } from '../../src/bulk/journal';
 import { type RecordEntry, RecordIndex, type RowIdentity } from '../../src/bulk/records';
 import { UsageError } from '../../src/errors';
@@ -32,124 +32,122 @@ async function states(file: string, ...rows: Array<string | RowIdentity>): Promi
 
 const refusal = (file: string) => readJournal(file, TARGET, new RecordIndex());
 
-describe('journal', () => {
-  it('is created 0600 in a 0700 directory; each identity keeps its last entry; int64 ids stay exact', async () => {
-    const file = path.join(tempDir(), 'imports', 'j.ndjson');
-    const journal = await JournalWriter.open(file, TARGET);
-    await Promise.all([journal.append(sent('A')), journal.append(sent('B', 'B-1')), journal.append(sent('C'))]);
-    await journal.append(created(who('A'), 9007199254740993n));
-    await journal.append({ ...who('B', 'B-1'), state: 'rejected', error: { code: 'invalid_category', message: 'no such category', status: 400 }, at: AT });
-    await journal.append({ ...who('C'), state: 'unsent', at: AT });
-    await journal.close();
-    expect([fs.statSync(file).mode & 0o777, fs.statSync(path.dirname(file)).mode & 0o777]).toEqual([0o600, 0o700]);
-    expect(await states(file, 'A', who('B', 'B-1'), 'C')).toEqual(['created', 'rejected', 'unsent']);
-    const index = new RecordIndex();
-    await readJournal(file, TARGET, index);
-    expect(index.lookup(who('A'), false)).toMatchObject({ pet: { id: 9007199254740993n } });
-    // The key itself is never written, only a hash that includes it; the spare room is gone once closed.
-    expect(fs.readFileSync(file, 'utf8')).not.toContain('key-1');
-    expect(fs.readdirSync(path.dirname(file))).toEqual(['j.ndjson']);
-  });
+it('is created 0600 in a 0700 directory; each identity keeps its last entry; int64 ids stay exact', async () => {
+  const file = path.join(tempDir(), 'imports', 'j.ndjson');
+  const journal = await JournalWriter.open(file, TARGET);
+  await Promise.all([journal.append(sent('A')), journal.append(sent('B', 'B-1')), journal.append(sent('C'))]);
+  await journal.append(created(who('A'), 9007199254740993n));
+  await journal.append({ ...who('B', 'B-1'), state: 'rejected', error: { code: 'invalid_category', message: 'no such category', status: 400 }, at: AT });
+  await journal.append({ ...who('C'), state: 'unsent', at: AT });
+  await journal.close();
+  expect([fs.statSync(file).mode & 0o777, fs.statSync(path.dirname(file)).mode & 0o777]).toEqual([0o600, 0o700]);
+  expect(await states(file, 'A', who('B', 'B-1'), 'C')).toEqual(['created', 'rejected', 'unsent']);
+  const index = new RecordIndex();
+  await readJournal(file, TARGET, index);
+  expect(index.lookup(who('A'), false)).toMatchObject({ pet: { id: 9007199254740993n } });
+  // The key itself is never written, only a hash that includes it; the spare room is gone once closed.
+  expect(fs.readFileSync(file, 'utf8')).not.toContain('key-1');
+  expect(fs.readdirSync(path.dirname(file))).toEqual(['j.ndjson']);
+});
 
-  it('a missing journal reads as empty; a torn last line (killed mid-write) is ignored, swallowing no next entry', async () => {
-    const file = journalFile();
-    expect(await states(file, 'A')).toEqual([undefined]);
-    await written(file, sent('A'));
-    fs.appendFileSync(file, '{"source":"/in/intake.csv","content":["A","1","",1],"state":"crea');
-    expect(await states(file, 'A')).toEqual(['sent']);
-    await written(file, sent('B'));
-    expect(await states(file, 'A', 'B')).toEqual(['sent', 'sent']);
-  });
+it('a missing journal reads as empty; a torn last line (killed mid-write) is ignored, swallowing no next entry', async () => {
+  const file = journalFile();
+  expect(await states(file, 'A')).toEqual([undefined]);
+  await written(file, sent('A'));
+  fs.appendFileSync(file, '{"source":"/in/intake.csv","content":["A","1","",1],"state":"crea');
+  expect(await states(file, 'A')).toEqual(['sent']);
+  await written(file, sent('B'));
+  expect(await states(file, 'A', 'B')).toEqual(['sent', 'sent']);
+});
 
-  it('refuses a journal of another server or key (exit 2), and a file that is no journal (unsafe_file, exit 1)', async () => {
-    const file = journalFile();
-    await written(file);
-    await expect(readJournal(file, await targetDigest('https://api.example.org/v1', 'key-2'), new RecordIndex())).rejects.toBeInstanceOf(UsageError);
-    const other = journalFile('notes.txt');
-    fs.writeFileSync(other, 'hello\n');
-    await expect(refusal(other)).rejects.toMatchObject({ code: 'unsafe_file', exitCode: 1 });
-    await expect(JournalWriter.open(other, TARGET)).rejects.toMatchObject({ code: 'unsafe_file' });
-    expect(fs.readFileSync(other, 'utf8')).toBe('hello\n');
-  });
+it('refuses a journal of another server or key (exit 2), and a file that is no journal (unsafe_file, exit 1)', async () => {
+  const file = journalFile();
+  await written(file);
+  await expect(readJournal(file, await targetDigest('https://api.example.org/v1', 'key-2'), new RecordIndex())).rejects.toBeInstanceOf(UsageError);
+  const other = journalFile('notes.txt');
+  fs.writeFileSync(other, 'hello\n');
+  await expect(refusal(other)).rejects.toMatchObject({ code: 'unsafe_file', exitCode: 1 });
+  await expect(JournalWriter.open(other, TARGET)).rejects.toMatchObject({ code: 'unsafe_file' });
+  expect(fs.readFileSync(other, 'utf8')).toBe('hello\n');
+});
 
-  it('a journal of a format this petctl does not write (version 1, by row number) is refused unread: unsafe_file', async () => {
-    const file = journalFile('v1.ndjson');
-    const text = `{"petctlImportJournal":1,"input":"${'a'.repeat(64)}","target":"${TARGET}"}\n{"row":2,"state":"sent"}\n{"row":2,"state":"created","pet":{"id":7,"name":"B","categoryId":1}}\n`;
-    fs.writeFileSync(file, text, { mode: 0o600 });
-    const added: unknown[] = [];
-    const reading = readJournal(file, TARGET, { add: (entry) => added.push(entry) });
-    await expect(reading).rejects.toMatchObject({ code: 'unsafe_file', exitCode: 1 });
-    expect([added, fs.readFileSync(file, 'utf8')]).toEqual([[], text]);
-  });
+it('a journal of a format this petctl does not write (version 1, by row number) is refused unread: unsafe_file', async () => {
+  const file = journalFile('v1.ndjson');
+  const text = `{"petctlImportJournal":1,"input":"${'a'.repeat(64)}","target":"${TARGET}"}\n{"row":2,"state":"sent"}\n{"row":2,"state":"created","pet":{"id":7,"name":"B","categoryId":1}}\n`;
+  fs.writeFileSync(file, text, { mode: 0o600 });
+  const added: unknown[] = [];
+  const reading = readJournal(file, TARGET, { add: (entry) => added.push(entry) });
+  await expect(reading).rejects.toMatchObject({ code: 'unsafe_file', exitCode: 1 });
+  expect([added, fs.readFileSync(file, 'utf8')]).toEqual([[], text]);
+});
 
-  it('the default path depends on the base URL and the key only (one per target), under the state directory', async () => {
-    const a = await defaultJournalPath('/state', 'https://a/v1', 'k1');
-    expect(path.dirname(a)).toBe(path.join('/state', 'imports'));
-    expect(await defaultJournalPath('/state', 'https://a/v1', 'k1')).toBe(a);
-    const b = await defaultJournalPath('/state', 'https://b/v1', 'k1');
-    expect(new Set([a, b, await defaultJournalPath('/state', 'https://a/v1', 'k2')]).size).toBe(3);
-  });
+it('the default path depends on the base URL and the key only (one per target), under the state directory', async () => {
+  const a = await defaultJournalPath('/state', 'https://a/v1', 'k1');
+  expect(path.dirname(a)).toBe(path.join('/state', 'imports'));
+  expect(await defaultJournalPath('/state', 'https://a/v1', 'k1')).toBe(a);
+  const b = await defaultJournalPath('/state', 'https://b/v1', 'k1');
+  expect(new Set([a, b, await defaultJournalPath('/state', 'https://a/v1', 'k2')]).size).toBe(3);
+});
 
-  it('a line that is neither an entry nor a write cut short stops the reading: journal_damaged at that line, exit 1', async () => {
-    const file = journalFile();
-    await written(file, ...['A', 'B', 'C'].map((name) => created(who(name), 1)));
-    const lines = fs.readFileSync(file, 'utf8').split('\n');
-    for (const [line, damaged] of [
-      [3, '\0'.repeat(40)],
-      [2, '{"source":"/in/intake.csv","state":"created"}'],
-      [3, '{"unexpected":'],
-      [4, 'typed over'],
-    ] as const) {
-      fs.writeFileSync(file, lines.map((text, i) => (i === line - 1 ? damaged : text)).join('\n'));
-      await expect(refusal(file)).rejects.toMatchObject({ code: 'journal_damaged', exitCode: 1, line, message: expect.stringContaining(`the journal ${file} is damaged at line ${line};`) });
-    }
-  });
+it('a line that is neither an entry nor a write cut short stops the reading: journal_damaged at that line, exit 1', async () => {
+  const file = journalFile();
+  await written(file, ...['A', 'B', 'C'].map((name) => created(who(name), 1)));
+  const lines = fs.readFileSync(file, 'utf8').split('\n');
+  for (const [line, damaged] of [
+    [3, '\0'.repeat(40)],
+    [2, '{"source":"/in/intake.csv","state":"created"}'],
+    [3, '{"unexpected":'],
+    [4, 'typed over'],
+  ] as const) {
+    fs.writeFileSync(file, lines.map((text, i) => (i === line - 1 ? damaged : text)).join('\n'));
+    await expect(refusal(file)).rejects.toMatchObject({ code: 'journal_damaged', exitCode: 1, line, message: expect.stringContaining(`the journal ${file} is damaged at line ${line};`) });
+  }
+});
 
-  it('a damaged header is journal_damaged at line 1; a file that never was a journal, or one of an unknown format, is still refused as not one (unsafe_file)', async () => {
-    const file = journalFile();
-    await written(file, created(who('A'), 1));
-    const [header, ...rest] = fs.readFileSync(file, 'utf8').split('\n');
-    const zeros = '\0'.repeat(header!.length);
-    for (const damaged of [zeros, header!.slice(0, 30), 'not a header', Buffer.alloc(10_000)]) {
-      fs.writeFileSync(file, typeof damaged === 'string' ? [damaged, ...rest].join('\n') : damaged);
-      await expect(refusal(file)).rejects.toMatchObject({ code: 'journal_damaged', line: 1 });
-    }
-    // A format this petctl does not know is not damage either.
-    const unknownFormat = [`{"petctlImportJournal":3,"target":"${TARGET}"}`, ...rest].join('\n');
-    for (const notOne of ['my notes\nabout the import\n', unknownFormat]) {
-      fs.writeFileSync(file, notOne);
-      await expect(refusal(file)).rejects.toMatchObject({ code: 'unsafe_file' });
-    }
-    // Nor written into: JournalWriter.open refuses a damaged journal as readJournal does.
-    fs.writeFileSync(file, [zeros, ...rest].join('\n'));
-    await expect(JournalWriter.open(file, TARGET)).rejects.toMatchObject({ code: 'journal_damaged' });
-  });
+it('a damaged header is journal_damaged at line 1; a file that never was a journal, or one of an unknown format, is still refused as not one (unsafe_file)', async () => {
+  const file = journalFile();
+  await written(file, created(who('A'), 1));
+  const [header, ...rest] = fs.readFileSync(file, 'utf8').split('\n');
+  const zeros = '\0'.repeat(header!.length);
+  for (const damaged of [zeros, header!.slice(0, 30), 'not a header', Buffer.alloc(10_000)]) {
+    fs.writeFileSync(file, typeof damaged === 'string' ? [damaged, ...rest].join('\n') : damaged);
+    await expect(refusal(file)).rejects.toMatchObject({ code: 'journal_damaged', line: 1 });
+  }
+  // A format this petctl does not know is not damage either.
+  const unknownFormat = [`{"petctlImportJournal":3,"target":"${TARGET}"}`, ...rest].join('\n');
+  for (const notOne of ['my notes\nabout the import\n', unknownFormat]) {
+    fs.writeFileSync(file, notOne);
+    await expect(refusal(file)).rejects.toMatchObject({ code: 'unsafe_file' });
+  }
+  // Nor written into: JournalWriter.open refuses a damaged journal as readJournal does.
+  fs.writeFileSync(file, [zeros, ...rest].join('\n'));
+  await expect(JournalWriter.open(file, TARGET)).rejects.toMatchObject({ code: 'journal_damaged' });
+});
 
-  it.each([
-    ['a header line that is not whole', '{"petctlImportJour'],
-    ['zeros no longer than a header, without a newline', '\0'.repeat(60)],
-  ])('%s: a creation cut short, read as empty and started afresh', async (_, text) => {
-    const file = journalFile();
-    fs.writeFileSync(file, text, { mode: 0o600 });
-    expect(await states(file, 'A')).toEqual([undefined]);
-    await written(file, sent('A'));
-    expect(fs.readFileSync(file, 'utf8')).not.toContain('\0');
-    expect(await states(file, 'A')).toEqual(['sent']);
-  });
+it.each([
+  ['a header line that is not whole', '{"petctlImportJour'],
+  ['zeros no longer than a header, without a newline', '\0'.repeat(60)],
+])('%s: a creation cut short, read as empty and started afresh', async (_, text) => {
+  const file = journalFile();
+  fs.writeFileSync(file, text, { mode: 0o600 });
+  expect(await states(file, 'A')).toEqual([undefined]);
+  await written(file, sent('A'));
+  expect(fs.readFileSync(file, 'utf8')).not.toContain('\0');
+  expect(await states(file, 'A')).toEqual(['sent']);
+});
 
-  it('a journal deleted while open stops the import, and is written again whole: its earlier records, this run\'s, the refused "sent" as "unsent"', async () => {
-    const file = path.join(tempDir(), 'imports', 'j.ndjson');
-    await written(file, created(who('Old'), 1));
-    const journal = await JournalWriter.open(file, TARGET);
-    await journal.append(created(who('A'), 2));
-    fs.rmSync(path.dirname(file), { recursive: true });
-    await expect(journal.append(sent('B'))).rejects.toMatchObject({ code: 'journal_unwritable', exitCode: 1, deleted: 'restored' });
-    await expect(journal.append(sent('C'))).rejects.toBeInstanceOf(JournalUnwritableError);
-    // An answer that comes after is written again with the rest, the refused "sent" still "unsent".
-    await expect(journal.append(created(who('D'), 3))).rejects.toMatchObject({ deleted: 'restored' });
-    await journal.close();
-    expect(await states(file, 'Old', 'A', 'B', 'D')).toEqual(['created', 'created', 'unsent', 'created']);
-  });
+it('a journal deleted while open stops the import, and is written again whole: its earlier records, this run\'s, the refused "sent" as "unsent"', async () => {
+  const file = path.join(tempDir(), 'imports', 'j.ndjson');
+  await written(file, created(who('Old'), 1));
+  const journal = await JournalWriter.open(file, TARGET);
+  await journal.append(created(who('A'), 2));
+  fs.rmSync(path.dirname(file), { recursive: true });
+  await expect(journal.append(sent('B'))).rejects.toMatchObject({ code: 'journal_unwritable', exitCode: 1, deleted: 'restored' });
+  await expect(journal.append(sent('C'))).rejects.toBeInstanceOf(JournalUnwritableError);
+  // An answer that comes after is written again with the rest, the refused "sent" still "unsent".
+  await expect(journal.append(created(who('D'), 3))).rejects.toMatchObject({ deleted: 'restored' });
+  await journal.close();
+  expect(await states(file, 'Old', 'A', 'B', 'D')).toEqual(['created', 'created', 'unsent', 'created']);
 });
 
 const SEND = { action: 'send' };

@@ -5,18 +5,12 @@ import { failure, rows } from './read-rows';
 const valid = (row: InputRow) => ({ row: row.row, line: row.line, newPet: row.newPet });
 const invalid = (row: InputRow) => ({ row: row.row, line: row.line, reason: row.reason });
 
-it('format detection from the extension, case-insensitively', () => {
+it('format detection: by extension (any case), else by content ([ JSON, { NDJSON, else CSV); forced wins', async () => {
   const files = ['a/pets.JSON', 'pets.ndjson', 'pets.jsonl', 'pets.Csv', 'pets.txt', '-'];
   expect(files.map(formatFromExtension)).toEqual(['json', 'ndjson', 'ndjson', 'csv', undefined, undefined]);
-});
-
-it('format detection from the content when no format is given: [ is JSON, { is NDJSON, anything else CSV', async () => {
   expect((await rows('\n  [{"name":"A","categoryId":1}]')).map(valid)).toEqual([{ row: 1, line: 2, newPet: { name: 'A', categoryId: 1 } }]);
   expect((await rows('{"name":"A","categoryId":1}\n{"name":"B","categoryId":2}')).map((r) => r.newPet?.name)).toEqual(['A', 'B']);
   expect((await rows('name,categoryId\nA,1\n')).map((r) => r.newPet?.name)).toEqual(['A']);
-});
-
-it('format detection a forced format wins over the content', async () => {
   const error = await failure('{"name":"A","categoryId":1}\n', 'json');
   expect(error.message).toMatch(/^line 1: not a JSON array.*--format ndjson/);
 });
@@ -51,7 +45,7 @@ it('JSON array: reports invalid rows with their reasons, and the valid ones stil
   expect(result[2]).toEqual({ row: 3, line: 3, newPet: { name: 'C', categoryId: 1 } });
 });
 
-it('JSON array: an element that is not JSON is an invalid row; an extra comma is a missing row', async () => {
+it('JSON array: an element not JSON is an invalid row, an extra comma a missing one; bad files refused', async () => {
   const result = await rows('[{"name":"A","categoryId":1},\n{name:"B"},\n,\n{"name":"C","categoryId":1}]');
   expect(result.map((r) => [r.row, r.line, r.reason === undefined ? 'ok' : r.reason.replace(/ \(.*/, '')])).toEqual([
     [1, 1, 'ok'],
@@ -59,9 +53,7 @@ it('JSON array: an element that is not JSON is an invalid row; an extra comma is
     [3, 3, 'missing value'],
     [4, 4, 'ok'],
   ]);
-});
-
-it('JSON array: refuses a file that is not JSON at all, a truncated array and text after the array', async () => {
+  // A file that is not JSON at all is refused; so are a truncated array and text after the array.
   expect((await failure('hello', 'json')).message).toMatch(/^line 1: not a JSON array/);
   expect((await failure('[{"name":"A","categoryId":1},\n{"name":"B","categ')).message).toBe(
     'line 2 (row 2): the input ends inside this row (truncated?); the JSON array is not closed',
@@ -70,15 +62,12 @@ it('JSON array: refuses a file that is not JSON at all, a truncated array and te
   expect((await failure('[{"name":"A","categoryId":1}]\n]')).message).toMatch(/^line 2: unexpected "\]" after the end/);
 });
 
-it('NDJSON: one row per line; blank lines are skipped but counted; CRLF and a BOM are fine', async () => {
+it('NDJSON: a row a line; blank lines skipped but counted; CRLF, a BOM fine; a cut last line invalid', async () => {
   const text = '\ufeff{"name":"A","categoryId":1}\r\n\r\n   \r\n{"name":"B","categoryId":2,"status":"pending"}\r\n';
   expect((await rows(text, undefined, 5)).map(valid)).toEqual([
     { row: 1, line: 1, newPet: { name: 'A', categoryId: 1 } },
     { row: 2, line: 4, newPet: { name: 'B', categoryId: 2, status: 'pending' } },
   ]);
-});
-
-it('NDJSON: a truncated last line is an invalid row', async () => {
   const result = await rows('{"name":"A","categoryId":1}\n{"name":"B","cat', 'ndjson');
   expect(result.map((r) => r.reason?.slice(0, 14))).toEqual([undefined, 'not valid JSON']);
   expect(result[1]).toMatchObject({ row: 2, line: 2 });
@@ -101,19 +90,16 @@ it('a record longer than 1 MiB is invalid as too long in CSV too, even when its 
   ]);
 });
 
-it('CSV: quotes, commas, doubled quotes and newlines inside fields; rows know the line they start on', async () => {
+it('CSV: quotes, commas, newlines in fields; a BOM, CRLF, blank lines, unicode; rows know their line', async () => {
   const text = 'name,categoryId,status\n"Rex, the ""good"" dog",1,available\n"two\nlines",2,sold\nPlain,3,\n';
   expect((await rows(text, undefined, 4)).map(valid)).toEqual([
     { row: 1, line: 2, newPet: { name: 'Rex, the "good" dog', categoryId: 1, status: 'available' } },
     { row: 2, line: 3, newPet: { name: 'two\nlines', categoryId: 2, status: 'sold' } },
     { row: 3, line: 5, newPet: { name: 'Plain', categoryId: 3 } },
   ]);
-});
-
-it('CSV: a UTF-8 BOM, CRLF line ends, blank lines and unicode names', async () => {
-  const text = Buffer.concat([Buffer.from([0xef, 0xbb, 0xbf]), Buffer.from('Name,CATEGORY_ID,Status\r\n\r\nBé 🐶,1,pending\r\n  \r\n"Łatka\r\nżółw",2,\r\nМурка,3,sold', 'utf8')]);
+  const bom = Buffer.concat([Buffer.from([0xef, 0xbb, 0xbf]), Buffer.from('Name,CATEGORY_ID,Status\r\n\r\nBé 🐶,1,pending\r\n  \r\n"Łatka\r\nżółw",2,\r\nМурка,3,sold', 'utf8')]);
   // Chunks of 3 bytes split the BOM, the emoji and CRLF pairs.
-  expect((await rows(text, undefined, 3)).map(valid)).toEqual([
+  expect((await rows(bom, undefined, 3)).map(valid)).toEqual([
     { row: 1, line: 3, newPet: { name: 'Bé 🐶', categoryId: 1, status: 'pending' } },
     { row: 2, line: 5, newPet: { name: 'Łatka\r\nżółw', categoryId: 2 } },
     { row: 3, line: 7, newPet: { name: 'Мурка', categoryId: 3, status: 'sold' } },
@@ -198,9 +184,7 @@ it('CSV: other columns are ignored and named once each; the id column is matched
     { row: 2, line: 3, newPet: { name: 'Bella', categoryId: 2 }, rowId: 'A-2' },
     { row: 3, line: 4, reason: 'Intake No: required (the --id-column)' },
   ]);
-});
-
-it('CSV: an --id-column the header lacks refuses the file', async () => {
+  // An --id-column the header lacks refuses the file.
   await expect(rows('name,categoryId\nRex,1\n', undefined, 7, { idColumn: 'Intake' })).rejects.toThrow('line 1: the CSV header has no column "Intake" (--id-column); its columns: name,categoryId');
 });
 
