@@ -39,8 +39,13 @@ it('requests without a valid key count per client address at the Free limits: 42
   expect([served.status, served.headers['x-ratelimit-remaining']]).toEqual([200, '59']);
 });
 
-it('slow clients: drops a socket whose headers trickle in, and keeps serving others meanwhile', async () => {
-  const { port, baseUrl } = await start({ headersTimeoutMs: 500, requestTimeoutMs: 1500 });
+it('slow clients: drops a socket whose headers trickle in or whose body never ends, and serves others meanwhile', async () => {
+  const { port, baseUrl } = await start({ headersTimeoutMs: 500, requestTimeoutMs: 1000 });
+  const waiting = rawExchange(
+    port,
+    `POST /v1/pets HTTP/1.1\r\nHost: 127.0.0.1\r\nAuthorization: Bearer ${ENTERPRISE}\r\nContent-Type: application/json\r\nContent-Length: 100\r\n\r\n{"name":`,
+    { waitMs: 10_000 },
+  );
   const socket = connect(port, '127.0.0.1').on('error', () => {});
   let closed = false;
   socket.on('close', () => void (closed = true));
@@ -56,16 +61,6 @@ it('slow clients: drops a socket whose headers trickle in, and keeps serving oth
   // Its 408 and Error body: test/spec/errors.test.ts.
   expect(Date.now() - started).toBeGreaterThanOrEqual(500);
   expect(served).toBeGreaterThan(0);
-});
-
-it('slow clients: drops a socket whose body never ends, and keeps serving others meanwhile', async () => {
-  const { port, baseUrl } = await start({ headersTimeoutMs: 500, requestTimeoutMs: 1000 });
-  const waiting = rawExchange(
-    port,
-    `POST /v1/pets HTTP/1.1\r\nHost: 127.0.0.1\r\nAuthorization: Bearer ${ENTERPRISE}\r\nContent-Type: application/json\r\nContent-Length: 100\r\n\r\n{"name":`,
-    { waitMs: 10_000 },
-  );
-  expect((await call(baseUrl, '/pets?limit=1', { key: ENTERPRISE })).status).toBe(200);
   expect((await waiting).closedByServer).toBe(true);
   // Nothing half-received was stored.
   expect((await call(baseUrl, '/pets?limit=100', { key: ENTERPRISE })).body).toHaveLength(12);
