@@ -1,11 +1,14 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { expectCleanError, expectPetctlHeaders, newApiKey, setupE2e } from '../helpers/cli';
+import { expectCleanError, newApiKey, setupE2e } from '../helpers/cli';
 import { namedTime } from '../helpers/local-time';
 import { json } from '../helpers/scripted-server';
 
-/** Rate limits as a user meets them: the notice, the exit code, the next process. Time only from below. */
+/**
+ * Rate limits as a user meets them: the notice, the exit code, the next process. Time only from below. A 429 waited
+ * out and retried: test/api/client.test.ts, and across processes test/spec/limits.test.ts.
+ */
 
 /** Timers and the two processes' clocks may disagree by a few ms. */
 const SLACK_MS = 50;
@@ -15,21 +18,6 @@ const LISTED = json(200, [{ id: 1, name: 'Rex', categoryId: 1, status: 'availabl
 const RATE_LIMITED = { code: 'rate_limited', message: 'Too many requests', status: 429 };
 
 describe.concurrent('rate limits across commands', () => {
-  it('a 429 with Retry-After 1 is waited out and retried: one line on stderr, two identical requests, exit 0', async (t) => {
-    const { server, key, petctl } = await setupE2e(t);
-    server.reply(json(429, RATE_LIMITED, { 'retry-after': '1' }), LISTED);
-
-    const result = await petctl(['pets', 'list', '--limit', '5']);
-
-    expect(result).toMatchObject({ code: 0, stdout: PET_LINE, stderr: 'petctl: retry 1/4 in 1s: HTTP 429\n' });
-    expect(server.requests[1]!.at - server.requests[0]!.at).toBeGreaterThanOrEqual(1000 - SLACK_MS);
-    for (const request of server.requests) {
-      expect(request.url).toBe('/v1/pets?limit=5');
-      expectPetctlHeaders(request, key);
-    }
-    server.verify();
-  });
-
   it('Retry-After 120 with the default --max-wait 60: exit 5 at once, naming when; the next process sends nothing; another key or base URL is sent; a banned key sends nothing', async (t) => {
     const { server, key, configDir, petctl } = await setupE2e(t);
     server.reply(json(429, RATE_LIMITED, { 'retry-after': '120' }));
