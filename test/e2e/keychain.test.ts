@@ -124,7 +124,7 @@ describe.skipIf(noSecretService)('with a real Secret Service', () => {
   });
 });
 
-it('auth login stores the key in config.json (0600) and says so once; status and show say "config file"; a session bus that never answers: auth login falls back after the keychain timeout, not before', async (t) => {
+it('auth login stores the key in config.json (0600) and says so once; status says "config file"; a session bus that never answers: auth login falls back after the keychain timeout, not before', async (t) => {
   const configDir = tempDir();
   const petctl = cliSession({ env: { PETCTL_CONFIG_DIR: configDir }, secrets: [KEY] });
 
@@ -141,7 +141,6 @@ it('auth login stores the key in config.json (0600) and says so once; status and
   expect(list.code).toBe(0);
   expect(list.stderr).toBe('');
   expect(JSON.parse((await petctl(['auth', 'status', '-o', 'json'])).stdout)).toMatchObject({ keyStorage: 'config file' });
-  expect((await petctl(['profile', 'show'])).stdout).toContain('Stored key: ****-pro (config file)\n');
 
   const business = { input: 'sandbox-business', secrets: ['sandbox-business'] };
   const replaced = await petctl(['auth', 'login', '--insecure-storage', '--with-token'], business);
