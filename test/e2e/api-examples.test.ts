@@ -2,8 +2,8 @@ import { execFileSync } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { describe, expect, it } from 'vitest';
-import { BIN, type CliResult, NODE, cleanEnv, inBash, tempDir } from '../helpers/cli';
+import { expect, it } from 'vitest';
+import { BIN, NODE, cleanEnv, inBash, tempDir } from '../helpers/cli';
 
 /** Every `petctl api` example in the help, the README and docs/, read out of them and run against the sandbox. */
 
@@ -26,28 +26,22 @@ const SOURCES: Array<[string, string]> = [
 ];
 const EXAMPLES = [...new Set(SOURCES.flatMap(([, text]) => examplesIn(text)))];
 
-/** One example in bash (pipefail), in a folder holding the fixtures, with a fresh config dir: the built-in sandbox profile. */
-function runExample(example: string): Promise<CliResult> {
+it('the petctl api examples are found in every place that shows them', () => {
+  const counts = Object.fromEntries(SOURCES.map(([name, text]) => [name, examplesIn(text).length]));
+  expect(counts['petctl api --help']).toBeGreaterThanOrEqual(5);
+  expect(counts['petctl --help']).toBeGreaterThanOrEqual(1);
+  expect(counts['README.md']).toBeGreaterThanOrEqual(5);
+  expect(counts['docs/api-and-query.md']).toBeGreaterThanOrEqual(10);
+});
+
+it.concurrent.for(EXAMPLES)('the petctl api example runs against the sandbox: %s', async (example) => {
+  // In bash (pipefail), in a folder holding the fixtures, with a fresh config dir: the built-in sandbox profile.
   const dir = tempDir();
   for (const [name, text] of Object.entries(FIXTURES)) fs.writeFileSync(path.join(dir, name), text);
   const env = { PETCTL_CONFIG_DIR: path.join(dir, 'config'), XDG_CACHE_HOME: path.join(dir, 'cache'), FIXTURES_DIR: dir };
-  return inBash(`set -o pipefail\ncd "$FIXTURES_DIR"\n${example}\n`, env);
-}
-
-describe('the petctl api examples', () => {
-  it('are found in every place that shows them', () => {
-    const counts = Object.fromEntries(SOURCES.map(([name, text]) => [name, examplesIn(text).length]));
-    expect(counts['petctl api --help']).toBeGreaterThanOrEqual(5);
-    expect(counts['petctl --help']).toBeGreaterThanOrEqual(1);
-    expect(counts['README.md']).toBeGreaterThanOrEqual(5);
-    expect(counts['docs/api-and-query.md']).toBeGreaterThanOrEqual(10);
-  });
-
-  it.concurrent.for(EXAMPLES)('%s', async (example) => {
-    const ran = await runExample(example);
-    expect(ran.stderr, example).not.toMatch(/^error:/m);
-    expect(ran.code, ran.stderr).toBe(0);
-    expect(ran.stdout).not.toBe('');
-    expect(ran.stdout.endsWith('\n')).toBe(true);
-  });
+  const ran = await inBash(`set -o pipefail\ncd "$FIXTURES_DIR"\n${example}\n`, env);
+  expect(ran.stderr, example).not.toMatch(/^error:/m);
+  expect(ran.code, ran.stderr).toBe(0);
+  expect(ran.stdout).not.toBe('');
+  expect(ran.stdout.endsWith('\n')).toBe(true);
 });

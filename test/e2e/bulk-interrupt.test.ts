@@ -1,7 +1,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
-import { type TestContext, describe, expect, it } from 'vitest';
-import { type CliOptions, type CliResult, runCli, setupE2e, tempDir } from '../helpers/cli';
+import { describe, expect, it } from 'vitest';
+import { type CliOptions, runCli, setupE2e, tempDir } from '../helpers/cli';
 import { importSummary, ndjsonRows, rowsFile } from '../helpers/import-run';
 import { storedPets } from '../helpers/sandbox-data';
 import { creator } from '../helpers/pet-creator';
@@ -65,11 +65,11 @@ describe('Ctrl-C against a slow server', () => {
   });
 });
 
-/**
- * Kills the same import with `signal` after each number of POSTs (-1: during start-up), then lets one run finish
- * and checks every row against the sandbox's data file.
- */
-async function killAndRerun(t: Pick<TestContext, 'onTestFinished'>, signal: NodeJS.Signals, killPoints: number[], flags: string[]): Promise<CliResult> {
+it.for([
+  { signal: 'SIGKILL', flags: [] },
+  // A --new import that did not finish is resumed by the same command: the rest of its rows, not the old ones again.
+  { signal: 'SIGINT', flags: ['--new'] },
+] as const)('killed at many points, then rerun: every row created at most once, and created or reported outcome_unknown: $signal $flags', { timeout: 60_000 }, async ({ signal, flags }, t) => {
   const dir = tempDir();
   const dataFile = path.join(dir, 'server-data.json');
   let posts = 0;
@@ -82,7 +82,9 @@ async function killAndRerun(t: Pick<TestContext, 'onTestFinished'>, signal: Node
     runCli(['--base-url', sandbox.baseUrl, 'pets', 'add', '--file', file, '-o', 'ndjson', ...flags], { onSpawn, env: { PETCTL_CONFIG_DIR: dir, PETCTL_API_KEY: 'sandbox-enterprise' } });
 
   const outcomes: string[] = [];
-  for (const point of killPoints) {
+  // Killed after each number of POSTs (-1: during start-up), then one run finishes; every row checked against the
+  // sandbox's data file.
+  for (const point of [-1, 0, 1, 3, 7, 12, 2, 5]) {
     const start = posts;
     const result = await run((child) => {
       if (point < 0) return void setTimeout(() => child.kill(signal), 60);
@@ -111,14 +113,5 @@ async function killAndRerun(t: Pick<TestContext, 'onTestFinished'>, signal: Node
   }
   const { created, skipped, unknown } = importSummary(final);
   expect(created + skipped + unknown).toBe(rows);
-  return final;
-}
-
-it.for([
-  { signal: 'SIGKILL', flags: [] },
-  // A --new import that did not finish is resumed by the same command: the rest of its rows, not the old ones again.
-  { signal: 'SIGINT', flags: ['--new'] },
-] as const)('killed at many points, then rerun: every row created at most once, and created or reported outcome_unknown: $signal $flags', { timeout: 60_000 }, async ({ signal, flags }, t) => {
-  const final = await killAndRerun(t, signal, [-1, 0, 1, 3, 7, 12, 2, 5], [...flags]);
   if (flags.length > 0) expect(final.stderr).toContain('this --new import resumes the one that did not finish');
 });

@@ -13,7 +13,6 @@ import { openTerminal } from '../helpers/tmux';
  */
 
 const SUMMARY = /^created (\d+), skipped (\d+), rejected 0, invalid 0, unknown 0 in /m;
-const escape = (text: string) => text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
 const WAITING = 'waiting for another import of';
 
 /** A run ended well, or was refused before sending anything because the other held the journal. */
@@ -102,7 +101,7 @@ it('a journal another import holds (its first answer held until the test lets it
   expect(server.requests).toHaveLength(1);
 
   const tty = openTerminal(t, ['--base-url', server.baseUrl, 'pets', 'add', '--file', path.join(configDir, 'rows.csv')], { PETCTL_CONFIG_DIR: configDir, PETCTL_API_KEY: key }, { width: 120 });
-  await tty.waitFor(new RegExp(escape(waiting)));
+  await tty.waitFor(new RegExp(`petctl: waiting for another import of rows\\.csv \\(pid ${holderPid}\\) to finish`));
   answer();
   expect((await holder).code).toBe(0);
   expect(await tty.exitCode(20_000)).toBe(0);

@@ -30,17 +30,6 @@ it('pacing against the sandbox (Free: 60 per 3 s window): two imports at once wi
 });
 
 const DAY_MS = 24 * 60 * 60 * 1000;
-/** What a day passing does to this machine's rate-limit state: every remembered time is a day earlier. */
-function aDayPassesFor(configDir: string): void {
-  const file = path.join(configDir, 'state.json');
-  const state = JSON.parse(fs.readFileSync(file, 'utf8')) as { limits: Record<string, Record<string, unknown>> };
-  for (const entry of Object.values(state.limits)) {
-    for (const field of ['blockedUntil', 'probeUntil', 'untrackedUntil']) if (typeof entry[field] === 'number') entry[field] = (entry[field] as number) - DAY_MS;
-    const window = entry.window as { resetAt: number } | undefined;
-    if (window) window.resetAt -= DAY_MS;
-  }
-  fs.writeFileSync(file, JSON.stringify(state));
-}
 
 it('the day quota used up mid-import: 80 rows and an invalid one against 50 a day: exit 5 after 50 created, with the count left (the invalid row counted) and the local time to resume; the rerun after the reset creates the other 30 once', { timeout: 60_000 }, async () => {
   const dir = tempDir();
@@ -67,9 +56,16 @@ it('the day quota used up mid-import: 80 rows and an invalid one against 50 a da
   expect(storedPets(dataFile).filter((pet) => pet.name.startsWith('day-'))).toHaveLength(50);
   await first.stop();
 
-  // The next day: the sandbox's counts start afresh, and this machine's block has expired.
+  // The next day: the sandbox's counts start afresh, and every time this machine's state remembers is a day earlier.
   fs.rmSync(`${dataFile}.limits.json`, { force: true });
-  aDayPassesFor(configDir);
+  const stateFile = path.join(configDir, 'state.json');
+  const state = JSON.parse(fs.readFileSync(stateFile, 'utf8')) as { limits: Record<string, Record<string, unknown>> };
+  for (const entry of Object.values(state.limits)) {
+    for (const field of ['blockedUntil', 'probeUntil', 'untrackedUntil']) if (typeof entry[field] === 'number') entry[field] = (entry[field] as number) - DAY_MS;
+    const window = entry.window as { resetAt: number } | undefined;
+    if (window) window.resetAt -= DAY_MS;
+  }
+  fs.writeFileSync(stateFile, JSON.stringify(state));
   const second = await startSandboxProcess(['--port', port, '--data', dataFile, '--enterprise-quota', '1000/50']);
   const resumed = await runCli(['--base-url', second.baseUrl, 'pets', 'add', '--file', file, '--skip-invalid'], { env });
   await second.stop();

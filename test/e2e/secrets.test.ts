@@ -108,14 +108,6 @@ function files(dir: string): Array<[string, string]> {
     .map((file) => [file, fs.readFileSync(file, 'latin1')]);
 }
 
-/** `count` jobs, `width` at a time: a few hundred processes at once would thrash a small machine. */
-async function inBatches(count: number, width: number, job: (index: number) => Promise<void>): Promise<void> {
-  let next = 0;
-  await Promise.all(Array.from({ length: width }, async () => {
-    while (next < count) await job(next++);
-  }));
-}
-
 it(`every command and answer × ${MODES.length} output modes, all with -v: not in any output, nor in any file but config.json (a password in none)`, { timeout: 300_000 }, async () => {
   const runs = CASES.flatMap((testCase) =>
     Object.entries(testCase.codes).flatMap(([answer, code]) =>
@@ -125,37 +117,42 @@ it(`every command and answer × ${MODES.length} output modes, all with -v: not i
   const codes: string[] = [];
   const expected: string[] = [];
 
-  await inBatches(runs.length, 4, async (index) => {
-    const { testCase, answer, code, mode } = runs[index]!;
-    const own = await startScriptedServer(answer === 'none' ? undefined : ANSWERS[answer]);
-    try {
-      const storedKey = newApiKey();
-      const envKey = newApiKey();
-      const dir = configDirWith({ activeProfile: 'prod', profiles: { prod: { baseUrl: own.baseUrl, apiKey: storedKey } } });
-      const input = testCase.input === 'KEY' ? storedKey : testCase.input;
-      const rowsFile = path.join(dir, 'rows.ndjson');
-      if (testCase.file !== undefined) fs.writeFileSync(rowsFile, testCase.file);
-      const args = testCase.args.map((arg) => (arg === '@FILE' ? rowsFile : arg));
-      const result: CliResult = await runCli(['-v', '--retries', '0', '--max-wait', '0', ...mode, ...args], {
-        env: { PETCTL_CONFIG_DIR: dir, ...(testCase.envKey ? { PETCTL_API_KEY: envKey } : {}), ...testCase.env },
-        input,
-        secrets: [storedKey, envKey, PASSWORD],
-      });
-      const label = `${[...mode, ...testCase.args].join(' ')}${answer === 'none' ? '' : ` on ${answer}`}`;
-      codes.push(`${label} → ${result.code}`);
-      expected.push(`${label} → ${code}`);
-      expect(result.stderr, label).not.toMatch(/    at /);
-      for (const [file, text] of files(dir)) {
-        const secrets = path.basename(file) === 'config.json' ? [envKey, PASSWORD] : [storedKey, envKey, PASSWORD];
-        for (const secret of secrets) {
-          expect(text.includes(secret), `${label}: a secret in ${path.basename(file)}`).toBe(false);
+  // Four at a time: a few hundred processes at once would thrash a small machine.
+  let next = 0;
+  const worker = async () => {
+    while (next < runs.length) {
+      const { testCase, answer, code, mode } = runs[next++]!;
+      const own = await startScriptedServer(answer === 'none' ? undefined : ANSWERS[answer]);
+      try {
+        const storedKey = newApiKey();
+        const envKey = newApiKey();
+        const dir = configDirWith({ activeProfile: 'prod', profiles: { prod: { baseUrl: own.baseUrl, apiKey: storedKey } } });
+        const input = testCase.input === 'KEY' ? storedKey : testCase.input;
+        const rowsFile = path.join(dir, 'rows.ndjson');
+        if (testCase.file !== undefined) fs.writeFileSync(rowsFile, testCase.file);
+        const args = testCase.args.map((arg) => (arg === '@FILE' ? rowsFile : arg));
+        const result: CliResult = await runCli(['-v', '--retries', '0', '--max-wait', '0', ...mode, ...args], {
+          env: { PETCTL_CONFIG_DIR: dir, ...(testCase.envKey ? { PETCTL_API_KEY: envKey } : {}), ...testCase.env },
+          input,
+          secrets: [storedKey, envKey, PASSWORD],
+        });
+        const label = `${[...mode, ...testCase.args].join(' ')}${answer === 'none' ? '' : ` on ${answer}`}`;
+        codes.push(`${label} → ${result.code}`);
+        expected.push(`${label} → ${code}`);
+        expect(result.stderr, label).not.toMatch(/    at /);
+        for (const [file, text] of files(dir)) {
+          const secrets = path.basename(file) === 'config.json' ? [envKey, PASSWORD] : [storedKey, envKey, PASSWORD];
+          for (const secret of secrets) {
+            expect(text.includes(secret), `${label}: a secret in ${path.basename(file)}`).toBe(false);
+          }
         }
+        if (answer !== 'none' && answer !== 'hang') expect(own.requests.length, label).toBeLessThanOrEqual(1);
+      } finally {
+        await own.close();
       }
-      if (answer !== 'none' && answer !== 'hang') expect(own.requests.length, label).toBeLessThanOrEqual(1);
-    } finally {
-      await own.close();
     }
-  });
+  };
+  await Promise.all([worker(), worker(), worker(), worker()]);
 
   expect(codes.sort()).toEqual(expected.sort());
 });
