@@ -29,11 +29,9 @@ describe.concurrent('Adding › "A body with invalid values also yields 400"', (
   it('the client refuses a missing field or an invalid value (exit 2; an import row: exit 6, named) and sends nothing', async (t) => {
     const { server, petctl } = await setupE2e(t, json(201, CREATED));
     // Each flag's refusals are test/commands/parsing.test.ts's.
-    for (const args of [['--name', 'Rex'], ['--name', 'Rex', '--category-id', '1.5']]) {
-      const result = await petctl(['pets', 'add', ...args]);
-      expect(result.code, args.join(' ')).toBe(2);
-      expectCleanError(result);
-    }
+    const decimal = await petctl(['pets', 'add', '--name', 'Rex', '--category-id', '1.5']);
+    expect(decimal.code).toBe(2);
+    expectCleanError(decimal);
     const rows = '{"name":"Rex","categoryId":3}\n{"name":"Bella"}\n{"categoryId":4}\n';
     const result = await petctl(['pets', 'add', '--file', '-', '--format', 'ndjson'], { input: rows });
     expect(result.code).toBe(6);

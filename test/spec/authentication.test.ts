@@ -1,8 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { ENTERPRISE, PET, call, expectCleanError, expectPetctlHeaders, json, sandboxFor, setupE2e } from './sides';
 
-/** Authentication: the bearer key, on the client and on the sandbox. */
-
 describe.concurrent('Authentication › "The client sends its API key as a bearer token in the Authorization header, in the form Authorization: Bearer <API_KEY>"', () => {
   it('the client sends exactly "Bearer <key>" on list, add and get', async (t) => {
     const { server, petctl, key } = await setupE2e(t);

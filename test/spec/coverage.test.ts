@@ -2,8 +2,6 @@ import fs from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { COVERAGE_FILE, SPEC_FILE, coverageEntries, ruleTitle, specRules, testTitles } from './rules';
 
-/** docs/spec-coverage.md held to the specification and to test/spec/. */
-
 const REPO = new URL('../../', import.meta.url);
 const coverage = fs.readFileSync(COVERAGE_FILE, 'utf8');
 const entries = coverageEntries(coverage);

@@ -9,7 +9,7 @@ function parseAnswer(raw: string): { status: number; headers: Record<string, str
   return { status: Number(statusLine.split(' ')[1]), headers, body };
 }
 
-/** Errors: the Error body, on the client and on the sandbox. The statuses' own rules are in their operations' files. */
+/** The statuses' own rules are in their operations' files. */
 
 describe.concurrent('Errors › "Every error response carries the Error body (code, message, status; all three required)"', () => {
   it('the sandbox answers requests its HTTP parser refuses (malformed, headers too large, too slow) with the Error body and X-RateLimit-* too', async (t) => {

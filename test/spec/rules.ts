@@ -13,11 +13,6 @@ export interface SpecRule {
   text: string;
 }
 
-/** Sentences end at a full stop before a capital letter or a code span; "1.0.0" or "e.g." never split. */
-function sentences(paragraph: string): string[] {
-  return paragraph.split(/(?<=\.)\s+(?=[A-Z`])/).map((s) => s.trim()).filter((s) => s !== '');
-}
-
 export function specRules(markdown: string): SpecRule[] {
   const rules: SpecRule[] = [];
   const headings: string[] = [];
@@ -43,7 +38,9 @@ export function specRules(markdown: string): SpecRule[] {
     }
     tableRow = 0;
     const item = line.replace(/^(?:-|\d+\.)\s+/, '');
-    for (const sentence of sentences(item)) rules.push({ heading: where, text: sentence });
+    // Sentences end at a full stop before a capital letter or a code span; "1.0.0" or "e.g." never split.
+    const sentences = item.split(/(?<=\.)\s+(?=[A-Z`])/).map((s) => s.trim());
+    for (const sentence of sentences) if (sentence !== '') rules.push({ heading: where, text: sentence });
   }
   return rules;
 }

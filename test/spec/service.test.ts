@@ -1,9 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { runCli, tempDir } from '../helpers/cli';
-import { startScriptedServer } from '../helpers/scripted-server';
 import { PET, expectCleanError, json, setupE2e } from './sides';
-
-/** What the service does: JSON, and paths relative to a base address ending in /v1. */
 
 describe.concurrent('Service › "Requests and responses carry JSON (application/json)"', () => {
   it('the client asks for JSON on every request, sends JSON, and refuses an answer that is not JSON (exit 7)', async (t) => {
@@ -26,12 +22,11 @@ describe.concurrent('Service › "Requests and responses carry JSON (application
 
 describe.concurrent('Service › "Both addresses end in the version segment /v1, and all paths below are relative to them"', () => {
   it('the client puts each path after the base address, whatever comes before /v1', async (t) => {
-    const server = await startScriptedServer(json(200, [PET]));
-    const configDir = tempDir();
-    t.onTestFinished(() => server.close());
+    const { server, petctl } = await setupE2e(t, json(200, [PET]));
     const origin = `http://127.0.0.1:${server.port}`;
+    // The last --base-url counts.
     for (const base of [`${origin}/v1`, `${origin}/v1/`, `${origin}/pet-adoption/v1`]) {
-      const result = await runCli(['--base-url', base, 'pets', 'list'], { env: { PETCTL_CONFIG_DIR: configDir, PETCTL_API_KEY: 'sandbox-free' } });
+      const result = await petctl(['--base-url', base, 'pets', 'list']);
       expect(result.code, result.stderr).toBe(0);
     }
     expect(server.requests.map((r) => r.path)).toEqual(['/v1/pets', '/v1/pets', '/pet-adoption/v1/pets']);
