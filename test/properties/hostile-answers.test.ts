@@ -15,8 +15,6 @@ import { tempDir } from '../helpers/cli';
 import { type ScriptedServer, startScriptedServer } from '../helpers/scripted-server';
 import { RUNS, runMain } from './helpers';
 
-/** Whatever a server answers: a result or a typed error, never internal_error; no negative, NaN or unbounded wait. */
-
 /** A body: random bytes, arbitrary JSON, JSON that is nearly a Pet, or text. */
 const anyBody = fc.oneof(
   fc.uint8Array({ maxLength: 256 }).map((bytes) => Buffer.from(bytes)),

@@ -2,7 +2,6 @@ import { parse as parseCsv } from 'csv-parse/sync';
 import fc from 'fast-check';
 import { parse as parseLossless } from 'lossless-json';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { parseInt64Value } from '../../src/commands/parsers';
 import { INT64_MAX, INT64_MIN, PET_STATUSES } from '../../src/schemas/constants';
 import { tempDir } from '../helpers/cli';
 import { type ScriptedServer, startScriptedServer } from '../helpers/scripted-server';
@@ -59,16 +58,6 @@ afterAll(async () => {
 });
 
 describe('int64 values are exact end to end', () => {
-  // Any int64 in argv reaching the wire exact is the pets add and pets get properties below.
-  it(`argument parsing: nothing outside the int64 range parses (${RUNS.pure} runs)`, () => {
-    fc.assert(
-      fc.property(fc.oneof(fc.bigInt({ min: INT64_MAX + 1n }), fc.bigInt({ max: INT64_MIN - 1n })), (value) => {
-        expect(() => parseInt64Value(value.toString())).toThrow(/from -9223372036854775808 to 9223372036854775807/);
-      }),
-      { numRuns: RUNS.pure },
-    );
-  });
-
   it(`pets add --category-id N, pets get N: the request and every format carry N's digits (${RUNS.inProcess} runs)`, async () => {
     await fc.assert(
       fc.asyncProperty(int64, int64, fc.constantFrom(...FORMATS), fc.boolean(), async (n, id, format, add) => {
