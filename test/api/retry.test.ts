@@ -18,15 +18,13 @@ describe('parseHttpDate', () => {
     { value: 'Sun, 06 Nov 1994 08:49:37 GMT', ms: Date.UTC(1994, 10, 6, 8, 49, 37) },
     { value: 'Sunday, 06-Nov-94 08:49:37 GMT', ms: Date.UTC(1994, 10, 6, 8, 49, 37) },
     { value: 'Sun Nov  6 08:49:37 1994', ms: Date.UTC(1994, 10, 6, 8, 49, 37) },
-    { value: undefined, ms: undefined },
-    { value: '', ms: undefined },
-    { value: 'soon', ms: undefined },
-    { value: 'Sun, 99 Nov 1994 08:49:37 GMT', ms: undefined },
-    // Date.parse reads these as dates in 2001; they are not HTTP-dates.
-    { value: '1.5', ms: undefined },
-    { value: '2030-06-01', ms: undefined },
   ])('$value → $ms', ({ value, ms }) => {
     expect(parseHttpDate(value)).toBe(ms);
+  });
+
+  // Date.parse reads '1.5' and '2030-06-01' as dates; they are not HTTP-dates.
+  it.each([undefined, '', 'soon', 'Sun, 99 Nov 1994 08:49:37 GMT', '1.5', '2030-06-01'])('%s: no date', (value) => {
+    expect(parseHttpDate(value)).toBeUndefined();
   });
 });
 
@@ -34,7 +32,6 @@ describe('parseRetryAfter', () => {
   it.each([
     { what: 'delta-seconds', value: '1', serverDate: undefined, ms: 1000 },
     { what: 'a day, kept exactly (below the cap)', value: '86400', serverDate: undefined, ms: 86_400_000 },
-    { what: 'zero counts as absent', value: '0', serverDate: undefined, ms: undefined },
     { what: 'surrounding spaces', value: ' 5 ', serverDate: undefined, ms: 5000 },
     { what: 'delta-seconds ignore the Date header', value: '3', serverDate: NOW - HOUR, ms: 3000 },
     { what: 'an HTTP-date on our clock without a Date header', value: httpDate(NOW + 2000), serverDate: undefined, ms: 2000 },
@@ -43,15 +40,12 @@ describe('parseRetryAfter', () => {
     { what: 'an HTTP-date equal to Date counts as absent', value: httpDate(NOW), serverDate: NOW, ms: undefined },
     { what: 'a decimal, rounded up to whole ms', value: '1.5', serverDate: undefined, ms: 1500 },
     { what: 'a decimal below a second', value: '0.25', serverDate: undefined, ms: 250 },
-    { what: 'absent', value: undefined, serverDate: undefined, ms: undefined },
-    { what: 'empty', value: '', serverDate: undefined, ms: undefined },
-    { what: 'garbage', value: 'later', serverDate: undefined, ms: undefined },
-    { what: 'negative', value: '-5', serverDate: undefined, ms: undefined },
-    { what: 'NaN', value: 'NaN', serverDate: undefined, ms: undefined },
-    { what: 'exponent notation', value: '1e3', serverDate: undefined, ms: undefined },
-    { what: 'ISO date (not an HTTP-date)', value: '2026-01-15T12:00:02Z', serverDate: undefined, ms: undefined },
   ])('$what: $value → $ms', ({ value, serverDate, ms }) => {
     expect(parseRetryAfter(value, serverDate, NOW)).toBe(ms);
+  });
+
+  it.each([undefined, '', '0', 'later', '-5', 'NaN', '1e3', '2026-01-15T12:00:02Z'])('%s counts as absent', (value) => {
+    expect(parseRetryAfter(value, undefined, NOW)).toBeUndefined();
   });
 
   it.each(['99999999999999999999', '100000000', 'Fri, 31 Dec 9999 23:59:59 GMT'])(

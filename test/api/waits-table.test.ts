@@ -8,7 +8,6 @@ const LEASE = MAX_PROBE_LEASE_MS;
 const claim = (reserve = 0, solo = false, block = 1): Claim => ({ reserve, solo, probeLeaseMs: LEASE, block });
 const window = (remaining: number, resetAt = NOW + 30_000): LimitEntry['window'] => ({ reset: Math.ceil(resetAt / 1000), resetAt, remaining });
 
-/** The gate's table (src/api/waits.ts), row by row, on a fake clock at the real lengths. */
 describe('decide: the one claim rule, for every request', () => {
   it.each([
     { what: 'nothing recorded: go as the probe', entry: undefined, want: { go: true, entry: { probeUntil: NOW + LEASE } } },
@@ -48,6 +47,13 @@ describe('decide: the one claim rule, for every request', () => {
     expect(decide({ untrackedUntil: NOW + 1000 }, NOW, claim(0, true))).toEqual({ go: true, entry: { untrackedUntil: NOW + 1000, probeUntil: NOW + LEASE } });
     expect(decide({ window: window(0) }, NOW, claim(0, true))).toEqual({ go: false, until: NOW + 30_000, reason: 'window' });
   });
+
+  it('an import treats a window with only the reserve left as used up; other commands take it to the last', () => {
+    expect(decide({ window: window(11) }, NOW, claim(10))).toEqual({ go: true, entry: { window: window(10) }, slots: 1 });
+    expect(decide({ window: window(10) }, NOW, claim(10))).toEqual({ go: false, until: NOW + 30_000, reason: 'window' });
+    expect(decide({ window: window(10) }, NOW, claim())).toEqual({ go: true, entry: { window: window(9) }, slots: 1 });
+    expect(decide({ window: window(1) }, NOW, claim())).toEqual({ go: true, entry: { window: window(0) }, slots: 1 });
+  });
 });
 
 describe('decide: claims in blocks', () => {
@@ -66,74 +72,48 @@ describe('decide: claims in blocks', () => {
   });
 });
 
-describe('decide with a reserve (pets add --file --reserve)', () => {
-  it('an import treats a window with only the reserve left as used up; other commands take it to the last', () => {
-    expect(decide({ window: window(11) }, NOW, claim(10))).toEqual({ go: true, entry: { window: window(10) }, slots: 1 });
-    expect(decide({ window: window(10) }, NOW, claim(10))).toEqual({ go: false, until: NOW + 30_000, reason: 'window' });
-    expect(decide({ window: window(10) }, NOW, claim())).toEqual({ go: true, entry: { window: window(9) }, slots: 1 });
-    expect(decide({ window: window(1) }, NOW, claim())).toEqual({ go: true, entry: { window: window(0) }, slots: 1 });
-  });
-});
-
 describe('observe', () => {
   const answer = (remaining: number, resetAt = NOW + 30_000, status = 200) => ({ status, remaining, reset: Math.ceil(resetAt / 1000), resetAt });
 
-  it('a single command records the window it learns, however much is left, so every command claims from it', () => {
+  it('a single command records the window it learns, however little is left; a paced answer ends the probe', () => {
     expect(observe(undefined, answer(299), NOW)).toEqual({ window: window(299) });
     expect(observe(undefined, answer(1), NOW)).toEqual({ window: window(1) });
     expect(observe({ window: window(20) }, answer(20), NOW)).toBeUndefined();
-  });
-
-  it('a paced answer records the window and ends the probe', () => {
     expect(observe({ probeUntil: NOW + LEASE }, answer(299), NOW)).toEqual({ window: window(299) });
   });
 
-  it('an answer lowers the budget of the same window, never raises it (requests in flight are already counted)', () => {
+  it('an answer lowers the budget of the same window, never raises it, nor does a Reset a second later', () => {
+    // Requests in flight are already counted; a Reset a second later may be the same window, with jitter.
     expect(observe({ window: window(10) }, answer(7), NOW)).toEqual({ window: window(7) });
     expect(observe({ window: window(10) }, answer(12), NOW)).toBeUndefined();
+    expect(observe({ window: window(3) }, answer(50, NOW + 31_000), NOW)).toEqual({ window: window(3, NOW + 31_000) });
   });
 
-  it('a closer estimate of the same window\'s end replaces a later one (each is never early)', () => {
-    expect(observe({ window: window(10, NOW + 30_000) }, { ...answer(10, NOW + 29_400) }, NOW)).toEqual({
-      window: { reset: Math.ceil((NOW + 30_000) / 1000), resetAt: NOW + 29_400, remaining: 10 },
-    });
+  it("a closer estimate of the same window's end replaces a later one (each is never early)", () => {
+    const closer = { reset: Math.ceil((NOW + 30_000) / 1000), resetAt: NOW + 29_400, remaining: 10 };
+    expect(observe({ window: window(10) }, answer(10, NOW + 29_400), NOW)).toEqual({ window: closer });
   });
 
-  it('an answer from an older window, while a newer one is live, is ignored', () => {
+  it("an older window's answer is ignored; the next window's, while ours looks live, takes the server's count", () => {
     expect(observe({ window: window(40) }, answer(2, NOW + 10_000), NOW)).toBeUndefined();
-  });
-
-  it('an answer from the next window, while ours still looks live (our end runs late), takes the server\'s count', () => {
-    // Our window ends in 1 s by our estimate, with the reserve's 10 left; the server has already moved on.
+    // Our end runs late: ours ends in 1 s by our estimate, with the reserve's 10 left.
     const next = NOW + 61_000;
     expect(observe({ window: window(10, NOW + 1_000) }, answer(299, next), NOW)).toEqual({ window: window(299, next) });
   });
 
-  it('a Reset a second later may be the same window, reported with jitter: it never raises the budget', () => {
-    const jittered = NOW + 31_000;
-    expect(observe({ window: window(3) }, answer(50, jittered), NOW)).toEqual({ window: window(3, jittered) });
-  });
-
-  it('Remaining 0 blocks every process until the reset', () => {
+  it('Remaining 0 blocks every process until the reset; a 429 until its Retry-After, else until its reset', () => {
     expect(observe(undefined, answer(0), NOW)).toEqual({ window: window(0), blockedUntil: NOW + 30_000, reason: 'quota_exhausted' });
-  });
-
-  it('a 429 with Retry-After blocks until then; its own Remaining/Reset hold nothing longer', () => {
+    // Its own Remaining/Reset hold nothing longer than Retry-After; without one, that window is emptied.
     const limited = { ...answer(0), status: 429, retryAt: NOW + 4000 };
     expect(observe({ window: window(3) }, limited, NOW)).toEqual({ window: window(3), blockedUntil: NOW + 4000, reason: 'rate_limited' });
     expect(observe(undefined, limited, NOW)).toEqual({ blockedUntil: NOW + 4000, reason: 'rate_limited' });
-    expect(observe(undefined, { status: 429, retryAt: NOW + 600_000, banned: true }, NOW)).toEqual({
-      blockedUntil: NOW + 600_000,
-      reason: 'key_banned',
-    });
+    const emptied = { window: window(0), blockedUntil: NOW + 30_000, reason: 'rate_limited' };
+    expect(observe({ window: window(3) }, { ...answer(0), status: 429 }, NOW)).toEqual(emptied);
   });
 
-  it('a 429 without Retry-After blocks until the reset it names, and empties that window', () => {
-    const limited = { ...answer(0), status: 429 };
-    expect(observe({ window: window(3) }, limited, NOW)).toEqual({ window: window(0), blockedUntil: NOW + 30_000, reason: 'rate_limited' });
-  });
-
-  it('a 429 never shortens a longer block', () => {
+  it('a ban blocks until its Retry-After, and a 429 never shortens a longer block', () => {
+    const banned = { status: 429, retryAt: NOW + 600_000, banned: true };
+    expect(observe(undefined, banned, NOW)).toEqual({ blockedUntil: NOW + 600_000, reason: 'key_banned' });
     expect(observe({ blockedUntil: NOW + 600_000, reason: 'key_banned' }, { status: 429, retryAt: NOW + 1000 }, NOW)).toBeUndefined();
   });
 
@@ -148,7 +128,6 @@ describe('observe', () => {
   });
 });
 
-/** Paced senders sharing one record against a fixed-window server, in virtual time with random delays. */
 describe('paced senders against a fixed-window server (simulated)', () => {
   function simulate(options: { senders: number; inFlight: number; limit: number; windowMs: number; requests: number; seed: number }) {
     let seed = options.seed;

@@ -65,16 +65,14 @@ describe('fitsBudget: what is left of --max-wait', () => {
     expect(fitsBudget('minute_window', 60 * SECOND, { maxWaitMs: 60 * SECOND, waitedMs: 0 }, false)).toBe(true);
     expect(fitsBudget('minute_window', 60 * SECOND, { maxWaitMs: 60 * SECOND, waitedMs: SECOND }, false)).toBe(false);
     expect(fitsBudget('minute_window', 61 * SECOND, { maxWaitMs: 60 * SECOND, waitedMs: 0 }, false)).toBe(false);
+    // --max-wait 0 allows no wait at all.
+    expect(fitsBudget('retry_after', 1, { maxWaitMs: 0, waitedMs: 0 }, false)).toBe(false);
   });
 
   it('a bulk import: the minute window always fits, the day quota and a long Retry-After do not', () => {
     expect(fitsBudget('minute_window', 61 * SECOND, { maxWaitMs: 0, waitedMs: 0 }, true)).toBe(true);
     expect(fitsBudget('day_quota', 23 * 60 * MINUTE, { maxWaitMs: 60 * SECOND, waitedMs: 0 }, true)).toBe(false);
     expect(fitsBudget('retry_after', 61 * SECOND, { maxWaitMs: 60 * SECOND, waitedMs: 0 }, true)).toBe(false);
-  });
-
-  it('--max-wait 0 allows no wait at all', () => {
-    expect(fitsBudget('retry_after', 1, { maxWaitMs: 0, waitedMs: 0 }, false)).toBe(false);
   });
 });
 
@@ -125,11 +123,8 @@ describe('planRetry', () => {
     expect(planRetry({ outcome: limited, retryAfterMs: 30 * SECOND, banned: true }, { ...state, retriesDone: 1, bans: 2 }, budget, false, half)).toEqual({ retry: false });
   });
 
-  it('retries and methods follow retry.ts: a POST after a 5xx is never retried; a refused loopback connection never is', () => {
+  it('no retry of a refused loopback connection, nor under --max-wait 0 (not even a 0 ms backoff)', () => {
     expect(planRetry({ outcome: { kind: 'network', sent: false, retryable: false } }, state, budget, false, half)).toEqual({ retry: false });
-  });
-
-  it('--max-wait 0: not even a 0 ms backoff', () => {
     expect(planRetry({ outcome: limited }, state, { maxWaitMs: 0, waitedMs: 0 }, false, () => 0)).toMatchObject({ retry: false });
   });
 });
