@@ -56,9 +56,7 @@ describe('errorCode and describeNetworkError', () => {
     expect(errorCode(failure('ECONNRESET'))).toBe('ECONNRESET');
     expect(errorCode(new Error('x', { cause: failure('EAI_AGAIN') }))).toBe('EAI_AGAIN');
     expect(errorCode(undefined)).toBeUndefined();
-  });
-
-  it('falls back to the message', () => {
+    // describeNetworkError falls back to the message.
     expect(describeNetworkError(new Error('something odd'))).toBe('something odd');
   });
 });

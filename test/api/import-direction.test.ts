@@ -63,7 +63,6 @@ describe('the rule itself', () => {
     "import { NetworkError } from '../errors';",
     "import { type ResolvedTarget, type Source } from '../config/target';",
     "import { attempt } from './attempt';",
-    "const { openSharedState } = await import('./shared-state');",
   ])('allows %s', (line) => {
     expect(check(line)).toEqual([undefined]);
   });

@@ -4,8 +4,7 @@ import { describe, expect, it } from 'vitest';
 import { nextLink, petPages } from '../../../src/api/endpoints/pages';
 import { InvalidResponseError } from '../../../src/errors';
 import { type FakeAnswer, FakeTime, ORIGIN, START, fakeClient, fakeService, memoryGate } from '../../helpers/fake-core';
-import { limitHeaders } from '../../helpers/scripted-server';
-import { json, startScriptedServer } from '../../helpers/scripted-server';
+import { json, limitHeaders, startScriptedServer } from '../../helpers/scripted-server';
 
 const PAGE = 'http://127.0.0.1:4010/v1/pets?limit=2';
 

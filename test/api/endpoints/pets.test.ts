@@ -12,7 +12,6 @@ function answering(status: number, body: unknown): HttpClient {
   return { send: async () => response } as unknown as HttpClient;
 }
 
-/** What each endpoint says of a body that is JSON but not what the specification says (exit 7, invalid_response). */
 describe('answers that are not what the specification says', () => {
   const list = (body: unknown) => listPets(answering(200, body), {});
   const get = (body: unknown) => getPet(answering(200, body), 1);

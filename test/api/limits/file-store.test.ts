@@ -63,7 +63,6 @@ describe('the persisted rate-limit gate', () => {
       expect(fs.statSync(file).mode & 0o777).toBe(0o600);
       expect(fs.statSync(path.dirname(file)).mode & 0o777).toBe(0o700);
     }
-    // No temporary or lock files left behind.
     expect(fs.readdirSync(path.dirname(file))).toEqual(['state.json']);
   });
 
@@ -105,7 +104,6 @@ describe('the persisted rate-limit gate', () => {
 
 describe('claims in blocks', () => {
   const resetAt = NOW + 30_000;
-  /** A gate over a state file whose window has 100 left, on a clock the test moves. */
   const seeded = async () => {
     const file = stateFile();
     const clockAt = { ms: NOW };
