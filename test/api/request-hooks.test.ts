@@ -70,5 +70,4 @@ describe('request hooks', () => {
     expect(server.requests).toHaveLength(3);
     for (const request of server.requests.slice(1)) expect(request.at - headSentAt).toBeGreaterThanOrEqual(3000 - 50);
   });
-
 });
