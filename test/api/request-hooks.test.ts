@@ -24,9 +24,7 @@ describe('request hooks', () => {
     );
     const events: string[] = [];
     const pet = await createPet(http, { name: 'Rex', categoryId: 1 }, {
-      beforeSend: () => {
-        events.push(`send ${server.requests.length}`);
-      },
+      beforeSend: () => void events.push(`send ${server.requests.length}`),
       onAnswer: (answer) => events.push(`answer ${answer.status}`),
       wait: async (ms, why) => {
         events.push(`wait ${ms} ${why.endsWith(': HTTP 429') ? '429' : why}`);
