@@ -6,7 +6,6 @@ import {
   FREE,
   PET,
   PRO,
-  SLACK_MS,
   call,
   expectCleanError,
   fakeClock,
@@ -161,7 +160,8 @@ describe.concurrent('Limits › "Continuing to send requests after a 429 may lea
     expect(first.stderr).toMatch(/\(rate_limited, HTTP 429\)$/m);
     const second = await petctl(['pets', 'list']);
     expect(second.code).toBe(0);
-    expect(server.requests[1]!.at - server.requests[0]!.at).toBeGreaterThanOrEqual(3000 - SLACK_MS);
+    // A timer may fire up to 50 ms early.
+    expect(server.requests[1]!.at - server.requests[0]!.at).toBeGreaterThanOrEqual(3000 - 50);
     server.verify();
   });
 });

@@ -5,6 +5,3 @@ export { setupE2e, expectCleanError, expectPetctlHeaders, jsonError, runCli, tem
 export { json, limitHeaders } from '../helpers/scripted-server';
 
 export const PET = { id: 1, name: 'Rex', categoryId: 1, status: 'available' };
-
-/** Lower bounds on time allow for a timer firing this much early. */
-export const SLACK_MS = 50;
