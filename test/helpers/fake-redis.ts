@@ -34,12 +34,3 @@ export async function startFakeRedis(timeReply: string) {
     },
   };
 }
-
-/** TIME replies that are not two integers (seconds, microseconds below a million). */
-export const GARBAGE_TIME_REPLIES: Record<string, string> = {
-  'two words': '*2\r\n$3\r\nabc\r\n$1\r\nx\r\n',
-  'one integer': '*1\r\n$10\r\n1700000000\r\n',
-  'a bulk string': '$2\r\nhi\r\n',
-  'a float': '*2\r\n$6\r\n1e+300\r\n$1\r\n0\r\n',
-  'microseconds of a million or more': '*2\r\n$10\r\n1700000000\r\n$7\r\n9999999\r\n',
-};

@@ -8,7 +8,7 @@ import { EXPIRE_MARGIN_MS, KEY_PREFIX, type RedisStore, expiryMs, openRedisStore
 import { timeReplyMs } from '../../../src/api/limits/redis-failures';
 import { limitId } from '../../../src/api/limits/store';
 import { stateStoreLine } from '../../../src/output/state-store';
-import { GARBAGE_TIME_REPLIES, startFakeRedis } from '../../helpers/fake-redis';
+import { startFakeRedis } from '../../helpers/fake-redis';
 import { freePort, noRedisServer, redisAt, startRedisServer } from '../../helpers/redis-server';
 import { tempDir } from '../../helpers/temp-dir';
 import { sharedRedis } from './shared-redis';
@@ -228,7 +228,8 @@ describe('what the store says is checked', () => {
 
   // Each kind of reply refused is timeReplyMs's table above; here, one of them through the store.
   it('a TIME reply that is not two integers: the store is not used, one warning, the local file instead', async () => {
-    const fake = await startFakeRedis(GARBAGE_TIME_REPLIES['a float']!);
+    // A float where TIME's seconds belong.
+    const fake = await startFakeRedis('*2\r\n$6\r\n1e+300\r\n$1\r\n0\r\n');
     try {
       const a = await machine(fake.url);
       expect(fake.commands).toContain('TIME');
