@@ -3,7 +3,6 @@ import path from 'node:path';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { openProfileStore } from '../src/config/profiles';
 import { resolvePaths } from '../src/config/paths';
-import { UnsafeFileError } from '../src/errors';
 import { chmodNoFollow, createExclusive, openOwnFile, tempPathFor } from '../src/file-safety';
 import { ensurePrivateDir, withFileLock, writeFileAtomic } from '../src/locked-file';
 import { tempDir } from './helpers/temp-dir';

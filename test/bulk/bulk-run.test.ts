@@ -1,6 +1,6 @@
 import fs from 'node:fs';
 import path from 'node:path';
-import { type TestContext, describe, expect, it } from 'vitest';
+import { type TestContext, expect, it } from 'vitest';
 import { toAddOptions } from '../../src/commands/pets/add';
 import { importFile } from '../../src/commands/pets/add-file';
 import { createContext } from '../../src/context';

@@ -1,4 +1,4 @@
-import { describe, expect, it } from 'vitest';
+import { expect, it } from 'vitest';
 import { type InputEncoding, UndecodableError, decodeText } from '../../src/bulk/decode';
 import { sniffDelimiter } from '../../src/bulk/formats/csv';
 import { chunked, failure } from './read-rows';

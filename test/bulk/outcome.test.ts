@@ -1,4 +1,4 @@
-import { describe, expect, it } from 'vitest';
+import { expect, it } from 'vitest';
 import { type ImportFacts, importEnding } from '../../src/bulk/outcome';
 import { InterruptedError, NetworkError, StateUnwritableError, NotConfiguredError, RateLimitError } from '../../src/errors';
 import { JournalUnwritableError } from '../../src/bulk/journal';

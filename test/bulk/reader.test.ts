@@ -1,4 +1,4 @@
-import { describe, expect, it } from 'vitest';
+import { expect, it } from 'vitest';
 import { type InputRow, formatFromExtension } from '../../src/bulk/reader';
 import { failure, rows } from './read-rows';
 

@@ -1,6 +1,6 @@
 import path from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { describe, expect, it } from 'vitest';
+import { expect, it } from 'vitest';
 import type { RequestHooks } from '../../src/api/request';
 import { JournalWriter, readJournal } from '../../src/bulk/journal';
 import { rowWords } from '../../src/output/import-end';

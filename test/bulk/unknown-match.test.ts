@@ -1,4 +1,4 @@
-import { describe, expect, it } from 'vitest';
+import { expect, it } from 'vitest';
 import type { Content, UnknownFate, UnknownRow } from '../../src/bulk/records';
 import { UnknownRowMatcher } from '../../src/bulk/unknown-rows';
 import type { Pet } from '../../src/schemas/pet';

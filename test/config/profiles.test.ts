@@ -1,6 +1,6 @@
 import fs from 'node:fs';
 import Conf from 'conf';
-import { describe, expect, it } from 'vitest';
+import { expect, it } from 'vitest';
 import { SANDBOX_PROFILE } from '../../src/config/config-file';
 import { openProfileStore } from '../../src/config/profiles';
 import { UsageError } from '../../src/errors';

@@ -1,5 +1,5 @@
 import type { PetctlPaths } from '../../src/config/paths';
-import { describe, expect, it } from 'vitest';
+import { expect, it } from 'vitest';
 import { describeStateUrl, maskStateUrl, stateStoreAddress, validateStateUrl } from '../../src/config/state-url';
 import { NotConfiguredError, UsageError } from '../../src/errors';
 import { thrown } from '../helpers/thrown';

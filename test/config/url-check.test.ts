@@ -1,4 +1,4 @@
-import { describe, expect, it } from 'vitest';
+import { expect, it } from 'vitest';
 import { isLoopbackHost, validateBaseUrl } from '../../src/config/url-check';
 import { UsageError } from '../../src/errors';
 import { thrown } from '../helpers/thrown';

@@ -1,6 +1,6 @@
 import { connect } from 'node:net';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { describe, expect, it } from 'vitest';
+import { expect, it } from 'vitest';
 
 import { call, ENTERPRISE, FREE, rawExchange, start } from './helpers';
 

@@ -2,7 +2,7 @@ import { spawn } from 'node:child_process';
 import { once } from 'node:events';
 import { readFileSync, statSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
-import { describe, expect, it, vi } from 'vitest';
+import { expect, it, vi } from 'vitest';
 
 import { limitsFileOf } from '../../src/config/paths';
 import { mergeEntry, openFileRateLimits, rateLimitPolicy, type KeyRateState } from '../../src/sandbox/rate-limiter';

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { ENTERPRISE, PET, call, expectCleanError, json, sandboxFor, setupE2e } from './sides';
+import { ENTERPRISE, PET, call, json, sandboxFor, setupE2e } from './sides';
 
 type Pet = { id: number; name: string; categoryId: number; status?: string };
 

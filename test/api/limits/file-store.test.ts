@@ -163,7 +163,7 @@ describe('claims in blocks', () => {
   });
 
   it('a 429 drops the block; slots of a window that has ended are not given back', async () => {
-    const { file, clockAt, gate } = await seeded();
+    const { file, gate } = await seeded();
     await writes(file, 4, () => gate.acquire());
     const claimed = (await gate.current())!.window!.remaining;
     await gate.record({ status: 429, remaining: 0, reset: resetAt / 1000, resetAt, retryAt: NOW + 2000 });
