@@ -26,7 +26,7 @@ export type LockFlavour = 'abstract' | 'pipe' | 'file';
 
 const LOCK_POLL_MS = 150;
 
-/** How long a holder may stay silent before it is taken as saying nothing. */
+/** How long a holder may take to say who it is. */
 const HOLDER_ANSWER_MS = 2_000;
 
 function platformFlavour(): LockFlavour {
@@ -120,14 +120,20 @@ function listen(address: string, me: JournalHolder): Promise<JournalLock | undef
 function ask(address: string): Promise<JournalHolder | undefined> {
   return new Promise((resolve) => {
     let text = '';
-    const socket = net.connect({ path: address }).setEncoding('utf8');
-    socket.setTimeout(HOLDER_ANSWER_MS, () => socket.destroy());
+    const socket = net.connect({ path: address });
+    const timer = setTimeout(() => socket.destroy(), HOLDER_ANSWER_MS);
+    timer.unref();
+    socket.setEncoding('utf8');
     socket.on('data', (chunk: string) => (text += chunk.slice(0, 1024)));
     socket.on('error', (error: NodeJS.ErrnoException) => {
-      // Refused or absent: free. Anything else (a reset): held by something that does not say who, as a silent one.
+      clearTimeout(timer);
+      // Refused or absent: free. Anything else (a timeout, a reset): held by something that does not say who.
       resolve(error.code === 'ECONNREFUSED' || error.code === 'ENOENT' ? undefined : {});
     });
-    socket.on('close', () => resolve(parseHolder(text)));
+    socket.on('close', () => {
+      clearTimeout(timer);
+      resolve(parseHolder(text));
+    });
   });
 }
 
