@@ -2,7 +2,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { expect, it } from 'vitest';
 import { JournalUnwritableError, JournalWriter, defaultJournalPath, readJournal, targetDigest } from '../../src/bulk/journal';
-import { type RecordEntry, RecordIndex, type RowIdentity } from '../../src/bulk/records';
+import { type RecordEntry, RecordIndex, type RowIdentity, plannedRows, scanRows } from '../../src/bulk/records';
 import { UsageError } from '../../src/errors';
 import { tempDir } from '../helpers/temp-dir';
 
@@ -194,4 +194,23 @@ it('records: a --new import that did not end is resumed: only its own records co
   expect(index.plan(second, { byId: false, run: 'r1' })).toMatchObject({ action: 'skip' });
   index.add({ source, state: 'end', run: 'r1', at: AT });
   expect(index.openRun(source)).toBeUndefined();
+});
+
+it('a rerun of an edited file: rows moved, repeated, added or fixed are matched by content and order, not by line', async () => {
+  const index = new RecordIndex();
+  // The first run created these (Rex twice); Ziggy was invalid and not sent.
+  for (const [name, occurrence] of [['Kitten', 1], ['Rex', 1], ['Rex', 2], ['Bo', 1], ['Mia', 1]] as const) {
+    index.add(created({ ...who(name), content: [name, '1', '', occurrence] }, 1));
+  }
+  // Edited: Mia moved to the top, Bo deleted, Ziggy fixed, a third Rex and Nova appended.
+  const edited = ['Mia', 'Kitten', 'Rex', 'Ziggy', 'Rex', 'Rex', 'Nova'];
+  async function* rows() {
+    for (const [i, name] of edited.entries()) yield { row: i + 1, line: i + 2, newPet: { name, categoryId: 1 } };
+  }
+  const plan = { source: who('x').source!, byId: false, retryUnknown: false };
+  const scan = await scanRows(rows(), index, plan, new AbortController().signal, { invalid: () => {} });
+  expect(scan).toMatchObject({ rows: 7, toSend: 3, skippedCount: 4 });
+  const planned = [];
+  for await (const row of plannedRows(rows(), index, plan, scan.duplicates)) planned.push(`${row.newPet!.name}:${row.plan!.action}`);
+  expect(planned).toEqual(['Mia:skip', 'Kitten:skip', 'Rex:skip', 'Ziggy:send', 'Rex:skip', 'Rex:send', 'Nova:send']);
 });
