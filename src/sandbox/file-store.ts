@@ -123,8 +123,11 @@ class FileStore extends PetStore {
       if (size > this.consumed) fs.ftruncateSync(file.fd, this.consumed);
       fs.writeSync(file.fd, text);
     } catch (error) {
-      fs.ftruncateSync(file.fd, this.consumed);
-      await file.close();
+      try {
+        fs.ftruncateSync(file.fd, this.consumed);
+      } finally {
+        await file.close();
+      }
       throw error;
     }
     for (const pet of pets) this.push(pet);
