@@ -79,7 +79,7 @@ export const SILENT_LIMIT_MS = 60 * 60 * 1000;
 export const HOLD_MIN_MS = 5_000;
 /** Holds double while the probe after each meets a 429, up to this (the specification's short window is a minute). */
 export const HOLD_CAP_MS = 60_000;
-export const BACKOFF_BASE_MS = 1_000;
+const BACKOFF_BASE_MS = 1_000;
 export const BACKOFF_CAP_MS = 30_000;
 /** A window that reopens within this long is the plan's minute; one further off is the day's quota. */
 export const MINUTE_WINDOW_MAX_MS = 2 * 60_000;
@@ -197,7 +197,7 @@ export function codeFor(kind: WaitKind): 'rate_limited' | 'quota_exhausted' | 'k
   return kind === 'ban' ? 'key_banned' : kind === 'day_quota' ? 'quota_exhausted' : 'rate_limited';
 }
 
-export function windowKind(until: number, now: number): 'minute_window' | 'day_quota' {
+function windowKind(until: number, now: number): 'minute_window' | 'day_quota' {
   return until - now > MINUTE_WINDOW_MAX_MS ? 'day_quota' : 'minute_window';
 }
 

@@ -34,7 +34,7 @@ export interface NewRunMark {
   at: string;
 }
 
-export function isRunMark(entry: RecordEntry | NewRunMark): entry is NewRunMark {
+function isRunMark(entry: RecordEntry | NewRunMark): entry is NewRunMark {
   return entry.state === 'begin' || entry.state === 'end';
 }
 

@@ -11,7 +11,6 @@ export function limitsFileOf(dataFile: string): string {
 
 /** PETCTL_CONFIG_DIR, or the OS's config directory (as conf would pick); the cache in XDG_CACHE_HOME/petctl when set
  * (on every system, as gh does), or the OS's cache directory. */
-
 export function resolvePaths(env: NodeJS.ProcessEnv): PetctlPaths {
   const os = envPaths('petctl', { suffix: '' });
   const dir = env.PETCTL_CONFIG_DIR ? path.resolve(env.PETCTL_CONFIG_DIR) : os.config;

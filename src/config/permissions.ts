@@ -7,7 +7,6 @@ import { limitsFileOf, type PetctlPaths } from './paths';
 
 /** As ssh checks ~/.ssh: another user's directory or file, or a symlink at one of their names, is refused (a base URL
  * planted there would receive the key); loose modes are tightened and said so (the keys may have been read). */
-
 export function checkConfigFiles(paths: PetctlPaths, warn: (message: string) => void): void {
   if (process.platform === 'win32') return;
   // stat, not lstat: the directory itself may be a symlink of the user's (dotfiles); what it leads to must be theirs.

@@ -5,7 +5,6 @@ const EXAMPLE = 'expected e.g. redis://host:6379/0 or rediss://host:6380/0 (the 
 
 /** The Redis state store's URL; its password is never printed. A user name alone (`redis://s3cret@host`) is the
  * password, as redis-cli and ioredis read it (Redis before 6 has no user names). */
-
 export interface StateStoreAddress {
   tls: boolean;
   host: string;

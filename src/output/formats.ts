@@ -7,7 +7,6 @@ import { safeText, stdoutJson } from '../sanitize';
 
 /** `value` undefined: shown as MISSING_VALUE, so every line keeps its fields. `color`: a style, not styled text
  * (the table truncates first, so no reset is cut off). `truncate`: may be cut with `…` (if none says so, any may). */
-
 export interface Column<Row> {
   header: string;
   value(row: Row): string | undefined;

@@ -13,7 +13,7 @@ import { formatCounted, listingStop, reworded } from './waits';
 /** The walk `pets list --all` and `petctl api --paginate` print. Their items are written as the pages come: stopped
  * (exit 5, Ctrl-C), stdout holds all fetched, a JSON array closed too; only a terminal's table waits for end() (called
  * once, after the last page or on a stop). On stderr: how far (`page 13, 1,200 animals so far`), how to continue. */
-export interface ItemStream<T> {
+interface ItemStream<T> {
   write(items: readonly T[]): void;
   end(): void | Promise<void>;
 }
@@ -32,7 +32,7 @@ export function openItemStream(format: OutputFormat, stdoutIsTTY: boolean, out: 
 }
 
 /** Keeps every item and hands them over at the end (a terminal's table, --query). */
-export function bufferedStream<T = Pet>(atEnd: (items: readonly T[]) => void | Promise<void>): ItemStream<T> {
+function bufferedStream<T = Pet>(atEnd: (items: readonly T[]) => void | Promise<void>): ItemStream<T> {
   const kept: T[] = [];
   return { write: (page) => void kept.push(...page), end: () => atEnd(kept) };
 }

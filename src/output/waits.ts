@@ -34,7 +34,7 @@ export function waitNotice(notice: WaitNotice): string {
   return `${WAIT_WORDS[kind]}; waiting ${formatWait(ms)}, until ${formatLocalTime(notice.until, at)}`;
 }
 
-/** Not for a ban or the day's quota, which no longer wait ends. */
+/** Not for a ban or the day's quota, which no longer wait would end. */
 function maxWaitHint(code: string | undefined): string | undefined {
   return code === 'key_banned' || code === 'quota_exhausted' ? undefined : 'raise --max-wait to wait longer';
 }

@@ -5,11 +5,11 @@ import { limitsFileOf } from '../config/paths';
 import { withFileLock, writeFileAtomic } from '../locked-file';
 
 /**
- * The plans' rules (docs/sandbox.md, "Windows" and "The ban"), pure functions of (state, limits, policy, now), and the
+ * The plans' rules (docs/sandbox.md, "Windows" and "The ban"), as pure functions of (state, limits, policy, now); and the
  * counts per subject (an API key, or `address:<ip>`): in memory, or shared through `<data file>.limits.json`.
  */
 
-export interface RateLimitPolicy {
+interface RateLimitPolicy {
   minuteMs: number;
   dayMs: number;
   /** Requests tolerated after the first 429 while still limited; one more bans the key. */
@@ -60,7 +60,7 @@ export interface RateLimitDecision {
 }
 
 /** Decides one request of a key: its new state (a copy) and the decision. */
-export function checkRateLimit(
+function checkRateLimit(
   previous: KeyRateState | undefined,
   limits: KeyLimits,
   policy: RateLimitPolicy,

@@ -76,15 +76,15 @@ const AUTH_REALM = 'petctl-sandbox';
 
 /** Bearer authentication (RFC 6750 §3): the key, or its refusal. Several Authorization headers or credentials are
  * ambiguous: 400, never "the first one wins" (`rawHeaders`: node keeps only the first in `request.headers`). */
-export function authenticate(headers: readonly string[], keys: readonly SandboxKey[]): SandboxKey | SandboxHttpError {
+export function authenticate(rawHeaders: readonly string[], keys: readonly SandboxKey[]): SandboxKey | SandboxHttpError {
   let header: string | undefined;
-  for (let index = 0; index < headers.length; index += 2) {
-    const name = headers[index] as string;
+  for (let index = 0; index < rawHeaders.length; index += 2) {
+    const name = rawHeaders[index] as string;
     if (name.length !== 13 || name.toLowerCase() !== 'authorization') continue;
     if (header !== undefined) {
       return new SandboxHttpError('invalid_request', 'send exactly one Authorization header; this request has more than one');
     }
-    header = headers[index + 1] as string;
+    header = rawHeaders[index + 1] as string;
   }
   if (header === undefined || header.trim() === '') {
     return unauthorized('an API key is required: send Authorization: Bearer <key>');
