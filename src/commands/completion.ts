@@ -1,10 +1,10 @@
 import type { Command } from 'commander';
-import { completeWords, completionScript, renderCompletion } from '../completion/complete';
+import { type Shell, completeWords, completionScript, renderCompletion } from '../completion/complete';
 import { SANDBOX_PROFILE } from '../config/config-file';
 import type { Context } from '../context';
 import { GUIDE_TOPICS } from './help';
 
-export async function completionRun(options: { shell: string }, ctx: Context): Promise<void> {
+export async function completionRun(options: { shell: Shell }, ctx: Context): Promise<void> {
   ctx.io.stdout.write(completionScript(options.shell));
 }
 

@@ -2,8 +2,11 @@ import { Argument, type Command, Option } from 'commander';
 import { DEFAULT_HOST, DEFAULT_MAX_ANIMALS, DEFAULT_PORT } from '../sandbox/defaults';
 import { ENTERPRISE_DEFAULT_PER_DAY, ENTERPRISE_DEFAULT_PER_MINUTE } from '../sandbox/keys';
 import { cacheOption, parseEnterpriseQuota, parseMaxAnimals, parseMinuteMs, parsePort } from './parsers';
+import type { Shell } from '../completion/complete';
 import type { SandboxOptions } from './sandbox';
 import type { Invoke } from './types';
+
+const SHELLS: readonly Shell[] = ['bash', 'zsh', 'fish'];
 
 /** The commands beside the groups: sandbox, api, cache, completion. */
 export function registerTopLevel(program: Command, invoke: Invoke): void {
@@ -111,7 +114,7 @@ Example:
   program
     .command('completion')
     .description('print a shell completion script (bash, zsh or fish)')
-    .addArgument(new Argument('<shell>', 'the shell').choices(['bash', 'zsh', 'fish']))
+    .addArgument(new Argument('<shell>', 'the shell').choices(SHELLS))
     .addHelpText(
       'after',
       `
@@ -126,7 +129,7 @@ Install:
 
 Exit codes: 0 ok, 2 unknown or missing shell.`,
     )
-    .action((shell: string) => invoke(async (ctx) => (await import('./completion')).completionRun({ shell }, ctx)));
+    .action((shell: Shell) => invoke(async (ctx) => (await import('./completion')).completionRun({ shell }, ctx)));
   program
     .command('__complete', { hidden: true })
     .description('print the completions for a partly typed command line (used by the completion scripts)')

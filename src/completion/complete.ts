@@ -13,9 +13,13 @@ export function completesWith<T extends Option | Argument>(target: T, values: Dy
   return target;
 }
 
+export type Shell = 'bash' | 'zsh' | 'fish';
+
 /** src/completion/petctl.<shell>, which the build copies beside the bundle: hand-written (docs/completion.md says why),
- * each hands the typed words to `petctl __complete -- <words>` and shows what it prints, so it never goes stale. */
-export function completionScript(shell: string): string {
+ * each hands the typed words to `petctl __complete -- <words>` and shows what it prints, so it never goes stale.
+ * bash: glues `--status=av` back together after bash splits it at "=", with no negative indices or bash-completion
+ * helpers (macOS's bash 3.2). zsh: works autoloaded from $fpath and sourced. fish: takes "value<TAB>description". */
+export function completionScript(shell: Shell): string {
   return readFileSync(path.join(__dirname, `petctl.${shell}`), 'utf8');
 }
 
