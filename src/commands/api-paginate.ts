@@ -3,7 +3,8 @@ import { UsageError } from '../errors';
 import { type ApiOptions, requestIo } from './api';
 import { buildRawRequest, checkFlags } from '../api/endpoints/raw-request';
 import { rawPages } from '../api/endpoints/pages';
-import { continuePaginateCommand, hiddenValuesNote, openItemStream, printPages } from '../output/listing';
+import { continuePaginateCommand, hiddenValuesNote, openItemStream } from '../output/listing';
+import { printPages } from './print-pages';
 
 /** `petctl api --paginate`: the GET petctl api builds, then every page linked as rel="next" (output/listing.ts). */
 export async function apiPaginateRun(options: ApiOptions, ctx: Context): Promise<void> {

@@ -1,4 +1,3 @@
-import type { LinkedPage, WalkOptions } from '../api/endpoints/pages';
 import { InvalidResponseError, PetctlError, RateLimitError } from '../errors';
 import type { GlobalOptions, OutputFormat } from '../globals';
 import { stdoutJson } from '../sanitize';
@@ -6,14 +5,14 @@ import { stringifyJson } from '../schemas/json';
 import type { Pet } from '../schemas/pet';
 import { jsonLines, shellWord } from './formats';
 import { renderPets } from './pets';
-import { type RenderOptions, writeResult } from './records';
+import type { RenderOptions } from './records';
 import type { OutputHost } from './stderr';
 import { formatCounted, listingStop, reworded } from './waits';
 
 /** The walk `pets list --all` and `petctl api --paginate` print. Their items are written as the pages come: stopped
  * (exit 5, Ctrl-C), stdout holds all fetched, a JSON array closed too; only a terminal's table waits for end() (called
  * once, after the last page or on a stop). On stderr: how far (`page 13, 1,200 animals so far`), how to continue. */
-interface ItemStream<T> {
+export interface ItemStream<T> {
   write(items: readonly T[]): void;
   end(): void | Promise<void>;
 }
@@ -32,7 +31,7 @@ export function openItemStream(format: OutputFormat, stdoutIsTTY: boolean, out: 
 }
 
 /** Keeps every item and hands them over at the end (a terminal's table, --query). */
-function bufferedStream<T = Pet>(atEnd: (items: readonly T[]) => void | Promise<void>): ItemStream<T> {
+export function bufferedStream<T = Pet>(atEnd: (items: readonly T[]) => void | Promise<void>): ItemStream<T> {
   const kept: T[] = [];
   return { write: (page) => void kept.push(...page), end: () => atEnd(kept) };
 }
@@ -148,44 +147,4 @@ function globalWords(command: Globals): string[] {
 
 export function stopLine(items: number, page: number, command: string, noun = 'animal'): string {
   return `stopped after ${formatCounted(items, noun)} (page ${page}); continue with: ${command}`;
-}
-
-/** What `pets list --all` and `api --paginate` walk: `from` is the first page's URL, `noun` counts the items, `stream`
- * writes them without --query; `outputWaits`: the output waits for the end (a table on a terminal), so the progress
- * line may be drawn; `continueWith`: the command that continues from a page, `note` after it; `noneFound`: said when
- * no item came. */
-interface PrintedWalk<T> {
-  pages(walk: WalkOptions): AsyncIterable<LinkedPage<readonly T[]>>;
-  from: string;
-  stream(): ItemStream<T>;
-  noun: string;
-  outputWaits?: boolean;
-  continueWith(url: string): string;
-  note?: string;
-  onPage?(page: LinkedPage<readonly T[]>): void;
-  noneFound?: string;
-}
-
-/** A stop leaves what was fetched on stdout and says how to continue; --query needs the whole array, so runs last. */
-export async function printPages<T>(ctx: OutputHost, walk: PrintedWalk<T>): Promise<void> {
-  const { query, verbose } = ctx.globals;
-  const stream = query === undefined ? walk.stream() : bufferedStream<T>((items) => writeResult(ctx, items, () => ''));
-  const progress = new ListingProgress(ctx, query !== undefined || walk.outputWaits === true, walk.noun);
-  let pageUrl = walk.from;
-  try {
-    for await (const page of walk.pages({ hooks: { paced: true, wait: progress.wait }, ahead: true })) {
-      if (verbose) ctx.line(`page ${page.number}: ${page.body.length} ${walk.noun}s${page.next ? `, next ${page.next}` : ', no next link'}`);
-      walk.onPage?.(page);
-      stream.write(page.body);
-      if (page.next !== undefined) pageUrl = page.next;
-      progress.done(page.number, page.body.length);
-    }
-  } catch (error) {
-    progress.clear();
-    await stream.end();
-    throw progress.stopped(error, () => walk.continueWith(pageUrl), walk.note);
-  }
-  progress.clear();
-  if (progress.items === 0 && walk.noneFound !== undefined) ctx.notice(walk.noneFound);
-  await stream.end();
 }

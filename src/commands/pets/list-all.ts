@@ -6,7 +6,8 @@ import { LIMIT_MAX } from '../../schemas/constants';
 import type { ListOptions } from './list';
 import { firstPageUrl, pathOf, petPages } from '../../api/endpoints/pages';
 import { loadTable, renderOptions } from '../../output/records';
-import { continueCommand, openListingStream, printPages } from '../../output/listing';
+import { continueCommand, openListingStream } from '../../output/listing';
+import { printPages } from '../print-pages';
 
 /** `pets list --all`: the animals of every page (output/listing.ts), continued by `--starting-token` after a stop. */
 export async function listAllRun(flags: ListOptions, ctx: Context): Promise<void> {
