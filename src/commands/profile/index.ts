@@ -1,7 +1,7 @@
 import { Argument, type Command } from 'commander';
 import { completesWith } from '../../completion/complete';
 import type { Invoke } from '../types';
-import type { ProfileOptions } from './write';
+import type { ProfileOptions } from './state-store';
 
 const STATE_URL_HELP = "share the key's rate-limit state with other machines through Redis: redis://host:6379/0 or rediss://… (env PETCTL_STATE_URL)";
 const STATE_PASSWORD_HELP =
@@ -58,7 +58,7 @@ Examples:
       --state-url rediss://redis.example.org:6380/0 --state-password-stdin`,
     )
     .action((name: string, flags: StateFlags) =>
-      invoke(async (ctx) => (await import('./write')).profileAddRun({ name, ...flags, baseUrl: ctx.globals.baseUrl }, ctx)),
+      invoke(async (ctx) => (await import('./add')).profileAddRun({ name, ...flags, baseUrl: ctx.globals.baseUrl }, ctx)),
     );
   profile
     .command('set')
@@ -81,14 +81,14 @@ Examples:
   $ printf %s "$REDIS_PASSWORD" | petctl profile set shelters --state-password-stdin`,
     )
     .action((name: string, flags: StateFlags) =>
-      invoke(async (ctx) => (await import('./write')).profileSetRun({ name, ...flags, baseUrl: ctx.globals.baseUrl }, ctx)),
+      invoke(async (ctx) => (await import('./set')).profileSetRun({ name, ...flags, baseUrl: ctx.globals.baseUrl }, ctx)),
     );
   profile
     .command('use')
     .description('make a profile the active one')
     .addArgument(name())
     .addHelpText('after', '\nExamples:\n  $ petctl profile use production\n  $ petctl -p staging pets list      # one command only')
-    .action((name: string) => invoke(async (ctx) => (await import('./write')).profileUseRun({ name }, ctx)));
+    .action((name: string) => invoke(async (ctx) => (await import('./use')).profileUseRun({ name }, ctx)));
   profile
     .command('remove')
     .description('remove a profile and its stored key (asks first when it holds a key)')
@@ -106,5 +106,5 @@ A profile that holds a key is removed only after a "y" on a terminal, or with
 --yes. Answering no (or Enter) keeps it and exits 2 (cancelled); with no
 terminal to ask on, or --no-input, it keeps it and exits 2 (confirmation_required).`,
     )
-    .action((name: string, options: { yes?: boolean }) => invoke(async (ctx) => (await import('./write')).profileRemoveRun({ name, yes: options.yes === true }, ctx)));
+    .action((name: string, options: { yes?: boolean }) => invoke(async (ctx) => (await import('./remove')).profileRemoveRun({ name, yes: options.yes === true }, ctx)));
 }
