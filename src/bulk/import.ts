@@ -90,7 +90,7 @@ export async function bulkAdd(options: BulkAddOptions, ctx: ImportHost, report: 
     const holder = await journalHolder(journalPath);
     if (holder) report.journalHeld(journalPath, holder, false);
   }
-  const index = new RecordIndex();
+  const index = new RecordIndex(options.retryUnknown);
   await readJournal(journalPath, targetId, index);
   // A --new import that did not finish is resumed by the next --new import of the same input.
   const resumed = options.fresh ? index.openRun(source) : undefined;

@@ -96,6 +96,9 @@ export class RecordIndex {
   /** Every entry's, not each row's last (a --new import records a row again): --retry-unknown's look passes them by. */
   readonly createdIds = new Set<string>();
 
+  /** `keepCreatedIds`: only --retry-unknown needs createdIds, so other imports do not hold a string per created row. */
+  constructor(private readonly keepCreatedIds = false) {}
+
   add(entry: RecordEntry | NewRunMark): void {
     if (isRunMark(entry)) {
       if (entry.state === 'begin') this.openRuns.set(entry.source, entry.run);
@@ -106,7 +109,7 @@ export class RecordIndex {
       this.entries.set(entryKey(run, entry), entry);
       if (entry.id !== undefined) this.entries.set(entryKey(run, { id: entry.id }), entry);
     }
-    if (entry.state === 'created') this.createdIds.add(String(entry.pet.id));
+    if (this.keepCreatedIds && entry.state === 'created') this.createdIds.add(String(entry.pet.id));
     let contents = this.contents.get(entry.source);
     if (!contents) this.contents.set(entry.source, (contents = new Set()));
     contents.add(contentKey(entry.content.slice(0, 3)));

@@ -214,3 +214,15 @@ it('a rerun of an edited file: rows moved, repeated, added or fixed are matched 
   for await (const row of plannedRows(rows(), index, plan, scan.duplicates)) planned.push(`${row.newPet!.name}:${row.plan!.action}`);
   expect(planned).toEqual(['Mia:skip', 'Kitten:skip', 'Rex:skip', 'Ziggy:send', 'Rex:skip', 'Rex:send', 'Nova:send']);
 });
+
+it('records: the ids of every created entry, a --new import\'s too, are kept for --retry-unknown only', () => {
+  const entries = [created(who('Kitten'), 1), { ...created(who('Kitten'), 7), run: 'r1' }, sent('Rex')];
+  const forRetry = new RecordIndex(true);
+  const plain = new RecordIndex();
+  for (const entry of entries) {
+    forRetry.add(entry);
+    plain.add(entry);
+  }
+  expect([...forRetry.createdIds]).toEqual(['1', '7']);
+  expect(plain.createdIds.size).toBe(0);
+});
