@@ -25,10 +25,11 @@ const MIB = 1024 * 1024;
 
 describe.concurrent('pets add --file: input that never ends', () => {
   it.for([
-    { input: '/dev/zero as the file', file: '/dev/zero', signal: 'SIGINT' },
-    { input: 'an endless standard input (head -c 3G /dev/zero | petctl pets add --file - --dry-run)', file: '-', signal: 'SIGTERM' },
-    { input: 'an endless standard input', file: '-', signal: 'SIGKILL' },
-  ] as const)('$input, --dry-run: stops within a second of $signal and ends by it; nothing in TMPDIR, nothing sent', async ({ file, signal }, t) => {
+    { input: '/dev/zero as the file', file: '/dev/zero', signal: 'SIGINT', ending: 'ends by SIGINT within a second' },
+    { input: 'an endless standard input (head -c 3G /dev/zero | petctl pets add --file - --dry-run)', file: '-', signal: 'SIGINT', ending: 'ends by SIGINT within a second' },
+    { input: 'an endless standard input', file: '-', signal: 'SIGTERM', ending: 'ends by SIGTERM within a second' },
+    { input: 'an endless standard input', file: '-', signal: 'SIGKILL', ending: 'ends by SIGKILL' },
+  ] as const)('$input, --dry-run: $ending; nothing in TMPDIR, nothing sent', async ({ file, signal }, t) => {
     const { configDir, key, server } = await setupE2e(t, creator());
     const tmp = fs.mkdtempSync(path.join(configDir, 'tmp-'));
     const env = { PETCTL_CONFIG_DIR: configDir, PETCTL_API_KEY: key, TMPDIR: tmp };

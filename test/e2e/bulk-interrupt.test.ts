@@ -67,7 +67,8 @@ describe('Ctrl-C against a slow server', () => {
 
 it.for([
   { signal: 'SIGKILL', flags: [] },
-  // A --new import that did not finish is resumed by the same command: the rest of its rows, not the old ones again.
+  // A --new import that did not finish is resumed by the same command: the rest of its rows, each created once
+  // (that an earlier import's rows are left alone: test/bulk/journal.test.ts, a --new import that did not end).
   { signal: 'SIGINT', flags: ['--new'] },
 ] as const)('killed at many points, then rerun: every row created at most once, and created or reported outcome_unknown: $signal $flags', { timeout: 60_000 }, async ({ signal, flags }, t) => {
   const dir = tempDir();
