@@ -38,19 +38,3 @@ it.each(cases)('importEnding: %s → %s, exit %i', (_name, facts, kind, exitCode
   const counts = { created: 5, rejected: facts.rejected, invalid: facts.invalid, unknown: facts.unknown, ambiguous: facts.ambiguous, left: 7 };
   expect(endingError(ending, counts, Date.now(), 'https://api.example.org/v1')?.exitCode ?? 0).toBe(exitCode);
 });
-
-it('the words of each stop: what was created, what is left, how to go on', () => {
-  const counts = { created: 5, rejected: 1, invalid: 0, unknown: 2, ambiguous: 0, left: 7 };
-  const say = (facts: ImportFacts) => endingError(importEnding(facts), counts, Date.now(), 'https://api.example.org/v1')?.message;
-  expect(say({ ...clean, stoppedBy: banned })).toBe('the rate limit stopped the import: the API key is banned; 5 rows created, 7 left; resume later: rerun the same command');
-  expect(say({ ...clean, stoppedBy: refused })).toBe('connection refused; the import stopped, 7 rows not sent yet; rerun the same command to resume');
-  expect(say({ ...clean, unknown: 2 })).toBe('2 rows sent without an answer: outcome unknown; they are never resent on their own');
-  expect(endingError(importEnding({ ...clean, unknown: 2 }), counts, Date.now(), 'https://api.example.org/v1')?.hint).toBe(
-    'rerun with --retry-unknown: it lists the animals on https://api.example.org/v1 and sends only the rows it does not find',
-  );
-  const ambiguous = endingError(importEnding({ ...clean, ambiguous: 2 }), { ...counts, ambiguous: 2 }, Date.now(), 'https://api.example.org/v1');
-  expect(ambiguous).toMatchObject({ code: 'ambiguous_rows', exitCode: 6 });
-  expect(ambiguous?.message).toBe('2 rows sent without an answer matched more than one animal on https://api.example.org/v1: neither sent nor recorded; also 1 row rejected by the server, 0 rows invalid');
-  expect(say({ ...clean, rejected: 1 })).toBe('1 row rejected by the server, 0 rows invalid');
-  expect(say({ ...clean, stoppedBy: journalFull })).toMatch(/; the import stopped before sending another request: 5 rows created by this run, 7 rows not sent yet\. Once the cause is fixed/);
-});
