@@ -5,7 +5,8 @@ import { creator } from '../helpers/pet-creator';
 import { type RecordedRequest, type ScriptedServer, json } from '../helpers/scripted-server';
 import { importSummary, ndjsonRows, postedNames, writeInput } from '../helpers/import-run';
 
-/** --retry-unknown against a scripted service that lists what it created and can drop the answer after creating. */
+/** --retry-unknown against a scripted service that lists what it created and can drop the answer after creating
+ * (what its lines and errors say: test/output/import-end.test.ts). */
 
 const gets = (requests: RecordedRequest[]) => requests.filter((r) => r.method === 'GET');
 
@@ -27,7 +28,7 @@ describe.concurrent('pets add --file --retry-unknown', () => {
     const first = await petctl(['pets', 'add', '--file', file, '--concurrency', '2']);
     expect(first.code, first.stderr).toBe(7);
     expect(first.stderr).toMatch(/^created 0, skipped 0, rejected 0, invalid 0, unknown 2 in /m);
-    expect(first.stdout).toContain(`rerun with --retry-unknown: it lists the animals on ${server.baseUrl} and sends the row again only if it does not find it`);
+    expect(first.stdout).toContain(`rerun with --retry-unknown: it lists the animals on ${server.baseUrl} `);
     expect(shelter.pets).toHaveLength(2);
 
     const retry = await petctl(['pets', 'add', '--file', file, '--retry-unknown', '-o', 'ndjson']);
@@ -115,7 +116,6 @@ describe.concurrent('pets add --file --retry-unknown', () => {
 
     const table = await petctl(['pets', 'add', '--file', file, '--retry-unknown']);
     expect(table.code).toBe(6);
-    expect(table.stderr).toContain('hint: a rerun finds them ambiguous again: check each row\'s candidate ids');
     expect(postedNames(server.requests)).toEqual(['Rex', 'Bo']);
   });
 
@@ -143,7 +143,7 @@ describe.concurrent('pets add --file --retry-unknown', () => {
 
     const retry = await petctl(['pets', 'add', '--file', file, '--retry-unknown']);
     expect(retry.code, retry.stderr).toBe(7);
-    expect(retry.stderr).toMatch(/^error: the listing of .* may be incomplete: page 1 held 100 animals, as many as asked for, and came without a Link rel="next"; 1 row not found there may exist, so nothing was sent \(listing_incomplete\)$/m);
+    expect(retry.stderr).toMatch(/^error: the listing of .* may be incomplete: page 1 held 100 animals, .*; 1 row not found .*\(listing_incomplete\)$/m);
     expect(postedNames(server.requests)).toEqual(['A']);
   });
 });
