@@ -1,3 +1,6 @@
+import { untilAborted } from './api/clock';
+import { InterruptedError } from './errors';
+
 /** Standard input, the one place that reads it: whole, or chunk by chunk (bulk import spools it to a file). */
 
 /** Standard input as Buffers, whatever encoding the stream was set to. */
@@ -5,8 +8,28 @@ export async function* stdinChunks(stdin: NodeJS.ReadableStream): AsyncIterable<
   for await (const chunk of stdin) yield Buffer.isBuffer(chunk) ? chunk : Buffer.from(chunk as string);
 }
 
-export async function readStdin(stdin: NodeJS.ReadableStream): Promise<Buffer> {
+/** Standard input whole; Ctrl-C or SIGTERM (`signal`) ends the wait for it with InterruptedError. */
+export async function readStdin(stdin: NodeJS.ReadableStream, signal: AbortSignal): Promise<Buffer> {
   const chunks: Buffer[] = [];
-  for await (const chunk of stdinChunks(stdin)) chunks.push(chunk);
+  for await (const chunk of chunksUntilAborted(stdinChunks(stdin), signal)) chunks.push(chunk);
   return Buffer.concat(chunks);
+}
+
+/** `source`, until `signal` aborts: then InterruptedError at once, even while a chunk is awaited. */
+export async function* chunksUntilAborted<T>(source: AsyncIterable<T>, signal: AbortSignal): AsyncGenerator<T> {
+  const iterator = source[Symbol.asyncIterator]();
+  let done = false;
+  try {
+    for (;;) {
+      const next = await untilAborted(iterator.next(), signal, () => new InterruptedError());
+      if (next.done) {
+        done = true;
+        return;
+      }
+      yield next.value;
+    }
+  } finally {
+    // A read still pending when the signal came ends with the process; awaiting it could hang.
+    if (!done && !signal.aborted) await iterator.return?.();
+  }
 }

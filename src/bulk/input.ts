@@ -2,9 +2,8 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import type { InStream } from '../terminal';
-import { untilAborted } from '../api/clock';
-import { stdinChunks } from '../stdin';
-import { InterruptedError, RejectedError, UsageError, describeFsError } from '../errors';
+import { chunksUntilAborted, stdinChunks } from '../stdin';
+import { RejectedError, UsageError, describeFsError } from '../errors';
 
 /**
  * The bytes of an import, read twice: to validate every row, then to send. Standard input is copied by the first
@@ -121,23 +120,4 @@ function spooledStdin(stdin: InStream, signal: AbortSignal, spoolLimit: number):
       await unname();
     },
   };
-}
-
-/** `source`, until `signal` aborts: then InterruptedError at once, even while a chunk is awaited. */
-async function* chunksUntilAborted<T>(source: AsyncIterable<T>, signal: AbortSignal): AsyncGenerator<T> {
-  const iterator = source[Symbol.asyncIterator]();
-  let done = false;
-  try {
-    for (;;) {
-      const next = await untilAborted(iterator.next(), signal, () => new InterruptedError());
-      if (next.done) {
-        done = true;
-        return;
-      }
-      yield next.value;
-    }
-  } finally {
-    // A read still pending when the signal came ends with the process; awaiting it could hang.
-    if (!done && !signal.aborted) await iterator.return?.();
-  }
 }

@@ -11,7 +11,7 @@ export type ApiOptions = RawRequestFlags & { include: boolean; cache?: number };
 
 /** What -F @file and --input read: files and stdin, through the context. */
 export function requestIo(ctx: Context): RawRequestIo {
-  return { readFile: (path) => fs.promises.readFile(path), readStdin: () => readStdin(ctx.io.stdin) };
+  return { readFile: (path) => fs.promises.readFile(path), readStdin: () => readStdin(ctx.io.stdin, ctx.signal) };
 }
 
 export async function apiRun(options: ApiOptions, ctx: Context): Promise<void> {

@@ -113,7 +113,7 @@ export async function readSecret(ctx: Context, request: { what: string; prompt: 
   const { what, hint } = request;
   const fromStdin = request.fromStdin || !ctx.terminal.stdinIsTerminal;
   if (!fromStdin && !ctx.terminal.canPrompt()) throw new UsageError(`no ${what}: prompting is off (--no-input, PETCTL_NO_INPUT, or stderr is not a terminal)`, hint);
-  const secret = (fromStdin ? (await readStdin(ctx.io.stdin)).toString('utf8') : await promptHidden(ctx, request.prompt)).trim();
+  const secret = (fromStdin ? (await readStdin(ctx.io.stdin, ctx.signal)).toString('utf8') : await promptHidden(ctx, request.prompt)).trim();
   if (secret === '') throw new UsageError(fromStdin ? `no ${what} on standard input` : `no ${what} entered`, hint);
   return secret;
 }

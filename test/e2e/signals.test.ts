@@ -1,6 +1,6 @@
 import { spawn } from 'node:child_process';
 import { expect, it } from 'vitest';
-import { BIN, NODE, cleanEnv, tempDir } from '../helpers/cli';
+import { BIN, NODE, cleanEnv, setupE2e, tempDir } from '../helpers/cli';
 
 /**
  * An interrupted petctl ends by the signal itself: bash stops a loop only when its child died by SIGINT (one that
@@ -40,4 +40,22 @@ it('Ctrl-C (SIGINT to the foreground process group) stops a bash for loop of two
   expect(stdout).not.toContain('loop finished');
   expect(signal).toBe('SIGINT');
   expect(stderr).toContain('listening on');
+});
+
+it.for(['SIGINT', 'SIGTERM'] as const)('%s while petctl api --input - waits for the rest of standard input: it ends by that signal, nothing sent', async (signal, t) => {
+  const { server, key, configDir } = await setupE2e(t);
+  const env = cleanEnv({ PETCTL_CONFIG_DIR: configDir, PETCTL_API_KEY: key });
+  const args = [BIN, '--base-url', server.baseUrl, 'api', '-X', 'POST', '/pets', '--input', '-'];
+  const child = spawn(NODE, args, { env, stdio: ['pipe', 'ignore', 'pipe'] });
+  t.onTestFinished(() => void child.kill('SIGKILL'));
+  let stderr = '';
+  child.stderr.setEncoding('utf8').on('data', (chunk: string) => (stderr += chunk));
+  const ended = new Promise((resolve) => child.on('close', (_code, by) => resolve(by)));
+  // More than a pipe holds: written only once petctl is reading it; standard input then stays open.
+  await new Promise((resolve) => child.stdin.write(`{"name":"${'a'.repeat(256 * 1024)}`, resolve));
+  child.kill(signal);
+
+  expect(await ended, stderr).toBe(signal);
+  expect(stderr).not.toContain('    at ');
+  expect(server.requests).toHaveLength(0);
 });
