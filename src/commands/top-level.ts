@@ -1,7 +1,7 @@
 import { Argument, type Command, Option } from 'commander';
 import { DEFAULT_HOST, DEFAULT_MAX_ANIMALS, DEFAULT_PORT } from '../sandbox/defaults';
 import { ENTERPRISE_DEFAULT_PER_DAY, ENTERPRISE_DEFAULT_PER_MINUTE } from '../sandbox/keys';
-import { cacheOption, parseEnterpriseQuota, parseMaxAnimals, parseMinuteMs, parsePort } from './parsers';
+import { cacheOption, parseEnterpriseQuota, parseHost, parseMaxAnimals, parseMinuteMs, parsePort } from './parsers';
 import type { Shell } from '../completion/complete';
 import type { SandboxOptions } from './sandbox';
 import type { Invoke } from './types';
@@ -13,7 +13,7 @@ export function registerTopLevel(program: Command, invoke: Invoke): void {
   program
     .command('sandbox')
     .description('run the embedded Pet Adoption Service in the foreground until Ctrl-C')
-    .option('--host <host>', 'address to bind (loopback unless you say otherwise)', DEFAULT_HOST)
+    .addOption(new Option('--host <host>', 'address to bind (loopback unless you say otherwise)').argParser(parseHost).default(DEFAULT_HOST))
     .addOption(new Option('--port <port>', 'port (0 picks a free one)').argParser(parsePort).default(DEFAULT_PORT))
     .option('--data <file>', 'keep animals in this file across restarts (default: in memory)')
     .addOption(new Option('--max-animals <n>', 'the most animals kept; a create beyond it gets 507').argParser(parseMaxAnimals).default(DEFAULT_MAX_ANIMALS))

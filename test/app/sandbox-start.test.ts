@@ -3,7 +3,7 @@ import net from 'node:net';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { startSandbox } from '../../src/app/sandbox-start';
-import { FailureError } from '../../src/errors';
+import { FailureError, UsageError } from '../../src/errors';
 import { tempDir } from '../helpers/cli';
 
 /** What keeps the embedded service from starting, for petctl sandbox and the built-in profile alike: exit 1, each with its code. */
@@ -28,5 +28,14 @@ describe('startSandbox', () => {
     } finally {
       taken.close();
     }
+  });
+
+  it.for([
+    ['10.99.99.99', 'it is not an address of this machine'],
+    ['example.invalid', 'the host name does not resolve'],
+  ])('a --host it cannot listen on (%s): exit 2, naming the host and why', async ([host, why]) => {
+    const error = await startSandbox({ host: host!, port: 0 }).catch((caught: unknown) => caught);
+    expect(error).toBeInstanceOf(UsageError);
+    expect(error).toMatchObject({ exitCode: 2, message: `cannot listen on ${host}: ${why}`, hint: expect.stringContaining('127.0.0.1 (loopback)') });
   });
 });

@@ -128,6 +128,8 @@ describe('refused flags: exit 2, a message naming the flag and the allowed value
     [['--retries', '1.5', 'pets', 'list'], ['--retries', 'from 0 to 100']],
     [['sandbox', '--port', '65536'], ['--port', 'from 0 to 65535']],
     [['sandbox', '--minute-ms', '50'], ['--minute-ms', '100 or more']],
+    // An empty host would bind every interface.
+    [['sandbox', '--host', ''], ['--host must be an address or a host name, e.g. 127.0.0.1 or 0.0.0.0, not ""']],
     [['sandbox', '--max-animals', 'many'], ['--max-animals must be a whole number of animals, 1 or more, not "many"']],
     [['pets', 'list', '--profile'], ['--profile', 'argument missing']],
     [['pets', 'add', '--name', ' ', '--category-id', '1'], ["'--name <name>'", 'empty']],
