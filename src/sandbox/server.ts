@@ -131,7 +131,8 @@ function createSandboxServer(store: PetStore, rateLimits: RateLimitBook, options
       if (code === 'ELOCKED') {
         return sendError(exchange, new SandboxHttpError('service_unavailable', `${file} is locked by another process`, { 'Retry-After': '1' }));
       }
-      log?.(`error: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}`);
+      // One line, as every error petctl shows: no stack trace.
+      log?.(`error: ${error instanceof Error ? error.message : String(error)}`);
       const message = error instanceof SandboxDataFileError ? error.message : 'internal error';
       sendError(exchange, new SandboxHttpError('internal_error', message));
     });
