@@ -23,7 +23,7 @@ describe('Ctrl-C against a slow server', () => {
     const { server, key, configDir, petctl } = await setupE2e(t, slow);
     const file = rowsFile(configDir, 'intake.ndjson', 100, 'P');
     const tty = openTerminal(t, ['--base-url', server.baseUrl, 'pets', 'add', '--file', file, '--concurrency', '1'], { PETCTL_CONFIG_DIR: configDir, PETCTL_API_KEY: key }, { width: 120 });
-    await tty.waitFor(/import \[[#.]+\] [3-9]\/100 /, 20_000);
+    await tty.waitFor(/import \[[#.]+\] [3-9]\/100 /, { timeoutMs: 20_000 });
     tty.press('C-c');
     expect(await tty.exitCode(20_000)).toBe(130);
 

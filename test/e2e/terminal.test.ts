@@ -169,21 +169,10 @@ const SHOWN = 'bad \\x1b]0;PWNED\\x07\\x1b]52;c;cm0gLXJmIH4gIw==\\x07\\x1b[2J\\r
 /** A name JSON itself leaves raw: U+009B and U+202E, shown as \u escapes. */
 const C1_NAME = 'Rex\u009b2J\u202eevil';
 
-/** Waits until the pane shows `text`: tmux reads the pty on its own time, so petctl can end before it is drawn. */
-async function shows(tty: Terminal, text: string, timeoutMs = 10_000): Promise<string> {
-  const until = Date.now() + timeoutMs;
-  for (;;) {
-    const all = tty.text();
-    if (all.includes(text)) return all;
-    if (Date.now() > until) throw new Error(`the terminal never showed ${JSON.stringify(text)}; it shows:\n${all}`);
-    await new Promise((resolve) => setTimeout(resolve, 50));
-  }
-}
-
 /** Ends, and nothing reached the terminal as control bytes; returns what the pane shows. */
 async function expectInert(tty: Terminal, exitCode: number, shown = SHOWN): Promise<string> {
   expect(await tty.exitCode()).toBe(exitCode);
-  const text = await shows(tty, shown);
+  const text = await tty.waitFor(shown, { scrollback: true });
   expect(tty.title()).not.toContain('PWNED');
   expect(tty.buffers()).toBe('');
   return text;
@@ -193,7 +182,7 @@ describe.concurrent('outside text on a terminal', () => {
   it('the terminal this test reads shows raw bytes acting: OSC 0 sets the title, OSC 52 fills a paste buffer', async (t) => {
     const tty = openTerminal(t, [], {}, { clipboard: true, stdoutToTerminal: true, command: ['printf', '%s\n', HOSTILE] });
     expect(await tty.exitCode()).toBe(0);
-    await shows(tty, 'EVIL');
+    await tty.waitFor('EVIL', { scrollback: true });
     expect(tty.title()).toBe('PWNED');
     expect(tty.buffers()).not.toBe('');
     expect(tty.text()).not.toContain('\\x1b');
@@ -245,7 +234,7 @@ describe.concurrent('outside text on a terminal', () => {
     const { run, dir } = await setup(t, json(200, [pet]));
     const listed = run(['-o', 'json', 'pets', 'list'], { stdoutToTerminal: true });
     expect(await listed.exitCode()).toBe(0);
-    const text = (await shows(listed, ']')).trim();
+    const text = (await listed.waitFor(']', { scrollback: true })).trim();
     expect(text).toContain('Rex\\u009b2J\\u202eevil');
     expect(JSON.parse(text)).toEqual([pet]);
 
@@ -254,6 +243,6 @@ describe.concurrent('outside text on a terminal', () => {
     const file = path.join(dir, 'rows.csv');
     const rows = importing(['-o', 'ndjson', 'pets', 'add', '--file', file], { stdoutToTerminal: true });
     expect(await rows.exitCode()).toBe(0);
-    expect(await shows(rows, '\\u202eevil')).toContain('Rex\\u009b2J\\u202eevil');
+    expect(await rows.waitFor('\\u202eevil', { scrollback: true })).toContain('Rex\\u009b2J\\u202eevil');
   });
 });

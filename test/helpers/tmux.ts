@@ -56,12 +56,17 @@ export function openTerminal(
     /** Presses keys by tmux name: Enter, C-c, Down, BSpace. */
     press: (...keys: string[]) => void tmux('send-keys', '-t', 'petctl', ...keys),
     screen: () => tmux('capture-pane', '-p', '-t', 'petctl'),
-    async waitFor(pattern: RegExp, timeoutMs = 10_000): Promise<string> {
+    /**
+     * Waits until the screen shows `pattern` (text, or a match), or with `scrollback` anything the pane printed
+     * (text()); after petctl ends too, for tmux reads the pty on its own time.
+     */
+    async waitFor(pattern: RegExp | string, { timeoutMs = 10_000, scrollback = false } = {}): Promise<string> {
       const until = Date.now() + timeoutMs;
+      const wanted = typeof pattern === 'string' ? JSON.stringify(pattern) : pattern;
       for (;;) {
-        const screen = terminal.screen();
-        if (pattern.test(screen)) return screen;
-        if (Date.now() > until) throw new Error(`the terminal never showed ${pattern}; it shows:\n${screen}`);
+        const screen = scrollback ? terminal.text() : terminal.screen();
+        if (typeof pattern === 'string' ? screen.includes(pattern) : pattern.test(screen)) return screen;
+        if (Date.now() > until) throw new Error(`the terminal never showed ${wanted}; it shows:\n${screen}`);
         await sleep(50);
       }
     },
