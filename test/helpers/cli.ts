@@ -1,13 +1,14 @@
-import { spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { type TestContext, expect } from 'vitest';
 import { type RecordedRequest, type Reply, type ScriptedServerOptions, startScriptedServer } from './scripted-server';
+import { type CliOptions, type CliResult, spawnCli } from './spawn-cli';
 import { tempDir } from './temp-dir';
 
 export { tempDir };
+export { type CliOptions, type CliResult, assertNoSecrets, cleanEnv } from './spawn-cli';
 
 /** A fresh config folder holding `config` as its config.json (0600): an object as JSON, text as given. */
 export function configDirWith(config?: object | string): string {
@@ -22,42 +23,6 @@ export const BIN = fileURLToPath(new URL('../../bin/petctl.js', import.meta.url)
 /** The Node.js that runs petctl: this one, or PETCTL_TEST_NODE (.ci/run runs the e2e suite under Node 22 and 24 too). */
 export const NODE = process.env.PETCTL_TEST_NODE || process.execPath;
 
-export interface CliResult {
-  code: number | null;
-  signal: NodeJS.Signals | null;
-  stdout: string;
-  stderr: string;
-}
-
-export interface CliOptions {
-  env?: Record<string, string | undefined>;
-  input?: string;
-  /** The working directory, for paths given as a user types them (`--file intake.csv`). */
-  cwd?: string;
-  /** Called once the child is started, e.g. to send it a signal. */
-  onSpawn?: (child: import('node:child_process').ChildProcess) => void;
-  timeoutMs?: number;
-  /** Strings never to be printed (API keys): runCli rejects when one shows up, so every test passing its key checks for leaks. */
-  secrets?: string[];
-}
-
-/** Throws when any of `secrets` appears in the output; the message never repeats the secret. */
-export function assertNoSecrets(result: Pick<CliResult, 'stdout' | 'stderr'>, secrets: readonly string[]): void {
-  for (const [index, secret] of secrets.entries()) {
-    if (secret === '') continue;
-    for (const stream of ['stdout', 'stderr'] as const) {
-      if (result[stream].includes(secret)) throw new Error(`secret #${index} (length ${secret.length}) was printed on ${stream}`);
-    }
-  }
-}
-
-/** The env petctl sees: nothing from the developer's own shell that could change behaviour. */
-export function cleanEnv(extra: Record<string, string | undefined> = {}): NodeJS.ProcessEnv {
-  const env: NodeJS.ProcessEnv = { PATH: process.env.PATH, HOME: process.env.HOME, TERM: 'xterm-256color' };
-  for (const [name, value] of Object.entries(extra)) if (value !== undefined) env[name] = value;
-  return env;
-}
-
 export function runCli(args: string[], options: CliOptions = {}): Promise<CliResult> {
   return spawnCli(NODE, [BIN, ...args], { timeoutMs: 25_000, ...options });
 }
@@ -65,32 +30,6 @@ export function runCli(args: string[], options: CliOptions = {}): Promise<CliRes
 /** Runs a command line as a person pastes it into bash, `petctl` being the built binary. */
 export function inBash(command: string, env: Record<string, string>): Promise<CliResult> {
   return spawnCli('bash', ['-c', `petctl() { "$TEST_NODE" "$TEST_BIN" "$@"; }\n${command}`], { env: { ...env, TEST_NODE: NODE, TEST_BIN: BIN } });
-}
-
-function spawnCli(file: string, args: string[], options: CliOptions): Promise<CliResult> {
-  return new Promise((resolve, reject) => {
-    const child = spawn(file, args, { env: cleanEnv(options.env), cwd: options.cwd, stdio: ['pipe', 'pipe', 'pipe'] });
-    let stdout = '';
-    let stderr = '';
-    child.stdout.setEncoding('utf8').on('data', (chunk: string) => (stdout += chunk));
-    child.stderr.setEncoding('utf8').on('data', (chunk: string) => (stderr += chunk));
-    const timer = options.timeoutMs === undefined ? undefined : setTimeout(() => child.kill('SIGKILL'), options.timeoutMs);
-    child.on('error', reject);
-    child.on('close', (code, signal) => {
-      clearTimeout(timer);
-      const result = { code, signal, stdout, stderr };
-      try {
-        assertNoSecrets(result, options.secrets ?? []);
-      } catch (error) {
-        return reject(error);
-      }
-      resolve(result);
-    });
-    // A child may end before reading all its input (a refused import): its closed pipe is no test failure.
-    child.stdin.on('error', () => {});
-    child.stdin.end(options.input ?? '');
-    options.onSpawn?.(child);
-  });
 }
 
 /** runCli bound to one test's config dir, key and server: `args` go first; per-call env and secrets add to these. */

@@ -1,6 +1,6 @@
 import { expect } from 'vitest';
 import { BIN, NODE, assertNoSecrets, cleanEnv, newApiKey, tempDir } from './cli';
-import { describeCrowd, runCrowd } from './crowd';
+import { type CrowdMember, describeCrowd, runCrowd } from './crowd';
 import { type LimitedServiceOptions, PET, startLimitedService, windowEndIn } from './limited-service';
 
 /** A crowd of `pets list` on one used-up Free key at the real minute, and what every crowd test asserts of it (test/e2e/crowd*.test.ts). */
@@ -45,18 +45,29 @@ export async function crowdOnOneKey(folders: number, stateUrl?: string, shape: {
   }
 }
 
+/** What a member printed as JSON on `stream` (on stderr -o json's error: the last line starting "{"), or which said what. */
+function jsonOf(member: CrowdMember, stream: 'stdout' | 'stderr'): unknown {
+  const lines = stream === 'stdout' ? [member.stdout] : member.stderr.split('\n').filter((line) => line.startsWith('{'));
+  const text = lines.at(-1) ?? '{}';
+  try {
+    return JSON.parse(text);
+  } catch {
+    const which = `process ${member.index} (config folder ${member.folder}, exit ${member.signal ?? member.code})`;
+    throw new Error(`${which} printed no JSON on ${stream}: ${JSON.stringify(text)}; its stderr:\n${member.stderr}`);
+  }
+}
+
 /** Each process ended with its pets (0) or a stop (5) that sent nothing unless `stopsMaySend`; each 2xx one's answer. */
 export function expectEveryoneDone({ service, run, key }: Crowd, stopsMaySend = false): void {
   for (const member of run.members) assertNoSecrets(member, [key]);
   const hung = run.members.filter((member) => member.signal !== null);
   expect(hung.map((member) => member.signal), 'processes killed after running 240 s').toEqual([]);
   const served = run.members.filter((member) => member.code === 0);
-  for (const member of served) expect(JSON.parse(member.stdout), member.stderr).toEqual([PET]);
+  for (const member of served) expect(jsonOf(member, 'stdout'), member.stderr).toEqual([PET]);
   for (const member of run.members.filter((member) => member.code !== 0)) {
     expect(member.code, member.stderr).toBe(5);
     expect(member.stdout).toBe('');
-    // -o json's error: the last JSON line on stderr.
-    const stop = JSON.parse(member.stderr.split('\n').findLast((text) => text.startsWith('{')) ?? '{}') as Record<string, string>;
+    const stop = jsonOf(member, 'stderr') as Record<string, string>;
     expect(stop.code, member.stderr).toBe('rate_limited');
     if (!stopsMaySend) expect(stop.message, member.stderr).toMatch(/nothing sent/);
   }

@@ -1,4 +1,4 @@
-import { spawn } from 'node:child_process';
+import { spawnCli } from './spawn-cli';
 
 /** petctl processes started at once on one key, as cron jobs on several machines. Plain Node: bench/crowd.mjs bundles it. */
 
@@ -16,6 +16,8 @@ export interface CrowdOptions {
 }
 
 export interface CrowdMember {
+  /** Its place in the order started (0 first). */
+  index: number;
   folder: number;
   code: number | null;
   signal: NodeJS.Signals | null;
@@ -27,22 +29,11 @@ export interface CrowdMember {
 
 export type CrowdRun = Awaited<ReturnType<typeof runCrowd>>;
 
-function runOne(options: CrowdOptions, folder: number): Promise<CrowdMember> {
-  return new Promise((resolve, reject) => {
-    const startedAt = Date.now();
-    const env = { ...options.env, PETCTL_CONFIG_DIR: options.configDirs[folder], PETCTL_API_KEY: options.key };
-    const child = spawn(options.node, [options.bin, ...options.args], { env, stdio: ['ignore', 'pipe', 'pipe'] });
-    let stdout = '';
-    let stderr = '';
-    child.stdout.setEncoding('utf8').on('data', (chunk: string) => (stdout += chunk));
-    child.stderr.setEncoding('utf8').on('data', (chunk: string) => (stderr += chunk));
-    const timer = setTimeout(() => child.kill('SIGKILL'), options.killAfterMs);
-    child.on('error', reject);
-    child.on('close', (code, signal) => {
-      clearTimeout(timer);
-      resolve({ folder, code, signal, stdout, stderr, startedAt, endedAt: Date.now() });
-    });
-  });
+async function runOne(options: CrowdOptions, folder: number, index: number): Promise<CrowdMember> {
+  const startedAt = Date.now();
+  const env = { ...options.env, PETCTL_CONFIG_DIR: options.configDirs[folder], PETCTL_API_KEY: options.key };
+  const ended = await spawnCli(options.node, [options.bin, ...options.args], { env, timeoutMs: options.killAfterMs });
+  return { index, folder, ...ended, startedAt, endedAt: Date.now() };
 }
 
 /** Starts every process at once (interleaving the folders) and resolves when all have ended. */
@@ -50,7 +41,7 @@ export async function runCrowd(options: CrowdOptions) {
   const startedAt = Date.now();
   const started: Array<Promise<CrowdMember>> = [];
   for (let index = 0; index < options.perFolder; index += 1) {
-    for (let folder = 0; folder < options.configDirs.length; folder += 1) started.push(runOne(options, folder));
+    for (let folder = 0; folder < options.configDirs.length; folder += 1) started.push(runOne(options, folder, started.length));
   }
   const members = await Promise.all(started);
   return { members, startedAt, endedAt: Math.max(...members.map((member) => member.endedAt)) };
