@@ -8,10 +8,8 @@ import { creator } from '../helpers/pet-creator';
 
 /** Input that never ends: /dev/zero as the file, or an endless standard input (/proc/<pid>/io shows the reading). */
 
-/**
- * What /proc shows of a running process: the bytes it has read (rchar) and written (wchar), the milliseconds its main
- * thread has waited for a CPU, and when; undefined once it has ended (a zombie too).
- */
+/** What /proc shows of a running process (undefined once it has ended, a zombie too): the bytes it has read (rchar)
+ * and written (wchar), the milliseconds its main thread has waited for a CPU, and when. */
 function seen(pid: number): { read: number; written: number; cpuWait: number; at: number } | undefined {
   const at = performance.now();
   try {
@@ -59,8 +57,7 @@ describe.concurrent('pets add --file: input that never ends', () => {
     expect(await ended, stderr).toBe(signal);
     clearInterval(watch);
     if (signal !== 'SIGKILL') {
-      // The reading stopped at once; and the process ended within a second of its own time (on a loaded machine, the
-      // time it waited for a CPU is not its own).
+      // It stopped reading at once, and ended within a second of its own time (waits for a CPU are the machine's).
       expect(last[counted] - signalled[counted]).toBeLessThan(1 * MIB);
       expect(last.at - signalled.at - (last.cpuWait - signalled.cpuWait)).toBeLessThan(1000);
     }

@@ -56,10 +56,8 @@ export function openTerminal(
     /** Presses keys by tmux name: Enter, C-c, Down, BSpace. */
     press: (...keys: string[]) => void tmux('send-keys', '-t', 'petctl', ...keys),
     screen: () => tmux('capture-pane', '-p', '-t', 'petctl'),
-    /**
-     * Waits until the screen shows `pattern` (text, or a match), or with `scrollback` anything the pane printed
-     * (text()); after petctl ends too, for tmux reads the pty on its own time.
-     */
+    /** Waits until the screen shows `pattern` (text or a match), or with `scrollback` anything the pane printed (text());
+     * after petctl ends too, for tmux reads the pty on its own time. */
     async waitFor(pattern: RegExp | string, { timeoutMs = 10_000, scrollback = false } = {}): Promise<string> {
       const until = Date.now() + timeoutMs;
       const wanted = typeof pattern === 'string' ? JSON.stringify(pattern) : pattern;
