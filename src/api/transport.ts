@@ -1,5 +1,6 @@
 import type { Dispatcher } from 'undici';
 import Agent from 'undici/lib/dispatcher/agent.js';
+import { UsageError } from '../errors';
 
 interface TransportOptions {
   timeoutMs: number;
@@ -23,10 +24,11 @@ export async function createDispatcher(options: TransportOptions): Promise<Dispa
     maxResponseSize: MAX_RESPONSE_BYTES,
     maxHeaderSize: MAX_HEADER_BYTES,
   };
+  if (options.direct) return new Agent(common);
   const { env } = options;
-  const httpProxy = env.HTTP_PROXY || env.http_proxy;
-  const httpsProxy = env.HTTPS_PROXY || env.https_proxy;
-  if (options.direct || (!httpProxy && !httpsProxy)) return new Agent(common);
+  const httpProxy = proxyUrl(env, 'HTTP_PROXY');
+  const httpsProxy = proxyUrl(env, 'HTTPS_PROXY');
+  if (!httpProxy && !httpsProxy) return new Agent(common);
   const [{ default: EnvHttpProxyAgent }, { default: Pool }, { default: connect }] = await Promise.all([
     import('undici/lib/dispatcher/env-http-proxy-agent.js'),
     import('undici/lib/dispatcher/pool.js'),
@@ -40,6 +42,18 @@ export async function createDispatcher(options: TransportOptions): Promise<Dispa
     noProxy: env.NO_PROXY ?? env.no_proxy ?? '',
     clientFactory: (origin: URL, poolOptions: object) => proxyPool(new Pool(origin, poolOptions), connect),
   } as ConstructorParameters<typeof EnvHttpProxyAgent>[0]);
+}
+
+/** The upper-case variable first, as curl reads them; one undici cannot use is refused here, not as its "Invalid URL".
+ * Its value is never echoed: it may hold the proxy's password. */
+function proxyUrl(env: Readonly<NodeJS.ProcessEnv>, name: 'HTTP_PROXY' | 'HTTPS_PROXY'): string | undefined {
+  const variable = env[name] ? name : name.toLowerCase();
+  const value = env[variable];
+  if (!value) return undefined;
+  if (!['http:', 'https:', 'socks5:', 'socks:'].includes(URL.canParse(value) ? new URL(value).protocol : '')) {
+    throw new UsageError(`${variable} is not a proxy URL`, 'expected e.g. http://proxy.example:3128');
+  }
+  return value;
 }
 
 /** The pool to the proxy, with pool.connect() (undici's index, skipped for start-up time, adds it), and a proxy hanging

@@ -237,6 +237,18 @@ describe.concurrent('proxies', () => {
     expect(error.message).toMatch(mode === 'refuse' ? /Proxy response \(502\)/ : /the proxy closed the connection while opening the tunnel/);
   });
 
+  it.for(['127.0.0.1:3128', 'ftp://u:proxy-secret@127.0.0.1:3128', 'http://u:proxy-secret@[::1'])(
+    'https_proxy=%s, not a URL undici can use: exit 2 naming the variable, never its value',
+    async (value) => {
+      const result = await runRemote({ https_proxy: value });
+
+      expect(result.code).toBe(2);
+      expectCleanError(result);
+      expect(jsonError(result)).toEqual({ message: 'https_proxy is not a proxy URL', code: 'usage_error', status: 0 });
+      expect(result.stderr).not.toContain(value);
+    },
+  );
+
   it('NO_PROXY=pets.example.test, or a loopback base URL: the proxy sees nothing', async (t) => {
     const proxy = await startProxy('refuse');
     t.onTestFinished(() => proxy.close());
