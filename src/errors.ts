@@ -241,10 +241,21 @@ const FS_REASONS: Record<string, string> = {
   EFBIG: 'the file is too large for this system (EFBIG)',
   EROFS: 'the file system is read-only (EROFS)',
   EIO: 'an input/output error (EIO)',
+  ENAMETOOLONG: 'its name is too long (ENAMETOOLONG)',
 };
 
 /** A failed read or write of petctl's files in words; `overrides`: a code's reason in this context. */
 export function describeFsError(error: unknown, overrides: Record<string, string> = {}): string {
   const code = (error as { code?: string }).code;
   return (code && (overrides[code] ?? FS_REASONS[code])) || (error as Error).message;
+}
+
+const FS_CALLS = new Set(['open', 'mkdir', 'rmdir', 'unlink', 'rename', 'stat', 'lstat', 'fstat', 'scandir', 'read', 'write', 'fsync', 'chmod', 'utime']);
+
+/** A file-system error no module words itself (a config directory that may not be written, a path through a file):
+ * the user's to fix, so its path and the system's reason rather than an unexpected failure. */
+export function fileSystemFailure(error: unknown): FailureError | undefined {
+  const { path: file, syscall } = error as NodeJS.ErrnoException;
+  if (typeof file !== 'string' || !FS_CALLS.has(syscall ?? '')) return undefined;
+  return new FailureError(`cannot ${syscall === 'mkdir' ? 'create' : 'use'} ${file}: ${describeFsError(error)}`, { code: 'file_unusable', cause: error });
 }

@@ -2,7 +2,7 @@ import { CommanderError } from 'commander';
 import { buildProgram, globalOptions } from './commands/root';
 import { usageError } from './commands/usage-errors';
 import { type Context, type ContextDeps, createContext } from './context';
-import { ExitCode, FailureError, InterruptedError, PetctlError, UsageError, rateLimitCause } from './errors';
+import { ExitCode, FailureError, InterruptedError, PetctlError, UsageError, fileSystemFailure, rateLimitCause } from './errors';
 import { safeLine, safeText } from './sanitize';
 import type { IO } from './terminal';
 
@@ -56,7 +56,7 @@ function jsonError(failure: PetctlError): Record<string, unknown> {
 function reportError(error: unknown, io: IO, wantsJson: boolean, signal: AbortSignal): number {
   const message = error instanceof Error ? error.message : String(error);
   const unexpected = () => new FailureError(`unexpected failure: ${message}`, { code: 'internal_error', cause: error });
-  const failure = error instanceof PetctlError ? error : signal.aborted ? new InterruptedError() : unexpected();
+  const failure = error instanceof PetctlError ? error : signal.aborted ? new InterruptedError() : (fileSystemFailure(error) ?? unexpected());
   if (failure instanceof InterruptedError) {
     // The shell already shows ^C; a newline keeps the prompt on its own line.
     io.stderr.write('\n');

@@ -172,6 +172,32 @@ describe.skipIf(!isRoot)("a config directory of another user's", () => {
   });
 });
 
+describe('a config directory petctl cannot use: file_unusable, exit 1, naming the path and the reason', () => {
+  it('a path through a regular file', async () => {
+    const file = path.join(tempDir(), 'not-a-directory');
+    fs.writeFileSync(file, '');
+    const configDir = path.join(file, 'petctl');
+
+    const result = await runCli(['-o', 'json', 'profile', 'list'], { env: { PETCTL_CONFIG_DIR: configDir } });
+
+    expect(result.code).toBe(1);
+    expectCleanError(result);
+    expect(jsonError(result)).toEqual({ code: 'file_unusable', message: `cannot use ${configDir}: a part of its path is not a directory`, status: 0 });
+  });
+
+  it.skipIf(isRoot)('one the user may not write (0500): nothing changed', async () => {
+    const configDir = tempDir();
+    fs.chmodSync(configDir, 0o500);
+
+    const result = await runCli(['profile', 'add', 'qa', '--base-url', 'https://qa.example.org/v1'], { env: { PETCTL_CONFIG_DIR: configDir } });
+
+    expect(result.code).toBe(1);
+    expectCleanError(result);
+    expect(result.stderr).toBe(`error: cannot create ${path.join(configDir, 'config.json.lock')}: permission denied (file_unusable)\n`);
+    expect(fs.readdirSync(configDir)).toEqual([]);
+  });
+});
+
 it.concurrent.for([
   { what: 'JSON cut short', text: '{"activeProfile":"prod","profiles":{"prod":{"baseUrl":"https://api.example.org/v1","apiKey":"sk_live_0123456789' },
   { what: 'not an object', text: '["prod"]\n' },
