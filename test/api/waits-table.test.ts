@@ -38,6 +38,10 @@ describe('decide: the one claim rule, for every request', () => {
 
   it('a probe whose process was killed holds the others up no longer than its lease (5 s at most)', () => {
     expect(decide({ probeUntil: NOW - 1 }, NOW, claim())).toEqual({ go: true, entry: { probeUntil: NOW + LEASE } });
+    // A lease longer than any petctl grants: the clock was set back since (an hour here), or a hand wrote it.
+    expect(decide({ probeUntil: NOW + LEASE }, NOW, claim())).toMatchObject({ go: false, reason: 'probe' });
+    expect(decide({ probeUntil: NOW + LEASE + 1 }, NOW, claim())).toEqual({ go: true, entry: { probeUntil: NOW + LEASE } });
+    expect(decide({ probeUntil: NOW + 3_600_000 }, NOW, claim())).toEqual({ go: true, entry: { probeUntil: NOW + LEASE } });
     expect(decide(undefined, NOW, { reserve: 0, solo: false, probeLeaseMs: 60_000, block: 1 })).toEqual({ go: true, entry: { probeUntil: NOW + MAX_PROBE_LEASE_MS } });
   });
 
