@@ -27,6 +27,10 @@ function failureText(failure: StoreFailure): string {
       return 'the server requires a password (NOAUTH)';
     case 'closed':
       return 'the connection was closed';
+    case 'not_redis':
+      return "the server does not speak Redis's protocol";
+    case 'not_tls':
+      return 'the server does not speak TLS: try redis:// rather than rediss://';
     case 'error':
       return failure.text;
   }

@@ -10,7 +10,8 @@ class BadTimeReply extends Error {}
 export type StoreFailure =
   /** No answer, or no connection, within `ms`. */
   | { kind: 'no_answer' | 'no_connection'; ms: number }
-  | { kind: 'bad_time_reply' | 'wrongpass' | 'noauth' | 'closed' }
+  /** not_redis: its reply is not RESP (an HTTP server at the port); not_tls: rediss:// to a server without TLS. */
+  | { kind: 'bad_time_reply' | 'wrongpass' | 'noauth' | 'closed' | 'not_redis' | 'not_tls' }
   /** The connection's error as the HTTP core names it, or the server's error in its own words. */
   | { kind: 'error'; text: string };
 
@@ -31,9 +32,11 @@ export function storeFailure(error: unknown, timeoutMs: number, password: string
   if (/^NOAUTH/.test(message)) return { kind: 'noauth' };
   if (/Command timed out/i.test(message)) return { kind: 'no_answer', ms: timeoutMs };
   if (err?.code === 'ETIMEDOUT') return { kind: 'no_connection', ms: timeoutMs };
+  if (err?.code === 'ERR_SSL_WRONG_VERSION_NUMBER') return { kind: 'not_tls' };
+  if (/^(Unknown RESP type|Protocol error)/.test(message)) return { kind: 'not_redis' };
   const named = connectionErrorText(err?.code);
   if (named) return { kind: 'error', text: named };
-  if (/Connection is closed|Stream isn't writeable|connection.*closed/i.test(message)) return { kind: 'closed' };
+  if (err?.code === 'EPIPE' || /Connection is closed|Stream isn't writeable|connection.*closed/i.test(message)) return { kind: 'closed' };
   // Redis errors are one line (e.g. "ERR DB index is out of range"); none is known to repeat the password.
   const text = (certificateProblem({ message }).split('\n')[0] ?? '').slice(0, 100);
   return { kind: 'error', text: password ? text.split(password).join('****') : text };

@@ -242,6 +242,31 @@ describe('what the store says is checked', () => {
   });
 });
 
+describe('a server at the state URL that is no Redis, or not as the URL says: the warning says which', () => {
+  it.for([
+    { what: 'an HTTP server', scheme: 'redis', answer: 'HTTP/1.1 400 Bad Request\r\n\r\n', says: "the server does not speak Redis's protocol" },
+    { what: 'rediss:// to a server without TLS', scheme: 'rediss', answer: 'HTTP/1.1 400 Bad Request\r\n\r\n', says: 'the server does not speak TLS: try redis:// rather than rediss://' },
+    { what: 'one that hangs up at once', scheme: 'redis', answer: undefined, says: /^(the connection was closed|connection reset by the server)$/ },
+  ])('$what', async ({ scheme, answer, says }) => {
+    const server = net.createServer((socket) => {
+      socket.on('error', () => {});
+      if (answer === undefined) socket.destroy();
+      else socket.once('data', () => socket.end(answer));
+    });
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    const url = `${scheme}://127.0.0.1:${(server.address() as net.AddressInfo).port}/0`;
+    try {
+      const a = await machine(url);
+      expect(a.shared.fellBack).toBe(true);
+      expect(a.warnings).toHaveLength(1);
+      const why = a.warnings[0]!.slice(`cannot use the shared rate-limit state at ${url}: `.length).replace(/; using this machine's state file for the rest of this run$/, '');
+      expect(why).toMatch(says);
+    } finally {
+      await new Promise((resolve) => server.close(resolve));
+    }
+  });
+});
+
 describe.skipIf(noRedisServer)('a planted entry in a real Redis', () => {
   // Which values are dropped is readEntry's table (file-store.test.ts); here, that the Redis store reads through it.
   it('a blockedUntil of 1e300 is dropped with one warning: never waited for, and replaced by the next write', async () => {
