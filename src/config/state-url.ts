@@ -1,4 +1,5 @@
 import { isIP } from 'node:net';
+import { UsageError } from '../errors';
 import { checkUrl } from './url-check';
 
 const EXAMPLE = 'expected e.g. redis://host:6379/0 or rediss://host:6380/0 (the password: PETCTL_STATE_PASSWORD or --state-password-stdin)';
@@ -15,13 +16,27 @@ export interface StateStoreAddress {
 }
 
 function parse(raw: string, label: string): URL {
-  return checkUrl(raw, {
+  const url = checkUrl(raw, {
     label,
     example: EXAMPLE,
     schemes: ['redis:', 'rediss:'],
     schemeWords: 'redis:// or rediss://',
     path: [/^\/?(\d{1,5})?$/, 'may only name a database number after the host (e.g. /0)'],
   });
+  // The URL parser keeps a stray `%` as it is: decoding the password would fail later, far from here.
+  if (!decodable(url.username) || !decodable(url.password)) {
+    throw new UsageError(`${label} has a user name or password that is not valid percent-encoding`, 'write % as %25, or give the password apart: PETCTL_STATE_PASSWORD or --state-password-stdin');
+  }
+  return url;
+}
+
+function decodable(text: string): boolean {
+  try {
+    decodeURIComponent(text);
+    return true;
+  } catch {
+    return false;
+  }
 }
 
 /** As given, the scheme lower-cased and a trailing `/` dropped. */

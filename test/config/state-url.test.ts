@@ -28,6 +28,9 @@ it.each([
   ['redis://host:6379/0?tls=true', 'must not contain a query'],
   ['redis://host:6379/zero', 'database number'],
   ['redis://host:6379/0/1', 'database number'],
+  // A stray % (typed as it is in a password), and an escape that is not UTF-8.
+  ['redis://x%zz@host:6379/0', 'has a user name or password that is not valid percent-encoding'],
+  ['redis://x%e9@host:6379/0', 'has a user name or password that is not valid percent-encoding'],
 ])('validateStateUrl refuses %s with a usage error that does not echo it', (raw, message) => {
   const error = thrown(() => validateStateUrl(raw.replace('host', ':topsecret@host'), '--state-url'), UsageError);
   expect(error.message).toContain(message);
