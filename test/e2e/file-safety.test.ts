@@ -198,6 +198,22 @@ describe('a config directory petctl cannot use: file_unusable, exit 1, naming th
   });
 });
 
+it.skipIf(process.platform === 'darwin' || process.platform === 'win32')(
+  'a relative XDG_CONFIG_HOME or XDG_CACHE_HOME counts as unset: files go under HOME, never into the directory petctl runs in',
+  async () => {
+    const [home, cwd] = [tempDir(), tempDir()];
+    const env = { HOME: home, XDG_CONFIG_HOME: 'config', XDG_CACHE_HOME: 'cache' };
+
+    const added = await runCli(['profile', 'add', 'qa', '--base-url', 'https://qa.example.org/v1'], { env, cwd });
+    const listed = await runCli(['-p', 'sandbox', 'pets', 'list', '--cache', '1m'], { env, cwd });
+
+    expect([added.code, listed.code], added.stderr + listed.stderr).toEqual([0, 0]);
+    expect(fs.readdirSync(cwd)).toEqual([]);
+    expect(fs.existsSync(path.join(home, '.config', 'petctl', 'config.json'))).toBe(true);
+    expect(fs.readdirSync(path.join(home, '.cache', 'petctl', 'responses'))).toHaveLength(1);
+  },
+);
+
 it.concurrent.for([
   { what: 'JSON cut short', text: '{"activeProfile":"prod","profiles":{"prod":{"baseUrl":"https://api.example.org/v1","apiKey":"sk_live_0123456789' },
   { what: 'not an object', text: '["prod"]\n' },
