@@ -8,10 +8,16 @@ export async function* stdinChunks(stdin: NodeJS.ReadableStream): AsyncIterable<
   for await (const chunk of stdin) yield Buffer.isBuffer(chunk) ? chunk : Buffer.from(chunk as string);
 }
 
-/** Standard input whole; Ctrl-C or SIGTERM (`signal`) ends the wait for it with InterruptedError. */
-export async function readStdin(stdin: NodeJS.ReadableStream, signal: AbortSignal): Promise<Buffer> {
+/** Standard input whole; Ctrl-C or SIGTERM (`signal`) ends the wait for it with InterruptedError. Past `limit.bytes`
+ * (/dev/zero, a file given by mistake) it stops with `limit.error()` rather than fill the memory. */
+export async function readStdin(stdin: NodeJS.ReadableStream, signal: AbortSignal, limit?: { bytes: number; error: () => Error }): Promise<Buffer> {
   const chunks: Buffer[] = [];
-  for await (const chunk of chunksUntilAborted(stdinChunks(stdin), signal)) chunks.push(chunk);
+  let size = 0;
+  for await (const chunk of chunksUntilAborted(stdinChunks(stdin), signal)) {
+    size += chunk.length;
+    if (limit && size > limit.bytes) throw limit.error();
+    chunks.push(chunk);
+  }
   return Buffer.concat(chunks);
 }
 

@@ -108,12 +108,16 @@ function promptHidden(ctx: Context, prompt: string): Promise<string> {
   });
 }
 
+/** No key or password is near this long; more is a file or a stream given by mistake. */
+const SECRET_MAX_BYTES = 64 * 1024;
+
 /** A secret from stdin when asked or not a terminal, else a hidden prompt; `hint`: how to pipe it. Trimmed. */
 export async function readSecret(ctx: Context, request: { what: string; prompt: string; hint: string; fromStdin: boolean }): Promise<string> {
   const { what, hint } = request;
   const fromStdin = request.fromStdin || !ctx.terminal.stdinIsTerminal;
   if (!fromStdin && !ctx.terminal.canPrompt()) throw new UsageError(`no ${what}: prompting is off (--no-input, PETCTL_NO_INPUT, or stderr is not a terminal)`, hint);
-  const secret = (fromStdin ? (await readStdin(ctx.io.stdin, ctx.signal)).toString('utf8') : await promptHidden(ctx, request.prompt)).trim();
+  const limit = { bytes: SECRET_MAX_BYTES, error: () => new UsageError(`standard input holds more than 64 KiB, more than any ${what}`, hint) };
+  const secret = (fromStdin ? (await readStdin(ctx.io.stdin, ctx.signal, limit)).toString('utf8') : await promptHidden(ctx, request.prompt)).trim();
   if (secret === '') throw new UsageError(fromStdin ? `no ${what} on standard input` : `no ${what} entered`, hint);
   return secret;
 }

@@ -87,6 +87,9 @@ describe.concurrent('profiles and auth', () => {
     expect(bogus.stderr).not.toContain('replaced');
     const empty = await petctl(['auth', 'login', '--insecure-storage', '--no-verify'], { input: '\n' });
     expect(empty).toMatchObject({ code: 2, stderr: expect.stringContaining('no API key on standard input') });
+    // No key is this long: more is a file or a stream (/dev/zero) given by mistake, never read whole.
+    const huge = await petctl(['auth', 'login', '--insecure-storage', '--no-verify', '--with-token'], { input: 'k'.repeat(64 * 1024 + 1) });
+    expect(huge).toMatchObject({ code: 2, stderr: expect.stringContaining('error: standard input holds more than 64 KiB, more than any API key (usage_error)\n') });
     expect(readConfig(configFile).profiles.sandbox).toEqual({ apiKey: 'sandbox-pro' });
 
     await ok(petctl(['auth', 'logout']));
