@@ -255,7 +255,16 @@ const FS_CALLS = new Set(['open', 'mkdir', 'rmdir', 'unlink', 'rename', 'stat', 
 /** A file-system error no module words itself (a config directory that may not be written, a path through a file):
  * the user's to fix, so its path and the system's reason rather than an unexpected failure. */
 export function fileSystemFailure(error: unknown): FailureError | undefined {
-  const { path: file, syscall } = error as NodeJS.ErrnoException;
+  const { path: file, syscall, code } = error as NodeJS.ErrnoException;
+  // proper-lockfile's: a lock kept fresh by a live process all the while petctl waited (locked-file.ts).
+  const locked = (error as { file?: unknown }).file;
+  if (code === 'ELOCKED' && typeof locked === 'string') {
+    return new FailureError(`cannot use ${locked}: another process held its lock (${locked}.lock) all the while petctl waited`, {
+      code: 'file_unusable',
+      hint: 'try again once that process ends; remove the lock only if no petctl is running',
+      cause: error,
+    });
+  }
   if (typeof file !== 'string' || !FS_CALLS.has(syscall ?? '')) return undefined;
   return new FailureError(`cannot ${syscall === 'mkdir' ? 'create' : 'use'} ${file}: ${describeFsError(error)}`, { code: 'file_unusable', cause: error });
 }

@@ -2,6 +2,7 @@ import { spawn } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
 import { afterEach, describe, expect, it, vi } from 'vitest';
+import { fileSystemFailure } from '../src/errors';
 import { lockPathOf, withFileLock } from '../src/locked-file';
 import { tempDir } from './helpers/temp-dir';
 
@@ -76,4 +77,15 @@ describe('withFileLock', () => {
     expect(lockCalls).toEqual([file]);
     expect(fs.existsSync(lockPathOf(file))).toBe(false);
   });
+});
+
+it("a lock kept fresh by a live process all the while petctl waits: proper-lockfile's ELOCKED, worded by main as file_unusable", async () => {
+  const file = stateFile();
+  fs.mkdirSync(lockPathOf(file));
+  const { default: lockfile } = await import('proper-lockfile');
+  // withFileLock's own options but no retries: the same error, without its 19 s of waiting.
+  const held = await lockfile.lock(file, { realpath: false, lockfilePath: lockPathOf(file), stale: 10_000, retries: 0 }).catch((error: unknown) => error);
+  const failure = fileSystemFailure(held);
+  expect(failure).toMatchObject({ code: 'file_unusable', exitCode: 1, hint: expect.stringContaining('remove the lock only if no petctl is running') });
+  expect(failure!.message).toBe(`cannot use ${file}: another process held its lock (${lockPathOf(file)}) all the while petctl waited`);
 });
