@@ -54,6 +54,13 @@ it.concurrent('profile list: on a terminal: a table with NAME, BASE URL and KEY,
   expect(csv.io.stdout.text().split('\n')[0]).toBe('active,name,baseUrl,key');
 });
 
+it.concurrent('profile list: a profile written by hand without a base URL shows none, never the embedded sandbox', async (t) => {
+  const { run } = setup(t, { activeProfile: 'broken', profiles: { broken: { baseUrl: 5 } } });
+  const { ctx, io } = run();
+  await profileListRun(ctx);
+  expect(io.stdout.text()).toBe('\tsandbox\tembedded sandbox (in-process)\tbuilt-in\n*\tbroken\tnone\tnone\n');
+});
+
 it.concurrent('profile show: the profile in use, lines labelled; a named one; overrides; an unknown one is exit 2', async (t) => {
   const { run, file } = setup(t, TWO);
   const { ctx, io } = run();

@@ -22,7 +22,8 @@ export async function profileListRun(ctx: Context): Promise<void> {
   const columns = [
     { key: 'active', header: '', value: (row: Row) => (row.active ? '*' : '') },
     { key: 'name', header: 'NAME', value: (row: Row) => row.name },
-    { key: 'baseUrl', header: 'BASE URL', value: (row: Row) => row.baseUrl ?? SANDBOX_URL_TEXT },
+    // One without a base URL that is not the sandbox was written by hand: it goes nowhere, not to the sandbox.
+    { key: 'baseUrl', header: 'BASE URL', value: (row: Row) => row.baseUrl ?? (row.builtIn ? SANDBOX_URL_TEXT : 'none') },
     { key: 'key', header: 'KEY', value: (row: Row) => row.key ?? (row.builtIn ? 'built-in' : 'none') },
     ...(shared ? [{ key: 'stateUrl', header: 'STATE STORE', value: (row: Row) => row.stateUrl ?? 'local' }] : []),
   ];
