@@ -23,6 +23,11 @@ export function ownershipProblem(stats: fs.Stats, expected: Expected): FileProbl
   return undefined;
 }
 
+/** A directory others may write into under the sticky bit (/tmp): one to share, never petctl's to make private. */
+export function sharedDirectoryProblem(stats: fs.Stats): FileProblem | undefined {
+  return POSIX && (stats.mode & 0o1002) === 0o1002 ? { kind: 'shared_directory', mode: stats.mode } : undefined;
+}
+
 function fileProblem(stats: fs.Stats, expected: Expected): FileProblem | undefined {
   const problem = ownershipProblem(stats, expected);
   if (problem) return problem;

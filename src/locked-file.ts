@@ -1,13 +1,13 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { UnsafeFileError } from './errors';
-import { assertOwnFile, createExclusive, ownershipProblem, tempPathFor, usingFd } from './file-safety';
+import { assertOwnFile, createExclusive, ownershipProblem, sharedDirectoryProblem, tempPathFor, usingFd } from './file-safety';
 import { parseJson } from './schemas/json';
 
 /** A file that exists but is not readable JSON: we stop rather than overwrite what it holds. */
 export class CorruptFileError extends Error {}
 
-/** Creates the directory readable by its owner only (0700); an existing one of the user's is tightened, another user's refused. */
+/** Creates the directory readable by its owner only (0700); an existing one of the user's is tightened; another user's, or a shared one (/tmp), refused. */
 export function ensurePrivateDir(dir: string): void {
   fs.mkdirSync(dir, { recursive: true, mode: 0o700 });
   if (process.platform === 'win32') return;
@@ -15,7 +15,7 @@ export function ensurePrivateDir(dir: string): void {
   const fd = fs.openSync(dir, fs.constants.O_RDONLY | fs.constants.O_DIRECTORY);
   usingFd(fd, () => {
     const stats = fs.fstatSync(fd);
-    const problem = ownershipProblem(stats, 'directory');
+    const problem = ownershipProblem(stats, 'directory') ?? sharedDirectoryProblem(stats);
     if (problem) throw new UnsafeFileError(dir, problem);
     if ((stats.mode & 0o077) !== 0) fs.fchmodSync(fd, 0o700);
   });

@@ -1,7 +1,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { UnsafeFileError } from '../errors';
-import { assertOwnFile, chmodNoFollow, ownershipProblem } from '../file-safety';
+import { assertOwnFile, chmodNoFollow, ownershipProblem, sharedDirectoryProblem } from '../file-safety';
 import { lockPathOf } from '../locked-file';
 import { limitsFileOf, type PetctlPaths } from './paths';
 
@@ -12,7 +12,7 @@ export function checkConfigFiles(paths: PetctlPaths, warn: (message: string) => 
   // stat, not lstat: the directory itself may be a symlink of the user's (dotfiles); what it leads to must be theirs.
   const dir = fs.statSync(paths.dir, { throwIfNoEntry: false });
   if (dir === undefined) return; // absent: petctl creates it private when it first writes
-  const problem = ownershipProblem(dir, 'directory');
+  const problem = ownershipProblem(dir, 'directory') ?? sharedDirectoryProblem(dir);
   if (problem) throw new UnsafeFileError(paths.dir, problem);
   const files = [paths.configFile, paths.stateFile, paths.sandboxDataFile, limitsFileOf(paths.sandboxDataFile)];
   for (const file of files) {

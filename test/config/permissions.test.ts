@@ -31,4 +31,12 @@ describe.skipIf(process.platform === 'win32')('checkConfigFiles', () => {
     expect(warnings(paths)).toEqual([]);
     expect(modeOf(paths.configFile)).toBe(0o400);
   });
+
+  it('a config directory shared as /tmp is (sticky, anyone may write) is refused, not made private', () => {
+    const paths = tempPaths();
+    fs.mkdirSync(paths.dir);
+    fs.chmodSync(paths.dir, 0o1777);
+    expect(() => warnings(paths)).toThrow(`refusing to use ${paths.dir}: it is a directory shared with other users (mode 1777), as /tmp is`);
+    expect(fs.statSync(paths.dir).mode & 0o7777).toBe(0o1777);
+  });
 });
