@@ -100,6 +100,8 @@ export class HttpClient {
         if (!(error instanceof NetworkError)) throw error;
         failure = error;
         outcome = { kind: 'network', sent: error.sent, retryable: error.retryable };
+        // A head read before the body failed is the server's word on the limits; with none, a probe's lease is let go.
+        await (limits ? this.recordLimits(limits.rateAnswer) : options.gate.abandon());
       }
 
       let report: AttemptReport = { outcome };

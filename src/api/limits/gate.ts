@@ -19,6 +19,8 @@ export function openGate(store: LimitStore, options: GateOptions) {
   let pool: { reset: number; resetAt: number; left: number } | undefined;
   /** Requests let go this second and the one before: a block is sized to them, so a fast run asks the store about once a second. */
   let pace = { second: 0, now: 0, before: 0 };
+  /** The lease of this process's probe while its answer is awaited: a probe that gets none gives it up (abandon). */
+  let lease: number | undefined;
   return {
     /** `reserve`: slots of the window left to others. */
     async acquire(reserve = 0): Promise<GateDecision> {
@@ -27,10 +29,13 @@ export function openGate(store: LimitStore, options: GateOptions) {
       const fromPool = () => pool !== undefined && pool.left > 0 && now() < pool.resetAt && (pool.left -= 1) >= 0;
       if (!fromPool()) {
         const claim: Claim = { reserve, solo: options.shared?.fellBack ?? false, probeLeaseMs, block: Math.max(1, pace.now, pace.before) };
+        let probeUntil: number | undefined;
         decision = await store.update((entry) => {
           const decided = decide(entry, now(), claim);
+          probeUntil = decided.go && decided.entry?.probeUntil !== entry?.probeUntil ? decided.entry?.probeUntil : undefined;
           return { entry: decided.go ? decided.entry : undefined, result: decided };
         }, 'acquire');
+        if (probeUntil !== undefined) lease = probeUntil;
         if (decision.go && decision.slots !== undefined && decision.entry?.window) {
           // Blocks claimed side by side add up, in one window (its Reset may come a second or two apart: waits.ts RESET_JITTER_S).
           const { reset, resetAt } = decision.entry.window;
@@ -54,9 +59,21 @@ export function openGate(store: LimitStore, options: GateOptions) {
     async record(answer: RateAnswer) {
       // The service refused: the slots still held are not its count any more.
       if (answer.status === 429) pool = undefined;
+      lease = undefined;
       const learn = (entry: LimitEntry | undefined) => ({ entry: observe(entry, answer, now()), result: undefined });
       await store.update(learn, 'record');
       await options.shared?.mirror()?.update(learn);
+    },
+    /** A request that got no answer (a network failure): were it the probe, the others need not wait out its lease. */
+    async abandon() {
+      const mine = lease;
+      lease = undefined;
+      if (mine === undefined) return;
+      const drop = (entry: LimitEntry | undefined) => {
+        const { probeUntil, ...rest } = entry ?? {};
+        return { entry: probeUntil === mine ? rest : undefined, result: undefined };
+      };
+      await store.update(drop, 'abandon');
     },
     current: () => store.read(),
   };
