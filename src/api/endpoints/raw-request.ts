@@ -70,7 +70,9 @@ export function resolveApiUrl(baseUrl: string, path: string): string {
     if (!URL.canParse(path)) throw new UsageError(`'${path}' is not a URL`);
     const url = new URL(path);
     if (!isSameOrigin(url, baseUrl)) {
-      throw new UsageError(`refusing ${url.origin}: petctl api sends the API key only to the profile's origin, ${new URL(baseUrl).origin}`, 'give a path relative to the base URL, e.g. /pets');
+      // file:, javascript: and a host:port without a scheme have no origin to name (URL calls it 'null').
+      const where = url.origin === 'null' ? `'${path}'` : url.origin;
+      throw new UsageError(`refusing ${where}: petctl api sends the API key only to the profile's origin, ${new URL(baseUrl).origin}`, 'give a path relative to the base URL, e.g. /pets');
     }
     return url.toString();
   }

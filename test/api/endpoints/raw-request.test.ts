@@ -48,6 +48,10 @@ describe('petctl api: paths', () => {
       expect(() => resolveApiUrl(BASE, path)).toThrow(UsageError);
     },
   );
+
+  it.each(['file:///etc/passwd', 'localhost:4010/pets'])('refuses %s, a URL without an origin, naming it as typed', (path) => {
+    expect(() => resolveApiUrl(BASE, path)).toThrow(`refusing '${path}': petctl api sends the API key only to the profile's origin, https://api.example.org`);
+  });
 });
 
 describe('petctl api: headers and method', () => {
