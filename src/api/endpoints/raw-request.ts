@@ -22,6 +22,8 @@ export interface RawRequestIo {
 
 /** Headers petctl sets itself: the key goes only where the profile says, and the core identifies itself. */
 const RESERVED_HEADERS = new Set(['authorization', 'proxy-authorization', 'user-agent', 'host', 'content-length']);
+/** The connection's own, which undici will not send: refused with the flags, before anything is sent. */
+const CONNECTION_HEADERS = new Set(['transfer-encoding', 'keep-alive', 'upgrade', 'expect']);
 
 export function parseHeader(text: string): [string, string] {
   const colon = text.indexOf(':');
@@ -30,8 +32,12 @@ export function parseHeader(text: string): [string, string] {
   if (RESERVED_HEADERS.has(name.toLowerCase())) {
     throw new UsageError(`-H cannot set ${name}: petctl sets it itself`, name.toLowerCase() === 'authorization' ? 'the key comes from the profile: petctl auth login, or PETCTL_API_KEY' : undefined);
   }
+  if (CONNECTION_HEADERS.has(name.toLowerCase())) throw new UsageError(`-H cannot set ${name}: it belongs to the connection, which petctl manages`);
   const value = text.slice(colon + 1).trim();
   if (/[\r\n\0]/.test(value)) throw new UsageError(`-H ${name}: the value must be one line`);
+  // What a header can carry (RFC 9110 field-value, as undici checks it): text, tab and Latin-1.
+  const bad = /[^\t\x20-\x7e\x80-\xff]/u.exec(value)?.[0];
+  if (bad) throw new UsageError(`-H ${name}: a header value cannot hold U+${bad.codePointAt(0)!.toString(16).toUpperCase().padStart(4, '0')}`);
   return [name, value];
 }
 
