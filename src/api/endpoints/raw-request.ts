@@ -99,6 +99,8 @@ export function checkFlags(flags: RawRequestFlags): { method: string; headers: R
   const hasBody = flags.rawFields.length + flags.typedFields.length > 0 || flags.input !== undefined;
   const method = (flags.method ?? (hasBody ? 'POST' : 'GET')).toUpperCase();
   if (!/^[A-Za-z]+$/.test(method)) throw new UsageError(`-X '${flags.method}' is not an HTTP method`);
+  // undici sends no CONNECT as a request: it asks a proxy for a tunnel.
+  if (method === 'CONNECT') throw new UsageError('-X CONNECT opens a tunnel through a proxy; petctl api sends requests');
   for (const field of flags.rawFields) splitField(field, '-f');
   for (const field of flags.typedFields) splitField(field, '-F');
   return { method, headers: Object.fromEntries(flags.headers.map(parseHeader)) };

@@ -87,6 +87,8 @@ describe('petctl api: headers and method', () => {
     expect(checkFlags(flags({ input: 'body.json' })).method).toBe('POST');
     expect(checkFlags(flags({ method: 'patch' })).method).toBe('PATCH');
     expect(() => checkFlags(flags({ method: 'GET /x' }))).toThrow(UsageError);
+    // undici refuses it: exit 7 'invalid method (network_error)' before.
+    expect(() => checkFlags(flags({ method: 'connect' }))).toThrow('-X CONNECT opens a tunnel through a proxy; petctl api sends requests');
     expect(() => checkFlags(flags({ rawFields: ['novalue'] }))).toThrow(/key=value/);
   });
 });
