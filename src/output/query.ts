@@ -74,10 +74,14 @@ function applyQuery(expression: string, value: unknown): unknown {
     const parsed: unknown = reviver ? realParse(text, reviver) : parseJson(text);
     return mapLeaves(parsed, wrap);
   }) as typeof JSON.parse;
+  // lossless-json writes each string, boolean and null with JSON.stringify itself: those go to the real one.
   JSON.stringify = ((value: unknown, ...rest: unknown[]) =>
-    rest.length > 0 ? realStringify(value, ...(rest as [])) : stringifyJson(mapLeaves(value, unwrap))) as typeof JSON.stringify;
+    rest.length > 0 || typeof value !== 'object' || value === null
+      ? realStringify(value, ...(rest as []))
+      : stringifyJson(mapLeaves(value, unwrap))) as typeof JSON.stringify;
   try {
-    return mapLeaves(jmespath.search(mapLeaves(value, wrap), expression), unwrap);
+    // max_by and min_by over strings give undefined: JMESPath has no such value, and it means null.
+    return mapLeaves(jmespath.search(mapLeaves(value, wrap), expression), unwrap) ?? null;
   } catch (error) {
     if (error instanceof PetctlError) throw error;
     // jmespath.js puts "TypeError: " inside its messages; the name of a JS error class means nothing here.

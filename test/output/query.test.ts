@@ -25,6 +25,10 @@ describe('--query (JMESPath)', () => {
     ['max_by(@, &id).name', 'Bigger'],
     ['sort([].id)', [2, BIG, 9007199254740995n]],
     ['to_string([0].id)', '9007199254740993'],
+    // A string inside went from lossless-json back to the stand-in JSON.stringify: "Maximum call stack size exceeded".
+    ['to_string([0])', '{"id":9007199254740993,"name":"Big","categoryId":9007199254740995,"status":"sold"}'],
+    ['to_string([0].name)', 'Big'],
+    ['[].to_string(@) | [1]', '{"id":2,"name":"Bella","categoryId":1,"status":"available"}'],
     ['contains([].id, `9007199254740993`)', true],
     ['type([0].id)', 'number'],
   ])('int64 ids exact, compared, sorted and picked: %s', (expression, expected) => {
@@ -132,6 +136,8 @@ describe('--query with -o csv', () => {
     ['[0].name', 'a string', "'[[0].name]'"],
     ['contains([].id, `2`)', 'a boolean', "'[contains([].id, `2`)]'"],
     ['nothing', 'null', "'[nothing]'"],
+    // jmespath.js's max_by finds no string above -Infinity and gives undefined: a null, not "a number".
+    ['max_by(@, &name)', 'null', "'[max_by(@, &name)]'"],
   ])('%s gives %s: a usage error naming the outputs that print it, and the brackets that make it a record', (expression, shape, bracketed) => {
     const error = refusal(expression);
     expect(error.exitCode).toBe(2);
