@@ -41,7 +41,12 @@ export function formatLocalMinute(epochMs: number): string {
   return formatLocalDateTime(epochMs).slice(0, 16);
 }
 
+/** A moment to wait for, rounded up to its second as the JSON error's retryAt is: whoever starts then is never early. */
+export function formatUntil(epochMs: number, now: number): string {
+  return formatLocalTime(Math.ceil(epochMs / 1000) * 1000, now);
+}
+
 /** When something may happen again: `at 14:32:05, in 61s`. */
 export function formatWhen(epochMs: number, now: number): string {
-  return `at ${formatLocalTime(epochMs, now)}, in ${formatWait(epochMs - now)}`;
+  return `at ${formatUntil(epochMs, now)}, in ${formatWait(epochMs - now)}`;
 }

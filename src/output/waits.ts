@@ -1,6 +1,6 @@
 import { codeFor } from '../api/waits';
 import { type PetctlError, type WaitKind, type WaitNotice, type WaitStop, type WaitWords, restated } from '../errors';
-import { formatDuration, formatLocalTime, formatWait, formatWhen } from './time';
+import { formatDuration, formatUntil, formatWait, formatWhen } from './time';
 
 /** Every sentence about a wait or a stop: the HTTP core and bulk import say what happened, this says it. Why a request
  * is held starts notices and errors (a ban's end is said by the sentence around it). */
@@ -31,7 +31,7 @@ export function waitNotice(notice: WaitNotice): string {
   }
   if (kind === 'minute_window') return `rate limit reached; waiting ${formatWait(ms)} for the window to reopen`;
   if (kind === 'probe') return WAIT_WORDS[kind];
-  return `${WAIT_WORDS[kind]}; waiting ${formatWait(ms)}, until ${formatLocalTime(notice.until, at)}`;
+  return `${WAIT_WORDS[kind]}; waiting ${formatWait(ms)}, until ${formatUntil(notice.until, at)}`;
 }
 
 /** Not for a ban or the day's quota, which no longer wait would end. */
@@ -54,7 +54,7 @@ export function requestStop(stop: WaitStop): { message: string; hint?: string } 
   const spent = stop.attempts === undefined ? '' : ` (${attemptsSpent(stop.attempts.count, stop.attempts.elapsedMs).slice(2)})`;
   if (stop.kind === 'ban' && stop.until !== undefined) {
     // Each fact once: until when, how long that is, and that nothing goes out meanwhile.
-    return { message: `${reason} until ${formatLocalTime(stop.until, stop.at)} (in ${formatWait(stop.until - stop.at)}); petctl sends nothing before then${spent}` };
+    return { message: `${reason} until ${formatUntil(stop.until, stop.at)} (in ${formatWait(stop.until - stop.at)}); petctl sends nothing before then${spent}` };
   }
   if (stop.by === 'gate') {
     return { message: `${reason}; nothing sent. Try again ${tryAgain(stop)}`, hint: stop.noWait ? undefined : maxWaitHint(codeFor(stop.kind)) };

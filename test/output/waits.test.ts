@@ -17,6 +17,9 @@ describe('what the user reads of a stop', () => {
     expect(requestStop(gateStop('day_quota', NOW + DAY)).message).toMatch(/^the daily quota is used up; nothing sent\. Try again at 2026-11-26 14:31:04, in 24h00m$/);
     expect(requestStop(gateStop('day_quota', NOW + DAY)).hint).toBeUndefined();
     expect(requestStop(gateStop('ban', NOW + 30 * SECOND)).message).toBe('the API key is banned until 14:31:34 (in 30s); petctl sends nothing before then');
+    // Within a second, the moment is rounded up as the JSON line's retryAt is (14:32:05.000Z): both say the same second.
+    expect(requestStop(gateStop('minute_window', NOW + 60_400)).message).toBe('rate limit reached; nothing sent. Try again at 14:32:05, in 61s');
+    expect(requestStop(gateStop('ban', NOW + 29_001)).message).toBe('the API key is banned until 14:31:34 (in 30s); petctl sends nothing before then');
     // With --max-wait 0 no wait was asked for, so there is no hint to raise it.
     expect(requestStop(gateStop('minute_window', NOW + 61 * SECOND, true)).hint).toBeUndefined();
   });
@@ -58,6 +61,7 @@ describe('what the user reads of a wait', () => {
   it('gate waits name the wait; a retry says its number, its wait to the tenth of a second, and its reason', () => {
     expect(waitNotice({ what: 'gate', kind: 'minute_window', ms: 58 * SECOND, until: NOW + 58 * SECOND, at: NOW })).toBe('rate limit reached; waiting 58s for the window to reopen');
     expect(waitNotice({ what: 'gate', kind: 'retry_after', ms: 3 * SECOND, until: NOW + 3 * SECOND, at: NOW })).toBe('rate limited (HTTP 429, Retry-After); waiting 3s, until 14:31:07');
+    expect(waitNotice({ what: 'gate', kind: 'retry_after', ms: 2_500, until: NOW + 2_500, at: NOW })).toBe('rate limited (HTTP 429, Retry-After); waiting 3s, until 14:31:07');
     const retry = { what: 'retry', at: NOW, retries: 4 } as const;
     expect(waitNotice({ ...retry, kind: 'backoff', ms: 400, retry: 1, reason: 'connection reset by the server' })).toBe('retry 1/4 in 0.4s: connection reset by the server');
     expect(waitNotice({ ...retry, kind: 'retry_after', ms: 2 * SECOND, retry: 1, reason: 'HTTP 429' })).toBe('retry 1/4 in 2s: HTTP 429');
