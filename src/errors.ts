@@ -165,8 +165,8 @@ export class NetworkError extends ServiceError {
 
 /** The server answered, but not with what the specification says (HTML from a proxy, a Pet without id, ...). */
 export class InvalidResponseError extends ServiceError {
-  constructor(message: string, status: number) {
-    super(message, { code: 'invalid_response', status });
+  constructor(message: string, status: number, hint?: string) {
+    super(message, { code: 'invalid_response', status, hint });
   }
 }
 

@@ -1,5 +1,5 @@
 import type * as z from 'zod/mini';
-import { InvalidResponseError, NetworkError } from '../../errors';
+import { InvalidResponseError, NetworkError, ServiceError } from '../../errors';
 import { GET_PET_SUNSET, type PetStatus } from '../../schemas/constants';
 import { NewPet, Pet, Pets } from '../../schemas/pet';
 import type { HttpClient } from '../client';
@@ -41,10 +41,27 @@ export async function createPet(http: HttpClient, newPet: NewPet, hooks?: Reques
     const response = await http.send({ method: 'POST', path: '/pets', body, hooks });
     return validated(Pet, response, 'POST /pets');
   } catch (error) {
-    if (!(error instanceof NetworkError && error.sent)) throw error;
-    const hint = 'the animal may or may not have been created; check with petctl pets list before adding it again';
-    throw new NetworkError(error.message, { code: error.code as 'network_error' | 'timeout', sent: true, cause: error, hint });
+    throw withOutcomeHint(error);
   }
+}
+
+const CHECK = 'check with petctl pets list before adding it again';
+const MAY_EXIST = `the animal may or may not have been created; ${CHECK}`;
+
+/** A failed POST's error, saying what became of the animal: created (a 2xx whose body is no Pet), perhaps (sent without
+ * an answer; a 5xx, but 507, which stored nothing), or nothing to say (it was refused, or never sent). */
+function withOutcomeHint(error: unknown): unknown {
+  if (error instanceof NetworkError) {
+    if (!error.sent) return error;
+    return new NetworkError(error.message, { code: error.code as 'network_error' | 'timeout', sent: true, cause: error, hint: MAY_EXIST });
+  }
+  if (!(error instanceof ServiceError)) return error;
+  const { status } = error;
+  const created = status >= 200 && status < 300;
+  if (!created && (status < 500 || status === 507)) return error;
+  const hint = created ? `the service answered ${status}, so the animal was created; ${CHECK}` : MAY_EXIST;
+  if (error instanceof InvalidResponseError) return new InvalidResponseError(error.message, status, hint);
+  return new ServiceError(error.message, { code: error.code, status, body: error.body, hint, cause: error });
 }
 
 /** The Sunset header (RFC 8594), else the removal date the specification states. */

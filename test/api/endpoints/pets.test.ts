@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import type { HttpClient } from '../../../src/api/client';
 import { createPet, getPet, listPets } from '../../../src/api/endpoints/pets';
 import type { ApiResponse } from '../../../src/api/request';
-import { InvalidResponseError } from '../../../src/errors';
+import { InvalidResponseError, NotFoundError, RejectedError, ServiceError } from '../../../src/errors';
 
 const PET = { id: 1, name: 'Rex', categoryId: 1, status: 'available' };
 
@@ -43,5 +43,33 @@ describe('answers that are not what the specification says', () => {
     await expect(get(extra)).resolves.toEqual(extra);
     // status is the one field a Pet may lack.
     await expect(get({ id: 1, name: 'Rex', categoryId: 1 })).resolves.toEqual({ id: 1, name: 'Rex', categoryId: 1 });
+  });
+});
+
+describe('a POST that failed says what became of the animal, as the class the import tells outcomes by', () => {
+  const failing = (error: Error) => ({ send: async () => Promise.reject(error) }) as unknown as HttpClient;
+  const add = (http: HttpClient) =>
+    createPet(http, { name: 'Rex', categoryId: 1 }).catch((caught: unknown) => caught as ServiceError);
+  const CHECK = 'check with petctl pets list before adding it again';
+
+  it('a 2xx whose body is no Pet: created', async () => {
+    const error = await add(answering(201, { name: 'Rex', categoryId: 1 }));
+    expect(error).toBeInstanceOf(InvalidResponseError);
+    expect(error).toMatchObject({ status: 201, hint: `the service answered 201, so the animal was created; ${CHECK}` });
+  });
+
+  it('a 5xx, with an Error body or without: perhaps; a 507 stored nothing, and a 4xx refused it: no hint', async () => {
+    const maybe = `the animal may or may not have been created; ${CHECK}`;
+    const body = { code: 'unavailable', message: 'down', status: 503 };
+    const withBody = await add(failing(new ServiceError('down', { code: 'unavailable', status: 503, body })));
+    expect(withBody).toBeInstanceOf(ServiceError);
+    expect(withBody).toMatchObject({ message: 'down', code: 'unavailable', status: 503, body, hint: maybe });
+    const bare = await add(failing(new InvalidResponseError('POST … failed with HTTP 502', 502)));
+    expect(bare).toBeInstanceOf(InvalidResponseError);
+    expect(bare).toMatchObject({ status: 502, hint: maybe });
+    const full = new ServiceError('full', { code: 'insufficient_storage', status: 507 });
+    for (const refused of [full, new RejectedError('bad', { code: 'bad', status: 400 }), new NotFoundError('no', { code: 'nf', status: 404 })]) {
+      expect(await add(failing(refused))).toBe(refused);
+    }
   });
 });
