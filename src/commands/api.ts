@@ -4,14 +4,34 @@ import type { Context } from '../context';
 import { InvalidResponseError, UsageError } from '../errors';
 import { answerJson, renderBody, renderHead } from '../output/api-response';
 import { writeResult } from '../output/records';
-import { readStdin } from '../stdin';
+import { chunksUntilAborted, stdinChunks } from '../stdin';
 
 /** What `petctl api` was asked (api-paginate.ts takes the same). */
 export type ApiOptions = RawRequestFlags & { include: boolean; cache?: number };
 
-/** What -F @file and --input read: files and stdin, through the context. */
-export function requestIo(ctx: Context): RawRequestIo {
-  return { readFile: (path) => fs.promises.readFile(path), readStdin: () => readStdin(ctx.io.stdin, ctx.signal) };
+/** The most petctl api reads for a request: /dev/zero, or a pipe that never ends, would fill the memory. */
+const BODY_MAX = { bytes: 1024 ** 3, words: '1 GiB' };
+
+/** What -F @file and --input read: files and stdin, through the context; Ctrl-C ends the read. */
+export function requestIo(ctx: Context, max = BODY_MAX): RawRequestIo {
+  const read = (source: AsyncIterable<Buffer>, what: string) => readWhole(chunksUntilAborted(source, ctx.signal), what, max);
+  return {
+    readFile: (path) => read(fs.createReadStream(path), path),
+    readStdin: () => read(stdinChunks(ctx.io.stdin), 'standard input'),
+  };
+}
+
+async function readWhole(chunks: AsyncIterable<Buffer>, what: string, max: typeof BODY_MAX): Promise<Buffer> {
+  const parts: Buffer[] = [];
+  let size = 0;
+  for await (const chunk of chunks) {
+    size += chunk.length;
+    if (size > max.bytes) {
+      throw new UsageError(`${what} is larger than ${max.words}, the most petctl api reads for a request; nothing was sent`);
+    }
+    parts.push(chunk);
+  }
+  return Buffer.concat(parts);
 }
 
 export async function apiRun(options: ApiOptions, ctx: Context): Promise<void> {

@@ -1,4 +1,4 @@
-import { UsageError } from '../../errors';
+import { PetctlError, UsageError } from '../../errors';
 import { parseInt64 } from '../../schemas/constants';
 import { type ApiRequest, isSameOrigin } from '../request';
 
@@ -63,6 +63,8 @@ async function readSource(path: string, io: RawRequestIo, flag: string): Promise
   try {
     return await io.readFile(path);
   } catch (error) {
+    // Said already: too large to read, or Ctrl-C.
+    if (error instanceof PetctlError) throw error;
     const code = (error as { code?: string }).code;
     throw new UsageError(`${flag} @${path}: cannot read the file${code ? ` (${code})` : ''}`);
   }
