@@ -27,8 +27,9 @@ export function answerJson(text: string): { value: unknown } | undefined {
 /** The body as sent (ending in a newline, for `$(…)` and `wc -l`), JSON pretty on a terminal or with -o json, a line an item with -o ndjson. */
 export function renderBody(text: string, format: OutputFormat, stdoutIsTTY: boolean): string {
   const asSent = text === '' || text.endsWith('\n') ? text : `${text}\n`;
-  if (format !== 'json' && format !== 'ndjson' && !(format === 'table' && stdoutIsTTY)) return asSent;
+  const shown = stdoutIsTTY ? safeText(asSent, { tab: true, newline: true }) : asSent;
+  if (format === 'csv' || (format === 'table' && !stdoutIsTTY)) return shown;
   const json = answerJson(text);
-  if (json === undefined) return stdoutIsTTY ? safeText(asSent, { tab: true, newline: true }) : asSent;
+  if (json === undefined) return shown;
   return format === 'ndjson' ? jsonLines(json.value, stdoutIsTTY) : jsonText(json.value, stdoutIsTTY);
 }
