@@ -32,12 +32,17 @@ export function parseHeader(text: string): [string, string] {
   if (RESERVED_HEADERS.has(name.toLowerCase())) {
     throw new UsageError(`-H cannot set ${name}: petctl sets it itself`, name.toLowerCase() === 'authorization' ? 'the key comes from the profile: petctl auth login, or PETCTL_API_KEY' : undefined);
   }
-  if (CONNECTION_HEADERS.has(name.toLowerCase())) throw new UsageError(`-H cannot set ${name}: it belongs to the connection, which petctl manages`);
+  if (CONNECTION_HEADERS.has(name.toLowerCase())) {
+    throw new UsageError(`-H cannot set ${name}: it belongs to the connection, which petctl manages`);
+  }
   const value = text.slice(colon + 1).trim();
   if (/[\r\n\0]/.test(value)) throw new UsageError(`-H ${name}: the value must be one line`);
   // What a header can carry (RFC 9110 field-value, as undici checks it): text, tab and Latin-1.
   const bad = /[^\t\x20-\x7e\x80-\xff]/u.exec(value)?.[0];
-  if (bad) throw new UsageError(`-H ${name}: a header value cannot hold U+${bad.codePointAt(0)!.toString(16).toUpperCase().padStart(4, '0')}`);
+  if (bad) {
+    const codePoint = bad.codePointAt(0)!.toString(16).toUpperCase().padStart(4, '0');
+    throw new UsageError(`-H ${name}: a header value cannot hold U+${codePoint}`);
+  }
   return [name, value];
 }
 
@@ -102,9 +107,14 @@ export function checkFlags(flags: RawRequestFlags): { method: string; headers: R
   const method = (flags.method ?? (hasBody ? 'POST' : 'GET')).toUpperCase();
   if (!/^[A-Za-z]+$/.test(method)) throw new UsageError(`-X '${flags.method}' is not an HTTP method`);
   // undici sends no CONNECT as a request: it asks a proxy for a tunnel.
-  if (method === 'CONNECT') throw new UsageError('-X CONNECT opens a tunnel through a proxy; petctl api sends requests');
+  if (method === 'CONNECT') {
+    throw new UsageError('-X CONNECT opens a tunnel through a proxy; petctl api sends requests');
+  }
   for (const field of flags.rawFields) splitField(field, '-f');
-  for (const field of flags.typedFields) splitField(field, '-F');
+  const stdinFields = flags.typedFields.filter((field) => splitField(field, '-F')[1] === '@-').length;
+  const fromStdin = stdinFields + (flags.input === '-' ? 1 : 0);
+  // The second would read nothing, and send an empty value or body.
+  if (fromStdin > 1) throw new UsageError('standard input can be read only once: give @- or --input - to one flag');
   return { method, headers: Object.fromEntries(flags.headers.map(parseHeader)) };
 }
 

@@ -90,6 +90,11 @@ describe('petctl api: headers and method', () => {
     // undici refuses it: exit 7 'invalid method (network_error)' before.
     expect(() => checkFlags(flags({ method: 'connect' }))).toThrow('-X CONNECT opens a tunnel through a proxy; petctl api sends requests');
     expect(() => checkFlags(flags({ rawFields: ['novalue'] }))).toThrow(/key=value/);
+    // Standard input read twice gave the second an empty value or body, sent as such.
+    const twice = 'standard input can be read only once: give @- or --input - to one flag';
+    expect(() => checkFlags(flags({ typedFields: ['a=@-', 'b=@-'] }))).toThrow(twice);
+    expect(() => checkFlags(flags({ typedFields: ['a=@-'], input: '-' }))).toThrow(twice);
+    expect(checkFlags(flags({ typedFields: ['a=@-'], rawFields: ['b=@-'], input: 'body.json' })).method).toBe('POST');
   });
 });
 
