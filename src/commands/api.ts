@@ -14,7 +14,8 @@ const BODY_MAX = { bytes: 1024 ** 3, words: '1 GiB' };
 
 /** What -F @file and --input read: files and stdin, through the context; Ctrl-C ends the read. */
 export function requestIo(ctx: Context, max = BODY_MAX): RawRequestIo {
-  const read = (source: AsyncIterable<Buffer>, what: string) => readWhole(chunksUntilAborted(source, ctx.signal), what, max);
+  const read = (source: AsyncIterable<Buffer>, what: string) =>
+    readWhole(chunksUntilAborted(source, ctx.signal), what, max);
   return {
     readFile: (path) => read(fs.createReadStream(path), path),
     readStdin: () => read(stdinChunks(ctx.io.stdin), 'standard input'),
@@ -27,7 +28,8 @@ async function readWhole(chunks: AsyncIterable<Buffer>, what: string, max: typeo
   for await (const chunk of chunks) {
     size += chunk.length;
     if (size > max.bytes) {
-      throw new UsageError(`${what} is larger than ${max.words}, the most petctl api reads for a request; nothing was sent`);
+      const most = 'the most petctl api reads for a request; nothing was sent';
+      throw new UsageError(`${what} is larger than ${max.words}, ${most}`);
     }
     parts.push(chunk);
   }

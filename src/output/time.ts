@@ -41,7 +41,7 @@ export function formatLocalMinute(epochMs: number): string {
   return formatLocalDateTime(epochMs).slice(0, 16);
 }
 
-/** A moment to wait for, rounded up to its second as the JSON error's retryAt is: whoever starts then is never early. */
+/** A moment to wait for, rounded up to its second as the JSON error's retryAt is: who starts then is never early. */
 export function formatUntil(epochMs: number, now: number): string {
   return formatLocalTime(Math.ceil(epochMs / 1000) * 1000, now);
 }

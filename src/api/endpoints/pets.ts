@@ -53,7 +53,8 @@ const MAY_EXIST = `the animal may or may not have been created; ${CHECK}`;
 function withOutcomeHint(error: unknown): unknown {
   if (error instanceof NetworkError) {
     if (!error.sent) return error;
-    return new NetworkError(error.message, { code: error.code as 'network_error' | 'timeout', sent: true, cause: error, hint: MAY_EXIST });
+    const code = error.code as 'network_error' | 'timeout';
+    return new NetworkError(error.message, { code, sent: true, cause: error, hint: MAY_EXIST });
   }
   if (!(error instanceof ServiceError)) return error;
   const { status } = error;

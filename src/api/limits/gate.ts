@@ -32,7 +32,8 @@ export function openGate(store: LimitStore, options: GateOptions) {
         let probeUntil: number | undefined;
         decision = await store.update((entry) => {
           const decided = decide(entry, now(), claim);
-          probeUntil = decided.go && decided.entry?.probeUntil !== entry?.probeUntil ? decided.entry?.probeUntil : undefined;
+          const started = decided.go ? decided.entry?.probeUntil : undefined;
+          probeUntil = started !== entry?.probeUntil ? started : undefined;
           return { entry: decided.go ? decided.entry : undefined, result: decided };
         }, 'acquire');
         if (probeUntil !== undefined) lease = probeUntil;
