@@ -4,7 +4,7 @@ import type { Context } from '../context';
 import { InvalidResponseError, UsageError } from '../errors';
 import { answerJson, renderBody, renderHead } from '../output/api-response';
 import { writeResult } from '../output/records';
-import { chunksUntilAborted, stdinChunks } from '../stdin';
+import { readStdin } from '../stdin';
 
 /** What `petctl api` was asked (api-paginate.ts takes the same). */
 export type ApiOptions = RawRequestFlags & { include: boolean; cache?: number };
@@ -14,26 +14,15 @@ const BODY_MAX = { bytes: 1024 ** 3, words: '1 GiB' };
 
 /** What -F @file and --input read: files and stdin, through the context; Ctrl-C ends the read. */
 export function requestIo(ctx: Context, max = BODY_MAX): RawRequestIo {
-  const read = (source: AsyncIterable<Buffer>, what: string) =>
-    readWhole(chunksUntilAborted(source, ctx.signal), what, max);
+  const read = (source: NodeJS.ReadableStream, what: string) => {
+    const most = 'the most petctl api reads for a request; nothing was sent';
+    const error = () => new UsageError(`${what} is larger than ${max.words}, ${most}`);
+    return readStdin(source, ctx.signal, { bytes: max.bytes, error });
+  };
   return {
     readFile: (path) => read(fs.createReadStream(path), path),
-    readStdin: () => read(stdinChunks(ctx.io.stdin), 'standard input'),
+    readStdin: () => read(ctx.io.stdin, 'standard input'),
   };
-}
-
-async function readWhole(chunks: AsyncIterable<Buffer>, what: string, max: typeof BODY_MAX): Promise<Buffer> {
-  const parts: Buffer[] = [];
-  let size = 0;
-  for await (const chunk of chunks) {
-    size += chunk.length;
-    if (size > max.bytes) {
-      const most = 'the most petctl api reads for a request; nothing was sent';
-      throw new UsageError(`${what} is larger than ${max.words}, ${most}`);
-    }
-    parts.push(chunk);
-  }
-  return Buffer.concat(parts);
 }
 
 export async function apiRun(options: ApiOptions, ctx: Context): Promise<void> {
