@@ -1,19 +1,20 @@
 import { untilAborted } from './api/clock';
 import { InterruptedError } from './errors';
 
-/** Standard input, the one place that reads it: whole, or chunk by chunk (bulk import spools it to a file). */
+/** Standard input, the one place that reads it: whole (and any stream so), or chunk by chunk (bulk import spools it to a file). */
 
 /** Standard input as Buffers, whatever encoding the stream was set to. */
 export async function* stdinChunks(stdin: NodeJS.ReadableStream): AsyncIterable<Buffer> {
   for await (const chunk of stdin) yield Buffer.isBuffer(chunk) ? chunk : Buffer.from(chunk as string);
 }
 
-/** Standard input whole; Ctrl-C or SIGTERM (`signal`) ends the wait for it with InterruptedError. Past `limit.bytes`
- * (/dev/zero, a file given by mistake) it stops with `limit.error()` rather than fill the memory. */
-export async function readStdin(stdin: NodeJS.ReadableStream, signal: AbortSignal, limit?: { bytes: number; error: () => Error }): Promise<Buffer> {
+/** A stream whole (standard input, or a file petctl api sends); Ctrl-C or SIGTERM (`signal`) ends the wait for it with
+ * InterruptedError. Past `limit.bytes` (/dev/zero, a file given by mistake) it stops with `limit.error()` rather than
+ * fill the memory. */
+export async function readWhole(stream: NodeJS.ReadableStream, signal: AbortSignal, limit?: { bytes: number; error: () => Error }): Promise<Buffer> {
   const chunks: Buffer[] = [];
   let size = 0;
-  for await (const chunk of chunksUntilAborted(stdinChunks(stdin), signal)) {
+  for await (const chunk of chunksUntilAborted(stdinChunks(stream), signal)) {
     size += chunk.length;
     if (limit && size > limit.bytes) throw limit.error();
     chunks.push(chunk);

@@ -4,7 +4,7 @@ import type { Context } from '../context';
 import { InvalidResponseError, UsageError } from '../errors';
 import { answerJson, renderBody, renderHead } from '../output/api-response';
 import { writeResult } from '../output/records';
-import { readStdin } from '../stdin';
+import { readWhole } from '../stdin';
 
 /** What `petctl api` was asked (api-paginate.ts takes the same). */
 export type ApiOptions = RawRequestFlags & { include: boolean; cache?: number };
@@ -17,7 +17,7 @@ export function requestIo(ctx: Context, max = BODY_MAX): RawRequestIo {
   const read = (source: NodeJS.ReadableStream, what: string) => {
     const most = 'the most petctl api reads for a request; nothing was sent';
     const error = () => new UsageError(`${what} is larger than ${max.words}, ${most}`);
-    return readStdin(source, ctx.signal, { bytes: max.bytes, error });
+    return readWhole(source, ctx.signal, { bytes: max.bytes, error });
   };
   return {
     readFile: (path) => read(fs.createReadStream(path), path),

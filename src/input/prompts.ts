@@ -2,7 +2,7 @@ import type { Context } from '../context';
 import { InterruptedError, UsageError } from '../errors';
 import { PET_STATUSES, type PetStatus, int64Problem, parseInt64 } from '../schemas/constants';
 import { validateBaseUrl } from '../config/url-check';
-import { readStdin } from '../stdin';
+import { readWhole } from '../stdin';
 
 /** The same error commander gives for a missing mandatory option, so scripts see no difference (exit 2). */
 function missingOption(flag: string, hint: string): UsageError {
@@ -117,7 +117,7 @@ export async function readSecret(ctx: Context, request: { what: string; prompt: 
   const fromStdin = request.fromStdin || !ctx.terminal.stdinIsTerminal;
   if (!fromStdin && !ctx.terminal.canPrompt()) throw new UsageError(`no ${what}: prompting is off (--no-input, PETCTL_NO_INPUT, or stderr is not a terminal)`, hint);
   const limit = { bytes: SECRET_MAX_BYTES, error: () => new UsageError(`standard input holds more than 64 KiB, more than any ${what}`, hint) };
-  const secret = (fromStdin ? (await readStdin(ctx.io.stdin, ctx.signal, limit)).toString('utf8') : await promptHidden(ctx, request.prompt)).trim();
+  const secret = (fromStdin ? (await readWhole(ctx.io.stdin, ctx.signal, limit)).toString('utf8') : await promptHidden(ctx, request.prompt)).trim();
   if (secret === '') throw new UsageError(fromStdin ? `no ${what} on standard input` : `no ${what} entered`, hint);
   return secret;
 }
