@@ -232,12 +232,16 @@ try {
 
   // V8 checks a code cache against its source's length only, so the old bundle's caches go.
   rmSync(new URL('.cache/', dist), { recursive: true, force: true });
-  for (const name of readdirSync(staging)) {
-    // A folder cannot be renamed over a full one: the old one moves aside first, for as short a time as can be.
+  for (const entry of readdirSync(staging, { withFileTypes: true })) {
+    const { name } = entry;
+    // A file is renamed over the old one, which is never missing. A folder cannot be renamed over a full one: the old
+    // one moves aside first, for as short a time as can be.
     const old = new URL(`${name}.old-${process.pid}`, dist);
-    try {
-      renameSync(new URL(name, dist), old);
-    } catch {}
+    if (entry.isDirectory()) {
+      try {
+        renameSync(new URL(name, dist), old);
+      } catch {}
+    }
     renameSync(new URL(name, staging), new URL(name, dist));
     rmSync(old, { recursive: true, force: true });
   }
