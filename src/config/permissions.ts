@@ -10,7 +10,7 @@ import { limitsFileOf, type PetctlPaths } from './paths';
 export function checkConfigFiles(paths: PetctlPaths, warn: (message: string) => void): void {
   if (process.platform === 'win32') return;
   // stat, not lstat: the directory itself may be a symlink of the user's (dotfiles); what it leads to must be theirs.
-  const dir = fs.statSync(paths.dir, { throwIfNoEntry: false });
+  const dir = statIfPresent(paths.dir);
   if (dir === undefined) return; // absent: petctl creates it private when it first writes
   const problem = ownershipProblem(dir, 'directory') ?? sharedDirectoryProblem(dir);
   if (problem) throw new UnsafeFileError(paths.dir, problem);
@@ -24,6 +24,16 @@ export function checkConfigFiles(paths: PetctlPaths, warn: (message: string) => 
   for (const file of files) {
     const stats = fs.lstatSync(file, { throwIfNoEntry: false });
     if (stats) tighten(file, stats.mode, 0o600, warn, chmodNoFollow);
+  }
+}
+
+/** Only a missing directory is absent: a path through a file is an error on every Node (22 and 24 count it as absent). */
+function statIfPresent(dir: string): fs.Stats | undefined {
+  try {
+    return fs.statSync(dir);
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return undefined;
+    throw error;
   }
 }
 
