@@ -94,10 +94,11 @@ export function blockedBy(entry: LimitEntry | undefined, now: number): Extract<G
 export function decide(entry: LimitEntry | undefined, now: number, claim: Claim): GateDecision {
   const blocked = blockedBy(entry, now);
   if (blocked) return blocked;
-  // A lease beyond any petctl grants was granted on a clock since set back (or by hand): waiting on it could take hours.
+  // A lease far beyond any petctl grants was granted on a clock since set back (or by hand): waiting on it could take
+  // hours. Twice the most, since processes sharing a store read its times on clocks a few milliseconds apart.
   const lease = entry?.probeUntil ?? now;
   const probe = (next: LimitEntry): GateDecision =>
-    lease > now && lease <= now + MAX_PROBE_LEASE_MS
+    lease > now && lease <= now + 2 * MAX_PROBE_LEASE_MS
       ? { go: false, until: Math.min(lease, now + PROBE_POLL_MS), reason: 'probe' }
       : { go: true, entry: { ...next, probeUntil: now + Math.min(claim.probeLeaseMs, MAX_PROBE_LEASE_MS) } };
   // After a hold nothing is known of the server's limit: one request finds out.

@@ -38,9 +38,11 @@ describe('decide: the one claim rule, for every request', () => {
 
   it('a probe whose process was killed holds the others up no longer than its lease (5 s at most)', () => {
     expect(decide({ probeUntil: NOW - 1 }, NOW, claim())).toEqual({ go: true, entry: { probeUntil: NOW + LEASE } });
-    // A lease longer than any petctl grants: the clock was set back since (an hour here), or a hand wrote it.
-    expect(decide({ probeUntil: NOW + LEASE }, NOW, claim())).toMatchObject({ go: false, reason: 'probe' });
-    expect(decide({ probeUntil: NOW + LEASE + 1 }, NOW, claim())).toEqual({ go: true, entry: { probeUntil: NOW + LEASE } });
+    // Another process's lease, read on a clock a little behind the one that granted it, is still waited for.
+    expect(decide({ probeUntil: NOW + MAX_PROBE_LEASE_MS + 5 }, NOW, claim())).toMatchObject({ go: false, reason: 'probe' });
+    // One far longer than any petctl grants: the clock was set back since (an hour here), or a hand wrote it.
+    expect(decide({ probeUntil: NOW + 2 * MAX_PROBE_LEASE_MS }, NOW, claim())).toMatchObject({ go: false, reason: 'probe' });
+    expect(decide({ probeUntil: NOW + 2 * MAX_PROBE_LEASE_MS + 1 }, NOW, claim())).toEqual({ go: true, entry: { probeUntil: NOW + LEASE } });
     expect(decide({ probeUntil: NOW + 3_600_000 }, NOW, claim())).toEqual({ go: true, entry: { probeUntil: NOW + LEASE } });
     expect(decide(undefined, NOW, { reserve: 0, solo: false, probeLeaseMs: 60_000, block: 1 })).toEqual({ go: true, entry: { probeUntil: NOW + MAX_PROBE_LEASE_MS } });
   });
