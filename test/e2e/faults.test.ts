@@ -49,9 +49,10 @@ describe.concurrent('gateway errors and dropped connections', () => {
     expect(server.requests.slice(2).map((r) => r.url)).toEqual(['/v1/pets', '/v1/pets', '/v1/pets']);
     const retry = /^petctl: retry 1\/4 in (\d+(?:\.\d)?)s: (connection reset by the server|the connection closed before the answer was complete)$/m;
     expect(result.stderr).toMatch(retry);
-    // The retry goes when it says: the dropped attempt was the key's probe, and its lease (5 s) holds nothing back.
-    const said = Number(retry.exec(result.stderr)![1]) * 1000;
-    expect(server.requests[3]!.at - server.requests[2]!.at).toBeLessThan(said + 1_500);
+    // The dropped attempt was the key's probe: its lease (5 s) holds nothing back (the rule: file-store.test.ts "the
+    // probe after a hold"). The retry goes at the time it names, at most 1 s; 4 s leaves room for a loaded machine.
+    expect(Number(retry.exec(result.stderr)![1])).toBeLessThanOrEqual(1);
+    expect(server.requests[3]!.at - server.requests[2]!.at).toBeLessThan(4_000);
     expect(result.stderr).toMatch(/^petctl: retry 2\/4 in \d+(\.\d)?s: HTTP 502$/m);
   });
 

@@ -181,6 +181,24 @@ describe('claims in blocks', () => {
   });
 });
 
+describe('the probe after a hold', () => {
+  it('one that gets no answer gives its lease up: the next request, in another process too, need not wait it out', async () => {
+    const file = stateFile();
+    const at = { ms: NOW };
+    const [mine, other] = [await openRateLimitState(file, BASE, KEY, () => at.ms), await openRateLimitState(file, BASE, KEY, () => at.ms)];
+    // A 429 that names no time holds the key; after the hold one request probes.
+    await mine.record({ status: 429 });
+    at.ms = (await mine.current())!.blockedUntil!;
+    expect(await mine.acquire()).toMatchObject({ go: true });
+    expect(await other.acquire()).toMatchObject({ go: false, reason: 'probe' });
+    // Only the process whose probe it is gives the lease up.
+    await other.abandon();
+    expect(await other.acquire()).toMatchObject({ go: false, reason: 'probe' });
+    await mine.abandon();
+    expect(await other.acquire()).toMatchObject({ go: true });
+  });
+});
+
 describe('times read back are checked', () => {
   const HORIZON = NOW + MAX_STORED_AHEAD_MS;
   const window = { reset: Math.floor(HORIZON / 1000), resetAt: HORIZON, remaining: 3 };
