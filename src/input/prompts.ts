@@ -116,7 +116,7 @@ export async function readSecret(ctx: Context, request: { what: string; prompt: 
   const { what, hint } = request;
   const fromStdin = request.fromStdin || !ctx.terminal.stdinIsTerminal;
   if (!fromStdin && !ctx.terminal.canPrompt()) throw new UsageError(`no ${what}: prompting is off (--no-input, PETCTL_NO_INPUT, or stderr is not a terminal)`, hint);
-  const limit = { bytes: SECRET_MAX_BYTES, error: () => new UsageError(`standard input holds more than 64 KiB, more than any ${what}`, hint) };
+  const limit = { bytes: SECRET_MAX_BYTES, error: () => new UsageError(`standard input holds more than ${SECRET_MAX_BYTES / 1024} KiB, more than any ${what}`, hint) };
   const secret = (fromStdin ? (await readWhole(ctx.io.stdin, ctx.signal, limit)).toString('utf8') : await promptHidden(ctx, request.prompt)).trim();
   if (secret === '') throw new UsageError(fromStdin ? `no ${what} on standard input` : `no ${what} entered`, hint);
   return secret;
