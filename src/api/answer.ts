@@ -77,7 +77,7 @@ function stopError(stop: WaitStop, words: Pick<WaitWords, 'stop'>, facts: { code
   return new RateLimitError(message, { ...facts, status: 429, stop, hint });
 }
 
-export function snippet(text: string): string {
+function snippet(text: string): string {
   const flat = text.replace(/\s+/g, ' ').trim();
   if (!flat) return '';
   return `: ${flat.length > 80 ? `${flat.slice(0, 77)}...` : flat}`;

@@ -105,7 +105,7 @@ export interface AttemptOptions extends FailureTarget {
 
 interface AttemptRequest {
   /** Less than --timeout when that is all the request's bound leaves. */
-  timeoutMs?: number;
+  timeoutMs: number;
   method: string;
   url: string;
   body: string | Buffer | undefined;
@@ -123,7 +123,7 @@ const TRACED_HEADERS = ['x-ratelimit-limit', 'x-ratelimit-remaining', 'x-ratelim
 export async function attempt(options: AttemptOptions, request: AttemptRequest, onHead: (head: Pick<Answer, 'status' | 'header'>) => void): Promise<Answer> {
   const { trace } = options;
   const { method, url, body } = request;
-  const timeoutMs = Math.min(request.timeoutMs ?? options.timeoutMs, options.timeoutMs);
+  const timeoutMs = Math.min(request.timeoutMs, options.timeoutMs);
   const started = options.monotonic();
   trace?.(`> ${method} ${url}`);
   trace?.('> Authorization: Bearer [redacted]');

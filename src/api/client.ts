@@ -16,7 +16,7 @@ interface Limits extends AttemptTimes {
   /** A 429: when this process may send again (Retry-After, else the reset, else the hold's end). */
   retryAt?: number;
   /** A 429 with code key_banned; known once the body is read. */
-  banned: boolean;
+  banned?: boolean;
 }
 
 export interface HttpClientOptions extends AttemptOptions {
@@ -66,7 +66,7 @@ export class HttpClient {
   /** Sends the request, waiting out rate limits and retrying where safe (waits.ts decides). Resolves only with a 2xx. */
   private async exchange(request: ApiRequest): Promise<ApiResponse> {
     const { options } = this;
-    const url = requestUrl(this.options.baseUrl, request);
+    const url = requestUrl(options.baseUrl, request);
     const body = request.rawBody ?? (request.body === undefined ? undefined : stringifyJson(request.body));
     const hooks = request.hooks;
     const wait = hooks?.wait ?? options.wait;
@@ -182,13 +182,13 @@ export class HttpClient {
       retryAt: answer.status === 429 && retryAfterMs !== undefined ? now + retryAfterMs : undefined,
     };
     this.own = observe(this.own, rateAnswer, now) ?? this.own;
-    if (answer.status !== 429) return { rate, rateAnswer, retryAfterMs, banned: false };
+    if (answer.status !== 429) return { rate, rateAnswer, retryAfterMs };
     // The limit's time in the order of docs/rate-limits.md: Retry-After; the IETF RateLimit's t=, X-RateLimit-Reset.
     const timed = rateAnswer.retryAt ?? rateAnswer.resetAt;
-    if (timed !== undefined) return { rate, rateAnswer, retryAfterMs, resetInMs: retryAfterMs === undefined ? resetIn : undefined, retryAt: timed, banned: false };
+    if (timed !== undefined) return { rate, rateAnswer, retryAfterMs, resetInMs: retryAfterMs === undefined ? resetIn : undefined, retryAt: timed };
     // No usable time: this process's hold (started now, or joined).
     const until = this.own?.blockedUntil ?? now;
-    return { rate, rateAnswer, holdMs: until - now, retryAt: until, banned: false };
+    return { rate, rateAnswer, holdMs: until - now, retryAt: until };
   }
 
   /** A 429's body, once read: whether it is a ban (Error code key_banned), which this process's record then says. */

@@ -67,7 +67,7 @@ async function* linkedPages<T>(
   first: string,
   request: (url: string, hooks?: RequestHooks) => ApiRequest,
   read: (response: ApiResponse, url: string, number: number) => T,
-  walk: WalkOptions = {},
+  walk: WalkOptions,
 ): AsyncGenerator<LinkedPage<T>> {
   const visited = new Set<string>();
   /** The page the walk waits for: its 2xx head sends the next page's request ahead (walk.ahead). */

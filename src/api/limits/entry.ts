@@ -43,7 +43,7 @@ function keep(value: unknown, fits: (count: number) => boolean, name: string, dr
 }
 
 /** Reads a stored record leniently: a field petctl could not have stored is dropped (it only holds timings) and named in `dropped`. */
-export function readEntry(raw: unknown, now: number, dropped: string[] = []): LimitEntry | undefined {
+export function readEntry(raw: unknown, now: number, dropped: string[]): LimitEntry | undefined {
   if (!raw || typeof raw !== 'object') {
     if (raw !== undefined && raw !== null) dropped.push('the record');
     return undefined;

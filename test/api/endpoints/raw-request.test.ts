@@ -42,7 +42,9 @@ describe('petctl api: paths', () => {
     expect(resolveApiUrl(base, path)).toBe(url);
   });
 
-  it.each(['https://evil.example/v1/pets', 'http://api.example.org/v1/pets', 'https://api.example.org:8443/v1', '//evil.example/pets'])(
+  // The one same-origin rule (isSameOrigin): scheme, host in any case, and port, the default one written or not (above).
+  const elsewhere = ['https://evil.example/v1/pets', 'http://api.example.org/v1/pets', 'https://api.example.org.evil.example/v1'];
+  it.each([...elsewhere, 'https://api.example.org:8443/v1', '//evil.example/pets'])(
     'refuses %s (another origin) with a usage error',
     (path) => {
       expect(() => resolveApiUrl(BASE, path)).toThrow(UsageError);

@@ -1,7 +1,6 @@
 import net from 'node:net';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { shiftEntry } from '../../../src/api/limits/entry';
 import { openFileStore } from '../../../src/api/limits/file-store';
 import { openGate } from '../../../src/api/limits/gate';
 import { EXPIRE_MARGIN_MS, KEY_PREFIX, type RedisStore, expiryMs, openRedisStore } from '../../../src/api/limits/redis-store';
@@ -54,14 +53,8 @@ function windowAnswer(now: number, remaining: number) {
   return { status: 200, remaining, reset: Math.ceil(resetAt / 1000), resetAt };
 }
 
-describe('shiftEntry and expiryMs', () => {
-  it('moves every time of an entry but not the window name (the server reset)', () => {
-    const entry = { blockedUntil: 1_000, reason: 'rate_limited' as const, probeUntil: 2_000, window: { reset: 5, resetAt: 3_000, remaining: 4 } };
-    expect(shiftEntry(entry, 500)).toEqual({ blockedUntil: 1_500, reason: 'rate_limited', probeUntil: 2_500, window: { reset: 5, resetAt: 3_500, remaining: 4 } });
-    expect(shiftEntry(shiftEntry(entry, 500), -500)).toEqual(entry);
-    expect(shiftEntry(undefined, 5)).toBeUndefined();
-  });
-
+describe('expiryMs', () => {
+  // Every time moved between clocks (shiftEntry): store-contract.test.ts, 'clocks that disagree see every time as the same moment'.
   it('keeps an entry a margin past its latest time, never less than the margin', () => {
     expect(expiryMs({ blockedUntil: 10_000, window: { reset: 1, resetAt: 40_000, remaining: 1 } }, 0)).toBe(40_000 + EXPIRE_MARGIN_MS);
     expect(expiryMs({ blockedUntil: 10_000, reason: 'rate_limited' }, 50_000)).toBe(EXPIRE_MARGIN_MS);
