@@ -82,15 +82,6 @@ describe('the codes petctl prints', () => {
   const inSource = codesInSource();
   const documented = documentedCodes();
 
-  it('finds the codes made every way the source makes them', () => {
-    const codes = new Set(inSource.map((found) => found.code));
-    // A literal, a `??` default, a function typed to return literals, a `?:` branch, a template.
-    for (const code of ['usage_error', 'network_error', 'rate_limited', 'key_banned', 'quota_exhausted', 'rows_rejected', 'http_<status>', 'invalid_row']) {
-      expect(codes, code).toContain(code);
-    }
-    expect(codes, 'an Error code of node, not of petctl').not.toContain('UND_ERR_PROXY_CLOSED');
-  });
-
   it('every code in the source is in the table of docs/output.md, with the exit code the source fixes, and no other', () => {
     const missing = inSource.filter((found) => !documented.some((row) => row.code === found.code)).map((found) => `${found.code} (${found.at})`);
     expect(missing, 'codes missing from the table in docs/output.md').toEqual([]);
@@ -98,6 +89,8 @@ describe('the codes petctl prints', () => {
       .filter((found) => found.exit !== undefined && !documented.some((row) => row.code === found.code && row.exits.includes(found.exit!)))
       .map((found) => `${found.code}: exit ${found.exit} (${found.at})`);
     expect(wrongExit, 'exit codes the table does not name').toEqual([]);
+    // So a code the analysis stops finding (made by a literal, a `??` default, a function typed to return
+    // literals, a `?:` branch, a template) fails here, as one of node's (UND_ERR_…) taken for petctl's fails above.
     const made = new Set(inSource.map((found) => found.code));
     expect(documented.map((row) => row.code).filter((code) => !made.has(code)), 'codes the source never makes').toEqual([]);
   });
