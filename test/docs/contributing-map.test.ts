@@ -47,18 +47,15 @@ describe("CONTRIBUTING.md's map of the code", () => {
 
   it('is found, and names no file that does not exist', () => {
     expect(parts.size).toBeGreaterThan(10);
-    const missing: string[] = [];
-    for (const [head, lines] of parts) {
-      if (!head.endsWith('/')) {
-        if (!fs.existsSync(path.join(ROOT, head))) missing.push(head);
-        continue;
-      }
-      for (const line of lines.slice(1)) {
-        const sub = /^\s+([\w-]+\/)/.exec(line)?.[1] ?? '';
-        for (const name of names(line)) if (!fs.existsSync(path.join(ROOT, head, sub, name))) missing.push(`${head}${sub}${name}`);
-      }
-      for (const name of names(lines[0]!.slice(head.length))) if (!fs.existsSync(path.join(ROOT, head, name))) missing.push(`${head}${name}`);
-    }
-    expect(missing).toEqual([]);
+    // A folder's files are named on its lines, a subfolder's on the line that starts with it (`  pets/  …`).
+    const named = [...parts].flatMap(([head, lines]) =>
+      !head.endsWith('/')
+        ? [head]
+        : lines.flatMap((line, index) => {
+            const sub = index === 0 ? '' : (/^\s+([\w-]+\/)/.exec(line)?.[1] ?? '');
+            return names(index === 0 ? line.slice(head.length) : line).map((name) => `${head}${sub}${name}`);
+          }),
+    );
+    expect(named.filter((file) => !fs.existsSync(path.join(ROOT, file)))).toEqual([]);
   });
 });
