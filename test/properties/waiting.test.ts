@@ -3,7 +3,15 @@ import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { openFileStore } from '../../src/api/limits/file-store';
 import { openGate } from '../../src/api/limits/gate';
-import { HOLD_CAP_MS, HOLD_MIN_MS } from '../../src/api/waits';
+import { BACKOFF_CAP_MS, HOLD_CAP_MS, HOLD_MIN_MS, backoffMs } from '../../src/api/waits';
+import {
+  MAX_PLAUSIBLE_RESET_MS,
+  MAX_RETRY_AFTER_MS,
+  parseHttpDate,
+  parseRateHeaders,
+  parseRetryAfter,
+  resetDelayMs,
+} from '../../src/api/limits/headers';
 import { RateLimitError } from '../../src/errors';
 import { FakeTime, fakeClient, fakeService } from '../helpers/fake-core';
 import { tempDir } from '../helpers/temp-dir';
@@ -12,6 +20,7 @@ import { RUNS } from './helpers';
 /**
  * The model of waiting over random answers: the real HttpClient and state-file gate (each command a new process on
  * the file), a fake service answering from a generated script, a fake clock; the four properties are numbered below.
+ * Then the rate-limit headers it reads, over any text.
  */
 
 interface Scripted {
@@ -135,4 +144,50 @@ describe('the model of waiting, over random answers', () => {
       { numRuns: RUNS.inProcess / 3 },
     );
   }, 60_000);
+});
+
+/** Header values a broken server or proxy might send. */
+const headerValue = fc.oneof(
+  fc.string(),
+  fc.integer().map(String),
+  fc.bigInt().map(String),
+  fc.double().map(String),
+  fc.integer({ min: -5, max: 10 ** 10 }).map((n) => ` ${n} `),
+  fc.date({ noInvalidDate: false }).map((date) => (Number.isNaN(date.getTime()) ? 'Invalid Date' : date.toUTCString())),
+  fc.constantFrom('', ' ', '-0', '0', '1.5', '1e3', 'Infinity', 'NaN', '0x10', '99999999999999999999999', 'Thu, 01 Jan 1970 00:00:00 GMT'),
+);
+const epochMs = fc.integer({ min: 0, max: Date.UTC(2200, 0, 1) });
+
+function expectBoundedWait(ms: number | undefined, max: number): void {
+  if (ms === undefined) return;
+  expect(Number.isFinite(ms)).toBe(true);
+  expect(ms).toBeGreaterThanOrEqual(0);
+  expect(ms).toBeLessThanOrEqual(max);
+}
+
+describe('rate-limit headers never give a negative, NaN or unbounded wait', () => {
+  it(`Retry-After, and the delay it leads to (${RUNS.pure} runs)`, () => {
+    fc.assert(
+      fc.property(headerValue, fc.option(headerValue), epochMs, fc.nat(100), fc.double({ min: 0, max: 1, maxExcluded: true, noNaN: true }), (value, date, now, attempt, random) => {
+        const retryAfterMs = parseRetryAfter(value, parseHttpDate(date ?? undefined), now);
+        expectBoundedWait(retryAfterMs, MAX_RETRY_AFTER_MS);
+        expectBoundedWait(retryAfterMs ?? backoffMs(attempt, () => random), Math.max(MAX_RETRY_AFTER_MS, BACKOFF_CAP_MS));
+      }),
+      { numRuns: RUNS.pure },
+    );
+  });
+
+  it(`X-RateLimit-Limit/Remaining/Reset, and the pacing delay from Reset (${RUNS.pure} runs)`, () => {
+    fc.assert(
+      fc.property(headerValue, headerValue, headerValue, fc.option(headerValue), epochMs, (limit, remaining, reset, date, now) => {
+        const headers: Record<string, string> = { 'x-ratelimit-limit': limit, 'x-ratelimit-remaining': remaining, 'x-ratelimit-reset': reset };
+        const rate = parseRateHeaders((name) => headers[name]);
+        for (const field of [rate.limit, rate.remaining, rate.resetEpochSeconds]) expectBoundedWait(field, Number.MAX_VALUE);
+        const delay = resetDelayMs(rate.resetEpochSeconds, parseHttpDate(date ?? undefined), now);
+        expectBoundedWait(delay, MAX_PLAUSIBLE_RESET_MS);
+        if (delay !== undefined) expect(delay).toBeGreaterThan(0);
+      }),
+      { numRuns: RUNS.pure },
+    );
+  });
 });

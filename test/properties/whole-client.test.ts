@@ -3,14 +3,29 @@ import fc from 'fast-check';
 import { parse as parseLossless } from 'lossless-json';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { INT64_MAX, INT64_MIN, PET_STATUSES } from '../../src/schemas/constants';
+import { parseJson } from '../../src/schemas/json';
+import { Pet } from '../../src/schemas/pet';
 import { tempDir } from '../helpers/cli';
 import { type ScriptedServer, startScriptedServer } from '../helpers/scripted-server';
 import { RUNS, runMain } from './helpers';
 
 /**
- * The whole client in this process, argv to every output format. The scripted server echoes the bytes it
- * received with an id spliced in, independent of petctl's JSON code, so digits survive only if every stage keeps them.
+ * The whole client in this process, argv to every output format, against a scripted server. For int64, it echoes
+ * the bytes it received with an id spliced in, independent of petctl's JSON code, so digits survive only if every
+ * stage keeps them.
  */
+
+let server: ScriptedServer;
+let env: Record<string, string>;
+
+beforeAll(async () => {
+  server = await startScriptedServer();
+  env = { PETCTL_CONFIG_DIR: tempDir(), PETCTL_API_KEY: 'pk_property_test_key_0123456789' };
+});
+
+afterAll(async () => {
+  await server.close();
+});
 
 /** Any int64, with the edges (±2^53 ± 1, the int64 bounds) drawn more often than chance would. */
 const int64 = fc.oneof(
@@ -44,18 +59,6 @@ function printedIds(stdout: string, format: Format): { id: string; categoryId: s
     }
   }
 }
-
-let server: ScriptedServer;
-let env: Record<string, string>;
-
-beforeAll(async () => {
-  server = await startScriptedServer();
-  env = { PETCTL_CONFIG_DIR: tempDir(), PETCTL_API_KEY: 'pk_property_test_key_0123456789' };
-});
-
-afterAll(async () => {
-  await server.close();
-});
 
 describe('int64 values are exact end to end', () => {
   it(`pets add --category-id N, pets get N: the request and every format carry N's digits (${RUNS.inProcess} runs)`, async () => {
@@ -123,6 +126,87 @@ describe('CSV output parses back with csv-parse to the same records (a formula-l
         expect(result.code).toBe(0);
         expect(parseCsv(result.stdout, { columns: true })).toEqual(pets.map(asRecord));
       }),
+      { numRuns: RUNS.inProcess },
+    );
+  });
+});
+
+/** A body: random bytes, arbitrary JSON, JSON that is nearly a Pet, or text. */
+const anyBody = fc.oneof(
+  fc.uint8Array({ maxLength: 256 }).map((bytes) => Buffer.from(bytes)),
+  fc.json().map((text) => Buffer.from(text)),
+  fc
+    .record({
+      id: fc.oneof(fc.bigInt().map(String), fc.integer().map(String), fc.constant('"1"'), fc.constant('null'), fc.constant('1.5'), fc.constant('1e400')),
+      name: fc.oneof(fc.string().map((s) => JSON.stringify(s)), fc.constant('7')),
+      categoryId: fc.oneof(fc.bigInt().map(String), fc.constant('{}')),
+      status: fc.constantFrom('"available"', '"lost"', '1', 'null'),
+      code: fc.constantFrom('"rate_limited"', '"key_banned"', '"x"', '1'),
+      message: fc.string().map((s) => JSON.stringify(s)),
+    })
+    .chain((fields) => fc.subarray(Object.keys(fields)).map((keys) => `{${keys.map((key) => `"${key}":${fields[key as keyof typeof fields]}`).join(',')}}`))
+    .chain((object) => fc.constantFrom(object, `[${object}]`, `[${object},${object}]`, object.slice(0, -1)))
+    .map((text) => Buffer.from(text)),
+  fc.string({ unit: 'binary' }).map((text) => Buffer.from(text)),
+);
+
+const anyStatus = fc.constantFrom(200, 201, 204, 301, 304, 400, 401, 403, 404, 413, 418, 422, 429, 500, 502, 503);
+
+const anyCommand = fc.constantFrom(
+  ['pets', 'list'],
+  ['pets', 'list', '--limit', '3', '--status', 'sold'],
+  ['pets', 'add', '--name', 'Rex', '--category-id', '1'],
+  ['pets', 'get', '1'],
+  ['auth', 'status'],
+);
+
+const PETCTL_CODES = [0, 1, 3, 4, 5, 6, 7];
+
+describe('any answer gives a typed error or a valid result', () => {
+  it(`random status, headers and body bytes, every command, -o json and table (${RUNS.inProcess} runs)`, async () => {
+    await fc.assert(
+      fc.asyncProperty(
+        anyStatus,
+        anyBody,
+        fc.option(fc.constantFrom('application/json', 'text/html', 'application/json; charset=latin1')),
+        anyCommand,
+        fc.boolean(),
+        async (status, body, contentType, command, asJson) => {
+          server.reply((_request, res) => {
+            res.writeHead(status, contentType ? { 'content-type': contentType } : {});
+            res.end(status === 204 || status === 304 ? undefined : body);
+          });
+
+          // A fresh directory per run: a 429 here must not block the next run's request.
+          const result = await runMain(
+            ['--base-url', server.baseUrl, '--retries', '0', '--max-wait', '0', '--quiet', ...(asJson ? ['-o', 'json'] : []), ...command],
+            { ...env, PETCTL_CONFIG_DIR: tempDir() },
+          );
+
+          expect(PETCTL_CODES).toContain(result.code);
+          expect(result.stderr).not.toMatch(/internal_error|unexpected failure|    at /);
+          if (result.code === 0) {
+            expect(status).toBeGreaterThanOrEqual(200);
+            expect(status).toBeLessThan(300);
+            // A success printed what the specification allows: for json, Pets or a Pet.
+            if (asJson && command[0] === 'pets') {
+              const printed = parseJson(result.stdout);
+              for (const pet of Array.isArray(printed) ? printed : [printed]) expect(Pet.safeParse(pet).success).toBe(true);
+            }
+          } else {
+            expect(result.stdout).toBe('');
+            if (asJson) {
+              const line = JSON.parse(result.stderr.trim().split('\n').pop()!) as Record<string, unknown>;
+              expect(typeof line.code).toBe('string');
+              expect(typeof line.message).toBe('string');
+            } else {
+              expect(result.stderr).toMatch(/^error: .+\(.+\)$/m);
+            }
+          }
+          // Exit 1 is kept for statuses the specification does not list.
+          if (result.code === 1) expect([418, 304]).toContain(status);
+        },
+      ),
       { numRuns: RUNS.inProcess },
     );
   });
