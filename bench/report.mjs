@@ -16,14 +16,14 @@
 //   note:     optional text
 // }
 
-export function formatNumber(value) {
+function formatNumber(value) {
   if (!Number.isFinite(value)) return String(value);
   if (Math.abs(value) >= 100) return value.toFixed(0);
   if (Math.abs(value) >= 10) return value.toFixed(1);
   return value.toFixed(2);
 }
 
-export function rowCells(row) {
+function rowCells(row) {
   return [
     row.figure,
     `${formatNumber(row.value)} ${row.unit}`,
@@ -37,14 +37,14 @@ export function rowCells(row) {
 const HEADER = ['figure', 'value', 'baseline (same run)', 'ratio', 'target', 'met'];
 
 /** Prints rows as one aligned table (plain text, so it reads the same in CI logs). */
-export function printRows(rows, write = (line) => console.log(line)) {
+export function printRows(rows) {
   const table = [HEADER, ...rows.map(rowCells)];
   const widths = HEADER.map((_, column) => Math.max(...table.map((cells) => cells[column].length)));
   for (const [index, cells] of table.entries()) {
-    write(cells.map((cell, column) => cell.padEnd(widths[column])).join('  ').trimEnd());
-    if (index === 0) write(widths.map((width) => '-'.repeat(width)).join('  '));
+    console.log(cells.map((cell, column) => cell.padEnd(widths[column])).join('  ').trimEnd());
+    if (index === 0) console.log(widths.map((width) => '-'.repeat(width)).join('  '));
   }
-  for (const row of rows) if (row.note) write(`- ${row.figure}: ${row.note}`);
+  for (const row of rows) if (row.note) console.log(`- ${row.figure}: ${row.note}`);
 }
 
 /** For `node bench/<name>.mjs [--quick]`: runs one benchmark and prints its rows. */
