@@ -7,7 +7,8 @@ import { parseJson } from '../../src/schemas/json';
 import { Pet } from '../../src/schemas/pet';
 import { tempDir } from '../helpers/cli';
 import { type ScriptedServer, startScriptedServer } from '../helpers/scripted-server';
-import { RUNS, runMain } from './helpers';
+import { runMain } from '../helpers/terminal';
+import { RUNS } from './helpers';
 
 /**
  * The whole client in this process, argv to every output format, against a scripted server. For int64, it echoes
