@@ -47,7 +47,7 @@ describe("CONTRIBUTING.md's map of the code", () => {
 
   it('is found, and names no file that does not exist', () => {
     expect(parts.size).toBeGreaterThan(10);
-    // A folder's files are named on its lines, a subfolder's on the line that starts with it (`  pets/  …`).
+    // A folder's files are named on its lines, a subfolder's on its own line (`  pets/  index.ts …`).
     const named = [...parts].flatMap(([head, lines]) =>
       !head.endsWith('/')
         ? [head]

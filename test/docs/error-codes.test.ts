@@ -90,7 +90,7 @@ describe('the codes petctl prints', () => {
       .map((found) => `${found.code}: exit ${found.exit} (${found.at})`);
     expect(wrongExit, 'exit codes the table does not name').toEqual([]);
     // So a code the analysis stops finding (made by a literal, a `??` default, a function typed to return
-    // literals, a `?:` branch, a template) fails here, as one of node's (UND_ERR_…) taken for petctl's fails above.
+    // literals, a `?:` branch, a template) fails here, as a code of node's (UND_ERR_…) fails above.
     const made = new Set(inSource.map((found) => found.code));
     expect(documented.map((row) => row.code).filter((code) => !made.has(code)), 'codes the source never makes').toEqual([]);
   });

@@ -4,9 +4,9 @@ import { describe, expect, it } from 'vitest';
 import { ROOT } from '../helpers/imports';
 
 /**
- * The README is the front door (STYLE.md's Documents), and every page describes the product as it is: how it came to
- * be is in the commit history. A #fragment is a heading by GitHub's anchor rules: lower case, punctuation dropped,
- * spaces to hyphens.
+ * The README is the front door (STYLE.md's Documents), and every page describes the product as it is: how it
+ * came to be is in the commit history. A #fragment is a heading by GitHub's anchor rules: lower case,
+ * punctuation dropped, spaces to hyphens.
  */
 
 const read = (page: string) => fs.readFileSync(path.join(ROOT, page), 'utf8');

@@ -11,9 +11,9 @@ import { runMain } from '../helpers/terminal';
 import { RUNS } from './helpers';
 
 /**
- * The whole client in this process, argv to every output format, against a scripted server. For int64, it echoes
- * the bytes it received with an id spliced in, independent of petctl's JSON code, so digits survive only if every
- * stage keeps them.
+ * The whole client in this process, argv to every output format, against a scripted server. For int64, it
+ * echoes the bytes it received with an id spliced in, independent of petctl's JSON code, so digits survive
+ * only if every stage keeps them.
  */
 
 let server: ScriptedServer;
