@@ -29,8 +29,6 @@ const render = (page: string) =>
 describe('man pages', () => {
   it("one page per visible command, package.json lists exactly those, a page carries its command's examples", () => {
     const expected = commands.map((command) => `${pageName(command)}.1`).sort();
-    expect(expected).toContain('petctl.1');
-    expect(expected).toContain('petctl-pets-add.1');
     expect(expected).not.toContain('petctl-__complete.1');
     expect(fs.readdirSync(MAN).sort()).toEqual(expected);
     const manifest = JSON.parse(fs.readFileSync(path.join(ROOT, 'package.json'), 'utf8')) as { man?: string[]; files?: string[] };
