@@ -121,15 +121,15 @@ export function parseColumn(value: string, previous: readonly ColumnMapping[] = 
   return [...previous, { field, header }];
 }
 
-export type EnterpriseQuota = { perMinute: number; perDay: number };
-
-/** `<per-minute>/<per-day>`, both whole numbers of at least 1, e.g. `20000/5000000`. */
 /** An address or host name to bind: an empty one would bind every interface unasked. */
 export function parseHost(value: string): string {
   if (value.trim() === '') throw new InvalidArgumentError('must be an address or a host name, e.g. 127.0.0.1 or 0.0.0.0');
   return value;
 }
 
+export type EnterpriseQuota = { perMinute: number; perDay: number };
+
+/** `<per-minute>/<per-day>`, both whole numbers of at least 1, e.g. `20000/5000000`. */
 export function parseEnterpriseQuota(value: string): EnterpriseQuota {
   const match = /^(\d{1,15})\/(\d{1,15})$/.exec(value.trim());
   const perMinute = Number(match?.[1]);

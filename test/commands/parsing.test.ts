@@ -204,8 +204,9 @@ describe('refused flags: exit 2, a message naming the flag and the allowed value
     [['pets', 'list', '--limt', '5'], usage("unknown option '--limt' (did you mean '--limit'?)", 'see petctl pets list --help')],
     // An argument error speaks the user's terms.
     [['pets', 'get', 'abc'], usage('petId must be a whole number, not "abc"', 'see petctl pets get --help')],
-    // A missing pets add flag off a terminal names pets add's help.
+    // A missing pets add flag off a terminal names pets add's help, and prompts for nothing.
     [['pets', 'add', '--name', 'Rex'], usage("required option '--category-id <int64>' not specified", 'see petctl pets add --help')],
+    [['pets', 'add', '--category-id', '1'], usage("required option '--name <name>' not specified", 'see petctl pets add --help')],
   ])('%j: the value as typed, and the help to read', async ([argv, stderr]) => {
     expect(await runMain(argv)).toEqual({ code: 2, stdout: '', stderr });
     expect(api.createPet).not.toHaveBeenCalled();

@@ -6,8 +6,6 @@ import { UsageError } from '../../errors';
 import { readSecret } from '../../input/prompts';
 import { describeKeyPlace } from '../../output/profile';
 
-/** What profile add and profile set share: their options, and a profile's state store password. */
-
 /** What `profile add` and `profile set` are given: --base-url is the global flag. */
 export interface ProfileOptions {
   name: string;
