@@ -47,7 +47,7 @@ function onTerminal(t: T, options: FakeContextOptions = {}) {
 }
 
 describe.concurrent('auth login on a terminal', () => {
-  it('prompts on stderr, reads the key in raw mode echoing nothing, and stores it', async (t) => {
+  it('prompts on stderr, reads the key in raw mode echoing nothing, and stores it; --with-token reads stdin instead, without prompting', async (t) => {
     const key = newApiKey();
     const { dir, stdin, ctx, io } = onTerminal(t);
     const done = login(ctx, { withToken: false });
@@ -62,6 +62,13 @@ describe.concurrent('auth login on a terminal', () => {
     expect(stdin.rawModes).toEqual([true, false]);
     expect(io.stderr.text()).toBe(`API key for profile "staging": \n${STORED} -p staging\n`);
     expect(io.stdout.text()).toBe('');
+    const piped = onTerminal(t);
+    const withToken = login(piped.ctx);
+    piped.stdin.end(`${key}\n`);
+    await withToken;
+    expect(storedKeys(piped.dir).staging).toBe(key);
+    expect(piped.stdin.rawModes).toEqual([]);
+    expect(piped.io.stderr.text()).not.toContain('API key for profile');
   });
 
   it.for([
@@ -76,17 +83,6 @@ describe.concurrent('auth login on a terminal', () => {
     expect(await error).toMatchObject(fields);
     expect(stdin.rawModes).toEqual([true, false]);
     expect(storedKeys(dir).staging).toBeUndefined();
-  });
-
-  it('--with-token reads stdin even on a terminal, without prompting', async (t) => {
-    const key = newApiKey();
-    const { dir, stdin, ctx, io } = onTerminal(t);
-    const done = login(ctx);
-    stdin.end(`${key}\n`);
-    await done;
-    expect(storedKeys(dir).staging).toBe(key);
-    expect(stdin.rawModes).toEqual([]);
-    expect(io.stderr.text()).not.toContain('API key for profile');
   });
 
   // PETCTL_NO_INPUT is the same fact: test/terminal.test.ts "the terminal facts".

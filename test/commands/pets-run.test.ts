@@ -102,21 +102,16 @@ describe.concurrent('pets list when the service has more (Link rel="next")', () 
 });
 
 describe.concurrent('pets add and get', () => {
-  it('pets add posts the NewPet and prints the created animal as a one-row table on a terminal', async (t) => {
+  it('pets add posts the NewPet and prints the created animal as a one-row table on a terminal; pets get prints the animal and warns on stderr that the operation is deprecated; --quiet silences the warning', async (t) => {
     const { server, run } = await servedContext(t);
-    server.reply(json(201, { id: 13, name: 'Rex', categoryId: 1, status: 'available' }));
-    const { ctx, io } = run({ stdoutColumns: 80, env: { NO_COLOR: '1' } });
-    await addRun({ name: 'Rex', categoryId: 1, status: 'available' }, ctx);
-    expect(io.stdout.text()).toBe('ID  NAME  CATEGORY  STATUS\n13  Rex   1         available\n');
+    server.reply(json(201, { id: 13, name: 'Rex', categoryId: 1, status: 'available' }), json(200, PETS[1]!), json(200, PETS[0]!));
+    const added = run({ stdoutColumns: 80, env: { NO_COLOR: '1' } });
+    await addRun({ name: 'Rex', categoryId: 1, status: 'available' }, added.ctx);
+    expect(added.io.stdout.text()).toBe('ID  NAME  CATEGORY  STATUS\n13  Rex   1         available\n');
     expect(server.requests[0]?.body).toBe('{"name":"Rex","categoryId":1,"status":"available"}');
-  });
-
-  it('pets get prints the animal and warns on stderr that the operation is deprecated; --quiet silences the warning', async (t) => {
-    const { server, run } = await servedContext(t);
-    server.reply(json(200, PETS[1]!), json(200, PETS[0]!));
     const { ctx, io } = run();
     await getRun({ petId: 2 }, ctx);
-    expect(server.requests[0]).toMatchObject({ method: 'GET', path: '/v1/pets/2' });
+    expect(server.requests[1]).toMatchObject({ method: 'GET', path: '/v1/pets/2' });
     expect(io.stdout.text()).toBe('2\tBella\t1\tpending\n');
     // The warning's words: test/spec/getting.test.ts.
     expect(io.stderr.text()).toMatch(/^warning: GET \/pets\/\{petId\} is deprecated/);

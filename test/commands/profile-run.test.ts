@@ -30,7 +30,7 @@ const TWO = {
   profiles: { production: { baseUrl: 'https://api.example.org/v1', apiKey: KEY }, staging: { baseUrl: 'https://staging.example.org/v1' } },
 };
 
-it.concurrent('profile list: on a terminal: a table with NAME, BASE URL and KEY, * on the active profile, keys masked; piped, TSV; csv', async (t) => {
+it.concurrent('profile list: on a terminal: a table with NAME, BASE URL and KEY, * on the active profile, keys masked; piped, TSV; csv; a profile written by hand without a base URL shows none, never the embedded sandbox', async (t) => {
   const { run } = setup(t, TWO);
   const { ctx, io } = run({ stdoutColumns: 100 });
   await profileListRun(ctx);
@@ -52,13 +52,9 @@ it.concurrent('profile list: on a terminal: a table with NAME, BASE URL and KEY,
   const csv = run({ globals: { output: 'csv' } });
   await profileListRun(csv.ctx);
   expect(csv.io.stdout.text().split('\n')[0]).toBe('active,name,baseUrl,key');
-});
-
-it.concurrent('profile list: a profile written by hand without a base URL shows none, never the embedded sandbox', async (t) => {
-  const { run } = setup(t, { activeProfile: 'broken', profiles: { broken: { baseUrl: 5 } } });
-  const { ctx, io } = run();
-  await profileListRun(ctx);
-  expect(io.stdout.text()).toBe('\tsandbox\tembedded sandbox (in-process)\tbuilt-in\n*\tbroken\tnone\tnone\n');
+  const broken = setup(t, { activeProfile: 'broken', profiles: { broken: { baseUrl: 5 } } }).run();
+  await profileListRun(broken.ctx);
+  expect(broken.io.stdout.text()).toBe('\tsandbox\tembedded sandbox (in-process)\tbuilt-in\n*\tbroken\tnone\tnone\n');
 });
 
 it.concurrent('profile show: the profile in use, lines labelled; a named one; overrides; an unknown one is exit 2', async (t) => {
