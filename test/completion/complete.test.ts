@@ -19,7 +19,7 @@ async function offered(words: string[], tree = program()): Promise<string[] | 'f
   return completion.kind === 'files' ? 'files' : completion.candidates.map((candidate) => candidate.value);
 }
 
-describe.concurrent('commands and subcommands', () => {
+describe.concurrent('commands, flags and values', () => {
   it.for<[string, string[], string[] | 'files']>([
     ['every visible top-level command, hidden __complete left out', [''], TOP],
     ['every visible top-level command, hidden __complete left out', [], TOP],
@@ -30,6 +30,34 @@ describe.concurrent('commands and subcommands', () => {
     ['global options before the command do not hide it', ['-p', 'staging', '-o', 'json', '--json', 'pe'], ['pets']],
     ['global options before the command do not hide it', ['--timeout=5', '-vq', 'pets', 'l'], ['list']],
     ['a leaf with no arguments offers nothing but its flags', ['pets', 'list', ''], []],
+    ['by prefix', ['pets', 'list', '--st'], ['--status', '--starting-token']],
+    ['by prefix', ['pets', 'add', '--c'], ['--category-id', '--column', '--concurrency']],
+    ['by prefix', ['--ma'], ['--max-wait']],
+    ['after "--" nothing is a flag', ['pets', 'get', '--', '-'], []],
+    ['--status and --output: their choices', ['pets', 'list', '--status', ''], ['available', 'pending', 'sold']],
+    ['--status and --output: their choices', ['pets', 'list', '-o', 'n'], ['ndjson']],
+    ['pets add --encoding: the encodings petctl reads', ['pets', 'add', '--encoding', 'win'], ['windows-1252', 'windows-1250', 'windows-1251']],
+    ['--flag=value forms keep the flag in the answer', ['pets', 'list', '--status=a'], ['--status=available']],
+    ['--flag=value forms keep the flag in the answer', ['--profile=st'], ['--profile=staging']],
+    ['--flag=value forms keep the flag in the answer', ['--json='], []],
+    ['-p/--profile and profile show|use|remove: profile names; profile add takes a new name', ['-p', ''], PROFILES],
+    ['-p/--profile and profile show|use|remove: profile names; profile add takes a new name', ['pets', 'list', '--profile', 's'], ['sandbox', 'staging']],
+    ['-p/--profile and profile show|use|remove: profile names; profile add takes a new name', ['-vp', ''], PROFILES],
+    ['-p/--profile and profile show|use|remove: profile names; profile add takes a new name', ['profile', 'show', 'pro'], ['production']],
+    ['-p/--profile and profile show|use|remove: profile names; profile add takes a new name', ['profile', 'use', 'pro'], ['production']],
+    ['-p/--profile and profile show|use|remove: profile names; profile add takes a new name', ['profile', 'remove', 'pro'], ['production']],
+    ['-p/--profile and profile show|use|remove: profile names; profile add takes a new name', ['profile', 'use', 'staging', ''], []],
+    ['-p/--profile and profile show|use|remove: profile names; profile add takes a new name', ['profile', 'add', ''], []],
+    ['a value given in the same word (-pdev) leaves the next word to the command', ['-pstaging', 'pe'], ['pets']],
+    ['a flag value is never mistaken for a command', ['-p', 'pets', ''], TOP],
+    ['a flag value is never mistaken for a command', ['--base-url', 'http://127.0.0.1:1/v1', 'pets', 'g'], ['get']],
+    ['free-form values offer nothing; <file> values ask the shell for paths', ['pets', 'add', '--name', ''], []],
+    ['free-form values offer nothing; <file> values ask the shell for paths', ['sandbox', '--data', ''], 'files'],
+    ['free-form values offer nothing; <file> values ask the shell for paths', ['pets', 'add', '--file', 'a'], 'files'],
+    ['free-form values offer nothing; <file> values ask the shell for paths', ['pets', 'add', '--file=a'], 'files'],
+    ['free-form values offer nothing; <file> values ask the shell for paths', ['pets', 'add', '--journal', ''], 'files'],
+    ['free-form values offer nothing; <file> values ask the shell for paths', ['pets', 'add', '--id-column', ''], []],
+    ['completion <shell>: the shells', ['completion', ''], ['bash', 'zsh', 'fish']],
   ])('%s: %j', async ([, words, expected]) => {
     expect(await offered(words)).toEqual(expected);
   });
@@ -70,46 +98,6 @@ describe.concurrent('flags', () => {
     expect(await offered(['sandbox', '--'])).not.toContain('--minute-ms');
     // "-" adds the short forms; the top level has --version.
     expect(await offered(['-'])).toEqual(expect.arrayContaining(['-p', '--profile', '-o', '--output', '-v', '-q', '-h', '--help', '-V', '--version']));
-  });
-
-  it.for<[string, string[], string[] | 'files']>([
-    ['by prefix', ['pets', 'list', '--st'], ['--status', '--starting-token']],
-    ['by prefix', ['pets', 'add', '--c'], ['--category-id', '--column', '--concurrency']],
-    ['by prefix', ['--ma'], ['--max-wait']],
-    ['after "--" nothing is a flag', ['pets', 'get', '--', '-'], []],
-  ])('%s: %j', async ([, words, expected]) => {
-    expect(await offered(words)).toEqual(expected);
-  });
-});
-
-describe.concurrent('values', () => {
-  it.for<[string, string[], string[] | 'files']>([
-    ['--status and --output: their choices', ['pets', 'list', '--status', ''], ['available', 'pending', 'sold']],
-    ['--status and --output: their choices', ['pets', 'list', '-o', 'n'], ['ndjson']],
-    ['pets add --encoding: the encodings petctl reads', ['pets', 'add', '--encoding', 'win'], ['windows-1252', 'windows-1250', 'windows-1251']],
-    ['--flag=value forms keep the flag in the answer', ['pets', 'list', '--status=a'], ['--status=available']],
-    ['--flag=value forms keep the flag in the answer', ['--profile=st'], ['--profile=staging']],
-    ['--flag=value forms keep the flag in the answer', ['--json='], []],
-    ['-p/--profile and profile show|use|remove: profile names; profile add takes a new name', ['-p', ''], PROFILES],
-    ['-p/--profile and profile show|use|remove: profile names; profile add takes a new name', ['pets', 'list', '--profile', 's'], ['sandbox', 'staging']],
-    ['-p/--profile and profile show|use|remove: profile names; profile add takes a new name', ['-vp', ''], PROFILES],
-    ['-p/--profile and profile show|use|remove: profile names; profile add takes a new name', ['profile', 'show', 'pro'], ['production']],
-    ['-p/--profile and profile show|use|remove: profile names; profile add takes a new name', ['profile', 'use', 'pro'], ['production']],
-    ['-p/--profile and profile show|use|remove: profile names; profile add takes a new name', ['profile', 'remove', 'pro'], ['production']],
-    ['-p/--profile and profile show|use|remove: profile names; profile add takes a new name', ['profile', 'use', 'staging', ''], []],
-    ['-p/--profile and profile show|use|remove: profile names; profile add takes a new name', ['profile', 'add', ''], []],
-    ['a value given in the same word (-pdev) leaves the next word to the command', ['-pstaging', 'pe'], ['pets']],
-    ['a flag value is never mistaken for a command', ['-p', 'pets', ''], TOP],
-    ['a flag value is never mistaken for a command', ['--base-url', 'http://127.0.0.1:1/v1', 'pets', 'g'], ['get']],
-    ['free-form values offer nothing; <file> values ask the shell for paths', ['pets', 'add', '--name', ''], []],
-    ['free-form values offer nothing; <file> values ask the shell for paths', ['sandbox', '--data', ''], 'files'],
-    ['free-form values offer nothing; <file> values ask the shell for paths', ['pets', 'add', '--file', 'a'], 'files'],
-    ['free-form values offer nothing; <file> values ask the shell for paths', ['pets', 'add', '--file=a'], 'files'],
-    ['free-form values offer nothing; <file> values ask the shell for paths', ['pets', 'add', '--journal', ''], 'files'],
-    ['free-form values offer nothing; <file> values ask the shell for paths', ['pets', 'add', '--id-column', ''], []],
-    ['completion <shell>: the shells', ['completion', ''], ['bash', 'zsh', 'fish']],
-  ])('%s: %j', async ([, words, expected]) => {
-    expect(await offered(words)).toEqual(expected);
   });
 });
 
