@@ -65,5 +65,4 @@ describe.concurrent('sandboxRun', () => {
     expect(statuses).toEqual([200, 200, 429]);
     await stop();
   });
-
 });

@@ -12,7 +12,8 @@ import { describeSeen, describeTarget, lastSeen, noneChosen, passwordText } from
 
 export async function profileShowRun(options: { name?: string }, ctx: Context): Promise<void> {
   const store = await ctx.profiles();
-  if (options.name !== undefined && store.get(options.name) === undefined) throw unknownProfile(options.name, store.list().map((profile) => profile.name));
+  const names = store.list().map((profile) => profile.name);
+  if (options.name !== undefined && store.get(options.name) === undefined) throw unknownProfile(options.name, names);
   let target: ResolvedTarget;
   try {
     target = resolveTarget(store, { profileFlag: options.name ?? ctx.globals.profile, baseUrlFlag: ctx.globals.baseUrl, env: ctx.env, sandboxDataFile: ctx.paths.sandboxDataFile });
@@ -20,7 +21,6 @@ export async function profileShowRun(options: { name?: string }, ctx: Context): 
   } catch (error) {
     // Offline, it can say so rather than stop: which profiles there are, and how to choose one.
     if (error instanceof PetctlError && error.code === 'no_profile') {
-      const names = store.list().map((profile) => profile.name);
       const { object, render } = noneChosen(names, store.path, ctx.globals.output);
       return writeResult(ctx, object, render);
     }
