@@ -1,12 +1,10 @@
 // The undici modules petctl loads directly: undici's index would load fetch, WebSocket, caches and mocks
 // (and zlib, http2, worker_threads) on every start. The pool and connect() only on the proxy path (api/transport.ts).
 declare module 'undici/lib/dispatcher/agent.js' {
-  import { Agent } from 'undici';
-  export default Agent;
+  export { Agent as default } from 'undici';
 }
 declare module 'undici/lib/dispatcher/env-http-proxy-agent.js' {
-  import { EnvHttpProxyAgent } from 'undici';
-  export default EnvHttpProxyAgent;
+  export { EnvHttpProxyAgent as default } from 'undici';
 }
 declare module 'undici/lib/api/api-request.js' {
   import type { Dispatcher } from 'undici';
@@ -14,8 +12,7 @@ declare module 'undici/lib/api/api-request.js' {
   export default request;
 }
 declare module 'undici/lib/dispatcher/pool.js' {
-  import { Pool } from 'undici';
-  export default Pool;
+  export { Pool as default } from 'undici';
 }
 declare module 'undici/lib/api/api-connect.js' {
   import type { Dispatcher } from 'undici';
