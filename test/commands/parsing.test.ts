@@ -41,16 +41,23 @@ async function parse(argv: string[], env: Record<string, string> = {}) {
 }
 
 describe('pets flags → options', () => {
-  it.for([
+  const id = expect.any(Function);
+  it.for<[string[], keyof typeof api, unknown[]]>([
     // pets list with no flags leaves limit and status to the server
-    [['pets', 'list'], 'listPets', { limit: undefined, status: undefined }],
-    [['pets', 'list', '--limit', '5', '--status', 'sold'], 'listPets', { limit: 5, status: 'sold' }],
-    [['pets', 'add', '--name', 'Rex, "the" dog', '--category-id', '9007199254740993', '--status', 'pending'], 'createPet', { name: 'Rex, "the" dog', categoryId: 9007199254740993n, status: 'pending' }],
+    [['pets', 'list'], 'listPets', [{ limit: undefined, status: undefined }]],
+    [['pets', 'list', '--limit', '5', '--status', 'sold'], 'listPets', [{ limit: 5, status: 'sold' }]],
+    [['pets', 'add', '--name', 'Rex, "the" dog', '--category-id', '9007199254740993', '--status', 'pending'], 'createPet', [{ name: 'Rex, "the" dog', categoryId: 9007199254740993n, status: 'pending' }]],
     // pets add: a small category id stays a number; no --status sends none
-    [['pets', 'add', '--category-id', '-7', '--name', 'Kit'], 'createPet', { name: 'Kit', categoryId: -7, status: undefined }],
-  ] as const)('%j asks %s for %o', async ([argv, endpoint, sent]) => {
+    [['pets', 'add', '--category-id', '-7', '--name', 'Kit'], 'createPet', [{ name: 'Kit', categoryId: -7, status: undefined }]],
+    // pets get <petId> takes an int64 id: a number while it is safe
+    [['pets', 'get', '9223372036854775807'], 'getPet', [9223372036854775807n, id, undefined]],
+    [['pets', 'get', '42'], 'getPet', [42, id, undefined]],
+    // --cache <duration> on pets list and pets get, in ms
+    [['pets', 'list', '--cache', '30s'], 'listPets', [{ limit: undefined, status: undefined, cacheForMs: 30_000 }]],
+    [['pets', 'get', '42', '--cache', '5m'], 'getPet', [42, id, 300_000]],
+  ])('%j asks %s for %o', async ([argv, endpoint, sent]) => {
     await parse([...argv]);
-    expect(api[endpoint]).toHaveBeenCalledExactlyOnceWith(FAKE_HTTP, sent);
+    expect(api[endpoint]).toHaveBeenCalledExactlyOnceWith(FAKE_HTTP, ...sent);
   });
 
   it.for([['Available', 'available'], ['SOLD', 'sold'], [' pending ', 'pending']])('--status %j is sent as %s, on list and add', async ([typed, sent]) => {
@@ -58,20 +65,6 @@ describe('pets flags → options', () => {
     expect(api.listPets).toHaveBeenCalledExactlyOnceWith(FAKE_HTTP, { limit: undefined, status: sent });
     await parse(['pets', 'add', '--name', 'Kit', '--category-id', '1', `--status=${typed!}`]);
     expect(api.createPet).toHaveBeenCalledExactlyOnceWith(FAKE_HTTP, { name: 'Kit', categoryId: 1, status: sent });
-  });
-
-  it('pets get <petId> takes an int64 id', async () => {
-    await parse(['pets', 'get', '9223372036854775807']);
-    expect(api.getPet).toHaveBeenCalledExactlyOnceWith(FAKE_HTTP, 9223372036854775807n, expect.any(Function), undefined);
-    await parse(['pets', 'get', '42']);
-    expect(api.getPet).toHaveBeenLastCalledWith(FAKE_HTTP, 42, expect.any(Function), undefined);
-  });
-
-  it('--cache <duration> on pets list and pets get, in ms', async () => {
-    await parse(['pets', 'list', '--cache', '30s']);
-    expect(api.listPets).toHaveBeenCalledExactlyOnceWith(FAKE_HTTP, { limit: undefined, status: undefined, cacheForMs: 30_000 });
-    await parse(['pets', 'get', '42', '--cache', '5m']);
-    expect(api.getPet).toHaveBeenLastCalledWith(FAKE_HTTP, 42, expect.any(Function), 300_000);
   });
 });
 
