@@ -96,13 +96,17 @@ describe.concurrent('auth login on a terminal', () => {
 });
 
 describe.concurrent('auth login from a pipe', () => {
-  it('stores the trimmed key in the profile in use (PETCTL_PROFILE), warning when PETCTL_API_KEY overrides it', async (t) => {
+  it('stores the trimmed key in the profile in use (PETCTL_PROFILE), warning when PETCTL_API_KEY overrides it; refuses an unknown profile without writing anything', async (t) => {
     const dir = configDirWith(STAGING);
     const key = newApiKey();
     const { ctx, io } = run(t, dir, { stdin: fakeStdin({ input: `\n  ${key}  \n` }), env: { PETCTL_PROFILE: 'staging', PETCTL_API_KEY: newApiKey() } });
     await login(ctx, { withToken: false });
     expect(storedKeys(dir).staging).toBe(key);
     expect(io.stderr.text()).toBe(`${STORED}\n${OVERRIDDEN}`);
+    const none = configDirWith();
+    const unknown = piped(t, none, newApiKey(), { globals: { profile: 'nope' } });
+    await expect(login(unknown.ctx)).rejects.toMatchObject({ exitCode: 2, code: 'usage_error' });
+    expect(fs.existsSync(path.join(none, 'config.json'))).toBe(false);
   });
 
   it.for([
@@ -114,13 +118,6 @@ describe.concurrent('auth login from a pipe', () => {
     await login(ctx);
     expect(storedKeys(dir).staging).toBe(next);
     expect(io.stderr.text()).toBe(`${words}\n`);
-  });
-
-  it('refuses an unknown profile without writing anything', async (t) => {
-    const dir = configDirWith();
-    const { ctx } = piped(t, dir, newApiKey(), { globals: { profile: 'nope' } });
-    await expect(login(ctx)).rejects.toMatchObject({ exitCode: 2, code: 'usage_error' });
-    expect(fs.existsSync(path.join(dir, 'config.json'))).toBe(false);
   });
 });
 

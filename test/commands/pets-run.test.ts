@@ -104,7 +104,8 @@ describe.concurrent('pets list when the service has more (Link rel="next")', () 
 describe.concurrent('pets add and get', () => {
   it('pets add posts the NewPet and prints the created animal as a one-row table on a terminal; pets get prints the animal and warns on stderr that the operation is deprecated; --quiet silences the warning', async (t) => {
     const { server, run } = await servedContext(t);
-    server.reply(json(201, { id: 13, name: 'Rex', categoryId: 1, status: 'available' }), json(200, PETS[1]!), json(200, PETS[0]!));
+    const created = { id: 13, name: 'Rex', categoryId: 1, status: 'available' };
+    server.reply(json(201, created), json(200, PETS[1]!), json(200, PETS[0]!));
     const added = run({ stdoutColumns: 80, env: { NO_COLOR: '1' } });
     await addRun({ name: 'Rex', categoryId: 1, status: 'available' }, added.ctx);
     expect(added.io.stdout.text()).toBe('ID  NAME  CATEGORY  STATUS\n13  Rex   1         available\n');
