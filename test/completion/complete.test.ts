@@ -88,17 +88,15 @@ describe.concurrent('petctl help <TAB>', () => {
   });
 });
 
-describe.concurrent('flags', () => {
-  it('"--" offers long flags: the command\'s own, --help, then the global ones; never hidden ones or --version below the top', async () => {
-    const flags = await offered(['pets', 'list', '--']);
-    expect(flags.slice(0, 6)).toEqual(['--limit', '--status', '--all', '--starting-token', '--cache', '--help']);
-    expect(flags).toEqual(expect.arrayContaining(['--profile', '--output', '--json', '--base-url', '--timeout', '--retries', '--max-wait', '--verbose', '--quiet', '--no-color', '--no-input', '--query']));
-    expect(flags).not.toContain('--version');
-    expect((flags as string[]).filter((flag) => !flag.startsWith('--'))).toEqual([]);
-    expect(await offered(['sandbox', '--'])).not.toContain('--minute-ms');
-    // "-" adds the short forms; the top level has --version.
-    expect(await offered(['-'])).toEqual(expect.arrayContaining(['-p', '--profile', '-o', '--output', '-v', '-q', '-h', '--help', '-V', '--version']));
-  });
+it.concurrent('"--" offers long flags: the command\'s own, --help, then the global ones; never hidden ones or --version below the top', async () => {
+  const flags = await offered(['pets', 'list', '--']);
+  expect(flags.slice(0, 6)).toEqual(['--limit', '--status', '--all', '--starting-token', '--cache', '--help']);
+  expect(flags).toEqual(expect.arrayContaining(['--profile', '--output', '--json', '--base-url', '--timeout', '--retries', '--max-wait', '--verbose', '--quiet', '--no-color', '--no-input', '--query']));
+  expect(flags).not.toContain('--version');
+  expect((flags as string[]).filter((flag) => !flag.startsWith('--'))).toEqual([]);
+  expect(await offered(['sandbox', '--'])).not.toContain('--minute-ms');
+  // "-" adds the short forms; the top level has --version.
+  expect(await offered(['-'])).toEqual(expect.arrayContaining(['-p', '--profile', '-o', '--output', '-v', '-q', '-h', '--help', '-V', '--version']));
 });
 
 it('renderCompletion: value<TAB>description lines, or :files', () => {
