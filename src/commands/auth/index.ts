@@ -32,9 +32,7 @@ With --no-input (PETCTL_NO_INPUT=1) it never prompts: pipe the key with --with-t
 The key is never a flag (it would land in shell history and ps output).`,
     )
     .action((options: { withToken?: boolean; verify: boolean; insecureStorage?: boolean }) =>
-      invoke(async (ctx) =>
-        (await import('./login')).loginRun({ withToken: options.withToken === true, verify: options.verify !== false, insecureStorage: options.insecureStorage === true }, ctx),
-      ),
+      invoke(async (ctx) => (await import('./login')).loginRun(options, ctx)),
     );
   auth
     .command('status')

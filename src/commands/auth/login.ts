@@ -8,12 +8,12 @@ import { validateApiKey } from '../../config/config-file';
 import { resolveProfileName } from '../../config/target';
 import { describeKeyChange, describeKeyLeftBehind, describeKeyPlace } from '../../output/profile';
 
-export async function loginRun(options: { withToken: boolean; verify: boolean; insecureStorage?: boolean }, ctx: Context): Promise<void> {
+export async function loginRun(options: { withToken?: boolean; verify: boolean; insecureStorage?: boolean }, ctx: Context): Promise<void> {
   const store = await ctx.profiles();
   const { name } = resolveProfileName(store, { profileFlag: ctx.globals.profile, env: ctx.env });
   const prompt = `API key for profile "${name}": `;
   const hint = 'echo "$KEY" | petctl auth login --with-token';
-  const key = validateApiKey(await readSecret(ctx, { what: 'API key', prompt, hint, fromStdin: options.withToken }));
+  const key = validateApiKey(await readSecret(ctx, { what: 'API key', prompt, hint, fromStdin: options.withToken === true }));
   if (options.verify) await checkKey(ctx, key);
   const placed = await store.setKey(name, key, { insecureStorage: options.insecureStorage });
   if (placed.keychainFailure) {
