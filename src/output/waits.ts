@@ -71,18 +71,14 @@ export function attemptsSpent(count: number, elapsedMs: number): string {
 
 export const waitWords: WaitWords = { notice: waitNotice, stop: requestStop, attempts: attemptsSpent };
 
-/** 1200 → "1,200", whatever the machine's locale. */
-export function formatCount(n: number): string {
-  return n.toLocaleString('en-US');
-}
-
 /** `1 row`, `1200 rows`: a count as it is (an import's rows and pages, cached answers). */
 export function plural(n: number, noun: string, count: string | number = n): string {
   return `${count} ${noun}${n === 1 ? '' : 's'}`;
 }
 
+/** `1,200 animals`, whatever the machine's locale. */
 export function formatCounted(n: number, noun: string): string {
-  return plural(n, noun, formatCount(n));
+  return plural(n, noun, n.toLocaleString('en-US'));
 }
 
 /** `error` in other words, with another hint: its class, code, status, body and a rate limit's facts kept. */

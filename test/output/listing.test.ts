@@ -2,7 +2,7 @@ import { beforeAll, describe, expect, it } from 'vitest';
 import { loadTable } from '../../src/output/records';
 import { shellWord } from '../../src/output/formats';
 import { continueCommand, continuePaginateCommand, hiddenValuesNote, listingProgress, openItemStream, openListingStream, stopLine } from '../../src/output/listing';
-import { formatCount } from '../../src/output/waits';
+import { formatCounted } from '../../src/output/waits';
 import { renderPets } from '../../src/output/pets';
 import { stringifyJson } from '../../src/schemas/json';
 import type { OutputFormat } from '../../src/globals';
@@ -82,7 +82,8 @@ describe('openItemStream (api --paginate)', () => {
 
 describe('what a stopped listing says', () => {
   it('counts with thousands separators, whatever the locale', () => {
-    expect([0, 999, 1200, 1234567].map(formatCount)).toEqual(['0', '999', '1,200', '1,234,567']);
+    const counts = [0, 999, 1200, 1234567].map((n) => formatCounted(n, 'row'));
+    expect(counts).toEqual(['0 rows', '999 rows', '1,200 rows', '1,234,567 rows']);
   });
 
   it('quotes a word only when a shell would read it otherwise, and a quote inside as \'\\\'\'', () => {
