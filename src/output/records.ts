@@ -21,10 +21,7 @@ export interface RecordColumn<Row> extends Column<Row> {
 export type RenderOptions = { tty: boolean; level: ColorLevel; width?: number };
 
 export function renderOptions({ terminal }: { terminal: Pick<Terminal, 'stdoutIsTerminal' | 'colorLevel' | 'stdoutWidth'> }): RenderOptions {
-  const tty = terminal.stdoutIsTerminal;
-  const level = terminal.colorLevel();
-  const width = terminal.stdoutWidth();
-  return width === undefined ? { tty, level } : { tty, level, width };
+  return { tty: terminal.stdoutIsTerminal, level: terminal.colorLevel(), width: terminal.stdoutWidth() };
 }
 
 /** A list in the chosen format (docs/output.md). No rows gives '' (table, tsv, ndjson), `[]\n` (json) or the header
