@@ -38,8 +38,7 @@ export function renderTable<Row>(columns: readonly Column<Row>[], rows: readonly
   rows.forEach((row, rowIndex) => {
     table.push(
       columns.map((column, columnIndex) => {
-        const full = texts[rowIndex]![columnIndex]!;
-        const text = displayWidth(full) > widths[columnIndex]! ? truncateToWidth(full, widths[columnIndex]!) : full;
+        const text = truncateToWidth(texts[rowIndex]![columnIndex]!, widths[columnIndex]!);
         const style = level > 0 ? column.color?.(row, chalk) : undefined;
         return style ? style(text) : text;
       }),
@@ -50,14 +49,12 @@ export function renderTable<Row>(columns: readonly Column<Row>[], rows: readonly
   return `${lines.map((line) => line.trimEnd()).join('\n')}\n`;
 }
 
-let segmenter: Intl.Segmenter | undefined;
+const segmenter = new Intl.Segmenter();
 
-/** Cut between grapheme clusters, ending in `…` when anything was cut. */
-export function truncateToWidth(text: string, maxWidth: number, ellipsis = '…'): string {
+/** Cut between grapheme clusters, ending in `…` when anything was cut (a cut column is never under 5 wide). */
+export function truncateToWidth(text: string, maxWidth: number): string {
   if (displayWidth(text) <= maxWidth) return text;
-  const budget = maxWidth - displayWidth(ellipsis);
-  if (budget < 0) return '';
-  segmenter ??= new Intl.Segmenter();
+  const budget = maxWidth - 1;
   let kept = '';
   let width = 0;
   for (const { segment } of segmenter.segment(text)) {
@@ -65,7 +62,7 @@ export function truncateToWidth(text: string, maxWidth: number, ellipsis = '…'
     if (width > budget) break;
     kept += segment;
   }
-  return kept + ellipsis;
+  return `${kept}…`;
 }
 
 function fitColumnWidths<Row>(columns: readonly Column<Row>[], texts: readonly string[][], terminalWidth: number | undefined): number[] {
