@@ -70,20 +70,16 @@ function applyQuery(expression: string, value: unknown): unknown {
   };
   const { parse: realParse, stringify: realStringify } = JSON;
   // jmespath parses `literals` with JSON.parse and to_string() uses JSON.stringify: during the search both are exact.
-  JSON.parse = ((text: string, reviver?: Parameters<typeof JSON.parse>[1]) => {
-    const parsed: unknown = reviver ? realParse(text, reviver) : parseJson(text);
-    return mapLeaves(parsed, wrap);
-  }) as typeof JSON.parse;
+  // Each is called with one argument only (jmespath.js, lossless-json).
+  JSON.parse = ((text: string) => mapLeaves(parseJson(text), wrap)) as typeof JSON.parse;
   // lossless-json writes each string, boolean and null with JSON.stringify itself: those go to the real one.
-  JSON.stringify = ((value: unknown, ...rest: unknown[]) =>
-    rest.length > 0 || typeof value !== 'object' || value === null
-      ? realStringify(value, ...(rest as []))
-      : stringifyJson(mapLeaves(value, unwrap))) as typeof JSON.stringify;
+  JSON.stringify = ((value: unknown) =>
+    typeof value !== 'object' || value === null ? realStringify(value) : stringifyJson(mapLeaves(value, unwrap))
+  ) as typeof JSON.stringify;
   try {
     // max_by and min_by over strings give undefined: JMESPath has no such value, and it means null.
     return mapLeaves(jmespath.search(mapLeaves(value, wrap), expression), unwrap) ?? null;
   } catch (error) {
-    if (error instanceof PetctlError) throw error;
     // jmespath.js puts "TypeError: " inside its messages; the name of a JS error class means nothing here.
     throw queryError(`--query could not be applied: ${(error as Error).message.replace(/^\w*Error: /, '')}`);
   } finally {
@@ -106,9 +102,8 @@ function isPlainObject(value: unknown): value is Record<string, unknown> {
   return proto === Object.prototype || proto === null;
 }
 
-function isScalarLine(value: unknown): value is string | number | bigint {
-  return typeof value === 'string' || typeof value === 'number' || typeof value === 'bigint';
-}
+/** A string or a number: a plain line in table format, a csv field as it is. */
+const isScalarLine = (value: unknown) => ['string', 'number', 'bigint'].includes(typeof value);
 
 /** JSON (ndjson: a line an item); in table format strings and numbers as plain lines, so `--query '[].name'` feeds
  * `while read`. */
@@ -141,8 +136,7 @@ const isScalar = (value: unknown) => value === null || ['string', 'number', 'big
 
 function cell(value: unknown): CsvValue {
   if (value === undefined || value === null) return undefined;
-  if (typeof value === 'string' || typeof value === 'number' || typeof value === 'bigint' || isLosslessNumber(value)) return value;
-  return stringifyJson(value);
+  return isScalarLine(value) || isLosslessNumber(value) ? (value as CsvValue) : stringifyJson(value);
 }
 
 /** Their result is their first argument's elements, reordered: the names stay. */
