@@ -13,25 +13,18 @@ export function stateStoreLine(notice: StoreNotice): string {
   }
 }
 
+type FixedFailure = Exclude<StoreFailure, { ms: number } | { text: string }>['kind'];
+
+const FAILURE_WORDS: Record<FixedFailure, string> = {
+  bad_time_reply: 'its TIME reply is not two integers',
+  wrongpass: 'the server refused the user name or password (WRONGPASS)',
+  noauth: 'the server requires a password (NOAUTH)',
+  closed: 'the connection was closed',
+  not_redis: "the server does not speak Redis's protocol",
+  not_tls: 'the server does not speak TLS: try redis:// rather than rediss://',
+};
+
 function failureText(failure: StoreFailure): string {
-  switch (failure.kind) {
-    case 'no_answer':
-      return `no answer within ${failure.ms / 1000}s`;
-    case 'no_connection':
-      return `no connection within ${failure.ms / 1000}s`;
-    case 'bad_time_reply':
-      return 'its TIME reply is not two integers';
-    case 'wrongpass':
-      return 'the server refused the user name or password (WRONGPASS)';
-    case 'noauth':
-      return 'the server requires a password (NOAUTH)';
-    case 'closed':
-      return 'the connection was closed';
-    case 'not_redis':
-      return "the server does not speak Redis's protocol";
-    case 'not_tls':
-      return 'the server does not speak TLS: try redis:// rather than rediss://';
-    case 'error':
-      return failure.text;
-  }
+  if ('ms' in failure) return `no ${failure.kind === 'no_answer' ? 'answer' : 'connection'} within ${failure.ms / 1000}s`;
+  return 'text' in failure ? failure.text : FAILURE_WORDS[failure.kind];
 }
