@@ -1,15 +1,6 @@
-import type { PetStatus } from '../schemas/constants';
 import type { Pet } from '../schemas/pet';
-import type { ChalkInstance } from 'chalk';
 import type { OutputFormat } from '../globals';
 import { renderRecord, renderRecords, type RecordColumn, type RenderOptions } from './records';
-
-const STATUS_STYLE: Record<PetStatus, (chalk: ChalkInstance) => (text: string) => string> = {
-  available: (chalk) => chalk.green,
-  pending: (chalk) => chalk.yellow,
-  // dim rather than gray: bright black vanishes on some dark themes (Solarized).
-  sold: (chalk) => chalk.dim,
-};
 
 /** ID, NAME, CATEGORY, STATUS; in csv: id,name,categoryId,status (the spec's property names). */
 const PET_COLUMNS: readonly RecordColumn<Pet>[] = [
@@ -21,7 +12,8 @@ const PET_COLUMNS: readonly RecordColumn<Pet>[] = [
     key: 'status',
     header: 'STATUS',
     value: (pet) => pet.status,
-    color: (pet, chalk) => (pet.status ? STATUS_STYLE[pet.status]?.(chalk) : undefined),
+    // dim rather than gray: bright black vanishes on some dark themes (Solarized).
+    color: (pet, chalk) => pet.status && { available: chalk.green, pending: chalk.yellow, sold: chalk.dim }[pet.status],
   },
 ];
 
