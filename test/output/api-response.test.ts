@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { renderBody, renderHead } from '../../src/output/api-response';
 
-/** A JSON body is pretty JSON through output/json.ts: its escapes on a terminal are pets.test.ts's "json and ndjson on a terminal". */
+/** A JSON body is pretty JSON through output/formats.ts: its escapes on a terminal are listing.test.ts's "openItemStream". */
 
 const HOSTILE = 'x\u001b]0;PWNED\u0007\rEVIL\u202e';
 const SHOWN = 'x\\x1b]0;PWNED\\x07\\rEVIL\\u202e';
