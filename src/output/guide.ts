@@ -11,15 +11,13 @@ export type GuideBlock =
 /** A guide laid out as plain text for a terminal `width` columns wide (never under 40). */
 export function renderGuide(blocks: GuideBlock[], width: number): string {
   const columns = Math.max(40, width);
-  let text = '';
-  let previous: GuideBlock | undefined;
-  for (const block of blocks) {
+  const text = blocks.map((block, index) => {
+    const previous = blocks[index - 1];
     // A list's items follow one another; every other block stands apart by a blank line.
-    if (previous !== undefined) text += 'item' in block && 'item' in previous ? '\n' : '\n\n';
-    previous = block;
-    text += renderBlock(block, columns);
-  }
-  return `${text}\n`;
+    const gap = previous === undefined ? '' : 'item' in block && 'item' in previous ? '\n' : '\n\n';
+    return gap + renderBlock(block, columns);
+  });
+  return `${text.join('')}\n`;
 }
 
 function renderBlock(block: GuideBlock, columns: number): string {
