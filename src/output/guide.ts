@@ -58,15 +58,10 @@ function renderTable(rows: string[][], width: number): string {
   const widths = Array.from({ length: columnCount }, (_, column) => Math.max(...rows.map((row) => displayWidth(row[column] ?? ''))));
   const leading = widths.slice(0, -1).reduce((sum, cell) => sum + cell + 2, 0);
   if (leading <= width / 2) {
-    return rows
-      .map((row) => {
-        const left = row
-          .slice(0, -1)
-          .map((cell, column) => cell + ' '.repeat(widths[column]! - displayWidth(cell) + 2))
-          .join('');
-        return hanging(row[columnCount - 1] ?? '', left, ' '.repeat(leading), width).trimEnd();
-      })
-      .join('\n');
+    const pad = (cell: string, column: number) => cell + ' '.repeat(widths[column]! - displayWidth(cell) + 2);
+    const left = (row: string[]) => row.slice(0, -1).map(pad).join('');
+    const indent = ' '.repeat(leading);
+    return rows.map((row) => hanging(row[columnCount - 1] ?? '', left(row), indent, width).trimEnd()).join('\n');
   }
   const [header = [], ...body] = rows;
   return body
