@@ -64,9 +64,8 @@ function statusLine(stderr: OutStream, live: boolean) {
       if (!live) return;
       shown = text;
       // The terminal's last column would wrap the cursor on some terminals: one column short of it.
-      const columns = positive(stderr.columns);
-      const line = safeLine(text);
-      stderr.write(`${ERASE_LINE}${columns !== undefined && columns > 10 && line.length > columns - 1 ? line.slice(0, columns - 1) : line}`);
+      const columns = positive(stderr.columns) ?? 0;
+      stderr.write(`${ERASE_LINE}${columns > 10 ? safeLine(text).slice(0, columns - 1) : safeLine(text)}`);
     },
     clear(): void {
       if (shown !== undefined) stderr.write(ERASE_LINE);
