@@ -153,13 +153,11 @@ function namedColumns(node: AstNode | undefined): string[] | undefined {
     case 'Projection':
     case 'FilterProjection':
     case 'ValueProjection':
-      // `[].tags[]` ends in the identity of its flattening: the names are the left side's.
-      return namedColumns(right?.type === 'Identity' ? left : right);
     case 'Subexpression':
     case 'Pipe':
-      return namedColumns(right);
     case 'Flatten':
-      return namedColumns(left);
+      // The last step names the fields; a flattening has one side, and `[].tags[]` ends in its identity: the left's.
+      return namedColumns(right === undefined || right.type === 'Identity' ? left : right);
     case 'Function':
       return node.name !== undefined && REORDERING.has(node.name) ? namedColumns(left) : undefined;
     default:
