@@ -37,15 +37,10 @@ const FUNCTIONS = new Set(
 );
 
 /** jmespath.js reports an unknown function only when it is called; this finds one in the parsed tree. */
-function unknownFunction(node: unknown): string | undefined {
-  if (typeof node !== 'object' || node === null) return undefined;
-  const { type, name, children } = node as AstNode;
-  if (type === 'Function' && name !== undefined && !FUNCTIONS.has(name)) return name;
-  for (const child of children ?? []) {
-    const found = unknownFunction(child);
-    if (found !== undefined) return found;
-  }
-  return undefined;
+function unknownFunction(node: AstNode | null | undefined): string | undefined {
+  if (node?.type === 'Function' && node.name !== undefined && !FUNCTIONS.has(node.name)) return node.name;
+  // A slice's children are numbers and nulls: no node, no children.
+  return node?.children?.map(unknownFunction).find((name) => name !== undefined);
 }
 
 export function compileQuery(expression: string) {
@@ -55,7 +50,7 @@ export function compileQuery(expression: string) {
   } catch (error) {
     throw queryError(`--query is not a valid JMESPath expression: ${(error as Error).message}`);
   }
-  const unknown = unknownFunction(ast);
+  const unknown = unknownFunction(ast as AstNode);
   if (unknown !== undefined) throw queryError(`--query calls an unknown function: ${unknown}()`);
   // The parsed tree names a result's fields for csv; apply takes bigints in and gives bigints out.
   return { expression, ast, apply: (value: unknown) => applyQuery(expression, value) };
