@@ -6,20 +6,20 @@ import { createTestTerminal } from './helpers/terminal';
 
 const ERASE = '\r\x1b[K';
 
-it.each([
-  [{ stdoutTTY: true, stderrTTY: true, stdinTTY: true }, { personWatching: true, canPrompt: true }],
-  [{ stdoutTTY: false, stderrTTY: true, stdinTTY: true }, { personWatching: false, canPrompt: true }],
-  [{ stdoutTTY: true, stderrTTY: false, stdinTTY: true }, { personWatching: false, canPrompt: false }],
-  [{ stdoutTTY: true, stderrTTY: true, stdinTTY: false }, { personWatching: true, canPrompt: false }],
-  [{ stdoutTTY: true, stderrTTY: true, stdinTTY: true, noInput: true }, { personWatching: true, canPrompt: false }],
-  [{ stdoutTTY: true, stderrTTY: true, stdinTTY: true, env: { PETCTL_NO_INPUT: '1' } }, { personWatching: true, canPrompt: false }],
-  [{ stdoutTTY: true, stderrTTY: true, stdinTTY: true, env: { PETCTL_NO_INPUT: 'true' } }, { personWatching: true, canPrompt: false }],
-  [{ stdoutTTY: true, stderrTTY: true, stdinTTY: true, env: { PETCTL_NO_INPUT: '' } }, { personWatching: true, canPrompt: true }],
-  [{ stdoutTTY: true, stderrTTY: true, stdinTTY: true, env: { PETCTL_NO_INPUT: 'false' } }, { personWatching: true, canPrompt: true }],
-  [{ stdoutTTY: true, stderrTTY: true, stdinTTY: true, env: { PETCTL_NO_INPUT: '0' } }, { personWatching: true, canPrompt: true }],
-])('the terminal facts: %o → %o', (options, expected) => {
+const ALL = { stdoutTTY: true, stderrTTY: true, stdinTTY: true };
+type Facts = [options: Parameters<typeof createTestTerminal>[0], personWatching: boolean, canPrompt: boolean];
+
+it.each<Facts>([
+  [ALL, true, true],
+  [{ ...ALL, stdoutTTY: false }, false, true],
+  [{ ...ALL, stderrTTY: false }, false, false],
+  [{ ...ALL, stdinTTY: false }, true, false],
+  [{ ...ALL, noInput: true }, true, false],
+  ...['1', 'true'].map((value): Facts => [{ ...ALL, env: { PETCTL_NO_INPUT: value } }, true, false]),
+  ...['', 'false', '0'].map((value): Facts => [{ ...ALL, env: { PETCTL_NO_INPUT: value } }, true, true]),
+])('the terminal facts: %o → personWatching %s, canPrompt %s', (options, personWatching, canPrompt) => {
   const { terminal } = createTestTerminal(options);
-  expect({ personWatching: terminal.personWatching(), canPrompt: terminal.canPrompt() }).toEqual(expected);
+  expect({ personWatching: terminal.personWatching(), canPrompt: terminal.canPrompt() }).toEqual({ personWatching, canPrompt });
 });
 
 describe('the status line', () => {
