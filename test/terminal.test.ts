@@ -19,7 +19,8 @@ it.each<Facts>([
   ...['', 'false', '0'].map((value): Facts => [{ ...ALL, env: { PETCTL_NO_INPUT: value } }, true, true]),
 ])('the terminal facts: %o → personWatching %s, canPrompt %s', (options, personWatching, canPrompt) => {
   const { terminal } = createTestTerminal(options);
-  expect({ personWatching: terminal.personWatching(), canPrompt: terminal.canPrompt() }).toEqual({ personWatching, canPrompt });
+  const facts = { personWatching: terminal.personWatching(), canPrompt: terminal.canPrompt() };
+  expect(facts).toEqual({ personWatching, canPrompt });
 });
 
 describe('the status line', () => {

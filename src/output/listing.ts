@@ -20,7 +20,7 @@ export interface ItemStream<T> {
 export function openListingStream(format: OutputFormat, options: RenderOptions, out: (chunk: string) => void): ItemStream<Pet> {
   if (format === 'json' || format === 'ndjson') return openItemStream(format, options.tty, out);
   if (options.tty && format === 'table') return bufferedStream((pets) => out(renderPets(pets, format, options)));
-  // Piped, each page as it renders; csv's header line (the column keys, no quoted newline) once, ending at its LF.
+  // Piped, each page as it renders; csv's header line (its keys, no quoted newline) once, ending at its LF.
   let headed = false;
   return {
     write(pets) {

@@ -13,7 +13,8 @@ const PET_COLUMNS: readonly RecordColumn<Pet>[] = [
     header: 'STATUS',
     value: (pet) => pet.status,
     // dim rather than gray: bright black vanishes on some dark themes (Solarized).
-    color: (pet, chalk) => pet.status && { available: chalk.green, pending: chalk.yellow, sold: chalk.dim }[pet.status],
+    color: (pet, chalk) =>
+      pet.status && { available: chalk.green, pending: chalk.yellow, sold: chalk.dim }[pet.status],
   },
 ];
 

@@ -151,7 +151,7 @@ function namedColumns(node: AstNode | undefined): string[] | undefined {
     case 'Subexpression':
     case 'Pipe':
     case 'Flatten':
-      // The last step names the fields; a flattening has one side, and `[].tags[]` ends in its identity: the left's.
+      // The last step names the fields; a flattening has one side, `[].tags[]` ends in its identity: the left's.
       return namedColumns(right === undefined || right.type === 'Identity' ? left : right);
     case 'Function':
       return node.name !== undefined && REORDERING.has(node.name) ? namedColumns(left) : undefined;

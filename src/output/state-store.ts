@@ -25,6 +25,6 @@ const FAILURE_WORDS: Record<FixedFailure, string> = {
 };
 
 function failureText(failure: StoreFailure): string {
-  if ('ms' in failure) return `no ${failure.kind === 'no_answer' ? 'answer' : 'connection'} within ${failure.ms / 1000}s`;
+  if ('ms' in failure) return `${failure.kind.replace('_', ' ')} within ${failure.ms / 1000}s`;
   return 'text' in failure ? failure.text : FAILURE_WORDS[failure.kind];
 }
