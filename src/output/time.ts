@@ -25,7 +25,7 @@ export function formatLocalDate(epochMs: number): string {
 }
 
 /** `14:32:05` when `epochMs` falls on the same local day as `now`, else `2026-11-26 14:32:05`. */
-export function formatLocalTime(epochMs: number, now: number = Date.now()): string {
+export function formatLocalTime(epochMs: number, now: number): string {
   const d = new Date(epochMs);
   const time = `${pad(d.getHours())}:${pad(d.getMinutes())}:${pad(d.getSeconds())}`;
   return formatLocalDate(epochMs) === formatLocalDate(now) ? time : `${formatLocalDate(epochMs)} ${time}`;
