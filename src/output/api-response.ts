@@ -1,7 +1,7 @@
 import { STATUS_CODES } from 'node:http';
 import { parseJson } from '../schemas/json';
 import type { OutputFormat } from '../globals';
-import { safeLine, safeText } from '../sanitize';
+import { safeLine, safeLines } from '../sanitize';
 import { jsonLines, jsonText } from './formats';
 
 type RawAnswer = { status: number; text: string; headers: Record<string, string | string[] | undefined> };
@@ -27,7 +27,7 @@ export function answerJson(text: string): { value: unknown } | undefined {
 /** The body as sent (ending in a newline, for `$(…)` and `wc -l`), JSON pretty on a terminal or with -o json, a line an item with -o ndjson. */
 export function renderBody(text: string, format: OutputFormat, stdoutIsTTY: boolean): string {
   const asSent = text === '' || text.endsWith('\n') ? text : `${text}\n`;
-  const shown = stdoutIsTTY ? safeText(asSent, { tab: true, newline: true }) : asSent;
+  const shown = stdoutIsTTY ? safeLines(asSent) : asSent;
   if (format === 'csv' || (format === 'table' && !stdoutIsTTY)) return shown;
   const json = answerJson(text);
   if (json === undefined) return shown;

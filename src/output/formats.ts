@@ -3,7 +3,7 @@ import type { LosslessNumber } from 'lossless-json';
 import { stringify } from 'csv-stringify/sync';
 import type { OutputFormat } from '../globals';
 import { stringifyJson } from '../schemas/json';
-import { safeText, stdoutJson } from '../sanitize';
+import { safeLines, safeText, stdoutJson } from '../sanitize';
 
 /** `value` undefined: shown as MISSING_VALUE, so every line keeps its fields. `color`: a style, not styled text
  * (the table truncates first, so no reset is cut off). `truncate`: may be cut with `…` (if none says so, any may). */
@@ -46,7 +46,7 @@ const FORMULA_START = /^[=+\-@\t\r]/;
 /** A header line, then a record per row, quoted as RFC 4180 says with LF ends as gh and jq; piped, values verbatim but for formulas. */
 export function renderCsv<Row>(columns: readonly CsvColumn<Row>[], rows: readonly Row[], options: { tty?: boolean } = {}): string {
   // On a terminal, controls but tabs and newlines (CSV quotes those) become escapes; headers too (a query's keys).
-  const shown = options.tty ? (text: string) => safeText(text, { tab: true, newline: true }) : (text: string) => text;
+  const shown = options.tty ? safeLines : (text: string) => text;
   const text = (value: string) => shown(FORMULA_START.test(value) ? `'${value}` : value);
   const field = (value: CsvValue) => (value === undefined ? '' : typeof value === 'string' ? text(value) : String(value));
   const records = [columns.map((column) => field(column.header)), ...rows.map((row) => columns.map((column) => field(column.value(row))))];
