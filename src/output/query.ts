@@ -24,6 +24,7 @@ interface AstNode {
   type?: string;
   name?: string;
   children?: AstNode[];
+  value?: AstNode;
 }
 
 /** Exit 2, like any bad flag value. */
@@ -39,8 +40,9 @@ const FUNCTIONS = new Set(
 /** jmespath.js reports an unknown function only when it is called; this finds one in the parsed tree. */
 function unknownFunction(node: AstNode | null | undefined): string | undefined {
   if (node?.type === 'Function' && node.name !== undefined && !FUNCTIONS.has(node.name)) return node.name;
-  // A slice's children are numbers and nulls: no node, no children.
-  return node?.children?.map(unknownFunction).find((name) => name !== undefined);
+  // A slice's children are numbers and nulls: no node, no children. A `{key: value}` entry holds its value apart.
+  const inner = node?.type === 'KeyValuePair' ? [node.value] : node?.children;
+  return inner?.map(unknownFunction).find((name) => name !== undefined);
 }
 
 export function compileQuery(expression: string) {

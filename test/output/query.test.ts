@@ -36,7 +36,7 @@ describe('--query (JMESPath)', () => {
   });
 
   it('a malformed expression is a usage error (exit 2), as is a function on the wrong type: no stack trace', () => {
-    for (const bad of ['[', '[?id ==', 'a.[', ']', '`{bad json`', 'nope(@)', '']) {
+    for (const bad of ['[', '[?id ==', 'a.[', ']', '`{bad json`', 'nope(@)', '[?false].{a: nope(@)}', '']) {
       expect(thrown(() => compileQuery(bad), PetctlError)).toMatchObject({ exitCode: 2, code: 'invalid_query' });
     }
     expect(() => query('abs([0].name)')).toThrow(/--query could not be applied/);
