@@ -128,8 +128,11 @@ function renderQueryCsv(value: unknown, query: { expression: string; ast: unknow
   return renderCsv(keys.map((key) => ({ header: key, value: (row: Record<string, unknown>) => cell(row[key]) })), value, { tty });
 }
 
-const isObject = (value: unknown): value is Record<string, unknown> => typeof value === 'object' && value !== null && !Array.isArray(value);
-const isScalar = (value: unknown) => value === null || ['string', 'number', 'bigint', 'boolean'].includes(typeof value);
+// A decimal a double cannot hold exactly stays a LosslessNumber object: a number all the same.
+const isObject = (value: unknown): value is Record<string, unknown> =>
+  typeof value === 'object' && value !== null && !Array.isArray(value) && !isLosslessNumber(value);
+const isScalar = (value: unknown) =>
+  value === null || isLosslessNumber(value) || ['string', 'number', 'bigint', 'boolean'].includes(typeof value);
 
 function cell(value: unknown): CsvValue {
   if (value === undefined || value === null) return undefined;

@@ -125,6 +125,7 @@ describe('--query with -o csv', () => {
     expect(csv('@', value, false)).toBe(expected);
     expect(csv('@', value, true)).toBe(expected);
     expect(csv('[].id', value)).toBe('id\n-2\n3\n');
+    expect(csv('[].d', value)).toBe('d\n-0.10000000000000000000001\n');
     expect(csv("[].\"=k\"", value)).toBe("'=k\n'-2+3\n'@SUM(1+1)\n");
   });
 
@@ -134,6 +135,7 @@ describe('--query with -o csv', () => {
     ['[0].name', 'a string', "'[[0].name]'"],
     ['contains([].id, `2`)', 'a boolean', "'[contains([].id, `2`)]'"],
     ['nothing', 'null', "'[nothing]'"],
+    ['`0.10000000000000000000001`', 'a number', "'[`0.10000000000000000000001`]'"],
     // jmespath.js's max_by finds no string above -Infinity and gives undefined: a null, not "a number".
     ['max_by(@, &name)', 'null', "'[max_by(@, &name)]'"],
   ])('%s gives %s: a usage error naming the outputs that print it, and the brackets that make it a record', (expression, shape, bracketed) => {
