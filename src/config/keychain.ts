@@ -24,56 +24,46 @@ export interface KeySet extends SecretPlacement {
 /** `insecureStorage`: --insecure-storage, config.json without trying the keychain. */
 export type StoreOptions = { insecureStorage?: boolean };
 
-export class SecretPlaces {
-  readonly #env: Readonly<NodeJS.ProcessEnv>;
+type Env = Readonly<NodeJS.ProcessEnv>;
 
-  constructor(env: Readonly<NodeJS.ProcessEnv>) {
-    this.#env = env;
+/** In the keychain when one answers (unless the file is asked for), else as it is for the file. */
+export async function placeSecret(env: Env, name: string, secret: string, options: StoreOptions = {}): Promise<{ stored: StoredSecret; placement: SecretPlacement }> {
+  if (options.insecureStorage) return { stored: secret, placement: { storage: 'config file' } };
+  // An account of its own, so that config directories sharing one keychain never meet; 8 hex digits without node:crypto.
+  const suffix = Math.floor(Math.random() * 0x1_0000_0000).toString(16).padStart(8, '0');
+  const ref: KeychainRef = { store: 'keychain', service: 'petctl', account: `${name}/${suffix}` };
+  try {
+    await askKeychain(env, 'set', ref, secret);
+    return { stored: ref, placement: { storage: 'keychain' } };
+  } catch (error) {
+    if (!(error instanceof KeychainUnavailableError)) throw error;
+    return { stored: secret, placement: { storage: 'config file', keychainFailure: error } };
   }
+}
 
-  read(ref: KeychainRef): Promise<string | undefined> {
-    return askKeychain(this.#env, 'get', ref);
+/** Read (to say what it was) and deleted; one that cannot be deleted is left, and why is said. */
+export async function retireSecret(env: Env, ref: KeychainRef): Promise<Pick<KeySet, 'previous' | 'leftBehind'>> {
+  const previous = await askKeychain(env, 'get', ref).catch(() => undefined);
+  try {
+    await askKeychain(env, 'delete', ref);
+    return { previous };
+  } catch (error) {
+    if (!(error instanceof KeychainUnavailableError)) throw error;
+    return { previous, leftBehind: { ref, reason: error.reason } };
   }
+}
 
-  /** In the keychain when one answers (unless the file is asked for), else as it is for the file. */
-  async place(name: string, secret: string, options: StoreOptions = {}): Promise<{ stored: StoredSecret; placement: SecretPlacement }> {
-    if (options.insecureStorage) return { stored: secret, placement: { storage: 'config file' } };
-    // An account of its own, so that config directories sharing one keychain never meet; 8 hex digits without node:crypto.
-    const suffix = Math.floor(Math.random() * 0x1_0000_0000).toString(16).padStart(8, '0');
-    const ref: KeychainRef = { store: 'keychain', service: 'petctl', account: `${name}/${suffix}` };
+/** `strict`: a keychain that does not answer is an error (nothing changed: config.json keeps the reference). */
+export async function forgetSecrets(env: Env, secrets: ReadonlyArray<StoredSecret | undefined>, strict: boolean): Promise<void> {
+  for (const secret of secrets) {
+    if (!isKeychainRef(secret)) continue;
     try {
-      await askKeychain(this.#env, 'set', ref, secret);
-      return { stored: ref, placement: { storage: 'keychain' } };
+      await askKeychain(env, 'delete', secret);
     } catch (error) {
-      if (!(error instanceof KeychainUnavailableError)) throw error;
-      return { stored: secret, placement: { storage: 'config file', keychainFailure: error } };
-    }
-  }
-
-  /** Read (to say what it was) and deleted; one that cannot be deleted is left, and why is said. */
-  async retire(ref: KeychainRef): Promise<Pick<KeySet, 'previous' | 'leftBehind'>> {
-    const previous = await this.read(ref).catch(() => undefined);
-    try {
-      await askKeychain(this.#env, 'delete', ref);
-      return { previous };
-    } catch (error) {
-      if (!(error instanceof KeychainUnavailableError)) throw error;
-      return { previous, leftBehind: { ref, reason: error.reason } };
-    }
-  }
-
-  /** `strict`: a keychain that does not answer is an error (nothing changed: config.json keeps the reference). */
-  async forget(secrets: ReadonlyArray<StoredSecret | undefined>, strict: boolean): Promise<void> {
-    for (const secret of secrets) {
-      if (!isKeychainRef(secret)) continue;
-      try {
-        await askKeychain(this.#env, 'delete', secret);
-      } catch (error) {
-        if (!strict) continue;
-        throw error instanceof KeychainUnavailableError
-          ? new KeychainUnavailableError(error.reason, 'nothing was removed; run it again once the keychain answers')
-          : error;
-      }
+      if (!strict) continue;
+      throw error instanceof KeychainUnavailableError
+        ? new KeychainUnavailableError(error.reason, 'nothing was removed; run it again once the keychain answers')
+        : error;
     }
   }
 }
@@ -100,8 +90,9 @@ process.stdin.setEncoding('utf8').on('data', (c) => { input += c; }).on('end', (
   process.stdout.write(JSON.stringify(reply));
 });`;
 
-/** `get` answers the secret (undefined: the keychain has none). */
-async function askKeychain(env: Readonly<NodeJS.ProcessEnv>, op: 'get' | 'set' | 'delete', ref: KeychainRef, secret?: string): Promise<string | undefined> {
+/** `env`: the environment the keychain is reached through (D-Bus's address on Linux); `get` answers the secret
+ * (undefined: the keychain has none). */
+export async function askKeychain(env: Env, op: 'get' | 'set' | 'delete', ref: KeychainRef, secret?: string): Promise<string | undefined> {
   let binding: string;
   try {
     binding = require.resolve('@napi-rs/keyring');

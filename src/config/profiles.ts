@@ -5,7 +5,7 @@ import { ensurePrivateDir, readJsonFile, withFileLock, writeFileAtomic } from '.
 import type { PetctlPaths } from './paths';
 import { checkConfigFiles } from './permissions';
 import { type ConfigDocument, type KeychainRef, type ProfileEntry, SANDBOX_PROFILE, type Snapshot, type StoredSecret, checkedConfig, isKeychainRef, isRecord, parseConfig, profileNames, storedSecret, toDocument, unknownProfile, validateApiKey, validateProfileName } from './config-file';
-import { type KeySet, SecretPlaces, type SecretPlacement, type SecretStorage, type StoreOptions, storageOf } from './keychain';
+import { type KeySet, type SecretPlacement, type SecretStorage, type StoreOptions, askKeychain, forgetSecrets, placeSecret, retireSecret, storageOf } from './keychain';
 import { validateStateUrl } from './state-url';
 import { validateBaseUrl } from './url-check';
 
@@ -37,17 +37,17 @@ export class ProfileStore {
   #paths: PetctlPaths;
   #snapshot: Snapshot;
   #conf?: Conf<ConfigDocument>;
-  #secrets: SecretPlaces;
+  #env: Readonly<NodeJS.ProcessEnv>;
 
   constructor(paths: PetctlPaths, snapshot: Snapshot, env: Readonly<NodeJS.ProcessEnv>) {
     this.#paths = paths;
     this.path = paths.configFile;
     this.#snapshot = snapshot;
-    this.#secrets = new SecretPlaces(env);
+    this.#env = env;
   }
 
   async readSecret(ref: KeychainRef): Promise<string | undefined> {
-    return this.#secrets.read(ref);
+    return askKeychain(this.#env, 'get', ref);
   }
 
   /** The chosen profile (maybe removed by hand), or the sandbox while no other exists; undefined when others exist
@@ -78,7 +78,7 @@ export class ProfileStore {
     const exists = () => new UsageError(`profile ${JSON.stringify(name)} already exists`, `to change it and keep its key, run petctl profile set ${name} --base-url <url>`);
     // Checked before a password goes to the keychain, and again under the lock.
     if (this.#snapshot.profiles.has(name)) throw exists();
-    const password = settings.statePassword === undefined ? undefined : await this.#secrets.place(name, settings.statePassword);
+    const password = settings.statePassword === undefined ? undefined : await placeSecret(this.#env, name, settings.statePassword);
     await this.#change((doc) => {
       const now = parseConfig(doc);
       if (now.profiles.has(name)) throw exists();
@@ -94,7 +94,7 @@ export class ProfileStore {
     }
     const changed = { ...(changes.baseUrl === undefined ? {} : { baseUrl: validateBaseUrl(changes.baseUrl, '--base-url') }), ...checkedStateUrl(changes) };
     if (!this.#snapshot.profiles.has(name)) throw this.#unknown(name);
-    const password = changes.statePassword === undefined ? undefined : await this.#secrets.place(name, changes.statePassword);
+    const password = changes.statePassword === undefined ? undefined : await placeSecret(this.#env, name, changes.statePassword);
     let replaced: unknown;
     await this.#change((doc) => {
       const entry = existingEntry(doc, name)!;
@@ -102,7 +102,7 @@ export class ProfileStore {
       // Everything else the entry holds (the key above all) stays as it is.
       doc.profiles[name] = { ...entry, ...changed, ...(password && { statePassword: password.stored }) };
     }, password?.stored);
-    await this.#secrets.forget([storedSecret(replaced)], false);
+    await forgetSecrets(this.#env, [storedSecret(replaced)], false);
     return password?.placement;
   }
 
@@ -121,7 +121,7 @@ export class ProfileStore {
     const entry = this.#snapshot.profiles.get(name);
     if (entry === undefined) throw this.#unknown(name);
     // A keychain that cannot delete the secrets keeps the profile, so its references are not lost.
-    await this.#secrets.forget([entry.apiKey, entry.statePassword], true);
+    await forgetSecrets(this.#env, [entry.apiKey, entry.statePassword], true);
     await this.#change((doc) => {
       existingEntry(doc, name);
       delete doc.profiles[name];
@@ -134,7 +134,7 @@ export class ProfileStore {
   async setKey(name: string, key: string, options: StoreOptions = {}): Promise<KeySet> {
     validateApiKey(key);
     if (!this.#snapshot.profiles.has(name) && name !== SANDBOX_PROFILE) throw this.#unknown(name);
-    const placed = await this.#secrets.place(name, key, options);
+    const placed = await placeSecret(this.#env, name, key, options);
     let replaced: unknown;
     await this.#change((doc) => {
       const entry = existingEntry(doc, name);
@@ -143,13 +143,13 @@ export class ProfileStore {
     }, placed.stored);
     // A key kept in the file before is gone with the write above; one in the keychain goes too, wherever the new one went.
     if (typeof replaced === 'string' && replaced !== '') return { ...placed.placement, replaced: true, previous: replaced };
-    return isKeychainRef(replaced) ? { ...placed.placement, replaced: true, ...(await this.#secrets.retire(replaced)) } : { ...placed.placement, replaced: false };
+    return isKeychainRef(replaced) ? { ...placed.placement, replaced: true, ...(await retireSecret(this.#env, replaced)) } : { ...placed.placement, replaced: false };
   }
 
   async clearKey(name: string): Promise<SecretStorage | undefined> {
     const stored = this.#snapshot.profiles.get(name)?.apiKey;
     // Out of the keychain first: a keychain that does not answer keeps the reference, and says so.
-    await this.#secrets.forget([stored], true);
+    await forgetSecrets(this.#env, [stored], true);
     let removed: StoredSecret | undefined;
     await this.#change((doc) => {
       const entry = existingEntry(doc, name);
@@ -161,7 +161,7 @@ export class ProfileStore {
       else doc.profiles[name] = rest;
     });
     // Stored by another process since this one read the file: it goes too.
-    if (isKeychainRef(removed) && (!isKeychainRef(stored) || removed.account !== stored.account)) await this.#secrets.forget([removed], false);
+    if (isKeychainRef(removed) && (!isKeychainRef(stored) || removed.account !== stored.account)) await forgetSecrets(this.#env, [removed], false);
     return storageOf(removed);
   }
 
@@ -179,7 +179,7 @@ export class ProfileStore {
       if (JSON.stringify(doc) !== before) conf.store = doc;
       this.#snapshot = parseConfig(doc);
     }).catch(async (error: unknown) => {
-      await this.#secrets.forget([placed], false);
+      await forgetSecrets(this.#env, [placed], false);
       throw error;
     });
   }
