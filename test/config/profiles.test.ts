@@ -154,9 +154,10 @@ it('the built-in sandbox profile: not added, replaced or removed; a key of its o
   expect((await usageError(store.remove('sandbox'))).message).toMatch(/cannot be removed/);
   expect(store.get('sandbox')?.baseUrl).toBeUndefined();
   expect(fs.existsSync(paths.configFile)).toBe(false);
-  // Its key: clearing it drops its entry.
+  // Its key, which leaves it the only profile and so the one used; clearing it drops its entry.
   await store.setKey('sandbox', 'my-sandbox-key');
   expect(store.get('sandbox')).toEqual({ name: 'sandbox', apiKey: 'my-sandbox-key', builtIn: true });
+  expect(store.activeName()).toBe('sandbox');
   expect(await store.clearKey('sandbox')).toBe('config file');
   expect(readConfigFile(paths)).toEqual({ profiles: {} });
   expect(await store.clearKey('sandbox')).toBeUndefined();

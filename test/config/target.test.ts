@@ -20,20 +20,6 @@ async function configuredStore(options: { active?: string | null; sandboxKey?: s
 
 describe('resolveProfileName', () => {
   it.each([
-    // flag,       PETCTL_PROFILE, active,       → name,        source
-    [undefined, undefined, 'sandbox', 'sandbox', 'active'],
-    [undefined, undefined, 'production', 'production', 'active'],
-    [undefined, '', 'production', 'production', 'active'],
-    [undefined, 'staging', 'production', 'staging', 'env'],
-    ['sandbox', 'staging', 'production', 'sandbox', 'flag'],
-    ['staging', undefined, 'production', 'staging', 'flag'],
-  ] as const)('flag %s, PETCTL_PROFILE %s, active %s → %s from %s', async (profileFlag, envProfile, active, name, source) => {
-    const store = await configuredStore({ active });
-    const env = envProfile === undefined ? {} : { PETCTL_PROFILE: envProfile };
-    expect(resolveProfileName(store, { profileFlag, env })).toEqual({ name, source });
-  });
-
-  it.each([
     ['prod', {}, '--profile'],
     [undefined, { PETCTL_PROFILE: 'qa' }, 'PETCTL_PROFILE'],
   ] as const)('an unknown profile (%s %j) is a usage error (exit 2), naming it, its source and the known ones', async (profileFlag, env, from) => {
@@ -56,13 +42,6 @@ describe('resolveProfileName', () => {
     expect(resolveProfileName(store, { env: { PETCTL_PROFILE: 'staging' } })).toEqual({ name: 'staging', source: 'env' });
   });
 
-  it('uses the sandbox with no set-up while it is the only profile, even with a stored sandbox key', async () => {
-    const store = await openProfileStore(tempPaths());
-    expect(resolveProfileName(store, { env: {} })).toEqual({ name: 'sandbox', source: 'active' });
-    await store.setKey('sandbox', 'my-sandbox-key');
-    expect(resolveProfileName(store, { env: {} })).toEqual({ name: 'sandbox', source: 'active' });
-  });
-
   it('an active profile removed by hand is reported, not switched, and is an unknown profile too (exit 2)', async () => {
     const { store } = await tempStore({ activeProfile: 'gone', profiles: {} });
     // The store reports it as it is rather than switching on its own.
@@ -71,11 +50,6 @@ describe('resolveProfileName', () => {
     const error = thrown(() => resolveProfileName(store, { env: {} }), UsageError);
     expect(error).toMatchObject({ exitCode: 2, code: 'usage_error' });
     expect(error.message).toMatch(/"gone" from the active profile/);
-  });
-
-  it('an empty --profile is a usage error', async () => {
-    const store = await configuredStore();
-    thrown(() => resolveProfileName(store, { profileFlag: '', env: {} }), UsageError);
   });
 });
 
@@ -86,9 +60,10 @@ describe('resolveTarget', () => {
     ['sandbox with a stored key', { sandboxKey: 'my-sandbox-key' }, { profile: 'sandbox', baseUrlSource: 'sandbox', apiKey: 'my-sandbox-key', keySource: 'profile', keyStorage: 'config file' }],
     ['PETCTL_API_KEY beats the sandbox key', { sandboxKey: 'my-sandbox-key', env: { PETCTL_API_KEY: 'env-key' } }, { profile: 'sandbox', apiKey: 'env-key', keySource: 'env', keyStorage: 'config file' }],
     ['sandbox pointed elsewhere by PETCTL_BASE_URL keeps its key', { env: { PETCTL_BASE_URL: 'http://127.0.0.1:9000/v1/' } }, { profile: 'sandbox', baseUrl: 'http://127.0.0.1:9000/v1', baseUrlSource: 'env', apiKey: SANDBOX_DEFAULT_KEY, keySource: 'sandbox-default' }],
-    ['the active profile', { active: 'production' }, { profile: 'production', profileSource: 'active', activeProfile: 'production', baseUrl: 'https://api.example.org/v1', baseUrlSource: 'profile', apiKey: PROD_KEY, keySource: 'profile', keyStorage: 'config file', identity: 'https://api.example.org/v1' }],
+    ['the active profile (an empty PETCTL_PROFILE is unset)', { active: 'production', env: { PETCTL_PROFILE: '' } }, { profile: 'production', profileSource: 'active', activeProfile: 'production', baseUrl: 'https://api.example.org/v1', baseUrlSource: 'profile', apiKey: PROD_KEY, keySource: 'profile', keyStorage: 'config file', identity: 'https://api.example.org/v1' }],
     ['-p picks a profile other than the active one', { profileFlag: 'production' }, { profile: 'production', profileSource: 'flag', activeProfile: 'sandbox', baseUrl: 'https://api.example.org/v1', apiKey: PROD_KEY }],
     ['PETCTL_PROFILE picks a profile', { env: { PETCTL_PROFILE: 'production' } }, { profile: 'production', profileSource: 'env', apiKey: PROD_KEY }],
+    ['-p beats PETCTL_PROFILE and the active profile', { active: 'production', profileFlag: 'sandbox', env: { PETCTL_PROFILE: 'staging' } }, { profile: 'sandbox', profileSource: 'flag' }],
     ['PETCTL_API_KEY beats the stored key', { profileFlag: 'production', env: { PETCTL_API_KEY: 'env-key' } }, { apiKey: 'env-key', keySource: 'env', keyStorage: 'config file' }],
     ['an empty PETCTL_API_KEY is unset', { profileFlag: 'production', env: { PETCTL_API_KEY: '' } }, { apiKey: PROD_KEY, keySource: 'profile' }],
     ['a profile without a key gets none (and no sandbox default)', { profileFlag: 'staging' }, { profile: 'staging', baseUrl: 'https://staging.example.org/v1', apiKey: undefined, keySource: undefined, keyStorage: undefined }],
@@ -108,7 +83,8 @@ describe('resolveTarget', () => {
     [{ env: { PETCTL_BASE_URL: 'ftp://api.example.org' } }, /^PETCTL_BASE_URL must use https/],
     // A key that cannot go in a header, never echoed.
     [{ env: { PETCTL_API_KEY: 'sk live s3cret' } }, /^PETCTL_API_KEY contains spaces/],
-  ])('refuses a bad base URL or key from %j', async (options, message) => {
+    [{ profileFlag: '' }, /^--profile needs a profile name/],
+  ])('refuses a bad profile name, base URL or key from %j', async (options, message) => {
     const store = await configuredStore();
     const error = thrown(() => target(store, options), UsageError);
     expect(error.message).toMatch(message);
