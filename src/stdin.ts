@@ -25,18 +25,15 @@ export async function readWhole(stream: NodeJS.ReadableStream, signal: AbortSign
 /** `source`, until `signal` aborts: then InterruptedError at once, even while a chunk is awaited. */
 export async function* chunksUntilAborted<T>(source: AsyncIterable<T>, signal: AbortSignal): AsyncGenerator<T> {
   const iterator = source[Symbol.asyncIterator]();
-  let done = false;
   try {
     for (;;) {
       const next = await untilAborted(iterator.next(), signal, () => new InterruptedError());
-      if (next.done) {
-        done = true;
-        return;
-      }
+      if (next.done) return;
       yield next.value;
     }
   } finally {
-    // A read still pending when the signal came ends with the process; awaiting it could hang.
-    if (!done && !signal.aborted) await iterator.return?.();
+    // A read still pending when the signal came ends with the process; awaiting it could hang. (After the last
+    // chunk, return() does nothing.)
+    if (!signal.aborted) await iterator.return?.();
   }
 }

@@ -23,20 +23,14 @@ function parse(raw: string, label: string): URL {
     schemeWords: 'redis:// or rediss://',
     path: [/^\/?(\d{1,5})?$/, 'may only name a database number after the host (e.g. /0)'],
   });
-  // The URL parser keeps a stray `%` as it is: decoding the password would fail later, far from here.
-  if (!decodable(url.username) || !decodable(url.password)) {
+  // The URL parser keeps a stray `%` as it is: decoding the password would fail later, far from here. The `:` between
+  // the two ends an escape cut short, so this fails exactly when either one alone would.
+  try {
+    decodeURIComponent(`${url.username}:${url.password}`);
+  } catch {
     throw new UsageError(`${label} has a user name or password that is not valid percent-encoding`, 'write % as %25, or give the password apart: PETCTL_STATE_PASSWORD or --state-password-stdin');
   }
   return url;
-}
-
-function decodable(text: string): boolean {
-  try {
-    decodeURIComponent(text);
-    return true;
-  } catch {
-    return false;
-  }
 }
 
 /** As given, the scheme lower-cased and a trailing `/` dropped. */
