@@ -48,16 +48,11 @@ it('validateBaseUrl says why plain http is refused and where it is allowed, name
   expect(refusal('sk_live_s3cret').message).not.toContain('s3cret');
 });
 
-it.each([
-  ...['localhost', 'LocalHost', '127.0.0.1', '127.0.0.5', '127.255.255.255', '::1', '[::1]', '0:0:0:0:0:0:0:1'],
-  '[0::1]',
-])('isLoopbackHost: %s is loopback', (host) => {
-  expect(isLoopbackHost(host)).toBe(true);
-});
-
-it.each([
-  ...['128.0.0.1', '10.0.0.1', '0.0.0.0', '::', '[::2]', 'localhost.', 'foo.localhost', '127.0.0.1.nip.io'],
-  ...['127.0.0.256', 'example.org', ''],
-])('isLoopbackHost: %j is not loopback', (host) => {
-  expect(isLoopbackHost(host)).toBe(false);
+const loopback = ['localhost', 'LocalHost', '127.0.0.1', '127.0.0.5', '127.255.255.255', '::1', '[::1]'];
+loopback.push('0:0:0:0:0:0:0:1', '[0::1]');
+const notLoopback = ['128.0.0.1', '10.0.0.1', '0.0.0.0', '::', '[::2]', 'localhost.', 'foo.localhost', '127.0.0.1.nip.io'];
+notLoopback.push('127.0.0.256', 'example.org', '');
+const hosts = [...loopback.map((host) => [host, true] as const), ...notLoopback.map((host) => [host, false] as const)];
+it.each(hosts)('isLoopbackHost(%j) is %s', (host, is) => {
+  expect(isLoopbackHost(host)).toBe(is);
 });
