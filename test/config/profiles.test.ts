@@ -36,30 +36,15 @@ it('a fresh install: has only the sandbox, active, without a base URL or key; re
   expect([statAfter.ino, statAfter.mtimeMs]).toEqual([statBefore.ino, statBefore.mtimeMs]);
 });
 
-it('adds, lists, uses, stores keys and removes, persisting each step', async () => {
-  const { paths, store } = await tempStore();
-  await store.add('staging', 'https://staging.example.org/v1/');
-  await store.add('production', PROD);
-  expect(names(store)).toEqual(['sandbox', 'production', 'staging']);
-  expect(store.get('staging')).toEqual({ name: 'staging', baseUrl: 'https://staging.example.org/v1', apiKey: undefined, builtIn: false });
-  await store.use('staging');
-  await store.setKey('staging', 'sk_staging_0123456789');
-  const reopened = await openProfileStore(paths);
-  expect([reopened.activeName(), reopened.get('staging')?.apiKey]).toEqual(['staging', 'sk_staging_0123456789']);
-  expect(await reopened.clearKey('staging')).toBe('config file');
-  expect(reopened.get('staging')?.apiKey).toBeUndefined();
-  await reopened.remove('production');
-  const last = await openProfileStore(paths);
-  expect([names(last), last.activeName()]).toEqual([['sandbox', 'staging'], 'staging']);
-});
-
-it('writes the documented shape, tab-indented as conf writes it, which conf itself reads back', async () => {
+it('adds, lists, uses, stores keys and removes, writing each step in the documented shape, tab-indented as conf writes it, which conf itself reads back', async () => {
   const { paths, store } = await tempStore();
   await store.add('production', PROD);
   await store.setKey('production', 'sk_live_0123456789abcdef');
-  await store.add('eu.staging', 'https://staging.example.org/v1');
+  await store.add('eu.staging', 'https://staging.example.org/v1/');
   await store.setKey('sandbox', 'my-sandbox-key');
   await store.use('production');
+  expect(names(store)).toEqual(['sandbox', 'eu.staging', 'production']);
+  expect(store.get('eu.staging')).toEqual({ name: 'eu.staging', baseUrl: 'https://staging.example.org/v1', apiKey: undefined, builtIn: false });
   const profiles = {
     production: { baseUrl: PROD, apiKey: 'sk_live_0123456789abcdef' },
     'eu.staging': { baseUrl: 'https://staging.example.org/v1' },
@@ -71,6 +56,13 @@ it('writes the documented shape, tab-indented as conf writes it, which conf itse
   const conf = new Conf<Record<string, unknown>>({ cwd: paths.dir, configName: 'config', accessPropertiesByDotNotation: false });
   expect(conf.path).toBe(paths.configFile);
   expect(conf.get('profiles')).toEqual(profiles);
+  const reopened = await openProfileStore(paths);
+  expect([reopened.activeName(), reopened.get('production')?.apiKey]).toEqual(['production', 'sk_live_0123456789abcdef']);
+  expect(await reopened.clearKey('production')).toBe('config file');
+  expect(reopened.get('production')).toEqual({ name: 'production', baseUrl: PROD, apiKey: undefined, builtIn: false });
+  await reopened.remove('eu.staging');
+  const last = await openProfileStore(paths);
+  expect([names(last), last.activeName()]).toEqual([['sandbox', 'production'], 'production']);
 });
 
 it('removing the chosen profile leaves none chosen while others exist, and the sandbox once none is left', async () => {
