@@ -32,8 +32,8 @@ export async function* chunksUntilAborted<T>(source: AsyncIterable<T>, signal: A
       yield next.value;
     }
   } finally {
-    // A read still pending when the signal came ends with the process; awaiting it could hang. (After the last
-    // chunk, return() does nothing.)
+    // A read still pending when the signal came ends with the process; awaiting it could hang. (After the
+    // last chunk, return() does nothing.)
     if (!signal.aborted) await iterator.return?.();
   }
 }

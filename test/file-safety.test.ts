@@ -30,23 +30,27 @@ function contentAndMode(file: string): [string, number] {
   return [fs.readFileSync(file, 'utf8'), fs.statSync(file).mode];
 }
 
-it.skipIf(process.platform === 'win32')('temporary files of atomic writes have unpredictable names: a symlink at the name an earlier petctl used (<file>.<pid>.<n>.tmp) is never touched; exclusive creation fails on anything already at the name', () => {
-  const { dir, victim } = sharedFolder();
-  const file = path.join(dir, 'state.json');
-  for (let n = 1; n <= 50; n++) fs.symlinkSync(victim, `${file}.${process.pid}.${n}.tmp`);
-  const before = contentAndMode(victim);
+describe.skipIf(process.platform === 'win32')('temporary files of atomic writes', () => {
+  // A symlink at each name an earlier petctl used (<file>.<pid>.<n>.tmp) is never touched.
+  it('have unpredictable names; exclusive creation fails on anything already at the name', () => {
+    const { dir, victim } = sharedFolder();
+    const file = path.join(dir, 'state.json');
+    for (let n = 1; n <= 50; n++) fs.symlinkSync(victim, `${file}.${process.pid}.${n}.tmp`);
+    const before = contentAndMode(victim);
 
-  for (let i = 0; i < 5; i++) writeFileAtomic(file, `{"n":${i}}\n`);
+    for (let i = 0; i < 5; i++) writeFileAtomic(file, `{"n":${i}}\n`);
 
-  expect(contentAndMode(victim)).toEqual(before);
-  expect(fs.readFileSync(file, 'utf8')).toBe('{"n":4}\n');
-  expect(fs.statSync(file).mode & 0o777).toBe(0o600);
-  expect(fs.readdirSync(dir).filter((name) => !name.startsWith('state.json.'))).toEqual(['state.json']);
-  expect(tempPathFor(file)).not.toBe(tempPathFor(file));
-  // The exclusive creation under them fails on anything already at the name, a symlink above all.
-  expect(() => createExclusive(`${file}.${process.pid}.1.tmp`)).toThrow(expect.objectContaining({ code: 'EEXIST' }));
-  expect(() => createExclusive(victim)).toThrow(expect.objectContaining({ code: 'EEXIST' }));
-  expect(contentAndMode(victim)).toEqual(before);
+    expect(contentAndMode(victim)).toEqual(before);
+    expect(fs.readFileSync(file, 'utf8')).toBe('{"n":4}\n');
+    expect(fs.statSync(file).mode & 0o777).toBe(0o600);
+    expect(fs.readdirSync(dir).filter((name) => !name.startsWith('state.json.'))).toEqual(['state.json']);
+    expect(tempPathFor(file)).not.toBe(tempPathFor(file));
+    // The exclusive creation under them fails on anything already at the name, a symlink above all.
+    for (const taken of [`${file}.${process.pid}.1.tmp`, victim]) {
+      expect(() => createExclusive(taken)).toThrow(expect.objectContaining({ code: 'EEXIST' }));
+    }
+    expect(contentAndMode(victim)).toEqual(before);
+  });
 });
 
 /** A symlink planted at a writer's name, to the user's file (its folder at a lock's): refused, the link and its target as they were. */

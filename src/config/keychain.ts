@@ -26,9 +26,11 @@ export type StoreOptions = { insecureStorage?: boolean };
 
 type Env = Readonly<NodeJS.ProcessEnv>;
 
-/** In the keychain when one answers (unless the file is asked for), else as it is for the file. */
-export async function placeSecret(env: Env, name: string, secret: string, options: StoreOptions = {}): Promise<{ stored: StoredSecret; placement: SecretPlacement }> {
-  if (options.insecureStorage) return { stored: secret, placement: { storage: 'config file' } };
+type Placed = { stored: StoredSecret; placement: SecretPlacement };
+
+/** In the keychain when one answers (unless `insecure`: --insecure-storage), else as it is for the file. */
+export async function placeSecret(env: Env, name: string, secret: string, insecure?: boolean): Promise<Placed> {
+  if (insecure) return { stored: secret, placement: { storage: 'config file' } };
   // An account of its own, so that config directories sharing one keychain never meet; 8 hex digits without node:crypto.
   const suffix = Math.floor(Math.random() * 0x1_0000_0000).toString(16).padStart(8, '0');
   const ref: KeychainRef = { store: 'keychain', service: 'petctl', account: `${name}/${suffix}` };
@@ -53,8 +55,13 @@ export async function retireSecret(env: Env, ref: KeychainRef): Promise<Pick<Key
   }
 }
 
-/** `strict`: a keychain that does not answer is an error (nothing changed: config.json keeps the reference). */
-export async function forgetSecrets(env: Env, secrets: ReadonlyArray<StoredSecret | undefined>, strict: boolean): Promise<void> {
+/** `strict`: a keychain that does not answer is an error (nothing changed: config.json keeps the
+ * reference). */
+export async function forgetSecrets(
+  env: Env,
+  secrets: ReadonlyArray<StoredSecret | undefined>,
+  strict: boolean,
+): Promise<void> {
   for (const secret of secrets) {
     if (!isKeychainRef(secret)) continue;
     try {
@@ -90,8 +97,8 @@ process.stdin.setEncoding('utf8').on('data', (c) => { input += c; }).on('end', (
   process.stdout.write(JSON.stringify(reply));
 });`;
 
-/** `env`: the environment the keychain is reached through (D-Bus's address on Linux); `get` answers the secret
- * (undefined: the keychain has none). */
+/** `env`: the environment the keychain is reached through (D-Bus's address on Linux); `get` answers the
+ * secret (undefined: the keychain has none). */
 export async function askKeychain(env: Env, op: 'get' | 'set' | 'delete', ref: KeychainRef, secret?: string): Promise<string | undefined> {
   let binding: string;
   try {

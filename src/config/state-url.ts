@@ -23,8 +23,8 @@ function parse(raw: string, label: string): URL {
     schemeWords: 'redis:// or rediss://',
     path: [/^\/?(\d{1,5})?$/, 'may only name a database number after the host (e.g. /0)'],
   });
-  // The URL parser keeps a stray `%` as it is: decoding the password would fail later, far from here. The `:` between
-  // the two ends an escape cut short, so this fails exactly when either one alone would.
+  // The URL parser keeps a stray `%` as it is: decoding the password would fail later, far from here. The
+  // `:` between the two ends an escape cut short, so this fails exactly when either one alone would.
   try {
     decodeURIComponent(`${url.username}:${url.password}`);
   } catch {
