@@ -30,15 +30,12 @@ export function lockPathOf(file: string): string {
 export function withFileLock<T>(file: string, fn: () => Promise<T> | T): Promise<T> {
   // Takers in this process queue rather than fight over the lock directory, whose retries back off.
   const result = (lockQueues.get(file) ?? Promise.resolve()).then(() => lockAndRun(file, fn));
-  const tail = result.catch(() => undefined);
-  lockQueues.set(file, tail);
-  void tail.then(() => {
-    if (lockQueues.get(file) === tail) lockQueues.delete(file);
-  });
+  lockQueues.set(file, result.then(() => undefined, () => undefined));
   return result;
 }
 
-const lockQueues = new Map<string, Promise<unknown>>();
+/** Each file's last taker, settled to nothing (no result kept): one entry per file petctl locks, a handful. */
+const lockQueues = new Map<string, Promise<void>>();
 
 async function lockAndRun<T>(file: string, fn: () => Promise<T> | T): Promise<T> {
   fs.mkdirSync(path.dirname(file), { recursive: true, mode: 0o700 });
