@@ -134,7 +134,7 @@ export class ProfileStore {
   async setKey(name: string, key: string, options: StoreOptions = {}): Promise<KeySet> {
     validateApiKey(key);
     if (!this.#snapshot.profiles.has(name) && name !== SANDBOX_PROFILE) throw this.#unknown(name);
-    const placed = await placeSecret(this.#env, name, key, options);
+    const placed = await placeSecret(this.#env, name, key, options.insecureStorage);
     let replaced: unknown;
     await this.#change((doc) => {
       const entry = existingEntry(doc, name);
