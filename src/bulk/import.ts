@@ -108,15 +108,13 @@ export async function bulkAdd(options: BulkAddOptions, ctx: ImportHost, report: 
   report.scanned(scan, { ignored, refused, resumed: resumed !== undefined, label });
   const { invalid, rows, toSend, unknown } = scan;
   const { skipInvalid, dryRun } = options;
-  const refuse = () => new ImportStopped({ kind: 'invalid_input', invalid, rows, skipInvalid, dryRun });
-  if (refused) throw refuse();
-
-  if (options.dryRun) {
+  if (dryRun) {
     const done = scan.skippedCount;
     report.dryRun({ rows, valid: rows - invalid, invalid, wouldSend: toSend, done, unknown, journal: journalPath });
-    if (invalid > 0) throw refuse();
-    return undefined;
   }
+  // A dry run refuses invalid rows once its figures are told, --skip-invalid or not.
+  if (refused || (dryRun && invalid > 0)) throw new ImportStopped({ kind: 'invalid_input', invalid, rows, skipInvalid, dryRun });
+  if (dryRun) return undefined;
 
   const { http } = await ctx.api();
   const { baseUrl } = target;

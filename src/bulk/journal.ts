@@ -155,7 +155,6 @@ export class JournalWriter {
 
 /** One a killed import left is replaced (the journal's lock says none runs); one that cannot be filled is removed. */
 async function makeSpare(spare: string): Promise<void> {
-  assertOwnFile(spare);
   await fs.promises.rm(spare, { force: true });
   const handle = await createExclusiveFile(spare);
   try {

@@ -1,5 +1,4 @@
 import type { BulkAddOptions, DryRunReport, ImportReport } from '../bulk/import';
-import type { JournalHolder } from '../bulk/journal-lock';
 import type { ImportEnding, ImportStop, RowFailure, RowResult, Tally } from '../bulk/outcome';
 import type { Scan } from '../bulk/records';
 import type { RowWords } from '../bulk/runner';
@@ -31,11 +30,11 @@ export function importReport(
     writeRows: () => writeRows(results, ctx),
     sendingMs: () => progress?.sendingMs(),
     journalHeld(journal, holder, waiting) {
-      const other = otherImport(holder);
+      const of = holder.source === undefined ? '' : ` of ${holder.source}`;
+      const other = `another import${of}${holder.pid === undefined ? '' : ` (pid ${holder.pid})`}`;
       // --dry-run does not wait for the journal: its figures are as the journal stands.
-      const said = ctx.terminal.stderrIsTerminal || ctx.globals.verbose;
       if (!waiting) ctx.warn(`the journal ${journal} is in use by ${other}: these figures may change when it finishes`);
-      else if (said) ctx.notice(`petctl: waiting for ${other} to finish`);
+      else if (ctx.terminal.stderrIsTerminal || ctx.globals.verbose) ctx.notice(`petctl: waiting for ${other} to finish`);
     },
     invalid(row, line, reason) {
       if (++invalidShown <= INVALID_SHOWN) ctx.line(`line ${line} (row ${row}): ${reason}`);
@@ -70,7 +69,8 @@ export function importReport(
         words: rowWords(targetLabel(baseUrl)),
         onResult(result, sent) {
           if (format === 'ndjson') {
-            bar.beforeOutput();
+            // The bar is wiped before a line goes to stdout, which may be the same terminal; the next row redraws it.
+            ctx.terminal.status.clear();
             ctx.io.stdout.write(jsonLines(result, ctx.terminal.stdoutIsTerminal));
           } else if (format === 'json' || !result.ok) results.push(result);
           bar.row(result, sent);
@@ -182,11 +182,6 @@ function unwritableError(error: PetctlError & { deleted?: 'restored' | 'lost' },
     hint: error.deleted === 'restored' ? 'rerun the same command to send the rest' : 'free some space on its disk or make its directory writable again, then rerun the same command',
     cause: error,
   });
-}
-
-function otherImport(holder: JournalHolder): string {
-  const of = holder.source === undefined ? '' : ` of ${holder.source}`;
-  return `another import${of}${holder.pid === undefined ? '' : ` (pid ${holder.pid})`}`;
 }
 
 type ImportCounts = Pick<Tally, 'created' | 'rejected' | 'invalid' | 'unknown' | 'ambiguous'> & { left: number };

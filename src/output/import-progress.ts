@@ -161,11 +161,6 @@ export class ImportProgress {
     if (!this.options.quiet) this.status.print(text);
   }
 
-  /** Wipes the bar before a line goes to stdout, which may be the same terminal; the next row redraws it. */
-  beforeOutput(): void {
-    this.status.clear();
-  }
-
   stop(): void {
     this.bar = false;
     clearInterval(this.timer);
