@@ -210,12 +210,11 @@ async function sendRows(options: BulkAddOptions, ctx: ImportHost, report: Import
 
   const left = scan.rows - outcome.reported;
   const { stoppedBy, interrupted } = outcome;
-  // Everything is dealt with: the next --new import of this input is new animals again.
-  const failed = tally.rejected + tally.unknown + tally.ambiguous + scan.invalid;
-  const settled = left === 0 && !stoppedBy && !interrupted && failed === 0;
-  if (run !== undefined && settled) await journal.append({ source, state: 'end', run, at: at() }).catch(() => {});
   // Every row announced before sending (skipped, invalid) is counted, even when sending stopped before reaching it.
   const shown: Tally = { ...tally, skipped: Math.max(tally.skipped, scan.skippedCount), invalid: Math.max(tally.invalid, scan.invalid) };
   const ending = importEnding({ ...shown, interrupted, stoppedBy });
+  // Everything is dealt with: the next --new import of this input is new animals again.
+  const settled = run !== undefined && left === 0 && ending.kind === 'done';
+  if (settled) await journal.append({ source, state: 'end', run, at: at() }).catch(() => {});
   return { ending, tally: shown, left, notSent: toSend - sent, runMs: ctx.monotonic() - started, journal: plan.journalPath };
 }
