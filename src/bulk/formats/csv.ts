@@ -48,22 +48,20 @@ function csvHeader(names: string[], line: number, options: ReadOptions): CsvHead
     if (found === 0) throw new InvalidInputError(`line ${line}: the CSV header has no column ${JSON.stringify(header)} (--column ${field}=${header}); its columns: ${listed}`);
     if (found > 1) throw new InvalidInputError(`line ${line}: the column ${JSON.stringify(header)} (--column ${field}=${header}) appears twice in the CSV header`);
   }
-  const fieldOf = (name: string) => headerField(name, mappings);
-  const columns: Array<keyof NewPet | undefined> = [];
+  const columns = names.map((name) => headerField(name, mappings));
   const ignore = ignoredOnce(options);
   const idKey = options.idColumn === undefined ? undefined : columnKey(options.idColumn);
   let idIndex: number | undefined;
   names.forEach((name, index) => {
-    const column = fieldOf(name);
-    if (column !== undefined && columns.includes(column)) {
-      const both = names.filter((other) => fieldOf(other) === column).map((other) => JSON.stringify(other.trim()));
+    const column = columns[index];
+    if (column !== undefined && columns.indexOf(column) < index) {
+      const both = names.filter((_, other) => columns[other] === column).map((other) => JSON.stringify(other.trim()));
       throw new InvalidInputError(`line ${line}: column ${column} appears twice in the CSV header (${both.join(', ')}); choose one with --column ${column}="<header>"`);
     }
     if (column === undefined && idKey !== undefined && columnKey(name) === idKey) {
       if (idIndex !== undefined) throw new InvalidInputError(`line ${line}: the --id-column ${JSON.stringify(options.idColumn)} appears twice in the CSV header`);
       idIndex = index;
     } else if (column === undefined) ignore(name.trim());
-    columns.push(column);
   });
   const missing = (['name', 'categoryId'] as const).filter((column) => !columns.includes(column));
   if (missing.length > 0) throw new InvalidInputError(`line ${line}: ${lacking(missing, names.length)}; its columns: ${listed}`);
