@@ -75,12 +75,11 @@ export type RowPlan =
 
 export type UnknownFate = Extract<RowPlan, { action: 'found' | 'ambiguous' } | { action: 'send' }>;
 
-/** A row whose last record is "sent" (no answer came): its identity with the content sent, and those fields. */
+/** A row whose last record is "sent" (no answer came): its identity with the content sent. */
 export interface UnknownRow {
   row: number;
   line: number;
   identity: RowIdentity;
-  sent: Content;
 }
 
 /** `byId`: --id-column, across sources; `run`: the --new import resumed (its rows only count); `fresh`: none. */
@@ -195,8 +194,7 @@ export async function scanRows(rows: AsyncIterable<InputRow>, index: RecordIndex
       scan.unknown += 1;
       // Found rows are recorded with the content sent, so that a later run tells the row changed (--id-column).
       const { content } = rowPlan.record;
-      const sent: Content = [content[0], content[1], content[2]];
-      if (plan.retryUnknown) scan.unknownRows.push({ row, line, identity: { ...identity!, content }, sent });
+      if (plan.retryUnknown) scan.unknownRows.push({ row, line, identity: { ...identity!, content } });
     } else if (rowPlan.action === 'skip') {
       scan.skippedCount += 1;
       const { source, at } = rowPlan.record;
