@@ -168,8 +168,8 @@ export interface Scan {
   /** Rows made invalid by an id used twice, and why. */
   duplicates: Map<number, string>;
   toSend: number;
-  /** Rows created earlier, by source: how many, and when the latest was. */
-  skipped: Map<string, { count: number; lastAt: string }>;
+  /** Rows created earlier: how many, and each source's latest time. */
+  skipped: Map<string, string>;
   skippedCount: number;
   changed: Array<{ row: number; line: number; id: string; record: RecordEntry & { state: 'created' } }>;
   unknown: number;
@@ -199,8 +199,7 @@ export async function scanRows(rows: AsyncIterable<InputRow>, index: RecordIndex
       scan.skippedCount += 1;
       const { source, at } = rowPlan.record;
       const before = scan.skipped.get(source);
-      const lastAt = before && before.lastAt > at ? before.lastAt : at;
-      scan.skipped.set(source, { count: (before?.count ?? 0) + 1, lastAt });
+      scan.skipped.set(source, before && before > at ? before : at);
     }
   };
 

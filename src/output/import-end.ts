@@ -125,7 +125,7 @@ function renderDryRun(report: DryRunReport, format: OutputFormat): string {
 
 function skippedLine(scan: Pick<Scan, 'skipped' | 'skippedCount'>, label: (source: string) => string, resumingNew: boolean): string {
   const sources = [...scan.skipped.keys()].map(label);
-  const lastAt = Math.max(...[...scan.skipped.values()].map((bySource) => Date.parse(bySource.lastAt)));
+  const lastAt = Math.max(...[...scan.skipped.values()].map((at) => Date.parse(at)));
   const why = resumingNew ? 'this --new import resumes the one that did not finish' : '--new sends them again';
   return `skipped ${plural(scan.skippedCount, 'row')} already created from ${sources.join(', ')} (last import ${formatLocalMinute(lastAt)}); ${why}`;
 }
