@@ -20,10 +20,7 @@ export async function rows(text: string | Buffer, format?: InputFormat, chunk = 
 
 /** The refusal of the whole input: invalid_input, exit 6. */
 export async function failure(text: string | Buffer, format?: InputFormat, options?: ReadOptions): Promise<InvalidInputError> {
-  const error: unknown = await rows(text, format, 7, options).then(
-    () => undefined,
-    (caught: unknown) => caught,
-  );
+  const error = await rows(text, format, 7, options).catch((caught: unknown) => caught);
   expect(error).toBeInstanceOf(InvalidInputError);
   expect(error).toMatchObject({ exitCode: 6, code: 'invalid_input' });
   return error as InvalidInputError;
