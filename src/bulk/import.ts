@@ -113,7 +113,9 @@ export async function bulkAdd(options: BulkAddOptions, ctx: ImportHost, report: 
     report.dryRun({ rows, valid: rows - invalid, invalid, wouldSend: toSend, done, unknown, journal: journalPath });
   }
   // A dry run refuses invalid rows once its figures are told, --skip-invalid or not.
-  if (refused || (dryRun && invalid > 0)) throw new ImportStopped({ kind: 'invalid_input', invalid, rows, skipInvalid, dryRun });
+  if (refused || (dryRun && invalid > 0)) {
+    throw new ImportStopped({ kind: 'invalid_input', invalid, rows, skipInvalid, dryRun });
+  }
   if (dryRun) return undefined;
 
   const { http } = await ctx.api();

@@ -67,11 +67,13 @@ export async function readJournal(file: string, target: string, index: Pick<Reco
 const unreadable = (file: string, error: unknown) =>
   new UsageError(`cannot read the journal ${file}: ${systemReason(error)}`);
 
+type HeaderState = 'whole' | 'cut-short';
+
 /**
  * A file is petctl's journal, for `target`, only when its first line is this format's header, or what a header cut
  * short leaves; a damaged header is journal_damaged; anything else is someone's file, never written into.
  */
-export async function headerIn(handle: fs.promises.FileHandle, file: string, target: string): Promise<'whole' | 'cut-short'> {
+export async function headerIn(handle: fs.promises.FileHandle, file: string, target: string): Promise<HeaderState> {
   const head = Buffer.alloc(4096);
   const { bytesRead } = await handle.read(head, 0, head.length, 0);
   const bytes = head.subarray(0, bytesRead);

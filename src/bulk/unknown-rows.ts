@@ -78,10 +78,13 @@ export async function lookUpUnknownRows(http: HttpClient, report: LookupReport, 
   return { fates, found, resend };
 }
 
+/** The status a group's rows were sent with ('' for none). */
+const statusOf = (group: { rows: UnknownRow[] }) => group.rows[0]!.identity.content[2];
+
 /** The rule, pure. */
 export class UnknownRowMatcher {
   /** By the fields sent; candidates by id as text (an animal seen twice, on pages that shifted, is one). */
-  private readonly groups = new Map<string, { rows: UnknownRow[]; status: string; candidates: Map<string, Pet> }>();
+  private readonly groups = new Map<string, { rows: UnknownRow[]; candidates: Map<string, Pet> }>();
 
   constructor(
     rows: readonly UnknownRow[],
@@ -92,13 +95,13 @@ export class UnknownRowMatcher {
       const key = contentKey(row.identity.content.slice(0, 3));
       const group = this.groups.get(key);
       if (group) group.rows.push(row);
-      else this.groups.set(key, { rows: [row], status: row.identity.content[2], candidates: new Map() });
+      else this.groups.set(key, { rows: [row], candidates: new Map() });
     }
   }
 
   /** The statuses the rows were sent with ('' for none). */
   statuses(): Set<string> {
-    return new Set([...this.groups.values()].map((group) => group.status));
+    return new Set([...this.groups.values()].map(statusOf));
   }
 
   see(pet: Pet): void {
@@ -109,7 +112,7 @@ export class UnknownRowMatcher {
 
   /** No further animal (of `status`, when given) can change an answer: every such row is ambiguous already. */
   settled(status?: string): boolean {
-    return [...this.groups.values()].every((group) => (status !== undefined && group.status !== status) || group.candidates.size >= (group.rows.length > 1 ? 1 : 2));
+    return [...this.groups.values()].every((group) => (status !== undefined && statusOf(group) !== status) || group.candidates.size >= (group.rows.length > 1 ? 1 : 2));
   }
 
   fates(): Map<number, UnknownFate> {

@@ -33,8 +33,9 @@ export function importReport(
       const of = holder.source === undefined ? '' : ` of ${holder.source}`;
       const other = `another import${of}${holder.pid === undefined ? '' : ` (pid ${holder.pid})`}`;
       // --dry-run does not wait for the journal: its figures are as the journal stands.
+      const said = ctx.terminal.stderrIsTerminal || ctx.globals.verbose;
       if (!waiting) ctx.warn(`the journal ${journal} is in use by ${other}: these figures may change when it finishes`);
-      else if (ctx.terminal.stderrIsTerminal || ctx.globals.verbose) ctx.notice(`petctl: waiting for ${other} to finish`);
+      else if (said) ctx.notice(`petctl: waiting for ${other} to finish`);
     },
     invalid(row, line, reason) {
       if (++invalidShown <= INVALID_SHOWN) ctx.line(`line ${line} (row ${row}): ${reason}`);
@@ -69,7 +70,7 @@ export function importReport(
         words: rowWords(targetLabel(baseUrl)),
         onResult(result, sent) {
           if (format === 'ndjson') {
-            // The bar is wiped before a line goes to stdout, which may be the same terminal; the next row redraws it.
+            // The bar is wiped first: stdout may be the same terminal; the next row redraws it.
             ctx.terminal.status.clear();
             ctx.io.stdout.write(jsonLines(result, ctx.terminal.stdoutIsTerminal));
           } else if (format === 'json' || !result.ok) results.push(result);

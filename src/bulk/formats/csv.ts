@@ -55,7 +55,7 @@ function csvHeader(names: string[], line: number, options: ReadOptions): CsvHead
   names.forEach((name, index) => {
     const column = columns[index];
     if (column !== undefined && columns.indexOf(column) < index) {
-      const both = names.filter((_, other) => columns[other] === column).map((other) => JSON.stringify(other.trim()));
+      const both = names.filter((_, i) => columns[i] === column).map((other) => JSON.stringify(other.trim()));
       throw new InvalidInputError(`line ${line}: column ${column} appears twice in the CSV header (${both.join(', ')}); choose one with --column ${column}="<header>"`);
     }
     if (column === undefined && idKey !== undefined && columnKey(name) === idKey) {
