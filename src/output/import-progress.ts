@@ -8,7 +8,7 @@ import { formatDuration, formatWait } from './time';
 /** What a bulk import shows on stderr while it runs (docs/bulk-import.md): the bar on a terminal, -v's lines; nothing with -q. */
 
 /** `total`: the rows the import acts on (sends, skips and failures alike); `toSend`: those it sends. */
-type ProgressOptions = Partial<Pick<BulkAddOptions, 'reserve' | 'concurrency'>> & {
+type ProgressOptions = Pick<BulkAddOptions, 'reserve' | 'concurrency'> & {
   quiet: boolean;
   verbose: boolean;
   total: number;
@@ -78,8 +78,7 @@ export class ImportProgress {
     private readonly options: ProgressOptions,
   ) {
     this.bar = status.live && !options.quiet;
-    const { concurrency = 'auto' } = options;
-    this.inFlight = concurrency === 'auto' ? IN_FLIGHT.start : concurrency;
+    this.inFlight = options.concurrency === 'auto' ? IN_FLIGHT.start : options.concurrency;
     if (this.bar) {
       this.timer = setInterval(() => this.draw(), 1000);
       this.timer.unref();
@@ -88,7 +87,7 @@ export class ImportProgress {
   }
 
   sending(): void {
-    if (this.firstRequestAt === undefined && this.options.verbose) this.line(levelLine({ level: this.inFlight, concurrency: this.options.concurrency ?? 'auto' }));
+    if (this.firstRequestAt === undefined && this.options.verbose) this.line(levelLine({ level: this.inFlight, concurrency: this.options.concurrency }));
     this.firstRequestAt ??= this.options.now();
   }
 
@@ -136,7 +135,7 @@ export class ImportProgress {
     const { limit, remaining, resetAt } = this;
     const burst = (rows: number) => rows * (this.msPerRow ?? 0);
     if (limit === undefined || remaining === undefined || resetAt === undefined) return rate > 0 ? resume - now + (sendsLeft / rate) * MINUTE_MS : undefined;
-    const reserve = this.options.reserve ?? 0;
+    const { reserve } = this.options;
     const perWindow = Math.max(1, limit - reserve);
     const sameWindow = resetAt > resume;
     const thisWindow = sameWindow ? Math.max(0, remaining - reserve) : perWindow;

@@ -12,7 +12,7 @@ afterEach(() => running.splice(0).forEach((progress) => progress.stop()));
 function freePlanImport(options: { toSend: number; reserve?: number; tty?: boolean; verbose?: boolean; concurrency?: number; width?: number }) {
   let now = T0;
   const { terminal, stderr } = createTestTerminal({ stderrTTY: options.tty ?? true, stderrColumns: options.width ?? 120 });
-  const { toSend, reserve, verbose = false, concurrency } = options;
+  const { toSend, reserve = 0, verbose = false, concurrency = 'auto' } = options;
   const progress = new ImportProgress(terminal.status, { quiet: false, verbose, total: toSend, toSend, reserve, concurrency, now: () => now });
   running.push(progress);
   let sent = 0;
