@@ -51,27 +51,26 @@ export async function* readRows(
   if (chosen !== 'csv' && options.columns?.length) {
     throw new UsageError(`--column applies to CSV headers, not ${chosen} input`, 'JSON fields are taken by their exact names: name, categoryId, status');
   }
-  if (chosen === 'json') yield* jsonArrayRows(all, options);
-  else if (chosen === 'ndjson') yield* ndjsonRows(all, options);
-  else yield* csvRows(all, options);
+  const reading = { ...options, onIgnored: ignoredOnce(options) };
+  if (chosen === 'json') yield* jsonArrayRows(all, reading);
+  else if (chosen === 'ndjson') yield* ndjsonRows(all, reading);
+  else yield* csvRows(all, reading);
 }
 
 /** Blank lines before the first row are handed on this many at a time. */
 const PIECE_LINES = 1024;
 
 async function* ndjsonRows(text: AsyncIterable<string>, options: ReadOptions): AsyncGenerator<InputRow> {
-  const ignore = ignoredOnce(options);
   let row = 0;
   for await (const { text: lineText, line, tooLong, undecodable } of textRecords(text, false)) {
     if (undecodable) throw refuseUndecodable(undecodable, line, row + 1);
     row += 1;
-    yield tooLong ? { row, line, reason: TOO_LONG } : rowFromJsonText(row, line, lineText, options, ignore);
+    yield tooLong ? { row, line, reason: TOO_LONG } : rowFromJsonText(row, line, lineText, options);
   }
 }
 
 /** A JSON array, element by element: streaming JSON libraries give neither line numbers nor exact int64s. */
 async function* jsonArrayRows(text: AsyncIterable<string>, options: ReadOptions): AsyncGenerator<InputRow> {
-  const ignore = ignoredOnce(options);
   let line = 1;
   let state: 'before' | 'between' | 'element' | 'after' = 'before';
   let depth = 0;
@@ -84,7 +83,7 @@ async function* jsonArrayRows(text: AsyncIterable<string>, options: ReadOptions)
 
   const finishElement = (): InputRow => {
     row += 1;
-    const result = tooLong ? { row, line: elementLine, reason: TOO_LONG } : rowFromJsonText(row, elementLine, element, options, ignore);
+    const result = tooLong ? { row, line: elementLine, reason: TOO_LONG } : rowFromJsonText(row, elementLine, element, options);
     element = '';
     tooLong = false;
     return result;

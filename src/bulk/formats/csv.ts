@@ -3,7 +3,7 @@ import { parseInt64, petStatusOf } from '../../schemas/constants';
 import type { NewPet } from '../../schemas/pet';
 import { type SentField, columnKey, headerField, spellings } from './columns';
 import { type InputRow, InvalidInputError, type ReadOptions, TOO_LONG, refuseUndecodable, textRecords } from './row';
-import { ignoredOnce, validateNewPet, withRowId } from './row';
+import { validateNewPet, withRowId } from './row';
 
 /** CSV (RFC 4180) with a header row. Records are split first, so that a bad one never derails the next. */
 export async function* csvRows(text: AsyncIterable<string>, options: ReadOptions): AsyncGenerator<InputRow> {
@@ -49,7 +49,6 @@ function csvHeader(names: string[], line: number, options: ReadOptions): CsvHead
     if (found > 1) throw new InvalidInputError(`line ${line}: the column ${JSON.stringify(header)} (--column ${field}=${header}) appears twice in the CSV header`);
   }
   const columns = names.map((name) => headerField(name, mappings));
-  const ignore = ignoredOnce(options);
   const idKey = options.idColumn === undefined ? undefined : columnKey(options.idColumn);
   let idIndex: number | undefined;
   names.forEach((name, index) => {
@@ -61,7 +60,7 @@ function csvHeader(names: string[], line: number, options: ReadOptions): CsvHead
     if (column === undefined && idKey !== undefined && columnKey(name) === idKey) {
       if (idIndex !== undefined) throw new InvalidInputError(`line ${line}: the --id-column ${JSON.stringify(options.idColumn)} appears twice in the CSV header`);
       idIndex = index;
-    } else if (column === undefined) ignore(name.trim());
+    } else if (column === undefined) options.onIgnored?.(name.trim());
   });
   const missing = (['name', 'categoryId'] as const).filter((column) => !columns.includes(column));
   if (missing.length > 0) throw new InvalidInputError(`line ${line}: ${lacking(missing, names.length)}; its columns: ${listed}`);

@@ -108,7 +108,7 @@ export function withRowId(pet: ReturnType<typeof validateNewPet>, idValue: unkno
   return { ...pet, ...id };
 }
 
-function validateFields(fields: Record<string, unknown>, options: ReadOptions, ignore: (name: string) => void): Omit<InputRow, 'row' | 'line'> {
+function validateFields(fields: Record<string, unknown>, options: ReadOptions): Omit<InputRow, 'row' | 'line'> {
   const sent: Record<string, unknown> = {};
   let idValue: unknown;
   const idKey = options.idColumn === undefined ? undefined : columnKey(options.idColumn);
@@ -116,7 +116,7 @@ function validateFields(fields: Record<string, unknown>, options: ReadOptions, i
     if (name === 'status' && typeof value === 'string') sent.status = petStatusOf(value) ?? value;
     else if (name === 'name' || name === 'categoryId' || name === 'status') sent[name] = value;
     else if (idKey !== undefined && columnKey(name) === idKey) idValue = value;
-    else ignore(name);
+    else options.onIgnored?.(name);
   }
   const pet = validateNewPet(sent);
   return idKey === undefined ? pet : withRowId(pet, idValue, options.idColumn!.trim());
@@ -133,7 +133,7 @@ export function validateNewPet(value: unknown): { newPet: NewPet } | { reason: s
 /** Integers of 16 or more digits may be beyond 2^53, where JSON.parse would round them. */
 const LONG_NUMBER = /\d{16}/;
 
-export function rowFromJsonText(row: number, line: number, text: string, options: ReadOptions, ignore: (name: string) => void): InputRow {
+export function rowFromJsonText(row: number, line: number, text: string, options: ReadOptions): InputRow {
   let value: unknown;
   try {
     // JSON.parse leaves far less garbage; the lossless parser only where a number could lose digits.
@@ -142,5 +142,5 @@ export function rowFromJsonText(row: number, line: number, text: string, options
     return { row, line, reason: `not valid JSON (${(error as Error).message})` };
   }
   if (value === null || typeof value !== 'object' || Array.isArray(value)) return { row, line, ...validateNewPet(value) };
-  return { row, line, ...validateFields(value as Record<string, unknown>, options, ignore) };
+  return { row, line, ...validateFields(value as Record<string, unknown>, options) };
 }
