@@ -110,7 +110,7 @@ class FileStore extends PetStore {
     let size = this.catchUp();
     if (size === undefined) {
       // Deleted while we run: what we hold is written back.
-      writeFileAtomic(this.dataFile, logText(this.texts));
+      writeFileAtomic(this.dataFile, logText(this.pets.map((pet) => pet.json)));
       this.load();
       size = this.consumed;
     }

@@ -2,7 +2,7 @@ import fs from 'node:fs';
 import * as z from 'zod/mini';
 
 import { limitsFileOf } from '../config/paths';
-import { withFileLock, writeFileAtomic } from '../locked-file';
+import { CorruptFileError, readJsonFile, withFileLock, writeFileAtomic } from '../locked-file';
 
 /**
  * The plans' rules (docs/sandbox.md, "Windows" and "The ban"), as pure functions of (state, limits, policy, now); and the
@@ -59,51 +59,51 @@ export interface RateLimitDecision {
   banned?: boolean;
 }
 
-/** Decides one request of a key: its new state (a copy) and the decision. */
-function checkRateLimit(
-  previous: KeyRateState | undefined,
-  limits: KeyLimits,
+/** Decides one request of a key, its counts in `state` brought up to date. */
+export function applyRateLimit(
+  state: RateLimitState,
+  key: KeyLimits & { key: string },
   policy: RateLimitPolicy,
   now: number,
-): { state: KeyRateState; decision: RateLimitDecision } {
-  const state: KeyRateState = previous ? { ...previous } : { minuteStart: now, minuteCount: 0, dayStart: now, dayCount: 0, strikes: 0 };
-  if (state.bannedUntil !== undefined && now < state.bannedUntil) return { state, decision: refusal(limits, state.bannedUntil, now, true) };
+): RateLimitDecision {
+  const entry = (state[key.key] ??= { minuteStart: now, minuteCount: 0, dayStart: now, dayCount: 0, strikes: 0 });
+  if (entry.bannedUntil !== undefined && now < entry.bannedUntil) return refusal(key, entry.bannedUntil, now, true);
   // A ban that is over, or a limited period waited out: the strikes are forgiven.
-  if (state.bannedUntil !== undefined || (state.limitedUntil !== undefined && now >= state.limitedUntil)) {
-    delete state.bannedUntil;
-    delete state.limitedUntil;
-    state.strikes = 0;
+  if (entry.bannedUntil !== undefined || (entry.limitedUntil !== undefined && now >= entry.limitedUntil)) {
+    delete entry.bannedUntil;
+    delete entry.limitedUntil;
+    entry.strikes = 0;
   }
-  if (now >= state.minuteStart + policy.minuteMs) {
-    state.minuteStart = nextWindowStart(state.minuteStart + policy.minuteMs, now);
-    state.minuteCount = 0;
+  if (now >= entry.minuteStart + policy.minuteMs) {
+    entry.minuteStart = nextWindowStart(entry.minuteStart + policy.minuteMs, now);
+    entry.minuteCount = 0;
   }
-  if (now >= state.dayStart + policy.dayMs) {
-    state.dayStart = nextWindowStart(state.dayStart + policy.dayMs, now);
-    state.dayCount = 0;
+  if (now >= entry.dayStart + policy.dayMs) {
+    entry.dayStart = nextWindowStart(entry.dayStart + policy.dayMs, now);
+    entry.dayCount = 0;
   }
-  const minuteReset = state.minuteStart + policy.minuteMs;
-  const dayReset = state.dayStart + policy.dayMs;
+  const minuteReset = entry.minuteStart + policy.minuteMs;
+  const dayReset = entry.dayStart + policy.dayMs;
   // When the windows with none left reset (0 while both have some).
   const emptyUntil = (minuteLeft: number, dayLeft: number): number => Math.max(minuteLeft <= 0 ? minuteReset : 0, dayLeft <= 0 ? dayReset : 0);
 
-  const acceptedAgainAt = emptyUntil(limits.perMinute - state.minuteCount, limits.perDay - state.dayCount);
+  const acceptedAgainAt = emptyUntil(key.perMinute - entry.minuteCount, key.perDay - entry.dayCount);
   if (acceptedAgainAt > 0) {
-    state.strikes = state.limitedUntil === undefined ? 0 : state.strikes + 1;
-    state.limitedUntil = acceptedAgainAt;
-    if (state.strikes <= policy.banAfter) return { state, decision: refusal(limits, acceptedAgainAt, now, false) };
-    state.bannedUntil = now + policy.banMs;
-    return { state, decision: refusal(limits, state.bannedUntil, now, true) };
+    entry.strikes = entry.limitedUntil === undefined ? 0 : entry.strikes + 1;
+    entry.limitedUntil = acceptedAgainAt;
+    if (entry.strikes <= policy.banAfter) return refusal(key, acceptedAgainAt, now, false);
+    entry.bannedUntil = now + policy.banMs;
+    return refusal(key, entry.bannedUntil, now, true);
   }
 
-  state.minuteCount += 1;
-  state.dayCount += 1;
-  const minuteLeft = limits.perMinute - state.minuteCount;
-  const dayLeft = limits.perDay - state.dayCount;
+  entry.minuteCount += 1;
+  entry.dayCount += 1;
+  const minuteLeft = key.perMinute - entry.minuteCount;
+  const dayLeft = key.perDay - entry.dayCount;
   const remaining = Math.min(minuteLeft, dayLeft);
   // The binding window: the one with fewer left (the minute on a tie); once none are left, when requests are accepted again.
   const resetAt = remaining === 0 ? emptyUntil(minuteLeft, dayLeft) : dayLeft < minuteLeft ? dayReset : minuteReset;
-  return { state, decision: { allowed: true, limit: limits.perMinute, remaining, resetEpochSeconds: Math.ceil(resetAt / 1000) } };
+  return { allowed: true, limit: key.perMinute, remaining, resetEpochSeconds: Math.ceil(resetAt / 1000) };
 }
 
 /** X-RateLimit-Reset is rounded up, so a client that waits for it comes back up to a second late: such a key keeps its
@@ -121,12 +121,6 @@ function refusal(limits: KeyLimits, until: number, now: number, banned: boolean)
     retryAfterSeconds: Math.max(1, Math.ceil((until - now) / 1000)),
     ...(banned ? { banned: true } : {}),
   };
-}
-
-export function applyRateLimit(state: RateLimitState, key: KeyLimits & { key: string }, policy: RateLimitPolicy, now: number): RateLimitDecision {
-  const outcome = checkRateLimit(state[key.key], key, policy, now);
-  state[key.key] = outcome.state;
-  return outcome.decision;
 }
 
 /** A persisted state read leniently: entries that are not well formed are dropped (they only hold counts). */
@@ -218,12 +212,12 @@ export async function openFileRateLimits(
 }
 
 function readLimits(file: string): { processes: number[]; rateLimits: RateLimitState } {
-  let value: { processes?: unknown; rateLimits?: unknown } = {};
+  let value: { processes?: unknown; rateLimits?: unknown } | undefined;
   try {
-    value = JSON.parse(fs.readFileSync(file, 'utf8'));
+    value = readJsonFile(file, JSON.parse) as typeof value;
   } catch (error) {
     // Counts only: a damaged file is read as empty rather than stopping the service.
-    if (!(error instanceof SyntaxError) && (error as NodeJS.ErrnoException).code !== 'ENOENT') throw error;
+    if (!(error instanceof CorruptFileError)) throw error;
   }
   const processes = Array.isArray(value?.processes) ? value.processes.filter((pid) => Number.isSafeInteger(pid) && pid > 0) : [];
   return { processes, rateLimits: parseRateLimitState(value?.rateLimits) };

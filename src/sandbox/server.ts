@@ -33,7 +33,6 @@ export interface SandboxOptions extends RateLimitPolicyOptions, SandboxKeyOption
 export interface RunningSandbox {
   baseUrl: string;
   port: number;
-  host: string;
   keys: readonly SandboxKey[];
   dataFile: string | undefined;
   server: Server;
@@ -160,7 +159,7 @@ function createSandboxServer(store: PetStore, rateLimits: RateLimitBook, options
 export async function startSandbox(options: SandboxOptions = {}): Promise<RunningSandbox> {
   const host = options.host ?? DEFAULT_HOST;
   const policy = rateLimitPolicy(options);
-  const store = options.dataFile === undefined ? createMemoryStore(options) : await openFileStore(options.dataFile, options.maxAnimals);
+  const store = options.dataFile === undefined ? createMemoryStore(options.maxAnimals) : await openFileStore(options.dataFile, options.maxAnimals);
   const rateLimits = store.dataFile === undefined ? memoryRateLimits(policy) : await openFileRateLimits(store.dataFile, policy, options.now);
   const server = createSandboxServer(store, rateLimits, options);
   const close = async (): Promise<void> => {
@@ -176,7 +175,7 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Runnin
   }
   const { port } = server.address() as AddressInfo;
   const hostInUrl = host.includes(':') ? `[${host}]` : host;
-  return { baseUrl: `http://${hostInUrl}:${port}${BASE_PATH}`, port, host, keys: sandboxKeys(options), dataFile: store.dataFile, server, close };
+  return { baseUrl: `http://${hostInUrl}:${port}${BASE_PATH}`, port, keys: sandboxKeys(options), dataFile: store.dataFile, server, close };
 }
 
 async function closeServer(server: Server): Promise<void> {

@@ -26,16 +26,15 @@ export class PetStore {
   readonly dataFile: string | undefined;
   /** Bumped on every change; caches of pages compare it. */
   version = 0;
-  private ids: bigint[] = [];
-  protected texts: string[] = [];
-  private statuses: Array<PetStatus | undefined> = [];
+  /** In ascending ids. */
+  protected pets: StoredPet[] = [];
 
   constructor(pets: Iterable<StoredPet>, readonly maxAnimals = DEFAULT_MAX_ANIMALS) {
     this.reset(pets);
   }
 
   get highestId(): bigint {
-    return this.ids.at(-1) ?? 0n;
+    return this.pets.at(-1)?.id ?? 0n;
   }
 
   /** Takes in what other processes stored (a data file's store). */
@@ -52,25 +51,20 @@ export class PetStore {
   async close(): Promise<void> {}
 
   protected reset(pets: Iterable<StoredPet>): void {
-    this.ids = [];
-    this.texts = [];
-    this.statuses = [];
-    for (const pet of pets) this.push(pet);
+    this.pets = [...pets];
     this.version += 1;
   }
 
   /** Appends an animal whose id is above every stored one. */
   protected push(pet: StoredPet): void {
-    this.statuses.push(pet.status);
-    this.ids.push(pet.id);
-    this.texts.push(pet.json);
+    this.pets.push(pet);
     this.version += 1;
   }
 
   /** As many as the cap leaves room for. */
   protected numberNewPets(newPets: readonly NewPet[]): StoredPet[] {
     let id = this.highestId;
-    return newPets.slice(0, Math.max(0, this.maxAnimals - this.ids.length)).map(({ name, categoryId, status }) => {
+    return newPets.slice(0, Math.max(0, this.maxAnimals - this.pets.length)).map(({ name, categoryId, status }) => {
       if (id >= INT64_MAX) throw new Error('no int64 id is left above the highest stored id');
       id += 1n;
       return storedPet({ id: id <= BigInt(Number.MAX_SAFE_INTEGER) ? Number(id) : id, name, categoryId, status });
@@ -79,37 +73,37 @@ export class PetStore {
 
   /** A create refused (507): nothing was stored. */
   protected full(): SandboxHttpError {
-    const message = `the sandbox holds ${this.ids.length} animals and keeps at most ${this.maxAnimals} (--max-animals); this one was not created`;
+    const message = `the sandbox holds ${this.pets.length} animals and keeps at most ${this.maxAnimals} (--max-animals); this one was not created`;
     return new SandboxHttpError('insufficient_storage', message);
   }
 
   get(id: bigint): string | undefined {
-    const position = this.firstAbove(id - 1n);
-    return this.ids[position] === id ? this.texts[position] : undefined;
+    const pet = this.pets[this.firstAbove(id - 1n)];
+    return pet?.id === id ? pet.json : undefined;
   }
 
   page(query: PetQuery): Page {
-    const matches = (index: number) => query.status === undefined || this.statuses[index] === query.status;
+    const pets = this.pets;
+    const matches = (index: number) => query.status === undefined || pets[index]!.status === query.status;
     const parts: string[] = [];
-    let last = -1;
+    let last: StoredPet | undefined;
     let index = query.after === undefined ? 0 : this.firstAbove(query.after);
-    for (; index < this.ids.length && parts.length < query.limit; index += 1) {
+    for (; index < pets.length && parts.length < query.limit; index += 1) {
       if (!matches(index)) continue;
-      parts.push(this.texts[index] as string);
-      last = index;
+      last = pets[index]!;
+      parts.push(last.json);
     }
-    while (index < this.ids.length && !matches(index)) index += 1;
-    const nextAfter = index < this.ids.length && last >= 0 ? this.ids[last] : undefined;
-    return { body: `[${parts.join(',')}]`, nextAfter };
+    while (index < pets.length && !matches(index)) index += 1;
+    return { body: `[${parts.join(',')}]`, nextAfter: index < pets.length ? last?.id : undefined };
   }
 
   /** The first index whose id is above `id`. */
   private firstAbove(id: bigint): number {
     let low = 0;
-    let high = this.ids.length;
+    let high = this.pets.length;
     while (low < high) {
       const middle = (low + high) >>> 1;
-      if ((this.ids[middle] as bigint) > id) high = middle;
+      if (this.pets[middle]!.id > id) high = middle;
       else low = middle + 1;
     }
     return low;
@@ -120,9 +114,8 @@ export function storedPet(pet: Pick<Pet, 'id' | 'name' | 'categoryId'> & { statu
   return { id: BigInt(pet.id), status: pet.status, json: stringifyJson(pet) };
 }
 
-export function createMemoryStore(options: { pets?: Pet[]; maxAnimals?: number } = {}): PetStore {
-  const pets = (options.pets ?? sampleAnimals()).map(storedPet).sort((a, b) => (a.id < b.id ? -1 : a.id > b.id ? 1 : 0));
-  return new PetStore(pets, options.maxAnimals);
+export function createMemoryStore(maxAnimals?: number): PetStore {
+  return new PetStore(sampleAnimals().map(storedPet), maxAnimals);
 }
 
 /** The dozen animals a fresh sandbox holds: all three statuses, categories 1..4 (dogs, cats, birds, small animals), ids 1..12. */

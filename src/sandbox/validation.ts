@@ -19,11 +19,8 @@ export function parseListQuery(params: URLSearchParams): PetQuery {
     throw new SandboxHttpError('invalid_parameter', `status ${STATUS_RULE}, got ${JSON.stringify(statusText)}`);
   }
   const afterText = single(params, 'after');
-  const after = afterText === undefined ? undefined : parseInt64(afterText);
-  if (afterText !== undefined && after === undefined) {
-    throw new SandboxHttpError('invalid_parameter', `after must be an int64 id (decimal digits, no leading zeros), got ${JSON.stringify(afterText)}`);
-  }
-  return { limit, status: statusText as PetStatus | undefined, after: after === undefined ? undefined : BigInt(after) };
+  const after = afterText === undefined ? undefined : int64Parameter(afterText, 'after must be an int64 id');
+  return { limit, status: statusText as PetStatus | undefined, after };
 }
 
 function single(params: URLSearchParams, name: string): string | undefined {
@@ -40,10 +37,12 @@ export function parsePetId(segment: string): bigint {
   } catch {
     text = segment;
   }
+  return int64Parameter(text, 'petId must be an int64 integer');
+}
+
+function int64Parameter(text: string, rule: string): bigint {
   const id = parseInt64(text);
-  if (id === undefined) {
-    throw new SandboxHttpError('invalid_parameter', `petId must be an int64 integer (decimal digits, no leading zeros), got ${JSON.stringify(text)}`);
-  }
+  if (id === undefined) throw new SandboxHttpError('invalid_parameter', `${rule} (decimal digits, no leading zeros), got ${JSON.stringify(text)}`);
   return BigInt(id);
 }
 

@@ -4,7 +4,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 
 import { SandboxDataFileError } from '../../src/sandbox/errors';
 import { openFileStore } from '../../src/sandbox/file-store';
-import { createMemoryStore, type PetStore } from '../../src/sandbox/store';
+import { createMemoryStore, PetStore, storedPet } from '../../src/sandbox/store';
 import { parseJson } from '../../src/schemas/json';
 import { PET_STATUSES } from '../../src/schemas/constants';
 import type { Pet } from '../../src/schemas/pet';
@@ -60,13 +60,11 @@ describe('a fresh store', () => {
     [{ limit: 10, after: -100n }, ['Five', 'Seven', 'Big']],
     [{ limit: 10, after: 9007199254740993n }, []],
   ] as Array<[Query, string[]]>)('lists in ascending id order, by status, at most limit, after an id: %o', (query, names) => {
-    const store = createMemoryStore({
-      pets: [
-        { id: 9007199254740993n, name: 'Big', categoryId: 1, status: 'sold' },
-        { id: 5, name: 'Five', categoryId: 1, status: 'sold' },
-        { id: 7, name: 'Seven', categoryId: 2, status: 'available' },
-      ],
-    });
+    const store = new PetStore([
+      storedPet({ id: 5, name: 'Five', categoryId: 1, status: 'sold' }),
+      storedPet({ id: 7, name: 'Seven', categoryId: 2, status: 'available' }),
+      storedPet({ id: 9007199254740993n, name: 'Big', categoryId: 1, status: 'sold' }),
+    ]);
     expect(list(store, query).map((pet) => pet.name)).toEqual(names);
   });
 });
