@@ -15,12 +15,10 @@ export interface SandboxKeyOptions {
   enterprisePerDay?: number;
 }
 
+/** The Enterprise quotas come checked: --enterprise-quota's parser takes whole numbers of at least 1. */
 export function sandboxKeys(options: SandboxKeyOptions = {}): readonly SandboxKey[] {
   const perMinute = options.enterprisePerMinute ?? ENTERPRISE_DEFAULT_PER_MINUTE;
   const perDay = options.enterprisePerDay ?? ENTERPRISE_DEFAULT_PER_DAY;
-  for (const [name, value] of Object.entries({ enterprisePerMinute: perMinute, enterprisePerDay: perDay })) {
-    if (!Number.isSafeInteger(value) || value < 1) throw new RangeError(`${name} must be a positive integer, got ${value}`);
-  }
   return [
     { key: 'sandbox-free', plan: 'free', perMinute: 60, perDay: 1_000 },
     { key: 'sandbox-pro', plan: 'pro', perMinute: 300, perDay: 10_000 },
