@@ -1,3 +1,4 @@
+import { once } from 'node:events';
 import { startSandbox } from '../app/sandbox-start';
 import { isLoopbackHost } from '../config/url-check';
 import type { Context } from '../context';
@@ -59,10 +60,7 @@ export async function sandboxRun(options: SandboxOptions, ctx: Context): Promise
   ctx.notice(`Pet Adoption Service sandbox listening on ${sandbox.baseUrl} (${data ? `data in ${data}` : 'data in memory'}); Ctrl-C stops it.`);
   if (!isLoopbackHost(options.host)) ctx.warn(`bound to ${options.host}: the sandbox keys are public, anyone who can reach this address can use them`);
 
-  await new Promise<void>((resolve) => {
-    if (ctx.signal.aborted) return resolve();
-    ctx.signal.addEventListener('abort', () => resolve(), { once: true });
-  });
+  if (!ctx.signal.aborted) await once(ctx.signal, 'abort');
   await sandbox.close();
   flush();
   throw new InterruptedError();

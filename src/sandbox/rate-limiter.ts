@@ -17,11 +17,11 @@ interface RateLimitPolicy {
   banMs: number;
 }
 
-export type RateLimitPolicyOptions = Partial<Pick<RateLimitPolicy, 'minuteMs' | 'banAfter' | 'banMs'>>;
+export type RateLimitPolicyOptions = Partial<Pick<RateLimitPolicy, 'minuteMs' | 'banAfter'>>;
 
 export function rateLimitPolicy(options: RateLimitPolicyOptions = {}): RateLimitPolicy {
   const minuteMs = options.minuteMs ?? 60_000;
-  const policy = { minuteMs, dayMs: 1440 * minuteMs, banAfter: options.banAfter ?? 10, banMs: options.banMs ?? 10 * minuteMs };
+  const policy = { minuteMs, dayMs: 1440 * minuteMs, banAfter: options.banAfter ?? 10, banMs: 10 * minuteMs };
   for (const [name, value] of Object.entries(policy)) {
     if (!Number.isSafeInteger(value) || value < (name === 'banAfter' ? 0 : 1)) throw new RangeError(`${name} must be a positive integer, got ${value}`);
   }

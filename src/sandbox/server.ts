@@ -16,7 +16,7 @@ import { memoryRateLimits, openFileRateLimits, rateLimitPolicy, type RateLimitBo
 import { createMemoryStore, type PetStore } from './store';
 import { authenticate, checkJsonContentType, parseListQuery, parseNewPet, parsePetId, readJsonBody } from './validation';
 
-export interface SandboxOptions extends RateLimitPolicyOptions, SandboxKeyOptions {
+export interface SandboxOptions extends Pick<RateLimitPolicyOptions, 'minuteMs'>, SandboxKeyOptions {
   host?: string;
   port?: number;
   /** Absent: in memory. */

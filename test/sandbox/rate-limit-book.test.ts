@@ -7,7 +7,7 @@ import { expect, it, vi } from 'vitest';
 import { limitsFileOf } from '../../src/config/paths';
 import { mergeEntry, openFileRateLimits, rateLimitPolicy, type KeyRateState } from '../../src/sandbox/rate-limiter';
 import { tempDir } from '../helpers/temp-dir';
-import { call, ENTERPRISE, fakeClock, start } from './helpers';
+import { fakeClock } from './helpers';
 
 const policy = rateLimitPolicy();
 const FREE = { perMinute: 60, perDay: 1000 };
@@ -112,14 +112,4 @@ it.each([
   ['takes the local entry when the file has none', undefined, undefined, win(0, 1), win(0, 1)],
 ])('mergeEntry %s', (_title, file, written, local, merged) => {
   expect(mergeEntry(file, written, local, policy, now)).toMatchObject(merged);
-});
-
-it('the limiter over HTTP uses banAfter and banMs as given', async () => {
-  const { baseUrl } = await start({ now: fakeClock().now, enterprisePerMinute: 2, banAfter: 1, banMs: 5_000 });
-  const answers: string[] = [];
-  for (let i = 0; i < 5; i += 1) {
-    const { status, body, headers } = await call(baseUrl, '/pets?limit=1', { key: ENTERPRISE });
-    answers.push(`${status} ${(body as { code?: string }).code ?? ''} ${headers['retry-after'] ?? ''}`);
-  }
-  expect(answers).toEqual(['200  ', '200  ', '429 rate_limited 60', '429 rate_limited 60', '429 key_banned 5']);
 });

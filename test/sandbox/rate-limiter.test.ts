@@ -15,7 +15,8 @@ const free = { key: 'sandbox-free', perMinute: 60, perDay: 1_000 };
 type Key = KeyLimits & { key: string };
 
 /** `applyRateLimit` on a state of its own: `check` decides, `burst` sends `count` at once. */
-function limiter(options: RateLimitPolicyOptions = {}, state: RateLimitState = {}) {
+function limiter(options: RateLimitPolicyOptions = {}) {
+  const state: RateLimitState = {};
   const policy = rateLimitPolicy(options);
   const check = (now: number, key: Key = free) => applyRateLimit(state, key, policy, now);
   const burst = (count: number, now: number, key: Key = free): RateLimitDecision[] =>
@@ -88,13 +89,12 @@ it('the ban: never bans a key that waits out its Retry-After', () => {
   expect(state['sandbox-free']?.dayCount).toBe(900);
 });
 
-it('the state is plain JSON, persisted and resumed; malformed entries are dropped instead of failing', () => {
+// Counts written and read back: rate-limit-book.test.ts.
+it('a stored state keeps its well-formed entries and drops the others instead of failing', () => {
   const { burst, state } = limiter();
   burst(59, T0);
-  const resumed = limiter({}, parseRateLimitState(JSON.parse(JSON.stringify(state))));
-  expect(resumed.check(T0 + 1)).toMatchObject({ allowed: true, remaining: 0 });
-  expect(resumed.check(T0 + 2).allowed).toBe(false);
-  expect(parseRateLimitState({ a: { minuteStart: 'x' }, b: null })).toEqual({});
+  const stored = JSON.parse(JSON.stringify(state));
+  expect(parseRateLimitState({ ...stored, a: { minuteStart: 'x' }, b: null })).toEqual(stored);
   expect(parseRateLimitState([1, 2])).toEqual({});
 });
 
