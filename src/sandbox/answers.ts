@@ -45,11 +45,9 @@ export function rateLimitRefusal(decision: RateLimitDecision, key: SandboxKey | 
   return new SandboxHttpError('rate_limited', `rate limit exceeded (${whose}: ${perMinute} per minute, ${perDay} per day); ${retry}`, retryAfter);
 }
 
-export function send(exchange: Exchange, status: number, body: Buffer, extraHeaders: Readonly<Record<string, string>> = {}): void {
-  const headers = exchange.headers;
-  for (const name in extraHeaders) headers.push(name, extraHeaders[name] as string);
-  headers.push('Content-Type', JSON_CONTENT_TYPE, 'Content-Length', String(body.length));
-  exchange.response.writeHead(status, headers);
+export function send(exchange: Exchange, status: number, body: Buffer): void {
+  exchange.headers.push('Content-Type', JSON_CONTENT_TYPE, 'Content-Length', String(body.length));
+  exchange.response.writeHead(status, exchange.headers);
   exchange.response.end(body);
 }
 
@@ -59,7 +57,8 @@ export function sendError(exchange: Exchange, { code, message, status, headers: 
   // awaiting 100 Continue may never send (RFC 9110 §10.1.1).
   const { request } = exchange;
   if (!request.complete && (exchange.expectContinue || mayHaveLargeBody(request))) headers.Connection = 'close';
-  send(exchange, status, Buffer.from(stringifyJson({ code, message, status })), headers);
+  exchange.headers.push(...Object.entries(headers).flat());
+  send(exchange, status, Buffer.from(stringifyJson({ code, message, status })));
 }
 
 function mayHaveLargeBody(request: IncomingMessage): boolean {

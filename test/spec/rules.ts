@@ -1,46 +1,33 @@
 /**
- * The specification as a list of rules (each sentence of its prose and list items, each data row of its tables, under
- * its heading), and docs/spec-coverage.md as those rules with the test, or the reason for none, beside each.
+ * The specification as a list of rules (each sentence of its prose and list items, each data row of its tables), and
+ * docs/spec-coverage.md as those rules with the test, or the reason for none, beside each.
  */
 
 export const SPEC_FILE = new URL('../../../shared/spec/pet-adoption-service.md', import.meta.url);
 export const COVERAGE_FILE = new URL('../../docs/spec-coverage.md', import.meta.url);
 
-export interface SpecRule {
-  /** The heading path, e.g. "Limits › Rate limit headers". */
-  heading: string;
-  /** The rule as the specification words it (a table row as its cells joined by " | "). */
-  text: string;
-}
-
-export function specRules(markdown: string): SpecRule[] {
-  const rules: SpecRule[] = [];
-  const headings: string[] = [];
+/** The rules as the specification words them (a table row as its cells joined by " | "). */
+export function specRules(markdown: string): string[] {
+  const rules: string[] = [];
   let tableRow = 0;
   for (const raw of markdown.split('\n')) {
     const line = raw.trim();
-    const heading = /^(#{2,6})\s+(.*)$/.exec(line);
-    if (heading) {
-      headings.length = heading[1]!.length - 2;
-      headings.push(heading[2]!);
-      continue;
-    }
+    // A heading (at any level) ends a table, as a blank line does.
     if (line.startsWith('#') || line === '') {
       tableRow = 0;
       continue;
     }
-    const where = headings.join(' › ');
     if (line.startsWith('|')) {
       tableRow += 1;
       // Row 1 names the columns, row 2 is the |---| line.
-      if (tableRow > 2) rules.push({ heading: where, text: line.replace(/^\||\|$/g, '').split('|').map((cell) => cell.trim()).join(' | ') });
+      if (tableRow > 2) rules.push(line.replace(/^\||\|$/g, '').split('|').map((cell) => cell.trim()).join(' | '));
       continue;
     }
     tableRow = 0;
     const item = line.replace(/^(?:-|\d+\.)\s+/, '');
     // Sentences end at a full stop before a capital letter or a code span; "1.0.0" or "e.g." never split.
     const sentences = item.split(/(?<=\.)\s+(?=[A-Z`])/).map((s) => s.trim());
-    for (const sentence of sentences) if (sentence !== '') rules.push({ heading: where, text: sentence });
+    for (const sentence of sentences) if (sentence !== '') rules.push(sentence);
   }
   return rules;
 }
@@ -79,7 +66,7 @@ export function testTitles(source: string): string[] {
   return titles;
 }
 
-/** A test's title for a rule: its section, then the rule in the specification's words without Markdown. */
-export function ruleTitle(section: string, rule: string): string {
-  return `${section} › "${rule.replace(/`/g, '').replace(/\.$/, '')}"`;
+/** How a test's title quotes a rule, after its section and " › ": in the specification's words without Markdown. */
+export function ruleTitle(rule: string): string {
+  return `"${rule.replace(/`/g, '').replace(/\.$/, '')}"`;
 }
