@@ -33,7 +33,6 @@ export class SandboxHttpError extends Error {
     readonly headers: Readonly<Record<string, string>> = {},
   ) {
     super(message);
-    this.name = 'SandboxHttpError';
     this.status = SANDBOX_ERROR_CODES[code];
   }
 }

@@ -2,7 +2,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 
 import { limitsFileOf } from '../config/paths';
-import { assertOwnFile, openOwnFile } from '../file-safety';
+import { assertOwnFile, openOwnFile, usingFd } from '../file-safety';
 import { withFileLock, writeFileAtomic } from '../locked-file';
 import { INT64_MAX, INT64_MIN, PET_STATUSES, type PetStatus } from '../schemas/constants';
 import { parseJson } from '../schemas/json';
@@ -154,8 +154,7 @@ class FileStore extends PetStore {
     } else if (stats.size > this.consumed) {
       const bytes = Buffer.alloc(stats.size - this.consumed);
       const fd = fs.openSync(this.dataFile, 'r');
-      const read = fs.readSync(fd, bytes, 0, bytes.length, this.consumed);
-      fs.closeSync(fd);
+      const read = usingFd(fd, () => fs.readSync(fd, bytes, 0, bytes.length, this.consumed));
       this.takeIn(bytes.subarray(0, read));
     }
     return stats.size;

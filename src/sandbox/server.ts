@@ -34,7 +34,6 @@ export interface RunningSandbox {
   baseUrl: string;
   port: number;
   keys: readonly SandboxKey[];
-  dataFile: string | undefined;
   server: Server;
   /** Waits for adds and writes the rate-limit counts. */
   close(): Promise<void>;
@@ -175,7 +174,7 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Runnin
   }
   const { port } = server.address() as AddressInfo;
   const hostInUrl = host.includes(':') ? `[${host}]` : host;
-  return { baseUrl: `http://${hostInUrl}:${port}${BASE_PATH}`, port, keys: sandboxKeys(options), dataFile: store.dataFile, server, close };
+  return { baseUrl: `http://${hostInUrl}:${port}${BASE_PATH}`, port, keys: sandboxKeys(options), server, close };
 }
 
 async function closeServer(server: Server): Promise<void> {

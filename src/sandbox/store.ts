@@ -67,7 +67,7 @@ export class PetStore {
     return newPets.slice(0, Math.max(0, this.maxAnimals - this.pets.length)).map(({ name, categoryId, status }) => {
       if (id >= INT64_MAX) throw new Error('no int64 id is left above the highest stored id');
       id += 1n;
-      return storedPet({ id: id <= BigInt(Number.MAX_SAFE_INTEGER) ? Number(id) : id, name, categoryId, status });
+      return storedPet({ id, name, categoryId, status });
     });
   }
 

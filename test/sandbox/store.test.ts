@@ -173,8 +173,7 @@ it('int64 ids above 2^53 read digit for digit, the next assigned exactly; none p
 it('--data: answers 500 internal_error naming the file when it turns corrupt while serving, and logs that one line', async () => {
   const dataFile = path.join(tempDir(), 'sandbox.json');
   const logLines: string[] = [];
-  const { baseUrl, dataFile: served } = await start({ dataFile, log: (line) => logLines.push(line) });
-  expect(served).toBe(dataFile);
+  const { baseUrl } = await start({ dataFile, log: (line) => logLines.push(line) });
   writeFileSync(dataFile, 'not json');
   const reply = await call(baseUrl, '/pets', { key: ENTERPRISE });
   expect(reply).toMatchObject({ status: 500, body: { code: 'internal_error', status: 500 } });
