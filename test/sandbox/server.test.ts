@@ -46,9 +46,8 @@ describe('startSandbox', () => {
     expect((await call(v6.baseUrl, '/pets', { key: KEY })).status).toBe(200);
   });
 
-  it('rejects when the port is taken; close() ends idle keep-alive connections, so it resolves at once', async () => {
+  it('close() ends idle keep-alive connections, so it resolves at once', async () => {
     const other = await startSandbox({ port: 0 });
-    await expect(startSandbox({ port: other.port })).rejects.toThrow(/EADDRINUSE/);
     expect((await call(other.baseUrl, '/pets', { key: KEY })).headers.connection).toBe('keep-alive');
     await other.close();
     expect(other.server.listening).toBe(false);
