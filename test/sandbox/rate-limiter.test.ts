@@ -65,12 +65,14 @@ it('the day window: refuses request 1001 of a Free day until it resets; told onc
 
 // When a ban begins and how long it lasts: test/spec/limits.test.ts.
 it('the ban: lets a key in when it is over, its strikes forgiven', () => {
-  const { burst, check } = limiter({ banAfter: 0 });
+  const { burst, check, state } = limiter({ banAfter: 0 });
   burst(61, T0);
   expect(check(T0).banned).toBe(true);
   expect(check(T0 + 599_999)).toMatchObject({ banned: true, retryAfterSeconds: 1 });
   expect(check(T0 + 600_000)).toMatchObject({ allowed: true, remaining: 59 });
-  // The strikes are forgiven: a new limited period starts from zero.
+  // The strikes are forgiven, in the stored counts too (processes sharing them take the higher): a new limited period
+  // starts from zero.
+  expect(state['sandbox-free']).toMatchObject({ strikes: 0 });
   burst(59, T0 + 600_000);
   expect(check(T0 + 600_000).banned).toBeUndefined();
 });
