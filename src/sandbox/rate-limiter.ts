@@ -3,6 +3,7 @@ import * as z from 'zod/mini';
 
 import { limitsFileOf } from '../config/paths';
 import { CorruptFileError, readJsonFile, withFileLock, writeFileAtomic } from '../locked-file';
+import type { SandboxKey } from './keys';
 
 /**
  * The plans' rules (docs/sandbox.md, "Windows" and "The ban"), as pure functions of (state, limits, policy, now); and the
@@ -44,10 +45,7 @@ export type KeyRateState = z.infer<typeof KeyRateState>;
 
 export type RateLimitState = Record<string, KeyRateState>;
 
-export interface KeyLimits {
-  perMinute: number;
-  perDay: number;
-}
+export type KeyLimits = Pick<SandboxKey, 'perMinute' | 'perDay'>;
 
 export interface RateLimitDecision {
   allowed: boolean;
@@ -62,7 +60,7 @@ export interface RateLimitDecision {
 /** Decides one request of a key, its counts in `state` brought up to date. */
 export function applyRateLimit(
   state: RateLimitState,
-  key: KeyLimits & { key: string },
+  key: Pick<SandboxKey, 'key' | 'perMinute' | 'perDay'>,
   policy: RateLimitPolicy,
   now: number,
 ): RateLimitDecision {
