@@ -67,7 +67,8 @@ class FileStore extends PetStore {
     if (header?.format !== FORMAT) throw this.error(`is not a petctl sandbox data file: its first line is not ${HEADER}`);
     if (header.version !== 2) throw this.error(`has an unknown format or version in its header line (version ${String(header.version)})`);
     if (end === -1) throw this.error('has no complete header line');
-    this.reset([]);
+    this.pets = [];
+    this.version += 1;
     this.consumed = end + 1;
     this.lines = 1;
     this.takeIn(bytes.subarray(end + 1));

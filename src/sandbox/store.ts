@@ -20,18 +20,14 @@ export interface PetQuery {
 /** The page's JSON array, and its last id when more animals match after it. */
 export type Page = { body: string; nextAfter: bigint | undefined };
 
-/** The animals in memory, each as the JSON text answered (a read never re-serialises). ids ascend, so adds append and a
- * page is a binary search for `after`, then a walk in id order. */
+/** The animals in memory (`pets`, in ascending ids), each as the JSON text answered (a read never re-serialises). ids
+ * ascend, so adds append and a page is a binary search for `after`, then a walk in id order. */
 export class PetStore {
   readonly dataFile: string | undefined;
   /** Bumped on every change; caches of pages compare it. */
   version = 0;
-  /** In ascending ids. */
-  protected pets: StoredPet[] = [];
 
-  constructor(pets: Iterable<StoredPet>, readonly maxAnimals = DEFAULT_MAX_ANIMALS) {
-    this.reset(pets);
-  }
+  constructor(protected pets: StoredPet[], readonly maxAnimals = DEFAULT_MAX_ANIMALS) {}
 
   get highestId(): bigint {
     return this.pets.at(-1)?.id ?? 0n;
@@ -49,11 +45,6 @@ export class PetStore {
   }
 
   async close(): Promise<void> {}
-
-  protected reset(pets: Iterable<StoredPet>): void {
-    this.pets = [...pets];
-    this.version += 1;
-  }
 
   /** Appends an animal whose id is above every stored one. */
   protected push(pet: StoredPet): void {
