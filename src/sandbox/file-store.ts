@@ -40,9 +40,8 @@ export async function openFileStore(dataFile: string, maxAnimals = DEFAULT_MAX_A
 }
 
 class FileStore extends PetStore {
-  /** Bytes taken in (through the last complete line), lines, and the inode. */
+  /** Bytes taken in (through the last complete line: the header, then an animal a line), and the inode. */
   private consumed = 0;
-  private lines = 0;
   private ino = -1;
   private checkedAt = Number.NEGATIVE_INFINITY;
   private pending: Array<{ newPet: NewPet; resolve: (pet: StoredPet) => void; reject: (error: unknown) => void }> = [];
@@ -70,7 +69,6 @@ class FileStore extends PetStore {
     this.pets = [];
     this.version += 1;
     this.consumed = end + 1;
-    this.lines = 1;
     this.takeIn(bytes.subarray(end + 1));
     this.ino = fs.statSync(this.dataFile).ino;
     return true;
@@ -133,7 +131,6 @@ class FileStore extends PetStore {
     }
     for (const pet of pets) this.push(pet);
     this.consumed += Buffer.byteLength(text);
-    this.lines += pets.length;
     return { pets, file };
   }
 
@@ -164,12 +161,11 @@ class FileStore extends PetStore {
   /** Takes in the animals on the complete lines of `bytes`, the file's bytes from `consumed` on. */
   private takeIn(bytes: Buffer): void {
     for (let start = 0, end = bytes.indexOf(NEWLINE); end !== -1; start = end + 1, end = bytes.indexOf(NEWLINE, start)) {
-      const where = `line ${this.lines + 1}`;
+      const where = `line ${this.pets.length + 2}`;
       const pet = this.petOf(bytes.subarray(start, end).toString('utf8'), where);
       if (pet.id <= this.highestId) throw this.error(`has id ${pet.id} at ${where}, not above the id before it (${this.highestId})`);
       this.push(pet);
       this.consumed += end + 1 - start;
-      this.lines += 1;
     }
   }
 
