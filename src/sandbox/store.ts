@@ -20,8 +20,8 @@ export interface PetQuery {
 /** The page's JSON array, and its last id when more animals match after it. */
 export type Page = { body: string; nextAfter: bigint | undefined };
 
-/** The animals in memory (`pets`, in ascending ids), each as the JSON text answered (a read never re-serialises). ids
- * ascend, so adds append and a page is a binary search for `after`, then a walk in id order. */
+/** The animals in memory (`pets`, in ascending ids), each as the JSON text answered (a read never
+ * re-serialises). ids ascend, so adds append and a page is a binary search for `after`, then a walk in id order. */
 export class PetStore {
   readonly dataFile: string | undefined;
   /** Bumped on every change; caches of pages compare it. */

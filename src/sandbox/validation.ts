@@ -42,7 +42,9 @@ export function parsePetId(segment: string): bigint {
 
 function int64Parameter(text: string, rule: string): bigint {
   const id = parseInt64(text);
-  if (id === undefined) throw new SandboxHttpError('invalid_parameter', `${rule} (decimal digits, no leading zeros), got ${JSON.stringify(text)}`);
+  if (id === undefined) {
+    throw new SandboxHttpError('invalid_parameter', `${rule} (decimal digits, no leading zeros), got ${JSON.stringify(text)}`);
+  }
   return BigInt(id);
 }
 

@@ -32,7 +32,7 @@ it('rateLimitPolicy: a minute, a day of 1440 minutes, a 10-minute ban after 10; 
   expect(rateLimitPolicy({ minuteMs: 1_000 })).toEqual(scaled);
 });
 
-// Its 60 requests, the 61st refused, Remaining counted down and refusals not counted: test/spec/limits.test.ts.
+// Its 60 requests, the 61st refused, Remaining counted down, refusals not counted: test/spec/limits.test.ts.
 describe('the minute window', () => {
   it('opens at the first request, not at a clock boundary; Retry-After is rounded up, at least 1', () => {
     const { burst, check } = limiter();
@@ -70,8 +70,8 @@ it('the ban: lets a key in when it is over, its strikes forgiven', () => {
   expect(check(T0).banned).toBe(true);
   expect(check(T0 + 599_999)).toMatchObject({ banned: true, retryAfterSeconds: 1 });
   expect(check(T0 + 600_000)).toMatchObject({ allowed: true, remaining: 59 });
-  // The strikes are forgiven, in the stored counts too (processes sharing them take the higher): a new limited period
-  // starts from zero.
+  // The strikes are forgiven, in the stored counts too (processes sharing them take the higher): a new
+  // limited period starts from zero.
   expect(state['sandbox-free']).toMatchObject({ strikes: 0 });
   burst(59, T0 + 600_000);
   expect(check(T0 + 600_000).banned).toBeUndefined();

@@ -1,6 +1,6 @@
 /**
- * The specification as a list of rules (each sentence of its prose and list items, each data row of its tables), and
- * docs/spec-coverage.md as those rules with the test, or the reason for none, beside each.
+ * The specification as a list of rules (each sentence of its prose and list items, each data row of its
+ * tables), and docs/spec-coverage.md as those rules with the test, or the reason for none, beside each.
  */
 
 export const SPEC_FILE = new URL('../../../shared/spec/pet-adoption-service.md', import.meta.url);
@@ -66,7 +66,7 @@ export function testTitles(source: string): string[] {
   return titles;
 }
 
-/** How a test's title quotes a rule, after its section and " › ": in the specification's words without Markdown. */
+/** How a test's title quotes a rule, after its section and " › ": in its words, without Markdown. */
 export function ruleTitle(rule: string): string {
   return `"${rule.replace(/`/g, '').replace(/\.$/, '')}"`;
 }
