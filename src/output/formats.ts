@@ -57,9 +57,10 @@ export function renderCsv<Row>(columns: readonly CsvColumn<Row>[], rows: readonl
 type DetailField = { key: string; label: string; text: string };
 
 /** One object as "Label: value" lines for a person (made safe, piped too), the object in json and ndjson, keys and a row in csv. */
-export function renderDetails(fields: readonly DetailField[], object: Record<string, unknown>, format: OutputFormat): string {
-  if (format === 'json' || format === 'ndjson') return `${stringifyJson(object, format === 'json' ? 2 : undefined)}\n`;
-  if (format === 'csv') return renderCsv(fields.map((field) => ({ header: field.key, value: () => field.text })), [object]);
+export function renderDetails(fields: readonly DetailField[], object: Record<string, unknown>, format: OutputFormat, tty: boolean): string {
+  if (format === 'json') return jsonText(object, tty);
+  if (format === 'ndjson') return jsonLines(object, tty);
+  if (format === 'csv') return renderCsv(fields.map((field) => ({ header: field.key, value: () => field.text })), [object], { tty });
   const width = Math.max(...fields.map((field) => field.label.length)) + 2;
   return fields.map((field) => `${`${field.label}:`.padEnd(width)}${safeText(field.text)}\n`).join('');
 }

@@ -51,7 +51,7 @@ export function importReport(
       }
       if (scan.skippedCount > 0 && (!ctx.globals.quiet || scan.toSend === 0)) ctx.line(skippedLine(scan, label, resumed));
     },
-    dryRun: (dryRun) => ctx.io.stdout.write(renderDryRun(dryRun, format)),
+    dryRun: (dryRun) => ctx.io.stdout.write(renderDryRun(dryRun, format, ctx.terminal.stdoutIsTerminal)),
     listing: () => new ListingProgress(ctx, true),
     looked: ({ rows, animals, pages, found, resend, ambiguous }, baseUrl) => {
       const among = `${formatCounted(animals, 'animal')} on ${targetLabel(baseUrl)} (${plural(pages, 'page')})`;
@@ -116,10 +116,10 @@ async function writeRows(results: readonly RowResult[], ctx: OutputHost): Promis
 }
 
 /** `--dry-run`'s report: one object (json, ndjson, csv), or one sentence. */
-function renderDryRun(report: DryRunReport, format: OutputFormat): string {
+function renderDryRun(report: DryRunReport, format: OutputFormat, tty: boolean): string {
   if (format !== 'table') {
     const fields = Object.entries(report).map(([key, value]) => ({ key, label: key, text: String(value) }));
-    return renderDetails(fields, { dryRun: true, ...report }, format);
+    return renderDetails(fields, { dryRun: true, ...report }, format, tty);
   }
   return `would send ${report.wouldSend} of ${report.rows} rows: ${report.done} already created, ${report.unknown} with an unknown outcome, ${report.invalid} invalid; journal ${report.journal}\n`;
 }

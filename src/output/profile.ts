@@ -73,7 +73,7 @@ export function noneChosen(profiles: string[], configFile: string, format: Outpu
     { key: 'profiles', label: 'Profiles', text: profiles.join(', ') },
     { key: 'configFile', label: 'Config', text: configFile },
   ];
-  return { object, render: () => renderDetails(fields, object, format) };
+  return { object, render: (tty: boolean) => renderDetails(fields, object, format, tty) };
 }
 
 /** What `auth login` says of the key it stored, in masks only. Two keys may mask alike (short ones all print as

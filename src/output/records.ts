@@ -57,10 +57,10 @@ export function renderRecord<Row extends object>(columns: readonly RecordColumn<
 }
 
 /** A command's JSON result through `--query` when it was given (loading jmespath only then), else its own view. */
-export async function writeResult(ctx: OutputHost, value: unknown, render: () => string): Promise<void> {
+export async function writeResult(ctx: OutputHost, value: unknown, render: (tty: boolean) => string): Promise<void> {
   if (ctx.globals.query === undefined) {
     if (ctx.terminal.stdoutIsTerminal) await loadTable();
-    ctx.io.stdout.write(render());
+    ctx.io.stdout.write(render(ctx.terminal.stdoutIsTerminal));
     return;
   }
   const { compileQuery, renderQueryResult } = await import('./query');

@@ -54,5 +54,16 @@ it.each([
   ['csv', 'keys as header, one RFC 4180-quoted row', fields, 'profile,note\nprod (active),"says ""hi"", twice"\n'],
   ['table', 'a "Label: value" line shows control and bidi characters as escapes', url, 'Base URL: https://x\\x1b]0;T\\x07\\n\\u202e\n'],
 ] as const)('renderDetails: %s: %s', (format, _title, rows, expected) => {
-  expect(renderDetails(rows, object, format)).toBe(expected);
+  expect(renderDetails(rows, object, format, false)).toBe(expected);
+});
+
+it.each([
+  ['json', '{\n  "url": "x\\u009b2J\\u202e"\n}\n'],
+  ['ndjson', '{"url":"x\\u009b2J\\u202e"}\n'],
+  ['csv', 'url\nx\\x9b2J\\u202e\n'],
+] as const)('renderDetails: %s on a terminal shows C1 and bidi controls as escapes; piped, as they are', (format, expected) => {
+  const hostile = { url: 'x\u009b2J\u202e' };
+  const rows = [{ key: 'url', label: 'Base URL', text: hostile.url }];
+  expect(renderDetails(rows, hostile, format, true)).toBe(expected);
+  expect(renderDetails(rows, hostile, format, false)).not.toBe(expected);
 });

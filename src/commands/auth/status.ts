@@ -28,7 +28,7 @@ export async function statusRun(ctx: Context): Promise<void> {
   const said = describeTarget(target, object.key, false, true);
   const resets = resetMs === undefined ? '' : `, resets ${formatLocalDateTime(resetMs)}`;
   const limitText = rate.limit === undefined ? 'not reported' : `${rate.remaining ?? '?'} of ${rate.limit} left${resets}`;
-  await writeResult(ctx, object, () =>
+  await writeResult(ctx, object, (tty) =>
     renderDetails(
       [
         { key: 'profile', label: 'Profile', text: said.profile },
@@ -40,6 +40,7 @@ export async function statusRun(ctx: Context): Promise<void> {
       ],
       object,
       ctx.globals.output,
+      tty,
     ),
   );
 }

@@ -56,7 +56,7 @@ export async function profileShowRun(options: { name?: string }, ctx: Context): 
     configFile: store.path,
   };
   const said = describeTarget(target, object.effectiveKey ?? undefined, options.name !== undefined);
-  await writeResult(ctx, object, () =>
+  await writeResult(ctx, object, (tty) =>
     renderDetails(
       [
         { key: 'name', label: 'Profile', text: said.profile },
@@ -70,6 +70,7 @@ export async function profileShowRun(options: { name?: string }, ctx: Context): 
       ],
       object,
       ctx.globals.output,
+      tty,
     ),
   );
 }
