@@ -24,3 +24,13 @@ export async function startSandbox(options: SandboxOptions): Promise<RunningSand
     throw new FailureError(`port ${port ?? ''} is already in use`, { code: 'port_in_use', hint: 'pick another with --port, or --port 0 for a free one', cause: error });
   }
 }
+
+/** The built-in profile's test hook, read as `--minute-ms` is: a bad one is a usage error before the sandbox starts. */
+export function sandboxMinuteMs(env: Readonly<NodeJS.ProcessEnv>): number | undefined {
+  const given = env.PETCTL_SANDBOX_MINUTE_MS;
+  if (given === undefined || given === '') return undefined;
+  if (!/^\d+$/.test(given) || Number(given) < 100) {
+    throw new UsageError(`PETCTL_SANDBOX_MINUTE_MS must be whole milliseconds, 100 or more, not ${JSON.stringify(given)}`);
+  }
+  return Number(given);
+}

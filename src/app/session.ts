@@ -18,7 +18,7 @@ import { cacheNotClearedWarning, cacheUnusableWarning, fromCacheLine } from '../
 import { stateStoreLine } from '../output/state-store';
 import { waitWords } from '../output/waits';
 import { DEFAULT_PORT as SANDBOX_DEFAULT_PORT } from '../sandbox/defaults';
-import { startSandbox } from './sandbox-start';
+import { sandboxMinuteMs, startSandbox } from './sandbox-start';
 import type { StderrLines } from '../output/stderr';
 import type { Terminal } from '../terminal';
 
@@ -56,7 +56,7 @@ export async function openApiSession(ctx: SessionHost, overrides: { apiKey?: str
   let baseUrl = resolved.baseUrl;
   const builtInSandbox = baseUrl === undefined;
   if (baseUrl === undefined) {
-    const minuteMs = Number(ctx.env.PETCTL_SANDBOX_MINUTE_MS) || undefined;
+    const minuteMs = sandboxMinuteMs(ctx.env);
     // Test hook: the sandbox's request log (never the key), appended to this file.
     const logFile = ctx.env.PETCTL_SANDBOX_LOG;
     const log = logFile ? (line: string) => fs.appendFileSync(logFile, `${line}\n`) : undefined;

@@ -2,9 +2,10 @@ import fs from 'node:fs';
 import net from 'node:net';
 import path from 'node:path';
 import { expect, it } from 'vitest';
-import { startSandbox } from '../../src/app/sandbox-start';
+import { sandboxMinuteMs, startSandbox } from '../../src/app/sandbox-start';
 import { FailureError, UsageError } from '../../src/errors';
 import { tempDir } from '../helpers/cli';
+import { thrown } from '../helpers/thrown';
 
 /** startSandbox: what keeps the embedded service from starting, for petctl sandbox and the built-in profile alike. */
 it('a data file that is not the sandbox\'s: sandbox_data_file, naming the file, which is left as it was', async () => {
@@ -36,4 +37,13 @@ it.for([
   const error = await startSandbox({ host: host!, port: 0 }).catch((caught: unknown) => caught);
   expect(error).toBeInstanceOf(UsageError);
   expect(error).toMatchObject({ exitCode: 2, message: `cannot listen on ${host}: ${why}`, hint: expect.stringContaining('127.0.0.1 (loopback)') });
+});
+
+it.each([['1.5'], ['-60'], ['99'], ['1e3'], ['soon']])('PETCTL_SANDBOX_MINUTE_MS=%s is a usage error naming the variable', (given) => {
+  const error = thrown(() => sandboxMinuteMs({ PETCTL_SANDBOX_MINUTE_MS: given }), UsageError);
+  expect(error.message).toBe(`PETCTL_SANDBOX_MINUTE_MS must be whole milliseconds, 100 or more, not "${given}"`);
+});
+
+it('PETCTL_SANDBOX_MINUTE_MS unset or empty leaves the real minute; a whole number of ms is taken', () => {
+  expect([sandboxMinuteMs({}), sandboxMinuteMs({ PETCTL_SANDBOX_MINUTE_MS: '' }), sandboxMinuteMs({ PETCTL_SANDBOX_MINUTE_MS: '16000' })]).toEqual([undefined, undefined, 16000]);
 });
