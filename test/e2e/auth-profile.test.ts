@@ -2,11 +2,10 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { type TestContext, describe, expect, it } from 'vitest';
 import { type CliResult, cliSession, expectCleanError, expectPetctlHeaders, newApiKey, tempDir } from '../helpers/cli';
-import { type Reply, json, startScriptedServer } from '../helpers/scripted-server';
+import { type Reply, PET, json, startScriptedServer } from '../helpers/scripted-server';
 
 /** Profiles and keys; every key is passed to runCli as a secret, so a key printed anywhere fails the test. */
 
-const PET = { id: 1, name: 'Rex', categoryId: 1, status: 'available' };
 const LIMITS = { 'x-ratelimit-limit': '60', 'x-ratelimit-remaining': '41', 'x-ratelimit-reset': '1900000000' };
 const NOT_FOUND = json(404, { code: 'not_found', message: 'no such path: /pets', status: 404 });
 const WRONG = (url: string) =>

@@ -1,16 +1,13 @@
-import { execFileSync } from 'node:child_process';
 import fs from 'node:fs';
 import type http from 'node:http';
-import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { MAX_RESPONSE_BYTES } from '../../src/api/transport';
 import { type CliResult, cliSession, expectCleanError, jsonError, setupE2e, tempDir } from '../helpers/cli';
-import { json, startScriptedServer } from '../helpers/scripted-server';
+import { selfSignedCertificate } from '../helpers/redis-server';
+import { PET, PET_LINE, json, startScriptedServer } from '../helpers/scripted-server';
 
 /** Hostile servers on loopback: redirects, floods, untrusted certificates, IPv6 only. */
 
-const PET = { id: 1, name: 'Rex', categoryId: 1, status: 'available' };
-const PET_LINE = '1\tRex\t1\tavailable\n';
 const RATE_LIMITED = { code: 'rate_limited', message: 'slow down', status: 429 };
 
 /** The one `error:` line (and at most a hint after it). */
@@ -100,25 +97,7 @@ it.concurrent.for([
   if (process.platform === 'linux') expect(rss!.peak()).toBeLessThan(256 * 1024 * 1024);
 });
 
-/** A self-signed certificate for 127.0.0.1 and localhost, made with openssl; undefined when openssl is missing. */
-function selfSignedCertificate(): { key: string; cert: string; certFile: string } | undefined {
-  const dir = tempDir('petctl-tls-');
-  const keyFile = path.join(dir, 'key.pem');
-  const certFile = path.join(dir, 'cert.pem');
-  try {
-    execFileSync(
-      'openssl',
-      ['req', '-x509', '-newkey', 'ec', '-pkeyopt', 'ec_paramgen_curve:prime256v1', '-nodes', '-keyout', keyFile, '-out', certFile,
-        '-days', '2', '-subj', '/CN=petctl test', '-addext', 'subjectAltName=IP:127.0.0.1,DNS:localhost', '-addext', 'basicConstraints=critical,CA:TRUE'],
-      { stdio: 'ignore' },
-    );
-  } catch {
-    return undefined;
-  }
-  return { key: fs.readFileSync(keyFile, 'utf8'), cert: fs.readFileSync(certFile, 'utf8'), certFile };
-}
-
-const certificate = selfSignedCertificate();
+const certificate = selfSignedCertificate(tempDir('petctl-tls-'));
 
 describe.skipIf(!certificate)('https with a self-signed certificate (openssl needed)', () => {
   it('untrusted: exit 7 naming the certificate; no request (so no key) reached the server, however many attempts; trusted through NODE_EXTRA_CA_CERTS: exit 0, and the key arrives over TLS', async (t) => {

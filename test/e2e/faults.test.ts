@@ -5,15 +5,13 @@ import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { type CliResult, expectCleanError, jsonError, newApiKey, runCli, setupE2e, tempDir } from '../helpers/cli';
 import { freePort } from '../helpers/redis-server';
-import { json } from '../helpers/scripted-server';
+import { PET, PET_LINE, json } from '../helpers/scripted-server';
 
 /**
  * The built petctl against scripted servers that answer HTML 502s, drop connections or never answer: a request
  * and its retries end within max(--timeout, --max-wait) plus a second of its first attempt.
  */
 
-const PET = { id: 1, name: 'Rex', categoryId: 1, status: 'available' };
-const PET_LINE = '1\tRex\t1\tavailable\n';
 const HTML_502 = '<html><head><title>502 Bad Gateway</title></head><body><h1>502 Bad Gateway</h1><hr>nginx</body></html>';
 
 const ADD = ['pets', 'add', '--name', 'Rex', '--category-id', '1'];

@@ -1,16 +1,13 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { type CliResult, expectCleanError, jsonError, setupE2e } from '../helpers/cli';
-import { json } from '../helpers/scripted-server';
+import { type CliResult, SLACK_MS, expectCleanError, jsonError, setupE2e } from '../helpers/cli';
+import { PET, json } from '../helpers/scripted-server';
 
 /** The JSON error line's retryAt, and status 429 for a refusal whether the server answered or saved state did. */
 
-/** Timers and the two processes' clocks may disagree by a few ms. */
-const SLACK_MS = 50;
 const ISO_SECOND = /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.000Z$/;
 const RATE_LIMITED = { code: 'rate_limited', message: 'Too many requests', status: 429 };
-const PET = { id: 1, name: 'Rex', categoryId: 1, status: 'available' };
 
 /** retryAt in epoch ms: `waitMs` after the refused request at the earliest, after the end (+1 s) at the latest. */
 function expectRetryAt(error: Record<string, unknown>, from: number, waitMs: number, ended: number): number {

@@ -2,14 +2,13 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { type TestContext, expect, it } from 'vitest';
 import { type CliResult, cliSession, expectCleanError, jsonError, newApiKey, tempDir } from '../helpers/cli';
-import { json, startScriptedServer } from '../helpers/scripted-server';
+import { PET, json, startScriptedServer } from '../helpers/scripted-server';
 
 /**
  * While profiles beside the sandbox exist and none is chosen, a command that talks to the service stops
  * before sending (no_profile). PETCTL_SANDBOX_LOG shows whether anything reached the embedded sandbox.
  */
 
-const PET = { id: 1, name: 'Rex', categoryId: 1, status: 'available' };
 const NO_PROFILE =
   'error: no profile chosen; petctl has profiles production, staging. Choose one with petctl profile use <name> or -p <name> (-p sandbox for the built-in sandbox) (no_profile)\n';
 

@@ -1,20 +1,16 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { expectCleanError, newApiKey, setupE2e } from '../helpers/cli';
+import { SLACK_MS, expectCleanError, newApiKey, setupE2e } from '../helpers/cli';
 import { namedTime } from '../helpers/local-time';
-import { json } from '../helpers/scripted-server';
+import { PET, PET_LINE, json } from '../helpers/scripted-server';
 
 /**
  * Rate limits as a user meets them: the notice, the exit code, the next process. Time only from below. A 429 waited
  * out and retried: test/api/client.test.ts, and across processes test/spec/limits.test.ts.
  */
 
-/** Timers and the two processes' clocks may disagree by a few ms. */
-const SLACK_MS = 50;
-
-const PET_LINE = '1\tRex\t1\tavailable\n';
-const LISTED = json(200, [{ id: 1, name: 'Rex', categoryId: 1, status: 'available' }]);
+const LISTED = json(200, [PET]);
 const RATE_LIMITED = { code: 'rate_limited', message: 'Too many requests', status: 429 };
 
 describe.concurrent('rate limits across commands', () => {
@@ -62,7 +58,7 @@ describe.concurrent('rate limits across commands', () => {
     const { server, petctl } = await setupE2e(t);
     // 5 s, so that under load the last process still has a wait of a second or more to announce.
     const reset = Math.ceil(Date.now() / 1000) + 5;
-    server.reply(json(200, [{ id: 1, name: 'Rex', categoryId: 1, status: 'available' }], { 'x-ratelimit-limit': '60', 'x-ratelimit-remaining': '0', 'x-ratelimit-reset': String(reset) }), LISTED);
+    server.reply(json(200, [PET], { 'x-ratelimit-limit': '60', 'x-ratelimit-remaining': '0', 'x-ratelimit-reset': String(reset) }), LISTED);
     expect(await petctl(['pets', 'list'])).toMatchObject({ code: 0, stderr: '' });
 
     const refused = await petctl(['--max-wait', '1', 'pets', 'list']);

@@ -2,11 +2,10 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { expect, it } from 'vitest';
 import { type CliResult, configDirWith, newApiKey, runCli, tempDir } from '../helpers/cli';
-import { type Reply, json, startScriptedServer } from '../helpers/scripted-server';
+import { type Reply, PET, json, startScriptedServer } from '../helpers/scripted-server';
 
 /** The API key in no output and no file but config.json; loose modes tightened. */
 
-const PET = { id: 1, name: 'Rex', categoryId: 1, status: 'available' };
 const ERROR = (status: number, code: string) => json(status, { code, message: `server says ${code}`, status });
 
 const ANSWERS = {

@@ -1,14 +1,12 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { type TestContext, afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type CliResult, newApiKey, runCli, setupE2e, tempDir } from '../helpers/cli';
+import { type CliResult, SLACK_MS, newApiKey, runCli, setupE2e, tempDir } from '../helpers/cli';
 import { type RedisServer, freePort, noRedisServer, startRedisServer } from '../helpers/redis-server';
-import { type ScriptedServer, json, startScriptedServer } from '../helpers/scripted-server';
+import { type ScriptedServer, PET, json, startScriptedServer } from '../helpers/scripted-server';
 
 /** Config directories ("machines") sharing a real redis-server, with and without a password. Time only from below. */
 
-const SLACK_MS = 50;
-const PET = { id: 1, name: 'Rex', categoryId: 1, status: 'available' };
 const PASSWORD = 'Tr0ub4dor-and-3-more-words';
 
 /** A machine with a profile "shelters" on `baseUrl` whose state lives at `stateUrl`, using `key`. */

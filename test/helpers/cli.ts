@@ -86,6 +86,9 @@ export function jsonError(result: CliResult): Record<string, unknown> {
   return JSON.parse(lines[0]!) as Record<string, unknown>;
 }
 
+/** How far timers and two processes' clocks may disagree: a lower bound on time gives this much. */
+export const SLACK_MS = 50;
+
 /** For vi.waitFor, whose 1 s default fails on a loaded two-core machine: a generous bound costs nothing when it holds. */
 export const WAIT = { timeout: 10_000, interval: 20 };
 

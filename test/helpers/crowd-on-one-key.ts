@@ -1,7 +1,8 @@
 import { expect } from 'vitest';
 import { BIN, NODE, assertNoSecrets, cleanEnv, newApiKey, tempDir } from './cli';
 import { type CrowdMember, describeCrowd, runCrowd } from './crowd';
-import { type LimitedServiceOptions, PET, startLimitedService, windowEndIn } from './limited-service';
+import { type LimitedServiceOptions, startLimitedService, windowEndIn } from './limited-service';
+import { PET } from './scripted-server';
 
 /** A crowd of `pets list` on one used-up Free key at the real minute, and what every crowd test asserts of it (test/e2e/crowd*.test.ts). */
 

@@ -1,4 +1,4 @@
-import { type RecordedRequest, startScriptedServer } from './scripted-server';
+import { PET, type RecordedRequest, startScriptedServer } from './scripted-server';
 
 // One key's real-length fixed windows, 429s past the limit, a ban after BAN_AFTER (the specification's Limits, point 4),
 // counting what petctl did. Plain Node: bench/crowd.mjs and bench/enterprise.mjs bundle it too.
@@ -19,9 +19,6 @@ export interface LimitedServiceOptions {
 /** Refused requests in one window that get the key banned, and for how long. */
 const BAN_AFTER = 10;
 const BAN_MS = 10 * 60_000;
-
-/** The one animal GET /v1/pets lists without `listed`. */
-export const PET = { id: 1, name: 'Rex', categoryId: 1, status: 'available' };
 
 export async function startLimitedService(options: LimitedServiceOptions = {}) {
   type Answer = { status: number; headers: Record<string, string>; body: string };

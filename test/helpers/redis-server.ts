@@ -32,24 +32,27 @@ function exited(child: ChildProcess): Promise<void> {
   return new Promise((resolve) => child.once('exit', () => resolve()));
 }
 
-/** A self-signed certificate for 127.0.0.1 (openssl), for rediss:// tests. */
-function selfSignedCertificate(dir: string): { cert: string; key: string } {
-  const cert = path.join(dir, 'cert.pem');
-  const key = path.join(dir, 'key.pem');
+/** A self-signed certificate for 127.0.0.1 and localhost, its own CA (NODE_EXTRA_CA_CERTS), made in `dir` with openssl; undefined when openssl is missing. */
+export function selfSignedCertificate(dir: string): { key: string; cert: string; keyFile: string; certFile: string } | undefined {
+  const keyFile = path.join(dir, 'key.pem');
+  const certFile = path.join(dir, 'cert.pem');
   const result = spawnSync(
     'openssl',
-    ['req', '-x509', '-newkey', 'rsa:2048', '-nodes', '-keyout', key, '-out', cert, '-days', '1', '-subj', '/CN=127.0.0.1', '-addext', 'subjectAltName=IP:127.0.0.1'],
-    { encoding: 'utf8' },
+    ['req', '-x509', '-newkey', 'ec', '-pkeyopt', 'ec_paramgen_curve:prime256v1', '-nodes', '-keyout', keyFile, '-out', certFile,
+      '-days', '2', '-subj', '/CN=petctl test', '-addext', 'subjectAltName=IP:127.0.0.1,DNS:localhost', '-addext', 'basicConstraints=critical,CA:TRUE'],
+    { stdio: 'ignore' },
   );
-  if (result.status !== 0) throw new Error(`openssl could not make a certificate: ${result.stderr || result.error}`);
-  return { cert, key };
+  if (result.status !== 0) return undefined;
+  return { key: fs.readFileSync(keyFile, 'utf8'), cert: fs.readFileSync(certFile, 'utf8'), keyFile, certFile };
 }
 
 async function startOnce(port: number, dir: string, options: RedisServerOptions): Promise<ChildProcess> {
   const args = ['--bind', '127.0.0.1', '--dir', dir, '--save', '', '--appendonly', 'no', '--daemonize', 'no', '--loglevel', 'notice'];
   if (options.tls) {
-    const { cert, key } = selfSignedCertificate(dir);
-    args.push('--port', '0', '--tls-port', String(port), '--tls-cert-file', cert, '--tls-key-file', key, '--tls-ca-cert-file', cert, '--tls-auth-clients', 'no');
+    const certificate = selfSignedCertificate(dir);
+    if (!certificate) throw new Error('openssl could not make a certificate for rediss://');
+    const { certFile, keyFile } = certificate;
+    args.push('--port', '0', '--tls-port', String(port), '--tls-cert-file', certFile, '--tls-key-file', keyFile, '--tls-ca-cert-file', certFile, '--tls-auth-clients', 'no');
   } else {
     args.push('--port', String(port));
   }

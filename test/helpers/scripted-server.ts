@@ -42,6 +42,10 @@ export function limitHeaders(now: number, remaining: number, resetInS: number, l
   };
 }
 
+/** The animal a scripted list answers with, and its line as `pets list` prints it piped. */
+export const PET = { id: 1, name: 'Rex', categoryId: 1, status: 'available' };
+export const PET_LINE = '1\tRex\t1\tavailable\n';
+
 export function json(status: number, body: object, headers: Record<string, string> = {}): Reply {
   return { status, body, headers };
 }
