@@ -1,12 +1,11 @@
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { cliSession, inBash, jsonError, setupE2e, tempDir } from '../helpers/cli';
+import { BIG, cliSession, inBash, jsonError, setupE2e, tempDir } from '../helpers/cli';
 import { writeSandboxData } from '../helpers/sandbox-data';
 import { linkedPage, refusedPastMaxWait } from '../helpers/linked-pages';
 
 /** `petctl api --paginate` on the built-in sandbox, and on scripted servers: a page that is no array, a stop. */
 
-const BIG = '9007199254740993'; // 2^53 + 1: JSON.parse would make it ...992
 const ALL_IDS = [...Array.from({ length: 24 }, (_, index) => String(index + 1)), BIG];
 
 function idsIn(text: string): string[] {

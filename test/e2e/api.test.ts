@@ -2,6 +2,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import {
+  BIG,
   cliSession,
   expectCleanError,
   expectPetctlHeaders,
@@ -14,7 +15,6 @@ import { json } from '../helpers/scripted-server';
 
 /** `petctl api`, and `--query` on every command with a JSON result (how it prints: test/output/query.test.ts). */
 
-const BIG = '9007199254740993'; // 2^53 + 1: JSON.parse would make it ...992
 const PETS = `[{"id":${BIG},"name":"Big","categoryId":2,"status":"sold"},{"id":2,"name":"Bella","categoryId":1,"status":"available"}]`;
 const PET = `{"id":${BIG},"name":"Rex","categoryId":${BIG},"status":"available"}`;
 const ORDERS = `[{"id":${BIG},"petId":7,"quantity":1},{"id":2,"petId":8,"quantity":3}]`;

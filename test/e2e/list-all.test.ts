@@ -1,10 +1,9 @@
 import { describe, expect, it } from 'vitest';
-import { inBash, jsonError, setupE2e } from '../helpers/cli';
+import { BIG, inBash, jsonError, setupE2e } from '../helpers/cli';
 import { linkedPage, petsPage, refusedPastMaxWait } from '../helpers/linked-pages';
 
 /** `petctl pets list --all` and `--starting-token` against scripted servers (the walk: pages.test.ts). */
 
-const BIG = '9007199254740993';
 const tsv = (ids: string[]) => ids.map((id) => `${id}\tPet ${id}\t1\tavailable\n`).join('');
 
 function jsonIds(stdout: string): string[] {

@@ -1,7 +1,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { expect, it } from 'vitest';
-import { cliSession, setupE2e, tempDir } from '../helpers/cli';
+import { BIG, cliSession, setupE2e, tempDir } from '../helpers/cli';
 import { creator } from '../helpers/pet-creator';
 import { writeSandboxData } from '../helpers/sandbox-data';
 
@@ -26,7 +26,6 @@ const SAMPLE = SAMPLE_TSV.map((line) => {
   return { id: Number(id), name, categoryId: Number(categoryId), status };
 });
 
-const BIG = '9007199254740993'; // 2^53 + 1: JSON.parse would print 9007199254740992
 const THREE = '3 animals have no status: they appear in no pets list --status available|pending|sold, only in pets list without --status';
 
 const modeOf = (file: string) => fs.statSync(file).mode & 0o777;

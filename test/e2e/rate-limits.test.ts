@@ -3,14 +3,14 @@ import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { SLACK_MS, expectCleanError, newApiKey, setupE2e } from '../helpers/cli';
 import { namedTime } from '../helpers/local-time';
-import { PET, PET_LINE, json } from '../helpers/scripted-server';
+import { PET, json } from '../helpers/scripted-server';
 
 /**
  * Rate limits as a user meets them: the notice, the exit code, the next process. Time only from below. A 429 waited
- * out and retried: test/api/client.test.ts, and across processes test/spec/limits.test.ts.
+ * out and retried: test/api/client.test.ts, and across processes test/spec/limits.test.ts; a window used up
+ * (X-RateLimit-Remaining: 0): test/api/waits-table.test.ts.
  */
 
-const LISTED = json(200, [PET]);
 const RATE_LIMITED = { code: 'rate_limited', message: 'Too many requests', status: 429 };
 
 describe.concurrent('rate limits across commands', () => {
@@ -38,7 +38,7 @@ describe.concurrent('rate limits across commands', () => {
     expect(namedTime(again.stderr)).toBeGreaterThanOrEqual(server.requests[0]!.at + 120_000 - 1000 - SLACK_MS);
     expect(server.requests).toHaveLength(1);
 
-    server.reply(json(429, { code: 'key_banned', message: 'API key banned for 10 minutes', status: 429 }, { 'retry-after': '600' }), LISTED);
+    server.reply(json(429, { code: 'key_banned', message: 'API key banned for 10 minutes', status: 429 }, { 'retry-after': '600' }), json(200, [PET]));
     const otherKey = newApiKey();
     const other = (args: string[]) => petctl(args, { env: { PETCTL_API_KEY: otherKey }, secrets: [otherKey] });
     const banned = await other(['pets', 'list']);
@@ -52,25 +52,5 @@ describe.concurrent('rate limits across commands', () => {
     expect((await petctl(['--base-url', `http://localhost:${server.port}/v1`, 'pets', 'list'])).code).toBe(0);
     expect(server.requests.map((request) => request.headers.authorization)).toEqual([`Bearer ${key}`, `Bearer ${otherKey}`, `Bearer ${key}`]);
     server.verify();
-  });
-
-  it('X-RateLimit-Remaining: 0 on a success: the next process past --max-wait exits 5 sending nothing; within it, it waits for X-RateLimit-Reset', async (t) => {
-    const { server, petctl } = await setupE2e(t);
-    // 5 s, so that under load the last process still has a wait of a second or more to announce.
-    const reset = Math.ceil(Date.now() / 1000) + 5;
-    server.reply(json(200, [PET], { 'x-ratelimit-limit': '60', 'x-ratelimit-remaining': '0', 'x-ratelimit-reset': String(reset) }), LISTED);
-    expect(await petctl(['pets', 'list'])).toMatchObject({ code: 0, stderr: '' });
-
-    const refused = await petctl(['--max-wait', '1', 'pets', 'list']);
-    expect(refused.code).toBe(5);
-    expectCleanError(refused);
-    expect(refused.stderr).toMatch(/^error: rate limit reached; nothing sent\. Try again at [\d: -]+, in \d+s \(rate_limited\)$/m);
-    expect(refused.stderr).toMatch(/^hint: raise --max-wait/m);
-
-    const waited = await petctl(['pets', 'list']);
-    expect(waited).toMatchObject({ code: 0, stdout: PET_LINE });
-    expect(waited.stderr).toMatch(/^petctl: rate limit reached; waiting \ds for the window to reopen\n$/);
-    expect(server.requests).toHaveLength(2);
-    expect(server.requests[1]!.at).toBeGreaterThanOrEqual(reset * 1000 - SLACK_MS);
   });
 });

@@ -1,7 +1,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { type TestContext, describe, expect, it } from 'vitest';
-import { newApiKey, tempDir } from '../helpers/cli';
+import { BIG, newApiKey, tempDir } from '../helpers/cli';
 import { type Reply, json, startScriptedServer } from '../helpers/scripted-server';
 import { type Terminal, type TerminalOptions, openTerminal } from '../helpers/tmux';
 
@@ -10,7 +10,6 @@ import { type Terminal, type TerminalOptions, openTerminal } from '../helpers/tm
  * and U+202E (set-clipboard on) shown as visible escapes rather than acting.
  */
 
-const BIG = '9007199254740993';
 const NO_STATUS =
   '1 animal has no status: it appears in no pets list --status available|pending|sold, only in pets list without --status';
 

@@ -44,6 +44,9 @@ export function cliSession(
     });
 }
 
+/** 2^53 + 1, an int64 id JSON.parse would make ...992: printed exact, or petctl lost a digit. */
+export const BIG = '9007199254740993';
+
 /** The version petctl sends in User-Agent: petctl/<version>. */
 export const PACKAGE_VERSION = (JSON.parse(fs.readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as { version: string }).version;
 
