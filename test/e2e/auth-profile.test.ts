@@ -132,8 +132,7 @@ it.concurrent.for([
   const login = ['auth', 'login', '--insecure-storage', '--with-token'];
   const result = await petctl([...login, '--retries', '0'], { input: key });
 
-  expect(result.code).toBe(code);
-  expectCleanError(result);
+  expectCleanError(result, code);
   expect(result.stderr).toEqual(stderr(baseUrl));
   expect(readConfig(configFile).profiles.production?.apiKey).toBeUndefined();
   // The same with --base-url; -o json gives the code.

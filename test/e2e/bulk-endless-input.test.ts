@@ -81,8 +81,7 @@ describe.concurrent('pets add --file: input that never ends', () => {
     expect(JSON.parse(fits.stdout)).toMatchObject({ rows, valid: rows, invalid: 0 });
 
     const over = await petctl(['pets', 'add', '--file', '-'], { input: `${input} `, env });
-    expect(over.code).toBe(6);
-    expectCleanError(over);
+    expectCleanError(over, 6);
     expect(over.stderr).toBe(
       'error: standard input is larger than 1 MiB, the most petctl keeps to read it twice; nothing was sent (input_too_large)\nhint: save it to a file and give its path with --file (or raise PETCTL_STDIN_MAX_BYTES)\n',
     );

@@ -206,8 +206,7 @@ it('a damaged journal: lines 4-7 zero-filled (a crashed disk): the rerun and --d
   const message = `error: the journal ${journal} is damaged at line 4; rows it recorded may be sent twice. Move it aside and rerun with --new only if you know which animals exist (journal_damaged)`;
   for (const flags of [['--dry-run'], []]) {
     const result = await petctl(['pets', 'add', '--file', file, ...flags]);
-    expect(result.code, result.stderr).toBe(1);
-    expectCleanError(result);
+    expectCleanError(result, 1);
     expect(result.stderr.split('\n')[0]).toBe(message);
   }
   const json = await petctl(['pets', 'add', '--file', file, '-o', 'json']);

@@ -69,8 +69,7 @@ describe.concurrent('pets add --file: what spreadsheets save', () => {
   it("refused at the first byte that is not its encoding, nothing sent, exit 6: windows-1252 read as UTF-8 (even with --skip-invalid), UTF-16 with a lone surrogate; cells stay text: the ' that -o csv writes before =, +, -, @, a tab or a CR is dropped, so the names arrive exact; 'Tis stays", async (t) => {
     const { server, configDir, petctl } = await setupE2e(t, creator({ list: { existing: [] } }));
     const cp1252 = await petctl(['pets', 'add', '--file', writeInput(configDir, 'cp.csv', CP1252), '--skip-invalid']);
-    expect(cp1252.code).toBe(6);
-    expectCleanError(cp1252);
+    expectCleanError(cp1252, 6);
     expect(cp1252.stderr).toBe('error: line 2 (row 1): not UTF-8 (byte 0xEB); save the file as "CSV UTF-8", or give --encoding windows-1252 (invalid_input)\n');
     const utf16 = await petctl(['pets', 'add', '--file', writeInput(configDir, 'broken.csv', Buffer.from('\ufeffname,categoryId\nA,1\nB\ud800,2\n', 'utf16le'))]);
     expect(utf16.code).toBe(6);

@@ -60,8 +60,7 @@ describe.concurrent('--cache', () => {
     expect((await petctl(['api', '-X', 'DELETE', '/pets/1'])).code).toBe(7);
     await petctl(['pets', 'list', '--cache', '30s']);
     const fields = await petctl(['api', '/pets', '-f', 'status=available', '--cache', '1m']);
-    expect(fields.code).toBe(2);
-    expectCleanError(fields);
+    expectCleanError(fields, 2);
     expect(fields.stderr).toContain('hint: fields without -X make a POST; add -X GET to send them as query parameters');
     expect(server.requests.map((request) => `${request.method} ${request.path}`)).toEqual([
       'GET /v1/pets',
@@ -98,8 +97,7 @@ describe.concurrent('--cache', () => {
     const warned = await petctl(['pets', 'list', '--cache', '30s']);
     expect(warned).toMatchObject({ code: 0, stdout: PRINTED, stderr: `warning: not using the response cache at ${responses}: other users can write to ${root} (mode 0777)\n` });
     const refused = await petctl(['cache', 'clear']);
-    expect(refused.code).toBe(1);
-    expectCleanError(refused);
+    expectCleanError(refused, 1);
     expect(refused.stderr).toContain(`error: refusing to use ${root}: other users can write to it (mode 0777) (unsafe_file)`);
     expect(fs.statSync(root).mode & 0o777).toBe(0o777);
     expect(entries()).toEqual([stray]);

@@ -89,8 +89,7 @@ const sorted = (values: string[]) => [...values].sort();
 it.concurrent('petctl completion <shell>: an unknown or missing shell is a usage error (exit 2); --help shows how to install it; __complete is not listed', async () => {
   for (const args of [['completion', 'tcsh'], ['completion'], ['completion', 'bash', 'zsh']]) {
     const result = await runCli(args);
-    expect(result.code).toBe(2);
-    expectCleanError(result);
+    expectCleanError(result, 2);
     expect(result.stderr.split('\n')[0]).toMatch(/^error: .*(shell|argument)/);
   }
   const help = await runCli(['completion', '--help']);

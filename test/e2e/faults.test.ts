@@ -31,8 +31,7 @@ describe.concurrent('gateway errors and dropped connections', () => {
 
     expect(server.requests).toHaveLength(2);
     for (const result of [dropped, timedOut]) {
-      expect(result.code).toBe(7);
-      expectCleanError(result);
+      expectCleanError(result, 7);
       expect(result.stderr).toMatch(/^hint: the animal may or may not have been created; check with petctl pets list before adding it again$/m);
     }
     expect(dropped.stderr).toMatch(/^error: POST http:\/\/127\.0\.0\.1:\d+\/v1\/pets failed: .* \(network_error\)$/m);
@@ -118,8 +117,7 @@ describe.concurrent('a server that accepts the connection and never answers', ()
 
     const result = await petctl(['--timeout', '0.5', '--retries', '1', 'pets', 'list']);
 
-    expect(result.code).toBe(7);
-    expectCleanError(result);
+    expectCleanError(result, 7);
     expect(result.stderr).toMatch(/^petctl: retry 1\/1 in \d(\.\d)?s: no answer within 0\.5s$/m);
     expect(result.stderr).toMatch(/^error: no answer from 127\.0\.0\.1:\d+ within 0\.5s \(--timeout\), 2 attempts over \d+(\.\d)?s \(timeout\)$/m);
     expect(server.requests).toHaveLength(2);
@@ -140,8 +138,7 @@ describe.concurrent('a server that accepts the connection and never answers', ()
       res.write('[{"id":1,');
     });
     const stalled = await petctl(['--timeout', '0.5', '--retries', '0', 'pets', 'list']);
-    expect(stalled.code).toBe(7);
-    expectCleanError(stalled);
+    expectCleanError(stalled, 7);
     expect(stalled.stderr).toMatch(/\(timeout\)$/m);
     expect(server.requests).toHaveLength(5);
   });
@@ -155,8 +152,7 @@ describe.concurrent('a server that accepts the connection and never answers', ()
     const result = await petctl([...FLAGS, ...args]);
     const ended = Date.now();
 
-    expect(result.code).toBe(7);
-    expectCleanError(result);
+    expectCleanError(result, 7);
     expect(server.requests.length).toBeGreaterThanOrEqual(2);
     expect(ended - server.requests[0]!.at).toBeLessThanOrEqual(BOUND_MS + EXIT_SLACK_MS);
     const attempts = new RegExp(`, ${server.requests.length} attempts over \\d+(\\.\\d)?s \\(timeout\\)$`, 'm');
@@ -233,8 +229,7 @@ describe.concurrent('proxies', () => {
     const result = await runRemote({ [variable]: proxy.url }, retries);
 
     expect(proxy.seen).toEqual(Array(retries + 1).fill('CONNECT pets.example.test:443'));
-    expect(result.code).toBe(7);
-    expectCleanError(result);
+    expectCleanError(result, 7);
     const error = JSON.parse(result.stderr.trimEnd().split('\n').at(-1)!) as { message: string };
     expect(error).toMatchObject({ code: 'network_error', status: 0 });
     expect(error.message).toMatch(mode === 'refuse' ? /Proxy response \(502\)/ : /the proxy closed the connection while opening the tunnel/);
@@ -245,8 +240,7 @@ describe.concurrent('proxies', () => {
     async (value) => {
       const result = await runRemote({ https_proxy: value });
 
-      expect(result.code).toBe(2);
-      expectCleanError(result);
+      expectCleanError(result, 2);
       expect(jsonError(result)).toEqual({ message: 'https_proxy is not a proxy URL', code: 'usage_error', status: 0 });
       expect(result.stderr).not.toContain(value);
     },
@@ -258,8 +252,7 @@ describe.concurrent('proxies', () => {
 
     // pets.example.test does not resolve (.test is reserved), so this fails too, but without the proxy.
     const remote = await runRemote({ HTTPS_PROXY: proxy.url, NO_PROXY: 'pets.example.test' });
-    expect(remote.code).toBe(7);
-    expectCleanError(remote);
+    expectCleanError(remote, 7);
 
     const { server, petctl } = await setupE2e(t);
     server.reply(json(200, [PET]));

@@ -63,8 +63,7 @@ function sandboxOn(s: SceneOf): Promise<CliResult> {
 }
 
 function expectRefused(result: CliResult, s: SceneOf, file: string, problem: RegExp): void {
-  expect(result.code, result.stderr).toBe(1);
-  expectCleanError(result);
+  expectCleanError(result, 1);
   expect(result.stderr).toContain(`error: refusing to use ${file}: `);
   expect(result.stderr).toMatch(problem);
   expect(result.stderr).toMatch(/\(unsafe_file\)\nhint: /);
@@ -180,8 +179,7 @@ describe('a config directory petctl cannot use: file_unusable, exit 1, naming th
 
     const result = await runCli(['-o', 'json', 'profile', 'list'], { env: { PETCTL_CONFIG_DIR: configDir } });
 
-    expect(result.code).toBe(1);
-    expectCleanError(result);
+    expectCleanError(result, 1);
     expect(jsonError(result)).toEqual({ code: 'file_unusable', message: `cannot use ${configDir}: a part of its path is not a directory`, status: 0 });
   });
 
@@ -191,8 +189,7 @@ describe('a config directory petctl cannot use: file_unusable, exit 1, naming th
 
     const result = await runCli(['profile', 'add', 'qa', '--base-url', 'https://qa.example.org/v1'], { env: { PETCTL_CONFIG_DIR: configDir } });
 
-    expect(result.code).toBe(1);
-    expectCleanError(result);
+    expectCleanError(result, 1);
     expect(result.stderr).toBe(`error: cannot create ${path.join(configDir, 'config.json.lock')}: permission denied (file_unusable)\n`);
     expect(fs.readdirSync(configDir)).toEqual([]);
   });

@@ -38,8 +38,7 @@ describe.concurrent('retryAt and status in JSON errors', () => {
     server.verify();
 
     const saved = await timed(() => petctl(['pets', 'list', '-o', 'json', '--max-wait', '0']));
-    expect(saved.result.code).toBe(5);
-    expectCleanError(saved.result);
+    expectCleanError(saved.result, 5);
     const savedError = jsonError(saved.result);
     expect(savedError).toMatchObject({ code: 'rate_limited', status: 429 });
     expect(savedError.message).toMatch(/nothing sent/);

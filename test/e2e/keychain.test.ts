@@ -71,8 +71,7 @@ describe.skipIf(noSecretService)('with a real Secret Service', () => {
     expect((await petctl(['auth', 'login', '--no-verify', '--with-token'], { input: KEY })).code).toBe(0);
     keychain.clear(keychain.accounts()[0]!);
     const gone = await petctl(['pets', 'list']);
-    expect(gone.code).toBe(4);
-    expectCleanError(gone);
+    expectCleanError(gone, 4);
     expect(gone.stderr).toBe('error: the API key of profile "sandbox" is no longer in the keychain (not_configured)\nhint: run petctl auth login\n');
     expect((await petctl(['pets', 'list'], { env: { PETCTL_API_KEY: KEY, DBUS_SESSION_BUS_ADDRESS: undefined } })).code).toBe(0);
 

@@ -20,8 +20,7 @@ describe.concurrent('rate limits across commands', () => {
 
     const result = await petctl(['pets', 'list']);
 
-    expect(result.code).toBe(5);
-    expectCleanError(result);
+    expectCleanError(result, 5);
     expect(result.stderr).toMatch(/^error: rate limited: Too many requests\. Try again at [\d: -]+, in 2m00s \(rate_limited, HTTP 429\)$/m);
     // Local time to the second: the named second may start up to 1 s before the moment itself.
     expect(namedTime(result.stderr)).toBeGreaterThanOrEqual(server.requests[0]!.at + 120_000 - 1000 - SLACK_MS);
@@ -31,8 +30,7 @@ describe.concurrent('rate limits across commands', () => {
     expect(state).not.toContain(key);
 
     const again = await petctl(['pets', 'list']);
-    expect(again.code).toBe(5);
-    expectCleanError(again);
+    expectCleanError(again, 5);
     // 2m00s, or 119s and less when this process started more than a second later (a loaded machine).
     expect(again.stderr).toMatch(/^error: rate limited \(HTTP 429, Retry-After\); nothing sent\. Try again at [\d: -]+, in (\d+m\d+s|1[01]\ds) \(rate_limited\)$/m);
     expect(namedTime(again.stderr)).toBeGreaterThanOrEqual(server.requests[0]!.at + 120_000 - 1000 - SLACK_MS);
@@ -42,12 +40,10 @@ describe.concurrent('rate limits across commands', () => {
     const otherKey = newApiKey();
     const other = (args: string[]) => petctl(args, { env: { PETCTL_API_KEY: otherKey }, secrets: [otherKey] });
     const banned = await other(['pets', 'list']);
-    expect(banned.code).toBe(5);
-    expectCleanError(banned);
+    expectCleanError(banned, 5);
     expect(banned.stderr).toMatch(/^error: the API key is banned until [\d: -]+ \(in 10m00s\); petctl sends nothing before then \(key_banned, HTTP 429\)$/m);
     const stillBanned = await other(['pets', 'add', '--name', 'Rex', '--category-id', '1']);
-    expect(stillBanned.code).toBe(5);
-    expectCleanError(stillBanned);
+    expectCleanError(stillBanned, 5);
     expect(stillBanned.stderr).toMatch(/the API key is banned until [\d: -]+ \(in \d+m\d\ds\); petctl sends nothing before then \(key_banned\)/);
     expect((await petctl(['--base-url', `http://localhost:${server.port}/v1`, 'pets', 'list'])).code).toBe(0);
     expect(server.requests.map((request) => request.headers.authorization)).toEqual([`Bearer ${key}`, `Bearer ${otherKey}`, `Bearer ${key}`]);

@@ -75,8 +75,10 @@ export function expectPetctlHeaders(request: RecordedRequest, key: string): void
   expect(request.headers['user-agent']).toBe(`petctl/${PACKAGE_VERSION}`);
 }
 
-/** A failure reported the way petctl promises: a message on stderr, nothing on stdout, never a stack trace. */
-export function expectCleanError(result: CliResult): void {
+/** A failure reported the way petctl promises: exit `code` (when given), a message on stderr, nothing on stdout,
+ * never a stack trace. */
+export function expectCleanError(result: CliResult, code?: number): void {
+  if (code !== undefined) expect(result.code, result.stderr).toBe(code);
   expect(result.stderr).not.toContain('    at ');
   expect(result.stderr).not.toMatch(/unexpected failure|TypeError|RangeError|SyntaxError/);
   expect(result.stdout).toBe('');
