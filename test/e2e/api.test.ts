@@ -10,6 +10,7 @@ import {
   runCli,
   setupE2e,
   tempDir,
+  writeInput,
 } from '../helpers/cli';
 import { json } from '../helpers/scripted-server';
 
@@ -23,8 +24,7 @@ describe.concurrent('petctl api, and --query', () => {
   it('GETs a path relative to the base URL with the key, User-Agent and Accept, printing the body as sent, ending with one newline; --input sends a file or stdin; -i on an error status prints its head on stdout, then the error on stderr with its exit code; after a retry, the head of the answer that counted; --query on pets list, add and get, api, auth status, profile list and show; a bad expression, or one on a body that is not JSON, ends it', async (t) => {
     const { server, key, configDir, petctl } = await setupE2e(t);
     const body = `{"name":"Tom","categoryId":${BIG}}`;
-    const file = path.join(configDir, 'pet.json');
-    fs.writeFileSync(file, body);
+    const file = writeInput(configDir, 'pet.json', body);
     server.reply(
       { status: 200, body: ORDERS },
       { status: 200, body: `${ORDERS}\n` },

@@ -1,8 +1,8 @@
 import fs from 'node:fs';
 import path from 'node:path';
-import { type TestContext, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { type CliResult, cliSession, expectCleanError, expectPetctlHeaders, newApiKey, tempDir } from '../helpers/cli';
-import { type Reply, PET, json, startScriptedServer } from '../helpers/scripted-server';
+import { PET, json, startScriptedServer } from '../helpers/scripted-server';
 
 /** Profiles and keys; every key is passed to runCli as a secret, so a key printed anywhere fails the test. */
 
@@ -14,12 +14,6 @@ const WRONG = (url: string) =>
 function setup(secrets: string[] = []) {
   const configDir = tempDir();
   return { configDir, configFile: path.join(configDir, 'config.json'), petctl: cliSession({ env: { PETCTL_CONFIG_DIR: configDir }, secrets }) };
-}
-
-async function scripted(t: Pick<TestContext, 'onTestFinished'>, reply: Reply = json(200, [PET], LIMITS)) {
-  const server = await startScriptedServer(reply);
-  t.onTestFinished(() => server.close());
-  return server;
 }
 
 function readConfig(file: string): { activeProfile?: string; profiles: Record<string, { baseUrl?: string; apiKey?: string }> } {
@@ -36,8 +30,8 @@ async function ok(result: Promise<CliResult>): Promise<CliResult> {
 
 describe.concurrent('profiles and auth', () => {
   it('each profile sends its own key to its own base URL; -p beats PETCTL_PROFILE beats the active one; status names one source for the key in use: PETCTL_API_KEY over a stored key says only that', async (t) => {
-    const production = await scripted(t);
-    const staging = await scripted(t);
+    const production = await startScriptedServer(json(200, [PET], LIMITS), { closeAfter: t });
+    const staging = await startScriptedServer(json(200, [PET], LIMITS), { closeAfter: t });
     const productionKey = newApiKey();
     const stagingKey = newApiKey();
     const envKey = newApiKey();
@@ -123,7 +117,7 @@ it.concurrent.for([
       ),
   },
 ])('auth login checks the key before storing it: $what; nothing stored', async ({ reply, base, code, stderr }, t) => {
-  const server = await scripted(t, reply);
+  const server = await startScriptedServer(reply, { closeAfter: t });
   const key = newApiKey();
   const { petctl, configFile } = setup([key]);
   const baseUrl = base(server.baseUrl);

@@ -1,10 +1,10 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { expectCleanError, jsonError, setupE2e } from '../helpers/cli';
+import { expectCleanError, jsonError, setupE2e, writeInput } from '../helpers/cli';
 import { creator } from '../helpers/pet-creator';
 import type { Reply } from '../helpers/scripted-server';
-import { IMPORT_SUMMARY, importSummary, ndjsonRows, postedNames, rowsFile, writeInput } from '../helpers/import-run';
+import { IMPORT_SUMMARY, importSummary, ndjsonRows, postedNames, rowsFile } from '../helpers/import-run';
 
 /** `petctl pets add --file` against a scripted server that creates animals (ids from 100). */
 

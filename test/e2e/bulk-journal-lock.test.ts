@@ -2,7 +2,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { expect, it } from 'vitest';
 import { startSandbox } from '../../src/sandbox/server';
-import { type CliResult, jsonError, runCli, setupE2e, tempDir } from '../helpers/cli';
+import { type CliResult, jsonError, runCli, setupE2e, tempDir, writeInput } from '../helpers/cli';
 import { creator } from '../helpers/pet-creator';
 import { storedPets } from '../helpers/sandbox-data';
 import { openTerminal } from '../helpers/tmux';
@@ -49,8 +49,7 @@ it.concurrent.for([
   const sandbox = await startSandbox({ port: 0, dataFile });
   t.onTestFinished(() => sandbox.close());
   const seeded = storedPets(dataFile).length;
-  const file = path.join(dir, 'rows.csv');
-  fs.writeFileSync(file, csv(rows));
+  const file = writeInput(dir, 'rows.csv', csv(rows));
   const args = ['--base-url', sandbox.baseUrl, ...globals, 'pets', 'add', '--file', file, ...flags];
   const env = { PETCTL_CONFIG_DIR: dir, PETCTL_API_KEY: 'sandbox-enterprise' };
   const runs = await Promise.all(Array.from({ length: processes }, () => runCli(args, { env })));

@@ -1,9 +1,9 @@
 import fs from 'node:fs';
 import { describe, expect, it } from 'vitest';
-import { type E2eSetup, setupE2e } from '../helpers/cli';
+import { type E2eSetup, setupE2e, writeInput } from '../helpers/cli';
 import { creator } from '../helpers/pet-creator';
 import { type RecordedRequest, type ScriptedServer, json } from '../helpers/scripted-server';
-import { importSummary, ndjsonRows, postedNames, writeInput } from '../helpers/import-run';
+import { importSummary, ndjsonRows, postedNames } from '../helpers/import-run';
 
 /** --retry-unknown against a scripted service that lists what it created and can drop the answer after creating
  * (what its lines and errors say: test/output/import-end.test.ts). */

@@ -1,8 +1,8 @@
 import { describe, expect, it } from 'vitest';
-import { expectCleanError, setupE2e } from '../helpers/cli';
+import { expectCleanError, setupE2e, writeInput } from '../helpers/cli';
 import { creator } from '../helpers/pet-creator';
 import type { RecordedRequest } from '../helpers/scripted-server';
-import { importSummary, ndjsonRows, writeInput } from '../helpers/import-run';
+import { importSummary, ndjsonRows } from '../helpers/import-run';
 
 /** What spreadsheets really save, checked on the bodies the server received. Each rule's seam: test/bulk. */
 

@@ -19,8 +19,7 @@ function errorLine(result: CliResult): string {
 
 it.concurrent('a POST redirected to another host: exit 7, one JSON line; that host never sees a request, so the key never travels', async (t) => {
   const { server, petctl } = await setupE2e(t);
-  const other = await startScriptedServer(json(200, [PET]));
-  t.onTestFinished(() => other.close());
+  const other = await startScriptedServer(json(200, [PET]), { closeAfter: t });
   // localhost is another origin, though the same machine.
   const elsewhere = `http://localhost:${other.port}/v1/pets`;
   server.reply({ status: 307, headers: { location: elsewhere }, body: '<html>moved</html>' });

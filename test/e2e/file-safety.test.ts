@@ -10,6 +10,7 @@ import {
   runCli,
   setupE2e,
   tempDir,
+  writeInput,
 } from '../helpers/cli';
 
 /** Nothing planted at a name petctl writes is written through, trusted or changed. "Another user": uid 65534. */
@@ -30,8 +31,7 @@ async function scene(t: TestContext) {
   fs.chmodSync(shared, 0o777);
   const victim = path.join(root, '.bashrc');
   fs.writeFileSync(victim, 'alias ll="ls -l"\n', { mode: 0o644 });
-  const rows = path.join(shared, 'intake.csv');
-  fs.writeFileSync(rows, 'name,categoryId,status\nRex,1,available\n');
+  const rows = writeInput(shared, 'intake.csv', 'name,categoryId,status\nRex,1,available\n');
   const journal = path.join(shared, 'intake.journal');
   return { ...e2e, shared, victim, rows, journal, dataFile: path.join(shared, 'pets.json') };
 }

@@ -1,7 +1,5 @@
-import fs from 'node:fs';
-import path from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { type CliResult, SLACK_MS, expectCleanError, jsonError, setupE2e } from '../helpers/cli';
+import { type CliResult, SLACK_MS, expectCleanError, jsonError, setupE2e, writeInput } from '../helpers/cli';
 import { PET, json } from '../helpers/scripted-server';
 
 /** The JSON error line's retryAt, and status 429 for a refusal whether the server answered or saved state did. */
@@ -66,8 +64,7 @@ describe.concurrent('retryAt and status in JSON errors', () => {
     expect(listingError).toMatchObject({ code: 'rate_limited', status: 429 });
     expectRetryAt(listingError, server.requests[1]!.at, 120_000, listing.ended);
 
-    const file = path.join(configDir, 'rows.ndjson');
-    fs.writeFileSync(file, '{"name":"A","categoryId":1}\n');
+    const file = writeInput(configDir, 'rows.ndjson', '{"name":"A","categoryId":1}\n');
     const importing = await petctl(['pets', 'add', '--file', file, '-o', 'ndjson']);
     expect(importing.code).toBe(5);
     expect(server.requests).toHaveLength(2);

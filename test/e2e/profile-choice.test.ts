@@ -14,12 +14,8 @@ const NO_PROFILE =
 
 /** Two profiles holding one key, none chosen. */
 async function setup(t: Pick<TestContext, 'onTestFinished'>, options: { profiles?: boolean } = {}) {
-  const production = await startScriptedServer(json(201, PET));
-  const staging = await startScriptedServer(json(200, [PET]));
-  t.onTestFinished(async () => {
-    await production.close();
-    await staging.close();
-  });
+  const production = await startScriptedServer(json(201, PET), { closeAfter: t });
+  const staging = await startScriptedServer(json(200, [PET]), { closeAfter: t });
   const configDir = tempDir();
   const log = path.join(configDir, 'sandbox.log');
   const key = newApiKey();
@@ -37,9 +33,8 @@ async function setup(t: Pick<TestContext, 'onTestFinished'>, options: { profiles
 }
 
 function expectNoProfile(result: CliResult, names = 'production, staging'): void {
-  expect(result.code).toBe(2);
+  expectCleanError(result, 2);
   expect(result.stderr).toBe(NO_PROFILE.replace('production, staging', names));
-  expectCleanError(result);
 }
 
 it.concurrent('two profiles added, none used: pets, api, auth and a bulk import stop with no_profile, exit 2, and nothing is sent anywhere; commands that do not talk to the service still work while none is chosen; a profile added then is not chosen; the environment may name the whole target: --base-url or PETCTL_BASE_URL with PETCTL_API_KEY need no profile among several: the request goes there with that key; auth status and -v say where each came from', async (t) => {
@@ -54,8 +49,8 @@ it.concurrent('two profiles added, none used: pets, api, auth and a bulk import 
   expectNoProfile(await petctl(['auth', 'login', '--insecure-storage', '--with-token'], { input: newApiKey() }));
   expect(jsonError(await petctl(['-o', 'json', 'pets', 'list']))).toMatchObject({ code: 'no_profile', status: 0 });
 
-  const ci = await startScriptedServer(json(200, [PET], { 'x-ratelimit-limit': '60', 'x-ratelimit-remaining': '59' }));
-  t.onTestFinished(() => ci.close());
+  const limits = { 'x-ratelimit-limit': '60', 'x-ratelimit-remaining': '59' };
+  const ci = await startScriptedServer(json(200, [PET], limits), { closeAfter: t });
   const ciKey = newApiKey();
   const mask = `****${ciKey.slice(-4)}`;
   const env = { PETCTL_API_KEY: ciKey, PETCTL_BASE_URL: ci.baseUrl };

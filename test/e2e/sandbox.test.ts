@@ -2,7 +2,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it, vi } from 'vitest';
 import { cliSession, newApiKey, runCli, tempDir, WAIT } from '../helpers/cli';
-import { json, startScriptedServer } from '../helpers/scripted-server';
+import { PET, json, startScriptedServer } from '../helpers/scripted-server';
 import { openTerminal } from '../helpers/tmux';
 import { storedPets, writeSandboxData } from '../helpers/sandbox-data';
 import { startSandboxProcess } from '../helpers/sandbox-process';
@@ -151,8 +151,7 @@ describe.concurrent('a write to the built-in sandbox, on a terminal', () => {
     expect(times(builtIn.text())).toBe(1);
 
     // A sandbox the user started is a service like another.
-    const started = await startScriptedServer(json(201, { id: 1, name: 'Rex', categoryId: 1 }));
-    t.onTestFinished(() => started.close());
+    const started = await startScriptedServer(json(201, PET), { closeAfter: t });
     fs.writeFileSync(path.join(configDir, 'config.json'), JSON.stringify({ activeProfile: 'local', profiles: { local: { baseUrl: started.baseUrl } } }), { mode: 0o600 });
     const elsewhere = openTerminal(t, ADD, { PETCTL_CONFIG_DIR: configDir, PETCTL_API_KEY: newApiKey() });
     expect(await elsewhere.exitCode()).toBe(0);

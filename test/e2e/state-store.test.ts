@@ -1,9 +1,9 @@
 import fs from 'node:fs';
 import path from 'node:path';
-import { type TestContext, afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type CliResult, SLACK_MS, newApiKey, runCli, setupE2e, tempDir } from '../helpers/cli';
 import { type RedisServer, freePort, noRedisServer, startRedisServer } from '../helpers/redis-server';
-import { type ScriptedServer, PET, json, startScriptedServer } from '../helpers/scripted-server';
+import { PET, json, startScriptedServer } from '../helpers/scripted-server';
 
 /** Config directories ("machines") sharing a real redis-server, with and without a password. Time only from below. */
 
@@ -17,12 +17,6 @@ async function machine(baseUrl: string, stateUrl: string, key: string) {
   expect((await run(['profile', 'add', 'shelters', '--base-url', baseUrl, '--state-url', stateUrl])).code).toBe(0);
   await run(['profile', 'use', 'shelters']);
   return { configDir, run };
-}
-
-async function scriptedServer(t: Pick<TestContext, 'onTestFinished'>): Promise<ScriptedServer> {
-  const server = await startScriptedServer(json(200, [PET]));
-  t.onTestFinished(() => server.close());
-  return server;
 }
 
 function warnings(result: CliResult): string[] {
@@ -49,7 +43,7 @@ describe.skipIf(noRedisServer)('several machines, one key, one redis-server', ()
 
   describe.concurrent('the store shared', () => {
     it('a 429 on machine A holds machine B: with too short a --max-wait it exits 5 at once; within it, it waits, then sends', async (t) => {
-      const server = await scriptedServer(t);
+      const server = await startScriptedServer(json(200, [PET]), { closeAfter: t });
       const key = newApiKey();
       const a = await machine(server.baseUrl, redis.url, key);
       const b = await machine(server.baseUrl, redis.url, key);
@@ -73,7 +67,7 @@ describe.skipIf(noRedisServer)('several machines, one key, one redis-server', ()
     });
 
     it('finishes with one warning when redis-server stops mid-run, and nothing hangs; the next run cannot connect, says so once and goes on', async (t) => {
-      const server = await scriptedServer(t);
+      const server = await startScriptedServer(json(200, [PET]), { closeAfter: t });
       const own = await startRedisServer();
       t.onTestFinished(() => own.stop());
       const a = await machine(server.baseUrl, own.url, newApiKey());
@@ -94,7 +88,8 @@ describe.skipIf(noRedisServer)('several machines, one key, one redis-server', ()
     it("rediss:// works once the server's certificate is trusted, and falls back on an untrusted one", async (t) => {
       const tls = await startRedisServer({ tls: true });
       t.onTestFinished(() => tls.stop());
-      const a = await machine((await scriptedServer(t)).baseUrl, tls.url, newApiKey());
+      const server = await startScriptedServer(json(200, [PET]), { closeAfter: t });
+      const a = await machine(server.baseUrl, tls.url, newApiKey());
       const trusted = await a.run(['-v', 'pets', 'list'], { NODE_EXTRA_CA_CERTS: tls.ca! });
       connected(trusted, tls.url);
       expect(trusted.stderr).not.toMatch(/DeprecationWarning/);

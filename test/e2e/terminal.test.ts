@@ -21,8 +21,7 @@ const created: Reply = (request, res) => {
 
 /** A scripted server, and petctl in tmux sent to it (`run`) with a config dir of its own (`dir`). */
 async function setup(t: TestContext, fallback: Reply = created) {
-  const server = await startScriptedServer(fallback);
-  t.onTestFinished(() => server.close());
+  const server = await startScriptedServer(fallback, { closeAfter: t });
   const dir = tempDir();
   const env = { PETCTL_CONFIG_DIR: dir, PETCTL_API_KEY: newApiKey() };
   const run = (args: string[], options: TerminalOptions = {}) =>

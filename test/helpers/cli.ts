@@ -17,6 +17,13 @@ export function configDirWith(config?: object | string): string {
   return dir;
 }
 
+/** `content` written to `dir/name`: the file's path. */
+export function writeInput(dir: string, name: string, content: Buffer | string): string {
+  const file = path.join(dir, name);
+  fs.writeFileSync(file, content);
+  return file;
+}
+
 /** The built binary, run as a user would: `node bin/petctl.js ...`. */
 export const BIN = fileURLToPath(new URL('../../bin/petctl.js', import.meta.url));
 
@@ -59,10 +66,9 @@ export type E2eSetup = Awaited<ReturnType<typeof setupE2e>>;
 
 /** One scripted server, config dir and key per test; the server closed through the test's own context (safe in describe.concurrent). */
 export async function setupE2e(t: Pick<TestContext, 'onTestFinished'>, fallback?: Reply, serverOptions?: ScriptedServerOptions) {
-  const server = await startScriptedServer(fallback, serverOptions);
+  const server = await startScriptedServer(fallback, { ...serverOptions, closeAfter: t });
   const key = newApiKey();
   const configDir = tempDir();
-  t.onTestFinished(() => server.close());
   // petctl with this test's config dir, key and --base-url; it rejects if the key is ever printed.
   const petctl = cliSession({ args: ['--base-url', server.baseUrl], env: { PETCTL_CONFIG_DIR: configDir, PETCTL_API_KEY: key }, secrets: [key] });
   return { server, key, configDir, petctl };

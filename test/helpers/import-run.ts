@@ -1,7 +1,5 @@
-import fs from 'node:fs';
-import path from 'node:path';
 import { expect } from 'vitest';
-import type { CliResult } from './cli';
+import { type CliResult, writeInput } from './cli';
 import type { RecordedRequest } from './scripted-server';
 
 /** What the e2e tests of `pets add --file` read back: the file they import, the names posted, the lines printed. */
@@ -46,12 +44,6 @@ export function ndjsonRows(stdout: string): RowLine[] {
     .split('\n')
     .filter((line) => line !== '')
     .map((line) => JSON.parse(line) as RowLine);
-}
-
-export function writeInput(dir: string, name: string, content: Buffer | string): string {
-  const file = path.join(dir, name);
-  fs.writeFileSync(file, content);
-  return file;
 }
 
 /** `count` NDJSON rows named `<prefix>1`, `<prefix>2`, … (category 1), written to `dir/name`. */

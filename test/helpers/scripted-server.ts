@@ -1,6 +1,7 @@
 import http from 'node:http';
 import https from 'node:https';
 import type { AddressInfo } from 'node:net';
+import type { TestContext } from 'vitest';
 
 /** For the faults the sandbox never produces; every request recorded, `verify()` fails on unused answers (gh's httpmock.Verify). */
 
@@ -25,10 +26,11 @@ export type Reply =
   | { hang: true }
   | ((request: RecordedRequest, res: http.ServerResponse) => void);
 
-/** `tls`: https with this key and certificate (PEM). */
+/** `tls`: https with this key and certificate (PEM); `closeAfter`: closed when that test ends. */
 export interface ScriptedServerOptions {
   host?: '127.0.0.1' | '::1';
   tls?: { key: string; cert: string };
+  closeAfter?: Pick<TestContext, 'onTestFinished'>;
 }
 
 export type ScriptedServer = Awaited<ReturnType<typeof startScriptedServer>>;
@@ -103,6 +105,14 @@ export async function startScriptedServer(
   const host = options.host ?? '127.0.0.1';
   await new Promise<void>((resolve) => server.listen(0, host, resolve));
   const { port } = server.address() as AddressInfo;
+  const close = () =>
+    new Promise<void>((resolve) => {
+      for (const timer of timers) clearTimeout(timer);
+      timers.clear();
+      server.closeAllConnections();
+      server.close(() => resolve());
+    });
+  options.closeAfter?.onTestFinished(close);
   return {
     baseUrl: `${options.tls ? 'https' : 'http'}://${host.includes(':') ? `[${host}]` : host}:${port}/v1`,
     /** For URLs of another form (http://localhost:<port>). */
@@ -118,12 +128,6 @@ export async function startScriptedServer(
     verify() {
       if (queue.length > 0) throw new Error(`${queue.length} scripted replies were never requested`);
     },
-    close: () =>
-      new Promise<void>((resolve) => {
-        for (const timer of timers) clearTimeout(timer);
-        timers.clear();
-        server.closeAllConnections();
-        server.close(() => resolve());
-      }),
+    close,
   };
 }

@@ -14,8 +14,6 @@ if (missing.length > 0) console.warn(`skipping the keychain tests: ${missing.joi
 /** For describe.skipIf: true when the tools are missing on a developer's machine. */
 export const noSecretService = missing.length > 0;
 
-export type SecretService = Awaited<ReturnType<typeof startSecretService>>;
-
 export async function startSecretService() {
   const dataHome = fs.mkdtempSync(path.join(os.tmpdir(), 'petctl-keyring-'));
   const script = 'printf pw | gnome-keyring-daemon --unlock --components=secrets >/dev/null && echo "$DBUS_SESSION_BUS_ADDRESS" && exec sleep 600';
