@@ -1,6 +1,6 @@
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { BIG, cliSession, inBash, jsonError, setupE2e, tempDir } from '../helpers/cli';
+import { BIG, cliSession, inBash, jsonError, ok, setupE2e, tempDir } from '../helpers/cli';
 import { writeSandboxData } from '../helpers/sandbox-data';
 import { linkedPage, refusedPastMaxWait } from '../helpers/linked-pages';
 
@@ -20,8 +20,7 @@ describe.concurrent('petctl api --paginate', () => {
     writeSandboxData(path.join(configDir, 'sandbox-data.json'), `[${pets.join(',')}]`);
     const petctl = cliSession({ env: { PETCTL_CONFIG_DIR: configDir } });
 
-    const queried = await petctl(['api', '--paginate', '/pets?limit=4', '--query', 'length(@)', '-v']);
-    expect(queried.code, queried.stderr).toBe(0);
+    const queried = await ok(petctl(['api', '--paginate', '/pets?limit=4', '--query', 'length(@)', '-v']));
     expect(queried.stdout).toBe('25\n');
     expect(queried.stderr.match(/^page \d+: \d+ items, /gm)).toEqual([...Array.from({ length: 6 }, (_, index) => `page ${index + 1}: 4 items, `), 'page 7: 1 items, ']);
     expect(queried.stderr).toMatch(/^page 7: 1 items, no next link$/m);
@@ -31,8 +30,7 @@ describe.concurrent('petctl api --paginate', () => {
       expect(JSON.parse(result.stdout)).toHaveLength(25);
       expect(idsIn(result.stdout)).toEqual(ALL_IDS);
     }
-    const ndjson = await petctl(['api', '--paginate', '/pets', '-F', 'limit=4', '-o', 'ndjson']);
-    expect(ndjson.code, ndjson.stderr).toBe(0);
+    const ndjson = await ok(petctl(['api', '--paginate', '/pets', '-F', 'limit=4', '-o', 'ndjson']));
     expect(ndjson.stdout.split('\n').filter(Boolean).map((line) => idsIn(line)[0])).toEqual(ALL_IDS);
     const pending = await petctl(['api', '--paginate', '/pets', '-F', 'limit=2', '-f', 'status=pending', '--query', '[].id', '-o', 'json']);
     expect(pending.code, pending.stderr).toBe(0);

@@ -1,7 +1,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { type CliResult, cliSession, expectCleanError, expectPetctlHeaders, newApiKey, tempDir } from '../helpers/cli';
+import { cliSession, expectCleanError, expectPetctlHeaders, newApiKey, ok, tempDir } from '../helpers/cli';
 import { PET, json, startScriptedServer } from '../helpers/scripted-server';
 
 /** Profiles and keys; every key is passed to runCli as a secret, so a key printed anywhere fails the test. */
@@ -21,12 +21,6 @@ function readConfig(file: string): { activeProfile?: string; profiles: Record<st
 }
 
 const mask = (key: string) => `****${key.slice(-4)}`;
-
-async function ok(result: Promise<CliResult>): Promise<CliResult> {
-  const done = await result;
-  expect(done.code, `stderr: ${done.stderr}`).toBe(0);
-  return done;
-}
 
 describe.concurrent('profiles and auth', () => {
   it('each profile sends its own key to its own base URL; -p beats PETCTL_PROFILE beats the active one; status names one source for the key in use: PETCTL_API_KEY over a stored key says only that', async (t) => {

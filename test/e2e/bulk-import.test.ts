@@ -1,7 +1,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { expectCleanError, jsonError, setupE2e, writeInput } from '../helpers/cli';
+import { expectCleanError, jsonError, ok, setupE2e, writeInput } from '../helpers/cli';
 import { creator } from '../helpers/pet-creator';
 import type { Reply } from '../helpers/scripted-server';
 import { IMPORT_SUMMARY, importSummary, ndjsonRows, postedNames, rowsFile } from '../helpers/import-run';
@@ -15,9 +15,7 @@ describe.concurrent('pets add --file', () => {
     const { server, configDir, petctl } = await setupE2e(t, creator());
     const file = writeInput(configDir, 'shelter.csv', CSV);
 
-    const result = await petctl(['pets', 'add', '--file', file]);
-
-    expect(result.code, result.stderr).toBe(0);
+    const result = await ok(petctl(['pets', 'add', '--file', file]));
     expect(result.stdout).toBe('');
     const first = importSummary(result);
     expect(first).toMatchObject({ created: 3, skipped: 0, rejected: 0, invalid: 0, unknown: 0 });
@@ -34,8 +32,7 @@ describe.concurrent('pets add --file', () => {
     expect(fs.statSync(first.journal).mode & 0o777).toBe(0o600);
     expect(fs.statSync(path.dirname(first.journal)).mode & 0o777).toBe(0o700);
 
-    const again = await petctl(['pets', 'add', '--file', file, '-o', 'ndjson']);
-    expect(again.code, again.stderr).toBe(0);
+    const again = await ok(petctl(['pets', 'add', '--file', file, '-o', 'ndjson']));
     expect(server.requests).toHaveLength(3);
     expect(importSummary(again)).toMatchObject({ created: 0, skipped: 3, journal: first.journal });
     const skipped = ndjsonRows(again.stdout);
@@ -60,8 +57,7 @@ describe.concurrent('pets add --file', () => {
     );
 
     const other = writeInput(configDir, 'more.json', '[{"name":"C","categoryId":3},{"name":"D","categoryId":4}]');
-    const array = await petctl(['pets', 'add', '--file', other, '--json', ...journal]);
-    expect(array.code, array.stderr).toBe(0);
+    const array = await ok(petctl(['pets', 'add', '--file', other, '--json', ...journal]));
     expect(JSON.parse(array.stdout)).toEqual([
       { row: 1, line: 1, ok: true, pet: expect.objectContaining({ name: 'C' }) },
       { row: 2, line: 1, ok: true, pet: expect.objectContaining({ name: 'D' }) },
@@ -76,11 +72,9 @@ describe.concurrent('pets add --file', () => {
     const tmp = fs.mkdtempSync(path.join(configDir, 'tmp-'));
     const env = { TMPDIR: tmp };
 
-    const first = await petctl(['pets', 'add', '--file', '-', '-o', 'ndjson'], { input, env });
-    expect(first.code, first.stderr).toBe(0);
+    const first = await ok(petctl(['pets', 'add', '--file', '-', '-o', 'ndjson'], { input, env }));
     expect(ndjsonRows(first.stdout).map((row) => [row.row, row.line])).toEqual(expect.arrayContaining([[1, 1], [2, 3]]));
-    const second = await petctl(['-q', 'pets', 'add', '--file', '-'], { input, env });
-    expect(second.code, second.stderr).toBe(0);
+    const second = await ok(petctl(['-q', 'pets', 'add', '--file', '-'], { input, env }));
     expect(second.stderr).toMatch(/^skipped 2 rows already created from standard input \(.*\n$/);
     const again = await petctl(['pets', 'add', '--file', '-', '--new'], { input, env });
     expect(importSummary(again)).toMatchObject({ created: 2, skipped: 0, journal: importSummary(first).journal });
@@ -131,16 +125,14 @@ describe.concurrent('pets add --file', () => {
 
     const file = writeInput(configDir, 'pets.csv', 'name,categoryId\nA,1\nB,2\nC,3\n');
 
-    const before = await petctl(['pets', 'add', '--file', file, '--dry-run']);
-    expect(before.code, before.stderr).toBe(0);
+    const before = await ok(petctl(['pets', 'add', '--file', file, '--dry-run']));
     expect(before.stdout).toMatch(/^would send 3 of 3 rows: 0 already created, 0 with an unknown outcome, 0 invalid; journal .+\n$/);
 
     server.reply(creator(), creator({ firstId: 200 }), { destroy: true });
     const partial = await petctl(['pets', 'add', '--file', file, '--concurrency', '1']);
     expect(partial.code).toBe(7);
     const { journal } = importSummary(partial);
-    const figures = await petctl(['pets', 'add', '--file', file, '--dry-run', '-o', 'json']);
-    expect(figures.code, figures.stderr).toBe(0);
+    const figures = await ok(petctl(['pets', 'add', '--file', file, '--dry-run', '-o', 'json']));
     expect(JSON.parse(figures.stdout)).toEqual({ dryRun: true, rows: 3, valid: 3, invalid: 0, wouldSend: 0, done: 2, unknown: 1, journal });
     expect(server.requests).toHaveLength(4);
   });
@@ -216,8 +208,7 @@ it('a damaged journal: lines 4-7 zero-filled (a crashed disk): the rerun and --d
   expect(fs.readFileSync(journal).equals(damaged)).toBe(true);
 
   fs.renameSync(journal, `${journal}.damaged`);
-  const fresh = await petctl(['pets', 'add', '--file', file, '--new']);
-  expect(fresh.code, fresh.stderr).toBe(0);
+  const fresh = await ok(petctl(['pets', 'add', '--file', file, '--new']));
   expect(importSummary(fresh)).toMatchObject({ created: rows.length, skipped: 0 });
   expect(server.requests).toHaveLength(2 * rows.length);
 });

@@ -1,7 +1,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { type CliOptions, runCli, setupE2e, tempDir } from '../helpers/cli';
+import { type CliOptions, ok, runCli, setupE2e, tempDir } from '../helpers/cli';
 import { importSummary, ndjsonRows, rowsFile } from '../helpers/import-run';
 import { storedPets } from '../helpers/sandbox-data';
 import { creator } from '../helpers/pet-creator';
@@ -34,8 +34,7 @@ describe('Ctrl-C against a slow server', () => {
     expect(lines[lines.findIndex((line) => SUMMARY.test(line)) + 1]).toBe(`rerun the same command to send the ${100 - created} rows not sent yet`);
     expect(text).toContain('petctl: stopping: no new requests; waiting for the ones in flight');
 
-    const rerun = await petctl(['pets', 'add', '--file', file, '--concurrency', '4']);
-    expect(rerun.code, rerun.stderr).toBe(0);
+    const rerun = await ok(petctl(['pets', 'add', '--file', file, '--concurrency', '4']));
     expect(server.requests).toHaveLength(100);
     expect(rerun.stderr).toMatch(new RegExp(`^created ${100 - created}, skipped ${created}, `, 'm'));
   });

@@ -1,6 +1,6 @@
 import fs from 'node:fs';
 import { describe, expect, it } from 'vitest';
-import { type E2eSetup, setupE2e, writeInput } from '../helpers/cli';
+import { type E2eSetup, ok, setupE2e, writeInput } from '../helpers/cli';
 import { creator } from '../helpers/pet-creator';
 import { type RecordedRequest, type ScriptedServer, json } from '../helpers/scripted-server';
 import { importSummary, ndjsonRows, postedNames } from '../helpers/import-run';
@@ -31,8 +31,7 @@ describe.concurrent('pets add --file --retry-unknown', () => {
     expect(first.stdout).toContain(`rerun with --retry-unknown: it lists the animals on ${server.baseUrl} `);
     expect(shelter.pets).toHaveLength(2);
 
-    const retry = await petctl(['pets', 'add', '--file', file, '--retry-unknown', '-o', 'ndjson']);
-    expect(retry.code, retry.stderr).toBe(0);
+    const retry = await ok(petctl(['pets', 'add', '--file', file, '--retry-unknown', '-o', 'ndjson']));
     expect(postedNames(server.requests)).toEqual(['A', 'B']);
     expect(shelter.pets).toHaveLength(2);
     expect(importSummary(retry)).toMatchObject({ created: 0, skipped: 0, rejected: 0, invalid: 0, unknown: 0, found: 2, resent: 0, ambiguous: 0 });
@@ -58,8 +57,7 @@ describe.concurrent('pets add --file --retry-unknown', () => {
     expect(importSummary(second)).toMatchObject({ created: 0, skipped: 0, unknown: 2 });
     expect(postedNames(server.requests)).toEqual(['C', 'D']);
 
-    const retry = await petctl(['pets', 'add', '--file', file, '--retry-unknown', '-o', 'ndjson']);
-    expect(retry.code, retry.stderr).toBe(0);
+    const retry = await ok(petctl(['pets', 'add', '--file', file, '--retry-unknown', '-o', 'ndjson']));
     expect(postedNames(server.requests)).toEqual(['C', 'D', 'D']);
     expect(importSummary(retry)).toMatchObject({ created: 1, found: 1, resent: 1, ambiguous: 0, unknown: 0 });
     const results = ndjsonRows(retry.stdout).sort((a, b) => Number(a.row) - Number(b.row));

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { expectCleanError, setupE2e, writeInput } from '../helpers/cli';
+import { expectCleanError, ok, setupE2e, writeInput } from '../helpers/cli';
 import { creator } from '../helpers/pet-creator';
 import type { RecordedRequest } from '../helpers/scripted-server';
 import { importSummary, ndjsonRows } from '../helpers/import-run';
@@ -56,12 +56,10 @@ describe.concurrent('pets add --file: what spreadsheets save', () => {
   ])('$what: the server receives each row exactly; a rerun with the same flags sends nothing again', async ({ input, flags, sent, lines }, t) => {
     const { server, configDir, petctl } = await setupE2e(t, creator());
     const args = ['pets', 'add', '--file', writeInput(configDir, 'export.csv', input), ...flags, '--concurrency', '1'];
-    const first = await petctl([...args, '-o', 'ndjson']);
-    expect(first.code, first.stderr).toBe(0);
+    const first = await ok(petctl([...args, '-o', 'ndjson']));
     expect(bodies(server.requests)).toEqual(sent);
     expect(ndjsonRows(first.stdout).map((row) => row.line)).toEqual(lines);
-    const again = await petctl(args);
-    expect(again.code, again.stderr).toBe(0);
+    const again = await ok(petctl(args));
     expect(importSummary(again)).toMatchObject({ created: 0, skipped: sent.length, invalid: 0 });
     expect(server.requests).toHaveLength(sent.length);
   });
@@ -80,13 +78,11 @@ describe.concurrent('pets add --file: what spreadsheets save', () => {
     // As -o csv writes them: RFC 4180 quoting, and a ' before a formula's first character.
     const written = names.map((name) => (/^[=+\-@\t\r]/.test(name) ? `'${name}` : name)).map((cell) => `"${cell.replaceAll('"', '""')}",1,`);
     const file = writeInput(configDir, 'round.csv', ['name,categoryId,status', ...written, ''].join('\r\n'));
-    const imported = await petctl(['pets', 'add', '--file', file]);
-    expect(imported.code, imported.stderr).toBe(0);
+    await ok(petctl(['pets', 'add', '--file', file]));
     expect(bodies(server.requests).map((sent) => (JSON.parse(sent) as { name: string }).name).sort()).toEqual([...names].sort());
 
     // Through petctl and back: the list as -o csv, imported into a second service, arrives as it left.
-    const listed = await petctl(['pets', 'list', '--all', '-o', 'csv']);
-    expect(listed.code, listed.stderr).toBe(0);
+    const listed = await ok(petctl(['pets', 'list', '--all', '-o', 'csv']));
     const other = await setupE2e(t, creator());
     const again = await other.petctl(['pets', 'add', '--file', writeInput(configDir, 'listed.csv', listed.stdout)]);
     expect(again.code, again.stderr).toBe(0);

@@ -3,7 +3,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
-import { NODE, cleanEnv, runCli, tempDir } from '../helpers/cli';
+import { NODE, cleanEnv, ok, runCli, tempDir } from '../helpers/cli';
 import { openTerminal } from '../helpers/tmux';
 import { GUIDE_SOURCES, guideMarkdown } from '../../scripts/guides.mjs';
 import { GUIDE_TOPICS } from '../../src/commands/help';
@@ -58,8 +58,7 @@ it('every command\'s help, from the program, is what --help, -h and petctl help 
   try {
     for (const words of commands) {
       // A global flag first: help the program prints, not a captured page.
-      const program = await runCli(['-q', ...words, '--help']);
-      expect(program.code).toBe(0);
+      const program = await ok(runCli(['-q', ...words, '--help']));
       expect(program.stdout).toContain(`Usage: petctl ${words.join(' ')}`.trimEnd());
       expect({ words, paths: program.stdout.match(/\b(?:docs\/|README|CONTRIBUTING)[\w./-]*/g) ?? [] }).toEqual({ words, paths: [] });
       pages.set(words.join(' '), program.stdout);
@@ -111,8 +110,7 @@ describe('petctl help <topic>: the guides, from the same source as docs/', () =>
   });
 
   it.each(TOPICS)('%s shows the words of its page, in order, with no Markdown left', async (topic) => {
-    const result = await runCli(['help', topic], { env: { COLUMNS: '2000' } });
-    expect(result.code).toBe(0);
+    const result = await ok(runCli(['help', topic], { env: { COLUMNS: '2000' } }));
     expect(result.stderr).toBe('');
     const shown = words(result.stdout);
     expect(shown).toEqual(markdownWords(guideMarkdown(topic, ROOT)));

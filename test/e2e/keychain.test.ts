@@ -3,7 +3,7 @@ import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { cliSession, expectCleanError, tempDir } from '../helpers/cli';
+import { cliSession, expectCleanError, ok, tempDir } from '../helpers/cli';
 import { noSecretService, startSecretService } from '../helpers/secret-service';
 
 /** Keys in a real Secret Service (gnome-keyring on a private D-Bus); without one, config.json. */
@@ -30,8 +30,7 @@ describe.skipIf(noSecretService)('with a real Secret Service', () => {
   it('auth login stores the key in the keychain, config.json only where it is; pets list uses it; auth logout removes it; a key gone from the keychain, or a keychain gone, stops a command with exit 4 and says how to fix it; profile remove deletes the key and the state store password from it', async (t) => {
     const { keychain, configDir, petctl } = await withSecretService(t, [KEY, 's3cret-pw']);
 
-    const login = await petctl(['auth', 'login', '--with-token'], { input: KEY });
-    expect(login.code).toBe(0);
+    const login = await ok(petctl(['auth', 'login', '--with-token'], { input: KEY }));
     expect(login.stderr).not.toContain('no keychain available');
     const [account] = keychain.accounts();
     expect(keychain.accounts()).toEqual([expect.stringMatching(/^sandbox\/[0-9a-f]{8}$/)]);
@@ -39,8 +38,7 @@ describe.skipIf(noSecretService)('with a real Secret Service', () => {
     expect(configText(configDir)).not.toContain(KEY);
 
     // The sandbox accepts the Pro key only because petctl read it from the keychain.
-    const list = await petctl(['pets', 'list', '--limit', '2', '-o', 'json']);
-    expect(list.code).toBe(0);
+    const list = await ok(petctl(['pets', 'list', '--limit', '2', '-o', 'json']));
     expect(JSON.parse(list.stdout)).toHaveLength(2);
 
     const status = await petctl(['auth', 'status', '-o', 'json']);
@@ -127,8 +125,7 @@ it('auth login stores the key in config.json (0600) and says so once; status say
   const configDir = tempDir();
   const petctl = cliSession({ env: { PETCTL_CONFIG_DIR: configDir }, secrets: [KEY] });
 
-  const login = await petctl(['auth', 'login', '--with-token'], { input: KEY });
-  expect(login.code).toBe(0);
+  const login = await ok(petctl(['auth', 'login', '--with-token'], { input: KEY }));
   const configFile = path.join(configDir, 'config.json');
   expect(login.stderr).toBe(
     `Key accepted by the embedded sandbox: rate limit 300, 299 left.\nno keychain available: the key is stored in ${configFile} (mode 0600)\nAPI key stored for profile "sandbox". Check it with: petctl auth status\n`,
@@ -136,8 +133,7 @@ it('auth login stores the key in config.json (0600) and says so once; status say
   expect(storedApiKey(configDir)).toBe(KEY);
   expect(fs.statSync(configFile).mode & 0o777).toBe(0o600);
 
-  const list = await petctl(['pets', 'list', '--limit', '1']);
-  expect(list.code).toBe(0);
+  const list = await ok(petctl(['pets', 'list', '--limit', '1']));
   expect(list.stderr).toBe('');
   expect(JSON.parse((await petctl(['auth', 'status', '-o', 'json'])).stdout)).toMatchObject({ keyStorage: 'config file' });
 

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { BIG, inBash, jsonError, setupE2e } from '../helpers/cli';
+import { BIG, inBash, jsonError, ok, setupE2e } from '../helpers/cli';
 import { linkedPage, petsPage, refusedPastMaxWait } from '../helpers/linked-pages';
 
 /** `petctl pets list --all` and `--starting-token` against scripted servers (the walk: pages.test.ts). */
@@ -19,8 +19,7 @@ describe.concurrent('pets list --all stopped', () => {
       linkedPage(petsPage([3, BIG]), `/v1/pets?limit=2&status=available&after=${BIG}`),
       linkedPage(petsPage(['9007199254740995'])),
     );
-    const traced = await petctl(['pets', 'list', '--all', '--limit', '2', '--status', 'available', '-v']);
-    expect(traced.code, traced.stderr).toBe(0);
+    const traced = await ok(petctl(['pets', 'list', '--all', '--limit', '2', '--status', 'available', '-v']));
     expect(traced.stdout).toBe(tsv(['1', '2', '3', BIG, '9007199254740995']));
     expect(server.requests.map((request) => request.url)).toEqual([
       '/v1/pets?limit=2&status=available',
@@ -59,8 +58,7 @@ describe.concurrent('pets list --all stopped', () => {
     expect(first.stderr).not.toContain('nothing sent');
 
     server.reply(linkedPage(petsPage(['9007199254740995'])));
-    const rest = await inBash(stop![1]!, { PETCTL_CONFIG_DIR: configDir, PETCTL_API_KEY: key });
-    expect(rest.code, rest.stderr).toBe(0);
+    const rest = await ok(inBash(stop![1]!, { PETCTL_CONFIG_DIR: configDir, PETCTL_API_KEY: key }));
     expect(server.requests.at(-1)!.url).toBe(next);
     expect([...jsonIds(first.stdout), ...jsonIds(rest.stdout)]).toEqual(['1', '2', '3', BIG, '9007199254740995']);
 

@@ -1,7 +1,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { expect, it } from 'vitest';
-import { BIG, cliSession, setupE2e, tempDir } from '../helpers/cli';
+import { BIG, cliSession, ok, setupE2e, tempDir } from '../helpers/cli';
 import { creator } from '../helpers/pet-creator';
 import { writeSandboxData } from '../helpers/sandbox-data';
 
@@ -37,8 +37,7 @@ it.concurrent('a fresh install lists the sandbox sample animals: prints the 12 a
   expect(await petctl(['pets', 'list'])).toMatchObject({ code: 0, stdout: `${SAMPLE_TSV.join('\n')}\n`, stderr: '' });
   expect(JSON.parse((await petctl(['pets', 'list', '-o', 'json'])).stdout)).toEqual(SAMPLE);
 
-  const added = await petctl(['pets', 'add', '--name', 'Rex2', '--category-id', '1']);
-  expect(added.code).toBe(0);
+  const added = await ok(petctl(['pets', 'add', '--name', 'Rex2', '--category-id', '1']));
   expect(added.stdout).toBe('13\tRex2\t1\t-\n');
   expect(added.stderr).toBe('1 animal has no status: it appears in no pets list --status available|pending|sold, only in pets list without --status\n');
   const list = await petctl(['pets', 'list', '--limit', '100']);
@@ -49,8 +48,7 @@ it.concurrent('a fresh install lists the sandbox sample animals: prints the 12 a
 
   writeSandboxData(dataFile, `[{ "id": 1, "name": "Rex", "categoryId": 1, "status": "available" }, { "id": ${BIG}, "name": "Huge", "categoryId": ${BIG}, "status": "sold" }]`);
   expect((await petctl(['pets', 'list'])).stdout).toBe(`1\tRex\t1\tavailable\n${BIG}\tHuge\t${BIG}\tsold\n`);
-  const got = await petctl(['pets', 'get', BIG, '-o', 'json']);
-  expect(got.code).toBe(0);
+  const got = await ok(petctl(['pets', 'get', BIG, '-o', 'json']));
   expect(got.stdout).toBe(`{\n  "id": ${BIG},\n  "name": "Huge",\n  "categoryId": ${BIG},\n  "status": "sold"\n}\n`);
   const next = await petctl(['pets', 'add', '--name', 'Next', '--category-id', '1', '-o', 'ndjson']);
   expect(next.stdout).toBe('{"id":9007199254740994,"name":"Next","categoryId":1}\n');
@@ -61,15 +59,13 @@ it.concurrent('animals created without a status: an import counts the rows creat
   const file = path.join(configDir, 'intake.csv');
   fs.writeFileSync(file, 'name,categoryId,status\nRex,1,\nTom,1,available\nMia,2,  \nBo,3,\n');
 
-  const result = await petctl(['pets', 'add', '--file', file]);
-  expect(result.code, result.stderr).toBe(0);
+  const result = await ok(petctl(['pets', 'add', '--file', file]));
   expect(result.stderr.split(THREE)).toHaveLength(2);
   expect(result.stdout).toBe('');
   const bodies = server.requests.map((request) => request.body).sort();
   expect(bodies).toEqual(['{"name":"Bo","categoryId":3}', '{"name":"Mia","categoryId":2}', '{"name":"Rex","categoryId":1}', '{"name":"Tom","categoryId":1,"status":"available"}']);
 
-  const again = await petctl(['pets', 'add', '--file', file]);
-  expect(again.code, again.stderr).toBe(0);
+  const again = await ok(petctl(['pets', 'add', '--file', file]));
   expect(again.stderr).not.toContain('no status');
   const add = ['pets', 'add', '--name', 'Tom', '--category-id', '1'];
   expect(await petctl([...add, '--status', 'Available'])).toMatchObject({ code: 0, stderr: '' });

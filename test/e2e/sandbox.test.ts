@@ -1,7 +1,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it, vi } from 'vitest';
-import { cliSession, newApiKey, runCli, tempDir, WAIT } from '../helpers/cli';
+import { WAIT, cliSession, newApiKey, ok, runCli, tempDir } from '../helpers/cli';
 import { PET, json, startScriptedServer } from '../helpers/scripted-server';
 import { openTerminal } from '../helpers/tmux';
 import { storedPets, writeSandboxData } from '../helpers/sandbox-data';
@@ -86,8 +86,7 @@ describe('--max-animals', () => {
 
     // The same port, so the same target (and journal).
     sandbox = await startSandboxProcess(['--port', new URL(sandbox.baseUrl).port, '--data', dataFile, '--max-animals', '3']);
-    const rerun = await petctl('pets', 'add', '--file', rows);
-    expect(rerun.code, rerun.stderr).toBe(0);
+    const rerun = await ok(petctl('pets', 'add', '--file', rows));
     expect(rerun.stderr).toMatch(/^created 1, skipped 2, rejected 0, invalid 0, unknown 0 in /m);
     expectErrorBody(await call(sandbox.baseUrl, '/pets', { key: ENTERPRISE, body: { name: 'f', categoryId: 1 } }), 507, 'insufficient_storage');
     expect(storedPets(dataFile).map((pet) => pet.name)).toEqual(['r1', 'r2', 'r3']);
@@ -143,8 +142,7 @@ describe.concurrent('a write to the built-in sandbox, on a terminal', () => {
 
   it('a piped write says nothing (and the next on a terminal still does), nor a write on a terminal to a service a profile points at', async (t) => {
     const configDir = tempDir();
-    const piped = await cliSession({ env: { PETCTL_CONFIG_DIR: configDir } })(ADD);
-    expect(piped.code, piped.stderr).toBe(0);
+    const piped = await ok(cliSession({ env: { PETCTL_CONFIG_DIR: configDir } })(ADD));
     expect(piped.stderr).not.toContain(LINE);
     const builtIn = openTerminal(t, ADD, { PETCTL_CONFIG_DIR: configDir });
     expect(await builtIn.exitCode()).toBe(0);

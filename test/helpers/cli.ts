@@ -90,6 +90,13 @@ export function expectCleanError(result: CliResult, code?: number): void {
   expect(result.stdout).toBe('');
 }
 
+/** `run`'s result once it has ended with exit 0 (else the test fails, showing its stderr). */
+export async function ok(run: Promise<CliResult>): Promise<CliResult> {
+  const result = await run;
+  expect(result.code, result.stderr).toBe(0);
+  return result;
+}
+
 /** With -o json|ndjson an error is exactly one JSON line on stderr; returns it parsed. */
 export function jsonError(result: CliResult): Record<string, unknown> {
   const lines = result.stderr.split('\n').filter((line) => line !== '');
