@@ -82,33 +82,31 @@ describe.concurrent('pets list --all stopped', () => {
   });
 });
 
-describe.concurrent('pets list --starting-token', () => {
-  it("starts at the link with its filters, as a path or on the base URL's origin, and implies --all; refuses one it cannot follow (exit 2)", async (t) => {
-    const { server, petctl } = await setupE2e(t);
-    server.reply(linkedPage(petsPage([3]), '/v1/pets?limit=2&status=available&after=3'), linkedPage(petsPage([]), undefined), linkedPage(petsPage([5])));
-    const fromPath = await petctl(['pets', 'list', '--status', 'available', '--starting-token', '/v1/pets?limit=2&status=available&after=2']);
-    expect(fromPath).toMatchObject({ code: 0, stdout: tsv(['3']) });
-    expect((await petctl(['pets', 'list', '--starting-token', `${server.baseUrl}/pets?limit=2&after=4`])).code).toBe(0);
-    expect(server.requests.map((request) => request.url)).toEqual([
-      '/v1/pets?limit=2&status=available&after=2',
-      '/v1/pets?limit=2&status=available&after=3',
-      '/v1/pets?limit=2&after=4',
-    ]);
-    server.verify();
+it.concurrent("pets list --starting-token: starts at the link with its filters, as a path or on the base URL's origin, and implies --all; refuses one it cannot follow (exit 2)", async (t) => {
+  const { server, petctl } = await setupE2e(t);
+  server.reply(linkedPage(petsPage([3]), '/v1/pets?limit=2&status=available&after=3'), linkedPage(petsPage([]), undefined), linkedPage(petsPage([5])));
+  const fromPath = await petctl(['pets', 'list', '--status', 'available', '--starting-token', '/v1/pets?limit=2&status=available&after=2']);
+  expect(fromPath).toMatchObject({ code: 0, stdout: tsv(['3']) });
+  expect((await petctl(['pets', 'list', '--starting-token', `${server.baseUrl}/pets?limit=2&after=4`])).code).toBe(0);
+  expect(server.requests.map((request) => request.url)).toEqual([
+    '/v1/pets?limit=2&status=available&after=2',
+    '/v1/pets?limit=2&status=available&after=3',
+    '/v1/pets?limit=2&after=4',
+  ]);
+  server.verify();
 
-    const offOrigin = await petctl(['pets', 'list', '--all', '--starting-token', `http://localhost:${server.port}/v1/pets?after=2`]);
-    expect(offOrigin).toMatchObject({
-      code: 2,
-      stderr: `error: --starting-token leads to http://localhost:${server.port}, not to the base URL's origin (http://127.0.0.1:${server.port}); the API key goes only there (usage_error)\n`,
-    });
-    expect((await petctl(['pets', 'list', '--starting-token', '//evil.example/v1/pets'])).code).toBe(2);
-    const notALink = await petctl(['pets', 'list', '--starting-token', 'after=2']);
-    expect(notALink).toMatchObject({ code: 2, stderr: 'error: --starting-token must be the link a stopped `pets list --all` printed, not "after=2" (usage_error)\n' });
-    const otherFilter = await petctl(['pets', 'list', '--status', 'sold', '--starting-token', '/v1/pets?limit=2&status=available&after=2']);
-    expect(otherFilter).toMatchObject({
-      code: 2,
-      stderr: 'error: --starting-token continues a listing with status=available, not --status sold (usage_error)\nhint: leave out --status, or give --status available\n',
-    });
-    expect(server.requests).toHaveLength(3);
+  const offOrigin = await petctl(['pets', 'list', '--all', '--starting-token', `http://localhost:${server.port}/v1/pets?after=2`]);
+  expect(offOrigin).toMatchObject({
+    code: 2,
+    stderr: `error: --starting-token leads to http://localhost:${server.port}, not to the base URL's origin (http://127.0.0.1:${server.port}); the API key goes only there (usage_error)\n`,
   });
+  expect((await petctl(['pets', 'list', '--starting-token', '//evil.example/v1/pets'])).code).toBe(2);
+  const notALink = await petctl(['pets', 'list', '--starting-token', 'after=2']);
+  expect(notALink).toMatchObject({ code: 2, stderr: 'error: --starting-token must be the link a stopped `pets list --all` printed, not "after=2" (usage_error)\n' });
+  const otherFilter = await petctl(['pets', 'list', '--status', 'sold', '--starting-token', '/v1/pets?limit=2&status=available&after=2']);
+  expect(otherFilter).toMatchObject({
+    code: 2,
+    stderr: 'error: --starting-token continues a listing with status=available, not --status sold (usage_error)\nhint: leave out --status, or give --status available\n',
+  });
+  expect(server.requests).toHaveLength(3);
 });
