@@ -65,23 +65,27 @@ export function statusOption(description: string): Option {
 const MAX_TIMER_SECONDS = Math.floor((2 ** 31 - 1) / 1000);
 const TOO_LONG = `must be at most ${MAX_TIMER_SECONDS} seconds (24 days), the longest a timer can wait`;
 
+const SECONDS_TEXT = /^\d+(\.\d+)?$/;
+
 export function parseSeconds(value: string): number {
-  if (!/^\d+(\.\d+)?$/.test(value)) throw new InvalidArgumentError('must be a number of seconds, 0 or more');
+  if (!SECONDS_TEXT.test(value)) throw new InvalidArgumentError('must be a number of seconds, 0 or more');
   if (Number(value) > MAX_TIMER_SECONDS) throw new InvalidArgumentError(TOO_LONG);
   return Number(value);
 }
 
+/** `--timeout`: one rule for every bad value, so a word is never told "0 or more" and 0 then refused. */
 export function parsePositiveSeconds(value: string): number {
-  const seconds = parseSeconds(value);
-  if (seconds <= 0) throw new InvalidArgumentError('must be a number of seconds greater than 0');
-  return seconds;
+  if (!SECONDS_TEXT.test(value) || Number(value) <= 0) {
+    throw new InvalidArgumentError('must be a number of seconds greater than 0');
+  }
+  return parseSeconds(value);
 }
 
 const DURATION_UNITS_MS: Record<string, number> = { ms: 1, s: 1000, m: 60_000, h: 3_600_000, d: 86_400_000 };
 
 /** A duration in milliseconds: `30s`, `5m`, `1h30m`, `500ms`, `1d`; a bare number is seconds. Greater than 0. */
 export function parseDuration(value: string): number {
-  const text = /^\d+(\.\d+)?$/.test(value.trim()) ? `${value.trim()}s` : value.trim();
+  const text = SECONDS_TEXT.test(value.trim()) ? `${value.trim()}s` : value.trim();
   if (!/^(\d+(\.\d+)?(ms|s|m|h|d))+$/.test(text)) throw new InvalidArgumentError('must be a duration such as 30s, 5m, 1h30m or 1d');
   let ms = 0;
   for (const [, amount, unit] of text.matchAll(/(\d+(?:\.\d+)?)(ms|s|m|h|d)/g)) ms += Number(amount) * DURATION_UNITS_MS[unit!]!;

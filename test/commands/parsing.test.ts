@@ -177,6 +177,7 @@ describe('refused flags: exit 2, a message naming the flag and the allowed value
     // A global flag's bad value comes before what follows it: --version, a flag's missing value.
     [['--timeout', '0', '--version'], usage('--timeout must be a number of seconds greater than 0, not "0"', 'see petctl --help')],
     [['--timeout', '0', '-o'], usage('--timeout must be a number of seconds greater than 0, not "0"', 'see petctl --help')],
+    [['--timeout', 'soon', 'pets', 'list'], usage('--timeout must be a number of seconds greater than 0, not "soon"', 'see petctl --help')],
     // Words left over after a flag's value: the hint quotes them with it.
     [['pets', 'add', '--name', 'Mr', 'Whiskers', '--category-id', '1'], usage('unexpected "Whiskers" after --name Mr', 'quote a value with spaces: --name "Mr Whiskers"')],
     [['pets', 'add', '--category-id', '1', '--name=Mr', 'Big', 'Whiskers'], usage('unexpected "Big" "Whiskers" after --name Mr', 'quote a value with spaces: --name "Mr Big Whiskers"')],
