@@ -1,4 +1,4 @@
-import { PetctlError, UsageError } from '../../errors';
+import { PetctlError, UsageError, describeFsError } from '../../errors';
 import { parseInt64 } from '../../schemas/constants';
 import { type ApiRequest, isSameOrigin } from '../request';
 
@@ -59,19 +59,19 @@ async function typedValue(text: string, io: RawRequestIo): Promise<FieldValue> {
   if (text === 'null') return null;
   const integer = parseInt64(text);
   if (integer !== undefined) return integer;
-  if (text.startsWith('@')) return (await readSource(text.slice(1), io, '-F')).toString('utf8');
+  if (text.startsWith('@')) return (await readSource(text.slice(1), io, `-F ${text}`)).toString('utf8');
   return text;
 }
 
-async function readSource(path: string, io: RawRequestIo, flag: string): Promise<Buffer> {
+/** `typed`: the flag and its word as the user gave them (`-F @notes.txt`, `--input body.json`), for the error. */
+async function readSource(path: string, io: RawRequestIo, typed: string): Promise<Buffer> {
   if (path === '-') return io.readStdin();
   try {
     return await io.readFile(path);
   } catch (error) {
     // Said already: too large to read, or Ctrl-C.
     if (error instanceof PetctlError) throw error;
-    const code = (error as { code?: string }).code;
-    throw new UsageError(`${flag} @${path}: cannot read the file${code ? ` (${code})` : ''}`);
+    throw new UsageError(`cannot read ${typed}: ${describeFsError(error)}`);
   }
 }
 
@@ -127,7 +127,7 @@ export async function buildRawRequest(flags: RawRequestFlags, baseUrl: string, i
     return [key, await typedValue(text, io)];
   });
   const fields = [...flags.rawFields.map((field) => splitField(field, '-f')), ...(await Promise.all(typed))];
-  const rawBody = flags.input === undefined ? undefined : await readSource(flags.input, io, '--input');
+  const rawBody = flags.input === undefined ? undefined : await readSource(flags.input, io, `--input ${flags.input}`);
   const request: ApiRequest = { method, path: url.pathname, url: url.toString(), headers, rawResponse: true };
   if (method === 'GET' || rawBody !== undefined) {
     for (const [key, value] of fields) url.searchParams.append(key, value === null ? '' : String(value));

@@ -130,7 +130,10 @@ describe('petctl api: fields', () => {
   });
 
   it('a missing @file or --input file is a usage error', async () => {
-    await expect(buildRawRequest(flags({ typedFields: ['a=@missing'] }), BASE, io)).rejects.toThrow(/@missing: cannot read the file \(ENOENT\)/);
-    await expect(buildRawRequest(flags({ input: 'missing' }), BASE, io)).rejects.toThrow(UsageError);
+    await expect(buildRawRequest(flags({ typedFields: ['a=@missing'] }), BASE, io)).rejects.toThrow('cannot read -F @missing: no such file');
+    const input = buildRawRequest(flags({ input: 'missing' }), BASE, io);
+    await expect(input).rejects.toThrow(UsageError);
+    // The path as typed: --input takes no @.
+    await expect(input).rejects.toThrow(/^cannot read --input missing: no such file$/);
   });
 });
