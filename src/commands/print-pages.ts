@@ -2,6 +2,7 @@ import type { LinkedPage, WalkOptions } from '../api/endpoints/pages';
 import { type ItemStream, ListingProgress, bufferedStream } from '../output/listing';
 import { writeResult } from '../output/records';
 import type { OutputHost } from '../output/stderr';
+import { plural } from '../output/waits';
 
 /** What `pets list --all` and `api --paginate` walk: `from` is the first page's URL, `noun` counts the items, `stream`
  * writes them without --query; `outputWaits`: the output waits for the end (a table on a terminal), so the progress
@@ -27,7 +28,7 @@ export async function printPages<T>(ctx: OutputHost, walk: PrintedWalk<T>): Prom
   let pageUrl = walk.from;
   try {
     for await (const page of walk.pages({ hooks: { paced: true, wait: progress.wait }, ahead: true })) {
-      if (verbose) ctx.line(`page ${page.number}: ${page.body.length} ${walk.noun}s${page.next ? `, next ${page.next}` : ', no next link'}`);
+      if (verbose) ctx.line(`page ${page.number}: ${plural(page.body.length, walk.noun)}${page.next ? `, next ${page.next}` : ', no next link'}`);
       walk.onPage?.(page);
       stream.write(page.body);
       if (page.next !== undefined) pageUrl = page.next;

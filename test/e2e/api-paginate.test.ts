@@ -22,8 +22,8 @@ describe.concurrent('petctl api --paginate', () => {
 
     const queried = await ok(petctl(['api', '--paginate', '/pets?limit=4', '--query', 'length(@)', '-v']));
     expect(queried.stdout).toBe('25\n');
-    expect(queried.stderr.match(/^page \d+: \d+ items, /gm)).toEqual([...Array.from({ length: 6 }, (_, index) => `page ${index + 1}: 4 items, `), 'page 7: 1 items, ']);
-    expect(queried.stderr).toMatch(/^page 7: 1 items, no next link$/m);
+    expect(queried.stderr.match(/^page \d+: \d+ items?, /gm)).toEqual([...Array.from({ length: 6 }, (_, index) => `page ${index + 1}: 4 items, `), 'page 7: 1 item, ']);
+    expect(queried.stderr).toMatch(/^page 7: 1 item, no next link$/m);
     for (const flags of [[], ['-o', 'json']]) {
       const result = await petctl(['api', '--paginate', '/pets?limit=4', ...flags]);
       expect(result).toMatchObject({ code: 0, stderr: '' });

@@ -28,7 +28,7 @@ describe.concurrent('pets list --all stopped', () => {
     ]);
     expect(traced.stderr.match(/^> GET /gm)).toHaveLength(3);
     expect(traced.stderr).toMatch(/^page 1: 2 animals, next http:\/\/127\.0\.0\.1:\d+\/v1\/pets\?limit=2&status=available&after=2$/m);
-    expect(traced.stderr).toMatch(/^page 3: 1 animals, no next link$/m);
+    expect(traced.stderr).toMatch(/^page 3: 1 animal, no next link$/m);
 
     server.reply(linkedPage(petsPage([1, 2])));
     const full = await petctl(['pets', 'list', '--all', '--limit', '2']);
