@@ -111,13 +111,16 @@ function promptHidden(ctx: Context, prompt: string): Promise<string> {
 /** No key or password is near this long; more is a file or a stream given by mistake. */
 const SECRET_MAX_BYTES = 64 * 1024;
 
-/** A secret from stdin when asked or not a terminal, else a hidden prompt; `hint`: how to pipe it. Trimmed. */
+/** A secret from stdin when asked or not a terminal, else a hidden prompt; `hint`: how to pipe it. Trimmed. A terminal
+ * is read with its echo off even when stdin is asked for (`--with-token`, the key pasted at it): never on screen. */
 export async function readSecret(ctx: Context, request: { what: string; prompt: string; hint: string; fromStdin: boolean }): Promise<string> {
   const { what, hint } = request;
   const fromStdin = request.fromStdin || !ctx.terminal.stdinIsTerminal;
   if (!fromStdin && !ctx.terminal.canPrompt()) throw new UsageError(`no ${what}: prompting is off (--no-input, PETCTL_NO_INPUT, or stderr is not a terminal)`, hint);
   const limit = { bytes: SECRET_MAX_BYTES, error: () => new UsageError(`standard input holds more than ${SECRET_MAX_BYTES / 1024} KiB, more than any ${what}`, hint) };
-  const secret = (fromStdin ? (await readWhole(ctx.io.stdin, ctx.signal, limit)).toString('utf8') : await promptHidden(ctx, request.prompt)).trim();
+  const prompt = fromStdin ? '' : request.prompt;
+  const typed = ctx.terminal.stdinIsTerminal ? await promptHidden(ctx, prompt) : (await readWhole(ctx.io.stdin, ctx.signal, limit)).toString('utf8');
+  const secret = typed.trim();
   if (secret === '') throw new UsageError(fromStdin ? `no ${what} on standard input` : `no ${what} entered`, hint);
   return secret;
 }

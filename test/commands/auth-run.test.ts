@@ -67,7 +67,8 @@ describe.concurrent('auth login on a terminal', () => {
     piped.stdin.end(`${key}\n`);
     await withToken;
     expect(storedKeys(piped.dir).staging).toBe(key);
-    expect(piped.stdin.rawModes).toEqual([]);
+    // The terminal's echo is off for it too: a key pasted after --with-token never shows.
+    expect(piped.stdin.rawModes).toEqual([true, false]);
     expect(piped.io.stderr.text()).not.toContain('API key for profile');
   });
 
