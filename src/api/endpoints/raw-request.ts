@@ -63,7 +63,7 @@ async function typedValue(text: string, io: RawRequestIo): Promise<FieldValue> {
   return text;
 }
 
-/** `typed`: the flag and its word as the user gave them (`-F @notes.txt`, `--input body.json`), for the error. */
+/** `typed`: the flag and its word as given (`-F @notes.txt`, `--input body.json`), for the error. */
 async function readSource(path: string, io: RawRequestIo, typed: string): Promise<Buffer> {
   if (path === '-') return io.readStdin();
   try {
@@ -86,6 +86,11 @@ export function resolveApiUrl(baseUrl: string, path: string): string {
       // file:, javascript: and a host:port without a scheme have no origin to name (URL calls it 'null').
       const where = url.origin === 'null' ? `'${path}'` : url.origin;
       throw new UsageError(`refusing ${where}: petctl api sends the API key only to the profile's origin, ${new URL(baseUrl).origin}`, 'give a path relative to the base URL, e.g. /pets');
+    }
+    // As a base URL's: a password there would show in -v's trace, and petctl sends the key itself.
+    if (url.username !== '' || url.password !== '') {
+      const hint = 'give a path relative to the base URL, e.g. /pets';
+      throw new UsageError("petctl api's URL must not contain a user name or password", hint);
     }
     return url.toString();
   }

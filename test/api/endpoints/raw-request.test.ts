@@ -51,6 +51,15 @@ describe('petctl api: paths', () => {
     },
   );
 
+  const withCredentials = ['https://user:hunter2@api.example.org/v1/pets', 'https://hunter2@api.example.org/v1/pets'];
+  it.each(withCredentials)('refuses %s: no user or password, and never repeated', (path) => {
+    const refusal = new UsageError(
+      "petctl api's URL must not contain a user name or password",
+      'give a path relative to the base URL, e.g. /pets',
+    );
+    expect(() => resolveApiUrl(BASE, path)).toThrow(refusal);
+  });
+
   it.each(['file:///etc/passwd', 'localhost:4010/pets'])('refuses %s, a URL without an origin, naming it as typed', (path) => {
     expect(() => resolveApiUrl(BASE, path)).toThrow(`refusing '${path}': petctl api sends the API key only to the profile's origin, https://api.example.org`);
   });
