@@ -101,6 +101,11 @@ it.concurrent("pets list --starting-token: starts at the link with its filters, 
     stderr: `error: --starting-token leads to http://localhost:${server.port}, not to the base URL's origin (http://127.0.0.1:${server.port}); the API key goes only there (usage_error)\n`,
   });
   expect((await petctl(['pets', 'list', '--starting-token', '//evil.example/v1/pets'])).code).toBe(2);
+  const withPassword = `http://u:hunter2@127.0.0.1:${server.port}/v1/pets`;
+  expect(await petctl(['pets', 'list', '--starting-token', withPassword])).toMatchObject({
+    code: 2,
+    stderr: 'error: --starting-token must not contain a user name or password (usage_error)\n',
+  });
   const notALink = await petctl(['pets', 'list', '--starting-token', 'after=2']);
   expect(notALink).toMatchObject({ code: 2, stderr: 'error: --starting-token must be the link a stopped `pets list --all` printed, not "after=2" (usage_error)\n' });
   const otherFilter = await petctl(['pets', 'list', '--status', 'sold', '--starting-token', '/v1/pets?limit=2&status=available&after=2']);

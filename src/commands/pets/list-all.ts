@@ -45,6 +45,10 @@ function startingUrl(token: string, params: ListPetsParams, http: HttpClient): s
   if (url.origin !== base.origin) {
     throw new UsageError(`--starting-token leads to ${url.origin}, not to the base URL's origin (${base.origin}); the API key goes only there`);
   }
+  // As a base URL's: a password there would show in -v's trace, and petctl sends the key itself.
+  if (url.username !== '' || url.password !== '') {
+    throw new UsageError('--starting-token must not contain a user name or password');
+  }
   for (const [name, given] of [['limit', params.limit], ['status', params.status]] as const) {
     const named = url.searchParams.get(name);
     if (given !== undefined && named !== null && named !== String(given)) {
