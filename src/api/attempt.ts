@@ -76,6 +76,12 @@ export function networkFailure(
   if (code === 'ERR_SSL_WRONG_VERSION_NUMBER' && url.protocol === 'https:') {
     return final(`the server at ${url.hostname}:${portOf(url)} does not speak TLS; is the base URL http://?`);
   }
+  const tunnel = proxyRefusal(error);
+  if (tunnel !== undefined) {
+    const hint = tunnel === 407 ? PROXY_CREDENTIALS_HINT : 'check HTTPS_PROXY and NO_PROXY';
+    const why = `the proxy refused to connect to ${url.host} (HTTP ${tunnel}); nothing was sent`;
+    return new NetworkError(failed + why, { sent: false, retryable: tunnel >= 500, cause: error, hint });
+  }
   const sent = !NOT_CONNECTED_CODES.has(code) && !TLS_TRUST_CODES.has(code);
   if (request.timedOut || /TIMEOUT/.test(code)) {
     const limit = request.cutShort ? 'what was left of the request\'s time' : '--timeout';
@@ -85,6 +91,16 @@ export function networkFailure(
     return final(`connection refused: nothing is listening on ${url.hostname}:${portOf(url)}`, target.loopback.hint);
   }
   return new NetworkError(failed + describeNetworkError(error), { sent, cause: error });
+}
+
+const PROXY_CREDENTIALS_HINT =
+  'the proxy asks for credentials: put them in its URL, HTTPS_PROXY=http://user:password@proxy:3128';
+
+/** The status a proxy answered CONNECT with, if not 200 (undici's ProxyAgent): nothing reached the service. */
+function proxyRefusal(error: unknown): number | undefined {
+  const message = (error as Error | undefined)?.message ?? '';
+  const refused = /^Proxy response \((\d+)\) !== 200 when HTTP Tunneling/.exec(message);
+  return refused ? Number(refused[1]) : undefined;
 }
 
 /** A network failure in a few words, for the line that announces its retry: `connection refused`, `no answer within 2s`. */

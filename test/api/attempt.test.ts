@@ -40,6 +40,26 @@ describe('networkFailure', () => {
     expect(error.message).toContain(text);
   });
 
+  // undici's ProxyAgent says so in words only: the tunnel was refused, so nothing reached the service (a POST
+  // was not sent, and an import's row is not left unknown).
+  it.each([
+    { status: 403, retryable: false, hint: 'check HTTPS_PROXY and NO_PROXY' },
+    { status: 407, retryable: false, hint: expect.stringContaining('the proxy asks for credentials') },
+    { status: 502, retryable: true, hint: 'check HTTPS_PROXY and NO_PROXY' },
+  ])('a proxy answering CONNECT with $status: not sent, retryable $retryable', ({ status, retryable, hint }) => {
+    const words = `Proxy response (${status}) !== 200 when HTTP Tunneling`;
+    const refused = Object.assign(new Error(words), { code: 'UND_ERR_ABORTED' });
+    const error = networkFailure(refused, { ...request('https://api.example.org/v1/pets'), method: 'POST' });
+    const why = `the proxy refused to connect to api.example.org (HTTP ${status}); nothing was sent`;
+    const { sent, message } = error;
+    expect({ sent, retryable: error.retryable, message, hint: error.hint }).toEqual({
+      sent: false,
+      retryable,
+      message: `POST https://api.example.org/v1/pets failed: ${why}`,
+      hint,
+    });
+  });
+
   it.each([
     { timing: { timeoutMs: 1234, cutShort: true }, words: "within 1.234s (what was left of the request's time)" },
     { timing: {}, words: 'within 30s (--timeout)' },

@@ -232,7 +232,8 @@ describe.concurrent('proxies', () => {
     expectCleanError(result, 7);
     const error = JSON.parse(result.stderr.trimEnd().split('\n').at(-1)!) as { message: string };
     expect(error).toMatchObject({ code: 'network_error', status: 0 });
-    expect(error.message).toMatch(mode === 'refuse' ? /Proxy response \(502\)/ : /the proxy closed the connection while opening the tunnel/);
+    const refused = /the proxy refused to connect to pets\.example\.test \(HTTP 502\); nothing was sent/;
+    expect(error.message).toMatch(mode === 'refuse' ? refused : /the proxy closed the connection while opening the tunnel/);
   });
 
   it.for(['127.0.0.1:3128', 'ftp://u:proxy-secret@127.0.0.1:3128', 'http://u:proxy-secret@[::1'])(
