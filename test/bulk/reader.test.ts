@@ -106,6 +106,18 @@ it('CSV: quotes, commas, newlines in fields; a BOM, CRLF, blank lines, unicode; 
   ]);
 });
 
+it('CSV: a CR alone ends a line, as Excel\'s "CSV (Macintosh)" writes, beside CRLF and LF; not inside quotes', async () => {
+  const text = 'name,categoryId,status\rA,1,available\r\rB,2,\r\n"C\rD",3,sold\nE,4,\r';
+  for (const chunk of [1, 2, 3, 7]) {
+    expect((await rows(text, undefined, chunk)).map(valid), `chunks of ${chunk}`).toEqual([
+      { row: 1, line: 2, newPet: { name: 'A', categoryId: 1, status: 'available' } },
+      { row: 2, line: 4, newPet: { name: 'B', categoryId: 2 } },
+      { row: 3, line: 5, newPet: { name: 'C\rD', categoryId: 3, status: 'sold' } },
+      { row: 4, line: 6, newPet: { name: 'E', categoryId: 4 } },
+    ]);
+  }
+});
+
 it('CSV: a whole number beyond int64 is invalid, and its message names the range; int64 stays exact', async () => {
   const range = 'must be a whole number from -9223372036854775808 to 9223372036854775807';
   const text = 'name,categoryId\nA,9223372036854775807\nB,12x\nC,\n';

@@ -45,22 +45,30 @@ export function refuseUndecodable(error: unknown, line: number, row?: number): u
   return new InvalidInputError(`line ${line}${row === undefined ? '' : ` (row ${row})`}: ${error.message}`);
 }
 
-/** Records at line ends (outside quotes when `quoted`), one held at most, cut past the cap; blank lines skipped. */
+/** Records at line ends (outside quotes when `quoted`), one held at most, cut past the cap; blank lines skipped.
+ * When `quoted` (CSV), a CR alone ends a line too: what Excel's "CSV (Macintosh)" writes. */
 export async function* textRecords(text: AsyncIterable<string>, quoted: boolean): AsyncGenerator<{ text: string; line: number; tooLong: boolean; undecodable?: unknown }> {
   let line = 1;
   let recordLine = 1;
   let inQuotes = false;
   let record = '';
   let tooLong = false;
+  // Where in the piece a CR ended a line (-1: the last character of the piece before): a LF right after it is that line end.
+  let crAt = -2;
   try {
     for await (const piece of text) {
       let start = 0;
       for (let i = 0; i < piece.length; i++) {
         const ch = piece.charCodeAt(i);
         if (ch === 34 /* " */ && quoted) inQuotes = !inQuotes;
-        else if (ch === 10 /* \n */) {
+        else if (ch === 10 /* \n */ || (ch === 13 /* \r */ && quoted && !inQuotes)) {
+          if (ch === 10 && crAt === i - 1) {
+            start = i + 1;
+            continue;
+          }
           line += 1;
           if (inQuotes) continue;
+          if (ch === 13) crAt = i;
           let full = record + piece.slice(start, i);
           if (full.endsWith('\r')) full = full.slice(0, -1);
           const cut = tooLong || full.length > MAX_ROW_CHARS;
@@ -71,6 +79,7 @@ export async function* textRecords(text: AsyncIterable<string>, quoted: boolean)
           recordLine = line;
         }
       }
+      crAt = crAt === piece.length - 1 ? -1 : -2;
       record += piece.slice(start);
       if (record.length > MAX_ROW_CHARS) {
         record = '';
