@@ -1,7 +1,7 @@
 import { expect, it } from 'vitest';
 import { type InputEncoding, UndecodableError, decodeText } from '../../src/bulk/decode';
 import { sniffDelimiter } from '../../src/bulk/formats/csv';
-import { chunked, failure } from './read-rows';
+import { chunked, failure, rows } from './read-rows';
 
 /** The text decoded, and the error it stopped with, if any. */
 async function decoded(bytes: Buffer, size: number, encoding?: InputEncoding): Promise<{ text: string; error?: UndecodableError }> {
@@ -91,4 +91,12 @@ it.each([
   ['name', ','],
 ])('sniffDelimiter: the header %j → %j', (header, delimiter) => {
   expect(sniffDelimiter(header)).toBe(delimiter);
+});
+
+it.each([
+  ['sep=;\nname;categoryId\n"A;a";1\n', {}],
+  ['SEP=|\r\nname|categoryId\r\nA;a|1\r\n', {}],
+  ['sep=;\nname,categoryId\nA;a,1\n', { delimiter: ',' }],
+])("a first line sep=<char> (Excel's) names the delimiter, unless --delimiter does, and the header follows it: %j", async (text, options) => {
+  expect(await rows(text, 'csv', 7, options)).toEqual([{ row: 1, line: 3, newPet: { name: 'A;a', categoryId: 1 } }]);
 });

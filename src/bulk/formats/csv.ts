@@ -106,17 +106,27 @@ const CSV_BATCH = 512;
 /** The batch's text, as bytes (csv-parse reads bytes; a string it would first copy to a Buffer). */
 const CSV_BATCH_BYTES = 64 * 1024;
 
+const EXCEL_SEP = /^sep=([^"])$/i;
+
 type CsvRecord = { line: number; fields?: string[]; reason?: string; undecodable?: unknown };
 
 /** Each record's fields, parsed in batches (one with a bad record, record by record) held in reused buffers. */
 async function* csvFields(text: AsyncIterable<string>, delimiter: string | undefined): AsyncGenerator<CsvRecord> {
   const batch = { bytes: Buffer.allocUnsafe(CSV_BATCH_BYTES), length: 0, count: 0, lines: new Array<number>(CSV_BATCH).fill(0), ends: new Array<number>(CSV_BATCH).fill(0) };
   let options: CsvOptions | undefined;
+  let first = true;
   for await (const record of textRecords(text, true)) {
     if (record.undecodable) {
       yield* parseBatch(batch, options ?? csvOptions(','));
       yield { line: record.line, undecodable: record.undecodable };
       return;
+    }
+    // A first line `sep=;` (Excel's) names the delimiter, unless --delimiter does; the header follows it.
+    const sep = first ? EXCEL_SEP.exec(record.text) : null;
+    first = false;
+    if (sep) {
+      delimiter ??= sep[1];
+      continue;
     }
     // The first record is the header, which decides the delimiter when --delimiter does not.
     options ??= csvOptions(delimiter ?? sniffDelimiter(record.text));
