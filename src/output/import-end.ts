@@ -43,7 +43,7 @@ export function importReport(
     scanned(scan, { ignored, refused, resumed, label }) {
       const more = scan.invalid - INVALID_SHOWN;
       if (more > 0) ctx.line(`... and ${more} more invalid rows (${scan.invalid} in all)`);
-      if (ignored.length > 0) ctx.notice(`ignoring columns: ${ignored.join(', ')}`);
+      if (ignored.length > 0) ctx.notice(ignoringLine(ignored));
       if (refused) return;
       for (const { row, line, id, record } of scan.changed) {
         const created = `${id} was created as ${String(record.pet.id)} on ${formatLocalDate(Date.parse(record.at))}`;
@@ -129,6 +129,13 @@ function skippedLine(scan: Pick<Scan, 'skipped' | 'skippedCount'>, label: (sourc
   const lastAt = Math.max(...[...scan.skipped.values()].map((at) => Date.parse(at)));
   const why = resumingNew ? 'this --new import resumes the one that did not finish' : '--new sends them again';
   return `skipped ${plural(scan.skippedCount, 'row')} already created from ${sources.join(', ')} (last import ${formatLocalMinute(lastAt)}); ${why}`;
+}
+
+/** The columns an import does not send; a header's empty cells (`name,categoryId,,,`) are columns without a name. */
+function ignoringLine(ignored: readonly string[]): string {
+  const named = ignored.filter((name) => name !== '');
+  if (named.length === ignored.length) return `ignoring columns: ${named.join(', ')}`;
+  return named.length === 0 ? 'ignoring the columns without a header' : `ignoring columns: ${named.join(', ')}, and those without a header`;
 }
 
 const theRows = (n: number) => `the ${n === 1 ? 'row' : `${n} rows`}`;

@@ -190,6 +190,16 @@ describe('the lines of an import as it goes', () => {
     expect(err()).toBe(line);
   });
 
+  it.for<[string, string[], string]>([
+    ['named columns', ['Breed', 'Notes'], 'ignoring columns: Breed, Notes\n'],
+    ['named, and columns whose header is empty', ['Breed', ''], 'ignoring columns: Breed, and those without a header\n'],
+    ['only columns whose header is empty (a header ending in ,,,)', [''], 'ignoring the columns without a header\n'],
+  ])('the columns ignored: %s', ([, ignored, line], t) => {
+    const { seen, err } = report(t);
+    seen.scanned(scan(1), { ...scanned, ignored, resumed: false });
+    expect(err()).toBe(line);
+  });
+
   it('invalid rows: the first 20, then how many more (with -q too); a row created before and changed since', (t) => {
     const { seen, err } = report(t, { globals: { quiet: true } });
     for (let row = 1; row <= 25; row++) seen.invalid(row, row + 1, `bad ${row}`);
