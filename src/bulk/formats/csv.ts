@@ -63,7 +63,7 @@ function csvHeader(names: string[], line: number, options: ReadOptions): CsvHead
     } else if (column === undefined) options.onIgnored?.(name.trim());
   });
   const missing = (['name', 'categoryId'] as const).filter((column) => !columns.includes(column));
-  if (missing.length > 0) throw new InvalidInputError(`line ${line}: ${lacking(missing, names.length)}; its columns: ${listed}`);
+  if (missing.length > 0) throw new InvalidInputError(`line ${line}: ${lacking(missing, names)}; its columns: ${listed}`);
   if (idKey !== undefined && idIndex === undefined) {
     throw new InvalidInputError(`line ${line}: the CSV header has no column ${JSON.stringify(options.idColumn)} (--id-column); its columns: ${listed}`);
   }
@@ -71,9 +71,12 @@ function csvHeader(names: string[], line: number, options: ReadOptions): CsvHead
 }
 
 /** What a header lacks, and the names it would have taken for each. */
-function lacking(missing: readonly SentField[], columnCount: number): string {
-  // One column only: its names are likely separated by another character.
-  const other = columnCount === 1 ? '; if its columns are separated by another character, give it with --delimiter' : '';
+function lacking(missing: readonly SentField[], names: readonly string[]): string {
+  // NULs between the letters: UTF-16 without a BOM, read as UTF-8. One column only: another separator.
+  const utf16 = names.some((name) => name.includes('\u0000'));
+  const encoding = '; it holds NUL characters, as UTF-16 without a BOM does: give --encoding utf-16le (or utf-16be)';
+  const delimiter = '; if its columns are separated by another character, give it with --delimiter';
+  const other = utf16 ? encoding : names.length === 1 ? delimiter : '';
   const accepted = missing.map((field) => `for ${field}: ${spellings(field).join(', ')}`).join('; ');
   const flags = missing.map((field) => `--column ${field}="<header>"`).join(' ');
   return `the CSV header lacks ${missing.join(' and ')}; expected name,categoryId,status${other}; accepted ${accepted} (case, spaces, _ and - do not matter), or any other header with ${flags}`;
