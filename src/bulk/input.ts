@@ -6,8 +6,9 @@ import { chunksUntilAborted, stdinChunks } from '../stdin';
 import { RejectedError, UsageError, describeFsError } from '../errors';
 
 /**
- * The bytes of an import, read twice: to validate every row, then to send. Standard input is copied by the first
- * pass to a private temporary file, nameless once open so that nothing is left however petctl ends.
+ * The bytes of an import, read twice: to validate every row, then to send. Standard input, and a pipe given as the
+ * file, are copied by the first pass to a private temporary file, nameless once open so that nothing is left however
+ * petctl ends.
  */
 interface BulkInput {
   /** A chunk is valid only until the next is asked for: its buffer is reused. */
@@ -29,9 +30,9 @@ function stdinSpoolLimit(env: Readonly<NodeJS.ProcessEnv>): number {
 
 /** Exit 6. */
 class InputTooLargeError extends RejectedError {
-  constructor(limit: number) {
+  constructor(what: string, limit: number) {
     const size = limit > 0 && limit % 1024 ** 3 === 0 ? `${limit / 1024 ** 3} GiB` : limit > 0 && limit % 1024 ** 2 === 0 ? `${limit / 1024 ** 2} MiB` : `${limit} bytes`;
-    super(`standard input is larger than ${size}, the most petctl keeps to read it twice; nothing was sent`, {
+    super(`${what} is larger than ${size}, the most petctl keeps to read it twice; nothing was sent`, {
       code: 'input_too_large',
       hint: 'save it to a file and give its path with --file (or raise PETCTL_STDIN_MAX_BYTES)',
     });
@@ -39,12 +40,14 @@ class InputTooLargeError extends RejectedError {
 }
 
 export async function openInput(file: string, stdin: InStream, signal: AbortSignal, env: Readonly<NodeJS.ProcessEnv>): Promise<BulkInput> {
-  if (file === '-') return spooledStdin(stdin, signal, stdinSpoolLimit(env));
+  if (file === '-') return spooled('standard input', () => stdinChunks(stdin), signal, stdinSpoolLimit(env));
 
   const stat = await fs.promises.stat(file).catch((error: unknown) => {
     throw unreadable(file, error);
   });
   if (stat.isDirectory()) throw new UsageError(`cannot read --file ${file}: it is a directory`);
+  // A pipe (`--file <(jq …)`, a FIFO, /dev/stdin) gives its bytes once: kept as standard input is.
+  if (stat.isFIFO()) return spooled(`the pipe ${file}`, () => readBytes(file), signal, stdinSpoolLimit(env));
   const unchanged = async () => {
     const now = await fs.promises.stat(file);
     if (now.size !== stat.size || now.mtimeMs !== stat.mtimeMs) {
@@ -87,7 +90,7 @@ async function* readBytes(file: string, spool?: fs.promises.FileHandle): AsyncGe
 const unreadable = (file: string, error: unknown) =>
   new UsageError(`cannot read --file ${file}: ${describeFsError(error)}`);
 
-function spooledStdin(stdin: InStream, signal: AbortSignal, spoolLimit: number): BulkInput {
+function spooled(what: string, chunks: () => AsyncIterable<Buffer>, signal: AbortSignal, spoolLimit: number): BulkInput {
   let spool: fs.promises.FileHandle | undefined;
   /** While it still has a name. */
   let named: string | undefined;
@@ -104,16 +107,16 @@ function spooledStdin(stdin: InStream, signal: AbortSignal, spoolLimit: number):
       // The open handle keeps the bytes. (Where a system cannot remove an open file, close() removes it.)
       await unname().catch(() => {});
       let size = 0;
-      for await (const chunk of chunksUntilAborted(stdinChunks(stdin), signal)) {
+      for await (const chunk of chunksUntilAborted(chunks(), signal)) {
         size += chunk.length;
-        if (size > spoolLimit) throw new InputTooLargeError(spoolLimit);
+        if (size > spoolLimit) throw new InputTooLargeError(what, spoolLimit);
         await spool.write(chunk);
         yield chunk;
       }
     },
     async *secondPass() {
-      if (spool === undefined) throw new Error('standard input has not been read yet');
-      yield* chunksUntilAborted(readBytes('standard input', spool), signal);
+      if (spool === undefined) throw new Error(`${what} has not been read yet`);
+      yield* chunksUntilAborted(readBytes(what, spool), signal);
     },
     async close() {
       await spool?.close();

@@ -1,3 +1,4 @@
+import { execFileSync } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
@@ -80,6 +81,18 @@ describe.concurrent('pets add --file', () => {
     expect(importSummary(again)).toMatchObject({ created: 2, skipped: 0, journal: importSummary(first).journal });
     expect(postedNames(server.requests).sort()).toEqual(['A', 'A', 'B', 'B']);
     expect(fs.readdirSync(tmp)).toEqual([]);
+  });
+
+  it('reads a pipe given as the file (a FIFO, as --file <(jq …) or /dev/stdin gives) once, kept as standard input is', async (t) => {
+    const { server, configDir, petctl } = await setupE2e(t, creator());
+    const fifo = path.join(configDir, 'rows.fifo');
+    execFileSync('mkfifo', [fifo]);
+    // Opening a FIFO to write waits for its reader: petctl.
+    const writing = fs.promises.writeFile(fifo, 'name,categoryId\nA,1\nB,2\n');
+    const result = await ok(petctl(['pets', 'add', '--file', fifo]));
+    await writing;
+    expect(importSummary(result)).toMatchObject({ created: 2, skipped: 0 });
+    expect(postedNames(server.requests)).toEqual(['A', 'B']);
   });
 
   it('refuses a file with invalid rows whole (the first 20 on stderr, then a count; --dry-run too; --id-column\'s missing and twice-used ids), a missing file (2) and an empty one (6); nothing sent; --dry-run validates, counts what would be sent and what the journal marks done, sends nothing; exit 0', async (t) => {
