@@ -152,6 +152,19 @@ it('CSV: wrong field counts and bad quoting are invalid rows; the rows after the
   ]);
 });
 
+it('CSV: a stray quote left open takes every line after it: the row says how many, rather than "truncated" alone', async () => {
+  const after = Array.from({ length: 1200 }, (_, i) => `S${i},1,\r\n`).join('');
+  const text = `name,categoryId,status\r\nA,1,\r\n"B,2,\r\n${after}`;
+  // Also past the 1 MiB a row may have: the open quote is the reason, not the length.
+  for (const rest of [after, `"${'x'.repeat(1 << 20)}",1,\r\n${after}`]) {
+    expect((await rows(`name,categoryId,status\r\nA,1,\r\n"B,2,\r\n${rest}`, undefined, 4096)).map(invalid)).toEqual([
+      { row: 1, line: 2, reason: undefined },
+      { row: 2, line: 3, reason: `a quoted field is not closed: the ${rest.split('\n').length - 1} lines after it, to the end of the input, are read as part of it (a stray quote, or a truncated file?)` },
+    ]);
+  }
+  expect((await rows(text.trimEnd(), undefined, 5)).at(-1)!.reason).toMatch(/^a quoted field is not closed: the 1200 lines after it/);
+});
+
 it('CSV: thousands of rows: numbering, unicode, a bad row and a very long one in a batch, each read alone', async () => {
   const records = ['name,categoryId,status'];
   const expected: Array<[number, number, unknown]> = [];

@@ -109,6 +109,7 @@ const CSV_BATCH = 512;
 /** The batch's text, as bytes (csv-parse reads bytes; a string it would first copy to a Buffer). */
 const CSV_BATCH_BYTES = 64 * 1024;
 
+const NOT_CLOSED = 'a quoted field is not closed';
 const EXCEL_SEP = /^sep=([^"])$/i;
 
 type CsvRecord = { line: number; fields?: string[]; reason?: string; undecodable?: unknown };
@@ -133,6 +134,12 @@ async function* csvFields(text: AsyncIterable<string>, delimiter: string | undef
     }
     // The first record is the header, which decides the delimiter when --delimiter does not.
     options ??= csvOptions(delimiter ?? sniffDelimiter(record.text));
+    if (record.open) {
+      // A stray quote: every line after it, to the end of the input, is read as one field.
+      yield* parseBatch(batch, options);
+      yield { line: record.line, reason: `${NOT_CLOSED}: the ${record.open} lines after it, to the end of the input, are read as part of it (a stray quote, or a truncated file?)` };
+      continue;
+    }
     // Separated by "\n" (the record delimiter), as 3 bytes per UTF-16 unit at most.
     if (batch.count > 0 && batch.length + 1 + record.text.length * 3 > CSV_BATCH_BYTES) {
       yield* parseBatch(batch, options);
@@ -180,7 +187,7 @@ function csvRecordFields(line: number, bytes: Buffer, options: CsvOptions): CsvR
     return { line, fields: (parseCsvRecord(bytes, options) as string[][])[0] ?? [''] };
   } catch (error) {
     const code = (error as { code?: string }).code;
-    if (code === 'CSV_QUOTE_NOT_CLOSED') return { line, reason: 'a quoted field is not closed (truncated file?)' };
+    if (code === 'CSV_QUOTE_NOT_CLOSED') return { line, reason: `${NOT_CLOSED} (truncated file?)` };
     if (code !== 'CSV_INVALID_CLOSING_QUOTE') return { line, reason: `bad CSV: ${(error as Error).message}` };
     return { line, reason: 'bad quoting: a closing quote must end its field (write "" for a quote inside one)' };
   }

@@ -45,9 +45,12 @@ export function refuseUndecodable(error: unknown, line: number, row?: number): u
   return new InvalidInputError(`line ${line}${row === undefined ? '' : ` (row ${row})`}: ${error.message}`);
 }
 
+/** A record as textRecords cuts it: `open`, when a quote is left open at the end, counts the lines after its first. */
+type TextRecord = { text: string; line: number; tooLong: boolean; undecodable?: unknown; open?: number };
+
 /** Records at line ends (outside quotes when `quoted`), one held at most, cut past the cap; blank lines skipped.
  * When `quoted` (CSV), a CR alone ends a line too: what Excel's "CSV (Macintosh)" writes. */
-export async function* textRecords(text: AsyncIterable<string>, quoted: boolean): AsyncGenerator<{ text: string; line: number; tooLong: boolean; undecodable?: unknown }> {
+export async function* textRecords(text: AsyncIterable<string>, quoted: boolean): AsyncGenerator<TextRecord> {
   let line = 1;
   let recordLine = 1;
   let inQuotes = false;
@@ -92,7 +95,8 @@ export async function* textRecords(text: AsyncIterable<string>, quoted: boolean)
     return;
   }
   if (record.endsWith('\r')) record = record.slice(0, -1);
-  if (tooLong || record.trim() !== '') yield { text: record, line: recordLine, tooLong };
+  const open = inQuotes ? { open: line - (record.endsWith('\n') ? 1 : 0) - recordLine } : {};
+  if (tooLong || record.trim() !== '') yield { text: record, line: recordLine, tooLong, ...open };
 }
 
 export function ignoredOnce(options: ReadOptions): (name: string) => void {
