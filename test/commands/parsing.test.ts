@@ -151,6 +151,7 @@ describe('refused flags: exit 2, a message naming the flag and the allowed value
     [['pets', 'add', '--file', 'x.csv', '--column', 'categoryId=Cat', '--column', 'category_id=Name'], ['--column must give each field once (categoryId twice), not "category_id=Name"']],
     [['pets', 'add', '--name', 'Rex', '--category-id', '1', '--column', 'name=Name'], ['--column needs --file']],
     [['pets', 'add', '--file', 'x.csv', '--column', 'categoryId=Cat', '--id-column', 'cat'], ['--id-column cat names a field that is sent (categoryId)']],
+    [['pets', 'add', '--file', 'x.csv', '--journal', ''], ['--journal needs a path']],
     [['api', '-X', 'POST', '/pets', '-F', 'name=Rex', '--cache', '1m'], ['--cache applies to GET requests, not POST']],
     [['pets', 'list', '--cache', 'soon'], ['--cache must be a duration such as 30s, 5m, 1h30m or 1d, not "soon"']],
   ])('%j', async ([argv, names]) => {

@@ -25,6 +25,7 @@ export function toAddOptions(flags: AddFlags): AddOptions {
   if (single.length > 0) throw new UsageError(`--file cannot be used with ${single.map(([flag]) => flag).join(', ')}`, 'the file gives each row its name, categoryId and status');
   if (file === '') throw new UsageError('--file needs a path, or - for standard input');
   if (idColumn?.trim() === '') throw new UsageError('--id-column needs a column name');
+  if (journal === '') throw new UsageError('--journal needs a path');
   if (delimiter !== undefined && format !== undefined && format !== 'csv') throw new UsageError(`--delimiter applies to CSV, not --format ${format}`);
   const bulk = {
     file,
