@@ -135,7 +135,8 @@ function skippedLine(scan: Pick<Scan, 'skipped' | 'skippedCount'>, label: (sourc
 function ignoringLine(ignored: readonly string[]): string {
   const named = ignored.filter((name) => name !== '');
   if (named.length === ignored.length) return `ignoring columns: ${named.join(', ')}`;
-  return named.length === 0 ? 'ignoring the columns without a header' : `ignoring columns: ${named.join(', ')}, and those without a header`;
+  if (named.length === 0) return 'ignoring the columns without a header';
+  return `ignoring columns: ${named.join(', ')}, and those without a header`;
 }
 
 const theRows = (n: number) => `the ${n === 1 ? 'row' : `${n} rows`}`;

@@ -159,7 +159,8 @@ it('CSV: a stray quote left open takes every line after it: the row says how man
   for (const rest of [after, `"${'x'.repeat(1 << 20)}",1,\r\n${after}`]) {
     expect((await rows(`name,categoryId,status\r\nA,1,\r\n"B,2,\r\n${rest}`, undefined, 4096)).map(invalid)).toEqual([
       { row: 1, line: 2, reason: undefined },
-      { row: 2, line: 3, reason: `a quoted field is not closed: the ${rest.split('\n').length - 1} lines after it, to the end of the input, are read as part of it (a stray quote, or a truncated file?)` },
+      { row: 2, line: 3, reason: `a quoted field is not closed: the ${rest.split('\n').length - 1} lines after it, ` +
+        'to the end of the input, are read as part of it (a stray quote, or a truncated file?)' },
     ]);
   }
   expect((await rows(text.trimEnd(), undefined, 5)).at(-1)!.reason).toMatch(/^a quoted field is not closed: the 1200 lines after it/);

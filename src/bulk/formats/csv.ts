@@ -137,7 +137,8 @@ async function* csvFields(text: AsyncIterable<string>, delimiter: string | undef
     if (record.open) {
       // A stray quote: every line after it, to the end of the input, is read as one field.
       yield* parseBatch(batch, options);
-      yield { line: record.line, reason: `${NOT_CLOSED}: the ${record.open} lines after it, to the end of the input, are read as part of it (a stray quote, or a truncated file?)` };
+      const rest = `the ${record.open} lines after it, to the end of the input, are read as part of it`;
+      yield { line: record.line, reason: `${NOT_CLOSED}: ${rest} (a stray quote, or a truncated file?)` };
       continue;
     }
     // Separated by "\n" (the record delimiter), as 3 bytes per UTF-16 unit at most.

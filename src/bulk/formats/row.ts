@@ -56,7 +56,8 @@ export async function* textRecords(text: AsyncIterable<string>, quoted: boolean)
   let inQuotes = false;
   let record = '';
   let tooLong = false;
-  // Where in the piece a CR ended a line (-1: the last character of the piece before): a LF right after it is that line end.
+  // Where in the piece a CR ended a line (-1: the last character of the piece before):
+  // a LF right after it is that line end.
   let crAt = -2;
   try {
     for await (const piece of text) {
