@@ -104,6 +104,24 @@ export function readJsonFile(file: string, parse: (text: string) => unknown = pa
   }
 }
 
+/**
+ * mkdir -p, each folder it makes 0700. Node's own recursive mkdir spins at full CPU, never ending, where a folder
+ * exists but cannot hold another (/proc and /sys answer ENOENT): here such a parent ends it with that error.
+ */
+export async function makeDirs(dir: string): Promise<void> {
+  try {
+    await fs.promises.mkdir(dir, { mode: 0o700 });
+  } catch (error) {
+    const code = (error as NodeJS.ErrnoException).code;
+    if (code === 'EEXIST') return;
+    if (code !== 'ENOENT' || path.dirname(dir) === dir) throw error;
+    await makeDirs(path.dirname(dir));
+    await fs.promises.mkdir(dir, { mode: 0o700 }).catch((again: NodeJS.ErrnoException) => {
+      if (again.code !== 'EEXIST') throw again;
+    });
+  }
+}
+
 /** A temporary beside `file` (exclusive, 0600: it may hold keys), flushed and renamed over it: readers see the old
  * content or the new. A missing directory is made 0700. */
 export function writeFileAtomic(file: string, text: string | Uint8Array, options: { durable?: boolean } = {}): { ino: number; mtimeMs: number } {

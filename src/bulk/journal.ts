@@ -1,6 +1,6 @@
 import fs from 'node:fs';
 import path from 'node:path';
-import { writeFileAtomic } from '../locked-file';
+import { makeDirs, writeFileAtomic } from '../locked-file';
 import { FailureError, PetctlError } from '../errors';
 import { assertOwnFile, createExclusiveFile, openOwnFile } from '../file-safety';
 import { stringifyJson } from '../schemas/json';
@@ -50,7 +50,7 @@ export class JournalWriter {
     assertOwnFile(spare);
     let handle: fs.promises.FileHandle | undefined;
     try {
-      await fs.promises.mkdir(dir, { recursive: true, mode: 0o700 });
+      await makeDirs(dir);
       // In append mode: every write lands at the end (one import writes at a time: journal-lock.ts).
       handle = await openOwnFile(file);
       if ((await headerIn(handle, file, target)) === 'cut-short') {

@@ -50,6 +50,14 @@ it('is created 0600 in a 0700 directory; each identity keeps its last entry; int
   expect(fs.readdirSync(path.dirname(file))).toEqual(['j.ndjson']);
 });
 
+it.runIf(fs.existsSync('/proc/self'))('a folder that cannot be made (under /proc, which says ENOENT though its parent exists) is journal_unwritable at once, not a hang', async () => {
+  await expect(JournalWriter.open('/proc/petctl-none/imports/j.ndjson', TARGET)).rejects.toMatchObject({ code: 'journal_unwritable', exitCode: 1 });
+  const made = path.join(tempDir(), 'a', 'b', 'j.ndjson');
+  await written(made, sent('A'));
+  const dir = path.dirname(made);
+  expect([dir, path.dirname(dir)].map((each) => fs.statSync(each).mode & 0o777)).toEqual([0o700, 0o700]);
+}, 5_000);
+
 it('a missing journal reads as empty; a torn last line (killed mid-write) is ignored, swallowing no next entry', async () => {
   const file = journalFile();
   expect(await states(file, 'A')).toEqual([undefined]);
