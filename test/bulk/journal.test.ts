@@ -50,8 +50,10 @@ it('is created 0600 in a 0700 directory; each identity keeps its last entry; int
   expect(fs.readdirSync(path.dirname(file))).toEqual(['j.ndjson']);
 });
 
-it.runIf(fs.existsSync('/proc/self'))('a folder that cannot be made (under /proc, which says ENOENT though its parent exists) is journal_unwritable at once, not a hang', async () => {
-  await expect(JournalWriter.open('/proc/petctl-none/imports/j.ndjson', TARGET)).rejects.toMatchObject({ code: 'journal_unwritable', exitCode: 1 });
+const UNDER_PROC = 'a folder that cannot be made (under /proc, which says ENOENT though its parent exists)';
+it.runIf(fs.existsSync('/proc/self'))(`${UNDER_PROC} is journal_unwritable at once, not a hang`, async () => {
+  const opening = JournalWriter.open('/proc/petctl-none/imports/j.ndjson', TARGET);
+  await expect(opening).rejects.toMatchObject({ code: 'journal_unwritable', exitCode: 1 });
   const made = path.join(tempDir(), 'a', 'b', 'j.ndjson');
   await written(made, sent('A'));
   const dir = path.dirname(made);
