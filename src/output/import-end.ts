@@ -236,7 +236,9 @@ export function endingError(ending: ImportEnding, counts: ImportCounts, now: num
 }
 
 function stoppedError(error: PetctlError, left: number, hint = error.hint): PetctlError {
-  return reworded(error, `${error.message}; the import stopped, ${plural(left, 'row')} not sent yet; rerun the same command to resume`, hint);
+  // Every row sent (the last without an answer): a plain rerun has nothing to resume, and the hint says what does.
+  const after = left > 0 ? `${plural(left, 'row')} not sent yet; rerun the same command to resume` : 'every row was sent';
+  return reworded(error, `${error.message}; the import stopped, ${after}`, hint);
 }
 
 export function targetLabel(baseUrl: string | undefined): string {

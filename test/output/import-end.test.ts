@@ -67,6 +67,8 @@ describe('the error each ending is', () => {
       [4, 'not_configured', `no key; ${toResume()}`, 'login']],
     ['a dropped connection that left a row unknown', { kind: 'stopped', error: refused }, { unknown: 1, left: 1 },
       [7, 'network_error', `connection refused; ${toResume('1 row')}`, `${LOOK_AGAIN}, then the row not sent yet`]],
+    ['a dropped connection on the last rows: no rerun of the same command to resume', { kind: 'stopped', error: refused },
+      { unknown: 2, left: 0 }, [7, 'network_error', 'connection refused; the import stopped, every row was sent', LOOK_AGAIN]],
     ['rows whose outcome is unknown', { kind: 'unknown' }, { unknown: 2 },
       [7, 'outcome_unknown', '2 rows sent without an answer: outcome unknown; they are never resent on their own',
         LOOK_AGAIN]],
