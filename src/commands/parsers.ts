@@ -125,6 +125,12 @@ export function parseColumn(value: string, previous: readonly ColumnMapping[] = 
   return [...previous, { field, header }];
 }
 
+/** An animal's name: one of only spaces would be refused by the service, as by an import's row. */
+export function parseName(value: string): string {
+  if (value.trim() === '') throw new InvalidArgumentError('must not be empty');
+  return value;
+}
+
 /** An address or host name to bind: an empty one would bind every interface unasked. */
 export function parseHost(value: string): string {
   if (value.trim() === '') throw new InvalidArgumentError('must be an address or a host name, e.g. 127.0.0.1 or 0.0.0.0');

@@ -115,7 +115,7 @@ describe('refused flags: exit 2, a message naming the flag and the allowed value
     [['pets', 'add', '--name', 'Rex', '--category-id', '0x10'], ['--category-id must be a whole number, not "0x10"']],
     [['pets', 'add', '--name', 'Rex', '--category-id', ' 1'], ['--category-id must be a whole number, not " 1"']],
     [['profile', 'add', 'production'], ["required option '--base-url <url>' not specified (usage_error)"]],
-    [['pets', 'add', '--name', '', '--category-id', '1'], ["'--name <name>' must not be empty"]],
+    [['pets', 'add', '--name', '', '--category-id', '1'], ['--name must not be empty, not ""']],
     [['pets', 'get', '1.0'], ['petId must be a whole number, not "1.0"']],
     [['pets', 'get', '1', '2'], ['petctl pets get takes 1 argument (<petId>); unexpected "2"']],
     [['--retries', '1.5', 'pets', 'list'], ['--retries', 'from 0 to 100']],
@@ -125,7 +125,7 @@ describe('refused flags: exit 2, a message naming the flag and the allowed value
     [['sandbox', '--host', ''], ['--host must be an address or a host name, e.g. 127.0.0.1 or 0.0.0.0, not ""']],
     [['sandbox', '--max-animals', 'many'], ['--max-animals must be a whole number of animals, 1 or more, not "many"']],
     [['pets', 'list', '--profile'], ['--profile', 'argument missing']],
-    [['pets', 'add', '--name', ' ', '--category-id', '1'], ["'--name <name>'", 'empty']],
+    [['pets', 'add', '--name', ' ', '--category-id', '1'], ['--name must not be empty, not " "']],
     [['pets', 'get'], ['petId']],
     // Longer than a Node timer can hold: refused before any timer is set.
     [['--max-wait', '2147484', 'pets', 'list'], ['--max-wait must be at most 2147483 seconds']],

@@ -46,7 +46,6 @@ export function toAddOptions(flags: AddFlags): AddOptions {
 }
 
 export async function addRun(given: PetFields, ctx: Context): Promise<void> {
-  if (given.name?.trim() === '') throw new UsageError("option '--name <name>' must not be empty");
   // Where it would go, and with which key, is settled before anything is asked (no profile chosen, a bad base URL, no key).
   requireKey(await ctx.target());
   const options = await completePetFields(ctx, given);

@@ -2,7 +2,7 @@ import { Argument, type Command, Option } from 'commander';
 import { INPUT_ENCODINGS } from '../../bulk/decode';
 import { completesWith } from '../../completion/complete';
 import { GET_PET_SUNSET, LIMIT_DEFAULT, LIMIT_MAX, LIMIT_MIN } from '../../schemas/constants';
-import { cacheOption, parseColumn, parseConcurrency, parseDelimiter, parseInt64Value, parseLimit, parseReserve, statusOption } from '../parsers';
+import { cacheOption, parseColumn, parseConcurrency, parseDelimiter, parseInt64Value, parseLimit, parseName, parseReserve, statusOption } from '../parsers';
 import type { Invoke } from '../types';
 import type { AddFlags } from './add';
 import type { ListOptions } from './list';
@@ -51,7 +51,7 @@ fetched on stdout (-o json: a closed array) and prints on stderr:
   pets
     .command('add')
     .description('add an animal (POST /pets), or import many from a file with --file; prints what was created')
-    .addOption(new Option('--name <name>', "the animal's name (asked for on a terminal when missing)"))
+    .addOption(new Option('--name <name>', "the animal's name (asked for on a terminal when missing)").argParser(parseName))
     .addOption(new Option('--category-id <int64>', 'id of its category (asked for on a terminal when missing)').argParser(parseInt64Value))
     .addOption(statusOption('availability status'))
     .addOption(new Option('--file <path|->', 'import the rows of a JSON array, NDJSON or CSV file (- = stdin)'))
