@@ -40,9 +40,9 @@ function wholeNumber(must: string, { min = 0, max = Infinity, digits = Infinity 
 export const parseLimit = wholeNumber(`must be a whole number from ${LIMIT_MIN} to ${LIMIT_MAX}`, { min: LIMIT_MIN, max: LIMIT_MAX });
 export const parseCount = wholeNumber('must be a whole number from 0 to 100', { max: 100 });
 export const parsePort = wholeNumber('must be a port from 0 to 65535 (0 picks a free one)', { max: 65535 });
-export const parseReserve = wholeNumber('must be a whole number of requests, 0 or more', { digits: 9 });
+export const parseReserve = wholeNumber('must be a whole number of requests from 0 to 999999999', { digits: 9 });
 export const parseMinuteMs = wholeNumber('must be whole milliseconds, 100 or more', { min: 100 });
-export const parseMaxAnimals = wholeNumber('must be a whole number of animals, 1 or more', { min: 1, digits: 15 });
+export const parseMaxAnimals = wholeNumber('must be a whole number of animals from 1 to 999999999999999', { min: 1, digits: 15 });
 const parseInFlight = wholeNumber(`must be auto or a whole number from 1 to ${IN_FLIGHT.max}`, { min: 1, max: IN_FLIGHT.max });
 
 /** A flag or an argument that is an int64: the range is named only for a whole number outside it. */

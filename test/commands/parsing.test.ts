@@ -123,7 +123,9 @@ describe('refused flags: exit 2, a message naming the flag and the allowed value
     [['sandbox', '--minute-ms', '50'], ['--minute-ms', '100 or more']],
     // An empty host would bind every interface.
     [['sandbox', '--host', ''], ['--host must be an address or a host name, e.g. 127.0.0.1 or 0.0.0.0, not ""']],
-    [['sandbox', '--max-animals', 'many'], ['--max-animals must be a whole number of animals, 1 or more, not "many"']],
+    [['sandbox', '--max-animals', 'many'], ['--max-animals must be a whole number of animals from 1 to 999999999999999, not "many"']],
+    // A whole number too long to be one is told the largest allowed, not that it must be a whole number.
+    [['pets', 'add', '--file', 'x.csv', '--reserve', '9999999999'], ['--reserve must be a whole number of requests from 0 to 999999999, not "9999999999"']],
     [['pets', 'list', '--profile'], ['--profile', 'argument missing']],
     [['pets', 'add', '--name', ' ', '--category-id', '1'], ['--name must not be empty, not " "']],
     [['pets', 'get'], ['petId']],
