@@ -1,4 +1,4 @@
-import { InvalidResponseError, PetctlError, RateLimitError } from '../errors';
+import { InvalidResponseError, NotFoundError, PetctlError, RateLimitError, RejectedError } from '../errors';
 import type { GlobalOptions, OutputFormat } from '../globals';
 import { stdoutJson } from '../sanitize';
 import { stringifyJson } from '../schemas/json';
@@ -92,16 +92,21 @@ export class ListingProgress {
     this.sink.terminal.status.clear();
   }
 
-  /** The error a stopped listing ends with, after the lines saying how to continue (none after a bad answer: it would
-   * come again). */
+  /** The error a stopped listing ends with, after the lines saying how to continue (none after an answer that would
+   * come again: one not as the specification says, a 400 or a 404). */
   stopped(error: unknown, continueWith: () => string, note?: string): unknown {
-    if (!(error instanceof PetctlError) || error instanceof InvalidResponseError) return error;
+    if (!(error instanceof PetctlError) || comesAgain(error)) return error;
     this.sink.line(stopLine(this.items, this.page, continueWith(), this.noun));
     if (note !== undefined) this.sink.line(note);
     if (!(error instanceof RateLimitError) || error.stop === undefined) return error;
     const { message, hint } = listingStop(error.stop, this.page);
     return reworded(error, message, hint ?? error.hint);
   }
+}
+
+/** An answer the same request would get again: continuing from that page cannot get past it. */
+function comesAgain(error: PetctlError): boolean {
+  return error instanceof InvalidResponseError || error instanceof RejectedError || error instanceof NotFoundError;
 }
 
 /** What a continuing command repeats of the first, with its own words: the service and the output. */

@@ -1,12 +1,23 @@
 import { beforeAll, describe, expect, it } from 'vitest';
 import { loadTable } from '../../src/output/records';
 import { shellWord } from '../../src/output/formats';
-import { continueCommand, continuePaginateCommand, hiddenValuesNote, listingProgress, openItemStream, openListingStream, stopLine } from '../../src/output/listing';
+import {
+  ListingProgress,
+  continueCommand,
+  continuePaginateCommand,
+  hiddenValuesNote,
+  listingProgress,
+  openItemStream,
+  openListingStream,
+  stopLine,
+} from '../../src/output/listing';
 import { formatCounted } from '../../src/output/waits';
 import { renderPets } from '../../src/output/pets';
 import { stringifyJson } from '../../src/schemas/json';
 import type { OutputFormat } from '../../src/globals';
 import type { Pet } from '../../src/schemas/pet';
+import { InvalidResponseError, NetworkError, NotFoundError, type PetctlError, RejectedError } from '../../src/errors';
+import { fakeContext } from '../helpers/terminal';
 
 // A terminal's table is drawn by a renderer loaded on demand (records.ts).
 beforeAll(loadTable);
@@ -107,5 +118,17 @@ describe('what a stopped listing says', () => {
     expect(hiddenValuesNote({ ...paginate, headers: [] })).toBeUndefined();
     expect(stopLine(4, 3, command, 'item')).toBe(`stopped after 4 items (page 3); continue with: ${command}`);
     expect(stopLine(1, 1, command)).toBe(`stopped after 1 animal (page 1); continue with: ${command}`);
+  });
+
+  it('offers to continue past what a later run may get through, never past an answer that would come again', (t) => {
+    const { ctx, io } = fakeContext(t);
+    const stop = (error: PetctlError) => new ListingProgress(ctx, false).stopped(error, () => 'petctl …');
+    // The same request would get the same answer: a 404, a 400, an answer not as the specification says.
+    stop(new NotFoundError('no such path: /v1/other', { code: 'not_found', status: 404 }));
+    stop(new RejectedError('limit must be an integer from 1 to 100', { code: 'invalid_parameter', status: 400 }));
+    stop(new InvalidResponseError('page 3 is a JSON object', 200));
+    expect(io.stderr.text()).toBe('');
+    stop(new NetworkError('connection reset', { sent: true }));
+    expect(io.stderr.text()).toBe('stopped after 0 animals (page 1); continue with: petctl …\n');
   });
 });
