@@ -4,6 +4,7 @@ import { usageError } from './commands/usage-errors';
 import { type Context, type ContextDeps, createContext } from './context';
 import { ExitCode, FailureError, InterruptedError, PetctlError, UsageError, fileSystemFailure, rateLimitCause } from './errors';
 import { safeLine, safeText } from './sanitize';
+import { stringifyJson } from './schemas/json';
 import type { IO } from './terminal';
 
 export { loadedHttpCore } from './context';
@@ -61,8 +62,9 @@ function reportError(error: unknown, io: IO, wantsJson: boolean, signal: AbortSi
     // The shell already shows ^C; a newline keeps the prompt on its own line.
     io.stderr.write('\n');
   } else if (wantsJson) {
-    // JSON.stringify escapes C0 only; C1 and bidi controls get \u escapes too, the same JSON value.
-    const line = JSON.stringify(jsonError(failure), (_key, value: unknown) => (typeof value === 'bigint' ? value.toString() : value));
+    // The server's numbers digit for digit (int64, long decimals), as stdout's JSON keeps them. JSON escapes C0
+    // only; C1 and bidi controls get \u escapes too, the same JSON value.
+    const line = stringifyJson(jsonError(failure));
     io.stderr.write(`${safeText(line, { json: true })}\n`);
   } else {
     // A refusal from saved state has the 429's status, but no answer came: its message says "nothing sent".

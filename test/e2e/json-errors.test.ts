@@ -51,6 +51,18 @@ describe.concurrent('retryAt and status in JSON errors', () => {
     expect(server.requests).toHaveLength(1);
   });
 
+  it('a 400 Error body as received: a field beyond the three with an int64 or a long decimal, digit for digit', async (t) => {
+    const { server, petctl } = await setupE2e(t);
+    const body = '{"code":"bad_request","message":"no","status":400,"id":9007199254740993,"score":0.10000000000000000000001}';
+    server.reply({ status: 400, body, headers: { 'content-type': 'application/json' } });
+
+    const result = await petctl(['pets', 'list', '-o', 'json']);
+
+    expectCleanError(result, 6);
+    expect(result.stderr).toBe(`${body}\n`);
+    server.verify();
+  });
+
   it('the commands a 429 stops say when too: pets list --all and an import, each in its last stderr line', async (t) => {
     const { server, configDir, petctl } = await setupE2e(t);
     const page = `[${JSON.stringify(PET)}]`;
