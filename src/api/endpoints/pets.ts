@@ -1,4 +1,4 @@
-import type * as z from 'zod/mini';
+import * as z from 'zod/mini';
 import { InvalidResponseError, NetworkError, ServiceError } from '../../errors';
 import { GET_PET_SUNSET, type PetStatus } from '../../schemas/constants';
 import { NewPet, Pet, Pets } from '../../schemas/pet';
@@ -71,9 +71,17 @@ function sunsetDate(header: (name: string) => string | undefined): string {
   return at === undefined ? GET_PET_SUNSET : new Date(at).toISOString().slice(0, 10);
 }
 
+/** The Pet asked for: another animal (a proxy's or a cache's mix-up) is no answer to GET /pets/{petId}. */
+function petWithId(petId: number | bigint): z.ZodMiniType<Pet> {
+  const asked = petId.toString();
+  const came = (issue: { input?: unknown }) => `${String((issue.input as Pet).id)}, not ${asked}`;
+  return Pet.check(z.refine((pet) => pet.id.toString() === asked, { path: ['id'], error: came }));
+}
+
 /** getPet: GET /pets/{petId} (deprecated). `onSunset` hears the removal date from every answer, errors included. */
 export async function getPet(http: HttpClient, petId: number | bigint, onSunset?: (date: string) => void, cacheForMs?: number): Promise<Pet> {
   const path = `/pets/${petId.toString()}`;
-  const response = await http.send({ method: 'GET', path, hooks: { onAnswer: (answer) => onSunset?.(sunsetDate(answer.header)) }, cacheForMs, cacheIf: fits(Pet) });
-  return validated(Pet, response, `GET ${path}`);
+  const schema = petWithId(petId);
+  const response = await http.send({ method: 'GET', path, hooks: { onAnswer: (answer) => onSunset?.(sunsetDate(answer.header)) }, cacheForMs, cacheIf: fits(schema) });
+  return validated(schema, response, `GET ${path}`);
 }

@@ -25,6 +25,7 @@ describe('answers that are not what the specification says', () => {
     { what: 'a Pet without id', call: () => get({ name: 'Rex', categoryId: 1 }), status: 200, message: /GET \/pets\/1 is not what the specification says \(id: / },
     { what: 'an id that is a string', call: () => get({ id: '1', name: 'Rex', categoryId: 1 }), status: 200, message: /GET \/pets\/1 is not what the specification says \(id: / },
     { what: 'an id that is not whole', call: () => get({ ...PET, id: 1.5 }), status: 200, message: /GET \/pets\/1 is not what the specification says \(id: / },
+    { what: 'another animal than the one asked for', call: () => get({ ...PET, id: 2 }), status: 200, message: /GET \/pets\/1 is not what the specification says \(id: 2, not 1\)$/ },
     { what: 'a Pet without name', call: () => get({ id: 1, categoryId: 1 }), status: 200, message: /GET \/pets\/1 is not what the specification says \(name: / },
     { what: 'a Pet without categoryId', call: () => get({ id: 1, name: 'Rex' }), status: 200, message: /GET \/pets\/1 is not what the specification says \(categoryId: / },
     { what: 'a categoryId that is not an integer', call: () => get({ ...PET, categoryId: 'one' }), status: 200, message: /GET \/pets\/1 is not what the specification says \(categoryId: / },
