@@ -27,10 +27,13 @@ export type Pet = z.infer<typeof Pet>;
 export const Pets = z.array(Pet);
 export type Pets = z.infer<typeof Pets>;
 
+/** Words a person or a script can read: a blank code or message says nothing, as if the field were missing. */
+const Said = z.string().check(z.refine((text) => text.trim() !== ''));
+
 /** The Error body: the specification requires all three fields. */
 export const ErrorBody = z.looseObject({
-  code: z.string(),
-  message: z.string(),
+  code: Said,
+  message: Said,
   status: z.int(),
 });
 export type ErrorBody = z.infer<typeof ErrorBody>;

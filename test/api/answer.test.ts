@@ -81,6 +81,10 @@ describe('bodies', () => {
     expect(errorBodyOf('{"code":404,"message":"y","status":404}')).toBeUndefined();
     expect(errorBodyOf('{"code":"x","status":404}')).toBeUndefined();
     expect(errorBodyOf('{"code":"x","message":"y","status":"404"}')).toBeUndefined();
+    // A blank code or message: `error:  (, HTTP 400)` would tell nobody anything.
+    expect(errorBodyOf('{"code":"","message":"","status":400}')).toBeUndefined();
+    expect(errorBodyOf('{"code":"x","message":" \\n ","status":400}')).toBeUndefined();
+    expect(errorBodyOf('{"code":" ","message":"y","status":400}')).toBeUndefined();
   });
 
   it('parseSuccessBody: JSON, nothing for 204 or an empty body, exit 7 for anything else', () => {
