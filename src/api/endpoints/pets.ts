@@ -1,6 +1,7 @@
 import * as z from 'zod/mini';
 import { InvalidResponseError, NetworkError, ServiceError } from '../../errors';
 import { GET_PET_SUNSET, type PetStatus } from '../../schemas/constants';
+import { stringifyJson } from '../../schemas/json';
 import { NewPet, Pet, Pets } from '../../schemas/pet';
 import type { HttpClient } from '../client';
 import type { ApiResponse, RequestHooks } from '../request';
@@ -10,11 +11,25 @@ export function validated<T>(schema: z.ZodMiniType<T>, response: ApiResponse, wh
   const result = schema.safeParse(response.body);
   if (result.success) return result.data;
   const issue = result.error.issues[0];
-  const where = issue && issue.path.length > 0 ? `${issue.path.join('.')}: ` : '';
-  throw new InvalidResponseError(
-    `the server's answer to ${what} is not what the specification says (${where}${issue?.message ?? 'invalid'})`,
-    response.status,
-  );
+  const problem = issue ? answerProblem(issue, response.body) : 'invalid';
+  const message = `the server's answer to ${what} is not what the specification says (${problem})`;
+  throw new InvalidResponseError(message, response.status);
+}
+
+const KINDS: Record<string, string> = { array: 'an array', object: 'an object', string: 'a string' };
+
+/** zod/mini says only "Invalid input": what the answer's field must be, and what came instead. */
+function answerProblem(issue: z.core.$ZodIssue, body: unknown): string {
+  const where = issue.path.length > 0 ? `${issue.path.join('.')}: ` : '';
+  if (issue.code === 'custom') return `${where}${issue.message}`;
+  const field = (value: unknown, key: PropertyKey) => (value as Record<PropertyKey, unknown> | null)?.[key];
+  const given = issue.path.reduce<unknown>(field, body);
+  if (given === undefined) return issue.path.length > 0 ? `${where}missing` : 'the body is empty';
+  let rule = 'must be a whole number (int64)';
+  if (issue.code === 'invalid_value') rule = `must be one of ${issue.values.join(', ')}`;
+  if (issue.code === 'invalid_type') rule = `must be ${KINDS[issue.expected] ?? issue.expected}`;
+  const text = typeof given === 'bigint' ? String(given) : stringifyJson(given);
+  return `${where}${rule}, not ${text.length > 60 ? `${text.slice(0, 57)}...` : text}`;
 }
 
 /** Only an answer the specification allows is kept by --cache. */

@@ -18,18 +18,19 @@ describe('answers that are not what the specification says', () => {
   const add = (body: unknown) => createPet(answering(201, body), { name: 'Rex', categoryId: 1 });
 
   it.each([
-    { what: 'an object instead of Pets', call: () => list(PET), status: 200, message: /^the server's answer to GET \/pets is not what the specification says \(/ },
-    { what: 'an array with a non-Pet', call: () => list([PET, { name: 'Ghost', categoryId: 1 }]), status: 200, message: /GET \/pets is not what the specification says \(1\.id: / },
-    { what: 'an array holding a string', call: () => list([1, 'two']), status: 200, message: /GET \/pets is not what the specification says \(0: / },
+    { what: 'an object instead of Pets', call: () => list(PET), status: 200, message: /^the server's answer to GET \/pets is not what the specification says \(must be an array, not \{"id":1,"name":"Rex","categoryId":1,"status":"available"\}\)$/ },
+    { what: 'an empty body', call: () => list(undefined), status: 200, message: /GET \/pets is not what the specification says \(the body is empty\)$/ },
+    { what: 'an array with a non-Pet', call: () => list([PET, { name: 'Ghost', categoryId: 1 }]), status: 200, message: /GET \/pets is not what the specification says \(1\.id: missing\)$/ },
+    { what: 'an array holding a string', call: () => list([1, 'two']), status: 200, message: /GET \/pets is not what the specification says \(0: must be an object, not 1\)$/ },
     { what: 'Pets instead of a Pet', call: () => get([PET]), status: 200, message: /^the server's answer to GET \/pets\/1 is not what the specification says \(/ },
     { what: 'a Pet without id', call: () => get({ name: 'Rex', categoryId: 1 }), status: 200, message: /GET \/pets\/1 is not what the specification says \(id: / },
-    { what: 'an id that is a string', call: () => get({ id: '1', name: 'Rex', categoryId: 1 }), status: 200, message: /GET \/pets\/1 is not what the specification says \(id: / },
+    { what: 'an id that is a string', call: () => get({ id: '1', name: 'Rex', categoryId: 1 }), status: 200, message: /says \(id: must be a whole number \(int64\), not "1"\)$/ },
     { what: 'an id that is not whole', call: () => get({ ...PET, id: 1.5 }), status: 200, message: /GET \/pets\/1 is not what the specification says \(id: / },
     { what: 'another animal than the one asked for', call: () => get({ ...PET, id: 2 }), status: 200, message: /GET \/pets\/1 is not what the specification says \(id: 2, not 1\)$/ },
     { what: 'a Pet without name', call: () => get({ id: 1, categoryId: 1 }), status: 200, message: /GET \/pets\/1 is not what the specification says \(name: / },
     { what: 'a Pet without categoryId', call: () => get({ id: 1, name: 'Rex' }), status: 200, message: /GET \/pets\/1 is not what the specification says \(categoryId: / },
     { what: 'a categoryId that is not an integer', call: () => get({ ...PET, categoryId: 'one' }), status: 200, message: /GET \/pets\/1 is not what the specification says \(categoryId: / },
-    { what: 'a status outside the enum', call: () => get({ ...PET, status: 'lost' }), status: 200, message: /GET \/pets\/1 is not what the specification says \(status: / },
+    { what: 'a status outside the enum', call: () => get({ ...PET, status: 'lost' }), status: 200, message: /says \(status: must be one of available, pending, sold, not "lost"\)$/ },
     { what: 'a created Pet without id', call: () => add({ name: 'Rex', categoryId: 1 }), status: 201, message: /POST \/pets is not what the specification says \(id: / },
   ])('$what → InvalidResponseError with the HTTP status', async ({ call, status, message }) => {
     const error = await call().catch((caught: unknown) => caught);
