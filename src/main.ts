@@ -2,7 +2,7 @@ import { CommanderError } from 'commander';
 import { buildProgram, globalOptions } from './commands/root';
 import { usageError } from './commands/usage-errors';
 import { type Context, type ContextDeps, createContext } from './context';
-import { ExitCode, FailureError, InterruptedError, PetctlError, UsageError, fileSystemFailure, rateLimitCause } from './errors';
+import { ExitCode, FailureError, InterruptedError, PetctlError, UsageError, describeFsError, fileSystemFailure, rateLimitCause } from './errors';
 import { safeLine, safeText } from './sanitize';
 import { stringifyJson } from './schemas/json';
 import type { IO } from './terminal';
@@ -27,6 +27,8 @@ export async function main(argv: string[], deps: ContextDeps): Promise<number> {
   try {
     // A bare `petctl` asks what petctl can do: the help, on stdout, and success.
     await program.parseAsync(argv.length === 0 ? ['--help'] : argv, { from: 'user' });
+    const unwritten = outputFailure(io);
+    if (unwritten) throw unwritten;
     return ExitCode.OK;
   } catch (error) {
     // -o json/ndjson makes errors a JSON line on stderr too: as far as commander had parsed the flags.
@@ -36,6 +38,15 @@ export async function main(argv: string[], deps: ContextDeps): Promise<number> {
   } finally {
     await ctx?.cleanup();
   }
+}
+
+/** Output the system refused to write (`> file` on a full disk, an I/O error) is lost: no success for a script to trust.
+ * A pipe closed by its reader (`| head -1`) is the reader's choice: bin/petctl.js ends quietly then. */
+function outputFailure(io: IO): FailureError | undefined {
+  const error = io.stdout.errored;
+  if (!error || (error as NodeJS.ErrnoException).code === 'EPIPE') return undefined;
+  const message = `cannot write to standard output: ${describeFsError(error)}; its output is lost, not what the command did`;
+  return new FailureError(message, { code: 'output_unwritable', cause: error });
 }
 
 /** A --query that cannot work fails before anything is sent (exit 2). */

@@ -4,6 +4,8 @@ import { safeLine } from './sanitize';
 
 export interface OutStream {
   write(chunk: string): unknown;
+  /** Node's Writable: the error of a write the system refused (a full disk under `> file`), once one has. */
+  errored?: Error | null;
   isTTY?: boolean;
   columns?: number;
   rows?: number;

@@ -1,7 +1,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { expect, it } from 'vitest';
-import { BIG, cliSession, ok, setupE2e, tempDir } from '../helpers/cli';
+import { BIG, cliSession, inBash, ok, setupE2e, tempDir } from '../helpers/cli';
 import { creator } from '../helpers/pet-creator';
 import { writeSandboxData } from '../helpers/sandbox-data';
 
@@ -70,4 +70,18 @@ it.concurrent('animals created without a status: an import counts the rows creat
   const add = ['pets', 'add', '--name', 'Tom', '--category-id', '1'];
   expect(await petctl([...add, '--status', 'Available'])).toMatchObject({ code: 0, stderr: '' });
   expect(await petctl(['--quiet', ...add])).toMatchObject({ code: 0, stderr: '' });
+});
+
+it.concurrent('output the system refuses to write (> /dev/full) is no success: exit 1, output_unwritable, in words or as the JSON line; the animal is still created', async (t) => {
+  const { server, configDir, key } = await setupE2e(t, creator({ list: {} }));
+  const env = { PETCTL_CONFIG_DIR: configDir, PETCTL_API_KEY: key };
+  const petctl = `petctl --base-url ${server.baseUrl}`;
+
+  const added = await inBash(`${petctl} pets add --name Rex --category-id 1 --status sold > /dev/full`, env);
+  const lost = 'cannot write to standard output: no space left on the device (ENOSPC); its output is lost, not what the command did';
+  expect(added).toMatchObject({ code: 1, stdout: '', stderr: `error: ${lost} (output_unwritable)\n` });
+  const listed = await inBash(`${petctl} pets list -o json > /dev/full`, env);
+  expect(listed).toMatchObject({ code: 1, stderr: `${JSON.stringify({ code: 'output_unwritable', message: lost, status: 0 })}\n` });
+  expect(server.requests.map((request) => request.method)).toEqual(['POST', 'GET']);
+  expect(`${added.stderr}${listed.stderr}`).not.toContain(key);
 });
