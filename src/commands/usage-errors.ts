@@ -10,15 +10,19 @@ export function usageError(error: CommanderError, argv: string[]): UsageError | 
   const { failedIn } = error as CommanderError & { failedIn: Command };
   // Commander's message, and its suggestion for a typo on a line of its own: `(Did you mean one of pets, profile?)`.
   const [message, suggestion] = error.message.slice('error: '.length).split('\n(Did you mean ');
-  const suggested = suggestion?.replace(/^one of /, '').slice(0, -'?)'.length).split(', ') ?? [];
+  const named = suggestion?.replace(/^one of /, '').slice(0, -'?)'.length).split(', ') ?? [];
+  // For a word that starts with `--`, commander cuts two characters off each command's name too (`petctl -- --help`:
+  // '--lp'): only a command that exists is suggested.
+  const unknownCommand = error.code === 'commander.unknownCommand';
+  const suggested = unknownCommand ? named.filter((name) => findSubcommand(failedIn, name) !== undefined) : named;
   const help = `see ${commandPath(closestCommand(failedIn, error.code, suggested))} --help`;
   const excess = error.code === 'commander.excessArguments';
   // Words left over, or an unknown command that is no typo of one, may be the rest of a value: `-p my shelter pets list`.
-  const restOfValue = excess || (error.code === 'commander.unknownCommand' && suggestion === undefined);
+  const restOfValue = excess || (unknownCommand && suggested.length === 0);
   const unquoted = restOfValue ? unquotedValueError(failedIn, argv) : undefined;
   if (unquoted !== undefined) return unquoted;
   if (excess) return new UsageError(excessMessage(failedIn), help);
-  if (suggestion === undefined) return new UsageError(message!, help);
+  if (suggested.length === 0) return new UsageError(message!, help);
   const oneOf = suggested.length > 1 ? 'one of ' : '';
   return new UsageError(`${message} (did you mean ${oneOf}${suggested.map((name) => `'${name}'`).join(', ')}?)`, help);
 }

@@ -196,6 +196,8 @@ describe('refused flags: exit 2, a message naming the flag and the allowed value
     [['pets', 'lst'], usage("unknown command 'lst' (did you mean 'list'?)", 'see petctl pets list --help')],
     // Without a suggestion, the help of the command where parsing failed.
     [['adopt'], usage("unknown command 'adopt'", 'see petctl --help')],
+    // After `--`, a word like a flag is an unknown command, and suggests none (commander's would be '--lp').
+    [['--', '--help'], usage("unknown command '--help'", 'see petctl --help')],
     [['profile', 'shw'], expect.stringMatching(/\nhint: see petctl profile show --help\n$/)],
     // An unknown option names the subcommand's help.
     [['pets', 'list', '--limt', '5'], usage("unknown option '--limt' (did you mean '--limit'?)", 'see petctl pets list --help')],
