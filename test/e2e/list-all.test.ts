@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { BIG, inBash, jsonError, ok, setupE2e } from '../helpers/cli';
 import { linkedPage, petsPage, refusedPastMaxWait } from '../helpers/linked-pages';
+import { json } from '../helpers/scripted-server';
 
 /** `petctl pets list --all` and `--starting-token` against scripted servers (the walk: pages.test.ts). */
 
@@ -114,4 +115,14 @@ it.concurrent("pets list --starting-token: starts at the link with its filters, 
     stderr: 'error: --starting-token continues a listing with status=available, not --status sold (usage_error)\nhint: leave out --status, or give --status available\n',
   });
   expect(server.requests).toHaveLength(3);
+
+  // A token the service refuses (400) or does not know (404): its answer, and no command to continue with the same.
+  const refused = { code: 'invalid_parameter', message: 'after must be an int64 id, got "abc"', status: 400 };
+  server.reply(json(400, refused), json(404, { code: 'not_found', message: 'no such path: /v1/petz', status: 404 }));
+  const garbled = await petctl(['pets', 'list', '--starting-token', '/v1/pets?after=abc']);
+  expect(garbled).toMatchObject({ code: 6, stdout: '', stderr: `error: ${refused.message} (invalid_parameter, HTTP 400)\n` });
+  const nowhere = await petctl(['pets', 'list', '--starting-token', '/v1/petz?after=2', '-o', 'json']);
+  expect(nowhere).toMatchObject({ code: 3, stdout: '[]\n' });
+  expect(jsonError(nowhere)).toMatchObject({ code: 'not_found', status: 404 });
+  server.verify();
 });
