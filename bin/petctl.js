@@ -129,6 +129,9 @@ async function run() {
   process.stdout.on('error', (error) => {
     if (error.code === 'EPIPE') process.exit(process.exitCode ?? 0);
   });
+  // stderr refused (`2>>log` on a full disk): there is nowhere to say so, and the exit code still tells what happened
+  // (unheard, the error would end petctl with 1 whatever it was).
+  process.stderr.on('error', () => {});
 
   // stdin is created on first use only: opening it costs start-up time and only auth login reads it.
   const io = { stdout: process.stdout, stderr: process.stderr, get stdin() { return process.stdin; } };
