@@ -20,10 +20,17 @@ const SHORT_RUN_SECONDS = 2;
 const helpOnly = args.length === 0 || args[0] === 'help' || args.some((arg) => arg === '--help' || arg === '-h');
 /** One word may name a group (`petctl pets`), which prints its page as --help does; the pages know. */
 const maybeGroup = args.length === 1 && /^[a-z]/.test(args[0]);
+// `petctl pets list | head -1`: a pipe closed by its reader is not an error. Any other write stdout refuses (`> file`
+// on a full disk) the program tells (output_unwritable, main.ts): a version or page written here is asked of it again.
+process.stdout.on('error', (error) => {
+  if (error.code === 'EPIPE') process.exit(process.exitCode ?? 0);
+});
+const refused = () => process.stdout.errored != null && process.stdout.errored.code !== 'EPIPE';
 if (args.length === 1 && (args[0] === '--version' || args[0] === '-V' || args[0] === 'version')) {
   const { version } = JSON.parse(readFileSync(path.join(__dirname, '..', 'package.json'), 'utf8'));
   process.stdout.write(`${version}\n`);
-} else if (!((helpOnly || maybeGroup) && printHelpPage())) {
+  if (refused()) run();
+} else if (!((helpOnly || maybeGroup) && printHelpPage() && !refused())) {
   run();
 }
 
@@ -42,9 +49,6 @@ function printHelpPage() {
     return false;
   }
   if (page === undefined) return false;
-  process.stdout.on('error', (error) => {
-    if (error.code === 'EPIPE') process.exit(0);
-  });
   process.stdout.write(page);
   return true;
 }
@@ -125,10 +129,6 @@ async function run() {
   process.on('SIGINT', interrupt);
   process.on('SIGTERM', interrupt);
   const interrupts = { set: (handler) => (softInterrupt = handler) };
-  // `petctl pets list | head -1`: a closed pipe is not an error.
-  process.stdout.on('error', (error) => {
-    if (error.code === 'EPIPE') process.exit(process.exitCode ?? 0);
-  });
   // stderr refused (`2>>log` on a full disk): there is nowhere to say so, and the exit code still tells what happened
   // (unheard, the error would end petctl with 1 whatever it was).
   process.stderr.on('error', () => {});

@@ -5,7 +5,7 @@ import { type Context, type ContextDeps, createContext } from './context';
 import { ExitCode, FailureError, InterruptedError, PetctlError, UsageError, describeFsError, fileSystemFailure, rateLimitCause } from './errors';
 import { safeLine, safeText } from './sanitize';
 import { stringifyJson } from './schemas/json';
-import type { IO } from './terminal';
+import type { IO, OutStream } from './terminal';
 
 export { loadedHttpCore } from './context';
 /** The command tree, for the build's man and help pages (scripts/man.mjs, scripts/help-pages.mjs). */
@@ -14,6 +14,7 @@ export { buildProgram } from './commands/root';
 /** Runs the program and turns every error into one clear message and its exit code: the only place petctl ends. */
 export async function main(argv: string[], deps: ContextDeps): Promise<number> {
   const { io } = deps;
+  const refusedOutput = watchOutput(io.stdout);
   let ctx: Context | undefined;
   const program = buildProgram(
     async (run, command) => {
@@ -27,13 +28,15 @@ export async function main(argv: string[], deps: ContextDeps): Promise<number> {
   try {
     // A bare `petctl` asks what petctl can do: the help, on stdout, and success.
     await program.parseAsync(argv.length === 0 ? ['--help'] : argv, { from: 'user' });
-    const unwritten = outputFailure(io);
+    const unwritten = outputFailure(refusedOutput());
     if (unwritten) throw unwritten;
     return ExitCode.OK;
   } catch (error) {
     // -o json/ndjson makes errors a JSON line on stderr too: as far as commander had parsed the flags.
     const { output } = ctx?.globals ?? globalOptions(program);
-    const failure = error instanceof CommanderError ? usageError(error, argv) : error;
+    // Help and --version end through commander's error, having printed: they too may find stdout refusing.
+    const commander = error instanceof CommanderError;
+    const failure = commander ? (usageError(error, argv) ?? outputFailure(refusedOutput())) : error;
     return failure === undefined ? ExitCode.OK : reportError(failure, io, output === 'json' || output === 'ndjson', deps.signal);
   } finally {
     await ctx?.cleanup();
@@ -42,11 +45,20 @@ export async function main(argv: string[], deps: ContextDeps): Promise<number> {
 
 /** Output the system refused to write (`> file` on a full disk, an I/O error) is lost: no success for a script to trust.
  * A pipe closed by its reader (`| head -1`) is the reader's choice: bin/petctl.js ends quietly then. */
-function outputFailure(io: IO): FailureError | undefined {
-  const error = io.stdout.errored;
-  if (!error || (error as NodeJS.ErrnoException).code === 'EPIPE') return undefined;
-  const message = `cannot write to standard output: ${describeFsError(error)}; its output is lost, not what the command did`;
+function outputFailure(error: Error | undefined): FailureError | undefined {
+  if (error === undefined) return undefined;
+  const reason = describeFsError(error);
+  const message = `cannot write to standard output: ${reason}; its output is lost, not what the command did`;
   return new FailureError(message, { code: 'output_unwritable', cause: error });
+}
+
+/** The first write stdout refused but EPIPE, as the stream says it: at once (`errored`), or a tick later (its event). */
+function watchOutput(stdout: OutStream): () => Error | undefined {
+  const refusal = (error: Error | null | undefined): Error | undefined =>
+    error && (error as NodeJS.ErrnoException).code !== 'EPIPE' ? error : undefined;
+  let heard: Error | undefined;
+  stdout.on?.('error', (error) => void (heard ??= refusal(error)));
+  return () => heard ?? refusal(stdout.errored);
 }
 
 /** A --query that cannot work fails before anything is sent (exit 2). */

@@ -4,8 +4,10 @@ import { safeLine } from './sanitize';
 
 export interface OutStream {
   write(chunk: string): unknown;
-  /** Node's Writable: the error of a write the system refused (a full disk under `> file`), once one has. */
+  /** Node's Writable: a write the system refused (a full disk under `> file`); stdio streams forget it a tick later,
+   * and say it as an 'error' event. */
   errored?: Error | null;
+  on?(event: 'error', listener: (error: NodeJS.ErrnoException) => void): unknown;
   isTTY?: boolean;
   columns?: number;
   rows?: number;

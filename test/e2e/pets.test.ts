@@ -72,7 +72,7 @@ it.concurrent('animals created without a status: an import counts the rows creat
   expect(await petctl(['--quiet', ...add])).toMatchObject({ code: 0, stderr: '' });
 });
 
-it.concurrent('output the system refuses to write (> /dev/full) is no success: exit 1, output_unwritable, in words or as the JSON line; the animal is still created; a refused stderr keeps the exit code', async (t) => {
+it.concurrent('output the system refuses to write (> /dev/full) is no success: exit 1, output_unwritable, in words or as the JSON line; the animal is still created; --version and help too; a refused stderr keeps the exit code', async (t) => {
   const { server, configDir, key } = await setupE2e(t, creator({ list: {} }));
   const env = { PETCTL_CONFIG_DIR: configDir, PETCTL_API_KEY: key };
   const petctl = `petctl --base-url ${server.baseUrl}`;
@@ -85,6 +85,10 @@ it.concurrent('output the system refuses to write (> /dev/full) is no success: e
   expect(server.requests.map((request) => request.method)).toEqual(['POST', 'GET']);
   expect(`${added.stderr}${listed.stderr}`).not.toContain(key);
 
+  // --version and help, answered without the program (bin/petctl.js), say it the same way, never with a stack trace.
+  for (const asked of ['--version', '--help']) {
+    expect(await inBash(`petctl ${asked} > /dev/full`, env)).toMatchObject({ code: 1, stderr: `error: ${lost} (output_unwritable)\n` });
+  }
   // stderr refused: nothing can be said, and the exit code is the one the command ended with, not 1.
   const silent = await inBash(`${petctl} pets list --limit 0 2> /dev/full; echo "exit $?"`, env);
   expect(silent).toMatchObject({ code: 0, stdout: 'exit 2\n', stderr: '' });
