@@ -46,10 +46,18 @@ interface ErrorContext {
   retryAt?: number;
   authHint?: string;
   words: Pick<WaitWords, 'stop'>;
+  /** The key sent: a server that quotes it back (`key pk_live_… is not valid`) does not get it printed. */
+  apiKey?: string;
 }
 
-export function errorForAnswer(answer: Answer, context: ErrorContext): PetctlError {
-  const { method, url } = context;
+/** Keys this short would blank out ordinary words; none is that short in practice. */
+const SHORTEST_REDACTED_KEY = 8;
+
+export function errorForAnswer(received: Answer, context: ErrorContext): PetctlError {
+  const { method, url, apiKey } = context;
+  const quotesKey = apiKey !== undefined && apiKey.length >= SHORTEST_REDACTED_KEY
+    && received.text.includes(apiKey);
+  const answer = quotesKey ? { ...received, text: received.text.replaceAll(apiKey, '[redacted]') } : received;
   const body = errorBodyOf(answer.text);
   const status = answer.status;
   const hint = status === 401 ? (context.authHint ?? 'run petctl auth login') : undefined;

@@ -115,7 +115,9 @@ export class HttpClient {
         }
         report = { ...limits, outcome };
         if (limits.banned) bans += 1;
-        failure = errorForAnswer(answer, { method: request.method, url, now: options.now(), retryAt: limits.retryAt, authHint: options.authHint, words: options.words });
+        const { authHint, words, apiKey } = options;
+        const { retryAt } = limits;
+        failure = errorForAnswer(answer, { method: request.method, url, now: options.now(), retryAt, authHint, words, apiKey });
       }
 
       const timeLeftMs = bound.deadline - options.monotonic();

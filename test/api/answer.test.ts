@@ -29,6 +29,17 @@ describe('errorForAnswer', () => {
     expect(error.code).toBe(code);
   });
 
+  it('a server that quotes the key back does not get it printed: [redacted] in the message, code, other fields and snippet', () => {
+    const apiKey = 'pk_live_0123456789abcdef';
+    const quoted = { code: `bad_${apiKey}`, message: `key ${apiKey} is not valid`, status: 401, key: apiKey };
+    const error = errorForAnswer(answer(401, quoted), { ...context, apiKey });
+    expect(error).toMatchObject({ code: 'bad_[redacted]', message: 'key [redacted] is not valid' });
+    expect(JSON.stringify(error.body)).not.toContain(apiKey);
+    expect(errorForAnswer(answer(502, `<p>${apiKey}</p>`), { ...context, apiKey }).message).toBe(`GET ${URL} failed with HTTP 502: <p>[redacted]</p>`);
+    // A key of a few characters would blank out words: left as the server wrote it.
+    expect(errorForAnswer(answer(400, { code: 'x', message: 'no pets', status: 400 }), { ...context, apiKey: 'pets' }).message).toBe('no pets');
+  });
+
   it('a 401 carries the hint to store a working key', () => {
     expect(errorForAnswer(answer(401, 'nope'), context).hint).toBe('run petctl auth login');
     expect(errorForAnswer(answer(401, 'nope'), { ...context, authHint: 'petctl auth login -p prod' }).hint).toBe('petctl auth login -p prod');
