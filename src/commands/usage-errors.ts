@@ -1,4 +1,4 @@
-import type { Command, CommanderError } from 'commander';
+import type { Command, CommanderError, Option } from 'commander';
 import { findOption, findSubcommand, takesValue } from '../completion/complete';
 import { UsageError } from '../errors';
 
@@ -14,7 +14,8 @@ export function usageError(error: CommanderError, argv: string[]): UsageError | 
   // For a word that starts with `--`, commander cuts two characters off each command's name too (`petctl -- --help`:
   // '--lp'): only a command that exists is suggested.
   const unknownCommand = error.code === 'commander.unknownCommand';
-  const suggested = unknownCommand ? named.filter((name) => findSubcommand(failedIn, name) !== undefined) : named;
+  const exists = (name: string) => findSubcommand(failedIn, name) !== undefined;
+  const suggested = unknownCommand ? named.filter(exists) : named;
   const help = `see ${commandPath(closestCommand(failedIn, error.code, suggested))} --help`;
   const excess = error.code === 'commander.excessArguments';
   // Words left over, or an unknown command that is no typo of one, may be the rest of a value: `-p my shelter pets list`.
@@ -53,14 +54,25 @@ function excessMessage(command: Command): string {
 
 /** Words after a flag's value where none or a command was expected: the flag with its words in quotes. */
 function unquotedValueError(command: Command, argv: string[]): UsageError | undefined {
-  const afterFlags = wordsAfterValues(command, argv);
+  const afterFlags = wordsAfterValues(command, argv).filter(takesQuoted);
   const [first] = afterFlags;
   if (first === undefined) return undefined;
   const message = `unexpected ${quoteAll(first.leftover)} after ${first.flag} ${first.value}`;
   return new UsageError(message, `quote a value with spaces: ${afterFlags.map(({ flag, value, leftover }) => `${flag} ${quoted([value, ...leftover].join(' '))}`).join(' ')}`);
 }
 
-type FlagValue = { flag: string; value: string; leftover: string[] };
+type FlagValue = { flag: string; option: Option; value: string; leftover: string[] };
+
+/** Whether the flag would take its value and the words after it, quoted: `--limit "5 6"` or `--status "sold x"` it
+ * refuses, and the words are then left over, as the command says. */
+function takesQuoted({ option, value, leftover }: FlagValue): boolean {
+  try {
+    option.parseArg?.([value, ...leftover].join(' '), undefined);
+    return true;
+  } catch {
+    return false;
+  }
+}
 
 /** The words past the command's arguments after a flag's value: commander keeps no order of options beside operands. */
 function wordsAfterValues(command: Command, argv: string[]): FlagValue[] {
@@ -78,8 +90,8 @@ function wordsAfterValues(command: Command, argv: string[]): FlagValue[] {
       const flag = equals === -1 ? word : word.slice(0, equals);
       const option = findOption(at, flag);
       if (option === undefined || !takesValue(option)) continue;
-      if (equals !== -1) last = { flag, value: word.slice(equals + 1), leftover: [] };
-      else if (i + 1 < argv.length && (option.required || !argv[i + 1]!.startsWith('-'))) last = { flag, value: argv[++i]!, leftover: [] };
+      if (equals !== -1) last = { flag, option, value: word.slice(equals + 1), leftover: [] };
+      else if (i + 1 < argv.length && (option.required || !argv[i + 1]!.startsWith('-'))) last = { flag, option, value: argv[++i]!, leftover: [] };
       continue;
     }
     const sub = findSubcommand(at, word);

@@ -186,6 +186,9 @@ describe('refused flags: exit 2, a message naming the flag and the allowed value
     [['pets', 'add', '--category-id', '1', '--name=Mr', 'Big', 'Whiskers'], usage('unexpected "Big" "Whiskers" after --name Mr', 'quote a value with spaces: --name "Mr Big Whiskers"')],
     [['pets', 'add', '--name', 'Sir', 'Paws', '--category-id', '1', '-p', 'my', 'shelter'], usage('unexpected "Paws" after --name Sir', 'quote a value with spaces: --name "Sir Paws" -p "my shelter"')],
     [['-p', 'my', 'shelter', 'pets', 'list', '--status', 'sold'], usage('unexpected "shelter" after -p my', 'quote a value with spaces: -p "my shelter"')],
+    // Unless the flag would refuse the quoted value: then the words are left over, as the command says.
+    [['pets', 'list', '--status', 'available', 'sold'], usage('petctl pets list takes no arguments; unexpected "sold"', 'see petctl pets list --help')],
+    [['pets', 'add', '--name', 'Rex', '--category-id', '1', '2'], usage('petctl pets add takes no arguments; unexpected "2"', 'see petctl pets add --help')],
     [['pets', 'add', '--name', 'Tom', '"the', 'cat"', '--category-id', '1'], usage('unexpected ""the" "cat"" after --name Tom', `quote a value with spaces: --name 'Tom "the cat"'`)],
     // With no flag value before them, the words are named against what the command takes.
     [['pets', 'list', 'available'], usage('petctl pets list takes no arguments; unexpected "available"', 'see petctl pets list --help')],
