@@ -1,7 +1,8 @@
+import { execFile } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it, vi } from 'vitest';
-import { WAIT, cliSession, newApiKey, ok, runCli, tempDir } from '../helpers/cli';
+import { BIN, NODE, WAIT, cliSession, newApiKey, ok, runCli, tempDir } from '../helpers/cli';
 import { PET, json, startScriptedServer } from '../helpers/scripted-server';
 import { openTerminal } from '../helpers/tmux';
 import { storedPets, writeSandboxData } from '../helpers/sandbox-data';
@@ -56,6 +57,24 @@ function expectErrorBody(reply: { status: number; body: unknown; headers: Record
   expect(reply.headers['content-type']).toBe('application/json; charset=utf-8');
   expect(reply.body).toEqual({ code, message: expect.any(String), status });
 }
+
+it('a script starts it in the background and reads the base URL off the first line of a file, as docs/sandbox.md shows (piped to head -1, the sandbox would end with the pipe)', async () => {
+  const dir = tempDir();
+  // petctl on PATH as an install puts it, so that $! is the sandbox itself.
+  fs.writeFileSync(path.join(dir, 'petctl'), `#!/bin/sh\nexec "${NODE}" "${BIN}" "$@"\n`, { mode: 0o755 });
+  const recipe = [
+    'petctl sandbox --port 0 > sandbox.out 2> /dev/null &',
+    'until url=$(head -n 1 sandbox.out) && [ -n "$url" ]; do sleep 0.1; done',
+    'petctl --base-url "$url" pets list --limit 1; echo "exit $?"',
+    'kill $!; wait $!; echo "sandbox $?"',
+  ].join('\n');
+  const env = { PATH: `${dir}:${process.env.PATH}`, PETCTL_CONFIG_DIR: path.join(dir, 'config'), HOME: dir };
+  const options = { cwd: dir, env, timeout: 20_000 };
+  const stdout = await new Promise<string>((resolve, reject) =>
+    execFile('bash', ['-c', recipe], options, (error, out) => (error ? reject(error) : resolve(out))),
+  );
+  expect(stdout).toBe('1\tRex\t1\tavailable\nexit 0\nsandbox 143\n');
+});
 
 describe('--max-animals', () => {
   it('an import that meets the cap stops with exit 7, the row not sent rather than unknown; a create is refused once (507), lists go on; a restart with room sends only that row', async () => {
