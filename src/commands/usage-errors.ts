@@ -15,7 +15,8 @@ export function usageError(error: CommanderError, argv: string[]): UsageError | 
   // '--lp'): only a command that exists is suggested.
   const unknownCommand = error.code === 'commander.unknownCommand';
   const exists = (name: string) => findSubcommand(failedIn, name) !== undefined;
-  const suggested = unknownCommand ? named.filter(exists) : named;
+  const alike = named.length > 0 ? named : oneDash(error, message!, failedIn);
+  const suggested = unknownCommand ? named.filter(exists) : alike;
   const help = `see ${commandPath(closestCommand(failedIn, error.code, suggested))} --help`;
   const excess = error.code === 'commander.excessArguments';
   // Words left over, or an unknown command that is no typo of one, may be the rest of a value: `-p my shelter pets list`.
@@ -26,6 +27,13 @@ export function usageError(error: CommanderError, argv: string[]): UsageError | 
   if (suggested.length === 0) return new UsageError(message!, help);
   const oneOf = suggested.length > 1 ? 'one of ' : '';
   return new UsageError(`${message} (did you mean ${oneOf}${suggested.map((name) => `'${name}'`).join(', ')}?)`, help);
+}
+
+/** `-limit` for `--limit`: a long flag typed with one dash, for which commander suggests nothing. */
+function oneDash(error: CommanderError, message: string, failedIn: Command): string[] {
+  const option = /^unknown option '(-[^-][^'=]+)'$/.exec(message)?.[1];
+  const typed = error.code === 'commander.unknownOption' ? option : undefined;
+  return typed !== undefined && findOption(failedIn, `-${typed}`) !== undefined ? [`-${typed}`] : [];
 }
 
 /** Where parsing failed, or an unknown command's one suggestion and the words after it: `pet list` -> `pets list`. */

@@ -204,6 +204,8 @@ describe('refused flags: exit 2, a message naming the flag and the allowed value
     [['profile', 'shw'], expect.stringMatching(/\nhint: see petctl profile show --help\n$/)],
     // An unknown option names the subcommand's help.
     [['pets', 'list', '--limt', '5'], usage("unknown option '--limt' (did you mean '--limit'?)", 'see petctl pets list --help')],
+    // A long flag typed with one dash, which commander suggests nothing for.
+    [['pets', 'list', '-limit', '5'], usage("unknown option '-limit' (did you mean '--limit'?)", 'see petctl pets list --help')],
     // An argument error speaks the user's terms.
     [['pets', 'get', 'abc'], usage('petId must be a whole number, not "abc"', 'see petctl pets get --help')],
     // A missing pets add flag off a terminal names pets add's help, and prompts for nothing.
