@@ -1,10 +1,11 @@
 import net from 'node:net';
 
-/** Just enough RESP on 127.0.0.1 for ioredis to connect, and a TIME reply a test scripts (redis-server's never is). */
+/** Just enough RESP on 127.0.0.1 for ioredis to connect, and a TIME reply a test scripts (redis-server's never is);
+ * `execReply`: what EXEC answers (`*-1`: another client changed a watched key, every time). */
 
 const INFO = '# Server\r\nredis_version:7.0.0\r\nloading:0\r\n';
 
-export async function startFakeRedis(timeReply: string) {
+export async function startFakeRedis(timeReply: string, execReply = '+OK\r\n') {
   const commands: string[] = [];
   const sockets = new Set<net.Socket>();
   const server = net.createServer((socket) => {
@@ -18,6 +19,7 @@ export async function startFakeRedis(timeReply: string) {
         if (name === 'TIME') socket.write(timeReply);
         else if (name === 'INFO') socket.write(`$${INFO.length}\r\n${INFO}\r\n`);
         else if (name === 'GET') socket.write('$-1\r\n');
+        else if (name === 'EXEC') socket.write(execReply);
         else socket.write('+OK\r\n');
       }
     });

@@ -3,13 +3,15 @@ import { connectionErrorText } from '../attempt';
 import { untilAborted } from '../clock';
 
 export class StoreTimeout extends Error {}
+/** Other clients changed the record under every try of one update for as long as a command may go unanswered. */
+export class StoreContention extends Error {}
 /** TIME answered with something other than two integers: the store's clock cannot be known. */
 class BadTimeReply extends Error {}
 
 /** What went wrong with the Redis store, for output/state-store.ts to word; never the URL's password. */
 export type StoreFailure =
-  /** No answer, or no connection, within `ms`. */
-  | { kind: 'no_answer' | 'no_connection'; ms: number }
+  /** No answer, or no connection, within `ms`; no_update: every try of one update met a conflict for `ms`. */
+  | { kind: 'no_answer' | 'no_connection' | 'no_update'; ms: number }
   /** not_redis: its reply is not RESP (an HTTP server at the port); not_tls: rediss:// to a server without TLS. */
   | { kind: 'bad_time_reply' | 'wrongpass' | 'noauth' | 'closed' | 'not_redis' | 'not_tls' }
   /** The connection's error as the HTTP core names it, or the server's error in its own words. */
@@ -25,6 +27,7 @@ export function timeReplyMs(reply: unknown): number {
 /** `password` is masked in any text the error carries. */
 export function storeFailure(error: unknown, timeoutMs: number, password: string | undefined): StoreFailure {
   if (error instanceof StoreTimeout) return { kind: 'no_answer', ms: timeoutMs };
+  if (error instanceof StoreContention) return { kind: 'no_update', ms: timeoutMs };
   if (error instanceof BadTimeReply) return { kind: 'bad_time_reply' };
   const err = error as { code?: string; message?: string };
   const message = err?.message ?? String(error);

@@ -3,7 +3,7 @@ import type { Redis } from 'ioredis';
 import type { StateStoreAddress } from '../../config/state-url';
 import { type LimitEntry, latestTime, mergeEntries, readEntry, shiftEntry } from './entry';
 import type { LimitChange, LimitStore, StoreReport } from './store';
-import { StoreTimeout, storeFailure, timeReplyMs, withTimeout } from './redis-failures';
+import { StoreContention, StoreTimeout, storeFailure, timeReplyMs, withTimeout } from './redis-failures';
 
 /** The record in Redis, shared by every machine on one base URL and key (docs/shared-state.md). An error, or no answer
  * within NO_ANSWER_MS, means the state file for the rest of the run and every request a probe (GateOptions.shared):
@@ -56,7 +56,8 @@ export async function openRedisStore(options: RedisStoreOptions) {
 
   const fallBack = (error: unknown) => {
     // The error event often says more than the rejection ("Connection is closed").
-    const cause = lastError !== undefined && !(error instanceof StoreTimeout) ? lastError : error;
+    const own = error instanceof StoreTimeout || error instanceof StoreContention;
+    const cause = lastError !== undefined && !own ? lastError : error;
     report({ kind: 'fallback', where, failure: storeFailure(cause, noAnswerMs, password) });
     client?.disconnect();
     client = undefined;
@@ -147,6 +148,8 @@ export async function openRedisStore(options: RedisStoreOptions) {
       // Another client changed the record first: compute again from its value.
       conflicts += 1;
       if (conflicts >= MAX_CONFLICTS) throw new Error(`${conflicts} conflicting updates in a row`);
+      // A slow store loses every race to a crowd on it: an update that cannot land is no answer either.
+      if (now() - at >= noAnswerMs) throw new StoreContention();
       await new Promise((resolve) => setTimeout(resolve, Math.random() * Math.min(conflicts, 10)));
     }
   };

@@ -126,6 +126,19 @@ describe.skipIf(noRedisServer)('when the shared store fails', () => {
     expect(a.warnings).toEqual([]);
   });
 
+  it('an update that loses every race for the whole timeout counts as no answer: the fallback, not a wait without end', async () => {
+    // EXEC refused every time, as a slow store sees while a crowd keeps changing the record.
+    const fake = await startFakeRedis(`*2\r\n$10\r\n${Math.floor(Date.now() / 1000)}\r\n$1\r\n0\r\n`, '*-1\r\n');
+    try {
+      const a = await machine(fake.url, { noAnswerMs: 300 });
+      expect(await a.gate.acquire()).toMatchObject({ go: true });
+      expect(a.shared.fellBack).toBe(true);
+      expect(a.warnings).toEqual([`cannot use the shared rate-limit state at ${fake.url}: no update within 0.3s; using this machine's state file for the rest of this run`]);
+    } finally {
+      await fake.close();
+    }
+  });
+
   it('after a fallback every request probes: one in flight on the machine, each claiming from the service\'s own count', async () => {
     const nothing = `redis://127.0.0.1:${await freePort()}/0`;
     const a = await machine(nothing);
