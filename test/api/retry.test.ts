@@ -77,6 +77,11 @@ describe('parseRateHeaders', () => {
       rate: { limit: undefined, remaining: undefined, resetEpochSeconds: undefined },
     },
     { what: 'empty ignored', values: { 'x-ratelimit-remaining': '' }, rate: { limit: undefined, remaining: undefined, resetEpochSeconds: undefined } },
+    {
+      what: 'more remaining than the limit: the limit',
+      values: { 'x-ratelimit-limit': '60', 'x-ratelimit-remaining': '500', 'x-ratelimit-reset': '1768478400' },
+      rate: { limit: 60, remaining: 60, resetEpochSeconds: 1_768_478_400 },
+    },
   ])('$what', ({ values, rate }) => {
     expect(parseRateHeaders(headers(values))).toEqual(rate);
   });
@@ -93,6 +98,7 @@ describe('parseRateHeaders', () => {
     { what: 'IETF RateLimit, two policies: the exhausted one binds', values: { ratelimit: '"day";r=500;t=80000, "burst";r=0;t=4' }, reset: nowS + 4, remaining: 0 },
     { what: 'IETF RateLimit, an earlier draft', values: { ratelimit: 'limit=10, remaining=3, reset=8' }, reset: nowS + 8, remaining: 3 },
     { what: 'IETF RateLimit-Remaining and RateLimit-Reset headers', values: { 'ratelimit-remaining': '2', 'ratelimit-reset': '5' }, reset: nowS + 5, remaining: 2 },
+    { what: 'IETF r= above its q=: the quota', values: { ratelimit: '"default";r=90;t=9', 'ratelimit-policy': '"default";q=10;w=10' }, reset: nowS + 9, remaining: 10, limit: 10 },
     { what: 'IETF before X-RateLimit-*', values: { ratelimit: '"default";r=1;t=3', 'x-ratelimit-remaining': '9', 'x-ratelimit-reset': String(nowS + 50) }, reset: nowS + 3, remaining: 1 },
   ])('$what', ({ values, reset, remaining, limit }) => {
     const rate = parseRateHeaders(headers(values), NOW);

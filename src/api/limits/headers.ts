@@ -76,12 +76,18 @@ export function parseRateHeaders(header: (name: string) => string | undefined, s
   const ietf = parseIetfRateLimit(header);
   if (!ietf) {
     const resetEpochSeconds = resetEpochSecondsOf(header('x-ratelimit-reset'), serverNowMs);
-    return { limit: headerNumber(header('x-ratelimit-limit')), remaining: headerNumber(header('x-ratelimit-remaining')), resetEpochSeconds };
+    return withinLimit({ limit: headerNumber(header('x-ratelimit-limit')), remaining: headerNumber(header('x-ratelimit-remaining')), resetEpochSeconds });
   }
   // RateLimit-Policy's quota (q=) is the window's limit.
   const quota = /(?:^|[;,\s])q=(\d+)/.exec(header('ratelimit-policy') ?? '')?.[1];
   const resetEpochSeconds = ietf.resetSeconds && serverNowMs !== undefined ? Math.ceil(serverNowMs / 1000 + ietf.resetSeconds) : undefined;
-  return { limit: quota === undefined ? undefined : Number(quota), remaining: ietf.remaining, resetEpochSeconds };
+  return withinLimit({ limit: quota === undefined ? undefined : Number(quota), remaining: ietf.remaining, resetEpochSeconds });
+}
+
+/** More left than the limit is a contradiction: the smaller is believed, as a crowd claiming the larger could meet a ban. */
+function withinLimit(rate: RateHeaders): RateHeaders {
+  const { limit, remaining } = rate;
+  return limit !== undefined && remaining !== undefined && remaining > limit ? { ...rate, remaining: limit } : rate;
 }
 
 /** Milliseconds until a reset, measured from the server's Date when there is one; one past or absurdly far off is undefined. */
