@@ -88,6 +88,7 @@ export async function openApiSession(ctx: SessionHost, overrides: { apiKey?: str
       now,
       report,
       trace,
+      signal: ctx.signal,
     });
     ctx.onCleanup(() => shared.close());
     gate = openGate(shared, { now, probeLeaseMs, shared });

@@ -1,6 +1,8 @@
 import { isIP } from 'node:net';
 import type { Redis } from 'ioredis';
 import type { StateStoreAddress } from '../../config/state-url';
+import { InterruptedError } from '../../errors';
+import { untilAborted } from '../clock';
 import { type LimitEntry, latestTime, mergeEntries, readEntry, shiftEntry } from './entry';
 import type { LimitChange, LimitStore, StoreReport } from './store';
 import { StoreContention, StoreTimeout, storeFailure, timeReplyMs, withTimeout } from './redis-failures';
@@ -30,6 +32,8 @@ interface RedisStoreOptions {
   report: StoreReport;
   trace?: (line: string) => void;
   noAnswerMs?: number;
+  /** Ctrl-C: a call in flight is given up at once (one started after it, such as the release of slots, is not). */
+  signal?: AbortSignal;
 }
 
 export type RedisStore = Awaited<ReturnType<typeof openRedisStore>>;
@@ -40,7 +44,7 @@ export function expiryMs(entry: LimitEntry, now: number): number {
 }
 
 export async function openRedisStore(options: RedisStoreOptions) {
-  const { address, where, local, now, report, trace, noAnswerMs = NO_ANSWER_MS } = options;
+  const { address, where, local, now, report, trace, noAnswerMs = NO_ANSWER_MS, signal } = options;
   const password = options.password ?? address.password;
   const key = `${KEY_PREFIX}${options.id}`;
   /** None once the run has fallen back. */
@@ -52,7 +56,10 @@ export async function openRedisStore(options: RedisStoreOptions) {
   let reportedDropped = false;
   // One call at a time on the connection: WATCH is per connection.
   let turn: Promise<unknown> = Promise.resolve();
-  const timed = <T>(promise: Promise<T>) => withTimeout(promise, noAnswerMs);
+  const timed = <T>(promise: Promise<T>) => {
+    const bounded = withTimeout(promise, noAnswerMs);
+    return signal && !signal.aborted ? untilAborted(bounded, signal, () => new InterruptedError()) : bounded;
+  };
 
   const fallBack = (error: unknown) => {
     // The error event often says more than the rejection ("Connection is closed").
@@ -98,6 +105,11 @@ export async function openRedisStore(options: RedisStoreOptions) {
     await timed(connect());
     trace?.(`state-store: connect ${where} -> ok in ${now() - started} ms (clock offset ${offset! >= 0 ? '+' : ''}${offset} ms)`);
   } catch (error) {
+    if (error instanceof InterruptedError) {
+      // Ctrl-C while connecting: no fallback and no warning; the command ends with 130.
+      client?.disconnect();
+      throw error;
+    }
     trace?.(`state-store: connect ${where} -> failed in ${now() - started} ms`);
     fallBack(error);
   }
@@ -161,6 +173,7 @@ export async function openRedisStore(options: RedisStoreOptions) {
       try {
         return await onRedis(client);
       } catch (error) {
+        if (error instanceof InterruptedError) throw error;
         report({ kind: 'failed', what, failure: storeFailure(error, noAnswerMs, password) });
         fallBack(error);
         if (lastSeen) await local.update((entry) => ({ entry: mergeEntries(entry, lastSeen), result: undefined }));

@@ -2,6 +2,7 @@ import net from 'node:net';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { openFileStore } from '../../../src/api/limits/file-store';
+import { InterruptedError } from '../../../src/errors';
 import { openGate } from '../../../src/api/limits/gate';
 import { EXPIRE_MARGIN_MS, KEY_PREFIX, type RedisStore, expiryMs, openRedisStore } from '../../../src/api/limits/redis-store';
 import { timeReplyMs } from '../../../src/api/limits/redis-failures';
@@ -24,7 +25,7 @@ afterEach(async () => {
 const shared = sharedRedis();
 
 /** One machine: its own state file, clock and connection; `root` another process's on the same machine. */
-async function machine(stateUrl: string, options: { skewMs?: number; noAnswerMs?: number; key?: string; root?: string } = {}) {
+async function machine(stateUrl: string, options: { skewMs?: number; noAnswerMs?: number; key?: string; root?: string; signal?: AbortSignal } = {}) {
   const root = options.root ?? tempDir();
   const now = () => Date.now() + (options.skewMs ?? 0);
   const key = options.key ?? KEY;
@@ -41,6 +42,7 @@ async function machine(stateUrl: string, options: { skewMs?: number; noAnswerMs?
     report: (notice) => (notice.kind === 'failed' ? traces : warnings).push(stateStoreLine(notice)),
     trace: (line) => traces.push(line),
     noAnswerMs: options.noAnswerMs,
+    signal: options.signal,
   });
   stores.push(shared);
   const gate = openGate(shared, { now, probeLeaseMs: 5_000, shared });
@@ -116,12 +118,16 @@ describe.skipIf(noRedisServer)('the rate-limit gate on a real redis-server', () 
 });
 
 describe.skipIf(noRedisServer)('when the shared store fails', () => {
-  it('a store that answers slowly is waited for, not given up: a 3 s pause with the default timeouts', async () => {
-    const a = await machine(shared.server.url);
+  it('a store that answers slowly is waited for, not given up: a 3 s pause with the default timeouts; Ctrl-C ends the wait', async () => {
+    const ctrlC = new AbortController();
+    const a = await machine(shared.server.url, { signal: ctrlC.signal });
     await shared.admin.client('PAUSE', 3_000, 'ALL');
     const started = Date.now();
     expect(await a.gate.acquire()).toMatchObject({ go: true });
     expect(Date.now() - started).toBeGreaterThanOrEqual(2_500);
+    await shared.admin.client('PAUSE', 3_000, 'ALL');
+    setTimeout(() => ctrlC.abort(), 200);
+    await expect(a.gate.acquire()).rejects.toBeInstanceOf(InterruptedError);
     expect(a.shared.fellBack).toBe(false);
     expect(a.warnings).toEqual([]);
   });
