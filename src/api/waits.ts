@@ -110,9 +110,16 @@ export function decide(entry: LimitEntry | undefined, now: number, claim: Claim)
     const claimed = { ...entry, window: { ...window, remaining: window.remaining - slots } };
     return claim.solo ? probe(claimed) : { go: true, entry: claimed, slots };
   }
-  if (!claim.solo && (entry?.untrackedUntil ?? 0) > now) return { go: true };
+  if (!claim.solo && untracked(entry, now)) return { go: true };
   const { window: _ended, ...rest } = entry ?? {};
   return probe(rest);
+}
+
+/** Whether requests go without claiming: an answer without limits set untrackedUntil, at most UNTRACKED_MS ahead. One
+ * far beyond (a clock set back since, or a planted time) would free a crowd from the claim rule for hours: it is not. */
+function untracked(entry: LimitEntry | undefined, now: number): boolean {
+  const until = entry?.untrackedUntil ?? 0;
+  return until > now && until <= now + 2 * UNTRACKED_MS;
 }
 
 /** The record with `slots` claimed in the window `reset` and not sent given back, while that window lasts. */
@@ -164,7 +171,7 @@ export function observe(entry: LimitEntry | undefined, answer: RateAnswer, now: 
     }
     // Nothing left until the reset: the next process must not even try (and get a 429).
     if (!refused && left === 0 && (next.blockedUntil ?? 0) < resetAt) next = { ...next, blockedUntil: resetAt, reason: 'quota_exhausted' };
-  } else if (windowSaid && !refused && (next.untrackedUntil ?? 0) <= now && (next.silentLimitUntil ?? 0) <= now) {
+  } else if (windowSaid && !refused && !untracked(next, now) && (next.silentLimitUntil ?? 0) <= now) {
     // The service names no window: probing would only hold every request to one at a time.
     next.untrackedUntil = now + UNTRACKED_MS;
   }

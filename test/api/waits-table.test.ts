@@ -32,6 +32,11 @@ describe('decide: the one claim rule, for every request', () => {
       want: { go: true, entry: { blockedUntil: NOW - 1, reason: 'rate_limited', holdMs: 5000, probeUntil: NOW + LEASE } },
     },
     { what: 'a service that names no window: go, claiming nothing', entry: { untrackedUntil: NOW + 1000 }, want: { go: true } },
+    {
+      what: 'no window named until further ahead than any answer sets it (a clock set back since, a planted time): a probe',
+      entry: { untrackedUntil: NOW + 3 * 3_600_000 },
+      want: { go: true, entry: { untrackedUntil: NOW + 3 * 3_600_000, probeUntil: NOW + LEASE } },
+    },
   ])('$what', ({ entry, want }) => {
     expect(decide(entry, NOW, claim())).toEqual(want);
   });
@@ -213,6 +218,8 @@ describe('a server that sends no budget', () => {
     expect(decide(after, NOW + UNTRACKED_MS + 1, claim())).toEqual({ go: true, entry: { untrackedUntil: NOW + UNTRACKED_MS, probeUntil: NOW + UNTRACKED_MS + 1 + LEASE } });
     const refused = observe({ probeUntil: NOW + LEASE }, { status: 429, retryAt: NOW + 1000 }, NOW);
     expect(refused).toEqual({ blockedUntil: NOW + 1000, reason: 'rate_limited' });
+    // Hours ahead (a clock set back since) is no answer's: the next answer without limits sets it again.
+    expect(observe({ untrackedUntil: NOW + 3 * 3_600_000 }, { status: 200 }, NOW)).toEqual({ untrackedUntil: NOW + UNTRACKED_MS });
   });
 });
 
