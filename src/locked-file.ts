@@ -9,7 +9,7 @@ export class CorruptFileError extends Error {}
 
 /** Creates the directory readable by its owner only (0700); an existing one of the user's is tightened; another user's, or a shared one (/tmp), refused. */
 export function ensurePrivateDir(dir: string): void {
-  fs.mkdirSync(dir, { recursive: true, mode: 0o700 });
+  makeDirs(dir);
   if (process.platform === 'win32') return;
   // Followed (it may be the user's symlink, dotfiles); check and chmod on one descriptor, so no swap redirects it.
   const fd = fs.openSync(dir, fs.constants.O_RDONLY | fs.constants.O_DIRECTORY);
@@ -38,7 +38,7 @@ export function withFileLock<T>(file: string, fn: () => Promise<T> | T): Promise
 const lockQueues = new Map<string, Promise<void>>();
 
 async function lockAndRun<T>(file: string, fn: () => Promise<T> | T): Promise<T> {
-  fs.mkdirSync(path.dirname(file), { recursive: true, mode: 0o700 });
+  makeDirs(path.dirname(file));
   const lockPath = lockPathOf(file);
   assertOwnFile(lockPath, 'directory', { modes: false });
   let release = takeFreeLock(lockPath);
@@ -104,28 +104,28 @@ export function readJsonFile(file: string, parse: (text: string) => unknown = pa
   }
 }
 
-/**
- * mkdir -p, each folder it makes 0700. Node's own recursive mkdir spins at full CPU, never ending, where a folder
- * exists but cannot hold another (/proc and /sys answer ENOENT): here such a parent ends it with that error.
- */
-export async function makeDirs(dir: string): Promise<void> {
+/** `mkdir -p` with each folder 0700, a folder at a time: Node's recursive mkdir spins forever, deaf to signals, on a
+ * path the system will not make (under /proc or /sys), where this fails at once. */
+export function makeDirs(dir: string): void {
   try {
-    await fs.promises.mkdir(dir, { mode: 0o700 });
+    fs.mkdirSync(dir, { mode: 0o700 });
   } catch (error) {
     const code = (error as NodeJS.ErrnoException).code;
     if (code === 'EEXIST') return;
     if (code !== 'ENOENT' || path.dirname(dir) === dir) throw error;
-    await makeDirs(path.dirname(dir));
-    await fs.promises.mkdir(dir, { mode: 0o700 }).catch((again: NodeJS.ErrnoException) => {
-      if (again.code !== 'EEXIST') throw again;
-    });
+    makeDirs(path.dirname(dir));
+    try {
+      fs.mkdirSync(dir, { mode: 0o700 });
+    } catch (again) {
+      if ((again as NodeJS.ErrnoException).code !== 'EEXIST') throw again;
+    }
   }
 }
 
 /** A temporary beside `file` (exclusive, 0600: it may hold keys), flushed and renamed over it: readers see the old
  * content or the new. A missing directory is made 0700. */
 export function writeFileAtomic(file: string, text: string | Uint8Array, options: { durable?: boolean } = {}): { ino: number; mtimeMs: number } {
-  fs.mkdirSync(path.dirname(file), { recursive: true, mode: 0o700 });
+  makeDirs(path.dirname(file));
   assertOwnFile(file);
   const temp = tempPathFor(file);
   const fd = createExclusive(temp);

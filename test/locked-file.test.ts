@@ -3,7 +3,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { fileSystemFailure } from '../src/errors';
-import { lockPathOf, withFileLock } from '../src/locked-file';
+import { ensurePrivateDir, lockPathOf, makeDirs, withFileLock, writeFileAtomic } from '../src/locked-file';
 import { tempDir } from './helpers/temp-dir';
 
 /** A free `<file>.lock` is taken without loading proper-lockfile (docs/performance.md); a held or stale one through it. */
@@ -88,4 +88,13 @@ it("a lock kept fresh by a live process all the while petctl waits: proper-lockf
   const failure = fileSystemFailure(held);
   expect(failure).toMatchObject({ code: 'file_unusable', exitCode: 1, hint: expect.stringContaining('remove the lock only if no petctl is running') });
   expect(failure!.message).toBe(`cannot use ${file}: another process held its lock (${lockPathOf(file)}) all the while petctl waited`);
+});
+
+// Node's recursive mkdir spins forever there, deaf to signals: a config, cache or state folder under /proc must fail.
+it.runIf(fs.existsSync('/proc/self'))('a folder the system will not make (under /proc) fails at once with ENOENT', () => {
+  expect(() => ensurePrivateDir('/proc/petctl-none/config')).toThrow(expect.objectContaining({ code: 'ENOENT' }));
+  expect(() => writeFileAtomic('/proc/petctl-none/state.json', '{}')).toThrow(expect.objectContaining({ code: 'ENOENT' }));
+  const dir = path.join(tempDir(), 'a', 'b', 'c');
+  makeDirs(dir);
+  expect([fs.statSync(dir).mode & 0o777, fs.statSync(path.dirname(dir)).mode & 0o777]).toEqual([0o700, 0o700]);
 });

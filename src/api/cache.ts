@@ -2,7 +2,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { UnsafeFileError } from '../errors';
 import { folderProblem, readOwnFile, removeOwnFile } from '../file-safety';
-import { writeFileAtomic } from '../locked-file';
+import { makeDirs, writeFileAtomic } from '../locked-file';
 import { sha256Hex } from '../digest';
 import { type Answer, headerReader, parseSuccessBody } from './answer';
 import { limitId } from './limits/store';
@@ -164,8 +164,8 @@ function walkFolders(folders: readonly string[], make: boolean): 'own' | 'absent
   for (const dir of folders) {
     let problem = folderProblem(dir);
     if (problem === 'absent' && make) {
-      // recursive: the cache root's parents may not exist yet (~/.cache on a new account); below it, only `dir` is made.
-      fs.mkdirSync(dir, { recursive: true, mode: 0o700 });
+      // The cache root's parents may not exist yet (~/.cache on a new account); below it, only `dir` is made.
+      makeDirs(dir);
       problem = folderProblem(dir);
     }
     if (problem === 'absent') return 'absent';

@@ -4,7 +4,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { sha256Hex } from '../digest';
 import { PetctlError } from '../errors';
-import { withFileLock } from '../locked-file';
+import { makeDirs, withFileLock } from '../locked-file';
 import { JournalUnwritableError } from './journal';
 import { jsonValue, systemReason } from './journal-format';
 
@@ -61,7 +61,7 @@ function realPath(file: string): string {
 export async function tryLockJournal(journal: string, me: JournalHolder, flavour: LockFlavour = platformFlavour()): Promise<LockAttempt> {
   try {
     const address = await lockAddress(journal, flavour);
-    if (flavour === 'file') fs.mkdirSync(path.dirname(address), { recursive: true, mode: 0o700 });
+    if (flavour === 'file') makeDirs(path.dirname(address));
     const attempt = await bindOrAsk(address, me);
     if (attempt) return attempt;
     // Nobody answers: the holder has just let go, or (a socket file) it died and left the file.

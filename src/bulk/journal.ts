@@ -50,7 +50,7 @@ export class JournalWriter {
     assertOwnFile(spare);
     let handle: fs.promises.FileHandle | undefined;
     try {
-      await makeDirs(dir);
+      makeDirs(dir);
       // In append mode: every write lands at the end (one import writes at a time: journal-lock.ts).
       handle = await openOwnFile(file);
       if ((await headerIn(handle, file, target)) === 'cut-short') {
