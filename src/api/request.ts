@@ -53,6 +53,12 @@ export function isSameOrigin(url: string | URL, baseUrl: string | URL): boolean 
   return new URL(url).origin === new URL(baseUrl).origin;
 }
 
+/** A URL given for a request (petctl api's, --starting-token) names no user or password, as a base URL names none: -v's
+ * trace would show the password, and petctl sends the key itself. */
+export function refuseUserInfo(url: URL, label: string, hint?: string): void {
+  if (url.username !== '' || url.password !== '') throw new UsageError(`${label} must not contain a user name or password`, hint);
+}
+
 /** Where a request goes: its path and query under the base URL, or its own URL when that is on the base URL's origin. */
 export function requestUrl(baseUrl: string, request: Pick<ApiRequest, 'path' | 'query' | 'url'>): string {
   if (request.url !== undefined) {

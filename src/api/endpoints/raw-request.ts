@@ -1,6 +1,6 @@
 import { PetctlError, UsageError, describeFsError } from '../../errors';
 import { parseInt64 } from '../../schemas/constants';
-import { type ApiRequest, isSameOrigin } from '../request';
+import { type ApiRequest, isSameOrigin, refuseUserInfo } from '../request';
 
 /** `petctl api`'s flags, all checked before anything is sent (exit 2). After gh api. */
 export interface RawRequestFlags {
@@ -87,11 +87,7 @@ export function resolveApiUrl(baseUrl: string, path: string): string {
       const where = url.origin === 'null' ? `'${path}'` : url.origin;
       throw new UsageError(`refusing ${where}: petctl api sends the API key only to the profile's origin, ${new URL(baseUrl).origin}`, 'give a path relative to the base URL, e.g. /pets');
     }
-    // As a base URL's: a password there would show in -v's trace, and petctl sends the key itself.
-    if (url.username !== '' || url.password !== '') {
-      const hint = 'give a path relative to the base URL, e.g. /pets';
-      throw new UsageError("petctl api's URL must not contain a user name or password", hint);
-    }
+    refuseUserInfo(url, "petctl api's URL", 'give a path relative to the base URL, e.g. /pets');
     return url.toString();
   }
   if (path.startsWith('//')) throw new UsageError(`'${path}' is not a path relative to the base URL`, 'e.g. /pets');

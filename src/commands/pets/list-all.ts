@@ -1,6 +1,7 @@
 import type { Context } from '../../context';
 import { UsageError } from '../../errors';
 import type { HttpClient } from '../../api/client';
+import { refuseUserInfo } from '../../api/request';
 import type { ListPetsParams } from '../../api/endpoints/pets';
 import { LIMIT_MAX } from '../../schemas/constants';
 import type { ListOptions } from './list';
@@ -45,10 +46,7 @@ function startingUrl(token: string, params: ListPetsParams, http: HttpClient): s
   if (url.origin !== base.origin) {
     throw new UsageError(`--starting-token leads to ${url.origin}, not to the base URL's origin (${base.origin}); the API key goes only there`);
   }
-  // As a base URL's: a password there would show in -v's trace, and petctl sends the key itself.
-  if (url.username !== '' || url.password !== '') {
-    throw new UsageError('--starting-token must not contain a user name or password');
-  }
+  refuseUserInfo(url, '--starting-token');
   for (const [name, given] of [['limit', params.limit], ['status', params.status]] as const) {
     const named = url.searchParams.get(name);
     if (given !== undefined && named !== null && named !== String(given)) {
