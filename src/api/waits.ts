@@ -94,11 +94,9 @@ export function blockedBy(entry: LimitEntry | undefined, now: number): Extract<G
 export function decide(entry: LimitEntry | undefined, now: number, claim: Claim): GateDecision {
   const blocked = blockedBy(entry, now);
   if (blocked) return blocked;
-  // A lease far beyond any petctl grants was granted on a clock since set back (or by hand): waiting on it could take
-  // hours. Twice the most, since processes sharing a store read its times on clocks a few milliseconds apart.
-  const lease = entry?.probeUntil ?? now;
+  const lease = entry?.probeUntil;
   const probe = (next: LimitEntry): GateDecision =>
-    lease > now && lease <= now + 2 * MAX_PROBE_LEASE_MS
+    lease !== undefined && ahead(lease, now, MAX_PROBE_LEASE_MS)
       ? { go: false, until: Math.min(lease, now + PROBE_POLL_MS), reason: 'probe' }
       : { go: true, entry: { ...next, probeUntil: now + Math.min(claim.probeLeaseMs, MAX_PROBE_LEASE_MS) } };
   // After a hold nothing is known of the server's limit: one request finds out.
@@ -110,16 +108,16 @@ export function decide(entry: LimitEntry | undefined, now: number, claim: Claim)
     const claimed = { ...entry, window: { ...window, remaining: window.remaining - slots } };
     return claim.solo ? probe(claimed) : { go: true, entry: claimed, slots };
   }
-  if (!claim.solo && untracked(entry, now)) return { go: true };
+  if (!claim.solo && ahead(entry?.untrackedUntil, now, UNTRACKED_MS)) return { go: true };
   const { window: _ended, ...rest } = entry ?? {};
   return probe(rest);
 }
 
-/** Whether requests go without claiming: an answer without limits set untrackedUntil, at most UNTRACKED_MS ahead. One
- * far beyond (a clock set back since, or a planted time) would free a crowd from the claim rule for hours: it is not. */
-function untracked(entry: LimitEntry | undefined, now: number): boolean {
-  const until = entry?.untrackedUntil ?? 0;
-  return until > now && until <= now + 2 * UNTRACKED_MS;
+/** A time petctl set at most `mostMs` ahead (a probe's lease, untrackedUntil) that is still to come. One far beyond
+ * was set on a clock since set back, or by hand: heeding it could hold a crowd, or free it from the claim rule, for
+ * hours. Twice the most, since processes sharing a store read its times on clocks a few milliseconds apart. */
+function ahead(until: number | undefined, now: number, mostMs: number): boolean {
+  return until !== undefined && until > now && until <= now + 2 * mostMs;
 }
 
 /** The record with `slots` claimed in the window `reset` and not sent given back, while that window lasts. */
@@ -171,7 +169,7 @@ export function observe(entry: LimitEntry | undefined, answer: RateAnswer, now: 
     }
     // Nothing left until the reset: the next process must not even try (and get a 429).
     if (!refused && left === 0 && (next.blockedUntil ?? 0) < resetAt) next = { ...next, blockedUntil: resetAt, reason: 'quota_exhausted' };
-  } else if (windowSaid && !refused && !untracked(next, now) && (next.silentLimitUntil ?? 0) <= now) {
+  } else if (windowSaid && !refused && !ahead(next.untrackedUntil, now, UNTRACKED_MS) && (next.silentLimitUntil ?? 0) <= now) {
     // The service names no window: probing would only hold every request to one at a time.
     next.untrackedUntil = now + UNTRACKED_MS;
   }
