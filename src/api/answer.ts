@@ -55,16 +55,15 @@ const SHORTEST_REDACTED_KEY = 8;
 
 export function errorForAnswer(received: Answer, context: ErrorContext): PetctlError {
   const { method, url, apiKey } = context;
-  const quotesKey = apiKey !== undefined && apiKey.length >= SHORTEST_REDACTED_KEY
-    && received.text.includes(apiKey);
-  const answer = quotesKey ? { ...received, text: received.text.replaceAll(apiKey, '[redacted]') } : received;
+  const redact = apiKey !== undefined && apiKey.length >= SHORTEST_REDACTED_KEY;
+  const answer = redact ? { ...received, text: received.text.replaceAll(apiKey, '[redacted]') } : received;
   const body = errorBodyOf(answer.text);
   const status = answer.status;
   const hint = status === 401 ? (context.authHint ?? 'run petctl auth login') : undefined;
   // No redirect is followed (the key would go with it); the service sends none: one means a wrong base URL or a proxy.
   if (status >= 300 && status < 400) {
     const location = answer.header('location')?.trim().replace(/[\u0000-\u001f\u007f]/g, ' ');
-    const to = !location ? 'without a Location header' : `to ${location.length > 300 ? `${location.slice(0, 297)}...` : location}`;
+    const to = !location ? 'without a Location header' : `to ${clip(location, 300)}`;
     const message = `${method} ${url} was redirected (HTTP ${status}) ${to}; petctl does not follow redirects: check the base URL`;
     return new ServiceError(message, { code: 'redirected', status });
   }
@@ -88,7 +87,12 @@ function stopError(stop: WaitStop, words: Pick<WaitWords, 'stop'>, facts: { code
 function snippet(text: string): string {
   const flat = text.replace(/\s+/g, ' ').trim();
   if (!flat) return '';
-  return `: ${flat.length > 80 ? `${flat.slice(0, 77)}...` : flat}`;
+  return `: ${clip(flat, 80)}`;
+}
+
+/** Server text cut to `max` characters, `...` marking a cut. */
+export function clip(text: string, max: number): string {
+  return text.length > max ? `${text.slice(0, max - 3)}...` : text;
 }
 
 /** The gate's wait does not fit --max-wait; nothing was sent. Status 429: every block in the record stands for one. */

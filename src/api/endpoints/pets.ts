@@ -3,6 +3,7 @@ import { InvalidResponseError, NetworkError, ServiceError } from '../../errors';
 import { GET_PET_SUNSET, type PetStatus } from '../../schemas/constants';
 import { stringifyJson } from '../../schemas/json';
 import { NewPet, Pet, Pets } from '../../schemas/pet';
+import { clip } from '../answer';
 import type { HttpClient } from '../client';
 import type { ApiResponse, RequestHooks } from '../request';
 import { parseHttpDate } from '../limits/headers';
@@ -29,7 +30,7 @@ function answerProblem(issue: z.core.$ZodIssue, body: unknown): string {
   if (issue.code === 'invalid_value') rule = `must be one of ${issue.values.join(', ')}`;
   if (issue.code === 'invalid_type') rule = `must be ${KINDS[issue.expected] ?? issue.expected}`;
   const text = typeof given === 'bigint' ? String(given) : stringifyJson(given);
-  return `${where}${rule}, not ${text.length > 60 ? `${text.slice(0, 57)}...` : text}`;
+  return `${where}${rule}, not ${clip(text, 60)}`;
 }
 
 /** Only an answer the specification allows is kept by --cache. */
