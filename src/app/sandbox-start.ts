@@ -1,5 +1,6 @@
 import { FailureError, UsageError } from '../errors';
 import type { RunningSandbox, SandboxOptions } from '../sandbox/server';
+import { MINUTE_MS_RULE, MIN_MINUTE_MS } from '../sandbox/defaults';
 
 /** A --host the sandbox cannot listen on, by the error listen() gives. */
 const HOST_PROBLEMS: Record<string, string> = {
@@ -29,8 +30,8 @@ export async function startSandbox(options: SandboxOptions): Promise<RunningSand
 export function sandboxMinuteMs(env: Readonly<NodeJS.ProcessEnv>): number | undefined {
   const given = env.PETCTL_SANDBOX_MINUTE_MS;
   if (given === undefined || given === '') return undefined;
-  if (!/^\d+$/.test(given) || Number(given) < 100) {
-    throw new UsageError(`PETCTL_SANDBOX_MINUTE_MS must be whole milliseconds, 100 or more, not ${JSON.stringify(given)}`);
+  if (!/^\d+$/.test(given) || Number(given) < MIN_MINUTE_MS) {
+    throw new UsageError(`PETCTL_SANDBOX_MINUTE_MS ${MINUTE_MS_RULE}, not ${JSON.stringify(given)}`);
   }
   return Number(given);
 }

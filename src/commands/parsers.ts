@@ -4,6 +4,7 @@ import { int64Problem, parseInt64, petStatusOf } from '../schemas/constants';
 import { STATUS_RULE } from '../schemas/new-pet-rules';
 import { type ColumnMapping, columnKey, sentField } from '../bulk/formats/columns';
 import { type Concurrency, IN_FLIGHT } from '../bulk/in-flight';
+import { MINUTE_MS_RULE, MIN_MINUTE_MS } from '../sandbox/defaults';
 
 /** The code of a bad value's error: not commander's own, which would put commander's sentence in front. */
 export const BAD_VALUE = 'petctl.badValue';
@@ -41,7 +42,7 @@ export const parseLimit = wholeNumber(`must be a whole number from ${LIMIT_MIN} 
 export const parseCount = wholeNumber('must be a whole number from 0 to 100', { max: 100 });
 export const parsePort = wholeNumber('must be a port from 0 to 65535 (0 picks a free one)', { max: 65535 });
 export const parseReserve = wholeNumber('must be a whole number of requests from 0 to 999999999', { digits: 9 });
-export const parseMinuteMs = wholeNumber('must be whole milliseconds, 100 or more', { min: 100 });
+export const parseMinuteMs = wholeNumber(MINUTE_MS_RULE, { min: MIN_MINUTE_MS });
 export const parseMaxAnimals = wholeNumber('must be a whole number of animals from 1 to 999999999999999', { min: 1, digits: 15 });
 const parseInFlight = wholeNumber(`must be auto or a whole number from 1 to ${IN_FLIGHT.max}`, { min: 1, max: IN_FLIGHT.max });
 
