@@ -24,7 +24,13 @@ const FAILURE_WORDS: Record<FixedFailure, string> = {
   not_tls: 'the server does not speak TLS: try redis:// rather than rediss://',
 };
 
+const TIMED_WORDS: Record<Extract<StoreFailure, { ms: number }>['kind'], string> = {
+  no_answer: 'no answer',
+  no_connection: 'no connection',
+  no_update: 'no update',
+};
+
 function failureText(failure: StoreFailure): string {
-  if ('ms' in failure) return `${failure.kind.replace('_', ' ')} within ${failure.ms / 1000}s`;
+  if ('ms' in failure) return `${TIMED_WORDS[failure.kind]} within ${failure.ms / 1000}s`;
   return 'text' in failure ? failure.text : FAILURE_WORDS[failure.kind];
 }
