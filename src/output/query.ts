@@ -100,7 +100,8 @@ function isPlainObject(value: unknown): value is Record<string, unknown> {
 }
 
 /** A string or a number: a plain line in table format, a csv field as it is. */
-const isScalarLine = (value: unknown): value is string | number | bigint => ['string', 'number', 'bigint'].includes(typeof value);
+const isScalarLine = (value: unknown): value is string | number | bigint =>
+  ['string', 'number', 'bigint'].includes(typeof value);
 
 /** JSON (ndjson: a line an item); in table format strings and numbers as plain lines, so `--query '[].name'` feeds
  * `while read`. */
@@ -131,7 +132,8 @@ function renderQueryCsv(value: unknown, query: { expression: string; ast: unknow
 // A decimal a double cannot hold exactly stays a LosslessNumber object: a number all the same.
 const isObject = (value: unknown): value is Record<string, unknown> =>
   typeof value === 'object' && value !== null && !Array.isArray(value) && !isLosslessNumber(value);
-const isScalar = (value: unknown) => value === null || typeof value === 'boolean' || isScalarLine(value) || isLosslessNumber(value);
+const isScalar = (value: unknown) =>
+  value === null || typeof value === 'boolean' || isScalarLine(value) || isLosslessNumber(value);
 
 function cell(value: unknown): CsvValue {
   if (value === undefined || value === null) return undefined;
