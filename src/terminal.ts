@@ -69,7 +69,8 @@ function statusLine(stderr: OutStream, live: boolean) {
       shown = text;
       // The terminal's last column would wrap the cursor on some terminals: one column short of it.
       const columns = positive(stderr.columns) ?? 0;
-      stderr.write(`${ERASE_LINE}${columns > 10 ? safeLine(text).slice(0, columns - 1) : safeLine(text)}`);
+      const line = safeLine(text);
+      stderr.write(`${ERASE_LINE}${columns > 10 ? line.slice(0, columns - 1) : line}`);
     },
     clear(): void {
       if (shown !== undefined) stderr.write(ERASE_LINE);

@@ -15,8 +15,7 @@ export function usageError(error: CommanderError, argv: string[]): UsageError | 
   // '--lp'): only a command that exists is suggested.
   const unknownCommand = error.code === 'commander.unknownCommand';
   const exists = (name: string) => findSubcommand(failedIn, name) !== undefined;
-  const alike = named.length > 0 ? named : oneDash(error, message!, failedIn);
-  const suggested = unknownCommand ? named.filter(exists) : alike;
+  const suggested = unknownCommand ? named.filter(exists) : named.length > 0 ? named : oneDash(message!, failedIn);
   const help = `see ${commandPath(closestCommand(failedIn, error.code, suggested))} --help`;
   const excess = error.code === 'commander.excessArguments';
   // Words left over, or an unknown command that is no typo of one, may be the rest of a value: `-p my shelter pets list`.
@@ -30,9 +29,8 @@ export function usageError(error: CommanderError, argv: string[]): UsageError | 
 }
 
 /** `-limit` for `--limit`: a long flag typed with one dash, for which commander suggests nothing. */
-function oneDash(error: CommanderError, message: string, failedIn: Command): string[] {
-  const option = /^unknown option '(-[^-][^'=]+)'$/.exec(message)?.[1];
-  const typed = error.code === 'commander.unknownOption' ? option : undefined;
+function oneDash(message: string, failedIn: Command): string[] {
+  const typed = /^unknown option '(-[^-][^'=]+)'$/.exec(message)?.[1];
   return typed !== undefined && findOption(failedIn, `-${typed}`) !== undefined ? [`-${typed}`] : [];
 }
 
