@@ -15,7 +15,8 @@ export function usageError(error: CommanderError, argv: string[]): UsageError | 
   // '--lp'): only a command that exists is suggested.
   const unknownCommand = error.code === 'commander.unknownCommand';
   const exists = (name: string) => findSubcommand(failedIn, name) !== undefined;
-  const suggested = unknownCommand ? named.filter(exists) : named.length > 0 ? named : oneDash(message!, failedIn);
+  const typo = named.length > 0 ? named : oneDash(message!, failedIn);
+  const suggested = unknownCommand ? named.filter(exists) : typo;
   const help = `see ${commandPath(closestCommand(failedIn, error.code, suggested))} --help`;
   const excess = error.code === 'commander.excessArguments';
   // Words left over, or an unknown command that is no typo of one, may be the rest of a value: `-p my shelter pets list`.
