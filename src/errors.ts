@@ -271,3 +271,11 @@ export function fileSystemFailure(error: unknown): FailureError | undefined {
   if (typeof file !== 'string' || !FS_CALLS.has(syscall ?? '')) return undefined;
   return new FailureError(`cannot ${syscall === 'mkdir' ? 'create' : 'use'} ${file}: ${describeFsError(error)}`, { code: 'file_unusable', cause: error });
 }
+
+/** Output the system refused to write (`> file` on a full disk, an I/O error) is lost: no success for a script to trust.
+ * A pipe closed by its reader (`| head -1`) is the reader's choice: bin/petctl.js ends quietly then. */
+export function outputUnwritable(error: Error | undefined): FailureError | undefined {
+  if (error === undefined) return undefined;
+  const message = `cannot write to standard output: ${describeFsError(error)}; its output is lost, not what the command did`;
+  return new FailureError(message, { code: 'output_unwritable', cause: error });
+}

@@ -2,10 +2,10 @@ import { CommanderError } from 'commander';
 import { buildProgram, globalOptions } from './commands/root';
 import { usageError } from './commands/usage-errors';
 import { type Context, type ContextDeps, createContext } from './context';
-import { ExitCode, FailureError, InterruptedError, PetctlError, UsageError, describeFsError, fileSystemFailure, rateLimitCause } from './errors';
+import { ExitCode, FailureError, InterruptedError, PetctlError, UsageError, fileSystemFailure, outputUnwritable, rateLimitCause } from './errors';
 import { safeLine, safeText } from './sanitize';
 import { stringifyJson } from './schemas/json';
-import type { IO, OutStream } from './terminal';
+import { type IO, watchOutput } from './terminal';
 
 export { loadedHttpCore } from './context';
 /** The command tree, for the build's man and help pages (scripts/man.mjs, scripts/help-pages.mjs). */
@@ -28,7 +28,7 @@ export async function main(argv: string[], deps: ContextDeps): Promise<number> {
   try {
     // A bare `petctl` asks what petctl can do: the help, on stdout, and success.
     await program.parseAsync(argv.length === 0 ? ['--help'] : argv, { from: 'user' });
-    const unwritten = outputFailure(refusedOutput());
+    const unwritten = outputUnwritable(refusedOutput());
     if (unwritten) throw unwritten;
     return ExitCode.OK;
   } catch (error) {
@@ -36,29 +36,11 @@ export async function main(argv: string[], deps: ContextDeps): Promise<number> {
     const { output } = ctx?.globals ?? globalOptions(program);
     // Help and --version end through commander's error, having printed: they too may find stdout refusing.
     const commander = error instanceof CommanderError;
-    const failure = commander ? (usageError(error, argv) ?? outputFailure(refusedOutput())) : error;
+    const failure = commander ? (usageError(error, argv) ?? outputUnwritable(refusedOutput())) : error;
     return failure === undefined ? ExitCode.OK : reportError(failure, io, output === 'json' || output === 'ndjson', deps.signal);
   } finally {
     await ctx?.cleanup();
   }
-}
-
-/** Output the system refused to write (`> file` on a full disk, an I/O error) is lost: no success for a script to trust.
- * A pipe closed by its reader (`| head -1`) is the reader's choice: bin/petctl.js ends quietly then. */
-function outputFailure(error: Error | undefined): FailureError | undefined {
-  if (error === undefined) return undefined;
-  const reason = describeFsError(error);
-  const message = `cannot write to standard output: ${reason}; its output is lost, not what the command did`;
-  return new FailureError(message, { code: 'output_unwritable', cause: error });
-}
-
-/** The first write stdout refused but EPIPE, as the stream says it: at once (`errored`), or a tick later (its event). */
-function watchOutput(stdout: OutStream): () => Error | undefined {
-  const refusal = (error: Error | null | undefined): Error | undefined =>
-    error && (error as NodeJS.ErrnoException).code !== 'EPIPE' ? error : undefined;
-  let heard: Error | undefined;
-  stdout.on?.('error', (error) => void (heard ??= refusal(error)));
-  return () => heard ?? refusal(stdout.errored);
 }
 
 /** A --query that cannot work fails before anything is sent (exit 2). */

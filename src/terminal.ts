@@ -24,6 +24,15 @@ export interface IO {
   stdin: InStream;
 }
 
+/** The first write stdout refused but EPIPE, as the stream says it: at once (`errored`), or a tick later (its event). */
+export function watchOutput(stdout: OutStream): () => Error | undefined {
+  const refusal = (error: Error | null | undefined): Error | undefined =>
+    error && (error as NodeJS.ErrnoException).code !== 'EPIPE' ? error : undefined;
+  let heard: Error | undefined;
+  stdout.on?.('error', (error) => void (heard ??= refusal(error)));
+  return () => heard ?? refusal(stdout.errored);
+}
+
 /** chalk's: 0 none, 1 16 colours, 2 256, 3 truecolor. */
 export type ColorLevel = 0 | 1 | 2 | 3;
 
