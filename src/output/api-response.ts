@@ -27,9 +27,10 @@ export function answerJson(text: string): { value: unknown } | undefined {
 /** The body as sent (ending in a newline, for `$(…)` and `wc -l`), JSON pretty on a terminal or with -o json, a line an item with -o ndjson. */
 export function renderBody(text: string, format: OutputFormat, stdoutIsTTY: boolean): string {
   const asSent = text === '' || text.endsWith('\n') ? text : `${text}\n`;
-  const shown = stdoutIsTTY ? safeLines(asSent) : asSent;
-  if (format === 'csv' || (format === 'table' && !stdoutIsTTY)) return shown;
+  // A body of many MiB is escaped only when it is shown as text.
+  const shown = () => (stdoutIsTTY ? safeLines(asSent) : asSent);
+  if (format === 'csv' || (format === 'table' && !stdoutIsTTY)) return shown();
   const json = answerJson(text);
-  if (json === undefined) return shown;
+  if (json === undefined) return shown();
   return format === 'ndjson' ? jsonLines(json.value, stdoutIsTTY) : jsonText(json.value, stdoutIsTTY);
 }
